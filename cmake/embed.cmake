@@ -1,0 +1,23 @@
+# xp_embed(OUT SYMBOL FILES...): writes a C file defining
+#   const struct xp_blob SYMBOL[] = {{"name", bytes, len}, ...}; const int SYMBOL_count;
+# so SQL migrations and data files ship inside the binary and xp needs no install tree.
+function(xp_embed out symbol)
+  set(body "#include <stddef.h>\n#include \"xp_blob.h\"\n")
+  set(table "")
+  set(i 0)
+  foreach(f ${ARGN})
+    get_filename_component(name ${f} NAME)
+    file(READ ${f} hex HEX)
+    string(LENGTH "${hex}" hexlen)
+    math(EXPR len "${hexlen} / 2")
+    string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," hex "${hex}")
+    string(APPEND body "static const unsigned char ${symbol}_${i}[] = {${hex}0x00};\n")
+    string(APPEND table "  {\"${name}\", (const char *)${symbol}_${i}, ${len}},\n")
+    math(EXPR i "${i} + 1")
+  endforeach()
+  string(APPEND body "const struct xp_blob ${symbol}[] = {\n${table}  {NULL, NULL, 0}\n};\n")
+  string(APPEND body "const int ${symbol}_count = ${i};\n")
+  file(WRITE ${out}.tmp "${body}")
+  configure_file(${out}.tmp ${out} COPYONLY)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${ARGN})
+endfunction()

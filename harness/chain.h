@@ -1,0 +1,9 @@
+/* The integrity chain over finished runs (xp verify). */
+#ifndef XP_CHAIN_H
+#define XP_CHAIN_H
+#include <sqlite3.h>
+#include <stdint.h>
+/* Compute the run's content hash and link it to the chain; called by the recorder inside the
+** transaction that finishes the run. Returns 0 or an exit code. */
+int xp_chain_seal(sqlite3 *db, int64_t run_id);
+#endif

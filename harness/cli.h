@@ -1,0 +1,36 @@
+/* The command line: subcommands (one file each, cmd_*.c) behind the dispatcher in main.c. */
+#ifndef XP_CLI_H
+#define XP_CLI_H
+#include <sqlite3.h>
+#include <stdio.h>
+
+typedef int (*xp_cmd_fn)(int argc, char **argv, const char *db_path);
+
+typedef struct xp_cmd {
+  const char *name;
+  xp_cmd_fn fn;
+  const char *summary;
+  const char *usage; /* full help text for `xp CMD --help` */
+} xp_cmd;
+
+/* Every command, in help order (main.c). */
+const xp_cmd *xp_cmds(void);
+const xp_cmd *xp_cmd_find(const char *name);
+
+/* Option parsing shared by the commands: matches "--name value" and "--name=value".
+** Returns the value and advances *i; NULL if argv[*i] is not that option. A missing value is
+** reported (exit 2 via *bad). */
+const char *xp_opt_value(int argc, char **argv, int *i, const char *name, int *bad);
+int xp_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Output of result sets, shared by query, runs and show. */
+enum xp_format { XP_FMT_TABLE, XP_FMT_CSV, XP_FMT_JSON };
+int xp_parse_format(const char *s, enum xp_format *out);
+/* Step `st` to the end and print its rows. Returns 0 or an exit code (SQL errors). For JSON,
+** prints one array of objects. */
+int xp_print_rows(sqlite3 *db, sqlite3_stmt *st, enum xp_format fmt, FILE *out);
+/* Step st to the end into a JSON array of row objects; *rc gets 0 or an exit code. */
+struct cJSON *xp_rows_json(sqlite3_stmt *st, int *rc);
+/* Register xp_status(status, host, boot_id, pid) -> 'incomplete' for dead recorders. */
+int xp_register_status_fn(sqlite3 *db);
+#endif

@@ -1,0 +1,55 @@
+/* xp help [COMMAND | kinds | KIND] */
+#include <string.h>
+#include "cli.h"
+#include "kind.h"
+#include "xp.h"
+
+static const char *type_text(xp_type t) {
+  static const char *const names[] = {"string", "integer", "number", "boolean", "strings",
+                                      "integers", "numbers", "table", "tables", "sizes", "table"};
+  return names[t];
+}
+
+static void print_fields(const xp_field *f, int depth) {
+  for (; f && f->key; f++) {
+    printf("  %*s%-20s %-9s%s %s", depth * 2, "", f->key, type_text(f->type),
+           f->required ? " required" : "", f->help ? f->help : "");
+    if (f->choices) {
+      printf(" (");
+      for (int i = 0; f->choices[i]; i++) printf("%s%s", i ? ", " : "", f->choices[i]);
+      printf(")");
+    }
+    putchar('\n');
+    if (f->sub) print_fields(f->sub, depth + 1);
+  }
+}
+
+int cmd_help(int argc, char **argv, const char *db_path) {
+  if (argc >= 2 && strcmp(argv[1], "kinds") == 0) {
+    for (const xp_kind *const *k = xp_kinds_all(); *k; k++)
+      printf("  %-16s %s%s%s\n", (*k)->name, (*k)->summary,
+             (*k)->import_name ? " (xp import " : "", (*k)->import_name ? (*k)->import_name : "");
+    return 0;
+  }
+  if (argc >= 2) {
+    const xp_cmd *c = xp_cmd_find(argv[1]);
+    if (c && c->usage) { fputs(c->usage, stdout); return 0; }
+    if (c) { char *a[] = {(char *)c->name, "--help", NULL}; return c->fn(2, a, NULL); }
+    const xp_kind *k = xp_kind_find(argv[1]);
+    if (!k) return xp_error(XP_EXIT_USAGE, "help: no command or run kind named '%s'", argv[1]);
+    printf("kind %s: %s\nkeys:\n", k->name, k->summary);
+    print_fields(k->fields, 0);
+    printf("declared keys (any kind):\n");
+    print_fields(xp_declared_fields, 0);
+    return 0;
+  }
+  printf("usage: xp [--db PATH] COMMAND [ARGS]\n"
+         "  The database is --db PATH, else $XP_DB, else ./xp.db (created on first use).\n\n"
+         "commands:\n");
+  for (const xp_cmd *c = xp_cmds(); c->name; c++) printf("  %-11s %s\n", c->name, c->summary);
+  printf("\nrun kinds: xp help kinds; one kind's keys: xp help KIND\n"
+         "exit codes: 0 ok, 1 run failed, 2 bad usage or input, 3 database error,\n"
+         "            4 environment (no GPU, built without CUDA), 5 integrity check failed,\n"
+         "            130 interrupted (run recorded as aborted)\n");
+  return 0;
+}

@@ -1,0 +1,80 @@
+/* xp import FORMAT FILE...: turn existing results into a run of the format's kind. All files
+** of one invocation are one run (the ranks of one job, say). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli.h"
+#include "db.h"
+#include "kind.h"
+#include "xp.h"
+
+static void list_formats(FILE *out) {
+  fputs("formats:", out);
+  for (const xp_kind *const *k = xp_kinds_all(); *k; k++)
+    if ((*k)->import_name) fprintf(out, " %s", (*k)->import_name);
+  fputc('\n', out);
+}
+
+/* --some-option VALUE -> spec key some_option; a boolean field takes no value. */
+static int take_option(cJSON *root, const xp_kind *k, int argc, char **argv, int *i) {
+  char key[128];
+  snprintf(key, sizeof key, "%s", argv[*i] + 2);
+  char *eq = strchr(key, '=');
+  if (eq) *eq = 0;
+  for (char *c = key; *c; c++)
+    if (*c == '-') *c = '_';
+  const xp_field *f = xp_kind_field(k, key);
+  if (!f || strcmp(key, "files") == 0)
+    return xp_usage_error("import", "%s: unknown option for %s", argv[*i], k->import_name);
+  const char *value;
+  if (eq) value = strchr(argv[*i], '=') + 1;
+  else if (f->type == XP_T_BOOL) value = "true";
+  else if (*i + 1 < argc) value = argv[++*i];
+  else return xp_usage_error("import", "%s needs a value", argv[*i]);
+  return xp_spec_set_field(root, k, key, value, 1);
+}
+
+int cmd_import(int argc, char **argv, const char *db_path) {
+  if (argc < 2) {
+    list_formats(stderr);
+    return xp_usage_error("import", "which format?");
+  }
+  const xp_kind *k = xp_importer_find(argv[1]);
+  if (!k) {
+    xp_usage_error("import", "unknown format '%s'", argv[1]);
+    list_formats(stderr);
+    return XP_EXIT_USAGE;
+  }
+  cJSON *root = cJSON_CreateObject(), *files = cJSON_CreateArray();
+  cJSON_AddStringToObject(root, "kind", k->name);
+  cJSON_AddItemToObject(root, "files", files);
+  int dry = 0, bad = 0, rc = 0;
+  for (int i = 2; i < argc && rc == 0; i++) {
+    const char *v;
+    if (strcmp(argv[i], "--dry-run") == 0) dry = 1;
+    else if ((v = xp_opt_value(argc, argv, &i, "--set", &bad))) rc = xp_spec_set_kv(root, k, v);
+    else if (bad) rc = XP_EXIT_USAGE;
+    else if (strncmp(argv[i], "--", 2) == 0 && argv[i][2]) rc = take_option(root, k, argc, argv, &i);
+    else {
+      /* Stored absolute, so that the spec kept in the database can be read again (xp rerun). */
+      char *abs = realpath(argv[i], NULL);
+      cJSON_AddItemToArray(files, cJSON_CreateString(abs ? abs : argv[i]));
+      free(abs);
+    }
+  }
+  if (rc == 0 && cJSON_GetArraySize(files) == 0) rc = xp_usage_error("import", "no files given");
+  char cwd[4096];
+  if (!getcwd(cwd, sizeof cwd)) strcpy(cwd, ".");
+  xp_spec *spec = xp_spec_from_json(root, "<command line>", cwd);
+  if (rc == 0) rc = xp_validate_spec(k, spec);
+  if (rc == 0 && dry) rc = k->plan ? k->plan(spec, stdout) : 0;
+  else if (rc == 0) {
+    sqlite3 *db = xp_db_open(db_path, XP_DB_READWRITE, &rc);
+    if (db) {
+      rc = xp_execute_spec(db, k, spec, 1, NULL, NULL);
+      xp_db_close(db);
+    }
+  }
+  xp_spec_free(spec);
+  return rc;
+}

@@ -1,0 +1,150 @@
+/*
+** xp query FILE.sql: every statement in the file runs against the database opened read-only
+** (db.c's authorizer refuses writes, ATTACH and extension loading), with named parameters
+** bound from --param NAME=VALUE.
+*/
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "db.h"
+#include "query.h"
+#include "xp.h"
+
+static long line_at(const char *text, const char *p) {
+  long line = 1;
+  for (const char *c = text; c < p; c++)
+    if (*c == '\n') line++;
+  return line;
+}
+
+/* Skip whitespace and comments, so that a statement's line is where its SQL starts. */
+static const char *skip_blank(const char *p) {
+  for (;;) {
+    while (isspace((unsigned char)*p)) p++;
+    if (p[0] == '-' && p[1] == '-') {
+      while (*p && *p != '\n') p++;
+    } else if (p[0] == '/' && p[1] == '*') {
+      const char *e = strstr(p + 2, "*/");
+      p = e ? e + 2 : p + strlen(p);
+    } else return p;
+  }
+}
+
+int xp_param_parse(const char *kv, xp_param *out) {
+  const char *eq = strchr(kv, '=');
+  if (!eq || eq == kv) return -1;
+  size_t n = (size_t)(eq - kv);
+  if (n >= sizeof out->name) return -1;
+  memcpy(out->name, kv, n);
+  out->name[n] = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!isalnum((unsigned char)out->name[i]) && out->name[i] != '_') return -1;
+  out->value = eq + 1;
+  return 0;
+}
+
+/* Values that look like integers or numbers bind as such, so `tp = :tp` compares numbers. */
+static void bind_value(sqlite3_stmt *st, int idx, const char *v) {
+  int64_t iv;
+  double dv;
+  if (xp_parse_int64(v, &iv) == 0) sqlite3_bind_int64(st, idx, iv);
+  else if (xp_parse_double(v, &dv) == 0) sqlite3_bind_double(st, idx, dv);
+  else sqlite3_bind_text(st, idx, v, -1, SQLITE_TRANSIENT);
+}
+
+int xp_bind_params(sqlite3_stmt *st, const xp_param *params, int nparams, const char *file,
+                   long line) {
+  for (int i = 1; i <= sqlite3_bind_parameter_count(st); i++) {
+    const char *name = sqlite3_bind_parameter_name(st, i);
+    if (!name || !name[0] || !name[1])
+      return xp_error_at(XP_EXIT_USAGE, file, line, "positional parameters (?) are not supported; use :name");
+    int found = 0;
+    for (int j = 0; j < nparams; j++)
+      if (strcmp(params[j].name, name + 1) == 0) {
+        bind_value(st, i, params[j].value);
+        found = 1;
+      }
+    if (!found)
+      return xp_error_at(XP_EXIT_USAGE, file, line, "parameter %s has no value (give --param %s=VALUE)",
+                         name, name + 1);
+  }
+  return 0;
+}
+
+int xp_query_text(sqlite3 *db, const char *sql, const char *file, const xp_param *params,
+                  int nparams, xp_row_fn on_stmt, void *arg) {
+  const char *p = sql;
+  int nstmt = 0;
+  for (;;) {
+    p = skip_blank(p);
+    if (!*p) break;
+    sqlite3_stmt *st = NULL;
+    const char *tail = NULL;
+    long line = line_at(sql, p);
+    if (sqlite3_prepare_v2(db, p, -1, &st, &tail) != SQLITE_OK) {
+      const char *msg = sqlite3_errmsg(db);
+      if (strstr(msg, "not authorized"))
+        return xp_error_at(XP_EXIT_USAGE, file, line,
+                           "query files may only read the database (writes, ATTACH, PRAGMAs that change state and extensions are refused)");
+      return xp_error_at(XP_EXIT_USAGE, file, line, "%s", msg);
+    }
+    if (!st) { p = tail; continue; } /* a comment-only remainder */
+    if (!sqlite3_stmt_readonly(st)) {
+      sqlite3_finalize(st);
+      return xp_error_at(XP_EXIT_USAGE, file, line, "query files may only read the database");
+    }
+    int rc = xp_bind_params(st, params, nparams, file, line);
+    if (rc == 0) rc = on_stmt(arg, db, st, file, line);
+    sqlite3_finalize(st);
+    if (rc) return rc;
+    nstmt++;
+    p = tail;
+  }
+  if (nstmt == 0) return xp_error_at(XP_EXIT_USAGE, file, 0, "no SQL statement in the file");
+  return 0;
+}
+
+struct print_arg { enum xp_format fmt; int count; };
+
+static int print_stmt(void *arg, sqlite3 *db, sqlite3_stmt *st, const char *file, long line) {
+  struct print_arg *pa = arg;
+  if (sqlite3_column_count(st) == 0) {
+    int rc = sqlite3_step(st);
+    return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : xp_error_at(XP_EXIT_USAGE, file, line, "%s", sqlite3_errmsg(db));
+  }
+  if (pa->count++ && pa->fmt == XP_FMT_TABLE) fputc('\n', stdout);
+  int rc = xp_print_rows(db, st, pa->fmt, stdout);
+  if (rc) return xp_error_at(XP_EXIT_USAGE, file, line, "%s", sqlite3_errmsg(db));
+  return 0;
+}
+
+int cmd_query(int argc, char **argv, const char *db_path) {
+  const char *file = NULL;
+  xp_param *params = xp_xcalloc((size_t)argc, sizeof *params);
+  int nparams = 0, bad = 0, rc = 0;
+  struct print_arg pa = {XP_FMT_TABLE, 0};
+  for (int i = 1; i < argc && rc == 0; i++) {
+    const char *v;
+    if ((v = xp_opt_value(argc, argv, &i, "--param", &bad))) {
+      if (xp_param_parse(v, &params[nparams++]) != 0)
+        rc = xp_usage_error("query", "--param %s: expected NAME=VALUE with NAME of letters, digits and _", v);
+    } else if ((v = xp_opt_value(argc, argv, &i, "--format", &bad))) {
+      if (xp_parse_format(v, &pa.fmt) != 0) rc = xp_usage_error("query", "--format %s: expected table, csv or json", v);
+    } else if (bad) rc = XP_EXIT_USAGE;
+    else if (argv[i][0] == '-' && argv[i][1]) rc = xp_usage_error("query", "unknown option %s", argv[i]);
+    else if (file) rc = xp_usage_error("query", "one query file at a time");
+    else file = argv[i];
+  }
+  if (rc == 0 && !file) rc = xp_usage_error("query", "which query file? (xp query queries/NAME.sql)");
+  char *sql = NULL;
+  if (rc == 0 && !(sql = xp_read_file(file, NULL))) rc = xp_error_at(XP_EXIT_USAGE, file, 0, "cannot read: %s", strerror(errno));
+  sqlite3 *db = NULL;
+  if (rc == 0) db = xp_db_open(db_path, XP_DB_READONLY, &rc);
+  if (rc == 0) rc = xp_query_text(db, sql, file, params, nparams, print_stmt, &pa);
+  xp_db_close(db);
+  free(sql);
+  free(params);
+  return rc;
+}

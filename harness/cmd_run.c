@@ -1,0 +1,73 @@
+/* xp run SPEC: validate an experiment spec and run it through the common lifecycle. */
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "db.h"
+#include "kind.h"
+#include "xp.h"
+
+static int load_and_check(const char *path, char **sets, int nsets, xp_spec **out,
+                          const xp_kind **kind_out) {
+  xp_spec *spec = xp_spec_load(path);
+  if (!spec) return XP_EXIT_USAGE;
+  const cJSON *kind = cJSON_GetObjectItemCaseSensitive(spec->root, "kind");
+  int rc = XP_EXIT_USAGE;
+  const xp_kind *k = NULL;
+  if (!kind) {
+    xp_error_at(XP_EXIT_USAGE, path, 1, "kind: required key is missing (see `xp help kinds`)");
+    goto fail;
+  }
+  if (!cJSON_IsString(kind)) {
+    xp_spec_error(spec, "kind", "expected a string");
+    goto fail;
+  }
+  if (!(k = xp_kind_find(kind->valuestring))) {
+    xp_spec_error(spec, "kind", "unknown run kind \"%s\" (see `xp help kinds`)", kind->valuestring);
+    goto fail;
+  }
+  for (int i = 0; i < nsets; i++)
+    if ((rc = xp_spec_set_kv(spec->root, k, sets[i])) != 0) goto fail;
+  if ((rc = xp_validate_spec(k, spec)) != 0) goto fail;
+  *out = spec;
+  *kind_out = k;
+  return 0;
+fail:
+  xp_spec_free(spec);
+  return rc ? rc : XP_EXIT_USAGE;
+}
+
+int cmd_run(int argc, char **argv, const char *db_path) {
+  const char *path = NULL;
+  char **sets = xp_xcalloc((size_t)argc, sizeof *sets);
+  int nsets = 0, dry = 0, bad = 0, rc;
+  for (int i = 1; i < argc; i++) {
+    const char *v;
+    if (strcmp(argv[i], "--dry-run") == 0) dry = 1;
+    else if ((v = xp_opt_value(argc, argv, &i, "--set", &bad))) sets[nsets++] = (char *)v;
+    else if (bad) { rc = XP_EXIT_USAGE; goto out; }
+    else if (argv[i][0] == '-' && argv[i][1]) { rc = xp_usage_error("run", "unknown option %s", argv[i]); goto out; }
+    else if (path) { rc = xp_usage_error("run", "one spec at a time (got %s and %s)", path, argv[i]); goto out; }
+    else path = argv[i];
+  }
+  if (!path) { rc = xp_usage_error("run", "which spec? (xp run experiments/NAME.toml)"); goto out; }
+  xp_spec *spec = NULL;
+  const xp_kind *k = NULL;
+  if ((rc = load_and_check(path, sets, nsets, &spec, &k)) != 0) goto out;
+  if (dry) {
+    char sha[65];
+    xp_spec_hash(spec, sha);
+    printf("# dry run: %s (kind %s, spec sha256 %.16s); nothing is recorded\n", path, k->name, sha);
+    rc = k->plan ? k->plan(spec, stdout) : 0;
+  } else {
+    sqlite3 *db = xp_db_open(db_path, XP_DB_READWRITE, &rc);
+    if (db) {
+      char uuid[37];
+      rc = xp_execute_spec(db, k, spec, 0, NULL, uuid);
+      xp_db_close(db);
+    }
+  }
+  xp_spec_free(spec);
+out:
+  free(sets);
+  return rc;
+}

@@ -1,0 +1,96 @@
+/* xp runs: the history, newest first, filtered by kind, status and metadata. */
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "db.h"
+#include "runref.h"
+#include "xp.h"
+
+static const char *const flat_columns[] = {"model", "engine", "tp", "ep", "pp", "batch",
+    "concurrency", "dtype", "quantization", "interconnect", "gpu_name", "gpu_count", "host",
+    "kind", "origin", "uuid", NULL};
+
+static int is_flat(const char *k) {
+  for (int i = 0; flat_columns[i]; i++)
+    if (strcmp(flat_columns[i], k) == 0) return 1;
+  return 0;
+}
+
+/* A SQL function so that 'incomplete' is computed the same way in filters and output. */
+static void effective_status_fn(sqlite3_context *ctx, int argc, sqlite3_value **v) {
+  const char *s = xp_effective_status((const char *)sqlite3_value_text(v[0]),
+                                      (const char *)sqlite3_value_text(v[1]),
+                                      (const char *)sqlite3_value_text(v[2]),
+                                      sqlite3_value_int64(v[3]));
+  sqlite3_result_text(ctx, s, -1, SQLITE_TRANSIENT);
+}
+
+int xp_register_status_fn(sqlite3 *db) {
+  return sqlite3_create_function(db, "xp_status", 4, SQLITE_UTF8, NULL, effective_status_fn, NULL, NULL);
+}
+
+int cmd_runs(int argc, char **argv, const char *db_path) {
+  const char *kind = NULL, *status = NULL, *limit = "50";
+  enum xp_format fmt = XP_FMT_TABLE;
+  char **wheres = xp_xcalloc((size_t)argc, sizeof *wheres);
+  int nwhere = 0, bad = 0, rc = 0;
+  for (int i = 1; i < argc && rc == 0; i++) {
+    const char *v;
+    if ((v = xp_opt_value(argc, argv, &i, "--kind", &bad))) kind = v;
+    else if ((v = xp_opt_value(argc, argv, &i, "--status", &bad))) status = v;
+    else if ((v = xp_opt_value(argc, argv, &i, "--limit", &bad))) limit = v;
+    else if ((v = xp_opt_value(argc, argv, &i, "--where", &bad))) {
+      if (!strchr(v, '=') || *v == '=') rc = xp_usage_error("runs", "--where %s: expected KEY=VALUE", v);
+      wheres[nwhere++] = (char *)v;
+    } else if ((v = xp_opt_value(argc, argv, &i, "--format", &bad))) {
+      if (xp_parse_format(v, &fmt)) rc = xp_usage_error("runs", "--format %s: expected table, csv or json", v);
+    } else if (bad) rc = XP_EXIT_USAGE;
+    else rc = xp_usage_error("runs", "unexpected argument %s", argv[i]);
+  }
+  int64_t lim = 0;
+  if (rc == 0 && (xp_parse_int64(limit, &lim) != 0 || lim <= 0))
+    rc = xp_usage_error("runs", "--limit %s: expected a positive integer", limit);
+  sqlite3 *db = NULL;
+  if (rc == 0) db = xp_db_open(db_path, XP_DB_READONLY, &rc);
+  if (rc) goto out;
+  xp_register_status_fn(db);
+  /* Build the filter from fixed SQL pieces; every user value is bound, never pasted. */
+  char sql[8192];
+  size_t n = (size_t)snprintf(sql, sizeof sql,
+      "SELECT substr(r.uuid, 1, 8) AS run, r.kind, xp_status(r.status, r.host, r.boot_id, r.pid) AS status,"
+      " replace(substr(r.started_at, 1, 19), 'T', ' ') AS started, r.origin, r.model, r.gpu_name AS gpu,"
+      " r.gpu_count AS gpus, r.interconnect, r.tp, r.batch, coalesce(r.error, '') AS error"
+      " FROM runs r WHERE 1");
+  if (kind) n += (size_t)snprintf(sql + n, sizeof sql - n, " AND r.kind = :kind");
+  if (status) n += (size_t)snprintf(sql + n, sizeof sql - n, " AND xp_status(r.status, r.host, r.boot_id, r.pid) = :status");
+  for (int i = 0; i < nwhere; i++) {
+    char key[128];
+    snprintf(key, sizeof key, "%.*s", (int)(strchr(wheres[i], '=') - wheres[i]), wheres[i]);
+    if (is_flat(key))
+      n += (size_t)snprintf(sql + n, sizeof sql - n, " AND CAST(r.%s AS TEXT) = :w%d", key, i);
+    else
+      n += (size_t)snprintf(sql + n, sizeof sql - n,
+                            " AND EXISTS (SELECT 1 FROM run_meta m WHERE m.run_id = r.id AND m.key = :k%d AND m.value = :w%d)", i, i);
+  }
+  snprintf(sql + n, sizeof sql - n, " ORDER BY r.started_at DESC, r.id DESC LIMIT :limit");
+  sqlite3_stmt *st = xp_db_prepare(db, sql);
+  if (!st) { rc = XP_EXIT_DB; goto out; }
+  if (kind) sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":kind"), kind, -1, SQLITE_STATIC);
+  if (status) sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":status"), status, -1, SQLITE_STATIC);
+  for (int i = 0; i < nwhere; i++) {
+    char name[32];
+    const char *eq = strchr(wheres[i], '=');
+    snprintf(name, sizeof name, ":w%d", i);
+    sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, name), eq + 1, -1, SQLITE_STATIC);
+    snprintf(name, sizeof name, ":k%d", i);
+    int k = sqlite3_bind_parameter_index(st, name);
+    if (k) sqlite3_bind_text(st, k, wheres[i], (int)(eq - wheres[i]), SQLITE_TRANSIENT);
+  }
+  sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":limit"), lim);
+  rc = xp_print_rows(db, st, fmt, stdout);
+  sqlite3_finalize(st);
+out:
+  xp_db_close(db);
+  free(wheres);
+  return rc;
+}

@@ -1,0 +1,99 @@
+/* xp show RUN: everything recorded for one run, generic sections then the kind's own. */
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include "cli.h"
+#include "db.h"
+#include "kind.h"
+#include "runref.h"
+#include "xp.h"
+
+static const struct { const char *title; const char *sql; } sections[] = {
+    {"run",
+     "SELECT uuid, kind, origin, xp_status(status, host, boot_id, pid) AS status, error, started_at,"
+     " finished_at, host, pid, spec_path, spec_sha256, parent_uuid, model, engine, tp, ep, pp, batch,"
+     " concurrency, dtype, quantization, interconnect, gpu_name, gpu_count, xp_version, xp_commit,"
+     " content_sha256, chain_sha256 FROM runs WHERE id = ?1"},
+    {"spec", "SELECT spec_json AS spec FROM runs WHERE id = ?1"},
+    {"metadata", "SELECT key, source, value FROM run_meta WHERE run_id = ?1 ORDER BY key, source"},
+    {"gpus",
+     "SELECT idx, name, uuid, pci_bus_id, cc, sm_count, mem_bytes, clock_mhz, mem_clock_mhz,"
+     " pcie_gen, pcie_width FROM run_gpus WHERE run_id = ?1 ORDER BY idx"},
+    {"results",
+     "SELECT c.seq, c.name AS case_name, c.status, c.params, m.name AS metric, m.unit, m.n, m.median,"
+     " m.p10, m.p90, m.min, m.max, coalesce(c.note, '') AS note FROM cases c LEFT JOIN metrics m"
+     " ON m.case_id = c.id WHERE c.run_id = ?1 ORDER BY c.seq, m.name"},
+    {"artifacts", "SELECT name, media_type, size, sha256 FROM artifacts WHERE run_id = ?1 ORDER BY name"},
+};
+
+static int row_count(sqlite3 *db, const char *sql, int64_t id) {
+  char *count_sql = xp_asprintf("SELECT count(*) FROM (%s)", sql);
+  sqlite3_stmt *st = xp_db_prepare(db, count_sql);
+  free(count_sql);
+  if (!st) return -1;
+  sqlite3_bind_int64(st, 1, id);
+  int n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+  sqlite3_finalize(st);
+  return n;
+}
+
+/* The spec's kind (not runs.kind: imports record as another kind) finds the show callback. */
+static const xp_kind *kind_of_run(sqlite3 *db, int64_t id) {
+  sqlite3_stmt *st = xp_db_prepare(db, "SELECT json_extract(spec_json, '$.kind') FROM runs WHERE id = ?1");
+  const xp_kind *k = NULL;
+  if (!st) return NULL;
+  sqlite3_bind_int64(st, 1, id);
+  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+    k = xp_kind_find((const char *)sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+  return k;
+}
+
+int cmd_show(int argc, char **argv, const char *db_path) {
+  const char *ref = NULL;
+  enum xp_format fmt = XP_FMT_TABLE;
+  int bad = 0, rc = 0;
+  for (int i = 1; i < argc && rc == 0; i++) {
+    const char *v;
+    if ((v = xp_opt_value(argc, argv, &i, "--format", &bad))) {
+      if (xp_parse_format(v, &fmt) || fmt == XP_FMT_CSV) rc = xp_usage_error("show", "--format %s: expected table or json", v);
+    } else if (bad) rc = XP_EXIT_USAGE;
+    else if (argv[i][0] == '-') rc = xp_usage_error("show", "unknown option %s", argv[i]);
+    else if (ref) rc = xp_usage_error("show", "one run at a time");
+    else ref = argv[i];
+  }
+  if (rc == 0 && !ref) rc = xp_usage_error("show", "which run? (xp runs lists them)");
+  sqlite3 *db = NULL;
+  int64_t id = 0;
+  if (rc == 0) db = xp_db_open(db_path, XP_DB_READONLY, &rc);
+  if (rc == 0) rc = xp_resolve_run(db, ref, &id, NULL);
+  if (rc) goto out;
+  xp_register_status_fn(db);
+  cJSON *all = fmt == XP_FMT_JSON ? cJSON_CreateObject() : NULL;
+  for (size_t s = 0; s < sizeof sections / sizeof sections[0] && rc == 0; s++) {
+    if (!all && s > 1 && row_count(db, sections[s].sql, id) == 0) continue;
+    sqlite3_stmt *st = xp_db_prepare(db, sections[s].sql);
+    if (!st) { rc = XP_EXIT_DB; break; }
+    sqlite3_bind_int64(st, 1, id);
+    if (all) {
+      cJSON *rows = xp_rows_json(st, &rc);
+      cJSON_AddItemToObject(all, sections[s].title, rows);
+    } else {
+      printf("%s== %s ==\n", s ? "\n" : "", sections[s].title);
+      rc = xp_print_rows(db, st, fmt, stdout);
+    }
+    sqlite3_finalize(st);
+  }
+  if (all) {
+    char *text = cJSON_Print(all);
+    printf("%s\n", text);
+    free(text);
+    cJSON_Delete(all);
+  } else if (rc == 0) {
+    const xp_kind *k = kind_of_run(db, id);
+    if (k && k->show) rc = k->show(db, id, stdout);
+  }
+out:
+  xp_db_close(db);
+  return rc;
+}

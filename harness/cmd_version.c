@@ -1,0 +1,20 @@
+/* xp version */
+#include <sqlite3.h>
+#include <stdio.h>
+#include "db.h"
+#include "xp.h"
+#ifdef XP_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+int cmd_version(int argc, char **argv, const char *db_path) {
+  printf("xp %s (commit %s%s, %s)\n", xp_build_version, xp_build_commit,
+         xp_build_dirty ? ", dirty" : "", xp_build_compiler);
+  printf("schema %d, SQLite %s\n", xp_db_schema_version(), sqlite3_libversion());
+#ifdef XP_HAVE_CUDA
+  printf("built with CUDA %d.%d\n", CUDART_VERSION / 1000, (CUDART_VERSION % 1000) / 10);
+#else
+  printf("built without CUDA (GPU runners unavailable)\n");
+#endif
+  return 0;
+}

@@ -1,0 +1,254 @@
+/*
+** Opening the results database. The rules:
+**  - an xp database is marked with PRAGMA application_id; any other SQLite file, and any file
+**    that is not SQLite at all, is refused and left byte-for-byte untouched;
+**  - a database written by a newer xp (user_version above ours) is refused, untouched;
+**  - an older one is migrated: every embedded schema/NNN_*.sql above its version, in order,
+**    in ONE transaction, so a failed migration leaves the old database as it was;
+**  - read-only opens install an authorizer that refuses anything but reading, so a query
+**    file can never change history, attach other files or load extensions.
+*/
+#include <errno.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "db.h"
+#include "xp.h"
+#include "xp_blob.h"
+
+const char *xp_db_path(const char *cli_value) {
+  if (cli_value && *cli_value) return cli_value;
+  const char *env = getenv("XP_DB");
+  if (env && *env) return env;
+  return "xp.db";
+}
+
+static int migration_number(const struct xp_blob *b) { return atoi(b->name); }
+
+int xp_db_schema_version(void) {
+  int v = 0;
+  for (int i = 0; i < xp_migrations_count; i++)
+    if (migration_number(&xp_migrations[i]) > v) v = migration_number(&xp_migrations[i]);
+  return v;
+}
+
+int xp_db_fail(sqlite3 *db, const char *what) {
+  const char *file = sqlite3_db_filename(db, "main");
+  int ec = sqlite3_extended_errcode(db);
+  const char *hint = "";
+  if ((ec & 0xff) == SQLITE_BUSY || (ec & 0xff) == SQLITE_LOCKED)
+    hint = " (another process holds the database longer than the busy timeout)";
+  else if ((ec & 0xff) == SQLITE_READONLY)
+    hint = " (the database or its folder is not writable)";
+  else if ((ec & 0xff) == SQLITE_FULL)
+    hint = " (disk full: nothing was written)";
+  return xp_error_at(XP_EXIT_DB, file && *file ? file : "database", 0, "%s: %s%s", what,
+                     sqlite3_errmsg(db), hint);
+}
+
+int xp_db_exec(sqlite3 *db, const char *sql) {
+  if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK) return xp_db_fail(db, "SQL error");
+  return 0;
+}
+
+sqlite3_stmt *xp_db_prepare(sqlite3 *db, const char *sql) {
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+    xp_db_fail(db, "preparing a statement");
+    return NULL;
+  }
+  return st;
+}
+
+int xp_db_step_done(sqlite3 *db, sqlite3_stmt *st) {
+  int rc = sqlite3_step(st);
+  sqlite3_reset(st);
+  if (rc != SQLITE_DONE && rc != SQLITE_ROW) return xp_db_fail(db, "writing");
+  return 0;
+}
+
+void xp_bind_text(sqlite3_stmt *st, int i, const char *s) {
+  if (s) sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+  else sqlite3_bind_null(st, i);
+}
+
+/* BEGIN IMMEDIATE takes the write lock up front, so a transaction never fails half-way with
+** SQLITE_BUSY on its first write. The busy handler already waits XP_BUSY_TIMEOUT_MS; a few
+** extra attempts cover the WAL corner cases where SQLite returns BUSY without waiting. */
+int xp_db_begin(sqlite3 *db) {
+  for (int attempt = 0;; attempt++) {
+    int rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    if (rc == SQLITE_OK) return 0;
+    if ((rc & 0xff) != SQLITE_BUSY || attempt >= 5) return xp_db_fail(db, "starting a transaction");
+    usleep(50000u * (unsigned)(attempt + 1));
+  }
+}
+
+int xp_db_commit(sqlite3 *db) {
+  for (int attempt = 0;; attempt++) {
+    int rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+    if (rc == SQLITE_OK) return 0;
+    if ((rc & 0xff) != SQLITE_BUSY || attempt >= 5) {
+      int code = xp_db_fail(db, "committing");
+      xp_db_rollback(db);
+      return code;
+    }
+    usleep(50000u * (unsigned)(attempt + 1));
+  }
+}
+
+void xp_db_rollback(sqlite3 *db) {
+  if (!sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+static int pragma_int(sqlite3 *db, const char *sql, int *out) {
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
+  int rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW) *out = sqlite3_column_int(st, 0);
+  sqlite3_finalize(st);
+  return rc == SQLITE_ROW ? 0 : -1;
+}
+
+/* What kind of file is this? Reading the header through SQLite both checks it is SQLite
+** ("file is not a database") and gets our marks, without writing anything. */
+static int inspect(sqlite3 *db, const char *path, int *app_id, int *version, int *ntables) {
+  if (pragma_int(db, "PRAGMA application_id", app_id) != 0 ||
+      pragma_int(db, "PRAGMA user_version", version) != 0 ||
+      pragma_int(db, "SELECT count(*) FROM sqlite_schema", ntables) != 0) {
+    int ec = sqlite3_errcode(db);
+    if (ec == SQLITE_NOTADB || ec == SQLITE_CORRUPT)
+      return xp_error_at(XP_EXIT_DB, path, 0, "not an xp database (not an SQLite file, or corrupt); left untouched");
+    return xp_db_fail(db, "reading the database header");
+  }
+  if (*app_id != XP_APPLICATION_ID && !(*app_id == 0 && *ntables == 0))
+    return xp_error_at(XP_EXIT_DB, path, 0,
+                       "not an xp database (SQLite file with application_id %d and %d objects); left untouched",
+                       *app_id, *ntables);
+  if (*version > xp_db_schema_version())
+    return xp_error_at(XP_EXIT_DB, path, 0,
+                       "written by a newer xp (schema %d; this xp knows up to %d); left untouched",
+                       *version, xp_db_schema_version());
+  return 0;
+}
+
+static int migrate(sqlite3 *db, const char *path) {
+  int target = xp_db_schema_version();
+  int rc = xp_db_begin(db);
+  if (rc) return rc;
+  /* Re-read inside the write lock: another process may have migrated meanwhile. */
+  int app_id = 0, version = 0, ntables = 0;
+  if ((rc = inspect(db, path, &app_id, &version, &ntables)) != 0) goto fail;
+  for (int i = 0; i < xp_migrations_count; i++) {
+    const struct xp_blob *m = &xp_migrations[i];
+    if (migration_number(m) <= version) continue;
+    char *err = NULL;
+    if (sqlite3_exec(db, m->data, NULL, NULL, &err) != SQLITE_OK) {
+      rc = xp_error_at(XP_EXIT_DB, path, 0, "migration %s failed: %s; database left as it was",
+                       m->name, err ? err : "?");
+      sqlite3_free(err);
+      goto fail;
+    }
+  }
+  char sql[128];
+  snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d;",
+           XP_APPLICATION_ID, target);
+  if ((rc = xp_db_exec(db, sql)) != 0) goto fail;
+  return xp_db_commit(db);
+fail:
+  xp_db_rollback(db);
+  return rc;
+}
+
+/* Read-only connections: reading and a few harmless pragmas, nothing else. */
+static int readonly_authorizer(void *arg, int action, const char *a, const char *b,
+                               const char *c, const char *d) {
+  switch (action) {
+  case SQLITE_SELECT:
+  case SQLITE_READ:
+  case SQLITE_RECURSIVE:
+    return SQLITE_OK;
+  case SQLITE_FUNCTION:
+    return (b && strcmp(b, "load_extension") == 0) ? SQLITE_DENY : SQLITE_OK;
+  case SQLITE_PRAGMA:
+    if (a && (strcmp(a, "table_info") == 0 || strcmp(a, "table_xinfo") == 0 ||
+              strcmp(a, "index_list") == 0 || strcmp(a, "user_version") == 0 ||
+              strcmp(a, "application_id") == 0 || strcmp(a, "foreign_key_list") == 0) && !b)
+      return SQLITE_OK;
+    return SQLITE_DENY;
+  case SQLITE_TRANSACTION:
+  case SQLITE_SAVEPOINT:
+    return SQLITE_OK;
+  default:
+    return SQLITE_DENY;
+  }
+}
+
+static int folder_exists(const char *path) {
+  char *copy = xp_strdup(path);
+  struct stat st;
+  int ok = stat(dirname(copy), &st) == 0 && S_ISDIR(st.st_mode);
+  free(copy);
+  return ok;
+}
+
+sqlite3 *xp_db_open(const char *path, enum xp_db_mode mode, int *exit_code) {
+  sqlite3 *db = NULL;
+  struct stat st;
+  int exists = stat(path, &st) == 0;
+  *exit_code = XP_EXIT_DB;
+  if (!exists && mode == XP_DB_READONLY) {
+    xp_error_at(XP_EXIT_DB, path, 0, "no such database (record a run first, or pass --db)");
+    return NULL;
+  }
+  if (!exists && !folder_exists(path)) {
+    xp_error_at(XP_EXIT_DB, path, 0, "cannot create the database: its folder does not exist");
+    return NULL;
+  }
+  if (exists && S_ISDIR(st.st_mode)) {
+    xp_error_at(XP_EXIT_DB, path, 0, "is a directory, not a database");
+    return NULL;
+  }
+  int flags = mode == XP_DB_READONLY ? SQLITE_OPEN_READONLY
+                                     : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  if (sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
+    xp_error_at(XP_EXIT_DB, path, 0, "cannot open: %s", db ? sqlite3_errmsg(db) : "out of memory");
+    sqlite3_close(db);
+    return NULL;
+  }
+  sqlite3_extended_result_codes(db, 1);
+  sqlite3_busy_timeout(db, XP_BUSY_TIMEOUT_MS);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+
+  int app_id = 0, version = 0, ntables = 0;
+  if (inspect(db, path, &app_id, &version, &ntables) != 0) goto fail;
+
+  if (mode == XP_DB_READONLY) {
+    if (version == 0) {
+      xp_error_at(XP_EXIT_DB, path, 0, "empty database: no xp runs recorded yet");
+      goto fail;
+    }
+    if (version < xp_db_schema_version())
+      xp_warn("%s: schema %d is older than %d; a writing xp command migrates it", path, version,
+              xp_db_schema_version());
+    xp_db_exec(db, "PRAGMA query_only = 1");
+    sqlite3_set_authorizer(db, readonly_authorizer, NULL);
+  } else {
+    /* WAL lets readers run beside one writer; set once, it stays with the file. */
+    if (version == 0) sqlite3_exec(db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+    if (xp_db_exec(db, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL") != 0) goto fail;
+    if (version < xp_db_schema_version() && migrate(db, path) != 0) goto fail;
+  }
+  *exit_code = 0;
+  return db;
+fail:
+  sqlite3_close(db);
+  return NULL;
+}
+
+void xp_db_close(sqlite3 *db) {
+  if (db) sqlite3_close_v2(db);
+}

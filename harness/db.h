@@ -1,0 +1,38 @@
+/*
+** The results database: opening, migrating, and refusing what is not ours.
+** An xp database carries PRAGMA application_id = XP_APPLICATION_ID and user_version = the
+** number of the last migration applied (schema/NNN_*.sql, applied in order in one transaction).
+*/
+#ifndef XP_DB_H
+#define XP_DB_H
+#include <sqlite3.h>
+
+#define XP_APPLICATION_ID 0x78704442 /* "xpDB" */
+#define XP_BUSY_TIMEOUT_MS 30000
+
+enum xp_db_mode {
+  XP_DB_READWRITE, /* create if missing, migrate to the current schema */
+  XP_DB_READONLY   /* must exist and be current or older-but-readable; nothing is written */
+};
+
+/* Resolve the database path: --db, else $XP_DB, else ./xp.db. */
+const char *xp_db_path(const char *cli_value);
+/* Open; on failure prints one line and returns NULL with *exit_code set (XP_EXIT_DB/USAGE). */
+sqlite3 *xp_db_open(const char *path, enum xp_db_mode mode, int *exit_code);
+void xp_db_close(sqlite3 *db);
+/* Schema version this build of xp writes (the highest embedded migration). */
+int xp_db_schema_version(void);
+
+/* Helpers that report SQLite errors as "xp: <path>: <sqlite message>" and return XP_EXIT_DB. */
+int xp_db_exec(sqlite3 *db, const char *sql);
+int xp_db_fail(sqlite3 *db, const char *what);
+sqlite3_stmt *xp_db_prepare(sqlite3 *db, const char *sql);
+/* Step a statement expecting SQLITE_DONE; resets it. Returns 0 or XP_EXIT_DB. */
+int xp_db_step_done(sqlite3 *db, sqlite3_stmt *st);
+/* BEGIN IMMEDIATE with retries on SQLITE_BUSY beyond the busy timeout. */
+int xp_db_begin(sqlite3 *db);
+int xp_db_commit(sqlite3 *db);
+void xp_db_rollback(sqlite3 *db);
+/* Bind helpers that treat NULL pointers as SQL NULL. */
+void xp_bind_text(sqlite3_stmt *st, int i, const char *s);
+#endif

@@ -1,0 +1,143 @@
+/*
+** The run lifecycle, one way for every kind: validate, begin (row 'running'), execute,
+** finish (ok, failed or aborted). xp run, xp import and xp rerun all come through here.
+*/
+#include <stdlib.h>
+#include <string.h>
+#include "kind.h"
+#include "xp.h"
+#ifdef XP_HAVE_CUDA
+#include "gpu.h"
+#endif
+
+int xp_validate_spec(const xp_kind *k, const xp_spec *spec) {
+  int rc = xp_spec_check_fields(spec, spec->root, "", k->fields, 1);
+  if (rc == 0 && k->check) rc = k->check(spec);
+  return rc;
+}
+
+/* GPU kinds need a CUDA build and a GPU before anything is recorded: an environment that
+** cannot run the experiment is not a failed run of it. */
+static int gpu_available(const xp_kind *k) {
+#ifdef XP_HAVE_CUDA
+  if (xp_gpu_count() == 0)
+    return xp_error(XP_EXIT_ENV, "%s runs need a GPU and none is visible (no NVIDIA driver or device)", k->name);
+  return 0;
+#else
+  return xp_error(XP_EXIT_ENV, "%s runs need a GPU, and this xp was built without CUDA (rebuild with -DXP_CUDA=ON)", k->name);
+#endif
+}
+
+int xp_execute_spec(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int imported,
+                    const char *parent_uuid, char run_uuid_out[37]) {
+  int rc;
+  if (run_uuid_out) run_uuid_out[0] = 0;
+  if (k->needs_gpu && (rc = gpu_available(k)) != 0) return rc;
+  xp_run_opts o = {k->records_as ? k->records_as : k->name, imported, spec, parent_uuid,
+                   k->needs_gpu && !imported};
+  xp_run *run = NULL;
+  if ((rc = xp_run_begin(db, &o, &run)) != 0) return rc;
+  char uuid[37];
+  snprintf(uuid, sizeof uuid, "%s", xp_run_uuid(run));
+  if (run_uuid_out) snprintf(run_uuid_out, 37, "%s", uuid);
+  xp_clear_error();
+  xp_ctx ctx = {db, run, spec, stdout, 0};
+  rc = k->execute(&ctx);
+  enum xp_run_status status = rc == 0 ? XP_RUN_OK : XP_RUN_FAILED;
+  if (rc == XP_EXIT_ABORTED || xp_interrupted()) {
+    status = XP_RUN_ABORTED;
+    rc = XP_EXIT_ABORTED;
+  }
+  const char *err = status == XP_RUN_ABORTED ? "interrupted by a signal; results up to that point are kept"
+                    : rc ? xp_last_error() : NULL;
+  if (rc && status == XP_RUN_FAILED && !*xp_last_error()) err = "failed without a message";
+  int frc = xp_run_finish(run, status, err);
+  if (frc && rc == 0) rc = frc;
+  fprintf(stderr, "xp: run %s %s\n", uuid,
+          rc == 0 ? "ok" : status == XP_RUN_ABORTED ? "aborted" : "failed");
+  return rc;
+}
+
+/* ---- command-line overrides ---- */
+
+const xp_field *xp_kind_field(const xp_kind *k, const char *key) {
+  for (const xp_field *f = k->fields; f && f->key; f++)
+    if (strcmp(f->key, key) == 0) return f;
+  for (const xp_field *f = xp_declared_fields; f->key; f++)
+    if (strcmp(f->key, key) == 0) return f;
+  return NULL;
+}
+
+static cJSON *typed_value(const xp_field *f, const char *key, const char *value) {
+  int64_t iv;
+  double dv;
+  switch (f ? f->type : XP_T_STRING) {
+  case XP_T_INT:
+    if (xp_parse_int64(value, &iv) != 0) break;
+    return cJSON_CreateNumber((double)iv);
+  case XP_T_NUMBER:
+    if (xp_parse_double(value, &dv) != 0) break;
+    return cJSON_CreateNumber(dv);
+  case XP_T_BOOL:
+    if (strcmp(value, "true") == 0 || strcmp(value, "1") == 0) return cJSON_CreateTrue();
+    if (strcmp(value, "false") == 0 || strcmp(value, "0") == 0) return cJSON_CreateFalse();
+    break;
+  case XP_T_STRINGS:
+  case XP_T_SIZES:
+  case XP_T_INTS:
+  case XP_T_NUMBERS: {
+    cJSON *arr = cJSON_CreateArray();
+    char *copy = xp_strdup(value), *save = NULL;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+      if ((f->type == XP_T_INTS || f->type == XP_T_SIZES) && xp_parse_int64(t, &iv) == 0)
+        cJSON_AddItemToArray(arr, cJSON_CreateNumber((double)iv));
+      else if (f->type == XP_T_NUMBERS && xp_parse_double(t, &dv) == 0)
+        cJSON_AddItemToArray(arr, cJSON_CreateNumber(dv));
+      else if (f->type == XP_T_INTS || f->type == XP_T_NUMBERS) {
+        free(copy);
+        cJSON_Delete(arr);
+        goto bad;
+      } else cJSON_AddItemToArray(arr, cJSON_CreateString(t));
+    }
+    free(copy);
+    return arr;
+  }
+  case XP_T_STRING:
+    return cJSON_CreateString(value);
+  default:
+    xp_error(XP_EXIT_USAGE, "<command line>: %s: cannot be set from the command line", key);
+    return NULL;
+  }
+bad:
+  xp_error(XP_EXIT_USAGE, "<command line>: %s: \"%s\" is not %s", key, value,
+           f->type == XP_T_BOOL ? "true or false" : "a number");
+  return NULL;
+}
+
+int xp_spec_set_field(cJSON *root, const xp_kind *k, const char *key, const char *value,
+                      int append) {
+  const xp_field *f = xp_kind_field(k, key);
+  if (!f) return xp_error(XP_EXIT_USAGE, "<command line>: %s: unknown key for %s", key, k->name);
+  cJSON *v = typed_value(f, key, value);
+  if (!v) return XP_EXIT_USAGE;
+  /* Array options given several times accumulate (--files a --files b). */
+  cJSON *old = cJSON_GetObjectItemCaseSensitive(root, key);
+  if (append && old && cJSON_IsArray(old) && cJSON_IsArray(v)) {
+    cJSON *e;
+    while ((e = cJSON_DetachItemFromArray(v, 0)) != NULL) cJSON_AddItemToArray(old, e);
+    cJSON_Delete(v);
+    return 0;
+  }
+  cJSON_DeleteItemFromObjectCaseSensitive(root, key);
+  cJSON_AddItemToObject(root, key, v);
+  return 0;
+}
+
+int xp_spec_set_kv(cJSON *root, const xp_kind *k, const char *kv) {
+  const char *eq = strchr(kv, '=');
+  if (!eq || eq == kv)
+    return xp_error(XP_EXIT_USAGE, "<command line>: --set %s: expected KEY=VALUE", kv);
+  char key[128];
+  snprintf(key, sizeof key, "%.*s", (int)(eq - kv), kv);
+  return xp_spec_set_field(root, k, key, eq + 1, 0);
+}

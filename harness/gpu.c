@@ -1,0 +1,225 @@
+/*
+** GPU facts and the timing harness shared by every GPU runner. Device facts come from the
+** CUDA runtime, PCIe link state from sysfs (the runtime does not expose it).
+*/
+#ifdef XP_HAVE_CUDA
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gpu.h"
+
+int xp_gpu_count(void) {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError(); /* clear the sticky "no device" error */
+    return 0;
+  }
+  return n;
+}
+
+int xp_gpu_require(int need) {
+  int have = xp_gpu_count();
+  if (have >= need) return 0;
+  if (have == 0)
+    return xp_error(XP_EXIT_ENV, "this run needs %d GPU%s and none is visible (no driver or no device)",
+                    need, need == 1 ? "" : "s");
+  return xp_error(XP_EXIT_ENV, "this run needs %d GPUs but only %d %s visible", need, have,
+                  have == 1 ? "is" : "are");
+}
+
+static int sysfs_int(const char *bus, const char *file, char *out, size_t n) {
+  char path[256];
+  snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/%s", bus, file);
+  FILE *f = fopen(path, "r");
+  if (!f) return -1;
+  int ok = fgets(out, (int)n, f) != NULL;
+  fclose(f);
+  out[strcspn(out, "\n")] = 0;
+  return ok ? 0 : -1;
+}
+
+/* sysfs speaks transfer rates ("32.0 GT/s PCIe"); the generation follows from the rate. */
+static int pcie_gen_from_speed(const char *s) {
+  double gts = atof(s);
+  if (gts >= 60) return 6;
+  if (gts >= 30) return 5;
+  if (gts >= 15) return 4;
+  if (gts >= 7.5) return 3;
+  if (gts >= 4.5) return 2;
+  if (gts > 0) return 1;
+  return -1;
+}
+
+int xp_gpu_describe(int dev, xp_gpu_info *g) {
+  struct cudaDeviceProp p;
+  memset(g, 0, sizeof *g);
+  g->index = dev;
+  g->pcie_gen = g->pcie_width = -1;
+  XP_CUDA(cudaGetDeviceProperties(&p, dev));
+  snprintf(g->name, sizeof g->name, "%s", p.name);
+  char *u = g->uuid;
+  u += sprintf(u, "GPU-");
+  for (int i = 0; i < 16; i++) {
+    u += sprintf(u, "%02x", (unsigned char)p.uuid.bytes[i]);
+    if (i == 3 || i == 5 || i == 7 || i == 9) *u++ = '-';
+  }
+  *u = 0;
+  XP_CUDA(cudaDeviceGetPCIBusId(g->pci_bus_id, sizeof g->pci_bus_id, dev));
+  for (char *c = g->pci_bus_id; *c; c++) *c = (char)tolower((unsigned char)*c);
+  snprintf(g->cc, sizeof g->cc, "%d.%d", p.major, p.minor);
+  g->sm_count = p.multiProcessorCount;
+  g->mem_bytes = (int64_t)p.totalGlobalMem;
+  int khz = 0;
+  if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev) == cudaSuccess) g->clock_mhz = khz / 1000;
+  if (cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev) == cudaSuccess) g->mem_clock_mhz = khz / 1000;
+  cudaGetLastError();
+  /* sysfs names devices by the full 0000:bb:dd.f form. */
+  char bus[32], buf[64];
+  snprintf(bus, sizeof bus, "%s", g->pci_bus_id);
+  if (strlen(bus) == 12 && bus[4] == ':') { /* 00000000:bb:dd.f -> 0000:bb:dd.f */
+  } else if (strlen(bus) > 12) memmove(bus, bus + strlen(bus) - 12, 13);
+  if (sysfs_int(bus, "current_link_speed", buf, sizeof buf) == 0) g->pcie_gen = pcie_gen_from_speed(buf);
+  if (sysfs_int(bus, "current_link_width", buf, sizeof buf) == 0) g->pcie_width = atoi(buf);
+  return 0;
+fail:
+  return XP_EXIT_FAILED;
+}
+
+int64_t xp_gpu_l2_bytes(int dev) {
+  int l2 = 0;
+  if (cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev) != cudaSuccess) {
+    cudaGetLastError();
+    return 64LL << 20; /* a safe overestimate for every GPU xp targets */
+  }
+  return l2;
+}
+
+int xp_gpu_record_all(xp_run *r) {
+  int n = xp_gpu_count(), drv = 0, rt = 0, nccl = 0;
+  char buf[64], first[128] = "";
+  if (n == 0) return 0;
+  for (int d = 0; d < n; d++) {
+    xp_gpu_info g;
+    if (xp_gpu_describe(d, &g) != 0) return XP_EXIT_FAILED;
+    if (xp_run_gpu(r, &g) != 0) return XP_EXIT_DB;
+    if (d == 0) snprintf(first, sizeof first, "%s", g.name);
+  }
+  if (cudaDriverGetVersion(&drv) == cudaSuccess) {
+    snprintf(buf, sizeof buf, "%d.%d", drv / 1000, (drv % 1000) / 10);
+    xp_run_meta(r, "cuda.driver_api", buf, "detected");
+  }
+  if (cudaRuntimeGetVersion(&rt) == cudaSuccess) {
+    snprintf(buf, sizeof buf, "%d.%d", rt / 1000, (rt % 1000) / 10);
+    xp_run_meta(r, "cuda.runtime", buf, "detected");
+  }
+  size_t lt = cublasLtGetVersion();
+  snprintf(buf, sizeof buf, "%zu.%zu.%zu", lt / 10000, (lt / 100) % 100, lt % 100);
+  xp_run_meta(r, "cublas.version", buf, "detected");
+  if (ncclGetVersion(&nccl) == ncclSuccess) {
+    snprintf(buf, sizeof buf, "%d.%d.%d", nccl / 10000, (nccl / 100) % 100, nccl % 100);
+    xp_run_meta(r, "nccl.version", buf, "detected");
+  }
+  /* The kernel driver's own version string, as nvidia-smi prints it. */
+  FILE *f = fopen("/proc/driver/nvidia/version", "r");
+  if (f) {
+    char line[256];
+    if (fgets(line, sizeof line, f)) {
+      char *k = strstr(line, "Kernel Module");
+      if (k) {
+        k += strlen("Kernel Module");
+        while (*k == ' ') k++;
+        k[strcspn(k, " \n")] = 0;
+        xp_run_meta(r, "gpu.driver", k, "detected");
+      }
+    }
+    fclose(f);
+  }
+  xp_run_meta(r, "gpu_name", first, "detected");
+  return xp_run_meta_int(r, "gpus_visible", n, "detected");
+}
+
+/* ---- timing ---- */
+
+static int time_events(cudaStream_t s, cudaEvent_t a, cudaEvent_t b, double *us) {
+  float ms = 0;
+  XP_CUDA(cudaEventSynchronize(b));
+  XP_CUDA(cudaEventElapsedTime(&ms, a, b));
+  *us = (double)ms * 1000.0;
+  return 0;
+fail:
+  return XP_EXIT_FAILED;
+}
+
+int xp_time_graph(cudaStream_t s, xp_enqueue_fn fn, void *arg, int per_graph, int warmup,
+                  int samples, double *out_us) {
+  cudaGraph_t graph = NULL;
+  cudaGraphExec_t exec = NULL;
+  cudaEvent_t a = NULL, b = NULL;
+  int rc = XP_EXIT_FAILED, capturing = 0;
+  XP_CUDA(cudaEventCreate(&a));
+  XP_CUDA(cudaEventCreate(&b));
+  XP_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  capturing = 1;
+  for (int i = 0; i < per_graph; i++)
+    if ((rc = fn(arg, s, i)) != 0) goto fail;
+  capturing = 0;
+  XP_CUDA(cudaStreamEndCapture(s, &graph));
+  XP_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  for (int i = 0; i < warmup; i++) XP_CUDA(cudaGraphLaunch(exec, s));
+  XP_CUDA(cudaStreamSynchronize(s));
+  for (int i = 0; i < samples; i++) {
+    if (xp_interrupted()) { rc = XP_EXIT_ABORTED; goto fail; }
+    double us;
+    XP_CUDA(cudaEventRecord(a, s));
+    XP_CUDA(cudaGraphLaunch(exec, s));
+    XP_CUDA(cudaEventRecord(b, s));
+    if ((rc = time_events(s, a, b, &us)) != 0) goto fail;
+    out_us[i] = us / per_graph;
+  }
+  rc = 0;
+  goto done;
+fail:
+  if (rc == 0) rc = XP_EXIT_FAILED; /* a checked call failed after fn() had succeeded */
+done:
+  if (capturing) {
+    cudaGraph_t g = NULL;
+    cudaStreamEndCapture(s, &g);
+    if (g) cudaGraphDestroy(g);
+    cudaGetLastError();
+  }
+  if (exec) cudaGraphExecDestroy(exec);
+  if (graph) cudaGraphDestroy(graph);
+  if (a) cudaEventDestroy(a);
+  if (b) cudaEventDestroy(b);
+  return rc;
+}
+
+int xp_time_eager(cudaStream_t s, xp_enqueue_fn fn, void *arg, int per_sample, int warmup,
+                  int samples, double *out_us) {
+  cudaEvent_t a = NULL, b = NULL;
+  int rc = XP_EXIT_FAILED;
+  XP_CUDA(cudaEventCreate(&a));
+  XP_CUDA(cudaEventCreate(&b));
+  for (int i = 0; i < warmup; i++)
+    if ((rc = fn(arg, s, i)) != 0) goto fail;
+  XP_CUDA(cudaStreamSynchronize(s));
+  for (int i = 0; i < samples; i++) {
+    if (xp_interrupted()) { rc = XP_EXIT_ABORTED; goto fail; }
+    double us;
+    XP_CUDA(cudaEventRecord(a, s));
+    for (int j = 0; j < per_sample; j++)
+      if ((rc = fn(arg, s, j)) != 0) goto fail;
+    XP_CUDA(cudaEventRecord(b, s));
+    if ((rc = time_events(s, a, b, &us)) != 0) goto fail;
+    out_us[i] = us / per_sample;
+  }
+  rc = 0;
+  goto done;
+fail:
+  if (rc == 0) rc = XP_EXIT_FAILED;
+done:
+  if (a) cudaEventDestroy(a);
+  if (b) cudaEventDestroy(b);
+  return rc;
+}
+#endif /* XP_HAVE_CUDA */

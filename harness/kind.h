@@ -1,0 +1,59 @@
+/*
+** Run kinds and importers. Each is a small table of functions registered in harness/registry.c;
+** the CLI, spec handling, lifecycle, timing, statistics and storage live once in harness/.
+*/
+#ifndef XP_KIND_H
+#define XP_KIND_H
+#include <stdio.h>
+#include "recorder.h"
+#include "spec.h"
+
+typedef struct xp_ctx {
+  sqlite3 *db;
+  xp_run *run;          /* NULL during --dry-run */
+  const xp_spec *spec;
+  FILE *out;            /* where human-readable results go (stdout) */
+  int quiet;
+} xp_ctx;
+
+typedef struct xp_kind {
+  const char *name;            /* spec `kind = "..."` */
+  const char *summary;         /* one line for xp help */
+  const xp_field *fields;      /* kind-specific keys; declared keys are always accepted */
+  int needs_gpu;
+  /* Optional checks beyond field types (cross-field rules, files exist). 0 or XP_EXIT_USAGE. */
+  int (*check)(const xp_spec *spec);
+  /* --dry-run: print what would be measured; touches nothing. */
+  int (*plan)(const xp_spec *spec, FILE *out);
+  /* Measure (or read) and record through ctx->run. Returns an exit code; on failure the
+  ** error has been reported with xp_error() and becomes the run's error text. */
+  int (*execute)(xp_ctx *ctx);
+  /* For importers: `xp import <import_name> FILE...` builds a spec of this kind with the
+  ** files under "files"; options map to fields by name (--step-annotation -> step_annotation). */
+  const char *import_name;
+  /* runs.kind written for this spec kind, when it differs (nccl_tests imports record
+  ** runs of kind nccl_burst, marked origin 'imported'). NULL: same as name. */
+  const char *records_as;
+  /* Optional: print this kind's own tables for `xp show` (after the generic sections). */
+  int (*show)(sqlite3 *db, int64_t run_id, FILE *out);
+} xp_kind;
+
+const xp_kind *xp_kind_find(const char *name);
+const xp_kind *xp_importer_find(const char *import_name);
+const xp_kind *const *xp_kinds_all(void); /* NULL-terminated */
+
+/* Run a validated spec of a kind: begin the run, execute, finish. Used by xp run, xp import
+** and xp rerun alike, so every run goes through the same lifecycle. */
+int xp_execute_spec(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int imported,
+                    const char *parent_uuid, char run_uuid_out[37]);
+/* Set a top-level key from "KEY=VALUE" (xp run --set, xp import --set), typed by the kind's
+** field table or the declared fields: integers, numbers, booleans, comma-separated arrays. */
+int xp_spec_set_kv(cJSON *root, const xp_kind *k, const char *kv);
+/* Set KEY (a field of the kind, e.g. step_annotation) from an option's text value; with
+** append, array values add to what is there (an option given twice). */
+int xp_spec_set_field(cJSON *root, const xp_kind *k, const char *key, const char *value,
+                      int append);
+const xp_field *xp_kind_field(const xp_kind *k, const char *key);
+/* Validate a spec against its kind: field table, then kind->check. */
+int xp_validate_spec(const xp_kind *k, const xp_spec *spec);
+#endif

@@ -1,0 +1,166 @@
+/*
+** Host, software and environment facts. Each value is read from the system directly
+** (/proc, uname, sysconf) so that nothing depends on tools being installed, except git for
+** the spec file's commit, which is run without a shell.
+*/
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "db.h"
+#include "meta.h"
+#include "xp.h"
+
+extern char **environ;
+
+static int read_first_match(const char *path, const char *prefix, char *out, size_t n) {
+  FILE *f = fopen(path, "r");
+  if (!f) return -1;
+  char line[512];
+  int found = -1;
+  size_t plen = strlen(prefix);
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, prefix, plen) != 0) continue;
+    char *v = line + plen;
+    while (*v == ' ' || *v == '\t' || *v == ':' || *v == '=') v++;
+    v[strcspn(v, "\n")] = 0;
+    if (*v == '"') {
+      v++;
+      v[strcspn(v, "\"")] = 0;
+    }
+    snprintf(out, n, "%s", v);
+    found = 0;
+    break;
+  }
+  fclose(f);
+  return found;
+}
+
+const char *xp_meta_hostname(void) {
+  static char name[256];
+  if (!name[0] && gethostname(name, sizeof name - 1) != 0) strcpy(name, "unknown");
+  return name;
+}
+
+const char *xp_meta_boot_id(void) {
+  static char id[64];
+  if (!id[0]) {
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (!f || !fgets(id, sizeof id, f)) strcpy(id, "unknown");
+    if (f) fclose(f);
+    id[strcspn(id, "\n")] = 0;
+  }
+  return id;
+}
+
+cJSON *xp_meta_host(void) {
+  cJSON *o = cJSON_CreateObject();
+  struct utsname u;
+  char buf[512];
+  cJSON_AddStringToObject(o, "host.name", xp_meta_hostname());
+  if (uname(&u) == 0) {
+    cJSON_AddStringToObject(o, "host.kernel", u.release);
+    cJSON_AddStringToObject(o, "host.arch", u.machine);
+  }
+  if (read_first_match("/etc/os-release", "PRETTY_NAME", buf, sizeof buf) == 0)
+    cJSON_AddStringToObject(o, "host.os", buf);
+  if (read_first_match("/proc/cpuinfo", "model name", buf, sizeof buf) == 0)
+    cJSON_AddStringToObject(o, "host.cpu_model", buf);
+  snprintf(buf, sizeof buf, "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+  cJSON_AddStringToObject(o, "host.cores", buf);
+  if (read_first_match("/proc/meminfo", "MemTotal", buf, sizeof buf) == 0) {
+    long long kb = atoll(buf);
+    snprintf(buf, sizeof buf, "%lld", kb * 1024);
+    cJSON_AddStringToObject(o, "host.mem_bytes", buf);
+  }
+  cJSON_AddStringToObject(o, "host.boot_id", xp_meta_boot_id());
+  return o;
+}
+
+int xp_capture_line(char *const argv[], char *out, size_t outlen) {
+  int fds[2];
+  if (pipe(fds) != 0) return -1;
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return -1;
+  }
+  if (pid == 0) {
+    int devnull = open("/dev/null", O_RDWR);
+    dup2(fds[1], 1);
+    if (devnull >= 0) {
+      dup2(devnull, 2);
+      dup2(devnull, 0);
+    }
+    close(fds[0]);
+    execvp(argv[0], argv);
+    _exit(127);
+  }
+  close(fds[1]);
+  size_t n = 0;
+  ssize_t r;
+  char tmp[4096];
+  out[0] = 0;
+  while ((r = read(fds[0], tmp, sizeof tmp)) > 0) {
+    for (ssize_t i = 0; i < r && n + 1 < outlen; i++) out[n++] = tmp[i];
+  }
+  out[n < outlen ? n : outlen - 1] = 0;
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {}
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* Whether git knows the spec file, its last commit, and whether it differs from that commit. */
+static void spec_git_facts(cJSON *o, const char *spec_path) {
+  char *copy = xp_strdup(spec_path), *slash = strrchr(copy, '/');
+  const char *dir = ".", *file = copy;
+  if (slash) {
+    *slash = 0;
+    dir = *copy ? copy : "/";
+    file = slash + 1;
+  }
+  char out[4096];
+  char *log[] = {"git", "-C", (char *)dir, "log", "-1", "--format=%H", "--", (char *)file, NULL};
+  if (xp_capture_line(log, out, sizeof out) == 0 && out[0]) {
+    out[strcspn(out, "\n")] = 0;
+    cJSON_AddStringToObject(o, "spec.git_commit", out);
+    char *st[] = {"git", "-C", (char *)dir, "status", "--porcelain", "--", (char *)file, NULL};
+    if (xp_capture_line(st, out, sizeof out) == 0)
+      cJSON_AddStringToObject(o, "spec.git_dirty", out[0] ? "1" : "0");
+  }
+  free(copy);
+}
+
+cJSON *xp_meta_software(const char *spec_path) {
+  cJSON *o = cJSON_CreateObject();
+  char buf[64];
+  cJSON_AddStringToObject(o, "xp.version", xp_build_version);
+  cJSON_AddStringToObject(o, "xp.commit", xp_build_commit);
+  cJSON_AddStringToObject(o, "xp.dirty", xp_build_dirty ? "1" : "0");
+  cJSON_AddStringToObject(o, "xp.compiler", xp_build_compiler);
+  snprintf(buf, sizeof buf, "%d", xp_db_schema_version());
+  cJSON_AddStringToObject(o, "xp.schema", buf);
+  if (spec_path && access(spec_path, R_OK) == 0) spec_git_facts(o, spec_path);
+  return o;
+}
+
+cJSON *xp_meta_env(void) {
+  static const char *const prefixes[] = {"NCCL_", "CUDA_", "XP_", "TORCH_", "OMP_", NULL};
+  cJSON *o = cJSON_CreateObject();
+  for (char **e = environ; e && *e; e++) {
+    for (int i = 0; prefixes[i]; i++) {
+      if (strncmp(*e, prefixes[i], strlen(prefixes[i])) != 0) continue;
+      const char *eq = strchr(*e, '=');
+      if (!eq) break;
+      char key[256];
+      snprintf(key, sizeof key, "env.%.*s", (int)(eq - *e), *e);
+      if (!cJSON_GetObjectItemCaseSensitive(o, key)) cJSON_AddStringToObject(o, key, eq + 1);
+      break;
+    }
+  }
+  return o;
+}

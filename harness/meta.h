@@ -1,0 +1,21 @@
+/* Facts xp records about every run without being asked: host, software, environment. */
+#ifndef XP_META_H
+#define XP_META_H
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+/* Host facts as key -> value strings (host.name, host.os, host.kernel, host.arch,
+** host.cpu_model, host.cores, host.mem_bytes, host.boot_id). */
+cJSON *xp_meta_host(void);
+/* Software facts: xp.version, xp.commit, xp.dirty, xp.compiler, xp.schema and, for a spec
+** file inside a git checkout, spec.git_commit and spec.git_dirty. spec_path may be NULL. */
+cJSON *xp_meta_software(const char *spec_path);
+/* Environment variables that change what GPUs and libraries do: NCCL_*, CUDA_*, XP_*,
+** TORCH_*, OMP_*. */
+cJSON *xp_meta_env(void);
+const char *xp_meta_hostname(void);
+const char *xp_meta_boot_id(void);
+
+/* Run a program (no shell) and capture the first line of its stdout; 0 on exit status 0. */
+int xp_capture_line(char *const argv[], char *out, size_t outlen);
+#endif

@@ -1,0 +1,159 @@
+/*
+** Printing result sets: an aligned table for people (like sqlite3's column mode), CSV
+** (RFC 4180 quoting) and JSON for programs. Rows are buffered only for the table format,
+** which needs column widths.
+*/
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include "cli.h"
+#include "db.h"
+#include "xp.h"
+
+int xp_parse_format(const char *s, enum xp_format *out) {
+  if (strcmp(s, "table") == 0) *out = XP_FMT_TABLE;
+  else if (strcmp(s, "csv") == 0) *out = XP_FMT_CSV;
+  else if (strcmp(s, "json") == 0) *out = XP_FMT_JSON;
+  else return -1;
+  return 0;
+}
+
+/* Table cells: reals with 6 significant digits (enough to read, not to re-analyse: use csv or
+** json for that), NULL as empty. */
+static char *cell_text(sqlite3_stmt *st, int c) {
+  switch (sqlite3_column_type(st, c)) {
+  case SQLITE_NULL: return xp_strdup("");
+  case SQLITE_FLOAT: return xp_asprintf("%.6g", sqlite3_column_double(st, c));
+  case SQLITE_BLOB: return xp_asprintf("<%d bytes>", sqlite3_column_bytes(st, c));
+  default: return xp_strdup((const char *)sqlite3_column_text(st, c));
+  }
+}
+
+static size_t display_width(const char *s) {
+  size_t w = 0;
+  for (; *s; s++)
+    if (((unsigned char)*s & 0xC0) != 0x80) w++; /* count UTF-8 code points */
+  return w;
+}
+
+static int is_numeric_col(sqlite3_stmt *st, int c) {
+  int t = sqlite3_column_type(st, c);
+  return t == SQLITE_INTEGER || t == SQLITE_FLOAT;
+}
+
+static int print_table(sqlite3 *db, sqlite3_stmt *st, FILE *out) {
+  int ncol = sqlite3_column_count(st), rc;
+  size_t nrows = 0, cap = 64;
+  char **cells = xp_xmalloc(cap * (size_t)ncol * sizeof *cells);
+  unsigned char *numeric = xp_xcalloc((size_t)ncol, 1);
+  size_t *width = xp_xcalloc((size_t)ncol, sizeof *width);
+  for (int c = 0; c < ncol; c++) width[c] = display_width(sqlite3_column_name(st, c));
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    if (nrows == cap) cells = xp_xrealloc(cells, (cap *= 2) * (size_t)ncol * sizeof *cells);
+    for (int c = 0; c < ncol; c++) {
+      char *t = cell_text(st, c);
+      cells[nrows * (size_t)ncol + (size_t)c] = t;
+      if (display_width(t) > width[c]) width[c] = display_width(t);
+      if (is_numeric_col(st, c)) numeric[c] = 1;
+    }
+    nrows++;
+  }
+  int result = 0;
+  if (rc != SQLITE_DONE) result = XP_EXIT_USAGE;
+  else {
+    for (int c = 0; c < ncol; c++) {
+      const char *name = sqlite3_column_name(st, c);
+      fprintf(out, "%s%s%*s", c ? "  " : "", name, (int)(width[c] - display_width(name)), "");
+    }
+    fputc('\n', out);
+    for (int c = 0; c < ncol; c++) {
+      fputs(c ? "  " : "", out);
+      for (size_t i = 0; i < width[c]; i++) fputc('-', out);
+    }
+    fputc('\n', out);
+    for (size_t r = 0; r < nrows; r++) {
+      for (int c = 0; c < ncol; c++) {
+        const char *t = cells[r * (size_t)ncol + (size_t)c];
+        int pad = (int)(width[c] - display_width(t));
+        if (numeric[c]) fprintf(out, "%s%*s%s", c ? "  " : "", pad, "", t);
+        else fprintf(out, "%s%s%*s", c ? "  " : "", t, c == ncol - 1 ? 0 : pad, "");
+      }
+      fputc('\n', out);
+    }
+    if (nrows == 0) fputs("(no rows)\n", out);
+  }
+  for (size_t i = 0; i < nrows * (size_t)ncol; i++) free(cells[i]);
+  free(cells);
+  free(numeric);
+  free(width);
+  return result;
+}
+
+static void csv_field(FILE *out, const char *s) {
+  if (strpbrk(s, ",\"\n\r") == NULL) {
+    fputs(s, out);
+    return;
+  }
+  fputc('"', out);
+  for (; *s; s++) {
+    if (*s == '"') fputc('"', out);
+    fputc(*s, out);
+  }
+  fputc('"', out);
+}
+
+static int print_csv(sqlite3_stmt *st, FILE *out) {
+  int ncol = sqlite3_column_count(st), rc;
+  for (int c = 0; c < ncol; c++) {
+    if (c) fputc(',', out);
+    csv_field(out, sqlite3_column_name(st, c));
+  }
+  fputc('\n', out);
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    for (int c = 0; c < ncol; c++) {
+      if (c) fputc(',', out);
+      if (sqlite3_column_type(st, c) == SQLITE_FLOAT) fprintf(out, "%.17g", sqlite3_column_double(st, c));
+      else if (sqlite3_column_type(st, c) != SQLITE_NULL) csv_field(out, (const char *)sqlite3_column_text(st, c));
+    }
+    fputc('\n', out);
+  }
+  return rc == SQLITE_DONE ? 0 : XP_EXIT_USAGE;
+}
+
+cJSON *xp_rows_json(sqlite3_stmt *st, int *rc_out) {
+  int ncol = sqlite3_column_count(st), rc;
+  cJSON *arr = cJSON_CreateArray();
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    cJSON *o = cJSON_CreateObject();
+    for (int c = 0; c < ncol; c++) {
+      const char *name = sqlite3_column_name(st, c);
+      switch (sqlite3_column_type(st, c)) {
+      case SQLITE_NULL: cJSON_AddNullToObject(o, name); break;
+      case SQLITE_INTEGER: cJSON_AddNumberToObject(o, name, (double)sqlite3_column_int64(st, c)); break;
+      case SQLITE_FLOAT: cJSON_AddNumberToObject(o, name, sqlite3_column_double(st, c)); break;
+      case SQLITE_BLOB: cJSON_AddNumberToObject(o, name, sqlite3_column_bytes(st, c)); break;
+      default: cJSON_AddStringToObject(o, name, (const char *)sqlite3_column_text(st, c));
+      }
+    }
+    cJSON_AddItemToArray(arr, o);
+  }
+  *rc_out = rc == SQLITE_DONE ? 0 : XP_EXIT_USAGE;
+  return arr;
+}
+
+static int print_json(sqlite3_stmt *st, FILE *out) {
+  int rc;
+  cJSON *arr = xp_rows_json(st, &rc);
+  char *text = cJSON_Print(arr);
+  fprintf(out, "%s\n", text);
+  free(text);
+  cJSON_Delete(arr);
+  return rc;
+}
+
+int xp_print_rows(sqlite3 *db, sqlite3_stmt *st, enum xp_format fmt, FILE *out) {
+  int rc = fmt == XP_FMT_CSV ? print_csv(st, out) : fmt == XP_FMT_JSON ? print_json(st, out)
+                                                  : print_table(db, st, out);
+  if (rc) xp_error(XP_EXIT_USAGE, "query failed: %s", sqlite3_errmsg(db));
+  return rc;
+}

@@ -1,0 +1,49 @@
+/*
+** The one table of run kinds and importers. A kind not linked into this build (weak symbol
+** left undefined) is simply absent from the table.
+*/
+#include <stddef.h>
+#include <string.h>
+#include "kind.h"
+
+#define XP_KIND(sym) extern const xp_kind sym __attribute__((weak));
+XP_KIND(xp_kind_torch_trace)
+XP_KIND(xp_kind_nccl_burst)
+XP_KIND(xp_kind_nccl_tests)
+XP_KIND(xp_kind_gemm)
+XP_KIND(xp_kind_ceilings)
+XP_KIND(xp_kind_kernel_variant)
+XP_KIND(xp_kind_vllm_bench)
+#undef XP_KIND
+
+static const xp_kind *table[16];
+
+static void fill(void) {
+  if (table[0]) return;
+  const xp_kind *all[] = {&xp_kind_torch_trace, &xp_kind_nccl_burst,    &xp_kind_nccl_tests,
+                          &xp_kind_gemm,        &xp_kind_ceilings,      &xp_kind_kernel_variant,
+                          &xp_kind_vllm_bench};
+  size_t n = 0;
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    if (all[i]) table[n++] = all[i];
+  table[n] = NULL;
+}
+
+const xp_kind *const *xp_kinds_all(void) {
+  fill();
+  return table;
+}
+
+const xp_kind *xp_kind_find(const char *name) {
+  fill();
+  for (size_t i = 0; table[i]; i++)
+    if (strcmp(table[i]->name, name) == 0) return table[i];
+  return NULL;
+}
+
+const xp_kind *xp_importer_find(const char *import_name) {
+  fill();
+  for (size_t i = 0; table[i]; i++)
+    if (table[i]->import_name && strcmp(table[i]->import_name, import_name) == 0) return table[i];
+  return NULL;
+}

@@ -1,0 +1,39 @@
+/* Run references and the 'incomplete' status. */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include "db.h"
+#include "meta.h"
+#include "runref.h"
+#include "xp.h"
+
+int xp_resolve_run(sqlite3 *db, const char *ref, int64_t *id, char uuid_out[37]) {
+  size_t n = strlen(ref);
+  if (n < 4 || n > 36 || strspn(ref, "0123456789abcdefABCDEF-") != n)
+    return xp_error(XP_EXIT_USAGE, "%s: not a run id (a UUID or a prefix of at least 4 hex digits)", ref);
+  sqlite3_stmt *st = xp_db_prepare(db, "SELECT id, uuid FROM runs WHERE uuid >= lower(?1) AND uuid < lower(?1) || 'g' ORDER BY uuid LIMIT 3");
+  if (!st) return XP_EXIT_DB;
+  xp_bind_text(st, 1, ref);
+  int count = 0, rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    if (count++ == 0) {
+      *id = sqlite3_column_int64(st, 0);
+      if (uuid_out) snprintf(uuid_out, 37, "%s", (const char *)sqlite3_column_text(st, 1));
+    }
+  }
+  sqlite3_finalize(st);
+  if (rc != SQLITE_DONE) return xp_db_fail(db, "looking up a run");
+  if (count == 0) return xp_error(XP_EXIT_USAGE, "%s: no such run", ref);
+  if (count > 1) return xp_error(XP_EXIT_USAGE, "%s: ambiguous run id prefix (matches %s runs); give more digits", ref, count > 2 ? "3 or more" : "2");
+  return 0;
+}
+
+const char *xp_effective_status(const char *status, const char *host, const char *boot_id,
+                                int64_t pid) {
+  if (!status || strcmp(status, "running") != 0) return status ? status : "?";
+  if (!host || strcmp(host, xp_meta_hostname()) != 0) return "running"; /* cannot tell from here */
+  if (boot_id && strcmp(boot_id, xp_meta_boot_id()) != 0) return "incomplete";
+  if (pid <= 0) return "incomplete";
+  if (kill((pid_t)pid, 0) == 0 || errno == EPERM) return "running";
+  return "incomplete";
+}

@@ -1,0 +1,15 @@
+/* Naming runs on the command line: full UUIDs or unique prefixes, as git names commits. */
+#ifndef XP_RUNREF_H
+#define XP_RUNREF_H
+#include <sqlite3.h>
+#include <stdint.h>
+/* Resolve a UUID or unique prefix (at least 4 characters). Errors: unknown (XP_EXIT_USAGE),
+** ambiguous (XP_EXIT_USAGE, with the number of matches). uuid_out may be NULL. */
+int xp_resolve_run(sqlite3 *db, const char *ref, int64_t *id, char uuid_out[37]);
+/* The status to show: a 'running' run whose recording process is gone (same host and boot,
+** pid not alive, or an earlier boot) is 'incomplete'. */
+const char *xp_effective_status(const char *status, const char *host, const char *boot_id,
+                                int64_t pid);
+/* SQL expression usable in queries with the same meaning, for runs aliased as r. */
+#define XP_SQL_STATUS "r.status"
+#endif

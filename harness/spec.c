@@ -1,0 +1,390 @@
+/*
+** Experiment specs: loading (TOML or JSON), locating keys by line, canonical form and hash,
+** and validation against a field table. Unknown keys are errors everywhere: a typo must never
+** silently change what an experiment measures.
+*/
+#include <errno.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "spec.h"
+#include "toml_adapter.h"
+#include "xp.h"
+
+struct spec_private { char *text; };
+
+static const char *const interconnects[] = {"nvlink", "pcie", "shm", "net", "mixed", NULL};
+
+const xp_field xp_declared_fields[] = {
+    {"name", XP_T_STRING, 0, NULL, NULL, 0, 0, "short name of the experiment"},
+    {"description", XP_T_STRING, 0, NULL, NULL, 0, 0, "what it measures and why"},
+    {"model", XP_T_STRING, 0, NULL, NULL, 0, 0, "model under test (Kimi-K2.5, ...)"},
+    {"engine", XP_T_STRING, 0, NULL, NULL, 0, 0, "serving engine (vllm, sglang, torch)"},
+    {"tp", XP_T_INT, 0, NULL, NULL, 1, 65536, "tensor parallel size"},
+    {"ep", XP_T_INT, 0, NULL, NULL, 1, 65536, "expert parallel size"},
+    {"pp", XP_T_INT, 0, NULL, NULL, 1, 65536, "pipeline parallel size"},
+    {"batch", XP_T_INT, 0, NULL, NULL, 1, 1e9, "decode batch size"},
+    {"concurrency", XP_T_INT, 0, NULL, NULL, 1, 1e9, "serving concurrency"},
+    {"dtype", XP_T_STRING, 0, NULL, NULL, 0, 0, "activation dtype (bf16, fp8, ...)"},
+    {"quantization", XP_T_STRING, 0, NULL, NULL, 0, 0, "weight quantization (int4, fp8, ...)"},
+    {"interconnect", XP_T_STRING, 0, interconnects, NULL, 0, 0, "declared GPU interconnect"},
+    {"gpus_declared", XP_T_INT, 0, NULL, NULL, 1, 65536, "GPU count of the system under test"},
+    {"notes", XP_T_STRING, 0, NULL, NULL, 0, 0, "free text"},
+    {"tags", XP_T_STRINGS, 0, NULL, NULL, 0, 0, "labels for grouping"},
+    {NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
+
+/* ---- loading ---- */
+
+static char *dir_of(const char *path) {
+  char *copy = xp_strdup(path);
+  char *d = xp_strdup(dirname(copy));
+  free(copy);
+  return d;
+}
+
+static int has_suffix(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static long line_of_offset(const char *text, size_t off) {
+  long line = 1;
+  for (size_t i = 0; i < off && text[i]; i++)
+    if (text[i] == '\n') line++;
+  return line;
+}
+
+static xp_spec *spec_new(cJSON *root, cJSON *lines, const char *path, char *dir, char *text) {
+  xp_spec *s = xp_xcalloc(1, sizeof *s + sizeof(struct spec_private));
+  s->root = root;
+  s->lines = lines ? lines : cJSON_CreateObject();
+  s->path = xp_strdup(path);
+  s->dir = dir;
+  ((struct spec_private *)(s + 1))->text = text;
+  return s;
+}
+
+xp_spec *xp_spec_load(const char *path) {
+  size_t len = 0;
+  char *text = xp_read_file(path, &len);
+  if (!text) {
+    xp_error_at(XP_EXIT_USAGE, path, 0, "cannot read: %s", strerror(errno));
+    return NULL;
+  }
+  if (memchr(text, 0, len)) {
+    xp_error_at(XP_EXIT_USAGE, path, line_of_offset(text, strlen(text)),
+                "not a text file (NUL byte)");
+    free(text);
+    return NULL;
+  }
+  cJSON *root = NULL, *lines = cJSON_CreateObject();
+  if (has_suffix(path, ".json")) {
+    const char *end = NULL;
+    root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    if (!root) {
+      size_t off = end ? (size_t)(end - text) : 0;
+      xp_error_at(XP_EXIT_USAGE, path, line_of_offset(text, off), "invalid JSON near byte %zu", off);
+      goto fail;
+    }
+  } else {
+    char err[512];
+    int err_line = 0;
+    root = xp_toml_to_json(text, len, path, lines, err, sizeof err, &err_line);
+    if (!root) {
+      xp_error_at(XP_EXIT_USAGE, path, err_line, "invalid TOML: %s", err);
+      goto fail;
+    }
+  }
+  if (!cJSON_IsObject(root)) {
+    xp_error_at(XP_EXIT_USAGE, path, 1, "a spec must be a table of keys");
+    cJSON_Delete(root);
+    goto fail;
+  }
+  return spec_new(root, lines, path, dir_of(path), text);
+fail:
+  cJSON_Delete(lines);
+  free(text);
+  return NULL;
+}
+
+xp_spec *xp_spec_from_json(cJSON *root, const char *label, const char *dir) {
+  return spec_new(root, NULL, label, xp_strdup(dir ? dir : "."), NULL);
+}
+
+xp_spec *xp_spec_parse_json(const char *text, const char *label, const char *dir) {
+  cJSON *root = cJSON_Parse(text);
+  if (!root || !cJSON_IsObject(root)) {
+    cJSON_Delete(root);
+    xp_error_at(XP_EXIT_USAGE, label, 0, "stored spec is not a JSON object");
+    return NULL;
+  }
+  return spec_new(root, NULL, label, xp_strdup(dir ? dir : "."), xp_strdup(text));
+}
+
+void xp_spec_free(xp_spec *s) {
+  if (!s) return;
+  cJSON_Delete(s->root);
+  cJSON_Delete(s->lines);
+  free(s->path);
+  free(s->dir);
+  free(((struct spec_private *)(s + 1))->text);
+  free(s);
+}
+
+/* ---- locating keys ---- */
+
+int xp_spec_line(const xp_spec *s, const char *path) {
+  if (!s || !path) return 0;
+  const cJSON *l = cJSON_GetObjectItemCaseSensitive(s->lines, path);
+  if (cJSON_IsNumber(l)) return (int)l->valuedouble;
+  /* JSON specs carry no positions: find the last key of the path as a quoted string. */
+  const char *text = ((const struct spec_private *)(s + 1))->text;
+  if (!text) return 0;
+  const char *key = strrchr(path, '.');
+  key = key ? key + 1 : path;
+  char needle[256];
+  size_t klen = strcspn(key, "[");
+  if (klen == 0 || klen > sizeof needle - 3) return 0;
+  snprintf(needle, sizeof needle, "\"%.*s\"", (int)klen, key);
+  const char *hit = strstr(text, needle);
+  return hit ? (int)line_of_offset(text, (size_t)(hit - text)) : 0;
+}
+
+int xp_spec_error(const xp_spec *s, const char *path, const char *fmt, ...) {
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (path && *path)
+    return xp_error_at(XP_EXIT_USAGE, s->path, xp_spec_line(s, path), "%s: %s", path, msg);
+  return xp_error_at(XP_EXIT_USAGE, s->path, 0, "%s", msg);
+}
+
+char *xp_spec_resolve(const xp_spec *s, const char *rel) {
+  if (!rel) return NULL;
+  if (rel[0] == '/' || !s->dir || strcmp(s->dir, ".") == 0) return xp_strdup(rel);
+  return xp_asprintf("%s/%s", s->dir, rel);
+}
+
+/* ---- canonical form ---- */
+
+static int cmp_keys(const void *a, const void *b) {
+  return strcmp((*(cJSON *const *)a)->string, (*(cJSON *const *)b)->string);
+}
+
+static cJSON *canonical_copy(const cJSON *n) {
+  if (cJSON_IsObject(n)) {
+    size_t count = 0;
+    for (cJSON *c = n->child; c; c = c->next) count++;
+    cJSON **items = xp_xmalloc((count ? count : 1) * sizeof *items);
+    size_t i = 0;
+    for (cJSON *c = n->child; c; c = c->next) items[i++] = c;
+    qsort(items, count, sizeof *items, cmp_keys);
+    cJSON *o = cJSON_CreateObject();
+    for (i = 0; i < count; i++) cJSON_AddItemToObject(o, items[i]->string, canonical_copy(items[i]));
+    free(items);
+    return o;
+  }
+  if (cJSON_IsArray(n)) {
+    cJSON *a = cJSON_CreateArray();
+    for (cJSON *c = n->child; c; c = c->next) cJSON_AddItemToArray(a, canonical_copy(c));
+    return a;
+  }
+  return cJSON_Duplicate(n, 0);
+}
+
+char *xp_json_canonical(const cJSON *node) {
+  cJSON *c = canonical_copy(node);
+  char *out = cJSON_PrintUnformatted(c);
+  cJSON_Delete(c);
+  return out;
+}
+
+void xp_spec_hash(const xp_spec *s, char out[65]) {
+  char *text = xp_json_canonical(s->root);
+  xp_sha256_hex(text, strlen(text), out);
+  free(text);
+}
+
+/* ---- validation ---- */
+
+static const char *type_name(xp_type t) {
+  switch (t) {
+  case XP_T_STRING: return "a string";
+  case XP_T_INT: return "an integer";
+  case XP_T_NUMBER: return "a number";
+  case XP_T_BOOL: return "true or false";
+  case XP_T_STRINGS: return "an array of strings";
+  case XP_T_INTS: return "an array of integers";
+  case XP_T_NUMBERS: return "an array of numbers";
+  case XP_T_TABLE: return "a table";
+  case XP_T_TABLES: return "an array of tables";
+  case XP_T_SIZES: return "an array of sizes (integers, or strings like \"14336\", \"1M\")";
+  case XP_T_ANY_SCALAR_TABLE: return "a table of strings, numbers or booleans";
+  }
+  return "?";
+}
+
+static int is_int(const cJSON *v) {
+  return cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble == floor(v->valuedouble) &&
+         fabs(v->valuedouble) < 9007199254740992.0;
+}
+
+static int in_choices(const char *s, const char *const *choices) {
+  for (size_t i = 0; choices[i]; i++)
+    if (strcmp(s, choices[i]) == 0) return 1;
+  return 0;
+}
+
+static int choice_error(const xp_spec *s, const char *path, const char *got, const char *const *ch) {
+  char list[512] = "";
+  for (size_t i = 0; ch[i]; i++) {
+    strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+    strncat(list, ch[i], sizeof list - strlen(list) - 1);
+  }
+  return xp_spec_error(s, path, "unknown value \"%s\" (expected one of: %s)", got, list);
+}
+
+static int check_range(const xp_spec *s, const char *path, const xp_field *f, double v) {
+  if (f->min < f->max && (v < f->min || v > f->max))
+    return xp_spec_error(s, path, "%g is out of range [%g, %g]", v, f->min, f->max);
+  return 0;
+}
+
+static int check_value(const xp_spec *s, const cJSON *v, const char *path, const xp_field *f) {
+  char sub[512];
+  int i = 0;
+  const cJSON *e;
+  switch (f->type) {
+  case XP_T_STRING:
+    if (!cJSON_IsString(v)) break;
+    if (f->choices && !in_choices(v->valuestring, f->choices))
+      return choice_error(s, path, v->valuestring, f->choices);
+    return 0;
+  case XP_T_INT:
+    if (!is_int(v)) break;
+    return check_range(s, path, f, v->valuedouble);
+  case XP_T_NUMBER:
+    if (!cJSON_IsNumber(v)) break;
+    return check_range(s, path, f, v->valuedouble);
+  case XP_T_BOOL:
+    if (!cJSON_IsBool(v)) break;
+    return 0;
+  case XP_T_STRINGS:
+  case XP_T_INTS:
+  case XP_T_NUMBERS:
+  case XP_T_SIZES:
+  case XP_T_TABLES:
+    if (!cJSON_IsArray(v)) break;
+    cJSON_ArrayForEach(e, v) {
+      snprintf(sub, sizeof sub, "%s[%d]", path, i++);
+      int ok = f->type == XP_T_STRINGS ? cJSON_IsString(e)
+               : f->type == XP_T_INTS  ? is_int(e)
+               : f->type == XP_T_NUMBERS ? cJSON_IsNumber(e)
+               : f->type == XP_T_SIZES ? (is_int(e) && e->valuedouble >= 0) || cJSON_IsString(e)
+                                       : cJSON_IsObject(e);
+      if (!ok) return xp_spec_error(s, path, "expected %s", type_name(f->type));
+      if (f->type == XP_T_STRINGS && f->choices && !in_choices(e->valuestring, f->choices))
+        return choice_error(s, sub, e->valuestring, f->choices);
+      if ((f->type == XP_T_INTS || f->type == XP_T_NUMBERS) && check_range(s, sub, f, e->valuedouble))
+        return XP_EXIT_USAGE;
+      if (f->type == XP_T_SIZES && cJSON_IsString(e)) {
+        int64_t bytes;
+        if (xp_parse_size(e->valuestring, &bytes) != 0)
+          return xp_spec_error(s, sub, "\"%s\" is not a size (examples: 14336, \"1M\", \"256MiB\")",
+                               e->valuestring);
+      }
+      if (f->type == XP_T_TABLES && xp_spec_check_fields(s, e, sub, f->sub, 0)) return XP_EXIT_USAGE;
+    }
+    return 0;
+  case XP_T_TABLE:
+    if (!cJSON_IsObject(v)) break;
+    return xp_spec_check_fields(s, v, path, f->sub, 0);
+  case XP_T_ANY_SCALAR_TABLE:
+    if (!cJSON_IsObject(v)) break;
+    cJSON_ArrayForEach(e, v) {
+      if (!cJSON_IsString(e) && !cJSON_IsNumber(e) && !cJSON_IsBool(e)) {
+        snprintf(sub, sizeof sub, "%s.%s", path, e->string);
+        return xp_spec_error(s, sub, "expected a string, number or boolean");
+      }
+    }
+    return 0;
+  }
+  return xp_spec_error(s, path, "expected %s", type_name(f->type));
+}
+
+static const xp_field *find_field(const xp_field *fields, const char *key) {
+  for (const xp_field *f = fields; f && f->key; f++)
+    if (strcmp(f->key, key) == 0) return f;
+  return NULL;
+}
+
+int xp_spec_check_fields(const xp_spec *s, const cJSON *obj, const char *path,
+                         const xp_field *fields, int top_level) {
+  char sub[512];
+  const cJSON *v;
+  cJSON_ArrayForEach(v, obj) {
+    snprintf(sub, sizeof sub, "%s%s%s", path && *path ? path : "", path && *path ? "." : "",
+             v->string);
+    if (top_level && strcmp(v->string, "kind") == 0) continue;
+    const xp_field *f = find_field(fields, v->string);
+    if (!f && top_level) f = find_field(xp_declared_fields, v->string);
+    if (!f) return xp_spec_error(s, sub, "unknown key");
+    if (check_value(s, v, sub, f)) return XP_EXIT_USAGE;
+  }
+  for (const xp_field *f = fields; f && f->key; f++) {
+    if (f->required && !cJSON_GetObjectItemCaseSensitive(obj, f->key)) {
+      snprintf(sub, sizeof sub, "%s%s%s", path && *path ? path : "", path && *path ? "." : "", f->key);
+      return xp_error_at(XP_EXIT_USAGE, s->path, path && *path ? xp_spec_line(s, path) : 0,
+                         "%s: required key is missing", sub);
+    }
+  }
+  return 0;
+}
+
+/* ---- getters ---- */
+
+const char *xp_spec_str(const cJSON *obj, const char *key, const char *dflt) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  return cJSON_IsString(v) ? v->valuestring : dflt;
+}
+
+int64_t xp_spec_int(const cJSON *obj, const char *key, int64_t dflt) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : dflt;
+}
+
+double xp_spec_num(const cJSON *obj, const char *key, double dflt) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+int xp_spec_bool(const cJSON *obj, const char *key, int dflt) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  return cJSON_IsBool(v) ? cJSON_IsTrue(v) : dflt;
+}
+
+int xp_spec_sizes(const xp_spec *s, const cJSON *obj, const char *key, const char *path,
+                  int64_t **out) {
+  const cJSON *arr = cJSON_GetObjectItemCaseSensitive(obj, key);
+  *out = NULL;
+  if (!cJSON_IsArray(arr)) return 0;
+  int n = cJSON_GetArraySize(arr), i = 0;
+  int64_t *v = xp_xmalloc(sizeof *v * (size_t)(n ? n : 1));
+  const cJSON *e;
+  cJSON_ArrayForEach(e, arr) {
+    if (cJSON_IsNumber(e) && e->valuedouble >= 0) v[i] = (int64_t)e->valuedouble;
+    else if (!cJSON_IsString(e) || xp_parse_size(e->valuestring, &v[i]) != 0) {
+      char sub[300];
+      snprintf(sub, sizeof sub, "%s[%d]", path, i);
+      xp_spec_error(s, sub, "not a size");
+      free(v);
+      return -1;
+    }
+    i++;
+  }
+  *out = v;
+  return n;
+}

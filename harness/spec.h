@@ -1,0 +1,78 @@
+/*
+** Experiment specs: TOML (through toml++, harness/toml_adapter.cc) or JSON, as a cJSON tree
+** with the source line of every key, validated against a table of fields per run kind.
+** Canonical form: keys sorted at every level, no spaces; its SHA-256 identifies the content.
+*/
+#ifndef XP_SPEC_H
+#define XP_SPEC_H
+#include <cjson/cJSON.h>
+#include <stdint.h>
+
+typedef struct xp_spec {
+  cJSON *root;   /* the document (an object) */
+  cJSON *lines;  /* object: path ("a.b", "sizes[2]") -> line number; may be empty */
+  char *path;    /* file it came from, or "<command line>" */
+  char *dir;     /* directory relative paths in the spec resolve against */
+} xp_spec;
+
+/* Load a .toml or .json file. On error prints "xp: FILE:LINE: what" and returns NULL. */
+xp_spec *xp_spec_load(const char *path);
+/* Wrap a tree built in code (xp import). Takes ownership of root. dir: base for relative paths. */
+xp_spec *xp_spec_from_json(cJSON *root, const char *label, const char *dir);
+/* Parse a spec stored as JSON text (the database's copy, for xp rerun). */
+xp_spec *xp_spec_parse_json(const char *text, const char *label, const char *dir);
+void xp_spec_free(xp_spec *s);
+
+/* Line of a key path ("sizes", "cases[1].m"), or 0 when unknown. */
+int xp_spec_line(const xp_spec *s, const char *path);
+/* Report an error located at a key: "xp: FILE:LINE: PATH: message". Returns XP_EXIT_USAGE. */
+int xp_spec_error(const xp_spec *s, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Resolve a path written in the spec against the spec's directory (malloc'd). */
+char *xp_spec_resolve(const xp_spec *s, const char *relpath);
+
+/* Canonical JSON (sorted keys, compact) and its SHA-256 in hex. Caller frees the string. */
+char *xp_json_canonical(const cJSON *node);
+void xp_spec_hash(const xp_spec *s, char out[65]);
+
+/* ---- validation ---- */
+typedef enum xp_type {
+  XP_T_STRING, XP_T_INT, XP_T_NUMBER, XP_T_BOOL,
+  XP_T_STRINGS,  /* array of strings */
+  XP_T_INTS,     /* array of integers */
+  XP_T_NUMBERS,  /* array of numbers */
+  XP_T_TABLE,    /* object, checked against .sub */
+  XP_T_TABLES,   /* array of objects, each checked against .sub */
+  XP_T_SIZES,    /* array of byte sizes: integers or strings like "14336", "1M", "256MiB" */
+  XP_T_ANY_SCALAR_TABLE /* object of free-form scalars (notes, tags): any keys */
+} xp_type;
+
+typedef struct xp_field {
+  const char *key;
+  xp_type type;
+  int required;
+  const char *const *choices; /* NULL-terminated allowed strings (for STRING and STRINGS) */
+  const struct xp_field *sub; /* for TABLE/TABLES, terminated by {NULL} */
+  double min, max;            /* for INT/NUMBER(S) when min < max */
+  const char *help;           /* one line, shown by xp help KIND */
+} xp_field;
+
+/* The keys every spec may declare about the system under test, kept as run metadata and
+** flattened into runs columns: name, description, model, engine, tp, ep, pp, batch,
+** concurrency, dtype, quantization, interconnect, gpus_declared, notes, tags. */
+extern const xp_field xp_declared_fields[];
+
+/* Check obj against fields (and, at top level, the declared fields and "kind").
+** Unknown keys are errors. Prints the first problem and returns XP_EXIT_USAGE, else 0. */
+int xp_spec_check_fields(const xp_spec *s, const cJSON *obj, const char *path,
+                         const xp_field *fields, int top_level);
+
+/* Typed getters with defaults; the spec has been validated, so types are right. */
+const char *xp_spec_str(const cJSON *obj, const char *key, const char *dflt);
+int64_t xp_spec_int(const cJSON *obj, const char *key, int64_t dflt);
+double xp_spec_num(const cJSON *obj, const char *key, double dflt);
+int xp_spec_bool(const cJSON *obj, const char *key, int dflt);
+/* Byte sizes from an XP_T_SIZES array; returns count, *out malloc'd. -1 on a bad entry. */
+int xp_spec_sizes(const xp_spec *s, const cJSON *obj, const char *key, const char *path,
+                  int64_t **out);
+#endif

@@ -1,0 +1,17 @@
+/* The C face of the TOML reader (toml++ behind it; harness/toml_adapter.cc). */
+#ifndef XP_TOML_ADAPTER_H
+#define XP_TOML_ADAPTER_H
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* Parse TOML text into a cJSON object. `lines` (an object) receives "path" -> line for every
+** key and array element ("a.b", "sizes[2]"). On error returns NULL, writes the message to err
+** and the line to *err_line. Dates and times become strings in RFC 3339 form. */
+cJSON *xp_toml_to_json(const char *text, size_t len, const char *source, cJSON *lines, char *err,
+                       size_t errlen, int *err_line);
+#ifdef __cplusplus
+}
+#endif
+#endif

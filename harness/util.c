@@ -1,0 +1,258 @@
+/*
+** Errors, memory, files, time, hashes and number parsing: the small things every part of xp
+** needs, written once.
+*/
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "xp.h"
+#include "xp_blob.h"
+
+/* ---- errors ---- */
+
+static char last_error[2048];
+static int last_code;
+static int quiet;
+
+static int report(int code, const char *file, long line, const char *fmt, va_list ap) {
+  char msg[1536];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  /* One line, always: a message with a newline inside would break "one clear line". */
+  for (char *p = msg; *p; p++)
+    if (*p == '\n' || *p == '\r') *p = ' ';
+  if (file && line > 0)
+    snprintf(last_error, sizeof last_error, "%s:%ld: %s", file, line, msg);
+  else if (file)
+    snprintf(last_error, sizeof last_error, "%s: %s", file, msg);
+  else
+    snprintf(last_error, sizeof last_error, "%s", msg);
+  last_code = code;
+  if (!quiet) fprintf(stderr, "xp: %s\n", last_error);
+  return code;
+}
+
+int xp_error(int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  report(code, NULL, 0, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+int xp_error_at(int code, const char *file, long line, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  report(code, file, line, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+void xp_warn(const char *fmt, ...) {
+  if (quiet) return;
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("xp: warning: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+const char *xp_last_error(void) { return last_error; }
+int xp_last_error_code(void) { return last_code; }
+void xp_clear_error(void) { last_error[0] = 0; last_code = 0; }
+void xp_error_quiet(int on) { quiet = on; }
+
+/* ---- signals: the first SIGINT/SIGTERM asks the run to stop and be recorded as aborted;
+** a second one ends the process at once (default action). ---- */
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig) {
+  interrupted = 1;
+  signal(sig, SIG_DFL);
+}
+
+void xp_install_signal_handlers(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
+
+int xp_interrupted(void) { return interrupted != 0; }
+
+/* ---- memory and strings ---- */
+
+static void oom(void) {
+  fputs("xp: out of memory\n", stderr);
+  abort();
+}
+
+void *xp_xmalloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (!p) oom();
+  return p;
+}
+
+void *xp_xcalloc(size_t n, size_t m) {
+  void *p = calloc(n ? n : 1, m ? m : 1);
+  if (!p) oom();
+  return p;
+}
+
+void *xp_xrealloc(void *p, size_t n) {
+  p = realloc(p, n ? n : 1);
+  if (!p) oom();
+  return p;
+}
+
+char *xp_strdup(const char *s) {
+  if (!s) return NULL;
+  size_t n = strlen(s) + 1;
+  return memcpy(xp_xmalloc(n), s, n);
+}
+
+char *xp_asprintf(const char *fmt, ...) {
+  va_list ap, ap2;
+  va_start(ap, fmt);
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *s = xp_xmalloc((size_t)n + 1);
+  vsnprintf(s, (size_t)n + 1, fmt, ap2);
+  va_end(ap2);
+  return s;
+}
+
+char *xp_read_file(const char *path, size_t *len) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return NULL;
+  struct stat st;
+  if (fstat(fd, &st) != 0) { close(fd); return NULL; }
+  if (S_ISDIR(st.st_mode)) { close(fd); errno = EISDIR; return NULL; }
+  size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096, n = 0;
+  char *buf = xp_xmalloc(cap);
+  for (;;) {
+    if (n + 1 >= cap) buf = xp_xrealloc(buf, cap *= 2);
+    ssize_t r = read(fd, buf + n, cap - n - 1);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      int e = errno;
+      free(buf);
+      close(fd);
+      errno = e;
+      return NULL;
+    }
+    if (r == 0) break;
+    n += (size_t)r;
+  }
+  close(fd);
+  buf[n] = 0;
+  if (len) *len = n;
+  return buf;
+}
+
+/* ---- time ---- */
+
+int xp_now_iso8601(char *buf, size_t n) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  struct tm tm;
+  gmtime_r(&ts.tv_sec, &tm);
+  char base[32];
+  strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
+  return snprintf(buf, n, "%s.%03ldZ", base, ts.tv_nsec / 1000000);
+}
+
+double xp_now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ---- hashes and identifiers ---- */
+
+void xp_sha256_hex(const void *data, size_t len, char out[65]) {
+  unsigned char md[32];
+  unsigned int mdlen = 0;
+  EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL);
+  for (int i = 0; i < 32; i++) sprintf(out + 2 * i, "%02x", md[i]);
+  out[64] = 0;
+}
+
+int xp_uuid4(char out[37]) {
+  unsigned char b[16];
+  if (RAND_bytes(b, sizeof b) != 1) return -1;
+  b[6] = (unsigned char)((b[6] & 0x0f) | 0x40); /* version 4 */
+  b[8] = (unsigned char)((b[8] & 0x3f) | 0x80); /* RFC 4122 variant */
+  snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+           b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
+           b[13], b[14], b[15]);
+  return 0;
+}
+
+/* ---- numbers ---- */
+
+int xp_parse_int64(const char *s, int64_t *out) {
+  if (!s || !*s || isspace((unsigned char)*s)) return -1;
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (errno || *end) return -1;
+  *out = v;
+  return 0;
+}
+
+int xp_parse_double(const char *s, double *out) {
+  if (!s || !*s || isspace((unsigned char)*s)) return -1;
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || *end || !isfinite(v)) return -1;
+  *out = v;
+  return 0;
+}
+
+/* Sizes as people write them for collectives and buffers: K, M, G (and KiB, MiB, GiB, KB,
+** MB, GB) are all binary multiples, as in nccl-tests' -b/-e. */
+int xp_parse_size(const char *s, int64_t *out) {
+  if (!s || !isdigit((unsigned char)*s)) return -1;
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno) return -1;
+  while (*end == ' ') end++;
+  int64_t mult = 1;
+  if (*end) {
+    char u = (char)toupper((unsigned char)*end);
+    if (u == 'K') mult = 1024;
+    else if (u == 'M') mult = 1024 * 1024;
+    else if (u == 'G') mult = 1024LL * 1024 * 1024;
+    else if (u != 'B') return -1;
+    const char *rest = end + 1;
+    if (u == 'B') rest = end + 1;
+    else if (strcasecmp(rest, "iB") == 0 || strcasecmp(rest, "B") == 0) rest += strlen(rest);
+    if (*rest) return -1;
+  }
+  if (v > (unsigned long long)(INT64_MAX / mult)) return -1;
+  *out = (int64_t)v * mult;
+  return 0;
+}
+
+const struct xp_blob *xp_datafile(const char *name) {
+  for (int i = 0; i < xp_datafiles_count; i++)
+    if (strcmp(xp_datafiles[i].name, name) == 0) return &xp_datafiles[i];
+  return NULL;
+}

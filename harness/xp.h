@@ -1,0 +1,60 @@
+/*
+** xp: shared definitions. Exit codes are part of xp's interface (README lists them);
+** errors are reported as one line, "xp: <where>: <what>", and the last one is kept so that
+** a failed run can store the same text that the user saw.
+*/
+#ifndef XP_H
+#define XP_H
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum xp_exit {
+  XP_EXIT_OK = 0,        /* success */
+  XP_EXIT_FAILED = 1,    /* a run or check failed (wrong results, NCCL error, ...) */
+  XP_EXIT_USAGE = 2,     /* bad command line or bad input file (spec, trace, log, query) */
+  XP_EXIT_DB = 3,        /* database error: foreign, newer, corrupt, locked, read-only, full */
+  XP_EXIT_ENV = 4,       /* the environment cannot do it: no GPU, too few GPUs, built without CUDA */
+  XP_EXIT_INTEGRITY = 5, /* xp verify found a broken chain or a failed integrity check */
+  XP_EXIT_ABORTED = 130  /* interrupted by SIGINT or SIGTERM; the run is recorded as aborted */
+};
+
+extern const char xp_build_version[];
+extern const char xp_build_commit[];
+extern const int xp_build_dirty;
+extern const char xp_build_compiler[];
+
+/* Print "xp: <fmt>" on stderr and remember it as the last error. Returns `code`. */
+int xp_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Same, located: "xp: <file>:<line>: <fmt>" (line <= 0 leaves it out). */
+int xp_error_at(int code, const char *file, long line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Non-fatal notice on stderr: "xp: warning: <fmt>". */
+void xp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The text of the last error (without the "xp: " prefix), "" if none. */
+const char *xp_last_error(void);
+int xp_last_error_code(void);
+void xp_clear_error(void);
+/* Suppress printing (tests and internal retries); errors are still remembered. */
+void xp_error_quiet(int on);
+
+/* Set when SIGINT or SIGTERM arrived; long loops poll it and stop early. */
+int xp_interrupted(void);
+void xp_install_signal_handlers(void);
+
+/* Small utilities used across xp. */
+char *xp_strdup(const char *s);
+char *xp_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void *xp_xmalloc(size_t n);   /* aborts on out-of-memory: there is no sane recovery in xp */
+void *xp_xcalloc(size_t n, size_t m);
+void *xp_xrealloc(void *p, size_t n);
+char *xp_read_file(const char *path, size_t *len); /* NULL with errno set on failure */
+int xp_now_iso8601(char *buf, size_t n);           /* UTC, millisecond resolution */
+double xp_now_seconds(void);                      /* monotonic */
+void xp_sha256_hex(const void *data, size_t len, char out[65]);
+int xp_uuid4(char out[37]);
+int xp_parse_int64(const char *s, int64_t *out);   /* whole string, base 10; 0 on success */
+int xp_parse_double(const char *s, double *out);
+int xp_parse_size(const char *s, int64_t *out);    /* 14336, 1K, 4M, 256MiB, 1G: binary suffixes */
+#endif

@@ -1,0 +1,51 @@
+/*
+** Kernels behind the ceilings and gemm runners: a copy that moves memory as fast as the
+** chip allows (the bandwidth ceiling), random operands, and the float32 reference GEMM that
+** every cuBLASLt result is checked against before it is timed. C-callable launchers; each
+** returns the CUDA error of its launch (cudaSuccess when it was enqueued).
+*/
+#ifndef XP_KERNELS_CEILINGS_H
+#define XP_KERNELS_CEILINGS_H
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Element types, numbered as enum xp_lt_dtype (harness/lt.h). */
+enum { XP_KDT_BF16 = 0, XP_KDT_FP8_E4M3 = 1 };
+
+/* Blocks of XP_COPY16_THREADS threads that fill every SM of device `dev` with the copy
+** kernel at full occupancy (resident blocks per SM x SMs). */
+#define XP_COPY16_THREADS 256
+cudaError_t xp_copy16_grid(int dev, int *blocks);
+/* dst <- src with 16-byte loads and stores, four in flight per thread, grid-stride.
+** bytes must be a multiple of 16 and both pointers 16-byte aligned. Capturable. */
+cudaError_t xp_copy16(void *dst, const void *src, size_t bytes, int blocks, cudaStream_t s);
+
+/* count elements of type dtype, uniform in [-1, 1), from a counter-based hash of (seed, i):
+** the same seed gives the same data on any device. Never all zeros. */
+cudaError_t xp_fill_uniform(void *p, size_t count, int dtype, uint64_t seed, cudaStream_t s);
+
+/* ref[b][i][j] = scale * sum_k A[b][i][k] * W[b][j][k] in float32, for b < batch, with A
+** [batch][m][k] and W [batch][n][k] row-major of type dtype, ref [batch][m][n]. */
+cudaError_t xp_ref_gemm(const void *A, const void *W, float *ref, int m, int n, int k, int batch,
+                        int dtype, float scale, cudaStream_t s);
+
+/* Outcome of comparing a bf16 result with the float32 reference. */
+typedef struct xp_gemm_check {
+  unsigned long long count; /* elements compared */
+  unsigned long long bad;   /* elements outside the tolerance */
+  double ref_rms;           /* root mean square of the reference */
+  double max_abs_err;       /* largest |D - ref| */
+} xp_gemm_check;
+/* Element i is wrong when |D[i] - ref[i]| > rtol * |ref[i]| + atol_rms * ref_rms. Waits for
+** stream s to finish (the caller needs the answer before timing anything). */
+cudaError_t xp_check_gemm(const void *D, const float *ref, size_t count, double rtol,
+                          double atol_rms, xp_gemm_check *out, cudaStream_t s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
