@@ -53,7 +53,8 @@ int xp_execute_spec(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int impo
   if (rc && status == XP_RUN_FAILED && !*xp_last_error()) err = "failed without a message";
   int frc = xp_run_finish(run, status, err);
   if (frc && rc == 0) rc = frc;
-  fprintf(stderr, "xp: run %s %s\n", uuid,
+  /* stdout, so that a failure's stderr stays the one line that says what went wrong */
+  printf("run %s %s\n", uuid,
           rc == 0 ? "ok" : status == XP_RUN_ABORTED ? "aborted" : "failed");
   return rc;
 }

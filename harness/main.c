@@ -1,118 +1,13 @@
 /*
-** xp: the dispatcher. Global options, then one subcommand, each in its own cmd_*.c file.
+** xp: the dispatcher. Global options, then one subcommand (the table is in commands.c).
 */
-#include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
 #include "cli.h"
 #include "db.h"
 #include "xp.h"
 
-int cmd_run(int argc, char **argv, const char *db_path);
-int cmd_import(int argc, char **argv, const char *db_path);
-int cmd_query(int argc, char **argv, const char *db_path);
-int cmd_runs(int argc, char **argv, const char *db_path);
-int cmd_show(int argc, char **argv, const char *db_path);
-int cmd_version(int argc, char **argv, const char *db_path);
 int cmd_help(int argc, char **argv, const char *db_path);
-/* Commands of other concerns; absent from a build that does not link them. */
-#define XP_OPTIONAL_CMD(n) int cmd_##n(int, char **, const char *) __attribute__((weak));
-XP_OPTIONAL_CMD(reclassify)
-XP_OPTIONAL_CMD(compare)
-XP_OPTIONAL_CMD(decide)
-XP_OPTIONAL_CMD(audit)
-XP_OPTIONAL_CMD(rerun)
-XP_OPTIONAL_CMD(verify)
-XP_OPTIONAL_CMD(merge)
-XP_OPTIONAL_CMD(export)
-XP_OPTIONAL_CMD(report)
-
-static const xp_cmd commands[] = {
-    {"run", cmd_run, "run an experiment spec and record it",
-     "usage: xp run SPEC.toml [--dry-run] [--set KEY=VALUE]...\n"
-     "  Validates the spec, records a run ('running' until it finishes), measures, and stores\n"
-     "  the results and metadata in one transaction.\n"
-     "  --dry-run        print what would be measured; touch nothing\n"
-     "  --set KEY=VALUE  override a top-level key of the spec (typed like the spec's field)\n"},
-    {"import", cmd_import, "import existing results (profiler traces, nccl-tests logs, ...)",
-     "usage: xp import FORMAT FILE... [--OPTION VALUE]... [--set KEY=VALUE]... [--dry-run]\n"
-     "  All files of one invocation become one run. Formats: see `xp help kinds`.\n"
-     "  Options map to the kind's spec keys (--step-annotation NAME -> step_annotation).\n"
-     "  --set KEY=VALUE  declare the configuration (model, tp, batch, interconnect, ...)\n"},
-    {"query", cmd_query, "run the SQL in a file against the database, read-only",
-     "usage: xp query FILE.sql [--param NAME=VALUE]... [--format table|csv|json]\n"
-     "  Opens the database read-only; every statement in the file runs and prints its rows.\n"
-     "  Parameters are bound by name (:NAME, @NAME or $NAME in the SQL).\n"},
-    {"runs", cmd_runs, "list runs, newest first",
-     "usage: xp runs [--kind K] [--status S] [--where KEY=VALUE]... [--limit N] [--format F]\n"
-     "  Status 'incomplete' marks a run whose recording process died.\n"
-     "  --where matches flattened columns (model, tp, batch, gpu_name, interconnect, ...) or\n"
-     "  any metadata key (env.NCCL_P2P_DISABLE=1).\n"},
-    {"show", cmd_show, "show everything recorded for a run",
-     "usage: xp show RUN [--format table|json]\n"
-     "  RUN is a UUID or a unique prefix of one.\n"},
-    {"reclassify", NULL, "re-apply kernel category rules to all history", NULL},
-    {"compare", NULL, "compare two runs or two groups of runs", NULL},
-    {"decide", NULL, "record a decision with its evidence", NULL},
-    {"audit", NULL, "re-check decisions against today's history", NULL},
-    {"rerun", NULL, "run a recorded run's spec again", NULL},
-    {"verify", NULL, "check the database's integrity chain", NULL},
-    {"merge", NULL, "merge another xp database into this one", NULL},
-    {"export", NULL, "export runs as CSV or JSON", NULL},
-    {"report", NULL, "write a self-contained HTML report", NULL},
-    {"version", cmd_version, "print xp's version, commit and schema",
-     "usage: xp version\n"},
-    {"help", cmd_help, "list commands, kinds, or help on one",
-     "usage: xp help [COMMAND | kinds | KIND]\n"},
-    {NULL, NULL, NULL, NULL}};
-
-static xp_cmd table[sizeof commands / sizeof commands[0]];
-
-/* Optional commands get their function from the weak symbol; their usage from their file. */
-const xp_cmd *xp_cmds(void) {
-  if (table[0].name) return table;
-  const struct { const char *name; xp_cmd_fn fn; } optional[] = {
-      {"reclassify", cmd_reclassify}, {"compare", cmd_compare}, {"decide", cmd_decide},
-      {"audit", cmd_audit},           {"rerun", cmd_rerun},     {"verify", cmd_verify},
-      {"merge", cmd_merge},           {"export", cmd_export},   {"report", cmd_report}};
-  size_t n = 0;
-  for (size_t i = 0; commands[i].name; i++) {
-    xp_cmd c = commands[i];
-    for (size_t j = 0; j < sizeof optional / sizeof optional[0]; j++)
-      if (!c.fn && strcmp(c.name, optional[j].name) == 0) c.fn = optional[j].fn;
-    if (c.fn) table[n++] = c;
-  }
-  return table;
-}
-
-const xp_cmd *xp_cmd_find(const char *name) {
-  for (const xp_cmd *c = xp_cmds(); c->name; c++)
-    if (strcmp(c->name, name) == 0) return c;
-  return NULL;
-}
-
-const char *xp_opt_value(int argc, char **argv, int *i, const char *name, int *bad) {
-  const char *a = argv[*i];
-  size_t n = strlen(name);
-  if (strncmp(a, name, n) != 0) return NULL;
-  if (a[n] == '=') return a + n + 1;
-  if (a[n] != 0) return NULL;
-  if (*i + 1 >= argc) {
-    xp_error(XP_EXIT_USAGE, "%s needs a value", name);
-    *bad = 1;
-    return NULL;
-  }
-  return argv[++*i];
-}
-
-int xp_usage_error(const char *cmd, const char *fmt, ...) {
-  char msg[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  return xp_error(XP_EXIT_USAGE, "%s: %s (see `xp %s --help`)", cmd, msg, cmd);
-}
+int cmd_version(int argc, char **argv, const char *db_path);
 
 static int wants_help(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {

@@ -79,6 +79,9 @@ void xp_nccl_plan_free(xp_nccl_plan *p);
 /* Every size must split into whole elements for every collective at this rank count. */
 int xp_nccl_plan_check_ranks(const xp_spec *s, const xp_nccl_plan *p, int nranks);
 
+/* An env table value as the string setenv gets (true -> "1"). 0, or -1 for a non-scalar. */
+int xp_nccl_env_value(const cJSON *v, char *buf, size_t n);
+
 /* Kind callbacks. */
 int xp_nccl_burst_check(const xp_spec *s);
 int xp_nccl_burst_plan(const xp_spec *s, FILE *out);

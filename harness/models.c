@@ -1,0 +1,270 @@
+/*
+** Model files and decode-step GEMM shapes (see models.h for the derivation's assumptions).
+*/
+#include "models.h"
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "spec.h"
+#include "xp.h"
+
+#define BIG 1e9 /* upper bound for dimensions: catches typos like 71680000 */
+
+static const xp_field model_fields[] = {
+    {"name", XP_T_STRING, 1, NULL, NULL, 0, 0, "model name as runs record it (Kimi-K2.5)"},
+    {"source", XP_T_STRING, 1, NULL, NULL, 0, 0, "where the config was read (URL of config.json)"},
+    {"architecture", XP_T_STRING, 0, NULL, NULL, 0, 0, "config.json architectures[0]"},
+    {"hidden_size", XP_T_INT, 1, NULL, NULL, 1, BIG, NULL},
+    {"num_hidden_layers", XP_T_INT, 1, NULL, NULL, 1, BIG, NULL},
+    {"num_attention_heads", XP_T_INT, 1, NULL, NULL, 1, BIG, NULL},
+    {"vocab_size", XP_T_INT, 1, NULL, NULL, 1, BIG, NULL},
+    {"intermediate_size", XP_T_INT, 0, NULL, NULL, 1, BIG, "dense MLP width"},
+    {"num_key_value_heads", XP_T_INT, 0, NULL, NULL, 1, BIG, "GQA; default num_attention_heads"},
+    {"head_dim", XP_T_INT, 0, NULL, NULL, 1, BIG, "GQA; default hidden_size / heads"},
+    {"q_lora_rank", XP_T_INT, 0, NULL, NULL, 0, BIG, "MLA; 0 or absent: a full q_proj"},
+    {"kv_lora_rank", XP_T_INT, 0, NULL, NULL, 1, BIG, "present: the model uses MLA"},
+    {"qk_nope_head_dim", XP_T_INT, 0, NULL, NULL, 1, BIG, NULL},
+    {"qk_rope_head_dim", XP_T_INT, 0, NULL, NULL, 1, BIG, NULL},
+    {"v_head_dim", XP_T_INT, 0, NULL, NULL, 1, BIG, NULL},
+    {"n_routed_experts", XP_T_INT, 0, NULL, NULL, 1, BIG, "present: MoE layers"},
+    {"num_experts_per_tok", XP_T_INT, 0, NULL, NULL, 1, BIG, NULL},
+    {"n_shared_experts", XP_T_INT, 0, NULL, NULL, 0, BIG, NULL},
+    {"moe_intermediate_size", XP_T_INT, 0, NULL, NULL, 1, BIG, NULL},
+    {"first_k_dense_replace", XP_T_INT, 0, NULL, NULL, 0, BIG, "leading dense layers"},
+    {"moe_layer_freq", XP_T_INT, 0, NULL, NULL, 1, BIG, "every n-th layer is MoE"},
+    {NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
+
+void xp_model_free(xp_model *m) {
+  if (!m) return;
+  free(m->name);
+  free(m->source);
+  free(m->path);
+  free(m);
+}
+
+static int need(const xp_spec *s, const char *when_key, const char *what, const char *key) {
+  if (cJSON_GetObjectItemCaseSensitive(s->root, key)) return 0;
+  return xp_spec_error(s, when_key, "%s needs %s, which is missing", what, key);
+}
+
+/* Cross-field rules: which keys an MLA, GQA or MoE model must carry. */
+static int check_model(const xp_spec *s, const xp_model *m) {
+  const cJSON *r = s->root;
+  if (m->kv_lora > 0) {
+    const char *keys[] = {"qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"};
+    for (int i = 0; i < 3; i++)
+      if (need(s, "kv_lora_rank", "an MLA model (kv_lora_rank)", keys[i])) return XP_EXIT_USAGE;
+  } else if (!cJSON_GetObjectItemCaseSensitive(r, "head_dim") && m->hidden % m->heads != 0) {
+    return xp_spec_error(s, "num_attention_heads", "hidden_size %lld is not a multiple of %lld "
+                         "heads; give head_dim", (long long)m->hidden, (long long)m->heads);
+  } else if (m->kv_heads > m->heads || m->heads % m->kv_heads != 0) {
+    return xp_spec_error(s, "num_key_value_heads", "%lld key-value heads do not divide %lld "
+                         "attention heads", (long long)m->kv_heads, (long long)m->heads);
+  }
+  if (m->experts > 0) {
+    if (need(s, "n_routed_experts", "a MoE model (n_routed_experts)", "num_experts_per_tok") ||
+        need(s, "n_routed_experts", "a MoE model (n_routed_experts)", "moe_intermediate_size"))
+      return XP_EXIT_USAGE;
+    if (m->topk > m->experts)
+      return xp_spec_error(s, "num_experts_per_tok", "%lld experts per token exceed the %lld "
+                           "routed experts", (long long)m->topk, (long long)m->experts);
+    if (m->first_dense > m->layers)
+      return xp_spec_error(s, "first_k_dense_replace", "%lld dense layers exceed the %lld layers",
+                           (long long)m->first_dense, (long long)m->layers);
+  }
+  if (m->layers - xp_model_moe_layers(m) > 0 &&
+      need(s, m->experts > 0 ? "first_k_dense_replace" : "hidden_size",
+           "a model with dense MLP layers", "intermediate_size"))
+    return XP_EXIT_USAGE;
+  return 0;
+}
+
+int xp_model_load(const char *path, xp_model **out) {
+  *out = NULL;
+  xp_spec *s = xp_spec_load(path);
+  if (!s) return XP_EXIT_USAGE;
+  int rc = xp_spec_check_fields(s, s->root, "", model_fields, 0);
+  if (rc) {
+    xp_spec_free(s);
+    return rc;
+  }
+  const cJSON *r = s->root;
+  xp_model *m = xp_xcalloc(1, sizeof *m);
+  m->name = xp_strdup(xp_spec_str(r, "name", ""));
+  m->source = xp_strdup(xp_spec_str(r, "source", ""));
+  m->path = xp_strdup(path);
+  m->hidden = xp_spec_int(r, "hidden_size", 0);
+  m->layers = xp_spec_int(r, "num_hidden_layers", 0);
+  m->heads = xp_spec_int(r, "num_attention_heads", 0);
+  m->vocab = xp_spec_int(r, "vocab_size", 0);
+  m->intermediate = xp_spec_int(r, "intermediate_size", 0);
+  m->kv_heads = xp_spec_int(r, "num_key_value_heads", m->heads);
+  m->head_dim = xp_spec_int(r, "head_dim", m->hidden / m->heads);
+  m->q_lora = xp_spec_int(r, "q_lora_rank", 0);
+  m->kv_lora = xp_spec_int(r, "kv_lora_rank", 0);
+  m->qk_nope = xp_spec_int(r, "qk_nope_head_dim", 0);
+  m->qk_rope = xp_spec_int(r, "qk_rope_head_dim", 0);
+  m->v_head = xp_spec_int(r, "v_head_dim", 0);
+  m->experts = xp_spec_int(r, "n_routed_experts", 0);
+  m->topk = xp_spec_int(r, "num_experts_per_tok", 0);
+  m->shared = xp_spec_int(r, "n_shared_experts", 0);
+  m->moe_inter = xp_spec_int(r, "moe_intermediate_size", 0);
+  m->first_dense = xp_spec_int(r, "first_k_dense_replace", 0);
+  m->moe_freq = xp_spec_int(r, "moe_layer_freq", 1);
+  rc = check_model(s, m);
+  xp_spec_free(s);
+  if (rc) {
+    xp_model_free(m);
+    return rc;
+  }
+  *out = m;
+  return 0;
+}
+
+/* DeepSeek-V3's rule (modeling_deepseek.py): layer i is MoE when i >= first_k_dense_replace
+** and i % moe_layer_freq == 0. */
+int64_t xp_model_moe_layers(const xp_model *m) {
+  if (m->experts <= 0) return 0;
+  int64_t n = 0;
+  for (int64_t i = m->first_dense; i < m->layers; i++)
+    if (i % m->moe_freq == 0) n++;
+  return n;
+}
+
+static int refuse(char *err, size_t n, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, n, fmt, ap);
+  va_end(ap);
+  return XP_EXIT_USAGE;
+}
+
+int xp_model_check_parallel(const xp_model *m, const xp_parallel *p, char *err, size_t n) {
+  long long tp = p->tp, ep = p->ep;
+  if (tp < 1 || ep < 1) return refuse(err, n, "tp and ep must be at least 1");
+  if (m->heads % tp)
+    return refuse(err, n, "%s's %lld attention heads do not split over tp=%lld", m->name,
+                  (long long)m->heads, tp);
+  if (m->kv_lora <= 0 && m->kv_heads % tp && tp % m->kv_heads)
+    return refuse(err, n, "%s's %lld key-value heads neither split over nor replicate evenly "
+                  "across tp=%lld", m->name, (long long)m->kv_heads, tp);
+  if (m->layers - xp_model_moe_layers(m) > 0 && m->intermediate % tp)
+    return refuse(err, n, "%s's intermediate_size %lld does not split over tp=%lld", m->name,
+                  (long long)m->intermediate, tp);
+  if (m->experts <= 0) {
+    if (ep != 1) return refuse(err, n, "%s has no experts; ep must be 1", m->name);
+    return 0;
+  }
+  if (tp % ep)
+    return refuse(err, n, "ep=%lld must divide tp=%lld (experts are split over ep GPUs and "
+                  "each expert over tp/ep)", ep, tp);
+  if (m->experts % ep)
+    return refuse(err, n, "%s's %lld routed experts do not split over ep=%lld", m->name,
+                  (long long)m->experts, ep);
+  if (m->moe_inter % (tp / ep))
+    return refuse(err, n, "%s's moe_intermediate_size %lld does not split over tp/ep=%lld",
+                  m->name, (long long)m->moe_inter, tp / ep);
+  if ((m->moe_inter * m->shared) % tp)
+    return refuse(err, n, "%s's shared experts (%lld x %lld) do not split over tp=%lld", m->name,
+                  (long long)m->shared, (long long)m->moe_inter, tp);
+  return 0;
+}
+
+double xp_moe_expected_active(int64_t experts, int64_t topk, int64_t tokens) {
+  if (experts <= 0 || topk <= 0 || tokens <= 0) return 0;
+  return (double)experts * (1.0 - pow(1.0 - (double)topk / (double)experts, (double)tokens));
+}
+
+typedef struct list {
+  xp_gemm_shape **v;
+  size_t *n;
+  int64_t batch;
+} list;
+
+static void add(list *l, const char *name, int64_t m, int64_t n, int64_t k, int64_t bmm,
+                int64_t count) {
+  if (count <= 0) return;
+  *l->v = xp_xrealloc(*l->v, (*l->n + 1) * sizeof **l->v);
+  xp_gemm_shape *s = &(*l->v)[(*l->n)++];
+  memset(s, 0, sizeof *s);
+  snprintf(s->name, sizeof s->name, "%s", name);
+  s->m = m, s->n = n, s->k = k, s->bmm = bmm, s->batch = l->batch, s->count = count;
+}
+
+static void attention(list *l, const xp_model *m, const xp_parallel *p) {
+  int64_t B = l->batch, L = m->layers, h = m->heads / p->tp, H = m->hidden;
+  if (m->kv_lora <= 0) {
+    int64_t kvh = m->kv_heads >= p->tp ? m->kv_heads / p->tp : 1; /* replicated below tp */
+    add(l, "qkv_proj", B, (h + 2 * kvh) * m->head_dim, H, 1, L);
+    add(l, "o_proj", B, H, h * m->head_dim, 1, L);
+    return;
+  }
+  int64_t qk = m->qk_nope + m->qk_rope;
+  if (m->q_lora > 0) {
+    add(l, "q_a_proj", B, m->q_lora, H, 1, L);
+    add(l, "q_b_proj", B, h * qk, m->q_lora, 1, L);
+  } else {
+    add(l, "q_proj", B, h * qk, H, 1, L);
+  }
+  add(l, "kv_a_proj", B, m->kv_lora + m->qk_rope, H, 1, L);
+  if (p->mla_absorbed) {
+    add(l, "kv_b_proj_k", B, m->kv_lora, m->qk_nope, h, L);
+    add(l, "kv_b_proj_v", B, m->v_head, m->kv_lora, h, L);
+  } else {
+    add(l, "kv_b_proj", B, h * (m->qk_nope + m->v_head), m->kv_lora, 1, L);
+  }
+  add(l, "o_proj", B, H, h * m->v_head, 1, L);
+}
+
+static void mlp(list *l, const xp_model *m, const xp_parallel *p) {
+  int64_t B = l->batch, H = m->hidden, moe = xp_model_moe_layers(m);
+  int64_t dense = m->layers - moe;
+  if (dense > 0) {
+    add(l, "dense_gate_up", B, 2 * m->intermediate / p->tp, H, 1, dense);
+    add(l, "dense_down", B, H, m->intermediate / p->tp, 1, dense);
+  }
+  if (moe <= 0) return;
+  double active = xp_moe_expected_active(m->experts, m->topk, B);
+  int64_t per_gpu = llround(active / p->ep);
+  if (per_gpu < 1) per_gpu = 1;
+  /* ceil with a little slack, so that B=1 (active == k exactly in real arithmetic) gives 1 */
+  int64_t rows = (int64_t)ceil((double)(B * m->topk) / active - 1e-9);
+  int64_t inter = m->moe_inter / (p->tp / p->ep);
+  add(l, "moe_router", B, m->experts, H, 1, moe);
+  add(l, "moe_gate_up", rows, 2 * inter, H, 1, moe * per_gpu);
+  add(l, "moe_down", rows, H, inter, 1, moe * per_gpu);
+  if (m->shared > 0) {
+    int64_t sh = m->moe_inter * m->shared / p->tp;
+    add(l, "shared_expert_gate_up", B, 2 * sh, H, 1, moe);
+    add(l, "shared_expert_down", B, H, sh, 1, moe);
+  }
+}
+
+int xp_model_decode_gemms(const xp_model *m, const xp_parallel *p, int64_t batch,
+                          xp_gemm_shape **v, size_t *n) {
+  if (batch <= 0) return xp_error(XP_EXIT_USAGE, "decode batch must be positive (got %lld)",
+                                  (long long)batch);
+  list l = {v, n, batch};
+  attention(&l, m, p);
+  mlp(&l, m, p);
+  /* vLLM pads the vocabulary so that it splits evenly; the padded rows are real work. */
+  add(&l, "lm_head", batch, (m->vocab + p->tp - 1) / p->tp, m->hidden, 1, 1);
+  return 0;
+}
+
+double xp_gemm_bytes(const xp_gemm_shape *s, int elem_bytes) {
+  double b = (double)s->bmm;
+  return b * ((double)s->n * s->k * elem_bytes + (double)s->m * s->k * elem_bytes +
+              (double)s->m * s->n * 2.0);
+}
+
+double xp_gemm_flops(const xp_gemm_shape *s) {
+  return 2.0 * (double)s->bmm * (double)s->m * (double)s->n * (double)s->k;
+}
+
+const char *xp_gemm_bound(double bw_share, double compute_share) {
+  if (bw_share < XP_GEMM_LATENCY_SHARE && compute_share < XP_GEMM_LATENCY_SHARE) return "latency";
+  return bw_share >= compute_share ? "memory" : "compute";
+}

@@ -1,0 +1,78 @@
+/*
+** Model architectures and the GEMMs one GPU runs in one decode step.
+**
+** A model file (experiments/models/NAME.toml) copies the keys it needs from the model's
+** public Hugging Face config.json under the same names (hidden_size, kv_lora_rank,
+** n_routed_experts, ...), plus `name` and `source` (where the config was read).
+**
+** Shape derivation, for D[m,n] = A[m,k] * W[n,k]^T on one GPU, decode batch B tokens:
+**   - Tensor parallelism (tp) shards attention heads, the dense MLP, shared experts and
+**     the vocabulary column- or row-wise, as vLLM and SGLang do. Projections into a
+**     low-rank latent (MLA's q_a_proj, kv_a_proj) and the router are replicated.
+**   - Expert parallelism (ep, dividing tp) gives each GPU n_routed_experts/ep whole experts
+**     sharded tp/ep ways; every GPU sees all B tokens (attention stays tensor-parallel).
+**   - Routed experts run as one GEMM per active expert (the per-expert launches of the
+**     cuBLAS path). With uniform routing, B tokens choosing k of E experts activate
+**     E*(1-(1-k/E)^B) experts on average; each GPU runs round(that/ep) of them (at least 1),
+**     each with ceil(B*k / that) rows.
+**   - MLA absorbed (the decode form in vLLM and SGLang): kv_b_proj is not applied to the
+**     cache; its two halves multiply per head, as batched GEMMs over the GPU's heads:
+**     kv_b_proj_k (q_nope into the latent: n=kv_lora_rank, k=qk_nope_head_dim) and
+**     kv_b_proj_v (latent into values: n=v_head_dim, k=kv_lora_rank). MLA naive applies
+**     kv_b_proj to the step's B tokens only (the prefill form), as a plain GEMM.
+**   - Not counted: attention itself (softmax(QK^T)V), norms, rotary, activations, biases
+**     (GLM's qkv bias is an epilogue), multi-token-prediction layers, and vLLM's fusion of
+**     q_a_proj with kv_a_proj (kept apart here so each is named).
+*/
+#ifndef XP_MODELS_H
+#define XP_MODELS_H
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct xp_model {
+  char *name, *source, *path;
+  int64_t hidden, layers, heads, vocab, intermediate;
+  int64_t kv_heads, head_dim;                        /* grouped-query attention */
+  int64_t q_lora, kv_lora, qk_nope, qk_rope, v_head; /* MLA, when kv_lora > 0 */
+  int64_t experts, topk, shared, moe_inter, first_dense, moe_freq; /* MoE, when experts > 0 */
+} xp_model;
+
+/* Load and validate a model file. Errors are reported at the file's line ("xp: FILE:LINE:
+** key: what") and return XP_EXIT_USAGE; a missing file is XP_EXIT_USAGE too. */
+int xp_model_load(const char *path, xp_model **out);
+void xp_model_free(xp_model *m);
+int64_t xp_model_moe_layers(const xp_model *m);
+
+typedef struct xp_parallel {
+  int tp, ep;
+  int mla_absorbed; /* 1: absorbed (decode), 0: naive kv_b_proj */
+} xp_parallel;
+
+typedef struct xp_gemm_shape {
+  char name[32];
+  int64_t m, n, k; /* per-GPU GEMM D[m,n] = A[m,k] * W[n,k]^T */
+  int64_t bmm;     /* independent matrices in one batched launch (heads per GPU); else 1 */
+  int64_t batch;   /* decode batch (tokens in the step) the shape belongs to */
+  int64_t count;   /* launches per decode step on one GPU */
+} xp_gemm_shape;
+
+/* Can the model be split this way? On failure writes one sentence to err and returns
+** XP_EXIT_USAGE (the caller locates it in its spec). */
+int xp_model_check_parallel(const xp_model *m, const xp_parallel *p, char *err, size_t errlen);
+/* Append the decode GEMMs at `batch` tokens to *list (grown with realloc), in the order
+** one layer runs them, then lm_head. The parallel split must have passed the check. */
+int xp_model_decode_gemms(const xp_model *m, const xp_parallel *p, int64_t batch,
+                          xp_gemm_shape **list, size_t *n);
+/* Experts that B tokens choosing k of E uniformly activate, on average. */
+double xp_moe_expected_active(int64_t experts, int64_t topk, int64_t tokens);
+
+/* Roofline arithmetic, one definition for runner, plan and tests. Bytes count the weight,
+** the activations (both elem_bytes wide) and the bf16 output once each. */
+double xp_gemm_bytes(const xp_gemm_shape *s, int elem_bytes);
+double xp_gemm_flops(const xp_gemm_shape *s);
+/* Below this share of both ceilings a GEMM is called latency-bound: neither memory nor
+** the tensor cores are busy enough to explain its time. */
+#define XP_GEMM_LATENCY_SHARE 0.5
+/* "memory", "compute" or "latency" from the shares of the two ceilings. */
+const char *xp_gemm_bound(double bw_share, double compute_share);
+#endif

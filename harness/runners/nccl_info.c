@@ -1,0 +1,215 @@
+/*
+** NCCL's INFO log, read line by line. NCCL prints "host:pid:tid [dev] NCCL INFO <message>";
+** only the message matters here, and only the messages that say what NCCL chose: version,
+** ranks and nodes, channels, the transport of every peer connection, the algorithm and
+** protocol of every collective (TUNING), and the environment it read. Unknown lines are
+** skipped: NCCL adds messages in every release and a log must still be readable.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "nccl_info.h"
+#include "xp.h"
+
+void xp_nccl_info_init(xp_nccl_info *info) {
+  memset(info, 0, sizeof *info);
+  info->cuda_driver = info->nranks = info->nnodes = info->local_ranks = -1;
+  info->ring_channels = info->coll_channels = info->nvls_channels = -1;
+  info->p2p_channels = info->p2p_per_peer = -1;
+}
+
+void xp_nccl_info_free(xp_nccl_info *info) {
+  free(info->conn);
+  free(info->tuning);
+  free(info->env);
+  xp_nccl_info_init(info);
+}
+
+static int starts(const char *s, const char *prefix) {
+  return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static void copy_trimmed(char *dst, size_t n, const char *src) {
+  while (*src == ' ') src++;
+  snprintf(dst, n, "%s", src);
+  size_t l = strlen(dst);
+  while (l && (dst[l - 1] == ' ' || dst[l - 1] == '\r' || dst[l - 1] == '\n')) dst[--l] = 0;
+}
+
+static void add_conn(xp_nccl_info *info, int src, int dst, const char *transport) {
+  for (int i = 0; i < info->nconn; i++) {
+    xp_nccl_conn *c = &info->conn[i];
+    if (c->src == src && c->dst == dst && strcmp(c->transport, transport) == 0) {
+      c->channels++;
+      return;
+    }
+  }
+  if (info->nconn == info->nconn_alloc) {
+    info->nconn_alloc = info->nconn_alloc ? 2 * info->nconn_alloc : 16;
+    info->conn = xp_xrealloc(info->conn, sizeof *info->conn * (size_t)info->nconn_alloc);
+  }
+  xp_nccl_conn *c = &info->conn[info->nconn++];
+  c->src = src;
+  c->dst = dst;
+  c->channels = 1;
+  snprintf(c->transport, sizeof c->transport, "%s", transport);
+}
+
+/* "Channel 00/24 : 0 1" lists a ring; "Channel 03/0 : 0[0] -> 1[1] [send] via NET/IB/0" is a
+** connection (older NCCL: "Channel 03 : ..."; the brackets may hold a bus id in hex). */
+static void parse_channel(xp_nccl_info *info, const char *msg) {
+  const char *colon = strstr(msg, " : ");
+  if (!colon) return;
+  const char *via = strstr(colon, " via ");
+  if (!via) {
+    int ch, total;
+    if (sscanf(msg, "Channel %d/%d :", &ch, &total) == 2 && total > info->ring_channels)
+      info->ring_channels = total;
+    return;
+  }
+  int src, dst;
+  if (sscanf(colon + 3, "%d[%*[^]]] -> %d[%*[^]]]", &src, &dst) != 2) return;
+  char transport[64];
+  copy_trimmed(transport, sizeof transport, via + 5);
+  add_conn(info, src, dst, transport);
+}
+
+static void parse_tuning(xp_nccl_info *info, const char *msg) {
+  xp_nccl_tuning t;
+  long long bytes;
+  memset(&t, 0, sizeof t);
+  t.ch_lo = t.ch_hi = -1;
+  int got = sscanf(msg, "%31[^:]: %lld Bytes -> Algo %31s proto %15s channel{Lo..Hi}={%d..%d}", t.func,
+                   &bytes, t.algo, t.proto, &t.ch_lo, &t.ch_hi);
+  if (got < 4) return;
+  t.bytes = bytes;
+  for (int i = 0; i < info->ntuning; i++) {
+    xp_nccl_tuning *o = &info->tuning[i];
+    if (o->bytes == t.bytes && strcmp(o->func, t.func) == 0) {
+      *o = t; /* the latest choice for a size is what later calls ran with */
+      return;
+    }
+  }
+  if (info->ntuning == info->ntuning_alloc) {
+    info->ntuning_alloc = info->ntuning_alloc ? 2 * info->ntuning_alloc : 32;
+    info->tuning = xp_xrealloc(info->tuning, sizeof *info->tuning * (size_t)info->ntuning_alloc);
+  }
+  info->tuning[info->ntuning++] = t;
+}
+
+static void parse_env(xp_nccl_info *info, const char *msg, const char *marker) {
+  char key[64], value[192];
+  size_t kl = (size_t)(marker - msg);
+  if (kl == 0 || kl >= sizeof key) return;
+  memcpy(key, msg, kl);
+  key[kl] = 0;
+  if (strchr(key, ' ')) return;
+  copy_trimmed(value, sizeof value, marker + strlen(" set by environment to "));
+  size_t vl = strlen(value);
+  if (vl && value[vl - 1] == '.') value[vl - 1] = 0;
+  for (int i = 0; i < info->nenv; i++)
+    if (strcmp(info->env[i].key, key) == 0) {
+      snprintf(info->env[i].value, sizeof info->env[i].value, "%s", value);
+      return;
+    }
+  if (info->nenv == info->nenv_alloc) {
+    info->nenv_alloc = info->nenv_alloc ? 2 * info->nenv_alloc : 8;
+    info->env = xp_xrealloc(info->env, sizeof *info->env * (size_t)info->nenv_alloc);
+  }
+  xp_nccl_kv *kv = &info->env[info->nenv++];
+  snprintf(kv->key, sizeof kv->key, "%s", key);
+  snprintf(kv->value, sizeof kv->value, "%s", value);
+}
+
+static void parse_message(xp_nccl_info *info, const char *msg) {
+  const char *p;
+  int a, b, c, d;
+  if (starts(msg, "NCCL version ")) {
+    char v[64];
+    if (sscanf(msg + 13, "%63s", v) == 1) snprintf(info->version, sizeof info->version, "%s", v);
+  } else if (starts(msg, "cudaDriverVersion ")) {
+    info->cuda_driver = atoi(msg + 18);
+  } else if (starts(msg, "Channel ")) {
+    parse_channel(info, msg);
+  } else if ((p = strstr(msg, " Bytes -> Algo ")) != NULL) {
+    parse_tuning(info, msg);
+  } else if ((p = strstr(msg, " set by environment to ")) != NULL) {
+    parse_env(info, msg, p);
+  } else if ((p = strstr(msg, "nRanks ")) != NULL && strstr(msg, "nNodes ")) {
+    if (sscanf(p, "nRanks %d nNodes %d localRanks %d", &a, &b, &c) >= 2) {
+      if (a > info->nranks) info->nranks = a;
+      if (b > info->nnodes) info->nnodes = b;
+      if (c > info->local_ranks) info->local_ranks = c;
+    }
+  } else if ((p = strstr(msg, " coll channels, ")) != NULL) {
+    while (p > msg && p[-1] >= '0' && p[-1] <= '9') p--;
+    int n = sscanf(p, "%d coll channels, %*d collnet channels, %d nvls channels, %d p2p channels, "
+                      "%d p2p channels per peer", &a, &b, &c, &d);
+    if (n >= 1) info->coll_channels = a;
+    if (n >= 2) info->nvls_channels = b;
+    if (n >= 3) info->p2p_channels = c;
+    if (n >= 4) info->p2p_per_peer = d;
+  } else if (starts(msg, "Connected all rings")) {
+    const char *q = msg + strlen("Connected all rings");
+    while (*q == ',' || *q == ' ') q++;
+    copy_trimmed(info->rings, sizeof info->rings, *q ? q : "connected");
+  } else if (starts(msg, "Using network ")) {
+    copy_trimmed(info->net, sizeof info->net, msg + 14);
+  }
+}
+
+int xp_nccl_info_line(xp_nccl_info *info, const char *line, size_t len) {
+  char buf[1024];
+  if (len >= sizeof buf) len = sizeof buf - 1;
+  memcpy(buf, line, len);
+  buf[len] = 0;
+  buf[strcspn(buf, "\r\n")] = 0;
+  const char *m = strstr(buf, "NCCL INFO ");
+  if (m) {
+    info->info_lines++;
+    parse_message(info, m + 10);
+    return 1;
+  }
+  m = strstr(buf, "NCCL WARN ");
+  if (m) {
+    info->info_lines++;
+    if (info->warnings++ == 0) copy_trimmed(info->first_warning, sizeof info->first_warning, m + 10);
+    return 1;
+  }
+  return 0;
+}
+
+void xp_nccl_info_parse(xp_nccl_info *info, const char *text, size_t len) {
+  size_t i = 0;
+  while (i < len) {
+    const char *nl = memchr(text + i, '\n', len - i);
+    size_t l = nl ? (size_t)(nl - (text + i)) : len - i;
+    xp_nccl_info_line(info, text + i, l);
+    i += l + 1;
+  }
+}
+
+const xp_nccl_tuning *xp_nccl_info_tuning(const xp_nccl_info *info, const char *func, int64_t bytes) {
+  for (int i = 0; i < info->ntuning; i++)
+    if (info->tuning[i].bytes == bytes && strcmp(info->tuning[i].func, func) == 0) return &info->tuning[i];
+  return NULL;
+}
+
+const char *xp_nccl_info_env(const xp_nccl_info *info, const char *key) {
+  for (int i = 0; i < info->nenv; i++)
+    if (strcmp(info->env[i].key, key) == 0) return info->env[i].value;
+  return NULL;
+}
+
+void xp_nccl_info_transports(const xp_nccl_info *info, char *buf, size_t n) {
+  size_t used = 0;
+  if (n) buf[0] = 0;
+  for (int i = 0; i < info->nconn; i++) {
+    int seen = 0;
+    for (int j = 0; j < i; j++) seen |= strcmp(info->conn[j].transport, info->conn[i].transport) == 0;
+    if (seen) continue;
+    int w = snprintf(buf + used, n > used ? n - used : 0, "%s%s", used ? ", " : "", info->conn[i].transport);
+    if (w > 0) used += (size_t)w;
+    if (used >= n) break;
+  }
+}

@@ -1,0 +1,113 @@
+/*
+** What NCCL says about itself: its INFO log (NCCL_DEBUG=INFO, subsystems INIT, GRAPH, TUNING,
+** ENV) and its topology dump (NCCL_TOPO_DUMP_FILE). The nccl_burst runner reads the files it
+** had NCCL write; the nccl-tests importer reads the same lines interleaved in a log. From both
+** together comes the interconnect a run really used, whatever its spec declared.
+*/
+#ifndef XP_NCCL_INFO_H
+#define XP_NCCL_INFO_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* One peer connection NCCL set up: "Channel 03/0 : 0[0] -> 1[1] via P2P/CUMEM". Channels
+** with the same ranks and transport are counted together. */
+typedef struct xp_nccl_conn {
+  int src, dst;          /* ranks */
+  char transport[64];    /* as printed after "via", without [send]/[receive] */
+  int channels;
+} xp_nccl_conn;
+
+/* One TUNING line: "AllReduce: 14336 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..1}". */
+typedef struct xp_nccl_tuning {
+  char func[32];
+  int64_t bytes;         /* count * element size of the call, as NCCL prints it */
+  char algo[32], proto[16];
+  int ch_lo, ch_hi;
+} xp_nccl_tuning;
+
+typedef struct xp_nccl_kv {
+  char key[64], value[192];
+} xp_nccl_kv;
+
+typedef struct xp_nccl_info {
+  char version[64];      /* "2.28.9+cuda13.0" */
+  int cuda_driver;       /* 13000; -1 unknown */
+  int nranks, nnodes, local_ranks;
+  int ring_channels;     /* from "Channel 00/24 : 0 1": 24 */
+  int coll_channels, nvls_channels, p2p_channels, p2p_per_peer;
+  char rings[96];        /* "use ring PXN 0 GDR 1" */
+  char net[64];          /* "Socket", "IB" */
+  int nconn, nconn_alloc;
+  xp_nccl_conn *conn;
+  int ntuning, ntuning_alloc;
+  xp_nccl_tuning *tuning;
+  int nenv, nenv_alloc;
+  xp_nccl_kv *env;       /* "NCCL_P2P_DISABLE set by environment to 1" */
+  int warnings;
+  char first_warning[256];
+  int info_lines;        /* lines recognised as NCCL's */
+} xp_nccl_info;
+
+void xp_nccl_info_init(xp_nccl_info *info);
+void xp_nccl_info_free(xp_nccl_info *info);
+/* Parse one line; returns 1 if it was an NCCL INFO or WARN line, else 0. */
+int xp_nccl_info_line(xp_nccl_info *info, const char *line, size_t len);
+/* Parse a whole log (several logs may be fed to one info: the facts accumulate). */
+void xp_nccl_info_parse(xp_nccl_info *info, const char *text, size_t len);
+/* The last TUNING choice seen for func (NCCL's name, "AllReduce") at `bytes`, or NULL. */
+const xp_nccl_tuning *xp_nccl_info_tuning(const xp_nccl_info *info, const char *func, int64_t bytes);
+/* Value NCCL reported reading from the environment, or NULL. */
+const char *xp_nccl_info_env(const xp_nccl_info *info, const char *key);
+/* Distinct transports in order of appearance, comma-separated, into buf. */
+void xp_nccl_info_transports(const xp_nccl_info *info, char *buf, size_t n);
+
+/* ---- topology dump ---- */
+
+typedef struct xp_topo_link {
+  char target[32];       /* peer PCI bus id, or an NVSwitch's */
+  char tclass[16];       /* class of the peer: 0x068000 is an NVSwitch (bridge) */
+  int count;
+} xp_topo_link;
+
+typedef struct xp_topo_pci {
+  char busid[32], cls[16], link_speed[32];
+  int link_width;
+  int parent;            /* index of the enclosing <pci>, -1 directly under a CPU */
+  int cpu;               /* index of the enclosing <cpu> */
+} xp_topo_pci;
+
+typedef struct xp_topo_gpu {
+  int dev, rank, sm;
+  int pci;               /* index of its <pci> */
+  int nlinks;
+  xp_topo_link links[16];
+} xp_topo_gpu;
+
+typedef struct xp_topo {
+  int npci, ngpu, ncpu, nnic;
+  xp_topo_pci *pci;
+  xp_topo_gpu *gpu;
+  char (*nic)[64];       /* "eth0 10000 Mb/s" */
+} xp_topo;
+
+/* Parse NCCL's <system version="1"> dump. 0, or -1 with a reason in err for what is not one. */
+int xp_topo_parse(const char *xml, size_t len, xp_topo *out, char *err, size_t errn);
+void xp_topo_free(xp_topo *t);
+const xp_topo_gpu *xp_topo_gpu_of_rank(const xp_topo *t, int rank);
+
+/* How two ranks' GPUs are connected. kind: "nvlink" or "pcie" (empty if unknown);
+** detail: "18 NVLinks through NVSwitch", "PCIe PIX (same switch)", ... */
+typedef struct xp_topo_path {
+  char kind[16];
+  char detail[96];
+  int nvlinks;
+} xp_topo_path;
+int xp_topo_pair(const xp_topo *t, int rank_a, int rank_b, xp_topo_path *out);
+
+/* The interconnect a run used, from the transports NCCL connected and, for P2P, the path
+** between the GPUs: "nvlink", "pcie", "shm" or "net" (the slowest one seen), or NULL when the
+** log does not say (no connections, or P2P without a topology to tell NVLink from PCIe).
+** basis gets a sentence saying why. */
+const char *xp_nccl_interconnect(const xp_nccl_info *info, const xp_topo *topo, char *basis,
+                                 size_t n);
+#endif

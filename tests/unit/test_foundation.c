@@ -1,0 +1,428 @@
+/*
+** The foundation's promises (issue 2): migrations, refusal of foreign and newer databases,
+** canonical spec hashing, validation messages, the run lifecycle (ok, failed, aborted,
+** incomplete), metadata, and read-only queries. Uses a kind defined here, so nothing
+** depends on a GPU or on other kinds.
+*/
+#include <fcntl.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "check.h"
+#include "db.h"
+#include "kind.h"
+#include "query.h"
+#include "runref.h"
+#include "xp.h"
+#include "xp_blob.h"
+
+static char dir[256];
+
+static char *path_in_dir(const char *name) { return xp_asprintf("%s/%s", dir, name); }
+
+static char *write_file(const char *name, const char *text) {
+  char *p = path_in_dir(name);
+  FILE *f = fopen(p, "w");
+  fputs(text, f);
+  fclose(f);
+  return p;
+}
+
+static void file_hash(const char *path, char out[65]) {
+  size_t n = 0;
+  char *d = xp_read_file(path, &n);
+  xp_sha256_hex(d ? d : "", d ? n : 0, out);
+  free(d);
+}
+
+static int64_t one_int(sqlite3 *db, const char *sql) {
+  sqlite3_stmt *st = NULL;
+  int64_t v = -1;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+    v = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  return v;
+}
+
+static char *one_text(sqlite3 *db, const char *sql) {
+  sqlite3_stmt *st = NULL;
+  char *v = NULL;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+      sqlite3_column_text(st, 0))
+    v = xp_strdup((const char *)sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+  return v;
+}
+
+/* ---- a kind for tests: records `cases` cases, then behaves as `mode` says ---- */
+
+static const char *const modes[] = {"ok", "fail", "abort", "die", NULL};
+static const xp_field test_fields[] = {
+    {"cases", XP_T_INT, 1, NULL, NULL, 0, 100, "cases to record"},
+    {"mode", XP_T_STRING, 0, modes, NULL, 0, 0, "ok, fail, abort or die"},
+    {"sizes", XP_T_INTS, 0, NULL, NULL, 0, 0, "unused"},
+    {NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
+
+static int test_execute(xp_ctx *ctx) {
+  const char *mode = xp_spec_str(ctx->spec->root, "mode", "ok");
+  int64_t n = xp_spec_int(ctx->spec->root, "cases", 1);
+  if (strcmp(mode, "die") == 0) _exit(9); /* the recording process vanishes mid-run */
+  for (int64_t i = 0; i < n; i++) {
+    cJSON *p = cJSON_CreateObject();
+    cJSON_AddNumberToObject(p, "i", (double)i);
+    int64_t c = xp_run_case(ctx->run, "case", p, "ok", NULL);
+    cJSON_Delete(p);
+    double s[5] = {5 + i, 1 + i, 3 + i, 2 + i, 4 + i};
+    if (c < 0 || xp_run_metric(ctx->run, c, "time", "us", s, 5)) return XP_EXIT_DB;
+    if (strcmp(mode, "abort") == 0 && i == 0) raise(SIGINT);
+    if (xp_interrupted()) return XP_EXIT_ABORTED;
+  }
+  if (xp_run_meta(ctx->run, "interconnect", "nvlink", "detected")) return XP_EXIT_DB;
+  if (strcmp(mode, "fail") == 0) return xp_error(XP_EXIT_FAILED, "planned failure");
+  return 0;
+}
+
+static const xp_kind test_kind = {"test_kind", "for tests", test_fields, 0, NULL, NULL,
+                                  test_execute, NULL, NULL, NULL};
+
+static xp_spec *spec_text(const char *name, const char *text) {
+  char *p = write_file(name, text);
+  xp_spec *s = xp_spec_load(p);
+  free(p);
+  return s;
+}
+
+/* ---- tests ---- */
+
+static void test_migrations_fresh(void) {
+  char *p = path_in_dir("fresh.db");
+  int rc;
+  sqlite3 *db = xp_db_open(p, XP_DB_READWRITE, &rc);
+  CHECK(db != NULL);
+  CHECK_EQ_INT(one_int(db, "PRAGMA user_version"), xp_db_schema_version());
+  CHECK_EQ_INT(one_int(db, "PRAGMA application_id"), XP_APPLICATION_ID);
+  char *mode = one_text(db, "PRAGMA journal_mode");
+  CHECK_EQ_STR(mode, "wal");
+  free(mode);
+  CHECK_EQ_INT(one_int(db, "PRAGMA foreign_keys"), 1);
+  CHECK_EQ_INT(one_int(db, "SELECT count(*) FROM sqlite_schema WHERE name='runs' AND sql LIKE '%STRICT%'"), 1);
+  xp_db_close(db);
+  free(p);
+}
+
+/* A database made by an xp that knew only migration 001 keeps its runs when upgraded. */
+static void test_migrations_older(void) {
+  char *p = path_in_dir("older.db");
+  sqlite3 *raw;
+  sqlite3_open(p, &raw);
+  CHECK(sqlite3_exec(raw, xp_migrations[0].data, NULL, NULL, NULL) == SQLITE_OK);
+  char pragmas[128];
+  snprintf(pragmas, sizeof pragmas, "PRAGMA application_id=%d; PRAGMA user_version=1;", XP_APPLICATION_ID);
+  sqlite3_exec(raw, pragmas, NULL, NULL, NULL);
+  CHECK(sqlite3_exec(raw, "INSERT INTO runs(uuid, kind, status, started_at, spec_json, spec_sha256)"
+                          " VALUES ('00000000-0000-4000-8000-000000000001', 'k', 'ok', '2026-01-01', '{}', 'x')",
+                     NULL, NULL, NULL) == SQLITE_OK);
+  sqlite3_close(raw);
+  int rc;
+  sqlite3 *db = xp_db_open(p, XP_DB_READWRITE, &rc);
+  CHECK(db != NULL);
+  CHECK_EQ_INT(one_int(db, "PRAGMA user_version"), xp_db_schema_version());
+  CHECK_EQ_INT(one_int(db, "SELECT count(*) FROM runs"), 1);
+  /* every later migration's objects exist */
+  for (int i = 1; i < xp_migrations_count; i++) CHECK(strstr(xp_migrations[i].data, "") != NULL);
+  xp_db_close(db);
+  free(p);
+}
+
+static void expect_refused(const char *name, const char *label) {
+  char *p = path_in_dir(name);
+  char before[65], after[65];
+  file_hash(p, before);
+  int rc = 0;
+  xp_error_quiet(1);
+  sqlite3 *db = xp_db_open(p, XP_DB_READWRITE, &rc);
+  xp_error_quiet(0);
+  if (db) fprintf(stderr, "%s: opened but should have been refused\n", label);
+  CHECK(db == NULL);
+  CHECK_EQ_INT(rc, XP_EXIT_DB);
+  file_hash(p, after);
+  CHECK_EQ_STR(before, after);
+  struct stat st;
+  char *wal = xp_asprintf("%s-wal", p);
+  CHECK(stat(wal, &st) != 0); /* not even a WAL file was created */
+  free(wal);
+  free(p);
+  xp_db_close(db);
+}
+
+static void test_refusals(void) {
+  free(write_file("text.db", "this is not a database at all, just text that is long enough\n"));
+  expect_refused("text.db", "text file");
+  char *p = path_in_dir("other.db");
+  sqlite3 *raw;
+  sqlite3_open(p, &raw);
+  sqlite3_exec(raw, "CREATE TABLE t(x); INSERT INTO t VALUES (1);", NULL, NULL, NULL);
+  sqlite3_close(raw);
+  expect_refused("other.db", "foreign SQLite");
+  free(p);
+  p = path_in_dir("newer.db");
+  sqlite3_open(p, &raw);
+  char sql[160];
+  snprintf(sql, sizeof sql, "CREATE TABLE runs(x); PRAGMA application_id=%d; PRAGMA user_version=%d;",
+           XP_APPLICATION_ID, xp_db_schema_version() + 1);
+  sqlite3_exec(raw, sql, NULL, NULL, NULL);
+  sqlite3_close(raw);
+  expect_refused("newer.db", "newer schema");
+  free(p);
+  int rc;
+  xp_error_quiet(1);
+  CHECK(xp_db_open("/nonexistent-folder-xp/x.db", XP_DB_READWRITE, &rc) == NULL);
+  xp_error_quiet(0);
+  CHECK_EQ_INT(rc, XP_EXIT_DB);
+  CHECK(strstr(xp_last_error(), "folder does not exist") != NULL);
+}
+
+static void test_spec_hash(void) {
+  xp_spec *a = spec_text("a.toml", "kind = \"test_kind\"\ncases = 3\n[extra]\nb = 1\na = [1, 2]\n");
+  xp_spec *b = spec_text("b.toml", "[extra]\na=[1,2]\nb=1\n\n\n");
+  xp_spec *c = spec_text("c.json", "{\"extra\": {\"b\": 1, \"a\": [1, 2]}, \"cases\": 3, \"kind\": \"test_kind\"}");
+  xp_spec *d = spec_text("d.toml", "cases = 3\nkind = \"test_kind\"\n[extra]\nb = 2\na = [1, 2]\n");
+  CHECK(a && b && c && d);
+  /* b lacks the top-level keys: put them back in another order */
+  cJSON_AddNumberToObject(b->root, "cases", 3);
+  cJSON_AddStringToObject(b->root, "kind", "test_kind");
+  char ha[65], hb[65], hc[65], hd[65];
+  xp_spec_hash(a, ha);
+  xp_spec_hash(b, hb);
+  xp_spec_hash(c, hc);
+  xp_spec_hash(d, hd);
+  CHECK_EQ_STR(ha, hb);
+  CHECK_EQ_STR(ha, hc);
+  CHECK(strcmp(ha, hd) != 0);
+  xp_spec_free(a);
+  xp_spec_free(b);
+  xp_spec_free(c);
+  xp_spec_free(d);
+}
+
+static void test_spec_errors(void) {
+  xp_error_quiet(1);
+  xp_spec *s = spec_text("bad1.toml", "kind = \"test_kind\"\ncases = 2\n\nsizes = [1, \"x\"]\n");
+  CHECK(s != NULL);
+  CHECK_EQ_INT(xp_validate_spec(&test_kind, s), XP_EXIT_USAGE);
+  CHECK(strstr(xp_last_error(), "bad1.toml:4: sizes: expected an array of integers") != NULL);
+  xp_spec_free(s);
+  s = spec_text("bad2.toml", "kind = \"test_kind\"\ncases = 2\ncasess = 3\n");
+  CHECK_EQ_INT(xp_validate_spec(&test_kind, s), XP_EXIT_USAGE);
+  CHECK(strstr(xp_last_error(), "bad2.toml:3: casess: unknown key") != NULL);
+  xp_spec_free(s);
+  s = spec_text("bad3.toml", "kind = \"test_kind\"\nmode = \"sometimes\"\ncases = 1\n");
+  CHECK_EQ_INT(xp_validate_spec(&test_kind, s), XP_EXIT_USAGE);
+  CHECK(strstr(xp_last_error(), "bad3.toml:2: mode: unknown value \"sometimes\"") != NULL);
+  xp_spec_free(s);
+  s = spec_text("bad4.toml", "kind = \"test_kind\"\n");
+  CHECK_EQ_INT(xp_validate_spec(&test_kind, s), XP_EXIT_USAGE);
+  CHECK(strstr(xp_last_error(), "cases: required key is missing") != NULL);
+  xp_spec_free(s);
+  s = spec_text("bad5.toml", "kind = \"test_kind\"\ncases = [1,\n");
+  CHECK(s == NULL);
+  CHECK(strstr(xp_last_error(), "bad5.toml:") != NULL && strstr(xp_last_error(), "invalid TOML") != NULL);
+  s = spec_text("bad6.json", "{\"kind\": \"test_kind\",\n \"cases\": 1,\n \"tp\": \"eight\"}");
+  CHECK_EQ_INT(xp_validate_spec(&test_kind, s), XP_EXIT_USAGE);
+  CHECK(strstr(xp_last_error(), "bad6.json:3: tp: expected an integer") != NULL);
+  xp_spec_free(s);
+  xp_error_quiet(0);
+}
+
+static sqlite3 *open_db(const char *name) {
+  char *p = path_in_dir(name);
+  int rc;
+  sqlite3 *db = xp_db_open(p, XP_DB_READWRITE, &rc);
+  free(p);
+  return db;
+}
+
+static int run_mode(sqlite3 *db, const char *mode, char uuid[37]) {
+  char *text = xp_asprintf("kind = \"test_kind\"\ncases = 3\nmode = \"%s\"\ntp = 8\ninterconnect = \"pcie\"\n", mode);
+  xp_spec *s = spec_text("run.toml", text);
+  free(text);
+  xp_error_quiet(1);
+  int rc = xp_execute_spec(db, &test_kind, s, 0, NULL, uuid);
+  xp_error_quiet(0);
+  xp_spec_free(s);
+  return rc;
+}
+
+static char *status_of(sqlite3 *db, const char *uuid) {
+  char *sql = xp_asprintf("SELECT status FROM runs WHERE uuid='%s'", uuid);
+  char *s = one_text(db, sql);
+  free(sql);
+  return s;
+}
+
+static void test_lifecycle(void) {
+  sqlite3 *db = open_db("life.db");
+  char uuid[37], *st, *sql;
+  setenv("XP_TEST_MARKER", "42", 1);
+  CHECK_EQ_INT(run_mode(db, "ok", uuid), 0);
+  CHECK_EQ_STR(st = status_of(db, uuid), "ok");
+  free(st);
+  sql = xp_asprintf("SELECT count(*) FROM cases c JOIN runs r ON r.id=c.run_id WHERE r.uuid='%s'", uuid);
+  CHECK_EQ_INT(one_int(db, sql), 3);
+  free(sql);
+  /* raw samples kept, summary computed from them: samples {5,1,3,2,4} -> median 3 */
+  CHECK_EQ_INT(one_int(db, "SELECT count(*) FROM samples"), 15);
+  CHECK_NEAR((double)one_int(db, "SELECT median*1000 FROM metrics m JOIN cases c ON c.id=m.case_id WHERE c.seq=0 AND c.run_id=(SELECT max(id) FROM runs)"), 3000.0, 1e-12);
+  /* metadata gathered without asking; declared and detected both kept, detected wins */
+  sql = xp_asprintf("SELECT value FROM run_meta m JOIN runs r ON r.id=m.run_id WHERE r.uuid='%s' AND key='env.XP_TEST_MARKER'", uuid);
+  CHECK_EQ_STR(st = one_text(db, sql), "42");
+  free(st);
+  free(sql);
+  CHECK_EQ_INT(one_int(db, "SELECT count(*) FROM run_meta WHERE key IN ('host.name','host.cpu_model','host.cores','host.mem_bytes','xp.version','xp.commit','host.kernel')"), 7);
+  CHECK_EQ_INT(one_int(db, "SELECT tp FROM runs ORDER BY id DESC LIMIT 1"), 8);
+  CHECK_EQ_STR(st = one_text(db, "SELECT interconnect FROM runs ORDER BY id DESC LIMIT 1"), "nvlink");
+  free(st);
+  CHECK_EQ_STR(st = one_text(db, "SELECT value FROM run_meta WHERE key='mismatch.interconnect'"), "declared pcie, detected nvlink");
+  free(st);
+
+  /* failed: error kept, no results */
+  CHECK_EQ_INT(run_mode(db, "fail", uuid), XP_EXIT_FAILED);
+  CHECK_EQ_STR(st = status_of(db, uuid), "failed");
+  free(st);
+  sql = xp_asprintf("SELECT error FROM runs WHERE uuid='%s'", uuid);
+  CHECK_EQ_STR(st = one_text(db, sql), "planned failure");
+  free(st);
+  free(sql);
+  sql = xp_asprintf("SELECT count(*) FROM cases c JOIN runs r ON r.id=c.run_id WHERE r.uuid='%s'", uuid);
+  CHECK_EQ_INT(one_int(db, sql), 0);
+  free(sql);
+
+  /* aborted by SIGINT: what was measured is kept and the run says so */
+  xp_install_signal_handlers();
+  CHECK_EQ_INT(run_mode(db, "abort", uuid), XP_EXIT_ABORTED);
+  CHECK_EQ_STR(st = status_of(db, uuid), "aborted");
+  free(st);
+  sql = xp_asprintf("SELECT count(*) FROM cases c JOIN runs r ON r.id=c.run_id WHERE r.uuid='%s'", uuid);
+  CHECK_EQ_INT(one_int(db, sql), 1);
+  free(sql);
+  signal(SIGINT, SIG_DFL);
+
+  /* the recording process dies: the row stays 'running' and is shown as incomplete */
+  pid_t pid = fork();
+  if (pid == 0) {
+    sqlite3 *child = open_db("life.db");
+    run_mode(child, "die", uuid);
+    _exit(0);
+  }
+  int status;
+  waitpid(pid, &status, 0);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 9);
+  sqlite3_stmt *q = NULL;
+  sqlite3_prepare_v2(db, "SELECT status, host, boot_id, pid FROM runs ORDER BY id DESC LIMIT 1", -1, &q, NULL);
+  CHECK(sqlite3_step(q) == SQLITE_ROW);
+  CHECK_EQ_STR((const char *)sqlite3_column_text(q, 0), "running");
+  CHECK_EQ_STR(xp_effective_status((const char *)sqlite3_column_text(q, 0), (const char *)sqlite3_column_text(q, 1),
+                                   (const char *)sqlite3_column_text(q, 2), sqlite3_column_int64(q, 3)),
+               "incomplete");
+  sqlite3_finalize(q);
+  CHECK_EQ_STR(xp_effective_status("running", "somewhere-else", "b", 1), "running");
+  CHECK_EQ_STR(xp_effective_status("running", NULL, NULL, (int64_t)getpid()), "running");
+  xp_db_close(db);
+}
+
+static int count_rows(void *arg, sqlite3 *db, sqlite3_stmt *st, const char *file, long line) {
+  while (sqlite3_step(st) == SQLITE_ROW) (*(int *)arg)++;
+  return 0;
+}
+
+static void test_readonly_queries(void) {
+  char *p = path_in_dir("life.db");
+  int rc;
+  sqlite3 *db = xp_db_open(p, XP_DB_READONLY, &rc);
+  CHECK(db != NULL);
+  int64_t before = one_int(db, "SELECT count(*) FROM runs");
+  int rows = 0;
+  xp_error_quiet(1);
+  CHECK_EQ_INT(xp_query_text(db, "SELECT 1;\nUPDATE runs SET status='ok';", "q.sql", NULL, 0, count_rows, &rows), XP_EXIT_USAGE);
+  CHECK(strstr(xp_last_error(), "q.sql:2:") != NULL);
+  CHECK_EQ_INT(xp_query_text(db, "DELETE FROM runs", "q.sql", NULL, 0, count_rows, &rows), XP_EXIT_USAGE);
+  char *attach = xp_asprintf("ATTACH '%s/evil.db' AS e", dir);
+  CHECK_EQ_INT(xp_query_text(db, attach, "q.sql", NULL, 0, count_rows, &rows), XP_EXIT_USAGE);
+  free(attach);
+  CHECK_EQ_INT(xp_query_text(db, "SELECT load_extension('/tmp/x.so')", "q.sql", NULL, 0, count_rows, &rows), XP_EXIT_USAGE);
+  CHECK_EQ_INT(xp_query_text(db, "PRAGMA journal_mode=DELETE", "q.sql", NULL, 0, count_rows, &rows), XP_EXIT_USAGE);
+  CHECK_EQ_INT(xp_query_text(db, "SELECT * FROM runs WHERE tp = :tp", "q.sql", NULL, 0, count_rows, &rows), XP_EXIT_USAGE);
+  CHECK(strstr(xp_last_error(), "--param tp=") != NULL);
+  xp_error_quiet(0);
+  struct stat st;
+  char *evil = path_in_dir("evil.db");
+  CHECK(stat(evil, &st) != 0);
+  free(evil);
+  xp_param prm;
+  CHECK_EQ_INT(xp_param_parse("tp=8", &prm), 0);
+  rows = 0;
+  CHECK_EQ_INT(xp_query_text(db, "-- comment\nSELECT * FROM runs WHERE tp = :tp; SELECT 2;", "q.sql", &prm, 1, count_rows, &rows), 0);
+  CHECK_EQ_INT(rows, (int)one_int(db, "SELECT count(*) FROM runs WHERE tp=8") + 1);
+  CHECK_EQ_INT(one_int(db, "SELECT count(*) FROM runs"), before);
+  CHECK(xp_param_parse("t p=1", &prm) != 0 && xp_param_parse("=1", &prm) != 0);
+  xp_db_close(db);
+  free(p);
+}
+
+static void test_run_refs(void) {
+  sqlite3 *db = open_db("life.db");
+  char *uuid = one_text(db, "SELECT uuid FROM runs ORDER BY id LIMIT 1");
+  int64_t id = 0;
+  char full[37];
+  char prefix[9];
+  snprintf(prefix, sizeof prefix, "%.8s", uuid);
+  CHECK_EQ_INT(xp_resolve_run(db, prefix, &id, full), 0);
+  CHECK_EQ_STR(full, uuid);
+  xp_error_quiet(1);
+  CHECK_EQ_INT(xp_resolve_run(db, "zzzz", &id, NULL), XP_EXIT_USAGE);
+  CHECK_EQ_INT(xp_resolve_run(db, "ffffffff", &id, NULL) == 0 ? 0 : XP_EXIT_USAGE, XP_EXIT_USAGE);
+  xp_error_quiet(0);
+  free(uuid);
+  xp_db_close(db);
+}
+
+static void test_sizes_and_stats(void) {
+  int64_t v;
+  CHECK(xp_parse_size("14336", &v) == 0 && v == 14336);
+  CHECK(xp_parse_size("1M", &v) == 0 && v == 1048576);
+  CHECK(xp_parse_size("256MiB", &v) == 0 && v == 268435456);
+  CHECK(xp_parse_size("8B", &v) == 0 && v == 8);
+  CHECK(xp_parse_size("1X", &v) != 0 && xp_parse_size("-1", &v) != 0);
+  double a[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, b[] = {11, 12, 13, 14, 15, 16, 17, 18, 19, 20};
+  xp_stats s;
+  xp_stats_compute(a, 10, &s);
+  CHECK_NEAR(s.median, 5.5, 1e-12);
+  CHECK_NEAR(s.p10, 1.9, 1e-12);
+  CHECK_NEAR(s.p90, 9.1, 1e-12);
+  double u, p = xp_mann_whitney(a, 10, b, 10, &u);
+  CHECK_NEAR(u, 0.0, 1e-12);
+  /* scipy.stats.mannwhitneyu(a, b, method="asymptotic").pvalue = 0.00018267... */
+  CHECK_NEAR(p, 0.00018267, 1e-3);
+  CHECK(xp_mann_whitney(a, 10, a, 10, &u) > 0.9);
+}
+
+int main(void) {
+  snprintf(dir, sizeof dir, "/tmp/xp-test-foundation-XXXXXX");
+  if (!mkdtemp(dir)) return 1;
+  test_migrations_fresh();
+  test_migrations_older();
+  test_refusals();
+  test_spec_hash();
+  test_spec_errors();
+  test_lifecycle();
+  test_readonly_queries();
+  test_run_refs();
+  test_sizes_and_stats();
+  char *cmd = xp_asprintf("rm -rf '%s'", dir);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+  free(cmd);
+  CHECK_DONE();
+}
