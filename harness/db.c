@@ -103,21 +103,24 @@ void xp_db_rollback(sqlite3 *db) {
   if (!sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 }
 
-static int pragma_int(sqlite3 *db, const char *sql, int *out) {
-  sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
-  int rc = sqlite3_step(st);
-  if (rc == SQLITE_ROW) *out = sqlite3_column_int(st, 0);
-  sqlite3_finalize(st);
-  return rc == SQLITE_ROW ? 0 : -1;
-}
-
 /* What kind of file is this? Reading the header through SQLite both checks it is SQLite
 ** ("file is not a database") and gets our marks, without writing anything. */
 static int inspect(sqlite3 *db, const char *path, int *app_id, int *version, int *ntables) {
-  if (pragma_int(db, "PRAGMA application_id", app_id) != 0 ||
-      pragma_int(db, "PRAGMA user_version", version) != 0 ||
-      pragma_int(db, "SELECT count(*) FROM sqlite_schema", ntables) != 0) {
+  /* One statement, so one snapshot: read separately, the marks could predate another
+  ** process's migration and the table count follow it, and a fresh xp database being created
+  ** beside us would look foreign (found by tests/cli/reliability_concurrency.sh). */
+  sqlite3_stmt *st = NULL;
+  int rc = sqlite3_prepare_v2(db,
+      "SELECT (SELECT application_id FROM pragma_application_id),"
+      " (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_schema)",
+      -1, &st, NULL);
+  if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    *app_id = sqlite3_column_int(st, 0);
+    *version = sqlite3_column_int(st, 1);
+    *ntables = sqlite3_column_int(st, 2);
+  }
+  sqlite3_finalize(st);
+  if (rc != SQLITE_ROW) {
     int ec = sqlite3_errcode(db);
     if (ec == SQLITE_NOTADB || ec == SQLITE_CORRUPT)
       return xp_error_at(XP_EXIT_DB, path, 0, "not an xp database (not an SQLite file, or corrupt); left untouched");

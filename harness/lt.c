@@ -22,7 +22,7 @@ struct xp_lt {
   cublasLtMatmulDesc_t op;
   cublasLtMatrixLayout_t lw, la, ld; /* weight [K,N] (transposed), activations [K,M], out [N,M] */
   cublasLtMatmulHeuristicResult_t *cand;
-  char (*desc)[192];
+  char (*desc)[256];
   int ncand, sel;
 };
 
@@ -158,7 +158,7 @@ static void describe(const cublasLtMatmulHeuristicResult_t *c, char *out, size_t
   cublasLtMatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, &cluster, sizeof cluster, &got);
   char t[24], st[24], cl[24];
   snprintf(out, n, "algo=%d tile=%s stages=%s splitK=%u reduction=%s swizzle=%u custom=%u "
-           "cluster=%s workspace=%zuKiB waves=%.2f", id, enum_name(tile_names, 1, tile, t, sizeof t),
+           "cluster=%s workspace=%zuKiB waves=%.3g", id, enum_name(tile_names, 1, tile, t, sizeof t),
            enum_name(stage_names, 1, stages, st, sizeof st), splitk ? splitk : 1,
            splitk > 1 ? reduction_name(red) : "none", swizzle, custom,
            enum_name(cluster_names, 0, cluster, cl, sizeof cl), c->workspaceSize >> 10,

@@ -39,7 +39,7 @@ void xp_ceilings_opts_default(xp_ceilings_opts *o);
 /* One measured ceiling with its raw samples (rate: GB/s for the copy, TFLOP/s for matmuls). */
 typedef struct xp_ceiling_result {
   char name[24]; /* "copy", "matmul_bf16", "matmul_fp8" */
-  char algo[192];
+  char algo[256];
   int64_t bytes, size;
   int blocks, launches, n;
   double *time_us, *rate;
@@ -52,6 +52,10 @@ typedef struct xp_ceilings_meas {
 
 /* Measure on o->device (GPU builds only). Returns 0 or an exit code after reporting. */
 int xp_ceilings_measure(const xp_ceilings_opts *o, xp_ceilings_meas *out);
+/* File run r under the device it measured (meta ceilings.device, ceilings.gpu_uuid,
+** ceilings.gpu_name, ceilings.driver: what xp_ceilings_lookup matches). */
+int xp_ceilings_record_identity(xp_run *r, int device, const char *gpu_uuid,
+                                const char *gpu_name, const char *driver);
 /* Record each ceiling as a case named prefix + name with metrics time_us and gbps/tflops. */
 int xp_ceilings_record(xp_run *r, const xp_ceilings_meas *m, const char *prefix);
 /* Medians of the measured ceilings. */

@@ -1,0 +1,531 @@
+/*
+** xp compare A B: two runs, or two groups of runs selected by metadata, metric by metric.
+**
+** Cases are matched by name and params. For each metric: the median on each side, the change,
+** and whether it is beyond noise by the Mann-Whitney U test on the raw samples (as Google
+** Benchmark's compare.py does), with no verdict when a side has fewer than XP_MIN_SAMPLES
+** samples. A group pools its runs' samples. Then every metadata difference that makes the
+** comparison unfair: GPU, driver, CUDA/cuBLAS/NCCL versions, environment, spec, host, config.
+*/
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include "cli.h"
+#include "db.h"
+#include "history.h"
+#include "runref.h"
+#include "spec.h"
+#include "stats.h"
+#include "xp.h"
+
+static const char usage[] =
+    "usage: xp compare A B [--format table|json]\n"
+    "       xp compare --a KEY=VALUE[,KEY=VALUE]... --b KEY=VALUE[,...] [--format F]\n"
+    "  Each side is a run (a UUID or unique prefix) or, with --a/--b, the group of ok runs whose\n"
+    "  metadata match every KEY=VALUE: kind, origin, model, tp, batch, gpu_name, interconnect,\n"
+    "  ... (the flattened columns) or any metadata key (env.NCCL_ALGO=Ring, gpu.driver=...).\n"
+    "  The two forms mix: xp compare RUN --b gpu.driver=560.28.\n"
+    "  Per metric (cases matched by name and params): median A, median B, change, and the\n"
+    "  Mann-Whitney U p value on the raw samples (pooled over a group's runs). With fewer than\n"
+    "  5 samples on a side there is no verdict. p < 0.05 is beyond noise; better/worse follows\n"
+    "  the unit (times: lower is better; rates such as GB/s: higher is better).\n"
+    "  Then every metadata difference that makes the comparison unfair.\n"
+    "  Runs of different kinds cannot be compared (exit 2).\n";
+
+/* ---- shared with xp audit ---- */
+
+void xp_compare_samples(const double *a, size_t na, const double *b, size_t nb,
+                        xp_samplecmp *out) {
+  xp_stats sa, sb;
+  xp_stats_compute(a, na, &sa);
+  xp_stats_compute(b, nb, &sb);
+  out->na = na;
+  out->nb = nb;
+  out->median_a = sa.median;
+  out->median_b = sb.median;
+  out->change = (na && nb && sa.median != 0) ? (sb.median - sa.median) / fabs(sa.median) : NAN;
+  out->judged = na >= XP_MIN_SAMPLES && nb >= XP_MIN_SAMPLES;
+  out->p = out->judged ? xp_mann_whitney(a, na, b, nb, NULL) : NAN;
+  out->beyond_noise = out->judged && out->p < XP_ALPHA;
+}
+
+const char *xp_unit_better(const char *unit) {
+  static const char *const times[] = {"s", "ms", "us", "ns", "µs", "sec", "seconds", "cycles", NULL};
+  if (!unit) return NULL;
+  for (int i = 0; times[i]; i++)
+    if (strcmp(unit, times[i]) == 0) return "lower";
+  size_t n = strlen(unit);
+  if (n > 2 && strcmp(unit + n - 2, "/s") == 0) return "higher";
+  return NULL;
+}
+
+static char *ids_json(const int64_t *ids, int n) {
+  cJSON *a = cJSON_CreateArray();
+  for (int i = 0; i < n; i++) cJSON_AddItemToArray(a, cJSON_CreateNumber((double)ids[i]));
+  char *t = cJSON_PrintUnformatted(a);
+  cJSON_Delete(a);
+  return t;
+}
+
+int xp_metric_samples(sqlite3 *db, const int64_t *runs, int nruns, const char *case_name,
+                      const char *params, const char *metric, double **out, size_t *n) {
+  *out = NULL;
+  *n = 0;
+  char *ids = ids_json(runs, nruns);
+  sqlite3_stmt *st = xp_db_prepare(db,
+      "SELECT c.id, m.median, EXISTS (SELECT 1 FROM samples s WHERE s.case_id = c.id AND s.metric = m.name)"
+      " FROM cases c JOIN metrics m ON m.case_id = c.id"
+      " WHERE c.run_id IN (SELECT value FROM json_each(?1)) AND c.status = 'ok' AND c.name = ?2"
+      " AND c.params = ?3 AND m.name = ?4 ORDER BY c.run_id, c.seq");
+  sqlite3_stmt *ss = xp_db_prepare(db, "SELECT value FROM samples WHERE case_id = ?1 AND metric = ?2 ORDER BY seq");
+  int rc = (st && ss) ? 0 : XP_EXIT_DB;
+  size_t cap = 0;
+  if (rc == 0) {
+    xp_bind_text(st, 1, ids);
+    xp_bind_text(st, 2, case_name);
+    xp_bind_text(st, 3, params);
+    xp_bind_text(st, 4, metric);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      if (sqlite3_column_int(st, 2)) {
+        sqlite3_reset(ss);
+        sqlite3_bind_int64(ss, 1, sqlite3_column_int64(st, 0));
+        xp_bind_text(ss, 2, metric);
+        while (sqlite3_step(ss) == SQLITE_ROW) {
+          if (*n == cap) *out = xp_xrealloc(*out, (cap = cap ? 2 * cap : 64) * sizeof **out);
+          (*out)[(*n)++] = sqlite3_column_double(ss, 0);
+        }
+      } else if (sqlite3_column_type(st, 1) != SQLITE_NULL) {
+        if (*n == cap) *out = xp_xrealloc(*out, (cap = cap ? 2 * cap : 64) * sizeof **out);
+        (*out)[(*n)++] = sqlite3_column_double(st, 1);
+      }
+    }
+  }
+  sqlite3_finalize(st);
+  sqlite3_finalize(ss);
+  free(ids);
+  return rc;
+}
+
+/* ---- the two sides ---- */
+
+typedef struct side {
+  const char *label;   /* what the user gave */
+  int64_t *ids;
+  char (*uuids)[37];
+  int n;
+  char *kind;
+} side;
+
+static const char *const flat_columns[] = {"kind", "origin", "model", "engine", "tp", "ep", "pp",
+    "batch", "concurrency", "dtype", "quantization", "interconnect", "gpu_name", "gpu_count",
+    "host", "uuid", "spec_sha256", NULL};
+
+static int is_flat(const char *k) {
+  for (int i = 0; flat_columns[i]; i++)
+    if (strcmp(flat_columns[i], k) == 0) return 1;
+  return 0;
+}
+
+static void side_add(side *s, int64_t id, const char *uuid) {
+  s->ids = xp_xrealloc(s->ids, (size_t)(s->n + 1) * sizeof *s->ids);
+  s->uuids = xp_xrealloc(s->uuids, (size_t)(s->n + 1) * sizeof *s->uuids);
+  s->ids[s->n] = id;
+  snprintf(s->uuids[s->n], 37, "%s", uuid);
+  s->n++;
+}
+
+/* "k=v,k=v" (and repeated options) -> ok runs matching all. Values are bound, never pasted. */
+static int select_group(sqlite3 *db, const char *which, const char *selector, side *s) {
+  char *copy = xp_strdup(selector), *save = NULL;
+  char *keys[32], *vals[32];
+  int n = 0, rc = 0;
+  for (char *t = strtok_r(copy, ",", &save); t && rc == 0; t = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(t, '=');
+    if (!eq || eq == t) rc = xp_usage_error("compare", "%s %s: expected KEY=VALUE[,KEY=VALUE]...", which, selector);
+    else if (n == 32) rc = xp_usage_error("compare", "%s: at most 32 conditions", which);
+    else {
+      *eq = 0;
+      keys[n] = t;
+      vals[n++] = eq + 1;
+    }
+  }
+  if (rc == 0 && n == 0) rc = xp_usage_error("compare", "%s needs KEY=VALUE conditions", which);
+  char *sql = xp_strdup("SELECT r.id, r.uuid FROM runs r WHERE r.status = 'ok'");
+  for (int i = 0; i < n && rc == 0; i++) {
+    char *next = is_flat(keys[i])
+        ? xp_asprintf("%s AND CAST(r.%s AS TEXT) = ?%d", sql, keys[i], 2 * i + 2)
+        : xp_asprintf("%s AND EXISTS (SELECT 1 FROM run_meta m WHERE m.run_id = r.id AND m.key = ?%d AND m.value = ?%d)",
+                      sql, 2 * i + 1, 2 * i + 2);
+    free(sql);
+    sql = next;
+  }
+  char *ordered = xp_asprintf("%s ORDER BY r.started_at, r.id", sql);
+  sqlite3_stmt *st = rc ? NULL : xp_db_prepare(db, ordered);
+  if (!rc && !st) rc = XP_EXIT_DB;
+  if (st) {
+    for (int i = 0; i < n; i++) {
+      if (!is_flat(keys[i])) xp_bind_text(st, 2 * i + 1, keys[i]);
+      xp_bind_text(st, 2 * i + 2, vals[i]);
+    }
+    while (sqlite3_step(st) == SQLITE_ROW)
+      side_add(s, sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1));
+    sqlite3_finalize(st);
+    if (s->n == 0) rc = xp_error(XP_EXIT_USAGE, "compare: %s %s: no ok runs match", which, selector);
+  }
+  free(ordered);
+  free(sql);
+  free(copy);
+  return rc;
+}
+
+static int side_kind(sqlite3 *db, side *s) {
+  char *ids = ids_json(s->ids, s->n);
+  sqlite3_stmt *st = xp_db_prepare(db,
+      "SELECT DISTINCT kind FROM runs WHERE id IN (SELECT value FROM json_each(?1)) ORDER BY kind");
+  free(s->kind);
+  s->kind = NULL;
+  int rc = st ? 0 : XP_EXIT_DB;
+  if (st) {
+    xp_bind_text(st, 1, ids);
+    while (sqlite3_step(st) == SQLITE_ROW && rc == 0) {
+      const char *k = (const char *)sqlite3_column_text(st, 0);
+      if (!s->kind) s->kind = xp_strdup(k);
+      else rc = xp_error(XP_EXIT_USAGE, "compare: %s mixes runs of kinds %s and %s; add kind=... to select one",
+                         s->label, s->kind, k);
+    }
+    sqlite3_finalize(st);
+  }
+  free(ids);
+  return rc;
+}
+
+/* ---- metadata differences ---- */
+
+/* Facts that differ from run to run without changing what was measured. */
+static int ignored_fact(const char *key) {
+  return strcmp(key, "host.boot_id") == 0 || strncmp(key, "import.", 7) == 0 ||
+         strcmp(key, "uuid") == 0;
+}
+
+/* All facts of a side as key -> sorted array of distinct values (JSON object). */
+static cJSON *side_facts(sqlite3 *db, const side *s, int *rc) {
+  char *ids = ids_json(s->ids, s->n);
+  sqlite3_stmt *st = xp_db_prepare(db,
+      "WITH sel(id) AS (SELECT value FROM json_each(?1)),"
+      " facts(key, value) AS ("
+      "  SELECT m.key, m.value FROM run_meta m JOIN sel ON sel.id = m.run_id WHERE m.source <> 'declared'"
+      "   OR NOT EXISTS (SELECT 1 FROM run_meta d WHERE d.run_id = m.run_id AND d.key = m.key AND d.source <> 'declared')"
+      "  UNION ALL SELECT 'spec_sha256', spec_sha256 FROM runs JOIN sel USING (id)"
+      "  UNION ALL SELECT 'origin', origin FROM runs JOIN sel USING (id)"
+      "  UNION ALL SELECT 'xp_commit', xp_commit FROM runs JOIN sel USING (id)"
+      "  UNION ALL SELECT 'gpus', (SELECT group_concat(coalesce(name, '?'), ' + ') FROM"
+      "    (SELECT name FROM run_gpus g WHERE g.run_id = sel.id ORDER BY idx)) FROM sel)"
+      " SELECT DISTINCT key, value FROM facts WHERE value IS NOT NULL ORDER BY key, value");
+  free(ids);
+  cJSON *o = cJSON_CreateObject();
+  if (!st) {
+    *rc = XP_EXIT_DB;
+    return o;
+  }
+  ids = ids_json(s->ids, s->n);
+  xp_bind_text(st, 1, ids);
+  free(ids);
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    const char *k = (const char *)sqlite3_column_text(st, 0);
+    if (ignored_fact(k)) continue;
+    cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, k);
+    if (!arr) cJSON_AddItemToObject(o, k, arr = cJSON_CreateArray());
+    cJSON_AddItemToArray(arr, cJSON_CreateString((const char *)sqlite3_column_text(st, 1)));
+  }
+  sqlite3_finalize(st);
+  return o;
+}
+
+static char *values_text(const cJSON *arr) {
+  if (!arr) return xp_strdup("(unset)");
+  char *out = xp_strdup("");
+  const cJSON *e;
+  cJSON_ArrayForEach(e, arr) {
+    char *n = xp_asprintf("%s%s%s", out, *out ? " | " : "", e->valuestring);
+    free(out);
+    out = n;
+  }
+  return out;
+}
+
+/* Keys whose values differ between the sides: [{key, a, b}]. */
+static cJSON *unfair_differences(const cJSON *fa, const cJSON *fb) {
+  cJSON *keys = cJSON_CreateObject(), *out = cJSON_CreateArray();
+  const cJSON *e;
+  cJSON_ArrayForEach(e, fa) if (!cJSON_GetObjectItemCaseSensitive(keys, e->string)) cJSON_AddTrueToObject(keys, e->string);
+  cJSON_ArrayForEach(e, fb) if (!cJSON_GetObjectItemCaseSensitive(keys, e->string)) cJSON_AddTrueToObject(keys, e->string);
+  char *sorted = xp_json_canonical(keys); /* sorted key order */
+  cJSON *sk = cJSON_Parse(sorted);
+  free(sorted);
+  cJSON_ArrayForEach(e, sk) {
+    char *a = values_text(cJSON_GetObjectItemCaseSensitive(fa, e->string));
+    char *b = values_text(cJSON_GetObjectItemCaseSensitive(fb, e->string));
+    if (strcmp(a, b) != 0) {
+      cJSON *d = cJSON_CreateObject();
+      cJSON_AddStringToObject(d, "key", e->string);
+      cJSON_AddStringToObject(d, "a", a);
+      cJSON_AddStringToObject(d, "b", b);
+      cJSON_AddItemToArray(out, d);
+    }
+    free(a);
+    free(b);
+  }
+  cJSON_Delete(sk);
+  cJSON_Delete(keys);
+  return out;
+}
+
+/* ---- metrics ---- */
+
+static const char *verdict(const xp_samplecmp *c, const char *unit) {
+  if (c->na == 0) return "only in B";
+  if (c->nb == 0) return "only in A";
+  if (!c->judged) return "too few samples";
+  if (!c->beyond_noise) return "same (noise)";
+  const char *better = xp_unit_better(unit);
+  if (!better || c->change != c->change) return "changed";
+  int up = c->median_b > c->median_a;
+  return (up == (strcmp(better, "higher") == 0)) ? "better" : "worse";
+}
+
+static cJSON *num_or_null(double v) { return v == v ? cJSON_CreateNumber(v) : cJSON_CreateNull(); }
+
+static int compare_metrics(sqlite3 *db, const side *a, const side *b, cJSON *out) {
+  char *ia = ids_json(a->ids, a->n), *ib = ids_json(b->ids, b->n);
+  /* Every (case, params, metric) on either side, in the order the cases were recorded. */
+  sqlite3_stmt *st = xp_db_prepare(db,
+      "SELECT c.name, c.params, m.name, m.unit, min(c.seq) AS first FROM cases c"
+      " JOIN metrics m ON m.case_id = c.id WHERE c.status = 'ok' AND (c.run_id IN (SELECT value FROM json_each(?1))"
+      " OR c.run_id IN (SELECT value FROM json_each(?2))) GROUP BY c.name, c.params, m.name, m.unit"
+      " ORDER BY first, c.name, c.params, m.name");
+  int rc = st ? 0 : XP_EXIT_DB;
+  if (st) {
+    xp_bind_text(st, 1, ia);
+    xp_bind_text(st, 2, ib);
+    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+      const char *cname = (const char *)sqlite3_column_text(st, 0);
+      const char *params = (const char *)sqlite3_column_text(st, 1);
+      const char *metric = (const char *)sqlite3_column_text(st, 2);
+      const char *unit = (const char *)sqlite3_column_text(st, 3);
+      double *sa = NULL, *sb = NULL;
+      size_t na = 0, nb = 0;
+      rc = xp_metric_samples(db, a->ids, a->n, cname, params, metric, &sa, &na);
+      if (rc == 0) rc = xp_metric_samples(db, b->ids, b->n, cname, params, metric, &sb, &nb);
+      xp_samplecmp c;
+      xp_compare_samples(sa, na, sb, nb, &c);
+      cJSON *row = cJSON_CreateObject();
+      cJSON_AddStringToObject(row, "case", cname);
+      cJSON_AddRawToObject(row, "params", params);
+      cJSON_AddStringToObject(row, "metric", metric);
+      cJSON_AddStringToObject(row, "unit", unit);
+      cJSON_AddItemToObject(row, "median_a", num_or_null(c.median_a));
+      cJSON_AddItemToObject(row, "median_b", num_or_null(c.median_b));
+      cJSON_AddItemToObject(row, "change", num_or_null(c.change));
+      cJSON_AddItemToObject(row, "p", num_or_null(c.p));
+      cJSON_AddNumberToObject(row, "n_a", (double)na);
+      cJSON_AddNumberToObject(row, "n_b", (double)nb);
+      cJSON_AddStringToObject(row, "verdict", verdict(&c, unit));
+      cJSON_AddItemToArray(out, row);
+      free(sa);
+      free(sb);
+    }
+    sqlite3_finalize(st);
+  }
+  free(ia);
+  free(ib);
+  return rc;
+}
+
+/* ---- output ---- */
+
+static char *fmt_num(const cJSON *v, const char *f) {
+  if (!cJSON_IsNumber(v)) return xp_strdup("-");
+  return xp_asprintf(f, v->valuedouble);
+}
+
+static void print_table(char ***cells, int nrows, int ncols) {
+  size_t *w = xp_xcalloc((size_t)ncols, sizeof *w);
+  for (int r = 0; r < nrows; r++)
+    for (int c = 0; c < ncols; c++)
+      if (strlen(cells[r][c]) > w[c]) w[c] = strlen(cells[r][c]);
+  for (int r = 0; r < nrows; r++) {
+    for (int c = 0; c < ncols; c++)
+      printf("%s%-*s", c ? "  " : "", c == ncols - 1 ? 0 : (int)w[c], cells[r][c]);
+    putchar('\n');
+    if (r == 0) {
+      for (int c = 0; c < ncols; c++) {
+        printf("%s", c ? "  " : "");
+        for (size_t i = 0; i < w[c]; i++) putchar('-');
+      }
+      putchar('\n');
+    }
+  }
+  free(w);
+}
+
+static void print_side(const char *name, const side *s) {
+  printf("%s: %s", name, s->kind);
+  if (s->n == 1) printf(" run %s\n", s->uuids[0]);
+  else {
+    printf(" group %s: %d runs (", s->label, s->n);
+    for (int i = 0; i < s->n; i++) printf("%s%.8s", i ? " " : "", s->uuids[i]);
+    printf(")\n");
+  }
+}
+
+static void print_report(const side *a, const side *b, const cJSON *metrics, const cJSON *unfair) {
+  print_side("A", a);
+  print_side("B", b);
+  int n = cJSON_GetArraySize(metrics), ncols = 10;
+  char ***cells = xp_xcalloc((size_t)n + 1, sizeof *cells);
+  const char *head[] = {"case", "params", "metric", "unit", "median A", "median B", "change", "p", "n A/B", "verdict"};
+  cells[0] = xp_xcalloc((size_t)ncols, sizeof **cells);
+  for (int c = 0; c < ncols; c++) cells[0][c] = xp_strdup(head[c]);
+  int r = 1;
+  const cJSON *m;
+  cJSON_ArrayForEach(m, metrics) {
+    char **row = cells[r++] = xp_xcalloc((size_t)ncols, sizeof *row);
+    row[0] = xp_strdup(cJSON_GetObjectItem(m, "case")->valuestring);
+    row[1] = cJSON_PrintUnformatted(cJSON_GetObjectItem(m, "params"));
+    row[2] = xp_strdup(cJSON_GetObjectItem(m, "metric")->valuestring);
+    row[3] = xp_strdup(cJSON_GetObjectItem(m, "unit")->valuestring);
+    row[4] = fmt_num(cJSON_GetObjectItem(m, "median_a"), "%.6g");
+    row[5] = fmt_num(cJSON_GetObjectItem(m, "median_b"), "%.6g");
+    const cJSON *ch = cJSON_GetObjectItem(m, "change");
+    row[6] = cJSON_IsNumber(ch) ? xp_asprintf("%+.1f%%", 100 * ch->valuedouble) : xp_strdup("-");
+    row[7] = fmt_num(cJSON_GetObjectItem(m, "p"), "%.3g");
+    row[8] = xp_asprintf("%d/%d", cJSON_GetObjectItem(m, "n_a")->valueint, cJSON_GetObjectItem(m, "n_b")->valueint);
+    row[9] = xp_strdup(cJSON_GetObjectItem(m, "verdict")->valuestring);
+  }
+  putchar('\n');
+  if (n) print_table(cells, n + 1, ncols);
+  else puts("(no metrics on either side)");
+  for (int i = 0; i <= n; i++) {
+    for (int c = 0; c < ncols; c++) free(cells[i][c]);
+    free(cells[i]);
+  }
+  free(cells);
+  printf("\nverdicts: Mann-Whitney U, two-sided, p < %.2f is beyond noise; fewer than %d samples a side: no verdict\n",
+         XP_ALPHA, XP_MIN_SAMPLES);
+  if (cJSON_GetArraySize(unfair) == 0) {
+    puts("\nsame GPU, driver, libraries, environment, spec and configuration on both sides");
+    return;
+  }
+  printf("\nunfair: %d difference%s between A and B\n", cJSON_GetArraySize(unfair),
+         cJSON_GetArraySize(unfair) == 1 ? "" : "s");
+  const cJSON *d;
+  cJSON_ArrayForEach(d, unfair)
+    printf("  %s: A %s; B %s\n", cJSON_GetObjectItem(d, "key")->valuestring,
+           cJSON_GetObjectItem(d, "a")->valuestring, cJSON_GetObjectItem(d, "b")->valuestring);
+}
+
+static cJSON *side_json(const side *s) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "selector", s->label);
+  cJSON_AddStringToObject(o, "kind", s->kind);
+  cJSON *runs = cJSON_AddArrayToObject(o, "runs");
+  for (int i = 0; i < s->n; i++) cJSON_AddItemToArray(runs, cJSON_CreateString(s->uuids[i]));
+  return o;
+}
+
+static int fill_side(sqlite3 *db, const char *which, const char *ref, const char *selector,
+                     side *s) {
+  if (selector) {
+    s->label = selector;
+    return select_group(db, which, selector, s);
+  }
+  int64_t id;
+  char uuid[37];
+  s->label = ref;
+  int rc = xp_resolve_run(db, ref, &id, uuid);
+  if (rc == 0) side_add(s, id, uuid);
+  return rc;
+}
+
+static char *join_selector(char *old, const char *add) {
+  if (!old) return xp_strdup(add);
+  char *n = xp_asprintf("%s,%s", old, add);
+  free(old);
+  return n;
+}
+
+int cmd_compare(int argc, char **argv, const char *db_path) {
+  const char *refs[2] = {NULL, NULL};
+  char *sel[2] = {NULL, NULL};
+  int nrefs = 0, bad = 0, rc = 0;
+  enum xp_format fmt = XP_FMT_TABLE;
+  for (int i = 1; i < argc && rc == 0; i++) {
+    const char *v;
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      fputs(usage, stdout);
+      free(sel[0]);
+      free(sel[1]);
+      return 0;
+    } else if ((v = xp_opt_value(argc, argv, &i, "--a", &bad))) sel[0] = join_selector(sel[0], v);
+    else if ((v = xp_opt_value(argc, argv, &i, "--b", &bad))) sel[1] = join_selector(sel[1], v);
+    else if ((v = xp_opt_value(argc, argv, &i, "--format", &bad))) {
+      if (xp_parse_format(v, &fmt) || fmt == XP_FMT_CSV) rc = xp_usage_error("compare", "--format %s: expected table or json", v);
+    } else if (bad) rc = XP_EXIT_USAGE;
+    else if (argv[i][0] == '-') rc = xp_usage_error("compare", "unknown option %s", argv[i]);
+    else if (nrefs == 2) rc = xp_usage_error("compare", "two sides only (got a third: %s)", argv[i]);
+    else refs[nrefs++] = argv[i];
+  }
+  /* Positional runs fill the sides that have no selector, A first. */
+  const char *ref_of[2] = {NULL, NULL};
+  for (int s = 0, r = 0; s < 2 && rc == 0; s++)
+    if (!sel[s] && r < nrefs) ref_of[s] = refs[r++];
+  if (rc == 0 && nrefs > (!sel[0]) + (!sel[1])) rc = xp_usage_error("compare", "too many runs for the sides left");
+  if (rc == 0 && ((!sel[0] && !ref_of[0]) || (!sel[1] && !ref_of[1])))
+    rc = xp_usage_error("compare", "two sides are needed: A B, or --a KEY=VALUE... --b KEY=VALUE...");
+  side a = {0}, b = {0};
+  sqlite3 *db = NULL;
+  cJSON *metrics = NULL, *fa = NULL, *fb = NULL, *unfair = NULL;
+  if (rc == 0) db = xp_db_open(db_path, XP_DB_READONLY, &rc);
+  if (rc == 0) rc = fill_side(db, "--a", ref_of[0], sel[0], &a);
+  if (rc == 0) rc = fill_side(db, "--b", ref_of[1], sel[1], &b);
+  if (rc == 0) rc = side_kind(db, &a);
+  if (rc == 0) rc = side_kind(db, &b);
+  if (rc == 0 && strcmp(a.kind, b.kind) != 0)
+    rc = xp_error(XP_EXIT_USAGE, "compare: runs of different kinds cannot be compared: A is %s, B is %s",
+                  a.kind, b.kind);
+  if (rc == 0) {
+    metrics = cJSON_CreateArray();
+    rc = compare_metrics(db, &a, &b, metrics);
+  }
+  if (rc == 0) fa = side_facts(db, &a, &rc);
+  if (rc == 0) fb = side_facts(db, &b, &rc);
+  if (rc == 0) {
+    unfair = unfair_differences(fa, fb);
+    if (fmt == XP_FMT_JSON) {
+      cJSON *doc = cJSON_CreateObject();
+      cJSON_AddItemToObject(doc, "a", side_json(&a));
+      cJSON_AddItemToObject(doc, "b", side_json(&b));
+      cJSON_AddItemReferenceToObject(doc, "metrics", metrics);
+      cJSON_AddItemReferenceToObject(doc, "unfair", unfair);
+      char *t = cJSON_Print(doc);
+      printf("%s\n", t);
+      free(t);
+      cJSON_Delete(doc);
+    } else print_report(&a, &b, metrics, unfair);
+  }
+  cJSON_Delete(metrics);
+  cJSON_Delete(fa);
+  cJSON_Delete(fb);
+  cJSON_Delete(unfair);
+  free(a.ids);
+  free(a.uuids);
+  free(a.kind);
+  free(b.ids);
+  free(b.uuids);
+  free(b.kind);
+  free(sel[0]);
+  free(sel[1]);
+  xp_db_close(db);
+  return rc;
+}

@@ -1,0 +1,373 @@
+/*
+** xp decide "TITLE" --because "..." --evidence RUN... [--query FILE.sql --param K=V ...]
+**           [--supersedes DECISION]
+**
+** A decision records who decided what, when, with which xp, and on which evidence: the runs
+** (by UUID, with each run's seal at that moment) and, optionally, a query with its text,
+** parameters and result rows as they were, hashed. Nothing is written unless everything checks
+** out. Decisions are never edited (schema/006_history.sql refuses it); a new decision may
+** supersede an old one. xp audit re-runs the query later and shows what moved.
+*/
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include "cli.h"
+#include "db.h"
+#include "history.h"
+#include "meta.h"
+#include "query.h"
+#include "runref.h"
+#include "spec.h"
+#include "xp.h"
+
+static const char usage[] =
+    "usage: xp decide \"TITLE\" --because \"WHY\" --evidence RUN... [--query FILE.sql\n"
+    "                 [--param NAME=VALUE]...] [--supersedes DECISION]\n"
+    "  Records a decision: title, rationale, author ($XP_AUTHOR, else git config user.name,\n"
+    "  else $USER), time, xp's commit, the evidence runs (UUIDs or unique prefixes; finished\n"
+    "  runs only) and, with --query, the query's text, parameters and result rows as they are\n"
+    "  now, with their SHA-256. At least one evidence run or a query is required.\n"
+    "  Decisions are never edited: --supersedes names the decision this one replaces.\n"
+    "  xp audit DECISION shows it later, with what has changed since.\n";
+
+/* ---- the record and its digest ---- */
+
+typedef struct decision_rec {
+  const char *uuid, *title, *rationale, *author, *created_at, *xp_version, *xp_commit;
+  const char *supersedes, *query_file, *query_text, *query_params, *query_result_sha256;
+  int64_t evidence_count;
+  cJSON *evidence; /* array of {run_uuid, run_content_sha256} in order */
+} decision_rec;
+
+static void add_str(cJSON *o, const char *k, const char *v) {
+  if (v) cJSON_AddStringToObject(o, k, v);
+  else cJSON_AddNullToObject(o, k);
+}
+
+/* The digest covers every field of the record; the result rows are covered by their hash. */
+static void digest_of(const decision_rec *d, char out[65]) {
+  cJSON *o = cJSON_CreateObject();
+  add_str(o, "uuid", d->uuid);
+  add_str(o, "title", d->title);
+  add_str(o, "rationale", d->rationale);
+  add_str(o, "author", d->author);
+  add_str(o, "created_at", d->created_at);
+  add_str(o, "xp_version", d->xp_version);
+  add_str(o, "xp_commit", d->xp_commit);
+  add_str(o, "supersedes", d->supersedes);
+  add_str(o, "query_file", d->query_file);
+  add_str(o, "query_text", d->query_text);
+  add_str(o, "query_params", d->query_params);
+  add_str(o, "query_result_sha256", d->query_result_sha256);
+  cJSON_AddNumberToObject(o, "evidence_count", (double)d->evidence_count);
+  cJSON_AddItemToObject(o, "evidence", cJSON_Duplicate(d->evidence, 1));
+  char *text = xp_json_canonical(o);
+  xp_sha256_hex(text, strlen(text), out);
+  free(text);
+  cJSON_Delete(o);
+}
+
+static const char *col(sqlite3_stmt *st, int i) { return (const char *)sqlite3_column_text(st, i); }
+
+int xp_decision_digest(sqlite3 *db, int64_t id, char out[65]) {
+  sqlite3_stmt *st = xp_db_prepare(db,
+      "SELECT uuid, title, rationale, author, created_at, xp_version, xp_commit, supersedes,"
+      " query_file, query_text, query_params, query_result_sha256, evidence_count"
+      " FROM decisions WHERE id = ?1");
+  if (!st) return XP_EXIT_DB;
+  sqlite3_bind_int64(st, 1, id);
+  if (sqlite3_step(st) != SQLITE_ROW) {
+    sqlite3_finalize(st);
+    return xp_error(XP_EXIT_USAGE, "decision %lld does not exist", (long long)id);
+  }
+  decision_rec d = {col(st, 0), col(st, 1), col(st, 2), col(st, 3), col(st, 4), col(st, 5),
+                    col(st, 6), col(st, 7), col(st, 8), col(st, 9), col(st, 10), col(st, 11),
+                    sqlite3_column_int64(st, 12), cJSON_CreateArray()};
+  sqlite3_stmt *ev = xp_db_prepare(db,
+      "SELECT run_uuid, run_content_sha256 FROM decision_evidence WHERE decision_id = ?1 ORDER BY seq");
+  if (!ev) {
+    sqlite3_finalize(st);
+    cJSON_Delete(d.evidence);
+    return XP_EXIT_DB;
+  }
+  sqlite3_bind_int64(ev, 1, id);
+  while (sqlite3_step(ev) == SQLITE_ROW) {
+    cJSON *e = cJSON_CreateObject();
+    add_str(e, "run_uuid", col(ev, 0));
+    add_str(e, "run_content_sha256", col(ev, 1));
+    cJSON_AddItemToArray(d.evidence, e);
+  }
+  digest_of(&d, out);
+  sqlite3_finalize(ev);
+  sqlite3_finalize(st);
+  cJSON_Delete(d.evidence);
+  return 0;
+}
+
+int xp_resolve_decision(sqlite3 *db, const char *ref, int64_t *id, char uuid_out[37]) {
+  size_t n = strlen(ref);
+  if (n < 4 || n > 36 || strspn(ref, "0123456789abcdefABCDEF-") != n)
+    return xp_error(XP_EXIT_USAGE, "%s: not a decision id (a UUID or a prefix of at least 4 hex digits)", ref);
+  sqlite3_stmt *st = xp_db_prepare(db,
+      "SELECT id, uuid FROM decisions WHERE uuid >= lower(?1) AND uuid < lower(?1) || 'g' ORDER BY uuid LIMIT 2");
+  if (!st) return XP_EXIT_DB;
+  xp_bind_text(st, 1, ref);
+  int count = 0;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    if (count++ == 0) {
+      *id = sqlite3_column_int64(st, 0);
+      if (uuid_out) snprintf(uuid_out, 37, "%s", col(st, 1));
+    }
+  }
+  sqlite3_finalize(st);
+  if (count == 0) return xp_error(XP_EXIT_USAGE, "%s: no such decision (xp audit lists them)", ref);
+  if (count > 1) return xp_error(XP_EXIT_USAGE, "%s: ambiguous decision id prefix; give more digits", ref);
+  return 0;
+}
+
+/* ---- the query ---- */
+
+static int collect_rows(void *arg, sqlite3 *db, sqlite3_stmt *st, const char *file, long line) {
+  int rc = 0;
+  cJSON *rows = xp_rows_json(st, &rc);
+  if (rc) {
+    cJSON_Delete(rows);
+    return xp_error_at(XP_EXIT_USAGE, file, line, "%s", sqlite3_errmsg(db));
+  }
+  cJSON_AddItemToArray((cJSON *)arg, rows);
+  return 0;
+}
+
+cJSON *xp_decision_query(sqlite3 *db, const char *sql, const char *label, const cJSON *params,
+                         int *rc) {
+  int n = cJSON_GetArraySize(params), i = 0;
+  xp_param *p = xp_xcalloc((size_t)(n ? n : 1), sizeof *p);
+  const cJSON *e;
+  cJSON_ArrayForEach(e, params) {
+    snprintf(p[i].name, sizeof p[i].name, "%s", e->string);
+    p[i].value = cJSON_IsString(e) ? e->valuestring : "";
+    i++;
+  }
+  cJSON *sets = cJSON_CreateArray();
+  *rc = xp_query_text(db, sql, label, p, i, collect_rows, sets);
+  free(p);
+  if (*rc) {
+    cJSON_Delete(sets);
+    return NULL;
+  }
+  return sets;
+}
+
+/* ---- recording ---- */
+
+static char *author_name(void) {
+  const char *a = getenv("XP_AUTHOR");
+  if (a && *a) return xp_strdup(a);
+  char buf[256];
+  char *git[] = {"git", "config", "user.name", NULL};
+  if (xp_capture_line(git, buf, sizeof buf) == 0) {
+    buf[strcspn(buf, "\n")] = 0;
+    if (buf[0]) return xp_strdup(buf);
+  }
+  a = getenv("USER");
+  return xp_strdup(a && *a ? a : "unknown");
+}
+
+typedef struct decide_args {
+  const char *title, *because, *query_file, *supersedes;
+  const char **evidence;
+  int nevidence;
+  cJSON *params; /* object NAME -> VALUE */
+} decide_args;
+
+static int parse_args(int argc, char **argv, decide_args *a) {
+  int bad = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *v;
+    if (strcmp(argv[i], "--evidence") == 0 || strncmp(argv[i], "--evidence=", 11) == 0) {
+      if (argv[i][10] == '=') a->evidence[a->nevidence++] = argv[i] + 11;
+      int taken = argv[i][10] == '=';
+      while (i + 1 < argc && argv[i + 1][0] != '-') {
+        a->evidence[a->nevidence++] = argv[++i];
+        taken = 1;
+      }
+      if (!taken) return xp_usage_error("decide", "--evidence needs at least one run");
+    } else if ((v = xp_opt_value(argc, argv, &i, "--because", &bad))) a->because = v;
+    else if ((v = xp_opt_value(argc, argv, &i, "--query", &bad))) a->query_file = v;
+    else if ((v = xp_opt_value(argc, argv, &i, "--supersedes", &bad))) a->supersedes = v;
+    else if ((v = xp_opt_value(argc, argv, &i, "--param", &bad))) {
+      xp_param p;
+      if (xp_param_parse(v, &p) != 0)
+        return xp_usage_error("decide", "--param %s: expected NAME=VALUE with NAME of letters, digits and _", v);
+      cJSON_DeleteItemFromObjectCaseSensitive(a->params, p.name);
+      cJSON_AddStringToObject(a->params, p.name, p.value);
+    } else if (bad) return XP_EXIT_USAGE;
+    else if (argv[i][0] == '-' && argv[i][1]) return xp_usage_error("decide", "unknown option %s", argv[i]);
+    else if (a->title) return xp_usage_error("decide", "one title (quote it); runs go after --evidence");
+    else a->title = argv[i];
+  }
+  if (!a->title || !*a->title) return xp_usage_error("decide", "what was decided? give a title");
+  if (!a->because || !*a->because) return xp_usage_error("decide", "why? --because \"...\" is required");
+  if (a->nevidence == 0 && !a->query_file)
+    return xp_usage_error("decide", "a decision needs evidence: --evidence RUN... and/or --query FILE.sql");
+  if (cJSON_GetArraySize(a->params) > 0 && !a->query_file)
+    return xp_usage_error("decide", "--param is for the --query file; there is none");
+  return 0;
+}
+
+/* Evidence runs must exist and be finished: a running run's results are not yet evidence. */
+static int resolve_evidence(sqlite3 *db, decide_args *a, cJSON *evidence) {
+  for (int i = 0; i < a->nevidence; i++) {
+    int64_t id;
+    char uuid[37];
+    int rc = xp_resolve_run(db, a->evidence[i], &id, uuid);
+    if (rc) return rc;
+    int dup = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, evidence)
+      dup |= strcmp(cJSON_GetObjectItemCaseSensitive(e, "run_uuid")->valuestring, uuid) == 0;
+    if (dup) continue;
+    sqlite3_stmt *st = xp_db_prepare(db, "SELECT status, content_sha256 FROM runs WHERE id = ?1");
+    if (!st) return XP_EXIT_DB;
+    sqlite3_bind_int64(st, 1, id);
+    if (sqlite3_step(st) != SQLITE_ROW) {
+      sqlite3_finalize(st);
+      return xp_db_fail(db, "reading a run");
+    }
+    if (strcmp(col(st, 0), "running") == 0) {
+      sqlite3_finalize(st);
+      return xp_error(XP_EXIT_USAGE, "%s: run %s has not finished; only finished runs are evidence",
+                      a->evidence[i], uuid);
+    }
+    cJSON *o = cJSON_CreateObject();
+    add_str(o, "run_uuid", uuid);
+    add_str(o, "run_content_sha256", col(st, 1));
+    cJSON_AddItemToArray(evidence, o);
+    sqlite3_finalize(st);
+  }
+  return 0;
+}
+
+/* The query runs on its own read-only connection, under the same rules as xp query. */
+static int run_query(const char *db_path, const char *file, const char *sql, const cJSON *params,
+                     char **result_json, size_t *nrows) {
+  int rc = 0;
+  sqlite3 *ro = xp_db_open(db_path, XP_DB_READONLY, &rc);
+  if (!ro) return rc;
+  cJSON *sets = xp_decision_query(ro, sql, file, params, &rc);
+  xp_db_close(ro);
+  if (!sets) return rc;
+  *nrows = 0;
+  const cJSON *s;
+  cJSON_ArrayForEach(s, sets) *nrows += (size_t)cJSON_GetArraySize(s);
+  *result_json = cJSON_PrintUnformatted(sets);
+  cJSON_Delete(sets);
+  return 0;
+}
+
+static int insert_decision(sqlite3 *db, const decision_rec *d, const char *result,
+                           const char *digest) {
+  sqlite3_stmt *st = xp_db_prepare(db,
+      "INSERT INTO decisions(uuid, title, rationale, author, created_at, xp_version, xp_commit,"
+      " supersedes, evidence_count, query_file, query_text, query_params, query_result,"
+      " query_result_sha256, decision_sha256) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)");
+  if (!st) return XP_EXIT_DB;
+  const char *texts[] = {d->uuid, d->title, d->rationale, d->author, d->created_at,
+                         d->xp_version, d->xp_commit, d->supersedes};
+  for (int i = 0; i < 8; i++) xp_bind_text(st, i + 1, texts[i]);
+  sqlite3_bind_int64(st, 9, d->evidence_count);
+  xp_bind_text(st, 10, d->query_file);
+  xp_bind_text(st, 11, d->query_text);
+  xp_bind_text(st, 12, d->query_params);
+  xp_bind_text(st, 13, result);
+  xp_bind_text(st, 14, d->query_result_sha256);
+  xp_bind_text(st, 15, digest);
+  int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : xp_db_fail(db, "recording the decision");
+  sqlite3_finalize(st);
+  if (rc) return rc;
+  int64_t id = sqlite3_last_insert_rowid(db);
+  if (!(st = xp_db_prepare(db, "INSERT INTO decision_evidence(decision_id, seq, run_uuid, run_content_sha256) VALUES (?1,?2,?3,?4)")))
+    return XP_EXIT_DB;
+  int seq = 0;
+  const cJSON *e;
+  cJSON_ArrayForEach(e, d->evidence) {
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int(st, 2, seq++);
+    const cJSON *u = cJSON_GetObjectItemCaseSensitive(e, "run_uuid");
+    const cJSON *h = cJSON_GetObjectItemCaseSensitive(e, "run_content_sha256");
+    xp_bind_text(st, 3, u->valuestring);
+    xp_bind_text(st, 4, cJSON_IsString(h) ? h->valuestring : NULL);
+    if ((rc = xp_db_step_done(db, st)) != 0) break;
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+int cmd_decide(int argc, char **argv, const char *db_path) {
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      fputs(usage, stdout);
+      return 0;
+    }
+  decide_args a = {0};
+  a.evidence = xp_xcalloc((size_t)argc, sizeof *a.evidence);
+  a.params = cJSON_CreateObject();
+  cJSON *evidence = cJSON_CreateArray();
+  char *sql = NULL, *result = NULL, *author = NULL, *params_text = NULL;
+  sqlite3 *db = NULL;
+  int rc = parse_args(argc, argv, &a);
+  if (rc) goto out;
+  if (a.query_file && !(sql = xp_read_file(a.query_file, NULL))) {
+    rc = xp_error_at(XP_EXIT_USAGE, a.query_file, 0, "cannot read: %s", strerror(errno));
+    goto out;
+  }
+  if (!(db = xp_db_open(db_path, XP_DB_READWRITE, &rc))) goto out;
+  if ((rc = resolve_evidence(db, &a, evidence)) != 0) goto out;
+  char sup_uuid[37] = "";
+  if (a.supersedes) {
+    int64_t sid;
+    if ((rc = xp_resolve_decision(db, a.supersedes, &sid, sup_uuid)) != 0) goto out;
+  }
+  size_t nrows = 0;
+  char result_sha[65] = "";
+  if (sql) {
+    if ((rc = run_query(db_path, a.query_file, sql, a.params, &result, &nrows)) != 0) goto out;
+    xp_sha256_hex(result, strlen(result), result_sha);
+    params_text = xp_json_canonical(a.params);
+  }
+  char uuid[37], now[40], commit[80], digest[65];
+  if (xp_uuid4(uuid) != 0) {
+    rc = xp_error(XP_EXIT_ENV, "cannot generate a decision id: no randomness available");
+    goto out;
+  }
+  xp_now_iso8601(now, sizeof now);
+  snprintf(commit, sizeof commit, "%s%s", xp_build_commit, xp_build_dirty ? "-dirty" : "");
+  author = author_name();
+  decision_rec d = {uuid, a.title, a.because, author, now, xp_build_version, commit,
+                    a.supersedes ? sup_uuid : NULL, a.query_file, sql, params_text,
+                    sql ? result_sha : NULL, cJSON_GetArraySize(evidence), evidence};
+  digest_of(&d, digest);
+  if ((rc = xp_db_begin(db)) != 0) goto out;
+  if ((rc = insert_decision(db, &d, result, digest)) != 0) {
+    xp_db_rollback(db);
+    goto out;
+  }
+  if ((rc = xp_db_commit(db)) != 0) goto out;
+  printf("decision %s recorded: %s\n", uuid, a.title);
+  printf("  by %s at %s; evidence: %d run%s", author, now, cJSON_GetArraySize(evidence),
+         cJSON_GetArraySize(evidence) == 1 ? "" : "s");
+  if (sql) printf("; query %s: %zu row%s (sha256 %.16s)", a.query_file, nrows, nrows == 1 ? "" : "s", result_sha);
+  if (a.supersedes) printf("; supersedes %s", sup_uuid);
+  putchar('\n');
+out:
+  xp_db_close(db);
+  cJSON_Delete(evidence);
+  cJSON_Delete(a.params);
+  free(a.evidence);
+  free(sql);
+  free(result);
+  free(author);
+  free(params_text);
+  return rc;
+}

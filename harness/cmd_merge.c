@@ -1,0 +1,392 @@
+/*
+** xp merge OTHER.db: one history from many machines' databases.
+**
+** Runs are united by UUID: a run already here is left alone, so merging twice changes
+** nothing. A run is copied with every row that hangs off it, in every table found from the
+** schema (chain.c's run tree: cases, metrics, samples, metadata, GPUs, artifacts, trace tables,
+** kinds' own tables), its local ids translated. Before copying, the run's content in OTHER is
+** checked against OTHER's seal; after copying, its content here must hash the same; then it
+** is sealed at the end of this database's chain (links are per database; content hashes travel
+** with runs). Copying follows the recorder's lifecycle: the row goes in as 'running', its
+** results follow, and the final status and seal are written last, so the append-only
+** triggers need no exception. Decisions are copied by UUID too. OTHER is opened read-only and
+** must be an xp database of this schema or an older one. Everything is one transaction:
+** any refusal leaves this database as it was.
+*/
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "chain.h"
+#include "cli.h"
+#include "db.h"
+#include "history.h"
+#include "xp.h"
+
+static const char usage[] =
+    "usage: xp merge OTHER.db [--dry-run]\n"
+    "  Copies into this database every finished run of OTHER.db that is not here yet (by run\n"
+    "  UUID), with all its rows in every table, and every decision not here yet. Idempotent:\n"
+    "  merging the same database again changes nothing. Each copied run's content is checked\n"
+    "  against OTHER's seal and sealed again into this database's chain (xp verify).\n"
+    "  Runs still 'running' in OTHER are skipped with a note. OTHER is only read; a newer\n"
+    "  schema or a file that is not an xp database is refused, and nothing is changed.\n"
+    "  --dry-run  say what would be merged; write nothing\n";
+
+typedef struct merger {
+  sqlite3 *main, *other;
+  const char *other_path;
+  xp_rtree mt, ot;            /* the run trees of this database and of OTHER */
+  int *map;                   /* OTHER table index -> this database's table index */
+  sqlite3_stmt **sel, **ins;  /* per OTHER table */
+  int same_schema;
+  int64_t copied, present, skipped, differing, decisions, decisions_present;
+} merger;
+
+static int has_column(sqlite3 *db, const char *table, const char *col) {
+  sqlite3_stmt *st = xp_db_prepare(db, "SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2");
+  if (!st) return 0;
+  xp_bind_text(st, 1, table);
+  xp_bind_text(st, 2, col);
+  int yes = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
+  sqlite3_finalize(st);
+  return yes;
+}
+
+static int table_index(const xp_rtree *t, const char *name) {
+  for (int i = 0; i < t->n; i++)
+    if (strcmp(t->t[i].name, name) == 0) return i;
+  return -1;
+}
+
+static int col_index(const xp_rtable *t, const char *name) {
+  for (int i = 0; i < t->ncols; i++)
+    if (strcmp(t->cols[i], name) == 0) return i;
+  return -1;
+}
+
+static int is_seal_column(const char *c) {
+  return strcmp(c, "content_sha256") == 0 || strcmp(c, "chain_sha256") == 0 ||
+         strcmp(c, "chain_seq") == 0 || strcmp(c, "content_digests") == 0;
+}
+
+/* Every run table of OTHER must exist here with the same place in the tree and every column;
+** a column holding another table's local id cannot be translated and is refused. */
+static int check_compatible(merger *m) {
+  m->map = xp_xcalloc((size_t)m->ot.n, sizeof *m->map);
+  for (int i = 0; i < m->ot.n; i++) {
+    const xp_rtable *o = &m->ot.t[i];
+    int j = table_index(&m->mt, o->name);
+    if (j < 0)
+      return xp_error_at(XP_EXIT_DB, m->other_path, 0,
+                         "incompatible schema: table %s holds run results there and does not exist here; nothing merged",
+                         o->name);
+    const xp_rtable *t = &m->mt.t[j];
+    if (o->parent >= 0 && (strcmp(m->ot.t[o->parent].name, m->mt.t[t->parent].name) != 0 ||
+                           strcmp(o->fk, t->fk) != 0))
+      return xp_error_at(XP_EXIT_DB, m->other_path, 0,
+                         "incompatible schema: table %s hangs off %s.%s there but %s.%s here; nothing merged",
+                         o->name, m->ot.t[o->parent].name, o->fk, m->mt.t[t->parent].name, t->fk);
+    for (int c = 0; c < o->ncols; c++) {
+      if (col_index(t, o->cols[c]) < 0)
+        return xp_error_at(XP_EXIT_DB, m->other_path, 0,
+                           "incompatible schema: column %s.%s does not exist here; nothing merged",
+                           o->name, o->cols[c]);
+      if (o->xref[c])
+        return xp_error_at(XP_EXIT_DB, m->other_path, 0,
+                           "table %s column %s holds local ids of another table, which xp merge cannot translate; nothing merged",
+                           o->name, o->cols[c]);
+    }
+    m->map[i] = j;
+  }
+  return 0;
+}
+
+/* SELECT rowid-or-NULL, cols... FROM t WHERE fk = ?1 ORDER BY rowid (OTHER), and
+** INSERT INTO t (cols except the rowid) VALUES (...) (here). */
+static int prepare_table(merger *m, int i) {
+  const xp_rtable *o = &m->ot.t[i];
+  char *tn = xp_sql_ident(o->name);
+  char *rid = o->rowid_col ? xp_sql_ident(o->rowid_col) : xp_strdup("NULL");
+  char *cols = xp_strdup(""), *vals = xp_strdup(""), *selcols = xp_strdup("");
+  int nv = 0;
+  for (int c = 0; c < o->ncols; c++) {
+    if ((o->rowid_col && strcmp(o->cols[c], o->rowid_col) == 0) ||
+        (o->parent < 0 && is_seal_column(o->cols[c])))
+      continue;
+    char *q = xp_sql_ident(o->cols[c]);
+    char *a = xp_asprintf("%s%s%s", cols, *cols ? ", " : "", q);
+    char *b = xp_asprintf("%s%s?%d", vals, *vals ? ", " : "", ++nv);
+    char *s = xp_asprintf("%s, %s", selcols, q);
+    free(cols), free(vals), free(selcols), free(q);
+    cols = a, vals = b, selcols = s;
+  }
+  char *fk = o->fk ? xp_sql_ident(o->fk) : xp_strdup("id");
+  char *sel = xp_asprintf("SELECT %s%s FROM %s WHERE %s = ?1%s%s", rid, selcols, tn, fk,
+                          o->rowid_col ? " ORDER BY " : "", o->rowid_col ? rid : "");
+  char *ins = xp_asprintf("INSERT INTO %s (%s) VALUES (%s)", tn, cols, vals);
+  m->sel[i] = xp_db_prepare(m->other, sel);
+  m->ins[i] = m->sel[i] ? xp_db_prepare(m->main, ins) : NULL;
+  free(sel), free(ins), free(fk), free(tn), free(rid), free(cols), free(vals), free(selcols);
+  return m->sel[i] && m->ins[i] ? 0 : XP_EXIT_DB;
+}
+
+/* Copy the rows of OTHER table i whose parent key is old_parent, under new_parent here. */
+static int copy_rows(merger *m, int i, int64_t old_parent, int64_t new_parent, int64_t new_run,
+                     const char *run_status) {
+  const xp_rtable *o = &m->ot.t[i];
+  sqlite3_stmt *sel = m->sel[i], *ins = m->ins[i];
+  int has_children = 0;
+  for (int k = i + 1; k < m->ot.n; k++) has_children |= m->ot.t[k].parent == i;
+  sqlite3_reset(sel);
+  sqlite3_bind_int64(sel, 1, old_parent);
+  int rc = 0, src;
+  while (rc == 0 && (src = sqlite3_step(sel)) == SQLITE_ROW) {
+    sqlite3_reset(ins);
+    sqlite3_clear_bindings(ins);
+    int out = 1, in = 1;
+    for (int c = 0; c < o->ncols; c++) {
+      if ((o->rowid_col && strcmp(o->cols[c], o->rowid_col) == 0) ||
+          (o->parent < 0 && is_seal_column(o->cols[c])))
+        continue;
+      if (o->parent < 0 && strcmp(o->cols[c], "status") == 0)
+        sqlite3_bind_text(ins, out, run_status, -1, SQLITE_STATIC);
+      else if (o->fk && strcmp(o->cols[c], o->fk) == 0) sqlite3_bind_int64(ins, out, new_parent);
+      else if (o->runref[c]) sqlite3_bind_int64(ins, out, new_run);
+      else sqlite3_bind_value(ins, out, sqlite3_column_value(sel, in));
+      out++, in++;
+    }
+    if (sqlite3_step(ins) != SQLITE_DONE) {
+      rc = xp_db_fail(m->main, "copying a run's rows");
+      break;
+    }
+    int64_t new_rowid = sqlite3_last_insert_rowid(m->main);
+    if (o->parent < 0) new_run = new_rowid;
+    if (has_children) {
+      int64_t old_rowid = o->parent < 0 ? old_parent : sqlite3_column_int64(sel, 0);
+      for (int k = i + 1; k < m->ot.n && rc == 0; k++)
+        if (m->ot.t[k].parent == i) rc = copy_rows(m, k, old_rowid, new_rowid, new_run, NULL);
+    }
+  }
+  if (rc == 0 && src != SQLITE_DONE) rc = xp_db_fail(m->other, "reading OTHER's rows");
+  return rc;
+}
+
+static int lookup_here(merger *m, const char *uuid, int *exists, char content[65]) {
+  sqlite3_stmt *st = xp_db_prepare(m->main, "SELECT content_sha256 FROM runs WHERE uuid = ?1");
+  if (!st) return XP_EXIT_DB;
+  xp_bind_text(st, 1, uuid);
+  *exists = sqlite3_step(st) == SQLITE_ROW;
+  const unsigned char *h = *exists ? sqlite3_column_text(st, 0) : NULL;
+  snprintf(content, 65, "%s", h ? (const char *)h : "");
+  sqlite3_finalize(st);
+  return 0;
+}
+
+static int merge_run(merger *m, int64_t oid, const char *uuid, const char *status,
+                     const char *sealed) {
+  int exists = 0;
+  char here[65];
+  int rc = lookup_here(m, uuid, &exists, here);
+  if (rc) return rc;
+  char content[65];
+  if ((rc = xp_run_content(m->other, &m->ot, oid, content, NULL)) != 0) return rc;
+  if (exists) {
+    m->present++;
+    if (here[0] && strcmp(here, content) != 0) {
+      m->differing++;
+      xp_warn("run %s is in both databases with different content; this database's copy is kept", uuid);
+    }
+    return 0;
+  }
+  if (sealed && strcmp(sealed, content) != 0)
+    return xp_error_at(XP_EXIT_INTEGRITY, m->other_path, 0,
+                       "run %s does not match its seal there (xp verify --db %s names what changed); nothing merged",
+                       uuid, m->other_path);
+  if ((rc = copy_rows(m, 0, oid, 0, 0, "running")) != 0) return rc;
+  int64_t nid = sqlite3_last_insert_rowid(m->main);
+  sqlite3_stmt *st = xp_db_prepare(m->main, "SELECT id FROM runs WHERE uuid = ?1");
+  if (!st) return XP_EXIT_DB;
+  xp_bind_text(st, 1, uuid);
+  if (sqlite3_step(st) == SQLITE_ROW) nid = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  if (!(st = xp_db_prepare(m->main, "UPDATE runs SET status = ?1 WHERE id = ?2"))) return XP_EXIT_DB;
+  xp_bind_text(st, 1, status);
+  sqlite3_bind_int64(st, 2, nid);
+  rc = sqlite3_step(st) == SQLITE_DONE ? 0 : xp_db_fail(m->main, "finishing a merged run");
+  sqlite3_finalize(st);
+  if (rc == 0) rc = xp_chain_seal(m->main, nid);
+  if (rc == 0 && (rc = lookup_here(m, uuid, &exists, here)) == 0 && strcmp(here, content) != 0) {
+    if (m->same_schema)
+      return xp_error(XP_EXIT_DB, "run %s: its copy here does not hash like the original (%.12s vs %.12s); nothing merged",
+                      uuid, here, content);
+    xp_warn("run %s: its content hash here differs from OTHER's (%.12s vs %.12s): the newer schema's defaults fill columns OTHER lacks",
+            uuid, here, content);
+  }
+  if (rc == 0) m->copied++;
+  return rc;
+}
+
+static int merge_runs(merger *m) {
+  int chained = has_column(m->other, "runs", "chain_seq");
+  char *sql = xp_asprintf("SELECT id, uuid, status, %s FROM runs ORDER BY %s",
+                          chained ? "content_sha256" : "NULL",
+                          chained ? "chain_seq IS NULL, chain_seq, finished_at, id" : "finished_at, id");
+  sqlite3_stmt *st = xp_db_prepare(m->other, sql);
+  free(sql);
+  if (!st) return XP_EXIT_DB;
+  int rc = 0;
+  while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+    const char *uuid = (const char *)sqlite3_column_text(st, 1);
+    const char *status = (const char *)sqlite3_column_text(st, 2);
+    if (strcmp(status, "running") == 0) {
+      printf("note: run %s is still running in %s (or its recorder died); skipped\n", uuid, m->other_path);
+      m->skipped++;
+      continue;
+    }
+    rc = merge_run(m, sqlite3_column_int64(st, 0), uuid, status, (const char *)sqlite3_column_text(st, 3));
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* Decisions, oldest first (so one that supersedes another comes after it), by UUID. */
+static int merge_decisions(merger *m) {
+  sqlite3_stmt *chk = xp_db_prepare(m->other, "SELECT count(*) FROM sqlite_schema WHERE name = 'decisions'");
+  if (!chk) return XP_EXIT_DB;
+  int have = sqlite3_step(chk) == SQLITE_ROW && sqlite3_column_int(chk, 0) > 0;
+  sqlite3_finalize(chk);
+  if (!have) return 0;
+  static const char cols[] =
+      "uuid, title, rationale, author, created_at, xp_version, xp_commit, supersedes, evidence_count,"
+      " query_file, query_text, query_params, query_result, query_result_sha256, decision_sha256";
+  char *sql = xp_asprintf("SELECT id, %s FROM decisions ORDER BY created_at, id", cols);
+  sqlite3_stmt *st = xp_db_prepare(m->other, sql);
+  free(sql);
+  sql = xp_asprintf("INSERT INTO decisions (%s) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)", cols);
+  sqlite3_stmt *ins = st ? xp_db_prepare(m->main, sql) : NULL;
+  free(sql);
+  sqlite3_stmt *ev = ins ? xp_db_prepare(m->other, "SELECT seq, run_uuid, run_content_sha256 FROM decision_evidence WHERE decision_id = ?1 ORDER BY seq") : NULL;
+  sqlite3_stmt *evins = ev ? xp_db_prepare(m->main, "INSERT INTO decision_evidence(decision_id, seq, run_uuid, run_content_sha256) VALUES (?1,?2,?3,?4)") : NULL;
+  sqlite3_stmt *here = evins ? xp_db_prepare(m->main, "SELECT decision_sha256 FROM decisions WHERE uuid = ?1") : NULL;
+  int rc = here ? 0 : XP_EXIT_DB;
+  while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+    const char *uuid = (const char *)sqlite3_column_text(st, 1);
+    const char *digest = (const char *)sqlite3_column_text(st, 15);
+    sqlite3_reset(here);
+    xp_bind_text(here, 1, uuid);
+    if (sqlite3_step(here) == SQLITE_ROW) {
+      m->decisions_present++;
+      const char *h = (const char *)sqlite3_column_text(here, 0);
+      if (h && digest && strcmp(h, digest) != 0)
+        xp_warn("decision %s is in both databases with different records; this database's is kept", uuid);
+      continue;
+    }
+    char now[65];
+    if ((rc = xp_decision_digest(m->other, sqlite3_column_int64(st, 0), now)) != 0) break;
+    if (!digest || strcmp(now, digest) != 0) {
+      rc = xp_error_at(XP_EXIT_INTEGRITY, m->other_path, 0,
+                       "decision %s does not match its digest there; nothing merged", uuid);
+      break;
+    }
+    sqlite3_reset(ins);
+    for (int c = 1; c <= 15; c++) sqlite3_bind_value(ins, c, sqlite3_column_value(st, c));
+    if (sqlite3_step(ins) != SQLITE_DONE) {
+      rc = xp_db_fail(m->main, "copying a decision");
+      break;
+    }
+    int64_t nid = sqlite3_last_insert_rowid(m->main);
+    sqlite3_reset(ev);
+    sqlite3_bind_int64(ev, 1, sqlite3_column_int64(st, 0));
+    while (rc == 0 && sqlite3_step(ev) == SQLITE_ROW) {
+      sqlite3_reset(evins);
+      sqlite3_bind_int64(evins, 1, nid);
+      for (int c = 0; c < 3; c++) sqlite3_bind_value(evins, c + 2, sqlite3_column_value(ev, c));
+      if (sqlite3_step(evins) != SQLITE_DONE) rc = xp_db_fail(m->main, "copying a decision's evidence");
+    }
+    if (rc == 0) m->decisions++;
+  }
+  sqlite3_finalize(st);
+  sqlite3_finalize(ins);
+  sqlite3_finalize(ev);
+  sqlite3_finalize(evins);
+  sqlite3_finalize(here);
+  return rc;
+}
+
+static int same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static int schema_version(sqlite3 *db) {
+  sqlite3_stmt *st = xp_db_prepare(db, "PRAGMA user_version");
+  int v = st && sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+  sqlite3_finalize(st);
+  return v;
+}
+
+int cmd_merge(int argc, char **argv, const char *db_path) {
+  const char *other = NULL;
+  int dry = 0, rc = 0;
+  for (int i = 1; i < argc && rc == 0; i++) {
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      fputs(usage, stdout);
+      return 0;
+    } else if (strcmp(argv[i], "--dry-run") == 0) dry = 1;
+    else if (argv[i][0] == '-') rc = xp_usage_error("merge", "unknown option %s", argv[i]);
+    else if (other) rc = xp_usage_error("merge", "one database at a time");
+    else other = argv[i];
+  }
+  if (rc == 0 && !other) rc = xp_usage_error("merge", "which database? (xp merge OTHER.db)");
+  if (rc) return rc;
+  if (same_file(other, db_path))
+    return xp_error_at(XP_EXIT_USAGE, other, 0, "is this database itself; nothing to merge");
+  merger m = {0};
+  m.other_path = other;
+  /* OTHER first: a foreign or newer file is refused before this database is touched. */
+  if (!(m.other = xp_db_open(other, XP_DB_READONLY, &rc))) return rc;
+  /* xp's own reading of OTHER needs table-valued pragmas, which the authorizer for user query
+  ** files refuses; query_only still forbids any write to OTHER. */
+  sqlite3_set_authorizer(m.other, NULL, NULL);
+  if (!(m.main = xp_db_open(db_path, XP_DB_READWRITE, &rc))) goto out;
+  m.same_schema = schema_version(m.other) == schema_version(m.main);
+  if ((rc = xp_rtree_load(m.other, &m.ot)) != 0 || (rc = xp_rtree_load(m.main, &m.mt)) != 0) goto out;
+  if ((rc = check_compatible(&m)) != 0) goto out;
+  m.sel = xp_xcalloc((size_t)m.ot.n, sizeof *m.sel);
+  m.ins = xp_xcalloc((size_t)m.ot.n, sizeof *m.ins);
+  for (int i = 0; i < m.ot.n && rc == 0; i++) rc = prepare_table(&m, i);
+  if (rc) goto out;
+  if ((rc = xp_db_begin(m.main)) != 0) goto out;
+  if ((rc = merge_runs(&m)) == 0) rc = merge_decisions(&m);
+  /* The statements hold no locks past this point; finalize before the commit. */
+  for (int i = 0; i < m.ot.n; i++) {
+    sqlite3_finalize(m.sel[i]);
+    sqlite3_finalize(m.ins[i]);
+    m.sel[i] = m.ins[i] = NULL;
+  }
+  if (rc || dry) xp_db_rollback(m.main);
+  else rc = xp_db_commit(m.main);
+  if (rc == 0) {
+    printf("%s%s: %lld run%s merged, %lld already here%s, %lld skipped (still running); "
+           "%lld decision%s merged, %lld already here\n",
+           dry ? "dry run (nothing written): " : "", other, (long long)m.copied,
+           m.copied == 1 ? "" : "s", (long long)m.present,
+           m.differing ? " (some with different content: see warnings)" : "",
+           (long long)m.skipped, (long long)m.decisions, m.decisions == 1 ? "" : "s",
+           (long long)m.decisions_present);
+  }
+out:
+  if (m.sel)
+    for (int i = 0; i < m.ot.n; i++) {
+      sqlite3_finalize(m.sel[i]);
+      sqlite3_finalize(m.ins[i]);
+    }
+  free(m.sel);
+  free(m.ins);
+  free(m.map);
+  xp_rtree_free(&m.ot);
+  xp_rtree_free(&m.mt);
+  xp_db_close(m.main);
+  xp_db_close(m.other);
+  return rc;
+}

@@ -1,0 +1,133 @@
+/*
+** xp reclassify [--rules FILE] [--dry-run]: make a set of kernel category rules the one in
+** force and re-apply it to every kernel name ever imported from a trace. Queries resolve a
+** kernel's category through trace_names at query time, so every imported trace answers under
+** the new rules at once, without being imported again.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "db.h"
+#include "torch_trace/tt_rules.h"
+#include "torch_trace/tt_store.h"
+#include "xp.h"
+#include "xp_blob.h"
+
+static const char usage[] =
+    "usage: xp reclassify [--rules FILE] [--dry-run]\n"
+    "  Re-applies kernel category rules to every kernel name imported from traces, so that\n"
+    "  all history answers under them without importing again. Without --rules the rules\n"
+    "  built into this xp (importers/torch_trace/categories.tsv) become the rules in force;\n"
+    "  with --rules FILE, that file's (same format). Prints every name whose category changes.\n"
+    "  --dry-run  show what would change; write nothing\n";
+
+typedef struct name_row {
+  int64_t id;
+  char *name, *category;
+  int rule_seq; /* 0: none */
+} name_row;
+
+static int read_names(sqlite3 *db, name_row **out, size_t *n) {
+  sqlite3_stmt *st = xp_db_prepare(db, "SELECT id, name, category, coalesce(rule_seq, 0) FROM trace_names ORDER BY name");
+  if (!st) return XP_EXIT_DB;
+  size_t cap = 0;
+  int rc;
+  *out = NULL;
+  *n = 0;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    if (*n == cap) *out = xp_xrealloc(*out, (cap = cap ? cap * 2 : 256) * sizeof **out);
+    (*out)[(*n)++] = (name_row){sqlite3_column_int64(st, 0), xp_strdup((const char *)sqlite3_column_text(st, 1)),
+                                xp_strdup((const char *)sqlite3_column_text(st, 2)), sqlite3_column_int(st, 3)};
+  }
+  sqlite3_finalize(st);
+  return rc == SQLITE_DONE ? 0 : xp_db_fail(db, "reading trace_names");
+}
+
+/* Apply rules to every name; print the changes. *changed counts names whose category moved. */
+static int apply(sqlite3 *db, const tt_rules *rules, name_row *rows, size_t n, size_t *changed) {
+  sqlite3_stmt *st = xp_db_prepare(db, "UPDATE trace_names SET category = ?1, rule_seq = ?2 WHERE id = ?3");
+  if (!st) return XP_EXIT_DB;
+  int rc = 0;
+  *changed = 0;
+  for (size_t i = 0; i < n && rc == 0; i++) {
+    int rule = tt_rules_match(rules, rows[i].name);
+    const char *cat = rule < 0 ? "other" : rules->rule[rule].category;
+    if (strcmp(cat, rows[i].category) != 0) {
+      printf("  %-14s -> %-14s %.100s\n", rows[i].category, cat, rows[i].name);
+      (*changed)++;
+    }
+    if (strcmp(cat, rows[i].category) == 0 && rule + 1 == rows[i].rule_seq) continue;
+    sqlite3_bind_text(st, 1, cat, -1, SQLITE_STATIC);
+    if (rule < 0) sqlite3_bind_null(st, 2);
+    else sqlite3_bind_int(st, 2, rule + 1);
+    sqlite3_bind_int64(st, 3, rows[i].id);
+    rc = xp_db_step_done(db, st);
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+static int load(const char *file, tt_rules *rules, char **text, size_t *len) {
+  if (!file) {
+    const struct xp_blob *b = xp_datafile("categories.tsv");
+    if (!b) return xp_error(XP_EXIT_ENV, "categories.tsv is not built into this xp");
+    *text = xp_xmalloc(b->len + 1);
+    memcpy(*text, b->data, b->len + 1);
+    *len = b->len;
+    return tt_rules_builtin(rules);
+  }
+  *text = xp_read_file(file, len);
+  if (!*text) return xp_error_at(XP_EXIT_USAGE, file, 0, "cannot read the rules file");
+  return tt_rules_parse(*text, *len, file, rules);
+}
+
+int cmd_reclassify(int argc, char **argv, const char *db_path) {
+  const char *file = NULL;
+  int dry = 0, bad = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *v;
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      fputs(usage, stdout);
+      return 0;
+    }
+    if ((v = xp_opt_value(argc, argv, &i, "--rules", &bad))) file = v;
+    else if (bad) return XP_EXIT_USAGE;
+    else if (strcmp(argv[i], "--dry-run") == 0) dry = 1;
+    else return xp_usage_error("reclassify", "unexpected argument %s", argv[i]);
+  }
+  tt_rules rules;
+  char *text = NULL;
+  size_t len = 0;
+  int rc = load(file, &rules, &text, &len);
+  if (rc) {
+    free(text);
+    return rc;
+  }
+  sqlite3 *db = xp_db_open(db_path, XP_DB_READWRITE, &rc);
+  name_row *rows = NULL;
+  size_t n = 0, changed = 0;
+  if (db && (rc = xp_db_begin(db)) == 0) {
+    rc = read_names(db, &rows, &n);
+    if (!rc) rc = tt_rules_save(db, &rules, file ? file : "built-in", text, len);
+    if (!rc) rc = apply(db, &rules, rows, n, &changed);
+    if (rc || dry) xp_db_rollback(db);
+    else rc = xp_db_commit(db);
+  }
+  if (!rc) {
+    char sha[65];
+    xp_sha256_hex(text, len, sha);
+    printf("rules: %s (sha256 %.12s), %d rules, %d categories%s\n", file ? file : "built-in", sha,
+           rules.nrules, rules.ncats, dry ? "; dry run, nothing written" : "");
+    printf("names: %zu in the database, %zu %s category\n", n, changed, dry ? "would change" : "changed");
+  }
+  for (size_t i = 0; i < n; i++) {
+    free(rows[i].name);
+    free(rows[i].category);
+  }
+  free(rows);
+  free(text);
+  tt_rules_free(&rules);
+  if (db) xp_db_close(db);
+  return rc;
+}

@@ -1,0 +1,163 @@
+/*
+** xp report [--out FILE.html]: the database as one self-contained HTML page of charts.
+** The database is opened read-only; the page is built in memory and written to a temporary
+** file that is renamed over FILE, so a failed report never leaves half a page behind.
+*/
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli.h"
+#include "db.h"
+#include "report.h"
+#include "xp.h"
+
+static const char usage[] =
+    "usage: xp report [--out FILE.html]\n"
+    "  Writes one self-contained HTML page (no network needed) with charts of the database:\n"
+    "  kernel-category shares per configuration and the AllReduce share over time (imported\n"
+    "  traces), bus bandwidth against message size (nccl_burst), GEMMs against the roofline\n"
+    "  (gemm), and serving throughput against concurrency (serve_bench). A chart whose runs\n"
+    "  are missing says \"no data yet\" and what would produce them. The database is only read.\n"
+    "  --out FILE   where to write (default xp-report.html; - for standard output)\n";
+
+/* ---- the runs table at the top ---- */
+
+static int runs_summary(sqlite3 *db, xp_buf *o) {
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(db,
+                         "SELECT kind, origin, sum(status = 'ok'), sum(status <> 'ok'), max(started_at)"
+                         " FROM runs GROUP BY kind, origin ORDER BY kind, origin",
+                         -1, &st, NULL) != SQLITE_OK)
+    return xp_error(XP_EXIT_DB, "report: %s", sqlite3_errmsg(db));
+  xb_puts(o, "<section class=\"summary\"><h2>Runs</h2>");
+  int rows = 0, rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    if (rows++ == 0)
+      xb_puts(o, "<table class=\"runs\"><tr><th>kind</th><th>origin</th><th>ok</th>"
+                 "<th>failed, aborted or incomplete</th><th>latest</th></tr>");
+    xb_puts(o, "<tr><td>");
+    xb_escape(o, (const char *)sqlite3_column_text(st, 0));
+    xb_puts(o, "</td><td>");
+    xb_escape(o, (const char *)sqlite3_column_text(st, 1));
+    xb_printf(o, "</td><td class=\"n\">%lld</td><td class=\"n\">%lld</td><td>",
+              (long long)sqlite3_column_int64(st, 2), (long long)sqlite3_column_int64(st, 3));
+    xb_escape(o, (const char *)sqlite3_column_text(st, 4));
+    xb_puts(o, "</td></tr>");
+  }
+  sqlite3_finalize(st);
+  if (rc != SQLITE_DONE) return xp_error(XP_EXIT_DB, "report: %s", sqlite3_errmsg(db));
+  xb_puts(o, rows ? "</table>" : "<p class=\"nodata\">No runs recorded yet.</p>");
+  xb_puts(o, "</section>");
+  return 0;
+}
+
+/* ---- the page ---- */
+
+static void section_html(xp_buf *o, const rp_chart *c, const rp_section *s) {
+  xb_printf(o, "<section class=\"chart-section\" id=\"%s\" data-has-data=\"%d\"><h2>", c->id, s->svg.n > 0);
+  xb_escape(o, c->title);
+  xb_puts(o, "</h2>");
+  if (s->svg.n) {
+    xb_puts(o, "<p class=\"note\">");
+    xb_escape(o, s->note.s);
+    xb_puts(o, "</p><figure>");
+    xb_puts(o, s->svg.s);
+    xb_puts(o, "</figure>");
+  } else {
+    xb_puts(o, "<p class=\"nodata\"><strong>No data yet.</strong> ");
+    xb_escape(o, s->empty.s);
+    xb_puts(o, "</p>");
+  }
+  xb_puts(o, "</section>\n");
+}
+
+static void page_head(xp_buf *o, const char *db_path) {
+  char now[40];
+  xp_now_iso8601(now, sizeof now);
+  xb_puts(o, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+             "<title>xp report</title><style>");
+  xb_puts(o, rp_css);
+  xb_puts(o, "</style><script>");
+  xb_puts(o, rp_error_script);
+  xb_puts(o, "</script></head>\n<body data-xp-report=\"loading\"><header><h1>xp report</h1><p class=\"meta\">");
+  xb_escape(o, db_path);
+  xb_printf(o, " &middot; generated %s by xp %s (commit ", now, xp_build_version);
+  xb_escape(o, xp_build_commit);
+  xb_printf(o, "%s, schema %d)</p><nav>", xp_build_dirty ? ", modified" : "", xp_db_schema_version());
+  for (const rp_chart *c = rp_charts; c->id; c++) {
+    xb_printf(o, "<a href=\"#%s\">", c->id);
+    xb_escape(o, c->title);
+    xb_puts(o, "</a>");
+  }
+  xb_puts(o, "</nav></header>\n");
+}
+
+static int build_page(sqlite3 *db, const char *db_path, xp_buf *o, int *with_data, int *charts) {
+  page_head(o, db_path);
+  int rc = runs_summary(db, o);
+  *with_data = *charts = 0;
+  for (const rp_chart *c = rp_charts; c->id && rc == 0; c++) {
+    rp_section s = {c->id, c->title, {0}, {0}, {0}};
+    rc = c->build(db, &s);
+    if (rc == 0) section_html(o, c, &s);
+    *with_data += s.svg.n > 0;
+    (*charts)++;
+    xb_free(&s.note);
+    xb_free(&s.svg);
+    xb_free(&s.empty);
+  }
+  xb_puts(o, "<footer><p>Hover a point or bar for its numbers. Every chart is drawn from the "
+             "database above; `xp runs` and `xp show RUN` give the runs behind it.</p></footer>\n<script>");
+  xb_puts(o, rp_script);
+  xb_puts(o, "</script></body></html>\n");
+  return rc;
+}
+
+/* Written beside the target and renamed over it: readers see the old page or the new one. */
+static int write_atomically(const char *path, const xp_buf *page) {
+  char *tmp = xp_asprintf("%s.tmp.%ld", path, (long)getpid());
+  FILE *f = fopen(tmp, "wb");
+  int rc = 0;
+  if (!f) rc = xp_error_at(XP_EXIT_USAGE, tmp, 0, "cannot create: %s", strerror(errno));
+  else {
+    int bad = fwrite(page->s, 1, page->n, f) != page->n;
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) {
+      rc = xp_error_at(XP_EXIT_USAGE, path, 0, "cannot write: %s", strerror(errno));
+      unlink(tmp);
+    }
+  }
+  free(tmp);
+  return rc;
+}
+
+int cmd_report(int argc, char **argv, const char *db_path) {
+  const char *out = "xp-report.html";
+  int bad = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *v;
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      fputs(usage, stdout);
+      return 0;
+    }
+    if ((v = xp_opt_value(argc, argv, &i, "--out", &bad))) out = v;
+    else if (bad) return XP_EXIT_USAGE;
+    else return xp_usage_error("report", "unexpected argument %s", argv[i]);
+  }
+  int rc = 0;
+  sqlite3 *db = xp_db_open(db_path, XP_DB_READONLY, &rc);
+  if (!db) return rc;
+  xp_buf page = {0};
+  int with_data = 0, charts = 0;
+  rc = build_page(db, db_path, &page, &with_data, &charts);
+  xp_db_close(db);
+  if (rc == 0 && strcmp(out, "-") == 0) {
+    if (fwrite(page.s, 1, page.n, stdout) != page.n) rc = xp_error(XP_EXIT_FAILED, "cannot write output");
+  } else if (rc == 0 && (rc = write_atomically(out, &page)) == 0)
+    printf("wrote %s: %d of %d charts with data\n", out, with_data, charts);
+  xb_free(&page);
+  return rc;
+}

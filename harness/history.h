@@ -1,0 +1,91 @@
+/*
+** History you can trust (issue 7): what a run's content is (chain.c), how two sets of samples
+** are compared (cmd_compare.c), and decisions (cmd_decide.c). Shared by compare, decide,
+** audit, rerun, verify, merge and export.
+*/
+#ifndef XP_HISTORY_H
+#define XP_HISTORY_H
+#include <cjson/cJSON.h>
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- the run tree (chain.c) ----
+** Every table whose rows belong to a run, found from the schema: tables with a foreign key to
+** runs(id) or a run_id column, and, transitively, tables with a foreign key to the rowid of
+** such a table (cases -> metrics, samples). Table 0 is runs itself. */
+typedef struct xp_rtable {
+  char *name;
+  int parent;            /* index of the parent table; -1 for runs */
+  int depth;             /* 0 for runs, 1 for its direct children, ... */
+  char *fk;              /* column holding the parent row's rowid (NULL for runs) */
+  char *rowid_col;       /* the INTEGER PRIMARY KEY column, NULL if the table has none */
+  int ncols;
+  char **cols;           /* every column, in declaration order */
+  unsigned char *local;  /* 1: a local id (rowid, parent key, run_id): not content */
+  unsigned char *runref; /* 1: holds the owning run's id */
+  unsigned char *xref;   /* 1: holds the rowid of a row of another table (not the parent):
+                         ** a local id that xp merge cannot translate */
+} xp_rtable;
+
+typedef struct xp_rtree {
+  int n;
+  xp_rtable *t; /* parents come before their children */
+} xp_rtree;
+
+/* Discover the tree. Returns 0 or an exit code (reported). */
+int xp_rtree_load(sqlite3 *db, xp_rtree *tree);
+void xp_rtree_free(xp_rtree *tree);
+/* Quote an SQL identifier ("name", with embedded quotes doubled). Caller frees. */
+char *xp_sql_ident(const char *name);
+
+/* The run's content: one SHA-256 per table over its rows for this run (a JSON object
+** {table: sha256}, only tables with rows, keys sorted), and content = SHA-256 of that JSON.
+** Independent of local ids, so a run merged into another database keeps its content hash. */
+int xp_run_content(sqlite3 *db, const xp_rtree *tree, int64_t run_id, char content[65],
+                   char **digests_json);
+
+/* The link of the chain: SHA-256 over the previous link's hex and this content's hex.
+** The first link's previous is 64 zeros. */
+void xp_chain_link(const char *prev_hex, const char *content_hex, char out[65]);
+extern const char xp_chain_genesis[65];
+
+/* Append-only triggers for every run table (CREATE TRIGGER IF NOT EXISTS): the core tables
+** get theirs from schema/006_history.sql; tables added by later migrations get theirs here,
+** from the same template. Run inside a write transaction. */
+int xp_history_guard(sqlite3 *db, const xp_rtree *tree);
+/* Tables of the tree that lack one of their three append-only triggers (for xp verify). */
+int xp_history_unguarded(sqlite3 *db, const xp_rtree *tree, char ***names, int *n);
+
+/* ---- comparing samples (cmd_compare.c) ---- */
+#define XP_MIN_SAMPLES 5   /* per side, below which no verdict is given */
+#define XP_ALPHA 0.05
+
+typedef struct xp_samplecmp {
+  size_t na, nb;
+  double median_a, median_b;
+  double change;    /* (median_b - median_a) / |median_a|, NaN when median_a is 0 */
+  double p;         /* Mann-Whitney two-sided p, NaN when not judged */
+  int judged;       /* both sides have at least XP_MIN_SAMPLES */
+  int beyond_noise; /* judged and p < XP_ALPHA */
+} xp_samplecmp;
+void xp_compare_samples(const double *a, size_t na, const double *b, size_t nb,
+                        xp_samplecmp *out);
+/* "lower" for times, "higher" for rates (units ending in /s, FLOP/s, tok/s), NULL if unknown. */
+const char *xp_unit_better(const char *unit);
+
+/* Samples of one metric of the runs whose ids are given, for the case with this name and
+** params: the raw samples where they were kept, else each run's recorded median (a derived
+** value has no samples). *out is malloc'd. */
+int xp_metric_samples(sqlite3 *db, const int64_t *runs, int nruns, const char *case_name,
+                      const char *params, const char *metric, double **out, size_t *n);
+
+/* ---- decisions (cmd_decide.c) ---- */
+int xp_resolve_decision(sqlite3 *db, const char *ref, int64_t *id, char uuid_out[37]);
+/* The decision's record as canonical JSON and its SHA-256 (what decision_sha256 holds). */
+int xp_decision_digest(sqlite3 *db, int64_t id, char out[65]);
+/* Run a decision's query text against db (read-only rules as xp query) into a JSON array of
+** result sets, one per statement, each an array of row objects. */
+cJSON *xp_decision_query(sqlite3 *db, const char *sql, const char *label,
+                         const cJSON *params, int *rc);
+#endif

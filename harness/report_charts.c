@@ -1,0 +1,278 @@
+/*
+** The queries behind the report's charts. Each chart reads only finished, successful runs of
+** its kind and says, when there are none, which command would produce them: a report of a
+** young database is mostly "no data yet", and says so chart by chart.
+*/
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "report.h"
+#include "xp.h"
+
+/* Series beyond this many make a chart unreadable; the newest are kept and the note says so. */
+#define MAX_SERIES 8
+
+int rp_table_exists(sqlite3 *db, const char *name) {
+  sqlite3_stmt *st = NULL;
+  int found = 0;
+  if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_schema WHERE name = ?1 AND type IN ('table', 'view')",
+                         -1, &st, NULL) == SQLITE_OK) {
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    found = sqlite3_step(st) == SQLITE_ROW;
+  }
+  sqlite3_finalize(st);
+  return found;
+}
+
+static const char *col(sqlite3_stmt *st, int i) {
+  const unsigned char *t = sqlite3_column_text(st, i);
+  return t ? (const char *)t : "";
+}
+
+static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st) {
+  if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK)
+    return xp_error(XP_EXIT_DB, "report: %s", sqlite3_errmsg(db));
+  return 0;
+}
+
+static int finish(sqlite3 *db, sqlite3_stmt *st, int step_rc) {
+  sqlite3_finalize(st);
+  if (step_rc != SQLITE_DONE) return xp_error(XP_EXIT_DB, "report: %s", sqlite3_errmsg(db));
+  return 0;
+}
+
+/* Series are found in query order; a new key starts a new series. */
+static rp_series *series_for(rp_xy *c, const char *name, size_t *dropped) {
+  for (size_t i = 0; i < c->nseries; i++)
+    if (strcmp(c->series[i].name, name) == 0) return &c->series[i];
+  if (c->nseries == MAX_SERIES) {
+    (*dropped)++;
+    return NULL;
+  }
+  return rp_xy_series(c, name, NULL);
+}
+
+static void note_dropped(rp_section *s, size_t shown, size_t dropped) {
+  if (dropped)
+    xb_printf(&s->note, " Showing the %zu newest series; %zu older %s left out.", shown, dropped,
+              dropped == 1 ? "is" : "are");
+}
+
+/* ---- collective bus bandwidth against message size (nccl_burst, measured or imported) ---- */
+
+static const char busbw_sql[] =
+    "SELECT substr(r.uuid, 1, 8), coalesce(r.gpu_count || 'x ', '') || coalesce(r.gpu_name, 'GPU?'),"
+    "       coalesce(r.interconnect, ''), json_extract(c.params, '$.collective'),"
+    "       json_extract(c.params, '$.dtype'), json_extract(c.params, '$.mode'),"
+    "       json_extract(c.params, '$.placement'), json_extract(c.params, '$.burst'),"
+    "       json_extract(c.params, '$.bytes'), b.median, t.median, r.origin"
+    " FROM runs r JOIN cases c ON c.run_id = r.id"
+    " JOIN metrics b ON b.case_id = c.id AND b.name = 'busbw_GBps'"
+    " LEFT JOIN metrics t ON t.case_id = c.id AND t.name = 'time_us'"
+    " WHERE r.kind = 'nccl_burst' AND r.status = 'ok' AND c.status = 'ok'"
+    "   AND json_extract(c.params, '$.bytes') > 0 AND b.median > 0"
+    " ORDER BY r.started_at DESC, r.id DESC, c.seq";
+
+static int chart_busbw(sqlite3 *db, rp_section *s) {
+  sqlite3_stmt *st;
+  int rc = prepare(db, busbw_sql, &st);
+  if (rc) return rc;
+  rp_xy c = {{RP_LOG2_BYTES, "message size (bytes per rank)", 0, 0, 0},
+             {RP_LINEAR, "bus bandwidth (GB/s)", 0, 0, 1}, NULL, 0};
+  size_t dropped = 0, points = 0;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    int64_t burst = sqlite3_column_int64(st, 7);
+    char *name = xp_asprintf("%s %s %s%s%s%s · %s%s%s · %s", col(st, 3), col(st, 4), col(st, 5),
+                             strcmp(col(st, 6), "in_place") == 0 ? " in-place" : "",
+                             burst > 1 ? " burst " : "", burst > 1 ? col(st, 7) : "", col(st, 1),
+                             *col(st, 2) ? " " : "", col(st, 2), col(st, 0));
+    rp_series *ser = series_for(&c, name, &dropped);
+    if (ser) {
+      ser->lines = 1;
+      double bytes = sqlite3_column_double(st, 8), bw = sqlite3_column_double(st, 9);
+      char *tip = sqlite3_column_type(st, 10) == SQLITE_NULL
+                      ? xp_asprintf("%s: %.0f B, busbw %.2f GB/s", name, bytes, bw)
+                      : xp_asprintf("%s: %.0f B, busbw %.2f GB/s, %.2f us per collective", name,
+                                    bytes, bw, sqlite3_column_double(st, 10));
+      rp_series_add(ser, bytes, bw, tip);
+      points++;
+    }
+    free(name);
+  }
+  if ((rc = finish(db, st, rc)) != 0) {
+    rp_xy_free(&c);
+    return rc;
+  }
+  if (points) {
+    xb_printf(&s->note, "Median bus bandwidth per message size (nccl-tests' busbw formula), %zu points "
+              "from nccl_burst runs, measured or imported from nccl-tests.", points);
+    note_dropped(s, c.nseries, dropped);
+    rp_xy_svg(&s->svg, &c);
+  } else
+    xb_puts(&s->empty, "No nccl_burst runs yet: xp run an nccl_burst spec on a GPU host, or "
+            "xp import nccl-tests LOG.txt.");
+  rp_xy_free(&c);
+  return 0;
+}
+
+/* ---- GEMMs against the roofline (the latest gemm run) ---- */
+
+static const char roofline_sql[] =
+    "WITH run AS (SELECT id, uuid, gpu_name FROM runs WHERE kind = 'gemm' AND status = 'ok'"
+    "             ORDER BY started_at DESC, id DESC LIMIT 1)"
+    " SELECT substr(run.uuid, 1, 8), coalesce(run.gpu_name, 'GPU?'), c.name,"
+    "        json_extract(c.params, '$.m'), json_extract(c.params, '$.n'),"
+    "        json_extract(c.params, '$.k'), json_extract(c.params, '$.dtype'),"
+    "        json_extract(c.params, '$.cache'), json_extract(c.params, '$.flops'),"
+    "        json_extract(c.params, '$.bytes'), tf.median, t.median, gb.median, bs.median,"
+    "        cs.median"
+    " FROM run JOIN cases c ON c.run_id = run.id"
+    " JOIN metrics tf ON tf.case_id = c.id AND tf.name = 'tflops_best'"
+    " LEFT JOIN metrics t ON t.case_id = c.id AND t.name = 'time_best_us'"
+    " LEFT JOIN metrics gb ON gb.case_id = c.id AND gb.name = 'gbps_best'"
+    " LEFT JOIN metrics bs ON bs.case_id = c.id AND bs.name = 'bw_share_best'"
+    " LEFT JOIN metrics cs ON cs.case_id = c.id AND cs.name = 'compute_share_best'"
+    " WHERE c.status = 'ok' AND json_extract(c.params, '$.n') IS NOT NULL"
+    "   AND json_extract(c.params, '$.bytes') > 0 AND tf.median > 0"
+    " ORDER BY c.seq";
+
+typedef struct roof {
+  double copy_gbps, peak_tflops; /* recovered from the run's shares of its ceilings */
+  double ai_lo, ai_hi;
+  char dtype[16];
+} roof;
+
+/* The ceilings a gemm run was judged against: gbps / share of copy, tflops / share of peak. */
+static void learn_roof(roof *r, sqlite3_stmt *st, double ai) {
+  double gb = sqlite3_column_double(st, 12), bs = sqlite3_column_double(st, 13);
+  double tf = sqlite3_column_double(st, 10), cs = sqlite3_column_double(st, 14);
+  if (!(r->copy_gbps > 0) && bs > 0 && gb > 0) r->copy_gbps = gb / bs;
+  if (!(r->peak_tflops > 0) && cs > 0 && tf > 0) r->peak_tflops = tf / cs;
+  if (!r->dtype[0]) snprintf(r->dtype, sizeof r->dtype, "%s", col(st, 6));
+  if (!(r->ai_lo > 0) || ai < r->ai_lo) r->ai_lo = ai;
+  if (ai > r->ai_hi) r->ai_hi = ai;
+}
+
+/* min(peak, bandwidth x intensity), sampled densely enough to show the ridge. */
+static void add_roofline(rp_xy *c, const roof *r) {
+  if (!(r->copy_gbps > 0) || !(r->peak_tflops > 0)) return;
+  char *name = xp_asprintf("roofline: %.0f GB/s copy, %.0f TFLOP/s %s", r->copy_gbps, r->peak_tflops, r->dtype);
+  rp_series *s = rp_xy_series(c, name, "#555555");
+  free(name);
+  s->dashed = 1;
+  double ridge = r->peak_tflops * 1e3 / r->copy_gbps;
+  double lo = fmin(r->ai_lo, ridge) / 2, hi = fmax(r->ai_hi, ridge) * 2;
+  for (double ai = lo; ai <= hi * 1.0001; ai *= pow(hi / lo, 1.0 / 48))
+    rp_series_add(s, ai, fmin(r->peak_tflops, r->copy_gbps * ai / 1e3), NULL);
+  rp_series_add(s, ridge, r->peak_tflops, NULL);
+}
+
+static int chart_roofline(sqlite3 *db, rp_section *s) {
+  sqlite3_stmt *st;
+  int rc = prepare(db, roofline_sql, &st);
+  if (rc) return rc;
+  rp_xy c = {{RP_LOG10, "arithmetic intensity (FLOP per byte of weight, activation and output)", 0, 0, 0},
+             {RP_LOG10, "achieved TFLOP/s (best cuBLASLt algorithm)", 0, 0, 0}, NULL, 0};
+  roof r = {0};
+  size_t points = 0, dropped = 0;
+  char run[16] = "", gpu[128] = "";
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    snprintf(run, sizeof run, "%s", col(st, 0));
+    snprintf(gpu, sizeof gpu, "%s", col(st, 1));
+    double flops = sqlite3_column_double(st, 8), bytes = sqlite3_column_double(st, 9);
+    double ai = flops / bytes, tf = sqlite3_column_double(st, 10);
+    learn_roof(&r, st, ai);
+    char *sname = xp_asprintf("%s, %s weights", col(st, 6), col(st, 7));
+    rp_series *ser = series_for(&c, sname, &dropped);
+    free(sname);
+    if (!ser) continue;
+    rp_series_add(ser, ai, tf,
+                  xp_asprintf("%s m=%s n=%s k=%s (%s, %s): %.2f us, %.1f TFLOP/s, %.0f GB/s, "
+                              "%.1f FLOP/B", col(st, 2), col(st, 3), col(st, 4), col(st, 5),
+                              col(st, 6), col(st, 7), sqlite3_column_double(st, 11), tf,
+                              sqlite3_column_double(st, 12), ai));
+    points++;
+  }
+  if ((rc = finish(db, st, rc)) != 0) {
+    rp_xy_free(&c);
+    return rc;
+  }
+  if (points) {
+    add_roofline(&c, &r);
+    xb_printf(&s->note, "%zu GEMMs of the latest gemm run (%s on %s): the best of cuBLASLt's "
+              "candidates, median time.", points, run, gpu);
+    if (r.copy_gbps > 0 && r.peak_tflops > 0)
+      xb_printf(&s->note, " Roofline from the ceilings the run was judged against: %.0f GB/s "
+                "copy bandwidth, %.0f TFLOP/s %s matmul peak.", r.copy_gbps, r.peak_tflops, r.dtype);
+    rp_xy_svg(&s->svg, &c);
+  } else
+    xb_puts(&s->empty, "No gemm runs yet: on a GPU host, xp run experiments/ceilings.toml, then "
+            "a gemm spec (experiments/gemm_*.toml).");
+  rp_xy_free(&c);
+  return 0;
+}
+
+/* ---- serving throughput against concurrency (serve_bench) ---- */
+
+static const char serving_sql[] =
+    "SELECT substr(r.uuid, 1, 8), coalesce(r.model, '?'), coalesce(r.gpu_name, ''),"
+    "       json_extract(c.params, '$.max_concurrency'), o.median, ttft.median, tpot.median,"
+    "       c.name"
+    " FROM runs r JOIN cases c ON c.run_id = r.id"
+    " JOIN metrics o ON o.case_id = c.id AND o.name = 'output_throughput'"
+    " LEFT JOIN metrics ttft ON ttft.case_id = c.id AND ttft.name = 'median_ttft_ms'"
+    " LEFT JOIN metrics tpot ON tpot.case_id = c.id AND tpot.name = 'median_tpot_ms'"
+    " WHERE r.kind = 'serve_bench' AND r.status = 'ok' AND c.status = 'ok'"
+    " ORDER BY r.started_at DESC, r.id DESC, c.seq";
+
+static int chart_serving(sqlite3 *db, rp_section *s) {
+  sqlite3_stmt *st;
+  int rc = prepare(db, serving_sql, &st);
+  if (rc) return rc;
+  rp_xy c = {{RP_LOG2, "max concurrency (requests in flight)", 0, 0, 0},
+             {RP_LINEAR, "output throughput (tokens/s)", 0, 0, 1}, NULL, 0};
+  size_t points = 0, by_rate = 0, dropped = 0;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    if (sqlite3_column_type(st, 3) == SQLITE_NULL) {
+      by_rate++; /* paced by request rate, not concurrency: no x to put it at */
+      continue;
+    }
+    char *name = xp_asprintf("%s%s%s · %s", col(st, 1), *col(st, 2) ? " · " : "", col(st, 2), col(st, 0));
+    rp_series *ser = series_for(&c, name, &dropped);
+    if (ser) {
+      ser->lines = 1;
+      double conc = sqlite3_column_double(st, 3), tok = sqlite3_column_double(st, 4);
+      char ttft[32] = "-", tpot[32] = "-";
+      if (sqlite3_column_type(st, 5) != SQLITE_NULL) snprintf(ttft, sizeof ttft, "%.1f ms", sqlite3_column_double(st, 5));
+      if (sqlite3_column_type(st, 6) != SQLITE_NULL) snprintf(tpot, sizeof tpot, "%.2f ms", sqlite3_column_double(st, 6));
+      rp_series_add(ser, conc, tok, xp_asprintf("%s, concurrency %.0f: %.1f output tok/s, TTFT p50 %s, "
+                                                "TPOT p50 %s", name, conc, tok, ttft, tpot));
+      points++;
+    }
+    free(name);
+  }
+  if ((rc = finish(db, st, rc)) != 0) {
+    rp_xy_free(&c);
+    return rc;
+  }
+  if (points) {
+    xb_printf(&s->note, "Output token throughput of serving benchmarks (vLLM's own numbers), %zu "
+              "points; hover a point for its TTFT and TPOT.", points);
+    if (by_rate)
+      xb_printf(&s->note, " %zu case%s paced by request rate rather than concurrency %s not shown.",
+                by_rate, by_rate == 1 ? "" : "s", by_rate == 1 ? "is" : "are");
+    note_dropped(s, c.nseries, dropped);
+    rp_xy_svg(&s->svg, &c);
+  } else
+    xb_printf(&s->empty, "No serving benchmarks at a fixed concurrency yet%s: xp import vllm-bench "
+              "RESULT.json (vllm bench serve --max-concurrency N --save-result).",
+              by_rate ? " (only request-rate runs)" : "");
+  rp_xy_free(&c);
+  return 0;
+}
+
+const rp_chart rp_charts[] = {
+    {"busbw", "Collective bus bandwidth against message size", chart_busbw},
+    {"roofline", "GEMMs against the roofline", chart_roofline},
+    {"serving", "Serving throughput against concurrency", chart_serving},
+    {NULL, NULL, NULL}};

@@ -1,0 +1,463 @@
+/*
+** The report's charts as SVG text: scales with readable ticks (numbers, byte sizes, dates),
+** points and lines, and stacked bars of shares. Written in C rather than drawn by a script
+** so that the page is complete as a file: it opens anywhere, offline, and a test can read it.
+*/
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "report.h"
+#include "xp.h"
+
+/* ---- text ---- */
+
+static void grow(xp_buf *b, size_t extra) {
+  if (b->n + extra + 1 <= b->cap) return;
+  size_t cap = b->cap ? b->cap : 1024;
+  while (cap < b->n + extra + 1) cap *= 2;
+  b->s = xp_xrealloc(b->s, cap);
+  b->cap = cap;
+}
+
+void xb_puts(xp_buf *b, const char *s) {
+  size_t n = strlen(s);
+  grow(b, n);
+  memcpy(b->s + b->n, s, n + 1);
+  b->n += n;
+}
+
+void xb_printf(xp_buf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n <= 0) return;
+  grow(b, (size_t)n);
+  va_start(ap, fmt);
+  vsnprintf(b->s + b->n, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  b->n += (size_t)n;
+}
+
+void xb_escape(xp_buf *b, const char *s) {
+  for (; s && *s; s++) {
+    switch (*s) {
+    case '&': xb_puts(b, "&amp;"); break;
+    case '<': xb_puts(b, "&lt;"); break;
+    case '>': xb_puts(b, "&gt;"); break;
+    case '"': xb_puts(b, "&quot;"); break;
+    case '\'': xb_puts(b, "&#39;"); break;
+    default:
+      grow(b, 1);
+      b->s[b->n++] = *s;
+      b->s[b->n] = 0;
+    }
+  }
+}
+
+void xb_free(xp_buf *b) {
+  free(b->s);
+  memset(b, 0, sizeof *b);
+}
+
+/* ---- colours ---- */
+
+static const char *const palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                                      "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+
+const char *rp_palette(size_t i) { return palette[i % (sizeof palette / sizeof palette[0])]; }
+
+/* Kernel categories (importers/torch_trace/categories.tsv): communication in reds and pinks,
+** compute in blues, greens and oranges, memory in browns, the rest grey. */
+const char *rp_category_color(const char *name) {
+  static const struct { const char *name, *color; } fixed[] = {
+      {"allreduce", "#e15759"}, {"allgather", "#ff9da7"}, {"reduce_scatter", "#d37295"},
+      {"alltoall", "#b6466a"},  {"sendrecv", "#f1a6c4"},  {"broadcast", "#c76a78"},
+      {"communication", "#a0324f"}, {"gemm", "#4e79a7"}, {"attention", "#f28e2b"},
+      {"moe", "#59a14f"},       {"norm", "#76b7b2"},      {"activation", "#edc948"},
+      {"elementwise", "#b07aa1"}, {"memcpy", "#9c755f"},  {"memset", "#c4a484"},
+      {"other", "#bab0ac"},     {"idle", "#e8e8e8"}};
+  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+    if (strcmp(fixed[i].name, name) == 0) return fixed[i].color;
+  unsigned h = 5381;
+  for (const char *p = name; *p; p++) h = h * 33 + (unsigned char)*p;
+  return rp_palette(h);
+}
+
+/* ---- scales ---- */
+
+enum { W = 960, H = 380, PLOT_L = 76, PLOT_T = 20, PLOT_R = 700, PLOT_B = 320, LEGEND_X = 720 };
+
+typedef struct scale {
+  enum rp_scale kind;
+  double lo, hi;   /* in data units, after widening */
+  double p0, p1;   /* pixels */
+} scale;
+
+typedef struct tick {
+  double v;
+  char label[32];
+} tick;
+
+static double tr(const scale *s, double v) {
+  switch (s->kind) {
+  case RP_LOG10: return log10(v);
+  case RP_LOG2:
+  case RP_LOG2_BYTES: return log2(v);
+  default: return v;
+  }
+}
+
+static double to_px(const scale *s, double v) {
+  double a = tr(s, s->lo), b = tr(s, s->hi);
+  return s->p0 + (tr(s, v) - a) / (b - a) * (s->p1 - s->p0);
+}
+
+static int in_domain(const scale *s, double v) {
+  return isfinite(v) && ((s->kind != RP_LOG10 && s->kind != RP_LOG2 && s->kind != RP_LOG2_BYTES) || v > 0);
+}
+
+static void fmt_number(char *out, size_t n, double v) {
+  double a = fabs(v);
+  if (a >= 1e6 || (a > 0 && a < 1e-3)) snprintf(out, n, "%.0e", v);
+  else snprintf(out, n, "%g", v);
+}
+
+static void fmt_bytes(char *out, size_t n, double v) {
+  static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    u++;
+  }
+  snprintf(out, n, "%g %s", v, units[u]);
+}
+
+static size_t linear_ticks(scale *s, int zero, tick *t, size_t max) {
+  double lo = s->lo, hi = s->hi;
+  if (zero && lo > 0) lo = 0;
+  if (zero && hi < 0) hi = 0;
+  if (hi <= lo) {
+    double pad = lo == 0 ? 1 : fabs(lo) * 0.1;
+    lo -= pad;
+    hi += pad;
+  }
+  double raw = (hi - lo) / 5, mag = pow(10, floor(log10(raw))), step = mag;
+  const double mult[] = {1, 2, 5, 10};
+  for (size_t i = 0; i < 4; i++)
+    if (mag * mult[i] >= raw) {
+      step = mag * mult[i];
+      break;
+    }
+  s->lo = floor(lo / step) * step;
+  s->hi = ceil(hi / step) * step;
+  size_t n = 0;
+  for (double v = s->lo; v <= s->hi + step * 1e-9 && n < max; v += step) {
+    t[n].v = fabs(v) < step * 1e-9 ? 0 : v;
+    fmt_number(t[n].label, sizeof t[n].label, t[n].v);
+    n++;
+  }
+  return n;
+}
+
+static size_t log_ticks(scale *s, double base, int bytes, tick *t, size_t max) {
+  double a = floor(log(s->lo) / log(base)), b = ceil(log(s->hi) / log(base));
+  if (b <= a) b = a + 1;
+  s->lo = pow(base, a);
+  s->hi = pow(base, b);
+  size_t n = 0;
+  int stride = (int)ceil((b - a) / 9);
+  for (double e = a; e <= b && n < max; e += stride) {
+    t[n].v = pow(base, e);
+    if (bytes) fmt_bytes(t[n].label, sizeof t[n].label, t[n].v);
+    else fmt_number(t[n].label, sizeof t[n].label, t[n].v);
+    n++;
+  }
+  /* Within one decade, 2 and 5 say more than two lone labels. */
+  if (base == 10 && b - a == 1)
+    for (int m = 2; m <= 5 && n < max; m += 3) {
+      t[n].v = pow(10, a) * m;
+      fmt_number(t[n].label, sizeof t[n].label, t[n].v);
+      n++;
+    }
+  /* A little room beyond the outer ticks, so that points on them are not cut by the frame. */
+  double pad = (b - a) * 0.03;
+  s->lo = pow(base, a - pad);
+  s->hi = pow(base, b + pad);
+  return n;
+}
+
+/* Dates: steps from a minute to a year, aligned to UTC multiples of the step. */
+static size_t time_ticks(scale *s, tick *t, size_t max) {
+  static const double steps[] = {60, 300, 900, 3600, 6 * 3600, 86400, 7 * 86400, 30 * 86400,
+                                 365 * 86400.0};
+  if (s->hi - s->lo < 120) {
+    s->lo -= 3600;
+    s->hi += 3600;
+  }
+  double step = steps[8];
+  for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+    if ((s->hi - s->lo) / steps[i] <= 7) {
+      step = steps[i];
+      break;
+    }
+  double pad = (s->hi - s->lo) * 0.04;
+  s->lo -= pad;
+  s->hi += pad;
+  size_t n = 0;
+  for (double v = ceil(s->lo / step) * step; v <= s->hi && n < max; v += step) {
+    time_t tt = (time_t)v;
+    struct tm tm;
+    gmtime_r(&tt, &tm);
+    strftime(t[n].label, sizeof t[n].label, step >= 86400 ? "%Y-%m-%d" : "%m-%d %H:%M", &tm);
+    t[n++].v = v;
+  }
+  return n;
+}
+
+static size_t make_ticks(scale *s, const rp_axis *a, tick *t, size_t max) {
+  switch (a->scale) {
+  case RP_LOG10: return log_ticks(s, 10, 0, t, max);
+  case RP_LOG2: return log_ticks(s, 2, 0, t, max);
+  case RP_LOG2_BYTES: return log_ticks(s, 2, 1, t, max);
+  case RP_TIME: return time_ticks(s, t, max);
+  default: return linear_ticks(s, a->zero, t, max);
+  }
+}
+
+/* ---- points and lines ---- */
+
+rp_series *rp_xy_series(rp_xy *c, const char *name, const char *color) {
+  c->series = xp_xrealloc(c->series, (c->nseries + 1) * sizeof *c->series);
+  rp_series *s = &c->series[c->nseries++];
+  memset(s, 0, sizeof *s);
+  s->name = xp_strdup(name);
+  s->color = color ? color : rp_palette(c->nseries - 1);
+  return s;
+}
+
+void rp_series_add(rp_series *s, double x, double y, char *tip) {
+  if (s->n == s->cap) {
+    s->cap = s->cap ? s->cap * 2 : 16;
+    s->pts = xp_xrealloc(s->pts, s->cap * sizeof *s->pts);
+  }
+  s->pts[s->n++] = (rp_point){x, y, tip};
+}
+
+static int cmp_x(const void *a, const void *b) {
+  double x = ((const rp_point *)a)->x, y = ((const rp_point *)b)->x;
+  return x < y ? -1 : x > y;
+}
+
+static void data_range(const rp_xy *c, scale *sx, scale *sy) {
+  int first = 1;
+  for (size_t i = 0; i < c->nseries; i++)
+    for (size_t j = 0; j < c->series[i].n; j++) {
+      const rp_point *p = &c->series[i].pts[j];
+      if (!in_domain(sx, p->x) || !in_domain(sy, p->y)) continue;
+      if (first || p->x < sx->lo) sx->lo = p->x;
+      if (first || p->x > sx->hi) sx->hi = p->x;
+      if (first || p->y < sy->lo) sy->lo = p->y;
+      if (first || p->y > sy->hi) sy->hi = p->y;
+      first = 0;
+    }
+  if (first) sx->lo = sx->hi = sy->lo = sy->hi = 1;
+}
+
+static void axes_svg(xp_buf *o, const rp_xy *c, const scale *sx, const tick *tx, size_t nx,
+                     const scale *sy, const tick *ty, size_t ny) {
+  xb_puts(o, "<g class=\"axes\">");
+  for (size_t i = 0; i < ny; i++) {
+    double y = to_px(sy, ty[i].v);
+    xb_printf(o, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>", PLOT_L, PLOT_R, y, y);
+    xb_printf(o, "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\" dy=\"0.32em\">", PLOT_L - 6, y);
+    xb_escape(o, ty[i].label);
+    xb_puts(o, "</text>");
+  }
+  for (size_t i = 0; i < nx; i++) {
+    double x = to_px(sx, tx[i].v);
+    xb_printf(o, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>", x, x, PLOT_T, PLOT_B);
+    xb_printf(o, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", x, PLOT_B + 16);
+    xb_escape(o, tx[i].label);
+    xb_puts(o, "</text>");
+  }
+  xb_printf(o, "<rect class=\"frame\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>", PLOT_L, PLOT_T,
+            PLOT_R - PLOT_L, PLOT_B - PLOT_T);
+  xb_printf(o, "<text class=\"axis-label\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">", (PLOT_L + PLOT_R) / 2, PLOT_B + 40);
+  xb_escape(o, c->x.label);
+  xb_printf(o, "</text><text class=\"axis-label\" transform=\"translate(16 %d) rotate(-90)\" text-anchor=\"middle\">",
+            (PLOT_T + PLOT_B) / 2);
+  xb_escape(o, c->y.label);
+  xb_puts(o, "</text></g>");
+}
+
+static void series_svg(xp_buf *o, rp_series *s, const scale *sx, const scale *sy) {
+  qsort(s->pts, s->n, sizeof *s->pts, cmp_x);
+  if (s->lines || s->dashed) {
+    xb_printf(o, "<polyline class=\"mark line%s\" fill=\"none\" stroke=\"%s\" points=\"",
+              s->dashed ? " ref" : "", s->color);
+    for (size_t j = 0; j < s->n; j++)
+      if (in_domain(sx, s->pts[j].x) && in_domain(sy, s->pts[j].y))
+        xb_printf(o, "%.1f,%.1f ", to_px(sx, s->pts[j].x), to_px(sy, s->pts[j].y));
+    xb_puts(o, "\"><title>");
+    xb_escape(o, s->name);
+    xb_puts(o, "</title></polyline>");
+  }
+  if (s->dashed) return;
+  for (size_t j = 0; j < s->n; j++) {
+    const rp_point *p = &s->pts[j];
+    if (!in_domain(sx, p->x) || !in_domain(sy, p->y)) continue;
+    xb_printf(o, "<circle class=\"mark point\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>",
+              to_px(sx, p->x), to_px(sy, p->y), s->color);
+    xb_escape(o, p->tip ? p->tip : s->name);
+    xb_puts(o, "</title></circle>");
+  }
+}
+
+/* Legend names are cut to fit beside the plot; the full name is the tooltip. */
+static void legend_item(xp_buf *o, int y, const char *color, int dashed, const char *name) {
+  xb_printf(o, "<g class=\"legend-item\"><line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"%s\" "
+            "stroke-width=\"3\"%s/><text x=\"%d\" y=\"%d\" dy=\"0.32em\"><title>",
+            LEGEND_X, LEGEND_X + 18, y, y, color, dashed ? " stroke-dasharray=\"5 3\"" : "",
+            LEGEND_X + 24, y);
+  xb_escape(o, name);
+  xb_puts(o, "</title>");
+  char cut[40];
+  size_t n = strlen(name);
+  if (n < sizeof cut) xb_escape(o, name);
+  else {
+    size_t keep = sizeof cut - 5;
+    while (keep > 0 && ((unsigned char)name[keep] & 0xC0) == 0x80) keep--; /* whole UTF-8 characters */
+    snprintf(cut, sizeof cut, "%.*s...", (int)keep, name);
+    xb_escape(o, cut);
+  }
+  xb_puts(o, "</text></g>");
+}
+
+void rp_xy_svg(xp_buf *o, rp_xy *c) {
+  scale sx = {c->x.scale, 0, 0, PLOT_L, PLOT_R}, sy = {c->y.scale, 0, 0, PLOT_B, PLOT_T};
+  data_range(c, &sx, &sy);
+  tick tx[24], ty[24];
+  size_t nx = make_ticks(&sx, &c->x, tx, 24), ny = make_ticks(&sy, &c->y, ty, 24);
+  xb_printf(o, "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" "
+            "width=\"%d\" height=\"%d\">", W, H, W, H);
+  axes_svg(o, c, &sx, tx, nx, &sy, ty, ny);
+  xb_puts(o, "<g class=\"data\">");
+  for (size_t i = 0; i < c->nseries; i++) series_svg(o, &c->series[i], &sx, &sy);
+  xb_puts(o, "</g><g class=\"legend\">");
+  int y = PLOT_T + 6;
+  for (size_t i = 0; i < c->nseries && y < H - 10; i++, y += 18)
+    legend_item(o, y, c->series[i].color, c->series[i].dashed, c->series[i].name);
+  xb_puts(o, "</g></svg>");
+}
+
+void rp_xy_free(rp_xy *c) {
+  for (size_t i = 0; i < c->nseries; i++) {
+    for (size_t j = 0; j < c->series[i].n; j++) free(c->series[i].pts[j].tip);
+    free(c->series[i].pts);
+    free(c->series[i].name);
+  }
+  free(c->series);
+  memset(c, 0, sizeof *c);
+}
+
+/* ---- stacked bars of shares ---- */
+
+enum { BAR_LABEL_W = 250, BAR_X0 = 262, BAR_X1 = 930, BAR_H = 22, ROW_H = 40 };
+
+size_t rp_bars_category(rp_bars *b, const char *name) {
+  for (size_t i = 0; i < b->ncat; i++)
+    if (strcmp(b->categories[i], name) == 0) return i;
+  b->categories = xp_xrealloc(b->categories, (b->ncat + 1) * sizeof *b->categories);
+  b->categories[b->ncat] = xp_strdup(name);
+  for (size_t r = 0; r < b->nrows; r++) {
+    b->rows[r].share = xp_xrealloc(b->rows[r].share, (b->ncat + 1) * sizeof(double));
+    b->rows[r].share[b->ncat] = 0;
+  }
+  return b->ncat++;
+}
+
+rp_bar_row *rp_bars_row(rp_bars *b, const char *label, const char *detail) {
+  b->rows = xp_xrealloc(b->rows, (b->nrows + 1) * sizeof *b->rows);
+  rp_bar_row *r = &b->rows[b->nrows++];
+  r->label = xp_strdup(label);
+  r->detail = detail ? xp_strdup(detail) : NULL;
+  r->share = xp_xcalloc(b->ncat ? b->ncat : 1, sizeof(double));
+  return r;
+}
+
+/* Legend across the top, wrapping; returns the height it took. */
+static int bars_legend(xp_buf *o, const rp_bars *b) {
+  int x = BAR_X0, y = 14;
+  for (size_t i = 0; i < b->ncat; i++) {
+    int w = 30 + 7 * (int)strlen(b->categories[i]);
+    if (x + w > BAR_X1 && x > BAR_X0) {
+      x = BAR_X0;
+      y += 18;
+    }
+    xb_printf(o, "<g class=\"legend-item\"><rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+              "<text x=\"%d\" y=\"%d\" dy=\"0.32em\">", x, y - 6, rp_category_color(b->categories[i]), x + 16, y);
+    xb_escape(o, b->categories[i]);
+    xb_puts(o, "</text></g>");
+    x += w;
+  }
+  return y + 16;
+}
+
+static void bar_row_svg(xp_buf *o, const rp_bars *b, const rp_bar_row *r, int y) {
+  xb_printf(o, "<text class=\"row-label\" x=\"%d\" y=\"%d\" text-anchor=\"end\">", BAR_X0 - 10, y + 10);
+  xb_escape(o, r->label);
+  xb_puts(o, "</text>");
+  if (r->detail) {
+    xb_printf(o, "<text class=\"row-detail\" x=\"%d\" y=\"%d\" text-anchor=\"end\">", BAR_X0 - 10, y + 24);
+    xb_escape(o, r->detail);
+    xb_puts(o, "</text>");
+  }
+  double x = BAR_X0, span = BAR_X1 - BAR_X0;
+  for (size_t c = 0; c < b->ncat; c++) {
+    double w = r->share[c] * span;
+    if (!(w > 0)) continue;
+    xb_printf(o, "<rect class=\"mark bar\" x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>",
+              x, y, w, BAR_H, rp_category_color(b->categories[c]));
+    xb_escape(o, r->label);
+    xb_printf(o, ": %s %.1f%%</title></rect>", b->categories[c], 100 * r->share[c]);
+    if (w >= 38)
+      xb_printf(o, "<text class=\"bar-value\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" dy=\"0.32em\">%.0f%%</text>",
+                x + w / 2, y + BAR_H / 2, 100 * r->share[c]);
+    x += w;
+  }
+}
+
+void rp_bars_svg(xp_buf *o, const rp_bars *b) {
+  xp_buf body = {0};
+  int top = bars_legend(&body, b) + 6;
+  int axis_y = top + (int)b->nrows * ROW_H;
+  /* Grid first, so that the bars are drawn over it. */
+  for (int q = 0; q <= 4; q++) {
+    double x = BAR_X0 + (BAR_X1 - BAR_X0) * q / 4.0;
+    xb_printf(&body, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>"
+              "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%d%%</text>",
+              x, x, top - 4, axis_y, x, axis_y + 14, q * 25);
+  }
+  for (size_t r = 0; r < b->nrows; r++) bar_row_svg(&body, b, &b->rows[r], top + (int)r * ROW_H);
+  int h = axis_y + 24;
+  xb_printf(o, "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" "
+            "width=\"%d\" height=\"%d\">", W, h, W, h);
+  xb_puts(o, body.s ? body.s : "");
+  xb_puts(o, "</svg>");
+  xb_free(&body);
+}
+
+void rp_bars_free(rp_bars *b) {
+  for (size_t i = 0; i < b->ncat; i++) free(b->categories[i]);
+  for (size_t r = 0; r < b->nrows; r++) {
+    free(b->rows[r].label);
+    free(b->rows[r].detail);
+    free(b->rows[r].share);
+  }
+  free(b->categories);
+  free(b->rows);
+  memset(b, 0, sizeof *b);
+}

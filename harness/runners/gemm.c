@@ -1,0 +1,733 @@
+/*
+** Run kind `gemm`: cuBLASLt at a model's exact per-GPU shapes, timed as kernel engineers
+** time, judged against the device's measured ceilings.
+**
+** Shapes come from a model file and the parallel split (model, tp, ep: models.h says how)
+** or from an explicit list (shapes = [{name, n, k}]); every shape runs at every M in `m`.
+** For a model, each M is a decode batch: expert GEMMs then get the rows per active expert.
+**
+** Per shape: the heuristic's top_n candidates are each checked against a float32 reference
+** GEMM on the GPU (element wrong when |D - ref| > |ref|/64 + rms(ref)/64: bf16 output
+** rounding is 2^-9 relative, split-K partial sums in bf16 stay well inside; a wrong layout,
+** scale or reduction is off by about rms(ref)). A wrong default fails the case; wrong
+** other candidates are left out of the best-of-N. Then, for each cache mode:
+**   cold  weights rotate over buffers totalling max(cold_mib, 4 x L2), at least two, so each
+**         launch reads its weight from HBM; activations and output stay put, as in a
+**         decode step where the previous kernel just wrote them;
+**   hot   one weight buffer: L2-resident where it fits.
+** Times are CUDA events around replays of a CUDA graph of `launches` back-to-back matmuls
+** (a multiple of the buffer count), divided by the launches: no launch overhead. The
+** default algorithm gets `samples` replays; the others a screening of samples/4 (at least
+** 3); the fastest is re-timed with `samples` replays. If it does not beat the default
+** there, the default is the best.
+**
+** Ceilings: ceilings = "lookup" (default) takes the latest ok `ceilings` run of this GPU
+** (by UUID, else a GPU of the same name) under this driver, and fails with "run xp run
+** experiments/ceilings.toml first" when there is none; ceilings = "measure" measures
+** them inside this run first (recorded as cases ceilings.copy, ceilings.matmul_*).
+*/
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include "kind.h"
+#include "models.h"
+#include "runners/ceilings.h"
+#include "stats.h"
+#include "xp.h"
+#ifdef XP_HAVE_CUDA
+#include "ceilings/ceilings.h"
+#include "gpu.h"
+#include "lt.h"
+#endif
+
+#define CHECK_RTOL (1.0 / 64)
+#define CHECK_ATOL_RMS (1.0 / 64)
+#define COLD_MIB_DEFAULT 256
+
+static const char *const cache_modes[] = {"cold", "hot", "both", NULL};
+static const char *const mla_modes[] = {"absorbed", "naive", NULL};
+static const char *const ceilings_modes[] = {"lookup", "measure", NULL};
+
+static const xp_field shape_fields[] = {
+    {"name", XP_T_STRING, 1, NULL, NULL, 0, 0, "what the GEMM is (o_proj, moe_down, ...)"},
+    {"n", XP_T_INT, 1, NULL, NULL, 1, 1 << 30, "output features (rows of W)"},
+    {"k", XP_T_INT, 1, NULL, NULL, 1, 1 << 30, "input features (columns of W)"},
+    {"bmm", XP_T_INT, 0, NULL, NULL, 1, 1 << 20, "matrices in one batched launch (default 1)"},
+    {"count", XP_T_INT, 0, NULL, NULL, 0, 1 << 30, "launches per decode step (default 1)"},
+    {NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
+
+static const xp_field gemm_fields[] = {
+    {"m", XP_T_INTS, 1, NULL, NULL, 0, 0, "rows: decode batch sizes (model) or M (shapes)"},
+    {"model_file", XP_T_STRING, 0, NULL, NULL, 0, 0,
+     "model file; default models/<model>.toml beside the spec"},
+    {"shapes", XP_T_TABLES, 0, NULL, shape_fields, 0, 0, "explicit shapes instead of a model"},
+    {"only", XP_T_STRINGS, 0, NULL, NULL, 0, 0, "keep only these derived GEMMs by name"},
+    {"mla", XP_T_STRING, 0, mla_modes, NULL, 0, 0, "MLA in decode form (absorbed, default) or naive"},
+    {"cache", XP_T_STRING, 0, cache_modes, NULL, 0, 0, "cold (default: weights from HBM), hot, both"},
+    {"top_n", XP_T_INT, 0, NULL, NULL, 1, 64, "heuristic candidates tried (default 8)"},
+    {"samples", XP_T_INT, 0, NULL, NULL, 3, 100000, "timed graph replays (default 30)"},
+    {"warmup", XP_T_INT, 0, NULL, NULL, 0, 10000, "untimed replays first (default 3)"},
+    {"launches", XP_T_INT, 0, NULL, NULL, 1, 100000, "matmuls per CUDA graph (default 100)"},
+    {"cold_mib", XP_T_INT, 0, NULL, NULL, 1, 1 << 20, "cold rotation total, MiB (default 256; >= 4 x L2)"},
+    {"ceilings", XP_T_STRING, 0, ceilings_modes, NULL, 0, 0, "lookup (default) or measure"},
+    {"device", XP_T_INT, 0, NULL, NULL, 0, 1024, "CUDA device index (default 0)"},
+    {NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
+
+/* Everything a spec says, resolved: the same for check, plan and execute. */
+typedef struct gemm_setup {
+  xp_model *model; /* NULL with explicit shapes */
+  xp_parallel par;
+  int fp8;         /* dtype: 0 bf16, 1 fp8 e4m3 */
+  int cold, hot;
+  int top_n, samples, warmup, launches, device, measure_ceilings;
+  int64_t cold_mib;
+  xp_gemm_shape *shapes; /* every (shape, M) */
+  size_t nshapes;
+} gemm_setup;
+
+static void setup_free(gemm_setup *g) {
+  xp_model_free(g->model);
+  free(g->shapes);
+  memset(g, 0, sizeof *g);
+}
+
+static int file_exists(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int load_model(const xp_spec *spec, gemm_setup *g) {
+  const cJSON *r = spec->root;
+  const char *name = xp_spec_str(r, "model", NULL), *file = xp_spec_str(r, "model_file", NULL);
+  if (!name && !file)
+    return xp_spec_error(spec, "m", "say which GEMMs: model = \"NAME\" (shapes derived from "
+                         "models/NAME.toml) or shapes = [{name, n, k}, ...]");
+  char *rel = file ? xp_strdup(file) : xp_asprintf("models/%s.toml", name);
+  char *path = xp_spec_resolve(spec, rel);
+  int rc = 0;
+  if (!file_exists(path))
+    rc = xp_spec_error(spec, file ? "model_file" : "model", "no model file %s%s", path,
+                       file ? "" : " (give model_file = \"...\" to name one)");
+  else if ((rc = xp_model_load(path, &g->model)) == 0 && name &&
+           strcasecmp(name, g->model->name) != 0)
+    rc = xp_spec_error(spec, "model", "model \"%s\" does not match the model file %s, which "
+                       "describes \"%s\"", name, path, g->model->name);
+  free(rel);
+  free(path);
+  return rc;
+}
+
+static int name_in(const cJSON *arr, const char *name) {
+  const cJSON *e;
+  cJSON_ArrayForEach(e, arr) if (strcmp(e->valuestring, name) == 0) return 1;
+  return 0;
+}
+
+/* Model-derived shapes at every M, filtered by `only` (whose names must all exist). */
+static int derive_shapes(const xp_spec *spec, gemm_setup *g, const cJSON *ms) {
+  const cJSON *only = cJSON_GetObjectItemCaseSensitive(spec->root, "only"), *e;
+  char err[256];
+  if (xp_model_check_parallel(g->model, &g->par, err, sizeof err))
+    return xp_spec_error(spec, cJSON_GetObjectItemCaseSensitive(spec->root, "ep") ? "ep" : "tp",
+                         "%s", err);
+  cJSON_ArrayForEach(e, ms) {
+    if (xp_model_decode_gemms(g->model, &g->par, (int64_t)e->valuedouble, &g->shapes, &g->nshapes))
+      return XP_EXIT_USAGE;
+  }
+  int i = 0;
+  cJSON_ArrayForEach(e, only) {
+    int found = 0;
+    for (size_t j = 0; j < g->nshapes && !found; j++)
+      found = strcmp(g->shapes[j].name, e->valuestring) == 0;
+    if (!found) {
+      char names[512] = "";
+      for (size_t j = 0; j < g->nshapes && g->shapes[j].batch == g->shapes[0].batch; j++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", j ? ", " : "",
+                 g->shapes[j].name);
+      char path[32];
+      snprintf(path, sizeof path, "only[%d]", i);
+      return xp_spec_error(spec, path, "%s has no GEMM named \"%s\" (it has: %s)",
+                           g->model->name, e->valuestring, names);
+    }
+    i++;
+  }
+  size_t kept = 0;
+  for (size_t j = 0; j < g->nshapes; j++)
+    if (!only || name_in(only, g->shapes[j].name)) g->shapes[kept++] = g->shapes[j];
+  g->nshapes = kept;
+  return 0;
+}
+
+static void explicit_shapes(const cJSON *list, const cJSON *ms, gemm_setup *g) {
+  const cJSON *s, *e;
+  cJSON_ArrayForEach(e, ms) cJSON_ArrayForEach(s, list) {
+    xp_gemm_shape *x = &g->shapes[g->nshapes++];
+    memset(x, 0, sizeof *x);
+    snprintf(x->name, sizeof x->name, "%s", xp_spec_str(s, "name", "gemm"));
+    x->m = x->batch = (int64_t)e->valuedouble;
+    x->n = xp_spec_int(s, "n", 1);
+    x->k = xp_spec_int(s, "k", 1);
+    x->bmm = xp_spec_int(s, "bmm", 1);
+    x->count = xp_spec_int(s, "count", 1);
+  }
+}
+
+static int setup_build(const xp_spec *spec, gemm_setup *g) {
+  const cJSON *r = spec->root, *e;
+  memset(g, 0, sizeof *g);
+  const char *dtype = xp_spec_str(r, "dtype", "bf16");
+  if (strcmp(dtype, "bf16") && strcmp(dtype, "fp8"))
+    return xp_spec_error(spec, "dtype", "gemm runs measure dtype \"bf16\" or \"fp8\" (e4m3 "
+                         "with scales), not \"%s\"", dtype);
+  g->fp8 = strcmp(dtype, "fp8") == 0;
+  const char *cache = xp_spec_str(r, "cache", "cold");
+  g->cold = strcmp(cache, "hot") != 0;
+  g->hot = strcmp(cache, "cold") != 0;
+  g->top_n = (int)xp_spec_int(r, "top_n", 8);
+  g->samples = (int)xp_spec_int(r, "samples", 30);
+  g->warmup = (int)xp_spec_int(r, "warmup", 3);
+  g->launches = (int)xp_spec_int(r, "launches", 100);
+  g->device = (int)xp_spec_int(r, "device", 0);
+  g->cold_mib = xp_spec_int(r, "cold_mib", COLD_MIB_DEFAULT);
+  g->measure_ceilings = strcmp(xp_spec_str(r, "ceilings", "lookup"), "measure") == 0;
+  g->par.tp = (int)xp_spec_int(r, "tp", 1);
+  g->par.ep = (int)xp_spec_int(r, "ep", 1);
+  g->par.mla_absorbed = strcmp(xp_spec_str(r, "mla", "absorbed"), "absorbed") == 0;
+
+  const cJSON *ms = cJSON_GetObjectItemCaseSensitive(r, "m");
+  int i = 0, nm = cJSON_GetArraySize(ms);
+  if (nm == 0) return xp_spec_error(spec, "m", "give at least one M (rows of the GEMM)");
+  cJSON_ArrayForEach(e, ms) {
+    char path[32];
+    snprintf(path, sizeof path, "m[%d]", i++);
+    if (e->valuedouble <= 0 || e->valuedouble > (1 << 20))
+      return xp_spec_error(spec, path, "M must be between 1 and %d, got %.0f", 1 << 20,
+                           e->valuedouble);
+  }
+  const cJSON *list = cJSON_GetObjectItemCaseSensitive(r, "shapes");
+  if (list) {
+    const char *model_only[] = {"model_file", "only", "mla", "ep"};
+    for (size_t j = 0; j < sizeof model_only / sizeof *model_only; j++)
+      if (cJSON_GetObjectItemCaseSensitive(r, model_only[j]))
+        return xp_spec_error(spec, model_only[j], "applies to shapes derived from a model, "
+                             "not to an explicit shapes list");
+    if (cJSON_GetArraySize(list) == 0) return xp_spec_error(spec, "shapes", "the list is empty");
+    g->shapes = xp_xcalloc((size_t)(nm * cJSON_GetArraySize(list)), sizeof *g->shapes);
+    explicit_shapes(list, ms, g);
+    return 0;
+  }
+  int rc = load_model(spec, g);
+  return rc ? rc : derive_shapes(spec, g, ms);
+}
+
+static int gemm_check(const xp_spec *spec) {
+  gemm_setup g;
+  int rc = setup_build(spec, &g);
+  setup_free(&g);
+  return rc;
+}
+
+/* ---- plan (--dry-run): what would run, with bytes and flops per decode step ---- */
+
+static int gemm_plan(const xp_spec *spec, FILE *out) {
+  gemm_setup g;
+  int rc = setup_build(spec, &g);
+  if (rc) {
+    setup_free(&g);
+    return rc;
+  }
+  int eb = g.fp8 ? 1 : 2;
+  if (g.model)
+    fprintf(out, "%s (%s), tp=%d ep=%d, MLA %s\n", g.model->name, g.model->source, g.par.tp,
+            g.par.ep, g.par.mla_absorbed ? "absorbed" : "naive");
+  fprintf(out, "dtype %s, cache %s, best of top %d cuBLASLt candidates, %d samples of %d "
+          "launches per CUDA graph, ceilings %s\n", g.fp8 ? "fp8 (e4m3)" : "bf16",
+          g.cold && g.hot ? "cold and hot" : g.cold ? "cold" : "hot", g.top_n, g.samples,
+          g.launches, g.measure_ceilings ? "measured first" : "from the latest ceilings run");
+  fprintf(out, "%-22s %6s %6s %7s %7s %4s %6s %10s %10s %10s\n", "gemm", "batch", "m", "n", "k",
+          "bmm", "count", "weight_MB", "MB/step", "GFLOP/step");
+  double step_bytes = 0, step_flops = 0;
+  for (size_t i = 0; i < g.nshapes; i++) {
+    const xp_gemm_shape *s = &g.shapes[i];
+    double b = xp_gemm_bytes(s, eb), f = xp_gemm_flops(s);
+    fprintf(out, "%-22s %6lld %6lld %7lld %7lld %4lld %6lld %10.2f %10.2f %10.3f\n", s->name,
+            (long long)s->batch, (long long)s->m, (long long)s->n, (long long)s->k,
+            (long long)s->bmm, (long long)s->count, (double)s->bmm * s->n * s->k * eb / 1e6,
+            b * s->count / 1e6, f * s->count / 1e9);
+    step_bytes += b * s->count, step_flops += f * s->count;
+    if (i + 1 == g.nshapes || g.shapes[i + 1].batch != s->batch) {
+      fprintf(out, "%-22s %6lld %6s %7s %7s %4s %6s %10s %10.2f %10.3f\n", "= per decode step",
+              (long long)s->batch, "", "", "", "", "", "", step_bytes / 1e6, step_flops / 1e9);
+      step_bytes = step_flops = 0;
+    }
+  }
+  setup_free(&g);
+  return 0;
+}
+
+#ifdef XP_HAVE_CUDA
+/* ---- measuring ---- */
+
+typedef struct timing {
+  double *us;
+  int n;
+  int idx; /* candidate */
+} timing;
+
+typedef struct gemm_result {
+  const xp_gemm_shape *shape;
+  int cold;            /* cache mode */
+  int failed;
+  char note[320];
+  int ncand, nwrong, nbuf, per_graph;
+  char algo_default[256], algo_best[256];
+  timing def, best;
+  double max_err_rel;  /* worst |D - ref| / rms(ref) of the default algorithm */
+} gemm_result;
+
+/* GPU state shared by every shape of a run. */
+typedef struct bench {
+  gemm_setup *g;
+  cudaStream_t s;
+  cublasLtHandle_t h;
+  char *pool;      /* rotating weights */
+  size_t pool_bytes, cold_total;
+  void *A, *D, *ws;
+  float *ref, *scales;
+} bench;
+
+struct launch {
+  xp_lt *p;
+  const void *A;
+  const char *W;
+  size_t wstride;
+  int nbuf;
+  void *D;
+  const float *sa, *sw;
+  void *ws;
+};
+
+static int enqueue(void *arg, cudaStream_t s, int rep) {
+  struct launch *l = arg;
+  return xp_lt_run(l->p, l->A, l->W + (size_t)(rep % l->nbuf) * l->wstride, l->D, l->sa, l->sw,
+                   l->ws, s);
+}
+
+static size_t align256(size_t x) { return (x + 255) & ~(size_t)255; }
+
+static size_t weight_stride(const xp_gemm_shape *s, int eb) {
+  return align256((size_t)(s->bmm * s->n * s->k) * (size_t)eb);
+}
+
+static int cold_buffers(const bench *b, size_t stride) {
+  size_t n = (b->cold_total + stride - 1) / stride;
+  return n < 2 ? 2 : (int)n;
+}
+
+static double median_of(const double *v, int n) {
+  xp_stats st;
+  xp_stats_compute(v, (size_t)n, &st);
+  return st.median;
+}
+
+static int time_candidate(bench *b, struct launch *l, int idx, int samples, timing *t) {
+  int rc = xp_lt_select(l->p, idx);
+  if (rc) return rc;
+  int per_graph = ((b->g->launches + l->nbuf - 1) / l->nbuf) * l->nbuf;
+  free(t->us);
+  t->us = xp_xcalloc((size_t)samples, sizeof *t->us);
+  t->n = samples;
+  t->idx = idx;
+  return xp_time_graph(b->s, enqueue, l, per_graph, b->g->warmup, samples, t->us);
+}
+
+/* Default, screening of the others, re-timing of the fastest. */
+static int time_mode(bench *b, struct launch *l, const int *right, gemm_result *res) {
+  int rc, ncand = xp_lt_algo_count(l->p), screen = b->g->samples / 4;
+  if (screen < 3) screen = 3;
+  if ((rc = time_candidate(b, l, 0, b->g->samples, &res->def))) return rc;
+  double best_us = median_of(res->def.us, res->def.n);
+  int best = 0;
+  timing probe = {0};
+  for (int i = 1; i < ncand; i++) {
+    if (!right[i]) continue;
+    if ((rc = time_candidate(b, l, i, screen, &probe))) break;
+    double us = median_of(probe.us, probe.n);
+    if (us < best_us) best_us = us, best = i;
+  }
+  free(probe.us);
+  if (rc) return rc;
+  if (best != 0) {
+    if ((rc = time_candidate(b, l, best, b->g->samples, &res->best))) return rc;
+    if (median_of(res->best.us, res->best.n) >= median_of(res->def.us, res->def.n)) best = 0;
+  }
+  if (best == 0) {
+    free(res->best.us);
+    res->best.n = res->def.n;
+    res->best.idx = 0;
+    res->best.us = xp_xmalloc(sizeof *res->best.us * (size_t)res->def.n);
+    memcpy(res->best.us, res->def.us, sizeof *res->best.us * (size_t)res->def.n);
+  }
+  snprintf(res->algo_default, sizeof res->algo_default, "%s", xp_lt_algo_desc(l->p, 0));
+  snprintf(res->algo_best, sizeof res->algo_best, "%s", xp_lt_algo_desc(l->p, best));
+  return 0;
+}
+
+/* Every candidate against the reference; right[i] says which may be timed. */
+static int check_candidates(bench *b, struct launch *l, const xp_gemm_shape *s, int *right,
+                            int *nwrong, double *default_err, char *note, size_t nn) {
+  int rc = XP_EXIT_FAILED;
+  size_t count = (size_t)(s->bmm * s->m * s->n);
+  float scale = b->g->fp8 ? 0.5f * 4.0f : 1.0f; /* the device scales (bench_open) */
+  XP_CUDA(xp_ref_gemm(l->A, l->W, b->ref, (int)s->m, (int)s->n, (int)s->k, (int)s->bmm,
+                      b->g->fp8 ? XP_KDT_FP8_E4M3 : XP_KDT_BF16, scale, b->s));
+  *nwrong = 0;
+  for (int i = 0; i < xp_lt_algo_count(l->p); i++) {
+    xp_gemm_check chk;
+    if ((rc = xp_lt_select(l->p, i)) ||
+        (rc = xp_lt_run(l->p, l->A, l->W, l->D, l->sa, l->sw, l->ws, b->s)))
+      return rc;
+    rc = XP_EXIT_FAILED;
+    XP_CUDA(xp_check_gemm(l->D, b->ref, count, CHECK_RTOL, CHECK_ATOL_RMS, &chk, b->s));
+    right[i] = chk.bad == 0;
+    *nwrong += !right[i];
+    double rel = chk.ref_rms > 0 ? chk.max_abs_err / chk.ref_rms : chk.max_abs_err;
+    if (i == 0) *default_err = rel;
+    if (i == 0 && !right[i])
+      snprintf(note, nn, "default algorithm wrong: %llu of %llu elements outside |ref|/64 + "
+               "rms/64, worst error %.3g x rms(ref) [%s]", chk.bad, chk.count, rel,
+               xp_lt_algo_desc(l->p, 0));
+  }
+  rc = 0;
+fail:
+  return rc;
+}
+
+static int measure_shape(bench *b, const xp_gemm_shape *s, gemm_result *res /* [2] */) {
+  int eb = b->g->fp8 ? 1 : 2, rc;
+  xp_lt *p = NULL;
+  size_t stride = weight_stride(s, eb);
+  enum xp_lt_dtype dt = b->g->fp8 ? XP_LT_FP8_E4M3 : XP_LT_BF16;
+  for (int c = 0; c < 2; c++) res[c].shape = s, res[c].cold = c == 0;
+  rc = xp_lt_create_batched(b->h, (int)s->m, (int)s->n, (int)s->k, (int)s->bmm, dt,
+                            XP_LT_WORKSPACE_BYTES, b->g->top_n, &p);
+  if (rc == XP_EXIT_FAILED) {
+    /* cuBLASLt has no algorithm for this shape: the case fails, the run goes on */
+    for (int c = 0; c < 2; c++) {
+      if ((c == 0 && !b->g->cold) || (c == 1 && !b->g->hot)) continue;
+      res[c].failed = 1;
+      snprintf(res[c].note, sizeof res[c].note, "%s", xp_last_error());
+    }
+    xp_clear_error();
+    return 0;
+  }
+  if (rc) return rc;
+  int *right = xp_xcalloc((size_t)xp_lt_algo_count(p), sizeof *right);
+  struct launch l = {p, b->A, b->pool, stride, 1, b->D, b->scales, b->scales + 1, b->ws};
+  int nwrong = 0;
+  double err = 0;
+  char note[320] = "";
+  if ((rc = check_candidates(b, &l, s, right, &nwrong, &err, note, sizeof note))) goto done;
+  for (int c = 0; c < 2 && rc == 0; c++) {
+    gemm_result *r = &res[c];
+    r->ncand = xp_lt_algo_count(p);
+    r->nwrong = nwrong;
+    r->max_err_rel = err;
+    if ((c == 0 && !b->g->cold) || (c == 1 && !b->g->hot)) continue;
+    if (!right[0]) {
+      r->failed = 1;
+      snprintf(r->note, sizeof r->note, "%s", note);
+      continue;
+    }
+    l.nbuf = c == 0 ? cold_buffers(b, stride) : 1;
+    r->nbuf = l.nbuf;
+    r->per_graph = ((b->g->launches + l.nbuf - 1) / l.nbuf) * l.nbuf;
+    rc = time_mode(b, &l, right, r);
+  }
+done:
+  free(right);
+  xp_lt_destroy(p);
+  return rc;
+}
+
+/* One pool for the rotating weights of every shape, sized for the largest rotation. */
+static int bench_open(bench *b, gemm_setup *g) {
+  int rc = XP_EXIT_FAILED, eb = g->fp8 ? 1 : 2;
+  memset(b, 0, sizeof *b);
+  b->g = g;
+  int64_t l2 = xp_gpu_l2_bytes(g->device);
+  b->cold_total = (size_t)g->cold_mib << 20;
+  if (b->cold_total < (size_t)(4 * l2)) b->cold_total = (size_t)(4 * l2);
+  size_t amax = 0, dmax = 0;
+  for (size_t i = 0; i < g->nshapes; i++) {
+    const xp_gemm_shape *s = &g->shapes[i];
+    size_t stride = weight_stride(s, eb);
+    size_t need = g->cold ? stride * (size_t)cold_buffers(b, stride) : stride;
+    if (need > b->pool_bytes) b->pool_bytes = need;
+    size_t a = (size_t)(s->bmm * s->m * s->k) * (size_t)eb, d = (size_t)(s->bmm * s->m * s->n);
+    if (a > amax) amax = a;
+    if (d > dmax) dmax = d;
+  }
+  size_t free_b = 0, total_b = 0;
+  XP_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  size_t want = b->pool_bytes + align256(amax) + dmax * 6 + XP_LT_WORKSPACE_BYTES;
+  if (want + ((size_t)256 << 20) > free_b) {
+    rc = xp_error(XP_EXIT_ENV, "the GEMMs need %.2f GB of device memory and %.2f GB are free "
+                  "on device %d (lower cold_mib or drop the largest shapes)", want / 1e9,
+                  free_b / 1e9, g->device);
+    goto fail;
+  }
+  const float scales[2] = {0.5f, 4.0f}; /* fp8 dequantisation scales of A and W */
+  XP_CUDA(cudaStreamCreateWithFlags(&b->s, cudaStreamNonBlocking));
+  XP_CUBLAS(cublasLtCreate(&b->h));
+  XP_CUDA(cudaMalloc((void **)&b->pool, b->pool_bytes));
+  XP_CUDA(cudaMalloc(&b->A, align256(amax)));
+  XP_CUDA(cudaMalloc(&b->D, dmax * 2));
+  XP_CUDA(cudaMalloc((void **)&b->ref, dmax * 4));
+  XP_CUDA(cudaMalloc(&b->ws, XP_LT_WORKSPACE_BYTES));
+  XP_CUDA(cudaMalloc((void **)&b->scales, sizeof scales));
+  XP_CUDA(cudaMemcpy(b->scales, scales, sizeof scales, cudaMemcpyHostToDevice));
+  int kdt = g->fp8 ? XP_KDT_FP8_E4M3 : XP_KDT_BF16;
+  XP_CUDA(xp_fill_uniform(b->pool, b->pool_bytes / (size_t)eb, kdt, 1, b->s));
+  XP_CUDA(xp_fill_uniform(b->A, amax / (size_t)eb, kdt, 2, b->s));
+  XP_CUDA(cudaStreamSynchronize(b->s));
+  rc = 0;
+fail:
+  return rc;
+}
+
+static void bench_close(bench *b) {
+  if (b->h) cublasLtDestroy(b->h);
+  if (b->s) cudaStreamDestroy(b->s);
+  cudaFree(b->pool), cudaFree(b->A), cudaFree(b->D), cudaFree(b->ref), cudaFree(b->ws);
+  cudaFree(b->scales);
+}
+
+/* ---- ceilings ---- */
+
+static int get_ceilings(xp_ctx *ctx, gemm_setup *g, const xp_gpu_info *gpu, xp_ceilings *c,
+                        xp_ceilings_meas *meas) {
+  char driver[64];
+  xp_ceilings_driver(driver, sizeof driver);
+  memset(meas, 0, sizeof *meas);
+  if (g->measure_ceilings) {
+    xp_ceilings_opts o;
+    xp_ceilings_opts_default(&o);
+    o.device = g->device;
+    o.bf16 = !g->fp8;
+    o.fp8 = g->fp8;
+    int rc = xp_ceilings_measure(&o, meas);
+    if (rc) return rc;
+    xp_ceilings_summarize(meas, c);
+    return 0;
+  }
+  int rc = xp_ceilings_lookup(ctx->db, gpu->uuid, gpu->name, driver, c);
+  if (rc == 1)
+    return xp_error(XP_EXIT_ENV, "no ceilings run for %s (%s) under driver %s: run xp run "
+                    "experiments/ceilings.toml first (same --db), or set ceilings = \"measure\"",
+                    gpu->name, gpu->uuid, driver);
+  if (rc) return rc;
+  double peak = g->fp8 ? c->fp8_tflops : c->bf16_tflops;
+  if (peak <= 0)
+    return xp_error(XP_EXIT_ENV, "the ceilings run %s has no %s matmul peak: run xp run "
+                    "experiments/ceilings.toml again with %s in matmul_dtypes", c->run_uuid,
+                    g->fp8 ? "fp8" : "bf16", g->fp8 ? "fp8" : "bf16");
+  return 0;
+}
+
+/* ---- recording ---- */
+
+typedef struct derived {
+  double us, gbps, tflops, bw_share, compute_share;
+  const char *bound;
+} derived;
+
+static void derive(const gemm_setup *g, const xp_ceilings *c, const xp_gemm_shape *s,
+                   const timing *t, derived *d) {
+  d->us = median_of(t->us, t->n);
+  d->gbps = xp_gemm_bytes(s, g->fp8 ? 1 : 2) / (d->us * 1e3);
+  d->tflops = xp_gemm_flops(s) / (d->us * 1e6);
+  double peak = g->fp8 ? c->fp8_tflops : c->bf16_tflops;
+  d->bw_share = c->copy_gbps > 0 ? d->gbps / c->copy_gbps : 0;
+  d->compute_share = peak > 0 ? d->tflops / peak : 0;
+  d->bound = xp_gemm_bound(d->bw_share, d->compute_share);
+}
+
+static cJSON *case_params(const gemm_setup *g, const gemm_result *r) {
+  const xp_gemm_shape *s = r->shape;
+  cJSON *p = cJSON_CreateObject();
+  cJSON_AddNumberToObject(p, "batch", (double)s->batch);
+  cJSON_AddNumberToObject(p, "m", (double)s->m);
+  cJSON_AddNumberToObject(p, "n", (double)s->n);
+  cJSON_AddNumberToObject(p, "k", (double)s->k);
+  cJSON_AddNumberToObject(p, "bmm", (double)s->bmm);
+  cJSON_AddNumberToObject(p, "count", (double)s->count);
+  cJSON_AddStringToObject(p, "dtype", g->fp8 ? "fp8" : "bf16");
+  cJSON_AddStringToObject(p, "cache", r->cold ? "cold" : "hot");
+  cJSON_AddNumberToObject(p, "bytes", xp_gemm_bytes(s, g->fp8 ? 1 : 2));
+  cJSON_AddNumberToObject(p, "flops", xp_gemm_flops(s));
+  cJSON_AddNumberToObject(p, "candidates", r->ncand);
+  cJSON_AddNumberToObject(p, "candidates_wrong", r->nwrong);
+  cJSON_AddNumberToObject(p, "check_max_err_rms", r->max_err_rel);
+  return p;
+}
+
+static int record_result(xp_run *run, const gemm_setup *g, const xp_ceilings *c,
+                         const gemm_result *r, derived *dd, derived *db) {
+  cJSON *p = case_params(g, r);
+  int64_t id;
+  if (r->failed) {
+    id = xp_run_case(run, r->shape->name, p, "failed", r->note);
+    cJSON_Delete(p);
+    return id < 0 ? XP_EXIT_DB : 0;
+  }
+  derive(g, c, r->shape, &r->def, dd);
+  derive(g, c, r->shape, &r->best, db);
+  cJSON_AddNumberToObject(p, "cold_buffers", r->nbuf);
+  cJSON_AddNumberToObject(p, "launches", r->per_graph);
+  cJSON_AddStringToObject(p, "algo_default", r->algo_default);
+  cJSON_AddStringToObject(p, "algo_best", r->algo_best);
+  cJSON_AddNumberToObject(p, "best_index", r->best.idx);
+  cJSON_AddStringToObject(p, "bound", dd->bound);
+  cJSON_AddStringToObject(p, "bound_best", db->bound);
+  id = xp_run_case(run, r->shape->name, p, "ok", NULL);
+  cJSON_Delete(p);
+  if (id < 0) return XP_EXIT_DB;
+  struct { const char *name, *unit; double v; } vals[] = {
+      {"gbps", "GB/s", dd->gbps}, {"tflops", "TFLOP/s", dd->tflops},
+      {"bw_share", "ratio", dd->bw_share}, {"compute_share", "ratio", dd->compute_share},
+      {"gbps_best", "GB/s", db->gbps}, {"tflops_best", "TFLOP/s", db->tflops},
+      {"bw_share_best", "ratio", db->bw_share}, {"compute_share_best", "ratio", db->compute_share},
+      {"best_speedup", "ratio", dd->us / db->us}};
+  if (xp_run_metric(run, id, "time_us", "us", r->def.us, (size_t)r->def.n) ||
+      xp_run_metric(run, id, "time_best_us", "us", r->best.us, (size_t)r->best.n))
+    return XP_EXIT_DB;
+  for (size_t i = 0; i < sizeof vals / sizeof *vals; i++)
+    if (xp_run_value(run, id, vals[i].name, vals[i].unit, vals[i].v)) return XP_EXIT_DB;
+  return 0;
+}
+
+static int record_all(xp_ctx *ctx, const gemm_setup *g, const xp_gpu_info *gpu,
+                      const xp_ceilings *c, const xp_ceilings_meas *meas, gemm_result *res,
+                      size_t nres) {
+  xp_run *run = ctx->run;
+  FILE *out = ctx->quiet ? NULL : ctx->out;
+  int rc = XP_EXIT_DB;
+  if (g->model && !xp_spec_str(ctx->spec->root, "model", NULL) &&
+      xp_run_meta(run, "model", g->model->name, "declared"))
+    return rc;
+  if (xp_run_meta(run, "gemm.gpu_uuid", gpu->uuid, "detected") ||
+      xp_run_meta(run, "gemm.ceilings_run", c->run_uuid[0] ? c->run_uuid : "measured inline",
+                  "detected") ||
+      (c->match[0] && xp_run_meta(run, "gemm.ceilings_match", c->match, "detected")) ||
+      (g->model && xp_run_meta(run, "gemm.model_source", g->model->source, "declared")) ||
+      (g->model && xp_run_meta(run, "gemm.mla", g->par.mla_absorbed ? "absorbed" : "naive",
+                               "declared")) ||
+      (meas->nr && xp_ceilings_record(run, meas, "ceilings.")))
+    return rc;
+  char ceil[160];
+  snprintf(ceil, sizeof ceil, "%.0f GB/s copy, %.0f TFLOP/s %s", c->copy_gbps,
+           g->fp8 ? c->fp8_tflops : c->bf16_tflops, g->fp8 ? "fp8" : "bf16");
+  if (xp_run_meta(run, "gemm.ceilings", ceil, "detected")) return rc;
+  if (out)
+    fprintf(out, "%s on %s; ceilings %s (%s)\n%-22s %5s %5s %6s %6s %4s %10s %9s %8s %6s "
+            "%8s %-7s\n", g->fp8 ? "fp8" : "bf16", gpu->name, ceil,
+            c->run_uuid[0] ? c->run_uuid : "measured inline", "gemm", "batch", "m", "n", "k",
+            "cache", "default_us", "best_us", "GB/s", "%copy", "TFLOP/s", "bound");
+  int failed = 0;
+  for (size_t i = 0; i < nres; i++) {
+    gemm_result *r = &res[i];
+    if (!r->def.us && !r->failed) continue; /* cache mode not asked for */
+    derived dd, db;
+    if ((rc = record_result(run, g, c, r, &dd, &db))) return rc;
+    if (r->failed) {
+      failed++;
+      if (out) fprintf(out, "%-22s %5lld %5lld %6lld %6lld %4s FAILED: %s\n", r->shape->name,
+                       (long long)r->shape->batch, (long long)r->shape->m,
+                       (long long)r->shape->n, (long long)r->shape->k, r->cold ? "cold" : "hot",
+                       r->note);
+      continue;
+    }
+    if (out)
+      fprintf(out, "%-22s %5lld %5lld %6lld %6lld %4s %10.2f %9.2f %8.0f %5.0f%% %8.1f %-7s\n",
+              r->shape->name, (long long)r->shape->batch, (long long)r->shape->m,
+              (long long)r->shape->n, (long long)r->shape->k, r->cold ? "cold" : "hot", dd.us,
+              db.us, db.gbps, 100 * db.bw_share, db.tflops, db.bound);
+  }
+  if (failed) xp_warn("%d GEMM case%s failed the reference check or had no algorithm; "
+                      "recorded as failed", failed, failed == 1 ? "" : "s");
+  return 0;
+}
+
+static void results_free(gemm_result *res, size_t n) {
+  for (size_t i = 0; i < n; i++) free(res[i].def.us), free(res[i].best.us);
+  free(res);
+}
+
+static int gemm_execute(xp_ctx *ctx) {
+  gemm_setup g;
+  bench b;
+  int rc = setup_build(ctx->spec, &g);
+  if (rc) {
+    setup_free(&g);
+    return rc;
+  }
+  memset(&b, 0, sizeof b);
+  gemm_result *res = xp_xcalloc(g.nshapes * 2, sizeof *res);
+  xp_ceilings c;
+  xp_ceilings_meas meas = {0};
+  xp_gpu_info gpu;
+  if (g.device >= xp_gpu_count()) {
+    rc = xp_spec_error(ctx->spec, "device", "device %d does not exist (%d visible)", g.device,
+                       xp_gpu_count());
+    goto done;
+  }
+  rc = XP_EXIT_FAILED;
+  XP_CUDA(cudaSetDevice(g.device));
+  if ((rc = xp_gpu_describe(g.device, &gpu))) goto done;
+  int major = 0, minor = 0;
+  sscanf(gpu.cc, "%d.%d", &major, &minor);
+  if (g.fp8 && major * 10 + minor < 89) {
+    rc = xp_error(XP_EXIT_ENV, "dtype fp8 (e4m3) needs compute capability 8.9 or newer (Ada, "
+                  "Hopper, Blackwell); device %d (%s) is %s", g.device, gpu.name, gpu.cc);
+    goto done;
+  }
+  if ((rc = get_ceilings(ctx, &g, &gpu, &c, &meas))) goto done;
+  if ((rc = bench_open(&b, &g))) goto done;
+  for (size_t i = 0; i < g.nshapes; i++) {
+    if (xp_interrupted()) {
+      rc = XP_EXIT_ABORTED;
+      goto done;
+    }
+    if ((rc = measure_shape(&b, &g.shapes[i], &res[2 * i]))) goto done;
+  }
+  rc = record_all(ctx, &g, &gpu, &c, &meas, res, g.nshapes * 2);
+  goto done;
+fail:
+  if (rc == 0) rc = XP_EXIT_FAILED;
+done:
+  bench_close(&b);
+  xp_ceilings_meas_free(&meas);
+  results_free(res, g.nshapes * 2);
+  setup_free(&g);
+  return rc;
+}
+#else
+static int gemm_execute(xp_ctx *ctx) {
+  return xp_error(XP_EXIT_ENV, "gemm runs need a GPU, and this xp was built without CUDA");
+}
+#endif
+
+const xp_kind xp_kind_gemm = {
+    .name = "gemm",
+    .summary = "cuBLASLt GEMMs at a model's per-GPU decode shapes, default vs best-of-N, "
+               "cold/hot, against measured ceilings",
+    .fields = gemm_fields,
+    .needs_gpu = 1,
+    .check = gemm_check,
+    .plan = gemm_plan,
+    .execute = gemm_execute,
+};

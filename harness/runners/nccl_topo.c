@@ -1,0 +1,304 @@
+/*
+** NCCL's topology dump (NCCL_TOPO_DUMP_FILE, src/graph/xml.cc): CPUs holding a PCI tree, GPUs
+** under their PCI device with their NVLinks, NICs. A tiny reader for that one dialect of XML
+** (elements and quoted attributes; no text content, no entities that matter), then the path
+** between two GPUs and the interconnect a run used.
+*/
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "nccl_info.h"
+#include "xp.h"
+
+#define NVSWITCH_CLASS "0x068000"
+#define MAX_DEPTH 64
+
+typedef struct frame {
+  char name[32];
+  int cpu, pci, gpu;
+} frame;
+
+typedef struct attrs {
+  int n;
+  char key[24][32];
+  char val[24][96];
+} attrs;
+
+static const char *attr(const attrs *a, const char *key) {
+  for (int i = 0; i < a->n; i++)
+    if (strcmp(a->key[i], key) == 0) return a->val[i];
+  return NULL;
+}
+
+static int attr_int(const attrs *a, const char *key, int dflt) {
+  const char *v = attr(a, key);
+  return v && *v ? (int)strtol(v, NULL, 0) : dflt;
+}
+
+static void copy_attr(char *dst, size_t n, const attrs *a, const char *key) {
+  const char *v = attr(a, key);
+  snprintf(dst, n, "%s", v ? v : "");
+}
+
+/* Parse "<name k="v" ...>" starting after '<'. Sets *end past '>', *self_closing. */
+static int parse_tag(const char *p, const char *lim, char *name, size_t nn, attrs *a,
+                     const char **end, int *self_closing) {
+  size_t i = 0;
+  a->n = 0;
+  *self_closing = 0;
+  while (p < lim && (isalnum((unsigned char)*p) || *p == '_' || *p == '-' || *p == ':')) {
+    if (i + 1 < nn) name[i++] = *p;
+    p++;
+  }
+  name[i] = 0;
+  if (i == 0) return -1;
+  for (;;) {
+    while (p < lim && isspace((unsigned char)*p)) p++;
+    if (p >= lim) return -1;
+    if (*p == '>') { *end = p + 1; return 0; }
+    if (*p == '/' && p + 1 < lim && p[1] == '>') { *self_closing = 1; *end = p + 2; return 0; }
+    const char *k = p;
+    while (p < lim && *p != '=' && !isspace((unsigned char)*p) && *p != '>') p++;
+    size_t kl = (size_t)(p - k);
+    while (p < lim && isspace((unsigned char)*p)) p++;
+    if (p >= lim || *p != '=') return -1;
+    p++;
+    while (p < lim && isspace((unsigned char)*p)) p++;
+    if (p >= lim || (*p != '"' && *p != '\'')) return -1;
+    char q = *p++;
+    const char *v = p;
+    while (p < lim && *p != q) p++;
+    if (p >= lim) return -1;
+    if (a->n < 24) {
+      snprintf(a->key[a->n], sizeof a->key[0], "%.*s", (int)(kl < 31 ? kl : 31), k);
+      size_t vl = (size_t)(p - v);
+      snprintf(a->val[a->n], sizeof a->val[0], "%.*s", (int)(vl < 95 ? vl : 95), v);
+      a->n++;
+    }
+    p++;
+  }
+}
+
+static void add_pci(xp_topo *t, const attrs *a, const frame *top) {
+  t->pci = xp_xrealloc(t->pci, sizeof *t->pci * (size_t)(t->npci + 1));
+  xp_topo_pci *c = &t->pci[t->npci++];
+  copy_attr(c->busid, sizeof c->busid, a, "busid");
+  for (char *s = c->busid; *s; s++) *s = (char)tolower((unsigned char)*s);
+  copy_attr(c->cls, sizeof c->cls, a, "class");
+  copy_attr(c->link_speed, sizeof c->link_speed, a, "link_speed");
+  c->link_width = attr_int(a, "link_width", -1);
+  c->parent = top ? top->pci : -1;
+  c->cpu = top ? top->cpu : -1;
+}
+
+static void add_gpu(xp_topo *t, const attrs *a, const frame *top) {
+  t->gpu = xp_xrealloc(t->gpu, sizeof *t->gpu * (size_t)(t->ngpu + 1));
+  xp_topo_gpu *g = &t->gpu[t->ngpu++];
+  memset(g, 0, sizeof *g);
+  g->dev = attr_int(a, "dev", -1);
+  g->rank = attr_int(a, "rank", -1);
+  g->sm = attr_int(a, "sm", -1);
+  g->pci = top ? top->pci : -1;
+}
+
+static void add_link(xp_topo *t, const attrs *a, const frame *top) {
+  if (!top || top->gpu < 0) return;
+  xp_topo_gpu *g = &t->gpu[top->gpu];
+  if (g->nlinks == 16) return;
+  xp_topo_link *l = &g->links[g->nlinks++];
+  copy_attr(l->target, sizeof l->target, a, "target");
+  for (char *s = l->target; *s; s++) *s = (char)tolower((unsigned char)*s);
+  copy_attr(l->tclass, sizeof l->tclass, a, "tclass");
+  l->count = attr_int(a, "count", 1);
+}
+
+static void add_nic(xp_topo *t, const attrs *a) {
+  t->nic = xp_xrealloc(t->nic, sizeof *t->nic * (size_t)(t->nnic + 1));
+  const char *name = attr(a, "name"), *speed = attr(a, "speed");
+  snprintf(t->nic[t->nnic++], sizeof t->nic[0], "%s %s Mb/s", name ? name : "?", speed ? speed : "?");
+}
+
+static void open_element(xp_topo *t, const char *name, const attrs *a, frame *f, const frame *top) {
+  *f = top ? *top : (frame){"", -1, -1, -1};
+  snprintf(f->name, sizeof f->name, "%s", name);
+  if (strcmp(name, "cpu") == 0) f->cpu = t->ncpu++;
+  else if (strcmp(name, "pci") == 0) { add_pci(t, a, top); f->pci = t->npci - 1; }
+  else if (strcmp(name, "gpu") == 0) { add_gpu(t, a, top); f->gpu = t->ngpu - 1; }
+  else if (strcmp(name, "nvlink") == 0) add_link(t, a, top);
+  else if (strcmp(name, "net") == 0) add_nic(t, a);
+}
+
+int xp_topo_parse(const char *xml, size_t len, xp_topo *out, char *err, size_t errn) {
+  memset(out, 0, sizeof *out);
+  frame stack[MAX_DEPTH];
+  int depth = 0, saw_system = 0;
+  const char *p = xml, *lim = xml + len;
+  while ((p = memchr(p, '<', (size_t)(lim - p))) != NULL) {
+    p++;
+    if (p < lim && (*p == '?' || *p == '!')) {
+      const char *close = *p == '!' && p + 2 < lim && p[1] == '-' && p[2] == '-' ? "-->" : ">";
+      const char *e = strstr(p, close);
+      if (!e || e >= lim) goto malformed;
+      p = e + strlen(close);
+      continue;
+    }
+    if (p < lim && *p == '/') {
+      const char *e = memchr(p, '>', (size_t)(lim - p));
+      if (!e || depth == 0) goto malformed;
+      depth--;
+      p = e + 1;
+      continue;
+    }
+    char name[32];
+    attrs a;
+    int self;
+    const char *end;
+    if (parse_tag(p, lim, name, sizeof name, &a, &end, &self) != 0) goto malformed;
+    if (strcmp(name, "system") == 0) saw_system = 1;
+    if (depth == MAX_DEPTH) goto malformed;
+    frame f;
+    open_element(out, name, &a, &f, depth ? &stack[depth - 1] : NULL);
+    if (!self) stack[depth++] = f;
+    p = end;
+  }
+  if (!saw_system) {
+    snprintf(err, errn, "not an NCCL topology dump (no <system> element)");
+    xp_topo_free(out);
+    return -1;
+  }
+  return 0;
+malformed:
+  snprintf(err, errn, "malformed XML near byte %zu", (size_t)(p - xml));
+  xp_topo_free(out);
+  return -1;
+}
+
+void xp_topo_free(xp_topo *t) {
+  free(t->pci);
+  free(t->gpu);
+  free(t->nic);
+  memset(t, 0, sizeof *t);
+}
+
+const xp_topo_gpu *xp_topo_gpu_of_rank(const xp_topo *t, int rank) {
+  for (int i = 0; i < t->ngpu; i++)
+    if (t->gpu[i].rank == rank) return &t->gpu[i];
+  return NULL;
+}
+
+static const char *busid_of(const xp_topo *t, const xp_topo_gpu *g) {
+  return g->pci >= 0 && g->pci < t->npci ? t->pci[g->pci].busid : "";
+}
+
+/* NVLinks from a straight to b (a GPU-to-GPU NVLink bridge or a direct mesh). */
+static int direct_links(const xp_topo *t, const xp_topo_gpu *a, const xp_topo_gpu *b) {
+  const char *bus = busid_of(t, b);
+  int n = 0;
+  for (int i = 0; i < a->nlinks; i++)
+    if (*bus && strcmp(a->links[i].target, bus) == 0) n += a->links[i].count;
+  return n;
+}
+
+static int switch_links(const xp_topo_gpu *g) {
+  int n = 0;
+  for (int i = 0; i < g->nlinks; i++)
+    if (strcmp(g->links[i].tclass, NVSWITCH_CLASS) == 0) n += g->links[i].count;
+  return n;
+}
+
+static int is_ancestor(const xp_topo *t, int anc, int node) {
+  for (int p = node; p >= 0; p = t->pci[p].parent)
+    if (p == anc) return 1;
+  return 0;
+}
+
+int xp_topo_pair(const xp_topo *t, int rank_a, int rank_b, xp_topo_path *out) {
+  memset(out, 0, sizeof *out);
+  const xp_topo_gpu *a = xp_topo_gpu_of_rank(t, rank_a), *b = xp_topo_gpu_of_rank(t, rank_b);
+  if (!a || !b) return -1;
+  int n = direct_links(t, a, b);
+  if (n == 0) n = direct_links(t, b, a);
+  if (n > 0) {
+    snprintf(out->kind, sizeof out->kind, "nvlink");
+    snprintf(out->detail, sizeof out->detail, "%d NVLink%s direct", n, n == 1 ? "" : "s");
+    out->nvlinks = n;
+    return 0;
+  }
+  int sa = switch_links(a), sb = switch_links(b);
+  if (sa > 0 && sb > 0) {
+    n = sa < sb ? sa : sb;
+    snprintf(out->kind, sizeof out->kind, "nvlink");
+    snprintf(out->detail, sizeof out->detail, "%d NVLink%s through NVSwitch", n, n == 1 ? "" : "s");
+    out->nvlinks = n;
+    return 0;
+  }
+  snprintf(out->kind, sizeof out->kind, "pcie");
+  int pa = a->pci >= 0 ? t->pci[a->pci].parent : -1, pb = b->pci >= 0 ? t->pci[b->pci].parent : -1;
+  int common = -1;
+  for (int p = pa; p >= 0 && common < 0; p = t->pci[p].parent)
+    if (is_ancestor(t, p, pb)) common = p;
+  int cpu_a = a->pci >= 0 ? t->pci[a->pci].cpu : -1, cpu_b = b->pci >= 0 ? t->pci[b->pci].cpu : -1;
+  if (common >= 0 && common == pa && common == pb)
+    snprintf(out->detail, sizeof out->detail, "PCIe PIX (both under switch %s)", t->pci[common].busid);
+  else if (common >= 0)
+    snprintf(out->detail, sizeof out->detail, "PCIe PXB (through switches, meeting at %s)",
+             t->pci[common].busid);
+  else if (cpu_a == cpu_b)
+    snprintf(out->detail, sizeof out->detail, "PCIe PHB (through the CPU's host bridge)");
+  else
+    snprintf(out->detail, sizeof out->detail, "PCIe SYS (across CPU sockets)");
+  return 0;
+}
+
+/* ---- the interconnect a run used ---- */
+
+enum { IC_UNKNOWN, IC_NVLINK, IC_PCIE, IC_SHM, IC_NET };
+static const char *const ic_names[] = {NULL, "nvlink", "pcie", "shm", "net"};
+
+static int transport_class(const char *tr) {
+  if (strncmp(tr, "SHM", 3) == 0) return IC_SHM;
+  if (strncmp(tr, "NET", 3) == 0 || strncmp(tr, "CollNet", 7) == 0 || strncmp(tr, "COLLNET", 7) == 0)
+    return IC_NET;
+  if (strncmp(tr, "NVLS", 4) == 0) return IC_NVLINK;
+  return -1; /* P2P: NVLink or PCIe, as the topology says */
+}
+
+const char *xp_nccl_interconnect(const xp_nccl_info *info, const xp_topo *topo, char *basis,
+                                 size_t n) {
+  int worst = IC_UNKNOWN, unknown_p2p = 0;
+  const xp_nccl_conn *why = NULL;
+  xp_topo_path why_path = {"", "", 0};
+  if (n) basis[0] = 0;
+  for (int i = 0; i < info->nconn; i++) {
+    const xp_nccl_conn *c = &info->conn[i];
+    int cls = transport_class(c->transport);
+    xp_topo_path path = {"", "", 0};
+    if (cls < 0) {
+      if (topo && xp_topo_pair(topo, c->src, c->dst, &path) == 0)
+        cls = strcmp(path.kind, "nvlink") == 0 ? IC_NVLINK : IC_PCIE;
+      else {
+        unknown_p2p = 1;
+        continue;
+      }
+    }
+    if (cls > worst) {
+      worst = cls;
+      why = c;
+      why_path = path;
+    }
+  }
+  if (worst == IC_UNKNOWN || (unknown_p2p && worst < IC_PCIE)) {
+    if (n && info->nconn)
+      snprintf(basis, n, "NCCL connected peers with P2P, but no topology says whether over NVLink or PCIe");
+    return NULL;
+  }
+  if (n) {
+    if (why_path.kind[0])
+      snprintf(basis, n, "NCCL connected rank %d to %d with %s over %s", why->src, why->dst,
+               why->transport, why_path.detail);
+    else
+      snprintf(basis, n, "NCCL connected rank %d to %d with %s", why->src, why->dst, why->transport);
+  }
+  return ic_names[worst];
+}

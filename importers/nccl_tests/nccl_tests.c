@@ -1,0 +1,402 @@
+/*
+** xp import nccl-tests FILE...: nccl-tests logs and -J JSON files become one run of kind
+** nccl_burst, origin 'imported', so that old measurements sit in the same history as xp's own.
+** A case is (collective, dtype, size, mode, placement) as for measured runs; the same case seen
+** several times (-N cycles, several files) keeps every figure as a sample. nccl-tests' time is
+** a mean over `iters` back-to-back collectives, so it is recorded as time_us and a burst of
+** iters x agg collectives as burst_us. A topology dump (.xml) given alongside lets the INFO lines'
+** P2P transports be told apart into NVLink and PCIe.
+*/
+#include <stdlib.h>
+#include <string.h>
+#include "kind.h"
+#include "nccl_tests.h"
+#include "runners/nccl_plan.h"
+#include "runners/nccl_record.h"
+#include "stats.h"
+#include "xp.h"
+
+/* ---- document ---- */
+
+void nt_doc_init(nt_doc *d, const char *path) {
+  memset(d, 0, sizeof *d);
+  d->path = path;
+  d->agg = 1;
+  d->avg_busbw = -1;
+  d->out_of_bounds = -1;
+  xp_nccl_info_init(&d->info);
+}
+
+void nt_doc_free(nt_doc *d) {
+  for (int i = 0; i < d->nrows; i++)
+    for (int p = 0; p < NT_NPLACE; p++) free(d->rows[i].r[p].iter_us);
+  free(d->rows);
+  free(d->env);
+  xp_nccl_info_free(&d->info);
+}
+
+nt_row *nt_doc_add_row(nt_doc *d) {
+  if (d->nrows == d->nrows_alloc) {
+    d->nrows_alloc = d->nrows_alloc ? 2 * d->nrows_alloc : 64;
+    d->rows = xp_xrealloc(d->rows, sizeof *d->rows * (size_t)d->nrows_alloc);
+  }
+  nt_row *r = &d->rows[d->nrows++];
+  memset(r, 0, sizeof *r);
+  r->r[NT_OUT].wrong = r->r[NT_IN].wrong = -1;
+  return r;
+}
+
+void nt_coll_from_test(const char *test, char *out, size_t n) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "%s", test);
+  char *suffix = strstr(buf, "_perf");
+  if (suffix) *suffix = 0;
+  int c = xp_nccl_coll_parse(buf);
+  if (c >= 0) {
+    snprintf(out, n, "%s", xp_nccl_coll_name((enum xp_nccl_coll)c));
+    return;
+  }
+  size_t j = 0; /* sendrecv, reduce, gather, scatter, hypercube: kept, without underscores */
+  for (const char *s = buf; *s && j + 1 < n; s++)
+    if (*s != '_') out[j++] = *s;
+  out[j] = 0;
+}
+
+void nt_dtype_from_test(const char *type, char *out, size_t n) {
+  int d = xp_nccl_dtype_parse(type);
+  snprintf(out, n, "%s", d >= 0 ? xp_nccl_dtype_name((enum xp_nccl_dtype)d) : type);
+}
+
+/* ---- files ---- */
+
+enum file_kind { F_TEXT, F_JSON, F_TOPO };
+
+static enum file_kind classify(const char *text, size_t len) {
+  size_t i = 0;
+  while (i < len && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t')) i++;
+  if (i < len && text[i] == '{') return F_JSON;
+  if (i < len && text[i] == '<' && memmem(text, len, "<system", 7)) return F_TOPO;
+  return F_TEXT;
+}
+
+typedef struct loaded {
+  int n;
+  nt_doc *docs;
+  char **texts;
+  size_t *lens;
+  enum file_kind *kinds;
+  const char **paths;
+  xp_topo topo;
+  int have_topo;
+} loaded;
+
+static void loaded_free(loaded *L) {
+  for (int i = 0; i < L->n; i++) {
+    if (L->kinds[i] != F_TOPO) nt_doc_free(&L->docs[i]);
+    free(L->texts[i]);
+  }
+  free(L->docs);
+  free(L->texts);
+  free(L->lens);
+  free(L->kinds);
+  free(L->paths);
+  if (L->have_topo) xp_topo_free(&L->topo);
+}
+
+static int load(const xp_spec *s, loaded *L) {
+  const cJSON *files = cJSON_GetObjectItemCaseSensitive(s->root, "files"), *f;
+  int n = cJSON_GetArraySize(files), rc = 0;
+  memset(L, 0, sizeof *L);
+  L->docs = xp_xcalloc((size_t)n, sizeof *L->docs);
+  L->texts = xp_xcalloc((size_t)n, sizeof *L->texts);
+  L->lens = xp_xcalloc((size_t)n, sizeof *L->lens);
+  L->kinds = xp_xcalloc((size_t)n, sizeof *L->kinds);
+  L->paths = xp_xcalloc((size_t)n, sizeof *L->paths);
+  cJSON_ArrayForEach(f, files) {
+    int i = L->n++;
+    L->paths[i] = f->valuestring;
+    L->texts[i] = xp_read_file(f->valuestring, &L->lens[i]);
+    if (!L->texts[i]) return xp_error_at(XP_EXIT_USAGE, f->valuestring, 0, "cannot read the file");
+    L->kinds[i] = classify(L->texts[i], L->lens[i]);
+    if (L->kinds[i] == F_TOPO) {
+      char err[128];
+      if (L->have_topo) return xp_error_at(XP_EXIT_USAGE, f->valuestring, 0, "a second topology dump; give one");
+      if (xp_topo_parse(L->texts[i], L->lens[i], &L->topo, err, sizeof err) != 0)
+        return xp_error_at(XP_EXIT_USAGE, f->valuestring, 0, "%s", err);
+      L->have_topo = 1;
+      continue;
+    }
+    nt_doc_init(&L->docs[i], f->valuestring);
+    rc = L->kinds[i] == F_JSON ? nt_parse_json(&L->docs[i], L->texts[i], L->lens[i])
+                               : nt_parse_text(&L->docs[i], L->texts[i], L->lens[i]);
+    if (rc) return rc;
+  }
+  int results = 0;
+  for (int i = 0; i < L->n; i++) results += L->kinds[i] != F_TOPO;
+  if (!results) return xp_error(XP_EXIT_USAGE, "a topology dump alone holds no results: add the nccl-tests output");
+  return 0;
+}
+
+static int doc_ranks(const nt_doc *d) {
+  int threads = (d->nthreads > 0 ? d->nthreads : 1) * (d->ngpus > 0 ? d->ngpus : 1);
+  return d->ndev > threads ? d->ndev : threads;
+}
+
+/* ---- cases: rows with the same identity gather their figures as samples ---- */
+
+typedef struct icase {
+  const nt_row *first;
+  int nranks, place, graph;
+  int64_t burst;
+  int n, cap, niter;
+  double *time, *alg, *bus, *iter;
+  int64_t wrong;
+  int cputime;
+} icase;
+
+static icase *find_case(icase **cs, int *ncs, const nt_row *r, int place, int nranks) {
+  for (int i = 0; i < *ncs; i++) {
+    icase *c = &(*cs)[i];
+    if (c->place == place && c->nranks == nranks && c->graph == (r->graph > 0) && c->first->bytes == r->bytes &&
+        strcmp(c->first->coll, r->coll) == 0 && strcmp(c->first->dtype, r->dtype) == 0 &&
+        c->burst == (int64_t)r->iters * (r->agg > 0 ? r->agg : 1))
+      return c;
+  }
+  *cs = xp_xrealloc(*cs, sizeof **cs * (size_t)(*ncs + 1));
+  icase *c = &(*cs)[(*ncs)++];
+  memset(c, 0, sizeof *c);
+  c->first = r;
+  c->place = place;
+  c->nranks = nranks;
+  c->graph = r->graph > 0;
+  c->burst = (int64_t)r->iters * (r->agg > 0 ? r->agg : 1);
+  c->wrong = -1;
+  return c;
+}
+
+static void add_sample(icase *c, const nt_result *res) {
+  if (c->n == c->cap) {
+    c->cap = c->cap ? 2 * c->cap : 4;
+    c->time = xp_xrealloc(c->time, sizeof *c->time * (size_t)c->cap);
+    c->alg = xp_xrealloc(c->alg, sizeof *c->alg * (size_t)c->cap);
+    c->bus = xp_xrealloc(c->bus, sizeof *c->bus * (size_t)c->cap);
+  }
+  c->time[c->n] = res->time_us;
+  c->alg[c->n] = res->algbw;
+  c->bus[c->n] = res->busbw;
+  c->n++;
+  c->cputime |= res->cputime;
+  if (res->wrong >= 0) c->wrong = (c->wrong < 0 ? 0 : c->wrong) + res->wrong;
+  if (res->niter) {
+    c->iter = xp_xrealloc(c->iter, sizeof *c->iter * (size_t)(c->niter + res->niter));
+    memcpy(c->iter + c->niter, res->iter_us, sizeof *c->iter * (size_t)res->niter);
+    c->niter += res->niter;
+  }
+}
+
+static double median(const double *v, int n) {
+  xp_stats s;
+  xp_stats_compute(v, (size_t)n, &s);
+  return s.median;
+}
+
+static int record_case(xp_run *r, const icase *c, const xp_nccl_info *info) {
+  const nt_row *row = c->first;
+  char name[192], note[128] = "";
+  const char *mode = c->graph ? "graph" : "eager", *place = c->place == NT_OUT ? "out_of_place" : "in_place";
+  snprintf(name, sizeof name, "%s/%s/%lld/%s/%s", row->coll, row->dtype, (long long)row->bytes, mode, place);
+  cJSON *params = xp_nccl_case_params(row->coll, row->dtype, row->bytes, row->count, mode, place, c->burst,
+                                      c->nranks);
+  cJSON_AddStringToObject(params, "source", "nccl-tests");
+  if (row->redop[0] && strcmp(row->redop, "none") != 0) cJSON_AddStringToObject(params, "redop", row->redop);
+  if (row->root >= 0) cJSON_AddNumberToObject(params, "root", row->root);
+  if (c->graph) cJSON_AddNumberToObject(params, "graph_launches", row->graph);
+  if (row->agg > 1) cJSON_AddNumberToObject(params, "agg_iters", row->agg);
+  if (c->cputime) cJSON_AddStringToObject(params, "timing", "cputime");
+  int coll = xp_nccl_coll_parse(row->coll), dt = xp_nccl_dtype_parse(row->dtype);
+  if (coll >= 0 && dt >= 0 && row->count > 0) {
+    int64_t b = row->count * (int64_t)xp_nccl_dtype_size((enum xp_nccl_dtype)dt);
+    const xp_nccl_tuning *t = xp_nccl_info_tuning(info, xp_nccl_coll_func((enum xp_nccl_coll)coll), b);
+    if (t) {
+      cJSON_AddStringToObject(params, "algo", t->algo);
+      cJSON_AddStringToObject(params, "proto", t->proto);
+    }
+  }
+  if (c->wrong > 0) snprintf(note, sizeof note, "%lld wrong elements reported", (long long)c->wrong);
+  int64_t id = xp_run_case(r, name, params, c->wrong > 0 ? "failed" : "ok", note[0] ? note : NULL);
+  cJSON_Delete(params);
+  if (id < 0) return XP_EXIT_DB;
+  /* -C reports the host's enqueue time: a different quantity, kept under its own name. */
+  int rc = xp_run_metric(r, id, c->cputime ? "cputime_us" : "time_us", "us", c->time, (size_t)c->n);
+  if (rc == 0 && !c->cputime && c->burst > 0) {
+    double *burst = xp_xmalloc(sizeof *burst * (size_t)c->n);
+    for (int i = 0; i < c->n; i++) burst[i] = c->time[i] * (double)c->burst;
+    rc = xp_run_metric(r, id, "burst_us", "us", burst, (size_t)c->n);
+    free(burst);
+  }
+  if (rc == 0 && c->niter) rc = xp_run_metric(r, id, "iter_us", "us", c->iter, (size_t)c->niter);
+  if (rc == 0) rc = xp_run_value(r, id, "algbw_GBps", "GB/s", median(c->alg, c->n));
+  if (rc == 0) rc = xp_run_value(r, id, "busbw_GBps", "GB/s", median(c->bus, c->n));
+  if (rc == 0 && c->wrong >= 0) rc = xp_run_value(r, id, "wrong", "count", (double)c->wrong);
+  return rc;
+}
+
+static int record_cases(xp_run *r, const loaded *L, const xp_nccl_info *info, int *ncases) {
+  icase *cs = NULL;
+  int ncs = 0, rc = 0;
+  for (int f = 0; f < L->n; f++) {
+    if (L->kinds[f] == F_TOPO) continue;
+    const nt_doc *d = &L->docs[f];
+    for (int i = 0; i < d->nrows; i++)
+      for (int p = 0; p < NT_NPLACE; p++)
+        if (d->rows[i].r[p].have) add_sample(find_case(&cs, &ncs, &d->rows[i], p, doc_ranks(d)), &d->rows[i].r[p]);
+  }
+  for (int i = 0; i < ncs && rc == 0; i++) rc = record_case(r, &cs[i], info);
+  for (int i = 0; i < ncs; i++) {
+    free(cs[i].time);
+    free(cs[i].alg);
+    free(cs[i].bus);
+    free(cs[i].iter);
+  }
+  free(cs);
+  *ncases = ncs;
+  return rc;
+}
+
+/* ---- facts ---- */
+
+static int version_text(int code, char *buf, size_t n) {
+  if (code <= 0) return -1;
+  /* NCCL_VERSION(X,Y,Z): X*10000 + Y*100 + Z since 2.9, X*1000 + Y*100 + Z before. */
+  if (code >= 20900) snprintf(buf, n, "%d.%d.%d", code / 10000, code / 100 % 100, code % 100);
+  else snprintf(buf, n, "%d.%d.%d", code / 1000, code / 100 % 10, code % 100);
+  return 0;
+}
+
+static int record_doc_facts(xp_run *r, const nt_doc *d) {
+  char buf[512];
+  int rc = 0;
+  if (d->tests_version[0]) rc = xp_run_meta(r, "nccl_tests.version", d->tests_version, "trace");
+  if (rc == 0 && version_text(d->nccl_library, buf, sizeof buf) == 0) rc = xp_run_meta(r, "nccl.version", buf, "trace");
+  if (rc == 0 && version_text(d->nccl_headers, buf, sizeof buf) == 0)
+    rc = xp_run_meta(r, "nccl.headers_version", buf, "trace");
+  if (rc == 0) {
+    snprintf(buf, sizeof buf, "%d thread%s x %d GPU%s per process, %d rank%s; warmup %d, iters %d, agg %d, "
+             "graph %d, validation %d", d->nthreads, d->nthreads == 1 ? "" : "s", d->ngpus,
+             d->ngpus == 1 ? "" : "s", doc_ranks(d), doc_ranks(d) == 1 ? "" : "s", d->warmup, d->iters, d->agg,
+             d->graph, d->validation);
+    rc = xp_run_meta(r, "nccl_tests.options", buf, "trace");
+  }
+  if (rc == 0) rc = xp_run_meta_int(r, "gpu_count", doc_ranks(d), "trace");
+  if (rc == 0 && d->ndev && d->dev[0].name[0]) rc = xp_run_meta(r, "gpu_name", d->dev[0].name, "trace");
+  if (rc == 0 && d->ndev && d->dev[0].host[0]) rc = xp_run_meta(r, "nccl_tests.host", d->dev[0].host, "trace");
+  if (rc == 0 && d->args[0]) rc = xp_run_meta(r, "nccl_tests.args", d->args, "trace");
+  if (rc == 0 && d->start_time[0]) rc = xp_run_meta(r, "nccl_tests.start_time", d->start_time, "trace");
+  if (rc == 0 && d->avg_busbw >= 0) {
+    snprintf(buf, sizeof buf, "%g", d->avg_busbw);
+    rc = xp_run_meta(r, "nccl_tests.avg_busbw_GBps", buf, "trace");
+  }
+  if (rc == 0 && d->out_of_bounds >= 0) rc = xp_run_meta_int(r, "nccl_tests.out_of_bounds", d->out_of_bounds, "trace");
+  if (rc == 0 && d->errors) rc = xp_run_meta_int(r, "nccl_tests.errors", d->errors, "trace");
+  for (int i = 0; i < d->nenv && rc == 0; i++) {
+    char key[96], *eq = strchr(d->env[i], '=');
+    snprintf(key, sizeof key, "nccl_tests.env.%.*s", (int)(eq - d->env[i]), d->env[i]);
+    rc = xp_run_meta(r, key, eq + 1, "trace");
+  }
+  for (int i = 0; i < d->ndev && rc == 0; i++) {
+    xp_gpu_info g;
+    memset(&g, 0, sizeof g);
+    g.index = d->dev[i].rank;
+    g.sm_count = g.clock_mhz = g.mem_clock_mhz = g.pcie_gen = g.pcie_width = -1;
+    g.mem_bytes = -1;
+    snprintf(g.name, sizeof g.name, "%s", d->dev[i].name);
+    snprintf(g.pci_bus_id, sizeof g.pci_bus_id, "%s", d->dev[i].busid);
+    rc = xp_run_gpu(r, &g);
+  }
+  return rc;
+}
+
+static const char *media_type(enum file_kind k) {
+  return k == F_JSON ? "application/json" : k == F_TOPO ? "application/xml" : "text/plain";
+}
+
+static int execute(xp_ctx *ctx) {
+  loaded L;
+  int rc = load(ctx->spec, &L), ncases = 0;
+  xp_nccl_info info;
+  xp_nccl_info_init(&info);
+  if (rc) goto done;
+  const nt_doc *first = NULL;
+  for (int f = 0; f < L.n; f++) {
+    if (L.kinds[f] == F_TOPO) continue;
+    if (!first) first = &L.docs[f];
+    /* Every file's INFO lines together: ranks of one job may log separately. */
+    xp_nccl_info_parse(&info, L.texts[f], L.kinds[f] == F_TEXT ? L.lens[f] : 0);
+  }
+  rc = record_doc_facts(ctx->run, first);
+  if (rc == 0) rc = xp_run_meta(ctx->run, "nccl.process_model", "nccl-tests", "trace");
+  if (rc == 0) rc = xp_nccl_record_info(ctx->run, &info, L.have_topo ? &L.topo : NULL, "trace");
+  for (int f = 0; f < L.n && rc == 0; f++) {
+    const char *base = strrchr(L.paths[f], '/');
+    char name[300];
+    snprintf(name, sizeof name, "nccl-tests/%s", base ? base + 1 : L.paths[f]);
+    rc = xp_run_artifact(ctx->run, name, media_type(L.kinds[f]), L.texts[f], L.lens[f]);
+  }
+  if (rc == 0) rc = record_cases(ctx->run, &L, &info, &ncases);
+  if (rc == 0 && !ctx->quiet)
+    fprintf(ctx->out, "imported %d case%s of %s from %d file%s\n", ncases, ncases == 1 ? "" : "s",
+            first->coll[0] ? first->coll : "nccl-tests", L.n, L.n == 1 ? "" : "s");
+done:
+  xp_nccl_info_free(&info);
+  loaded_free(&L);
+  return rc;
+}
+
+static int check(const xp_spec *s) {
+  const cJSON *files = cJSON_GetObjectItemCaseSensitive(s->root, "files"), *f;
+  if (cJSON_GetArraySize(files) == 0) return xp_spec_error(s, "files", "no files given");
+  cJSON_ArrayForEach(f, files) {
+    FILE *fp = fopen(f->valuestring, "r");
+    if (!fp) return xp_error_at(XP_EXIT_USAGE, f->valuestring, 0, "cannot read the file");
+    fclose(fp);
+  }
+  return 0;
+}
+
+/* --dry-run: read the files and say what would be imported. */
+static int plan(const xp_spec *s, FILE *out) {
+  loaded L;
+  int rc = load(s, &L);
+  for (int f = 0; f < L.n && rc == 0; f++) {
+    if (L.kinds[f] == F_TOPO) {
+      fprintf(out, "%s: NCCL topology dump, %d GPU%s\n", L.paths[f], L.topo.ngpu, L.topo.ngpu == 1 ? "" : "s");
+      continue;
+    }
+    const nt_doc *d = &L.docs[f];
+    fprintf(out, "%s: nccl-tests %s, %s, %d result line%s, %lld..%lld bytes, %d rank%s, %s%s\n", L.paths[f],
+            L.kinds[f] == F_JSON ? "JSON" : "text", d->coll[0] ? d->coll : "?", d->nrows, d->nrows == 1 ? "" : "s",
+            (long long)d->rows[0].bytes, (long long)d->rows[d->nrows - 1].bytes, doc_ranks(d),
+            doc_ranks(d) == 1 ? "" : "s", d->graph ? "CUDA graph" : "eager",
+            d->info.info_lines ? ", with NCCL INFO lines" : "");
+  }
+  loaded_free(&L);
+  return rc;
+}
+
+static const xp_field fields[] = {
+    {"files", XP_T_STRINGS, 1, NULL, NULL, 0, 0,
+     "nccl-tests text output (NCCL INFO lines may be interleaved), -J JSON, and optionally NCCL's topology "
+     "dump (.xml)"},
+    {NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
+
+const xp_kind xp_kind_nccl_tests = {
+    .name = "nccl_tests",
+    .summary = "import nccl-tests output (text with or without NCCL INFO lines, or -J JSON) as nccl_burst runs",
+    .fields = fields,
+    .needs_gpu = 0,
+    .check = check,
+    .plan = plan,
+    .execute = execute,
+    .import_name = "nccl-tests",
+    .records_as = "nccl_burst",
+};

@@ -1,0 +1,71 @@
+/*
+** Reading nccl-tests output (src/util.cu in NVIDIA/nccl-tests): the text report, with or without
+** NCCL's INFO lines interleaved, and the -J JSON file. Both become the same in-memory document,
+** which the importer records as a run of kind nccl_burst.
+*/
+#ifndef XP_NCCL_TESTS_H
+#define XP_NCCL_TESTS_H
+#include <stdint.h>
+#include "runners/nccl_info.h"
+
+enum { NT_OUT, NT_IN, NT_NPLACE };
+
+typedef struct nt_result {
+  int have;
+  double time_us;        /* nccl-tests' time: mean over back-to-back launches */
+  double algbw, busbw;   /* GB/s as nccl-tests printed them */
+  int64_t wrong;         /* -1: not checked (N/A) */
+  int cputime;           /* -C: host enqueue time, not latency */
+  int niter;
+  double *iter_us;       /* -I per-iteration times (JSON times_us), or NULL */
+} nt_result;
+
+typedef struct nt_row {
+  char coll[32];         /* xp's name where it has one (allreduce), else the test's (sendrecv) */
+  char dtype[32];        /* bf16, fp16, fp32, fp8_e4m3, ..., else the test's (int32) */
+  char redop[16];
+  int root;
+  int64_t bytes, count;
+  int line;              /* where it was read (text) */
+  int graph, iters, agg; /* the options it ran with: -G launches, -n, -m */
+  nt_result r[NT_NPLACE];
+} nt_row;
+
+typedef struct nt_device {
+  int rank, device;
+  char host[64], busid[32], name[96];
+} nt_device;
+
+typedef struct nt_doc {
+  const char *path;
+  int json;
+  char tests_version[32];
+  int nccl_headers, nccl_library;  /* version codes, 0 unknown */
+  char coll[32];                   /* from "Collective test starting" or the binary name */
+  int nthreads, ngpus, warmup, iters, agg, validation, graph, unalign;
+  int64_t min_bytes, max_bytes;
+  int ndev;
+  nt_device dev[256];
+  int nrows, nrows_alloc;
+  nt_row *rows;
+  double avg_busbw;                /* < 0 unknown */
+  int64_t out_of_bounds;           /* -1 unknown */
+  char start_time[32];
+  int nenv;
+  char (*env)[256];                /* NCCL_* settings of the run (JSON) */
+  char args[512];
+  int errors;
+  xp_nccl_info info;               /* NCCL INFO lines found in the text */
+} nt_doc;
+
+void nt_doc_init(nt_doc *d, const char *path);
+void nt_doc_free(nt_doc *d);
+nt_row *nt_doc_add_row(nt_doc *d);
+/* Name mapping: "all_reduce_perf" -> "allreduce", "bfloat16" -> "bf16". */
+void nt_coll_from_test(const char *test, char *out, size_t n);
+void nt_dtype_from_test(const char *type, char *out, size_t n);
+
+/* 0, or XP_EXIT_USAGE after "xp: FILE:LINE: ..." for what is not nccl-tests output. */
+int nt_parse_text(nt_doc *d, const char *text, size_t len);
+int nt_parse_json(nt_doc *d, const char *text, size_t len);
+#endif

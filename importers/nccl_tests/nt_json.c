@@ -1,0 +1,147 @@
+/*
+** nccl-tests' -J JSON (src/util.cu, JSON_FILE_VERSION 3): args, env, nccl_version, config,
+** results with out_of_place/in_place and, with -I, per-iteration times. Numbers some versions
+** write as padded strings ("root": "    -1") are read either way.
+*/
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+#include "nccl_tests.h"
+#include "xp.h"
+
+static double num(const cJSON *o, const char *key, double dflt) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  if (cJSON_IsNumber(v)) return v->valuedouble;
+  if (cJSON_IsString(v)) {
+    char *end;
+    double x = strtod(v->valuestring, &end);
+    if (end != v->valuestring) return x;
+  }
+  if (cJSON_IsBool(v)) return cJSON_IsTrue(v);
+  return dflt;
+}
+
+static const char *str(const cJSON *o, const char *key) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static void read_result(nt_result *r, const cJSON *o, const cJSON *per_iter) {
+  if (!cJSON_IsObject(o)) return;
+  r->have = 1;
+  r->cputime = cJSON_GetObjectItemCaseSensitive(o, "cpu_time") != NULL;
+  r->time_us = num(o, r->cputime ? "cpu_time" : "time", 0);
+  r->algbw = num(o, "alg_bw", 0);
+  r->busbw = num(o, "bus_bw", 0);
+  const cJSON *w = cJSON_GetObjectItemCaseSensitive(o, "nwrong");
+  r->wrong = cJSON_IsNumber(w) ? (int64_t)w->valuedouble : -1;
+  const cJSON *times = cJSON_GetObjectItemCaseSensitive(per_iter, "times_us"), *t;
+  int n = cJSON_GetArraySize(times);
+  if (n > 0) {
+    r->iter_us = xp_xmalloc(sizeof *r->iter_us * (size_t)n);
+    cJSON_ArrayForEach(t, times)
+      if (cJSON_IsNumber(t)) r->iter_us[r->niter++] = t->valuedouble;
+  }
+}
+
+static void read_config(nt_doc *d, const cJSON *c) {
+  d->nthreads = (int)num(c, "nthreads", 0);
+  d->ngpus = (int)num(c, "ngpus", 0);
+  d->min_bytes = (int64_t)num(c, "minimum_bytes", 0);
+  d->max_bytes = (int64_t)num(c, "maximum_bytes", 0);
+  d->warmup = (int)num(c, "warmup_iters", 0);
+  d->iters = (int)num(c, "iterations", 0);
+  d->agg = (int)num(c, "aggregated_iterations", 1);
+  d->validation = (int)num(c, "validation", 0);
+  d->graph = (int)num(c, "graph", 0);
+  const cJSON *devs = cJSON_GetObjectItemCaseSensitive(c, "devices"), *v;
+  cJSON_ArrayForEach(v, devs) {
+    if (d->ndev == (int)(sizeof d->dev / sizeof d->dev[0])) break;
+    nt_device *x = &d->dev[d->ndev++];
+    x->rank = (int)num(v, "rank", d->ndev - 1);
+    x->device = (int)num(v, "device", -1);
+    snprintf(x->host, sizeof x->host, "%s", str(v, "hostname") ? str(v, "hostname") : "");
+    snprintf(x->busid, sizeof x->busid, "%s", str(v, "device_hex") ? str(v, "device_hex") : "");
+    snprintf(x->name, sizeof x->name, "%s", str(v, "device_info") ? str(v, "device_info") : "");
+  }
+}
+
+/* Only NCCL's own settings are kept: the file holds the whole environment of the run. */
+static void read_env(nt_doc *d, const cJSON *env) {
+  const cJSON *e;
+  cJSON_ArrayForEach(e, env) {
+    if (!cJSON_IsString(e) || strncmp(e->valuestring, "NCCL_", 5) != 0 || !strchr(e->valuestring, '=')) continue;
+    d->env = xp_xrealloc(d->env, sizeof *d->env * (size_t)(d->nenv + 1));
+    snprintf(d->env[d->nenv++], sizeof d->env[0], "%s", e->valuestring);
+  }
+}
+
+static void read_args(nt_doc *d, const cJSON *args) {
+  const cJSON *a;
+  size_t used = 0;
+  int i = 0;
+  cJSON_ArrayForEach(a, args) {
+    if (!cJSON_IsString(a)) continue;
+    if (i++ == 0) {
+      const char *base = strrchr(a->valuestring, '/');
+      nt_coll_from_test(base ? base + 1 : a->valuestring, d->coll, sizeof d->coll);
+    }
+    int w = snprintf(d->args + used, sizeof d->args - used, "%s%s", used ? " " : "", a->valuestring);
+    if (w > 0) used += (size_t)w;
+    if (used >= sizeof d->args) break;
+  }
+}
+
+int nt_parse_json(nt_doc *d, const char *text, size_t len) {
+  cJSON *root = cJSON_ParseWithLength(text, len);
+  if (!root || !cJSON_IsObject(root)) {
+    cJSON_Delete(root);
+    return xp_error_at(XP_EXIT_USAGE, d->path, 0, "not valid JSON");
+  }
+  const cJSON *results = cJSON_GetObjectItemCaseSensitive(root, "results");
+  const cJSON *config = cJSON_GetObjectItemCaseSensitive(root, "config");
+  if (!cJSON_IsArray(results) || !cJSON_IsObject(config)) {
+    cJSON_Delete(root);
+    return xp_error_at(XP_EXIT_USAGE, d->path, 0, "not nccl-tests -J output (no \"config\" and \"results\")");
+  }
+  d->json = 1;
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "nccl_version");
+  if (cJSON_IsNumber(v)) d->nccl_library = (int)v->valuedouble;
+  v = cJSON_GetObjectItemCaseSensitive(root, "version");
+  if (cJSON_IsNumber(v)) snprintf(d->tests_version, sizeof d->tests_version, "json %d", (int)v->valuedouble);
+  if (str(root, "start_time")) snprintf(d->start_time, sizeof d->start_time, "%s", str(root, "start_time"));
+  read_args(d, cJSON_GetObjectItemCaseSensitive(root, "args"));
+  read_env(d, cJSON_GetObjectItemCaseSensitive(root, "env"));
+  read_config(d, config);
+  d->errors = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "errors"));
+  const cJSON *oob = cJSON_GetObjectItemCaseSensitive(root, "out_of_bounds");
+  if (cJSON_IsObject(oob)) d->out_of_bounds = (int64_t)num(oob, "count", -1);
+  const cJSON *avg = cJSON_GetObjectItemCaseSensitive(root, "average_bus_bandwidth");
+  if (cJSON_IsObject(avg)) d->avg_busbw = num(avg, "bandwidth", -1);
+  const cJSON *o;
+  int i = 0;
+  cJSON_ArrayForEach(o, results) {
+    i++;
+    if (!cJSON_IsObject(o) || num(o, "size", -1) <= 0) {
+      cJSON_Delete(root);
+      return xp_error_at(XP_EXIT_USAGE, d->path, 0, "results[%d]: no message size", i - 1);
+    }
+    nt_row *r = nt_doc_add_row(d);
+    r->bytes = (int64_t)num(o, "size", 0);
+    r->count = (int64_t)num(o, "count", -1);
+    r->root = (int)num(o, "root", -1);
+    snprintf(r->coll, sizeof r->coll, "%s", d->coll[0] ? d->coll : "unknown");
+    nt_dtype_from_test(str(o, "type") ? str(o, "type") : "unknown", r->dtype, sizeof r->dtype);
+    snprintf(r->redop, sizeof r->redop, "%s", str(o, "redop") ? str(o, "redop") : "");
+    r->graph = d->graph;
+    r->iters = (int)num(o, "actual_iterations", d->iters);
+    r->agg = d->agg;
+    read_result(&r->r[NT_OUT], cJSON_GetObjectItemCaseSensitive(o, "out_of_place"),
+                cJSON_GetObjectItemCaseSensitive(o, "out_of_place_per_iter"));
+    read_result(&r->r[NT_IN], cJSON_GetObjectItemCaseSensitive(o, "in_place"),
+                cJSON_GetObjectItemCaseSensitive(o, "in_place_per_iter"));
+  }
+  cJSON_Delete(root);
+  if (d->nrows == 0) return xp_error_at(XP_EXIT_USAGE, d->path, 0, "no results in the file");
+  return 0;
+}

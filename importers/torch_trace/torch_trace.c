@@ -1,0 +1,231 @@
+/*
+** The torch_trace kind: `xp import torch-trace FILE...` or a spec with kind = "torch_trace".
+** All files of one invocation are the ranks of one job and become one run. Each file is read
+** once, streaming (tt_read.c); the ranks are then matched (tt_match.c) and the aggregates
+** written in the run's one results transaction (tt_store.c).
+*/
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "db.h"
+#include "kind.h"
+#include "tt_num.h"
+#include "tt_store.h"
+#include "tt_trace.h"
+#include "xp.h"
+#include "xp_blob.h"
+
+static const xp_field fields[] = {
+    {"files", XP_T_STRINGS, 1, NULL, NULL, 0, 0,
+     "trace files (.json or .json.gz), one per rank of one job; relative to the spec"},
+    {"rank", XP_T_INT, 0, NULL, NULL, 0, 1e9,
+     "rank of a single trace whose distributedInfo lacks it (or overrides it)"},
+    {"step_annotation", XP_T_STRING, 0, NULL, NULL, 0, 0,
+     "annotation that marks one step (e.g. decode_step); default ProfilerStep#N"},
+    {"events", XP_T_BOOL, 0, NULL, NULL, 0, 0, "also keep every event (trace_events); off by default"},
+    {NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
+
+static int torch_trace_check(const xp_spec *spec) {
+  const cJSON *files = cJSON_GetObjectItemCaseSensitive(spec->root, "files"), *f;
+  if (cJSON_GetArraySize(files) == 0) return xp_spec_error(spec, "files", "no trace files given");
+  int i = 0;
+  cJSON_ArrayForEach(f, files) {
+    char *path = xp_spec_resolve(spec, f->valuestring);
+    struct stat sb;
+    int ok = stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+    free(path);
+    char where[32];
+    snprintf(where, sizeof where, "files[%d]", i++);
+    if (!ok) return xp_spec_error(spec, where, "%s: no such file", f->valuestring);
+  }
+  if (cJSON_GetObjectItemCaseSensitive(spec->root, "rank") && cJSON_GetArraySize(files) > 1)
+    return xp_spec_error(spec, "rank", "a rank can only be given for a single trace file");
+  const char *ann = xp_spec_str(spec->root, "step_annotation", NULL);
+  if (ann && !*ann) return xp_spec_error(spec, "step_annotation", "must not be empty");
+  return 0;
+}
+
+static int torch_trace_plan(const xp_spec *spec, FILE *out) {
+  const cJSON *files = cJSON_GetObjectItemCaseSensitive(spec->root, "files"), *f;
+  const char *ann = xp_spec_str(spec->root, "step_annotation", NULL);
+  fprintf(out, "would import %d trace file(s) as the ranks of one job (one run):\n",
+          cJSON_GetArraySize(files));
+  cJSON_ArrayForEach(f, files) {
+    char *path = xp_spec_resolve(spec, f->valuestring);
+    struct stat sb;
+    long long size = stat(path, &sb) == 0 ? (long long)sb.st_size : -1;
+    fprintf(out, "  %s (%lld bytes)\n", path, size);
+    free(path);
+  }
+  fprintf(out, "steps: %s; every event kept: %s\n", ann ? ann : "ProfilerStep#N",
+          xp_spec_bool(spec->root, "events", 0) ? "yes" : "no");
+  return 0;
+}
+
+/* ---- --events: every event into trace_events, while streaming ---- */
+
+typedef struct events_ctx {
+  xp_run *run;
+  int file;      /* index of the file being read: its rank is known only at its end */
+  int64_t kept;
+} events_ctx;
+
+static void bind_slice_text(sqlite3_stmt *st, int i, tt_slice s) {
+  if (!s.n) {
+    sqlite3_bind_null(st, i);
+    return;
+  }
+  char *t = xp_xmalloc(s.n + 1);
+  long n = tt_string_decode(s, t, s.n + 1);
+  if (n >= 0) sqlite3_bind_text(st, i, t, (int)(n < (long)s.n ? n : (long)s.n), free);
+  else {
+    free(t);
+    sqlite3_bind_text(st, i, s.p, (int)s.n, SQLITE_TRANSIENT);
+  }
+}
+
+static void bind_slice_any(sqlite3_stmt *st, int i, tt_slice s) {
+  int64_t v;
+  if (!s.n) sqlite3_bind_null(st, i);
+  else if (s.p[0] != '"' && tt_int(s, &v) == 0) sqlite3_bind_int64(st, i, v);
+  else bind_slice_text(st, i, s);
+}
+
+static int keep_event(void *vctx, const tt_rank *r, const tt_event *ev) {
+  (void)r;
+  events_ctx *c = vctx;
+  sqlite3_stmt *st = xp_run_stmt(c->run,
+      "INSERT INTO trace_events(run_id, rank, seq, ph, cat, name, ts_ns, dur_ns, pid, tid, args)"
+      " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)");
+  if (!st) return -1;
+  int64_t ns;
+  sqlite3_bind_int64(st, 1, xp_run_id(c->run));
+  sqlite3_bind_int64(st, 2, -1 - c->file); /* replaced by the rank once the file is done */
+  sqlite3_bind_int64(st, 3, (int64_t)ev->number);
+  bind_slice_text(st, 4, ev->ph);
+  bind_slice_text(st, 5, ev->cat);
+  bind_slice_text(st, 6, ev->name);
+  if (ev->ts.n && tt_us_to_ns(ev->ts, &ns) == 0) sqlite3_bind_int64(st, 7, ns);
+  if (ev->dur.n && tt_us_to_ns(ev->dur, &ns) == 0) sqlite3_bind_int64(st, 8, ns);
+  bind_slice_any(st, 9, ev->pid);
+  bind_slice_any(st, 10, ev->tid);
+  if (ev->args.n) sqlite3_bind_text(st, 11, ev->args.p, (int)ev->args.n, SQLITE_TRANSIENT);
+  if (xp_db_step_done(xp_run_db(c->run), st)) return -1;
+  c->kept++;
+  return 0;
+}
+
+static int events_set_rank(events_ctx *c, int file, int64_t rank) {
+  sqlite3_stmt *st = xp_run_stmt(c->run, "UPDATE trace_events SET rank = ?1 WHERE run_id = ?2 AND rank = ?3");
+  if (!st) return XP_EXIT_DB;
+  sqlite3_bind_int64(st, 1, rank);
+  sqlite3_bind_int64(st, 2, xp_run_id(c->run));
+  sqlite3_bind_int64(st, 3, -1 - file);
+  return xp_db_step_done(xp_run_db(c->run), st);
+}
+
+/* ---- the rules in force ---- */
+
+/* The database's rule set if it has one (xp reclassify may have replaced the built-in rules),
+** else the built-in one, which *seed says to store with the run. */
+static int load_rules(sqlite3 *db, tt_rules *rules, int *seed) {
+  int found;
+  int rc = tt_rules_load_db(db, rules, &found);
+  if (rc) return rc;
+  *seed = !found;
+  return found ? 0 : tt_rules_builtin(rules);
+}
+
+static int seed_rules(xp_run *run, const tt_rules *rules) {
+  const struct xp_blob *b = xp_datafile("categories.tsv");
+  int rc = xp_run_results_begin(run);
+  return rc ? rc : tt_rules_save(xp_run_db(run), rules, "built-in", b->data, b->len);
+}
+
+/* ---- summary ---- */
+
+static void print_summary(FILE *out, const tt_import *imp) {
+  for (int i = 0; i < imp->nranks; i++) {
+    const tt_rank *r = imp->ranks[i];
+    int64_t window = r->gpu_end - r->gpu_start, coll = 0, wait = 0, xfer = 0, mdur = 0;
+    for (size_t k = 0; k < r->colls.n; k++) {
+      const tt_collk *c = TT_VEC_AT(&r->colls, tt_collk, k);
+      coll += c->end - c->start;
+      if (c->group >= 0) wait += c->wait, xfer += c->transfer, mdur += c->end - c->start;
+    }
+    const char *base = strrchr(r->file, '/');
+    fprintf(out, "rank %lld  %s: %lld kernels, %zu steps, GPU busy %.3f ms of %.3f ms\n",
+            (long long)r->rank, base ? base + 1 : r->file, (long long)(r->kernels + r->memcpys + r->memsets),
+            r->steps.n, r->busy_ns / 1e6, window / 1e6);
+    if (r->colls.n && r->kernel_ns > 0) {
+      fprintf(out, "  collectives %.1f%% of kernel time as recorded", 100.0 * (double)coll / (double)r->kernel_ns);
+      if (r->coll_matched)
+        fprintf(out, "; of the %lld matched, %.3f ms waiting and %.3f ms transferring (%.1f%% of kernel time)",
+                (long long)r->coll_matched, wait / 1e6, xfer / 1e6, 100.0 * (double)xfer / (double)r->kernel_ns);
+      fprintf(out, "; %lld unmatched\n", (long long)r->coll_unmatched);
+    }
+  }
+  fprintf(out, "collectives: %lld matched, %lld unmatched (%s)\n", (long long)imp->matched,
+          (long long)imp->unmatched, imp->match_note);
+}
+
+/* ---- execute ---- */
+
+static int read_all(xp_ctx *ctx, tt_import *imp, const tt_options *base_opt, events_ctx *ev) {
+  const cJSON *files = cJSON_GetObjectItemCaseSensitive(ctx->spec->root, "files"), *f;
+  int i = 0, rc = 0;
+  cJSON_ArrayForEach(f, files) {
+    char *path = xp_spec_resolve(ctx->spec, f->valuestring);
+    tt_options opt = *base_opt;
+    if (ev) ev->file = i;
+    rc = tt_read_file(imp, path, &opt);
+    free(path);
+    if (rc) break;
+    if (ev) rc = events_set_rank(ev, i, imp->ranks[i]->rank >= 0 ? imp->ranks[i]->rank : 0);
+    if (rc) break;
+    i++;
+  }
+  return rc;
+}
+
+static int torch_trace_execute(xp_ctx *ctx) {
+  tt_rules rules;
+  int seed = 0;
+  int rc = load_rules(ctx->db, &rules, &seed);
+  if (rc) return rc;
+  tt_import imp;
+  tt_import_init(&imp, &rules);
+  tt_options opt = {0};
+  opt.step_annotation = xp_spec_str(ctx->spec->root, "step_annotation", NULL);
+  opt.rank = xp_spec_int(ctx->spec->root, "rank", -1);
+  opt.progress = !ctx->quiet;
+  events_ctx ev = {ctx->run, 0, 0};
+  int keep = xp_spec_bool(ctx->spec->root, "events", 0);
+  if (keep) {
+    /* Every event is written while streaming (holding them would defeat streaming); the run's
+    ** transaction is therefore open for the whole read. Off by default. */
+    opt.on_event = keep_event;
+    opt.event_ctx = &ev;
+    rc = xp_run_results_begin(ctx->run);
+  }
+  if (!rc) rc = read_all(ctx, &imp, &opt, keep ? &ev : NULL);
+  if (!rc) rc = tt_import_finish(&imp);
+  if (!rc && seed) rc = seed_rules(ctx->run, &rules);
+  if (!rc) rc = tt_store_import(ctx->run, &imp, &opt, ev.kept);
+  if (!rc && !ctx->quiet) print_summary(ctx->out, &imp);
+  tt_import_free(&imp);
+  tt_rules_free(&rules);
+  return rc;
+}
+
+const xp_kind xp_kind_torch_trace = {
+    .name = "torch_trace",
+    .summary = "torch.profiler (Kineto) traces of one job's ranks: kernels, categories, steps, collectives",
+    .fields = fields,
+    .needs_gpu = 0,
+    .check = torch_trace_check,
+    .plan = torch_trace_plan,
+    .execute = torch_trace_execute,
+    .import_name = "torch-trace",
+    .records_as = NULL,
+};

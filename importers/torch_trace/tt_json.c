@@ -1,0 +1,506 @@
+/*
+** The event framer (see tt_json.h). Hot loop of the importer: every byte of a trace passes
+** through scan_string or skip_value once. Strings (most of a trace's bytes: kernel names are
+** hundreds of characters) are scanned sixteen bytes at a time with SSE2 where the compiler
+** offers it.
+*/
+#include "tt_json.h"
+#include <stdio.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+enum {
+  ST_START,     /* before the document */
+  ST_TOP_FIRST, /* after the top-level '{' */
+  ST_TOP_KEY,   /* after ',' between top-level members */
+  ST_TOP_AFTER, /* after a top-level value */
+  ST_EV_FIRST,  /* after the '[' of traceEvents */
+  ST_EV_NEXT,   /* after ',' between events */
+  ST_EV_AFTER,  /* after an event */
+  ST_TAIL,      /* after the document: only whitespace may follow */
+  ST_EV_BARE    /* flag: the document is a bare array of events (Chrome's array format) */
+};
+
+typedef struct scan {
+  const char *err; /* what is wrong, or NULL */
+  const char *at;  /* where */
+  int more;        /* the window ended first */
+} scan;
+
+static const char *fail(scan *sc, const char *at, const char *what) {
+  sc->err = what;
+  sc->at = at;
+  return NULL;
+}
+
+static const char *more(scan *sc) {
+  sc->more = 1;
+  return NULL;
+}
+
+static inline const char *skip_ws(const char *p, const char *end) {
+  while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
+  return p;
+}
+
+/* Bytes that end a plain run inside a string: the quote, the backslash, control characters. */
+static const unsigned char string_special[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 0, 0, 1, ['\\'] = 1};
+
+static int is_hex(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* p is at the opening quote; returns the position after the closing quote. */
+static const char *scan_string(const char *p, const char *end, scan *sc) {
+  p++;
+  for (;;) {
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+    const __m128i ctl = _mm_set1_epi8(0x1f);
+    while (end - p >= 16) {
+      __m128i v = _mm_loadu_si128((const __m128i *)p);
+      __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+                                 _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v));
+      int m = _mm_movemask_epi8(hit);
+      if (m) {
+        p += __builtin_ctz((unsigned)m);
+        goto special;
+      }
+      p += 16;
+    }
+#endif
+    while (p < end && !string_special[(unsigned char)*p]) p++;
+    if (p >= end) return more(sc);
+#ifdef __SSE2__
+  special:
+#endif
+    if (*p == '"') return p + 1;
+    if (*p != '\\') return fail(sc, p, "control character inside a string");
+    if (end - p < 2) return more(sc);
+    switch (p[1]) {
+      case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+        p += 2;
+        break;
+      case 'u':
+        if (end - p < 6) return more(sc);
+        if (!is_hex(p[2]) || !is_hex(p[3]) || !is_hex(p[4]) || !is_hex(p[5]))
+          return fail(sc, p, "bad \\u escape in a string");
+        p += 6;
+        break;
+      default:
+        return fail(sc, p, "bad escape in a string");
+    }
+  }
+}
+
+/* A number by JSON's grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
+static const char *scan_number(const char *p, const char *end, scan *sc) {
+  const char *s = p;
+  if (p < end && *p == '-') p++;
+  if (p >= end) return more(sc);
+  if (*p == '0') {
+    p++;
+  } else if (*p >= '1' && *p <= '9') {
+    while (p < end && *p >= '0' && *p <= '9') p++;
+  } else {
+    return fail(sc, s, "expected a value");
+  }
+  if (p < end && *p == '.') {
+    p++;
+    const char *d = p;
+    while (p < end && *p >= '0' && *p <= '9') p++;
+    if (p == d && p < end) return fail(sc, s, "bad number");
+  }
+  if (p < end && (*p == 'e' || *p == 'E')) {
+    p++;
+    if (p < end && (*p == '+' || *p == '-')) p++;
+    const char *d = p;
+    while (p < end && *p >= '0' && *p <= '9') p++;
+    if (p == d && p < end) return fail(sc, s, "bad number");
+  }
+  /* A number that touches the window's end may continue in the next one. */
+  if (p >= end) return more(sc);
+  return p;
+}
+
+static const char *scan_literal(const char *p, const char *end, scan *sc) {
+  static const char *const words[] = {"true", "false", "null"};
+  for (int i = 0; i < 3; i++) {
+    size_t n = strlen(words[i]);
+    if (words[i][0] != *p) continue;
+    if ((size_t)(end - p) < n) return memcmp(p, words[i], (size_t)(end - p)) ? fail(sc, p, "expected a value") : more(sc);
+    if (memcmp(p, words[i], n) == 0) return p + n;
+  }
+  return fail(sc, p, "expected a value");
+}
+
+/* Skip one value starting at p (whitespace already skipped), validating it. An explicit stack
+** of closers replaces recursion, so a hostile nesting depth cannot overflow the C stack. */
+static const char *skip_value(const char *p, const char *end, scan *sc) {
+  char stack[TT_MAX_DEPTH];
+  int depth = 0;
+value:
+  if (p >= end) return more(sc);
+  switch (*p) {
+    case '"':
+      if (!(p = scan_string(p, end, sc))) return NULL;
+      goto after_value;
+    case '{':
+    case '[':
+      if (depth == TT_MAX_DEPTH) return fail(sc, p, "values nested too deeply");
+      stack[depth++] = *p == '{' ? '}' : ']';
+      p = skip_ws(p + 1, end);
+      if (p >= end) return more(sc);
+      if (*p == stack[depth - 1]) {
+        p++;
+        depth--;
+        goto after_value;
+      }
+      if (stack[depth - 1] == '}') goto key;
+      goto value;
+    case 't': case 'f': case 'n':
+      if (!(p = scan_literal(p, end, sc))) return NULL;
+      goto after_value;
+    default:
+      if (!(p = scan_number(p, end, sc))) return NULL;
+      goto after_value;
+  }
+key:
+  if (*p != '"') return fail(sc, p, "expected a key string");
+  if (!(p = scan_string(p, end, sc))) return NULL;
+  p = skip_ws(p, end);
+  if (p >= end) return more(sc);
+  if (*p != ':') return fail(sc, p, "expected ':' after a key");
+  p = skip_ws(p + 1, end);
+  goto value;
+after_value:
+  if (depth == 0) return p;
+  p = skip_ws(p, end);
+  if (p >= end) return more(sc);
+  if (*p == ',') {
+    p = skip_ws(p + 1, end);
+    if (p >= end) return more(sc);
+    if (stack[depth - 1] == '}') goto key;
+    goto value;
+  }
+  if (*p == stack[depth - 1]) {
+    p++;
+    depth--;
+    goto after_value;
+  }
+  return fail(sc, p, stack[depth - 1] == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
+}
+
+/* Scan "key" : and leave p at the value. Returns the key's inner text in *k. */
+static const char *scan_key(const char *p, const char *end, tt_slice *k, scan *sc) {
+  if (p >= end) return more(sc);
+  if (*p != '"') return fail(sc, p, "expected a key string");
+  const char *s = p;
+  if (!(p = scan_string(p, end, sc))) return NULL;
+  k->p = s + 1;
+  k->n = (size_t)(p - s - 2);
+  p = skip_ws(p, end);
+  if (p >= end) return more(sc);
+  if (*p != ':') return fail(sc, p, "expected ':' after a key");
+  p = skip_ws(p + 1, end);
+  if (p >= end) return more(sc);
+  return p;
+}
+
+#define KEY_IS(k, lit) ((k).n == sizeof(lit) - 1 && memcmp((k).p, lit, sizeof(lit) - 1) == 0)
+
+static tt_slice *event_field(tt_event *ev, tt_slice k) {
+  switch (k.n) {
+    case 2:
+      if (KEY_IS(k, "ph")) return &ev->ph;
+      if (KEY_IS(k, "ts")) return &ev->ts;
+      if (KEY_IS(k, "id")) return &ev->id;
+      break;
+    case 3:
+      if (KEY_IS(k, "cat")) return &ev->cat;
+      if (KEY_IS(k, "dur")) return &ev->dur;
+      if (KEY_IS(k, "pid")) return &ev->pid;
+      if (KEY_IS(k, "tid")) return &ev->tid;
+      break;
+    case 4:
+      if (KEY_IS(k, "name")) return &ev->name;
+      break;
+  }
+  return NULL;
+}
+
+/* The members of an object at p ('{'), each value skipped; with rec, keys and values are
+** recorded into the event's args. */
+static const char *scan_args(const char *p, const char *end, tt_event *ev, scan *sc) {
+  p = skip_ws(p + 1, end);
+  if (p >= end) return more(sc);
+  if (*p == '}') return p + 1;
+  for (;;) {
+    tt_slice k;
+    if (!(p = scan_key(p, end, &k, sc))) return NULL;
+    const char *v = p;
+    if (!(p = skip_value(p, end, sc))) return NULL;
+    if (ev->nargs < TT_MAX_ARGS) {
+      ev->arg_key[ev->nargs] = k;
+      ev->arg_val[ev->nargs] = (tt_slice){v, (size_t)(p - v)};
+      ev->nargs++;
+    }
+    p = skip_ws(p, end);
+    if (p >= end) return more(sc);
+    if (*p == '}') return p + 1;
+    if (*p != ',') return fail(sc, p, "expected ',' or '}'");
+    p = skip_ws(p + 1, end);
+  }
+}
+
+static const char *scan_event(const char *p, const char *end, tt_event *ev, scan *sc) {
+  const char *start = p;
+  memset(ev, 0, offsetof(tt_event, arg_key));
+  p = skip_ws(p + 1, end);
+  if (p >= end) return more(sc);
+  if (*p != '}') {
+    for (;;) {
+      tt_slice k;
+      if (!(p = scan_key(p, end, &k, sc))) return NULL;
+      const char *v = p;
+      if (KEY_IS(k, "args") && *p == '{') {
+        ev->nargs = 0;
+        if (!(p = scan_args(p, end, ev, sc))) return NULL;
+        ev->args = (tt_slice){v, (size_t)(p - v)};
+      } else {
+        if (!(p = skip_value(p, end, sc))) return NULL;
+        tt_slice *f = event_field(ev, k);
+        if (f) *f = (tt_slice){v, (size_t)(p - v)};
+      }
+      p = skip_ws(p, end);
+      if (p >= end) return more(sc);
+      if (*p == '}') break;
+      if (*p != ',') return fail(sc, p, "expected ',' or '}'");
+      p = skip_ws(p + 1, end);
+    }
+  }
+  p++;
+  ev->text = (tt_slice){start, (size_t)(p - start)};
+  return p;
+}
+
+void tt_framer_init(tt_framer *f, size_t max_unit) {
+  memset(f, 0, sizeof *f);
+  f->state = ST_START;
+  f->max_unit = max_unit;
+}
+
+static tt_unit framer_error(tt_framer *f, const char *buf, const char *at, const char *what) {
+  f->err_pos = (size_t)(at - buf);
+  snprintf(f->err, sizeof f->err, "%s", what);
+  return TT_UNIT_ERROR;
+}
+
+/* The window ended inside a unit that began at `unit`. */
+static tt_unit framer_more(tt_framer *f, const char *buf, size_t len, const char *unit, int eof,
+                           const char *inside) {
+  if (eof) {
+    f->err_pos = len;
+    snprintf(f->err, sizeof f->err, "the document ends early, inside %s", inside);
+    return TT_UNIT_ERROR;
+  }
+  if ((size_t)(buf + len - unit) > f->max_unit) {
+    f->err_pos = (size_t)(unit - buf);
+    snprintf(f->err, sizeof f->err, "%s is longer than %zu MiB: not a profiler trace event", inside,
+             f->max_unit >> 20);
+    return TT_UNIT_ERROR;
+  }
+  return TT_UNIT_MORE;
+}
+
+tt_unit tt_framer_next(tt_framer *f, const char *buf, size_t len, size_t *pos, int eof,
+                       tt_event *ev, tt_slice *key, tt_slice *val) {
+  const char *end = buf + len;
+  char inside[64];
+  for (;;) {
+    const char *p = skip_ws(buf + *pos, end);
+    int bare = f->state >= ST_EV_BARE;
+    int st = bare ? f->state - ST_EV_BARE : f->state;
+    scan sc = {0};
+    if (p >= end && st != ST_TAIL) {
+      if (!eof) return TT_UNIT_MORE;
+      f->err_pos = len;
+      snprintf(f->err, sizeof f->err, "the document ends early, after %llu events",
+               (unsigned long long)f->events);
+      return TT_UNIT_ERROR;
+    }
+    switch (st) {
+      case ST_START:
+        if (*p == '{') {
+          f->state = ST_TOP_FIRST;
+        } else if (*p == '[') {
+          f->state = ST_EV_BARE + ST_EV_FIRST;
+          f->saw_events = 1;
+        } else if (len - (size_t)(p - buf) >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0) {
+          p += 2; /* a UTF-8 byte-order mark: skipped */
+        } else {
+          return framer_error(f, buf, p, "not JSON: the document does not start with '{'");
+        }
+        *pos = (size_t)(p + 1 - buf);
+        continue;
+      case ST_TOP_FIRST:
+      case ST_TOP_KEY: {
+        if (st == ST_TOP_FIRST && *p == '}') {
+          f->state = ST_TAIL;
+          *pos = (size_t)(p + 1 - buf);
+          continue;
+        }
+        tt_slice k;
+        const char *unit = p;
+        const char *v = scan_key(p, end, &k, &sc);
+        if (v && KEY_IS(k, "traceEvents") && *v == '[') {
+          f->state = ST_EV_FIRST;
+          f->saw_events = 1;
+          *pos = (size_t)(v + 1 - buf);
+          continue;
+        }
+        const char *q = v ? skip_value(v, end, &sc) : NULL;
+        if (!q) {
+          if (sc.more) return framer_more(f, buf, len, unit, eof, "a top-level value");
+          return framer_error(f, buf, sc.at, sc.err);
+        }
+        *key = k;
+        *val = (tt_slice){v, (size_t)(q - v)};
+        f->state = ST_TOP_AFTER;
+        *pos = (size_t)(q - buf);
+        return TT_UNIT_META;
+      }
+      case ST_TOP_AFTER:
+        if (*p == ',') f->state = ST_TOP_KEY;
+        else if (*p == '}') f->state = ST_TAIL;
+        else return framer_error(f, buf, p, "expected ',' or '}' between top-level members");
+        *pos = (size_t)(p + 1 - buf);
+        continue;
+      case ST_EV_FIRST:
+      case ST_EV_NEXT: {
+        if (st == ST_EV_FIRST && *p == ']') {
+          f->state = bare ? ST_TAIL : ST_TOP_AFTER;
+          *pos = (size_t)(p + 1 - buf);
+          continue;
+        }
+        if (*p != '{') {
+          snprintf(inside, sizeof inside, "event %llu is not a JSON object",
+                   (unsigned long long)f->events);
+          return framer_error(f, buf, p, inside);
+        }
+        const char *q = scan_event(p, end, ev, &sc);
+        if (!q) {
+          snprintf(inside, sizeof inside, "event %llu", (unsigned long long)f->events);
+          if (sc.more) return framer_more(f, buf, len, p, eof, inside);
+          return framer_error(f, buf, sc.at, sc.err);
+        }
+        ev->number = f->events++;
+        f->state = (bare ? ST_EV_BARE : 0) + ST_EV_AFTER;
+        *pos = (size_t)(q - buf);
+        return TT_UNIT_EVENT;
+      }
+      case ST_EV_AFTER:
+        if (*p == ',') f->state = (bare ? ST_EV_BARE : 0) + ST_EV_NEXT;
+        else if (*p == ']') f->state = bare ? ST_TAIL : ST_TOP_AFTER;
+        else return framer_error(f, buf, p, "expected ',' or ']' between events");
+        *pos = (size_t)(p + 1 - buf);
+        continue;
+      case ST_TAIL:
+        if (p < end) return framer_error(f, buf, p, "unexpected data after the end of the document");
+        *pos = len;
+        return eof ? TT_UNIT_END : TT_UNIT_MORE;
+    }
+  }
+}
+
+tt_slice tt_event_arg(const tt_event *ev, const char *key) {
+  size_t n = strlen(key);
+  for (int i = 0; i < ev->nargs; i++)
+    if (ev->arg_key[i].n == n && memcmp(ev->arg_key[i].p, key, n) == 0) return ev->arg_val[i];
+  return (tt_slice){NULL, 0};
+}
+
+int tt_string_plain(tt_slice s, tt_slice *inner) {
+  if (s.n < 2 || s.p[0] != '"') return 0;
+  if (memchr(s.p + 1, '\\', s.n - 2)) return 0;
+  inner->p = s.p + 1;
+  inner->n = s.n - 2;
+  return 1;
+}
+
+int tt_string_eq(tt_slice s, const char *c) {
+  tt_slice in;
+  if (tt_string_plain(s, &in)) return in.n == strlen(c) && memcmp(in.p, c, in.n) == 0;
+  char buf[256];
+  long n = tt_string_decode(s, buf, sizeof buf);
+  return n >= 0 && (size_t)n < sizeof buf && strcmp(buf, c) == 0;
+}
+
+static unsigned hex4(const char *p) {
+  unsigned v = 0;
+  for (int i = 0; i < 4; i++) {
+    char c = p[i];
+    v = v * 16 + (unsigned)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+  }
+  return v;
+}
+
+static size_t put_utf8(char *tmp, unsigned cp) {
+  if (cp < 0x80) { tmp[0] = (char)cp; return 1; }
+  if (cp < 0x800) { tmp[0] = (char)(0xc0 | cp >> 6); tmp[1] = (char)(0x80 | (cp & 0x3f)); return 2; }
+  if (cp < 0x10000) {
+    tmp[0] = (char)(0xe0 | cp >> 12); tmp[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+    tmp[2] = (char)(0x80 | (cp & 0x3f));
+    return 3;
+  }
+  tmp[0] = (char)(0xf0 | cp >> 18); tmp[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+  tmp[2] = (char)(0x80 | ((cp >> 6) & 0x3f)); tmp[3] = (char)(0x80 | (cp & 0x3f));
+  return 4;
+}
+
+/* The framer has validated the escapes, so decoding need not check them again. */
+long tt_string_decode(tt_slice s, char *out, size_t cap) {
+  if (s.n < 2 || s.p[0] != '"') return -1;
+  const char *p = s.p + 1, *end = s.p + s.n - 1;
+  size_t n = 0;
+  while (p < end) {
+    char tmp[4];
+    size_t k = 1;
+    if (*p != '\\') {
+      tmp[0] = *p++;
+    } else {
+      char c = p[1];
+      p += 2;
+      switch (c) {
+        case 'b': tmp[0] = '\b'; break;
+        case 'f': tmp[0] = '\f'; break;
+        case 'n': tmp[0] = '\n'; break;
+        case 'r': tmp[0] = '\r'; break;
+        case 't': tmp[0] = '\t'; break;
+        case 'u': {
+          unsigned cp = hex4(p);
+          p += 4;
+          if (cp >= 0xd800 && cp < 0xdc00 && end - p >= 6 && p[0] == '\\' && p[1] == 'u') {
+            unsigned lo = hex4(p + 2);
+            if (lo >= 0xdc00 && lo < 0xe000) {
+              cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+              p += 6;
+            }
+          }
+          if (cp == 0) cp = 0xfffd; /* keep C strings whole: NUL becomes U+FFFD */
+          k = put_utf8(tmp, cp);
+          break;
+        }
+        default: tmp[0] = c; break;
+      }
+    }
+    for (size_t i = 0; i < k; i++, n++)
+      if (n + 1 < cap) out[n] = tmp[i];
+  }
+  if (cap) out[n < cap ? n : cap - 1] = 0;
+  return (long)n;
+}

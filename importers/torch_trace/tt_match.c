@@ -1,0 +1,277 @@
+/*
+** Across ranks: which collective kernels on different ranks are the same collective, and how
+** much of each kernel's time was waiting for the last rank to arrive.
+**
+** How collectives are matched. NCCL runs the collectives of one communicator in the same order
+** on every member, and PyTorch gives each process group its own communicator; so within a
+** process group (named by the kernel's "Process Group Name" args, or inferred from its
+** stream), the k-th collective of one rank is the k-th of every other rank. What is unknown
+** is where each rank's profiling window begins: rank 1 may have recorded 31 all-reduces
+** before rank 0 started. So for each pair (reference rank, other rank) we look for the index
+** offset d that pairs collectives overlapping in time: ranks on one host share one clock, and
+** the kernels of one collective on all its members run together until it completes. Every
+** overlapping pair votes for its offset; the offset with most votes wins, and the pairs at
+** that offset that also agree on the collective and message size are matched. Repeated on
+** what is left, this recovers after a gap in one rank's record. Where kernels carry "Seq" (the
+** collective's sequence number in its group), that number pairs them exactly instead.
+**
+** Across hosts clocks differ by more than a collective lasts, so time cannot pair kernels:
+** ranks whose traces name different hosts are paired by "Seq" only, else not at all.
+**
+** A collective is split only when every member of its group was imported and paired; its
+** kernels then have wait = (last member's start - own start), capped at the kernel's
+** duration, and transfer = duration - wait. Everything else is counted as unmatched, its
+** duration still in the totals (as recorded): nothing is dropped silently.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tt_trace.h"
+#include "xp.h"
+
+typedef struct member {
+  tt_rank *r;
+  tt_collk **c;  /* this rank's collectives of the group, sorted by start */
+  size_t n;
+  int64_t *peer; /* reference index i -> index in c paired with it, or -1 */
+} member;
+
+static int by_coll_start(const void *a, const void *b) {
+  const tt_collk *x = *(tt_collk *const *)a, *y = *(tt_collk *const *)b;
+  return (x->start > y->start) - (x->start < y->start);
+}
+
+static int by_int64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+static const char *host_of(const tt_rank *r) {
+  static const char *const keys[] = {"hostname", "host_name", "host", NULL};
+  for (int i = 0; keys[i]; i++) {
+    cJSON *h = cJSON_GetObjectItemCaseSensitive(r->meta, keys[i]);
+    if (cJSON_IsString(h)) return h->valuestring;
+  }
+  return NULL;
+}
+
+static int compatible(const tt_collk *a, const tt_collk *b) {
+  if (a->coll != b->coll) return 0;
+  if (a->in_nelems >= 0 && b->in_nelems >= 0 && a->in_nelems != b->in_nelems) return 0;
+  return 1;
+}
+
+static int overlap(const tt_collk *a, const tt_collk *b) {
+  return a->start <= b->end && b->start <= a->end;
+}
+
+/* The offsets j - i of every unpaired, overlapping, compatible pair (ref i, other j). */
+static int64_t *offset_votes(const member *ref, const member *o, const char *used, size_t *nv) {
+  size_t cap = 0, n = 0, j0 = 0;
+  int64_t *ds = NULL;
+  for (size_t i = 0; i < ref->n; i++) {
+    if (o->peer[i] >= 0) continue;
+    const tt_collk *a = ref->c[i];
+    while (j0 < o->n && o->c[j0]->end < a->start) j0++;
+    for (size_t j = j0; j < o->n && o->c[j]->start <= a->end; j++) {
+      if (used[j] || !overlap(a, o->c[j]) || !compatible(a, o->c[j])) continue;
+      if (n == cap) ds = xp_xrealloc(ds, (cap = cap ? cap * 2 : 256) * sizeof *ds);
+      ds[n++] = (int64_t)j - (int64_t)i;
+    }
+  }
+  *nv = n;
+  return ds;
+}
+
+/* The most frequent offset (ties: the smallest in magnitude). */
+static int64_t winning_offset(int64_t *ds, size_t nv) {
+  qsort(ds, nv, sizeof *ds, by_int64);
+  int64_t best_d = 0;
+  size_t best = 0;
+  for (size_t i = 0; i < nv;) {
+    size_t k = i;
+    while (k < nv && ds[k] == ds[i]) k++;
+    if (k - i > best || (k - i == best && llabs(ds[i]) < llabs(best_d))) {
+      best = k - i;
+      best_d = ds[i];
+    }
+    i = k;
+  }
+  return best_d;
+}
+
+static void pair_by_time(const member *ref, member *o) {
+  char *used = xp_xcalloc(o->n ? o->n : 1, 1);
+  for (int round = 0; round < 8; round++) {
+    size_t nv;
+    int64_t *ds = offset_votes(ref, o, used, &nv);
+    if (!nv) {
+      free(ds);
+      break;
+    }
+    int64_t d = winning_offset(ds, nv);
+    free(ds);
+    size_t got = 0;
+    for (size_t i = 0; i < ref->n; i++) {
+      int64_t j = (int64_t)i + d;
+      if (o->peer[i] >= 0 || j < 0 || (size_t)j >= o->n || used[j]) continue;
+      if (!overlap(ref->c[i], o->c[j]) || !compatible(ref->c[i], o->c[j])) continue;
+      o->peer[i] = j;
+      used[j] = 1;
+      got++;
+    }
+    if (!got) break;
+  }
+  free(used);
+}
+
+typedef struct seq_ix {
+  int64_t seq;
+  size_t i;
+} seq_ix;
+
+static int by_seq(const void *a, const void *b) {
+  const seq_ix *x = a, *y = b;
+  return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static void pair_by_seq(const member *ref, member *o) {
+  seq_ix *s = xp_xmalloc((o->n ? o->n : 1) * sizeof *s);
+  for (size_t j = 0; j < o->n; j++) s[j] = (seq_ix){o->c[j]->seq, j};
+  qsort(s, o->n, sizeof *s, by_seq);
+  for (size_t i = 0; i < ref->n; i++) {
+    seq_ix key = {ref->c[i]->seq, 0};
+    seq_ix *hit = bsearch(&key, s, o->n, sizeof *s, by_seq);
+    if (hit && compatible(ref->c[i], o->c[hit->i])) o->peer[i] = (int64_t)hit->i;
+  }
+  free(s);
+}
+
+/* Ranks listed in a group key's third field, "[0, 1]". Returns the count (-1 if none listed). */
+static int listed_ranks(const char *key, int64_t *out, int max) {
+  const char *p = strrchr(key, 0x1f);
+  if (!p || !(p = strchr(p, '['))) return -1;
+  int n = 0;
+  for (p++; *p && *p != ']';) {
+    char *e;
+    long long v = strtoll(p, &e, 10);
+    if (e == p) {
+      p++;
+      continue;
+    }
+    if (n < max) out[n] = v;
+    n++;
+    p = e;
+  }
+  return n ? n : -1;
+}
+
+static int all_have_seq(member *m, int nm) {
+  for (int k = 0; k < nm; k++)
+    for (size_t i = 0; i < m[k].n; i++)
+      if (m[k].c[i]->seq < 0) return 0;
+  return 1;
+}
+
+/* Match the collectives of process group pg across the imported ranks. */
+static void match_group(tt_import *imp, int32_t pg, int *cross_host) {
+  member *m = xp_xcalloc((size_t)imp->nranks, sizeof *m);
+  int nm = 0;
+  for (int k = 0; k < imp->nranks; k++) {
+    tt_rank *r = imp->ranks[k];
+    member *x = &m[nm];
+    for (size_t i = 0; i < r->colls.n; i++) {
+      tt_collk *c = TT_VEC_AT(&r->colls, tt_collk, i);
+      if (c->pg != pg) continue;
+      x->c = xp_xrealloc(x->c, (x->n + 1) * sizeof *x->c);
+      x->c[x->n++] = c;
+    }
+    if (!x->n) continue;
+    x->r = r;
+    qsort(x->c, x->n, sizeof *x->c, by_coll_start);
+    nm++;
+  }
+  /* Every listed member of the group must be present, else no collective is complete. */
+  int64_t listed[1024];
+  int nl = listed_ranks(imp->pgs.str[pg], listed, 1024);
+  int complete = nm >= 2;
+  if (nl > 0) {
+    if (nl > 1024) complete = 0;
+    for (int i = 0; i < nl && i < 1024 && complete; i++) {
+      int found = 0;
+      for (int k = 0; k < nm; k++) found |= m[k].r->rank == listed[i];
+      complete = found;
+    }
+  }
+  if (complete) {
+    int ref = 0;
+    for (int k = 1; k < nm; k++)
+      if (m[k].n > m[ref].n) ref = k;
+    int seq = all_have_seq(m, nm);
+    const char *href = host_of(m[ref].r);
+    for (int k = 0; k < nm; k++) {
+      m[k].peer = xp_xmalloc((m[ref].n ? m[ref].n : 1) * sizeof *m[k].peer);
+      for (size_t i = 0; i < m[ref].n; i++) m[k].peer[i] = k == ref ? (int64_t)i : -1;
+      if (k == ref) continue;
+      const char *h = host_of(m[k].r);
+      if (seq) {
+        pair_by_seq(&m[ref], &m[k]);
+      } else if (href && h && strcmp(href, h) != 0) {
+        *cross_host = 1;
+      } else {
+        pair_by_time(&m[ref], &m[k]);
+      }
+    }
+    for (size_t i = 0; i < m[ref].n; i++) {
+      int whole = 1;
+      int64_t last = 0;
+      for (int k = 0; k < nm && whole; k++) {
+        if (m[k].peer[i] < 0) whole = 0;
+        else if (m[k].c[m[k].peer[i]]->start > last) last = m[k].c[m[k].peer[i]]->start;
+      }
+      if (!whole) continue;
+      int64_t gid = imp->match_groups++;
+      for (int k = 0; k < nm; k++) {
+        tt_collk *c = m[k].c[m[k].peer[i]];
+        int64_t dur = c->end - c->start;
+        int64_t wait = last - c->start;
+        if (wait < 0) wait = 0;
+        if (wait > dur) wait = dur;
+        c->group = gid;
+        c->wait = wait;
+        c->transfer = dur - wait;
+      }
+    }
+  }
+  for (int k = 0; k < nm; k++) {
+    free(m[k].c);
+    free(m[k].peer);
+  }
+  free(m);
+}
+
+int tt_match_ranks(tt_import *imp) {
+  int cross_host = 0;
+  for (uint32_t pg = 0; pg < imp->pgs.n; pg++) match_group(imp, (int32_t)pg, &cross_host);
+  imp->matched = imp->unmatched = 0;
+  for (int k = 0; k < imp->nranks; k++) {
+    tt_rank *r = imp->ranks[k];
+    r->coll_matched = r->coll_unmatched = 0;
+    for (size_t i = 0; i < r->colls.n; i++) {
+      if (TT_VEC_AT(&r->colls, tt_collk, i)->group >= 0) r->coll_matched++;
+      else r->coll_unmatched++;
+    }
+    imp->matched += r->coll_matched;
+    imp->unmatched += r->coll_unmatched;
+  }
+  if (imp->nranks == 1)
+    snprintf(imp->match_note, sizeof imp->match_note,
+             "single rank: collective times include waiting for peers that were not imported");
+  else if (cross_host)
+    snprintf(imp->match_note, sizeof imp->match_note,
+             "ranks on different hosts without sequence numbers in the trace: their collectives are not matched");
+  else
+    snprintf(imp->match_note, sizeof imp->match_note,
+             "matched by process group and order, aligned by time overlap on one host's clock");
+  return 0;
+}

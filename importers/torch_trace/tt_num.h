@@ -1,0 +1,21 @@
+/*
+** Numbers read straight from a trace's text. Timestamps are kept as integer nanoseconds:
+** Kineto writes "ts": 5131127428461.376 (microseconds with three decimals, 16 significant
+** digits), one more digit than a double holds exactly, so converting through a double could
+** move an event by a nanosecond and sums would drift from the profiler's own. The digits are
+** read as an integer and the decimal point moved instead.
+*/
+#ifndef XP_TT_NUM_H
+#define XP_TT_NUM_H
+#include <stdint.h>
+#include "tt_json.h"
+
+/* A JSON number in microseconds to nanoseconds, rounded half away from zero past the third
+** decimal. 0 on success, -1 if s is not a number or does not fit in int64. */
+int tt_us_to_ns(tt_slice s, int64_t *ns);
+/* A JSON integer (no fraction, no exponent). A quoted integer ("7") is accepted too: some
+** producers write ids as strings. 0 on success, -1 otherwise. */
+int tt_int(tt_slice s, int64_t *v);
+/* Any JSON number as a double (for figures that are not summed exactly). */
+int tt_double(tt_slice s, double *v);
+#endif

@@ -1,0 +1,449 @@
+/*
+** Per-rank aggregation: what each event of a trace contributes (see tt_trace.h).
+**
+** Kineto writes the CPU side first (operators, annotations), then the GPU activities, so when
+** a kernel arrives its launching operator (same "External id") and the step that operator ran
+** in are already known; they are kept in a paged array indexed by External id. A kernel
+** without such a link (the profiler missed its launch) falls back, once the file is done, to
+** the step whose CPU window contains the kernel's start.
+*/
+#include <stdlib.h>
+#include <string.h>
+#include "tt_num.h"
+#include "tt_trace.h"
+#include "xp.h"
+
+const char *const tt_coll_names[TT_COLL_COUNT] = {
+    "", "allreduce", "allgather", "reduce_scatter", "alltoall", "sendrecv", "broadcast",
+    "communication"};
+
+/* Compare ignoring case and underscores: "all_gather", "_allgather_base", "AllGather". */
+static int has_word(const char *s, const char *w) {
+  for (const char *h = s; *h; h++) {
+    const char *a = h, *b = w;
+    while (*a && *b) {
+      if (*a == '_') { a++; continue; }
+      if ((*a | 0x20) != *b) break;
+      a++, b++;
+    }
+    if (!*b) return 1;
+  }
+  return 0;
+}
+
+enum tt_coll tt_coll_from_text(const char *s) {
+  if (has_word(s, "allreduce")) return TT_COLL_ALLREDUCE;
+  if (has_word(s, "reducescatter")) return TT_COLL_REDUCE_SCATTER;
+  if (has_word(s, "allgather")) return TT_COLL_ALLGATHER;
+  if (has_word(s, "alltoall")) return TT_COLL_ALLTOALL;
+  if (has_word(s, "sendrecv") || has_word(s, "send") || has_word(s, "recv")) return TT_COLL_SENDRECV;
+  if (has_word(s, "broadcast")) return TT_COLL_BROADCAST;
+  return TT_COLL_OTHER;
+}
+
+static enum tt_coll coll_of_category(const char *c) {
+  for (int i = 1; i < TT_COLL_COUNT; i++)
+    if (strcmp(c, tt_coll_names[i]) == 0) return (enum tt_coll)i;
+  return TT_COLL_OTHER;
+}
+
+/* Bytes per element of a dtype as PyTorch names it in collective args ("BFloat16", "Float"),
+** or as NCCL kernel names spell it ("bf16", "f32", "float", "int8_t"). 0 if unknown. */
+static int dtype_size(const char *d) {
+  static const struct { const char *name; int size; } t[] = {
+      {"bfloat16", 2}, {"bf16", 2}, {"half", 2}, {"float16", 2}, {"f16", 2},
+      {"float8", 1},   {"f8e4m3", 1}, {"f8e5m2", 1}, {"double", 8}, {"float64", 8},
+      {"f64", 8},      {"float", 4}, {"float32", 4}, {"f32", 4},   {"int8", 1},
+      {"uint8", 1},    {"byte", 1},  {"char", 1},    {"i8", 1},    {"u8", 1},
+      {"int32", 4},    {"int", 4},   {"i32", 4},     {"u32", 4},   {"int64", 8},
+      {"long", 8},     {"i64", 8},   {"u64", 8},     {"bool", 1}};
+  char low[32];
+  size_t n = 0;
+  for (; d[n] && n + 1 < sizeof low; n++) low[n] = (char)(d[n] | 0x20);
+  low[n] = 0;
+  if (n > 2 && strcmp(low + n - 2, "_t") == 0) low[n - 2] = 0; /* int8_t */
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+    if (strcmp(low, t[i].name) == 0) return t[i].size;
+  return 0;
+}
+
+/* The dtype suffix of an NCCL kernel name: ncclDevKernel_AllReduce_Sum_bf16_RING_LL,
+** ncclKernel_AllReduce_RING_LL_Sum_float. Returns "" if none is recognised. */
+static const char *dtype_from_name(const char *name, char *buf, size_t cap) {
+  static const char *const types[] = {"bf16", "f16", "f32", "f64", "f8e4m3", "f8e5m2", "i8", "u8",
+                                      "i32", "u32", "i64", "u64", "float", "half", "double",
+                                      "int8_t", "uint8_t", "int32_t", "int64_t", NULL};
+  buf[0] = 0;
+  for (const char *p = strchr(name, '_'); p; p = strchr(p + 1, '_')) {
+    for (int i = 0; types[i]; i++) {
+      size_t n = strlen(types[i]);
+      if (strncmp(p + 1, types[i], n) == 0 && (p[1 + n] == '_' || p[1 + n] == '(' || p[1 + n] == 0)) {
+        snprintf(buf, cap, "%s", types[i]);
+        return buf;
+      }
+    }
+  }
+  return buf;
+}
+
+#define SL_EQ(s, lit) ((s).n == sizeof(lit) - 1 && memcmp((s).p, lit, sizeof(lit) - 1) == 0)
+
+enum ev_cat { C_OTHER, C_KERNEL, C_MEMCPY, C_MEMSET, C_CPU_OP, C_ANNOT, C_TRACE };
+
+static enum ev_cat cat_of(tt_slice c) {
+  switch (c.n) {
+    case 7: if (SL_EQ(c, "\"Trace\"")) return C_TRACE; break;
+    case 8:
+      if (SL_EQ(c, "\"kernel\"") || SL_EQ(c, "\"Kernel\"")) return C_KERNEL;
+      if (SL_EQ(c, "\"cpu_op\"")) return C_CPU_OP;
+      if (SL_EQ(c, "\"Memcpy\"")) return C_MEMCPY;
+      if (SL_EQ(c, "\"Memset\"")) return C_MEMSET;
+      break;
+    case 10: if (SL_EQ(c, "\"Operator\"")) return C_CPU_OP; break;
+    case 12:
+      if (SL_EQ(c, "\"gpu_memcpy\"")) return C_MEMCPY;
+      if (SL_EQ(c, "\"gpu_memset\"")) return C_MEMSET;
+      break;
+    case 17: if (SL_EQ(c, "\"user_annotation\"")) return C_ANNOT; break;
+  }
+  return C_OTHER;
+}
+
+/* The text of a string value: its bytes in place when it has no escapes, else decoded into the
+** import's scratch buffer. NULL if s is not a string. */
+static const char *text_of(tt_import *imp, tt_slice s, size_t *n, int *in_place) {
+  tt_slice in;
+  if (tt_string_plain(s, &in)) {
+    *n = in.n;
+    *in_place = 1;
+    return in.p;
+  }
+  *in_place = 0;
+  if (s.n < 2 || s.p[0] != '"') return NULL;
+  if (imp->scratch_cap < s.n + 1) {
+    imp->scratch_cap = s.n + 1;
+    imp->scratch = xp_xrealloc(imp->scratch, imp->scratch_cap);
+  }
+  long k = tt_string_decode(s, imp->scratch, imp->scratch_cap);
+  *n = (size_t)k;
+  return imp->scratch;
+}
+
+static char *dup_text(tt_slice s) {
+  char *out = xp_xmalloc(s.n + 1);
+  long n = tt_string_decode(s, out, s.n + 1);
+  if (n < 0) {
+    memcpy(out, s.p, s.n);
+    out[s.n] = 0;
+  }
+  return out;
+}
+
+static uint32_t intern_name(tt_import *imp, const char *s, size_t n, enum tt_gpu_kind kind) {
+  int added;
+  uint32_t id = tt_strtab_intern(&imp->names, s, n, &added);
+  if (added) {
+    tt_name_info *ni = tt_vec_push(&imp->name_info, sizeof *ni);
+    ni->category = tt_rules_category(imp->rules, imp->names.str[id]);
+    ni->comm = strcmp(tt_rules_group(imp->rules, ni->category), "communication") == 0;
+    ni->coll = ni->comm ? coll_of_category(ni->category) : TT_COLL_NONE;
+    ni->kind = kind;
+  }
+  return id;
+}
+
+static int64_t arg_int(const tt_event *ev, const char *key, int64_t dflt) {
+  int64_t v;
+  tt_slice s = tt_event_arg(ev, key);
+  return s.n && tt_int(s, &v) == 0 ? v : dflt;
+}
+
+/* The last step starting at or before t, if t lies inside it; -1 otherwise. steps is sorted. */
+static int32_t step_at(const tt_vec *steps, int64_t t) {
+  const tt_step *s = steps->data;
+  size_t lo = 0, hi = steps->n;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (s[mid].start <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo == 0) return -1;
+  return t < s[lo - 1].end ? (int32_t)(lo - 1) : -1;
+}
+
+static int on_annotation_step(tt_rank *r, const tt_event *ev, const tt_options *opt, size_t nlen,
+                              const char *name, char *err, size_t errlen) {
+  int64_t ts, dur;
+  if (tt_us_to_ns(ev->ts, &ts) || tt_us_to_ns(ev->dur, &dur) || dur < 0) {
+    snprintf(err, errlen, "step annotation \"%.*s\" has no valid \"ts\" and \"dur\"", (int)nlen, name);
+    return -1;
+  }
+  int64_t number = (int64_t)r->steps.n;
+  if (!opt->step_annotation) {
+    tt_slice num = {name + 13, nlen - 13};
+    if (tt_int(num, &number) != 0) return 0; /* "ProfilerStep#x": not a step marker */
+  }
+  /* Steps are kept sorted by start (they arrive in order; insertion handles stragglers). */
+  tt_step *all = r->steps.data;
+  for (size_t i = 0; i < r->steps.n; i++)
+    if (all[i].start == ts) return 0; /* the same annotation recorded twice */
+  tt_step *s = tt_vec_push(&r->steps, sizeof *s);
+  all = r->steps.data;
+  size_t i = r->steps.n - 1;
+  while (i > 0 && all[i - 1].start > ts) {
+    all[i] = all[i - 1];
+    i--;
+  }
+  s = &all[i];
+  memset(s, 0, sizeof *s);
+  s->start = ts;
+  s->end = ts + dur;
+  s->number = number;
+  s->id = (int32_t)(r->steps.n - 1);
+  return 0;
+}
+
+static int on_cpu_op(tt_import *imp, tt_rank *r, const tt_event *ev) {
+  int64_t ext = arg_int(ev, "External id", 0);
+  if (ext <= 0) ext = arg_int(ev, "external id", 0);
+  if (ext <= 0) return 0;
+  size_t n;
+  int in_place;
+  const char *name = text_of(imp, ev->name, &n, &in_place);
+  if (!name) return 0;
+  tt_slice dims = tt_event_arg(ev, "Input Dims"), types = tt_event_arg(ev, "Input type");
+  size_t need = n + dims.n + types.n + 3;
+  char stackbuf[2048];
+  char *key = need <= sizeof stackbuf ? stackbuf : xp_xmalloc(need);
+  memcpy(key, name, n);
+  key[n] = 0x1f;
+  memcpy(key + n + 1, dims.p ? dims.p : "", dims.n);
+  key[n + 1 + dims.n] = 0x1f;
+  memcpy(key + n + 2 + dims.n, types.p ? types.p : "", types.n);
+  uint32_t op = tt_strtab_intern(&imp->ops, key, n + 2 + dims.n + types.n, NULL);
+  if (key != stackbuf) free(key);
+  int64_t ts;
+  int32_t step = -1;
+  if (tt_us_to_ns(ev->ts, &ts) == 0) {
+    int32_t at = step_at(&r->steps, ts);
+    if (at >= 0) step = TT_VEC_AT(&r->steps, tt_step, at)->id;
+  }
+  r->cpu_ops++;
+  if (tt_idmap_set(&r->ext, ext, (uint64_t)(op + 1) | (uint64_t)(uint32_t)(step + 1) << 32) != 0)
+    r->ext_overflow++;
+  return 0;
+}
+
+static void add_stat(tt_rank *r, uint32_t key, int64_t dur) {
+  int added;
+  uint32_t slot = tt_map_put(&r->kmap, key, (uint32_t)r->kstats.n, &added);
+  tt_kstat *k;
+  if (added) {
+    k = tt_vec_push(&r->kstats, sizeof *k);
+    k->key = key;
+    k->min = dur;
+    k->max = dur;
+  } else {
+    k = TT_VEC_AT(&r->kstats, tt_kstat, slot);
+  }
+  k->count++;
+  k->total += dur;
+  if (dur < k->min) k->min = dur;
+  if (dur > k->max) k->max = dur;
+}
+
+static void add_shape(tt_rank *r, uint32_t key, uint32_t op, int64_t dur) {
+  int added;
+  uint32_t slot = tt_map_put(&r->smap, (uint64_t)key << 32 | op, (uint32_t)r->shapes.n, &added);
+  tt_shape *s;
+  if (added) {
+    s = tt_vec_push(&r->shapes, sizeof *s);
+    s->key = key;
+    s->op = op;
+    s->min = dur;
+    s->max = dur;
+  } else {
+    s = TT_VEC_AT(&r->shapes, tt_shape, slot);
+  }
+  s->count++;
+  s->total += dur;
+  if (dur < s->min) s->min = dur;
+  if (dur > s->max) s->max = dur;
+}
+
+static int32_t intern_str(tt_strtab *t, tt_slice s) {
+  if (!s.n) return -1;
+  char *txt = dup_text(s);
+  int32_t id = (int32_t)tt_strtab_intern(t, txt, strlen(txt), NULL);
+  free(txt);
+  return id;
+}
+
+/* "name\x1fdescription\x1franks" of the process group a collective kernel's args name. */
+static int32_t pg_from_args(tt_import *imp, const tt_event *ev) {
+  tt_slice nm = tt_event_arg(ev, "Process Group Name");
+  if (!nm.n) return -1;
+  char *a = dup_text(nm), *b = dup_text(tt_event_arg(ev, "Process Group Description"));
+  char *c = dup_text(tt_event_arg(ev, "Process Group Ranks"));
+  char *key = xp_asprintf("%s\x1f%s\x1f%s", a, b, c);
+  int32_t id = (int32_t)tt_strtab_intern(&imp->pgs, key, strlen(key), NULL);
+  free(a), free(b), free(c), free(key);
+  return id;
+}
+
+static void add_collective(tt_import *imp, tt_rank *r, const tt_event *ev, uint32_t name,
+                           enum tt_coll from_args, int64_t start, int64_t dur, uint32_t ival) {
+  const tt_name_info *ni = TT_VEC_AT(&imp->name_info, tt_name_info, name);
+  tt_collk *c = tt_vec_push(&r->colls, sizeof *c);
+  c->start = start;
+  c->end = start + dur;
+  c->ival = ival;
+  c->step = -1;
+  c->group = -1;
+  c->wait = c->transfer = -1;
+  c->coll = from_args != TT_COLL_NONE ? from_args : ni->coll;
+  c->key = TT_KEY(name, from_args);
+  c->from_args = from_args != TT_COLL_NONE;
+  c->pg = pg_from_args(imp, ev);
+  c->in_nelems = arg_int(ev, "In msg nelems", -1);
+  c->out_nelems = arg_int(ev, "Out msg nelems", -1);
+  c->group_size = (int32_t)arg_int(ev, "Group size", -1);
+  c->seq = arg_int(ev, "Seq", -1);
+  c->stream = (int32_t)arg_int(ev, "stream", -1);
+  c->device = (int32_t)arg_int(ev, "device", -1);
+  int64_t v;
+  if (c->stream < 0 && tt_int(ev->tid, &v) == 0) c->stream = (int32_t)v; /* GPU tid is the stream */
+  if (c->device < 0 && tt_int(ev->pid, &v) == 0) c->device = (int32_t)v; /* GPU pid is the device */
+  char buf[32];
+  tt_slice dt = tt_event_arg(ev, "dtype");
+  if (dt.n) {
+    c->dtype = intern_str(&imp->strs, dt);
+  } else {
+    dtype_from_name(imp->names.str[name], buf, sizeof buf);
+    c->dtype = buf[0] ? (int32_t)tt_strtab_intern(&imp->strs, buf, strlen(buf), NULL) : -1;
+  }
+  c->elem_size = c->dtype >= 0 ? dtype_size(imp->strs.str[c->dtype]) : 0;
+}
+
+static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_kind kind, char *err,
+                  size_t errlen) {
+  static const char *const what[] = {"kernel", "memcpy", "memset"};
+  size_t n;
+  int in_place;
+  const char *name = ev->name.n ? text_of(imp, ev->name, &n, &in_place) : NULL;
+  if (!name) {
+    snprintf(err, errlen, "%s event without a \"name\" string", what[kind]);
+    return -1;
+  }
+  int64_t ts, dur;
+  if (!ev->ts.n || tt_us_to_ns(ev->ts, &ts) != 0) {
+    snprintf(err, errlen, "%s event \"%.60s\" has no numeric \"ts\"", what[kind], name);
+    return -1;
+  }
+  if (!ev->dur.n || tt_us_to_ns(ev->dur, &dur) != 0 || dur < 0) {
+    snprintf(err, errlen, "%s event \"%.60s\" has no valid \"dur\"", what[kind], name);
+    return -1;
+  }
+  uint32_t id = intern_name(imp, name, n, kind);
+  const tt_name_info *ni = TT_VEC_AT(&imp->name_info, tt_name_info, id);
+  enum tt_coll from_args = TT_COLL_NONE;
+  tt_slice cn = tt_event_arg(ev, "Collective name");
+  if (cn.n && ni->comm) {
+    char buf[64];
+    if (tt_string_decode(cn, buf, sizeof buf) >= 0) from_args = tt_coll_from_text(buf);
+  }
+  uint32_t key = TT_KEY(id, from_args);
+  add_stat(r, key, dur);
+  int64_t ext = arg_int(ev, "External id", 0);
+  if (ext <= 0) ext = arg_int(ev, "external id", 0);
+  /* Kineto of 2022-23 wrote the correlation id as a kernel's "External id"; there it names no
+  ** operator, and a lookup would find an unrelated one with the same number. */
+  if (ext > 0 && ext == arg_int(ev, "correlation", -1)) ext = 0;
+  int32_t step = -1;
+  if (ext > 0) {
+    uint64_t v = tt_idmap_get(&r->ext, ext);
+    if (v) {
+      uint32_t op = (uint32_t)(v & 0xffffffffu);
+      step = (int32_t)(v >> 32) - 1;
+      if (op) add_shape(r, key, op - 1, dur);
+      r->linked++;
+    }
+  }
+  int64_t dev;
+  if (r->device < 0 && tt_int(ev->pid, &dev) == 0) r->device = dev;
+  tt_ival *iv = tt_vec_push(&r->ivals, sizeof *iv);
+  iv->start = ts;
+  iv->end = ts + dur;
+  iv->key = key;
+  iv->step = step;
+  if (ni->comm) add_collective(imp, r, ev, id, from_args, ts, dur, (uint32_t)(r->ivals.n - 1));
+  if (kind == TT_KERNEL) r->kernels++;
+  else if (kind == TT_MEMCPY) r->memcpys++;
+  else r->memsets++;
+  return 0;
+}
+
+int tt_rank_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt,
+                  char *err, size_t errlen) {
+  r->events++;
+  switch (cat_of(ev->cat)) {
+    case C_KERNEL: return on_gpu(imp, r, ev, TT_KERNEL, err, errlen);
+    case C_MEMCPY: return on_gpu(imp, r, ev, TT_MEMCPY, err, errlen);
+    case C_MEMSET: return on_gpu(imp, r, ev, TT_MEMSET, err, errlen);
+    case C_CPU_OP: return on_cpu_op(imp, r, ev);
+    case C_ANNOT: {
+      size_t n;
+      int in_place;
+      const char *name = ev->name.n ? text_of(imp, ev->name, &n, &in_place) : NULL;
+      if (!name) return 0;
+      int is_step = opt->step_annotation
+                        ? strlen(opt->step_annotation) == n && memcmp(name, opt->step_annotation, n) == 0
+                        : n > 13 && memcmp(name, "ProfilerStep#", 13) == 0;
+      if (is_step) {
+        char copy[256];
+        size_t k = n < sizeof copy - 1 ? n : sizeof copy - 1;
+        memcpy(copy, name, k);
+        copy[k] = 0;
+        if (on_annotation_step(r, ev, opt, k, copy, err, errlen)) return -1;
+      }
+      return on_cpu_op(imp, r, ev);
+    }
+    case C_TRACE: {
+      int64_t ts, dur;
+      if (tt_us_to_ns(ev->ts, &ts) == 0 && tt_us_to_ns(ev->dur, &dur) == 0) {
+        r->prof_start = ts;
+        r->prof_end = ts + dur;
+      }
+      return 0;
+    }
+    default:
+      return 0;
+  }
+}
+
+int tt_rank_meta(tt_import *imp, tt_rank *r, tt_slice key, tt_slice val, char *err, size_t errlen) {
+  (void)imp;
+  char name[128];
+  tt_slice quoted = {key.p - 1, key.n + 2};
+  if (tt_string_decode(quoted, name, sizeof name) < 0) return 0;
+  cJSON *v = cJSON_ParseWithLength(val.p, val.n);
+  if (!v) {
+    snprintf(err, errlen, "top-level \"%s\" is not valid JSON", name);
+    return -1;
+  }
+  if (strcmp(name, "baseTimeNanoseconds") == 0) {
+    int64_t b;
+    if (tt_int(val, &b) == 0) {
+      r->base_ns = b;
+      r->have_base = 1;
+    }
+  } else if (strcmp(name, "distributedInfo") == 0 && cJSON_IsObject(v)) {
+    cJSON *rk = cJSON_GetObjectItemCaseSensitive(v, "rank");
+    cJSON *ws = cJSON_GetObjectItemCaseSensitive(v, "world_size");
+    if (cJSON_IsNumber(rk)) r->trace_rank = (int64_t)rk->valuedouble;
+    if (cJSON_IsNumber(ws)) r->world_size = (int64_t)ws->valuedouble;
+  }
+  if (cJSON_GetObjectItemCaseSensitive(r->meta, name)) cJSON_DeleteItemFromObjectCaseSensitive(r->meta, name);
+  cJSON_AddItemToObject(r->meta, name, v);
+  return 0;
+}

@@ -1,0 +1,195 @@
+/*
+** Reading one trace file: the reader thread's chunks are appended to a window, the framer cuts
+** the window into events, and each event goes to the rank's aggregation. Only the unfinished
+** tail of the window (one partial event) is carried from chunk to chunk.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "tt_source.h"
+#include "tt_trace.h"
+#include "xp.h"
+
+enum {
+  MAX_UNIT = 16 << 20,          /* an event longer than this is refused ("huge strings") */
+  PROGRESS_MIN = 4 << 20,       /* files smaller than this read silently */
+};
+
+typedef struct progress {
+  int on, tty, last_quarter;
+  double next;
+  const char *path;
+} progress;
+
+static void progress_show(progress *p, tt_source *s, int final) {
+  if (!p->on) return;
+  double now = xp_now_seconds();
+  if (!final && now < p->next) return;
+  p->next = now + 0.2;
+  uint64_t size = tt_source_file_size(s), pos = tt_source_file_pos(s);
+  int pct = size ? (int)(pos * 100 / size) : 100;
+  if (final) pct = 100;
+  if (p->tty) {
+    char bar[31];
+    int fill = pct * 30 / 100;
+    for (int i = 0; i < 30; i++) bar[i] = i < fill ? '#' : ' ';
+    bar[30] = 0;
+    fprintf(stderr, "\rxp: reading %s [%s] %3d%%%s", p->path, bar, pct, final ? "\n" : "");
+  } else {
+    /* Not a terminal (a log, CI): a line at each quarter, no carriage returns. */
+    int q = pct / 25;
+    if (q > p->last_quarter) {
+      p->last_quarter = q;
+      fprintf(stderr, "xp: reading %s: %d%%\n", p->path, q * 25);
+    }
+  }
+}
+
+static int bad(const char *path, uint64_t offset, uint64_t event, const char *what) {
+  return xp_error_at(XP_EXIT_USAGE, path, 0, "byte %llu (event %llu): %s",
+                     (unsigned long long)offset, (unsigned long long)event, what);
+}
+
+/* Feed the file through the framer into r. */
+static int read_into(tt_import *imp, tt_rank *r, const char *path, const tt_options *opt) {
+  char err[512];
+  tt_source *src = tt_source_open(path, err, sizeof err);
+  if (!src) return xp_error(XP_EXIT_USAGE, "%s", err);
+  progress pg = {0};
+  pg.on = opt->progress && tt_source_file_size(src) > PROGRESS_MIN;
+  pg.tty = isatty(2);
+  pg.path = path;
+  tt_framer f;
+  tt_framer_init(&f, MAX_UNIT);
+  size_t cap = 4 << 20, len = 0, pos = 0;
+  char *buf = xp_xmalloc(cap);
+  uint64_t base = 0; /* document offset of buf[0] */
+  tt_event *ev = xp_xmalloc(sizeof *ev);
+  int rc = 0, eof = 0;
+  for (;;) {
+    const char *data;
+    size_t n = 0;
+    int got = tt_source_next(src, &data, &n, err, sizeof err);
+    if (got < 0) {
+      rc = xp_error(XP_EXIT_USAGE, "%s", err);
+      break;
+    }
+    if (got == 0) eof = 1;
+    if (n) {
+      if (len + n > cap) {
+        while (len + n > cap) cap *= 2;
+        buf = xp_xrealloc(buf, cap);
+      }
+      memcpy(buf + len, data, n);
+      len += n;
+    }
+    if (xp_interrupted()) {
+      rc = XP_EXIT_ABORTED;
+      break;
+    }
+    for (int stop = 0; !stop && !rc;) {
+      tt_slice k, v;
+      switch (tt_framer_next(&f, buf, len, &pos, eof, ev, &k, &v)) {
+        case TT_UNIT_EVENT:
+          if (opt->on_event && opt->on_event(opt->event_ctx, r, ev)) rc = XP_EXIT_DB;
+          if (!rc && tt_rank_event(imp, r, ev, opt, err, sizeof err))
+            rc = bad(path, base + (size_t)(ev->text.p - buf), ev->number, err);
+          break;
+        case TT_UNIT_META:
+          if (tt_rank_meta(imp, r, k, v, err, sizeof err))
+            rc = bad(path, base + (size_t)(k.p - 1 - buf), f.events, err);
+          break;
+        case TT_UNIT_MORE:
+          stop = 1;
+          break;
+        case TT_UNIT_END:
+          stop = 1;
+          break;
+        case TT_UNIT_ERROR:
+          rc = bad(path, base + f.err_pos, f.events, f.err);
+          break;
+      }
+    }
+    if (rc || eof) break;
+    /* Keep the partial unit at the front; the rest of the window has been used. */
+    memmove(buf, buf + pos, len - pos);
+    base += pos;
+    len -= pos;
+    pos = 0;
+    progress_show(&pg, src, 0);
+  }
+  if (!rc) progress_show(&pg, src, 1);
+  else if (pg.on && pg.tty) fputc('\n', stderr);
+  r->json_bytes = base + len;
+  free(ev);
+  free(buf);
+  tt_source_close(src);
+  if (rc) return rc;
+  if (!f.saw_events)
+    return xp_error_at(XP_EXIT_USAGE, path, 0, "not a torch.profiler trace: no \"traceEvents\" array");
+  if (r->kernels + r->memcpys + r->memsets == 0)
+    return xp_error_at(XP_EXIT_USAGE, path, 0,
+                       "no GPU kernels in the trace (%llu events): was it recorded with CUDA activities?",
+                       (unsigned long long)r->events);
+  return 0;
+}
+
+int tt_read_file(tt_import *imp, const char *path, const tt_options *opt) {
+  tt_rank *r = xp_xcalloc(1, sizeof *r);
+  r->file = xp_strdup(path);
+  r->rank = r->trace_rank = r->world_size = r->device = -1;
+  r->meta = cJSON_CreateObject();
+  imp->ranks = xp_xrealloc(imp->ranks, (size_t)(imp->nranks + 1) * sizeof *imp->ranks);
+  imp->ranks[imp->nranks++] = r;
+  int rc = read_into(imp, r, path, opt);
+  if (rc) return rc;
+  tt_rank_done(imp, r, opt);
+  if (opt->step_annotation && r->steps.n == 0)
+    xp_warn("%s: no \"%s\" annotations: per-step figures are empty", path, opt->step_annotation);
+  else if (!opt->step_annotation && r->steps.n == 0)
+    xp_warn("%s: no ProfilerStep#N annotations: per-step figures are empty (see --step-annotation)", path);
+  return 0;
+}
+
+static int windows_overlap(const tt_rank *a, const tt_rank *b) {
+  return a->gpu_start <= b->gpu_end && b->gpu_start <= a->gpu_end;
+}
+
+/* The ranks of one import must be distinct ranks of one job. */
+static int check_one_job(tt_import *imp) {
+  for (int i = 0; i < imp->nranks; i++) {
+    tt_rank *a = imp->ranks[i];
+    if (a->rank < 0) {
+      if (imp->nranks > 1)
+        return xp_error_at(XP_EXIT_USAGE, a->file, 0,
+                           "the trace has no distributedInfo.rank; with several files every trace must say its rank");
+      a->rank = 0;
+      a->rank_source = "default";
+    }
+  }
+  for (int i = 0; i < imp->nranks; i++)
+    for (int j = i + 1; j < imp->nranks; j++) {
+      tt_rank *a = imp->ranks[i], *b = imp->ranks[j];
+      if (a->rank == b->rank)
+        return xp_error_at(XP_EXIT_USAGE, b->file, 0, "rank %lld again (%s is rank %lld too)",
+                           (long long)b->rank, a->file, (long long)a->rank);
+      if (a->world_size >= 0 && b->world_size >= 0 && a->world_size != b->world_size)
+        return xp_error_at(XP_EXIT_USAGE, b->file, 0,
+                           "ranks of different jobs: world size %lld, but %s has world size %lld",
+                           (long long)b->world_size, a->file, (long long)a->world_size);
+      if (!windows_overlap(a, b))
+        return xp_error_at(XP_EXIT_USAGE, b->file, 0,
+                           "ranks of different jobs: its GPU activity (%.3f s to %.3f s since the epoch) "
+                           "does not overlap that of %s (%.3f s to %.3f s)",
+                           b->gpu_start / 1e9, b->gpu_end / 1e9, a->file, a->gpu_start / 1e9, a->gpu_end / 1e9);
+    }
+  return 0;
+}
+
+int tt_import_finish(tt_import *imp) {
+  int rc = check_one_job(imp);
+  if (rc) return rc;
+  imp->single_rank = imp->nranks == 1;
+  return tt_match_ranks(imp);
+}

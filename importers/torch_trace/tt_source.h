@@ -1,0 +1,26 @@
+/*
+** A trace file as a stream of decompressed chunks. A reader thread reads the file and
+** inflates it (ISA-L's isal_inflate where the build has it, zlib otherwise; plain JSON is
+** passed through) into a small ring of buffers while the caller's thread parses the previous
+** chunk, so the two cores of a small machine both work. Memory is the ring (a few MiB),
+** whatever the size of the trace.
+*/
+#ifndef XP_TT_SOURCE_H
+#define XP_TT_SOURCE_H
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tt_source tt_source;
+
+/* Open and start reading. On failure returns NULL and writes one line into err. */
+tt_source *tt_source_open(const char *path, char *err, size_t errlen);
+/* The next chunk: *data is valid until the next call. Returns 1 with a chunk, 0 at the end of
+** the stream, -1 on error (message in err: truncated or corrupt gzip, read error). */
+int tt_source_next(tt_source *s, const char **data, size_t *len, char *err, size_t errlen);
+/* Progress: bytes of the file read so far, and the file's size. */
+uint64_t tt_source_file_pos(tt_source *s);
+uint64_t tt_source_file_size(const tt_source *s);
+int tt_source_compressed(const tt_source *s);
+/* Stop the reader thread (if still running) and free everything. */
+void tt_source_close(tt_source *s);
+#endif

@@ -1,0 +1,155 @@
+/*
+** Reading torch.profiler traces into per-rank aggregates: the library behind the torch_trace
+** importer, usable without a database (the unit tests drive it directly).
+**
+** One import is the ranks of one job. Each file is streamed once (tt_read_file); what is kept
+** per rank is small and does not depend on the trace's length except for a 24-byte record per
+** GPU activity (for the union of busy intervals and the step split), 8 bytes per CPU operator
+** (the External id link from kernels to the operator's shapes) and one record per collective
+** kernel (for matching across ranks). Times are integer nanoseconds since the epoch.
+*/
+#ifndef XP_TT_TRACE_H
+#define XP_TT_TRACE_H
+#include <cjson/cJSON.h>
+#include <stdint.h>
+#include "tt_json.h"
+#include "tt_rules.h"
+#include "tt_table.h"
+
+/* Collectives, normalised: the names double as category names. */
+enum tt_coll {
+  TT_COLL_NONE, TT_COLL_ALLREDUCE, TT_COLL_ALLGATHER, TT_COLL_REDUCE_SCATTER, TT_COLL_ALLTOALL,
+  TT_COLL_SENDRECV, TT_COLL_BROADCAST, TT_COLL_OTHER, TT_COLL_COUNT
+};
+extern const char *const tt_coll_names[TT_COLL_COUNT];
+/* A collective's name as PyTorch records it ("allreduce", "_allgather_base", "send", ...). */
+enum tt_coll tt_coll_from_text(const char *s);
+
+/* GPU activity kinds. */
+enum tt_gpu_kind { TT_KERNEL, TT_MEMCPY, TT_MEMSET };
+
+/* A kernel "key": name id << 3 | collective from the kernel's args (TT_COLL_NONE if none). */
+#define TT_KEY(name, coll) ((uint32_t)(name) << 3 | (uint32_t)(coll))
+#define TT_KEY_NAME(k) ((k) >> 3)
+#define TT_KEY_COLL(k) ((k)&7)
+
+typedef struct tt_name_info {
+  const char *category; /* from the rules at import time (the database re-resolves later) */
+  int comm;             /* the category is in the communication group */
+  enum tt_coll coll;    /* collective implied by the category (TT_COLL_OTHER for generic) */
+  enum tt_gpu_kind kind;
+} tt_name_info;
+
+typedef struct tt_kstat { /* per kernel key */
+  uint32_t key;
+  int64_t count, total, min, max;
+} tt_kstat;
+
+typedef struct tt_ival { /* one GPU activity */
+  int64_t start, end;
+  uint32_t key;
+  int32_t step; /* index into steps, -1 outside every step */
+} tt_ival;
+
+typedef struct tt_step {
+  int64_t start, end; /* the annotation on the CPU */
+  int64_t number;     /* N of ProfilerStep#N, else the ordinal */
+  int32_t id;         /* order of appearance (the External-id map refers to it) */
+  /* computed when the file is done */
+  int64_t gpu_start, gpu_end, kernel_ns, busy_ns, kernels;
+} tt_step;
+
+typedef struct tt_stepk { /* per step and kernel key */
+  int32_t step;
+  uint32_t key;
+  int64_t count, total;
+} tt_stepk;
+
+typedef struct tt_shape { /* per kernel key and launching operator with its input shapes */
+  uint32_t key, op; /* op: id in tt_import.ops ("name\x1fInput Dims\x1fInput type") */
+  int64_t count, total, min, max;
+} tt_shape;
+
+typedef struct tt_collk { /* one collective kernel */
+  int64_t start, end;
+  uint32_t key;
+  int32_t step;
+  uint32_t ival;
+  enum tt_coll coll;
+  int32_t pg;    /* id in tt_import.pgs, -1 unknown */
+  int32_t dtype; /* id in tt_import.strs, -1 unknown */
+  int32_t elem_size, group_size, stream, device;
+  int64_t in_nelems, out_nelems, seq; /* -1 unknown */
+  int from_args;                      /* collective, dtype and group came from the args */
+  /* matching across ranks */
+  int64_t group; /* match group id, -1 unmatched */
+  int64_t wait, transfer;
+} tt_collk;
+
+typedef struct tt_rank {
+  char *file;
+  int64_t rank;       /* -1 until known (set when the file is done) */
+  int64_t trace_rank; /* distributedInfo.rank, -1 if the trace has none */
+  const char *rank_source; /* "trace", "option", "default" */
+  cJSON *meta;    /* top-level keys other than traceEvents */
+  int64_t base_ns;
+  int have_base;
+  int64_t world_size; /* -1 unknown */
+  int64_t device;     /* GPU of the rank's activities (their pid), -1 unknown */
+  uint64_t events, json_bytes;
+  int64_t kernels, memcpys, memsets, cpu_ops, linked, ext_overflow;
+  int64_t gpu_start, gpu_end, busy_ns, kernel_ns, prof_start, prof_end;
+  int64_t step_annotations_skipped;
+  tt_vec kstats; tt_map kmap;  /* tt_kstat */
+  tt_vec ivals;                /* tt_ival */
+  tt_vec steps;                /* tt_step, sorted by start once done */
+  tt_vec stepk;                /* tt_stepk, once done */
+  tt_vec colls;                /* tt_collk */
+  tt_vec shapes; tt_map smap;  /* tt_shape */
+  tt_idmap ext;                /* External id -> (op + 1) | (step id + 1) << 32 */
+  int64_t coll_matched, coll_unmatched;
+  int done;
+} tt_rank;
+
+typedef struct tt_options {
+  const char *step_annotation; /* NULL: ProfilerStep#N */
+  int64_t rank;                /* -1: from the trace */
+  int progress;                /* report progress on stderr for files over a few MiB */
+  /* With --events: called for every event, in document order. Nonzero stops the import. */
+  int (*on_event)(void *ctx, const tt_rank *r, const tt_event *ev);
+  void *event_ctx;
+} tt_options;
+
+typedef struct tt_import {
+  const tt_rules *rules;
+  tt_strtab names; tt_vec name_info; /* tt_name_info per name id */
+  tt_strtab ops;                     /* operator + shapes keys */
+  tt_strtab pgs;                     /* process group keys */
+  tt_strtab strs;                    /* dtypes and other small strings */
+  tt_rank **ranks;
+  int nranks;
+  /* matching summary */
+  int64_t match_groups, matched, unmatched;
+  int single_rank;   /* one rank imported: collective times include waiting for peers */
+  char match_note[256];
+  char *scratch; size_t scratch_cap;
+} tt_import;
+
+void tt_import_init(tt_import *imp, const tt_rules *rules);
+void tt_import_free(tt_import *imp);
+/* Stream one file into a new rank of imp. Errors are reported (one line naming the file and
+** the byte offset or event number) and returned as an exit code (XP_EXIT_USAGE for bad input,
+** XP_EXIT_ABORTED when interrupted). */
+int tt_read_file(tt_import *imp, const char *path, const tt_options *opt);
+/* After all files: check the ranks belong to one job, then match collectives across ranks and
+** split their time into wait and transfer. 0 or XP_EXIT_USAGE. */
+int tt_import_finish(tt_import *imp);
+
+/* Internal steps, shared between the files of the library. */
+int tt_rank_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt,
+                  char *err, size_t errlen);
+int tt_rank_meta(tt_import *imp, tt_rank *r, tt_slice key, tt_slice val, char *err, size_t errlen);
+void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt);
+void tt_rank_free(tt_rank *r);
+int tt_match_ranks(tt_import *imp);
+#endif

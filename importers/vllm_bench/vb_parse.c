@@ -1,0 +1,538 @@
+/*
+** Reading vLLM serving-benchmark result files (see vb_parse.h for what comes out).
+**
+** The formats, from vLLM's source:
+**   vllm/benchmarks/serve.py (`vllm bench serve`): main_async() writes the setup keys (date,
+**     endpoint_type, backend, label, model_id, tokenizer_id, num_prompts, --metadata KEY=VALUE
+**     pairs as their own keys, request_rate as a number or "inf", burstiness, max_concurrency,
+**     ramp-up keys), then benchmark()'s result: counts, throughputs, per-request lists (most of
+**     them only with --save-detailed; latencies and queue_times always), and
+**     mean_/median_/std_/p<P>_<metric>_ms for each metric of --percentile-metrics.
+**     --append-result adds objects to the same file, separated by a newline.
+**   benchmarks/benchmark_serving.py (older): the same idea, but the goodput key is spelled
+**     "request_goodput:" (with the colon), there is no "failed", and the per-request lists are
+**     always kept.
+** Per-request times in the files are seconds; vLLM's statistics are milliseconds. A failed
+** request keeps its place in the lists with ttft 0, latency 0 and no inter-token gaps.
+*/
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vb_parse.h"
+#include "xp.h"
+
+const char *const vb_sample_metric[VB_NSAMPLES] = {"ttft_ms", "tpot_ms", "itl_ms", "e2el_ms"};
+
+/* ---- locating keys, for messages that point at the line ---- */
+
+typedef struct vb_src {
+  const char *label;     /* file name for messages */
+  const char *text;      /* whole file (after the non-finite numbers were replaced) */
+  size_t start, end;     /* this object's extent in text */
+  int index;
+} vb_src;
+
+static long line_at(const char *text, size_t off) {
+  long line = 1;
+  for (size_t i = 0; i < off && text[i]; i++)
+    if (text[i] == '\n') line++;
+  return line;
+}
+
+/* Line of `"key":` within the object; the object's first line when not found. */
+static long key_line(const vb_src *s, const char *key) {
+  size_t klen = strlen(key);
+  for (size_t i = s->start; i + klen + 2 <= s->end; i++) {
+    if (s->text[i] != '"' || strncmp(s->text + i + 1, key, klen) != 0 || s->text[i + 1 + klen] != '"')
+      continue;
+    size_t j = i + klen + 2;
+    while (j < s->end && isspace((unsigned char)s->text[j])) j++;
+    if (j < s->end && s->text[j] == ':') return line_at(s->text, i);
+  }
+  return line_at(s->text, s->start);
+}
+
+static int bad_key(const vb_src *s, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int bad_key(const vb_src *s, const char *key, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return xp_error_at(XP_EXIT_USAGE, s->label, key_line(s, key), "%s: %s", key, msg);
+}
+
+static const char *type_name(const cJSON *v) {
+  if (cJSON_IsNull(v)) return "null";
+  if (cJSON_IsBool(v)) return "true/false";
+  if (cJSON_IsNumber(v)) return "a number";
+  if (cJSON_IsString(v)) return "a string";
+  if (cJSON_IsArray(v)) return "an array";
+  if (cJSON_IsObject(v)) return "an object";
+  return "an invalid value";
+}
+
+/* ---- what each key of the format means ---- */
+
+enum vb_type {
+  T_STR,       /* string or null */
+  T_NUM,       /* number or null */
+  T_INT,       /* whole number or null */
+  T_RATE,      /* number or the string "inf" */
+  T_LIST_NUM,  /* array of numbers */
+  T_LIST_LIST, /* array of arrays of numbers (itls) */
+  T_LIST_STR,  /* array of strings or nulls (errors) */
+  T_ANY        /* kept by vLLM, not by xp (texts, ramp-up events) */
+};
+enum vb_dest { D_META, D_PARAM, D_VALUE, D_LIST, D_NONE };
+
+typedef struct vb_key {
+  const char *key;
+  enum vb_type type;
+  enum vb_dest dest;
+  int required;
+  const char *unit;
+} vb_key;
+
+static const vb_key known_keys[] = {
+    {"date", T_STR, D_META, 0, NULL},
+    {"endpoint_type", T_STR, D_META, 0, NULL},
+    {"backend", T_STR, D_META, 0, NULL},
+    {"label", T_STR, D_META, 0, NULL},
+    {"model_id", T_STR, D_META, 1, NULL},
+    {"tokenizer_id", T_STR, D_META, 0, NULL},
+    {"num_prompts", T_INT, D_PARAM, 0, NULL},
+    {"request_rate", T_RATE, D_PARAM, 0, NULL},
+    {"burstiness", T_NUM, D_PARAM, 0, NULL},
+    {"max_concurrency", T_INT, D_PARAM, 0, NULL},
+    {"ramp_up_strategy", T_STR, D_PARAM, 0, NULL},
+    {"ramp_up_start_rps", T_NUM, D_PARAM, 0, NULL},
+    {"ramp_up_end_rps", T_NUM, D_PARAM, 0, NULL},
+    {"duration", T_NUM, D_VALUE, 1, "s"},
+    {"completed", T_INT, D_VALUE, 1, "requests"},
+    {"failed", T_INT, D_VALUE, 0, "requests"},
+    {"total_input_tokens", T_INT, D_VALUE, 0, "tokens"},
+    {"total_output_tokens", T_INT, D_VALUE, 0, "tokens"},
+    {"total_input_sequences", T_INT, D_VALUE, 0, "sequences"},
+    {"request_throughput", T_NUM, D_VALUE, 1, "req/s"},
+    {"request_goodput", T_NUM, D_VALUE, 0, "req/s"},
+    {"request_goodput:", T_NUM, D_VALUE, 0, "req/s"}, /* benchmark_serving.py's spelling */
+    {"input_throughput", T_NUM, D_VALUE, 0, "tok/s"},  /* versions before total_token_throughput */
+    {"output_throughput", T_NUM, D_VALUE, 1, "tok/s"},
+    {"total_token_throughput", T_NUM, D_VALUE, 0, "tok/s"},
+    {"input_sequence_throughput", T_NUM, D_VALUE, 0, "seq/s"},
+    {"max_output_tokens_per_s", T_NUM, D_VALUE, 0, "tok/s"},
+    {"max_concurrent_requests", T_INT, D_VALUE, 0, "requests"},
+    {"rtfx", T_NUM, D_VALUE, 0, "x"},
+    {"probe_completed", T_INT, D_VALUE, 0, "requests"},
+    {"probe_failed", T_INT, D_VALUE, 0, "requests"},
+    {"spec_decode_acceptance_rate", T_NUM, D_VALUE, 0, "%"},
+    {"spec_decode_acceptance_length", T_NUM, D_VALUE, 0, "tokens"},
+    {"spec_decode_num_drafts", T_INT, D_VALUE, 0, "drafts"},
+    {"spec_decode_draft_tokens", T_INT, D_VALUE, 0, "tokens"},
+    {"spec_decode_accepted_tokens", T_INT, D_VALUE, 0, "tokens"},
+    {"diffusion_committed_throughput", T_NUM, D_VALUE, 0, "tok/s"},
+    {"diffusion_steps_per_canvas", T_NUM, D_VALUE, 0, "steps"},
+    {"diffusion_committed_per_step", T_NUM, D_VALUE, 0, "tokens"},
+    {"diffusion_committed_tokens", T_INT, D_VALUE, 0, "tokens"},
+    {"diffusion_denoising_steps", T_INT, D_VALUE, 0, "steps"},
+    {"diffusion_canvas_positions", T_INT, D_VALUE, 0, "positions"},
+    {"input_lens", T_LIST_NUM, D_NONE, 0, NULL},
+    {"output_lens", T_LIST_NUM, D_LIST, 0, NULL},
+    {"ttfts", T_LIST_NUM, D_LIST, 0, NULL},
+    {"itls", T_LIST_LIST, D_LIST, 0, NULL},
+    {"latencies", T_LIST_NUM, D_LIST, 0, NULL},
+    {"errors", T_LIST_STR, D_LIST, 0, NULL},
+    {"start_times", T_LIST_NUM, D_NONE, 0, NULL},
+    {"queue_times", T_LIST_NUM, D_NONE, 0, NULL},
+    {"generated_texts", T_ANY, D_NONE, 0, NULL},
+    {"rps_change_events", T_ANY, D_NONE, 0, NULL},
+    {"spec_decode_per_position_acceptance_rates", T_ANY, D_NONE, 0, NULL},
+    {NULL, 0, 0, 0, NULL}};
+
+static const vb_key *find_key(const char *key) {
+  for (const vb_key *k = known_keys; k->key; k++)
+    if (strcmp(k->key, key) == 0) return k;
+  return NULL;
+}
+
+/* Statistics vLLM writes per metric: mean_, median_, std_ and p<P>_ (P as 99 or 99.9). */
+static int is_statistic_key(const char *key) {
+  size_t n = strlen(key);
+  if (n < 4 || strcmp(key + n - 3, "_ms") != 0) return 0;
+  if (strncmp(key, "mean_", 5) == 0 || strncmp(key, "median_", 7) == 0 || strncmp(key, "std_", 4) == 0)
+    return 1;
+  if (key[0] != 'p' || !isdigit((unsigned char)key[1])) return 0;
+  const char *p = key + 1;
+  while (isdigit((unsigned char)*p) || *p == '.') p++;
+  return *p == '_';
+}
+
+static int check_type(const vb_src *s, const vb_key *k, const cJSON *v) {
+  switch (k->type) {
+  case T_STR:
+    if (!cJSON_IsString(v) && !cJSON_IsNull(v)) return bad_key(s, k->key, "expected a string, found %s", type_name(v));
+    return 0;
+  case T_NUM:
+    if (!cJSON_IsNumber(v) && !cJSON_IsNull(v)) return bad_key(s, k->key, "expected a number, found %s", type_name(v));
+    return 0;
+  case T_INT:
+    if (cJSON_IsNull(v)) return 0;
+    if (!cJSON_IsNumber(v)) return bad_key(s, k->key, "expected a whole number, found %s", type_name(v));
+    if (v->valuedouble != floor(v->valuedouble) || v->valuedouble < 0)
+      return bad_key(s, k->key, "expected a whole number >= 0, found %g", v->valuedouble);
+    return 0;
+  case T_RATE:
+    if (cJSON_IsNumber(v) && v->valuedouble > 0) return 0;
+    if (cJSON_IsString(v) && strcmp(v->valuestring, "inf") == 0) return 0;
+    return bad_key(s, k->key, "expected a number > 0 or \"inf\", found %s", cJSON_IsNumber(v) ? "a number <= 0" : type_name(v));
+  case T_LIST_NUM:
+  case T_LIST_LIST:
+  case T_LIST_STR: {
+    if (!cJSON_IsArray(v)) return bad_key(s, k->key, "expected an array, found %s", type_name(v));
+    int i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, v) {
+      if (k->type == T_LIST_NUM && !cJSON_IsNumber(e))
+        return bad_key(s, k->key, "entry %d: expected a number, found %s", i, type_name(e));
+      if (k->type == T_LIST_STR && !cJSON_IsString(e) && !cJSON_IsNull(e))
+        return bad_key(s, k->key, "entry %d: expected a string, found %s", i, type_name(e));
+      if (k->type == T_LIST_LIST) {
+        if (!cJSON_IsArray(e)) return bad_key(s, k->key, "entry %d: expected an array of numbers, found %s", i, type_name(e));
+        const cJSON *x;
+        cJSON_ArrayForEach(x, e) if (!cJSON_IsNumber(x))
+            return bad_key(s, k->key, "entry %d: expected numbers, found %s", i, type_name(x));
+      }
+      i++;
+    }
+    return 0;
+  }
+  case T_ANY:
+    return 0;
+  }
+  return 0;
+}
+
+/* ---- per-request timings ---- */
+
+static void push(vb_samples *s, double v) {
+  s->v = xp_xrealloc(s->v, (s->n + 1) * sizeof *s->v);
+  s->v[s->n++] = v;
+}
+
+/* The lists vLLM keeps per request, all of one length when present. */
+typedef struct vb_lists {
+  const cJSON *ttfts, *itls, *latencies, *output_lens, *errors;
+} vb_lists;
+
+static int check_lengths(const vb_src *s, const vb_lists *l, int *n) {
+  const struct { const char *key; const cJSON *v; } all[] = {
+      {"ttfts", l->ttfts}, {"itls", l->itls}, {"latencies", l->latencies},
+      {"output_lens", l->output_lens}, {"errors", l->errors}};
+  const char *first = NULL;
+  *n = 0;
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+    if (!all[i].v) continue;
+    int len = cJSON_GetArraySize(all[i].v);
+    if (!first) {
+      first = all[i].key;
+      *n = len;
+    } else if (len != *n)
+      return bad_key(s, all[i].key, "has %d entries but %s has %d (one per request)", len, first, *n);
+  }
+  return 0;
+}
+
+static double item_num(const cJSON *arr, int i) {
+  return cJSON_GetArrayItem(arr, i)->valuedouble;
+}
+
+/* A request succeeded when its error text is empty. Files without the errors list (vllm bench
+** serve without --save-detailed) still mark failures: vLLM leaves ttft and latency at 0. */
+static int request_ok(const vb_lists *l, int i, double value) {
+  if (l->errors) {
+    const cJSON *e = cJSON_GetArrayItem(l->errors, i);
+    return cJSON_IsNull(e) || (cJSON_IsString(e) && e->valuestring[0] == 0);
+  }
+  return value > 0;
+}
+
+/* Per-request TTFT, ITL, end-to-end latency and TPOT, in ms, for the requests that succeeded.
+** TPOT is vLLM's own definition (calculate_metrics): (latency - ttft) / (output_len - 1) for
+** outputs longer than one token. Files without latencies (benchmark_serving.py) give the
+** latency as ttft + the sum of the inter-token gaps, as vLLM's timeline plot does. */
+static void collect_samples(const vb_lists *l, int n, vb_result *r) {
+  for (int i = 0; i < n; i++) {
+    double ttft = l->ttfts ? item_num(l->ttfts, i) : NAN;
+    double lat = l->latencies ? item_num(l->latencies, i) : NAN;
+    double ok_probe = l->ttfts ? ttft : lat;
+    if (!request_ok(l, i, ok_probe)) continue;
+    r->succeeded++;
+    if (l->ttfts) push(&r->samples[VB_TTFT], ttft * 1e3);
+    double gaps = 0;
+    if (l->itls) {
+      const cJSON *x;
+      cJSON_ArrayForEach(x, cJSON_GetArrayItem(l->itls, i)) {
+        push(&r->samples[VB_ITL], x->valuedouble * 1e3);
+        gaps += x->valuedouble;
+      }
+    }
+    if (l->latencies) push(&r->samples[VB_E2EL], lat * 1e3);
+    else if (l->ttfts && l->itls) lat = ttft + gaps;
+    if (l->output_lens && l->ttfts && !isnan(lat)) {
+      double out = item_num(l->output_lens, i);
+      if (out > 1) push(&r->samples[VB_TPOT], (lat - ttft) / (out - 1) * 1e3);
+    }
+  }
+  r->requests = n;
+}
+
+/* ---- one result object ---- */
+
+/* The first value of a metric wins: a file with both goodput spellings records one. */
+static void add_value(vb_result *r, const char *metric, const char *unit, double v) {
+  if (vb_find_value(r, metric)) return;
+  r->values = xp_xrealloc(r->values, (r->nvalues + 1) * sizeof *r->values);
+  r->values[r->nvalues++] = (vb_value){xp_strdup(metric), unit, v};
+}
+
+static char **meta_slot(vb_result *r, const char *key) {
+  if (strcmp(key, "model_id") == 0) return &r->model;
+  if (strcmp(key, "backend") == 0) return &r->backend;
+  if (strcmp(key, "endpoint_type") == 0) return &r->endpoint_type;
+  if (strcmp(key, "tokenizer_id") == 0) return &r->tokenizer;
+  if (strcmp(key, "label") == 0) return &r->label;
+  if (strcmp(key, "date") == 0) return &r->date;
+  return NULL;
+}
+
+static void take_known(vb_result *r, const vb_key *k, const cJSON *v, vb_lists *l) {
+  if (cJSON_IsNull(v)) return;
+  switch (k->dest) {
+  case D_META: *meta_slot(r, k->key) = xp_strdup(v->valuestring); break;
+  case D_PARAM:
+    if (strcmp(k->key, "request_rate") == 0)
+      r->request_rate = cJSON_IsString(v) ? INFINITY : v->valuedouble;
+    if (strcmp(k->key, "max_concurrency") == 0) r->max_concurrency = (int64_t)v->valuedouble;
+    cJSON_AddItemToObject(r->params, k->key, cJSON_Duplicate(v, 0));
+    break;
+  case D_VALUE:
+    /* vLLM writes rtfx = 0 for every benchmark without audio input: not a measurement. */
+    if (strcmp(k->key, "rtfx") == 0 && v->valuedouble == 0) break;
+    add_value(r, strcmp(k->key, "request_goodput:") == 0 ? "request_goodput" : k->key, k->unit,
+              v->valuedouble);
+    break;
+  case D_LIST:
+    if (strcmp(k->key, "ttfts") == 0) l->ttfts = v;
+    else if (strcmp(k->key, "itls") == 0) l->itls = v;
+    else if (strcmp(k->key, "latencies") == 0) l->latencies = v;
+    else if (strcmp(k->key, "output_lens") == 0) l->output_lens = v;
+    else if (strcmp(k->key, "errors") == 0) l->errors = v;
+    break;
+  case D_NONE: break;
+  }
+}
+
+/* Keys xp does not know: --metadata KEY=VALUE pairs (strings) describe the case; numbers are
+** metrics of a newer vLLM, kept as recorded. */
+static void take_unknown(vb_result *r, const char *key, const cJSON *v) {
+  if (is_statistic_key(key) && cJSON_IsNumber(v)) add_value(r, key, "ms", v->valuedouble);
+  else if (cJSON_IsNumber(v)) {
+    size_t n = strlen(key);
+    add_value(r, key, n > 3 && strcmp(key + n - 3, "_ms") == 0 ? "ms" : "", v->valuedouble);
+  } else if ((cJSON_IsString(v) || cJSON_IsBool(v)) && !cJSON_HasObjectItem(r->params, key))
+    cJSON_AddItemToObject(r->params, key, cJSON_Duplicate(v, 0));
+}
+
+static void name_case(vb_result *r) {
+  char buf[160] = "";
+  size_t n = 0;
+  const char *ramp = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r->params, "ramp_up_strategy"));
+  if (r->max_concurrency >= 0) n += (size_t)snprintf(buf + n, sizeof buf - n, "concurrency=%lld", (long long)r->max_concurrency);
+  if (ramp) {
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(r->params, "ramp_up_start_rps");
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(r->params, "ramp_up_end_rps");
+    snprintf(buf + n, sizeof buf - n, "%sramp=%s:%g-%g", n ? "," : "", ramp,
+             cJSON_IsNumber(a) ? a->valuedouble : 0, cJSON_IsNumber(b) ? b->valuedouble : 0);
+  } else if (isfinite(r->request_rate))
+    snprintf(buf + n, sizeof buf - n, "%srate=%g", n ? "," : "", r->request_rate);
+  else if (n == 0)
+    snprintf(buf, sizeof buf, "rate=inf");
+  r->case_name = xp_strdup(buf);
+}
+
+static int has_latency_statistic(const cJSON *o) {
+  static const char *const keys[] = {"mean_ttft_ms", "mean_tpot_ms", "mean_itl_ms", "mean_e2el_ms"};
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+    if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, keys[i]))) return 1;
+  return 0;
+}
+
+static int read_object(const vb_src *s, const cJSON *o, int nobjects, vb_result *r) {
+  if (!cJSON_IsObject(o))
+    return xp_error_at(XP_EXIT_USAGE, s->label, line_at(s->text, s->start),
+                       "expected a JSON object (the output of vllm bench serve --save-result), found %s",
+                       type_name(o));
+  for (const vb_key *k = known_keys; k->key; k++) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k->key);
+    if (k->required && !v)
+      return xp_error_at(XP_EXIT_USAGE, s->label, line_at(s->text, s->start),
+                         "missing key \"%s\" (not a vllm bench serve --save-result file?)", k->key);
+    if (k->required && cJSON_IsNull(v)) return bad_key(s, k->key, "is null; a value is required");
+    if (v && check_type(s, k, v)) return XP_EXIT_USAGE;
+  }
+  if (!has_latency_statistic(o))
+    return xp_error_at(XP_EXIT_USAGE, s->label, line_at(s->text, s->start),
+                       "no latency statistics (mean_ttft_ms, mean_tpot_ms, mean_itl_ms or mean_e2el_ms)");
+  r->params = cJSON_CreateObject();
+  const char *base = strrchr(s->label, '/');
+  cJSON_AddStringToObject(r->params, "file", base ? base + 1 : s->label);
+  if (nobjects > 1) cJSON_AddNumberToObject(r->params, "result", s->index);
+  r->max_concurrency = -1;
+  r->request_rate = NAN;
+  vb_lists lists = {0};
+  const cJSON *v;
+  cJSON_ArrayForEach(v, o) {
+    const vb_key *k = find_key(v->string);
+    if (k) take_known(r, k, v, &lists);
+    else if (is_statistic_key(v->string) && !cJSON_IsNumber(v) && !cJSON_IsNull(v))
+      return bad_key(s, v->string, "expected a number, found %s", type_name(v));
+    else take_unknown(r, v->string, v);
+  }
+  int n;
+  if (check_lengths(s, &lists, &n)) return XP_EXIT_USAGE;
+  collect_samples(&lists, n, r);
+  name_case(r);
+  return 0;
+}
+
+/* ---- the file ---- */
+
+/* Python's json.dump writes NaN, Infinity and -Infinity, which are not JSON. They become null
+** (no value), outside strings only; newlines are kept so that line numbers still match. */
+static char *replace_nonfinite(const char *text, size_t len) {
+  char *out = xp_xmalloc(len * 2 + 1);
+  size_t o = 0;
+  int in_str = 0;
+  for (size_t i = 0; i < len;) {
+    char c = text[i];
+    if (in_str) {
+      out[o++] = c;
+      if (c == '\\' && i + 1 < len) out[o++] = text[++i];
+      else if (c == '"') in_str = 0;
+      i++;
+      continue;
+    }
+    if (c == '"') in_str = 1;
+    static const char *const words[] = {"-Infinity", "Infinity", "NaN"};
+    int replaced = 0;
+    for (size_t w = 0; w < 3 && !replaced; w++) {
+      size_t wl = strlen(words[w]);
+      if (i + wl <= len && memcmp(text + i, words[w], wl) == 0) {
+        memcpy(out + o, "null", 4);
+        o += 4;
+        i += wl;
+        replaced = 1;
+      }
+    }
+    if (!replaced) out[o++] = text[i++];
+  }
+  out[o] = 0;
+  return out;
+}
+
+static size_t skip_space(const char *t, size_t i, size_t len) {
+  while (i < len && isspace((unsigned char)t[i])) i++;
+  return i;
+}
+
+int vb_parse_text(const char *label, const char *text, size_t len, vb_result **out, size_t *n) {
+  *out = NULL;
+  *n = 0;
+  char *clean = replace_nonfinite(text, len);
+  size_t clen = strlen(clean);
+  /* First pass: split into objects, so that each knows whether it shares the file. */
+  size_t cap = 4, count = 0, *starts = xp_xmalloc(cap * sizeof *starts), *ends = xp_xmalloc(cap * sizeof *ends);
+  cJSON **objs = xp_xmalloc(cap * sizeof *objs);
+  int rc = 0;
+  for (size_t i = skip_space(clean, 0, clen); i < clen; i = skip_space(clean, i, clen)) {
+    const char *end = NULL;
+    cJSON *o = cJSON_ParseWithLengthOpts(clean + i, clen - i, &end, 0);
+    if (!o) {
+      const char *at = cJSON_GetErrorPtr();
+      size_t off = at && at >= clean && at <= clean + clen ? (size_t)(at - clean) : i;
+      rc = xp_error_at(XP_EXIT_USAGE, label, line_at(clean, off), "not valid JSON%s",
+                       count ? " (after the previous result object)" : "");
+      break;
+    }
+    if (count == cap) {
+      cap *= 2;
+      starts = xp_xrealloc(starts, cap * sizeof *starts);
+      ends = xp_xrealloc(ends, cap * sizeof *ends);
+      objs = xp_xrealloc(objs, cap * sizeof *objs);
+    }
+    starts[count] = i;
+    ends[count] = (size_t)(end - clean);
+    objs[count++] = o;
+    i = (size_t)(end - clean);
+  }
+  if (rc == 0 && count == 0) rc = xp_error_at(XP_EXIT_USAGE, label, 0, "empty file: no result object");
+  vb_result *res = rc == 0 ? xp_xcalloc(count, sizeof *res) : NULL;
+  for (size_t k = 0; rc == 0 && k < count; k++) {
+    vb_src src = {label, clean, starts[k], ends[k], (int)k};
+    res[k].file = xp_strdup(label);
+    res[k].index = (int)k;
+    res[k].line = (int)line_at(clean, starts[k]);
+    rc = read_object(&src, objs[k], (int)count, &res[k]);
+  }
+  for (size_t k = 0; k < count; k++) cJSON_Delete(objs[k]);
+  free(objs);
+  free(starts);
+  free(ends);
+  free(clean);
+  if (rc) {
+    vb_results_free(res, count);
+    return rc;
+  }
+  *out = res;
+  *n = count;
+  return 0;
+}
+
+int vb_parse_file(const char *path, vb_result **out, size_t *n) {
+  size_t len = 0;
+  char *text = xp_read_file(path, &len);
+  if (!text) return xp_error_at(XP_EXIT_USAGE, path, 0, "cannot read: %s", strerror(errno));
+  int rc = vb_parse_text(path, text, len, out, n);
+  free(text);
+  return rc;
+}
+
+void vb_results_free(vb_result *r, size_t n) {
+  if (!r) return;
+  for (size_t i = 0; i < n; i++) {
+    free(r[i].file);
+    free(r[i].model);
+    free(r[i].backend);
+    free(r[i].endpoint_type);
+    free(r[i].tokenizer);
+    free(r[i].label);
+    free(r[i].date);
+    free(r[i].case_name);
+    cJSON_Delete(r[i].params);
+    for (size_t j = 0; j < r[i].nvalues; j++) free(r[i].values[j].metric);
+    free(r[i].values);
+    for (int s = 0; s < VB_NSAMPLES; s++) free(r[i].samples[s].v);
+  }
+  free(r);
+}
+
+const vb_value *vb_find_value(const vb_result *r, const char *metric) {
+  for (size_t i = 0; i < r->nvalues; i++)
+    if (strcmp(r->values[i].metric, metric) == 0) return &r->values[i];
+  return NULL;
+}

@@ -1,0 +1,56 @@
+/*
+** Reading vLLM serving-benchmark results: the JSON that `vllm bench serve --save-result`
+** writes (vllm/benchmarks/serve.py) and the older benchmarks/benchmark_serving.py output.
+** A file holds one result object, or several separated by newlines (--append-result).
+**
+** Each object becomes one vb_result: its traffic settings (the case), the values vLLM
+** computed (throughputs, latency statistics), and the per-request timings when the file has
+** them, converted to milliseconds so they sit beside vLLM's own *_ms statistics.
+*/
+#ifndef XP_VB_PARSE_H
+#define XP_VB_PARSE_H
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct vb_value {
+  char *metric;     /* vLLM's key, with "request_goodput:" spelled "request_goodput" */
+  const char *unit; /* "ms", "req/s", "tok/s", ... ; "" when vLLM's key does not say */
+  double v;
+} vb_value;
+
+typedef struct vb_samples {
+  double *v;
+  size_t n;
+} vb_samples;
+
+/* Per-request timings, in milliseconds, of the requests that succeeded. */
+enum vb_sample_kind { VB_TTFT, VB_TPOT, VB_ITL, VB_E2EL, VB_NSAMPLES };
+extern const char *const vb_sample_metric[VB_NSAMPLES]; /* "ttft_ms", "tpot_ms", ... */
+
+typedef struct vb_result {
+  char *file;            /* path as given */
+  int index;             /* 0-based position of the object in the file */
+  int line;              /* line where the object starts */
+  char *model;           /* model_id */
+  char *backend, *endpoint_type, *tokenizer, *label, *date; /* NULL when absent or null */
+  int64_t max_concurrency; /* -1 when unset (null) */
+  double request_rate;   /* INFINITY for "inf"; NAN when absent */
+  char *case_name;       /* "concurrency=8", "rate=4", "rate=inf", "ramp=linear:1-10" */
+  cJSON *params;         /* object of scalars describing the case */
+  vb_value *values;
+  size_t nvalues;
+  vb_samples samples[VB_NSAMPLES];
+  int64_t requests;      /* per-request entries in the file (0 without --save-detailed) */
+  int64_t succeeded;
+} vb_result;
+
+/* Read every result object of a file. Bad input is reported as one line,
+** "xp: FILE:LINE: what is wrong", and XP_EXIT_USAGE is returned with nothing in *out. */
+int vb_parse_file(const char *path, vb_result **out, size_t *n);
+/* The same over text already in memory (tests); label names it in messages. */
+int vb_parse_text(const char *label, const char *text, size_t len, vb_result **out, size_t *n);
+void vb_results_free(vb_result *r, size_t n);
+/* A value by metric name, or NULL. */
+const vb_value *vb_find_value(const vb_result *r, const char *metric);
+#endif

@@ -1,0 +1,218 @@
+/*
+** xp import vllm-bench FILE...: serving benchmarks (vllm bench serve --save-result, or the
+** older benchmarks/benchmark_serving.py) as one run of kind serve_bench, with one case per
+** result object (each file holds one, or several with --append-result): its concurrency or
+** request rate. The macro numbers then sit in the same database as the micro-benchmarks.
+**
+** Every file is read and checked before the run is begun (check()), so bad input leaves no
+** run behind; execute() reads them again and records.
+*/
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kind.h"
+#include "vb_parse.h"
+#include "xp.h"
+
+static const xp_field vllm_bench_fields[] = {
+    {"files", XP_T_STRINGS, 1, NULL, NULL, 0, 0,
+     "result JSON files of vllm bench serve --save-result or benchmark_serving.py"},
+    {NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
+
+typedef struct vb_set {
+  vb_result *r;
+  size_t n;
+} vb_set;
+
+static void set_free(vb_set *s) {
+  vb_results_free(s->r, s->n);
+  s->r = NULL;
+  s->n = 0;
+}
+
+/* One run is one system under test: files of different models are separate imports. */
+static int check_same_model(const vb_set *s) {
+  for (size_t i = 1; i < s->n; i++)
+    if (strcmp(s->r[i].model, s->r[0].model) != 0)
+      return xp_error_at(XP_EXIT_USAGE, s->r[i].file, s->r[i].line,
+                         "model_id \"%s\" differs from \"%s\" in %s; import each model separately",
+                         s->r[i].model, s->r[0].model, s->r[0].file);
+  return 0;
+}
+
+static int load_all(const xp_spec *spec, vb_set *out) {
+  out->r = NULL;
+  out->n = 0;
+  const cJSON *files = cJSON_GetObjectItemCaseSensitive(spec->root, "files"), *f;
+  cJSON_ArrayForEach(f, files) {
+    char *path = xp_spec_resolve(spec, f->valuestring);
+    vb_result *r = NULL;
+    size_t n = 0;
+    int rc = vb_parse_file(path, &r, &n);
+    free(path);
+    if (rc) {
+      set_free(out);
+      return rc;
+    }
+    /* vb_result owns heap pointers only, so moving the structs keeps them valid. */
+    out->r = xp_xrealloc(out->r, (out->n + n) * sizeof *out->r);
+    memcpy(out->r + out->n, r, n * sizeof *r);
+    out->n += n;
+    free(r);
+    if (xp_interrupted()) {
+      set_free(out);
+      return XP_EXIT_ABORTED;
+    }
+  }
+  int rc = check_same_model(out);
+  if (rc) set_free(out);
+  return rc;
+}
+
+static int vllm_bench_check(const xp_spec *spec) {
+  vb_set s;
+  int rc = load_all(spec, &s);
+  set_free(&s);
+  return rc;
+}
+
+/* ---- the summary printed by --dry-run and after recording ---- */
+
+static void print_cell(FILE *out, const vb_result *r, const char *metric) {
+  const vb_value *v = vb_find_value(r, metric);
+  if (v) fprintf(out, "  %10.2f", v->v);
+  else fprintf(out, "  %10s", "-");
+}
+
+static void print_summary(FILE *out, const vb_set *s) {
+  fprintf(out, "%-28s  %9s  %10s  %10s  %10s  %10s  %10s\n", "case", "requests", "req/s",
+          "out tok/s", "TTFT p50", "TPOT p50", "ITL p50");
+  for (size_t i = 0; i < s->n; i++) {
+    const vb_result *r = &s->r[i];
+    const vb_value *done = vb_find_value(r, "completed");
+    char req[32];
+    if (r->requests) snprintf(req, sizeof req, "%lld/%lld", (long long)r->succeeded, (long long)r->requests);
+    else snprintf(req, sizeof req, "%.0f", done ? done->v : 0);
+    fprintf(out, "%-28s  %9s", r->case_name, req);
+    print_cell(out, r, "request_throughput");
+    print_cell(out, r, "output_throughput");
+    print_cell(out, r, "median_ttft_ms");
+    print_cell(out, r, "median_tpot_ms");
+    print_cell(out, r, "median_itl_ms");
+    fputc('\n', out);
+  }
+  fputs("(latencies in ms, as vLLM computed them)\n", out);
+}
+
+static int vllm_bench_plan(const xp_spec *spec, FILE *out) {
+  vb_set s;
+  int rc = load_all(spec, &s);
+  if (rc) return rc;
+  fprintf(out, "would record one serve_bench run of %s with %zu case%s:\n", s.r[0].model, s.n,
+          s.n == 1 ? "" : "s");
+  print_summary(out, &s);
+  set_free(&s);
+  return 0;
+}
+
+/* ---- recording ---- */
+
+/* Run-level facts from every result: one value when they agree, else each distinct value in
+** file order, comma-separated (dates of a concurrency sweep, say). */
+static char *distinct_values(const vb_set *s, size_t offset) {
+  char *joined = NULL;
+  for (size_t i = 0; i < s->n; i++) {
+    const char *v = *(char *const *)((const char *)&s->r[i] + offset);
+    if (!v) continue;
+    int seen = 0;
+    for (size_t j = 0; j < i && !seen; j++) {
+      const char *w = *(char *const *)((const char *)&s->r[j] + offset);
+      seen = w && strcmp(v, w) == 0;
+    }
+    if (seen) continue;
+    char *next = joined ? xp_asprintf("%s,%s", joined, v) : xp_strdup(v);
+    free(joined);
+    joined = next;
+  }
+  return joined;
+}
+
+static int record_meta(xp_run *run, const vb_set *s) {
+  static const struct { const char *key; size_t offset; } keys[] = {
+      {"model", offsetof(vb_result, model)},
+      {"backend", offsetof(vb_result, backend)},
+      {"endpoint_type", offsetof(vb_result, endpoint_type)},
+      {"tokenizer_id", offsetof(vb_result, tokenizer)},
+      {"label", offsetof(vb_result, label)},
+      {"date", offsetof(vb_result, date)}};
+  int rc = 0;
+  for (size_t k = 0; k < sizeof keys / sizeof keys[0] && rc == 0; k++) {
+    char *v = distinct_values(s, keys[k].offset);
+    if (v) rc = xp_run_meta(run, keys[k].key, v, "trace");
+    free(v);
+  }
+  /* The run's concurrency only when every case shares it; otherwise it is per case. */
+  int64_t c = s->r[0].max_concurrency;
+  for (size_t i = 1; i < s->n; i++)
+    if (s->r[i].max_concurrency != c) c = -1;
+  if (rc == 0 && c > 0) rc = xp_run_meta_int(run, "concurrency", c, "trace");
+  return rc;
+}
+
+static int record_result(xp_run *run, const vb_result *r) {
+  int64_t case_id = xp_run_case(run, r->case_name, r->params, "ok", NULL);
+  if (case_id < 0) return XP_EXIT_DB;
+  int rc = 0;
+  for (size_t i = 0; i < r->nvalues && rc == 0; i++)
+    rc = xp_run_value(run, case_id, r->values[i].metric, r->values[i].unit, r->values[i].v);
+  for (int k = 0; k < VB_NSAMPLES && rc == 0; k++)
+    if (r->samples[k].n)
+      rc = xp_run_metric(run, case_id, vb_sample_metric[k], "ms", r->samples[k].v, r->samples[k].n);
+  return rc;
+}
+
+/* The result files themselves, so that anything xp does not extract stays available. */
+static int keep_files(xp_run *run, const xp_spec *spec) {
+  const cJSON *files = cJSON_GetObjectItemCaseSensitive(spec->root, "files"), *f;
+  int i = 0, rc = 0;
+  cJSON_ArrayForEach(f, files) {
+    char *path = xp_spec_resolve(spec, f->valuestring);
+    size_t len = 0;
+    char *data = xp_read_file(path, &len);
+    const char *base = strrchr(path, '/');
+    char *name = xp_asprintf("vllm-bench/%d-%s", i++, base ? base + 1 : path);
+    if (!data) rc = xp_error_at(XP_EXIT_USAGE, path, 0, "cannot read it again");
+    else rc = xp_run_artifact(run, name, "application/json", data, len);
+    free(data);
+    free(name);
+    free(path);
+    if (rc) break;
+  }
+  return rc;
+}
+
+static int vllm_bench_execute(xp_ctx *ctx) {
+  vb_set s;
+  int rc = load_all(ctx->spec, &s);
+  if (rc) return rc;
+  rc = record_meta(ctx->run, &s);
+  for (size_t i = 0; i < s.n && rc == 0; i++) rc = record_result(ctx->run, &s.r[i]);
+  if (rc == 0) rc = keep_files(ctx->run, ctx->spec);
+  if (rc == 0 && !ctx->quiet) print_summary(ctx->out, &s);
+  set_free(&s);
+  return rc;
+}
+
+const xp_kind xp_kind_vllm_bench = {
+    .name = "vllm_bench",
+    .summary = "import vLLM serving benchmarks (vllm bench serve --save-result JSON)",
+    .fields = vllm_bench_fields,
+    .needs_gpu = 0,
+    .check = vllm_bench_check,
+    .plan = vllm_bench_plan,
+    .execute = vllm_bench_execute,
+    .import_name = "vllm-bench",
+    .records_as = "serve_bench",
+    .show = NULL,
+};

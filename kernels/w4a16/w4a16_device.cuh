@@ -1,0 +1,205 @@
+/*
+** Device building blocks shared by the fused w4a16 kernels (fused_mma, fused_splitk,
+** grouped_moe): streaming loads, INT4 -> bf16 conversion in registers, the bf16 tensor-core
+** MMA, and the inner loop that runs one warp over a 16-row tile and a range of 64-wide K
+** chunks (see w4a16_layout.h for the packed order it reads).
+*/
+#ifndef XP_W4A16_DEVICE_CUH
+#define XP_W4A16_DEVICE_CUH
+#include <cuda_bf16.h>
+#include <stdint.h>
+#include "w4a16/w4a16_layout.h"
+
+namespace w4 {
+
+constexpr int kWarps = 8;             /* every fused kernel runs 256-thread blocks */
+constexpr int kThreads = kWarps * 32;
+constexpr int kUnroll = 4;            /* K chunks whose loads are in flight together per warp */
+/* Resident blocks per SM the MMA kernels are compiled for: one token tile fits in 85
+** registers without spilling (3 blocks, 24 warps per SM), two in 128. */
+constexpr int min_blocks(int token_tiles) { return token_tiles == 1 ? 3 : 2; }
+
+/* Weights are read once: keep them out of L1 (other warps never reuse them). */
+__device__ __forceinline__ uint4 ld_stream(const uint4 *p) {
+  uint4 r;
+  asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+      : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+      : "l"(p));
+  return r;
+}
+
+__device__ __forceinline__ uint32_t lop3_and_or(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t d;
+  asm("lop3.b32 %0, %1, %2, %3, 0xea;" : "=r"(d) : "r"(a), "r"(b), "r"(c)); /* (a & b) | c */
+  return d;
+}
+
+__device__ __forceinline__ uint32_t bf2_sub(uint32_t a, uint32_t b) {
+  __nv_bfloat162 x, y;
+  memcpy(&x, &a, 4);
+  memcpy(&y, &b, 4);
+  __nv_bfloat162 z = __hsub2(x, y);
+  uint32_t r;
+  memcpy(&r, &z, 4);
+  return r;
+}
+
+__device__ __forceinline__ uint32_t bf2_mul(uint32_t a, uint32_t b) {
+  __nv_bfloat162 x, y;
+  memcpy(&x, &a, 4);
+  memcpy(&y, &b, 4);
+  __nv_bfloat162 z = __hmul2(x, y);
+  uint32_t r;
+  memcpy(&r, &z, 4);
+  return r;
+}
+
+/* One packed word -> four bf16x2 registers holding the exact integers q (-8..7):
+**   out[0] = row g, k j0 j1   out[1] = row g+8, k j0 j1
+**   out[2] = row g, k j2 j3   out[3] = row g+8, k j2 j3
+** OR-ing a nibble into the mantissa of bf16 128.0 (0x4300) gives 128 + nibble exactly;
+** subtracting 136 = 128 + 8 (0x4308) leaves q. Two instructions per pair of weights. */
+__device__ __forceinline__ void unpack_word(uint32_t w, uint32_t out[4]) {
+  const uint32_t mask = 0x000F000Fu, magic = 0x43004300u, bias = 0x43084308u;
+  out[0] = bf2_sub(lop3_and_or(w, mask, magic), bias);
+  out[1] = bf2_sub(lop3_and_or(w >> 4, mask, magic), bias);
+  out[2] = bf2_sub(lop3_and_or(w >> 8, mask, magic), bias);
+  out[3] = bf2_sub(lop3_and_or(w >> 12, mask, magic), bias);
+}
+
+__device__ __forceinline__ float bf_lo(uint32_t u) { return __uint_as_float(u << 16); }
+__device__ __forceinline__ float bf_hi(uint32_t u) { return __uint_as_float(u & 0xffff0000u); }
+
+/* D += A * B, m16n8k16, bf16 inputs, fp32 accumulators. */
+__device__ __forceinline__ void mma16816(float c[4], const uint32_t a[4], uint32_t b0, uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+/* Programmatic dependent launch (sm_90+): let the next kernel in the stream start its
+** prologue now / wait here until the previous kernel's results are visible. Both are no-ops
+** for kernels launched without the attribute. */
+__device__ __forceinline__ void pdl_launch_dependents() {
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+__device__ __forceinline__ void pdl_wait() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
+
+/*
+** One warp, one 16-row tile, K chunks [c0, c1): acc[j] += W_tile * X_j^T for token tiles j.
+**
+**   wt     the tile row's first 16-byte word for this lane: W + rt * (K/64) * 32 + lane
+**   st     the tile row's scales as 32-bit pairs for this lane: S + rt * (K/G) * 8 + g
+**   xr[j]  this lane's activation row for token 8j + g (bf16, K long), or NULL (zeros)
+**   acc[j] C fragment of token tile j: rows g, g+8 x tokens 8j + 2t, 8j + 2t + 1
+**
+** The lane reads k = 64c + 16t .. +15 of its activation row as two 16-byte loads, which is
+** the renamed k order of the weight words. With POST (G a multiple of 64) a whole chunk
+** shares one scale per row, so the MMA runs on exact q and the scale multiplies the fp32
+** partial; otherwise the scale is applied to the bf16 weights before the MMA (the bf16
+** product q * scale, the same rounding the dequantized bf16 weights carry). XCG reads the
+** activations through L2 only (ld.global.cg), for activations another kernel of the same
+** dependent launch chain has just written.
+*/
+template <int NT, bool POST, bool XCG = false>
+__device__ __forceinline__ void tile_mma(const uint4 *__restrict__ wt, const uint32_t *__restrict__ st,
+                                         int gshift, const __nv_bfloat16 *const xr[NT], int c0,
+                                         int c1, float acc[NT][4]) {
+  const int lane = threadIdx.x & 31, t = lane & 3;
+  for (int c = c0; c < c1; c += kUnroll) {
+    uint4 w[kUnroll], xa[kUnroll][NT], xb[kUnroll][NT];
+    uint32_t s[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; u++) {
+      const int cc = c + u;
+      w[u] = make_uint4(0, 0, 0, 0);
+      s[u] = 0;
+      if (cc < c1) {
+        w[u] = ld_stream(wt + (size_t)cc * 32);
+        s[u] = __ldg(st + (((size_t)(cc * 64 + 16 * t) >> gshift) << 3));
+      }
+#pragma unroll
+      for (int j = 0; j < NT; j++) {
+        xa[u][j] = xb[u][j] = make_uint4(0, 0, 0, 0);
+        if (cc < c1 && xr[j]) {
+          const uint4 *xp = reinterpret_cast<const uint4 *>(xr[j] + (size_t)cc * 64 + 16 * t);
+          xa[u][j] = XCG ? __ldcg(xp) : __ldg(xp);
+          xb[u][j] = XCG ? __ldcg(xp + 1) : __ldg(xp + 1);
+        }
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; u++) {
+      if (c + u >= c1) break;
+      const uint32_t ww[4] = {w[u].x, w[u].y, w[u].z, w[u].w};
+      const uint32_t s_g = __byte_perm(s[u], s[u], 0x1010);  /* row g scale in both halves */
+      const uint32_t s_g8 = __byte_perm(s[u], s[u], 0x3232); /* row g + 8 */
+      float part[NT][4];
+#pragma unroll
+      for (int j = 0; j < NT; j++) part[j][0] = part[j][1] = part[j][2] = part[j][3] = 0.f;
+#pragma unroll
+      for (int q = 0; q < 4; q++) {
+        uint32_t a[4];
+        unpack_word(ww[q], a);
+        if (!POST) {
+          a[0] = bf2_mul(a[0], s_g);
+          a[1] = bf2_mul(a[1], s_g8);
+          a[2] = bf2_mul(a[2], s_g);
+          a[3] = bf2_mul(a[3], s_g8);
+        }
+#pragma unroll
+        for (int j = 0; j < NT; j++) {
+          const uint4 &v = q < 2 ? xa[u][j] : xb[u][j];
+          const uint32_t b0 = (q & 1) ? v.z : v.x, b1 = (q & 1) ? v.w : v.y;
+          mma16816(POST ? part[j] : acc[j], a, b0, b1);
+        }
+      }
+      if (POST) {
+        const float f_g = bf_lo(s[u]), f_g8 = bf_hi(s[u]);
+#pragma unroll
+        for (int j = 0; j < NT; j++) {
+          acc[j][0] += f_g * part[j][0];
+          acc[j][1] += f_g * part[j][1];
+          acc[j][2] += f_g8 * part[j][2];
+          acc[j][3] += f_g8 * part[j][3];
+        }
+      }
+    }
+  }
+}
+
+/* C fragments of a block's 8 warps, for the sum over the warps that split one tile's K. Laid
+** out [warp][element][lane] so that the stores of a warp hit 32 different banks. */
+template <int NT>
+struct FragSum {
+  float v[kWarps][NT * 4][32];
+};
+
+template <int NT>
+__device__ __forceinline__ void frag_store(FragSum<NT> &r, int warp, int lane, const float acc[NT][4]) {
+#pragma unroll
+  for (int j = 0; j < NT; j++)
+#pragma unroll
+    for (int e = 0; e < 4; e++) r.v[warp][j * 4 + e][lane] = acc[j][e];
+}
+
+/* Sum of element e of `lane` over the ks warps of tile tl (warps tl*ks .. tl*ks + ks - 1). */
+template <int NT>
+__device__ __forceinline__ float frag_sum(const FragSum<NT> &r, int tl, int ks, int e, int lane) {
+  float v = 0.f;
+  for (int w = tl * ks; w < tl * ks + ks; w++) v += r.v[w][e][lane];
+  return v;
+}
+
+__device__ __forceinline__ void prefetch_l2(const void *p) {
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+}
+
+/* Element e (0..NT*4-1) of a lane's C fragments: its row in the tile and its token. */
+__device__ __forceinline__ int frag_row(int lane, int e) { return (lane >> 2) + 8 * ((e & 3) >> 1); }
+__device__ __forceinline__ int frag_col(int lane, int e) { return 8 * (e >> 2) + 2 * (lane & 3) + (e & 1); }
+
+} /* namespace w4 */
+#endif

@@ -1,0 +1,45 @@
+-- GEMM time of one decode step of :model at decode batch :batch, on one GPU: per GEMM the
+-- median time times its launches per step (count), from the latest ok gemm run of that
+-- model that measured this batch with cold weights (read from HBM, as in decode). The last
+-- row is the step's total; it says "incomplete" when a GEMM of the step failed its check.
+-- Columns *_default use cuBLASLt's heuristic choice, *_best the fastest of its top N.
+--   xp query queries/gemm_decode_step.sql --param model=Kimi-K2.5 --param batch=16
+WITH run AS (
+  SELECT r.id, r.uuid, r.dtype, r.tp FROM runs r
+  WHERE r.kind = 'gemm' AND r.status = 'ok' AND r.model = :model
+    AND EXISTS (SELECT 1 FROM cases c WHERE c.run_id = r.id
+                AND json_extract(c.params, '$.batch') = :batch
+                AND json_extract(c.params, '$.cache') = 'cold')
+  ORDER BY r.started_at DESC, r.id DESC LIMIT 1
+),
+step AS (
+  SELECT c.seq, c.name AS gemm, c.status,
+         json_extract(c.params, '$.m') AS m, json_extract(c.params, '$.n') AS n,
+         json_extract(c.params, '$.k') AS k, json_extract(c.params, '$.bmm') AS bmm,
+         json_extract(c.params, '$.count') AS count,
+         d.median AS default_us, b.median AS best_us
+  FROM cases c JOIN run ON c.run_id = run.id
+  LEFT JOIN metrics d ON d.case_id = c.id AND d.name = 'time_us'
+  LEFT JOIN metrics b ON b.case_id = c.id AND b.name = 'time_best_us'
+  WHERE json_extract(c.params, '$.batch') = :batch AND json_extract(c.params, '$.cache') = 'cold'
+)
+SELECT gemm, m, n, k, bmm, count, default_us, best_us, step_default_us, step_best_us, pct_of_step
+FROM (
+  SELECT seq AS ord, gemm, m, n, k, bmm, count,
+         round(default_us, 2) AS default_us, round(best_us, 2) AS best_us,
+         round(default_us * count, 1) AS step_default_us, round(best_us * count, 1) AS step_best_us,
+         round(100.0 * best_us * count / sum(best_us * count) OVER (), 1) AS pct_of_step
+  FROM step
+  UNION ALL
+  SELECT 1e18, 'decode step total' ||
+           coalesce((SELECT ' (' || coalesce(r.dtype, '?') || ', tp=' || coalesce(r.tp, '?') ||
+                            ', run ' || substr(r.uuid, 1, 8) || ')' FROM run r),
+                    ' (no gemm run of this model measured this batch cold)') ||
+           CASE WHEN sum(best_us IS NULL) > 0
+                THEN ' incomplete: ' || sum(best_us IS NULL) || ' GEMM(s) failed' ELSE '' END,
+         NULL, NULL, NULL, NULL, sum(count), NULL, NULL,
+         round(sum(default_us * count), 1), round(sum(best_us * count), 1),
+         CASE WHEN count(*) > 0 THEN 100.0 END
+  FROM step
+)
+ORDER BY ord;

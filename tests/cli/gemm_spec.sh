@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# gemm and ceilings specs without a GPU: --dry-run plans (shapes, launches per decode step,
+# bytes and flops) and every kind of bad input answered with one located line and exit 2.
+set -u
+: "${XP:?XP must name the xp binary}" "${XP_SRC:?XP_SRC must name the source tree}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+db="$tmp/x.db"
+models="$XP_SRC/experiments/models"
+fail=0
+check() { # check DESCRIPTION EXPECTED ACTUAL
+  if [ "$2" != "$3" ]; then
+    echo "FAIL: $1: expected [$2], got [$3]"
+    fail=1
+  fi
+}
+# expect_bad NAME EXIT PATTERN SPEC-TEXT: the run is refused with PATTERN on stderr, one line.
+expect_bad() {
+  printf '%s\n' "$4" > "$tmp/$1.toml"
+  "$XP" --db "$db" run --dry-run "$tmp/$1.toml" > "$tmp/out" 2> "$tmp/err"
+  check "$1: exit status" "$2" $?
+  grep -q -- "$3" "$tmp/err" || { echo "FAIL: $1: stderr lacks [$3]:"; cat "$tmp/err"; fail=1; }
+  check "$1: one line on stderr" 1 "$(wc -l < "$tmp/err")"
+}
+
+# The Kimi experiment: 14 GEMMs at each of 7 batches; the anchors' shapes among them.
+"$XP" --db "$db" run --dry-run "$XP_SRC/experiments/gemm_kimi_k25_tp8.toml" > "$tmp/plan" 2> "$tmp/err"
+check "kimi dry run exit status" 0 $?
+check "kimi dry run: GEMM rows" 98 "$(grep -cE '^(q_|kv_|o_proj|dense_|moe_|shared_|lm_head)' "$tmp/plan")"
+check "kimi dry run: step totals" 7 "$(grep -c '^= per decode step' "$tmp/plan")"
+# name batch m n k bmm count: expert gate+up at batch 1 and 16 (110 of 384 experts active)
+grep -qE '^moe_gate_up +1 +1 +512 +7168 +1 +480 ' "$tmp/plan" || { echo "FAIL: moe_gate_up at batch 1"; fail=1; }
+grep -qE '^moe_gate_up +16 +2 +512 +7168 +1 +6600 ' "$tmp/plan" || { echo "FAIL: moe_gate_up at batch 16"; fail=1; }
+grep -qE '^moe_down +1 +1 +7168 +256 +1 +480 ' "$tmp/plan" || { echo "FAIL: moe_down"; fail=1; }
+grep -qE '^dense_gate_up +1 +1 +4608 +7168 +1 +1 ' "$tmp/plan" || { echo "FAIL: dense_gate_up"; fail=1; }
+grep -qE '^o_proj +256 +256 +7168 +1024 +1 +61 ' "$tmp/plan" || { echo "FAIL: o_proj"; fail=1; }
+grep -qE '^kv_b_proj_k +1 +1 +512 +128 +8 +61 ' "$tmp/plan" || { echo "FAIL: absorbed MLA"; fail=1; }
+grep -q 'cache cold and hot' "$tmp/plan" || { echo "FAIL: cache modes"; fail=1; }
+check "dry run records nothing" 0 "$(ls "$db" 2>/dev/null | wc -l)"
+
+"$XP" run --dry-run "$XP_SRC/experiments/ceilings.toml" > "$tmp/plan" 2> "$tmp/err"
+check "ceilings dry run exit status" 0 $?
+grep -q 'copy .*1024 MiB' "$tmp/plan" || { echo "FAIL: ceilings plan"; cat "$tmp/plan"; fail=1; }
+
+# Every model file loads and derives at TP=8.
+for m in "$models"/*.toml; do
+  name=$(basename "$m" .toml)
+  printf 'kind = "gemm"\nmodel_file = "%s"\ntp = 8\nm = [1]\n' "$m" > "$tmp/m.toml"
+  "$XP" run --dry-run "$tmp/m.toml" > "$tmp/plan" 2> "$tmp/err"
+  check "$name: dry run" 0 $?
+  grep -q "^$name (https://" "$tmp/plan" || { echo "FAIL: $name header"; cat "$tmp/plan"; fail=1; }
+  grep -q '^lm_head ' "$tmp/plan" || { echo "FAIL: $name lm_head"; fail=1; }
+done
+
+# Explicit shapes, fp8, hot, a subset of a model's GEMMs.
+expect_ok() { # expect_ok NAME PATTERN SPEC-TEXT
+  printf '%s\n' "$3" > "$tmp/$1.toml"
+  "$XP" run --dry-run "$tmp/$1.toml" > "$tmp/plan" 2> "$tmp/err"
+  check "$1: exit status" 0 $?
+  grep -qE -- "$2" "$tmp/plan" || { echo "FAIL: $1: plan lacks [$2]"; cat "$tmp/plan" "$tmp/err"; fail=1; }
+}
+expect_ok shapes '^down +256 +256 +7168 +256 +1 +1 +3.67 ' 'kind = "gemm"
+m = [1, 256]
+shapes = [{name = "gate_up", n = 512, k = 7168}, {name = "down", n = 7168, k = 256}]'
+expect_ok fp8 'dtype fp8 \(e4m3\), cache hot' "kind = \"gemm\"
+dtype = \"fp8\"
+cache = \"hot\"
+m = [8]
+shapes = [{name = \"o\", n = 7168, k = 1024, count = 61}]"
+expect_ok only '^= per decode step +1 ' "kind = \"gemm\"
+model_file = \"$models/Kimi-K2.5.toml\"
+tp = 8
+ep = 8
+m = [1]
+only = [\"moe_gate_up\", \"moe_down\"]"
+grep -qE '^moe_gate_up +1 +1 +4096 +7168 +1 +60 ' "$tmp/plan" || { echo "FAIL: ep=8 experts"; cat "$tmp/plan"; fail=1; }
+check "only: two GEMMs" 2 "$(grep -c '^moe_' "$tmp/plan")"
+
+# Bad input.
+expect_bad m_zero 2 'm_zero.toml:4: m\[1\]: M must be between 1 and 1048576, got 0' "kind = \"gemm\"
+model_file = \"$models/Kimi-K2.5.toml\"
+tp = 8
+m = [1, 0]"
+expect_bad m_empty 2 'm: give at least one M' 'kind = "gemm"
+m = []
+shapes = [{name = "x", n = 16, k = 16}]'
+expect_bad no_m 2 'm: required key is missing' 'kind = "gemm"
+shapes = [{name = "x", n = 16, k = 16}]'
+expect_bad dtype 2 'dtype: gemm runs measure dtype "bf16" or "fp8"' 'kind = "gemm"
+dtype = "int4"
+m = [1]
+shapes = [{name = "x", n = 16, k = 16}]'
+expect_bad neither 2 'say which GEMMs' 'kind = "gemm"
+m = [1]'
+expect_bad no_model_file 2 'model: no model file .*models/Nonexistent-9B.toml' 'kind = "gemm"
+model = "Nonexistent-9B"
+m = [1]'
+expect_bad tp3 2 'tp: Kimi-K2.5.s 64 attention heads do not split over tp=3' "kind = \"gemm\"
+model_file = \"$models/Kimi-K2.5.toml\"
+tp = 3
+m = [1]"
+expect_bad ep3 2 'ep: ep=3 must divide tp=8' "kind = \"gemm\"
+model_file = \"$models/Kimi-K2.5.toml\"
+tp = 8
+ep = 3
+m = [1]"
+expect_bad only 2 'only\[0\]: Kimi-K2.5 has no GEMM named "qkv_proj"' "kind = \"gemm\"
+model_file = \"$models/Kimi-K2.5.toml\"
+tp = 8
+m = [1]
+only = [\"qkv_proj\"]"
+expect_bad model_mismatch 2 'model: model "DeepSeek-V3" does not match the model file' "kind = \"gemm\"
+model = \"DeepSeek-V3\"
+model_file = \"$models/Kimi-K2.5.toml\"
+m = [1]"
+expect_bad shapes_and_mla 2 'mla: applies to shapes derived from a model' 'kind = "gemm"
+m = [1]
+mla = "naive"
+shapes = [{name = "x", n = 16, k = 16}]'
+expect_bad shape_k 2 'shapes\[0\].k: required key is missing' 'kind = "gemm"
+m = [1]
+shapes = [{name = "x", n = 16}]'
+expect_bad cache 2 'cache: unknown value "warm"' 'kind = "gemm"
+m = [1]
+cache = "warm"
+shapes = [{name = "x", n = 16, k = 16}]'
+expect_bad ceil_dtype 2 'matmul_dtypes\[0\]: unknown value "fp16"' 'kind = "ceilings"
+matmul_dtypes = ["fp16"]'
+# A model file missing a field: the error points into the model file.
+printf 'name = "Half"\nsource = "test"\nhidden_size = 1024\nnum_hidden_layers = 2\nnum_attention_heads = 8\nvocab_size = 1000\nkv_lora_rank = 64\nqk_nope_head_dim = 32\nqk_rope_head_dim = 16\n' > "$tmp/Half.toml"
+expect_bad model_missing_field 2 "Half.toml:7: kv_lora_rank: an MLA model (kv_lora_rank) needs v_head_dim" "kind = \"gemm\"
+model_file = \"$tmp/Half.toml\"
+m = [1]"
+
+# Without a GPU (or without CUDA) a real run is refused as an environment problem (exit 4).
+if ! nvidia-smi -L > /dev/null 2>&1; then
+  "$XP" --db "$db" run "$XP_SRC/experiments/gemm_kimi_k25_tp8.toml" > /dev/null 2> "$tmp/err"
+  check "gemm run without a GPU" 4 $?
+  grep -q 'gemm runs need a GPU' "$tmp/err" || { echo "FAIL: no-GPU message"; cat "$tmp/err"; fail=1; }
+  "$XP" --db "$db" run "$XP_SRC/experiments/ceilings.toml" > /dev/null 2> "$tmp/err"
+  check "ceilings run without a GPU" 4 $?
+fi
+exit $fail

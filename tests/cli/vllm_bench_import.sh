@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# xp import vllm-bench: serving benchmark results become serve_bench runs, one case per result
+# object, with vLLM's statistics and the per-request timings; bad files leave nothing behind.
+set -u
+: "${XP:?XP must name the xp binary}" "${XP_SRC:?XP_SRC must name the source tree}"
+data="$XP_SRC/tests/data/vllm_bench"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+db="$tmp/x.db"
+fail=0
+check() { # check DESCRIPTION EXPECTED ACTUAL
+  if [ "$2" != "$3" ]; then
+    echo "FAIL: $1: expected [$2], got [$3]"
+    fail=1
+  fi
+}
+query() { # query SQL [--param ...]: CSV rows without the header
+  printf '%s\n' "$1" > "$tmp/q.sql"
+  shift
+  "$XP" --db "$db" query "$tmp/q.sql" --format csv "$@" | tail -n +2
+}
+
+# A concurrency sweep (three files, one of them with two appended results) is one run.
+"$XP" --db "$db" import vllm-bench "$data/serve_c8_detailed.json" "$data/serve_c16_goodput.json" \
+  "$data/serve_append_c1_c2.json" > "$tmp/out" 2> "$tmp/err"
+check "import exit status" 0 $?
+grep -q '^concurrency=8 .* 15/16 ' "$tmp/out" || { echo "FAIL: summary lacks the c8 row"; cat "$tmp/out"; fail=1; }
+"$XP" --db "$db" import vllm-bench "$data/legacy_rate4.json" > /dev/null 2>&1
+check "legacy import exit status" 0 $?
+
+check "runs of kind serve_bench" 2 "$(query "SELECT count(*) FROM runs WHERE kind = 'serve_bench' AND status = 'ok' AND origin = 'imported'")"
+check "cases of the sweep" "concurrency=8 concurrency=16 concurrency=1 concurrency=2" \
+  "$(query "SELECT group_concat(c.name, ' ') FROM (SELECT c.name FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.model = 'Qwen/Qwen3-0.6B' ORDER BY c.seq) c")"
+check "model from the files, as trace metadata" "Qwen/Qwen3-0.6B|trace" \
+  "$(query "SELECT m.value || '|' || m.source FROM run_meta m JOIN runs r ON r.id = m.run_id WHERE m.key = 'model' AND r.model = 'Qwen/Qwen3-0.6B'")"
+check "no single concurrency for a sweep" "" "$(query "SELECT concurrency FROM runs WHERE model = 'Qwen/Qwen3-0.6B'")"
+check "the legacy file's case" "rate=4" "$(query "SELECT c.name FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.model LIKE 'meta-llama/%'")"
+check "legacy goodput key (null) not recorded" 0 "$(query "SELECT count(*) FROM run_metrics WHERE model LIKE 'meta-llama/%' AND metric LIKE 'request_goodput%'")"
+check "goodput of the --goodput file" "req/s" "$(query "SELECT unit FROM run_metrics WHERE case_name = 'concurrency=16' AND metric = 'request_goodput'")"
+
+# The raw per-request samples summarise to the statistics vLLM wrote in the same file.
+check "ttft samples agree with vLLM's median" "1" "$(query "
+  SELECT abs(raw.median - rep.median) < 1e-9 * rep.median
+  FROM run_metrics raw JOIN run_metrics rep ON rep.case_id = raw.case_id
+  WHERE raw.case_name = 'concurrency=8' AND raw.metric = 'ttft_ms' AND rep.metric = 'median_ttft_ms'")"
+check "tpot samples of the legacy file agree with vLLM's mean" "1" "$(query "
+  SELECT abs(raw.mean - rep.mean) < 1e-9 * rep.mean
+  FROM run_metrics raw JOIN run_metrics rep ON rep.case_id = raw.case_id
+  WHERE raw.case_name = 'rate=4' AND raw.metric = 'tpot_ms' AND rep.metric = 'mean_tpot_ms'")"
+check "raw ttft samples kept (15 successful requests)" 15 \
+  "$(query "SELECT count(*) FROM samples s JOIN cases c ON c.id = s.case_id WHERE c.name = 'concurrency=8' AND s.metric = 'ttft_ms'")"
+check "result files kept as artifacts" 3 "$(query "SELECT count(*) FROM artifacts a JOIN runs r ON r.id = a.run_id WHERE r.model = 'Qwen/Qwen3-0.6B'")"
+
+# One file at one concurrency: the run carries that concurrency.
+"$XP" --db "$db" import vllm-bench "$data/serve_c8_detailed.json" --set tp=2 > /dev/null 2>&1
+check "single-concurrency run" "8|2" "$(query "SELECT concurrency || '|' || tp FROM runs ORDER BY id DESC LIMIT 1")"
+
+# --dry-run reads and summarises, records nothing.
+before=$(query "SELECT count(*) FROM runs")
+"$XP" --db "$db" import vllm-bench "$data/legacy_rate4.json" --dry-run > "$tmp/plan" 2>&1
+check "dry-run exit status" 0 $?
+grep -q 'would record one serve_bench run' "$tmp/plan" || { echo "FAIL: dry-run output"; cat "$tmp/plan"; fail=1; }
+
+# Bad input: one line naming the file (and line), exit 2, no run recorded.
+bad() { # bad NAME CONTENT EXPECTED-STDERR-SUBSTRING
+  printf '%s' "$2" > "$tmp/$1"
+  "$XP" --db "$db" import vllm-bench "$tmp/$1" > /dev/null 2> "$tmp/err"
+  local rc=$?
+  check "$1: exit status" 2 "$rc"
+  check "$1: one line on stderr" 1 "$(wc -l < "$tmp/err")"
+  grep -qF -- "$3" "$tmp/err" || { echo "FAIL: $1: stderr lacks [$3]: $(cat "$tmp/err")"; fail=1; }
+}
+bad notjson.json 'Successful requests: 12' "notjson.json:1: not valid JSON"
+bad nokey.json '{"model_id": "m", "duration": 1.0, "completed": 2, "request_throughput": 2.0, "mean_ttft_ms": 3.0}' \
+  'nokey.json:1: missing key "output_throughput"'
+bad wrongtype.json '{"model_id": "m",
+"duration": 1.0, "completed": 2, "request_throughput": "fast", "output_throughput": 9.0, "mean_ttft_ms": 3.0}' \
+  'wrongtype.json:2: request_throughput: expected a number, found a string'
+sed 's/"model_id": "Qwen\/Qwen3-0.6B"/"model_id": "other\/model"/' "$data/serve_c8_detailed.json" > "$tmp/other.json"
+"$XP" --db "$db" import vllm-bench "$data/serve_c16_goodput.json" "$tmp/other.json" > /dev/null 2> "$tmp/err"
+check "two models in one import: exit status" 2 $?
+grep -q 'import each model separately' "$tmp/err" || { echo "FAIL: model mismatch message: $(cat "$tmp/err")"; fail=1; }
+check "no run recorded by bad input or --dry-run" "$before" "$(query "SELECT count(*) FROM runs")"
+
+exit $fail

@@ -1,0 +1,134 @@
+/*
+** Shared by the libFuzzer targets (tests/fuzz/fuzz_*.c) and by their replay in every build
+** (tests/unit/test_fuzz_replay.c): inputs as files, and importers driven through the real run
+** lifecycle against an in-memory xp database, so that a fuzz input meets exactly the code a
+** user's file meets.
+*/
+#ifndef XP_FUZZ_COMMON_H
+#define XP_FUZZ_COMMON_H
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "db.h"
+#include "kind.h"
+#include "xp.h"
+
+/* A property the code must keep was broken: report and abort, which libFuzzer records as a
+** crash with its input. */
+#define FUZZ_ASSERT(cond, ...) do { if (!(cond)) { fprintf(stderr, "fuzz: property broken: " \
+  __VA_ARGS__); fputc('\n', stderr); abort(); } } while (0)
+
+/* Errors are expected by the thousand: keep them quiet, and the kinds' printed summaries too. */
+static inline void fuzz_quiet(void) {
+  static int done;
+  if (done) return;
+  done = 1;
+  xp_error_quiet(1);
+  if (!freopen("/dev/null", "w", stdout)) abort();
+}
+
+/* Write the input to a file of this process with the given suffix (importers and the spec
+** loader choose the format by name, as they do for users). The name stays the same, so the
+** file is simply overwritten by the next input. */
+static inline const char *fuzz_file(const uint8_t *data, size_t size, const char *suffix) {
+  static char dir[256], path[320];
+  if (!dir[0]) {
+    const char *t = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/xp-fuzz-%d", t && *t ? t : "/tmp", (int)getpid());
+    char *cmd = xp_asprintf("mkdir -p '%s'", dir);
+    if (system(cmd) != 0) abort();
+    free(cmd);
+  }
+  snprintf(path, sizeof path, "%s/input%s", dir, suffix);
+  FILE *f = fopen(path, "wb");
+  if (!f || (size && fwrite(data, 1, size, f) != size) || fclose(f) != 0) abort();
+  return path;
+}
+
+/* The first byte that is not whitespace, or 0. */
+static inline int fuzz_first_char(const uint8_t *data, size_t size) {
+  for (size_t i = 0; i < size; i++)
+    if (data[i] != ' ' && data[i] != '\n' && data[i] != '\r' && data[i] != '\t') return data[i];
+  return 0;
+}
+
+/* An in-memory xp database, opened (and migrated) again every so often so that the runs of
+** a long fuzzing session do not pile up. */
+static inline sqlite3 *fuzz_db(void) {
+  static sqlite3 *db;
+  static int uses;
+  if (db && ++uses % 2000 == 0) {
+    xp_db_close(db);
+    db = NULL;
+  }
+  if (!db) {
+    int rc = 0;
+    db = xp_db_open(":memory:", XP_DB_READWRITE, &rc);
+    FUZZ_ASSERT(db, "cannot open an in-memory database: %s", xp_last_error());
+  }
+  return db;
+}
+
+static inline int64_t fuzz_count(sqlite3 *db, const char *sql, int64_t id) {
+  sqlite3_stmt *st = NULL;
+  int64_t n = -1;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+    sqlite3_bind_int64(st, 1, id);
+    if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int64(st, 0);
+  }
+  sqlite3_finalize(st);
+  return n;
+}
+
+/* Import one file with an importer, as `xp import NAME FILE` does: validate, begin the run,
+** execute, finish. The lifecycle's promise is checked on every input: the run ends ok exactly
+** when the importer said so, and a failed run keeps no results. Returns the importer's code;
+** -1 when this build has no such importer. */
+static inline int fuzz_import(const char *import_name, const char *path) {
+  const xp_kind *k = xp_importer_find(import_name);
+  if (!k) return -1;
+  fuzz_quiet();
+  cJSON *root = cJSON_CreateObject(), *files = cJSON_CreateArray();
+  cJSON_AddStringToObject(root, "kind", k->name);
+  cJSON_AddItemToArray(files, cJSON_CreateString(path));
+  cJSON_AddItemToObject(root, "files", files);
+  xp_spec *spec = xp_spec_from_json(root, "<fuzz>", "/");
+  int rc = xp_validate_spec(k, spec);
+  if (rc != 0) {
+    xp_spec_free(spec);
+    return rc;
+  }
+  sqlite3 *db = fuzz_db();
+  xp_run_opts o = {k->records_as ? k->records_as : k->name, 1, spec, NULL, 0};
+  xp_run *run = NULL;
+  FUZZ_ASSERT(xp_run_begin(db, &o, &run) == 0, "xp_run_begin failed: %s", xp_last_error());
+  int64_t id = xp_run_id(run);
+  xp_clear_error();
+  xp_ctx ctx = {db, run, spec, stdout, 1};
+  rc = k->execute(&ctx);
+  FUZZ_ASSERT(rc != 0 || !*xp_last_error() || xp_last_error_code() == 0,
+              "%s returned 0 after reporting an error: %s", import_name, xp_last_error());
+  int frc = xp_run_finish(run, rc == 0 ? XP_RUN_OK : XP_RUN_FAILED, rc ? xp_last_error() : NULL);
+  FUZZ_ASSERT(frc == 0, "finishing the run failed: %s", xp_last_error());
+  int64_t ok = fuzz_count(db, "SELECT count(*) FROM runs WHERE id = ?1 AND status = 'ok'", id);
+  FUZZ_ASSERT(ok == (rc == 0), "%s returned %d but the run is %s", import_name, rc, ok ? "ok" : "not ok");
+  if (rc != 0) {
+    int64_t kept = fuzz_count(db, "SELECT (SELECT count(*) FROM cases WHERE run_id = ?1)"
+                                  " + (SELECT count(*) FROM artifacts WHERE run_id = ?1)"
+                                  " + (SELECT count(*) FROM run_gpus WHERE run_id = ?1)", id);
+    FUZZ_ASSERT(kept == 0, "a failed %s run kept %lld result rows", import_name, (long long)kept);
+  }
+  xp_spec_free(spec);
+  return rc;
+}
+
+/* For LLVMFuzzerInitialize of importer targets: a build without the importer cannot fuzz it. */
+static inline void fuzz_require_importer(const char *import_name) {
+  if (!xp_importer_find(import_name)) {
+    fprintf(stderr, "fuzz: this build has no '%s' importer\n", import_name);
+    exit(77);
+  }
+}
+#endif

@@ -1,0 +1,107 @@
+/*
+** Every fuzz input that matters, replayed in every build (no libFuzzer needed): the seed
+** corpora (tests/fuzz/corpus/TARGET/) and the inputs that once crashed a target or broke one of
+** its properties (tests/fuzz/regressions/TARGET/). Under the sanitizer build, a regression that
+** comes back is caught as the crash, leak or broken property it was.
+**
+** The targets' sources are compiled in here with their entry points renamed; see
+** tests/fuzz/fuzz_common.h for what each checks beyond not crashing.
+*/
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "xp.h"
+
+#define LLVMFuzzerTestOneInput fuzz_trace_events_one
+#include "../fuzz/fuzz_trace_events.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_spec_one
+#include "../fuzz/fuzz_spec.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerInitialize fuzz_torch_trace_init
+#define LLVMFuzzerTestOneInput fuzz_torch_trace_one
+#include "../fuzz/fuzz_torch_trace.c"
+#undef LLVMFuzzerInitialize
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerInitialize fuzz_nccl_tests_init
+#define LLVMFuzzerTestOneInput fuzz_nccl_tests_one
+#include "../fuzz/fuzz_nccl_tests.c"
+#undef LLVMFuzzerInitialize
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerInitialize fuzz_vllm_bench_init
+#define LLVMFuzzerTestOneInput fuzz_vllm_bench_one
+#include "../fuzz/fuzz_vllm_bench.c"
+#undef LLVMFuzzerInitialize
+#undef LLVMFuzzerTestOneInput
+
+static const struct target {
+  const char *name;
+  int (*one)(const uint8_t *, size_t);
+  const char *importer; /* NULL: needs none */
+} targets[] = {
+    {"trace_events", fuzz_trace_events_one, NULL},
+    {"spec", fuzz_spec_one, NULL},
+    {"torch_trace", fuzz_torch_trace_one, "torch-trace"},
+    {"nccl_tests", fuzz_nccl_tests_one, "nccl-tests"},
+    {"vllm_bench", fuzz_vllm_bench_one, "vllm-bench"},
+};
+
+static int cmp_names(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Feed every file of dir to the target, in name order. Returns the number replayed. */
+static int replay_dir(const struct target *t, const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  char **names = NULL;
+  size_t n = 0;
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    if (e->d_name[0] == '.') continue;
+    names = xp_xrealloc(names, (n + 1) * sizeof *names);
+    names[n++] = xp_strdup(e->d_name);
+  }
+  closedir(d);
+  qsort(names, n, sizeof *names, cmp_names);
+  for (size_t i = 0; i < n; i++) {
+    char *path = xp_asprintf("%s/%s", dir, names[i]);
+    size_t len = 0;
+    char *data = xp_read_file(path, &len);
+    if (!data) {
+      fprintf(stderr, "replay: cannot read %s\n", path);
+      exit(1);
+    }
+    fprintf(stderr, "replay %s: %s\n", t->name, names[i]); /* names the input if it crashes */
+    t->one((const uint8_t *)data, len);
+    free(data);
+    free(path);
+    free(names[i]);
+  }
+  free(names);
+  return (int)n;
+}
+
+int main(void) {
+  const char *src = getenv("XP_SRC");
+  if (!src || !*src) {
+    fprintf(stderr, "skipped: XP_SRC is not set (run through ctest)\n");
+    return 77;
+  }
+  fuzz_quiet();
+  for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
+    const struct target *t = &targets[i];
+    if (t->importer && !xp_importer_find(t->importer)) {
+      fprintf(stderr, "replay %s: skipped: this build has no '%s' importer\n", t->name, t->importer);
+      continue;
+    }
+    char *corpus = xp_asprintf("%s/tests/fuzz/corpus/%s", src, t->name);
+    char *regress = xp_asprintf("%s/tests/fuzz/regressions/%s", src, t->name);
+    int a = replay_dir(t, corpus), b = replay_dir(t, regress);
+    fprintf(stderr, "replay %s: %d seeds, %d regressions: ok\n", t->name, a, b);
+    free(corpus);
+    free(regress);
+  }
+  return 0;
+}

@@ -1,0 +1,265 @@
+/* Model files and decode-step GEMM shapes: the four shipped models at the splits engineers
+** run, the anchors' shapes (../shared/anchors.md), the routing arithmetic, and bad input. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "check.h"
+#include "models.h"
+#include "xp.h"
+
+static char dir[64];
+
+static xp_model *load(const char *name) {
+  const char *src = getenv("XP_SRC");
+  char *path = xp_asprintf("%s/experiments/models/%s.toml", src, name);
+  xp_model *m = NULL;
+  int rc = xp_model_load(path, &m);
+  if (rc) fprintf(stderr, "loading %s: %s\n", path, xp_last_error());
+  CHECK_EQ_INT(rc, 0);
+  free(path);
+  return m;
+}
+
+/* Decode GEMMs of m at this split and batch (caller frees). */
+static xp_gemm_shape *derive(const xp_model *m, int tp, int ep, int absorbed, int64_t batch,
+                             size_t *n) {
+  xp_parallel p = {tp, ep, absorbed};
+  char err[256];
+  xp_gemm_shape *v = NULL;
+  *n = 0;
+  CHECK_EQ_INT(xp_model_check_parallel(m, &p, err, sizeof err), 0);
+  CHECK_EQ_INT(xp_model_decode_gemms(m, &p, batch, &v, n), 0);
+  return v;
+}
+
+static const xp_gemm_shape *find(const xp_gemm_shape *v, size_t n, const char *name) {
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(v[i].name, name) == 0) return &v[i];
+  return NULL;
+}
+
+static void expect(const xp_gemm_shape *v, size_t n, const char *name, int64_t m, int64_t N,
+                   int64_t K, int64_t bmm, int64_t count) {
+  const xp_gemm_shape *s = find(v, n, name);
+  if (!s) fprintf(stderr, "no GEMM named %s\n", name);
+  CHECK(s != NULL);
+  if (!s) return;
+  if (s->m != m || s->n != N || s->k != K || s->bmm != bmm || s->count != count)
+    fprintf(stderr, "%s: got m=%lld n=%lld k=%lld bmm=%lld count=%lld\n", name, (long long)s->m,
+            (long long)s->n, (long long)s->k, (long long)s->bmm, (long long)s->count);
+  CHECK_EQ_INT(s->m, m);
+  CHECK_EQ_INT(s->n, N);
+  CHECK_EQ_INT(s->k, K);
+  CHECK_EQ_INT(s->bmm, bmm);
+  CHECK_EQ_INT(s->count, count);
+}
+
+static void test_kimi(void) {
+  xp_model *m = load("Kimi-K2.5");
+  if (!m) return;
+  CHECK_EQ_STR(m->name, "Kimi-K2.5");
+  CHECK_EQ_INT(xp_model_moe_layers(m), 60);
+  size_t n;
+  xp_gemm_shape *v = derive(m, 8, 1, 1, 1, &n);
+  /* The cuBLAS-from-C anchors' shapes (N x K) come out of the derivation. */
+  expect(v, n, "moe_gate_up", 1, 512, 7168, 1, 60 * 8);
+  expect(v, n, "moe_down", 1, 7168, 256, 1, 60 * 8);
+  expect(v, n, "dense_gate_up", 1, 4608, 7168, 1, 1);
+  expect(v, n, "dense_down", 1, 7168, 2304, 1, 1);
+  expect(v, n, "o_proj", 1, 7168, 1024, 1, 61);
+  /* MLA: latent projections replicated, per-head ones split 64/8 = 8 heads. */
+  expect(v, n, "q_a_proj", 1, 1536, 7168, 1, 61);
+  expect(v, n, "q_b_proj", 1, 8 * 192, 1536, 1, 61);
+  expect(v, n, "kv_a_proj", 1, 576, 7168, 1, 61);
+  expect(v, n, "kv_b_proj_k", 1, 512, 128, 8, 61);
+  expect(v, n, "kv_b_proj_v", 1, 128, 512, 8, 61);
+  expect(v, n, "moe_router", 1, 384, 7168, 1, 60);
+  expect(v, n, "shared_expert_gate_up", 1, 512, 7168, 1, 60);
+  expect(v, n, "shared_expert_down", 1, 7168, 256, 1, 60);
+  expect(v, n, "lm_head", 1, 20480, 7168, 1, 1);
+  CHECK_EQ_INT(n, 14);
+  CHECK(find(v, n, "kv_b_proj") == NULL);
+  for (size_t i = 0; i < n; i++) CHECK_EQ_INT(v[i].batch, 1);
+  free(v);
+
+  /* Batch 16: 16 tokens x 8 picks of 384 experts activate 384*(1-(376/384)^16) = 109.82
+  ** experts on average, each with ceil(128/109.82) = 2 rows. */
+  double act = 384.0 * (1.0 - pow(376.0 / 384.0, 16));
+  CHECK_NEAR(xp_moe_expected_active(384, 8, 16), act, 1e-12);
+  CHECK(act > 109.8 && act < 109.9);
+  v = derive(m, 8, 1, 1, 16, &n);
+  expect(v, n, "moe_gate_up", 2, 512, 7168, 1, 60 * 110);
+  expect(v, n, "moe_down", 2, 7168, 256, 1, 60 * 110);
+  expect(v, n, "o_proj", 16, 7168, 1024, 1, 61);
+  free(v);
+  /* 256 tokens: nearly every expert is hit, 2048 / 382.25 -> 6 rows each. */
+  v = derive(m, 8, 1, 1, 256, &n);
+  expect(v, n, "moe_gate_up", 6, 512, 7168, 1, 60 * 382);
+  free(v);
+
+  /* EP=8 inside TP=8: whole experts, 48 per GPU; at batch 1 one of the 8 picks per GPU. */
+  v = derive(m, 8, 8, 1, 1, &n);
+  expect(v, n, "moe_gate_up", 1, 4096, 7168, 1, 60);
+  expect(v, n, "moe_down", 1, 7168, 2048, 1, 60);
+  expect(v, n, "shared_expert_gate_up", 1, 512, 7168, 1, 60); /* shared expert stays TP */
+  free(v);
+  /* EP=2 inside TP=8: experts split 4 ways, 192 per GPU. */
+  v = derive(m, 8, 2, 1, 16, &n);
+  expect(v, n, "moe_gate_up", 2, 1024, 7168, 1, 60 * 55);
+  free(v);
+
+  /* Naive MLA: kv_b_proj as one GEMM over the step's tokens. */
+  v = derive(m, 8, 1, 0, 1, &n);
+  expect(v, n, "kv_b_proj", 1, 8 * 256, 512, 1, 61);
+  CHECK(find(v, n, "kv_b_proj_k") == NULL);
+  free(v);
+
+  /* Splits the model cannot take. */
+  char err[256];
+  xp_parallel bad = {3, 1, 1};
+  CHECK_EQ_INT(xp_model_check_parallel(m, &bad, err, sizeof err), XP_EXIT_USAGE);
+  CHECK(strstr(err, "64 attention heads do not split over tp=3") != NULL);
+  bad = (xp_parallel){8, 3, 1};
+  CHECK_EQ_INT(xp_model_check_parallel(m, &bad, err, sizeof err), XP_EXIT_USAGE);
+  CHECK(strstr(err, "ep=3 must divide tp=8") != NULL);
+  bad = (xp_parallel){128, 1, 1};
+  CHECK_EQ_INT(xp_model_check_parallel(m, &bad, err, sizeof err), XP_EXIT_USAGE);
+  v = NULL;
+  n = 0;
+  xp_error_quiet(1);
+  xp_parallel ok = {8, 1, 1};
+  CHECK_EQ_INT(xp_model_decode_gemms(m, &ok, 0, &v, &n), XP_EXIT_USAGE);
+  xp_error_quiet(0);
+  CHECK_EQ_INT(n, 0);
+  xp_model_free(m);
+}
+
+static void test_deepseek_glm_llama(void) {
+  size_t n;
+  xp_model *m = load("DeepSeek-V3");
+  if (m) {
+    CHECK_EQ_INT(xp_model_moe_layers(m), 58);
+    xp_gemm_shape *v = derive(m, 8, 1, 1, 1, &n);
+    expect(v, n, "q_b_proj", 1, 16 * 192, 1536, 1, 61);
+    expect(v, n, "kv_b_proj_k", 1, 512, 128, 16, 61);
+    expect(v, n, "o_proj", 1, 7168, 2048, 1, 61);
+    expect(v, n, "dense_gate_up", 1, 4608, 7168, 1, 3);
+    expect(v, n, "moe_gate_up", 1, 512, 7168, 1, 58 * 8);
+    expect(v, n, "moe_router", 1, 256, 7168, 1, 58);
+    expect(v, n, "lm_head", 1, 16160, 7168, 1, 1);
+    free(v);
+    xp_model_free(m);
+  }
+  m = load("GLM-4.5");
+  if (m) {
+    CHECK_EQ_INT(xp_model_moe_layers(m), 89);
+    xp_gemm_shape *v = derive(m, 8, 1, 1, 1, &n);
+    expect(v, n, "qkv_proj", 1, (12 + 2) * 128, 5120, 1, 92); /* 8 KV heads: one per GPU */
+    expect(v, n, "o_proj", 1, 5120, 1536, 1, 92);
+    expect(v, n, "dense_gate_up", 1, 2 * 12288 / 8, 5120, 1, 3);
+    expect(v, n, "moe_gate_up", 1, 2 * 1536 / 8, 5120, 1, 89 * 8);
+    expect(v, n, "moe_down", 1, 5120, 192, 1, 89 * 8);
+    expect(v, n, "lm_head", 1, 18944, 5120, 1, 1);
+    CHECK(find(v, n, "q_a_proj") == NULL);
+    free(v);
+    xp_model_free(m);
+  }
+  m = load("Llama-3.1-70B");
+  if (m) {
+    CHECK_EQ_INT(xp_model_moe_layers(m), 0);
+    xp_gemm_shape *v = derive(m, 8, 1, 1, 4, &n);
+    expect(v, n, "qkv_proj", 4, (8 + 2) * 128, 8192, 1, 80);
+    expect(v, n, "o_proj", 4, 8192, 1024, 1, 80);
+    expect(v, n, "dense_gate_up", 4, 7168, 8192, 1, 80);
+    expect(v, n, "dense_down", 4, 8192, 3584, 1, 80);
+    expect(v, n, "lm_head", 4, 16032, 8192, 1, 1);
+    CHECK_EQ_INT(n, 5);
+    free(v);
+    /* TP=16 with 8 KV heads: each GPU keeps a replica of one KV head. */
+    v = derive(m, 16, 1, 1, 1, &n);
+    expect(v, n, "qkv_proj", 1, (4 + 2) * 128, 8192, 1, 80);
+    free(v);
+    char err[256];
+    xp_parallel ep2 = {8, 2, 1};
+    CHECK_EQ_INT(xp_model_check_parallel(m, &ep2, err, sizeof err), XP_EXIT_USAGE);
+    CHECK(strstr(err, "has no experts") != NULL);
+    xp_model_free(m);
+  }
+}
+
+/* A model file with one problem: the error names the file, the line and the key. */
+static void expect_bad_model(const char *text, const char *want) {
+  char *path = xp_asprintf("%s/bad.toml", dir);
+  FILE *f = fopen(path, "w");
+  fputs(text, f);
+  fclose(f);
+  xp_model *m = NULL;
+  xp_error_quiet(1);
+  int rc = xp_model_load(path, &m);
+  xp_error_quiet(0);
+  CHECK_EQ_INT(rc, XP_EXIT_USAGE);
+  CHECK(m == NULL);
+  if (!strstr(xp_last_error(), want) || !strstr(xp_last_error(), "bad.toml"))
+    fprintf(stderr, "error \"%s\" lacks \"%s\"\n", xp_last_error(), want);
+  CHECK(strstr(xp_last_error(), want) != NULL);
+  free(path);
+}
+
+#define BASE "name = \"x\"\nsource = \"test\"\nhidden_size = 1024\nnum_hidden_layers = 4\n" \
+             "num_attention_heads = 8\nvocab_size = 1000\n"
+
+static void test_bad_models(void) {
+  expect_bad_model("name = \"x\"\nsource = \"t\"\nnum_hidden_layers = 4\nnum_attention_heads = 8\n"
+                   "vocab_size = 1000\nintermediate_size = 64\n",
+                   "hidden_size: required key is missing");
+  expect_bad_model(BASE "intermediate_size = 64\nkv_lora_rank = 512\nqk_nope_head_dim = 128\n"
+                   "qk_rope_head_dim = 64\n",
+                   "bad.toml:8: kv_lora_rank: an MLA model (kv_lora_rank) needs v_head_dim");
+  expect_bad_model(BASE "n_routed_experts = 64\nnum_experts_per_tok = 4\n",
+                   "n_routed_experts: a MoE model (n_routed_experts) needs moe_intermediate_size");
+  expect_bad_model(BASE "n_routed_experts = 4\nnum_experts_per_tok = 8\nmoe_intermediate_size = 64\n",
+                   "bad.toml:8: num_experts_per_tok: 8 experts per token exceed the 4");
+  expect_bad_model(BASE "intermediate_size = 64\nhiden_size = 3\n", "bad.toml:8: hiden_size: unknown key");
+  expect_bad_model(BASE "intermediate_size = 64\nnum_key_value_heads = 3\n",
+                   "3 key-value heads do not divide 8");
+  expect_bad_model(BASE, "a model with dense MLP layers needs intermediate_size");
+  expect_bad_model(BASE "intermediate_size = 0\n", "intermediate_size: 0 is out of range");
+  xp_model *m = NULL;
+  xp_error_quiet(1);
+  CHECK_EQ_INT(xp_model_load("/nonexistent/model.toml", &m), XP_EXIT_USAGE);
+  xp_error_quiet(0);
+}
+
+/* Bytes and flops as the anchors count them: weight + activations + output, once. */
+static void test_roofline(void) {
+  xp_gemm_shape s = {"moe_gate_up", 1, 512, 7168, 1, 1, 1};
+  CHECK_NEAR(xp_gemm_bytes(&s, 2), 512.0 * 7168 * 2 + 7168 * 2 + 512 * 2, 1e-12);
+  /* anchors: 6.84 us cold -> 1,076 GB/s */
+  CHECK(fabs(xp_gemm_bytes(&s, 2) / 6.84e-6 / 1e9 - 1076) < 1);
+  CHECK_NEAR(xp_gemm_bytes(&s, 1), 512.0 * 7168 + 7168 + 512 * 2, 1e-12);
+  xp_gemm_shape b = {"kv_b_proj_k", 16, 512, 128, 8, 16, 61};
+  CHECK_NEAR(xp_gemm_flops(&b), 2.0 * 8 * 16 * 512 * 128, 1e-12);
+  CHECK_NEAR(xp_gemm_bytes(&b, 2), 8.0 * (512 * 128 * 2 + 16 * 128 * 2 + 16 * 512 * 2), 1e-12);
+  CHECK_EQ_STR(xp_gemm_bound(0.85, 0.01), "memory");
+  CHECK_EQ_STR(xp_gemm_bound(0.10, 0.70), "compute");
+  CHECK_EQ_STR(xp_gemm_bound(0.30, 0.20), "latency");
+  CHECK_EQ_STR(xp_gemm_bound(0.60, 0.65), "compute");
+}
+
+int main(void) {
+  if (!getenv("XP_SRC")) {
+    printf("skipped: XP_SRC (the repository root) is not set\n");
+    return 77;
+  }
+  snprintf(dir, sizeof dir, "/tmp/xp-test-models-XXXXXX");
+  if (!mkdtemp(dir)) return 1;
+  test_kimi();
+  test_deepseek_glm_llama();
+  test_bad_models();
+  test_roofline();
+  char *cmd = xp_asprintf("rm -rf '%s'", dir);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+  free(cmd);
+  CHECK_DONE();
+}
