@@ -27,8 +27,9 @@ static void print_fields(const xp_field *f, int depth) {
 int cmd_help(int argc, char **argv, const char *db_path) {
   if (argc >= 2 && strcmp(argv[1], "kinds") == 0) {
     for (const xp_kind *const *k = xp_kinds_all(); *k; k++)
-      printf("  %-16s %s%s%s\n", (*k)->name, (*k)->summary,
-             (*k)->import_name ? " (xp import " : "", (*k)->import_name ? (*k)->import_name : "");
+      printf("  %-16s %s%s%s%s\n", (*k)->name, (*k)->summary,
+             (*k)->import_name ? " (xp import " : "", (*k)->import_name ? (*k)->import_name : "",
+             (*k)->import_name ? ")" : "");
     return 0;
   }
   if (argc >= 2) {
