@@ -10,7 +10,11 @@
 ** that a column added by a later migration does not change old runs' hashes), and the
 ** position of its parent row. Rows are hashed in a defined order: by rowid where the table has
 ** an INTEGER PRIMARY KEY (xp merge copies rows in that order, so the order survives), else by
-** all content columns.
+** the primary key's content columns, then the others. This serialisation is part of the
+** database format: changing it would break every existing seal.
+**
+** Shared tables that are not a run's (trace_names, rule sets) are not content: xp reclassify
+** may rewrite them without touching any seal.
 **
 ** The seal. When a run finishes, the recorder calls xp_chain_seal() in the transaction that
 ** writes the final status: it hashes each table's rows for the run (content_digests), hashes
@@ -26,6 +30,8 @@
 */
 #include <ctype.h>
 #include <openssl/evp.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "chain.h"
@@ -66,6 +72,7 @@ static int in_list(const char *const *list, const char *s) {
 typedef struct candidate {
   char *name;
   char **cols;
+  int *pkpos;  /* per column: position in the primary key (1-based), 0 if not in it */
   int ncols;
   char *rowid_col;
   /* single-column foreign keys to a table's rowid: from column, target table */
@@ -81,6 +88,7 @@ static void candidate_free(candidate *c) {
     free(c->fk_to[i]);
   }
   free(c->cols);
+  free(c->pkpos);
   free(c->fk_from);
   free(c->fk_to);
   free(c->rowid_col);
@@ -103,8 +111,10 @@ static int read_columns(sqlite3 *db, candidate *c, int without_rowid) {
   char *pk = NULL, *pk_type = NULL;
   while (sqlite3_step(st) == SQLITE_ROW) {
     c->cols = xp_xrealloc(c->cols, (size_t)(c->ncols + 1) * sizeof *c->cols);
+    c->pkpos = xp_xrealloc(c->pkpos, (size_t)(c->ncols + 1) * sizeof *c->pkpos);
     const char *name = (const char *)sqlite3_column_text(st, 1);
     const char *type = (const char *)sqlite3_column_text(st, 2);
+    c->pkpos[c->ncols] = sqlite3_column_int(st, 5);
     c->cols[c->ncols++] = xp_strdup(name);
     if (sqlite3_column_int(st, 5) > 0) {
       npk++;
@@ -182,6 +192,8 @@ static void place(xp_rtree *tree, candidate *c, int parent, const char *fk) {
   t->local = xp_xcalloc((size_t)c->ncols, 1);
   t->runref = xp_xcalloc((size_t)c->ncols, 1);
   t->xref = xp_xcalloc((size_t)c->ncols, 1);
+  t->pkpos = xp_xcalloc((size_t)c->ncols, sizeof *t->pkpos);
+  memcpy(t->pkpos, c->pkpos, (size_t)c->ncols * sizeof *t->pkpos);
   for (int i = 0; i < c->ncols; i++) {
     t->cols[i] = xp_strdup(c->cols[i]);
     const char *col = c->cols[i];
@@ -313,6 +325,7 @@ void xp_rtree_free(xp_rtree *tree) {
     free(t->local);
     free(t->runref);
     free(t->xref);
+    free(t->pkpos);
     free(t->name);
     free(t->fk);
     free(t->rowid_col);
@@ -331,35 +344,52 @@ typedef struct walker {
   int64_t *rows;       /* per table: rows hashed so far (the next row's ordinal) */
 } walker;
 
+/* Append to a malloc'd string. */
+static void append(char **s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void append(char **s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *piece = NULL;
+  if (vasprintf(&piece, fmt, ap) < 0) abort();
+  va_end(ap);
+  char *joined = xp_asprintf("%s%s", *s, piece);
+  free(piece);
+  free(*s);
+  *s = joined;
+}
+
 /* SELECT rowid_or_NULL, content columns... FROM t WHERE fk = ?1 ORDER BY ... */
 static char *rows_sql(const xp_rtable *t) {
-  size_t cap = 256, len = 0;
-  char *sql = xp_xmalloc(cap);
-  char *order = xp_strdup("");
-#define APPEND(...) do { char *piece_ = xp_asprintf(__VA_ARGS__); size_t pl_ = strlen(piece_); \
-    while (len + pl_ + 1 > cap) sql = xp_xrealloc(sql, cap *= 2); \
-    memcpy(sql + len, piece_, pl_ + 1); len += pl_; free(piece_); } while (0)
   char *rid = t->rowid_col ? xp_sql_ident(t->rowid_col) : xp_strdup("NULL");
-  APPEND("SELECT %s", rid);
+  char *sql = xp_asprintf("SELECT %s", rid), *order = xp_strdup("");
   for (int c = 0; c < t->ncols; c++) {
     if (t->local[c]) continue;
     char *q = xp_sql_ident(t->cols[c]);
-    APPEND(", %s", q);
-    char *o = xp_asprintf("%s%s%s", order, *order ? ", " : "", q);
-    free(order);
-    order = o;
+    append(&sql, ", %s", q);
     free(q);
   }
+  /* Order: primary key columns first (in key order), so that SQLite walks the key's index
+  ** instead of sorting a big trace table, then every other content column. */
+  int maxk = 0;
+  for (int c = 0; c < t->ncols; c++)
+    if (t->pkpos[c] > maxk) maxk = t->pkpos[c];
+  for (int k = 0; k <= maxk; k++) {
+    for (int c = 0; c < t->ncols; c++) {
+      if (t->local[c] || t->pkpos[c] != (k < maxk ? k + 1 : 0)) continue;
+      char *q = xp_sql_ident(t->cols[c]);
+      append(&order, "%s%s", *order ? ", " : "", q);
+      free(q);
+    }
+  }
   char *tn = xp_sql_ident(t->name);
-  if (t->parent < 0) APPEND(" FROM %s WHERE id = ?1", tn);
+  if (t->parent < 0) append(&sql, " FROM %s WHERE id = ?1", tn);
   else {
     char *fk = xp_sql_ident(t->fk);
-    if (t->rowid_col) APPEND(" FROM %s WHERE %s = ?1 ORDER BY %s", tn, fk, rid);
-    else if (*order) APPEND(" FROM %s WHERE %s = ?1 ORDER BY %s", tn, fk, order);
-    else APPEND(" FROM %s WHERE %s = ?1", tn, fk);
+    append(&sql, " FROM %s WHERE %s = ?1", tn, fk);
+    if (t->rowid_col) append(&sql, " ORDER BY %s", rid);
+    else if (*order) append(&sql, " ORDER BY %s", order);
     free(fk);
   }
-#undef APPEND
   free(tn);
   free(rid);
   free(order);
@@ -584,10 +614,22 @@ int xp_history_guard(sqlite3 *db, const xp_rtree *tree) {
   return rc;
 }
 
+static int table_has_rows(sqlite3 *db, const char *table) {
+  char *q = xp_sql_ident(table), *sql = xp_asprintf("SELECT EXISTS (SELECT 1 FROM %s)", q);
+  sqlite3_stmt *st = xp_db_prepare(db, sql);
+  int yes = st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
+  sqlite3_finalize(st);
+  free(sql);
+  free(q);
+  return yes;
+}
+
 int xp_history_unguarded(sqlite3 *db, const xp_rtree *tree, char ***names, int *n) {
   *names = NULL;
   *n = 0;
   for (int i = 1; i < tree->n; i++) {
+    /* An empty table (a migration's, before any run used it) gets its guards with the next seal. */
+    if (!table_has_rows(db, tree->t[i].name)) continue;
     for (int k = 0; guard_ops[k]; k++) {
       int exists = 0;
       if (trigger_exists(db, tree->t[i].name, guard_ops[k], &exists) != 0) return XP_EXIT_DB;
@@ -598,6 +640,16 @@ int xp_history_unguarded(sqlite3 *db, const xp_rtree *tree, char ***names, int *
     }
   }
   return 0;
+}
+
+int xp_history_schema(sqlite3 *db, const char *path) {
+  sqlite3_stmt *st = xp_db_prepare(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'decisions'");
+  int ok = st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
+  sqlite3_finalize(st);
+  if (ok) return 0;
+  return xp_error_at(XP_EXIT_DB, path, 0,
+                     "this database predates decisions and the integrity chain; a writing command"
+                     " (xp verify --seal) upgrades it and seals its finished runs");
 }
 
 /* ---- sealing ---- */

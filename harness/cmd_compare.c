@@ -60,29 +60,34 @@ const char *xp_unit_better(const char *unit) {
   return NULL;
 }
 
-static char *ids_json(const int64_t *ids, int n) {
-  cJSON *a = cJSON_CreateArray();
-  for (int i = 0; i < n; i++) cJSON_AddItemToArray(a, cJSON_CreateNumber((double)ids[i]));
-  char *t = cJSON_PrintUnformatted(a);
-  cJSON_Delete(a);
-  return t;
+/* Run ids are xp's own integers, pasted as a literal list: the read-only connection's
+** authorizer refuses json_each(), and a literal IN list lets SQLite use its indexes. */
+char *xp_id_list(const int64_t *ids, int n) {
+  size_t cap = 16 + (size_t)n * 21, len = 0;
+  char *s = xp_xmalloc(cap);
+  len += (size_t)snprintf(s, cap, "(%s", n ? "" : "NULL");
+  for (int i = 0; i < n; i++)
+    len += (size_t)snprintf(s + len, cap - len, "%s%lld", i ? "," : "", (long long)ids[i]);
+  snprintf(s + len, cap - len, ")");
+  return s;
 }
 
 int xp_metric_samples(sqlite3 *db, const int64_t *runs, int nruns, const char *case_name,
                       const char *params, const char *metric, double **out, size_t *n) {
   *out = NULL;
   *n = 0;
-  char *ids = ids_json(runs, nruns);
-  sqlite3_stmt *st = xp_db_prepare(db,
+  char *ids = xp_id_list(runs, nruns);
+  char *sql = xp_asprintf(
       "SELECT c.id, m.median, EXISTS (SELECT 1 FROM samples s WHERE s.case_id = c.id AND s.metric = m.name)"
       " FROM cases c JOIN metrics m ON m.case_id = c.id"
-      " WHERE c.run_id IN (SELECT value FROM json_each(?1)) AND c.status = 'ok' AND c.name = ?2"
-      " AND c.params = ?3 AND m.name = ?4 ORDER BY c.run_id, c.seq");
+      " WHERE c.run_id IN %s AND c.status = 'ok' AND c.name = ?2"
+      " AND c.params = ?3 AND m.name = ?4 ORDER BY c.run_id, c.seq", ids);
+  sqlite3_stmt *st = xp_db_prepare(db, sql);
+  free(sql);
   sqlite3_stmt *ss = xp_db_prepare(db, "SELECT value FROM samples WHERE case_id = ?1 AND metric = ?2 ORDER BY seq");
   int rc = (st && ss) ? 0 : XP_EXIT_DB;
   size_t cap = 0;
   if (rc == 0) {
-    xp_bind_text(st, 1, ids);
     xp_bind_text(st, 2, case_name);
     xp_bind_text(st, 3, params);
     xp_bind_text(st, 4, metric);
@@ -180,14 +185,14 @@ static int select_group(sqlite3 *db, const char *which, const char *selector, si
 }
 
 static int side_kind(sqlite3 *db, side *s) {
-  char *ids = ids_json(s->ids, s->n);
-  sqlite3_stmt *st = xp_db_prepare(db,
-      "SELECT DISTINCT kind FROM runs WHERE id IN (SELECT value FROM json_each(?1)) ORDER BY kind");
+  char *ids = xp_id_list(s->ids, s->n);
+  char *sql = xp_asprintf("SELECT DISTINCT kind FROM runs WHERE id IN %s ORDER BY kind", ids);
+  sqlite3_stmt *st = xp_db_prepare(db, sql);
+  free(sql);
   free(s->kind);
   s->kind = NULL;
   int rc = st ? 0 : XP_EXIT_DB;
   if (st) {
-    xp_bind_text(st, 1, ids);
     while (sqlite3_step(st) == SQLITE_ROW && rc == 0) {
       const char *k = (const char *)sqlite3_column_text(st, 0);
       if (!s->kind) s->kind = xp_strdup(k);
@@ -209,10 +214,10 @@ static int ignored_fact(const char *key) {
 }
 
 /* All facts of a side as key -> sorted array of distinct values (JSON object). */
-static cJSON *side_facts(sqlite3 *db, const side *s, int *rc) {
-  char *ids = ids_json(s->ids, s->n);
-  sqlite3_stmt *st = xp_db_prepare(db,
-      "WITH sel(id) AS (SELECT value FROM json_each(?1)),"
+cJSON *xp_run_facts(sqlite3 *db, const int64_t *runs, int nruns, int *rc) {
+  char *ids = xp_id_list(runs, nruns);
+  char *sql = xp_asprintf(
+      "WITH sel(id) AS (SELECT id FROM runs WHERE id IN %s),"
       " facts(key, value) AS ("
       "  SELECT m.key, m.value FROM run_meta m JOIN sel ON sel.id = m.run_id WHERE m.source <> 'declared'"
       "   OR NOT EXISTS (SELECT 1 FROM run_meta d WHERE d.run_id = m.run_id AND d.key = m.key AND d.source <> 'declared')"
@@ -221,16 +226,15 @@ static cJSON *side_facts(sqlite3 *db, const side *s, int *rc) {
       "  UNION ALL SELECT 'xp_commit', xp_commit FROM runs JOIN sel USING (id)"
       "  UNION ALL SELECT 'gpus', (SELECT group_concat(coalesce(name, '?'), ' + ') FROM"
       "    (SELECT name FROM run_gpus g WHERE g.run_id = sel.id ORDER BY idx)) FROM sel)"
-      " SELECT DISTINCT key, value FROM facts WHERE value IS NOT NULL ORDER BY key, value");
+      " SELECT DISTINCT key, value FROM facts WHERE value IS NOT NULL ORDER BY key, value", ids);
+  sqlite3_stmt *st = xp_db_prepare(db, sql);
+  free(sql);
   free(ids);
   cJSON *o = cJSON_CreateObject();
   if (!st) {
     *rc = XP_EXIT_DB;
     return o;
   }
-  ids = ids_json(s->ids, s->n);
-  xp_bind_text(st, 1, ids);
-  free(ids);
   while (sqlite3_step(st) == SQLITE_ROW) {
     const char *k = (const char *)sqlite3_column_text(st, 0);
     if (ignored_fact(k)) continue;
@@ -255,7 +259,7 @@ static char *values_text(const cJSON *arr) {
 }
 
 /* Keys whose values differ between the sides: [{key, a, b}]. */
-static cJSON *unfair_differences(const cJSON *fa, const cJSON *fb) {
+cJSON *xp_fact_differences(const cJSON *fa, const cJSON *fb) {
   cJSON *keys = cJSON_CreateObject(), *out = cJSON_CreateArray();
   const cJSON *e;
   cJSON_ArrayForEach(e, fa) if (!cJSON_GetObjectItemCaseSensitive(keys, e->string)) cJSON_AddTrueToObject(keys, e->string);
@@ -297,17 +301,17 @@ static const char *verdict(const xp_samplecmp *c, const char *unit) {
 static cJSON *num_or_null(double v) { return v == v ? cJSON_CreateNumber(v) : cJSON_CreateNull(); }
 
 static int compare_metrics(sqlite3 *db, const side *a, const side *b, cJSON *out) {
-  char *ia = ids_json(a->ids, a->n), *ib = ids_json(b->ids, b->n);
+  char *ia = xp_id_list(a->ids, a->n), *ib = xp_id_list(b->ids, b->n);
   /* Every (case, params, metric) on either side, in the order the cases were recorded. */
-  sqlite3_stmt *st = xp_db_prepare(db,
+  char *sql = xp_asprintf(
       "SELECT c.name, c.params, m.name, m.unit, min(c.seq) AS first FROM cases c"
-      " JOIN metrics m ON m.case_id = c.id WHERE c.status = 'ok' AND (c.run_id IN (SELECT value FROM json_each(?1))"
-      " OR c.run_id IN (SELECT value FROM json_each(?2))) GROUP BY c.name, c.params, m.name, m.unit"
-      " ORDER BY first, c.name, c.params, m.name");
+      " JOIN metrics m ON m.case_id = c.id WHERE c.status = 'ok' AND (c.run_id IN %s"
+      " OR c.run_id IN %s) GROUP BY c.name, c.params, m.name, m.unit"
+      " ORDER BY first, c.name, c.params, m.name", ia, ib);
+  sqlite3_stmt *st = xp_db_prepare(db, sql);
+  free(sql);
   int rc = st ? 0 : XP_EXIT_DB;
   if (st) {
-    xp_bind_text(st, 1, ia);
-    xp_bind_text(st, 2, ib);
     while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
       const char *cname = (const char *)sqlite3_column_text(st, 0);
       const char *params = (const char *)sqlite3_column_text(st, 1);
@@ -393,6 +397,7 @@ static void print_report(const side *a, const side *b, const cJSON *metrics, con
     char **row = cells[r++] = xp_xcalloc((size_t)ncols, sizeof *row);
     row[0] = xp_strdup(cJSON_GetObjectItem(m, "case")->valuestring);
     row[1] = cJSON_PrintUnformatted(cJSON_GetObjectItem(m, "params"));
+    if (strlen(row[1]) > 48) strcpy(row[1] + 45, "..."); /* the full params are in --format json */
     row[2] = xp_strdup(cJSON_GetObjectItem(m, "metric")->valuestring);
     row[3] = xp_strdup(cJSON_GetObjectItem(m, "unit")->valuestring);
     row[4] = fmt_num(cJSON_GetObjectItem(m, "median_a"), "%.6g");
@@ -498,10 +503,10 @@ int cmd_compare(int argc, char **argv, const char *db_path) {
     metrics = cJSON_CreateArray();
     rc = compare_metrics(db, &a, &b, metrics);
   }
-  if (rc == 0) fa = side_facts(db, &a, &rc);
-  if (rc == 0) fb = side_facts(db, &b, &rc);
+  if (rc == 0) fa = xp_run_facts(db, a.ids, a.n, &rc);
+  if (rc == 0) fb = xp_run_facts(db, b.ids, b.n, &rc);
   if (rc == 0) {
-    unfair = unfair_differences(fa, fb);
+    unfair = xp_fact_differences(fa, fb);
     if (fmt == XP_FMT_JSON) {
       cJSON *doc = cJSON_CreateObject();
       cJSON_AddItemToObject(doc, "a", side_json(&a));

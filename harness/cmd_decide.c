@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cjson/cJSON.h>
 #include "cli.h"
 #include "db.h"
@@ -320,6 +321,11 @@ int cmd_decide(int argc, char **argv, const char *db_path) {
   if (rc) goto out;
   if (a.query_file && !(sql = xp_read_file(a.query_file, NULL))) {
     rc = xp_error_at(XP_EXIT_USAGE, a.query_file, 0, "cannot read: %s", strerror(errno));
+    goto out;
+  }
+  /* Evidence lives in an existing history: do not create an empty database to refuse. */
+  if (access(db_path, F_OK) != 0) {
+    rc = xp_error_at(XP_EXIT_DB, db_path, 0, "no such database (record a run first, or pass --db)");
     goto out;
   }
   if (!(db = xp_db_open(db_path, XP_DB_READWRITE, &rc))) goto out;

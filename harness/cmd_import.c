@@ -8,11 +8,13 @@
 #include "kind.h"
 #include "xp.h"
 
-static void list_formats(FILE *out) {
-  fputs("formats:", out);
-  for (const xp_kind *const *k = xp_kinds_all(); *k; k++)
-    if ((*k)->import_name) fprintf(out, " %s", (*k)->import_name);
-  fputc('\n', out);
+/* "formats: a, b" for the error line itself: a bad import must say so in one line. */
+static const char *formats_list(void) {
+  static char list[512];
+  size_t n = (size_t)snprintf(list, sizeof list, "formats:");
+  for (const xp_kind *const *k = xp_kinds_all(); *k && n < sizeof list; k++)
+    if ((*k)->import_name) n += (size_t)snprintf(list + n, sizeof list - n, " %s", (*k)->import_name);
+  return list;
 }
 
 /* --some-option VALUE -> spec key some_option; a boolean field takes no value. */
@@ -35,16 +37,9 @@ static int take_option(cJSON *root, const xp_kind *k, int argc, char **argv, int
 }
 
 int cmd_import(int argc, char **argv, const char *db_path) {
-  if (argc < 2) {
-    list_formats(stderr);
-    return xp_usage_error("import", "which format?");
-  }
+  if (argc < 2) return xp_usage_error("import", "which format? (%s)", formats_list());
   const xp_kind *k = xp_importer_find(argv[1]);
-  if (!k) {
-    xp_usage_error("import", "unknown format '%s'", argv[1]);
-    list_formats(stderr);
-    return XP_EXIT_USAGE;
-  }
+  if (!k) return xp_usage_error("import", "unknown format '%s' (%s)", argv[1], formats_list());
   cJSON *root = cJSON_CreateObject(), *files = cJSON_CreateArray();
   cJSON_AddStringToObject(root, "kind", k->name);
   cJSON_AddItemToObject(root, "files", files);

@@ -313,6 +313,133 @@ static int merge_decisions(merger *m) {
   return rc;
 }
 
+/* ---- dictionaries ----
+** Run tables may name shared rows by a content-derived key, as trace tables name kernels by
+** trace_names.id (a hash of the name): such a dictionary is not a run table, but merged runs
+** need its rows. A dictionary is recognised by its shape: an INTEGER PRIMARY KEY plus a UNIQUE
+** constraint on other columns. Rows are united by key; a key that names different values in
+** the two databases is reported, and this database's row is kept. */
+
+static int is_dictionary(sqlite3 *db, const char *table, char **unique_cols) {
+  sqlite3_stmt *st = xp_db_prepare(db,
+      "SELECT (SELECT count(*) FROM pragma_table_info(?1) WHERE pk > 0) = 1"
+      " AND (SELECT upper(type) FROM pragma_table_info(?1) WHERE pk = 1) = 'INTEGER',"
+      " (SELECT group_concat(c.name, ',') FROM pragma_index_list(?1) i, pragma_index_info(i.name) c"
+      "  WHERE i.\"unique\" AND i.origin = 'u')");
+  if (!st) return 0;
+  xp_bind_text(st, 1, table);
+  int yes = 0;
+  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) && sqlite3_column_text(st, 1)) {
+    yes = 1;
+    *unique_cols = xp_strdup((const char *)sqlite3_column_text(st, 1));
+  }
+  sqlite3_finalize(st);
+  return yes;
+}
+
+/* Columns of a table (OTHER's), each required here; pk gets the INTEGER PRIMARY KEY's name. */
+static int dictionary_columns(merger *m, const char *table, char ***cols, int *n, char **pk) {
+  sqlite3_stmt *st = xp_db_prepare(m->other, "SELECT name, pk FROM pragma_table_info(?1) ORDER BY cid");
+  if (!st) return XP_EXIT_DB;
+  xp_bind_text(st, 1, table);
+  int rc = 0;
+  while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+    const char *c = (const char *)sqlite3_column_text(st, 0);
+    if (!has_column(m->main, table, c))
+      rc = xp_error_at(XP_EXIT_DB, m->other_path, 0,
+                       "incompatible schema: column %s.%s does not exist here; nothing merged", table, c);
+    if (sqlite3_column_int(st, 1) == 1) *pk = xp_strdup(c);
+    *cols = xp_xrealloc(*cols, (size_t)(*n + 1) * sizeof **cols);
+    (*cols)[(*n)++] = xp_strdup(c);
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+static char *join_idents(char **names, int n, const char *sep, int first_param) {
+  char *out = xp_strdup("");
+  for (int i = 0; i < n; i++) {
+    char *q = xp_sql_ident(names[i]);
+    char *next = first_param ? xp_asprintf("%s%s%s IS ?%d", out, i ? sep : "", q, first_param + i)
+                             : xp_asprintf("%s%s%s", out, i ? sep : "", q);
+    free(out), free(q);
+    out = next;
+  }
+  return out;
+}
+
+static int merge_dictionary(merger *m, const char *table) {
+  char **cols = NULL, *pk = NULL;
+  int n = 0;
+  int rc = dictionary_columns(m, table, &cols, &n, &pk);
+  char *q = xp_sql_ident(table), *list = join_idents(cols, n, ", ", 0);
+  char *marks = xp_strdup("");
+  for (int j = 0; j < n; j++) {
+    char *mk = xp_asprintf("%s%s?%d", marks, j ? ", " : "", j + 1);
+    free(marks);
+    marks = mk;
+  }
+  /* A row that was not inserted must already be here as it is; else the key is in conflict. */
+  char *same = join_idents(cols, n, " AND ", 1);
+  char *sel = xp_asprintf("SELECT %s FROM %s", list, q);
+  char *ins = xp_asprintf("INSERT OR IGNORE INTO %s (%s) VALUES (%s)", q, list, marks);
+  char *chk = xp_asprintf("SELECT EXISTS (SELECT 1 FROM %s WHERE %s)", q, same);
+  sqlite3_stmt *s = rc ? NULL : xp_db_prepare(m->other, sel);
+  sqlite3_stmt *i = s ? xp_db_prepare(m->main, ins) : NULL;
+  sqlite3_stmt *c = i ? xp_db_prepare(m->main, chk) : NULL;
+  if (!rc && !c) rc = XP_EXIT_DB;
+  int pkcol = 0;
+  for (int j = 0; j < n; j++)
+    if (pk && strcmp(cols[j], pk) == 0) pkcol = j;
+  int64_t added = 0, conflicts = 0;
+  while (rc == 0 && sqlite3_step(s) == SQLITE_ROW) {
+    sqlite3_reset(i);
+    for (int j = 0; j < n; j++) sqlite3_bind_value(i, j + 1, sqlite3_column_value(s, j));
+    if (sqlite3_step(i) != SQLITE_DONE) {
+      rc = xp_db_fail(m->main, "copying shared rows");
+      break;
+    }
+    if (sqlite3_changes(m->main) > 0) {
+      added++;
+      continue;
+    }
+    sqlite3_reset(c);
+    for (int j = 0; j < n; j++) sqlite3_bind_value(c, j + 1, sqlite3_column_value(s, j));
+    if (sqlite3_step(c) == SQLITE_ROW && !sqlite3_column_int(c, 0) && conflicts++ < 3)
+      xp_warn("%s: the row with %s %s differs between the databases; this database's is kept",
+              table, pk ? pk : "key", (const char *)sqlite3_column_text(s, pkcol));
+  }
+  if (rc == 0 && added) printf("%s: %lld shared row%s added\n", table, (long long)added, added == 1 ? "" : "s");
+  if (conflicts > 3) xp_warn("%s: %lld rows differ in all", table, (long long)conflicts);
+  sqlite3_finalize(s);
+  sqlite3_finalize(i);
+  sqlite3_finalize(c);
+  for (int j = 0; j < n; j++) free(cols[j]);
+  free(cols), free(pk), free(q), free(list), free(marks), free(same), free(sel), free(ins), free(chk);
+  return rc;
+}
+
+static int merge_dictionaries(merger *m) {
+  sqlite3_stmt *st = xp_db_prepare(m->other,
+      "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name");
+  if (!st) return XP_EXIT_DB;
+  int rc = 0;
+  while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+    const char *t = (const char *)sqlite3_column_text(st, 0);
+    char *unique = NULL, *here = NULL;
+    if (table_index(&m->ot, t) >= 0 || strncmp(t, "decision", 8) == 0 || !is_dictionary(m->other, t, &unique))
+      continue;
+    if (!is_dictionary(m->main, t, &here))
+      rc = xp_error_at(XP_EXIT_DB, m->other_path, 0,
+                       "incompatible schema: shared table %s does not exist here in the same form; nothing merged", t);
+    else rc = merge_dictionary(m, t);
+    free(unique);
+    free(here);
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
 static int same_file(const char *a, const char *b) {
   struct stat sa, sb;
   return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
@@ -357,7 +484,7 @@ int cmd_merge(int argc, char **argv, const char *db_path) {
   for (int i = 0; i < m.ot.n && rc == 0; i++) rc = prepare_table(&m, i);
   if (rc) goto out;
   if ((rc = xp_db_begin(m.main)) != 0) goto out;
-  if ((rc = merge_runs(&m)) == 0) rc = merge_decisions(&m);
+  if ((rc = merge_dictionaries(&m)) == 0 && (rc = merge_runs(&m)) == 0) rc = merge_decisions(&m);
   /* The statements hold no locks past this point; finalize before the commit. */
   for (int i = 0; i < m.ot.n; i++) {
     sqlite3_finalize(m.sel[i]);
@@ -367,7 +494,7 @@ int cmd_merge(int argc, char **argv, const char *db_path) {
   if (rc || dry) xp_db_rollback(m.main);
   else rc = xp_db_commit(m.main);
   if (rc == 0) {
-    printf("%s%s: %lld run%s merged, %lld already here%s, %lld skipped (still running); "
+    printf("%sfrom %s: %lld run%s merged, %lld already here%s, %lld skipped (still running); "
            "%lld decision%s merged, %lld already here\n",
            dry ? "dry run (nothing written): " : "", other, (long long)m.copied,
            m.copied == 1 ? "" : "s", (long long)m.present,

@@ -85,6 +85,9 @@ int xp_query_text(sqlite3 *db, const char *sql, const char *file, const xp_param
     long line = line_at(sql, p);
     if (sqlite3_prepare_v2(db, p, -1, &st, &tail) != SQLITE_OK) {
       const char *msg = sqlite3_errmsg(db);
+      int ec = sqlite3_errcode(db) & 0xff;
+      if (ec == SQLITE_CORRUPT || ec == SQLITE_NOTADB || ec == SQLITE_IOERR || ec == SQLITE_BUSY)
+        return xp_db_fail(db, "reading the schema"); /* the database's fault, not the query's */
       if (strstr(msg, "not authorized"))
         return xp_error_at(XP_EXIT_USAGE, file, line,
                            "query files may only read the database (writes, ATTACH, PRAGMAs that change state and extensions are refused)");
@@ -108,16 +111,29 @@ int xp_query_text(sqlite3 *db, const char *sql, const char *file, const xp_param
 
 struct print_arg { enum xp_format fmt; int count; };
 
+/* A statement failed while running: the query's fault (2, located in the file) unless the
+** database itself is damaged, unreadable or locked (3, naming the database). */
+static int step_error(sqlite3 *db, const char *file, long line) {
+  int ec = sqlite3_errcode(db) & 0xff;
+  if (ec == SQLITE_CORRUPT || ec == SQLITE_NOTADB || ec == SQLITE_IOERR || ec == SQLITE_BUSY ||
+      ec == SQLITE_LOCKED || ec == SQLITE_CANTOPEN || ec == SQLITE_NOMEM)
+    return xp_db_fail(db, "reading");
+  return xp_error_at(XP_EXIT_USAGE, file, line, "%s", sqlite3_errmsg(db));
+}
+
 static int print_stmt(void *arg, sqlite3 *db, sqlite3_stmt *st, const char *file, long line) {
   struct print_arg *pa = arg;
   if (sqlite3_column_count(st) == 0) {
     int rc = sqlite3_step(st);
-    return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : xp_error_at(XP_EXIT_USAGE, file, line, "%s", sqlite3_errmsg(db));
+    return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : step_error(db, file, line);
   }
   if (pa->count++ && pa->fmt == XP_FMT_TABLE) fputc('\n', stdout);
+  /* Reported once, here, with the statement's line: xp_print_rows would say it without one
+  ** (two lines for one error; tests/bad_inputs: query-runtime-error). */
+  xp_error_quiet(1);
   int rc = xp_print_rows(db, st, pa->fmt, stdout);
-  if (rc) return xp_error_at(XP_EXIT_USAGE, file, line, "%s", sqlite3_errmsg(db));
-  return 0;
+  xp_error_quiet(0);
+  return rc ? step_error(db, file, line) : 0;
 }
 
 int cmd_query(int argc, char **argv, const char *db_path) {

@@ -36,7 +36,7 @@ static int runs_summary(sqlite3 *db, xp_buf *o) {
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     if (rows++ == 0)
       xb_puts(o, "<table class=\"runs\"><tr><th>kind</th><th>origin</th><th>ok</th>"
-                 "<th>failed, aborted or incomplete</th><th>latest</th></tr>");
+                 "<th>not ok (failed, aborted, running)</th><th>latest</th></tr>");
     xb_puts(o, "<tr><td>");
     xb_escape(o, (const char *)sqlite3_column_text(st, 0));
     xb_puts(o, "</td><td>");

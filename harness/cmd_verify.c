@@ -249,6 +249,7 @@ int cmd_verify(int argc, char **argv, const char *db_path) {
   ** authorizer (meant for user query files) refuses; query_only still forbids writes. */
   sqlite3_set_authorizer(v.db, NULL, NULL);
   int64_t sealed = 0, unsealed = 0, decisions = 0;
+  if ((rc = xp_history_schema(v.db, db_path)) != 0) goto out;
   if ((rc = xp_rtree_load(v.db, &v.tree)) != 0) goto out;
   if ((rc = check_sqlite(&v)) != 0) goto out;
   if ((rc = check_runs(&v, &sealed, &unsealed)) != 0) goto out;
@@ -257,7 +258,7 @@ int cmd_verify(int argc, char **argv, const char *db_path) {
   int nung = 0;
   if (xp_history_unguarded(v.db, &v.tree, &unguarded, &nung) == 0) {
     for (int i = 0; i < nung; i++) {
-      xp_warn("table %s holds run results but has no append-only triggers yet (the next recorded run adds them)",
+      xp_warn("table %s holds run results but lacks its append-only triggers (the next recorded or merged run adds them)",
               unguarded[i]);
       free(unguarded[i]);
     }

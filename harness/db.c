@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 #include "db.h"
 #include "xp.h"
@@ -38,12 +39,17 @@ int xp_db_fail(sqlite3 *db, const char *what) {
   const char *file = sqlite3_db_filename(db, "main");
   int ec = sqlite3_extended_errcode(db);
   const char *hint = "";
-  if ((ec & 0xff) == SQLITE_BUSY || (ec & 0xff) == SQLITE_LOCKED)
+  int sys = sqlite3_system_errno(db);
+  if (sys == ENOSPC || sys == EDQUOT)
+    hint = " (disk full: nothing was written)"; /* SQLite says only "disk I/O error" for some */
+  else if ((ec & 0xff) == SQLITE_BUSY || (ec & 0xff) == SQLITE_LOCKED)
     hint = " (another process holds the database longer than the busy timeout)";
   else if ((ec & 0xff) == SQLITE_READONLY)
     hint = " (the database or its folder is not writable)";
   else if ((ec & 0xff) == SQLITE_FULL)
     hint = " (disk full: nothing was written)";
+  else if ((ec & 0xff) == SQLITE_CANTOPEN)
+    hint = " (its folder must be writable, for the -wal and -shm files beside it)";
   return xp_error_at(XP_EXIT_DB, file && *file ? file : "database", 0, "%s: %s%s", what,
                      sqlite3_errmsg(db), hint);
 }
@@ -76,21 +82,30 @@ void xp_bind_text(sqlite3_stmt *st, int i, const char *s) {
 
 /* BEGIN IMMEDIATE takes the write lock up front, so a transaction never fails half-way with
 ** SQLITE_BUSY on its first write. The busy handler already waits XP_BUSY_TIMEOUT_MS; a few
-** extra attempts cover the WAL corner cases where SQLite returns BUSY without waiting. */
+** extra attempts cover the WAL corner cases where SQLite returns BUSY without waiting, but
+** only within the timeout: after a full wait, retrying would multiply it (six waits of 30 s
+** for one locked database; tests/reliability/env_faults.sh). */
+static int retry_busy(int rc, int attempt, double started) {
+  return (rc & 0xff) == SQLITE_BUSY && attempt < 5 &&
+         xp_now_seconds() - started < XP_BUSY_TIMEOUT_MS / 1000.0;
+}
+
 int xp_db_begin(sqlite3 *db) {
+  double started = xp_now_seconds();
   for (int attempt = 0;; attempt++) {
     int rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
     if (rc == SQLITE_OK) return 0;
-    if ((rc & 0xff) != SQLITE_BUSY || attempt >= 5) return xp_db_fail(db, "starting a transaction");
+    if (!retry_busy(rc, attempt, started)) return xp_db_fail(db, "starting a transaction");
     usleep(50000u * (unsigned)(attempt + 1));
   }
 }
 
 int xp_db_commit(sqlite3 *db) {
+  double started = xp_now_seconds();
   for (int attempt = 0;; attempt++) {
     int rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
     if (rc == SQLITE_OK) return 0;
-    if ((rc & 0xff) != SQLITE_BUSY || attempt >= 5) {
+    if (!retry_busy(rc, attempt, started)) {
       int code = xp_db_fail(db, "committing");
       xp_db_rollback(db);
       return code;
@@ -197,6 +212,52 @@ static int folder_exists(const char *path) {
   return ok;
 }
 
+/* Why a database cannot be written, or NULL. Asked before opening: SQLite finds out only at
+** the first write, and then says "unable to open database file" when it cannot create the
+** -wal and -shm files beside the database (tests/reliability/env_faults.sh). */
+static const char *unwritable(const char *path, int exists) {
+  char *copy = xp_strdup(path);
+  char *dir = xp_strdup(dirname(copy));
+  struct statvfs vfs;
+  const char *why = NULL;
+  if (statvfs(dir, &vfs) == 0 && (vfs.f_flag & ST_RDONLY)) why = "it is on a read-only file system";
+  else if (access(dir, W_OK) != 0) why = "its folder is not writable";
+  else if (exists && access(path, W_OK) != 0) why = "the file is not writable";
+  free(dir);
+  free(copy);
+  return why;
+}
+
+/* On a read-only file system nobody can change the database, and SQLite cannot create the
+** -shm file that reading a WAL database needs; opened as immutable it needs none (unless a
+** -wal file holds results not yet copied into the database). The URI form needs the path
+** percent-encoded. */
+static char *immutable_uri(const char *path) {
+  char *copy = xp_strdup(path);
+  char *dir = xp_strdup(dirname(copy));
+  struct statvfs vfs;
+  int ro = statvfs(dir, &vfs) == 0 && (vfs.f_flag & ST_RDONLY);
+  free(dir);
+  free(copy);
+  /* Committed results still in a -wal file (the writer was killed) would be ignored. */
+  char *wal = xp_asprintf("%s-wal", path);
+  struct stat st;
+  int pending = stat(wal, &st) == 0 && st.st_size > 0;
+  free(wal);
+  if (!ro || pending) return NULL;
+  size_t n = strlen(path);
+  char *uri = xp_xmalloc(3 * n + 32), *o = uri;
+  o += sprintf(o, "file:");
+  for (const unsigned char *c = (const unsigned char *)path; *c; c++) {
+    if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+        strchr("/._-~", *c))
+      *o++ = (char)*c;
+    else o += sprintf(o, "%%%02X", *c);
+  }
+  strcpy(o, "?immutable=1");
+  return uri;
+}
+
 sqlite3 *xp_db_open(const char *path, enum xp_db_mode mode, int *exit_code) {
   sqlite3 *db = NULL;
   struct stat st;
@@ -214,9 +275,17 @@ sqlite3 *xp_db_open(const char *path, enum xp_db_mode mode, int *exit_code) {
     xp_error_at(XP_EXIT_DB, path, 0, "is a directory, not a database");
     return NULL;
   }
+  const char *why = mode == XP_DB_READWRITE ? unwritable(path, exists) : NULL;
+  if (why) {
+    xp_error_at(XP_EXIT_DB, path, 0, "cannot record into this database: %s", why);
+    return NULL;
+  }
   int flags = mode == XP_DB_READONLY ? SQLITE_OPEN_READONLY
                                      : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-  if (sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
+  char *uri = mode == XP_DB_READONLY ? immutable_uri(path) : NULL;
+  int orc = sqlite3_open_v2(uri ? uri : path, &db, flags | SQLITE_OPEN_NOFOLLOW | (uri ? SQLITE_OPEN_URI : 0), NULL);
+  free(uri);
+  if (orc != SQLITE_OK) {
     xp_error_at(XP_EXIT_DB, path, 0, "cannot open: %s", db ? sqlite3_errmsg(db) : "out of memory");
     sqlite3_close(db);
     return NULL;

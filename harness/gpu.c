@@ -119,17 +119,17 @@ int xp_gpu_record_all(xp_run *r) {
     snprintf(buf, sizeof buf, "%d.%d.%d", nccl / 10000, (nccl / 100) % 100, nccl % 100);
     xp_run_meta(r, "nccl.version", buf, "detected");
   }
-  /* The kernel driver's own version string, as nvidia-smi prints it. */
+  /* The kernel driver's version as nvidia-smi prints it: the first token of
+  ** /proc/driver/nvidia/version shaped like 580.159.04 (the words around it vary). */
   FILE *f = fopen("/proc/driver/nvidia/version", "r");
   if (f) {
-    char line[256];
+    char line[512], *save = NULL;
     if (fgets(line, sizeof line, f)) {
-      char *k = strstr(line, "Kernel Module");
-      if (k) {
-        k += strlen("Kernel Module");
-        while (*k == ' ') k++;
-        k[strcspn(k, " \n")] = 0;
-        xp_run_meta(r, "gpu.driver", k, "detected");
+      for (char *t = strtok_r(line, " \t\n", &save); t; t = strtok_r(NULL, " \t\n", &save)) {
+        if (isdigit((unsigned char)t[0]) && strchr(t, '.') && strspn(t, "0123456789.") == strlen(t)) {
+          xp_run_meta(r, "gpu.driver", t, "detected");
+          break;
+        }
       }
     }
     fclose(f);

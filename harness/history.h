@@ -24,6 +24,7 @@ typedef struct xp_rtable {
   char **cols;           /* every column, in declaration order */
   unsigned char *local;  /* 1: a local id (rowid, parent key, run_id): not content */
   unsigned char *runref; /* 1: holds the owning run's id */
+  int *pkpos;            /* position in the primary key (1-based), 0 if not part of it */
   unsigned char *xref;   /* 1: holds the rowid of a row of another table (not the parent):
                          ** a local id that xp merge cannot translate */
 } xp_rtable;
@@ -54,8 +55,11 @@ extern const char xp_chain_genesis[65];
 ** get theirs from schema/006_history.sql; tables added by later migrations get theirs here,
 ** from the same template. Run inside a write transaction. */
 int xp_history_guard(sqlite3 *db, const xp_rtree *tree);
-/* Tables of the tree that lack one of their three append-only triggers (for xp verify). */
+/* Tables of the tree that hold rows but lack one of their three append-only triggers. */
 int xp_history_unguarded(sqlite3 *db, const xp_rtree *tree, char ***names, int *n);
+
+/* 0 if the database has schema 6's tables (decisions, seals); else reports how to upgrade. */
+int xp_history_schema(sqlite3 *db, const char *path);
 
 /* ---- comparing samples (cmd_compare.c) ---- */
 #define XP_MIN_SAMPLES 5   /* per side, below which no verdict is given */
@@ -74,11 +78,21 @@ void xp_compare_samples(const double *a, size_t na, const double *b, size_t nb,
 /* "lower" for times, "higher" for rates (units ending in /s, FLOP/s, tok/s), NULL if unknown. */
 const char *xp_unit_better(const char *unit);
 
+/* "(1,2,3)": run ids as a literal SQL list ("(NULL)" when empty). */
+char *xp_id_list(const int64_t *ids, int n);
+
 /* Samples of one metric of the runs whose ids are given, for the case with this name and
 ** params: the raw samples where they were kept, else each run's recorded median (a derived
 ** value has no samples). *out is malloc'd. */
 int xp_metric_samples(sqlite3 *db, const int64_t *runs, int nruns, const char *case_name,
                       const char *params, const char *metric, double **out, size_t *n);
+
+/* What was true of a set of runs: metadata (detected over declared), spec hash, origin, xp
+** commit, GPUs, as an object key -> sorted array of distinct values. Facts that change from
+** run to run without changing what was measured (boot id, the importing host) are left out. */
+cJSON *xp_run_facts(sqlite3 *db, const int64_t *runs, int nruns, int *rc);
+/* Keys whose values differ: [{key, a, b}] with values as "v1 | v2" text, "(unset)" if absent. */
+cJSON *xp_fact_differences(const cJSON *a, const cJSON *b);
 
 /* ---- decisions (cmd_decide.c) ---- */
 int xp_resolve_decision(sqlite3 *db, const char *ref, int64_t *id, char uuid_out[37]);
@@ -88,4 +102,11 @@ int xp_decision_digest(sqlite3 *db, int64_t id, char out[65]);
 ** result sets, one per statement, each an array of row objects. */
 cJSON *xp_decision_query(sqlite3 *db, const char *sql, const char *label,
                          const cJSON *params, int *rc);
+
+/* ---- rerun (cmd_rerun.c) ---- */
+struct xp_kind;
+/* Run a recorded run's stored spec again as a new run linked to it (parent_uuid). kind: the
+** kind to run it with, NULL to look up the spec's "kind". Warns when the xp commit, the
+** environment or the hardware differ. Returns the new run's exit code. */
+int xp_rerun(sqlite3 *db, int64_t run_id, const struct xp_kind *kind, char new_uuid[37]);
 #endif

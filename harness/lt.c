@@ -24,6 +24,8 @@ struct xp_lt {
   cublasLtMatmulHeuristicResult_t *cand;
   char (*desc)[256];
   int ncand, sel;
+  float *unit_scales; /* fp8: device {1, 1}, set before the heuristic is asked (see below) */
+  const float *set_sa, *set_sw;
 };
 
 int xp_lt_elem_bytes(enum xp_lt_dtype dt) { return dt == XP_LT_FP8_E4M3 ? 1 : 2; }
@@ -245,6 +247,18 @@ int xp_lt_create_batched(cublasLtHandle_t h, int m, int n, int k, int batch,
   XP_CUBLAS(cublasLtMatmulDescCreate(&p->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
   XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
   XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+  if (dt == XP_LT_FP8_E4M3) {
+    /* The heuristic must see the problem as it will run: fp8 kernels chosen without scale
+    ** pointers are answered CUBLAS_STATUS_NOT_SUPPORTED once scale pointers are set. */
+    static const float ones[2] = {1.0f, 1.0f};
+    XP_CUDA(cudaMalloc((void **)&p->unit_scales, sizeof ones));
+    XP_CUDA(cudaMemcpy(p->unit_scales, ones, sizeof ones, cudaMemcpyHostToDevice));
+    const float *sw = p->unit_scales, *sa = p->unit_scales + 1;
+    XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sw, sizeof sw));
+    XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sa, sizeof sa));
+    p->set_sw = sw;
+    p->set_sa = sa;
+  }
   if ((rc = make_layout(&p->lw, in, k, n, batch)) || (rc = make_layout(&p->la, in, k, m, batch)) ||
       (rc = make_layout(&p->ld, CUDA_R_16BF, n, m, batch)))
     goto fail;
@@ -282,10 +296,16 @@ int xp_lt_run(xp_lt *p, const void *A, const void *W, void *D, const float *scal
   const float one = 1.0f, zero = 0.0f;
   if (p->dt == XP_LT_FP8_E4M3) {
     /* cuBLASLt's A is our W and its B our activations (see the top of this file). */
-    XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
-                                             &scale_w_dev, sizeof scale_w_dev));
-    XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
-                                             &scale_a_dev, sizeof scale_a_dev));
+    if (!scale_w_dev) scale_w_dev = p->unit_scales;
+    if (!scale_a_dev) scale_a_dev = p->unit_scales + 1;
+    if (scale_w_dev != p->set_sw)
+      XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+                                               &scale_w_dev, sizeof scale_w_dev));
+    if (scale_a_dev != p->set_sa)
+      XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+                                               &scale_a_dev, sizeof scale_a_dev));
+    p->set_sw = scale_w_dev;
+    p->set_sa = scale_a_dev;
   }
   XP_CUBLAS(cublasLtMatmul(p->h, p->op, &one, W, p->lw, A, p->la, &zero, D, p->ld, D, p->ld,
                            &p->cand[p->sel].algo, workspace, p->workspace, s));
@@ -300,6 +320,7 @@ void xp_lt_destroy(xp_lt *p) {
   if (p->la) cublasLtMatrixLayoutDestroy(p->la);
   if (p->ld) cublasLtMatrixLayoutDestroy(p->ld);
   if (p->op) cublasLtMatmulDescDestroy(p->op);
+  if (p->unit_scales) cudaFree(p->unit_scales);
   free(p->cand);
   free(p->desc);
   free(p);

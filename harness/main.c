@@ -29,8 +29,9 @@ int main(int argc, char **argv) {
     else return xp_error(XP_EXIT_USAGE, "unknown option %s (see `xp help`)", argv[i]);
   }
   if (i >= argc) {
+    /* The overview on stdout, and the one line that says what was wrong on stderr. */
     cmd_help(0, NULL, NULL);
-    return XP_EXIT_USAGE;
+    return xp_error(XP_EXIT_USAGE, "no command given (see `xp help`)");
   }
   const xp_cmd *c = xp_cmd_find(argv[i]);
   if (!c) return xp_error(XP_EXIT_USAGE, "'%s' is not an xp command (see `xp help`)", argv[i]);

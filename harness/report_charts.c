@@ -271,7 +271,179 @@ static int chart_serving(sqlite3 *db, rp_section *s) {
   return 0;
 }
 
+/* ---- traces: where the GPU time goes ---- */
+
+/* The definitions of queries/bottleneck_by_config.sql and allreduce_share.sql, so that the
+** page and the queries agree: a configuration is (model, GPU, interconnect, tp, batch); step
+** GPU time is the summed duration of the GPU activities inside the import's steps, over all
+** imported ranks; a run's shares of it add up to 100%; categories are those in force now
+** (xp reclassify); a trace is dated by its own clock (first GPU activity) when it has an
+** absolute one (after 2000-01-01, 946684800e9 ns), else by its import. */
+#define TRACE_RUNS_CTE                                                                           \
+  "WITH step AS (SELECT run_id, sum(kernel_ns) AS step_ns FROM trace_steps GROUP BY run_id),"    \
+  " cat AS (SELECT run_id, category, sum(total_ns) AS ns FROM trace_step_categories"             \
+  "         GROUP BY run_id, category),"                                                         \
+  " traced AS (SELECT run_id, CASE WHEN min(gpu_start_ns) > 946684800000000000"                  \
+  "                           THEN min(gpu_start_ns) / 1e9 END AS at FROM trace_ranks GROUP BY run_id)," \
+  " run AS (SELECT r.id AS run_id, substr(r.uuid, 1, 8) AS uuid8, r.model, r.tp, r.batch,"       \
+  "                r.gpu_name, r.interconnect, s.step_ns, t.at IS NOT NULL AS own_clock,"        \
+  "                coalesce(t.at, CAST(strftime('%s', r.started_at) AS REAL)) AS at,"            \
+  "                CAST(coalesce(ar.ns, 0) AS REAL) / s.step_ns AS ar_share"                     \
+  "         FROM runs r JOIN step s ON s.run_id = r.id LEFT JOIN traced t ON t.run_id = r.id"    \
+  "         LEFT JOIN cat ar ON ar.run_id = r.id AND ar.category = 'allreduce'"                  \
+  "         WHERE r.kind = 'torch_trace' AND r.status = 'ok' AND s.step_ns > 0),"                \
+  " ranked AS (SELECT run.*, row_number() OVER cfg_latest AS recency, count(*) OVER cfg AS runs," \
+  "                   min(ar_share) OVER cfg AS ar_min, max(ar_share) OVER cfg AS ar_max"        \
+  "            FROM run WINDOW cfg AS (PARTITION BY model, gpu_name, interconnect, tp, batch),"  \
+  "            cfg_latest AS (cfg ORDER BY at DESC, run_id DESC))"
+
+/* Configuration columns, in the order the label is written. */
+#define CONFIG_COLUMNS "model, tp, batch, gpu_name, interconnect"
+
+/* "Kimi-K2.5 · tp=8 · batch=16 · NVIDIA H200 · nvlink" from the five columns at i. */
+static char *config_label(sqlite3_stmt *st, int i) {
+  static const char *const prefix[] = {"", "tp=", "batch=", "", ""};
+  xp_buf b = {0};
+  for (int k = 0; k < 5; k++)
+    if (sqlite3_column_type(st, i + k) != SQLITE_NULL)
+      xb_printf(&b, "%s%s%s", b.n ? " · " : "", prefix[k], col(st, i + k));
+  if (!b.n) xb_puts(&b, "undeclared (import with --set model=... tp=... batch=...)");
+  return b.s;
+}
+
+static const char no_traces[] =
+    "No torch.profiler traces with marked steps imported yet: xp import torch-trace RANK0.json.gz "
+    "RANK1.json.gz --set model=... tp=... batch=... (steps are ProfilerStep#N, or name yours "
+    "with --step-annotation).";
+
+/* Communication first, so that the AllReduce share reads from the left edge. */
+static const char shares_categories_sql[] =
+    TRACE_RUNS_CTE
+    " SELECT cat.category FROM cat JOIN ranked ON ranked.run_id = cat.run_id AND ranked.recency = 1"
+    " LEFT JOIN trace_categories g ON g.category = cat.category"
+    " GROUP BY cat.category"
+    " ORDER BY CASE coalesce(g.grp, 'other') WHEN 'communication' THEN 0 WHEN 'compute' THEN 1"
+    "          WHEN 'memory' THEN 2 ELSE 3 END, sum(cat.ns) DESC";
+
+static const char shares_sql[] =
+    TRACE_RUNS_CTE
+    " SELECT " CONFIG_COLUMNS ", cat.category, CAST(cat.ns AS REAL) / ranked.step_ns,"
+    "        ranked.uuid8, ranked.runs, ranked.ar_min, ranked.ar_max, ranked.step_ns"
+    " FROM ranked JOIN cat ON cat.run_id = ranked.run_id"
+    " WHERE ranked.recency = 1"
+    " ORDER BY " CONFIG_COLUMNS;
+
+static int bar_categories(sqlite3 *db, rp_bars *b) {
+  sqlite3_stmt *st;
+  int rc = prepare(db, shares_categories_sql, &st);
+  if (rc) return rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) rp_bars_category(b, col(st, 0));
+  return finish(db, st, rc);
+}
+
+/* "latest of 3 runs (1a2b3c4d), 12.3 ms of step GPU time; AllReduce 38-52% across them" */
+static char *row_detail(sqlite3_stmt *st) {
+  int runs = sqlite3_column_int(st, 8);
+  double ms = sqlite3_column_double(st, 11) / 1e6;
+  if (runs == 1) return xp_asprintf("run %s, %.3g ms of step GPU time", col(st, 7), ms);
+  return xp_asprintf("latest of %d runs (%s), %.3g ms of step GPU time; AllReduce %.0f-%.0f%% across them",
+                     runs, col(st, 7), ms, 100 * sqlite3_column_double(st, 9),
+                     100 * sqlite3_column_double(st, 10));
+}
+
+static int chart_shares(sqlite3 *db, rp_section *s) {
+  if (!rp_table_exists(db, "trace_step_categories")) {
+    xb_puts(&s->empty, "This database has no trace tables.");
+    return 0;
+  }
+  rp_bars b = {0};
+  int rc = bar_categories(db, &b);
+  sqlite3_stmt *st = NULL;
+  if (rc == 0) rc = prepare(db, shares_sql, &st);
+  if (rc) {
+    rp_bars_free(&b);
+    return rc;
+  }
+  rp_bar_row *row = NULL;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    char *label = config_label(st, 0);
+    if (!row || strcmp(row->label, label) != 0) {
+      char *detail = row_detail(st);
+      row = rp_bars_row(&b, label, detail);
+      free(detail);
+    }
+    free(label);
+    row->share[rp_bars_category(&b, col(st, 5))] += sqlite3_column_double(st, 6);
+  }
+  if ((rc = finish(db, st, rc)) == 0) {
+    if (b.nrows) {
+      xb_printf(&s->note, "For each of %zu configuration%s of imported torch.profiler traces, its latest "
+                "run: each kernel category's share of step GPU time (the summed durations of the GPU "
+                "activities inside the marked steps, all imported ranks), categories as the rules in "
+                "force say (xp reclassify). AllReduce includes waiting for the other ranks; xp query "
+                "queries/bottleneck_by_config.sql gives the transfer-only figure and the spread across runs.",
+                b.nrows, b.nrows == 1 ? "" : "s");
+      rp_bars_svg(&s->svg, &b);
+    } else
+      xb_puts(&s->empty, no_traces);
+  }
+  rp_bars_free(&b);
+  return rc;
+}
+
+static const char allreduce_sql[] =
+    TRACE_RUNS_CTE
+    " SELECT " CONFIG_COLUMNS ", uuid8, at, 100 * ar_share, own_clock FROM ranked"
+    " ORDER BY at DESC, run_id DESC";
+
+static int chart_allreduce(sqlite3 *db, rp_section *s) {
+  if (!rp_table_exists(db, "trace_step_categories")) {
+    xb_puts(&s->empty, "This database has no trace tables.");
+    return 0;
+  }
+  sqlite3_stmt *st;
+  int rc = prepare(db, allreduce_sql, &st);
+  if (rc) return rc;
+  rp_xy c = {{RP_TIME, "when the trace was recorded (UTC)", 0, 0, 0},
+             {RP_LINEAR, "AllReduce share of step GPU time (%)", 0, 0, 1}, NULL, 0};
+  size_t points = 0, dropped = 0, import_clock = 0;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    char *name = config_label(st, 0);
+    rp_series *ser = series_for(&c, name, &dropped);
+    if (ser) {
+      ser->lines = 1;
+      double share = sqlite3_column_double(st, 7);
+      int own_clock = sqlite3_column_int(st, 8);
+      import_clock += !own_clock;
+      rp_series_add(ser, sqlite3_column_double(st, 6), share,
+                    xp_asprintf("%s, run %s: AllReduce %.1f%% of step GPU time%s", name, col(st, 5), share,
+                                own_clock ? "" : " (dated by its import: the trace has no absolute clock)"));
+      points++;
+    }
+    free(name);
+  }
+  if ((rc = finish(db, st, rc)) != 0) {
+    rp_xy_free(&c);
+    return rc;
+  }
+  if (points) {
+    xb_printf(&s->note, "Each imported trace run (%zu): the share of step GPU time in AllReduce kernels, "
+              "waiting included, at the time the trace was recorded; one line per configuration. "
+              "xp query queries/allreduce_share.sql answers it for one TP and interconnect.", points);
+    if (import_clock)
+      xb_printf(&s->note, " %zu run%s dated by import (no absolute clock in the trace).",
+                import_clock, import_clock == 1 ? " is" : "s are");
+    note_dropped(s, c.nseries, dropped);
+    rp_xy_svg(&s->svg, &c);
+  } else
+    xb_puts(&s->empty, no_traces);
+  rp_xy_free(&c);
+  return 0;
+}
+
 const rp_chart rp_charts[] = {
+    {"shares", "Where the GPU time goes, per configuration", chart_shares},
+    {"allreduce", "AllReduce share over time", chart_allreduce},
     {"busbw", "Collective bus bandwidth against message size", chart_busbw},
     {"roofline", "GEMMs against the roofline", chart_roofline},
     {"serving", "Serving throughput against concurrency", chart_serving},

@@ -88,7 +88,10 @@ const char *rp_category_color(const char *name) {
 
 /* ---- scales ---- */
 
-enum { W = 960, H = 380, PLOT_L = 76, PLOT_T = 20, PLOT_R = 700, PLOT_B = 320, LEGEND_X = 720 };
+/* The plot, then the legend under it, one series a line: names such as "allreduce bf16 eager
+** · 8x H200 nvlink · 1a2b3c4d" need the width. */
+enum { W = 960, PLOT_L = 76, PLOT_T = 20, PLOT_R = 940, PLOT_B = 320, LEGEND_X = PLOT_L,
+       LEGEND_T = PLOT_B + 62, LEGEND_ROW = 18 };
 
 typedef struct scale {
   enum rp_scale kind;
@@ -324,7 +327,7 @@ static void legend_item(xp_buf *o, int y, const char *color, int dashed, const c
             LEGEND_X + 24, y);
   xb_escape(o, name);
   xb_puts(o, "</title>");
-  char cut[40];
+  char cut[140];
   size_t n = strlen(name);
   if (n < sizeof cut) xb_escape(o, name);
   else {
@@ -341,15 +344,15 @@ void rp_xy_svg(xp_buf *o, rp_xy *c) {
   data_range(c, &sx, &sy);
   tick tx[24], ty[24];
   size_t nx = make_ticks(&sx, &c->x, tx, 24), ny = make_ticks(&sy, &c->y, ty, 24);
+  int h = LEGEND_T + (int)c->nseries * LEGEND_ROW;
   xb_printf(o, "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" "
-            "width=\"%d\" height=\"%d\">", W, H, W, H);
+            "width=\"%d\" height=\"%d\">", W, h, W, h);
   axes_svg(o, c, &sx, tx, nx, &sy, ty, ny);
   xb_puts(o, "<g class=\"data\">");
   for (size_t i = 0; i < c->nseries; i++) series_svg(o, &c->series[i], &sx, &sy);
   xb_puts(o, "</g><g class=\"legend\">");
-  int y = PLOT_T + 6;
-  for (size_t i = 0; i < c->nseries && y < H - 10; i++, y += 18)
-    legend_item(o, y, c->series[i].color, c->series[i].dashed, c->series[i].name);
+  for (size_t i = 0; i < c->nseries; i++)
+    legend_item(o, LEGEND_T + (int)i * LEGEND_ROW, c->series[i].color, c->series[i].dashed, c->series[i].name);
   xb_puts(o, "</g></svg>");
 }
 
@@ -365,7 +368,8 @@ void rp_xy_free(rp_xy *c) {
 
 /* ---- stacked bars of shares ---- */
 
-enum { BAR_LABEL_W = 250, BAR_X0 = 262, BAR_X1 = 930, BAR_H = 22, ROW_H = 40 };
+/* Each row: its configuration written above its bar, so long labels need not be cut. */
+enum { BAR_X0 = 10, BAR_X1 = 940, BAR_H = 22, ROW_H = 46, LABEL_H = 17 };
 
 size_t rp_bars_category(rp_bars *b, const char *name) {
   for (size_t i = 0; i < b->ncat; i++)
@@ -392,7 +396,7 @@ rp_bar_row *rp_bars_row(rp_bars *b, const char *label, const char *detail) {
 static int bars_legend(xp_buf *o, const rp_bars *b) {
   int x = BAR_X0, y = 14;
   for (size_t i = 0; i < b->ncat; i++) {
-    int w = 30 + 7 * (int)strlen(b->categories[i]);
+    int w = 38 + 7 * (int)strlen(b->categories[i]);
     if (x + w > BAR_X1 && x > BAR_X0) {
       x = BAR_X0;
       y += 18;
@@ -406,15 +410,17 @@ static int bars_legend(xp_buf *o, const rp_bars *b) {
   return y + 16;
 }
 
-static void bar_row_svg(xp_buf *o, const rp_bars *b, const rp_bar_row *r, int y) {
-  xb_printf(o, "<text class=\"row-label\" x=\"%d\" y=\"%d\" text-anchor=\"end\">", BAR_X0 - 10, y + 10);
+static void bar_row_svg(xp_buf *o, const rp_bars *b, const rp_bar_row *r, int top) {
+  xb_printf(o, "<text x=\"%d\" y=\"%d\"><tspan class=\"row-label\">", BAR_X0, top + 12);
   xb_escape(o, r->label);
-  xb_puts(o, "</text>");
+  xb_puts(o, "</tspan>");
   if (r->detail) {
-    xb_printf(o, "<text class=\"row-detail\" x=\"%d\" y=\"%d\" text-anchor=\"end\">", BAR_X0 - 10, y + 24);
+    xb_puts(o, "<tspan class=\"row-detail\" dx=\"10\">");
     xb_escape(o, r->detail);
-    xb_puts(o, "</text>");
+    xb_puts(o, "</tspan>");
   }
+  xb_puts(o, "</text>");
+  int y = top + LABEL_H;
   double x = BAR_X0, span = BAR_X1 - BAR_X0;
   for (size_t c = 0; c < b->ncat; c++) {
     double w = r->share[c] * span;
@@ -433,15 +439,16 @@ static void bar_row_svg(xp_buf *o, const rp_bars *b, const rp_bar_row *r, int y)
 void rp_bars_svg(xp_buf *o, const rp_bars *b) {
   xp_buf body = {0};
   int top = bars_legend(&body, b) + 6;
-  int axis_y = top + (int)b->nrows * ROW_H;
-  /* Grid first, so that the bars are drawn over it. */
+  int axis_y = top + (int)b->nrows * ROW_H - (ROW_H - LABEL_H - BAR_H) + 4;
+  for (size_t r = 0; r < b->nrows; r++) bar_row_svg(&body, b, &b->rows[r], top + (int)r * ROW_H);
+  xb_printf(&body, "<line class=\"frame\" x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\"/>", BAR_X0, BAR_X1,
+            axis_y, axis_y);
   for (int q = 0; q <= 4; q++) {
     double x = BAR_X0 + (BAR_X1 - BAR_X0) * q / 4.0;
-    xb_printf(&body, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>"
-              "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%d%%</text>",
-              x, x, top - 4, axis_y, x, axis_y + 14, q * 25);
+    xb_printf(&body, "<line class=\"frame\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>"
+              "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%d%%</text>",
+              x, x, axis_y, axis_y + 4, x, axis_y + 16, q == 0 ? "start" : q == 4 ? "end" : "middle", q * 25);
   }
-  for (size_t r = 0; r < b->nrows; r++) bar_row_svg(&body, b, &b->rows[r], top + (int)r * ROW_H);
   int h = axis_y + 24;
   xb_printf(o, "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" "
             "width=\"%d\" height=\"%d\">", W, h, W, h);

@@ -65,6 +65,24 @@ static xp_spec *spec_new(cJSON *root, cJSON *lines, const char *path, char *dir,
   return s;
 }
 
+/* JSON allows a key twice and cJSON keeps both, but only the first would be read: the second
+** value would be silently ignored while it still changed the spec's hash. TOML refuses
+** duplicates itself; JSON specs are held to the same rule (found by tests/fuzz/fuzz_spec.c). */
+static int check_duplicate_keys(const xp_spec *s, const cJSON *node, const char *path) {
+  char sub[512];
+  int i = 0;
+  for (const cJSON *c = node->child; c; c = c->next, i++) {
+    if (cJSON_IsObject(node)) {
+      snprintf(sub, sizeof sub, "%s%s%s", *path ? path : "", *path ? "." : "", c->string);
+      for (const cJSON *d = c->next; d; d = d->next)
+        if (strcmp(c->string, d->string) == 0)
+          return xp_spec_error(s, sub, "duplicate key (each key may be given once)");
+    } else snprintf(sub, sizeof sub, "%s[%d]", path, i);
+    if ((cJSON_IsObject(c) || cJSON_IsArray(c)) && check_duplicate_keys(s, c, sub)) return XP_EXIT_USAGE;
+  }
+  return 0;
+}
+
 xp_spec *xp_spec_load(const char *path) {
   size_t len = 0;
   char *text = xp_read_file(path, &len);
@@ -101,7 +119,12 @@ xp_spec *xp_spec_load(const char *path) {
     cJSON_Delete(root);
     goto fail;
   }
-  return spec_new(root, lines, path, dir_of(path), text);
+  xp_spec *spec = spec_new(root, lines, path, dir_of(path), text);
+  if (check_duplicate_keys(spec, spec->root, "") != 0) {
+    xp_spec_free(spec);
+    return NULL;
+  }
+  return spec;
 fail:
   cJSON_Delete(lines);
   free(text);

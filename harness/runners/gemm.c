@@ -616,8 +616,13 @@ static int record_all(xp_ctx *ctx, const gemm_setup *g, const xp_gpu_info *gpu,
   xp_run *run = ctx->run;
   FILE *out = ctx->quiet ? NULL : ctx->out;
   int rc = XP_EXIT_DB;
-  if (g->model && !xp_spec_str(ctx->spec->root, "model", NULL) &&
-      xp_run_meta(run, "model", g->model->name, "declared"))
+  /* What the spec left to defaults is still what ran: say so where queries group by it. */
+  const cJSON *root = ctx->spec->root;
+  if ((g->model && !xp_spec_str(root, "model", NULL) &&
+       xp_run_meta(run, "model", g->model->name, "declared")) ||
+      (!xp_spec_str(root, "dtype", NULL) && xp_run_meta(run, "dtype", "bf16", "declared")) ||
+      (g->model && !cJSON_GetObjectItemCaseSensitive(root, "tp") &&
+       xp_run_meta_int(run, "tp", g->par.tp, "declared")))
     return rc;
   if (xp_run_meta(run, "gemm.gpu_uuid", gpu->uuid, "detected") ||
       xp_run_meta(run, "gemm.ceilings_run", c->run_uuid[0] ? c->run_uuid : "measured inline",

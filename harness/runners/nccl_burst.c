@@ -91,6 +91,15 @@ static char *collect_log(const scratch *t) {
   return all;
 }
 
+/* Whether NCCL went on logging per-call TUNING lines while xp was timing (it should not). */
+static int tuning_kept(const scratch *t) {
+  size_t len = 0;
+  char *text = read_text(t->timing_log, &len);
+  int kept = text && memmem(text, len, " Bytes -> Algo ", 15) != NULL;
+  free(text);
+  return kept;
+}
+
 /* Which GPUs this process drives and which NCCL ranks they are. */
 static int decide_ranks(const xp_spec *s, const xp_nccl_plan *p, xp_nccl_launch *l, xp_nccl_local *loc) {
   int visible = xp_gpu_count();
@@ -229,6 +238,7 @@ static int run_plan(xp_ctx *ctx, const xp_nccl_plan *p) {
     /* Without a job id, only a rendezvous file written since shortly before this start counts. */
     double not_before = (double)time(NULL) - 60;
     if (l.rank == 0) {
+      unlink(p->rendezvous); /* an earlier job's id must not reach the other ranks */
       snprintf(leader, sizeof leader, "%s", xp_run_uuid(ctx->run));
       rc = xp_nccl_new_id(loc.id);
       if (rc == 0) rc = xp_nccl_rdv_publish(p->rendezvous, &l, loc.id, leader);
@@ -237,6 +247,7 @@ static int run_plan(xp_ctx *ctx, const xp_nccl_plan *p) {
     loc.have_id = 1;
   }
   if (rc == 0) rc = xp_nccl_measure(p, &loc, &res);
+  if (tuning_kept(&t)) res.tuning_log = "on during timing too (NCCL kept printing TUNING lines after the switch)";
   res.ranks[loc.rank[0]].info_log = collect_log(&t);
   if (leads) res.topo_xml = read_text(t.topo, &res.topo_len);
 
@@ -244,6 +255,9 @@ static int run_plan(xp_ctx *ctx, const xp_nccl_plan *p) {
   else {
     if (rc == 0 && res.per_process) rc = gather(p, &l, &res);
     if (res.per_process) xp_nccl_rdv_cleanup(p->rendezvous, l.size);
+    /* Interrupted before gathering: rank 0's samples alone are not the burst's. */
+    if (rc == XP_EXIT_ABORTED && res.per_process)
+      for (int i = 0; i < res.ncases; i++) res.cases[i].measured = 0;
     if (rc == 0 || rc == XP_EXIT_ABORTED) {
       int wrc = xp_nccl_record(ctx->run, &res);
       if (wrc) rc = wrc;

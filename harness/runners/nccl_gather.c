@@ -15,7 +15,7 @@
 #include "nccl_gather.h"
 #include "xp.h"
 
-#define RDV_FORMAT "xp-nccl-rendezvous 1"
+#define RDV_FORMAT "xp-nccl-rendezvous 2"
 #define RANK_FORMAT "xp-nccl-rank 1"
 
 /* ---- launcher environment ---- */
@@ -114,9 +114,9 @@ int xp_nccl_rdv_publish(const char *path, const xp_nccl_launch *l, const unsigne
     unlink(rp);
     free(rp);
   }
-  char hex[2 * XP_NCCL_ID_BYTES + 1];
-  for (int i = 0; i < XP_NCCL_ID_BYTES; i++) snprintf(hex + 2 * i, 3, "%02x", id[i]);
-  char *text = xp_asprintf(RDV_FORMAT "\nsize %d\njob %s\nleader %s\nid %s\n", l->size,
+  char hex[2 * XP_NCCL_RDV_BYTES + 1];
+  for (int i = 0; i < XP_NCCL_RDV_BYTES; i++) snprintf(hex + 2 * i, 3, "%02x", id[i]);
+  char *text = xp_asprintf(RDV_FORMAT "\nsize %d\njob %s\nleader %s\nids %s\n", l->size,
                            l->job[0] ? l->job : "-", leader_run ? leader_run : "-", hex);
   int rc = write_atomically(path, text);
   free(text);
@@ -129,12 +129,12 @@ static int read_rdv(const char *path, const xp_nccl_launch *l, unsigned char *id
   size_t len;
   char *text = xp_read_file(path, &len);
   if (!text) return 1;
-  char job[128] = "", lead[64] = "", hex[2 * XP_NCCL_ID_BYTES + 2] = "";
-  int n = sscanf(text, RDV_FORMAT "\nsize %d\njob %127s\nleader %63s\nid %257s", size, job, lead, hex);
+  char job[128] = "", lead[64] = "", hex[2 * XP_NCCL_RDV_BYTES + 2] = "";
+  int n = sscanf(text, RDV_FORMAT "\nsize %d\njob %127s\nleader %63s\nids %513s", size, job, lead, hex);
   free(text);
-  if (n != 4 || strlen(hex) != 2 * XP_NCCL_ID_BYTES) return -1;
+  if (n != 4 || strlen(hex) != 2 * XP_NCCL_RDV_BYTES) return -1;
   if (l->job[0] && strcmp(job, "-") != 0 && strcmp(job, l->job) != 0) return 1;
-  for (int i = 0; i < XP_NCCL_ID_BYTES; i++) {
+  for (int i = 0; i < XP_NCCL_RDV_BYTES; i++) {
     unsigned v;
     if (sscanf(hex + 2 * i, "%2x", &v) != 1) return -1;
     id[i] = (unsigned char)v;

@@ -5,7 +5,8 @@
 **
 ** Files, for rendezvous path P:
 **   P             written by rank 0 (atomically, by rename): format line, world size, job id,
-**                 rank 0's run id, the unique id in hex
+**                 rank 0's run id, NCCL's unique ids in hex (one for the arrival check, one for
+**                 the communicators that measure; see nccl_measure.c)
 **   P.rank<r>     written by rank r > 0 when it is done (or failed): a JSON document
 ** Rank 0 removes stale P.rank* files before publishing P, and everything when it is done.
 */
@@ -15,6 +16,7 @@
 #include "nccl_record.h"
 
 #define XP_NCCL_ID_BYTES 128 /* NCCL_UNIQUE_ID_BYTES */
+#define XP_NCCL_RDV_BYTES (2 * XP_NCCL_ID_BYTES) /* the ids rank 0 hands out */
 
 typedef struct xp_nccl_launch {
   int rank, size, local_rank;
@@ -26,11 +28,11 @@ typedef char *(*xp_getenv_fn)(const char *);
 /* 0: found; 1: no launcher variables; XP_EXIT_USAGE after reporting inconsistent values. */
 int xp_nccl_launch_from_env(xp_getenv_fn get, xp_nccl_launch *out);
 
-/* Rank 0: publish the id. */
+/* Rank 0: publish the ids (XP_NCCL_RDV_BYTES). */
 int xp_nccl_rdv_publish(const char *path, const xp_nccl_launch *l, const unsigned char *id,
                         const char *leader_run);
 /* Other ranks: wait for rank 0's file of this job (same job id if both have one, else written
-** after not_before, a wall-clock time) and read it. XP_EXIT_FAILED on timeout. */
+** after not_before, a wall-clock time) and read the ids. XP_EXIT_FAILED on timeout. */
 int xp_nccl_rdv_wait(const char *path, const xp_nccl_launch *l, double not_before, double timeout_s,
                      unsigned char *id, char leader_run[64]);
 /* Rank r > 0: leave its document for rank 0. */

@@ -9,12 +9,20 @@
 **      mode one replay of a graph holding the whole burst;
 **   4. check again: out-of-place, the output the last timed burst left (inputs are untouched);
 **      in-place, refill and run one collective, as nccl-tests does.
-** Communicators are non-blocking (config.blocking = 0) so that every wait can poll
-** ncclCommGetAsyncError against a deadline, then abort.
+**
+** Never hanging: a peer that does not arrive is found by an arrival check, a non-blocking
+** communicator (config.blocking = 0) whose initialisation is polled with ncclCommGetAsyncError
+** against timeout_s and aborted, so the run fails with NCCL's own words. The communicators that
+** measure are blocking ones, as nccl-tests uses: with NCCL 2.2x a non-blocking communicator
+** hands every ncclGroupEnd to a new thread, which would be timed too. Streams are polled against
+** the deadline, and a watchdog thread ends the process if NCCL itself stays stuck past it.
 */
 #ifdef XP_HAVE_CUDA
 #include <dlfcn.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -45,13 +53,90 @@ int xp_nccl_library_version(void) {
   return ncclGetVersion(&v) == ncclSuccess ? v : 0;
 }
 
-int xp_nccl_new_id(unsigned char id[XP_NCCL_ID_BYTES]) {
-  ncclUniqueId u;
-  XP_NCCL(ncclGetUniqueId(&u));
-  memcpy(id, u.internal, XP_NCCL_ID_BYTES);
+int xp_nccl_new_id(unsigned char id[XP_NCCL_RDV_BYTES]) {
+  for (int i = 0; i < XP_NCCL_RDV_BYTES / XP_NCCL_ID_BYTES; i++) {
+    ncclUniqueId u;
+    XP_NCCL(ncclGetUniqueId(&u));
+    memcpy(id + i * XP_NCCL_ID_BYTES, u.internal, XP_NCCL_ID_BYTES);
+  }
   return 0;
 fail:
   return XP_EXIT_FAILED;
+}
+
+/* ---- watchdog: the last resort when NCCL blocks past the deadline ---- */
+
+typedef struct watchdog {
+  pthread_t thread;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int running, stop, armed;
+  double deadline, timeout;
+  char what[192];
+} watchdog;
+
+/* The main thread is inside NCCL and does not come back: say what was stuck and end the process.
+** The run stays 'running' in the database, which xp runs shows as incomplete: nothing is
+** recorded from a process in an unknown state. */
+static void *watch(void *arg) {
+  watchdog *w = arg;
+  double interrupted_at = 0;
+  pthread_mutex_lock(&w->mu);
+  while (!w->stop) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += 100000000L;
+    if (ts.tv_nsec >= 1000000000L) { ts.tv_sec++; ts.tv_nsec -= 1000000000L; }
+    pthread_cond_timedwait(&w->cv, &w->mu, &ts);
+    if (w->stop || !w->armed) { interrupted_at = 0; continue; }
+    double now = xp_now_seconds();
+    if (xp_interrupted() && interrupted_at == 0) interrupted_at = now;
+    int timed_out = now > w->deadline, stuck = interrupted_at > 0 && now - interrupted_at > 5;
+    if (timed_out || stuck) {
+      fprintf(stderr, "xp: %s: NCCL did not return within %g s%s; ending the process (the run stays incomplete)\n",
+              w->what, timed_out ? w->timeout : 5.0, timed_out ? " (timeout_s)" : " after the interrupt");
+      fflush(stdout);
+      _exit(timed_out ? XP_EXIT_FAILED : XP_EXIT_ABORTED);
+    }
+  }
+  pthread_mutex_unlock(&w->mu);
+  return NULL;
+}
+
+static void watch_arm(watchdog *w, const char *what) {
+  if (!w->running) return;
+  pthread_mutex_lock(&w->mu);
+  snprintf(w->what, sizeof w->what, "%s", what);
+  w->deadline = xp_now_seconds() + w->timeout;
+  w->armed = 1;
+  pthread_mutex_unlock(&w->mu);
+}
+
+static void watch_disarm(watchdog *w) {
+  if (!w->running) return;
+  pthread_mutex_lock(&w->mu);
+  w->armed = 0;
+  pthread_mutex_unlock(&w->mu);
+}
+
+static void watch_start(watchdog *w, double timeout) {
+  memset(w, 0, sizeof *w);
+  w->timeout = timeout;
+  pthread_mutex_init(&w->mu, NULL);
+  pthread_cond_init(&w->cv, NULL);
+  w->running = pthread_create(&w->thread, NULL, watch, w) == 0;
+}
+
+static void watch_stop(watchdog *w) {
+  if (w->running) {
+    pthread_mutex_lock(&w->mu);
+    w->stop = 1;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->thread, NULL);
+  }
+  pthread_mutex_destroy(&w->mu);
+  pthread_cond_destroy(&w->cv);
 }
 
 static int nccl_dtype(enum xp_nccl_dtype d, ncclDataType_t *out) {
@@ -139,33 +224,69 @@ static int wait_streams(session *S, const char *what) {
 
 /* ---- communicators and buffers ---- */
 
-static int init_comms(session *S, const xp_nccl_local *loc, xp_nccl_results *res) {
-  ncclUniqueId id;
-  if (loc->have_id) memcpy(id.internal, loc->id, XP_NCCL_ID_BYTES);
-  else XP_NCCL(ncclGetUniqueId(&id));
-  ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
-  cfg.blocking = 0;
+static void set_config(ncclConfig_t *cfg, int blocking) {
+  *cfg = (ncclConfig_t)NCCL_CONFIG_INITIALIZER;
+  cfg->blocking = blocking;
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-  cfg.nvlinkCentricSched = 1; /* as nccl-tests sets it with NCCL 2.28, so figures compare */
-  snprintf(res->config, sizeof res->config, "blocking=0 nvlinkCentricSched=1");
-#else
-  snprintf(res->config, sizeof res->config, "blocking=0");
+  cfg->nvlinkCentricSched = 1; /* as nccl-tests sets it with NCCL 2.28, so figures compare */
 #endif
+}
+
+/* One communicator per local GPU, initialised in one group (as nccl-tests' initComms). */
+static int init_group(session *S, const unsigned char *id_bytes, int blocking, const char *what) {
+  ncclUniqueId id;
+  ncclConfig_t cfg;
+  memcpy(id.internal, id_bytes, XP_NCCL_ID_BYTES);
+  set_config(&cfg, blocking);
   XP_NCCL(ncclGroupStart());
   for (int g = 0; g < S->n; g++) {
     XP_CUDA(cudaSetDevice(S->rk[g].dev));
     ncclResult_t r = ncclCommInitRankConfig(&S->rk[g].comm, S->nranks, id, S->rk[g].rank, &cfg);
     if (r != ncclSuccess && r != ncclInProgress) {
       ncclGroupEnd();
-      return nccl_failed(S, "ncclCommInitRankConfig", r, S->rk[g].comm);
+      return nccl_failed(S, what, r, S->rk[g].comm);
     }
   }
   ncclResult_t r = ncclGroupEnd();
-  if (r != ncclSuccess && r != ncclInProgress) return nccl_failed(S, "ncclCommInitRankConfig", r, NULL);
-  return wait_comms(S, "NCCL communicator initialisation");
+  if (r != ncclSuccess && r != ncclInProgress) return nccl_failed(S, what, r, NULL);
+  return wait_comms(S, what);
 fail:
   abort_all(S);
   return XP_EXIT_FAILED;
+}
+
+/* Finalize flushes what is still in flight; a failure here is NCCL failing, and says so. */
+static int destroy_comms(session *S) {
+  for (int g = 0; g < S->n; g++) {
+    ncclResult_t r = ncclCommFinalize(S->rk[g].comm);
+    if (r != ncclSuccess && r != ncclInProgress) return nccl_failed(S, "ncclCommFinalize", r, S->rk[g].comm);
+  }
+  int rc = wait_comms(S, "NCCL communicator finalisation");
+  if (rc) return rc; /* the communicators were aborted */
+  for (int g = 0; g < S->n; g++) {
+    ncclCommDestroy(S->rk[g].comm);
+    S->rk[g].comm = NULL;
+  }
+  return 0;
+}
+
+/* First every rank must arrive: a non-blocking communicator, polled and aborted at the deadline,
+** so a missing peer ends in NCCL's error or a plain timeout, never a hang. Then the blocking
+** communicators that measure, on a second id. */
+static int init_comms(session *S, const xp_nccl_local *loc, xp_nccl_results *res, watchdog *w) {
+  unsigned char ids[XP_NCCL_RDV_BYTES];
+  int rc = 0;
+  if (loc->have_id) memcpy(ids, loc->id, sizeof ids);
+  else rc = xp_nccl_new_id(ids);
+  if (rc == 0) rc = init_group(S, ids, 0, "NCCL communicator initialisation (every rank arriving)");
+  if (rc == 0) rc = destroy_comms(S);
+  if (rc) return rc;
+  watch_arm(w, "NCCL communicator initialisation");
+  rc = init_group(S, ids + XP_NCCL_ID_BYTES, 1, "NCCL communicator initialisation");
+  watch_disarm(w);
+  snprintf(res->config, sizeof res->config, "blocking=1%s, after a non-blocking arrival check",
+           NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0) ? " nvlinkCentricSched=1" : "");
+  return rc;
 }
 
 static size_t largest_buffer(const xp_nccl_results *res) {
@@ -212,17 +333,6 @@ static void free_rank(session *S, rank_ctx *k) {
   if (k->d_wrong) cudaFree(k->d_wrong);
   if (k->stream) cudaStreamDestroy(k->stream);
   cudaGetLastError();
-}
-
-static void destroy_comms(session *S) {
-  for (int g = 0; g < S->n; g++)
-    if (S->rk[g].comm) ncclCommFinalize(S->rk[g].comm);
-  if (wait_comms(S, "NCCL communicator finalisation") != 0) return; /* aborted them */
-  for (int g = 0; g < S->n; g++)
-    if (S->rk[g].comm) {
-      ncclCommDestroy(S->rk[g].comm);
-      S->rk[g].comm = NULL;
-    }
 }
 
 /* ---- one collective ---- */
@@ -396,10 +506,10 @@ static int time_case(session *S, xp_nccl_case *c) {
   if (p->verify && (rc = check_once(S, c, dt, modulus, &wrong)) != 0) return rc;
   if (c->mode == XP_MODE_GRAPH && (rc = capture(S, c, dt, p->burst)) != 0) return rc;
   for (int i = 0; i < p->warmup; i++)
-    if ((rc = run_burst(S, c, dt)) != 0) goto done;
+    if ((rc = xp_interrupted() ? XP_EXIT_ABORTED : run_burst(S, c, dt)) != 0) goto done;
   for (int i = 0; i < p->iterations; i++) {
     for (int g = 0; g < S->n; g++) XP_CUDA(cudaEventRecord(S->rk[g].ev[i], S->rk[g].stream));
-    if ((rc = run_burst(S, c, dt)) != 0) goto done;
+    if ((rc = xp_interrupted() ? XP_EXIT_ABORTED : run_burst(S, c, dt)) != 0) goto done;
   }
   for (int g = 0; g < S->n; g++) XP_CUDA(cudaEventRecord(S->rk[g].ev[p->iterations], S->rk[g].stream));
   if ((rc = wait_streams(S, what)) != 0) goto done;
@@ -465,6 +575,7 @@ static const char *switch_log(const char *file) {
 int xp_nccl_measure(const xp_nccl_plan *p, const xp_nccl_local *loc, xp_nccl_results *res) {
   session S = {p, loc->nlocal, loc->nranks, NULL, 0};
   rank_ctx rk[XP_NCCL_MAX_LOCAL];
+  watchdog w;
   memset(rk, 0, sizeof rk);
   S.rk = rk;
   S.buf_bytes = largest_buffer(res);
@@ -483,16 +594,28 @@ int xp_nccl_measure(const xp_nccl_plan *p, const xp_nccl_local *loc, xp_nccl_res
     rc = xp_gpu_describe(rk[g].dev, &facts->gpu);
     if (rc == 0) rc = alloc_rank(&S, &rk[g]);
   }
-  if (rc == 0) rc = init_comms(&S, loc, res);
+  /* The watchdog's deadline is a little past the one the polling loops keep, so that they
+  ** report first whenever NCCL lets them. */
+  watch_start(&w, p->timeout_s * 1.1 + 5);
+  if (rc == 0) rc = init_comms(&S, loc, res, &w);
+  watch_arm(&w, "probing every size once");
   if (rc == 0) rc = probe(&S, res);
+  watch_disarm(&w);
   if (rc == 0) res->tuning_log = switch_log(loc->timing_log);
   for (int i = 0; i < res->ncases && rc == 0; i++) {
     if (res->cases[i].skip) continue;
+    char what[160];
+    xp_nccl_case_name(&res->cases[i], what, sizeof what);
+    watch_arm(&w, what);
     if (xp_interrupted()) rc = XP_EXIT_ABORTED;
     else rc = time_case(&S, &res->cases[i]);
+    watch_disarm(&w);
   }
-  if (rc == 0) destroy_comms(&S);
+  watch_arm(&w, "NCCL communicator finalisation");
+  if (rc == 0) rc = destroy_comms(&S);
   else abort_all(&S);
+  watch_disarm(&w);
+  watch_stop(&w);
   for (int g = 0; g < S.n; g++) free_rank(&S, &rk[g]);
   return rc;
 }

@@ -42,7 +42,7 @@ const xp_field xp_nccl_burst_fields[] = {
     {"verify", XP_T_BOOL, 0, NULL, NULL, 0, 0,
      "check results on the first and last iterations, like nccl-tests' #wrong (default true)"},
     {"timeout_s", XP_T_NUMBER, 0, NULL, NULL, 0.001, 604800,
-     "give up on NCCL init or a wait after this long: the run fails, it never hangs (default 300)"},
+     "bound on NCCL init, on every wait and on each case: the run fails, it never hangs (default 300)"},
     {"env", XP_T_ANY_SCALAR_TABLE, 0, NULL, NULL, 0, 0,
      "environment set before NCCL starts, e.g. { NCCL_P2P_DISABLE = \"1\" }; recorded"},
     {"rendezvous", XP_T_STRING, 0, NULL, NULL, 0, 0,
@@ -402,11 +402,13 @@ int xp_nccl_burst_check(const xp_spec *s) {
   return rc;
 }
 
-/* Ranks known before running: the gpus list, or a launcher's world size. 0 when unknown. */
+/* Ranks known before running: the gpus list, or a launcher's world size. 0 when unknown, -1
+** after reporting launcher variables that contradict each other. */
 static int known_ranks(const xp_nccl_plan *p, xp_nccl_launch *l, int *per_process) {
   *per_process = p->rendezvous != NULL;
-  if (*per_process) return xp_nccl_launch_from_env(getenv, l) == 0 ? l->size : 0;
-  return p->ngpus;
+  if (!*per_process) return p->ngpus;
+  int rc = xp_nccl_launch_from_env(getenv, l);
+  return rc == 0 ? l->size : rc == 1 ? 0 : -1;
 }
 
 static void print_env_plan(const xp_nccl_plan *p, FILE *out) {
@@ -432,7 +434,9 @@ int xp_nccl_burst_plan(const xp_spec *s, FILE *out) {
   if (rc) return rc;
   xp_nccl_launch l;
   int per_process, n = known_ranks(&p, &l, &per_process);
-  if (n > 0 && (rc = xp_nccl_plan_check_ranks(s, &p, n)) != 0) goto done;
+  if (n < 0) rc = XP_EXIT_USAGE;
+  else if (n > 0) rc = xp_nccl_plan_check_ranks(s, &p, n);
+  if (rc) goto done;
   int ncases = p.ncoll * p.ndtype * p.nsizes * p.nmode * p.nplace;
   fprintf(out, "nccl_burst: %d collective%s x %d dtype%s x %d size%s x %d mode%s x %d placement%s"
           " = %d cases\n", p.ncoll, p.ncoll == 1 ? "" : "s", p.ndtype, p.ndtype == 1 ? "" : "s",
@@ -457,7 +461,7 @@ int xp_nccl_burst_plan(const xp_spec *s, FILE *out) {
           p.warmup == 1 ? "" : "s", p.iterations, p.iterations == 1 ? "" : "s");
   fprintf(out, "check:    %s\n", p.verify ? "results verified on the first and last iterations (#wrong)"
                                           : "off (verify = false)");
-  fprintf(out, "buffers:  %s; timeout %g s for NCCL init and every wait\n",
+  fprintf(out, "buffers:  %s; timeout %g s for NCCL init, every wait and every case\n",
           p.alloc_nccl ? "ncclMemAlloc" : "cudaMalloc", p.timeout_s);
   print_env_plan(&p, out);
   fputs("captured: NCCL's INFO log (INIT,GRAPH,TUNING,ENV) and its topology dump, kept with the run\n", out);

@@ -162,6 +162,11 @@ int xp_topo_parse(const char *xml, size_t len, xp_topo *out, char *err, size_t e
     if (!self) stack[depth++] = f;
     p = end;
   }
+  if (depth > 0) {
+    snprintf(err, errn, "malformed XML: <%s> is not closed", stack[depth - 1].name);
+    xp_topo_free(out);
+    return -1;
+  }
   if (!saw_system) {
     snprintf(err, errn, "not an NCCL topology dump (no <system> element)");
     xp_topo_free(out);

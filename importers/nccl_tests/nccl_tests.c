@@ -352,15 +352,15 @@ done:
   return rc;
 }
 
+/* Everything is read and parsed before the run begins, so that a bad file is refused (exit 2)
+** without leaving a failed run behind. */
 static int check(const xp_spec *s) {
-  const cJSON *files = cJSON_GetObjectItemCaseSensitive(s->root, "files"), *f;
-  if (cJSON_GetArraySize(files) == 0) return xp_spec_error(s, "files", "no files given");
-  cJSON_ArrayForEach(f, files) {
-    FILE *fp = fopen(f->valuestring, "r");
-    if (!fp) return xp_error_at(XP_EXIT_USAGE, f->valuestring, 0, "cannot read the file");
-    fclose(fp);
-  }
-  return 0;
+  if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s->root, "files")) == 0)
+    return xp_spec_error(s, "files", "no files given");
+  loaded L;
+  int rc = load(s, &L);
+  loaded_free(&L);
+  return rc;
 }
 
 /* --dry-run: read the files and say what would be imported. */

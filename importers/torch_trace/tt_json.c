@@ -329,8 +329,9 @@ tt_unit tt_framer_next(tt_framer *f, const char *buf, size_t len, size_t *pos, i
     if (p >= end && st != ST_TAIL) {
       if (!eof) return TT_UNIT_MORE;
       f->err_pos = len;
-      snprintf(f->err, sizeof f->err, "the document ends early, after %llu events",
-               (unsigned long long)f->events);
+      if (st == ST_START) snprintf(f->err, sizeof f->err, "empty: no JSON document");
+      else snprintf(f->err, sizeof f->err, "the document ends early, after %llu events",
+                    (unsigned long long)f->events);
       return TT_UNIT_ERROR;
     }
     switch (st) {
@@ -340,6 +341,8 @@ tt_unit tt_framer_next(tt_framer *f, const char *buf, size_t len, size_t *pos, i
         } else if (*p == '[') {
           f->state = ST_EV_BARE + ST_EV_FIRST;
           f->saw_events = 1;
+        } else if ((unsigned char)*p == 0xef && len - (size_t)(p - buf) < 3 && !eof) {
+          return TT_UNIT_MORE; /* perhaps a byte-order mark cut by the window */
         } else if (len - (size_t)(p - buf) >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0) {
           p += 2; /* a UTF-8 byte-order mark: skipped */
         } else {

@@ -337,11 +337,11 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
   }
   int64_t ts, dur;
   if (!ev->ts.n || tt_us_to_ns(ev->ts, &ts) != 0) {
-    snprintf(err, errlen, "%s event \"%.60s\" has no numeric \"ts\"", what[kind], name);
+    snprintf(err, errlen, "%s event \"%.*s\" has no numeric \"ts\"", what[kind], (int)(n < 60 ? n : 60), name);
     return -1;
   }
   if (!ev->dur.n || tt_us_to_ns(ev->dur, &dur) != 0 || dur < 0) {
-    snprintf(err, errlen, "%s event \"%.60s\" has no valid \"dur\"", what[kind], name);
+    snprintf(err, errlen, "%s event \"%.*s\" has no valid \"dur\"", what[kind], (int)(n < 60 ? n : 60), name);
     return -1;
   }
   uint32_t id = intern_name(imp, name, n, kind);

@@ -51,6 +51,52 @@ static int bad(const char *path, uint64_t offset, uint64_t event, const char *wh
                      (unsigned long long)offset, (unsigned long long)event, what);
 }
 
+/* Where the framer reads: normally the current chunk with the unfinished end of the previous
+** one copied into its headroom; an event longer than the headroom (rare) is assembled in the
+** carry buffer instead, chunk by chunk, until it is complete. */
+typedef struct window {
+  char *carry;     /* the unfinished unit, between chunks */
+  size_t carry_len, carry_cap;
+  int in_carry;    /* the unit outgrew the headroom: frame inside carry */
+} window;
+
+static void carry_reserve(window *w, size_t n) {
+  if (n <= w->carry_cap) return;
+  w->carry_cap = n > 2 * w->carry_cap ? n : 2 * w->carry_cap;
+  w->carry = xp_xrealloc(w->carry, w->carry_cap);
+}
+
+/* The window for the next chunk (data, n; data NULL at the end of the stream). */
+static void window_next(window *w, char *data, size_t n, char **buf, size_t *len) {
+  if (data && !w->in_carry && w->carry_len <= TT_SOURCE_HEADROOM) {
+    memcpy(data - w->carry_len, w->carry, w->carry_len);
+    *buf = data - w->carry_len;
+    *len = w->carry_len + n;
+    return;
+  }
+  if (data) {
+    w->in_carry = 1;
+    carry_reserve(w, w->carry_len + n);
+    memcpy(w->carry + w->carry_len, data, n);
+    w->carry_len += n;
+  }
+  *buf = w->carry;
+  *len = w->carry_len;
+}
+
+/* Keep buf[pos, len), the unfinished unit, for the next window. */
+static void window_keep(window *w, const char *buf, size_t pos, size_t len) {
+  if (w->in_carry) {
+    if (pos == 0) return; /* still inside the long unit: carry holds all of it */
+    memmove(w->carry, w->carry + pos, len - pos);
+    w->in_carry = 0;
+  } else {
+    carry_reserve(w, len - pos);
+    memcpy(w->carry, buf + pos, len - pos);
+  }
+  w->carry_len = len - pos;
+}
+
 /* Feed the file through the framer into r. */
 static int read_into(tt_import *imp, tt_rank *r, const char *path, const tt_options *opt) {
   char err[512];
@@ -62,13 +108,14 @@ static int read_into(tt_import *imp, tt_rank *r, const char *path, const tt_opti
   pg.path = path;
   tt_framer f;
   tt_framer_init(&f, MAX_UNIT);
-  size_t cap = 4 << 20, len = 0, pos = 0;
-  char *buf = xp_xmalloc(cap);
+  window w = {0};
+  carry_reserve(&w, 64 << 10);
   uint64_t base = 0; /* document offset of buf[0] */
   tt_event *ev = xp_xmalloc(sizeof *ev);
   int rc = 0, eof = 0;
+  size_t len = 0, pos = 0;
   for (;;) {
-    const char *data;
+    const char *data = NULL;
     size_t n = 0;
     int got = tt_source_next(src, &data, &n, err, sizeof err);
     if (got < 0) {
@@ -76,14 +123,9 @@ static int read_into(tt_import *imp, tt_rank *r, const char *path, const tt_opti
       break;
     }
     if (got == 0) eof = 1;
-    if (n) {
-      if (len + n > cap) {
-        while (len + n > cap) cap *= 2;
-        buf = xp_xrealloc(buf, cap);
-      }
-      memcpy(buf + len, data, n);
-      len += n;
-    }
+    char *buf;
+    window_next(&w, got ? (char *)data : NULL, n, &buf, &len);
+    pos = 0;
     if (xp_interrupted()) {
       rc = XP_EXIT_ABORTED;
       break;
@@ -101,8 +143,6 @@ static int read_into(tt_import *imp, tt_rank *r, const char *path, const tt_opti
             rc = bad(path, base + (size_t)(k.p - 1 - buf), f.events, err);
           break;
         case TT_UNIT_MORE:
-          stop = 1;
-          break;
         case TT_UNIT_END:
           stop = 1;
           break;
@@ -112,18 +152,15 @@ static int read_into(tt_import *imp, tt_rank *r, const char *path, const tt_opti
       }
     }
     if (rc || eof) break;
-    /* Keep the partial unit at the front; the rest of the window has been used. */
-    memmove(buf, buf + pos, len - pos);
+    window_keep(&w, buf, pos, len);
     base += pos;
-    len -= pos;
-    pos = 0;
     progress_show(&pg, src, 0);
   }
   if (!rc) progress_show(&pg, src, 1);
   else if (pg.on && pg.tty) fputc('\n', stderr);
   r->json_bytes = base + len;
   free(ev);
-  free(buf);
+  free(w.carry);
   tt_source_close(src);
   if (rc) return rc;
   if (!f.saw_events)

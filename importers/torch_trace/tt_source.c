@@ -54,7 +54,7 @@ struct tt_source {
 static char *take_free(tt_source *s) {
   pthread_mutex_lock(&s->mu);
   while (s->head - s->tail >= RING && !s->stop) pthread_cond_wait(&s->cv, &s->mu);
-  char *b = s->stop ? NULL : s->buf[s->head % RING];
+  char *b = s->stop ? NULL : s->buf[s->head % RING] + TT_SOURCE_HEADROOM;
   pthread_mutex_unlock(&s->mu);
   return b;
 }
@@ -252,7 +252,7 @@ tt_source *tt_source_open(const char *path, char *err, size_t errlen) {
   s->gzip = m == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
   pthread_mutex_init(&s->mu, NULL);
   pthread_cond_init(&s->cv, NULL);
-  for (int i = 0; i < RING; i++) s->buf[i] = xp_xmalloc(OUT_CHUNK);
+  for (int i = 0; i < RING; i++) s->buf[i] = xp_xmalloc(TT_SOURCE_HEADROOM + OUT_CHUNK);
   void *(*body)(void *) = plain_main;
   if (s->gzip) {
     s->in = xp_xmalloc(IN_CHUNK);
@@ -290,7 +290,7 @@ int tt_source_next(tt_source *s, const char **data, size_t *len, char *err, size
   while (s->head == s->tail && !s->done) pthread_cond_wait(&s->cv, &s->mu);
   int rc;
   if (s->head != s->tail) {
-    *data = s->buf[s->tail % RING];
+    *data = s->buf[s->tail % RING] + TT_SOURCE_HEADROOM;
     *len = s->len[s->tail % RING];
     s->holding = 1;
     rc = 1;

@@ -14,8 +14,12 @@ typedef struct tt_source tt_source;
 
 /* Open and start reading. On failure returns NULL and writes one line into err. */
 tt_source *tt_source_open(const char *path, char *err, size_t errlen);
-/* The next chunk: *data is valid until the next call. Returns 1 with a chunk, 0 at the end of
-** the stream, -1 on error (message in err: truncated or corrupt gzip, read error). */
+/* Writable bytes in front of every chunk: the caller may put the unfinished end of the
+** previous chunk there and parse both as one window, without copying the chunk. */
+enum { TT_SOURCE_HEADROOM = 256 << 10 };
+/* The next chunk: *data is valid (and the TT_SOURCE_HEADROOM bytes before it writable) until
+** the next call. Returns 1 with a chunk, 0 at the end of the stream, -1 on error (message in
+** err: truncated or corrupt gzip, read error). */
 int tt_source_next(tt_source *s, const char **data, size_t *len, char *err, size_t errlen);
 /* Progress: bytes of the file read so far, and the file's size. */
 uint64_t tt_source_file_pos(tt_source *s);

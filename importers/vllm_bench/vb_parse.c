@@ -377,6 +377,11 @@ static int read_object(const vb_src *s, const cJSON *o, int nobjects, vb_result 
     return xp_error_at(XP_EXIT_USAGE, s->label, line_at(s->text, s->start),
                        "expected a JSON object (the output of vllm bench serve --save-result), found %s",
                        type_name(o));
+  /* vllm bench serve with a pooling backend (embeddings) writes requests, not tokens out. */
+  if (!cJSON_HasObjectItem(o, "output_throughput") && cJSON_HasObjectItem(o, "input_sequence_throughput"))
+    return xp_error_at(XP_EXIT_USAGE, s->label, line_at(s->text, s->start),
+                       "a pooling (embedding) benchmark: serve_bench records generation benchmarks, "
+                       "with output tokens");
   for (const vb_key *k = known_keys; k->key; k++) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k->key);
     if (k->required && !v)

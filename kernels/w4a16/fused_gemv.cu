@@ -30,7 +30,10 @@ __global__ void __launch_bounds__(w4::kThreads) gemv_kernel(const uint4 *__restr
     const int c0 = kp * chunks / ks, c1 = (kp + 1) * chunks / ks;
     const uint4 *wt = W + (size_t)rt * chunks * 32 + lane;
     const uint32_t *st = S + (size_t)rt * (size_t)(k >> gshift) * 8 + g;
+    w4::prefetch_chunks(wt - lane, st - g, gshift, c0, min(c1, c0 + w4::kPrefetch), lane);
     for (int c = c0; c < c1; c += w4::kUnroll) {
+      w4::prefetch_chunks(wt - lane, st - g, gshift, max(c0 + w4::kPrefetch, c + w4::kPrefetch),
+                          min(c1, c + w4::kPrefetch + w4::kUnroll), lane);
       uint4 w[w4::kUnroll];
       uint32_t s[w4::kUnroll];
 #pragma unroll

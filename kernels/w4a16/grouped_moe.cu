@@ -12,8 +12,10 @@
 ** experts (a bitmap of expert ids, ranks by popcount), the 4 warps of a tile take the
 ** experts in turn, and each warp adds routing weight x (W2_e tile * h) into fp32
 ** accumulators whose columns are the batch's tokens; the 4 warps' sums are added through
-** shared memory and y is written once, so no atomics and no zeroing pass. With PDL it starts while gate_up drains: it builds its expert
-** list and prefetches its first expert's weight tile into L2, then waits for gate_up.
+** shared memory and y is written once, so no atomics and no zeroing pass. With PDL it
+** starts while gate_up drains: it builds its expert list and prefetches its first expert's
+** weight tile into L2, then waits for gate_up. Each warp asks L2 for its next expert's tile
+** while it computes the current one.
 */
 #include "w4a16/w4a16.h"
 #include "w4a16/w4a16_device.cuh"
@@ -136,8 +138,9 @@ __global__ void __launch_bounds__(w4::kThreads, w4::min_blocks(NT)) moe_down_ker
   const uint4 *w2 = reinterpret_cast<const uint4 *>(a.w2) + (size_t)rt * chunks * 32 + lane;
   const uint32_t *s2 = reinterpret_cast<const uint32_t *>(a.s2) + (size_t)rt * ng * 8 + g;
   const bool live = rt < (H >> 4);
-  if (live && first < nexp && (lane & 7) == 0) /* one prefetch per 128-byte line */
-    for (int c = 0; c < chunks; c++) w4::prefetch_l2(w2 + (size_t)s_exp[first] * wexp + (size_t)c * 32);
+  if (live && first < nexp)
+    w4::prefetch_chunks(w2 - lane + (size_t)s_exp[first] * wexp, s2 - g + (size_t)s_exp[first] * sexp,
+                        gshift, 0, chunks, lane);
   w4::pdl_wait(); /* h is written by the gate_up kernel */
 
   const __nv_bfloat16 *h = static_cast<const __nv_bfloat16 *>(a.h);
@@ -146,6 +149,10 @@ __global__ void __launch_bounds__(w4::kThreads, w4::min_blocks(NT)) moe_down_ker
   for (int j = 0; j < NT; j++) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.f;
   for (int slot = first; live && slot < nexp; slot += kDownWarpsPerTile) {
     const int e = s_exp[slot];
+    if (slot + kDownWarpsPerTile < nexp) { /* the next expert's tile, while this one computes */
+      const int en = s_exp[slot + kDownWarpsPerTile];
+      w4::prefetch_chunks(w2 - lane + (size_t)en * wexp, s2 - g + (size_t)en * sexp, gshift, 0, chunks, lane);
+    }
     const __nv_bfloat16 *xr[NT];
     float wgt[NT][2];
 #pragma unroll

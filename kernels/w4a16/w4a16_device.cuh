@@ -15,6 +15,7 @@ namespace w4 {
 constexpr int kWarps = 8;             /* every fused kernel runs 256-thread blocks */
 constexpr int kThreads = kWarps * 32;
 constexpr int kUnroll = 4;            /* K chunks whose loads are in flight together per warp */
+constexpr int kPrefetch = 16;         /* K chunks a warp asks L2 for ahead of its loads */
 /* Resident blocks per SM the MMA kernels are compiled for: one token tile fits in 85
 ** registers without spilling (3 blocks, 24 warps per SM), two in 128. */
 constexpr int min_blocks(int token_tiles) { return token_tiles == 1 ? 3 : 2; }
@@ -87,6 +88,26 @@ __device__ __forceinline__ void pdl_launch_dependents() {
 }
 __device__ __forceinline__ void pdl_wait() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
 
+__device__ __forceinline__ void prefetch_l2(const void *p) {
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+}
+
+/* Ask L2 for chunks [c0, c1) of a tile row (weights and their scales) without waiting: one
+** 128-byte line per lane. The loads that follow then find their data in L2, so a warp keeps
+** up to kPrefetch chunks (8 KB) in flight instead of the kUnroll its registers hold, and
+** even a grid of a few hundred warps asks for all of a small matrix at once.
+**   tile: the tile row's first word; scales: its first scale pair (S + rt * (K/G) * 8). */
+__device__ __forceinline__ void prefetch_chunks(const uint4 *tile, const uint32_t *scales, int gshift,
+                                                int c0, int c1, int lane) {
+  if (c1 <= c0) return;
+  const char *w = reinterpret_cast<const char *>(tile + (size_t)c0 * 32);
+  for (int line = lane; line < (c1 - c0) * 4; line += 32) prefetch_l2(w + (size_t)line * 128);
+  const size_t g0 = (size_t)(c0 * 64) >> gshift, g1 = (size_t)(c1 * 64 - 1) >> gshift;
+  const char *s = reinterpret_cast<const char *>(scales + g0 * 8);
+  const size_t bytes = (g1 - g0 + 1) * 32 + 127; /* 8 pairs of bf16 per group; partial lines */
+  for (size_t off = (size_t)lane * 128; off < bytes; off += 32 * 128) prefetch_l2(s + off);
+}
+
 /*
 ** One warp, one 16-row tile, K chunks [c0, c1): acc[j] += W_tile * X_j^T for token tiles j.
 **
@@ -108,7 +129,10 @@ __device__ __forceinline__ void tile_mma(const uint4 *__restrict__ wt, const uin
                                          int gshift, const __nv_bfloat16 *const xr[NT], int c0,
                                          int c1, float acc[NT][4]) {
   const int lane = threadIdx.x & 31, t = lane & 3;
+  prefetch_chunks(wt - lane, st - (lane >> 2), gshift, c0, min(c1, c0 + kPrefetch), lane);
   for (int c = c0; c < c1; c += kUnroll) {
+    prefetch_chunks(wt - lane, st - (lane >> 2), gshift, max(c0 + kPrefetch, c + kPrefetch),
+                    min(c1, c + kPrefetch + kUnroll), lane);
     uint4 w[kUnroll], xa[kUnroll][NT], xb[kUnroll][NT];
     uint32_t s[kUnroll];
 #pragma unroll
@@ -191,10 +215,6 @@ __device__ __forceinline__ float frag_sum(const FragSum<NT> &r, int tl, int ks, 
   float v = 0.f;
   for (int w = tl * ks; w < tl * ks + ks; w++) v += r.v[w][e][lane];
   return v;
-}
-
-__device__ __forceinline__ void prefetch_l2(const void *p) {
-  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
 }
 
 /* Element e (0..NT*4-1) of a lane's C fragments: its row in the tile and its token. */

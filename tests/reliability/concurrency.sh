@@ -2,11 +2,25 @@
 # Concurrent writers: PROCS processes each record RUNS runs into one fresh database at the same
 # time (through the real recorder, tests/unit/test_reliability.c), while readers list and query
 # it in a loop. Every run must arrive whole, and no process may see "database is locked".
-# Usage: concurrency.sh [PROCS [RUNS]]   Prints one line of figures; exit 1 on any loss.
+# Usage: concurrency.sh [PROCS [RUNS [probe|cli]]]   probe: the recorder driver (8 cases x 100
+# samples per run); cli: each run is one `xp import vllm-bench` process, as users run it.
+# Prints one line of figures; exit 1 on any loss.
 set -u
 PROCS=${1:-8}
 RUNS=${2:-50}
+MODE=${3:-probe}
 . "$(dirname "$0")/lib.sh"
+SRC=${XP_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+RESULT=$SRC/tests/data/vllm_bench/serve_c8_detailed.json
+if [ "$MODE" = cli ]; then
+  "$XP" help kinds 2>/dev/null | grep -q 'xp import vllm-bench' && [ -r "$RESULT" ] ||
+    { echo "concurrency (cli): skipped: this xp has no vllm-bench importer"; exit 77; }
+  # One xp process per run; "run UUID ok" on stdout becomes the probe's "ok UUID".
+  writer() { for _ in $(seq 1 "$RUNS"); do "$XP" --db "$DB" import vllm-bench "$RESULT"; done |
+               awk '$1 == "run" && $3 == "ok" {print "ok " $2; fflush()}'; }
+else
+  writer() { "$PROBE" record "$DB" "$RUNS" 8 100 2000; }
+fi
 
 DB=$WORK/xp.db
 cat > "$WORK/read.sql" <<'SQL'
@@ -34,7 +48,7 @@ reader 2 & r2=$!
 start=$(date +%s.%N)
 pids=()
 for p in $(seq 1 "$PROCS"); do
-  "$PROBE" record "$DB" "$RUNS" 8 100 2000 > "$WORK/w$p.out" 2> "$WORK/w$p.err" &
+  writer > "$WORK/w$p.out" 2> "$WORK/w$p.err" &
   pids+=($!)
 done
 failed_procs=0
@@ -61,7 +75,7 @@ missing=$(comm -23 "$WORK/reported.txt" "$WORK/stored.txt" | wc -l)
 check=$("$PROBE" check "$DB") || fail "invariants broken after concurrent recording: $check"
 secs=$(echo "$end - $start" | bc 2>/dev/null || awk "BEGIN{print $end - $start}")
 
-echo "concurrency: $PROCS writers x $RUNS runs: expected $expected, recorded ok $listed, lost $((expected - listed)), reported-but-missing $missing, 'locked'/'busy' messages $locked, other writer errors $writer_errors, failed writers $failed_procs; $reads reads beside them, reader errors $reader_errors; ${secs%.*}s; check: $check"
+echo "concurrency ($MODE): $PROCS writers x $RUNS runs: expected $expected, recorded ok $listed, lost $((expected - listed)), reported-but-missing $missing, 'locked'/'busy' messages $locked, other writer errors $writer_errors, failed writers $failed_procs; $reads reads beside them, reader errors $reader_errors; ${secs%.*}s; check: $check"
 [ "$listed" -eq "$expected" ] || fail "runs lost: $((expected - listed)) of $expected"
 [ "$reported" -eq "$expected" ] || fail "writers reported $reported of $expected runs ok"
 [ "$missing" -eq 0 ] || fail "$missing runs reported ok are not in the database"

@@ -10,13 +10,14 @@
 **   share    recorded as case "summary", metric "allreduce_share" (%), when given
 **   gpu      detected gpu_name; driver: detected gpu.driver
 **   fail     the run fails after measuring
-**   extra    rows for probe_rows, a table a test may add to the schema (as later
-**            migrations add trace tables), when the table exists
+**   extra    rows for probe_rows (and probe_leaf, probe_names): tables a test may add to
+**            the schema, as later migrations add trace tables, when they exist
 */
 #ifndef XP_TEST_HISTORY_PROBE_H
 #define XP_TEST_HISTORY_PROBE_H
 #include <sqlite3.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "kind.h"
 #include "xp.h"
@@ -33,11 +34,13 @@ static const xp_field probe_fields[] = {
     {"extra", XP_T_INT, 0, NULL, NULL, 0, 1000, "rows for probe_rows"},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
 
-static int probe_has_table(sqlite3 *db) {
+static int probe_has_table(sqlite3 *db, const char *name) {
   sqlite3_stmt *st = NULL;
   int yes = 0;
-  if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_schema WHERE name = 'probe_rows'", -1, &st, NULL) == SQLITE_OK)
+  if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_schema WHERE name = ?1", -1, &st, NULL) == SQLITE_OK) {
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
     yes = sqlite3_step(st) == SQLITE_ROW;
+  }
   sqlite3_finalize(st);
   return yes;
 }
@@ -70,21 +73,46 @@ static int probe_execute(xp_ctx *ctx) {
     rc = c < 0 ? XP_EXIT_DB : xp_run_value(ctx->run, c, "allreduce_share", "%", xp_spec_num(s, "share", 0));
   }
   int64_t extra = xp_spec_int(s, "extra", 0);
-  if (rc == 0 && extra > 0 && probe_has_table(ctx->db)) {
-    sqlite3_stmt *st = xp_run_stmt(ctx->run, "INSERT INTO probe_rows(run_id, k, v) VALUES (?1, ?2, ?3)");
-    for (int64_t i = 0; i < extra && st && rc == 0; i++) {
+  if (rc == 0 && extra > 0 && probe_has_table(ctx->db, "probe_rows")) {
+    int leaves = probe_has_table(ctx->db, "probe_leaf");
+    for (int64_t i = 0; i < extra && rc == 0; i++) {
+      /* a shared dictionary row, keyed by a value derived from its content (as trace_names) */
+      sqlite3_stmt *st = xp_run_stmt(ctx->run, "INSERT OR IGNORE INTO probe_names(id, name) VALUES (?1, ?2)");
+      if (!st) return XP_EXIT_DB;
       char k[32];
       snprintf(k, sizeof k, "row%lld", (long long)i);
+      sqlite3_bind_int64(st, 1, 1000 + i);
+      sqlite3_bind_text(st, 2, k, -1, SQLITE_TRANSIENT);
+      if ((rc = xp_db_step_done(ctx->db, st)) != 0) break;
+      st = xp_run_stmt(ctx->run, "INSERT INTO probe_rows(run_id, k, v, name_id) VALUES (?1, ?2, ?3, ?4)");
+      if (!st) return XP_EXIT_DB;
       sqlite3_bind_int64(st, 1, xp_run_id(ctx->run));
       sqlite3_bind_text(st, 2, k, -1, SQLITE_TRANSIENT);
       sqlite3_bind_double(st, 3, (double)i / 3.0);
+      sqlite3_bind_int64(st, 4, 1000 + i);
       rc = xp_db_step_done(ctx->db, st);
+      int64_t row = sqlite3_last_insert_rowid(ctx->db);
+      if (rc == 0 && leaves) {
+        st = xp_run_stmt(ctx->run, "INSERT INTO probe_leaf(row_id, x) VALUES (?1, ?2)");
+        if (!st) return XP_EXIT_DB;
+        sqlite3_bind_int64(st, 1, row);
+        sqlite3_bind_double(st, 2, (double)i * 2);
+        rc = xp_db_step_done(ctx->db, st);
+      }
     }
-    if (!st) rc = XP_EXIT_DB;
   }
   if (rc == 0 && xp_spec_bool(s, "fail", 0)) rc = xp_error(XP_EXIT_FAILED, "probe: planned failure");
   return rc;
 }
+
+/* Tables a later migration might add: a run table, a table under it, and a shared dictionary
+** the run table names rows of by a content-derived key (trace-like). */
+static const char probe_tables_sql[] =
+    "CREATE TABLE IF NOT EXISTS probe_names (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE) STRICT;"
+    "CREATE TABLE IF NOT EXISTS probe_rows (id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL"
+    " REFERENCES runs (id) ON DELETE CASCADE, k TEXT NOT NULL, v REAL, name_id INTEGER) STRICT;"
+    "CREATE TABLE IF NOT EXISTS probe_leaf (row_id INTEGER NOT NULL REFERENCES probe_rows (id)"
+    " ON DELETE CASCADE, x REAL NOT NULL) STRICT;";
 
 static const xp_kind probe_kind = {"hist_probe", "history test probe", probe_fields, 0, NULL,
                                    NULL, probe_execute, NULL, NULL, NULL};

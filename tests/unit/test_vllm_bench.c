@@ -225,6 +225,8 @@ static void test_bad_input(void) {
   expect_error("{\"model_id\": \"m\", \"duration\": 2.0, \"completed\": 4, \"request_throughput\": 2.0,"
                " \"output_throughput\": 10.0}", "no latency statistics");
   expect_error("{\"model_id\": null, \"duration\": 2.0}", "model_id: is null");
+  expect_error("{\"model_id\": \"e5\", \"duration\": 2.0, \"completed\": 4, \"request_throughput\": 2.0,"
+               " \"input_sequence_throughput\": 2.0, \"mean_e2el_ms\": 9.0}", "a pooling (embedding) benchmark");
   /* A broken second object of an --append-result file names its line. */
   expect_error("{" MINIMAL_KEYS "}\n{" MOST_KEYS ", \"completed\": 4, \"duration\": true}", "bad.json:2: duration");
   expect_error("{" MINIMAL_KEYS "}\n{\"model_id\": ", "bad.json:2: not valid JSON");

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Importing a big torch.profiler trace against merely decompressing it, side by side:
+#   xp import torch-trace FILE   vs   zcat FILE > /dev/null   (median of 3 each, interleaved)
+# and xp's peak resident memory, on the trace and on one twice as long (its events followed by
+# a copy shifted in time and in External id, generated into a temporary directory), to show
+# that memory does not follow the trace's size. Targets: xp <= zcat (aim: half), RSS <= 64 MiB.
+#   XP=build/xp XP_SHARED=../shared bash bench/trace_bench.sh [TRACE.json.gz]
+set -u
+: "${XP:?XP must name the xp binary}"
+trace=${1:-${XP_SHARED:-../shared}/fixtures/torch/bigdecode_tp2_bs8_rank1.trace.json.gz}
+if [ ! -f "$trace" ]; then
+  echo "trace_bench: $trace not found (set XP_SHARED or pass a trace)"
+  exit 0
+fi
+tmp=$(mktemp -d /tmp/xp-trace-bench.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+have_time=0
+[ -x /usr/bin/time ] && have_time=1
+
+now_ns() { date +%s%N; }
+median() { sort -n | sed -n "$((($1 + 1) / 2))p"; }
+
+# run_xp DB FILE: prints "seconds peak_kib" for one import
+run_xp() {
+  local t0 t1 kib=0
+  t0=$(now_ns)
+  if [ $have_time = 1 ]; then
+    kib=$(/usr/bin/time -f '%M' "$XP" --db "$1" import torch-trace "$2" 2>&1 >/dev/null | tail -n 1)
+  else
+    "$XP" --db "$1" import torch-trace "$2" > /dev/null 2>&1
+  fi
+  t1=$(now_ns)
+  echo "$(( (t1 - t0) / 1000 )) $kib"
+}
+
+run_zcat() {
+  local t0 t1
+  t0=$(now_ns)
+  zcat "$1" > /dev/null
+  t1=$(now_ns)
+  echo $(( (t1 - t0) / 1000 ))
+}
+
+run_igzip() {
+  local t0 t1
+  t0=$(now_ns)
+  igzip -dc "$1" > /dev/null
+  t1=$(now_ns)
+  echo $(( (t1 - t0) / 1000 ))
+}
+
+db="$tmp/bench.db"
+"$XP" --db "$db" import torch-trace "$trace" > /dev/null 2>&1 || { echo "trace_bench: xp import failed"; exit 1; }
+: > "$tmp/xp"; : > "$tmp/zcat"; : > "$tmp/igzip"; : > "$tmp/rss"
+for i in 1 2 3; do
+  run_zcat "$trace" >> "$tmp/zcat"
+  read -r us kib < <(run_xp "$db" "$trace")
+  echo "$us" >> "$tmp/xp"
+  echo "$kib" >> "$tmp/rss"
+  command -v igzip > /dev/null && run_igzip "$trace" >> "$tmp/igzip"
+done
+xp_us=$(median 3 < "$tmp/xp")
+zcat_us=$(median 3 < "$tmp/zcat")
+rss=$(sort -n "$tmp/rss" | tail -n 1)
+json_bytes=$(zcat "$trace" | wc -c)
+
+# Twice as long: the same events again, 1000 s later, with External ids and correlations moved
+# past the first copy's, so that nothing is shared with the first half. Integer and fraction
+# parts of each timestamp are shifted separately, so no digit is lost.
+zcat "$trace" | awk '/"traceEvents": \[/ { print NR; exit }' > "$tmp/start"
+zcat "$trace" | awk '/^ *\],? *$/ { last = NR } END { print last }' > "$tmp/end"
+start=$(cat "$tmp/start"); end=$(cat "$tmp/end")
+{
+  zcat "$trace" | sed -n "1,$((end - 1))p" | sed '$ s/} *$/},/'
+  zcat "$trace" | sed -n "$((start + 1)),$((end - 1))p" | awk '
+    { line = $0; out = ""
+      while (match(line, /"ts": -?[0-9]+(\.[0-9]+)?/)) {
+        ts = substr(line, RSTART + 6, RLENGTH - 6); split(ts, a, ".")
+        out = out substr(line, 1, RSTART - 1) "\"ts\": " sprintf("%.0f", a[1] + 1000000000) (index(ts, ".") ? "." a[2] : "")
+        line = substr(line, RSTART + RLENGTH) }
+      line = out line; out = ""
+      while (match(line, /"(External id|correlation)": [0-9]+/)) {
+        split(substr(line, RSTART, RLENGTH), a, ": ")
+        out = out substr(line, 1, RSTART - 1) a[1] ": " sprintf("%.0f", a[2] + 100000000)
+        line = substr(line, RSTART + RLENGTH) }
+      print out line }'
+  zcat "$trace" | sed -n "$end,\$p"
+} | gzip -1 > "$tmp/double.json.gz"
+read -r d_us d_kib < <(run_xp "$tmp/double.db" "$tmp/double.json.gz")
+d_bytes=$(zcat "$tmp/double.json.gz" | wc -c)
+echo "SELECT status FROM runs ORDER BY id DESC LIMIT 1;" > "$tmp/status.sql"
+d_ok=$("$XP" --db "$tmp/double.db" query "$tmp/status.sql" --format csv 2>/dev/null | tail -n 1)
+
+printf 'trace_bench: %s (%d MB gzip, %d MB JSON), median of 3, side by side\n' "$(basename "$trace")" \
+  $(( $(stat -c %s "$trace") / 1000000 )) $(( json_bytes / 1000000 ))
+printf '  %-34s %8.3f s\n' "zcat FILE > /dev/null" "$(echo "$zcat_us / 1000000" | bc -l)"
+[ -s "$tmp/igzip" ] && printf '  %-34s %8.3f s\n' "igzip -dc FILE > /dev/null" "$(echo "$(median 3 < "$tmp/igzip") / 1000000" | bc -l)"
+printf '  %-34s %8.3f s   xp/zcat = %.2f (target <= 1, aim 0.5)\n' "xp import torch-trace FILE" \
+  "$(echo "$xp_us / 1000000" | bc -l)" "$(echo "$xp_us / $zcat_us" | bc -l)"
+if [ $have_time = 1 ]; then
+  printf '  %-34s %8.1f MiB (limit 64 MiB)\n' "xp peak RSS" "$(echo "$rss / 1024" | bc -l)"
+  printf '  %-34s %8.1f MiB on %d MB of JSON (%s, %.3f s)\n' "xp peak RSS, trace twice as long" \
+    "$(echo "$d_kib / 1024" | bc -l)" $(( d_bytes / 1000000 )) "${d_ok:-?}" "$(echo "$d_us / 1000000" | bc -l)"
+else
+  echo "  peak RSS: /usr/bin/time not found"
+fi

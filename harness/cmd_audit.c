@@ -1,0 +1,371 @@
+/*
+** xp audit [DECISION]: is a decision still true?
+**
+** Shows the decision as recorded, then checks it against today's history:
+**  - drift: its query runs again on today's database; rows are matched to the rows recorded
+**    with the decision (by their text columns, else by position) and every numeric column
+**    that moved is shown, then and now, with the number of runs recorded since the decision;
+**  - evidence: each evidence run is compared with the newer ok runs of the same configuration
+**    (kind, model, GPU, interconnect, tp, batch, and the same spec or the same case names),
+**    metric by metric; a median moved by more than 5% with Mann-Whitney p < 0.05 contradicts
+**    the evidence;
+**  - integrity: whether each evidence run still has the seal it had when the decision was made.
+** Exit 1 when any evidence is contradicted, so a CI job can watch decisions.
+*/
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include "cli.h"
+#include "db.h"
+#include "history.h"
+#include "xp.h"
+
+static const char usage[] =
+    "usage: xp audit [DECISION]\n"
+    "  Shows a decision (a UUID or unique prefix; without one, every decision that has not\n"
+    "  been superseded, oldest first, and a line for each superseded one) and checks it against\n"
+    "  today's history: its query is run again and every number that moved is shown, then and\n"
+    "  now, with the count of runs recorded since the decision; each evidence run is compared\n"
+    "  with newer ok runs of the same configuration, and flagged as CONTRADICTED when a median\n"
+    "  moved by more than 5% with Mann-Whitney p < 0.05.\n"
+    "  Exit status: 0 nothing contradicted, 1 some evidence is contradicted.\n";
+
+#define CONTRADICT_CHANGE 0.05
+
+static const char *txt(sqlite3_stmt *st, int i) {
+  const unsigned char *t = sqlite3_column_text(st, i);
+  return t ? (const char *)t : "";
+}
+
+/* ---- drift of the query ---- */
+
+/* A row's identity: its text (and NULL) columns, as a label "a=x, b=y". */
+static char *row_key(const cJSON *row) {
+  char *k = xp_strdup("");
+  const cJSON *c;
+  cJSON_ArrayForEach(c, row) {
+    if (cJSON_IsNumber(c)) continue;
+    char *v = cJSON_IsString(c) ? xp_strdup(c->valuestring) : xp_strdup("NULL");
+    char *n = xp_asprintf("%s%s%s=%s", k, *k ? ", " : "", c->string, v);
+    free(v);
+    free(k);
+    k = n;
+  }
+  return k;
+}
+
+static int keys_unique(const cJSON *rows) {
+  int n = cJSON_GetArraySize(rows), unique = 1;
+  char **keys = xp_xcalloc((size_t)n + 1, sizeof *keys);
+  for (int i = 0; i < n; i++) {
+    keys[i] = row_key(cJSON_GetArrayItem(rows, i));
+    for (int j = 0; j < i && unique; j++) unique = strcmp(keys[i], keys[j]) != 0;
+  }
+  for (int i = 0; i < n; i++) free(keys[i]);
+  free(keys);
+  return unique;
+}
+
+static const cJSON *find_row(const cJSON *rows, const char *key) {
+  const cJSON *r;
+  cJSON_ArrayForEach(r, rows) {
+    char *k = row_key(r);
+    int eq = strcmp(k, key) == 0;
+    free(k);
+    if (eq) return r;
+  }
+  return NULL;
+}
+
+static void print_num(double v) {
+  if (v == floor(v) && fabs(v) < 1e15) printf("%.0f", v);
+  else printf("%.4g", v);
+}
+
+/* Numbers of one row, then and now. Returns how many moved. */
+static int diff_row(const char *label, const cJSON *then, const cJSON *now, int *unchanged) {
+  int moved = 0;
+  const cJSON *c;
+  cJSON_ArrayForEach(c, then) {
+    if (!cJSON_IsNumber(c)) continue;
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(now, c->string);
+    if (cJSON_IsNumber(n) && n->valuedouble == c->valuedouble) {
+      (*unchanged)++;
+      continue;
+    }
+    moved++;
+    printf("  %s%s%s ", label, *label ? ": " : "", c->string);
+    print_num(c->valuedouble);
+    printf(" then; ");
+    if (!cJSON_IsNumber(n)) printf("%s now\n", n ? "not a number" : "absent");
+    else {
+      print_num(n->valuedouble);
+      printf(" now");
+      if (c->valuedouble != 0)
+        printf(" (%+.1f%%)", 100 * (n->valuedouble - c->valuedouble) / fabs(c->valuedouble));
+      putchar('\n');
+    }
+  }
+  return moved;
+}
+
+static int drift_set(const cJSON *then, const cJSON *now, int *unchanged) {
+  int moved = 0, by_key = keys_unique(then) && keys_unique(now);
+  int nt = cJSON_GetArraySize(then), nn = cJSON_GetArraySize(now);
+  for (int i = 0; i < nt; i++) {
+    const cJSON *t = cJSON_GetArrayItem(then, i);
+    char *key = row_key(t);
+    const cJSON *n = by_key ? find_row(now, key) : (i < nn ? cJSON_GetArrayItem(now, i) : NULL);
+    char *label = *key ? xp_strdup(key) : xp_asprintf("row %d", i + 1);
+    if (!n) {
+      printf("  %s: gone (the query no longer returns this row)\n", label);
+      moved++;
+    } else moved += diff_row(label, t, n, unchanged);
+    free(label);
+    free(key);
+  }
+  for (int i = 0; i < nn; i++) {
+    const cJSON *n = cJSON_GetArrayItem(now, i);
+    char *key = row_key(n);
+    if (by_key ? !find_row(then, key) : i >= nt) {
+      printf("  %s%s: new (the query did not return this row then)\n", *key ? key : "row ",
+             *key ? "" : "");
+      moved++;
+    }
+    free(key);
+  }
+  return moved;
+}
+
+static int count_since(sqlite3 *db, const char *created_at, int64_t *all, int64_t *ok) {
+  sqlite3_stmt *st = xp_db_prepare(db,
+      "SELECT count(*), count(*) FILTER (WHERE status = 'ok') FROM runs"
+      " WHERE status <> 'running' AND coalesce(finished_at, started_at) > ?1");
+  if (!st) return XP_EXIT_DB;
+  xp_bind_text(st, 1, created_at);
+  if (sqlite3_step(st) == SQLITE_ROW) {
+    *all = sqlite3_column_int64(st, 0);
+    *ok = sqlite3_column_int64(st, 1);
+  }
+  sqlite3_finalize(st);
+  return 0;
+}
+
+static void audit_query(sqlite3 *db, sqlite3_stmt *d, int64_t since) {
+  const char *file = txt(d, 10), *sql = txt(d, 11), *params = txt(d, 12), *result = txt(d, 13);
+  cJSON *p = cJSON_Parse(params), *then = cJSON_Parse(result);
+  int rc = 0;
+  cJSON *now = xp_decision_query(db, sql, *file ? file : "<decision query>", p, &rc);
+  printf("query %s", *file ? file : "(inline)");
+  if (cJSON_GetArraySize(p) > 0) printf(" with %s", params);
+  if (!now) {
+    printf(": cannot run on today's database (error above); the recorded rows stand alone\n");
+  } else {
+    int unchanged = 0, moved = 0;
+    putchar('\n');
+    for (int s = 0; s < cJSON_GetArraySize(then) || s < cJSON_GetArraySize(now); s++) {
+      cJSON *t = cJSON_GetArrayItem(then, s), *n = cJSON_GetArrayItem(now, s);
+      cJSON *empty = cJSON_CreateArray();
+      moved += drift_set(t ? t : empty, n ? n : empty, &unchanged);
+      cJSON_Delete(empty);
+    }
+    printf("  drift: %d value%s moved, %d unchanged, over %lld run%s recorded since the decision\n",
+           moved, moved == 1 ? "" : "s", unchanged, (long long)since, since == 1 ? "" : "s");
+  }
+  cJSON_Delete(now);
+  cJSON_Delete(then);
+  cJSON_Delete(p);
+}
+
+/* ---- evidence against newer runs ---- */
+
+/* Newer ok runs of the evidence run's configuration, not themselves evidence of this decision. */
+static int newer_runs(sqlite3 *db, int64_t run, int64_t decision, const char *created_at,
+                      int64_t **ids, int *n, int *after_decision) {
+  sqlite3_stmt *st = xp_db_prepare(db,
+      "WITH e AS (SELECT * FROM runs WHERE id = ?1),"
+      " names(run_id, list) AS (SELECT run_id, group_concat(name, ',') FROM"
+      "   (SELECT DISTINCT run_id, name FROM cases ORDER BY run_id, name) GROUP BY run_id)"
+      " SELECT r.id, coalesce(r.finished_at, r.started_at) > ?3 FROM runs r, e"
+      " LEFT JOIN names rn ON rn.run_id = r.id LEFT JOIN names en ON en.run_id = e.id"
+      " WHERE r.status = 'ok' AND r.id <> e.id AND r.kind = e.kind AND r.started_at > e.started_at"
+      " AND r.model IS e.model AND r.gpu_name IS e.gpu_name AND r.interconnect IS e.interconnect"
+      " AND r.tp IS e.tp AND r.batch IS e.batch"
+      " AND (r.spec_sha256 = e.spec_sha256 OR rn.list IS en.list)"
+      " AND r.uuid NOT IN (SELECT run_uuid FROM decision_evidence WHERE decision_id = ?2) ORDER BY r.started_at");
+  if (!st) return XP_EXIT_DB;
+  sqlite3_bind_int64(st, 1, run);
+  sqlite3_bind_int64(st, 2, decision);
+  xp_bind_text(st, 3, created_at);
+  *n = 0;
+  *after_decision = 0;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    *ids = xp_xrealloc(*ids, (size_t)(*n + 1) * sizeof **ids);
+    (*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+    *after_decision += sqlite3_column_int(st, 1);
+  }
+  sqlite3_finalize(st);
+  return 0;
+}
+
+/* Compare the evidence run's metrics with the newer runs'. Returns contradictions found. */
+static int contradictions(sqlite3 *db, int64_t run, const char *uuid, const int64_t *newer,
+                          int nnewer, int *judged) {
+  sqlite3_stmt *st = xp_db_prepare(db,
+      "SELECT c.name, c.params, m.name, m.unit FROM cases c JOIN metrics m ON m.case_id = c.id"
+      " WHERE c.run_id = ?1 AND c.status = 'ok' ORDER BY c.seq, m.name");
+  if (!st) return 0;
+  sqlite3_bind_int64(st, 1, run);
+  int found = 0;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    double *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    xp_metric_samples(db, &run, 1, txt(st, 0), txt(st, 1), txt(st, 2), &a, &na);
+    xp_metric_samples(db, newer, nnewer, txt(st, 0), txt(st, 1), txt(st, 2), &b, &nb);
+    xp_samplecmp c;
+    xp_compare_samples(a, na, b, nb, &c);
+    if (c.judged) (*judged)++;
+    if (c.beyond_noise && c.change == c.change && fabs(c.change) > CONTRADICT_CHANGE) {
+      found++;
+      printf("  CONTRADICTED: run %.8s %s %s %s: median %.4g %s then; %.4g %s in %d newer run%s (%+.1f%%, p=%.2g)\n",
+             uuid, txt(st, 0), txt(st, 1), txt(st, 2), c.median_a, txt(st, 3), c.median_b,
+             txt(st, 3), nnewer, nnewer == 1 ? "" : "s", 100 * c.change, c.p);
+    }
+    free(a);
+    free(b);
+  }
+  sqlite3_finalize(st);
+  return found;
+}
+
+/* "model=llama gpu=H200 tp=8 " from columns 4..7, leaving out what is not set. */
+static char *config_text(sqlite3_stmt *st) {
+  static const char *const names[] = {"model", "gpu", "tp", "batch"};
+  char *out = xp_strdup("");
+  for (int i = 0; i < 4; i++) {
+    if (sqlite3_column_type(st, 4 + i) == SQLITE_NULL) continue;
+    char *n = xp_asprintf("%s%s=%s ", out, names[i], txt(st, 4 + i));
+    free(out);
+    out = n;
+  }
+  return out;
+}
+
+static int audit_evidence(sqlite3 *db, int64_t decision, const char *created_at) {
+  sqlite3_stmt *st = xp_db_prepare(db,
+      "SELECT e.run_uuid, r.id, r.kind, r.status, r.model, r.gpu_name, r.tp, r.batch, r.started_at,"
+      " e.run_content_sha256, r.content_sha256 FROM decision_evidence e LEFT JOIN runs r ON r.uuid = e.run_uuid"
+      " WHERE e.decision_id = ?1 ORDER BY e.seq");
+  int total = 0;
+  if (!st) return 0;
+  sqlite3_bind_int64(st, 1, decision);
+  int nev = 0;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    if (nev++ == 0) printf("evidence:\n");
+    const char *uuid = txt(st, 0);
+    if (sqlite3_column_type(st, 1) == SQLITE_NULL) {
+      printf("  run %s: MISSING from this database\n", uuid);
+      continue;
+    }
+    const char *then = txt(st, 9), *now = txt(st, 10);
+    char *config = config_text(st);
+    printf("  run %.8s  %s  %s  %s started %s  %s\n", uuid, txt(st, 2), txt(st, 3), config, txt(st, 8),
+           !*then ? "(unsealed when decided)" : strcmp(then, now) == 0 ? "seal unchanged"
+                                               : "SEAL CHANGED since the decision (xp verify)");
+    free(config);
+    if (strcmp(txt(st, 3), "ok") != 0) continue;
+    int64_t *newer = NULL;
+    int nnewer = 0, after = 0, judged = 0;
+    newer_runs(db, sqlite3_column_int64(st, 1), decision, created_at, &newer, &nnewer, &after);
+    if (nnewer == 0) printf("    no newer ok runs of the same configuration\n");
+    else {
+      int found = contradictions(db, sqlite3_column_int64(st, 1), uuid, newer, nnewer, &judged);
+      total += found;
+      if (!found)
+        printf("    holds against %d newer run%s of the same configuration (%d after the decision; %d metric%s judged)\n",
+               nnewer, nnewer == 1 ? "" : "s", after, judged, judged == 1 ? "" : "s");
+    }
+    free(newer);
+  }
+  sqlite3_finalize(st);
+  return total;
+}
+
+/* ---- one decision ---- */
+
+static int audit_one(sqlite3 *db, int64_t id, int *contradicted) {
+  sqlite3_stmt *d = xp_db_prepare(db,
+      "SELECT uuid, title, rationale, author, created_at, xp_version, xp_commit, supersedes,"
+      " (SELECT group_concat(s.uuid, ', ') FROM decisions s WHERE s.supersedes = d.uuid),"
+      " evidence_count, query_file, query_text, query_params, query_result, query_result_sha256"
+      " FROM decisions d WHERE id = ?1");
+  if (!d) return XP_EXIT_DB;
+  sqlite3_bind_int64(d, 1, id);
+  if (sqlite3_step(d) != SQLITE_ROW) {
+    sqlite3_finalize(d);
+    return xp_db_fail(db, "reading a decision");
+  }
+  const char *created = txt(d, 4);
+  printf("decision %s: %s\n", txt(d, 0), txt(d, 1));
+  printf("  by %s at %s with xp %s (%s)\n", txt(d, 3), created, txt(d, 5), txt(d, 6));
+  printf("  because: %s\n", txt(d, 2));
+  if (*txt(d, 7)) printf("  supersedes: %s\n", txt(d, 7));
+  if (*txt(d, 8)) printf("  SUPERSEDED by: %s\n", txt(d, 8));
+  int64_t since = 0, since_ok = 0;
+  count_since(db, created, &since, &since_ok);
+  printf("  runs recorded since the decision: %lld (%lld ok)\n", (long long)since, (long long)since_ok);
+  if (sqlite3_column_type(d, 11) != SQLITE_NULL) {
+    char h[65];
+    xp_sha256_hex(txt(d, 13), strlen(txt(d, 13)), h);
+    if (strcmp(h, txt(d, 14)) != 0) printf("  WARNING: the recorded query result does not match its hash (xp verify)\n");
+    audit_query(db, d, since);
+  }
+  int found = audit_evidence(db, id, created);
+  *contradicted += found;
+  printf("verdict: %s\n", found ? "CONTRADICTED by newer runs" : "no evidence contradicted");
+  sqlite3_finalize(d);
+  return 0;
+}
+
+int cmd_audit(int argc, char **argv, const char *db_path) {
+  const char *ref = NULL;
+  int rc = 0;
+  for (int i = 1; i < argc && rc == 0; i++) {
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      fputs(usage, stdout);
+      return 0;
+    } else if (argv[i][0] == '-') rc = xp_usage_error("audit", "unknown option %s", argv[i]);
+    else if (ref) rc = xp_usage_error("audit", "one decision at a time (or none for all)");
+    else ref = argv[i];
+  }
+  if (rc) return rc;
+  sqlite3 *db = xp_db_open(db_path, XP_DB_READONLY, &rc);
+  if (!db) return rc;
+  if ((rc = xp_history_schema(db, db_path)) != 0) {
+    xp_db_close(db);
+    return rc;
+  }
+  int contradicted = 0;
+  if (ref) {
+    int64_t id;
+    if ((rc = xp_resolve_decision(db, ref, &id, NULL)) == 0) rc = audit_one(db, id, &contradicted);
+  } else {
+    sqlite3_stmt *st = xp_db_prepare(db,
+        "SELECT d.id, d.uuid, d.title, d.created_at, (SELECT s.uuid FROM decisions s WHERE s.supersedes = d.uuid"
+        " ORDER BY s.created_at LIMIT 1) FROM decisions d ORDER BY d.created_at, d.id");
+    if (!st) rc = XP_EXIT_DB;
+    int n = 0;
+    while (rc == 0 && st && sqlite3_step(st) == SQLITE_ROW) {
+      if (n++) putchar('\n');
+      if (sqlite3_column_type(st, 4) != SQLITE_NULL)
+        printf("decision %s: %s (%s) -- superseded by %s\n", txt(st, 1), txt(st, 2), txt(st, 3), txt(st, 4));
+      else rc = audit_one(db, sqlite3_column_int64(st, 0), &contradicted);
+    }
+    sqlite3_finalize(st);
+    if (rc == 0 && n == 0) printf("no decisions recorded (xp decide records one)\n");
+  }
+  xp_db_close(db);
+  if (rc == 0 && contradicted) rc = XP_EXIT_FAILED;
+  return rc;
+}

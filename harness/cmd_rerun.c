@@ -1,0 +1,173 @@
+/*
+** xp rerun RUN: the same experiment again. The spec comes from the database (the copy stored
+** with the run), not from the file on disk, which may have changed since. The new run goes
+** through the same lifecycle as xp run (or xp import, for imported runs: the files are read
+** again), carries parent_uuid = the old run, and xp says what differs between the two runs'
+** circumstances: xp's commit, the environment (env.*), the hardware (GPUs, driver, host).
+** `xp compare OLD NEW` is then the reproducibility check.
+*/
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cjson/cJSON.h>
+#include "cli.h"
+#include "db.h"
+#include "history.h"
+#include "kind.h"
+#include "runref.h"
+#include "xp.h"
+
+static const char usage[] =
+    "usage: xp rerun RUN [--dry-run]\n"
+    "  Runs the spec stored with RUN (a UUID or unique prefix) again, as a new run whose\n"
+    "  parent is RUN; imported runs are imported again from the same files. Warns when xp's\n"
+    "  commit, the environment (env.*) or the hardware (GPUs, driver, libraries, host) differ\n"
+    "  from RUN's. Then `xp compare RUN NEW` checks that the results reproduce.\n"
+    "  --dry-run  print what would be measured; record nothing\n";
+
+typedef enum { FACT_COMMIT, FACT_ENV, FACT_HARDWARE, FACT_OTHER } fact_class;
+
+static fact_class classify(const char *key) {
+  static const char *const hardware[] = {"gpus", "gpu_name", "gpu_count", "gpus_visible",
+      "interconnect", "host", NULL};
+  static const char *const hardware_prefixes[] = {"gpu.", "host.", "cuda.", "nccl.version",
+      "cublas.", "ceilings.gpu", NULL};
+  if (strcmp(key, "xp_commit") == 0 || strncmp(key, "xp.", 3) == 0) return FACT_COMMIT;
+  if (strncmp(key, "env.", 4) == 0) return FACT_ENV;
+  for (int i = 0; hardware[i]; i++)
+    if (strcmp(key, hardware[i]) == 0) return FACT_HARDWARE;
+  for (int i = 0; hardware_prefixes[i]; i++)
+    if (strncmp(key, hardware_prefixes[i], strlen(hardware_prefixes[i])) == 0) return FACT_HARDWARE;
+  return FACT_OTHER;
+}
+
+static int warn_differences(sqlite3 *db, int64_t old_id, const char *new_uuid) {
+  int64_t new_id;
+  int rc = xp_resolve_run(db, new_uuid, &new_id, NULL);
+  if (rc) return rc;
+  cJSON *a = xp_run_facts(db, &old_id, 1, &rc);
+  cJSON *b = rc ? NULL : xp_run_facts(db, &new_id, 1, &rc);
+  if (rc == 0) {
+    static const char *const names[] = {"xp commit", "environment", "hardware"};
+    cJSON *diff = xp_fact_differences(a, b);
+    int others = 0;
+    const cJSON *d;
+    cJSON_ArrayForEach(d, diff) {
+      const char *key = cJSON_GetObjectItem(d, "key")->valuestring;
+      fact_class c = classify(key);
+      if (c == FACT_OTHER) {
+        others++;
+        continue;
+      }
+      xp_warn("%s differs: %s was %s, now %s", names[c], key,
+              cJSON_GetObjectItem(d, "a")->valuestring, cJSON_GetObjectItem(d, "b")->valuestring);
+    }
+    if (others) xp_warn("%d other metadata value%s differ (xp compare lists them)", others, others == 1 ? "" : "s");
+    cJSON_Delete(diff);
+  }
+  cJSON_Delete(a);
+  cJSON_Delete(b);
+  return rc;
+}
+
+/* The stored spec, with relative paths resolving where the original spec file was. */
+static xp_spec *stored_spec(sqlite3 *db, int64_t id, char uuid[37], int *imported) {
+  sqlite3_stmt *st = xp_db_prepare(db, "SELECT uuid, spec_json, spec_path, origin FROM runs WHERE id = ?1");
+  if (!st) return NULL;
+  sqlite3_bind_int64(st, 1, id);
+  xp_spec *spec = NULL;
+  if (sqlite3_step(st) == SQLITE_ROW) {
+    snprintf(uuid, 37, "%s", (const char *)sqlite3_column_text(st, 0));
+    *imported = strcmp((const char *)sqlite3_column_text(st, 3), "imported") == 0;
+    char *dir = NULL;
+    if (sqlite3_column_type(st, 2) != SQLITE_NULL) {
+      char *copy = xp_strdup((const char *)sqlite3_column_text(st, 2));
+      dir = xp_strdup(dirname(copy));
+      free(copy);
+    } else {
+      char cwd[4096];
+      dir = xp_strdup(getcwd(cwd, sizeof cwd) ? cwd : ".");
+    }
+    char *label = xp_asprintf("run %.8s (stored spec)", uuid);
+    spec = xp_spec_parse_json((const char *)sqlite3_column_text(st, 1), label, dir);
+    free(label);
+    free(dir);
+  } else xp_db_fail(db, "reading the run");
+  sqlite3_finalize(st);
+  return spec;
+}
+
+static const xp_kind *spec_kind(const xp_spec *spec) {
+  const cJSON *k = cJSON_GetObjectItemCaseSensitive(spec->root, "kind");
+  if (!cJSON_IsString(k)) {
+    xp_spec_error(spec, "kind", "the stored spec names no kind");
+    return NULL;
+  }
+  const xp_kind *kind = xp_kind_find(k->valuestring);
+  if (!kind) xp_error(XP_EXIT_USAGE, "the stored spec's kind \"%s\" is not in this build of xp (see `xp help kinds`)",
+                      k->valuestring);
+  return kind;
+}
+
+int xp_rerun(sqlite3 *db, int64_t run_id, const struct xp_kind *kind, char new_uuid[37]) {
+  char old[37];
+  int imported = 0;
+  new_uuid[0] = 0;
+  xp_spec *spec = stored_spec(db, run_id, old, &imported);
+  if (!spec) return XP_EXIT_USAGE;
+  int rc = 0;
+  if (!kind && !(kind = spec_kind(spec))) rc = XP_EXIT_USAGE;
+  if (rc == 0) rc = xp_validate_spec(kind, spec);
+  if (rc == 0) {
+    rc = xp_execute_spec(db, kind, spec, imported, old, new_uuid);
+    if (new_uuid[0]) {
+      warn_differences(db, run_id, new_uuid);
+      printf("rerun of %s: run %s; `xp compare %.8s %.8s` checks that it reproduces\n", old,
+             new_uuid, old, new_uuid);
+    }
+  }
+  xp_spec_free(spec);
+  return rc;
+}
+
+int cmd_rerun(int argc, char **argv, const char *db_path) {
+  const char *ref = NULL;
+  int dry = 0, rc = 0;
+  for (int i = 1; i < argc && rc == 0; i++) {
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      fputs(usage, stdout);
+      return 0;
+    } else if (strcmp(argv[i], "--dry-run") == 0) dry = 1;
+    else if (argv[i][0] == '-') rc = xp_usage_error("rerun", "unknown option %s", argv[i]);
+    else if (ref) rc = xp_usage_error("rerun", "one run at a time");
+    else ref = argv[i];
+  }
+  if (rc == 0 && !ref) rc = xp_usage_error("rerun", "which run? (xp runs lists them)");
+  if (rc) return rc;
+  /* A rerun repeats a recorded run: do not create an empty database to refuse. */
+  if (access(db_path, F_OK) != 0)
+    return xp_error_at(XP_EXIT_DB, db_path, 0, "no such database (record a run first, or pass --db)");
+  sqlite3 *db = xp_db_open(db_path, dry ? XP_DB_READONLY : XP_DB_READWRITE, &rc);
+  if (!db) return rc;
+  int64_t id;
+  if ((rc = xp_resolve_run(db, ref, &id, NULL)) == 0) {
+    if (dry) {
+      char old[37];
+      int imported = 0;
+      xp_spec *spec = stored_spec(db, id, old, &imported);
+      const xp_kind *k = spec ? spec_kind(spec) : NULL;
+      rc = !spec || !k ? XP_EXIT_USAGE : xp_validate_spec(k, spec);
+      if (rc == 0) {
+        printf("# dry run: rerun of %s (kind %s); nothing is recorded\n", old, k->name);
+        rc = k->plan ? k->plan(spec, stdout) : 0;
+      }
+      xp_spec_free(spec);
+    } else {
+      char new_uuid[37];
+      rc = xp_rerun(db, id, NULL, new_uuid);
+    }
+  }
+  xp_db_close(db);
+  return rc;
+}

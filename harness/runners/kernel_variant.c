@@ -1,0 +1,485 @@
+/*
+** Run kind `kernel_variant`: a family of kernels (kernels/<family>/), the variants the spec
+** picks, on the shapes, token counts and group sizes it lists. One case per (variant,
+** shape, m, group size): parameters (tile sizes, split factor, registers and shared memory
+** per block from cudaFuncGetAttributes, the architecture it ran on), the error against
+** the float32 reference, and the time per launch. A variant that cannot run a shape is
+** recorded 'skipped' with its reason; one that fails the correctness gate is recorded
+** 'failed' with the error and never timed.
+**
+** Bandwidth is judged against the device's copy ceiling: the latest `ceilings` run of this
+** GPU under this driver, or (none, or ceilings = "measure") the same copy kernel measured
+** here and recorded with the run as case "ceiling.copy".
+*/
+#include "runners/kernel_variant.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "kind.h"
+#include "runners/ceilings.h"
+#include "stats.h"
+#include "xp.h"
+#ifdef XP_HAVE_CUDA
+#include "gpu.h"
+#endif
+
+static const xp_kv_family *const families[] = {&xp_kv_w4a16};
+#define NFAMILIES ((int)(sizeof families / sizeof families[0]))
+
+const xp_kv_family *xp_kv_family_find(const char *name) {
+  for (int i = 0; i < NFAMILIES; i++)
+    if (name && strcmp(families[i]->name, name) == 0) return families[i];
+  return NULL;
+}
+
+const xp_kv_variant *xp_kv_variant_find(const xp_kv_family *f, const char *name) {
+  for (int i = 0; f && name && i < f->nvariants; i++)
+    if (strcmp(f->variants[i].name, name) == 0) return &f->variants[i];
+  return NULL;
+}
+
+/* ---- the spec ---- */
+
+static const char *const family_names[] = {"w4a16", NULL};
+static const char *const shape_types[] = {"gemm", "moe", NULL};
+static const char *const ceiling_modes[] = {"lookup", "measure", NULL};
+
+static const xp_field shape_fields[] = {
+    {"name", XP_T_STRING, 1, NULL, NULL, 0, 0, "name the results carry (gate_up, down, ...)"},
+    {"type", XP_T_STRING, 0, shape_types, NULL, 0, 0, "gemm (default) or moe (a routed-expert layer)"},
+    {"n", XP_T_INT, 0, NULL, NULL, 1, 1 << 24, "gemm: output features, rows of W"},
+    {"k", XP_T_INT, 0, NULL, NULL, 1, 1 << 24, "gemm: input features, the reduced dimension"},
+    {"hidden", XP_T_INT, 0, NULL, NULL, 1, 1 << 24, "moe: model width (gate_up K, down N)"},
+    {"intermediate", XP_T_INT, 0, NULL, NULL, 1, 1 << 24, "moe: one expert's width on this GPU"},
+    {"experts", XP_T_INT, 0, NULL, NULL, 1, 1 << 20, "moe: routed experts of the layer"},
+    {"topk", XP_T_INT, 0, NULL, NULL, 1, 1 << 10, "moe: experts per token"},
+    {NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
+
+static const xp_field kv_fields[] = {
+    {"family", XP_T_STRING, 1, family_names, NULL, 0, 0, "kernel family (kernels/<family>/)"},
+    {"variants", XP_T_STRINGS, 0, NULL, NULL, 0, 0, "variants to run (default: all of the family)"},
+    {"shapes", XP_T_TABLES, 1, NULL, shape_fields, 0, 0, "problems: [[shapes]] name, type, sizes"},
+    {"m", XP_T_INTS, 1, NULL, NULL, 1, 4096, "tokens: GEMM rows, or the MoE decode batch"},
+    {"group_sizes", XP_T_INTS, 0, NULL, NULL, 1, 1 << 20, "quantization group sizes along K"},
+    {"device", XP_T_INT, 0, NULL, NULL, 0, 1024, "CUDA device (default 0)"},
+    {"warmup", XP_T_INT, 0, NULL, NULL, 0, 100000, "untimed graph replays per case (default 10)"},
+    {"samples", XP_T_INT, 0, NULL, NULL, 3, 100000, "timed graph replays per case (default 30)"},
+    {"tolerance", XP_T_NUMBER, 0, NULL, NULL, 1e-7, 1, "gate: max |out - ref| / max |ref| (default 0.01)"},
+    {"seed", XP_T_INT, 0, NULL, NULL, 0, 9.0e15, "random operands' seed (default: fresh per run)"},
+    {"rotate_mib", XP_T_INT, 0, NULL, NULL, 1, 1 << 20, "weights rotate over at least this (default 2.5 x L2)"},
+    {"routings", XP_T_INT, 0, NULL, NULL, 1, 4096, "moe: random routings rotated through (default 64)"},
+    {"split_k", XP_T_INT, 0, NULL, NULL, 1, 4096, "w4a16 fused_splitk: K slices (default 4)"},
+    {"ceilings", XP_T_STRING, 0, ceiling_modes, NULL, 0, 0,
+     "copy ceiling: lookup (latest ceilings run, else measure; default) or measure"},
+    {NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
+
+static const xp_kv_family *spec_family(const xp_spec *spec) {
+  return xp_kv_family_find(xp_spec_str(spec->root, "family", ""));
+}
+
+/* The variants the spec selects, in family order (all when it names none). */
+static int selected(const xp_spec *spec, const xp_kv_family *f, const xp_kv_variant **out) {
+  const cJSON *names = cJSON_GetObjectItemCaseSensitive(spec->root, "variants");
+  int n = 0;
+  for (int i = 0; i < f->nvariants; i++) {
+    int want = names == NULL;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, names) if (strcmp(e->valuestring, f->variants[i].name) == 0) want = 1;
+    if (want) out[n++] = &f->variants[i];
+  }
+  return n;
+}
+
+static int check_shape(const xp_spec *spec, const cJSON *sh, int idx) {
+  static const char *const gemm_keys[] = {"n", "k", NULL};
+  static const char *const moe_keys[] = {"hidden", "intermediate", "experts", "topk", NULL};
+  char path[64];
+  int moe = strcmp(xp_spec_str(sh, "type", "gemm"), "moe") == 0;
+  const char *const *need = moe ? moe_keys : gemm_keys, *const *other = moe ? gemm_keys : moe_keys;
+  for (int i = 0; need[i]; i++)
+    if (!cJSON_GetObjectItemCaseSensitive(sh, need[i])) {
+      snprintf(path, sizeof path, "shapes[%d]", idx);
+      return xp_spec_error(spec, path, "a %s shape needs %s", moe ? "moe" : "gemm", need[i]);
+    }
+  for (int i = 0; other[i]; i++)
+    if (cJSON_GetObjectItemCaseSensitive(sh, other[i])) {
+      snprintf(path, sizeof path, "shapes[%d].%s", idx, other[i]);
+      return xp_spec_error(spec, path, "applies to %s shapes, and this one is %s",
+                           moe ? "gemm" : "moe", moe ? "moe" : "gemm");
+    }
+  return 0;
+}
+
+static int kv_check(const xp_spec *spec) {
+  const xp_kv_family *f = spec_family(spec);
+  const cJSON *names = cJSON_GetObjectItemCaseSensitive(spec->root, "variants"), *e;
+  char path[64];
+  int i = 0;
+  cJSON_ArrayForEach(e, names) {
+    snprintf(path, sizeof path, "variants[%d]", i++);
+    if (!xp_kv_variant_find(f, e->valuestring)) {
+      char list[512] = "";
+      for (int j = 0; j < f->nvariants; j++) {
+        strncat(list, j ? ", " : "", sizeof list - strlen(list) - 1);
+        strncat(list, f->variants[j].name, sizeof list - strlen(list) - 1);
+      }
+      return xp_spec_error(spec, path, "unknown %s variant \"%s\" (expected one of: %s)", f->name,
+                           e->valuestring, list);
+    }
+  }
+  const cJSON *shapes = cJSON_GetObjectItemCaseSensitive(spec->root, "shapes"), *sh;
+  if (cJSON_GetArraySize(shapes) == 0) return xp_spec_error(spec, "shapes", "lists no shape");
+  i = 0;
+  cJSON_ArrayForEach(sh, shapes) {
+    if (check_shape(spec, sh, i)) return XP_EXIT_USAGE;
+    const cJSON *o;
+    int j = 0;
+    cJSON_ArrayForEach(o, shapes) {
+      if (j++ >= i) break;
+      if (strcmp(xp_spec_str(o, "name", ""), xp_spec_str(sh, "name", "")) == 0) {
+        snprintf(path, sizeof path, "shapes[%d].name", i);
+        return xp_spec_error(spec, path, "\"%s\" names two shapes", xp_spec_str(sh, "name", ""));
+      }
+    }
+    i++;
+  }
+  if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(spec->root, "m")) == 0)
+    return xp_spec_error(spec, "m", "lists no token count");
+  const xp_kv_variant *vs[64];
+  int nv = selected(spec, f, vs), quantized = 0;
+  for (int v = 0; v < nv; v++) quantized |= vs[v]->quantized;
+  if (quantized && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(spec->root, "group_sizes")) == 0)
+    return xp_error_at(XP_EXIT_USAGE, spec->path, 0,
+                       "group_sizes: required key is missing (the %s variants are quantized)", f->name);
+  return 0;
+}
+
+/* ---- cases ---- */
+
+typedef struct kv_plan {
+  const xp_kv_family *f;
+  xp_kv_case *cases;
+  int ncases;
+} kv_plan;
+
+static void problem_params(const xp_kv_problem *p, const xp_kv_variant *v, const xp_kv_family *f,
+                           cJSON *o) {
+  cJSON_AddStringToObject(o, "family", f->name);
+  cJSON_AddStringToObject(o, "variant", v->name);
+  cJSON_AddStringToObject(o, "role", v->role);
+  cJSON_AddStringToObject(o, "shape", p->shape);
+  cJSON_AddStringToObject(o, "type", p->moe ? "moe" : "gemm");
+  if (p->moe) {
+    cJSON_AddNumberToObject(o, "hidden", p->hidden);
+    cJSON_AddNumberToObject(o, "intermediate", p->inter);
+    cJSON_AddNumberToObject(o, "experts", p->experts);
+    cJSON_AddNumberToObject(o, "topk", p->topk);
+  } else {
+    cJSON_AddNumberToObject(o, "n", p->n);
+    cJSON_AddNumberToObject(o, "k", p->k);
+  }
+  cJSON_AddNumberToObject(o, "m", p->m);
+  if (v->quantized) cJSON_AddNumberToObject(o, "group", p->group);
+}
+
+/* Expand the spec: shape x group x m x variant. A variant that ignores the group size runs
+** once per shape and m (with the first group's operands). supports() decides skips. */
+static void plan_cases(const xp_spec *spec, int arch, kv_plan *pl) {
+  const xp_kv_family *f = spec_family(spec);
+  const xp_kv_variant *vs[64];
+  int nv = selected(spec, f, vs);
+  const cJSON *shapes = cJSON_GetObjectItemCaseSensitive(spec->root, "shapes");
+  const cJSON *ms = cJSON_GetObjectItemCaseSensitive(spec->root, "m");
+  const cJSON *gs = cJSON_GetObjectItemCaseSensitive(spec->root, "group_sizes");
+  int ng = cJSON_GetArraySize(gs), cap = 16;
+  pl->f = f;
+  pl->ncases = 0;
+  pl->cases = xp_xcalloc((size_t)cap, sizeof *pl->cases);
+  const cJSON *sh, *me;
+  cJSON_ArrayForEach(sh, shapes) {
+    xp_kv_problem p = {0};
+    p.shape = xp_spec_str(sh, "name", "");
+    p.moe = strcmp(xp_spec_str(sh, "type", "gemm"), "moe") == 0;
+    p.n = (int)xp_spec_int(sh, "n", 0), p.k = (int)xp_spec_int(sh, "k", 0);
+    p.hidden = (int)xp_spec_int(sh, "hidden", 0), p.inter = (int)xp_spec_int(sh, "intermediate", 0);
+    p.experts = (int)xp_spec_int(sh, "experts", 0), p.topk = (int)xp_spec_int(sh, "topk", 0);
+    p.arch = arch;
+    for (int gi = 0; gi < (ng ? ng : 1); gi++) {
+      /* Without group sizes only unquantized variants run; their operands still come from
+      ** INT4 data, packed with 64-wide groups (valid wherever K is a multiple of 64). */
+      p.group = ng ? (int)cJSON_GetArrayItem(gs, gi)->valuedouble : 64;
+      cJSON_ArrayForEach(me, ms) {
+        p.m = (int)me->valuedouble;
+        for (int v = 0; v < nv; v++) {
+          if (vs[v]->moe != p.moe || (!vs[v]->quantized && gi > 0)) continue;
+          if (pl->ncases == cap) {
+            cap *= 2;
+            pl->cases = xp_xrealloc(pl->cases, sizeof *pl->cases * (size_t)cap);
+          }
+          xp_kv_case *c = &pl->cases[pl->ncases++];
+          memset(c, 0, sizeof *c);
+          c->p = p;
+          c->v = vs[v];
+          c->max_err = -1;
+          c->status = "ok";
+          c->params = cJSON_CreateObject();
+          problem_params(&p, vs[v], f, c->params);
+          char why[512];
+          if (vs[v]->supports && vs[v]->supports(&p, spec->root, why, sizeof why)) {
+            c->status = "skipped";
+            c->note = xp_strdup(why);
+          } else if (vs[v]->params) {
+            vs[v]->params(&p, spec->root, c->params);
+          }
+        }
+      }
+    }
+  }
+}
+
+static void plan_free(kv_plan *pl) {
+  for (int i = 0; i < pl->ncases; i++) {
+    cJSON_Delete(pl->cases[i].params);
+    free(pl->cases[i].note);
+    free(pl->cases[i].us);
+  }
+  free(pl->cases);
+  memset(pl, 0, sizeof *pl);
+}
+
+static void case_name(const xp_kv_case *c, char *buf, size_t n) {
+  if (c->v->quantized)
+    snprintf(buf, n, "%s/%s/m%d/g%d", c->v->name, c->p.shape, c->p.m, c->p.group);
+  else
+    snprintf(buf, n, "%s/%s/m%d", c->v->name, c->p.shape, c->p.m);
+}
+
+static int kv_plan_print(const xp_spec *spec, FILE *out) {
+  kv_plan pl;
+  plan_cases(spec, 0, &pl);
+  int runs = 0;
+  for (int i = 0; i < pl.ncases; i++) runs += strcmp(pl.cases[i].status, "skipped") != 0;
+  fprintf(out, "kernel_variant: family %s, %d cases (%d to measure, %d skipped)\n", pl.f->name,
+          pl.ncases, runs, pl.ncases - runs);
+  for (int i = 0; i < pl.ncases; i++) {
+    char name[256];
+    case_name(&pl.cases[i], name, sizeof name);
+    if (strcmp(pl.cases[i].status, "skipped") == 0)
+      fprintf(out, "  %-44s skipped: %s\n", name, pl.cases[i].note);
+    else
+      fprintf(out, "  %-44s check against the float32 reference, then time\n", name);
+  }
+  fprintf(out, "each: %lld warm-up and %lld timed CUDA-graph replays, weights rotated past L2; "
+          "tolerance %g of max |reference|\n", (long long)xp_spec_int(spec->root, "warmup", 10),
+          (long long)xp_spec_int(spec->root, "samples", 30), xp_spec_num(spec->root, "tolerance", 1e-2));
+  plan_free(&pl);
+  return 0;
+}
+
+/* ---- execution ---- */
+#ifdef XP_HAVE_CUDA
+
+/* ---- recording ---- */
+
+static double median_of(const double *v, int n) {
+  xp_stats st;
+  xp_stats_compute(v, (size_t)n, &st);
+  return st.median;
+}
+
+static int record_case(xp_run *r, xp_kv_case *c, double copy_gbps) {
+  char name[256];
+  case_name(c, name, sizeof name);
+  int64_t id = xp_run_case(r, name, c->params, c->status, c->note);
+  if (id < 0) return XP_EXIT_DB;
+  if (strcmp(c->status, "ok") != 0 || c->nus == 0) return 0;
+  if (xp_run_metric(r, id, "time_us", "us", c->us, (size_t)c->nus)) return XP_EXIT_DB;
+  double us = median_of(c->us, c->nus), gbps = c->bytes / (us * 1e3);
+  if (c->bytes > 0 && xp_run_value(r, id, "gbps", "GB/s", gbps)) return XP_EXIT_DB;
+  if (c->bytes > 0 && copy_gbps > 0 && xp_run_value(r, id, "copy_share", "ratio", gbps / copy_gbps))
+    return XP_EXIT_DB;
+  if (c->max_err >= 0 && isfinite(c->max_err) && xp_run_value(r, id, "max_err", "ratio", c->max_err))
+    return XP_EXIT_DB;
+  return 0;
+}
+
+static void print_case(FILE *out, const xp_kv_case *c, double copy_gbps) {
+  char name[256];
+  case_name(c, name, sizeof name);
+  if (strcmp(c->status, "ok") != 0 || c->nus == 0) {
+    fprintf(out, "  %-44s %s: %s\n", name, c->status, c->note ? c->note : "not measured");
+    return;
+  }
+  double us = median_of(c->us, c->nus), gbps = c->bytes / (us * 1e3);
+  fprintf(out, "  %-44s %9.2f us %8.0f GB/s", name, us, gbps);
+  if (copy_gbps > 0) fprintf(out, " %5.1f%% of copy", 100 * gbps / copy_gbps);
+  if (c->max_err >= 0) fprintf(out, "  err %.1e", c->max_err);
+  fputc('\n', out);
+}
+
+
+static uint64_t fresh_seed(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  uint64_t s = (uint64_t)ts.tv_sec * 1000000007ULL ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 40);
+  return s & ((1ULL << 52) - 1); /* exact in a JSON number */
+}
+
+/* The copy ceiling: a ceilings run of this GPU and driver, else measured now (kept in
+** *meas for recording). Returns 0 or an exit code; *gbps 0 only on failure. */
+static int copy_ceiling(xp_ctx *ctx, int dev, const xp_gpu_info *g, double *gbps, char *source,
+                        size_t srclen, xp_ceilings_meas *meas) {
+  const char *mode = xp_spec_str(ctx->spec->root, "ceilings", "lookup");
+  char driver[64];
+  xp_ceilings_driver(driver, sizeof driver);
+  *gbps = 0;
+  if (strcmp(mode, "lookup") == 0) {
+    xp_ceilings c;
+    int rc = xp_ceilings_lookup(ctx->db, g->uuid, g->name, driver, &c);
+    if (rc > 1) return rc;
+    if (rc == 0) {
+      *gbps = c.copy_gbps;
+      snprintf(source, srclen, "ceilings run %s (matched by %s)", c.run_uuid, c.match);
+      return 0;
+    }
+  }
+  xp_ceilings_opts o;
+  xp_ceilings_opts_default(&o);
+  o.device = dev;
+  o.bf16 = o.fp8 = 0;
+  int rc = xp_ceilings_measure(&o, meas);
+  if (rc) return rc;
+  xp_ceilings c;
+  xp_ceilings_summarize(meas, &c);
+  *gbps = c.copy_gbps;
+  snprintf(source, srclen, "measured by this run (case ceiling.copy)");
+  return 0;
+}
+
+static int kv_execute(xp_ctx *ctx) {
+  const cJSON *root = ctx->spec->root;
+  xp_kv_opts o = {0};
+  o.device = (int)xp_spec_int(root, "device", 0);
+  o.warmup = (int)xp_spec_int(root, "warmup", 10);
+  o.samples = (int)xp_spec_int(root, "samples", 30);
+  o.tolerance = xp_spec_num(root, "tolerance", 1e-2);
+  o.seed = cJSON_GetObjectItemCaseSensitive(root, "seed") ? (uint64_t)xp_spec_int(root, "seed", 0) : fresh_seed();
+  o.routings = (int)xp_spec_int(root, "routings", 64);
+  o.spec = root;
+  if (o.device >= xp_gpu_count())
+    return xp_spec_error(ctx->spec, "device", "device %d does not exist (%d visible)", o.device, xp_gpu_count());
+  o.rotate_bytes = cJSON_GetObjectItemCaseSensitive(root, "rotate_mib")
+                       ? xp_spec_int(root, "rotate_mib", 0) << 20
+                       : (int64_t)(2.5 * (double)xp_gpu_l2_bytes(o.device));
+  xp_gpu_info g;
+  int rc = xp_gpu_describe(o.device, &g), major = 0, minor = 0;
+  if (rc) return rc;
+  sscanf(g.cc, "%d.%d", &major, &minor);
+  const int arch = major * 10 + minor;
+  char archs[16], source[128] = "";
+  snprintf(archs, sizeof archs, "sm_%d", arch);
+
+  double copy_gbps = 0;
+  xp_ceilings_meas meas = {0};
+  kv_plan pl = {0};
+  if ((rc = copy_ceiling(ctx, o.device, &g, &copy_gbps, source, sizeof source, &meas))) goto done;
+
+  plan_cases(ctx->spec, arch, &pl);
+  for (int i = 0; i < pl.ncases; i++) {
+    cJSON_AddStringToObject(pl.cases[i].params, "arch", archs);
+    cJSON_AddStringToObject(pl.cases[i].params, "gpu", g.name);
+    cJSON_AddNumberToObject(pl.cases[i].params, "seed", (double)o.seed);
+  }
+  /* Batches: the measurable cases of one shape and group size, in spec order. */
+  int *batch = xp_xmalloc(sizeof *batch * (size_t)(pl.ncases ? pl.ncases : 1));
+  char *done_flag = xp_xcalloc((size_t)(pl.ncases ? pl.ncases : 1), 1);
+  int lost = 0;
+  for (int i = 0; i < pl.ncases && rc == 0 && !lost; i++) {
+    if (done_flag[i] || strcmp(pl.cases[i].status, "skipped") == 0) continue;
+    int n = 0;
+    for (int j = i; j < pl.ncases; j++) {
+      const xp_kv_case *a = &pl.cases[i], *b = &pl.cases[j];
+      if (done_flag[j] || strcmp(b->status, "skipped") == 0 || strcmp(a->p.shape, b->p.shape) != 0 ||
+          a->p.group != b->p.group)
+        continue;
+      batch[n++] = j;
+      done_flag[j] = 1;
+    }
+    xp_kv_case *tmp = xp_xmalloc(sizeof *tmp * (size_t)n);
+    for (int j = 0; j < n; j++) tmp[j] = pl.cases[batch[j]];
+    int mrc = pl.f->measure(tmp, n, &o);
+    for (int j = 0; j < n; j++) pl.cases[batch[j]] = tmp[j];
+    free(tmp);
+    if (!ctx->quiet)
+      for (int j = 0; j < n; j++) print_case(ctx->out, &pl.cases[batch[j]], copy_gbps);
+    if (mrc == XP_EXIT_ABORTED) rc = mrc;
+    else if (mrc) lost = 1;
+  }
+  /* Cases never reached: the device was lost (recorded failed) or the run was interrupted
+  ** (left out: an aborted run keeps what it measured). */
+  for (int i = 0; i < pl.ncases; i++)
+    if (!done_flag[i] && strcmp(pl.cases[i].status, "skipped") != 0 && lost) {
+      pl.cases[i].status = "failed";
+      free(pl.cases[i].note);
+      pl.cases[i].note = xp_asprintf("not run: the device failed earlier in this run (%s)", xp_last_error());
+      done_flag[i] = 1;
+    }
+  if (lost) xp_warn("the CUDA context was lost; later cases are recorded failed");
+
+  /* Record: measured first, written now in one transaction. */
+  int wrc = 0;
+  char seed[32];
+  snprintf(seed, sizeof seed, "%llu", (unsigned long long)o.seed);
+  if (xp_run_meta(ctx->run, "kernel_variant.family", pl.f->name, "declared") ||
+      xp_run_meta(ctx->run, "kernel_variant.arch", archs, "detected") ||
+      xp_run_meta(ctx->run, "kernel_variant.seed", seed, "detected") ||
+      xp_run_meta(ctx->run, "kernel_variant.copy_ceiling_source", source, "detected"))
+    wrc = XP_EXIT_DB;
+  if (!wrc && copy_gbps > 0) {
+    char v[32];
+    snprintf(v, sizeof v, "%.1f", copy_gbps);
+    if (xp_run_meta(ctx->run, "kernel_variant.copy_ceiling_gbps", v, "detected")) wrc = XP_EXIT_DB;
+  }
+  if (!wrc && meas.nr && xp_ceilings_record(ctx->run, &meas, "ceiling.")) wrc = XP_EXIT_DB;
+  for (int i = 0; i < pl.ncases && !wrc; i++)
+    if (done_flag[i] || strcmp(pl.cases[i].status, "skipped") == 0) wrc = record_case(ctx->run, &pl.cases[i], copy_gbps);
+  if (!ctx->quiet) {
+    int skipped = 0, failed = 0;
+    for (int i = 0; i < pl.ncases; i++) {
+      skipped += strcmp(pl.cases[i].status, "skipped") == 0;
+      failed += done_flag[i] && strcmp(pl.cases[i].status, "failed") == 0;
+    }
+    if (skipped) {
+      fprintf(ctx->out, "skipped:\n");
+      for (int i = 0; i < pl.ncases; i++)
+        if (strcmp(pl.cases[i].status, "skipped") == 0) print_case(ctx->out, &pl.cases[i], copy_gbps);
+    }
+    fprintf(ctx->out, "copy ceiling %.0f GB/s (%s); %d failed, %d skipped\n", copy_gbps, source, failed, skipped);
+  }
+  free(batch);
+  free(done_flag);
+  if (wrc) rc = wrc;
+done:
+  xp_ceilings_meas_free(&meas);
+  plan_free(&pl);
+  return rc;
+}
+#else
+static int kv_execute(xp_ctx *ctx) {
+  return xp_error(XP_EXIT_ENV, "kernel_variant runs need a GPU, and this xp was built without CUDA");
+}
+#endif
+
+const xp_kind xp_kind_kernel_variant = {
+    .name = "kernel_variant",
+    .summary = "kernel variants of a family (w4a16: INT4 decode GEMMs, grouped MoE) under one "
+               "correctness gate and one timing",
+    .fields = kv_fields,
+    .needs_gpu = 1,
+    .check = kv_check,
+    .plan = kv_plan_print,
+    .execute = kv_execute,
+};

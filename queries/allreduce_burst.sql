@@ -1,0 +1,50 @@
+-- What does a burst of collectives cost, by message size, mode, GPU count and the transport NCCL
+-- really used?
+--
+--   xp query queries/allreduce_burst.sql [--format csv]
+--
+-- One row per (collective, dtype, bytes, mode, placement, burst, GPUs, interconnect, transport,
+-- origin) over nccl_burst runs that finished ok, measured by xp or imported from nccl-tests;
+-- cases with wrong results are left out. Figures are the mean over runs of each run's median:
+--   burst_us      one burst of `burst` collectives back to back (rank mean)
+--   time_us       burst_us / burst: nccl-tests' per-collective time
+--   busbw_GBps    nccl-tests' bus bandwidth at that time
+--   spread_p90_us the 90th percentile of slowest-minus-fastest rank within a burst
+-- interconnect is what NCCL's log showed (detected), not what a spec declared; transport lists
+-- NCCL's transports (P2P/..., SHM/..., NET/...). With P2P disabled on NVLink hardware both say
+-- shm/SHM. The decode-step question: 122 x 14336 B bf16 all-reduces, graph mode, burst_us.
+
+WITH c AS (
+  SELECT r.id AS run_id, r.started_at, r.origin, coalesce(r.interconnect, '?') AS interconnect,
+         coalesce((SELECT value FROM run_meta WHERE run_id = r.id AND key = 'nccl.transports'
+                   ORDER BY source LIMIT 1), '?') AS transport,
+         json_extract(c.params, '$.collective') AS collective,
+         json_extract(c.params, '$.dtype') AS dtype,
+         json_extract(c.params, '$.bytes') AS bytes,
+         json_extract(c.params, '$.mode') AS mode,
+         json_extract(c.params, '$.placement') AS placement,
+         json_extract(c.params, '$.burst') AS burst,
+         coalesce(json_extract(c.params, '$.ranks'), r.gpu_count) AS gpus,
+         c.id AS case_id
+  FROM runs r JOIN cases c ON c.run_id = r.id
+  WHERE r.kind = 'nccl_burst' AND r.status = 'ok' AND c.status = 'ok'
+),
+m AS (
+  SELECT c.*,
+         (SELECT median FROM metrics WHERE case_id = c.case_id AND name = 'burst_us') AS burst_us,
+         (SELECT median FROM metrics WHERE case_id = c.case_id AND name = 'time_us') AS time_us,
+         (SELECT median FROM metrics WHERE case_id = c.case_id AND name = 'busbw_GBps') AS busbw,
+         (SELECT p90 FROM metrics WHERE case_id = c.case_id AND name = 'rank_spread_us') AS spread_p90
+  FROM c
+)
+SELECT collective, dtype, bytes, mode, placement, burst, gpus, interconnect, transport, origin,
+       count(*) AS runs,
+       round(avg(burst_us), 2) AS burst_us,
+       round(min(burst_us), 2) AS best_burst_us,
+       round(avg(time_us), 3) AS time_us,
+       round(avg(busbw), 2) AS busbw_GBps,
+       round(max(spread_p90), 2) AS spread_p90_us,
+       substr(max(started_at), 1, 10) AS last_run
+FROM m
+GROUP BY collective, dtype, bytes, mode, placement, burst, gpus, interconnect, transport, origin
+ORDER BY collective, dtype, bytes, burst DESC, mode, placement, gpus, interconnect, origin;

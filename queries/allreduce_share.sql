@@ -1,0 +1,97 @@
+-- What share of a decode step is AllReduce at TP = :tp on :interconnect?
+--
+--   xp query queries/allreduce_share.sql --param tp=8 --param interconnect=pcie
+--
+-- One row per (model, GPU, batch) with imported torch.profiler traces of runs declared with
+-- that TP and interconnect (xp import torch-trace ... --set tp=8 --set interconnect=pcie;
+-- the interconnect compares without regard to case). The answer says how many runs it rests
+-- on, from which dates (when the traces were recorded), and whether they are single-rank.
+--
+-- As recorded: AllReduce kernel time over step GPU time (summed GPU activity durations in the
+-- import's steps, all imported ranks). Transfer only: the AllReduce kernels matched across the
+-- ranks of the job count only their time after the last rank arrived, and the step time loses
+-- their waiting; AllReduce kernels without a complete set of peers are left out of both
+-- (matched_pct: the share of multi-rank runs' AllReduce time that could be split). Only imports of every rank
+-- of the job can measure waiting: a single-rank trace mixes it in, so the transfer-only figure
+-- comes from multi-rank runs alone.
+-- Categories are the ones in force now (xp reclassify).
+
+WITH
+step AS (
+  SELECT run_id, sum(kernel_ns) AS step_ns FROM trace_steps GROUP BY run_id
+),
+ar AS (
+  SELECT run_id, sum(total_ns) AS ns FROM trace_step_categories
+  WHERE category = 'allreduce' GROUP BY run_id
+),
+arw AS (
+  SELECT run_id, coalesce(sum(wait_ns), 0) AS wait_ns,
+         coalesce(sum(CASE WHEN match_group IS NOT NULL THEN dur_ns END), 0) AS matched_ns
+  FROM trace_collectives WHERE collective = 'allreduce' AND step IS NOT NULL GROUP BY run_id
+),
+traced AS (
+  SELECT run_id, CASE WHEN min(gpu_start_ns) > 946684800000000000
+                      THEN date(min(gpu_start_ns) / 1000000000, 'unixepoch') END AS day
+  FROM trace_ranks GROUP BY run_id
+),
+run AS (
+  SELECT r.id AS run_id, coalesce(t.day, date(r.started_at)) AS day, r.model, r.gpu_name, r.batch,
+         i.single_rank, i.ranks,
+         CAST(coalesce(ar.ns, 0) AS REAL) / s.step_ns AS recorded,
+         CASE WHEN i.single_rank = 1 OR coalesce(w.matched_ns, 0) = 0 THEN NULL
+              ELSE CAST(w.matched_ns - w.wait_ns AS REAL)
+                   / (s.step_ns - w.wait_ns - (coalesce(ar.ns, 0) - w.matched_ns)) END AS transfer,
+         coalesce(ar.ns, 0) AS ar_ns, coalesce(w.matched_ns, 0) AS matched_ns
+  FROM runs r
+  JOIN trace_imports i ON i.run_id = r.id
+  JOIN step s ON s.run_id = r.id
+  LEFT JOIN ar ON ar.run_id = r.id
+  LEFT JOIN arw w ON w.run_id = r.id
+  LEFT JOIN traced t ON t.run_id = r.id
+  WHERE r.status = 'ok' AND s.step_ns > 0 AND r.tp = :tp AND lower(r.interconnect) = lower(:interconnect)
+),
+ranked AS (
+  SELECT run.*,
+         row_number() OVER (PARTITION BY model, gpu_name, batch ORDER BY recorded) AS k,
+         count(*) OVER (PARTITION BY model, gpu_name, batch) AS n,
+         row_number() OVER (PARTITION BY model, gpu_name, batch ORDER BY transfer IS NULL, transfer) AS kt,
+         count(transfer) OVER (PARTITION BY model, gpu_name, batch) AS nt
+  FROM run
+),
+config AS (
+  SELECT model, gpu_name, batch, count(*) AS runs, min(day) AS first_day, max(day) AS last_day,
+         sum(single_rank) AS single_rank_runs, count(*) - sum(single_rank) AS multi_rank_runs,
+         avg(CASE WHEN k IN ((n + 1) / 2, (n + 2) / 2) THEN recorded END) AS recorded_median,
+         min(recorded) AS recorded_min, max(recorded) AS recorded_max,
+         avg(CASE WHEN kt IN ((nt + 1) / 2, (nt + 2) / 2) THEN transfer END) AS transfer_median,
+         count(transfer) AS split_runs,
+         min(transfer) AS transfer_min, max(transfer) AS transfer_max,
+         100.0 * sum(CASE WHEN single_rank = 0 THEN matched_ns END)
+               / nullif(sum(CASE WHEN single_rank = 0 THEN ar_ns END), 0) AS matched_pct
+  FROM ranked GROUP BY model, gpu_name, batch
+)
+SELECT model, gpu_name AS gpu, batch, runs, first_day, last_day, single_rank_runs, multi_rank_runs,
+       round(100 * recorded_median, 1) AS allreduce_pct,
+       round(100 * recorded_min, 1) AS min_pct, round(100 * recorded_max, 1) AS max_pct,
+       round(100 * transfer_median, 1) AS transfer_only_pct,
+       round(matched_pct, 1) AS matched_pct,
+       printf('At TP=%s on %s, AllReduce is %.1f%% of decode-step GPU time as recorded (median of %d run%s, %s%s%s)',
+              :tp, :interconnect, 100 * recorded_median, runs, CASE WHEN runs = 1 THEN '' ELSE 's' END,
+              first_day, CASE WHEN last_day <> first_day THEN ' to ' || last_day ELSE '' END,
+              CASE WHEN runs > 1 THEN printf(', range %.1f%% to %.1f%%', 100 * recorded_min, 100 * recorded_max) ELSE '' END)
+       || CASE WHEN split_runs > 0
+               THEN printf('; %.1f%% transferring once waiting for the slowest rank is removed (%d multi-rank run%s, %.0f%% of AllReduce time matched across ranks)',
+                           100 * transfer_median, split_runs, CASE WHEN split_runs = 1 THEN '' ELSE 's' END, matched_pct)
+               ELSE '' END
+       || CASE WHEN single_rank_runs > 0
+               THEN printf('; %d single-rank run%s: waiting for peers is mixed into %s figure',
+                           single_rank_runs, CASE WHEN single_rank_runs = 1 THEN '' ELSE 's' END,
+                           CASE WHEN single_rank_runs = 1 THEN 'its' ELSE 'their' END)
+               ELSE '' END AS answer
+FROM config
+UNION ALL
+SELECT NULL, NULL, NULL, 0, NULL, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL,
+       printf('No imported traces at TP=%s on %s (import with --set tp=%s --set interconnect=%s)',
+              :tp, :interconnect, :tp, :interconnect)
+WHERE NOT EXISTS (SELECT 1 FROM config)
+ORDER BY model, gpu, batch;

@@ -1,0 +1,95 @@
+-- Where does decode-step GPU time go, per configuration?
+--
+-- For each (model, GPU, interconnect, TP, batch) of imported torch.profiler traces: each kernel
+-- category's share of step GPU time in the latest run, and across every run of that
+-- configuration (how many runs, min, median, max).
+--
+-- Step GPU time is the summed duration of the GPU activities launched inside the steps the
+-- import used (ProfilerStep#N, or the --step-annotation, e.g. decode_step), over all imported
+-- ranks; shares of one run add up to 100%. Categories are resolved now, through the rules in
+-- force (xp reclassify), not the ones of import time.
+--
+-- AllReduce is given twice: as recorded ("allreduce"), and as transfer only ("allreduce
+-- (transfer only)"): the AllReduce kernels matched across the ranks of the job count only
+-- their time after the last rank arrived, and the step time loses their waiting. AllReduce
+-- kernels without a complete set of peers cannot be split and are left out of both
+-- (matched_pct: the share of multi-rank runs' AllReduce time that could be split). Single-rank imports cannot be split at all:
+-- they have no transfer-only figure (runs counts the runs that have one), and
+-- single_rank_runs says how many of them the recorded figures include.
+--
+--   xp query queries/bottleneck_by_config.sql [--format csv|json]
+
+WITH
+step AS (
+  SELECT run_id, sum(kernel_ns) AS step_ns FROM trace_steps GROUP BY run_id
+),
+cat AS (
+  SELECT run_id, category, sum(total_ns) AS ns FROM trace_step_categories GROUP BY run_id, category
+),
+arw AS (  -- AllReduce kernels inside steps: their waiting, where matched
+  SELECT run_id, coalesce(sum(wait_ns), 0) AS wait_ns,
+         coalesce(sum(CASE WHEN match_group IS NOT NULL THEN dur_ns END), 0) AS matched_ns
+  FROM trace_collectives WHERE collective = 'allreduce' AND step IS NOT NULL GROUP BY run_id
+),
+traced AS (  -- when the trace was recorded (GPU clock), else when it was imported
+  SELECT run_id, CASE WHEN min(gpu_start_ns) > 946684800000000000
+                      THEN datetime(min(gpu_start_ns) / 1000000000, 'unixepoch') END AS at
+  FROM trace_ranks GROUP BY run_id
+),
+run AS (
+  SELECT r.id AS run_id, coalesce(t.at, r.started_at) AS at, r.model, r.gpu_name, r.interconnect,
+         r.tp, r.batch, i.single_rank, s.step_ns,
+         coalesce(ar.ns, 0) AS ar_ns, coalesce(a.wait_ns, 0) AS ar_wait_ns,
+         coalesce(a.matched_ns, 0) AS ar_matched_ns
+  FROM runs r
+  JOIN trace_imports i ON i.run_id = r.id
+  JOIN step s ON s.run_id = r.id
+  LEFT JOIN traced t ON t.run_id = r.id
+  LEFT JOIN cat ar ON ar.run_id = r.id AND ar.category = 'allreduce'
+  LEFT JOIN arw a ON a.run_id = r.id
+  WHERE r.status = 'ok' AND s.step_ns > 0
+),
+config_category AS (  -- every category seen in a configuration, so that absent means 0%
+  SELECT DISTINCT run.model, run.gpu_name, run.interconnect, run.tp, run.batch, cat.category
+  FROM run JOIN cat ON cat.run_id = run.run_id
+  UNION
+  SELECT DISTINCT model, gpu_name, interconnect, tp, batch, 'allreduce (transfer only)' FROM run
+),
+share AS (
+  SELECT run.*, cc.category,
+         CASE WHEN cc.category = 'allreduce (transfer only)'
+              THEN CASE WHEN run.ar_ns = 0 THEN 0.0
+                        WHEN run.ar_matched_ns = 0 THEN NULL
+                        ELSE CAST(run.ar_matched_ns - run.ar_wait_ns AS REAL)
+                             / (run.step_ns - run.ar_wait_ns - (run.ar_ns - run.ar_matched_ns)) END
+              ELSE CAST(coalesce(cat.ns, 0) AS REAL) / run.step_ns END AS share
+  FROM run
+  JOIN config_category cc ON cc.model IS run.model AND cc.gpu_name IS run.gpu_name
+   AND cc.interconnect IS run.interconnect AND cc.tp IS run.tp AND cc.batch IS run.batch
+  LEFT JOIN cat ON cat.run_id = run.run_id AND cat.category = cc.category
+),
+ranked AS (
+  SELECT share.*,
+         row_number() OVER w_share AS k, count(share) OVER w_all AS n,
+         row_number() OVER (PARTITION BY model, gpu_name, interconnect, tp, batch, category
+                            ORDER BY share IS NULL, at DESC, run_id DESC) AS recency
+  FROM share
+  WINDOW w_all AS (PARTITION BY model, gpu_name, interconnect, tp, batch, category),
+         w_share AS (PARTITION BY model, gpu_name, interconnect, tp, batch, category
+                     ORDER BY share IS NULL, share)
+)
+SELECT model, gpu_name AS gpu, interconnect, tp, batch, category,
+       round(100 * max(CASE WHEN recency = 1 THEN share END), 1) AS latest_pct,
+       max(CASE WHEN recency = 1 THEN at END) AS latest_at,
+       count(share) AS runs,
+       round(100 * min(share), 1) AS min_pct,
+       round(100 * avg(CASE WHEN k IN ((n + 1) / 2, (n + 2) / 2) THEN share END), 1) AS median_pct,
+       round(100 * max(share), 1) AS max_pct,
+       sum(CASE WHEN share IS NOT NULL THEN single_rank ELSE 0 END) AS single_rank_runs,
+       CASE WHEN category LIKE 'allreduce%'
+            THEN round(100.0 * sum(CASE WHEN single_rank = 0 THEN ar_matched_ns END)
+                       / nullif(sum(CASE WHEN single_rank = 0 THEN ar_ns END), 0), 1) END AS matched_pct
+FROM ranked
+GROUP BY model, gpu_name, interconnect, tp, batch, category
+HAVING count(share) > 0
+ORDER BY model, gpu_name, interconnect, tp, batch, median_pct DESC, category;

@@ -1,0 +1,51 @@
+-- The best kernel variant per shape and architecture, with its speedup over the plain paths
+-- timed side by side in the same run:
+--   x_vs_dequant  dequant_cublas (dequantize to bf16, then cuBLASLt), same group size;
+--   x_vs_bf16     cuBLASLt bf16 on the unquantized weights (cublas_bf16; for an MoE layer,
+--                 cublas_bf16_per_expert: a gate_up and a down launch per active expert).
+-- "Best" is the fastest median among the candidates (params role = 'candidate') that passed
+-- the correctness gate; baselines never compete. One row per (arch, GPU, family, shape,
+-- tokens M, group size), from the latest kernel_variant run that measured it. pct_copy is
+-- the best variant's bytes (INT4 weights + scales + activations, once) over its time, as a
+-- share of the copy ceiling the run used (run_meta kernel_variant.copy_ceiling_gbps).
+--   xp query queries/kernel_variants.sql
+WITH c AS (
+  SELECT r.id AS run_id, r.started_at,
+         json_extract(k.params, '$.arch') AS arch,
+         json_extract(k.params, '$.gpu') AS gpu,
+         json_extract(k.params, '$.family') AS family,
+         json_extract(k.params, '$.variant') AS variant,
+         json_extract(k.params, '$.role') AS role,
+         json_extract(k.params, '$.shape') AS shape,
+         json_extract(k.params, '$.m') AS m,
+         json_extract(k.params, '$.group') AS grp,
+         t.median AS us,
+         (SELECT g.median FROM metrics g WHERE g.case_id = k.id AND g.name = 'gbps') AS gbps,
+         (SELECT s.median FROM metrics s WHERE s.case_id = k.id AND s.name = 'copy_share') AS share
+  FROM runs r
+  JOIN cases k ON k.run_id = r.id AND k.status = 'ok'
+  JOIN metrics t ON t.case_id = k.id AND t.name = 'time_us'
+  WHERE r.kind = 'kernel_variant' AND r.status IN ('ok', 'aborted')
+    AND json_extract(k.params, '$.variant') IS NOT NULL   -- not the inline ceiling.* cases
+),
+best AS (
+  SELECT *, row_number() OVER (PARTITION BY run_id, family, shape, m, grp ORDER BY us) AS rk
+  FROM c WHERE role = 'candidate'
+),
+latest AS (
+  SELECT *, row_number() OVER (PARTITION BY arch, gpu, family, shape, m, grp
+                               ORDER BY started_at DESC, run_id DESC) AS recency
+  FROM best WHERE rk = 1
+)
+SELECT l.arch, l.gpu, l.family, l.shape, l.m AS M, l.grp AS "group", l.variant AS best_variant,
+       round(l.us, 2) AS us, round(l.gbps) AS gbps, round(100 * l.share, 1) AS pct_copy,
+       round(d.us, 2) AS dequant_cublas_us, round(d.us / l.us, 2) AS x_vs_dequant,
+       b.variant AS bf16_baseline, round(b.us, 2) AS bf16_us, round(b.us / l.us, 2) AS x_vs_bf16,
+       l.run_id AS run
+FROM latest l
+LEFT JOIN c d ON d.run_id = l.run_id AND d.family = l.family AND d.shape = l.shape AND d.m = l.m
+              AND d.grp = l.grp AND d.role = 'dequant'
+LEFT JOIN c b ON b.run_id = l.run_id AND b.family = l.family AND b.shape = l.shape AND b.m = l.m
+              AND b.role = 'bf16'
+WHERE l.recency = 1
+ORDER BY l.arch, l.gpu, l.family, l.shape, l.grp DESC, l.m;

@@ -1,0 +1,54 @@
+-- Regressions: for every configuration, case and metric, the newest ok run against the median
+-- of the older ok runs of the same configuration. Lists the changes beyond 10%, worst first.
+--
+-- Configuration = kind, model, engine, GPU (name and count), interconnect, tp, ep, pp, batch,
+-- concurrency, dtype, quantization; a case is its name and params. Medians of older runs are
+-- the median of their per-run medians. `verdict` follows the unit: times (s, ms, us, ns) are
+-- better lower, rates (GB/s, TFLOP/s, tok/s, ...) better higher; other units say 'changed'.
+-- Use: xp query queries/regressions.sql [--format csv|json]
+WITH settings(threshold) AS (SELECT 0.10),
+points AS (
+  SELECT json_array(r.kind, r.model, r.engine, r.gpu_name, r.gpu_count, r.interconnect, r.tp,
+                    r.ep, r.pp, r.batch, r.concurrency, r.dtype, r.quantization, c.name,
+                    c.params, m.name) AS series,
+         r.kind, r.model, r.gpu_name, r.interconnect, r.tp, r.batch, c.name AS case_name,
+         c.params, m.name AS metric, m.unit, m.median AS value, r.uuid, r.started_at,
+         row_number() OVER (PARTITION BY r.kind, r.model, r.engine, r.gpu_name, r.gpu_count,
+                            r.interconnect, r.tp, r.ep, r.pp, r.batch, r.concurrency, r.dtype,
+                            r.quantization, c.name, c.params, m.name
+                            ORDER BY r.started_at DESC, r.id DESC) AS newness
+  FROM runs r
+  JOIN cases c ON c.run_id = r.id
+  JOIN metrics m ON m.case_id = c.id
+  WHERE r.status = 'ok' AND c.status = 'ok' AND m.median IS NOT NULL
+),
+older AS (
+  SELECT series, value,
+         row_number() OVER (PARTITION BY series ORDER BY value) AS rank,
+         count(*) OVER (PARTITION BY series) AS runs
+  FROM points WHERE newness > 1
+),
+older_median AS (
+  SELECT series, avg(value) AS median, max(runs) AS runs
+  FROM older WHERE rank IN ((runs + 1) / 2, (runs + 2) / 2)
+  GROUP BY series
+),
+compared AS (
+  SELECT p.kind, p.model, p.gpu_name, p.interconnect, p.tp, p.batch, p.case_name, p.params,
+         p.metric, p.unit, substr(p.uuid, 1, 8) AS newest_run, p.started_at AS newest_at,
+         p.value AS newest, o.median AS older_median, o.runs AS older_runs,
+         CASE WHEN o.median <> 0 THEN (p.value - o.median) / abs(o.median) END AS change
+  FROM points p JOIN older_median o ON o.series = p.series
+  WHERE p.newness = 1
+)
+SELECT kind, model, gpu_name, interconnect, tp, batch, case_name, params, metric, unit,
+       newest_run, newest_at, newest, older_median, older_runs,
+       round(100 * change, 1) AS change_pct,
+       CASE
+         WHEN unit IN ('s', 'ms', 'us', 'ns', 'cycles') THEN CASE WHEN change > 0 THEN 'worse' ELSE 'better' END
+         WHEN unit LIKE '%/s' THEN CASE WHEN change < 0 THEN 'worse' ELSE 'better' END
+         ELSE 'changed'
+       END AS verdict
+FROM compared, settings
+WHERE abs(change) > settings.threshold
+ORDER BY verdict = 'worse' DESC, abs(change) DESC, kind, case_name, params, metric;

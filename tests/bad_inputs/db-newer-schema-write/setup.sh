@@ -1,0 +1,1 @@
+sqlite3 "$DB" "PRAGMA user_version = 999"

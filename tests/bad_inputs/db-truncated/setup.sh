@@ -1,0 +1,1 @@
+truncate -s 8192 "$DB"

@@ -1,0 +1,1 @@
+INSERT INTO run_meta(run_id, key, source, value) VALUES (1, 'x', 'declared', 'y');

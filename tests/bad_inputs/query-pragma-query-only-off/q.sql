@@ -1,0 +1,2 @@
+PRAGMA query_only = 0;
+DELETE FROM runs;

@@ -1,0 +1,2 @@
+SELECT count(*) FROM runs;
+DELETE FROM runs;

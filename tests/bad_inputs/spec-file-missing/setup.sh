@@ -1,0 +1,1 @@
+mkdir specs && printf 'kind = "vllm_bench"\nfiles = ["absent.json"]\n' > specs/spec.toml

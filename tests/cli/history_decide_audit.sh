@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Decisions (issue 7): xp decide records the decision with its evidence runs and its query's
+# rows, hashed; bad input changes nothing; decisions are never edited; xp audit re-runs the
+# query and shows the drift computed from runs added after the decision, flags evidence that
+# newer runs of the same configuration contradict, and follows supersession.
+set -euo pipefail
+: "${XP:?}" "${XP_BUILD:?}"
+PROBE="$XP_BUILD/tests/test_history_chain"
+[ -x "$PROBE" ] || { echo "FAIL: $PROBE is missing (build the tests)" >&2; exit 1; }
+command -v sqlite3 >/dev/null || { echo "skipped: the sqlite3 CLI is missing (cmake/install-deps.sh --test)"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+db="$tmp/x.db"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+record() { { "$PROBE" record "$db" "$@" 2>/dev/null || true; } | tail -1; }
+run() { set +e; "$XP" --db "$db" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; set -e; }
+expect_rc() { [ "$rc" -eq "$1" ] || fail "expected exit $1, got $rc: $(cat "$tmp/out" "$tmp/err")"; }
+has() { grep -qF -- "$1" "${2:-$tmp/out}" || fail "expected '$1' in: $(cat "${2:-$tmp/out}")"; }
+hasnt() { ! grep -qF -- "$1" "${2:-$tmp/out}" || fail "did not expect '$1' in: $(cat "${2:-$tmp/out}")"; }
+decisions() { sqlite3 "$db" "SELECT count(*) FROM decisions"; }
+
+cat >"$tmp/share.sql" <<'SQL'
+-- AllReduce share of the decode step, per model at one TP
+SELECT r.model, avg(m.median) AS allreduce_share, count(*) AS runs
+FROM runs r JOIN cases c ON c.run_id = r.id JOIN metrics m ON m.case_id = c.id
+WHERE m.name = 'allreduce_share' AND r.tp = :tp AND r.status = 'ok'
+GROUP BY r.model;
+SQL
+
+run decide --help; expect_rc 0; has "usage: xp decide"
+e1=$(record model=llama tp=8 share=51.5)
+
+# bad input: nothing is written
+run decide "Pivot" --because "why"; expect_rc 2; has "a decision needs evidence" "$tmp/err"
+run decide "Pivot" --evidence "$e1"; expect_rc 2; has "--because" "$tmp/err"
+run decide "Pivot" --because "why" --evidence ffffffff; expect_rc 2; has "ffffffff: no such run" "$tmp/err"
+run decide "Pivot" --because "why" --query "$tmp/missing.sql"; expect_rc 2
+echo "SELECT nonsense FROM nowhere;" >"$tmp/bad.sql"
+run decide "Pivot" --because "why" --evidence "$e1" --query "$tmp/bad.sql"; expect_rc 2
+echo "DELETE FROM runs;" >"$tmp/write.sql"
+run decide "Pivot" --because "why" --evidence "$e1" --query "$tmp/write.sql"; expect_rc 2
+run decide "Pivot" --because "why" --evidence "$e1" --query "$tmp/share.sql"; expect_rc 2
+has "parameter :tp has no value" "$tmp/err"
+sqlite3 "$db" "INSERT INTO runs(uuid, kind, status, started_at, spec_json, spec_sha256)
+  VALUES ('babe0000-0000-4000-8000-000000000001', 'hist_probe', 'running', '2026-01-01T00:00:00Z', '{}', 'x')"
+run decide "Pivot" --because "why" --evidence babe0000; expect_rc 2; has "has not finished" "$tmp/err"
+[ "$(decisions)" = 0 ] || fail "a refused decision wrote something"
+
+# the decision, with its evidence and the query's rows at this moment
+XP_AUTHOR="Ada Lovelace" run decide "Pivot to speculative decoding" \
+  --because "AllReduce is half of the decode step at TP=8" --evidence "${e1:0:8}" \
+  --query "$tmp/share.sql" --param tp=8
+expect_rc 0
+has "recorded: Pivot to speculative decoding"; has "by Ada Lovelace"; has "evidence: 1 run; query"
+d1=$(sed -n 's/^decision \([0-9a-f-]*\) recorded.*/\1/p' "$tmp/out")
+[ -n "$d1" ] || fail "no decision id printed"
+[ "$(sqlite3 "$db" "SELECT author || '|' || json_extract(query_result, '\$[0][0].allreduce_share') || '|' ||
+     (SELECT run_uuid FROM decision_evidence) || '|' || query_params FROM decisions")" = "Ada Lovelace|51.5|$e1|{\"tp\":\"8\"}" ] ||
+  fail "decision record: $(sqlite3 "$db" "SELECT * FROM decisions")"
+[ "$(sqlite3 "$db" "SELECT length(query_result_sha256) = 64 AND length(decision_sha256) = 64 AND xp_commit IS NOT NULL FROM decisions")" = 1 ] ||
+  fail "hashes and xp commit are recorded"
+
+# nothing newer yet: no drift, nothing contradicts
+run audit "${d1:0:8}"; expect_rc 0
+has "decision $d1: Pivot to speculative decoding"; has "because: AllReduce is half of the decode step at TP=8"
+has "runs recorded since the decision: 0 (0 ok)"; has "drift: 0 values moved"
+has "no newer ok runs of the same configuration"; has "seal unchanged"
+
+# newer runs: the same configuration but 30% slower, and a smaller AllReduce share
+sleep 0.01
+for i in 1 2 3; do record model=llama tp=8 share=33.5 scale=1.3 >/dev/null; done
+record model=llama tp=4 share=10 >/dev/null   # another configuration: neither drift nor evidence
+run audit "$d1"; expect_rc 1
+has "runs recorded since the decision: 4 (4 ok)"
+has "model=llama: allreduce_share 51.5 then; 38 now (-26.2%)"
+has "model=llama: runs 1 then; 4 now"
+has "over 4 runs recorded since the decision"
+grep -E 'CONTRADICTED: run [0-9a-f]{8} op \{"i":0\} time: median 100\.1 us then; 130\.1 us in 3 newer runs \(\+30\.0%, p=' "$tmp/out" >/dev/null ||
+  fail "the slower newer runs contradict the evidence: $(cat "$tmp/out")"
+has "verdict: CONTRADICTED by newer runs"
+
+# never edited; superseded by a new decision instead
+set +e; sqlite3 "$db" "UPDATE decisions SET title = 'x'" 2>"$tmp/sqlerr"; set -e
+has "decisions are never edited" "$tmp/sqlerr"
+run decide "Stay on TP=8 until the new driver" --because "newer runs disagree" --evidence "$e1" --supersedes "${d1:0:8}"
+expect_rc 0; has "supersedes $d1"
+d2=$(sed -n 's/^decision \([0-9a-f-]*\) recorded.*/\1/p' "$tmp/out")
+run audit "$d1"; expect_rc 1; has "SUPERSEDED by: $d2"
+run audit; expect_rc 1
+has "decision $d1: Pivot to speculative decoding ("; has "-- superseded by $d2"
+has "decision $d2: Stay on TP=8 until the new driver"; has "supersedes: $d1"
+run decide "x" --because "y" --evidence "$e1" --supersedes ffffffff; expect_rc 2; has "no such decision" "$tmp/err"
+
+# evidence that holds: newer runs of the same configuration measure the same
+db="$tmp/holds.db"
+h1=$(record model=m tp=2)
+run decide "Keep m at TP=2" --because "fast enough" --evidence "$h1"; expect_rc 0
+record model=m tp=2 >/dev/null; record model=m tp=2 >/dev/null
+run audit; expect_rc 0
+has "holds against 2 newer runs of the same configuration (2 after the decision; 2 metrics judged)"
+has "verdict: no evidence contradicted"
+hasnt "CONTRADICTED"
+echo "ok: decide and audit"

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Integrity (issue 7): finished runs are append-only, each run is sealed into a hash chain,
+# and xp verify names every break: an edited metric, a removed run, an unsealed run, an edited
+# decision, a dangling row. Exit 5 on a break.
+set -euo pipefail
+: "${XP:?}" "${XP_BUILD:?}"
+PROBE="$XP_BUILD/tests/test_history_chain"
+[ -x "$PROBE" ] || { echo "FAIL: $PROBE is missing (build the tests)" >&2; exit 1; }
+command -v sqlite3 >/dev/null || { echo "skipped: the sqlite3 CLI is missing (cmake/install-deps.sh --test)"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+db="$tmp/x.db"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+record() { { "$PROBE" record "$db" "$@" 2>/dev/null || true; } | tail -1; }
+run() { set +e; "$XP" --db "$db" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; set -e; }
+expect_rc() { [ "$rc" -eq "$1" ] || fail "expected exit $1, got $rc: $(cat "$tmp/out" "$tmp/err")"; }
+has() { grep -qF -- "$1" "${2:-$tmp/out}" || fail "expected '$1' in: $(cat "${2:-$tmp/out}")"; }
+hasnt() { ! grep -qF -- "$1" "${2:-$tmp/out}" || fail "did not expect '$1' in: $(cat "${2:-$tmp/out}")"; }
+refused() { # SQL that the triggers must refuse, and the message they give
+  set +e; sqlite3 "$db" "$1" 2>"$tmp/sqlerr"; local r=$?; set -e
+  [ $r -ne 0 ] || fail "not refused: $1"
+  grep -qF -- "$2" "$tmp/sqlerr" || fail "refused without '$2': $(cat "$tmp/sqlerr")"
+}
+
+run verify --help; expect_rc 0; has "usage: xp verify"
+r1=$(record cases=2)
+r2=$(record cases=2 scale=1.1)
+r3=$(record cases=1 fail=true)
+run verify; expect_rc 0
+has "3 sealed runs, chain of 3 links"; has "intact (integrity_check ok, foreign keys ok)"
+[ "$(sqlite3 "$db" "SELECT group_concat(chain_seq) FROM (SELECT chain_seq FROM runs ORDER BY id)")" = "1,2,3" ] ||
+  fail "each finished run (the failed one too) is a link of the chain"
+
+# the triggers refuse every change to a finished run's results
+refused "UPDATE metrics SET median = 1" "finished runs are append-only"
+refused "DELETE FROM samples" "finished runs are append-only"
+refused "DELETE FROM runs WHERE uuid = '$r1'" "finished runs are append-only"
+refused "UPDATE runs SET gpu_name = 'B200' WHERE uuid = '$r2'" "finished runs are append-only"
+refused "INSERT INTO cases(run_id, seq, name) SELECT id, 9, 'late' FROM runs WHERE uuid = '$r1'" "finished runs are append-only"
+refused "UPDATE runs SET content_sha256 = NULL, chain_sha256 = NULL WHERE uuid = '$r1'" "finished runs are append-only"
+run verify; expect_rc 0
+
+# an edit behind xp's back (triggers dropped, as the sqlite3 CLI allows) is caught and named
+cp "$db" "$tmp/clean.db"
+sqlite3 "$db" "DROP TRIGGER xp_append_only_metrics_update;
+  UPDATE metrics SET median = median * 0.8 WHERE name = 'time' AND case_id IN
+    (SELECT c.id FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.uuid = '$r2');"
+run verify; expect_rc 5
+has "BREAK: run $r2: its rows in metrics differ from the seal"
+hasnt "run $r1"
+has "BROKEN"; has "1 break found" "$tmp/err"
+run verify --quiet; expect_rc 5; has "BREAK: run $r2"
+
+# a run removed from the middle of the chain
+cp "$tmp/clean.db" "$db"
+sqlite3 "$db" "DROP TRIGGER xp_append_only_runs_delete; PRAGMA foreign_keys = ON; DELETE FROM runs WHERE uuid = '$r2';"
+run verify; expect_rc 5
+has "runs were removed from the chain"
+has "(run $r3) does not follow the previous link"
+
+# a row pointing at nothing: SQLite's foreign_key_check, reported by verify
+cp "$tmp/clean.db" "$db"
+sqlite3 "$db" "INSERT INTO cases(run_id, seq, name) VALUES (999, 0, 'orphan')"
+run verify; expect_rc 5; has "sqlite foreign_key_check: a row of cases"
+
+# a finished run without a seal (recorded before the chain existed): named, then sealed
+cp "$tmp/clean.db" "$db"
+sqlite3 "$db" "INSERT INTO runs(uuid, kind, status, started_at, finished_at, spec_json, spec_sha256)
+  VALUES ('01d00000-0000-4000-8000-000000000001', 'legacy', 'ok', '2025-01-01T00:00:00Z', '2025-01-01T00:01:00Z', '{}', 'x')"
+run verify; expect_rc 5; has "finished (ok) but never sealed"
+run verify --seal; expect_rc 0; has "1 unsealed run sealed"; has "4 sealed runs, chain of 4 links"
+run verify; expect_rc 0
+
+# decisions: never edited; an edit behind xp's back is caught
+run decide "Keep the probe" --because "it is fast" --evidence "$r1"; expect_rc 0
+refused "UPDATE decisions SET title = 'Drop the probe'" "decisions are never edited"
+refused "DELETE FROM decisions" "decisions are never deleted"
+refused "INSERT INTO decision_evidence(decision_id, seq, run_uuid) SELECT id, 5, '$r2' FROM decisions" "evidence of a decision is never edited"
+run verify; expect_rc 0; has "1 decision"
+sqlite3 "$db" "DROP TRIGGER xp_decisions_no_update; UPDATE decisions SET rationale = 'it was cheap'"
+run verify; expect_rc 5; has "its record differs from its digest"
+
+# not a database / no database
+run verify extra; expect_rc 2
+set +e; "$XP" --db "$tmp/none.db" verify >/dev/null 2>&1; rc=$?; set -e; expect_rc 3
+echo "ok: verify"

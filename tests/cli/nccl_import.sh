@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# xp import nccl-tests on real output from 2x H200 (tests/data/nccl): text with NCCL INFO lines
+# (with and without NCCL's topology dump), the -J JSON of the same run, a CUDA-graph run; then
+# the allreduce_burst query over them, and bad files answered with one line and exit 2.
+set -u
+: "${XP:?XP must name the xp binary}" "${XP_SRC:?XP_SRC must name the source tree}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+db="$tmp/x.db"
+data="$XP_SRC/tests/data/nccl"
+fail=0
+check() { # check DESCRIPTION EXPECTED ACTUAL
+  if [ "$2" != "$3" ]; then
+    echo "FAIL: $1: expected [$2], got [$3]"
+    fail=1
+  fi
+}
+sql() { # sql "SELECT ...": first column of the first row, as CSV
+  printf '%s;\n' "$1" > "$tmp/q.sql"
+  "$XP" --db "$db" query "$tmp/q.sql" --format csv | sed -n 2p
+}
+metric() { # metric RUN-PREFIX CASE METRIC: its median
+  sql "SELECT printf('%.2f', m.median) FROM runs r JOIN cases c ON c.run_id = r.id JOIN metrics m ON m.case_id = c.id
+       WHERE r.uuid LIKE '$1%' AND c.name = '$2' AND m.name = '$3'"
+}
+run_of() { cat "$tmp/out" "$tmp/err" | grep -o 'run [0-9a-f]\{8\}-' | head -1 | cut -c5-12; }
+
+# Dry run: reads and describes, records nothing.
+"$XP" --db "$db" import nccl-tests "$data/nccltests_sweep.txt" "$data/topo.xml" --dry-run > "$tmp/out" 2> "$tmp/err"
+check "dry run exit" 0 $?
+grep -q 'nccl-tests text, allreduce, 26 result lines, 8..268435456 bytes, 2 ranks, eager, with NCCL INFO lines' "$tmp/out" ||
+  { echo "FAIL: dry run summary"; cat "$tmp/out"; fail=1; }
+grep -q 'topology dump, 2 GPUs' "$tmp/out" || { echo "FAIL: dry run topology"; fail=1; }
+check "dry run records nothing" 0 "$(ls "$db" 2>/dev/null | wc -l)"
+
+# Text with INFO lines and the topology: NCCL's facts, interconnect from P2P over NVLink.
+"$XP" --db "$db" import nccl-tests "$data/nccltests_sweep.txt" "$data/topo.xml" > "$tmp/out" 2> "$tmp/err"
+check "text import exit" 0 $?
+t=$(run_of)
+check "text: kind, origin" "nccl_burst imported ok" "$(sql "SELECT kind || ' ' || origin || ' ' || status FROM runs WHERE uuid LIKE '$t%'")"
+check "text: cases" 52 "$(sql "SELECT count(*) FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.uuid LIKE '$t%'")"
+check "text: 1 MiB time" 22.30 "$(metric "$t" allreduce/bf16/1048576/eager/out_of_place time_us)"
+check "text: 1 MiB busbw" 47.02 "$(metric "$t" allreduce/bf16/1048576/eager/out_of_place busbw_GBps)"
+check "text: 256 MiB in place time" 887.53 "$(metric "$t" allreduce/bf16/268435456/eager/in_place time_us)"
+check "text: burst of 20" 17742.20 "$(metric "$t" allreduce/bf16/268435456/eager/out_of_place burst_us)"
+check "text: wrong" 0.00 "$(metric "$t" allreduce/bf16/8/eager/out_of_place wrong)"
+check "text: interconnect" "nvlink" "$(sql "SELECT interconnect FROM runs WHERE uuid LIKE '$t%'")"
+check "text: gpus" "2 NVIDIA H200" "$(sql "SELECT gpu_count || ' ' || gpu_name FROM runs WHERE uuid LIKE '$t%'")"
+check "text: transport" "P2P/direct pointer x24" "$(sql "SELECT value FROM run_meta m JOIN runs r ON r.id = m.run_id
+  WHERE r.uuid LIKE '$t%' AND key = 'nccl.transport.0-1' AND source = 'trace'")"
+check "text: path" "nvlink: 18 NVLinks through NVSwitch" "$(sql "SELECT value FROM run_meta m JOIN runs r ON r.id = m.run_id
+  WHERE r.uuid LIKE '$t%' AND key = 'nccl.path.0-1'")"
+check "text: NCCL version" "2.28.9+cuda13.0" "$(sql "SELECT value FROM run_meta m JOIN runs r ON r.id = m.run_id
+  WHERE r.uuid LIKE '$t%' AND key = 'nccl.version_info'")"
+check "text: artifacts" 2 "$(sql "SELECT count(*) FROM artifacts a JOIN runs r ON r.id = a.run_id WHERE r.uuid LIKE '$t%'")"
+check "text: run_gpus" "0000:00:07" "$(sql "SELECT pci_bus_id FROM run_gpus g JOIN runs r ON r.id = g.run_id
+  WHERE r.uuid LIKE '$t%' AND idx = 1")"
+
+# Without the topology the log's P2P does not say NVLink or PCIe: no interconnect is claimed.
+"$XP" --db "$db" import nccl-tests "$data/nccltests_sweep.txt" > "$tmp/out" 2> "$tmp/err"
+check "text without topology exit" 0 $?
+t2=$(run_of)
+check "no topology: interconnect" "" "$(sql "SELECT coalesce(interconnect, '') FROM runs WHERE uuid LIKE '$t2%'")"
+
+# The -J JSON of the same run agrees with its text.
+"$XP" --db "$db" import nccl-tests "$data/nccltests_sweep.json" > "$tmp/out" 2> "$tmp/err"
+check "json import exit" 0 $?
+j=$(run_of)
+check "json: cases" 52 "$(sql "SELECT count(*) FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.uuid LIKE '$j%'")"
+check "json: 1 MiB time" 22.30 "$(metric "$j" allreduce/bf16/1048576/eager/out_of_place time_us)"
+check "json: 256 MiB busbw" 302.59 "$(metric "$j" allreduce/bf16/268435456/eager/out_of_place busbw_GBps)"
+check "json: NCCL env kept" 0 "$(sql "SELECT value FROM run_meta m JOIN runs r ON r.id = m.run_id
+  WHERE r.uuid LIKE '$j%' AND key = 'nccl_tests.env.NCCL_NVLS_ENABLE'")"
+check "json: only NCCL_ env" 0 "$(sql "SELECT count(*) FROM run_meta m JOIN runs r ON r.id = m.run_id
+  WHERE r.uuid LIKE '$j%' AND key LIKE 'nccl_tests.env.%' AND key NOT LIKE 'nccl_tests.env.NCCL_%'")"
+
+# CUDA graph run: mode graph, a burst of 500 (-n 500), nccl-tests' per-collective time.
+"$XP" --db "$db" import nccl-tests "$data/nccltests_graph.txt" > "$tmp/out" 2> "$tmp/err"
+check "graph import exit" 0 $?
+g=$(run_of)
+check "graph: 14336 time" 7.49 "$(metric "$g" allreduce/bf16/14336/graph/out_of_place time_us)"
+check "graph: 14336 busbw" 1.91 "$(metric "$g" allreduce/bf16/14336/graph/out_of_place busbw_GBps)"
+check "graph: burst" 500 "$(sql "SELECT json_extract(params, '$.burst') FROM cases c JOIN runs r ON r.id = c.run_id
+  WHERE r.uuid LIKE '$g%' AND c.name = 'allreduce/bf16/14336/graph/out_of_place'")"
+
+# The same lines seen twice are two samples of one case.
+"$XP" --db "$db" import nccl-tests "$data/nccltests_graph.txt" "$data/nccltests_graph.txt" > "$tmp/out" 2> "$tmp/err"
+check "twice exit" 0 $?
+d=$(run_of)
+check "twice: samples" 2 "$(sql "SELECT m.n FROM metrics m JOIN cases c ON c.id = m.case_id JOIN runs r ON r.id = c.run_id
+  WHERE r.uuid LIKE '$d%' AND c.name = 'allreduce/bf16/14336/graph/out_of_place' AND m.name = 'time_us'")"
+
+# The query over all of it.
+"$XP" --db "$db" query "$XP_SRC/queries/allreduce_burst.sql" --format csv > "$tmp/q" 2> "$tmp/err"
+check "query exit" 0 $?
+grep -q '^allreduce,bf16,14336,graph,out_of_place,500,2,' "$tmp/q" || { echo "FAIL: query row for the graph run"; fail=1; }
+grep -q '^allreduce,bf16,1048576,eager,out_of_place,20,2,nvlink,P2P/direct pointer,imported,1,' "$tmp/q" ||
+  { echo "FAIL: query row with interconnect"; cat "$tmp/q"; fail=1; }
+
+# Bad input: one line on stderr naming the file, exit 2, nothing recorded.
+runs_before=$(sql "SELECT count(*) FROM runs")
+expect_bad() { # expect_bad NAME PATTERN FILE...
+  local name=$1 pattern=$2
+  shift 2
+  "$XP" --db "$db" import nccl-tests "$@" > "$tmp/out" 2> "$tmp/err"
+  check "$name: exit" 2 $?
+  grep -q -- "$pattern" "$tmp/err" || { echo "FAIL: $name: stderr lacks [$pattern]:"; cat "$tmp/err"; fail=1; }
+  check "$name: one line" 1 "$(wc -l < "$tmp/err")"
+}
+expect_bad "not nccl-tests" "PROVENANCE.md: no nccl-tests results" "$data/PROVENANCE.md"
+expect_bad "missing file" "nope.txt: cannot read" "$tmp/nope.txt"
+printf '{"results": 3}\n' > "$tmp/other.json"
+expect_bad "foreign json" "other.json: not nccl-tests -J output" "$tmp/other.json"
+printf '{"results": [' > "$tmp/cut.json"
+expect_bad "cut json" "cut.json: not valid JSON" "$tmp/cut.json"
+sed 's/^      262144        131072  bfloat16     sum      -1    24.79/      262144        131072  bfloat16     sum      -1    2x.79/' \
+  "$data/nccltests_sweep.txt" > "$tmp/garbled.txt"
+expect_bad "garbled number" "garbled.txt:1[0-9][0-9]: column time: expected a number" "$tmp/garbled.txt"
+expect_bad "topology alone" "topology dump alone" "$data/topo.xml"
+printf '<system version="1"><cpu>\n' > "$tmp/cut.xml"
+expect_bad "broken topology" "cut.xml: malformed XML" "$data/nccltests_graph.txt" "$tmp/cut.xml"
+check "bad input records nothing" "$runs_before" "$(sql "SELECT count(*) FROM runs")"
+
+exit $fail

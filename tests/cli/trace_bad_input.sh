@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Bad traces: each gives one line on stderr naming the file (and the byte offset or event
+# number where that applies; progress lines of big files aside), exit status 2, a run
+# recorded as failed with that message, and no trace rows for it.
+set -u
+: "${XP:?XP must name the xp binary}" "${XP_SRC:?XP_SRC must name the source tree}"
+data="$XP_SRC/tests/data/trace"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+db="$tmp/x.db"
+fail=0
+r0="$data/decode_tp2_bs1_rank0.trace.json.gz"
+r1="$data/decode_tp2_bs1_rank1.trace.json.gz"
+query() {
+  printf '%s\n' "$1" > "$tmp/q.sql"
+  "$XP" --db "$db" query "$tmp/q.sql" --format csv | tail -n +2
+}
+
+# expect_bad DESCRIPTION PATTERN FILE...: exit 2, one stderr line matching PATTERN (grep -E)
+expect_bad() {
+  local what=$1 pattern=$2
+  shift 2
+  "$XP" --db "$db" import torch-trace "$@" > "$tmp/out" 2> "$tmp/all"
+  local rc=$?
+  # Progress lines (files over a few MB read for more than a moment) are not the error.
+  grep -v '^xp: reading ' "$tmp/all" > "$tmp/err"
+  if [ $rc -ne 2 ]; then echo "FAIL: $what: exit $rc, expected 2"; fail=1; fi
+  if [ "$(wc -l < "$tmp/err")" -ne 1 ]; then echo "FAIL: $what: stderr is not one line:"; cat "$tmp/err"; fail=1; fi
+  if ! grep -Eq "$pattern" "$tmp/err"; then echo "FAIL: $what: stderr does not match [$pattern]:"; cat "$tmp/err"; fail=1; fi
+  local run
+  run=$(query "SELECT status || '|' || (error IS NOT NULL) || '|' ||
+    ((SELECT count(*) FROM trace_ranks t WHERE t.run_id = runs.id) + (SELECT count(*) FROM trace_kernels t WHERE t.run_id = runs.id)
+    + (SELECT count(*) FROM trace_imports t WHERE t.run_id = runs.id)) AS x FROM runs ORDER BY id DESC LIMIT 1")
+  if [ "$run" != "failed|1|0" ]; then echo "FAIL: $what: last run [$run], expected failed with no trace rows"; fail=1; fi
+}
+
+head -c 700000 "$r0" > "$tmp/truncated.json.gz"
+expect_bad "truncated gzip" "^xp: $tmp/truncated.json.gz: truncated gzip stream: it ends at compressed byte 700000, after [0-9]+ bytes of JSON$" \
+  "$tmp/truncated.json.gz"
+
+cp "$r0" "$tmp/corrupt.json.gz"
+printf '\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff' | dd of="$tmp/corrupt.json.gz" bs=1 seek=400000 conv=notrunc 2>/dev/null
+expect_bad "corrupt gzip" "^xp: $tmp/corrupt.json.gz: (corrupt gzip data at compressed byte [0-9]+|truncated gzip)" "$tmp/corrupt.json.gz"
+
+gzip -dc "$r0" | sed '0,/"External id": 60,/s//"External id": 60,,/' | gzip > "$tmp/invalid.json.gz"
+expect_bad "invalid JSON" "^xp: $tmp/invalid.json.gz: byte [0-9]+ \\(event [0-9]+\\): expected a key string$" "$tmp/invalid.json.gz"
+
+gzip -dc "$r0" | head -c 5000000 | gzip > "$tmp/cut.json.gz"
+expect_bad "truncated JSON" "^xp: $tmp/cut.json.gz: byte 5000000 \\(event [0-9]+\\): the document ends early, inside event [0-9]+$" "$tmp/cut.json.gz"
+
+printf '{"hello": [1, 2, 3]}\n' > "$tmp/hello.json"
+expect_bad "a JSON file that is not a trace" "^xp: $tmp/hello.json: not a torch.profiler trace: no \"traceEvents\" array$" "$tmp/hello.json"
+
+printf 'time,value\n1,2\n' > "$tmp/data.csv"
+expect_bad "not JSON at all" "^xp: $tmp/data.csv: byte 0 \\(event 0\\): not JSON" "$tmp/data.csv"
+
+: > "$tmp/empty.json"
+expect_bad "empty file" "^xp: $tmp/empty.json: byte 0 \\(event 0\\): empty: no JSON document$" "$tmp/empty.json"
+
+printf '{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1.5, "dur": 2}]}' > "$tmp/cpu.json"
+expect_bad "no kernels" "^xp: $tmp/cpu.json: no GPU kernels in the trace \\(1 events\\)" "$tmp/cpu.json"
+
+printf '{"traceEvents": [\n{"ph": "X", "cat": "kernel", "name": "k", "ts": 1.5, "dur": 2},\n{"ph": "X", "cat": "kernel", "name": "nvjet_x", "ts": 9}]}' > "$tmp/nodur.json"
+expect_bad "kernel without dur" "^xp: $tmp/nodur.json: byte 82 \\(event 1\\): kernel event \"nvjet_x\" has no valid \"dur\"$" "$tmp/nodur.json"
+
+printf '{"traceEvents": [{"ph": "X", "cat": "kernel", "ts": 1, "dur": 2}]}' > "$tmp/noname.json"
+expect_bad "kernel without name" "^xp: $tmp/noname.json: byte 17 \\(event 0\\): kernel event without a \"name\" string$" "$tmp/noname.json"
+
+{ printf '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "'; head -c 20000000 /dev/zero | tr '\0' 'a'; printf '", "ts": 1, "dur": 2}]}'; } > "$tmp/huge.json"
+expect_bad "huge string" "^xp: $tmp/huge.json: byte 17 \\(event 0\\): event 0 is longer than 16 MiB: not a profiler trace event$" "$tmp/huge.json"
+
+expect_bad "the same rank twice" "^xp: $r0: rank 0 again \\($r0 is rank 0 too\\)$" "$r0" "$r0"
+
+gzip -dc "$r1" | sed 's/"baseTimeNanoseconds": 1790857026000000000/"baseTimeNanoseconds": 1790850000000000000/' | gzip > "$tmp/later.json.gz"
+expect_bad "ranks of different jobs (time)" "^xp: $tmp/later.json.gz: ranks of different jobs: its GPU activity .* does not overlap that of $r0" "$r0" "$tmp/later.json.gz"
+
+gzip -dc "$r1" | sed 's/"world_size": 2/"world_size": 4/' | gzip > "$tmp/world4.json.gz"
+expect_bad "ranks of different jobs (world size)" "^xp: $tmp/world4.json.gz: ranks of different jobs: world size 4, but $r0 has world size 2$" "$r0" "$tmp/world4.json.gz"
+
+"$XP" --db "$db" import torch-trace "$tmp/nonexistent.json" > /dev/null 2> "$tmp/err"
+rc=$?
+[ $rc -eq 2 ] || { echo "FAIL: missing file: exit $rc"; fail=1; }
+grep -q 'nonexistent.json: no such file' "$tmp/err" || { echo "FAIL: missing file message"; cat "$tmp/err"; fail=1; }
+
+check_runs=$(query "SELECT count(*) FROM runs WHERE status = 'ok'")
+[ "$check_runs" = 0 ] || { echo "FAIL: an ok run among bad inputs"; fail=1; }
+exit $fail

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# queries/bottleneck_by_config.sql and queries/allreduce_share.sql over a small history of
+# imported traces: two imports of both ranks of a job and one of a single rank. Their figures
+# are recomputed here from the base tables, and the answer says how many runs, from when,
+# single-rank or not.
+set -u
+: "${XP:?XP must name the xp binary}" "${XP_SRC:?XP_SRC must name the source tree}"
+data="$XP_SRC/tests/data/trace"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+db="$tmp/x.db"
+fail=0
+check() {
+  if [ "$2" != "$3" ]; then
+    echo "FAIL: $1: expected [$2], got [$3]"
+    fail=1
+  fi
+}
+query() {
+  printf '%s\n' "$1" > "$tmp/q.sql"
+  "$XP" --db "$db" query "$tmp/q.sql" --format csv | tail -n +2
+}
+r0="$data/decode_tp2_bs1_rank0.trace.json.gz"
+r1="$data/decode_tp2_bs1_rank1.trace.json.gz"
+decl="--set model=moe-test --set tp=2 --set batch=1 --set interconnect=nvlink"
+for i in 1 2; do "$XP" --db "$db" import torch-trace "$r0" "$r1" $decl > /dev/null 2>&1 || fail=1; done
+"$XP" --db "$db" import torch-trace "$r1" $decl > /dev/null 2>&1 || fail=1
+
+# The same figures straight from the base tables, per run: AllReduce share of step kernel time
+# as recorded, and over the matched part with waiting removed.
+query "SELECT r.id || '|' || i.single_rank || '|' ||
+  printf('%.1f', 100.0 * (SELECT sum(k.total_ns) FROM trace_step_kernels k JOIN trace_names n ON n.id = k.name_id
+                           WHERE k.run_id = r.id AND n.category = 'allreduce')
+               / (SELECT sum(kernel_ns) FROM trace_steps s WHERE s.run_id = r.id)) || '|' ||
+  coalesce(printf('%.1f', 100.0 * (SELECT sum(transfer_ns) FROM trace_collectives c WHERE c.run_id = r.id AND c.step IS NOT NULL AND c.match_group IS NOT NULL)
+    / nullif((SELECT sum(kernel_ns) FROM trace_steps s WHERE s.run_id = r.id)
+       - (SELECT coalesce(sum(wait_ns), 0) FROM trace_collectives c WHERE c.run_id = r.id AND c.step IS NOT NULL)
+       - (SELECT coalesce(sum(dur_ns), 0) FROM trace_collectives c WHERE c.run_id = r.id AND c.step IS NOT NULL AND c.match_group IS NULL), 0)), '') AS x
+  FROM runs r JOIN trace_imports i ON i.run_id = r.id ORDER BY r.id" > "$tmp/base"
+rec_multi=$(awk -F'|' '$2 == 0 { print $3; exit }' "$tmp/base")
+rec_single=$(awk -F'|' '$2 == 1 { print $3; exit }' "$tmp/base")
+xfer=$(awk -F'|' '$2 == 0 { print $4; exit }' "$tmp/base")
+check "both multi-rank imports agree" 1 "$(awk -F'|' '$2 == 0' "$tmp/base" | cut -d'|' -f3,4 | sort -u | wc -l)"
+
+"$XP" --db "$db" query "$XP_SRC/queries/bottleneck_by_config.sql" --format csv > "$tmp/b"
+check "bottleneck query exit" 0 $?
+row() { awk -F, -v c="$1" '$6 == c' "$tmp/b"; }
+check "allreduce as recorded: runs, min, median, max, single-rank runs" \
+  "3,$rec_single,$rec_multi,$rec_multi,1" \
+  "$(row allreduce | awk -F, '{ printf "%d,%.1f,%.1f,%.1f,%d", $9, $10, $11, $12, $13 }')"
+check "allreduce transfer only: multi-rank runs alone" "2,$xfer,0" \
+  "$(row 'allreduce (transfer only)' | awk -F, '{ printf "%d,%.1f,%d", $9, $11, $13 }')"
+check "latest run's shares add up to 100%" "100" \
+  "$(awk -F, 'NR > 1 && $6 != "allreduce (transfer only)" { s += $7 } END { printf "%.0f", s }' "$tmp/b")"
+
+"$XP" --db "$db" query "$XP_SRC/queries/allreduce_share.sql" --param tp=2 --param interconnect=nvlink --format json > "$tmp/a"
+check "allreduce_share exit" 0 $?
+grep -qF "At TP=2 on nvlink, AllReduce is $rec_multi% of decode-step GPU time as recorded (median of 3 runs, " "$tmp/a" \
+  || { echo "FAIL: allreduce_share answer (recorded)"; cat "$tmp/a"; fail=1; }
+grep -qF ", range $rec_single% to $rec_multi%); $xfer% transferring once waiting for the slowest rank is removed (2 multi-rank runs, 96% of AllReduce time matched across ranks); 1 single-rank run: waiting for peers is mixed into its figure" "$tmp/a" \
+  || { echo "FAIL: allreduce_share answer (transfer, single rank)"; cat "$tmp/a"; fail=1; }
+"$XP" --db "$db" query "$XP_SRC/queries/allreduce_share.sql" --param tp=8 --param interconnect=pcie --format csv > "$tmp/none"
+grep -q 'No imported traces at TP=8 on pcie' "$tmp/none" || { echo "FAIL: no-data answer"; cat "$tmp/none"; fail=1; }
+"$XP" --db "$db" query "$XP_SRC/queries/allreduce_share.sql" --param tp=8 > /dev/null 2> "$tmp/err"
+check "missing parameter exit" 2 $?
+grep -q 'interconnect' "$tmp/err" || { echo "FAIL: missing parameter message"; cat "$tmp/err"; fail=1; }
+exit $fail

@@ -1,0 +1,245 @@
+/* NCCL's INFO log and topology dump: the real fixture from 2x H200, and synthetic lines for
+** what that machine did not print (SHM and NET transports, TUNING lines, older formats, PCIe
+** trees). Then the interconnect derived from both. */
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "runners/nccl_info.h"
+#include "xp.h"
+
+static char *data(const char *name, size_t *len) {
+  const char *src = getenv("XP_SRC");
+  char *path = xp_asprintf("%s/tests/data/nccl/%s", src ? src : "../..", name);
+  char *text = xp_read_file(path, len);
+  if (!text) {
+    fprintf(stderr, "skipped: %s not readable (set XP_SRC)\n", path);
+    exit(77);
+  }
+  free(path);
+  return text;
+}
+
+static void feed(xp_nccl_info *info, const char *const *lines) {
+  for (int i = 0; lines[i]; i++) xp_nccl_info_line(info, lines[i], strlen(lines[i]));
+}
+
+static void test_fixture_log(void) {
+  size_t len;
+  char *text = data("nccltests_sweep.txt", &len);
+  xp_nccl_info info;
+  xp_nccl_info_init(&info);
+  xp_nccl_info_parse(&info, text, len);
+  CHECK_EQ_STR(info.version, "2.28.9+cuda13.0");
+  CHECK_EQ_INT(info.cuda_driver, 13000);
+  CHECK_EQ_INT(info.nranks, 2);
+  CHECK_EQ_INT(info.nnodes, 1);
+  CHECK_EQ_INT(info.local_ranks, 2);
+  CHECK_EQ_INT(info.ring_channels, 24);
+  CHECK_EQ_INT(info.coll_channels, 24);
+  CHECK_EQ_INT(info.nvls_channels, 0);
+  CHECK_EQ_INT(info.p2p_channels, 32);
+  CHECK_EQ_INT(info.nconn, 2);
+  CHECK_EQ_INT(info.conn[0].src, 0);
+  CHECK_EQ_INT(info.conn[0].dst, 1);
+  CHECK_EQ_STR(info.conn[0].transport, "P2P/direct pointer");
+  CHECK_EQ_INT(info.conn[0].channels, 24);
+  CHECK_EQ_INT(info.conn[1].channels, 24);
+  CHECK_EQ_STR(xp_nccl_info_env(&info, "NCCL_NVLS_ENABLE"), "0");
+  CHECK_EQ_STR(xp_nccl_info_env(&info, "NCCL_TOPO_DUMP_FILE"), "/root/out/topo.xml");
+  CHECK_EQ_STR(info.rings, "use ring PXN 0 GDR 1");
+  CHECK_EQ_STR(info.net, "Socket");
+  CHECK_EQ_INT(info.warnings, 0);
+  char buf[128];
+  xp_nccl_info_transports(&info, buf, sizeof buf);
+  CHECK_EQ_STR(buf, "P2P/direct pointer");
+  /* without a topology, P2P alone does not say NVLink or PCIe */
+  CHECK(xp_nccl_interconnect(&info, NULL, buf, sizeof buf) == NULL);
+  CHECK(strstr(buf, "no topology") != NULL);
+  xp_nccl_info_free(&info);
+  free(text);
+}
+
+static void test_synthetic_lines(void) {
+  /* Synthetic: formats NCCL prints that the fixture run did not. */
+  static const char *const lines[] = {
+      "h:1:2 [0] NCCL INFO AllReduce: 14336 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..1}",
+      "h:1:2 [0] NCCL INFO AllReduce: 268435456 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..23}",
+      "h:1:2 [0] NCCL INFO AllGather: 4096 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0} comm 0x55a7a339db50",
+      "h:1:2 [0] NCCL INFO AllReduce: 14336 Bytes -> Algo TREE proto LL channel{Lo..Hi}={0..3}",
+      "h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0/GDRDMA",
+      "h:1:2 [0] NCCL INFO Channel 01/0 : 8[0] -> 0[0] [receive] via NET/IB/0/GDRDMA",
+      "h:1:2 [0] NCCL INFO Channel 00 : 0[1b000] -> 1[1c000] via P2P/IPC",
+      "h:1:2 [0] NCCL INFO comm 0x1, 16 coll channels, 0 collnet channels, 0 nvls channels, 16 p2p channels, 2 p2p channels per peer",
+      "h:1:2 [0] NCCL INFO NCCL_P2P_DISABLE set by environment to 1.",
+      "",
+      "h:1:2 [0] some.c:12 NCCL WARN Cuda failure 'out of memory'",
+      "not an NCCL line at all",
+      NULL};
+  xp_nccl_info info;
+  xp_nccl_info_init(&info);
+  feed(&info, lines);
+  CHECK_EQ_INT(info.ntuning, 3);
+  const xp_nccl_tuning *t = xp_nccl_info_tuning(&info, "AllReduce", 14336);
+  CHECK(t != NULL);
+  if (t) {
+    CHECK_EQ_STR(t->algo, "TREE"); /* the latest choice for a size wins */
+    CHECK_EQ_STR(t->proto, "LL");
+    CHECK_EQ_INT(t->ch_hi, 3);
+  }
+  t = xp_nccl_info_tuning(&info, "AllGather", 4096);
+  CHECK(t && strcmp(t->proto, "LL") == 0);
+  CHECK(xp_nccl_info_tuning(&info, "AllReduce", 999) == NULL);
+  CHECK_EQ_INT(info.nconn, 3);
+  CHECK_EQ_STR(info.conn[0].transport, "NET/IB/0/GDRDMA");
+  CHECK_EQ_INT(info.conn[2].src, 0);
+  CHECK_EQ_INT(info.conn[2].dst, 1);
+  CHECK_EQ_STR(info.conn[2].transport, "P2P/IPC");
+  CHECK_EQ_INT(info.coll_channels, 16);
+  CHECK_EQ_INT(info.p2p_per_peer, 2);
+  CHECK_EQ_STR(xp_nccl_info_env(&info, "NCCL_P2P_DISABLE"), "1");
+  CHECK_EQ_INT(info.warnings, 1);
+  CHECK_EQ_STR(info.first_warning, "Cuda failure 'out of memory'");
+  char basis[256];
+  /* a network connection is the slowest link whatever P2P rode on */
+  CHECK_EQ_STR(xp_nccl_interconnect(&info, NULL, basis, sizeof basis), "net");
+  CHECK(strstr(basis, "NET/IB") != NULL);
+  xp_nccl_info_free(&info);
+}
+
+static void test_fixture_topology(void) {
+  size_t len;
+  char *xml = data("topo.xml", &len), err[128];
+  xp_topo t;
+  CHECK_EQ_INT(xp_topo_parse(xml, len, &t, err, sizeof err), 0);
+  CHECK_EQ_INT(t.ngpu, 2);
+  CHECK_EQ_INT(t.ncpu, 1);
+  CHECK_EQ_INT(t.npci, 2);
+  CHECK_EQ_INT(t.nnic, 1);
+  CHECK_EQ_STR(t.nic[0], "eth0 10000 Mb/s");
+  CHECK_EQ_STR(t.pci[0].busid, "0000:00:06.0");
+  CHECK_EQ_INT(t.gpu[1].rank, 1);
+  CHECK_EQ_INT(t.gpu[1].sm, 90);
+  CHECK_EQ_INT(t.gpu[0].nlinks, 1);
+  CHECK_EQ_INT(t.gpu[0].links[0].count, 18);
+  xp_topo_path path;
+  CHECK_EQ_INT(xp_topo_pair(&t, 0, 1, &path), 0);
+  CHECK_EQ_STR(path.kind, "nvlink");
+  CHECK_EQ_INT(path.nvlinks, 18);
+  CHECK(strstr(path.detail, "NVSwitch") != NULL);
+  CHECK_EQ_INT(xp_topo_pair(&t, 0, 5, &path), -1);
+
+  /* The fixture's log plus its topology: P2P over NVLink. */
+  size_t loglen;
+  char *log = data("nccltests_sweep.txt", &loglen), basis[256];
+  xp_nccl_info info;
+  xp_nccl_info_init(&info);
+  xp_nccl_info_parse(&info, log, loglen);
+  CHECK_EQ_STR(xp_nccl_interconnect(&info, &t, basis, sizeof basis), "nvlink");
+  CHECK(strstr(basis, "P2P/direct pointer") && strstr(basis, "18 NVLinks"));
+  /* P2P disabled on the same machine: NCCL goes through host memory (synthetic line). */
+  xp_nccl_info shm;
+  xp_nccl_info_init(&shm);
+  static const char *const shm_lines[] = {
+      "vm:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SHM/direct/direct",
+      "vm:1:2 [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] via SHM/direct/direct", NULL};
+  feed(&shm, shm_lines);
+  CHECK_EQ_STR(xp_nccl_interconnect(&shm, &t, basis, sizeof basis), "shm");
+  CHECK(strstr(basis, "SHM/direct/direct") != NULL);
+  xp_nccl_info_free(&shm);
+  xp_nccl_info_free(&info);
+  xp_topo_free(&t);
+  free(log);
+  free(xml);
+}
+
+/* Synthetic: two sockets; GPUs 0,1 under one switch, GPU 2 under a second switch of the same
+** root, GPU 3 on the other socket; GPUs 0 and 1 also bridged by NVLink. */
+static const char pcie_tree[] =
+    "<?xml version=\"1.0\"?>\n<!-- synthetic -->\n"
+    "<system version=\"1\">\n"
+    " <cpu numaid=\"0\" arch=\"x86_64\">\n"
+    "  <pci busid=\"0000:10:00.0\" class=\"0x060400\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\">\n"
+    "   <pci busid=\"0000:11:00.0\" class=\"0x060400\">\n"
+    "    <pci busid=\"0000:12:00.0\" class=\"0x030200\"><gpu dev=\"0\" sm=\"120\" rank=\"0\" gdr=\"1\">"
+    "<nvlink target=\"0000:13:00.0\" count=\"4\" tclass=\"0x030200\"/></gpu></pci>\n"
+    "    <pci busid=\"0000:13:00.0\" class=\"0x030200\"><gpu dev=\"1\" sm=\"120\" rank=\"1\" gdr=\"1\"/></pci>\n"
+    "   </pci>\n"
+    "   <pci busid=\"0000:14:00.0\" class=\"0x060400\">\n"
+    "    <pci busid=\"0000:15:00.0\" class=\"0x030200\"><gpu dev=\"2\" sm=\"120\" rank=\"2\" gdr=\"1\"/></pci>\n"
+    "   </pci>\n"
+    "  </pci>\n"
+    " </cpu>\n"
+    " <cpu numaid=\"1\">\n"
+    "  <pci busid=\"0000:80:00.0\" class=\"0x030200\"><gpu dev=\"3\" sm=\"120\" rank=\"3\" gdr=\"0\"/></pci>\n"
+    "  <nic><net name=\"mlx5_0\" dev=\"0\" speed=\"400000\"/></nic>\n"
+    " </cpu>\n"
+    "</system>\n";
+
+static void test_pcie_paths(void) {
+  xp_topo t;
+  char err[128];
+  CHECK_EQ_INT(xp_topo_parse(pcie_tree, strlen(pcie_tree), &t, err, sizeof err), 0);
+  CHECK_EQ_INT(t.ngpu, 4);
+  CHECK_EQ_INT(t.ncpu, 2);
+  xp_topo_path p;
+  CHECK_EQ_INT(xp_topo_pair(&t, 0, 1, &p), 0);
+  CHECK_EQ_STR(p.kind, "nvlink");
+  CHECK_EQ_INT(p.nvlinks, 4);
+  CHECK_EQ_INT(xp_topo_pair(&t, 1, 0, &p), 0); /* the link is listed on one side only */
+  CHECK_EQ_STR(p.kind, "nvlink");
+  CHECK_EQ_INT(xp_topo_pair(&t, 1, 2, &p), 0);
+  CHECK_EQ_STR(p.kind, "pcie");
+  CHECK(strstr(p.detail, "PXB") != NULL);
+  CHECK_EQ_INT(xp_topo_pair(&t, 0, 3, &p), 0);
+  CHECK(strstr(p.detail, "SYS") != NULL);
+
+  /* P2P between 1 and 2 rides PCIe; between 0 and 1, NVLink: the slower one is reported. */
+  xp_nccl_info info;
+  xp_nccl_info_init(&info);
+  static const char *const lines[] = {
+      "h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM",
+      "h:1:2 [1] NCCL INFO Channel 00/0 : 1[1] -> 2[2] via P2P/CUMEM", NULL};
+  feed(&info, lines);
+  char basis[256];
+  CHECK_EQ_STR(xp_nccl_interconnect(&info, &t, basis, sizeof basis), "pcie");
+  CHECK(strstr(basis, "rank 1 to 2") != NULL);
+  xp_nccl_info_free(&info);
+  xp_topo_free(&t);
+
+  static const char switch_pair[] =
+      "<system version=\"1\"><cpu numaid=\"0\"><pci busid=\"0000:20:00.0\" class=\"0x060400\">"
+      "<pci busid=\"0000:21:00.0\" class=\"0x030200\"><gpu dev=\"0\" rank=\"0\"/></pci>"
+      "<pci busid=\"0000:22:00.0\" class=\"0x030200\"><gpu dev=\"1\" rank=\"1\"/></pci>"
+      "</pci><pci busid=\"0000:30:00.0\" class=\"0x030200\"><gpu dev=\"2\" rank=\"2\"/></pci></cpu></system>";
+  CHECK_EQ_INT(xp_topo_parse(switch_pair, strlen(switch_pair), &t, err, sizeof err), 0);
+  CHECK_EQ_INT(xp_topo_pair(&t, 0, 1, &p), 0);
+  CHECK(strstr(p.detail, "PIX") != NULL);
+  CHECK_EQ_INT(xp_topo_pair(&t, 0, 2, &p), 0);
+  CHECK(strstr(p.detail, "PHB") != NULL);
+  xp_topo_free(&t);
+}
+
+static void test_bad_topology(void) {
+  xp_topo t;
+  char err[128];
+  const char *not_nccl = "<html><body/></html>";
+  CHECK_EQ_INT(xp_topo_parse(not_nccl, strlen(not_nccl), &t, err, sizeof err), -1);
+  CHECK(strstr(err, "<system>") != NULL);
+  const char *broken = "<system version=\"1\"><cpu numaid=\"0";
+  CHECK_EQ_INT(xp_topo_parse(broken, strlen(broken), &t, err, sizeof err), -1);
+  CHECK(strstr(err, "malformed") != NULL);
+  const char *unclosed = "<system version=\"1\"><cpu numaid=\"0\">";
+  CHECK_EQ_INT(xp_topo_parse(unclosed, strlen(unclosed), &t, err, sizeof err), -1);
+  CHECK(strstr(err, "<cpu> is not closed") != NULL);
+  const char *unbalanced = "<system version=\"1\"></cpu></system>";
+  CHECK_EQ_INT(xp_topo_parse(unbalanced, strlen(unbalanced), &t, err, sizeof err), -1);
+}
+
+int main(void) {
+  test_fixture_log();
+  test_synthetic_lines();
+  test_fixture_topology();
+  test_pcie_paths();
+  test_bad_topology();
+  CHECK_DONE();
+}

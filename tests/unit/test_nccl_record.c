@@ -1,0 +1,138 @@
+/* The path from nccl_burst results in memory to the database, without a GPU: the samples below
+** are chosen by hand, NCCL's log and topology are the 2x H200 fixture, and the test reads back
+** what was recorded: cases, metrics computed from raw samples, bandwidths, #wrong, artifacts,
+** and the interconnect derived from the log. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "check.h"
+#include "db.h"
+#include "runners/nccl_record.h"
+#include "xp.h"
+
+static char *data(const char *name, size_t *len) {
+  const char *src = getenv("XP_SRC");
+  char *path = xp_asprintf("%s/tests/data/nccl/%s", src ? src : "../..", name);
+  char *text = xp_read_file(path, len);
+  if (!text) {
+    fprintf(stderr, "skipped: %s not readable (set XP_SRC)\n", path);
+    exit(77);
+  }
+  free(path);
+  return text;
+}
+
+static double one(sqlite3 *db, const char *sql) {
+  sqlite3_stmt *st = NULL;
+  double v = -1;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+    v = sqlite3_column_double(st, 0);
+  else
+    fprintf(stderr, "query gave no row: %s (%s)\n", sql, sqlite3_errmsg(db));
+  sqlite3_finalize(st);
+  return v;
+}
+
+static char *text_of(sqlite3 *db, const char *sql) {
+  sqlite3_stmt *st = NULL;
+  char *v = NULL;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+      sqlite3_column_text(st, 0))
+    v = xp_strdup((const char *)sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+  return v ? v : xp_strdup("");
+}
+
+int main(void) {
+  char dbpath[] = "/tmp/xp-test-nccl-record-XXXXXX";
+  int fd = mkstemp(dbpath);
+  if (fd < 0) return 1;
+  close(fd);
+  unlink(dbpath);
+  int rc;
+  sqlite3 *db = xp_db_open(dbpath, XP_DB_READWRITE, &rc);
+  CHECK(db != NULL);
+  if (!db) CHECK_DONE();
+
+  xp_spec *s = xp_spec_parse_json("{\"kind\":\"nccl_burst\",\"sizes\":[14336],\"burst\":4,\"iterations\":4,"
+                                  "\"modes\":[\"graph\"],\"placements\":[\"out_of_place\",\"in_place\"],"
+                                  "\"collectives\":[\"allreduce\",\"alltoall\"],\"interconnect\":\"pcie\"}",
+                                  "t.json", ".");
+  xp_nccl_plan p;
+  CHECK_EQ_INT(xp_nccl_plan_load(s, &p), 0);
+  xp_nccl_results res;
+  xp_nccl_results_init(&res, &p, 2);
+  CHECK_EQ_INT(res.ncases, 4);
+  CHECK(res.cases[3].skip != NULL); /* alltoall in place */
+  /* allreduce out of place: rank 0 bursts 40,44,48,52 us; rank 1 the same plus 2 */
+  xp_nccl_case *c = &res.cases[0];
+  c->measured = 1;
+  c->wrong = 0;
+  for (int i = 0; i < 4; i++) {
+    c->burst_us[i] = 40 + 4 * i;
+    c->burst_us[4 + i] = 42 + 4 * i;
+  }
+  /* allreduce in place: one wrong element */
+  c = &res.cases[1];
+  c->measured = 1;
+  c->wrong = 1;
+  for (int i = 0; i < 8; i++) c->burst_us[i] = 30;
+  /* alltoall out of place: not measured (the run stopped): not recorded */
+  size_t len;
+  res.ranks[0].present = 1;
+  snprintf(res.ranks[0].host, sizeof res.ranks[0].host, "vm");
+  snprintf(res.ranks[0].gpu.name, sizeof res.ranks[0].gpu.name, "NVIDIA H200");
+  res.ranks[0].info_log = data("nccltests_sweep.txt", &len);
+  res.topo_xml = data("topo.xml", &res.topo_len);
+  xp_nccl_results_env(&res, "NCCL_NVLS_ENABLE", "0");
+  xp_nccl_results_env(&res, "NCCL_P2P_DISABLE", "1");
+  snprintf(res.config, sizeof res.config, "blocking=0");
+
+  xp_run_opts o = {"nccl_burst", 0, s, NULL, 0};
+  xp_run *run = NULL;
+  CHECK_EQ_INT(xp_run_begin(db, &o, &run), 0);
+  xp_error_quiet(1); /* the declared interconnect disagrees with the detected one: a warning */
+  CHECK_EQ_INT(xp_nccl_record(run, &res), 0);
+  xp_error_quiet(0);
+  CHECK_EQ_INT(xp_run_finish(run, XP_RUN_OK, NULL), 0);
+
+  CHECK_EQ_INT(one(db, "SELECT count(*) FROM cases"), 3);
+  CHECK_EQ_INT(one(db, "SELECT count(*) FROM cases WHERE status='skipped' AND name='alltoall/bf16/14336/graph/in_place'"), 1);
+  CHECK_EQ_INT(one(db, "SELECT count(*) FROM cases WHERE status='failed' AND name='allreduce/bf16/14336/graph/in_place'"), 1);
+  /* burst samples are the mean over ranks: 41, 45, 49, 53 -> median 47 */
+  CHECK_NEAR(one(db, "SELECT median FROM metrics m JOIN cases c ON c.id=m.case_id WHERE c.seq=0 AND m.name='burst_us'"), 47, 1e-9);
+  CHECK_NEAR(one(db, "SELECT median FROM metrics m JOIN cases c ON c.id=m.case_id WHERE c.seq=0 AND m.name='time_us'"), 11.75, 1e-9);
+  CHECK_EQ_INT(one(db, "SELECT count(*) FROM samples s JOIN cases c ON c.id=s.case_id WHERE c.seq=0 AND s.metric='time_us'"), 4);
+  CHECK_NEAR(one(db, "SELECT median FROM metrics m JOIN cases c ON c.id=m.case_id WHERE c.seq=0 AND m.name='rank_spread_us'"), 2, 1e-9);
+  CHECK_NEAR(one(db, "SELECT median FROM metrics m JOIN cases c ON c.id=m.case_id WHERE c.seq=0 AND m.name='burst_us.rank1'"), 48, 1e-9);
+  /* 14336 B in 11.75 us; 2 ranks: busbw = algbw */
+  CHECK_NEAR(one(db, "SELECT median FROM metrics m JOIN cases c ON c.id=m.case_id WHERE c.seq=0 AND m.name='busbw_GBps'"),
+             14336 / 1e9 / 11.75e-6, 1e-9);
+  CHECK_EQ_INT(one(db, "SELECT median FROM metrics m JOIN cases c ON c.id=m.case_id WHERE c.seq=1 AND m.name='wrong'"), 1);
+  char *params = text_of(db, "SELECT params FROM cases WHERE seq=0");
+  CHECK(strstr(params, "\"burst\":4") && strstr(params, "\"count\":7168") && strstr(params, "\"ranks\":2"));
+  free(params);
+  /* what NCCL said, detected; the declared interconnect loses to it and the mismatch is kept */
+  char *ic = text_of(db, "SELECT interconnect FROM runs");
+  CHECK_EQ_STR(ic, "nvlink");
+  free(ic);
+  char *mm = text_of(db, "SELECT value FROM run_meta WHERE key='mismatch.interconnect'");
+  CHECK(strstr(mm, "pcie") && strstr(mm, "nvlink"));
+  free(mm);
+  char *tr = text_of(db, "SELECT value FROM run_meta WHERE key='nccl.transport.0-1' AND source='detected'");
+  CHECK_EQ_STR(tr, "P2P/direct pointer x24");
+  free(tr);
+  char *env = text_of(db, "SELECT value FROM run_meta WHERE key='env.NCCL_P2P_DISABLE' AND source='env'");
+  CHECK_EQ_STR(env, "1");
+  free(env);
+  CHECK_EQ_INT(one(db, "SELECT gpu_count FROM runs"), 2);
+  CHECK_EQ_INT(one(db, "SELECT count(*) FROM artifacts WHERE name IN ('nccl_info.log','nccl_topo.xml')"), 2);
+  CHECK_EQ_INT(one(db, "SELECT size FROM artifacts WHERE name='nccl_topo.xml'"), (double)res.topo_len);
+
+  xp_nccl_results_free(&res);
+  xp_nccl_plan_free(&p);
+  xp_spec_free(s);
+  xp_db_close(db);
+  unlink(dbpath);
+  CHECK_DONE();
+}

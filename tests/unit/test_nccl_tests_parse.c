@@ -1,0 +1,150 @@
+/* nccl-tests text variants the fixtures do not cover: per-iteration columns (-I), cputime (-C),
+** timestamps (-S), unchecked results (-c 0: N/A), the pre-2.13 "error" column and device line,
+** another collective's root column, and the real 2x H200 outputs for the common case.
+** The synthetic reports are written here, in nccl-tests' layout (src/util.cu). */
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "nccl_tests/nccl_tests.h"
+#include "xp.h"
+
+static int parse(nt_doc *d, const char *text) {
+  nt_doc_init(d, "t.txt");
+  xp_error_quiet(1);
+  int rc = nt_parse_text(d, text, strlen(text));
+  xp_error_quiet(0);
+  return rc;
+}
+
+static void test_per_iteration_and_timestamps(void) {
+  static const char text[] =
+      "# nccl-tests version 2.19.6 nccl-headers=22809 nccl-library=22809\n"
+      "# Collective test starting: reduce_scatter_perf\n"
+      "# nThread 1 nGpus 8 minBytes 1024 maxBytes 2048 step: 2(factor) warmup iters: 5 iters: 100 agg iters: 2 "
+      "validation: 0 graph: 0 unalign: 0\n"
+      "#\n# Using devices\n"
+      "#  Rank  0 Group  0 Pid   77 on      node1 device  0 [0000:18:00] NVIDIA H100 80GB HBM3\n"
+      "#\n"
+      "#                                    out-of-place                                             in-place\n"
+      "#  size count type redop root   time algbw busbw #wrong i_min i_max i_p99 i_cv%   time algbw busbw #wrong "
+      "i_min i_max i_p99 i_cv% timestamp\n"
+      "#   (B) (elements)                (us) (GB/s) (GB/s)\n"
+      "   1024   32 float sum -1  20.10 0.05 0.04  N/A 19.0 25.0 24.0 3.1  21.00 0.05 0.04 N/A 20.0 26.0 25.0 2.0 "
+      "2025-08-25 12:00:00\n"
+      "   2048   64 float sum -1  2.0e+01 0.10 0.09 N/A 19.0 25.0 24.0 3.1  21.50 0.10 0.08 N/A 20.0 26.0 25.0 2.0 "
+      "2025-08-25 12:00:01\n"
+      "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 0.0625 \n";
+  nt_doc d;
+  CHECK_EQ_INT(parse(&d, text), 0);
+  CHECK_EQ_STR(d.coll, "reducescatter");
+  CHECK_EQ_INT(d.ngpus, 8);
+  CHECK_EQ_INT(d.iters, 100);
+  CHECK_EQ_INT(d.warmup, 5);
+  CHECK_EQ_INT(d.agg, 2);
+  CHECK_EQ_INT(d.ndev, 1);
+  CHECK_EQ_STR(d.dev[0].name, "NVIDIA H100 80GB HBM3");
+  CHECK_EQ_STR(d.dev[0].busid, "0000:18:00");
+  CHECK_EQ_INT(d.nrows, 2);
+  const nt_row *r = &d.rows[1];
+  CHECK_EQ_INT(r->bytes, 2048);
+  CHECK_EQ_INT(r->count, 64);
+  CHECK_EQ_STR(r->dtype, "fp32");
+  CHECK_NEAR(r->r[NT_OUT].time_us, 20.0, 1e-12); /* %e form */
+  CHECK_NEAR(r->r[NT_IN].time_us, 21.5, 1e-12);  /* after the out-of-place i_* columns */
+  CHECK_NEAR(r->r[NT_IN].busbw, 0.08, 1e-12);
+  CHECK_EQ_INT(r->r[NT_OUT].wrong, -1);           /* N/A: not checked */
+  CHECK_EQ_INT(r->agg, 2);
+  CHECK_NEAR(d.avg_busbw, 0.0625, 1e-12);
+  nt_doc_free(&d);
+}
+
+static void test_cputime_and_old_format(void) {
+  /* nccl-tests before 2.13: "error" instead of "#wrong", no Group in the device line. */
+  static const char text[] =
+      "# nThread 1 nGpus 2 minBytes 8 maxBytes 16 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+      "# Collective test starting: broadcast_perf\n"
+      "#   Rank  0 Pid  12345 on   oldhost device  0 [0x18] Tesla V100-SXM2-32GB\n"
+      "#   Rank  1 Pid  12345 on   oldhost device  1 [0x19] Tesla V100-SXM2-32GB\n"
+      "#                                                     out-of-place                       in-place\n"
+      "#       size         count    type   redop    root  cputime  algbw   busbw   error  cputime  algbw   busbw  error\n"
+      "           8             2   float    none       1     5.10   0.00    0.00  0e+00     5.00   0.00    0.00  0e+00\n"
+      "          16             4   float    none       1     5.20   0.00    0.00  0e+00     5.10   0.00    0.00  0e+00\n";
+  nt_doc d;
+  CHECK_EQ_INT(parse(&d, text), 0);
+  CHECK_EQ_STR(d.coll, "broadcast");
+  CHECK_EQ_INT(d.ndev, 2);
+  CHECK_EQ_STR(d.dev[1].name, "Tesla V100-SXM2-32GB");
+  CHECK_EQ_STR(d.dev[1].host, "oldhost");
+  CHECK_EQ_INT(d.nrows, 2);
+  CHECK_EQ_INT(d.rows[0].root, 1);
+  CHECK_EQ_INT(d.rows[0].r[NT_OUT].cputime, 1);
+  CHECK_NEAR(d.rows[1].r[NT_IN].time_us, 5.1, 1e-12);
+  CHECK_EQ_INT(d.rows[0].r[NT_OUT].wrong, -1); /* "error" is a magnitude, not a count */
+  nt_doc_free(&d);
+}
+
+static void test_bad_text(void) {
+  nt_doc d;
+  CHECK_EQ_INT(parse(&d, "hello\nworld\n"), XP_EXIT_USAGE);
+  CHECK(strstr(xp_last_error(), "no nccl-tests results") != NULL);
+  nt_doc_free(&d);
+  static const char short_row[] = "# Collective test starting: all_reduce_perf\n    1024 256 float\n";
+  CHECK_EQ_INT(parse(&d, short_row), XP_EXIT_USAGE);
+  CHECK(strstr(xp_last_error(), "t.txt:2:") != NULL);
+  nt_doc_free(&d);
+}
+
+static char *data(const char *name, size_t *len) {
+  const char *src = getenv("XP_SRC");
+  char *path = xp_asprintf("%s/tests/data/nccl/%s", src ? src : "../..", name);
+  char *text = xp_read_file(path, len);
+  if (!text) {
+    fprintf(stderr, "skipped: %s not readable (set XP_SRC)\n", path);
+    exit(77);
+  }
+  free(path);
+  return text;
+}
+
+static void test_fixtures(void) {
+  size_t len;
+  char *text = data("nccltests_graph.txt", &len);
+  nt_doc d;
+  nt_doc_init(&d, "graph");
+  CHECK_EQ_INT(nt_parse_text(&d, text, len), 0);
+  CHECK_EQ_INT(d.graph, 20);
+  CHECK_EQ_INT(d.iters, 500);
+  CHECK_EQ_INT(d.warmup, 50);
+  CHECK_EQ_INT(d.nrows, 8);
+  CHECK_NEAR(d.rows[0].r[NT_OUT].time_us, 7.49, 1e-12);
+  CHECK_NEAR(d.rows[0].r[NT_IN].time_us, 7.61, 1e-12);
+  CHECK_EQ_INT(d.rows[6].bytes, 917504);
+  CHECK_NEAR(d.rows[6].r[NT_OUT].busbw, 73.52, 1e-12);
+  CHECK_EQ_INT(d.rows[0].r[NT_OUT].wrong, 0);
+  nt_doc_free(&d);
+  free(text);
+
+  text = data("nccltests_sweep.json", &len);
+  nt_doc_init(&d, "json");
+  CHECK_EQ_INT(nt_parse_json(&d, text, len), 0);
+  CHECK_EQ_STR(d.coll, "allreduce");
+  CHECK_EQ_INT(d.nccl_library, 22809);
+  CHECK_EQ_INT(d.nrows, 26);
+  CHECK_EQ_INT(d.rows[25].bytes, 268435456);
+  CHECK_EQ_INT(d.rows[0].root, -1); /* written as the string "    -1" */
+  CHECK_NEAR(d.rows[25].r[NT_OUT].time_us, 887.113, 1e-3);
+  CHECK_EQ_STR(d.rows[25].dtype, "bf16");
+  int nccl_env = 0;
+  for (int i = 0; i < d.nenv; i++) nccl_env += strncmp(d.env[i], "NCCL_", 5) == 0;
+  CHECK(d.nenv > 0 && nccl_env == d.nenv);
+  nt_doc_free(&d);
+  free(text);
+}
+
+int main(void) {
+  test_per_iteration_and_timestamps();
+  test_cputime_and_old_format();
+  test_bad_text();
+  test_fixtures();
+  CHECK_DONE();
+}

@@ -1,0 +1,252 @@
+/*
+** xp report: the page's charts come from the runs in the database, and say "no data yet"
+** without them. Runs of the kinds the report draws (gemm, nccl_burst, serve_bench) are
+** recorded here through the recorder with the case parameters and metric names their runners
+** write, so the test needs no GPU; the trace charts are covered by tests/cli/report_chromium.sh
+** with real traces.
+**
+**   test_report              run the checks
+**   test_report --keep DIR   also leave DIR/x.db (with those runs) and DIR/empty.db (none) for
+**                            the Chromium test, which imports real traces on top and renders
+**                            every chart
+*/
+#include <math.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "check.h"
+#include "db.h"
+#include "kind.h"
+#include "xp.h"
+
+int cmd_report(int argc, char **argv, const char *db_path);
+
+static char dir[256];
+static const char *keep_dir; /* --keep: where the databases are left */
+
+typedef struct rec {
+  xp_run *run;
+  xp_spec *spec;
+} rec;
+
+static rec begin(sqlite3 *db, const char *kind, const char *model, int tp, const char *gpu) {
+  cJSON *root = cJSON_CreateObject();
+  cJSON_AddStringToObject(root, "kind", kind);
+  if (model) cJSON_AddStringToObject(root, "model", model);
+  if (tp) cJSON_AddNumberToObject(root, "tp", tp);
+  rec r = {NULL, xp_spec_from_json(root, "<test>", dir)};
+  xp_run_opts o = {kind, 1, r.spec, NULL, 0};
+  CHECK_EQ_INT(xp_run_begin(db, &o, &r.run), 0);
+  if (gpu) {
+    CHECK_EQ_INT(xp_run_meta(r.run, "gpu_name", gpu, "trace"), 0);
+    CHECK_EQ_INT(xp_run_meta_int(r.run, "gpu_count", 2, "trace"), 0);
+  }
+  return r;
+}
+
+static void end(rec *r) {
+  CHECK_EQ_INT(xp_run_finish(r->run, XP_RUN_OK, NULL), 0);
+  xp_spec_free(r->spec);
+}
+
+/* A gemm run as harness/runners/gemm.c records one: params m, n, k, dtype, cache, bytes,
+** flops; metrics time_us / time_best_us (samples) and the derived values, judged against
+** ceilings of 4000 GB/s copy and 800 TFLOP/s bf16. */
+static void gemm_case(xp_run *run, const char *name, int64_t m, int64_t n, int64_t k, double us,
+                      const char *status) {
+  double bytes = 2.0 * (double)(m * k + k * n + m * n), flops = 2.0 * (double)(m * n * k);
+  cJSON *p = cJSON_CreateObject();
+  cJSON_AddNumberToObject(p, "batch", (double)m);
+  cJSON_AddNumberToObject(p, "m", (double)m);
+  cJSON_AddNumberToObject(p, "n", (double)n);
+  cJSON_AddNumberToObject(p, "k", (double)k);
+  cJSON_AddNumberToObject(p, "bmm", 1);
+  cJSON_AddNumberToObject(p, "count", 61);
+  cJSON_AddStringToObject(p, "dtype", "bf16");
+  cJSON_AddStringToObject(p, "cache", "cold");
+  cJSON_AddNumberToObject(p, "bytes", bytes);
+  cJSON_AddNumberToObject(p, "flops", flops);
+  int64_t id = xp_run_case(run, name, p, status, strcmp(status, "ok") ? "wrong results" : NULL);
+  cJSON_Delete(p);
+  CHECK(id > 0);
+  if (strcmp(status, "ok") != 0) return;
+  double samples[5] = {us * 0.99, us, us * 1.01, us * 1.02, us * 0.98};
+  double gbps = bytes / (us * 1e3), tflops = flops / (us * 1e6);
+  CHECK_EQ_INT(xp_run_metric(run, id, "time_us", "us", samples, 5), 0);
+  CHECK_EQ_INT(xp_run_metric(run, id, "time_best_us", "us", samples, 5), 0);
+  CHECK_EQ_INT(xp_run_value(run, id, "gbps_best", "GB/s", gbps), 0);
+  CHECK_EQ_INT(xp_run_value(run, id, "tflops_best", "TFLOP/s", tflops), 0);
+  CHECK_EQ_INT(xp_run_value(run, id, "bw_share_best", "ratio", gbps / 4000), 0);
+  CHECK_EQ_INT(xp_run_value(run, id, "compute_share_best", "ratio", tflops / 800), 0);
+}
+
+/* nccl_burst as harness/runners/nccl_record.c records it: busbw_GBps and time_us per size. */
+static void nccl_run(sqlite3 *db, const char *mode, double peak) {
+  rec r = begin(db, "nccl_burst", NULL, 0, "NVIDIA H200");
+  for (int64_t bytes = 1024; bytes <= 1 << 20; bytes *= 4) {
+    cJSON *p = cJSON_CreateObject();
+    cJSON_AddStringToObject(p, "collective", "allreduce");
+    cJSON_AddStringToObject(p, "dtype", "bf16");
+    cJSON_AddNumberToObject(p, "bytes", (double)bytes);
+    cJSON_AddStringToObject(p, "mode", mode);
+    cJSON_AddStringToObject(p, "placement", "out_of_place");
+    cJSON_AddNumberToObject(p, "burst", 122);
+    char name[64];
+    snprintf(name, sizeof name, "allreduce/bf16/%lld/%s/out_of_place", (long long)bytes, mode);
+    int64_t id = xp_run_case(r.run, name, p, "ok", NULL);
+    cJSON_Delete(p);
+    double us = 8 + (double)bytes / (peak * 1e3);
+    CHECK_EQ_INT(xp_run_metric(r.run, id, "time_us", "us", &us, 1), 0);
+    CHECK_EQ_INT(xp_run_value(r.run, id, "busbw_GBps", "GB/s", (double)bytes / (us * 1e3)), 0);
+  }
+  end(&r);
+}
+
+static void serve_case(xp_run *run, const char *name, int64_t concurrency, double tok_s) {
+  cJSON *p = cJSON_CreateObject();
+  if (concurrency > 0) cJSON_AddNumberToObject(p, "max_concurrency", (double)concurrency);
+  else cJSON_AddNumberToObject(p, "request_rate", 4);
+  int64_t id = xp_run_case(run, name, p, "ok", NULL);
+  cJSON_Delete(p);
+  CHECK_EQ_INT(xp_run_value(run, id, "output_throughput", "tok/s", tok_s), 0);
+  CHECK_EQ_INT(xp_run_value(run, id, "median_ttft_ms", "ms", 30), 0);
+  CHECK_EQ_INT(xp_run_value(run, id, "median_tpot_ms", "ms", 11), 0);
+}
+
+static void record_runs(sqlite3 *db) {
+  /* Also what tests/cli/report_decode_gap.sh predicts a decode step from (tp=2, batch 1 and 64). */
+  rec g = begin(db, "gemm", "Kimi-K2.5", 2, "NVIDIA H200");
+  gemm_case(g.run, "o_proj", 1, 7168, 8192, 40, "ok");
+  gemm_case(g.run, "o_proj", 64, 7168, 8192, 45, "ok");
+  gemm_case(g.run, "moe_up", 4096, 4096, 4096, 250, "ok");
+  gemm_case(g.run, "q_b_proj", 1, 24576, 1536, 0, "failed");
+  end(&g);
+  nccl_run(db, "eager", 300);
+  nccl_run(db, "graph", 350);
+  /* A model name with markup: it must reach the page as text. */
+  rec s = begin(db, "serve_bench", "<b>x&y</b>", 0, NULL);
+  serve_case(s.run, "concurrency=1", 1, 90);
+  serve_case(s.run, "concurrency=4", 4, 330);
+  serve_case(s.run, "concurrency=16", 16, 640);
+  serve_case(s.run, "rate=4", 0, 300);
+  end(&s);
+}
+
+/* The HTML of one chart's section. */
+static char *section(const char *html, const char *id) {
+  char *key = xp_asprintf("id=\"%s\"", id);
+  const char *a = strstr(html, key);
+  free(key);
+  if (!a) return xp_strdup("");
+  const char *b = strstr(a, "</section>");
+  return xp_asprintf("%.*s", (int)(b ? b - a : (long)strlen(a)), a);
+}
+
+static int count(const char *s, const char *needle) {
+  int n = 0;
+  for (const char *p = strstr(s, needle); p; p = strstr(p + 1, needle)) n++;
+  return n;
+}
+
+static char *report(const char *db_path, const char *name) {
+  char *out = xp_asprintf("%s/%s", dir, name);
+  char *argv[] = {"report", "--out", out, NULL};
+  CHECK_EQ_INT(cmd_report(3, argv, db_path), 0);
+  char *html = xp_read_file(out, NULL);
+  free(out);
+  return html ? html : xp_strdup("");
+}
+
+static void test_empty_database(void) {
+  char *path = xp_asprintf("%s/empty.db", keep_dir ? keep_dir : dir);
+  int rc = 0;
+  sqlite3 *db = xp_db_open(path, XP_DB_READWRITE, &rc);
+  CHECK(db != NULL);
+  xp_db_close(db);
+  char *html = report(path, "empty.html");
+  CHECK_EQ_INT(count(html, "<section class=\"chart-section\""), 5);
+  CHECK_EQ_INT(count(html, "data-has-data=\"0\""), 5);
+  CHECK_EQ_INT(count(html, "<strong>No data yet.</strong>"), 5);
+  CHECK_EQ_INT(count(html, "<svg"), 0);
+  CHECK(strstr(html, "No runs recorded yet.") != NULL);
+  free(html);
+  free(path);
+}
+
+static void test_charts(const char *path) {
+  char *html = report(path, "full.html");
+  /* No script or style is fetched: the page stands alone. */
+  CHECK(strstr(html, "src=") == NULL && strstr(html, "href=\"http") == NULL);
+  CHECK(strstr(html, "<b>x&y</b>") == NULL);
+  CHECK(strstr(html, "&lt;b&gt;x&amp;y&lt;/b&gt;") != NULL);
+
+  char *roof = section(html, "roofline");
+  CHECK(strstr(roof, "data-has-data=\"1\"") != NULL);
+  CHECK_EQ_INT(count(roof, "<circle class=\"mark point\""), 3); /* the failed GEMM is left out */
+  /* The ceilings are recovered from the run's own shares of them. */
+  CHECK(strstr(roof, "roofline: 4000 GB/s copy, 800 TFLOP/s bf16") != NULL);
+  CHECK_EQ_INT(count(roof, "class=\"mark line ref\""), 1);
+  CHECK(strstr(roof, "o_proj m=64 n=7168 k=8192 (bf16, cold): 45.00 us") != NULL);
+
+  char *bw = section(html, "busbw");
+  CHECK(strstr(bw, "data-has-data=\"1\"") != NULL);
+  CHECK_EQ_INT(count(bw, "<circle class=\"mark point\""), 12); /* 2 runs x 6 sizes */
+  CHECK_EQ_INT(count(bw, "<polyline class=\"mark line\""), 2);
+  CHECK(strstr(bw, "allreduce bf16 graph burst 122 · 2x NVIDIA H200") != NULL);
+  CHECK(strstr(bw, ">1 MiB</text>") != NULL); /* byte-size ticks */
+
+  char *sv = section(html, "serving");
+  CHECK_EQ_INT(count(sv, "<circle class=\"mark point\""), 3);
+  CHECK(strstr(sv, "1 case paced by request rate") != NULL);
+  CHECK(strstr(sv, "concurrency 16: 640.0 output tok/s, TTFT p50 30.0 ms, TPOT p50 11.00 ms") != NULL);
+
+  /* No traces were recorded here: those two charts say so. */
+  char *sh = section(html, "shares"), *ar = section(html, "allreduce");
+  CHECK(strstr(sh, "No data yet.") != NULL && strstr(ar, "No data yet.") != NULL);
+  free(sh);
+  free(ar);
+  free(sv);
+  free(bw);
+  free(roof);
+  free(html);
+}
+
+static void test_bad_usage(const char *path) {
+  xp_error_quiet(1);
+  char *argv1[] = {"report", "--bogus", NULL};
+  CHECK_EQ_INT(cmd_report(2, argv1, path), XP_EXIT_USAGE);
+  char *argv2[] = {"report", "--out", NULL};
+  CHECK_EQ_INT(cmd_report(2, argv2, path), XP_EXIT_USAGE);
+  /* A directory that does not exist: an error, and no partial file left behind. */
+  char *out = xp_asprintf("%s/missing/r.html", dir);
+  char *argv3[] = {"report", "--out", out, NULL};
+  CHECK_EQ_INT(cmd_report(3, argv3, path), XP_EXIT_USAGE);
+  free(out);
+  char *none = xp_asprintf("%s/none.db", dir);
+  char *argv4[] = {"report", "--out", "-", NULL};
+  CHECK_EQ_INT(cmd_report(3, argv4, none), XP_EXIT_DB); /* read-only: never creates one */
+  struct stat st;
+  CHECK(stat(none, &st) != 0);
+  free(none);
+  xp_error_quiet(0);
+}
+
+int main(int argc, char **argv) {
+  snprintf(dir, sizeof dir, "/tmp/xp-test-report-XXXXXX");
+  if (!mkdtemp(dir)) return 1;
+  keep_dir = argc == 3 && strcmp(argv[1], "--keep") == 0 ? argv[2] : NULL;
+  char *path = xp_asprintf("%s/x.db", keep_dir ? keep_dir : dir);
+  int rc = 0;
+  sqlite3 *db = xp_db_open(path, XP_DB_READWRITE, &rc);
+  if (!db) return 1;
+  record_runs(db);
+  xp_db_close(db);
+  test_empty_database();
+  test_charts(path);
+  test_bad_usage(path);
+  free(path);
+  char *cmd = xp_asprintf("rm -rf '%s'", dir);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+  free(cmd);
+  CHECK_DONE();
+}

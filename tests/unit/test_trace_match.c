@@ -1,0 +1,134 @@
+/* Matching collectives across ranks (importers/torch_trace/tt_match.c) on made-up ranks:
+** windows that start at different collectives, a collective one rank's profiler dropped,
+** sequence numbers across hosts, groups with a member missing, and the wait/transfer split. */
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "torch_trace/tt_trace.h"
+#include "xp.h"
+
+static tt_rank *add_rank(tt_import *imp, int64_t rank, const char *host) {
+  tt_rank *r = xp_xcalloc(1, sizeof *r);
+  r->rank = rank;
+  r->meta = cJSON_CreateObject();
+  if (host) cJSON_AddStringToObject(r->meta, "hostname", host);
+  imp->ranks = xp_xrealloc(imp->ranks, (size_t)(imp->nranks + 1) * sizeof *imp->ranks);
+  imp->ranks[imp->nranks++] = r;
+  return r;
+}
+
+static tt_collk *add_coll(tt_rank *r, int32_t pg, int64_t start, int64_t dur, int64_t seq) {
+  tt_collk *c = tt_vec_push(&r->colls, sizeof *c);
+  c->start = start;
+  c->end = start + dur;
+  c->coll = TT_COLL_ALLREDUCE;
+  c->pg = pg;
+  c->in_nelems = 4096;
+  c->seq = seq;
+  c->group = -1;
+  c->wait = c->transfer = -1;
+  return c;
+}
+
+static int32_t pg(tt_import *imp, const char *key) {
+  return (int32_t)tt_strtab_intern(&imp->pgs, key, strlen(key), NULL);
+}
+
+/* Rank 1 recorded 3 collectives before rank 0's window opened, and rank 0's profiler dropped
+** collective 5: pairs must follow the order, not the index. */
+static void test_offset_and_gap(void) {
+  tt_import imp;
+  tt_import_init(&imp, NULL);
+  int32_t g = pg(&imp, "0\x1f" "default_pg\x1f[0, 1]");
+  tt_rank *r0 = add_rank(&imp, 0, NULL), *r1 = add_rank(&imp, 1, NULL);
+  for (int k = 0; k < 12; k++) {
+    int64_t t = 1000000 + k * 100000;                 /* collective k completes at t + 10000 */
+    add_coll(r1, g, t - 5000, 15000, -1);            /* rank 1 arrives 5 us early */
+    if (k >= 3 && k != 5) add_coll(r0, g, t, 10000, -1); /* rank 0 arrives at t */
+  }
+  CHECK_EQ_INT(tt_match_ranks(&imp), 0);
+  CHECK_EQ_INT(imp.match_groups, 8);
+  CHECK_EQ_INT(r0->coll_matched, 8);
+  CHECK_EQ_INT(r0->coll_unmatched, 0);
+  CHECK_EQ_INT(r1->coll_matched, 8);
+  CHECK_EQ_INT(r1->coll_unmatched, 4); /* 0, 1, 2 before rank 0's window, and 5 */
+  for (size_t i = 0; i < r1->colls.n; i++) {
+    tt_collk *c = TT_VEC_AT(&r1->colls, tt_collk, i);
+    if (c->group < 0) continue;
+    CHECK_EQ_INT(c->wait, 5000);
+    CHECK_EQ_INT(c->transfer, 10000);
+  }
+  for (size_t i = 0; i < r0->colls.n; i++) {
+    tt_collk *c = TT_VEC_AT(&r0->colls, tt_collk, i);
+    CHECK_EQ_INT(c->wait, 0);
+    CHECK_EQ_INT(c->transfer, 10000);
+    /* paired with rank 1's kernel of the same collective (same end) */
+    for (size_t j = 0; j < r1->colls.n; j++) {
+      tt_collk *d = TT_VEC_AT(&r1->colls, tt_collk, j);
+      if (d->group == c->group) CHECK_EQ_INT(d->end, c->end);
+    }
+  }
+  tt_import_free(&imp);
+}
+
+/* Three members listed, two imported: nothing is complete, everything is reported. */
+static void test_missing_member(void) {
+  tt_import imp;
+  tt_import_init(&imp, NULL);
+  int32_t g = pg(&imp, "1\x1ftp\x1f[0, 1, 2]");
+  tt_rank *r0 = add_rank(&imp, 0, NULL), *r1 = add_rank(&imp, 1, NULL);
+  for (int k = 0; k < 4; k++) {
+    add_coll(r0, g, k * 100000, 1000, -1);
+    add_coll(r1, g, k * 100000, 1000, -1);
+  }
+  CHECK_EQ_INT(tt_match_ranks(&imp), 0);
+  CHECK_EQ_INT(imp.matched, 0);
+  CHECK_EQ_INT(imp.unmatched, 8);
+  tt_import_free(&imp);
+}
+
+/* Different hosts: clocks are unrelated (here 1 s apart), so only Seq pairs kernels. */
+static void test_hosts(void) {
+  for (int with_seq = 0; with_seq < 2; with_seq++) {
+    tt_import imp;
+    tt_import_init(&imp, NULL);
+    int32_t g = pg(&imp, "0\x1f\x1f[0, 1]");
+    tt_rank *r0 = add_rank(&imp, 0, "node-a"), *r1 = add_rank(&imp, 1, "node-b");
+    for (int k = 0; k < 5; k++) {
+      add_coll(r0, g, k * 100000, 3000, with_seq ? 10 + k : -1);
+      add_coll(r1, g, 1000000000 + k * 100000 + 1000, 2000, with_seq ? 10 + k : -1);
+    }
+    CHECK_EQ_INT(tt_match_ranks(&imp), 0);
+    CHECK_EQ_INT(imp.matched, with_seq ? 10 : 0);
+    if (!with_seq) CHECK(strstr(imp.match_note, "different hosts") != NULL);
+    tt_import_free(&imp);
+  }
+}
+
+/* Four ranks: wait is measured from each member's start to the last member's start. */
+static void test_four_ranks(void) {
+  tt_import imp;
+  tt_import_init(&imp, NULL);
+  int32_t g = pg(&imp, "0\x1f\x1f[0, 1, 2, 3]");
+  tt_rank *r[4];
+  for (int i = 0; i < 4; i++) r[i] = add_rank(&imp, i, NULL);
+  const int64_t arrive[4] = {0, 3000, 7000, 1000}, end = 9000;
+  for (int k = 0; k < 3; k++)
+    for (int i = 0; i < 4; i++) add_coll(r[i], g, k * 50000 + arrive[i], end - arrive[i], -1);
+  CHECK_EQ_INT(tt_match_ranks(&imp), 0);
+  CHECK_EQ_INT(imp.match_groups, 3);
+  for (int i = 0; i < 4; i++) {
+    tt_collk *c = TT_VEC_AT(&r[i]->colls, tt_collk, 1);
+    CHECK_EQ_INT(c->wait, 7000 - arrive[i]);
+    CHECK_EQ_INT(c->transfer, 2000);
+  }
+  tt_import_free(&imp);
+}
+
+int main(void) {
+  test_offset_and_gap();
+  test_missing_member();
+  test_hosts();
+  test_four_ranks();
+  CHECK_DONE();
+}

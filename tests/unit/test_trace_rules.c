@@ -1,0 +1,139 @@
+/* Kernel categories (importers/torch_trace/categories.tsv, tt_rules.c): the built-in rules on
+** real kernel names from LLM inference traces (shared/reference/traces.md), including those
+** Holistic Trace Analysis gets wrong, and the rules file's error messages. */
+#include <string.h>
+#include "check.h"
+#include "torch_trace/tt_rules.h"
+#include "torch_trace/tt_trace.h"
+#include "xp.h"
+
+static const struct { const char *name, *category; } cases[] = {
+    /* NCCL across eras; RCCL */
+    {"ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "allreduce"},
+    {"ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", "allreduce"},
+    {"ncclAllReduceRingLLKernel_sum_f32(ncclColl)", "allreduce"},
+    {"ncclSymkDevKernel_AllReduce_RSxLD_AGxST_sum_bf16", "allreduce"},
+    {"ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "allgather"},
+    {"ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "reduce_scatter"},
+    {"ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)", "sendrecv"},
+    {"ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", "sendrecv"},
+    {"ncclKernel_Broadcast_RING_LL_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)", "broadcast"},
+    {"ncclDevKernel_Generic_1(ncclDevKernelArgsStorage<4096ul>)", "communication"},
+    {"ncclDevKernel_Reduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "communication"},
+    /* all-reduce that is not NCCL: HTA counts these as computation */
+    {"void vllm::cross_device_reduce_1stage<__nv_bfloat16, 8>(vllm::RankData*, vllm::RankSignals, vllm::Signal*, __nv_bfloat16*, int, int)", "allreduce"},
+    {"void sglang::cross_device_reduce_1stage<__nv_bfloat16, 2>(sglang::RankData*, sglang::RankSignals, sglang::Signal*, __nv_bfloat16*, int, int)", "allreduce"},
+    {"void flashinfer::trtllm_allreduce_fusion::allreduce_fusion_kernel_oneshot_lamport<(flashinfer::trtllm_allreduce_fusion::AllReduceFusionPattern)1, __nv_bfloat16, 2, false, true>", "allreduce"},
+    {"void tensorrt_llm::kernels::oneShotAllReduceKernel<__nv_bfloat16, 8>", "allreduce"},
+    {"void deep_ep::intranode::dispatch<8, 768, 8192>(int4*, float*)", "alltoall"},
+    /* memory; HTA puts hipMemcpyAsync under communication */
+    {"Memcpy DtoD (Device -> Device)", "memcpy"},
+    {"Memcpy HtoD (Pageable -> Device)", "memcpy"},
+    {"hipMemcpyAsync", "memcpy"},
+    {"Memset (Device)", "memset"},
+    /* MoE */
+    {"fused_moe_kernel", "moe"},
+    {"void vllm::moe::topkGating<8, 128, 4, 16, 32, int, __nv_bfloat16>(__nv_bfloat16 const*)", "moe"},
+    {"void topkGatingSoftmax<__nv_bfloat16, 8, 128, 4, 16>(__nv_bfloat16 const*, bool const*)", "moe"},
+    {"void vllm::moe::count_and_sort_expert_tokens_kernel<int>(int const*, int*, int*, unsigned long)", "moe"},
+    {"_ZN7cutlass13device_kernelINS_4gemm6kernel13GemmUniversalINS1_17GroupProblemShapeINS_5tupleIJiiiEEEEE", "moe"},
+    {"_matmul_ogs_NNT_bf16xbf16xmxfp4_16x256x128x1_swiglu", "moe"},
+    /* attention: FA3 is a CUTLASS kernel, which keyword rules put under GEMM */
+    {"void cutlass::device_kernel<flash::enable_sm90_or_later<flash::FlashAttnFwdSm90<flash::CollectiveMainloopFwdSm90<2, cute::tuple<>>>>>(flash::FlashAttnFwdSm90::Params)", "attention"},
+    {"void flash::prepare_varlen_num_blocks_kernel<1, true>(int, int, int, int const*)", "attention"},
+    {"void flashinfer::BatchDecodeWithPagedKVCacheKernel<128u, 8u>(flashinfer::Params)", "attention"},
+    {"void flashinfer::BatchMLAPagedAttentionKernel<true>(flashinfer::Params)", "attention"},
+    {"void flash::flash_fwd_splitkv_mla_kernel<Flash_fwd_kernel_traits_mla<576, 64, 64>>(Flash_fwd_mla_params)", "attention"},
+    {"cudnn_generated_fort_native_sdpa_sm80_flash_fprop_wmma_f16_knob_35_16x128x128_1x4x1_cga1x1x1_kernel0_0", "attention"},
+    {"void vllm::reshape_and_cache_flash_kernel<__nv_bfloat16, __nv_bfloat16, (vllm::Fp8KVCacheDataType)0>(int)", "attention"},
+    /* norm and activation, including the Inductor RMSNorm keyword rules miss */
+    {"void flashinfer::norm::RMSNormKernel<8u, __nv_bfloat16>(__nv_bfloat16*, __nv_bfloat16*)", "norm"},
+    {"void flashinfer::norm::FusedAddRMSNormKernel<8u, __nv_bfloat16>(__nv_bfloat16*)", "norm"},
+    {"triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_1", "norm"},
+    {"void flashinfer::activation::act_and_mul_kernel<__nv_bfloat16, &silu<float>>(__nv_bfloat16*)", "activation"},
+    {"void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<at::native::(anonymous namespace)::silu_kernel(at::TensorIteratorBase&)::{lambda()#1}>(at::TensorIteratorBase&)", "activation"},
+    /* GEMM */
+    {"nvjet_tst_64x8_64x16_4x1_v_bz_TNT", "gemm"},
+    {"nvjet_sm90_tst_64x8_64x16_1x1_h_bz_splitK_TNT", "gemm"},
+    {"void cublasLt::splitKreduce_kernel<32, 16, int, float, __nv_bfloat16, float, __nv_bfloat16, false>(cublasLt::cublasSplitKParams<float>)", "gemm"},
+    {"void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_16x6_nt_align4>(cutlass_80_tensorop_s1688gemm_64x64_16x6_nt_align4::Params)", "gemm"},
+    {"volta_sgemm_128x32_nt", "gemm"},
+    {"ampere_bf16_s16816gemm_bf16_128x64_ldg8_f2f_stages_64x3_tn", "gemm"},
+    {"void gemv2T_kernel_val<int, int, float, float, float, float, 128, 16, 4, 4, false, false>(float)", "gemm"},
+    {"Cijk_Alik_Bljk_SB_Bias_AS_SAV_UserArgs_MT64x16x32_MI16x16x1_SN_LDSB0", "gemm"},
+    {"void marlin::Marlin<(vllm::ScalarTypeId)4, 256, 1, 8, 8, 8, false, -1>(int4 const*)", "gemm"},
+    /* elementwise and the rest */
+    {"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul> >(int)", "elementwise"},
+    {"triton_poi_fused_add_cos_sin_0", "elementwise"},
+    {"void at::native::sbtopk::gatherTopK<float, unsigned int, 2, false>(at::cuda::detail::TensorInfo<float const, unsigned int>)", "other"},
+    {"some_kernel_nobody_has_seen", "other"},
+};
+
+static void test_builtin(void) {
+  tt_rules r;
+  CHECK_EQ_INT(tt_rules_builtin(&r), 0);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const char *got = tt_rules_category(&r, cases[i].name);
+    if (strcmp(got, cases[i].category) != 0) {
+      fprintf(stderr, "%.90s: %s, expected %s (%s)\n", cases[i].name, got, cases[i].category,
+              tt_rules_describe(&r, tt_rules_match(&r, cases[i].name)));
+      CHECK(0);
+    }
+  }
+  CHECK_EQ_STR(tt_rules_group(&r, "allreduce"), "communication");
+  CHECK_EQ_STR(tt_rules_group(&r, "memset"), "memory");
+  CHECK_EQ_STR(tt_rules_group(&r, "gemm"), "compute");
+  CHECK_EQ_STR(tt_rules_group(&r, "undeclared"), "other");
+  tt_rules_free(&r);
+}
+
+static void expect_bad(const char *text, const char *what) {
+  tt_rules r;
+  xp_error_quiet(1);
+  int rc = tt_rules_parse(text, strlen(text), "rules.tsv", &r);
+  xp_error_quiet(0);
+  CHECK_EQ_INT(rc, XP_EXIT_USAGE);
+  if (!strstr(xp_last_error(), what)) {
+    fprintf(stderr, "error \"%s\" lacks \"%s\"\n", xp_last_error(), what);
+    CHECK(0);
+  }
+}
+
+static void test_errors(void) {
+  const char *ok = "category\tother\tother\ncategory\tgemm\tcompute\n# comment\n\nrule\tgemm\tregex\t^nvjet\n";
+  tt_rules r;
+  CHECK_EQ_INT(tt_rules_parse(ok, strlen(ok), "rules.tsv", &r), 0);
+  CHECK_EQ_STR(tt_rules_category(&r, "nvjet_x"), "gemm");
+  CHECK_EQ_STR(tt_rules_category(&r, "x_nvjet"), "other");
+  tt_rules_free(&r);
+  expect_bad("category\tother\tother\ncategory\tgemm\tcomputer\n", "rules.tsv:2: group \"computer\"");
+  expect_bad("category\tother\tother\nrule\tgemm\tprefix\tnvjet\n", "rules.tsv:2: rule for undeclared category");
+  expect_bad("category\tother\tother\nrule\tother\tglob\t*\n", "match \"glob\" is not one of");
+  expect_bad("category\tother\tother\nrule\tother\tregex\t(\n", "bad regex");
+  expect_bad("category\tgemm\tcompute\n", "no \"other\" category");
+  expect_bad("category\tother\tother\nrules\tother\n", "not category or rule");
+  expect_bad("category\tother\tother\ncategory\tother\tother\n", "declared twice");
+}
+
+static void test_collective_names(void) {
+  CHECK_EQ_INT(tt_coll_from_text("allreduce"), TT_COLL_ALLREDUCE);
+  CHECK_EQ_INT(tt_coll_from_text("allreduce_coalesced"), TT_COLL_ALLREDUCE);
+  CHECK_EQ_INT(tt_coll_from_text("_allgather_base"), TT_COLL_ALLGATHER);
+  CHECK_EQ_INT(tt_coll_from_text("allgather_into_tensor_coalesced"), TT_COLL_ALLGATHER);
+  CHECK_EQ_INT(tt_coll_from_text("reduce_scatter_tensor_coalesced"), TT_COLL_REDUCE_SCATTER);
+  CHECK_EQ_INT(tt_coll_from_text("_reduce_scatter_base"), TT_COLL_REDUCE_SCATTER);
+  CHECK_EQ_INT(tt_coll_from_text("all_to_all"), TT_COLL_ALLTOALL);
+  CHECK_EQ_INT(tt_coll_from_text("alltoall_base"), TT_COLL_ALLTOALL);
+  CHECK_EQ_INT(tt_coll_from_text("send"), TT_COLL_SENDRECV);
+  CHECK_EQ_INT(tt_coll_from_text("recv"), TT_COLL_SENDRECV);
+  CHECK_EQ_INT(tt_coll_from_text("broadcast"), TT_COLL_BROADCAST);
+  CHECK_EQ_INT(tt_coll_from_text("barrier"), TT_COLL_OTHER);
+  CHECK_EQ_INT(tt_coll_from_text("reduce"), TT_COLL_OTHER);
+}
+
+int main(void) {
+  test_builtin();
+  test_errors();
+  test_collective_names();
+  CHECK_DONE();
+}
