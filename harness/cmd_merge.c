@@ -188,10 +188,14 @@ static int merge_run(merger *m, int64_t oid, const char *uuid, const char *statu
   char here[65];
   int rc = lookup_here(m, uuid, &exists, here);
   if (rc) return rc;
+  if (exists) {
+    m->present++;
+    /* Sealed alike on both sides: the same content, no need to hash it again. */
+    if (here[0] && sealed && strcmp(here, sealed) == 0) return 0;
+  }
   char content[65];
   if ((rc = xp_run_content(m->other, &m->ot, oid, content, NULL)) != 0) return rc;
   if (exists) {
-    m->present++;
     if (here[0] && strcmp(here, content) != 0) {
       m->differing++;
       xp_warn("run %s is in both databases with different content; this database's copy is kept", uuid);
@@ -203,7 +207,7 @@ static int merge_run(merger *m, int64_t oid, const char *uuid, const char *statu
                        "run %s does not match its seal there (xp verify --db %s names what changed); nothing merged",
                        uuid, m->other_path);
   if ((rc = copy_rows(m, 0, oid, 0, 0, "running")) != 0) return rc;
-  int64_t nid = sqlite3_last_insert_rowid(m->main);
+  int64_t nid = 0;
   sqlite3_stmt *st = xp_db_prepare(m->main, "SELECT id FROM runs WHERE uuid = ?1");
   if (!st) return XP_EXIT_DB;
   xp_bind_text(st, 1, uuid);

@@ -7,6 +7,10 @@
 ** --seal: seal finished runs that have no seal (recorded by an xp without the chain, or
 ** merged from one), appending them to the chain in the order they finished. It cannot touch a
 ** sealed run: the append-only triggers allow a seal to be written once.
+**
+** The chain shows any change to a sealed run unless every later link is rewritten as well;
+** the head printed here, noted somewhere else (a decision, a lab notebook, CI logs), makes
+** that visible too.
 */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -33,6 +37,7 @@ typedef struct verify_state {
   xp_rtree tree;
   int breaks;
   int quiet;
+  char head[65]; /* the last link: note it elsewhere, and a rewritten history shows */
 } verify_state;
 
 static void brk(verify_state *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -83,8 +88,8 @@ static int check_runs(verify_state *v, int64_t *sealed, int64_t *unsealed_finish
   char prev[65];
   int64_t expect_seq = 1;
   snprintf(prev, sizeof prev, "%s", xp_chain_genesis);
-  int rc;
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+  int step, rc = 0;
+  while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
     int64_t id = sqlite3_column_int64(st, 0);
     const char *uuid = (const char *)sqlite3_column_text(st, 1);
     const char *status = (const char *)sqlite3_column_text(st, 2);
@@ -120,9 +125,10 @@ static int check_runs(verify_state *v, int64_t *sealed, int64_t *unsealed_finish
           (long long)seq, uuid, link ? link : "NULL", want_link);
     snprintf(prev, sizeof prev, "%s", link ? link : "");
   }
+  if (rc == 0 && step != SQLITE_DONE) rc = xp_db_fail(v->db, "reading runs");
   sqlite3_finalize(st);
-  if (rc != SQLITE_DONE && rc != SQLITE_ROW && rc != 0) return rc == XP_EXIT_DB ? rc : xp_db_fail(v->db, "reading runs");
-  return 0;
+  snprintf(v->head, sizeof v->head, "%s", prev);
+  return rc;
 }
 
 static int check_decisions(verify_state *v, int64_t *count) {
@@ -265,9 +271,9 @@ int cmd_verify(int argc, char **argv, const char *db_path) {
     free(unguarded);
   }
   if (!quiet || v.breaks) {
-    printf("%s: %lld sealed run%s, chain of %lld link%s, %lld decision%s, %d table%s of run results; %s\n",
+    printf("%s: %lld sealed run%s, chain of %lld link%s (head %.16s), %lld decision%s, %d table%s of run results; %s\n",
            db_path, (long long)sealed, sealed == 1 ? "" : "s", (long long)sealed,
-           sealed == 1 ? "" : "s", (long long)decisions, decisions == 1 ? "" : "s", v.tree.n,
+           sealed == 1 ? "" : "s", v.head, (long long)decisions, decisions == 1 ? "" : "s", v.tree.n,
            v.tree.n == 1 ? "" : "s",
            v.breaks ? "BROKEN" : "intact (integrity_check ok, foreign keys ok)");
   }

@@ -181,24 +181,33 @@ fail:
 }
 
 /* Read-only connections: reading and a few harmless pragmas, nothing else. */
+/* Read-only connections: reading and a few harmless pragmas, nothing else. Table-valued
+** functions (json_each, json_tree) declare their virtual table through an authorizer check
+** that looks like an UPDATE of sqlite_master; it is allowed, since the connection is opened
+** read-only with query_only set, and xp_query_text refuses any statement that is not
+** read-only as well. */
 static int readonly_authorizer(void *arg, int action, const char *a, const char *b,
                                const char *c, const char *d) {
+  static const char *const introspection[] = {"table_info", "table_xinfo", "index_list",
+                                              "index_info", "index_xinfo", "foreign_key_list",
+                                              NULL};
   switch (action) {
   case SQLITE_SELECT:
   case SQLITE_READ:
   case SQLITE_RECURSIVE:
-    return SQLITE_OK;
-  case SQLITE_FUNCTION:
-    return (b && strcmp(b, "load_extension") == 0) ? SQLITE_DENY : SQLITE_OK;
-  case SQLITE_PRAGMA:
-    if (a && (strcmp(a, "table_info") == 0 || strcmp(a, "table_xinfo") == 0 ||
-              strcmp(a, "index_list") == 0 || strcmp(a, "user_version") == 0 ||
-              strcmp(a, "application_id") == 0 || strcmp(a, "foreign_key_list") == 0) && !b)
-      return SQLITE_OK;
-    return SQLITE_DENY;
   case SQLITE_TRANSACTION:
   case SQLITE_SAVEPOINT:
     return SQLITE_OK;
+  case SQLITE_FUNCTION:
+    return (b && strcmp(b, "load_extension") == 0) ? SQLITE_DENY : SQLITE_OK;
+  case SQLITE_UPDATE:
+    return a && strcmp(a, "sqlite_master") == 0 ? SQLITE_OK : SQLITE_DENY;
+  case SQLITE_PRAGMA:
+    if (!a) return SQLITE_DENY;
+    for (int i = 0; introspection[i]; i++)
+      if (strcmp(a, introspection[i]) == 0) return SQLITE_OK;
+    if ((strcmp(a, "user_version") == 0 || strcmp(a, "application_id") == 0) && !b) return SQLITE_OK;
+    return SQLITE_DENY;
   default:
     return SQLITE_DENY;
   }

@@ -219,7 +219,7 @@ int xp_run_begin(sqlite3 *db, const xp_run_opts *o, xp_run **out) {
   cJSON *env = xp_meta_env();
 
   int rc = xp_db_begin(db);
-  if (rc) goto done;
+  if (rc) goto fail; /* not `done`: r is freed there (leaked when the database was locked) */
   r->in_tx = 1;
   sqlite3_stmt *st = xp_run_stmt(r,
       "INSERT INTO runs(uuid, kind, origin, status, started_at, pid, host, boot_id, spec_json,"

@@ -361,9 +361,17 @@ static ncclResult_t enqueue_one(session *S, rank_ctx *k, const xp_nccl_case *c, 
   }
 }
 
-/* One collective on every local rank: one NCCL group, so one thread can drive all GPUs. */
+/* One collective on every local rank: one NCCL group, so one thread can drive all GPUs. A
+** single GPU calls NCCL directly, as nccl-tests does (alltoall's sends and receives still need
+** their group). */
 static int launch_op(session *S, const xp_nccl_case *c, ncclDataType_t dt) {
-  ncclResult_t r = ncclGroupStart();
+  ncclResult_t r;
+  if (S->n == 1 && c->coll != XP_COLL_ALLTOALL) {
+    r = enqueue_one(S, &S->rk[0], c, dt);
+    if (r == ncclInProgress) return wait_comms(S, xp_nccl_coll_func(c->coll));
+    return r == ncclSuccess ? 0 : nccl_failed(S, xp_nccl_coll_func(c->coll), r, S->rk[0].comm);
+  }
+  r = ncclGroupStart();
   if (r != ncclSuccess) return nccl_failed(S, "ncclGroupStart", r, NULL);
   for (int g = 0; g < S->n; g++) {
     r = enqueue_one(S, &S->rk[g], c, dt);

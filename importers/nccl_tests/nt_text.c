@@ -208,7 +208,9 @@ int nt_parse_text(nt_doc *d, const char *text, size_t len) {
     while (*s == ' ' || *s == '\t') s++;
     if (*s == '#') {
       read_comment(d, &L, s);
-      saw_test |= d->coll[0] != 0;
+      /* Result lines count once the report has begun: its test name (newer versions), its
+      ** options line or its column header (all versions). */
+      saw_test |= d->coll[0] != 0 || d->nthreads > 0 || strstr(s, " size ") != NULL;
       continue;
     }
     if (!isdigit((unsigned char)*s) || !saw_test) continue;
@@ -217,7 +219,7 @@ int nt_parse_text(nt_doc *d, const char *text, size_t len) {
     if (read_row(d, &L, row, lineno)) return XP_EXIT_USAGE;
   }
   if (d->nrows == 0)
-    return xp_error_at(XP_EXIT_USAGE, d->path, 0, "no nccl-tests results found (no \"# Collective test "
-                       "starting\" header followed by result lines)");
+    return xp_error_at(XP_EXIT_USAGE, d->path, 0, "no nccl-tests results found (no \"# nThread\" or column "
+                       "header followed by result lines)");
   return 0;
 }

@@ -68,17 +68,6 @@ static int64_t union_ns(const tt_ival *iv, size_t n) {
   return busy + (e - s);
 }
 
-static int32_t step_containing(const tt_vec *steps, int64_t t) {
-  const tt_step *s = steps->data;
-  size_t lo = 0, hi = steps->n;
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (s[mid].start <= t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo && t < s[lo - 1].end ? (int32_t)(lo - 1) : -1;
-}
-
 static void shift_times(tt_rank *r) {
   int64_t shift = r->have_base ? r->base_ns : 0;
   /* Kineto writes ts relative to baseTimeNanoseconds; a producer that wrote epoch timestamps
@@ -109,7 +98,7 @@ static void place_in_steps(tt_rank *r) {
   for (size_t i = 0; i < r->ivals.n; i++) {
     tt_ival *v = TT_VEC_AT(&r->ivals, tt_ival, i);
     if (v->step >= 0 && (size_t)v->step < ns) v->step = pos[v->step];
-    else v->step = ns ? step_containing(&r->steps, v->start) : -1;
+    else v->step = ns ? tt_step_at(&r->steps, v->start) : -1;
   }
   free(pos);
   for (size_t i = 0; i < r->colls.n; i++) {

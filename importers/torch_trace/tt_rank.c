@@ -158,8 +158,8 @@ static int64_t arg_int(const tt_event *ev, const char *key, int64_t dflt) {
   return s.n && tt_int(s, &v) == 0 ? v : dflt;
 }
 
-/* The last step starting at or before t, if t lies inside it; -1 otherwise. steps is sorted. */
-static int32_t step_at(const tt_vec *steps, int64_t t) {
+/* Steps are kept sorted by start. The number of steps starting at or before t. */
+static size_t steps_upto(const tt_vec *steps, int64_t t) {
   const tt_step *s = steps->data;
   size_t lo = 0, hi = steps->n;
   while (lo < hi) {
@@ -167,8 +167,12 @@ static int32_t step_at(const tt_vec *steps, int64_t t) {
     if (s[mid].start <= t) lo = mid + 1;
     else hi = mid;
   }
-  if (lo == 0) return -1;
-  return t < s[lo - 1].end ? (int32_t)(lo - 1) : -1;
+  return lo;
+}
+
+int32_t tt_step_at(const tt_vec *steps, int64_t t) {
+  size_t k = steps_upto(steps, t);
+  return k && t < TT_VEC_AT(steps, tt_step, k - 1)->end ? (int32_t)(k - 1) : -1;
 }
 
 static int on_annotation_step(tt_rank *r, const tt_event *ev, const tt_options *opt, size_t nlen,
@@ -183,18 +187,13 @@ static int on_annotation_step(tt_rank *r, const tt_event *ev, const tt_options *
     tt_slice num = {name + 13, nlen - 13};
     if (tt_int(num, &number) != 0) return 0; /* "ProfilerStep#x": not a step marker */
   }
-  /* Steps are kept sorted by start (they arrive in order; insertion handles stragglers). */
+  /* Kept sorted by start: steps arrive in order, so this is an append but for stragglers. */
+  size_t at = steps_upto(&r->steps, ts);
+  if (at && TT_VEC_AT(&r->steps, tt_step, at - 1)->start == ts) return 0; /* recorded twice */
+  tt_vec_push(&r->steps, sizeof(tt_step));
   tt_step *all = r->steps.data;
-  for (size_t i = 0; i < r->steps.n; i++)
-    if (all[i].start == ts) return 0; /* the same annotation recorded twice */
-  tt_step *s = tt_vec_push(&r->steps, sizeof *s);
-  all = r->steps.data;
-  size_t i = r->steps.n - 1;
-  while (i > 0 && all[i - 1].start > ts) {
-    all[i] = all[i - 1];
-    i--;
-  }
-  s = &all[i];
+  memmove(all + at + 1, all + at, (r->steps.n - 1 - at) * sizeof *all);
+  tt_step *s = &all[at];
   memset(s, 0, sizeof *s);
   s->start = ts;
   s->end = ts + dur;
@@ -225,7 +224,7 @@ static int on_cpu_op(tt_import *imp, tt_rank *r, const tt_event *ev) {
   int64_t ts;
   int32_t step = -1;
   if (tt_us_to_ns(ev->ts, &ts) == 0) {
-    int32_t at = step_at(&r->steps, ts);
+    int32_t at = tt_step_at(&r->steps, ts);
     if (at >= 0) step = TT_VEC_AT(&r->steps, tt_step, at)->id;
   }
   r->cpu_ops++;

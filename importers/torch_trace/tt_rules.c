@@ -1,6 +1,6 @@
 /* Kernel category rules (see tt_rules.h and categories.tsv). */
 #include "tt_rules.h"
-#include <ctype.h>
+#include <strings.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

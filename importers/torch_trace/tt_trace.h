@@ -152,4 +152,6 @@ int tt_rank_meta(tt_import *imp, tt_rank *r, tt_slice key, tt_slice val, char *e
 void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt);
 void tt_rank_free(tt_rank *r);
 int tt_match_ranks(tt_import *imp);
+/* The step (index into the sorted steps) whose CPU window contains t, or -1. */
+int32_t tt_step_at(const tt_vec *steps, int64_t t);
 #endif

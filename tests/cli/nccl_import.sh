@@ -90,6 +90,16 @@ d=$(run_of)
 check "twice: samples" 2 "$(sql "SELECT m.n FROM metrics m JOIN cases c ON c.id = m.case_id JOIN runs r ON r.id = c.run_id
   WHERE r.uuid LIKE '$d%' AND c.name = 'allreduce/bf16/14336/graph/out_of_place' AND m.name = 'time_us'")"
 
+# A log that does not name its test (older nccl-tests): --collective names it, else "unknown".
+grep -v 'Collective test starting' "$data/nccltests_graph.txt" > "$tmp/unnamed.txt"
+"$XP" --db "$db" import nccl-tests "$tmp/unnamed.txt" --collective all_reduce > "$tmp/out" 2> "$tmp/err"
+check "unnamed with --collective exit" 0 $?
+u=$(run_of)
+check "unnamed: named by the option" 7.49 "$(metric "$u" allreduce/bf16/14336/graph/out_of_place time_us)"
+"$XP" --db "$db" import nccl-tests "$tmp/unnamed.txt" > "$tmp/out" 2> "$tmp/err"
+u=$(run_of)
+check "unnamed: unknown" 7.49 "$(metric "$u" unknown/bf16/14336/graph/out_of_place time_us)"
+
 # The query over all of it.
 "$XP" --db "$db" query "$XP_SRC/queries/allreduce_burst.sql" --format csv > "$tmp/q" 2> "$tmp/err"
 check "query exit" 0 $?
@@ -97,8 +107,10 @@ grep -q '^allreduce,bf16,14336,graph,out_of_place,500,2,' "$tmp/q" || { echo "FA
 grep -q '^allreduce,bf16,1048576,eager,out_of_place,20,2,nvlink,P2P/direct pointer,imported,1,' "$tmp/q" ||
   { echo "FAIL: query row with interconnect"; cat "$tmp/q"; fail=1; }
 
-# Bad input: one line on stderr naming the file, exit 2, nothing recorded.
+# Bad input: one line on stderr naming the file, exit 2; a file that cannot be opened records
+# nothing, one that is not nccl-tests output leaves a failed run with that line and no results.
 runs_before=$(sql "SELECT count(*) FROM runs")
+cases_before=$(sql "SELECT count(*) FROM cases")
 expect_bad() { # expect_bad NAME PATTERN FILE...
   local name=$1 pattern=$2
   shift 2
@@ -119,6 +131,8 @@ expect_bad "garbled number" "garbled.txt:1[0-9][0-9]: column time: expected a nu
 expect_bad "topology alone" "topology dump alone" "$data/topo.xml"
 printf '<system version="1"><cpu>\n' > "$tmp/cut.xml"
 expect_bad "broken topology" "cut.xml: malformed XML" "$data/nccltests_graph.txt" "$tmp/cut.xml"
-check "bad input records nothing" "$runs_before" "$(sql "SELECT count(*) FROM runs")"
+check "bad input: failed runs" "$((runs_before + 6))" "$(sql "SELECT count(*) FROM runs")"
+check "bad input: each with its reason" 6 "$(sql "SELECT count(*) FROM runs WHERE status = 'failed' AND error LIKE '%:%'")"
+check "bad input: no results" "$cases_before" "$(sql "SELECT count(*) FROM cases")"
 
 exit $fail

@@ -88,6 +88,19 @@ for name in "${names[@]}"; do
 done
 [ ! -e "$canary" ] && [ ! -e "checkout/$canary" ] || fail "a spec made xp run a command"
 echo "specs: $ran runs of specs whose names and values are shell commands: none ran"
+# A spec's environment table must not name code to load: NCCL and CUDA load the libraries such
+# variables name into xp's own process (plugins, CUDA injection), which is running a command.
+if "$XP" help kinds | grep -q '^  nccl_burst '; then
+  loaders=(NCCL_NET_PLUGIN NCCL_TUNER_PLUGIN NCCL_PROFILER_PLUGIN NCCL_ENV_PLUGIN CUDA_INJECTION64_PATH LD_PRELOAD)
+  for var in "${loaders[@]}"; do
+    printf 'kind = "nccl_burst"\nsizes = [14336]\nenv = { %s = "./evil.so" }\n' "$var" > loader.toml
+    "$XP" --db xp.db run loader.toml --dry-run >/dev/null 2>err.txt
+    rc=$?
+    [ $rc -eq 2 ] && grep -q "^xp: loader.toml:3: env.$var" err.txt ||
+      fail "a spec may set $var (names a library to load into xp) in its env table: exit $rc $(head -1 err.txt)"
+  done
+  echo "specs: env tables naming code to load (${loaders[*]}) checked"
+fi
 if command -v strace >/dev/null 2>&1 && strace -f -qq -e trace=none true 2>/dev/null; then
   strace -f -qq -e trace=execve -o trace.txt "$XP" --db xp.db run "checkout/${names[0]}" >/dev/null 2>&1
   progs=$(grep -o 'execve("[^"]*"' trace.txt | sed 's/execve("//; s/"$//' | xargs -n1 basename | sort -u | tr '\n' ' ')

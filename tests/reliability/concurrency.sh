@@ -73,9 +73,9 @@ SQL
 "$XP" --db "$DB" query "$WORK/uuids.sql" --format csv | tail -n +2 | sort > "$WORK/stored.txt"
 missing=$(comm -23 "$WORK/reported.txt" "$WORK/stored.txt" | wc -l)
 check=$("$PROBE" check "$DB") || fail "invariants broken after concurrent recording: $check"
-secs=$(echo "$end - $start" | bc 2>/dev/null || awk "BEGIN{print $end - $start}")
+secs=$(awk "BEGIN {printf \"%.1f\", $end - $start}")
 
-echo "concurrency ($MODE): $PROCS writers x $RUNS runs: expected $expected, recorded ok $listed, lost $((expected - listed)), reported-but-missing $missing, 'locked'/'busy' messages $locked, other writer errors $writer_errors, failed writers $failed_procs; $reads reads beside them, reader errors $reader_errors; ${secs%.*}s; check: $check"
+echo "concurrency ($MODE): $PROCS writers x $RUNS runs: expected $expected, recorded ok $listed, lost $((expected - listed)), reported-but-missing $missing, 'locked'/'busy' messages $locked, other writer errors $writer_errors, failed writers $failed_procs; $reads reads beside them, reader errors $reader_errors; ${secs} s; check: $check"
 [ "$listed" -eq "$expected" ] || fail "runs lost: $((expected - listed)) of $expected"
 [ "$reported" -eq "$expected" ] || fail "writers reported $reported of $expected runs ok"
 [ "$missing" -eq 0 ] || fail "$missing runs reported ok are not in the database"

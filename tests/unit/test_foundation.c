@@ -354,6 +354,9 @@ static void test_readonly_queries(void) {
   free(attach);
   CHECK_EQ_INT(xp_query_text(db, "SELECT load_extension('/tmp/x.so')", "q.sql", NULL, 0, count_rows, &rows), XP_EXIT_USAGE);
   CHECK_EQ_INT(xp_query_text(db, "PRAGMA journal_mode=DELETE", "q.sql", NULL, 0, count_rows, &rows), XP_EXIT_USAGE);
+  CHECK_EQ_INT(xp_query_text(db, "PRAGMA user_version=7", "q.sql", NULL, 0, count_rows, &rows), XP_EXIT_USAGE);
+  CHECK_EQ_INT(xp_query_text(db, "UPDATE sqlite_master SET sql=''", "q.sql", NULL, 0, count_rows, &rows), XP_EXIT_USAGE);
+  CHECK_EQ_INT(xp_query_text(db, "CREATE TEMP TABLE t(x)", "q.sql", NULL, 0, count_rows, &rows), XP_EXIT_USAGE);
   CHECK_EQ_INT(xp_query_text(db, "SELECT * FROM runs WHERE tp = :tp", "q.sql", NULL, 0, count_rows, &rows), XP_EXIT_USAGE);
   CHECK(strstr(xp_last_error(), "--param tp=") != NULL);
   xp_error_quiet(0);
@@ -366,6 +369,10 @@ static void test_readonly_queries(void) {
   rows = 0;
   CHECK_EQ_INT(xp_query_text(db, "-- comment\nSELECT * FROM runs WHERE tp = :tp; SELECT 2;", "q.sql", &prm, 1, count_rows, &rows), 0);
   CHECK_EQ_INT(rows, (int)one_int(db, "SELECT count(*) FROM runs WHERE tp=8") + 1);
+  /* reading helpers that query files need: table-valued JSON functions, introspection */
+  rows = 0;
+  CHECK_EQ_INT(xp_query_text(db, "SELECT value FROM json_each('[1,2,3]'); PRAGMA table_info(runs);", "q.sql", NULL, 0, count_rows, &rows), 0);
+  CHECK(rows > 3 + 10);
   CHECK_EQ_INT(one_int(db, "SELECT count(*) FROM runs"), before);
   CHECK(xp_param_parse("t p=1", &prm) != 0 && xp_param_parse("=1", &prm) != 0);
   xp_db_close(db);

@@ -83,6 +83,21 @@ static void test_cputime_and_old_format(void) {
   nt_doc_free(&d);
 }
 
+static void test_unnamed_test(void) {
+  /* A report without "Collective test starting" (older nccl-tests): rows still read, unnamed. */
+  static const char text[] =
+      "# nThread 1 nGpus 2 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+      "#       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
+      "           8             2   float     sum    15.00    0.00    0.00  0e+00    14.00    0.00    0.00  0e+00\n";
+  nt_doc d;
+  CHECK_EQ_INT(parse(&d, text), 0);
+  CHECK_EQ_INT(d.nrows, 1);
+  CHECK_EQ_STR(d.coll, "");
+  CHECK_NEAR(d.rows[0].r[NT_IN].time_us, 14.0, 1e-12);
+  CHECK_EQ_INT(d.rows[0].root, -1);
+  nt_doc_free(&d);
+}
+
 static void test_bad_text(void) {
   nt_doc d;
   CHECK_EQ_INT(parse(&d, "hello\nworld\n"), XP_EXIT_USAGE);
@@ -144,6 +159,7 @@ static void test_fixtures(void) {
 int main(void) {
   test_per_iteration_and_timestamps();
   test_cputime_and_old_format();
+  test_unnamed_test();
   test_bad_text();
   test_fixtures();
   CHECK_DONE();
