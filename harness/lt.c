@@ -24,8 +24,6 @@ struct xp_lt {
   cublasLtMatmulHeuristicResult_t *cand;
   char (*desc)[256];
   int ncand, sel;
-  float *unit_scales; /* fp8: device {1, 1}, set before the heuristic is asked (see below) */
-  const float *set_sa, *set_sw;
 };
 
 int xp_lt_elem_bytes(enum xp_lt_dtype dt) { return dt == XP_LT_FP8_E4M3 ? 1 : 2; }
@@ -247,18 +245,6 @@ int xp_lt_create_batched(cublasLtHandle_t h, int m, int n, int k, int batch,
   XP_CUBLAS(cublasLtMatmulDescCreate(&p->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
   XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
   XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
-  if (dt == XP_LT_FP8_E4M3) {
-    /* The heuristic must see the problem as it will run: fp8 kernels chosen without scale
-    ** pointers are answered CUBLAS_STATUS_NOT_SUPPORTED once scale pointers are set. */
-    static const float ones[2] = {1.0f, 1.0f};
-    XP_CUDA(cudaMalloc((void **)&p->unit_scales, sizeof ones));
-    XP_CUDA(cudaMemcpy(p->unit_scales, ones, sizeof ones, cudaMemcpyHostToDevice));
-    const float *sw = p->unit_scales, *sa = p->unit_scales + 1;
-    XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sw, sizeof sw));
-    XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sa, sizeof sa));
-    p->set_sw = sw;
-    p->set_sa = sa;
-  }
   if ((rc = make_layout(&p->lw, in, k, n, batch)) || (rc = make_layout(&p->la, in, k, m, batch)) ||
       (rc = make_layout(&p->ld, CUDA_R_16BF, n, m, batch)))
     goto fail;
@@ -290,24 +276,18 @@ size_t xp_lt_algo_workspace(const xp_lt *p, int idx) {
   return idx >= 0 && idx < p->ncand ? p->cand[idx].workspaceSize : 0;
 }
 
-int xp_lt_run(xp_lt *p, const void *A, const void *W, void *D, const float *scale_a_dev,
-              const float *scale_w_dev, void *workspace, cudaStream_t s) {
+/* Per-tensor fp8 scales are applied through alpha, not CUBLASLT_MATMUL_DESC_{A,B}_SCALE_POINTER:
+** with cuBLASLt 13.1 on an H200 every algorithm the heuristic offers answers
+** CUBLAS_STATUS_NOT_SUPPORTED once those pointers are set (before or after the heuristic,
+** in place or not), while the same matmul without them runs. For per-tensor scales the
+** result is the same: D = (scale_a * scale_w) * (A * W^T), accumulated in fp32. */
+int xp_lt_run(xp_lt *p, const void *A, const void *W, void *D, const float *scale_a,
+              const float *scale_w, void *workspace, cudaStream_t s) {
   int rc = XP_EXIT_FAILED;
-  const float one = 1.0f, zero = 0.0f;
-  if (p->dt == XP_LT_FP8_E4M3) {
-    /* cuBLASLt's A is our W and its B our activations (see the top of this file). */
-    if (!scale_w_dev) scale_w_dev = p->unit_scales;
-    if (!scale_a_dev) scale_a_dev = p->unit_scales + 1;
-    if (scale_w_dev != p->set_sw)
-      XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
-                                               &scale_w_dev, sizeof scale_w_dev));
-    if (scale_a_dev != p->set_sa)
-      XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
-                                               &scale_a_dev, sizeof scale_a_dev));
-    p->set_sw = scale_w_dev;
-    p->set_sa = scale_a_dev;
-  }
-  XP_CUBLAS(cublasLtMatmul(p->h, p->op, &one, W, p->lw, A, p->la, &zero, D, p->ld, D, p->ld,
+  float alpha = 1.0f;
+  const float zero = 0.0f;
+  if (p->dt == XP_LT_FP8_E4M3) alpha = (scale_a ? *scale_a : 1.0f) * (scale_w ? *scale_w : 1.0f);
+  XP_CUBLAS(cublasLtMatmul(p->h, p->op, &alpha, W, p->lw, A, p->la, &zero, D, p->ld, D, p->ld,
                            &p->cand[p->sel].algo, workspace, p->workspace, s));
   rc = 0;
 fail:
@@ -320,7 +300,6 @@ void xp_lt_destroy(xp_lt *p) {
   if (p->la) cublasLtMatrixLayoutDestroy(p->la);
   if (p->ld) cublasLtMatrixLayoutDestroy(p->ld);
   if (p->op) cublasLtMatmulDescDestroy(p->op);
-  if (p->unit_scales) cudaFree(p->unit_scales);
   free(p->cand);
   free(p->desc);
   free(p);

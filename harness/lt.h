@@ -42,11 +42,11 @@ int xp_lt_select(xp_lt *p, int idx);
 const char *xp_lt_algo_desc(const xp_lt *p, int idx);
 /* Bytes of workspace candidate idx needs (<= the plan's workspace). */
 size_t xp_lt_algo_workspace(const xp_lt *p, int idx);
-/* Enqueue D = A * W^T on stream s with the selected candidate. For fp8, scale_a_dev and
-** scale_w_dev point at one fp32 each on the device (dequantisation scales); they are
-** ignored for bf16 and may be NULL. Capturable into a CUDA graph. Returns 0 or an exit code. */
-int xp_lt_run(xp_lt *p, const void *A, const void *W, void *D, const float *scale_a_dev,
-              const float *scale_w_dev, void *workspace, cudaStream_t s);
+/* Enqueue D = A * W^T on stream s with the selected candidate. For fp8, scale_a and scale_w
+** point at the per-tensor dequantisation scales (one fp32 each, in HOST memory; NULL means
+** 1); they are ignored for bf16. Capturable into a CUDA graph. Returns 0 or an exit code. */
+int xp_lt_run(xp_lt *p, const void *A, const void *W, void *D, const float *scale_a,
+              const float *scale_w, void *workspace, cudaStream_t s);
 void xp_lt_destroy(xp_lt *p);
 
 /* Shape and dtype accessors, for callers that size buffers from a plan. */
