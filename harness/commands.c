@@ -14,17 +14,16 @@ int cmd_runs(int argc, char **argv, const char *db_path);
 int cmd_show(int argc, char **argv, const char *db_path);
 int cmd_version(int argc, char **argv, const char *db_path);
 int cmd_help(int argc, char **argv, const char *db_path);
-/* Commands of other concerns; absent from a build that does not link them. */
-#define XP_OPTIONAL_CMD(n) int cmd_##n(int, char **, const char *) __attribute__((weak));
-XP_OPTIONAL_CMD(reclassify)
-XP_OPTIONAL_CMD(compare)
-XP_OPTIONAL_CMD(decide)
-XP_OPTIONAL_CMD(audit)
-XP_OPTIONAL_CMD(rerun)
-XP_OPTIONAL_CMD(verify)
-XP_OPTIONAL_CMD(merge)
-XP_OPTIONAL_CMD(export)
-XP_OPTIONAL_CMD(report)
+/* Commands that print their own usage (xp CMD --help reaches them with argv[1] = "--help"). */
+int cmd_reclassify(int argc, char **argv, const char *db_path);
+int cmd_compare(int argc, char **argv, const char *db_path);
+int cmd_decide(int argc, char **argv, const char *db_path);
+int cmd_audit(int argc, char **argv, const char *db_path);
+int cmd_rerun(int argc, char **argv, const char *db_path);
+int cmd_verify(int argc, char **argv, const char *db_path);
+int cmd_merge(int argc, char **argv, const char *db_path);
+int cmd_export(int argc, char **argv, const char *db_path);
+int cmd_report(int argc, char **argv, const char *db_path);
 
 static const xp_cmd commands[] = {
     {"run", cmd_run, "run an experiment spec and record it",
@@ -50,39 +49,22 @@ static const xp_cmd commands[] = {
     {"show", cmd_show, "show everything recorded for a run",
      "usage: xp show RUN [--format table|json]\n"
      "  RUN is a UUID or a unique prefix of one.\n"},
-    {"reclassify", NULL, "re-apply kernel category rules to all history", NULL},
-    {"compare", NULL, "compare two runs or two groups of runs", NULL},
-    {"decide", NULL, "record a decision with its evidence", NULL},
-    {"audit", NULL, "re-check decisions against today's history", NULL},
-    {"rerun", NULL, "run a recorded run's spec again", NULL},
-    {"verify", NULL, "check the database's integrity chain", NULL},
-    {"merge", NULL, "merge another xp database into this one", NULL},
-    {"export", NULL, "export runs as CSV or JSON", NULL},
-    {"report", NULL, "write a self-contained HTML report", NULL},
+    {"reclassify", cmd_reclassify, "re-apply kernel category rules to all history", NULL},
+    {"compare", cmd_compare, "compare two runs or two groups of runs", NULL},
+    {"decide", cmd_decide, "record a decision with its evidence", NULL},
+    {"audit", cmd_audit, "re-check decisions against today's history", NULL},
+    {"rerun", cmd_rerun, "run a recorded run's spec again", NULL},
+    {"verify", cmd_verify, "check the database's integrity chain", NULL},
+    {"merge", cmd_merge, "merge another xp database into this one", NULL},
+    {"export", cmd_export, "export runs as CSV or JSON", NULL},
+    {"report", cmd_report, "write a self-contained HTML report", NULL},
     {"version", cmd_version, "print xp's version, commit and schema",
      "usage: xp version\n"},
     {"help", cmd_help, "list commands, kinds, or help on one",
      "usage: xp help [COMMAND | kinds | KIND]\n"},
     {NULL, NULL, NULL, NULL}};
 
-static xp_cmd table[sizeof commands / sizeof commands[0]];
-
-/* Optional commands get their function from the weak symbol; their usage from their file. */
-const xp_cmd *xp_cmds(void) {
-  if (table[0].name) return table;
-  const struct { const char *name; xp_cmd_fn fn; } optional[] = {
-      {"reclassify", cmd_reclassify}, {"compare", cmd_compare}, {"decide", cmd_decide},
-      {"audit", cmd_audit},           {"rerun", cmd_rerun},     {"verify", cmd_verify},
-      {"merge", cmd_merge},           {"export", cmd_export},   {"report", cmd_report}};
-  size_t n = 0;
-  for (size_t i = 0; commands[i].name; i++) {
-    xp_cmd c = commands[i];
-    for (size_t j = 0; j < sizeof optional / sizeof optional[0]; j++)
-      if (!c.fn && strcmp(c.name, optional[j].name) == 0) c.fn = optional[j].fn;
-    if (c.fn) table[n++] = c;
-  }
-  return table;
-}
+const xp_cmd *xp_cmds(void) { return commands; }
 
 const xp_cmd *xp_cmd_find(const char *name) {
   for (const xp_cmd *c = xp_cmds(); c->name; c++)

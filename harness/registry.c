@@ -1,12 +1,12 @@
 /*
-** The one table of run kinds and importers. A kind not linked into this build (weak symbol
-** left undefined) is simply absent from the table.
+** The one table of run kinds and importers. GPU kinds are always present: built without CUDA
+** they still validate and plan (--dry-run), and refuse to execute (exit 4).
 */
 #include <stddef.h>
 #include <string.h>
 #include "kind.h"
 
-#define XP_KIND(sym) extern const xp_kind sym __attribute__((weak));
+#define XP_KIND(sym) extern const xp_kind sym;
 XP_KIND(xp_kind_torch_trace)
 XP_KIND(xp_kind_nccl_burst)
 XP_KIND(xp_kind_nccl_tests)
@@ -16,33 +16,22 @@ XP_KIND(xp_kind_kernel_variant)
 XP_KIND(xp_kind_vllm_bench)
 #undef XP_KIND
 
-static const xp_kind *table[16];
-
-static void fill(void) {
-  if (table[0]) return;
-  const xp_kind *all[] = {&xp_kind_torch_trace, &xp_kind_nccl_burst,    &xp_kind_nccl_tests,
-                          &xp_kind_gemm,        &xp_kind_ceilings,      &xp_kind_kernel_variant,
-                          &xp_kind_vllm_bench};
-  size_t n = 0;
-  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-    if (all[i]) table[n++] = all[i];
-  table[n] = NULL;
-}
+static const xp_kind *const table[] = {&xp_kind_torch_trace, &xp_kind_nccl_burst,
+                                       &xp_kind_nccl_tests,  &xp_kind_gemm,
+                                       &xp_kind_ceilings,    &xp_kind_kernel_variant,
+                                       &xp_kind_vllm_bench,  NULL};
 
 const xp_kind *const *xp_kinds_all(void) {
-  fill();
   return table;
 }
 
 const xp_kind *xp_kind_find(const char *name) {
-  fill();
   for (size_t i = 0; table[i]; i++)
     if (strcmp(table[i]->name, name) == 0) return table[i];
   return NULL;
 }
 
 const xp_kind *xp_importer_find(const char *import_name) {
-  fill();
   for (size_t i = 0; table[i]; i++)
     if (table[i]->import_name && strcmp(table[i]->import_name, import_name) == 0) return table[i];
   return NULL;

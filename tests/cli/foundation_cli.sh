@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The xp command itself (issue 2): every subcommand's --help, exit codes, one-line errors, the
+# database location rules, --dry-run touching nothing, runs/show with UUID prefixes, and a
+# query file that tries to write leaving the database byte-for-byte unchanged.
+set -u
+. "$XP_SRC/tests/lib.sh"
+data="$XP_SRC/tests/data/trace"
+
+for c in run import query runs show reclassify compare decide audit rerun verify merge export report version help; do
+  "$XP" "$c" --help > "$tmp/out" 2>&1
+  check "xp $c --help exit" 0 $?
+  grep -qi "usage" "$tmp/out" || [ "$c" = version ] || { echo "FAIL: xp $c --help prints no usage"; fail=1; }
+done
+
+one_line() { # one_line DESCRIPTION EXPECTED_EXIT PATTERN CMD...: one "xp: " line on stderr
+  local what=$1 code=$2 pat=$3
+  shift 3
+  "$@" > /dev/null 2> "$tmp/err"
+  check "$what: exit" "$code" $?
+  check "$what: stderr lines" 1 "$(wc -l < "$tmp/err")"
+  grep -q "^xp: .*$pat" "$tmp/err" || { echo "FAIL: $what: stderr [$(cat "$tmp/err")] lacks [$pat]"; fail=1; }
+}
+one_line "unknown command" 2 "not an xp command" "$XP" --db "$db" frobnicate
+one_line "missing spec" 2 "nope.toml: cannot read" "$XP" --db "$db" run "$tmp/nope.toml"
+printf 'kind = "torch_trace"\nfiles = ["a.json"]\nbatch = "one"\n' > "$tmp/bad.toml"
+one_line "wrong type" 2 "bad.toml:3: batch: expected an integer" "$XP" --db "$db" run "$tmp/bad.toml"
+printf 'kind = "torch_trace"\nfiles = ["a.json"]\nbatchh = 1\n' > "$tmp/typo.toml"
+one_line "unknown key" 2 "typo.toml:3: batchh: unknown key" "$XP" --db "$db" run "$tmp/typo.toml"
+printf 'kind = "warp_drive"\n' > "$tmp/kind.toml"
+one_line "unknown kind" 2 "kind.toml:1: kind: unknown run kind" "$XP" --db "$db" run "$tmp/kind.toml"
+printf 'kind = "torch_trace"\nfiles = [\n' > "$tmp/broken.toml"
+one_line "bad TOML" 2 "broken.toml:[0-9]*: invalid TOML" "$XP" --db "$db" run "$tmp/broken.toml"
+one_line "db in a missing folder" 3 "folder does not exist" "$XP" --db "$tmp/no/such/x.db" import torch-trace "$data/decode_tp2_bs1_rank0.trace.json.gz"
+one_line "reading a missing db" 3 "no such database" "$XP" --db "$tmp/none.db" runs
+one_line "bad --param" 2 "expected NAME=VALUE" "$XP" --db "$db" query "$XP_SRC/queries/allreduce_share.sql" --param tp
+check "no database made by failed commands" "" "$(ls "$tmp" | grep '\.db')"
+
+# --dry-run plans without creating anything
+printf 'kind = "torch_trace"\nfiles = ["%s"]\ntp = 2\n' "$data/decode_tp2_bs1_rank0.trace.json.gz" > "$tmp/spec.toml"
+"$XP" --db "$db" run "$tmp/spec.toml" --dry-run > "$tmp/plan"
+check "dry run exit" 0 $?
+check "dry run leaves no database" "no" "$([ -e "$db" ] && echo yes || echo no)"
+
+# $XP_DB, then ./xp.db
+(cd "$tmp" && XP_DB="$tmp/env.db" "$XP" import torch-trace "$data/decode_tp2_bs1_rank0.trace.json.gz" \
+  "$data/decode_tp2_bs1_rank1.trace.json.gz" --set tp=2 --set batch=1 > /dev/null 2>&1)
+check "XP_DB honoured" "yes" "$([ -s "$tmp/env.db" ] && echo yes || echo no)"
+mkdir "$tmp/cwd"
+(cd "$tmp/cwd" && "$XP" run "$tmp/spec.toml" > /dev/null 2>&1)
+check "./xp.db by default" "yes" "$([ -s "$tmp/cwd/xp.db" ] && echo yes || echo no)"
+
+# runs and show, by unique prefix
+db="$tmp/env.db"
+uuid=$(query "SELECT uuid FROM runs LIMIT 1")
+"$XP" --db "$db" runs | grep -q "${uuid:0:8}.*torch_trace.*ok" || { echo "FAIL: xp runs"; fail=1; }
+"$XP" --db "$db" show "${uuid:0:6}" > "$tmp/show"
+check "show by prefix" 0 $?
+grep -q "$uuid" "$tmp/show" && grep -q "host.name" "$tmp/show" && grep -q "== gpus ==" "$tmp/show" || { echo "FAIL: show content"; fail=1; }
+"$XP" --db "$db" runs --where tp=2 --kind torch_trace --format csv | tail -n +2 | wc -l | grep -q '^1$' || { echo "FAIL: runs filter"; fail=1; }
+
+# a query file that writes fails, and the database is unchanged
+before=$(sha256sum "$db" | cut -d' ' -f1)
+printf 'SELECT count(*) FROM runs;\nUPDATE runs SET status = %s;\n' "'failed'" > "$tmp/w.sql"
+one_line "writing query" 2 "w.sql:2: query files may only read" "$XP" --db "$db" query "$tmp/w.sql"
+printf "ATTACH '%s/other.db' AS o;\n" "$tmp" > "$tmp/a.sql"
+one_line "attaching query" 2 "a.sql:1:" "$XP" --db "$db" query "$tmp/a.sql"
+check "database unchanged" "$before" "$(sha256sum "$db" | cut -d' ' -f1)"
+check "no attached file created" "no" "$([ -e "$tmp/other.db" ] && echo yes || echo no)"
+check "status still ok" "ok" "$(query "SELECT status FROM runs")"
+finish
