@@ -457,19 +457,11 @@ static int schema_version(sqlite3 *db) {
 }
 
 int cmd_merge(int argc, char **argv, const char *db_path) {
-  const char *other = NULL;
-  int dry = 0, rc = 0;
-  for (int i = 1; i < argc && rc == 0; i++) {
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      fputs(usage, stdout);
-      return 0;
-    } else if (strcmp(argv[i], "--dry-run") == 0) dry = 1;
-    else if (argv[i][0] == '-') rc = xp_usage_error("merge", "unknown option %s", argv[i]);
-    else if (other) rc = xp_usage_error("merge", "one database at a time");
-    else other = argv[i];
-  }
-  if (rc == 0 && !other) rc = xp_usage_error("merge", "which database? (xp merge OTHER.db)");
-  if (rc) return rc;
+  const char *other;
+  int dry;
+  int rc = xp_history_args(argc, argv, "merge", usage, "one database at a time",
+                           "which database? (xp merge OTHER.db)", &other, &dry);
+  if (rc) return rc < 0 ? 0 : rc;
   if (same_file(other, db_path))
     return xp_error_at(XP_EXIT_USAGE, other, 0, "is this database itself; nothing to merge");
   merger m = {0};

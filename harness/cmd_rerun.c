@@ -131,20 +131,30 @@ int xp_rerun(sqlite3 *db, int64_t run_id, const struct xp_kind *kind, char new_u
   return rc;
 }
 
-int cmd_rerun(int argc, char **argv, const char *db_path) {
-  const char *ref = NULL;
-  int dry = 0, rc = 0;
+int xp_history_args(int argc, char **argv, const char *cmd, const char *usage,
+                    const char *second, const char *missing, const char **target, int *dry) {
+  int rc = 0;
+  *target = NULL;
+  *dry = 0;
   for (int i = 1; i < argc && rc == 0; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       fputs(usage, stdout);
-      return 0;
-    } else if (strcmp(argv[i], "--dry-run") == 0) dry = 1;
-    else if (argv[i][0] == '-') rc = xp_usage_error("rerun", "unknown option %s", argv[i]);
-    else if (ref) rc = xp_usage_error("rerun", "one run at a time");
-    else ref = argv[i];
+      return -1;
+    } else if (strcmp(argv[i], "--dry-run") == 0) *dry = 1;
+    else if (argv[i][0] == '-') rc = xp_usage_error(cmd, "unknown option %s", argv[i]);
+    else if (*target) rc = xp_usage_error(cmd, "%s", second);
+    else *target = argv[i];
   }
-  if (rc == 0 && !ref) rc = xp_usage_error("rerun", "which run? (xp runs lists them)");
-  if (rc) return rc;
+  if (rc == 0 && !*target) rc = xp_usage_error(cmd, "%s", missing);
+  return rc;
+}
+
+int cmd_rerun(int argc, char **argv, const char *db_path) {
+  const char *ref;
+  int dry;
+  int rc = xp_history_args(argc, argv, "rerun", usage, "one run at a time",
+                           "which run? (xp runs lists them)", &ref, &dry);
+  if (rc) return rc < 0 ? 0 : rc;
   /* A rerun repeats a recorded run: do not create an empty database to refuse. */
   if (access(db_path, F_OK) != 0)
     return xp_error_at(XP_EXIT_DB, db_path, 0, "no such database (record a run first, or pass --db)");

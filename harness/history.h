@@ -109,4 +109,11 @@ struct xp_kind;
 ** kind to run it with, NULL to look up the spec's "kind". Warns when the xp commit, the
 ** environment or the hardware differ. Returns the new run's exit code. */
 int xp_rerun(sqlite3 *db, int64_t run_id, const struct xp_kind *kind, char new_uuid[37]);
+
+/* The command line of rerun and merge, which take one thing (a run, a database) and
+** --dry-run: `xp CMD TARGET [--dry-run]`. --help or -h prints usage. Another option, a second
+** TARGET or none is a usage error, said with `second` or `missing`. Returns 0 with *target and
+** *dry set, -1 after printing usage (the command exits 0), or the usage error's exit code. */
+int xp_history_args(int argc, char **argv, const char *cmd, const char *usage,
+                    const char *second, const char *missing, const char **target, int *dry);
 #endif

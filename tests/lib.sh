@@ -12,15 +12,27 @@ check() { # check DESCRIPTION EXPECTED ACTUAL
     fail=1
   fi
 }
-query() { # query SQL: CSV rows without the header, from $db
+query() { # query SQL [--param ...]: CSV rows without the header, from $db
   printf '%s\n' "$1" > "$tmp/q.sql"
-  "$XP" --db "$db" query "$tmp/q.sql" --format csv | tail -n +2
+  shift
+  "$XP" --db "$db" query "$tmp/q.sql" --format csv "$@" | tail -n +2
 }
-need_gpus() { # need_gpus N: skip (77) unless N GPUs are visible
-  local n
-  n=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU')
-  if [ "$n" -lt "$1" ]; then
-    echo "skipped: needs $1 GPU(s), nvidia-smi -L finds $n"
+sql() { # sql SQL: the first row only (CSV), from $db
+  printf '%s;\n' "$1" > "$tmp/q.sql"
+  "$XP" --db "$db" query "$tmp/q.sql" --format csv | sed -n 2p
+}
+one_line() { # one_line DESCRIPTION EXPECTED_EXIT PATTERN CMD...: one "xp: " line on stderr
+  local what=$1 code=$2 pat=$3
+  shift 3
+  "$@" > /dev/null 2> "$tmp/err"
+  check "$what: exit" "$code" $?
+  check "$what: stderr lines" 1 "$(wc -l < "$tmp/err")"
+  grep -q "^xp: .*$pat" "$tmp/err" || { echo "FAIL: $what: stderr [$(cat "$tmp/err")] lacks [$pat]"; fail=1; }
+}
+need_gpus() { # need_gpus N: skip (77) unless N GPUs are visible; $ngpu is how many are
+  ngpu=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU')
+  if [ "$ngpu" -lt "$1" ]; then
+    echo "skipped: needs $1 GPU(s), nvidia-smi -L finds $ngpu"
     exit 77
   fi
 }
@@ -28,3 +40,22 @@ finish() {
   [ "$fail" = 0 ] && echo "ok"
   exit "$fail"
 }
+
+# ---- the history tests (tests/cli/history_*.sh, set -e): the first failure ends the test ----
+die() { echo "FAIL: $*" >&2; exit 1; }
+need_sqlite3() { # the sqlite3 CLI, to look under xp
+  command -v sqlite3 > /dev/null || { echo "skipped: the sqlite3 CLI is missing (cmake/install-deps.sh --test)"; exit 77; }
+}
+need_probe() { # $PROBE: records runs of a kind that xp lacks (tests/unit/history_probe.h)
+  PROBE="${XP_BUILD:?XP_BUILD must name the build tree}/tests/test_history_chain"
+  [ -x "$PROBE" ] || die "$PROBE is missing (build the tests)"
+}
+record() { # record KEY=VALUE...: a probe run in $db; prints its UUID
+  { "$PROBE" record "$db" "$@" 2> /dev/null || true; } | tail -1
+}
+run() { # run ARGS...: xp on $db, into $tmp/out, $tmp/err and $rc
+  "$XP" --db "$db" "$@" > "$tmp/out" 2> "$tmp/err" && rc=0 || rc=$?
+}
+expect_rc() { [ "$rc" -eq "$1" ] || die "expected exit $1, got $rc: $(cat "$tmp/out" "$tmp/err")"; }
+has() { grep -qF -- "$1" "${2:-$tmp/out}" || die "expected '$1' in: $(cat "${2:-$tmp/out}")"; }
+hasnt() { ! grep -qF -- "$1" "${2:-$tmp/out}" || die "did not expect '$1' in: $(cat "${2:-$tmp/out}")"; }

@@ -12,14 +12,6 @@ for c in run import query runs show reclassify compare decide audit rerun verify
   grep -qi "usage" "$tmp/out" || [ "$c" = version ] || { echo "FAIL: xp $c --help prints no usage"; fail=1; }
 done
 
-one_line() { # one_line DESCRIPTION EXPECTED_EXIT PATTERN CMD...: one "xp: " line on stderr
-  local what=$1 code=$2 pat=$3
-  shift 3
-  "$@" > /dev/null 2> "$tmp/err"
-  check "$what: exit" "$code" $?
-  check "$what: stderr lines" 1 "$(wc -l < "$tmp/err")"
-  grep -q "^xp: .*$pat" "$tmp/err" || { echo "FAIL: $what: stderr [$(cat "$tmp/err")] lacks [$pat]"; fail=1; }
-}
 one_line "unknown command" 2 "not an xp command" "$XP" --db "$db" frobnicate
 one_line "missing spec" 2 "nope.toml: cannot read" "$XP" --db "$db" run "$tmp/nope.toml"
 printf 'kind = "torch_trace"\nfiles = ["a.json"]\nbatch = "one"\n' > "$tmp/bad.toml"

@@ -2,18 +2,8 @@
 # gemm and ceilings specs without a GPU: --dry-run plans (shapes, launches per decode step,
 # bytes and flops) and every kind of bad input answered with one located line and exit 2.
 set -u
-: "${XP:?XP must name the xp binary}" "${XP_SRC:?XP_SRC must name the source tree}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-db="$tmp/x.db"
+. "$XP_SRC/tests/lib.sh"
 models="$XP_SRC/experiments/models"
-fail=0
-check() { # check DESCRIPTION EXPECTED ACTUAL
-  if [ "$2" != "$3" ]; then
-    echo "FAIL: $1: expected [$2], got [$3]"
-    fail=1
-  fi
-}
 # expect_bad NAME EXIT PATTERN SPEC-TEXT: the run is refused with PATTERN on stderr, one line.
 expect_bad() {
   printf '%s\n' "$4" > "$tmp/$1.toml"
@@ -140,4 +130,4 @@ if ! nvidia-smi -L > /dev/null 2>&1; then
   "$XP" --db "$db" run "$XP_SRC/experiments/ceilings.toml" > /dev/null 2> "$tmp/err"
   check "ceilings run without a GPU" 4 $?
 fi
-exit $fail
+finish

@@ -5,18 +5,9 @@
 # tests/unit/history_probe.h (test_history_chain record), so no GPU is needed.
 set -euo pipefail
 : "${XP:?}" "${XP_BUILD:?}"
-PROBE="$XP_BUILD/tests/test_history_chain"
-[ -x "$PROBE" ] || { echo "FAIL: $PROBE is missing (build the tests)" >&2; exit 1; }
-command -v sqlite3 >/dev/null || { echo "skipped: the sqlite3 CLI is missing (cmake/install-deps.sh --test)"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-db="$tmp/x.db"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-record() { { "$PROBE" record "$db" "$@" 2>/dev/null || true; } | tail -1; }
-run() { set +e; "$XP" --db "$db" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; set -e; }
-expect_rc() { [ "$rc" -eq "$1" ] || fail "expected exit $1, got $rc: $(cat "$tmp/out" "$tmp/err")"; }
-has() { grep -qF -- "$1" "${2:-$tmp/out}" || fail "expected '$1' in: $(cat "${2:-$tmp/out}")"; }
-hasnt() { ! grep -qF -- "$1" "${2:-$tmp/out}" || fail "did not expect '$1' in: $(cat "${2:-$tmp/out}")"; }
+. "$XP_SRC/tests/lib.sh"
+need_probe
+need_sqlite3
 
 run compare --help; expect_rc 0; has "usage: xp compare"
 
@@ -28,9 +19,9 @@ few=$(record cases=2 gpu=H100 driver=550 samples=3)
 # 20% slower with 10 samples a side: beyond noise, and worse (a time)
 run compare "$a" "$b"; expect_rc 0
 grep -E '^op +\{"i":0\} +time +us +100\.1 +120\.12 +\+20\.0% +0\.000[0-9]+ +10/10 +worse$' "$tmp/out" >/dev/null ||
-  fail "time of case 0 should be 20% worse with p < 0.001: $(cat "$tmp/out")"
+  die "time of case 0 should be 20% worse with p < 0.001: $(cat "$tmp/out")"
 grep -E '^op +\{"i":1\} +busbw +GB/s .* 1/1 +too few samples$' "$tmp/out" >/dev/null ||
-  fail "a single derived value gets no verdict: $(cat "$tmp/out")"
+  die "a single derived value gets no verdict: $(cat "$tmp/out")"
 has "unfair: 3 differences between A and B"
 has "gpu.driver: A 550; B 560"
 has "env.NCCL_ALGO: A (unset); B Ring"
@@ -38,17 +29,17 @@ has "spec_sha256: A "
 
 # the same configuration twice: no change beyond noise, nothing unfair
 run compare "${a:0:8}" "${a2:0:8}"; expect_rc 0
-grep -E '^op +\{"i":0\} +time +us .* 10/10 +same \(noise\)$' "$tmp/out" >/dev/null || fail "identical runs: $(cat "$tmp/out")"
+grep -E '^op +\{"i":0\} +time +us .* 10/10 +same \(noise\)$' "$tmp/out" >/dev/null || die "identical runs: $(cat "$tmp/out")"
 has "same GPU, driver, libraries, environment, spec and configuration on both sides"
 
 # 3 samples on one side: no verdict, said so
 run compare "$a" "$few"; expect_rc 0
-grep -E '^op +\{"i":0\} +time +us .* 10/3 +too few samples$' "$tmp/out" >/dev/null || fail "too few: $(cat "$tmp/out")"
+grep -E '^op +\{"i":0\} +time +us .* 10/3 +too few samples$' "$tmp/out" >/dev/null || die "too few: $(cat "$tmp/out")"
 
 # groups by metadata: A pools three runs (10 + 10 + 3 samples), B one; JSON for programs
 run compare --a gpu.driver=550 --b gpu.driver=560,gpu_name=H100 --format json; expect_rc 0
-grep -Eq '"n_a":[[:space:]]*23' "$tmp/out" || fail "group A should pool 23 samples: $(cat "$tmp/out")"
-grep -Eq '"n_b":[[:space:]]*10' "$tmp/out" || fail "group B should have 10 samples"
+grep -Eq '"n_a":[[:space:]]*23' "$tmp/out" || die "group A should pool 23 samples: $(cat "$tmp/out")"
+grep -Eq '"n_b":[[:space:]]*10' "$tmp/out" || die "group B should have 10 samples"
 has '"verdict":	"worse"'
 has "\"$a2\""
 # a run against a group
@@ -61,7 +52,7 @@ sqlite3 "$db" "INSERT INTO runs(uuid, kind, status, started_at, spec_json, spec_
   ('abcd0000-0000-4000-8000-000000000002', 'other_kind', 'ok', '2026-01-01T00:00:00Z', '{}', 'x')"
 run compare "$a" abcd0000-0000-4000-8000-000000000001; expect_rc 2
 has "runs of different kinds cannot be compared: A is hist_probe, B is other_kind" "$tmp/err"
-[ ! -s "$tmp/out" ] || fail "nothing is printed on a refused comparison"
+[ ! -s "$tmp/out" ] || die "nothing is printed on a refused comparison"
 run compare "$a" abcd; expect_rc 2; has "ambiguous run id prefix" "$tmp/err"
 run compare "$a" ffffffff; expect_rc 2; has "ffffffff: no such run" "$tmp/err"
 run compare "$a"; expect_rc 2; has "two sides are needed" "$tmp/err"

@@ -5,18 +5,9 @@
 # newer runs of the same configuration contradict, and follows supersession.
 set -euo pipefail
 : "${XP:?}" "${XP_BUILD:?}"
-PROBE="$XP_BUILD/tests/test_history_chain"
-[ -x "$PROBE" ] || { echo "FAIL: $PROBE is missing (build the tests)" >&2; exit 1; }
-command -v sqlite3 >/dev/null || { echo "skipped: the sqlite3 CLI is missing (cmake/install-deps.sh --test)"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-db="$tmp/x.db"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-record() { { "$PROBE" record "$db" "$@" 2>/dev/null || true; } | tail -1; }
-run() { set +e; "$XP" --db "$db" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; set -e; }
-expect_rc() { [ "$rc" -eq "$1" ] || fail "expected exit $1, got $rc: $(cat "$tmp/out" "$tmp/err")"; }
-has() { grep -qF -- "$1" "${2:-$tmp/out}" || fail "expected '$1' in: $(cat "${2:-$tmp/out}")"; }
-hasnt() { ! grep -qF -- "$1" "${2:-$tmp/out}" || fail "did not expect '$1' in: $(cat "${2:-$tmp/out}")"; }
+. "$XP_SRC/tests/lib.sh"
+need_probe
+need_sqlite3
 decisions() { sqlite3 "$db" "SELECT count(*) FROM decisions"; }
 
 cat >"$tmp/share.sql" <<'SQL'
@@ -44,7 +35,7 @@ has "parameter :tp has no value" "$tmp/err"
 sqlite3 "$db" "INSERT INTO runs(uuid, kind, status, started_at, spec_json, spec_sha256)
   VALUES ('babe0000-0000-4000-8000-000000000001', 'hist_probe', 'running', '2026-01-01T00:00:00Z', '{}', 'x')"
 run decide "Pivot" --because "why" --evidence babe0000; expect_rc 2; has "has not finished" "$tmp/err"
-[ "$(decisions)" = 0 ] || fail "a refused decision wrote something"
+[ "$(decisions)" = 0 ] || die "a refused decision wrote something"
 
 # the decision, with its evidence and the query's rows at this moment
 XP_AUTHOR="Ada Lovelace" run decide "Pivot to speculative decoding" \
@@ -53,12 +44,12 @@ XP_AUTHOR="Ada Lovelace" run decide "Pivot to speculative decoding" \
 expect_rc 0
 has "recorded: Pivot to speculative decoding"; has "by Ada Lovelace"; has "evidence: 1 run; query"
 d1=$(sed -n 's/^decision \([0-9a-f-]*\) recorded.*/\1/p' "$tmp/out")
-[ -n "$d1" ] || fail "no decision id printed"
+[ -n "$d1" ] || die "no decision id printed"
 [ "$(sqlite3 "$db" "SELECT author || '|' || json_extract(query_result, '\$[0][0].allreduce_share') || '|' ||
      (SELECT run_uuid FROM decision_evidence) || '|' || query_params FROM decisions")" = "Ada Lovelace|51.5|$e1|{\"tp\":\"8\"}" ] ||
-  fail "decision record: $(sqlite3 "$db" "SELECT * FROM decisions")"
+  die "decision record: $(sqlite3 "$db" "SELECT * FROM decisions")"
 [ "$(sqlite3 "$db" "SELECT length(query_result_sha256) = 64 AND length(decision_sha256) = 64 AND xp_commit IS NOT NULL FROM decisions")" = 1 ] ||
-  fail "hashes and xp commit are recorded"
+  die "hashes and xp commit are recorded"
 
 # nothing newer yet: no drift, nothing contradicts
 run audit "${d1:0:8}"; expect_rc 0
@@ -76,7 +67,7 @@ has "model=llama: allreduce_share 51.5 then; 38 now (-26.2%)"
 has "model=llama: runs 1 then; 4 now"
 has "over 4 runs recorded since the decision"
 grep -E 'CONTRADICTED: run [0-9a-f]{8} op \{"i":0\} time: median 100\.1 us then; 130\.1 us in 3 newer runs \(\+30\.0%, p=' "$tmp/out" >/dev/null ||
-  fail "the slower newer runs contradict the evidence: $(cat "$tmp/out")"
+  die "the slower newer runs contradict the evidence: $(cat "$tmp/out")"
 has "verdict: CONTRADICTED by newer runs"
 
 # never edited; superseded by a new decision instead

@@ -4,17 +4,9 @@
 # the older ones.
 set -euo pipefail
 : "${XP:?}" "${XP_BUILD:?}" "${XP_SRC:?}"
-PROBE="$XP_BUILD/tests/test_history_chain"
-[ -x "$PROBE" ] || { echo "FAIL: $PROBE is missing (build the tests)" >&2; exit 1; }
-command -v sqlite3 >/dev/null || { echo "skipped: the sqlite3 CLI is missing (cmake/install-deps.sh --test)"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-db="$tmp/x.db"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-record() { { "$PROBE" record "$db" "$@" 2>/dev/null || true; } | tail -1; }
-run() { set +e; "$XP" --db "$db" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; set -e; }
-expect_rc() { [ "$rc" -eq "$1" ] || fail "expected exit $1, got $rc: $(cat "$tmp/out" "$tmp/err")"; }
-has() { grep -qF -- "$1" "${2:-$tmp/out}" || fail "expected '$1' in: $(cat "${2:-$tmp/out}")"; }
+. "$XP_SRC/tests/lib.sh"
+need_probe
+need_sqlite3
 json() { sqlite3 :memory: "SELECT $2 FROM (SELECT readfile('$1') AS j)"; }
 
 run export --help; expect_rc 0; has "usage: xp export"
@@ -23,34 +15,34 @@ r2=$(record model=llama tp=4 cases=1 gpu=H200 samples=4)
 r3=$(record model=qwen tp=8 cases=1 fail=true)
 
 run export --out "$tmp/all.json"; expect_rc 0
-[ "$(json "$tmp/all.json" "json_array_length(j, '\$.runs')")" = 3 ] || fail "all three runs"
-[ "$(json "$tmp/all.json" "json_extract(j, '\$.runs[0].uuid')")" = "$r1" ] || fail "oldest first"
-[ "$(json "$tmp/all.json" "json_extract(j, '\$.runs[0].meta.gpu_name')")" = H200 ] || fail "metadata"
-[ "$(json "$tmp/all.json" "json_extract(j, '\$.runs[0].spec.kind')")" = hist_probe ] || fail "the spec, as an object"
-[ "$(json "$tmp/all.json" "json_extract(j, '\$.runs[0].cases[1].params.i')")" = 1 ] || fail "case params, as an object"
-[ "$(json "$tmp/all.json" "json_array_length(j, '\$.runs[0].cases[0].metrics[1].samples')")" = 10 ] || fail "raw samples"
-[ "$(json "$tmp/all.json" "json_extract(j, '\$.runs[0].cases[0].metrics[1].median')")" = 100.1 ] || fail "summary"
-[ "$(json "$tmp/all.json" "json_extract(j, '\$.runs[2].status')")" = failed ] || fail "failed runs are history too"
+[ "$(json "$tmp/all.json" "json_array_length(j, '\$.runs')")" = 3 ] || die "all three runs"
+[ "$(json "$tmp/all.json" "json_extract(j, '\$.runs[0].uuid')")" = "$r1" ] || die "oldest first"
+[ "$(json "$tmp/all.json" "json_extract(j, '\$.runs[0].meta.gpu_name')")" = H200 ] || die "metadata"
+[ "$(json "$tmp/all.json" "json_extract(j, '\$.runs[0].spec.kind')")" = hist_probe ] || die "the spec, as an object"
+[ "$(json "$tmp/all.json" "json_extract(j, '\$.runs[0].cases[1].params.i')")" = 1 ] || die "case params, as an object"
+[ "$(json "$tmp/all.json" "json_array_length(j, '\$.runs[0].cases[0].metrics[1].samples')")" = 10 ] || die "raw samples"
+[ "$(json "$tmp/all.json" "json_extract(j, '\$.runs[0].cases[0].metrics[1].median')")" = 100.1 ] || die "summary"
+[ "$(json "$tmp/all.json" "json_extract(j, '\$.runs[2].status')")" = failed ] || die "failed runs are history too"
 
 run export --where tp=8 --status ok --no-samples; expect_rc 0
 cp "$tmp/out" "$tmp/tp8.json"
-[ "$(json "$tmp/tp8.json" "json_array_length(j, '\$.runs')")" = 1 ] || fail "--where tp=8 --status ok"
-[ "$(json "$tmp/tp8.json" "json_type(j, '\$.runs[0].cases[0].metrics[0].samples')")" = "" ] || fail "--no-samples"
+[ "$(json "$tmp/tp8.json" "json_array_length(j, '\$.runs')")" = 1 ] || die "--where tp=8 --status ok"
+[ "$(json "$tmp/tp8.json" "json_type(j, '\$.runs[0].cases[0].metrics[0].samples')")" = "" ] || die "--no-samples"
 run export --run "${r2:0:8}"; expect_rc 0
 cp "$tmp/out" "$tmp/one.json"
-[ "$(json "$tmp/one.json" "json_extract(j, '\$.runs[0].uuid') || json_array_length(j, '\$.runs')")" = "${r2}1" ] || fail "--run"
+[ "$(json "$tmp/one.json" "json_extract(j, '\$.runs[0].uuid') || json_array_length(j, '\$.runs')")" = "${r2}1" ] || die "--run"
 run export --run "${r2:0:8}" --where gpu.driver=none; expect_rc 0
 cp "$tmp/out" "$tmp/none.json"
-[ "$(json "$tmp/none.json" "json_array_length(j, '\$.runs')")" = 0 ] || fail "filters combine"
+[ "$(json "$tmp/none.json" "json_array_length(j, '\$.runs')")" = 0 ] || die "filters combine"
 
 run export --format csv --out "$tmp/csv"; expect_rc 0
-for f in runs meta gpus metrics samples; do [ -f "$tmp/csv/$f.csv" ] || fail "$f.csv missing"; done
-[ "$(wc -l <"$tmp/csv/runs.csv")" = 4 ] || fail "runs.csv: header and 3 runs"
-[ "$(wc -l <"$tmp/csv/samples.csv")" = $((1 + 2 * 10 + 4)) ] || fail "samples.csv: header and 24 samples"
+for f in runs meta gpus metrics samples; do [ -f "$tmp/csv/$f.csv" ] || die "$f.csv missing"; done
+[ "$(wc -l <"$tmp/csv/runs.csv")" = 4 ] || die "runs.csv: header and 3 runs"
+[ "$(wc -l <"$tmp/csv/samples.csv")" = $((1 + 2 * 10 + 4)) ] || die "samples.csv: header and 24 samples"
 head -1 "$tmp/csv/metrics.csv" | grep -q '^run_uuid,kind,case_seq,case_name,params,case_status,case_note,metric,unit,n,median' ||
-  fail "metrics.csv header: $(head -1 "$tmp/csv/metrics.csv")"
-grep -q "^$r1,hist_probe,0,op,\"{\"\"i\"\":0}\",ok,,time,us,10,100.0999" "$tmp/csv/metrics.csv" || fail "metrics.csv rows"
-ls -A "$tmp/csv" | grep -q '^\.' && fail "temporary files left behind"
+  die "metrics.csv header: $(head -1 "$tmp/csv/metrics.csv")"
+grep -q "^$r1,hist_probe,0,op,\"{\"\"i\"\":0}\",ok,,time,us,10,100.0999" "$tmp/csv/metrics.csv" || die "metrics.csv rows"
+ls -A "$tmp/csv" | grep -q '^\.' && die "temporary files left behind"
 run export --format csv; expect_rc 2; has "give --out DIR" "$tmp/err"
 run export --run ffffffff; expect_rc 2
 run export --format xml; expect_rc 2
@@ -60,11 +52,11 @@ db="$tmp/reg.db"
 for s in 1.0 1.02 0.98; do record model=m tp=2 scale=$s >/dev/null; done
 record model=m tp=4 scale=3 >/dev/null            # another configuration, alone: no comparison
 run query "$XP_SRC/queries/regressions.sql" --format csv; expect_rc 0
-[ "$(wc -l <"$tmp/out")" = 1 ] || fail "no regression yet: $(cat "$tmp/out")"
+[ "$(wc -l <"$tmp/out")" = 1 ] || die "no regression yet: $(cat "$tmp/out")"
 new=$(record model=m tp=2 scale=1.25)
 run query "$XP_SRC/queries/regressions.sql" --format csv; expect_rc 0
-[ "$(grep -c ",${new:0:8}," "$tmp/out")" = 4 ] || fail "4 metrics of the newest run regressed: $(cat "$tmp/out")"
+[ "$(grep -c ",${new:0:8}," "$tmp/out")" = 4 ] || die "4 metrics of the newest run regressed: $(cat "$tmp/out")"
 grep -F 'hist_probe,m,,,2,,op,"{""i"":0}",time,us,'"${new:0:8}," "$tmp/out" | grep -qF ",125.125,100.09999999999999,3,25,worse" ||
-  fail "time: 125.1 against a median of 100.1 over 3 older runs: $(cat "$tmp/out")"
-grep -F 'op,"{""i"":1}",busbw,GB/s,'"${new:0:8}," "$tmp/out" | grep -qF ",4,5,3,-20,worse" || fail "busbw dropped 20%: worse"
+  die "time: 125.1 against a median of 100.1 over 3 older runs: $(cat "$tmp/out")"
+grep -F 'op,"{""i"":1}",busbw,GB/s,'"${new:0:8}," "$tmp/out" | grep -qF ",4,5,3,-20,worse" || die "busbw dropped 20%: worse"
 echo "ok: export and regressions"

@@ -5,17 +5,13 @@
 # With the shared torch fixtures, trace runs (and their kernel-name dictionary) merge too.
 set -euo pipefail
 : "${XP:?}" "${XP_BUILD:?}"
-PROBE="$XP_BUILD/tests/test_history_chain"
-[ -x "$PROBE" ] || { echo "FAIL: $PROBE is missing (build the tests)" >&2; exit 1; }
-command -v sqlite3 >/dev/null || { echo "skipped: the sqlite3 CLI is missing (cmake/install-deps.sh --test)"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$XP_SRC/tests/lib.sh"
+need_probe
+need_sqlite3
 a="$tmp/a.db" b="$tmp/b.db"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+# Two databases: record and run name theirs first, as $db for lib.sh's.
 record() { local db=$1; shift; { "$PROBE" record "$db" "$@" 2>/dev/null || true; } | tail -1; }
-run() { local db=$1; shift; set +e; "$XP" --db "$db" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; set -e; }
-expect_rc() { [ "$rc" -eq "$1" ] || fail "expected exit $1, got $rc: $(cat "$tmp/out" "$tmp/err")"; }
-has() { grep -qF -- "$1" "${2:-$tmp/out}" || fail "expected '$1' in: $(cat "${2:-$tmp/out}")"; }
+run() { local db=$1; shift; "$XP" --db "$db" "$@" >"$tmp/out" 2>"$tmp/err" && rc=0 || rc=$?; }
 dump() { sqlite3 "$1" .dump | sha256sum | cut -d' ' -f1; }
 count() { sqlite3 "$1" "$2"; }
 
@@ -34,14 +30,14 @@ a_samples=$(count "$a" "SELECT count(*) FROM samples")
 run "$a" merge "$b"; expect_rc 0
 has "from $b: 2 runs merged, 0 already here, 1 skipped (still running); 1 decision merged, 0 already here"
 has "note: run dead0000-0000-4000-8000-000000000001 is still running"
-[ "$(count "$a" "SELECT count(*) FROM runs")" = 4 ] || fail "A should hold 4 runs"
-[ "$(count "$a" "SELECT count(*) FROM samples")" = $((a_samples + b_samples)) ] || fail "every sample came along"
+[ "$(count "$a" "SELECT count(*) FROM runs")" = 4 ] || die "A should hold 4 runs"
+[ "$(count "$a" "SELECT count(*) FROM samples")" = $((a_samples + b_samples)) ] || die "every sample came along"
 for u in "$b1" "$b2"; do
   [ "$(count "$a" "SELECT content_sha256 FROM runs WHERE uuid = '$u'")" = "$(count "$b" "SELECT content_sha256 FROM runs WHERE uuid = '$u'")" ] ||
-    fail "run $u: its content hash must survive the merge"
+    die "run $u: its content hash must survive the merge"
 done
 [ "$(count "$a" "SELECT group_concat(chain_seq) FROM (SELECT chain_seq FROM runs ORDER BY chain_seq)")" = "1,2,3,4" ] ||
-  fail "merged runs are sealed at the end of A's chain"
+  die "merged runs are sealed at the end of A's chain"
 run "$a" verify; expect_rc 0; has "4 sealed runs, chain of 4 links (head "; has ", 1 decision,"
 run "$a" audit; has "decision "; has "Use H200"
 
@@ -49,7 +45,7 @@ run "$a" audit; has "decision "; has "Use H200"
 before=$(dump "$a")
 run "$a" merge "$b"; expect_rc 0
 has "0 runs merged, 2 already here, 1 skipped (still running); 0 decisions merged, 1 already here"
-[ "$(dump "$a")" = "$before" ] || fail "a second merge changed the database"
+[ "$(dump "$a")" = "$before" ] || die "a second merge changed the database"
 
 # and back: B gets A's runs; its own chain verifies
 run "$b" merge "$a"; expect_rc 0; has "2 runs merged, 2 already here"
@@ -68,7 +64,7 @@ c="$tmp/c.db"
 c1=$(record "$c" cases=2 gpu=A100)
 sqlite3 "$c" "DROP TRIGGER xp_append_only_samples_update; UPDATE samples SET value = value + 1 WHERE seq = 0"
 run "$a" merge "$c"; expect_rc 5; has "run $c1 does not match its seal there" "$tmp/err"
-[ "$(dump "$a")" = "$before" ] || fail "a refused merge changed the database"
+[ "$(dump "$a")" = "$before" ] || die "a refused merge changed the database"
 
 # traces: every trace table and the kernel-name dictionary come along
 T="${XP_SHARED:-}/fixtures/torch"
@@ -83,10 +79,10 @@ if [ -f "$T/decode_tp2_bs1_rank0.trace.json.gz" ] && "$XP" help kinds | grep -q 
   done
   run "$t1" merge "$t2"; expect_rc 0; has "1 run merged"
   for tb in $tables; do
-    [ "$(count "$t1" "SELECT count(*) FROM $tb")" = "${want[$tb]}" ] || fail "$tb rows were not all merged"
+    [ "$(count "$t1" "SELECT count(*) FROM $tb")" = "${want[$tb]}" ] || die "$tb rows were not all merged"
   done
   [ "$(count "$t1" "SELECT count(*) FROM trace_kernels k LEFT JOIN trace_names n ON n.id = k.name_id WHERE n.id IS NULL")" = 0 ] ||
-    fail "merged trace kernels must find their names"
+    die "merged trace kernels must find their names"
   run "$t1" verify; expect_rc 0
   echo "ok: merge (with traces)"
 else

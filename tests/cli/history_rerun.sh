@@ -5,22 +5,16 @@
 # lifecycle with a measured kind is covered by tests/unit/test_history_chain.c.
 set -euo pipefail
 : "${XP:?}" "${XP_BUILD:?}"
+. "$XP_SRC/tests/lib.sh"
 PROBE="$XP_BUILD/tests/test_history_chain"
-command -v sqlite3 >/dev/null || { echo "skipped: the sqlite3 CLI is missing (cmake/install-deps.sh --test)"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-db="$tmp/x.db"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-run() { set +e; "$XP" --db "$db" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; set -e; }
-expect_rc() { [ "$rc" -eq "$1" ] || fail "expected exit $1, got $rc: $(cat "$tmp/out" "$tmp/err")"; }
-has() { grep -qF -- "$1" "${2:-$tmp/out}" || fail "expected '$1' in: $(cat "${2:-$tmp/out}")"; }
+need_sqlite3
 
 run rerun --help; expect_rc 0; has "usage: xp rerun"
 # a run of a kind this xp does not have: refused, nothing recorded
 if [ -x "$PROBE" ]; then
-  p=$({ "$PROBE" record "$db" cases=1 2>/dev/null || true; } | tail -1)
+  p=$(record cases=1)
   run rerun "$p"; expect_rc 2; has "kind \"hist_probe\" is not in this build of xp" "$tmp/err"
-  [ "$(sqlite3 "$db" "SELECT count(*) FROM runs")" = 1 ] || fail "a refused rerun recorded something"
+  [ "$(sqlite3 "$db" "SELECT count(*) FROM runs")" = 1 ] || die "a refused rerun recorded something"
 fi
 run rerun ffffffff; expect_rc 2; has "no such run" "$tmp/err"
 run rerun; expect_rc 2
@@ -31,18 +25,18 @@ if [ ! -f "$F" ] || ! "$XP" help kinds | grep -q nccl_tests; then
   exit 0
 fi
 cp "$F" "$tmp/sweep.txt"
-"$XP" --db "$db" import nccl-tests "$tmp/sweep.txt" >/dev/null 2>&1 || fail "import failed"
+"$XP" --db "$db" import nccl-tests "$tmp/sweep.txt" >/dev/null 2>&1 || die "import failed"
 old=$(sqlite3 "$db" "SELECT uuid FROM runs WHERE kind = 'nccl_burst'")
 # the file on disk changes meaning nothing to the stored spec, which names the file
 NCCL_PROBE_RERUN=1 run rerun "${old:0:8}"; expect_rc 0
 has "environment differs: env.NCCL_PROBE_RERUN was (unset), now 1" "$tmp/err"
 new=$(sqlite3 "$db" "SELECT uuid FROM runs WHERE parent_uuid = '$old'")
-[ -n "$new" ] || fail "the new run is linked to the old one"
+[ -n "$new" ] || die "the new run is linked to the old one"
 [ "$(sqlite3 "$db" "SELECT a.spec_sha256 = b.spec_sha256 AND b.origin = 'imported' FROM runs a, runs b WHERE a.uuid = '$old' AND b.uuid = '$new'")" = 1 ] ||
-  fail "same stored spec, imported again"
+  die "same stored spec, imported again"
 has "rerun of $old: run $new"
 run compare "$old" "$new"; expect_rc 0
-grep -q "+0.0%" "$tmp/out" || fail "the same file imported again gives the same numbers: $(cat "$tmp/out")"
+grep -q "+0.0%" "$tmp/out" || die "the same file imported again gives the same numbers: $(cat "$tmp/out")"
 has "env.NCCL_PROBE_RERUN: A (unset); B 1"
 run verify; expect_rc 0
 echo "ok: rerun"

@@ -4,22 +4,13 @@
 # decision, a dangling row. Exit 5 on a break.
 set -euo pipefail
 : "${XP:?}" "${XP_BUILD:?}"
-PROBE="$XP_BUILD/tests/test_history_chain"
-[ -x "$PROBE" ] || { echo "FAIL: $PROBE is missing (build the tests)" >&2; exit 1; }
-command -v sqlite3 >/dev/null || { echo "skipped: the sqlite3 CLI is missing (cmake/install-deps.sh --test)"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-db="$tmp/x.db"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-record() { { "$PROBE" record "$db" "$@" 2>/dev/null || true; } | tail -1; }
-run() { set +e; "$XP" --db "$db" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; set -e; }
-expect_rc() { [ "$rc" -eq "$1" ] || fail "expected exit $1, got $rc: $(cat "$tmp/out" "$tmp/err")"; }
-has() { grep -qF -- "$1" "${2:-$tmp/out}" || fail "expected '$1' in: $(cat "${2:-$tmp/out}")"; }
-hasnt() { ! grep -qF -- "$1" "${2:-$tmp/out}" || fail "did not expect '$1' in: $(cat "${2:-$tmp/out}")"; }
+. "$XP_SRC/tests/lib.sh"
+need_probe
+need_sqlite3
 refused() { # SQL that the triggers must refuse, and the message they give
   set +e; sqlite3 "$db" "$1" 2>"$tmp/sqlerr"; local r=$?; set -e
-  [ $r -ne 0 ] || fail "not refused: $1"
-  grep -qF -- "$2" "$tmp/sqlerr" || fail "refused without '$2': $(cat "$tmp/sqlerr")"
+  [ $r -ne 0 ] || die "not refused: $1"
+  grep -qF -- "$2" "$tmp/sqlerr" || die "refused without '$2': $(cat "$tmp/sqlerr")"
 }
 
 run verify --help; expect_rc 0; has "usage: xp verify"
@@ -30,7 +21,7 @@ run verify; expect_rc 0
 has "3 sealed runs, chain of 3 links (head $(sqlite3 "$db" "SELECT substr(chain_sha256, 1, 16) FROM runs WHERE chain_seq = 3"))"
 has "intact (integrity_check ok, foreign keys ok)"
 [ "$(sqlite3 "$db" "SELECT group_concat(chain_seq) FROM (SELECT chain_seq FROM runs ORDER BY id)")" = "1,2,3" ] ||
-  fail "each finished run (the failed one too) is a link of the chain"
+  die "each finished run (the failed one too) is a link of the chain"
 
 # the triggers refuse every change to a finished run's results
 refused "UPDATE metrics SET median = 1" "finished runs are append-only"

@@ -3,22 +3,8 @@
 # (with and without NCCL's topology dump), the -J JSON of the same run, a CUDA-graph run; then
 # the allreduce_burst query over them, and bad files answered with one line and exit 2.
 set -u
-: "${XP:?XP must name the xp binary}" "${XP_SRC:?XP_SRC must name the source tree}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-db="$tmp/x.db"
+. "$XP_SRC/tests/lib.sh"
 data="$XP_SRC/tests/data/nccl"
-fail=0
-check() { # check DESCRIPTION EXPECTED ACTUAL
-  if [ "$2" != "$3" ]; then
-    echo "FAIL: $1: expected [$2], got [$3]"
-    fail=1
-  fi
-}
-sql() { # sql "SELECT ...": first column of the first row, as CSV
-  printf '%s;\n' "$1" > "$tmp/q.sql"
-  "$XP" --db "$db" query "$tmp/q.sql" --format csv | sed -n 2p
-}
 metric() { # metric RUN-PREFIX CASE METRIC: its median
   sql "SELECT printf('%.2f', m.median) FROM runs r JOIN cases c ON c.run_id = r.id JOIN metrics m ON m.case_id = c.id
        WHERE r.uuid LIKE '$1%' AND c.name = '$2' AND m.name = '$3'"
@@ -135,4 +121,4 @@ check "bad input: failed runs" "$((runs_before + 6))" "$(sql "SELECT count(*) FR
 check "bad input: each with its reason" 6 "$(sql "SELECT count(*) FROM runs WHERE status = 'failed' AND error LIKE '%:%'")"
 check "bad input: no results" "$cases_before" "$(sql "SELECT count(*) FROM cases")"
 
-exit $fail
+finish

@@ -2,17 +2,7 @@
 # nccl_burst specs without a GPU: --dry-run plans of the two experiments, a per-process plan
 # under launcher variables, and bad specs answered with one located line and exit 2.
 set -u
-: "${XP:?XP must name the xp binary}" "${XP_SRC:?XP_SRC must name the source tree}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-db="$tmp/x.db"
-fail=0
-check() { # check DESCRIPTION EXPECTED ACTUAL
-  if [ "$2" != "$3" ]; then
-    echo "FAIL: $1: expected [$2], got [$3]"
-    fail=1
-  fi
-}
+. "$XP_SRC/tests/lib.sh"
 unset RANK WORLD_SIZE LOCAL_RANK OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_SIZE PMI_RANK PMI_SIZE \
       SLURM_PROCID SLURM_NTASKS XP_RENDEZVOUS NCCL_NVLS_ENABLE
 
@@ -120,4 +110,4 @@ if ! nvidia-smi -L > /dev/null 2>&1; then
   check "no GPU: exit status" 4 $?
   grep -q 'need a GPU' "$tmp/err" || { echo "FAIL: no GPU message"; cat "$tmp/err"; fail=1; }
 fi
-exit $fail
+finish

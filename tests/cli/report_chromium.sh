@@ -6,21 +6,12 @@
 # real torch.profiler traces and nccl-tests logs ($XP_SHARED/fixtures), and vLLM results.
 # Needs Debian's chromium package; skipped (77) without it.
 set -u
-: "${XP:?XP must name the xp binary}" "${XP_SRC:?XP_SRC must name the source tree}"
+. "$XP_SRC/tests/lib.sh"
 browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 if [ -z "$browser" ]; then
   echo "skipped: no chromium (apt-get install chromium)"
   exit 77
 fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { # check DESCRIPTION EXPECTED ACTUAL
-  if [ "$2" != "$3" ]; then
-    echo "FAIL: $1: expected [$2], got [$3]"
-    fail=1
-  fi
-}
 dom() { # dom FILE.html: the DOM after the page's scripts ran
   timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
     --user-data-dir="$tmp/profile" --virtual-time-budget=5000 --dump-dom "file://$1" 2> "$tmp/browser.err"
@@ -32,7 +23,6 @@ attr() { # attr SECTION-ID NAME < DOM
 
 # 1. Runs of every kind the report draws that need no GPU to record (gemm, nccl_burst,
 #    serve_bench), from the unit test's recorder calls; and an empty database beside them.
-db="$tmp/x.db"
 expected_charts=""
 if [ -x "${XP_BUILD:-}/tests/test_report" ]; then
   "$XP_BUILD/tests/test_report" --keep "$tmp" > /dev/null || { echo "FAIL: test_report --keep"; fail=1; }
@@ -99,4 +89,4 @@ case "$(dom "$tmp/blank.html" | verdict)" in
   *) echo "FAIL: charts without marks were not reported blank"; fail=1 ;;
 esac
 
-exit $fail
+finish

@@ -5,22 +5,12 @@
 # nccl-tests log are the real fixtures. The expected all-reduce time is interpolated here, in
 # awk, from the nccl_burst medians read back from the database.
 set -u
-: "${XP:?XP must name the xp binary}" "${XP_SRC:?XP_SRC must name the source tree}"
+. "$XP_SRC/tests/lib.sh"
 if [ ! -x "${XP_BUILD:-}/tests/test_report" ]; then
   echo "skipped: ${XP_BUILD:-}/tests/test_report is not built"
   exit 77
 fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-db="$tmp/x.db"
 q="$XP_SRC/queries/decode_gap_analysis.sql"
-fail=0
-check() { # check DESCRIPTION EXPECTED ACTUAL
-  if [ "$2" != "$3" ]; then
-    echo "FAIL: $1: expected [$2], got [$3]"
-    fail=1
-  fi
-}
 near() { # near DESCRIPTION EXPECTED ACTUAL TOLERANCE
   if ! awk -v a="$2" -v b="$3" -v t="$4" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && b != "" && d <= t) }'; then
     echo "FAIL: $1: expected [$2] within $4, got [$3]"
@@ -84,4 +74,4 @@ if [ -d "$fx/torch" ]; then
 else
   echo "note: $fx missing; the trace side is not exercised"
 fi
-exit $fail
+finish

@@ -3,18 +3,10 @@
 # number where that applies; progress lines of big files aside), exit status 2, a run
 # recorded as failed with that message, and no trace rows for it.
 set -u
-: "${XP:?XP must name the xp binary}" "${XP_SRC:?XP_SRC must name the source tree}"
+. "$XP_SRC/tests/lib.sh"
 data="$XP_SRC/tests/data/trace"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-db="$tmp/x.db"
-fail=0
 r0="$data/decode_tp2_bs1_rank0.trace.json.gz"
 r1="$data/decode_tp2_bs1_rank1.trace.json.gz"
-query() {
-  printf '%s\n' "$1" > "$tmp/q.sql"
-  "$XP" --db "$db" query "$tmp/q.sql" --format csv | tail -n +2
-}
 
 # expect_bad DESCRIPTION PATTERN FILE...: exit 2, one stderr line matching PATTERN (grep -E)
 expect_bad() {
@@ -84,4 +76,4 @@ grep -q 'nonexistent.json: no such file' "$tmp/err" || { echo "FAIL: missing fil
 
 check_runs=$(query "SELECT count(*) FROM runs WHERE status = 'ok'")
 [ "$check_runs" = 0 ] || { echo "FAIL: an ok run among bad inputs"; fail=1; }
-exit $fail
+finish

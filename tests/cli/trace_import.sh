@@ -4,22 +4,8 @@
 # from the JSON text); the spec form, --events, --rank and --dry-run; xp reclassify re-answers
 # imported history without importing again.
 set -u
-: "${XP:?XP must name the xp binary}" "${XP_SRC:?XP_SRC must name the source tree}"
+. "$XP_SRC/tests/lib.sh"
 data="$XP_SRC/tests/data/trace"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-db="$tmp/x.db"
-fail=0
-check() { # check DESCRIPTION EXPECTED ACTUAL
-  if [ "$2" != "$3" ]; then
-    echo "FAIL: $1: expected [$2], got [$3]"
-    fail=1
-  fi
-}
-query() { # query SQL: CSV rows without the header
-  printf '%s\n' "$1" > "$tmp/q.sql"
-  "$XP" --db "$db" query "$tmp/q.sql" --format csv | tail -n +2
-}
 r0="$data/decode_tp2_bs1_rank0.trace.json.gz"
 r1="$data/decode_tp2_bs1_rank1.trace.json.gz"
 
@@ -164,4 +150,4 @@ if [ -f "$big" ]; then
 else
   echo "shared fixtures not found: progress on a big trace not checked"
 fi
-exit $fail
+finish

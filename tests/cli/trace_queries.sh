@@ -4,22 +4,8 @@
 # are recomputed here from the base tables, and the answer says how many runs, from when,
 # single-rank or not.
 set -u
-: "${XP:?XP must name the xp binary}" "${XP_SRC:?XP_SRC must name the source tree}"
+. "$XP_SRC/tests/lib.sh"
 data="$XP_SRC/tests/data/trace"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-db="$tmp/x.db"
-fail=0
-check() {
-  if [ "$2" != "$3" ]; then
-    echo "FAIL: $1: expected [$2], got [$3]"
-    fail=1
-  fi
-}
-query() {
-  printf '%s\n' "$1" > "$tmp/q.sql"
-  "$XP" --db "$db" query "$tmp/q.sql" --format csv | tail -n +2
-}
 r0="$data/decode_tp2_bs1_rank0.trace.json.gz"
 r1="$data/decode_tp2_bs1_rank1.trace.json.gz"
 decl="--set model=moe-test --set tp=2 --set batch=1 --set interconnect=nvlink"
@@ -64,4 +50,4 @@ grep -q 'No imported traces at TP=8 on pcie' "$tmp/none" || { echo "FAIL: no-dat
 "$XP" --db "$db" query "$XP_SRC/queries/allreduce_share.sql" --param tp=8 > /dev/null 2> "$tmp/err"
 check "missing parameter exit" 2 $?
 grep -q 'interconnect' "$tmp/err" || { echo "FAIL: missing parameter message"; cat "$tmp/err"; fail=1; }
-exit $fail
+finish

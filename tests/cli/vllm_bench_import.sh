@@ -2,23 +2,8 @@
 # xp import vllm-bench: serving benchmark results become serve_bench runs, one case per result
 # object, with vLLM's statistics and the per-request timings; bad files leave nothing behind.
 set -u
-: "${XP:?XP must name the xp binary}" "${XP_SRC:?XP_SRC must name the source tree}"
+. "$XP_SRC/tests/lib.sh"
 data="$XP_SRC/tests/data/vllm_bench"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-db="$tmp/x.db"
-fail=0
-check() { # check DESCRIPTION EXPECTED ACTUAL
-  if [ "$2" != "$3" ]; then
-    echo "FAIL: $1: expected [$2], got [$3]"
-    fail=1
-  fi
-}
-query() { # query SQL [--param ...]: CSV rows without the header
-  printf '%s\n' "$1" > "$tmp/q.sql"
-  shift
-  "$XP" --db "$db" query "$tmp/q.sql" --format csv "$@" | tail -n +2
-}
 
 # A concurrency sweep (three files, one of them with two appended results) is one run.
 "$XP" --db "$db" import vllm-bench "$data/serve_c8_detailed.json" "$data/serve_c16_goodput.json" \
@@ -82,4 +67,4 @@ check "two models in one import: exit status" 2 $?
 grep -q 'import each model separately' "$tmp/err" || { echo "FAIL: model mismatch message: $(cat "$tmp/err")"; fail=1; }
 check "no run recorded by bad input or --dry-run" "$before" "$(query "SELECT count(*) FROM runs")"
 
-exit $fail
+finish

@@ -4,26 +4,8 @@
 # check, are timed, and read back through the queries; fp8 runs where the device has it and
 # is refused with exit 4 where it does not.
 set -u
-: "${XP:?XP must name the xp binary}" "${XP_SRC:?XP_SRC must name the source tree}"
-if ! nvidia-smi -L > /dev/null 2>&1; then
-  echo "skipped: no GPU (nvidia-smi -L finds none)"
-  exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-db="$tmp/x.db"
-fail=0
-check() { # check DESCRIPTION EXPECTED ACTUAL
-  if [ "$2" != "$3" ]; then
-    echo "FAIL: $1: expected [$2], got [$3]"
-    fail=1
-  fi
-}
-query() { # query SQL [--param ...]: CSV rows without the header
-  printf '%s\n' "$1" > "$tmp/q.sql"
-  shift
-  "$XP" --db "$db" query "$tmp/q.sql" --format csv "$@" | tail -n +2
-}
+. "$XP_SRC/tests/lib.sh"
+need_gpus 1
 cat > "$tmp/small.toml" <<TOML
 kind = "gemm"
 m = [1, 3, 64]
@@ -99,4 +81,4 @@ check "decode step query" 0 $?
 cat "$tmp/step"
 grep -q '^moe_gate_up,1,512,7168,1,480,' "$tmp/step" || { echo "FAIL: decode step row"; fail=1; }
 grep -q '^"\?decode step total' "$tmp/step" || { echo "FAIL: decode step total"; fail=1; }
-exit $fail
+finish

@@ -3,26 +3,8 @@
 # placements, bf16 and fp32 (and fp8 on compute capability 9+), each verified on its first and
 # last iterations; what NCCL chose recorded with the run; asking for more GPUs than exist.
 set -u
-: "${XP:?XP must name the xp binary}" "${XP_SRC:?XP_SRC must name the source tree}"
-ngpu=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU')
-if [ "$ngpu" -lt 1 ]; then
-  echo "skipped: no GPU"
-  exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-db="$tmp/x.db"
-fail=0
-check() { # check DESCRIPTION EXPECTED ACTUAL
-  if [ "$2" != "$3" ]; then
-    echo "FAIL: $1: expected [$2], got [$3]"
-    fail=1
-  fi
-}
-sql() {
-  printf '%s;\n' "$1" > "$tmp/q.sql"
-  "$XP" --db "$db" query "$tmp/q.sql" --format csv | sed -n 2p
-}
+. "$XP_SRC/tests/lib.sh"
+need_gpus 1
 n=$((ngpu < 2 ? ngpu : 2))
 gpus=$(seq -s, 0 $((n - 1)))
 dtypes='"bf16", "fp32"'
@@ -80,4 +62,4 @@ EOF
 "$XP" --db "$db" run "$tmp/many.toml" > "$tmp/out" 2> "$tmp/err"
 check "too many GPUs: exit" 4 $?
 grep -q "needs $((ngpu + 1)) GPUs but only $ngpu" "$tmp/err" || { echo "FAIL: too many GPUs message"; cat "$tmp/err"; fail=1; }
-exit $fail
+finish

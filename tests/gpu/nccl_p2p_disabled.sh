@@ -3,26 +3,8 @@
 # the run must record the transport it did use (SHM through host memory, or NET), whatever
 # the spec declares: here it declares nvlink, and the detected value wins.
 set -u
-: "${XP:?XP must name the xp binary}" "${XP_SRC:?XP_SRC must name the source tree}"
-ngpu=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU')
-if [ "$ngpu" -lt 2 ]; then
-  echo "skipped: no GPU pair (found $ngpu GPU)"
-  exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-db="$tmp/x.db"
-fail=0
-check() {
-  if [ "$2" != "$3" ]; then
-    echo "FAIL: $1: expected [$2], got [$3]"
-    fail=1
-  fi
-}
-sql() {
-  printf '%s;\n' "$1" > "$tmp/q.sql"
-  "$XP" --db "$db" query "$tmp/q.sql" --format csv | sed -n 2p
-}
+. "$XP_SRC/tests/lib.sh"
+need_gpus 2
 "$XP" --db "$db" run "$XP_SRC/experiments/allreduce_burst_pcie_emul.toml" --set gpus=0,1 --set iterations=5 \
   --set interconnect=nvlink > "$tmp/out" 2> "$tmp/err"
 check "run exit status" 0 $?
@@ -41,4 +23,4 @@ esac
 check "declared nvlink kept as a mismatch" 1 "$(sql "SELECT count(*) FROM run_meta WHERE key = 'mismatch.interconnect'")"
 check "nothing wrong" 0 "$(sql "SELECT count(*) FROM metrics WHERE name = 'wrong' AND median != 0")"
 echo "P2P disabled: transports [$transports], interconnect [$ic]"
-exit $fail
+finish

@@ -3,26 +3,8 @@
 # NCCL's id through a rendezvous file. Rank 0 gathers rank 1's samples and records one run
 # with both ranks; rank 1's own run only says where its results went.
 set -u
-: "${XP:?XP must name the xp binary}" "${XP_SRC:?XP_SRC must name the source tree}"
-ngpu=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU')
-if [ "$ngpu" -lt 2 ]; then
-  echo "skipped: no GPU pair (found $ngpu GPU)"
-  exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-db="$tmp/x.db"
-fail=0
-check() {
-  if [ "$2" != "$3" ]; then
-    echo "FAIL: $1: expected [$2], got [$3]"
-    fail=1
-  fi
-}
-sql() {
-  printf '%s;\n' "$1" > "$tmp/q.sql"
-  "$XP" --db "$db" query "$tmp/q.sql" --format csv | sed -n 2p
-}
+. "$XP_SRC/tests/lib.sh"
+need_gpus 2
 printf '%s\n' 'kind = "nccl_burst"' 'collectives = ["allreduce", "alltoall"]' 'sizes = [14336, "1M"]' \
   'burst = 16' 'modes = ["eager", "graph"]' 'iterations = 10' "rendezvous = \"$tmp/rdv\"" 'timeout_s = 120' \
   > "$tmp/pp.toml"
@@ -47,4 +29,4 @@ check "per-rank medians" 8 "$(sql "SELECT count(*) FROM metrics WHERE name = 'bu
 check "nothing wrong" 0 "$(sql "SELECT count(*) FROM metrics WHERE name = 'wrong' AND median != 0")"
 check "rank 1 points at rank 0" 1 "$(sql "SELECT count(*) FROM run_meta WHERE key = 'nccl.role' AND value LIKE '%$lead%'")"
 check "rendezvous files cleaned up" 0 "$(ls "$tmp" | grep -c '^rdv')"
-exit $fail
+finish

@@ -3,21 +3,8 @@
 # one process started. Rank 0 alone fails after timeout_s; rank 1 alone fails waiting for rank
 # 0's id. Both exit 1, and both runs are recorded as failed with the reason.
 set -u
-: "${XP:?XP must name the xp binary}" "${XP_SRC:?XP_SRC must name the source tree}"
-if [ "$(nvidia-smi -L 2> /dev/null | grep -c '^GPU')" -lt 1 ]; then
-  echo "skipped: no GPU"
-  exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-db="$tmp/x.db"
-fail=0
-check() {
-  if [ "$2" != "$3" ]; then
-    echo "FAIL: $1: expected [$2], got [$3]"
-    fail=1
-  fi
-}
+. "$XP_SRC/tests/lib.sh"
+need_gpus 1
 printf 'kind = "nccl_burst"\nsizes = [1024]\nburst = 2\niterations = 2\nrendezvous = "%s"\ntimeout_s = 15\n' \
   "$tmp/rdv" > "$tmp/lonely.toml"
 unset OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_SIZE PMI_RANK PMI_SIZE SLURM_PROCID SLURM_NTASKS XP_RENDEZVOUS
@@ -34,6 +21,5 @@ check "rank 1 alone: exit status" 1 $?
 grep -q 'published no NCCL id' "$tmp/err" || { echo "FAIL: rank 1 message"; cat "$tmp/err"; fail=1; }
 [ $((SECONDS - t0)) -lt 100 ] || { echo "FAIL: rank 1 took $((SECONDS - t0)) s"; fail=1; }
 
-printf "SELECT count(*) FROM runs WHERE status = 'failed' AND error IS NOT NULL;\n" > "$tmp/q.sql"
-check "both runs failed with a reason" 2 "$("$XP" --db "$db" query "$tmp/q.sql" --format csv | sed -n 2p)"
-exit $fail
+check "both runs failed with a reason" 2 "$(sql "SELECT count(*) FROM runs WHERE status = 'failed' AND error IS NOT NULL")"
+finish

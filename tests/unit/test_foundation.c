@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "check.h"
+#include "testutil.h"
 #include "db.h"
 #include "kind.h"
 #include "query.h"
@@ -19,42 +20,11 @@
 #include "xp.h"
 #include "xp_blob.h"
 
-static char dir[256];
-
-static char *path_in_dir(const char *name) { return xp_asprintf("%s/%s", dir, name); }
-
-static char *write_file(const char *name, const char *text) {
-  char *p = path_in_dir(name);
-  FILE *f = fopen(p, "w");
-  fputs(text, f);
-  fclose(f);
-  return p;
-}
-
 static void file_hash(const char *path, char out[65]) {
   size_t n = 0;
   char *d = xp_read_file(path, &n);
   xp_sha256_hex(d ? d : "", d ? n : 0, out);
   free(d);
-}
-
-static int64_t one_int(sqlite3 *db, const char *sql) {
-  sqlite3_stmt *st = NULL;
-  int64_t v = -1;
-  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-    v = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  return v;
-}
-
-static char *one_text(sqlite3 *db, const char *sql) {
-  sqlite3_stmt *st = NULL;
-  char *v = NULL;
-  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
-      sqlite3_column_text(st, 0))
-    v = xp_strdup((const char *)sqlite3_column_text(st, 0));
-  sqlite3_finalize(st);
-  return v;
 }
 
 /* ---- a kind for tests: records `cases` cases, then behaves as `mode` says ---- */
@@ -89,7 +59,7 @@ static const xp_kind test_kind = {"test_kind", "for tests", test_fields, 0, NULL
                                   test_execute, NULL, NULL, NULL};
 
 static xp_spec *spec_text(const char *name, const char *text) {
-  char *p = write_file(name, text);
+  char *p = test_write_file(name, text);
   xp_spec *s = xp_spec_load(p);
   free(p);
   return s;
@@ -98,7 +68,7 @@ static xp_spec *spec_text(const char *name, const char *text) {
 /* ---- tests ---- */
 
 static void test_migrations_fresh(void) {
-  char *p = path_in_dir("fresh.db");
+  char *p = test_path("fresh.db");
   int rc;
   sqlite3 *db = xp_db_open(p, XP_DB_READWRITE, &rc);
   CHECK(db != NULL);
@@ -115,7 +85,7 @@ static void test_migrations_fresh(void) {
 
 /* A database made by an xp that knew only migration 001 keeps its runs when upgraded. */
 static void test_migrations_older(void) {
-  char *p = path_in_dir("older.db");
+  char *p = test_path("older.db");
   sqlite3 *raw;
   sqlite3_open(p, &raw);
   CHECK(sqlite3_exec(raw, xp_migrations[0].data, NULL, NULL, NULL) == SQLITE_OK);
@@ -138,7 +108,7 @@ static void test_migrations_older(void) {
 }
 
 static void expect_refused(const char *name, const char *label) {
-  char *p = path_in_dir(name);
+  char *p = test_path(name);
   char before[65], after[65];
   file_hash(p, before);
   int rc = 0;
@@ -159,16 +129,16 @@ static void expect_refused(const char *name, const char *label) {
 }
 
 static void test_refusals(void) {
-  free(write_file("text.db", "this is not a database at all, just text that is long enough\n"));
+  free(test_write_file("text.db", "this is not a database at all, just text that is long enough\n"));
   expect_refused("text.db", "text file");
-  char *p = path_in_dir("other.db");
+  char *p = test_path("other.db");
   sqlite3 *raw;
   sqlite3_open(p, &raw);
   sqlite3_exec(raw, "CREATE TABLE t(x); INSERT INTO t VALUES (1);", NULL, NULL, NULL);
   sqlite3_close(raw);
   expect_refused("other.db", "foreign SQLite");
   free(p);
-  p = path_in_dir("newer.db");
+  p = test_path("newer.db");
   sqlite3_open(p, &raw);
   char sql[160];
   snprintf(sql, sizeof sql, "CREATE TABLE runs(x); PRAGMA application_id=%d; PRAGMA user_version=%d;",
@@ -238,7 +208,7 @@ static void test_spec_errors(void) {
 }
 
 static sqlite3 *open_db(const char *name) {
-  char *p = path_in_dir(name);
+  char *p = test_path(name);
   int rc;
   sqlite3 *db = xp_db_open(p, XP_DB_READWRITE, &rc);
   free(p);
@@ -339,7 +309,7 @@ static int count_rows(void *arg, sqlite3 *db, sqlite3_stmt *st, const char *file
 }
 
 static void test_readonly_queries(void) {
-  char *p = path_in_dir("life.db");
+  char *p = test_path("life.db");
   int rc;
   sqlite3 *db = xp_db_open(p, XP_DB_READONLY, &rc);
   CHECK(db != NULL);
@@ -349,7 +319,7 @@ static void test_readonly_queries(void) {
   CHECK_EQ_INT(xp_query_text(db, "SELECT 1;\nUPDATE runs SET status='ok';", "q.sql", NULL, 0, count_rows, &rows), XP_EXIT_USAGE);
   CHECK(strstr(xp_last_error(), "q.sql:2:") != NULL);
   CHECK_EQ_INT(xp_query_text(db, "DELETE FROM runs", "q.sql", NULL, 0, count_rows, &rows), XP_EXIT_USAGE);
-  char *attach = xp_asprintf("ATTACH '%s/evil.db' AS e", dir);
+  char *attach = xp_asprintf("ATTACH '%s/evil.db' AS e", test_dir);
   CHECK_EQ_INT(xp_query_text(db, attach, "q.sql", NULL, 0, count_rows, &rows), XP_EXIT_USAGE);
   free(attach);
   CHECK_EQ_INT(xp_query_text(db, "SELECT load_extension('/tmp/x.so')", "q.sql", NULL, 0, count_rows, &rows), XP_EXIT_USAGE);
@@ -361,7 +331,7 @@ static void test_readonly_queries(void) {
   CHECK(strstr(xp_last_error(), "--param tp=") != NULL);
   xp_error_quiet(0);
   struct stat st;
-  char *evil = path_in_dir("evil.db");
+  char *evil = test_path("evil.db");
   CHECK(stat(evil, &st) != 0);
   free(evil);
   xp_param prm;
@@ -417,8 +387,7 @@ static void test_sizes_and_stats(void) {
 }
 
 int main(void) {
-  snprintf(dir, sizeof dir, "/tmp/xp-test-foundation-XXXXXX");
-  if (!mkdtemp(dir)) return 1;
+  if (!test_dir_make("/tmp/xp-test-foundation-XXXXXX")) return 1;
   test_migrations_fresh();
   test_migrations_older();
   test_refusals();
@@ -428,8 +397,6 @@ int main(void) {
   test_readonly_queries();
   test_run_refs();
   test_sizes_and_stats();
-  char *cmd = xp_asprintf("rm -rf '%s'", dir);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
-  free(cmd);
+  test_dir_remove();
   CHECK_DONE();
 }

@@ -6,13 +6,13 @@
 #include <string.h>
 #include <unistd.h>
 #include "check.h"
+#include "testutil.h"
 #include "db.h"
 #include "kind.h"
 #include "query.h"
 #include "runners/ceilings.h"
 #include "xp.h"
 
-static char dir[64];
 
 /* ---- a ceilings run as the runner files it ---- */
 
@@ -42,7 +42,7 @@ static int fake_ceilings(xp_ctx *ctx) {
 static const xp_kind ceilings_kind = {.name = "ceilings", .execute = fake_ceilings};
 
 static int run_kind(sqlite3 *db, const xp_kind *k, const char *spec_json) {
-  xp_spec *s = xp_spec_parse_json(spec_json, "<test>", dir);
+  xp_spec *s = xp_spec_parse_json(spec_json, "<test>", test_dir);
   CHECK(s != NULL);
   xp_error_quiet(1);
   int rc = xp_execute_spec(db, k, s, 0, NULL, NULL);
@@ -217,9 +217,8 @@ int main(void) {
     printf("skipped: XP_SRC (the repository root) is not set\n");
     return 77;
   }
-  snprintf(dir, sizeof dir, "/tmp/xp-test-gemmq-XXXXXX");
-  if (!mkdtemp(dir)) return 1;
-  char *path = xp_asprintf("%s/x.db", dir);
+  if (!test_dir_make("/tmp/xp-test-gemmq-XXXXXX")) return 1;
+  char *path = test_path("x.db");
   int rc;
   sqlite3 *db = xp_db_open(path, XP_DB_READWRITE, &rc);
   CHECK(db != NULL);
@@ -230,8 +229,6 @@ int main(void) {
     xp_db_close(db);
   }
   free(path);
-  char *cmd = xp_asprintf("rm -rf '%s'", dir);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
-  free(cmd);
+  test_dir_remove();
   CHECK_DONE();
 }

@@ -22,40 +22,18 @@
 #include "history_probe.h"
 #include "kind.h"
 #include "runref.h"
+#include "testutil.h"
 #include "xp.h"
 
 int cmd_verify(int argc, char **argv, const char *db_path);
 int cmd_merge(int argc, char **argv, const char *db_path);
-
-static char dir[256];
-
-static char *path_in(const char *name) { return xp_asprintf("%s/%s", dir, name); }
-
-static int64_t one_int(sqlite3 *db, const char *sql) {
-  sqlite3_stmt *st = NULL;
-  int64_t v = -1;
-  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-    v = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  return v;
-}
-
-static char *one_text(sqlite3 *db, const char *sql) {
-  sqlite3_stmt *st = NULL;
-  char *v = NULL;
-  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
-      sqlite3_column_text(st, 0))
-    v = xp_strdup((const char *)sqlite3_column_text(st, 0));
-  sqlite3_finalize(st);
-  return v;
-}
 
 /* Run a command function with stdout and stderr captured; returns the text. */
 static char *capture(int (*fn)(int, char **, const char *), int argc, char **argv,
                      const char *db, int *rc) {
   fflush(stdout);
   fflush(stderr);
-  char *path = path_in("capture.txt");
+  char *path = test_path("capture.txt");
   int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
   int save1 = dup(1), save2 = dup(2);
   dup2(fd, 1);
@@ -217,7 +195,7 @@ static int exec_err(sqlite3 *db, const char *sql, const char *expect) {
 /* ---- tests ---- */
 
 static void test_seal_and_chain(void) {
-  char *p = path_in("chain.db");
+  char *p = test_path("chain.db");
   sqlite3 *db = open_rw(p);
   const char *a[] = {"cases=3"}, *b[] = {"fail=true"}, *c[] = {"scale=1.5"};
   record(db, a, 1, NULL);
@@ -258,7 +236,7 @@ static void test_seal_and_chain(void) {
 }
 
 static void test_append_only(void) {
-  char *p = path_in("append.db");
+  char *p = test_path("append.db");
   sqlite3 *db = open_rw(p);
   const char *a[] = {"cases=2"};
   char uuid[37];
@@ -295,7 +273,7 @@ static void test_append_only(void) {
 
 /* Tables added later (trace tables, kinds' own) are covered without naming them anywhere. */
 static void test_new_tables_covered(void) {
-  char *p = path_in("tables.db");
+  char *p = test_path("tables.db");
   sqlite3 *db = open_rw(p);
   CHECK_EQ_INT(sqlite3_exec(db, probe_tables_sql, NULL, NULL, NULL), SQLITE_OK);
   const char *a[] = {"extra=4"};
@@ -321,7 +299,7 @@ static void test_new_tables_covered(void) {
 }
 
 static void test_tampering_caught(void) {
-  char *p = path_in("tamper.db");
+  char *p = test_path("tamper.db");
   sqlite3 *db = open_rw(p);
   const char *a[] = {"cases=2"}, *b[] = {"cases=2", "scale=2"}, *c[] = {"cases=1"};
   char u1[37], u2[37], u3[37];
@@ -349,7 +327,7 @@ static void test_tampering_caught(void) {
   free(want);
   free(out);
   /* a metric's summary edited in a fresh database: named by table */
-  char *q = path_in("tamper2.db");
+  char *q = test_path("tamper2.db");
   db = open_rw(q);
   record(db, a, 1, u1);
   xp_db_close(db);
@@ -362,7 +340,7 @@ static void test_tampering_caught(void) {
 }
 
 static void test_merge(void) {
-  char *pa = path_in("a.db"), *pb = path_in("b.db");
+  char *pa = test_path("a.db"), *pb = test_path("b.db");
   sqlite3 *a = open_rw(pa), *b = open_rw(pb);
   const char *s1[] = {"cases=2", "gpu=H100"}, *s2[] = {"cases=3", "extra=3"};
   char ua1[37], ua2[37], ub1[37], ub2[37];
@@ -433,13 +411,10 @@ static void test_merge(void) {
   xp_db_close(b);
 
   /* refusals: not an xp file, a newer schema, a tampered run; each leaves A as it was */
-  char *junk = path_in("junk.db");
-  FILE *f = fopen(junk, "w");
-  fputs("this is not a database\n", f);
-  fclose(f);
+  char *junk = test_write_file("junk.db", "this is not a database\n");
   dump_hash(pa, before);
   CHECK_EQ_INT(merge(pa, junk, NULL), XP_EXIT_DB);
-  char *newer = path_in("newer.db");
+  char *newer = test_path("newer.db");
   char *cp = xp_asprintf("cp '%s' '%s'", pb, newer);
   CHECK_EQ_INT(system(cp), 0);
   sqlite3 *n;
@@ -449,7 +424,7 @@ static void test_merge(void) {
   CHECK_EQ_INT(merge(pa, newer, &out), XP_EXIT_DB);
   CHECK(strstr(out, "newer xp") != NULL);
   free(out);
-  char *bad = path_in("bad.db");
+  char *bad = test_path("bad.db");
   free(cp);
   cp = xp_asprintf("cp '%s' '%s'", pb, bad);
   CHECK_EQ_INT(system(cp), 0);
@@ -466,7 +441,7 @@ static void test_merge(void) {
   free(out);
   dump_hash(pa, after);
   CHECK(strcmp(before, after) != 0); /* the new run came in */
-  char *bad2 = path_in("bad2.db");
+  char *bad2 = test_path("bad2.db");
   free(cp);
   cp = xp_asprintf("cp '%s' '%s'", pb, bad2);
   CHECK_EQ_INT(system(cp), 0);
@@ -489,7 +464,7 @@ static void test_merge(void) {
 }
 
 static void test_rerun(void) {
-  char *p = path_in("rerun.db");
+  char *p = test_path("rerun.db");
   sqlite3 *db = open_rw(p);
   const char *a[] = {"cases=2", "model=llama", "tp=2"};
   char old[37], fresh[37];
@@ -498,7 +473,7 @@ static void test_rerun(void) {
   CHECK_EQ_INT(xp_resolve_run(db, old, &id, NULL), 0);
   setenv("NCCL_PROBE_SETTING", "changed", 1);
   fflush(stderr);
-  char *errpath = path_in("rerun.err");
+  char *errpath = test_path("rerun.err");
   int fd = open(errpath, O_CREAT | O_TRUNC | O_WRONLY, 0600), save = dup(2);
   dup2(fd, 2);
   int rc = xp_rerun(db, id, &probe_kind, fresh);
@@ -561,8 +536,7 @@ static int fixture(int argc, char **argv) {
 
 int main(int argc, char **argv) {
   if (argc >= 3) return fixture(argc, argv);
-  snprintf(dir, sizeof dir, "/tmp/xp-history-chain-XXXXXX");
-  if (!mkdtemp(dir)) return 1;
+  if (!test_dir_make("/tmp/xp-history-chain-XXXXXX")) return 1;
   test_sample_comparison();
   test_seal_and_chain();
   test_append_only();
@@ -570,10 +544,6 @@ int main(int argc, char **argv) {
   test_tampering_caught();
   test_merge();
   test_rerun();
-  if (!check_failures) {
-    char *rm = xp_asprintf("rm -rf '%s'", dir);
-    if (system(rm) != 0) fprintf(stderr, "could not remove %s\n", dir);
-    free(rm);
-  }
+  if (!check_failures) test_dir_remove();
   CHECK_DONE();
 }

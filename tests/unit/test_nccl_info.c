@@ -4,20 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "testutil.h"
 #include "runners/nccl_info.h"
 #include "xp.h"
 
-static char *data(const char *name, size_t *len) {
-  const char *src = getenv("XP_SRC");
-  char *path = xp_asprintf("%s/tests/data/nccl/%s", src ? src : "../..", name);
-  char *text = xp_read_file(path, len);
-  if (!text) {
-    fprintf(stderr, "skipped: %s not readable (set XP_SRC)\n", path);
-    exit(77);
-  }
-  free(path);
-  return text;
-}
 
 static void feed(xp_nccl_info *info, const char *const *lines) {
   for (int i = 0; lines[i]; i++) xp_nccl_info_line(info, lines[i], strlen(lines[i]));
@@ -25,7 +15,7 @@ static void feed(xp_nccl_info *info, const char *const *lines) {
 
 static void test_fixture_log(void) {
   size_t len;
-  char *text = data("nccltests_sweep.txt", &len);
+  char *text = test_data("nccl", "nccltests_sweep.txt", &len);
   xp_nccl_info info;
   xp_nccl_info_init(&info);
   xp_nccl_info_parse(&info, text, len);
@@ -108,7 +98,7 @@ static void test_synthetic_lines(void) {
 
 static void test_fixture_topology(void) {
   size_t len;
-  char *xml = data("topo.xml", &len), err[128];
+  char *xml = test_data("nccl", "topo.xml", &len), err[128];
   xp_topo t;
   CHECK_EQ_INT(xp_topo_parse(xml, len, &t, err, sizeof err), 0);
   CHECK_EQ_INT(t.ngpu, 2);
@@ -130,7 +120,7 @@ static void test_fixture_topology(void) {
 
   /* The fixture's log plus its topology: P2P over NVLink. */
   size_t loglen;
-  char *log = data("nccltests_sweep.txt", &loglen), basis[256];
+  char *log = test_data("nccl", "nccltests_sweep.txt", &loglen), basis[256];
   xp_nccl_info info;
   xp_nccl_info_init(&info);
   xp_nccl_info_parse(&info, log, loglen);

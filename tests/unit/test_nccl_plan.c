@@ -151,6 +151,10 @@ static void test_bad_specs(void) {
   expect_bad("{\"kind\":\"nccl_burst\",\"size_range\":{\"min\":\"lots\",\"max\":64}}", "size_range.min");
   expect_bad("{\"kind\":\"nccl_burst\",\"sizes\":[1024],\"env\":{\"nccl-x\":1}}", "env.nccl-x");
   expect_bad("{\"kind\":\"nccl_burst\",\"sizes\":[1024],\"env\":{\"NCCL_DEBUG_FILE\":\"/x\"}}", "env.NCCL_DEBUG_FILE");
+  expect_bad("{\"kind\":\"nccl_burst\",\"sizes\":[1024],\"env\":{\"NCCL_NET_PLUGIN\":\"x.so\"}}", "env.NCCL_NET_PLUGIN");
+  expect_bad("{\"kind\":\"nccl_burst\",\"sizes\":[1024],\"env\":{\"LD_PRELOAD\":\"x.so\"}}", "env.LD_PRELOAD");
+  expect_bad("{\"kind\":\"nccl_burst\",\"sizes\":[1024],\"env\":{\"CUDA_INJECTION64_PATH\":\"x\"}}",
+             "env.CUDA_INJECTION64_PATH");
   expect_bad("{\"kind\":\"nccl_burst\",\"sizes\":[1024],\"gpus\":[0,0]}", "gpus[1]");
   expect_bad("{\"kind\":\"nccl_burst\",\"sizes\":[12],\"dtypes\":[\"fp32\"],\"collectives\":[\"allgather\"],"
              "\"gpus\":[0,1]}", "sizes[0]");

@@ -6,40 +6,16 @@
 #include <string.h>
 #include <unistd.h>
 #include "check.h"
+#include "testutil.h"
 #include "db.h"
 #include "runners/nccl_record.h"
 #include "xp.h"
 
-static char *data(const char *name, size_t *len) {
-  const char *src = getenv("XP_SRC");
-  char *path = xp_asprintf("%s/tests/data/nccl/%s", src ? src : "../..", name);
-  char *text = xp_read_file(path, len);
-  if (!text) {
-    fprintf(stderr, "skipped: %s not readable (set XP_SRC)\n", path);
-    exit(77);
-  }
-  free(path);
-  return text;
-}
 
-static double one(sqlite3 *db, const char *sql) {
-  sqlite3_stmt *st = NULL;
-  double v = -1;
-  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-    v = sqlite3_column_double(st, 0);
-  else
-    fprintf(stderr, "query gave no row: %s (%s)\n", sql, sqlite3_errmsg(db));
-  sqlite3_finalize(st);
-  return v;
-}
 
+/* One text value, "" rather than NULL when there is none. */
 static char *text_of(sqlite3 *db, const char *sql) {
-  sqlite3_stmt *st = NULL;
-  char *v = NULL;
-  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
-      sqlite3_column_text(st, 0))
-    v = xp_strdup((const char *)sqlite3_column_text(st, 0));
-  sqlite3_finalize(st);
+  char *v = one_text(db, sql);
   return v ? v : xp_strdup("");
 }
 
@@ -82,8 +58,8 @@ int main(void) {
   res.ranks[0].present = 1;
   snprintf(res.ranks[0].host, sizeof res.ranks[0].host, "vm");
   snprintf(res.ranks[0].gpu.name, sizeof res.ranks[0].gpu.name, "NVIDIA H200");
-  res.ranks[0].info_log = data("nccltests_sweep.txt", &len);
-  res.topo_xml = data("topo.xml", &res.topo_len);
+  res.ranks[0].info_log = test_data("nccl", "nccltests_sweep.txt", &len);
+  res.topo_xml = test_data("nccl", "topo.xml", &res.topo_len);
   xp_nccl_results_env(&res, "NCCL_NVLS_ENABLE", "0");
   xp_nccl_results_env(&res, "NCCL_P2P_DISABLE", "1");
   snprintf(res.config, sizeof res.config, "blocking=0");
@@ -96,19 +72,19 @@ int main(void) {
   xp_error_quiet(0);
   CHECK_EQ_INT(xp_run_finish(run, XP_RUN_OK, NULL), 0);
 
-  CHECK_EQ_INT(one(db, "SELECT count(*) FROM cases"), 3);
-  CHECK_EQ_INT(one(db, "SELECT count(*) FROM cases WHERE status='skipped' AND name='alltoall/bf16/14336/graph/in_place'"), 1);
-  CHECK_EQ_INT(one(db, "SELECT count(*) FROM cases WHERE status='failed' AND name='allreduce/bf16/14336/graph/in_place'"), 1);
+  CHECK_EQ_INT(one_double(db, "SELECT count(*) FROM cases"), 3);
+  CHECK_EQ_INT(one_double(db, "SELECT count(*) FROM cases WHERE status='skipped' AND name='alltoall/bf16/14336/graph/in_place'"), 1);
+  CHECK_EQ_INT(one_double(db, "SELECT count(*) FROM cases WHERE status='failed' AND name='allreduce/bf16/14336/graph/in_place'"), 1);
   /* burst samples are the mean over ranks: 41, 45, 49, 53 -> median 47 */
-  CHECK_NEAR(one(db, "SELECT median FROM metrics m JOIN cases c ON c.id=m.case_id WHERE c.seq=0 AND m.name='burst_us'"), 47, 1e-9);
-  CHECK_NEAR(one(db, "SELECT median FROM metrics m JOIN cases c ON c.id=m.case_id WHERE c.seq=0 AND m.name='time_us'"), 11.75, 1e-9);
-  CHECK_EQ_INT(one(db, "SELECT count(*) FROM samples s JOIN cases c ON c.id=s.case_id WHERE c.seq=0 AND s.metric='time_us'"), 4);
-  CHECK_NEAR(one(db, "SELECT median FROM metrics m JOIN cases c ON c.id=m.case_id WHERE c.seq=0 AND m.name='rank_spread_us'"), 2, 1e-9);
-  CHECK_NEAR(one(db, "SELECT median FROM metrics m JOIN cases c ON c.id=m.case_id WHERE c.seq=0 AND m.name='burst_us.rank1'"), 48, 1e-9);
+  CHECK_NEAR(one_double(db, "SELECT median FROM metrics m JOIN cases c ON c.id=m.case_id WHERE c.seq=0 AND m.name='burst_us'"), 47, 1e-9);
+  CHECK_NEAR(one_double(db, "SELECT median FROM metrics m JOIN cases c ON c.id=m.case_id WHERE c.seq=0 AND m.name='time_us'"), 11.75, 1e-9);
+  CHECK_EQ_INT(one_double(db, "SELECT count(*) FROM samples s JOIN cases c ON c.id=s.case_id WHERE c.seq=0 AND s.metric='time_us'"), 4);
+  CHECK_NEAR(one_double(db, "SELECT median FROM metrics m JOIN cases c ON c.id=m.case_id WHERE c.seq=0 AND m.name='rank_spread_us'"), 2, 1e-9);
+  CHECK_NEAR(one_double(db, "SELECT median FROM metrics m JOIN cases c ON c.id=m.case_id WHERE c.seq=0 AND m.name='burst_us.rank1'"), 48, 1e-9);
   /* 14336 B in 11.75 us; 2 ranks: busbw = algbw */
-  CHECK_NEAR(one(db, "SELECT median FROM metrics m JOIN cases c ON c.id=m.case_id WHERE c.seq=0 AND m.name='busbw_GBps'"),
+  CHECK_NEAR(one_double(db, "SELECT median FROM metrics m JOIN cases c ON c.id=m.case_id WHERE c.seq=0 AND m.name='busbw_GBps'"),
              14336 / 1e9 / 11.75e-6, 1e-9);
-  CHECK_EQ_INT(one(db, "SELECT median FROM metrics m JOIN cases c ON c.id=m.case_id WHERE c.seq=1 AND m.name='wrong'"), 1);
+  CHECK_EQ_INT(one_double(db, "SELECT median FROM metrics m JOIN cases c ON c.id=m.case_id WHERE c.seq=1 AND m.name='wrong'"), 1);
   char *params = text_of(db, "SELECT params FROM cases WHERE seq=0");
   CHECK(strstr(params, "\"burst\":4") && strstr(params, "\"count\":7168") && strstr(params, "\"ranks\":2"));
   free(params);
@@ -125,9 +101,9 @@ int main(void) {
   char *env = text_of(db, "SELECT value FROM run_meta WHERE key='env.NCCL_P2P_DISABLE' AND source='env'");
   CHECK_EQ_STR(env, "1");
   free(env);
-  CHECK_EQ_INT(one(db, "SELECT gpu_count FROM runs"), 2);
-  CHECK_EQ_INT(one(db, "SELECT count(*) FROM artifacts WHERE name IN ('nccl_info.log','nccl_topo.xml')"), 2);
-  CHECK_EQ_INT(one(db, "SELECT size FROM artifacts WHERE name='nccl_topo.xml'"), (double)res.topo_len);
+  CHECK_EQ_INT(one_double(db, "SELECT gpu_count FROM runs"), 2);
+  CHECK_EQ_INT(one_double(db, "SELECT count(*) FROM artifacts WHERE name IN ('nccl_info.log','nccl_topo.xml')"), 2);
+  CHECK_EQ_INT(one_double(db, "SELECT size FROM artifacts WHERE name='nccl_topo.xml'"), (double)res.topo_len);
 
   xp_nccl_results_free(&res);
   xp_nccl_plan_free(&p);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "testutil.h"
 #include "nccl_tests/nccl_tests.h"
 #include "xp.h"
 
@@ -109,21 +110,10 @@ static void test_bad_text(void) {
   nt_doc_free(&d);
 }
 
-static char *data(const char *name, size_t *len) {
-  const char *src = getenv("XP_SRC");
-  char *path = xp_asprintf("%s/tests/data/nccl/%s", src ? src : "../..", name);
-  char *text = xp_read_file(path, len);
-  if (!text) {
-    fprintf(stderr, "skipped: %s not readable (set XP_SRC)\n", path);
-    exit(77);
-  }
-  free(path);
-  return text;
-}
 
 static void test_fixtures(void) {
   size_t len;
-  char *text = data("nccltests_graph.txt", &len);
+  char *text = test_data("nccl", "nccltests_graph.txt", &len);
   nt_doc d;
   nt_doc_init(&d, "graph");
   CHECK_EQ_INT(nt_parse_text(&d, text, len), 0);
@@ -139,7 +129,7 @@ static void test_fixtures(void) {
   nt_doc_free(&d);
   free(text);
 
-  text = data("nccltests_sweep.json", &len);
+  text = test_data("nccl", "nccltests_sweep.json", &len);
   nt_doc_init(&d, "json");
   CHECK_EQ_INT(nt_parse_json(&d, text, len), 0);
   CHECK_EQ_STR(d.coll, "allreduce");

@@ -15,13 +15,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "check.h"
+#include "testutil.h"
 #include "db.h"
 #include "kind.h"
 #include "xp.h"
 
 int cmd_report(int argc, char **argv, const char *db_path);
 
-static char dir[256];
 static const char *keep_dir; /* --keep: where the databases are left */
 
 typedef struct rec {
@@ -34,7 +34,7 @@ static rec begin(sqlite3 *db, const char *kind, const char *model, int tp, const
   cJSON_AddStringToObject(root, "kind", kind);
   if (model) cJSON_AddStringToObject(root, "model", model);
   if (tp) cJSON_AddNumberToObject(root, "tp", tp);
-  rec r = {NULL, xp_spec_from_json(root, "<test>", dir)};
+  rec r = {NULL, xp_spec_from_json(root, "<test>", test_dir)};
   xp_run_opts o = {kind, 1, r.spec, NULL, 0};
   CHECK_EQ_INT(xp_run_begin(db, &o, &r.run), 0);
   if (gpu) {
@@ -149,7 +149,7 @@ static int count(const char *s, const char *needle) {
 }
 
 static char *report(const char *db_path, const char *name) {
-  char *out = xp_asprintf("%s/%s", dir, name);
+  char *out = test_path(name);
   char *argv[] = {"report", "--out", out, NULL};
   CHECK_EQ_INT(cmd_report(3, argv, db_path), 0);
   char *html = xp_read_file(out, NULL);
@@ -158,7 +158,7 @@ static char *report(const char *db_path, const char *name) {
 }
 
 static void test_empty_database(void) {
-  char *path = xp_asprintf("%s/empty.db", keep_dir ? keep_dir : dir);
+  char *path = xp_asprintf("%s/empty.db", keep_dir ? keep_dir : test_dir);
   int rc = 0;
   sqlite3 *db = xp_db_open(path, XP_DB_READWRITE, &rc);
   CHECK(db != NULL);
@@ -218,11 +218,11 @@ static void test_bad_usage(const char *path) {
   char *argv2[] = {"report", "--out", NULL};
   CHECK_EQ_INT(cmd_report(2, argv2, path), XP_EXIT_USAGE);
   /* A directory that does not exist: an error, and no partial file left behind. */
-  char *out = xp_asprintf("%s/missing/r.html", dir);
+  char *out = test_path("missing/r.html");
   char *argv3[] = {"report", "--out", out, NULL};
   CHECK_EQ_INT(cmd_report(3, argv3, path), XP_EXIT_USAGE);
   free(out);
-  char *none = xp_asprintf("%s/none.db", dir);
+  char *none = test_path("none.db");
   char *argv4[] = {"report", "--out", "-", NULL};
   CHECK_EQ_INT(cmd_report(3, argv4, none), XP_EXIT_DB); /* read-only: never creates one */
   struct stat st;
@@ -232,10 +232,9 @@ static void test_bad_usage(const char *path) {
 }
 
 int main(int argc, char **argv) {
-  snprintf(dir, sizeof dir, "/tmp/xp-test-report-XXXXXX");
-  if (!mkdtemp(dir)) return 1;
+  if (!test_dir_make("/tmp/xp-test-report-XXXXXX")) return 1;
   keep_dir = argc == 3 && strcmp(argv[1], "--keep") == 0 ? argv[2] : NULL;
-  char *path = xp_asprintf("%s/x.db", keep_dir ? keep_dir : dir);
+  char *path = xp_asprintf("%s/x.db", keep_dir ? keep_dir : test_dir);
   int rc = 0;
   sqlite3 *db = xp_db_open(path, XP_DB_READWRITE, &rc);
   if (!db) return 1;
@@ -245,8 +244,6 @@ int main(int argc, char **argv) {
   test_charts(path);
   test_bad_usage(path);
   free(path);
-  char *cmd = xp_asprintf("rm -rf '%s'", dir);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
-  free(cmd);
+  test_dir_remove();
   CHECK_DONE();
 }

@@ -10,14 +10,10 @@
 */
 #include <stdlib.h>
 #include "check.h"
+#include "testutil.h"
 #include "stats.h"
 #include "vllm_bench/vb_parse.h"
 #include "xp.h"
-
-static char *fixture(const char *name) {
-  const char *src = getenv("XP_SRC");
-  return xp_asprintf("%s/tests/data/vllm_bench/%s", src ? src : ".", name);
-}
 
 static double value_of(const vb_result *r, const char *metric) {
   const vb_value *v = vb_find_value(r, metric);
@@ -55,7 +51,7 @@ static void check_against_vllm(const vb_result *r, enum vb_sample_kind k, const 
 }
 
 static void test_current_detailed(void) {
-  char *path = fixture("serve_c8_detailed.json");
+  char *path = test_data_path("vllm_bench", "serve_c8_detailed.json");
   vb_result *r = NULL;
   size_t n = 0;
   CHECK_EQ_INT(vb_parse_file(path, &r, &n), 0);
@@ -94,7 +90,7 @@ static void test_current_detailed(void) {
 
 /* Without --save-detailed only latencies stay per request; --goodput and extra percentiles. */
 static void test_current_summary_only(void) {
-  char *path = fixture("serve_c16_goodput.json");
+  char *path = test_data_path("vllm_bench", "serve_c16_goodput.json");
   vb_result *r = NULL;
   size_t n = 0;
   CHECK_EQ_INT(vb_parse_file(path, &r, &n), 0);
@@ -116,7 +112,7 @@ static void test_current_summary_only(void) {
 }
 
 static void test_append_result(void) {
-  char *path = fixture("serve_append_c1_c2.json");
+  char *path = test_data_path("vllm_bench", "serve_append_c1_c2.json");
   vb_result *r = NULL;
   size_t n = 0;
   CHECK_EQ_INT(vb_parse_file(path, &r, &n), 0);
@@ -135,7 +131,7 @@ static void test_append_result(void) {
 
 /* benchmark_serving.py: "request_goodput:", no "failed", no latencies (TPOT from the gaps). */
 static void test_legacy(void) {
-  char *path = fixture("legacy_rate4.json");
+  char *path = test_data_path("vllm_bench", "legacy_rate4.json");
   vb_result *r = NULL;
   size_t n = 0;
   CHECK_EQ_INT(vb_parse_file(path, &r, &n), 0);
