@@ -155,14 +155,17 @@ static void par_splitk(const xp_kv_problem *p, const cJSON *spec, cJSON *o) {
 }
 
 static void par_moe_common(const xp_kv_problem *p, cJSON *o, int pdl) {
-  cJSON_AddNumberToObject(o, "launches", 2);
+  cJSON_AddNumberToObject(o, "launches", 1);
   cJSON_AddStringToObject(o, "weights", "int4");
   cJSON_AddNumberToObject(o, "pdl", pdl);
-  cJSON_AddNumberToObject(o, "gate_up_blocks", (double)(p->inter / 8) * p->m * p->topk);
-  cJSON_AddNumberToObject(o, "gate_up_warps_per_tile", 8);
-  cJSON_AddNumberToObject(o, "down_blocks", (double)((p->hidden / 16 + 1) / 2));
-  cJSON_AddNumberToObject(o, "down_tiles_per_block", 2);
-  cJSON_AddNumberToObject(o, "down_warps_per_tile", 4);
+  cJSON_AddNumberToObject(o, "cooperative", !pdl);
+  cJSON_AddStringToObject(o, "grid", "persistent, every block resident");
+  cJSON_AddNumberToObject(o, "block_threads", 256);
+  cJSON_AddStringToObject(o, "gate_up_split", "runs of (expert, 16-row tile) per block, K over 8 warps");
+  cJSON_AddStringToObject(o, "down_split", "runs of 16-row tiles per block, experts over 8 warps");
+  cJSON_AddStringToObject(o, "phase_sync", "one counter wait for every block's h");
+  cJSON_AddStringToObject(o, "down_prefetch", "each warp asks L2 for its expert tile after next");
+  cJSON_AddNumberToObject(o, "k_unroll", 4);
   add_mma(o, p);
 }
 
@@ -186,10 +189,10 @@ static const xp_kv_variant w4a16_variants[] = {
      XP_KV_CANDIDATE, 1, sup_fused, par_mma},
     {"fused_splitk", "fused_mma with K split across blocks and a last-block reduction", 0,
      XP_KV_CANDIDATE, 1, sup_splitk, par_splitk},
-    {"grouped_moe", "the batch's experts grouped: gate_up + SiLU launch, then down + weighted sum",
-     1, XP_KV_CANDIDATE, 1, sup_moe, par_moe},
-    {"grouped_moe_pdl", "grouped_moe with the down launch overlapping gate_up's tail (PDL)", 1,
-     XP_KV_CANDIDATE, 1, sup_moe_pdl, par_moe_pdl},
+    {"grouped_moe", "the batch's experts in one persistent launch: gate_up + SiLU, a counter "
+     "wait, down + weighted sum", 1, XP_KV_CANDIDATE, 1, sup_moe, par_moe},
+    {"grouped_moe_pdl", "grouped_moe launched with PDL (queued behind the previous kernel) "
+     "instead of cooperatively", 1, XP_KV_CANDIDATE, 1, sup_moe_pdl, par_moe_pdl},
     {"cublas_bf16_per_expert", "cuBLASLt bf16, a gate_up and a down launch per active expert", 1,
      XP_KV_BF16, 0, sup_layout, par_moe_cublas},
 };

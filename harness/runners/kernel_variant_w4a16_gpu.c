@@ -93,10 +93,13 @@ static void kernel_attrs(xp_kv_case *c, enum which w) {
   case V_MMA: add_attrs(c->params, "", W4A16_K_MMA, m, g); break;
   case V_SPLITK: add_attrs(c->params, "", W4A16_K_SPLITK, m, g); break;
   case V_MOE:
-  case V_MOE_PDL:
-    add_attrs(c->params, "_gate_up", W4A16_K_MOE_GATE_UP, m, g);
-    add_attrs(c->params, "_down", W4A16_K_MOE_DOWN, m, g);
+  case V_MOE_PDL: {
+    add_attrs(c->params, "", W4A16_K_MOE, m, g);
+    int blocks = 0;
+    if (w4a16_moe_grid(m, g, &blocks) == cudaSuccess) cJSON_AddNumberToObject(c->params, "blocks", blocks);
+    cudaGetLastError();
     break;
+  }
   default: break;
   }
 }
@@ -458,6 +461,7 @@ typedef struct moe_bench {
   float *xf;
   int *ids;             /* device [R][P] */
   float *wt;
+  unsigned *sync;       /* grouped_moe's counters */
   int *hids;            /* host [R][P] */
   float *hwt;
   double avg_experts;
@@ -480,8 +484,10 @@ static int enqueue_moe(void *arg, cudaStream_t s, int rep) {
   moe_bench *b = arg;
   const int r = rep % b->R;
   if (b->which == V_MOE || b->which == V_MOE_PDL) {
-    w4a16_moe a = {b->w13, b->w2, b->s13, b->s2, b->ids + (size_t)r * b->P, b->wt + (size_t)r * b->P,
-                   b->x, b->h, b->y, b->m, b->topk, b->E, b->H, b->I, b->G};
+    w4a16_moe a = {.w13 = b->w13, .w2 = b->w2, .s13 = b->s13, .s2 = b->s2,
+                   .ids = b->ids + (size_t)r * b->P, .wt = b->wt + (size_t)r * b->P, .x = b->x,
+                   .h = b->h, .y = b->y, .sync = b->sync, .tokens = b->m, .topk = b->topk,
+                   .experts = b->E, .hidden = b->H, .inter = b->I, .group = b->G};
     XP_CUDA(w4a16_grouped_moe(&a, b->which == V_MOE_PDL, s));
     return 0;
   }
@@ -524,7 +530,7 @@ static void moe_free(moe_bench *b) {
   if (b->lt) cublasLtDestroy(b->lt);
   cudaFree(b->w13), cudaFree(b->w2), cudaFree(b->s13), cudaFree(b->s2), cudaFree(b->w13bf);
   cudaFree(b->w2bf), cudaFree(b->x), cudaFree(b->h), cudaFree(b->y), cudaFree(b->xf);
-  cudaFree(b->ha), cudaFree(b->gout), cudaFree(b->dout), cudaFree(b->ws);
+  cudaFree(b->ha), cudaFree(b->gout), cudaFree(b->dout), cudaFree(b->ws), cudaFree(b->sync);
   free(b->yh);
   cudaGetLastError();
   memset(b, 0, sizeof *b);
@@ -558,6 +564,8 @@ static int moe_setup(moe_bench *b, const xp_kv_case *cases, int n, const xp_kv_o
   XP_CUDA(cudaMalloc((void **)&b->xf, M * H * 4));
   XP_CUDA(cudaMalloc((void **)&b->h, M * (size_t)b->topk * I * 2));
   XP_CUDA(cudaMalloc((void **)&b->y, M * H * 2));
+  XP_CUDA(cudaMalloc((void **)&b->sync, W4A16_MOE_SYNC_WORDS * sizeof(unsigned)));
+  XP_CUDA(cudaMemsetAsync(b->sync, 0, W4A16_MOE_SYNC_WORDS * sizeof(unsigned), s));
   XP_CUDA(w4a16_fill_bf16(b->x, M * H, 0.05f, 1.0f, o->seed + 15, s));
   XP_CUDA(w4a16_bf16_to_f32(b->x, b->xf, M * H, s));
   b->yh = xp_xmalloc(M * H * 2);

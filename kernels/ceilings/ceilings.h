@@ -16,8 +16,8 @@ extern "C" {
 /* Element types, numbered as enum xp_lt_dtype (harness/lt.h). */
 enum { XP_KDT_BF16 = 0, XP_KDT_FP8_E4M3 = 1 };
 
-/* Blocks of XP_COPY16_THREADS threads that fill every SM of device `dev` with the copy
-** kernel at full occupancy (resident blocks per SM x SMs). */
+/* Blocks of XP_COPY16_THREADS threads for the copy on device `dev`: a fixed few per SM on
+** every SM (the fastest measured; ceilings.cu says which), never more than are resident. */
 #define XP_COPY16_THREADS 256
 cudaError_t xp_copy16_grid(int dev, int *blocks);
 /* dst <- src with 16-byte loads and stores, four in flight per thread, grid-stride.

@@ -10,8 +10,7 @@ extern "C" cudaError_t w4a16_kernel_attrs(enum w4a16_kernel k, int m, int group,
   case W4A16_K_GEMV: return w4a16_gemv_attrs(m, out);
   case W4A16_K_MMA: return w4a16_mma_attrs(m, group, out);
   case W4A16_K_SPLITK: return w4a16_splitk_attrs(m, group, out);
-  case W4A16_K_MOE_GATE_UP: return w4a16_moe_attrs(0, m, group, out);
-  case W4A16_K_MOE_DOWN: return w4a16_moe_attrs(1, m, group, out);
+  case W4A16_K_MOE: return w4a16_moe_attrs(m, group, out);
   }
   return cudaErrorInvalidValue;
 }

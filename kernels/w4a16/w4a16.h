@@ -43,8 +43,7 @@ enum w4a16_kernel {
   W4A16_K_GEMV,        /* fused_gemv: CUDA-core FMA */
   W4A16_K_MMA,         /* fused_mma: bf16 tensor-core MMA on weights converted in registers */
   W4A16_K_SPLITK,      /* fused_splitk: fused_mma with K split across blocks */
-  W4A16_K_MOE_GATE_UP, /* grouped_moe, first launch: gate_up + SiLU * up per expert */
-  W4A16_K_MOE_DOWN     /* grouped_moe, second launch: down, weighted sum per token */
+  W4A16_K_MOE         /* grouped_moe: gate_up, SiLU * up, down and the weighted sum */
 };
 
 #ifdef XP_HAVE_CUDA
@@ -91,13 +90,21 @@ typedef struct w4a16_moe {
   const void *x;       /* bf16 [tokens][hidden] */
   void *h;             /* bf16 [tokens * topk][inter]: SiLU(gate) * up per (token, expert) */
   void *y;             /* bf16 [tokens][hidden] */
+  unsigned *sync;      /* W4A16_MOE_SYNC_WORDS counters: zero before the first launch, and
+                          each launch leaves them zero; one set per stream in flight */
   int tokens, topk, experts, hidden, inter, group;
 } w4a16_moe;
-/* Two launches: gate_up grouped over the batch's experts (each expert's weights read once
-** for all its tokens), then down grouped the same way, summing each token's experts in
-** registers. pdl: launch the second with programmatic dependent launch, so it is scheduled
-** while the first drains and waits in-kernel for its results. */
+#define W4A16_MOE_SYNC_WORDS 2
+/* One persistent launch, every block resident (grouped_moe.cu says how): gate_up for the batch's
+** distinct experts (each expert's weights read once for all its tokens), SiLU * up into h,
+** a wait on a counter until every block's h is written, then down, each token's experts
+** summed in registers. pdl 0: a cooperative launch (all blocks resident, or the launch
+** fails); pdl 1: launched with programmatic dependent launch instead, so it is scheduled
+** behind the previous kernel and waits for it in-kernel before reading anything. */
 cudaError_t w4a16_grouped_moe(const w4a16_moe *a, int pdl, cudaStream_t s);
+/* The grid of a grouped_moe launch with this many tokens and group size on the current
+** device: resident blocks per SM x SMs. */
+cudaError_t w4a16_moe_grid(int tokens, int group, int *blocks);
 
 /* ---- the float32 reference and test data ---- */
 

@@ -17,5 +17,5 @@ cudaError_t w4a16_dequant_attrs(cudaFuncAttributes *out);
 cudaError_t w4a16_gemv_attrs(int m, cudaFuncAttributes *out);
 cudaError_t w4a16_mma_attrs(int m, int group, cudaFuncAttributes *out);
 cudaError_t w4a16_splitk_attrs(int m, int group, cudaFuncAttributes *out);
-cudaError_t w4a16_moe_attrs(int down, int m, int group, cudaFuncAttributes *out);
+cudaError_t w4a16_moe_attrs(int m, int group, cudaFuncAttributes *out);
 #endif

@@ -69,9 +69,10 @@ check "arch recorded" 0 "$(query "SELECT count(*) FROM cases WHERE status = 'ok'
 check "registers of fused kernels" 0 "$(query "SELECT count(*) FROM cases WHERE status = 'ok'
   AND json_extract(params, '\$.variant') IN ('fused_gemv', 'fused_mma', 'fused_splitk')
   AND NOT (json_extract(params, '\$.regs') > 0 AND json_extract(params, '\$.binary_arch') > 0)")"
-check "registers of both grouped launches" 0 "$(query "SELECT count(*) FROM cases WHERE status = 'ok'
+check "registers, shared memory and grid of the grouped launch" 0 "$(query "SELECT count(*) FROM cases WHERE status = 'ok'
   AND json_extract(params, '\$.variant') LIKE 'grouped_moe%'
-  AND NOT (json_extract(params, '\$.regs_gate_up') > 0 AND json_extract(params, '\$.regs_down') > 0)")"
+  AND NOT (json_extract(params, '\$.regs') > 0 AND json_extract(params, '\$.smem_static') > 0
+           AND json_extract(params, '\$.blocks') >= 1)")"
 check "cuBLASLt algorithm named" 0 "$(query "SELECT count(*) FROM cases WHERE status = 'ok'
   AND json_extract(params, '\$.variant') IN ('cublas_bf16', 'dequant_cublas') AND json_extract(params, '\$.algo') IS NULL")"
 check "split-K factor" 4 "$(query "SELECT DISTINCT json_extract(params, '\$.split_k') FROM cases

@@ -118,9 +118,18 @@ static void test_params(void) {
   p = moe(1, 128, 384, 8);
   xp_kv_variant_find(&xp_kv_w4a16, "grouped_moe_pdl")->params(&p, spec, o);
   CHECK_EQ_INT(xp_spec_int(o, "pdl", 0), 1);
-  CHECK_EQ_INT(xp_spec_int(o, "launches", 0), 2);
-  CHECK_EQ_INT(xp_spec_int(o, "gate_up_blocks", 0), 32 * 8);
-  CHECK_EQ_INT(xp_spec_int(o, "down_blocks", 0), 224);
+  CHECK_EQ_INT(xp_spec_int(o, "cooperative", 1), 0);
+  CHECK_EQ_INT(xp_spec_int(o, "launches", 0), 1);
+  CHECK_EQ_INT(xp_spec_int(o, "k_unroll", 0), 4);
+  CHECK_EQ_INT(xp_spec_int(o, "token_tiles", 0), 1);
+  cJSON_Delete(o);
+  o = cJSON_CreateObject();
+  p = moe(16, 32, 384, 8);
+  xp_kv_variant_find(&xp_kv_w4a16, "grouped_moe")->params(&p, spec, o);
+  CHECK_EQ_INT(xp_spec_int(o, "pdl", 1), 0);
+  CHECK_EQ_INT(xp_spec_int(o, "cooperative", 0), 1);
+  CHECK_EQ_INT(xp_spec_int(o, "token_tiles", 0), 2);
+  CHECK_EQ_STR(xp_spec_str(o, "scale", ""), "before_mma_bf16");
   cJSON_Delete(o);
   cJSON_Delete(spec);
 }
