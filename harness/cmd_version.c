@@ -1,6 +1,8 @@
 /* xp version */
 #include <sqlite3.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 #include "db.h"
 #include "xp.h"
 #ifdef XP_HAVE_CUDA
@@ -14,7 +16,14 @@ int cmd_version(int argc, char **argv, const char *db_path) {
 #ifdef XP_HAVE_CUDA
   printf("built with CUDA %d.%d\n", CUDART_VERSION / 1000, (CUDART_VERSION % 1000) / 10);
 #else
-  printf("built without CUDA (GPU runners unavailable)\n");
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 16);
+  char *slash = n > 0 ? (self[n] = 0, strrchr(self, '/')) : NULL;
+  if (slash) strcpy(slash + 1, "xp-cuda");
+  if (slash && access(self, X_OK) == 0)
+    printf("GPU kinds run in %s (this binary does not load the CUDA libraries)\n", self);
+  else
+    printf("built without CUDA (GPU runners unavailable)\n");
 #endif
   return 0;
 }

@@ -3,7 +3,9 @@
 ** finish (ok, failed or aborted). xp run, xp import and xp rerun all come through here.
 */
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 #include "kind.h"
 #include "xp.h"
 #ifdef XP_HAVE_CUDA
@@ -16,6 +18,26 @@ int xp_validate_spec(const xp_kind *k, const xp_spec *spec) {
   return rc;
 }
 
+#ifndef XP_HAVE_CUDA
+/* xp itself never loads the CUDA libraries (see CMakeLists.txt); a GPU kind's command line is
+** handed over whole to xp-cuda, built from the same sources beside this binary. Nothing has
+** been written yet when this happens. Returns only if there is no xp-cuda to hand over to. */
+static void hand_over_to_xp_cuda(void) {
+  char **argv = xp_saved_argv();
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 16);
+  if (!argv || n <= 0) return;
+  self[n] = 0;
+  char *slash = strrchr(self, '/');
+  if (!slash) return;
+  strcpy(slash + 1, "xp-cuda");
+  if (access(self, X_OK) != 0) return;
+  fflush(NULL);
+  execv(self, argv);
+  xp_warn("cannot start %s: %s", self, strerror(errno));
+}
+#endif
+
 /* GPU kinds need a CUDA build and a GPU before anything is recorded: an environment that
 ** cannot run the experiment is not a failed run of it. */
 static int gpu_available(const xp_kind *k) {
@@ -24,6 +46,7 @@ static int gpu_available(const xp_kind *k) {
     return xp_error(XP_EXIT_ENV, "%s runs need a GPU and none is visible (no NVIDIA driver or device)", k->name);
   return 0;
 #else
+  hand_over_to_xp_cuda();
   return xp_error(XP_EXIT_ENV, "%s runs need a GPU, and this xp was built without CUDA (rebuild with -DXP_CUDA=ON)", k->name);
 #endif
 }

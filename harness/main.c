@@ -18,6 +18,7 @@ static int wants_help(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  xp_save_argv(argv);
   const char *db_opt = NULL;
   int i = 1, bad = 0;
   for (; i < argc && argv[i][0] == '-'; i++) {

@@ -72,6 +72,10 @@ int xp_last_error_code(void) { return last_code; }
 void xp_clear_error(void) { last_error[0] = 0; last_code = 0; }
 void xp_error_quiet(int on) { quiet = on; }
 
+static char **saved_argv;
+void xp_save_argv(char **argv) { saved_argv = argv; }
+char **xp_saved_argv(void) { return saved_argv; }
+
 /* ---- signals: the first SIGINT/SIGTERM asks the run to stop and be recorded as aborted;
 ** a second one ends the process at once (default action). ---- */
 

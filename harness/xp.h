@@ -39,6 +39,11 @@ void xp_clear_error(void);
 /* Suppress printing (tests and internal retries); errors are still remembered. */
 void xp_error_quiet(int on);
 
+/* The process's command line, kept by main() so that a command can be handed over whole to
+** xp-cuda (harness/exec.c). NULL in programs that did not save it (tests). */
+void xp_save_argv(char **argv);
+char **xp_saved_argv(void);
+
 /* Set when SIGINT or SIGTERM arrived; long loops poll it and stop early. */
 int xp_interrupted(void);
 void xp_install_signal_handlers(void);
