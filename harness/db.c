@@ -267,6 +267,48 @@ static char *immutable_uri(const char *path) {
   return uri;
 }
 
+static sqlite3 *connect(const char *path, enum xp_db_mode mode) {
+  sqlite3 *db = NULL;
+  int flags = mode == XP_DB_READONLY ? SQLITE_OPEN_READONLY
+                                     : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  char *uri = mode == XP_DB_READONLY ? immutable_uri(path) : NULL;
+  int orc = sqlite3_open_v2(uri ? uri : path, &db, flags | SQLITE_OPEN_NOFOLLOW | (uri ? SQLITE_OPEN_URI : 0), NULL);
+  free(uri);
+  if (orc != SQLITE_OK) {
+    xp_error_at(XP_EXIT_DB, path, 0, "cannot open: %s", db ? sqlite3_errmsg(db) : "out of memory");
+    sqlite3_close(db);
+    return NULL;
+  }
+  sqlite3_extended_result_codes(db, 1);
+  sqlite3_busy_timeout(db, XP_BUSY_TIMEOUT_MS);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+  return db;
+}
+
+/* A writer killed mid-transaction leaves a hot journal to roll back (while it was switching a
+** new database to WAL) or a WAL index to rebuild, and a read-only connection can do neither:
+** `xp runs` would fail until some writer came by (tests/reliability/crash_trials.sh). Any
+** connection that may write does it on its first read, restoring the last committed state,
+** which is what the next writer would do anyway; so one does just that, and closes without
+** checkpointing. Nothing committed changes. */
+static int needs_recovery(sqlite3 *db) {
+  int rc = sqlite3_exec(db, "SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL);
+  int ec = sqlite3_extended_errcode(db);
+  return rc != SQLITE_OK && (ec == SQLITE_READONLY_ROLLBACK || ec == SQLITE_READONLY_RECOVERY ||
+                             ec == SQLITE_READONLY_CANTINIT);
+}
+
+static void recover(const char *path) {
+  sqlite3 *rw = NULL;
+  if (sqlite3_open_v2(path, &rw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) == SQLITE_OK) {
+    sqlite3_busy_timeout(rw, XP_BUSY_TIMEOUT_MS);
+    sqlite3_db_config(rw, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+    sqlite3_exec(rw, "SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL);
+  }
+  sqlite3_close(rw);
+}
+
 sqlite3 *xp_db_open(const char *path, enum xp_db_mode mode, int *exit_code) {
   sqlite3 *db = NULL;
   struct stat st;
@@ -289,20 +331,12 @@ sqlite3 *xp_db_open(const char *path, enum xp_db_mode mode, int *exit_code) {
     xp_error_at(XP_EXIT_DB, path, 0, "cannot record into this database: %s", why);
     return NULL;
   }
-  int flags = mode == XP_DB_READONLY ? SQLITE_OPEN_READONLY
-                                     : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-  char *uri = mode == XP_DB_READONLY ? immutable_uri(path) : NULL;
-  int orc = sqlite3_open_v2(uri ? uri : path, &db, flags | SQLITE_OPEN_NOFOLLOW | (uri ? SQLITE_OPEN_URI : 0), NULL);
-  free(uri);
-  if (orc != SQLITE_OK) {
-    xp_error_at(XP_EXIT_DB, path, 0, "cannot open: %s", db ? sqlite3_errmsg(db) : "out of memory");
+  if (!(db = connect(path, mode))) return NULL;
+  if (mode == XP_DB_READONLY && needs_recovery(db)) {
     sqlite3_close(db);
-    return NULL;
+    recover(path);
+    if (!(db = connect(path, mode))) return NULL;
   }
-  sqlite3_extended_result_codes(db, 1);
-  sqlite3_busy_timeout(db, XP_BUSY_TIMEOUT_MS);
-  sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
-  sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
 
   int app_id = 0, version = 0, ntables = 0;
   if (inspect(db, path, &app_id, &version, &ntables) != 0) goto fail;

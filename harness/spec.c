@@ -67,7 +67,7 @@ static xp_spec *spec_new(cJSON *root, cJSON *lines, const char *path, char *dir,
 
 /* JSON allows a key twice and cJSON keeps both, but only the first would be read: the second
 ** value would be silently ignored while it still changed the spec's hash. TOML refuses
-** duplicates itself; JSON specs are held to the same rule (found by tests/fuzz/fuzz_spec.c). */
+** duplicates itself; JSON specs are held to the same rule (tests/bad_inputs/spec-json-duplicate-key). */
 static int check_duplicate_keys(const xp_spec *s, const cJSON *node, const char *path) {
   char sub[512];
   int i = 0;

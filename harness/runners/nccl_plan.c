@@ -270,6 +270,16 @@ static int valid_env_name(const char *k) {
   return 1;
 }
 
+/* Variables that make NCCL, CUDA or the loader bring code into xp's process (plugins, CUDA
+** injection, preloads, a config file that may name plugins): a spec stored in a database and run
+** again must not be able to do that. The user's own environment still can. */
+static int loads_code(const char *k) {
+  static const char *const names[] = {"CUDA_INJECTION64_PATH", "CUDA_INJECTION32_PATH", "NCCL_CONF_FILE", NULL};
+  size_t l = strlen(k);
+  if (strncmp(k, "LD_", 3) == 0 || (l > 7 && strcmp(k + l - 7, "_PLUGIN") == 0)) return 1;
+  return index_of(k, names) >= 0;
+}
+
 static int load_env(const xp_spec *s, xp_nccl_plan *p) {
   const cJSON *env = cJSON_GetObjectItemCaseSensitive(s->root, "env"), *e;
   p->env = env;
@@ -278,6 +288,9 @@ static int load_env(const xp_spec *s, xp_nccl_plan *p) {
     snprintf(path, sizeof path, "env.%s", e->string);
     if (!valid_env_name(e->string))
       return xp_spec_error(s, path, "not an environment variable name (A-Z, 0-9, _)");
+    if (loads_code(e->string))
+      return xp_spec_error(s, path, "names code for NCCL or CUDA to load into xp; a spec may not set it "
+                           "(set it in the environment xp runs in)");
     if (strcmp(e->string, "NCCL_DEBUG_FILE") == 0 || strcmp(e->string, "NCCL_TOPO_DUMP_FILE") == 0)
       return xp_spec_error(s, path, "xp sets this itself to capture NCCL's log and topology");
   }

@@ -10,6 +10,7 @@ static const int64_t pow10_table[19] = {
     1000000000000000000LL};
 
 int tt_us_to_ns(tt_slice s, int64_t *ns) {
+  if (!s.p) return -1; /* an absent field */
   const char *p = s.p, *end = s.p + s.n;
   int neg = 0;
   if (p < end && *p == '-') neg = 1, p++;
@@ -72,6 +73,7 @@ int tt_us_to_ns(tt_slice s, int64_t *ns) {
 }
 
 int tt_int(tt_slice s, int64_t *v) {
+  if (!s.p) return -1; /* an absent field */
   const char *p = s.p, *end = s.p + s.n;
   if (s.n >= 2 && *p == '"') p++, end--;
   int neg = 0;

@@ -313,7 +313,12 @@ static char **meta_slot(vb_result *r, const char *key) {
 static void take_known(vb_result *r, const vb_key *k, const cJSON *v, vb_lists *l) {
   if (cJSON_IsNull(v)) return;
   switch (k->dest) {
-  case D_META: *meta_slot(r, k->key) = xp_strdup(v->valuestring); break;
+  case D_META: {
+    char **slot = meta_slot(r, k->key);
+    free(*slot); /* a key given twice: the last one counts, as in vLLM's own json.load */
+    *slot = xp_strdup(v->valuestring);
+    break;
+  }
   case D_PARAM:
     if (strcmp(k->key, "request_rate") == 0)
       r->request_rate = cJSON_IsString(v) ? INFINITY : v->valuedouble;

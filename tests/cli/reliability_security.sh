@@ -91,7 +91,7 @@ echo "specs: $ran runs of specs whose names and values are shell commands: none 
 # A spec's environment table must not name code to load: NCCL and CUDA load the libraries such
 # variables name into xp's own process (plugins, CUDA injection), which is running a command.
 if "$XP" help kinds | grep -q '^  nccl_burst '; then
-  loaders=(NCCL_NET_PLUGIN NCCL_TUNER_PLUGIN NCCL_PROFILER_PLUGIN NCCL_ENV_PLUGIN CUDA_INJECTION64_PATH LD_PRELOAD)
+  loaders=(NCCL_NET_PLUGIN NCCL_TUNER_PLUGIN NCCL_PROFILER_PLUGIN NCCL_ENV_PLUGIN NCCL_CONF_FILE CUDA_INJECTION64_PATH LD_PRELOAD)
   for var in "${loaders[@]}"; do
     printf 'kind = "nccl_burst"\nsizes = [14336]\nenv = { %s = "./evil.so" }\n' "$var" > loader.toml
     "$XP" --db xp.db run loader.toml --dry-run >/dev/null 2>err.txt

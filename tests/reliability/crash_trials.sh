@@ -91,6 +91,6 @@ for trial in $(seq 1 "$TRIALS"); do
   if [ $ok = 1 ]; then survived=$((survived + 1)); else broken=$((broken + 1)); fi
 done
 final=$("$PROBE" check "$DB" $same 2>&1)
-echo "crash trials ($MODE): $TRIALS kill -9 trials, $survived survived, $broken broken; killed mid-run (left incomplete) $mid_run, before its run row existed $before_row, after its commit $finished; database: $final"
+echo "crash trials ($MODE): $TRIALS kill -9 trials, $survived survived, $broken broken; killed mid-run (left incomplete) $mid_run, before its run row existed $before_row, after its commit $finished; last database: $final"
 [ "$broken" -eq 0 ] || fail "$broken of $TRIALS crash trials broke an invariant"
 exit 0

@@ -94,11 +94,13 @@ else
     mount -t tmpfs -o size=2m tmpfs "$WORK/full" || exit 9
     DB=$WORK/full/xp.db
     "$PROBE" record "$DB" 3 2 10 >/dev/null 2>&1
+    "$PROBE" record "$WORK/full/second.db" 1 2 10 >/dev/null 2>&1 # closed cleanly: no -wal left
     dd if=/dev/zero of="$WORK/full/filler" bs=4k count=380 2>/dev/null
     "$PROBE" record "$DB" 3 50 1000 > "$WORK/full.out" 2>"$WORK/full.err"; echo $? > "$WORK/full.rc"
     "$PROBE" check "$DB" > "$WORK/full.check" 2>&1; echo $? >> "$WORK/full.check"
     dd if=/dev/zero of="$WORK/full/filler2" bs=4k 2>/dev/null
-    write_one "$DB" >/dev/null 2>"$WORK/full2.err"; echo $? > "$WORK/full2.rc"
+    # (not xp.db: its -wal file, grown by the runs that failed, has room to reuse)
+    write_one "$WORK/full/second.db" >/dev/null 2>"$WORK/full2.err"; echo $? > "$WORK/full2.rc"
     rm -f "$WORK/full/filler" "$WORK/full/filler2"
     "$PROBE" check "$DB" > "$WORK/full2.check" 2>&1; echo $? >> "$WORK/full2.check"
     write_one "$DB" >/dev/null 2>"$WORK/full3.err"; echo $? > "$WORK/full3.rc"
@@ -108,14 +110,16 @@ else
   nerr=$(wc -l < "$WORK/full.err" 2>/dev/null || echo 0); nfull=$(grep -c 'disk full' "$WORK/full.err" 2>/dev/null)
   ok=1
   [ "$rc" = 3 ] && [ "$nerr" -ge 1 ] && [ "$nerr" = "$nfull" ] || ok=0
-  grep -q "failed=$nerr " "$WORK/full.check" || ok=0 # each run that did not fit: failed, no data
+  # A run whose results did not fit is kept as failed, without data; one that could not even
+  # record its row is not there at all. None is left running.
+  grep -q -E "failed=[1-9][0-9]* aborted=0 incomplete=0 running=0 violations=0" "$WORK/full.check" || ok=0
   [ "$(tail -1 "$WORK/full.check")" = 0 ] && [ "$(tail -1 "$WORK/full2.check")" = 0 ] && [ "$(tail -1 "$WORK/full3.check")" = 0 ] || ok=0
   one_line "$WORK/full2.err" "disk full" "$(cat "$WORK/full2.rc")" 3 || ok=0
   [ "$(cat "$WORK/full3.rc")" = 0 ] || ok=0
   if [ "$rc" = 9 ]; then
     echo "env fault disk-full: skipped: mounting a small tmpfs is refused here"
   elif [ $ok = 1 ]; then
-    report disk-full 0 "runs that no longer fit: exit 3, $nerr lines all saying '$(head -1 "$WORK/full.err" | sed 's/.*: \([^:]*: [^:]*\)$/\1/')', each run recorded as failed; a full disk at the start: exit 3, one line; database whole throughout ($(head -1 "$WORK/full2.check")); writing works once space is back"
+    report disk-full 0 "runs that no longer fit: exit 3, $nerr lines all saying '$(head -1 "$WORK/full.err" | sed 's/.*: \([^:]*: [^:]*\)$/\1/')' (runs begun are kept as failed, without data: $(head -1 "$WORK/full.check")); a full disk at the start: exit 3, one line; database whole throughout; writing works once space is back"
   else
     report disk-full 1 "exit $rc, stderr: $(head -3 "$WORK/full.err"); check: $(head -1 "$WORK/full.check"); full at start: exit $(cat "$WORK/full2.rc") $(head -2 "$WORK/full2.err"); after: $(cat "$WORK/full3.rc") $(head -1 "$WORK/full3.check")"
   fi
