@@ -6,7 +6,8 @@ if(NOT rc EQUAL 0)
 endif()
 execute_process(COMMAND git -C ${SRC} status --porcelain --untracked-files=no
                 OUTPUT_VARIABLE st ERROR_QUIET RESULT_VARIABLE rc2)
-if(rc2 EQUAL 0 AND st STREQUAL "")
+# Clean only when git could say both which commit and that nothing differs from it.
+if(rc EQUAL 0 AND rc2 EQUAL 0 AND st STREQUAL "")
   set(dirty 0)
 else()
   set(dirty 1)
