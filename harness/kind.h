@@ -38,6 +38,14 @@ typedef struct xp_kind {
   int (*show)(sqlite3 *db, int64_t run_id, FILE *out);
 } xp_kind;
 
+/* A GPU kind's execute exists only in a CUDA build. Without CUDA, xp_execute_spec refuses GPU
+** kinds (or hands the command line to xp-cuda) before execute could be called. */
+#ifdef XP_HAVE_CUDA
+#define XP_GPU_EXECUTE(fn) (fn)
+#else
+#define XP_GPU_EXECUTE(fn) NULL
+#endif
+
 const xp_kind *xp_kind_find(const char *name);
 const xp_kind *xp_importer_find(const char *import_name);
 const xp_kind *const *xp_kinds_all(void); /* NULL-terminated */

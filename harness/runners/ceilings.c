@@ -442,10 +442,6 @@ done:
   xp_ceilings_meas_free(&m);
   return rc;
 }
-#else
-static int ceilings_execute(xp_ctx *ctx) {
-  return xp_error(XP_EXIT_ENV, "ceilings runs need a GPU, and this xp was built without CUDA");
-}
 #endif
 
 const xp_kind xp_kind_ceilings = {
@@ -454,5 +450,5 @@ const xp_kind xp_kind_ceilings = {
     .fields = ceilings_fields,
     .needs_gpu = 1,
     .plan = ceilings_plan,
-    .execute = ceilings_execute,
+    .execute = XP_GPU_EXECUTE(ceilings_execute),
 };

@@ -719,10 +719,6 @@ done:
   setup_free(&g);
   return rc;
 }
-#else
-static int gemm_execute(xp_ctx *ctx) {
-  return xp_error(XP_EXIT_ENV, "gemm runs need a GPU, and this xp was built without CUDA");
-}
 #endif
 
 const xp_kind xp_kind_gemm = {
@@ -733,5 +729,5 @@ const xp_kind xp_kind_gemm = {
     .needs_gpu = 1,
     .check = gemm_check,
     .plan = gemm_plan,
-    .execute = gemm_execute,
+    .execute = XP_GPU_EXECUTE(gemm_execute),
 };

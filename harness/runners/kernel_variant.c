@@ -467,10 +467,6 @@ done:
   plan_free(&pl);
   return rc;
 }
-#else
-static int kv_execute(xp_ctx *ctx) {
-  return xp_error(XP_EXIT_ENV, "kernel_variant runs need a GPU, and this xp was built without CUDA");
-}
 #endif
 
 const xp_kind xp_kind_kernel_variant = {
@@ -481,5 +477,5 @@ const xp_kind xp_kind_kernel_variant = {
     .needs_gpu = 1,
     .check = kv_check,
     .plan = kv_plan_print,
-    .execute = kv_execute,
+    .execute = XP_GPU_EXECUTE(kv_execute),
 };

@@ -269,20 +269,16 @@ static int run_plan(xp_ctx *ctx, const xp_nccl_plan *p) {
   scratch_remove(&t);
   return rc;
 }
-#endif /* XP_HAVE_CUDA */
 
 static int execute(xp_ctx *ctx) {
   xp_nccl_plan p;
   int rc = xp_nccl_plan_load(ctx->spec, &p);
   if (rc) return rc;
-#ifdef XP_HAVE_CUDA
   rc = run_plan(ctx, &p);
-#else
-  rc = xp_error(XP_EXIT_ENV, "nccl_burst needs CUDA and NCCL; this xp was built without CUDA");
-#endif
   xp_nccl_plan_free(&p);
   return rc;
 }
+#endif /* XP_HAVE_CUDA */
 
 const xp_kind xp_kind_nccl_burst = {
     .name = "nccl_burst",
@@ -291,5 +287,5 @@ const xp_kind xp_kind_nccl_burst = {
     .needs_gpu = 1,
     .check = xp_nccl_burst_check,
     .plan = xp_nccl_burst_plan,
-    .execute = execute,
+    .execute = XP_GPU_EXECUTE(execute),
 };
