@@ -31,6 +31,5 @@ int xp_parse_format(const char *s, enum xp_format *out);
 int xp_print_rows(sqlite3 *db, sqlite3_stmt *st, enum xp_format fmt, FILE *out);
 /* Step st to the end into a JSON array of row objects; *rc gets 0 or an exit code. */
 struct cJSON *xp_rows_json(sqlite3_stmt *st, int *rc);
-/* Register xp_status(status, host, boot_id, pid) -> 'incomplete' for dead recorders. */
-int xp_register_status_fn(sqlite3 *db);
+
 #endif

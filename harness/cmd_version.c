@@ -1,9 +1,8 @@
 /* xp version */
 #include <sqlite3.h>
 #include <stdio.h>
-#include <string.h>
-#include <unistd.h>
 #include "db.h"
+#include "kind.h"
 #include "xp.h"
 #ifdef XP_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -17,10 +16,7 @@ int cmd_version(int argc, char **argv, const char *db_path) {
   printf("built with CUDA %d.%d\n", CUDART_VERSION / 1000, (CUDART_VERSION % 1000) / 10);
 #else
   char self[4096];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 16);
-  char *slash = n > 0 ? (self[n] = 0, strrchr(self, '/')) : NULL;
-  if (slash) strcpy(slash + 1, "xp-cuda");
-  if (slash && access(self, X_OK) == 0)
+  if (xp_cuda_sibling(self, sizeof self) == 0)
     printf("GPU kinds run in %s (this binary does not load the CUDA libraries)\n", self);
   else
     printf("built without CUDA (GPU runners unavailable)\n");

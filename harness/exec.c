@@ -18,6 +18,16 @@ int xp_validate_spec(const xp_kind *k, const xp_spec *spec) {
   return rc;
 }
 
+int xp_cuda_sibling(char *path, size_t n) {
+  ssize_t len = readlink("/proc/self/exe", path, n > 16 ? n - 16 : 0);
+  if (len <= 0) return -1;
+  path[len] = 0;
+  char *slash = strrchr(path, '/');
+  if (!slash) return -1;
+  strcpy(slash + 1, "xp-cuda");
+  return access(path, X_OK) == 0 ? 0 : -1;
+}
+
 #ifndef XP_HAVE_CUDA
 /* xp itself never loads the CUDA libraries (see CMakeLists.txt); a GPU kind's command line is
 ** handed over whole to xp-cuda, built from the same sources beside this binary. Nothing has
@@ -25,13 +35,7 @@ int xp_validate_spec(const xp_kind *k, const xp_spec *spec) {
 static void hand_over_to_xp_cuda(void) {
   char **argv = xp_saved_argv();
   char self[4096];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 16);
-  if (!argv || n <= 0) return;
-  self[n] = 0;
-  char *slash = strrchr(self, '/');
-  if (!slash) return;
-  strcpy(slash + 1, "xp-cuda");
-  if (access(self, X_OK) != 0) return;
+  if (!argv || xp_cuda_sibling(self, sizeof self) != 0) return;
   fflush(NULL);
   execv(self, argv);
   xp_warn("cannot start %s: %s", self, strerror(errno));

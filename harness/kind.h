@@ -46,6 +46,9 @@ typedef struct xp_kind {
 #define XP_GPU_EXECUTE(fn) NULL
 #endif
 
+/* Path of xp-cuda beside the running binary, if it exists and is executable; 0 when found. */
+int xp_cuda_sibling(char *path, size_t n);
+
 const xp_kind *xp_kind_find(const char *name);
 const xp_kind *xp_importer_find(const char *import_name);
 const xp_kind *const *xp_kinds_all(void); /* NULL-terminated */

@@ -37,3 +37,16 @@ const char *xp_effective_status(const char *status, const char *host, const char
   if (kill((pid_t)pid, 0) == 0 || errno == EPERM) return "running";
   return "incomplete";
 }
+
+/* A SQL function so that 'incomplete' is computed the same way in filters and output. */
+static void effective_status_fn(sqlite3_context *ctx, int argc, sqlite3_value **v) {
+  const char *s = xp_effective_status((const char *)sqlite3_value_text(v[0]),
+                                      (const char *)sqlite3_value_text(v[1]),
+                                      (const char *)sqlite3_value_text(v[2]),
+                                      sqlite3_value_int64(v[3]));
+  sqlite3_result_text(ctx, s, -1, SQLITE_TRANSIENT);
+}
+
+int xp_register_status_fn(sqlite3 *db) {
+  return sqlite3_create_function(db, "xp_status", 4, SQLITE_UTF8, NULL, effective_status_fn, NULL, NULL);
+}

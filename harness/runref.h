@@ -10,6 +10,6 @@ int xp_resolve_run(sqlite3 *db, const char *ref, int64_t *id, char uuid_out[37])
 ** pid not alive, or an earlier boot) is 'incomplete'. */
 const char *xp_effective_status(const char *status, const char *host, const char *boot_id,
                                 int64_t pid);
-/* SQL expression usable in queries with the same meaning, for runs aliased as r. */
-#define XP_SQL_STATUS "r.status"
+/* Register xp_status(status, host, boot_id, pid) on db: the same rule, usable in SQL. */
+int xp_register_status_fn(sqlite3 *db);
 #endif
