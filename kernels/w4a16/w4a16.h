@@ -90,11 +90,12 @@ typedef struct w4a16_moe {
   const void *x;       /* bf16 [tokens][hidden] */
   void *h;             /* bf16 [tokens * topk][inter]: SiLU(gate) * up per (token, expert) */
   void *y;             /* bf16 [tokens][hidden] */
-  unsigned *sync;      /* W4A16_MOE_SYNC_WORDS counters: zero before the first launch, and
-                          each launch leaves them zero; one set per stream in flight */
+  unsigned *sync;      /* W4A16_MOE_SYNC_WORDS words of the grid-wide barrier: zero before the
+                          first launch; a launch flips the top bit and leaves the rest zero.
+                          One set per stream in flight */
   int tokens, topk, experts, hidden, inter, group;
 } w4a16_moe;
-#define W4A16_MOE_SYNC_WORDS 2
+#define W4A16_MOE_SYNC_WORDS 1
 /* One persistent launch, every block resident (grouped_moe.cu says how): gate_up for the batch's
 ** distinct experts (each expert's weights read once for all its tokens), SiLU * up into h,
 ** a wait on a counter until every block's h is written, then down, each token's experts
@@ -105,6 +106,7 @@ cudaError_t w4a16_grouped_moe(const w4a16_moe *a, int pdl, cudaStream_t s);
 /* The grid of a grouped_moe launch with this many tokens and group size on the current
 ** device: resident blocks per SM x SMs. */
 cudaError_t w4a16_moe_grid(int tokens, int group, int *blocks);
+
 
 /* ---- the float32 reference and test data ---- */
 

@@ -108,6 +108,72 @@ __device__ __forceinline__ void prefetch_chunks(const uint4 *tile, const uint32_
   for (size_t off = (size_t)lane * 128; off < bytes; off += 32 * 128) prefetch_l2(s + off);
 }
 
+/* How load_x reads activations: through the non-coherent path (read-only for the whole
+** kernel), through L2 only (ld.global.cg: written by another block of the same launch, or
+** by the kernel just before in a dependent launch chain), or with plain loads (shared
+** memory). */
+enum xload { kLdg, kLdcg, kLdPlain };
+
+/* The lane's activations of K chunk cc for each token tile: k = 64cc + 16t .. +15 of its
+** row xr[j] as two 16-byte loads; zeros for a NULL row or cc < 0. */
+template <int NT, int LD>
+__device__ __forceinline__ void load_x(const __nv_bfloat16 *const xr[NT], int cc, int t, uint4 xa[NT], uint4 xb[NT]) {
+#pragma unroll
+  for (int j = 0; j < NT; j++) {
+    xa[j] = xb[j] = make_uint4(0, 0, 0, 0);
+    if (cc >= 0 && xr[j]) {
+      const uint4 *xp = reinterpret_cast<const uint4 *>(xr[j] + (size_t)cc * 64 + 16 * t);
+      xa[j] = LD == kLdcg ? __ldcg(xp) : LD == kLdg ? __ldg(xp) : xp[0];
+      xb[j] = LD == kLdcg ? __ldcg(xp + 1) : LD == kLdg ? __ldg(xp + 1) : xp[1];
+    }
+  }
+}
+
+/* acc[j] += W_chunk * X_j^T for one 64-wide K chunk of a 16-row tile: w is the lane's
+** 16-byte weight word, s its scale pair (row g in the low half, row g + 8 in the high), and
+** xa[j], xb[j] its two 16-byte activation loads of token tile j (k = 16t .. 16t + 15 of the
+** chunk, the renamed order of the weight words). With POST (a whole chunk shares one scale
+** per row) the MMA runs on exact q and the scale multiplies the fp32 partial; otherwise the
+** scale is applied to the bf16 weights first (q * scale rounded to bf16, as the dequantized
+** weights carry it). */
+template <int NT, bool POST>
+__device__ __forceinline__ void chunk_mma(const uint4 &w, uint32_t s, const uint4 xa[NT], const uint4 xb[NT],
+                                          float acc[NT][4]) {
+  const uint32_t ww[4] = {w.x, w.y, w.z, w.w};
+  const uint32_t s_g = __byte_perm(s, s, 0x1010);  /* row g scale in both halves */
+  const uint32_t s_g8 = __byte_perm(s, s, 0x3232); /* row g + 8 */
+  float part[NT][4];
+#pragma unroll
+  for (int j = 0; j < NT; j++) part[j][0] = part[j][1] = part[j][2] = part[j][3] = 0.f;
+#pragma unroll
+  for (int q = 0; q < 4; q++) {
+    uint32_t a[4];
+    unpack_word(ww[q], a);
+    if (!POST) {
+      a[0] = bf2_mul(a[0], s_g);
+      a[1] = bf2_mul(a[1], s_g8);
+      a[2] = bf2_mul(a[2], s_g);
+      a[3] = bf2_mul(a[3], s_g8);
+    }
+#pragma unroll
+    for (int j = 0; j < NT; j++) {
+      const uint4 &v = q < 2 ? xa[j] : xb[j];
+      const uint32_t b0 = (q & 1) ? v.z : v.x, b1 = (q & 1) ? v.w : v.y;
+      mma16816(POST ? part[j] : acc[j], a, b0, b1);
+    }
+  }
+  if (POST) {
+    const float f_g = bf_lo(s), f_g8 = bf_hi(s);
+#pragma unroll
+    for (int j = 0; j < NT; j++) {
+      acc[j][0] += f_g * part[j][0];
+      acc[j][1] += f_g * part[j][1];
+      acc[j][2] += f_g8 * part[j][2];
+      acc[j][3] += f_g8 * part[j][3];
+    }
+  }
+}
+
 /*
 ** One warp, one 16-row tile, K chunks [c0, c1): acc[j] += W_tile * X_j^T for token tiles j.
 **
@@ -116,13 +182,8 @@ __device__ __forceinline__ void prefetch_chunks(const uint4 *tile, const uint32_
 **   xr[j]  this lane's activation row for token 8j + g (bf16, K long), or NULL (zeros)
 **   acc[j] C fragment of token tile j: rows g, g+8 x tokens 8j + 2t, 8j + 2t + 1
 **
-** The lane reads k = 64c + 16t .. +15 of its activation row as two 16-byte loads, which is
-** the renamed k order of the weight words. With POST (G a multiple of 64) a whole chunk
-** shares one scale per row, so the MMA runs on exact q and the scale multiplies the fp32
-** partial; otherwise the scale is applied to the bf16 weights before the MMA (the bf16
-** product q * scale, the same rounding the dequantized bf16 weights carry). XCG reads the
-** activations through L2 only (ld.global.cg), for activations another kernel of the same
-** dependent launch chain has just written.
+** The lane reads k = 64c + 16t .. +15 of its activation row as two 16-byte loads, and each
+** chunk goes through chunk_mma (POST: G a multiple of 64); XCG loads them with kLdcg.
 */
 template <int NT, bool POST, bool XCG = false>
 __device__ __forceinline__ void tile_mma(const uint4 *__restrict__ wt, const uint32_t *__restrict__ st,
@@ -144,65 +205,25 @@ __device__ __forceinline__ void tile_mma(const uint4 *__restrict__ wt, const uin
         w[u] = ld_stream(wt + (size_t)cc * 32);
         s[u] = __ldg(st + (((size_t)(cc * 64 + 16 * t) >> gshift) << 3));
       }
-#pragma unroll
-      for (int j = 0; j < NT; j++) {
-        xa[u][j] = xb[u][j] = make_uint4(0, 0, 0, 0);
-        if (cc < c1 && xr[j]) {
-          const uint4 *xp = reinterpret_cast<const uint4 *>(xr[j] + (size_t)cc * 64 + 16 * t);
-          xa[u][j] = XCG ? __ldcg(xp) : __ldg(xp);
-          xb[u][j] = XCG ? __ldcg(xp + 1) : __ldg(xp + 1);
-        }
-      }
+      load_x<NT, XCG ? kLdcg : kLdg>(xr, cc < c1 ? cc : -1, t, xa[u], xb[u]);
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; u++) {
       if (c + u >= c1) break;
-      const uint32_t ww[4] = {w[u].x, w[u].y, w[u].z, w[u].w};
-      const uint32_t s_g = __byte_perm(s[u], s[u], 0x1010);  /* row g scale in both halves */
-      const uint32_t s_g8 = __byte_perm(s[u], s[u], 0x3232); /* row g + 8 */
-      float part[NT][4];
-#pragma unroll
-      for (int j = 0; j < NT; j++) part[j][0] = part[j][1] = part[j][2] = part[j][3] = 0.f;
-#pragma unroll
-      for (int q = 0; q < 4; q++) {
-        uint32_t a[4];
-        unpack_word(ww[q], a);
-        if (!POST) {
-          a[0] = bf2_mul(a[0], s_g);
-          a[1] = bf2_mul(a[1], s_g8);
-          a[2] = bf2_mul(a[2], s_g);
-          a[3] = bf2_mul(a[3], s_g8);
-        }
-#pragma unroll
-        for (int j = 0; j < NT; j++) {
-          const uint4 &v = q < 2 ? xa[u][j] : xb[u][j];
-          const uint32_t b0 = (q & 1) ? v.z : v.x, b1 = (q & 1) ? v.w : v.y;
-          mma16816(POST ? part[j] : acc[j], a, b0, b1);
-        }
-      }
-      if (POST) {
-        const float f_g = bf_lo(s[u]), f_g8 = bf_hi(s[u]);
-#pragma unroll
-        for (int j = 0; j < NT; j++) {
-          acc[j][0] += f_g * part[j][0];
-          acc[j][1] += f_g * part[j][1];
-          acc[j][2] += f_g8 * part[j][2];
-          acc[j][3] += f_g8 * part[j][3];
-        }
-      }
+      chunk_mma<NT, POST>(w[u], s[u], xa[u], xb[u], acc);
     }
   }
 }
 
-/* C fragments of a block's 8 warps, for the sum over the warps that split one tile's K. Laid
+/* C fragments of a block's W warps, for the sum over the warps that split one tile's K. Laid
 ** out [warp][element][lane] so that the stores of a warp hit 32 different banks. */
-template <int NT>
+template <int NT, int W = kWarps>
 struct FragSum {
-  float v[kWarps][NT * 4][32];
+  float v[W][NT * 4][32];
 };
 
-template <int NT>
-__device__ __forceinline__ void frag_store(FragSum<NT> &r, int warp, int lane, const float acc[NT][4]) {
+template <int NT, int W>
+__device__ __forceinline__ void frag_store(FragSum<NT, W> &r, int warp, int lane, const float acc[NT][4]) {
 #pragma unroll
   for (int j = 0; j < NT; j++)
 #pragma unroll
@@ -210,8 +231,8 @@ __device__ __forceinline__ void frag_store(FragSum<NT> &r, int warp, int lane, c
 }
 
 /* Sum of element e of `lane` over the ks warps of tile tl (warps tl*ks .. tl*ks + ks - 1). */
-template <int NT>
-__device__ __forceinline__ float frag_sum(const FragSum<NT> &r, int tl, int ks, int e, int lane) {
+template <int NT, int W>
+__device__ __forceinline__ float frag_sum(const FragSum<NT, W> &r, int tl, int ks, int e, int lane) {
   float v = 0.f;
   for (int w = tl * ks; w < tl * ks + ks; w++) v += r.v[w][e][lane];
   return v;
