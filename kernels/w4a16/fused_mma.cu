@@ -18,29 +18,8 @@ __global__ void __launch_bounds__(w4::kThreads, w4::min_blocks(NT)) mma_kernel(c
                                                            __nv_bfloat16 *__restrict__ y, int m,
                                                            int n, int k, int gshift, int ks) {
   __shared__ w4::FragSum<NT> red;
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2;
-  const int tpb = w4::kWarps / ks, tl = warp / ks, kp = warp % ks;
-  const int tiles = n >> 4, chunks = k >> 6;
-  const int rt = blockIdx.x * tpb + tl;
-  float acc[NT][4];
-#pragma unroll
-  for (int j = 0; j < NT; j++) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.f;
-  if (rt < tiles) {
-    const __nv_bfloat16 *xr[NT];
-#pragma unroll
-    for (int j = 0; j < NT; j++) xr[j] = 8 * j + g < m ? x + (size_t)(8 * j + g) * k : nullptr;
-    w4::tile_mma<NT, POST>(W + (size_t)rt * chunks * 32 + lane,
-                           S + (size_t)rt * (size_t)(k >> gshift) * 8 + g, gshift, xr,
-                           kp * chunks / ks, (kp + 1) * chunks / ks, acc);
-  }
-  w4::frag_store(red, warp, lane, acc);
-  __syncthreads();
-  for (int i = threadIdx.x; i < tpb * NT * 128; i += w4::kThreads) {
-    const int tl2 = i / (NT * 128), e = (i >> 5) % (NT * 4), ln = i & 31;
-    const int rt2 = blockIdx.x * tpb + tl2, col = w4::frag_col(ln, e);
-    if (rt2 >= tiles || col >= m) continue;
-    y[(size_t)col * n + rt2 * 16 + w4::frag_row(ln, e)] = __float2bfloat16(w4::frag_sum(red, tl2, ks, e, ln));
-  }
+  w4::gemm_block<NT, POST>(W, S, x, m, n, k, gshift, ks, 0, k >> 6, red);
+  w4::gemm_block_outputs<NT>(red, m, n, ks, [&](size_t at, float v) { y[at] = __float2bfloat16(v); });
 }
 
 template <int NT, bool POST>

@@ -23,31 +23,11 @@ __global__ void __launch_bounds__(w4::kThreads, w4::min_blocks(NT)) splitk_kerne
                                                               unsigned *__restrict__ counters) {
   __shared__ w4::FragSum<NT> red;
   __shared__ int last;
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2;
-  const int tpb = w4::kWarps / ks, tl = warp / ks, kp = warp % ks;
-  const int tiles = n >> 4, chunks = k >> 6, split = gridDim.y, sp = blockIdx.y;
-  const int rt = blockIdx.x * tpb + tl;
-  /* This block's slice of K, then this warp's share of the slice. */
-  const int s0 = sp * chunks / split, s1 = (sp + 1) * chunks / split, len = s1 - s0;
-  float acc[NT][4];
-#pragma unroll
-  for (int j = 0; j < NT; j++) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.f;
-  if (rt < tiles) {
-    const __nv_bfloat16 *xr[NT];
-#pragma unroll
-    for (int j = 0; j < NT; j++) xr[j] = 8 * j + g < m ? x + (size_t)(8 * j + g) * k : nullptr;
-    w4::tile_mma<NT, POST>(W + (size_t)rt * chunks * 32 + lane,
-                           S + (size_t)rt * (size_t)(k >> gshift) * 8 + g, gshift, xr,
-                           s0 + kp * len / ks, s0 + (kp + 1) * len / ks, acc);
-  }
-  w4::frag_store(red, warp, lane, acc);
-  __syncthreads();
-  for (int i = threadIdx.x; i < tpb * NT * 128; i += w4::kThreads) {
-    const int tl2 = i / (NT * 128), e = (i >> 5) % (NT * 4), ln = i & 31;
-    const int rt2 = blockIdx.x * tpb + tl2, col = w4::frag_col(ln, e);
-    if (rt2 >= tiles || col >= m) continue;
-    partial[((size_t)sp * m + col) * n + rt2 * 16 + w4::frag_row(ln, e)] = w4::frag_sum(red, tl2, ks, e, ln);
-  }
+  const int chunks = k >> 6, split = gridDim.y, sp = blockIdx.y;
+  /* This block's slice of K; gemm_block splits it over the warps of each tile. */
+  w4::gemm_block<NT, POST>(W, S, x, m, n, k, gshift, ks, sp * chunks / split, (sp + 1) * chunks / split, red);
+  float *mine = partial + (size_t)sp * m * n;
+  w4::gemm_block_outputs<NT>(red, m, n, ks, [&](size_t at, float v) { mine[at] = v; });
   /* Publish the partials before counting this slice as done. */
   __threadfence();
   __syncthreads();
@@ -55,15 +35,12 @@ __global__ void __launch_bounds__(w4::kThreads, w4::min_blocks(NT)) splitk_kerne
   __syncthreads();
   if (!last) return;
   __threadfence();
-  for (int i = threadIdx.x; i < tpb * NT * 128; i += w4::kThreads) {
-    const int tl2 = i / (NT * 128), e = (i >> 5) % (NT * 4), ln = i & 31;
-    const int rt2 = blockIdx.x * tpb + tl2, col = w4::frag_col(ln, e);
-    if (rt2 >= tiles || col >= m) continue;
-    const size_t at = (size_t)col * n + rt2 * 16 + w4::frag_row(ln, e);
+  /* the sum in slice order; the value red holds (this slice's) is not used, partials are */
+  w4::gemm_block_outputs<NT>(red, m, n, ks, [&](size_t at, float) {
     float v = 0.f;
     for (int p = 0; p < split; p++) v += __ldcg(partial + (size_t)p * m * n + at);
     y[at] = __float2bfloat16(v);
-  }
+  });
   if (threadIdx.x == 0) counters[blockIdx.x] = 0;
 }
 

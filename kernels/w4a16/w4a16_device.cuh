@@ -242,5 +242,43 @@ __device__ __forceinline__ float frag_sum(const FragSum<NT, W> &r, int tl, int k
 __device__ __forceinline__ int frag_row(int lane, int e) { return (lane >> 2) + 8 * ((e & 3) >> 1); }
 __device__ __forceinline__ int frag_col(int lane, int e) { return 8 * (e >> 2) + 2 * (lane & 3) + (e & 1); }
 
+
+/* The GEMM kernels' block (fused_mma, fused_splitk): tiles_per_block = 8 / ks tiles of
+** y = x W^T starting at tile blockIdx.x * tiles_per_block, ks warps on each splitting K
+** chunks [s0, s1); every warp's fragments land in red, visible to the whole block on return. */
+template <int NT, bool POST>
+__device__ __forceinline__ void gemm_block(const uint4 *__restrict__ W, const uint32_t *__restrict__ S,
+                                           const __nv_bfloat16 *__restrict__ x, int m, int n, int k, int gshift,
+                                           int ks, int s0, int s1, FragSum<NT> &red) {
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2;
+  const int tl = warp / ks, kp = warp % ks, rt = blockIdx.x * (kWarps / ks) + tl, len = s1 - s0;
+  float acc[NT][4];
+#pragma unroll
+  for (int j = 0; j < NT; j++) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.f;
+  if (rt < (n >> 4)) {
+    const __nv_bfloat16 *xr[NT];
+#pragma unroll
+    for (int j = 0; j < NT; j++) xr[j] = 8 * j + g < m ? x + (size_t)(8 * j + g) * k : nullptr;
+    tile_mma<NT, POST>(W + (size_t)rt * (k >> 6) * 32 + lane, S + (size_t)rt * (size_t)(k >> gshift) * 8 + g, gshift,
+                       xr, s0 + kp * len / ks, s0 + (kp + 1) * len / ks, acc);
+  }
+  frag_store(red, warp, lane, acc);
+  __syncthreads();
+}
+
+/* Every output of gemm_block's tiles the block holds in red, shared by the block's threads:
+** f(at, v) with at = token * n + row, the index into an m x n row-major output, and v the
+** sum over the tile's ks warps. */
+template <int NT, class F>
+__device__ __forceinline__ void gemm_block_outputs(const FragSum<NT> &red, int m, int n, int ks, F f) {
+  const int tpb = kWarps / ks;
+  for (int i = threadIdx.x; i < tpb * NT * 128; i += kThreads) {
+    const int tl = i / (NT * 128), e = (i >> 5) % (NT * 4), ln = i & 31;
+    const int rt = blockIdx.x * tpb + tl, col = frag_col(ln, e);
+    if (rt >= (n >> 4) || col >= m) continue;
+    f((size_t)col * n + rt * 16 + frag_row(ln, e), frag_sum(red, tl, ks, e, ln));
+  }
+}
+
 } /* namespace w4 */
 #endif
