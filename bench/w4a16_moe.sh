@@ -6,7 +6,8 @@
 #      unquantized weights (cublas_bf16; per expert for the MoE layer);
 #   2. the issue's targets for grouped_moe: <= 18 us and >= 5x the per-expert cuBLAS bf16
 #      launches at batch 1 (../shared/anchors.md: 90.9 us), INT4 bytes at >= 70% of the
-#      copy ceiling;
+#      copy ceiling (us_at_70pct: the time that would take), and the floors the kernel stands
+#      on: its bytes read bare in one launch, and its launch with routing and barrier only;
 #   3. queries/kernel_variants.sql: best variant per shape and arch, speedups.
 # Usage: XP=build/xp XP_SRC=. bash bench/w4a16_moe.sh   (prints "skipped" without a GPU)
 set -u
@@ -42,11 +43,14 @@ c AS (
          json_extract(k.params, '\$.role') AS role, json_extract(k.params, '\$.shape') AS shape,
          json_extract(k.params, '\$.m') AS m, json_extract(k.params, '\$.group') AS grp,
          json_extract(k.params, '\$.active_experts') AS experts,
-         t.median AS us, g.median AS gbps, s.median AS share
+         t.median AS us, g.median AS gbps, s.median AS share, rf.median AS read_floor,
+         lf.median AS launch_floor
   FROM cases k JOIN run ON k.run_id = run.id
   LEFT JOIN metrics t ON t.case_id = k.id AND t.name = 'time_us'
   LEFT JOIN metrics g ON g.case_id = k.id AND g.name = 'gbps'
   LEFT JOIN metrics s ON s.case_id = k.id AND s.name = 'copy_share'
+  LEFT JOIN metrics rf ON rf.case_id = k.id AND rf.name = 'read_floor_us'
+  LEFT JOIN metrics lf ON lf.case_id = k.id AND lf.name = 'launch_floor_us'
   WHERE json_extract(k.params, '\$.variant') IS NOT NULL)"
 
 q "every case (x_bf16: speedup over cuBLAS bf16 on unquantized weights, same shape and M)" "$CASES
@@ -61,17 +65,26 @@ SELECT c.variant, c.m AS batch, c.grp AS G, round(c.experts, 1) AS experts, roun
        round(b.us, 2) AS cublas_per_expert_us, round(b.us / c.us, 2) AS speedup,
        round(100 * c.share, 1) AS pct_copy,
        CASE WHEN c.m != 1 THEN '' WHEN c.us <= 18 AND b.us / c.us >= 5 THEN 'yes' ELSE 'NO' END AS time_target,
-       CASE WHEN c.share >= 0.70 THEN 'yes' ELSE 'NO' END AS bw_target
+       CASE WHEN c.share >= 0.70 THEN 'yes' ELSE 'NO' END AS bw_target,
+       round(c.share * c.us / 0.70, 2) AS us_at_70pct
 FROM c LEFT JOIN c b ON b.variant = 'cublas_bf16_per_expert' AND b.m = c.m
 WHERE c.variant LIKE 'grouped_moe%' AND c.status = 'ok'
 ORDER BY c.grp DESC, c.m, c.variant;"
 
-q "single-expert GEMMs: best INT4 variant vs cuBLAS bf16 (Marlin reports ~3.9x at batch <= 16)" "$CASES,
+q "grouped_moe against its floors: a bare read of its expert bytes in one launch (read), the same launch with routing and barrier only (launch)" "$CASES
+SELECT c.variant, c.m AS batch, c.grp AS G, round(c.us, 2) AS us, round(c.read_floor, 2) AS read_floor_us,
+       round(c.launch_floor, 2) AS launch_floor_us, round(c.read_floor + c.launch_floor, 2) AS sum_us,
+       round(c.us - c.read_floor - c.launch_floor, 2) AS above_both_us,
+       round(c.share * c.us / 0.70, 2) AS us_at_70pct
+FROM c WHERE c.variant LIKE 'grouped_moe%' AND c.status = 'ok'
+ORDER BY c.grp DESC, c.m, c.variant;"
+
+q "single-expert GEMMs: best INT4 variant vs cuBLAS bf16 (Marlin reports ~3.9x at batch <= 16), and the floor: its INT4 bytes read bare in one launch" "$CASES,
 best AS (SELECT *, row_number() OVER (PARTITION BY shape, m, grp ORDER BY us) AS rk
          FROM c WHERE role = 'candidate' AND status = 'ok' AND shape != 'moe_layer')
 SELECT x.shape, x.m AS M, x.grp AS G, x.variant AS best, round(x.us, 2) AS us, round(b.us, 2) AS bf16_us,
        round(b.us / x.us, 2) AS speedup, round(100 * x.share, 1) AS pct_copy,
-       round(d.us / x.us, 2) AS x_dequant_cublas
+       round(d.us / x.us, 2) AS x_dequant_cublas, round(x.read_floor, 2) AS read_floor_us
 FROM best x LEFT JOIN c b ON b.role = 'bf16' AND b.shape = x.shape AND b.m = x.m
 LEFT JOIN c d ON d.role = 'dequant' AND d.shape = x.shape AND d.m = x.m AND d.grp = x.grp
 WHERE x.rk = 1 ORDER BY x.shape, x.grp DESC, x.m;"

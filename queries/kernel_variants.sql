@@ -8,6 +8,8 @@
 -- tokens M, group size), from the latest kernel_variant run that measured it. pct_copy is
 -- the best variant's bytes (INT4 weights + scales + activations, once) over its time, as a
 -- share of the copy ceiling the run used (run_meta kernel_variant.copy_ceiling_gbps).
+-- read_floor_us is the floor timed beside an INT4 kernel: its bytes read bare in one launch
+-- from the same rotated copies; x_read_floor, how many times that the kernel takes.
 --   xp query queries/kernel_variants.sql
 WITH c AS (
   SELECT r.id AS run_id, r.started_at,
@@ -21,7 +23,8 @@ WITH c AS (
          json_extract(k.params, '$.group') AS grp,
          t.median AS us,
          (SELECT g.median FROM metrics g WHERE g.case_id = k.id AND g.name = 'gbps') AS gbps,
-         (SELECT s.median FROM metrics s WHERE s.case_id = k.id AND s.name = 'copy_share') AS share
+         (SELECT s.median FROM metrics s WHERE s.case_id = k.id AND s.name = 'copy_share') AS share,
+         (SELECT f.median FROM metrics f WHERE f.case_id = k.id AND f.name = 'read_floor_us') AS read_floor
   FROM runs r
   JOIN cases k ON k.run_id = r.id AND k.status = 'ok'
   JOIN metrics t ON t.case_id = k.id AND t.name = 'time_us'
@@ -41,7 +44,7 @@ SELECT l.arch, l.gpu, l.family, l.shape, l.m AS M, l.grp AS "group", l.variant A
        round(l.us, 2) AS us, round(l.gbps) AS gbps, round(100 * l.share, 1) AS pct_copy,
        round(d.us, 2) AS dequant_cublas_us, round(d.us / l.us, 2) AS x_vs_dequant,
        b.variant AS bf16_baseline, round(b.us, 2) AS bf16_us, round(b.us / l.us, 2) AS x_vs_bf16,
-       l.run_id AS run
+       l.run_id AS run, round(l.read_floor, 2) AS read_floor_us, round(l.us / l.read_floor, 2) AS x_read_floor
 FROM latest l
 LEFT JOIN c d ON d.run_id = l.run_id AND d.family = l.family AND d.shape = l.shape AND d.m = l.m
               AND d.grp = l.grp AND d.role = 'dequant'

@@ -245,6 +245,7 @@ static void plan_free(kv_plan *pl) {
     cJSON_Delete(pl->cases[i].params);
     free(pl->cases[i].note);
     free(pl->cases[i].us);
+    for (int f = 0; f < pl->cases[i].nfloors; f++) free(pl->cases[i].floors[f].us);
   }
   free(pl->cases);
   memset(pl, 0, sizeof *pl);
@@ -303,6 +304,8 @@ static int record_case(xp_run *r, xp_kv_case *c, double copy_gbps) {
     return XP_EXIT_DB;
   if (c->max_err >= 0 && isfinite(c->max_err) && xp_run_value(r, id, "max_err", "ratio", c->max_err))
     return XP_EXIT_DB;
+  for (int f = 0; f < c->nfloors; f++)
+    if (xp_run_metric(r, id, c->floors[f].name, "us", c->floors[f].us, (size_t)c->floors[f].n)) return XP_EXIT_DB;
   return 0;
 }
 
@@ -317,6 +320,9 @@ static void print_case(FILE *out, const xp_kv_case *c, double copy_gbps) {
   fprintf(out, "  %-44s %9.2f us %8.0f GB/s", name, us, gbps);
   if (copy_gbps > 0) fprintf(out, " %5.1f%% of copy", 100 * gbps / copy_gbps);
   if (c->max_err >= 0) fprintf(out, "  err %.1e", c->max_err);
+  for (int f = 0; f < c->nfloors; f++)
+    fprintf(out, "  %.*s %.2f", (int)(strlen(c->floors[f].name) - 3), c->floors[f].name,
+            median_of(c->floors[f].us, c->floors[f].n));
   fputc('\n', out);
 }
 

@@ -57,6 +57,14 @@ typedef struct xp_kv_case {
   int nus;
   double bytes;      /* bytes the variant must move once: for GB/s */
   double max_err;    /* max |out - ref| / max |ref| in the correctness gate; < 0: not checked */
+  /* Floors timed beside the case, recorded as metrics of that name (us, one per sample):
+  ** what the same launch costs doing less (a bare read of the bytes, the launch alone). */
+  struct xp_kv_floor {
+    const char *name; /* "read_floor_us", "launch_floor_us" */
+    double *us;       /* malloc'd */
+    int n;
+  } floors[2];
+  int nfloors;
 } xp_kv_case;
 
 typedef struct xp_kv_opts {

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ceilings/ceilings.h"
 #include "gpu.h"
 #include "lt.h"
 #include "runners/kernel_variant.h"
@@ -161,6 +162,62 @@ static int time_case(xp_kv_case *c, cudaStream_t s, xp_enqueue_fn fn, void *arg,
   c->nus = o->samples;
   cJSON_AddNumberToObject(c->params, "launches_per_graph", per_graph);
   return 0;
+}
+
+/* ---- floors: the same launch doing less, timed the same way (kernel_variant.h) ---- */
+
+/* A bare read of `bytes`, from one of `copies` places `stride` apart in turn, so that it
+** meets the caches as cold as the variant meets its rotated weights. */
+typedef struct read_arg {
+  const char *base;
+  size_t stride, bytes;
+  int copies, blocks;
+  unsigned *sink;
+} read_arg;
+
+static int enqueue_read(void *arg, cudaStream_t s, int rep) {
+  read_arg *a = arg;
+  XP_CUDA(xp_read16(a->base + (size_t)(rep % a->copies) * a->stride, a->bytes, a->blocks, a->sink, s));
+  return 0;
+fail:
+  return XP_EXIT_FAILED;
+}
+
+/* Times per_graph launches of fn as the case was timed and files the samples as floor
+** `name` of c. A floor that cannot be timed is left out with a warning: the case's own
+** result stands. */
+static int time_floor(xp_kv_case *c, const char *name, xp_enqueue_fn fn, void *arg, int per_graph,
+                      const xp_kv_opts *o, cudaStream_t s) {
+  double *us = xp_xcalloc((size_t)o->samples, sizeof *us);
+  int rc = xp_time_graph(s, fn, arg, per_graph, o->warmup, o->samples, us);
+  if (rc) {
+    free(us);
+    if (rc == XP_EXIT_ABORTED) return rc;
+    xp_warn("%s not measured: %s", name, xp_last_error());
+    return device_state();
+  }
+  c->floors[c->nfloors++] = (struct xp_kv_floor){name, us, o->samples};
+  return 0;
+}
+
+/* read_floor_us of c: `bytes` (rounded down to 16) read from buf (buf_bytes long) at up to
+** `copies` places in turn; fewer when the buffer holds fewer. */
+static int read_floor(xp_kv_case *c, const void *buf, size_t buf_bytes, double bytes, int copies,
+                      const xp_kv_opts *o, cudaStream_t s) {
+  read_arg a = {buf, 0, (size_t)bytes / 16 * 16, 1, 0, NULL};
+  if (a.bytes == 0 || a.bytes > buf_bytes) return 0;
+  a.stride = (a.bytes + 255) / 256 * 256;
+  a.copies = (int)((buf_bytes - a.bytes) / a.stride) + 1;
+  if (a.copies > copies) a.copies = copies;
+  cudaError_t e = xp_read16_grid(o->device, &a.blocks);
+  if (e == cudaSuccess) e = cudaMalloc((void **)&a.sink, (size_t)a.blocks * sizeof(unsigned));
+  if (e != cudaSuccess) {
+    xp_warn("read_floor_us not measured: %s", cudaGetErrorString(e));
+    return device_state();
+  }
+  int rc = time_floor(c, "read_floor_us", enqueue_read, &a, a.copies, o, s);
+  cudaFree(a.sink);
+  return rc;
 }
 
 static int rotation_copies(int64_t rotate_bytes, double bytes_per_copy) {
@@ -429,7 +486,11 @@ static int gemm_case(gemm_bench *b, xp_kv_case *c, const xp_kv_opts *o, cudaStre
   if (judge(c, b->yh, b->refh, (size_t)m * nn, (size_t)nn, o->tolerance)) return 0;
   rc = time_case(c, s, enqueue_gemm, b, per_graph, o);
   if (rc == XP_EXIT_ABORTED) return rc;
-  return rc ? device_state() : 0;
+  if (rc) return device_state();
+  /* The INT4 kernels' floor: their weights read bare, from the same rotated copies. */
+  if (w == V_GEMV || w == V_MMA || w == V_SPLITK)
+    return read_floor(c, b->w, b->words * 4 * (size_t)b->copies, (double)b->words * 4, b->copies, o, s);
+  return 0;
 }
 
 static int gemm_batch(xp_kv_case *cases, int n, const xp_kv_opts *o, cudaStream_t s) {
@@ -455,6 +516,7 @@ typedef struct moe_bench {
   int E, H, I, topk, G, R, m, P, mmax;
   w4_layout l13, l2;
   size_t words13, words2, nsc13, nsc2; /* per expert */
+  size_t weight_bytes;                  /* all experts' weights and scales, from w13 on */
   uint32_t *w13, *w2;
   uint16_t *s13, *s2, *w13bf, *w2bf;
   uint16_t *x, *h, *y;  /* [mmax][H], [mmax*topk][I], [mmax][H] */
@@ -509,6 +571,20 @@ fail:
   return XP_EXIT_FAILED;
 }
 
+/* grouped_moe's launch floor: the same launch on routing rep % R, no weights read. */
+static int enqueue_moe_floor(void *arg, cudaStream_t s, int rep) {
+  moe_bench *b = arg;
+  const int r = rep % b->R;
+  w4a16_moe a = {.w13 = b->w13, .w2 = b->w2, .s13 = b->s13, .s2 = b->s2,
+                 .ids = b->ids + (size_t)r * b->P, .wt = b->wt + (size_t)r * b->P, .x = b->x,
+                 .h = b->h, .y = b->y, .sync = b->sync, .tokens = b->m, .topk = b->topk,
+                 .experts = b->E, .hidden = b->H, .inter = b->I, .group = b->G};
+  XP_CUDA(w4a16_moe_floor(&a, b->which == V_MOE_PDL, s));
+  return 0;
+fail:
+  return XP_EXIT_FAILED;
+}
+
 static void moe_free_routing(moe_bench *b) {
   cudaFree(b->ids), cudaFree(b->wt), cudaFree(b->xp), cudaFree(b->gu_ref), cudaFree(b->h_ref);
   cudaFree(b->d_ref), cudaFree(b->y_ref), cudaFree(b->row_expert), cudaFree(b->xg);
@@ -528,7 +604,7 @@ static void moe_free(moe_bench *b) {
   lt_cache_free(&b->plans13);
   lt_cache_free(&b->plans2);
   if (b->lt) cublasLtDestroy(b->lt);
-  cudaFree(b->w13), cudaFree(b->w2), cudaFree(b->s13), cudaFree(b->s2), cudaFree(b->w13bf);
+  cudaFree(b->w13), cudaFree(b->w13bf); /* w2, s13 and s2 lie in w13's allocation */
   cudaFree(b->w2bf), cudaFree(b->x), cudaFree(b->h), cudaFree(b->y), cudaFree(b->xf);
   cudaFree(b->ha), cudaFree(b->gout), cudaFree(b->dout), cudaFree(b->ws), cudaFree(b->sync);
   free(b->yh);
@@ -551,10 +627,13 @@ static int moe_setup(moe_bench *b, const xp_kv_case *cases, int n, const xp_kv_o
     b->need_bf |= which_of(cases[i].v) == V_MOE_BF16;
   }
   const size_t E = (size_t)b->E, H = (size_t)b->H, I = (size_t)b->I, M = (size_t)b->mmax;
-  XP_CUDA(cudaMalloc((void **)&b->w13, E * b->words13 * 4));
-  XP_CUDA(cudaMalloc((void **)&b->w2, E * b->words2 * 4));
-  XP_CUDA(cudaMalloc((void **)&b->s13, E * b->nsc13 * 2));
-  XP_CUDA(cudaMalloc((void **)&b->s2, E * b->nsc2 * 2));
+  /* One allocation, [W13 | W2 | S13 | S2] of every expert (each part a multiple of 16
+  ** bytes), so that the read floor can read a batch's expert bytes from one place. */
+  b->weight_bytes = E * (b->words13 + b->words2) * 4 + E * (b->nsc13 + b->nsc2) * 2;
+  XP_CUDA(cudaMalloc((void **)&b->w13, b->weight_bytes));
+  b->w2 = b->w13 + E * b->words13;
+  b->s13 = (uint16_t *)(b->w2 + E * b->words2);
+  b->s2 = b->s13 + E * b->nsc13;
   XP_CUDA(w4a16_fill_words(b->w13, E * b->words13, o->seed + 11, s));
   XP_CUDA(w4a16_fill_words(b->w2, E * b->words2, o->seed + 12, s));
   /* Scales that keep gate_up (K = hidden) and down (K = inter) outputs of order one. */
@@ -809,7 +888,13 @@ static int moe_case(moe_bench *b, xp_kv_case *c, const xp_kv_opts *o, cudaStream
   }
   rc = time_case(c, s, enqueue_moe, b, b->R, o);
   if (rc == XP_EXIT_ABORTED) return rc;
-  return rc ? device_state() : 0;
+  if (rc) return device_state();
+  if (w == V_MOE_BF16) return 0;
+  /* grouped_moe's floors: the expert bytes of a batch read bare (from the block holding
+  ** every expert's, at places in turn past L2), and the launch with routing and barrier only. */
+  rc = read_floor(c, b->w13, b->weight_bytes, b->avg_experts * expert_bytes, b->R, o, s);
+  if (rc) return rc;
+  return time_floor(c, "launch_floor_us", enqueue_moe_floor, b, b->R, o, s);
 }
 
 static int cmp_case_m(const void *a, const void *b) {

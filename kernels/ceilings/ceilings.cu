@@ -63,6 +63,40 @@ extern "C" cudaError_t xp_copy16(void *dst, const void *src, size_t bytes, int b
   return cudaGetLastError();
 }
 
+__global__ void read16_kernel(const int4 *__restrict__ src, size_t n, unsigned *__restrict__ sink) {
+  size_t stride = (size_t)gridDim.x * blockDim.x;
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned acc = 0;
+  for (; i + 3 * stride < n; i += 4 * stride) {
+    int4 a = load_stream(src + i), b = load_stream(src + i + stride);
+    int4 c = load_stream(src + i + 2 * stride), d = load_stream(src + i + 3 * stride);
+    acc ^= (unsigned)(a.x ^ a.w ^ b.x ^ b.w ^ c.x ^ c.w ^ d.x ^ d.w);
+  }
+  for (; i < n; i += stride) acc ^= (unsigned)load_stream(src + i).y;
+  /* The compiler cannot know acc, so every load stays; the store almost never happens, so
+  ** the floor carries no writes (an atomic per warp here cost ~2 us at the tail). */
+  if (acc == 0x9e3779b9u) sink[blockIdx.x] = acc;
+}
+
+/* Blocks per SM of the read: on an H200 (CUDA 13.0) a cold 22.4 MB read took 5.3 us with
+** four 256-thread blocks per SM and 6.6 us with two. */
+#define XP_READ16_BLOCKS_PER_SM 4
+
+extern "C" cudaError_t xp_read16_grid(int dev, int *blocks) {
+  int sms = 0, per_sm = 0;
+  cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  if (e == cudaSuccess)
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, read16_kernel, XP_COPY16_THREADS, 0);
+  if (per_sm > XP_READ16_BLOCKS_PER_SM) per_sm = XP_READ16_BLOCKS_PER_SM;
+  *blocks = sms * (per_sm > 0 ? per_sm : 1);
+  return e;
+}
+
+extern "C" cudaError_t xp_read16(const void *src, size_t bytes, int blocks, unsigned *sink, cudaStream_t s) {
+  read16_kernel<<<blocks, XP_COPY16_THREADS, 0, s>>>((const int4 *)src, bytes / 16, sink);
+  return cudaGetLastError();
+}
+
 /* splitmix64: a good 64-bit mix of (seed, index), so fills need no state. */
 __device__ __forceinline__ float uniform_pm1(uint64_t seed, size_t i) {
   uint64_t z = seed + 0x9E3779B97F4A7C15ull * (i + 1);

@@ -24,6 +24,13 @@ cudaError_t xp_copy16_grid(int dev, int *blocks);
 ** bytes must be a multiple of 16 and both pointers 16-byte aligned. Capturable. */
 cudaError_t xp_copy16(void *dst, const void *src, size_t bytes, int blocks, cudaStream_t s);
 
+/* A bare read: bytes from src (16-byte aligned, bytes a multiple of 16) with 16-byte loads,
+** four in flight per thread, grid-stride, and nothing done with them but an XOR that
+** decides whether sink[blockIdx.x] (blocks words) is written (almost never). The floor a
+** kernel that must read those bytes once in one launch stands on. xp_read16_grid: the grid that reads fastest on device dev. */
+cudaError_t xp_read16_grid(int dev, int *blocks);
+cudaError_t xp_read16(const void *src, size_t bytes, int blocks, unsigned *sink, cudaStream_t s);
+
 /* count elements of type dtype, uniform in [-1, 1), from a counter-based hash of (seed, i):
 ** the same seed gives the same data on any device. Never all zeros. */
 cudaError_t xp_fill_uniform(void *p, size_t count, int dtype, uint64_t seed, cudaStream_t s);

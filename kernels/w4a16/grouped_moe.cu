@@ -30,11 +30,11 @@
 ** Where batch 1's 17 us go, traced per block with %globaltimer on an H200 (CUDA 13.0): the
 ** routing (a cold read of the ids) ends at 0.8 us; the gate_up tile of each block at 7.8 to
 ** 9.0 us (its 14.7 MB drain from HBM, then the warps' last rounds of L2 hits); the barrier
-** releases at ~10 us; down (7.3 MB, requested only once h exists) ends at 13 to 15.5 us. A
-** cooperative launch of this grid doing nothing measures 1.1 us, with the barrier 2.3 us,
-** with the routing 3.1 us; a plain kernel reading 22.4 MB cold, 5.3 to 6.6 us. So 70% of
-** the 4.0 TB/s copy ceiling (8.0 us) would leave ~2.7 us above a bare read for launch,
-** routing, barrier and the dependent down phase together, which is what those alone cost.
+** releases at ~10 us; down (7.3 MB, requested only once h exists) ends at 13 to 15.5 us.
+** The floors the runner records beside each case (bench/w4a16_moe.sh): this launch with the
+** routing and the barrier only, 3.0 us (2.4 with PDL, w4a16_moe_floor); the same expert
+** bytes read bare in one launch, 7.4 us. 70% of the 4.0 TB/s copy ceiling would be 8.1 us:
+** 0.7 us above the bare read, less than launch, routing and barrier cost on their own.
 ** Tried on an H200 (CUDA 13.0) and not kept:
 **   - asking L2 for all of a block's down weights at the start (the requests queue ahead of
 **     gate_up's: 1 us slower at batch 1), or for each warp's first down tiles just before
@@ -166,6 +166,17 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) moe_kernel(w4a16_moe a, 
   }
 }
 
+/* The same launch doing none of the work: routing, the barrier, nothing else. What is left
+** of grouped_moe's time above it and above a bare read of its bytes is what the kernel
+** itself costs (w4a16_moe_floor). */
+__global__ void __launch_bounds__(kThreads, kMinBlocks) floor_kernel(w4a16_moe a) {
+  __shared__ MoeRoute r;
+  pdl_wait();
+  pdl_launch_dependents();
+  moe_route(a, r);
+  if (threadIdx.x == 0) grid_sync(a.sync, gridDim.x);
+}
+
 template <int NT, bool POST>
 cudaError_t grid(int *blocks) {
   int dev = 0, sms = 0, per_sm = 0;
@@ -197,6 +208,17 @@ extern "C" cudaError_t w4a16_grouped_moe(const w4a16_moe *a, int pdl, cudaStream
   const bool post = w4a16_post_scale(a->group);
   if (w4a16_token_tiles(a->tokens) == 1) return post ? launch<1, true>(a, pdl, s) : launch<1, false>(a, pdl, s);
   return post ? launch<2, true>(a, pdl, s) : launch<2, false>(a, pdl, s);
+}
+
+extern "C" cudaError_t w4a16_moe_floor(const w4a16_moe *a, int pdl, cudaStream_t s) {
+  if (w4a16_moe_check(a)) return cudaErrorInvalidValue;
+  int blocks = 0;
+  cudaError_t e = w4a16_moe_grid(a->tokens, a->group, &blocks);
+  if (e != cudaSuccess) return e;
+  cudaLaunchConfig_t cfg;
+  cudaLaunchAttribute attr[1];
+  moe_launch_config(&cfg, attr, blocks, kThreads, 0, pdl, s);
+  return cudaLaunchKernelEx(&cfg, floor_kernel, *a);
 }
 
 extern "C" cudaError_t w4a16_moe_grid(int tokens, int group, int *blocks) {

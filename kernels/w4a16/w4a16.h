@@ -106,6 +106,9 @@ cudaError_t w4a16_grouped_moe(const w4a16_moe *a, int pdl, cudaStream_t s);
 /* The grid of a grouped_moe launch with this many tokens and group size on the current
 ** device: resident blocks per SM x SMs. */
 cudaError_t w4a16_moe_grid(int tokens, int group, int *blocks);
+/* The launch floor of w4a16_grouped_moe: the same grid and launch (pdl as there) doing only
+** the routing and the grid-wide barrier, no weights read. Same contract. */
+cudaError_t w4a16_moe_floor(const w4a16_moe *a, int pdl, cudaStream_t s);
 
 
 /* ---- the float32 reference and test data ---- */

@@ -94,6 +94,21 @@ faster=$(query "SELECT count(*) FROM cases g JOIN metrics gm ON gm.case_id = g.i
     AND g.status = 'ok' AND gm.median < bm.median")
 check "grouped_moe faster than per-expert cuBLAS at batch 1 (both groups)" 2 "$faster"
 
+# 4b. Floors beside the INT4 kernels: a bare read of their bytes for every fused and grouped
+# case, and for the grouped launch the same launch with routing and barrier only, which does
+# strictly less and so takes less time than the kernel.
+check "read floor of every INT4 kernel" 0 "$(query "SELECT count(*) FROM cases c LEFT JOIN metrics m ON m.case_id = c.id
+  AND m.name = 'read_floor_us' AND m.n = 5 AND m.min > 0 WHERE c.status = 'ok'
+  AND json_extract(c.params, '\$.variant') IN ('fused_gemv', 'fused_mma', 'fused_splitk', 'grouped_moe', 'grouped_moe_pdl')
+  AND m.case_id IS NULL")"
+check "no floors for the cuBLAS paths" 0 "$(query "SELECT count(*) FROM cases c JOIN metrics m ON m.case_id = c.id
+  AND m.name LIKE '%floor%' WHERE json_extract(c.params, '\$.variant') IN ('cublas_bf16', 'dequant_cublas', 'cublas_bf16_per_expert')")"
+check "launch floor below the grouped kernel" 0 "$(query "SELECT count(*) FROM cases c
+  JOIN metrics t ON t.case_id = c.id AND t.name = 'time_us'
+  LEFT JOIN metrics f ON f.case_id = c.id AND f.name = 'launch_floor_us' AND f.n = 5 AND f.min > 0
+  WHERE c.status = 'ok' AND json_extract(c.params, '\$.variant') LIKE 'grouped_moe%'
+    AND NOT (f.median < t.median)")"
+
 # 5. The query: a best variant for every measured shape, M and group.
 "$XP" --db "$db" query "$XP_SRC/queries/kernel_variants.sql"
 "$XP" --db "$db" query "$XP_SRC/queries/kernel_variants.sql" --format csv > "$tmp/best" 2> "$tmp/qerr"

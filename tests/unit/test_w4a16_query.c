@@ -19,6 +19,7 @@ typedef struct fake {
   const char *variant, *role, *shape, *status;
   int m, group; /* group 0: the variant ignores it */
   double us;
+  double read_floor; /* 0: none recorded */
 } fake;
 
 static const fake *pending;
@@ -48,6 +49,8 @@ static int fake_execute(xp_ctx *ctx) {
         xp_run_value(ctx->run, id, "gbps", "GB/s", 1000.0 / f->us) ||
         xp_run_value(ctx->run, id, "copy_share", "ratio", 0.25 / f->us))
       return XP_EXIT_DB;
+    double rf[3] = {f->read_floor, f->read_floor, f->read_floor};
+    if (f->read_floor > 0 && xp_run_metric(ctx->run, id, "read_floor_us", "us", rf, 3)) return XP_EXIT_DB;
   }
   /* The runner's inline ceiling case has no variant: the query must ignore it. */
   int64_t id = xp_run_case(ctx->run, "ceiling.copy", NULL, "ok", NULL);
@@ -95,7 +98,8 @@ static int query(sqlite3 *db) {
 }
 
 /* The row of shape/M/group, or NULL. Columns: arch|gpu|family|shape|M|group|best|us|gbps|
-** pct_copy|dequant_us|x_vs_dequant|bf16_baseline|bf16_us|x_vs_bf16|run */
+** pct_copy|dequant_us|x_vs_dequant|bf16_baseline|bf16_us|x_vs_bf16|run|read_floor_us|
+** x_read_floor */
 static const char *row_of(const char *arch, const char *shape, int m, const char *group) {
   char key[128];
   snprintf(key, sizeof key, "%s|NVIDIA H200|w4a16|%s|%d|%s|", arch, shape, m, group);
@@ -117,24 +121,24 @@ int main(void) {
   CHECK(db != NULL);
   if (db) {
     static const fake older[] = {
-        {"fused_gemv", "candidate", "gate_up", "ok", 1, 128, 1.0}, /* superseded by the newer run */
-        {"cublas_bf16", "bf16", "gate_up", "ok", 1, 0, 7.0}};
+        {"fused_gemv", "candidate", "gate_up", "ok", 1, 128, 1.0, 0}, /* superseded by the newer run */
+        {"cublas_bf16", "bf16", "gate_up", "ok", 1, 0, 7.0, 0}};
     static const fake run[] = {
-        {"cublas_bf16", "bf16", "gate_up", "ok", 1, 0, 6.8},
-        {"dequant_cublas", "dequant", "gate_up", "ok", 1, 128, 9.0},
-        {"dequant_cublas", "dequant", "gate_up", "ok", 1, 32, 9.5},
-        {"fused_gemv", "candidate", "gate_up", "ok", 1, 128, 3.4},
-        {"fused_mma", "candidate", "gate_up", "ok", 1, 128, 2.0},
-        {"fused_splitk", "candidate", "gate_up", "ok", 1, 128, 1.7},
-        {"fused_splitk", "candidate", "gate_up", "failed", 1, 32, 0.1},  /* failed: never best */
-        {"fused_mma", "candidate", "gate_up", "ok", 1, 32, 1.9},
-        {"fused_gemv", "candidate", "gate_up", "skipped", 16, 128, 0},
-        {"fused_mma", "candidate", "gate_up", "ok", 16, 128, 2.5},
-        {"cublas_bf16", "bf16", "gate_up", "ok", 16, 0, 7.5},
-        {"cublas_bf16_per_expert", "bf16", "moe_layer", "ok", 1, 0, 90.0},
-        {"grouped_moe", "candidate", "moe_layer", "ok", 1, 128, 12.0},
-        {"grouped_moe_pdl", "candidate", "moe_layer", "ok", 1, 128, 10.0}};
-    static const fake other_arch[] = {{"fused_mma", "candidate", "gate_up", "ok", 1, 128, 4.0}};
+        {"cublas_bf16", "bf16", "gate_up", "ok", 1, 0, 6.8, 0},
+        {"dequant_cublas", "dequant", "gate_up", "ok", 1, 128, 9.0, 0},
+        {"dequant_cublas", "dequant", "gate_up", "ok", 1, 32, 9.5, 0},
+        {"fused_gemv", "candidate", "gate_up", "ok", 1, 128, 3.4, 0},
+        {"fused_mma", "candidate", "gate_up", "ok", 1, 128, 2.0, 0},
+        {"fused_splitk", "candidate", "gate_up", "ok", 1, 128, 1.7, 0.85},
+        {"fused_splitk", "candidate", "gate_up", "failed", 1, 32, 0.1, 0},  /* failed: never best */
+        {"fused_mma", "candidate", "gate_up", "ok", 1, 32, 1.9, 0},
+        {"fused_gemv", "candidate", "gate_up", "skipped", 16, 128, 0, 0},
+        {"fused_mma", "candidate", "gate_up", "ok", 16, 128, 2.5, 0},
+        {"cublas_bf16", "bf16", "gate_up", "ok", 16, 0, 7.5, 0},
+        {"cublas_bf16_per_expert", "bf16", "moe_layer", "ok", 1, 0, 90.0, 0},
+        {"grouped_moe", "candidate", "moe_layer", "ok", 1, 128, 12.0, 0},
+        {"grouped_moe_pdl", "candidate", "moe_layer", "ok", 1, 128, 10.0, 4.0}};
+    static const fake other_arch[] = {{"fused_mma", "candidate", "gate_up", "ok", 1, 128, 4.0, 0}};
     CHECK_EQ_INT(record(db, "sm_90", older, 2), 0);
     CHECK_EQ_INT(record(db, "sm_90", run, (int)(sizeof run / sizeof run[0])), 0);
     CHECK_EQ_INT(record(db, "sm_120", other_arch, 1), 0);
@@ -143,6 +147,7 @@ int main(void) {
     const char *r = row_of("sm_90", "gate_up", 1, "128");
     CHECK(r && strncmp(r, "fused_splitk|1.7|", 17) == 0);
     CHECK(r && strstr(r, "|9.0|5.29|cublas_bf16|6.8|4.0|") != NULL);
+    CHECK(r && strstr(r, "|0.85|2.0") != NULL && r[strlen(r) - 1] == '0'); /* its read floor, 2x */
     r = row_of("sm_90", "gate_up", 1, "32");
     CHECK(r && strncmp(r, "fused_mma|1.9|", 14) == 0);
     CHECK(r && strstr(r, "|9.5|5.0|cublas_bf16|6.8|3.58|") != NULL);
@@ -152,6 +157,9 @@ int main(void) {
     r = row_of("sm_90", "moe_layer", 1, "128");
     CHECK(r && strncmp(r, "grouped_moe_pdl|10.0|100.0|2.5|", 31) == 0);
     CHECK(r && strstr(r, "|cublas_bf16_per_expert|90.0|9.0|") != NULL);
+    CHECK(r && strstr(r, "|4.0|2.5") != NULL);
+    r = row_of("sm_90", "gate_up", 1, "32");
+    CHECK(r && r[strlen(r) - 1] == '|' && r[strlen(r) - 2] == '|'); /* no floor recorded: empty */
     r = row_of("sm_120", "gate_up", 1, "128");
     CHECK(r && strncmp(r, "fused_mma|4.0|", 14) == 0);
     CHECK(r && strstr(r, "||||") != NULL); /* no baselines in that run */
