@@ -542,14 +542,19 @@ typedef struct moe_bench {
   enum which which;
 } moe_bench;
 
+/* grouped_moe's arguments on routing r. */
+static w4a16_moe moe_args(const moe_bench *b, int r) {
+  return (w4a16_moe){.w13 = b->w13, .w2 = b->w2, .s13 = b->s13, .s2 = b->s2,
+                     .ids = b->ids + (size_t)r * b->P, .wt = b->wt + (size_t)r * b->P, .x = b->x,
+                     .h = b->h, .y = b->y, .sync = b->sync, .tokens = b->m, .topk = b->topk,
+                     .experts = b->E, .hidden = b->H, .inter = b->I, .group = b->G};
+}
+
 static int enqueue_moe(void *arg, cudaStream_t s, int rep) {
   moe_bench *b = arg;
   const int r = rep % b->R;
   if (b->which == V_MOE || b->which == V_MOE_PDL) {
-    w4a16_moe a = {.w13 = b->w13, .w2 = b->w2, .s13 = b->s13, .s2 = b->s2,
-                   .ids = b->ids + (size_t)r * b->P, .wt = b->wt + (size_t)r * b->P, .x = b->x,
-                   .h = b->h, .y = b->y, .sync = b->sync, .tokens = b->m, .topk = b->topk,
-                   .experts = b->E, .hidden = b->H, .inter = b->I, .group = b->G};
+    w4a16_moe a = moe_args(b, r);
     XP_CUDA(w4a16_grouped_moe(&a, b->which == V_MOE_PDL, s));
     return 0;
   }
@@ -574,11 +579,7 @@ fail:
 /* grouped_moe's launch floor: the same launch on routing rep % R, no weights read. */
 static int enqueue_moe_floor(void *arg, cudaStream_t s, int rep) {
   moe_bench *b = arg;
-  const int r = rep % b->R;
-  w4a16_moe a = {.w13 = b->w13, .w2 = b->w2, .s13 = b->s13, .s2 = b->s2,
-                 .ids = b->ids + (size_t)r * b->P, .wt = b->wt + (size_t)r * b->P, .x = b->x,
-                 .h = b->h, .y = b->y, .sync = b->sync, .tokens = b->m, .topk = b->topk,
-                 .experts = b->E, .hidden = b->H, .inter = b->I, .group = b->G};
+  w4a16_moe a = moe_args(b, rep % b->R);
   XP_CUDA(w4a16_moe_floor(&a, b->which == V_MOE_PDL, s));
   return 0;
 fail:

@@ -47,14 +47,20 @@ __global__ void copy16_kernel(int4 *__restrict__ dst, const int4 *__restrict__ s
 ** per thread did not beat it (a read-only kernel reached 4.5 TB/s). */
 #define XP_COPY16_BLOCKS_PER_SM 2
 
-extern "C" cudaError_t xp_copy16_grid(int dev, int *blocks) {
+/* Blocks of XP_COPY16_THREADS threads for `kernel` on device dev: up to `per_sm_cap` per SM
+** on every SM, never more than are resident. */
+template <class K>
+static cudaError_t grid_for(K kernel, int per_sm_cap, int dev, int *blocks) {
   int sms = 0, per_sm = 0;
   cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-  if (e == cudaSuccess)
-    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, copy16_kernel, XP_COPY16_THREADS, 0);
-  if (per_sm > XP_COPY16_BLOCKS_PER_SM) per_sm = XP_COPY16_BLOCKS_PER_SM;
+  if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, XP_COPY16_THREADS, 0);
+  if (per_sm > per_sm_cap) per_sm = per_sm_cap;
   *blocks = sms * (per_sm > 0 ? per_sm : 1);
   return e;
+}
+
+extern "C" cudaError_t xp_copy16_grid(int dev, int *blocks) {
+  return grid_for(copy16_kernel, XP_COPY16_BLOCKS_PER_SM, dev, blocks);
 }
 
 extern "C" cudaError_t xp_copy16(void *dst, const void *src, size_t bytes, int blocks,
@@ -83,13 +89,7 @@ __global__ void read16_kernel(const int4 *__restrict__ src, size_t n, unsigned *
 #define XP_READ16_BLOCKS_PER_SM 4
 
 extern "C" cudaError_t xp_read16_grid(int dev, int *blocks) {
-  int sms = 0, per_sm = 0;
-  cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-  if (e == cudaSuccess)
-    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, read16_kernel, XP_COPY16_THREADS, 0);
-  if (per_sm > XP_READ16_BLOCKS_PER_SM) per_sm = XP_READ16_BLOCKS_PER_SM;
-  *blocks = sms * (per_sm > 0 ? per_sm : 1);
-  return e;
+  return grid_for(read16_kernel, XP_READ16_BLOCKS_PER_SM, dev, blocks);
 }
 
 extern "C" cudaError_t xp_read16(const void *src, size_t bytes, int blocks, unsigned *sink, cudaStream_t s) {
