@@ -36,6 +36,16 @@ need_gpus() { # need_gpus N: skip (77) unless N GPUs are visible; $ngpu is how m
     exit 77
   fi
 }
+gpu_run() { # gpu_run SPEC: xp run SPEC into $db ($tmp/out, $tmp/err); skip (77) when this
+  # xp was built without CUDA; else its exit status
+  "$XP" --db "$db" run "$1" > "$tmp/out" 2> "$tmp/err"
+  local rc=$?
+  if [ $rc = 4 ] && grep -q 'built without CUDA' "$tmp/err"; then
+    echo "skipped: this xp was built without CUDA"
+    exit 77
+  fi
+  return $rc
+}
 finish() {
   [ "$fail" = 0 ] && echo "ok"
   exit "$fail"

@@ -19,13 +19,8 @@ shapes = [{name = "gate_up", n = 512, k = 7168},
 TOML
 
 # 1. No ceilings for this GPU yet: the gemm run says what to do.
-"$XP" --db "$db" run "$tmp/small.toml" > "$tmp/out" 2> "$tmp/err"
-rc=$?
-if [ $rc = 4 ] && grep -q 'built without CUDA' "$tmp/err"; then
-  echo "skipped: this xp was built without CUDA"
-  exit 77
-fi
-check "gemm before ceilings" 4 $rc
+gpu_run "$tmp/small.toml"
+check "gemm before ceilings" 4 $?
 grep -q 'run xp run experiments/ceilings.toml first' "$tmp/err" || { echo "FAIL: ceilings hint"; cat "$tmp/err"; fail=1; }
 
 # 2. Ceilings, small and quick.

@@ -5,25 +5,8 @@
 # cannot run are skipped with the reason and never launched; a gate that cannot be met
 # records the variant failed with its error and no timing; the query reads it all back.
 set -u
-: "${XP:?XP must name the xp binary}" "${XP_SRC:?XP_SRC must name the source tree}"
-if ! nvidia-smi -L > /dev/null 2>&1; then
-  echo "skipped: no GPU (nvidia-smi -L finds none)"
-  exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-db="$tmp/x.db"
-fail=0
-check() { # check DESCRIPTION EXPECTED ACTUAL
-  if [ "$2" != "$3" ]; then
-    echo "FAIL: $1: expected [$2], got [$3]"
-    fail=1
-  fi
-}
-query() { # query SQL: CSV rows without the header
-  printf '%s\n' "$1" > "$tmp/q.sql"
-  "$XP" --db "$db" query "$tmp/q.sql" --format csv | tail -n +2
-}
+. "$XP_SRC/tests/lib.sh"
+need_gpus 1
 cat > "$tmp/small.toml" <<'TOML'
 kind = "kernel_variant"
 family = "w4a16"
@@ -39,12 +22,8 @@ shapes = [{name = "gate_up", n = 512, k = 7168},
           {name = "moe", type = "moe", hidden = 7168, intermediate = 256, experts = 64, topk = 8}]
 TOML
 
-"$XP" --db "$db" run "$tmp/small.toml" > "$tmp/out" 2> "$tmp/err"
+gpu_run "$tmp/small.toml"
 rc=$?
-if [ $rc = 4 ] && grep -q 'built without CUDA' "$tmp/err"; then
-  echo "skipped: this xp was built without CUDA"
-  exit 77
-fi
 cat "$tmp/out"
 check "kernel_variant run" 0 $rc
 [ $rc = 0 ] || cat "$tmp/err"
@@ -135,5 +114,4 @@ check "strict gate: failed with the error" "failed,1" "$(query "SELECT status, n
 check "strict gate: never timed" 0 "$(query "SELECT count(*) FROM metrics m JOIN cases c ON c.id = m.case_id
   WHERE c.run_id = $last AND c.name NOT LIKE 'ceiling.%'")"
 
-[ $fail = 0 ] && echo "w4a16_gpu: ok"
-exit $fail
+finish
