@@ -197,6 +197,18 @@ int xp_run_gpu(xp_run *r, const xp_gpu_info *g) {
 
 /* ---- begin ---- */
 
+/* The run handle and its cached statements (the database rows are not touched). */
+static void run_free(xp_run *r) {
+  for (stmt_cache *c = r->cache, *n; c; c = n) {
+    n = c->next;
+    sqlite3_finalize(c->st);
+    free(c->sql);
+    free(c);
+  }
+  free(r->kind);
+  free(r);
+}
+
 int xp_run_begin(sqlite3 *db, const xp_run_opts *o, xp_run **out) {
   *out = NULL;
   xp_run *r = xp_xcalloc(1, sizeof *r);
@@ -268,14 +280,7 @@ fail:
   xp_db_rollback(db);
 fail_committed:
   r->in_tx = 0;
-  for (stmt_cache *c = r->cache, *n; c; c = n) {
-    n = c->next;
-    sqlite3_finalize(c->st);
-    free(c->sql);
-    free(c);
-  }
-  free(r->kind);
-  free(r);
+  run_free(r);
 done:
   free(spec_json);
   cJSON_Delete(host);
@@ -388,17 +393,6 @@ static int write_status(xp_run *r, const char *status, const char *error) {
   int rc = xp_db_step_done(r->db, st);
   if (rc == 0) rc = xp_chain_seal(r->db, r->id); /* content hash and chain link (chain.c) */
   return rc;
-}
-
-static void run_free(xp_run *r) {
-  for (stmt_cache *c = r->cache, *n; c; c = n) {
-    n = c->next;
-    sqlite3_finalize(c->st);
-    free(c->sql);
-    free(c);
-  }
-  free(r->kind);
-  free(r);
 }
 
 int xp_run_finish(xp_run *r, enum xp_run_status status, const char *error) {
