@@ -194,6 +194,17 @@ static void test_spec(void) {
                         "\"group_sizes\": [128]}"), XP_EXIT_USAGE);
 }
 
+/* The spec validated and its --dry-run plan as text (malloc'd; NULL when planning failed). */
+static char *plan_text(xp_spec *s) {
+  CHECK_EQ_INT(xp_validate_spec(&xp_kind_kernel_variant, s), 0);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  CHECK_EQ_INT(xp_kind_kernel_variant.plan(s, f), 0);
+  fclose(f);
+  return text;
+}
+
 /* --dry-run lists every case, with the reason of each skip. */
 static void test_plan(void) {
   xp_spec *s = xp_spec_parse_json(
@@ -203,12 +214,7 @@ static void test_plan(void) {
       "\"intermediate\": 256, \"experts\": 384, \"topk\": 8}]}", "t.json", ".");
   CHECK(s != NULL);
   if (!s) return;
-  CHECK_EQ_INT(xp_validate_spec(&xp_kind_kernel_variant, s), 0);
-  char *text = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&text, &len);
-  CHECK_EQ_INT(xp_kind_kernel_variant.plan(s, f), 0);
-  fclose(f);
+  char *text = plan_text(s);
   /* gate_up: bf16 x 2 m (group 128 only) + mma x 2 m x 2 groups; moe: grouped x 2 m x 2 groups. */
   CHECK(strstr(text, "10 cases") != NULL);
   CHECK(strstr(text, "cublas_bf16/gate_up/m1 ") != NULL);
@@ -223,11 +229,9 @@ static void test_plan(void) {
   /* Unquantized variants alone need no group sizes, and are not skipped for lack of one. */
   s = xp_spec_parse_json("{\"kind\": \"kernel_variant\", \"family\": \"w4a16\", \"m\": [1, 64], "
                          "\"variants\": [\"cublas_bf16\"], " GEMM_SHAPES "}", "t.json", ".");
-  CHECK(s && xp_validate_spec(&xp_kind_kernel_variant, s) == 0);
-  text = NULL;
-  f = open_memstream(&text, &len);
-  CHECK_EQ_INT(xp_kind_kernel_variant.plan(s, f), 0);
-  fclose(f);
+  CHECK(s != NULL);
+  if (!s) return;
+  text = plan_text(s);
   CHECK(strstr(text, "2 cases (2 to measure, 0 skipped)") != NULL);
   free(text);
   xp_spec_free(s);
@@ -244,12 +248,7 @@ static void test_experiment_file(void) {
   xp_spec *s = xp_spec_load(path);
   CHECK(s != NULL);
   if (!s) return;
-  CHECK_EQ_INT(xp_validate_spec(&xp_kind_kernel_variant, s), 0);
-  char *text = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&text, &len);
-  CHECK_EQ_INT(xp_kind_kernel_variant.plan(s, f), 0);
-  fclose(f);
+  char *text = plan_text(s);
   /* 2 GEMM shapes x (bf16 x 5 m + 4 quantized x 5 m x 2 groups) + moe (2 x 5 x 2 + 5). */
   CHECK(strstr(text, "115 cases (115 to measure, 0 skipped)") != NULL);
   if (!strstr(text, "115 cases")) fputs(text, stderr);
