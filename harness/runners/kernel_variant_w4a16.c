@@ -109,12 +109,20 @@ static void add_tiling(cJSON *o, int chunks) {
   cJSON_AddNumberToObject(o, "warps_per_tile", ks);
   cJSON_AddNumberToObject(o, "tiles_per_block", tpb);
   cJSON_AddNumberToObject(o, "block_threads", 256);
-  cJSON_AddNumberToObject(o, "k_unroll", 4);
+}
+
+/* How a warp streams its K chunks (w4a16_device.cuh, tile_mma; fused_gemv: one stage of 4):
+** stages whose loads are in flight together, chunks per stage. */
+static void add_pipeline(cJSON *o, int stages, int chunks) {
+  cJSON_AddNumberToObject(o, "k_stages", stages);
+  cJSON_AddNumberToObject(o, "k_chunks_per_stage", chunks);
 }
 
 static void add_mma(cJSON *o, const xp_kv_problem *p) {
   cJSON_AddStringToObject(o, "mma", "m16n8k16.bf16.f32");
   cJSON_AddNumberToObject(o, "token_tiles", p->m > 8 ? 2 : 1);
+  if (p->m > 8) add_pipeline(o, 1, 4);
+  else add_pipeline(o, 2, 2);
   cJSON_AddStringToObject(o, "scale", p->group % 64 == 0 ? "after_mma_fp32" : "before_mma_bf16");
 }
 
@@ -132,6 +140,7 @@ static void par_gemv(const xp_kv_problem *p, const cJSON *spec, cJSON *o) {
   cJSON_AddNumberToObject(o, "launches", 1);
   cJSON_AddStringToObject(o, "weights", "int4");
   add_tiling(o, p->k / 64);
+  add_pipeline(o, 1, 4);
   int mt = 1;
   while (mt < p->m) mt *= 2;
   cJSON_AddNumberToObject(o, "token_accumulators", mt);
@@ -164,8 +173,6 @@ static void par_moe_common(const xp_kv_problem *p, cJSON *o, int pdl) {
   cJSON_AddStringToObject(o, "gate_up_split", "runs of (expert, 16-row tile) per block, K over 8 warps");
   cJSON_AddStringToObject(o, "down_split", "runs of 16-row tiles per block, experts over 8 warps");
   cJSON_AddStringToObject(o, "phase_sync", "one counter wait for every block's h");
-  cJSON_AddStringToObject(o, "down_prefetch", "each warp asks L2 for its expert tile after next");
-  cJSON_AddNumberToObject(o, "k_unroll", 4);
   add_mma(o, p);
 }
 

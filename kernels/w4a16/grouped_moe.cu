@@ -14,23 +14,26 @@
 **     contiguous runs, one per block; each of the 8 warps takes an eighth of a tile's K
 **     chunks (w4::tile_mma). The warps' fragments are summed through shared memory and
 **     SiLU(gate) * up is written to h as bf16 (the gate_up layout puts gate row i and up
-**     row i in the same thread). Each warp asks L2 for its share of the next tile while it
-**     computes this one. An expert with at most 8 of the batch's tokens runs one token tile
-**     even when the batch needs two.
+**     row i in the same thread). An expert with at most 8 of the batch's tokens runs one
+**     token tile even when the batch needs two.
 **   down: the H/16 row tiles cut into runs, one per block, all of a block's tiles at once
 **     where they fit (ks = 8 / tiles warps each; at batch 1 a block has one or two); warp kk
 **     of a tile takes slots kk, kk + ks, ..., weights each product by its token's routing
 **     weight, and the tile's sum over all slots is written to y once: no atomics, no
-**     zeroing pass, and the same order of additions on every launch. Each warp asks L2 for
-**     its unit after next as it computes.
+**     zeroing pass, and the same order of additions on every launch.
+** Every warp streams its chunks with its own loads only (w4::tile_mma: two stages of two
+** chunks with one token tile); nothing asks L2 for data ahead.
 ** Between the phases: one grid-wide barrier on one counter whose top bit flips when every
 ** block has arrived (moe_route.cuh: grid_sync), so a launch leaves it ready for the next
 ** with no second round of atomics at the end.
 **
-** Where batch 1's 17 us go, traced per block with %globaltimer on an H200 (CUDA 13.0): the
-** routing (a cold read of the ids) ends at 0.8 us; the gate_up tile of each block at 7.8 to
-** 9.0 us (its 14.7 MB drain from HBM, then the warps' last rounds of L2 hits); the barrier
-** releases at ~10 us; down (7.3 MB, requested only once h exists) ends at 13 to 15.5 us.
+** Batch 1 takes 14.5 us on an H200 (CUDA 13.0). It took 17 us while each warp also asked L2
+** for its next 16 chunks and its next tile (prefetch.global.L2); dropping those requests and
+** loading in two stages made batches 1 to 16 15-20% faster (batch 16: 189 -> 159 us). Where
+** that earlier version's 17 us went, traced per block with %globaltimer: the routing (a cold
+** read of the ids) ends at 0.8 us; the gate_up tile of each block at 7.8 to 9.0 us (its
+** 14.7 MB drain from HBM, then the warps' last rounds of L2 hits); the barrier releases at
+** ~10 us; down (7.3 MB, requested only once h exists) ends at 13 to 15.5 us.
 ** The floors the runner records beside each case (bench/w4a16_moe.sh): this launch with the
 ** routing and the barrier only, 3.0 us (2.4 with PDL, w4a16_moe_floor); the same expert
 ** bytes read bare in one launch, 7.4 us. 70% of the 4.0 TB/s copy ceiling would be 8.1 us:
@@ -42,8 +45,17 @@
 **     slower: the blocks reach the wait later); the first two down units of each warp
 **     loaded into registers before the wait (no gain);
 **   - weights loaded with an L2 evict-first policy, to keep ids, x and h resident (no gain);
-**   - 8 gate_up chunks in flight per warp instead of 4 (no gain); 3 blocks per SM at 85
-**     registers (spills: 24% slower at batch 1, 2.5x at batch 16);
+**   - 8 gate_up chunks in flight per warp instead of 4 (no gain); two stages of three chunks
+**     instead of two (2% slower at batch 1); 3 blocks per SM at 80 registers (spills: 30%
+**     slower at batch 1);
+**   - no grid-wide barrier: blocks take (expert, 1/32 of its gate_up and down rows) units,
+**     wait only for their expert's 32 gate_up parts, and write fp32 partials that the last
+**     block to finish a row range sums in id order (deterministic): 18.0 against 17.3 us at
+**     batch 1 and 229 against 189 us at batch 16, with the same loads (down alone, with no
+**     wait at all, took 9 us at batch 1: one unit's 14 tiles are too little work per block);
+**   - a warp's down slots as one stream of chunks, the next slot's loads in flight during
+**     this one's MMAs (10-15% slower at every batch); at batch 16, a slot whose tokens all
+**     sit in one token tile run with one tile (spills at 128 registers: 40% slower);
 **   - one block per SM with a cp.async ring of 16 KB per warp (8 warps cannot issue fast
 **     enough: 2x slower); TMA bulk copies (cp.async.bulk) into a shared-memory ring of 8 KB
 **     slots (0.7 TB/s: each copy costs the issuing thread and the copy engine 0.1 to 0.3 us,
@@ -104,12 +116,6 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) moe_kernel(w4a16_moe a, 
 
   for (int i = a0; i < a1; i++) {
     const int s = gate_up_tile(a, gshift, sh, i, lane, &wt, &st), rt = i - s * (I / 8);
-    if (i + 1 < a1) { /* the next tile's share into L2 while this one computes */
-      const uint4 *wn;
-      const uint32_t *sn;
-      gate_up_tile(a, gshift, sh, i + 1, lane, &wn, &sn);
-      prefetch_chunks(wn - lane, sn - g, gshift, c0, c1, lane);
-    }
     const __nv_bfloat16 *xr[NT];
     float acc[NT][4];
     gate_up_rows<NT>(static_cast<const __nv_bfloat16 *>(a.x), a.hidden, sh.r, s, lane, xr);
@@ -146,10 +152,6 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) moe_kernel(w4a16_moe a, 
     for (int j = 0; j < NT; j++) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.f;
     for (int s = kk; tl < per_round && rt < b1 && s < nexp; s += ks) {
       const int e = sh.r.slot_exp[s];
-      if (s + 2 * ks < nexp) { /* this warp's unit after next, into L2 */
-        const int en = sh.r.slot_exp[s + 2 * ks];
-        prefetch_chunks(w2_tile(a, en, rt), s2_tile(a, gshift, en, rt), gshift, 0, chunksB, lane);
-      }
       const __nv_bfloat16 *xr[NT];
       float wgt[NT][2], part[NT][4];
       down_rows<NT>(static_cast<const __nv_bfloat16 *>(a.h), I, sh.r, s, lane, xr, wgt);

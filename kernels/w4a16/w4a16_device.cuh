@@ -15,7 +15,6 @@ namespace w4 {
 constexpr int kWarps = 8;             /* every fused kernel runs 256-thread blocks */
 constexpr int kThreads = kWarps * 32;
 constexpr int kUnroll = 4;            /* K chunks whose loads are in flight together per warp */
-constexpr int kPrefetch = 16;         /* K chunks a warp asks L2 for ahead of its loads */
 /* Resident blocks per SM the MMA kernels are compiled for: one token tile fits in 85
 ** registers without spilling (3 blocks, 24 warps per SM), two in 128. */
 constexpr int min_blocks(int token_tiles) { return token_tiles == 1 ? 3 : 2; }
@@ -88,26 +87,6 @@ __device__ __forceinline__ void pdl_launch_dependents() {
 }
 __device__ __forceinline__ void pdl_wait() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
 
-__device__ __forceinline__ void prefetch_l2(const void *p) {
-  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
-}
-
-/* Ask L2 for chunks [c0, c1) of a tile row (weights and their scales) without waiting: one
-** 128-byte line per lane. The loads that follow then find their data in L2, so a warp keeps
-** up to kPrefetch chunks (8 KB) in flight instead of the kUnroll its registers hold, and
-** even a grid of a few hundred warps asks for all of a small matrix at once.
-**   tile: the tile row's first word; scales: its first scale pair (S + rt * (K/G) * 8). */
-__device__ __forceinline__ void prefetch_chunks(const uint4 *tile, const uint32_t *scales, int gshift,
-                                                int c0, int c1, int lane) {
-  if (c1 <= c0) return;
-  const char *w = reinterpret_cast<const char *>(tile + (size_t)c0 * 32);
-  for (int line = lane; line < (c1 - c0) * 4; line += 32) prefetch_l2(w + (size_t)line * 128);
-  const size_t g0 = (size_t)(c0 * 64) >> gshift, g1 = (size_t)(c1 * 64 - 1) >> gshift;
-  const char *s = reinterpret_cast<const char *>(scales + g0 * 8);
-  const size_t bytes = (g1 - g0 + 1) * 32 + 127; /* 8 pairs of bf16 per group; partial lines */
-  for (size_t off = (size_t)lane * 128; off < bytes; off += 32 * 128) prefetch_l2(s + off);
-}
-
 /* How load_x reads activations: through the non-coherent path (read-only for the whole
 ** kernel), through L2 only (ld.global.cg: written by another block of the same launch, or
 ** by the kernel just before in a dependent launch chain), or with plain loads (shared
@@ -174,6 +153,22 @@ __device__ __forceinline__ void chunk_mma(const uint4 &w, uint32_t s, const uint
   }
 }
 
+/* The lane's loads of K chunk cc of a tile row (see tile_mma) for chunk_mma: its weight word,
+** its scale pair and its activations of each token tile; zeros and no weight load past c1. */
+template <int NT, int LD>
+__device__ __forceinline__ void load_chunk(const uint4 *wt, const uint32_t *st, int gshift,
+                                           const __nv_bfloat16 *const xr[NT], int cc, int c1, uint4 &w,
+                                           uint32_t &s, uint4 xa[NT], uint4 xb[NT]) {
+  const int t = threadIdx.x & 3;
+  w = make_uint4(0, 0, 0, 0);
+  s = 0;
+  if (cc < c1) {
+    w = ld_stream(wt + (size_t)cc * 32);
+    s = __ldg(st + (((size_t)(cc * 64 + 16 * t) >> gshift) << 3));
+  }
+  load_x<NT, LD>(xr, cc < c1 ? cc : -1, t, xa, xb);
+}
+
 /*
 ** One warp, one 16-row tile, K chunks [c0, c1): acc[j] += W_tile * X_j^T for token tiles j.
 **
@@ -184,33 +179,51 @@ __device__ __forceinline__ void chunk_mma(const uint4 &w, uint32_t s, const uint
 **
 ** The lane reads k = 64c + 16t .. +15 of its activation row as two 16-byte loads, and each
 ** chunk goes through chunk_mma (POST: G a multiple of 64); XCG loads them with kLdcg.
+**
+** Every weight is read once, so what bounds a warp is the bytes it keeps in flight while it
+** converts and multiplies. One token tile: two stages of two chunks, the next stage's loads
+** issued before this one's MMAs. Two token tiles: rounds of kUnroll chunks, loads then MMAs
+** (a second stage would spill at 128 registers). The loads are the only requests: each warp
+** also asking L2 for its next 16 chunks (prefetch.global.L2) cost grouped_moe 10-15% on an
+** H200, and the two stages gained it another 5-10% over rounds of four.
 */
 template <int NT, bool POST, bool XCG = false>
 __device__ __forceinline__ void tile_mma(const uint4 *__restrict__ wt, const uint32_t *__restrict__ st,
                                          int gshift, const __nv_bfloat16 *const xr[NT], int c0,
                                          int c1, float acc[NT][4]) {
-  const int lane = threadIdx.x & 31, t = lane & 3;
-  prefetch_chunks(wt - lane, st - (lane >> 2), gshift, c0, min(c1, c0 + kPrefetch), lane);
-  for (int c = c0; c < c1; c += kUnroll) {
-    prefetch_chunks(wt - lane, st - (lane >> 2), gshift, max(c0 + kPrefetch, c + kPrefetch),
-                    min(c1, c + kPrefetch + kUnroll), lane);
-    uint4 w[kUnroll], xa[kUnroll][NT], xb[kUnroll][NT];
-    uint32_t s[kUnroll];
+  constexpr int LD = XCG ? kLdcg : kLdg;
+  if constexpr (NT == 1) {
+    constexpr int U = 2;
+    uint4 w[2][U], xa[2][U][NT], xb[2][U][NT];
+    uint32_t s[2][U];
+    auto issue = [&](int c, int b) {
 #pragma unroll
-    for (int u = 0; u < kUnroll; u++) {
-      const int cc = c + u;
-      w[u] = make_uint4(0, 0, 0, 0);
-      s[u] = 0;
-      if (cc < c1) {
-        w[u] = ld_stream(wt + (size_t)cc * 32);
-        s[u] = __ldg(st + (((size_t)(cc * 64 + 16 * t) >> gshift) << 3));
-      }
-      load_x<NT, XCG ? kLdcg : kLdg>(xr, cc < c1 ? cc : -1, t, xa[u], xb[u]);
+      for (int u = 0; u < U; u++) load_chunk<NT, LD>(wt, st, gshift, xr, c + u, c1, w[b][u], s[b][u], xa[b][u], xb[b][u]);
+    };
+    auto run = [&](int c, int b) {
+#pragma unroll
+      for (int u = 0; u < U; u++)
+        if (c + u < c1) chunk_mma<NT, POST>(w[b][u], s[b][u], xa[b][u], xb[b][u], acc);
+    };
+    issue(c0, 0);
+    for (int c = c0; c < c1; c += 2 * U) {
+      if (c + U < c1) issue(c + U, 1);
+      run(c, 0);
+      if (c + U >= c1) break;
+      if (c + 2 * U < c1) issue(c + 2 * U, 0);
+      run(c + U, 1);
     }
+  } else {
+    for (int c = c0; c < c1; c += kUnroll) {
+      uint4 w[kUnroll], xa[kUnroll][NT], xb[kUnroll][NT];
+      uint32_t s[kUnroll];
 #pragma unroll
-    for (int u = 0; u < kUnroll; u++) {
-      if (c + u >= c1) break;
-      chunk_mma<NT, POST>(w[u], s[u], xa[u], xb[u], acc);
+      for (int u = 0; u < kUnroll; u++) load_chunk<NT, LD>(wt, st, gshift, xr, c + u, c1, w[u], s[u], xa[u], xb[u]);
+#pragma unroll
+      for (int u = 0; u < kUnroll; u++) {
+        if (c + u >= c1) break;
+        chunk_mma<NT, POST>(w[u], s[u], xa[u], xb[u], acc);
+      }
     }
   }
 }

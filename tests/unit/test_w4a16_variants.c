@@ -120,7 +120,8 @@ static void test_params(void) {
   CHECK_EQ_INT(xp_spec_int(o, "pdl", 0), 1);
   CHECK_EQ_INT(xp_spec_int(o, "cooperative", 1), 0);
   CHECK_EQ_INT(xp_spec_int(o, "launches", 0), 1);
-  CHECK_EQ_INT(xp_spec_int(o, "k_unroll", 0), 4);
+  CHECK_EQ_INT(xp_spec_int(o, "k_stages", 0), 2);
+  CHECK_EQ_INT(xp_spec_int(o, "k_chunks_per_stage", 0), 2);
   CHECK_EQ_INT(xp_spec_int(o, "token_tiles", 0), 1);
   cJSON_Delete(o);
   o = cJSON_CreateObject();
@@ -129,6 +130,8 @@ static void test_params(void) {
   CHECK_EQ_INT(xp_spec_int(o, "pdl", 1), 0);
   CHECK_EQ_INT(xp_spec_int(o, "cooperative", 0), 1);
   CHECK_EQ_INT(xp_spec_int(o, "token_tiles", 0), 2);
+  CHECK_EQ_INT(xp_spec_int(o, "k_stages", 0), 1);
+  CHECK_EQ_INT(xp_spec_int(o, "k_chunks_per_stage", 0), 4);
   CHECK_EQ_STR(xp_spec_str(o, "scale", ""), "before_mma_bf16");
   cJSON_Delete(o);
   cJSON_Delete(spec);
