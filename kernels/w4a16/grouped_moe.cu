@@ -43,7 +43,9 @@
 **     gate_up's: 1 us slower at batch 1), or for each warp's first down tiles just before
 **     the wait (no gain), or the same after one real load per tile to warm the TLB (2 us
 **     slower: the blocks reach the wait later); the first two down units of each warp
-**     loaded into registers before the wait (no gain);
+**     loaded into registers before the wait (no gain); each warp's first down unit copied
+**     into shared memory (cp.async) during its last gate_up tile (5% slower at batch 1) or
+**     just before the wait (2% slower);
 **   - weights loaded with an L2 evict-first policy, to keep ids, x and h resident (no gain);
 **   - 8 gate_up chunks in flight per warp instead of 4 (no gain); two stages of three chunks
 **     instead of two (2% slower at batch 1); 3 blocks per SM at 80 registers (spills: 30%
