@@ -121,8 +121,6 @@ static void add_pipeline(cJSON *o, int stages, int chunks) {
 static void add_mma(cJSON *o, const xp_kv_problem *p) {
   cJSON_AddStringToObject(o, "mma", "m16n8k16.bf16.f32");
   cJSON_AddNumberToObject(o, "token_tiles", p->m > 8 ? 2 : 1);
-  if (p->m > 8) add_pipeline(o, 1, 4);
-  else add_pipeline(o, 2, 2);
   cJSON_AddStringToObject(o, "scale", p->group % 64 == 0 ? "after_mma_fp32" : "before_mma_bf16");
 }
 
@@ -146,10 +144,17 @@ static void par_gemv(const xp_kv_problem *p, const cJSON *spec, cJSON *o) {
   cJSON_AddNumberToObject(o, "token_accumulators", mt);
 }
 
+/* fused_mma and fused_splitk: two token tiles go through tile_mma together, in rounds. */
+static void add_gemm_pipeline(cJSON *o, const xp_kv_problem *p) {
+  if (p->m > 8) add_pipeline(o, 1, 4);
+  else add_pipeline(o, 2, 2);
+}
+
 static void par_mma(const xp_kv_problem *p, const cJSON *spec, cJSON *o) {
   cJSON_AddNumberToObject(o, "launches", 1);
   cJSON_AddStringToObject(o, "weights", "int4");
   add_tiling(o, p->k / 64);
+  add_gemm_pipeline(o, p);
   add_mma(o, p);
 }
 
@@ -160,6 +165,7 @@ static void par_splitk(const xp_kv_problem *p, const cJSON *spec, cJSON *o) {
   cJSON_AddNumberToObject(o, "split_k", split);
   cJSON_AddStringToObject(o, "reduction", "last block per tile, slice order");
   add_tiling(o, split > 0 ? p->k / 64 / split : 0);
+  add_gemm_pipeline(o, p);
   add_mma(o, p);
 }
 
@@ -173,6 +179,8 @@ static void par_moe_common(const xp_kv_problem *p, cJSON *o, int pdl) {
   cJSON_AddStringToObject(o, "gate_up_split", "runs of (expert, 16-row tile) per block, K over 8 warps");
   cJSON_AddStringToObject(o, "down_split", "runs of 16-row tiles per block, experts over 8 warps");
   cJSON_AddStringToObject(o, "phase_sync", "one counter wait for every block's h");
+  cJSON_AddStringToObject(o, "token_tiles_run", "one per pass; a second pass only where a tile has tokens");
+  add_pipeline(o, 2, 2);
   add_mma(o, p);
 }
 

@@ -99,6 +99,8 @@ static void test_params(void) {
   CHECK_EQ_INT(xp_spec_int(o, "split_k", 0), 4);
   CHECK_EQ_INT(xp_spec_int(o, "warps_per_tile", 0), 8); /* 112 chunks / 4 slices = 28 */
   CHECK_EQ_INT(xp_spec_int(o, "token_tiles", 0), 2);
+  CHECK_EQ_INT(xp_spec_int(o, "k_stages", 0), 1); /* two token tiles: rounds of four chunks */
+  CHECK_EQ_INT(xp_spec_int(o, "k_chunks_per_stage", 0), 4);
   CHECK_EQ_STR(xp_spec_str(o, "scale", ""), "after_mma_fp32");
   cJSON_Delete(o);
   o = cJSON_CreateObject();
@@ -107,6 +109,7 @@ static void test_params(void) {
   CHECK_EQ_INT(xp_spec_int(o, "warps_per_tile", 0), 4); /* K = 256: four chunks */
   CHECK_EQ_INT(xp_spec_int(o, "tiles_per_block", 0), 2);
   CHECK_EQ_INT(xp_spec_int(o, "token_tiles", 0), 1);
+  CHECK_EQ_INT(xp_spec_int(o, "k_stages", 0), 2);
   CHECK_EQ_STR(xp_spec_str(o, "scale", ""), "before_mma_bf16");
   cJSON_Delete(o);
   o = cJSON_CreateObject();
@@ -130,8 +133,8 @@ static void test_params(void) {
   CHECK_EQ_INT(xp_spec_int(o, "pdl", 1), 0);
   CHECK_EQ_INT(xp_spec_int(o, "cooperative", 0), 1);
   CHECK_EQ_INT(xp_spec_int(o, "token_tiles", 0), 2);
-  CHECK_EQ_INT(xp_spec_int(o, "k_stages", 0), 1);
-  CHECK_EQ_INT(xp_spec_int(o, "k_chunks_per_stage", 0), 4);
+  CHECK_EQ_INT(xp_spec_int(o, "k_stages", 0), 2); /* one token tile per pass */
+  CHECK_EQ_INT(xp_spec_int(o, "k_chunks_per_stage", 0), 2);
   CHECK_EQ_STR(xp_spec_str(o, "scale", ""), "before_mma_bf16");
   cJSON_Delete(o);
   cJSON_Delete(spec);
