@@ -129,11 +129,13 @@ static const char *text_of(tt_import *imp, tt_slice s, size_t *n, int *in_place)
   return imp->scratch;
 }
 
+/* A slice as a NUL-terminated string, decoded when it is a JSON string. An absent argument
+** is the empty slice {NULL, 0}: the empty string, with no memcpy from NULL. */
 static char *dup_text(tt_slice s) {
   char *out = xp_xmalloc(s.n + 1);
   long n = tt_string_decode(s, out, s.n + 1);
   if (n < 0) {
-    memcpy(out, s.p, s.n);
+    if (s.n) memcpy(out, s.p, s.n);
     out[s.n] = 0;
   }
   return out;
