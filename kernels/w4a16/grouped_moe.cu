@@ -19,7 +19,11 @@
 **     where they fit (ks = 8 / tiles warps each; at batch 1 a block has one or two); warp kk
 **     of a tile takes slots kk, kk + ks, ..., weights each product by its token's routing
 **     weight, and the tile's sum over all slots is written to y once: no atomics, no
-**     zeroing pass, and the same order of additions on every launch.
+**     zeroing pass, and the same order of additions on every launch. With one token tile and
+**     two row tiles in a block (most blocks, at H = 7168 on 264 blocks), every warp instead
+**     takes slots warp, warp + 8, ... of both tiles at once (w4::tile_mma_pair): its two
+**     tiles' loads fly together, where one tile per 4 warps made each warp wait for two
+**     round trips, one slot after the other (2-5% faster at batches 1 to 8 on an H200).
 ** Every warp streams its chunks with its own loads only, one token tile (8 tokens) at a time
 ** (w4::tile_mma: two stages of two chunks); nothing asks L2 for data ahead. Batches of 9 to
 ** 16 take a second pass over the same weights, which then come from L2: in gate_up only for
@@ -30,13 +34,17 @@
 ** block has arrived (moe_route.cuh: grid_sync), so a launch leaves it ready for the next
 ** with no second round of atomics at the end.
 **
-** Batch 1 takes 14.5 us on an H200 (CUDA 13.0). It took 17 us while each warp also asked L2
+** Batch 1 takes 14.2 us with PDL on an H200 (CUDA 13.0); it took 17 us while each warp asked L2
 ** for its next 16 chunks and its next tile (prefetch.global.L2); dropping those requests and
-** loading in two stages made batches 1 to 16 15-20% faster (batch 16: 189 -> 159 us). Where
-** that earlier version's 17 us went, traced per block with %globaltimer: the routing (a cold
-** read of the ids) ends at 0.8 us; the gate_up tile of each block at 7.8 to 9.0 us (its
-** 14.7 MB drain from HBM, then the warps' last rounds of L2 hits); the barrier releases at
-** ~10 us; down (7.3 MB, requested only once h exists) ends at 13 to 15.5 us.
+** loading in two stages made batches 1 to 16 15-20% faster. Where its 14.7-15.0 us go,
+** traced per block with %globaltimer (six launches in graphs of 64, PDL and cooperative;
+** times from the first block's start): the routing ends at 0.7 us; each block's gate_up
+** tile at 5.1 to 7.9 (median 6.4-7.0: 14.7 MB at about 2.5 TB/s); the last block reaches
+** the barrier at 7.7 to 8.7; the first block leaves it 0.5-0.6 us later, the last 0.8-1.0
+** us later; down (7.3 MB) ends at 10.0-11.1 us in the first block and 13.0-14.1 in the
+** last: blocks with one row tile, whose warps take one slot each, finish first, blocks with
+** two, whose warps took two slots one after the other, last (before tile_mma_pair, which
+** took 0.25 us off). The next 2-3 us to win are in down and in the barrier's release.
 ** The floors the runner records beside each case (bench/w4a16_moe.sh): this launch with the
 ** routing and the barrier only, 3.0 us (2.4 with PDL, w4a16_moe_floor); the same expert
 ** bytes read bare in one launch, 7.4 us. 70% of the 4.0 TB/s copy ceiling would be 8.1 us:
@@ -147,6 +155,27 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) moe_kernel(w4a16_moe a, 
   ** block has one or two), each warp taking slots kk, kk + ks, ... of its tile. */
   const int per_round = min(max(b1 - b0, 1), kWarps), ks = kWarps / per_round;
   const int tl = warp / ks, kk = warp - tl * ks;
+  if constexpr (NT == 1) {
+    if (b1 - b0 == 2) { /* two row tiles: every warp takes slots warp, warp + 8, ... of both at once */
+      float acc0[1][4] = {{0.f, 0.f, 0.f, 0.f}}, acc1[1][4] = {{0.f, 0.f, 0.f, 0.f}};
+      for (int s = warp; s < nexp; s += kWarps) {
+        const int e = sh.r.slot_exp[s];
+        const __nv_bfloat16 *xr[1];
+        float wgt[1][2], p0[1][4] = {{0.f, 0.f, 0.f, 0.f}}, p1[1][4] = {{0.f, 0.f, 0.f, 0.f}};
+        down_rows<1>(static_cast<const __nv_bfloat16 *>(a.h), I, sh.r, s, lane, xr, wgt);
+        tile_mma_pair<POST, true>(w2_tile(a, e, b0) + lane, s2_tile(a, gshift, e, b0) + g, w2_tile(a, e, b0 + 1) + lane,
+                                  s2_tile(a, gshift, e, b0 + 1) + g, gshift, xr, 0, chunksB, p0, p1);
+        add_weighted<1>(acc0, wgt, p0);
+        add_weighted<1>(acc1, wgt, p1);
+      }
+      frag_store(sh.red[0], warp, lane, acc0);
+      frag_store(sh.red[1], warp, lane, acc1);
+      __syncthreads();
+      store_y<NT>(a, sh.red[0], 0, kWarps, b0, tid, kThreads);
+      store_y<NT>(a, sh.red[1], 0, kWarps, b0 + 1, tid, kThreads);
+      return;
+    }
+  }
   for (int r0 = b0; r0 < b1; r0 += per_round) {
     const int rt = r0 + tl;
     float acc[NT][4];

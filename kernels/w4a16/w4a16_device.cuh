@@ -155,18 +155,25 @@ __device__ __forceinline__ void chunk_mma(const uint4 &w, uint32_t s, const uint
 
 /* The lane's loads of K chunk cc of a tile row (see tile_mma) for chunk_mma: its weight word,
 ** its scale pair and its activations of each token tile; zeros and no weight load past c1. */
-template <int NT, int LD>
-__device__ __forceinline__ void load_chunk(const uint4 *wt, const uint32_t *st, int gshift,
-                                           const __nv_bfloat16 *const xr[NT], int cc, int c1, uint4 &w,
-                                           uint32_t &s, uint4 xa[NT], uint4 xb[NT]) {
-  const int t = threadIdx.x & 3;
+/* The lane's weight word and scale pair of K chunk cc of a tile row (see tile_mma); zeros and
+** no load past c1. */
+__device__ __forceinline__ void load_w(const uint4 *wt, const uint32_t *st, int gshift, int cc, int c1, uint4 &w,
+                                       uint32_t &s) {
   w = make_uint4(0, 0, 0, 0);
   s = 0;
   if (cc < c1) {
     w = ld_stream(wt + (size_t)cc * 32);
-    s = __ldg(st + (((size_t)(cc * 64 + 16 * t) >> gshift) << 3));
+    s = __ldg(st + (((size_t)(cc * 64 + 16 * (threadIdx.x & 3)) >> gshift) << 3));
   }
-  load_x<NT, LD>(xr, cc < c1 ? cc : -1, t, xa, xb);
+}
+
+/* load_w, and the lane's activations of chunk cc for each token tile (load_x). */
+template <int NT, int LD>
+__device__ __forceinline__ void load_chunk(const uint4 *wt, const uint32_t *st, int gshift,
+                                           const __nv_bfloat16 *const xr[NT], int cc, int c1, uint4 &w,
+                                           uint32_t &s, uint4 xa[NT], uint4 xb[NT]) {
+  load_w(wt, st, gshift, cc, c1, w, s);
+  load_x<NT, LD>(xr, cc < c1 ? cc : -1, threadIdx.x & 3, xa, xb);
 }
 
 /*
@@ -225,6 +232,42 @@ __device__ __forceinline__ void tile_mma(const uint4 *__restrict__ wt, const uin
         chunk_mma<NT, POST>(w[u], s[u], xa[u], xb[u], acc);
       }
     }
+  }
+}
+
+/* tile_mma for two row tiles (wt0/st0, wt1/st1) that share one token tile of activations:
+** acc0 += W0 X^T, acc1 += W1 X^T, both tiles' loads in flight together, so a warp with two
+** tiles to do waits for one round trip, not two. */
+template <bool POST, bool XCG>
+__device__ __forceinline__ void tile_mma_pair(const uint4 *__restrict__ wt0, const uint32_t *__restrict__ st0,
+                                              const uint4 *__restrict__ wt1, const uint32_t *__restrict__ st1,
+                                              int gshift, const __nv_bfloat16 *const xr[1], int c0, int c1,
+                                              float acc0[1][4], float acc1[1][4]) {
+  constexpr int LD = XCG ? kLdcg : kLdg, U = 2;
+  uint4 w0[2][U], w1[2][U], xa[2][U][1], xb[2][U][1];
+  uint32_t s0[2][U], s1[2][U];
+  auto issue = [&](int c, int b) {
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+      load_chunk<1, LD>(wt0, st0, gshift, xr, c + u, c1, w0[b][u], s0[b][u], xa[b][u], xb[b][u]);
+      load_w(wt1, st1, gshift, c + u, c1, w1[b][u], s1[b][u]);
+    }
+  };
+  auto run = [&](int c, int b) {
+#pragma unroll
+    for (int u = 0; u < U; u++)
+      if (c + u < c1) {
+        chunk_mma<1, POST>(w0[b][u], s0[b][u], xa[b][u], xb[b][u], acc0);
+        chunk_mma<1, POST>(w1[b][u], s1[b][u], xa[b][u], xb[b][u], acc1);
+      }
+  };
+  issue(c0, 0);
+  for (int c = c0; c < c1; c += 2 * U) {
+    if (c + U < c1) issue(c + U, 1);
+    run(c, 0);
+    if (c + U >= c1) break;
+    if (c + 2 * U < c1) issue(c + 2 * U, 0);
+    run(c + U, 1);
   }
 }
 
