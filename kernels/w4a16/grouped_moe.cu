@@ -36,7 +36,7 @@
 **
 ** Batch 1 takes 14.2 us with PDL on an H200 (CUDA 13.0); it took 17 us while each warp asked L2
 ** for its next 16 chunks and its next tile (prefetch.global.L2); dropping those requests and
-** loading in two stages made batches 1 to 16 15-20% faster. Where its 14.7-15.0 us go,
+** loading in two stages made batches 1 to 16 15-20% faster. Where the 14.7-15.0 us went,
 ** traced per block with %globaltimer (six launches in graphs of 64, PDL and cooperative;
 ** times from the first block's start): the routing ends at 0.7 us; each block's gate_up
 ** tile at 5.1 to 7.9 (median 6.4-7.0: 14.7 MB at about 2.5 TB/s); the last block reaches
