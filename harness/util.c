@@ -229,6 +229,24 @@ int xp_parse_double(const char *s, double *out) {
   return 0;
 }
 
+/* A number from a user's file as an integer: a C cast of a double that is NaN or out of the
+** target's range is undefined behaviour, and files can say anything (1e300, "nan"). These
+** saturate: NaN gives 0, values past either end give that end; in range they truncate, as
+** the cast does. */
+int64_t xp_saturate_int64(double v) {
+  if (v != v) return 0;
+  if (v >= 9223372036854775808.0) return INT64_MAX;
+  if (v < -9223372036854775808.0) return INT64_MIN;
+  return (int64_t)v;
+}
+
+int xp_saturate_int(double v) {
+  if (v != v) return 0;
+  if (v >= 2147483648.0) return INT_MAX;
+  if (v < -2147483648.0) return INT_MIN;
+  return (int)v;
+}
+
 /* Sizes as people write them for collectives and buffers: K, M, G (and KiB, MiB, GiB, KB,
 ** MB, GB) are all binary multiples, as in nccl-tests' -b/-e. */
 int xp_parse_size(const char *s, int64_t *out) {

@@ -62,4 +62,6 @@ int xp_uuid4(char out[37]);
 int xp_parse_int64(const char *s, int64_t *out);   /* whole string, base 10; 0 on success */
 int xp_parse_double(const char *s, double *out);
 int xp_parse_size(const char *s, int64_t *out);    /* 14336, 1K, 4M, 256MiB, 1G: binary suffixes */
+int64_t xp_saturate_int64(double v);              /* NaN 0, out of range: the nearest end */
+int xp_saturate_int(double v);
 #endif

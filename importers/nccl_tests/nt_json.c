@@ -21,6 +21,10 @@ static double num(const cJSON *o, const char *key, double dflt) {
   return dflt;
 }
 
+/* num as an integer; whatever the file says, no undefined cast (xp_saturate_int64). */
+static int64_t i64(const cJSON *o, const char *key, double dflt) { return xp_saturate_int64(num(o, key, dflt)); }
+static int i32(const cJSON *o, const char *key, double dflt) { return xp_saturate_int(num(o, key, dflt)); }
+
 static const char *str(const cJSON *o, const char *key) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
   return cJSON_IsString(v) ? v->valuestring : NULL;
@@ -34,7 +38,7 @@ static void read_result(nt_result *r, const cJSON *o, const cJSON *per_iter) {
   r->algbw = num(o, "alg_bw", 0);
   r->busbw = num(o, "bus_bw", 0);
   const cJSON *w = cJSON_GetObjectItemCaseSensitive(o, "nwrong");
-  r->wrong = cJSON_IsNumber(w) ? (int64_t)w->valuedouble : -1;
+  r->wrong = cJSON_IsNumber(w) ? xp_saturate_int64(w->valuedouble) : -1;
   const cJSON *times = cJSON_GetObjectItemCaseSensitive(per_iter, "times_us"), *t;
   int n = cJSON_GetArraySize(times);
   if (n > 0) {
@@ -45,21 +49,21 @@ static void read_result(nt_result *r, const cJSON *o, const cJSON *per_iter) {
 }
 
 static void read_config(nt_doc *d, const cJSON *c) {
-  d->nthreads = (int)num(c, "nthreads", 0);
-  d->ngpus = (int)num(c, "ngpus", 0);
-  d->min_bytes = (int64_t)num(c, "minimum_bytes", 0);
-  d->max_bytes = (int64_t)num(c, "maximum_bytes", 0);
-  d->warmup = (int)num(c, "warmup_iters", 0);
-  d->iters = (int)num(c, "iterations", 0);
-  d->agg = (int)num(c, "aggregated_iterations", 1);
-  d->validation = (int)num(c, "validation", 0);
-  d->graph = (int)num(c, "graph", 0);
+  d->nthreads = i32(c, "nthreads", 0);
+  d->ngpus = i32(c, "ngpus", 0);
+  d->min_bytes = i64(c, "minimum_bytes", 0);
+  d->max_bytes = i64(c, "maximum_bytes", 0);
+  d->warmup = i32(c, "warmup_iters", 0);
+  d->iters = i32(c, "iterations", 0);
+  d->agg = i32(c, "aggregated_iterations", 1);
+  d->validation = i32(c, "validation", 0);
+  d->graph = i32(c, "graph", 0);
   const cJSON *devs = cJSON_GetObjectItemCaseSensitive(c, "devices"), *v;
   cJSON_ArrayForEach(v, devs) {
     if (d->ndev == (int)(sizeof d->dev / sizeof d->dev[0])) break;
     nt_device *x = &d->dev[d->ndev++];
-    x->rank = (int)num(v, "rank", d->ndev - 1);
-    x->device = (int)num(v, "device", -1);
+    x->rank = i32(v, "rank", d->ndev - 1);
+    x->device = i32(v, "device", -1);
     snprintf(x->host, sizeof x->host, "%s", str(v, "hostname") ? str(v, "hostname") : "");
     snprintf(x->busid, sizeof x->busid, "%s", str(v, "device_hex") ? str(v, "device_hex") : "");
     snprintf(x->name, sizeof x->name, "%s", str(v, "device_info") ? str(v, "device_info") : "");
@@ -106,16 +110,16 @@ int nt_parse_json(nt_doc *d, const char *text, size_t len) {
   }
   d->json = 1;
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "nccl_version");
-  if (cJSON_IsNumber(v)) d->nccl_library = (int)v->valuedouble;
+  if (cJSON_IsNumber(v)) d->nccl_library = xp_saturate_int(v->valuedouble);
   v = cJSON_GetObjectItemCaseSensitive(root, "version");
-  if (cJSON_IsNumber(v)) snprintf(d->tests_version, sizeof d->tests_version, "json %d", (int)v->valuedouble);
+  if (cJSON_IsNumber(v)) snprintf(d->tests_version, sizeof d->tests_version, "json %d", xp_saturate_int(v->valuedouble));
   if (str(root, "start_time")) snprintf(d->start_time, sizeof d->start_time, "%s", str(root, "start_time"));
   read_args(d, cJSON_GetObjectItemCaseSensitive(root, "args"));
   read_env(d, cJSON_GetObjectItemCaseSensitive(root, "env"));
   read_config(d, config);
   d->errors = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "errors"));
   const cJSON *oob = cJSON_GetObjectItemCaseSensitive(root, "out_of_bounds");
-  if (cJSON_IsObject(oob)) d->out_of_bounds = (int64_t)num(oob, "count", -1);
+  if (cJSON_IsObject(oob)) d->out_of_bounds = i64(oob, "count", -1);
   const cJSON *avg = cJSON_GetObjectItemCaseSensitive(root, "average_bus_bandwidth");
   if (cJSON_IsObject(avg)) d->avg_busbw = num(avg, "bandwidth", -1);
   const cJSON *o;
@@ -127,14 +131,14 @@ int nt_parse_json(nt_doc *d, const char *text, size_t len) {
       return xp_error_at(XP_EXIT_USAGE, d->path, 0, "results[%d]: no message size", i - 1);
     }
     nt_row *r = nt_doc_add_row(d);
-    r->bytes = (int64_t)num(o, "size", 0);
-    r->count = (int64_t)num(o, "count", -1);
-    r->root = (int)num(o, "root", -1);
+    r->bytes = i64(o, "size", 0);
+    r->count = i64(o, "count", -1);
+    r->root = i32(o, "root", -1);
     snprintf(r->coll, sizeof r->coll, "%s", d->coll[0] ? d->coll : "unknown");
     nt_dtype_from_test(str(o, "type") ? str(o, "type") : "unknown", r->dtype, sizeof r->dtype);
     snprintf(r->redop, sizeof r->redop, "%s", str(o, "redop") ? str(o, "redop") : "");
     r->graph = d->graph;
-    r->iters = (int)num(o, "actual_iterations", d->iters);
+    r->iters = i32(o, "actual_iterations", d->iters);
     r->agg = d->agg;
     read_result(&r->r[NT_OUT], cJSON_GetObjectItemCaseSensitive(o, "out_of_place"),
                 cJSON_GetObjectItemCaseSensitive(o, "out_of_place_per_iter"));

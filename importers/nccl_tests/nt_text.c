@@ -6,6 +6,7 @@
 ** Lines with "NCCL INFO"/"NCCL WARN" are NCCL's own and go to the INFO parser.
 */
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,19 @@ static int number(const nt_doc *d, int line, const char *col, const char *tok, d
   return 0;
 }
 
+/* A whole-number column (size, count, root, #wrong) within [lo, hi]; NaN and values past either
+** end are errors, never cast. */
+static int whole(const nt_doc *d, int line, const char *col, const char *tok, double lo, double hi, int64_t *out) {
+  double v;
+  if (number(d, line, col, tok, &v)) return -1;
+  if (!(v >= lo && v <= hi)) {
+    xp_error_at(XP_EXIT_USAGE, d->path, line, "column %s: %s is out of range", col, tok);
+    return -1;
+  }
+  *out = (int64_t)v;
+  return 0;
+}
+
 static int read_row(nt_doc *d, const layout *L, char *line, int lineno) {
   char *tok[MAX_COLS + 4];
   int n = 0;
@@ -88,10 +102,13 @@ static int read_row(nt_doc *d, const layout *L, char *line, int lineno) {
     int p = L->place[c];
     if (p < 0) {
       if (strcmp(name, "size") == 0 || strcmp(name, "count") == 0 || strcmp(name, "root") == 0) {
-        if (number(d, lineno, name, tok[c], &v)) return XP_EXIT_USAGE;
-        if (name[0] == 's') r->bytes = (int64_t)v;
-        else if (name[0] == 'c') r->count = (int64_t)v;
-        else r->root = (int)v;
+        int64_t w;
+        if (name[0] == 'r' ? whole(d, lineno, name, tok[c], -1, INT_MAX, &w)
+                           : whole(d, lineno, name, tok[c], 0, 9e18, &w))
+          return XP_EXIT_USAGE;
+        if (name[0] == 's') r->bytes = w;
+        else if (name[0] == 'c') r->count = w;
+        else r->root = (int)w;
       } else if (strcmp(name, "type") == 0) nt_dtype_from_test(tok[c], r->dtype, sizeof r->dtype);
       else if (strcmp(name, "redop") == 0) snprintf(r->redop, sizeof r->redop, "%s", tok[c]);
       continue;
@@ -108,8 +125,7 @@ static int read_row(nt_doc *d, const layout *L, char *line, int lineno) {
       if (name[0] == 'a') res->algbw = v;
       else res->busbw = v;
     } else if (strcmp(name, "#wrong") == 0 && strcmp(tok[c], "N/A") != 0) {
-      if (number(d, lineno, name, tok[c], &v)) return XP_EXIT_USAGE;
-      res->wrong = (int64_t)v;
+      if (whole(d, lineno, name, tok[c], 0, 9e18, &res->wrong)) return XP_EXIT_USAGE;
     }
   }
   if (r->bytes <= 0) return xp_error_at(XP_EXIT_USAGE, d->path, lineno, "no message size on this line");

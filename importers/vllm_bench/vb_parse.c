@@ -183,8 +183,8 @@ static int check_type(const vb_src *s, const vb_key *k, const cJSON *v) {
   case T_INT:
     if (cJSON_IsNull(v)) return 0;
     if (!cJSON_IsNumber(v)) return bad_key(s, k->key, "expected a whole number, found %s", type_name(v));
-    if (v->valuedouble != floor(v->valuedouble) || v->valuedouble < 0)
-      return bad_key(s, k->key, "expected a whole number >= 0, found %g", v->valuedouble);
+    if (v->valuedouble != floor(v->valuedouble) || v->valuedouble < 0 || v->valuedouble > 9e18)
+      return bad_key(s, k->key, "expected a whole number >= 0 and <= 9e18, found %g", v->valuedouble);
     return 0;
   case T_RATE:
     if (cJSON_IsNumber(v) && v->valuedouble > 0) return 0;
@@ -322,7 +322,7 @@ static void take_known(vb_result *r, const vb_key *k, const cJSON *v, vb_lists *
   case D_PARAM:
     if (strcmp(k->key, "request_rate") == 0)
       r->request_rate = cJSON_IsString(v) ? INFINITY : v->valuedouble;
-    if (strcmp(k->key, "max_concurrency") == 0) r->max_concurrency = (int64_t)v->valuedouble;
+    if (strcmp(k->key, "max_concurrency") == 0) r->max_concurrency = xp_saturate_int64(v->valuedouble);
     cJSON_AddItemToObject(r->params, k->key, cJSON_Duplicate(v, 0));
     break;
   case D_VALUE:

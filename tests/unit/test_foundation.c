@@ -5,6 +5,8 @@
 ** depends on a GPU or on other kinds.
 */
 #include <fcntl.h>
+#include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -373,6 +375,11 @@ static void test_sizes_and_stats(void) {
   CHECK(xp_parse_size("256MiB", &v) == 0 && v == 268435456);
   CHECK(xp_parse_size("8B", &v) == 0 && v == 8);
   CHECK(xp_parse_size("1X", &v) != 0 && xp_parse_size("-1", &v) != 0);
+  /* numbers from users' files as integers: never an undefined cast */
+  CHECK(xp_saturate_int64(1e300) == INT64_MAX && xp_saturate_int64(-1e300) == INT64_MIN);
+  CHECK(xp_saturate_int64(NAN) == 0 && xp_saturate_int64(-2.9) == -2 && xp_saturate_int64(9.2e18) == 9200000000000000000LL);
+  CHECK(xp_saturate_int(HUGE_VAL) == INT_MAX && xp_saturate_int(-3e9) == INT_MIN && xp_saturate_int(2147483647.5) == INT_MAX);
+  CHECK(xp_saturate_int(-2147483648.5) == INT_MIN && xp_saturate_int(7.9) == 7);
   double a[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, b[] = {11, 12, 13, 14, 15, 16, 17, 18, 19, 20};
   xp_stats s;
   xp_stats_compute(a, 10, &s);

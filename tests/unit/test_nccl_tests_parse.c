@@ -99,6 +99,11 @@ static void test_unnamed_test(void) {
   nt_doc_free(&d);
 }
 
+/* The two column-header lines of an all_reduce_perf report (lines 2 and 3; a row is line 4). */
+#define HEADER                                                                                              \
+  "#  size count type redop root   time algbw busbw #wrong   time algbw busbw #wrong\n"                        \
+  "#   (B) (elements)                (us) (GB/s) (GB/s)\n"
+
 static void test_bad_text(void) {
   nt_doc d;
   CHECK_EQ_INT(parse(&d, "hello\nworld\n"), XP_EXIT_USAGE);
@@ -108,6 +113,21 @@ static void test_bad_text(void) {
   CHECK_EQ_INT(parse(&d, short_row), XP_EXIT_USAGE);
   CHECK(strstr(xp_last_error(), "t.txt:2:") != NULL);
   nt_doc_free(&d);
+  /* whole-number columns out of range are errors, never cast (a fuzzer's root 1e300 was UB) */
+  static const char *const rows[][2] = {
+      {"    1e300  256  float  sum  -1  7.49  1.91  1.91  0  7.61  1.88  1.88  0\n", "column size: 1e300 is out of range"},
+      {"     1024  256  float  sum  1e12  7.49  1.91  1.91  0  7.61  1.88  1.88  0\n", "column root: 1e12 is out of range"},
+      {"     1024  nan  float  sum  -1  7.49  1.91  1.91  0  7.61  1.88  1.88  0\n", "column count: nan is out of range"},
+      {"     1024  256  float  sum  -1  7.49  1.91  1.91  -inf  7.61  1.88  1.88  0\n", "column #wrong: -inf is out of range"},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    char *text = xp_asprintf("# Collective test starting: all_reduce_perf\n%s%s", HEADER, rows[i][0]);
+    CHECK_EQ_INT(parse(&d, text), XP_EXIT_USAGE);
+    CHECK(strstr(xp_last_error(), rows[i][1]) != NULL);
+    CHECK(strstr(xp_last_error(), "t.txt:4:") != NULL);
+    nt_doc_free(&d);
+    free(text);
+  }
 }
 
 
