@@ -153,7 +153,7 @@ static cJSON *run_json(sqlite3 *db, int64_t id, int samples, int *rc) {
   cJSON *cases = query_json(db, "SELECT id, seq, name, params, status, note FROM cases WHERE run_id = ?1 ORDER BY seq", id, rc);
   cJSON *c;
   cJSON_ArrayForEach(c, cases) {
-    int64_t cid = (int64_t)cJSON_GetObjectItem(c, "id")->valuedouble;
+    int64_t cid = xp_saturate_int64(cJSON_GetObjectItem(c, "id")->valuedouble);
     cJSON_DeleteItemFromObjectCaseSensitive(c, "id");
     parse_field(c, "params", "params");
     cJSON *metrics = query_json(db, "SELECT name, unit, n, median, mean, p10, p90, min, max, stddev FROM metrics WHERE case_id = ?1 ORDER BY name", cid, rc);

@@ -160,7 +160,7 @@ void xp_spec_free(xp_spec *s) {
 int xp_spec_line(const xp_spec *s, const char *path) {
   if (!s || !path) return 0;
   const cJSON *l = cJSON_GetObjectItemCaseSensitive(s->lines, path);
-  if (cJSON_IsNumber(l)) return (int)l->valuedouble;
+  if (cJSON_IsNumber(l)) return xp_saturate_int(l->valuedouble);
   /* JSON specs carry no positions: find the last key of the path as a quoted string. */
   const char *text = ((const struct spec_private *)(s + 1))->text;
   if (!text) return 0;
@@ -376,7 +376,7 @@ const char *xp_spec_str(const cJSON *obj, const char *key, const char *dflt) {
 
 int64_t xp_spec_int(const cJSON *obj, const char *key, int64_t dflt) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-  return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : dflt;
+  return cJSON_IsNumber(v) ? xp_saturate_int64(v->valuedouble) : dflt;
 }
 
 double xp_spec_num(const cJSON *obj, const char *key, double dflt) {
@@ -398,7 +398,7 @@ int xp_spec_sizes(const xp_spec *s, const cJSON *obj, const char *key, const cha
   int64_t *v = xp_xmalloc(sizeof *v * (size_t)(n ? n : 1));
   const cJSON *e;
   cJSON_ArrayForEach(e, arr) {
-    if (cJSON_IsNumber(e) && e->valuedouble >= 0) v[i] = (int64_t)e->valuedouble;
+    if (cJSON_IsNumber(e) && e->valuedouble >= 0) v[i] = xp_saturate_int64(e->valuedouble);
     else if (!cJSON_IsString(e) || xp_parse_size(e->valuestring, &v[i]) != 0) {
       char sub[300];
       snprintf(sub, sizeof sub, "%s[%d]", path, i);

@@ -134,7 +134,7 @@ static int derive_shapes(const xp_spec *spec, gemm_setup *g, const cJSON *ms) {
     return xp_spec_error(spec, cJSON_GetObjectItemCaseSensitive(spec->root, "ep") ? "ep" : "tp",
                          "%s", err);
   cJSON_ArrayForEach(e, ms) {
-    if (xp_model_decode_gemms(g->model, &g->par, (int64_t)e->valuedouble, &g->shapes, &g->nshapes))
+    if (xp_model_decode_gemms(g->model, &g->par, xp_saturate_int64(e->valuedouble), &g->shapes, &g->nshapes))
       return XP_EXIT_USAGE;
   }
   int i = 0;
@@ -167,7 +167,7 @@ static void explicit_shapes(const cJSON *list, const cJSON *ms, gemm_setup *g) {
     xp_gemm_shape *x = &g->shapes[g->nshapes++];
     memset(x, 0, sizeof *x);
     snprintf(x->name, sizeof x->name, "%s", xp_spec_str(s, "name", "gemm"));
-    x->m = x->batch = (int64_t)e->valuedouble;
+    x->m = x->batch = xp_saturate_int64(e->valuedouble);
     x->n = xp_spec_int(s, "n", 1);
     x->k = xp_spec_int(s, "k", 1);
     x->bmm = xp_spec_int(s, "bmm", 1);

@@ -210,9 +210,9 @@ static void plan_cases(const xp_spec *spec, int arch, kv_plan *pl) {
     for (int gi = 0; gi < (ng ? ng : 1); gi++) {
       /* Without group sizes only unquantized variants run; their operands still come from
       ** INT4 data, packed with 64-wide groups (valid wherever K is a multiple of 64). */
-      p.group = ng ? (int)cJSON_GetArrayItem(gs, gi)->valuedouble : 64;
+      p.group = ng ? xp_saturate_int(cJSON_GetArrayItem(gs, gi)->valuedouble) : 64;
       cJSON_ArrayForEach(me, ms) {
-        p.m = (int)me->valuedouble;
+        p.m = xp_saturate_int(me->valuedouble);
         for (int v = 0; v < nv; v++) {
           if (vs[v]->moe != p.moe || (!vs[v]->quantized && gi > 0)) continue;
           if (pl->ncases == cap) {

@@ -294,7 +294,7 @@ int xp_nccl_rank_merge(xp_nccl_results *res, const cJSON *doc) {
     xp_nccl_case *c = &res->cases[i++];
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(o, "wrong");
     const cJSON *b = cJSON_GetObjectItemCaseSensitive(o, "burst_us");
-    if (cJSON_IsNumber(w)) c->wrong = (c->wrong < 0 ? 0 : c->wrong) + (int64_t)w->valuedouble;
+    if (cJSON_IsNumber(w)) c->wrong = (c->wrong < 0 ? 0 : c->wrong) + xp_saturate_int64(w->valuedouble);
     if (!xp_spec_bool(o, "measured", 0) || cJSON_GetArraySize(b) != iters) {
       c->measured = 0;
       continue;

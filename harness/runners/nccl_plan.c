@@ -182,7 +182,7 @@ static int enum_list(const xp_spec *s, const char *key, const char *const *names
 static int range_bound(const xp_spec *s, const cJSON *v, const char *path, int64_t *out) {
   if (cJSON_IsNumber(v) && v->valuedouble >= 1 && v->valuedouble == floor(v->valuedouble) &&
       v->valuedouble < 9e15) {
-    *out = (int64_t)v->valuedouble;
+    *out = xp_saturate_int64(v->valuedouble);
     return 0;
   }
   if (cJSON_IsString(v) && xp_parse_size(v->valuestring, out) == 0 && *out >= 1) return 0;
@@ -301,7 +301,7 @@ int xp_nccl_env_value(const cJSON *v, char *buf, size_t n) {
   if (cJSON_IsString(v)) snprintf(buf, n, "%s", v->valuestring);
   else if (cJSON_IsBool(v)) snprintf(buf, n, "%d", cJSON_IsTrue(v) ? 1 : 0);
   else if (cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble) && fabs(v->valuedouble) < 9e15)
-    snprintf(buf, n, "%lld", (long long)v->valuedouble);
+    snprintf(buf, n, "%lld", (long long)xp_saturate_int64(v->valuedouble));
   else if (cJSON_IsNumber(v)) snprintf(buf, n, "%.17g", v->valuedouble);
   else return -1;
   return 0;
@@ -314,7 +314,7 @@ static int load_gpus(const xp_spec *s, xp_nccl_plan *p) {
   if (n == 0) return xp_spec_error(s, "gpus", "needs at least one device index");
   p->gpus = xp_xmalloc(sizeof *p->gpus * (size_t)n);
   cJSON_ArrayForEach(e, arr) {
-    p->gpus[i] = (int)e->valuedouble;
+    p->gpus[i] = xp_saturate_int(e->valuedouble);
     for (int j = 0; j < i; j++)
       if (p->gpus[j] == p->gpus[i]) {
         char path[32];
@@ -374,7 +374,7 @@ static void size_origin(const xp_spec *s, int64_t bytes, char *path, size_t n) {
   int i = 0;
   cJSON_ArrayForEach(e, arr) {
     int64_t v = -1;
-    if (cJSON_IsNumber(e)) v = (int64_t)e->valuedouble;
+    if (cJSON_IsNumber(e)) v = xp_saturate_int64(e->valuedouble);
     else if (cJSON_IsString(e)) xp_parse_size(e->valuestring, &v);
     if (v == bytes) { snprintf(path, n, "sizes[%d]", i); return; }
     i++;
