@@ -6,10 +6,12 @@
 */
 #include "tt_json.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#include "xp.h"
 
 enum {
   ST_START,     /* before the document */
@@ -440,10 +442,15 @@ int tt_string_plain(tt_slice s, tt_slice *inner) {
 
 int tt_string_eq(tt_slice s, const char *c) {
   tt_slice in;
-  if (tt_string_plain(s, &in)) return in.n == strlen(c) && memcmp(in.p, c, in.n) == 0;
-  char buf[256];
-  long n = tt_string_decode(s, buf, sizeof buf);
-  return n >= 0 && (size_t)n < sizeof buf && strcmp(buf, c) == 0;
+  size_t m = strlen(c);
+  if (tt_string_plain(s, &in)) return in.n == m && memcmp(in.p, c, in.n) == 0;
+  /* Decoding to m + 1 bytes holds the whole text whenever it can be equal to c, however long
+  ** (a kernel name with an escape can run to kilobytes). */
+  char small[256], *buf = m < sizeof small ? small : xp_xmalloc(m + 1);
+  long n = tt_string_decode(s, buf, m + 1);
+  int eq = n >= 0 && (size_t)n == m && memcmp(buf, c, m) == 0;
+  if (buf != small) free(buf);
+  return eq;
 }
 
 static unsigned hex4(const char *p) {

@@ -6,6 +6,7 @@
 #include "check.h"
 #include "torch_trace/tt_json.h"
 #include "torch_trace/tt_num.h"
+#include "xp.h"
 
 static const char doc[] =
     "\xef\xbb\xbf{\n \"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0, \"name\": \"H\\u00e9\"}],\n"
@@ -206,6 +207,22 @@ static void test_strings(void) {
   CHECK(tt_string_eq((tt_slice){"\"kernel\"", 8}, "kernel"));
   CHECK(!tt_string_eq((tt_slice){"\"kernel\"", 8}, "kerne"));
   CHECK(tt_string_eq((tt_slice){"\"k\\u0065rnel\"", 13}, "kernel"));
+  { /* an escaped string longer than any fixed buffer (fuzz_trace_events found 256 was a limit) */
+    char *json = xp_xmalloc(1200), *text = xp_xmalloc(1200);
+    size_t n = 0, m = 0;
+    json[n++] = '"';
+    for (int i = 0; i < 300; i++) json[n++] = 'a', text[m++] = 'a';
+    memcpy(json + n, "\\t", 2), n += 2, text[m++] = '\t';
+    for (int i = 0; i < 300; i++) json[n++] = 'b', text[m++] = 'b';
+    json[n++] = '"';
+    text[m] = 0;
+    CHECK(tt_string_eq((tt_slice){json, n}, text));
+    text[m - 1] = 'c';
+    CHECK(!tt_string_eq((tt_slice){json, n}, text));
+    text[m - 1] = 0;
+    CHECK(!tt_string_eq((tt_slice){json, n}, text));
+    free(json), free(text);
+  }
 }
 
 int main(void) {
