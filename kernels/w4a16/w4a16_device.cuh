@@ -176,6 +176,22 @@ __device__ __forceinline__ void load_chunk(const uint4 *wt, const uint32_t *st, 
   load_x<NT, LD>(xr, cc < c1 ? cc : -1, threadIdx.x & 3, xa, xb);
 }
 
+/* The two-stage schedule of tile_mma and tile_mma_pair over K chunks [c0, c1), U chunks a
+** stage: issue(c, b) starts the loads of chunks c .. c + U - 1 into buffer b (0 or 1), and
+** run(c, b) multiplies what they loaded. The next stage's loads are issued before this
+** stage's MMAs, so one stage is always in flight while the other converts. */
+template <int U, class Issue, class Run>
+__device__ __forceinline__ void two_stages(int c0, int c1, Issue &issue, Run &run) {
+  issue(c0, 0);
+  for (int c = c0; c < c1; c += 2 * U) {
+    if (c + U < c1) issue(c + U, 1);
+    run(c, 0);
+    if (c + U >= c1) break;
+    if (c + 2 * U < c1) issue(c + 2 * U, 0);
+    run(c + U, 1);
+  }
+}
+
 /*
 ** One warp, one 16-row tile, K chunks [c0, c1): acc[j] += W_tile * X_j^T for token tiles j.
 **
@@ -212,14 +228,7 @@ __device__ __forceinline__ void tile_mma(const uint4 *__restrict__ wt, const uin
       for (int u = 0; u < U; u++)
         if (c + u < c1) chunk_mma<NT, POST>(w[b][u], s[b][u], xa[b][u], xb[b][u], acc);
     };
-    issue(c0, 0);
-    for (int c = c0; c < c1; c += 2 * U) {
-      if (c + U < c1) issue(c + U, 1);
-      run(c, 0);
-      if (c + U >= c1) break;
-      if (c + 2 * U < c1) issue(c + 2 * U, 0);
-      run(c + U, 1);
-    }
+    two_stages<U>(c0, c1, issue, run);
   } else {
     for (int c = c0; c < c1; c += kUnroll) {
       uint4 w[kUnroll], xa[kUnroll][NT], xb[kUnroll][NT];
@@ -261,14 +270,7 @@ __device__ __forceinline__ void tile_mma_pair(const uint4 *__restrict__ wt0, con
         chunk_mma<1, POST>(w1[b][u], s1[b][u], xa[b][u], xb[b][u], acc1);
       }
   };
-  issue(c0, 0);
-  for (int c = c0; c < c1; c += 2 * U) {
-    if (c + U < c1) issue(c + U, 1);
-    run(c, 0);
-    if (c + U >= c1) break;
-    if (c + 2 * U < c1) issue(c + 2 * U, 0);
-    run(c + U, 1);
-  }
+  two_stages<U>(c0, c1, issue, run);
 }
 
 /* C fragments of a block's W warps, for the sum over the warps that split one tile's K. Laid
