@@ -155,26 +155,36 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) moe_kernel(w4a16_moe a, 
   ** block has one or two), each warp taking slots kk, kk + ks, ... of its tile. */
   const int per_round = min(max(b1 - b0, 1), kWarps), ks = kWarps / per_round;
   const int tl = warp / ks, kk = warp - tl * ks;
-  if constexpr (NT == 1) {
-    if (b1 - b0 == 2) { /* two row tiles: every warp takes slots warp, warp + 8, ... of both at once */
-      float acc0[1][4] = {{0.f, 0.f, 0.f, 0.f}}, acc1[1][4] = {{0.f, 0.f, 0.f, 0.f}};
-      for (int s = warp; s < nexp; s += kWarps) {
-        const int e = sh.r.slot_exp[s];
-        const __nv_bfloat16 *xr[1];
-        float wgt[1][2], p0[1][4] = {{0.f, 0.f, 0.f, 0.f}}, p1[1][4] = {{0.f, 0.f, 0.f, 0.f}};
-        down_rows<1>(static_cast<const __nv_bfloat16 *>(a.h), I, sh.r, s, lane, xr, wgt);
-        tile_mma_pair<POST, true>(w2_tile(a, e, b0) + lane, s2_tile(a, gshift, e, b0) + g, w2_tile(a, e, b0 + 1) + lane,
-                                  s2_tile(a, gshift, e, b0 + 1) + g, gshift, xr, 0, chunksB, p0, p1);
-        add_weighted<1>(acc0, wgt, p0);
-        add_weighted<1>(acc1, wgt, p1);
-      }
-      frag_store(sh.red[0], warp, lane, acc0);
-      frag_store(sh.red[1], warp, lane, acc1);
-      __syncthreads();
-      store_y<NT>(a, sh.red[0], 0, kWarps, b0, tid, kThreads);
-      store_y<NT>(a, sh.red[1], 0, kWarps, b0 + 1, tid, kThreads);
-      return;
+  if (b1 - b0 == 2) {
+    /* Two row tiles: every warp takes slots warp, warp + 8, ... of both at once, a pass per
+    ** token tile that holds tokens of the slot; the warp's sums stay in its rows of red, not
+    ** in registers (the register sums spilled at NT = 2). */
+#pragma unroll
+    for (int e4 = 0; e4 < NT * 4; e4++) sh.red[0].v[warp][e4][lane] = sh.red[1].v[warp][e4][lane] = 0.f;
+    for (int s = warp; s < nexp; s += kWarps) {
+      const int e = sh.r.slot_exp[s];
+      const unsigned mask = sh.r.tokmask[s];
+      const __nv_bfloat16 *xr[NT];
+      float wgt[NT][2];
+      down_rows<NT>(static_cast<const __nv_bfloat16 *>(a.h), I, sh.r, s, lane, xr, wgt);
+#pragma unroll
+      for (int j = 0; j < NT; j++)
+        if ((mask >> (8 * j)) & 0xffu) {
+          const __nv_bfloat16 *xr1[1] = {xr[j]};
+          float p0[1][4] = {{0.f, 0.f, 0.f, 0.f}}, p1[1][4] = {{0.f, 0.f, 0.f, 0.f}};
+          tile_mma_pair<POST, true>(w2_tile(a, e, b0) + lane, s2_tile(a, gshift, e, b0) + g, w2_tile(a, e, b0 + 1) + lane,
+                                    s2_tile(a, gshift, e, b0 + 1) + g, gshift, xr1, 0, chunksB, p0, p1);
+#pragma unroll
+          for (int q = 0; q < 4; q++) {
+            sh.red[0].v[warp][j * 4 + q][lane] += wgt[j][q & 1] * p0[0][q];
+            sh.red[1].v[warp][j * 4 + q][lane] += wgt[j][q & 1] * p1[0][q];
+          }
+        }
     }
+    __syncthreads();
+    store_y<NT>(a, sh.red[0], 0, kWarps, b0, tid, kThreads);
+    store_y<NT>(a, sh.red[1], 0, kWarps, b0 + 1, tid, kThreads);
+    return;
   }
   for (int r0 = b0; r0 < b1; r0 += per_round) {
     const int rt = r0 + tl;
