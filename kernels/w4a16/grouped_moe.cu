@@ -19,11 +19,14 @@
 **     where they fit (ks = 8 / tiles warps each; at batch 1 a block has one or two); warp kk
 **     of a tile takes slots kk, kk + ks, ..., weights each product by its token's routing
 **     weight, and the tile's sum over all slots is written to y once: no atomics, no
-**     zeroing pass, and the same order of additions on every launch. With one token tile and
-**     two row tiles in a block (most blocks, at H = 7168 on 264 blocks), every warp instead
-**     takes slots warp, warp + 8, ... of both tiles at once (w4::tile_mma_pair): its two
-**     tiles' loads fly together, where one tile per 4 warps made each warp wait for two
-**     round trips, one slot after the other (2-5% faster at batches 1 to 8 on an H200).
+**     zeroing pass, and the same order of additions on every launch. With two row tiles in
+**     a block (most blocks, at H = 7168 on 264 blocks), every warp instead takes slots warp,
+**     warp + 8, ... of both tiles at once (w4::tile_mma_pair, a pass per token tile that
+**     holds tokens of the slot): its two tiles' loads fly together, where one tile per 4
+**     warps made each warp wait for two round trips, one slot after the other (2-5% faster
+**     at batches 1 to 8 on an H200; at batches 9 to 16, where each warp has twice as many
+**     slots to walk, 4-5%). The warp's sums over its slots stay in its rows of the shared
+**     FragSum, not in registers, which spilled at two token tiles.
 ** Every warp streams its chunks with its own loads only, one token tile (8 tokens) at a time
 ** (w4::tile_mma: two stages of two chunks); nothing asks L2 for data ahead. Batches of 9 to
 ** 16 take a second pass over the same weights, which then come from L2: in gate_up only for
@@ -34,7 +37,7 @@
 ** block has arrived (moe_route.cuh: grid_sync), so a launch leaves it ready for the next
 ** with no second round of atomics at the end.
 **
-** Batch 1 takes 14.2 us with PDL on an H200 (CUDA 13.0); it took 17 us while each warp asked L2
+** Batch 1 takes 13.9 us with PDL on an H200 (CUDA 13.0); it took 17 us while each warp asked L2
 ** for its next 16 chunks and its next tile (prefetch.global.L2); dropping those requests and
 ** loading in two stages made batches 1 to 16 15-20% faster. Where the 14.7-15.0 us went,
 ** traced per block with %globaltimer (six launches in graphs of 64, PDL and cooperative;
@@ -69,6 +72,25 @@
 **   - a warp's down slots as one stream of chunks, the next slot's loads in flight during
 **     this one's MMAs (10-15% slower at every batch); at batch 16, a slot whose tokens all
 **     sit in one token tile run with one tile (spills at 128 registers: 40% slower);
+**   - gate_up chunks dealt to the warps in turn (warp w takes w, w + 8, ...: a block reads
+**     4 KB runs, not eight 7 KB streams): 2-5% slower at batches 1 to 8; the chunk order
+**     rotated by block index, to spread the reads of x and h over L2 lines: 2-15% slower;
+**   - the -136 of the INT4 conversion folded into an MMA with a constant A (16 bf16
+**     subtractions less per chunk, 4 MMAs more in the chain): 13-17% slower, so the MMA
+**     chain's latency, not issue slots, is what a warp waits for; two chains per chunk, or
+**     no per-chunk guard: within 1%; x loaded when used rather than a stage ahead with the
+**     weights: 5-15% slower, and with three stages of weights in registers no better;
+**   - each warp's weights, scales and x through its own cp.async ring in shared memory (3
+**     stages of 2 chunks, 80 KB a block, registers freed): 4-9% slower; with 2 stages 7-11%;
+**   - a warp's gate_up tiles as one stream of chunks, the next tile's first loads in flight
+**     during a tile's epilogue: 18-26% slower (the cursor kept per chunk in the loop);
+**   - where the 72 us of batch 8 go, from builds that leave parts out (same call, G = 128):
+**     gate_up alone 47 us, down alone 26 (each with the 2.3 us of launch, routing and
+**     barrier); the weight loads without conversion and MMAs 52 us (the same bytes read bare:
+**     41); conversion and MMAs without the weight loads 54; neither 25. Loads and compute
+**     each take three quarters of the time and overlap only in part. ncu (clocks not
+**     locked, 1.8 GHz): DRAM at 47% of its peak (2.27 TB/s), issue slots busy half the
+**     cycles, 3.9 warps per scheduler of which 0.87 eligible;
 **   - one block per SM with a cp.async ring of 16 KB per warp (8 warps cannot issue fast
 **     enough: 2x slower); TMA bulk copies (cp.async.bulk) into a shared-memory ring of 8 KB
 **     slots (0.7 TB/s: each copy costs the issuing thread and the copy engine 0.1 to 0.3 us,
