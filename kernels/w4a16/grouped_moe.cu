@@ -94,9 +94,12 @@
 **     weight loads (the first conversion of a stage), 21% on fixed latencies (the MMA
 **     chain), 18% at barriers: 8.8% after the grid-wide barrier, where blocks with 7 gate_up
 **     tiles wait for those with 8 (1888 tiles on 264 blocks), 4.6% at the per-tile sum and
-**     2.6% at down's. Splitting the remainder tiles' K across blocks (stream-K, with an fp32
-**     fix-up by the last block of each tile) is the next thing to try: at most 0.8 of a tile
-**     (about 5 us) at batch 8, less at the other batches, minus a round trip for the fix-up;
+**     2.6% at down's;
+**   - so the remainder tiles cut along K: q = NA / C whole tiles a block, each of the r
+**     tiles left cut into C / r parts, one per block, the parts' fp32 sums in scratch words
+**     after the barrier's and added in part order by the block that brought the last part
+**     (at most 0.8 of a tile, about 5 us, to win at batch 8): 3% slower at batch 8, and the
+**     code alone, where it does not cut (batches 1 to 4), made those 3% slower too;
 **   - one block per SM with a cp.async ring of 16 KB per warp (8 warps cannot issue fast
 **     enough: 2x slower); TMA bulk copies (cp.async.bulk) into a shared-memory ring of 8 KB
 **     slots (0.7 TB/s: each copy costs the issuing thread and the copy engine 0.1 to 0.3 us,
