@@ -133,13 +133,13 @@ __device__ __forceinline__ void add_weighted(float acc[NT][4], const float wgt[N
 
 /* gate_up epilogue, after the fragments of tile (slot s, row tile rt) are in red as warps
 ** tl*ks .. tl*ks + ks - 1: SiLU(gate) * up into h as bf16. Elements j*4 + bb (row g: gate)
-** and j*4 + bb + 2 (row g + 8: up) share a token column. Threads tid of nthreads share it. */
-template <int NT, int W>
-__device__ __forceinline__ void store_h(const w4a16_moe &a, const MoeRoute &r, const FragSum<NT, W> &red, int tl,
-                                        int ks, int s, int rt, int tid, int nthreads) {
+** and j*4 + bb + 2 (row g + 8: up) share a token column. The block's threads share it. */
+template <int NT>
+__device__ __forceinline__ void store_h(const w4a16_moe &a, const MoeRoute &r, const FragSum<NT> &red, int tl,
+                                        int ks, int s, int rt) {
   __nv_bfloat16 *h = static_cast<__nv_bfloat16 *>(a.h);
   const int count = __popc(r.tokmask[s]);
-  for (int q = tid; q < NT * 64; q += nthreads) {
+  for (int q = threadIdx.x; q < NT * 64; q += kThreads) {
     const int j = q >> 6, bb = (q >> 5) & 1, ln = q & 31;
     const int eg = j * 4 + bb, col = frag_col(ln, eg);
     if (col >= count) continue;
@@ -150,12 +150,11 @@ __device__ __forceinline__ void store_h(const w4a16_moe &a, const MoeRoute &r, c
 }
 
 /* down epilogue: row tile rt's fragments (warps tl*ks .. + ks - 1 of red) summed into y
-** (bf16), tokens < a.tokens. */
-template <int NT, int W>
-__device__ __forceinline__ void store_y(const w4a16_moe &a, const FragSum<NT, W> &red, int tl, int ks, int rt, int tid,
-                                        int nthreads) {
+** (bf16), tokens < a.tokens; the block's threads share it. */
+template <int NT>
+__device__ __forceinline__ void store_y(const w4a16_moe &a, const FragSum<NT> &red, int tl, int ks, int rt) {
   __nv_bfloat16 *y = static_cast<__nv_bfloat16 *>(a.y);
-  for (int q = tid; q < NT * 128; q += nthreads) {
+  for (int q = threadIdx.x; q < NT * 128; q += kThreads) {
     const int e = q >> 5, ln = q & 31, col = frag_col(ln, e);
     if (col >= a.tokens) continue;
     y[(size_t)col * a.hidden + rt * 16 + frag_row(ln, e)] = __float2bfloat16(frag_sum(red, tl, ks, e, ln));

@@ -110,7 +110,6 @@ cudaError_t w4a16_moe_grid(int tokens, int group, int *blocks);
 ** the routing and the grid-wide barrier, no weights read. Same contract. */
 cudaError_t w4a16_moe_floor(const w4a16_moe *a, int pdl, cudaStream_t s);
 
-
 /* ---- the float32 reference and test data ---- */
 
 /* y[v][n] = sum_k W_e[n][k] * x[v][k] in fp32 for v < nvec, with e = expert[v] (expert may

@@ -88,10 +88,9 @@ __device__ __forceinline__ void pdl_launch_dependents() {
 __device__ __forceinline__ void pdl_wait() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
 
 /* How load_x reads activations: through the non-coherent path (read-only for the whole
-** kernel), through L2 only (ld.global.cg: written by another block of the same launch, or
-** by the kernel just before in a dependent launch chain), or with plain loads (shared
-** memory). */
-enum xload { kLdg, kLdcg, kLdPlain };
+** kernel), or through L2 only (ld.global.cg: written by another block of the same launch, or
+** by the kernel just before in a dependent launch chain). */
+enum xload { kLdg, kLdcg };
 
 /* The lane's activations of K chunk cc for each token tile: k = 64cc + 16t .. +15 of its
 ** row xr[j] as two 16-byte loads; zeros for a NULL row or cc < 0. */
@@ -102,8 +101,8 @@ __device__ __forceinline__ void load_x(const __nv_bfloat16 *const xr[NT], int cc
     xa[j] = xb[j] = make_uint4(0, 0, 0, 0);
     if (cc >= 0 && xr[j]) {
       const uint4 *xp = reinterpret_cast<const uint4 *>(xr[j] + (size_t)cc * 64 + 16 * t);
-      xa[j] = LD == kLdcg ? __ldcg(xp) : LD == kLdg ? __ldg(xp) : xp[0];
-      xb[j] = LD == kLdcg ? __ldcg(xp + 1) : LD == kLdg ? __ldg(xp + 1) : xp[1];
+      xa[j] = LD == kLdcg ? __ldcg(xp) : __ldg(xp);
+      xb[j] = LD == kLdcg ? __ldcg(xp + 1) : __ldg(xp + 1);
     }
   }
 }
@@ -153,8 +152,6 @@ __device__ __forceinline__ void chunk_mma(const uint4 &w, uint32_t s, const uint
   }
 }
 
-/* The lane's loads of K chunk cc of a tile row (see tile_mma) for chunk_mma: its weight word,
-** its scale pair and its activations of each token tile; zeros and no weight load past c1. */
 /* The lane's weight word and scale pair of K chunk cc of a tile row (see tile_mma); zeros and
 ** no load past c1. */
 __device__ __forceinline__ void load_w(const uint4 *wt, const uint32_t *st, int gshift, int cc, int c1, uint4 &w,
@@ -273,15 +270,15 @@ __device__ __forceinline__ void tile_mma_pair(const uint4 *__restrict__ wt0, con
   two_stages<U>(c0, c1, issue, run);
 }
 
-/* C fragments of a block's W warps, for the sum over the warps that split one tile's K. Laid
+/* C fragments of a block's 8 warps, for the sum over the warps that split one tile's K. Laid
 ** out [warp][element][lane] so that the stores of a warp hit 32 different banks. */
-template <int NT, int W = kWarps>
+template <int NT>
 struct FragSum {
-  float v[W][NT * 4][32];
+  float v[kWarps][NT * 4][32];
 };
 
-template <int NT, int W>
-__device__ __forceinline__ void frag_store(FragSum<NT, W> &r, int warp, int lane, const float acc[NT][4]) {
+template <int NT>
+__device__ __forceinline__ void frag_store(FragSum<NT> &r, int warp, int lane, const float acc[NT][4]) {
 #pragma unroll
   for (int j = 0; j < NT; j++)
 #pragma unroll
@@ -289,8 +286,8 @@ __device__ __forceinline__ void frag_store(FragSum<NT, W> &r, int warp, int lane
 }
 
 /* Sum of element e of `lane` over the ks warps of tile tl (warps tl*ks .. tl*ks + ks - 1). */
-template <int NT, int W>
-__device__ __forceinline__ float frag_sum(const FragSum<NT, W> &r, int tl, int ks, int e, int lane) {
+template <int NT>
+__device__ __forceinline__ float frag_sum(const FragSum<NT> &r, int tl, int ks, int e, int lane) {
   float v = 0.f;
   for (int w = tl * ks; w < tl * ks + ks; w++) v += r.v[w][e][lane];
   return v;
@@ -299,7 +296,6 @@ __device__ __forceinline__ float frag_sum(const FragSum<NT, W> &r, int tl, int k
 /* Element e (0..NT*4-1) of a lane's C fragments: its row in the tile and its token. */
 __device__ __forceinline__ int frag_row(int lane, int e) { return (lane >> 2) + 8 * ((e & 3) >> 1); }
 __device__ __forceinline__ int frag_col(int lane, int e) { return 8 * (e >> 2) + 2 * (lane & 3) + (e & 1); }
-
 
 /* The GEMM kernels' block (fused_mma, fused_splitk): tiles_per_block = 8 / ks tiles of
 ** y = x W^T starting at tile blockIdx.x * tiles_per_block, ks warps on each splitting K
