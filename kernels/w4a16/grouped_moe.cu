@@ -37,7 +37,7 @@
 ** block has arrived (moe_route.cuh: grid_sync), so a launch leaves it ready for the next
 ** with no second round of atomics at the end.
 **
-** Batch 1 takes 13.9 us with PDL on an H200 (CUDA 13.0); it took 17 us while each warp asked L2
+** Batch 1 takes 13.8 us with PDL on an H200 (CUDA 13.0); it took 17 us while each warp asked L2
 ** for its next 16 chunks and its next tile (prefetch.global.L2); dropping those requests and
 ** loading in two stages made batches 1 to 16 15-20% faster. Where the 14.7-15.0 us went,
 ** traced per block with %globaltimer (six launches in graphs of 64, PDL and cooperative;
@@ -52,6 +52,25 @@
 ** routing and the barrier only, 3.0 us (2.4 with PDL, w4a16_moe_floor); the same expert
 ** bytes read bare in one launch, 7.4 us. 70% of the 4.0 TB/s copy ceiling would be 8.1 us:
 ** 0.7 us above the bare read, less than launch, routing and barrier cost on their own.
+** Where gate_up's loop loses to a bare read, from a copy of it run alone at batch 8's size
+** (1888 tiles, 108 MB, 2 blocks per SM, G = 128; H200, CUDA 13.0): the loop takes 42.8 us;
+** with its loads only (no conversion, no MMA) 27.2 us (4.0 TB/s); with its conversion and
+** MMAs only, on register data, 24.4 us. Each alone is below the HBM time, together they
+** nearly add up: a warp waits for its loads, then converts, and 16 warps a SM (128
+** registers each) do not hide one behind the other. Per 512-byte chunk a warp issues about
+** 85 instructions, 57 of them conversion and MMA (12 shifts, 16 LOP3, 16 bf16 subtractions,
+** 4 MMAs, the scale); the SM issues half the cycles. Measured the same way and not kept:
+**   - a third register stage (6 chunks in flight): 47.2 us; x read from L1 one chunk ahead
+**     instead of staged (68 registers, 3 blocks per SM): 40.0 us, but at batch 1's size
+**     9.1 us against 7.0 (x is cold in L1 there); no block-wide barrier per tile (the last
+**     warp of 8 to store its fragment sums the tile): 43.3 us;
+**   - each warp's weights and scales through a cp.async ring of 4 or 8 chunks: 55-57 us;
+**     warp-specialized, producer warps (1, 2, 4 or 8 a block) filling the consumers' rings
+**     with cp.async and an mbarrier pair per slot: 65-100 us;
+**   - the -136 of the conversion moved into each chunk's accumulator start, from a table of
+**     -136 * (the chunk's x sums) each warp builds once: 45.3 us (and 8.4 against 6.9 us at
+**     batch 1's size); dropping the -136 outright (wrong results: the most any such trick
+**     could win) 41.9 us.
 ** Tried on an H200 (CUDA 13.0) and not kept:
 **   - asking L2 for all of a block's down weights at the start (the requests queue ahead of
 **     gate_up's: 1 us slower at batch 1), or for each warp's first down tiles just before

@@ -214,10 +214,11 @@ __device__ __forceinline__ void two_stages(int c0, int c1, Issue &issue, Run &ru
 ** The lane reads k = 64c + 16t .. +15 of its activation row as two 16-byte loads, and each
 ** chunk goes through chunk_mma (POST: G a multiple of 64); XCG loads them with kLdcg.
 **
-** Every weight is read once, so what bounds a warp is the bytes it keeps in flight while it
-** converts and multiplies. One token tile: two stages of two chunks, the next stage's loads
-** issued before this one's MMAs. Two token tiles: rounds of kUnroll chunks, loads then MMAs
-** (a second stage would spill at 128 registers). The loads are the only requests: each warp
+** Every weight is read once: a warp keeps the next stage's bytes in flight while it converts
+** and multiplies this one's, and converting costs about as much time as loading (see
+** grouped_moe.cu: the two nearly add up). One token tile: two stages of two chunks, the next
+** stage's loads issued before this one's MMAs. Two token tiles: rounds of kUnroll chunks,
+** loads then MMAs (a second stage would spill at 128 registers). The loads are the only requests: each warp
 ** also asking L2 for its next 16 chunks (prefetch.global.L2) cost grouped_moe 10-15% on an
 ** H200, and the two stages gained it another 5-10% over rounds of four.
 */
@@ -228,7 +229,7 @@ __device__ __forceinline__ void tile_mma(const uint4 *__restrict__ wt, const uin
   constexpr int LD = XCG ? kLdcg : kLdg;
   if constexpr (NT == 1) {
     /* Loads only for chunks in range and no zeros a chunk: a lane with no token keeps the
-    ** zeros set here (7% less time for gate_up's loop at batch 8 on an H200). */
+    ** zeros set here (grouped_moe 2-4% faster at batches 1 to 16 on an H200). */
     constexpr int U = 2;
     const int t = threadIdx.x & 3;
     uint4 w[2][U], xa[2][U][NT], xb[2][U][NT];
