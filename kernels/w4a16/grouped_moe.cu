@@ -60,6 +60,10 @@
 ** registers each) do not hide one behind the other. Per 512-byte chunk a warp issues about
 ** 85 instructions, 57 of them conversion and MMA (12 shifts, 16 LOP3, 16 bf16 subtractions,
 ** 4 MMAs, the scale); the SM issues half the cycles. Measured the same way and not kept:
+**   - ptxas puts every load of both stages on one scoreboard, so a stage's first use also
+**     waits for the next stage's loads; but rounds (all loads of 7 chunks, then their MMAs,
+**     127 registers) took 42.4 us, rounds of 4 45.9, and reading a stage's registers before
+**     issuing the next 45.7: that is not what holds the loop back;
 **   - a third register stage (6 chunks in flight): 47.2 us; x read from L1 one chunk ahead
 **     instead of staged (68 registers, 3 blocks per SM): 40.0 us, but at batch 1's size
 **     9.1 us against 7.0 (x is cold in L1 there); no block-wide barrier per tile (the last
