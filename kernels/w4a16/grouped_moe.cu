@@ -68,8 +68,10 @@
 **     issuing the next 45.7: that is not what holds the loop back;
 **   - a third register stage (6 chunks in flight): 47.2 us; x read from L1 one chunk ahead
 **     instead of staged (68 registers, 3 blocks per SM): 40.0 us, but at batch 1's size
-**     9.1 us against 7.0 (x is cold in L1 there); no block-wide barrier per tile (the last
-**     warp of 8 to store its fragment sums the tile): 43.3 us;
+**     9.1 us against 7.0 (x is cold in L1 there), and in the kernel itself (80 registers,
+**     100-170 bytes of spills even with down on one tile a warp) 18-27% slower at batches
+**     1 to 16; no block-wide barrier per tile (the last warp of 8 to store its fragment
+**     sums the tile): 43.3 us;
 **   - each warp's weights and scales through a cp.async ring of 4 or 8 chunks: 55-57 us;
 **     warp-specialized, producer warps (1, 2, 4 or 8 a block) filling the consumers' rings
 **     with cp.async and an mbarrier pair per slot: 65-100 us;
