@@ -55,7 +55,8 @@
 ** Where gate_up's loop loses to a bare read, from a copy of it run alone at batch 8's size
 ** (1888 tiles, 108 MB, 2 blocks per SM, G = 128; H200, CUDA 13.0): the loop as it is here
 ** takes 44.7 us (45.8 before its loads were trimmed; 42.8 with the last stage's guards
-** peeled off, at 106 registers); with its loads only (no conversion, no MMA) 27.2 us (4.0
+** peeled off, at 106 registers, but that peeling made the kernel itself 5-9% slower at
+** batches 1 to 16: more spills at 128 registers); with its loads only (no conversion, no MMA) 27.2 us (4.0
 ** TB/s); with its conversion and MMAs only, on register data, 24.4 us. Each alone is below
 ** the HBM time, together they nearly add up: a warp waits for its loads, then converts, and
 ** 16 warps a SM (128 registers each) do not hide one behind the other. The variants below
