@@ -79,7 +79,7 @@
 **   - the -136 of the conversion moved into each chunk's accumulator start, from a table of
 **     -136 * (the chunk's x sums) each warp builds once: 45.3 us (and 8.4 against 6.9 us at
 **     batch 1's size); dropping the -136 outright (wrong results: the most any such trick
-**     could win) 41.9 us.
+**     could win) took 7% off a copy of the loop.
 ** Tried on an H200 (CUDA 13.0) and not kept:
 **   - asking L2 for all of a block's down weights at the start (the requests queue ahead of
 **     gate_up's: 1 us slower at batch 1), or for each warp's first down tiles just before
