@@ -80,6 +80,12 @@
 **     -136 * (the chunk's x sums) each warp builds once: 45.3 us (and 8.4 against 6.9 us at
 **     batch 1's size); dropping the -136 outright (wrong results: the most any such trick
 **     could win) took 7% off a copy of the loop.
+** The one change measured to cut the conversion's cost by a third: the nibbles kept as u8
+** (two LOP3 and a shift a word instead of eleven instructions) in integer MMAs (m16n8k32,
+** u8 x s8) against x split into two s8 halves per chunk, the int32 sums scaled once a
+** group: conversion and MMAs only, 16.3 us against 24.4 at batch 8's size, 3.2 against 4.2
+** at batch 1's. Not built: it needs a weight order for the integer fragments and x and h
+** quantized to 16 bits per 64-wide chunk inside the launch.
 ** Tried on an H200 (CUDA 13.0) and not kept:
 **   - asking L2 for all of a block's down weights at the start (the requests queue ahead of
 **     gate_up's: 1 us slower at batch 1), or for each warp's first down tiles just before
