@@ -92,29 +92,24 @@ __device__ __forceinline__ void pdl_wait() { asm volatile("griddepcontrol.wait;"
 ** by the kernel just before in a dependent launch chain). */
 enum xload { kLdg, kLdcg };
 
-/* The lane's activations of K chunk cc for each token tile: k = 64cc + 16t .. +15 of its
-** row xr[j] as two 16-byte loads; zeros for a NULL row or cc < 0. */
-template <int NT, int LD>
-__device__ __forceinline__ void load_x(const __nv_bfloat16 *const xr[NT], int cc, int t, uint4 xa[NT], uint4 xb[NT]) {
-#pragma unroll
-  for (int j = 0; j < NT; j++) {
-    xa[j] = xb[j] = make_uint4(0, 0, 0, 0);
-    if (cc >= 0 && xr[j]) {
-      const uint4 *xp = reinterpret_cast<const uint4 *>(xr[j] + (size_t)cc * 64 + 16 * t);
-      xa[j] = LD == kLdcg ? __ldcg(xp) : __ldg(xp);
-      xb[j] = LD == kLdcg ? __ldcg(xp + 1) : __ldg(xp + 1);
-    }
-  }
-}
-
-/* load_x for one token tile, without the zeros: a lane with no row (NULL) loads nothing and
-** keeps what its registers held, so the caller zeroes them once, not once a chunk. */
+/* The lane's activations of K chunk cc of row xr: k = 64cc + 16t .. +15 as two 16-byte
+** loads. A lane with no row (NULL) loads nothing and keeps what its registers held. */
 template <int LD>
 __device__ __forceinline__ void load_x_row(const __nv_bfloat16 *xr, int cc, int t, uint4 &xa, uint4 &xb) {
   if (xr) {
     const uint4 *xp = reinterpret_cast<const uint4 *>(xr + (size_t)cc * 64 + 16 * t);
     xa = LD == kLdcg ? __ldcg(xp) : __ldg(xp);
     xb = LD == kLdcg ? __ldcg(xp + 1) : __ldg(xp + 1);
+  }
+}
+
+/* load_x_row for each token tile, with zeros for a NULL row or cc < 0. */
+template <int NT, int LD>
+__device__ __forceinline__ void load_x(const __nv_bfloat16 *const xr[NT], int cc, int t, uint4 xa[NT], uint4 xb[NT]) {
+#pragma unroll
+  for (int j = 0; j < NT; j++) {
+    xa[j] = xb[j] = make_uint4(0, 0, 0, 0);
+    if (cc >= 0) load_x_row<LD>(xr[j], cc, t, xa[j], xb[j]);
   }
 }
 
@@ -203,6 +198,41 @@ __device__ __forceinline__ void two_stages(int c0, int c1, Issue &issue, Run &ru
   }
 }
 
+/* One token tile against R row tiles (wt[r]/st[r], acc[r] += W_r X^T), the R tiles' loads
+** in flight together; tile_mma (one tile) and tile_mma_pair (two) are this with R = 1, 2.
+** Two stages of two chunks (two_stages). Loads only for chunks in range and no zeros a
+** chunk: a lane with no token keeps the zeros set here (grouped_moe 2-4% faster at batches
+** 1 to 16 on an H200 than zeroing every chunk). */
+template <int R, bool POST, bool XCG>
+__device__ __forceinline__ void tile_mma_rows(const uint4 *const wt[R], const uint32_t *const st[R], int gshift,
+                                              const __nv_bfloat16 *xr, int c0, int c1, float (*const acc[R])[4]) {
+  constexpr int LD = XCG ? kLdcg : kLdg, U = 2;
+  const int t = threadIdx.x & 3;
+  uint4 w[R][2][U], xa[2][U][1], xb[2][U][1];
+  uint32_t s[R][2][U];
+#pragma unroll
+  for (int b = 0; b < 2; b++)
+#pragma unroll
+    for (int u = 0; u < U; u++) xa[b][u][0] = xb[b][u][0] = make_uint4(0, 0, 0, 0);
+  auto issue = [&](int c, int b) {
+#pragma unroll
+    for (int u = 0; u < U; u++)
+      if (c + u < c1) {
+#pragma unroll
+        for (int r = 0; r < R; r++) load_w_at(wt[r], st[r], gshift, c + u, w[r][b][u], s[r][b][u]);
+        load_x_row<LD>(xr, c + u, t, xa[b][u][0], xb[b][u][0]);
+      }
+  };
+  auto run = [&](int c, int b) {
+#pragma unroll
+    for (int u = 0; u < U; u++)
+      if (c + u < c1)
+#pragma unroll
+        for (int r = 0; r < R; r++) chunk_mma<1, POST>(w[r][b][u], s[r][b][u], xa[b][u], xb[b][u], acc[r]);
+  };
+  two_stages<U>(c0, c1, issue, run);
+}
+
 /*
 ** One warp, one 16-row tile, K chunks [c0, c1): acc[j] += W_tile * X_j^T for token tiles j.
 **
@@ -228,30 +258,10 @@ __device__ __forceinline__ void tile_mma(const uint4 *__restrict__ wt, const uin
                                          int c1, float acc[NT][4]) {
   constexpr int LD = XCG ? kLdcg : kLdg;
   if constexpr (NT == 1) {
-    /* Loads only for chunks in range and no zeros a chunk: a lane with no token keeps the
-    ** zeros set here (grouped_moe 2-4% faster at batches 1 to 16 on an H200). */
-    constexpr int U = 2;
-    const int t = threadIdx.x & 3;
-    uint4 w[2][U], xa[2][U][NT], xb[2][U][NT];
-    uint32_t s[2][U];
-#pragma unroll
-    for (int b = 0; b < 2; b++)
-#pragma unroll
-      for (int u = 0; u < U; u++) xa[b][u][0] = xb[b][u][0] = make_uint4(0, 0, 0, 0);
-    auto issue = [&](int c, int b) {
-#pragma unroll
-      for (int u = 0; u < U; u++)
-        if (c + u < c1) {
-          load_w_at(wt, st, gshift, c + u, w[b][u], s[b][u]);
-          load_x_row<LD>(xr[0], c + u, t, xa[b][u][0], xb[b][u][0]);
-        }
-    };
-    auto run = [&](int c, int b) {
-#pragma unroll
-      for (int u = 0; u < U; u++)
-        if (c + u < c1) chunk_mma<NT, POST>(w[b][u], s[b][u], xa[b][u], xb[b][u], acc);
-    };
-    two_stages<U>(c0, c1, issue, run);
+    const uint4 *wts[1] = {wt};
+    const uint32_t *sts[1] = {st};
+    float(*accs[1])[4] = {acc};
+    tile_mma_rows<1, POST, XCG>(wts, sts, gshift, xr[0], c0, c1, accs);
   } else {
     for (int c = c0; c < c1; c += kUnroll) {
       uint4 w[kUnroll], xa[kUnroll][NT], xb[kUnroll][NT];
@@ -275,32 +285,10 @@ __device__ __forceinline__ void tile_mma_pair(const uint4 *__restrict__ wt0, con
                                               const uint4 *__restrict__ wt1, const uint32_t *__restrict__ st1,
                                               int gshift, const __nv_bfloat16 *const xr[1], int c0, int c1,
                                               float acc0[1][4], float acc1[1][4]) {
-  constexpr int LD = XCG ? kLdcg : kLdg, U = 2;
-  const int t = threadIdx.x & 3;
-  uint4 w0[2][U], w1[2][U], xa[2][U][1], xb[2][U][1];
-  uint32_t s0[2][U], s1[2][U];
-#pragma unroll
-  for (int b = 0; b < 2; b++)
-#pragma unroll
-    for (int u = 0; u < U; u++) xa[b][u][0] = xb[b][u][0] = make_uint4(0, 0, 0, 0);
-  auto issue = [&](int c, int b) {
-#pragma unroll
-    for (int u = 0; u < U; u++)
-      if (c + u < c1) {
-        load_w_at(wt0, st0, gshift, c + u, w0[b][u], s0[b][u]);
-        load_w_at(wt1, st1, gshift, c + u, w1[b][u], s1[b][u]);
-        load_x_row<LD>(xr[0], c + u, t, xa[b][u][0], xb[b][u][0]);
-      }
-  };
-  auto run = [&](int c, int b) {
-#pragma unroll
-    for (int u = 0; u < U; u++)
-      if (c + u < c1) {
-        chunk_mma<1, POST>(w0[b][u], s0[b][u], xa[b][u], xb[b][u], acc0);
-        chunk_mma<1, POST>(w1[b][u], s1[b][u], xa[b][u], xb[b][u], acc1);
-      }
-  };
-  two_stages<U>(c0, c1, issue, run);
+  const uint4 *wts[2] = {wt0, wt1};
+  const uint32_t *sts[2] = {st0, st1};
+  float(*accs[2])[4] = {acc0, acc1};
+  tile_mma_rows<2, POST, XCG>(wts, sts, gshift, xr[0], c0, c1, accs);
 }
 
 /* C fragments of a block's 8 warps, for the sum over the warps that split one tile's K. Laid
