@@ -241,10 +241,8 @@ int64_t xp_saturate_int64(double v) {
 }
 
 int xp_saturate_int(double v) {
-  if (v != v) return 0;
-  if (v >= 2147483648.0) return INT_MAX;
-  if (v < -2147483648.0) return INT_MIN;
-  return (int)v;
+  const int64_t x = xp_saturate_int64(v);
+  return x > INT_MAX ? INT_MAX : x < INT_MIN ? INT_MIN : (int)x;
 }
 
 /* Sizes as people write them for collectives and buffers: K, M, G (and KiB, MiB, GiB, KB,
