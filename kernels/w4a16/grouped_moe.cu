@@ -84,8 +84,32 @@
 ** (two LOP3 and a shift a word instead of eleven instructions) in integer MMAs (m16n8k32,
 ** u8 x s8) against x split into two s8 halves per chunk, the int32 sums scaled once a
 ** group: conversion and MMAs only, 16.3 us against 24.4 at batch 8's size, 3.2 against 4.2
-** at batch 1's. Not built: it needs a weight order for the integer fragments and x and h
-** quantized to 16 bits per 64-wide chunk inside the launch.
+** at batch 1's. The packed order needs no change for it (a word's low and high nibbles are
+** 4 k of rows g and g + 8, the A fragment's bytes, with x's bytes permuted to match): the
+** whole loop, loads included, on x split beforehand into two s8 planes with per-group sums,
+** matched the bf16 loop to 2e-7 and took 39.1 us against 44.9 (7% less at batch 1's size);
+** two row tiles sharing x, 37.9. But the same loop with guards on its last stage (92
+** registers instead of 96) took 48.0: the gain rides on ptxas's schedule, and the kernel
+** would also have to quantize x, and h after the barrier, inside the launch. Not built.
+** Measured the same way and not kept either (sixth session):
+**   - each block asking L2 for its next tile, or its whole run, with one
+**     cp.async.bulk.prefetch.L2: 2-15% slower at every size;
+**   - the copy engine feeding a ring: one producer lane a block streams pieces of 16 chunks
+**     and their scales (cp.async.bulk, one mbarrier pair a slot) into 3 shared-memory slots,
+**     8 consumer warps read them, 72 registers, 3 blocks a SM: 36.4 us (at 2 blocks a SM
+**     40.7-41.2, and 46.3 with the scales read from global memory; larger rings slower,
+**     56-chunk pieces no faster), but 9.4 against 7.3 at batch 1's size, where the ring's
+**     fill shows. Built into a whole kernel (gate_up through the ring, each warp's
+**     activations loaded a piece ahead; down as grouped_moe's general path in stages of one
+**     chunk, to fit 72 registers): 86.7 us at batch 8 against 69.6, 19.0 at batch 1 against
+**     13.6. Its gate_up alone took 48.3 us against about 47 here (56-66 while each piece
+**     divided to find its tile and loaded x only where used: x of 8 tokens does not stay in
+**     the L1 that 3 blocks of ring leave); the ring's copies alone, no conversion or MMA,
+**     29.1 us, launch and barrier included: the consumers, not the copies, set its pace. Its
+**     down alone took 40.2 us against about 26; down through the ring as well, a copy per
+**     (slot, row tile) (2 KB of weights, 64 bytes of scales), took 70 us: the copy engine
+**     moved about 6 such copies a microsecond per SM. Bulk copies alone stream HBM into
+**     shared memory at 3.5 TB/s at most (8 KB copies, 108 MB).
 ** Tried on an H200 (CUDA 13.0) and not kept:
 **   - asking L2 for all of a block's down weights at the start (the requests queue ahead of
 **     gate_up's: 1 us slower at batch 1), or for each warp's first down tiles just before
