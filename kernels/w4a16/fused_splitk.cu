@@ -6,6 +6,14 @@
 ** depend on which block finished last, writes y and resets the counter for the next launch.
 ** The extra traffic is 2 x split x m x n fp32, small next to the weights; what split-K
 ** cannot fix is a K too short to share (K = 256 is four 64-wide chunks).
+** The split is the spec's split_k (4 in experiments/w4a16_variants.toml): at gate_up (N = 512,
+** K = 7168) on an H200, M = 1, G = 128, splits 1, 2, 3, 4, 6, 8, 14 and 28 took 7.90, 5.77,
+** 5.13, 4.45, 4.83, 4.31, 6.80 and 6.77 us (a bare read of the weights: 1.87).
+** Tried and not kept: the slices of a tile as one thread-block cluster (sm_90, cluster dims
+** 1 x split), each block summing a share of the outputs over the slices' shared-memory
+** fragments in slice order after a cluster barrier (the same bits; no partials, fence or
+** counter): 3-7% faster at split 2, but 12-34% slower at split 4 and 30-140% at split 8 (M
+** = 1 to 16, G = 128 and 32), so never as fast as this kernel at split 4 or 8.
 */
 #include "w4a16/w4a16.h"
 #include "w4a16/w4a16_device.cuh"
