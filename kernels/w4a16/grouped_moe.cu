@@ -56,13 +56,14 @@
 ** (1888 tiles, 108 MB, 2 blocks per SM, G = 128; H200, CUDA 13.0): the loop as it is here
 ** takes 44.7 us (45.8 before its loads were trimmed; 42.8 with the last stage's guards
 ** peeled off, at 106 registers, but that peeling made the kernel itself 5-9% slower at
-** batches 1 to 16: more spills at 128 registers); with its loads only (no conversion, no MMA) 27.2 us (4.0
-** TB/s); with its conversion and MMAs only, on register data, 24.4 us. Each alone is below
-** the HBM time, together they nearly add up: a warp waits for its loads, then converts, and
-** 16 warps a SM (128 registers each) do not hide one behind the other. The variants below
-** are set against the 42.8 us loop. Per 512-byte chunk a warp issues about
-** 85 instructions, 57 of them conversion and MMA (12 shifts, 16 LOP3, 16 bf16 subtractions,
-** 4 MMAs, the scale); the SM issues half the cycles. Measured the same way and not kept:
+** batches 1 to 16: more spills at 128 registers); with its loads only (no conversion, no
+** MMA) 27.2 us (4.0 TB/s); with its conversion and MMAs only, on register data, 24.4 us.
+** Each alone is below the HBM time, together they nearly add up: a warp waits for its
+** loads, then converts, and 16 warps a SM (128 registers each) do not hide one behind the
+** other. The variants below are set against the 42.8 us loop. Per 512-byte chunk a warp
+** issues about 85 instructions, 57 of them conversion and MMA (12 shifts, 16 LOP3, 16 bf16
+** subtractions, 4 MMAs, the scale); the SM issues half the cycles. Measured the same way and
+** not kept:
 **   - ptxas puts every load of both stages on one scoreboard, so a stage's first use also
 **     waits for the next stage's loads; but rounds (all loads of 7 chunks, then their MMAs,
 **     127 registers) took 42.4 us, rounds of 4 45.9, and reading a stage's registers before

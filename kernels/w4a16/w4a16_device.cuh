@@ -248,9 +248,10 @@ __device__ __forceinline__ void tile_mma_rows(const uint4 *const wt[R], const ui
 ** and multiplies this one's, and converting costs about as much time as loading (see
 ** grouped_moe.cu: the two nearly add up). One token tile: two stages of two chunks, the next
 ** stage's loads issued before this one's MMAs. Two token tiles: rounds of kUnroll chunks,
-** loads then MMAs (a second stage would spill at 128 registers). The loads are the only requests: each warp
-** also asking L2 for its next 16 chunks (prefetch.global.L2) cost grouped_moe 10-15% on an
-** H200, and the two stages gained it another 5-10% over rounds of four.
+** loads then MMAs (a second stage would spill at 128 registers). The loads are the only
+** requests: each warp also asking L2 for its next 16 chunks (prefetch.global.L2) cost
+** grouped_moe 10-15% on an H200, and the two stages gained it another 5-10% over rounds of
+** four.
 */
 template <int NT, bool POST, bool XCG = false>
 __device__ __forceinline__ void tile_mma(const uint4 *__restrict__ wt, const uint32_t *__restrict__ st,
