@@ -111,6 +111,25 @@
 **     (slot, row tile) (2 KB of weights, 64 bytes of scales), took 70 us: the copy engine
 **     moved about 6 such copies a microsecond per SM. Bulk copies alone stream HBM into
 **     shared memory at 3.5 TB/s at most (8 KB copies, 108 MB).
+** Seventh session: bench/w4a16_gate_up_sim.cu keeps these comparisons runnable (each way is
+** checked against a double-precision reference before it is timed; events around single
+** launches, so launch included and every figure a few us above a graph's). Medians on an H200
+** (driver 580.159.04, CUDA 13.0), gate_up at batch 8's size (1888 tiles) / batch 1's (256):
+**   bare read 31.6 / 10.1 us; this loop (bf16, 89 registers, 2 blocks a SM) 51.9-52.5 /
+**     12.5-13.0; the same compiled for 3 blocks a SM (78 registers) 48.1-48.4 / 14.9-15.3;
+**   the integer path on the same two stages (80 registers, 3 blocks a SM) 39.0-39.1 / 13.0;
+**     held to 2 blocks a SM by reserved shared memory 49.2-49.6 / 11.4;
+**   a copy-engine ring alone (3 slots of 8 KB) 32.9 / 10.6-11.2; with integer consumers
+**     reading x from L1 42.4-43.0 / 15.6-15.9; with x copied into shared memory a tile ahead
+**     41.6-42.2 / 15.3. (In a scratch copy not kept, the same consumers on constant x in
+**     registers, 40 registers and 5 blocks a SM, kept the copy's pace: 33.6-35.5 us.)
+** So at batch 8's size the loop loses a quarter to the bf16 conversion and the occupancy
+** together, and neither alone wins more than 8%: the integer path at 3 blocks a SM is 25%
+** faster (gate_up is about two thirds of the layer's bytes: about 60 us at batch 8, 70% of
+** copy), while at batch 1's size 2 blocks a SM stay better. Building it needs the whole kernel
+** at 80 registers (down spilled there on the bf16 path: quantize h, 128 k a group, so that down
+** runs integer too), x and h quantized inside the launch, and the bf16 path kept for G = 32 (an
+** integer MMA's 32 k span two of its groups).
 ** Tried on an H200 (CUDA 13.0) and not kept:
 **   - asking L2 for all of a block's down weights at the start (the requests queue ahead of
 **     gate_up's: 1 us slower at batch 1), or for each warp's first down tiles just before
