@@ -2,7 +2,9 @@
 ** w4a16_gate_up_sim: grouped_moe's gate_up loop alone, run in ways the kernel does not (yet),
 ** side by side with the loop as it is, to measure what a redesign would buy before building it
 ** into kernels/w4a16/grouped_moe.cu. Not a runner: nothing is recorded; bench/w4a16_gate_up_sim.sh
-** runs it on a GPU host and prints the table.
+** runs it on a GPU host and prints the table. What a loop wins here is an upper bound: the
+** integer path's 25% at batch 8's size did not survive into a whole kernel, where quantizing x
+** and h and the barriers that takes cost more (grouped_moe.cu's header has the figures).
 **
 ** The work is gate_up's at a chosen number of 16-row tiles (1888 = batch 8's size at Kimi-K2.5
 ** TP=8, G = 128; 256 = batch 1's), K = 7168, one token a slot (as most slots at batches 1 to 8),

@@ -125,11 +125,19 @@
 **     registers, 40 registers and 5 blocks a SM, kept the copy's pace: 33.6-35.5 us.)
 ** So at batch 8's size the loop loses a quarter to the bf16 conversion and the occupancy
 ** together, and neither alone wins more than 8%: the integer path at 3 blocks a SM is 25%
-** faster (gate_up is about two thirds of the layer's bytes: about 60 us at batch 8, 70% of
-** copy), while at batch 1's size 2 blocks a SM stay better. Building it needs the whole kernel
-** at 80 registers (down spilled there on the bf16 path: quantize h, 128 k a group, so that down
-** runs integer too), x and h quantized inside the launch, and the bf16 path kept for G = 32 (an
-** integer MMA's 32 k span two of its groups).
+** faster, while at batch 1's size 2 blocks a SM stay better. Built whole and not kept (same
+** H200; the kernel_variant runner, graphs of 64 launches, PDL): a kernel of this one's shape
+** at 80 registers and 3 blocks a SM (72 bytes of spills at one token tile, 128 at two), x
+** quantized one warp a (token, group) after the routing, h one warp a (pair, group) with its
+** routing weight in its scale, a grid barrier after each, so that down adds every slot into
+** one sum. It passed the gate (error 0.0023-0.0037 of the largest output, as this kernel's)
+** and took 21.3 / 33.3 / 49.9 / 80.5 / 177.7 us at batches 1 / 2 / 4 / 8 / 16 against 13.8 /
+** 22.7 / 39.1 / 70.6 / 128.5 here. At batch 8, gate_up alone took 47.6 us and down alone 43.9
+** (here about 47 and 26; there each warp took its slots, 4 chunks each, one round trip after
+** another), and neither 13.4 (11.4 at batch 1: the two quantizing phases and three barriers
+** cost 9 to 11 us above this launch's 2.5 us floor, 792 blocks at 38 registers). Reading x's
+** planes through L1 instead of L2 changed nothing, in the kernel (47.7 against 47.6 us) or in
+** the copy (39.0 against 38.1).
 ** Tried on an H200 (CUDA 13.0) and not kept:
 **   - asking L2 for all of a block's down weights at the start (the requests queue ahead of
 **     gate_up's: 1 us slower at batch 1), or for each warp's first down tiles just before
