@@ -7,6 +7,7 @@
 ** iters x agg collectives as burst_us. A topology dump (.xml) given alongside lets the INFO lines'
 ** P2P transports be told apart into NVLink and PCIe.
 */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kind.h"
@@ -103,11 +104,26 @@ static void loaded_free(loaded *L) {
   if (L->have_topo) xp_topo_free(&L->topo);
 }
 
+/* The test a file's name carries, as saved from its binary ("logs/all_gather_perf.8gpu.log"):
+** the word that ends in "_perf", else NULL. */
+static const char *test_in_path(const char *path, char *buf, size_t n) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  const char *end = strstr(base, "_perf");
+  if (!end) return NULL;
+  const char *start = end;
+  while (start > base && (isalnum((unsigned char)start[-1]) || start[-1] == '_')) start--;
+  if (start == end) return NULL;
+  snprintf(buf, n, "%.*s", (int)(end - start), start);
+  return buf;
+}
+
 /* Reports from before nccl-tests printed "Collective test starting" do not name their test:
-** --collective does, else the rows say "unknown". */
+** --collective does, else the file's name where it holds the binary's, else "unknown". */
 static void name_collective(const xp_spec *s, nt_doc *d) {
   const char *given = xp_spec_str(s->root, "collective", NULL);
-  char name[32];
+  char name[32], from_path[64];
+  if (!given) given = test_in_path(d->path, from_path, sizeof from_path);
   nt_coll_from_test(given ? given : "unknown", name, sizeof name);
   if (!d->coll[0]) snprintf(d->coll, sizeof d->coll, "%s", name);
   for (int r = 0; r < d->nrows; r++)
@@ -402,7 +418,8 @@ static const xp_field fields[] = {
      "nccl-tests text output (NCCL INFO lines may be interleaved), -J JSON, and optionally NCCL's topology "
      "dump (.xml)"},
     {"collective", XP_T_STRING, 0, NULL, NULL, 0, 0,
-     "the test's collective (all_reduce, sendrecv, ...) for logs that do not name it"},
+     "the test's collective (all_reduce, sendrecv, ...) for logs that do not name it (else a file name "
+     "such as all_gather_perf.log names it)"},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
 
 const xp_kind xp_kind_nccl_tests = {

@@ -82,58 +82,123 @@ static int whole(const nt_doc *d, int line, const char *col, const char *tok, do
   return 0;
 }
 
+/* A number, or NULL for nccl-tests' "N/A" (a result not measured or not checked). */
+static int is_na(const char *tok) { return strcmp(tok, "N/A") == 0; }
+
+static int is_number(const char *tok) {
+  char *end;
+  strtod(tok, &end);
+  return end != tok && *end == 0;
+}
+
+/*
+** Which header column each token of a result line is (val[c], NULL where the line has nothing).
+** A line as wide as its header, or wider (-S prints its timestamp as two tokens), maps one to
+** one. A narrower one has blanks: nccl-tests before 2.13 leave redop blank for collectives
+** without one ("  1048576  16384  float   571.5 ..."), and ports print nothing for a result
+** group they did not run (MSCCL++ leaves in-place blank). The identity columns are then read
+** left to right, redop only where the token is a word and root only where more tokens remain
+** than result columns; the tokens left fill the last result groups when they are exactly as
+** many (a blank leading group), else the result columns from the left (a line cut short).
+*/
+static void align_row(const layout *L, char *const *tok, int n, const char *val[MAX_COLS]) {
+  for (int c = 0; c < L->ncols; c++) val[c] = NULL;
+  if (n >= L->ncols) {
+    for (int c = 0; c < L->ncols; c++) val[c] = tok[c];
+    return;
+  }
+  int nid = 0;
+  while (nid < L->ncols && !is_time_col(L->name[nid])) nid++;
+  const int nres = L->ncols - nid;
+  int k = 0;
+  for (int c = 0; c < nid && k < n; c++) {
+    const char *name = L->name[c];
+    if (strcmp(name, "redop") == 0 && is_number(tok[k])) continue;
+    if (strcmp(name, "root") == 0 && n - k <= nres) continue;
+    val[c] = tok[k++];
+  }
+  /* the tokens left fill whole result groups from the right, else the columns from the left */
+  const int m = n - k < nres ? n - k : nres;
+  int first = nid;
+  for (int c = L->ncols - 1; c >= nid; c--)
+    if (is_time_col(L->name[c]) && L->ncols - c == m) first = c;
+  for (int t = 0; t < m; t++) val[first + t] = tok[k + t];
+}
+
 static int read_row(nt_doc *d, const layout *L, char *line, int lineno) {
   char *tok[MAX_COLS + 4];
+  const char *val[MAX_COLS];
   int n = 0;
   for (char *save = NULL, *t = strtok_r(line, " \t\r\n", &save); t && n < MAX_COLS + 4;
        t = strtok_r(NULL, " \t\r\n", &save))
     tok[n++] = t;
-  if (n < 7) {
+  if (n < 4) {
     return xp_error_at(XP_EXIT_USAGE, d->path, lineno,
                        "a result line needs at least size, count, type and a time; found %d column%s", n,
                        n == 1 ? "" : "s");
   }
+  align_row(L, tok, n, val);
   nt_row *r = nt_doc_add_row(d);
   r->line = lineno;
   r->root = -1;
-  for (int c = 0; c < L->ncols && c < n; c++) {
-    const char *name = L->name[c];
-    double v;
+  for (int c = 0; c < L->ncols; c++) {
+    const char *name = L->name[c], *v = val[c];
+    double x;
     int p = L->place[c];
+    if (!v) continue;
     if (p < 0) {
       if (strcmp(name, "size") == 0 || strcmp(name, "count") == 0 || strcmp(name, "root") == 0) {
         int64_t w;
-        if (name[0] == 'r' ? whole(d, lineno, name, tok[c], -1, INT_MAX, &w)
-                           : whole(d, lineno, name, tok[c], 0, 9e18, &w))
+        if (name[0] == 'r' ? whole(d, lineno, name, v, -1, INT_MAX, &w) : whole(d, lineno, name, v, 0, 9e18, &w))
           return XP_EXIT_USAGE;
         if (name[0] == 's') r->bytes = w;
         else if (name[0] == 'c') r->count = w;
         else r->root = (int)w;
-      } else if (strcmp(name, "type") == 0) nt_dtype_from_test(tok[c], r->dtype, sizeof r->dtype);
-      else if (strcmp(name, "redop") == 0) snprintf(r->redop, sizeof r->redop, "%s", tok[c]);
+      } else if (strcmp(name, "type") == 0) nt_dtype_from_test(v, r->dtype, sizeof r->dtype);
+      else if (strcmp(name, "redop") == 0) snprintf(r->redop, sizeof r->redop, "%s", v);
       continue;
     }
     nt_result *res = &r->r[p];
+    if (is_na(v)) continue; /* not measured (a time), or not checked (#wrong) */
     if (is_time_col(name)) {
-      if (number(d, lineno, name, tok[c], &v)) return XP_EXIT_USAGE;
+      if (number(d, lineno, name, v, &x)) return XP_EXIT_USAGE;
       res->have = 1;
-      res->time_us = v;
+      res->time_us = x;
       res->cputime = name[0] == 'c';
       res->wrong = -1;
     } else if (strcmp(name, "algbw") == 0 || strcmp(name, "busbw") == 0) {
-      if (number(d, lineno, name, tok[c], &v)) return XP_EXIT_USAGE;
-      if (name[0] == 'a') res->algbw = v;
-      else res->busbw = v;
-    } else if (strcmp(name, "#wrong") == 0 && strcmp(tok[c], "N/A") != 0) {
-      if (whole(d, lineno, name, tok[c], 0, 9e18, &res->wrong)) return XP_EXIT_USAGE;
+      if (number(d, lineno, name, v, &x)) return XP_EXIT_USAGE;
+      if (name[0] == 'a') res->algbw = x;
+      else res->busbw = x;
+    } else if (strcmp(name, "#wrong") == 0) {
+      if (whole(d, lineno, name, v, 0, 9e18, &res->wrong)) return XP_EXIT_USAGE;
     }
   }
   if (r->bytes <= 0) return xp_error_at(XP_EXIT_USAGE, d->path, lineno, "no message size on this line");
+  if (!r->r[NT_OUT].have && !r->r[NT_IN].have)
+    return xp_error_at(XP_EXIT_USAGE, d->path, lineno, "no time on this line (every time column is N/A or blank)");
   snprintf(r->coll, sizeof r->coll, "%s", d->coll);
   r->graph = d->graph;
   r->iters = d->iters;
   r->agg = d->agg;
   return 0;
+}
+
+/* A launcher's label before each line of output: Open MPI's --tag-output ("[1,0]<stdout>:")
+** or Slurm's srun --label ("0: "). Returns where the line itself starts. */
+static const char *skip_launcher_label(const char *s) {
+  const char *p = s;
+  if (*p == '[') {
+    p++;
+    while (isdigit((unsigned char)*p) || *p == ',') p++;
+    if (*p == ']' && (strncmp(p + 1, "<stdout>:", 9) == 0 || strncmp(p + 1, "<stderr>:", 9) == 0)) return p + 10;
+    return s;
+  }
+  while (*p == ' ') p++;
+  const char *digits = p;
+  while (isdigit((unsigned char)*p)) p++;
+  if (p > digits && p[0] == ':' && p[1] == ' ') return p + 2;
+  return s;
 }
 
 static int int_after(const char *line, const char *key, int64_t *out) {
@@ -193,7 +258,7 @@ static void read_comment(nt_doc *d, layout *L, const char *line) {
     read_device(d, line);
   } else if (strstr(line, "out-of-place") || strstr(line, "in-place")) {
     read_group_labels(L, line);
-  } else if (strstr(line, " size ") && strstr(line, " count ") && strstr(line, " type ")) {
+  } else if (strstr(line, " size ") && strstr(line, " count ") && (strstr(line, " time ") || strstr(line, " cputime "))) {
     read_header(L, line);
   } else if ((p = strstr(line, "Out of bounds values : ")) != NULL) {
     d->out_of_bounds = strtoll(p + 23, NULL, 10);
@@ -220,7 +285,7 @@ int nt_parse_text(nt_doc *d, const char *text, size_t len) {
     i += l + 1;
     lineno++;
     if (xp_nccl_info_line(&d->info, line, strlen(line))) continue;
-    const char *s = line;
+    const char *s = skip_launcher_label(line);
     while (*s == ' ' || *s == '\t') s++;
     if (*s == '#') {
       read_comment(d, &L, s);

@@ -85,6 +85,17 @@ check "unnamed: named by the option" 7.49 "$(metric "$u" allreduce/bf16/14336/gr
 "$XP" --db "$db" import nccl-tests "$tmp/unnamed.txt" > "$tmp/out" 2> "$tmp/err"
 u=$(run_of)
 check "unnamed: unknown" 7.49 "$(metric "$u" unknown/bf16/14336/graph/out_of_place time_us)"
+# Output labelled by the launcher (mpirun --tag-output) is still text, not a JSON array.
+sed 's/^/[1,0]<stdout>:/' "$data/nccltests_graph.txt" > "$tmp/tagged.txt"
+"$XP" --db "$db" import nccl-tests "$tmp/tagged.txt" > "$tmp/out" 2> "$tmp/err"
+check "tagged exit" 0 $?
+u=$(run_of)
+check "tagged: read as text" 7.49 "$(metric "$u" allreduce/bf16/14336/graph/out_of_place time_us)"
+# ... or the file's name, where it was saved under its binary's.
+cp "$tmp/unnamed.txt" "$tmp/all_reduce_perf.8gpu.log"
+"$XP" --db "$db" import nccl-tests "$tmp/all_reduce_perf.8gpu.log" > "$tmp/out" 2> "$tmp/err"
+u=$(run_of)
+check "unnamed: named by the file" 7.49 "$(metric "$u" allreduce/bf16/14336/graph/out_of_place time_us)"
 
 # The query over all of it.
 "$XP" --db "$db" query "$XP_SRC/queries/allreduce_burst.sql" --format csv > "$tmp/q" 2> "$tmp/err"

@@ -131,6 +131,85 @@ static void test_bad_text(void) {
 }
 
 
+static void test_blank_columns(void) {
+  /* Before 2.13, a collective without a reduction prints its redop blank: the line is a token
+  ** short of its header, and every time must still land in its own column. */
+  static const char old_alltoall[] =
+      "# nThread 1 nGpus 1 minBytes 1048576 maxBytes 2097152 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+      "#                                                     out-of-place                       in-place\n"
+      "#       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
+      "#        (B)    (elements)                     (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n"
+      "     1048576         16384   float            571.5    1.83    1.72  0e+00     0.50  2087.88  1957.39  1e+00\n"
+      "     2097152         32768   float           1043.0    2.01    1.88  0e+00     0.21  9985.96  9361.84  1e+00\n";
+  nt_doc d;
+  CHECK_EQ_INT(parse(&d, old_alltoall), 0);
+  CHECK_EQ_INT(d.nrows, 2);
+  CHECK_EQ_STR(d.rows[0].redop, "");
+  CHECK_EQ_STR(d.rows[0].dtype, "fp32");
+  CHECK_NEAR(d.rows[0].r[NT_OUT].time_us, 571.5, 1e-12);
+  CHECK_NEAR(d.rows[0].r[NT_OUT].busbw, 1.72, 1e-12);
+  CHECK_NEAR(d.rows[1].r[NT_IN].time_us, 0.21, 1e-12);
+  CHECK_NEAR(d.rows[1].r[NT_IN].algbw, 9985.96, 1e-9);
+  nt_doc_free(&d);
+
+  /* A result group a port did not run: in-place blank (MSCCL++ prints in-place first), or N/A. */
+  static const char blank_group[] =
+      "# nThread 1 nGpus 1 minBytes 1073741824 maxBytes 1073741824 step: 2(factor) warmup iters: 5 iters: 20\n"
+      "#                                    in-place                       out-of-place\n"
+      "#       size         count     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong\n"
+      "  1073741824      33554432                                    7186.2  149.42  130.74      0\n";
+  CHECK_EQ_INT(parse(&d, blank_group), 0);
+  CHECK_EQ_INT(d.nrows, 1);
+  CHECK_EQ_INT(d.rows[0].r[NT_IN].have, 0);
+  CHECK_EQ_INT(d.rows[0].r[NT_OUT].have, 1);
+  CHECK_NEAR(d.rows[0].r[NT_OUT].time_us, 7186.2, 1e-9);
+  CHECK_EQ_INT(d.rows[0].r[NT_OUT].wrong, 0);
+  nt_doc_free(&d);
+  static const char na_group[] = "# Collective test starting: alltoall_perf\n" HEADER
+      "        1024           128     float    none      -1    15.20    0.07    0.03      0    N/A     N/A     N/A      N/A\n";
+  CHECK_EQ_INT(parse(&d, na_group), 0);
+  CHECK_EQ_STR(d.coll, "alltoall");
+  CHECK_EQ_INT(d.rows[0].r[NT_IN].have, 0);
+  CHECK_NEAR(d.rows[0].r[NT_OUT].time_us, 15.2, 1e-12);
+  nt_doc_free(&d);
+  static const char all_na[] = "# Collective test starting: alltoall_perf\n" HEADER
+      "        1024           128     float    none      -1    N/A    N/A    N/A      N/A    N/A     N/A     N/A      N/A\n";
+  CHECK_EQ_INT(parse(&d, all_na), XP_EXIT_USAGE);
+  CHECK(strstr(xp_last_error(), "t.txt:4: no time on this line") != NULL);
+  nt_doc_free(&d);
+}
+
+static void test_launcher_labels(void) {
+  /* mpirun --tag-output and srun --label put a label before every line, NCCL's INFO lines too. */
+  static const char *const labels[] = {"[1,0]<stdout>:", "0: "};
+  for (size_t i = 0; i < 2; i++) {
+    const char *l = labels[i];
+    char *text = xp_asprintf(
+        "%s# Collective test starting: all_reduce_perf\n"
+        "%s# nThread 1 nGpus 1 minBytes 1024 maxBytes 2048 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 "
+        "validation: 1 graph: 0\n"
+        "%s#  Rank  0 Group  0 Pid   77 on      node1 device  0 [0000:18:00] NVIDIA H100 80GB HBM3\n"
+        "%snode1:77:77 [0] NCCL INFO Channel 00/08 :    0   1\n"
+        "%s#                                    out-of-place                       in-place\n"
+        "%s#  size count type redop root   time algbw busbw #wrong   time algbw busbw #wrong\n"
+        "%s    1024   256  float  sum  -1  20.10  0.05  0.04  0  21.00  0.05  0.04  0\n"
+        "%s    2048   512  float  sum  -1  20.50  0.10  0.09  0  21.50  0.10  0.08  0\n",
+        l, l, l, l, l, l, l, l);
+    nt_doc d;
+    CHECK_EQ_INT(parse(&d, text), 0);
+    CHECK_EQ_STR(d.coll, "allreduce");
+    CHECK_EQ_INT(d.ndev, 1);
+    CHECK_EQ_INT(d.iters, 20);
+    CHECK_EQ_INT(d.nrows, 2);
+    CHECK_EQ_INT(d.rows[1].bytes, 2048);
+    CHECK_NEAR(d.rows[1].r[NT_IN].time_us, 21.5, 1e-12);
+    CHECK_EQ_INT(d.info.info_lines, 1);
+    nt_doc_free(&d);
+    free(text);
+  }
+}
+
+
 static void test_fixtures(void) {
   size_t len;
   char *text = test_data("nccl", "nccltests_graph.txt", &len);
@@ -171,6 +250,8 @@ int main(void) {
   test_cputime_and_old_format();
   test_unnamed_test();
   test_bad_text();
+  test_blank_columns();
+  test_launcher_labels();
   test_fixtures();
   CHECK_DONE();
 }
