@@ -333,6 +333,14 @@ tt_unit tt_framer_next(tt_framer *f, const char *buf, size_t len, size_t *pos, i
     scan sc = {0};
     if (p >= end && st != ST_TAIL) {
       if (!eof) return TT_UNIT_MORE;
+      if (bare && (st == ST_EV_AFTER || st == ST_EV_NEXT)) {
+        /* Chrome's array format may end without its ']' (a trace written as it runs, or
+        ** cut between two events): the events before are whole. An event cut in the
+        ** middle is still an error (framer_more). */
+        f->state = ST_TAIL;
+        *pos = len;
+        return TT_UNIT_END;
+      }
       f->err_pos = len;
       if (st == ST_START) snprintf(f->err, sizeof f->err, "empty: no JSON document");
       else snprintf(f->err, sizeof f->err, "the document ends early, after %llu events",

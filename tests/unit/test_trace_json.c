@@ -163,6 +163,21 @@ static void test_bare_array(void) {
   CHECK_EQ_INT(frame_all(t, strlen(t), 3, &s, err, &at), 0);
   CHECK_EQ_INT(s.events, 2);
   CHECK_EQ_STR(s.names[1], "b");
+  /* The array format's closing ']' is optional, after a trailing comma too; an event cut in the
+  ** middle is not, nor is an object document without its '}'. */
+  static const char *const open_ended[] = {"[{\"name\": \"a\"}, {\"name\": \"b\"}",
+                                           "[{\"name\": \"a\"}, {\"name\": \"b\"},\n"};
+  for (int i = 0; i < 2; i++) {
+    CHECK_EQ_INT(frame_all(open_ended[i], strlen(open_ended[i]), 3, &s, err, &at), 0);
+    CHECK_EQ_INT(s.end, 1);
+    CHECK_EQ_INT(s.events, 2);
+  }
+  const char *cut = "[{\"name\": \"a\"}, {\"name\": \"b";
+  CHECK(frame_all(cut, strlen(cut), 3, &s, err, &at) != 0);
+  CHECK(strstr(err, "ends early") != NULL);
+  const char *obj = "{\"traceEvents\": [{\"name\": \"a\"}";
+  CHECK(frame_all(obj, strlen(obj), 3, &s, err, &at) != 0);
+  CHECK(strstr(err, "ends early") != NULL);
 }
 
 static int64_t ns(const char *s) {
