@@ -410,7 +410,6 @@ struct Way {
 int run_size(int tiles, int sms) {
   Host h;
   make_inputs(tiles, &h);
-  Args a = {};
   void *dW, *dS, *dx, *dxq, *dxs, *dout, *dsink;
   CK(cudaMalloc(&dW, h.words.size() * 4));
   CK(cudaMalloc(&dS, h.scales.size() * 4));
@@ -424,8 +423,8 @@ int run_size(int tiles, int sms) {
   CK(cudaMemcpy(dx, h.x.data(), h.x.size() * 2, cudaMemcpyHostToDevice));
   CK(cudaMemcpy(dxq, h.xq.data(), h.xq.size(), cudaMemcpyHostToDevice));
   CK(cudaMemcpy(dxs, h.xs.data(), h.xs.size() * sizeof(XScale), cudaMemcpyHostToDevice));
-  a = Args{(const uint4 *)dW, (const uint32_t *)dS, (const __nv_bfloat16 *)dx, (const unsigned char *)dxq,
-           (const XScale *)dxs, (float *)dout, tiles, (unsigned *)dsink};
+  Args a = {(const uint4 *)dW, (const uint32_t *)dS, (const __nv_bfloat16 *)dx, (const unsigned char *)dxq,
+              (const XScale *)dxs, (float *)dout, tiles, (unsigned *)dsink};
   const Way ways[] = {
       {"bare", (const void *)bare_kernel, 512, 0, false},
       {"bf16 regs (main)", (const void *)regs_kernel<false, 2>, kThreads, 0, true},

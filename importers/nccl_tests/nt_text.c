@@ -82,7 +82,7 @@ static int whole(const nt_doc *d, int line, const char *col, const char *tok, do
   return 0;
 }
 
-/* A number, or NULL for nccl-tests' "N/A" (a result not measured or not checked). */
+/* nccl-tests' "N/A": a result not measured (a time) or not checked (#wrong). */
 static int is_na(const char *tok) { return strcmp(tok, "N/A") == 0; }
 
 static int is_number(const char *tok) {
@@ -258,7 +258,8 @@ static void read_comment(nt_doc *d, layout *L, const char *line) {
     read_device(d, line);
   } else if (strstr(line, "out-of-place") || strstr(line, "in-place")) {
     read_group_labels(L, line);
-  } else if (strstr(line, " size ") && strstr(line, " count ") && (strstr(line, " time ") || strstr(line, " cputime "))) {
+  } else if (strstr(line, " size ") && strstr(line, " count ") &&
+             (strstr(line, " time ") || strstr(line, " cputime "))) {
     read_header(L, line);
   } else if ((p = strstr(line, "Out of bounds values : ")) != NULL) {
     d->out_of_bounds = strtoll(p + 23, NULL, 10);
