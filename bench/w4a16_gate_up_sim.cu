@@ -424,7 +424,7 @@ int run_size(int tiles, int sms) {
   CK(cudaMemcpy(dxq, h.xq.data(), h.xq.size(), cudaMemcpyHostToDevice));
   CK(cudaMemcpy(dxs, h.xs.data(), h.xs.size() * sizeof(XScale), cudaMemcpyHostToDevice));
   Args a = {(const uint4 *)dW, (const uint32_t *)dS, (const __nv_bfloat16 *)dx, (const unsigned char *)dxq,
-              (const XScale *)dxs, (float *)dout, tiles, (unsigned *)dsink};
+            (const XScale *)dxs, (float *)dout, tiles, (unsigned *)dsink};
   const Way ways[] = {
       {"bare", (const void *)bare_kernel, 512, 0, false},
       {"bf16 regs (main)", (const void *)regs_kernel<false, 2>, kThreads, 0, true},
