@@ -138,6 +138,18 @@
 ** cost 9 to 11 us above this launch's 2.5 us floor, 792 blocks at 38 registers). Reading x's
 ** planes through L1 instead of L2 changed nothing, in the kernel (47.7 against 47.6 us) or in
 ** the copy (39.0 against 38.1).
+** Eighth session, not kept either: the same integer gate_up (80 registers, 3 blocks a SM)
+** as a launch of its own, with this kernel's down phase (128 registers, 2 blocks a SM) as a
+** second launch queued behind it with PDL, so each phase has its own register budget and h
+** stays bf16 (no quantizing phase for it); x quantized in the first launch behind a grid
+** barrier, or in a small third launch before it (the same times). Correct (error 0.0023-
+** 0.0042 of the largest output) and slower at every batch: 17.6 / 28.7 / 43.8 / 74.1 / 150.8
+** us at batches 1 / 2 / 4 / 8 / 16 against 13.8 / 22.7 / 38.8 / 70.2 / 128.3 here. Its first
+** launch alone (y zeroed instead of down): 11.1 / 19.2 / 28.7 / 48.1 / 99.8 us, of which 4.2
+** to 8.1 with no MMAs (routing, x quantized, y zeroed): so in the kernel the integer gate_up
+** loop is about this one's speed at batch 8 (about 42 against 44.7 us) and slower at batch 16
+** (two token tiles, 56 bytes of spills), far from the simulator's 25%, and the second launch
+** adds about 2 us over this kernel's barrier (74.1 - 48.1 = 26.0 us for down, 23.7 here).
 ** Tried on an H200 (CUDA 13.0) and not kept:
 **   - asking L2 for all of a block's down weights at the start (the requests queue ahead of
 **     gate_up's: 1 us slower at batch 1), or for each warp's first down tiles just before
