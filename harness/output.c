@@ -102,6 +102,17 @@ static void csv_field(FILE *out, const char *s) {
   fputc('"', out);
 }
 
+/* The shortest decimal that reads back as the same double: round(x, 1) prints as 24.3, not
+** 24.300000000000001, and no value loses a bit. */
+static void print_real(FILE *out, double v) {
+  char buf[40];
+  for (int digits = 15; digits <= 17; digits++) {
+    snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (strtod(buf, NULL) == v) break;
+  }
+  fputs(buf, out);
+}
+
 static int print_csv(sqlite3_stmt *st, FILE *out) {
   int ncol = sqlite3_column_count(st), rc;
   for (int c = 0; c < ncol; c++) {
@@ -112,7 +123,7 @@ static int print_csv(sqlite3_stmt *st, FILE *out) {
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     for (int c = 0; c < ncol; c++) {
       if (c) fputc(',', out);
-      if (sqlite3_column_type(st, c) == SQLITE_FLOAT) fprintf(out, "%.17g", sqlite3_column_double(st, c));
+      if (sqlite3_column_type(st, c) == SQLITE_FLOAT) print_real(out, sqlite3_column_double(st, c));
       else if (sqlite3_column_type(st, c) != SQLITE_NULL) csv_field(out, (const char *)sqlite3_column_text(st, c));
     }
     fputc('\n', out);

@@ -14,6 +14,8 @@
 -- (matched_pct: the share of multi-rank runs' AllReduce time that could be split). Only imports of every rank
 -- of the job can measure waiting: a single-rank trace mixes it in, so the transfer-only figure
 -- comes from multi-rank runs alone.
+-- Traces with no ProfilerStep#N marks (vLLM's and SGLang's profilers do not step) count their
+-- whole GPU window as one step; the answer says how many runs did.
 -- Categories are the ones in force now (xp reclassify).
 
 WITH
@@ -36,7 +38,7 @@ traced AS (
 ),
 run AS (
   SELECT r.id AS run_id, coalesce(t.day, date(r.started_at)) AS day, r.model, r.gpu_name, r.batch,
-         i.single_rank, i.ranks,
+         i.single_rank, i.ranks, i.step_annotation = '(whole window)' AS window,
          CAST(coalesce(ar.ns, 0) AS REAL) / s.step_ns AS recorded,
          CASE WHEN i.single_rank = 1 OR coalesce(w.matched_ns, 0) = 0 THEN NULL
               ELSE CAST(w.matched_ns - w.wait_ns AS REAL)
@@ -61,6 +63,7 @@ ranked AS (
 config AS (
   SELECT model, gpu_name, batch, count(*) AS runs, min(day) AS first_day, max(day) AS last_day,
          sum(single_rank) AS single_rank_runs, count(*) - sum(single_rank) AS multi_rank_runs,
+         sum(window) AS window_runs,
          avg(CASE WHEN k IN ((n + 1) / 2, (n + 2) / 2) THEN recorded END) AS recorded_median,
          min(recorded) AS recorded_min, max(recorded) AS recorded_max,
          avg(CASE WHEN kt IN ((nt + 1) / 2, (nt + 2) / 2) THEN transfer END) AS transfer_median,
@@ -87,6 +90,11 @@ SELECT model, gpu_name AS gpu, batch, runs, first_day, last_day, single_rank_run
                THEN printf('; %d single-rank run%s: waiting for peers is mixed into %s figure',
                            single_rank_runs, CASE WHEN single_rank_runs = 1 THEN '' ELSE 's' END,
                            CASE WHEN single_rank_runs = 1 THEN 'its' ELSE 'their' END)
+               ELSE '' END
+       || CASE WHEN window_runs > 0
+               THEN printf('; %d run%s without step marks: %s whole profiled window counted as one step',
+                           window_runs, CASE WHEN window_runs = 1 THEN '' ELSE 's' END,
+                           CASE WHEN window_runs = 1 THEN 'its' ELSE 'their' END)
                ELSE '' END AS answer
 FROM config
 UNION ALL

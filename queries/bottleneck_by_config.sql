@@ -6,7 +6,9 @@
 --
 -- Step GPU time is the summed duration of the GPU activities launched inside the steps the
 -- import used (ProfilerStep#N, or the --step-annotation, e.g. decode_step), over all imported
--- ranks; shares of one run add up to 100%. Categories are resolved now, through the rules in
+-- ranks; shares of one run add up to 100%. A trace with no ProfilerStep#N marks (vLLM's and
+-- SGLang's profilers do not step) counts its whole GPU window as one step: window_runs says
+-- how many of a row's runs did, whose shares include whatever else the window held. Categories are resolved now, through the rules in
 -- force (xp reclassify), not the ones of import time.
 --
 -- AllReduce is given twice: as recorded ("allreduce"), and as transfer only ("allreduce
@@ -38,7 +40,7 @@ traced AS (  -- when the trace was recorded (GPU clock), else when it was import
 ),
 run AS (
   SELECT r.id AS run_id, coalesce(t.at, r.started_at) AS at, r.model, r.gpu_name, r.interconnect,
-         r.tp, r.batch, i.single_rank, s.step_ns,
+         r.tp, r.batch, i.single_rank, i.step_annotation = '(whole window)' AS window, s.step_ns,
          coalesce(ar.ns, 0) AS ar_ns, coalesce(a.wait_ns, 0) AS ar_wait_ns,
          coalesce(a.matched_ns, 0) AS ar_matched_ns
   FROM runs r
@@ -88,7 +90,8 @@ SELECT model, gpu_name AS gpu, interconnect, tp, batch, category,
        sum(CASE WHEN share IS NOT NULL THEN single_rank ELSE 0 END) AS single_rank_runs,
        CASE WHEN category LIKE 'allreduce%'
             THEN round(100.0 * sum(CASE WHEN single_rank = 0 THEN ar_matched_ns END)
-                       / nullif(sum(CASE WHEN single_rank = 0 THEN ar_ns END), 0), 1) END AS matched_pct
+                       / nullif(sum(CASE WHEN single_rank = 0 THEN ar_ns END), 0), 1) END AS matched_pct,
+       sum(CASE WHEN share IS NOT NULL THEN window ELSE 0 END) AS window_runs
 FROM ranked
 GROUP BY model, gpu_name, interconnect, tp, batch, category
 HAVING count(share) > 0

@@ -19,7 +19,7 @@
 --              size lies outside the measured range.
 --   decode step  gemm + allreduce: the step if nothing else ran and the GPU never waited.
 -- Measured (torch_trace runs of :model, :tp, :batch and :interconnect; averages over every
--- marked step of every rank):
+-- marked step of every rank; traces imported without step marks are left out):
 --   gemm = kernels of categories gemm and moe; allreduce = its kernels, waiting for the other
 --   ranks included (the basis says how much of it was waiting, where ranks were matched);
 --   other kernels; overlap between streams (negative: time counted twice); idle GPU; the
@@ -30,6 +30,8 @@ traces AS (
   SELECT r.id FROM runs r
   WHERE r.kind = 'torch_trace' AND r.status = 'ok' AND r.model = :model AND r.tp = :tp
     AND r.batch = :batch AND (:interconnect IN ('', 'any') OR r.interconnect = :interconnect)
+    AND NOT EXISTS (SELECT 1 FROM trace_imports i  -- no marked steps: a window is not a step
+                    WHERE i.run_id = r.id AND i.step_annotation = '(whole window)')
 ),
 steps AS (
   SELECT s.run_id, s.rank, s.step, s.gpu_end_ns - s.gpu_start_ns AS span_ns, s.busy_ns, s.kernel_ns

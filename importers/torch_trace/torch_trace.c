@@ -21,7 +21,8 @@ static const xp_field fields[] = {
     {"rank", XP_T_INT, 0, NULL, NULL, 0, 1e9,
      "rank of a single trace whose distributedInfo lacks it (or overrides it)"},
     {"step_annotation", XP_T_STRING, 0, NULL, NULL, 0, 0,
-     "annotation that marks one step (e.g. decode_step); default ProfilerStep#N"},
+     "annotation that marks one step (e.g. decode_step); default ProfilerStep#N, and a trace "
+     "with none counts its whole GPU window as one step"},
     {"events", XP_T_BOOL, 0, NULL, NULL, 0, 0, "also keep every event (trace_events); off by default"},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
 
@@ -57,7 +58,7 @@ static int torch_trace_plan(const xp_spec *spec, FILE *out) {
     fprintf(out, "  %s (%lld bytes)\n", path, size);
     free(path);
   }
-  fprintf(out, "steps: %s; every event kept: %s\n", ann ? ann : "ProfilerStep#N",
+  fprintf(out, "steps: %s; every event kept: %s\n", ann ? ann : "ProfilerStep#N (none: the whole GPU window)",
           xp_spec_bool(spec->root, "events", 0) ? "yes" : "no");
   return 0;
 }

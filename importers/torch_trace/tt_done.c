@@ -89,6 +89,31 @@ static void shift_times(tt_rank *r) {
   if (r->prof_end) r->prof_start += shift, r->prof_end += shift;
 }
 
+/* A trace without ProfilerStep#N marks (vLLM's and SGLang's profilers start and stop the
+** profiler without stepping it) gets one step spanning its GPU activity, so that its shares
+** still answer the queries; the import says so (tt_steps_marked_by). A missing annotation
+** that was asked for by name stays a missing one: the user expected it. */
+static void window_step(tt_rank *r) {
+  const tt_ival *iv = r->ivals.data;
+  tt_step *s = tt_vec_push(&r->steps, sizeof *s);
+  memset(s, 0, sizeof *s);
+  s->start = iv[0].start;
+  s->end = iv[0].end;
+  for (size_t i = 1; i < r->ivals.n; i++) {
+    if (iv[i].start < s->start) s->start = iv[i].start;
+    if (iv[i].end > s->end) s->end = iv[i].end;
+  }
+  s->end++; /* a zero-length activity at the very end still starts inside */
+  r->window_step = 1;
+}
+
+const char *tt_steps_marked_by(const tt_import *imp, const tt_options *opt) {
+  if (opt->step_annotation) return opt->step_annotation;
+  int window = imp->nranks > 0;
+  for (int i = 0; i < imp->nranks; i++) window &= imp->ranks[i]->window_step;
+  return window ? TT_WHOLE_WINDOW : "ProfilerStep#N";
+}
+
 /* Steps were recorded in the External-id map by order of appearance; map those to positions
 ** in the sorted array, and place unlinked kernels by their start time. */
 static void place_in_steps(tt_rank *r) {
@@ -221,6 +246,7 @@ void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt) {
     r->rank_source = "trace";
   }
   shift_times(r);
+  if (!opt->step_annotation && r->steps.n == 0 && r->ivals.n > 0) window_step(r);
   place_in_steps(r);
   step_figures(r);
   whole_trace_figures(r);

@@ -18,6 +18,14 @@
 ** Across hosts clocks differ by more than a collective lasts, so time cannot pair kernels:
 ** ranks whose traces name different hosts are paired by "Seq" only, else not at all.
 **
+** Collective kernels that name no process group and cannot be given one (replayed from a
+** CUDA graph, which carries no "Collective name" args; launched by vLLM's pynccl or a custom
+** all-reduce, outside c10d) form one more group whose members are all the imported ranks,
+** when those are every rank of the job (its world size): then whatever group a collective
+** ran in, no member of it is missing. They are paired by time as above, which also keeps an
+** all-reduce from pairing with an all-gather. With some of the job's ranks left out, the
+** group a collective ran in cannot be told, and these kernels stay unmatched.
+**
 ** A collective is split only when every member of its group was imported and paired; its
 ** kernels then have wait = (last member's start - own start), capped at the kernel's
 ** duration, and transfer = duration - wait. Everything else is counted as unmatched, its
@@ -174,7 +182,7 @@ static int all_have_seq(member *m, int nm) {
 }
 
 /* Match the collectives of process group pg across the imported ranks. */
-static void match_group(tt_import *imp, int32_t pg, int *cross_host) {
+static void match_group(tt_import *imp, int32_t pg, int *cross_host, int64_t *unnamed) {
   member *m = xp_xcalloc((size_t)imp->nranks, sizeof *m);
   int nm = 0;
   for (int k = 0; k < imp->nranks; k++) {
@@ -193,8 +201,13 @@ static void match_group(tt_import *imp, int32_t pg, int *cross_host) {
   }
   /* Every listed member of the group must be present, else no collective is complete. */
   int64_t listed[1024];
-  int nl = listed_ranks(imp->pgs.str[pg], listed, 1024);
+  int nl = pg >= 0 ? listed_ranks(imp->pgs.str[pg], listed, 1024) : -1;
   int complete = nm >= 2;
+  if (pg < 0) {
+    complete = nm >= 2 && nm == imp->nranks;
+    for (int k = 0; k < nm; k++)
+      if (m[k].r->world_size > 0 && m[k].r->world_size != imp->nranks) complete = 0;
+  }
   if (nl > 0) {
     if (nl > 1024) complete = 0;
     for (int i = 0; i < nl && i < 1024 && complete; i++) {
@@ -231,6 +244,7 @@ static void match_group(tt_import *imp, int32_t pg, int *cross_host) {
       }
       if (!whole) continue;
       int64_t gid = imp->match_groups++;
+      if (pg < 0) (*unnamed)++;
       for (int k = 0; k < nm; k++) {
         tt_collk *c = m[k].c[m[k].peer[i]];
         int64_t dur = c->end - c->start;
@@ -252,7 +266,9 @@ static void match_group(tt_import *imp, int32_t pg, int *cross_host) {
 
 int tt_match_ranks(tt_import *imp) {
   int cross_host = 0;
-  for (uint32_t pg = 0; pg < imp->pgs.n; pg++) match_group(imp, (int32_t)pg, &cross_host);
+  int64_t unnamed = 0;
+  for (uint32_t pg = 0; pg < imp->pgs.n; pg++) match_group(imp, (int32_t)pg, &cross_host, &unnamed);
+  match_group(imp, -1, &cross_host, &unnamed); /* kernels of no known group */
   imp->matched = imp->unmatched = 0;
   for (int k = 0; k < imp->nranks; k++) {
     tt_rank *r = imp->ranks[k];
@@ -272,6 +288,8 @@ int tt_match_ranks(tt_import *imp) {
              "ranks on different hosts without sequence numbers in the trace: their collectives are not matched");
   else
     snprintf(imp->match_note, sizeof imp->match_note,
-             "matched by process group and order, aligned by time overlap on one host's clock");
+             "matched by process group and order, aligned by time overlap on one host's clock%s",
+             unnamed ? "; kernels naming no process group (CUDA graphs, pynccl, custom all-reduce) "
+                       "matched across all imported ranks" : "");
   return 0;
 }

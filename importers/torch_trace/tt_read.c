@@ -184,8 +184,11 @@ int tt_read_file(tt_import *imp, const char *path, const tt_options *opt) {
   tt_rank_done(imp, r, opt);
   if (opt->step_annotation && r->steps.n == 0)
     xp_warn("%s: no \"%s\" annotations: per-step figures are empty", path, opt->step_annotation);
+  else if (r->window_step)
+    xp_warn("%s: no ProfilerStep#N annotations: its whole GPU window counts as one step "
+            "(--step-annotation NAME marks steps by an annotation)", path);
   else if (!opt->step_annotation && r->steps.n == 0)
-    xp_warn("%s: no ProfilerStep#N annotations: per-step figures are empty (see --step-annotation)", path);
+    xp_warn("%s: no ProfilerStep#N annotations and no GPU activity: per-step figures are empty", path);
   return 0;
 }
 

@@ -401,8 +401,7 @@ static int store_run_meta(xp_run *run, const tt_import *imp, const tt_options *o
   if (!rc) rc = xp_run_meta_int(run, "trace.ranks", imp->nranks, "trace");
   if (!rc && world > 0) rc = xp_run_meta_int(run, "trace.world_size", world, "trace");
   if (!rc) rc = xp_run_meta(run, "trace.single_rank", imp->single_rank ? "1" : "0", "trace");
-  if (!rc) rc = xp_run_meta(run, "trace.step_annotation",
-                            opt->step_annotation ? opt->step_annotation : "ProfilerStep#N", "trace");
+  if (!rc) rc = xp_run_meta(run, "trace.step_annotation", tt_steps_marked_by(imp, opt), "trace");
   const cJSON *di = cJSON_GetObjectItemCaseSensitive(imp->ranks[0]->meta, "distributedInfo");
   if (!rc && meta_str(di, "nccl_version")) rc = xp_run_meta(run, "trace.nccl_version", meta_str(di, "nccl_version"), "trace");
   int64_t cuda = meta_int(imp->ranks[0]->meta, "cuda_runtime_version");
@@ -435,7 +434,7 @@ int tt_store_import(xp_run *run, tt_import *imp, const tt_options *opt, int64_t 
   sqlite3_bind_int(st, 2, imp->nranks);
   bind_opt_int(st, 3, world);
   sqlite3_bind_int(st, 4, imp->single_rank);
-  xp_bind_text(st, 5, opt->step_annotation ? opt->step_annotation : "ProfilerStep#N");
+  xp_bind_text(st, 5, tt_steps_marked_by(imp, opt));
   sqlite3_bind_int64(st, 6, imp->matched);
   sqlite3_bind_int64(st, 7, imp->unmatched);
   sqlite3_bind_int64(st, 8, imp->match_groups);

@@ -100,6 +100,7 @@ typedef struct tt_rank {
   int64_t kernels, memcpys, memsets, cpu_ops, linked, ext_overflow;
   int64_t gpu_start, gpu_end, busy_ns, kernel_ns, prof_start, prof_end;
   int64_t step_annotations_skipped;
+  int window_step;    /* no step marks: one step spans the whole GPU window */
   tt_vec kstats; tt_map kmap;  /* tt_kstat */
   tt_vec ivals;                /* tt_ival */
   tt_vec steps;                /* tt_step, sorted by start once done */
@@ -152,6 +153,11 @@ int tt_rank_meta(tt_import *imp, tt_rank *r, tt_slice key, tt_slice val, char *e
 void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt);
 void tt_rank_free(tt_rank *r);
 int tt_match_ranks(tt_import *imp);
+/* What marks the import's steps: the annotation asked for, "ProfilerStep#N", or, where no
+** rank had either, TT_WHOLE_WINDOW (each rank's GPU activity as one step). */
+#define TT_WHOLE_WINDOW "(whole window)"
+const char *tt_steps_marked_by(const tt_import *imp, const tt_options *opt);
+
 /* The step (index into the sorted steps) whose CPU window contains t, or -1. */
 int32_t tt_step_at(const tt_vec *steps, int64_t t);
 #endif

@@ -41,7 +41,7 @@ for f in runs meta gpus metrics samples; do [ -f "$tmp/csv/$f.csv" ] || die "$f.
 [ "$(wc -l <"$tmp/csv/samples.csv")" = $((1 + 2 * 10 + 4)) ] || die "samples.csv: header and 24 samples"
 head -1 "$tmp/csv/metrics.csv" | grep -q '^run_uuid,kind,case_seq,case_name,params,case_status,case_note,metric,unit,n,median' ||
   die "metrics.csv header: $(head -1 "$tmp/csv/metrics.csv")"
-grep -q "^$r1,hist_probe,0,op,\"{\"\"i\"\":0}\",ok,,time,us,10,100.0999" "$tmp/csv/metrics.csv" || die "metrics.csv rows"
+grep -q "^$r1,hist_probe,0,op,\"{\"\"i\"\":0}\",ok,,time,us,10,100.1," "$tmp/csv/metrics.csv" || die "metrics.csv rows"
 ls -A "$tmp/csv" | grep -q '^\.' && die "temporary files left behind"
 run export --format csv; expect_rc 2; has "give --out DIR" "$tmp/err"
 run export --run ffffffff; expect_rc 2
@@ -56,7 +56,7 @@ run query "$XP_SRC/queries/regressions.sql" --format csv; expect_rc 0
 new=$(record model=m tp=2 scale=1.25)
 run query "$XP_SRC/queries/regressions.sql" --format csv; expect_rc 0
 [ "$(grep -c ",${new:0:8}," "$tmp/out")" = 4 ] || die "4 metrics of the newest run regressed: $(cat "$tmp/out")"
-grep -F 'hist_probe,m,,,2,,op,"{""i"":0}",time,us,'"${new:0:8}," "$tmp/out" | grep -qF ",125.125,100.09999999999999,3,25,worse" ||
+grep -F 'hist_probe,m,,,2,,op,"{""i"":0}",time,us,'"${new:0:8}," "$tmp/out" | grep -qF ",125.125,100.1,3,25,worse" ||
   die "time: 125.1 against a median of 100.1 over 3 older runs: $(cat "$tmp/out")"
 grep -F 'op,"{""i"":1}",busbw,GB/s,'"${new:0:8}," "$tmp/out" | grep -qF ",4,5,3,-20,worse" || die "busbw dropped 20%: worse"
 echo "ok: export and regressions"
