@@ -24,12 +24,12 @@ static const char usage[] =
 
 typedef struct name_row {
   int64_t id;
-  char *name, *category;
+  char *name, *kind, *category;
   int rule_seq; /* 0: none */
 } name_row;
 
 static int read_names(sqlite3 *db, name_row **out, size_t *n) {
-  sqlite3_stmt *st = xp_db_prepare(db, "SELECT id, name, category, coalesce(rule_seq, 0) FROM trace_names ORDER BY name");
+  sqlite3_stmt *st = xp_db_prepare(db, "SELECT id, name, kind, category, coalesce(rule_seq, 0) FROM trace_names ORDER BY name");
   if (!st) return XP_EXIT_DB;
   size_t cap = 0;
   int rc;
@@ -38,7 +38,8 @@ static int read_names(sqlite3 *db, name_row **out, size_t *n) {
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     if (*n == cap) *out = xp_xrealloc(*out, (cap = cap ? cap * 2 : 256) * sizeof **out);
     (*out)[(*n)++] = (name_row){sqlite3_column_int64(st, 0), xp_strdup((const char *)sqlite3_column_text(st, 1)),
-                                xp_strdup((const char *)sqlite3_column_text(st, 2)), sqlite3_column_int(st, 3)};
+                                xp_strdup((const char *)sqlite3_column_text(st, 2)),
+                                xp_strdup((const char *)sqlite3_column_text(st, 3)), sqlite3_column_int(st, 4)};
   }
   sqlite3_finalize(st);
   return rc == SQLITE_DONE ? 0 : xp_db_fail(db, "reading trace_names");
@@ -52,7 +53,7 @@ static int apply(sqlite3 *db, const tt_rules *rules, name_row *rows, size_t n, s
   *changed = 0;
   for (size_t i = 0; i < n && rc == 0; i++) {
     int rule = tt_rules_match(rules, rows[i].name);
-    const char *cat = rule < 0 ? "other" : rules->rule[rule].category;
+    const char *cat = tt_rules_category(rules, rows[i].name, rows[i].kind);
     if (strcmp(cat, rows[i].category) != 0) {
       printf("  %-14s -> %-14s %.100s\n", rows[i].category, cat, rows[i].name);
       (*changed)++;
@@ -124,6 +125,7 @@ int cmd_reclassify(int argc, char **argv, const char *db_path) {
   for (size_t i = 0; i < n; i++) {
     free(rows[i].name);
     free(rows[i].category);
+    free(rows[i].kind);
   }
   free(rows);
   free(text);

@@ -134,9 +134,11 @@ int tt_rules_match(const tt_rules *r, const char *name) {
   return -1;
 }
 
-const char *tt_rules_category(const tt_rules *r, const char *name) {
+const char *tt_rules_category(const tt_rules *r, const char *name, const char *kind) {
   int i = tt_rules_match(r, name);
-  return i < 0 ? "other" : r->rule[i].category;
+  if (i >= 0) return r->rule[i].category;
+  int c = kind && (strcmp(kind, "memcpy") == 0 || strcmp(kind, "memset") == 0) ? find_category(r, kind) : -1;
+  return c < 0 ? "other" : r->cat[c].name;
 }
 
 const char *tt_rules_group(const tt_rules *r, const char *category) {

@@ -37,7 +37,10 @@ int tt_rules_parse(const char *text, size_t len, const char *label, tt_rules *ou
 int tt_rules_builtin(tt_rules *out);
 /* The index of the first rule matching name, or -1 (category "other"). */
 int tt_rules_match(const tt_rules *r, const char *name);
-const char *tt_rules_category(const tt_rules *r, const char *name);
+/* The category of a GPU activity: the first matching rule's; failing that, for a copy or a fill
+** (kind "memcpy" or "memset", whatever the runtime named it) that category where the rules
+** declare it; else "other". */
+const char *tt_rules_category(const tt_rules *r, const char *name, const char *kind);
 /* The group of a category, "other" if undeclared. */
 const char *tt_rules_group(const tt_rules *r, const char *category);
 /* Readable form of rule i, e.g. "icontains allreduce (line 33)". Static buffer. */

@@ -129,14 +129,13 @@ static int store_names(xp_run *run, tt_import *imp) {
   sqlite3_stmt *st = xp_run_stmt(run,
       "INSERT OR IGNORE INTO trace_names(id, name, kind, category, rule_seq) VALUES (?1,?2,?3,?4,?5)");
   if (!st) return XP_EXIT_DB;
-  static const char *const kinds[] = {"kernel", "memcpy", "memset"};
   for (uint32_t i = 0; i < imp->names.n; i++) {
     const tt_name_info *ni = TT_VEC_AT(&imp->name_info, tt_name_info, i);
     int rule = tt_rules_match(imp->rules, imp->names.str[i]);
     sqlite3_reset(st);
     sqlite3_bind_int64(st, 1, tt_name_id(imp->names.str[i], imp->names.len[i]));
     sqlite3_bind_text(st, 2, imp->names.str[i], (int)imp->names.len[i], SQLITE_STATIC);
-    xp_bind_text(st, 3, kinds[ni->kind]);
+    xp_bind_text(st, 3, tt_gpu_kind_name[ni->kind]);
     xp_bind_text(st, 4, ni->category);
     if (rule < 0) sqlite3_bind_null(st, 5);
     else sqlite3_bind_int(st, 5, rule + 1);

@@ -27,6 +27,7 @@ enum tt_coll tt_coll_from_text(const char *s);
 
 /* GPU activity kinds. */
 enum tt_gpu_kind { TT_KERNEL, TT_MEMCPY, TT_MEMSET };
+extern const char *const tt_gpu_kind_name[3]; /* "kernel", "memcpy", "memset" */
 
 /* A kernel "key": name id << 3 | collective from the kernel's args (TT_COLL_NONE if none). */
 #define TT_KEY(name, coll) ((uint32_t)(name) << 3 | (uint32_t)(coll))

@@ -115,4 +115,16 @@ grep -q 'no "decode_step" annotations: per-step figures are empty' "$tmp/err" \
 check "absent annotation: no steps" "decode_step|0" \
   "$(query "SELECT i.step_annotation || '|' || r.steps FROM trace_imports i JOIN trace_ranks r USING (run_id)
             WHERE i.step_annotation = 'decode_step'")"
+# A copy the runtime names its own way (HIP's CopyHostToDevice) is a copy, at import and
+# after xp reclassify.
+{ trace 1 | sed '$d' | sed '$d'
+  printf ',\n{"ph": "X", "cat": "gpu_memcpy", "name": "CopyHostToDevice", "pid": 0, "tid": 7, "ts": 1800.000, '
+  printf '"dur": 3.000, "args": {"device": 0, "stream": 7, "correlation": 900, "bytes": 4096}}\n],\n"traceName": "x"}\n'
+} > "$tmp/copy.json"
+"$XP" --db "$db" import torch-trace "$tmp/copy.json" $decl > /dev/null 2> "$tmp/err"
+check "copy trace: exit" 0 $?
+check "HIP copy named by kind" "memcpy|memcpy" \
+  "$(query "SELECT kind || '|' || category FROM trace_names WHERE name = 'CopyHostToDevice'")"
+"$XP" --db "$db" reclassify > /dev/null 2>&1
+check "and after reclassify" "memcpy" "$(query "SELECT category FROM trace_names WHERE name = 'CopyHostToDevice'")"
 finish

@@ -73,13 +73,19 @@ static void test_builtin(void) {
   tt_rules r;
   CHECK_EQ_INT(tt_rules_builtin(&r), 0);
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    const char *got = tt_rules_category(&r, cases[i].name);
+    const char *got = tt_rules_category(&r, cases[i].name, "kernel");
     if (strcmp(got, cases[i].category) != 0) {
       fprintf(stderr, "%.90s: %s, expected %s (%s)\n", cases[i].name, got, cases[i].category,
               tt_rules_describe(&r, tt_rules_match(&r, cases[i].name)));
       CHECK(0);
     }
   }
+  /* copies and fills the runtime names its own way (HIP: CopyHostToDevice, FillBuffer) are
+  ** still copies and fills; a kernel of that name is not */
+  CHECK_EQ_STR(tt_rules_category(&r, "CopyHostToDevice", "memcpy"), "memcpy");
+  CHECK_EQ_STR(tt_rules_category(&r, "FillBufferAligned", "memset"), "memset");
+  CHECK_EQ_STR(tt_rules_category(&r, "FillBufferAligned", "kernel"), "other");
+  CHECK_EQ_STR(tt_rules_category(&r, "Memcpy DtoD (Device -> Device)", "kernel"), "memcpy");
   CHECK_EQ_STR(tt_rules_group(&r, "allreduce"), "communication");
   CHECK_EQ_STR(tt_rules_group(&r, "memset"), "memory");
   CHECK_EQ_STR(tt_rules_group(&r, "gemm"), "compute");
@@ -103,8 +109,10 @@ static void test_errors(void) {
   const char *ok = "category\tother\tother\ncategory\tgemm\tcompute\n# comment\n\nrule\tgemm\tregex\t^nvjet\n";
   tt_rules r;
   CHECK_EQ_INT(tt_rules_parse(ok, strlen(ok), "rules.tsv", &r), 0);
-  CHECK_EQ_STR(tt_rules_category(&r, "nvjet_x"), "gemm");
-  CHECK_EQ_STR(tt_rules_category(&r, "x_nvjet"), "other");
+  CHECK_EQ_STR(tt_rules_category(&r, "nvjet_x", "kernel"), "gemm");
+  CHECK_EQ_STR(tt_rules_category(&r, "x_nvjet", "kernel"), "other");
+  /* a copy no rule names is a copy only where the rules declare the category */
+  CHECK_EQ_STR(tt_rules_category(&r, "CopyDeviceToDevice", "memcpy"), "other");
   tt_rules_free(&r);
   expect_bad("category\tother\tother\ncategory\tgemm\tcomputer\n", "rules.tsv:2: group \"computer\"");
   expect_bad("category\tother\tother\nrule\tgemm\tprefix\tnvjet\n", "rules.tsv:2: rule for undeclared category");
