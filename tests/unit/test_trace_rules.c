@@ -62,6 +62,11 @@ static const struct { const char *name, *category; } cases[] = {
     {"void gemv2T_kernel_val<int, int, float, float, float, float, 128, 16, 4, 4, false, false>(float)", "gemm"},
     {"Cijk_Alik_Bljk_SB_Bias_AS_SAV_UserArgs_MT64x16x32_MI16x16x1_SN_LDSB0", "gemm"},
     {"void marlin::Marlin<(vllm::ScalarTypeId)4, 256, 1, 8, 8, 8, false, -1>(int4 const*)", "gemm"},
+    {"void wvSplitK_hf_sml_<__hip_bfloat16, 64, 2, 16, 8, 2, 1>(int, int, __hip_bfloat16 const*, __hip_bfloat16 const*, __hip_bfloat16*, int, int)", "gemm"},
+    {"Custom_Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT128x128x64_MI16x16x1", "gemm"},
+    {"bmm_E4m3_E4m3E4m3_Fp32_t128x8x128u2_s6_et64x8_m64x8x32_cga1x1x1_16dp256b_TN_transOut_schedS_bN_swiGlu_dynBatch", "moe"},
+    {"bmm_Bfloat16_E2m1E2m1_Fp32_t128x8x256_s4_TN_transOut_dynBatch", "moe"},
+    {"kernel_unified_attention_3d", "attention"},
     /* elementwise and the rest */
     {"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul> >(int)", "elementwise"},
     {"triton_poi_fused_add_cos_sin_0", "elementwise"},
