@@ -145,12 +145,12 @@ static void *isal_main(void *arg) {
       if (member_done) {
         /* Another gzip member follows (files made with cat a.gz b.gz are valid gzip). */
         if (st->avail_in == 0 && eof) break;
-        uint8_t *ni = st->next_in;
-        uint32_t ai = st->avail_in;
-        isal_inflate_init(st);
+        uint8_t *ni = st->next_in, *no = st->next_out;
+        uint32_t ai = st->avail_in, ao = st->avail_out;
+        isal_inflate_init(st); /* clears the buffer fields too: the output's place with them */
         st->crc_flag = ISAL_GZIP;
         st->next_in = ni, st->avail_in = ai;
-        st->next_out = (uint8_t *)b + (OUT_CHUNK - st->avail_out);
+        st->next_out = no, st->avail_out = ao;
         member_done = 0;
       }
       uint32_t before = st->avail_out;

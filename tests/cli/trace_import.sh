@@ -140,6 +140,19 @@ check "long events kept whole" "700000:1|1000000:1|10:1|300000:1|10:1" "$(query 
   FROM (SELECT * FROM trace_kernels WHERE run_id = (SELECT max(run_id) FROM trace_imports) ORDER BY rowid) k
   JOIN trace_names n ON n.id = k.name_id")"
 
+# A gzip file of several members (gzip a >> f; bgzip) is one stream, as zcat reads it: the
+# first third and the rest compressed apart read as the whole trace does.
+gzip -dc "$r0" > "$tmp/r0.json"
+third=$(($(wc -c < "$tmp/r0.json") / 3))
+{ head -c "$third" "$tmp/r0.json" | gzip; tail -c +$((third + 1)) "$tmp/r0.json" | gzip; } > "$tmp/members.json.gz"
+"$XP" --db "$tmp/mm.db" import torch-trace "$r0" > /dev/null 2>&1
+"$XP" --db "$tmp/mm.db" import torch-trace "$tmp/members.json.gz" > /dev/null 2> "$tmp/err"
+check "two gzip members: exit" 0 $?
+check "two gzip members: the same kernels" "2|1" "$(XP_DB="$tmp/mm.db" "$XP" query /dev/stdin --format csv <<'Q' | tail -1
+SELECT count(DISTINCT run_id) || '|' || (count(DISTINCT name_id || ':' || count || ':' || total_ns) = count(*) / 2) FROM trace_kernels;
+Q
+)"
+
 # A file over a few MB reports progress: a few plain lines when stderr is not a terminal.
 big="${XP_SHARED:-/nonexistent}/fixtures/torch/bigdecode_tp2_bs8_rank1.trace.json.gz"
 if [ -f "$big" ]; then
