@@ -38,7 +38,7 @@ traced AS (
 ),
 run AS (
   SELECT r.id AS run_id, coalesce(t.day, date(r.started_at)) AS day, r.model, r.gpu_name, r.batch,
-         i.single_rank, i.ranks, i.step_annotation = '(whole window)' AS window,
+         i.single_rank, i.ranks, i.step_annotation = '(whole window)' AS whole_window,
          CAST(coalesce(ar.ns, 0) AS REAL) / s.step_ns AS recorded,
          CASE WHEN i.single_rank = 1 OR coalesce(w.matched_ns, 0) = 0 THEN NULL
               ELSE CAST(w.matched_ns - w.wait_ns AS REAL)
@@ -63,7 +63,7 @@ ranked AS (
 config AS (
   SELECT model, gpu_name, batch, count(*) AS runs, min(day) AS first_day, max(day) AS last_day,
          sum(single_rank) AS single_rank_runs, count(*) - sum(single_rank) AS multi_rank_runs,
-         sum(window) AS window_runs,
+         sum(whole_window) AS window_runs,
          avg(CASE WHEN k IN ((n + 1) / 2, (n + 2) / 2) THEN recorded END) AS recorded_median,
          min(recorded) AS recorded_min, max(recorded) AS recorded_max,
          avg(CASE WHEN kt IN ((nt + 1) / 2, (nt + 2) / 2) THEN transfer END) AS transfer_median,

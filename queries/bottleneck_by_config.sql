@@ -40,7 +40,7 @@ traced AS (  -- when the trace was recorded (GPU clock), else when it was import
 ),
 run AS (
   SELECT r.id AS run_id, coalesce(t.at, r.started_at) AS at, r.model, r.gpu_name, r.interconnect,
-         r.tp, r.batch, i.single_rank, i.step_annotation = '(whole window)' AS window, s.step_ns,
+         r.tp, r.batch, i.single_rank, i.step_annotation = '(whole window)' AS whole_window, s.step_ns,
          coalesce(ar.ns, 0) AS ar_ns, coalesce(a.wait_ns, 0) AS ar_wait_ns,
          coalesce(a.matched_ns, 0) AS ar_matched_ns
   FROM runs r
@@ -91,7 +91,7 @@ SELECT model, gpu_name AS gpu, interconnect, tp, batch, category,
        CASE WHEN category LIKE 'allreduce%'
             THEN round(100.0 * sum(CASE WHEN single_rank = 0 THEN ar_matched_ns END)
                        / nullif(sum(CASE WHEN single_rank = 0 THEN ar_ns END), 0), 1) END AS matched_pct,
-       sum(CASE WHEN share IS NOT NULL THEN window ELSE 0 END) AS window_runs
+       sum(CASE WHEN share IS NOT NULL THEN whole_window ELSE 0 END) AS window_runs
 FROM ranked
 GROUP BY model, gpu_name, interconnect, tp, batch, category
 HAVING count(share) > 0
