@@ -288,8 +288,10 @@ static int chart_serving(sqlite3 *db, rp_section *s) {
   " run AS (SELECT r.id AS run_id, substr(r.uuid, 1, 8) AS uuid8, r.model, r.tp, r.batch,"       \
   "                r.gpu_name, r.interconnect, s.step_ns, t.at IS NOT NULL AS own_clock,"        \
   "                coalesce(t.at, CAST(strftime('%s', r.started_at) AS REAL)) AS at,"            \
-  "                CAST(coalesce(ar.ns, 0) AS REAL) / s.step_ns AS ar_share"                     \
+  "                CAST(coalesce(ar.ns, 0) AS REAL) / s.step_ns AS ar_share,"                    \
+  "                i.step_annotation = '(whole window)' AS whole_window"                         \
   "         FROM runs r JOIN step s ON s.run_id = r.id LEFT JOIN traced t ON t.run_id = r.id"    \
+  "         JOIN trace_imports i ON i.run_id = r.id"                                             \
   "         LEFT JOIN cat ar ON ar.run_id = r.id AND ar.category = 'allreduce'"                  \
   "         WHERE r.kind = 'torch_trace' AND r.status = 'ok' AND s.step_ns > 0),"                \
   " ranked AS (SELECT run.*, row_number() OVER cfg_latest AS recency, count(*) OVER cfg AS runs," \
@@ -328,7 +330,8 @@ static const char shares_categories_sql[] =
 static const char shares_sql[] =
     TRACE_RUNS_CTE
     " SELECT " CONFIG_COLUMNS ", cat.category, CAST(cat.ns AS REAL) / ranked.step_ns,"
-    "        ranked.uuid8, ranked.runs, ranked.ar_min, ranked.ar_max, ranked.step_ns"
+    "        ranked.uuid8, ranked.runs, ranked.ar_min, ranked.ar_max, ranked.step_ns,"
+    "        ranked.whole_window"
     " FROM ranked JOIN cat ON cat.run_id = ranked.run_id"
     " WHERE ranked.recency = 1"
     " ORDER BY " CONFIG_COLUMNS;
@@ -341,13 +344,15 @@ static int bar_categories(sqlite3 *db, rp_bars *b) {
   return finish(db, st, rc);
 }
 
-/* "latest of 3 runs (1a2b3c4d), 12.3 ms of step GPU time; AllReduce 38-52% across them" */
+/* "latest of 3 runs (1a2b3c4d), 12.3 ms of step GPU time; AllReduce 38-52% across them"; a
+** trace without step marks says its time is its whole window's. */
 static char *row_detail(sqlite3_stmt *st) {
   int runs = sqlite3_column_int(st, 8);
   double ms = sqlite3_column_double(st, 11) / 1e6;
-  if (runs == 1) return xp_asprintf("run %s, %.3g ms of step GPU time", col(st, 7), ms);
-  return xp_asprintf("latest of %d runs (%s), %.3g ms of step GPU time; AllReduce %.0f-%.0f%% across them",
-                     runs, col(st, 7), ms, 100 * sqlite3_column_double(st, 9),
+  const char *of = sqlite3_column_int(st, 12) ? "GPU time in its whole window (no step marks)" : "step GPU time";
+  if (runs == 1) return xp_asprintf("run %s, %.3g ms of %s", col(st, 7), ms, of);
+  return xp_asprintf("latest of %d runs (%s), %.3g ms of %s; AllReduce %.0f-%.0f%% across them",
+                     runs, col(st, 7), ms, of, 100 * sqlite3_column_double(st, 9),
                      100 * sqlite3_column_double(st, 10));
 }
 

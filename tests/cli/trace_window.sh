@@ -82,6 +82,9 @@ check "moe share" "48.6" "$(row moe | awk -F, -v p="$(col latest_pct)" '{ print 
 "$XP" --db "$db" query "$XP_SRC/queries/allreduce_share.sql" --param tp=2 --param interconnect=pcie --format csv > "$tmp/a"
 grep -q 'AllReduce is 24.3% of decode-step GPU time as recorded.*22.2% transferring.*1 run without step marks: its whole profiled window counted as one step' "$tmp/a" \
   || { echo "FAIL: allreduce_share answer"; cat "$tmp/a"; fail=1; }
+"$XP" --db "$db" report --out "$tmp/r.html" > /dev/null 2>&1
+check "report exit" 0 $?
+check "the report says the time is a window's" 1 "$(grep -c 'ms of GPU time in its whole window (no step marks)' "$tmp/r.html")"
 "$XP" --db "$db" query "$XP_SRC/queries/decode_gap_analysis.sql" --param model=graph-test --param tp=2 \
   --param batch=8 --param interconnect=any --format csv > "$tmp/g"
 check "decode_gap_analysis leaves the window out" 1 "$(grep -c 'no trace with marked steps' "$tmp/g")"
