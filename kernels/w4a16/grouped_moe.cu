@@ -150,6 +150,16 @@
 ** loop is about this one's speed at batch 8 (about 42 against 44.7 us) and slower at batch 16
 ** (two token tiles, 56 bytes of spills), far from the simulator's 25%, and the second launch
 ** adds about 2 us over this kernel's barrier (74.1 - 48.1 = 26.0 us for down, 23.7 here).
+** Also not kept (eighth session): down's weights through a cp.async ring in each warp's shared
+** memory (10 KB a warp, 80 KB a block: two units of the block's row tiles' weights and scales,
+** the first ones copied before the grid barrier while the block waits for the slowest gate_up,
+** each next one issued once the unit two back is multiplied). Correct (the same errors, G =
+** 128 and 32) but 1-3% slower at every batch: 72.4 against 70.2 us at batch 8. The 80 KB
+** alone, allocated and unused, cost as much (58.7 against 60.5% of the copy ceiling at batch
+** 8: the shared memory comes out of L1); with 40 KB a block the ring came out even. With each
+** unit's h loaded a unit ahead as well: 73.8 us; gate_up's x read through L2 instead of L1:
+** 73.4 with the ring, 70.7 without. So down's time is not its weights' latency: weights already
+** in shared memory when the barrier opens did not make it faster.
 ** Tried on an H200 (CUDA 13.0) and not kept:
 **   - asking L2 for all of a block's down weights at the start (the requests queue ahead of
 **     gate_up's: 1 us slower at batch 1), or for each warp's first down tiles just before
