@@ -20,6 +20,9 @@ static const xp_field fields[] = {
      "trace files (.json or .json.gz), one per rank of one job; relative to the spec"},
     {"rank", XP_T_INT, 0, NULL, NULL, 0, 1e9,
      "rank of a single trace whose distributedInfo lacks it (or overrides it)"},
+    {"ranks", XP_T_INTS, 0, NULL, NULL, 0, 1e9,
+     "the ranks of the files, in their order, for traces whose distributedInfo lacks them "
+     "(engines launched with MPI, such as TensorRT-LLM), or to override them"},
     {"step_annotation", XP_T_STRING, 0, NULL, NULL, 0, 0,
      "annotation that marks one step (e.g. decode_step); default ProfilerStep#N, and a trace "
      "with none counts its whole GPU window as one step"},
@@ -40,7 +43,19 @@ static int torch_trace_check(const xp_spec *spec) {
     if (!ok) return xp_spec_error(spec, where, "%s: no such file", f->valuestring);
   }
   if (cJSON_GetObjectItemCaseSensitive(spec->root, "rank") && cJSON_GetArraySize(files) > 1)
-    return xp_spec_error(spec, "rank", "a rank can only be given for a single trace file");
+    return xp_spec_error(spec, "rank", "a rank can only be given for a single trace file (ranks: one per file)");
+  const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(spec->root, "ranks");
+  if (ranks) {
+    if (cJSON_GetObjectItemCaseSensitive(spec->root, "rank"))
+      return xp_spec_error(spec, "ranks", "give rank or ranks, not both");
+    if (cJSON_GetArraySize(ranks) != cJSON_GetArraySize(files))
+      return xp_spec_error(spec, "ranks", "%d ranks for %d trace files: one per file, in their order",
+                           cJSON_GetArraySize(ranks), cJSON_GetArraySize(files));
+    for (const cJSON *x = ranks->child; x; x = x->next)
+      for (const cJSON *y = x->next; y; y = y->next)
+        if (x->valuedouble == y->valuedouble)
+          return xp_spec_error(spec, "ranks", "rank %.0f given twice", x->valuedouble);
+  }
   const char *ann = xp_spec_str(spec->root, "step_annotation", NULL);
   if (ann && !*ann) return xp_spec_error(spec, "step_annotation", "must not be empty");
   return 0;
@@ -178,6 +193,8 @@ static int read_all(xp_ctx *ctx, tt_import *imp, const tt_options *base_opt, eve
   cJSON_ArrayForEach(f, files) {
     char *path = xp_spec_resolve(ctx->spec, f->valuestring);
     tt_options opt = *base_opt;
+    const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(ctx->spec->root, "ranks");
+    if (ranks) opt.rank = (int64_t)cJSON_GetArrayItem(ranks, i)->valuedouble;
     if (ev) ev->file = i;
     rc = tt_read_file(imp, path, &opt);
     free(path);

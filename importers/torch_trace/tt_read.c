@@ -203,7 +203,8 @@ static int check_one_job(tt_import *imp) {
     if (a->rank < 0) {
       if (imp->nranks > 1)
         return xp_error_at(XP_EXIT_USAGE, a->file, 0,
-                           "the trace has no distributedInfo.rank; with several files every trace must say its rank");
+                           "the trace has no distributedInfo.rank; with several files every trace must say its "
+                           "rank, or --ranks R0,R1,... give them in the files' order");
       a->rank = 0;
       a->rank_source = "default";
     }

@@ -16,7 +16,7 @@ trace() {
   [ "$r" = 1 ] && ar_start=40 ar_dur=20
   printf '{"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA RTX PRO 6000 Blackwell Server Edition", '
   printf '"computeMajor": 12, "computeMinor": 0, "numSms": 188}],\n'
-  printf '"distributedInfo": {"backend": "nccl", "rank": %d, "world_size": %d},\n' "$r" "${world:-2}"
+  [ -n "${mpi:-}" ] || printf '"distributedInfo": {"backend": "nccl", "rank": %d, "world_size": %d},\n' "$r" "${world:-2}"
   printf '"displayTimeUnit": "ms", "baseTimeNanoseconds": 1790000000000000000,\n"traceEvents": [\n'
   local i s corr
   for i in 0 1 2 3; do
@@ -109,6 +109,23 @@ world=4 trace 1 > "$tmp/w1.json"
 "$XP" --db "$db" import torch-trace "$tmp/w0.json" "$tmp/w1.json" $decl > "$tmp/out" 2> /dev/null
 check "part of a job: exit" 0 $?
 grep -q '^collectives: 0 matched, 8 unmatched' "$tmp/out" || { echo "FAIL: part of a job"; cat "$tmp/out"; fail=1; }
+
+# An engine launched with MPI (TensorRT-LLM) has no distributedInfo: the ranks are given in
+# the files' order, and its collectives are still matched.
+mpi=1 trace 0 > "$tmp/m0.json"
+mpi=1 trace 1 > "$tmp/m1.json"
+one_line "no ranks in the traces" 2 'no distributedInfo.rank.*--ranks R0,R1' \
+  "$XP" --db "$db" import torch-trace "$tmp/m0.json" "$tmp/m1.json" $decl --step-annotation execute_model
+one_line "a rank short" 2 'ranks: 1 ranks for 2 trace files' \
+  "$XP" --db "$db" import torch-trace "$tmp/m0.json" "$tmp/m1.json" $decl --ranks 0
+one_line "a rank twice" 2 'ranks: rank 1 given twice' \
+  "$XP" --db "$db" import torch-trace "$tmp/m0.json" "$tmp/m1.json" $decl --ranks 1,1
+"$XP" --db "$db" import torch-trace "$tmp/m1.json" "$tmp/m0.json" $decl --ranks 1,0 > "$tmp/out" 2> /dev/null
+check "ranks given: exit" 0 $?
+grep -q '^collectives: 8 matched, 0 unmatched' "$tmp/out" || { echo "FAIL: ranks given: matching"; cat "$tmp/out"; fail=1; }
+check "ranks given, by option, in the files' order" "0|option|m0.json;1|option|m1.json" \
+  "$(query "SELECT group_concat(x, ';') FROM (SELECT rank || '|' || rank_source || '|' || replace(file, rtrim(file, replace(file, '/', '')), '') AS x
+            FROM trace_ranks WHERE run_id = (SELECT max(run_id) FROM trace_ranks) ORDER BY rank)")"
 
 # An annotation asked for by name and absent stays absent: no window in its place.
 "$XP" --db "$db" import torch-trace "$tmp/r1.pt.trace.json" $decl --step-annotation decode_step > /dev/null 2> "$tmp/err"
