@@ -228,9 +228,22 @@ static int check_one_job(tt_import *imp) {
   return 0;
 }
 
+/* Ranks of one job are profiled alike; one whose window stands in for steps the others mark
+** makes the import's per-step figures a mix, and the user should know which rank it is. */
+static void warn_mixed_steps(const tt_import *imp) {
+  int windows = 0;
+  for (int i = 0; i < imp->nranks; i++) windows += imp->ranks[i]->window_step;
+  if (windows == 0 || windows == imp->nranks) return;
+  for (int i = 0; i < imp->nranks; i++)
+    if (imp->ranks[i]->window_step)
+      xp_warn("%s: rank %lld's whole window counts as one step while the other ranks mark theirs: "
+              "per-step figures mix the two", imp->ranks[i]->file, (long long)imp->ranks[i]->rank);
+}
+
 int tt_import_finish(tt_import *imp) {
   int rc = check_one_job(imp);
   if (rc) return rc;
+  warn_mixed_steps(imp);
   imp->single_rank = imp->nranks == 1;
   return tt_match_ranks(imp);
 }

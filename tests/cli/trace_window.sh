@@ -127,6 +127,13 @@ check "ranks given, by option, in the files' order" "0|option|m0.json;1|option|m
   "$(query "SELECT group_concat(x, ';') FROM (SELECT rank || '|' || rank_source || '|' || replace(file, rtrim(file, replace(file, '/', '')), '') AS x
             FROM trace_ranks WHERE run_id = (SELECT max(run_id) FROM trace_ranks) ORDER BY rank)")"
 
+# One rank marked with ProfilerStep#N, the other not: the import says which rank is a window.
+sed 's/"execute_model"/"ProfilerStep#7"/' "$tmp/w0.json" > "$tmp/p0.json"
+"$XP" --db "$db" import torch-trace "$tmp/p0.json" "$tmp/w1.json" $decl > /dev/null 2> "$tmp/err"
+check "mixed steps: exit" 0 $?
+grep -q "w1.json: rank 1's whole window counts as one step while the other ranks mark theirs" "$tmp/err" \
+  || { echo "FAIL: mixed steps warning"; cat "$tmp/err"; fail=1; }
+
 # An annotation asked for by name and absent stays absent: no window in its place.
 "$XP" --db "$db" import torch-trace "$tmp/r1.pt.trace.json" $decl --step-annotation decode_step > /dev/null 2> "$tmp/err"
 check "absent annotation: exit" 0 $?
