@@ -53,7 +53,7 @@ static int apply(sqlite3 *db, const tt_rules *rules, name_row *rows, size_t n, s
   *changed = 0;
   for (size_t i = 0; i < n && rc == 0; i++) {
     int rule = tt_rules_match(rules, rows[i].name);
-    const char *cat = tt_rules_category(rules, rows[i].name, rows[i].kind);
+    const char *cat = tt_rules_category_of(rules, rule, rows[i].kind);
     if (strcmp(cat, rows[i].category) != 0) {
       printf("  %-14s -> %-14s %.100s\n", rows[i].category, cat, rows[i].name);
       (*changed)++;

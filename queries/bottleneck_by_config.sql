@@ -8,8 +8,9 @@
 -- import used (ProfilerStep#N, or the --step-annotation, e.g. decode_step), over all imported
 -- ranks; shares of one run add up to 100%. A trace with no ProfilerStep#N marks (vLLM's and
 -- SGLang's profilers do not step) counts its whole GPU window as one step: window_runs says
--- how many of a row's runs did, whose shares include whatever else the window held. Categories are resolved now, through the rules in
--- force (xp reclassify), not the ones of import time.
+-- how many of a row's runs did, whose shares include whatever else the window held.
+-- Categories are resolved now, through the rules in force (xp reclassify), not the ones of
+-- import time.
 --
 -- AllReduce is given twice: as recorded ("allreduce"), and as transfer only ("allreduce
 -- (transfer only)"): the AllReduce kernels matched across the ranks of the job count only

@@ -189,11 +189,11 @@ static void print_summary(FILE *out, const tt_import *imp) {
 
 static int read_all(xp_ctx *ctx, tt_import *imp, const tt_options *base_opt, events_ctx *ev) {
   const cJSON *files = cJSON_GetObjectItemCaseSensitive(ctx->spec->root, "files"), *f;
+  const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(ctx->spec->root, "ranks");
   int i = 0, rc = 0;
   cJSON_ArrayForEach(f, files) {
     char *path = xp_spec_resolve(ctx->spec, f->valuestring);
     tt_options opt = *base_opt;
-    const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(ctx->spec->root, "ranks");
     if (ranks) opt.rank = (int64_t)cJSON_GetArrayItem(ranks, i)->valuedouble;
     if (ev) ev->file = i;
     rc = tt_read_file(imp, path, &opt);

@@ -148,7 +148,8 @@ static uint32_t intern_name(tt_import *imp, const char *s, size_t n, enum tt_gpu
   uint32_t id = tt_strtab_intern(&imp->names, s, n, &added);
   if (added) {
     tt_name_info *ni = tt_vec_push(&imp->name_info, sizeof *ni);
-    ni->category = tt_rules_category(imp->rules, imp->names.str[id], tt_gpu_kind_name[kind]);
+    ni->rule = tt_rules_match(imp->rules, imp->names.str[id]);
+    ni->category = tt_rules_category_of(imp->rules, ni->rule, tt_gpu_kind_name[kind]);
     ni->comm = strcmp(tt_rules_group(imp->rules, ni->category), "communication") == 0;
     ni->coll = ni->comm ? coll_of_category(ni->category) : TT_COLL_NONE;
     ni->kind = kind;
@@ -330,20 +331,21 @@ static void add_collective(tt_import *imp, tt_rank *r, const tt_event *ev, uint3
 
 static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_kind kind, char *err,
                   size_t errlen) {
+  const char *what = tt_gpu_kind_name[kind];
   size_t n;
   int in_place;
   const char *name = ev->name.n ? text_of(imp, ev->name, &n, &in_place) : NULL;
   if (!name) {
-    snprintf(err, errlen, "%s event without a \"name\" string", tt_gpu_kind_name[kind]);
+    snprintf(err, errlen, "%s event without a \"name\" string", what);
     return -1;
   }
   int64_t ts, dur;
   if (!ev->ts.n || tt_us_to_ns(ev->ts, &ts) != 0) {
-    snprintf(err, errlen, "%s event \"%.*s\" has no numeric \"ts\"", tt_gpu_kind_name[kind], (int)(n < 60 ? n : 60), name);
+    snprintf(err, errlen, "%s event \"%.*s\" has no numeric \"ts\"", what, (int)(n < 60 ? n : 60), name);
     return -1;
   }
   if (!ev->dur.n || tt_us_to_ns(ev->dur, &dur) != 0 || dur < 0) {
-    snprintf(err, errlen, "%s event \"%.*s\" has no valid \"dur\"", tt_gpu_kind_name[kind], (int)(n < 60 ? n : 60), name);
+    snprintf(err, errlen, "%s event \"%.*s\" has no valid \"dur\"", what, (int)(n < 60 ? n : 60), name);
     return -1;
   }
   uint32_t id = intern_name(imp, name, n, kind);

@@ -134,11 +134,14 @@ int tt_rules_match(const tt_rules *r, const char *name) {
   return -1;
 }
 
-const char *tt_rules_category(const tt_rules *r, const char *name, const char *kind) {
-  int i = tt_rules_match(r, name);
-  if (i >= 0) return r->rule[i].category;
+const char *tt_rules_category_of(const tt_rules *r, int rule, const char *kind) {
+  if (rule >= 0) return r->rule[rule].category;
   int c = kind && (strcmp(kind, "memcpy") == 0 || strcmp(kind, "memset") == 0) ? find_category(r, kind) : -1;
   return c < 0 ? "other" : r->cat[c].name;
+}
+
+const char *tt_rules_category(const tt_rules *r, const char *name, const char *kind) {
+  return tt_rules_category_of(r, tt_rules_match(r, name), kind);
 }
 
 const char *tt_rules_group(const tt_rules *r, const char *category) {

@@ -41,6 +41,8 @@ int tt_rules_match(const tt_rules *r, const char *name);
 ** (kind "memcpy" or "memset", whatever the runtime named it) that category where the rules
 ** declare it; else "other". */
 const char *tt_rules_category(const tt_rules *r, const char *name, const char *kind);
+/* The same for a name whose match is known (rule: tt_rules_match's answer). */
+const char *tt_rules_category_of(const tt_rules *r, int rule, const char *kind);
 /* The group of a category, "other" if undeclared. */
 const char *tt_rules_group(const tt_rules *r, const char *category);
 /* Readable form of rule i, e.g. "icontains allreduce (line 33)". Static buffer. */

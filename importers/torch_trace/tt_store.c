@@ -131,14 +131,13 @@ static int store_names(xp_run *run, tt_import *imp) {
   if (!st) return XP_EXIT_DB;
   for (uint32_t i = 0; i < imp->names.n; i++) {
     const tt_name_info *ni = TT_VEC_AT(&imp->name_info, tt_name_info, i);
-    int rule = tt_rules_match(imp->rules, imp->names.str[i]);
     sqlite3_reset(st);
     sqlite3_bind_int64(st, 1, tt_name_id(imp->names.str[i], imp->names.len[i]));
     sqlite3_bind_text(st, 2, imp->names.str[i], (int)imp->names.len[i], SQLITE_STATIC);
     xp_bind_text(st, 3, tt_gpu_kind_name[ni->kind]);
     xp_bind_text(st, 4, ni->category);
-    if (rule < 0) sqlite3_bind_null(st, 5);
-    else sqlite3_bind_int(st, 5, rule + 1);
+    if (ni->rule < 0) sqlite3_bind_null(st, 5);
+    else sqlite3_bind_int(st, 5, ni->rule + 1);
     int rc = xp_db_step_done(xp_run_db(run), st);
     if (rc) return rc;
   }

@@ -36,6 +36,7 @@ extern const char *const tt_gpu_kind_name[3]; /* "kernel", "memcpy", "memset" */
 
 typedef struct tt_name_info {
   const char *category; /* from the rules at import time (the database re-resolves later) */
+  int rule;             /* the rule that gave it (tt_rules_match), -1 if none */
   int comm;             /* the category is in the communication group */
   enum tt_coll coll;    /* collective implied by the category (TT_COLL_OTHER for generic) */
   enum tt_gpu_kind kind;

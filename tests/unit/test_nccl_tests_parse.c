@@ -130,7 +130,6 @@ static void test_bad_text(void) {
   }
 }
 
-
 static void test_blank_columns(void) {
   /* Before 2.13, a collective without a reduction prints its redop blank: the line is a token
   ** short of its header, and every time must still land in its own column. */
