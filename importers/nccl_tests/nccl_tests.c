@@ -8,6 +8,7 @@
 ** P2P transports be told apart into NVLink and PCIe.
 */
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kind.h"
@@ -44,7 +45,45 @@ nt_row *nt_doc_add_row(nt_doc *d) {
   nt_row *r = &d->rows[d->nrows++];
   memset(r, 0, sizeof *r);
   r->r[NT_OUT].wrong = r->r[NT_IN].wrong = -1;
+  r->r[NT_OUT].max_err = r->r[NT_IN].max_err = NAN;
   return r;
+}
+
+/* busbw / algbw is 2(n-1)/n for allreduce and (n-1)/n for allgather, reduce_scatter and
+** alltoall (nccl-tests' GetBw); broadcast, reduce and sendrecv give 1 whatever n is. Printed
+** with two decimals, the ratio pins n only for bandwidths of a few GB/s and more. */
+static int ranks_from_bw(const nt_row *r, const nt_result *res) {
+  if (!res->have || res->algbw < 1.0 || res->busbw <= 0) return -1;
+  const double f = res->busbw / res->algbw;
+  double n;
+  if (strcmp(r->coll, "allreduce") == 0) n = f < 2 ? 2 / (2 - f) : -1;
+  else if (strcmp(r->coll, "allgather") == 0 || strcmp(r->coll, "reducescatter") == 0 ||
+           strcmp(r->coll, "alltoall") == 0)
+    n = f < 1 ? 1 / (1 - f) : -1;
+  else return -1;
+  if (n < 1.5 || n > 1e5) return -1;
+  /* the printed rounding moves n by at most about n^2 * 0.01 / algbw */
+  const double slack = n * n * 0.006 / res->algbw;
+  return slack < 0.25 && fabs(n - floor(n + 0.5)) < 0.25 ? (int)floor(n + 0.5) : -1;
+}
+
+void nt_infer_ranks(nt_doc *d) {
+  int n = 0, agree = 1;
+  for (int i = 0; i < d->nrows && agree; i++) {
+    if (d->rows[i].nranks > 0) continue;
+    for (int p = 0; p < NT_NPLACE; p++) {
+      int k = ranks_from_bw(&d->rows[i], &d->rows[i].r[p]);
+      if (k > 0 && n > 0 && k != n) agree = 0;
+      if (k > 0) n = k;
+    }
+  }
+  if (!agree || n == 0) return;
+  for (int i = 0; i < d->nrows; i++)
+    if (d->rows[i].nranks == 0) d->rows[i].nranks = n;
+  if (d->nranks == 0) {
+    d->nranks = n;
+    d->ranks_inferred = 1;
+  }
 }
 
 void nt_coll_from_test(const char *test, char *out, size_t n) {
@@ -158,16 +197,12 @@ static int load(const xp_spec *s, loaded *L) {
                                : nt_parse_text(&L->docs[i], L->texts[i], L->lens[i]);
     if (rc) return rc;
     name_collective(s, &L->docs[i]);
+    nt_infer_ranks(&L->docs[i]);
   }
   int results = 0;
   for (int i = 0; i < L->n; i++) results += L->kinds[i] != F_TOPO;
   if (!results) return xp_error(XP_EXIT_USAGE, "a topology dump alone holds no results: add the nccl-tests output");
   return 0;
-}
-
-static int doc_ranks(const nt_doc *d) {
-  int threads = (d->nthreads > 0 ? d->nthreads : 1) * (d->ngpus > 0 ? d->ngpus : 1);
-  return d->ndev > threads ? d->ndev : threads;
 }
 
 /* ---- cases: rows with the same identity gather their figures as samples ---- */
@@ -176,29 +211,37 @@ typedef struct icase {
   const nt_row *first;
   int nranks, place, graph;
   int64_t burst;
+  int blocking;
   int n, cap, niter;
   double *time, *alg, *bus, *iter;
   int64_t wrong;
+  double max_err; /* before 2.13: the largest error over the samples, NAN if none */
   int cputime;
 } icase;
 
-static icase *find_case(icase **cs, int *ncs, const nt_row *r, int place, int nranks) {
-  for (int i = 0; i < *ncs; i++) {
-    icase *c = &(*cs)[i];
-    if (c->place == place && c->nranks == nranks && c->graph == (r->graph > 0) && c->first->bytes == r->bytes &&
-        strcmp(c->first->coll, r->coll) == 0 && strcmp(c->first->dtype, r->dtype) == 0 &&
-        c->burst == (int64_t)r->iters * (r->agg > 0 ? r->agg : 1))
-      return c;
-  }
+/* -o all and -r all print a row per reduction and root: each its own case. */
+static int same_case(const icase *c, const nt_row *r, int place) {
+  const nt_row *f = c->first;
+  return c->place == place && c->nranks == r->nranks && c->graph == (r->graph > 0) && c->blocking == r->blocking &&
+         f->bytes == r->bytes && f->root == r->root && strcmp(f->coll, r->coll) == 0 &&
+         strcmp(f->dtype, r->dtype) == 0 && strcmp(f->redop, r->redop) == 0 &&
+         c->burst == (int64_t)r->iters * (r->agg > 0 ? r->agg : 1);
+}
+
+static icase *find_case(icase **cs, int *ncs, const nt_row *r, int place) {
+  for (int i = 0; i < *ncs; i++)
+    if (same_case(&(*cs)[i], r, place)) return &(*cs)[i];
   *cs = xp_xrealloc(*cs, sizeof **cs * (size_t)(*ncs + 1));
   icase *c = &(*cs)[(*ncs)++];
   memset(c, 0, sizeof *c);
   c->first = r;
   c->place = place;
-  c->nranks = nranks;
+  c->nranks = r->nranks;
+  c->blocking = r->blocking;
   c->graph = r->graph > 0;
   c->burst = (int64_t)r->iters * (r->agg > 0 ? r->agg : 1);
   c->wrong = -1;
+  c->max_err = NAN;
   return c;
 }
 
@@ -215,6 +258,7 @@ static void add_sample(icase *c, const nt_result *res) {
   c->n++;
   c->cputime |= res->cputime;
   if (res->wrong >= 0) c->wrong = (c->wrong < 0 ? 0 : c->wrong) + res->wrong;
+  if (!isnan(res->max_err) && !(res->max_err <= c->max_err)) c->max_err = res->max_err;
   if (res->niter) {
     c->iter = xp_xrealloc(c->iter, sizeof *c->iter * (size_t)(c->niter + res->niter));
     memcpy(c->iter + c->niter, res->iter_us, sizeof *c->iter * (size_t)res->niter);
@@ -232,7 +276,13 @@ static int record_case(xp_run *r, const icase *c, const xp_nccl_info *info) {
   const nt_row *row = c->first;
   char name[192], note[128] = "";
   const char *mode = c->graph ? "graph" : "eager", *place = c->place == NT_OUT ? "out_of_place" : "in_place";
-  snprintf(name, sizeof name, "%s/%s/%lld/%s/%s", row->coll, row->dtype, (long long)row->bytes, mode, place);
+  char op[48] = "", root[32] = "";
+  /* names stay as the measured runs' where the reduction is sum and the root 0 */
+  if (row->redop[0] && strcmp(row->redop, "none") != 0 && strcmp(row->redop, "sum") != 0)
+    snprintf(op, sizeof op, "/%s", row->redop);
+  if (row->root > 0) snprintf(root, sizeof root, "/root%d", row->root);
+  snprintf(name, sizeof name, "%s/%s/%lld/%s/%s%s%s%s", row->coll, row->dtype, (long long)row->bytes, mode, place, op,
+           root, c->blocking ? "/blocking" : "");
   cJSON *params = xp_nccl_case_params(row->coll, row->dtype, row->bytes, row->count, mode, place, c->burst,
                                       c->nranks);
   cJSON_AddStringToObject(params, "source", "nccl-tests");
@@ -241,6 +291,7 @@ static int record_case(xp_run *r, const icase *c, const xp_nccl_info *info) {
   if (c->graph) cJSON_AddNumberToObject(params, "graph_launches", row->graph);
   if (row->agg > 1) cJSON_AddNumberToObject(params, "agg_iters", row->agg);
   if (c->cputime) cJSON_AddStringToObject(params, "timing", "cputime");
+  if (c->blocking) cJSON_AddBoolToObject(params, "blocking", 1);
   int coll = xp_nccl_coll_parse(row->coll), dt = xp_nccl_dtype_parse(row->dtype);
   if (coll >= 0 && dt >= 0 && row->count > 0) {
     int64_t b = row->count * (int64_t)xp_nccl_dtype_size((enum xp_nccl_dtype)dt);
@@ -250,7 +301,12 @@ static int record_case(xp_run *r, const icase *c, const xp_nccl_info *info) {
       cJSON_AddStringToObject(params, "proto", t->proto);
     }
   }
-  if (c->wrong > 0) snprintf(note, sizeof note, "%lld wrong elements reported", (long long)c->wrong);
+  /* before 2.13 nccl-tests printed the largest error, not a count: "wrong" is then 1 a failed
+  ** sample (nt_text.c judges it against the type's bound) */
+  if (c->wrong > 0 && !isnan(c->max_err))
+    snprintf(note, sizeof note, "largest error %g, past the bound for %s (nccl-tests before 2.13)", c->max_err,
+             row->dtype);
+  else if (c->wrong > 0) snprintf(note, sizeof note, "%lld wrong elements reported", (long long)c->wrong);
   int64_t id = xp_run_case(r, name, params, c->wrong > 0 ? "failed" : "ok", note[0] ? note : NULL);
   cJSON_Delete(params);
   if (id < 0) return XP_EXIT_DB;
@@ -265,7 +321,8 @@ static int record_case(xp_run *r, const icase *c, const xp_nccl_info *info) {
   if (rc == 0 && c->niter) rc = xp_run_metric(r, id, "iter_us", "us", c->iter, (size_t)c->niter);
   if (rc == 0) rc = xp_run_value(r, id, "algbw_GBps", "GB/s", median(c->alg, c->n));
   if (rc == 0) rc = xp_run_value(r, id, "busbw_GBps", "GB/s", median(c->bus, c->n));
-  if (rc == 0 && c->wrong >= 0) rc = xp_run_value(r, id, "wrong", "count", (double)c->wrong);
+  if (rc == 0 && c->wrong >= 0 && isnan(c->max_err)) rc = xp_run_value(r, id, "wrong", "count", (double)c->wrong);
+  if (rc == 0 && !isnan(c->max_err)) rc = xp_run_value(r, id, "max_error", "abs", c->max_err);
   return rc;
 }
 
@@ -277,7 +334,7 @@ static int record_cases(xp_run *r, const loaded *L, const xp_nccl_info *info, in
     const nt_doc *d = &L->docs[f];
     for (int i = 0; i < d->nrows; i++)
       for (int p = 0; p < NT_NPLACE; p++)
-        if (d->rows[i].r[p].have) add_sample(find_case(&cs, &ncs, &d->rows[i], p, doc_ranks(d)), &d->rows[i].r[p]);
+        if (d->rows[i].r[p].have) add_sample(find_case(&cs, &ncs, &d->rows[i], p), &d->rows[i].r[p]);
   }
   for (int i = 0; i < ncs && rc == 0; i++) rc = record_case(r, &cs[i], info);
   for (int i = 0; i < ncs; i++) {
@@ -309,13 +366,22 @@ static int record_doc_facts(xp_run *r, const nt_doc *d) {
   if (rc == 0 && version_text(d->nccl_headers, buf, sizeof buf) == 0)
     rc = xp_run_meta(r, "nccl.headers_version", buf, "trace");
   if (rc == 0) {
-    snprintf(buf, sizeof buf, "%d thread%s x %d GPU%s per process, %d rank%s; warmup %d, iters %d, agg %d, "
-             "graph %d, validation %d", d->nthreads, d->nthreads == 1 ? "" : "s", d->ngpus,
-             d->ngpus == 1 ? "" : "s", doc_ranks(d), doc_ranks(d) == 1 ? "" : "s", d->warmup, d->iters, d->agg,
-             d->graph, d->validation);
+    char ranks[64] = "ranks unknown";
+    if (d->nranks > 0)
+      snprintf(ranks, sizeof ranks, "%d rank%s%s", d->nranks, d->nranks == 1 ? "" : "s",
+               d->ranks_inferred ? " (from busbw / algbw)" : "");
+    snprintf(buf, sizeof buf, "%d thread%s x %d GPU%s per process, %s; warmup %d, iters %d, agg %d, graph %d, "
+             "validation %d%s%s", d->nthreads, d->nthreads == 1 ? "" : "s", d->ngpus, d->ngpus == 1 ? "" : "s",
+             ranks, d->warmup, d->iters, d->agg, d->graph, d->validation, d->blocking ? ", blocking" : "",
+             d->nreports > 1 ? "; the first of several reports in the file, each with its own options" : "");
     rc = xp_run_meta(r, "nccl_tests.options", buf, "trace");
   }
-  if (rc == 0) rc = xp_run_meta_int(r, "gpu_count", doc_ranks(d), "trace");
+  if (rc == 0 && d->nreports > 1) rc = xp_run_meta_int(r, "nccl_tests.reports", d->nreports, "trace");
+  if (rc == 0 && d->independent)
+    rc = xp_run_meta(r, "nccl_tests.independent",
+                     "the report was printed once per process: processes ran as separate jobs (no MPI)", "trace");
+  if (rc == 0 && d->failure[0]) rc = xp_run_meta(r, "nccl_tests.failure", d->failure, "trace");
+  if (rc == 0 && d->nranks > 0) rc = xp_run_meta_int(r, "gpu_count", d->nranks, "trace");
   if (rc == 0 && d->ndev && d->dev[0].name[0]) rc = xp_run_meta(r, "gpu_name", d->dev[0].name, "trace");
   if (rc == 0 && d->ndev && d->dev[0].host[0]) rc = xp_run_meta(r, "nccl_tests.host", d->dev[0].host, "trace");
   if (rc == 0 && d->args[0]) rc = xp_run_meta(r, "nccl_tests.args", d->args, "trace");
@@ -358,6 +424,11 @@ static int execute(xp_ctx *ctx) {
   for (int f = 0; f < L.n; f++) {
     if (L.kinds[f] == F_TOPO) continue;
     if (!first) first = &L.docs[f];
+    const nt_doc *d = &L.docs[f];
+    if (d->failure[0]) xp_warn("%s: \"%s\": the test stopped there; its rows before it are imported", d->path, d->failure);
+    if (d->independent)
+      xp_warn("%s: the report is printed once per process (a build without MPI under mpirun?): each process "
+              "ran alone, and its figures are samples of a %d-rank case", d->path, d->nranks);
     /* Every file's INFO lines together: ranks of one job may log separately. */
     xp_nccl_info_parse(&info, L.texts[f], L.kinds[f] == F_TEXT ? L.lens[f] : 0);
   }
@@ -405,8 +476,8 @@ static int plan(const xp_spec *s, FILE *out) {
     const nt_doc *d = &L.docs[f];
     fprintf(out, "%s: nccl-tests %s, %s, %d result line%s, %lld..%lld bytes, %d rank%s, %s%s\n", L.paths[f],
             L.kinds[f] == F_JSON ? "JSON" : "text", d->coll[0] ? d->coll : "?", d->nrows, d->nrows == 1 ? "" : "s",
-            (long long)d->rows[0].bytes, (long long)d->rows[d->nrows - 1].bytes, doc_ranks(d),
-            doc_ranks(d) == 1 ? "" : "s", d->graph ? "CUDA graph" : "eager",
+            (long long)d->rows[0].bytes, (long long)d->rows[d->nrows - 1].bytes, d->nranks,
+            d->nranks == 1 ? "" : "s", d->graph ? "CUDA graph" : "eager",
             d->info.info_lines ? ", with NCCL INFO lines" : "");
   }
   loaded_free(&L);

@@ -15,6 +15,7 @@ typedef struct nt_result {
   double time_us;        /* nccl-tests' time: mean over back-to-back launches */
   double algbw, busbw;   /* GB/s as nccl-tests printed them */
   int64_t wrong;         /* -1: not checked (N/A) */
+  double max_err;        /* nccl-tests before 2.13: the largest error ("error" column); NAN if none */
   int cputime;           /* -C: host enqueue time, not latency */
   int niter;
   double *iter_us;       /* -I per-iteration times (JSON times_us), or NULL */
@@ -28,6 +29,9 @@ typedef struct nt_row {
   int64_t bytes, count;
   int line;              /* where it was read (text) */
   int graph, iters, agg; /* the options it ran with: -G launches, -n, -m */
+  int blocking;          /* -z 1: every collective waited for before the next */
+  int nranks;            /* ranks of the report it came from; 0 unknown */
+  int report;            /* which report of its file (a log may hold several) */
   nt_result r[NT_NPLACE];
 } nt_row;
 
@@ -42,7 +46,12 @@ typedef struct nt_doc {
   char tests_version[32];
   int nccl_headers, nccl_library;  /* version codes, 0 unknown */
   char coll[32];                   /* from "Collective test starting" or the binary name */
-  int nthreads, ngpus, warmup, iters, agg, validation, graph, unalign;
+  /* Options, devices and ranks of the file's first report (a log may hold several). */
+  int nthreads, ngpus, warmup, iters, agg, validation, graph, unalign, blocking;
+  int nranks;                      /* 0 unknown */
+  int ranks_inferred;              /* nranks worked out from busbw / algbw */
+  int nreports;                    /* reports in the file: tests appended to one log */
+  int independent;                 /* a report printed twice over: processes not joined by MPI */
   int64_t min_bytes, max_bytes;
   int ndev;
   nt_device dev[256];
@@ -55,10 +64,14 @@ typedef struct nt_doc {
   char (*env)[256];                /* NCCL_* settings of the run (JSON) */
   char args[512];
   int errors;
+  char failure[160];               /* "Test NCCL failure ..." and the like: the test stopped */
   xp_nccl_info info;               /* NCCL INFO lines found in the text */
 } nt_doc;
 
 void nt_doc_init(nt_doc *d, const char *path);
+/* Ranks for rows whose report does not say (a table pasted alone), from busbw / algbw where the
+** collective fixes that ratio; they stay 0 where it does not, or where rows disagree. */
+void nt_infer_ranks(nt_doc *d);
 void nt_doc_free(nt_doc *d);
 nt_row *nt_doc_add_row(nt_doc *d);
 /* Name mapping: "all_reduce_perf" -> "allreduce", "bfloat16" -> "bf16". */

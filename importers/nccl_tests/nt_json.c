@@ -48,7 +48,11 @@ static void read_result(nt_result *r, const cJSON *o, const cJSON *per_iter) {
   }
 }
 
+/* util.cu lists one device a process, its first rank: with -t or -g above 1 each process runs
+** threads x GPUs ranks, so the last process's first rank plus that is the job's. A list with
+** every rank (0 .. n-1) gives n either way. */
 static void read_config(nt_doc *d, const cJSON *c) {
+  int max_rank = -1;
   d->nthreads = i32(c, "nthreads", 0);
   d->ngpus = i32(c, "ngpus", 0);
   d->min_bytes = i64(c, "minimum_bytes", 0);
@@ -58,16 +62,22 @@ static void read_config(nt_doc *d, const cJSON *c) {
   d->agg = i32(c, "aggregated_iterations", 1);
   d->validation = i32(c, "validation", 0);
   d->graph = i32(c, "graph", 0);
+  const char *blocking = str(c, "blocking_collectives");
+  d->blocking = blocking ? strcmp(blocking, "true") == 0 : num(c, "blocking_collectives", 0) != 0;
   const cJSON *devs = cJSON_GetObjectItemCaseSensitive(c, "devices"), *v;
   cJSON_ArrayForEach(v, devs) {
     if (d->ndev == (int)(sizeof d->dev / sizeof d->dev[0])) break;
     nt_device *x = &d->dev[d->ndev++];
     x->rank = i32(v, "rank", d->ndev - 1);
+    if (x->rank > max_rank) max_rank = x->rank;
     x->device = i32(v, "device", -1);
     snprintf(x->host, sizeof x->host, "%s", str(v, "hostname") ? str(v, "hostname") : "");
     snprintf(x->busid, sizeof x->busid, "%s", str(v, "device_hex") ? str(v, "device_hex") : "");
     snprintf(x->name, sizeof x->name, "%s", str(v, "device_info") ? str(v, "device_info") : "");
   }
+  const int per_process = (d->nthreads > 0 ? d->nthreads : 1) * (d->ngpus > 0 ? d->ngpus : 1);
+  if (max_rank >= 0) d->nranks = max_rank + 1 == d->ndev ? d->ndev : max_rank + per_process;
+  else if (d->nthreads > 0 && d->ngpus > 0) d->nranks = per_process;
 }
 
 /* Only NCCL's own settings are kept: the file holds the whole environment of the run. */
@@ -117,7 +127,9 @@ int nt_parse_json(nt_doc *d, const char *text, size_t len) {
   read_args(d, cJSON_GetObjectItemCaseSensitive(root, "args"));
   read_env(d, cJSON_GetObjectItemCaseSensitive(root, "env"));
   read_config(d, config);
-  d->errors = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "errors"));
+  const cJSON *e;
+  cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(root, "errors")) /* a clean run writes [""] */
+    d->errors += !cJSON_IsString(e) || e->valuestring[0] != 0;
   const cJSON *oob = cJSON_GetObjectItemCaseSensitive(root, "out_of_bounds");
   if (cJSON_IsObject(oob)) d->out_of_bounds = i64(oob, "count", -1);
   const cJSON *avg = cJSON_GetObjectItemCaseSensitive(root, "average_bus_bandwidth");
@@ -126,7 +138,7 @@ int nt_parse_json(nt_doc *d, const char *text, size_t len) {
   int i = 0;
   cJSON_ArrayForEach(o, results) {
     i++;
-    if (!cJSON_IsObject(o) || num(o, "size", -1) <= 0) {
+    if (!cJSON_IsObject(o) || num(o, "size", -1) < 0) {
       cJSON_Delete(root);
       return xp_error_at(XP_EXIT_USAGE, d->path, 0, "results[%d]: no message size", i - 1);
     }
@@ -140,6 +152,8 @@ int nt_parse_json(nt_doc *d, const char *text, size_t len) {
     r->graph = d->graph;
     r->iters = i32(o, "actual_iterations", d->iters);
     r->agg = d->agg;
+    r->blocking = d->blocking;
+    r->nranks = d->nranks;
     read_result(&r->r[NT_OUT], cJSON_GetObjectItemCaseSensitive(o, "out_of_place"),
                 cJSON_GetObjectItemCaseSensitive(o, "out_of_place_per_iter"));
     read_result(&r->r[NT_IN], cJSON_GetObjectItemCaseSensitive(o, "in_place"),

@@ -4,9 +4,16 @@
 ** header decides what each column is, because options change them (-C prints cputime, -I adds
 ** i_min i_max i_p99 i_cv%, -S a timestamp, versions before 2.13 print "error" for "#wrong").
 ** Lines with "NCCL INFO"/"NCCL WARN" are NCCL's own and go to the INFO parser.
+**
+** Logs as they are kept, not only as one test prints them: several tests appended to one file
+** (each a report of its own, with its own options and ranks), a report printed once per
+** process where a build without MPI ran under mpirun, an INFO line that NCCL's threads wrote
+** into the middle of a result line, a last line cut short by a killed job, and the labels
+** launchers put before each line.
 */
 #include <ctype.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +21,8 @@
 #include "xp.h"
 
 #define MAX_COLS 48
+#define MAX_LINE 1024
+#define MAX_HOSTS 16
 
 typedef struct layout {
   int ncols;
@@ -22,10 +31,34 @@ typedef struct layout {
   int group_place[2];    /* which placement the first and second result groups are */
 } layout;
 
+/* One test's report: its options, devices and table. A log may hold several. */
+typedef struct report {
+  int first_row;         /* its first row in the document */
+  char coll[32];         /* "" where it does not name its test (before 2.13) */
+  char options[MAX_LINE];/* its "# nThread" line, as printed */
+  int nthreads, ngpus, graph, iters, agg, blocking;
+  int max_rank, last_rank; /* of its device lines; -1 none */
+} report;
+
+typedef struct parser {
+  nt_doc *d;
+  layout L;
+  report rep;
+  int saw_test;          /* result lines count once a report has begun */
+  char pending[MAX_LINE];/* a result line cut short, waiting for the rest */
+  int pending_line;
+  char hosts[MAX_HOSTS][64]; /* host names of INFO lines, to cut one glued to a row */
+  int nhosts;
+} parser;
+
+enum { ROW_OK = 0, ROW_SHORT = -1 };
+
 static void default_layout(layout *L) {
   static const char *const cols[] = {"size", "count", "type", "redop", "root", "time", "algbw",
                                      "busbw", "#wrong", "time", "algbw", "busbw", "#wrong"};
   L->ncols = 13;
+  L->group_place[0] = NT_OUT;
+  L->group_place[1] = NT_IN;
   for (int i = 0; i < 13; i++) {
     snprintf(L->name[i], sizeof L->name[i], "%s", cols[i]);
     L->place[i] = i < 5 ? -1 : i < 9 ? NT_OUT : NT_IN;
@@ -36,7 +69,7 @@ static int is_time_col(const char *c) { return strcmp(c, "time") == 0 || strcmp(
 
 /* "#  size  count  type  redop  root  time  algbw  busbw  #wrong  time ..." */
 static void read_header(layout *L, const char *line) {
-  char buf[1024];
+  char buf[MAX_LINE];
   snprintf(buf, sizeof buf, "%s", line + 1);
   int n = 0, group = -1;
   for (char *save = NULL, *t = strtok_r(buf, " \t\r\n", &save); t && n < MAX_COLS;
@@ -69,13 +102,13 @@ static int number(const nt_doc *d, int line, const char *col, const char *tok, d
   return 0;
 }
 
-/* A whole-number column (size, count, root, #wrong) within [lo, hi]; NaN and values past either
-** end are errors, never cast. */
+/* A whole-number column (size, count, root, #wrong) within [lo, hi]; NaN, fractions and values
+** past either end are errors, never cast. */
 static int whole(const nt_doc *d, int line, const char *col, const char *tok, double lo, double hi, int64_t *out) {
   double v;
   if (number(d, line, col, tok, &v)) return -1;
-  if (!(v >= lo && v <= hi)) {
-    xp_error_at(XP_EXIT_USAGE, d->path, line, "column %s: %s is out of range", col, tok);
+  if (!(v >= lo && v <= hi) || v != floor(v)) {
+    xp_error_at(XP_EXIT_USAGE, d->path, line, "column %s: %s is not a whole number in range", col, tok);
     return -1;
   }
   *out = (int64_t)v;
@@ -91,56 +124,87 @@ static int is_number(const char *tok) {
   return end != tok && *end == 0;
 }
 
-/*
-** Which header column each token of a result line is (val[c], NULL where the line has nothing).
-** A line as wide as its header, or wider (-S prints its timestamp as two tokens), maps one to
-** one. A narrower one has blanks: nccl-tests before 2.13 leave redop blank for collectives
-** without one ("  1048576  16384  float   571.5 ..."), and ports print nothing for a result
-** group they did not run (MSCCL++ leaves in-place blank). The identity columns are then read
-** left to right, redop only where the token is a word and root only where more tokens remain
-** than result columns; the tokens left fill the last result groups when they are exactly as
-** many (a blank leading group), else the result columns from the left (a line cut short).
-*/
-static void align_row(const layout *L, char *const *tok, int n, const char *val[MAX_COLS]) {
-  for (int c = 0; c < L->ncols; c++) val[c] = NULL;
-  if (n >= L->ncols) {
-    for (int c = 0; c < L->ncols; c++) val[c] = tok[c];
-    return;
-  }
-  int nid = 0;
-  while (nid < L->ncols && !is_time_col(L->name[nid])) nid++;
-  const int nres = L->ncols - nid;
-  int k = 0;
-  for (int c = 0; c < nid && k < n; c++) {
-    const char *name = L->name[c];
-    if (strcmp(name, "redop") == 0 && is_number(tok[k])) continue;
-    if (strcmp(name, "root") == 0 && n - k <= nres) continue;
-    val[c] = tok[k++];
-  }
-  /* the tokens left fill whole result groups from the right, else the columns from the left */
-  const int m = n - k < nres ? n - k : nres;
-  int first = nid;
-  for (int c = L->ncols - 1; c >= nid; c--)
-    if (is_time_col(L->name[c]) && L->ncols - c == m) first = c;
-  for (int t = 0; t < m; t++) val[first + t] = tok[k + t];
+static int is_integer(const char *tok) {
+  const char *p = tok + (*tok == '-');
+  if (!isdigit((unsigned char)*p)) return 0;
+  while (isdigit((unsigned char)*p)) p++;
+  return *p == 0;
 }
 
-static int read_row(nt_doc *d, const layout *L, char *line, int lineno) {
+/* Whether token t can stand in identity column `name`. */
+static int fits_identity(const char *name, const char *t) {
+  if (strcmp(name, "size") == 0 || strcmp(name, "count") == 0 || strcmp(name, "root") == 0) return is_integer(t);
+  if (strcmp(name, "type") == 0 || strcmp(name, "redop") == 0) return !is_number(t) && !is_na(t);
+  return 1;
+}
+
+/*
+** Which header column each token of a result line is (val[c], NULL where the line has nothing);
+** returns 0, or ROW_SHORT for a line that no reading completes. A line as wide as its header,
+** or wider (-S prints its timestamp as two tokens), maps one to one. A narrower one has blanks:
+** nccl-tests before 2.13 leave redop blank for collectives without one ("  1048576  16384
+** float   571.5 ..."), and ports print nothing for a result group they did not run (MSCCL++
+** leaves in-place blank). So the identity columns are read with every column present, then
+** without redop, without root, without both: the first reading whose tokens fit their columns
+** and leave exactly every result column, or exactly one group, is taken. One group is the
+** out-of-place one: nccl-tests always runs it, and a line cut after it keeps it whole. A line
+** as wide as its header that no reading fits is read column by column, so that its bad value
+** is named; any narrower one is a line cut short.
+*/
+static int align_row(const layout *L, char *const *tok, int n, const char *val[MAX_COLS]) {
+  for (int c = 0; c < L->ncols; c++) val[c] = NULL;
+  int nid = 0, ngroups = 0, second = -1;
+  while (nid < L->ncols && !is_time_col(L->name[nid])) nid++;
+  for (int c = nid; c < L->ncols; c++)
+    if (is_time_col(L->name[c]) && ngroups++ == 1) second = c;
+  const int nres = L->ncols - nid, width = second > 0 ? second - nid : nres;
+  for (int skip = 0; skip < 4; skip++) { /* bit 0: no redop, bit 1: no root */
+    const char *id[MAX_COLS];
+    int k = 0, ok = 1;
+    for (int c = 0; c < nid && ok; c++) {
+      id[c] = NULL;
+      if (((skip & 1) && strcmp(L->name[c], "redop") == 0) || ((skip & 2) && strcmp(L->name[c], "root") == 0))
+        continue;
+      ok = k < n && fits_identity(L->name[c], tok[k]);
+      if (ok) id[c] = tok[k++];
+    }
+    const int m = n - k;
+    if (!ok || !(m == nres || (skip == 0 && m > nres) || (ngroups == 2 && m == width))) continue;
+    for (int c = 0; c < nid; c++) val[c] = id[c];
+    int first = nid;
+    if (m < nres && L->place[second] == NT_OUT) first = second;
+    for (int t = 0; t < m && first + t < L->ncols; t++) val[first + t] = tok[k + t];
+    return 0;
+  }
+  if (n < L->ncols) return ROW_SHORT;
+  for (int c = 0; c < L->ncols; c++) val[c] = tok[c]; /* as wide as its header: a bad value, said as such */
+  return 0;
+}
+
+/* Before 2.13 the "error" column is the largest difference from the expected result, failed
+** above nccl-tests' DeltaMaxValue for the type (half was 1e-2 in some versions, 5e-2 in
+** others: the lower bound is taken). */
+static double error_bound(const char *dtype) {
+  if (strcmp(dtype, "fp16") == 0 || strcmp(dtype, "bf16") == 0) return 1e-2;
+  if (strcmp(dtype, "fp32") == 0) return 1e-5;
+  if (strcmp(dtype, "fp64") == 0) return 1e-12;
+  return 0;
+}
+
+static int read_row(parser *P, char *line, int lineno) {
+  nt_doc *d = P->d;
+  const layout *L = &P->L;
   char *tok[MAX_COLS + 4];
   const char *val[MAX_COLS];
   int n = 0;
   for (char *save = NULL, *t = strtok_r(line, " \t\r\n", &save); t && n < MAX_COLS + 4;
        t = strtok_r(NULL, " \t\r\n", &save))
     tok[n++] = t;
-  if (n < 4) {
-    return xp_error_at(XP_EXIT_USAGE, d->path, lineno,
-                       "a result line needs at least size, count, type and a time; found %d column%s", n,
-                       n == 1 ? "" : "s");
-  }
-  align_row(L, tok, n, val);
+  if (align_row(L, tok, n, val) == ROW_SHORT) return ROW_SHORT;
   nt_row *r = nt_doc_add_row(d);
   r->line = lineno;
   r->root = -1;
+  r->bytes = -1;
   for (int c = 0; c < L->ncols; c++) {
     const char *name = L->name[c], *v = val[c];
     double x;
@@ -172,33 +236,115 @@ static int read_row(nt_doc *d, const layout *L, char *line, int lineno) {
       else res->busbw = x;
     } else if (strcmp(name, "#wrong") == 0) {
       if (whole(d, lineno, name, v, 0, 9e18, &res->wrong)) return XP_EXIT_USAGE;
+    } else if (strcmp(name, "error") == 0) {
+      if (number(d, lineno, name, v, &res->max_err)) return XP_EXIT_USAGE;
     }
   }
-  if (r->bytes <= 0) return xp_error_at(XP_EXIT_USAGE, d->path, lineno, "no message size on this line");
+  if (r->bytes < 0) return xp_error_at(XP_EXIT_USAGE, d->path, lineno, "no message size on this line");
   if (!r->r[NT_OUT].have && !r->r[NT_IN].have)
     return xp_error_at(XP_EXIT_USAGE, d->path, lineno, "no time on this line (every time column is N/A or blank)");
-  snprintf(r->coll, sizeof r->coll, "%s", d->coll);
-  r->graph = d->graph;
-  r->iters = d->iters;
-  r->agg = d->agg;
-  return 0;
+  if (!r->dtype[0]) snprintf(r->dtype, sizeof r->dtype, "unknown"); /* a port's table without a type */
+  snprintf(r->coll, sizeof r->coll, "%s", P->rep.coll);
+  r->graph = P->rep.graph;
+  r->iters = P->rep.iters;
+  r->agg = P->rep.agg;
+  r->blocking = P->rep.blocking;
+  r->report = d->nreports;
+  return ROW_OK;
 }
 
-/* A launcher's label before each line of output: Open MPI's --tag-output ("[1,0]<stdout>:")
-** or Slurm's srun --label ("0: "). Returns where the line itself starts. */
-static const char *skip_launcher_label(const char *s) {
+/* ---- what surrounds the lines: launcher labels, timestamps, glued INFO lines ---- */
+
+/* An RFC 3339 timestamp and a space, as kubectl logs --timestamps and docker logs -t write. */
+static const char *skip_timestamp(const char *p) {
+  const char *q = p;
+  for (int i = 0; i < 4; i++, q++)
+    if (!isdigit((unsigned char)*q)) return p;
+  if (q[0] != '-' || !isdigit((unsigned char)q[1]) || q[3] != '-' || q[6] != 'T') return p;
+  q += 7;
+  while (*q && *q != ' ' && *q != '\t') q++;
+  return *q ? q + 1 : p;
+}
+
+/* Open MPI's --tag-output ("[1,0]<stdout>:", "[prterun-host-1@1,0]<stdout>: "), MPICH's
+** -prepend-rank ("[0] ") and Slurm's srun --label ("0: "). */
+static const char *skip_label(const char *s) {
   const char *p = s;
   if (*p == '[') {
-    p++;
-    while (isdigit((unsigned char)*p) || *p == ',') p++;
-    if (*p == ']' && (strncmp(p + 1, "<stdout>:", 9) == 0 || strncmp(p + 1, "<stderr>:", 9) == 0)) return p + 10;
-    return s;
+    const char *close = strchr(p, ']');
+    if (!close) return s;
+    if (strncmp(close + 1, "<stdout>:", 9) == 0 || strncmp(close + 1, "<stderr>:", 9) == 0) return close + 10;
+    for (p = s + 1; p < close && isdigit((unsigned char)*p); p++) {}
+    return p == close && p > s + 1 && close[1] == ' ' ? close + 2 : s;
   }
   while (*p == ' ') p++;
   const char *digits = p;
   while (isdigit((unsigned char)*p)) p++;
   if (p > digits && p[0] == ':' && p[1] == ' ') return p + 2;
   return s;
+}
+
+/* Where the line nccl-tests printed starts, after a timestamp and a launcher's label. */
+static const char *strip_prefixes(const char *s) {
+  const char *p = skip_label(skip_timestamp(s));
+  return p == s ? s : skip_label(p);
+}
+
+/* An INFO line's host, "host" of "host:pid:tid", kept to find one glued to a row. */
+static void note_host(parser *P, const char *s, const char *colon) {
+  if (P->nhosts == MAX_HOSTS || colon - s >= 64) return;
+  char host[64];
+  snprintf(host, sizeof host, "%.*s", (int)(colon - s), s);
+  for (int i = 0; i < P->nhosts; i++)
+    if (strcmp(P->hosts[i], host) == 0) return;
+  snprintf(P->hosts[P->nhosts++], sizeof P->hosts[0], "%s", host);
+}
+
+/* How much of s, a result line with an INFO line written into its middle ("  14336  7168
+** bfloat16  sum  -1vm:1421:1430 [0] NCCL INFO ..."), comes before the INFO line's host: up to a
+** host INFO lines have begun with, else to where the number glued to it ends. */
+static size_t row_before_info(const parser *P, const char *s, const char *info) {
+  const char *dev = info;
+  while (dev > s && dev[-1] == ' ') dev--;
+  while (dev > s && dev[-1] != ' ') dev--; /* "[0]" */
+  while (dev > s && dev[-1] == ' ') dev--;
+  const char *tok = dev;
+  while (tok > s && tok[-1] != ' ' && tok[-1] != '\t') tok--; /* "-1vm:1421:1430" */
+  const char *host = NULL;
+  for (int i = 0; i < P->nhosts && !host; i++) {
+    const char *h = strstr(tok, P->hosts[i]);
+    if (h && h < dev && h[strlen(P->hosts[i])] == ':') host = h;
+  }
+  if (!host) {
+    char *end;
+    strtod(tok, &end);
+    host = end;
+  }
+  return (size_t)(host - s);
+}
+
+/* ---- reports ---- */
+
+static int report_ranks(const report *R) {
+  if (R->max_rank >= 0) return R->max_rank + 1;
+  return R->nthreads > 0 && R->ngpus > 0 ? R->nthreads * R->ngpus : 0;
+}
+
+static void begin_report(parser *P) {
+  memset(&P->rep, 0, sizeof P->rep);
+  P->rep.first_row = P->d->nrows;
+  P->rep.agg = 1;
+  P->rep.max_rank = P->rep.last_rank = -1;
+  default_layout(&P->L);
+}
+
+/* The report's rows learn its ranks; the first report's also stand for the file. */
+static void end_report(parser *P) {
+  nt_doc *d = P->d;
+  const int ranks = report_ranks(&P->rep);
+  for (int i = P->rep.first_row; i < d->nrows; i++) d->rows[i].nranks = ranks;
+  if (d->nreports == 0) d->nranks = ranks;
+  d->nreports++;
 }
 
 static int int_after(const char *line, const char *key, int64_t *out) {
@@ -209,99 +355,257 @@ static int int_after(const char *line, const char *key, int64_t *out) {
 }
 
 /* "# nThread 1 nGpus 2 minBytes 8 maxBytes 268435456 step: 2(factor) warmup iters: 1 iters: 20
-**  agg iters: 1 validation: 1 graph: 0 unalign: 0" */
-static void read_options(nt_doc *d, const char *line) {
+**  agg iters: 1 validation: 1 graph: 0 unalign: 0": the report's, and the file's if first. */
+static void read_options(parser *P, const char *line) {
+  nt_doc *d = P->d;
+  report *R = &P->rep;
   int64_t v;
-  if (int_after(line, "nThread ", &v) == 0) d->nthreads = (int)v;
-  if (int_after(line, "nGpus ", &v) == 0) d->ngpus = (int)v;
+  snprintf(R->options, sizeof R->options, "%s", line);
+  if (int_after(line, "nThread ", &v) == 0) R->nthreads = (int)v;
+  if (int_after(line, "nGpus ", &v) == 0) R->ngpus = (int)v;
+  const char *w = strstr(line, "warmup iters: ");
+  if (w && int_after(w + 14, " iters: ", &v) == 0) R->iters = (int)v;
+  if (int_after(line, "agg iters: ", &v) == 0) R->agg = (int)v;
+  if (int_after(line, "graph: ", &v) == 0) R->graph = (int)v;
+  if (d->nreports > 0) return;
+  d->nthreads = R->nthreads;
+  d->ngpus = R->ngpus;
+  d->iters = R->iters;
+  d->agg = R->agg;
+  d->graph = R->graph;
   if (int_after(line, "minBytes ", &v) == 0) d->min_bytes = v;
   if (int_after(line, "maxBytes ", &v) == 0) d->max_bytes = v;
-  const char *w = strstr(line, "warmup iters: ");
-  if (w) {
-    d->warmup = atoi(w + 14);
-    if (int_after(w + 14, " iters: ", &v) == 0) d->iters = (int)v;
-  }
-  if (int_after(line, "agg iters: ", &v) == 0) d->agg = (int)v;
+  if (w) d->warmup = atoi(w + 14);
   if (int_after(line, "validation: ", &v) == 0) d->validation = (int)v;
-  if (int_after(line, "graph: ", &v) == 0) d->graph = (int)v;
   if (int_after(line, "unalign: ", &v) == 0) d->unalign = (int)v;
 }
 
 /* "#  Rank  0 Group  0 Pid   1351 on         vm device  0 [0000:00:06] NVIDIA H200"
-** (older: no Group; "[0x18]"). */
-static void read_device(nt_doc *d, const char *line) {
-  if (d->ndev == (int)(sizeof d->dev / sizeof d->dev[0])) return;
-  nt_device *v = &d->dev[d->ndev];
+** (older: no Group; "[0x18]"). A rank listed again means the report was printed twice. */
+static void read_device(parser *P, const char *line) {
+  nt_doc *d = P->d;
+  nt_device v;
   int group, pid, n;
-  memset(v, 0, sizeof *v);
-  n = sscanf(line, "# Rank %d Group %d Pid %d on %63s device %d [%31[^]]] %95[^\r\n]", &v->rank, &group,
-             &pid, v->host, &v->device, v->busid, v->name);
+  memset(&v, 0, sizeof v);
+  n = sscanf(line, "# Rank %d Group %d Pid %d on %63s device %d [%31[^]]] %95[^\r\n]", &v.rank, &group, &pid,
+             v.host, &v.device, v.busid, v.name);
   if (n < 5)
-    n = sscanf(line, "# Rank %d Pid %d on %63s device %d [%31[^]]] %95[^\r\n]", &v->rank, &pid, v->host,
-               &v->device, v->busid, v->name) + 1;
-  if (n >= 5) d->ndev++;
+    n = sscanf(line, "# Rank %d Pid %d on %63s device %d [%31[^]]] %95[^\r\n]", &v.rank, &pid, v.host, &v.device,
+               v.busid, v.name) + 1;
+  if (n < 5 || v.rank < 0) return;
+  if (v.rank <= P->rep.last_rank) d->independent = 1;
+  P->rep.last_rank = v.rank;
+  if (v.rank > P->rep.max_rank) P->rep.max_rank = v.rank;
+  if (d->nreports > 0 || d->ndev == (int)(sizeof d->dev / sizeof d->dev[0])) return;
+  for (int i = 0; i < d->ndev; i++)
+    if (d->dev[i].rank == v.rank) return; /* the same rank from the report's other printing */
+  d->dev[d->ndev++] = v;
 }
 
-static void read_comment(nt_doc *d, layout *L, const char *line) {
+/* A line that begins a test's report; one after rows have been read begins the next report. */
+static void report_boundary(parser *P, const char *line, int options) {
+  const int has_rows = P->d->nrows > P->rep.first_row;
+  if (has_rows) {
+    end_report(P);
+    begin_report(P);
+  } else if (options && P->rep.options[0]) {
+    /* a second options line before any row: the same report from another process (a build
+    ** without MPI under mpirun, every process its own job), else a test that printed nothing */
+    if (strcmp(P->rep.options, line) == 0) P->d->independent = 1;
+    else begin_report(P);
+  }
+}
+
+static void read_comment(parser *P, const char *line) {
+  nt_doc *d = P->d;
   const char *p;
   if ((p = strstr(line, "nccl-tests version ")) != NULL) {
-    sscanf(p + 19, "%31s", d->tests_version);
-    if ((p = strstr(line, "nccl-headers=")) != NULL) d->nccl_headers = atoi(p + 13);
-    if ((p = strstr(line, "nccl-library=")) != NULL) d->nccl_library = atoi(p + 13);
+    report_boundary(P, line, 0);
+    if (d->nreports == 0) {
+      sscanf(p + 19, "%31s", d->tests_version);
+      if ((p = strstr(line, "nccl-headers=")) != NULL) d->nccl_headers = atoi(p + 13);
+      if ((p = strstr(line, "nccl-library=")) != NULL) d->nccl_library = atoi(p + 13);
+    }
   } else if ((p = strstr(line, "Collective test starting: ")) != NULL) {
     char test[64] = "";
+    report_boundary(P, line, 0);
     sscanf(p + 26, "%63s", test);
-    nt_coll_from_test(test, d->coll, sizeof d->coll);
+    nt_coll_from_test(test, P->rep.coll, sizeof P->rep.coll);
+    if (d->nreports == 0) snprintf(d->coll, sizeof d->coll, "%s", P->rep.coll);
   } else if (strstr(line, "nThread ")) {
-    read_options(d, line);
+    report_boundary(P, line, 1);
+    read_options(P, line);
+  } else if (strstr(line, "Blocking Enabled")) {
+    P->rep.blocking = 1;
+    if (d->nreports == 0) d->blocking = 1;
   } else if (strstr(line, " Rank ") && strstr(line, " device ")) {
-    read_device(d, line);
+    read_device(P, line);
   } else if (strstr(line, "out-of-place") || strstr(line, "in-place")) {
-    read_group_labels(L, line);
+    read_group_labels(&P->L, line);
   } else if (strstr(line, " size ") && strstr(line, " count ") &&
              (strstr(line, " time ") || strstr(line, " cputime "))) {
-    read_header(L, line);
+    read_header(&P->L, line);
   } else if ((p = strstr(line, "Out of bounds values : ")) != NULL) {
-    d->out_of_bounds = strtoll(p + 23, NULL, 10);
+    if (d->out_of_bounds < 0) d->out_of_bounds = 0;
+    d->out_of_bounds += strtoll(p + 23, NULL, 10);
   } else if ((p = strstr(line, "Avg bus bandwidth    : ")) != NULL) {
-    d->avg_busbw = strtod(p + 23, NULL);
+    if (d->nreports == 0) d->avg_busbw = strtod(p + 23, NULL);
   } else if (strstr(line, "# error: ")) {
     d->errors++;
   }
 }
 
+/* "host: Test NCCL failure common.cu:915 'unhandled cuda error'": the test stopped there. */
+static void note_failure(nt_doc *d, const char *line) {
+  const char *p = strstr(line, "Test NCCL failure");
+  if (!p) p = strstr(line, "Test CUDA failure");
+  if (!p) p = strstr(line, "Test failure");
+  if (!p || d->failure[0]) return;
+  snprintf(d->failure, sizeof d->failure, "%s", p);
+  d->failure[strcspn(d->failure, "\r\n")] = 0;
+}
+
+/* A result line begins with two whole numbers, size and count; a message that happens to start
+** with a digit ("10-0-1-128: Test NCCL failure", "2 total processes killed") does not. */
+static int looks_like_row(const char *s) {
+  char a[64], b[64];
+  if (sscanf(s, "%63s %63s", a, b) != 2) return 0;
+  for (const char *p = a; *p; p++)
+    if (!isdigit((unsigned char)*p)) return 0;
+  for (const char *p = b; *p; p++)
+    if (!isdigit((unsigned char)*p)) return 0;
+  return 1;
+}
+
+/* A piece of a result line, held back until the next line says whether it goes on. */
+static void hold(parser *P, const char *s, size_t n, int lineno) {
+  snprintf(P->pending, sizeof P->pending, "%.*s", (int)(n < sizeof P->pending ? n : sizeof P->pending - 1), s);
+  P->pending_line = lineno;
+}
+
+/* The piece held back, read alone: a whole row where it is one, else left out with a warning. */
+static int flush_pending(parser *P) {
+  if (!P->pending[0]) return 0;
+  char row[MAX_LINE];
+  snprintf(row, sizeof row, "%s", P->pending);
+  P->pending[0] = 0;
+  int rc = read_row(P, row, P->pending_line);
+  if (rc != ROW_SHORT) return rc;
+  xp_warn("%s:%d: result line cut short, left out", P->d->path, P->pending_line);
+  return 0;
+}
+
+/* A result line: read, or held back where it is cut short (a killed job, an INFO line). */
+static int take_row(parser *P, const char *s, int lineno) {
+  char row[MAX_LINE];
+  int rc = flush_pending(P);
+  if (rc) return rc;
+  snprintf(row, sizeof row, "%s", s);
+  rc = read_row(P, row, lineno);
+  if (rc == ROW_SHORT) hold(P, s, strlen(s), lineno);
+  return rc == ROW_SHORT ? 0 : rc;
+}
+
+/* A line that goes on the piece held back ("  7.49  1.91 ..." after an INFO line cut its row). */
+static int continue_row(parser *P, const char *s) {
+  char row[2 * MAX_LINE];
+  snprintf(row, sizeof row, "%s %s", P->pending, s);
+  int rc = read_row(P, row, P->pending_line);
+  if (rc == ROW_SHORT) return flush_pending(P);
+  P->pending[0] = 0;
+  return rc;
+}
+
+/* An INFO line: its host is noted where it begins the line; where the start of a result line
+** comes before it, that start is held back for its rest. */
+static int info_line(parser *P, const char *s, const char *info, int lineno) {
+  const size_t first = strcspn(s, " \t");
+  const char *colon = memchr(s, ':', first);
+  if (colon) {
+    if (colon > s) note_host(P, s, colon);
+    return 0;
+  }
+  if (!P->saw_test || !looks_like_row(s)) return 0;
+  const size_t n = row_before_info(P, s, info);
+  int rc = flush_pending(P);
+  if (rc == 0 && n > 0) hold(P, s, n, lineno);
+  return rc;
+}
+
+/* Two reports that name no test (before 2.13) are one test run again only where their element
+** counts agree; else they are different collectives that nothing in the file tells apart. */
+static int check_unnamed_reports(const nt_doc *d) {
+  for (int i = 0; i < d->nrows; i++) {
+    const nt_row *a = &d->rows[i];
+    if (a->coll[0]) continue;
+    for (int j = i + 1; j < d->nrows; j++) {
+      const nt_row *b = &d->rows[j];
+      if (b->coll[0] || b->report == a->report || b->bytes != a->bytes || strcmp(a->dtype, b->dtype) != 0)
+        continue;
+      if (b->count != a->count)
+        return xp_error_at(XP_EXIT_USAGE, d->path, b->line,
+                           "this report and the one at line %d name no collective (nccl-tests before 2.13) and "
+                           "count %lld against %lld elements for %lld bytes: two different tests; import them "
+                           "from separate files, each with --collective", a->line, (long long)b->count,
+                           (long long)a->count, (long long)a->bytes);
+    }
+  }
+  return 0;
+}
+
+/* Rows of nccl-tests before 2.13 fail where their error passes the type's bound, unless the
+** file's "Out of bounds values" says none did. */
+static void judge_old_errors(nt_doc *d) {
+  for (int i = 0; i < d->nrows; i++)
+    for (int p = 0; p < NT_NPLACE; p++) {
+      nt_result *res = &d->rows[i].r[p];
+      if (!res->have || isnan(res->max_err) || res->wrong >= 0) continue;
+      res->wrong = d->out_of_bounds != 0 && res->max_err > error_bound(d->rows[i].dtype) ? 1 : 0;
+    }
+}
+
 int nt_parse_text(nt_doc *d, const char *text, size_t len) {
-  layout L;
-  memset(&L, 0, sizeof L);
-  L.group_place[0] = NT_OUT;
-  L.group_place[1] = NT_IN;
-  default_layout(&L);
-  int lineno = 0, saw_test = 0;
+  parser P;
+  memset(&P, 0, sizeof P);
+  P.d = d;
+  begin_report(&P);
+  int lineno = 0, rc = 0;
   size_t i = 0;
-  while (i < len) {
+  while (i < len && rc == 0) {
     const char *nl = memchr(text + i, '\n', len - i);
     size_t l = nl ? (size_t)(nl - (text + i)) : len - i;
-    char line[1024];
+    char line[MAX_LINE];
     snprintf(line, sizeof line, "%.*s", (int)(l < sizeof line - 1 ? l : sizeof line - 1), text + i);
+    line[strcspn(line, "\r")] = 0;
     i += l + 1;
     lineno++;
-    if (xp_nccl_info_line(&d->info, line, strlen(line))) continue;
-    const char *s = skip_launcher_label(line);
+    const char *s = strip_prefixes(line);
     while (*s == ' ' || *s == '\t') s++;
-    if (*s == '#') {
-      read_comment(d, &L, s);
-      /* Result lines count once the report has begun: its test name (newer versions), its
-      ** options line or its column header (all versions). */
-      saw_test |= d->coll[0] != 0 || d->nthreads > 0 || strstr(s, " size ") != NULL;
+    const char *info = strstr(s, "NCCL INFO ");
+    if (!info) info = strstr(s, "NCCL WARN ");
+    if (info && xp_nccl_info_line(&d->info, s, strlen(s))) {
+      rc = info_line(&P, s, info, lineno);
       continue;
     }
-    if (!isdigit((unsigned char)*s) || !saw_test) continue;
-    char row[1024];
-    snprintf(row, sizeof row, "%s", s);
-    if (read_row(d, &L, row, lineno)) return XP_EXIT_USAGE;
+    note_failure(d, s);
+    if (*s == '#') {
+      rc = flush_pending(&P);
+      read_comment(&P, s);
+      /* Result lines count once the report has begun: its test name (newer versions), its
+      ** options line or its column header (all versions). */
+      P.saw_test |= P.rep.coll[0] != 0 || P.rep.options[0] != 0 || strstr(s, " size ") != NULL;
+      continue;
+    }
+    if (!P.saw_test || !(isdigit((unsigned char)*s) || *s == '-' || *s == 'N')) continue;
+    if (looks_like_row(s)) rc = take_row(&P, s, lineno);
+    else if (P.pending[0]) rc = continue_row(&P, s);
   }
+  if (rc == 0) rc = flush_pending(&P);
+  if (rc) return rc;
+  end_report(&P);
   if (d->nrows == 0)
     return xp_error_at(XP_EXIT_USAGE, d->path, 0, "no nccl-tests results found (no \"# nThread\" or column "
                        "header followed by result lines)");
-  return 0;
+  judge_old_errors(d);
+  return check_unnamed_reports(d);
 }

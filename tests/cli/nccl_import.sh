@@ -104,6 +104,39 @@ grep -q '^allreduce,bf16,14336,graph,out_of_place,500,2,' "$tmp/q" || { echo "FA
 grep -q '^allreduce,bf16,1048576,eager,out_of_place,20,2,nvlink,P2P/direct pointer,imported,1,' "$tmp/q" ||
   { echo "FAIL: query row with interconnect"; cat "$tmp/q"; fail=1; }
 
+# -o all: each reduction its own case, named by it (sum keeps the measured runs' name); the
+# report's 2 ranks from its device lines; a blocking run (-z 1) named and flagged as such.
+{
+  echo "# Collective test starting: all_reduce_perf"
+  echo "# nThread 1 nGpus 2 minBytes 1024 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0"
+  echo "# Blocking Enabled: wait for completion and barrier after each collective"
+  echo "#  Rank  0 Group  0 Pid   77 on      node1 device  0 [0000:18:00] NVIDIA H100 80GB HBM3"
+  echo "#  Rank  1 Group  0 Pid   77 on      node1 device  1 [0000:19:00] NVIDIA H100 80GB HBM3"
+  echo "#  size count type redop root   time algbw busbw #wrong   time algbw busbw #wrong"
+  echo "    1024   256  float  sum  -1  20.10  0.05  0.05  0  21.00  0.05  0.05  0"
+  echo "    1024   256  float  max  -1  30.10  0.03  0.03  0  31.00  0.03  0.03  0"
+} > "$tmp/opall.txt"
+"$XP" --db "$db" import nccl-tests "$tmp/opall.txt" > "$tmp/out" 2> "$tmp/err"
+check "op all exit" 0 $?
+o=$(run_of)
+check "op all: cases" "allreduce/fp32/1024/eager/in_place/blocking allreduce/fp32/1024/eager/in_place/max/blocking allreduce/fp32/1024/eager/out_of_place/blocking allreduce/fp32/1024/eager/out_of_place/max/blocking" \
+  "$(sql "SELECT group_concat(name, ' ') FROM (SELECT c.name FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.uuid LIKE '$o%' ORDER BY c.name)")"
+check "op all: max time" 30.10 "$(metric "$o" allreduce/fp32/1024/eager/out_of_place/max/blocking time_us)"
+check "op all: params" "max,2,1" "$(sql "SELECT json_extract(params, '$.redop'), json_extract(params, '$.ranks'),
+  json_extract(params, '$.blocking') FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.uuid LIKE '$o%' AND c.name LIKE '%out_of_place/max%'")"
+check "op all: gpu_count" 2 "$(sql "SELECT gpu_count FROM runs WHERE uuid LIKE '$o%'")"
+
+# A table pasted without its head: ranks from allreduce's busbw / algbw, said to be so.
+printf '#  size count type redop root   time algbw busbw #wrong   time algbw busbw #wrong\n' > "$tmp/all_reduce_perf.paste.txt"
+printf '33554432  8388608  float  sum  -1  1464.2  22.92  40.11  0  1458.1  23.01  40.27  0\n' >> "$tmp/all_reduce_perf.paste.txt"
+"$XP" --db "$db" import nccl-tests "$tmp/all_reduce_perf.paste.txt" > "$tmp/out" 2> "$tmp/err"
+check "paste exit" 0 $?
+p=$(run_of)
+check "paste: ranks" 8 "$(sql "SELECT json_extract(params, '$.ranks') FROM cases c JOIN runs r ON r.id = c.run_id
+  WHERE r.uuid LIKE '$p%' AND c.name = 'allreduce/fp32/33554432/eager/out_of_place'")"
+grep -q "8 ranks (from busbw / algbw)" <<< "$(sql "SELECT value FROM run_meta m JOIN runs r ON r.id = m.run_id
+  WHERE r.uuid LIKE '$p%' AND key = 'nccl_tests.options'")" || { echo "FAIL: paste: options do not say where ranks came from"; fail=1; }
+
 # Bad input: one line on stderr naming the file, exit 2; a file that cannot be opened records
 # nothing, one that is not nccl-tests output leaves a failed run with that line and no results.
 runs_before=$(sql "SELECT count(*) FROM runs")

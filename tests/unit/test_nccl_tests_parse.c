@@ -80,7 +80,9 @@ static void test_cputime_and_old_format(void) {
   CHECK_EQ_INT(d.rows[0].root, 1);
   CHECK_EQ_INT(d.rows[0].r[NT_OUT].cputime, 1);
   CHECK_NEAR(d.rows[1].r[NT_IN].time_us, 5.1, 1e-12);
-  CHECK_EQ_INT(d.rows[0].r[NT_OUT].wrong, -1); /* "error" is a magnitude, not a count */
+  /* "error" is a magnitude, not a count: judged against float's bound (1e-5), 0 passes */
+  CHECK_NEAR(d.rows[0].r[NT_OUT].max_err, 0.0, 0);
+  CHECK_EQ_INT(d.rows[0].r[NT_OUT].wrong, 0);
   nt_doc_free(&d);
 }
 
@@ -109,20 +111,27 @@ static void test_bad_text(void) {
   CHECK_EQ_INT(parse(&d, "hello\nworld\n"), XP_EXIT_USAGE);
   CHECK(strstr(xp_last_error(), "no nccl-tests results") != NULL);
   nt_doc_free(&d);
+  /* a line cut short, and nothing else: left out with a warning, so no results */
   static const char short_row[] = "# Collective test starting: all_reduce_perf\n    1024 256 float\n";
   CHECK_EQ_INT(parse(&d, short_row), XP_EXIT_USAGE);
-  CHECK(strstr(xp_last_error(), "t.txt:2:") != NULL);
+  CHECK(strstr(xp_last_error(), "no nccl-tests results") != NULL);
   nt_doc_free(&d);
-  /* whole-number columns out of range are errors, never cast (a fuzzer's root 1e300 was UB) */
+  /* whole-number columns out of range or fractional are errors, never cast (a fuzzer's root
+  ** 1e300 was UB); a line whose size and count are not whole numbers is no result line */
   static const char *const rows[][2] = {
-      {"    1e300  256  float  sum  -1  7.49  1.91  1.91  0  7.61  1.88  1.88  0\n", "column size: 1e300 is out of range"},
-      {"     1024  256  float  sum  1e12  7.49  1.91  1.91  0  7.61  1.88  1.88  0\n", "column root: 1e12 is out of range"},
-      {"     1024  nan  float  sum  -1  7.49  1.91  1.91  0  7.61  1.88  1.88  0\n", "column count: nan is out of range"},
-      {"     1024  256  float  sum  -1  7.49  1.91  1.91  -inf  7.61  1.88  1.88  0\n", "column #wrong: -inf is out of range"},
+      {"  99999999999999999999  256  float  sum  -1  7.49  1.91  1.91  0  7.61  1.88  1.88  0\n",
+       "column size: 99999999999999999999 is not a whole number in range"},
+      {"     1024  256  float  sum  1e12  7.49  1.91  1.91  0  7.61  1.88  1.88  0\n",
+       "column root: 1e12 is not a whole number in range"},
+      {"     1024  256  float  sum  -1  7.49  1.91  1.91  -inf  7.61  1.88  1.88  0\n",
+       "column #wrong: -inf is not a whole number in range"},
+      {"     1024  256  float  sum  -1  7.49  1.91  1.91  0.5  7.61  1.88  1.88  0\n",
+       "column #wrong: 0.5 is not a whole number in range"},
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     char *text = xp_asprintf("# Collective test starting: all_reduce_perf\n%s%s", HEADER, rows[i][0]);
     CHECK_EQ_INT(parse(&d, text), XP_EXIT_USAGE);
+    if (!strstr(xp_last_error(), rows[i][1])) fprintf(stderr, "got: %s\n", xp_last_error());
     CHECK(strstr(xp_last_error(), rows[i][1]) != NULL);
     CHECK(strstr(xp_last_error(), "t.txt:4:") != NULL);
     nt_doc_free(&d);
@@ -175,6 +184,227 @@ static void test_blank_columns(void) {
       "        1024           128     float    none      -1    N/A    N/A    N/A      N/A    N/A     N/A     N/A      N/A\n";
   CHECK_EQ_INT(parse(&d, all_na), XP_EXIT_USAGE);
   CHECK(strstr(xp_last_error(), "t.txt:4: no time on this line") != NULL);
+  nt_doc_free(&d);
+}
+
+
+/* A 2.19 report's head: version, test, options, two devices, the group labels and header. */
+#define REPORT(test, opts)                                                                                   \
+  "# nccl-tests version 2.19.6 nccl-headers=22809 nccl-library=22809\n"                                      \
+  "# Collective test starting: " test "\n"                                                                   \
+  "# nThread 1 nGpus 2 minBytes 1024 maxBytes 2048 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 "  \
+  "validation: 1 graph: " opts " unalign: 0\n"                                                               \
+  "#  Rank  0 Group  0 Pid   77 on      node1 device  0 [0000:18:00] NVIDIA H100 80GB HBM3\n"               \
+  "#  Rank  1 Group  0 Pid   77 on      node1 device  1 [0000:19:00] NVIDIA H100 80GB HBM3\n"               \
+  "#                                    out-of-place                       in-place\n" HEADER
+
+static void test_appended_reports(void) {
+  /* Two tests appended to one log: each report keeps its own test, options and ranks. */
+  static const char text[] = REPORT("all_reduce_perf", "20")
+      "        1024           256     float     sum      -1    20.10    0.05    0.08      0    21.00    0.05    0.08      0\n"
+      "# Out of bounds values : 0 OK\n"
+      REPORT("all_gather_perf", "0")
+      "        1024           128     float    none      -1    10.10    0.10    0.05      0    11.00    0.09    0.05      0\n";
+  nt_doc d;
+  CHECK_EQ_INT(parse(&d, text), 0);
+  CHECK_EQ_INT(d.nreports, 2);
+  CHECK_EQ_INT(d.nrows, 2);
+  CHECK_EQ_STR(d.coll, "allreduce");
+  CHECK_EQ_INT(d.graph, 20); /* the file's options are its first report's */
+  CHECK_EQ_INT(d.ndev, 2);
+  CHECK_EQ_INT(d.nranks, 2);
+  CHECK_EQ_STR(d.rows[0].coll, "allreduce");
+  CHECK_EQ_INT(d.rows[0].graph, 20);
+  CHECK_EQ_STR(d.rows[1].coll, "allgather");
+  CHECK_EQ_INT(d.rows[1].graph, 0);
+  CHECK_EQ_INT(d.rows[1].nranks, 2);
+  CHECK_EQ_INT(d.rows[1].report, 1);
+  nt_doc_free(&d);
+
+  /* Before 2.13 no report names its test: the same test twice is fine, two tests are not. */
+  static const char old_same[] =
+      "# nThread 1 nGpus 2 minBytes 65536 maxBytes 65536 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+      "#       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
+      "       65536         16384   float     sum    15.00    4.37    4.37  0e+00    14.00    4.68    4.68  0e+00\n"
+      "# nThread 1 nGpus 2 minBytes 65536 maxBytes 65536 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+      "#       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
+      "       65536         %s   float     sum    16.00    4.10    4.10  0e+00    15.00    4.37    4.37  0e+00\n";
+  char *text2 = xp_asprintf(old_same, "16384");
+  CHECK_EQ_INT(parse(&d, text2), 0);
+  CHECK_EQ_INT(d.nreports, 2);
+  nt_doc_free(&d);
+  free(text2);
+  text2 = xp_asprintf(old_same, " 8192");
+  CHECK_EQ_INT(parse(&d, text2), XP_EXIT_USAGE);
+  CHECK(strstr(xp_last_error(), "t.txt:6: this report and the one at line 3 name no collective") != NULL);
+  nt_doc_free(&d);
+  free(text2);
+}
+
+static void test_report_per_process(void) {
+  /* A build without MPI under mpirun -np 2: each process prints the whole report, rank 0 each. */
+  static const char text[] =
+      "# nThread 1 nGpus 1 minBytes 1024 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+      "# nThread 1 nGpus 1 minBytes 1024 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+      "#   Rank  0 Pid   1320 on host-a device  0 [0x00] Tesla V100-SXM2-16GB\n"
+      "#   Rank  0 Pid   2066 on host-b device  0 [0x00] Tesla V100-SXM2-16GB\n"
+      "#       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
+      "#       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
+      "        1024           256   float     sum    15.00    0.07    0.00  0e+00    14.00    0.07    0.00  0e+00\n"
+      "        1024           256   float     sum    16.00    0.06    0.00  0e+00    15.00    0.07    0.00  0e+00\n";
+  nt_doc d;
+  CHECK_EQ_INT(parse(&d, text), 0);
+  CHECK_EQ_INT(d.independent, 1);
+  CHECK_EQ_INT(d.nreports, 1);
+  CHECK_EQ_INT(d.nranks, 1);
+  CHECK_EQ_INT(d.ndev, 1);
+  CHECK_EQ_INT(d.nrows, 2);
+  CHECK_EQ_INT(d.rows[1].nranks, 1);
+  nt_doc_free(&d);
+
+  /* 512 ranks: all counted, though only the first 256 devices are kept */
+  char *big = xp_asprintf("%s", "# Collective test starting: all_reduce_perf\n"
+                                "# nThread 1 nGpus 1 minBytes 1024 maxBytes 1024 step: 2(factor) warmup iters: 5 "
+                                "iters: 20 validation: 1\n");
+  for (int r = 0; r < 512; r++) {
+    char *next = xp_asprintf("%s#  Rank %3d Group  0 Pid %d on node%d device  %d [0000:18:00] NVIDIA H100\n", big,
+                             r, 100 + r / 8, r / 8, r % 8);
+    free(big);
+    big = next;
+  }
+  char *text2 = xp_asprintf("%s" HEADER
+                            "        1024           256     float     sum      -1    20.10    0.05    0.10      0    "
+                            "21.00    0.05    0.10      0\n", big);
+  CHECK_EQ_INT(parse(&d, text2), 0);
+  CHECK_EQ_INT(d.nranks, 512);
+  CHECK_EQ_INT(d.ndev, 256);
+  CHECK_EQ_INT(d.rows[0].nranks, 512);
+  nt_doc_free(&d);
+  free(text2);
+  free(big);
+}
+
+static void test_lines_cut(void) {
+  /* NCCL's INFO line written into the middle of a result line: the row's two pieces joined. */
+  static const char text[] = REPORT("all_reduce_perf", "0")
+      "        1024           256     float     sum      -1node1:77:78 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM\n"
+      "node1:77:79 [1] NCCL INFO Connected all rings\n"
+      "    20.10    0.05    0.08      0    21.00    0.05    0.08      0\n"
+      "        2048           512     float     sum      -1    20.50    0.10    0.09      0    21.50    0.10    0.08      0\n"
+      "        4096          1024     float     sum      -1    22.00    0.19    0.19      0    22.50    0.18    0.18      0"
+      "node1:77:78 [0] NCCL INFO comm 0x1 rank 0 nranks 2 - Destroy COMPLETE\n"
+      "        8192          2048     float     sum      -1   123.40\n";
+  nt_doc d;
+  CHECK_EQ_INT(parse(&d, text), 0);
+  CHECK_EQ_INT(d.nrows, 3); /* the last line, cut after its time, left out */
+  CHECK_EQ_INT(d.rows[0].bytes, 1024);
+  CHECK_NEAR(d.rows[0].r[NT_OUT].time_us, 20.10, 1e-12);
+  CHECK_NEAR(d.rows[0].r[NT_IN].time_us, 21.00, 1e-12);
+  CHECK_EQ_INT(d.rows[0].line, 9);
+  CHECK_EQ_INT(d.rows[1].bytes, 2048);
+  CHECK_EQ_INT(d.rows[2].bytes, 4096); /* a whole row with an INFO line after it on its line */
+  CHECK_NEAR(d.rows[2].r[NT_IN].busbw, 0.18, 1e-12);
+  CHECK_EQ_INT(d.info.info_lines, 3);
+  nt_doc_free(&d);
+
+  /* a killed job's last line, cut after its out-of-place group: that group is whole */
+  static const char cut[] = REPORT("all_reduce_perf", "0")
+      "    33554432       8388608     float     sum      -1   136.70  245.46  245.46       0\n";
+  CHECK_EQ_INT(parse(&d, cut), 0);
+  CHECK_EQ_INT(d.rows[0].r[NT_OUT].have, 1);
+  CHECK_NEAR(d.rows[0].r[NT_OUT].time_us, 136.70, 1e-12);
+  CHECK_EQ_INT(d.rows[0].r[NT_OUT].wrong, 0);
+  CHECK_EQ_INT(d.rows[0].r[NT_IN].have, 0);
+  CHECK_EQ_INT(d.rows[0].root, -1);
+  nt_doc_free(&d);
+}
+
+static void test_prefixes_and_failures(void) {
+  /* kubectl logs --timestamps, MPICH -prepend-rank, Open MPI 5's tag */
+  static const char *const labels[] = {"2025-03-01T10:00:00.123456789Z ", "[0] ", "[prterun-node1-12345@1,0]<stdout>: ",
+                                       "2025-03-01T10:00:00Z 0: "};
+  for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++) {
+    const char *l = labels[i];
+    char *text = xp_asprintf("%s# Collective test starting: all_reduce_perf\n"
+                             "%s#  size count type redop root   time algbw busbw #wrong   time algbw busbw #wrong\n"
+                             "%s    1024   256  float  sum  -1  20.10  0.05  0.04  0  21.00  0.05  0.04  0\n",
+                             l, l, l);
+    nt_doc d;
+    CHECK_EQ_INT(parse(&d, text), 0);
+    CHECK_EQ_INT(d.nrows, 1);
+    CHECK_NEAR(d.rows[0].r[NT_IN].time_us, 21.0, 1e-12);
+    nt_doc_free(&d);
+    free(text);
+  }
+  /* a failure from a host whose name starts with a digit; size 0 rows (reduce_scatter -b 0) */
+  static const char text[] = REPORT("reduce_scatter_perf", "0")
+      "           0             0     float     sum      -1     5.70    0.00    0.00      0     5.54    0.00    0.00      0\n"
+      "        1024           128     float     sum      -1    20.10    0.05    0.03      0    21.00    0.05    0.02      0\n"
+      "10-0-1-128: Test NCCL failure common.cu:1204 'unhandled cuda error'\n"
+      " .. 10-0-1-128 pid 2753866: Test failure common.cu:915\n"
+      "2 total processes killed (some possibly by mpirun during cleanup)\n";
+  nt_doc d;
+  CHECK_EQ_INT(parse(&d, text), 0);
+  CHECK_EQ_INT(d.nrows, 2);
+  CHECK_EQ_INT(d.rows[0].bytes, 0);
+  CHECK_EQ_STR(d.failure, "Test NCCL failure common.cu:1204 'unhandled cuda error'");
+  nt_doc_free(&d);
+}
+
+static void test_old_errors_and_blocking(void) {
+  /* Before 2.13: an error past float's bound fails where the file counts values out of bounds. */
+  static const char text[] =
+      "# nThread 1 nGpus 8 minBytes 1024 maxBytes 2048 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+      "# Blocking Enabled: wait for completion and barrier after each collective \n"
+      "#       size         count    type     time   algbw   busbw  error     time   algbw   busbw  error\n"
+      "        1024            32   float    15.00    0.07    0.06  3e-06    14.00    0.07    0.06  1e+00\n"
+      "# Out of bounds values : 1 FAILED\n";
+  nt_doc d;
+  CHECK_EQ_INT(parse(&d, text), 0);
+  CHECK_EQ_INT(d.rows[0].r[NT_OUT].wrong, 0);
+  CHECK_EQ_INT(d.rows[0].r[NT_IN].wrong, 1);
+  CHECK_NEAR(d.rows[0].r[NT_IN].max_err, 1.0, 0);
+  CHECK_EQ_INT(d.blocking, 1);
+  CHECK_EQ_INT(d.rows[0].blocking, 1);
+  nt_doc_free(&d);
+}
+
+static void test_ranks_from_bandwidth(void) {
+  /* A table pasted without its head: allreduce's busbw / algbw = 2(n-1)/n gives n. */
+  static const char text[] = HEADER
+      "    33554432       8388608     float     sum      -1   1464.2   22.92   40.11      0   1458.1   23.01   40.27      0\n";
+  nt_doc d;
+  CHECK_EQ_INT(parse(&d, text), 0);
+  CHECK_EQ_INT(d.nranks, 0);
+  snprintf(d.rows[0].coll, sizeof d.rows[0].coll, "allreduce");
+  nt_infer_ranks(&d);
+  CHECK_EQ_INT(d.nranks, 8);
+  CHECK_EQ_INT(d.rows[0].nranks, 8);
+  nt_doc_free(&d);
+  /* broadcast's ratio is 1 whatever n is: unknown stays unknown */
+  CHECK_EQ_INT(parse(&d, text), 0);
+  snprintf(d.rows[0].coll, sizeof d.rows[0].coll, "broadcast");
+  nt_infer_ranks(&d);
+  CHECK_EQ_INT(d.nranks, 0);
+  nt_doc_free(&d);
+}
+
+static void test_json_processes(void) {
+  /* -J from 2 processes of -g 4: util.cu lists each process's first rank (0 and 4); a clean run
+  ** writes "errors": [""]. */
+  static const char json[] =
+      "{\"version\": 2, \"args\": [\"/opt/nccl-tests/build/all_gather_perf\", \"-g\", \"4\"], \"config\": "
+      "{\"nthreads\": 1, \"ngpus\": 4, \"iterations\": 20, \"blocking_collectives\": \"false\", \"devices\": ["
+      "{\"rank\": 0, \"hostname\": \"a\", \"device\": 0}, {\"rank\": 4, \"hostname\": \"b\", \"device\": 0}]}, "
+      "\"results\": [{\"size\": 0, \"count\": 0, \"type\": \"float\", \"out_of_place\": {\"time\": 5.0, "
+      "\"alg_bw\": 0, \"bus_bw\": 0, \"nwrong\": 0}}], \"errors\": [\"\"]}";
+  nt_doc d;
+  nt_doc_init(&d, "t.json");
+  CHECK_EQ_INT(nt_parse_json(&d, json, strlen(json)), 0);
+  CHECK_EQ_INT(d.nranks, 8);
+  CHECK_EQ_INT(d.rows[0].nranks, 8);
+  CHECK_EQ_INT(d.errors, 0);
+  CHECK_EQ_INT(d.rows[0].bytes, 0);
   nt_doc_free(&d);
 }
 
@@ -251,6 +481,13 @@ int main(void) {
   test_bad_text();
   test_blank_columns();
   test_launcher_labels();
+  test_appended_reports();
+  test_report_per_process();
+  test_lines_cut();
+  test_prefixes_and_failures();
+  test_old_errors_and_blocking();
+  test_ranks_from_bandwidth();
+  test_json_processes();
   test_fixtures();
   CHECK_DONE();
 }
