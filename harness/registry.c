@@ -31,8 +31,17 @@ const xp_kind *xp_kind_find(const char *name) {
   return NULL;
 }
 
+/* "vllm-bench" and "vllm_bench" alike: `xp help kinds` lists kinds with underscores. */
+static int same_name(const char *a, const char *b) {
+  for (; *a && *b; a++, b++)
+    if (*a != *b && !((*a == '-' || *a == '_') && (*b == '-' || *b == '_'))) return 0;
+  return *a == *b;
+}
+
 const xp_kind *xp_importer_find(const char *import_name) {
   for (size_t i = 0; table[i]; i++)
-    if (table[i]->import_name && strcmp(table[i]->import_name, import_name) == 0) return table[i];
+    if (table[i]->import_name &&
+        (same_name(table[i]->import_name, import_name) || same_name(table[i]->name, import_name)))
+      return table[i];
   return NULL;
 }

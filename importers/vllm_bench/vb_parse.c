@@ -96,63 +96,75 @@ typedef struct vb_key {
   enum vb_dest dest;
   int required;
   const char *unit;
+  const char *as; /* another spelling of this key: recorded, and required, as that one */
 } vb_key;
 
 static const vb_key known_keys[] = {
-    {"date", T_STR, D_META, 0, NULL},
-    {"endpoint_type", T_STR, D_META, 0, NULL},
-    {"backend", T_STR, D_META, 0, NULL},
-    {"label", T_STR, D_META, 0, NULL},
-    {"model_id", T_STR, D_META, 1, NULL},
-    {"tokenizer_id", T_STR, D_META, 0, NULL},
-    {"num_prompts", T_INT, D_PARAM, 0, NULL},
-    {"request_rate", T_RATE, D_PARAM, 0, NULL},
-    {"burstiness", T_NUM, D_PARAM, 0, NULL},
-    {"max_concurrency", T_INT, D_PARAM, 0, NULL},
-    {"ramp_up_strategy", T_STR, D_PARAM, 0, NULL},
-    {"ramp_up_start_rps", T_NUM, D_PARAM, 0, NULL},
-    {"ramp_up_end_rps", T_NUM, D_PARAM, 0, NULL},
-    {"duration", T_NUM, D_VALUE, 1, "s"},
-    {"completed", T_INT, D_VALUE, 1, "requests"},
-    {"failed", T_INT, D_VALUE, 0, "requests"},
-    {"total_input_tokens", T_INT, D_VALUE, 0, "tokens"},
-    {"total_output_tokens", T_INT, D_VALUE, 0, "tokens"},
-    {"total_input_sequences", T_INT, D_VALUE, 0, "sequences"},
-    {"request_throughput", T_NUM, D_VALUE, 1, "req/s"},
-    {"request_goodput", T_NUM, D_VALUE, 0, "req/s"},
-    {"request_goodput:", T_NUM, D_VALUE, 0, "req/s"}, /* benchmark_serving.py's spelling */
-    {"input_throughput", T_NUM, D_VALUE, 0, "tok/s"},  /* versions before total_token_throughput */
-    {"output_throughput", T_NUM, D_VALUE, 1, "tok/s"},
-    {"total_token_throughput", T_NUM, D_VALUE, 0, "tok/s"},
-    {"input_sequence_throughput", T_NUM, D_VALUE, 0, "seq/s"},
-    {"max_output_tokens_per_s", T_NUM, D_VALUE, 0, "tok/s"},
-    {"max_concurrent_requests", T_INT, D_VALUE, 0, "requests"},
-    {"rtfx", T_NUM, D_VALUE, 0, "x"},
-    {"probe_completed", T_INT, D_VALUE, 0, "requests"},
-    {"probe_failed", T_INT, D_VALUE, 0, "requests"},
-    {"spec_decode_acceptance_rate", T_NUM, D_VALUE, 0, "%"},
-    {"spec_decode_acceptance_length", T_NUM, D_VALUE, 0, "tokens"},
-    {"spec_decode_num_drafts", T_INT, D_VALUE, 0, "drafts"},
-    {"spec_decode_draft_tokens", T_INT, D_VALUE, 0, "tokens"},
-    {"spec_decode_accepted_tokens", T_INT, D_VALUE, 0, "tokens"},
-    {"diffusion_committed_throughput", T_NUM, D_VALUE, 0, "tok/s"},
-    {"diffusion_steps_per_canvas", T_NUM, D_VALUE, 0, "steps"},
-    {"diffusion_committed_per_step", T_NUM, D_VALUE, 0, "tokens"},
-    {"diffusion_committed_tokens", T_INT, D_VALUE, 0, "tokens"},
-    {"diffusion_denoising_steps", T_INT, D_VALUE, 0, "steps"},
-    {"diffusion_canvas_positions", T_INT, D_VALUE, 0, "positions"},
-    {"input_lens", T_LIST_NUM, D_NONE, 0, NULL},
-    {"output_lens", T_LIST_NUM, D_LIST, 0, NULL},
-    {"ttfts", T_LIST_NUM, D_LIST, 0, NULL},
-    {"itls", T_LIST_LIST, D_LIST, 0, NULL},
-    {"latencies", T_LIST_NUM, D_LIST, 0, NULL},
-    {"errors", T_LIST_STR, D_LIST, 0, NULL},
-    {"start_times", T_LIST_NUM, D_NONE, 0, NULL},
-    {"queue_times", T_LIST_NUM, D_NONE, 0, NULL},
-    {"generated_texts", T_ANY, D_NONE, 0, NULL},
-    {"rps_change_events", T_ANY, D_NONE, 0, NULL},
-    {"spec_decode_per_position_acceptance_rates", T_ANY, D_NONE, 0, NULL},
-    {NULL, 0, 0, 0, NULL}};
+    {"date", T_STR, D_META, 0, NULL, NULL},
+    {"endpoint_type", T_STR, D_META, 0, NULL, NULL},
+    {"backend", T_STR, D_META, 0, NULL, NULL},
+    {"label", T_STR, D_META, 0, NULL, NULL},
+    {"model_id", T_STR, D_META, 1, NULL, NULL},
+    {"tokenizer_id", T_STR, D_META, 0, NULL, NULL},
+    {"num_prompts", T_INT, D_PARAM, 0, NULL, NULL},
+    {"request_rate", T_RATE, D_PARAM, 0, NULL, NULL},
+    {"burstiness", T_NUM, D_PARAM, 0, NULL, NULL},
+    /* settings some versions write beside the results (0.5-0.7: best_of; SGLang's writer: the
+    ** dataset's lengths): they describe the case, they are not measurements */
+    {"best_of", T_NUM, D_PARAM, 0, NULL, NULL},
+    {"seed", T_NUM, D_PARAM, 0, NULL, NULL},
+    {"random_input_len", T_NUM, D_PARAM, 0, NULL, NULL},
+    {"random_output_len", T_NUM, D_PARAM, 0, NULL, NULL},
+    {"random_range_ratio", T_NUM, D_PARAM, 0, NULL, NULL},
+    {"random_prefix_len", T_NUM, D_PARAM, 0, NULL, NULL},
+    {"sharegpt_output_len", T_NUM, D_PARAM, 0, NULL, NULL},
+    {"num_warmups", T_NUM, D_PARAM, 0, NULL, NULL},
+    {"max_concurrency", T_INT, D_PARAM, 0, NULL, NULL},
+    {"ramp_up_strategy", T_STR, D_PARAM, 0, NULL, NULL},
+    {"ramp_up_start_rps", T_NUM, D_PARAM, 0, NULL, NULL},
+    {"ramp_up_end_rps", T_NUM, D_PARAM, 0, NULL, NULL},
+    {"duration", T_NUM, D_VALUE, 1, "s", NULL},
+    {"completed", T_INT, D_VALUE, 1, "requests", NULL},
+    {"failed", T_INT, D_VALUE, 0, "requests", NULL},
+    {"total_input_tokens", T_INT, D_VALUE, 0, "tokens", NULL},
+    {"total_output_tokens", T_INT, D_VALUE, 0, "tokens", NULL},
+    {"total_input_sequences", T_INT, D_VALUE, 0, "sequences", NULL},
+    {"request_throughput", T_NUM, D_VALUE, 1, "req/s", NULL},
+    {"request_goodput", T_NUM, D_VALUE, 0, "req/s", NULL},
+    {"request_goodput:", T_NUM, D_VALUE, 0, "req/s", "request_goodput"}, /* benchmark_serving.py's spelling */
+    {"request_inthroughput", T_NUM, D_VALUE, 0, "req/s", "request_throughput"}, /* 0.3-0.4's spelling */
+    {"input_throughput", T_NUM, D_VALUE, 0, "tok/s", NULL},  /* versions before total_token_throughput */
+    {"output_throughput", T_NUM, D_VALUE, 1, "tok/s", NULL},
+    {"total_token_throughput", T_NUM, D_VALUE, 0, "tok/s", NULL},
+    {"input_sequence_throughput", T_NUM, D_VALUE, 0, "seq/s", NULL},
+    {"max_output_tokens_per_s", T_NUM, D_VALUE, 0, "tok/s", NULL},
+    {"max_concurrent_requests", T_INT, D_VALUE, 0, "requests", NULL},
+    {"rtfx", T_NUM, D_VALUE, 0, "x", NULL},
+    {"probe_completed", T_INT, D_VALUE, 0, "requests", NULL},
+    {"probe_failed", T_INT, D_VALUE, 0, "requests", NULL},
+    {"spec_decode_acceptance_rate", T_NUM, D_VALUE, 0, "%", NULL},
+    {"spec_decode_acceptance_length", T_NUM, D_VALUE, 0, "tokens", NULL},
+    {"spec_decode_num_drafts", T_INT, D_VALUE, 0, "drafts", NULL},
+    {"spec_decode_draft_tokens", T_INT, D_VALUE, 0, "tokens", NULL},
+    {"spec_decode_accepted_tokens", T_INT, D_VALUE, 0, "tokens", NULL},
+    {"diffusion_committed_throughput", T_NUM, D_VALUE, 0, "tok/s", NULL},
+    {"diffusion_steps_per_canvas", T_NUM, D_VALUE, 0, "steps", NULL},
+    {"diffusion_committed_per_step", T_NUM, D_VALUE, 0, "tokens", NULL},
+    {"diffusion_committed_tokens", T_INT, D_VALUE, 0, "tokens", NULL},
+    {"diffusion_denoising_steps", T_INT, D_VALUE, 0, "steps", NULL},
+    {"diffusion_canvas_positions", T_INT, D_VALUE, 0, "positions", NULL},
+    {"input_lens", T_LIST_NUM, D_NONE, 0, NULL, NULL},
+    {"output_lens", T_LIST_NUM, D_LIST, 0, NULL, NULL},
+    {"ttfts", T_LIST_NUM, D_LIST, 0, NULL, NULL},
+    {"itls", T_LIST_LIST, D_LIST, 0, NULL, NULL},
+    {"latencies", T_LIST_NUM, D_LIST, 0, NULL, NULL},
+    {"errors", T_LIST_STR, D_LIST, 0, NULL, NULL},
+    {"start_times", T_LIST_NUM, D_NONE, 0, NULL, NULL},
+    {"queue_times", T_LIST_NUM, D_NONE, 0, NULL, NULL},
+    {"generated_texts", T_ANY, D_NONE, 0, NULL, NULL},
+    {"rps_change_events", T_ANY, D_NONE, 0, NULL, NULL},
+    {"spec_decode_per_position_acceptance_rates", T_ANY, D_NONE, 0, NULL, NULL},
+    {NULL, 0, 0, 0, NULL, NULL}};
 
 static const vb_key *find_key(const char *key) {
   for (const vb_key *k = known_keys; k->key; k++)
@@ -170,6 +182,13 @@ static int is_statistic_key(const char *key) {
   const char *p = key + 1;
   while (isdigit((unsigned char)*p) || *p == '.') p++;
   return *p == '_';
+}
+
+/* Whether o holds key under another spelling (request_inthroughput for request_throughput). */
+static int spelled_otherwise(const cJSON *o, const char *key) {
+  for (const vb_key *k = known_keys; k->key; k++)
+    if (k->as && strcmp(k->as, key) == 0 && cJSON_HasObjectItem(o, k->key)) return 1;
+  return 0;
 }
 
 static int check_type(const vb_src *s, const vb_key *k, const cJSON *v) {
@@ -220,7 +239,7 @@ static int check_type(const vb_src *s, const vb_key *k, const cJSON *v) {
 /* ---- per-request timings ---- */
 
 static void push(vb_samples *s, double v) {
-  s->v = xp_xrealloc(s->v, (s->n + 1) * sizeof *s->v);
+  if ((s->n & (s->n - 1)) == 0) s->v = xp_xrealloc(s->v, (s->n ? 2 * s->n : 1) * sizeof *s->v); /* at powers of 2 */
   s->v[s->n++] = v;
 }
 
@@ -247,46 +266,46 @@ static int check_lengths(const vb_src *s, const vb_lists *l, int *n) {
   return 0;
 }
 
-static double item_num(const cJSON *arr, int i) {
-  return cJSON_GetArrayItem(arr, i)->valuedouble;
-}
+/* The lists walked together, one request at a time (a cursor each: cJSON_GetArrayItem walks
+** from the start, which made a 100k-request file take minutes). */
+typedef struct vb_cursor {
+  const cJSON *ttft, *itl, *latency, *output_len, *error;
+} vb_cursor;
+
+static const cJSON *first(const cJSON *list) { return list ? list->child : NULL; }
+static const cJSON *next(const cJSON *item) { return item ? item->next : NULL; }
 
 /* A request succeeded when its error text is empty. Files without the errors list (vllm bench
 ** serve without --save-detailed) still mark failures: vLLM leaves ttft and latency at 0. */
-static int request_ok(const vb_lists *l, int i, double value) {
-  if (l->errors) {
-    const cJSON *e = cJSON_GetArrayItem(l->errors, i);
-    return cJSON_IsNull(e) || (cJSON_IsString(e) && e->valuestring[0] == 0);
-  }
+static int request_ok(const vb_cursor *c, double value) {
+  if (c->error) return cJSON_IsNull(c->error) || (cJSON_IsString(c->error) && c->error->valuestring[0] == 0);
   return value > 0;
+}
+
+static void push_finite(vb_samples *s, double v) {
+  if (isfinite(v)) push(s, v);
 }
 
 /* Per-request TTFT, ITL, end-to-end latency and TPOT, in ms, for the requests that succeeded.
 ** TPOT is vLLM's own definition (calculate_metrics): (latency - ttft) / (output_len - 1) for
-** outputs longer than one token. Files without latencies (benchmark_serving.py) give the
-** latency as ttft + the sum of the inter-token gaps, as vLLM's timeline plot does. */
+** outputs longer than one token. Files without latencies (benchmark_serving.py before 0.7)
+** give no TPOT here: the latency vLLM took then came after the last token, at the stream's
+** end, and ttft + the gaps would fall short of it (vLLM's own mean_tpot_ms is kept). */
 static void collect_samples(const vb_lists *l, int n, vb_result *r) {
+  vb_cursor c = {first(l->ttfts), first(l->itls), first(l->latencies), first(l->output_lens), first(l->errors)};
   for (int i = 0; i < n; i++) {
-    double ttft = l->ttfts ? item_num(l->ttfts, i) : NAN;
-    double lat = l->latencies ? item_num(l->latencies, i) : NAN;
-    double ok_probe = l->ttfts ? ttft : lat;
-    if (!request_ok(l, i, ok_probe)) continue;
-    r->succeeded++;
-    if (l->ttfts) push(&r->samples[VB_TTFT], ttft * 1e3);
-    double gaps = 0;
-    if (l->itls) {
+    double ttft = c.ttft ? c.ttft->valuedouble : NAN;
+    double lat = c.latency ? c.latency->valuedouble : NAN;
+    if (request_ok(&c, l->ttfts ? ttft : lat)) {
+      r->succeeded++;
+      if (c.ttft) push_finite(&r->samples[VB_TTFT], ttft * 1e3);
       const cJSON *x;
-      cJSON_ArrayForEach(x, cJSON_GetArrayItem(l->itls, i)) {
-        push(&r->samples[VB_ITL], x->valuedouble * 1e3);
-        gaps += x->valuedouble;
-      }
+      if (c.itl) cJSON_ArrayForEach(x, c.itl) push_finite(&r->samples[VB_ITL], x->valuedouble * 1e3);
+      if (c.latency) push_finite(&r->samples[VB_E2EL], lat * 1e3);
+      if (c.output_len && c.ttft && c.latency && c.output_len->valuedouble > 1)
+        push_finite(&r->samples[VB_TPOT], (lat - ttft) / (c.output_len->valuedouble - 1) * 1e3);
     }
-    if (l->latencies) push(&r->samples[VB_E2EL], lat * 1e3);
-    else if (l->ttfts && l->itls) lat = ttft + gaps;
-    if (l->output_lens && l->ttfts && !isnan(lat)) {
-      double out = item_num(l->output_lens, i);
-      if (out > 1) push(&r->samples[VB_TPOT], (lat - ttft) / (out - 1) * 1e3);
-    }
+    c = (vb_cursor){next(c.ttft), next(c.itl), next(c.latency), next(c.output_len), next(c.error)};
   }
   r->requests = n;
 }
@@ -295,7 +314,7 @@ static void collect_samples(const vb_lists *l, int n, vb_result *r) {
 
 /* The first value of a metric wins: a file with both goodput spellings records one. */
 static void add_value(vb_result *r, const char *metric, const char *unit, double v) {
-  if (vb_find_value(r, metric)) return;
+  if (!isfinite(v) || vb_find_value(r, metric)) return; /* NaN or Infinity: no value */
   r->values = xp_xrealloc(r->values, (r->nvalues + 1) * sizeof *r->values);
   r->values[r->nvalues++] = (vb_value){xp_strdup(metric), unit, v};
 }
@@ -323,13 +342,14 @@ static void take_known(vb_result *r, const vb_key *k, const cJSON *v, vb_lists *
     if (strcmp(k->key, "request_rate") == 0)
       r->request_rate = cJSON_IsString(v) ? INFINITY : v->valuedouble;
     if (strcmp(k->key, "max_concurrency") == 0) r->max_concurrency = xp_saturate_int64(v->valuedouble);
-    cJSON_AddItemToObject(r->params, k->key, cJSON_Duplicate(v, 0));
+    /* --burstiness inf arrives as Infinity (json.dump): kept as "inf", as vLLM writes the rate */
+    if (cJSON_IsNumber(v) && isinf(v->valuedouble)) cJSON_AddStringToObject(r->params, k->key, "inf");
+    else cJSON_AddItemToObject(r->params, k->key, cJSON_Duplicate(v, 0));
     break;
   case D_VALUE:
     /* vLLM writes rtfx = 0 for every benchmark without audio input: not a measurement. */
     if (strcmp(k->key, "rtfx") == 0 && v->valuedouble == 0) break;
-    add_value(r, strcmp(k->key, "request_goodput:") == 0 ? "request_goodput" : k->key, k->unit,
-              v->valuedouble);
+    add_value(r, k->as ? k->as : k->key, k->unit, v->valuedouble);
     break;
   case D_LIST:
     if (strcmp(k->key, "ttfts") == 0) l->ttfts = v;
@@ -345,7 +365,10 @@ static void take_known(vb_result *r, const vb_key *k, const cJSON *v, vb_lists *
 /* Keys xp does not know: --metadata KEY=VALUE pairs (strings) describe the case; numbers are
 ** metrics of a newer vLLM, kept as recorded. */
 static void take_unknown(vb_result *r, const char *key, const cJSON *v) {
-  if (is_statistic_key(key) && cJSON_IsNumber(v)) add_value(r, key, "ms", v->valuedouble);
+  if (is_statistic_key(key) && cJSON_IsNumber(v)) {
+    /* with no request completed vLLM writes 0 (np.mean(x or 0)) or NaN: no latency measured */
+    if (r->completed != 0) add_value(r, key, "ms", v->valuedouble);
+  }
   else if (cJSON_IsNumber(v)) {
     size_t n = strlen(key);
     add_value(r, key, n > 3 && strcmp(key + n - 3, "_ms") == 0 ? "ms" : "", v->valuedouble);
@@ -370,13 +393,6 @@ static void name_case(vb_result *r) {
   r->case_name = xp_strdup(buf);
 }
 
-static int has_latency_statistic(const cJSON *o) {
-  static const char *const keys[] = {"mean_ttft_ms", "mean_tpot_ms", "mean_itl_ms", "mean_e2el_ms"};
-  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-    if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, keys[i]))) return 1;
-  return 0;
-}
-
 static int read_object(const vb_src *s, const cJSON *o, int nobjects, vb_result *r) {
   if (!cJSON_IsObject(o))
     return xp_error_at(XP_EXIT_USAGE, s->label, line_at(s->text, s->start),
@@ -389,21 +405,20 @@ static int read_object(const vb_src *s, const cJSON *o, int nobjects, vb_result 
                        "with output tokens");
   for (const vb_key *k = known_keys; k->key; k++) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k->key);
-    if (k->required && !v)
+    if (k->required && !v && !spelled_otherwise(o, k->key))
       return xp_error_at(XP_EXIT_USAGE, s->label, line_at(s->text, s->start),
                          "missing key \"%s\" (not a vllm bench serve --save-result file?)", k->key);
     if (k->required && cJSON_IsNull(v)) return bad_key(s, k->key, "is null; a value is required");
     if (v && check_type(s, k, v)) return XP_EXIT_USAGE;
   }
-  if (!has_latency_statistic(o))
-    return xp_error_at(XP_EXIT_USAGE, s->label, line_at(s->text, s->start),
-                       "no latency statistics (mean_ttft_ms, mean_tpot_ms, mean_itl_ms or mean_e2el_ms)");
   r->params = cJSON_CreateObject();
   const char *base = strrchr(s->label, '/');
   cJSON_AddStringToObject(r->params, "file", base ? base + 1 : s->label);
   if (nobjects > 1) cJSON_AddNumberToObject(r->params, "result", s->index);
   r->max_concurrency = -1;
   r->request_rate = NAN;
+  const cJSON *done = cJSON_GetObjectItemCaseSensitive(o, "completed");
+  r->completed = cJSON_IsNumber(done) ? xp_saturate_int64(done->valuedouble) : -1;
   vb_lists lists = {0};
   const cJSON *v;
   cJSON_ArrayForEach(v, o) {
@@ -422,8 +437,10 @@ static int read_object(const vb_src *s, const cJSON *o, int nobjects, vb_result 
 
 /* ---- the file ---- */
 
-/* Python's json.dump writes NaN, Infinity and -Infinity, which are not JSON. They become null
-** (no value), outside strings only; newlines are kept so that line numbers still match. */
+/* Python's json.dump writes NaN, Infinity and -Infinity, which are not JSON. Outside strings,
+** NaN becomes null (no value) and the infinities 1e999 and -1e999, which read as infinite (a
+** rate or a burstiness of inf is a setting; a value that is infinite is not recorded);
+** newlines are kept so that line numbers still match. */
 static char *replace_nonfinite(const char *text, size_t len) {
   char *out = xp_xmalloc(len * 2 + 1);
   size_t o = 0;
@@ -438,13 +455,13 @@ static char *replace_nonfinite(const char *text, size_t len) {
       continue;
     }
     if (c == '"') in_str = 1;
-    static const char *const words[] = {"-Infinity", "Infinity", "NaN"};
+    static const char *const words[] = {"-Infinity", "Infinity", "NaN"}, *const as[] = {"-1e999", "1e999", "null"};
     int replaced = 0;
     for (size_t w = 0; w < 3 && !replaced; w++) {
       size_t wl = strlen(words[w]);
       if (i + wl <= len && memcmp(text + i, words[w], wl) == 0) {
-        memcpy(out + o, "null", 4);
-        o += 4;
+        memcpy(out + o, as[w], strlen(as[w]));
+        o += strlen(as[w]);
         i += wl;
         replaced = 1;
       }

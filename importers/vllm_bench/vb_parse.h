@@ -43,6 +43,7 @@ typedef struct vb_result {
   vb_samples samples[VB_NSAMPLES];
   int64_t requests;      /* per-request entries in the file (0 without --save-detailed) */
   int64_t succeeded;
+  int64_t completed;     /* vLLM's count; 0: every request failed, so no latency was measured */
 } vb_result;
 
 /* Read every result object of a file. Bad input is reported as one line,

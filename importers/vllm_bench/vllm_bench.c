@@ -138,6 +138,20 @@ static char *distinct_values(const vb_set *s, size_t offset) {
   return joined;
 }
 
+/* The tensor-parallel size a result's --metadata gives (tp=4, vLLM's own example, or
+** tensor_parallel_size=4), as a string or a number; -1 when none or not a whole number > 0. */
+static int64_t metadata_tp(const vb_result *r) {
+  static const char *const keys[] = {"tp", "tensor_parallel_size"};
+  for (size_t k = 0; k < 2; k++) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(r->params, keys[k]);
+    char *end = NULL;
+    double x = cJSON_IsNumber(v) ? v->valuedouble : cJSON_IsString(v) ? strtod(v->valuestring, &end) : NAN;
+    if (end && (end == v->valuestring || *end)) continue;
+    if (x >= 1 && x <= 1e6 && x == floor(x)) return (int64_t)x;
+  }
+  return -1;
+}
+
 static int record_meta(xp_run *run, const vb_set *s) {
   static const struct { const char *key; size_t offset; } keys[] = {
       {"model", offsetof(vb_result, model)},
@@ -157,11 +171,18 @@ static int record_meta(xp_run *run, const vb_set *s) {
   for (size_t i = 1; i < s->n; i++)
     if (s->r[i].max_concurrency != c) c = -1;
   if (rc == 0 && c > 0) rc = xp_run_meta_int(run, "concurrency", c, "trace");
+  int64_t tp = metadata_tp(&s->r[0]);
+  for (size_t i = 1; i < s->n; i++)
+    if (metadata_tp(&s->r[i]) != tp) tp = -1;
+  if (rc == 0 && tp > 0) rc = xp_run_meta_int(run, "tp", tp, "trace");
   return rc;
 }
 
 static int record_result(xp_run *run, const vb_result *r) {
-  int64_t case_id = xp_run_case(run, r->case_name, r->params, "ok", NULL);
+  /* every request failed: the case is failed, and vLLM's latency placeholders were not kept */
+  const int none = r->completed == 0;
+  int64_t case_id = xp_run_case(run, r->case_name, r->params, none ? "failed" : "ok",
+                                none ? "no request completed" : NULL);
   if (case_id < 0) return XP_EXIT_DB;
   int rc = 0;
   for (size_t i = 0; i < r->nvalues && rc == 0; i++)
