@@ -227,14 +227,20 @@ static void mlp(list *l, const xp_model *m, const xp_parallel *p) {
   }
   if (moe <= 0) return;
   double active = xp_moe_expected_active(m->experts, m->topk, B);
-  int64_t per_gpu = llround(active / p->ep);
+  /* The GPU's experts receive B*k/ep routed rows, spread over its active experts as evenly as
+  ** whole rows go: `more` launches of q + 1 rows and the rest of q, so that the rows add up
+  ** to B*k/ep exactly (a ceil of the mean for every launch counted up to 30% too many). */
+  int64_t rows = llround((double)(B * m->topk) / p->ep), per_gpu = llround(active / p->ep);
+  if (rows < 1) rows = 1;
   if (per_gpu < 1) per_gpu = 1;
-  /* ceil with a little slack, so that B=1 (active == k exactly in real arithmetic) gives 1 */
-  int64_t rows = (int64_t)ceil((double)(B * m->topk) / active - 1e-9);
+  if (per_gpu > rows) per_gpu = rows;
+  const int64_t q = rows / per_gpu, more = rows - q * per_gpu;
   int64_t inter = m->moe_inter / (p->tp / p->ep);
   add(l, "moe_router", B, m->experts, H, 1, moe);
-  add(l, "moe_gate_up", rows, 2 * inter, H, 1, moe * per_gpu);
-  add(l, "moe_down", rows, H, inter, 1, moe * per_gpu);
+  add(l, "moe_gate_up", q + 1, 2 * inter, H, 1, moe * more);
+  add(l, "moe_gate_up", q, 2 * inter, H, 1, moe * (per_gpu - more));
+  add(l, "moe_down", q + 1, H, inter, 1, moe * more);
+  add(l, "moe_down", q, H, inter, 1, moe * (per_gpu - more));
   if (m->shared > 0) {
     int64_t sh = m->moe_inter * m->shared / p->tp;
     add(l, "shared_expert_gate_up", B, 2 * sh, H, 1, moe);

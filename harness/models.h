@@ -14,7 +14,8 @@
 **   - Routed experts run as one GEMM per active expert (the per-expert launches of the
 **     cuBLAS path). With uniform routing, B tokens choosing k of E experts activate
 **     E*(1-(1-k/E)^B) experts on average; each GPU runs round(that/ep) of them (at least 1),
-**     each with ceil(B*k / that) rows.
+**     and their rows add up to the B*k/ep the GPU receives: q or q + 1 rows each (two entries
+**     of one name where the rows do not divide evenly).
 **   - MLA absorbed (the decode form in vLLM and SGLang): kv_b_proj is not applied to the
 **     cache; its two halves multiply per head, as batched GEMMs over the GPU's heads:
 **     kv_b_proj_k (q_nope into the latent: n=kv_lora_rank, k=qk_nope_head_dim) and

@@ -241,8 +241,8 @@ static int gemm_plan(const xp_spec *spec, FILE *out) {
   }
   int eb = g.fp8 ? 1 : 2;
   if (g.model)
-    fprintf(out, "%s (%s), tp=%d ep=%d, MLA %s\n", g.model->name, g.model->source, g.par.tp,
-            g.par.ep, g.par.mla_absorbed ? "absorbed" : "naive");
+    fprintf(out, "%s (%s), tp=%d ep=%d%s\n", g.model->name, g.model->source, g.par.tp, g.par.ep,
+            g.model->kv_lora <= 0 ? "" : g.par.mla_absorbed ? ", MLA absorbed" : ", MLA naive");
   fprintf(out, "dtype %s, cache %s, best of top %d cuBLASLt candidates, %d samples of %d "
           "launches per CUDA graph, ceilings %s\n", g.fp8 ? "fp8 (e4m3)" : "bf16",
           g.cold && g.hot ? "cold and hot" : g.cold ? "cold" : "hot", g.top_n, g.samples,

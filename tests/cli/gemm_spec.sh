@@ -13,14 +13,17 @@ expect_bad() {
   check "$1: one line on stderr" 1 "$(wc -l < "$tmp/err")"
 }
 
-# The Kimi experiment: 14 GEMMs at each of 7 batches; the anchors' shapes among them.
+# The Kimi experiment: 14 GEMMs at each of 7 batches, and a second expert entry (gate_up and
+# down) at the 6 batches whose routed rows do not split evenly; the anchors' shapes among them.
 "$XP" --db "$db" run --dry-run "$XP_SRC/experiments/gemm_kimi_k25_tp8.toml" > "$tmp/plan" 2> "$tmp/err"
 check "kimi dry run exit status" 0 $?
-check "kimi dry run: GEMM rows" 98 "$(grep -cE '^(q_|kv_|o_proj|dense_|moe_|shared_|lm_head)' "$tmp/plan")"
+check "kimi dry run: GEMM rows" 110 "$(grep -cE '^(q_|kv_|o_proj|dense_|moe_|shared_|lm_head)' "$tmp/plan")"
 check "kimi dry run: step totals" 7 "$(grep -c '^= per decode step' "$tmp/plan")"
-# name batch m n k bmm count: expert gate+up at batch 1 and 16 (110 of 384 experts active)
+# name batch m n k bmm count: expert gate+up at batch 1 and 16 (110 of 384 experts active, 128
+# rows: 18 experts with 2 and 92 with 1, in each of the 60 MoE layers)
 grep -qE '^moe_gate_up +1 +1 +512 +7168 +1 +480 ' "$tmp/plan" || { echo "FAIL: moe_gate_up at batch 1"; fail=1; }
-grep -qE '^moe_gate_up +16 +2 +512 +7168 +1 +6600 ' "$tmp/plan" || { echo "FAIL: moe_gate_up at batch 16"; fail=1; }
+grep -qE '^moe_gate_up +16 +2 +512 +7168 +1 +1080 ' "$tmp/plan" || { echo "FAIL: moe_gate_up at batch 16"; fail=1; }
+grep -qE '^moe_gate_up +16 +1 +512 +7168 +1 +5520 ' "$tmp/plan" || { echo "FAIL: moe_gate_up at batch 16, 1 row"; fail=1; }
 grep -qE '^moe_down +1 +1 +7168 +256 +1 +480 ' "$tmp/plan" || { echo "FAIL: moe_down"; fail=1; }
 grep -qE '^dense_gate_up +1 +1 +4608 +7168 +1 +1 ' "$tmp/plan" || { echo "FAIL: dense_gate_up"; fail=1; }
 grep -qE '^o_proj +256 +256 +7168 +1024 +1 +61 ' "$tmp/plan" || { echo "FAIL: o_proj"; fail=1; }

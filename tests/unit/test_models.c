@@ -39,9 +39,24 @@ static const xp_gemm_shape *find(const xp_gemm_shape *v, size_t n, const char *n
   return NULL;
 }
 
+/* The entry of that name with m rows (expert GEMMs have two: q and q + 1 rows), else the first. */
+static const xp_gemm_shape *find_m(const xp_gemm_shape *v, size_t n, const char *name, int64_t m) {
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(v[i].name, name) == 0 && v[i].m == m) return &v[i];
+  return find(v, n, name);
+}
+
+/* Rows of a GEMM summed over its entries, per layer: the routed rows one GPU receives. */
+static int64_t rows_per_layer(const xp_gemm_shape *v, size_t n, const char *name, int64_t layers) {
+  int64_t rows = 0;
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(v[i].name, name) == 0) rows += v[i].m * v[i].count;
+  return rows / layers;
+}
+
 static void expect(const xp_gemm_shape *v, size_t n, const char *name, int64_t m, int64_t N,
                    int64_t K, int64_t bmm, int64_t count) {
-  const xp_gemm_shape *s = find(v, n, name);
+  const xp_gemm_shape *s = find_m(v, n, name, m);
   if (!s) fprintf(stderr, "no GEMM named %s\n", name);
   CHECK(s != NULL);
   if (!s) return;
@@ -84,18 +99,24 @@ static void test_kimi(void) {
   free(v);
 
   /* Batch 16: 16 tokens x 8 picks of 384 experts activate 384*(1-(376/384)^16) = 109.82
-  ** experts on average, each with ceil(128/109.82) = 2 rows. */
+  ** experts on average, 110 launches; their rows add up to the 128 routed: 18 of 2, 92 of 1. */
   double act = 384.0 * (1.0 - pow(376.0 / 384.0, 16));
   CHECK_NEAR(xp_moe_expected_active(384, 8, 16), act, 1e-12);
   CHECK(act > 109.8 && act < 109.9);
   v = derive(m, 8, 1, 1, 16, &n);
-  expect(v, n, "moe_gate_up", 2, 512, 7168, 1, 60 * 110);
-  expect(v, n, "moe_down", 2, 7168, 256, 1, 60 * 110);
+  expect(v, n, "moe_gate_up", 2, 512, 7168, 1, 60 * 18);
+  expect(v, n, "moe_gate_up", 1, 512, 7168, 1, 60 * 92);
+  expect(v, n, "moe_down", 2, 7168, 256, 1, 60 * 18);
+  expect(v, n, "moe_down", 1, 7168, 256, 1, 60 * 92);
+  CHECK_EQ_INT(rows_per_layer(v, n, "moe_gate_up", 60), 128);
+  CHECK_EQ_INT(rows_per_layer(v, n, "moe_down", 60), 128);
   expect(v, n, "o_proj", 16, 7168, 1024, 1, 61);
   free(v);
-  /* 256 tokens: nearly every expert is hit, 2048 / 382.25 -> 6 rows each. */
+  /* 256 tokens: nearly every expert is hit; 2048 rows over 382 launches: 138 of 6, 244 of 5. */
   v = derive(m, 8, 1, 1, 256, &n);
-  expect(v, n, "moe_gate_up", 6, 512, 7168, 1, 60 * 382);
+  expect(v, n, "moe_gate_up", 6, 512, 7168, 1, 60 * 138);
+  expect(v, n, "moe_gate_up", 5, 512, 7168, 1, 60 * 244);
+  CHECK_EQ_INT(rows_per_layer(v, n, "moe_gate_up", 60), 2048);
   free(v);
 
   /* EP=8 inside TP=8: whole experts, 48 per GPU; at batch 1 one of the 8 picks per GPU. */
@@ -104,9 +125,11 @@ static void test_kimi(void) {
   expect(v, n, "moe_down", 1, 7168, 2048, 1, 60);
   expect(v, n, "shared_expert_gate_up", 1, 512, 7168, 1, 60); /* shared expert stays TP */
   free(v);
-  /* EP=2 inside TP=8: experts split 4 ways, 192 per GPU. */
+  /* EP=2 inside TP=8: experts split 4 ways, 192 per GPU; half the 128 rows, on 55 experts. */
   v = derive(m, 8, 2, 1, 16, &n);
-  expect(v, n, "moe_gate_up", 2, 1024, 7168, 1, 60 * 55);
+  expect(v, n, "moe_gate_up", 2, 1024, 7168, 1, 60 * 9);
+  expect(v, n, "moe_gate_up", 1, 1024, 7168, 1, 60 * 46);
+  CHECK_EQ_INT(rows_per_layer(v, n, "moe_gate_up", 60), 64);
   free(v);
 
   /* Naive MLA: kv_b_proj as one GEMM over the step's tokens. */
