@@ -25,8 +25,12 @@ static int load_and_check(const char *path, char **sets, int nsets, xp_spec **ou
     xp_spec_error(spec, "kind", "unknown run kind \"%s\" (see `xp help kinds`)", kind->valuestring);
     goto fail;
   }
-  for (int i = 0; i < nsets; i++)
+  for (int i = 0; i < nsets; i++) {
     if ((rc = xp_spec_set_kv(spec->root, k, sets[i])) != 0) goto fail;
+    char key[128];
+    snprintf(key, sizeof key, "%.*s", (int)strcspn(sets[i], "="), sets[i]);
+    xp_spec_mark_cli(spec, key);
+  }
   if ((rc = xp_validate_spec(k, spec)) != 0) goto fail;
   *out = spec;
   *kind_out = k;

@@ -49,20 +49,8 @@ static int need(const xp_spec *s, const char *when_key, const char *what, const 
   return xp_spec_error(s, when_key, "%s needs %s, which is missing", what, key);
 }
 
-/* Cross-field rules: which keys an MLA, GQA or MoE model must carry. */
-static int check_model(const xp_spec *s, const xp_model *m) {
-  const cJSON *r = s->root;
-  if (m->kv_lora > 0) {
-    const char *keys[] = {"qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"};
-    for (int i = 0; i < 3; i++)
-      if (need(s, "kv_lora_rank", "an MLA model (kv_lora_rank)", keys[i])) return XP_EXIT_USAGE;
-  } else if (!cJSON_GetObjectItemCaseSensitive(r, "head_dim") && m->hidden % m->heads != 0) {
-    return xp_spec_error(s, "num_attention_heads", "hidden_size %lld is not a multiple of %lld "
-                         "heads; give head_dim", (long long)m->hidden, (long long)m->heads);
-  } else if (m->kv_heads > m->heads || m->heads % m->kv_heads != 0) {
-    return xp_spec_error(s, "num_key_value_heads", "%lld key-value heads do not divide %lld "
-                         "attention heads", (long long)m->kv_heads, (long long)m->heads);
-  }
+/* The MoE and dense-layer keys a model's layers need. */
+static int check_moe(const xp_spec *s, const xp_model *m) {
   if (m->experts > 0) {
     if (need(s, "n_routed_experts", "a MoE model (n_routed_experts)", "num_experts_per_tok") ||
         need(s, "n_routed_experts", "a MoE model (n_routed_experts)", "moe_intermediate_size"))
@@ -79,6 +67,29 @@ static int check_model(const xp_spec *s, const xp_model *m) {
            "a model with dense MLP layers", "intermediate_size"))
     return XP_EXIT_USAGE;
   return 0;
+}
+
+/* Cross-field rules: which keys an MLA, GQA or MoE model must carry. */
+static int check_model(const xp_spec *s, const xp_model *m) {
+  const cJSON *r = s->root;
+  static const char *const mla_keys[] = {"q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"};
+  if (m->kv_lora > 0) {
+    for (int i = 1; i < 4; i++)
+      if (need(s, "kv_lora_rank", "an MLA model (kv_lora_rank)", mla_keys[i])) return XP_EXIT_USAGE;
+    return check_moe(s, m);
+  }
+  /* MLA's keys without kv_lora_rank would be dropped in silence for a full q/k/v projection */
+  for (int i = 0; i < 4; i++)
+    if (xp_spec_int(r, mla_keys[i], 0) != 0)
+      return xp_spec_error(s, mla_keys[i], "an MLA key without kv_lora_rank: give kv_lora_rank (MLA), or "
+                           "drop the MLA keys (grouped-query attention)");
+  if (!cJSON_GetObjectItemCaseSensitive(r, "head_dim") && m->hidden % m->heads != 0)
+    return xp_spec_error(s, "num_attention_heads", "hidden_size %lld is not a multiple of %lld "
+                         "heads; give head_dim", (long long)m->hidden, (long long)m->heads);
+  if (m->kv_heads > m->heads || m->heads % m->kv_heads != 0)
+    return xp_spec_error(s, "num_key_value_heads", "%lld key-value heads do not divide %lld "
+                         "attention heads", (long long)m->kv_heads, (long long)m->heads);
+  return check_moe(s, m);
 }
 
 int xp_model_load(const char *path, xp_model **out) {

@@ -12,7 +12,10 @@
 #include "toml_adapter.h"
 #include "xp.h"
 
-struct spec_private { char *text; };
+struct spec_private {
+  char *text;
+  cJSON *from_cli; /* top-level keys that --set gave or replaced: their errors are the command line's */
+};
 
 static const char *const interconnects[] = {"nvlink", "pcie", "shm", "net", "mixed", NULL};
 
@@ -152,13 +155,29 @@ void xp_spec_free(xp_spec *s) {
   free(s->path);
   free(s->dir);
   free(((struct spec_private *)(s + 1))->text);
+  cJSON_Delete(((struct spec_private *)(s + 1))->from_cli);
   free(s);
 }
 
 /* ---- locating keys ---- */
 
+void xp_spec_mark_cli(xp_spec *s, const char *key) {
+  struct spec_private *p = (struct spec_private *)(s + 1);
+  if (!p->from_cli) p->from_cli = cJSON_CreateObject();
+  if (!cJSON_HasObjectItem(p->from_cli, key)) cJSON_AddTrueToObject(p->from_cli, key);
+}
+
+/* Whether the path's top-level key came from --set. */
+static int from_cli(const xp_spec *s, const char *path) {
+  const cJSON *set = ((const struct spec_private *)(s + 1))->from_cli;
+  char key[128];
+  snprintf(key, sizeof key, "%.*s", (int)strcspn(path, ".["), path);
+  return set && cJSON_HasObjectItem(set, key);
+}
+
 int xp_spec_line(const xp_spec *s, const char *path) {
   if (!s || !path) return 0;
+  if (from_cli(s, path)) return -1;
   const cJSON *l = cJSON_GetObjectItemCaseSensitive(s->lines, path);
   if (cJSON_IsNumber(l)) return xp_saturate_int(l->valuedouble);
   /* JSON specs carry no positions: find the last key of the path as a quoted string. */
@@ -180,9 +199,12 @@ int xp_spec_error(const xp_spec *s, const char *path, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  if (path && *path)
-    return xp_error_at(XP_EXIT_USAGE, s->path, xp_spec_line(s, path), "%s: %s", path, msg);
-  return xp_error_at(XP_EXIT_USAGE, s->path, 0, "%s", msg);
+  if (path && *path) {
+    const int line = xp_spec_line(s, path);
+    if (line < 0) return xp_error_at(XP_EXIT_USAGE, "<command line>", 0, "--set %s: %s", path, msg);
+    return xp_error_at(XP_EXIT_USAGE, s->path, line > 0 ? line : 1, "%s: %s", path, msg);
+  }
+  return xp_error_at(XP_EXIT_USAGE, s->path, 1, "%s", msg);
 }
 
 char *xp_spec_resolve(const xp_spec *s, const char *rel) {
@@ -270,9 +292,18 @@ static int choice_error(const xp_spec *s, const char *path, const char *got, con
   return xp_spec_error(s, path, "unknown value \"%s\" (expected one of: %s)", got, list);
 }
 
+/* A number as it was written: whole ones in full (99999999, not 1e+08). */
+static const char *num_text(double v, char *buf, size_t n) {
+  if (v == floor(v) && fabs(v) < 1e18) snprintf(buf, n, "%.0f", v);
+  else snprintf(buf, n, "%.17g", v);
+  return buf;
+}
+
 static int check_range(const xp_spec *s, const char *path, const xp_field *f, double v) {
+  char a[40], b[40], c[40];
   if (f->min < f->max && (v < f->min || v > f->max))
-    return xp_spec_error(s, path, "%g is out of range [%g, %g]", v, f->min, f->max);
+    return xp_spec_error(s, path, "%s is out of range [%s, %s]", num_text(v, a, sizeof a),
+                         num_text(f->min, b, sizeof b), num_text(f->max, c, sizeof c));
   return 0;
 }
 
@@ -348,20 +379,37 @@ int xp_spec_check_fields(const xp_spec *s, const cJSON *obj, const char *path,
                          const xp_field *fields, int top_level) {
   char sub[512];
   const cJSON *v;
+  /* unknown keys first, the one written first named (TOML tables come back sorted) */
+  const cJSON *unknown = NULL;
+  int unknown_line = 0;
+  cJSON_ArrayForEach(v, obj) {
+    if (top_level && strcmp(v->string, "kind") == 0) continue;
+    if (find_field(fields, v->string) || (top_level && find_field(xp_declared_fields, v->string))) continue;
+    snprintf(sub, sizeof sub, "%s%s%s", path && *path ? path : "", path && *path ? "." : "", v->string);
+    const int line = xp_spec_line(s, sub);
+    if (!unknown || (line > 0 && (unknown_line <= 0 || line < unknown_line))) {
+      unknown = v;
+      unknown_line = line;
+    }
+  }
+  if (unknown) {
+    snprintf(sub, sizeof sub, "%s%s%s", path && *path ? path : "", path && *path ? "." : "", unknown->string);
+    return xp_spec_error(s, sub, "unknown key");
+  }
   cJSON_ArrayForEach(v, obj) {
     snprintf(sub, sizeof sub, "%s%s%s", path && *path ? path : "", path && *path ? "." : "",
              v->string);
     if (top_level && strcmp(v->string, "kind") == 0) continue;
     const xp_field *f = find_field(fields, v->string);
     if (!f && top_level) f = find_field(xp_declared_fields, v->string);
-    if (!f) return xp_spec_error(s, sub, "unknown key");
     if (check_value(s, v, sub, f)) return XP_EXIT_USAGE;
   }
   for (const xp_field *f = fields; f && f->key; f++) {
     if (f->required && !cJSON_GetObjectItemCaseSensitive(obj, f->key)) {
       snprintf(sub, sizeof sub, "%s%s%s", path && *path ? path : "", path && *path ? "." : "", f->key);
-      return xp_error_at(XP_EXIT_USAGE, s->path, path && *path ? xp_spec_line(s, path) : 0,
-                         "%s: required key is missing", sub);
+      /* the line of the table that lacks it (the file's first line for the top level) */
+      const int line = path && *path ? xp_spec_line(s, path) : 1;
+      return xp_error_at(XP_EXIT_USAGE, s->path, line > 0 ? line : 1, "%s: required key is missing", sub);
     }
   }
   return 0;

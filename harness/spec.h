@@ -24,7 +24,9 @@ xp_spec *xp_spec_parse_json(const char *text, const char *label, const char *dir
 void xp_spec_free(xp_spec *s);
 
 /* Line of a key path ("sizes", "cases[1].m"), or 0 when unknown. */
-int xp_spec_line(const xp_spec *s, const char *path);
+int xp_spec_line(const xp_spec *s, const char *path); /* -1: the key came from --set */
+/* Note that --set gave the top-level key: errors about it then name the command line. */
+void xp_spec_mark_cli(xp_spec *s, const char *key);
 /* Report an error located at a key: "xp: FILE:LINE: PATH: message". Returns XP_EXIT_USAGE. */
 int xp_spec_error(const xp_spec *s, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

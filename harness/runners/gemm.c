@@ -220,7 +220,13 @@ static int setup_build(const xp_spec *spec, gemm_setup *g) {
     return 0;
   }
   int rc = load_model(spec, g);
-  return rc ? rc : derive_shapes(spec, g, ms);
+  if (rc) return rc;
+  if (cJSON_GetObjectItemCaseSensitive(r, "mla") && g->model->kv_lora <= 0)
+    return xp_spec_error(spec, "mla", "%s has no MLA (no kv_lora_rank in its model file)", g->model->name);
+  const cJSON *only = cJSON_GetObjectItemCaseSensitive(r, "only");
+  if (only && cJSON_GetArraySize(only) == 0)
+    return xp_spec_error(spec, "only", "the list is empty: name the GEMMs to keep, or drop the key");
+  return derive_shapes(spec, g, ms);
 }
 
 static int gemm_check(const xp_spec *spec) {

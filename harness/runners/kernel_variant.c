@@ -113,6 +113,22 @@ static int check_shape(const xp_spec *spec, const cJSON *sh, int idx) {
   return 0;
 }
 
+/* A list of numbers given each once: a value twice would plan the same cases twice. */
+static int check_distinct(const xp_spec *spec, const char *key) {
+  const cJSON *list = cJSON_GetObjectItemCaseSensitive(spec->root, key), *a, *b;
+  int i = 0;
+  cJSON_ArrayForEach(a, list) {
+    for (b = list->child; b != a; b = b->next)
+      if (cJSON_IsNumber(a) && cJSON_IsNumber(b) && a->valuedouble == b->valuedouble) {
+        char path[64];
+        snprintf(path, sizeof path, "%s[%d]", key, i);
+        return xp_spec_error(spec, path, "%g is given twice", a->valuedouble);
+      }
+    i++;
+  }
+  return 0;
+}
+
 static int kv_check(const xp_spec *spec) {
   const xp_kv_family *f = spec_family(spec);
   const cJSON *names = cJSON_GetObjectItemCaseSensitive(spec->root, "variants"), *e;
@@ -148,9 +164,34 @@ static int kv_check(const xp_spec *spec) {
   }
   if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(spec->root, "m")) == 0)
     return xp_spec_error(spec, "m", "lists no token count");
+  if (check_distinct(spec, "m") || check_distinct(spec, "group_sizes")) return XP_EXIT_USAGE;
   const xp_kv_variant *vs[64];
   int nv = selected(spec, f, vs), quantized = 0;
   for (int v = 0; v < nv; v++) quantized |= vs[v]->quantized;
+  /* every shape needs a variant of its type among those selected, or the run has nothing to do */
+  i = 0;
+  cJSON_ArrayForEach(sh, shapes) {
+    const int moe = strcmp(xp_spec_str(sh, "type", "gemm"), "moe") == 0;
+    int runs = 0;
+    for (int v = 0; v < nv; v++) runs |= vs[v]->moe == moe;
+    if (!runs) {
+      char list[512] = "";
+      for (int j = 0; j < f->nvariants; j++)
+        if (f->variants[j].moe == moe) {
+          strncat(list, list[0] ? ", " : "", sizeof list - strlen(list) - 1);
+          strncat(list, f->variants[j].name, sizeof list - strlen(list) - 1);
+        }
+      snprintf(path, sizeof path, "shapes[%d]", i);
+      return xp_spec_error(spec, path, "none of the variants chosen runs a %s shape (those that do: %s)",
+                           moe ? "moe" : "gemm", list);
+    }
+    if (moe && xp_spec_int(sh, "topk", 0) > xp_spec_int(sh, "experts", 0)) {
+      snprintf(path, sizeof path, "shapes[%d].topk", i);
+      return xp_spec_error(spec, path, "top-%lld of %lld experts is not a routing",
+                           (long long)xp_spec_int(sh, "topk", 0), (long long)xp_spec_int(sh, "experts", 0));
+    }
+    i++;
+  }
   if (quantized && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(spec->root, "group_sizes")) == 0)
     return xp_error_at(XP_EXIT_USAGE, spec->path, 0,
                        "group_sizes: required key is missing (the %s variants are quantized)", f->name);
@@ -185,8 +226,24 @@ static void problem_params(const xp_kv_problem *p, const xp_kv_variant *v, const
   if (v->quantized) cJSON_AddNumberToObject(o, "group", p->group);
 }
 
+/* Which of the spec's group sizes an unquantized variant takes its operands from: the first
+** that the shape supports (an INT4 matrix of that grouping must exist to compare against),
+** else the first, where it is skipped with the reason. */
+static int unquantized_group(const xp_kv_variant *v, const xp_kv_problem *p, const cJSON *gs, const cJSON *root) {
+  const cJSON *g;
+  int i = 0;
+  char why[512];
+  cJSON_ArrayForEach(g, gs) {
+    xp_kv_problem q = *p;
+    q.group = xp_saturate_int(g->valuedouble);
+    if (!v->supports || !v->supports(&q, root, why, sizeof why)) return i;
+    i++;
+  }
+  return 0;
+}
+
 /* Expand the spec: shape x group x m x variant. A variant that ignores the group size runs
-** once per shape and m (with the first group's operands). supports() decides skips. */
+** once per shape and m (with the operands of unquantized_group). supports() decides skips. */
 static void plan_cases(const xp_spec *spec, int arch, kv_plan *pl) {
   const xp_kv_family *f = spec_family(spec);
   const xp_kv_variant *vs[64];
@@ -214,7 +271,8 @@ static void plan_cases(const xp_spec *spec, int arch, kv_plan *pl) {
       cJSON_ArrayForEach(me, ms) {
         p.m = xp_saturate_int(me->valuedouble);
         for (int v = 0; v < nv; v++) {
-          if (vs[v]->moe != p.moe || (!vs[v]->quantized && gi > 0)) continue;
+          if (vs[v]->moe != p.moe || (!vs[v]->quantized && gi != unquantized_group(vs[v], &p, gs, spec->root)))
+            continue;
           if (pl->ncases == cap) {
             cap *= 2;
             pl->cases = xp_xrealloc(pl->cases, sizeof *pl->cases * (size_t)cap);

@@ -352,6 +352,8 @@ int xp_nccl_plan_load(const xp_spec *s, xp_nccl_plan *p) {
   p->timeout_s = xp_spec_num(r, "timeout_s", 300);
   p->alloc_nccl = strcmp(xp_spec_str(r, "alloc", "ncclMemAlloc"), "ncclMemAlloc") == 0;
   p->rendezvous = xp_spec_str(r, "rendezvous", NULL);
+  if (p->rendezvous && !*p->rendezvous)
+    return xp_spec_error(s, "rendezvous", "is empty: give a file path every rank can reach, or drop the key");
   if (!p->rendezvous && getenv("XP_RENDEZVOUS") && *getenv("XP_RENDEZVOUS"))
     p->rendezvous = getenv("XP_RENDEZVOUS");
   if ((rc = load_sizes(s, p)) != 0 || (rc = load_env(s, p)) != 0 || (rc = load_gpus(s, p)) != 0) {
@@ -404,6 +406,21 @@ int xp_nccl_plan_check_ranks(const xp_spec *s, const xp_nccl_plan *p, int nranks
   return 0;
 }
 
+/* With the ranks not known before the run, what holds for any number of them: every size is
+** whole elements of every dtype. */
+static int check_whole_elements(const xp_spec *s, const xp_nccl_plan *p) {
+  for (int d = 0; d < p->ndtype; d++)
+    for (int i = 0; i < p->nsizes; i++) {
+      const int64_t e = xp_nccl_dtype_size(p->dtype[d]);
+      if (p->sizes[i] % e == 0) continue;
+      char path[64];
+      size_origin(s, p->sizes[i], path, sizeof path);
+      return xp_spec_error(s, path, "%lld bytes are not whole %s elements (sizes must be multiples of %lld bytes)",
+                           (long long)p->sizes[i], xp_nccl_dtype_name(p->dtype[d]), (long long)e);
+    }
+  return 0;
+}
+
 /* ---- kind callbacks ---- */
 
 int xp_nccl_burst_check(const xp_spec *s) {
@@ -411,6 +428,7 @@ int xp_nccl_burst_check(const xp_spec *s) {
   int rc = xp_nccl_plan_load(s, &p);
   if (rc) return rc;
   if (p.ngpus > 0 && !p.rendezvous) rc = xp_nccl_plan_check_ranks(s, &p, p.ngpus);
+  else rc = check_whole_elements(s, &p);
   xp_nccl_plan_free(&p);
   return rc;
 }

@@ -79,7 +79,7 @@ size_range = { min = 64, max = 8 }"
 expect_bad range_key 'range_key.toml:2: size_range.step: unknown key' \
   "kind = \"nccl_burst\"
 size_range = { min = 8, max = 64, step = 8 }"
-expect_bad no_sizes 'no_sizes.toml: sizes: no message sizes' \
+expect_bad no_sizes 'no_sizes.toml:1: sizes: no message sizes' \
   "kind = \"nccl_burst\""
 expect_bad env 'env.toml:3: env.nccl_p2p: not an environment variable name' \
   "kind = \"nccl_burst\"
