@@ -26,6 +26,9 @@ void tt_rank_free(tt_rank *r) {
   tt_vec_free(&r->shapes);
   tt_map_free(&r->smap);
   tt_idmap_free(&r->ext);
+  tt_idmap_free(&r->ext_ts);
+  tt_idmap_free(&r->launch_ts);
+  tt_vec_free(&r->pending);
   free(r);
 }
 
@@ -86,6 +89,7 @@ static void shift_times(tt_rank *r) {
     tt_collk *c = TT_VEC_AT(&r->colls, tt_collk, i);
     c->start += shift, c->end += shift;
   }
+  for (size_t i = 0; i < r->pending.n; i++) TT_VEC_AT(&r->pending, tt_pend, i)->ts += shift;
   if (r->prof_end) r->prof_start += shift, r->prof_end += shift;
 }
 
@@ -115,11 +119,18 @@ const char *tt_steps_marked_by(const tt_import *imp, const tt_options *opt) {
 }
 
 /* Steps were recorded in the External-id map by order of appearance; map those to positions
-** in the sorted array, and place unlinked kernels by their start time. */
+** in the sorted array. An activity whose launch's CPU time is known (an operator read before
+** its step, a ROCm launch) goes to the step holding that time, now that all are read; one with
+** no link at all, or whose launch no step holds, to the step its GPU start falls in. */
 static void place_in_steps(tt_rank *r) {
   size_t ns = r->steps.n;
   int32_t *pos = xp_xcalloc(ns ? ns : 1, sizeof *pos);
   for (size_t i = 0; i < ns; i++) pos[TT_VEC_AT(&r->steps, tt_step, i)->id] = (int32_t)i;
+  for (size_t i = 0; i < r->pending.n; i++) {
+    const tt_pend *pd = TT_VEC_AT(&r->pending, tt_pend, i);
+    const int32_t at = ns ? tt_step_at(&r->steps, pd->ts) : -1;
+    if (at >= 0) TT_VEC_AT(&r->ivals, tt_ival, pd->ival)->step = TT_VEC_AT(&r->steps, tt_step, at)->id;
+  }
   for (size_t i = 0; i < r->ivals.n; i++) {
     tt_ival *v = TT_VEC_AT(&r->ivals, tt_ival, i);
     if (v->step >= 0 && (size_t)v->step < ns) v->step = pos[v->step];
@@ -255,6 +266,9 @@ void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt) {
   ** stays flat across the files of a multi-rank import. */
   tt_vec_free(&r->ivals);
   tt_idmap_free(&r->ext);
+  tt_idmap_free(&r->ext_ts);
+  tt_idmap_free(&r->launch_ts);
+  tt_vec_free(&r->pending);
   tt_map_free(&r->kmap);
   tt_map_free(&r->smap);
   r->done = 1;

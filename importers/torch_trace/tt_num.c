@@ -31,7 +31,7 @@ int tt_us_to_ns(tt_slice s, int64_t *ns) {
     p++;
     int fd = 0;
     for (; p < end && *p >= '0' && *p <= '9'; p++, fd++) {
-      if (digits < 18) {
+      if (digits < 19) { /* 19 significant digits: an epoch in us with ns (1693958165862817.259) */
         if (mant || *p != '0') digits++;
         mant = mant * 10 + (uint64_t)(*p - '0');
         exp10--;

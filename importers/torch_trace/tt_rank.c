@@ -88,7 +88,7 @@ static const char *dtype_from_name(const char *name, char *buf, size_t cap) {
 
 #define SL_EQ(s, lit) ((s).n == sizeof(lit) - 1 && memcmp((s).p, lit, sizeof(lit) - 1) == 0)
 
-enum ev_cat { C_OTHER, C_KERNEL, C_MEMCPY, C_MEMSET, C_CPU_OP, C_ANNOT, C_TRACE };
+enum ev_cat { C_OTHER, C_KERNEL, C_MEMCPY, C_MEMSET, C_CPU_OP, C_ANNOT, C_TRACE, C_RUNTIME };
 
 static enum ev_cat cat_of(tt_slice c) {
   switch (c.n) {
@@ -104,6 +104,8 @@ static enum ev_cat cat_of(tt_slice c) {
       if (SL_EQ(c, "\"gpu_memcpy\"")) return C_MEMCPY;
       if (SL_EQ(c, "\"gpu_memset\"")) return C_MEMSET;
       break;
+    case 13: if (SL_EQ(c, "\"cuda_driver\"")) return C_RUNTIME; break;
+    case 14: if (SL_EQ(c, "\"cuda_runtime\"")) return C_RUNTIME; break;
     case 17: if (SL_EQ(c, "\"user_annotation\"")) return C_ANNOT; break;
   }
   return C_OTHER;
@@ -183,9 +185,13 @@ int32_t tt_step_at(const tt_vec *steps, int64_t t) {
 static int on_annotation_step(tt_rank *r, const tt_event *ev, const tt_options *opt, size_t nlen,
                               const char *name, char *err, size_t errlen) {
   int64_t ts, dur;
-  if (tt_us_to_ns(ev->ts, &ts) || tt_us_to_ns(ev->dur, &dur) || dur < 0) {
+  if (tt_us_to_ns(ev->ts, &ts) || tt_us_to_ns(ev->dur, &dur)) {
     snprintf(err, errlen, "step annotation \"%.*s\" has no valid \"ts\" and \"dur\"", (int)nlen, name);
     return -1;
+  }
+  if (dur < 0) { /* Kineto before 2022 could write one: no step can be made of it */
+    r->bad_steps++;
+    return 0;
   }
   int64_t number = (int64_t)r->steps.n;
   if (!opt->step_annotation) {
@@ -229,8 +235,10 @@ static int on_cpu_op(tt_import *imp, tt_rank *r, const tt_event *ev) {
   int64_t ts;
   int32_t step = -1;
   if (tt_us_to_ns(ev->ts, &ts) == 0) {
+    if (ts < r->cpu_min) r->cpu_min = ts;
     int32_t at = tt_step_at(&r->steps, ts);
     if (at >= 0) step = TT_VEC_AT(&r->steps, tt_step, at)->id;
+    else tt_idmap_set(&r->ext_ts, ext, TT_TS_KEEP(ts)); /* its step may come later in the file */
   }
   r->cpu_ops++;
   if (tt_idmap_set(&r->ext, ext, (uint64_t)(op + 1) | (uint64_t)(uint32_t)(step + 1) << 32) != 0)
@@ -340,13 +348,29 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
     return -1;
   }
   int64_t ts, dur;
+  /* Kineto writes GPU activities as complete events ("X"); a begin, end or instant event of a
+  ** kernel's category (other producers) has no duration to count */
+  if (ev->ph.n && !SL_EQ(ev->ph, "\"X\"")) {
+    r->not_complete++;
+    return 0;
+  }
   if (!ev->ts.n || tt_us_to_ns(ev->ts, &ts) != 0) {
     snprintf(err, errlen, "%s event \"%.*s\" has no numeric \"ts\"", what, (int)(n < 60 ? n : 60), name);
     return -1;
   }
-  if (!ev->dur.n || tt_us_to_ns(ev->dur, &dur) != 0 || dur < 0) {
+  if (!ev->dur.n || tt_us_to_ns(ev->dur, &dur) != 0) {
     snprintf(err, errlen, "%s event \"%.*s\" has no valid \"dur\"", what, (int)(n < 60 ? n : 60), name);
     return -1;
+  }
+  if (dur < 0) { /* Kineto before 2022-08 (pytorch/kineto#646, which clamps them since) */
+    r->neg_dur++;
+    dur = 0;
+  }
+  /* torch 1.8 could write a kernel at "ts": 0 (pytorch/kineto#109): a minute or more before
+  ** the trace's first CPU event is no time the profiler ran */
+  if (r->cpu_min != INT64_MAX && ts < r->cpu_min - 60 * 1000000000LL) {
+    r->gpu_before_cpu++;
+    return 0;
   }
   uint32_t id = intern_name(imp, name, n, kind);
   const tt_name_info *ni = TT_VEC_AT(&imp->name_info, tt_name_info, id);
@@ -360,10 +384,18 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
   add_stat(r, key, dur);
   int64_t ext = arg_int(ev, "External id", 0);
   if (ext <= 0) ext = arg_int(ev, "external id", 0);
+  const int64_t corr = arg_int(ev, "correlation", -1);
   /* Kineto of 2022-23 wrote the correlation id as a kernel's "External id"; there it names no
   ** operator, and a lookup would find an unrelated one with the same number. */
-  if (ext > 0 && ext == arg_int(ev, "correlation", -1)) ext = 0;
+  if (ext > 0 && ext == corr) ext = 0;
   int32_t step = -1;
+  uint64_t cpu_ts = 0; /* TT_TS_KEEP of the launching CPU time, where that decides the step */
+  if (r->hip && corr < 0) {
+    /* ROCm: a kernel's "External id" is its launch's correlation id (the runtime event's and
+    ** the flow's), so the step is the launch's, and no operator is known */
+    cpu_ts = ext > 0 ? tt_idmap_get(&r->launch_ts, ext) : 0;
+    ext = 0;
+  }
   if (ext > 0) {
     uint64_t v = tt_idmap_get(&r->ext, ext);
     if (v) {
@@ -371,10 +403,19 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
       step = (int32_t)(v >> 32) - 1;
       if (op) add_shape(r, key, op - 1, dur);
       r->linked++;
+      if (step < 0) cpu_ts = tt_idmap_get(&r->ext_ts, ext);
     }
   }
   int64_t dev;
-  if (r->device < 0 && tt_int(ev->pid, &dev) == 0) r->device = dev;
+  if (tt_int(ev->pid, &dev) == 0) {
+    if (r->device < 0) r->device = dev;
+    else if (dev != r->device && r->other_device < 0) r->other_device = dev;
+  }
+  if (cpu_ts) {
+    tt_pend *pd = tt_vec_push(&r->pending, sizeof *pd);
+    pd->ival = (uint32_t)r->ivals.n;
+    pd->ts = TT_TS_BACK(cpu_ts);
+  }
   tt_ival *iv = tt_vec_push(&r->ivals, sizeof *iv);
   iv->start = ts;
   iv->end = ts + dur;
@@ -387,6 +428,39 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
   return 0;
 }
 
+/* A launch through the runtime. Only HIP's are kept: ROCm's kernels name their launch (its
+** correlation id, the runtime event's "External id"), not the operator, so the launch's CPU
+** time is what places them in a step. */
+static void on_runtime(tt_rank *r, const tt_event *ev) {
+  /* the name's first bytes as written ("hip...): CUDA's launches cost no decoding */
+  if (ev->name.n < 5 || memcmp(ev->name.p, "\"hip", 4) != 0) return;
+  r->hip = 1;
+  int64_t corr = arg_int(ev, "correlation", -1), ts;
+  if (corr < 0) corr = arg_int(ev, "External id", -1);
+  if (corr > 0 && tt_us_to_ns(ev->ts, &ts) == 0) tt_idmap_set(&r->launch_ts, corr, TT_TS_KEEP(ts));
+}
+
+/* A CPU event that may mark a step: ProfilerStep#N (a user_annotation since torch 1.10, a
+** cpu_op or "Operator" before), or the annotation asked for by name. */
+static int on_cpu_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt, char *err,
+                        size_t errlen) {
+  size_t n;
+  int in_place;
+  const char *name = ev->name.n ? text_of(imp, ev->name, &n, &in_place) : NULL;
+  if (!name) return 0;
+  int is_step = opt->step_annotation
+                    ? strlen(opt->step_annotation) == n && memcmp(name, opt->step_annotation, n) == 0
+                    : n > 13 && memcmp(name, "ProfilerStep#", 13) == 0;
+  if (is_step) {
+    char copy[256];
+    size_t k = n < sizeof copy - 1 ? n : sizeof copy - 1;
+    memcpy(copy, name, k);
+    copy[k] = 0;
+    if (on_annotation_step(r, ev, opt, k, copy, err, errlen)) return -1;
+  }
+  return on_cpu_op(imp, r, ev);
+}
+
 int tt_rank_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt,
                   char *err, size_t errlen) {
   r->events++;
@@ -394,24 +468,11 @@ int tt_rank_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_optio
     case C_KERNEL: return on_gpu(imp, r, ev, TT_KERNEL, err, errlen);
     case C_MEMCPY: return on_gpu(imp, r, ev, TT_MEMCPY, err, errlen);
     case C_MEMSET: return on_gpu(imp, r, ev, TT_MEMSET, err, errlen);
-    case C_CPU_OP: return on_cpu_op(imp, r, ev);
-    case C_ANNOT: {
-      size_t n;
-      int in_place;
-      const char *name = ev->name.n ? text_of(imp, ev->name, &n, &in_place) : NULL;
-      if (!name) return 0;
-      int is_step = opt->step_annotation
-                        ? strlen(opt->step_annotation) == n && memcmp(name, opt->step_annotation, n) == 0
-                        : n > 13 && memcmp(name, "ProfilerStep#", 13) == 0;
-      if (is_step) {
-        char copy[256];
-        size_t k = n < sizeof copy - 1 ? n : sizeof copy - 1;
-        memcpy(copy, name, k);
-        copy[k] = 0;
-        if (on_annotation_step(r, ev, opt, k, copy, err, errlen)) return -1;
-      }
-      return on_cpu_op(imp, r, ev);
-    }
+    case C_CPU_OP:
+    case C_ANNOT: return on_cpu_event(imp, r, ev, opt, err, errlen);
+    case C_RUNTIME:
+      on_runtime(r, ev);
+      return 0;
     case C_TRACE: {
       int64_t ts, dur;
       if (tt_us_to_ns(ev->ts, &ts) == 0 && tt_us_to_ns(ev->dur, &dur) == 0) {

@@ -4,6 +4,7 @@
 ** tail of the window (one partial event) is carried from chunk to chunk.
 */
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -46,7 +47,30 @@ static void progress_show(progress *p, tt_source *s, int final) {
   }
 }
 
+/* The line of the JSON byte at offset: the file read again from its start, on the error path
+** only (the import itself never counts lines). 0 when it cannot be read again. */
+static long line_of_byte(const char *path, uint64_t offset) {
+  char err[256];
+  tt_source *src = tt_source_open(path, err, sizeof err);
+  if (!src) return 0;
+  const char *data;
+  size_t len;
+  uint64_t seen = 0;
+  long line = 1;
+  while (seen < offset && tt_source_next(src, &data, &len, err, sizeof err) == 1) {
+    size_t n = offset - seen < len ? (size_t)(offset - seen) : len;
+    for (const char *p = data, *end = data + n; (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++) line++;
+    seen += len;
+  }
+  tt_source_close(src);
+  return seen >= offset ? line : 0;
+}
+
 static int bad(const char *path, uint64_t offset, uint64_t event, const char *what) {
+  const long line = line_of_byte(path, offset);
+  if (line > 0)
+    return xp_error_at(XP_EXIT_USAGE, path, line, "event %llu (byte %llu): %s", (unsigned long long)event,
+                       (unsigned long long)offset, what);
   return xp_error_at(XP_EXIT_USAGE, path, 0, "byte %llu (event %llu): %s",
                      (unsigned long long)offset, (unsigned long long)event, what);
 }
@@ -172,16 +196,37 @@ static int read_into(tt_import *imp, tt_rank *r, const char *path, const tt_opti
   return 0;
 }
 
+/* What the profiler wrote wrong and the import left out or mended, said once per file. */
+static void warn_mended(const tt_rank *r) {
+  if (r->neg_dur)
+    xp_warn("%s: %lld GPU activit%s with a negative duration (Kineto before 2022) counted as 0 ns", r->file,
+            (long long)r->neg_dur, r->neg_dur == 1 ? "y" : "ies");
+  if (r->gpu_before_cpu)
+    xp_warn("%s: %lld GPU activit%s timed a minute or more before the trace's first CPU event (\"ts\": 0?) "
+            "left out", r->file, (long long)r->gpu_before_cpu, r->gpu_before_cpu == 1 ? "y" : "ies");
+  if (r->not_complete)
+    xp_warn("%s: %lld GPU event%s that %s not complete (\"ph\" other than \"X\") left out", r->file,
+            (long long)r->not_complete, r->not_complete == 1 ? "" : "s", r->not_complete == 1 ? "is" : "are");
+  if (r->bad_steps)
+    xp_warn("%s: %lld step annotation%s with a negative duration left out", r->file, (long long)r->bad_steps,
+            r->bad_steps == 1 ? "" : "s");
+  if (r->other_device >= 0)
+    xp_warn("%s: GPU activity on devices %lld and %lld (one process driving several GPUs): busy time is "
+            "their union, as if one device", r->file, (long long)r->device, (long long)r->other_device);
+}
+
 int tt_read_file(tt_import *imp, const char *path, const tt_options *opt) {
   tt_rank *r = xp_xcalloc(1, sizeof *r);
   r->file = xp_strdup(path);
-  r->rank = r->trace_rank = r->world_size = r->device = -1;
+  r->rank = r->trace_rank = r->world_size = r->device = r->other_device = -1;
+  r->cpu_min = INT64_MAX;
   r->meta = cJSON_CreateObject();
   imp->ranks = xp_xrealloc(imp->ranks, (size_t)(imp->nranks + 1) * sizeof *imp->ranks);
   imp->ranks[imp->nranks++] = r;
   int rc = read_into(imp, r, path, opt);
   if (rc) return rc;
   tt_rank_done(imp, r, opt);
+  warn_mended(r);
   if (opt->step_annotation && r->steps.n == 0)
     xp_warn("%s: no \"%s\" annotations: per-step figures are empty", path, opt->step_annotation);
   else if (r->window_step)

@@ -53,6 +53,14 @@ typedef struct tt_ival { /* one GPU activity */
   int32_t step; /* index into steps, -1 outside every step */
 } tt_ival;
 
+typedef struct tt_pend { /* an activity whose step its launch's CPU time decides */
+  uint32_t ival;
+  int64_t ts;
+} tt_pend;
+/* A raw timestamp kept in an idmap, where 0 means absent. */
+#define TT_TS_KEEP(ts) ((uint64_t)(ts) ^ (1ull << 63))
+#define TT_TS_BACK(v) ((int64_t)((v) ^ (1ull << 63)))
+
 typedef struct tt_step {
   int64_t start, end; /* the annotation on the CPU */
   int64_t number;     /* N of ProfilerStep#N, else the ordinal */
@@ -110,6 +118,17 @@ typedef struct tt_rank {
   tt_vec colls;                /* tt_collk */
   tt_vec shapes; tt_map smap;  /* tt_shape */
   tt_idmap ext;                /* External id -> (op + 1) | (step id + 1) << 32 */
+  /* Steps found by CPU time once every step is known (tt_pend): an operator read before the
+  ** step that holds it (torch 1.8's step after its children, a thread written first), or a
+  ** ROCm launch, whose kernel carries the launch's correlation id and no operator's. */
+  tt_idmap ext_ts;             /* External id -> TT_TS_KEEP(CPU ts) of an op no step held yet */
+  tt_idmap launch_ts;          /* HIP: correlation id -> TT_TS_KEEP(CPU ts) of its launch */
+  tt_vec pending;              /* tt_pend */
+  int hip;                     /* launches through HIP (hip*LaunchKernel): ROCm's ids */
+  int64_t cpu_min;             /* earliest CPU event (raw ts, ns); INT64_MAX before one */
+  /* GPU events left out or mended, for the warnings */
+  int64_t gpu_before_cpu, neg_dur, not_complete, bad_steps;
+  int64_t other_device;        /* a second GPU pid in one trace, -1 none */
   int64_t coll_matched, coll_unmatched;
   int done;
 } tt_rank;

@@ -199,6 +199,9 @@ static void test_numbers(void) {
   CHECK_EQ_INT(ns("-3.5"), -3500);
   CHECK_EQ_INT(ns("0"), 0);
   CHECK_EQ_INT(ns("9999999999999999999"), -999); /* does not fit in int64 ns */
+  /* epoch microseconds with nanoseconds: 19 significant digits, every one kept (Kineto 2024) */
+  CHECK_EQ_INT(ns("1693958165862817.259"), 1693958165862817259LL);
+  CHECK_EQ_INT(ns("1693958165862819.999"), 1693958165862819999LL);
   CHECK_EQ_INT(ns("\"1\""), -999);
   CHECK_EQ_INT(ns("1."), -999);
   /* Every ts of the form Kineto writes survives exactly (a double would not). */

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Traces of other eras and vendors, generated here with known figures:
+#   - torch 1.8/1.9: ProfilerStep#N is an "Operator"/"cpu_op" event, written after the operators
+#     it holds, and the GPU runs 60 ms behind the CPU: each kernel belongs to its launching
+#     operator's step, whatever its GPU time or where the step comes in the file;
+#   - ROCm (roctracer through Kineto): a kernel's "External id" is its launch's correlation id,
+#     shared with the hipLaunchKernel runtime event, not an operator's: the launch's CPU time
+#     places it, and no operator (whose External ids overlap those numbers) is linked to it;
+#   - what old profilers wrote wrong: a kernel at "ts": 0 (pytorch/kineto#109), a negative
+#     duration (before pytorch/kineto#646), an instant event of a kernel's category.
+set -u
+. "$XP_SRC/tests/lib.sh"
+
+# old_trace CAT: 2 steps of 3 ops each (External ids 1..6), each op launching one 10 us kernel;
+# every step's annotation is written after its ops, and kernels start 60 ms after their launch.
+old_trace() {
+  local cat=$1 s i ext t B=1700000000000000 # epoch microseconds, as Kineto writes them
+  printf '{"schemaVersion": 1, "traceEvents": [\n'
+  for s in 0 1; do
+    for i in 0 1 2; do
+      ext=$((1 + 3 * s + i)) t=$((B + 1000 * s + 100 * i))
+      printf '{"ph": "X", "cat": "%s", "name": "aten::mm", "pid": 7, "tid": 7, "ts": %d, "dur": 50, ' "$cat" "$t"
+      printf '"args": {"External id": %d, "Input Dims": [[8, 64], [64, 64]]}},\n' "$ext"
+    done
+    printf '{"ph": "X", "cat": "%s", "name": "ProfilerStep#%d", "pid": 7, "tid": 7, "ts": %d, "dur": 900, ' \
+      "$cat" $((5 + s)) $((B - 10 + 1000 * s))
+    printf '"args": {"External id": %d}},\n' $((100 + s))
+  done
+  for s in 0 1; do
+    for i in 0 1 2; do
+      ext=$((1 + 3 * s + i)) t=$((B + 60000 + 1000 * s + 100 * i))
+      printf '{"ph": "X", "cat": "Kernel", "name": "gemm_kernel", "pid": 0, "tid": "stream 7", "ts": %d, "dur": 10, ' "$t"
+      printf '"args": {"External id": %d, "correlation": %d}},\n' "$ext" $((500 + ext))
+    done
+  done
+  printf '{"ph": "X", "cat": "Kernel", "name": "gemm_kernel", "pid": 0, "tid": "stream 7", "ts": 0, "dur": 10, "args": {}},\n'
+  printf '{"ph": "X", "cat": "Kernel", "name": "neg_kernel", "pid": 0, "tid": "stream 7", "ts": %d, "dur": -5, "args": {}},\n' $((B + 60050))
+  printf '{"ph": "i", "cat": "Kernel", "name": "marker", "pid": 0, "tid": "stream 7", "ts": %d, "s": "t"}\n' $((B + 60060))
+  printf ']}\n'
+}
+for cat in Operator cpu_op; do
+  old_trace $cat > "$tmp/old_$cat.json"
+  "$XP" --db "$db" import torch-trace "$tmp/old_$cat.json" > "$tmp/out" 2> "$tmp/err"
+  check "$cat: exit" 0 $?
+  id=$(sql "SELECT max(id) FROM runs")
+  check "$cat: steps by their operators" "5:3:30000|6:3:30000" \
+    "$(sql "SELECT group_concat(number || ':' || kernels || ':' || kernel_ns, '|') FROM (SELECT * FROM trace_steps WHERE run_id = $id ORDER BY step)")"
+  check "$cat: kernels kept" 7 "$(sql "SELECT kernels FROM trace_ranks WHERE run_id = $id")"
+  for w in '1 GPU activity timed a minute or more before' '1 GPU activity with a negative duration' \
+           '1 GPU event that is not complete'; do
+    grep -q "$w" "$tmp/err" || { echo "FAIL: $cat: no warning [$w]"; cat "$tmp/err"; fail=1; }
+  done
+done
+
+# rocm_trace: 2 steps; in each an operator (External ids 1 and 2) launches 3 kernels through
+# hipLaunchKernel, whose correlation ids (1..6) are the kernels' "External id".
+rocm_trace() {
+  local s i c t
+  printf '{"schemaVersion": 1, "deviceProperties": [{"id": 2, "name": "AMD Instinct MI300X", "gcnArchName": "gfx942"}],\n'
+  printf '"traceEvents": [\n'
+  for s in 0 1; do
+    printf '{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d", "pid": 9, "tid": 9, "ts": %d, "dur": 900, "args": {}},\n' \
+      "$s" $((2000000 + 1000 * s))
+    printf '{"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 9, "tid": 9, "ts": %d, "dur": 500, ' $((2000010 + 1000 * s))
+    printf '"args": {"External id": %d, "Input Dims": [[4, 8], [8, 8]]}},\n' $((1 + s))
+    for i in 0 1 2; do
+      c=$((1 + 3 * s + i)) t=$((2000020 + 1000 * s + 100 * i))
+      printf '{"ph": "X", "cat": "cuda_runtime", "name": "hipLaunchKernel", "pid": 9, "tid": 9, "ts": %d, "dur": 5, ' "$t"
+      printf '"args": {"External id": %d}},\n' "$c"
+    done
+  done
+  for c in 1 2 3 4 5 6; do # GPU 70 us behind: kernels 4-6 start inside step 0's CPU window + lag
+    printf '{"ph": "X", "cat": "kernel", "name": "Cijk_Ailk_Bljk_HHS", "pid": 2, "tid": 1, "ts": %d, "dur": 20, ' \
+      $((2000000 + 150 * c + 500))
+    printf '"args": {"External id": %d}}%s\n' "$c" "$([ $c = 6 ] || echo ,)"
+  done
+  printf ']}\n'
+}
+rocm_trace > "$tmp/rocm.json"
+"$XP" --db "$db" import torch-trace "$tmp/rocm.json" > "$tmp/out" 2> "$tmp/err"
+check "rocm: exit" 0 $?
+id=$(sql "SELECT max(id) FROM runs")
+check "rocm: kernels in their launches' steps" "0:3|1:3" \
+  "$(sql "SELECT group_concat(number || ':' || kernels, '|') FROM (SELECT * FROM trace_steps WHERE run_id = $id ORDER BY step)")"
+check "rocm: no kernel linked to an operator by a correlation id" 0 \
+  "$(sql "SELECT count(*) FROM trace_shapes WHERE run_id = $id")"
+
+finish
