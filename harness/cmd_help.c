@@ -2,12 +2,19 @@
 #include <string.h>
 #include "cli.h"
 #include "kind.h"
+#include "models.h"
 #include "xp.h"
 
 static const char *type_text(xp_type t) {
   static const char *const names[] = {"string", "integer", "number", "boolean", "strings",
                                       "integers", "numbers", "table", "tables", "sizes", "table"};
   return names[t];
+}
+
+/* A range bound as the user writes it: whole numbers whole. */
+static void print_bound(double v) {
+  if (v == (double)(long long)v) printf("%lld", (long long)v);
+  else printf("%g", v);
 }
 
 static void print_fields(const xp_field *f, int depth) {
@@ -18,6 +25,13 @@ static void print_fields(const xp_field *f, int depth) {
       printf(" (");
       for (int i = 0; f->choices[i]; i++) printf("%s%s", i ? ", " : "", f->choices[i]);
       printf(")");
+    }
+    if (f->min < f->max) {
+      printf(" [");
+      print_bound(f->min);
+      printf(", ");
+      print_bound(f->max);
+      printf("]");
     }
     putchar('\n');
     if (f->sub) print_fields(f->sub, depth + 1);
@@ -33,6 +47,14 @@ int cmd_help(int argc, char **argv, const char *db_path) {
     return 0;
   }
   if (argc >= 2) {
+    if (strcmp(argv[1], "models") == 0) {
+      printf("model files (experiments/models/NAME.toml, or model_file): keys copied from the model's\n"
+             "Hugging Face config.json under DeepSeek's names (Qwen's num_experts is n_routed_experts,\n"
+             "its decoder_sparse_step moe_layer_freq); a model without MLA leaves the MLA keys out.\n"
+             "keys:\n");
+      print_fields(xp_model_fields, 0);
+      return 0;
+    }
     const xp_cmd *c = xp_cmd_find(argv[1]);
     if (c && c->usage) { fputs(c->usage, stdout); return 0; }
     if (c) { char *a[] = {(char *)c->name, "--help", NULL}; return c->fn(2, a, NULL); }
@@ -40,6 +62,7 @@ int cmd_help(int argc, char **argv, const char *db_path) {
     if (!k) return xp_error(XP_EXIT_USAGE, "help: no command or run kind named '%s'", argv[1]);
     printf("kind %s: %s\nkeys:\n", k->name, k->summary);
     print_fields(k->fields, 0);
+    if (k->notes) printf("%s", k->notes);
     printf("declared keys (any kind):\n");
     print_fields(xp_declared_fields, 0);
     return 0;

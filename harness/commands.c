@@ -31,7 +31,9 @@ static const xp_cmd commands[] = {
      "  Validates the spec, records a run ('running' until it finishes), measures, and stores\n"
      "  the results and metadata in one transaction.\n"
      "  --dry-run        print what would be measured; touch nothing\n"
-     "  --set KEY=VALUE  override a top-level key of the spec (typed like the spec's field)\n"},
+     "  --set KEY=VALUE  override a top-level key of the spec (typed like the spec's field);\n"
+     "                   a list as comma-separated values: --set m=1,16,256\n"
+     "  Keys of a kind and their ranges: xp help KIND; keys of a model file: xp help models\n"},
     {"import", cmd_import, "import existing results (profiler traces, nccl-tests logs, ...)",
      "usage: xp import FORMAT FILE... [--OPTION VALUE]... [--set KEY=VALUE]... [--dry-run]\n"
      "  All files of one invocation become one run. Formats: see `xp help kinds`.\n"

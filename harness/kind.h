@@ -36,6 +36,9 @@ typedef struct xp_kind {
   const char *records_as;
   /* Optional: print this kind's own tables for `xp show` (after the generic sections). */
   int (*show)(sqlite3 *db, int64_t run_id, FILE *out);
+  /* Optional: lines for `xp help KIND` after its keys (which declared keys it reads, rules
+  ** between keys). */
+  const char *notes;
 } xp_kind;
 
 /* A GPU kind's execute exists only in a CUDA build. Without CUDA, xp_execute_spec refuses GPU

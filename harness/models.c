@@ -12,7 +12,7 @@
 
 #define BIG 1e9 /* upper bound for dimensions: catches typos like 71680000 */
 
-static const xp_field model_fields[] = {
+const xp_field xp_model_fields[] = {
     {"name", XP_T_STRING, 1, NULL, NULL, 0, 0, "model name as runs record it (Kimi-K2.5)"},
     {"source", XP_T_STRING, 1, NULL, NULL, 0, 0, "where the config was read (URL of config.json)"},
     {"architecture", XP_T_STRING, 0, NULL, NULL, 0, 0, "config.json architectures[0]"},
@@ -96,7 +96,7 @@ int xp_model_load(const char *path, xp_model **out) {
   *out = NULL;
   xp_spec *s = xp_spec_load(path);
   if (!s) return XP_EXIT_USAGE;
-  int rc = xp_spec_check_fields(s, s->root, "", model_fields, 0);
+  int rc = xp_spec_check_fields(s, s->root, "", xp_model_fields, 0);
   if (rc) {
     xp_spec_free(s);
     return rc;

@@ -29,6 +29,7 @@
 #define XP_MODELS_H
 #include <stddef.h>
 #include <stdint.h>
+#include "spec.h"
 
 typedef struct xp_model {
   char *name, *source, *path;
@@ -37,6 +38,9 @@ typedef struct xp_model {
   int64_t q_lora, kv_lora, qk_nope, qk_rope, v_head; /* MLA, when kv_lora > 0 */
   int64_t experts, topk, shared, moe_inter, first_dense, moe_freq; /* MoE, when experts > 0 */
 } xp_model;
+
+/* The keys of a model file, for validation and `xp help models`. */
+extern const xp_field xp_model_fields[];
 
 /* Load and validate a model file. Errors are reported at the file's line ("xp: FILE:LINE:
 ** key: what") and return XP_EXIT_USAGE; a missing file is XP_EXIT_USAGE too. */

@@ -215,6 +215,18 @@ static int first_wrong(const xp_nccl_results *res) {
   return 0;
 }
 
+/* The declared tp and gpus_declared label the run; one measured on another number of ranks
+** says so, since its figures are for the ranks it had. */
+static void warn_declared_ranks(const xp_spec *s, int nranks) {
+  static const char *const keys[] = {"tp", "gpus_declared"};
+  for (int i = 0; i < 2; i++) {
+    const int64_t v = xp_spec_int(s->root, keys[i], 0);
+    if (v > 0 && v != nranks)
+      xp_warn("%s = %lld is declared, but this run has %d rank%s: list the devices in gpus to measure %lld",
+              keys[i], (long long)v, nranks, nranks == 1 ? "" : "s", (long long)v);
+  }
+}
+
 static int run_plan(xp_ctx *ctx, const xp_nccl_plan *p) {
   const xp_spec *s = ctx->spec;
   xp_nccl_launch l;
@@ -223,6 +235,7 @@ static int run_plan(xp_ctx *ctx, const xp_nccl_plan *p) {
   if (rc == 0) rc = xp_nccl_plan_check_ranks(s, p, loc.nranks);
   if (rc == 0) rc = check_fp8(p);
   if (rc) return rc;
+  warn_declared_ranks(s, loc.nranks);
   scratch t;
   if ((rc = scratch_make(&t)) != 0) return rc;
   xp_nccl_results res;
@@ -288,4 +301,8 @@ const xp_kind xp_kind_nccl_burst = {
     .check = xp_nccl_burst_check,
     .plan = xp_nccl_burst_plan,
     .execute = XP_GPU_EXECUTE(execute),
+    .notes = "ranks: with rendezvous, the launcher's world (mpirun, srun: a process a rank); else one\n"
+             "  per device of gpus, else one per visible GPU. The declared tp and gpus_declared label the\n"
+             "  run and do not pick devices (a run says so when they differ from its ranks). Sizes must\n"
+             "  be whole elements of every dtype, and split over the ranks where the collective divides them.\n",
 };

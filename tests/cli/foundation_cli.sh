@@ -12,6 +12,16 @@ for c in run import query runs show reclassify compare decide audit rerun verify
   grep -qi "usage" "$tmp/out" || [ "$c" = version ] || { echo "FAIL: xp $c --help prints no usage"; fail=1; }
 done
 
+# help on a kind shows ranges and its notes; help on model files lists their keys
+"$XP" help kernel_variant > "$tmp/out" 2>&1
+grep -qE '^  m +integers +required .*\[1, 4096\]$' "$tmp/out" || { echo "FAIL: help kernel_variant: no range for m"; fail=1; }
+"$XP" help models > "$tmp/out" 2>&1
+check "help models exit" 0 $?
+grep -qE '^  kv_lora_rank +integer' "$tmp/out" || { echo "FAIL: help models lists no kv_lora_rank"; fail=1; }
+"$XP" help gemm | grep -q "give model" || { echo "FAIL: help gemm has no notes"; fail=1; }
+printf 'kind = "torch_trace"\nfiles = ["a.json"]\nzebra = 2\nbatchh = 1\n' > "$tmp/two.toml"
+one_line "first unknown key written" 2 "two.toml:3: zebra: unknown key" "$XP" --db "$db" run "$tmp/two.toml"
+
 one_line "unknown command" 2 "not an xp command" "$XP" --db "$db" frobnicate
 one_line "missing spec" 2 "nope.toml: cannot read" "$XP" --db "$db" run "$tmp/nope.toml"
 printf 'kind = "torch_trace"\nfiles = ["a.json"]\nbatch = "one"\n' > "$tmp/bad.toml"
