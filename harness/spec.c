@@ -86,6 +86,69 @@ static int check_duplicate_keys(const xp_spec *s, const cJSON *node, const char 
   return 0;
 }
 
+/* ---- lines of a JSON spec ---- */
+
+/* A walk over JSON text cJSON has already accepted, noting the line of every key path
+** ("shapes[1].n") as the TOML reader does, so that errors in JSON specs point where the value
+** is written and not at the first key of the same name. */
+typedef struct json_walk {
+  const char *p;
+  long line;
+  cJSON *lines;
+} json_walk;
+
+static void jw_space(json_walk *w) {
+  for (; *w->p == ' ' || *w->p == '\t' || *w->p == '\r' || *w->p == '\n'; w->p++)
+    if (*w->p == '\n') w->line++;
+}
+
+/* Past a string; its raw text (escapes kept, enough for key names) into buf. */
+static void jw_string(json_walk *w, char *buf, size_t n) {
+  size_t k = 0;
+  for (w->p++; *w->p && *w->p != '"'; w->p++) {
+    if (*w->p == '\\' && w->p[1]) w->p++;
+    if (k + 1 < n) buf[k++] = *w->p;
+  }
+  if (*w->p == '"') w->p++;
+  if (n) buf[k] = 0;
+}
+
+static void jw_note(json_walk *w, const char *path) {
+  if (!cJSON_GetObjectItemCaseSensitive(w->lines, path)) cJSON_AddNumberToObject(w->lines, path, (double)w->line);
+}
+
+static void jw_value(json_walk *w, const char *path, int depth) {
+  char sub[512], key[256];
+  jw_space(w);
+  if (depth > 64) return;
+  if (*w->p == '{' || *w->p == '[') {
+    const int object = *w->p++ == '{';
+    for (int i = 0;; i++) {
+      jw_space(w);
+      if (!*w->p || *w->p == '}' || *w->p == ']') break;
+      if (object) {
+        jw_string(w, key, sizeof key);
+        snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", key);
+        jw_note(w, sub);
+        jw_space(w);
+        if (*w->p == ':') w->p++;
+        jw_space(w);
+      } else {
+        snprintf(sub, sizeof sub, "%s[%d]", path, i);
+        jw_note(w, sub);
+      }
+      jw_value(w, sub, depth + 1);
+      jw_space(w);
+      if (*w->p == ',') w->p++;
+    }
+    if (*w->p) w->p++;
+  } else if (*w->p == '"') {
+    jw_string(w, NULL, 0);
+  } else {
+    while (*w->p && !strchr(",}] \t\r\n", *w->p)) w->p++;
+  }
+}
+
 xp_spec *xp_spec_load(const char *path) {
   size_t len = 0;
   char *text = xp_read_file(path, &len);
@@ -108,6 +171,8 @@ xp_spec *xp_spec_load(const char *path) {
       xp_error_at(XP_EXIT_USAGE, path, line_of_offset(text, off), "invalid JSON near byte %zu", off);
       goto fail;
     }
+    json_walk w = {text, 1, lines};
+    jw_value(&w, "", 0);
   } else {
     char err[512];
     int err_line = 0;
