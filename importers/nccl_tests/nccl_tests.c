@@ -474,11 +474,13 @@ static int plan(const xp_spec *s, FILE *out) {
       continue;
     }
     const nt_doc *d = &L.docs[f];
-    fprintf(out, "%s: nccl-tests %s, %s, %d result line%s, %lld..%lld bytes, %d rank%s, %s%s\n", L.paths[f],
+    char ranks[32] = "ranks unknown";
+    if (d->nranks > 0) snprintf(ranks, sizeof ranks, "%d rank%s", d->nranks, d->nranks == 1 ? "" : "s");
+    fprintf(out, "%s: nccl-tests %s, %s, %d result line%s, %lld..%lld bytes, %s, %s%s%s\n", L.paths[f],
             L.kinds[f] == F_JSON ? "JSON" : "text", d->coll[0] ? d->coll : "?", d->nrows, d->nrows == 1 ? "" : "s",
-            (long long)d->rows[0].bytes, (long long)d->rows[d->nrows - 1].bytes, d->nranks,
-            d->nranks == 1 ? "" : "s", d->graph ? "CUDA graph" : "eager",
-            d->info.info_lines ? ", with NCCL INFO lines" : "");
+            (long long)d->rows[0].bytes, (long long)d->rows[d->nrows - 1].bytes, ranks,
+            d->graph ? "CUDA graph" : "eager", d->info.info_lines ? ", with NCCL INFO lines" : "",
+            d->nreports > 1 ? ", several reports" : "");
   }
   loaded_free(&L);
   return rc;
