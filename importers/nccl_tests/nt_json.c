@@ -49,8 +49,9 @@ static void read_result(nt_result *r, const cJSON *o, const cJSON *per_iter) {
 }
 
 /* util.cu lists one device a process, its first rank: with -t or -g above 1 each process runs
-** threads x GPUs ranks, so the last process's first rank plus that is the job's. A list with
-** every rank (0 .. n-1) gives n either way. */
+** threads x GPUs ranks, so the last process's first rank plus that is the job's (one process
+** of -g 2 lists rank 0 alone: 2 ranks). A list of two or more that names every rank 0 .. n-1
+** gives n. */
 static void read_config(nt_doc *d, const cJSON *c) {
   int max_rank = -1;
   d->nthreads = i32(c, "nthreads", 0);
@@ -76,7 +77,8 @@ static void read_config(nt_doc *d, const cJSON *c) {
     snprintf(x->name, sizeof x->name, "%s", str(v, "device_info") ? str(v, "device_info") : "");
   }
   const int per_process = (d->nthreads > 0 ? d->nthreads : 1) * (d->ngpus > 0 ? d->ngpus : 1);
-  if (max_rank >= 0) d->nranks = max_rank + 1 == d->ndev ? d->ndev : max_rank + per_process;
+  int listed_all = d->ndev >= 2 && max_rank + 1 == d->ndev; /* ranks 0 .. n-1, every one listed */
+  if (max_rank >= 0) d->nranks = listed_all ? d->ndev : max_rank + per_process;
   else if (d->nthreads > 0 && d->ngpus > 0) d->nranks = per_process;
 }
 

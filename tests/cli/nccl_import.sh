@@ -54,6 +54,7 @@ check "json import exit" 0 $?
 j=$(run_of)
 check "json: cases" 52 "$(sql "SELECT count(*) FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.uuid LIKE '$j%'")"
 check "json: 1 MiB time" 22.30 "$(metric "$j" allreduce/bf16/1048576/eager/out_of_place time_us)"
+check "json: 2 GPUs (-g 2 lists rank 0 alone)" 2 "$(sql "SELECT gpu_count FROM runs WHERE uuid LIKE '$j%'")"
 check "json: 256 MiB busbw" 302.59 "$(metric "$j" allreduce/bf16/268435456/eager/out_of_place busbw_GBps)"
 check "json: NCCL env kept" 0 "$(sql "SELECT value FROM run_meta m JOIN runs r ON r.id = m.run_id
   WHERE r.uuid LIKE '$j%' AND key = 'nccl_tests.env.NCCL_NVLS_ENABLE'")"

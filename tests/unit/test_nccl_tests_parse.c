@@ -467,6 +467,8 @@ static void test_fixtures(void) {
   CHECK_EQ_INT(d.rows[0].root, -1); /* written as the string "    -1" */
   CHECK_NEAR(d.rows[25].r[NT_OUT].time_us, 887.113, 1e-3);
   CHECK_EQ_STR(d.rows[25].dtype, "bf16");
+  CHECK_EQ_INT(d.nranks, 2); /* -g 2 in one process: only rank 0 is listed */
+  CHECK_EQ_INT(d.rows[0].nranks, 2);
   int nccl_env = 0;
   for (int i = 0; i < d.nenv; i++) nccl_env += strncmp(d.env[i], "NCCL_", 5) == 0;
   CHECK(d.nenv > 0 && nccl_env == d.nenv);
