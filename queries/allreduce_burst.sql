@@ -10,12 +10,16 @@
 --   time_us       burst_us / burst: nccl-tests' per-collective time
 --   busbw_GBps    nccl-tests' bus bandwidth at that time
 --   spread_p90_us the 90th percentile of slowest-minus-fastest rank within a burst
--- interconnect is what NCCL's log showed (detected), not what a spec declared; transport lists
+-- interconnect is what NCCL's log showed (detected); where the log did not show it, the declared
+-- one with " (declared)" after it, and '?' where neither says; transport lists
 -- NCCL's transports (P2P/..., SHM/..., NET/...). With P2P disabled on NVLink hardware both say
 -- shm/SHM. The decode-step question: 122 x 14336 B bf16 all-reduces, graph mode, burst_us.
 
 WITH c AS (
-  SELECT r.id AS run_id, r.started_at, r.origin, coalesce(r.interconnect, '?') AS interconnect,
+  SELECT r.id AS run_id, (SELECT measured_at FROM run_measured WHERE run_id = r.id) AS started_at, r.origin,
+         coalesce((SELECT value FROM run_meta WHERE run_id = r.id AND key = 'interconnect' AND source = 'detected'),
+                  (SELECT value || ' (declared)' FROM run_meta WHERE run_id = r.id AND key = 'interconnect'
+                   AND source = 'declared'), r.interconnect, '?') AS interconnect,
          coalesce((SELECT value FROM run_meta WHERE run_id = r.id AND key = 'nccl.transports'
                    ORDER BY source LIMIT 1), '?') AS transport,
          json_extract(c.params, '$.collective') AS collective,

@@ -2,10 +2,13 @@
 --
 --   xp query queries/allreduce_share.sql --param tp=8 --param interconnect=pcie
 --
--- One row per (model, GPU, batch) with imported torch.profiler traces of runs declared with
--- that TP and interconnect (xp import torch-trace ... --set tp=8 --set interconnect=pcie;
--- the interconnect compares without regard to case). The answer says how many runs it rests
--- on, from which dates (when the traces were recorded), and whether they are single-rank.
+-- One row per (model, GPU, batch, and the rest of the declared configuration: engine, dtype,
+-- quantization, EP, PP, in `config`) with imported torch.profiler traces of runs declared with
+-- that TP and interconnect (xp import torch-trace ... --set tp=8 --set interconnect=pcie; the
+-- interconnect compares without regard to case, and `any` takes every interconnect, declared
+-- or not). The answer says how many runs it rests on, from which dates (when the traces were
+-- recorded), and whether they are single-rank. A job imported twice, or some of its ranks
+-- imported alone as well, counts once (schema view trace_superseded).
 --
 -- As recorded: AllReduce kernel time over step GPU time (summed GPU activity durations in the
 -- import's steps, all imported ranks). Transfer only: the AllReduce kernels matched across the
@@ -38,6 +41,9 @@ traced AS (
 ),
 run AS (
   SELECT r.id AS run_id, coalesce(t.day, date(r.started_at)) AS day, r.model, r.gpu_name, r.batch,
+         trim(coalesce('engine=' || r.engine || ' ', '') || coalesce('dtype=' || r.dtype || ' ', '')
+              || coalesce('quantization=' || r.quantization || ' ', '') || coalesce('ep=' || r.ep || ' ', '')
+              || coalesce('pp=' || r.pp, '')) AS config,
          i.single_rank, i.ranks, i.step_annotation = '(whole window)' AS whole_window,
          CAST(coalesce(ar.ns, 0) AS REAL) / s.step_ns AS recorded,
          CASE WHEN i.single_rank = 1 OR coalesce(w.matched_ns, 0) = 0 THEN NULL
@@ -50,18 +56,20 @@ run AS (
   LEFT JOIN ar ON ar.run_id = r.id
   LEFT JOIN arw w ON w.run_id = r.id
   LEFT JOIN traced t ON t.run_id = r.id
-  WHERE r.status = 'ok' AND s.step_ns > 0 AND r.tp = :tp AND lower(r.interconnect) = lower(:interconnect)
+  WHERE r.status = 'ok' AND s.step_ns > 0 AND r.tp = :tp
+    AND (lower(:interconnect) = 'any' OR lower(r.interconnect) = lower(:interconnect))
+    AND r.id NOT IN (SELECT run_id FROM trace_superseded)
 ),
 ranked AS (
   SELECT run.*,
-         row_number() OVER (PARTITION BY model, gpu_name, batch ORDER BY recorded) AS k,
-         count(*) OVER (PARTITION BY model, gpu_name, batch) AS n,
-         row_number() OVER (PARTITION BY model, gpu_name, batch ORDER BY transfer IS NULL, transfer) AS kt,
-         count(transfer) OVER (PARTITION BY model, gpu_name, batch) AS nt
+         row_number() OVER (PARTITION BY model, gpu_name, batch, config ORDER BY recorded) AS k,
+         count(*) OVER (PARTITION BY model, gpu_name, batch, config) AS n,
+         row_number() OVER (PARTITION BY model, gpu_name, batch, config ORDER BY transfer IS NULL, transfer) AS kt,
+         count(transfer) OVER (PARTITION BY model, gpu_name, batch, config) AS nt
   FROM run
 ),
 config AS (
-  SELECT model, gpu_name, batch, count(*) AS runs, min(day) AS first_day, max(day) AS last_day,
+  SELECT model, gpu_name, batch, config, count(*) AS runs, min(day) AS first_day, max(day) AS last_day,
          sum(single_rank) AS single_rank_runs, count(*) - sum(single_rank) AS multi_rank_runs,
          sum(whole_window) AS window_runs,
          avg(CASE WHEN k IN ((n + 1) / 2, (n + 2) / 2) THEN recorded END) AS recorded_median,
@@ -71,15 +79,16 @@ config AS (
          min(transfer) AS transfer_min, max(transfer) AS transfer_max,
          100.0 * sum(CASE WHEN single_rank = 0 THEN matched_ns END)
                / nullif(sum(CASE WHEN single_rank = 0 THEN ar_ns END), 0) AS matched_pct
-  FROM ranked GROUP BY model, gpu_name, batch
+  FROM ranked GROUP BY model, gpu_name, batch, config
 )
-SELECT model, gpu_name AS gpu, batch, runs, first_day, last_day, single_rank_runs, multi_rank_runs,
+SELECT model, gpu_name AS gpu, batch, config, runs, first_day, last_day, single_rank_runs, multi_rank_runs,
        round(100 * recorded_median, 1) AS allreduce_pct,
        round(100 * recorded_min, 1) AS min_pct, round(100 * recorded_max, 1) AS max_pct,
        round(100 * transfer_median, 1) AS transfer_only_pct,
        round(matched_pct, 1) AS matched_pct,
-       printf('At TP=%s on %s, AllReduce is %.1f%% of decode-step GPU time as recorded (median of %d run%s, %s%s%s)',
-              :tp, :interconnect, 100 * recorded_median, runs, CASE WHEN runs = 1 THEN '' ELSE 's' END,
+       printf('At TP=%s on %s%s, AllReduce is %.1f%% of decode-step GPU time as recorded (median of %d run%s, %s%s%s)',
+              :tp, CASE WHEN lower(:interconnect) = 'any' THEN 'any interconnect' ELSE :interconnect END,
+              CASE WHEN config <> '' THEN ' (' || config || ')' ELSE '' END, 100 * recorded_median, runs, CASE WHEN runs = 1 THEN '' ELSE 's' END,
               first_day, CASE WHEN last_day <> first_day THEN ' to ' || last_day ELSE '' END,
               CASE WHEN runs > 1 THEN printf(', range %.1f%% to %.1f%%', 100 * recorded_min, 100 * recorded_max) ELSE '' END)
        || CASE WHEN split_runs > 0
@@ -98,8 +107,8 @@ SELECT model, gpu_name AS gpu, batch, runs, first_day, last_day, single_rank_run
                ELSE '' END AS answer
 FROM config
 UNION ALL
-SELECT NULL, NULL, NULL, 0, NULL, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL,
+SELECT NULL, NULL, NULL, NULL, 0, NULL, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL,
        printf('No imported traces at TP=%s on %s (import with --set tp=%s --set interconnect=%s)',
               :tp, :interconnect, :tp, :interconnect)
 WHERE NOT EXISTS (SELECT 1 FROM config)
-ORDER BY model, gpu, batch;
+ORDER BY model, gpu, batch, config;

@@ -1,8 +1,11 @@
 -- Where does decode-step GPU time go, per configuration?
 --
--- For each (model, GPU, interconnect, TP, batch) of imported torch.profiler traces: each kernel
--- category's share of step GPU time in the latest run, and across every run of that
--- configuration (how many runs, min, median, max).
+-- For each (model, GPU, interconnect, TP, batch, and the rest of the declared configuration:
+-- engine, dtype, quantization, EP, PP, in `config`) of imported torch.profiler traces: each
+-- kernel category's share of step GPU time in the latest run, and across every run of that
+-- configuration (how many runs, min, median, max). A job imported twice, or some of its ranks
+-- imported alone as well, counts once (schema view trace_superseded); "latest" is when the
+-- trace was recorded.
 --
 -- Step GPU time is the summed duration of the GPU activities launched inside the steps the
 -- import used (ProfilerStep#N, or the --step-annotation, e.g. decode_step), over all imported
@@ -41,7 +44,10 @@ traced AS (  -- when the trace was recorded (GPU clock), else when it was import
 ),
 run AS (
   SELECT r.id AS run_id, coalesce(t.at, r.started_at) AS at, r.model, r.gpu_name, r.interconnect,
-         r.tp, r.batch, i.single_rank, i.step_annotation = '(whole window)' AS whole_window, s.step_ns,
+         r.tp, r.batch, trim(coalesce('engine=' || r.engine || ' ', '') || coalesce('dtype=' || r.dtype || ' ', '')
+                            || coalesce('quantization=' || r.quantization || ' ', '') || coalesce('ep=' || r.ep || ' ', '')
+                            || coalesce('pp=' || r.pp, '')) AS config,
+         i.single_rank, i.step_annotation = '(whole window)' AS whole_window, s.step_ns,
          coalesce(ar.ns, 0) AS ar_ns, coalesce(a.wait_ns, 0) AS ar_wait_ns,
          coalesce(a.matched_ns, 0) AS ar_matched_ns
   FROM runs r
@@ -50,18 +56,21 @@ run AS (
   LEFT JOIN traced t ON t.run_id = r.id
   LEFT JOIN cat ar ON ar.run_id = r.id AND ar.category = 'allreduce'
   LEFT JOIN arw a ON a.run_id = r.id
-  WHERE r.status = 'ok' AND s.step_ns > 0
+  WHERE r.status = 'ok' AND s.step_ns > 0 AND r.id NOT IN (SELECT run_id FROM trace_superseded)
 ),
-config_category AS (  -- every category seen in a configuration, so that absent means 0%
-  SELECT DISTINCT run.model, run.gpu_name, run.interconnect, run.tp, run.batch, cat.category
+config_category AS (  -- every category seen in a configuration, so that absent means 0%; the
+                      -- transfer-only row where an AllReduce is and a multi-rank run can split it
+  SELECT DISTINCT run.model, run.gpu_name, run.interconnect, run.tp, run.batch, run.config, cat.category
   FROM run JOIN cat ON cat.run_id = run.run_id
   UNION
-  SELECT DISTINCT model, gpu_name, interconnect, tp, batch, 'allreduce (transfer only)' FROM run
+  SELECT DISTINCT model, gpu_name, interconnect, tp, batch, config, 'allreduce (transfer only)' FROM run
+  WHERE single_rank = 0 AND ar_ns > 0
 ),
 share AS (
   SELECT run.*, cc.category,
          CASE WHEN cc.category = 'allreduce (transfer only)'
-              THEN CASE WHEN run.ar_ns = 0 THEN 0.0
+              THEN CASE WHEN run.single_rank = 1 THEN NULL
+                        WHEN run.ar_ns = 0 THEN 0.0
                         WHEN run.ar_matched_ns = 0 THEN NULL
                         ELSE CAST(run.ar_matched_ns - run.ar_wait_ns AS REAL)
                              / (run.step_ns - run.ar_wait_ns - (run.ar_ns - run.ar_matched_ns)) END
@@ -69,19 +78,20 @@ share AS (
   FROM run
   JOIN config_category cc ON cc.model IS run.model AND cc.gpu_name IS run.gpu_name
    AND cc.interconnect IS run.interconnect AND cc.tp IS run.tp AND cc.batch IS run.batch
+   AND cc.config IS run.config
   LEFT JOIN cat ON cat.run_id = run.run_id AND cat.category = cc.category
 ),
 ranked AS (
   SELECT share.*,
          row_number() OVER w_share AS k, count(share) OVER w_all AS n,
-         row_number() OVER (PARTITION BY model, gpu_name, interconnect, tp, batch, category
+         row_number() OVER (PARTITION BY model, gpu_name, interconnect, tp, batch, config, category
                             ORDER BY share IS NULL, at DESC, run_id DESC) AS recency
   FROM share
-  WINDOW w_all AS (PARTITION BY model, gpu_name, interconnect, tp, batch, category),
-         w_share AS (PARTITION BY model, gpu_name, interconnect, tp, batch, category
+  WINDOW w_all AS (PARTITION BY model, gpu_name, interconnect, tp, batch, config, category),
+         w_share AS (PARTITION BY model, gpu_name, interconnect, tp, batch, config, category
                      ORDER BY share IS NULL, share)
 )
-SELECT model, gpu_name AS gpu, interconnect, tp, batch, category,
+SELECT model, gpu_name AS gpu, interconnect, tp, batch, config, category,
        round(100 * max(CASE WHEN recency = 1 THEN share END), 1) AS latest_pct,
        max(CASE WHEN recency = 1 THEN at END) AS latest_at,
        count(share) AS runs,
@@ -94,6 +104,6 @@ SELECT model, gpu_name AS gpu, interconnect, tp, batch, category,
                        / nullif(sum(CASE WHEN single_rank = 0 THEN ar_ns END), 0), 1) END AS matched_pct,
        sum(CASE WHEN share IS NOT NULL THEN whole_window ELSE 0 END) AS window_runs
 FROM ranked
-GROUP BY model, gpu_name, interconnect, tp, batch, category
+GROUP BY model, gpu_name, interconnect, tp, batch, config, category
 HAVING count(share) > 0
-ORDER BY model, gpu_name, interconnect, tp, batch, median_pct DESC, category;
+ORDER BY model, gpu_name, interconnect, tp, batch, config, median_pct DESC, category;

@@ -13,28 +13,31 @@
 --              all-reduce of that size (time_us: a burst's time / its length), interpolated
 --              linearly between the two nearest measured sizes of one nccl_burst series with
 --              :tp ranks (and :interconnect): the one spanning most of the sizes, then CUDA-graph
---              mode, out-of-place, bf16 and the latest run preferred. Sizes and counts come from the traces; without a trace, from the gemm
+--              mode, out-of-place, bf16 and the latest measured run preferred (with :interconnect any,
+--              one on the traces' interconnect before any other). Sizes and counts come from the
+--              traces; without a trace, from the gemm
 --              run's o_proj (batch x hidden x 2 bytes, two all-reduces per layer: after
 --              attention and after the MLP, as tensor-parallel decoder layers do). NULL when a
 --              size lies outside the measured range.
 --   decode step  gemm + allreduce: the step if nothing else ran and the GPU never waited.
 -- Measured (torch_trace runs of :model, :tp, :batch and :interconnect; averages over every
--- marked step of every rank; traces imported without step marks are left out):
+-- marked step of every rank; traces imported without step marks are left out, and a job
+-- imported twice, or its ranks alone as well, counts once):
 --   gemm = kernels of categories gemm and moe; allreduce = its kernels, waiting for the other
 --   ranks included (the basis says how much of it was waiting, where ranks were matched);
 --   other kernels; overlap between streams (negative: time counted twice); idle GPU; the
 --   step = first kernel start to last kernel end. The measured column adds up to the step.
 -- A side without runs is NULL; the basis says what to run.
 WITH
-traces AS (
-  SELECT r.id FROM runs r
+traces AS (  -- each job once (trace_superseded: imported again, or its ranks alone as well)
+  SELECT r.id, r.interconnect, i.single_rank FROM runs r JOIN trace_imports i ON i.run_id = r.id
   WHERE r.kind = 'torch_trace' AND r.status = 'ok' AND r.model = :model AND r.tp = :tp
     AND r.batch = :batch AND (:interconnect IN ('', 'any') OR r.interconnect = :interconnect)
-    AND NOT EXISTS (SELECT 1 FROM trace_imports i  -- no marked steps: a window is not a step
-                    WHERE i.run_id = r.id AND i.step_annotation = '(whole window)')
+    AND i.step_annotation <> '(whole window)'  -- no marked steps: a window is not a step
+    AND r.id NOT IN (SELECT run_id FROM trace_superseded)
 ),
 steps AS (
-  SELECT s.run_id, s.rank, s.step, s.gpu_end_ns - s.gpu_start_ns AS span_ns, s.busy_ns, s.kernel_ns
+  SELECT s.run_id, s.rank, s.step, s.gpu_end_ns - s.gpu_start_ns AS span_ns, s.busy_ns, s.kernel_ns, t.single_rank
   FROM trace_steps s JOIN traces t ON t.id = s.run_id
   WHERE s.gpu_start_ns IS NOT NULL
 ),
@@ -45,8 +48,11 @@ measured AS (
           WHERE c.category IN ('gemm', 'moe')) / 1e3 / nullif(count(*), 0) AS gemm_us,
          coalesce((SELECT sum(c.total_ns) FROM trace_step_categories c JOIN steps s USING (run_id, rank, step)
           WHERE c.category = 'allreduce'), 0) / 1e3 / nullif(count(*), 0) AS ar_us,
+         -- waiting is known for multi-rank runs only: averaged over their steps alone
          (SELECT sum(k.wait_ns) FROM trace_collectives k JOIN steps s USING (run_id, rank, step)
-          WHERE k.collective = 'allreduce') / 1e3 / nullif(count(*), 0) AS ar_wait_us
+          WHERE k.collective = 'allreduce' AND s.single_rank = 0) / 1e3
+           / nullif(sum(single_rank = 0), 0) AS ar_wait_us,
+         sum(single_rank = 1) AS single_rank_steps
   FROM steps
 ),
 gemm_run AS (
@@ -83,7 +89,9 @@ ar_sizes AS (
   WHERE name = 'o_proj' AND NOT EXISTS (SELECT 1 FROM steps)
 ),
 nccl_points AS (
-  SELECT r.id AS run_id, substr(r.uuid, 1, 8) AS run, r.started_at,
+  SELECT r.id AS run_id, substr(r.uuid, 1, 8) AS run, (SELECT measured_at FROM run_measured WHERE run_id = r.id) AS measured_at,
+         r.interconnect IS (SELECT interconnect FROM traces GROUP BY interconnect ORDER BY count(*) DESC LIMIT 1)
+           AS same_interconnect,
          json_extract(c.params, '$.mode') AS mode, json_extract(c.params, '$.placement') AS placement,
          json_extract(c.params, '$.dtype') AS dtype, json_extract(c.params, '$.burst') AS burst,
          json_extract(c.params, '$.bytes') AS bytes, m.median AS time_us
@@ -94,15 +102,16 @@ nccl_points AS (
     AND coalesce(json_extract(c.params, '$.ranks'), r.gpu_count) = :tp
     AND (:interconnect IN ('', 'any') OR r.interconnect = :interconnect)
 ),
--- One series of measurements (run, mode, placement, dtype, burst): the one whose sizes span
--- the most of the step's message sizes, then by preference.
+-- One series of measurements (run, mode, placement, dtype, burst): with :interconnect any, one
+-- on the traces' interconnect first; then the one whose sizes span the most of the step's
+-- message sizes, then by preference, the latest measured (not imported) last.
 series AS (
-  SELECT run_id, run, mode, placement, dtype, burst,
+  SELECT run_id, run, mode, placement, dtype, burst, same_interconnect,
          (SELECT count(*) FROM ar_sizes a WHERE a.bytes BETWEEN min(p.bytes) AND max(p.bytes)) AS covers
   FROM nccl_points p
   GROUP BY run_id, mode, placement, dtype, burst
-  ORDER BY covers DESC, mode = 'graph' DESC, placement = 'out_of_place' DESC, dtype = 'bf16' DESC,
-           started_at DESC, run_id DESC, burst DESC
+  ORDER BY same_interconnect DESC, covers DESC, mode = 'graph' DESC, placement = 'out_of_place' DESC,
+           dtype = 'bf16' DESC, measured_at DESC, run_id DESC, burst DESC
   LIMIT 1
 ),
 curve AS (
@@ -143,7 +152,10 @@ basis AS (
               || ': ' || a.mix
               || CASE WHEN a.outside > 0 THEN '; ' || a.outside || ' size(s) outside the measured range' ELSE '' END
     END
-    || CASE WHEN m.ar_wait_us IS NOT NULL THEN '; measured includes ' || round(m.ar_wait_us, 1) || ' us waiting for other ranks' ELSE '' END
+    || CASE WHEN (SELECT count(*) FROM series) > 0 AND NOT (SELECT same_interconnect FROM series)
+            THEN '; measured on another interconnect than the traces' ELSE '' END
+    || CASE WHEN m.ar_wait_us IS NOT NULL THEN '; measured includes ' || round(m.ar_wait_us, 1) || ' us waiting for other ranks (multi-rank runs)' ELSE '' END
+    || CASE WHEN m.single_rank_steps > 0 THEN '; ' || m.single_rank_steps || ' steps of single-rank traces, whose waiting for peers is in their all-reduce time' ELSE '' END
     AS allreduce,
     CASE WHEN m.nsteps = 0 THEN 'no trace with marked steps for this configuration (xp import torch-trace ... --set model=... tp=... batch=...)'
          ELSE m.nruns || ' trace run(s), ' || m.nsteps || ' steps x ranks' END AS traces

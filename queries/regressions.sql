@@ -2,23 +2,30 @@
 -- of the older ok runs of the same configuration. Lists the changes beyond 10%, worst first.
 --
 -- Configuration = kind, model, engine, GPU (name and count), interconnect, tp, ep, pp, batch,
--- concurrency, dtype, quantization; a case is its name and params. Medians of older runs are
--- the median of their per-run medians. `verdict` follows the unit: times (s, ms, us, ns) are
+-- concurrency, dtype, quantization; a case is its name and params, less the file and position
+-- an imported result came from (a vLLM result saved under a new name is the same series).
+-- "Newest" is when the run was measured (schema view run_measured: a vLLM result's own date,
+-- an nccl-tests -J start time), not when it was imported. Medians of older runs are the median
+-- of their per-run medians. `verdict` follows the unit: times (s, ms, us, ns) are
 -- better lower, rates (GB/s, TFLOP/s, tok/s, ...) better higher; other units say 'changed'.
 -- Use: xp query queries/regressions.sql [--format csv|json]
 WITH settings(threshold) AS (SELECT 0.10),
+cases_keyed AS (
+  SELECT c.*, json_remove(c.params, '$.file', '$.result') AS key_params FROM cases c
+),
 points AS (
   SELECT json_array(r.kind, r.model, r.engine, r.gpu_name, r.gpu_count, r.interconnect, r.tp,
                     r.ep, r.pp, r.batch, r.concurrency, r.dtype, r.quantization, c.name,
-                    c.params, m.name) AS series,
+                    c.key_params, m.name) AS series,
          r.kind, r.model, r.gpu_name, r.interconnect, r.tp, r.batch, c.name AS case_name,
-         c.params, m.name AS metric, m.unit, m.median AS value, r.uuid, r.started_at,
+         c.key_params AS params, m.name AS metric, m.unit, m.median AS value, r.uuid, t.measured_at,
          row_number() OVER (PARTITION BY r.kind, r.model, r.engine, r.gpu_name, r.gpu_count,
                             r.interconnect, r.tp, r.ep, r.pp, r.batch, r.concurrency, r.dtype,
-                            r.quantization, c.name, c.params, m.name
-                            ORDER BY r.started_at DESC, r.id DESC) AS newness
+                            r.quantization, c.name, c.key_params, m.name
+                            ORDER BY t.measured_at DESC, r.id DESC) AS newness
   FROM runs r
-  JOIN cases c ON c.run_id = r.id
+  JOIN run_measured t ON t.run_id = r.id
+  JOIN cases_keyed c ON c.run_id = r.id
   JOIN metrics m ON m.case_id = c.id
   WHERE r.status = 'ok' AND c.status = 'ok' AND m.median IS NOT NULL
 ),
@@ -35,7 +42,7 @@ older_median AS (
 ),
 compared AS (
   SELECT p.kind, p.model, p.gpu_name, p.interconnect, p.tp, p.batch, p.case_name, p.params,
-         p.metric, p.unit, substr(p.uuid, 1, 8) AS newest_run, p.started_at AS newest_at,
+         p.metric, p.unit, substr(p.uuid, 1, 8) AS newest_run, p.measured_at AS newest_at,
          p.value AS newest, o.median AS older_median, o.runs AS older_runs,
          CASE WHEN o.median <> 0 THEN (p.value - o.median) / abs(o.median) END AS change
   FROM points p JOIN older_median o ON o.series = p.series

@@ -1,16 +1,28 @@
 #!/usr/bin/env bash
 # queries/bottleneck_by_config.sql and queries/allreduce_share.sql over a small history of
-# imported traces: two imports of both ranks of a job and one of a single rank. Their figures
-# are recomputed here from the base tables, and the answer says how many runs, from when,
-# single-rank or not.
+# imported traces: three jobs (the same two-rank traces recorded again an hour and two hours
+# later: their baseTimeNanoseconds moved), of which the third has only its rank 1 imported.
+# The first job is imported twice and its rank 1 alone as well: those count once (schema
+# view trace_superseded). Figures are recomputed here from the base tables, and the answer
+# says how many runs, from when, single-rank or not.
 set -u
 . "$XP_SRC/tests/lib.sh"
 data="$XP_SRC/tests/data/trace"
 r0="$data/decode_tp2_bs1_rank0.trace.json.gz"
 r1="$data/decode_tp2_bs1_rank1.trace.json.gz"
+later() { # later FILE HOURS: the trace as if recorded HOURS later
+  zcat "$1" | sed "s/\"baseTimeNanoseconds\": 1790857026000000000/\"baseTimeNanoseconds\": $((1790857026000000000 + $2 * 3600000000000))/" \
+    | gzip > "$tmp/$(basename "$1" .trace.json.gz).later$2.trace.json.gz"
+}
+for h in 1 2; do later "$r0" $h; later "$r1" $h; done
 decl="--set model=moe-test --set tp=2 --set batch=1 --set interconnect=nvlink"
 for i in 1 2; do "$XP" --db "$db" import torch-trace "$r0" "$r1" $decl > /dev/null 2>&1 || fail=1; done
 "$XP" --db "$db" import torch-trace "$r1" $decl > /dev/null 2>&1 || fail=1
+"$XP" --db "$db" import torch-trace "$tmp/decode_tp2_bs1_rank0.later1.trace.json.gz" \
+  "$tmp/decode_tp2_bs1_rank1.later1.trace.json.gz" $decl > /dev/null 2>&1 || fail=1
+"$XP" --db "$db" import torch-trace "$tmp/decode_tp2_bs1_rank1.later2.trace.json.gz" $decl > /dev/null 2>&1 || fail=1
+check "superseded: the first import and rank 1 alone" "1|3" \
+  "$(sql "SELECT group_concat(run_id, '|') FROM (SELECT run_id FROM trace_superseded ORDER BY run_id)")"
 
 # The same figures straight from the base tables, per run: AllReduce share of step kernel time
 # as recorded, and over the matched part with waiting removed.
@@ -30,14 +42,14 @@ check "both multi-rank imports agree" 1 "$(awk -F'|' '$2 == 0' "$tmp/base" | cut
 
 "$XP" --db "$db" query "$XP_SRC/queries/bottleneck_by_config.sql" --format csv > "$tmp/b"
 check "bottleneck query exit" 0 $?
-row() { awk -F, -v c="$1" '$6 == c' "$tmp/b"; }
+row() { awk -F, -v c="$1" '$7 == c' "$tmp/b"; }
 check "allreduce as recorded: runs, min, median, max, single-rank runs" \
   "3,$rec_single,$rec_multi,$rec_multi,1" \
-  "$(row allreduce | awk -F, '{ printf "%d,%.1f,%.1f,%.1f,%d", $9, $10, $11, $12, $13 }')"
+  "$(row allreduce | awk -F, '{ printf "%d,%.1f,%.1f,%.1f,%d", $10, $11, $12, $13, $14 }')"
 check "allreduce transfer only: multi-rank runs alone" "2,$xfer,0" \
-  "$(row 'allreduce (transfer only)' | awk -F, '{ printf "%d,%.1f,%d", $9, $11, $13 }')"
+  "$(row 'allreduce (transfer only)' | awk -F, '{ printf "%d,%.1f,%d", $10, $12, $14 }')"
 check "latest run's shares add up to 100%" "100" \
-  "$(awk -F, 'NR > 1 && $6 != "allreduce (transfer only)" { s += $7 } END { printf "%.0f", s }' "$tmp/b")"
+  "$(awk -F, 'NR > 1 && $7 != "allreduce (transfer only)" { s += $8 } END { printf "%.0f", s }' "$tmp/b")"
 
 "$XP" --db "$db" query "$XP_SRC/queries/allreduce_share.sql" --param tp=2 --param interconnect=nvlink --format json > "$tmp/a"
 check "allreduce_share exit" 0 $?
