@@ -29,7 +29,9 @@ static const char usage[] =
     "  now, with the count of runs recorded since the decision; each evidence run is compared\n"
     "  with newer ok runs of the same configuration, and flagged as CONTRADICTED when a median\n"
     "  moved by more than 5% with Mann-Whitney p < 0.05.\n"
-    "  Exit status: 0 nothing contradicted, 1 some evidence is contradicted.\n";
+    "  Newer means measured later (a trace's clock, a result's own date), not imported later.\n"
+    "  Exit status: 0 nothing contradicted, 1 some evidence is contradicted, 5 some evidence's\n"
+    "  seal changed since the decision (xp verify).\n";
 
 #define CONTRADICT_CHANGE 0.05
 
@@ -40,12 +42,16 @@ static const char *txt(sqlite3_stmt *st, int i) {
 
 /* ---- drift of the query ---- */
 
+/* Text longer than this is prose that carries the row's numbers (allreduce_share's `answer`),
+** not a key: it changes whenever they do. */
+#define KEY_TEXT_MAX 80
+
 /* A row's identity: its text (and NULL) columns, as a label "a=x, b=y". */
 static char *row_key(const cJSON *row) {
   char *k = xp_strdup("");
   const cJSON *c;
   cJSON_ArrayForEach(c, row) {
-    if (cJSON_IsNumber(c)) continue;
+    if (cJSON_IsNumber(c) || (cJSON_IsString(c) && strlen(c->valuestring) > KEY_TEXT_MAX)) continue;
     char *v = cJSON_IsString(c) ? xp_strdup(c->valuestring) : xp_strdup("NULL");
     char *n = xp_asprintf("%s%s%s=%s", k, *k ? ", " : "", c->string, v);
     free(v);
@@ -90,7 +96,8 @@ static int diff_row(const char *label, const cJSON *then, const cJSON *now, int 
   cJSON_ArrayForEach(c, then) {
     if (!cJSON_IsNumber(c)) continue;
     const cJSON *n = cJSON_GetObjectItemCaseSensitive(now, c->string);
-    if (cJSON_IsNumber(n) && n->valuedouble == c->valuedouble) {
+    /* equal to the last digits a result recorded by an older xp kept (cJSON wrote 15) */
+    if (cJSON_IsNumber(n) && fabs(n->valuedouble - c->valuedouble) <= 1e-13 * fmax(fabs(n->valuedouble), fabs(c->valuedouble))) {
       (*unchanged)++;
       continue;
     }
@@ -157,6 +164,12 @@ static void audit_query(sqlite3 *db, sqlite3_stmt *d, int64_t since) {
   cJSON *p = cJSON_Parse(params), *then = cJSON_Parse(result);
   int rc = 0;
   cJSON *now = xp_decision_query(db, sql, *file ? file : "<decision query>", p, &rc);
+  if (now) { /* the rows as decide stored them: reals written exactly, read back as numbers */
+    char *text = cJSON_PrintUnformatted(now);
+    cJSON_Delete(now);
+    now = cJSON_Parse(text);
+    free(text);
+  }
   printf("query %s", *file ? file : "(inline)");
   if (cJSON_GetArraySize(p) > 0) printf(" with %s", params);
   if (!now) {
@@ -188,12 +201,13 @@ static int newer_runs(sqlite3 *db, int64_t run, int64_t decision, const char *cr
       " names(run_id, list) AS (SELECT run_id, group_concat(name, ',') FROM"
       "   (SELECT DISTINCT run_id, name FROM cases ORDER BY run_id, name) GROUP BY run_id)"
       " SELECT r.id, coalesce(r.finished_at, r.started_at) > ?3 FROM runs r, e"
+      " JOIN run_measured rm ON rm.run_id = r.id JOIN run_measured em ON em.run_id = e.id"
       " LEFT JOIN names rn ON rn.run_id = r.id LEFT JOIN names en ON en.run_id = e.id"
-      " WHERE r.status = 'ok' AND r.id <> e.id AND r.kind = e.kind AND r.started_at > e.started_at"
+      " WHERE r.status = 'ok' AND r.id <> e.id AND r.kind = e.kind AND rm.measured_at > em.measured_at"
       " AND r.model IS e.model AND r.gpu_name IS e.gpu_name AND r.interconnect IS e.interconnect"
       " AND r.tp IS e.tp AND r.batch IS e.batch"
       " AND (r.spec_sha256 = e.spec_sha256 OR rn.list IS en.list)"
-      " AND r.uuid NOT IN (SELECT run_uuid FROM decision_evidence WHERE decision_id = ?2) ORDER BY r.started_at");
+      " AND r.uuid NOT IN (SELECT run_uuid FROM decision_evidence WHERE decision_id = ?2) ORDER BY rm.measured_at");
   if (!st) return XP_EXIT_DB;
   sqlite3_bind_int64(st, 1, run);
   sqlite3_bind_int64(st, 2, decision);
@@ -252,7 +266,7 @@ static char *config_text(sqlite3_stmt *st) {
   return out;
 }
 
-static int audit_evidence(sqlite3 *db, int64_t decision, const char *created_at) {
+static int audit_evidence(sqlite3 *db, int64_t decision, const char *created_at, int *seal_changed) {
   sqlite3_stmt *st = xp_db_prepare(db,
       "SELECT e.run_uuid, r.id, r.kind, r.status, r.model, r.gpu_name, r.tp, r.batch, r.started_at,"
       " e.run_content_sha256, r.content_sha256 FROM decision_evidence e LEFT JOIN runs r ON r.uuid = e.run_uuid"
@@ -273,6 +287,7 @@ static int audit_evidence(sqlite3 *db, int64_t decision, const char *created_at)
     printf("  run %.8s  %s  %s  %s started %s  %s\n", uuid, txt(st, 2), txt(st, 3), config, txt(st, 8),
            !*then ? "(unsealed when decided)" : strcmp(then, now) == 0 ? "seal unchanged"
                                                : "SEAL CHANGED since the decision (xp verify)");
+    if (*then && strcmp(then, now) != 0) (*seal_changed)++;
     free(config);
     if (strcmp(txt(st, 3), "ok") != 0) continue;
     int64_t *newer = NULL;
@@ -282,7 +297,11 @@ static int audit_evidence(sqlite3 *db, int64_t decision, const char *created_at)
     else {
       int found = contradictions(db, sqlite3_column_int64(st, 1), uuid, newer, nnewer, &judged);
       total += found;
-      if (!found)
+      if (!found && judged == 0)
+        printf("    NOT JUDGED: %d newer run%s of the same configuration, but no metric of this run has samples on "
+               "both sides to compare (a trace import keeps its figures in the trace tables: record the decision "
+               "with a query, --query, and audit its drift)\n", nnewer, nnewer == 1 ? "" : "s");
+      else if (!found)
         printf("    holds against %d newer run%s of the same configuration (%d after the decision; %d metric%s judged)\n",
                nnewer, nnewer == 1 ? "" : "s", after, judged, judged == 1 ? "" : "s");
     }
@@ -294,7 +313,7 @@ static int audit_evidence(sqlite3 *db, int64_t decision, const char *created_at)
 
 /* ---- one decision ---- */
 
-static int audit_one(sqlite3 *db, int64_t id, int *contradicted) {
+static int audit_one(sqlite3 *db, int64_t id, int *contradicted, int *seal_changed) {
   sqlite3_stmt *d = xp_db_prepare(db,
       "SELECT uuid, title, rationale, author, created_at, xp_version, xp_commit, supersedes,"
       " (SELECT group_concat(s.uuid, ', ') FROM decisions s WHERE s.supersedes = d.uuid),"
@@ -321,7 +340,7 @@ static int audit_one(sqlite3 *db, int64_t id, int *contradicted) {
     if (strcmp(h, txt(d, 14)) != 0) printf("  WARNING: the recorded query result does not match its hash (xp verify)\n");
     audit_query(db, d, since);
   }
-  int found = audit_evidence(db, id, created);
+  int found = audit_evidence(db, id, created, seal_changed);
   *contradicted += found;
   printf("verdict: %s\n", found ? "CONTRADICTED by newer runs" : "no evidence contradicted");
   sqlite3_finalize(d);
@@ -346,10 +365,10 @@ int cmd_audit(int argc, char **argv, const char *db_path) {
     xp_db_close(db);
     return rc;
   }
-  int contradicted = 0;
+  int contradicted = 0, seal_changed = 0;
   if (ref) {
     int64_t id;
-    if ((rc = xp_resolve_decision(db, ref, &id, NULL)) == 0) rc = audit_one(db, id, &contradicted);
+    if ((rc = xp_resolve_decision(db, ref, &id, NULL)) == 0) rc = audit_one(db, id, &contradicted, &seal_changed);
   } else {
     sqlite3_stmt *st = xp_db_prepare(db,
         "SELECT d.id, d.uuid, d.title, d.created_at, (SELECT s.uuid FROM decisions s WHERE s.supersedes = d.uuid"
@@ -360,12 +379,13 @@ int cmd_audit(int argc, char **argv, const char *db_path) {
       if (n++) putchar('\n');
       if (sqlite3_column_type(st, 4) != SQLITE_NULL)
         printf("decision %s: %s (%s) -- superseded by %s\n", txt(st, 1), txt(st, 2), txt(st, 3), txt(st, 4));
-      else rc = audit_one(db, sqlite3_column_int64(st, 0), &contradicted);
+      else rc = audit_one(db, sqlite3_column_int64(st, 0), &contradicted, &seal_changed);
     }
     sqlite3_finalize(st);
     if (rc == 0 && n == 0) printf("no decisions recorded (xp decide records one)\n");
   }
   xp_db_close(db);
-  if (rc == 0 && contradicted) rc = XP_EXIT_FAILED;
+  if (rc == 0 && seal_changed) rc = XP_EXIT_INTEGRITY; /* evidence altered since: nothing it says stands */
+  else if (rc == 0 && contradicted) rc = XP_EXIT_FAILED;
   return rc;
 }

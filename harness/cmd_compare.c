@@ -81,7 +81,7 @@ int xp_metric_samples(sqlite3 *db, const int64_t *runs, int nruns, const char *c
       "SELECT c.id, m.median, EXISTS (SELECT 1 FROM samples s WHERE s.case_id = c.id AND s.metric = m.name)"
       " FROM cases c JOIN metrics m ON m.case_id = c.id"
       " WHERE c.run_id IN %s AND c.status = 'ok' AND c.name = ?2"
-      " AND c.params = ?3 AND m.name = ?4 ORDER BY c.run_id, c.seq", ids);
+      " AND " XP_CASE_KEY("c.params") " = " XP_CASE_KEY("?3") " AND m.name = ?4 ORDER BY c.run_id, c.seq", ids);
   sqlite3_stmt *st = xp_db_prepare(db, sql);
   free(sql);
   sqlite3_stmt *ss = xp_db_prepare(db, "SELECT value FROM samples WHERE case_id = ?1 AND metric = ?2 ORDER BY seq");
@@ -304,10 +304,10 @@ static int compare_metrics(sqlite3 *db, const side *a, const side *b, cJSON *out
   char *ia = xp_id_list(a->ids, a->n), *ib = xp_id_list(b->ids, b->n);
   /* Every (case, params, metric) on either side, in the order the cases were recorded. */
   char *sql = xp_asprintf(
-      "SELECT c.name, c.params, m.name, m.unit, min(c.seq) AS first FROM cases c"
+      "SELECT c.name, " XP_CASE_KEY("c.params") " AS key, m.name, m.unit, min(c.seq) AS first FROM cases c"
       " JOIN metrics m ON m.case_id = c.id WHERE c.status = 'ok' AND (c.run_id IN %s"
-      " OR c.run_id IN %s) GROUP BY c.name, c.params, m.name, m.unit"
-      " ORDER BY first, c.name, c.params, m.name", ia, ib);
+      " OR c.run_id IN %s) GROUP BY c.name, key, m.name, m.unit"
+      " ORDER BY first, c.name, key, m.name", ia, ib);
   sqlite3_stmt *st = xp_db_prepare(db, sql);
   free(sql);
   int rc = st ? 0 : XP_EXIT_DB;

@@ -217,7 +217,8 @@ static int parse_args(int argc, char **argv, decide_args *a) {
   return 0;
 }
 
-/* Evidence runs must exist and be finished: a running run's results are not yet evidence. */
+/* Evidence runs must exist and be finished, and not interrupted: a running run's results are
+** not yet evidence, an aborted one's never are. */
 static int resolve_evidence(sqlite3 *db, decide_args *a, cJSON *evidence) {
   for (int i = 0; i < a->nevidence; i++) {
     int64_t id;
@@ -239,6 +240,13 @@ static int resolve_evidence(sqlite3 *db, decide_args *a, cJSON *evidence) {
     if (strcmp(col(st, 0), "running") == 0) {
       sqlite3_finalize(st);
       return xp_error(XP_EXIT_USAGE, "%s: run %s has not finished; only finished runs are evidence",
+                      a->evidence[i], uuid);
+    }
+    /* an interrupted run holds part of a measurement, or none: a failed one is evidence (of
+    ** the failure), an aborted one is not */
+    if (strcmp(col(st, 0), "aborted") == 0) {
+      sqlite3_finalize(st);
+      return xp_error(XP_EXIT_USAGE, "%s: run %s was interrupted (aborted); it is no evidence: run it again",
                       a->evidence[i], uuid);
     }
     cJSON *o = cJSON_CreateObject();

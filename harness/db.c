@@ -152,6 +152,31 @@ static int inspect(sqlite3 *db, const char *path, int *app_id, int *version, int
   return 0;
 }
 
+/* Reading a database of an older schema, untouched: the views of later migrations that add
+** nothing but views (007: trace_superseded, run_measured) are made as TEMP views of this
+** connection, so that today's queries run on it. Best effort: a view whose tables the old
+** schema lacks fails when used, as the query would have. */
+static void temp_views(sqlite3 *db, int version) {
+  for (int i = 0; i < xp_migrations_count; i++) {
+    const struct xp_blob *m = &xp_migrations[i];
+    if (migration_number(m) <= version) continue;
+    const char *text = m->data;
+    if (strstr(text, "CREATE TABLE") || strstr(text, "ALTER TABLE") || strstr(text, "CREATE TRIGGER") ||
+        strstr(text, "CREATE INDEX") || strstr(text, "CREATE UNIQUE INDEX") || !strstr(text, "CREATE VIEW"))
+      continue;
+    char *sql = xp_xmalloc(strlen(text) * 2 + 1), *o = sql;
+    for (const char *p = text; *p;) {
+      if (strncmp(p, "CREATE VIEW", 11) == 0) {
+        memcpy(o, "CREATE TEMP VIEW", 16);
+        o += 16, p += 11;
+      } else *o++ = *p++;
+    }
+    *o = 0;
+    sqlite3_exec(db, sql, NULL, NULL, NULL);
+    free(sql);
+  }
+}
+
 static int migrate(sqlite3 *db, const char *path) {
   int target = xp_db_schema_version();
   int rc = xp_db_begin(db);
@@ -346,9 +371,11 @@ sqlite3 *xp_db_open(const char *path, enum xp_db_mode mode, int *exit_code) {
       xp_error_at(XP_EXIT_DB, path, 0, "empty database: no xp runs recorded yet");
       goto fail;
     }
-    if (version < xp_db_schema_version())
+    if (version < xp_db_schema_version()) {
       xp_warn("%s: schema %d is older than %d; a writing xp command migrates it", path, version,
               xp_db_schema_version());
+      temp_views(db, version);
+    }
     xp_db_exec(db, "PRAGMA query_only = 1");
     sqlite3_set_authorizer(db, readonly_authorizer, NULL);
   } else {

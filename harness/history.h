@@ -81,9 +81,14 @@ const char *xp_unit_better(const char *unit);
 /* "(1,2,3)": run ids as a literal SQL list ("(NULL)" when empty). */
 char *xp_id_list(const int64_t *ids, int n);
 
+/* A case's identity across runs, as SQL over its params column: the params less where an
+** import read the case (the file and the position of a result in it), so that a vLLM result
+** saved under a new name is the same case. */
+#define XP_CASE_KEY(params) "json_remove(" params ", '$.file', '$.result')"
+
 /* Samples of one metric of the runs whose ids are given, for the case with this name and
-** params: the raw samples where they were kept, else each run's recorded median (a derived
-** value has no samples). *out is malloc'd. */
+** params (as XP_CASE_KEY: file and position aside): the raw samples where they were kept, else
+** each run's recorded median (a derived value has no samples). *out is malloc'd. */
 int xp_metric_samples(sqlite3 *db, const int64_t *runs, int nruns, const char *case_name,
                       const char *params, const char *metric, double **out, size_t *n);
 

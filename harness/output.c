@@ -3,6 +3,8 @@
 ** (RFC 4180 quoting) and JSON for programs. Rows are buffered only for the table format,
 ** which needs column widths.
 */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
@@ -104,12 +106,26 @@ static void csv_field(FILE *out, const char *s) {
 
 /* The shortest decimal that reads back as the same double: round(x, 1) prints as 24.3, not
 ** 24.300000000000001, and no value loses a bit. */
-static void print_real(FILE *out, double v) {
-  char buf[40];
+void xp_real_text(double v, char buf[40]) {
   for (int digits = 15; digits <= 17; digits++) {
-    snprintf(buf, sizeof buf, "%.*g", digits, v);
+    snprintf(buf, 40, "%.*g", digits, v);
     if (strtod(buf, NULL) == v) break;
   }
+}
+
+/* A real as JSON, every bit kept: cJSON writes 15 digits where the 16th or 17th is within its
+** tolerance of the value (370.79999999999995 came back as 370.8). NaN and the infinities are
+** no JSON number: null. */
+cJSON *xp_json_real(double v) {
+  if (!isfinite(v)) return cJSON_CreateNull();
+  char buf[40];
+  xp_real_text(v, buf);
+  return cJSON_CreateRaw(buf);
+}
+
+static void print_real(FILE *out, double v) {
+  char buf[40];
+  xp_real_text(v, buf);
   fputs(buf, out);
 }
 
@@ -141,7 +157,7 @@ cJSON *xp_rows_json(sqlite3_stmt *st, int *rc_out) {
       switch (sqlite3_column_type(st, c)) {
       case SQLITE_NULL: cJSON_AddNullToObject(o, name); break;
       case SQLITE_INTEGER: cJSON_AddNumberToObject(o, name, (double)sqlite3_column_int64(st, c)); break;
-      case SQLITE_FLOAT: cJSON_AddNumberToObject(o, name, sqlite3_column_double(st, c)); break;
+      case SQLITE_FLOAT: cJSON_AddItemToObject(o, name, xp_json_real(sqlite3_column_double(st, c))); break;
       case SQLITE_BLOB: cJSON_AddNumberToObject(o, name, sqlite3_column_bytes(st, c)); break;
       default: cJSON_AddStringToObject(o, name, (const char *)sqlite3_column_text(st, c));
       }

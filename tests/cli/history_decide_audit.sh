@@ -91,4 +91,26 @@ run audit; expect_rc 0
 has "holds against 2 newer runs of the same configuration (2 after the decision; 2 metrics judged)"
 has "verdict: no evidence contradicted"
 hasnt "CONTRADICTED"
+# a query's reals kept to the last bit: audited at once, nothing moved (cJSON alone wrote 15
+# digits, and 370.79999999999995 came back as 370.8, a drift where nothing changed)
+db="$tmp/exact.db"
+x1=$(record model=m tp=2)
+printf "SELECT 'k' AS name, 370.79999999999995 AS x, 0.1 + 0.2 AS y;\n" > "$tmp/exact.sql"
+run decide "Exact" --because "bits" --evidence "$x1" --query "$tmp/exact.sql"; expect_rc 0
+run audit; expect_rc 0
+has "drift: 0 values moved, 2 unchanged"
+
+# evidence with nothing to judge it by (a trace import keeps no case metrics) is said to be
+# not judged, never to hold
+db="$tmp/traces.db"
+tr="$XP_SRC/tests/data/trace/decode_tp2_bs1_rank0.trace.json.gz"
+run import torch-trace "$tr" --set model=m --set tp=2 --set batch=1; expect_rc 0
+t1=$(sed -n 's/^run \([0-9a-f-]*\) ok.*/\1/p' "$tmp/out" | head -1)
+[ -n "$t1" ] || t1=$(sqlite3 "$db" "SELECT uuid FROM runs ORDER BY id LIMIT 1")
+run decide "Trace says so" --because "the trace" --evidence "${t1:0:8}"; expect_rc 0
+zcat "$tr" | sed 's/"baseTimeNanoseconds": 1790857026000000000/"baseTimeNanoseconds": 1790860626000000000/' | gzip > "$tmp/later.json.gz"
+run import torch-trace "$tmp/later.json.gz" --set model=m --set tp=2 --set batch=1; expect_rc 0
+run audit; expect_rc 0
+has "NOT JUDGED: 1 newer run of the same configuration"
+hasnt "holds against"
 echo "ok: decide and audit"

@@ -65,4 +65,19 @@ check "two models in one import: exit status" 2 $?
 grep -q 'import each model separately' "$tmp/err" || { echo "FAIL: model mismatch message: $(cat "$tmp/err")"; fail=1; }
 check "no run recorded by bad input or --dry-run" "$before" "$(query "SELECT count(*) FROM runs")"
 
+# The same benchmark saved under another name, a day earlier, its latencies doubled: the same
+# case for compare and regressions (file names aside), older by its own date though imported
+# last, so regressions sees the original as the newest, and better.
+db2="$tmp/series.db"
+sed -e 's/"date": "20250611-101500"/"date": "20250610-101500"/' \
+    -e 's/"\(mean\|median\|p99\)_ttft_ms": \([0-9.]*\)/"\1_ttft_ms": 2\2/g' \
+    "$data/serve_c8_detailed.json" > "$tmp/vllm-older-name.json"
+"$XP" --db "$db2" import vllm-bench "$data/serve_c8_detailed.json" > /dev/null 2>&1 || fail=1
+"$XP" --db "$db2" import vllm-bench "$tmp/vllm-older-name.json" > /dev/null 2>&1 || fail=1
+ids=$(sqlite3 "$db2" "SELECT group_concat(substr(uuid, 1, 8), ' ') FROM runs ORDER BY id")
+"$XP" --db "$db2" compare $ids > "$tmp/cmp" 2>&1
+grep -q "only in" "$tmp/cmp" && { echo "FAIL: compare across file names: cases unmatched"; head -20 "$tmp/cmp"; fail=1; }
+"$XP" --db "$db2" query "$XP_SRC/queries/regressions.sql" --format csv > "$tmp/reg" 2>&1
+grep -q "mean_ttft_ms,ms,.*better" "$tmp/reg" || { echo "FAIL: regressions by measured date"; cat "$tmp/reg"; fail=1; }
+
 finish
