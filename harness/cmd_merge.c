@@ -15,6 +15,7 @@
 */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include "chain.h"
 #include "cli.h"
@@ -40,6 +41,8 @@ typedef struct merger {
   sqlite3_stmt **sel, **ins;  /* per OTHER table */
   int same_schema;
   int64_t copied, present, skipped, differing, decisions, decisions_present;
+  int64_t names_differing;    /* trace_names rows categorized otherwise in OTHER */
+  char added[512];            /* "trace_names: 30 shared rows added; ...", said once committed */
 } merger;
 
 static int has_column(sqlite3 *db, const char *table, const char *col) {
@@ -204,7 +207,7 @@ static int merge_run(merger *m, int64_t oid, const char *uuid, const char *statu
   }
   if (sealed && strcmp(sealed, content) != 0)
     return xp_error_at(XP_EXIT_INTEGRITY, m->other_path, 0,
-                       "run %s does not match its seal there (xp verify --db %s names what changed); nothing merged",
+                       "run %s does not match its seal there (xp --db %s verify names what changed); nothing merged",
                        uuid, m->other_path);
   if ((rc = copy_rows(m, 0, oid, 0, 0, "running")) != 0) return rc;
   int64_t nid = 0;
@@ -413,8 +416,13 @@ static int merge_dictionary(merger *m, const char *table) {
       xp_warn("%s: the row with %s %s differs between the databases; this database's is kept",
               table, pk ? pk : "key", (const char *)sqlite3_column_text(s, pkcol));
   }
-  if (rc == 0 && added) printf("%s: %lld shared row%s added\n", table, (long long)added, added == 1 ? "" : "s");
+  if (rc == 0 && added) {
+    size_t used = strlen(m->added);
+    snprintf(m->added + used, sizeof m->added - used, "%s%s: %lld shared row%s added", used ? "; " : "", table,
+             (long long)added, added == 1 ? "" : "s");
+  }
   if (conflicts > 3) xp_warn("%s: %lld rows differ in all", table, (long long)conflicts);
+  if (strcmp(table, "trace_names") == 0) m->names_differing += conflicts;
   sqlite3_finalize(s);
   sqlite3_finalize(i);
   sqlite3_finalize(c);
@@ -444,6 +452,23 @@ static int merge_dictionaries(merger *m) {
   return rc;
 }
 
+/* What the merged history now holds that a user must settle: decisions that two databases
+** each superseded otherwise, and kernel names classified by other rules. */
+static void warn_after_merge(merger *m) {
+  sqlite3_stmt *st = xp_db_prepare(m->main,
+      "SELECT supersedes, group_concat(uuid, ' and ') FROM decisions WHERE supersedes IS NOT NULL"
+      " GROUP BY supersedes HAVING count(*) > 1");
+  while (st && sqlite3_step(st) == SQLITE_ROW)
+    xp_warn("decision %s is superseded twice, by %s (made apart, now merged): record a decision that "
+            "supersedes both", (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1));
+  sqlite3_finalize(st);
+  if (m->names_differing)
+    xp_warn("%lld kernel name%s classified otherwise in %s (its category rules differ): this database's "
+            "categories are kept, and names new here came with %s's; xp reclassify puts every name under "
+            "this database's rules", (long long)m->names_differing, m->names_differing == 1 ? " is" : "s are",
+            m->other_path, m->other_path);
+}
+
 static int same_file(const char *a, const char *b) {
   struct stat sa, sb;
   return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
@@ -464,6 +489,8 @@ int cmd_merge(int argc, char **argv, const char *db_path) {
   if (rc) return rc < 0 ? 0 : rc;
   if (same_file(other, db_path))
     return xp_error_at(XP_EXIT_USAGE, other, 0, "is this database itself; nothing to merge");
+  if (access(other, F_OK) != 0) /* a file named on the command line: bad input, not a database fault */
+    return xp_error_at(XP_EXIT_USAGE, other, 0, "no such file");
   merger m = {0};
   m.other_path = other;
   /* OTHER first: a foreign or newer file is refused before this database is touched. */
@@ -487,8 +514,10 @@ int cmd_merge(int argc, char **argv, const char *db_path) {
     sqlite3_finalize(m.ins[i]);
     m.sel[i] = m.ins[i] = NULL;
   }
+  if (rc == 0) warn_after_merge(&m);
   if (rc || dry) xp_db_rollback(m.main);
   else rc = xp_db_commit(m.main);
+  if (rc == 0 && m.added[0]) printf("%s%s\n", dry ? "dry run (nothing written): " : "", m.added);
   if (rc == 0) {
     printf("%sfrom %s: %lld run%s merged, %lld already here%s, %lld skipped (still running); "
            "%lld decision%s merged, %lld already here\n",

@@ -59,12 +59,23 @@ run "$a" merge "$tmp/plain.db"; expect_rc 3; has "not an xp database" "$tmp/err"
 cp "$b" "$tmp/newer.db"; sqlite3 "$tmp/newer.db" "PRAGMA user_version = 999"
 run "$a" merge "$tmp/newer.db"; expect_rc 3; has "newer xp" "$tmp/err"
 run "$a" merge "$a"; expect_rc 2; has "is this database itself" "$tmp/err"
-run "$a" merge "$tmp/missing.db"; expect_rc 3
+run "$a" merge "$tmp/missing.db"; expect_rc 2; has "missing.db: no such file" "$tmp/err"
 c="$tmp/c.db"
 c1=$(record "$c" cases=2 gpu=A100)
 sqlite3 "$c" "DROP TRIGGER xp_append_only_samples_update; UPDATE samples SET value = value + 1 WHERE seq = 0"
 run "$a" merge "$c"; expect_rc 5; has "run $c1 does not match its seal there" "$tmp/err"
 [ "$(dump "$a")" = "$before" ] || die "a refused merge changed the database"
+
+# a decision superseded on both sides, apart: merged, and the merge says it is superseded twice
+s1="$tmp/s1.db" s2="$tmp/s2.db"
+e=$(record "$s1" cases=1 gpu=H200)
+run "$s1" decide "Keep TP=8" --because "fastest" --evidence "${e:0:8}"; expect_rc 0
+d0=$(sed -n 's/^decision \([0-9a-f-]*\) recorded.*/\1/p' "$tmp/out")
+cp "$s1" "$s2"
+run "$s1" decide "Move to TP=4" --because "A saw it" --evidence "${e:0:8}" --supersedes "${d0:0:8}"; expect_rc 0
+run "$s2" decide "Move to EP=8" --because "B saw it" --evidence "${e:0:8}" --supersedes "${d0:0:8}"; expect_rc 0
+run "$s1" merge "$s2"; expect_rc 0; has "1 decision merged"
+has "decision $d0 is superseded twice" "$tmp/err"
 
 # traces: every trace table and the kernel-name dictionary come along
 T="${XP_SHARED:-}/fixtures/torch"
