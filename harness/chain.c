@@ -686,8 +686,22 @@ int xp_chain_seal(sqlite3 *db, int64_t run_id) {
   sqlite3_bind_int64(st, 5, run_id);
   if (sqlite3_step(st) != SQLITE_DONE) rc = xp_db_fail(db, "sealing the run");
   sqlite3_finalize(st);
+  if (rc == 0) rc = xp_chain_head_update(db);
 out:
   free(digests);
   xp_rtree_free(&tree);
   return rc;
+}
+
+int xp_chain_head_update(sqlite3 *db) {
+  char sql[512];
+  snprintf(sql, sizeof sql,
+           "INSERT INTO chain_head (id, run_seq, run_chain, decisions) SELECT 1,"
+           " coalesce((SELECT max(chain_seq) FROM runs), 0),"
+           " coalesce((SELECT chain_sha256 FROM runs WHERE chain_seq = (SELECT max(chain_seq) FROM runs)), '%s'),"
+           " (SELECT count(*) FROM decisions) WHERE true"
+           " ON CONFLICT (id) DO UPDATE SET run_seq = excluded.run_seq, run_chain = excluded.run_chain,"
+           " decisions = excluded.decisions",
+           xp_chain_genesis);
+  return xp_db_exec(db, sql);
 }

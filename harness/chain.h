@@ -6,4 +6,7 @@
 /* Compute the run's content hash and link it to the chain; called by the recorder inside the
 ** transaction that finishes the run. Returns 0 or an exit code. */
 int xp_chain_seal(sqlite3 *db, int64_t run_id);
+/* Record the chain's head (newest link, decisions held) in chain_head, in the caller's
+** transaction: after a seal, a decision, a merge. Returns 0 or an exit code. */
+int xp_chain_head_update(sqlite3 *db);
 #endif

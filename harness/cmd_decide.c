@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 #include "cli.h"
+#include "chain.h"
 #include "db.h"
 #include "history.h"
 #include "meta.h"
@@ -310,7 +311,7 @@ static int insert_decision(sqlite3 *db, const decision_rec *d, const char *resul
     if ((rc = xp_db_step_done(db, st)) != 0) break;
   }
   sqlite3_finalize(st);
-  return rc;
+  return rc ? rc : xp_chain_head_update(db);
 }
 
 int cmd_decide(int argc, char **argv, const char *db_path) {

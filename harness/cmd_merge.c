@@ -508,6 +508,7 @@ int cmd_merge(int argc, char **argv, const char *db_path) {
   if (rc) goto out;
   if ((rc = xp_db_begin(m.main)) != 0) goto out;
   if ((rc = merge_dictionaries(&m)) == 0 && (rc = merge_runs(&m)) == 0) rc = merge_decisions(&m);
+  if (rc == 0) rc = xp_chain_head_update(m.main);
   /* The statements hold no locks past this point; finalize before the commit. */
   for (int i = 0; i < m.ot.n; i++) {
     sqlite3_finalize(m.sel[i]);

@@ -229,6 +229,26 @@ static int seal_unsealed(sqlite3 *db, int quiet) {
   return rc;
 }
 
+/* The chain as it ends against the head recorded apart (schema 8): links or decisions removed
+** from the end leave a shorter chain that is whole, which only the head shows. */
+static void check_head(verify_state *v, int64_t sealed, int64_t decisions) {
+  sqlite3_stmt *st = xp_db_prepare(v->db, "SELECT run_seq, run_chain, decisions FROM chain_head WHERE id = 1");
+  if (!st) return; /* before schema 8: no head kept */
+  if (sqlite3_step(st) == SQLITE_ROW) {
+    const int64_t seq = sqlite3_column_int64(st, 0), held = sqlite3_column_int64(st, 2);
+    const char *chain = (const char *)sqlite3_column_text(st, 1);
+    if (seq > sealed)
+      brk(v, "chain: the head records link %lld, but the chain ends at link %lld: runs were removed from its end",
+          (long long)seq, (long long)sealed);
+    else if (seq == sealed && seq > 0 && (!chain || strcmp(chain, v->head) != 0))
+      brk(v, "chain: its last link (%.12s) is not the head recorded (%.12s)", v->head, chain ? chain : "NULL");
+    if (held > decisions)
+      brk(v, "decisions: the head records %lld, %lld are here: decisions were removed", (long long)held,
+          (long long)decisions);
+  }
+  sqlite3_finalize(st);
+}
+
 int cmd_verify(int argc, char **argv, const char *db_path) {
   int seal = 0, quiet = 0, rc = 0;
   for (int i = 1; i < argc && rc == 0; i++) {
@@ -260,6 +280,7 @@ int cmd_verify(int argc, char **argv, const char *db_path) {
   if ((rc = check_sqlite(&v)) != 0) goto out;
   if ((rc = check_runs(&v, &sealed, &unsealed)) != 0) goto out;
   if ((rc = check_decisions(&v, &decisions)) != 0) goto out;
+  check_head(&v, sealed, decisions);
   char **unguarded = NULL;
   int nung = 0;
   if (xp_history_unguarded(v.db, &v.tree, &unguarded, &nung) == 0) {

@@ -72,6 +72,20 @@ run verify; expect_rc 0; has "1 decision"
 sqlite3 "$db" "DROP TRIGGER xp_decisions_no_update; UPDATE decisions SET rationale = 'it was cheap'"
 run verify; expect_rc 5; has "its record differs from its digest"
 
+# the newest run, or a decision, removed behind xp's back: the chain left is whole, only
+# shorter, and the head recorded apart (schema 8) shows it
+cp "$tmp/clean.db" "$db"
+run verify; expect_rc 0
+sqlite3 "$db" "PRAGMA foreign_keys = ON; DROP TRIGGER xp_append_only_runs_delete;
+  DELETE FROM runs WHERE chain_seq = (SELECT max(chain_seq) FROM runs)"
+run verify; expect_rc 5; has "runs were removed from its end"
+cp "$tmp/clean.db" "$db"
+run decide "Keep the probe" --because "it is fast" --evidence "$r1"; expect_rc 0
+sqlite3 "$db" "DROP TRIGGER xp_decisions_no_delete; DELETE FROM decisions"
+run verify; expect_rc 5; has "decisions were removed"
+sqlite3 "$db" "DELETE FROM chain_head" 2>"$tmp/sqlerr" && die "the chain head was deleted"
+has "the chain head is never deleted" "$tmp/sqlerr"
+
 # not a database / no database
 run verify extra; expect_rc 2
 set +e; "$XP" --db "$tmp/none.db" verify >/dev/null 2>&1; rc=$?; set -e; expect_rc 3
