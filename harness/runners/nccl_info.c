@@ -5,6 +5,8 @@
 ** protocol of every collective (TUNING), and the environment it read. Unknown lines are
 ** skipped: NCCL adds messages in every release and a log must still be readable.
 */
+#include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,7 @@ void xp_nccl_info_init(xp_nccl_info *info) {
 
 void xp_nccl_info_free(xp_nccl_info *info) {
   free(info->conn);
+  free(info->conn_slot);
   free(info->tuning);
   free(info->env);
   xp_nccl_info_init(info);
@@ -36,13 +39,41 @@ static void copy_trimmed(char *dst, size_t n, const char *src) {
   while (l && (dst[l - 1] == ' ' || dst[l - 1] == '\r' || dst[l - 1] == '\n')) dst[--l] = 0;
 }
 
-static void add_conn(xp_nccl_info *info, int src, int dst, const char *transport) {
+static uint32_t conn_hash(int src, int dst, const char *transport) {
+  uint32_t h = 2166136261u ^ (uint32_t)src * 16777619u;
+  h = (h ^ (uint32_t)dst) * 16777619u;
+  for (const char *p = transport; *p; p++) h = (h ^ (uint8_t)*p) * 16777619u;
+  return h;
+}
+
+/* Index of the connection (src, dst, transport) in the hash, and where it would go: a
+** 512-rank all-to-all log sets up 260,000 of them, and a list walk per line took minutes. */
+static int *conn_slot_of(xp_nccl_info *info, int src, int dst, const char *transport) {
+  uint32_t mask = (uint32_t)info->conn_slots - 1, i = conn_hash(src, dst, transport) & mask;
+  for (;; i = (i + 1) & mask) {
+    int *slot = &info->conn_slot[i];
+    if (!*slot) return slot;
+    const xp_nccl_conn *c = &info->conn[*slot - 1];
+    if (c->src == src && c->dst == dst && strcmp(c->transport, transport) == 0) return slot;
+  }
+}
+
+static void conn_rehash(xp_nccl_info *info) {
+  free(info->conn_slot);
+  info->conn_slots = info->conn_slots ? 2 * info->conn_slots : 64;
+  info->conn_slot = xp_xcalloc((size_t)info->conn_slots, sizeof *info->conn_slot);
   for (int i = 0; i < info->nconn; i++) {
-    xp_nccl_conn *c = &info->conn[i];
-    if (c->src == src && c->dst == dst && strcmp(c->transport, transport) == 0) {
-      c->channels++;
-      return;
-    }
+    const xp_nccl_conn *c = &info->conn[i];
+    *conn_slot_of(info, c->src, c->dst, c->transport) = i + 1;
+  }
+}
+
+static void add_conn(xp_nccl_info *info, int src, int dst, const char *transport) {
+  if (2 * (info->nconn + 1) > info->conn_slots) conn_rehash(info);
+  int *slot = conn_slot_of(info, src, dst, transport);
+  if (*slot) {
+    info->conn[*slot - 1].channels++;
+    return;
   }
   if (info->nconn == info->nconn_alloc) {
     info->nconn_alloc = info->nconn_alloc ? 2 * info->nconn_alloc : 16;
@@ -53,6 +84,32 @@ static void add_conn(xp_nccl_info *info, int src, int dst, const char *transport
   c->dst = dst;
   c->channels = 1;
   snprintf(c->transport, sizeof c->transport, "%s", transport);
+  *slot = info->nconn;
+}
+
+/* A transport as NCCL names its kind, not this connection's instance: RCCL's " comm 0x...
+** nRanks 08" after it cut, NCCL 2.12's "direct shared memory" said as SHM, and a NET
+** transport's NIC index and PXN proxy rank ("NET/IB/0(4)/GDRDMA") left out. */
+static void transport_kind(char *t) {
+  char *cut = strstr(t, " comm 0x");
+  if (cut) *cut = 0;
+  if (strncmp(t, "direct shared memory", 20) == 0) {
+    memmove(t + 11, t + 20, strlen(t + 20) + 1);
+    memcpy(t, "SHM/direct ", 11);
+    t[strcspn(t, " ")] = 0;
+  }
+  if (strncmp(t, "NET/", 4) != 0) return;
+  char out[64];
+  size_t o = 0;
+  for (char *part = t; *part && o + 1 < sizeof out;) {
+    size_t n = strcspn(part, "/");
+    int index = n > 0;
+    for (size_t k = 0; k < n && index; k++) index = isdigit((unsigned char)part[k]) || part[k] == '(' || part[k] == ')';
+    if (!index) o += (size_t)snprintf(out + o, sizeof out - o, "%s%.*s", o ? "/" : "", (int)n, part);
+    part += n;
+    if (*part == '/') part++;
+  }
+  snprintf(t, 64, "%s", out);
 }
 
 /* "Channel 00/24 : 0 1" lists a ring; "Channel 03/0 : 0[0] -> 1[1] [send] via NET/IB/0" is a
@@ -69,9 +126,30 @@ static void parse_channel(xp_nccl_info *info, const char *msg) {
   }
   int src, dst;
   if (sscanf(colon + 3, "%d[%*[^]]] -> %d[%*[^]]]", &src, &dst) != 2) return;
+  /* a NET connection is logged twice, [send] by one rank and [receive] by the other: once */
+  if (strstr(colon, "[receive]") && strstr(colon, "[receive]") < via) return;
   char transport[64];
   copy_trimmed(transport, sizeof transport, via + 5);
+  transport_kind(transport);
   add_conn(info, src, dst, transport);
+}
+
+/* The number just before `label` in msg ("2 p2p channels,"), -1 where msg has no such label. */
+static int count_before(const char *msg, const char *label) {
+  const char *p = strstr(msg, label);
+  if (!p) return -1;
+  while (p > msg && p[-1] >= '0' && p[-1] <= '9') p--;
+  return atoi(p);
+}
+
+/* NCCL's algorithm and protocol numbers (src/include/devcomm.h), as its newer logs name them. */
+static const char *const algo_names[] = {"TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT"};
+static const char *const proto_names[] = {"LL", "LL128", "SIMPLE"};
+
+static void name_code(char *s, size_t n, const char *const *names, size_t count) {
+  char *end;
+  long v = strtol(s, &end, 10);
+  if (end != s && !*end && v >= 0 && (size_t)v < count) snprintf(s, n, "%s", names[v]);
 }
 
 static void parse_tuning(xp_nccl_info *info, const char *msg) {
@@ -81,7 +159,12 @@ static void parse_tuning(xp_nccl_info *info, const char *msg) {
   t.ch_lo = t.ch_hi = -1;
   int got = sscanf(msg, "%31[^:]: %lld Bytes -> Algo %31s proto %15s channel{Lo..Hi}={%d..%d}", t.func,
                    &bytes, t.algo, t.proto, &t.ch_lo, &t.ch_hi);
-  if (got < 4) return;
+  if (got < 4) { /* NCCL 2.19-2.23: "1024 Bytes -> Algo 1 proto 0 time 10.00", no function */
+    t.func[0] = 0;
+    if (sscanf(msg, "%lld Bytes -> Algo %31s proto %15s", &bytes, t.algo, t.proto) != 3) return;
+  }
+  name_code(t.algo, sizeof t.algo, algo_names, sizeof algo_names / sizeof *algo_names);
+  name_code(t.proto, sizeof t.proto, proto_names, sizeof proto_names / sizeof *proto_names);
   t.bytes = bytes;
   for (int i = 0; i < info->ntuning; i++) {
     xp_nccl_tuning *o = &info->tuning[i];
@@ -123,10 +206,11 @@ static void parse_env(xp_nccl_info *info, const char *msg, const char *marker) {
 
 static void parse_message(xp_nccl_info *info, const char *msg) {
   const char *p;
-  int a, b, c, d;
-  if (starts(msg, "NCCL version ")) {
-    char v[64];
-    if (sscanf(msg + 13, "%63s", v) == 1) snprintf(info->version, sizeof info->version, "%s", v);
+  int a, b, c;
+  if (starts(msg, "NCCL version ") || starts(msg, "RCCL version : ")) {
+    char v[64]; /* RCCL: "RCCL version : 2.22.3-HEAD:a9b0b4a" */
+    if (sscanf(msg + (msg[0] == 'R' ? 15 : 13), "%63s", v) == 1)
+      snprintf(info->version, sizeof info->version, "%s%s", msg[0] == 'R' ? "RCCL " : "", v);
   } else if (starts(msg, "cudaDriverVersion ")) {
     info->cuda_driver = atoi(msg + 18);
   } else if (starts(msg, "Channel ")) {
@@ -141,14 +225,13 @@ static void parse_message(xp_nccl_info *info, const char *msg) {
       if (b > info->nnodes) info->nnodes = b;
       if (c > info->local_ranks) info->local_ranks = c;
     }
-  } else if ((p = strstr(msg, " coll channels, ")) != NULL) {
-    while (p > msg && p[-1] >= '0' && p[-1] <= '9') p--;
-    int n = sscanf(p, "%d coll channels, %*d collnet channels, %d nvls channels, %d p2p channels, "
-                      "%d p2p channels per peer", &a, &b, &c, &d);
-    if (n >= 1) info->coll_channels = a;
-    if (n >= 2) info->nvls_channels = b;
-    if (n >= 3) info->p2p_channels = c;
-    if (n >= 4) info->p2p_per_peer = d;
+  } else if (strstr(msg, " coll channels, ") != NULL) {
+    /* 2.19+: "%d coll, %d collnet, %d nvls, %d p2p channels, %d p2p channels per peer"; 2.17-18
+    ** leave collnet out, 2.10-2.16 nvls too: each count is the number before its name */
+    info->coll_channels = count_before(msg, " coll channels");
+    info->nvls_channels = count_before(msg, " nvls channels");
+    info->p2p_channels = count_before(msg, " p2p channels,");
+    info->p2p_per_peer = count_before(msg, " p2p channels per peer");
   } else if (starts(msg, "Connected all rings")) {
     const char *q = msg + strlen("Connected all rings");
     while (*q == ',' || *q == ' ') q++;
@@ -191,7 +274,8 @@ void xp_nccl_info_parse(xp_nccl_info *info, const char *text, size_t len) {
 
 const xp_nccl_tuning *xp_nccl_info_tuning(const xp_nccl_info *info, const char *func, int64_t bytes) {
   for (int i = 0; i < info->ntuning; i++)
-    if (info->tuning[i].bytes == bytes && strcmp(info->tuning[i].func, func) == 0) return &info->tuning[i];
+    if (info->tuning[i].bytes == bytes && (!info->tuning[i].func[0] || strcmp(info->tuning[i].func, func) == 0))
+      return &info->tuning[i];
   return NULL;
 }
 

@@ -39,6 +39,7 @@ typedef struct xp_nccl_info {
   char net[64];          /* "Socket", "IB" */
   int nconn, nconn_alloc;
   xp_nccl_conn *conn;
+  int *conn_slot, conn_slots;  /* hash of conn by (src, dst, transport): index + 1, 0 empty */
   int ntuning, ntuning_alloc;
   xp_nccl_tuning *tuning;
   int nenv, nenv_alloc;
@@ -54,7 +55,8 @@ void xp_nccl_info_free(xp_nccl_info *info);
 int xp_nccl_info_line(xp_nccl_info *info, const char *line, size_t len);
 /* Parse a whole log (several logs may be fed to one info: the facts accumulate). */
 void xp_nccl_info_parse(xp_nccl_info *info, const char *text, size_t len);
-/* The last TUNING choice seen for func (NCCL's name, "AllReduce") at `bytes`, or NULL. */
+/* The last TUNING choice seen for func (NCCL's name, "AllReduce") at `bytes`, or NULL. NCCL
+** 2.19-2.23 printed no function ("1024 Bytes -> Algo 1 proto 0"): such a choice answers any. */
 const xp_nccl_tuning *xp_nccl_info_tuning(const xp_nccl_info *info, const char *func, int64_t bytes);
 /* Value NCCL reported reading from the environment, or NULL. */
 const char *xp_nccl_info_env(const xp_nccl_info *info, const char *key);
@@ -67,6 +69,7 @@ typedef struct xp_topo_link {
   char target[32];       /* peer PCI bus id, or an NVSwitch's */
   char tclass[16];       /* class of the peer: 0x068000 is an NVSwitch (bridge) */
   int count;
+  int xgmi;              /* AMD's Infinity Fabric (RCCL's <xgmi>), not an NVLink */
 } xp_topo_link;
 
 typedef struct xp_topo_pci {

@@ -119,27 +119,38 @@ static int meta_f(xp_run *r, const char *source, const char *key, const char *fm
   return xp_run_meta(r, key, buf, source);
 }
 
-/* Every transport NCCL used between a pair of ranks, on one line per direction. */
+/* Connections in (src, dst) order, first seen first within a pair. */
+static const xp_nccl_conn *by_pair_base;
+static int by_pair(const void *x, const void *y) {
+  const xp_nccl_conn *a = &by_pair_base[*(const int *)x], *b = &by_pair_base[*(const int *)y];
+  if (a->src != b->src) return a->src < b->src ? -1 : 1;
+  if (a->dst != b->dst) return a->dst < b->dst ? -1 : 1;
+  return *(const int *)x - *(const int *)y;
+}
+
+/* Every transport NCCL used between a pair of ranks, on one line per direction. Sorted once,
+** not searched per pair: an all-to-all of 512 ranks has 260,000 of them. */
 static int record_connections(xp_run *r, const xp_nccl_info *info, const char *source) {
-  int rc = 0;
-  for (int i = 0; i < info->nconn && rc == 0; i++) {
-    const xp_nccl_conn *c = &info->conn[i];
-    int first = 1;
-    for (int j = 0; j < i; j++) first &= !(info->conn[j].src == c->src && info->conn[j].dst == c->dst);
-    if (!first) continue;
+  int rc = 0, *order = xp_xmalloc(sizeof *order * (size_t)(info->nconn ? info->nconn : 1));
+  for (int i = 0; i < info->nconn; i++) order[i] = i;
+  by_pair_base = info->conn;
+  qsort(order, (size_t)info->nconn, sizeof *order, by_pair);
+  for (int i = 0; i < info->nconn && rc == 0;) {
+    const xp_nccl_conn *c = &info->conn[order[i]];
     char line[512] = "", key[64];
     size_t used = 0;
-    for (int j = i; j < info->nconn; j++) {
-      const xp_nccl_conn *d = &info->conn[j];
-      if (d->src != c->src || d->dst != c->dst) continue;
-      int w = snprintf(line + used, sizeof line - used, "%s%s x%d", used ? "; " : "", d->transport,
-                       d->channels);
+    int j = i;
+    for (; j < info->nconn && info->conn[order[j]].src == c->src && info->conn[order[j]].dst == c->dst; j++) {
+      const xp_nccl_conn *d = &info->conn[order[j]];
+      if (used >= sizeof line) continue;
+      int w = snprintf(line + used, sizeof line - used, "%s%s x%d", used ? "; " : "", d->transport, d->channels);
       if (w > 0) used += (size_t)w;
-      if (used >= sizeof line) break;
     }
     snprintf(key, sizeof key, "nccl.transport.%d-%d", c->src, c->dst);
     rc = xp_run_meta(r, key, line, source);
+    i = j;
   }
+  free(order);
   return rc;
 }
 
@@ -172,9 +183,12 @@ int xp_nccl_record_info(xp_run *r, const xp_nccl_info *info, const xp_topo *topo
   char buf[512];
   if (info->version[0]) rc = xp_run_meta(r, "nccl.version_info", info->version, source);
   if (rc == 0 && info->nnodes > 0) rc = xp_run_meta_int(r, "nccl.nodes", info->nnodes, source);
-  if (rc == 0 && info->coll_channels >= 0)
-    rc = meta_f(r, source, "nccl.channels", "%d coll, %d nvls, %d p2p (%d per peer)", info->coll_channels,
-                info->nvls_channels, info->p2p_channels, info->p2p_per_peer);
+  if (rc == 0 && info->coll_channels >= 0) { /* what the log's NCCL version printed: older ones lack nvls */
+    char nvls[32] = "";
+    if (info->nvls_channels >= 0) snprintf(nvls, sizeof nvls, "%d nvls, ", info->nvls_channels);
+    rc = meta_f(r, source, "nccl.channels", "%d coll, %s%d p2p (%d per peer)", info->coll_channels, nvls,
+                info->p2p_channels, info->p2p_per_peer);
+  }
   if (rc == 0 && info->ring_channels > 0)
     rc = xp_run_meta_int(r, "nccl.ring_channels", info->ring_channels, source);
   if (rc == 0 && info->rings[0]) rc = xp_run_meta(r, "nccl.rings", info->rings, source);

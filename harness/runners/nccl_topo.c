@@ -126,6 +126,11 @@ static void open_element(xp_topo *t, const char *name, const attrs *a, frame *f,
   else if (strcmp(name, "pci") == 0) { add_pci(t, a, top); f->pci = t->npci - 1; }
   else if (strcmp(name, "gpu") == 0) { add_gpu(t, a, top); f->gpu = t->ngpu - 1; }
   else if (strcmp(name, "nvlink") == 0) add_link(t, a, top);
+  else if (strcmp(name, "xgmi") == 0 && top && top->gpu >= 0) { /* RCCL's dump: AMD Infinity Fabric */
+    int before = t->gpu[top->gpu].nlinks;
+    add_link(t, a, top);
+    if (t->gpu[top->gpu].nlinks > before) t->gpu[top->gpu].links[before].xgmi = 1;
+  }
   else if (strcmp(name, "net") == 0) add_nic(t, a);
 }
 
@@ -196,12 +201,15 @@ static const char *busid_of(const xp_topo *t, const xp_topo_gpu *g) {
   return g->pci >= 0 && g->pci < t->npci ? t->pci[g->pci].busid : "";
 }
 
-/* NVLinks from a straight to b (a GPU-to-GPU NVLink bridge or a direct mesh). */
-static int direct_links(const xp_topo *t, const xp_topo_gpu *a, const xp_topo_gpu *b) {
+/* Links from a straight to b (a GPU-to-GPU NVLink bridge or a direct mesh; AMD's xGMI). */
+static int direct_links(const xp_topo *t, const xp_topo_gpu *a, const xp_topo_gpu *b, int *xgmi) {
   const char *bus = busid_of(t, b);
   int n = 0;
   for (int i = 0; i < a->nlinks; i++)
-    if (*bus && strcmp(a->links[i].target, bus) == 0) n += a->links[i].count;
+    if (*bus && strcmp(a->links[i].target, bus) == 0) {
+      n += a->links[i].count;
+      *xgmi |= a->links[i].xgmi;
+    }
   return n;
 }
 
@@ -222,8 +230,13 @@ int xp_topo_pair(const xp_topo *t, int rank_a, int rank_b, xp_topo_path *out) {
   memset(out, 0, sizeof *out);
   const xp_topo_gpu *a = xp_topo_gpu_of_rank(t, rank_a), *b = xp_topo_gpu_of_rank(t, rank_b);
   if (!a || !b) return -1;
-  int n = direct_links(t, a, b);
-  if (n == 0) n = direct_links(t, b, a);
+  int xgmi = 0, n = direct_links(t, a, b, &xgmi);
+  if (n == 0) n = direct_links(t, b, a, &xgmi);
+  if (n > 0 && xgmi) {
+    snprintf(out->kind, sizeof out->kind, "xgmi");
+    snprintf(out->detail, sizeof out->detail, "%d xGMI link%s direct", n, n == 1 ? "" : "s");
+    return 0;
+  }
   if (n > 0) {
     snprintf(out->kind, sizeof out->kind, "nvlink");
     snprintf(out->detail, sizeof out->detail, "%d NVLink%s direct", n, n == 1 ? "" : "s");
@@ -258,8 +271,8 @@ int xp_topo_pair(const xp_topo *t, int rank_a, int rank_b, xp_topo_path *out) {
 
 /* ---- the interconnect a run used ---- */
 
-enum { IC_UNKNOWN, IC_NVLINK, IC_PCIE, IC_SHM, IC_NET };
-static const char *const ic_names[] = {NULL, "nvlink", "pcie", "shm", "net"};
+enum { IC_UNKNOWN, IC_NVLINK, IC_XGMI, IC_PCIE, IC_SHM, IC_NET };
+static const char *const ic_names[] = {NULL, "nvlink", "xgmi", "pcie", "shm", "net"};
 
 static int transport_class(const char *tr) {
   if (strncmp(tr, "SHM", 3) == 0) return IC_SHM;
@@ -281,7 +294,7 @@ const char *xp_nccl_interconnect(const xp_nccl_info *info, const xp_topo *topo, 
     xp_topo_path path = {"", "", 0};
     if (cls < 0) {
       if (topo && xp_topo_pair(topo, c->src, c->dst, &path) == 0)
-        cls = strcmp(path.kind, "nvlink") == 0 ? IC_NVLINK : IC_PCIE;
+        cls = strcmp(path.kind, "nvlink") == 0 ? IC_NVLINK : strcmp(path.kind, "xgmi") == 0 ? IC_XGMI : IC_PCIE;
       else {
         unknown_p2p = 1;
         continue;

@@ -109,13 +109,21 @@ void nt_dtype_from_test(const char *type, char *out, size_t n) {
 
 /* ---- files ---- */
 
-enum file_kind { F_TEXT, F_JSON, F_TOPO };
+enum file_kind { F_TEXT, F_JSON, F_TOPO, F_INFO };
+
+/* A file of NCCL's log alone (NCCL_DEBUG_FILE=nccl.%h.%p: each rank its own) beside the
+** nccl-tests output: INFO lines and no report of nccl-tests'. */
+static int info_only(const char *text, size_t len) {
+  return memmem(text, len, "NCCL INFO", 9) && !memmem(text, len, "nThread", 7) &&
+         !memmem(text, len, "Collective test starting", 24) && !memmem(text, len, "Avg bus bandwidth", 17);
+}
 
 static enum file_kind classify(const char *text, size_t len) {
   size_t i = 0;
   while (i < len && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t')) i++;
   if (i < len && text[i] == '{') return F_JSON;
   if (i < len && text[i] == '<' && memmem(text, len, "<system", 7)) return F_TOPO;
+  if (info_only(text, len)) return F_INFO;
   return F_TEXT;
 }
 
@@ -132,7 +140,7 @@ typedef struct loaded {
 
 static void loaded_free(loaded *L) {
   for (int i = 0; i < L->n; i++) {
-    if (L->kinds[i] != F_TOPO) nt_doc_free(&L->docs[i]);
+    if (L->kinds[i] == F_TEXT || L->kinds[i] == F_JSON) nt_doc_free(&L->docs[i]);
     free(L->texts[i]);
   }
   free(L->docs);
@@ -184,6 +192,7 @@ static int load(const xp_spec *s, loaded *L) {
     L->texts[i] = xp_read_file(f->valuestring, &L->lens[i]);
     if (!L->texts[i]) return xp_error_at(XP_EXIT_USAGE, f->valuestring, 0, "cannot read the file");
     L->kinds[i] = classify(L->texts[i], L->lens[i]);
+    if (L->kinds[i] == F_INFO) continue; /* read for its INFO lines with the others (execute) */
     if (L->kinds[i] == F_TOPO) {
       char err[128];
       if (L->have_topo) return xp_error_at(XP_EXIT_USAGE, f->valuestring, 0, "a second topology dump; give one");
@@ -200,8 +209,10 @@ static int load(const xp_spec *s, loaded *L) {
     nt_infer_ranks(&L->docs[i]);
   }
   int results = 0;
-  for (int i = 0; i < L->n; i++) results += L->kinds[i] != F_TOPO;
-  if (!results) return xp_error(XP_EXIT_USAGE, "a topology dump alone holds no results: add the nccl-tests output");
+  for (int i = 0; i < L->n; i++) results += L->kinds[i] == F_TEXT || L->kinds[i] == F_JSON;
+  if (!results)
+    return xp_error(XP_EXIT_USAGE, "%s alone holds no results: add the nccl-tests output",
+                    L->have_topo ? "a topology dump" : "NCCL's log");
   return 0;
 }
 
@@ -330,7 +341,7 @@ static int record_cases(xp_run *r, const loaded *L, const xp_nccl_info *info, in
   icase *cs = NULL;
   int ncs = 0, rc = 0;
   for (int f = 0; f < L->n; f++) {
-    if (L->kinds[f] == F_TOPO) continue;
+    if (L->kinds[f] == F_TOPO || L->kinds[f] == F_INFO) continue;
     const nt_doc *d = &L->docs[f];
     for (int i = 0; i < d->nrows; i++)
       for (int p = 0; p < NT_NPLACE; p++)
@@ -423,6 +434,10 @@ static int execute(xp_ctx *ctx) {
   const nt_doc *first = NULL;
   for (int f = 0; f < L.n; f++) {
     if (L.kinds[f] == F_TOPO) continue;
+    if (L.kinds[f] == F_INFO) { /* a rank's own NCCL log: its INFO lines join the others' */
+      xp_nccl_info_parse(&info, L.texts[f], L.lens[f]);
+      continue;
+    }
     if (!first) first = &L.docs[f];
     const nt_doc *d = &L.docs[f];
     if (d->failure[0]) xp_warn("%s: \"%s\": the test stopped there; its rows before it are imported", d->path, d->failure);
@@ -471,6 +486,10 @@ static int plan(const xp_spec *s, FILE *out) {
   for (int f = 0; f < L.n && rc == 0; f++) {
     if (L.kinds[f] == F_TOPO) {
       fprintf(out, "%s: NCCL topology dump, %d GPU%s\n", L.paths[f], L.topo.ngpu, L.topo.ngpu == 1 ? "" : "s");
+      continue;
+    }
+    if (L.kinds[f] == F_INFO) {
+      fprintf(out, "%s: NCCL's log (INFO lines, no nccl-tests report)\n", L.paths[f]);
       continue;
     }
     const nt_doc *d = &L.docs[f];

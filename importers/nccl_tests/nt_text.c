@@ -266,6 +266,17 @@ static const char *skip_timestamp(const char *p) {
   return *q ? q + 1 : p;
 }
 
+/* NCCL's own timestamp before its lines (NCCL_DEBUG_TIMESTAMP_FORMAT, "[2025-06-01 10:11:12] "
+** by default): a bracket that opens on a year. Returns where it ends (past its space), or NULL. */
+static const char *nccl_timestamp_end(const char *p) {
+  if (p[0] != '[' || !isdigit((unsigned char)p[1]) || !isdigit((unsigned char)p[2]) ||
+      !isdigit((unsigned char)p[3]) || !isdigit((unsigned char)p[4]) || p[5] != '-')
+    return NULL;
+  const char *close = strchr(p, ']');
+  if (!close) return NULL;
+  return close[1] == ' ' ? close + 2 : close + 1;
+}
+
 /* Open MPI's --tag-output ("[1,0]<stdout>:", "[prterun-host-1@1,0]<stdout>: "), MPICH's
 ** -prepend-rank ("[0] ") and Slurm's srun --label ("0: "). */
 static const char *skip_label(const char *s) {
@@ -284,10 +295,13 @@ static const char *skip_label(const char *s) {
   return s;
 }
 
-/* Where the line nccl-tests printed starts, after a timestamp and a launcher's label. */
+/* Where the line nccl-tests printed starts, after a timestamp and a launcher's label (and
+** NCCL's own timestamp, before its INFO lines). */
 static const char *strip_prefixes(const char *s) {
   const char *p = skip_label(skip_timestamp(s));
-  return p == s ? s : skip_label(p);
+  if (p != s) p = skip_label(p);
+  const char *t = nccl_timestamp_end(p);
+  return t ? t : p;
 }
 
 /* An INFO line's host, "host" of "host:pid:tid", kept to find one glued to a row. */
@@ -320,6 +334,9 @@ static size_t row_before_info(const parser *P, const char *s, const char *info) 
     strtod(tok, &end);
     host = end;
   }
+  /* NCCL's timestamp before the host belongs to the INFO line: "-1[2025-06-01 10:11:12] host" */
+  for (const char *b = host; b > s; b--)
+    if (b[-1] == '[' && nccl_timestamp_end(b - 1)) return (size_t)(b - 1 - s);
   return (size_t)(host - s);
 }
 
@@ -507,12 +524,40 @@ static int take_row(parser *P, const char *s, int lineno) {
 }
 
 /* A line that goes on the piece held back ("  7.49  1.91 ..." after an INFO line cut its row). */
-static int continue_row(parser *P, const char *s) {
-  char row[2 * MAX_LINE];
-  snprintf(row, sizeof row, "%s %s", P->pending, s);
-  int rc = read_row(P, row, P->pending_line);
-  if (rc == ROW_SHORT) return flush_pending(P);
+/* A row's rest begins with a figure ("20.03", "N/A"), not a word ("2 total processes killed"
+** begins with one too, but goes on with words: read_row then refuses the joined line). */
+static int starts_with_number(const char *s) {
+  char tok[64];
+  if (sscanf(s, "%63s", tok) != 1) return 0;
+  return is_number(tok) || is_na(tok);
+}
+
+static int count_tokens(const char *s) {
+  int n = 0;
+  for (const char *p = s; *p;) {
+    p += strspn(p, " \t");
+    if (!*p) break;
+    n++;
+    p += strcspn(p, " \t");
+  }
+  return n;
+}
+
+/* A piece that goes on the piece held back ("  20.03  0.05 ..." after an INFO line cut its
+** row, perhaps cut again by the next INFO line): joined, and read once the row is as wide as
+** its header; narrower, it waits for more (or is read as it is at the next row, comment or end). */
+static int continue_row(parser *P, const char *s, size_t n) {
+  size_t used = strlen(P->pending);
+  snprintf(P->pending + used, sizeof P->pending - used, " %.*s", (int)n, s);
+  if (count_tokens(P->pending) < P->L.ncols) return 0;
+  char row[MAX_LINE];
+  snprintf(row, sizeof row, "%s", P->pending);
   P->pending[0] = 0;
+  int rc = read_row(P, row, P->pending_line);
+  if (rc == ROW_SHORT) {
+    xp_warn("%s:%d: result line cut short, left out", P->d->path, P->pending_line);
+    return 0;
+  }
   return rc;
 }
 
@@ -525,10 +570,13 @@ static int info_line(parser *P, const char *s, const char *info, int lineno) {
     if (colon > s) note_host(P, s, colon);
     return 0;
   }
-  if (!P->saw_test || !looks_like_row(s)) return 0;
+  if (!P->saw_test) return 0;
   const size_t n = row_before_info(P, s, info);
+  if (n == 0) return 0;
+  if (!looks_like_row(s)) /* the row's middle, cut again: "20.03 0.05 0.09 0<INFO line>" */
+    return P->pending[0] && starts_with_number(s) ? continue_row(P, s, n) : 0;
   int rc = flush_pending(P);
-  if (rc == 0 && n > 0) hold(P, s, n, lineno);
+  if (rc == 0) hold(P, s, n, lineno);
   return rc;
 }
 
@@ -598,7 +646,7 @@ int nt_parse_text(nt_doc *d, const char *text, size_t len) {
     }
     if (!P.saw_test || !(isdigit((unsigned char)*s) || *s == '-' || *s == 'N')) continue;
     if (looks_like_row(s)) rc = take_row(&P, s, lineno);
-    else if (P.pending[0]) rc = continue_row(&P, s);
+    else if (P.pending[0] && starts_with_number(s)) rc = continue_row(&P, s, strlen(s));
   }
   if (rc == 0) rc = flush_pending(&P);
   if (rc) return rc;

@@ -42,6 +42,16 @@ check "text: artifacts" 2 "$(sql "SELECT count(*) FROM artifacts a JOIN runs r O
 check "text: run_gpus" "0000:00:07" "$(sql "SELECT pci_bus_id FROM run_gpus g JOIN runs r ON r.id = g.run_id
   WHERE r.uuid LIKE '$t%' AND idx = 1")"
 
+# Each rank's NCCL log in a file of its own (NCCL_DEBUG_FILE) beside the nccl-tests output:
+# the same facts as the interleaved log.
+grep "NCCL INFO" "$data/nccltests_sweep.txt" > "$tmp/nccl.rank0.log"
+grep -v "NCCL INFO" "$data/nccltests_sweep.txt" > "$tmp/all_reduce_perf.txt"
+"$XP" --db "$db" import nccl-tests "$tmp/all_reduce_perf.txt" "$tmp/nccl.rank0.log" "$data/topo.xml" > "$tmp/out" 2> "$tmp/err"
+check "separate NCCL log exit" 0 $?
+s=$(run_of)
+check "separate NCCL log: interconnect" "nvlink" "$(sql "SELECT interconnect FROM runs WHERE uuid LIKE '$s%'")"
+check "separate NCCL log: cases" 52 "$(sql "SELECT count(*) FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.uuid LIKE '$s%'")"
+
 # Without the topology the log's P2P does not say NVLink or PCIe: no interconnect is claimed.
 "$XP" --db "$db" import nccl-tests "$data/nccltests_sweep.txt" > "$tmp/out" 2> "$tmp/err"
 check "text without topology exit" 0 $?
@@ -98,11 +108,11 @@ cp "$tmp/unnamed.txt" "$tmp/all_reduce_perf.8gpu.log"
 u=$(run_of)
 check "unnamed: named by the file" 7.49 "$(metric "$u" allreduce/bf16/14336/graph/out_of_place time_us)"
 
-# The query over all of it.
+# The query over all of it (the interleaved log and the one with its NCCL log apart: 2 runs).
 "$XP" --db "$db" query "$XP_SRC/queries/allreduce_burst.sql" --format csv > "$tmp/q" 2> "$tmp/err"
 check "query exit" 0 $?
 grep -q '^allreduce,bf16,14336,graph,out_of_place,500,2,' "$tmp/q" || { echo "FAIL: query row for the graph run"; fail=1; }
-grep -q '^allreduce,bf16,1048576,eager,out_of_place,20,2,nvlink,P2P/direct pointer,imported,1,' "$tmp/q" ||
+grep -q '^allreduce,bf16,1048576,eager,out_of_place,20,2,nvlink,P2P/direct pointer,imported,2,' "$tmp/q" ||
   { echo "FAIL: query row with interconnect"; cat "$tmp/q"; fail=1; }
 
 # -o all: each reduction its own case, named by it (sum keeps the measured runs' name); the

@@ -49,6 +49,40 @@ static void test_fixture_log(void) {
   free(text);
 }
 
+static void test_other_versions(void) {
+  /* NCCL 2.19-2.23's TUNING line (numbers, no function), 2.11's "direct shared memory" and
+  ** channel counts, NET with a PXN proxy, RCCL's version and its connection suffix */
+  static const char *const lines[] = {
+      "[2025-06-01 10:11:12] h:1:2 [0] NCCL INFO 1024 Bytes -> Algo 4 proto 2 time 10.003413",
+      "h:1:2 [1] NCCL INFO Channel 00 : 1[1b000] -> 2[88000] via direct shared memory",
+      "h:1:2 [0] NCCL INFO 2 coll channels, 2 p2p channels, 2 p2p channels per peer",
+      "h:1:2 [7] NCCL INFO Channel 00/0 : 7[7] -> 8[0] [send] via NET/IB/0(0)/GDRDMA",
+      "h:1:2 [7] NCCL INFO Channel 01/0 : 7[7] -> 8[0] [send] via NET/IB/1(4)/GDRDMA",
+      "m:3:3 [0] NCCL INFO RCCL version : 2.22.3-HEAD:a9b0b4a",
+      "m:3:3 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC comm 0x3c00000 nRanks 08",
+      NULL};
+  xp_nccl_info info;
+  xp_nccl_info_init(&info);
+  feed(&info, lines);
+  const xp_nccl_tuning *t = xp_nccl_info_tuning(&info, "AllReduce", 1024);
+  CHECK(t != NULL);
+  if (t) {
+    CHECK_EQ_STR(t->algo, "NVLS");
+    CHECK_EQ_STR(t->proto, "SIMPLE");
+  }
+  CHECK_EQ_INT(info.nconn, 3);
+  CHECK_EQ_STR(info.conn[0].transport, "SHM/direct");
+  CHECK_EQ_STR(info.conn[1].transport, "NET/IB/GDRDMA");
+  CHECK_EQ_INT(info.conn[1].channels, 2);
+  CHECK_EQ_STR(info.conn[2].transport, "P2P/IPC");
+  CHECK_EQ_INT(info.coll_channels, 2);
+  CHECK_EQ_INT(info.nvls_channels, -1);
+  CHECK_EQ_INT(info.p2p_channels, 2);
+  CHECK_EQ_INT(info.p2p_per_peer, 2);
+  CHECK_EQ_STR(info.version, "RCCL 2.22.3-HEAD:a9b0b4a");
+  xp_nccl_info_free(&info);
+}
+
 static void test_synthetic_lines(void) {
   /* Synthetic: formats NCCL prints that the fixture run did not. */
   static const char *const lines[] = {
@@ -79,11 +113,13 @@ static void test_synthetic_lines(void) {
   t = xp_nccl_info_tuning(&info, "AllGather", 4096);
   CHECK(t && strcmp(t->proto, "LL") == 0);
   CHECK(xp_nccl_info_tuning(&info, "AllReduce", 999) == NULL);
-  CHECK_EQ_INT(info.nconn, 3);
-  CHECK_EQ_STR(info.conn[0].transport, "NET/IB/0/GDRDMA");
-  CHECK_EQ_INT(info.conn[2].src, 0);
-  CHECK_EQ_INT(info.conn[2].dst, 1);
-  CHECK_EQ_STR(info.conn[2].transport, "P2P/IPC");
+  /* a NET connection is logged by both ends ([send], [receive]): counted once, its kind
+  ** without the NIC index */
+  CHECK_EQ_INT(info.nconn, 2);
+  CHECK_EQ_STR(info.conn[0].transport, "NET/IB/GDRDMA");
+  CHECK_EQ_INT(info.conn[1].src, 0);
+  CHECK_EQ_INT(info.conn[1].dst, 1);
+  CHECK_EQ_STR(info.conn[1].transport, "P2P/IPC");
   CHECK_EQ_INT(info.coll_channels, 16);
   CHECK_EQ_INT(info.p2p_per_peer, 2);
   CHECK_EQ_STR(xp_nccl_info_env(&info, "NCCL_P2P_DISABLE"), "1");
@@ -228,6 +264,7 @@ static void test_bad_topology(void) {
 int main(void) {
   test_fixture_log();
   test_synthetic_lines();
+  test_other_versions();
   test_fixture_topology();
   test_pcie_paths();
   test_bad_topology();

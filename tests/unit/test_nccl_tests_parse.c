@@ -307,6 +307,25 @@ static void test_lines_cut(void) {
   CHECK_EQ_INT(d.info.info_lines, 3);
   nt_doc_free(&d);
 
+  /* NCCL_DEBUG_SUBSYS=TUNING: rank 0 prints its choice while the row is being written, after
+  ** the identity columns and again after the out-of-place group, with NCCL's timestamp */
+  static const char tuning[] = REPORT("all_reduce_perf", "0")
+      "        1024           256     float     sum      -1[2025-06-01 10:11:12] node1:77:77 [0] NCCL INFO AllReduce: 1024 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}\n"
+      "[2025-06-01 10:11:12] node1:77:77 [0] NCCL INFO AllReduce: 1024 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}\n"
+      "    20.03    0.05    0.09       0[2025-06-01 10:11:12] node1:77:77 [0] NCCL INFO AllReduce: 1024 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}\n"
+      "    21.14    0.05    0.09       0\n"
+      "        2048           512     float     sum      -1node1:77:77 [0] NCCL INFO AllReduce: 2048 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}\n"
+      "    22.00    0.09    0.09       0node1:77:77 [0] NCCL INFO AllReduce: 2048 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}\n"
+      "    23.00    0.09    0.09       0\n";
+  CHECK_EQ_INT(parse(&d, tuning), 0);
+  CHECK_EQ_INT(d.nrows, 2);
+  CHECK_NEAR(d.rows[0].r[NT_OUT].time_us, 20.03, 1e-12);
+  CHECK_NEAR(d.rows[0].r[NT_IN].time_us, 21.14, 1e-12);
+  CHECK_NEAR(d.rows[1].r[NT_OUT].time_us, 22.00, 1e-12);
+  CHECK_NEAR(d.rows[1].r[NT_IN].time_us, 23.00, 1e-12);
+  CHECK_EQ_INT(d.info.info_lines, 5);
+  nt_doc_free(&d);
+
   /* a killed job's last line, cut after its out-of-place group: that group is whole */
   static const char cut[] = REPORT("all_reduce_perf", "0")
       "    33554432       8388608     float     sum      -1   136.70  245.46  245.46       0\n";
