@@ -288,10 +288,15 @@ const char *xp_nccl_info_env(const xp_nccl_info *info, const char *key) {
 void xp_nccl_info_transports(const xp_nccl_info *info, char *buf, size_t n) {
   size_t used = 0;
   if (n) buf[0] = 0;
+  /* the distinct kinds, in the order first seen: few, so each is looked up among those kept */
+  enum { MAX_KINDS = 64 };
+  const char *kinds[MAX_KINDS];
+  int nkinds = 0;
   for (int i = 0; i < info->nconn; i++) {
     int seen = 0;
-    for (int j = 0; j < i; j++) seen |= strcmp(info->conn[j].transport, info->conn[i].transport) == 0;
+    for (int j = 0; j < nkinds && !seen; j++) seen = strcmp(kinds[j], info->conn[i].transport) == 0;
     if (seen) continue;
+    if (nkinds < MAX_KINDS) kinds[nkinds++] = info->conn[i].transport;
     int w = snprintf(buf + used, n > used ? n - used : 0, "%s%s", used ? ", " : "", info->conn[i].transport);
     if (w > 0) used += (size_t)w;
     if (used >= n) break;
