@@ -136,6 +136,14 @@ static int print_stmt(void *arg, sqlite3 *db, sqlite3_stmt *st, const char *file
   return rc ? step_error(db, file, line) : 0;
 }
 
+/* Whether the SQL text names :name as a parameter (not a longer name that starts with it). */
+static int names_param(const char *sql, const char *name) {
+  const size_t n = strlen(name);
+  for (const char *p = strchr(sql, ':'); p; p = strchr(p + 1, ':'))
+    if (strncmp(p + 1, name, n) == 0 && !(isalnum((unsigned char)p[1 + n]) || p[1 + n] == '_')) return 1;
+  return 0;
+}
+
 int cmd_query(int argc, char **argv, const char *db_path) {
   const char *file = NULL;
   xp_param *params = xp_xcalloc((size_t)argc, sizeof *params);
@@ -159,6 +167,9 @@ int cmd_query(int argc, char **argv, const char *db_path) {
   sqlite3 *db = NULL;
   if (rc == 0) db = xp_db_open(db_path, XP_DB_READONLY, &rc);
   if (rc == 0) rc = xp_query_text(db, sql, file, params, nparams, print_stmt, &pa);
+  for (int i = 0; i < nparams && rc == 0; i++)
+    if (!names_param(sql, params[i].name))
+      xp_warn("%s: --param %s: the query has no :%s (a misspelt name?)", file, params[i].name, params[i].name);
   xp_db_close(db);
   free(sql);
   free(params);

@@ -206,6 +206,20 @@ static int read_all(xp_ctx *ctx, tt_import *imp, const tt_options *base_opt, eve
   return rc;
 }
 
+/* A declared TP larger than the job the traces say they come from (distributedInfo's world
+** size) would file the run under a configuration it never ran: bad input. */
+static int check_declared_tp(const xp_spec *spec, const tt_import *imp) {
+  const int64_t tp = xp_spec_int(spec->root, "tp", 0);
+  for (int i = 0; i < imp->nranks && tp > 0; i++) {
+    const tt_rank *r = imp->ranks[i];
+    if (r->world_size > 0 && tp > r->world_size)
+      return xp_error_at(XP_EXIT_USAGE, r->file, 0,
+                         "tp=%lld is declared, but the trace's job has %lld rank%s (distributedInfo.world_size)",
+                         (long long)tp, (long long)r->world_size, r->world_size == 1 ? "" : "s");
+  }
+  return 0;
+}
+
 static int torch_trace_execute(xp_ctx *ctx) {
   tt_rules rules;
   int seed = 0;
@@ -228,6 +242,7 @@ static int torch_trace_execute(xp_ctx *ctx) {
   }
   if (!rc) rc = read_all(ctx, &imp, &opt, keep ? &ev : NULL);
   if (!rc) rc = tt_import_finish(&imp);
+  if (!rc) rc = check_declared_tp(ctx->spec, &imp);
   if (!rc && seed) rc = seed_rules(ctx->run, &rules);
   if (!rc) rc = tt_store_import(ctx->run, &imp, &opt, ev.kept);
   if (!rc && !ctx->quiet) print_summary(ctx->out, &imp);

@@ -76,4 +76,8 @@ grep -q 'nonexistent.json: no such file' "$tmp/err" || { echo "FAIL: missing fil
 
 check_runs=$(query "SELECT count(*) FROM runs WHERE status = 'ok'")
 [ "$check_runs" = 0 ] || { echo "FAIL: an ok run among bad inputs"; fail=1; }
+# A declared TP larger than the job the traces come from (distributedInfo.world_size = 2).
+expect_bad "tp above the world size" "decode_tp2_bs1_rank0.trace.json.gz: tp=8 is declared, but the trace's job has 2 ranks" \
+  "$data/decode_tp2_bs1_rank0.trace.json.gz" "$data/decode_tp2_bs1_rank1.trace.json.gz" --set tp=8
+
 finish
