@@ -23,8 +23,8 @@ printf 'kind = "torch_trace"\nfiles = ["a.json"]\nzebra = 2\nbatchh = 1\n' > "$t
 one_line "first unknown key written" 2 "two.toml:3: zebra: unknown key" "$XP" --db "$db" run "$tmp/two.toml"
 
 one_line "unknown command" 2 "not an xp command" "$XP" --db "$db" frobnicate
-cp "$XP_SRC/experiments/results/xp.db" "$tmp/history.db"
-"$XP" --db "$tmp/history.db" query "$XP_SRC/queries/allreduce_share.sql" --param tp=2 \
+cp "$XP_SRC/experiments/results/xp.db" "$tmp/history.sqlite"
+"$XP" --db "$tmp/history.sqlite" query "$XP_SRC/queries/allreduce_share.sql" --param tp=2 \
   --param interconnect=nvlink --param bacth=1 > /dev/null 2> "$tmp/err"
 grep -q "param bacth: the query has no :bacth" "$tmp/err" || { echo "FAIL: unused --param not warned of"; cat "$tmp/err"; fail=1; }
 one_line "missing spec" 2 "nope.toml: cannot read" "$XP" --db "$db" run "$tmp/nope.toml"
