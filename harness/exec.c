@@ -71,7 +71,9 @@ int xp_execute_spec(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int impo
   xp_ctx ctx = {db, run, spec, stdout, 0};
   rc = k->execute(&ctx);
   enum xp_run_status status = rc == 0 ? XP_RUN_OK : XP_RUN_FAILED;
-  if (rc == XP_EXIT_ABORTED || xp_interrupted()) {
+  /* A signal that came once the run was whole interrupts xp, not the run: it is kept as ok. */
+  const int late_signal = rc == 0 && xp_interrupted();
+  if (rc == XP_EXIT_ABORTED || (rc != 0 && xp_interrupted())) {
     status = XP_RUN_ABORTED;
     rc = XP_EXIT_ABORTED;
   }
@@ -83,6 +85,12 @@ int xp_execute_spec(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int impo
   /* stdout, so that a failure's stderr stays the one line that says what went wrong */
   printf("run %s %s\n", uuid,
           rc == 0 ? "ok" : status == XP_RUN_ABORTED ? "aborted" : "failed");
+  if (status == XP_RUN_ABORTED) /* the one line on stderr an interrupted run has */
+    xp_error(XP_EXIT_ABORTED, "interrupted: run %s recorded as aborted, with what was measured before", uuid);
+  else if (late_signal && rc == 0) {
+    xp_warn("interrupted after run %s was recorded whole: it stays ok", uuid);
+    rc = XP_EXIT_ABORTED;
+  }
   return rc;
 }
 
