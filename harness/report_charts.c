@@ -274,7 +274,9 @@ static int chart_serving(sqlite3 *db, rp_section *s) {
 /* ---- traces: where the GPU time goes ---- */
 
 /* The definitions of queries/bottleneck_by_config.sql and allreduce_share.sql, so that the
-** page and the queries agree: a configuration is (model, GPU, interconnect, tp, batch); step
+** page and the queries agree: a configuration is (model, GPU, interconnect, tp, batch, and the
+** rest of the declared configuration, shown after the model in brackets); a job imported again
+** or in part counts once (trace_superseded); step
 ** GPU time is the summed duration of the GPU activities inside the import's steps, over all
 ** imported ranks; a run's shares of it add up to 100%; categories are those in force now
 ** (xp reclassify); a trace is dated by its own clock (first GPU activity) when it has an
@@ -285,7 +287,12 @@ static int chart_serving(sqlite3 *db, rp_section *s) {
   "         GROUP BY run_id, category),"                                                         \
   " traced AS (SELECT run_id, CASE WHEN min(gpu_start_ns) > 946684800000000000"                  \
   "                           THEN min(gpu_start_ns) / 1e9 END AS at FROM trace_ranks GROUP BY run_id)," \
-  " run AS (SELECT r.id AS run_id, substr(r.uuid, 1, 8) AS uuid8, r.model, r.tp, r.batch,"       \
+  " run AS (SELECT r.id AS run_id, substr(r.uuid, 1, 8) AS uuid8, r.tp, r.batch,"                \
+  "                CASE WHEN r.engine IS NULL AND r.dtype IS NULL AND r.quantization IS NULL"     \
+  "                      AND r.ep IS NULL AND r.pp IS NULL THEN r.model"                          \
+  "                     ELSE coalesce(r.model, '?') || ' [' || trim(coalesce('engine=' || r.engine || ' ', '')" \
+  "                       || coalesce('dtype=' || r.dtype || ' ', '') || coalesce('quantization=' || r.quantization || ' ', '')" \
+  "                       || coalesce('ep=' || r.ep || ' ', '') || coalesce('pp=' || r.pp, '')) || ']' END AS model," \
   "                r.gpu_name, r.interconnect, s.step_ns, t.at IS NOT NULL AS own_clock,"        \
   "                coalesce(t.at, CAST(strftime('%s', r.started_at) AS REAL)) AS at,"            \
   "                CAST(coalesce(ar.ns, 0) AS REAL) / s.step_ns AS ar_share,"                    \
@@ -293,7 +300,8 @@ static int chart_serving(sqlite3 *db, rp_section *s) {
   "         FROM runs r JOIN step s ON s.run_id = r.id LEFT JOIN traced t ON t.run_id = r.id"    \
   "         JOIN trace_imports i ON i.run_id = r.id"                                             \
   "         LEFT JOIN cat ar ON ar.run_id = r.id AND ar.category = 'allreduce'"                  \
-  "         WHERE r.kind = 'torch_trace' AND r.status = 'ok' AND s.step_ns > 0),"                \
+  "         WHERE r.kind = 'torch_trace' AND r.status = 'ok' AND s.step_ns > 0"                  \
+  "           AND r.id NOT IN (SELECT run_id FROM trace_superseded)),"                             \
   " ranked AS (SELECT run.*, row_number() OVER cfg_latest AS recency, count(*) OVER cfg AS runs," \
   "                   min(ar_share) OVER cfg AS ar_min, max(ar_share) OVER cfg AS ar_max"        \
   "            FROM run WINDOW cfg AS (PARTITION BY model, gpu_name, interconnect, tp, batch),"  \
@@ -350,9 +358,9 @@ static char *row_detail(sqlite3_stmt *st) {
   int runs = sqlite3_column_int(st, 8);
   double ms = sqlite3_column_double(st, 11) / 1e6;
   const char *of = sqlite3_column_int(st, 12) ? "GPU time in its whole window (no step marks)" : "step GPU time";
-  if (runs == 1) return xp_asprintf("run %s, %.3g ms of %s", col(st, 7), ms, of);
-  return xp_asprintf("latest of %d runs (%s), %.3g ms of %s; AllReduce %.0f-%.0f%% across them",
-                     runs, col(st, 7), ms, of, 100 * sqlite3_column_double(st, 9),
+  if (runs == 1) return xp_asprintf("run %s, %.*f ms of %s", col(st, 7), ms < 10 ? 2 : 1, ms, of);
+  return xp_asprintf("latest of %d runs (%s), %.*f ms of %s; AllReduce %.0f-%.0f%% across them",
+                     runs, col(st, 7), ms < 10 ? 2 : 1, ms, of, 100 * sqlite3_column_double(st, 9),
                      100 * sqlite3_column_double(st, 10));
 }
 

@@ -428,7 +428,9 @@ static void bar_row_svg(xp_buf *o, const rp_bars *b, const rp_bar_row *r, int to
     xb_printf(o, "<rect class=\"mark bar\" x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>",
               x, y, w, BAR_H, rp_category_color(b->categories[c]));
     xb_escape(o, r->label);
-    xb_printf(o, ": %s %.1f%%</title></rect>", b->categories[c], 100 * r->share[c]);
+    xb_puts(o, ": ");
+    xb_escape(o, b->categories[c]); /* a category is the user's (xp reclassify --rules) */
+    xb_printf(o, " %.1f%%</title></rect>", 100 * r->share[c]);
     if (w >= 38)
       xb_printf(o, "<text class=\"bar-value\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" dy=\"0.32em\">%.0f%%</text>",
                 x + w / 2, y + BAR_H / 2, 100 * r->share[c]);

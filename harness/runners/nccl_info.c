@@ -235,7 +235,9 @@ static void parse_message(xp_nccl_info *info, const char *msg) {
   } else if (starts(msg, "Connected all rings")) {
     const char *q = msg + strlen("Connected all rings");
     while (*q == ',' || *q == ' ') q++;
-    copy_trimmed(info->rings, sizeof info->rings, *q ? q : "connected");
+    copy_trimmed(info->rings, sizeof info->rings, *q && strncmp(q, "comm 0x", 7) != 0 ? q : "connected");
+    char *rccl = strstr(info->rings, " comm 0x"); /* RCCL's suffix: this communicator, not the rings */
+    if (rccl) *rccl = 0;
   } else if (starts(msg, "Using network ")) {
     copy_trimmed(info->net, sizeof info->net, msg + 14);
   }
@@ -252,6 +254,12 @@ int xp_nccl_info_line(xp_nccl_info *info, const char *line, size_t len) {
     info->info_lines++;
     parse_message(info, m + 10);
     return 1;
+  }
+  /* NCCL_DEBUG=VERSION prints the version alone: "NCCL version 2.21.5+cuda12.4" */
+  m = strstr(buf, "NCCL version ");
+  if (m && !info->version[0] && !strstr(buf, "nccl-tests")) {
+    parse_message(info, m);
+    return 0;
   }
   m = strstr(buf, "NCCL WARN ");
   if (m) {

@@ -120,6 +120,8 @@ static int info_only(const char *text, size_t len) {
 
 static enum file_kind classify(const char *text, size_t len) {
   size_t i = 0;
+  if (len >= 3 && (unsigned char)text[0] == 0xef && (unsigned char)text[1] == 0xbb && (unsigned char)text[2] == 0xbf)
+    i = 3; /* a UTF-8 byte-order mark (an editor's) */
   while (i < len && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t')) i++;
   if (i < len && text[i] == '{') return F_JSON;
   if (i < len && text[i] == '<' && memmem(text, len, "<system", 7)) return F_TOPO;

@@ -4,6 +4,7 @@
 ** write as padded strings ("root": "    -1") are read either way.
 */
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "nccl_tests.h"
@@ -12,10 +13,10 @@
 static double num(const cJSON *o, const char *key, double dflt) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
   if (cJSON_IsNumber(v)) return v->valuedouble;
-  if (cJSON_IsString(v)) {
+  if (cJSON_IsString(v)) { /* util.cu writes some numbers as strings, NaN as "nan": no value */
     char *end;
     double x = strtod(v->valuestring, &end);
-    if (end != v->valuestring) return x;
+    if (end != v->valuestring) return isfinite(x) ? x : dflt;
   }
   if (cJSON_IsBool(v)) return cJSON_IsTrue(v);
   return dflt;
@@ -32,9 +33,9 @@ static const char *str(const cJSON *o, const char *key) {
 
 static void read_result(nt_result *r, const cJSON *o, const cJSON *per_iter) {
   if (!cJSON_IsObject(o)) return;
-  r->have = 1;
   r->cputime = cJSON_GetObjectItemCaseSensitive(o, "cpu_time") != NULL;
-  r->time_us = num(o, r->cputime ? "cpu_time" : "time", 0);
+  r->time_us = num(o, r->cputime ? "cpu_time" : "time", NAN);
+  r->have = !isnan(r->time_us); /* a time that is "nan" was not measured */
   r->algbw = num(o, "alg_bw", 0);
   r->busbw = num(o, "bus_bw", 0);
   const cJSON *w = cJSON_GetObjectItemCaseSensitive(o, "nwrong");
@@ -98,9 +99,15 @@ static void read_args(nt_doc *d, const cJSON *args) {
   int i = 0;
   cJSON_ArrayForEach(a, args) {
     if (!cJSON_IsString(a)) continue;
-    if (i++ == 0) {
-      const char *base = strrchr(a->valuestring, '/');
-      nt_coll_from_test(base ? base + 1 : a->valuestring, d->coll, sizeof d->coll);
+    if (i++ == 0) { /* the binary: "/opt/nccl-tests/build/all_gather_perf", "C:\\...\\all_gather_perf.exe" */
+      const char *base = a->valuestring;
+      for (const char *c = base; *c; c++)
+        if (*c == '/' || *c == '\\') base = c + 1;
+      char name[64];
+      snprintf(name, sizeof name, "%s", base);
+      char *exe = strstr(name, ".exe");
+      if (exe) *exe = 0;
+      nt_coll_from_test(name, d->coll, sizeof d->coll);
     }
     int w = snprintf(d->args + used, sizeof d->args - used, "%s%s", used ? " " : "", a->valuestring);
     if (w > 0) used += (size_t)w;
@@ -109,6 +116,8 @@ static void read_args(nt_doc *d, const cJSON *args) {
 }
 
 int nt_parse_json(nt_doc *d, const char *text, size_t len) {
+  if (len >= 3 && (unsigned char)text[0] == 0xef && (unsigned char)text[1] == 0xbb && (unsigned char)text[2] == 0xbf)
+    text += 3, len -= 3; /* a UTF-8 byte-order mark */
   cJSON *root = cJSON_ParseWithLength(text, len);
   if (!root || !cJSON_IsObject(root)) {
     cJSON_Delete(root);

@@ -38,6 +38,7 @@ typedef struct report {
   char options[MAX_LINE];/* its "# nThread" line, as printed */
   int nthreads, ngpus, graph, iters, agg, blocking;
   int max_rank, last_rank; /* of its device lines; -1 none */
+  int max_group, group0_ranks; /* NCCL_TESTS_SPLIT_MASK: groups beyond 0, and group 0's ranks */
 } report;
 
 typedef struct parser {
@@ -318,9 +319,16 @@ static void note_host(parser *P, const char *s, const char *colon) {
 ** bfloat16  sum  -1vm:1421:1430 [0] NCCL INFO ..."), comes before the INFO line's host: up to a
 ** host INFO lines have begun with, else to where the number glued to it ends. */
 static size_t row_before_info(const parser *P, const char *s, const char *info) {
-  const char *dev = info;
-  while (dev > s && dev[-1] == ' ') dev--;
-  while (dev > s && dev[-1] != ' ') dev--; /* "[0]" */
+  /* NCCL's "[dev]" after the host: the last one before the message (a WARN line puts its
+  ** source file between them: "host:1:2 [0] misc/socket.cc:50 NCCL WARN") */
+  const char *dev = NULL;
+  for (const char *b = s; b < info; b++)
+    if (b[0] == '[' && isdigit((unsigned char)b[1])) {
+      const char *e = b + 1;
+      while (isdigit((unsigned char)*e)) e++;
+      if (*e == ']' && e < info) dev = b;
+    }
+  if (!dev) return 0;
   while (dev > s && dev[-1] == ' ') dev--;
   const char *tok = dev;
   while (tok > s && tok[-1] != ' ' && tok[-1] != '\t') tok--; /* "-1vm:1421:1430" */
@@ -343,6 +351,7 @@ static size_t row_before_info(const parser *P, const char *s, const char *info) 
 /* ---- reports ---- */
 
 static int report_ranks(const report *R) {
+  if (R->max_group > 0 && R->group0_ranks > 0) return R->group0_ranks; /* a communicator's */
   if (R->max_rank >= 0) return R->max_rank + 1;
   return R->nthreads > 0 && R->ngpus > 0 ? R->nthreads * R->ngpus : 0;
 }
@@ -402,7 +411,7 @@ static void read_options(parser *P, const char *line) {
 static void read_device(parser *P, const char *line) {
   nt_doc *d = P->d;
   nt_device v;
-  int group, pid, n;
+  int group = 0, pid, n;
   memset(&v, 0, sizeof v);
   n = sscanf(line, "# Rank %d Group %d Pid %d on %63s device %d [%31[^]]] %95[^\r\n]", &v.rank, &group, &pid,
              v.host, &v.device, v.busid, v.name);
@@ -412,6 +421,12 @@ static void read_device(parser *P, const char *line) {
   if (n < 5 || v.rank < 0) return;
   if (v.rank <= P->rep.last_rank) d->independent = 1;
   P->rep.last_rank = v.rank;
+  /* NCCL_TESTS_SPLIT_MASK splits the ranks into groups, a communicator each, whose figures
+  ** are per communicator: its ranks are those of group 0 */
+  if (strstr(line, " Group ")) {
+    if (group > P->rep.max_group) P->rep.max_group = group;
+    if (group == 0) P->rep.group0_ranks++;
+  }
   if (v.rank > P->rep.max_rank) P->rep.max_rank = v.rank;
   if (d->nreports > 0 || d->ndev == (int)(sizeof d->dev / sizeof d->dev[0])) return;
   for (int i = 0; i < d->ndev; i++)
@@ -436,12 +451,13 @@ static void report_boundary(parser *P, const char *line, int options) {
 static void read_comment(parser *P, const char *line) {
   nt_doc *d = P->d;
   const char *p;
-  if ((p = strstr(line, "nccl-tests version ")) != NULL) {
-    report_boundary(P, line, 0);
+  if ((p = strstr(line, "nccl-tests version ")) != NULL || (p = strstr(line, "rccl-tests version ")) != NULL) {
+    report_boundary(P, line, 0); /* rccl-tests: the same header, "rccl-headers=", "rccl-library=" */
     if (d->nreports == 0) {
       sscanf(p + 19, "%31s", d->tests_version);
-      if ((p = strstr(line, "nccl-headers=")) != NULL) d->nccl_headers = atoi(p + 13);
-      if ((p = strstr(line, "nccl-library=")) != NULL) d->nccl_library = atoi(p + 13);
+      const char *h = strstr(line, "ccl-headers="), *l = strstr(line, "ccl-library=");
+      if (h) d->nccl_headers = atoi(h + 12);
+      if (l) d->nccl_library = atoi(l + 12);
     }
   } else if ((p = strstr(line, "Collective test starting: ")) != NULL) {
     char test[64] = "";
@@ -612,6 +628,25 @@ static void judge_old_errors(nt_doc *d) {
     }
 }
 
+/* What terminals and editors add to a log: a UTF-8 byte-order mark at its start, ANSI colour
+** sequences (ESC [ ... letter), tabs where nccl-tests printed spaces. */
+static void clean_line(char *line, int first) {
+  char *o = line;
+  const char *p = line;
+  if (first && (unsigned char)p[0] == 0xef && (unsigned char)p[1] == 0xbb && (unsigned char)p[2] == 0xbf) p += 3;
+  while (*p) {
+    if (p[0] == 0x1b && p[1] == '[') {
+      p += 2;
+      while (*p && !isalpha((unsigned char)*p)) p++;
+      if (*p) p++;
+      continue;
+    }
+    *o++ = *p == '\t' ? ' ' : *p;
+    p++;
+  }
+  *o = 0;
+}
+
 int nt_parse_text(nt_doc *d, const char *text, size_t len) {
   parser P;
   memset(&P, 0, sizeof P);
@@ -627,6 +662,7 @@ int nt_parse_text(nt_doc *d, const char *text, size_t len) {
     line[strcspn(line, "\r")] = 0;
     i += l + 1;
     lineno++;
+    clean_line(line, lineno == 1);
     const char *s = strip_prefixes(line);
     while (*s == ' ' || *s == '\t') s++;
     const char *info = strstr(s, "NCCL INFO ");

@@ -370,6 +370,34 @@ static void test_prefixes_and_failures(void) {
   nt_doc_free(&d);
 }
 
+static void test_terminal_text(void) {
+  /* a byte-order mark, colour codes, tabs for spaces, an NCCL WARN (with its source file) cut
+  ** into a row, and NCCL_TESTS_SPLIT_MASK's groups: a communicator is group 0's 2 ranks */
+  static const char text[] =
+      "\xef\xbb\xbf# nccl-tests version 2.19.6 nccl-headers=22809 nccl-library=22809\n"
+      "\x1b[1m# Collective test starting: all_reduce_perf\x1b[0m\n"
+      "#\tnThread 1 nGpus 1 minBytes 1024 maxBytes 2048 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+      "#  Rank  0 Group  0 Pid 1 on n01 device  0 [0000:18:00] NVIDIA H100\n"
+      "#  Rank  1 Group  0 Pid 2 on n01 device  1 [0000:19:00] NVIDIA H100\n"
+      "#  Rank  2 Group  1 Pid 3 on n01 device  2 [0000:1a:00] NVIDIA H100\n"
+      "#  Rank  3 Group  1 Pid 4 on n01 device  3 [0000:1b:00] NVIDIA H100\n"
+      "#\tsize\tcount\ttype\tredop\troot\ttime\talgbw\tbusbw\t#wrong\ttime\talgbw\tbusbw\t#wrong\n"
+      "\t1024\t256\tfloat\tsum\t-1n01:1:9 [0] misc/socket.cc:50 NCCL WARN socket timeout\n"
+      "\t20.10\t0.05\t0.05\t0\t21.00\t0.05\t0.05\t0\n"
+      "\x1b[32m\t2048\t512\tfloat\tsum\t-1\t20.50\t0.10\t0.10\t0\t21.50\t0.10\t0.10\t0\x1b[0m\n";
+  nt_doc d;
+  CHECK_EQ_INT(parse(&d, text), 0);
+  CHECK_EQ_STR(d.tests_version, "2.19.6");
+  CHECK_EQ_STR(d.coll, "allreduce");
+  CHECK_EQ_INT(d.iters, 20);
+  CHECK_EQ_INT(d.nrows, 2);
+  CHECK_NEAR(d.rows[0].r[NT_IN].time_us, 21.0, 1e-12);
+  CHECK_NEAR(d.rows[1].r[NT_OUT].time_us, 20.5, 1e-12);
+  CHECK_EQ_INT(d.nranks, 2);
+  CHECK_EQ_INT(d.info.warnings, 1);
+  nt_doc_free(&d);
+}
+
 static void test_old_errors_and_blocking(void) {
   /* Before 2.13: an error past float's bound fails where the file counts values out of bounds. */
   static const char text[] =
@@ -507,6 +535,7 @@ int main(void) {
   test_lines_cut();
   test_prefixes_and_failures();
   test_old_errors_and_blocking();
+  test_terminal_text();
   test_ranks_from_bandwidth();
   test_json_processes();
   test_fixtures();
