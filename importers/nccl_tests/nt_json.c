@@ -77,10 +77,11 @@ static void read_config(nt_doc *d, const cJSON *c) {
     snprintf(x->busid, sizeof x->busid, "%s", str(v, "device_hex") ? str(v, "device_hex") : "");
     snprintf(x->name, sizeof x->name, "%s", str(v, "device_info") ? str(v, "device_info") : "");
   }
-  const int per_process = (d->nthreads > 0 ? d->nthreads : 1) * (d->ngpus > 0 ? d->ngpus : 1);
-  int listed_all = d->ndev >= 2 && max_rank + 1 == d->ndev; /* ranks 0 .. n-1, every one listed */
-  if (max_rank >= 0) d->nranks = listed_all ? d->ndev : max_rank + per_process;
-  else if (d->nthreads > 0 && d->ngpus > 0) d->nranks = per_process;
+  /* in 64 bits, then held to int: a file's numbers are not trusted to be small */
+  const int64_t per_process = (int64_t)(d->nthreads > 0 ? d->nthreads : 1) * (d->ngpus > 0 ? d->ngpus : 1);
+  int listed_all = d->ndev >= 2 && (int64_t)max_rank + 1 == d->ndev; /* ranks 0 .. n-1, every one listed */
+  if (max_rank >= 0) d->nranks = listed_all ? d->ndev : xp_saturate_int((double)(max_rank + per_process));
+  else if (d->nthreads > 0 && d->ngpus > 0) d->nranks = xp_saturate_int((double)per_process);
 }
 
 /* Only NCCL's own settings are kept: the file holds the whole environment of the run. */

@@ -352,8 +352,8 @@ static size_t row_before_info(const parser *P, const char *s, const char *info) 
 
 static int report_ranks(const report *R) {
   if (R->max_group > 0 && R->group0_ranks > 0) return R->group0_ranks; /* a communicator's */
-  if (R->max_rank >= 0) return R->max_rank + 1;
-  return R->nthreads > 0 && R->ngpus > 0 ? R->nthreads * R->ngpus : 0;
+  if (R->max_rank >= 0) return R->max_rank < INT_MAX ? R->max_rank + 1 : INT_MAX;
+  return R->nthreads > 0 && R->ngpus > 0 ? xp_saturate_int((double)R->nthreads * R->ngpus) : 0;
 }
 
 static void begin_report(parser *P) {
@@ -387,12 +387,12 @@ static void read_options(parser *P, const char *line) {
   report *R = &P->rep;
   int64_t v;
   snprintf(R->options, sizeof R->options, "%s", line);
-  if (int_after(line, "nThread ", &v) == 0) R->nthreads = (int)v;
-  if (int_after(line, "nGpus ", &v) == 0) R->ngpus = (int)v;
+  if (int_after(line, "nThread ", &v) == 0) R->nthreads = xp_saturate_int((double)v);
+  if (int_after(line, "nGpus ", &v) == 0) R->ngpus = xp_saturate_int((double)v);
   const char *w = strstr(line, "warmup iters: ");
-  if (w && int_after(w + 14, " iters: ", &v) == 0) R->iters = (int)v;
-  if (int_after(line, "agg iters: ", &v) == 0) R->agg = (int)v;
-  if (int_after(line, "graph: ", &v) == 0) R->graph = (int)v;
+  if (w && int_after(w + 14, " iters: ", &v) == 0) R->iters = xp_saturate_int((double)v);
+  if (int_after(line, "agg iters: ", &v) == 0) R->agg = xp_saturate_int((double)v);
+  if (int_after(line, "graph: ", &v) == 0) R->graph = xp_saturate_int((double)v);
   if (d->nreports > 0) return;
   d->nthreads = R->nthreads;
   d->ngpus = R->ngpus;
@@ -402,8 +402,8 @@ static void read_options(parser *P, const char *line) {
   if (int_after(line, "minBytes ", &v) == 0) d->min_bytes = v;
   if (int_after(line, "maxBytes ", &v) == 0) d->max_bytes = v;
   if (w) d->warmup = atoi(w + 14);
-  if (int_after(line, "validation: ", &v) == 0) d->validation = (int)v;
-  if (int_after(line, "unalign: ", &v) == 0) d->unalign = (int)v;
+  if (int_after(line, "validation: ", &v) == 0) d->validation = xp_saturate_int((double)v);
+  if (int_after(line, "unalign: ", &v) == 0) d->unalign = xp_saturate_int((double)v);
 }
 
 /* "#  Rank  0 Group  0 Pid   1351 on         vm device  0 [0000:00:06] NVIDIA H200"
