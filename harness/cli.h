@@ -2,6 +2,7 @@
 #ifndef XP_CLI_H
 #define XP_CLI_H
 #include <sqlite3.h>
+#include <stdint.h>
 #include <stdio.h>
 
 typedef int (*xp_cmd_fn)(int argc, char **argv, const char *db_path);
@@ -34,5 +35,8 @@ struct cJSON *xp_rows_json(sqlite3_stmt *st, int *rc); /* reals as exact raw num
 /* Reals written exactly: the shortest decimal that reads back as the same double. */
 void xp_real_text(double v, char buf[40]);
 struct cJSON *xp_json_real(double v);
+struct cJSON *xp_json_int(int64_t v); /* exact past 2^53 */
+/* Every real under node rewritten as xp_json_real, just before printing a tree built for use. */
+void xp_json_exact(struct cJSON *node);
 
 #endif

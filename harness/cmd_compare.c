@@ -511,6 +511,7 @@ int cmd_compare(int argc, char **argv, const char *db_path) {
       cJSON *doc = cJSON_CreateObject();
       cJSON_AddItemToObject(doc, "a", side_json(&a));
       cJSON_AddItemToObject(doc, "b", side_json(&b));
+      xp_json_exact(metrics); /* reals written to the last bit (cJSON rounds to 15 digits) */
       cJSON_AddItemReferenceToObject(doc, "metrics", metrics);
       cJSON_AddItemReferenceToObject(doc, "unfair", unfair);
       char *t = cJSON_Print(doc);

@@ -59,7 +59,7 @@ static int select_runs(sqlite3 *db, const export_opts *o, char **list_out, int *
   char *only_list = xp_id_list(only, o->nruns);
   char *sql = xp_asprintf("SELECT r.id FROM runs r WHERE 1%s%s%s%s", o->nruns ? " AND r.id IN " : "",
                           o->nruns ? only_list : "", o->kind ? " AND r.kind = ?1" : "",
-                          o->status ? " AND r.status = ?2" : "");
+                          o->status ? " AND xp_status(r.status, r.host, r.boot_id, r.pid) = ?2" : "");
   /* Every user value is bound; only names from the fixed list of columns are pasted. */
   for (int i = 0; i < o->nwhere; i++) {
     char key[128];
@@ -165,7 +165,7 @@ static cJSON *run_json(sqlite3 *db, int64_t id, int samples, int *rc) {
         if (!st) { *rc = XP_EXIT_DB; continue; }
         sqlite3_bind_int64(st, 1, cid);
         xp_bind_text(st, 2, cJSON_GetObjectItem(mm, "name")->valuestring);
-        while (sqlite3_step(st) == SQLITE_ROW) cJSON_AddItemToArray(vals, cJSON_CreateNumber(sqlite3_column_double(st, 0)));
+        while (sqlite3_step(st) == SQLITE_ROW) cJSON_AddItemToArray(vals, xp_json_real(sqlite3_column_double(st, 0)));
         sqlite3_finalize(st);
       }
     }
@@ -288,10 +288,17 @@ int cmd_export(int argc, char **argv, const char *db_path) {
     else rc = xp_usage_error("export", "unexpected argument %s", argv[i]);
   }
   if (rc == 0 && fmt == XP_FMT_CSV && !out) rc = xp_usage_error("export", "--format csv writes a folder: give --out DIR");
+  /* the statuses xp runs and xp show give (incomplete: a recorder that died) */
+  static const char *const statuses[] = {"running", "ok", "failed", "aborted", "incomplete", NULL};
+  int known = !o.status;
+  for (int i = 0; o.status && statuses[i]; i++) known |= strcmp(o.status, statuses[i]) == 0;
+  if (rc == 0 && !known)
+    rc = xp_usage_error("export", "--status %s: expected one of running, ok, failed, aborted, incomplete", o.status);
   sqlite3 *db = NULL;
   char *ids = NULL;
   int count = 0;
   if (rc == 0) db = xp_db_open(db_path, XP_DB_READONLY, &rc);
+  if (rc == 0) xp_register_status_fn(db);
   if (rc == 0) rc = select_runs(db, &o, &ids, &count);
   if (rc == 0 && fmt == XP_FMT_CSV) rc = write_csv_dir(db, ids, samples, out);
   else if (rc == 0 && out) {

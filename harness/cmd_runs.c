@@ -48,25 +48,32 @@ int cmd_runs(int argc, char **argv, const char *db_path) {
   if (rc) goto out;
   xp_register_status_fn(db);
   /* Build the filter from fixed SQL pieces; every user value is bound, never pasted. */
-  char sql[8192];
-  size_t n = (size_t)snprintf(sql, sizeof sql,
+  char *sql = xp_asprintf(
       "SELECT substr(r.uuid, 1, 8) AS run, r.kind, xp_status(r.status, r.host, r.boot_id, r.pid) AS status,"
       " replace(substr(r.started_at, 1, 19), 'T', ' ') AS started, r.origin, r.model, r.gpu_name AS gpu,"
       " r.gpu_count AS gpus, r.interconnect, r.tp, r.batch, coalesce(r.error, '') AS error"
       " FROM runs r WHERE 1");
-  if (kind) n += (size_t)snprintf(sql + n, sizeof sql - n, " AND r.kind = :kind");
-  if (status) n += (size_t)snprintf(sql + n, sizeof sql - n, " AND xp_status(r.status, r.host, r.boot_id, r.pid) = :status");
+  /* grown piece by piece (any number of --where): every user value is bound, never pasted */
+#define SQL_ADD(...)                              \
+  do {                                            \
+    char *piece = xp_asprintf(__VA_ARGS__);       \
+    char *joined = xp_asprintf("%s%s", sql, piece); \
+    free(piece);                                  \
+    free(sql);                                    \
+    sql = joined;                                 \
+  } while (0)
+  if (kind) SQL_ADD(" AND r.kind = :kind");
+  if (status) SQL_ADD(" AND xp_status(r.status, r.host, r.boot_id, r.pid) = :status");
   for (int i = 0; i < nwhere; i++) {
     char key[128];
     snprintf(key, sizeof key, "%.*s", (int)(strchr(wheres[i], '=') - wheres[i]), wheres[i]);
-    if (is_flat(key))
-      n += (size_t)snprintf(sql + n, sizeof sql - n, " AND CAST(r.%s AS TEXT) = :w%d", key, i);
-    else
-      n += (size_t)snprintf(sql + n, sizeof sql - n,
-                            " AND EXISTS (SELECT 1 FROM run_meta m WHERE m.run_id = r.id AND m.key = :k%d AND m.value = :w%d)", i, i);
+    if (is_flat(key)) SQL_ADD(" AND CAST(r.%s AS TEXT) = :w%d", key, i);
+    else SQL_ADD(" AND EXISTS (SELECT 1 FROM run_meta m WHERE m.run_id = r.id AND m.key = :k%d AND m.value = :w%d)", i, i);
   }
-  snprintf(sql + n, sizeof sql - n, " ORDER BY r.started_at DESC, r.id DESC LIMIT :limit");
+  SQL_ADD(" ORDER BY r.started_at DESC, r.id DESC LIMIT :limit");
+#undef SQL_ADD
   sqlite3_stmt *st = xp_db_prepare(db, sql);
+  free(sql);
   if (!st) { rc = XP_EXIT_DB; goto out; }
   if (kind) sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":kind"), kind, -1, SQLITE_STATIC);
   if (status) sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":status"), status, -1, SQLITE_STATIC);

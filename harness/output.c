@@ -123,6 +123,28 @@ cJSON *xp_json_real(double v) {
   return cJSON_CreateRaw(buf);
 }
 
+void xp_json_exact(cJSON *node) {
+  cJSON *c = node ? node->child : NULL;
+  while (c) {
+    cJSON *next = c->next;
+    if (cJSON_IsNumber(c)) {
+      const double v = c->valuedouble;
+      cJSON *exact = v == floor(v) && fabs(v) < 9007199254740992.0 ? cJSON_CreateNumber(v) : xp_json_real(v);
+      if (c->string) cJSON_ReplaceItemInObjectCaseSensitive(node, c->string, exact); /* keeps the key */
+      else cJSON_ReplaceItemViaPointer(node, c, exact);
+    } else xp_json_exact(c);
+    c = next;
+  }
+}
+
+/* An integer as JSON, exact past 2^53 (nanosecond timestamps), where a double would round. */
+cJSON *xp_json_int(int64_t v) {
+  if (v > -9007199254740992LL && v < 9007199254740992LL) return cJSON_CreateNumber((double)v);
+  char buf[24];
+  snprintf(buf, sizeof buf, "%lld", (long long)v);
+  return cJSON_CreateRaw(buf);
+}
+
 static void print_real(FILE *out, double v) {
   char buf[40];
   xp_real_text(v, buf);
@@ -156,7 +178,7 @@ cJSON *xp_rows_json(sqlite3_stmt *st, int *rc_out) {
       const char *name = sqlite3_column_name(st, c);
       switch (sqlite3_column_type(st, c)) {
       case SQLITE_NULL: cJSON_AddNullToObject(o, name); break;
-      case SQLITE_INTEGER: cJSON_AddNumberToObject(o, name, (double)sqlite3_column_int64(st, c)); break;
+      case SQLITE_INTEGER: cJSON_AddItemToObject(o, name, xp_json_int(sqlite3_column_int64(st, c))); break;
       case SQLITE_FLOAT: cJSON_AddItemToObject(o, name, xp_json_real(sqlite3_column_double(st, c))); break;
       case SQLITE_BLOB: cJSON_AddNumberToObject(o, name, sqlite3_column_bytes(st, c)); break;
       default: cJSON_AddStringToObject(o, name, (const char *)sqlite3_column_text(st, c));
