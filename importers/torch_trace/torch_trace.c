@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "cli.h"
 #include "db.h"
 #include "kind.h"
 #include "tt_num.h"
@@ -251,6 +252,46 @@ static int torch_trace_execute(xp_ctx *ctx) {
   return rc;
 }
 
+/* xp show: what the import found, as the queries count it: per rank, its steps; the step GPU
+** time by category (shares of the run's steps, all ranks); the collectives with their waiting
+** where matched; the ten heaviest kernels. */
+static const struct { const char *title, *sql; } show_sections[] = {
+    {"trace: ranks",
+     "SELECT rank, file, kernels, cpu_ops, linked_kernels AS linked, device, world_size,"
+     " round((gpu_end_ns - gpu_start_ns) / 1e6, 3) AS gpu_window_ms, round(busy_ns / 1e6, 3) AS busy_ms"
+     " FROM trace_ranks WHERE run_id = ?1 ORDER BY rank"},
+    {"trace: steps (per rank)",
+     "SELECT rank, count(*) AS steps, min(number) AS first, max(number) AS last,"
+     " round(avg(kernel_ns) / 1e3, 1) AS kernel_us_mean, round(avg(busy_ns) / 1e3, 1) AS busy_us_mean,"
+     " round(avg(gpu_end_ns - gpu_start_ns) / 1e3, 1) AS span_us_mean"
+     " FROM trace_steps WHERE run_id = ?1 GROUP BY rank ORDER BY rank"},
+    {"trace: step GPU time by category (all ranks)",
+     "SELECT category, sum(count) AS kernels, round(sum(total_ns) / 1e6, 3) AS ms,"
+     " round(100.0 * sum(total_ns) / (SELECT sum(kernel_ns) FROM trace_steps WHERE run_id = ?1), 1) AS pct"
+     " FROM trace_step_categories WHERE run_id = ?1 GROUP BY category ORDER BY sum(total_ns) DESC"},
+    {"trace: collectives in steps",
+     "SELECT collective, sum(kernels) AS kernels, sum(matched) AS matched, round(sum(dur_ns) / 1e6, 3) AS ms,"
+     " round(sum(wait_ns) / 1e6, 3) AS waiting_ms, round(sum(transfer_ns) / 1e6, 3) AS transfer_ms"
+     " FROM trace_step_collectives WHERE run_id = ?1 AND step IS NOT NULL GROUP BY collective ORDER BY sum(dur_ns) DESC"},
+    {"trace: heaviest kernels (all ranks)",
+     "SELECT n.category, substr(n.name, 1, 80) AS kernel, sum(k.count) AS count, round(sum(k.total_ns) / 1e6, 3) AS ms"
+     " FROM trace_kernels k JOIN trace_names n ON n.id = k.name_id WHERE k.run_id = ?1"
+     " GROUP BY k.name_id ORDER BY sum(k.total_ns) DESC LIMIT 10"},
+};
+
+static int torch_trace_show(sqlite3 *db, int64_t run_id, FILE *out) {
+  int rc = 0;
+  for (size_t i = 0; i < sizeof show_sections / sizeof show_sections[0] && rc == 0; i++) {
+    sqlite3_stmt *st = xp_db_prepare(db, show_sections[i].sql);
+    if (!st) return XP_EXIT_DB;
+    sqlite3_bind_int64(st, 1, run_id);
+    fprintf(out, "\n== %s ==\n", show_sections[i].title);
+    rc = xp_print_rows(db, st, XP_FMT_TABLE, out);
+    sqlite3_finalize(st);
+  }
+  return rc;
+}
+
 const xp_kind xp_kind_torch_trace = {
     .name = "torch_trace",
     .summary = "torch.profiler (Kineto) traces of one job's ranks: kernels, categories, steps, collectives",
@@ -261,4 +302,5 @@ const xp_kind xp_kind_torch_trace = {
     .execute = torch_trace_execute,
     .import_name = "torch-trace",
     .records_as = NULL,
+    .show = torch_trace_show,
 };

@@ -62,4 +62,9 @@ grep -q 'No imported traces at TP=8 on pcie' "$tmp/none" || { echo "FAIL: no-dat
 "$XP" --db "$db" query "$XP_SRC/queries/allreduce_share.sql" --param tp=8 > /dev/null 2> "$tmp/err"
 check "missing parameter exit" 2 $?
 grep -q 'interconnect' "$tmp/err" || { echo "FAIL: missing parameter message"; cat "$tmp/err"; fail=1; }
+# xp show on a trace run: its figures as the queries count them
+"$XP" --db "$db" show "$(sql "SELECT substr(uuid, 1, 8) FROM runs WHERE id = 2")" > "$tmp/show" 2>&1
+check "show exit" 0 $?
+grep -qE "^allreduce +[0-9]+ +[0-9.]+ +$rec_multi\$" "$tmp/show" || { echo "FAIL: show: allreduce share $rec_multi"; cat "$tmp/show"; fail=1; }
+grep -q "== trace: heaviest kernels" "$tmp/show" || { echo "FAIL: show: no kernel section"; fail=1; }
 finish
