@@ -15,6 +15,7 @@ typedef struct nt_result {
   double time_us;        /* nccl-tests' time: mean over back-to-back launches */
   double algbw, busbw;   /* GB/s as nccl-tests printed them */
   int64_t wrong;         /* -1: not checked (N/A) */
+  int64_t bitdiff;       /* elements that differ bitwise between repeats (-R, "#bitdiff"); -1 not checked */
   double max_err;        /* nccl-tests before 2.13: the largest error ("error" column); NAN if none */
   int cputime;           /* -C: host enqueue time, not latency */
   int niter;

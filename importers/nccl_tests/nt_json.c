@@ -40,6 +40,8 @@ static void read_result(nt_result *r, const cJSON *o, const cJSON *per_iter) {
   r->busbw = num(o, "bus_bw", 0);
   const cJSON *w = cJSON_GetObjectItemCaseSensitive(o, "nwrong");
   r->wrong = cJSON_IsNumber(w) ? xp_saturate_int64(w->valuedouble) : -1;
+  const cJSON *bits = cJSON_GetObjectItemCaseSensitive(o, "bitwise"); /* -R: repeats compared bitwise */
+  r->bitdiff = cJSON_IsObject(bits) ? i64(bits, "different_elements", -1) : -1;
   const cJSON *times = cJSON_GetObjectItemCaseSensitive(per_iter, "times_us"), *t;
   int n = cJSON_GetArraySize(times);
   if (n > 0) {

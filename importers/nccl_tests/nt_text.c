@@ -237,6 +237,8 @@ static int read_row(parser *P, char *line, int lineno) {
       else res->busbw = x;
     } else if (strcmp(name, "#wrong") == 0) {
       if (whole(d, lineno, name, v, 0, 9e18, &res->wrong)) return XP_EXIT_USAGE;
+    } else if (strcmp(name, "#bitdiff") == 0) {
+      if (whole(d, lineno, name, v, 0, 9e18, &res->bitdiff)) return XP_EXIT_USAGE;
     } else if (strcmp(name, "error") == 0) {
       if (number(d, lineno, name, v, &res->max_err)) return XP_EXIT_USAGE;
     }

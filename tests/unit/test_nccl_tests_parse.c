@@ -370,6 +370,21 @@ static void test_prefixes_and_failures(void) {
   nt_doc_free(&d);
 }
 
+static void test_bitwise(void) {
+  /* nccl-tests 2.17's repeatability check (-R): a #bitdiff column after each #wrong */
+  static const char text[] =
+      "# Collective test starting: all_reduce_perf\n"
+      "#                                  out-of-place + bitwise                    in-place + bitwise\n"
+      "#  size count type redop root time algbw busbw #wrong #bitdiff time algbw busbw #wrong #bitdiff\n"
+      "  4194304 1048576 float sum -1 70.00 59.92 104.86 0 12 70.50 59.49 104.11 0 0\n";
+  nt_doc d;
+  CHECK_EQ_INT(parse(&d, text), 0);
+  CHECK_EQ_INT(d.rows[0].r[NT_OUT].bitdiff, 12);
+  CHECK_EQ_INT(d.rows[0].r[NT_IN].bitdiff, 0);
+  CHECK_NEAR(d.rows[0].r[NT_IN].time_us, 70.5, 1e-12);
+  nt_doc_free(&d);
+}
+
 static void test_terminal_text(void) {
   /* a byte-order mark, colour codes, tabs for spaces, an NCCL WARN (with its source file) cut
   ** into a row, and NCCL_TESTS_SPLIT_MASK's groups: a communicator is group 0's 2 ranks */
@@ -536,6 +551,7 @@ int main(void) {
   test_prefixes_and_failures();
   test_old_errors_and_blocking();
   test_terminal_text();
+  test_bitwise();
   test_ranks_from_bandwidth();
   test_json_processes();
   test_fixtures();
