@@ -103,6 +103,13 @@ void nt_coll_from_test(const char *test, char *out, size_t n) {
   out[j] = 0;
 }
 
+const xp_nccl_tuning *nt_row_tuning(const nt_row *row, const xp_nccl_info *info) {
+  int coll = xp_nccl_coll_parse(row->coll), dt = xp_nccl_dtype_parse(row->dtype);
+  if (coll < 0 || dt < 0 || row->count <= 0) return NULL;
+  int64_t b = row->count * (int64_t)xp_nccl_dtype_size((enum xp_nccl_dtype)dt);
+  return xp_nccl_info_tuning(info, xp_nccl_coll_func((enum xp_nccl_coll)coll), b);
+}
+
 void nt_dtype_from_test(const char *type, char *out, size_t n) {
   int d = xp_nccl_dtype_parse(type);
   snprintf(out, n, "%s", d >= 0 ? xp_nccl_dtype_name((enum xp_nccl_dtype)d) : type);
@@ -307,14 +314,12 @@ static int record_case(xp_run *r, const icase *c, const xp_nccl_info *info) {
   if (row->agg > 1) cJSON_AddNumberToObject(params, "agg_iters", row->agg);
   if (c->cputime) cJSON_AddStringToObject(params, "timing", "cputime");
   if (c->blocking) cJSON_AddBoolToObject(params, "blocking", 1);
-  int coll = xp_nccl_coll_parse(row->coll), dt = xp_nccl_dtype_parse(row->dtype);
-  if (coll >= 0 && dt >= 0 && row->count > 0) {
-    int64_t b = row->count * (int64_t)xp_nccl_dtype_size((enum xp_nccl_dtype)dt);
-    const xp_nccl_tuning *t = xp_nccl_info_tuning(info, xp_nccl_coll_func((enum xp_nccl_coll)coll), b);
-    if (t) {
-      cJSON_AddStringToObject(params, "algo", t->algo);
-      cJSON_AddStringToObject(params, "proto", t->proto);
-    }
+  /* the choice logged just before the row where the text had one (nt_text.c), else the
+  ** last one for its size in all the logs */
+  const xp_nccl_tuning *t = row->algo[0] ? NULL : nt_row_tuning(row, info);
+  if (row->algo[0] || t) {
+    cJSON_AddStringToObject(params, "algo", row->algo[0] ? row->algo : t->algo);
+    cJSON_AddStringToObject(params, "proto", row->algo[0] ? row->proto : t->proto);
   }
   /* before 2.13 nccl-tests printed the largest error, not a count: "wrong" is then 1 a failed
   ** sample (nt_text.c judges it against the type's bound) */

@@ -32,6 +32,7 @@ typedef struct nt_row {
   int graph, iters, agg; /* the options it ran with: -G launches, -n, -m */
   int blocking;          /* -z 1: every collective waited for before the next */
   int nranks;            /* ranks of the report it came from; 0 unknown */
+  char algo[32], proto[16]; /* NCCL's TUNING choice logged before the row (text), "" none */
   int report;            /* which report of its file (a log may hold several) */
   nt_result r[NT_NPLACE];
 } nt_row;
@@ -78,6 +79,8 @@ nt_row *nt_doc_add_row(nt_doc *d);
 /* Name mapping: "all_reduce_perf" -> "allreduce", "bfloat16" -> "bf16". */
 void nt_coll_from_test(const char *test, char *out, size_t n);
 void nt_dtype_from_test(const char *type, char *out, size_t n);
+/* The TUNING choice info holds for the row's collective and size (count x element), or NULL. */
+const xp_nccl_tuning *nt_row_tuning(const nt_row *row, const xp_nccl_info *info);
 
 /* 0, or XP_EXIT_USAGE after "xp: FILE:LINE: ..." for what is not nccl-tests output. */
 int nt_parse_text(nt_doc *d, const char *text, size_t len);

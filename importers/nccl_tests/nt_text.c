@@ -248,6 +248,13 @@ static int read_row(parser *P, char *line, int lineno) {
     return xp_error_at(XP_EXIT_USAGE, d->path, lineno, "no time on this line (every time column is N/A or blank)");
   if (!r->dtype[0]) snprintf(r->dtype, sizeof r->dtype, "unknown"); /* a port's table without a type */
   snprintf(r->coll, sizeof r->coll, "%s", P->rep.coll);
+  /* the choice NCCL logged while this row ran (its warmup comes before the row is printed):
+  ** the latest so far, so -o all's rows and a second test's each get their own */
+  const xp_nccl_tuning *t = r->coll[0] ? nt_row_tuning(r, &d->info) : NULL;
+  if (t) {
+    snprintf(r->algo, sizeof r->algo, "%s", t->algo);
+    snprintf(r->proto, sizeof r->proto, "%s", t->proto);
+  }
   r->graph = P->rep.graph;
   r->iters = P->rep.iters;
   r->agg = P->rep.agg;
