@@ -289,10 +289,7 @@ int cmd_export(int argc, char **argv, const char *db_path) {
   }
   if (rc == 0 && fmt == XP_FMT_CSV && !out) rc = xp_usage_error("export", "--format csv writes a folder: give --out DIR");
   /* the statuses xp runs and xp show give (incomplete: a recorder that died) */
-  static const char *const statuses[] = {"running", "ok", "failed", "aborted", "incomplete", NULL};
-  int known = !o.status;
-  for (int i = 0; o.status && statuses[i]; i++) known |= strcmp(o.status, statuses[i]) == 0;
-  if (rc == 0 && !known)
+  if (rc == 0 && o.status && !xp_status_known(o.status))
     rc = xp_usage_error("export", "--status %s: expected one of running, ok, failed, aborted, incomplete", o.status);
   sqlite3 *db = NULL;
   char *ids = NULL;

@@ -35,10 +35,7 @@ int cmd_runs(int argc, char **argv, const char *db_path) {
     else rc = xp_usage_error("runs", "unexpected argument %s", argv[i]);
   }
   /* An unknown status would quietly list nothing, as if there were no such runs. */
-  static const char *const statuses[] = {"running", "ok", "failed", "aborted", "incomplete", NULL};
-  int known = !status;
-  for (int i = 0; status && statuses[i]; i++) known |= strcmp(status, statuses[i]) == 0;
-  if (rc == 0 && !known)
+  if (rc == 0 && status && !xp_status_known(status))
     rc = xp_usage_error("runs", "--status %s: expected one of running, ok, failed, aborted, incomplete", status);
   int64_t lim = 0;
   if (rc == 0 && (xp_parse_int64(limit, &lim) != 0 || lim <= 0))

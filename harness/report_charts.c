@@ -288,11 +288,9 @@ static int chart_serving(sqlite3 *db, rp_section *s) {
   " traced AS (SELECT run_id, CASE WHEN min(gpu_start_ns) > 946684800000000000"                  \
   "                           THEN min(gpu_start_ns) / 1e9 END AS at FROM trace_ranks GROUP BY run_id)," \
   " run AS (SELECT r.id AS run_id, substr(r.uuid, 1, 8) AS uuid8, r.tp, r.batch,"                \
-  "                CASE WHEN r.engine IS NULL AND r.dtype IS NULL AND r.quantization IS NULL"     \
-  "                      AND r.ep IS NULL AND r.pp IS NULL THEN r.model"                          \
-  "                     ELSE coalesce(r.model, '?') || ' [' || trim(coalesce('engine=' || r.engine || ' ', '')" \
-  "                       || coalesce('dtype=' || r.dtype || ' ', '') || coalesce('quantization=' || r.quantization || ' ', '')" \
-  "                       || coalesce('ep=' || r.ep || ' ', '') || coalesce('pp=' || r.pp, '')) || ']' END AS model," \
+  "                (SELECT CASE WHEN c.config = '' THEN r.model"                                   \
+  "                        ELSE coalesce(r.model, '?') || ' [' || c.config || ']' END"             \
+  "                 FROM run_config c WHERE c.run_id = r.id) AS model,"                            \
   "                r.gpu_name, r.interconnect, s.step_ns, t.at IS NOT NULL AS own_clock,"        \
   "                coalesce(t.at, CAST(strftime('%s', r.started_at) AS REAL)) AS at,"            \
   "                CAST(coalesce(ar.ns, 0) AS REAL) / s.step_ns AS ar_share,"                    \

@@ -50,3 +50,10 @@ static void effective_status_fn(sqlite3_context *ctx, int argc, sqlite3_value **
 int xp_register_status_fn(sqlite3 *db) {
   return sqlite3_create_function(db, "xp_status", 4, SQLITE_UTF8, NULL, effective_status_fn, NULL, NULL);
 }
+
+int xp_status_known(const char *status) {
+  static const char *const statuses[] = {"running", "ok", "failed", "aborted", "incomplete", NULL};
+  for (int i = 0; statuses[i]; i++)
+    if (strcmp(status, statuses[i]) == 0) return 1;
+  return 0;
+}

@@ -12,4 +12,6 @@ const char *xp_effective_status(const char *status, const char *host, const char
                                 int64_t pid);
 /* Register xp_status(status, host, boot_id, pid) on db: the same rule, usable in SQL. */
 int xp_register_status_fn(sqlite3 *db);
+/* Whether status is one xp_status() gives: running, ok, failed, aborted, incomplete. */
+int xp_status_known(const char *status);
 #endif

@@ -41,9 +41,7 @@ traced AS (
 ),
 run AS (
   SELECT r.id AS run_id, coalesce(t.day, date(r.started_at)) AS day, r.model, r.gpu_name, r.batch,
-         trim(coalesce('engine=' || r.engine || ' ', '') || coalesce('dtype=' || r.dtype || ' ', '')
-              || coalesce('quantization=' || r.quantization || ' ', '') || coalesce('ep=' || r.ep || ' ', '')
-              || coalesce('pp=' || r.pp, '')) AS config,
+         (SELECT config FROM run_config WHERE run_id = r.id) AS config,
          i.single_rank, i.ranks, i.step_annotation = '(whole window)' AS whole_window,
          CAST(coalesce(ar.ns, 0) AS REAL) / s.step_ns AS recorded,
          CASE WHEN i.single_rank = 1 OR coalesce(w.matched_ns, 0) = 0 THEN NULL

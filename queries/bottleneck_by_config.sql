@@ -44,9 +44,7 @@ traced AS (  -- when the trace was recorded (GPU clock), else when it was import
 ),
 run AS (
   SELECT r.id AS run_id, coalesce(t.at, r.started_at) AS at, r.model, r.gpu_name, r.interconnect,
-         r.tp, r.batch, trim(coalesce('engine=' || r.engine || ' ', '') || coalesce('dtype=' || r.dtype || ' ', '')
-                            || coalesce('quantization=' || r.quantization || ' ', '') || coalesce('ep=' || r.ep || ' ', '')
-                            || coalesce('pp=' || r.pp, '')) AS config,
+         r.tp, r.batch, (SELECT config FROM run_config WHERE run_id = r.id) AS config,
          i.single_rank, i.step_annotation = '(whole window)' AS whole_window, s.step_ns,
          coalesce(ar.ns, 0) AS ar_ns, coalesce(a.wait_ns, 0) AS ar_wait_ns,
          coalesce(a.matched_ns, 0) AS ar_matched_ns

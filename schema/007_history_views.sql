@@ -42,3 +42,13 @@ SELECT r.id AS run_id,
             AND m.value GLOB '[12][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9] [0-2][0-9]:[0-5][0-9]:[0-5][0-9]*'),
          r.started_at) AS measured_at
 FROM runs r;
+
+-- run_config: the declared configuration beyond model, GPU, interconnect, TP and batch, as one
+-- label ("engine=vllm dtype=fp8 ep=8", '' when none): queries that group by configuration
+-- group by it too, so that an fp8 vLLM run and a bf16 torch run are never one row.
+CREATE VIEW run_config AS
+SELECT id AS run_id,
+       trim(coalesce('engine=' || engine || ' ', '') || coalesce('dtype=' || dtype || ' ', '')
+            || coalesce('quantization=' || quantization || ' ', '') || coalesce('ep=' || ep || ' ', '')
+            || coalesce('pp=' || pp, '')) AS config
+FROM runs;
