@@ -1,4 +1,4 @@
-# Garbage over the runs table's root page only: the database opens, reading runs fails.
 set -e # a missing tool (sqlite3 on a bare GPU host) stops here with 127: skipped, not failed
+# Garbage over the runs table's root page only: the database opens, reading runs fails.
 page=$(sqlite3 "$DB" "SELECT rootpage FROM sqlite_schema WHERE name = 'runs'")
 dd if=/dev/urandom of="$DB" bs=4096 seek=$((page - 1)) count=1 conv=notrunc 2>/dev/null

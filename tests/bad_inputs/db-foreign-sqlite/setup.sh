@@ -1,2 +1,2 @@
-sqlite3 other.db 'CREATE TABLE t(x); INSERT INTO t VALUES (1);' && cp other.db other.orig
 set -e # a missing tool (sqlite3 on a bare GPU host) stops here with 127: skipped, not failed
+sqlite3 other.db 'CREATE TABLE t(x); INSERT INTO t VALUES (1);' && cp other.db other.orig

@@ -1,2 +1,2 @@
-sqlite3 "$DB" "PRAGMA user_version = 999"
 set -e # a missing tool (sqlite3 on a bare GPU host) stops here with 127: skipped, not failed
+sqlite3 "$DB" "PRAGMA user_version = 999"
