@@ -300,6 +300,89 @@ static const char *verdict(const xp_samplecmp *c, const char *unit) {
 
 static cJSON *num_or_null(double v) { return v == v ? cJSON_CreateNumber(v) : cJSON_CreateNull(); }
 
+/* One row of the comparison: the two sides' samples of a metric, judged. */
+static void add_row(cJSON *out, const char *cname, const char *params, const char *metric, const char *unit,
+                    const double *sa, size_t na, const double *sb, size_t nb) {
+  xp_samplecmp c;
+  xp_compare_samples(sa, na, sb, nb, &c);
+  cJSON *row = cJSON_CreateObject();
+  cJSON_AddStringToObject(row, "case", cname);
+  cJSON_AddRawToObject(row, "params", params);
+  cJSON_AddStringToObject(row, "metric", metric);
+  cJSON_AddStringToObject(row, "unit", unit);
+  cJSON_AddItemToObject(row, "median_a", num_or_null(c.median_a));
+  cJSON_AddItemToObject(row, "median_b", num_or_null(c.median_b));
+  cJSON_AddItemToObject(row, "change", num_or_null(c.change));
+  cJSON_AddItemToObject(row, "p", num_or_null(c.p));
+  cJSON_AddNumberToObject(row, "n_a", (double)na);
+  cJSON_AddNumberToObject(row, "n_b", (double)nb);
+  cJSON_AddStringToObject(row, "verdict", verdict(&c, unit));
+  cJSON_AddItemToArray(out, row);
+}
+
+/* Per-step samples of a trace side: each marked step of each rank is one, its GPU time (us)
+** where category is NULL, else that category's share of it (%), 0 where the step had none. */
+static int trace_samples(sqlite3 *db, const side *s, const char *category, double **out, size_t *n) {
+  char *ids = xp_id_list(s->ids, s->n);
+  char *sql = xp_asprintf(
+      "SELECT CASE WHEN ?1 IS NULL THEN t.kernel_ns / 1e3"
+      " ELSE 100.0 * coalesce((SELECT sum(c.total_ns) FROM trace_step_categories c WHERE c.run_id = t.run_id"
+      "   AND c.rank = t.rank AND c.step = t.step AND c.category = ?1), 0) / t.kernel_ns END"
+      " FROM trace_steps t JOIN trace_imports i ON i.run_id = t.run_id"
+      " WHERE t.run_id IN %s AND t.kernel_ns > 0 AND i.step_annotation <> '(whole window)'"
+      " ORDER BY t.run_id, t.rank, t.step", ids);
+  sqlite3_stmt *st = xp_db_prepare(db, sql);
+  free(sql);
+  free(ids);
+  if (!st) return XP_EXIT_DB;
+  xp_bind_text(st, 1, category);
+  size_t cap = 0;
+  *out = NULL;
+  *n = 0;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    if (*n == cap) *out = xp_xrealloc(*out, (cap = cap ? 2 * cap : 64) * sizeof **out);
+    (*out)[(*n)++] = sqlite3_column_double(st, 0);
+  }
+  sqlite3_finalize(st);
+  return 0;
+}
+
+/* Trace runs keep their figures per step, not as case metrics: the step GPU time, and each
+** category's share of it, every marked step of every rank a sample (a whole-window step is no
+** step to compare). */
+static int compare_traces(sqlite3 *db, const side *a, const side *b, cJSON *out) {
+  char *ia = xp_id_list(a->ids, a->n), *ib = xp_id_list(b->ids, b->n);
+  char *sql = xp_asprintf("SELECT category FROM trace_step_categories WHERE run_id IN %s OR run_id IN %s"
+                          " GROUP BY category ORDER BY sum(total_ns) DESC", ia, ib);
+  sqlite3_stmt *st = xp_db_prepare(db, sql);
+  free(sql);
+  free(ia);
+  free(ib);
+  if (!st) return XP_EXIT_DB;
+  int rc = 0;
+  for (int first = 1; rc == 0; first = 0) {
+    const char *category = NULL;
+    if (!first) {
+      if (sqlite3_step(st) != SQLITE_ROW) break;
+      category = (const char *)sqlite3_column_text(st, 0);
+    }
+    double *sa = NULL, *sb = NULL;
+    size_t na = 0, nb = 0;
+    rc = trace_samples(db, a, category, &sa, &na);
+    if (rc == 0) rc = trace_samples(db, b, category, &sb, &nb);
+    if (rc == 0 && (na || nb)) {
+      char *params = category ? xp_asprintf("{\"category\":\"%s\"}", category) : xp_strdup("{}");
+      add_row(out, category ? "step share" : "step", params, category ? "share" : "gpu_time", category ? "%" : "us",
+              sa, na, sb, nb);
+      free(params);
+    }
+    free(sa);
+    free(sb);
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
 static int compare_metrics(sqlite3 *db, const side *a, const side *b, cJSON *out) {
   char *ia = xp_id_list(a->ids, a->n), *ib = xp_id_list(b->ids, b->n);
   /* Every (case, params, metric) on either side, in the order the cases were recorded. */
@@ -321,21 +404,7 @@ static int compare_metrics(sqlite3 *db, const side *a, const side *b, cJSON *out
       size_t na = 0, nb = 0;
       rc = xp_metric_samples(db, a->ids, a->n, cname, params, metric, &sa, &na);
       if (rc == 0) rc = xp_metric_samples(db, b->ids, b->n, cname, params, metric, &sb, &nb);
-      xp_samplecmp c;
-      xp_compare_samples(sa, na, sb, nb, &c);
-      cJSON *row = cJSON_CreateObject();
-      cJSON_AddStringToObject(row, "case", cname);
-      cJSON_AddRawToObject(row, "params", params);
-      cJSON_AddStringToObject(row, "metric", metric);
-      cJSON_AddStringToObject(row, "unit", unit);
-      cJSON_AddItemToObject(row, "median_a", num_or_null(c.median_a));
-      cJSON_AddItemToObject(row, "median_b", num_or_null(c.median_b));
-      cJSON_AddItemToObject(row, "change", num_or_null(c.change));
-      cJSON_AddItemToObject(row, "p", num_or_null(c.p));
-      cJSON_AddNumberToObject(row, "n_a", (double)na);
-      cJSON_AddNumberToObject(row, "n_b", (double)nb);
-      cJSON_AddStringToObject(row, "verdict", verdict(&c, unit));
-      cJSON_AddItemToArray(out, row);
+      add_row(out, cname, params, metric, unit, sa, na, sb, nb);
       free(sa);
       free(sb);
     }
@@ -501,7 +570,7 @@ int cmd_compare(int argc, char **argv, const char *db_path) {
                   a.kind, b.kind);
   if (rc == 0) {
     metrics = cJSON_CreateArray();
-    rc = compare_metrics(db, &a, &b, metrics);
+    rc = strcmp(a.kind, "torch_trace") == 0 ? compare_traces(db, &a, &b, metrics) : compare_metrics(db, &a, &b, metrics);
   }
   if (rc == 0) fa = xp_run_facts(db, a.ids, a.n, &rc);
   if (rc == 0) fb = xp_run_facts(db, b.ids, b.n, &rc);

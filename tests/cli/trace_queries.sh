@@ -67,4 +67,12 @@ grep -q 'interconnect' "$tmp/err" || { echo "FAIL: missing parameter message"; c
 check "show exit" 0 $?
 grep -qE "^allreduce +[0-9]+ +[0-9.]+ +$rec_multi\$" "$tmp/show" || { echo "FAIL: show: allreduce share $rec_multi"; cat "$tmp/show"; fail=1; }
 grep -q "== trace: heaviest kernels" "$tmp/show" || { echo "FAIL: show: no kernel section"; fail=1; }
+# xp compare on two trace runs (the job and the same job an hour later): the step GPU time and
+# each category's share, every step of every rank a sample; the same traces, so no change
+"$XP" --db "$db" compare "$(sql "SELECT substr(uuid, 1, 8) FROM runs WHERE id = 2")" \
+  "$(sql "SELECT substr(uuid, 1, 8) FROM runs WHERE id = 4")" > "$tmp/cmp" 2>&1
+check "compare exit" 0 $?
+grep -qE '^step +\{\} +gpu_time +us .* 16/16 +same \(noise\)$' "$tmp/cmp" || { echo "FAIL: compare: step time"; cat "$tmp/cmp"; fail=1; }
+grep -qE '^step share +\{"category":"allreduce"\} +share +% .* 16/16 +same \(noise\)$' "$tmp/cmp" ||
+  { echo "FAIL: compare: allreduce share"; cat "$tmp/cmp"; fail=1; }
 finish
