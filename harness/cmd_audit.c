@@ -223,6 +223,38 @@ static int newer_runs(sqlite3 *db, int64_t run, int64_t decision, const char *cr
   return 0;
 }
 
+/* A trace run's evidence: its step GPU time and each category's share of it, every step of
+** every rank a sample, against the newer runs' steps. Returns contradictions found. */
+static int trace_contradictions(sqlite3 *db, int64_t run, const char *uuid, const int64_t *newer, int nnewer,
+                                int *judged) {
+  sqlite3_stmt *st = xp_db_prepare(db,
+      "SELECT NULL UNION ALL SELECT * FROM (SELECT category FROM trace_step_categories WHERE run_id = ?1"
+      " GROUP BY category ORDER BY sum(total_ns) DESC)");
+  if (!st) return 0;
+  sqlite3_bind_int64(st, 1, run);
+  int found = 0;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    const char *category = (const char *)sqlite3_column_text(st, 0);
+    double *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    xp_trace_step_samples(db, &run, 1, category, &a, &na);
+    xp_trace_step_samples(db, newer, nnewer, category, &b, &nb);
+    xp_samplecmp c;
+    xp_compare_samples(a, na, b, nb, &c);
+    if (c.judged) (*judged)++;
+    if (c.beyond_noise && c.change == c.change && fabs(c.change) > CONTRADICT_CHANGE) {
+      found++;
+      printf("  CONTRADICTED: run %.8s step %s: median %.4g %s then; %.4g %s in %d newer run%s (%+.1f%%, p=%.2g)\n",
+             uuid, category ? category : "GPU time", c.median_a, category ? "% of the step" : "us", c.median_b,
+             category ? "%" : "us", nnewer, nnewer == 1 ? "" : "s", 100 * c.change, c.p);
+    }
+    free(a);
+    free(b);
+  }
+  sqlite3_finalize(st);
+  return found;
+}
+
 /* Compare the evidence run's metrics with the newer runs'. Returns contradictions found. */
 static int contradictions(sqlite3 *db, int64_t run, const char *uuid, const int64_t *newer,
                           int nnewer, int *judged) {
@@ -295,12 +327,14 @@ static int audit_evidence(sqlite3 *db, int64_t decision, const char *created_at,
     newer_runs(db, sqlite3_column_int64(st, 1), decision, created_at, &newer, &nnewer, &after);
     if (nnewer == 0) printf("    no newer ok runs of the same configuration\n");
     else {
-      int found = contradictions(db, sqlite3_column_int64(st, 1), uuid, newer, nnewer, &judged);
+      int found = strcmp(txt(st, 2), "torch_trace") == 0
+                      ? trace_contradictions(db, sqlite3_column_int64(st, 1), uuid, newer, nnewer, &judged)
+                      : contradictions(db, sqlite3_column_int64(st, 1), uuid, newer, nnewer, &judged);
       total += found;
       if (!found && judged == 0)
         printf("    NOT JUDGED: %d newer run%s of the same configuration, but no metric of this run has samples on "
-               "both sides to compare (a trace import keeps its figures in the trace tables: record the decision "
-               "with a query, --query, and audit its drift)\n", nnewer, nnewer == 1 ? "" : "s");
+               "both sides to compare (a trace without marked steps has none: record the decision with a query, "
+               "--query, and audit its drift)\n", nnewer, nnewer == 1 ? "" : "s");
       else if (!found)
         printf("    holds against %d newer run%s of the same configuration (%d after the decision; %d metric%s judged)\n",
                nnewer, nnewer == 1 ? "" : "s", after, judged, judged == 1 ? "" : "s");

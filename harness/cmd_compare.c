@@ -320,10 +320,10 @@ static void add_row(cJSON *out, const char *cname, const char *params, const cha
   cJSON_AddItemToArray(out, row);
 }
 
-/* Per-step samples of a trace side: each marked step of each rank is one, its GPU time (us)
-** where category is NULL, else that category's share of it (%), 0 where the step had none. */
-static int trace_samples(sqlite3 *db, const side *s, const char *category, double **out, size_t *n) {
-  char *ids = xp_id_list(s->ids, s->n);
+/* (history.h) */
+int xp_trace_step_samples(sqlite3 *db, const int64_t *runs, int nruns, const char *category, double **out,
+                          size_t *n) {
+  char *ids = xp_id_list(runs, nruns);
   char *sql = xp_asprintf(
       "SELECT CASE WHEN ?1 IS NULL THEN t.kernel_ns / 1e3"
       " ELSE 100.0 * coalesce((SELECT sum(c.total_ns) FROM trace_step_categories c WHERE c.run_id = t.run_id"
@@ -368,8 +368,8 @@ static int compare_traces(sqlite3 *db, const side *a, const side *b, cJSON *out)
     }
     double *sa = NULL, *sb = NULL;
     size_t na = 0, nb = 0;
-    rc = trace_samples(db, a, category, &sa, &na);
-    if (rc == 0) rc = trace_samples(db, b, category, &sb, &nb);
+    rc = xp_trace_step_samples(db, a->ids, a->n, category, &sa, &na);
+    if (rc == 0) rc = xp_trace_step_samples(db, b->ids, b->n, category, &sb, &nb);
     if (rc == 0 && (na || nb)) {
       char *params = category ? xp_asprintf("{\"category\":\"%s\"}", category) : xp_strdup("{}");
       add_row(out, category ? "step share" : "step", params, category ? "share" : "gpu_time", category ? "%" : "us",

@@ -81,6 +81,12 @@ const char *xp_unit_better(const char *unit);
 /* "(1,2,3)": run ids as a literal SQL list ("(NULL)" when empty). */
 char *xp_id_list(const int64_t *ids, int n);
 
+/* Per-step samples of trace runs: each marked step of each rank is one, its GPU time (us) where
+** category is NULL, else that category's share of it (%), 0 where the step had none. A run
+** whose whole window stands in for a step gives none. *out is malloc'd. */
+int xp_trace_step_samples(sqlite3 *db, const int64_t *runs, int nruns, const char *category, double **out,
+                          size_t *n);
+
 /* A case's identity across runs, as SQL over its params column: the params less where an
 ** import read the case (the file and the position of a result in it), so that a vLLM result
 ** saved under a new name is the same case. */

@@ -100,17 +100,16 @@ run decide "Exact" --because "bits" --evidence "$x1" --query "$tmp/exact.sql"; e
 run audit; expect_rc 0
 has "drift: 0 values moved, 2 unchanged"
 
-# evidence with nothing to judge it by (a trace import keeps no case metrics) is said to be
-# not judged, never to hold
+# trace evidence is judged by its steps (GPU time, each category's share, every step a
+# sample): the same trace recorded an hour later holds
 db="$tmp/traces.db"
 tr="$XP_SRC/tests/data/trace/decode_tp2_bs1_rank0.trace.json.gz"
 run import torch-trace "$tr" --set model=m --set tp=2 --set batch=1; expect_rc 0
-t1=$(sed -n 's/^run \([0-9a-f-]*\) ok.*/\1/p' "$tmp/out" | head -1)
-[ -n "$t1" ] || t1=$(sqlite3 "$db" "SELECT uuid FROM runs ORDER BY id LIMIT 1")
+t1=$(sqlite3 "$db" "SELECT uuid FROM runs ORDER BY id LIMIT 1")
 run decide "Trace says so" --because "the trace" --evidence "${t1:0:8}"; expect_rc 0
 zcat "$tr" | sed 's/"baseTimeNanoseconds": 1790857026000000000/"baseTimeNanoseconds": 1790860626000000000/' | gzip > "$tmp/later.json.gz"
 run import torch-trace "$tmp/later.json.gz" --set model=m --set tp=2 --set batch=1; expect_rc 0
 run audit; expect_rc 0
-has "NOT JUDGED: 1 newer run of the same configuration"
-hasnt "holds against"
+has "holds against 1 newer run of the same configuration (1 after the decision; 7 metrics judged)"
+hasnt "NOT JUDGED"
 echo "ok: decide and audit"
