@@ -223,6 +223,14 @@ static int newer_runs(sqlite3 *db, int64_t run, int64_t decision, const char *cr
   return 0;
 }
 
+/* Whether the newer samples contradict the evidence's: beyond noise (Mann-Whitney) and moved
+** by more than CONTRADICT_CHANGE. Counts what could be judged at all. */
+static int judge(const double *a, size_t na, const double *b, size_t nb, int *judged, xp_samplecmp *c) {
+  xp_compare_samples(a, na, b, nb, c);
+  if (c->judged) (*judged)++;
+  return c->beyond_noise && c->change == c->change && fabs(c->change) > CONTRADICT_CHANGE;
+}
+
 /* A trace run's evidence: its step GPU time and each category's share of it, every step of
 ** every rank a sample, against the newer runs' steps. Returns contradictions found. */
 static int trace_contradictions(sqlite3 *db, int64_t run, const char *uuid, const int64_t *newer, int nnewer,
@@ -240,9 +248,7 @@ static int trace_contradictions(sqlite3 *db, int64_t run, const char *uuid, cons
     xp_trace_step_samples(db, &run, 1, category, &a, &na);
     xp_trace_step_samples(db, newer, nnewer, category, &b, &nb);
     xp_samplecmp c;
-    xp_compare_samples(a, na, b, nb, &c);
-    if (c.judged) (*judged)++;
-    if (c.beyond_noise && c.change == c.change && fabs(c.change) > CONTRADICT_CHANGE) {
+    if (judge(a, na, b, nb, judged, &c)) {
       found++;
       printf("  CONTRADICTED: run %.8s step %s: median %.4g %s then; %.4g %s in %d newer run%s (%+.1f%%, p=%.2g)\n",
              uuid, category ? category : "GPU time", c.median_a, category ? "% of the step" : "us", c.median_b,
@@ -270,9 +276,7 @@ static int contradictions(sqlite3 *db, int64_t run, const char *uuid, const int6
     xp_metric_samples(db, &run, 1, txt(st, 0), txt(st, 1), txt(st, 2), &a, &na);
     xp_metric_samples(db, newer, nnewer, txt(st, 0), txt(st, 1), txt(st, 2), &b, &nb);
     xp_samplecmp c;
-    xp_compare_samples(a, na, b, nb, &c);
-    if (c.judged) (*judged)++;
-    if (c.beyond_noise && c.change == c.change && fabs(c.change) > CONTRADICT_CHANGE) {
+    if (judge(a, na, b, nb, judged, &c)) {
       found++;
       printf("  CONTRADICTED: run %.8s %s %s %s: median %.4g %s then; %.4g %s in %d newer run%s (%+.1f%%, p=%.2g)\n",
              uuid, txt(st, 0), txt(st, 1), txt(st, 2), c.median_a, txt(st, 3), c.median_b,
