@@ -24,7 +24,8 @@ WHERE (b.ranks > a.ranks OR (b.ranks = a.ranks AND b.run_id > a.run_id))
 GROUP BY a.run_id;
 
 -- run_measured: when a run's measurement was made, as far as the run tells, as ISO 8601 UTC:
--- a trace's first GPU activity (its clock is the epoch's), a vLLM result's own date, an
+-- a trace's first GPU activity (its clock is the epoch's), a vLLM result's own date (the last
+-- of several), an
 -- nccl-tests -J file's start time; else when xp recorded it (for an import, the import's
 -- time). Queries that take "the latest" or "the newest" order by it, so that importing old
 -- results late does not make them new.
@@ -33,10 +34,12 @@ SELECT r.id AS run_id,
        coalesce(
          (SELECT strftime('%Y-%m-%dT%H:%M:%SZ', min(t.gpu_start_ns) / 1000000000, 'unixepoch')
           FROM trace_ranks t WHERE t.run_id = r.id HAVING min(t.gpu_start_ns) > 946684800000000000),
-         (SELECT substr(m.value, 1, 4) || '-' || substr(m.value, 5, 2) || '-' || substr(m.value, 7, 2) || 'T' ||
-                 substr(m.value, 10, 2) || ':' || substr(m.value, 12, 2) || ':' || substr(m.value, 14, 2) || 'Z'
-          FROM run_meta m WHERE m.run_id = r.id AND m.key = 'date' AND m.source = 'trace'
-            AND m.value GLOB '[12][0-9][0-9][0-9][01][0-9][0-3][0-9]-[0-2][0-9][0-5][0-9][0-5][0-9]'),
+         -- a vLLM result's date, "20250611-101500"; several results' joined by commas: the last
+         (SELECT substr(d, 1, 4) || '-' || substr(d, 5, 2) || '-' || substr(d, 7, 2) || 'T' ||
+                 substr(d, 10, 2) || ':' || substr(d, 12, 2) || ':' || substr(d, 14, 2) || 'Z'
+          FROM (SELECT substr(m.value, length(m.value) - 14) AS d FROM run_meta m
+                WHERE m.run_id = r.id AND m.key = 'date' AND m.source = 'trace')
+          WHERE d GLOB '[12][0-9][0-9][0-9][01][0-9][0-3][0-9]-[0-2][0-9][0-5][0-9][0-5][0-9]'),
          (SELECT replace(substr(m.value, 1, 19), ' ', 'T') || 'Z'
           FROM run_meta m WHERE m.run_id = r.id AND m.key = 'nccl_tests.start_time'
             AND m.value GLOB '[12][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9] [0-2][0-9]:[0-5][0-9]:[0-5][0-9]*'),

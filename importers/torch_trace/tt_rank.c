@@ -179,7 +179,11 @@ static size_t steps_upto(const tt_vec *steps, int64_t t) {
 
 int32_t tt_step_at(const tt_vec *steps, int64_t t) {
   size_t k = steps_upto(steps, t);
-  return k && t < TT_VEC_AT(steps, tt_step, k - 1)->end ? (int32_t)(k - 1) : -1;
+  /* the latest step to start before t, else one that started earlier and holds t still (a
+  ** step annotation nested in another: the time after the inner one ends is the outer's) */
+  for (size_t i = k, looked = 0; i > 0 && looked < 16; i--, looked++)
+    if (t < TT_VEC_AT(steps, tt_step, i - 1)->end) return (int32_t)(i - 1);
+  return -1;
 }
 
 static int on_annotation_step(tt_rank *r, const tt_event *ev, const tt_options *opt, size_t nlen,
@@ -201,6 +205,17 @@ static int on_annotation_step(tt_rank *r, const tt_event *ev, const tt_options *
   /* Kept sorted by start: steps arrive in order, so this is an append but for stragglers. */
   size_t at = steps_upto(&r->steps, ts);
   if (at && TT_VEC_AT(&r->steps, tt_step, at - 1)->start == ts) return 0; /* recorded twice */
+  /* the same step number again, overlapping (two threads annotating one step): one step */
+  for (size_t i = at > 2 ? at - 2 : 0; i < r->steps.n && i < at + 2 && !opt->step_annotation; i++) {
+    tt_step *o = TT_VEC_AT(&r->steps, tt_step, i); /* the neighbours in start order */
+    if (o->number != number) continue;
+    if (ts < o->end && o->start < ts + dur) {
+      if (ts + dur > o->end) o->end = ts + dur;
+      return 0; /* starts later than o: the sorted order holds */
+    }
+    r->dup_steps++; /* a step number seen twice, apart: kept as two steps, and said */
+    break;
+  }
   tt_vec_push(&r->steps, sizeof(tt_step));
   tt_step *all = r->steps.data;
   memmove(all + at + 1, all + at, (r->steps.n - 1 - at) * sizeof *all);
@@ -396,6 +411,7 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
     cpu_ts = ext > 0 ? tt_idmap_get(&r->launch_ts, ext) : 0;
     ext = 0;
   }
+  int linked = 0;
   if (ext > 0) {
     uint64_t v = tt_idmap_get(&r->ext, ext);
     if (v) {
@@ -403,9 +419,11 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
       step = (int32_t)(v >> 32) - 1;
       if (op) add_shape(r, key, op - 1, dur);
       r->linked++;
+      linked = 1;
       if (step < 0) cpu_ts = tt_idmap_get(&r->ext_ts, ext);
     }
   }
+  if (!linked && !cpu_ts && corr > 0) cpu_ts = tt_idmap_get(&r->launch_ts, corr); /* a graph replay */
   int64_t dev;
   if (tt_int(ev->pid, &dev) == 0) {
     if (r->device < 0) r->device = dev;
@@ -432,9 +450,12 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
 ** correlation id, the runtime event's "External id"), not the operator, so the launch's CPU
 ** time is what places them in a step. */
 static void on_runtime(tt_rank *r, const tt_event *ev) {
-  /* the name's first bytes as written ("hip...): CUDA's launches cost no decoding */
-  if (ev->name.n < 5 || memcmp(ev->name.p, "\"hip", 4) != 0) return;
-  r->hip = 1;
+  /* the name's first bytes as written ("hip...", "cudaGraphLaunch"): other launches cost no
+  ** decoding. A graph replay's kernels carry no operator's External id, only the launch's
+  ** correlation: its CPU time places them, as a HIP launch's does. */
+  const int graph = ev->name.n >= 16 && memcmp(ev->name.p, "\"cudaGraphLaunch", 16) == 0;
+  if (!graph && (ev->name.n < 5 || memcmp(ev->name.p, "\"hip", 4) != 0)) return;
+  if (!graph) r->hip = 1;
   int64_t corr = arg_int(ev, "correlation", -1), ts;
   if (corr < 0) corr = arg_int(ev, "External id", -1);
   if (corr > 0 && tt_us_to_ns(ev->ts, &ts) == 0) tt_idmap_set(&r->launch_ts, corr, TT_TS_KEEP(ts));
@@ -505,8 +526,12 @@ int tt_rank_meta(tt_import *imp, tt_rank *r, tt_slice key, tt_slice val, char *e
   } else if (strcmp(name, "distributedInfo") == 0 && cJSON_IsObject(v)) {
     cJSON *rk = cJSON_GetObjectItemCaseSensitive(v, "rank");
     cJSON *ws = cJSON_GetObjectItemCaseSensitive(v, "world_size");
-    if (cJSON_IsNumber(rk)) r->trace_rank = (int64_t)rk->valuedouble;
-    if (cJSON_IsNumber(ws)) r->world_size = (int64_t)ws->valuedouble;
+    /* numbers, or numbers written as strings ("rank": "3", as some launchers' traces have) */
+    int64_t v;
+    if (cJSON_IsNumber(rk)) r->trace_rank = xp_saturate_int64(rk->valuedouble);
+    else if (cJSON_IsString(rk) && tt_int((tt_slice){rk->valuestring, strlen(rk->valuestring)}, &v) == 0) r->trace_rank = v;
+    if (cJSON_IsNumber(ws)) r->world_size = xp_saturate_int64(ws->valuedouble);
+    else if (cJSON_IsString(ws) && tt_int((tt_slice){ws->valuestring, strlen(ws->valuestring)}, &v) == 0) r->world_size = v;
   }
   if (cJSON_GetObjectItemCaseSensitive(r->meta, name)) cJSON_DeleteItemFromObjectCaseSensitive(r->meta, name);
   cJSON_AddItemToObject(r->meta, name, v);

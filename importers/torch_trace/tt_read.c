@@ -185,6 +185,9 @@ static int read_into(tt_import *imp, tt_rank *r, const char *path, const tt_opti
   r->json_bytes = base + len;
   free(ev);
   free(w.carry);
+  if (!rc && tt_source_trailing(src))
+    xp_warn("%s: %llu bytes after the end of the gzip stream ignored (padding or junk, as gzip -d ignores them)",
+            path, (unsigned long long)tt_source_trailing(src));
   tt_source_close(src);
   if (rc) return rc;
   if (!f.saw_events)
@@ -210,6 +213,9 @@ static void warn_mended(const tt_rank *r) {
   if (r->bad_steps)
     xp_warn("%s: %lld step annotation%s with a negative duration left out", r->file, (long long)r->bad_steps,
             r->bad_steps == 1 ? "" : "s");
+  if (r->dup_steps)
+    xp_warn("%s: %lld step number%s annotated twice, apart: each kept as a step of its own", r->file,
+            (long long)r->dup_steps, r->dup_steps == 1 ? "" : "s");
   if (r->other_device >= 0)
     xp_warn("%s: GPU activity on devices %lld and %lld (one process driving several GPUs): busy time is "
             "their union, as if one device", r->file, (long long)r->device, (long long)r->other_device);

@@ -37,6 +37,7 @@ struct tt_source {
   int done;            /* producer finished (end of stream or error) */
   int stop;            /* consumer asks the producer to quit */
   int failed;
+  uint64_t trailing;   /* bytes after the last gzip member that start no other: left unread */
   char err[256];
   int holding;         /* the consumer holds buffer tail (given back on the next call) */
 
@@ -121,6 +122,12 @@ static const char *isal_what(int rc) {
   }
 }
 
+/* Whether a further gzip member starts here (its magic bytes 1f 8b); one byte left is taken
+** for the start of one, and found wanting by the inflater if it is not. */
+static int gzip_magic(const uint8_t *p, uint32_t n) {
+  return n == 0 || (p[0] == 0x1f && (n < 2 || p[1] == 0x8b));
+}
+
 static void *isal_main(void *arg) {
   tt_source *s = arg;
   struct inflate_state *st = s->isal;
@@ -145,6 +152,12 @@ static void *isal_main(void *arg) {
       if (member_done) {
         /* Another gzip member follows (files made with cat a.gz b.gz are valid gzip). */
         if (st->avail_in == 0 && eof) break;
+        if (!gzip_magic(st->next_in, st->avail_in)) { /* padding or junk after the stream, as gzip -d allows */
+          s->trailing = s->size - (atomic_load(&s->file_pos) - st->avail_in);
+          st->avail_in = 0;
+          eof = 1;
+          break;
+        }
         uint8_t *ni = st->next_in, *no = st->next_out;
         uint32_t ai = st->avail_in, ao = st->avail_out;
         isal_inflate_init(st); /* clears the buffer fields too: the output's place with them */
@@ -175,6 +188,7 @@ static void *isal_main(void *arg) {
     size_t n = OUT_CHUNK - st->avail_out;
     if (n) publish(s, n);
     if (member_done && st->avail_in == 0 && eof) break;
+    if (s->trailing) break;
   }
   finish(s, NULL);
   return NULL;
@@ -200,6 +214,12 @@ static void *zlib_main(void *arg) {
       }
       if (member_done) {
         if (z->avail_in == 0 && eof) break;
+        if (!gzip_magic(z->next_in, z->avail_in)) { /* padding or junk after the stream, as gzip -d allows */
+          s->trailing = s->size - (atomic_load(&s->file_pos) - z->avail_in);
+          z->avail_in = 0;
+          eof = 1;
+          break;
+        }
         inflateReset(z);
         member_done = 0;
       }
@@ -225,6 +245,7 @@ static void *zlib_main(void *arg) {
     size_t n = OUT_CHUNK - z->avail_out;
     if (n) publish(s, n);
     if (member_done && z->avail_in == 0 && eof) break;
+    if (s->trailing) break;
   }
   finish(s, NULL);
   return NULL;
@@ -308,6 +329,7 @@ uint64_t tt_source_file_pos(tt_source *s) {
   return atomic_load_explicit(&s->file_pos, memory_order_relaxed);
 }
 uint64_t tt_source_file_size(const tt_source *s) { return s->size; }
+uint64_t tt_source_trailing(const tt_source *s) { return s->trailing; }
 int tt_source_compressed(const tt_source *s) { return s->gzip; }
 
 void tt_source_close(tt_source *s) {

@@ -25,6 +25,9 @@ int tt_source_next(tt_source *s, const char **data, size_t *len, char *err, size
 uint64_t tt_source_file_pos(tt_source *s);
 uint64_t tt_source_file_size(const tt_source *s);
 int tt_source_compressed(const tt_source *s);
+/* Bytes after the end of the gzip stream that start no further member (zero padding, junk),
+** left unread as gzip -d leaves them; 0 when none. Known once the stream has ended. */
+uint64_t tt_source_trailing(const tt_source *s);
 /* Stop the reader thread (if still running) and free everything. */
 void tt_source_close(tt_source *s);
 #endif

@@ -122,12 +122,12 @@ typedef struct tt_rank {
   ** step that holds it (torch 1.8's step after its children, a thread written first), or a
   ** ROCm launch, whose kernel carries the launch's correlation id and no operator's. */
   tt_idmap ext_ts;             /* External id -> TT_TS_KEEP(CPU ts) of an op no step held yet */
-  tt_idmap launch_ts;          /* HIP: correlation id -> TT_TS_KEEP(CPU ts) of its launch */
+  tt_idmap launch_ts;          /* HIP launches, CUDA graph launches: correlation -> TT_TS_KEEP(CPU ts) */
   tt_vec pending;              /* tt_pend */
   int hip;                     /* launches through HIP (hip*LaunchKernel): ROCm's ids */
   int64_t cpu_min;             /* earliest CPU event (raw ts, ns); INT64_MAX before one */
   /* GPU events left out or mended, for the warnings */
-  int64_t gpu_before_cpu, neg_dur, not_complete, bad_steps;
+  int64_t gpu_before_cpu, neg_dur, not_complete, bad_steps, dup_steps;
   int64_t other_device;        /* a second GPU pid in one trace, -1 none */
   int64_t coll_matched, coll_unmatched;
   int done;

@@ -85,4 +85,30 @@ check "rocm: kernels in their launches' steps" "0:3|1:3" \
 check "rocm: no kernel linked to an operator by a correlation id" 0 \
   "$(sql "SELECT count(*) FROM trace_shapes WHERE run_id = $id")"
 
+# A step nested in another (the outer's time after the inner ends is the outer's), a CUDA graph
+# replayed from step 1 whose kernels reach the GPU in step 2 (no External id: the launch's
+# correlation places them), and gzip padding after the stream (ignored, as gzip -d does).
+B=1700000000000000
+{
+  printf '{"traceEvents": [\n'
+  printf '{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": %d, "dur": 100, "args": {}},\n' $B
+  printf '{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "pid": 1, "tid": 1, "ts": %d, "dur": 30, "args": {}},\n' $((B + 10))
+  printf '{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 1, "tid": 1, "ts": %d, "dur": 100, "args": {}},\n' $((B + 200))
+  printf '{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": %d, "dur": 5, "args": {"External id": 7}},\n' $((B + 60))
+  printf '{"ph": "X", "cat": "cuda_runtime", "name": "cudaGraphLaunch", "pid": 1, "tid": 1, "ts": %d, "dur": 5, "args": {"External id": 8, "correlation": 900}},\n' $((B + 70))
+  printf '{"ph": "X", "cat": "kernel", "name": "gemm_k", "pid": 0, "tid": 7, "ts": %d, "dur": 10, "args": {"External id": 7, "correlation": 800}},\n' $((B + 65))
+  for k in 0 1; do
+    printf '{"ph": "X", "cat": "kernel", "name": "graph_k", "pid": 0, "tid": 7, "ts": %d, "dur": 10, "args": {"correlation": 900}},\n' $((B + 250 + 20 * k))
+  done
+  printf '{"ph": "X", "cat": "kernel", "name": "inner_k", "pid": 0, "tid": 7, "ts": %d, "dur": 5, "args": {}}\n' $((B + 20))
+  printf ']}\n'
+} | gzip > "$tmp/nested.json.gz"
+head -c 4096 /dev/zero >> "$tmp/nested.json.gz"
+"$XP" --db "$db" import torch-trace "$tmp/nested.json.gz" > "$tmp/out" 2> "$tmp/err"
+check "nested: exit" 0 $?
+id=$(sql "SELECT max(id) FROM runs")
+check "nested: steps 1 (outer: mm and the graph's 2), 2 (inner), 3 (none)" "1:3|2:1|3:0" \
+  "$(sql "SELECT group_concat(number || ':' || kernels, '|') FROM (SELECT * FROM trace_steps WHERE run_id = $id ORDER BY number)")"
+grep -q "4096 bytes after the end of the gzip stream ignored" "$tmp/err" || { echo "FAIL: gzip padding not said"; cat "$tmp/err"; fail=1; }
+
 finish
