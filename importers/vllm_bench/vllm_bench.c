@@ -152,6 +152,13 @@ static int64_t metadata_tp(const vb_result *r) {
   return -1;
 }
 
+static const char *engine_of(const char *backend) {
+  static const char *const engines[] = {"vllm", "sglang", "tgi", "lmdeploy", "tensorrt-llm", "deepspeed-mii", NULL};
+  for (int i = 0; backend && engines[i]; i++)
+    if (strcmp(backend, engines[i]) == 0) return engines[i];
+  return NULL;
+}
+
 static int record_meta(xp_run *run, const vb_set *s) {
   static const struct { const char *key; size_t offset; } keys[] = {
       {"model", offsetof(vb_result, model)},
@@ -171,6 +178,12 @@ static int record_meta(xp_run *run, const vb_set *s) {
   for (size_t i = 1; i < s->n; i++)
     if (s->r[i].max_concurrency != c) c = -1;
   if (rc == 0 && c > 0) rc = xp_run_meta_int(run, "concurrency", c, "trace");
+  /* the engine, where the benchmark's backend names one (vllm, sglang, tgi, lmdeploy,
+  ** tensorrt-llm); "openai" and "openai-chat" name only the API */
+  const char *engine = engine_of(s->r[0].backend);
+  for (size_t i = 1; i < s->n && engine; i++)
+    if (engine != engine_of(s->r[i].backend)) engine = NULL;
+  if (rc == 0 && engine) rc = xp_run_meta(run, "engine", engine, "trace");
   int64_t tp = metadata_tp(&s->r[0]);
   for (size_t i = 1; i < s->n; i++)
     if (metadata_tp(&s->r[i]) != tp) tp = -1;

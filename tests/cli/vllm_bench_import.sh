@@ -65,6 +65,11 @@ check "two models in one import: exit status" 2 $?
 grep -q 'import each model separately' "$tmp/err" || { echo "FAIL: model mismatch message: $(cat "$tmp/err")"; fail=1; }
 check "no run recorded by bad input or --dry-run" "$before" "$(query "SELECT count(*) FROM runs")"
 
+# A backend that names the engine gives the run's engine; "openai" names only the API.
+sed 's/"backend": "openai"/"backend": "vllm"/' "$data/serve_c8_detailed.json" > "$tmp/vllm-backend.json"
+"$XP" --db "$tmp/engine.db" import vllm-bench "$tmp/vllm-backend.json" > /dev/null 2>&1 || fail=1
+check "engine from the backend" "vllm" "$(sqlite3 "$tmp/engine.db" "SELECT engine FROM runs")"
+
 # The same benchmark saved under another name, a day earlier, its latencies doubled: the same
 # case for compare and regressions (file names aside), older by its own date though imported
 # last, so regressions sees the original as the newest, and better.
