@@ -27,7 +27,20 @@ static char *cell_text(sqlite3_stmt *st, int c) {
   case SQLITE_NULL: return xp_strdup("");
   case SQLITE_FLOAT: return xp_asprintf("%.6g", sqlite3_column_double(st, c));
   case SQLITE_BLOB: return xp_asprintf("<%d bytes>", sqlite3_column_bytes(st, c));
-  default: return xp_strdup((const char *)sqlite3_column_text(st, c));
+  default: {
+    /* a table is for a terminal: a newline in a value would break its row, an escape sequence
+    ** would reach the terminal; both are shown as text (CSV and JSON keep them as they are) */
+    const char *t = (const char *)sqlite3_column_text(st, c);
+    char *out = xp_xmalloc(4 * strlen(t) + 1), *o = out;
+    for (const unsigned char *p = (const unsigned char *)t; *p; p++) {
+      if (*p == '\n') o += sprintf(o, "\\n");
+      else if (*p == '\t') *o++ = ' ';
+      else if (*p < 0x20 || *p == 0x7f) o += sprintf(o, "\\x%02x", *p);
+      else *o++ = (char)*p;
+    }
+    *o = 0;
+    return out;
+  }
   }
 }
 
