@@ -68,7 +68,7 @@ check "no run recorded by bad input or --dry-run" "$before" "$(query "SELECT cou
 # A backend that names the engine gives the run's engine; "openai" names only the API.
 sed 's/"backend": "openai"/"backend": "vllm"/' "$data/serve_c8_detailed.json" > "$tmp/vllm-backend.json"
 "$XP" --db "$tmp/engine.db" import vllm-bench "$tmp/vllm-backend.json" > /dev/null 2>&1 || fail=1
-check "engine from the backend" "vllm" "$(sqlite3 "$tmp/engine.db" "SELECT engine FROM runs")"
+check "engine from the backend" "vllm" "$(db="$tmp/engine.db" query "SELECT engine FROM runs")"
 
 # The same benchmark saved under another name, a day earlier, its latencies doubled: the same
 # case for compare and regressions (file names aside), older by its own date though imported
@@ -79,7 +79,7 @@ sed -e 's/"date": "20250611-101500"/"date": "20250610-101500"/' \
     "$data/serve_c8_detailed.json" > "$tmp/vllm-older-name.json"
 "$XP" --db "$db2" import vllm-bench "$data/serve_c8_detailed.json" > /dev/null 2>&1 || fail=1
 "$XP" --db "$db2" import vllm-bench "$tmp/vllm-older-name.json" > /dev/null 2>&1 || fail=1
-ids=$(sqlite3 "$db2" "SELECT group_concat(substr(uuid, 1, 8), ' ') FROM runs ORDER BY id")
+ids=$(db="$db2" query "SELECT group_concat(substr(uuid, 1, 8), ' ') FROM (SELECT uuid FROM runs ORDER BY id)")
 "$XP" --db "$db2" compare $ids > "$tmp/cmp" 2>&1
 grep -q "only in" "$tmp/cmp" && { echo "FAIL: compare across file names: cases unmatched"; head -20 "$tmp/cmp"; fail=1; }
 "$XP" --db "$db2" query "$XP_SRC/queries/regressions.sql" --format csv > "$tmp/reg" 2>&1
