@@ -120,7 +120,10 @@ static void jw_note(json_walk *w, const char *path) {
 static void jw_value(json_walk *w, const char *path, int depth) {
   char sub[512], key[256];
   jw_space(w);
-  if (depth > 64) return;
+  if (depth > 64) { /* deeper than any spec: stop noting lines (the walk must still end) */
+    w->p += strlen(w->p);
+    return;
+  }
   if (*w->p == '{' || *w->p == '[') {
     const int object = *w->p++ == '{';
     for (int i = 0;; i++) {
@@ -137,9 +140,11 @@ static void jw_value(json_walk *w, const char *path, int depth) {
         snprintf(sub, sizeof sub, "%s[%d]", path, i);
         jw_note(w, sub);
       }
+      const char *before = w->p;
       jw_value(w, sub, depth + 1);
       jw_space(w);
       if (*w->p == ',') w->p++;
+      else if (w->p == before) break; /* no progress: text cJSON took another way; stop */
     }
     if (*w->p) w->p++;
   } else if (*w->p == '"') {
