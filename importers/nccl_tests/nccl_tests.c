@@ -126,10 +126,12 @@ static int info_only(const char *text, size_t len) {
          !memmem(text, len, "Collective test starting", 24) && !memmem(text, len, "Avg bus bandwidth", 17);
 }
 
+size_t nt_bom(const char *text, size_t len) {
+  return len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+}
+
 static enum file_kind classify(const char *text, size_t len) {
-  size_t i = 0;
-  if (len >= 3 && (unsigned char)text[0] == 0xef && (unsigned char)text[1] == 0xbb && (unsigned char)text[2] == 0xbf)
-    i = 3; /* a UTF-8 byte-order mark (an editor's) */
+  size_t i = nt_bom(text, len);
   while (i < len && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t')) i++;
   if (i < len && text[i] == '{') return F_JSON;
   if (i < len && text[i] == '<' && memmem(text, len, "<system", 7)) return F_TOPO;

@@ -5,6 +5,7 @@
 */
 #ifndef XP_NCCL_TESTS_H
 #define XP_NCCL_TESTS_H
+#include <stddef.h>
 #include <stdint.h>
 #include "runners/nccl_info.h"
 
@@ -75,6 +76,8 @@ void nt_doc_init(nt_doc *d, const char *path);
 ** collective fixes that ratio; they stay 0 where it does not, or where rows disagree. */
 void nt_infer_ranks(nt_doc *d);
 void nt_doc_free(nt_doc *d);
+/* The bytes of a UTF-8 byte-order mark at the start of text (an editor's), 0 where none. */
+size_t nt_bom(const char *text, size_t len);
 nt_row *nt_doc_add_row(nt_doc *d);
 /* Name mapping: "all_reduce_perf" -> "allreduce", "bfloat16" -> "bf16". */
 void nt_coll_from_test(const char *test, char *out, size_t n);

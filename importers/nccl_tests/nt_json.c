@@ -119,8 +119,8 @@ static void read_args(nt_doc *d, const cJSON *args) {
 }
 
 int nt_parse_json(nt_doc *d, const char *text, size_t len) {
-  if (len >= 3 && (unsigned char)text[0] == 0xef && (unsigned char)text[1] == 0xbb && (unsigned char)text[2] == 0xbf)
-    text += 3, len -= 3; /* a UTF-8 byte-order mark */
+  const size_t bom = nt_bom(text, len);
+  text += bom, len -= bom;
   cJSON *root = cJSON_ParseWithLength(text, len);
   if (!root || !cJSON_IsObject(root)) {
     cJSON_Delete(root);

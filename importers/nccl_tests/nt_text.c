@@ -548,7 +548,6 @@ static int take_row(parser *P, const char *s, int lineno) {
   return rc == ROW_SHORT ? 0 : rc;
 }
 
-/* A line that goes on the piece held back ("  7.49  1.91 ..." after an INFO line cut its row). */
 /* A row's rest begins with a figure ("20.03", "N/A"), not a word ("2 total processes killed"
 ** begins with one too, but goes on with words: read_row then refuses the joined line). */
 static int starts_with_number(const char *s) {
@@ -574,16 +573,7 @@ static int count_tokens(const char *s) {
 static int continue_row(parser *P, const char *s, size_t n) {
   size_t used = strlen(P->pending);
   snprintf(P->pending + used, sizeof P->pending - used, " %.*s", (int)n, s);
-  if (count_tokens(P->pending) < P->L.ncols) return 0;
-  char row[MAX_LINE];
-  snprintf(row, sizeof row, "%s", P->pending);
-  P->pending[0] = 0;
-  int rc = read_row(P, row, P->pending_line);
-  if (rc == ROW_SHORT) {
-    xp_warn("%s:%d: result line cut short, left out", P->d->path, P->pending_line);
-    return 0;
-  }
-  return rc;
+  return count_tokens(P->pending) < P->L.ncols ? 0 : flush_pending(P);
 }
 
 /* An INFO line: its host is noted where it begins the line; where the start of a result line
@@ -642,7 +632,7 @@ static void judge_old_errors(nt_doc *d) {
 static void clean_line(char *line, int first) {
   char *o = line;
   const char *p = line;
-  if (first && (unsigned char)p[0] == 0xef && (unsigned char)p[1] == 0xbb && (unsigned char)p[2] == 0xbf) p += 3;
+  if (first) p += nt_bom(p, strlen(p));
   while (*p) {
     if (p[0] == 0x1b && p[1] == '[') {
       p += 2;
