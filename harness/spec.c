@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli.h"
 #include "spec.h"
 #include "toml_adapter.h"
 #include "xp.h"
@@ -362,18 +363,19 @@ static int choice_error(const xp_spec *s, const char *path, const char *got, con
   return xp_spec_error(s, path, "unknown value \"%s\" (expected one of: %s)", got, list);
 }
 
-/* A number as it was written: whole ones in full (99999999, not 1e+08). */
-static const char *num_text(double v, char *buf, size_t n) {
-  if (v == floor(v) && fabs(v) < 1e18) snprintf(buf, n, "%.0f", v);
-  else snprintf(buf, n, "%.17g", v);
+/* A number as it was written: whole ones in full (99999999, not 1e+08), others as the
+** shortest text that reads back the same (0.1, not 0.10000000000000001). */
+static const char *num_text(double v, char buf[40]) {
+  if (v == floor(v) && fabs(v) < 1e18) snprintf(buf, 40, "%.0f", v);
+  else xp_real_text(v, buf);
   return buf;
 }
 
 static int check_range(const xp_spec *s, const char *path, const xp_field *f, double v) {
   char a[40], b[40], c[40];
   if (f->min < f->max && (v < f->min || v > f->max))
-    return xp_spec_error(s, path, "%s is out of range [%s, %s]", num_text(v, a, sizeof a),
-                         num_text(f->min, b, sizeof b), num_text(f->max, c, sizeof c));
+    return xp_spec_error(s, path, "%s is out of range [%s, %s]", num_text(v, a), num_text(f->min, b),
+                         num_text(f->max, c));
   return 0;
 }
 
