@@ -22,7 +22,7 @@ void xp_nccl_info_init(xp_nccl_info *info) {
 
 void xp_nccl_info_free(xp_nccl_info *info) {
   free(info->conn);
-  free(info->conn_slot);
+  xp_strtab_free(&info->conn_keys);
   free(info->tuning);
   free(info->env);
   xp_nccl_info_init(info);
@@ -39,40 +39,19 @@ static void copy_trimmed(char *dst, size_t n, const char *src) {
   while (l && (dst[l - 1] == ' ' || dst[l - 1] == '\r' || dst[l - 1] == '\n')) dst[--l] = 0;
 }
 
-static uint32_t conn_hash(int src, int dst, const char *transport) {
-  uint32_t h = 2166136261u ^ (uint32_t)src * 16777619u;
-  h = (h ^ (uint32_t)dst) * 16777619u;
-  for (const char *p = transport; *p; p++) h = (h ^ (uint8_t)*p) * 16777619u;
-  return h;
-}
-
-/* Index of the connection (src, dst, transport) in the hash, and where it would go: a
+/* Counts one more channel of the connection (src, dst, transport), adding it when new. The
+** connections are interned by their bytes, so a key's id is its index in info->conn: a
 ** 512-rank all-to-all log sets up 260,000 of them, and a list walk per line took minutes. */
-static int *conn_slot_of(xp_nccl_info *info, int src, int dst, const char *transport) {
-  uint32_t mask = (uint32_t)info->conn_slots - 1, i = conn_hash(src, dst, transport) & mask;
-  for (;; i = (i + 1) & mask) {
-    int *slot = &info->conn_slot[i];
-    if (!*slot) return slot;
-    const xp_nccl_conn *c = &info->conn[*slot - 1];
-    if (c->src == src && c->dst == dst && strcmp(c->transport, transport) == 0) return slot;
-  }
-}
-
-static void conn_rehash(xp_nccl_info *info) {
-  free(info->conn_slot);
-  info->conn_slots = info->conn_slots ? 2 * info->conn_slots : 64;
-  info->conn_slot = xp_xcalloc((size_t)info->conn_slots, sizeof *info->conn_slot);
-  for (int i = 0; i < info->nconn; i++) {
-    const xp_nccl_conn *c = &info->conn[i];
-    *conn_slot_of(info, c->src, c->dst, c->transport) = i + 1;
-  }
-}
-
 static void add_conn(xp_nccl_info *info, int src, int dst, const char *transport) {
-  if (2 * (info->nconn + 1) > info->conn_slots) conn_rehash(info);
-  int *slot = conn_slot_of(info, src, dst, transport);
-  if (*slot) {
-    info->conn[*slot - 1].channels++;
+  char key[2 * sizeof(int) + sizeof info->conn->transport];
+  size_t tl = strnlen(transport, sizeof info->conn->transport - 1);
+  memcpy(key, &src, sizeof src);
+  memcpy(key + sizeof src, &dst, sizeof dst);
+  memcpy(key + 2 * sizeof src, transport, tl);
+  int added = 0;
+  uint32_t id = xp_strtab_intern(&info->conn_keys, key, 2 * sizeof src + tl, &added);
+  if (!added) {
+    info->conn[id].channels++;
     return;
   }
   if (info->nconn == info->nconn_alloc) {
@@ -83,8 +62,8 @@ static void add_conn(xp_nccl_info *info, int src, int dst, const char *transport
   c->src = src;
   c->dst = dst;
   c->channels = 1;
-  snprintf(c->transport, sizeof c->transport, "%s", transport);
-  *slot = info->nconn;
+  memcpy(c->transport, transport, tl);
+  c->transport[tl] = 0;
 }
 
 /* A transport as NCCL names its kind, not this connection's instance: RCCL's " comm 0x...
@@ -208,8 +187,8 @@ static void parse_message(xp_nccl_info *info, const char *msg) {
   const char *p;
   int a, b, c;
   if (starts(msg, "NCCL version ") || starts(msg, "RCCL version : ")) {
-    char v[64]; /* RCCL: "RCCL version : 2.22.3-HEAD:a9b0b4a" */
-    if (sscanf(msg + (msg[0] == 'R' ? 15 : 13), "%63s", v) == 1)
+    char v[58]; /* RCCL: "RCCL version : 2.22.3-HEAD:a9b0b4a"; room left for "RCCL " */
+    if (sscanf(msg + (msg[0] == 'R' ? 15 : 13), "%57s", v) == 1)
       snprintf(info->version, sizeof info->version, "%s%s", msg[0] == 'R' ? "RCCL " : "", v);
   } else if (starts(msg, "cudaDriverVersion ")) {
     info->cuda_driver = atoi(msg + 18);

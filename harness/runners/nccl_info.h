@@ -8,6 +8,7 @@
 #define XP_NCCL_INFO_H
 #include <stddef.h>
 #include <stdint.h>
+#include "table.h"
 
 /* One peer connection NCCL set up: "Channel 03/0 : 0[0] -> 1[1] via P2P/CUMEM". Channels
 ** with the same ranks and transport are counted together. */
@@ -39,7 +40,7 @@ typedef struct xp_nccl_info {
   char net[64];          /* "Socket", "IB" */
   int nconn, nconn_alloc;
   xp_nccl_conn *conn;
-  int *conn_slot, conn_slots;  /* hash of conn by (src, dst, transport): index + 1, 0 empty */
+  xp_strtab conn_keys;   /* (src, dst, transport) as bytes; a key's id is its index in conn */
   int ntuning, ntuning_alloc;
   xp_nccl_tuning *tuning;
   int nenv, nenv_alloc;

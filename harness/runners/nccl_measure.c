@@ -559,7 +559,7 @@ static int probe(session *S, xp_nccl_results *res) {
     xp_nccl_case eager = *c;
     eager.mode = XP_MODE_EAGER;
     eager.place = XP_PLACE_OUT;
-    ncclDataType_t dt;
+    ncclDataType_t dt = ncclInt8; /* set by nccl_dtype, read only when it succeeds */
     int rc = nccl_dtype(c->dtype, &dt);
     if (rc == 0) rc = launch_op(S, &eager, dt);
     if (rc) return rc;

@@ -166,7 +166,7 @@ static void print_summary(FILE *out, const tt_import *imp) {
     const tt_rank *r = imp->ranks[i];
     int64_t window = r->gpu_end - r->gpu_start, coll = 0, wait = 0, xfer = 0, mdur = 0;
     for (size_t k = 0; k < r->colls.n; k++) {
-      const tt_collk *c = TT_VEC_AT(&r->colls, tt_collk, k);
+      const tt_collk *c = XP_VEC_AT(&r->colls, tt_collk, k);
       coll += c->end - c->start;
       if (c->group >= 0) wait += c->wait, xfer += c->transfer, mdur += c->end - c->start;
     }

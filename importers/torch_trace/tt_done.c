@@ -17,29 +17,29 @@ void tt_rank_free(tt_rank *r) {
   if (!r) return;
   free(r->file);
   cJSON_Delete(r->meta);
-  tt_vec_free(&r->kstats);
-  tt_map_free(&r->kmap);
-  tt_vec_free(&r->ivals);
-  tt_vec_free(&r->steps);
-  tt_vec_free(&r->stepk);
-  tt_vec_free(&r->colls);
-  tt_vec_free(&r->shapes);
-  tt_map_free(&r->smap);
-  tt_idmap_free(&r->ext);
-  tt_idmap_free(&r->ext_ts);
-  tt_idmap_free(&r->launch_ts);
-  tt_vec_free(&r->pending);
+  xp_vec_free(&r->kstats);
+  xp_map_free(&r->kmap);
+  xp_vec_free(&r->ivals);
+  xp_vec_free(&r->steps);
+  xp_vec_free(&r->stepk);
+  xp_vec_free(&r->colls);
+  xp_vec_free(&r->shapes);
+  xp_map_free(&r->smap);
+  xp_idmap_free(&r->ext);
+  xp_idmap_free(&r->ext_ts);
+  xp_idmap_free(&r->launch_ts);
+  xp_vec_free(&r->pending);
   free(r);
 }
 
 void tt_import_free(tt_import *imp) {
   for (int i = 0; i < imp->nranks; i++) tt_rank_free(imp->ranks[i]);
   free(imp->ranks);
-  tt_strtab_free(&imp->names);
-  tt_vec_free(&imp->name_info);
-  tt_strtab_free(&imp->ops);
-  tt_strtab_free(&imp->pgs);
-  tt_strtab_free(&imp->strs);
+  xp_strtab_free(&imp->names);
+  xp_vec_free(&imp->name_info);
+  xp_strtab_free(&imp->ops);
+  xp_strtab_free(&imp->pgs);
+  xp_strtab_free(&imp->strs);
   free(imp->scratch);
   memset(imp, 0, sizeof *imp);
 }
@@ -75,21 +75,21 @@ static void shift_times(tt_rank *r) {
   int64_t shift = r->have_base ? r->base_ns : 0;
   /* Kineto writes ts relative to baseTimeNanoseconds; a producer that wrote epoch timestamps
   ** and a base as well must not be shifted twice (1e17 ns is three years). */
-  if (r->ivals.n && TT_VEC_AT(&r->ivals, tt_ival, 0)->start > 100000000000000000LL) shift = 0;
+  if (r->ivals.n && XP_VEC_AT(&r->ivals, tt_ival, 0)->start > 100000000000000000LL) shift = 0;
   if (!shift) return;
   for (size_t i = 0; i < r->ivals.n; i++) {
-    tt_ival *v = TT_VEC_AT(&r->ivals, tt_ival, i);
+    tt_ival *v = XP_VEC_AT(&r->ivals, tt_ival, i);
     v->start += shift, v->end += shift;
   }
   for (size_t i = 0; i < r->steps.n; i++) {
-    tt_step *s = TT_VEC_AT(&r->steps, tt_step, i);
+    tt_step *s = XP_VEC_AT(&r->steps, tt_step, i);
     s->start += shift, s->end += shift;
   }
   for (size_t i = 0; i < r->colls.n; i++) {
-    tt_collk *c = TT_VEC_AT(&r->colls, tt_collk, i);
+    tt_collk *c = XP_VEC_AT(&r->colls, tt_collk, i);
     c->start += shift, c->end += shift;
   }
-  for (size_t i = 0; i < r->pending.n; i++) TT_VEC_AT(&r->pending, tt_pend, i)->ts += shift;
+  for (size_t i = 0; i < r->pending.n; i++) XP_VEC_AT(&r->pending, tt_pend, i)->ts += shift;
   if (r->prof_end) r->prof_start += shift, r->prof_end += shift;
 }
 
@@ -99,7 +99,7 @@ static void shift_times(tt_rank *r) {
 ** that was asked for by name stays a missing one: the user expected it. */
 static void window_step(tt_rank *r) {
   const tt_ival *iv = r->ivals.data;
-  tt_step *s = tt_vec_push(&r->steps, sizeof *s);
+  tt_step *s = xp_vec_push(&r->steps, sizeof *s);
   memset(s, 0, sizeof *s);
   s->start = iv[0].start;
   s->end = iv[0].end;
@@ -125,21 +125,21 @@ const char *tt_steps_marked_by(const tt_import *imp, const tt_options *opt) {
 static void place_in_steps(tt_rank *r) {
   size_t ns = r->steps.n;
   int32_t *pos = xp_xcalloc(ns ? ns : 1, sizeof *pos);
-  for (size_t i = 0; i < ns; i++) pos[TT_VEC_AT(&r->steps, tt_step, i)->id] = (int32_t)i;
+  for (size_t i = 0; i < ns; i++) pos[XP_VEC_AT(&r->steps, tt_step, i)->id] = (int32_t)i;
   for (size_t i = 0; i < r->pending.n; i++) {
-    const tt_pend *pd = TT_VEC_AT(&r->pending, tt_pend, i);
+    const tt_pend *pd = XP_VEC_AT(&r->pending, tt_pend, i);
     const int32_t at = ns ? tt_step_at(&r->steps, pd->ts) : -1;
-    if (at >= 0) TT_VEC_AT(&r->ivals, tt_ival, pd->ival)->step = TT_VEC_AT(&r->steps, tt_step, at)->id;
+    if (at >= 0) XP_VEC_AT(&r->ivals, tt_ival, pd->ival)->step = XP_VEC_AT(&r->steps, tt_step, at)->id;
   }
   for (size_t i = 0; i < r->ivals.n; i++) {
-    tt_ival *v = TT_VEC_AT(&r->ivals, tt_ival, i);
+    tt_ival *v = XP_VEC_AT(&r->ivals, tt_ival, i);
     if (v->step >= 0 && (size_t)v->step < ns) v->step = pos[v->step];
     else v->step = ns ? tt_step_at(&r->steps, v->start) : -1;
   }
   free(pos);
   for (size_t i = 0; i < r->colls.n; i++) {
-    tt_collk *c = TT_VEC_AT(&r->colls, tt_collk, i);
-    c->step = TT_VEC_AT(&r->ivals, tt_ival, c->ival)->step;
+    tt_collk *c = XP_VEC_AT(&r->colls, tt_collk, i);
+    c->step = XP_VEC_AT(&r->ivals, tt_ival, c->ival)->step;
   }
 }
 
@@ -147,12 +147,12 @@ static void step_figures(tt_rank *r) {
   tt_ival *iv = r->ivals.data;
   size_t n = r->ivals.n;
   qsort(iv, n, sizeof *iv, by_step_then_start);
-  tt_map m = {0};
+  xp_map m = {0};
   for (size_t i = 0; i < n;) {
     size_t j = i;
     while (j < n && iv[j].step == iv[i].step) j++;
     if (iv[i].step >= 0) {
-      tt_step *s = TT_VEC_AT(&r->steps, tt_step, iv[i].step);
+      tt_step *s = XP_VEC_AT(&r->steps, tt_step, iv[i].step);
       s->busy_ns = union_ns(iv + i, j - i);
       s->gpu_start = iv[i].start;
       s->gpu_end = iv[i].end;
@@ -162,8 +162,8 @@ static void step_figures(tt_rank *r) {
         if (iv[k].end > s->gpu_end) s->gpu_end = iv[k].end;
         int added;
         uint64_t mk = (uint64_t)(uint32_t)iv[k].step << 32 | iv[k].key;
-        uint32_t slot = tt_map_put(&m, mk, (uint32_t)r->stepk.n, &added);
-        tt_stepk *sk = added ? tt_vec_push(&r->stepk, sizeof *sk) : TT_VEC_AT(&r->stepk, tt_stepk, slot);
+        uint32_t slot = xp_map_put(&m, mk, (uint32_t)r->stepk.n, &added);
+        tt_stepk *sk = added ? xp_vec_push(&r->stepk, sizeof *sk) : XP_VEC_AT(&r->stepk, tt_stepk, slot);
         sk->step = iv[k].step;
         sk->key = iv[k].key;
         sk->count++;
@@ -172,7 +172,7 @@ static void step_figures(tt_rank *r) {
     }
     i = j;
   }
-  tt_map_free(&m);
+  xp_map_free(&m);
 }
 
 static void whole_trace_figures(tt_rank *r) {
@@ -215,7 +215,7 @@ static int32_t only_configured_pg(tt_import *imp, const tt_rank *r) {
   }
   char *key = xp_asprintf("%s\x1f%s\x1f%s", nm->valuestring,
                           cJSON_IsString(desc) ? desc->valuestring : "", list);
-  int32_t id = (int32_t)tt_strtab_intern(&imp->pgs, key, strlen(key), NULL);
+  int32_t id = (int32_t)xp_strtab_intern(&imp->pgs, key, strlen(key), NULL);
   free(key);
   return id;
 }
@@ -224,25 +224,25 @@ static int32_t only_configured_pg(tt_import *imp, const tt_rank *r) {
 ** call) belongs to the group of the other collectives on its stream: each PyTorch process
 ** group drives its own NCCL stream. Failing that, to the trace's only configured group. */
 static void resolve_groups(tt_import *imp, tt_rank *r) {
-  tt_map by_stream = {0};
+  xp_map by_stream = {0};
   for (size_t i = 0; i < r->colls.n; i++) {
-    tt_collk *c = TT_VEC_AT(&r->colls, tt_collk, i);
+    tt_collk *c = XP_VEC_AT(&r->colls, tt_collk, i);
     if (c->pg >= 0)
-      tt_map_put(&by_stream, (uint64_t)(uint32_t)c->device << 32 | (uint32_t)c->stream, (uint32_t)c->pg, NULL);
+      xp_map_put(&by_stream, (uint64_t)(uint32_t)c->device << 32 | (uint32_t)c->stream, (uint32_t)c->pg, NULL);
   }
   int32_t only = -2;
   for (size_t i = 0; i < r->colls.n; i++) {
-    tt_collk *c = TT_VEC_AT(&r->colls, tt_collk, i);
+    tt_collk *c = XP_VEC_AT(&r->colls, tt_collk, i);
     if (c->pg >= 0) continue;
     uint32_t pg;
-    if (tt_map_get(&by_stream, (uint64_t)(uint32_t)c->device << 32 | (uint32_t)c->stream, &pg)) {
+    if (xp_map_get(&by_stream, (uint64_t)(uint32_t)c->device << 32 | (uint32_t)c->stream, &pg)) {
       c->pg = (int32_t)pg;
       continue;
     }
     if (only == -2) only = only_configured_pg(imp, r);
     c->pg = only;
   }
-  tt_map_free(&by_stream);
+  xp_map_free(&by_stream);
 }
 
 void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt) {
@@ -264,12 +264,12 @@ void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt) {
   resolve_groups(imp, r);
   /* The per-activity records and the operator map have served; drop them so that memory
   ** stays flat across the files of a multi-rank import. */
-  tt_vec_free(&r->ivals);
-  tt_idmap_free(&r->ext);
-  tt_idmap_free(&r->ext_ts);
-  tt_idmap_free(&r->launch_ts);
-  tt_vec_free(&r->pending);
-  tt_map_free(&r->kmap);
-  tt_map_free(&r->smap);
+  xp_vec_free(&r->ivals);
+  xp_idmap_free(&r->ext);
+  xp_idmap_free(&r->ext_ts);
+  xp_idmap_free(&r->launch_ts);
+  xp_vec_free(&r->pending);
+  xp_map_free(&r->kmap);
+  xp_map_free(&r->smap);
   r->done = 1;
 }

@@ -189,7 +189,7 @@ static void match_group(tt_import *imp, int32_t pg, int *cross_host, int64_t *un
     tt_rank *r = imp->ranks[k];
     member *x = &m[nm];
     for (size_t i = 0; i < r->colls.n; i++) {
-      tt_collk *c = TT_VEC_AT(&r->colls, tt_collk, i);
+      tt_collk *c = XP_VEC_AT(&r->colls, tt_collk, i);
       if (c->pg != pg) continue;
       x->c = xp_xrealloc(x->c, (x->n + 1) * sizeof *x->c);
       x->c[x->n++] = c;
@@ -274,7 +274,7 @@ int tt_match_ranks(tt_import *imp) {
     tt_rank *r = imp->ranks[k];
     r->coll_matched = r->coll_unmatched = 0;
     for (size_t i = 0; i < r->colls.n; i++) {
-      if (TT_VEC_AT(&r->colls, tt_collk, i)->group >= 0) r->coll_matched++;
+      if (XP_VEC_AT(&r->colls, tt_collk, i)->group >= 0) r->coll_matched++;
       else r->coll_unmatched++;
     }
     imp->matched += r->coll_matched;

@@ -147,9 +147,9 @@ const char *const tt_gpu_kind_name[3] = {"kernel", "memcpy", "memset"};
 
 static uint32_t intern_name(tt_import *imp, const char *s, size_t n, enum tt_gpu_kind kind) {
   int added;
-  uint32_t id = tt_strtab_intern(&imp->names, s, n, &added);
+  uint32_t id = xp_strtab_intern(&imp->names, s, n, &added);
   if (added) {
-    tt_name_info *ni = tt_vec_push(&imp->name_info, sizeof *ni);
+    tt_name_info *ni = xp_vec_push(&imp->name_info, sizeof *ni);
     ni->rule = tt_rules_match(imp->rules, imp->names.str[id]);
     ni->category = tt_rules_category_of(imp->rules, ni->rule, tt_gpu_kind_name[kind]);
     ni->comm = strcmp(tt_rules_group(imp->rules, ni->category), "communication") == 0;
@@ -166,7 +166,7 @@ static int64_t arg_int(const tt_event *ev, const char *key, int64_t dflt) {
 }
 
 /* Steps are kept sorted by start. The number of steps starting at or before t. */
-static size_t steps_upto(const tt_vec *steps, int64_t t) {
+static size_t steps_upto(const xp_vec *steps, int64_t t) {
   const tt_step *s = steps->data;
   size_t lo = 0, hi = steps->n;
   while (lo < hi) {
@@ -177,12 +177,12 @@ static size_t steps_upto(const tt_vec *steps, int64_t t) {
   return lo;
 }
 
-int32_t tt_step_at(const tt_vec *steps, int64_t t) {
+int32_t tt_step_at(const xp_vec *steps, int64_t t) {
   size_t k = steps_upto(steps, t);
   /* the latest step to start before t, else one that started earlier and holds t still (a
   ** step annotation nested in another: the time after the inner one ends is the outer's) */
   for (size_t i = k, looked = 0; i > 0 && looked < 16; i--, looked++)
-    if (t < TT_VEC_AT(steps, tt_step, i - 1)->end) return (int32_t)(i - 1);
+    if (t < XP_VEC_AT(steps, tt_step, i - 1)->end) return (int32_t)(i - 1);
   return -1;
 }
 
@@ -204,10 +204,10 @@ static int on_annotation_step(tt_rank *r, const tt_event *ev, const tt_options *
   }
   /* Kept sorted by start: steps arrive in order, so this is an append but for stragglers. */
   size_t at = steps_upto(&r->steps, ts);
-  if (at && TT_VEC_AT(&r->steps, tt_step, at - 1)->start == ts) return 0; /* recorded twice */
+  if (at && XP_VEC_AT(&r->steps, tt_step, at - 1)->start == ts) return 0; /* recorded twice */
   /* the same step number again, overlapping (two threads annotating one step): one step */
   for (size_t i = at > 2 ? at - 2 : 0; i < r->steps.n && i < at + 2 && !opt->step_annotation; i++) {
-    tt_step *o = TT_VEC_AT(&r->steps, tt_step, i); /* the neighbours in start order */
+    tt_step *o = XP_VEC_AT(&r->steps, tt_step, i); /* the neighbours in start order */
     if (o->number != number) continue;
     if (ts < o->end && o->start < ts + dur) {
       if (ts + dur > o->end) o->end = ts + dur;
@@ -216,7 +216,7 @@ static int on_annotation_step(tt_rank *r, const tt_event *ev, const tt_options *
     r->dup_steps++; /* a step number seen twice, apart: kept as two steps, and said */
     break;
   }
-  tt_vec_push(&r->steps, sizeof(tt_step));
+  xp_vec_push(&r->steps, sizeof(tt_step));
   tt_step *all = r->steps.data;
   memmove(all + at + 1, all + at, (r->steps.n - 1 - at) * sizeof *all);
   tt_step *s = &all[at];
@@ -245,33 +245,33 @@ static int on_cpu_op(tt_import *imp, tt_rank *r, const tt_event *ev) {
   memcpy(key + n + 1, dims.p ? dims.p : "", dims.n);
   key[n + 1 + dims.n] = 0x1f;
   memcpy(key + n + 2 + dims.n, types.p ? types.p : "", types.n);
-  uint32_t op = tt_strtab_intern(&imp->ops, key, n + 2 + dims.n + types.n, NULL);
+  uint32_t op = xp_strtab_intern(&imp->ops, key, n + 2 + dims.n + types.n, NULL);
   if (key != stackbuf) free(key);
   int64_t ts;
   int32_t step = -1;
   if (tt_us_to_ns(ev->ts, &ts) == 0) {
     if (ts < r->cpu_min) r->cpu_min = ts;
     int32_t at = tt_step_at(&r->steps, ts);
-    if (at >= 0) step = TT_VEC_AT(&r->steps, tt_step, at)->id;
-    else tt_idmap_set(&r->ext_ts, ext, TT_TS_KEEP(ts)); /* its step may come later in the file */
+    if (at >= 0) step = XP_VEC_AT(&r->steps, tt_step, at)->id;
+    else xp_idmap_set(&r->ext_ts, ext, TT_TS_KEEP(ts)); /* its step may come later in the file */
   }
   r->cpu_ops++;
-  if (tt_idmap_set(&r->ext, ext, (uint64_t)(op + 1) | (uint64_t)(uint32_t)(step + 1) << 32) != 0)
+  if (xp_idmap_set(&r->ext, ext, (uint64_t)(op + 1) | (uint64_t)(uint32_t)(step + 1) << 32) != 0)
     r->ext_overflow++;
   return 0;
 }
 
 static void add_stat(tt_rank *r, uint32_t key, int64_t dur) {
   int added;
-  uint32_t slot = tt_map_put(&r->kmap, key, (uint32_t)r->kstats.n, &added);
+  uint32_t slot = xp_map_put(&r->kmap, key, (uint32_t)r->kstats.n, &added);
   tt_kstat *k;
   if (added) {
-    k = tt_vec_push(&r->kstats, sizeof *k);
+    k = xp_vec_push(&r->kstats, sizeof *k);
     k->key = key;
     k->min = dur;
     k->max = dur;
   } else {
-    k = TT_VEC_AT(&r->kstats, tt_kstat, slot);
+    k = XP_VEC_AT(&r->kstats, tt_kstat, slot);
   }
   k->count++;
   k->total += dur;
@@ -281,16 +281,16 @@ static void add_stat(tt_rank *r, uint32_t key, int64_t dur) {
 
 static void add_shape(tt_rank *r, uint32_t key, uint32_t op, int64_t dur) {
   int added;
-  uint32_t slot = tt_map_put(&r->smap, (uint64_t)key << 32 | op, (uint32_t)r->shapes.n, &added);
+  uint32_t slot = xp_map_put(&r->smap, (uint64_t)key << 32 | op, (uint32_t)r->shapes.n, &added);
   tt_shape *s;
   if (added) {
-    s = tt_vec_push(&r->shapes, sizeof *s);
+    s = xp_vec_push(&r->shapes, sizeof *s);
     s->key = key;
     s->op = op;
     s->min = dur;
     s->max = dur;
   } else {
-    s = TT_VEC_AT(&r->shapes, tt_shape, slot);
+    s = XP_VEC_AT(&r->shapes, tt_shape, slot);
   }
   s->count++;
   s->total += dur;
@@ -298,10 +298,10 @@ static void add_shape(tt_rank *r, uint32_t key, uint32_t op, int64_t dur) {
   if (dur > s->max) s->max = dur;
 }
 
-static int32_t intern_str(tt_strtab *t, tt_slice s) {
+static int32_t intern_str(xp_strtab *t, tt_slice s) {
   if (!s.n) return -1;
   char *txt = dup_text(s);
-  int32_t id = (int32_t)tt_strtab_intern(t, txt, strlen(txt), NULL);
+  int32_t id = (int32_t)xp_strtab_intern(t, txt, strlen(txt), NULL);
   free(txt);
   return id;
 }
@@ -313,15 +313,15 @@ static int32_t pg_from_args(tt_import *imp, const tt_event *ev) {
   char *a = dup_text(nm), *b = dup_text(tt_event_arg(ev, "Process Group Description"));
   char *c = dup_text(tt_event_arg(ev, "Process Group Ranks"));
   char *key = xp_asprintf("%s\x1f%s\x1f%s", a, b, c);
-  int32_t id = (int32_t)tt_strtab_intern(&imp->pgs, key, strlen(key), NULL);
+  int32_t id = (int32_t)xp_strtab_intern(&imp->pgs, key, strlen(key), NULL);
   free(a), free(b), free(c), free(key);
   return id;
 }
 
 static void add_collective(tt_import *imp, tt_rank *r, const tt_event *ev, uint32_t name,
                            enum tt_coll from_args, int64_t start, int64_t dur, uint32_t ival) {
-  const tt_name_info *ni = TT_VEC_AT(&imp->name_info, tt_name_info, name);
-  tt_collk *c = tt_vec_push(&r->colls, sizeof *c);
+  const tt_name_info *ni = XP_VEC_AT(&imp->name_info, tt_name_info, name);
+  tt_collk *c = xp_vec_push(&r->colls, sizeof *c);
   c->start = start;
   c->end = start + dur;
   c->ival = ival;
@@ -347,7 +347,7 @@ static void add_collective(tt_import *imp, tt_rank *r, const tt_event *ev, uint3
     c->dtype = intern_str(&imp->strs, dt);
   } else {
     dtype_from_name(imp->names.str[name], buf, sizeof buf);
-    c->dtype = buf[0] ? (int32_t)tt_strtab_intern(&imp->strs, buf, strlen(buf), NULL) : -1;
+    c->dtype = buf[0] ? (int32_t)xp_strtab_intern(&imp->strs, buf, strlen(buf), NULL) : -1;
   }
   c->elem_size = c->dtype >= 0 ? dtype_size(imp->strs.str[c->dtype]) : 0;
 }
@@ -388,7 +388,7 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
     return 0;
   }
   uint32_t id = intern_name(imp, name, n, kind);
-  const tt_name_info *ni = TT_VEC_AT(&imp->name_info, tt_name_info, id);
+  const tt_name_info *ni = XP_VEC_AT(&imp->name_info, tt_name_info, id);
   enum tt_coll from_args = TT_COLL_NONE;
   tt_slice cn = tt_event_arg(ev, "Collective name");
   if (cn.n && ni->comm) {
@@ -408,33 +408,33 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
   if (r->hip && corr < 0) {
     /* ROCm: a kernel's "External id" is its launch's correlation id (the runtime event's and
     ** the flow's), so the step is the launch's, and no operator is known */
-    cpu_ts = ext > 0 ? tt_idmap_get(&r->launch_ts, ext) : 0;
+    cpu_ts = ext > 0 ? xp_idmap_get(&r->launch_ts, ext) : 0;
     ext = 0;
   }
   int linked = 0;
   if (ext > 0) {
-    uint64_t v = tt_idmap_get(&r->ext, ext);
+    uint64_t v = xp_idmap_get(&r->ext, ext);
     if (v) {
       uint32_t op = (uint32_t)(v & 0xffffffffu);
       step = (int32_t)(v >> 32) - 1;
       if (op) add_shape(r, key, op - 1, dur);
       r->linked++;
       linked = 1;
-      if (step < 0) cpu_ts = tt_idmap_get(&r->ext_ts, ext);
+      if (step < 0) cpu_ts = xp_idmap_get(&r->ext_ts, ext);
     }
   }
-  if (!linked && !cpu_ts && corr > 0) cpu_ts = tt_idmap_get(&r->launch_ts, corr); /* a graph replay */
+  if (!linked && !cpu_ts && corr > 0) cpu_ts = xp_idmap_get(&r->launch_ts, corr); /* a graph replay */
   int64_t dev;
   if (tt_int(ev->pid, &dev) == 0) {
     if (r->device < 0) r->device = dev;
     else if (dev != r->device && r->other_device < 0) r->other_device = dev;
   }
   if (cpu_ts) {
-    tt_pend *pd = tt_vec_push(&r->pending, sizeof *pd);
+    tt_pend *pd = xp_vec_push(&r->pending, sizeof *pd);
     pd->ival = (uint32_t)r->ivals.n;
     pd->ts = TT_TS_BACK(cpu_ts);
   }
-  tt_ival *iv = tt_vec_push(&r->ivals, sizeof *iv);
+  tt_ival *iv = xp_vec_push(&r->ivals, sizeof *iv);
   iv->start = ts;
   iv->end = ts + dur;
   iv->key = key;
@@ -458,7 +458,7 @@ static void on_runtime(tt_rank *r, const tt_event *ev) {
   if (!graph) r->hip = 1;
   int64_t corr = arg_int(ev, "correlation", -1), ts;
   if (corr < 0) corr = arg_int(ev, "External id", -1);
-  if (corr > 0 && tt_us_to_ns(ev->ts, &ts) == 0) tt_idmap_set(&r->launch_ts, corr, TT_TS_KEEP(ts));
+  if (corr > 0 && tt_us_to_ns(ev->ts, &ts) == 0) xp_idmap_set(&r->launch_ts, corr, TT_TS_KEEP(ts));
 }
 
 /* A CPU event that may mark a step: ProfilerStep#N (a user_annotation since torch 1.10, a

@@ -130,7 +130,7 @@ static int store_names(xp_run *run, tt_import *imp) {
       "INSERT OR IGNORE INTO trace_names(id, name, kind, category, rule_seq) VALUES (?1,?2,?3,?4,?5)");
   if (!st) return XP_EXIT_DB;
   for (uint32_t i = 0; i < imp->names.n; i++) {
-    const tt_name_info *ni = TT_VEC_AT(&imp->name_info, tt_name_info, i);
+    const tt_name_info *ni = XP_VEC_AT(&imp->name_info, tt_name_info, i);
     sqlite3_reset(st);
     sqlite3_bind_int64(st, 1, tt_name_id(imp->names.str[i], imp->names.len[i]));
     sqlite3_bind_text(st, 2, imp->names.str[i], (int)imp->names.len[i], SQLITE_STATIC);
@@ -203,7 +203,7 @@ static int store_kernels(xp_run *run, const tt_import *imp, const tt_rank *r) {
       " VALUES (?1,?2,?3,?4,?5,?6,?7,?8)");
   if (!st) return XP_EXIT_DB;
   for (size_t i = 0; i < r->kstats.n; i++) {
-    const tt_kstat *k = TT_VEC_AT(&r->kstats, tt_kstat, i);
+    const tt_kstat *k = XP_VEC_AT(&r->kstats, tt_kstat, i);
     uint32_t nm = TT_KEY_NAME(k->key);
     sqlite3_reset(st);
     sqlite3_bind_int64(st, 1, xp_run_id(run));
@@ -226,7 +226,7 @@ static int store_steps(xp_run *run, const tt_import *imp, const tt_rank *r) {
       " gpu_end_ns, kernels, kernel_ns, busy_ns) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)");
   if (!st) return XP_EXIT_DB;
   for (size_t i = 0; i < r->steps.n; i++) {
-    const tt_step *s = TT_VEC_AT(&r->steps, tt_step, i);
+    const tt_step *s = XP_VEC_AT(&r->steps, tt_step, i);
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
     sqlite3_bind_int64(st, 1, xp_run_id(run));
@@ -250,7 +250,7 @@ static int store_steps(xp_run *run, const tt_import *imp, const tt_rank *r) {
       " VALUES (?1,?2,?3,?4,?5,?6,?7)");
   if (!st) return XP_EXIT_DB;
   for (size_t i = 0; i < r->stepk.n; i++) {
-    const tt_stepk *k = TT_VEC_AT(&r->stepk, tt_stepk, i);
+    const tt_stepk *k = XP_VEC_AT(&r->stepk, tt_stepk, i);
     uint32_t nm = TT_KEY_NAME(k->key);
     sqlite3_reset(st);
     sqlite3_bind_int64(st, 1, xp_run_id(run));
@@ -288,7 +288,7 @@ static int store_collectives(xp_run *run, const tt_import *imp, const tt_rank *r
       " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,?23,?24)");
   if (!st) return XP_EXIT_DB;
   for (size_t i = 0; i < r->colls.n; i++) {
-    const tt_collk *c = TT_VEC_AT(&r->colls, tt_collk, i);
+    const tt_collk *c = XP_VEC_AT(&r->colls, tt_collk, i);
     uint32_t nm = TT_KEY_NAME(c->key);
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
@@ -341,7 +341,7 @@ static int store_shapes(xp_run *run, const tt_import *imp, const tt_rank *r) {
       " min_ns = min(min_ns, excluded.min_ns), max_ns = max(max_ns, excluded.max_ns)");
   if (!st) return XP_EXIT_DB;
   for (size_t i = 0; i < r->shapes.n; i++) {
-    const tt_shape *s = TT_VEC_AT(&r->shapes, tt_shape, i);
+    const tt_shape *s = XP_VEC_AT(&r->shapes, tt_shape, i);
     uint32_t nm = TT_KEY_NAME(s->key);
     char *key = xp_strdup(imp->ops.str[s->op]), *op, *dims, *types;
     split3(key, &op, &dims, &types);

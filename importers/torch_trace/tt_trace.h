@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include "tt_json.h"
 #include "tt_rules.h"
-#include "tt_table.h"
+#include "table.h"
 
 /* Collectives, normalised: the names double as category names. */
 enum tt_coll {
@@ -111,19 +111,19 @@ typedef struct tt_rank {
   int64_t gpu_start, gpu_end, busy_ns, kernel_ns, prof_start, prof_end;
   int64_t step_annotations_skipped;
   int window_step;    /* no step marks: one step spans the whole GPU window */
-  tt_vec kstats; tt_map kmap;  /* tt_kstat */
-  tt_vec ivals;                /* tt_ival */
-  tt_vec steps;                /* tt_step, sorted by start once done */
-  tt_vec stepk;                /* tt_stepk, once done */
-  tt_vec colls;                /* tt_collk */
-  tt_vec shapes; tt_map smap;  /* tt_shape */
-  tt_idmap ext;                /* External id -> (op + 1) | (step id + 1) << 32 */
+  xp_vec kstats; xp_map kmap;  /* tt_kstat */
+  xp_vec ivals;                /* tt_ival */
+  xp_vec steps;                /* tt_step, sorted by start once done */
+  xp_vec stepk;                /* tt_stepk, once done */
+  xp_vec colls;                /* tt_collk */
+  xp_vec shapes; xp_map smap;  /* tt_shape */
+  xp_idmap ext;                /* External id -> (op + 1) | (step id + 1) << 32 */
   /* Steps found by CPU time once every step is known (tt_pend): an operator read before the
   ** step that holds it (torch 1.8's step after its children, a thread written first), or a
   ** ROCm launch, whose kernel carries the launch's correlation id and no operator's. */
-  tt_idmap ext_ts;             /* External id -> TT_TS_KEEP(CPU ts) of an op no step held yet */
-  tt_idmap launch_ts;          /* HIP launches, CUDA graph launches: correlation -> TT_TS_KEEP(CPU ts) */
-  tt_vec pending;              /* tt_pend */
+  xp_idmap ext_ts;             /* External id -> TT_TS_KEEP(CPU ts) of an op no step held yet */
+  xp_idmap launch_ts;          /* HIP launches, CUDA graph launches: correlation -> TT_TS_KEEP(CPU ts) */
+  xp_vec pending;              /* tt_pend */
   int hip;                     /* launches through HIP (hip*LaunchKernel): ROCm's ids */
   int64_t cpu_min;             /* earliest CPU event (raw ts, ns); INT64_MAX before one */
   /* GPU events left out or mended, for the warnings */
@@ -144,10 +144,10 @@ typedef struct tt_options {
 
 typedef struct tt_import {
   const tt_rules *rules;
-  tt_strtab names; tt_vec name_info; /* tt_name_info per name id */
-  tt_strtab ops;                     /* operator + shapes keys */
-  tt_strtab pgs;                     /* process group keys */
-  tt_strtab strs;                    /* dtypes and other small strings */
+  xp_strtab names; xp_vec name_info; /* tt_name_info per name id */
+  xp_strtab ops;                     /* operator + shapes keys */
+  xp_strtab pgs;                     /* process group keys */
+  xp_strtab strs;                    /* dtypes and other small strings */
   tt_rank **ranks;
   int nranks;
   /* matching summary */
@@ -180,5 +180,5 @@ int tt_match_ranks(tt_import *imp);
 const char *tt_steps_marked_by(const tt_import *imp, const tt_options *opt);
 
 /* The step (index into the sorted steps) whose CPU window contains t, or -1. */
-int32_t tt_step_at(const tt_vec *steps, int64_t t);
+int32_t tt_step_at(const xp_vec *steps, int64_t t);
 #endif

@@ -18,7 +18,7 @@ static tt_rank *add_rank(tt_import *imp, int64_t rank, const char *host) {
 }
 
 static tt_collk *add_coll(tt_rank *r, int32_t pg, int64_t start, int64_t dur, int64_t seq) {
-  tt_collk *c = tt_vec_push(&r->colls, sizeof *c);
+  tt_collk *c = xp_vec_push(&r->colls, sizeof *c);
   c->start = start;
   c->end = start + dur;
   c->coll = TT_COLL_ALLREDUCE;
@@ -31,7 +31,7 @@ static tt_collk *add_coll(tt_rank *r, int32_t pg, int64_t start, int64_t dur, in
 }
 
 static int32_t pg(tt_import *imp, const char *key) {
-  return (int32_t)tt_strtab_intern(&imp->pgs, key, strlen(key), NULL);
+  return (int32_t)xp_strtab_intern(&imp->pgs, key, strlen(key), NULL);
 }
 
 /* Rank 1 recorded 3 collectives before rank 0's window opened, and rank 0's profiler dropped
@@ -53,18 +53,18 @@ static void test_offset_and_gap(void) {
   CHECK_EQ_INT(r1->coll_matched, 8);
   CHECK_EQ_INT(r1->coll_unmatched, 4); /* 0, 1, 2 before rank 0's window, and 5 */
   for (size_t i = 0; i < r1->colls.n; i++) {
-    tt_collk *c = TT_VEC_AT(&r1->colls, tt_collk, i);
+    tt_collk *c = XP_VEC_AT(&r1->colls, tt_collk, i);
     if (c->group < 0) continue;
     CHECK_EQ_INT(c->wait, 5000);
     CHECK_EQ_INT(c->transfer, 10000);
   }
   for (size_t i = 0; i < r0->colls.n; i++) {
-    tt_collk *c = TT_VEC_AT(&r0->colls, tt_collk, i);
+    tt_collk *c = XP_VEC_AT(&r0->colls, tt_collk, i);
     CHECK_EQ_INT(c->wait, 0);
     CHECK_EQ_INT(c->transfer, 10000);
     /* paired with rank 1's kernel of the same collective (same end) */
     for (size_t j = 0; j < r1->colls.n; j++) {
-      tt_collk *d = TT_VEC_AT(&r1->colls, tt_collk, j);
+      tt_collk *d = XP_VEC_AT(&r1->colls, tt_collk, j);
       if (d->group == c->group) CHECK_EQ_INT(d->end, c->end);
     }
   }
@@ -118,7 +118,7 @@ static void test_four_ranks(void) {
   CHECK_EQ_INT(tt_match_ranks(&imp), 0);
   CHECK_EQ_INT(imp.match_groups, 3);
   for (int i = 0; i < 4; i++) {
-    tt_collk *c = TT_VEC_AT(&r[i]->colls, tt_collk, 1);
+    tt_collk *c = XP_VEC_AT(&r[i]->colls, tt_collk, 1);
     CHECK_EQ_INT(c->wait, 7000 - arrive[i]);
     CHECK_EQ_INT(c->transfer, 2000);
   }

@@ -46,7 +46,7 @@ static void name_totals(const tt_import *imp, const tt_rank *r, int64_t *count, 
   memset(count, 0, imp->names.n * sizeof *count);
   memset(total, 0, imp->names.n * sizeof *total);
   for (size_t i = 0; i < r->kstats.n; i++) {
-    const tt_kstat *k = TT_VEC_AT(&r->kstats, tt_kstat, i);
+    const tt_kstat *k = XP_VEC_AT(&r->kstats, tt_kstat, i);
     count[TT_KEY_NAME(k->key)] += k->count;
     total[TT_KEY_NAME(k->key)] += k->total;
   }
@@ -136,9 +136,9 @@ static void check_hta(const char *dir) {
       CHECK_EQ_INT(r->kernels + r->memcpys + r->memsets, t[i].kernels);
       int64_t comm = 0;
       for (size_t k = 0; k < r->kstats.n; k++) {
-        const tt_kstat *s = TT_VEC_AT(&r->kstats, tt_kstat, k);
+        const tt_kstat *s = XP_VEC_AT(&r->kstats, tt_kstat, k);
         const char *name = imp.names.str[TT_KEY_NAME(s->key)];
-        const tt_name_info *ni = TT_VEC_AT(&imp.name_info, tt_name_info, TT_KEY_NAME(s->key));
+        const tt_name_info *ni = XP_VEC_AT(&imp.name_info, tt_name_info, TT_KEY_NAME(s->key));
         if (strncmp(name, "nccl", 4) == 0) {
           CHECK(ni->comm);
           if (!ni->comm) fprintf(stderr, "%s: %s is %s\n", t[i].file, name, ni->category);
@@ -240,7 +240,7 @@ static void check_split(const char *r0, const char *r1) {
   for (int k = 0; k < imp.nranks; k++) {
     tt_rank *r = imp.ranks[k];
     for (size_t i = 0; i < r->colls.n; i++) {
-      tt_collk *c = TT_VEC_AT(&r->colls, tt_collk, i);
+      tt_collk *c = XP_VEC_AT(&r->colls, tt_collk, i);
       if (c->group < 0) continue;
       w[r->rank] += c->wait;
       x[r->rank] += c->transfer;

@@ -1,12 +1,12 @@
-/* Containers for the trace importer (see tt_table.h). */
-#include "tt_table.h"
+/* Small shared containers (see table.h). */
+#include "table.h"
 #include <stdlib.h>
 #include <string.h>
 #include "xp.h"
 
 /* 64-bit FNV-1a over 8-byte words, then a final mix: names are hundreds of bytes and hashed
 ** once per kernel event, so word-at-a-time matters; quality only needs to spread the keys. */
-uint64_t tt_hash(const void *p, size_t n) {
+uint64_t xp_hash(const void *p, size_t n) {
   const unsigned char *s = p;
   uint64_t h = 0xcbf29ce484222325ULL ^ n;
   while (n >= 8) {
@@ -26,7 +26,7 @@ uint64_t tt_hash(const void *p, size_t n) {
   return h;
 }
 
-static void strtab_rehash(tt_strtab *t, uint32_t nslots) {
+static void strtab_rehash(xp_strtab *t, uint32_t nslots) {
   free(t->slots);
   t->slots = xp_xcalloc(nslots, sizeof *t->slots);
   t->nslots = nslots;
@@ -37,8 +37,8 @@ static void strtab_rehash(tt_strtab *t, uint32_t nslots) {
   }
 }
 
-uint32_t tt_strtab_intern(tt_strtab *t, const char *s, size_t n, int *added) {
-  uint64_t h = tt_hash(s, n);
+uint32_t xp_strtab_intern(xp_strtab *t, const char *s, size_t n, int *added) {
+  uint64_t h = xp_hash(s, n);
   if (added) *added = 0;
   if (t->nslots) {
     uint32_t j = (uint32_t)h & (t->nslots - 1);
@@ -70,7 +70,7 @@ uint32_t tt_strtab_intern(tt_strtab *t, const char *s, size_t n, int *added) {
   return id;
 }
 
-void tt_strtab_free(tt_strtab *t) {
+void xp_strtab_free(xp_strtab *t) {
   for (uint32_t i = 0; i < t->n; i++) free(t->str[i]);
   free(t->str);
   free(t->len);
@@ -86,7 +86,7 @@ static size_t mix(uint64_t k) {
   return (size_t)k;
 }
 
-static void map_grow(tt_map *m) {
+static void map_grow(xp_map *m) {
   size_t cap = m->cap ? m->cap * 2 : 256;
   uint64_t *keys = xp_xcalloc(cap, sizeof *keys);
   uint32_t *vals = xp_xcalloc(cap, sizeof *vals);
@@ -104,14 +104,14 @@ static void map_grow(tt_map *m) {
   m->cap = cap;
 }
 
-static size_t map_find(const tt_map *m, uint64_t key) {
+static size_t map_find(const xp_map *m, uint64_t key) {
   size_t j = mix(key) & (m->cap - 1);
   while (m->vals[j] && m->keys[j] != key) j = (j + 1) & (m->cap - 1);
   return j;
 }
 
 /* Values are stored plus one so that zero marks an empty slot. */
-int tt_map_get(const tt_map *m, uint64_t key, uint32_t *value) {
+int xp_map_get(const xp_map *m, uint64_t key, uint32_t *value) {
   if (!m->cap) return 0;
   size_t j = map_find(m, key);
   if (!m->vals[j]) return 0;
@@ -119,7 +119,7 @@ int tt_map_get(const tt_map *m, uint64_t key, uint32_t *value) {
   return 1;
 }
 
-uint32_t tt_map_put(tt_map *m, uint64_t key, uint32_t value, int *added) {
+uint32_t xp_map_put(xp_map *m, uint64_t key, uint32_t value, int *added) {
   if (added) *added = 0;
   if ((m->n + 1) * 2 > m->cap) map_grow(m);
   size_t j = map_find(m, key);
@@ -131,15 +131,15 @@ uint32_t tt_map_put(tt_map *m, uint64_t key, uint32_t value, int *added) {
   return value;
 }
 
-void tt_map_free(tt_map *m) {
+void xp_map_free(xp_map *m) {
   free(m->keys);
   free(m->vals);
   memset(m, 0, sizeof *m);
 }
 
-int tt_idmap_set(tt_idmap *m, int64_t id, uint64_t v) {
-  if (id < 0 || id >= TT_IDMAP_MAX_ID) return -1;
-  size_t pg = (size_t)id >> TT_IDMAP_PAGE_BITS;
+int xp_idmap_set(xp_idmap *m, int64_t id, uint64_t v) {
+  if (id < 0 || id >= XP_IDMAP_MAX_ID) return -1;
+  size_t pg = (size_t)id >> XP_IDMAP_PAGE_BITS;
   if (pg >= m->npages) {
     size_t n = m->npages ? m->npages : 16;
     while (n <= pg) n *= 2;
@@ -147,25 +147,25 @@ int tt_idmap_set(tt_idmap *m, int64_t id, uint64_t v) {
     memset(m->pages + m->npages, 0, (n - m->npages) * sizeof *m->pages);
     m->npages = n;
   }
-  if (!m->pages[pg]) m->pages[pg] = xp_xcalloc((size_t)1 << TT_IDMAP_PAGE_BITS, sizeof(uint64_t));
-  m->pages[pg][id & ((1 << TT_IDMAP_PAGE_BITS) - 1)] = v;
+  if (!m->pages[pg]) m->pages[pg] = xp_xcalloc((size_t)1 << XP_IDMAP_PAGE_BITS, sizeof(uint64_t));
+  m->pages[pg][id & ((1 << XP_IDMAP_PAGE_BITS) - 1)] = v;
   return 0;
 }
 
-uint64_t tt_idmap_get(const tt_idmap *m, int64_t id) {
-  if (id < 0 || id >= TT_IDMAP_MAX_ID) return 0;
-  size_t pg = (size_t)id >> TT_IDMAP_PAGE_BITS;
+uint64_t xp_idmap_get(const xp_idmap *m, int64_t id) {
+  if (id < 0 || id >= XP_IDMAP_MAX_ID) return 0;
+  size_t pg = (size_t)id >> XP_IDMAP_PAGE_BITS;
   if (pg >= m->npages || !m->pages[pg]) return 0;
-  return m->pages[pg][id & ((1 << TT_IDMAP_PAGE_BITS) - 1)];
+  return m->pages[pg][id & ((1 << XP_IDMAP_PAGE_BITS) - 1)];
 }
 
-void tt_idmap_free(tt_idmap *m) {
+void xp_idmap_free(xp_idmap *m) {
   for (size_t i = 0; i < m->npages; i++) free(m->pages[i]);
   free(m->pages);
   memset(m, 0, sizeof *m);
 }
 
-void *tt_vec_push(tt_vec *v, size_t size) {
+void *xp_vec_push(xp_vec *v, size_t size) {
   if (v->n == v->cap) {
     v->cap = v->cap ? v->cap * 2 : 256;
     v->data = xp_xrealloc(v->data, v->cap * size);
@@ -176,7 +176,7 @@ void *tt_vec_push(tt_vec *v, size_t size) {
   return e;
 }
 
-void tt_vec_free(tt_vec *v) {
+void xp_vec_free(xp_vec *v) {
   free(v->data);
   memset(v, 0, sizeof *v);
 }
