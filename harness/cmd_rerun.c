@@ -131,14 +131,14 @@ int xp_rerun(sqlite3 *db, int64_t run_id, const struct xp_kind *kind, char new_u
   return rc;
 }
 
-int xp_history_args(int argc, char **argv, const char *cmd, const char *usage,
+int xp_history_args(int argc, char **argv, const char *cmd, const char *help,
                     const char *second, const char *missing, const char **target, int *dry) {
   int rc = 0;
   *target = NULL;
   *dry = 0;
   for (int i = 1; i < argc && rc == 0; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      fputs(usage, stdout);
+      fputs(help, stdout);
       return -1;
     } else if (strcmp(argv[i], "--dry-run") == 0) *dry = 1;
     else if (argv[i][0] == '-') rc = xp_usage_error(cmd, "unknown option %s", argv[i]);

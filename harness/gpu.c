@@ -56,7 +56,7 @@ int xp_gpu_describe(int dev, xp_gpu_info *g) {
   g->index = dev;
   g->pcie_gen = g->pcie_width = -1;
   XP_CUDA(cudaGetDeviceProperties(&p, dev));
-  snprintf(g->name, sizeof g->name, "%s", p.name);
+  snprintf(g->name, sizeof g->name, "%.*s", (int)sizeof g->name - 1, p.name); /* names are short */
   char *u = g->uuid;
   u += sprintf(u, "GPU-");
   for (int i = 0; i < 16; i++) {

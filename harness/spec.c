@@ -4,6 +4,7 @@
 ** silently change what an experiment measures.
 */
 #include <errno.h>
+#include <stdarg.h>
 #include <libgen.h>
 #include <math.h>
 #include <stdlib.h>
@@ -19,6 +20,22 @@ struct spec_private {
 };
 
 static const char *const interconnects[] = {"nvlink", "pcie", "shm", "net", "mixed", NULL};
+
+/* A key path as errors name it and line lookup finds it ("shapes[2].hidden"), written into
+** out. No spec nests so deep that a path fills out; one that would is cut with "...", so an
+** error never names a cut path as if it were whole. */
+__attribute__((format(printf, 3, 4))) static void spec_path(char *out, size_t n, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  const int len = vsnprintf(out, n, fmt, ap);
+  va_end(ap);
+  if (len >= (int)n && n > 4) memcpy(out + n - 4, "...", 4);
+}
+
+/* Key `key` of the table at `path` ("" or NULL: the top level). */
+static void key_path(char *out, size_t n, const char *path, const char *key) {
+  spec_path(out, n, "%s%s%s", path ? path : "", path && *path ? "." : "", key);
+}
 
 const xp_field xp_declared_fields[] = {
     {"name", XP_T_STRING, 0, NULL, NULL, 0, 0, "short name of the experiment"},
@@ -77,11 +94,11 @@ static int check_duplicate_keys(const xp_spec *s, const cJSON *node, const char 
   int i = 0;
   for (const cJSON *c = node->child; c; c = c->next, i++) {
     if (cJSON_IsObject(node)) {
-      snprintf(sub, sizeof sub, "%s%s%s", *path ? path : "", *path ? "." : "", c->string);
+      key_path(sub, sizeof sub, path, c->string);
       for (const cJSON *d = c->next; d; d = d->next)
         if (strcmp(c->string, d->string) == 0)
           return xp_spec_error(s, sub, "duplicate key (each key may be given once)");
-    } else snprintf(sub, sizeof sub, "%s[%d]", path, i);
+    } else spec_path(sub, sizeof sub, "%s[%d]", path, i);
     if ((cJSON_IsObject(c) || cJSON_IsArray(c)) && check_duplicate_keys(s, c, sub)) return XP_EXIT_USAGE;
   }
   return 0;
@@ -132,13 +149,13 @@ static void jw_value(json_walk *w, const char *path, int depth) {
       if (!*w->p || *w->p == '}' || *w->p == ']') break;
       if (object) {
         jw_string(w, key, sizeof key);
-        snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", key);
+        key_path(sub, sizeof sub, path, key);
         jw_note(w, sub);
         jw_space(w);
         if (*w->p == ':') w->p++;
         jw_space(w);
       } else {
-        snprintf(sub, sizeof sub, "%s[%d]", path, i);
+        spec_path(sub, sizeof sub, "%s[%d]", path, i);
         jw_note(w, sub);
       }
       const char *before = w->p;
@@ -405,7 +422,7 @@ static int check_value(const xp_spec *s, const cJSON *v, const char *path, const
   case XP_T_TABLES:
     if (!cJSON_IsArray(v)) break;
     cJSON_ArrayForEach(e, v) {
-      snprintf(sub, sizeof sub, "%s[%d]", path, i++);
+      spec_path(sub, sizeof sub, "%s[%d]", path, i++);
       int ok = f->type == XP_T_STRINGS ? cJSON_IsString(e)
                : f->type == XP_T_INTS  ? is_int(e)
                : f->type == XP_T_NUMBERS ? cJSON_IsNumber(e)
@@ -432,7 +449,7 @@ static int check_value(const xp_spec *s, const cJSON *v, const char *path, const
     if (!cJSON_IsObject(v)) break;
     cJSON_ArrayForEach(e, v) {
       if (!cJSON_IsString(e) && !cJSON_IsNumber(e) && !cJSON_IsBool(e)) {
-        snprintf(sub, sizeof sub, "%s.%s", path, e->string);
+        key_path(sub, sizeof sub, path, e->string);
         return xp_spec_error(s, sub, "expected a string, number or boolean");
       }
     }
@@ -457,7 +474,7 @@ int xp_spec_check_fields(const xp_spec *s, const cJSON *obj, const char *path,
   cJSON_ArrayForEach(v, obj) {
     if (top_level && strcmp(v->string, "kind") == 0) continue;
     if (find_field(fields, v->string) || (top_level && find_field(xp_declared_fields, v->string))) continue;
-    snprintf(sub, sizeof sub, "%s%s%s", path && *path ? path : "", path && *path ? "." : "", v->string);
+    key_path(sub, sizeof sub, path, v->string);
     const int line = xp_spec_line(s, sub);
     if (!unknown || (line > 0 && (unknown_line <= 0 || line < unknown_line))) {
       unknown = v;
@@ -465,12 +482,11 @@ int xp_spec_check_fields(const xp_spec *s, const cJSON *obj, const char *path,
     }
   }
   if (unknown) {
-    snprintf(sub, sizeof sub, "%s%s%s", path && *path ? path : "", path && *path ? "." : "", unknown->string);
+    key_path(sub, sizeof sub, path, unknown->string);
     return xp_spec_error(s, sub, "unknown key");
   }
   cJSON_ArrayForEach(v, obj) {
-    snprintf(sub, sizeof sub, "%s%s%s", path && *path ? path : "", path && *path ? "." : "",
-             v->string);
+    key_path(sub, sizeof sub, path, v->string);
     if (top_level && strcmp(v->string, "kind") == 0) continue;
     const xp_field *f = find_field(fields, v->string);
     if (!f && top_level) f = find_field(xp_declared_fields, v->string);
@@ -478,7 +494,7 @@ int xp_spec_check_fields(const xp_spec *s, const cJSON *obj, const char *path,
   }
   for (const xp_field *f = fields; f && f->key; f++) {
     if (f->required && !cJSON_GetObjectItemCaseSensitive(obj, f->key)) {
-      snprintf(sub, sizeof sub, "%s%s%s", path && *path ? path : "", path && *path ? "." : "", f->key);
+      key_path(sub, sizeof sub, path, f->key);
       /* the line of the table that lacks it (the file's first line for the top level) */
       const int line = path && *path ? xp_spec_line(s, path) : 1;
       return xp_error_at(XP_EXIT_USAGE, s->path, line > 0 ? line : 1, "%s: required key is missing", sub);
@@ -521,7 +537,7 @@ int xp_spec_sizes(const xp_spec *s, const cJSON *obj, const char *key, const cha
     if (cJSON_IsNumber(e) && e->valuedouble >= 0) v[i] = xp_saturate_int64(e->valuedouble);
     else if (!cJSON_IsString(e) || xp_parse_size(e->valuestring, &v[i]) != 0) {
       char sub[300];
-      snprintf(sub, sizeof sub, "%s[%d]", path, i);
+      spec_path(sub, sizeof sub, "%s[%d]", path, i);
       xp_spec_error(s, sub, "not a size");
       free(v);
       return -1;

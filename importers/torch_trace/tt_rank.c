@@ -527,11 +527,11 @@ int tt_rank_meta(tt_import *imp, tt_rank *r, tt_slice key, tt_slice val, char *e
     cJSON *rk = cJSON_GetObjectItemCaseSensitive(v, "rank");
     cJSON *ws = cJSON_GetObjectItemCaseSensitive(v, "world_size");
     /* numbers, or numbers written as strings ("rank": "3", as some launchers' traces have) */
-    int64_t v;
+    int64_t n;
     if (cJSON_IsNumber(rk)) r->trace_rank = xp_saturate_int64(rk->valuedouble);
-    else if (cJSON_IsString(rk) && tt_int((tt_slice){rk->valuestring, strlen(rk->valuestring)}, &v) == 0) r->trace_rank = v;
+    else if (cJSON_IsString(rk) && tt_int((tt_slice){rk->valuestring, strlen(rk->valuestring)}, &n) == 0) r->trace_rank = n;
     if (cJSON_IsNumber(ws)) r->world_size = xp_saturate_int64(ws->valuedouble);
-    else if (cJSON_IsString(ws) && tt_int((tt_slice){ws->valuestring, strlen(ws->valuestring)}, &v) == 0) r->world_size = v;
+    else if (cJSON_IsString(ws) && tt_int((tt_slice){ws->valuestring, strlen(ws->valuestring)}, &n) == 0) r->world_size = n;
   }
   if (cJSON_GetObjectItemCaseSensitive(r->meta, name)) cJSON_DeleteItemFromObjectCaseSensitive(r->meta, name);
   cJSON_AddItemToObject(r->meta, name, v);

@@ -114,8 +114,8 @@ static const char probe_tables_sql[] =
     "CREATE TABLE IF NOT EXISTS probe_leaf (row_id INTEGER NOT NULL REFERENCES probe_rows (id)"
     " ON DELETE CASCADE, x REAL NOT NULL) STRICT;";
 
-static const xp_kind probe_kind = {"hist_probe", "history test probe", probe_fields, 0, NULL,
-                                   NULL, probe_execute, NULL, NULL, NULL};
+static const xp_kind probe_kind = {
+    .name = "hist_probe", .summary = "history test probe", .fields = probe_fields, .execute = probe_execute};
 
 /* Record one probe run with "KEY=VALUE" settings; returns the exit code, uuid in out. */
 static int probe_record(sqlite3 *db, const char *const *sets, int nsets, char out[37]) {

@@ -57,8 +57,8 @@ static int test_execute(xp_ctx *ctx) {
   return 0;
 }
 
-static const xp_kind test_kind = {"test_kind", "for tests", test_fields, 0, NULL, NULL,
-                                  test_execute, NULL, NULL, NULL};
+static const xp_kind test_kind = {
+    .name = "test_kind", .summary = "for tests", .fields = test_fields, .execute = test_execute};
 
 static xp_spec *spec_text(const char *name, const char *text) {
   char *p = test_write_file(name, text);

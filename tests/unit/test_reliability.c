@@ -79,8 +79,8 @@ static int probe_execute(xp_ctx *ctx) {
   return rc;
 }
 
-static const xp_kind probe_kind = {"reliability_probe", "records a known amount of data",
-                                   probe_fields, 0, NULL, NULL, probe_execute, NULL, NULL, NULL};
+static const xp_kind probe_kind = {.name = "reliability_probe", .summary = "records a known amount of data",
+                                   .fields = probe_fields, .execute = probe_execute};
 
 static xp_spec *probe_spec(int ncases, int nsamples, int64_t pause_us, int64_t seq) {
   cJSON *root = cJSON_CreateObject();
