@@ -46,14 +46,79 @@ static const char *txt(sqlite3_stmt *st, int i) {
 ** not a key: it changes whenever they do. */
 #define KEY_TEXT_MAX 80
 
-/* A row's identity: its text (and NULL) columns, as a label "a=x, b=y". */
-static char *row_key(const cJSON *row) {
+/* The columns that name a row, chosen per result set: its short text (and NULL) columns,
+** then as many whole-number columns (tp, batch, bytes), in column order, as it takes for every
+** row of both sets to have its own name. allreduce_burst names its rows by bytes and
+** allreduce_share by tp and batch: keyed on text alone, their rows had one name, were matched
+** by position, and a new row shifted every row after it into a false drift. */
+typedef struct row_naming {
+  const char *col[64];
+  int n;
+} row_naming;
+
+/* A date or time ("2026-12-01", "2026-12-01T10:00:00Z") says when, not which: last_run moves
+** whenever a newer run arrives, and the row it is on is still the same row. */
+static int is_date(const char *s) {
+  int y, m, d, n = 0;
+  return sscanf(s, "%4d-%2d-%2d%n", &y, &m, &d, &n) == 3 && n == 10;
+}
+
+static int column_is(const cJSON *rows, const char *name, int whole) {
+  const cJSON *r;
+  cJSON_ArrayForEach(r, rows) {
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(r, name);
+    if (!c || cJSON_IsNull(c)) continue;
+    if (whole ? !(cJSON_IsNumber(c) && c->valuedouble == floor(c->valuedouble))
+              : !(cJSON_IsString(c) && strlen(c->valuestring) <= KEY_TEXT_MAX && !is_date(c->valuestring)))
+      return 0;
+  }
+  return 1;
+}
+
+/* The column's value in the row as a name part; NULL where the row lacks it or holds NULL. */
+static char *cell_text(const cJSON *row, const char *name) {
+  const cJSON *c = cJSON_GetObjectItemCaseSensitive(row, name);
+  return cJSON_IsString(c) ? xp_strdup(c->valuestring)
+         : cJSON_IsNumber(c) ? xp_asprintf("%.0f", c->valuedouble) : xp_strdup("NULL");
+}
+
+static int all_null(const cJSON *then, const cJSON *now, const char *name) {
+  for (int set = 0; set < 2; set++) {
+    const cJSON *r, *rows = set ? now : then;
+    cJSON_ArrayForEach(r, rows) {
+      const cJSON *c = cJSON_GetObjectItemCaseSensitive(r, name);
+      if (c && !cJSON_IsNull(c)) return 0;
+    }
+  }
+  return 1;
+}
+
+/* 1 when the column holds two different values over both sets. */
+static int varies(const cJSON *then, const cJSON *now, const char *name) {
+  char *first = NULL;
+  int differs = 0;
+  for (int set = 0; set < 2 && !differs; set++) {
+    const cJSON *r, *rows = set ? now : then;
+    cJSON_ArrayForEach(r, rows) {
+      char *v = cell_text(r, name);
+      if (!first) first = v;
+      else {
+        differs = strcmp(first, v) != 0;
+        free(v);
+        if (differs) break;
+      }
+    }
+  }
+  free(first);
+  return differs;
+}
+
+/* A row's name under the naming: "a=x, b=y". */
+static char *row_key(const cJSON *row, const row_naming *nm) {
   char *k = xp_strdup("");
-  const cJSON *c;
-  cJSON_ArrayForEach(c, row) {
-    if (cJSON_IsNumber(c) || (cJSON_IsString(c) && strlen(c->valuestring) > KEY_TEXT_MAX)) continue;
-    char *v = cJSON_IsString(c) ? xp_strdup(c->valuestring) : xp_strdup("NULL");
-    char *n = xp_asprintf("%s%s%s=%s", k, *k ? ", " : "", c->string, v);
+  for (int i = 0; i < nm->n; i++) {
+    char *v = cell_text(row, nm->col[i]);
+    char *n = xp_asprintf("%s%s%s=%s", k, *k ? ", " : "", nm->col[i], v);
     free(v);
     free(k);
     k = n;
@@ -61,11 +126,11 @@ static char *row_key(const cJSON *row) {
   return k;
 }
 
-static int keys_unique(const cJSON *rows) {
+static int keys_unique(const cJSON *rows, const row_naming *nm) {
   int n = cJSON_GetArraySize(rows), unique = 1;
   char **keys = xp_xcalloc((size_t)n + 1, sizeof *keys);
   for (int i = 0; i < n; i++) {
-    keys[i] = row_key(cJSON_GetArrayItem(rows, i));
+    keys[i] = row_key(cJSON_GetArrayItem(rows, i), nm);
     for (int j = 0; j < i && unique; j++) unique = strcmp(keys[i], keys[j]) != 0;
   }
   for (int i = 0; i < n; i++) free(keys[i]);
@@ -73,10 +138,38 @@ static int keys_unique(const cJSON *rows) {
   return unique;
 }
 
-static const cJSON *find_row(const cJSON *rows, const char *key) {
+static int is_key(const row_naming *nm, const char *name) {
+  for (int i = 0; i < nm->n; i++)
+    if (strcmp(nm->col[i], name) == 0) return 1;
+  return 0;
+}
+
+/* 1 with nm set when every row of then and now has its own name, else 0 (match by position). */
+static int name_rows(const cJSON *then, const cJSON *now, row_naming *nm) {
+  const cJSON *first = cJSON_GetArrayItem(then, 0) ? cJSON_GetArrayItem(then, 0) : cJSON_GetArrayItem(now, 0);
+  const cJSON *c;
+  nm->n = 0;
+  for (int whole = 0; whole < 2; whole++) {
+    if (whole && keys_unique(then, nm) && keys_unique(now, nm)) return 1;
+    cJSON_ArrayForEach(c, first) {
+      if (nm->n == (int)(sizeof nm->col / sizeof nm->col[0])) break;
+      if (!c->string || is_key(nm, c->string) || !column_is(then, c->string, whole) ||
+          !column_is(now, c->string, whole))
+        continue;
+      /* text names a row even where it never changes (model=llama); a number only where it
+      ** tells rows apart, and a column of NULLs never */
+      if (whole ? !varies(then, now, c->string) : all_null(then, now, c->string)) continue;
+      nm->col[nm->n++] = c->string;
+      if (whole && keys_unique(then, nm) && keys_unique(now, nm)) return 1;
+    }
+  }
+  return keys_unique(then, nm) && keys_unique(now, nm);
+}
+
+static const cJSON *find_row(const cJSON *rows, const char *key, const row_naming *nm) {
   const cJSON *r;
   cJSON_ArrayForEach(r, rows) {
-    char *k = row_key(r);
+    char *k = row_key(r, nm);
     int eq = strcmp(k, key) == 0;
     free(k);
     if (eq) return r;
@@ -90,11 +183,12 @@ static void print_num(double v) {
 }
 
 /* Numbers of one row, then and now. Returns how many moved. */
-static int diff_row(const char *label, const cJSON *then, const cJSON *now, int *unchanged) {
+static int diff_row(const char *label, const cJSON *then, const cJSON *now, const row_naming *nm,
+                    int *unchanged) {
   int moved = 0;
   const cJSON *c;
   cJSON_ArrayForEach(c, then) {
-    if (!cJSON_IsNumber(c)) continue;
+    if (!cJSON_IsNumber(c) || is_key(nm, c->string)) continue;
     const cJSON *n = cJSON_GetObjectItemCaseSensitive(now, c->string);
     /* equal to the last digits a result recorded by an older xp kept (cJSON wrote 15) */
     if (cJSON_IsNumber(n) && fabs(n->valuedouble - c->valuedouble) <= 1e-13 * fmax(fabs(n->valuedouble), fabs(c->valuedouble))) {
@@ -118,26 +212,28 @@ static int diff_row(const char *label, const cJSON *then, const cJSON *now, int 
 }
 
 static int drift_set(const cJSON *then, const cJSON *now, int *unchanged) {
-  int moved = 0, by_key = keys_unique(then) && keys_unique(now);
+  row_naming nm;
+  int moved = 0, by_key = name_rows(then, now, &nm);
   int nt = cJSON_GetArraySize(then), nn = cJSON_GetArraySize(now);
+  if (!by_key) nm.n = 0; /* by position: every column is compared */
   for (int i = 0; i < nt; i++) {
     const cJSON *t = cJSON_GetArrayItem(then, i);
-    char *key = row_key(t);
-    const cJSON *n = by_key ? find_row(now, key) : (i < nn ? cJSON_GetArrayItem(now, i) : NULL);
+    char *key = row_key(t, &nm);
+    const cJSON *n = by_key ? find_row(now, key, &nm) : (i < nn ? cJSON_GetArrayItem(now, i) : NULL);
     char *label = *key ? xp_strdup(key) : xp_asprintf("row %d", i + 1);
     if (!n) {
       printf("  %s: gone (the query no longer returns this row)\n", label);
       moved++;
-    } else moved += diff_row(label, t, n, unchanged);
+    } else moved += diff_row(label, t, n, &nm, unchanged);
     free(label);
     free(key);
   }
   for (int i = 0; i < nn; i++) {
     const cJSON *n = cJSON_GetArrayItem(now, i);
-    char *key = row_key(n);
-    if (by_key ? !find_row(then, key) : i >= nt) {
-      printf("  %s%s: new (the query did not return this row then)\n", *key ? key : "row ",
-             *key ? "" : "");
+    char *key = row_key(n, &nm);
+    if (by_key ? !find_row(then, key, &nm) : i >= nt) {
+      if (*key) printf("  %s: new (the query did not return this row then)\n", key);
+      else printf("  row %d: new (the query did not return this row then)\n", i + 1);
       moved++;
     }
     free(key);

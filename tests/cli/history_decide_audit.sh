@@ -112,4 +112,16 @@ run import torch-trace "$tmp/later.json.gz" --set model=m --set tp=2 --set batch
 run audit; expect_rc 0
 has "holds against 1 newer run of the same configuration (1 after the decision; 7 metrics judged)"
 hasnt "NOT JUDGED"
+# rows named by numbers (tp here; bytes in allreduce_burst, tp and batch in allreduce_share):
+# a new row sorting first is new, and the rows after it have not moved (they were matched by
+# position, and every value after the new row was reported as drift)
+db="$tmp/bynum.db"
+record model=m tp=4 share=10 >/dev/null; n1=$(record model=m tp=8 share=50)
+printf "SELECT r.tp, max(m.median) AS share FROM runs r JOIN cases c ON c.run_id = r.id JOIN metrics m\n  ON m.case_id = c.id WHERE m.name = 'allreduce_share' GROUP BY r.tp ORDER BY r.tp;\n" > "$tmp/bytp.sql"
+run decide "By TP" --because "rows by number" --evidence "$n1" --query "$tmp/bytp.sql"; expect_rc 0
+record model=m tp=2 share=5 >/dev/null
+run audit; expect_rc 0
+has "  tp=2: new (the query did not return this row then)"
+has "drift: 1 value moved, 2 unchanged"
+hasnt "then;"
 echo "ok: decide and audit"
