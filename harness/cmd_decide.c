@@ -314,6 +314,20 @@ static int insert_decision(sqlite3 *db, const decision_rec *d, const char *resul
   return rc ? rc : xp_chain_head_update(db);
 }
 
+/* A decision is superseded once: a second successor would fork the history, and audit, which
+** follows one line of decisions, would show only one of them. The newest is what to supersede. */
+static int check_not_superseded(sqlite3 *db, const char *uuid) {
+  sqlite3_stmt *st = xp_db_prepare(db, "SELECT uuid FROM decisions WHERE supersedes = ?1 ORDER BY id LIMIT 1");
+  if (!st) return XP_EXIT_DB;
+  xp_bind_text(st, 1, uuid);
+  int rc = 0;
+  if (sqlite3_step(st) == SQLITE_ROW)
+    rc = xp_usage_error("decide", "decision %s is already superseded by %s: supersede that one instead", uuid,
+                        (const char *)sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+  return rc;
+}
+
 int cmd_decide(int argc, char **argv, const char *db_path) {
   for (int i = 1; i < argc; i++)
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -343,6 +357,7 @@ int cmd_decide(int argc, char **argv, const char *db_path) {
   if (a.supersedes) {
     int64_t sid;
     if ((rc = xp_resolve_decision(db, a.supersedes, &sid, sup_uuid)) != 0) goto out;
+    if ((rc = check_not_superseded(db, sup_uuid)) != 0) goto out;
   }
   size_t nrows = 0;
   char result_sha[65] = "";

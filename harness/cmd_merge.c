@@ -250,13 +250,22 @@ static int merge_runs(merger *m) {
       m->skipped++;
       continue;
     }
+    /* A finished run without a seal in a chained database is a break there (xp verify): its
+    ** content has nothing to be checked against, and copying it would seal it here as if it had. */
+    if (chained && sqlite3_column_type(st, 3) == SQLITE_NULL) {
+      rc = xp_error_at(XP_EXIT_INTEGRITY, m->other_path, 0,
+                       "run %s is finished (%s) but unsealed there, so its content cannot be checked (xp --db %s"
+                       " verify; --seal seals it if it is known good); nothing merged",
+                       uuid, status, m->other_path);
+      break;
+    }
     rc = merge_run(m, sqlite3_column_int64(st, 0), uuid, status, (const char *)sqlite3_column_text(st, 3));
   }
   sqlite3_finalize(st);
   return rc;
 }
 
-/* Decisions, oldest first (so one that supersedes another comes after it), by UUID. */
+/* Decisions, by UUID, each after the one it supersedes. */
 static int merge_decisions(merger *m) {
   sqlite3_stmt *chk = xp_db_prepare(m->other, "SELECT count(*) FROM sqlite_schema WHERE name = 'decisions'");
   if (!chk) return XP_EXIT_DB;
@@ -266,7 +275,17 @@ static int merge_decisions(merger *m) {
   static const char cols[] =
       "uuid, title, rationale, author, created_at, xp_version, xp_commit, supersedes, evidence_count,"
       " query_file, query_text, query_params, query_result, query_result_sha256, decision_sha256";
-  char *sql = xp_asprintf("SELECT id, %s FROM decisions ORDER BY created_at, id", cols);
+  /* Each after the one it supersedes, whatever the clocks said: a decision made on a machine
+  ** whose clock ran ahead can be superseded by one stamped earlier, and copied in time order
+  ** the successor would name a decision not here yet. */
+  char *sql = xp_asprintf(
+      "WITH RECURSIVE line(uuid, depth) AS ("
+      " SELECT uuid, 0 FROM decisions WHERE supersedes IS NULL OR supersedes NOT IN (SELECT uuid FROM decisions)"
+      " UNION SELECT d.uuid, line.depth + 1 FROM decisions d JOIN line ON d.supersedes = line.uuid"
+      " WHERE line.depth < 1000000)"
+      " SELECT id, %s FROM decisions JOIN (SELECT uuid AS u, max(depth) AS depth FROM line GROUP BY uuid)"
+      " ON u = uuid ORDER BY depth, created_at, id",
+      cols);
   sqlite3_stmt *st = xp_db_prepare(m->other, sql);
   free(sql);
   sql = xp_asprintf("INSERT INTO decisions (%s) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)", cols);

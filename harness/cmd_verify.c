@@ -38,6 +38,7 @@ typedef struct verify_state {
   int breaks;
   int quiet;
   char head[65]; /* the last link: note it elsewhere, and a rewritten history shows */
+  int64_t last_seq; /* its number (links removed from the middle leave it where it was) */
 } verify_state;
 
 static void brk(verify_state *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -128,6 +129,7 @@ static int check_runs(verify_state *v, int64_t *sealed, int64_t *unsealed_finish
   if (rc == 0 && step != SQLITE_DONE) rc = xp_db_fail(v->db, "reading runs");
   sqlite3_finalize(st);
   snprintf(v->head, sizeof v->head, "%s", prev);
+  v->last_seq = expect_seq - 1;
   return rc;
 }
 
@@ -231,16 +233,25 @@ static int seal_unsealed(sqlite3 *db, int quiet) {
 
 /* The chain as it ends against the head recorded apart (schema 8): links or decisions removed
 ** from the end leave a shorter chain that is whole, which only the head shows. */
-static void check_head(verify_state *v, int64_t sealed, int64_t decisions) {
-  sqlite3_stmt *st = xp_db_prepare(v->db, "SELECT run_seq, run_chain, decisions FROM chain_head WHERE id = 1");
-  if (!st) return; /* before schema 8: no head kept */
-  if (sqlite3_step(st) == SQLITE_ROW) {
+static void check_head(verify_state *v, int64_t decisions) {
+  sqlite3_stmt *st = NULL;
+  int version = 0;
+  if (sqlite3_prepare_v2(v->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+    version = sqlite3_column_int(st, 0);
+  sqlite3_finalize(st);
+  /* before schema 8 no head is kept: asked there, SQLite would only say the table is missing */
+  if (version < 8 || !(st = xp_db_prepare(v->db, "SELECT run_seq, run_chain, decisions FROM chain_head WHERE id = 1")))
+    return;
+  if (sqlite3_step(st) != SQLITE_ROW) {
+    /* schema 9 writes the head at migration: from then on it is never absent */
+    if (version >= 9) brk(v, "chain: its head record is missing (it is never deleted)");
+  } else {
     const int64_t seq = sqlite3_column_int64(st, 0), held = sqlite3_column_int64(st, 2);
     const char *chain = (const char *)sqlite3_column_text(st, 1);
-    if (seq > sealed)
+    if (seq > v->last_seq)
       brk(v, "chain: the head records link %lld, but the chain ends at link %lld: runs were removed from its end",
-          (long long)seq, (long long)sealed);
-    else if (seq == sealed && seq > 0 && (!chain || strcmp(chain, v->head) != 0))
+          (long long)seq, (long long)v->last_seq);
+    else if (seq == v->last_seq && seq > 0 && (!chain || strcmp(chain, v->head) != 0))
       brk(v, "chain: its last link (%.12s) is not the head recorded (%.12s)", v->head, chain ? chain : "NULL");
     if (held > decisions)
       brk(v, "decisions: the head records %lld, %lld are here: decisions were removed", (long long)held,
@@ -280,7 +291,7 @@ int cmd_verify(int argc, char **argv, const char *db_path) {
   if ((rc = check_sqlite(&v)) != 0) goto out;
   if ((rc = check_runs(&v, &sealed, &unsealed)) != 0) goto out;
   if ((rc = check_decisions(&v, &decisions)) != 0) goto out;
-  check_head(&v, sealed, decisions);
+  check_head(&v, decisions);
   char **unguarded = NULL;
   int nung = 0;
   if (xp_history_unguarded(v.db, &v.tree, &unguarded, &nung) == 0) {
