@@ -156,7 +156,10 @@ static int select_group(sqlite3 *db, const char *which, const char *selector, si
     }
   }
   if (rc == 0 && n == 0) rc = xp_usage_error("compare", "%s needs KEY=VALUE conditions", which);
-  char *sql = xp_strdup("SELECT r.id, r.uuid FROM runs r WHERE r.status = 'ok'");
+  /* A job counts once (README): an import superseded by a fuller or later one of the same
+  ** traces would pool its samples twice and make noise look like a change. */
+  char *sql = xp_strdup("SELECT r.id, r.uuid FROM runs r WHERE r.status = 'ok'"
+                        " AND r.id NOT IN (SELECT run_id FROM trace_superseded)");
   for (int i = 0; i < n && rc == 0; i++) {
     char *next = is_flat(keys[i])
         ? xp_asprintf("%s AND CAST(r.%s AS TEXT) = ?%d", sql, keys[i], 2 * i + 2)

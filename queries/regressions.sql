@@ -8,6 +8,7 @@
 -- an nccl-tests -J start time), not when it was imported. Medians of older runs are the median
 -- of their per-run medians. `verdict` follows the unit: times (s, ms, us, ns) are
 -- better lower, rates (GB/s, TFLOP/s, tok/s, ...) better higher; other units say 'changed'.
+-- A trace job imported again (view trace_superseded) counts once.
 -- Use: xp query queries/regressions.sql [--format csv|json]
 WITH settings(threshold) AS (SELECT 0.10),
 cases_keyed AS (
@@ -28,6 +29,7 @@ points AS (
   JOIN cases_keyed c ON c.run_id = r.id
   JOIN metrics m ON m.case_id = c.id
   WHERE r.status = 'ok' AND c.status = 'ok' AND m.median IS NOT NULL
+    AND r.id NOT IN (SELECT run_id FROM trace_superseded)  -- a job imported twice counts once
 ),
 older AS (
   SELECT series, value,

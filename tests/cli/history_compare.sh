@@ -57,4 +57,13 @@ run compare "$a" abcd; expect_rc 2; has "ambiguous run id prefix" "$tmp/err"
 run compare "$a" ffffffff; expect_rc 2; has "ffffffff: no such run" "$tmp/err"
 run compare "$a"; expect_rc 2; has "two sides are needed" "$tmp/err"
 run compare --a kind=hist_probe --b kind=other_kind; expect_rc 2; has "different kinds" "$tmp/err"
+# a job counts once: the same traces imported again (trace_superseded) are not pooled twice
+db="$tmp/traces.db"
+tr="$XP_SRC/tests/data/trace/decode_tp2_bs1_rank0.trace.json.gz"
+zcat "$tr" | sed 's/"baseTimeNanoseconds": 1790857026000000000/"baseTimeNanoseconds": 1790860626000000000/' | gzip > "$tmp/other_job.json.gz"
+for i in 1 2; do run import torch-trace "$tr" --set model=m --set tp=2 --set batch=1; expect_rc 0; done
+run import torch-trace "$tmp/other_job.json.gz" --set model=m --set tp=2 --set batch=2; expect_rc 0
+newest=$(sqlite3 "$db" "SELECT uuid FROM runs WHERE batch = 1 ORDER BY id DESC LIMIT 1")
+run compare --a batch=1 --b batch=2; expect_rc 0
+has "A: torch_trace run $newest"
 echo "ok: compare"
