@@ -81,6 +81,9 @@ run audit; expect_rc 1
 has "decision $d1: Pivot to speculative decoding ("; has "-- superseded by $d2"
 has "decision $d2: Stay on TP=8 until the new driver"; has "supersedes: $d1"
 run decide "x" --because "y" --evidence "$e1" --supersedes ffffffff; expect_rc 2; has "no such decision" "$tmp/err"
+# superseded once only: a second successor would fork the line audit follows
+run decide "Another way" --because "z" --evidence "$e1" --supersedes "${d1:0:8}"; expect_rc 2
+has "decision $d1 is already superseded by $d2: supersede that one instead" "$tmp/err"
 
 # evidence that holds: newer runs of the same configuration measure the same
 db="$tmp/holds.db"

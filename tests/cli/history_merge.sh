@@ -65,6 +65,13 @@ c1=$(record "$c" cases=2 gpu=A100)
 sqlite3 "$c" "DROP TRIGGER xp_append_only_samples_update; UPDATE samples SET value = value + 1 WHERE seq = 0"
 run "$a" merge "$c"; expect_rc 5; has "run $c1 does not match its seal there" "$tmp/err"
 [ "$(dump "$a")" = "$before" ] || die "a refused merge changed the database"
+# a finished run whose seal was cleared there: nothing to check it against, so not sealed here
+u="$tmp/u.db"
+u1=$(record "$u" cases=2 gpu=A100)
+sqlite3 "$u" "DROP TRIGGER xp_append_only_runs_update; UPDATE runs SET chain_seq = NULL, content_sha256 = NULL,
+  chain_sha256 = NULL, content_digests = NULL"
+run "$a" merge "$u"; expect_rc 5; has "run $u1 is finished (ok) but unsealed there" "$tmp/err"
+[ "$(dump "$a")" = "$before" ] || die "a refused merge changed the database"
 
 # a decision superseded on both sides, apart: merged, and the merge says it is superseded twice
 s1="$tmp/s1.db" s2="$tmp/s2.db"

@@ -85,6 +85,11 @@ sqlite3 "$db" "DROP TRIGGER xp_decisions_no_delete; DELETE FROM decisions"
 run verify; expect_rc 5; has "decisions were removed"
 sqlite3 "$db" "DELETE FROM chain_head" 2>"$tmp/sqlerr" && die "the chain head was deleted"
 has "the chain head is never deleted" "$tmp/sqlerr"
+# the head only moves forward (schema 9): set back by a link, it would hide the newest run's removal
+sqlite3 "$db" "UPDATE chain_head SET run_seq = run_seq - 1" 2>"$tmp/sqlerr" && die "the chain head moved back"
+has "the chain head only moves forward" "$tmp/sqlerr"
+sqlite3 "$db" "DROP TRIGGER xp_chain_head_delete; DELETE FROM chain_head"
+run verify; expect_rc 5; has "its head record is missing"
 
 # not a database / no database
 run verify extra; expect_rc 2
