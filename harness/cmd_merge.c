@@ -202,6 +202,13 @@ static int merge_run(merger *m, int64_t oid, const char *uuid, const char *statu
     if (here[0] && strcmp(here, content) != 0) {
       m->differing++;
       xp_warn("run %s is in both databases with different content; this database's copy is kept", uuid);
+    } else if (!here[0]) {
+      /* a copy of this database taken while the run was recorded: its rows here are kept (they
+      ** are never deleted), so OTHER's finished run cannot take their place */
+      m->differing++;
+      xp_warn("run %s is unsealed here (still running, or its recorder died) and %s in %s; this database's copy is"
+              " kept and OTHER's results are not merged",
+              uuid, status, m->other_path);
     }
     return 0;
   }
