@@ -77,7 +77,7 @@ const char *rp_category_color(const char *name) {
       {"alltoall", "#b6466a"},  {"sendrecv", "#f1a6c4"},  {"broadcast", "#c76a78"},
       {"communication", "#a0324f"}, {"gemm", "#4e79a7"}, {"attention", "#f28e2b"},
       {"moe", "#59a14f"},       {"norm", "#76b7b2"},      {"activation", "#edc948"},
-      {"elementwise", "#b07aa1"}, {"memcpy", "#9c755f"},  {"memset", "#c4a484"},
+      {"elementwise", "#b07aa1"}, {"sampling", "#8cd17d"}, {"memcpy", "#9c755f"},  {"memset", "#c4a484"},
       {"other", "#bab0ac"},     {"idle", "#e8e8e8"}};
   for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
     if (strcmp(fixed[i].name, name) == 0) return fixed[i].color;

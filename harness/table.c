@@ -137,8 +137,22 @@ void xp_map_free(xp_map *m) {
   memset(m, 0, sizeof *m);
 }
 
-int xp_idmap_set(xp_idmap *m, int64_t id, uint64_t v) {
-  if (id < 0 || id >= XP_IDMAP_MAX_ID) return -1;
+static void idmap_set_far(xp_idmap *m, int64_t id, uint64_t v) {
+  if (m->nfar == m->far_cap) {
+    m->far_cap = m->far_cap ? 2 * m->far_cap : 64;
+    m->far_vals = xp_xrealloc(m->far_vals, m->far_cap * sizeof *m->far_vals);
+  }
+  int added = 0;
+  uint32_t at = xp_map_put(&m->far, (uint64_t)id, (uint32_t)m->nfar, &added);
+  if (added) m->nfar++;
+  m->far_vals[at] = v;
+}
+
+void xp_idmap_set(xp_idmap *m, int64_t id, uint64_t v) {
+  if (id < 0 || id >= XP_IDMAP_MAX_ID) {
+    idmap_set_far(m, id, v);
+    return;
+  }
   size_t pg = (size_t)id >> XP_IDMAP_PAGE_BITS;
   if (pg >= m->npages) {
     size_t n = m->npages ? m->npages : 16;
@@ -149,11 +163,13 @@ int xp_idmap_set(xp_idmap *m, int64_t id, uint64_t v) {
   }
   if (!m->pages[pg]) m->pages[pg] = xp_xcalloc((size_t)1 << XP_IDMAP_PAGE_BITS, sizeof(uint64_t));
   m->pages[pg][id & ((1 << XP_IDMAP_PAGE_BITS) - 1)] = v;
-  return 0;
 }
 
 uint64_t xp_idmap_get(const xp_idmap *m, int64_t id) {
-  if (id < 0 || id >= XP_IDMAP_MAX_ID) return 0;
+  if (id < 0 || id >= XP_IDMAP_MAX_ID) {
+    uint32_t at;
+    return xp_map_get(&m->far, (uint64_t)id, &at) ? m->far_vals[at] : 0;
+  }
   size_t pg = (size_t)id >> XP_IDMAP_PAGE_BITS;
   if (pg >= m->npages || !m->pages[pg]) return 0;
   return m->pages[pg][id & ((1 << XP_IDMAP_PAGE_BITS) - 1)];
@@ -162,6 +178,8 @@ uint64_t xp_idmap_get(const xp_idmap *m, int64_t id) {
 void xp_idmap_free(xp_idmap *m) {
   for (size_t i = 0; i < m->npages; i++) free(m->pages[i]);
   free(m->pages);
+  xp_map_free(&m->far);
+  free(m->far_vals);
   memset(m, 0, sizeof *m);
 }
 

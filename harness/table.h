@@ -38,16 +38,20 @@ uint32_t xp_map_put(xp_map *m, uint64_t key, uint32_t value, int *added);
 int xp_map_get(const xp_map *m, uint64_t key, uint32_t *value);
 void xp_map_free(xp_map *m);
 
-/* Paged array of 8-byte entries indexed by a non-negative id (External ids are dense counters
-** from 1, so pages fill). Entries never written read as zero. */
+/* Paged array of 8-byte entries indexed by a 64-bit id. External ids are dense counters from
+** 1, so pages fill; an id past XP_IDMAP_MAX_ID (or negative: a counter that wrapped, or was
+** seeded high) goes to a hash map beside the pages instead, so no id is ever refused. Entries
+** never written read as zero. */
 typedef struct xp_idmap {
   uint64_t **pages;
   size_t npages;
+  xp_map far;         /* id -> index in far_vals, for ids the pages do not cover */
+  uint64_t *far_vals;
+  size_t nfar, far_cap;
 } xp_idmap;
 enum { XP_IDMAP_PAGE_BITS = 12, XP_IDMAP_MAX_ID = (1 << 30) };
 
-/* Set entry id; ids past XP_IDMAP_MAX_ID are not kept (returns -1). */
-int xp_idmap_set(xp_idmap *m, int64_t id, uint64_t v);
+void xp_idmap_set(xp_idmap *m, int64_t id, uint64_t v);
 uint64_t xp_idmap_get(const xp_idmap *m, int64_t id);
 void xp_idmap_free(xp_idmap *m);
 

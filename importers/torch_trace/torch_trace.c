@@ -200,10 +200,18 @@ static int read_all(xp_ctx *ctx, tt_import *imp, const tt_options *base_opt, eve
     rc = tt_read_file(imp, path, &opt);
     free(path);
     if (rc) break;
-    if (ev) rc = events_set_rank(ev, i, imp->ranks[i]->rank >= 0 ? imp->ranks[i]->rank : 0);
-    if (rc) break;
     i++;
   }
+  return rc;
+}
+
+/* Events were kept under -1 - file while the files were read; once the import has checked
+** that the files are distinct ranks of one job (tt_import_finish), they take their ranks.
+** Labelled earlier, a rank the checks were about to refuse (a file given twice, no rank in
+** the trace) collided in trace_events and came out as a database error. */
+static int label_events(events_ctx *ev, const tt_import *imp) {
+  int rc = 0;
+  for (int i = 0; i < imp->nranks && rc == 0; i++) rc = events_set_rank(ev, i, imp->ranks[i]->rank);
   return rc;
 }
 
@@ -243,6 +251,7 @@ static int torch_trace_execute(xp_ctx *ctx) {
   }
   if (!rc) rc = read_all(ctx, &imp, &opt, keep ? &ev : NULL);
   if (!rc) rc = tt_import_finish(&imp);
+  if (!rc && keep) rc = label_events(&ev, &imp);
   if (!rc) rc = check_declared_tp(ctx->spec, &imp);
   if (!rc && seed) rc = seed_rules(ctx->run, &rules);
   if (!rc) rc = tt_store_import(ctx->run, &imp, &opt, ev.kept);

@@ -29,6 +29,7 @@ typedef struct scan {
   const char *err; /* what is wrong, or NULL */
   const char *at;  /* where */
   int more;        /* the window ended first */
+  int nonfinite;   /* NaN and infinities met (not JSON, but written by Kineto and Python) */
 } scan;
 
 static const char *fail(scan *sc, const char *at, const char *what) {
@@ -99,11 +100,14 @@ static const char *scan_string(const char *p, const char *end, scan *sc) {
   }
 }
 
+static const char *scan_literal(const char *p, const char *end, scan *sc);
+
 /* A number by JSON's grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
 static const char *scan_number(const char *p, const char *end, scan *sc) {
   const char *s = p;
   if (p < end && *p == '-') p++;
   if (p >= end) return more(sc);
+  if (*p == 'i' || *p == 'I' || *p == 'n') return scan_literal(s, end, sc); /* -inf, -Infinity, -nan */
   if (*p == '0') {
     p++;
   } else if (*p >= '1' && *p <= '9') {
@@ -129,15 +133,27 @@ static const char *scan_number(const char *p, const char *end, scan *sc) {
   return p;
 }
 
+/* true, false, null; and the non-finite numbers JSON lacks but real traces hold: Kineto wrote
+** "memory bandwidth (GB/s)": inf for a zero-duration copy (pytorch/kineto#105), C++ prints
+** nan and -nan, Python's json writes NaN, Infinity and -Infinity. They are counted; a field
+** the importer reads refuses them there, where it knows what the field means. */
 static const char *scan_literal(const char *p, const char *end, scan *sc) {
-  static const char *const words[] = {"true", "false", "null"};
-  for (int i = 0; i < 3; i++) {
+  static const char *const words[] = {"true", "false", "null", "nan", "NaN", "inf", "Infinity"};
+  const char *s = p;
+  if (p < end && *p == '-') p++; /* only before a non-finite number: scan_number sends it here */
+  if (p >= end) return more(sc);
+  for (int i = 0; i < (int)(sizeof words / sizeof words[0]); i++) {
     size_t n = strlen(words[i]);
-    if (words[i][0] != *p) continue;
-    if ((size_t)(end - p) < n) return memcmp(p, words[i], (size_t)(end - p)) ? fail(sc, p, "expected a value") : more(sc);
-    if (memcmp(p, words[i], n) == 0) return p + n;
+    if (words[i][0] != *p || (s < p && i < 3)) continue;
+    if ((size_t)(end - p) < n) {
+      if (memcmp(p, words[i], (size_t)(end - p)) == 0) return more(sc);
+      continue;
+    }
+    if (memcmp(p, words[i], n) != 0) continue;
+    if (i >= 3) sc->nonfinite++;
+    return p + n;
   }
-  return fail(sc, p, "expected a value");
+  return fail(sc, s, "expected a value");
 }
 
 /* Skip one value starting at p (whitespace already skipped), validating it. An explicit stack
@@ -164,7 +180,7 @@ value:
       }
       if (stack[depth - 1] == '}') goto key;
       goto value;
-    case 't': case 'f': case 'n':
+    case 't': case 'f': case 'n': case 'N': case 'i': case 'I':
       if (!(p = scan_literal(p, end, sc))) return NULL;
       goto after_value;
     default:
@@ -388,6 +404,7 @@ tt_unit tt_framer_next(tt_framer *f, const char *buf, size_t len, size_t *pos, i
         *val = (tt_slice){v, (size_t)(q - v)};
         f->state = ST_TOP_AFTER;
         *pos = (size_t)(q - buf);
+        f->nonfinite += (uint64_t)sc.nonfinite;
         return TT_UNIT_META;
       }
       case ST_TOP_AFTER:
@@ -417,6 +434,7 @@ tt_unit tt_framer_next(tt_framer *f, const char *buf, size_t len, size_t *pos, i
         ev->number = f->events++;
         f->state = (bare ? ST_EV_BARE : 0) + ST_EV_AFTER;
         *pos = (size_t)(q - buf);
+        f->nonfinite += (uint64_t)sc.nonfinite;
         return TT_UNIT_EVENT;
       }
       case ST_EV_AFTER:

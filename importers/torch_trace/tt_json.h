@@ -48,6 +48,7 @@ typedef struct tt_framer {
   int state;
   int saw_events;   /* a traceEvents array was found */
   uint64_t events;  /* units of traceEvents framed so far */
+  uint64_t nonfinite; /* NaN / inf / -inf values met (accepted: see tt_json.c scan_literal) */
   size_t max_unit;  /* a unit longer than this is refused: it is no event of a real trace */
   char err[200];
   size_t err_pos;

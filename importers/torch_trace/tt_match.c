@@ -63,9 +63,13 @@ static const char *host_of(const tt_rank *r) {
   return NULL;
 }
 
+/* The same kind of collective, and the same message where every member sends the same: an
+** all-to-all's splits (all_to_allv: MoE expert parallelism) and a send/recv's two sides differ
+** by rank, so their sizes tell nothing. */
 static int compatible(const tt_collk *a, const tt_collk *b) {
   if (a->coll != b->coll) return 0;
-  if (a->in_nelems >= 0 && b->in_nelems >= 0 && a->in_nelems != b->in_nelems) return 0;
+  const int same_size = a->coll != TT_COLL_ALLTOALL && a->coll != TT_COLL_SENDRECV && a->coll != TT_COLL_OTHER;
+  if (same_size && a->in_nelems >= 0 && b->in_nelems >= 0 && a->in_nelems != b->in_nelems) return 0;
   return 1;
 }
 
@@ -140,18 +144,33 @@ typedef struct seq_ix {
 
 static int by_seq(const void *a, const void *b) {
   const seq_ix *x = a, *y = b;
-  return (x->seq > y->seq) - (x->seq < y->seq);
+  if (x->seq != y->seq) return (x->seq > y->seq) - (x->seq < y->seq);
+  return (x->i > y->i) - (x->i < y->i);
 }
 
+/* Pairs by "Seq". A number can come twice in one group (c10d counts point-to-point operations
+** apart from collectives, and a counter restarts with a new communicator): each reference
+** kernel takes the first unpaired, compatible kernel of its number, in start order. */
 static void pair_by_seq(const member *ref, member *o) {
   seq_ix *s = xp_xmalloc((o->n ? o->n : 1) * sizeof *s);
+  char *used = xp_xcalloc(o->n ? o->n : 1, 1);
   for (size_t j = 0; j < o->n; j++) s[j] = (seq_ix){o->c[j]->seq, j};
   qsort(s, o->n, sizeof *s, by_seq);
   for (size_t i = 0; i < ref->n; i++) {
-    seq_ix key = {ref->c[i]->seq, 0};
-    seq_ix *hit = bsearch(&key, s, o->n, sizeof *s, by_seq);
-    if (hit && compatible(ref->c[i], o->c[hit->i])) o->peer[i] = (int64_t)hit->i;
+    size_t lo = 0, hi = o->n; /* the first entry of seq >= the reference's */
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (s[mid].seq < ref->c[i]->seq) lo = mid + 1;
+      else hi = mid;
+    }
+    for (size_t k = lo; k < o->n && s[k].seq == ref->c[i]->seq; k++)
+      if (!used[s[k].i] && compatible(ref->c[i], o->c[s[k].i])) {
+        o->peer[i] = (int64_t)s[k].i;
+        used[s[k].i] = 1;
+        break;
+      }
   }
+  free(used);
   free(s);
 }
 

@@ -67,7 +67,7 @@ int tt_us_to_ns(tt_slice s, int64_t *ns) {
     uint64_t r = mant % d;
     if (r * 2 >= d) v++;
   }
-  if (v > (uint64_t)INT64_MAX) return -1;
+  if (v > (uint64_t)TT_NS_LIMIT) return -1;
   *ns = neg ? -(int64_t)v : (int64_t)v;
   return 0;
 }

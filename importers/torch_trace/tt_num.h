@@ -10,8 +10,13 @@
 #include <stdint.h>
 #include "tt_json.h"
 
+/* The largest magnitude of a time in ns: 4e18 is the year 2096 as an epoch time, and the sum
+** or difference of any two such times (a start plus a duration, a trace's base plus its ts, a
+** window's end minus its start) still fits in int64, so no later arithmetic can overflow. */
+#define TT_NS_LIMIT 4000000000000000000LL
+
 /* A JSON number in microseconds to nanoseconds, rounded half away from zero past the third
-** decimal. 0 on success, -1 if s is not a number or does not fit in int64. */
+** decimal. 0 on success, -1 if s is not a number or its magnitude is past TT_NS_LIMIT. */
 int tt_us_to_ns(tt_slice s, int64_t *ns);
 /* A JSON integer (no fraction, no exponent). A quoted integer ("7") is accepted too: some
 ** producers write ids as strings. 0 on success, -1 otherwise. */

@@ -56,7 +56,10 @@ static int dtype_size(const char *d) {
       {"f64", 8},      {"float", 4}, {"float32", 4}, {"f32", 4},   {"int8", 1},
       {"uint8", 1},    {"byte", 1},  {"char", 1},    {"i8", 1},    {"u8", 1},
       {"int32", 4},    {"int", 4},   {"i32", 4},     {"u32", 4},   {"int64", 8},
-      {"long", 8},     {"i64", 8},   {"u64", 8},     {"bool", 1}};
+      {"long", 8},     {"i64", 8},   {"u64", 8},     {"bool", 1},  {"short", 2},
+      {"int16", 2},    {"i16", 2},   {"u16", 2},     {"uint16", 2}, {"uint32", 4},
+      {"uint64", 8},   {"float8_e4m3fn", 1}, {"float8_e4m3fnuz", 1}, {"float8_e5m2", 1},
+      {"float8_e5m2fnuz", 1}, {"float8_e8m0fnu", 1}, {"complexfloat", 8}, {"complexdouble", 16}};
   char low[32];
   size_t n = 0;
   for (; d[n] && n + 1 < sizeof low; n++) low[n] = (char)(d[n] | 0x20);
@@ -256,8 +259,7 @@ static int on_cpu_op(tt_import *imp, tt_rank *r, const tt_event *ev) {
     else xp_idmap_set(&r->ext_ts, ext, TT_TS_KEEP(ts)); /* its step may come later in the file */
   }
   r->cpu_ops++;
-  if (xp_idmap_set(&r->ext, ext, (uint64_t)(op + 1) | (uint64_t)(uint32_t)(step + 1) << 32) != 0)
-    r->ext_overflow++;
+  xp_idmap_set(&r->ext, ext, (uint64_t)(op + 1) | (uint64_t)(uint32_t)(step + 1) << 32);
   return 0;
 }
 
@@ -370,11 +372,11 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
     return 0;
   }
   if (!ev->ts.n || tt_us_to_ns(ev->ts, &ts) != 0) {
-    snprintf(err, errlen, "%s event \"%.*s\" has no numeric \"ts\"", what, (int)(n < 60 ? n : 60), name);
+    snprintf(err, errlen, "%s event \"%.*s\" has no numeric \"ts\" within +-4e15 us", what, (int)(n < 60 ? n : 60), name);
     return -1;
   }
   if (!ev->dur.n || tt_us_to_ns(ev->dur, &dur) != 0) {
-    snprintf(err, errlen, "%s event \"%.*s\" has no valid \"dur\"", what, (int)(n < 60 ? n : 60), name);
+    snprintf(err, errlen, "%s event \"%.*s\" has no valid \"dur\" (a number within +-4e15 us)", what, (int)(n < 60 ? n : 60), name);
     return -1;
   }
   if (dur < 0) { /* Kineto before 2022-08 (pytorch/kineto#646, which clamps them since) */
@@ -512,14 +514,21 @@ int tt_rank_meta(tt_import *imp, tt_rank *r, tt_slice key, tt_slice val, char *e
   char name[128];
   tt_slice quoted = {key.p - 1, key.n + 2};
   if (tt_string_decode(quoted, name, sizeof name) < 0) return 0;
+  const int used = strcmp(name, "baseTimeNanoseconds") == 0 || strcmp(name, "distributedInfo") == 0;
   cJSON *v = cJSON_ParseWithLength(val.p, val.n);
-  if (!v) {
+  if (!v) { /* the framer let NaN or inf through, which cJSON refuses: only what xp reads matters */
+    if (!used) return 0;
     snprintf(err, errlen, "top-level \"%s\" is not valid JSON", name);
     return -1;
   }
   if (strcmp(name, "baseTimeNanoseconds") == 0) {
     int64_t b;
     if (tt_int(val, &b) == 0) {
+      if (b > TT_NS_LIMIT || b < -TT_NS_LIMIT) {
+        cJSON_Delete(v);
+        snprintf(err, errlen, "baseTimeNanoseconds %lld is past the year 2096 (+-4e18 ns)", (long long)b);
+        return -1;
+      }
       r->base_ns = b;
       r->have_base = 1;
     }

@@ -183,6 +183,7 @@ static int read_into(tt_import *imp, tt_rank *r, const char *path, const tt_opti
   if (!rc) progress_show(&pg, src, 1);
   else if (pg.on && pg.tty) fputc('\n', stderr);
   r->json_bytes = base + len;
+  r->nonfinite = f.nonfinite;
   free(ev);
   free(w.carry);
   if (!rc && tt_source_trailing(src))
@@ -216,6 +217,10 @@ static void warn_mended(const tt_rank *r) {
   if (r->dup_steps)
     xp_warn("%s: %lld step number%s annotated twice, apart: each kept as a step of its own", r->file,
             (long long)r->dup_steps, r->dup_steps == 1 ? "" : "s");
+  if (r->nonfinite)
+    xp_warn("%s: %llu NaN or infinite value%s (not JSON; Kineto wrote inf for a zero-duration copy's bandwidth) "
+            "read where no field xp uses held them", r->file, (unsigned long long)r->nonfinite,
+            r->nonfinite == 1 ? "" : "s");
   if (r->other_device >= 0)
     xp_warn("%s: GPU activity on devices %lld and %lld (one process driving several GPUs): busy time is "
             "their union, as if one device", r->file, (long long)r->device, (long long)r->other_device);

@@ -107,7 +107,8 @@ typedef struct tt_rank {
   int64_t world_size; /* -1 unknown */
   int64_t device;     /* GPU of the rank's activities (their pid), -1 unknown */
   uint64_t events, json_bytes;
-  int64_t kernels, memcpys, memsets, cpu_ops, linked, ext_overflow;
+  int64_t kernels, memcpys, memsets, cpu_ops, linked;
+  uint64_t nonfinite; /* NaN / inf values the framer let through (tt_json.c scan_literal) */
   int64_t gpu_start, gpu_end, busy_ns, kernel_ns, prof_start, prof_end;
   int64_t step_annotations_skipped;
   int window_step;    /* no step marks: one step spans the whole GPU window */

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The trace importer on what real traces hold beyond the shipped samples (tests/data/trace/
+# variants/README.md): repeated Seq numbers and uneven all-to-alls pair across ranks, NaN and
+# inf where no field xp reads holds them, External ids past 2^30, times past int64's reach,
+# kernel names of the serving stacks.
+set -euo pipefail
+: "${XP:?}" "${XP_BUILD:?}"
+. "$XP_SRC/tests/lib.sh"
+v="$XP_SRC/tests/data/trace/variants"
+q() { printf '%s\n' "$1" > "$tmp/q.sql"; "$XP" --db "$db" query "$tmp/q.sql" --format csv | tail -n +2; }
+
+# a Seq number used twice in one group (collectives and point-to-point), and all_to_allv
+run import torch-trace "$v/seqdup_r0.json.gz" "$v/seqdup_r1.json.gz"; expect_rc 0
+has "collectives: 40 matched, 0 unmatched"
+db="$tmp/a2a.db"
+run import torch-trace "$v/a2av_r0.json.gz" "$v/a2av_r1.json.gz"; expect_rc 0
+has "collectives: 40 matched, 0 unmatched"
+
+# inf in an argument xp does not read: imported, with a warning that says so
+db="$tmp/inf.db"
+run import torch-trace "$v/kineto105_inf.json"; expect_rc 0
+has "1 NaN or infinite value" "$tmp/err"
+[ "$(q "SELECT linked_kernels FROM trace_ranks")" = 2 ] || die "kernel and memcpy linked to their operator"
+# ... and where xp reads it, one line and exit 2
+sed 's/"dur": 5,/"dur": nan,/' "$v/kineto105_inf.json" > "$tmp/nan_dur.json"
+run import torch-trace "$tmp/nan_dur.json"; expect_rc 2
+has "kernel event \"void foo_kernel()\" has no valid \"dur\"" "$tmp/err"
+
+# an External id past 2^30 still links its kernels
+db="$tmp/ext.db"
+run import torch-trace "$v/bigext.json"; expect_rc 0
+[ "$(q "SELECT linked_kernels FROM trace_ranks")" = 2 ] || die "External ids past 2^30 link"
+
+# times whose sums would overflow int64: refused, nothing recorded as ok
+db="$tmp/ovf.db"
+run import torch-trace "$v/ovf_tsdur.json"; expect_rc 2
+has "has no numeric \"ts\" within +-4e15 us" "$tmp/err"
+run import torch-trace "$v/ovf_shift2.json"; expect_rc 2
+has "baseTimeNanoseconds 9200000000000000000 is past the year 2096" "$tmp/err"
+[ "$(q "SELECT count(*) FROM runs WHERE status = 'ok'")" = 0 ] || die "a refused trace was recorded ok"
+
+# --events keeps bad input bad input (a file given twice), not a database error
+db="$tmp/ev.db"
+run import torch-trace "$v/seqdup_r0.json.gz" "$v/seqdup_r0.json.gz" --events; expect_rc 2
+has "rank 0 again" "$tmp/err"
+run import torch-trace "$v/seqdup_r0.json.gz" "$v/seqdup_r1.json.gz" --events; expect_rc 0
+[ "$(q "SELECT group_concat(rank || ':' || n, ' ') FROM (SELECT rank, count(*) AS n FROM trace_events GROUP BY rank ORDER BY rank)")" = "0:20 1:20" ] ||
+  die "events keep their ranks"
+
+# kernel names of the serving stacks
+db="$tmp/names.db"
+run import torch-trace "$v/names.json.gz"; expect_rc 0
+cat_of() { q "SELECT category FROM trace_names WHERE name LIKE '$1' LIMIT 1"; }
+[ "$(cat_of '_fwd_kernel')" = attention ] || die "SGLang's Triton attention: $(cat_of '_fwd_kernel')"
+[ "$(cat_of '_decode_att_m_fwd_kernel')" = attention ] || die "SGLang decode attention"
+[ "$(cat_of '%deep_ep::layout::get_dispatch_layout%')" = moe ] || die "DeepEP's layout is local MoE work"
+[ "$(cat_of '%deep_ep::intranode::dispatch%')" = alltoall ] || die "DeepEP's dispatch"
+[ "$(cat_of '%TopKTopPSamplingFromProbKernel%')" = sampling ] || die "FlashInfer sampling (cub:: in its arguments)"
+[ "$(cat_of '%rotary_embedding_kernel%')" = elementwise ] || die "rotary embedding"
+[ "$(cat_of '%cunn_SoftMaxForward<%')" = elementwise ] || die "softmax"
+[ "$(cat_of '%RowwiseMomentsCUDAKernel%')" = norm ] || die "RowwiseMoments (layer and group norm)"
+[ "$(q "SELECT count(*) FROM trace_names WHERE category = 'other'")" -le 4 ] ||
+  die "names left in other: $(q "SELECT name FROM trace_names WHERE category = 'other'")"
+echo "ok: trace variants"
