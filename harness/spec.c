@@ -194,6 +194,15 @@ xp_spec *xp_spec_load(const char *path) {
       xp_error_at(XP_EXIT_USAGE, path, line_of_offset(text, off), "invalid JSON near byte %zu", off);
       goto fail;
     }
+    /* cJSON stops after the first value; anything but whitespace after it (a second object,
+    ** keys after a brace closed too early) would otherwise be dropped without a word */
+    size_t off = (size_t)(end - text);
+    while (off < len && (text[off] == ' ' || text[off] == '\t' || text[off] == '\n' || text[off] == '\r')) off++;
+    if (off < len) {
+      xp_error_at(XP_EXIT_USAGE, path, line_of_offset(text, off), "text after the spec's JSON value (byte %zu)", off);
+      cJSON_Delete(root);
+      goto fail;
+    }
     json_walk w = {text, 1, lines};
     jw_value(&w, "", 0);
   } else {
@@ -388,8 +397,23 @@ static const char *num_text(double v, char buf[40]) {
   return buf;
 }
 
+/* What one element of an array field must be. */
+static const char *element_name(xp_type t) {
+  switch (t) {
+  case XP_T_STRINGS: return "a string";
+  case XP_T_INTS: return "an integer";
+  case XP_T_NUMBERS: return "a number";
+  case XP_T_SIZES: return "a size";
+  case XP_T_TABLES: return "a table";
+  default: return "a value";
+  }
+}
+
 static int check_range(const xp_spec *s, const char *path, const xp_field *f, double v) {
   char a[40], b[40], c[40];
+  /* TOML has nan and inf: NaN fails every comparison, so a range alone would let it through
+  ** (timeout_s = nan disabled every deadline) */
+  if (!isfinite(v)) return xp_spec_error(s, path, "%s is not a finite number", isnan(v) ? "nan" : "inf");
   if (f->min < f->max && (v < f->min || v > f->max))
     return xp_spec_error(s, path, "%s is out of range [%s, %s]", num_text(v, a), num_text(f->min, b),
                          num_text(f->max, c));
@@ -428,7 +452,7 @@ static int check_value(const xp_spec *s, const cJSON *v, const char *path, const
                : f->type == XP_T_NUMBERS ? cJSON_IsNumber(e)
                : f->type == XP_T_SIZES ? (is_int(e) && e->valuedouble >= 0) || cJSON_IsString(e)
                                        : cJSON_IsObject(e);
-      if (!ok) return xp_spec_error(s, path, "expected %s", type_name(f->type));
+      if (!ok) return xp_spec_error(s, sub, "expected %s (%s is %s)", element_name(f->type), path, type_name(f->type));
       if (f->type == XP_T_STRINGS && f->choices && !in_choices(e->valuestring, f->choices))
         return choice_error(s, sub, e->valuestring, f->choices);
       if ((f->type == XP_T_INTS || f->type == XP_T_NUMBERS) && check_range(s, sub, f, e->valuedouble))
