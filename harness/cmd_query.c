@@ -85,9 +85,7 @@ int xp_query_text(sqlite3 *db, const char *sql, const char *file, const xp_param
     long line = line_at(sql, p);
     if (sqlite3_prepare_v2(db, p, -1, &st, &tail) != SQLITE_OK) {
       const char *msg = sqlite3_errmsg(db);
-      int ec = sqlite3_errcode(db) & 0xff;
-      if (ec == SQLITE_CORRUPT || ec == SQLITE_NOTADB || ec == SQLITE_IOERR || ec == SQLITE_BUSY)
-        return xp_db_fail(db, "reading the schema"); /* the database's fault, not the query's */
+      if (xp_db_fault(db)) return xp_db_fail(db, "reading the schema"); /* not the query's fault */
       if (strstr(msg, "not authorized"))
         return xp_error_at(XP_EXIT_USAGE, file, line,
                            "query files may only read the database (writes, ATTACH, PRAGMAs that change state and extensions are refused)");
@@ -114,10 +112,7 @@ struct print_arg { enum xp_format fmt; int count; };
 /* A statement failed while running: the query's fault (2, located in the file) unless the
 ** database itself is damaged, unreadable or locked (3, naming the database). */
 static int step_error(sqlite3 *db, const char *file, long line) {
-  int ec = sqlite3_errcode(db) & 0xff;
-  if (ec == SQLITE_CORRUPT || ec == SQLITE_NOTADB || ec == SQLITE_IOERR || ec == SQLITE_BUSY ||
-      ec == SQLITE_LOCKED || ec == SQLITE_CANTOPEN || ec == SQLITE_NOMEM)
-    return xp_db_fail(db, "reading");
+  if (xp_db_fault(db)) return xp_db_fail(db, "reading");
   return xp_error_at(XP_EXIT_USAGE, file, line, "%s", sqlite3_errmsg(db));
 }
 

@@ -35,9 +35,17 @@ int xp_db_schema_version(void) {
   return v;
 }
 
+int xp_db_fault(sqlite3 *db) {
+  const int ec = sqlite3_errcode(db) & 0xff;
+  return ec == SQLITE_CORRUPT || ec == SQLITE_NOTADB || ec == SQLITE_IOERR || ec == SQLITE_BUSY ||
+         ec == SQLITE_LOCKED || ec == SQLITE_CANTOPEN || ec == SQLITE_NOMEM || ec == SQLITE_INTERRUPT;
+}
+
 int xp_db_fail(sqlite3 *db, const char *what) {
   const char *file = sqlite3_db_filename(db, "main");
   int ec = sqlite3_extended_errcode(db);
+  if ((ec & 0xff) == SQLITE_INTERRUPT)
+    return xp_error_at(XP_EXIT_ABORTED, file && *file ? file : "database", 0, "%s: interrupted", what);
   const char *hint = "";
   int sys = sqlite3_system_errno(db);
   if (sys == ENOSPC || sys == EDQUOT)
@@ -292,6 +300,11 @@ static char *immutable_uri(const char *path) {
   return uri;
 }
 
+static int stop_if_interrupted(void *unused) {
+  (void)unused;
+  return xp_interrupted();
+}
+
 static sqlite3 *connect(const char *path, enum xp_db_mode mode) {
   sqlite3 *db = NULL;
   int flags = mode == XP_DB_READONLY ? SQLITE_OPEN_READONLY
@@ -308,6 +321,9 @@ static sqlite3 *connect(const char *path, enum xp_db_mode mode) {
   sqlite3_busy_timeout(db, XP_BUSY_TIMEOUT_MS);
   sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
   sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+  /* SIGINT and SIGTERM only set a flag (xp_install_signal_handlers), so that a run can still
+  ** be recorded as aborted; a reading command (a long query, a report) is stopped here. */
+  if (mode == XP_DB_READONLY) sqlite3_progress_handler(db, 10000, stop_if_interrupted, NULL);
   return db;
 }
 
@@ -349,6 +365,17 @@ sqlite3 *xp_db_open(const char *path, enum xp_db_mode mode, int *exit_code) {
   }
   if (exists && S_ISDIR(st.st_mode)) {
     xp_error_at(XP_EXIT_DB, path, 0, "is a directory, not a database");
+    return NULL;
+  }
+  if (exists && !S_ISREG(st.st_mode)) { /* opening a FIFO blocks until a writer comes */
+    xp_error_at(XP_EXIT_DB, path, 0, "is not a regular file (a FIFO, socket or device), not a database");
+    return NULL;
+  }
+  struct stat lst;
+  if (exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+    xp_error_at(XP_EXIT_DB, path, 0,
+                "is a symbolic link: xp opens a database by its own path, so that its -wal and -shm files"
+                " sit beside it (give the path the link points to)");
     return NULL;
   }
   const char *why = mode == XP_DB_READWRITE ? unwritable(path, exists) : NULL;

@@ -25,6 +25,10 @@ int xp_db_schema_version(void);
 
 /* Helpers that report SQLite errors as "xp: <path>: <sqlite message>" and return XP_EXIT_DB. */
 int xp_db_exec(sqlite3 *db, const char *sql);
+/* 1 when the last error is the database's, not the statement's: damaged, unreadable, locked,
+** out of memory, or interrupted (SIGINT/SIGTERM on a read-only connection). Report it with
+** xp_db_fail (exit 3; 130 when interrupted) rather than as the query's fault (exit 2). */
+int xp_db_fault(sqlite3 *db);
 int xp_db_fail(sqlite3 *db, const char *what);
 sqlite3_stmt *xp_db_prepare(sqlite3 *db, const char *sql);
 /* Step a statement expecting SQLITE_DONE; resets it. Returns 0 or XP_EXIT_DB. */

@@ -219,9 +219,6 @@ int xp_print_rows(sqlite3 *db, sqlite3_stmt *st, enum xp_format fmt, FILE *out) 
   if (!rc) return 0;
   /* A damaged, unreadable or locked database is the database's fault (exit 3), not the
   ** query's (exit 2) (tests/bad_inputs: db-corrupt-*). */
-  int ec = sqlite3_errcode(db) & 0xff;
-  if (ec == SQLITE_CORRUPT || ec == SQLITE_NOTADB || ec == SQLITE_IOERR || ec == SQLITE_BUSY ||
-      ec == SQLITE_LOCKED || ec == SQLITE_CANTOPEN || ec == SQLITE_NOMEM)
-    return xp_db_fail(db, "reading");
+  if (xp_db_fault(db)) return xp_db_fail(db, "reading");
   return xp_error(XP_EXIT_USAGE, "query failed: %s", sqlite3_errmsg(db));
 }

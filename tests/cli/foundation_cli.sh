@@ -73,4 +73,14 @@ one_line "attaching query" 2 "a.sql:1:" "$XP" --db "$db" query "$tmp/a.sql"
 check "database unchanged" "$before" "$(sha256sum "$db" | cut -d' ' -f1)"
 check "no attached file created" "no" "$([ -e "$tmp/other.db" ] && echo yes || echo no)"
 check "status still ok" "ok" "$(query "SELECT status FROM runs")"
+# a reading command stops at the first SIGTERM (exit 130), rather than running on until a
+# second signal kills it: the signal only sets a flag, which the query now checks
+printf 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c;\n' > "$tmp/endless.sql"
+"$XP" --db "$db" query "$tmp/endless.sql" > /dev/null 2> "$tmp/endless.err" &
+pid=$!
+sleep 0.5
+kill -TERM "$pid"
+wait "$pid"
+check "an endless query ends at one SIGTERM" 130 $?
+grep -q "reading: interrupted" "$tmp/endless.err" || { echo "FAIL: no 'interrupted' in: $(cat "$tmp/endless.err")"; fail=1; }
 finish
