@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 #include "cli.h"
+#include "kind.h"
 #include "db.h"
 #include "history.h"
 #include "runref.h"
@@ -296,6 +297,7 @@ int cmd_export(int argc, char **argv, const char *db_path) {
   int count = 0;
   if (rc == 0) db = xp_db_open(db_path, XP_DB_READONLY, &rc);
   if (rc == 0) xp_register_status_fn(db);
+  if (rc == 0) rc = xp_kind_filter(db, "export", &o.kind);
   if (rc == 0) rc = select_runs(db, &o, &ids, &count);
   if (rc == 0 && fmt == XP_FMT_CSV) rc = write_csv_dir(db, ids, samples, out);
   else if (rc == 0 && out) {

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "kind.h"
 #include "db.h"
 #include "runref.h"
 #include "xp.h"
@@ -44,6 +45,7 @@ int cmd_runs(int argc, char **argv, const char *db_path) {
   if (rc == 0) db = xp_db_open(db_path, XP_DB_READONLY, &rc);
   if (rc) goto out;
   xp_register_status_fn(db);
+  if ((rc = xp_kind_filter(db, "runs", &kind)) != 0) goto out;
   /* Build the filter from fixed SQL pieces; every user value is bound, never pasted. */
   char *sql = xp_asprintf(
       "SELECT substr(r.uuid, 1, 8) AS run, r.kind, xp_status(r.status, r.host, r.boot_id, r.pid) AS status,"

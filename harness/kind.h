@@ -55,6 +55,11 @@ int xp_cuda_sibling(char *path, size_t n);
 const xp_kind *xp_kind_find(const char *name);
 const xp_kind *xp_importer_find(const char *import_name);
 const xp_kind *const *xp_kinds_all(void); /* NULL-terminated */
+/* The runs.kind that --kind NAME selects (a kind, importer or recorded name), or NULL. */
+const char *xp_kind_recorded_as(const char *name);
+/* --kind NAME of `cmd` as the recorded kind in *kind: 0, or a usage error for a name that no
+** kind of this xp records and no run in db has. */
+int xp_kind_filter(sqlite3 *db, const char *cmd, const char **kind);
 
 /* Run a validated spec of a kind: begin the run, execute, finish. Used by xp run, xp import
 ** and xp rerun alike, so every run goes through the same lifecycle. */

@@ -4,7 +4,10 @@
 */
 #include <stddef.h>
 #include <string.h>
+#include "cli.h"
+#include "db.h"
 #include "kind.h"
+#include "xp.h"
 
 #define XP_KIND(sym) extern const xp_kind sym;
 XP_KIND(xp_kind_torch_trace)
@@ -44,4 +47,39 @@ const xp_kind *xp_importer_find(const char *import_name) {
         (same_name(table[i]->import_name, import_name) || same_name(table[i]->name, import_name)))
       return table[i];
   return NULL;
+}
+
+/* The runs.kind a --kind filter means: a kind's or importer's name gives the kind its runs are
+** recorded as (vllm_bench -> serve_bench, nccl_tests -> nccl_burst), a recorded kind itself
+** stands; NULL when no kind of this xp records runs so named. */
+const char *xp_kind_recorded_as(const char *name) {
+  for (size_t i = 0; table[i]; i++) {
+    const char *as = table[i]->records_as ? table[i]->records_as : table[i]->name;
+    if (same_name(table[i]->name, name) || same_name(as, name) ||
+        (table[i]->import_name && same_name(table[i]->import_name, name)))
+      return as;
+  }
+  return NULL;
+}
+
+int xp_kind_filter(sqlite3 *db, const char *cmd, const char **kind) {
+  if (!*kind) return 0;
+  const char *as = xp_kind_recorded_as(*kind);
+  if (as) {
+    *kind = as;
+    return 0;
+  }
+  /* a kind this xp does not know may still be in a database merged from another */
+  sqlite3_stmt *st = xp_db_prepare(db, "SELECT 1 FROM runs WHERE kind = ?1 LIMIT 1");
+  if (!st) return XP_EXIT_DB;
+  xp_bind_text(st, 1, *kind);
+  const int found = sqlite3_step(st) == SQLITE_ROW;
+  sqlite3_finalize(st);
+  if (found) return 0;
+  /* an unknown kind would quietly list nothing, as if there were no such runs */
+  char known[512] = "";
+  size_t o = 0;
+  for (size_t i = 0; table[i] && o < sizeof known; i++)
+    o += (size_t)snprintf(known + o, sizeof known - o, "%s%s", i ? ", " : "", table[i]->name);
+  return xp_usage_error(cmd, "--kind %s: no such kind (kinds: %s)", *kind, known);
 }

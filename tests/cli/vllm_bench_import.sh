@@ -85,4 +85,10 @@ grep -q "only in" "$tmp/cmp" && { echo "FAIL: compare across file names: cases u
 "$XP" --db "$db2" query "$XP_SRC/queries/regressions.sql" --format csv > "$tmp/reg" 2>&1
 grep -q "mean_ttft_ms,ms,.*better" "$tmp/reg" || { echo "FAIL: regressions by measured date"; cat "$tmp/reg"; fail=1; }
 
+# --kind takes the importer's name (its runs are recorded as serve_bench); an unknown kind is
+# refused rather than listing nothing
+n=$("$XP" --db "$db2" runs --kind vllm_bench --format csv | tail -n +2 | wc -l)
+check "runs --kind vllm_bench lists the imports" 1 $([ "$n" -ge 1 ] && echo 1 || echo 0)
+one_line "an unknown --kind" 2 "--kind nope: no such kind" "$XP" --db "$db2" runs --kind nope
+
 finish
