@@ -107,7 +107,25 @@ int xp_query_text(sqlite3 *db, const char *sql, const char *file, const xp_param
   return 0;
 }
 
-struct print_arg { enum xp_format fmt; int count; };
+/* sets: statements that return rows (counted before any runs); count: those printed so far */
+struct print_arg { enum xp_format fmt; int count, sets; const xp_param *params; int nparams; char *used; };
+
+/* The first pass: how many result sets the file prints (several, in JSON, are one array of
+** arrays: two documents back to back are no JSON), and which --param the statements name, by
+** SQLite's own reading of them (:name, @name or $name; never one inside a string or comment). */
+static int scan_stmt(void *arg, sqlite3 *db, sqlite3_stmt *st, const char *file, long line) {
+  (void)db, (void)file, (void)line;
+  struct print_arg *pa = arg;
+  if (sqlite3_column_count(st) > 0) pa->sets++;
+  for (int i = 0; i < pa->nparams; i++) {
+    char name[80];
+    for (const char *prefix = ":@$"; *prefix && !pa->used[i]; prefix++) {
+      snprintf(name, sizeof name, "%c%s", *prefix, pa->params[i].name);
+      pa->used[i] = sqlite3_bind_parameter_index(st, name) > 0;
+    }
+  }
+  return 0;
+}
 
 /* A statement failed while running: the query's fault (2, located in the file) unless the
 ** database itself is damaged, unreadable or locked (3, naming the database). */
@@ -122,7 +140,8 @@ static int print_stmt(void *arg, sqlite3 *db, sqlite3_stmt *st, const char *file
     int rc = sqlite3_step(st);
     return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : step_error(db, file, line);
   }
-  if (pa->count++ && pa->fmt == XP_FMT_TABLE) fputc('\n', stdout);
+  if (pa->count++ && pa->fmt != XP_FMT_JSON) fputc('\n', stdout); /* a blank line between sets */
+  if (pa->fmt == XP_FMT_JSON && pa->sets > 1) fputs(pa->count == 1 ? "[\n" : ",\n", stdout);
   /* Reported once, here, with the statement's line: xp_print_rows would say it without one
   ** (two lines for one error; tests/bad_inputs: query-runtime-error). */
   xp_error_quiet(1);
@@ -131,19 +150,11 @@ static int print_stmt(void *arg, sqlite3 *db, sqlite3_stmt *st, const char *file
   return rc ? step_error(db, file, line) : 0;
 }
 
-/* Whether the SQL text names :name as a parameter (not a longer name that starts with it). */
-static int names_param(const char *sql, const char *name) {
-  const size_t n = strlen(name);
-  for (const char *p = strchr(sql, ':'); p; p = strchr(p + 1, ':'))
-    if (strncmp(p + 1, name, n) == 0 && !(isalnum((unsigned char)p[1 + n]) || p[1 + n] == '_')) return 1;
-  return 0;
-}
-
 int cmd_query(int argc, char **argv, const char *db_path) {
   const char *file = NULL;
   xp_param *params = xp_xcalloc((size_t)argc, sizeof *params);
   int nparams = 0, bad = 0, rc = 0;
-  struct print_arg pa = {XP_FMT_TABLE, 0};
+  struct print_arg pa = {XP_FMT_TABLE, 0, 0, params, 0, NULL};
   for (int i = 1; i < argc && rc == 0; i++) {
     const char *v;
     if ((v = xp_opt_value(argc, argv, &i, "--param", &bad))) {
@@ -161,10 +172,15 @@ int cmd_query(int argc, char **argv, const char *db_path) {
   if (rc == 0 && !(sql = xp_read_file(file, NULL))) rc = xp_error_at(XP_EXIT_USAGE, file, 0, "cannot read: %s", strerror(errno));
   sqlite3 *db = NULL;
   if (rc == 0) db = xp_db_open(db_path, XP_DB_READONLY, &rc);
+  pa.nparams = nparams;
+  pa.used = xp_xcalloc((size_t)nparams + 1, 1);
+  if (rc == 0) rc = xp_query_text(db, sql, file, params, nparams, scan_stmt, &pa);
   if (rc == 0) rc = xp_query_text(db, sql, file, params, nparams, print_stmt, &pa);
+  if (rc == 0 && pa.fmt == XP_FMT_JSON && pa.sets > 1) fputs("]\n", stdout);
   for (int i = 0; i < nparams && rc == 0; i++)
-    if (!names_param(sql, params[i].name))
+    if (!pa.used[i])
       xp_warn("%s: --param %s: the query has no :%s (a misspelt name?)", file, params[i].name, params[i].name);
+  free(pa.used);
   xp_db_close(db);
   free(sql);
   free(params);

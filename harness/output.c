@@ -20,6 +20,18 @@ int xp_parse_format(const char *s, enum xp_format *out) {
   return 0;
 }
 
+/* A BLOB as its SQL literal, x'00ff41': text that says what it is (a byte count looked like an
+** integer, raw bytes broke CSV and JSON). */
+static char *blob_text(sqlite3_stmt *st, int c) {
+  const unsigned char *b = sqlite3_column_blob(st, c);
+  const int n = sqlite3_column_bytes(st, c);
+  char *out = xp_xmalloc(2 * (size_t)n + 4), *o = out;
+  *o++ = 'x', *o++ = '\'';
+  for (int i = 0; i < n; i++) o += sprintf(o, "%02x", b[i]);
+  *o++ = '\'', *o = 0;
+  return out;
+}
+
 /* Table cells: reals with 6 significant digits (enough to read, not to re-analyse: use csv or
 ** json for that), NULL as empty. */
 static char *cell_text(sqlite3_stmt *st, int c) {
@@ -175,7 +187,11 @@ static int print_csv(sqlite3_stmt *st, FILE *out) {
     for (int c = 0; c < ncol; c++) {
       if (c) fputc(',', out);
       if (sqlite3_column_type(st, c) == SQLITE_FLOAT) print_real(out, sqlite3_column_double(st, c));
-      else if (sqlite3_column_type(st, c) != SQLITE_NULL) csv_field(out, (const char *)sqlite3_column_text(st, c));
+      else if (sqlite3_column_type(st, c) == SQLITE_BLOB) {
+        char *t = blob_text(st, c);
+        csv_field(out, t);
+        free(t);
+      } else if (sqlite3_column_type(st, c) != SQLITE_NULL) csv_field(out, (const char *)sqlite3_column_text(st, c));
     }
     fputc('\n', out);
   }
@@ -193,7 +209,12 @@ cJSON *xp_rows_json(sqlite3_stmt *st, int *rc_out) {
       case SQLITE_NULL: cJSON_AddNullToObject(o, name); break;
       case SQLITE_INTEGER: cJSON_AddItemToObject(o, name, xp_json_int(sqlite3_column_int64(st, c))); break;
       case SQLITE_FLOAT: cJSON_AddItemToObject(o, name, xp_json_real(sqlite3_column_double(st, c))); break;
-      case SQLITE_BLOB: cJSON_AddNumberToObject(o, name, sqlite3_column_bytes(st, c)); break;
+      case SQLITE_BLOB: {
+        char *t = blob_text(st, c);
+        cJSON_AddStringToObject(o, name, t);
+        free(t);
+        break;
+      }
       default: cJSON_AddStringToObject(o, name, (const char *)sqlite3_column_text(st, c));
       }
     }

@@ -73,6 +73,20 @@ one_line "attaching query" 2 "a.sql:1:" "$XP" --db "$db" query "$tmp/a.sql"
 check "database unchanged" "$before" "$(sha256sum "$db" | cut -d' ' -f1)"
 check "no attached file created" "no" "$([ -e "$tmp/other.db" ] && echo yes || echo no)"
 check "status still ok" "ok" "$(query "SELECT status FROM runs")"
+# query output: a BLOB as its SQL literal in CSV and JSON (it was a byte count, or raw bytes);
+# several result sets in JSON are one array of arrays (two arrays back to back are no JSON);
+# @name and $name are parameters like :name (SQLite reads all three)
+printf "SELECT x'00ff41' AS b, 'a,b' AS t;\nSELECT 2 AS n;\n" > "$tmp/two.sql"
+"$XP" --db "$db" query "$tmp/two.sql" --format json > "$tmp/two.json" 2> /dev/null
+check "two result sets are one JSON array of arrays" "[|[{|,|[{|]" \
+  "$(grep -E '^(\[|\[\{|,|\])$' "$tmp/two.json" | paste -sd'|')"
+check "a BLOB in JSON" 1 "$(grep -c "\"b\":.*\"x'00ff41'\"" "$tmp/two.json")"
+check "a BLOB in CSV" "b,t|x'00ff41',\"a,b\"" "$("$XP" --db "$db" query "$tmp/two.sql" --format csv 2> /dev/null | head -2 | paste -sd'|')"
+printf 'SELECT @tp + $tp AS s;\n' > "$tmp/at.sql"
+"$XP" --db "$db" query "$tmp/at.sql" --param tp=4 --format csv > "$tmp/at.out" 2> "$tmp/at.err"
+check "@name and \$name bound" "8" "$(tail -1 "$tmp/at.out")"
+check "no 'misspelt' warning for @name" "" "$(grep misspelt "$tmp/at.err")"
+
 # a reading command stops at the first SIGTERM (exit 130), rather than running on until a
 # second signal kills it: the signal only sets a flag, which the query now checks
 printf 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c;\n' > "$tmp/endless.sql"
