@@ -63,7 +63,7 @@ int cmd_run(int argc, char **argv, const char *db_path) {
     printf("# dry run: %s (kind %s, spec sha256 %.16s); nothing is recorded\n", path, k->name, sha);
     rc = k->plan ? k->plan(spec, stdout) : 0;
   } else {
-    sqlite3 *db = xp_db_open(db_path, XP_DB_READWRITE, &rc);
+    sqlite3 *db = (rc = xp_kind_can_run(k)) == 0 ? xp_db_open(db_path, XP_DB_READWRITE, &rc) : NULL;
     if (db) {
       char uuid[37];
       rc = xp_execute_spec(db, k, spec, 0, NULL, uuid);

@@ -44,7 +44,8 @@ static void hand_over_to_xp_cuda(void) {
 
 /* GPU kinds need a CUDA build and a GPU before anything is recorded: an environment that
 ** cannot run the experiment is not a failed run of it. */
-static int gpu_available(const xp_kind *k) {
+int xp_kind_can_run(const xp_kind *k) {
+  if (!k->needs_gpu) return 0;
 #ifdef XP_HAVE_CUDA
   if (xp_gpu_count() == 0)
     return xp_error(XP_EXIT_ENV, "%s runs need a GPU and none is visible (no NVIDIA driver or device)", k->name);
@@ -59,7 +60,7 @@ int xp_execute_spec(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int impo
                     const char *parent_uuid, char run_uuid_out[37]) {
   int rc;
   if (run_uuid_out) run_uuid_out[0] = 0;
-  if (k->needs_gpu && (rc = gpu_available(k)) != 0) return rc;
+  if ((rc = xp_kind_can_run(k)) != 0) return rc;
   xp_run_opts o = {k->records_as ? k->records_as : k->name, imported, spec, parent_uuid,
                    k->needs_gpu && !imported};
   xp_run *run = NULL;

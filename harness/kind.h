@@ -63,6 +63,10 @@ int xp_kind_filter(sqlite3 *db, const char *cmd, const char **kind);
 
 /* Run a validated spec of a kind: begin the run, execute, finish. Used by xp run, xp import
 ** and xp rerun alike, so every run goes through the same lifecycle. */
+/* 0 when runs of k can be made here; for a GPU kind without a GPU or a CUDA build, the error
+** said (exit 4), after handing the command line over to xp-cuda where there is one. Called
+** before the database is opened, so that such a command leaves no database behind. */
+int xp_kind_can_run(const xp_kind *k);
 int xp_execute_spec(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int imported,
                     const char *parent_uuid, char run_uuid_out[37]);
 /* Set a top-level key from "KEY=VALUE" (xp run --set, xp import --set), typed by the kind's
