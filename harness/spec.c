@@ -571,3 +571,37 @@ int xp_spec_sizes(const xp_spec *s, const cJSON *obj, const char *key, const cha
   *out = v;
   return n;
 }
+
+/* The element's value, or its member's, as text to compare ("" where it has none). */
+static char *distinct_text(const cJSON *e, const char *member) {
+  if (member) e = cJSON_GetObjectItemCaseSensitive(e, member);
+  if (cJSON_IsString(e)) return xp_strdup(e->valuestring);
+  if (cJSON_IsNumber(e)) {
+    char buf[40];
+    xp_real_text(e->valuedouble, buf);
+    return xp_strdup(buf);
+  }
+  return NULL;
+}
+
+int xp_spec_check_distinct(const xp_spec *spec, const char *key, const char *member) {
+  const cJSON *list = cJSON_GetObjectItemCaseSensitive(spec->root, key), *a, *b;
+  int i = 0, rc = 0;
+  cJSON_ArrayForEach(a, list) {
+    char *ta = distinct_text(a, member);
+    for (b = list->child; b != a && ta && rc == 0; b = b->next) {
+      char *tb = distinct_text(b, member);
+      if (tb && strcmp(ta, tb) == 0) {
+        char path[300];
+        if (member) spec_path(path, sizeof path, "%s[%d].%s", key, i, member);
+        else spec_path(path, sizeof path, "%s[%d]", key, i);
+        rc = xp_spec_error(spec, path, "%s is given twice", ta);
+      }
+      free(tb);
+    }
+    free(ta);
+    if (rc) return rc;
+    i++;
+  }
+  return 0;
+}

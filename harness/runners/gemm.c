@@ -230,6 +230,10 @@ static int setup_build(const xp_spec *spec, gemm_setup *g) {
 }
 
 static int gemm_check(const xp_spec *spec) {
+  /* the same M or shape twice would time the same GEMM twice and count it twice per step */
+  if (xp_spec_check_distinct(spec, "m", NULL) || xp_spec_check_distinct(spec, "shapes", "name") ||
+      xp_spec_check_distinct(spec, "only", NULL))
+    return XP_EXIT_USAGE;
   gemm_setup g;
   int rc = setup_build(spec, &g);
   setup_free(&g);

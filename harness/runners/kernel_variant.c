@@ -113,22 +113,6 @@ static int check_shape(const xp_spec *spec, const cJSON *sh, int idx) {
   return 0;
 }
 
-/* A list of numbers given each once: a value twice would plan the same cases twice. */
-static int check_distinct(const xp_spec *spec, const char *key) {
-  const cJSON *list = cJSON_GetObjectItemCaseSensitive(spec->root, key), *a, *b;
-  int i = 0;
-  cJSON_ArrayForEach(a, list) {
-    for (b = list->child; b != a; b = b->next)
-      if (cJSON_IsNumber(a) && cJSON_IsNumber(b) && a->valuedouble == b->valuedouble) {
-        char path[64];
-        snprintf(path, sizeof path, "%s[%d]", key, i);
-        return xp_spec_error(spec, path, "%g is given twice", a->valuedouble);
-      }
-    i++;
-  }
-  return 0;
-}
-
 static int kv_check(const xp_spec *spec) {
   const xp_kv_family *f = spec_family(spec);
   const cJSON *names = cJSON_GetObjectItemCaseSensitive(spec->root, "variants"), *e;
@@ -164,7 +148,7 @@ static int kv_check(const xp_spec *spec) {
   }
   if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(spec->root, "m")) == 0)
     return xp_spec_error(spec, "m", "lists no token count");
-  if (check_distinct(spec, "m") || check_distinct(spec, "group_sizes")) return XP_EXIT_USAGE;
+  if (xp_spec_check_distinct(spec, "m", NULL) || xp_spec_check_distinct(spec, "group_sizes", NULL)) return XP_EXIT_USAGE;
   const xp_kv_variant *vs[64];
   int nv = selected(spec, f, vs), quantized = 0;
   for (int v = 0; v < nv; v++) quantized |= vs[v]->quantized;
