@@ -56,7 +56,7 @@ static void put_env(xp_nccl_results *res, const char *key, const char *value) {
 static void apply_env(const xp_nccl_plan *p, xp_nccl_results *res, const scratch *t) {
   const cJSON *e;
   cJSON_ArrayForEach(e, p->env) {
-    char v[256];
+    char v[XP_NCCL_ENV_MAX];
     if (xp_nccl_env_value(e, v, sizeof v) == 0) put_env(res, e->string, v);
   }
   /* NVLink multicast (NVLS) must stay off on these hosts unless someone chose otherwise. */

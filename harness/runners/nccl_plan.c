@@ -291,8 +291,12 @@ static int load_env(const xp_spec *s, xp_nccl_plan *p) {
     if (loads_code(e->string))
       return xp_spec_error(s, path, "names code for NCCL or CUDA to load into xp; a spec may not set it "
                            "(set it in the environment xp runs in)");
-    if (strcmp(e->string, "NCCL_DEBUG_FILE") == 0 || strcmp(e->string, "NCCL_TOPO_DUMP_FILE") == 0)
+    static const char *const own[] = {"NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_DEBUG_FILE", "NCCL_TOPO_DUMP_FILE", NULL};
+    if (index_of(e->string, own) >= 0) /* it was overridden without a word: the run must read INFO */
       return xp_spec_error(s, path, "xp sets this itself to capture NCCL's log and topology");
+    char v[XP_NCCL_ENV_MAX];
+    if (xp_nccl_env_value(e, v, sizeof v) == 0 && strlen(v) + 1 >= sizeof v)
+      return xp_spec_error(s, path, "a value of %d bytes or more (it would be cut)", XP_NCCL_ENV_MAX - 1);
   }
   return 0;
 }
@@ -453,7 +457,7 @@ static void print_env_plan(const xp_nccl_plan *p, FILE *out) {
   }
   if (!cJSON_GetObjectItemCaseSensitive(p->env, "NCCL_NVLS_ENABLE")) {
     const char *user = getenv("NCCL_NVLS_ENABLE");
-    if (user) fprintf(out, "%sNCCL_NVLS_ENABLE=%s (environment)", any++ ? ", " : "", user);
+    if (user && *user) fprintf(out, "%sNCCL_NVLS_ENABLE=%s (environment)", any++ ? ", " : "", user); /* as apply_env */
     else fprintf(out, "%sNCCL_NVLS_ENABLE=0 (xp default: NVLink multicast stays off)", any++ ? ", " : "");
   }
   fputc('\n', out);

@@ -80,6 +80,8 @@ void xp_nccl_plan_free(xp_nccl_plan *p);
 int xp_nccl_plan_check_ranks(const xp_spec *s, const xp_nccl_plan *p, int nranks);
 
 /* An env table value as the string setenv gets (true -> "1"). 0, or -1 for a non-scalar. */
+/* Longest env value a spec may set (bytes, with the NUL). */
+enum { XP_NCCL_ENV_MAX = 1024 };
 int xp_nccl_env_value(const cJSON *v, char *buf, size_t n);
 
 /* Kind callbacks. */
