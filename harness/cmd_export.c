@@ -23,7 +23,7 @@ static const char usage[] =
     "                 [--where KEY=VALUE]... [--run RUN]... [--no-samples]\n"
     "  Exports runs (all of them, or those matching every filter) with metadata, GPUs, cases,\n"
     "  metrics and raw samples.\n"
-    "  --format json  (default) one JSON document, to stdout or to --out FILE\n"
+    "  --format json  (default) one JSON document, to stdout (or --out -) or to --out FILE\n"
     "  --format csv   a folder (--out DIR, created if needed) of runs.csv, meta.csv, gpus.csv,\n"
     "                 metrics.csv and samples.csv, joined by run_uuid\n"
     "  --where        flattened columns (model, tp, gpu_name, ...) or metadata keys, as xp runs\n"
@@ -288,6 +288,7 @@ int cmd_export(int argc, char **argv, const char *db_path) {
     } else if (bad) rc = XP_EXIT_USAGE;
     else rc = xp_usage_error("export", "unexpected argument %s", argv[i]);
   }
+  if (out && strcmp(out, "-") == 0) out = NULL; /* standard output, as for xp report --out - */
   if (rc == 0 && fmt == XP_FMT_CSV && !out) rc = xp_usage_error("export", "--format csv writes a folder: give --out DIR");
   /* the statuses xp runs and xp show give (incomplete: a recorder that died) */
   if (rc == 0 && o.status && !xp_status_known(o.status))

@@ -147,7 +147,9 @@ static cJSON *typed_value(const xp_field *f, const char *key, const char *value)
   }
 bad:
   xp_error(XP_EXIT_USAGE, "<command line>: %s: \"%s\" is not %s", key, value,
-           f->type == XP_T_BOOL ? "true or false" : "a number");
+           f->type == XP_T_BOOL                         ? "true or false"
+           : f->type == XP_T_INT || f->type == XP_T_INTS ? "an integer"
+                                                         : "a number");
   return NULL;
 }
 

@@ -23,7 +23,11 @@ int main(int argc, char **argv) {
   int i = 1, bad = 0;
   for (; i < argc && argv[i][0] == '-'; i++) {
     const char *v;
-    if ((v = xp_opt_value(argc, argv, &i, "--db", &bad))) db_opt = v;
+    if ((v = xp_opt_value(argc, argv, &i, "--db", &bad))) {
+      /* an empty path fell back to $XP_DB or ./xp.db: the run landed where it was not sent */
+      if (!*v) return xp_error(XP_EXIT_USAGE, "--db: an empty path (see `xp help`)");
+      db_opt = v;
+    }
     else if (bad) return XP_EXIT_USAGE;
     else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return cmd_help(0, NULL, NULL);
     else if (strcmp(argv[i], "--version") == 0) return cmd_version(0, NULL, NULL);

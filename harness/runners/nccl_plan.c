@@ -186,7 +186,7 @@ static int range_bound(const xp_spec *s, const cJSON *v, const char *path, int64
     return 0;
   }
   if (cJSON_IsString(v) && xp_parse_size(v->valuestring, out) == 0 && *out >= 1) return 0;
-  return xp_spec_error(s, path, "expected a size of at least one byte (14336, \"1M\", \"256MiB\")");
+  return xp_spec_error(s, path, "expected a size from one byte to 8 PB (14336, \"1M\", \"256MiB\")");
 }
 
 static int load_range(const xp_spec *s, int64_t **out) {
