@@ -2,6 +2,12 @@
 # The trace importer on what real traces hold beyond the shipped samples (tests/data/trace/
 # variants/README.md): repeated Seq numbers and uneven all-to-alls pair across ranks, NaN and
 # inf where no field xp reads holds them, External ids past 2^30, times past int64's reach,
+# the same job imported again with its ranks relabelled (--ranks) is the same job: it counts once
+db="$tmp/relabel.db"
+run import torch-trace "$v/seqdup_r0.json.gz" "$v/seqdup_r1.json.gz"; expect_rc 0
+run import torch-trace "$v/seqdup_r0.json.gz" "$v/seqdup_r1.json.gz" --ranks 1,0; expect_rc 0
+[ "$(q "SELECT run_id || '>' || by_run_id FROM trace_superseded")" = "1>2" ] || die "a relabelled re-import supersedes"
+
 # kernel names of the serving stacks.
 set -euo pipefail
 : "${XP:?}" "${XP_BUILD:?}"
@@ -46,6 +52,12 @@ has "rank 0 again" "$tmp/err"
 run import torch-trace "$v/seqdup_r0.json.gz" "$v/seqdup_r1.json.gz" --events; expect_rc 0
 [ "$(q "SELECT group_concat(rank || ':' || n, ' ') FROM (SELECT rank, count(*) AS n FROM trace_events GROUP BY rank ORDER BY rank)")" = "0:20 1:20" ] ||
   die "events keep their ranks"
+
+# the same job imported again with its ranks relabelled (--ranks) is the same job: it counts once
+db="$tmp/relabel.db"
+run import torch-trace "$v/seqdup_r0.json.gz" "$v/seqdup_r1.json.gz"; expect_rc 0
+run import torch-trace "$v/seqdup_r0.json.gz" "$v/seqdup_r1.json.gz" --ranks 1,0; expect_rc 0
+[ "$(q "SELECT run_id || '>' || by_run_id FROM trace_superseded")" = "1>2" ] || die "a relabelled re-import supersedes"
 
 # kernel names of the serving stacks
 db="$tmp/names.db"
