@@ -58,7 +58,7 @@ int xp_bind_params(sqlite3_stmt *st, const xp_param *params, int nparams, const 
                    long line) {
   for (int i = 1; i <= sqlite3_bind_parameter_count(st); i++) {
     const char *name = sqlite3_bind_parameter_name(st, i);
-    if (!name || !name[0] || !name[1])
+    if (!name || name[0] == '?') /* ? and ?NNN alike: --param names a parameter, not a position */
       return xp_error_at(XP_EXIT_USAGE, file, line, "positional parameters (?) are not supported; use :name");
     int found = 0;
     for (int j = 0; j < nparams; j++)

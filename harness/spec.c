@@ -210,7 +210,7 @@ xp_spec *xp_spec_load(const char *path) {
     int err_line = 0;
     root = xp_toml_to_json(text, len, path, lines, err, sizeof err, &err_line);
     if (!root) {
-      xp_error_at(XP_EXIT_USAGE, path, err_line, "invalid TOML: %s", err);
+      xp_error_at(XP_EXIT_USAGE, path, err_line, "%s", err);
       goto fail;
     }
   }

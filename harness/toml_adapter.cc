@@ -4,23 +4,21 @@
 
 #include <cstdio>
 #include <cstring>
-#include <sstream>
 #include <string>
 #include <toml++/toml.h>
 
 namespace {
 
-void note_line(cJSON *lines, const std::string &path, const toml::node &n) {
-  if (!lines) return;
-  auto line = n.source().begin.line;
-  if (line > 0 && !cJSON_GetObjectItemCaseSensitive(lines, path.c_str()))
-    cJSON_AddNumberToObject(lines, path.c_str(), static_cast<double>(line));
-}
+// A value no xp key can take, said with its line: thrown by convert, caught at the C boundary.
+struct unusable {
+  int line;
+  std::string what;
+};
 
-template <typename T> std::string to_text(const T &v) {
-  std::ostringstream os;
-  os << v;
-  return os.str();
+// Every key's path is visited once (TOML refuses a key given twice), so lines are appended
+// without a lookup: a lookup per key made a deeply dotted spec take seconds.
+void note_line(cJSON *lines, const std::string &path, long line) {
+  if (lines && line > 0) cJSON_AddNumberToObject(lines, path.c_str(), static_cast<double>(line));
 }
 
 cJSON *convert(const toml::node &n, const std::string &path, cJSON *lines) {
@@ -29,10 +27,9 @@ cJSON *convert(const toml::node &n, const std::string &path, cJSON *lines) {
     for (auto &&[k, v] : *t) {
       std::string key(k.str());
       std::string sub = path.empty() ? key : path + "." + key;
-      note_line(lines, sub, v);
-      // Keys inherit the key's own position when the value has none (inline values).
-      if (lines && k.source().begin.line > 0 && !cJSON_GetObjectItemCaseSensitive(lines, sub.c_str()))
-        cJSON_AddNumberToObject(lines, sub.c_str(), static_cast<double>(k.source().begin.line));
+      // Keys take the key's own position when the value has none (inline values).
+      auto line = v.source().begin.line;
+      note_line(lines, sub, static_cast<long>(line > 0 ? line : k.source().begin.line));
       cJSON_AddItemToObject(obj, key.c_str(), convert(v, sub, lines));
     }
     return obj;
@@ -42,19 +39,22 @@ cJSON *convert(const toml::node &n, const std::string &path, cJSON *lines) {
     size_t i = 0;
     for (auto &&v : *a) {
       std::string sub = path + "[" + std::to_string(i++) + "]";
-      note_line(lines, sub, v);
+      note_line(lines, sub, static_cast<long>(v.source().begin.line));
       cJSON_AddItemToArray(arr, convert(v, sub, lines));
     }
     return arr;
   }
-  if (auto v = n.as_string()) return cJSON_CreateString(v->get().c_str());
+  const int line = static_cast<int>(n.source().begin.line);
+  if (auto v = n.as_string()) {
+    // C strings end at NUL: "a\u0000b" would be read as "a" without a word
+    if (v->get().find('\0') != std::string::npos) throw unusable{line, path + ": a string with a NUL character (\\u0000)"};
+    return cJSON_CreateString(v->get().c_str());
+  }
   if (auto v = n.as_integer()) return cJSON_CreateNumber(static_cast<double>(v->get()));
   if (auto v = n.as_floating_point()) return cJSON_CreateNumber(v->get());
   if (auto v = n.as_boolean()) return cJSON_CreateBool(v->get());
-  if (auto v = n.as_date()) return cJSON_CreateString(to_text(v->get()).c_str());
-  if (auto v = n.as_time()) return cJSON_CreateString(to_text(v->get()).c_str());
-  if (auto v = n.as_date_time()) return cJSON_CreateString(to_text(v->get()).c_str());
-  return cJSON_CreateNull();
+  // TOML dates and times: no xp key takes one, and read as text they passed as a string key's value
+  throw unusable{line, path + ": a date or time, which no xp key takes (quote it to give text)"};
 }
 
 }  // namespace
@@ -66,13 +66,16 @@ extern "C" cJSON *xp_toml_to_json(const char *text, size_t len, const char *sour
   try {
     toml::table doc = toml::parse(std::string_view(text, len), std::string_view(source));
     return convert(doc, "", lines);
+  } catch (const unusable &e) {
+    *err_line = e.line;
+    if (err) std::snprintf(err, errlen, "%s", e.what.c_str());
   } catch (const toml::parse_error &e) {
     *err_line = static_cast<int>(e.source().begin.line);
-    if (err) std::snprintf(err, errlen, "%s", std::string(e.description()).c_str());
+    if (err) std::snprintf(err, errlen, "invalid TOML: %s", std::string(e.description()).c_str());
   } catch (const std::exception &e) {
-    if (err) std::snprintf(err, errlen, "%s", e.what());
+    if (err) std::snprintf(err, errlen, "invalid TOML: %s", e.what());
   } catch (...) {
-    if (err) std::snprintf(err, errlen, "unreadable TOML");
+    if (err) std::snprintf(err, errlen, "invalid TOML: unreadable");
   }
   return nullptr;
 }

@@ -63,7 +63,7 @@ static const xp_field kv_fields[] = {
     {"variants", XP_T_STRINGS, 0, NULL, NULL, 0, 0, "variants to run (default: all of the family)"},
     {"shapes", XP_T_TABLES, 1, NULL, shape_fields, 0, 0, "problems: [[shapes]] name, type, sizes"},
     {"m", XP_T_INTS, 1, NULL, NULL, 1, 4096, "tokens: GEMM rows, or the MoE decode batch"},
-    {"group_sizes", XP_T_INTS, 0, NULL, NULL, 1, 1 << 20, "quantization group sizes along K"},
+    {"group_sizes", XP_T_INTS, 0, NULL, NULL, 1, 1 << 20, "quantization group sizes along K (required by quantized variants: all of w4a16)"},
     {"device", XP_T_INT, 0, NULL, NULL, 0, 1024, "CUDA device (default 0)"},
     {"warmup", XP_T_INT, 0, NULL, NULL, 0, 100000, "untimed graph replays per case (default 10)"},
     {"samples", XP_T_INT, 0, NULL, NULL, 3, 100000, "timed graph replays per case (default 30)"},
@@ -177,7 +177,7 @@ static int kv_check(const xp_spec *spec) {
     i++;
   }
   if (quantized && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(spec->root, "group_sizes")) == 0)
-    return xp_error_at(XP_EXIT_USAGE, spec->path, 0,
+    return xp_error_at(XP_EXIT_USAGE, spec->path, 1, /* a missing top-level key: the file's first line */
                        "group_sizes: required key is missing (the %s variants are quantized)", f->name);
   return 0;
 }
