@@ -48,10 +48,14 @@ measured AS (
           WHERE c.category IN ('gemm', 'moe')) / 1e3 / nullif(count(*), 0) AS gemm_us,
          coalesce((SELECT sum(c.total_ns) FROM trace_step_categories c JOIN steps s USING (run_id, rank, step)
           WHERE c.category = 'allreduce'), 0) / 1e3 / nullif(count(*), 0) AS ar_us,
-         -- waiting is known for multi-rank runs only: averaged over their steps alone
+         -- waiting is known for multi-rank runs only: averaged over their steps alone, beside
+         -- their own all-reduce time (over all steps, single-rank ones too, it could exceed it)
          (SELECT sum(k.wait_ns) FROM trace_collectives k JOIN steps s USING (run_id, rank, step)
           WHERE k.collective = 'allreduce' AND s.single_rank = 0) / 1e3
            / nullif(sum(single_rank = 0), 0) AS ar_wait_us,
+         coalesce((SELECT sum(c.total_ns) FROM trace_step_categories c JOIN steps s USING (run_id, rank, step)
+          WHERE c.category = 'allreduce' AND s.single_rank = 0), 0) / 1e3
+           / nullif(sum(single_rank = 0), 0) AS ar_multi_us,
          sum(single_rank = 1) AS single_rank_steps
   FROM steps
 ),
@@ -154,7 +158,9 @@ basis AS (
     END
     || CASE WHEN (SELECT count(*) FROM series) > 0 AND NOT (SELECT same_interconnect FROM series)
             THEN '; measured on another interconnect than the traces' ELSE '' END
-    || CASE WHEN m.ar_wait_us IS NOT NULL THEN '; measured includes ' || round(m.ar_wait_us, 1) || ' us waiting for other ranks (multi-rank runs)' ELSE '' END
+    || CASE WHEN m.ar_wait_us IS NOT NULL AND m.single_rank_steps = 0 THEN '; measured includes ' || round(m.ar_wait_us, 1) || ' us waiting for other ranks'
+            WHEN m.ar_wait_us IS NOT NULL THEN '; in multi-rank runs ' || round(m.ar_multi_us, 1) || ' us a step, of which ' || round(m.ar_wait_us, 1) || ' us waiting for other ranks'
+            ELSE '' END
     || CASE WHEN m.single_rank_steps > 0 THEN '; ' || m.single_rank_steps || ' steps of single-rank traces, whose waiting for peers is in their all-reduce time' ELSE '' END
     AS allreduce,
     CASE WHEN m.nsteps = 0 THEN 'no trace with marked steps for this configuration (xp import torch-trace ... --set model=... tp=... batch=...)'

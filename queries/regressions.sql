@@ -60,4 +60,7 @@ SELECT kind, model, gpu_name, interconnect, tp, batch, case_name, params, metric
        END AS verdict
 FROM compared, settings
 WHERE abs(change) > settings.threshold
+  -- and beyond the last printed digit: nccl-tests' text prints 2 decimals, so its 0.00 GB/s
+  -- against the same sweep's -J 0.000431 is one measurement, not -100%
+  AND abs(newest - older_median) >= 0.01
 ORDER BY verdict = 'worse' DESC, abs(change) DESC, kind, case_name, params, metric;
