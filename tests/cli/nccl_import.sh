@@ -176,4 +176,11 @@ check "bad input: failed runs" "$((runs_before + 6))" "$(sql "SELECT count(*) FR
 check "bad input: each with its reason" 6 "$(sql "SELECT count(*) FROM runs WHERE status = 'failed' AND error LIKE '%:%'")"
 check "bad input: no results" "$cases_before" "$(sql "SELECT count(*) FROM cases")"
 
+# one sweep imported as -J JSON and as its text: the text's 2 printed decimals are no change
+# (0.00 GB/s against 0.000431 read as -100%, worse)
+rdb="$tmp/same_sweep.db"
+"$XP" --db "$rdb" import nccl-tests "$XP_SRC/tests/data/nccl/nccltests_sweep.json" > /dev/null 2>&1
+"$XP" --db "$rdb" import nccl-tests "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > /dev/null 2>&1
+check "one sweep twice: no regressions" 1 "$("$XP" --db "$rdb" query "$XP_SRC/queries/regressions.sql" --format csv 2> /dev/null | wc -l)"
+
 finish
