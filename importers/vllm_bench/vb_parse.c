@@ -198,6 +198,9 @@ static int check_type(const vb_src *s, const vb_key *k, const cJSON *v) {
     return 0;
   case T_NUM:
     if (!cJSON_IsNumber(v) && !cJSON_IsNull(v)) return bad_key(s, k->key, "expected a number, found %s", type_name(v));
+    /* durations, throughputs and rates vLLM measured are never negative */
+    if (k->dest == D_VALUE && cJSON_IsNumber(v) && v->valuedouble < 0)
+      return bad_key(s, k->key, "expected a number >= 0, found %g", v->valuedouble);
     return 0;
   case T_INT:
     if (cJSON_IsNull(v)) return 0;
@@ -218,13 +221,16 @@ static int check_type(const vb_src *s, const vb_key *k, const cJSON *v) {
     cJSON_ArrayForEach(e, v) {
       if (k->type == T_LIST_NUM && !cJSON_IsNumber(e))
         return bad_key(s, k->key, "entry %d: expected a number, found %s", i, type_name(e));
+      if (k->type == T_LIST_NUM && k->dest == D_LIST && e->valuedouble < 0) /* times and lengths */
+        return bad_key(s, k->key, "entry %d: expected a number >= 0, found %g", i, e->valuedouble);
       if (k->type == T_LIST_STR && !cJSON_IsString(e) && !cJSON_IsNull(e))
         return bad_key(s, k->key, "entry %d: expected a string, found %s", i, type_name(e));
       if (k->type == T_LIST_LIST) {
         if (!cJSON_IsArray(e)) return bad_key(s, k->key, "entry %d: expected an array of numbers, found %s", i, type_name(e));
         const cJSON *x;
-        cJSON_ArrayForEach(x, e) if (!cJSON_IsNumber(x))
-            return bad_key(s, k->key, "entry %d: expected numbers, found %s", i, type_name(x));
+        cJSON_ArrayForEach(x, e) if (!cJSON_IsNumber(x) || x->valuedouble < 0)
+            return bad_key(s, k->key, "entry %d: expected numbers >= 0, found %s", i,
+                           cJSON_IsNumber(x) ? "a negative one" : type_name(x));
       }
       i++;
     }
@@ -252,17 +258,21 @@ static int check_lengths(const vb_src *s, const vb_lists *l, int *n) {
   const struct { const char *key; const cJSON *v; } all[] = {
       {"ttfts", l->ttfts}, {"itls", l->itls}, {"latencies", l->latencies},
       {"output_lens", l->output_lens}, {"errors", l->errors}};
-  const char *first = NULL;
-  *n = 0;
-  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+  /* the reference is the length most lists share, so that the one list cut short is named */
+  const size_t nall = sizeof all / sizeof all[0];
+  int ref = -1, ref_votes = 0;
+  const char *ref_key = NULL;
+  for (size_t i = 0; i < nall; i++) {
     if (!all[i].v) continue;
-    int len = cJSON_GetArraySize(all[i].v);
-    if (!first) {
-      first = all[i].key;
-      *n = len;
-    } else if (len != *n)
-      return bad_key(s, all[i].key, "has %d entries but %s has %d (one per request)", len, first, *n);
+    int len = cJSON_GetArraySize(all[i].v), votes = 0;
+    for (size_t j = 0; j < nall; j++) votes += all[j].v && cJSON_GetArraySize(all[j].v) == len;
+    if (votes > ref_votes) ref = len, ref_votes = votes, ref_key = all[i].key;
   }
+  *n = ref > 0 ? ref : 0;
+  for (size_t i = 0; i < nall; i++)
+    if (all[i].v && cJSON_GetArraySize(all[i].v) != ref)
+      return bad_key(s, all[i].key, "has %d entries but %s has %d (one per request)", cJSON_GetArraySize(all[i].v),
+                     ref_key, ref);
   return 0;
 }
 
@@ -291,12 +301,15 @@ static void push_finite(vb_samples *s, double v) {
 ** outputs longer than one token. Files without latencies (benchmark_serving.py before 0.7)
 ** give no TPOT here: the latency vLLM took then came after the last token, at the stream's
 ** end, and ttft + the gaps would fall short of it (vLLM's own mean_tpot_ms is kept). */
-static void collect_samples(const vb_lists *l, int n, vb_result *r) {
+static int collect_samples(const vb_src *s, const vb_lists *l, int n, vb_result *r) {
   vb_cursor c = {first(l->ttfts), first(l->itls), first(l->latencies), first(l->output_lens), first(l->errors)};
   for (int i = 0; i < n; i++) {
     double ttft = c.ttft ? c.ttft->valuedouble : NAN;
     double lat = c.latency ? c.latency->valuedouble : NAN;
     if (request_ok(&c, l->ttfts ? ttft : lat)) {
+      /* the first token comes within the request: a latency shorter than it is no timing */
+      if (c.ttft && c.latency && lat < ttft)
+        return bad_key(s, "latencies", "entry %d: %g s, shorter than its time to first token (%g s)", i, lat, ttft);
       r->succeeded++;
       if (c.ttft) push_finite(&r->samples[VB_TTFT], ttft * 1e3);
       const cJSON *x;
@@ -308,11 +321,40 @@ static void collect_samples(const vb_lists *l, int n, vb_result *r) {
     c = (vb_cursor){next(c.ttft), next(c.itl), next(c.latency), next(c.output_len), next(c.error)};
   }
   r->requests = n;
+  /* with the errors list, every request's fate is known: vLLM's count must agree with it */
+  if (l->errors && r->completed >= 0 && r->succeeded != r->completed)
+    return bad_key(s, "completed", "says %lld, but the per-request lists hold %lld requests that succeeded",
+                   (long long)r->completed, (long long)r->succeeded);
+  return 0;
+}
+
+/* Statistics of a latency that vLLM had no sample of: np.mean(x or 0) writes 0 for mean,
+** median, std and every percentile (TPOT and ITL of a benchmark whose outputs are one token
+** long, every latency when no request completed). A real latency is never exactly 0: a metric
+** whose mean is 0 is dropped whole, as is every statistic when nothing completed. */
+static void drop_unmeasured(vb_result *r) {
+  char *drop = xp_xcalloc(r->nvalues + 1, 1);
+  for (size_t i = 0; i < r->nvalues; i++) { /* decided before anything moves */
+    const char *m = r->values[i].metric;
+    if (!is_statistic_key(m)) continue;
+    char mean[96];
+    snprintf(mean, sizeof mean, "mean_%s", strchr(m, '_') + 1); /* "tpot_ms" of "p99.9_tpot_ms" */
+    const vb_value *mv = vb_find_value(r, mean);
+    drop[i] = r->completed == 0 || (mv && mv->v == 0);
+  }
+  size_t kept = 0;
+  for (size_t i = 0; i < r->nvalues; i++) {
+    if (drop[i]) free(r->values[i].metric);
+    else r->values[kept++] = r->values[i];
+  }
+  r->nvalues = kept;
+  free(drop);
 }
 
 /* ---- one result object ---- */
 
-/* The first value of a metric wins: a file with both goodput spellings records one. */
+/* The first value of a metric wins: a file with both goodput spellings records one. (A key
+** given twice is another matter: read_object keeps its last value, as Python's json.load.) */
 static void add_value(vb_result *r, const char *metric, const char *unit, double v) {
   if (!isfinite(v) || vb_find_value(r, metric)) return; /* NaN or Infinity: no value */
   r->values = xp_xrealloc(r->values, (r->nvalues + 1) * sizeof *r->values);
@@ -365,10 +407,7 @@ static void take_known(vb_result *r, const vb_key *k, const cJSON *v, vb_lists *
 /* Keys xp does not know: --metadata KEY=VALUE pairs (strings) describe the case; numbers are
 ** metrics of a newer vLLM, kept as recorded. */
 static void take_unknown(vb_result *r, const char *key, const cJSON *v) {
-  if (is_statistic_key(key) && cJSON_IsNumber(v)) {
-    /* with no request completed vLLM writes 0 (np.mean(x or 0)) or NaN: no latency measured */
-    if (r->completed != 0) add_value(r, key, "ms", v->valuedouble);
-  }
+  if (is_statistic_key(key) && cJSON_IsNumber(v)) add_value(r, key, "ms", v->valuedouble); /* drop_unmeasured */
   else if (cJSON_IsNumber(v)) {
     size_t n = strlen(key);
     add_value(r, key, n > 3 && strcmp(key + n - 3, "_ms") == 0 ? "ms" : "", v->valuedouble);
@@ -391,6 +430,12 @@ static void name_case(vb_result *r) {
   else if (n == 0)
     snprintf(buf, sizeof buf, "rate=inf");
   r->case_name = xp_strdup(buf);
+}
+
+static int given_again(const cJSON *v) {
+  for (const cJSON *d = v->next; d; d = d->next)
+    if (strcmp(d->string, v->string) == 0) return 1;
+  return 0;
 }
 
 static int read_object(const vb_src *s, const cJSON *o, int nobjects, vb_result *r) {
@@ -422,15 +467,18 @@ static int read_object(const vb_src *s, const cJSON *o, int nobjects, vb_result 
   vb_lists lists = {0};
   const cJSON *v;
   cJSON_ArrayForEach(v, o) {
+    if (given_again(v)) continue; /* a key given twice: its last value counts, as in json.load */
     const vb_key *k = find_key(v->string);
     if (k) take_known(r, k, v, &lists);
     else if (is_statistic_key(v->string) && !cJSON_IsNumber(v) && !cJSON_IsNull(v))
       return bad_key(s, v->string, "expected a number, found %s", type_name(v));
+    else if (is_statistic_key(v->string) && cJSON_IsNumber(v) && v->valuedouble < 0)
+      return bad_key(s, v->string, "expected a number >= 0, found %g", v->valuedouble);
     else take_unknown(r, v->string, v);
   }
   int n;
-  if (check_lengths(s, &lists, &n)) return XP_EXIT_USAGE;
-  collect_samples(&lists, n, r);
+  if (check_lengths(s, &lists, &n) || collect_samples(s, &lists, n, r)) return XP_EXIT_USAGE;
+  drop_unmeasured(r);
   name_case(r);
   return 0;
 }

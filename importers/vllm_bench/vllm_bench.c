@@ -120,21 +120,28 @@ static int vllm_bench_plan(const xp_spec *spec, FILE *out) {
 
 /* Run-level facts from every result: one value when they agree, else each distinct value in
 ** file order, comma-separated (dates of a concurrency sweep, say). */
+static int by_text(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The distinct values of one field over the set's results, sorted and joined by commas: sorted,
+** so that several results' dates ("20250901-090000") end with the latest whatever order the
+** files were given in (run_measured takes the last), and one set of files names itself alike. */
 static char *distinct_values(const vb_set *s, size_t offset) {
-  char *joined = NULL;
+  const char **vals = xp_xcalloc(s->n + 1, sizeof *vals);
+  size_t n = 0;
   for (size_t i = 0; i < s->n; i++) {
     const char *v = *(char *const *)((const char *)&s->r[i] + offset);
-    if (!v) continue;
-    int seen = 0;
-    for (size_t j = 0; j < i && !seen; j++) {
-      const char *w = *(char *const *)((const char *)&s->r[j] + offset);
-      seen = w && strcmp(v, w) == 0;
-    }
-    if (seen) continue;
-    char *next = joined ? xp_asprintf("%s,%s", joined, v) : xp_strdup(v);
+    int seen = !v;
+    for (size_t j = 0; j < n && !seen; j++) seen = strcmp(v, vals[j]) == 0;
+    if (!seen) vals[n++] = v;
+  }
+  qsort(vals, n, sizeof *vals, by_text);
+  char *joined = NULL;
+  for (size_t i = 0; i < n; i++) {
+    char *next = joined ? xp_asprintf("%s,%s", joined, vals[i]) : xp_strdup(vals[i]);
     free(joined);
     joined = next;
   }
+  free(vals);
   return joined;
 }
 

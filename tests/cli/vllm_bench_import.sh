@@ -91,4 +91,19 @@ n=$("$XP" --db "$db2" runs --kind vllm_bench --format csv | tail -n +2 | wc -l)
 check "runs --kind vllm_bench lists the imports" 1 $([ "$n" -ge 1 ] && echo 1 || echo 0)
 one_line "an unknown --kind" 2 "--kind nope: no such kind" "$XP" --db "$db2" runs --kind nope
 
+# what real runs or damaged files hold (tests/data/vllm_bench/variants/README.md)
+vv="$XP_SRC/tests/data/vllm_bench/variants"
+vdb="$tmp/variants.db"
+"$XP" --db "$vdb" import vllm-bench "$vv/prefill_out1.json" > /dev/null 2>&1
+check "one-token outputs: no TPOT or ITL statistic" 0 \
+  "$("$XP" --db "$vdb" query <(echo "SELECT count(*) FROM metrics WHERE name LIKE '%tpot%' OR name LIKE '%itl%';") --format csv 2> /dev/null | tail -1)"
+one_line "a negative duration" 2 "duration: expected a number >= 0, found -5" "$XP" --db "$vdb" import vllm-bench "$vv/nonsense.json"
+one_line "a latency shorter than its TTFT" 2 "shorter than its time to first token" "$XP" --db "$vdb" import vllm-bench "$vv/ttft_gt_lat.json"
+"$XP" --db "$vdb" import vllm-bench "$vv/dates_desc.json" > /dev/null 2>&1
+check "several dates: measured at the latest" "2025-09-02T09:00:00Z" \
+  "$("$XP" --db "$vdb" query <(echo "SELECT t.measured_at FROM run_measured t JOIN runs r ON r.id = t.run_id ORDER BY r.id DESC LIMIT 1;") --format csv 2> /dev/null | tail -1)"
+"$XP" --db "$vdb" import vllm-bench "$vv/dupkey.json" > /dev/null 2>&1
+check "a key given twice: its last value" "0.407464" \
+  "$("$XP" --db "$vdb" query <(echo "SELECT m.median FROM metrics m JOIN cases c ON c.id = m.case_id WHERE m.name = 'duration' AND c.run_id = (SELECT max(id) FROM runs);") --format csv 2> /dev/null | tail -1)"
+
 finish
