@@ -136,5 +136,5 @@ q kimi_best_us_hot "$(printf "$KIMI_PIVOT" "$(cols b.median)")" --param cache=ho
 for b in 1 16; do
   echo
   echo "== Kimi-K2.5 TP=8 decode-step GEMM time, batch $b (cold)"
-  "$XP" --db "$db" query "$XP_SRC/queries/gemm_decode_step.sql" --param model=Kimi-K2.5 --param batch=$b
+  "$XP" --db "$db" query "$XP_SRC/queries/gemm_decode_step.sql" --param model=Kimi-K2.5 --param tp=8 --param batch=$b
 done

@@ -71,7 +71,7 @@ printf 'kind = "gemm"\nmodel = "Kimi-K2.5"\nmodel_file = "%s"\ntp = 8\nm = [1]\n
   "$XP_SRC/experiments/models/Kimi-K2.5.toml" > "$tmp/kimi.toml"
 "$XP" --db "$db" run "$tmp/kimi.toml" > "$tmp/out" 2> "$tmp/err"
 check "kimi subset run" 0 $?
-"$XP" --db "$db" query "$XP_SRC/queries/gemm_decode_step.sql" --param model=Kimi-K2.5 --param batch=1 --format csv > "$tmp/step" 2>&1
+"$XP" --db "$db" query "$XP_SRC/queries/gemm_decode_step.sql" --param model=Kimi-K2.5 --param tp=8 --param batch=1 --format csv > "$tmp/step" 2>&1
 check "decode step query" 0 $?
 cat "$tmp/step"
 grep -q '^moe_gate_up,1,512,7168,1,480,' "$tmp/step" || { echo "FAIL: decode step row"; fail=1; }

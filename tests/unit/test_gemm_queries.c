@@ -169,8 +169,12 @@ static void test_decode_step(sqlite3 *db) {
   CHECK_EQ_INT(run_kind(db, &gemm_kind, "{\"kind\":\"gemm\",\"model\":\"DeepSeek-V3\",\"tp\":8,"
                         "\"m\":[1]}"), 0);
 
-  xp_param p[2] = {{"model", "Kimi-K2.5"}, {"batch", "1"}};
-  CHECK_EQ_INT(query(db, "gemm_decode_step.sql", p, 2), 0);
+  /* a later run at another TP must not replace this one's answer */
+  CHECK_EQ_INT(run_kind(db, &gemm_kind, "{\"kind\":\"gemm\",\"model\":\"Kimi-K2.5\",\"tp\":4,"
+                        "\"dtype\":\"bf16\",\"m\":[1]}"), 0);
+
+  xp_param p[3] = {{"model", "Kimi-K2.5"}, {"batch", "1"}, {"tp", "8"}};
+  CHECK_EQ_INT(query(db, "gemm_decode_step.sql", p, 3), 0);
   CHECK_EQ_INT(nrows, 3);
   /* gemm|m|n|k|bmm|count|default_us|best_us|step_default_us|step_best_us|pct_of_step */
   CHECK_EQ_STR(rows[0], "o_proj|1|7168|1024|1|61|6.0|5.0|366.0|305.0|8.9");
@@ -181,16 +185,16 @@ static void test_decode_step(sqlite3 *db) {
   CHECK(strstr(rows[2], "|||||541|||3726.0|3425.0|100.0") != NULL);
 
   p[1].value = "16";
-  CHECK_EQ_INT(query(db, "gemm_decode_step.sql", p, 2), 0);
+  CHECK_EQ_INT(query(db, "gemm_decode_step.sql", p, 3), 0);
   CHECK_EQ_INT(nrows, 3);
   CHECK(strstr(rows[2], "incomplete: 1 GEMM(s) failed") != NULL);
   CHECK(strstr(rows[2], "|427.0|366.0|") != NULL);
 
   /* Unknown batch or model: only the total row, empty. */
   p[1].value = "7";
-  CHECK_EQ_INT(query(db, "gemm_decode_step.sql", p, 2), 0);
+  CHECK_EQ_INT(query(db, "gemm_decode_step.sql", p, 3), 0);
   CHECK_EQ_INT(nrows, 1);
-  CHECK_EQ_STR(rows[0], "decode step total (no gemm run of this model measured this batch "
+  CHECK_EQ_STR(rows[0], "decode step total (no gemm run of this model at this tp measured this batch "
                         "cold)||||||||||");
   xp_error_quiet(1);
   CHECK_EQ_INT(query(db, "gemm_decode_step.sql", p, 1), XP_EXIT_USAGE); /* :batch missing */
