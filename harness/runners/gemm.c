@@ -229,10 +229,25 @@ static int setup_build(const xp_spec *spec, gemm_setup *g) {
   return derive_shapes(spec, g, ms);
 }
 
+/* Declared keys are labels that queries select runs by: one that says other than what the
+** run measures would file it under a configuration it never ran. */
+static int check_labels(const xp_spec *spec) {
+  const cJSON *r = spec->root, *m = cJSON_GetObjectItemCaseSensitive(r, "m");
+  const int64_t batch = xp_spec_int(r, "batch", 0);
+  if (batch > 0 && (cJSON_GetArraySize(m) != 1 || xp_saturate_int64(cJSON_GetArrayItem(m, 0)->valuedouble) != batch))
+    return xp_spec_error(spec, "batch", "batch = %lld labels a run of that one decode batch; this run measures m = "
+                         "[...] (give m = [%lld], or leave batch out)", (long long)batch, (long long)batch);
+  const char *q = xp_spec_str(r, "quantization", NULL), *dtype = xp_spec_str(r, "dtype", "bf16");
+  if (q && strcmp(q, dtype) != 0)
+    return xp_spec_error(spec, "quantization", "\"%s\" labels the weights, but gemm runs measure %s weights "
+                         "(dtype)", q, dtype);
+  return 0;
+}
+
 static int gemm_check(const xp_spec *spec) {
   /* the same M or shape twice would time the same GEMM twice and count it twice per step */
   if (xp_spec_check_distinct(spec, "m", NULL) || xp_spec_check_distinct(spec, "shapes", "name") ||
-      xp_spec_check_distinct(spec, "only", NULL))
+      xp_spec_check_distinct(spec, "only", NULL) || check_labels(spec))
     return XP_EXIT_USAGE;
   gemm_setup g;
   int rc = setup_build(spec, &g);

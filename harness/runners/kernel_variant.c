@@ -149,6 +149,11 @@ static int kv_check(const xp_spec *spec) {
   if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(spec->root, "m")) == 0)
     return xp_spec_error(spec, "m", "lists no token count");
   if (xp_spec_check_distinct(spec, "m", NULL) || xp_spec_check_distinct(spec, "group_sizes", NULL)) return XP_EXIT_USAGE;
+  /* declared keys label the run for queries: EP is not modelled here (every routed pair runs on
+  ** this GPU, m * topk rows), so an ep label would file the run under a split it never ran */
+  if (xp_spec_int(spec->root, "ep", 1) != 1)
+    return xp_spec_error(spec, "ep", "kernel_variant runs one GPU's experts without expert parallelism "
+                         "(m * topk routed rows); an ep label would misfile it");
   const xp_kv_variant *vs[64];
   int nv = selected(spec, f, vs), quantized = 0;
   for (int v = 0; v < nv; v++) quantized |= vs[v]->quantized;
