@@ -241,17 +241,27 @@ static void mlp(list *l, const xp_model *m, const xp_parallel *p) {
   /* The GPU's experts receive B*k/ep routed rows, spread over its active experts as evenly as
   ** whole rows go: `more` launches of q + 1 rows and the rest of q, so that the rows add up
   ** to B*k/ep exactly (a ceil of the mean for every launch counted up to 30% too many). */
-  int64_t rows = llround((double)(B * m->topk) / p->ep), per_gpu = llround(active / p->ep);
-  if (rows < 1) rows = 1;
-  if (per_gpu < 1) per_gpu = 1;
-  if (per_gpu > rows) per_gpu = rows;
-  const int64_t q = rows / per_gpu, more = rows - q * per_gpu;
+  const double rows_mean = (double)(B * m->topk) / p->ep, experts_mean = fmin(active / p->ep, rows_mean);
+  int64_t rows, launches; /* per step: moe layers x (rows, active experts) of one GPU */
+  if (rows_mean >= 1 && experts_mean >= 1) {
+    int64_t r = llround(rows_mean), e = llround(experts_mean);
+    rows = moe * r, launches = moe * (e > r ? r : e);
+  } else {
+    /* Under one routed row or expert a layer (B*k < ep): a GPU's experts run in some layers
+    ** and not in others. Rounding each layer up to one launch counted 8x the work at batch 1
+    ** on 64 GPUs; the step's totals are rounded once instead, so its mean stays right. */
+    rows = llround(moe * rows_mean), launches = llround(moe * experts_mean);
+    if (rows < 1) rows = 1;
+    if (launches < 1) launches = 1;
+    if (launches > rows) launches = rows;
+  }
+  const int64_t q = rows / launches, more = rows - q * launches;
   int64_t inter = m->moe_inter / (p->tp / p->ep);
   add(l, "moe_router", B, m->experts, H, 1, moe);
-  add(l, "moe_gate_up", q + 1, 2 * inter, H, 1, moe * more);
-  add(l, "moe_gate_up", q, 2 * inter, H, 1, moe * (per_gpu - more));
-  add(l, "moe_down", q + 1, H, inter, 1, moe * more);
-  add(l, "moe_down", q, H, inter, 1, moe * (per_gpu - more));
+  add(l, "moe_gate_up", q + 1, 2 * inter, H, 1, more);
+  add(l, "moe_gate_up", q, 2 * inter, H, 1, launches - more);
+  add(l, "moe_down", q + 1, H, inter, 1, more);
+  add(l, "moe_down", q, H, inter, 1, launches - more);
   if (m->shared > 0) {
     int64_t sh = m->moe_inter * m->shared / p->tp;
     add(l, "shared_expert_gate_up", B, 2 * sh, H, 1, moe);

@@ -130,9 +130,13 @@ static int name_in(const cJSON *arr, const char *name) {
 static int derive_shapes(const xp_spec *spec, gemm_setup *g, const cJSON *ms) {
   const cJSON *only = cJSON_GetObjectItemCaseSensitive(spec->root, "only"), *e;
   char err[256];
-  if (xp_model_check_parallel(g->model, &g->par, err, sizeof err))
-    return xp_spec_error(spec, cJSON_GetObjectItemCaseSensitive(spec->root, "ep") ? "ep" : "tp",
-                         "%s", err);
+  if (xp_model_check_parallel(g->model, &g->par, err, sizeof err)) {
+    /* the key to blame: tp when it fails alone (without expert parallelism), else ep */
+    xp_parallel tp_only = g->par;
+    char err1[256];
+    tp_only.ep = 1;
+    return xp_spec_error(spec, xp_model_check_parallel(g->model, &tp_only, err1, sizeof err1) ? "tp" : "ep", "%s", err);
+  }
   cJSON_ArrayForEach(e, ms) {
     if (xp_model_decode_gemms(g->model, &g->par, xp_saturate_int64(e->valuedouble), &g->shapes, &g->nshapes))
       return XP_EXIT_USAGE;

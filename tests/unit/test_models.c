@@ -132,6 +132,14 @@ static void test_kimi(void) {
   CHECK_EQ_INT(rows_per_layer(v, n, "moe_gate_up", 60), 64);
   free(v);
 
+  /* Under one routed row a layer: TP=EP=64, batch 1: 8 rows over 64 GPUs, 0.125 a layer. The
+  ** step's mean is 60 x 0.125 = 7.5 launches of one row (8), where rounding each layer up to one
+  ** launch counted 60. */
+  v = derive(m, 64, 64, 1, 1, &n);
+  expect(v, n, "moe_gate_up", 1, 2 * 2048, 7168, 1, 8);
+  expect(v, n, "moe_down", 1, 7168, 2048, 1, 8);
+  free(v);
+
   /* Naive MLA: kv_b_proj as one GEMM over the step's tokens. */
   v = derive(m, 8, 1, 0, 1, &n);
   expect(v, n, "kv_b_proj", 1, 8 * 256, 512, 1, 61);
