@@ -42,7 +42,16 @@ static void copy_trimmed(char *dst, size_t n, const char *src) {
 /* Counts one more channel of the connection (src, dst, transport), adding it when new. The
 ** connections are interned by their bytes, so a key's id is its index in info->conn: a
 ** 512-rank all-to-all log sets up 260,000 of them, and a list walk per line took minutes. */
-static void add_conn(xp_nccl_info *info, int src, int dst, const char *transport) {
+enum conn_side { SIDE_NONE, SIDE_SEND, SIDE_RECEIVE };
+
+static void count_side(xp_nccl_conn *c, enum conn_side side) {
+  if (side == SIDE_SEND) c->sends++;
+  else if (side == SIDE_RECEIVE) c->receives++;
+  else c->untagged++;
+  c->channels = c->untagged + (c->sends > c->receives ? c->sends : c->receives);
+}
+
+static void add_conn(xp_nccl_info *info, int src, int dst, const char *transport, enum conn_side side) {
   char key[2 * sizeof(int) + sizeof info->conn->transport];
   size_t tl = strnlen(transport, sizeof info->conn->transport - 1);
   memcpy(key, &src, sizeof src);
@@ -51,7 +60,7 @@ static void add_conn(xp_nccl_info *info, int src, int dst, const char *transport
   int added = 0;
   uint32_t id = xp_strtab_intern(&info->conn_keys, key, 2 * sizeof src + tl, &added);
   if (!added) {
-    info->conn[id].channels++;
+    count_side(&info->conn[id], side);
     return;
   }
   if (info->nconn == info->nconn_alloc) {
@@ -59,9 +68,10 @@ static void add_conn(xp_nccl_info *info, int src, int dst, const char *transport
     info->conn = xp_xrealloc(info->conn, sizeof *info->conn * (size_t)info->nconn_alloc);
   }
   xp_nccl_conn *c = &info->conn[info->nconn++];
+  memset(c, 0, sizeof *c);
   c->src = src;
   c->dst = dst;
-  c->channels = 1;
+  count_side(c, side);
   memcpy(c->transport, transport, tl);
   c->transport[tl] = 0;
 }
@@ -105,12 +115,14 @@ static void parse_channel(xp_nccl_info *info, const char *msg) {
   }
   int src, dst;
   if (sscanf(colon + 3, "%d[%*[^]]] -> %d[%*[^]]]", &src, &dst) != 2) return;
-  /* a NET connection is logged twice, [send] by one rank and [receive] by the other: once */
-  if (strstr(colon, "[receive]") && strstr(colon, "[receive]") < via) return;
+  /* a NET connection is logged twice, [send] by one rank and [receive] by the other: counted
+  ** once, from whichever side the log holds (only one rank's log may have been kept) */
+  const char *recv = strstr(colon, "[receive]"), *send = strstr(colon, "[send]");
+  enum conn_side side = recv && recv < via ? SIDE_RECEIVE : send && send < via ? SIDE_SEND : SIDE_NONE;
   char transport[64];
   copy_trimmed(transport, sizeof transport, via + 5);
   transport_kind(transport);
-  add_conn(info, src, dst, transport);
+  add_conn(info, src, dst, transport, side);
 }
 
 /* The number just before `label` in msg ("2 p2p channels,"), -1 where msg has no such label. */

@@ -16,6 +16,9 @@ typedef struct xp_nccl_conn {
   int src, dst;          /* ranks */
   char transport[64];    /* as printed after "via", without [send]/[receive] */
   int channels;
+  /* lines seen: a NET connection is logged [send] by one rank and [receive] by the other, and a
+  ** log may hold either side alone; channels = untagged + the larger side */
+  int untagged, sends, receives;
 } xp_nccl_conn;
 
 /* One TUNING line: "AllReduce: 14336 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..1}". */

@@ -91,6 +91,7 @@ static void test_synthetic_lines(void) {
       "h:1:2 [0] NCCL INFO AllGather: 4096 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0} comm 0x55a7a339db50",
       "h:1:2 [0] NCCL INFO AllReduce: 14336 Bytes -> Algo TREE proto LL channel{Lo..Hi}={0..3}",
       "h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0/GDRDMA",
+      "h:9:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [receive] via NET/IB/0/GDRDMA",
       "h:1:2 [0] NCCL INFO Channel 01/0 : 8[0] -> 0[0] [receive] via NET/IB/0/GDRDMA",
       "h:1:2 [0] NCCL INFO Channel 00 : 0[1b000] -> 1[1c000] via P2P/IPC",
       "h:1:2 [0] NCCL INFO comm 0x1, 16 coll channels, 0 collnet channels, 0 nvls channels, 16 p2p channels, 2 p2p channels per peer",
@@ -113,13 +114,18 @@ static void test_synthetic_lines(void) {
   t = xp_nccl_info_tuning(&info, "AllGather", 4096);
   CHECK(t && strcmp(t->proto, "LL") == 0);
   CHECK(xp_nccl_info_tuning(&info, "AllReduce", 999) == NULL);
-  /* a NET connection is logged by both ends ([send], [receive]): counted once, its kind
-  ** without the NIC index */
-  CHECK_EQ_INT(info.nconn, 2);
+  /* a NET connection is logged by both ends, [send] by the sender and [receive] by the
+  ** receiver, both as sender -> receiver: counted once, its kind without the NIC index; a
+  ** connection whose [receive] line alone is in the log (8 -> 0: rank 8's log not kept) counts */
+  CHECK_EQ_INT(info.nconn, 3);
   CHECK_EQ_STR(info.conn[0].transport, "NET/IB/GDRDMA");
-  CHECK_EQ_INT(info.conn[1].src, 0);
-  CHECK_EQ_INT(info.conn[1].dst, 1);
-  CHECK_EQ_STR(info.conn[1].transport, "P2P/IPC");
+  CHECK_EQ_INT(info.conn[0].channels, 1);
+  CHECK_EQ_INT(info.conn[1].src, 8);
+  CHECK_EQ_INT(info.conn[1].dst, 0);
+  CHECK_EQ_STR(info.conn[1].transport, "NET/IB/GDRDMA");
+  CHECK_EQ_INT(info.conn[2].src, 0);
+  CHECK_EQ_INT(info.conn[2].dst, 1);
+  CHECK_EQ_STR(info.conn[2].transport, "P2P/IPC");
   CHECK_EQ_INT(info.coll_channels, 16);
   CHECK_EQ_INT(info.p2p_per_peer, 2);
   CHECK_EQ_STR(xp_nccl_info_env(&info, "NCCL_P2P_DISABLE"), "1");
