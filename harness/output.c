@@ -227,7 +227,8 @@ cJSON *xp_rows_json(sqlite3_stmt *st, int *rc_out) {
 static int print_json(sqlite3_stmt *st, FILE *out) {
   int rc;
   cJSON *arr = xp_rows_json(st, &rc);
-  char *text = cJSON_Print(arr);
+  char *raw = cJSON_Print(arr), *text = xp_utf8_mend(raw); /* JSON is UTF-8; imported text may not be */
+  free(raw);
   fprintf(out, "%s\n", text);
   free(text);
   cJSON_Delete(arr);

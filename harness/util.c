@@ -276,3 +276,49 @@ const struct xp_blob *xp_datafile(const char *name) {
     if (strcmp(xp_datafiles[i].name, name) == 0) return &xp_datafiles[i];
   return NULL;
 }
+
+/* Length of the well-formed UTF-8 sequence at s (Unicode's table 3-7: no overlong forms, no
+** surrogates, nothing past U+10FFFF), or 0 when the bytes there are not one. */
+static size_t utf8_sequence(const unsigned char *s, size_t n) {
+  const unsigned char c = s[0];
+  if (c < 0x80) return 1;
+  size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+  if (!len || n < len) return 0;
+  unsigned char lo = 0x80, hi = 0xBF; /* the second byte's range */
+  if (c == 0xE0) lo = 0xA0;
+  else if (c == 0xED) hi = 0x9F;
+  else if (c == 0xF0) lo = 0x90;
+  else if (c == 0xF4) hi = 0x8F;
+  if (s[1] < lo || s[1] > hi) return 0;
+  for (size_t i = 2; i < len; i++)
+    if (s[i] < 0x80 || s[i] > 0xBF) return 0;
+  return len;
+}
+
+long xp_utf8_invalid_at(const char *s, size_t n) {
+  const unsigned char *p = (const unsigned char *)s;
+  for (size_t i = 0; i < n;) {
+    size_t l = utf8_sequence(p + i, n - i);
+    if (!l) return (long)i;
+    i += l;
+  }
+  return -1;
+}
+
+char *xp_utf8_mend(const char *s) {
+  const size_t n = strlen(s);
+  char *out = xp_xmalloc(3 * n + 1), *o = out;
+  const unsigned char *p = (const unsigned char *)s;
+  for (size_t i = 0; i < n;) {
+    size_t l = utf8_sequence(p + i, n - i);
+    if (l) {
+      memcpy(o, p + i, l);
+      o += l, i += l;
+    } else {
+      memcpy(o, "\xEF\xBF\xBD", 3);
+      o += 3, i++;
+    }
+  }
+  *o = 0;
+  return out;
+}

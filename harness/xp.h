@@ -63,5 +63,10 @@ int xp_parse_int64(const char *s, int64_t *out);   /* whole string, base 10; 0 o
 int xp_parse_double(const char *s, double *out);
 int xp_parse_size(const char *s, int64_t *out);    /* 14336, 1K, 4M, 256MiB, 1G: binary suffixes */
 int64_t xp_saturate_int64(double v);              /* NaN 0, out of range: the nearest end */
+/* Offset of the first byte of s[0, n) that is not well-formed UTF-8, or -1 when all are. */
+long xp_utf8_invalid_at(const char *s, size_t n);
+/* A copy of s (NUL-terminated) with each byte that is not well-formed UTF-8 replaced by U+FFFD:
+** JSON must be UTF-8, and text imported from logs may not be. */
+char *xp_utf8_mend(const char *s);
 int xp_saturate_int(double v);
 #endif

@@ -376,14 +376,15 @@ static void take_known(vb_result *r, const vb_key *k, const cJSON *v, vb_lists *
   switch (k->dest) {
   case D_META: {
     char **slot = meta_slot(r, k->key);
-    free(*slot); /* a key given twice: the last one counts, as in vLLM's own json.load */
-    *slot = xp_strdup(v->valuestring);
+    free(*slot);
+    *slot = v->valuestring[0] ? xp_strdup(v->valuestring) : NULL; /* "" says nothing: absent */
     break;
   }
   case D_PARAM:
     if (strcmp(k->key, "request_rate") == 0)
       r->request_rate = cJSON_IsString(v) ? INFINITY : v->valuedouble;
-    if (strcmp(k->key, "max_concurrency") == 0) r->max_concurrency = xp_saturate_int64(v->valuedouble);
+    /* vLLM takes a max_concurrency of 0 as none (`if max_concurrency` makes no semaphore) */
+    if (strcmp(k->key, "max_concurrency") == 0 && v->valuedouble > 0) r->max_concurrency = xp_saturate_int64(v->valuedouble);
     /* --burstiness inf arrives as Infinity (json.dump): kept as "inf", as vLLM writes the rate */
     if (cJSON_IsNumber(v) && isinf(v->valuedouble)) cJSON_AddStringToObject(r->params, k->key, "inf");
     else cJSON_AddItemToObject(r->params, k->key, cJSON_Duplicate(v, 0));
@@ -528,6 +529,11 @@ static size_t skip_space(const char *t, size_t i, size_t len) {
 int vb_parse_text(const char *label, const char *text, size_t len, vb_result **out, size_t *n) {
   *out = NULL;
   *n = 0;
+  /* json.dump writes ASCII (or UTF-8 with ensure_ascii off): other bytes are a damaged file,
+  ** and stored they would make every JSON export of the history invalid */
+  const long bad = xp_utf8_invalid_at(text, len);
+  if (bad >= 0)
+    return xp_error_at(XP_EXIT_USAGE, label, line_at(text, (size_t)bad), "not UTF-8 text (byte %ld)", bad);
   char *clean = replace_nonfinite(text, len);
   size_t clen = strlen(clean);
   /* First pass: split into objects, so that each knows whether it shares the file. */

@@ -393,8 +393,21 @@ static void test_sizes_and_stats(void) {
   CHECK(xp_mann_whitney(a, 10, a, 10, &u) > 0.9);
 }
 
+/* UTF-8 as JSON needs it: overlong forms, surrogates and stray continuation bytes are not. */
+static void test_utf8(void) {
+  CHECK_EQ_INT(xp_utf8_invalid_at("plain, na\xc3\xaf" "ve \xe6\xa8\xa1\xf0\x9f\x98\x80", 21), -1);
+  CHECK_EQ_INT(xp_utf8_invalid_at("ab\xff" "cd", 5), 2);
+  CHECK_EQ_INT(xp_utf8_invalid_at("\xc0\xaf", 2), 0);         /* overlong '/' */
+  CHECK_EQ_INT(xp_utf8_invalid_at("x\xed\xa0\x80", 4), 1);    /* a UTF-16 surrogate */
+  CHECK_EQ_INT(xp_utf8_invalid_at("x\xe6\xa8", 3), 1);         /* cut short */
+  char *m = xp_utf8_mend("a\xff\xe6\xa8\xa1" "b\x80");
+  CHECK_EQ_STR(m, "a\xef\xbf\xbd\xe6\xa8\xa1" "b\xef\xbf\xbd");
+  free(m);
+}
+
 int main(void) {
   if (!test_dir_make("/tmp/xp-test-foundation-XXXXXX")) return 1;
+  test_utf8();
   test_migrations_fresh();
   test_migrations_older();
   test_refusals();
