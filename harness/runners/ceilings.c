@@ -249,6 +249,9 @@ static int candidate_right(struct mm_arg *a, int idx, const float *ref, size_t c
                            cudaStream_t s, int *right) {
   int rc = XP_EXIT_FAILED;
   xp_gemm_check chk;
+  /* NaN (bf16 0xffff) in D first: a candidate that writes part of it, or none, must not pass
+  ** on an earlier candidate's answer, or on what a fresh allocation happened to hold */
+  XP_CUDA(cudaMemsetAsync(a->D, 0xff, count * 2, s));
   if ((rc = xp_lt_select(a->p, idx)) || (rc = xp_lt_run(a->p, a->A, a->W, a->D, a->sa, a->sw,
                                                         a->ws, s)))
     return rc;

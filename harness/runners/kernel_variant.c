@@ -330,6 +330,25 @@ static int kv_plan_print(const xp_spec *spec, FILE *out) {
 /* ---- execution ---- */
 #ifdef XP_HAVE_CUDA
 
+/* A batch that measure() left early (the device failed, or the run was interrupted): a case it
+** finished has failed (with its reason) or holds its timing; the others were never checked or
+** timed. Lost: those are failed, with the device's error. Interrupted: left out (an aborted
+** run keeps what it measured, and only that). */
+static void settle_batch(xp_kv_case *cases, const int *batch, int n, char *done_flag, int why) {
+  for (int j = 0; j < n; j++) {
+    xp_kv_case *c = &cases[batch[j]];
+    if (strcmp(c->status, "ok") != 0 || c->nus > 0) continue;
+    if (why == XP_EXIT_ABORTED) {
+      done_flag[batch[j]] = 0;
+      continue;
+    }
+    c->status = "failed";
+    free(c->note);
+    c->note = xp_asprintf("not run: the device failed in this run (%s)", xp_last_error());
+  }
+}
+
+
 /* ---- recording ---- */
 
 static double median_of(const double *v, int n) {
@@ -468,6 +487,7 @@ static int kv_execute(xp_ctx *ctx) {
     free(tmp);
     if (!ctx->quiet)
       for (int j = 0; j < n; j++) print_case(ctx->out, &pl.cases[batch[j]], copy_gbps);
+    if (mrc) settle_batch(pl.cases, batch, n, done_flag, mrc);
     if (mrc == XP_EXIT_ABORTED) rc = mrc;
     else if (mrc) lost = 1;
   }
@@ -481,6 +501,8 @@ static int kv_execute(xp_ctx *ctx) {
       done_flag[i] = 1;
     }
   if (lost) xp_warn("the CUDA context was lost; later cases are recorded failed");
+  /* a run whose device failed is a failed run (exit 1), whatever its earlier cases measured */
+  const char *lost_why = lost ? xp_strdup(xp_last_error()) : NULL;
 
   /* Record: measured first, written now in one transaction. */
   int wrc = 0;
@@ -515,6 +537,8 @@ static int kv_execute(xp_ctx *ctx) {
   free(batch);
   free(done_flag);
   if (wrc) rc = wrc;
+  else if (lost) rc = xp_error(XP_EXIT_FAILED, "%s", lost_why);
+  free((char *)lost_why);
 done:
   xp_ceilings_meas_free(&meas);
   plan_free(&pl);

@@ -250,6 +250,10 @@ static int record_case(xp_run *r, const xp_nccl_results *res, const xp_nccl_case
   cJSON_Delete(params);
   if (id < 0) return XP_EXIT_DB;
   if (c->skip) return 0;
+  /* A case whose results were wrong keeps no timing: its bursts were run all the same (every
+  ** rank must run the same collectives, and a rank that stopped alone would hang the others),
+  ** but a time of a wrong result is not a measurement. */
+  if (c->wrong > 0) return xp_run_value(r, id, "wrong", "count", (double)c->wrong);
 
   int n = p->iterations, rc;
   double *burst = xp_xmalloc(sizeof *burst * (size_t)n * 3), *spread = burst + n, *per = burst + 2 * n;
