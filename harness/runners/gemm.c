@@ -48,6 +48,7 @@
 #define COLD_MIB_DEFAULT 256
 
 static const char *const cache_modes[] = {"cold", "hot", "both", NULL};
+enum { XP_GEMM_MAX_M = 16 * 65535 };
 static const char *const mla_modes[] = {"absorbed", "naive", NULL};
 static const char *const ceilings_modes[] = {"lookup", "measure", NULL};
 
@@ -55,7 +56,8 @@ static const xp_field shape_fields[] = {
     {"name", XP_T_STRING, 1, NULL, NULL, 0, 0, "what the GEMM is (o_proj, moe_down, ...)"},
     {"n", XP_T_INT, 1, NULL, NULL, 1, 1 << 30, "output features (rows of W)"},
     {"k", XP_T_INT, 1, NULL, NULL, 1, 1 << 30, "input features (columns of W)"},
-    {"bmm", XP_T_INT, 0, NULL, NULL, 1, 1 << 20, "matrices in one batched launch (default 1)"},
+    /* at most 65535: the float32 reference kernel's grid has one z slice per matrix */
+    {"bmm", XP_T_INT, 0, NULL, NULL, 1, 65535, "matrices in one batched launch (default 1)"},
     {"count", XP_T_INT, 0, NULL, NULL, 0, 1 << 30, "launches per decode step (default 1)"},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
 
@@ -207,9 +209,19 @@ static int setup_build(const xp_spec *spec, gemm_setup *g) {
   cJSON_ArrayForEach(e, ms) {
     char path[32];
     snprintf(path, sizeof path, "m[%d]", i++);
-    if (e->valuedouble <= 0 || e->valuedouble > (1 << 20))
-      return xp_spec_error(spec, path, "M must be between 1 and %d, got %.0f", 1 << 20,
-                           e->valuedouble);
+    /* 16 rows a reference block, at most 65535 blocks along y */
+    if (e->valuedouble <= 0 || e->valuedouble > XP_GEMM_MAX_M)
+      return xp_spec_error(spec, path, "M must be between 1 and %d, got %.0f", XP_GEMM_MAX_M, e->valuedouble);
+  }
+  const cJSON *sh;
+  i = 0;
+  cJSON_ArrayForEach(sh, cJSON_GetObjectItemCaseSensitive(r, "shapes")) {
+    /* one matrix set past 2^40 elements fits no GPU, and its byte counts would overflow */
+    const double elems = (double)xp_spec_int(sh, "bmm", 1) * (double)xp_spec_int(sh, "n", 1) * (double)xp_spec_int(sh, "k", 1);
+    char path[48];
+    snprintf(path, sizeof path, "shapes[%d]", i++);
+    if (elems > 1099511627776.0)
+      return xp_spec_error(spec, path, "bmm x n x k = %.3g weights: past 2^40, more than any GPU holds", elems);
   }
   const cJSON *list = cJSON_GetObjectItemCaseSensitive(r, "shapes");
   if (list) {

@@ -97,6 +97,20 @@ extern "C" cudaError_t xp_read16(const void *src, size_t bytes, int blocks, unsi
   return cudaGetLastError();
 }
 
+__global__ void spin_kernel(unsigned long long ns) {
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do {
+    __nanosleep(500);
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  } while (t - t0 < ns);
+}
+
+extern "C" cudaError_t xp_spin_ns(unsigned long long ns, cudaStream_t s) {
+  spin_kernel<<<1, 1, 0, s>>>(ns);
+  return cudaGetLastError();
+}
+
 /* splitmix64: a good 64-bit mix of (seed, index), so fills need no state. */
 __device__ __forceinline__ float uniform_pm1(uint64_t seed, size_t i) {
   uint64_t z = seed + 0x9E3779B97F4A7C15ull * (i + 1);

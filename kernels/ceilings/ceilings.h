@@ -30,6 +30,9 @@ cudaError_t xp_copy16(void *dst, const void *src, size_t bytes, int blocks, cuda
 ** kernel that must read those bytes once in one launch stands on. xp_read16_grid: the grid that reads fastest on device dev. */
 cudaError_t xp_read16_grid(int dev, int *blocks);
 cudaError_t xp_read16(const void *src, size_t bytes, int blocks, unsigned *sink, cudaStream_t s);
+/* One thread that spins for `ns` nanoseconds of the GPU's clock: enqueued before a timed
+** section, it keeps the stream busy while the host enqueues that section's work. */
+cudaError_t xp_spin_ns(unsigned long long ns, cudaStream_t s);
 
 /* count elements of type dtype, uniform in [-1, 1), from a counter-based hash of (seed, i):
 ** the same seed gives the same data on any device. Never all zeros. */

@@ -70,7 +70,7 @@ grep -qE '^moe_gate_up +1 +1 +4096 +7168 +1 +60 ' "$tmp/plan" || { echo "FAIL: e
 check "only: two GEMMs" 2 "$(grep -c '^moe_' "$tmp/plan")"
 
 # Bad input.
-expect_bad m_zero 2 'm_zero.toml:4: m\[1\]: M must be between 1 and 1048576, got 0' "kind = \"gemm\"
+expect_bad m_zero 2 'm_zero.toml:4: m\[1\]: M must be between 1 and 1048560, got 0' "kind = \"gemm\"
 model_file = \"$models/Kimi-K2.5.toml\"
 tp = 8
 m = [1, 0]"
