@@ -232,7 +232,10 @@ static int readonly_authorizer(void *arg, int action, const char *a, const char 
   case SQLITE_SAVEPOINT:
     return SQLITE_OK;
   case SQLITE_FUNCTION:
-    return (b && strcmp(b, "load_extension") == 0) ? SQLITE_DENY : SQLITE_OK;
+    /* load_extension loads code; fts3_tokenizer (on in Debian's SQLite) reveals a pointer
+    ** with one argument and, with two, registers a tokenizer at any address, which a virtual
+    ** table that a shared database brings along then calls */
+    return b && (strcmp(b, "load_extension") == 0 || strcmp(b, "fts3_tokenizer") == 0) ? SQLITE_DENY : SQLITE_OK;
   case SQLITE_UPDATE:
     return a && strcmp(a, "sqlite_master") == 0 ? SQLITE_OK : SQLITE_DENY;
   case SQLITE_PRAGMA:
