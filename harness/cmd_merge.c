@@ -426,7 +426,22 @@ static int merge_dictionary(merger *m, const char *table) {
   for (int j = 0; j < n; j++)
     if (pk && strcmp(cols[j], pk) == 0) pkcol = j;
   int64_t added = 0, conflicts = 0;
+  const int names = strcmp(table, "trace_names") == 0;
+  int namecol = -1;
+  for (int j = 0; j < n && names; j++)
+    if (strcmp(cols[j], "name") == 0) namecol = j;
   while (rc == 0 && sqlite3_step(s) == SQLITE_ROW) {
+    /* a kernel name's id is its text's hash: a row that pairs an id with another name would
+    ** take that id's place here, and every later import would file the kernel under it */
+    if (names && namecol >= 0) {
+      const char *nm = (const char *)sqlite3_column_text(s, namecol);
+      if (!nm || sqlite3_column_int64(s, pkcol) != xp_text_id(nm, (size_t)sqlite3_column_bytes(s, namecol))) {
+        rc = xp_error_at(XP_EXIT_INTEGRITY, m->other_path, 0,
+                         "trace_names: id %lld is not the hash of its name \"%.60s\"; nothing merged",
+                         (long long)sqlite3_column_int64(s, pkcol), nm ? nm : "");
+        break;
+      }
+    }
     sqlite3_reset(i);
     for (int j = 0; j < n; j++) sqlite3_bind_value(i, j + 1, sqlite3_column_value(s, j));
     if (sqlite3_step(i) != SQLITE_DONE) {

@@ -231,6 +231,28 @@ static int seal_unsealed(sqlite3 *db, int quiet) {
   return rc;
 }
 
+/* Kernel names are a dictionary shared by every trace run, outside any run's seal: each id is
+** its name's hash (xp_text_id), so a row edited or planted under another name's id shows. */
+static int check_names(verify_state *v) {
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(v->db, "SELECT id, name FROM trace_names", -1, &st, NULL) != SQLITE_OK) {
+    sqlite3_finalize(st);
+    return 0; /* a schema without traces */
+  }
+  int bad = 0, step;
+  while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+    const char *name = (const char *)sqlite3_column_text(st, 1);
+    if (name && sqlite3_column_int64(st, 0) == xp_text_id(name, (size_t)sqlite3_column_bytes(st, 1))) continue;
+    if (bad++ < 3)
+      brk(v, "trace_names: id %lld is not the hash of its name \"%.60s\"", (long long)sqlite3_column_int64(st, 0),
+          name ? name : "");
+  }
+  int rc = step == SQLITE_DONE ? 0 : xp_db_fail(v->db, "reading trace_names");
+  sqlite3_finalize(st);
+  if (bad > 3) brk(v, "trace_names: %d more names with ids not their hashes", bad - 3);
+  return rc;
+}
+
 /* The chain as it ends against the head recorded apart (schema 8): links or decisions removed
 ** from the end leave a shorter chain that is whole, which only the head shows. */
 static void check_head(verify_state *v, int64_t decisions) {
@@ -291,6 +313,7 @@ int cmd_verify(int argc, char **argv, const char *db_path) {
   if ((rc = check_sqlite(&v)) != 0) goto out;
   if ((rc = check_runs(&v, &sealed, &unsealed)) != 0) goto out;
   if ((rc = check_decisions(&v, &decisions)) != 0) goto out;
+  if ((rc = check_names(&v)) != 0) goto out;
   check_head(&v, decisions);
   char **unguarded = NULL;
   int nung = 0;

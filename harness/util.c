@@ -322,3 +322,14 @@ char *xp_utf8_mend(const char *s) {
   *o = 0;
   return out;
 }
+
+int64_t xp_text_id(const char *s, size_t n) {
+  char hex[65];
+  xp_sha256_hex(s, n, hex);
+  uint64_t v = 0;
+  for (int i = 0; i < 16; i++) {
+    char c = hex[i];
+    v = v << 4 | (uint64_t)(c <= '9' ? c - '0' : c - 'a' + 10);
+  }
+  return (int64_t)v;
+}

@@ -58,6 +58,9 @@ char *xp_read_file(const char *path, size_t *len); /* NULL with errno set on fai
 int xp_now_iso8601(char *buf, size_t n);           /* UTC, millisecond resolution */
 double xp_now_seconds(void);                      /* monotonic */
 void xp_sha256_hex(const void *data, size_t len, char out[65]);
+/* A text's id in shared dictionaries (trace_names): the first 8 bytes of its SHA-256, as a
+** signed integer, so that the same text has the same id in every database. */
+int64_t xp_text_id(const char *s, size_t n);
 int xp_uuid4(char out[37]);
 int xp_parse_int64(const char *s, int64_t *out);   /* whole string, base 10; 0 on success */
 int xp_parse_double(const char *s, double *out);

@@ -5,17 +5,6 @@
 #include "db.h"
 #include "xp.h"
 
-int64_t tt_name_id(const char *name, size_t n) {
-  char hex[65];
-  xp_sha256_hex(name, n, hex);
-  uint64_t v = 0;
-  for (int i = 0; i < 16; i++) {
-    char c = hex[i];
-    v = v << 4 | (uint64_t)(c <= '9' ? c - '0' : c - 'a' + 10);
-  }
-  return (int64_t)v;
-}
-
 char *tt_json_compact(const char *s, size_t n) {
   char *out = xp_xmalloc(n + 1);
   size_t k = 0;
@@ -132,7 +121,7 @@ static int store_names(xp_run *run, tt_import *imp) {
   for (uint32_t i = 0; i < imp->names.n; i++) {
     const tt_name_info *ni = XP_VEC_AT(&imp->name_info, tt_name_info, i);
     sqlite3_reset(st);
-    sqlite3_bind_int64(st, 1, tt_name_id(imp->names.str[i], imp->names.len[i]));
+    sqlite3_bind_int64(st, 1, xp_text_id(imp->names.str[i], imp->names.len[i]));
     sqlite3_bind_text(st, 2, imp->names.str[i], (int)imp->names.len[i], SQLITE_STATIC);
     xp_bind_text(st, 3, tt_gpu_kind_name[ni->kind]);
     xp_bind_text(st, 4, ni->category);
@@ -208,7 +197,7 @@ static int store_kernels(xp_run *run, const tt_import *imp, const tt_rank *r) {
     sqlite3_reset(st);
     sqlite3_bind_int64(st, 1, xp_run_id(run));
     sqlite3_bind_int64(st, 2, r->rank);
-    sqlite3_bind_int64(st, 3, tt_name_id(imp->names.str[nm], imp->names.len[nm]));
+    sqlite3_bind_int64(st, 3, xp_text_id(imp->names.str[nm], imp->names.len[nm]));
     xp_bind_text(st, 4, tt_coll_names[TT_KEY_COLL(k->key)]);
     sqlite3_bind_int64(st, 5, k->count);
     sqlite3_bind_int64(st, 6, k->total);
@@ -256,7 +245,7 @@ static int store_steps(xp_run *run, const tt_import *imp, const tt_rank *r) {
     sqlite3_bind_int64(st, 1, xp_run_id(run));
     sqlite3_bind_int64(st, 2, r->rank);
     sqlite3_bind_int64(st, 3, k->step);
-    sqlite3_bind_int64(st, 4, tt_name_id(imp->names.str[nm], imp->names.len[nm]));
+    sqlite3_bind_int64(st, 4, xp_text_id(imp->names.str[nm], imp->names.len[nm]));
     xp_bind_text(st, 5, tt_coll_names[TT_KEY_COLL(k->key)]);
     sqlite3_bind_int64(st, 6, k->count);
     sqlite3_bind_int64(st, 7, k->total);
@@ -295,7 +284,7 @@ static int store_collectives(xp_run *run, const tt_import *imp, const tt_rank *r
     sqlite3_bind_int64(st, 1, xp_run_id(run));
     sqlite3_bind_int64(st, 2, r->rank);
     sqlite3_bind_int64(st, 3, (int64_t)i);
-    sqlite3_bind_int64(st, 4, tt_name_id(imp->names.str[nm], imp->names.len[nm]));
+    sqlite3_bind_int64(st, 4, xp_text_id(imp->names.str[nm], imp->names.len[nm]));
     xp_bind_text(st, 5, tt_coll_names[c->coll]);
     xp_bind_text(st, 6, c->from_args ? "args" : "name");
     if (c->dtype >= 0) xp_bind_text(st, 7, imp->strs.str[c->dtype]);
@@ -350,7 +339,7 @@ static int store_shapes(xp_run *run, const tt_import *imp, const tt_rank *r) {
     sqlite3_reset(st);
     sqlite3_bind_int64(st, 1, xp_run_id(run));
     sqlite3_bind_int64(st, 2, r->rank);
-    sqlite3_bind_int64(st, 3, tt_name_id(imp->names.str[nm], imp->names.len[nm]));
+    sqlite3_bind_int64(st, 3, xp_text_id(imp->names.str[nm], imp->names.len[nm]));
     xp_bind_text(st, 4, op);
     xp_bind_text(st, 5, cd);
     xp_bind_text(st, 6, ct);

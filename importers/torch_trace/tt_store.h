@@ -7,8 +7,6 @@
 #include "recorder.h"
 #include "tt_trace.h"
 
-/* The id of a name in trace_names: the first eight bytes of its SHA-256. */
-int64_t tt_name_id(const char *name, size_t n);
 /* The rule set in force in db (trace_rule_set); *found = 0 and nothing loaded if none. */
 int tt_rules_load_db(sqlite3 *db, tt_rules *out, int *found);
 /* Replace the rule set in db (within the caller's transaction). */

@@ -91,6 +91,16 @@ has "the chain head only moves forward" "$tmp/sqlerr"
 sqlite3 "$db" "DROP TRIGGER xp_chain_head_delete; DELETE FROM chain_head"
 run verify; expect_rc 5; has "its head record is missing"
 
+# a kernel name planted under another name's id (shared dictionary, outside any seal): caught,
+# and refused by merge, where every later import would have filed the kernel under it
+cp "$tmp/clean.db" "$db"
+sqlite3 "$db" "INSERT INTO trace_names(id, name, kind, category) VALUES (1, 'nvjet_planted', 'kernel', 'gemm')"
+run verify; expect_rc 5; has "trace_names: id 1 is not the hash of its name \"nvjet_planted\""
+cp "$tmp/clean.db" "$tmp/into.db"
+set +e; "$XP" --db "$tmp/into.db" merge "$db" > /dev/null 2> "$tmp/merr"; mrc=$?; set -e
+[ "$mrc" = 5 ] || die "merge of a planted name: exit $mrc"
+has "trace_names: id 1 is not the hash of its name" "$tmp/merr"
+
 # not a database / no database
 run verify extra; expect_rc 2
 set +e; "$XP" --db "$tmp/none.db" verify >/dev/null 2>&1; rc=$?; set -e; expect_rc 3
