@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "db.h"
 #include "history.h"
+#include "runref.h"
 #include "xp.h"
 
 static const char usage[] =
@@ -253,6 +254,11 @@ static int merge_runs(merger *m) {
   while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
     const char *uuid = (const char *)sqlite3_column_text(st, 1);
     const char *status = (const char *)sqlite3_column_text(st, 2);
+    if (!uuid || !status || !xp_status_known(status)) { /* xp never writes such a row */
+      rc = xp_error_at(XP_EXIT_INTEGRITY, m->other_path, 0, "a run with %s %s; nothing merged",
+                       !uuid ? "no uuid" : "status", !uuid ? "" : status ? status : "NULL");
+      break;
+    }
     if (strcmp(status, "running") == 0) {
       printf("note: run %s is still running in %s (or its recorder died); skipped\n", uuid, m->other_path);
       m->skipped++;
