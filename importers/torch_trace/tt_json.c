@@ -348,6 +348,9 @@ tt_unit tt_framer_next(tt_framer *f, const char *buf, size_t len, size_t *pos, i
     int st = bare ? f->state - ST_EV_BARE : f->state;
     scan sc = {0};
     if (p >= end && st != ST_TAIL) {
+      /* only whitespace since the last unit: consumed, so that the caller keeps nothing (kept,
+      ** a run of gigabytes of it grew the window and was rescanned with every chunk) */
+      *pos = len;
       if (!eof) return TT_UNIT_MORE;
       if (bare && (st == ST_EV_AFTER || st == ST_EV_NEXT)) {
         /* Chrome's array format may end without its ']' (a trace written as it runs, or
