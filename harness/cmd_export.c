@@ -236,12 +236,11 @@ static int write_csv_dir(sqlite3 *db, const char *ids, int samples, const char *
   int rc = 0;
   for (size_t i = 0; i < NCSV && rc == 0; i++) {
     if (csv_tables[i].samples && !samples) continue;
-    tmp[i] = xp_asprintf("%s/.%s.tmp", dir, csv_tables[i].file);
-    FILE *f = fopen(tmp[i], "w");
-    if (!f) {
-      rc = xp_error_at(XP_EXIT_USAGE, tmp[i], 0, "cannot write: %s", strerror(errno));
-      break;
-    }
+    char *final = xp_asprintf("%s/%s", dir, csv_tables[i].file);
+    FILE *f = xp_temp_beside(final, &tmp[i]);
+    if (!f) rc = xp_error_at(XP_EXIT_USAGE, final, 0, "cannot write: %s", strerror(errno));
+    free(final);
+    if (!f) break;
     char *sql = csv_tables[i].sql ? xp_asprintf(csv_tables[i].sql, ids)
         : xp_asprintf("SELECT %s FROM runs r WHERE r.id IN %s ORDER BY r.started_at, r.id", run_columns, ids);
     sqlite3_stmt *st = xp_db_prepare(db, sql);
@@ -303,8 +302,8 @@ int cmd_export(int argc, char **argv, const char *db_path) {
   if (rc == 0) rc = select_runs(db, &o, &ids, &count);
   if (rc == 0 && fmt == XP_FMT_CSV) rc = write_csv_dir(db, ids, samples, out);
   else if (rc == 0 && out) {
-    char *tmp = xp_asprintf("%s.tmp", out);
-    FILE *f = fopen(tmp, "w");
+    char *tmp = NULL;
+    FILE *f = xp_temp_beside(out, &tmp);
     if (!f) rc = xp_error_at(XP_EXIT_USAGE, out, 0, "cannot write: %s", strerror(errno));
     else {
       rc = write_json(db, ids, samples, db_path, f);

@@ -118,10 +118,10 @@ static int build_page(sqlite3 *db, const char *db_path, xp_buf *o, int *with_dat
 
 /* Written beside the target and renamed over it: readers see the old page or the new one. */
 static int write_atomically(const char *path, const xp_buf *page) {
-  char *tmp = xp_asprintf("%s.tmp.%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "wb");
+  char *tmp = NULL;
+  FILE *f = xp_temp_beside(path, &tmp);
   int rc = 0;
-  if (!f) rc = xp_error_at(XP_EXIT_USAGE, tmp, 0, "cannot create: %s", strerror(errno));
+  if (!f) rc = xp_error_at(XP_EXIT_USAGE, path, 0, "cannot create: %s", strerror(errno));
   else {
     int bad = fwrite(page->s, 1, page->n, f) != page->n;
     bad |= fclose(f) != 0;

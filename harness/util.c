@@ -146,13 +146,15 @@ char *xp_read_file(const char *path, size_t *len) {
   struct stat st;
   if (fstat(fd, &st) != 0) { close(fd); return NULL; }
   if (S_ISDIR(st.st_mode)) { close(fd); errno = EISDIR; return NULL; }
+  /* a device (/dev/zero) or a socket never ends, or not as a file does; pipes and FIFOs do */
+  if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISSOCK(st.st_mode)) { close(fd); errno = ENOTSUP; return NULL; }
   size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096, n = 0;
   char *buf = xp_xmalloc(cap);
   for (;;) {
     if (n + 1 >= cap) buf = xp_xrealloc(buf, cap *= 2);
     ssize_t r = read(fd, buf + n, cap - n - 1);
     if (r < 0) {
-      if (errno == EINTR) continue;
+      if (errno == EINTR && !xp_interrupted()) continue; /* SIGINT/SIGTERM: give up the read */
       int e = errno;
       free(buf);
       close(fd);
@@ -332,4 +334,29 @@ int64_t xp_text_id(const char *s, size_t n) {
     v = v << 4 | (uint64_t)(c <= '9' ? c - '0' : c - 'a' + 10);
   }
   return (int64_t)v;
+}
+
+FILE *xp_temp_beside(const char *path, char **tmp) {
+  *tmp = xp_asprintf("%s.tmp.XXXXXX", path);
+  int fd = mkstemp(*tmp); /* O_CREAT | O_EXCL: an existing name, link or not, is never opened */
+  if (fd < 0) {
+    int e = errno;
+    free(*tmp);
+    *tmp = NULL;
+    errno = e;
+    return NULL;
+  }
+  mode_t mask = umask(0);
+  umask(mask);
+  fchmod(fd, 0666 & ~mask); /* mkstemp makes 0600; the file replaces one others may read */
+  FILE *f = fdopen(fd, "wb");
+  if (!f) {
+    int e = errno;
+    close(fd);
+    unlink(*tmp);
+    free(*tmp);
+    *tmp = NULL;
+    errno = e;
+  }
+  return f;
 }

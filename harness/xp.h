@@ -55,6 +55,10 @@ void *xp_xmalloc(size_t n);   /* aborts on out-of-memory: there is no sane recov
 void *xp_xcalloc(size_t n, size_t m);
 void *xp_xrealloc(void *p, size_t n);
 char *xp_read_file(const char *path, size_t *len); /* NULL with errno set on failure */
+/* A new file beside `path` to be renamed over it once written: created exclusively (never
+** through a link planted at a guessable name), mode 0666 less the umask. *tmp gets its name
+** (malloc'd). NULL with errno set on failure. */
+FILE *xp_temp_beside(const char *path, char **tmp);
 int xp_now_iso8601(char *buf, size_t n);           /* UTC, millisecond resolution */
 double xp_now_seconds(void);                      /* monotonic */
 void xp_sha256_hex(const void *data, size_t len, char out[65]);

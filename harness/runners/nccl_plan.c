@@ -274,7 +274,11 @@ static int valid_env_name(const char *k) {
 ** injection, preloads, a config file that may name plugins): a spec stored in a database and run
 ** again must not be able to do that. The user's own environment still can. */
 static int loads_code(const char *k) {
-  static const char *const names[] = {"CUDA_INJECTION64_PATH", "CUDA_INJECTION32_PATH", "NCCL_CONF_FILE", NULL};
+  /* OpenSSL (xp seals runs with it, after the spec's environment is set) reads a config file
+  ** that can load a provider; NCCL_GRAPH_DUMP_FILE has NCCL write wherever it names */
+  static const char *const names[] = {"CUDA_INJECTION64_PATH", "CUDA_INJECTION32_PATH", "NCCL_CONF_FILE",
+                                      "NCCL_GRAPH_DUMP_FILE",  "OPENSSL_CONF",          "OPENSSL_MODULES",
+                                      "OPENSSL_ENGINES",       NULL};
   size_t l = strlen(k);
   if (strncmp(k, "LD_", 3) == 0 || (l > 7 && strcmp(k + l - 7, "_PLUGIN") == 0)) return 1;
   return index_of(k, names) >= 0;
