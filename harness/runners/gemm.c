@@ -745,14 +745,19 @@ static int gemm_execute(xp_ctx *ctx) {
   }
   if ((rc = get_ceilings(ctx, &g, &gpu, &c, &meas))) goto done;
   if ((rc = bench_open(&b, &g))) goto done;
-  for (size_t i = 0; i < g.nshapes; i++) {
+  size_t measured = 0;
+  for (; measured < g.nshapes; measured++) {
     if (xp_interrupted()) {
       rc = XP_EXIT_ABORTED;
-      goto done;
+      break;
     }
-    if ((rc = measure_shape(&b, &g.shapes[i], &res[2 * i]))) goto done;
+    if ((rc = measure_shape(&b, &g.shapes[measured], &res[2 * measured]))) break;
   }
-  rc = record_all(ctx, &g, &gpu, &c, &meas, res, g.nshapes * 2);
+  /* interrupted: the shapes measured whole are kept (an aborted run keeps what it measured) */
+  if (rc == 0 || rc == XP_EXIT_ABORTED) {
+    const int wrc = record_all(ctx, &g, &gpu, &c, &meas, res, measured * 2);
+    if (wrc) rc = wrc;
+  }
   goto done;
 fail:
   if (rc == 0) rc = XP_EXIT_FAILED;
