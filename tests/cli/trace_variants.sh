@@ -2,17 +2,6 @@
 # The trace importer on what real traces hold beyond the shipped samples (tests/data/trace/
 # variants/README.md): repeated Seq numbers and uneven all-to-alls pair across ranks, NaN and
 # inf where no field xp reads holds them, External ids past 2^30, times past int64's reach,
-# the same job imported again with its ranks relabelled (--ranks) is the same job: it counts once
-db="$tmp/relabel.db"
-run import torch-trace "$v/seqdup_r0.json.gz" "$v/seqdup_r1.json.gz"; expect_rc 0
-run import torch-trace "$v/seqdup_r0.json.gz" "$v/seqdup_r1.json.gz" --ranks 1,0; expect_rc 0
-[ "$(q "SELECT run_id || '>' || by_run_id FROM trace_superseded")" = "1>2" ] || die "a relabelled re-import supersedes"
-# ... but an import that marked no steps (a misspelt --step-annotation) supersedes nothing: it
-# answers no query, and the job vanished from every one
-run import torch-trace "$v/seqdup_r0.json.gz" "$v/seqdup_r1.json.gz" --step-annotation nosuch; expect_rc 0
-[ "$(q "SELECT group_concat(run_id || '>' || by_run_id, ' ') FROM trace_superseded")" = "1>2" ] ||
-  die "an import without steps supersedes nothing: $(q "SELECT * FROM trace_superseded")"
-
 # kernel names of the serving stacks.
 set -euo pipefail
 : "${XP:?}" "${XP_BUILD:?}"
