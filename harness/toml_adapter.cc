@@ -24,23 +24,33 @@ void note_line(cJSON *lines, const std::string &path, long line) {
 cJSON *convert(const toml::node &n, const std::string &path, cJSON *lines) {
   if (auto t = n.as_table()) {
     cJSON *obj = cJSON_CreateObject();
-    for (auto &&[k, v] : *t) {
-      std::string key(k.str());
-      std::string sub = path.empty() ? key : path + "." + key;
-      // Keys take the key's own position when the value has none (inline values).
-      auto line = v.source().begin.line;
-      note_line(lines, sub, static_cast<long>(line > 0 ? line : k.source().begin.line));
-      cJSON_AddItemToObject(obj, key.c_str(), convert(v, sub, lines));
+    try { // a value below that no key takes unwinds through here: free what was built
+      for (auto &&[k, v] : *t) {
+        std::string key(k.str());
+        std::string sub = path.empty() ? key : path + "." + key;
+        // Keys take the key's own position when the value has none (inline values).
+        auto line = v.source().begin.line;
+        note_line(lines, sub, static_cast<long>(line > 0 ? line : k.source().begin.line));
+        cJSON_AddItemToObject(obj, key.c_str(), convert(v, sub, lines));
+      }
+    } catch (...) {
+      cJSON_Delete(obj);
+      throw;
     }
     return obj;
   }
   if (auto a = n.as_array()) {
     cJSON *arr = cJSON_CreateArray();
-    size_t i = 0;
-    for (auto &&v : *a) {
-      std::string sub = path + "[" + std::to_string(i++) + "]";
-      note_line(lines, sub, static_cast<long>(v.source().begin.line));
-      cJSON_AddItemToArray(arr, convert(v, sub, lines));
+    try {
+      size_t i = 0;
+      for (auto &&v : *a) {
+        std::string sub = path + "[" + std::to_string(i++) + "]";
+        note_line(lines, sub, static_cast<long>(v.source().begin.line));
+        cJSON_AddItemToArray(arr, convert(v, sub, lines));
+      }
+    } catch (...) {
+      cJSON_Delete(arr);
+      throw;
     }
     return arr;
   }
