@@ -150,7 +150,15 @@ static void parse_tuning(xp_nccl_info *info, const char *msg) {
   t.ch_lo = t.ch_hi = -1;
   int got = sscanf(msg, "%31[^:]: %lld Bytes -> Algo %31s proto %15s channel{Lo..Hi}={%d..%d}", t.func,
                    &bytes, t.algo, t.proto, &t.ch_lo, &t.ch_hi);
-  if (got < 4) { /* NCCL 2.19-2.23: "1024 Bytes -> Algo 1 proto 0 time 10.00", no function */
+  int nch = 0;
+  /* NCCL 2.27+ symmetric kernels: "AllReduce [Symmetric]: 4194304 Bytes -> Kernel
+  ** AllReduce_RSxLDMC_AGxSTMC nchannels 16 nthreads 512 nWorks 1": the kernel is the algorithm */
+  if (got < 4 && sscanf(msg, "%31[^ ] [Symmetric]: %lld Bytes -> Kernel %31s nchannels %d", t.func, &bytes, t.algo,
+                        &nch) >= 3) {
+    snprintf(t.proto, sizeof t.proto, "symmetric");
+    if (nch > 0) t.ch_lo = 0, t.ch_hi = nch - 1;
+    got = 4;
+  } else if (got < 4) { /* NCCL 2.19-2.23: "1024 Bytes -> Algo 1 proto 0 time 10.00", no function */
     t.func[0] = 0;
     if (sscanf(msg, "%lld Bytes -> Algo %31s proto %15s", &bytes, t.algo, t.proto) != 3) return;
   }
@@ -206,7 +214,7 @@ static void parse_message(xp_nccl_info *info, const char *msg) {
     info->cuda_driver = atoi(msg + 18);
   } else if (starts(msg, "Channel ")) {
     parse_channel(info, msg);
-  } else if ((p = strstr(msg, " Bytes -> Algo ")) != NULL) {
+  } else if (strstr(msg, " Bytes -> Algo ") || (strstr(msg, " [Symmetric]: ") && strstr(msg, " Bytes -> Kernel "))) {
     parse_tuning(info, msg);
   } else if ((p = strstr(msg, " set by environment to ")) != NULL) {
     parse_env(info, msg, p);

@@ -396,8 +396,9 @@ static int record_doc_facts(xp_run *r, const nt_doc *d) {
       snprintf(ranks, sizeof ranks, "%d rank%s%s", d->nranks, d->nranks == 1 ? "" : "s",
                d->ranks_inferred ? " (from busbw / algbw)" : "");
     snprintf(buf, sizeof buf, "%d thread%s x %d GPU%s per process, %s; warmup %d, iters %d, agg %d, graph %d, "
-             "validation %d%s%s", d->nthreads, d->nthreads == 1 ? "" : "s", d->ngpus, d->ngpus == 1 ? "" : "s",
+             "validation %d%s%s%s", d->nthreads, d->nthreads == 1 ? "" : "s", d->ngpus, d->ngpus == 1 ? "" : "s",
              ranks, d->warmup, d->iters, d->agg, d->graph, d->validation, d->blocking ? ", blocking" : "",
+             d->unalign ? ", unaligned buffers (-u)" : "",
              d->nreports > 1 ? "; the first of several reports in the file, each with its own options" : "");
     rc = xp_run_meta(r, "nccl_tests.options", buf, "trace");
   }

@@ -69,8 +69,12 @@ static void read_config(nt_doc *d, const cJSON *c) {
   const char *blocking = str(c, "blocking_collectives");
   d->blocking = blocking ? strcmp(blocking, "true") == 0 : num(c, "blocking_collectives", 0) != 0;
   const cJSON *devs = cJSON_GetObjectItemCaseSensitive(c, "devices"), *v;
+  int max_group = 0, group0 = 0; /* NCCL_TESTS_SPLIT_MASK: the figures are one communicator's */
   cJSON_ArrayForEach(v, devs) {
-    if (d->ndev == (int)(sizeof d->dev / sizeof d->dev[0])) break;
+    const int group = i32(v, "group", 0);
+    if (group > max_group) max_group = group;
+    group0 += group == 0;
+    if (d->ndev == (int)(sizeof d->dev / sizeof d->dev[0])) continue;
     nt_device *x = &d->dev[d->ndev++];
     x->rank = i32(v, "rank", d->ndev - 1);
     if (x->rank > max_rank) max_rank = x->rank;
@@ -84,6 +88,7 @@ static void read_config(nt_doc *d, const cJSON *c) {
   int listed_all = d->ndev >= 2 && (int64_t)max_rank + 1 == d->ndev; /* ranks 0 .. n-1, every one listed */
   if (max_rank >= 0) d->nranks = listed_all ? d->ndev : xp_saturate_int((double)(max_rank + per_process));
   else if (d->nthreads > 0 && d->ngpus > 0) d->nranks = xp_saturate_int((double)per_process);
+  if (max_group > 0 && group0 > 0 && listed_all) d->nranks = group0; /* as the text's report_ranks */
 }
 
 /* Only NCCL's own settings are kept: the file holds the whole environment of the run. */

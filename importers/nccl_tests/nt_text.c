@@ -501,6 +501,7 @@ static void read_comment(parser *P, const char *line) {
 static void note_failure(nt_doc *d, const char *line) {
   const char *p = strstr(line, "Test NCCL failure");
   if (!p) p = strstr(line, "Test CUDA failure");
+  if (!p) p = strstr(line, "Test timeout"); /* -T: said before the "Test failure" it causes */
   if (!p) p = strstr(line, "Test failure");
   if (!p || d->failure[0]) return;
   snprintf(d->failure, sizeof d->failure, "%s", p);

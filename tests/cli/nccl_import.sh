@@ -183,4 +183,12 @@ rdb="$tmp/same_sweep.db"
 "$XP" --db "$rdb" import nccl-tests "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > /dev/null 2>&1
 check "one sweep twice: no regressions" 1 "$("$XP" --db "$rdb" query "$XP_SRC/queries/regressions.sql" --format csv 2> /dev/null | wc -l)"
 
+# split communicators (NCCL_TESTS_SPLIT_MASK): JSON and text agree on the communicator's ranks
+for f in split.json split.txt; do
+  sdb="$tmp/split_$f.db"
+  "$XP" --db "$sdb" import nccl-tests "$XP_SRC/tests/data/nccl/variants/$f" > /dev/null 2>&1
+  check "split communicators, $f: 2 ranks each" 2 \
+    "$("$XP" --db "$sdb" query <(echo "SELECT gpu_count FROM runs;") --format csv 2> /dev/null | tail -1)"
+done
+
 finish

@@ -90,6 +90,7 @@ static void test_synthetic_lines(void) {
       "h:1:2 [0] NCCL INFO AllReduce: 268435456 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..23}",
       "h:1:2 [0] NCCL INFO AllGather: 4096 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0} comm 0x55a7a339db50",
       "h:1:2 [0] NCCL INFO AllReduce: 14336 Bytes -> Algo TREE proto LL channel{Lo..Hi}={0..3}",
+      "h:1:2 [0] NCCL INFO AllReduce [Symmetric]: 4194304 Bytes -> Kernel AllReduce_RSxLDMC_AGxSTMC nchannels 16 nthreads 512 nWorks 1",
       "h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0/GDRDMA",
       "h:9:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [receive] via NET/IB/0/GDRDMA",
       "h:1:2 [0] NCCL INFO Channel 01/0 : 8[0] -> 0[0] [receive] via NET/IB/0/GDRDMA",
@@ -103,7 +104,11 @@ static void test_synthetic_lines(void) {
   xp_nccl_info info;
   xp_nccl_info_init(&info);
   feed(&info, lines);
-  CHECK_EQ_INT(info.ntuning, 3);
+  CHECK_EQ_INT(info.ntuning, 4);
+  /* NCCL 2.27+: a symmetric kernel's line names the kernel, which stands for the algorithm */
+  const xp_nccl_tuning *sym = xp_nccl_info_tuning(&info, "AllReduce", 4194304);
+  CHECK(sym && strcmp(sym->algo, "AllReduce_RSxLDMC_AGxSTMC") == 0 && strcmp(sym->proto, "symmetric") == 0 &&
+        sym->ch_hi == 15);
   const xp_nccl_tuning *t = xp_nccl_info_tuning(&info, "AllReduce", 14336);
   CHECK(t != NULL);
   if (t) {
