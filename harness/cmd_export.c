@@ -35,7 +35,7 @@ static const char *const flat_columns[] = {"model", "engine", "tp", "ep", "pp", 
     "kind", "origin", "uuid", "status", NULL};
 
 static const char run_columns[] =
-    "r.uuid, r.kind, r.origin, r.status, r.error, r.started_at, r.finished_at, r.host,"
+    "r.uuid, r.kind, r.origin, xp_status(r.status, r.host, r.boot_id, r.pid) AS status, r.error, r.started_at, r.finished_at, r.host,"
     " r.spec_sha256, r.spec_path, r.parent_uuid, r.model, r.engine, r.tp, r.ep, r.pp, r.batch,"
     " r.concurrency, r.dtype, r.quantization, r.interconnect, r.gpu_name, r.gpu_count,"
     " r.xp_version, r.xp_commit, r.content_sha256, r.chain_sha256, r.spec_json";

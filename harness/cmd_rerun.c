@@ -121,11 +121,12 @@ int xp_rerun(sqlite3 *db, int64_t run_id, const struct xp_kind *kind, char new_u
   if (rc == 0) rc = xp_validate_spec(kind, spec);
   if (rc == 0) {
     rc = xp_execute_spec(db, kind, spec, imported, old, new_uuid);
-    if (new_uuid[0]) {
+    if (new_uuid[0] && rc == 0) {
       warn_differences(db, run_id, new_uuid);
       printf("rerun of %s: run %s; `xp compare %.8s %.8s` checks that it reproduces\n", old,
              new_uuid, old, new_uuid);
-    }
+    } else if (new_uuid[0])
+      printf("rerun of %s: run %s failed (xp show %.8s says why)\n", old, new_uuid, new_uuid);
   }
   xp_spec_free(spec);
   return rc;

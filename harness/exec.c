@@ -78,7 +78,9 @@ int xp_execute_spec(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int impo
     status = XP_RUN_ABORTED;
     rc = XP_EXIT_ABORTED;
   }
-  const char *err = status == XP_RUN_ABORTED ? "interrupted by a signal; results up to that point are kept"
+  /* an import writes its results once the files are read whole: interrupted, it has none */
+  const char *err = status == XP_RUN_ABORTED ? (imported ? "interrupted by a signal while reading; an import keeps nothing"
+                                                         : "interrupted by a signal; results up to that point are kept")
                     : rc ? xp_last_error() : NULL;
   if (rc && status == XP_RUN_FAILED && !*xp_last_error()) err = "failed without a message";
   int frc = xp_run_finish(run, status, err);
@@ -87,7 +89,8 @@ int xp_execute_spec(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int impo
   printf("run %s %s\n", uuid,
           rc == 0 ? "ok" : status == XP_RUN_ABORTED ? "aborted" : "failed");
   if (status == XP_RUN_ABORTED) /* the one line on stderr an interrupted run has */
-    xp_error(XP_EXIT_ABORTED, "interrupted: run %s recorded as aborted, with what was measured before", uuid);
+    xp_error(XP_EXIT_ABORTED, "interrupted: run %s recorded as aborted, %s", uuid,
+             imported ? "with nothing (an import keeps only whole files)" : "with what was measured before");
   else if (late_signal && rc == 0) {
     xp_warn("interrupted after run %s was recorded whole: it stays ok", uuid);
     rc = XP_EXIT_ABORTED;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report.h"
+#include "table.h"
 #include "xp.h"
 
 /* Series beyond this many make a chart unreadable; the newest are kept and the note says so. */
@@ -41,21 +42,23 @@ static int finish(sqlite3 *db, sqlite3_stmt *st, int step_rc) {
   return 0;
 }
 
-/* Series are found in query order; a new key starts a new series. */
-static rp_series *series_for(rp_xy *c, const char *name, size_t *dropped) {
+/* Series are found in query order; a new key starts a new series. Past MAX_SERIES a key is
+** left out, and counted once however many points it has (`dropped` holds the keys). */
+static rp_series *series_for(rp_xy *c, const char *name, xp_strtab *dropped) {
   for (size_t i = 0; i < c->nseries; i++)
     if (strcmp(c->series[i].name, name) == 0) return &c->series[i];
   if (c->nseries == MAX_SERIES) {
-    (*dropped)++;
+    xp_strtab_intern(dropped, name, strlen(name), NULL);
     return NULL;
   }
   return rp_xy_series(c, name, NULL);
 }
 
-static void note_dropped(rp_section *s, size_t shown, size_t dropped) {
-  if (dropped)
-    xb_printf(&s->note, " Showing the %zu newest series; %zu older %s left out.", shown, dropped,
-              dropped == 1 ? "is" : "are");
+static void note_dropped(rp_section *s, size_t shown, xp_strtab *dropped) {
+  if (dropped->n)
+    xb_printf(&s->note, " Showing the %zu newest series; %u older %s left out.", shown, (unsigned)dropped->n,
+              dropped->n == 1 ? "is" : "are");
+  xp_strtab_free(dropped);
 }
 
 /* ---- collective bus bandwidth against message size (nccl_burst, measured or imported) ---- */
@@ -69,9 +72,11 @@ static const char busbw_sql[] =
     " FROM runs r JOIN cases c ON c.run_id = r.id"
     " JOIN metrics b ON b.case_id = c.id AND b.name = 'busbw_GBps'"
     " LEFT JOIN metrics t ON t.case_id = c.id AND t.name = 'time_us'"
+    " JOIN run_measured w ON w.run_id = r.id"
     " WHERE r.kind = 'nccl_burst' AND r.status = 'ok' AND c.status = 'ok'"
     "   AND json_extract(c.params, '$.bytes') > 0 AND b.median > 0"
-    " ORDER BY r.started_at DESC, r.id DESC, c.seq";
+    "   AND NOT (r.origin = 'imported' AND r.parent_uuid IS NOT NULL)" /* a re-import repeats its parent */
+    " ORDER BY w.measured_at DESC, r.id DESC, c.seq"; /* newest measured, not newest imported */
 
 static int chart_busbw(sqlite3 *db, rp_section *s) {
   sqlite3_stmt *st;
@@ -79,7 +84,8 @@ static int chart_busbw(sqlite3 *db, rp_section *s) {
   if (rc) return rc;
   rp_xy c = {{RP_LOG2_BYTES, "message size (bytes per rank)", 0, 0, 0},
              {RP_LINEAR, "bus bandwidth (GB/s)", 0, 0, 1}, NULL, 0};
-  size_t dropped = 0, points = 0;
+  size_t points = 0;
+  xp_strtab dropped = {0};
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     int64_t burst = sqlite3_column_int64(st, 7);
     char *name = xp_asprintf("%s %s %s%s%s%s · %s%s%s · %s", col(st, 3), col(st, 4), col(st, 5),
@@ -106,7 +112,7 @@ static int chart_busbw(sqlite3 *db, rp_section *s) {
   if (points) {
     xb_printf(&s->note, "Median bus bandwidth per message size (nccl-tests' busbw formula), %zu points "
               "from nccl_burst runs, measured or imported from nccl-tests.", points);
-    note_dropped(s, c.nseries, dropped);
+    note_dropped(s, c.nseries, &dropped);
     rp_xy_svg(&s->svg, &c);
   } else
     xb_puts(&s->empty, "No nccl_burst runs yet: xp run an nccl_burst spec on a GPU host, or "
@@ -174,7 +180,8 @@ static int chart_roofline(sqlite3 *db, rp_section *s) {
   rp_xy c = {{RP_LOG10, "arithmetic intensity (FLOP per byte of weight, activation and output)", 0, 0, 0},
              {RP_LOG10, "achieved TFLOP/s (best cuBLASLt algorithm)", 0, 0, 0}, NULL, 0};
   roof r = {0};
-  size_t points = 0, dropped = 0;
+  size_t points = 0;
+  xp_strtab dropped = {0};
   char run[16] = "", gpu[128] = "";
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     snprintf(run, sizeof run, "%s", col(st, 0));
@@ -222,8 +229,10 @@ static const char serving_sql[] =
     " JOIN metrics o ON o.case_id = c.id AND o.name = 'output_throughput'"
     " LEFT JOIN metrics ttft ON ttft.case_id = c.id AND ttft.name = 'median_ttft_ms'"
     " LEFT JOIN metrics tpot ON tpot.case_id = c.id AND tpot.name = 'median_tpot_ms'"
+    " JOIN run_measured w ON w.run_id = r.id"
     " WHERE r.kind = 'serve_bench' AND r.status = 'ok' AND c.status = 'ok'"
-    " ORDER BY r.started_at DESC, r.id DESC, c.seq";
+    "   AND NOT (r.origin = 'imported' AND r.parent_uuid IS NOT NULL)" /* a re-import repeats its parent */
+    " ORDER BY w.measured_at DESC, r.id DESC, c.seq";
 
 static int chart_serving(sqlite3 *db, rp_section *s) {
   sqlite3_stmt *st;
@@ -231,7 +240,8 @@ static int chart_serving(sqlite3 *db, rp_section *s) {
   if (rc) return rc;
   rp_xy c = {{RP_LOG2, "max concurrency (requests in flight)", 0, 0, 0},
              {RP_LINEAR, "output throughput (tokens/s)", 0, 0, 1}, NULL, 0};
-  size_t points = 0, by_rate = 0, dropped = 0;
+  size_t points = 0, by_rate = 0;
+  xp_strtab dropped = {0};
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     if (sqlite3_column_type(st, 3) == SQLITE_NULL) {
       by_rate++; /* paced by request rate, not concurrency: no x to put it at */
@@ -261,7 +271,7 @@ static int chart_serving(sqlite3 *db, rp_section *s) {
     if (by_rate)
       xb_printf(&s->note, " %zu case%s paced by request rate rather than concurrency %s not shown.",
                 by_rate, by_rate == 1 ? "" : "s", by_rate == 1 ? "is" : "are");
-    note_dropped(s, c.nseries, dropped);
+    note_dropped(s, c.nseries, &dropped);
     rp_xy_svg(&s->svg, &c);
   } else
     xb_printf(&s->empty, "No serving benchmarks at a fixed concurrency yet%s: xp import vllm-bench "
@@ -417,7 +427,8 @@ static int chart_allreduce(sqlite3 *db, rp_section *s) {
   if (rc) return rc;
   rp_xy c = {{RP_TIME, "when the trace was recorded (UTC)", 0, 0, 0},
              {RP_LINEAR, "AllReduce share of step GPU time (%)", 0, 0, 1}, NULL, 0};
-  size_t points = 0, dropped = 0, import_clock = 0;
+  size_t points = 0, import_clock = 0;
+  xp_strtab dropped = {0};
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     char *name = config_label(st, 0);
     rp_series *ser = series_for(&c, name, &dropped);
@@ -444,7 +455,7 @@ static int chart_allreduce(sqlite3 *db, rp_section *s) {
     if (import_clock)
       xb_printf(&s->note, " %zu run%s dated by import (no absolute clock in the trace).",
                 import_clock, import_clock == 1 ? " is" : "s are");
-    note_dropped(s, c.nseries, dropped);
+    note_dropped(s, c.nseries, &dropped);
     rp_xy_svg(&s->svg, &c);
   } else
     xb_puts(&s->empty, no_traces);

@@ -266,7 +266,8 @@ static int torch_trace_execute(xp_ctx *ctx) {
 ** where matched; the ten heaviest kernels. */
 static const struct { const char *title, *sql; } show_sections[] = {
     {"trace: ranks",
-     "SELECT rank, file, kernels, cpu_ops, linked_kernels AS linked, device, world_size,"
+     /* linked counts every GPU activity (copies and fills too): set beside all of them */
+     "SELECT rank, file, kernels, memcpys + memsets AS copies_fills, cpu_ops, linked_kernels AS linked, device, world_size,"
      " round((gpu_end_ns - gpu_start_ns) / 1e6, 3) AS gpu_window_ms, round(busy_ns / 1e6, 3) AS busy_ms"
      " FROM trace_ranks WHERE run_id = ?1 ORDER BY rank"},
     {"trace: steps (per rank)",
