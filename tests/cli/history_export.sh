@@ -59,4 +59,13 @@ run query "$XP_SRC/queries/regressions.sql" --format csv; expect_rc 0
 grep -F 'hist_probe,m,,,2,,op,"{""i"":0}",time,us,'"${new:0:8}," "$tmp/out" | grep -qF ",125.125,100.1,3,25,worse" ||
   die "time: 125.1 against a median of 100.1 over 3 older runs: $(cat "$tmp/out")"
 grep -F 'op,"{""i"":1}",busbw,GB/s,'"${new:0:8}," "$tmp/out" | grep -qF ",4,5,3,-20,worse" || die "busbw dropped 20%: worse"
+# a run whose recorder died (running, on this host, no such process) is 'incomplete' in export
+# as in runs and show
+db="$tmp/dead.db"
+record cases=1 gpu=H100 > /dev/null
+sqlite3 "$db" "INSERT INTO runs(uuid, kind, status, started_at, spec_json, spec_sha256, pid, host)
+  VALUES ('dead0000-0000-4000-8000-000000000001', 'hist_probe', 'running', '2026-01-01T00:00:00Z', '{}', 'x', 0,
+          '$(hostname)')"
+run export --status incomplete; expect_rc 0
+has '"status":	"incomplete"'
 echo "ok: export and regressions"
