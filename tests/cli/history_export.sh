@@ -68,4 +68,11 @@ sqlite3 "$db" "INSERT INTO runs(uuid, kind, status, started_at, spec_json, spec_
           '$(hostname)')"
 run export --status incomplete; expect_rc 0
 has '"status":	"incomplete"'
+# the export is written through a temporary file of its own, never through a link planted at a
+# guessable name beside the target
+echo "victim" > "$tmp/victim.txt"
+ln -s "$tmp/victim.txt" "$tmp/out.json.tmp"
+run export --out "$tmp/out.json"; expect_rc 0
+[ "$(cat "$tmp/victim.txt")" = victim ] || die "the export wrote through a planted link"
+[ -f "$tmp/out.json" ] && [ ! -L "$tmp/out.json" ] || die "the export is a file of its own"
 echo "ok: export and regressions"

@@ -191,4 +191,11 @@ for f in split.json split.txt; do
     "$("$XP" --db "$sdb" query <(echo "SELECT gpu_count FROM runs;") --format csv 2> /dev/null | tail -1)"
 done
 
+# -T: the timeout is the failure recorded, not the "Test failure" it causes; -u is in the options
+tdb="$tmp/timeout.db"
+"$XP" --db "$tdb" import nccl-tests "$XP_SRC/tests/data/nccl/variants/timeout_unaligned.txt" > /dev/null 2>&1
+meta_of() { "$XP" --db "$tdb" query <(echo "SELECT value FROM run_meta WHERE key = '$1';") --format csv 2> /dev/null | tail -1; }
+check "a -T timeout recorded" "Test timeout (5s) /src/nccl-tests/src/common.cu:198" "$(meta_of nccl_tests.failure)"
+case "$(meta_of nccl_tests.options)" in *"unaligned buffers (-u)"*) ;; *) echo "FAIL: -u in the options: $(meta_of nccl_tests.options)"; fail=1 ;; esac
+
 finish
