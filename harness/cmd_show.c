@@ -84,14 +84,16 @@ int cmd_show(int argc, char **argv, const char *db_path) {
     }
     sqlite3_finalize(st);
   }
+  if (rc == 0) { /* the kind's own sections (a trace's steps, categories, collectives) */
+    const xp_kind *k = kind_of_run(db, id);
+    if (k && k->show) rc = k->show(db, id, stdout, (int)fmt, all);
+  }
   if (all) {
-    char *text = cJSON_Print(all);
-    printf("%s\n", text);
+    char *raw = cJSON_Print(all), *text = xp_utf8_mend(raw);
+    if (rc == 0) printf("%s\n", text);
+    free(raw);
     free(text);
     cJSON_Delete(all);
-  } else if (rc == 0) {
-    const xp_kind *k = kind_of_run(db, id);
-    if (k && k->show) rc = k->show(db, id, stdout);
   }
 out:
   xp_db_close(db);

@@ -34,8 +34,9 @@ typedef struct xp_kind {
   /* runs.kind written for this spec kind, when it differs (nccl_tests imports record
   ** runs of kind nccl_burst, marked origin 'imported'). NULL: same as name. */
   const char *records_as;
-  /* Optional: print this kind's own tables for `xp show` (after the generic sections). */
-  int (*show)(sqlite3 *db, int64_t run_id, FILE *out);
+  /* Optional: this kind's own sections for `xp show`, after the generic ones: printed to out in
+  ** fmt, or, when json is not NULL (--format json), added to it as "title": [rows]. */
+  int (*show)(sqlite3 *db, int64_t run_id, FILE *out, int fmt, cJSON *json);
   /* Optional: lines for `xp help KIND` after its keys (which declared keys it reads, rules
   ** between keys). */
   const char *notes;

@@ -289,14 +289,18 @@ static const struct { const char *title, *sql; } show_sections[] = {
      " GROUP BY k.name_id ORDER BY sum(k.total_ns) DESC LIMIT 10"},
 };
 
-static int torch_trace_show(sqlite3 *db, int64_t run_id, FILE *out) {
+static int torch_trace_show(sqlite3 *db, int64_t run_id, FILE *out, int fmt, cJSON *json) {
   int rc = 0;
   for (size_t i = 0; i < sizeof show_sections / sizeof show_sections[0] && rc == 0; i++) {
     sqlite3_stmt *st = xp_db_prepare(db, show_sections[i].sql);
     if (!st) return XP_EXIT_DB;
     sqlite3_bind_int64(st, 1, run_id);
-    fprintf(out, "\n== %s ==\n", show_sections[i].title);
-    rc = xp_print_rows(db, st, XP_FMT_TABLE, out);
+    if (json) {
+      cJSON_AddItemToObject(json, show_sections[i].title, xp_rows_json(st, &rc));
+    } else {
+      fprintf(out, "\n== %s ==\n", show_sections[i].title);
+      rc = xp_print_rows(db, st, (enum xp_format)fmt, out);
+    }
     sqlite3_finalize(st);
   }
   return rc;

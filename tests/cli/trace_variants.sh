@@ -12,6 +12,10 @@ q() { printf '%s\n' "$1" > "$tmp/q.sql"; "$XP" --db "$db" query "$tmp/q.sql" --f
 # a Seq number used twice in one group (collectives and point-to-point), and all_to_allv
 run import torch-trace "$v/seqdup_r0.json.gz" "$v/seqdup_r1.json.gz"; expect_rc 0
 has "collectives: 40 matched, 0 unmatched"
+# show --format json carries the trace's own sections, as the table does
+u=$(q "SELECT substr(uuid, 1, 8) FROM runs LIMIT 1")
+run show "$u" --format json; expect_rc 0
+has '"trace: steps (per rank)":'; has '"trace: collectives in steps":'
 db="$tmp/a2a.db"
 run import torch-trace "$v/a2av_r0.json.gz" "$v/a2av_r1.json.gz"; expect_rc 0
 has "collectives: 40 matched, 0 unmatched"
