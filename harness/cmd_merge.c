@@ -279,12 +279,17 @@ static int merge_runs(merger *m) {
   return rc;
 }
 
+static int64_t count_rows(sqlite3 *db, const char *sql) {
+  sqlite3_stmt *st = xp_db_prepare(db, sql);
+  int64_t n = st && sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+  sqlite3_finalize(st);
+  return n;
+}
+
 /* Decisions, by UUID, each after the one it supersedes. */
 static int merge_decisions(merger *m) {
-  sqlite3_stmt *chk = xp_db_prepare(m->other, "SELECT count(*) FROM sqlite_schema WHERE name = 'decisions'");
-  if (!chk) return XP_EXIT_DB;
-  int have = sqlite3_step(chk) == SQLITE_ROW && sqlite3_column_int(chk, 0) > 0;
-  sqlite3_finalize(chk);
+  const int64_t have = count_rows(m->other, "SELECT count(*) FROM sqlite_schema WHERE name = 'decisions'");
+  if (have < 0) return XP_EXIT_DB;
   if (!have) return 0;
   static const char cols[] =
       "uuid, title, rationale, author, created_at, xp_version, xp_commit, supersedes, evidence_count,"
@@ -408,17 +413,23 @@ static char *join_idents(char **names, int n, const char *sep, int first_param) 
   return out;
 }
 
-static int merge_dictionary(merger *m, const char *table) {
-  char **cols = NULL, *pk = NULL;
-  int n = 0;
-  int rc = dictionary_columns(m, table, &cols, &n, &pk);
-  char *q = xp_sql_ident(table), *list = join_idents(cols, n, ", ", 0);
+/* "?1, ?2, ..., ?n": the values of an INSERT of n columns. */
+static char *value_marks(int n) {
   char *marks = xp_strdup("");
   for (int j = 0; j < n; j++) {
     char *mk = xp_asprintf("%s%s?%d", marks, j ? ", " : "", j + 1);
     free(marks);
     marks = mk;
   }
+  return marks;
+}
+
+static int merge_dictionary(merger *m, const char *table) {
+  char **cols = NULL, *pk = NULL;
+  int n = 0;
+  int rc = dictionary_columns(m, table, &cols, &n, &pk);
+  char *q = xp_sql_ident(table), *list = join_idents(cols, n, ", ", 0);
+  char *marks = value_marks(n);
   /* A row that was not inserted must already be here as it is; else the key is in conflict. */
   char *same = join_idents(cols, n, " AND ", 1);
   char *sel = xp_asprintf("SELECT %s FROM %s", list, q);
@@ -500,20 +511,12 @@ static int merge_dictionaries(merger *m) {
   return rc;
 }
 
-static int64_t count_rows(sqlite3 *db, const char *sql) {
-  sqlite3_stmt *st = xp_db_prepare(db, sql);
-  int64_t n = st && sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
-  sqlite3_finalize(st);
-  return n;
-}
-
 /* Copies the rows of OTHER's table `t` (columns cols) into this database's; `or_ignore` keeps
 ** rows already here. Returns the rows added, or -1 after reporting the error. */
 static int64_t copy_table(merger *m, const char *t, const char *cols, int ncols, int or_ignore) {
-  char *sel_sql = xp_asprintf("SELECT %s FROM %s", cols, t);
-  char marks[64] = "";
-  for (int i = 0; i < ncols && i < 16; i++) strcat(marks, i ? ",?" : "?");
+  char *sel_sql = xp_asprintf("SELECT %s FROM %s", cols, t), *marks = value_marks(ncols);
   char *ins_sql = xp_asprintf("INSERT %sINTO %s (%s) VALUES (%s)", or_ignore ? "OR IGNORE " : "", t, cols, marks);
+  free(marks);
   sqlite3_stmt *sel = xp_db_prepare(m->other, sel_sql), *ins = sel ? xp_db_prepare(m->main, ins_sql) : NULL;
   free(sel_sql);
   free(ins_sql);
