@@ -582,13 +582,6 @@ static int same_file(const char *a, const char *b) {
   return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-static int schema_version(sqlite3 *db) {
-  sqlite3_stmt *st = xp_db_prepare(db, "PRAGMA user_version");
-  int v = st && sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
-  sqlite3_finalize(st);
-  return v;
-}
-
 int cmd_merge(int argc, char **argv, const char *db_path) {
   const char *other;
   int dry;
@@ -607,7 +600,7 @@ int cmd_merge(int argc, char **argv, const char *db_path) {
   ** files refuses; query_only still forbids any write to OTHER. */
   sqlite3_set_authorizer(m.other, NULL, NULL);
   if (!(m.main = xp_db_open(db_path, XP_DB_READWRITE, &rc))) goto out;
-  m.same_schema = schema_version(m.other) == schema_version(m.main);
+  m.same_schema = xp_db_user_version(m.other) == xp_db_user_version(m.main);
   if ((rc = xp_rtree_load(m.other, &m.ot)) != 0 || (rc = xp_rtree_load(m.main, &m.mt)) != 0) goto out;
   if ((rc = check_compatible(&m)) != 0) goto out;
   m.sel = xp_xcalloc((size_t)m.ot.n, sizeof *m.sel);

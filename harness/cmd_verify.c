@@ -257,10 +257,7 @@ static int check_names(verify_state *v) {
 ** from the end leave a shorter chain that is whole, which only the head shows. */
 static void check_head(verify_state *v, int64_t decisions) {
   sqlite3_stmt *st = NULL;
-  int version = 0;
-  if (sqlite3_prepare_v2(v->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-    version = sqlite3_column_int(st, 0);
-  sqlite3_finalize(st);
+  const int version = xp_db_user_version(v->db);
   /* before schema 8 no head is kept: asked there, SQLite would only say the table is missing */
   if (version < 8 || !(st = xp_db_prepare(v->db, "SELECT run_seq, run_chain, decisions FROM chain_head WHERE id = 1")))
     return;

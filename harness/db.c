@@ -35,6 +35,15 @@ int xp_db_schema_version(void) {
   return v;
 }
 
+int xp_db_user_version(sqlite3 *db) {
+  sqlite3_stmt *st = NULL;
+  int v = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW
+              ? sqlite3_column_int(st, 0)
+              : -1;
+  sqlite3_finalize(st);
+  return v;
+}
+
 int xp_db_fault(sqlite3 *db) {
   const int ec = sqlite3_errcode(db) & 0xff;
   return ec == SQLITE_CORRUPT || ec == SQLITE_NOTADB || ec == SQLITE_IOERR || ec == SQLITE_BUSY ||

@@ -22,6 +22,8 @@ sqlite3 *xp_db_open(const char *path, enum xp_db_mode mode, int *exit_code);
 void xp_db_close(sqlite3 *db);
 /* Schema version this build of xp writes (the highest embedded migration). */
 int xp_db_schema_version(void);
+/* The schema version an open database carries (PRAGMA user_version), -1 if it cannot be read. */
+int xp_db_user_version(sqlite3 *db);
 
 /* Helpers that report SQLite errors as "xp: <path>: <sqlite message>" and return XP_EXIT_DB. */
 int xp_db_exec(sqlite3 *db, const char *sql);
