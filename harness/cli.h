@@ -32,6 +32,9 @@ int xp_parse_format(const char *s, enum xp_format *out);
 int xp_print_rows(sqlite3 *db, sqlite3_stmt *st, enum xp_format fmt, FILE *out);
 /* Step st to the end into a JSON array of row objects; *rc gets 0 or an exit code. */
 struct cJSON *xp_rows_json(sqlite3_stmt *st, int *rc); /* reals as exact raw numbers (xp_json_real) */
+/* A document as xp prints JSON (malloc'd, indented): always UTF-8, as JSON must be; bytes of
+** imported text that are not become U+FFFD. */
+char *xp_json_print(const struct cJSON *doc);
 /* Reals written exactly: the shortest decimal that reads back as the same double. */
 void xp_real_text(double v, char buf[40]);
 struct cJSON *xp_json_real(double v);

@@ -586,7 +586,7 @@ int cmd_compare(int argc, char **argv, const char *db_path) {
       xp_json_exact(metrics); /* reals written to the last bit (cJSON rounds to 15 digits) */
       cJSON_AddItemReferenceToObject(doc, "metrics", metrics);
       cJSON_AddItemReferenceToObject(doc, "unfair", unfair);
-      char *t = cJSON_Print(doc);
+      char *t = xp_json_print(doc);
       printf("%s\n", t);
       free(t);
       cJSON_Delete(doc);

@@ -197,8 +197,7 @@ static int write_json(sqlite3 *db, const char *ids, int samples, const char *db_
     p = *end == ',' ? end + 1 : end;
   }
   if (rc == 0) {
-    char *raw = cJSON_Print(doc), *text = xp_utf8_mend(raw); /* JSON is UTF-8; logs may not be */
-    free(raw);
+    char *text = xp_json_print(doc);
     if (fputs(text, out) < 0 || fputc('\n', out) < 0) rc = xp_error(XP_EXIT_FAILED, "cannot write the export: %s", strerror(errno));
     free(text);
   }

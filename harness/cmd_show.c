@@ -89,9 +89,8 @@ int cmd_show(int argc, char **argv, const char *db_path) {
     if (k && k->show) rc = k->show(db, id, stdout, (int)fmt, all);
   }
   if (all) {
-    char *raw = cJSON_Print(all), *text = xp_utf8_mend(raw);
+    char *text = xp_json_print(all);
     if (rc == 0) printf("%s\n", text);
-    free(raw);
     free(text);
     cJSON_Delete(all);
   }

@@ -224,11 +224,16 @@ cJSON *xp_rows_json(sqlite3_stmt *st, int *rc_out) {
   return arr;
 }
 
+char *xp_json_print(const cJSON *doc) {
+  char *raw = cJSON_Print(doc), *text = xp_utf8_mend(raw);
+  free(raw);
+  return text;
+}
+
 static int print_json(sqlite3_stmt *st, FILE *out) {
   int rc;
   cJSON *arr = xp_rows_json(st, &rc);
-  char *raw = cJSON_Print(arr), *text = xp_utf8_mend(raw); /* JSON is UTF-8; imported text may not be */
-  free(raw);
+  char *text = xp_json_print(arr);
   fprintf(out, "%s\n", text);
   free(text);
   cJSON_Delete(arr);
