@@ -13,6 +13,7 @@
 #define XP_REPORT_H
 #include <sqlite3.h>
 #include <stddef.h>
+#include "table.h"
 
 /* ---- text ---- */
 
@@ -55,6 +56,7 @@ typedef struct rp_xy {
   rp_axis x, y;
   rp_series *series;
   size_t nseries;
+  xp_strtab dropped; /* names of series left out past the chart's limit (report_charts.c) */
 } rp_xy;
 
 rp_series *rp_xy_series(rp_xy *c, const char *name, const char *color);

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report.h"
-#include "table.h"
 #include "xp.h"
 
 /* Series beyond this many make a chart unreadable; the newest are kept and the note says so. */
@@ -43,22 +42,21 @@ static int finish(sqlite3 *db, sqlite3_stmt *st, int step_rc) {
 }
 
 /* Series are found in query order; a new key starts a new series. Past MAX_SERIES a key is
-** left out, and counted once however many points it has (`dropped` holds the keys). */
-static rp_series *series_for(rp_xy *c, const char *name, xp_strtab *dropped) {
+** left out, and counted once however many points it has (c->dropped holds the keys). */
+static rp_series *series_for(rp_xy *c, const char *name) {
   for (size_t i = 0; i < c->nseries; i++)
     if (strcmp(c->series[i].name, name) == 0) return &c->series[i];
   if (c->nseries == MAX_SERIES) {
-    xp_strtab_intern(dropped, name, strlen(name), NULL);
+    xp_strtab_intern(&c->dropped, name, strlen(name), NULL);
     return NULL;
   }
   return rp_xy_series(c, name, NULL);
 }
 
-static void note_dropped(rp_section *s, size_t shown, xp_strtab *dropped) {
-  if (dropped->n)
-    xb_printf(&s->note, " Showing the %zu newest series; %u older %s left out.", shown, (unsigned)dropped->n,
-              dropped->n == 1 ? "is" : "are");
-  xp_strtab_free(dropped);
+static void note_dropped(rp_section *s, const rp_xy *c) {
+  if (c->dropped.n)
+    xb_printf(&s->note, " Showing the %zu newest series; %u older %s left out.", c->nseries, (unsigned)c->dropped.n,
+              c->dropped.n == 1 ? "is" : "are");
 }
 
 /* ---- collective bus bandwidth against message size (nccl_burst, measured or imported) ---- */
@@ -83,16 +81,15 @@ static int chart_busbw(sqlite3 *db, rp_section *s) {
   int rc = prepare(db, busbw_sql, &st);
   if (rc) return rc;
   rp_xy c = {{RP_LOG2_BYTES, "message size (bytes per rank)", 0, 0, 0},
-             {RP_LINEAR, "bus bandwidth (GB/s)", 0, 0, 1}, NULL, 0};
+             {RP_LINEAR, "bus bandwidth (GB/s)", 0, 0, 1}, NULL, 0, {0}};
   size_t points = 0;
-  xp_strtab dropped = {0};
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     int64_t burst = sqlite3_column_int64(st, 7);
     char *name = xp_asprintf("%s %s %s%s%s%s · %s%s%s · %s", col(st, 3), col(st, 4), col(st, 5),
                              strcmp(col(st, 6), "in_place") == 0 ? " in-place" : "",
                              burst > 1 ? " burst " : "", burst > 1 ? col(st, 7) : "", col(st, 1),
                              *col(st, 2) ? " " : "", col(st, 2), col(st, 0));
-    rp_series *ser = series_for(&c, name, &dropped);
+    rp_series *ser = series_for(&c, name);
     if (ser) {
       ser->lines = 1;
       double bytes = sqlite3_column_double(st, 8), bw = sqlite3_column_double(st, 9);
@@ -112,7 +109,7 @@ static int chart_busbw(sqlite3 *db, rp_section *s) {
   if (points) {
     xb_printf(&s->note, "Median bus bandwidth per message size (nccl-tests' busbw formula), %zu points "
               "from nccl_burst runs, measured or imported from nccl-tests.", points);
-    note_dropped(s, c.nseries, &dropped);
+    note_dropped(s, &c);
     rp_xy_svg(&s->svg, &c);
   } else
     xb_puts(&s->empty, "No nccl_burst runs yet: xp run an nccl_burst spec on a GPU host, or "
@@ -178,10 +175,9 @@ static int chart_roofline(sqlite3 *db, rp_section *s) {
   int rc = prepare(db, roofline_sql, &st);
   if (rc) return rc;
   rp_xy c = {{RP_LOG10, "arithmetic intensity (FLOP per byte of weight, activation and output)", 0, 0, 0},
-             {RP_LOG10, "achieved TFLOP/s (best cuBLASLt algorithm)", 0, 0, 0}, NULL, 0};
+             {RP_LOG10, "achieved TFLOP/s (best cuBLASLt algorithm)", 0, 0, 0}, NULL, 0, {0}};
   roof r = {0};
   size_t points = 0;
-  xp_strtab dropped = {0};
   char run[16] = "", gpu[128] = "";
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     snprintf(run, sizeof run, "%s", col(st, 0));
@@ -190,7 +186,7 @@ static int chart_roofline(sqlite3 *db, rp_section *s) {
     double ai = flops / bytes, tf = sqlite3_column_double(st, 10);
     learn_roof(&r, st, ai);
     char *sname = xp_asprintf("%s, %s weights", col(st, 6), col(st, 7));
-    rp_series *ser = series_for(&c, sname, &dropped);
+    rp_series *ser = series_for(&c, sname);
     free(sname);
     if (!ser) continue;
     rp_series_add(ser, ai, tf,
@@ -239,16 +235,15 @@ static int chart_serving(sqlite3 *db, rp_section *s) {
   int rc = prepare(db, serving_sql, &st);
   if (rc) return rc;
   rp_xy c = {{RP_LOG2, "max concurrency (requests in flight)", 0, 0, 0},
-             {RP_LINEAR, "output throughput (tokens/s)", 0, 0, 1}, NULL, 0};
+             {RP_LINEAR, "output throughput (tokens/s)", 0, 0, 1}, NULL, 0, {0}};
   size_t points = 0, by_rate = 0;
-  xp_strtab dropped = {0};
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     if (sqlite3_column_type(st, 3) == SQLITE_NULL) {
       by_rate++; /* paced by request rate, not concurrency: no x to put it at */
       continue;
     }
     char *name = xp_asprintf("%s%s%s · %s", col(st, 1), *col(st, 2) ? " · " : "", col(st, 2), col(st, 0));
-    rp_series *ser = series_for(&c, name, &dropped);
+    rp_series *ser = series_for(&c, name);
     if (ser) {
       ser->lines = 1;
       double conc = sqlite3_column_double(st, 3), tok = sqlite3_column_double(st, 4);
@@ -271,7 +266,7 @@ static int chart_serving(sqlite3 *db, rp_section *s) {
     if (by_rate)
       xb_printf(&s->note, " %zu case%s paced by request rate rather than concurrency %s not shown.",
                 by_rate, by_rate == 1 ? "" : "s", by_rate == 1 ? "is" : "are");
-    note_dropped(s, c.nseries, &dropped);
+    note_dropped(s, &c);
     rp_xy_svg(&s->svg, &c);
   } else
     xb_printf(&s->empty, "No serving benchmarks at a fixed concurrency yet%s: xp import vllm-bench "
@@ -426,12 +421,11 @@ static int chart_allreduce(sqlite3 *db, rp_section *s) {
   int rc = prepare(db, allreduce_sql, &st);
   if (rc) return rc;
   rp_xy c = {{RP_TIME, "when the trace was recorded (UTC)", 0, 0, 0},
-             {RP_LINEAR, "AllReduce share of step GPU time (%)", 0, 0, 1}, NULL, 0};
+             {RP_LINEAR, "AllReduce share of step GPU time (%)", 0, 0, 1}, NULL, 0, {0}};
   size_t points = 0, import_clock = 0;
-  xp_strtab dropped = {0};
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     char *name = config_label(st, 0);
-    rp_series *ser = series_for(&c, name, &dropped);
+    rp_series *ser = series_for(&c, name);
     if (ser) {
       ser->lines = 1;
       double share = sqlite3_column_double(st, 7);
@@ -455,7 +449,7 @@ static int chart_allreduce(sqlite3 *db, rp_section *s) {
     if (import_clock)
       xb_printf(&s->note, " %zu run%s dated by import (no absolute clock in the trace).",
                 import_clock, import_clock == 1 ? " is" : "s are");
-    note_dropped(s, c.nseries, &dropped);
+    note_dropped(s, &c);
     rp_xy_svg(&s->svg, &c);
   } else
     xb_puts(&s->empty, no_traces);

@@ -363,6 +363,7 @@ void rp_xy_free(rp_xy *c) {
     free(c->series[i].name);
   }
   free(c->series);
+  xp_strtab_free(&c->dropped);
   memset(c, 0, sizeof *c);
 }
 
