@@ -196,10 +196,11 @@ xp_spec *xp_spec_load(const char *path) {
     }
     /* cJSON stops after the first value; anything but whitespace after it (a second object,
     ** keys after a brace closed too early) would otherwise be dropped without a word */
-    size_t off = (size_t)(end - text);
-    while (off < len && (text[off] == ' ' || text[off] == '\t' || text[off] == '\n' || text[off] == '\r')) off++;
-    if (off < len) {
-      xp_error_at(XP_EXIT_USAGE, path, line_of_offset(text, off), "text after the spec's JSON value (byte %zu)", off);
+    json_walk tail = {end, line_of_offset(text, (size_t)(end - text)), NULL};
+    jw_space(&tail);
+    if (*tail.p) { /* the text holds no NUL (refused above): it ends at len */
+      xp_error_at(XP_EXIT_USAGE, path, (int)tail.line, "text after the spec's JSON value (byte %zu)",
+                  (size_t)(tail.p - text));
       cJSON_Delete(root);
       goto fail;
     }
@@ -397,14 +398,14 @@ static const char *num_text(double v, char buf[40]) {
   return buf;
 }
 
-/* What one element of an array field must be. */
+/* What one element of an array field must be: the scalar type's name (a size has none). */
 static const char *element_name(xp_type t) {
   switch (t) {
-  case XP_T_STRINGS: return "a string";
-  case XP_T_INTS: return "an integer";
-  case XP_T_NUMBERS: return "a number";
+  case XP_T_STRINGS: return type_name(XP_T_STRING);
+  case XP_T_INTS: return type_name(XP_T_INT);
+  case XP_T_NUMBERS: return type_name(XP_T_NUMBER);
+  case XP_T_TABLES: return type_name(XP_T_TABLE);
   case XP_T_SIZES: return "a size";
-  case XP_T_TABLES: return "a table";
   default: return "a value";
   }
 }
