@@ -258,21 +258,22 @@ static int check_lengths(const vb_src *s, const vb_lists *l, int *n) {
   const struct { const char *key; const cJSON *v; } all[] = {
       {"ttfts", l->ttfts}, {"itls", l->itls}, {"latencies", l->latencies},
       {"output_lens", l->output_lens}, {"errors", l->errors}};
-  /* the reference is the length most lists share, so that the one list cut short is named */
+  /* the reference is the length most lists share, so that the one list cut short is named;
+  ** each length counted once (cJSON_GetArraySize walks its list) */
   const size_t nall = sizeof all / sizeof all[0];
-  int ref = -1, ref_votes = 0;
+  int len[sizeof all / sizeof all[0]], ref = -1, ref_votes = 0;
   const char *ref_key = NULL;
+  for (size_t i = 0; i < nall; i++) len[i] = all[i].v ? cJSON_GetArraySize(all[i].v) : -1;
   for (size_t i = 0; i < nall; i++) {
     if (!all[i].v) continue;
-    int len = cJSON_GetArraySize(all[i].v), votes = 0;
-    for (size_t j = 0; j < nall; j++) votes += all[j].v && cJSON_GetArraySize(all[j].v) == len;
-    if (votes > ref_votes) ref = len, ref_votes = votes, ref_key = all[i].key;
+    int votes = 0;
+    for (size_t j = 0; j < nall; j++) votes += len[j] == len[i];
+    if (votes > ref_votes) ref = len[i], ref_votes = votes, ref_key = all[i].key;
   }
   *n = ref > 0 ? ref : 0;
   for (size_t i = 0; i < nall; i++)
-    if (all[i].v && cJSON_GetArraySize(all[i].v) != ref)
-      return bad_key(s, all[i].key, "has %d entries but %s has %d (one per request)", cJSON_GetArraySize(all[i].v),
-                     ref_key, ref);
+    if (all[i].v && len[i] != ref)
+      return bad_key(s, all[i].key, "has %d entries but %s has %d (one per request)", len[i], ref_key, ref);
   return 0;
 }
 
