@@ -332,22 +332,12 @@ static int kv_plan_print(const xp_spec *spec, FILE *out) {
 
 /* A batch that measure() left early (the device failed, or the run was interrupted): a case it
 ** finished has failed (with its reason) or holds its timing; the others were never checked or
-** timed. Lost: those are failed, with the device's error. Interrupted: left out (an aborted
-** run keeps what it measured, and only that). */
-static void settle_batch(xp_kv_case *cases, const int *batch, int n, char *done_flag, int why) {
-  for (int j = 0; j < n; j++) {
-    xp_kv_case *c = &cases[batch[j]];
-    if (strcmp(c->status, "ok") != 0 || c->nus > 0) continue;
-    if (why == XP_EXIT_ABORTED) {
-      done_flag[batch[j]] = 0;
-      continue;
-    }
-    c->status = "failed";
-    free(c->note);
-    c->note = xp_asprintf("not run: the device failed in this run (%s)", xp_last_error());
-  }
+** timed, and go back among the cases not reached (failed when the device was lost, left out of
+** an interrupted run, which keeps what it measured and only that). */
+static void unmark_unfinished(const xp_kv_case *cases, const int *batch, int n, char *done_flag) {
+  for (int j = 0; j < n; j++)
+    if (strcmp(cases[batch[j]].status, "ok") == 0 && cases[batch[j]].nus == 0) done_flag[batch[j]] = 0;
 }
-
 
 /* ---- recording ---- */
 
@@ -487,7 +477,7 @@ static int kv_execute(xp_ctx *ctx) {
     free(tmp);
     if (!ctx->quiet)
       for (int j = 0; j < n; j++) print_case(ctx->out, &pl.cases[batch[j]], copy_gbps);
-    if (mrc) settle_batch(pl.cases, batch, n, done_flag, mrc);
+    if (mrc) unmark_unfinished(pl.cases, batch, n, done_flag);
     if (mrc == XP_EXIT_ABORTED) rc = mrc;
     else if (mrc) lost = 1;
   }
