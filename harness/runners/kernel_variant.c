@@ -41,6 +41,83 @@ const xp_kv_variant *xp_kv_variant_find(const xp_kv_family *f, const char *name)
   return NULL;
 }
 
+/* ---- rotation past L2 (kernel_variant.h) ---- */
+
+/* Copies beyond this make graphs of thousands of launches for no colder a cache. */
+#define MAX_COPIES 4096
+
+int xp_kv_gemm_copies(int64_t rotate_bytes, double copy_bytes) {
+  double n = ceil((double)rotate_bytes / copy_bytes);
+  return n < 2 ? 2 : n > MAX_COPIES ? MAX_COPIES : (int)n;
+}
+
+/* The least count >= c that divides r or that r divides (then lcm(c, r) = max(c, r)). */
+static int joint_up(int c, int r) {
+  if (c > r) return (c + r - 1) / r * r;
+  while (r % c) c++;
+  return c;
+}
+
+/* The greatest count in [1, c] that divides r or that r divides. */
+static int joint_down(int c, int r) {
+  if (c >= r) return c / r * r;
+  while (r % c) c--;
+  return c;
+}
+
+int xp_kv_moe_copies(int64_t rotate_bytes, double layer_bytes, double min_launch_bytes, int routings) {
+  const double rot = (double)rotate_bytes;
+  int r = routings < 1 ? 1 : routings, c = 1;
+  /* The copies together span the rotation, as a GEMM's do (a layer that spans it alone
+  ** needs none: R random routings spread the launches' reads over it). */
+  if (layer_bytes < rot) {
+    double n = ceil(rot / layer_bytes);
+    c = joint_up(n > MAX_COPIES ? MAX_COPIES : (int)n, r);
+  }
+  /* The same routing on the same copy reads the same bytes again max(R, C) launches later,
+  ** whatever the routing's randomness: the launches between must read the rotation. Only
+  ** copies beyond R lengthen that cycle (a multiple of R then, larger than R). */
+  if ((double)((c > r ? c : r) - 1) * min_launch_bytes < rot) {
+    double n = min_launch_bytes > 0 ? ceil(rot / min_launch_bytes) + 1 : MAX_COPIES;
+    int need = joint_up(n > MAX_COPIES ? MAX_COPIES : (int)n, r);
+    if (need > c) c = need;
+  }
+  return c;
+}
+
+int xp_kv_moe_fit(int copies, int routings, double copy_bytes, double avail_bytes) {
+  if (copies <= 1) return 1;
+  double most = copy_bytes > 0 ? floor(avail_bytes / copy_bytes) : copies;
+  if (most < 2) return 1;
+  return joint_down(most < copies ? (int)most : copies, routings < 1 ? 1 : routings);
+}
+
+int xp_kv_moe_launches(int copies, int routings) {
+  int a = copies < 1 ? 1 : copies, b = routings < 1 ? 1 : routings, x = a, y = b;
+  while (y) {
+    int t = x % y;
+    x = y, y = t;
+  }
+  return a / x * b;
+}
+
+int xp_kv_reads_plan(xp_kv_reads *r, double bytes, size_t copy_bytes, size_t copy_stride, int copies,
+                     int max_places) {
+  memset(r, 0, sizeof *r);
+  r->bytes = bytes >= 16 ? (size_t)bytes / 16 * 16 : 0;
+  if (r->bytes == 0 || r->bytes > copy_bytes || copies < 1) return -1;
+  r->stride = (r->bytes + 255) / 256 * 256;
+  r->copy_stride = copy_stride;
+  r->copies = copies;
+  size_t fit = (copy_bytes - r->bytes) / r->stride + 1;
+  r->places = max_places < 1 ? 1 : (size_t)max_places < fit ? max_places : (int)fit;
+  return 0;
+}
+
+size_t xp_kv_reads_offset(const xp_kv_reads *r, int rep) {
+  return (size_t)(rep % r->copies) * r->copy_stride + (size_t)(rep / r->copies % r->places) * r->stride;
+}
+
 /* ---- the spec ---- */
 
 static const char *const family_names[] = {"w4a16", NULL};

@@ -88,7 +88,46 @@ typedef struct xp_kv_family {
   int (*measure)(xp_kv_case *cases, int n, const xp_kv_opts *o);
 } xp_kv_family;
 
+/* ---- rotation past L2: how many copies of the weights, which one each launch reads ----
+** (kernel_variant.c; plain counting, so that a unit test checks it without a GPU) */
+
+/* A GEMM's weight copies: enough to span rotate_bytes, at least 2 (a launch never reads the
+** copy its predecessor read), at most 4096. Launch rep reads copy rep % copies. */
+int xp_kv_gemm_copies(int64_t rotate_bytes, double copy_bytes);
+
+/* An MoE layer rotates over R routings and C copies of the whole layer's weights (each
+** layer_bytes): launch rep of a graph reads copy rep % C under routing rep % R, and a graph
+** holds xp_kv_moe_launches(C, R) of them. C is 1 when one copy is at least rotate_bytes and
+** R routings alone keep a routing's reads apart; else at least 2 and enough that the copies
+** span rotate_bytes and that between two launches of the same (routing, copy) pair the
+** others read at least rotate_bytes (min_launch_bytes: the least one launch reads, the
+** topk experts of one token). C divides R or R divides C, so a graph is max(R, C) launches
+** and each replay continues the rotation where the last one ended. */
+int xp_kv_moe_copies(int64_t rotate_bytes, double layer_bytes, double min_launch_bytes, int routings);
+/* The most copies, at most `copies` and valid beside R as above, whose copy_bytes each fit in
+** avail_bytes; 1 when not even two fit. */
+int xp_kv_moe_fit(int copies, int routings, double copy_bytes, double avail_bytes);
+/* Launches per graph: the least common multiple of copies and routings. */
+int xp_kv_moe_launches(int copies, int routings);
+
+/* A read floor's places (the bare read of `bytes` timed beside an INT4 kernel), so that it
+** meets the caches as that kernel does: launch rep reads copy rep % copies (copy_stride
+** apart, copy_bytes each) at place (rep / copies) % places within it (stride apart). */
+typedef struct xp_kv_reads {
+  size_t bytes;       /* per launch, a multiple of 16 */
+  size_t stride, copy_stride;
+  int copies, places; /* a graph holds copies * places launches */
+} xp_kv_reads;
+/* 0, or -1 when no bytes are to be read or they exceed a copy. places: as many as fit in a
+** copy, at most max_places. */
+int xp_kv_reads_plan(xp_kv_reads *r, double bytes, size_t copy_bytes, size_t copy_stride, int copies,
+                     int max_places);
+size_t xp_kv_reads_offset(const xp_kv_reads *r, int rep);
+
 extern const xp_kv_family xp_kv_w4a16;
+/* Bytes of one copy of p's MoE layer weights: INT4 words and bf16 scales of every expert's
+** W13 and W2 (bf16 0), or the same weights in bf16 (bf16 1, the per-expert cuBLAS baseline). */
+double xp_kv_w4a16_layer_bytes(const xp_kv_problem *p, int bf16);
 /* w4a16's measure() (kernel_variant_w4a16_gpu.c; an "environment" error without CUDA). */
 int xp_kv_w4a16_measure(xp_kv_case *cases, int n, const xp_kv_opts *o);
 

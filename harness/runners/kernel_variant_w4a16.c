@@ -12,8 +12,11 @@
 **
 ** Timing: xp_time_graph replays a CUDA graph of back-to-back launches whose weights rotate
 ** over copies totalling at least rotate_bytes (default 2.5 x L2), so weights come from HBM.
-** The MoE layer rotates over `routings` random routings of one layer's 384 experts (1 GB of
-** INT4), so each launch reads experts the previous ones did not.
+** The MoE layer rotates over `routings` random routings and over copies of the whole layer's
+** weights (kernel_variant.h, xp_kv_moe_copies): Kimi-K2.5's 384 experts (1 GB of INT4) span
+** the rotation in one copy, and random routings make each launch read experts the previous
+** ones did not; a smaller layer (fewer experts, or smaller ones) gets as many copies as the
+** rotation needs, launch after launch a different one.
 */
 #include <math.h>
 #include <stdio.h>
@@ -211,6 +214,13 @@ static const xp_kv_variant w4a16_variants[] = {
     {"cublas_bf16_per_expert", "cuBLASLt bf16, a gate_up and a down launch per active expert", 1,
      XP_KV_BF16, 0, sup_layout, par_moe_cublas},
 };
+
+double xp_kv_w4a16_layer_bytes(const xp_kv_problem *p, int bf16) {
+  const w4_layout l13 = {2 * p->inter, p->hidden, p->group, 1}, l2 = {p->hidden, p->inter, p->group, 0};
+  if (bf16) return (double)p->experts * (double)(w4_words(&l13) + w4_words(&l2)) * 8 * 2;
+  return (double)p->experts * ((double)(w4_words(&l13) + w4_words(&l2)) * 4 +
+                               (double)(w4_nscales(&l13) + w4_nscales(&l2)) * 2);
+}
 
 #ifndef XP_HAVE_CUDA
 int xp_kv_w4a16_measure(xp_kv_case *cases, int n, const xp_kv_opts *o) {
