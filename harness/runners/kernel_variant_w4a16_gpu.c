@@ -7,7 +7,8 @@
 ** end to end), uploaded, and replicated into rotation copies; bf16 copies for the cuBLAS
 ** baseline are dequantized from it. MoE layer: one layer's experts are random packed words
 ** and scales generated on the device (1 GB at Kimi-K2.5's shapes is too much to pack on
-** the host per run), and each m gets `routings` fresh random routings.
+** the host per run), copied on the device as often as the rotation past L2 asks (one copy
+** for a layer that spans it alone), and each m gets `routings` fresh random routings.
 */
 #ifdef XP_HAVE_CUDA
 #include <math.h>
@@ -166,18 +167,18 @@ static int time_case(xp_kv_case *c, cudaStream_t s, xp_enqueue_fn fn, void *arg,
 
 /* ---- floors: the same launch doing less, timed the same way (kernel_variant.h) ---- */
 
-/* A bare read of `bytes`, from one of `copies` places `stride` apart in turn, so that it
-** meets the caches as cold as the variant meets its rotated weights. */
+/* A bare read of r.bytes at r's places in turn (xp_kv_reads), so that it meets the caches as
+** cold as the variant meets its rotated weights. */
 typedef struct read_arg {
   const char *base;
-  size_t stride, bytes;
-  int copies, blocks;
+  xp_kv_reads r;
+  int blocks;
   unsigned *sink;
 } read_arg;
 
 static int enqueue_read(void *arg, cudaStream_t s, int rep) {
   read_arg *a = arg;
-  XP_CUDA(xp_read16(a->base + (size_t)(rep % a->copies) * a->stride, a->bytes, a->blocks, a->sink, s));
+  XP_CUDA(xp_read16(a->base + xp_kv_reads_offset(&a->r, rep), a->r.bytes, a->blocks, a->sink, s));
   return 0;
 fail:
   return XP_EXIT_FAILED;
@@ -200,29 +201,20 @@ static int time_floor(xp_kv_case *c, const char *name, xp_enqueue_fn fn, void *a
   return 0;
 }
 
-/* read_floor_us of c: `bytes` (rounded down to 16) read from buf (buf_bytes long) at up to
-** `copies` places in turn; fewer when the buffer holds fewer. */
-static int read_floor(xp_kv_case *c, const void *buf, size_t buf_bytes, double bytes, int copies,
-                      const xp_kv_opts *o, cudaStream_t s) {
-  read_arg a = {buf, 0, (size_t)bytes / 16 * 16, 1, 0, NULL};
-  if (a.bytes == 0 || a.bytes > buf_bytes) return 0;
-  a.stride = (a.bytes + 255) / 256 * 256;
-  a.copies = (int)((buf_bytes - a.bytes) / a.stride) + 1;
-  if (a.copies > copies) a.copies = copies;
+/* read_floor_us of c: r's reads from buf (none where r could not be planned). */
+static int read_floor(xp_kv_case *c, const void *buf, const xp_kv_reads *r, int planned, const xp_kv_opts *o,
+                      cudaStream_t s) {
+  read_arg a = {buf, *r, 0, NULL};
+  if (planned != 0) return 0;
   cudaError_t e = xp_read16_grid(o->device, &a.blocks);
   if (e == cudaSuccess) e = cudaMalloc((void **)&a.sink, (size_t)a.blocks * sizeof(unsigned));
   if (e != cudaSuccess) {
     xp_warn("read_floor_us not measured: %s", cudaGetErrorString(e));
     return device_state();
   }
-  int rc = time_floor(c, "read_floor_us", enqueue_read, &a, a.copies, o, s);
+  int rc = time_floor(c, "read_floor_us", enqueue_read, &a, a.r.copies * a.r.places, o, s);
   cudaFree(a.sink);
   return rc;
-}
-
-static int rotation_copies(int64_t rotate_bytes, double bytes_per_copy) {
-  double n = ceil((double)rotate_bytes / bytes_per_copy);
-  return n < 2 ? 2 : n > 4096 ? 4096 : (int)n;
 }
 
 /* ---- cuBLASLt: pick the fastest of the heuristic's candidates, cold ---- */
@@ -377,7 +369,7 @@ static int gemm_setup(gemm_bench *b, const xp_kv_case *cases, int n, const xp_kv
     if (w == V_SPLITK) split = (int)xp_spec_int(o->spec, "split_k", 4);
   }
   const size_t nk = (size_t)p->n * p->k;
-  b->copies = rotation_copies(o->rotate_bytes, (double)b->words * 4 + (double)b->nsc * 2);
+  b->copies = xp_kv_gemm_copies(o->rotate_bytes, (double)b->words * 4 + (double)b->nsc * 2);
 
   /* Host: random floats, quantized and packed by the host helpers. */
   uint64_t seed = o->seed ^ 0x77a4a16ULL;
@@ -411,7 +403,7 @@ static int gemm_setup(gemm_bench *b, const xp_kv_case *cases, int n, const xp_kv
   XP_CUDA(cudaMemcpyAsync(b->refh, b->ref, mn * 4, cudaMemcpyDeviceToHost, s));
 
   if (need_bf) {
-    b->copies_bf = rotation_copies(o->rotate_bytes, (double)nk * 2);
+    b->copies_bf = xp_kv_gemm_copies(o->rotate_bytes, (double)nk * 2);
     XP_CUDA(cudaMalloc((void **)&b->wbf, nk * 2 * (size_t)b->copies_bf));
     XP_CUDA(w4a16_dequant(b->w, b->sc, &b->l, b->wbf, s));
     for (int i = 1; i < b->copies_bf; i++)
@@ -487,9 +479,13 @@ static int gemm_case(gemm_bench *b, xp_kv_case *c, const xp_kv_opts *o, cudaStre
   rc = time_case(c, s, enqueue_gemm, b, per_graph, o);
   if (rc == XP_EXIT_ABORTED) return rc;
   if (rc) return device_state();
-  /* The INT4 kernels' floor: their weights read bare, from the same rotated copies. */
-  if (w == V_GEMV || w == V_MMA || w == V_SPLITK)
-    return read_floor(c, b->w, b->words * 4 * (size_t)b->copies, (double)b->words * 4, b->copies, o, s);
+  /* The INT4 kernels' floor: their weights read bare, from the same rotated copies (the
+  ** weights of all copies are one block, read at as many places as there are copies). */
+  if (w == V_GEMV || w == V_MMA || w == V_SPLITK) {
+    xp_kv_reads r;
+    int planned = xp_kv_reads_plan(&r, (double)b->words * 4, b->words * 4 * (size_t)b->copies, 0, 1, b->copies);
+    return read_floor(c, b->w, &r, planned, o, s);
+  }
   return 0;
 }
 
@@ -516,7 +512,14 @@ typedef struct moe_bench {
   int E, H, I, topk, G, R, m, P, mmax;
   w4_layout l13, l2;
   size_t words13, words2, nsc13, nsc2; /* per expert */
-  size_t weight_bytes;                  /* all experts' weights and scales, from w13 on */
+  size_t weight_bytes;                  /* one copy: all experts' weights and scales, from w13 on */
+  size_t copy_stride;                   /* from one copy to the next: weight_bytes, 256-aligned */
+  double bf_bytes;                      /* one copy of the bf16 weights (w13bf and w2bf) */
+  /* the rotation (xp_kv_moe_copies): copies of the INT4 block and of the bf16 weights, as
+  ** many as rotate_bytes asks for (wanted) or fewer where device memory is short, and the
+  ** launches per graph; launch rep reads copy rep % copies under routing rep % R */
+  int copies, copies_wanted, launches;
+  int copies_bf, copies_bf_wanted, launches_bf;
   uint32_t *w13, *w2;
   uint16_t *s13, *s2, *w13bf, *w2bf;
   uint16_t *x, *h, *y;  /* [mmax][H], [mmax*topk][I], [mmax][H] */
@@ -542,9 +545,13 @@ typedef struct moe_bench {
   enum which which;
 } moe_bench;
 
-/* grouped_moe's arguments on routing r. */
-static w4a16_moe moe_args(const moe_bench *b, int r) {
-  return (w4a16_moe){.w13 = b->w13, .w2 = b->w2, .s13 = b->s13, .s2 = b->s2,
+/* grouped_moe's arguments on routing r and weight copy `copy`. */
+static w4a16_moe moe_args(const moe_bench *b, int r, int copy) {
+  const size_t off = (size_t)copy * b->copy_stride;
+  return (w4a16_moe){.w13 = (const uint32_t *)((const char *)b->w13 + off),
+                     .w2 = (const uint32_t *)((const char *)b->w2 + off),
+                     .s13 = (const uint16_t *)((const char *)b->s13 + off),
+                     .s2 = (const uint16_t *)((const char *)b->s2 + off),
                      .ids = b->ids + (size_t)r * b->P, .wt = b->wt + (size_t)r * b->P, .x = b->x,
                      .h = b->h, .y = b->y, .sync = b->sync, .tokens = b->m, .topk = b->topk,
                      .experts = b->E, .hidden = b->H, .inter = b->I, .group = b->G};
@@ -554,20 +561,22 @@ static int enqueue_moe(void *arg, cudaStream_t s, int rep) {
   moe_bench *b = arg;
   const int r = rep % b->R;
   if (b->which == V_MOE || b->which == V_MOE_PDL) {
-    w4a16_moe a = moe_args(b, r);
+    w4a16_moe a = moe_args(b, r, rep % b->copies);
     XP_CUDA(w4a16_grouped_moe(&a, b->which == V_MOE_PDL, s));
     return 0;
   }
+  const size_t first = (size_t)(rep % b->copies_bf) * (size_t)b->E; /* this copy's expert 0 */
   for (int j = 0; j < b->nslot[r]; j++) {
     const size_t at = (size_t)r * b->P + (size_t)j;
-    const int e = b->slot_e[at], cnt = b->slot_cnt[at], off = b->slot_off[at];
+    const size_t e = first + (size_t)b->slot_e[at];
+    const int cnt = b->slot_cnt[at], off = b->slot_off[at];
     xp_lt *p13 = lt_find(&b->plans13, cnt, NULL), *p2 = lt_find(&b->plans2, cnt, NULL);
     if (!p13 || !p2) return xp_error(XP_EXIT_FAILED, "no cuBLASLt plan for %d rows", cnt);
     int rc = xp_lt_run(p13, b->xg + ((size_t)r * b->P + off) * b->H,
-                       b->w13bf + (size_t)e * 2 * b->I * b->H, b->gout + (size_t)off * 2 * b->I, NULL, NULL,
+                       b->w13bf + e * 2 * b->I * b->H, b->gout + (size_t)off * 2 * b->I, NULL, NULL,
                        b->ws, s);
     if (rc) return rc;
-    rc = xp_lt_run(p2, b->ha + (size_t)off * b->I, b->w2bf + (size_t)e * b->H * b->I,
+    rc = xp_lt_run(p2, b->ha + (size_t)off * b->I, b->w2bf + e * b->H * b->I,
                    b->dout + (size_t)off * b->H, NULL, NULL, b->ws, s);
     if (rc) return rc;
   }
@@ -576,10 +585,10 @@ fail:
   return XP_EXIT_FAILED;
 }
 
-/* grouped_moe's launch floor: the same launch on routing rep % R, no weights read. */
+/* grouped_moe's launch floor: the same launch as rep's, no weights read. */
 static int enqueue_moe_floor(void *arg, cudaStream_t s, int rep) {
   moe_bench *b = arg;
-  w4a16_moe a = moe_args(b, rep % b->R);
+  w4a16_moe a = moe_args(b, rep % b->R, rep % b->copies);
   XP_CUDA(w4a16_moe_floor(&a, b->which == V_MOE_PDL, s));
   return 0;
 fail:
@@ -613,7 +622,33 @@ static void moe_free(moe_bench *b) {
   memset(b, 0, sizeof *b);
 }
 
-/* One layer's experts (random packed INT4 on the device), activations, buffers. */
+/* Device memory a batch needs beside its weight copies (routings, references, activations,
+** cuBLAS), with a margin: what fit_copies leaves free. */
+static double moe_other_bytes(const moe_bench *b) {
+  const double P = (double)b->mmax * b->topk, H = b->H, I = b->I;
+  return (double)(1 << 30) + (double)b->R * P * H * 2 + P * (4 * H + 3 * I) * 8;
+}
+
+/* Of `wanted` copies of copy_bytes, those that fit in free device memory beside keep_bytes
+** (xp_kv_moe_fit); a shortfall is warned of here and recorded with each case. */
+static int fit_copies(const char *what, const char *shape, int wanted, int routings, double copy_bytes,
+                      double keep_bytes) {
+  size_t avail = 0, total = 0;
+  if (wanted <= 1) return wanted;
+  if (cudaMemGetInfo(&avail, &total) != cudaSuccess) {
+    cudaGetLastError();
+    return wanted; /* the allocation will tell */
+  }
+  int n = xp_kv_moe_fit(wanted, routings, copy_bytes, (double)avail - keep_bytes);
+  if (n < wanted)
+    xp_warn("%s: %d of the %d copies of the layer's %s weights (%.1f MiB each) fit in device memory; "
+            "its cases record rotation_copies %d and rotation_copies_wanted %d",
+            shape, n, wanted, what, copy_bytes / (1 << 20), n, wanted);
+  return n;
+}
+
+/* One layer's experts (random packed INT4 on the device), copied for the rotation past L2,
+** activations, buffers. */
 static int moe_setup(moe_bench *b, const xp_kv_case *cases, int n, const xp_kv_opts *o, cudaStream_t s) {
   const xp_kv_problem *p = &cases[0].p;
   b->E = p->experts, b->H = p->hidden, b->I = p->inter, b->topk = p->topk, b->G = p->group;
@@ -628,10 +663,18 @@ static int moe_setup(moe_bench *b, const xp_kv_case *cases, int n, const xp_kv_o
     b->need_bf |= which_of(cases[i].v) == V_MOE_BF16;
   }
   const size_t E = (size_t)b->E, H = (size_t)b->H, I = (size_t)b->I, M = (size_t)b->mmax;
-  /* One allocation, [W13 | W2 | S13 | S2] of every expert (each part a multiple of 16
-  ** bytes), so that the read floor can read a batch's expert bytes from one place. */
-  b->weight_bytes = E * (b->words13 + b->words2) * 4 + E * (b->nsc13 + b->nsc2) * 2;
-  XP_CUDA(cudaMalloc((void **)&b->w13, b->weight_bytes));
+  /* One block, [W13 | W2 | S13 | S2] of every expert (each part a multiple of 16 bytes), so
+  ** that the read floor can read a batch's expert bytes from one place; the block copied as
+  ** often as the rotation asks (copy_stride apart), each launch reading another copy. */
+  b->weight_bytes = (size_t)xp_kv_w4a16_layer_bytes(p, 0);
+  b->bf_bytes = xp_kv_w4a16_layer_bytes(p, 1);
+  b->copy_stride = (b->weight_bytes + 255) / 256 * 256;
+  b->copies_wanted = xp_kv_moe_copies(o->rotate_bytes, (double)b->weight_bytes,
+                                      (double)b->topk * (double)b->weight_bytes / (double)E, b->R);
+  b->copies = fit_copies("INT4", p->shape, b->copies_wanted, b->R, (double)b->copy_stride,
+                         moe_other_bytes(b) + (b->need_bf ? b->bf_bytes : 0));
+  b->launches = xp_kv_moe_launches(b->copies, b->R);
+  XP_CUDA(cudaMalloc((void **)&b->w13, b->copy_stride * (size_t)b->copies));
   b->w2 = b->w13 + E * b->words13;
   b->s13 = (uint16_t *)(b->w2 + E * b->words2);
   b->s2 = b->s13 + E * b->nsc13;
@@ -640,6 +683,9 @@ static int moe_setup(moe_bench *b, const xp_kv_case *cases, int n, const xp_kv_o
   /* Scales that keep gate_up (K = hidden) and down (K = inter) outputs of order one. */
   XP_CUDA(w4a16_fill_scales(b->s13, E * b->nsc13, 0.002f, 0.008f, o->seed + 13, s));
   XP_CUDA(w4a16_fill_scales(b->s2, E * b->nsc2, 0.01f, 0.04f, o->seed + 14, s));
+  for (int i = 1; i < b->copies; i++)
+    XP_CUDA(cudaMemcpyAsync((char *)b->w13 + (size_t)i * b->copy_stride, b->w13, b->weight_bytes,
+                            cudaMemcpyDeviceToDevice, s));
   XP_CUDA(cudaMalloc((void **)&b->x, M * H * 2));
   XP_CUDA(cudaMalloc((void **)&b->xf, M * H * 4));
   XP_CUDA(cudaMalloc((void **)&b->h, M * (size_t)b->topk * I * 2));
@@ -650,12 +696,20 @@ static int moe_setup(moe_bench *b, const xp_kv_case *cases, int n, const xp_kv_o
   XP_CUDA(w4a16_bf16_to_f32(b->x, b->xf, M * H, s));
   b->yh = xp_xmalloc(M * H * 2);
   if (b->need_bf) {
-    const size_t P = M * (size_t)b->topk;
-    XP_CUDA(cudaMalloc((void **)&b->w13bf, E * 2 * I * H * 2));
-    XP_CUDA(cudaMalloc((void **)&b->w2bf, E * H * I * 2));
+    const size_t P = M * (size_t)b->topk, n13 = E * 2 * I * H, n2 = E * H * I; /* one copy */
+    b->copies_bf_wanted =
+        xp_kv_moe_copies(o->rotate_bytes, b->bf_bytes, (double)b->topk * b->bf_bytes / (double)E, b->R);
+    b->copies_bf = fit_copies("bf16", p->shape, b->copies_bf_wanted, b->R, b->bf_bytes, moe_other_bytes(b));
+    b->launches_bf = xp_kv_moe_launches(b->copies_bf, b->R);
+    XP_CUDA(cudaMalloc((void **)&b->w13bf, n13 * 2 * (size_t)b->copies_bf));
+    XP_CUDA(cudaMalloc((void **)&b->w2bf, n2 * 2 * (size_t)b->copies_bf));
     for (size_t e = 0; e < E; e++) {
       XP_CUDA(w4a16_dequant(b->w13 + e * b->words13, b->s13 + e * b->nsc13, &b->l13, b->w13bf + e * 2 * I * H, s));
       XP_CUDA(w4a16_dequant(b->w2 + e * b->words2, b->s2 + e * b->nsc2, &b->l2, b->w2bf + e * H * I, s));
+    }
+    for (int i = 1; i < b->copies_bf; i++) {
+      XP_CUDA(cudaMemcpyAsync(b->w13bf + (size_t)i * n13, b->w13bf, n13 * 2, cudaMemcpyDeviceToDevice, s));
+      XP_CUDA(cudaMemcpyAsync(b->w2bf + (size_t)i * n2, b->w2bf, n2 * 2, cudaMemcpyDeviceToDevice, s));
     }
     XP_CUDA(cudaMalloc((void **)&b->ha, P * I * 2));
     XP_CUDA(cudaMalloc((void **)&b->gout, P * 2 * I * 2));
@@ -772,15 +826,16 @@ static int moe_routing(moe_bench *b, int m, const xp_kv_opts *o, cudaStream_t s)
     b->dref2_h = xp_xmalloc(P * H * 4);
     XP_CUDA(cudaMemcpyAsync(b->gu_h, b->gu_ref, P * 2 * I * 4, cudaMemcpyDeviceToHost, s));
     XP_CUDA(cudaMemcpyAsync(b->dref2_h, b->dref2, P * H * 4, cudaMemcpyDeviceToHost, s));
-    /* cuBLASLt plans for every row count this m's routings use, tuned cold over experts. */
+    /* cuBLASLt plans for every row count this m's routings use, tuned cold over the experts
+    ** of every copy. */
     for (size_t r = 0; r < R; r++)
       for (int j = 0; j < b->nslot[r]; j++) {
         int cnt = b->slot_cnt[r * P + j], rc;
         xp_lt *pl;
-        if ((rc = lt_get(&b->plans13, b->lt, cnt, 2 * b->I, b->H, b->xg, b->w13bf, 2 * I * H * 2, b->E,
-                         b->gout, b->ws, s, &pl)) ||
-            (rc = lt_get(&b->plans2, b->lt, cnt, b->H, b->I, b->ha, b->w2bf, H * I * 2, b->E, b->dout,
-                         b->ws, s, &pl))) {
+        if ((rc = lt_get(&b->plans13, b->lt, cnt, 2 * b->I, b->H, b->xg, b->w13bf, 2 * I * H * 2,
+                         b->E * b->copies_bf, b->gout, b->ws, s, &pl)) ||
+            (rc = lt_get(&b->plans2, b->lt, cnt, b->H, b->I, b->ha, b->w2bf, H * I * 2, b->E * b->copies_bf,
+                         b->dout, b->ws, s, &pl))) {
           free(keys);
           return rc;
         }
@@ -846,6 +901,13 @@ static int moe_case(moe_bench *b, xp_kv_case *c, const xp_kv_opts *o, cudaStream
   c->bytes = b->avg_experts * expert_bytes + 2.0 * (double)m * H * 2;
   cJSON_AddNumberToObject(c->params, "active_experts", b->avg_experts);
   cJSON_AddNumberToObject(c->params, "routings", b->R);
+  const int copies = w == V_MOE_BF16 ? b->copies_bf : b->copies;
+  const int wanted = w == V_MOE_BF16 ? b->copies_bf_wanted : b->copies_wanted;
+  cJSON_AddNumberToObject(c->params, "rotation_copies", copies);
+  cJSON_AddNumberToObject(c->params, "rotation_bytes",
+                          (w == V_MOE_BF16 ? b->bf_bytes : (double)b->weight_bytes) * copies);
+  /* fewer copies than the rotation asks for (device memory): launches may meet warm caches */
+  if (copies < wanted) cJSON_AddNumberToObject(c->params, "rotation_copies_wanted", wanted);
   if (w == V_MOE_BF16) {
     int chosen;
     xp_lt *p13 = lt_find(&b->plans13, 1, &chosen);
@@ -867,6 +929,8 @@ static int moe_case(moe_bench *b, xp_kv_case *c, const xp_kv_opts *o, cudaStream
     case_fail(c, "cudaMemsetAsync: %s", cudaGetErrorString(e));
     return device_state();
   }
+  /* Launch 0 is routing 0 on copy 0, which the reference read; every other copy is a device
+  ** copy of copy 0's bytes, so the gate on copy 0 holds for them all. */
   xp_error_quiet(1);
   int rc = enqueue_moe(b, s, 0);
   xp_error_quiet(0);
@@ -887,15 +951,19 @@ static int moe_case(moe_bench *b, xp_kv_case *c, const xp_kv_opts *o, cudaStream
     }
     if (judge(c, b->yh, b->yref_h, m * H, H, o->tolerance)) return 0;
   }
-  rc = time_case(c, s, enqueue_moe, b, b->R, o);
+  rc = time_case(c, s, enqueue_moe, b, w == V_MOE_BF16 ? b->launches_bf : b->launches, o);
   if (rc == XP_EXIT_ABORTED) return rc;
   if (rc) return device_state();
   if (w == V_MOE_BF16) return 0;
-  /* grouped_moe's floors: the expert bytes of a batch read bare (from the block holding
-  ** every expert's, at places in turn past L2), and the launch with routing and barrier only. */
-  rc = read_floor(c, b->w13, b->weight_bytes, b->avg_experts * expert_bytes, b->R, o, s);
+  /* grouped_moe's floors: the expert bytes of a batch read bare from the copies the kernel
+  ** reads, in its order (copy rep % copies; within a copy's block at places in turn), and
+  ** the launch with routing and barrier only. */
+  xp_kv_reads r;
+  int planned = xp_kv_reads_plan(&r, b->avg_experts * expert_bytes, b->weight_bytes, b->copy_stride, b->copies,
+                                 b->launches / b->copies);
+  rc = read_floor(c, b->w13, &r, planned, o, s);
   if (rc) return rc;
-  return time_floor(c, "launch_floor_us", enqueue_moe_floor, b, b->R, o, s);
+  return time_floor(c, "launch_floor_us", enqueue_moe_floor, b, b->launches, o, s);
 }
 
 static int cmp_case_m(const void *a, const void *b) {
