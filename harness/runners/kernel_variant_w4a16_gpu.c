@@ -895,17 +895,15 @@ static int moe_case(moe_bench *b, xp_kv_case *c, const xp_kv_opts *o, cudaStream
   const size_t H = (size_t)b->H, m = (size_t)b->m;
   b->which = w;
   kernel_attrs(c, w);
-  const double expert_bytes = w == V_MOE_BF16
-                                  ? (double)(2 * b->I + b->I) * b->H * 2
-                                  : (double)(b->words13 + b->words2) * 4 + (double)(b->nsc13 + b->nsc2) * 2;
+  const double layer_bytes = w == V_MOE_BF16 ? b->bf_bytes : (double)b->weight_bytes;
+  const double expert_bytes = layer_bytes / b->E;
   c->bytes = b->avg_experts * expert_bytes + 2.0 * (double)m * H * 2;
   cJSON_AddNumberToObject(c->params, "active_experts", b->avg_experts);
   cJSON_AddNumberToObject(c->params, "routings", b->R);
   const int copies = w == V_MOE_BF16 ? b->copies_bf : b->copies;
   const int wanted = w == V_MOE_BF16 ? b->copies_bf_wanted : b->copies_wanted;
   cJSON_AddNumberToObject(c->params, "rotation_copies", copies);
-  cJSON_AddNumberToObject(c->params, "rotation_bytes",
-                          (w == V_MOE_BF16 ? b->bf_bytes : (double)b->weight_bytes) * copies);
+  cJSON_AddNumberToObject(c->params, "rotation_bytes", layer_bytes * copies);
   /* fewer copies than the rotation asks for (device memory): launches may meet warm caches */
   if (copies < wanted) cJSON_AddNumberToObject(c->params, "rotation_copies_wanted", wanted);
   if (w == V_MOE_BF16) {
