@@ -31,7 +31,7 @@ check "kernel_variant run" 0 $rc
 [ $rc = 0 ] || cat "$tmp/err"
 
 moe="name NOT LIKE 'ceiling.%'"
-p() { echo "json_extract(params, '\$.$1')"; }
+p() { echo "coalesce(json_extract(params, '\$.$1'), 0)"; } # absent reads 0: fails the checks
 check "failed cases" "" "$(query "SELECT name || ': ' || note FROM cases WHERE status = 'failed'")"
 check "cases measured (2 shapes x 2 m x 3 variants)" 12 "$(query "SELECT count(*) FROM cases WHERE status = 'ok' AND $moe")"
 check "errors within the tolerance" 0 "$(query "SELECT count(*) FROM cases c LEFT JOIN metrics m ON m.case_id = c.id
@@ -44,7 +44,8 @@ check "small: copies > 1" 0 "$(query "SELECT count(*) FROM cases WHERE $moe AND 
 check "small: copies span rotate_mib" 0 "$(query "SELECT count(*) FROM cases WHERE $moe AND $(p shape) = 'small'
   AND NOT ($(p rotation_bytes) >= 64 * 1048576)")"
 check "small: launches per graph a multiple of copies and routings" 0 "$(query "SELECT count(*) FROM cases
-  WHERE $moe AND $(p shape) = 'small' AND NOT ($(p launches_per_graph) % $(p rotation_copies) = 0
+  WHERE $moe AND $(p shape) = 'small' AND NOT ($(p rotation_copies) > 0 AND $(p routings) > 0
+  AND $(p launches_per_graph) % $(p rotation_copies) = 0
   AND $(p launches_per_graph) % $(p routings) = 0 AND $(p launches_per_graph) >= $(p rotation_copies))")"
 # 11 copies span 64 MiB (16: a divisor of the routings), but routing r would meet copy c again after
 # 15 launches of 2 experts (1.5 MiB each, 23 MiB in all): 48 copies
@@ -62,7 +63,7 @@ check "large: the copy spans rotate_mib" 0 "$(query "SELECT count(*) FROM cases 
   AND NOT ($(p rotation_bytes) >= 64 * 1048576)")"
 
 # 3. Every copy the rotation asked for fitted (nothing to own up to here).
-check "no shortfall recorded" 0 "$(query "SELECT count(*) FROM cases WHERE $(p rotation_copies_wanted) IS NOT NULL")"
+check "no shortfall recorded" 0 "$(query "SELECT count(*) FROM cases WHERE json_extract(params, '\$.rotation_copies_wanted') IS NOT NULL")"
 
 # 4. The grouped cases' floors, read and launch, timed over the same rotation.
 check "read and launch floors" 0 "$(query "SELECT count(*) FROM cases c
