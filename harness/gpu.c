@@ -18,6 +18,19 @@ int xp_gpu_count(void) {
   return n;
 }
 
+/* The errors that poison a context (CUDA's "sticky" errors). */
+static int sticky(cudaError_t e) {
+  return e == cudaErrorIllegalAddress || e == cudaErrorLaunchFailure || e == cudaErrorMisalignedAddress ||
+         e == cudaErrorIllegalInstruction || e == cudaErrorInvalidPc || e == cudaErrorHardwareStackError ||
+         e == cudaErrorAssert || e == cudaErrorLaunchTimeout || e == cudaErrorECCUncorrectable;
+}
+
+cudaError_t xp_gpu_sticky_error(void) {
+  cudaError_t e = cudaDeviceSynchronize();
+  cudaGetLastError();
+  return sticky(e) ? e : cudaSuccess;
+}
+
 int xp_gpu_require(int need) {
   int have = xp_gpu_count();
   if (have >= need) return 0;

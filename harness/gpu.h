@@ -32,6 +32,10 @@ int xp_gpu_require(int need);
 int xp_gpu_describe(int dev, xp_gpu_info *g);
 /* L2 size in bytes of device `dev` (for cold-cache buffer rotation). */
 int64_t xp_gpu_l2_bytes(int dev);
+/* After a call failed: is the CUDA context still usable? Waits for the device and clears a
+** recoverable error. cudaSuccess when it is; else the sticky error that broke it (illegal
+** address, launch failure, ...): nothing can run in this process any more. */
+cudaError_t xp_gpu_sticky_error(void);
 /* Record every visible GPU plus driver, runtime, cuBLAS and NCCL versions on run r. */
 int xp_gpu_record_all(xp_run *r);
 

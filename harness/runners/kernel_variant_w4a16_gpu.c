@@ -56,19 +56,8 @@ static void case_fail(xp_kv_case *c, const char *fmt, ...) {
   c->note = xp_strdup(buf);
 }
 
-/* A CUDA error that poisons the context: nothing after it can run. */
-static int sticky(cudaError_t e) {
-  return e == cudaErrorIllegalAddress || e == cudaErrorLaunchFailure || e == cudaErrorMisalignedAddress ||
-         e == cudaErrorIllegalInstruction || e == cudaErrorInvalidPc || e == cudaErrorHardwareStackError ||
-         e == cudaErrorAssert || e == cudaErrorLaunchTimeout || e == cudaErrorECCUncorrectable;
-}
-
 /* After a case failed: is the device still usable? 0 yes, XP_EXIT_FAILED no. */
-static int device_state(void) {
-  cudaError_t e = cudaDeviceSynchronize();
-  cudaGetLastError();
-  return sticky(e) ? XP_EXIT_FAILED : 0;
-}
+static int device_state(void) { return xp_gpu_sticky_error() != cudaSuccess ? XP_EXIT_FAILED : 0; }
 
 static void add_attrs(cJSON *params, const char *suffix, enum w4a16_kernel k, int m, int group) {
   struct cudaFuncAttributes a;
