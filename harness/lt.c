@@ -23,7 +23,9 @@ struct xp_lt {
   cublasLtMatrixLayout_t lw, la, ld; /* weight [K,N] (transposed), activations [K,M], out [N,M] */
   cublasLtMatmulHeuristicResult_t *cand;
   char (*desc)[256];
+  int *algo_id;
   int ncand, sel;
+  cublasStatus_t status; /* what the last cublasLtMatmul answered */
 };
 
 int xp_lt_elem_bytes(enum xp_lt_dtype dt) { return dt == XP_LT_FP8_E4M3 ? 1 : 2; }
@@ -141,8 +143,8 @@ static const char *reduction_name(uint32_t r) {
 }
 
 /* One line per candidate from the algorithm's own configuration, so two runs that picked
-** different kernels can be told apart in the database. */
-static void describe(const cublasLtMatmulHeuristicResult_t *c, char *out, size_t n) {
+** different kernels can be told apart in the database. *algo_id gets the algorithm's id. */
+static void describe(const cublasLtMatmulHeuristicResult_t *c, char *out, size_t n, int *algo_id) {
   int id = -1;
   uint32_t tile = 0, stages = 0, splitk = 1, red = 0, swizzle = 0, custom = 0;
   uint16_t cluster = 0;
@@ -163,6 +165,7 @@ static void describe(const cublasLtMatmulHeuristicResult_t *c, char *out, size_t
            splitk > 1 ? reduction_name(red) : "none", swizzle, custom,
            enum_name(cluster_names, 0, cluster, cl, sizeof cl), c->workspaceSize >> 10,
            (double)c->wavesCount);
+  *algo_id = id;
 }
 
 /* fp8 matmul exists from Ada (8.9) and Hopper (9.0) on; say which device lacks it. */
@@ -217,7 +220,8 @@ static int query_candidates(xp_lt *p, int top_n) {
     goto fail;
   }
   p->desc = xp_xcalloc((size_t)p->ncand, sizeof *p->desc);
-  for (int i = 0; i < p->ncand; i++) describe(&p->cand[i], p->desc[i], sizeof p->desc[i]);
+  p->algo_id = xp_xcalloc((size_t)p->ncand, sizeof *p->algo_id);
+  for (int i = 0; i < p->ncand; i++) describe(&p->cand[i], p->desc[i], sizeof p->desc[i], &p->algo_id[i]);
   rc = 0;
 fail:
   if (pref) cublasLtMatmulPreferenceDestroy(pref);
@@ -265,7 +269,14 @@ int xp_lt_select(xp_lt *p, int idx) {
   if (idx < 0 || idx >= p->ncand)
     return xp_error(XP_EXIT_USAGE, "algorithm %d out of range (%d candidates)", idx, p->ncand);
   p->sel = idx;
+  p->status = CUBLAS_STATUS_SUCCESS;
   return 0;
+}
+
+cublasStatus_t xp_lt_last_status(const xp_lt *p) { return p->status; }
+
+int xp_lt_algo_id(const xp_lt *p, int idx) {
+  return idx >= 0 && idx < p->ncand ? p->algo_id[idx] : -1;
 }
 
 const char *xp_lt_algo_desc(const xp_lt *p, int idx) {
@@ -287,8 +298,9 @@ int xp_lt_run(xp_lt *p, const void *A, const void *W, void *D, const float *scal
   float alpha = 1.0f;
   const float zero = 0.0f;
   if (p->dt == XP_LT_FP8_E4M3) alpha = (scale_a ? *scale_a : 1.0f) * (scale_w ? *scale_w : 1.0f);
-  XP_CUBLAS(cublasLtMatmul(p->h, p->op, &alpha, W, p->lw, A, p->la, &zero, D, p->ld, D, p->ld,
-                           &p->cand[p->sel].algo, workspace, p->workspace, s));
+  /* kept: a caller going on past a candidate cuBLASLt refuses asks what it answered */
+  XP_CUBLAS(p->status = cublasLtMatmul(p->h, p->op, &alpha, W, p->lw, A, p->la, &zero, D, p->ld,
+                                       D, p->ld, &p->cand[p->sel].algo, workspace, p->workspace, s));
   rc = 0;
 fail:
   return rc;
@@ -302,6 +314,7 @@ void xp_lt_destroy(xp_lt *p) {
   if (p->op) cublasLtMatmulDescDestroy(p->op);
   free(p->cand);
   free(p->desc);
+  free(p->algo_id);
   free(p);
 }
 

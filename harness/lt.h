@@ -35,8 +35,15 @@ int xp_lt_create_batched(cublasLtHandle_t h, int m, int n, int k, int batch,
                          enum xp_lt_dtype dt, size_t workspace_bytes, int top_n, xp_lt **out);
 /* Candidates the heuristic returned (>= 1 for a successfully created plan). */
 int xp_lt_algo_count(const xp_lt *p);
-/* Make candidate idx the one xp_lt_run uses; 0 is the heuristic's default choice. */
+/* Make candidate idx the one xp_lt_run uses; 0 is the heuristic's default choice. Clears
+** the status xp_lt_last_status() answers. */
 int xp_lt_select(xp_lt *p, int idx);
+/* What cublasLtMatmul answered in the last xp_lt_run (directly or under a CUDA graph
+** capture); CUBLAS_STATUS_SUCCESS when none ran since xp_lt_select. A caller that goes on
+** past a candidate cuBLASLt will not run tells that refusal from other failures by it. */
+cublasStatus_t xp_lt_last_status(const xp_lt *p);
+/* cuBLASLt's algorithm id of candidate idx (CUBLASLT_ALGO_CONFIG_ID), -1 if unknown. */
+int xp_lt_algo_id(const xp_lt *p, int idx);
 /* Human-readable description of candidate idx: "algo=.. tile=.. stages=.. splitK=.. ...".
 ** The string lives as long as the plan. */
 const char *xp_lt_algo_desc(const xp_lt *p, int idx);
