@@ -9,8 +9,18 @@
 ** Per shape: the heuristic's top_n candidates are each checked against a float32 reference
 ** GEMM on the GPU (element wrong when |D - ref| > |ref|/64 + rms(ref)/64: bf16 output
 ** rounding is 2^-9 relative, split-K partial sums in bf16 stay well inside; a wrong layout,
-** scale or reduction is off by about rms(ref)). A wrong default fails the case; wrong
-** other candidates are left out of the best-of-N. Then, for each cache mode:
+** scale or reduction is off by about rms(ref)). A candidate cuBLASLt refuses to run
+** (cublasLtMatmul answers a cuBLAS status, NOT_SUPPORTED, INVALID_VALUE, EXECUTION_FAILED...,
+** at the check or under graph capture, and the CUDA context is intact) is left out and
+** recorded: params candidates_refused, and refused = "#index algo=id STATUS, ...". A sticky
+** CUDA error (illegal address, launch failure: the context is lost) still fails the run.
+** The default is the first candidate cuBLASLt runs, as a caller that walks the heuristic's
+** list until a matmul is accepted gets it: the heuristic's first unless refused; then
+** params default_index says which, and the case's note which were refused before it (a
+** default marked missing instead would drop the shape from every decode-step sum). A wrong
+** default fails the case even when a later candidate is right; wrong other candidates are
+** left out of the best-of-N; a shape none of whose candidates runs fails, its note naming
+** the refusals (gemm_pick.c decides all this). Then, for each cache mode:
 **   cold  weights rotate over buffers totalling max(cold_mib, 4 x L2), at least two, so each
 **         launch reads its weight from HBM; activations and output stay put, as in a
 **         decode step where the previous kernel just wrote them;
@@ -35,6 +45,7 @@
 #include "kind.h"
 #include "models.h"
 #include "runners/ceilings.h"
+#include "runners/gemm_pick.h"
 #include "stats.h"
 #include "xp.h"
 #ifdef XP_HAVE_CUDA
@@ -43,8 +54,6 @@
 #include "lt.h"
 #endif
 
-#define CHECK_RTOL (1.0 / 64)
-#define CHECK_ATOL_RMS (1.0 / 64)
 #define COLD_MIB_DEFAULT 256
 
 static const char *const cache_modes[] = {"cold", "hot", "both", NULL};
@@ -322,11 +331,12 @@ typedef struct gemm_result {
   const xp_gemm_shape *shape;
   int cold;            /* cache mode */
   int failed;
-  char note[320];
-  int ncand, nwrong, nbuf, per_graph;
+  char note[320];      /* failed: why; ok: which candidates cuBLASLt refused before the default */
+  int ncand, nwrong, nrefused, nbuf, per_graph;
   char algo_default[256], algo_best[256];
+  char refused[240];   /* the refused candidates (xp_gemm_refused_list) */
   timing def, best;
-  double max_err_rel;  /* worst |D - ref| / rms(ref) of the default algorithm */
+  double max_err_rel;  /* worst |D - ref| / rms(ref) of the default; NAN when none ran */
 } gemm_result;
 
 /* GPU state shared by every shape of a run. */
@@ -375,7 +385,28 @@ static double median_of(const double *v, int n) {
   return st.median;
 }
 
-static int time_candidate(bench *b, struct launch *l, int idx, int samples, timing *t) {
+/* A launch of the selected candidate failed with rc, its error not printed yet (the launch
+** ran quiet). cuBLASLt's refusal, the context intact, marks the candidate refused and returns
+** 0; anything else is the run's error, printed now and returned. */
+static int settle(xp_lt *p, xp_gemm_cand *c, int rc) {
+  if (rc == XP_EXIT_ABORTED) return rc;
+  const cublasStatus_t st = xp_lt_last_status(p);
+  const cudaError_t lost = xp_gpu_sticky_error();
+  c->outcome = xp_gemm_failure(st != CUBLAS_STATUS_SUCCESS, lost != cudaSuccess);
+  if (c->outcome == XP_GEMM_REFUSED) {
+    c->status = cublasLtGetStatusName(st);
+    xp_clear_error();
+    return 0;
+  }
+  char why[1024];
+  snprintf(why, sizeof why, "%s", xp_last_error());
+  if (lost) return xp_error(rc, "%s; the CUDA context is lost: %s", why, cudaGetErrorName(lost));
+  return xp_error(rc, "%s", why);
+}
+
+/* Times candidate idx; one cuBLASLt refuses under capture comes back marked refused, t unset. */
+static int time_candidate(bench *b, struct launch *l, xp_gemm_cand *cand, int idx, int samples,
+                          timing *t) {
   int rc = xp_lt_select(l->p, idx);
   if (rc) return rc;
   int per_graph = ((b->g->launches + l->nbuf - 1) / l->nbuf) * l->nbuf;
@@ -383,72 +414,98 @@ static int time_candidate(bench *b, struct launch *l, int idx, int samples, timi
   t->us = xp_xcalloc((size_t)samples, sizeof *t->us);
   t->n = samples;
   t->idx = idx;
-  return xp_time_graph(b->s, enqueue, l, per_graph, b->g->warmup, samples, t->us);
+  xp_error_quiet(1);
+  rc = xp_time_graph(b->s, enqueue, l, per_graph, b->g->warmup, samples, t->us);
+  xp_error_quiet(0);
+  return rc ? settle(l->p, &cand[idx], rc) : 0;
 }
 
-/* Default, screening of the others, re-timing of the fastest. */
-static int time_mode(bench *b, struct launch *l, const int *right, gemm_result *res) {
+/* The default (the first candidate cuBLASLt runs), a screening of the other right ones, a
+** re-timing of the fastest. A candidate refused only now, under capture, is left out like one
+** refused at the check; the default refused so hands its role to the next. *def gets the
+** default, or XP_GEMM_CASE_FAILS with res->note saying why. */
+static int time_mode(bench *b, struct launch *l, xp_gemm_cand *cand, gemm_result *res, int *def) {
   int rc, ncand = xp_lt_algo_count(l->p), screen = b->g->samples / 4;
   if (screen < 3) screen = 3;
-  if ((rc = time_candidate(b, l, 0, b->g->samples, &res->def))) return rc;
+  do {
+    *def = xp_gemm_default(cand, ncand, res->note, sizeof res->note);
+    if (*def == XP_GEMM_CASE_FAILS) return 0;
+    if (*def < 0) return xp_error(XP_EXIT_FAILED, "gemm: a candidate's failure ends the run");
+    if ((rc = time_candidate(b, l, cand, *def, b->g->samples, &res->def))) return rc;
+  } while (cand[*def].outcome == XP_GEMM_REFUSED);
   double best_us = median_of(res->def.us, res->def.n);
-  int best = 0;
+  int best = *def;
   timing probe = {0};
-  for (int i = 1; i < ncand; i++) {
-    if (!right[i]) continue;
-    if ((rc = time_candidate(b, l, i, screen, &probe))) break;
+  for (int i = 0; i < ncand; i++) {
+    if (!xp_gemm_may_screen(cand, *def, i)) continue;
+    if ((rc = time_candidate(b, l, cand, i, screen, &probe))) break;
+    if (cand[i].outcome == XP_GEMM_REFUSED) continue;
     double us = median_of(probe.us, probe.n);
     if (us < best_us) best_us = us, best = i;
   }
   free(probe.us);
   if (rc) return rc;
-  if (best != 0) {
-    if ((rc = time_candidate(b, l, best, b->g->samples, &res->best))) return rc;
-    if (median_of(res->best.us, res->best.n) >= median_of(res->def.us, res->def.n)) best = 0;
+  if (best != *def) {
+    if ((rc = time_candidate(b, l, cand, best, b->g->samples, &res->best))) return rc;
+    if (cand[best].outcome == XP_GEMM_REFUSED ||
+        median_of(res->best.us, res->best.n) >= median_of(res->def.us, res->def.n))
+      best = *def;
   }
-  if (best == 0) {
+  if (best == *def) {
     free(res->best.us);
     res->best.n = res->def.n;
-    res->best.idx = 0;
+    res->best.idx = *def;
     res->best.us = xp_xmalloc(sizeof *res->best.us * (size_t)res->def.n);
     memcpy(res->best.us, res->def.us, sizeof *res->best.us * (size_t)res->def.n);
   }
-  snprintf(res->algo_default, sizeof res->algo_default, "%s", xp_lt_algo_desc(l->p, 0));
+  snprintf(res->algo_default, sizeof res->algo_default, "%s", xp_lt_algo_desc(l->p, *def));
   snprintf(res->algo_best, sizeof res->algo_best, "%s", xp_lt_algo_desc(l->p, best));
   return 0;
 }
 
-/* Every candidate against the reference; right[i] says which may be timed. */
-static int check_candidates(bench *b, struct launch *l, const xp_gemm_shape *s, int *right,
-                            int *nwrong, double *default_err, char *note, size_t nn) {
+/* Every candidate against the reference: right, wrong, or refused by cuBLASLt at launch. */
+static int check_candidates(bench *b, struct launch *l, const xp_gemm_shape *s, xp_gemm_cand *cand) {
   int rc = XP_EXIT_FAILED;
   size_t count = (size_t)(s->bmm * s->m * s->n);
   float scale = b->g->fp8 ? 0.5f * 4.0f : 1.0f; /* the device scales (bench_open) */
   XP_CUDA(xp_ref_gemm(l->A, l->W, b->ref, (int)s->m, (int)s->n, (int)s->k, (int)s->bmm,
                       b->g->fp8 ? XP_KDT_FP8_E4M3 : XP_KDT_BF16, scale, b->s));
-  *nwrong = 0;
   for (int i = 0; i < xp_lt_algo_count(l->p); i++) {
     xp_gemm_check chk;
+    xp_gemm_cand *c = &cand[i];
+    c->algo = xp_lt_algo_id(l->p, i);
+    c->desc = xp_lt_algo_desc(l->p, i);
     /* NaN (bf16 0xffff) in D first: a candidate that writes part of it, or none, must not pass
     ** on the previous candidate's right answer */
     XP_CUDA(cudaMemsetAsync(l->D, 0xff, count * 2, b->s));
-    if ((rc = xp_lt_select(l->p, i)) ||
-        (rc = xp_lt_run(l->p, l->A, l->W, l->D, l->sa, l->sw, l->ws, b->s)))
-      return rc;
+    if ((rc = xp_lt_select(l->p, i))) return rc;
+    xp_error_quiet(1);
+    rc = xp_lt_run(l->p, l->A, l->W, l->D, l->sa, l->sw, l->ws, b->s);
+    xp_error_quiet(0);
+    if (rc) {
+      if ((rc = settle(l->p, c, rc))) return rc;
+      continue;
+    }
     rc = XP_EXIT_FAILED;
-    XP_CUDA(xp_check_gemm(l->D, b->ref, count, CHECK_RTOL, CHECK_ATOL_RMS, &chk, b->s));
-    right[i] = chk.bad == 0;
-    *nwrong += !right[i];
-    double rel = chk.ref_rms > 0 ? chk.max_abs_err / chk.ref_rms : chk.max_abs_err;
-    if (i == 0) *default_err = rel;
-    if (i == 0 && !right[i])
-      snprintf(note, nn, "default algorithm wrong: %llu of %llu elements outside |ref|/64 + "
-               "rms/64, worst error %.3g x rms(ref) [%s]", chk.bad, chk.count, rel,
-               xp_lt_algo_desc(l->p, 0));
+    XP_CUDA(xp_check_gemm(l->D, b->ref, count, XP_GEMM_CHECK_RTOL, XP_GEMM_CHECK_ATOL_RMS, &chk, b->s));
+    c->outcome = chk.bad == 0 ? XP_GEMM_RIGHT : XP_GEMM_WRONG;
+    c->bad = chk.bad, c->count = chk.count;
+    c->err_rms = chk.ref_rms > 0 ? chk.max_abs_err / chk.ref_rms : chk.max_abs_err;
   }
   rc = 0;
 fail:
   return rc;
+}
+
+/* What the candidates did, as a case records it (after its mode: a refusal under capture
+** counts from then on). */
+static void tally(const xp_gemm_cand *cand, int n, gemm_result *r) {
+  int d = xp_gemm_first_run(cand, n);
+  r->ncand = n;
+  r->nwrong = xp_gemm_count(cand, n, XP_GEMM_WRONG);
+  r->nrefused = xp_gemm_count(cand, n, XP_GEMM_REFUSED);
+  r->max_err_rel = d < 0 ? NAN : cand[d].err_rms;
+  xp_gemm_refused_list(cand, n, r->refused, sizeof r->refused);
 }
 
 static int measure_shape(bench *b, const xp_gemm_shape *s, gemm_result *res /* [2] */) {
@@ -470,30 +527,24 @@ static int measure_shape(bench *b, const xp_gemm_shape *s, gemm_result *res /* [
     return 0;
   }
   if (rc) return rc;
-  int *right = xp_xcalloc((size_t)xp_lt_algo_count(p), sizeof *right);
+  const int n = xp_lt_algo_count(p);
+  xp_gemm_cand *cand = xp_xcalloc((size_t)n, sizeof *cand);
   struct launch l = {p, b->A, b->pool, stride, 1, b->D, b->scales, b->scales + 1, b->ws};
-  int nwrong = 0;
-  double err = 0;
-  char note[320] = "";
-  if ((rc = check_candidates(b, &l, s, right, &nwrong, &err, note, sizeof note))) goto done;
+  if ((rc = check_candidates(b, &l, s, cand))) goto done;
   for (int c = 0; c < 2 && rc == 0; c++) {
     gemm_result *r = &res[c];
-    r->ncand = xp_lt_algo_count(p);
-    r->nwrong = nwrong;
-    r->max_err_rel = err;
+    int def = 0;
+    tally(cand, n, r);
     if ((c == 0 && !b->g->cold) || (c == 1 && !b->g->hot)) continue;
-    if (!right[0]) {
-      r->failed = 1;
-      snprintf(r->note, sizeof r->note, "%s", note);
-      continue;
-    }
     l.nbuf = c == 0 ? cold_buffers(b, stride) : 1;
     r->nbuf = l.nbuf;
     r->per_graph = ((b->g->launches + l.nbuf - 1) / l.nbuf) * l.nbuf;
-    rc = time_mode(b, &l, right, r);
+    rc = time_mode(b, &l, cand, r, &def);
+    r->failed = rc == 0 && def < 0;
+    tally(cand, n, r);
   }
 done:
-  free(right);
+  free(cand);
   xp_lt_destroy(p);
   return rc;
 }
@@ -614,7 +665,9 @@ static cJSON *case_params(const gemm_setup *g, const gemm_result *r) {
   cJSON_AddNumberToObject(p, "flops", xp_gemm_flops(s));
   cJSON_AddNumberToObject(p, "candidates", r->ncand);
   cJSON_AddNumberToObject(p, "candidates_wrong", r->nwrong);
-  cJSON_AddNumberToObject(p, "check_max_err_rms", r->max_err_rel);
+  cJSON_AddNumberToObject(p, "candidates_refused", r->nrefused);
+  if (r->refused[0]) cJSON_AddStringToObject(p, "refused", r->refused);
+  if (!isnan(r->max_err_rel)) cJSON_AddNumberToObject(p, "check_max_err_rms", r->max_err_rel);
   return p;
 }
 
@@ -633,10 +686,11 @@ static int record_result(xp_run *run, const gemm_setup *g, const xp_ceilings *c,
   cJSON_AddNumberToObject(p, "launches", r->per_graph);
   cJSON_AddStringToObject(p, "algo_default", r->algo_default);
   cJSON_AddStringToObject(p, "algo_best", r->algo_best);
+  cJSON_AddNumberToObject(p, "default_index", r->def.idx);
   cJSON_AddNumberToObject(p, "best_index", r->best.idx);
   cJSON_AddStringToObject(p, "bound", dd->bound);
   cJSON_AddStringToObject(p, "bound_best", db->bound);
-  id = xp_run_case(run, r->shape->name, p, "ok", NULL);
+  id = xp_run_case(run, r->shape->name, p, "ok", r->note[0] ? r->note : NULL);
   cJSON_Delete(p);
   if (id < 0) return XP_EXIT_DB;
   struct { const char *name, *unit; double v; } vals[] = {
@@ -685,12 +739,13 @@ static int record_all(xp_ctx *ctx, const gemm_setup *g, const xp_gpu_info *gpu,
             "%8s %-7s\n", g->fp8 ? "fp8" : "bf16", gpu->name, ceil,
             c->run_uuid[0] ? c->run_uuid : "measured inline", "gemm", "batch", "m", "n", "k",
             "cache", "default_us", "best_us", "GB/s", "%copy", "TFLOP/s", "bound");
-  int failed = 0;
+  int failed = 0, refused = 0;
   for (size_t i = 0; i < nres; i++) {
     gemm_result *r = &res[i];
     if (!r->def.us && !r->failed) continue; /* cache mode not asked for */
     derived dd, db;
     if ((rc = record_result(run, g, c, r, &dd, &db))) return rc;
+    refused += r->nrefused > 0;
     if (r->failed) {
       failed++;
       if (out) fprintf(out, "%-22s %5lld %5lld %6lld %6lld %4s FAILED: %s\n", r->shape->name,
@@ -705,8 +760,10 @@ static int record_all(xp_ctx *ctx, const gemm_setup *g, const xp_gpu_info *gpu,
               (long long)r->shape->n, (long long)r->shape->k, r->cold ? "cold" : "hot", dd.us,
               db.us, db.gbps, 100 * db.bw_share, db.tflops, db.bound);
   }
-  if (failed) xp_warn("%d GEMM case%s failed the reference check or had no algorithm; "
-                      "recorded as failed", failed, failed == 1 ? "" : "s");
+  if (refused) xp_warn("cuBLASLt refused candidates in %d GEMM case%s; they were left out of "
+                       "the timing (params.refused names them)", refused, refused == 1 ? "" : "s");
+  if (failed) xp_warn("%d GEMM case%s failed the reference check or had no algorithm cuBLASLt "
+                      "would run; recorded as failed", failed, failed == 1 ? "" : "s");
   return 0;
 }
 

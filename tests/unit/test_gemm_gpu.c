@@ -1,6 +1,7 @@
 /* The GPU pieces under the gemm and ceilings runners, on a real device: the copy kernel
-** copies, cuBLASLt plans (bf16, batched, fp8 with scales) match the float32 reference, and
-** the reference check does catch a wrong result. Skipped (77) without a GPU or CUDA. */
+** copies, cuBLASLt plans (bf16, batched, fp8 with scales) match the float32 reference, the
+** reference check does catch a wrong result, and a candidate cuBLASLt refuses is told from a
+** lost context. Skipped (77) without a GPU or CUDA. */
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
@@ -9,6 +10,7 @@
 #include "ceilings/ceilings.h"
 #include "gpu.h"
 #include "lt.h"
+#include "runners/gemm_pick.h"
 
 static cudaStream_t s;
 static cublasLtHandle_t h;
@@ -97,6 +99,87 @@ static void test_matmul(void) {
   CHECK(p == NULL);
 }
 
+struct misaligned {
+  xp_lt *p;
+  const void *A, *W;
+  void *D;
+  const float *scales;
+};
+
+static int enqueue_fp8(void *arg, cudaStream_t st, int rep) {
+  struct misaligned *a = arg;
+  (void)rep;
+  return xp_lt_run(a->p, a->A, a->W, a->D, a->scales, a->scales + 1, ws, st);
+}
+
+/* A launch of the selected candidate with output D: refused (a cuBLAS status, the context
+** intact, as gemm tells a refusal from a lost context), directly and under graph capture. */
+static void check_refused(struct misaligned *a) {
+  double us[3];
+  for (int captured = 0; captured < 2; captured++) {
+    xp_error_quiet(1);
+    int rc = captured ? xp_time_graph(s, enqueue_fp8, a, 2, 1, 3, us) : enqueue_fp8(a, s, 0);
+    xp_error_quiet(0);
+    cublasStatus_t st = xp_lt_last_status(a->p);
+    CHECK_EQ_INT(rc, XP_EXIT_FAILED);
+    CHECK(st != CUBLAS_STATUS_SUCCESS);
+    CHECK(strstr(xp_last_error(), cublasLtGetStatusName(st)) != NULL);
+    CHECK_EQ_INT(xp_gpu_sticky_error(), cudaSuccess);
+    CHECK_EQ_INT(xp_gemm_failure(st != CUBLAS_STATUS_SUCCESS, 0), XP_GEMM_REFUSED);
+  }
+}
+
+/* cuBLASLt refusing a candidate: its fp8 kernels need every matrix pointer 16-byte aligned
+** (cublasLtMatmul's documentation), so an output 2 bytes off is refused with a cuBLAS status
+** and the context survives; the same candidate on aligned memory then runs, right, and
+** under capture too. Run last: were cuBLASLt to launch anyway and fault, the context would
+** be lost to any test after it. */
+static void test_refusal(void) {
+  int dev = 0, major = 0, minor = 0;
+  cudaGetDevice(&dev);
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+  if (major * 10 + minor < 89) {
+    printf("refusal not exercised: no fp8 before compute capability 8.9\n");
+    return;
+  }
+  const int m = 16, n = 512, k = 512;
+  const float hs[2] = {0.5f, 4.0f};
+  void *A = NULL, *W = NULL;
+  char *D = NULL;
+  float *ref = NULL;
+  xp_lt *p = NULL;
+  CHECK(cudaMalloc(&A, (size_t)m * k) == cudaSuccess && cudaMalloc(&W, (size_t)n * k) == cudaSuccess);
+  CHECK(cudaMalloc((void **)&D, (size_t)m * n * 2 + 256) == cudaSuccess);
+  CHECK(cudaMalloc((void **)&ref, (size_t)m * n * 4) == cudaSuccess);
+  CHECK(xp_fill_uniform(A, (size_t)m * k, XP_KDT_FP8_E4M3, 31, s) == cudaSuccess);
+  CHECK(xp_fill_uniform(W, (size_t)n * k, XP_KDT_FP8_E4M3, 32, s) == cudaSuccess);
+  CHECK(xp_ref_gemm(A, W, ref, m, n, k, 1, XP_KDT_FP8_E4M3, hs[0] * hs[1], s) == cudaSuccess);
+  CHECK_EQ_INT(xp_lt_create(h, m, n, k, XP_LT_FP8_E4M3, XP_LT_WORKSPACE_BYTES, 4, &p), 0);
+  for (int i = 0; p && i < xp_lt_algo_count(p); i++) {
+    char id[32];
+    snprintf(id, sizeof id, "algo=%d ", xp_lt_algo_id(p, i));
+    CHECK(xp_lt_algo_id(p, i) >= 0 && strncmp(xp_lt_algo_desc(p, i), id, strlen(id)) == 0);
+    CHECK_EQ_INT(xp_lt_select(p, i), 0);
+    struct misaligned bad = {p, A, W, D + 2, hs}, good = {p, A, W, D, hs};
+    check_refused(&bad);
+    /* selecting clears the status; the aligned launch runs and is right */
+    CHECK_EQ_INT(xp_lt_select(p, i), 0);
+    CHECK_EQ_INT(xp_lt_last_status(p), CUBLAS_STATUS_SUCCESS);
+    xp_gemm_check chk;
+    CHECK(cudaMemsetAsync(D, 0xff, (size_t)m * n * 2, s) == cudaSuccess);
+    CHECK_EQ_INT(enqueue_fp8(&good, s, 0), 0);
+    CHECK(xp_check_gemm(D, ref, (size_t)m * n, XP_GEMM_CHECK_RTOL, XP_GEMM_CHECK_ATOL_RMS, &chk, s) ==
+          cudaSuccess);
+    CHECK_EQ_INT(chk.bad, 0);
+    double us[3];
+    CHECK_EQ_INT(xp_time_graph(s, enqueue_fp8, &good, 2, 1, 3, us), 0);
+    CHECK(us[0] > 0);
+  }
+  xp_lt_destroy(p);
+  cudaFree(A), cudaFree(W), cudaFree(D), cudaFree(ref);
+}
+
 int main(void) {
   if (xp_gpu_count() == 0) {
     printf("skipped: no GPU\n");
@@ -107,6 +190,7 @@ int main(void) {
   CHECK(cudaMalloc(&ws, XP_LT_WORKSPACE_BYTES) == cudaSuccess);
   test_copy();
   test_matmul();
+  test_refusal();
   cudaFree(ws);
   cublasLtDestroy(h);
   cudaStreamDestroy(s);
