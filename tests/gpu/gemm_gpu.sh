@@ -45,6 +45,8 @@ check "best never slower than default" 0 "$(query "SELECT count(*) FROM cases c 
 check "cold rotates >= 2 buffers" 0 "$(query "SELECT count(*) FROM cases WHERE run_id=$run AND json_extract(params,'\$.cache')='cold' AND json_extract(params,'\$.cold_buffers') < 2")"
 check "hot uses one buffer" 0 "$(query "SELECT count(*) FROM cases WHERE run_id=$run AND json_extract(params,'\$.cache')='hot' AND json_extract(params,'\$.cold_buffers') != 1")"
 check "default within tolerance of the reference" 0 "$(query "SELECT count(*) FROM cases WHERE run_id=$run AND json_extract(params,'\$.check_max_err_rms') > 1.0/32")"
+check "refusals counted, default named" 24 "$(query "SELECT count(*) FROM cases WHERE run_id=$run AND json_type(params,'\$.candidates_refused')='integer' AND json_type(params,'\$.default_index')='integer'")"
+check "no refusal: the default is the heuristic's first" 0 "$(query "SELECT count(*) FROM cases WHERE run_id=$run AND json_extract(params,'\$.candidates_refused')=0 AND json_extract(params,'\$.default_index')!=0")"
 check "algorithms described" 24 "$(query "SELECT count(*) FROM cases WHERE run_id=$run AND json_extract(params,'\$.algo_best') LIKE 'algo=% tile=%'")"
 check "bound named" 24 "$(query "SELECT count(*) FROM cases WHERE run_id=$run AND json_extract(params,'\$.bound_best') IN ('memory','compute','latency')")"
 check "ceilings run named" 1 "$(query "SELECT count(*) FROM run_meta WHERE run_id=$run AND key='gemm.ceilings_run' AND value IN (SELECT uuid FROM runs WHERE kind='ceilings')")"
