@@ -53,7 +53,7 @@ int xp_gemm_default(const xp_gemm_cand *c, int n, char *why, size_t nwhy);
 /* May candidate i be screened against the default def? Only right ones that are not it. */
 int xp_gemm_may_screen(const xp_gemm_cand *c, int def, int i);
 
-/* Candidates wrong and refused among n. */
+/* How many of the n candidates had outcome o. */
 int xp_gemm_count(const xp_gemm_cand *c, int n, enum xp_gemm_outcome o);
 
 /* The refused candidates, "#3 algo=31 CUBLAS_STATUS_NOT_SUPPORTED, ..." (index in the
