@@ -441,7 +441,7 @@ fail:
 
 /* ---- verification ---- */
 
-static int fill_inputs(session *S, const xp_nccl_case *c, int modulus) {
+static int fill_inputs(session *S, const xp_nccl_case *c, const xp_nccl_pattern *pat) {
   size_t ts = xp_nccl_dtype_size(c->dtype), cnt = c->counts.count;
   for (int g = 0; g < S->n; g++) {
     rank_ctx *k = &S->rk[g];
@@ -454,14 +454,14 @@ static int fill_inputs(session *S, const xp_nccl_case *c, int modulus) {
       in = k->recv;
       if (c->coll == XP_COLL_ALLGATHER) in = k->recv + (size_t)k->rank * cnt * ts;
     }
-    XP_CUDA(xp_nccl_fill(in, (int)c->dtype, elems, k->rank, modulus, k->stream));
+    XP_CUDA(xp_nccl_fill(in, (int)c->dtype, pat, elems, k->rank, k->stream));
   }
   return 0;
 fail:
   return XP_EXIT_FAILED;
 }
 
-static int count_wrong(session *S, const xp_nccl_case *c, int modulus, int64_t *wrong) {
+static int count_wrong(session *S, const xp_nccl_case *c, const xp_nccl_pattern *pat, int64_t *wrong) {
   size_t ts = xp_nccl_dtype_size(c->dtype), cnt = c->counts.count;
   int rc;
   for (int g = 0; g < S->n; g++) {
@@ -470,8 +470,7 @@ static int count_wrong(session *S, const xp_nccl_case *c, int modulus, int64_t *
     if (c->place == XP_PLACE_IN && c->coll == XP_COLL_REDUCESCATTER) out = k->recv + (size_t)k->rank * cnt * ts;
     XP_CUDA(cudaSetDevice(k->dev));
     XP_CUDA(cudaMemsetAsync(k->d_wrong, 0, sizeof *k->d_wrong, k->stream));
-    XP_CUDA(xp_nccl_verify(out, (int)c->dtype, (int)c->coll, c->counts.recv_elems, cnt, k->rank, S->nranks,
-                           S->p->root, modulus, k->d_wrong, k->stream));
+    XP_CUDA(xp_nccl_verify(out, (int)c->dtype, pat, c->counts.recv_elems, k->rank, k->d_wrong, k->stream));
   }
   if ((rc = wait_streams(S, "verification")) != 0) return rc;
   for (int g = 0; g < S->n; g++) {
@@ -486,8 +485,9 @@ fail:
 }
 
 /* Fill, one collective in the case's mode, compare. */
-static int check_once(session *S, const xp_nccl_case *c, ncclDataType_t dt, int modulus, int64_t *wrong) {
-  int rc = fill_inputs(S, c, modulus);
+static int check_once(session *S, const xp_nccl_case *c, ncclDataType_t dt, const xp_nccl_pattern *pat,
+                      int64_t *wrong) {
+  int rc = fill_inputs(S, c, pat);
   if (rc == 0 && c->mode == XP_MODE_GRAPH) {
     if ((rc = capture(S, c, dt, 1)) == 0) {
       for (int g = 0; g < S->n && rc == 0; g++)
@@ -498,7 +498,7 @@ static int check_once(session *S, const xp_nccl_case *c, ncclDataType_t dt, int 
     drop_graphs(S);
   } else if (rc == 0)
     rc = launch_op(S, c, dt);
-  return rc ? rc : count_wrong(S, c, modulus, wrong);
+  return rc ? rc : count_wrong(S, c, pat, wrong);
 }
 
 /* ---- timing ---- */
@@ -506,12 +506,14 @@ static int check_once(session *S, const xp_nccl_case *c, ncclDataType_t dt, int 
 static int time_case(session *S, xp_nccl_case *c) {
   const xp_nccl_plan *p = S->p;
   ncclDataType_t dt;
-  int rc = nccl_dtype(c->dtype, &dt), modulus = xp_nccl_check_modulus(c->dtype, S->nranks);
+  int rc = nccl_dtype(c->dtype, &dt);
   int64_t wrong = 0;
   char what[160];
+  xp_nccl_pattern pat;
   if (rc) return rc;
+  xp_nccl_pattern_init(&pat, (int)c->dtype, (int)c->coll, S->nranks, c->counts.count, p->root);
   xp_nccl_case_name(c, what, sizeof what);
-  if (p->verify && (rc = check_once(S, c, dt, modulus, &wrong)) != 0) return rc;
+  if (p->verify && (rc = check_once(S, c, dt, &pat, &wrong)) != 0) return rc;
   if (c->mode == XP_MODE_GRAPH && (rc = capture(S, c, dt, p->burst)) != 0) return rc;
   for (int i = 0; i < p->warmup; i++)
     if ((rc = xp_interrupted() ? XP_EXIT_ABORTED : run_burst(S, c, dt)) != 0) goto done;
@@ -530,8 +532,8 @@ static int time_case(session *S, xp_nccl_case *c) {
   drop_graphs(S);
   if (p->verify) {
     /* Out of place, the inputs are intact, so the last burst's output is checked as it is. */
-    if (c->place == XP_PLACE_OUT) rc = count_wrong(S, c, modulus, &wrong);
-    else rc = check_once(S, c, dt, modulus, &wrong);
+    if (c->place == XP_PLACE_OUT) rc = count_wrong(S, c, &pat, &wrong);
+    else rc = check_once(S, c, dt, &pat, &wrong);
     if (rc) return rc;
     c->wrong = wrong;
   }

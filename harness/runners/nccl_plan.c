@@ -88,26 +88,6 @@ size_t xp_nccl_dtype_size(enum xp_nccl_dtype d) {
   }
 }
 
-int64_t xp_nccl_dtype_exact_max(enum xp_nccl_dtype d) {
-  /* 2^(mantissa bits + 1): every integer up to it is representable. */
-  switch (d) {
-  case XP_DT_BF16: return 256;
-  case XP_DT_FP16: return 2048;
-  case XP_DT_FP32: return 16777216;
-  case XP_DT_FP8_E4M3: return 16;
-  case XP_DT_FP8_E5M2: return 8;
-  default: return 0;
-  }
-}
-
-int xp_nccl_check_modulus(enum xp_nccl_dtype d, int nranks) {
-  /* Values 0..m-1 on each of n ranks sum to at most n*(m-1), which must stay exact; partial
-  ** sums in any reduction order are smaller, so they are exact too. */
-  int64_t m = xp_nccl_dtype_exact_max(d) / (nranks > 0 ? nranks : 1) + 1;
-  if (m > 61) m = 61; /* a prime period keeps neighbouring elements distinct */
-  return (int)(m < 1 ? 1 : m);
-}
-
 double xp_nccl_busbw_factor(enum xp_nccl_coll c, int nranks) {
   double n = nranks;
   switch (c) {

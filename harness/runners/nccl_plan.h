@@ -47,10 +47,6 @@ const char *xp_nccl_place_name(enum xp_nccl_place p);
 int xp_nccl_coll_parse(const char *s);   /* -1 if unknown */
 int xp_nccl_dtype_parse(const char *s);  /* accepts xp's and nccl-tests' names; -1 if unknown */
 size_t xp_nccl_dtype_size(enum xp_nccl_dtype d);
-/* Largest integer N such that every integer 0..N is exact in the type (verification data). */
-int64_t xp_nccl_dtype_exact_max(enum xp_nccl_dtype d);
-/* Verification inputs cycle through 0..modulus-1, so that a sum over n ranks stays exact. */
-int xp_nccl_check_modulus(enum xp_nccl_dtype d, int nranks);
 
 /* nccl-tests' bus bandwidth factor (doc/PERFORMANCE.md): busbw = algbw * factor. */
 double xp_nccl_busbw_factor(enum xp_nccl_coll c, int nranks);
