@@ -505,7 +505,7 @@ static int check_once(session *S, const xp_nccl_case *c, ncclDataType_t dt, cons
 
 static int time_case(session *S, xp_nccl_case *c) {
   const xp_nccl_plan *p = S->p;
-  ncclDataType_t dt;
+  ncclDataType_t dt = ncclFloat32; /* set by nccl_dtype; gcc cannot see that through xp_error */
   int rc = nccl_dtype(c->dtype, &dt);
   int64_t wrong = 0;
   char what[160];
