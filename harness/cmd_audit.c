@@ -30,6 +30,8 @@ static const char usage[] =
     "  with newer ok runs of the same configuration, and flagged as CONTRADICTED when a median\n"
     "  moved by more than 5% with Mann-Whitney p < 0.05.\n"
     "  Newer means measured later (a trace's clock, a result's own date), not imported later.\n"
+    "  Since the decision means arrived in this database after it: recorded, or merged in\n"
+    "  (xp merge) whatever the dates it was measured with, or dated after it.\n"
     "  Exit status: 0 nothing contradicted, 1 some evidence is contradicted, 5 some evidence's\n"
     "  seal changed since the decision (xp verify).\n";
 
@@ -241,12 +243,50 @@ static int drift_set(const cJSON *then, const cJSON *now, int *unchanged) {
   return moved;
 }
 
-static int count_since(sqlite3 *db, const char *created_at, int64_t *all, int64_t *ok) {
+/* The decision as this database saw it arrive: its date, and the newest link of the chain that
+** was here when it was recorded or merged in (schema 11). */
+typedef struct decided {
+  const char *at;  /* created_at */
+  int64_t seq;     /* decision_arrivals.run_seq; -1 where unknown (older decision, or schema) */
+} decided;
+
+/* A run came after the decision when it was sealed into this database's chain after the
+** decision arrived (the chain's order is the order of arrival here: a run merged in later
+** counts, whatever its dates), or when its own dates are later (a run merged in together with
+** a decision from another database, and every run where the arrival is unknown). r is the
+** runs table's alias with its dot. Bind with bind_decided. */
+#define ARRIVED_AFTER(r) \
+  "(" r "chain_seq > :decided_seq OR coalesce(" r "finished_at, " r "started_at) > :decided_at)"
+
+static void bind_decided(sqlite3_stmt *st, const decided *d) {
+  xp_bind_text(st, sqlite3_bind_parameter_index(st, ":decided_at"), d->at);
+  int i = sqlite3_bind_parameter_index(st, ":decided_seq");
+  if (d->seq >= 0) sqlite3_bind_int64(st, i, d->seq);
+  else sqlite3_bind_null(st, i);
+}
+
+/* Where decision id arrived in this database's chain; -1 where that is unknown: a decision
+** recorded before schema 11, or a database not yet migrated (audit only reads). */
+static int64_t arrival(sqlite3 *db, int64_t id) {
+  sqlite3_stmt *st = xp_db_prepare(db,
+      "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'decision_arrivals'");
+  int have = st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
+  sqlite3_finalize(st);
+  int64_t seq = -1;
+  if (have && (st = xp_db_prepare(db, "SELECT run_seq FROM decision_arrivals WHERE decision_id = ?1"))) {
+    sqlite3_bind_int64(st, 1, id);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) seq = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+  }
+  return seq;
+}
+
+static int count_since(sqlite3 *db, const decided *when, int64_t *all, int64_t *ok) {
   sqlite3_stmt *st = xp_db_prepare(db,
       "SELECT count(*), count(*) FILTER (WHERE status = 'ok') FROM runs"
-      " WHERE status <> 'running' AND coalesce(finished_at, started_at) > ?1");
+      " WHERE status <> 'running' AND " ARRIVED_AFTER(""));
   if (!st) return XP_EXIT_DB;
-  xp_bind_text(st, 1, created_at);
+  bind_decided(st, when);
   if (sqlite3_step(st) == SQLITE_ROW) {
     *all = sqlite3_column_int64(st, 0);
     *ok = sqlite3_column_int64(st, 1);
@@ -290,13 +330,13 @@ static void audit_query(sqlite3 *db, sqlite3_stmt *d, int64_t since) {
 /* ---- evidence against newer runs ---- */
 
 /* Newer ok runs of the evidence run's configuration, not themselves evidence of this decision. */
-static int newer_runs(sqlite3 *db, int64_t run, int64_t decision, const char *created_at,
+static int newer_runs(sqlite3 *db, int64_t run, int64_t decision, const decided *when,
                       int64_t **ids, int *n, int *after_decision) {
   sqlite3_stmt *st = xp_db_prepare(db,
       "WITH e AS (SELECT * FROM runs WHERE id = ?1),"
       " names(run_id, list) AS (SELECT run_id, group_concat(name, ',') FROM"
       "   (SELECT DISTINCT run_id, name FROM cases ORDER BY run_id, name) GROUP BY run_id)"
-      " SELECT r.id, coalesce(r.finished_at, r.started_at) > ?3 FROM runs r, e"
+      " SELECT r.id, " ARRIVED_AFTER("r.") " FROM runs r, e"
       " JOIN run_measured rm ON rm.run_id = r.id JOIN run_measured em ON em.run_id = e.id"
       " LEFT JOIN names rn ON rn.run_id = r.id LEFT JOIN names en ON en.run_id = e.id"
       " WHERE r.status = 'ok' AND r.id <> e.id AND r.kind = e.kind AND rm.measured_at > em.measured_at"
@@ -307,7 +347,7 @@ static int newer_runs(sqlite3 *db, int64_t run, int64_t decision, const char *cr
   if (!st) return XP_EXIT_DB;
   sqlite3_bind_int64(st, 1, run);
   sqlite3_bind_int64(st, 2, decision);
-  xp_bind_text(st, 3, created_at);
+  bind_decided(st, when);
   *n = 0;
   *after_decision = 0;
   while (sqlite3_step(st) == SQLITE_ROW) {
@@ -398,7 +438,7 @@ static char *config_text(sqlite3_stmt *st) {
   return out;
 }
 
-static int audit_evidence(sqlite3 *db, int64_t decision, const char *created_at, int *seal_changed) {
+static int audit_evidence(sqlite3 *db, int64_t decision, const decided *when, int *seal_changed) {
   sqlite3_stmt *st = xp_db_prepare(db,
       "SELECT e.run_uuid, r.id, r.kind, r.status, r.model, r.gpu_name, r.tp, r.batch, r.started_at,"
       " e.run_content_sha256, r.content_sha256 FROM decision_evidence e LEFT JOIN runs r ON r.uuid = e.run_uuid"
@@ -424,7 +464,7 @@ static int audit_evidence(sqlite3 *db, int64_t decision, const char *created_at,
     if (strcmp(txt(st, 3), "ok") != 0) continue;
     int64_t *newer = NULL;
     int nnewer = 0, after = 0, judged = 0;
-    newer_runs(db, sqlite3_column_int64(st, 1), decision, created_at, &newer, &nnewer, &after);
+    newer_runs(db, sqlite3_column_int64(st, 1), decision, when, &newer, &nnewer, &after);
     if (nnewer == 0) printf("    no newer ok runs of the same configuration\n");
     else {
       int found = strcmp(txt(st, 2), "torch_trace") == 0
@@ -460,21 +500,24 @@ static int audit_one(sqlite3 *db, int64_t id, int *contradicted, int *seal_chang
     return xp_db_fail(db, "reading a decision");
   }
   const char *created = txt(d, 4);
+  const decided when = {created, arrival(db, id)};
   printf("decision %s: %s\n", txt(d, 0), txt(d, 1));
   printf("  by %s at %s with xp %s (%s)\n", txt(d, 3), created, txt(d, 5), txt(d, 6));
   printf("  because: %s\n", txt(d, 2));
   if (*txt(d, 7)) printf("  supersedes: %s\n", txt(d, 7));
   if (*txt(d, 8)) printf("  SUPERSEDED by: %s\n", txt(d, 8));
   int64_t since = 0, since_ok = 0;
-  count_since(db, created, &since, &since_ok);
-  printf("  runs recorded since the decision: %lld (%lld ok)\n", (long long)since, (long long)since_ok);
+  count_since(db, &when, &since, &since_ok);
+  printf("  runs recorded since the decision: %lld (%lld ok)%s\n", (long long)since, (long long)since_ok,
+         when.seq < 0 ? " by the runs' own dates (recorded before schema 11, this decision does not say where"
+                        " it arrived: a run merged in since with an older date is not counted)" : "");
   if (sqlite3_column_type(d, 11) != SQLITE_NULL) {
     char h[65];
     xp_sha256_hex(txt(d, 13), strlen(txt(d, 13)), h);
     if (strcmp(h, txt(d, 14)) != 0) printf("  WARNING: the recorded query result does not match its hash (xp verify)\n");
     audit_query(db, d, since);
   }
-  int found = audit_evidence(db, id, created, seal_changed);
+  int found = audit_evidence(db, id, &when, seal_changed);
   *contradicted += found;
   printf("verdict: %s\n", found ? "CONTRADICTED by newer runs" : "no evidence contradicted");
   sqlite3_finalize(d);

@@ -127,4 +127,33 @@ run audit; expect_rc 0
 has "  tp=2: new (the query did not return this row then)"
 has "drift: 1 value moved, 2 unchanged"
 hasnt "then;"
+# runs merged in after the decision came after it, whatever their own dates: a run measured
+# elsewhere before the decision was taken was never seen by it (by dates it was not counted)
+db="$tmp/elsewhere.db"
+record model=m tp=2 >/dev/null
+sleep 0.01
+db="$tmp/merged.db"
+m1=$(record model=m tp=2)
+printf "SELECT count(*) AS runs FROM runs;\n" > "$tmp/count.sql"
+run decide "Merged later" --because "arrival" --evidence "$m1" --query "$tmp/count.sql"; expect_rc 0
+run merge "$tmp/elsewhere.db"; expect_rc 0; has "1 run merged"
+[ "$(sqlite3 "$db" "SELECT min(started_at) FROM runs") " \< "$(sqlite3 "$db" "SELECT created_at FROM decisions") " ] ||
+  die "the merged run must predate the decision"
+run audit; expect_rc 0
+has "runs recorded since the decision: 1 (1 ok)"
+has "runs 1 then; 2 now"; has "over 1 run recorded since the decision"
+# and once more from here: counted once
+record model=m tp=2 >/dev/null
+run audit; has "runs recorded since the decision: 2 (2 ok)"
+has "holds against 1 newer run of the same configuration (1 after the decision; "
+# a decision recorded before schema 11 keeps no arrival: the migration carries it forward, and
+# audit counts by the runs' own dates and says so
+sqlite3 "$db" "DROP TRIGGER xp_decision_arrival; DROP TRIGGER xp_decision_arrivals_no_update;
+  DROP TRIGGER xp_decision_arrivals_no_delete; DROP TABLE decision_arrivals; PRAGMA user_version = 10"
+run audit; expect_rc 0; has "runs recorded since the decision: 1 (1 ok) by the runs' own dates"
+record model=m tp=2 >/dev/null  # a writing xp migrates it
+[ "$(sqlite3 "$db" "SELECT count(*) || ',' || count(run_seq) FROM decision_arrivals")" = "1,0" ] ||
+  die "the migration keeps the old decision, arrival unknown"
+run audit; expect_rc 0; has "runs recorded since the decision: 2 (2 ok) by the runs' own dates"
+run verify; expect_rc 0
 echo "ok: decide and audit"
