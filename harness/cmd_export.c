@@ -2,8 +2,10 @@
 ** xp export: runs with their metadata, GPUs, cases, metrics and raw samples, for notebooks.
 ** JSON is one document (runs nested: run -> cases -> metrics -> samples); CSV is a folder of
 ** flat tables joined by run_uuid (runs.csv, meta.csv, gpus.csv, metrics.csv, samples.csv),
-** the shape pandas.read_csv and merge expect. Files are written under temporary names and
-** renamed at the end, so an export that fails leaves no half-written file behind.
+** the shape pandas.read_csv and merge expect. In JSON a run carries its kind's own sections
+** too, under the titles xp show --format json gives them (a trace's "trace: ranks", ...).
+** Files are written under temporary names and renamed at the end, so an export that fails
+** leaves no half-written file behind.
 */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,7 +24,8 @@ static const char usage[] =
     "usage: xp export [--format json|csv] [--out FILE|DIR] [--kind K] [--status S]\n"
     "                 [--where KEY=VALUE]... [--run RUN]... [--no-samples]\n"
     "  Exports runs (all of them, or those matching every filter) with metadata, GPUs, cases,\n"
-    "  metrics and raw samples.\n"
+    "  metrics and raw samples; in JSON, each run's own sections too, as xp show --format json\n"
+    "  gives them (an imported trace's ranks, steps, categories, collectives, heaviest kernels).\n"
     "  --format json  (default) one JSON document, to stdout (or --out -) or to --out FILE\n"
     "  --format csv   a folder (--out DIR, created if needed) of runs.csv, meta.csv, gpus.csv,\n"
     "                 metrics.csv and samples.csv, joined by run_uuid\n"
@@ -173,6 +176,10 @@ static cJSON *run_json(sqlite3 *db, int64_t id, int samples, int *rc) {
     cJSON_AddItemToObject(c, "metrics", metrics);
   }
   cJSON_AddItemToObject(run, "cases", cases);
+  /* the kind's own sections, as xp show --format json gives them (a trace's ranks, steps,
+  ** categories, collectives, heaviest kernels) */
+  int krc = *rc ? 0 : xp_kind_show_run(db, id, NULL, XP_FMT_JSON, run);
+  if (krc) *rc = krc;
   return run;
 }
 

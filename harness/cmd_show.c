@@ -37,18 +37,6 @@ static int row_count(sqlite3 *db, const char *sql, int64_t id) {
   return n;
 }
 
-/* The spec's kind (not runs.kind: imports record as another kind) finds the show callback. */
-static const xp_kind *kind_of_run(sqlite3 *db, int64_t id) {
-  sqlite3_stmt *st = xp_db_prepare(db, "SELECT json_extract(spec_json, '$.kind') FROM runs WHERE id = ?1");
-  const xp_kind *k = NULL;
-  if (!st) return NULL;
-  sqlite3_bind_int64(st, 1, id);
-  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-    k = xp_kind_find((const char *)sqlite3_column_text(st, 0));
-  sqlite3_finalize(st);
-  return k;
-}
-
 int cmd_show(int argc, char **argv, const char *db_path) {
   const char *ref = NULL;
   enum xp_format fmt = XP_FMT_TABLE;
@@ -84,10 +72,8 @@ int cmd_show(int argc, char **argv, const char *db_path) {
     }
     sqlite3_finalize(st);
   }
-  if (rc == 0) { /* the kind's own sections (a trace's steps, categories, collectives) */
-    const xp_kind *k = kind_of_run(db, id);
-    if (k && k->show) rc = k->show(db, id, stdout, (int)fmt, all);
-  }
+  /* the kind's own sections (a trace's steps, categories, collectives) */
+  if (rc == 0) rc = xp_kind_show_run(db, id, stdout, (int)fmt, all);
   if (all) {
     char *text = xp_json_print(all);
     if (rc == 0) printf("%s\n", text);

@@ -61,6 +61,10 @@ const char *xp_kind_recorded_as(const char *name);
 /* --kind NAME of `cmd` as the recorded kind in *kind: 0, or a usage error for a name that no
 ** kind of this xp records and no run in db has. */
 int xp_kind_filter(sqlite3 *db, const char *cmd, const char **kind);
+/* A run's own sections, by its kind's show callback (nothing for a kind without one): xp show
+** prints them after the generic sections, xp show --format json and xp export add them to the
+** run's object (json not NULL) under the same titles, so both documents read alike. */
+int xp_kind_show_run(sqlite3 *db, int64_t run_id, FILE *out, int fmt, cJSON *json);
 
 /* Run a validated spec of a kind: begin the run, execute, finish. Used by xp run, xp import
 ** and xp rerun alike, so every run goes through the same lifecycle. */

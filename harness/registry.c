@@ -62,6 +62,18 @@ const char *xp_kind_recorded_as(const char *name) {
   return NULL;
 }
 
+/* The spec's kind (not runs.kind: imports record as another kind) finds the sections. */
+int xp_kind_show_run(sqlite3 *db, int64_t run_id, FILE *out, int fmt, cJSON *json) {
+  sqlite3_stmt *st = xp_db_prepare(db, "SELECT json_extract(spec_json, '$.kind') FROM runs WHERE id = ?1");
+  const xp_kind *k = NULL;
+  if (!st) return XP_EXIT_DB;
+  sqlite3_bind_int64(st, 1, run_id);
+  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+    k = xp_kind_find((const char *)sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+  return k && k->show ? k->show(db, run_id, out, fmt, json) : 0;
+}
+
 int xp_kind_filter(sqlite3 *db, const char *cmd, const char **kind) {
   if (!*kind) return 0;
   const char *as = xp_kind_recorded_as(*kind);

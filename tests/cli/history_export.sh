@@ -75,4 +75,19 @@ ln -s "$tmp/victim.txt" "$tmp/out.json.tmp"
 run export --out "$tmp/out.json"; expect_rc 0
 [ "$(cat "$tmp/victim.txt")" = victim ] || die "the export wrote through a planted link"
 [ -f "$tmp/out.json" ] && [ ! -L "$tmp/out.json" ] || die "the export is a file of its own"
+# an imported trace's own sections (ranks, steps, categories, collectives, heaviest kernels)
+# come with its run, as xp show --format json gives them
+db="$tmp/trace.db"
+run import torch-trace "$XP_SRC/tests/data/trace/decode_tp2_bs1_rank0.trace.json.gz" --set model=m --set tp=2; expect_rc 0
+record cases=1 >/dev/null
+t=$(sqlite3 "$db" "SELECT uuid FROM runs WHERE kind = 'torch_trace'")
+run show "$t" --format json; expect_rc 0; cp "$tmp/out" "$tmp/show.json"
+run export --out "$tmp/trace.json"; expect_rc 0
+for s in "trace: ranks" "trace: steps (per rank)" "trace: step GPU time by category (all ranks)" \
+         "trace: collectives in steps" "trace: heaviest kernels (all ranks)"; do
+  shown=$(json "$tmp/show.json" "json_extract(j, '\$.\"$s\"')")
+  [ "$(json "$tmp/show.json" "json_array_length(j, '\$.\"$s\"')")" -gt 0 ] || die "show has rows of $s"
+  [ "$(json "$tmp/trace.json" "json_extract(j, '\$.runs[0].\"$s\"')")" = "$shown" ] || die "export: $s as show gives it"
+done
+[ "$(json "$tmp/trace.json" "json_type(j, '\$.runs[1].\"trace: ranks\"')")" = "" ] || die "a probe run has no trace sections"
 echo "ok: export and regressions"
