@@ -281,7 +281,9 @@ static int chart_serving(sqlite3 *db, rp_section *s) {
 /* The definitions of queries/bottleneck_by_config.sql and allreduce_share.sql, so that the
 ** page and the queries agree: a configuration is (model, GPU, interconnect, tp, batch, and the
 ** rest of the declared configuration, shown after the model in brackets); a job imported again
-** or in part counts once (trace_superseded); step
+** or in part counts once (trace_superseded); a job imported with none of that declared is a
+** configuration of its own (job: its first rank's file, its ranks, GPU and run), since nothing
+** says two such jobs ran the same model at the same TP, and averaging them would mix two; step
 ** GPU time is the summed duration of the GPU activities inside the import's steps, over all
 ** imported ranks; a run's shares of it add up to 100%; categories are those in force now
 ** (xp reclassify); a trace is dated by its own clock (first GPU activity) when it has an
@@ -299,7 +301,15 @@ static int chart_serving(sqlite3 *db, rp_section *s) {
   "                r.gpu_name, r.interconnect, s.step_ns, t.at IS NOT NULL AS own_clock,"        \
   "                coalesce(t.at, CAST(strftime('%s', r.started_at) AS REAL)) AS at,"            \
   "                CAST(coalesce(ar.ns, 0) AS REAL) / s.step_ns AS ar_share,"                    \
-  "                i.step_annotation = '(whole window)' AS whole_window"                         \
+  "                i.step_annotation = '(whole window)' AS whole_window,"                        \
+  "                CASE WHEN r.model IS NULL AND r.tp IS NULL AND r.batch IS NULL"                \
+  "                      AND r.interconnect IS NULL"                                               \
+  "                      AND (SELECT c.config FROM run_config c WHERE c.run_id = r.id) = ''"       \
+  "                 THEN 'undeclared: ' || (SELECT replace(f.file, rtrim(f.file, replace(f.file, '/', '')), '')" \
+  "                                         FROM trace_ranks f WHERE f.run_id = r.id ORDER BY f.rank LIMIT 1)" \
+  "                      || ' · ' || i.ranks || CASE i.ranks WHEN 1 THEN ' rank' ELSE ' ranks' END" \
+  "                      || coalesce(' · ' || r.gpu_name, '') || ' · run ' || substr(r.uuid, 1, 8)" \
+  "                 END AS job"                                                                  \
   "         FROM runs r JOIN step s ON s.run_id = r.id LEFT JOIN traced t ON t.run_id = r.id"    \
   "         JOIN trace_imports i ON i.run_id = r.id"                                             \
   "         LEFT JOIN cat ar ON ar.run_id = r.id AND ar.category = 'allreduce'"                  \
@@ -307,22 +317,31 @@ static int chart_serving(sqlite3 *db, rp_section *s) {
   "           AND r.id NOT IN (SELECT run_id FROM trace_superseded)),"                             \
   " ranked AS (SELECT run.*, row_number() OVER cfg_latest AS recency, count(*) OVER cfg AS runs," \
   "                   min(ar_share) OVER cfg AS ar_min, max(ar_share) OVER cfg AS ar_max"        \
-  "            FROM run WINDOW cfg AS (PARTITION BY model, gpu_name, interconnect, tp, batch),"  \
+  "            FROM run WINDOW cfg AS (PARTITION BY model, gpu_name, interconnect, tp, batch, job)," \
   "            cfg_latest AS (cfg ORDER BY at DESC, run_id DESC))"
 
-/* Configuration columns, in the order the label is written. */
-#define CONFIG_COLUMNS "model, tp, batch, gpu_name, interconnect"
+/* Configuration columns, in the order the label is written; job is set for a run with no
+** declared configuration, and is then its label. */
+#define CONFIG_COLUMNS "model, tp, batch, gpu_name, interconnect, job"
+#define NCONFIG 6
 
-/* "Kimi-K2.5 · tp=8 · batch=16 · NVIDIA H200 · nvlink" from the five columns at i. */
+/* "Kimi-K2.5 · tp=8 · batch=16 · NVIDIA H200 · nvlink" from the columns at i, or the job's
+** "undeclared: rank0.json.gz · 2 ranks · NVIDIA H200 · run 1a2b3c4d". */
 static char *config_label(sqlite3_stmt *st, int i) {
   static const char *const prefix[] = {"", "tp=", "batch=", "", ""};
+  if (sqlite3_column_type(st, i + 5) != SQLITE_NULL) return xp_strdup(col(st, i + 5));
   xp_buf b = {0};
   for (int k = 0; k < 5; k++)
     if (sqlite3_column_type(st, i + k) != SQLITE_NULL)
       xb_printf(&b, "%s%s%s", b.n ? " · " : "", prefix[k], col(st, i + k));
-  if (!b.n) xb_puts(&b, "undeclared (import with --set model=... tp=... batch=...)");
+  if (!b.n) xb_puts(&b, "undeclared");
   return b.s;
 }
+
+/* Said under a chart with undeclared jobs: how to make them one configuration. */
+static const char undeclared_note[] =
+    " A job imported without its configuration is shown on its own (undeclared: its first rank's file, "
+    "ranks, GPU and run); import with --set model=... tp=... batch=... to group it with its configuration.";
 
 static const char no_traces[] =
     "No torch.profiler traces with marked steps imported yet: xp import torch-trace RANK0.json.gz "
@@ -358,13 +377,13 @@ static int bar_categories(sqlite3 *db, rp_bars *b) {
 /* "latest of 3 runs (1a2b3c4d), 12.3 ms of step GPU time; AllReduce 38-52% across them"; a
 ** trace without step marks says its time is its whole window's. */
 static char *row_detail(sqlite3_stmt *st) {
-  int runs = sqlite3_column_int(st, 8);
-  double ms = sqlite3_column_double(st, 11) / 1e6;
-  const char *of = sqlite3_column_int(st, 12) ? "GPU time in its whole window (no step marks)" : "step GPU time";
-  if (runs == 1) return xp_asprintf("run %s, %.*f ms of %s", col(st, 7), ms < 10 ? 2 : 1, ms, of);
+  int runs = sqlite3_column_int(st, NCONFIG + 3);
+  double ms = sqlite3_column_double(st, NCONFIG + 6) / 1e6;
+  const char *of = sqlite3_column_int(st, NCONFIG + 7) ? "GPU time in its whole window (no step marks)" : "step GPU time";
+  if (runs == 1) return xp_asprintf("run %s, %.*f ms of %s", col(st, NCONFIG + 2), ms < 10 ? 2 : 1, ms, of);
   return xp_asprintf("latest of %d runs (%s), %.*f ms of %s; AllReduce %.0f-%.0f%% across them",
-                     runs, col(st, 7), ms < 10 ? 2 : 1, ms, of, 100 * sqlite3_column_double(st, 9),
-                     100 * sqlite3_column_double(st, 10));
+                     runs, col(st, NCONFIG + 2), ms < 10 ? 2 : 1, ms, of, 100 * sqlite3_column_double(st, NCONFIG + 4),
+                     100 * sqlite3_column_double(st, NCONFIG + 5));
 }
 
 static int chart_shares(sqlite3 *db, rp_section *s) {
@@ -381,6 +400,7 @@ static int chart_shares(sqlite3 *db, rp_section *s) {
     return rc;
   }
   rp_bar_row *row = NULL;
+  size_t undeclared = 0;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     char *label = config_label(st, 0);
     if (!row || strcmp(row->label, label) != 0) {
@@ -389,7 +409,8 @@ static int chart_shares(sqlite3 *db, rp_section *s) {
       free(detail);
     }
     free(label);
-    row->share[rp_bars_category(&b, col(st, 5))] += sqlite3_column_double(st, 6);
+    row->share[rp_bars_category(&b, col(st, NCONFIG))] += sqlite3_column_double(st, NCONFIG + 1);
+    undeclared += sqlite3_column_type(st, 5) != SQLITE_NULL;
   }
   if ((rc = finish(db, st, rc)) == 0) {
     if (b.nrows) {
@@ -399,6 +420,7 @@ static int chart_shares(sqlite3 *db, rp_section *s) {
                 "force say (xp reclassify). AllReduce includes waiting for the other ranks; xp query "
                 "queries/bottleneck_by_config.sql gives the transfer-only figure and the spread across runs.",
                 b.nrows, b.nrows == 1 ? "" : "s");
+      if (undeclared) xb_puts(&s->note, undeclared_note);
       rp_bars_svg(&s->svg, &b);
     } else
       xb_puts(&s->empty, no_traces);
@@ -422,17 +444,20 @@ static int chart_allreduce(sqlite3 *db, rp_section *s) {
   if (rc) return rc;
   rp_xy c = {{RP_TIME, "when the trace was recorded (UTC)", 0, 0, 0},
              {RP_LINEAR, "AllReduce share of step GPU time (%)", 0, 0, 1}, NULL, 0, {0}};
-  size_t points = 0, import_clock = 0;
+  size_t points = 0, import_clock = 0, undeclared = 0;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     char *name = config_label(st, 0);
     rp_series *ser = series_for(&c, name);
     if (ser) {
       ser->lines = 1;
-      double share = sqlite3_column_double(st, 7);
-      int own_clock = sqlite3_column_int(st, 8);
+      double share = sqlite3_column_double(st, NCONFIG + 2);
+      int own_clock = sqlite3_column_int(st, NCONFIG + 3);
+      const int job = sqlite3_column_type(st, 5) != SQLITE_NULL; /* its label names the run */
+      undeclared += job;
       import_clock += !own_clock;
-      rp_series_add(ser, sqlite3_column_double(st, 6), share,
-                    xp_asprintf("%s, run %s: AllReduce %.1f%% of step GPU time%s", name, col(st, 5), share,
+      rp_series_add(ser, sqlite3_column_double(st, NCONFIG + 1), share,
+                    xp_asprintf("%s%s%s: AllReduce %.1f%% of step GPU time%s", name, job ? "" : ", run ",
+                                job ? "" : col(st, NCONFIG), share,
                                 own_clock ? "" : " (dated by its import: the trace has no absolute clock)"));
       points++;
     }
@@ -449,6 +474,7 @@ static int chart_allreduce(sqlite3 *db, rp_section *s) {
     if (import_clock)
       xb_printf(&s->note, " %zu run%s dated by import (no absolute clock in the trace).",
                 import_clock, import_clock == 1 ? " is" : "s are");
+    if (undeclared) xb_puts(&s->note, undeclared_note);
     note_dropped(s, &c);
     rp_xy_svg(&s->svg, &c);
   } else
