@@ -391,9 +391,12 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
   }
   uint32_t id = intern_name(imp, name, n, kind);
   const tt_name_info *ni = XP_VEC_AT(&imp->name_info, tt_name_info, id);
+  /* The collective the args name is kept whatever the rules in force now say of the name: the
+  ** rules decide at query time whether it counts (trace_kernel_stats), so a name that only a
+  ** later xp reclassify makes a communication one answers as a fresh import would. */
   enum tt_coll from_args = TT_COLL_NONE;
   tt_slice cn = tt_event_arg(ev, "Collective name");
-  if (cn.n && ni->comm) {
+  if (cn.n) {
     char buf[64];
     if (tt_string_decode(cn, buf, sizeof buf) >= 0) from_args = tt_coll_from_text(buf);
   }
