@@ -457,8 +457,11 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
 static void on_runtime(tt_rank *r, const tt_event *ev) {
   /* the name's first bytes as written ("hip...", "cudaGraphLaunch"): other launches cost no
   ** decoding. A graph replay's kernels carry no operator's External id, only the launch's
-  ** correlation: its CPU time places them, as a HIP launch's does. */
-  const int graph = ev->name.n >= 16 && memcmp(ev->name.p, "\"cudaGraphLaunch", 16) == 0;
+  ** correlation: its CPU time places them, as a HIP launch's does. A replay through the driver
+  ** API (cuGraphLaunch, a cuda_driver event) is one too: its kernels ran late on the GPU, past
+  ** the step's CPU window, and fell out of their step. */
+  const int graph = (ev->name.n >= 16 && memcmp(ev->name.p, "\"cudaGraphLaunch", 16) == 0) ||
+                    (ev->name.n >= 14 && memcmp(ev->name.p, "\"cuGraphLaunch", 14) == 0);
   if (!graph && (ev->name.n < 5 || memcmp(ev->name.p, "\"hip", 4) != 0)) return;
   if (!graph) r->hip = 1;
   int64_t corr = arg_int(ev, "correlation", -1), ts;

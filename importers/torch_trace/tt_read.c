@@ -221,9 +221,20 @@ static void warn_mended(const tt_rank *r) {
     xp_warn("%s: %llu NaN or infinite value%s (not JSON; Kineto wrote inf for a zero-duration copy's bandwidth) "
             "read where no field xp uses held them", r->file, (unsigned long long)r->nonfinite,
             r->nonfinite == 1 ? "" : "s");
-  if (r->other_device >= 0)
-    xp_warn("%s: GPU activity on devices %lld and %lld (one process driving several GPUs): busy time is "
-            "their union, as if one device", r->file, (long long)r->device, (long long)r->other_device);
+}
+
+/* One process that drove several GPUs (single-process tensor or pipeline parallelism) wrote
+** them all into one trace, each under its own pid. A rank is one GPU to every figure xp keeps
+** (busy time, step GPU time, collectives matched across ranks): counted as one, the devices'
+** times would add up as if one GPU had run them all. Refused rather than summed. */
+static int refuse_several_devices(const tt_rank *r) {
+  const int64_t a = r->device < r->other_device ? r->device : r->other_device;
+  const int64_t b = r->device < r->other_device ? r->other_device : r->device;
+  return xp_error_at(XP_EXIT_USAGE, r->file, 0,
+                     "GPU activity on devices %lld and %lld: one process drove several GPUs, and xp counts "
+                     "one GPU per rank (their times would add up as one GPU's); split the trace by its GPU "
+                     "events' pid, one file per device",
+                     (long long)a, (long long)b);
 }
 
 int tt_read_file(tt_import *imp, const char *path, const tt_options *opt) {
@@ -236,6 +247,7 @@ int tt_read_file(tt_import *imp, const char *path, const tt_options *opt) {
   imp->ranks[imp->nranks++] = r;
   int rc = read_into(imp, r, path, opt);
   if (rc) return rc;
+  if (r->other_device >= 0) return refuse_several_devices(r);
   tt_rank_done(imp, r, opt);
   warn_mended(r);
   if (opt->step_annotation && r->steps.n == 0)
