@@ -49,4 +49,20 @@ db3="$tmp/z.db"
 "$XP" --db "$db3" reclassify --rules "$tmp/A.tsv" > /dev/null 2>&1
 "$XP" --db "$db3" import torch-trace "$sample" > /dev/null 2>&1
 check "imported under A" "$(cat "$tmp/a")" "$(categories "$db3")"
+
+# 3. A kernel without collective args is a collective by its name's category: imported while
+# rules C called one GEMM an all-reduce, then reclassified with the built-in rules, it is a
+# GEMM in the collectives too (xp show's "collectives in steps"), not only in the step totals.
+rules="$XP_SRC/importers/torch_trace/categories.tsv"
+{ grep '^category' "$rules"; printf 'rule\tallreduce\tprefix\tnvjet_sm90_tst_64x8_64x16_4x1\n'; grep '^rule' "$rules"; } > "$tmp/C.tsv"
+db4="$tmp/w.db"
+"$XP" --db "$db4" reclassify --rules "$tmp/C.tsv" > /dev/null 2>&1
+"$XP" --db "$db4" import torch-trace "$sample" > /dev/null 2>&1
+check "import under C" 0 $?
+"$XP" --db "$db4" reclassify > /dev/null 2>&1
+printf "SELECT (SELECT sum(count) FROM trace_step_categories WHERE category = 'allreduce') || '|' ||\n" > "$tmp/q.sql"
+printf "       (SELECT sum(kernels) FROM trace_step_collectives WHERE collective = 'allreduce') || '|' ||\n" >> "$tmp/q.sql"
+printf "       (SELECT count(*) FROM trace_step_collectives WHERE collective = 'gemm') AS agree;\n" >> "$tmp/q.sql"
+check "all-reduces in the step totals and the collectives, then collectives filed as GEMM" "256|256|0" \
+  "$("$XP" --db "$db4" query "$tmp/q.sql" --format csv | sed -n 2p)"
 finish
