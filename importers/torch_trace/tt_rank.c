@@ -354,6 +354,21 @@ static void add_collective(tt_import *imp, tt_rank *r, const tt_event *ev, uint3
   c->elem_size = c->dtype >= 0 ? dtype_size(imp->strs.str[c->dtype]) : 0;
 }
 
+/* A GPU other than the rank's first: kept in the rank's short list of devices. */
+static void note_device(tt_rank *r, int64_t dev) {
+  for (int i = 0; i < r->ndevices && i < TT_MAX_DEVICES; i++)
+    if (r->devices[i] == dev) return;
+  if (r->ndevices < TT_MAX_DEVICES) r->devices[r->ndevices] = dev;
+  if (r->ndevices <= TT_MAX_DEVICES) r->ndevices++;
+}
+
+/* Reading one device of a trace that holds several (tt_read.c): another device's activity is
+** another rank's. */
+static int other_device(const tt_event *ev, const tt_options *opt) {
+  int64_t dev;
+  return opt->device && tt_int(ev->pid, &dev) == 0 && dev != *opt->device;
+}
+
 static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_kind kind, char *err,
                   size_t errlen) {
   const char *what = tt_gpu_kind_name[kind];
@@ -432,7 +447,7 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
   int64_t dev;
   if (tt_int(ev->pid, &dev) == 0) {
     if (r->device < 0) r->device = dev;
-    else if (dev != r->device && r->other_device < 0) r->other_device = dev;
+    if (r->ndevices == 0 || dev != r->device) note_device(r, dev); /* devices[0] is r->device */
   }
   if (cpu_ts) {
     tt_pend *pd = xp_vec_push(&r->pending, sizeof *pd);
@@ -494,9 +509,9 @@ int tt_rank_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_optio
                   char *err, size_t errlen) {
   r->events++;
   switch (cat_of(ev->cat)) {
-    case C_KERNEL: return on_gpu(imp, r, ev, TT_KERNEL, err, errlen);
-    case C_MEMCPY: return on_gpu(imp, r, ev, TT_MEMCPY, err, errlen);
-    case C_MEMSET: return on_gpu(imp, r, ev, TT_MEMSET, err, errlen);
+    case C_KERNEL: return other_device(ev, opt) ? 0 : on_gpu(imp, r, ev, TT_KERNEL, err, errlen);
+    case C_MEMCPY: return other_device(ev, opt) ? 0 : on_gpu(imp, r, ev, TT_MEMCPY, err, errlen);
+    case C_MEMSET: return other_device(ev, opt) ? 0 : on_gpu(imp, r, ev, TT_MEMSET, err, errlen);
     case C_CPU_OP:
     case C_ANNOT: return on_cpu_event(imp, r, ev, opt, err, errlen);
     case C_RUNTIME:

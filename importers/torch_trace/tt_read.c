@@ -223,31 +223,60 @@ static void warn_mended(const tt_rank *r) {
             r->nonfinite == 1 ? "" : "s");
 }
 
+static int by_value(const void *a, const void *b) {
+  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
 /* One process that drove several GPUs (single-process tensor or pipeline parallelism) wrote
 ** them all into one trace, each under its own pid. A rank is one GPU to every figure xp keeps
 ** (busy time, step GPU time, collectives matched across ranks): counted as one, the devices'
-** times would add up as if one GPU had run them all. Refused rather than summed. */
-static int refuse_several_devices(const tt_rank *r) {
-  const int64_t a = r->device < r->other_device ? r->device : r->other_device;
-  const int64_t b = r->device < r->other_device ? r->other_device : r->device;
-  return xp_error_at(XP_EXIT_USAGE, r->file, 0,
-                     "GPU activity on devices %lld and %lld: one process drove several GPUs, and xp counts "
-                     "one GPU per rank (their times would add up as one GPU's); split the trace by its GPU "
-                     "events' pid, one file per device",
-                     (long long)a, (long long)b);
+** times would add up as if one GPU had run them all. So each device is read again as a rank of
+** its own, numbered by the device, with the process's CPU side (steps, operators, launches).
+** Where the trace or the command line names a rank, or events are kept per file, there is no
+** rank to give each device: refused rather than summed. r (the whole file) is dropped. */
+static int split_devices(tt_import *imp, tt_rank *r, const char *path, const tt_options *opt) {
+  int64_t dev[TT_MAX_DEVICES];
+  const int n = r->ndevices, kept = n < TT_MAX_DEVICES ? n : TT_MAX_DEVICES;
+  memcpy(dev, r->devices, (size_t)kept * sizeof *dev);
+  qsort(dev, (size_t)kept, sizeof *dev, by_value);
+  const char *why = n > TT_MAX_DEVICES ? "more than 16 of them"
+                    : r->trace_rank >= 0 ? "the trace names one rank (distributedInfo.rank) for all of them"
+                    : opt->rank >= 0 ? "one rank was given for all of them"
+                    : opt->on_event ? "--events keeps a file's events under one rank" : NULL;
+  if (why)
+    return xp_error_at(XP_EXIT_USAGE, path, 0,
+                       "GPU activity on devices %lld and %lld%s: one process drove several GPUs, and xp counts "
+                       "one GPU per rank, but %s", (long long)dev[0], (long long)dev[1], n > 2 ? " and more" : "", why);
+  imp->ranks[--imp->nranks] = NULL;
+  tt_rank_free(r);
+  xp_warn("%s: GPU activity on %d devices (one process drove several GPUs): each is a rank of its own, "
+          "numbered by its device", path, n);
+  for (int i = 0; i < n; i++) {
+    tt_options one = *opt;
+    one.device = &dev[i];
+    one.rank = dev[i];
+    one.progress = 0;
+    int rc = tt_read_file(imp, path, &one);
+    if (rc) return rc;
+    tt_rank *d = imp->ranks[imp->nranks - 1];
+    d->rank_source = "default"; /* not asked for: the device's number */
+    if (d->world_size < 0) d->world_size = n;
+  }
+  return 0;
 }
 
 int tt_read_file(tt_import *imp, const char *path, const tt_options *opt) {
   tt_rank *r = xp_xcalloc(1, sizeof *r);
   r->file = xp_strdup(path);
-  r->rank = r->trace_rank = r->world_size = r->device = r->other_device = -1;
+  r->rank = r->trace_rank = r->world_size = r->device = -1;
   r->cpu_min = INT64_MAX;
   r->meta = cJSON_CreateObject();
   imp->ranks = xp_xrealloc(imp->ranks, (size_t)(imp->nranks + 1) * sizeof *imp->ranks);
   imp->ranks[imp->nranks++] = r;
   int rc = read_into(imp, r, path, opt);
   if (rc) return rc;
-  if (r->other_device >= 0) return refuse_several_devices(r);
+  if (r->ndevices > 1 && !opt->device) return split_devices(imp, r, path, opt);
   tt_rank_done(imp, r, opt);
   warn_mended(r);
   if (opt->step_annotation && r->steps.n == 0)

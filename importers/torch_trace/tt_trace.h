@@ -96,6 +96,8 @@ typedef struct tt_collk { /* one collective kernel */
   int64_t wait, transfer;
 } tt_collk;
 
+#define TT_MAX_DEVICES 16
+
 typedef struct tt_rank {
   char *file;
   int64_t rank;       /* -1 until known (set when the file is done) */
@@ -129,7 +131,10 @@ typedef struct tt_rank {
   int64_t cpu_min;             /* earliest CPU event (raw ts, ns); INT64_MAX before one */
   /* GPU events left out or mended, for the warnings */
   int64_t gpu_before_cpu, neg_dur, not_complete, bad_steps, dup_steps;
-  int64_t other_device;        /* a second GPU pid in one trace, -1 none */
+  /* GPUs (pids of GPU activity) seen, in order; one process that drove several wrote them all
+  ** into one trace, and each becomes a rank of its own (tt_read.c) */
+  int64_t devices[TT_MAX_DEVICES];
+  int ndevices;                /* TT_MAX_DEVICES + 1: more than that */
   int64_t coll_matched, coll_unmatched;
   int done;
 } tt_rank;
@@ -138,6 +143,7 @@ typedef struct tt_options {
   const char *step_annotation; /* NULL: ProfilerStep#N */
   int64_t rank;                /* -1: from the trace */
   int progress;                /* report progress on stderr for files over a few MiB */
+  const int64_t *device;       /* non-NULL: only GPU activity on this device (pid) is read */
   /* With --events: called for every event, in document order. Nonzero stops the import. */
   int (*on_event)(void *ctx, const tt_rank *r, const tt_event *ev);
   void *event_ctx;

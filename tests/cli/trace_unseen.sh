@@ -2,8 +2,9 @@
 # Traces of shapes the shipped samples lack, cut from the samples' own events
 # (tests/data/trace/variants/README.md says how):
 #   - one process that drove two GPUs (single-process tensor or pipeline parallelism), its
-#     kernels under pids 0 and 1 of one file: a rank is one GPU to xp, so the import refuses it
-#     with one line rather than add the two devices' times up as one GPU's;
+#     kernels under pids 0 and 1 of one file: a rank is one GPU to xp, so each device becomes a
+#     rank of its own (numbered by the device) rather than add the two devices' times up as one
+#     GPU's; where a rank is given for the file there is none to give each: refused;
 #   - CUDA graph replays launched through the driver API (cuGraphLaunch, a cuda_driver event):
 #     the kernels carry only the launch's correlation, and run well after the step's CPU window
 #     on a rank that waits for its peer; the launch's CPU time puts each in its step.
@@ -11,10 +12,16 @@ set -u
 . "$XP_SRC/tests/lib.sh"
 v="$XP_SRC/tests/data/trace/variants"
 
-one_line "two GPUs in one trace" 2 "twogpu_oneproc.json.gz: GPU activity on devices 0 and 1: one process drove several GPUs" \
-  "$XP" --db "$db" import torch-trace "$v/twogpu_oneproc.json.gz"
-check "two GPUs in one trace: nothing recorded" "" "$(query "SELECT run_id FROM trace_ranks")"
-check "two GPUs in one trace: the run failed" "failed" "$(query "SELECT status FROM runs")"
+"$XP" --db "$db" import torch-trace "$v/twogpu_oneproc.json.gz" > /dev/null 2> "$tmp/err"
+check "two GPUs in one trace: exit" 0 $?
+check "two GPUs in one trace: warned" "xp: warning: $v/twogpu_oneproc.json.gz: GPU activity on 2 devices (one process drove several GPUs): each is a rank of its own, numbered by its device" "$(cat "$tmp/err")"
+# the file's GPU events: 12 kernels on pid 0 summing to 16.608 us, 12 on pid 1 to 46071.727 us
+check "two GPUs in one trace: a rank per device" "0,0,2,12,16608
+1,1,2,12,46071727" "$(query "SELECT rank, device, world_size, kernels, kernel_ns FROM trace_ranks ORDER BY rank")"
+check "two GPUs in one trace: device 0's steps" "0,6,8223
+1,6,8385" "$(query "SELECT step, kernels, kernel_ns FROM trace_steps WHERE rank = 0 ORDER BY step")"
+one_line "two GPUs in one trace, one rank given" 2 "GPU activity on devices 0 and 1: one process drove several GPUs, and xp counts one GPU per rank, but one rank was given for all of them" \
+  "$XP" --db "$tmp/r.db" import torch-trace "$v/twogpu_oneproc.json.gz" --rank 3
 
 db="$tmp/graph.db" # a database of its own: the queries below read every run
 "$XP" --db "$db" import torch-trace "$v/cugraph_r1.json.gz" > /dev/null 2> "$tmp/err"
