@@ -1,4 +1,4 @@
--- xp schema 11: one rule gives a kernel its category, in one place. A kernel whose name's
+-- xp schema 12: one rule gives a kernel its category, in one place. A kernel whose name's
 -- category is a communication one takes the collective its args name ("Collective name"), else
 -- its name's category: that rule is trace_kernel_stats' (schema 2). trace_step_categories
 -- repeated it, and xp show's heaviest kernels read the name's category alone, so after a
