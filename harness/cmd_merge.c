@@ -599,7 +599,7 @@ int cmd_merge(int argc, char **argv, const char *db_path) {
   /* xp's own reading of OTHER needs table-valued pragmas, which the authorizer for user query
   ** files refuses; query_only still forbids any write to OTHER. */
   sqlite3_set_authorizer(m.other, NULL, NULL);
-  if (!(m.main = xp_db_open(db_path, XP_DB_READWRITE, &rc))) goto out;
+  if (!(m.main = xp_db_open(db_path, dry ? XP_DB_EXISTING : XP_DB_READWRITE, &rc))) goto out;
   m.same_schema = xp_db_user_version(m.other) == xp_db_user_version(m.main);
   if ((rc = xp_rtree_load(m.other, &m.ot)) != 0 || (rc = xp_rtree_load(m.main, &m.mt)) != 0) goto out;
   if ((rc = check_compatible(&m)) != 0) goto out;

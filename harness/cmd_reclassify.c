@@ -105,7 +105,7 @@ int cmd_reclassify(int argc, char **argv, const char *db_path) {
     free(text);
     return rc;
   }
-  sqlite3 *db = xp_db_open(db_path, XP_DB_READWRITE, &rc);
+  sqlite3 *db = xp_db_open(db_path, dry ? XP_DB_EXISTING : XP_DB_READWRITE, &rc);
   name_row *rows = NULL;
   size_t n = 0, changed = 0;
   if (db && (rc = xp_db_begin(db)) == 0) {

@@ -367,7 +367,7 @@ sqlite3 *xp_db_open(const char *path, enum xp_db_mode mode, int *exit_code) {
   struct stat st;
   int exists = stat(path, &st) == 0;
   *exit_code = XP_EXIT_DB;
-  if (!exists && mode == XP_DB_READONLY) {
+  if (!exists && mode != XP_DB_READWRITE) {
     xp_error_at(XP_EXIT_DB, path, 0, "no such database (record a run first, or pass --db)");
     return NULL;
   }
@@ -390,7 +390,7 @@ sqlite3 *xp_db_open(const char *path, enum xp_db_mode mode, int *exit_code) {
                 " sit beside it (give the path the link points to)");
     return NULL;
   }
-  const char *why = mode == XP_DB_READWRITE ? unwritable(path, exists) : NULL;
+  const char *why = mode != XP_DB_READONLY ? unwritable(path, exists) : NULL;
   if (why) {
     xp_error_at(XP_EXIT_DB, path, 0, "cannot record into this database: %s", why);
     return NULL;

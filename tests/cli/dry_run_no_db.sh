@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# A dry run writes nothing, and that includes the database itself: `xp merge --dry-run` and
+# `xp reclassify --dry-run` used to create an empty ./xp.db (or whatever a mistyped --db named)
+# before rolling their transaction back. Where there is no database, they now say so (exit 3,
+# as the reading commands do) and leave no file; the other dry runs never opened one.
+: "${XP:?}" "${XP_SRC:?}"
+. "$XP_SRC/tests/lib.sh"
+nccl="$XP_SRC/tests/data/nccl/nccltests_sweep.txt"
+
+other="$tmp/other.db"
+"$XP" --db "$other" import nccl-tests "$nccl" > /dev/null 2>&1
+check "a database to merge from" 0 $?
+
+missing="$tmp/missing.db"
+one_line "merge --dry-run into no database" 3 "$missing: no such database" \
+  "$XP" --db "$missing" merge "$other" --dry-run
+check "merge --dry-run creates no database" "" "$(ls "$tmp" | grep missing)"
+one_line "reclassify --dry-run on no database" 3 "$missing: no such database" \
+  "$XP" --db "$missing" reclassify --dry-run
+check "reclassify --dry-run creates no database" "" "$(ls "$tmp" | grep missing)"
+"$XP" --db "$missing" import nccl-tests "$nccl" --dry-run > /dev/null 2>&1
+check "import --dry-run exit" 0 $?
+"$XP" --db "$missing" run "$XP_SRC/experiments/gemm_kimi_k25_tp8.toml" --dry-run > /dev/null 2>&1
+check "run --dry-run exit" 0 $?
+check "import and run --dry-run create no database" "" "$(ls "$tmp" | grep missing)"
+
+# With a database there, the dry runs still answer (and still write nothing).
+"$XP" --db "$missing" merge "$other" > /dev/null 2>&1
+check "merge creates the database" 0 $?
+"$XP" --db "$missing" merge "$other" --dry-run > "$tmp/out" 2>&1
+check "merge --dry-run on a database exit" 0 $?
+grep -q "^dry run (nothing written): from .*: 0 runs merged, 1 already here" "$tmp/out" ||
+  { echo "FAIL: merge --dry-run output: $(cat "$tmp/out")"; fail=1; }
+"$XP" --db "$missing" reclassify --dry-run > "$tmp/out" 2>&1
+check "reclassify --dry-run on a database exit" 0 $?
+grep -q "dry run, nothing written" "$tmp/out" || { echo "FAIL: reclassify --dry-run output: $(cat "$tmp/out")"; fail=1; }
+finish
