@@ -291,7 +291,7 @@ int cmd_verify(int argc, char **argv, const char *db_path) {
   }
   if (rc) return rc;
   if (seal) {
-    sqlite3 *w = xp_db_open(db_path, XP_DB_READWRITE, &rc);
+    sqlite3 *w = xp_db_open(db_path, XP_DB_EXISTING, &rc);
     if (!w) return rc;
     rc = seal_unsealed(w, quiet);
     xp_db_close(w);

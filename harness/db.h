@@ -13,8 +13,8 @@
 enum xp_db_mode {
   XP_DB_READWRITE, /* create if missing, migrate to the current schema */
   XP_DB_READONLY,  /* must exist and be current or older-but-readable; nothing is written */
-  XP_DB_EXISTING   /* as READWRITE, but must exist: a dry run, which writes in a transaction it
-                   ** rolls back, must not leave a new empty database behind */
+  XP_DB_EXISTING   /* as READWRITE, but must exist: a command about a history already there (a
+                   ** dry run, verify --seal) must not leave a new empty database behind */
 };
 
 /* Resolve the database path: --db, else $XP_DB, else ./xp.db. */

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# A dry run writes nothing, and that includes the database itself: `xp merge --dry-run` and
-# `xp reclassify --dry-run` used to create an empty ./xp.db (or whatever a mistyped --db named)
-# before rolling their transaction back. Where there is no database, they now say so (exit 3,
-# as the reading commands do) and leave no file; the other dry runs never opened one.
+# Only a command that records creates a database. A dry run writes nothing, the database file
+# included: `xp merge --dry-run` and `xp reclassify --dry-run` used to create an empty ./xp.db
+# (or whatever a mistyped --db named) before rolling their transaction back, and so did
+# `xp verify --seal`, which has nothing to seal there. Where there is no database they now say
+# so (exit 3, as the reading commands do) and leave no file; the other dry runs open none.
 : "${XP:?}" "${XP_SRC:?}"
 . "$XP_SRC/tests/lib.sh"
 nccl="$XP_SRC/tests/data/nccl/nccltests_sweep.txt"
@@ -18,6 +19,8 @@ check "merge --dry-run creates no database" "" "$(ls "$tmp" | grep missing)"
 one_line "reclassify --dry-run on no database" 3 "$missing: no such database" \
   "$XP" --db "$missing" reclassify --dry-run
 check "reclassify --dry-run creates no database" "" "$(ls "$tmp" | grep missing)"
+one_line "verify --seal on no database" 3 "$missing: no such database" "$XP" --db "$missing" verify --seal
+check "verify --seal creates no database" "" "$(ls "$tmp" | grep missing)"
 "$XP" --db "$missing" import nccl-tests "$nccl" --dry-run > /dev/null 2>&1
 check "import --dry-run exit" 0 $?
 "$XP" --db "$missing" run "$XP_SRC/experiments/gemm_kimi_k25_tp8.toml" --dry-run > /dev/null 2>&1
