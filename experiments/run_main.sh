@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # xp's main job, from a fresh clone: installs what is missing, builds xp, records into the
-# database (--db, else $XP_DB, else ./xp.db in the current folder) and answers "what share of
-# a decode step is AllReduce, GEMM, attention, MoE ..." for the configurations recorded.
+# database ($XP_DB, else ./xp.db in the current folder; the script takes no arguments) and
+# answers "what share of a decode step is AllReduce, GEMM, attention, MoE ..." for the
+# configurations recorded.
 # Without a GPU it imports the two-rank sample trace shipped in tests/data/trace; with one it
 # also measures the decode-step all-reduce burst on the real NCCL.
 set -euo pipefail

@@ -68,11 +68,14 @@ int cmd_help(int argc, char **argv, const char *db_path) {
     return 0;
   }
   printf("usage: xp [--db PATH] COMMAND [ARGS]\n"
-         "  The database is --db PATH, else $XP_DB, else ./xp.db (created on first use).\n\n"
+         "  The database is --db PATH (before the command), else $XP_DB, else ./xp.db. The first\n"
+         "  command that records (run, import, merge, reclassify) creates it; the others refuse a\n"
+         "  missing one (exit 3), and a dry run never creates one.\n\n"
          "commands:\n");
   for (const xp_cmd *c = xp_cmds(); c->name; c++) printf("  %-11s %s\n", c->name, c->summary);
   printf("\nrun kinds: xp help kinds; one kind's keys: xp help KIND\n"
-         "exit codes: 0 ok, 1 run failed, 2 bad usage or input, 3 database error,\n"
+         "exit codes: 0 ok, 1 run failed or audit found evidence contradicted, 2 bad usage or\n"
+         "            input, 3 database error (missing, not xp's, newer, corrupt, locked, read-only),\n"
          "            4 environment (no GPU, built without CUDA), 5 integrity check failed,\n"
          "            130 interrupted (run recorded as aborted)\n");
   return 0;

@@ -24,6 +24,8 @@ static const char usage[] =
     "  parent is RUN; imported runs are imported again from the same files. Warns when xp's\n"
     "  commit, the environment (env.*) or the hardware (GPUs, driver, libraries, host) differ\n"
     "  from RUN's. Then `xp compare RUN NEW` checks that the results reproduce.\n"
+    "  A spec run by a relative path (xp run experiments/x.toml) is found again, with the\n"
+    "  model files and other paths it names, from the current folder: rerun from the same one.\n"
     "  --dry-run  print what would be measured; record nothing\n";
 
 typedef enum { FACT_COMMIT, FACT_ENV, FACT_HARDWARE, FACT_OTHER } fact_class;

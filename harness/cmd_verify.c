@@ -30,7 +30,8 @@ static const char usage[] =
     "  --seal   first seal finished runs that have none (runs recorded before the chain\n"
     "           existed), appending them to the chain in finish order\n"
     "  --quiet  print only breaks\n"
-    "  Exit status: 0 intact, 5 a break was found, 3 the database cannot be read.\n";
+    "  Exit status: 0 intact, 5 a break was found, 3 the database is missing or cannot be read\n"
+    "  (--seal never creates one).\n";
 
 typedef struct verify_state {
   sqlite3 *db;

@@ -38,16 +38,20 @@ static const xp_cmd commands[] = {
      "usage: xp import FORMAT FILE... [--OPTION VALUE]... [--set KEY=VALUE]... [--dry-run]\n"
      "  All files of one invocation become one run. Formats: see `xp help kinds`.\n"
      "  Options map to the kind's spec keys (--step-annotation NAME -> step_annotation).\n"
-     "  --set KEY=VALUE  declare the configuration (model, tp, batch, interconnect, ...)\n"},
+     "  --set KEY=VALUE  declare the configuration (model, tp, batch, interconnect, ...)\n"
+     "  --dry-run        say what would be imported; record nothing\n"},
     {"query", cmd_query, "run the SQL in a file against the database, read-only",
      "usage: xp query FILE.sql [--param NAME=VALUE]... [--format table|csv|json]\n"
      "  Opens the database read-only; every statement in the file runs and prints its rows.\n"
      "  Parameters are bound by name (:NAME, @NAME or $NAME in the SQL).\n"},
     {"runs", cmd_runs, "list runs, newest first",
      "usage: xp runs [--kind K] [--status S] [--where KEY=VALUE]... [--limit N] [--format F]\n"
-     "  Status 'incomplete' marks a run whose recording process died.\n"
-     "  --where matches flattened columns (model, tp, batch, gpu_name, interconnect, ...) or\n"
-     "  any metadata key (env.NCCL_P2P_DISABLE=1).\n"},
+     "  --kind K    a run kind (xp help kinds)\n"
+     "  --status S  running, ok, failed, aborted or incomplete (a run whose recording process died)\n"
+     "  --where     flattened columns (model, tp, batch, gpu_name, interconnect, ...) or any\n"
+     "              metadata key (env.NCCL_P2P_DISABLE=1)\n"
+     "  --limit N   the newest N runs (default 50)\n"
+     "  --format F  table (default), csv or json\n"},
     {"show", cmd_show, "show everything recorded for a run",
      "usage: xp show RUN [--format table|json]\n"
      "  RUN is a UUID or a unique prefix of one.\n"},
