@@ -74,7 +74,10 @@ static int torch_trace_plan(const xp_spec *spec, FILE *out) {
     fprintf(out, "  %s (%lld bytes)\n", path, size);
     free(path);
   }
-  fprintf(out, "steps: %s; every event kept: %s\n", ann ? ann : "ProfilerStep#N (none: the whole GPU window)",
+  /* The plan reads no trace: say the rule, not what these traces hold ("(none: ...)" read as if
+  ** they had no steps). */
+  fprintf(out, "steps: marked by %s; every event kept: %s\n",
+          ann ? ann : "ProfilerStep#N (a trace without them: its whole GPU window as one step)",
           xp_spec_bool(spec->root, "events", 0) ? "yes" : "no");
   return 0;
 }

@@ -119,6 +119,12 @@ before=$(query "SELECT count(*) FROM runs")
 "$XP" --db "$db" import torch-trace "$r0" "$r1" --dry-run > "$tmp/plan" 2>&1
 check "dry run exit" 0 $?
 grep -q 'would import 2 trace file' "$tmp/plan" || { echo "FAIL: plan"; cat "$tmp/plan"; fail=1; }
+# The plan states the step rule; it reads no trace, so it must not sound as if these had no steps.
+grep -qx 'steps: marked by ProfilerStep#N (a trace without them: its whole GPU window as one step); every event kept: no' \
+  "$tmp/plan" || { echo "FAIL: plan's step rule"; cat "$tmp/plan"; fail=1; }
+"$XP" --db "$db" import torch-trace "$r0" --step-annotation decode_step --events --dry-run > "$tmp/plan" 2>&1
+grep -qx 'steps: marked by decode_step; every event kept: yes' "$tmp/plan" ||
+  { echo "FAIL: plan with --step-annotation"; cat "$tmp/plan"; fail=1; }
 check "dry run records nothing" "$before" "$(query "SELECT count(*) FROM runs")"
 
 # Events longer than the reader's chunk margins (here names of 0.3 to 1 MB, across the 1 MiB
