@@ -4,6 +4,7 @@
 ** kernel's category through trace_names at query time, so every imported trace answers under
 ** the new rules at once, without being imported again.
 */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,7 +80,7 @@ static int load(const char *file, tt_rules *rules, char **text, size_t *len) {
     return tt_rules_builtin(rules);
   }
   *text = xp_read_file(file, len);
-  if (!*text) return xp_error_at(XP_EXIT_USAGE, file, 0, "cannot read the rules file");
+  if (!*text) return xp_error_at(XP_EXIT_USAGE, file, 0, "cannot read the rules file: %s", strerror(errno));
   return tt_rules_parse(*text, *len, file, rules);
 }
 

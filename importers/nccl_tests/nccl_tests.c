@@ -8,6 +8,7 @@
 ** P2P transports be told apart into NVLink and PCIe.
 */
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,7 +203,7 @@ static int load(const xp_spec *s, loaded *L) {
     int i = L->n++;
     L->paths[i] = f->valuestring;
     L->texts[i] = xp_read_file(f->valuestring, &L->lens[i]);
-    if (!L->texts[i]) return xp_error_at(XP_EXIT_USAGE, f->valuestring, 0, "cannot read the file");
+    if (!L->texts[i]) return xp_error_at(XP_EXIT_USAGE, f->valuestring, 0, "cannot read: %s", strerror(errno));
     L->kinds[i] = classify(L->texts[i], L->lens[i]);
     if (L->kinds[i] == F_INFO) continue; /* read for its INFO lines with the others (execute) */
     if (L->kinds[i] == F_TOPO) {
@@ -488,7 +489,7 @@ static int check(const xp_spec *s) {
   if (cJSON_GetArraySize(files) == 0) return xp_spec_error(s, "files", "no files given");
   cJSON_ArrayForEach(f, files) {
     FILE *fp = fopen(f->valuestring, "r");
-    if (!fp) return xp_error_at(XP_EXIT_USAGE, f->valuestring, 0, "cannot read the file");
+    if (!fp) return xp_error_at(XP_EXIT_USAGE, f->valuestring, 0, "cannot read: %s", strerror(errno));
     fclose(fp);
   }
   return 0;
