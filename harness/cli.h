@@ -27,9 +27,9 @@ int xp_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(
 /* Output of result sets, shared by query, runs and show. */
 enum xp_format { XP_FMT_TABLE, XP_FMT_CSV, XP_FMT_JSON };
 int xp_parse_format(const char *s, enum xp_format *out);
-/* Step `st` to the end and print its rows. Returns 0 or an exit code (SQL errors). For JSON,
-** prints one array of objects. */
-int xp_print_rows(sqlite3 *db, sqlite3_stmt *st, enum xp_format fmt, FILE *out);
+/* Step `st` to the end and print its rows; *rows (if not NULL) gets how many. Returns 0 or an
+** exit code (SQL errors). For JSON, prints one array of objects. */
+int xp_print_rows(sqlite3 *db, sqlite3_stmt *st, enum xp_format fmt, FILE *out, size_t *rows);
 /* Step st to the end into a JSON array of row objects; *rc gets 0 or an exit code. */
 struct cJSON *xp_rows_json(sqlite3_stmt *st, int *rc); /* reals as exact raw numbers (xp_json_real) */
 /* A document as xp prints JSON (malloc'd, indented): always UTF-8, as JSON must be; bytes of

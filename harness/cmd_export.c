@@ -253,7 +253,7 @@ static int write_csv_dir(sqlite3 *db, const char *ids, int samples, const char *
     free(sql);
     if (!st) rc = XP_EXIT_DB;
     else {
-      rc = xp_print_rows(db, st, XP_FMT_CSV, f);
+      rc = xp_print_rows(db, st, XP_FMT_CSV, f, NULL);
       sqlite3_finalize(st);
     }
     if (fclose(f) != 0 && rc == 0) rc = xp_error_at(XP_EXIT_FAILED, tmp[i], 0, "cannot write: %s", strerror(errno));

@@ -107,8 +107,16 @@ int xp_query_text(sqlite3 *db, const char *sql, const char *file, const xp_param
   return 0;
 }
 
-/* sets: statements that return rows (counted before any runs); count: those printed so far */
-struct print_arg { enum xp_format fmt; int count, sets; const xp_param *params; int nparams; char *used; };
+/* sets: statements that return rows (counted before any runs); count: those printed so far;
+** rows: the rows they printed */
+struct print_arg {
+  enum xp_format fmt;
+  int count, sets;
+  size_t rows;
+  const xp_param *params;
+  int nparams;
+  char *used;
+};
 
 /* The first pass: how many result sets the file prints (several, in JSON, are one array of
 ** arrays: two documents back to back are no JSON), and which --param the statements name, by
@@ -145,16 +153,35 @@ static int print_stmt(void *arg, sqlite3 *db, sqlite3_stmt *st, const char *file
   /* Reported once, here, with the statement's line: xp_print_rows would say it without one
   ** (two lines for one error; tests/bad_inputs: query-runtime-error). */
   xp_error_quiet(1);
-  int rc = xp_print_rows(db, st, pa->fmt, stdout);
+  size_t rows = 0;
+  int rc = xp_print_rows(db, st, pa->fmt, stdout, &rows);
   xp_error_quiet(0);
+  pa->rows += rows;
   return rc ? step_error(db, file, line) : 0;
+}
+
+/* A query file may say what an empty answer means, in a comment line of its own:
+**   -- if no rows: no nccl_burst runs yet (xp run experiments/allreduce_burst.toml)
+** Said on stderr, so that CSV and JSON stay data; "(no rows)" alone leaves a new user guessing
+** whether the history is empty, the question has no answer, or the file is wrong. */
+static void say_if_no_rows(const char *sql, const char *file) {
+  static const char tag[] = "-- if no rows:";
+  for (const char *p = sql; p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+    p += strspn(p, " \t");
+    if (strncmp(p, tag, sizeof tag - 1) != 0) continue;
+    p += sizeof tag - 1;
+    p += strspn(p, " \t");
+    int n = (int)strcspn(p, "\r\n");
+    if (n > 0) fprintf(stderr, "xp: %s: no rows: %.*s\n", file, n, p);
+    return;
+  }
 }
 
 int cmd_query(int argc, char **argv, const char *db_path) {
   const char *file = NULL;
   xp_param *params = xp_xcalloc((size_t)argc, sizeof *params);
   int nparams = 0, bad = 0, rc = 0;
-  struct print_arg pa = {XP_FMT_TABLE, 0, 0, params, 0, NULL};
+  struct print_arg pa = {.fmt = XP_FMT_TABLE, .params = params};
   for (int i = 1; i < argc && rc == 0; i++) {
     const char *v;
     if ((v = xp_opt_value(argc, argv, &i, "--param", &bad))) {
@@ -177,6 +204,7 @@ int cmd_query(int argc, char **argv, const char *db_path) {
   if (rc == 0) rc = xp_query_text(db, sql, file, params, nparams, scan_stmt, &pa);
   if (rc == 0) rc = xp_query_text(db, sql, file, params, nparams, print_stmt, &pa);
   if (rc == 0 && pa.fmt == XP_FMT_JSON && pa.sets > 1) fputs("]\n", stdout);
+  if (rc == 0 && pa.sets > 0 && pa.rows == 0) say_if_no_rows(sql, file);
   for (int i = 0; i < nparams && rc == 0; i++)
     if (!pa.used[i])
       xp_warn("%s: --param %s: the query has no :%s (a misspelt name?)", file, params[i].name, params[i].name);

@@ -86,7 +86,7 @@ int cmd_runs(int argc, char **argv, const char *db_path) {
     if (k) sqlite3_bind_text(st, k, wheres[i], (int)(eq - wheres[i]), SQLITE_TRANSIENT);
   }
   sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":limit"), lim);
-  rc = xp_print_rows(db, st, fmt, stdout);
+  rc = xp_print_rows(db, st, fmt, stdout, NULL);
   sqlite3_finalize(st);
 out:
   xp_db_close(db);

@@ -68,7 +68,7 @@ int cmd_show(int argc, char **argv, const char *db_path) {
       cJSON_AddItemToObject(all, sections[s].title, rows);
     } else {
       printf("%s== %s ==\n", s ? "\n" : "", sections[s].title);
-      rc = xp_print_rows(db, st, fmt, stdout);
+      rc = xp_print_rows(db, st, fmt, stdout, NULL);
     }
     sqlite3_finalize(st);
   }

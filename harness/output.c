@@ -68,7 +68,7 @@ static int is_numeric_col(sqlite3_stmt *st, int c) {
   return t == SQLITE_INTEGER || t == SQLITE_FLOAT;
 }
 
-static int print_table(sqlite3 *db, sqlite3_stmt *st, FILE *out) {
+static int print_table(sqlite3 *db, sqlite3_stmt *st, FILE *out, size_t *rows) {
   int ncol = sqlite3_column_count(st), rc;
   size_t nrows = 0, cap = 64;
   char **cells = xp_xmalloc(cap * (size_t)ncol * sizeof *cells);
@@ -109,6 +109,7 @@ static int print_table(sqlite3 *db, sqlite3_stmt *st, FILE *out) {
     }
     if (nrows == 0) fputs("(no rows)\n", out);
   }
+  *rows = nrows;
   for (size_t i = 0; i < nrows * (size_t)ncol; i++) free(cells[i]);
   free(cells);
   free(numeric);
@@ -176,7 +177,7 @@ static void print_real(FILE *out, double v) {
   fputs(buf, out);
 }
 
-static int print_csv(sqlite3_stmt *st, FILE *out) {
+static int print_csv(sqlite3_stmt *st, FILE *out, size_t *rows) {
   int ncol = sqlite3_column_count(st), rc;
   for (int c = 0; c < ncol; c++) {
     if (c) fputc(',', out);
@@ -184,6 +185,7 @@ static int print_csv(sqlite3_stmt *st, FILE *out) {
   }
   fputc('\n', out);
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    ++*rows;
     for (int c = 0; c < ncol; c++) {
       if (c) fputc(',', out);
       if (sqlite3_column_type(st, c) == SQLITE_FLOAT) print_real(out, sqlite3_column_double(st, c));
@@ -230,9 +232,10 @@ char *xp_json_print(const cJSON *doc) {
   return text;
 }
 
-static int print_json(sqlite3_stmt *st, FILE *out) {
+static int print_json(sqlite3_stmt *st, FILE *out, size_t *rows) {
   int rc;
   cJSON *arr = xp_rows_json(st, &rc);
+  *rows = (size_t)cJSON_GetArraySize(arr);
   char *text = xp_json_print(arr);
   fprintf(out, "%s\n", text);
   free(text);
@@ -240,9 +243,11 @@ static int print_json(sqlite3_stmt *st, FILE *out) {
   return rc;
 }
 
-int xp_print_rows(sqlite3 *db, sqlite3_stmt *st, enum xp_format fmt, FILE *out) {
-  int rc = fmt == XP_FMT_CSV ? print_csv(st, out) : fmt == XP_FMT_JSON ? print_json(st, out)
-                                                  : print_table(db, st, out);
+int xp_print_rows(sqlite3 *db, sqlite3_stmt *st, enum xp_format fmt, FILE *out, size_t *rows) {
+  size_t n = 0;
+  int rc = fmt == XP_FMT_CSV ? print_csv(st, out, &n) : fmt == XP_FMT_JSON ? print_json(st, out, &n)
+                                                      : print_table(db, st, out, &n);
+  if (rows) *rows = n;
   if (!rc) return 0;
   /* A damaged, unreadable or locked database is the database's fault (exit 3), not the
   ** query's (exit 2) (tests/bad_inputs: db-corrupt-*). */

@@ -2,6 +2,7 @@
 -- really used?
 --
 --   xp query queries/allreduce_burst.sql [--format csv]
+-- if no rows: no ok nccl_burst runs yet: xp run experiments/allreduce_burst.toml on a GPU host, or xp import nccl-tests LOG
 --
 -- One row per (collective, dtype, bytes, mode, placement, burst, GPUs, interconnect, transport,
 -- origin) over nccl_burst runs that finished ok, measured by xp or imported from nccl-tests;

@@ -4,6 +4,7 @@
 -- and the bound: memory, compute, or latency when under half of both ceilings.
 -- GB/s counts weight, activations and output once each.
 --   xp query queries/gemm_roofline.sql
+-- if no rows: no ok gemm run yet: xp run experiments/gemm_kimi_k25_tp8.toml on a GPU host
 WITH run AS (
   SELECT id FROM runs WHERE kind = 'gemm' AND status = 'ok'
   ORDER BY started_at DESC, id DESC LIMIT 1

@@ -11,6 +11,7 @@
 -- read_floor_us is the floor timed beside an INT4 kernel: its bytes read bare in one launch
 -- from the same rotated copies; x_read_floor, how many times that the kernel takes.
 --   xp query queries/kernel_variants.sql
+-- if no rows: no kernel_variant case passed its check yet: xp run experiments/w4a16_variants.toml on a GPU host
 WITH c AS (
   SELECT r.id AS run_id, r.started_at,
          json_extract(k.params, '$.arch') AS arch,

@@ -10,6 +10,7 @@
 -- better lower, rates (GB/s, TFLOP/s, tok/s, ...) better higher; other units say 'changed'.
 -- A trace job imported again (view trace_superseded) counts once.
 -- Use: xp query queries/regressions.sql [--format csv|json]
+-- if no rows: nothing moved beyond 10% (a case needs an ok run and at least one older ok run of its configuration)
 WITH settings(threshold) AS (SELECT 0.10),
 cases_keyed AS (
   SELECT c.*, json_remove(c.params, '$.file', '$.result') AS key_params FROM cases c

@@ -304,7 +304,7 @@ static int torch_trace_show(sqlite3 *db, int64_t run_id, FILE *out, int fmt, cJS
       cJSON_AddItemToObject(json, show_sections[i].title, xp_rows_json(st, &rc));
     } else {
       fprintf(out, "\n== %s ==\n", show_sections[i].title);
-      rc = xp_print_rows(db, st, (enum xp_format)fmt, out);
+      rc = xp_print_rows(db, st, (enum xp_format)fmt, out, NULL);
     }
     sqlite3_finalize(st);
   }
