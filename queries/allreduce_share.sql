@@ -29,10 +29,9 @@ ar AS (
   SELECT run_id, sum(total_ns) AS ns FROM trace_step_categories
   WHERE category = 'allreduce' GROUP BY run_id
 ),
-arw AS (
-  SELECT run_id, coalesce(sum(wait_ns), 0) AS wait_ns,
-         coalesce(sum(CASE WHEN match_group IS NOT NULL THEN dur_ns END), 0) AS matched_ns
-  FROM trace_collectives WHERE collective = 'allreduce' AND step IS NOT NULL GROUP BY run_id
+arw AS (  -- the same AllReduce kernels as ar: collectives under their category now
+  SELECT run_id, coalesce(sum(wait_ns), 0) AS wait_ns, coalesce(sum(matched_dur_ns), 0) AS matched_ns
+  FROM trace_step_collectives WHERE collective = 'allreduce' AND step IS NOT NULL GROUP BY run_id
 ),
 traced AS (
   SELECT run_id, CASE WHEN min(gpu_start_ns) > 946684800000000000

@@ -34,10 +34,10 @@ step AS (
 cat AS (
   SELECT run_id, category, sum(total_ns) AS ns FROM trace_step_categories GROUP BY run_id, category
 ),
-arw AS (  -- AllReduce kernels inside steps: their waiting, where matched
-  SELECT run_id, coalesce(sum(wait_ns), 0) AS wait_ns,
-         coalesce(sum(CASE WHEN match_group IS NOT NULL THEN dur_ns END), 0) AS matched_ns
-  FROM trace_collectives WHERE collective = 'allreduce' AND step IS NOT NULL GROUP BY run_id
+arw AS (  -- AllReduce kernels inside steps, under their category now as in cat: their
+          -- waiting, where matched
+  SELECT run_id, coalesce(sum(wait_ns), 0) AS wait_ns, coalesce(sum(matched_dur_ns), 0) AS matched_ns
+  FROM trace_step_collectives WHERE collective = 'allreduce' AND step IS NOT NULL GROUP BY run_id
 ),
 traced AS (  -- when the trace was recorded (GPU clock), else when it was imported
   SELECT run_id, CASE WHEN min(gpu_start_ns) > 946684800000000000

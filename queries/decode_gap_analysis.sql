@@ -27,6 +27,8 @@
 --   ranks included (the basis says how much of it was waiting, where ranks were matched);
 --   other kernels; overlap between streams (negative: time counted twice); idle GPU; the
 --   step = first kernel start to last kernel end. The measured column adds up to the step.
+--   Categories are the ones in force now (xp reclassify), for the time, the waiting and the
+--   message sizes alike.
 -- A side without runs is NULL; the basis says what to run.
 WITH
 traces AS (  -- each job once (trace_superseded: imported again, or its ranks alone as well)
@@ -50,7 +52,7 @@ measured AS (
           WHERE c.category = 'allreduce'), 0) / 1e3 / nullif(count(*), 0) AS ar_us,
          -- waiting is known for multi-rank runs only: averaged over their steps alone, beside
          -- their own all-reduce time (over all steps, single-rank ones too, it could exceed it)
-         (SELECT sum(k.wait_ns) FROM trace_collectives k JOIN steps s USING (run_id, rank, step)
+         (SELECT sum(k.wait_ns) FROM trace_step_collectives k JOIN steps s USING (run_id, rank, step)
           WHERE k.collective = 'allreduce' AND s.single_rank = 0) / 1e3
            / nullif(sum(single_rank = 0), 0) AS ar_wait_us,
          coalesce((SELECT sum(c.total_ns) FROM trace_step_categories c JOIN steps s USING (run_id, rank, step)
@@ -82,10 +84,11 @@ gemm AS (
          CASE WHEN sum(status <> 'ok' OR best_us IS NULL) = 0 THEN sum(best_us * count) END AS best_us
   FROM gemm_cases
 ),
--- All-reduces per step by message size: from the traces, else from the gemm run's o_proj.
+-- All-reduces per step by message size: from the traces (the kernels that are all-reduces
+-- now, as in measured), else from the gemm run's o_proj.
 ar_sizes AS (
   SELECT k.in_bytes AS bytes, count(*) * 1.0 / (SELECT nsteps FROM measured) AS per_step, 'traces' AS origin
-  FROM trace_collectives k JOIN steps s USING (run_id, rank, step)
+  FROM trace_collective_kernels k JOIN steps s USING (run_id, rank, step)
   WHERE k.collective = 'allreduce' AND k.in_bytes > 0
   GROUP BY k.in_bytes
   UNION ALL
