@@ -20,6 +20,9 @@ static int check_failures;
   if (!(fabs(a_ - b_) <= (rel) * fmax(fabs(a_), fabs(b_)) || a_ == b_)) { check_failures++; \
   fprintf(stderr, "%s:%d: %s ~= %s failed: %.17g vs %.17g\n", __FILE__, __LINE__, #a, #b, a_, b_); } \
   } while (0)
+/* main() of a test that cannot run in this build (a GPU test built without CUDA): skipped, said why. */
+#define CHECK_SKIP_MAIN(why) \
+  int main(void) { (void)check_failures; printf("skipped: %s\n", why); return 77; }
 #define CHECK_DONE() do { if (check_failures) { fprintf(stderr, "%d check(s) failed\n", \
   check_failures); return 1; } return 0; } while (0)
 #endif

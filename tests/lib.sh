@@ -46,6 +46,14 @@ gpu_run() { # gpu_run SPEC: xp run SPEC into $db ($tmp/out, $tmp/err); skip (77)
   fi
   return $rc
 }
+gpu_run_ok() { # gpu_run_ok SPEC WHAT: gpu_run SPEC, print its output, check WHAT exited 0
+  # (its stderr shown when not)
+  gpu_run "$1"
+  local rc=$?
+  cat "$tmp/out"
+  check "$2" 0 $rc
+  [ $rc = 0 ] || cat "$tmp/err"
+}
 finish() {
   [ "$fail" = 0 ] && echo "ok"
   exit "$fail"

@@ -22,11 +22,7 @@ shapes = [{name = "gate_up", n = 512, k = 7168},
           {name = "moe", type = "moe", hidden = 7168, intermediate = 256, experts = 64, topk = 8}]
 TOML
 
-gpu_run "$tmp/small.toml"
-rc=$?
-cat "$tmp/out"
-check "kernel_variant run" 0 $rc
-[ $rc = 0 ] || cat "$tmp/err"
+gpu_run_ok "$tmp/small.toml" "kernel_variant run"
 
 # 1. Every supported case passed the gate and was timed; none failed.
 failed=$(query "SELECT name || ': ' || note FROM cases WHERE status = 'failed'")

@@ -24,11 +24,7 @@ shapes = [{name = "small", type = "moe", hidden = 2048, intermediate = 256, expe
           {name = "large", type = "moe", hidden = 7168, intermediate = 256, experts = 64, topk = 8}]
 TOML
 
-gpu_run "$tmp/rot.toml"
-rc=$?
-cat "$tmp/out"
-check "kernel_variant run" 0 $rc
-[ $rc = 0 ] || cat "$tmp/err"
+gpu_run_ok "$tmp/rot.toml" "kernel_variant run"
 
 moe="name NOT LIKE 'ceiling.%'"
 p() { echo "coalesce(json_extract(params, '\$.$1'), 0)"; } # absent reads 0: fails the checks
