@@ -12,6 +12,7 @@ static const int64_t pow10_table[19] = {
 int tt_us_to_ns(tt_slice s, int64_t *ns) {
   if (!s.p) return -1; /* an absent field */
   const char *p = s.p, *end = s.p + s.n;
+  if (s.n >= 2 && *p == '"') p++, end--; /* a number written as a string */
   int neg = 0;
   if (p < end && *p == '-') neg = 1, p++;
   uint64_t mant = 0;

@@ -16,7 +16,8 @@
 #define TT_NS_LIMIT 4000000000000000000LL
 
 /* A JSON number in microseconds to nanoseconds, rounded half away from zero past the third
-** decimal. 0 on success, -1 if s is not a number or its magnitude is past TT_NS_LIMIT. */
+** decimal. A quoted number ("ts": "5131127428461.376", as some exporters write times) is read as
+** the number. 0 on success, -1 if s is not a number or its magnitude is past TT_NS_LIMIT. */
 int tt_us_to_ns(tt_slice s, int64_t *ns);
 /* A JSON integer (no fraction, no exponent). A quoted integer ("7") is accepted too: some
 ** producers write ids as strings. 0 on success, -1 otherwise. */
