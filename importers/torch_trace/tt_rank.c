@@ -354,12 +354,17 @@ static void add_collective(tt_import *imp, tt_rank *r, const tt_event *ev, uint3
   c->elem_size = c->dtype >= 0 ? dtype_size(imp->strs.str[c->dtype]) : 0;
 }
 
-/* A GPU other than the rank's first: kept in the rank's short list of devices. */
-static void note_device(tt_rank *r, int64_t dev) {
-  for (int i = 0; i < r->ndevices && i < TT_MAX_DEVICES; i++)
-    if (r->devices[i] == dev) return;
-  if (r->ndevices < TT_MAX_DEVICES) r->devices[r->ndevices] = dev;
-  if (r->ndevices <= TT_MAX_DEVICES) r->ndevices++;
+/* A GPU activity on device dev, counted in the rank's short list of devices. */
+static void note_device(tt_rank *r, int64_t dev, enum tt_gpu_kind kind) {
+  int i = 0;
+  while (i < r->ndevices && i < TT_MAX_DEVICES && r->devices[i] != dev) i++;
+  if (i == r->ndevices) { /* new */
+    if (r->ndevices < TT_MAX_DEVICES) r->devices[r->ndevices] = dev;
+    if (r->ndevices <= TT_MAX_DEVICES) r->ndevices++;
+  }
+  if (i >= TT_MAX_DEVICES) return;
+  r->dev_activities[i]++;
+  if (kind == TT_KERNEL) r->dev_kernels[i]++;
 }
 
 /* Reading one device of a trace that holds several (tt_read.c): another device's activity is
@@ -447,7 +452,7 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
   int64_t dev;
   if (tt_int(ev->pid, &dev) == 0) {
     if (r->device < 0) r->device = dev;
-    if (r->ndevices == 0 || dev != r->device) note_device(r, dev); /* devices[0] is r->device */
+    note_device(r, dev, kind);
   }
   if (cpu_ts) {
     tt_pend *pd = xp_vec_push(&r->pending, sizeof *pd);

@@ -266,6 +266,27 @@ static int split_devices(tt_import *imp, tt_rank *r, const char *path, const tt_
   return 0;
 }
 
+/* Several devices, but kernels on one only: the others hold copies the process made to or
+** from a peer GPU ("Memcpy PtoP (Device -> Device)", which CUPTI files under the device the copy
+** ran on). That process drove one GPU: its copies stay its own, as the trace records them, and
+** the rank's device is the one its kernels ran on (which the first activity need not be). */
+static int peer_copies_only(tt_rank *r) {
+  if (r->ndevices > TT_MAX_DEVICES) return 0;
+  int with_kernels = 0, own = 0;
+  int64_t others = 0;
+  for (int i = 0; i < r->ndevices; i++)
+    if (r->dev_kernels[i]) with_kernels++, own = i;
+  if (with_kernels != 1) return 0;
+  for (int i = 0; i < r->ndevices; i++)
+    if (i != own) others += r->dev_activities[i];
+  r->device = r->devices[own];
+  xp_warn("%s: %lld cop%s on %s GPU (device %lld%s) that ran no kernel (peer copies): counted as the rank's, "
+          "on device %lld", r->file, (long long)others, others == 1 ? "y" : "ies",
+          r->ndevices > 2 ? "other" : "another", (long long)r->devices[own ? 0 : 1], r->ndevices > 2 ? " and more" : "",
+          (long long)r->device);
+  return 1;
+}
+
 int tt_read_file(tt_import *imp, const char *path, const tt_options *opt) {
   tt_rank *r = xp_xcalloc(1, sizeof *r);
   r->file = xp_strdup(path);
@@ -276,7 +297,7 @@ int tt_read_file(tt_import *imp, const char *path, const tt_options *opt) {
   imp->ranks[imp->nranks++] = r;
   int rc = read_into(imp, r, path, opt);
   if (rc) return rc;
-  if (r->ndevices > 1 && !opt->device) return split_devices(imp, r, path, opt);
+  if (r->ndevices > 1 && !opt->device && !peer_copies_only(r)) return split_devices(imp, r, path, opt);
   tt_rank_done(imp, r, opt);
   warn_mended(r);
   if (opt->step_annotation && r->steps.n == 0)

@@ -135,6 +135,9 @@ typedef struct tt_rank {
   ** into one trace, and each becomes a rank of its own (tt_read.c) */
   int64_t devices[TT_MAX_DEVICES];
   int ndevices;                /* TT_MAX_DEVICES + 1: more than that */
+  /* GPU activities and kernels per device above: a device with copies and no kernel is not a
+  ** GPU the process drove but one its peer copies ran on ("Memcpy PtoP") */
+  int64_t dev_activities[TT_MAX_DEVICES], dev_kernels[TT_MAX_DEVICES];
   int64_t coll_matched, coll_unmatched;
   int done;
 } tt_rank;

@@ -7,7 +7,12 @@
 #     GPU's; where a rank is given for the file there is none to give each: refused;
 #   - CUDA graph replays launched through the driver API (cuGraphLaunch, a cuda_driver event):
 #     the kernels carry only the launch's correlation, and run well after the step's CPU window
-#     on a rank that waits for its peer; the launch's CPU time puts each in its step.
+#     on a rank that waits for its peer; the launch's CPU time puts each in its step;
+#   - every "ts" and "dur" written as a string ("5131127428461.376"), as some exporters write
+#     times: read as the numbers, where each GPU event was refused;
+#   - a rank whose trace holds peer copies ("Memcpy PtoP") that CUPTI filed under the peer GPU:
+#     the process drove one GPU (its kernels ran on one), so the copies stay the rank's, where
+#     the trace was refused as one process driving two GPUs.
 set -u
 . "$XP_SRC/tests/lib.sh"
 v="$XP_SRC/tests/data/trace/variants"
@@ -33,4 +38,22 @@ check "cuGraphLaunch: every kernel's time in a step" "$(query "SELECT kernel_ns 
   "$(query "SELECT sum(kernel_ns) FROM trace_steps")"
 check "cuGraphLaunch: every all-reduce in a step" "38|0" \
   "$(query "SELECT count(*) || '|' || count(*) FILTER (WHERE step IS NULL) FROM trace_collectives")"
+
+db="$tmp/tsstr.db"
+"$XP" --db "$db" import torch-trace "$v/tsstr.json.gz" > /dev/null 2> "$tmp/err"
+check "times as strings: exit" 0 $?
+# the same figures as twogpu_oneproc's device 0, whose events these are with the times quoted
+check "times as strings: rank" "0,12,16608" "$(query "SELECT device, kernels, kernel_ns FROM trace_ranks")"
+check "times as strings: steps" "2,6,8223
+3,6,8385" "$(query "SELECT number, kernels, kernel_ns FROM trace_steps ORDER BY step")"
+
+db="$tmp/peer.db"
+"$XP" --db "$db" import torch-trace "$v/peercopy_r0.json.gz" > /dev/null 2> "$tmp/err"
+check "peer copies on another GPU: exit" 0 $?
+check "peer copies on another GPU: warned" "xp: warning: $v/peercopy_r0.json.gz: 3 copies on another GPU (device 1) that ran no kernel (peer copies): counted as the rank's, on device 0" "$(cat "$tmp/err")"
+# 12 kernels on device 0 (16608 ns) and three 3.104 us copies, each launched in a step's operator
+check "peer copies on another GPU: one rank, its kernels' device" "0,0,12,3,25920" \
+  "$(query "SELECT rank, device, kernels, memcpys, kernel_ns FROM trace_ranks")"
+check "peer copies on another GPU: steps" "2,8,14431
+3,7,11489" "$(query "SELECT number, kernels, kernel_ns FROM trace_steps ORDER BY step")"
 finish
