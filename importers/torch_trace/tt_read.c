@@ -330,6 +330,14 @@ static int check_one_job(tt_import *imp) {
   for (int i = 0; i < imp->nranks; i++)
     for (int j = i + 1; j < imp->nranks; j++) {
       tt_rank *a = imp->ranks[i], *b = imp->ranks[j];
+      /* one rank's windows apart in time: a schedule with repeat exports each cycle to a file
+      ** of its own (tensorboard_trace_handler), and a directory of them holds every cycle */
+      if (a->rank == b->rank && !windows_overlap(a, b))
+        return xp_error_at(XP_EXIT_USAGE, b->file, 0,
+                           "rank %lld again, profiled at another time (%s is rank %lld too, and their GPU "
+                           "activity does not overlap): a profiler schedule writes each cycle to a file of its "
+                           "own; import each cycle's files as a run of its own", (long long)b->rank, a->file,
+                           (long long)a->rank);
       if (a->rank == b->rank)
         return xp_error_at(XP_EXIT_USAGE, b->file, 0, "rank %lld again (%s is rank %lld too)",
                            (long long)b->rank, a->file, (long long)a->rank);

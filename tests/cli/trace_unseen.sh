@@ -12,7 +12,9 @@
 #     times: read as the numbers, where each GPU event was refused;
 #   - a rank whose trace holds peer copies ("Memcpy PtoP") that CUPTI filed under the peer GPU:
 #     the process drove one GPU (its kernels ran on one), so the copies stay the rank's, where
-#     the trace was refused as one process driving two GPUs.
+#     the trace was refused as one process driving two GPUs;
+#   - two files of one rank profiled at different times (a schedule with repeat writes a file
+#     per cycle): refused with a line that says so, where it only said 'rank 0 again'.
 set -u
 . "$XP_SRC/tests/lib.sh"
 v="$XP_SRC/tests/data/trace/variants"
@@ -56,4 +58,10 @@ check "peer copies on another GPU: one rank, its kernels' device" "0,0,12,3,2592
   "$(query "SELECT rank, device, kernels, memcpys, kernel_ns FROM trace_ranks")"
 check "peer copies on another GPU: steps" "2,8,14431
 3,7,11489" "$(query "SELECT number, kernels, kernel_ns FROM trace_steps ORDER BY step")"
+
+# cycle2_r0 is peercopy_r0's rank 0 without its copies, 2 s later: another cycle of the rank
+"$XP" --db "$tmp/cycles.db" import torch-trace "$v/peercopy_r0.json.gz" "$v/cycle2_r0.json.gz" > /dev/null 2> "$tmp/err"
+check "one rank's two cycles: exit" 2 $?
+check "one rank's two cycles: refused" "xp: $v/cycle2_r0.json.gz: rank 0 again, profiled at another time ($v/peercopy_r0.json.gz is rank 0 too, and their GPU activity does not overlap): a profiler schedule writes each cycle to a file of its own; import each cycle's files as a run of its own" "$(sed -n 2p "$tmp/err")"
+check "one rank's two cycles: one line after the copies' warning" 2 "$(wc -l < "$tmp/err")"
 finish
