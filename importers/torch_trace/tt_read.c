@@ -236,11 +236,17 @@ static int by_value(const void *a, const void *b) {
 ** Where the trace or the command line names a rank, or events are kept per file, there is no
 ** rank to give each device: refused rather than summed. r (the whole file) is dropped. */
 static int split_devices(tt_import *imp, tt_rank *r, const char *path, const tt_options *opt) {
-  int64_t dev[TT_MAX_DEVICES];
-  const int n = r->ndevices, kept = n < TT_MAX_DEVICES ? n : TT_MAX_DEVICES;
-  memcpy(dev, r->devices, (size_t)kept * sizeof *dev);
-  qsort(dev, (size_t)kept, sizeof *dev, by_value);
-  const char *why = n > TT_MAX_DEVICES ? "more than 16 of them"
+  int64_t dev[TT_MAX_DEVICES], copies = 0;
+  const int kept = r->ndevices < TT_MAX_DEVICES ? r->ndevices : TT_MAX_DEVICES;
+  int n = 0, driven = 0;
+  for (int i = 0; i < kept; i++) driven += r->dev_kernels[i] > 0;
+  /* beside GPUs that ran kernels, one that ran none holds peer copies (see peer_copies_only),
+  ** not a GPU the process drove: no rank of its own */
+  for (int i = 0; i < kept; i++)
+    if (driven < 2 || r->dev_kernels[i]) dev[n++] = r->devices[i];
+    else copies += r->dev_activities[i];
+  qsort(dev, (size_t)n, sizeof *dev, by_value);
+  const char *why = r->ndevices > TT_MAX_DEVICES ? "more than 16 of them"
                     : r->trace_rank >= 0 ? "the trace names one rank (distributedInfo.rank) for all of them"
                     : opt->rank >= 0 ? "one rank was given for all of them"
                     : opt->on_event ? "--events keeps a file's events under one rank" : NULL;
@@ -252,6 +258,9 @@ static int split_devices(tt_import *imp, tt_rank *r, const char *path, const tt_
   tt_rank_free(r);
   xp_warn("%s: GPU activity on %d devices (one process drove several GPUs): each is a rank of its own, "
           "numbered by its device", path, n);
+  if (copies)
+    xp_warn("%s: %lld cop%s on GPUs that ran no kernel (peer copies) left out: the trace does not say which of "
+            "the process's GPUs made them", path, (long long)copies, copies == 1 ? "y" : "ies");
   for (int i = 0; i < n; i++) {
     tt_options one = *opt;
     one.device = &dev[i];

@@ -13,6 +13,10 @@
 #   - a rank whose trace holds peer copies ("Memcpy PtoP") that CUPTI filed under the peer GPU:
 #     the process drove one GPU (its kernels ran on one), so the copies stay the rank's, where
 #     the trace was refused as one process driving two GPUs;
+#   - the same beside a process that drove two GPUs (twogpu_peer): the copies' GPU is no rank
+#     of its own (it was a third rank of copies only, here refused as another job's for the
+#     short window of its copies; otherwise the world was three ranks), and which of
+#     the two GPUs made them the trace does not say: left out, and said;
 #   - two files of one rank profiled at different times (a schedule with repeat writes a file
 #     per cycle): refused with a line that says so, where it only said 'rank 0 again'.
 set -u
@@ -58,6 +62,13 @@ check "peer copies on another GPU: one rank, its kernels' device" "0,0,12,3,2592
   "$(query "SELECT rank, device, kernels, memcpys, kernel_ns FROM trace_ranks")"
 check "peer copies on another GPU: steps" "2,8,14431
 3,7,11489" "$(query "SELECT number, kernels, kernel_ns FROM trace_steps ORDER BY step")"
+
+db="$tmp/twopeer.db"
+"$XP" --db "$db" import torch-trace "$v/twogpu_peer.json.gz" > /dev/null 2> "$tmp/err"
+check "peer copies beside two GPUs: exit" 0 $?
+check "peer copies beside two GPUs: the two GPUs' ranks only" "0,0,2,12,0,16608
+1,1,2,12,0,46071727" "$(query "SELECT rank, device, world_size, kernels, memcpys, kernel_ns FROM trace_ranks ORDER BY rank")"
+check "peer copies beside two GPUs: the copies left out, said" "xp: warning: $v/twogpu_peer.json.gz: 2 copies on GPUs that ran no kernel (peer copies) left out: the trace does not say which of the process's GPUs made them" "$(sed -n 2p "$tmp/err")"
 
 # cycle2_r0 is peercopy_r0's rank 0 without its copies, 2 s later: another cycle of the rank
 "$XP" --db "$tmp/cycles.db" import torch-trace "$v/peercopy_r0.json.gz" "$v/cycle2_r0.json.gz" > /dev/null 2> "$tmp/err"
