@@ -533,7 +533,10 @@ long tt_string_decode(tt_slice s, char *out, size_t cap) {
               p += 6;
             }
           }
-          if (cp == 0) cp = 0xfffd; /* keep C strings whole: NUL becomes U+FFFD */
+          /* keep C strings whole: NUL becomes U+FFFD; so does a surrogate left unpaired (a
+          ** writer that cut a UTF-16 pair), whose three bytes would be no UTF-8 in the
+          ** database's TEXT, which readers of it refuse to decode */
+          if (cp == 0 || (cp >= 0xd800 && cp < 0xe000)) cp = 0xfffd;
           k = put_utf8(tmp, cp);
           break;
         }

@@ -202,7 +202,11 @@ static void test_numbers(void) {
   /* epoch microseconds with nanoseconds: 19 significant digits, every one kept (Kineto 2024) */
   CHECK_EQ_INT(ns("1693958165862817.259"), 1693958165862817259LL);
   CHECK_EQ_INT(ns("1693958165862819.999"), 1693958165862819999LL);
-  CHECK_EQ_INT(ns("\"1\""), -999);
+  /* a time written as a string is the number; a string of anything else is none */
+  CHECK_EQ_INT(ns("\"5131127428461.376\""), 5131127428461376LL);
+  CHECK_EQ_INT(ns("\"1\""), 1000);
+  CHECK_EQ_INT(ns("\"\""), -999);
+  CHECK_EQ_INT(ns("\"1x\""), -999);
   CHECK_EQ_INT(ns("1."), -999);
   /* Every ts of the form Kineto writes survives exactly (a double would not). */
   char buf[64];
@@ -225,6 +229,11 @@ static void test_strings(void) {
   CHECK(tt_string_eq((tt_slice){"\"kernel\"", 8}, "kernel"));
   CHECK(!tt_string_eq((tt_slice){"\"kernel\"", 8}, "kerne"));
   CHECK(tt_string_eq((tt_slice){"\"k\\u0065rnel\"", 13}, "kernel"));
+  /* a pair is one code point; a surrogate alone, high or low, is U+FFFD (valid UTF-8) */
+  CHECK_EQ_INT(tt_string_decode((tt_slice){"\"\\ud83d\\ude80\"", 14}, out, sizeof out), 4);
+  CHECK_EQ_STR(out, "\xf0\x9f\x9a\x80");
+  CHECK_EQ_INT(tt_string_decode((tt_slice){"\"a\\ud800b\\udc00\"", 16}, out, sizeof out), 8);
+  CHECK_EQ_STR(out, "a\xef\xbf\xbd" "b\xef\xbf\xbd");
   { /* an escaped string longer than any fixed buffer (fuzz_trace_events found 256 was a limit) */
     char *json = xp_xmalloc(1200), *text = xp_xmalloc(1200);
     size_t n = 0, m = 0;
