@@ -93,8 +93,18 @@ int xp_db_step_done(sqlite3 *db, sqlite3_stmt *st) {
 }
 
 void xp_bind_text(sqlite3_stmt *st, int i, const char *s) {
-  if (s) sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+  if (s) xp_bind_text_n(st, i, s, strlen(s));
   else sqlite3_bind_null(st, i);
+}
+
+/* SQLite stores whatever bytes it is given as TEXT, and a reader that decodes (Python's
+** sqlite3, JSON) then fails on the row: text from logs, traces and the command line is stored
+** as well-formed UTF-8, each bad byte U+FFFD. Checking costs one pass over text already read. */
+void xp_bind_text_n(sqlite3_stmt *st, int i, const char *s, size_t n) {
+  size_t len;
+  char *m = xp_utf8_mended(s, n, &len);
+  if (m) sqlite3_bind_text64(st, i, m, len, free, SQLITE_UTF8);
+  else sqlite3_bind_text64(st, i, s, n, SQLITE_TRANSIENT, SQLITE_UTF8);
 }
 
 /* BEGIN IMMEDIATE takes the write lock up front, so a transaction never fails half-way with

@@ -6,6 +6,7 @@
 #ifndef XP_DB_H
 #define XP_DB_H
 #include <sqlite3.h>
+#include <stddef.h>
 
 #define XP_APPLICATION_ID 0x78704442 /* "xpDB" */
 #define XP_BUSY_TIMEOUT_MS 30000
@@ -43,4 +44,6 @@ int xp_db_commit(sqlite3 *db);
 void xp_db_rollback(sqlite3 *db);
 /* Bind helpers that treat NULL pointers as SQL NULL. */
 void xp_bind_text(sqlite3_stmt *st, int i, const char *s);
+/* Text s[0, n), stored as well-formed UTF-8 (xp_utf8_mended): each bad byte becomes U+FFFD. */
+void xp_bind_text_n(sqlite3_stmt *st, int i, const char *s, size_t n);
 #endif

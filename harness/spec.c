@@ -342,7 +342,11 @@ char *xp_json_canonical(const cJSON *node) {
   cJSON *c = canonical_copy(node);
   char *out = cJSON_PrintUnformatted(c);
   cJSON_Delete(c);
-  return out;
+  /* a --set value is the command line's bytes: mended here, the stored spec and its hash agree */
+  char *m = xp_utf8_mended(out, strlen(out), NULL);
+  if (!m) return out;
+  cJSON_free(out);
+  return m;
 }
 
 void xp_spec_hash(const xp_spec *s, char out[65]) {

@@ -307,11 +307,15 @@ long xp_utf8_invalid_at(const char *s, size_t n) {
   return -1;
 }
 
-char *xp_utf8_mend(const char *s) {
-  const size_t n = strlen(s);
+char *xp_utf8_mended(const char *s, size_t n, size_t *len) {
+  const long bad = xp_utf8_invalid_at(s, n);
+  if (bad < 0) return NULL;
+  /* each bad byte grows to three: U+FFFD */
   char *out = xp_xmalloc(3 * n + 1), *o = out;
+  memcpy(o, s, (size_t)bad);
+  o += bad;
   const unsigned char *p = (const unsigned char *)s;
-  for (size_t i = 0; i < n;) {
+  for (size_t i = (size_t)bad; i < n;) {
     size_t l = utf8_sequence(p + i, n - i);
     if (l) {
       memcpy(o, p + i, l);
@@ -322,7 +326,13 @@ char *xp_utf8_mend(const char *s) {
     }
   }
   *o = 0;
+  if (len) *len = (size_t)(o - out);
   return out;
+}
+
+char *xp_utf8_mend(const char *s) {
+  char *m = xp_utf8_mended(s, strlen(s), NULL);
+  return m ? m : xp_strdup(s);
 }
 
 int64_t xp_text_id(const char *s, size_t n) {

@@ -75,5 +75,9 @@ long xp_utf8_invalid_at(const char *s, size_t n);
 /* A copy of s (NUL-terminated) with each byte that is not well-formed UTF-8 replaced by U+FFFD:
 ** JSON must be UTF-8, and text imported from logs may not be. */
 char *xp_utf8_mend(const char *s);
+/* The same for s[0, n), copying only where needed: NULL when s[0, n) is well-formed UTF-8
+** already, else the mended copy (malloc'd, NUL-terminated), its length in *len if len. Text
+** that reaches the database passes through here (xp_bind_text, trace names). */
+char *xp_utf8_mended(const char *s, size_t n, size_t *len);
 int xp_saturate_int(double v);
 #endif

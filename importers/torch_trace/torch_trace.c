@@ -97,11 +97,9 @@ static void bind_slice_text(sqlite3_stmt *st, int i, tt_slice s) {
   }
   char *t = xp_xmalloc(s.n + 1);
   long n = tt_string_decode(s, t, s.n + 1);
-  if (n >= 0) sqlite3_bind_text(st, i, t, (int)(n < (long)s.n ? n : (long)s.n), free);
-  else {
-    free(t);
-    sqlite3_bind_text(st, i, s.p, (int)s.n, SQLITE_TRANSIENT);
-  }
+  if (n >= 0) xp_bind_text_n(st, i, t, (size_t)(n < (long)s.n ? n : (long)s.n));
+  else xp_bind_text_n(st, i, s.p, s.n);
+  free(t);
 }
 
 static void bind_slice_any(sqlite3_stmt *st, int i, tt_slice s) {
@@ -129,7 +127,7 @@ static int keep_event(void *vctx, const tt_rank *r, const tt_event *ev) {
   if (ev->dur.n && tt_us_to_ns(ev->dur, &ns) == 0) sqlite3_bind_int64(st, 8, ns);
   bind_slice_any(st, 9, ev->pid);
   bind_slice_any(st, 10, ev->tid);
-  if (ev->args.n) sqlite3_bind_text(st, 11, ev->args.p, (int)ev->args.n, SQLITE_TRANSIENT);
+  if (ev->args.n) xp_bind_text_n(st, 11, ev->args.p, ev->args.n);
   if (xp_db_step_done(xp_run_db(c->run), st)) return -1;
   c->kept++;
   return 0;

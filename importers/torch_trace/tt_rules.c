@@ -91,7 +91,11 @@ int tt_rules_parse(const char *text, size_t len, const char *label, tt_rules *ou
     const char *s = line;
     while (*s == ' ') s++;
     int rc = 0;
-    if (*s && *s != '#') rc = parse_line(out, line, label, ln);
+    /* the rules are stored as text (trace_rule_set, trace_rules): a pattern mended to U+FFFD
+    ** there would no longer be the one that matched at import */
+    const long bad = xp_utf8_invalid_at(line, n);
+    if (bad >= 0) rc = xp_error_at(XP_EXIT_USAGE, label, ln, "not UTF-8 text (byte %ld of the line)", bad + 1);
+    else if (*s && *s != '#') rc = parse_line(out, line, label, ln);
     free(line);
     if (rc) {
       tt_rules_free(out);

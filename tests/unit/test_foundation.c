@@ -403,6 +403,13 @@ static void test_utf8(void) {
   char *m = xp_utf8_mend("a\xff\xe6\xa8\xa1" "b\x80");
   CHECK_EQ_STR(m, "a\xef\xbf\xbd\xe6\xa8\xa1" "b\xef\xbf\xbd");
   free(m);
+  /* mended only where needed, to the length given (a name inside a larger buffer) */
+  size_t len = 0;
+  CHECK(xp_utf8_mended("ok \xe6\xa8\xa1", 6, &len) == NULL);
+  m = xp_utf8_mended("k\xfe\xffzzz", 3, &len);
+  CHECK_EQ_STR(m, "k\xef\xbf\xbd\xef\xbf\xbd");
+  CHECK_EQ_INT(len, 7);
+  free(m);
 }
 
 int main(void) {
