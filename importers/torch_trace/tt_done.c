@@ -36,6 +36,7 @@ void tt_import_free(tt_import *imp) {
   for (int i = 0; i < imp->nranks; i++) tt_rank_free(imp->ranks[i]);
   free(imp->ranks);
   xp_strtab_free(&imp->names);
+  for (size_t i = 0; i < imp->name_info.n; i++) free(XP_VEC_AT(&imp->name_info, tt_name_info, i)->text);
   xp_vec_free(&imp->name_info);
   xp_strtab_free(&imp->ops);
   xp_strtab_free(&imp->pgs);

@@ -153,7 +153,10 @@ static uint32_t intern_name(tt_import *imp, const char *s, size_t n, enum tt_gpu
   uint32_t id = xp_strtab_intern(&imp->names, s, n, &added);
   if (added) {
     tt_name_info *ni = xp_vec_push(&imp->name_info, sizeof *ni);
-    ni->rule = tt_rules_match(imp->rules, imp->names.str[id]);
+    /* checked once per distinct name, not per event: the table is keyed by the trace's bytes */
+    ni->text = xp_utf8_mended(s, n, &ni->text_len);
+    imp->names_mended += ni->text != NULL;
+    ni->rule = tt_rules_match(imp->rules, ni->text ? ni->text : imp->names.str[id]);
     ni->category = tt_rules_category_of(imp->rules, ni->rule, tt_gpu_kind_name[kind]);
     ni->comm = strcmp(tt_rules_group(imp->rules, ni->category), "communication") == 0;
     ni->coll = ni->comm ? coll_of_category(ni->category) : TT_COLL_NONE;

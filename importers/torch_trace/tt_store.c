@@ -59,7 +59,7 @@ int tt_rules_save(sqlite3 *db, const tt_rules *r, const char *source, const char
   if (!st) return XP_EXIT_DB;
   xp_bind_text(st, 1, source);
   xp_bind_text(st, 2, sha);
-  sqlite3_bind_text(st, 3, text, (int)len, SQLITE_TRANSIENT);
+  xp_bind_text_n(st, 3, text, len);
   xp_bind_text(st, 4, now);
   rc = exec_bound(db, st);
   sqlite3_finalize(st);
@@ -114,6 +114,66 @@ static const cJSON *rank_device(const tt_rank *r) {
   return cJSON_GetArrayItem(dp, 0);
 }
 
+/* A name's text as stored: the trace's bytes, or their mended copy where those were not UTF-8. */
+static const char *name_text(const tt_import *imp, uint32_t i, size_t *len) {
+  const tt_name_info *ni = XP_VEC_AT(&imp->name_info, tt_name_info, i);
+  *len = ni->text ? ni->text_len : imp->names.len[i];
+  return ni->text ? ni->text : imp->names.str[i];
+}
+
+static int64_t name_id(const tt_import *imp, uint32_t i) {
+  size_t n;
+  const char *s = name_text(imp, i, &n);
+  return xp_text_id(s, n);
+}
+
+/* " (bytes ff fe)": the bytes of s[0, n) that are not UTF-8, the first 16 of them. */
+static void bad_bytes(const char *s, size_t n, char *out, size_t cap) {
+  size_t k = (size_t)snprintf(out, cap, " (bytes");
+  int shown = 0;
+  for (size_t i = 0; i < n && shown < 16; shown++) {
+    long at = xp_utf8_invalid_at(s + i, n - i);
+    if (at < 0) break;
+    i += (size_t)at;
+    k += (size_t)snprintf(out + k, cap - k, " %02x", (unsigned char)s[i++]);
+  }
+  snprintf(out + k, cap - k, ")");
+}
+
+/* Mending can give names the trace kept apart one text ("k\xfe" and "k\xff" both "k\uFFFD",
+** or one the same as a name written with U+FFFD itself), where trace_names holds a text once and
+** a rank's kernels are keyed by their name's id: they would merge, or the import would fail on
+** the key. The first keeps the mended text; a later one gets its bad bytes in hex after it, and
+** a number if that too is taken. Names that were UTF-8 keep their text. Only an import that
+** mended a name pays for this. */
+static void names_distinct(tt_import *imp) {
+  if (!imp->names_mended) return;
+  xp_strtab seen = {0};
+  for (uint32_t i = 0; i < imp->names.n; i++)
+    if (!XP_VEC_AT(&imp->name_info, tt_name_info, i)->text)
+      xp_strtab_intern(&seen, imp->names.str[i], imp->names.len[i], NULL);
+  for (uint32_t i = 0; i < imp->names.n; i++) {
+    tt_name_info *ni = XP_VEC_AT(&imp->name_info, tt_name_info, i);
+    if (!ni->text) continue;
+    int added;
+    xp_strtab_intern(&seen, ni->text, ni->text_len, &added);
+    char hex[128];
+    if (!added) bad_bytes(imp->names.str[i], imp->names.len[i], hex, sizeof hex);
+    for (int k = 1; !added; k++) {
+      char *t = k == 1 ? xp_asprintf("%s%s", ni->text, hex) : xp_asprintf("%s%s #%d", ni->text, hex, k);
+      xp_strtab_intern(&seen, t, strlen(t), &added);
+      if (!added) {
+        free(t);
+        continue;
+      }
+      free(ni->text);
+      ni->text = t;
+      ni->text_len = strlen(t);
+    }
+  }
+  xp_strtab_free(&seen);
+}
+
 static int store_names(xp_run *run, tt_import *imp) {
   sqlite3_stmt *st = xp_run_stmt(run,
       "INSERT OR IGNORE INTO trace_names(id, name, kind, category, rule_seq) VALUES (?1,?2,?3,?4,?5)");
@@ -121,8 +181,10 @@ static int store_names(xp_run *run, tt_import *imp) {
   for (uint32_t i = 0; i < imp->names.n; i++) {
     const tt_name_info *ni = XP_VEC_AT(&imp->name_info, tt_name_info, i);
     sqlite3_reset(st);
-    sqlite3_bind_int64(st, 1, xp_text_id(imp->names.str[i], imp->names.len[i]));
-    sqlite3_bind_text(st, 2, imp->names.str[i], (int)imp->names.len[i], SQLITE_STATIC);
+    size_t n;
+    const char *text = name_text(imp, i, &n);
+    sqlite3_bind_int64(st, 1, xp_text_id(text, n));
+    sqlite3_bind_text64(st, 2, text, n, SQLITE_STATIC, SQLITE_UTF8);
     xp_bind_text(st, 3, tt_gpu_kind_name[ni->kind]);
     xp_bind_text(st, 4, ni->category);
     if (ni->rule < 0) sqlite3_bind_null(st, 5);
@@ -197,7 +259,7 @@ static int store_kernels(xp_run *run, const tt_import *imp, const tt_rank *r) {
     sqlite3_reset(st);
     sqlite3_bind_int64(st, 1, xp_run_id(run));
     sqlite3_bind_int64(st, 2, r->rank);
-    sqlite3_bind_int64(st, 3, xp_text_id(imp->names.str[nm], imp->names.len[nm]));
+    sqlite3_bind_int64(st, 3, name_id(imp, nm));
     xp_bind_text(st, 4, tt_coll_names[TT_KEY_COLL(k->key)]);
     sqlite3_bind_int64(st, 5, k->count);
     sqlite3_bind_int64(st, 6, k->total);
@@ -245,7 +307,7 @@ static int store_steps(xp_run *run, const tt_import *imp, const tt_rank *r) {
     sqlite3_bind_int64(st, 1, xp_run_id(run));
     sqlite3_bind_int64(st, 2, r->rank);
     sqlite3_bind_int64(st, 3, k->step);
-    sqlite3_bind_int64(st, 4, xp_text_id(imp->names.str[nm], imp->names.len[nm]));
+    sqlite3_bind_int64(st, 4, name_id(imp, nm));
     xp_bind_text(st, 5, tt_coll_names[TT_KEY_COLL(k->key)]);
     sqlite3_bind_int64(st, 6, k->count);
     sqlite3_bind_int64(st, 7, k->total);
@@ -284,7 +346,7 @@ static int store_collectives(xp_run *run, const tt_import *imp, const tt_rank *r
     sqlite3_bind_int64(st, 1, xp_run_id(run));
     sqlite3_bind_int64(st, 2, r->rank);
     sqlite3_bind_int64(st, 3, (int64_t)i);
-    sqlite3_bind_int64(st, 4, xp_text_id(imp->names.str[nm], imp->names.len[nm]));
+    sqlite3_bind_int64(st, 4, name_id(imp, nm));
     xp_bind_text(st, 5, tt_coll_names[c->coll]);
     xp_bind_text(st, 6, c->from_args ? "args" : "name");
     if (c->dtype >= 0) xp_bind_text(st, 7, imp->strs.str[c->dtype]);
@@ -339,7 +401,7 @@ static int store_shapes(xp_run *run, const tt_import *imp, const tt_rank *r) {
     sqlite3_reset(st);
     sqlite3_bind_int64(st, 1, xp_run_id(run));
     sqlite3_bind_int64(st, 2, r->rank);
-    sqlite3_bind_int64(st, 3, xp_text_id(imp->names.str[nm], imp->names.len[nm]));
+    sqlite3_bind_int64(st, 3, name_id(imp, nm));
     xp_bind_text(st, 4, op);
     xp_bind_text(st, 5, cd);
     xp_bind_text(st, 6, ct);
@@ -397,6 +459,7 @@ static int store_run_meta(xp_run *run, const tt_import *imp, const tt_options *o
 }
 
 int tt_store_import(xp_run *run, tt_import *imp, const tt_options *opt, int64_t events_kept) {
+  names_distinct(imp);
   int rc = xp_run_results_begin(run);
   if (!rc) rc = store_names(run, imp);
   if (!rc) rc = store_run_meta(run, imp, opt);

@@ -40,6 +40,10 @@ typedef struct tt_name_info {
   int comm;             /* the category is in the communication group */
   enum tt_coll coll;    /* collective implied by the category (TT_COLL_OTHER for generic) */
   enum tt_gpu_kind kind;
+  /* The name as stored, where the trace's bytes are not well-formed UTF-8 (NULL where they
+  ** are): each bad byte U+FFFD, and made distinct from every other name (tt_store.c) */
+  char *text;
+  size_t text_len;
 } tt_name_info;
 
 typedef struct tt_kstat { /* per kernel key */
@@ -155,6 +159,7 @@ typedef struct tt_options {
 typedef struct tt_import {
   const tt_rules *rules;
   xp_strtab names; xp_vec name_info; /* tt_name_info per name id */
+  uint32_t names_mended;             /* names with a text of their own (tt_name_info.text) */
   xp_strtab ops;                     /* operator + shapes keys */
   xp_strtab pgs;                     /* process group keys */
   xp_strtab strs;                    /* dtypes and other small strings */
