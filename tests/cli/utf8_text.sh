@@ -73,6 +73,16 @@ check "run_meta all UTF-8" 0 "$(not_utf8 run_meta value)"
 check "run_gpus all UTF-8" 0 "$(not_utf8 run_gpus name)"
 check "gpu name mended" "NVIDIA H$(printf '\xef\xbf\xbd')200" "$(sql "SELECT value FROM run_meta WHERE key = 'gpu_name'")"
 
+# nccl-tests -J JSON: an environment value (not kept) and an argument with bytes that are not UTF-8
+db="$tmp/ncclj.db"
+sed -e $'s/"PYTHONUNBUFFERED=1"/"PYTHONUNBUFFERED=1\xff"/' -e $'s/"bfloat16"/"bfloat16\xe6"/' \
+  "$XP_SRC/tests/data/nccl/nccltests_sweep.json" > "$tmp/bad.json"
+"$XP" --db "$db" import nccl-tests "$tmp/bad.json" > "$tmp/out" 2> "$tmp/err"
+check "nccl-tests -J import exit" 0 $?
+check "-J run_meta all UTF-8" 0 "$(not_utf8 run_meta value)"
+check "-J argument mended" 1 \
+  "$(sql "SELECT count(*) FROM run_meta WHERE key = 'nccl_tests.args' AND instr(hex(value), hex('-d bfloat16'||char(65533)||' -J')) > 0")"
+
 # Table output: columns line up by terminal columns
 printf "SELECT 'abc' AS name, 1 AS n UNION ALL SELECT '%s', 22 UNION ALL SELECT '%s', 333 UNION ALL SELECT '%s', 4;\n" \
   $'\xe6\xa8\xa1\xe5\x9e\x8b' $'cafe\xcc\x81s' $'\xf0\x9f\x9a\x80x' > "$tmp/w.sql"
