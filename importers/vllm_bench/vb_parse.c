@@ -12,6 +12,21 @@
 **   benchmarks/benchmark_serving.py (older): the same idea, but the goodput key is spelled
 **     "request_goodput:" (with the colon), there is no "failed", and the per-request lists are
 **     always kept.
+**   python -m sglang.bench_serving --output-file F (SGLang, python/sglang/bench_serving.py):
+**     appends one line per benchmark (JSONL). Every version writes backend and
+**     total_output_tokens_retokenized, which vLLM never writes: that key tells the formats
+**     apart, per line. SGLang writes no model (nor tokenizer): the importer takes it from
+**     --set model=NAME. Its statistics are vLLM's with e2e latency spelled
+**     <stat>_e2e_latency_ms (vLLM: <stat>_e2el_ms), total_throughput for vLLM's
+**     total_token_throughput and accept_length for spec_decode_acceptance_length; they are
+**     recorded under vLLM's names so that queries and compare see one metric. Versions: mid
+**     2024 wrote only medians, the mean e2e latency and output_throughput (no
+**     request_throughput); 2025 added max_concurrency, request/input throughputs, the mean,
+**     std and p99 of each latency, p95_itl_ms, concurrency (mean requests in flight) and
+**     accept_length; later ones tag, server_info, total_throughput, the vision/text input
+**     token split, max_output_tokens_per_s, max_concurrent_requests, and request_rate "trace"
+**     for a replayed trace. --output-details adds input_lens, output_lens, ttfts, itls,
+**     generated_texts and errors ("" for a success), but no per-request latencies.
 ** Per-request times in the files are seconds; vLLM's statistics are milliseconds. A failed
 ** request keeps its place in the lists with ttft 0, latency 0 and no inter-token gaps.
 */
@@ -82,7 +97,7 @@ enum vb_type {
   T_STR,       /* string or null */
   T_NUM,       /* number or null */
   T_INT,       /* whole number or null */
-  T_RATE,      /* number or the string "inf" */
+  T_RATE,      /* number, the string "inf", or SGLang's "trace" */
   T_LIST_NUM,  /* array of numbers */
   T_LIST_LIST, /* array of arrays of numbers (itls) */
   T_LIST_STR,  /* array of strings or nulls (errors) */
@@ -106,6 +121,9 @@ static const vb_key known_keys[] = {
     {"label", T_STR, D_META, 0, NULL, NULL},
     {"model_id", T_STR, D_META, 1, NULL, NULL},
     {"tokenizer_id", T_STR, D_META, 0, NULL, NULL},
+    {"tag", T_STR, D_META, 0, NULL, "label"}, /* SGLang's --tag, its label */
+    {"dataset_name", T_STR, D_PARAM, 0, NULL, NULL}, /* SGLang */
+    {"fixed_output_len", T_NUM, D_PARAM, 0, NULL, NULL}, /* SGLang, some versions */
     {"num_prompts", T_INT, D_PARAM, 0, NULL, NULL},
     {"request_rate", T_RATE, D_PARAM, 0, NULL, NULL},
     {"burstiness", T_NUM, D_PARAM, 0, NULL, NULL},
@@ -129,6 +147,13 @@ static const vb_key known_keys[] = {
     {"total_input_tokens", T_INT, D_VALUE, 0, "tokens", NULL},
     {"total_output_tokens", T_INT, D_VALUE, 0, "tokens", NULL},
     {"total_input_sequences", T_INT, D_VALUE, 0, "sequences", NULL},
+    /* SGLang: output tokens counted again by encoding the texts, and the split of the input */
+    {"total_output_tokens_retokenized", T_INT, D_VALUE, 0, "tokens", NULL},
+    {"total_input_text_tokens", T_INT, D_VALUE, 0, "tokens", NULL},
+    {"total_input_vision_tokens", T_INT, D_VALUE, 0, "tokens", NULL},
+    {"total_throughput", T_NUM, D_VALUE, 0, "tok/s", "total_token_throughput"}, /* SGLang's spelling */
+    {"concurrency", T_NUM, D_VALUE, 0, "requests", NULL}, /* SGLang: sum of latencies / duration */
+    {"accept_length", T_NUM, D_VALUE, 0, "tokens", "spec_decode_acceptance_length"}, /* SGLang's */
     {"request_throughput", T_NUM, D_VALUE, 1, "req/s", NULL},
     {"request_goodput", T_NUM, D_VALUE, 0, "req/s", NULL},
     {"request_goodput:", T_NUM, D_VALUE, 0, "req/s", "request_goodput"}, /* benchmark_serving.py's spelling */
@@ -164,6 +189,7 @@ static const vb_key known_keys[] = {
     {"generated_texts", T_ANY, D_NONE, 0, NULL, NULL},
     {"rps_change_events", T_ANY, D_NONE, 0, NULL, NULL},
     {"spec_decode_per_position_acceptance_rates", T_ANY, D_NONE, 0, NULL, NULL},
+    {"server_info", T_ANY, D_NONE, 0, NULL, NULL}, /* SGLang: the server's whole configuration */
     {NULL, 0, 0, 0, NULL, NULL}};
 
 static const vb_key *find_key(const char *key) {
@@ -182,6 +208,25 @@ static int is_statistic_key(const char *key) {
   const char *p = key + 1;
   while (isdigit((unsigned char)*p) || *p == '.') p++;
   return *p == '_';
+}
+
+/* SGLang's writer: the line holds its own key (see the top of this file). */
+static int is_sglang(const cJSON *o) { return cJSON_HasObjectItem(o, "total_output_tokens_retokenized"); }
+
+/* SGLang writes no model (the importer asks for --set model=NAME) and, before 2025, no
+** request_throughput; the other keys vLLM requires it writes in every version. */
+static int required_in(const vb_key *k, int sglang) {
+  if (!k->required) return 0;
+  return !sglang || (strcmp(k->key, "model_id") != 0 && strcmp(k->key, "request_throughput") != 0);
+}
+
+/* vLLM's name of a statistic SGLang spells otherwise: mean_e2e_latency_ms -> mean_e2el_ms. */
+static const char *vllm_spelling(const char *key, char *buf, size_t n) {
+  static const char sgl[] = "_e2e_latency_ms";
+  size_t len = strlen(key), sl = sizeof sgl - 1;
+  if (len <= sl || strcmp(key + len - sl, sgl) != 0 || !is_statistic_key(key)) return key;
+  snprintf(buf, n, "%.*s_e2el_ms", (int)(len - sl), key);
+  return buf;
 }
 
 /* Whether o holds key under another spelling (request_inthroughput for request_throughput). */
@@ -210,8 +255,8 @@ static int check_type(const vb_src *s, const vb_key *k, const cJSON *v) {
     return 0;
   case T_RATE:
     if (cJSON_IsNumber(v) && v->valuedouble > 0) return 0;
-    if (cJSON_IsString(v) && strcmp(v->valuestring, "inf") == 0) return 0;
-    return bad_key(s, k->key, "expected a number > 0 or \"inf\", found %s", cJSON_IsNumber(v) ? "a number <= 0" : type_name(v));
+    if (cJSON_IsString(v) && (strcmp(v->valuestring, "inf") == 0 || strcmp(v->valuestring, "trace") == 0)) return 0;
+    return bad_key(s, k->key, "expected a number > 0, \"inf\" or \"trace\", found %s", cJSON_IsNumber(v) ? "a number <= 0" : type_name(v));
   case T_LIST_NUM:
   case T_LIST_LIST:
   case T_LIST_STR: {
@@ -352,6 +397,26 @@ static void drop_unmeasured(vb_result *r) {
   free(drop);
 }
 
+/* Each request's latency includes its time to first token, so over the same requests every
+** order statistic (median, percentile) and the mean of the latencies is at least TTFT's: a
+** summary that says otherwise is no measurement. This is the check for files without
+** per-request latencies (SGLang writes none). key names the statistic as the file spells it. */
+static int check_summary_order(const vb_src *s, const vb_result *r, int sglang) {
+  for (size_t i = 0; i < r->nvalues; i++) {
+    const char *m = r->values[i].metric;
+    size_t len = strlen(m);
+    if (len < 9 || strcmp(m + len - 8, "_e2el_ms") != 0 || strncmp(m, "std_", 4) == 0) continue;
+    char ttft[96], key[96];
+    snprintf(ttft, sizeof ttft, "%.*s_ttft_ms", (int)(len - 8), m);
+    const vb_value *t = vb_find_value(r, ttft);
+    if (!t || r->values[i].v >= t->v) continue;
+    snprintf(key, sizeof key, "%.*s%s", (int)(len - 8), m, sglang ? "_e2e_latency_ms" : "_e2el_ms");
+    return bad_key(s, key, "%g ms, shorter than %s (%g ms): a latency includes its time to first token",
+                   r->values[i].v, ttft, t->v);
+  }
+  return 0;
+}
+
 /* ---- one result object ---- */
 
 /* The first value of a metric wins: a file with both goodput spellings records one. (A key
@@ -376,14 +441,15 @@ static void take_known(vb_result *r, const vb_key *k, const cJSON *v, vb_lists *
   if (cJSON_IsNull(v)) return;
   switch (k->dest) {
   case D_META: {
-    char **slot = meta_slot(r, k->key);
+    char **slot = meta_slot(r, k->as ? k->as : k->key);
     free(*slot);
     *slot = v->valuestring[0] ? xp_strdup(v->valuestring) : NULL; /* "" says nothing: absent */
     break;
   }
   case D_PARAM:
+    /* "trace" (SGLang replaying a trace's timestamps): no rate; NAN, the case named for it */
     if (strcmp(k->key, "request_rate") == 0)
-      r->request_rate = cJSON_IsString(v) ? INFINITY : v->valuedouble;
+      r->request_rate = !cJSON_IsString(v) ? v->valuedouble : strcmp(v->valuestring, "inf") == 0 ? INFINITY : NAN;
     /* vLLM takes a max_concurrency of 0 as none (`if max_concurrency` makes no semaphore) */
     if (strcmp(k->key, "max_concurrency") == 0 && v->valuedouble > 0) r->max_concurrency = xp_saturate_int64(v->valuedouble);
     /* --burstiness inf arrives as Infinity (json.dump): kept as "inf", as vLLM writes the rate */
@@ -409,6 +475,8 @@ static void take_known(vb_result *r, const vb_key *k, const cJSON *v, vb_lists *
 /* Keys xp does not know: --metadata KEY=VALUE pairs (strings) describe the case; numbers are
 ** metrics of a newer vLLM, kept as recorded. */
 static void take_unknown(vb_result *r, const char *key, const cJSON *v) {
+  char buf[128];
+  key = vllm_spelling(key, buf, sizeof buf);
   if (is_statistic_key(key) && cJSON_IsNumber(v)) add_value(r, key, "ms", v->valuedouble); /* drop_unmeasured */
   else if (cJSON_IsNumber(v)) {
     size_t n = strlen(key);
@@ -429,6 +497,8 @@ static void name_case(vb_result *r) {
              cJSON_IsNumber(a) ? a->valuedouble : 0, cJSON_IsNumber(b) ? b->valuedouble : 0);
   } else if (isfinite(r->request_rate))
     snprintf(buf + n, sizeof buf - n, "%srate=%g", n ? "," : "", r->request_rate);
+  else if (isnan(r->request_rate) && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r->params, "request_rate")))
+    snprintf(buf + n, sizeof buf - n, "%srate=trace", n ? "," : "");
   else if (n == 0)
     snprintf(buf, sizeof buf, "rate=inf");
   r->case_name = xp_strdup(buf);
@@ -450,12 +520,15 @@ static int read_object(const vb_src *s, const cJSON *o, int nobjects, vb_result 
     return xp_error_at(XP_EXIT_USAGE, s->label, line_at(s->text, s->start),
                        "a pooling (embedding) benchmark: serve_bench records generation benchmarks, "
                        "with output tokens");
+  const int sglang = is_sglang(o);
   for (const vb_key *k = known_keys; k->key; k++) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k->key);
-    if (k->required && !v && !spelled_otherwise(o, k->key))
-      return xp_error_at(XP_EXIT_USAGE, s->label, line_at(s->text, s->start),
-                         "missing key \"%s\" (not a vllm bench serve --save-result file?)", k->key);
-    if (k->required && cJSON_IsNull(v)) return bad_key(s, k->key, "is null; a value is required");
+    const int required = required_in(k, sglang);
+    if (required && !v && !spelled_otherwise(o, k->key))
+      return xp_error_at(XP_EXIT_USAGE, s->label, line_at(s->text, s->start), "missing key \"%s\" (%s)", k->key,
+                         sglang ? "not an sglang.bench_serving --output-file line?"
+                                : "not a vllm bench serve --save-result file?");
+    if (required && cJSON_IsNull(v)) return bad_key(s, k->key, "is null; a value is required");
     if (v && check_type(s, k, v)) return XP_EXIT_USAGE;
   }
   r->params = cJSON_CreateObject();
@@ -481,6 +554,7 @@ static int read_object(const vb_src *s, const cJSON *o, int nobjects, vb_result 
   int n;
   if (check_lengths(s, &lists, &n) || collect_samples(s, &lists, n, r)) return XP_EXIT_USAGE;
   drop_unmeasured(r);
+  if (check_summary_order(s, r, sglang)) return XP_EXIT_USAGE;
   name_case(r);
   return 0;
 }
@@ -527,6 +601,18 @@ static size_t skip_space(const char *t, size_t i, size_t len) {
   return i;
 }
 
+/* A result cut short by a writer that died mid-line (JSONL: a result a line) reads on into
+** the next line's result, and cJSON stops there: the line at fault is the one the object
+** started on. Told by the line where parsing stopped beginning with "{" (a line of its own
+** result), below the line where the object began. */
+static int cut_short(const char *text, size_t start, size_t err) {
+  size_t bol = err;
+  while (bol > start && text[bol - 1] != '\n') bol--;
+  if (bol <= start) return 0; /* stopped on the object's own first line */
+  while (text[bol] == ' ' || text[bol] == '\t') bol++;
+  return text[bol] == '{';
+}
+
 int vb_parse_text(const char *label, const char *text, size_t len, vb_result **out, size_t *n) {
   *out = NULL;
   *n = 0;
@@ -547,8 +633,11 @@ int vb_parse_text(const char *label, const char *text, size_t len, vb_result **o
     if (!o) {
       const char *at = cJSON_GetErrorPtr();
       size_t off = at && at >= clean && at <= clean + clen ? (size_t)(at - clean) : i;
-      rc = xp_error_at(XP_EXIT_USAGE, label, line_at(clean, off), "not valid JSON%s",
-                       count ? " (after the previous result object)" : "");
+      rc = cut_short(clean, i, off) ? xp_error_at(XP_EXIT_USAGE, label, line_at(clean, i),
+                                                  "not valid JSON: the result that starts here is cut short "
+                                                  "(the next line begins another)")
+                                    : xp_error_at(XP_EXIT_USAGE, label, line_at(clean, off), "not valid JSON%s",
+                                                  count ? " (after the previous result object)" : "");
       break;
     }
     if (count == cap) {

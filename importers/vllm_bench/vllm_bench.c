@@ -1,8 +1,11 @@
 /*
 ** xp import vllm-bench FILE...: serving benchmarks (vllm bench serve --save-result, or the
-** older benchmarks/benchmark_serving.py) as one run of kind serve_bench, with one case per
-** result object (each file holds one, or several with --append-result): its concurrency or
-** request rate. The macro numbers then sit in the same database as the micro-benchmarks.
+** older benchmarks/benchmark_serving.py, or SGLang's python -m sglang.bench_serving
+** --output-file JSONL) as one run of kind serve_bench, with one case per result object (each
+** file holds one, or several with --append-result; SGLang's a line per benchmark): its
+** concurrency or request rate. The macro numbers then sit in the same database as the
+** micro-benchmarks. One command for both writers, the format told apart per result (see
+** vb_parse.c), so that a sweep and its cases are the same whichever engine served it.
 **
 ** Every file is read and checked before the run is begun (check()), so bad input leaves no
 ** run behind; execute() reads them again and records.
@@ -17,7 +20,7 @@
 
 static const xp_field vllm_bench_fields[] = {
     {"files", XP_T_STRINGS, 1, NULL, NULL, 0, 0,
-     "result JSON files of vllm bench serve --save-result or benchmark_serving.py"},
+     "result files of vllm bench serve --save-result, benchmark_serving.py, or sglang.bench_serving (JSONL)"},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
 
 typedef struct vb_set {
@@ -31,14 +34,36 @@ static void set_free(vb_set *s) {
   s->n = 0;
 }
 
-/* One run is one system under test: files of different models are separate imports. */
-static int check_same_model(const vb_set *s) {
-  for (size_t i = 1; i < s->n; i++)
-    if (strcmp(s->r[i].model, s->r[0].model) != 0)
-      return xp_error_at(XP_EXIT_USAGE, s->r[i].file, s->r[i].line,
+/* The model declared on the command line (--set model=NAME), or NULL. */
+static const char *declared_model(const xp_spec *spec) {
+  return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(spec->root, "model"));
+}
+
+/* One run is one system under test: files of different models are separate imports. A result
+** that names no model (SGLang's writer names none) is the declared model's; without one the
+** import is refused rather than recorded under a model nobody named. */
+static int check_same_model(const vb_set *s, const xp_spec *spec) {
+  const vb_result *named = NULL;
+  for (size_t i = 0; i < s->n; i++) {
+    const vb_result *r = &s->r[i];
+    if (!r->model && !declared_model(spec))
+      return xp_error_at(XP_EXIT_USAGE, r->file, r->line,
+                         "the result names no model (sglang.bench_serving records none); "
+                         "say which with --set model=NAME");
+    if (r->model && named && strcmp(r->model, named->model) != 0)
+      return xp_error_at(XP_EXIT_USAGE, r->file, r->line,
                          "model_id \"%s\" differs from \"%s\" in %s; import each model separately",
-                         s->r[i].model, s->r[0].model, s->r[0].file);
+                         r->model, named->model, named->file);
+    if (r->model && !named) named = r;
+  }
   return 0;
+}
+
+/* The model the run records: the files' (they agree), else the declared one. */
+static const char *set_model(const vb_set *s, const xp_spec *spec) {
+  for (size_t i = 0; i < s->n; i++)
+    if (s->r[i].model) return s->r[i].model;
+  return declared_model(spec);
 }
 
 static int load_all(const xp_spec *spec, vb_set *out) {
@@ -65,7 +90,7 @@ static int load_all(const xp_spec *spec, vb_set *out) {
       return XP_EXIT_ABORTED;
     }
   }
-  int rc = check_same_model(out);
+  int rc = check_same_model(out, spec);
   if (rc) set_free(out);
   return rc;
 }
@@ -102,14 +127,14 @@ static void print_summary(FILE *out, const vb_set *s) {
     print_cell(out, r, "median_itl_ms");
     fputc('\n', out);
   }
-  fputs("(latencies in ms, as vLLM computed them)\n", out);
+  fputs("(latencies in ms, as the benchmark computed them)\n", out);
 }
 
 static int vllm_bench_plan(const xp_spec *spec, FILE *out) {
   vb_set s;
   int rc = load_all(spec, &s);
   if (rc) return rc;
-  fprintf(out, "would record one serve_bench run of %s with %zu case%s:\n", s.r[0].model, s.n,
+  fprintf(out, "would record one serve_bench run of %s with %zu case%s:\n", set_model(&s, spec), s.n,
           s.n == 1 ? "" : "s");
   print_summary(out, &s);
   set_free(&s);
@@ -159,10 +184,15 @@ static int64_t metadata_tp(const vb_result *r) {
   return -1;
 }
 
+/* SGLang's benchmark names a backend by engine and API: sglang-native, sglang-oai,
+** sglang-oai-chat, vllm-chat, lmdeploy-chat; "trt" is TensorRT-LLM (its Triton endpoint). */
 static const char *engine_of(const char *backend) {
   static const char *const engines[] = {"vllm", "sglang", "tgi", "lmdeploy", "tensorrt-llm", "deepspeed-mii", NULL};
-  for (int i = 0; backend && engines[i]; i++)
-    if (strcmp(backend, engines[i]) == 0) return engines[i];
+  if (backend && strcmp(backend, "trt") == 0) return "tensorrt-llm";
+  for (int i = 0; backend && engines[i]; i++) {
+    size_t n = strlen(engines[i]);
+    if (strncmp(backend, engines[i], n) == 0 && (backend[n] == 0 || backend[n] == '-')) return engines[i];
+  }
   return NULL;
 }
 
@@ -247,7 +277,7 @@ static int vllm_bench_execute(xp_ctx *ctx) {
 
 const xp_kind xp_kind_vllm_bench = {
     .name = "vllm_bench",
-    .summary = "import vLLM serving benchmarks (vllm bench serve --save-result JSON)",
+    .summary = "import serving benchmarks (vllm bench serve --save-result JSON, sglang.bench_serving JSONL)",
     .fields = vllm_bench_fields,
     .needs_gpu = 0,
     .check = vllm_bench_check,

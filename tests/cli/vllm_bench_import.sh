@@ -106,4 +106,104 @@ check "several dates: measured at the latest" "2025-09-02T09:00:00Z" \
 check "a key given twice: its last value" "0.407464" \
   "$("$XP" --db "$vdb" query <(echo "SELECT m.median FROM metrics m JOIN cases c ON c.id = m.case_id WHERE m.name = 'duration' AND c.run_id = (SELECT max(id) FROM runs);") --format csv 2> /dev/null | tail -1)"
 
+# SGLang's python -m sglang.bench_serving --output-file: a line per benchmark (JSONL), no model
+# in it. Each line a case; the model is declared, never guessed.
+sg="$data/sglang_c1_c4_c8.jsonl"
+sdb="$tmp/sglang.db"
+one_line "SGLang results without --set model" 2 \
+  "sglang_c1_c4_c8.jsonl:1: the result names no model (sglang.bench_serving records none); say which with --set model=NAME" \
+  "$XP" --db "$sdb" import vllm-bench "$sg"
+"$XP" --db "$sdb" import vllm-bench "$sg" --set model=Qwen/Qwen3-8B --dry-run > "$tmp/plan" 2>&1
+grep -q 'would record one serve_bench run of Qwen/Qwen3-8B with 3 cases' "$tmp/plan" || { echo "FAIL: SGLang dry-run: $(cat "$tmp/plan")"; fail=1; }
+check "no database written by the refusal or --dry-run" "no" "$([ -e "$sdb" ] && echo yes || echo no)"
+"$XP" --db "$sdb" import vllm-bench "$sg" --set model=Qwen/Qwen3-8B > "$tmp/out" 2> "$tmp/err"
+check "SGLang import exit status" 0 $?
+sq() { db="$sdb" query "$1"; }
+check "SGLang: a case per line" "concurrency=1 concurrency=4 concurrency=8" \
+  "$(sq "SELECT group_concat(name, ' ') FROM (SELECT name FROM cases ORDER BY seq)")"
+check "SGLang: model declared, engine from the backend" "Qwen/Qwen3-8B|sglang|declared" \
+  "$(sq "SELECT r.model || '|' || r.engine || '|' || m.source FROM runs r JOIN run_meta m ON m.run_id = r.id AND m.key = 'model'")"
+# every number SGLang wrote, under the name xp records for vLLM, equal to the file's value
+pairs="duration:duration completed:completed total_input_tokens:total_input_tokens
+total_output_tokens:total_output_tokens total_output_tokens_retokenized:total_output_tokens_retokenized
+request_throughput:request_throughput input_throughput:input_throughput output_throughput:output_throughput
+mean_e2e_latency_ms:mean_e2el_ms median_e2e_latency_ms:median_e2el_ms std_e2e_latency_ms:std_e2el_ms
+p99_e2e_latency_ms:p99_e2el_ms mean_ttft_ms:mean_ttft_ms median_ttft_ms:median_ttft_ms std_ttft_ms:std_ttft_ms
+p99_ttft_ms:p99_ttft_ms mean_tpot_ms:mean_tpot_ms median_tpot_ms:median_tpot_ms std_tpot_ms:std_tpot_ms
+p99_tpot_ms:p99_tpot_ms mean_itl_ms:mean_itl_ms median_itl_ms:median_itl_ms std_itl_ms:std_itl_ms
+p95_itl_ms:p95_itl_ms p99_itl_ms:p99_itl_ms concurrency:concurrency"
+line=0
+for c in 1 4 8; do
+  line=$((line + 1))
+  for p in $pairs; do
+    key=${p%%:*} metric=${p#*:}
+    want=$(sed -n "${line}p" "$sg" | grep -o "\"$key\": [-0-9.e+]*" | sed 's/.*: //')
+    got=$(sq "SELECT printf('%.17g', median) FROM run_metrics WHERE case_name = 'concurrency=$c' AND metric = '$metric' AND n = 1")
+    awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; exit !(a != "" && b != "" && d * d <= 1e-24 * b * b) }' ||
+      { echo "FAIL: SGLang line $line: $key [$want] recorded as $metric [$got]"; fail=1; }
+  done
+done
+check "SGLang line 1: nothing recorded beyond its numbers" 26 \
+  "$(sq "SELECT count(*) FROM run_metrics WHERE case_name = 'concurrency=1'")"
+check "SGLang --output-details: per-request TTFTs of the 15 successes" "15" \
+  "$(sq "SELECT n FROM run_metrics WHERE case_name = 'concurrency=8' AND metric = 'ttft_ms'")"
+check "SGLang: the infinite rate kept as a setting" "inf" \
+  "$(sq "SELECT json_extract(params, '$.request_rate') FROM cases WHERE name = 'concurrency=4'")"
+
+# later versions' keys (tag, server_info, total_throughput, request_rate "trace"), a speculative
+# decoding server's accept_length, and blank lines between results
+sed -n 1p "$sg" | sed -e 's/"request_rate": Infinity/"request_rate": "trace"/' -e 's/"max_concurrency": 1/"max_concurrency": null/' \
+  -e 's/"accept_length": null/"accept_length": 3.25, "max_output_tokens_per_s": 160.0/' \
+  -e 's/^{/{"tag": "eagle", "server_info": {"tp_size": 2, "model_path": "x"}, "total_throughput": 5969.25, /' > "$tmp/later.jsonl"
+printf '\n\n' >> "$tmp/later.jsonl"
+sed -n 2p "$sg" >> "$tmp/later.jsonl"
+"$XP" --db "$tmp/later.db" import vllm-bench "$tmp/later.jsonl" --set model=m > /dev/null 2> "$tmp/err"
+check "later SGLang keys and blank lines: exit status" 0 $?
+check "later SGLang keys: cases" "rate=trace concurrency=4" \
+  "$(db="$tmp/later.db" query "SELECT group_concat(name, ' ') FROM (SELECT name FROM cases ORDER BY seq)")"
+check "later SGLang keys: vLLM's names" "max_output_tokens_per_s=160.0 spec_decode_acceptance_length=3.25 total_token_throughput=5969.25" \
+  "$(db="$tmp/later.db" query "SELECT group_concat(metric || '=' || median, ' ') FROM (SELECT metric, median FROM run_metrics WHERE case_name = 'rate=trace' AND metric IN ('spec_decode_acceptance_length', 'total_token_throughput', 'max_output_tokens_per_s') ORDER BY metric)")"
+check "later SGLang keys: the tag is the label" "eagle" \
+  "$(db="$tmp/later.db" query "SELECT value FROM run_meta WHERE key = 'label'")"
+
+# bad lines: one line naming the line at fault, exit 2, nothing recorded
+before=$(sq "SELECT count(*) FROM runs")
+{ sed -n 1p "$sg"; echo; sed -n 2p "$sg" | sed 's/"duration": [0-9.]*/"duration": -0.3/'; } > "$tmp/neg.jsonl"
+one_line "SGLang: a negative duration on line 3" 2 "neg.jsonl:3: duration: expected a number >= 0, found -0.3" \
+  "$XP" --db "$sdb" import vllm-bench "$tmp/neg.jsonl" --set model=m
+{ sed -n 1p "$sg"; sed -n 2p "$sg" | cut -c 1-300; sed -n 3p "$sg"; } > "$tmp/cut.jsonl"
+one_line "SGLang: a line cut short" 2 "cut.jsonl:2: not valid JSON: the result that starts here is cut short" \
+  "$XP" --db "$sdb" import vllm-bench "$tmp/cut.jsonl" --set model=m
+sed '2s/"mean_e2e_latency_ms": [0-9.]*/"mean_e2e_latency_ms": 10.5/' "$sg" > "$tmp/lat.jsonl"
+one_line "SGLang: a mean latency below the mean TTFT" 2 "lat.jsonl:2: mean_e2e_latency_ms: 10.5 ms, shorter than mean_ttft_ms" \
+  "$XP" --db "$sdb" import vllm-bench "$tmp/lat.jsonl" --set model=m
+sed '3s/"dataset_name": "random"/"dataset_name": "r\xffndom"/' "$sg" > "$tmp/utf8.jsonl"
+one_line "SGLang: a line not UTF-8" 2 "utf8.jsonl:3: not UTF-8 text" \
+  "$XP" --db "$sdb" import vllm-bench "$tmp/utf8.jsonl" --set model=m
+sed '2s/"completed": 12, //' "$sg" > "$tmp/nocompleted.jsonl"
+one_line "SGLang: a line without completed" 2 "nocompleted.jsonl:2: missing key \"completed\" (not an sglang.bench_serving --output-file line?)" \
+  "$XP" --db "$sdb" import vllm-bench "$tmp/nocompleted.jsonl" --set model=m
+check "no run recorded by bad SGLang lines" "$before" "$(sq "SELECT count(*) FROM runs")"
+
+# vLLM and SGLang at the same concurrency compare case by case, on the same metric names
+"$XP" --db "$sdb" import vllm-bench "$data/serve_c8_detailed.json" > /dev/null 2>&1 || fail=1
+ids=$(sq "SELECT group_concat(substr(uuid, 1, 8), ' ') FROM (SELECT uuid FROM runs ORDER BY id)")
+"$XP" --db "$sdb" compare $ids > "$tmp/cmp" 2>&1
+check "compare vLLM with SGLang: exit status" 0 $?
+grep -q "mean_e2el_ms" "$tmp/cmp" || { echo "FAIL: compare vLLM with SGLang lacks mean_e2el_ms"; head -30 "$tmp/cmp"; fail=1; }
+
+# the vLLM fixtures record what they recorded before SGLang's format was read
+: > "$tmp/digest"
+for f in serve_c8_detailed.json serve_c16_goodput.json serve_append_c1_c2.json legacy_rate4.json \
+  variants/prefill_out1.json variants/dates_desc.json variants/dupkey.json; do
+  rm -f "$tmp/d.db"
+  "$XP" --db "$tmp/d.db" import vllm-bench "$data/$f" > /dev/null 2>&1 || echo "$f: import failed" >> "$tmp/digest"
+  db="$tmp/d.db" query "SELECT '$f', r.model, r.engine, r.concurrency, r.tp, c.seq, c.name, c.params, c.status, m.name,
+    m.unit, m.n, printf('%.17g %.17g %.17g %.17g %.17g %.17g', m.median, m.p10, m.p90, m.min, m.max, m.mean)
+    FROM runs r JOIN cases c ON c.run_id = r.id JOIN metrics m ON m.case_id = c.id ORDER BY c.seq, m.name" >> "$tmp/digest"
+  db="$tmp/d.db" query "SELECT '$f', key, value FROM run_meta WHERE source = 'trace' ORDER BY key" >> "$tmp/digest"
+done
+diff "$data/vllm_fixtures.digest" "$tmp/digest" > "$tmp/ddiff" ||
+  { echo "FAIL: the vLLM fixtures record otherwise than before:"; head -20 "$tmp/ddiff"; fail=1; }
+
 finish

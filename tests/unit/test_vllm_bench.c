@@ -245,7 +245,7 @@ static void test_bad_input(void) {
                " \"output_throughput\": 10.0, \"mean_ttft_ms\": 5.0}",
                "bad.json:2: duration: expected a number, found a string");
   expect_error("{" MOST_KEYS ", \"duration\": 2.0, \"completed\": 4.5}", "completed: expected a whole number >= 0");
-  expect_error("{" MINIMAL_KEYS ", \"request_rate\": \"fast\"}", "request_rate: expected a number > 0 or \"inf\"");
+  expect_error("{" MINIMAL_KEYS ", \"request_rate\": \"fast\"}", "request_rate: expected a number > 0, \"inf\" or \"trace\"");
   expect_error("{" MINIMAL_KEYS ", \"p99_ttft_ms\": \"12\"}", "p99_ttft_ms: expected a number, found a string");
   expect_error("{" MINIMAL_KEYS ", \"ttfts\": [0.1, \"x\"]}", "ttfts: entry 1: expected a number");
   expect_error("{" MINIMAL_KEYS ", \"itls\": [[0.1], 0.2]}", "itls: entry 1: expected an array of numbers");

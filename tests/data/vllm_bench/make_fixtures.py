@@ -185,6 +185,41 @@ def legacy(outs, dur, *, model, date, rate, percentiles, metadata=None):
     return r
 
 
+def sglang(outs, dur, *, concurrency, rate, in_len, out_len, details):
+    """One line of python -m sglang.bench_serving --output-file (SGLang @ 0033168: benchmark()'s
+    result dict and calculate_metrics(); --output-details adds the per-request lists)."""
+    ok = [o for o in outs if o["success"]]
+    output_lens = [o["out"] if o["success"] else 0 for o in outs]
+    retok = [len(o["text"].split()) if o["success"] else 0 for o in outs]
+    ttfts = [o["ttft"] for o in ok]
+    tpots = [(o["latency"] - o["ttft"]) / (o["out"] - 1) for o in ok if o["out"] > 1]
+    itls = [x for o in ok for x in o["itl"]]
+    e2e = [o["latency"] for o in ok]
+    total_in = sum(o["prompt_len"] for o in ok)
+    r = {"backend": "sglang", "dataset_name": "random", "request_rate": rate,
+         "max_concurrency": concurrency, "sharegpt_output_len": None,
+         "random_input_len": in_len, "random_output_len": out_len, "random_range_ratio": 0.0,
+         "duration": dur, "completed": len(ok), "total_input_tokens": total_in,
+         "total_output_tokens": sum(output_lens), "total_output_tokens_retokenized": sum(retok),
+         "request_throughput": len(ok) / dur, "input_throughput": total_in / dur,
+         "output_throughput": sum(output_lens) / dur}
+    for name, v, ps in (("e2e_latency", e2e, (99,)), ("ttft", ttfts, (99,)),
+                        ("tpot", tpots, (99,)), ("itl", itls, (95, 99))):
+        r[f"mean_{name}_ms"] = mean(v) * 1000
+        r[f"median_{name}_ms"] = percentile(v, 50) * 1000
+        r[f"std_{name}_ms"] = std(v) * 1000
+        for p in ps:
+            r[f"p{p}_{name}_ms"] = percentile(v, p) * 1000
+    r["concurrency"] = sum(e2e) / dur
+    r["accept_length"] = None  # no speculative decoding on the server
+    if details:
+        r.update({"input_lens": [o["prompt_len"] for o in outs], "output_lens": output_lens,
+                  "ttfts": [o["ttft"] for o in outs], "itls": [o["itl"] for o in outs],
+                  "generated_texts": [o["text"] for o in outs],
+                  "errors": [o["error"] for o in outs]})
+    return r
+
+
 def write(name, objs):
     with open(os.path.join(HERE, name), "w", encoding="utf-8") as f:
         for i, o in enumerate(objs):
@@ -213,3 +248,9 @@ outs, dur = simulate(5, 12, 4, 256, 10)
 write("legacy_rate4.json",
       [legacy(outs, dur, model="meta-llama/Llama-3.1-8B-Instruct", date="20250301-093000",
               rate=4.0, percentiles=[99])])
+# SGLang appends a line per benchmark (JSONL), each ending in a newline; no model in it.
+with open(os.path.join(HERE, "sglang_c1_c4_c8.jsonl"), "w", encoding="utf-8") as f:
+    for c, seed, n, fails in ((1, 11, 6, ()), (4, 12, 12, ()), (8, 13, 16, (3,))):
+        o, d = simulate(seed, n, c, 512, 8, fail_idx=fails)
+        f.write(json.dumps(sglang(o, d, concurrency=c, rate=math.inf, in_len=512, out_len=8,
+                                  details=c == 8)) + "\n")
