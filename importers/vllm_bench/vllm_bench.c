@@ -43,8 +43,9 @@ static const char *declared_model(const xp_spec *spec) {
 ** that names no model (SGLang's writer names none) is the declared model's; without one the
 ** import is refused rather than recorded under a model nobody named. */
 static int check_same_model(const vb_set *s, const xp_spec *spec) {
-  const vb_result *named = NULL;
+  const vb_result *named = NULL, *unnamed = NULL;
   for (size_t i = 0; i < s->n; i++) {
+    if (!s->r[i].model && !unnamed) unnamed = &s->r[i];
     const vb_result *r = &s->r[i];
     if (!r->model && !declared_model(spec))
       return xp_error_at(XP_EXIT_USAGE, r->file, r->line,
@@ -56,6 +57,13 @@ static int check_same_model(const vb_set *s, const xp_spec *spec) {
                          r->model, named->model, named->file);
     if (r->model && !named) named = r;
   }
+  /* results that name no model are the declared one's: a file that names another is a
+  ** second system under test, not a correction of the declaration */
+  const char *declared = declared_model(spec);
+  if (named && unnamed && strcmp(named->model, declared) != 0)
+    return xp_error_at(XP_EXIT_USAGE, named->file, named->line,
+                       "model_id \"%s\" differs from --set model=%s, the model of %s; import each model separately",
+                       named->model, declared, unnamed->file);
   return 0;
 }
 

@@ -166,6 +166,14 @@ check "later SGLang keys: vLLM's names" "max_output_tokens_per_s=160.0 spec_deco
 check "later SGLang keys: the tag is the label" "eagle" \
   "$(db="$tmp/later.db" query "SELECT value FROM run_meta WHERE key = 'label'")"
 
+# SGLang's backends name the engine and the API (sglang-oai-chat); "trt" is TensorRT-LLM
+for be in sglang-oai-chat:sglang vllm-chat:vllm trt:tensorrt-llm; do
+  sed "s/\"backend\": \"sglang\"/\"backend\": \"${be%%:*}\"/" "$sg" > "$tmp/be.jsonl"
+  rm -f "$tmp/be.db"
+  "$XP" --db "$tmp/be.db" import vllm-bench "$tmp/be.jsonl" --set model=m > /dev/null 2>&1 || fail=1
+  check "engine of backend ${be%%:*}" "${be#*:}" "$(db="$tmp/be.db" query "SELECT engine FROM runs")"
+done
+
 # bad lines: one line naming the line at fault, exit 2, nothing recorded
 before=$(sq "SELECT count(*) FROM runs")
 { sed -n 1p "$sg"; echo; sed -n 2p "$sg" | sed 's/"duration": [0-9.]*/"duration": -0.3/'; } > "$tmp/neg.jsonl"
@@ -183,6 +191,9 @@ one_line "SGLang: a line not UTF-8" 2 "utf8.jsonl:3: not UTF-8 text" \
 sed '2s/"completed": 12, //' "$sg" > "$tmp/nocompleted.jsonl"
 one_line "SGLang: a line without completed" 2 "nocompleted.jsonl:2: missing key \"completed\" (not an sglang.bench_serving --output-file line?)" \
   "$XP" --db "$sdb" import vllm-bench "$tmp/nocompleted.jsonl" --set model=m
+one_line "SGLang results declared one model, a vLLM file naming another" 2 \
+  "serve_c8_detailed.json:1: model_id \"Qwen/Qwen3-0.6B\" differs from --set model=m, the model of .*sglang_c1_c4_c8.jsonl; import each model separately" \
+  "$XP" --db "$sdb" import vllm-bench "$sg" "$data/serve_c8_detailed.json" --set model=m
 check "no run recorded by bad SGLang lines" "$before" "$(sq "SELECT count(*) FROM runs")"
 
 # vLLM and SGLang at the same concurrency compare case by case, on the same metric names

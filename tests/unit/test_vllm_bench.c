@@ -217,6 +217,47 @@ static void test_versions(void) {
   vb_results_free(r, n);
 }
 
+/* SGLang's sglang.bench_serving lines: no model, its spellings recorded under vLLM's names. */
+static void test_sglang(void) {
+  vb_result *r = NULL;
+  size_t n = 0;
+  /* mid 2024: medians only, no request_throughput; 2025: the full set; later: "trace" */
+  const char *text =
+      "{\"backend\": \"sglang\", \"dataset_name\": \"random\", \"request_rate\": Infinity, "
+      "\"total_input_tokens\": 40, \"total_output_tokens\": 8, \"total_output_tokens_retokenized\": 8, "
+      "\"mean_e2e_latency_ms\": 90.0, \"median_e2e_latency_ms\": 88.0, \"median_ttft_ms\": 20.0, "
+      "\"median_itl_ms\": 9.0, \"output_throughput\": 40.0, \"duration\": 0.2, \"completed\": 4}\n"
+      "\n"
+      "{\"backend\": \"sglang-oai\", \"request_rate\": 4.0, \"max_concurrency\": 2, \"duration\": 1.0, "
+      "\"completed\": 4, \"total_output_tokens_retokenized\": 8, \"request_throughput\": 4.0, "
+      "\"output_throughput\": 8.0, \"p99_e2e_latency_ms\": 95.0, \"p99_ttft_ms\": 30.0, \"concurrency\": 0.4, "
+      "\"accept_length\": null}\n"
+      "{\"tag\": \"t\", \"backend\": \"sglang\", \"request_rate\": \"trace\", \"max_concurrency\": null, "
+      "\"server_info\": {\"tp_size\": 2}, \"duration\": 1.0, \"completed\": 4, "
+      "\"total_output_tokens_retokenized\": 8, \"request_throughput\": 4.0, \"output_throughput\": 8.0, "
+      "\"total_throughput\": 48.0, \"accept_length\": 2.5}\n";
+  CHECK_EQ_INT(vb_parse_text("s.jsonl", text, strlen(text), &r, &n), 0);
+  CHECK_EQ_INT((long long)n, 3);
+  if (n == 3) {
+    CHECK(r[0].model == NULL);
+    CHECK_EQ_STR(r[0].case_name, "rate=inf");
+    CHECK_NEAR(value_of(&r[0], "mean_e2el_ms"), 90.0, 0);
+    CHECK_NEAR(value_of(&r[0], "median_e2el_ms"), 88.0, 0);
+    CHECK(vb_find_value(&r[0], "mean_e2e_latency_ms") == NULL);
+    CHECK(vb_find_value(&r[0], "request_throughput") == NULL); /* not written, not made up */
+    CHECK_EQ_INT(r[1].line, 3);
+    CHECK_EQ_STR(r[1].case_name, "concurrency=2,rate=4");
+    CHECK_NEAR(value_of(&r[1], "p99_e2el_ms"), 95.0, 0);
+    CHECK_NEAR(value_of(&r[1], "concurrency"), 0.4, 0);
+    CHECK(vb_find_value(&r[1], "spec_decode_acceptance_length") == NULL);
+    CHECK_EQ_STR(r[2].case_name, "rate=trace");
+    CHECK_EQ_STR(r[2].label, "t");
+    CHECK_NEAR(value_of(&r[2], "total_token_throughput"), 48.0, 0);
+    CHECK_NEAR(value_of(&r[2], "spec_decode_acceptance_length"), 2.5, 0);
+  }
+  vb_results_free(r, n);
+}
+
 static void expect_error(const char *text, const char *expected) {
   vb_result *r = (vb_result *)1;
   size_t n = 99;
@@ -257,6 +298,13 @@ static void test_bad_input(void) {
   /* A broken second object of an --append-result file names its line. */
   expect_error("{" MINIMAL_KEYS "}\n{" MOST_KEYS ", \"completed\": 4, \"duration\": true}", "bad.json:2: duration");
   expect_error("{" MINIMAL_KEYS "}\n{\"model_id\": ", "bad.json:2: not valid JSON");
+  /* JSONL: a line cut short reads on into the next line's result; the cut line is named */
+  expect_error("{" MINIMAL_KEYS "}\n{\"model_id\": \"m\", \"durat\n{" MINIMAL_KEYS "}",
+               "bad.json:2: not valid JSON: the result that starts here is cut short");
+  /* a median latency below the median TTFT (SGLang's spelling named) */
+  expect_error("{\"backend\": \"sglang\", \"total_output_tokens_retokenized\": 8, \"duration\": 1.0, "
+               "\"completed\": 4, \"output_throughput\": 8.0,\n\"median_e2e_latency_ms\": 10.0, \"median_ttft_ms\": 20.0}",
+               "bad.json:2: median_e2e_latency_ms: 10 ms, shorter than median_ttft_ms (20 ms)");
   xp_error_quiet(0);
 }
 
@@ -272,6 +320,7 @@ int main(void) {
   test_legacy_goodput_spelling();
   test_versions();
   test_nonfinite_numbers();
+  test_sglang();
   test_bad_input();
   CHECK_DONE();
 }
