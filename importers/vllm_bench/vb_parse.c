@@ -19,7 +19,7 @@
 **     --set model=NAME. Its statistics are vLLM's with e2e latency spelled
 **     <stat>_e2e_latency_ms (vLLM: <stat>_e2el_ms), total_throughput for vLLM's
 **     total_token_throughput and accept_length for spec_decode_acceptance_length; they are
-**     recorded under vLLM's names so that queries and compare see one metric. Versions: mid
+**     recorded under vLLM's names so that a query sees one metric in both. Versions: mid
 **     2024 wrote only medians, the mean e2e latency and output_throughput (no
 **     request_throughput); 2025 added max_concurrency, request/input throughputs, the mean,
 **     std and p99 of each latency, p95_itl_ms, concurrency (mean requests in flight) and
