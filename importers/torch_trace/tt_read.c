@@ -228,6 +228,37 @@ static int by_value(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* A rank named for the file (distributedInfo.rank, or --ranks), and GPU activity on several
+** devices, nearly all of it on one: a rank's trace with a few strays elsewhere (a context made on
+** cuda:0 before set_device, a library's probe kernel), not a process that drove several GPUs.
+** Refusing would lose the rank over them, adding them would count two GPUs as one: the rank is
+** read again on its main device, and what ran elsewhere is left out, said with its count. A
+** device is main when it ran at least 95% of the file's kernels (so at most 5% of the counts
+** is left out, said in the warning); else -1, and the caller refuses. Events kept per file
+** (--events) were already written on the first read: not for them. */
+static int keep_main_device(tt_import *imp, tt_rank *r, const char *path, const tt_options *opt) {
+  int main = 0;
+  int64_t kernels = 0;
+  for (int i = 0; i < r->ndevices; i++) {
+    kernels += r->dev_kernels[i];
+    if (r->dev_kernels[i] > r->dev_kernels[main]) main = i;
+  }
+  const int64_t strays = kernels - r->dev_kernels[main];
+  if (kernels == 0 || strays * 20 > kernels) return -1;
+  int64_t dev = r->devices[main], left = 0;
+  for (int i = 0; i < r->ndevices; i++)
+    if (i != main) left += r->dev_activities[i];
+  xp_warn("%s: GPU activity on %d devices under one rank: read on device %lld, which ran %lld of %lld kernels; "
+          "%lld activit%s on the other devices left out (%lld kernel%s)", path, r->ndevices, (long long)dev,
+          (long long)(kernels - strays), (long long)kernels, (long long)left, left == 1 ? "y" : "ies",
+          (long long)strays, strays == 1 ? "" : "s");
+  imp->ranks[--imp->nranks] = NULL;
+  tt_rank_free(r);
+  tt_options one = *opt;
+  one.device = &dev;
+  return tt_read_file(imp, path, &one);
+}
+
 /* One process that drove several GPUs (single-process tensor or pipeline parallelism) wrote
 ** them all into one trace, each under its own pid. A rank is one GPU to every figure xp keeps
 ** (busy time, step GPU time, collectives matched across ranks): counted as one, the devices'
@@ -250,6 +281,10 @@ static int split_devices(tt_import *imp, tt_rank *r, const char *path, const tt_
                     : r->trace_rank >= 0 ? "the trace names one rank (distributedInfo.rank) for all of them"
                     : opt->rank >= 0 ? "one rank was given for all of them"
                     : opt->on_event ? "--events keeps a file's events under one rank" : NULL;
+  if (why && r->ndevices <= TT_MAX_DEVICES && !opt->on_event) {
+    int rc = keep_main_device(imp, r, path, opt);
+    if (rc >= 0) return rc;
+  }
   if (why)
     return xp_error_at(XP_EXIT_USAGE, path, 0,
                        "GPU activity on devices %lld and %lld%s: one process drove several GPUs, and xp counts "

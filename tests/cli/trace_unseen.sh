@@ -75,4 +75,23 @@ check "peer copies beside two GPUs: the copies left out, said" "xp: warning: $v/
 check "one rank's two cycles: exit" 2 $?
 check "one rank's two cycles: refused" "xp: $v/cycle2_r0.json.gz: rank 0 again, profiled at another time ($v/peercopy_r0.json.gz is rank 0 too, and their GPU activity does not overlap): a profiler schedule writes each cycle to a file of its own; import each cycle's files as a run of its own" "$(sed -n 2p "$tmp/err")"
 check "one rank's two cycles: one line after the copies' warning" 2 "$(wc -l < "$tmp/err")"
+
+# A named rank (distributedInfo.rank 0) with one stray kernel on another GPU (a context made
+# on cuda:3 before set_device): read on its main device, the stray left out and said; the
+# rank's figures are the sample's own. Activity spread over devices under one rank is refused.
+sample="$XP_SRC/tests/data/trace/decode_tp2_bs1_rank0.trace.json.gz"
+stray='{"ph": "X", "cat": "kernel", "name": "stray_probe_kernel", "pid": 3, "tid": 7, "ts": 5131127428570.0, "dur": 2.0, "args": {"device": 3, "stream": 7, "correlation": 999999999}},'
+zcat "$sample" | sed "0,/\"traceEvents\": \[/s//\"traceEvents\": [ $stray/" | gzip > "$tmp/stray_r0.json.gz"
+db="$tmp/stray.db"
+"$XP" --db "$db" import torch-trace "$tmp/stray_r0.json.gz" > /dev/null 2> "$tmp/err"
+check "stray kernel on another GPU: exit" 0 $?
+check "stray kernel on another GPU: said" "xp: warning: $tmp/stray_r0.json.gz: GPU activity on 2 devices under one rank: read on device 0, which ran 5312 of 5313 kernels; 1 activity on the other devices left out (1 kernel)" "$(cat "$tmp/err")"
+"$XP" --db "$tmp/plain.db" import torch-trace "$sample" > /dev/null 2>&1
+check "stray kernel on another GPU: the rank's own figures" \
+  "$(db="$tmp/plain.db" query "SELECT rank, device, kernels, kernel_ns FROM trace_ranks")" \
+  "$(query "SELECT rank, device, kernels, kernel_ns FROM trace_ranks")"
+check "stray kernel on another GPU: not counted" 0 "$(query "SELECT count(*) FROM trace_kernel_stats s
+  JOIN trace_names n ON n.id = s.name_id WHERE n.name = 'stray_probe_kernel'")"
+"$XP" --db "$tmp/spread.db" import torch-trace "$v/twogpu_oneproc.json.gz" --rank 3 > /dev/null 2> "$tmp/err"
+check "two driven GPUs under one named rank: refused" 2 $?
 finish
