@@ -86,8 +86,8 @@ static int select_runs(sqlite3 *db, const export_opts *o, char **list_out, int *
     /* Unused numbers (a flat column needs no key) are simply out of range: harmless. */
     for (int i = 0; i < o->nwhere; i++) {
       const char *eq = strchr(o->wheres[i], '=');
-      sqlite3_bind_text(st, 2 * i + 10, o->wheres[i], (int)(eq - o->wheres[i]), SQLITE_TRANSIENT);
-      sqlite3_bind_text(st, 2 * i + 11, eq + 1, -1, SQLITE_TRANSIENT);
+      xp_bind_text_n(st, 2 * i + 10, o->wheres[i], (size_t)(eq - o->wheres[i]));
+      xp_bind_text(st, 2 * i + 11, eq + 1);
     }
     while (sqlite3_step(st) == SQLITE_ROW) {
       ids = xp_xrealloc(ids, (size_t)(n + 1) * sizeof *ids);

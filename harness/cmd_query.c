@@ -51,7 +51,7 @@ static void bind_value(sqlite3_stmt *st, int idx, const char *v) {
   double dv;
   if (xp_parse_int64(v, &iv) == 0) sqlite3_bind_int64(st, idx, iv);
   else if (xp_parse_double(v, &dv) == 0) sqlite3_bind_double(st, idx, dv);
-  else sqlite3_bind_text(st, idx, v, -1, SQLITE_TRANSIENT);
+  else xp_bind_text(st, idx, v); /* mended as stored text is, so a value with a bad byte still matches */
 }
 
 int xp_bind_params(sqlite3_stmt *st, const xp_param *params, int nparams, const char *file,

@@ -80,10 +80,10 @@ int cmd_runs(int argc, char **argv, const char *db_path) {
     char name[32];
     const char *eq = strchr(wheres[i], '=');
     snprintf(name, sizeof name, ":w%d", i);
-    sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, name), eq + 1, -1, SQLITE_STATIC);
+    xp_bind_text(st, sqlite3_bind_parameter_index(st, name), eq + 1); /* mended, as stored text is */
     snprintf(name, sizeof name, ":k%d", i);
     int k = sqlite3_bind_parameter_index(st, name);
-    if (k) sqlite3_bind_text(st, k, wheres[i], (int)(eq - wheres[i]), SQLITE_TRANSIENT);
+    if (k) xp_bind_text_n(st, k, wheres[i], (size_t)(eq - wheres[i]));
   }
   sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":limit"), lim);
   rc = xp_print_rows(db, st, fmt, stdout, NULL);

@@ -54,6 +54,12 @@ check "spec stored as UTF-8" 0 "$(not_utf8 runs spec_json)"
 check "--set value mended" 1 "$(sql "SELECT count(*) FROM run_meta WHERE value = 'm'||char(65533)||'odel'")"
 "$XP" --db "$db" verify > /dev/null 2> "$tmp/err"
 check "verify after the --set run" 0 $?
+# read side: the same bad byte given again finds what was stored mended
+check "runs --where with the bad byte finds the run" 1 \
+  "$("$XP" --db "$db" runs --where $'model=m\xffodel' --format csv | tail -n +2 | wc -l)"
+printf '%s\n' "SELECT count(*) AS n FROM runs WHERE model = :model;" > "$tmp/m.sql"
+check "query --param with the bad byte matches" "n
+1" "$("$XP" --db "$db" query "$tmp/m.sql" --param $'model=m\xffodel' --format csv)"
 
 # A rules file that is not UTF-8 is refused with its line (its patterns are stored as text)
 printf 'category\tgemm\tcompute\ncategory\tother\tother\nrule\tgemm\tprefix\tgemm_\n' > "$tmp/rules.tsv"
