@@ -429,10 +429,10 @@ static void print_table(char ***cells, int nrows, int ncols) {
   size_t *w = xp_xcalloc((size_t)ncols, sizeof *w);
   for (int r = 0; r < nrows; r++)
     for (int c = 0; c < ncols; c++)
-      if (strlen(cells[r][c]) > w[c]) w[c] = strlen(cells[r][c]);
+      if (xp_display_width(cells[r][c]) > w[c]) w[c] = xp_display_width(cells[r][c]);
   for (int r = 0; r < nrows; r++) {
-    for (int c = 0; c < ncols; c++)
-      printf("%s%-*s", c ? "  " : "", c == ncols - 1 ? 0 : (int)w[c], cells[r][c]);
+    for (int c = 0; c < ncols; c++) /* padded by columns, not bytes: a CJK name takes two a character */
+      printf("%s%s%*s", c ? "  " : "", cells[r][c], c == ncols - 1 ? 0 : (int)(w[c] - xp_display_width(cells[r][c])), "");
     putchar('\n');
     if (r == 0) {
       for (int c = 0; c < ncols; c++) {

@@ -162,7 +162,7 @@ static long next_code_point(const unsigned char *s, size_t *len) {
   return (long)cp;
 }
 
-static size_t display_width(const char *s) {
+size_t xp_display_width(const char *s) {
   size_t w = 0, len;
   for (const unsigned char *p = (const unsigned char *)s; *p; p += len) {
     long cp = next_code_point(p, &len);
@@ -184,13 +184,13 @@ static int print_table(sqlite3 *db, sqlite3_stmt *st, FILE *out, size_t *rows) {
   char **cells = xp_xmalloc(cap * (size_t)ncol * sizeof *cells);
   unsigned char *numeric = xp_xcalloc((size_t)ncol, 1);
   size_t *width = xp_xcalloc((size_t)ncol, sizeof *width);
-  for (int c = 0; c < ncol; c++) width[c] = display_width(sqlite3_column_name(st, c));
+  for (int c = 0; c < ncol; c++) width[c] = xp_display_width(sqlite3_column_name(st, c));
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     if (nrows == cap) cells = xp_xrealloc(cells, (cap *= 2) * (size_t)ncol * sizeof *cells);
     for (int c = 0; c < ncol; c++) {
       char *t = cell_text(st, c);
       cells[nrows * (size_t)ncol + (size_t)c] = t;
-      if (display_width(t) > width[c]) width[c] = display_width(t);
+      if (xp_display_width(t) > width[c]) width[c] = xp_display_width(t);
       if (is_numeric_col(st, c)) numeric[c] = 1;
     }
     nrows++;
@@ -200,7 +200,7 @@ static int print_table(sqlite3 *db, sqlite3_stmt *st, FILE *out, size_t *rows) {
   else {
     for (int c = 0; c < ncol; c++) {
       const char *name = sqlite3_column_name(st, c);
-      fprintf(out, "%s%s%*s", c ? "  " : "", name, (int)(width[c] - display_width(name)), "");
+      fprintf(out, "%s%s%*s", c ? "  " : "", name, (int)(width[c] - xp_display_width(name)), "");
     }
     fputc('\n', out);
     for (int c = 0; c < ncol; c++) {
@@ -211,7 +211,7 @@ static int print_table(sqlite3 *db, sqlite3_stmt *st, FILE *out, size_t *rows) {
     for (size_t r = 0; r < nrows; r++) {
       for (int c = 0; c < ncol; c++) {
         const char *t = cells[r * (size_t)ncol + (size_t)c];
-        int pad = (int)(width[c] - display_width(t));
+        int pad = (int)(width[c] - xp_display_width(t));
         if (numeric[c]) fprintf(out, "%s%*s%s", c ? "  " : "", pad, "", t);
         else fprintf(out, "%s%s%*s", c ? "  " : "", t, c == ncol - 1 ? 0 : pad, "");
       }
