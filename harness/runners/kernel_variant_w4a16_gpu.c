@@ -190,11 +190,11 @@ static int time_floor(xp_kv_case *c, const char *name, xp_enqueue_fn fn, void *a
   return 0;
 }
 
-/* read_floor_us of c: r's reads from buf (none where r could not be planned). */
-static int read_floor(xp_kv_case *c, const void *buf, const xp_kv_reads *r, int planned, const xp_kv_opts *o,
-                      cudaStream_t s) {
+/* read_floor_us of c: r's reads from buf; none where r is NULL (xp_kv_reads_plan found nothing
+** to read). */
+static int read_floor(xp_kv_case *c, const void *buf, const xp_kv_reads *r, const xp_kv_opts *o, cudaStream_t s) {
+  if (!r) return 0;
   read_arg a = {buf, *r, 0, NULL};
-  if (planned != 0) return 0;
   cudaError_t e = xp_read16_grid(o->device, &a.blocks);
   if (e == cudaSuccess) e = cudaMalloc((void **)&a.sink, (size_t)a.blocks * sizeof(unsigned));
   if (e != cudaSuccess) {
@@ -472,8 +472,8 @@ static int gemm_case(gemm_bench *b, xp_kv_case *c, const xp_kv_opts *o, cudaStre
   ** weights of all copies are one block, read at as many places as there are copies). */
   if (w == V_GEMV || w == V_MMA || w == V_SPLITK) {
     xp_kv_reads r;
-    int planned = xp_kv_reads_plan(&r, (double)b->words * 4, b->words * 4 * (size_t)b->copies, 0, 1, b->copies);
-    return read_floor(c, b->w, &r, planned, o, s);
+    int planned = xp_kv_reads_plan(&r, (double)b->words * 4, b->words * 4 * (size_t)b->copies, 0, 1, b->copies) == 0;
+    return read_floor(c, b->w, planned ? &r : NULL, o, s);
   }
   return 0;
 }
@@ -497,6 +497,13 @@ static int gemm_batch(xp_kv_case *cases, int n, const xp_kv_opts *o, cudaStream_
 
 /* ================= MoE layer ================= */
 
+/* One set of weights' rotation past L2 (xp_kv_moe_copies): as many copies as rotate_bytes asks
+** for (wanted) or fewer where device memory is short, and the launches a graph holds; launch
+** rep reads copy rep % copies under routing rep % R. */
+typedef struct moe_rotation {
+  int copies, wanted, launches;
+} moe_rotation;
+
 typedef struct moe_bench {
   int E, H, I, topk, G, R, m, P, mmax;
   w4_layout l13, l2;
@@ -504,11 +511,7 @@ typedef struct moe_bench {
   size_t weight_bytes;                  /* one copy: all experts' weights and scales, from w13 on */
   size_t copy_stride;                   /* from one copy to the next: weight_bytes, 256-aligned */
   double bf_bytes;                      /* one copy of the bf16 weights (w13bf and w2bf) */
-  /* the rotation (xp_kv_moe_copies): copies of the INT4 block and of the bf16 weights, as
-  ** many as rotate_bytes asks for (wanted) or fewer where device memory is short, and the
-  ** launches per graph; launch rep reads copy rep % copies under routing rep % R */
-  int copies, copies_wanted, launches;
-  int copies_bf, copies_bf_wanted, launches_bf;
+  moe_rotation rot, rot_bf;             /* of the INT4 block, of the bf16 weights */
   uint32_t *w13, *w2;
   uint16_t *s13, *s2, *w13bf, *w2bf;
   uint16_t *x, *h, *y;  /* [mmax][H], [mmax*topk][I], [mmax][H] */
@@ -550,11 +553,11 @@ static int enqueue_moe(void *arg, cudaStream_t s, int rep) {
   moe_bench *b = arg;
   const int r = rep % b->R;
   if (b->which == V_MOE || b->which == V_MOE_PDL) {
-    w4a16_moe a = moe_args(b, r, rep % b->copies);
+    w4a16_moe a = moe_args(b, r, rep % b->rot.copies);
     XP_CUDA(w4a16_grouped_moe(&a, b->which == V_MOE_PDL, s));
     return 0;
   }
-  const size_t first = (size_t)(rep % b->copies_bf) * (size_t)b->E; /* this copy's expert 0 */
+  const size_t first = (size_t)(rep % b->rot_bf.copies) * (size_t)b->E; /* this copy's expert 0 */
   for (int j = 0; j < b->nslot[r]; j++) {
     const size_t at = (size_t)r * b->P + (size_t)j;
     const size_t e = first + (size_t)b->slot_e[at];
@@ -577,7 +580,7 @@ fail:
 /* grouped_moe's launch floor: the same launch as rep's, no weights read. */
 static int enqueue_moe_floor(void *arg, cudaStream_t s, int rep) {
   moe_bench *b = arg;
-  w4a16_moe a = moe_args(b, rep % b->R, rep % b->copies);
+  w4a16_moe a = moe_args(b, rep % b->R, rep % b->rot.copies);
   XP_CUDA(w4a16_moe_floor(&a, b->which == V_MOE_PDL, s));
   return 0;
 fail:
@@ -612,28 +615,31 @@ static void moe_free(moe_bench *b) {
 }
 
 /* Device memory a batch needs beside its weight copies (routings, references, activations,
-** cuBLAS), with a margin: what fit_copies leaves free. */
+** cuBLAS), with a margin: what plan_rotation leaves free. */
 static double moe_other_bytes(const moe_bench *b) {
   const double P = (double)b->mmax * b->topk, H = b->H, I = b->I;
   return (double)(1 << 30) + (double)b->R * P * H * 2 + P * (4 * H + 3 * I) * 8;
 }
 
-/* Of `wanted` copies of copy_bytes, those that fit in free device memory beside keep_bytes
-** (xp_kv_moe_fit); a shortfall is warned of here and recorded with each case. */
-static int fit_copies(const char *what, const char *shape, int wanted, int routings, double copy_bytes,
-                      double keep_bytes) {
+/* The rotation of a set of weights, layer_bytes a copy (alloc_bytes as allocated): the copies
+** xp_kv_moe_copies wants, of them those that fit in free device memory beside keep_bytes
+** (xp_kv_moe_fit; a shortfall is warned of here and recorded with each case). */
+static moe_rotation plan_rotation(const moe_bench *b, const char *what, const char *shape, int64_t rotate_bytes,
+                                  double layer_bytes, double alloc_bytes, double keep_bytes) {
+  moe_rotation rot;
+  rot.wanted = xp_kv_moe_copies(rotate_bytes, layer_bytes, (double)b->topk * layer_bytes / (double)b->E, b->R);
+  rot.copies = rot.wanted;
   size_t avail = 0, total = 0;
-  if (wanted <= 1) return wanted;
-  if (cudaMemGetInfo(&avail, &total) != cudaSuccess) {
-    cudaGetLastError();
-    return wanted; /* the allocation will tell */
+  if (rot.wanted > 1) {
+    if (cudaMemGetInfo(&avail, &total) != cudaSuccess) cudaGetLastError(); /* the allocation will tell */
+    else rot.copies = xp_kv_moe_fit(rot.wanted, b->R, alloc_bytes, (double)avail - keep_bytes);
   }
-  int n = xp_kv_moe_fit(wanted, routings, copy_bytes, (double)avail - keep_bytes);
-  if (n < wanted)
+  if (rot.copies < rot.wanted)
     xp_warn("%s: %d of the %d copies of the layer's %s weights (%.1f MiB each) fit in device memory; "
             "its cases record rotation_copies %d and rotation_copies_wanted %d",
-            shape, n, wanted, what, copy_bytes / (1 << 20), n, wanted);
-  return n;
+            shape, rot.copies, rot.wanted, what, alloc_bytes / (1 << 20), rot.copies, rot.wanted);
+  rot.launches = xp_kv_moe_launches(rot.copies, b->R);
+  return rot;
 }
 
 /* One layer's experts (random packed INT4 on the device), copied for the rotation past L2,
@@ -658,12 +664,9 @@ static int moe_setup(moe_bench *b, const xp_kv_case *cases, int n, const xp_kv_o
   b->weight_bytes = (size_t)xp_kv_w4a16_layer_bytes(p, 0);
   b->bf_bytes = xp_kv_w4a16_layer_bytes(p, 1);
   b->copy_stride = (b->weight_bytes + 255) / 256 * 256;
-  b->copies_wanted = xp_kv_moe_copies(o->rotate_bytes, (double)b->weight_bytes,
-                                      (double)b->topk * (double)b->weight_bytes / (double)E, b->R);
-  b->copies = fit_copies("INT4", p->shape, b->copies_wanted, b->R, (double)b->copy_stride,
+  b->rot = plan_rotation(b, "INT4", p->shape, o->rotate_bytes, (double)b->weight_bytes, (double)b->copy_stride,
                          moe_other_bytes(b) + (b->need_bf ? b->bf_bytes : 0));
-  b->launches = xp_kv_moe_launches(b->copies, b->R);
-  XP_CUDA(cudaMalloc((void **)&b->w13, b->copy_stride * (size_t)b->copies));
+  XP_CUDA(cudaMalloc((void **)&b->w13, b->copy_stride * (size_t)b->rot.copies));
   b->w2 = b->w13 + E * b->words13;
   b->s13 = (uint16_t *)(b->w2 + E * b->words2);
   b->s2 = b->s13 + E * b->nsc13;
@@ -672,7 +675,7 @@ static int moe_setup(moe_bench *b, const xp_kv_case *cases, int n, const xp_kv_o
   /* Scales that keep gate_up (K = hidden) and down (K = inter) outputs of order one. */
   XP_CUDA(w4a16_fill_scales(b->s13, E * b->nsc13, 0.002f, 0.008f, o->seed + 13, s));
   XP_CUDA(w4a16_fill_scales(b->s2, E * b->nsc2, 0.01f, 0.04f, o->seed + 14, s));
-  for (int i = 1; i < b->copies; i++)
+  for (int i = 1; i < b->rot.copies; i++)
     XP_CUDA(cudaMemcpyAsync((char *)b->w13 + (size_t)i * b->copy_stride, b->w13, b->weight_bytes,
                             cudaMemcpyDeviceToDevice, s));
   XP_CUDA(cudaMalloc((void **)&b->x, M * H * 2));
@@ -686,17 +689,14 @@ static int moe_setup(moe_bench *b, const xp_kv_case *cases, int n, const xp_kv_o
   b->yh = xp_xmalloc(M * H * 2);
   if (b->need_bf) {
     const size_t P = M * (size_t)b->topk, n13 = E * 2 * I * H, n2 = E * H * I; /* one copy */
-    b->copies_bf_wanted =
-        xp_kv_moe_copies(o->rotate_bytes, b->bf_bytes, (double)b->topk * b->bf_bytes / (double)E, b->R);
-    b->copies_bf = fit_copies("bf16", p->shape, b->copies_bf_wanted, b->R, b->bf_bytes, moe_other_bytes(b));
-    b->launches_bf = xp_kv_moe_launches(b->copies_bf, b->R);
-    XP_CUDA(cudaMalloc((void **)&b->w13bf, n13 * 2 * (size_t)b->copies_bf));
-    XP_CUDA(cudaMalloc((void **)&b->w2bf, n2 * 2 * (size_t)b->copies_bf));
+    b->rot_bf = plan_rotation(b, "bf16", p->shape, o->rotate_bytes, b->bf_bytes, b->bf_bytes, moe_other_bytes(b));
+    XP_CUDA(cudaMalloc((void **)&b->w13bf, n13 * 2 * (size_t)b->rot_bf.copies));
+    XP_CUDA(cudaMalloc((void **)&b->w2bf, n2 * 2 * (size_t)b->rot_bf.copies));
     for (size_t e = 0; e < E; e++) {
       XP_CUDA(w4a16_dequant(b->w13 + e * b->words13, b->s13 + e * b->nsc13, &b->l13, b->w13bf + e * 2 * I * H, s));
       XP_CUDA(w4a16_dequant(b->w2 + e * b->words2, b->s2 + e * b->nsc2, &b->l2, b->w2bf + e * H * I, s));
     }
-    for (int i = 1; i < b->copies_bf; i++) {
+    for (int i = 1; i < b->rot_bf.copies; i++) {
       XP_CUDA(cudaMemcpyAsync(b->w13bf + (size_t)i * n13, b->w13bf, n13 * 2, cudaMemcpyDeviceToDevice, s));
       XP_CUDA(cudaMemcpyAsync(b->w2bf + (size_t)i * n2, b->w2bf, n2 * 2, cudaMemcpyDeviceToDevice, s));
     }
@@ -822,8 +822,8 @@ static int moe_routing(moe_bench *b, int m, const xp_kv_opts *o, cudaStream_t s)
         int cnt = b->slot_cnt[r * P + j], rc;
         xp_lt *pl;
         if ((rc = lt_get(&b->plans13, b->lt, cnt, 2 * b->I, b->H, b->xg, b->w13bf, 2 * I * H * 2,
-                         b->E * b->copies_bf, b->gout, b->ws, s, &pl)) ||
-            (rc = lt_get(&b->plans2, b->lt, cnt, b->H, b->I, b->ha, b->w2bf, H * I * 2, b->E * b->copies_bf,
+                         b->E * b->rot_bf.copies, b->gout, b->ws, s, &pl)) ||
+            (rc = lt_get(&b->plans2, b->lt, cnt, b->H, b->I, b->ha, b->w2bf, H * I * 2, b->E * b->rot_bf.copies,
                          b->dout, b->ws, s, &pl))) {
           free(keys);
           return rc;
@@ -889,12 +889,11 @@ static int moe_case(moe_bench *b, xp_kv_case *c, const xp_kv_opts *o, cudaStream
   c->bytes = b->avg_experts * expert_bytes + 2.0 * (double)m * H * 2;
   cJSON_AddNumberToObject(c->params, "active_experts", b->avg_experts);
   cJSON_AddNumberToObject(c->params, "routings", b->R);
-  const int copies = w == V_MOE_BF16 ? b->copies_bf : b->copies;
-  const int wanted = w == V_MOE_BF16 ? b->copies_bf_wanted : b->copies_wanted;
-  cJSON_AddNumberToObject(c->params, "rotation_copies", copies);
-  cJSON_AddNumberToObject(c->params, "rotation_bytes", layer_bytes * copies);
+  const moe_rotation *rot = w == V_MOE_BF16 ? &b->rot_bf : &b->rot;
+  cJSON_AddNumberToObject(c->params, "rotation_copies", rot->copies);
+  cJSON_AddNumberToObject(c->params, "rotation_bytes", layer_bytes * rot->copies);
   /* fewer copies than the rotation asks for (device memory): launches may meet warm caches */
-  if (copies < wanted) cJSON_AddNumberToObject(c->params, "rotation_copies_wanted", wanted);
+  if (rot->copies < rot->wanted) cJSON_AddNumberToObject(c->params, "rotation_copies_wanted", rot->wanted);
   if (w == V_MOE_BF16) {
     int chosen;
     xp_lt *p13 = lt_find(&b->plans13, 1, &chosen);
@@ -938,7 +937,7 @@ static int moe_case(moe_bench *b, xp_kv_case *c, const xp_kv_opts *o, cudaStream
     }
     if (judge(c, b->yh, b->yref_h, m * H, H, o->tolerance)) return 0;
   }
-  rc = time_case(c, s, enqueue_moe, b, w == V_MOE_BF16 ? b->launches_bf : b->launches, o);
+  rc = time_case(c, s, enqueue_moe, b, rot->launches, o);
   if (rc == XP_EXIT_ABORTED) return rc;
   if (rc) return device_state();
   if (w == V_MOE_BF16) return 0;
@@ -946,11 +945,11 @@ static int moe_case(moe_bench *b, xp_kv_case *c, const xp_kv_opts *o, cudaStream
   ** reads, in its order (copy rep % copies; within a copy's block at places in turn), and
   ** the launch with routing and barrier only. */
   xp_kv_reads r;
-  int planned = xp_kv_reads_plan(&r, b->avg_experts * expert_bytes, b->weight_bytes, b->copy_stride, b->copies,
-                                 b->launches / b->copies);
-  rc = read_floor(c, b->w13, &r, planned, o, s);
+  int planned = xp_kv_reads_plan(&r, b->avg_experts * expert_bytes, b->weight_bytes, b->copy_stride, b->rot.copies,
+                                 b->rot.launches / b->rot.copies) == 0;
+  rc = read_floor(c, b->w13, planned ? &r : NULL, o, s);
   if (rc) return rc;
-  return time_floor(c, "launch_floor_us", enqueue_moe_floor, b, b->launches, o, s);
+  return time_floor(c, "launch_floor_us", enqueue_moe_floor, b, b->rot.launches, o, s);
 }
 
 static int cmp_case_m(const void *a, const void *b) {
