@@ -148,10 +148,8 @@ static int in_ranges(unsigned cp, const struct cp_range *r, size_t n) {
 /* The code point at s (its length in *len), or -1 for a byte that starts none: shown as one
 ** column (the terminal's U+FFFD) by a database written before text was mended on the way in. */
 static long next_code_point(const unsigned char *s, size_t *len) {
-  const char *c = (const char *)s;
-  size_t n = s[0] < 0x80 ? 1 : s[0] >= 0xF0 ? 4 : s[0] >= 0xE0 ? 3 : 2;
-  size_t avail = strnlen(c, n);
-  if (avail < n || xp_utf8_invalid_at(c, n) >= 0) {
+  const size_t n = xp_utf8_sequence(s, strnlen((const char *)s, 4));
+  if (n == 0) {
     *len = 1;
     return -1;
   }

@@ -279,9 +279,7 @@ const struct xp_blob *xp_datafile(const char *name) {
   return NULL;
 }
 
-/* Length of the well-formed UTF-8 sequence at s (Unicode's table 3-7: no overlong forms, no
-** surrogates, nothing past U+10FFFF), or 0 when the bytes there are not one. */
-static size_t utf8_sequence(const unsigned char *s, size_t n) {
+size_t xp_utf8_sequence(const unsigned char *s, size_t n) {
   const unsigned char c = s[0];
   if (c < 0x80) return 1;
   size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
@@ -300,7 +298,7 @@ static size_t utf8_sequence(const unsigned char *s, size_t n) {
 long xp_utf8_invalid_at(const char *s, size_t n) {
   const unsigned char *p = (const unsigned char *)s;
   for (size_t i = 0; i < n;) {
-    size_t l = utf8_sequence(p + i, n - i);
+    size_t l = xp_utf8_sequence(p + i, n - i);
     if (!l) return (long)i;
     i += l;
   }
@@ -316,7 +314,7 @@ char *xp_utf8_mended(const char *s, size_t n, size_t *len) {
   o += bad;
   const unsigned char *p = (const unsigned char *)s;
   for (size_t i = (size_t)bad; i < n;) {
-    size_t l = utf8_sequence(p + i, n - i);
+    size_t l = xp_utf8_sequence(p + i, n - i);
     if (l) {
       memcpy(o, p + i, l);
       o += l, i += l;

@@ -72,6 +72,9 @@ int xp_parse_size(const char *s, int64_t *out);    /* 14336, 1K, 4M, 256MiB, 1G:
 int64_t xp_saturate_int64(double v);              /* NaN 0, out of range: the nearest end */
 /* Offset of the first byte of s[0, n) that is not well-formed UTF-8, or -1 when all are. */
 long xp_utf8_invalid_at(const char *s, size_t n);
+/* Length of the well-formed UTF-8 sequence at s[0, n) (Unicode's table 3-7: no overlong forms,
+** no surrogates, nothing past U+10FFFF), or 0 when the bytes there are not one. */
+size_t xp_utf8_sequence(const unsigned char *s, size_t n);
 /* A copy of s (NUL-terminated) with each byte that is not well-formed UTF-8 replaced by U+FFFD:
 ** JSON must be UTF-8, and text imported from logs may not be. */
 char *xp_utf8_mend(const char *s);
