@@ -121,10 +121,9 @@ static const char *name_text(const tt_import *imp, uint32_t i, size_t *len) {
   return ni->text ? ni->text : imp->names.str[i];
 }
 
+/* Its id, hashed once by store_names (each kernel, step and collective row names one). */
 static int64_t name_id(const tt_import *imp, uint32_t i) {
-  size_t n;
-  const char *s = name_text(imp, i, &n);
-  return xp_text_id(s, n);
+  return XP_VEC_AT(&imp->name_info, tt_name_info, i)->id;
 }
 
 /* " (bytes ff fe)": the bytes of s[0, n) that are not UTF-8, the first 16 of them. */
@@ -179,11 +178,12 @@ static int store_names(xp_run *run, tt_import *imp) {
       "INSERT OR IGNORE INTO trace_names(id, name, kind, category, rule_seq) VALUES (?1,?2,?3,?4,?5)");
   if (!st) return XP_EXIT_DB;
   for (uint32_t i = 0; i < imp->names.n; i++) {
-    const tt_name_info *ni = XP_VEC_AT(&imp->name_info, tt_name_info, i);
+    tt_name_info *ni = XP_VEC_AT(&imp->name_info, tt_name_info, i);
     sqlite3_reset(st);
     size_t n;
     const char *text = name_text(imp, i, &n);
-    sqlite3_bind_int64(st, 1, xp_text_id(text, n));
+    ni->id = xp_text_id(text, n);
+    sqlite3_bind_int64(st, 1, ni->id);
     sqlite3_bind_text64(st, 2, text, n, SQLITE_STATIC, SQLITE_UTF8);
     xp_bind_text(st, 3, tt_gpu_kind_name[ni->kind]);
     xp_bind_text(st, 4, ni->category);

@@ -44,6 +44,7 @@ typedef struct tt_name_info {
   ** are): each bad byte U+FFFD, and made distinct from every other name (tt_store.c) */
   char *text;
   size_t text_len;
+  int64_t id;           /* trace_names.id of the stored text (xp_text_id), set by store_names */
 } tt_name_info;
 
 typedef struct tt_kstat { /* per kernel key */
