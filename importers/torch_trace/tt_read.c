@@ -223,6 +223,12 @@ static void warn_mended(const tt_rank *r) {
             r->nonfinite == 1 ? "" : "s");
 }
 
+/* r, the last rank read, is read again another way (per device): it goes. */
+static void drop_last_rank(tt_import *imp, tt_rank *r) {
+  imp->ranks[--imp->nranks] = NULL;
+  tt_rank_free(r);
+}
+
 static int by_value(const void *a, const void *b) {
   const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
   return (x > y) - (x < y);
@@ -252,8 +258,7 @@ static int keep_main_device(tt_import *imp, tt_rank *r, const char *path, const 
           "%lld activit%s on the other devices left out (%lld kernel%s)", path, r->ndevices, (long long)dev,
           (long long)(kernels - strays), (long long)kernels, (long long)left, left == 1 ? "y" : "ies",
           (long long)strays, strays == 1 ? "" : "s");
-  imp->ranks[--imp->nranks] = NULL;
-  tt_rank_free(r);
+  drop_last_rank(imp, r);
   tt_options one = *opt;
   one.device = &dev;
   return tt_read_file(imp, path, &one);
@@ -289,8 +294,7 @@ static int split_devices(tt_import *imp, tt_rank *r, const char *path, const tt_
     return xp_error_at(XP_EXIT_USAGE, path, 0,
                        "GPU activity on devices %lld and %lld%s: one process drove several GPUs, and xp counts "
                        "one GPU per rank, but %s", (long long)dev[0], (long long)dev[1], n > 2 ? " and more" : "", why);
-  imp->ranks[--imp->nranks] = NULL;
-  tt_rank_free(r);
+  drop_last_rank(imp, r);
   xp_warn("%s: GPU activity on %d devices (one process drove several GPUs): each is a rank of its own, "
           "numbered by its device", path, n);
   if (copies)
