@@ -400,7 +400,7 @@ static void drop_unmeasured(vb_result *r) {
 /* Each request's latency includes its time to first token, so over the same requests every
 ** order statistic (median, percentile) and the mean of the latencies is at least TTFT's: a
 ** summary that says otherwise is no measurement. This is the check for files without
-** per-request latencies (SGLang writes none). key names the statistic as the file spells it. */
+** per-request latencies (SGLang writes none). The error names the statistic as the file spells it. */
 static int check_summary_order(const vb_src *s, const vb_result *r, int sglang) {
   for (size_t i = 0; i < r->nvalues; i++) {
     const char *m = r->values[i].metric;
