@@ -44,13 +44,14 @@ c AS (
          json_extract(k.params, '\$.m') AS m, json_extract(k.params, '\$.group') AS grp,
          json_extract(k.params, '\$.active_experts') AS experts,
          t.median AS us, g.median AS gbps, s.median AS share, rf.median AS read_floor,
-         lf.median AS launch_floor
+         lf.median AS launch_floor, sf.median AS skeleton_floor
   FROM cases k JOIN run ON k.run_id = run.id
   LEFT JOIN metrics t ON t.case_id = k.id AND t.name = 'time_us'
   LEFT JOIN metrics g ON g.case_id = k.id AND g.name = 'gbps'
   LEFT JOIN metrics s ON s.case_id = k.id AND s.name = 'copy_share'
   LEFT JOIN metrics rf ON rf.case_id = k.id AND rf.name = 'read_floor_us'
   LEFT JOIN metrics lf ON lf.case_id = k.id AND lf.name = 'launch_floor_us'
+  LEFT JOIN metrics sf ON sf.case_id = k.id AND sf.name = 'skeleton_floor_us'
   WHERE json_extract(k.params, '\$.variant') IS NOT NULL)"
 
 q "every case (x_bf16: speedup over cuBLAS bf16 on unquantized weights, same shape and M)" "$CASES
@@ -71,11 +72,12 @@ FROM c LEFT JOIN c b ON b.variant = 'cublas_bf16_per_expert' AND b.m = c.m
 WHERE c.variant LIKE 'grouped_moe%' AND c.status = 'ok'
 ORDER BY c.grp DESC, c.m, c.variant;"
 
-q "grouped_moe against its floors: a bare read of its expert bytes in one launch (read), the same launch with routing and barrier only (launch)" "$CASES
+q "grouped_moe against its floors: a bare read of its expert bytes in one launch (read), the same launch with routing and barrier only (launch), and with routing, barrier and every load in the kernel's order but no arithmetic (skeleton)" "$CASES
 SELECT c.variant, c.m AS batch, c.grp AS G, round(c.us, 2) AS us, round(c.read_floor, 2) AS read_floor_us,
-       round(c.launch_floor, 2) AS launch_floor_us, round(c.read_floor + c.launch_floor, 2) AS sum_us,
-       round(c.us - c.read_floor - c.launch_floor, 2) AS above_both_us,
-       round(c.share * c.us / 0.70, 2) AS us_at_70pct
+       round(c.launch_floor, 2) AS launch_floor_us, round(c.skeleton_floor, 2) AS skeleton_floor_us,
+       round(c.us - c.skeleton_floor, 2) AS above_skeleton_us,
+       round(c.share * c.us / 0.70, 2) AS us_at_70pct,
+       round(100 * c.share * c.us / c.skeleton_floor, 1) AS skeleton_pct_copy
 FROM c WHERE c.variant LIKE 'grouped_moe%' AND c.status = 'ok'
 ORDER BY c.grp DESC, c.m, c.variant;"
 

@@ -58,12 +58,13 @@ typedef struct xp_kv_case {
   double bytes;      /* bytes the variant must move once: for GB/s */
   double max_err;    /* max |out - ref| / max |ref| in the correctness gate; < 0: not checked */
   /* Floors timed beside the case, recorded as metrics of that name (us, one per sample):
-  ** what the same launch costs doing less (a bare read of the bytes, the launch alone). */
+  ** what the same launch costs doing less (a bare read of the bytes, the launch alone, the
+  ** launch with all its loads and no arithmetic). */
   struct xp_kv_floor {
-    const char *name; /* "read_floor_us", "launch_floor_us" */
+    const char *name; /* "read_floor_us", "launch_floor_us", "skeleton_floor_us" */
     double *us;       /* malloc'd */
     int n;
-  } floors[2];
+  } floors[3];
   int nfloors;
 } xp_kv_case;
 

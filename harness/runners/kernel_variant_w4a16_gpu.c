@@ -512,6 +512,7 @@ typedef struct moe_bench {
   size_t copy_stride;                   /* from one copy to the next: weight_bytes, 256-aligned */
   double bf_bytes;                      /* one copy of the bf16 weights (w13bf and w2bf) */
   moe_rotation rot, rot_bf;             /* of the INT4 block, of the bf16 weights */
+  cudaError_t (*floor)(const w4a16_moe *, int, cudaStream_t); /* the floor being timed */
   uint32_t *w13, *w2;
   uint16_t *s13, *s2, *w13bf, *w2bf;
   uint16_t *x, *h, *y;  /* [mmax][H], [mmax*topk][I], [mmax][H] */
@@ -577,11 +578,12 @@ fail:
   return XP_EXIT_FAILED;
 }
 
-/* grouped_moe's launch floor: the same launch as rep's, no weights read. */
+/* grouped_moe's floors: the same launch as rep's doing less (b->floor: w4a16_moe_floor, no
+** weights read; w4a16_moe_skeleton, every load and no arithmetic). */
 static int enqueue_moe_floor(void *arg, cudaStream_t s, int rep) {
   moe_bench *b = arg;
   w4a16_moe a = moe_args(b, rep % b->R, rep % b->rot.copies);
-  XP_CUDA(w4a16_moe_floor(&a, b->which == V_MOE_PDL, s));
+  XP_CUDA(b->floor(&a, b->which == V_MOE_PDL, s));
   return 0;
 fail:
   return XP_EXIT_FAILED;
@@ -949,7 +951,11 @@ static int moe_case(moe_bench *b, xp_kv_case *c, const xp_kv_opts *o, cudaStream
                                  b->rot.launches / b->rot.copies) == 0;
   rc = read_floor(c, b->w13, planned ? &r : NULL, o, s);
   if (rc) return rc;
-  return time_floor(c, "launch_floor_us", enqueue_moe_floor, b, b->rot.launches, o, s);
+  b->floor = w4a16_moe_floor;
+  rc = time_floor(c, "launch_floor_us", enqueue_moe_floor, b, b->rot.launches, o, s);
+  if (rc) return rc;
+  b->floor = w4a16_moe_skeleton;
+  return time_floor(c, "skeleton_floor_us", enqueue_moe_floor, b, b->rot.launches, o, s);
 }
 
 static int cmp_case_m(const void *a, const void *b) {

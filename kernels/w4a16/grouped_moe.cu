@@ -366,6 +366,55 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) floor_kernel(w4a16_moe a
   if (threadIdx.x == 0) grid_sync(a.sync, gridDim.x);
 }
 
+/* The same launch again with every load and no arithmetic: the routing, the weight words
+** and scales of each gate_up tile as this block's warps read them (moe_kernel's runs and
+** K chunks), the barrier, then the (row tile, slot) products of down the block owns, a warp
+** each, their words read in the same order. No conversion, no MMA, no h or y written (a
+** word of y only if the loads' XOR hits a constant, so that none can be dropped). What the
+** kernel takes above this is arithmetic its loads did not hide; this itself is the most a
+** kernel of this shape could reach (w4a16_moe_skeleton). */
+__global__ void __launch_bounds__(kThreads, kMinBlocks) skeleton_kernel(w4a16_moe a, int gshift) {
+  __shared__ MoeRoute r;
+  pdl_wait();
+  pdl_launch_dependents();
+  moe_route(a, r);
+  const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+  const int nexp = r.nexp, C = gridDim.x, b = blockIdx.x, tilesA = a.inter / 8;
+  const int NA = nexp * tilesA, tilesB = a.hidden / 16, chunksA = a.hidden / 64, chunksB = a.inter / 64;
+  const int a0 = (int)((long long)b * NA / C), a1 = (int)((long long)(b + 1) * NA / C);
+  const int b0 = (int)((long long)b * tilesB / C), b1 = (int)((long long)(b + 1) * tilesB / C);
+  const int c0 = warp * chunksA / kWarps, c1 = (warp + 1) * chunksA / kWarps;
+  uint32_t v = 0;
+  for (int i = a0; i < a1; i++) {
+    const int s = i / tilesA, rt = i - s * tilesA, e = r.slot_exp[s];
+    const uint4 *wt = w13_tile(a, e, rt) + lane;
+    const uint32_t *st = s13_tile(a, gshift, e, rt) + (lane >> 2);
+#pragma unroll 4
+    for (int cc = c0; cc < c1; cc++) {
+      uint4 w;
+      uint32_t sc;
+      load_w_at(wt, st, gshift, cc, w, sc);
+      v ^= w.x ^ w.y ^ w.z ^ w.w ^ sc;
+    }
+  }
+  __syncthreads();
+  if (tid == 0) grid_sync(a.sync, (unsigned)C);
+  __syncthreads();
+  for (int p = warp; p < (b1 - b0) * nexp; p += kWarps) {
+    const int rt = b0 + p / nexp, e = r.slot_exp[p % nexp];
+    const uint4 *wt = w2_tile(a, e, rt) + lane;
+    const uint32_t *st = s2_tile(a, gshift, e, rt) + (lane >> 2);
+#pragma unroll 4
+    for (int cc = 0; cc < chunksB; cc++) {
+      uint4 w;
+      uint32_t sc;
+      load_w_at(wt, st, gshift, cc, w, sc);
+      v ^= w.x ^ w.y ^ w.z ^ w.w ^ sc;
+    }
+  }
+  if (v == 0x2545f491u) static_cast<__nv_bfloat16 *>(a.y)[tid] = __float2bfloat16(1.f);
+}
+
 template <int NT, bool POST>
 cudaError_t grid(int *blocks) {
   int dev = 0, sms = 0, per_sm = 0;
@@ -408,6 +457,17 @@ extern "C" cudaError_t w4a16_moe_floor(const w4a16_moe *a, int pdl, cudaStream_t
   cudaLaunchAttribute attr[1];
   moe_launch_config(&cfg, attr, blocks, kThreads, 0, pdl, s);
   return cudaLaunchKernelEx(&cfg, floor_kernel, *a);
+}
+
+extern "C" cudaError_t w4a16_moe_skeleton(const w4a16_moe *a, int pdl, cudaStream_t s) {
+  if (w4a16_moe_check(a)) return cudaErrorInvalidValue;
+  int blocks = 0;
+  cudaError_t e = w4a16_moe_grid(a->tokens, a->group, &blocks);
+  if (e != cudaSuccess) return e;
+  cudaLaunchConfig_t cfg;
+  cudaLaunchAttribute attr[1];
+  moe_launch_config(&cfg, attr, blocks, kThreads, 0, pdl, s);
+  return cudaLaunchKernelEx(&cfg, skeleton_kernel, *a, w4_log2(a->group));
 }
 
 extern "C" cudaError_t w4a16_moe_grid(int tokens, int group, int *blocks) {

@@ -109,6 +109,10 @@ cudaError_t w4a16_moe_grid(int tokens, int group, int *blocks);
 /* The launch floor of w4a16_grouped_moe: the same grid and launch (pdl as there) doing only
 ** the routing and the grid-wide barrier, no weights read. Same contract. */
 cudaError_t w4a16_moe_floor(const w4a16_moe *a, int pdl, cudaStream_t s);
+/* The skeleton of w4a16_grouped_moe: the same grid, launch, routing, weight and scale loads
+** in the same order, and barrier, with no arithmetic and nothing written: the most a kernel
+** of that shape could reach. Same contract. */
+cudaError_t w4a16_moe_skeleton(const w4a16_moe *a, int pdl, cudaStream_t s);
 
 /* ---- the float32 reference and test data ---- */
 

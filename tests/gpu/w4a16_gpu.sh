@@ -83,6 +83,14 @@ check "launch floor below the grouped kernel" 0 "$(query "SELECT count(*) FROM c
   LEFT JOIN metrics f ON f.case_id = c.id AND f.name = 'launch_floor_us' AND f.n = 5 AND f.min > 0
   WHERE c.status = 'ok' AND json_extract(c.params, '\$.variant') LIKE 'grouped_moe%'
     AND NOT (f.median < t.median)")"
+# The skeleton (routing, barrier, every load, no arithmetic) does strictly more than the
+# launch floor and less than the kernel.
+check "skeleton floor between the launch floor and the kernel" 0 "$(query "SELECT count(*) FROM cases c
+  JOIN metrics t ON t.case_id = c.id AND t.name = 'time_us'
+  JOIN metrics l ON l.case_id = c.id AND l.name = 'launch_floor_us'
+  LEFT JOIN metrics f ON f.case_id = c.id AND f.name = 'skeleton_floor_us' AND f.n = 5 AND f.min > 0
+  WHERE c.status = 'ok' AND json_extract(c.params, '\$.variant') LIKE 'grouped_moe%'
+    AND NOT (f.median < t.median AND f.median > l.median)")"
 
 # 5. The query: a best variant for every measured shape, M and group.
 "$XP" --db "$db" query "$XP_SRC/queries/kernel_variants.sql"
