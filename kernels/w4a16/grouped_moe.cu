@@ -52,6 +52,13 @@
 ** routing and the barrier only, 3.0 us (2.4 with PDL, w4a16_moe_floor); the same expert
 ** bytes read bare in one launch, 7.4 us. 70% of the 4.0 TB/s copy ceiling would be 8.1 us:
 ** 0.7 us above the bare read, less than launch, routing and barrier cost on their own.
+** Twelfth session: the skeleton of this kernel (skeleton_kernel below: routing, every weight
+** and scale load in this kernel's order, the barrier, no arithmetic), timed beside each case
+** as skeleton_floor_us, took 10.1 / 16.1 / 27.2 / 47.8 / 81.3 us at batches 1 / 2 / 4 / 8 / 16
+** (PDL, G = 128, H200, CUDA 13.0): 56 / 70 / 81 / 89 / 95% of the copy ceiling. So at batch 1
+** (and 2) the 70% target is out of reach of this shape of kernel before any arithmetic, and
+** from batch 4 on what the kernel takes above the skeleton (11.5 / 22.2 / 46.4 us at 4 / 8 /
+** 16) is conversion and MMAs its loads do not hide.
 ** Where gate_up's loop loses to a bare read, from a copy of it run alone at batch 8's size
 ** (1888 tiles, 108 MB, 2 blocks per SM, G = 128; H200, CUDA 13.0): the loop as it is here
 ** takes 44.7 us (45.8 before its loads were trimmed; 42.8 with the last stage's guards
