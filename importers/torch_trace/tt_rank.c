@@ -433,9 +433,9 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
   if (ext > 0 && ext == corr) ext = 0;
   int32_t step = -1;
   uint64_t cpu_ts = 0; /* TT_TS_KEEP of the launching CPU time, where that decides the step */
-  if (r->hip && corr < 0) {
-    /* ROCm: a kernel's "External id" is its launch's correlation id (the runtime event's and
-    ** the flow's), so the step is the launch's, and no operator is known */
+  if (r->hip && !r->hip_corr && corr < 0) {
+    /* ROCm before 2023: a kernel's "External id" is its launch's correlation id (the runtime
+    ** event's and the flow's), so the step is the launch's, and no operator is known */
     cpu_ts = ext > 0 ? xp_idmap_get(&r->launch_ts, ext) : 0;
     ext = 0;
   }
@@ -488,6 +488,11 @@ static void on_runtime(tt_rank *r, const tt_event *ev) {
   if (!graph && (ev->name.n < 5 || memcmp(ev->name.p, "\"hip", 4) != 0)) return;
   if (!graph) r->hip = 1;
   int64_t corr = arg_int(ev, "correlation", -1), ts;
+  /* Kineto's roctracer logger since its 2023 rewrite (RoctracerActivity_inl.h) writes a
+  ** launch's correlation id apart, as CUPTI's does, and a kernel's "External id" names its
+  ** operator again, also on kernels that carry no correlation of their own (its first
+  ** versions wrote no args but the External id on GPU activities) */
+  if (!graph && corr >= 0) r->hip_corr = 1;
   if (corr < 0) corr = arg_int(ev, "External id", -1);
   if (corr > 0 && tt_us_to_ns(ev->ts, &ts) == 0) xp_idmap_set(&r->launch_ts, corr, TT_TS_KEEP(ts));
 }
