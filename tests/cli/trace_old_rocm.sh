@@ -123,6 +123,37 @@ check "rocm 2023: kernels linked to their operators" 6 "$(sql "SELECT linked_ker
 check "rocm 2023: the operator's shapes" "aten::addmm:6" \
   "$(sql "SELECT group_concat(op || ':' || count, '|') FROM trace_shapes WHERE run_id = $id")"
 
+# Kernel names of ROCm stacks as traces show them, each with the category it belongs in.
+rocm_names='attention|attn_fwd
+attention|bwd_kernel_dk_dv
+attention|bwd_kernel_dq
+attention|bwd_preprocess
+attention|_attn_fwd
+attention|void ck::kernel_batched_gemm_softmax_gemm_xdl_cshuffle_v1<ck::tensor_operation::device::DeviceBatchedGemmSoftmaxGemmPermute_Xdl_CShuffle<> >()
+attention|void aiter::mla_decode_stage1_asm_fwd()
+attention|_ZN5aiter24mla_a8w8_qh16_m32x1_n16x1E
+memcpy|__amd_rocclr_copyBuffer.kd
+memcpy|__amd_rocclr_copyBufferRect
+memset|__amd_rocclr_fillBufferAligned
+communication|mscclKernel_Sum_hip_bfloat16_Simple_false(ncclDevComm*, mscclAlgo*, mscclWork*)
+gemm|Custom_Cijk_Alik_Bljk_BBS_BH_Bias_AS_SAV_UserArgs_MT256x256x64_MI16x16x1
+gemm|void ck::kernel_gemm_xdl_cshuffle_v3<>()'
+{
+  printf '{"traceEvents": [\n'
+  printf '{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 9, "tid": 9, "ts": 0, "dur": 100000, "args": {}}'
+  i=0
+  while IFS='|' read -r want name; do
+    printf ',\n{"ph": "X", "cat": "kernel", "name": "%s", "pid": 0, "tid": 0, "ts": %d, "dur": 5, "args": {}}' "$name" $((10 + 10 * i))
+    i=$((i + 1))
+  done <<< "$rocm_names"
+  printf '\n]}\n'
+} > "$tmp/rocm_names.json"
+"$XP" --db "$db" import torch-trace "$tmp/rocm_names.json" > "$tmp/out" 2> "$tmp/err"
+check "rocm names: exit" 0 $?
+while IFS='|' read -r want name; do
+  check "rocm names: $name" "$want" "$(query "SELECT category FROM trace_names WHERE name = :n" --param "n=$name")"
+done <<< "$rocm_names"
+
 # A step nested in another (the outer's time after the inner ends is the outer's), a CUDA graph
 # replayed from step 1 whose kernels reach the GPU in step 2 (no External id: the launch's
 # correlation places them), and gzip padding after the stream (ignored, as gzip -d does).
