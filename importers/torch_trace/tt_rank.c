@@ -433,9 +433,9 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
   if (ext > 0 && ext == corr) ext = 0;
   int32_t step = -1;
   uint64_t cpu_ts = 0; /* TT_TS_KEEP of the launching CPU time, where that decides the step */
-  if (r->hip && !r->hip_corr && corr < 0) {
-    /* ROCm before 2023: a kernel's "External id" is its launch's correlation id (the runtime
-    ** event's and the flow's), so the step is the launch's, and no operator is known */
+  if (r->hip && !r->hip_ext_ops && corr < 0) {
+    /* ROCm's oldest traces: a kernel's "External id" is its launch's correlation id (the
+    ** runtime event's and the flow's), so the step is the launch's, and no operator is known */
     cpu_ts = ext > 0 ? xp_idmap_get(&r->launch_ts, ext) : 0;
     ext = 0;
   }
@@ -492,8 +492,15 @@ static void on_runtime(tt_rank *r, const tt_event *ev) {
   ** launch's correlation id apart, as CUPTI's does, and a kernel's "External id" names its
   ** operator again, also on kernels that carry no correlation of their own (its first
   ** versions wrote no args but the External id on GPU activities) */
-  if (!graph && corr >= 0) r->hip_corr = 1;
-  if (corr < 0) corr = arg_int(ev, "External id", -1);
+  if (!graph && corr >= 0) r->hip_ext_ops = 1;
+  if (corr < 0) {
+    corr = arg_int(ev, "External id", -1);
+    /* Two launches under one External id: it is their operator's, not a correlation id, which
+    ** is a launch's own. The older roctracer logger, written out by Kineto's JSON writer since
+    ** 2022, gave launch and kernel their linked operator's External id and no correlation;
+    ** the launches come before any kernel there */
+    if (!graph && corr > 0 && xp_idmap_get(&r->launch_ts, corr)) r->hip_ext_ops = 1;
+  }
   if (corr > 0 && tt_us_to_ns(ev->ts, &ts) == 0) xp_idmap_set(&r->launch_ts, corr, TT_TS_KEEP(ts));
 }
 

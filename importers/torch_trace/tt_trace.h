@@ -133,7 +133,7 @@ typedef struct tt_rank {
   xp_idmap launch_ts;          /* HIP launches, CUDA graph launches: correlation -> TT_TS_KEEP(CPU ts) */
   xp_vec pending;              /* tt_pend */
   int hip;                     /* launches through HIP (hip*LaunchKernel): ROCm's ids */
-  int hip_corr;                /* ... with a "correlation" arg: External ids name operators */
+  int hip_ext_ops;             /* ... whose External ids name operators (tt_rank.c on_runtime) */
   int64_t cpu_min;             /* earliest CPU event (raw ts, ns); INT64_MAX before one */
   /* GPU events left out or mended, for the warnings */
   int64_t gpu_before_cpu, neg_dur, not_complete, bad_steps, dup_steps;

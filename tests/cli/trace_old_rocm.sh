@@ -8,6 +8,8 @@
 #     places it, and no operator (whose External ids overlap those numbers) is linked to it;
 #     since Kineto's 2023 roctracer logger the launch carries its "correlation" apart and the
 #     kernel's "External id" is its operator's again, also where the kernel has no correlation;
+#     the older logger through Kineto's later JSON writer gave launches and kernels the
+#     operator's External id and no correlation at all (one id on several launches says so);
 #   - what old profilers wrote wrong: a kernel at "ts": 0 (pytorch/kineto#109), a negative
 #     duration (before pytorch/kineto#646), an instant event of a kernel's category.
 set -u
@@ -87,12 +89,14 @@ check "rocm: kernels in their launches' steps" "0:3|1:3" \
 check "rocm: no kernel linked to an operator by a correlation id" 0 \
   "$(sql "SELECT count(*) FROM trace_shapes WHERE run_id = $id")"
 
-# rocm2023_trace: the same launches as Kineto's roctracer logger writes them since 2023: the
-# hipExtModuleLaunchKernel event carries its correlation id (1..6) apart, and a kernel's
-# "External id" is its operator's (1 and 2), though the kernel has no correlation arg. The ids
-# overlap: read as correlation ids, step 1's kernels would follow launches of step 0.
+# rocm2023_trace ERA: the same launches as Kineto's roctracer logger writes them since 2023
+# (ERA 2023): the hipExtModuleLaunchKernel event carries its correlation id (1..6) apart, and a
+# kernel's "External id" is its operator's (1 and 2), though the kernel has no correlation arg.
+# The ids overlap: read as correlation ids, step 1's kernels would follow launches of step 0.
+# ERA 2022: the older logger's, where the launches carry their operator's External id and no
+# correlation, and kernels the launch's args (a "stream" string).
 rocm2023_trace() {
-  local s i c t
+  local s i c t era=$1 rt kargs
   printf '{"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "AMD Instinct MI300X", "gcnArchName": "gfx942:sramecc+:xnack-"}],\n'
   printf '"traceEvents": [\n'
   for s in 0 1; do
@@ -103,25 +107,31 @@ rocm2023_trace() {
     for i in 0 1 2; do
       c=$((1 + 3 * s + i)) t=$((2000020 + 1000 * s + 100 * i))
       printf '{"ph": "X", "cat": "cuda_runtime", "name": "hipExtModuleLaunchKernel", "pid": 9, "tid": 9, "ts": %d, "dur": 5, ' "$t"
-      printf '"args": {"External id": %d, "cid": 104, "correlation": %d}},\n' $((1 + s)) "$c"
+      rt=', "cid": 104, "correlation": '$c
+      [ "$era" = 2023 ] || rt=''
+      printf '"args": {"External id": %d%s}},\n' $((1 + s)) "$rt"
     done
   done
   for c in 1 2 3 4 5 6; do # GPU behind: kernels 4-6 start inside step 0's CPU window + lag
     printf '{"ph": "X", "cat": "kernel", "name": "Cijk_Ailk_Bljk_BBS_BH_MT64x64x64", "pid": 0, "tid": 0, "ts": %d.25, "dur": 20.5, ' \
       $((2000000 + 150 * c + 500))
-    printf '"args": {"External id": %d}}%s\n' $(((c + 2) / 3)) "$([ $c = 6 ] || echo ,)"
+    kargs=''
+    [ "$era" = 2023 ] || kargs=', "stream": "0x1f2e00", "grid dim": [64, 1, 1]'
+    printf '"args": {"External id": %d%s}}%s\n' $(((c + 2) / 3)) "$kargs" "$([ $c = 6 ] || echo ,)"
   done
   printf ']}\n'
 }
-rocm2023_trace > "$tmp/rocm2023.json"
-"$XP" --db "$db" import torch-trace "$tmp/rocm2023.json" > "$tmp/out" 2> "$tmp/err"
-check "rocm 2023: exit" 0 $?
-id=$(sql "SELECT max(id) FROM runs")
-check "rocm 2023: kernels in their operators' steps" "0:3|1:3" \
-  "$(sql "SELECT group_concat(number || ':' || kernels, '|') FROM (SELECT * FROM trace_steps WHERE run_id = $id ORDER BY step)")"
-check "rocm 2023: kernels linked to their operators" 6 "$(sql "SELECT linked_kernels FROM trace_ranks WHERE run_id = $id")"
-check "rocm 2023: the operator's shapes" "aten::addmm:6" \
-  "$(sql "SELECT group_concat(op || ':' || count, '|') FROM trace_shapes WHERE run_id = $id")"
+for era in 2023 2022; do
+  rocm2023_trace $era > "$tmp/rocm$era.json"
+  "$XP" --db "$db" import torch-trace "$tmp/rocm$era.json" > "$tmp/out" 2> "$tmp/err"
+  check "rocm $era: exit" 0 $?
+  id=$(sql "SELECT max(id) FROM runs")
+  check "rocm $era: kernels in their operators' steps" "0:3|1:3" \
+    "$(sql "SELECT group_concat(number || ':' || kernels, '|') FROM (SELECT * FROM trace_steps WHERE run_id = $id ORDER BY step)")"
+  check "rocm $era: kernels linked to their operators" 6 "$(sql "SELECT linked_kernels FROM trace_ranks WHERE run_id = $id")"
+  check "rocm $era: the operator's shapes" "aten::addmm:6" \
+    "$(sql "SELECT group_concat(op || ':' || count, '|') FROM trace_shapes WHERE run_id = $id")"
+done
 
 # Kernel names of ROCm stacks as traces show them, each with the category it belongs in.
 rocm_names='attention|attn_fwd
