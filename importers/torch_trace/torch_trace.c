@@ -25,8 +25,9 @@ static const xp_field fields[] = {
      "the ranks of the files, in their order, for traces whose distributedInfo lacks them "
      "(engines launched with MPI, such as TensorRT-LLM), or to override them"},
     {"step_annotation", XP_T_STRING, 0, NULL, NULL, 0, 0,
-     "annotation that marks one step (e.g. decode_step); default ProfilerStep#N, and a trace "
-     "with none counts its whole GPU window as one step"},
+     "annotation that marks one step (e.g. decode_step), or NAME* for every annotation starting "
+     "with NAME (vLLM's steps: execute_context_*, SGLang's: step[*); default ProfilerStep#N, and a "
+     "trace with none counts its whole GPU window as one step"},
     {"events", XP_T_BOOL, 0, NULL, NULL, 0, 0, "also keep every event (trace_events); off by default"},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
 

@@ -504,17 +504,37 @@ static void on_runtime(tt_rank *r, const tt_event *ev) {
   if (corr > 0 && tt_us_to_ns(ev->ts, &ts) == 0) xp_idmap_set(&r->launch_ts, corr, TT_TS_KEEP(ts));
 }
 
+/* Does name (n bytes) mark a step by the annotation asked for? NAME exactly, or with a trailing
+** '*' any name that starts with NAME: the engines' step annotations carry the batch in their
+** names (vLLM's execute_context_1(512)_generation_7(7), SGLang's step[DECODE bs=8]), so no one
+** name marks all their steps. */
+static int is_step_annotation(const char *want, const char *name, size_t n) {
+  size_t k = strlen(want);
+  if (k > 1 && want[k - 1] == '*') return n >= k - 1 && memcmp(name, want, k - 1) == 0;
+  return k == n && memcmp(name, want, n) == 0;
+}
+
+/* The annotations vLLM's and SGLang's profiler hooks put around each step, which a trace
+** without ProfilerStep#N may hold (tt_read.c names the option that marks steps by them). */
+const char *const tt_engine_steps[TT_ENGINE_STEPS] = {"execute_context_*", "step[*"};
+
+static void count_engine_step(tt_rank *r, const char *name, size_t n) {
+  for (int i = 0; i < TT_ENGINE_STEPS; i++)
+    if (is_step_annotation(tt_engine_steps[i], name, n)) r->engine_steps[i]++;
+}
+
 /* A CPU event that may mark a step: ProfilerStep#N (a user_annotation since torch 1.10, a
-** cpu_op or "Operator" before), or the annotation asked for by name. */
-static int on_cpu_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt, char *err,
-                        size_t errlen) {
+** cpu_op or "Operator" before), or the annotation asked for by name. annot: a user_annotation
+** (record_function), where the engines' step annotations are counted. */
+static int on_cpu_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt, int annot,
+                        char *err, size_t errlen) {
   size_t n;
   int in_place;
   const char *name = ev->name.n ? text_of(imp, ev->name, &n, &in_place) : NULL;
   if (!name) return 0;
-  int is_step = opt->step_annotation
-                    ? strlen(opt->step_annotation) == n && memcmp(name, opt->step_annotation, n) == 0
-                    : n > 13 && memcmp(name, "ProfilerStep#", 13) == 0;
+  int is_step = opt->step_annotation ? is_step_annotation(opt->step_annotation, name, n)
+                                     : n > 13 && memcmp(name, "ProfilerStep#", 13) == 0;
+  if (annot && !opt->step_annotation && !is_step) count_engine_step(r, name, n);
   if (is_step) {
     char copy[256];
     size_t k = n < sizeof copy - 1 ? n : sizeof copy - 1;
@@ -532,8 +552,8 @@ int tt_rank_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_optio
     case C_KERNEL: return other_device(ev, opt) ? 0 : on_gpu(imp, r, ev, TT_KERNEL, err, errlen);
     case C_MEMCPY: return other_device(ev, opt) ? 0 : on_gpu(imp, r, ev, TT_MEMCPY, err, errlen);
     case C_MEMSET: return other_device(ev, opt) ? 0 : on_gpu(imp, r, ev, TT_MEMSET, err, errlen);
-    case C_CPU_OP:
-    case C_ANNOT: return on_cpu_event(imp, r, ev, opt, err, errlen);
+    case C_CPU_OP: return on_cpu_event(imp, r, ev, opt, 0, err, errlen);
+    case C_ANNOT: return on_cpu_event(imp, r, ev, opt, 1, err, errlen);
     case C_RUNTIME:
       on_runtime(r, ev);
       return 0;

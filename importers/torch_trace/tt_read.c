@@ -223,6 +223,28 @@ static void warn_mended(const tt_rank *r) {
             r->nonfinite == 1 ? "" : "s");
 }
 
+/* What marked the file's steps, where it is not what the user would assume. A trace from vLLM's
+** or SGLang's profiler hook has no ProfilerStep#N (the engine starts and stops the profiler
+** without stepping it) but an annotation around each step whose name carries the batch: the
+** warning names the option that marks steps by them. */
+static void warn_steps(const tt_rank *r, const char *path, const tt_options *opt) {
+  if (opt->step_annotation && r->steps.n == 0) {
+    xp_warn("%s: no \"%s\" annotations: per-step figures are empty", path, opt->step_annotation);
+  } else if (r->window_step) {
+    int e = r->engine_steps[1] > r->engine_steps[0];
+    if (r->engine_steps[e])
+      xp_warn("%s: no ProfilerStep#N annotations: its whole GPU window counts as one step; it has %lld %s step "
+              "annotations: --step-annotation '%s' marks a step by each", path, (long long)r->engine_steps[e],
+              e ? "SGLang" : "vLLM", tt_engine_steps[e]);
+    else
+      xp_warn("%s: no ProfilerStep#N annotations: its whole GPU window counts as one step "
+              "(--step-annotation NAME, or NAME* for every annotation starting with NAME, marks steps by an "
+              "annotation)", path);
+  } else if (!opt->step_annotation && r->steps.n == 0) {
+    xp_warn("%s: no ProfilerStep#N annotations and no GPU activity: per-step figures are empty", path);
+  }
+}
+
 /* r, the last rank read, is read again another way (per device): it goes. */
 static void drop_last_rank(tt_import *imp, tt_rank *r) {
   imp->ranks[--imp->nranks] = NULL;
@@ -348,13 +370,7 @@ int tt_read_file(tt_import *imp, const char *path, const tt_options *opt) {
   if (r->ndevices > 1 && !opt->device && !peer_copies_only(r)) return split_devices(imp, r, path, opt);
   tt_rank_done(imp, r, opt);
   warn_mended(r);
-  if (opt->step_annotation && r->steps.n == 0)
-    xp_warn("%s: no \"%s\" annotations: per-step figures are empty", path, opt->step_annotation);
-  else if (r->window_step)
-    xp_warn("%s: no ProfilerStep#N annotations: its whole GPU window counts as one step "
-            "(--step-annotation NAME marks steps by an annotation)", path);
-  else if (!opt->step_annotation && r->steps.n == 0)
-    xp_warn("%s: no ProfilerStep#N annotations and no GPU activity: per-step figures are empty", path);
+  warn_steps(r, path, opt);
   return 0;
 }
 

@@ -102,6 +102,7 @@ typedef struct tt_collk { /* one collective kernel */
 } tt_collk;
 
 #define TT_MAX_DEVICES 16
+#define TT_ENGINE_STEPS 2 /* tt_engine_steps */
 
 typedef struct tt_rank {
   char *file;
@@ -119,6 +120,7 @@ typedef struct tt_rank {
   int64_t gpu_start, gpu_end, busy_ns, kernel_ns, prof_start, prof_end;
   int64_t step_annotations_skipped;
   int window_step;    /* no step marks: one step spans the whole GPU window */
+  int64_t engine_steps[TT_ENGINE_STEPS]; /* tt_engine_steps' annotations, where none was asked for */
   xp_vec kstats; xp_map kmap;  /* tt_kstat */
   xp_vec ivals;                /* tt_ival */
   xp_vec steps;                /* tt_step, sorted by start once done */
@@ -195,6 +197,8 @@ int tt_match_ranks(tt_import *imp);
 ** rank had either, TT_WHOLE_WINDOW (each rank's GPU activity as one step). */
 #define TT_WHOLE_WINDOW "(whole window)"
 const char *tt_steps_marked_by(const tt_import *imp, const tt_options *opt);
+/* The step annotations of vLLM's and of SGLang's profiler hooks, as --step-annotation patterns. */
+extern const char *const tt_engine_steps[TT_ENGINE_STEPS];
 
 /* The step (index into the sorted steps) whose CPU window contains t, or -1. */
 int32_t tt_step_at(const xp_vec *steps, int64_t t);
