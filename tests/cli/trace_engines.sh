@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Traces as vLLM's and SGLang's profiler hooks write them (tests/data/trace/variants/README.md):
 # no ProfilerStep#N, a step annotation whose name carries the batch, a custom all-reduce with no
-# collective args.
+# collective args, the engines' kernel names.
 set -uo pipefail
 : "${XP:?}"
 . "$XP_SRC/tests/lib.sh"
@@ -43,4 +43,23 @@ run import torch-trace "$v/sglang_tp0.json.gz" "$v/sglang_tp1.json.gz" --step-an
 check "steps by step[*" "0:2:132 1:2:132" "$(steps)"
 check "SGLang's custom all-reduce" "12" "$(query "SELECT sum(matched) FROM trace_step_collectives WHERE collective = 'allreduce'")"
 
+# kernel names of vLLM and SGLang that fell in "other"
+names=("void vllm::merge_attn_states_kernel<__nv_bfloat16, 128u>(__nv_bfloat16*, float*, __nv_bfloat16 const*, float const*, unsigned int)"
+       reduce_segments create_flashinfer_kv_indices_triton triton_tem_fused_mm_0 triton_tem_fused_addmm_mul_silu_1)
+want=(attention attention attention gemm gemm)
+{
+  printf '{"traceEvents": ['
+  sep=
+  for i in "${!names[@]}"; do
+    printf '%s{"ph": "X", "cat": "kernel", "name": "%s", "pid": 0, "tid": 7, "ts": %d, "dur": 1}' "$sep" "${names[$i]}" $((10 + 2 * i))
+    sep=,
+  done
+  printf ']}'
+} > "$tmp/names.json"
+db="$tmp/names.db"
+run import torch-trace "$tmp/names.json"
+check "names import" 0 "$rc"
+for i in "${!names[@]}"; do
+  check "category of ${names[$i]}" "${want[$i]}" "$(query "SELECT category FROM trace_names WHERE name = '${names[$i]}'")"
+done
 finish
