@@ -121,6 +121,20 @@ static void window_keep(window *w, const char *buf, size_t pos, size_t len) {
   w->carry_len = len - pos;
 }
 
+/* A trace without GPU activity is no rank's. vLLM's front end (AsyncLLM) profiles its CPU only
+** and writes <host>_<pid>.async_llm.<ms>.pt.trace.json.gz into the workers' directory, so an
+** import of that directory's files meets one: the error says which file to leave out. */
+static int no_gpu_activity(const tt_rank *r, const char *path) {
+  const char *base = strrchr(path, '/');
+  if (strstr(base ? base + 1 : path, ".async_llm."))
+    return xp_error_at(XP_EXIT_USAGE, path, 0,
+                       "no GPU kernels in the trace (%llu events): vLLM's front end (AsyncLLM) profiles the CPU "
+                       "only; import its workers' traces without it", (unsigned long long)r->events);
+  return xp_error_at(XP_EXIT_USAGE, path, 0,
+                     "no GPU kernels in the trace (%llu events): was it recorded with CUDA activities?",
+                     (unsigned long long)r->events);
+}
+
 /* Feed the file through the framer into r. */
 static int read_into(tt_import *imp, tt_rank *r, const char *path, const tt_options *opt) {
   char err[512];
@@ -193,10 +207,7 @@ static int read_into(tt_import *imp, tt_rank *r, const char *path, const tt_opti
   if (rc) return rc;
   if (!f.saw_events)
     return xp_error_at(XP_EXIT_USAGE, path, 0, "not a torch.profiler trace: no \"traceEvents\" array");
-  if (r->kernels + r->memcpys + r->memsets == 0)
-    return xp_error_at(XP_EXIT_USAGE, path, 0,
-                       "no GPU kernels in the trace (%llu events): was it recorded with CUDA activities?",
-                       (unsigned long long)r->events);
+  if (r->kernels + r->memcpys + r->memsets == 0) return no_gpu_activity(r, path);
   return 0;
 }
 

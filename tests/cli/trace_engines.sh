@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Traces as vLLM's and SGLang's profiler hooks write them (tests/data/trace/variants/README.md):
 # no ProfilerStep#N, a step annotation whose name carries the batch, a custom all-reduce with no
-# collective args, the engines' kernel names.
+# collective args, vLLM's CPU-only front-end trace beside the workers', the engines' kernel names.
 set -uo pipefail
 : "${XP:?}"
 . "$XP_SRC/tests/lib.sh"
@@ -42,6 +42,12 @@ db="$tmp/sgl2.db"
 run import torch-trace "$v/sglang_tp0.json.gz" "$v/sglang_tp1.json.gz" --step-annotation 'step[*'
 check "steps by step[*" "0:2:132 1:2:132" "$(steps)"
 check "SGLang's custom all-reduce" "12" "$(query "SELECT sum(matched) FROM trace_step_collectives WHERE collective = 'allreduce'")"
+
+# vLLM's front end writes a CPU-only trace into the workers' directory: the error says so
+printf '{"traceEvents": [{"ph": "X", "cat": "user_annotation", "name": "x", "pid": 1, "tid": 1, "ts": 1, "dur": 1}]}' \
+  > "$tmp/host_42.async_llm.1764640000000.pt.trace.json"
+one_line "front-end trace" 2 "host_42.async_llm.1764640000000.pt.trace.json: no GPU kernels in the trace (1 events): vLLM's front end (AsyncLLM) profiles the CPU only; import its workers' traces without it" \
+  "$XP" --db "$tmp/fe.db" import torch-trace "$v/vllm_r0.json.gz" "$tmp/host_42.async_llm.1764640000000.pt.trace.json" --step-annotation 'execute_context_*'
 
 # kernel names of vLLM and SGLang that fell in "other"
 names=("void vllm::merge_attn_states_kernel<__nv_bfloat16, 128u>(__nv_bfloat16*, float*, __nv_bfloat16 const*, float const*, unsigned int)"
