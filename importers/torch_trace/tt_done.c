@@ -20,6 +20,8 @@ void tt_rank_free(tt_rank *r) {
   xp_vec_free(&r->kstats);
   xp_map_free(&r->kmap);
   xp_vec_free(&r->ivals);
+  xp_vec_free(&r->lanes);
+  xp_map_free(&r->lane_map);
   xp_vec_free(&r->steps);
   xp_vec_free(&r->stepk);
   xp_vec_free(&r->colls);
@@ -121,9 +123,9 @@ const char *tt_steps_marked_by(const tt_import *imp, const tt_options *opt) {
 
 /* Steps were recorded in the External-id map by order of appearance; map those to positions
 ** in the sorted array. An activity whose launch's CPU time is known (an operator read before
-** its step, a ROCm launch) goes to the step holding that time, now that all are read; one with
-** no link at all, or whose launch no step holds, to the step its GPU start falls in. */
-static void place_in_steps(tt_rank *r) {
+** its step, a ROCm launch) goes to the step holding that time, now that all are read. Those
+** the links leave outside every step stay at -1 for place_by_stream. */
+static void place_by_link(tt_rank *r) {
   size_t ns = r->steps.n;
   int32_t *pos = xp_xcalloc(ns ? ns : 1, sizeof *pos);
   for (size_t i = 0; i < ns; i++) pos[XP_VEC_AT(&r->steps, tt_step, i)->id] = (int32_t)i;
@@ -134,10 +136,116 @@ static void place_in_steps(tt_rank *r) {
   }
   for (size_t i = 0; i < r->ivals.n; i++) {
     tt_ival *v = XP_VEC_AT(&r->ivals, tt_ival, i);
-    if (v->step >= 0 && (size_t)v->step < ns) v->step = pos[v->step];
-    else v->step = ns ? tt_step_at(&r->steps, v->start) : -1;
+    v->step = v->step >= 0 && (size_t)v->step < ns ? pos[v->step] : -1;
   }
   free(pos);
+}
+
+/* The step of an activity no link placed. s is the step its GPU start falls in (-1: none),
+** which is where it was launched only if the GPU kept up with the CPU; on a rank whose GPU runs
+** behind, that is a later step. Stream order bounds it: activities on one stream run in launch
+** order, so its launch came after that of the linked activity before it on its stream (launched
+** in step p) and before that of the one after it (step q); -1 where there is none.
+**   p == q: launched between two launches of step p, in step p's window.
+**   p < q: launched in step p, in q, in one between, or in a gap between their windows; only
+**     the launch's CPU time would say which (kept for HIP and graph launches, not for a CUDA
+**     kernel's cudaLaunchKernel). No launch comes after its activity's GPU start, so s is an
+**     upper bound: it stands within [p, q] and is clamped into it elsewhere. A start in no
+**     step's window stays outside every step, unless it is past q's start: then q.
+**   p > q: threads launched onto the stream out of step order; no bound. */
+static int32_t bound_by_stream(const xp_vec *steps, int64_t start, int32_t s, int32_t p, int32_t q) {
+  if (p >= 0 && q >= 0 && p > q) return s;
+  if (p >= 0 && p == q) return p;
+  if (s < 0) return q >= 0 && start >= XP_VEC_AT(steps, tt_step, q)->start ? q : s;
+  if (p >= 0 && s < p) return p;
+  if (q >= 0 && s > q) return q;
+  return s;
+}
+
+typedef struct lane_pos { /* an activity on a lane that holds one no link placed */
+  int64_t start;
+  uint32_t lane, ival;
+} lane_pos;
+
+static int by_lane_then_start(const void *a, const void *b) {
+  const lane_pos *x = a, *y = b;
+  if (x->lane != y->lane) return x->lane < y->lane ? -1 : 1;
+  if (x->start != y->start) return x->start < y->start ? -1 : 1;
+  return (x->ival > y->ival) - (x->ival < y->ival); /* the file's order: qsort is not stable */
+}
+
+/* Place the unplaced activities of a run lp[0, n) on one lane (in stream order) between linked
+** ones in steps p and q. */
+static void place_run(tt_rank *r, const lane_pos *lp, size_t n, int32_t p, int32_t q) {
+  for (size_t i = 0; i < n; i++) {
+    tt_ival *v = XP_VEC_AT(&r->ivals, tt_ival, lp[i].ival);
+    v->step = bound_by_stream(&r->steps, v->start, tt_step_at(&r->steps, v->start), p, q);
+  }
+}
+
+/* 1 if no step's window overlaps the next one's: then a step's position in the sorted array
+** orders its times too, which bound_by_stream relies on. A step nested in another (an
+** annotation inside an annotation) holds times that lie between two of the outer's. */
+static int steps_disjoint(const xp_vec *steps) {
+  for (size_t i = 1; i < steps->n; i++)
+    if (XP_VEC_AT(steps, tt_step, i)->start < XP_VEC_AT(steps, tt_step, i - 1)->end) return 0;
+  return 1;
+}
+
+/* Activities no link placed, on a stream with linked ones: by stream order (bound_by_stream),
+** where the steps are disjoint. Only the lanes that hold such an activity are sorted; a fully
+** linked trace costs one pass. */
+static void place_by_stream(tt_rank *r) {
+  const uint16_t *lanes = r->lanes.data;
+  const size_t nl = r->lane_map.n < TT_NO_LANE ? r->lane_map.n : TT_NO_LANE; /* past it: no lane */
+  if (!r->steps.n || !nl || r->lanes.n != r->ivals.n || !steps_disjoint(&r->steps)) return;
+  unsigned char *wanted = xp_xcalloc(nl, 1);
+  size_t nwanted = 0, nrec = 0;
+  for (size_t i = 0; i < r->ivals.n; i++) {
+    if (XP_VEC_AT(&r->ivals, tt_ival, i)->step >= 0 || lanes[i] >= nl || wanted[lanes[i]]) continue;
+    wanted[lanes[i]] = 1;
+    nwanted++;
+  }
+  if (!nwanted) {
+    free(wanted);
+    return;
+  }
+  for (size_t i = 0; i < r->ivals.n; i++) nrec += lanes[i] < nl && wanted[lanes[i]];
+  lane_pos *lp = xp_xmalloc(nrec * sizeof *lp);
+  for (size_t i = 0, k = 0; i < r->ivals.n; i++) {
+    if (lanes[i] >= nl || !wanted[lanes[i]]) continue;
+    lp[k].start = XP_VEC_AT(&r->ivals, tt_ival, i)->start;
+    lp[k].lane = lanes[i];
+    lp[k++].ival = (uint32_t)i;
+  }
+  free(wanted);
+  qsort(lp, nrec, sizeof *lp, by_lane_then_start);
+  size_t run = 0; /* first unplaced activity since the last linked one on the lane */
+  int32_t p = -1;
+  for (size_t k = 0; k < nrec; k++) {
+    if (k > 0 && lp[k].lane != lp[k - 1].lane) {
+      place_run(r, lp + run, k - run, p, -1);
+      run = k, p = -1;
+    }
+    const int32_t step = XP_VEC_AT(&r->ivals, tt_ival, lp[k].ival)->step;
+    if (step < 0) continue;
+    place_run(r, lp + run, k - run, p, step);
+    run = k + 1, p = step;
+  }
+  place_run(r, lp + run, nrec - run, p, -1);
+  free(lp);
+}
+
+/* Where the links leave an activity, then stream order, then, on a lane of its own or with no
+** stream named, the step its GPU start falls in (which place_by_stream already gave the
+** activities it left at -1: those stay there). */
+static void place_in_steps(tt_rank *r) {
+  place_by_link(r);
+  place_by_stream(r);
+  for (size_t i = 0; i < r->ivals.n; i++) {
+    tt_ival *v = XP_VEC_AT(&r->ivals, tt_ival, i);
+    if (v->step < 0 && r->steps.n) v->step = tt_step_at(&r->steps, v->start);
+  }
   for (size_t i = 0; i < r->colls.n; i++) {
     tt_collk *c = XP_VEC_AT(&r->colls, tt_collk, i);
     c->step = XP_VEC_AT(&r->ivals, tt_ival, c->ival)->step;
@@ -266,6 +374,8 @@ void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt) {
   /* The per-activity records and the operator map have served; drop them so that memory
   ** stays flat across the files of a multi-rank import. */
   xp_vec_free(&r->ivals);
+  xp_vec_free(&r->lanes);
+  xp_map_free(&r->lane_map);
   xp_idmap_free(&r->ext);
   xp_idmap_free(&r->ext_ts);
   xp_idmap_free(&r->launch_ts);

@@ -377,6 +377,16 @@ static int other_device(const tt_event *ev, const tt_options *opt) {
   return opt->device && tt_int(ev->pid, &dev) == 0 && dev != *opt->device;
 }
 
+/* The activity's stream lane (tt_trace.h): Kineto writes the stream as a GPU event's tid, and
+** in its args. Activities on one lane ran in the order they were launched (tt_done.c). */
+static uint16_t lane_of(tt_rank *r, const tt_event *ev, int64_t dev) {
+  int64_t stream;
+  if (tt_int(ev->tid, &stream) != 0 && (stream = arg_int(ev, "stream", -1)) < 0) return TT_NO_LANE;
+  uint64_t key = (uint64_t)(uint32_t)dev << 32 | (uint32_t)stream;
+  uint32_t lane = xp_map_put(&r->lane_map, key, (uint32_t)r->lane_map.n, NULL);
+  return lane < TT_NO_LANE ? (uint16_t)lane : TT_NO_LANE;
+}
+
 static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_kind kind, char *err,
                   size_t errlen) {
   const char *what = tt_gpu_kind_name[kind];
@@ -456,7 +466,10 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
   if (tt_int(ev->pid, &dev) == 0) {
     if (r->device < 0) r->device = dev;
     note_device(r, dev, kind);
+  } else {
+    dev = -1;
   }
+  *(uint16_t *)xp_vec_push(&r->lanes, sizeof(uint16_t)) = lane_of(r, ev, dev);
   if (cpu_ts) {
     tt_pend *pd = xp_vec_push(&r->pending, sizeof *pd);
     pd->ival = (uint32_t)r->ivals.n;

@@ -3,8 +3,9 @@
 ** importer, usable without a database (the unit tests drive it directly).
 **
 ** One import is the ranks of one job. Each file is streamed once (tt_read_file); what is kept
-** per rank is small and does not depend on the trace's length except for a 24-byte record per
-** GPU activity (for the union of busy intervals and the step split), 8 bytes per CPU operator
+** per rank is small and does not depend on the trace's length except for a 24-byte record and
+** a 2-byte stream lane per GPU activity (for the union of busy intervals and the step split,
+** which follows stream order where no link decides; tt_done.c), 8 bytes per CPU operator
 ** (the External id link from kernels to the operator's shapes) and one record per collective
 ** kernel (for matching across ranks). Times are integer nanoseconds since the epoch.
 */
@@ -62,6 +63,7 @@ typedef struct tt_pend { /* an activity whose step its launch's CPU time decides
   uint32_t ival;
   int64_t ts;
 } tt_pend;
+#define TT_NO_LANE 0xffffu /* tt_rank.lanes: the event names no stream (or too many do) */
 /* A raw timestamp kept in an idmap, where 0 means absent. */
 #define TT_TS_KEEP(ts) ((uint64_t)(ts) ^ (1ull << 63))
 #define TT_TS_BACK(v) ((int64_t)((v) ^ (1ull << 63)))
@@ -123,6 +125,9 @@ typedef struct tt_rank {
   int64_t engine_steps[TT_ENGINE_STEPS]; /* tt_engine_steps' annotations, where none was asked for */
   xp_vec kstats; xp_map kmap;  /* tt_kstat */
   xp_vec ivals;                /* tt_ival */
+  /* uint16_t per ival: its (device, stream), numbered in order of appearance, TT_NO_LANE
+  ** where the event names no stream; lane_map: device << 32 | stream -> lane */
+  xp_vec lanes; xp_map lane_map;
   xp_vec steps;                /* tt_step, sorted by start once done */
   xp_vec stepk;                /* tt_stepk, once done */
   xp_vec colls;                /* tt_collk */
