@@ -185,6 +185,7 @@ static void print_summary(FILE *out, const xp_nccl_results *res) {
   const xp_nccl_plan *p = res->plan;
   int n = p->iterations;
   double *burst = xp_xmalloc(sizeof *burst * (size_t)n * 2), *spread = burst + n;
+  int partial = 0;
   fprintf(out, "%-14s %-9s %12s %-6s %-13s %12s %10s %10s %7s\n", "collective", "dtype", "bytes", "mode",
           "placement", "burst_us", "time_us", "busbw_GB/s", "#wrong");
   for (int i = 0; i < res->ncases; i++) {
@@ -196,11 +197,16 @@ static void print_summary(FILE *out, const xp_nccl_results *res) {
     double per = st.median / p->burst;
     double bus = xp_nccl_algbw(c->bytes, per) * xp_nccl_busbw_factor(c->coll, res->nranks);
     char wrong[24] = "-";
-    if (c->wrong >= 0) snprintf(wrong, sizeof wrong, "%lld", (long long)c->wrong);
+    if (c->wrong >= 0)
+      snprintf(wrong, sizeof wrong, "%lld%s", (long long)c->wrong, xp_nccl_case_partial(c) ? "*" : "");
+    partial |= xp_nccl_case_partial(c);
     fprintf(out, "%-14s %-9s %12lld %-6s %-13s %12.2f %10.2f %10.2f %7s\n", xp_nccl_coll_name(c->coll),
             xp_nccl_dtype_name(c->dtype), (long long)c->bytes, xp_nccl_mode_name(c->mode),
             xp_nccl_place_name(c->place), st.median, per, bus, wrong);
   }
+  if (partial)
+    fputs("* checked partly: too few elements per call for every rank's fault to show (each such case's "
+          "note says from which count they do)\n", out);
   free(burst);
 }
 

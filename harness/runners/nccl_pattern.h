@@ -33,6 +33,10 @@
 ** sum, and the sum with one contribution doubled or dropped are exact, so a drop or a double
 ** is always seen. k and B share that budget: B >= max(2, (E + 1) / 4), k gets the rest, capped
 ** at n (for float, and for few ranks, every rank contributes to every element, as before).
+**
+** Few elements per call cannot show every rank's fault: xp_nccl_pattern_min_count says from
+** which count they do. Below it the check still runs and finds what it can, and the run says
+** that it checked partly (nccl_record.c); it never reports such a check as one that sees all.
 */
 #ifndef XP_NCCL_PATTERN_H
 #define XP_NCCL_PATTERN_H
@@ -97,6 +101,35 @@ XP_PAT void xp_nccl_pattern_init(xp_nccl_pattern *p, int dtype, int coll, int nr
     if (coll == XP_COLL_ALLTOALL) keys = (uint64_t)n * (uint64_t)n;
   }
   p->digits = xp_nccl_pattern_digits(keys, p->base);
+}
+
+/* The fewest elements per call (the call's count) at which the check sees a fault of every
+** rank. Blocks that agree in their first c elements are keys equal mod base^c (j < D walks the
+** key's digits), so:
+**   allreduce: a rank dropped or counted twice shows only in elements it contributes to, and
+**     every rank contributes within ceil(n / k) of them; fewer leave ranks out of the check.
+**   reducescatter: every rank contributes somewhere in the n chunks; a rank that receives the
+**     wrong chunk shows once the n chunks' marks all differ: D digits of n in base B.
+**   allgather: a block from the wrong source, likewise: D digits of n in base E.
+**   broadcast: a rank left with another's buffer (its own, in place) shows where that rank's
+**     block differs from the root's: base^c > max(root, n - 1 - root), at most D.
+**   alltoall: any block misrouted among the n^2 (source, destination) ones: D digits of n^2.
+** Each is the least count that works: below it two of the blocks in question are equal (for
+** the reductions, some rank contributes to no element). */
+XP_PAT uint64_t xp_nccl_pattern_min_count(const xp_nccl_pattern *p) {
+  const int far = p->root > p->nranks - 1 - p->root ? p->root : p->nranks - 1 - p->root;
+  switch (p->coll) {
+  case XP_COLL_ALLREDUCE: return ((uint64_t)p->nranks + (uint64_t)p->k - 1) / (uint64_t)p->k;
+  case XP_COLL_BROADCAST: return (uint64_t)xp_nccl_pattern_digits((uint64_t)far + 1, p->base);
+  default: return (uint64_t)p->digits;
+  }
+}
+
+/* The same for a case not yet patterned: the least count does not depend on the count. */
+XP_PAT uint64_t xp_nccl_check_min_count(int dtype, int coll, int nranks, int root) {
+  xp_nccl_pattern p;
+  xp_nccl_pattern_init(&p, dtype, coll, nranks, 1, root);
+  return xp_nccl_pattern_min_count(&p);
 }
 
 /* The mark of element j of the block with this key: 0..base-1. */

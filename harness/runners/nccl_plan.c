@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "nccl_gather.h"
+#include "nccl_pattern.h"
 #include "nccl_plan.h"
 #include "xp.h"
 
@@ -447,6 +448,15 @@ static void print_env_plan(const xp_nccl_plan *p, FILE *out) {
   fputc('\n', out);
 }
 
+/* A case's count per call, and where the check cannot see every rank's fault at it, so. */
+static void print_count(FILE *out, const xp_nccl_plan *p, enum xp_nccl_coll coll, enum xp_nccl_dtype dtype,
+                        int nranks, size_t count) {
+  const uint64_t need = xp_nccl_check_min_count((int)dtype, (int)coll, nranks, p->root);
+  fprintf(out, " %zu%s", count, coll == XP_COLL_ALLTOALL ? " per peer" : "");
+  if (p->verify && count < need)
+    fprintf(out, "; checked partly (every rank's fault shows from %llu)", (unsigned long long)need);
+}
+
 int xp_nccl_burst_plan(const xp_spec *s, FILE *out) {
   xp_nccl_plan p;
   int rc = xp_nccl_plan_load(s, &p);
@@ -498,7 +508,7 @@ int xp_nccl_burst_plan(const xp_spec *s, FILE *out) {
             if (p.coll[c] == XP_COLL_ALLTOALL && p.place[q] == XP_PLACE_IN)
               fputs(" skipped: alltoall has no in-place form", out);
             else if (n > 0 && xp_nccl_counts_for(p.coll[c], p.dtype[d], p.sizes[i], n, &k, NULL) == 0)
-              fprintf(out, " %zu%s", k.count, p.coll[c] == XP_COLL_ALLTOALL ? " per peer" : "");
+              print_count(out, &p, p.coll[c], p.dtype[d], n, k.count);
             fputc('\n', out);
           }
 done:

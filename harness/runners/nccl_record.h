@@ -21,6 +21,8 @@ typedef struct xp_nccl_case {
   const char *skip;      /* why the case is not measured (static text), or NULL */
   int measured;          /* samples present for every rank */
   int64_t wrong;         /* mismatching elements over all ranks, both checks; -1: not verified */
+  uint64_t check_min;    /* the count from which the check sees every rank's fault
+                         ** (xp_nccl_pattern_min_count); below it, a check is a partial one */
   double *burst_us;      /* [rank * iterations + i]: rank's duration of burst i */
 } xp_nccl_case;
 
@@ -54,6 +56,8 @@ typedef struct xp_nccl_results {
 void xp_nccl_results_init(xp_nccl_results *res, const xp_nccl_plan *plan, int nranks);
 void xp_nccl_results_free(xp_nccl_results *res);
 void xp_nccl_results_env(xp_nccl_results *res, const char *key, const char *value);
+/* 1 if the case was checked but its count is too small for every rank's fault to show. */
+int xp_nccl_case_partial(const xp_nccl_case *c);
 /* "allreduce/bf16/14336/graph/out_of_place" */
 void xp_nccl_case_name(const xp_nccl_case *c, char *buf, size_t n);
 

@@ -43,6 +43,19 @@ OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=3 "$XP" run --dry-run "$tmp/pp.toml"
 check "1M of fp32 over 3 ranks" 2 $?
 grep -q 'pp.toml:4: sizes\[0\]: 1048576 bytes of fp32 do not split into whole elements for allgather over 3 ranks' "$tmp/err" ||
   { echo "FAIL: divisibility message"; cat "$tmp/err"; fail=1; }
+# At 4096 ranks an fp8 e5m2 all-reduce's check has 5 of them contribute to each element:
+# 512 elements leave 1536 ranks out of it, which the plan says; from 820 elements every rank is in.
+cat > "$tmp/big.toml" <<EOF
+kind = "nccl_burst"
+dtypes = ["fp8_e5m2"]
+sizes = [512, 1024]
+rendezvous = "$tmp/rdv"
+EOF
+RANK=0 WORLD_SIZE=4096 LOCAL_RANK=0 "$XP" run --dry-run "$tmp/big.toml" > "$tmp/plan" 2> "$tmp/err"
+check "4096-rank dry run exit" 0 $?
+grep -qE '^allreduce +fp8_e5m2 +512 +eager +out_of_place +512; checked partly \(every rank.s fault shows from 820\)$' \
+  "$tmp/plan" || { echo "FAIL: partial check at 512 elements"; cat "$tmp/plan"; fail=1; }
+grep -qE '^allreduce +fp8_e5m2 +1024 +eager +out_of_place +1024$' "$tmp/plan" || { echo "FAIL: full check at 1024"; fail=1; }
 RANK=0 "$XP" run --dry-run "$tmp/pp.toml" > "$tmp/plan" 2> "$tmp/err"
 check "RANK without WORLD_SIZE" 2 $?
 grep -q 'RANK is set but WORLD_SIZE is not' "$tmp/err" || { echo "FAIL: half a launcher"; cat "$tmp/err"; fail=1; }

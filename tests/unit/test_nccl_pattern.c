@@ -336,6 +336,56 @@ static int64_t wrong(const xp_nccl_pattern *p, int dtype, const int64_t *out, ui
   return bad;
 }
 
+/* Broadcast: a rank left with another rank's buffer shows where that block differs from the
+** root's. 0 if every other rank's block differs from the root's in count elements. */
+static unsigned check_root_block(const scheme *s, const cfg *c) {
+  for (int r = 0; r < c->n; r++) {
+    int differs = r == c->root;
+    for (uint64_t j = 0; j < c->count && !differs; j++) differs = s->in(s->self, j, r) != s->in(s->self, j, c->root);
+    if (!differs) return F_BLOCK;
+  }
+  return 0;
+}
+
+/* What the check must catch at a count, by collective: 0 if it catches all of it. */
+static unsigned faults_unseen(const cfg *c, int *ranks) {
+  xp_nccl_pattern p;
+  xp_nccl_pattern_init(&p, c->dtype, c->coll, c->n, c->count, c->root);
+  scheme s = {new_in, new_out, &p};
+  switch (c->coll) {
+  case XP_COLL_ALLREDUCE: return check_contributions(&s, c);
+  case XP_COLL_REDUCESCATTER: return check_contributions(&s, c) | check_blocks(&s, c, ranks);
+  case XP_COLL_BROADCAST: return check_root_block(&s, c);
+  default: return check_blocks(&s, c, ranks); /* allgather; alltoall: all n^2 blocks up to 32 ranks */
+  }
+}
+
+/* xp_nccl_pattern_min_count is the least count at which the check sees every rank's fault: at
+** it nothing goes unseen, one element fewer something does (for alltoall that takes all n^2
+** blocks, compared up to 32 ranks; past that, only the rank sample's at the minimum). */
+static void test_min_count(void) {
+  static const int big[] = {64, 100, 129, 257, 1000, 4096};
+  int *ranks = malloc(4096 * sizeof *ranks);
+  for (int k = 0; k < 40 + (int)(sizeof big / sizeof *big); k++) {
+    int n = k < 40 ? k + 1 : big[k - 40];
+    for (int d = 0; d < XP_DT_N; d++)
+      for (int coll = 0; coll < XP_COLL_N; coll++)
+        for (int root = 0; root < (coll == XP_COLL_BROADCAST ? 3 : 1); root++) {
+          cfg c = {d, coll, n, root == 0 ? 0 : root == 1 ? n / 3 : n - 1, 1};
+          xp_nccl_pattern p;
+          xp_nccl_pattern_init(&p, d, coll, n, 1, c.root);
+          uint64_t min = xp_nccl_pattern_min_count(&p);
+          CHECK(min >= 1 && min <= (uint64_t)p.digits + (coll == XP_COLL_ALLREDUCE ? (uint64_t)n : 0));
+          c.count = min;
+          expect(&c, "at the minimum count", faults_unseen(&c, ranks), ~0u);
+          if (min == 1 || (coll == XP_COLL_ALLTOALL && n > 32)) continue;
+          c.count = min - 1;
+          if (!faults_unseen(&c, ranks)) expect(&c, "one below the minimum, nothing unseen", F_WRONG, F_WRONG);
+        }
+  }
+  free(ranks);
+}
+
 /* The faults spelled out, at 4096 ranks in fp8 e5m2, where the old inputs were all 0: an
 ** all-gather whose blocks 17 and 4000 trade places, and an all-reduce that leaves out rank 4095
 ** or counts it twice, each summed in the type as NCCL would. */
@@ -412,6 +462,7 @@ int main(void) {
   test_old_scheme_fails();
   test_sum_budget();
   test_faults_at_4096();
+  test_min_count();
   test_rank_counts();
   CHECK_DONE();
 }
