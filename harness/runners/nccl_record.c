@@ -253,8 +253,9 @@ static int record_case(xp_run *r, const xp_nccl_results *res, const xp_nccl_case
   } else if (c->wrong < 0) {
     snprintf(note, sizeof note, "results not verified");
   } else if (xp_nccl_case_partial(c)) {
-    snprintf(note, sizeof note, "results checked partly: %zu elements per call cannot show every rank's "
-             "fault (all ranks' from %llu)", c->counts.count, (unsigned long long)c->check_min);
+    snprintf(note, sizeof note, "results checked partly: %zu element%s per call cannot show every rank's "
+             "fault (all ranks' from %llu)", c->counts.count, c->counts.count == 1 ? "" : "s",
+             (unsigned long long)c->check_min);
   }
   int64_t id = xp_run_case(r, name, params, status, note[0] ? note : NULL);
   cJSON_Delete(params);
