@@ -193,32 +193,29 @@ static int steps_disjoint(const xp_vec *steps) {
 }
 
 /* Activities no link placed, on a stream with linked ones: by stream order (bound_by_stream),
-** where the steps are disjoint. Only the lanes that hold such an activity are sorted; a fully
-** linked trace costs one pass. */
+** where the steps are disjoint. Only the lanes that hold both kinds are sorted: a fully linked
+** trace, or one linking none (old Kineto), costs one pass. */
 static void place_by_stream(tt_rank *r) {
   const uint16_t *lanes = r->lanes.data;
   const size_t nl = r->lane_map.n < TT_NO_LANE ? r->lane_map.n : TT_NO_LANE; /* past it: no lane */
   if (!r->steps.n || !nl || r->lanes.n != r->ivals.n || !steps_disjoint(&r->steps)) return;
-  unsigned char *wanted = xp_xcalloc(nl, 1);
-  size_t nwanted = 0, nrec = 0;
-  for (size_t i = 0; i < r->ivals.n; i++) {
-    if (XP_VEC_AT(&r->ivals, tt_ival, i)->step >= 0 || lanes[i] >= nl || wanted[lanes[i]]) continue;
-    wanted[lanes[i]] = 1;
-    nwanted++;
-  }
-  if (!nwanted) {
-    free(wanted);
+  unsigned char *held = xp_xcalloc(nl, 1); /* per lane: 1 an unplaced activity, 2 a linked one */
+  size_t nrec = 0;
+  for (size_t i = 0; i < r->ivals.n; i++)
+    if (lanes[i] < nl) held[lanes[i]] |= XP_VEC_AT(&r->ivals, tt_ival, i)->step < 0 ? 1 : 2;
+  for (size_t i = 0; i < r->ivals.n; i++) nrec += lanes[i] < nl && held[lanes[i]] == 3;
+  if (!nrec) {
+    free(held);
     return;
   }
-  for (size_t i = 0; i < r->ivals.n; i++) nrec += lanes[i] < nl && wanted[lanes[i]];
   lane_pos *lp = xp_xmalloc(nrec * sizeof *lp);
   for (size_t i = 0, k = 0; i < r->ivals.n; i++) {
-    if (lanes[i] >= nl || !wanted[lanes[i]]) continue;
+    if (lanes[i] >= nl || held[lanes[i]] != 3) continue;
     lp[k].start = XP_VEC_AT(&r->ivals, tt_ival, i)->start;
     lp[k].lane = lanes[i];
     lp[k++].ival = (uint32_t)i;
   }
-  free(wanted);
+  free(held);
   qsort(lp, nrec, sizeof *lp, by_lane_then_start);
   size_t run = 0; /* first unplaced activity since the last linked one on the lane */
   int32_t p = -1;
