@@ -279,12 +279,11 @@ static int chart_serving(sqlite3 *db, rp_section *s) {
 /* ---- traces: where the GPU time goes ---- */
 
 /* The definitions of queries/bottleneck_by_config.sql and allreduce_share.sql, so that the
-** page and the queries agree: a configuration is (model, GPU, interconnect, tp, batch, and the
-** rest of the declared configuration, shown after the model in brackets); a job imported again
-** or in part counts once (trace_superseded); a job imported with none of that declared is a
-** configuration of its own (job: its first rank's file, its ranks, GPU and run), since nothing
-** says two such jobs ran the same model at the same TP, and averaging them would mix two; step
-** GPU time is the summed duration of the GPU activities inside the import's steps, over all
+** page and the queries agree: a configuration is schema view run_configuration's (model, GPU,
+** interconnect, tp, batch, and the rest of the declared configuration, shown here after the
+** model in brackets; a job with none of it declared is a configuration of its own, labelled by
+** what is known); a job imported again or in part counts once (trace_superseded); step GPU
+** time is the summed duration of the GPU activities inside the import's steps, over all
 ** imported ranks; a run's shares of it add up to 100%; categories are those in force now
 ** (xp reclassify); a trace is dated by its own clock (first GPU activity) when it has an
 ** absolute one (after 2000-01-01, 946684800e9 ns), else by its import. */
@@ -294,23 +293,15 @@ static int chart_serving(sqlite3 *db, rp_section *s) {
   "         GROUP BY run_id, category),"                                                         \
   " traced AS (SELECT run_id, CASE WHEN min(gpu_start_ns) > 946684800000000000"                  \
   "                           THEN min(gpu_start_ns) / 1e9 END AS at FROM trace_ranks GROUP BY run_id)," \
-  " run AS (SELECT r.id AS run_id, substr(r.uuid, 1, 8) AS uuid8, r.tp, r.batch,"                \
-  "                (SELECT CASE WHEN c.config = '' THEN r.model"                                   \
-  "                        ELSE coalesce(r.model, '?') || ' [' || c.config || ']' END"             \
-  "                 FROM run_config c WHERE c.run_id = r.id) AS model,"                            \
-  "                r.gpu_name, r.interconnect, s.step_ns, t.at IS NOT NULL AS own_clock,"        \
+  " run AS (SELECT r.id AS run_id, substr(r.uuid, 1, 8) AS uuid8, g.tp, g.batch,"                \
+  "                CASE WHEN g.config = '' THEN g.model"                                         \
+  "                ELSE coalesce(g.model, '?') || ' [' || g.config || ']' END AS model,"         \
+  "                g.gpu_name, g.interconnect, s.step_ns, t.at IS NOT NULL AS own_clock,"        \
   "                coalesce(t.at, CAST(strftime('%s', r.started_at) AS REAL)) AS at,"            \
   "                CAST(coalesce(ar.ns, 0) AS REAL) / s.step_ns AS ar_share,"                    \
-  "                i.step_annotation = '(whole window)' AS whole_window,"                        \
-  "                CASE WHEN r.model IS NULL AND r.tp IS NULL AND r.batch IS NULL"                \
-  "                      AND r.interconnect IS NULL"                                               \
-  "                      AND (SELECT c.config FROM run_config c WHERE c.run_id = r.id) = ''"       \
-  "                 THEN 'undeclared: ' || (SELECT replace(f.file, rtrim(f.file, replace(f.file, '/', '')), '')" \
-  "                                         FROM trace_ranks f WHERE f.run_id = r.id ORDER BY f.rank LIMIT 1)" \
-  "                      || ' · ' || i.ranks || CASE i.ranks WHEN 1 THEN ' rank' ELSE ' ranks' END" \
-  "                      || coalesce(' · ' || r.gpu_name, '') || ' · run ' || substr(r.uuid, 1, 8)" \
-  "                 END AS job"                                                                  \
-  "         FROM runs r JOIN step s ON s.run_id = r.id LEFT JOIN traced t ON t.run_id = r.id"    \
+  "                i.step_annotation = '(whole window)' AS whole_window, g.undeclared AS job"    \
+  "         FROM runs r JOIN run_configuration g ON g.run_id = r.id"                             \
+  "         JOIN step s ON s.run_id = r.id LEFT JOIN traced t ON t.run_id = r.id"                \
   "         JOIN trace_imports i ON i.run_id = r.id"                                             \
   "         LEFT JOIN cat ar ON ar.run_id = r.id AND ar.category = 'allreduce'"                  \
   "         WHERE r.kind = 'torch_trace' AND r.status = 'ok' AND s.step_ns > 0"                  \

@@ -39,8 +39,8 @@ traced AS (
   FROM trace_ranks GROUP BY run_id
 ),
 run AS (
-  SELECT r.id AS run_id, coalesce(t.day, date(r.started_at)) AS day, r.model, r.gpu_name, r.batch,
-         (SELECT config FROM run_config WHERE run_id = r.id) AS config,
+  SELECT r.id AS run_id, coalesce(t.day, date(r.started_at)) AS day, g.model, g.gpu_name, g.batch,
+         g.config,
          i.single_rank, i.ranks, i.step_annotation = '(whole window)' AS whole_window,
          CAST(coalesce(ar.ns, 0) AS REAL) / s.step_ns AS recorded,
          CASE WHEN i.single_rank = 1 OR coalesce(w.matched_ns, 0) = 0 THEN NULL
@@ -48,6 +48,7 @@ run AS (
                    / (s.step_ns - w.wait_ns - (coalesce(ar.ns, 0) - w.matched_ns)) END AS transfer,
          coalesce(ar.ns, 0) AS ar_ns, coalesce(w.matched_ns, 0) AS matched_ns
   FROM runs r
+  JOIN run_configuration g ON g.run_id = r.id  -- configurations as in xp report
   JOIN trace_imports i ON i.run_id = r.id
   JOIN step s ON s.run_id = r.id
   LEFT JOIN ar ON ar.run_id = r.id

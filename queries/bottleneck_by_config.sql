@@ -6,8 +6,9 @@
 -- configuration (how many runs, min, median, max). A job imported twice, or some of its ranks
 -- imported alone as well, counts once (schema view trace_superseded); "latest" is when the
 -- trace was recorded. A job imported with nothing declared (no --set model= tp= batch= ...)
--- is a configuration of its own, config "undeclared: <its first rank's file> · run <uuid>":
--- unrelated jobs that ran on one GPU are never averaged together (as in xp report).
+-- is a configuration of its own, config "undeclared: <its first rank's file> · <ranks> · <GPU>
+-- · run <uuid>": unrelated jobs that ran on one GPU are never averaged together (schema view
+-- run_configuration, as in xp report).
 --
 -- Step GPU time is the summed duration of the GPU activities launched inside the steps the
 -- import used (ProfilerStep#N, or the --step-annotation, e.g. decode_step), over all imported
@@ -44,20 +45,14 @@ traced AS (  -- when the trace was recorded (GPU clock), else when it was import
                       THEN datetime(min(gpu_start_ns) / 1000000000, 'unixepoch') END AS at
   FROM trace_ranks GROUP BY run_id
 ),
-run AS (
-  SELECT r.id AS run_id, coalesce(t.at, r.started_at) AS at, r.model, r.gpu_name, r.interconnect,
-         r.tp, r.batch,
-         (SELECT CASE WHEN c.config = '' AND r.model IS NULL AND r.tp IS NULL AND r.batch IS NULL
-                       AND r.interconnect IS NULL
-                      THEN 'undeclared: ' || (SELECT replace(f.file, rtrim(f.file, replace(f.file, '/', '')), '')
-                                              FROM trace_ranks f WHERE f.run_id = r.id ORDER BY f.rank LIMIT 1)
-                           || ' · run ' || substr(r.uuid, 1, 8)
-                      ELSE c.config END
-          FROM run_config c WHERE c.run_id = r.id) AS config,
+run AS (  -- configurations as in xp report (schema view run_configuration)
+  SELECT r.id AS run_id, coalesce(t.at, r.started_at) AS at, g.model, g.gpu_name, g.interconnect,
+         g.tp, g.batch, coalesce(g.undeclared, g.config) AS config,
          i.single_rank, i.step_annotation = '(whole window)' AS whole_window, s.step_ns,
          coalesce(ar.ns, 0) AS ar_ns, coalesce(a.wait_ns, 0) AS ar_wait_ns,
          coalesce(a.matched_ns, 0) AS ar_matched_ns
   FROM runs r
+  JOIN run_configuration g ON g.run_id = r.id
   JOIN trace_imports i ON i.run_id = r.id
   JOIN step s ON s.run_id = r.id
   LEFT JOIN traced t ON t.run_id = r.id

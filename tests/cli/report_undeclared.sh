@@ -29,12 +29,16 @@ done
 hasnt "latest of 2 runs" "$tmp/shares"
 has "For each of 2 configurations" "$tmp/shares"
 has "Each imported trace run (2)" "$tmp/allreduce"
-# bottleneck_by_config.sql, which the shares chart matches, keeps the jobs apart too
+# bottleneck_by_config.sql, which the shares chart matches, keeps the jobs apart too, under the
+# report's labels (schema view run_configuration)
 run query "$XP_SRC/queries/bottleneck_by_config.sql" --format csv; expect_rc 0
-[ "$(grep -o 'undeclared: decode_tp2_bs1_rank0.trace.json.gz · run [0-9a-f]\{8\}' "$tmp/out" | sort -u | wc -l)" = 1 ] ||
+[ "$(grep -o 'undeclared: decode_tp2_bs1_rank0.trace.json.gz · 1 rank · [^,]* · run [0-9a-f]\{8\}' "$tmp/out" | sort -u | wc -l)" = 1 ] ||
   die "bottleneck_by_config: the first job, once: $(cat "$tmp/out")"
-[ "$(grep -o 'undeclared: other_job.trace.json.gz · run [0-9a-f]\{8\}' "$tmp/out" | sort -u | wc -l)" = 1 ] ||
+[ "$(grep -o 'undeclared: other_job.trace.json.gz · 1 rank · [^,]* · run [0-9a-f]\{8\}' "$tmp/out" | sort -u | wc -l)" = 1 ] ||
   die "bottleneck_by_config: the other job on its own: $(cat "$tmp/out")"
-grep -q 'undeclared: decode_tp2_bs1_rank0.trace.json.gz · run [0-9a-f]\{8\},allreduce,[0-9.]*,[^,]*,1,' "$tmp/out" ||
+grep -q 'undeclared: decode_tp2_bs1_rank0.trace.json.gz · [^,]* · run [0-9a-f]\{8\},allreduce,[0-9.]*,[^,]*,1,' "$tmp/out" ||
   die "bottleneck_by_config: the first job's allreduce row counts 1 run: $(cat "$tmp/out")"
+labels() { grep -o 'undeclared: [^,<":]* · run [0-9a-f]\{8\}' "$1" | sort -u; }
+[ "$(labels "$tmp/out")" = "$(labels "$tmp/shares")" ] ||
+  die "bottleneck_by_config and the shares chart name the jobs alike: [$(labels "$tmp/out")] against [$(labels "$tmp/shares")]"
 echo "ok: undeclared jobs apart"
