@@ -278,34 +278,26 @@ static int chart_serving(sqlite3 *db, rp_section *s) {
 
 /* ---- traces: where the GPU time goes ---- */
 
-/* The definitions of queries/bottleneck_by_config.sql and allreduce_share.sql, so that the
-** page and the queries agree: a configuration is schema view run_configuration's (model, GPU,
-** interconnect, tp, batch, and the rest of the declared configuration, shown here after the
+/* The runs of queries/bottleneck_by_config.sql and allreduce_share.sql, so that the page and
+** the queries agree: each trace job once, with its step GPU time and AllReduce time (schema view
+** trace_step_totals), grouped by configuration (view run_configuration: model, GPU,
+** interconnect, tp, batch and the rest of the declared configuration, shown here after the
 ** model in brackets; a job with none of it declared is a configuration of its own, labelled by
-** what is known); a job imported again or in part counts once (trace_superseded); step GPU
-** time is the summed duration of the GPU activities inside the import's steps, over all
-** imported ranks; a run's shares of it add up to 100%; categories are those in force now
-** (xp reclassify); a trace is dated by its own clock (first GPU activity) when it has an
-** absolute one (after 2000-01-01, 946684800e9 ns), else by its import. */
+** what is known). A run's shares of its step GPU time add up to 100%; categories are those in
+** force now (xp reclassify); a trace is dated by its own clock (first GPU activity) when it has
+** an absolute one, else by its import. */
 #define TRACE_RUNS_CTE                                                                           \
-  "WITH step AS (SELECT run_id, sum(kernel_ns) AS step_ns FROM trace_steps GROUP BY run_id),"    \
-  " cat AS (SELECT run_id, category, sum(total_ns) AS ns FROM trace_step_categories"             \
-  "         GROUP BY run_id, category),"                                                         \
-  " traced AS (SELECT run_id, CASE WHEN min(gpu_start_ns) > 946684800000000000"                  \
-  "                           THEN min(gpu_start_ns) / 1e9 END AS at FROM trace_ranks GROUP BY run_id)," \
+  "WITH cat AS (SELECT run_id, category, sum(total_ns) AS ns FROM trace_step_categories"         \
+  "             GROUP BY run_id, category),"                                                     \
   " run AS (SELECT r.id AS run_id, substr(r.uuid, 1, 8) AS uuid8, g.tp, g.batch,"                \
   "                CASE WHEN g.config = '' THEN g.model"                                         \
   "                ELSE coalesce(g.model, '?') || ' [' || g.config || ']' END AS model,"         \
-  "                g.gpu_name, g.interconnect, s.step_ns, t.at IS NOT NULL AS own_clock,"        \
-  "                coalesce(t.at, CAST(strftime('%s', r.started_at) AS REAL)) AS at,"            \
-  "                CAST(coalesce(ar.ns, 0) AS REAL) / s.step_ns AS ar_share,"                    \
-  "                i.step_annotation = '(whole window)' AS whole_window, g.undeclared AS job"    \
-  "         FROM runs r JOIN run_configuration g ON g.run_id = r.id"                             \
-  "         JOIN step s ON s.run_id = r.id LEFT JOIN traced t ON t.run_id = r.id"                \
-  "         JOIN trace_imports i ON i.run_id = r.id"                                             \
-  "         LEFT JOIN cat ar ON ar.run_id = r.id AND ar.category = 'allreduce'"                  \
-  "         WHERE r.kind = 'torch_trace' AND r.status = 'ok' AND s.step_ns > 0"                  \
-  "           AND r.id NOT IN (SELECT run_id FROM trace_superseded)),"                             \
+  "                g.gpu_name, g.interconnect, t.step_ns, t.clock_ns IS NOT NULL AS own_clock,"  \
+  "                coalesce(t.clock_ns / 1e9, CAST(strftime('%s', r.started_at) AS REAL)) AS at," \
+  "                CAST(t.allreduce_ns AS REAL) / t.step_ns AS ar_share,"                        \
+  "                t.whole_window, g.undeclared AS job"                                          \
+  "         FROM trace_step_totals t JOIN runs r ON r.id = t.run_id"                             \
+  "         JOIN run_configuration g ON g.run_id = t.run_id),"                                   \
   " ranked AS (SELECT run.*, row_number() OVER cfg_latest AS recency, count(*) OVER cfg AS runs," \
   "                   min(ar_share) OVER cfg AS ar_min, max(ar_share) OVER cfg AS ar_max"        \
   "            FROM run WINDOW cfg AS (PARTITION BY model, gpu_name, interconnect, tp, batch, job)," \

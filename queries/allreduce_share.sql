@@ -22,41 +22,19 @@
 -- Categories are the ones in force now (xp reclassify).
 
 WITH
-step AS (
-  SELECT run_id, sum(kernel_ns) AS step_ns FROM trace_steps GROUP BY run_id
-),
-ar AS (
-  SELECT run_id, sum(total_ns) AS ns FROM trace_step_categories
-  WHERE category = 'allreduce' GROUP BY run_id
-),
-arw AS (  -- the same AllReduce kernels as ar: collectives under their category now
-  SELECT run_id, coalesce(sum(wait_ns), 0) AS wait_ns, coalesce(sum(matched_dur_ns), 0) AS matched_ns
-  FROM trace_step_collectives WHERE collective = 'allreduce' AND step IS NOT NULL GROUP BY run_id
-),
-traced AS (
-  SELECT run_id, CASE WHEN min(gpu_start_ns) > 946684800000000000
-                      THEN date(min(gpu_start_ns) / 1000000000, 'unixepoch') END AS day
-  FROM trace_ranks GROUP BY run_id
-),
-run AS (
-  SELECT r.id AS run_id, coalesce(t.day, date(r.started_at)) AS day, g.model, g.gpu_name, g.batch,
-         g.config,
-         i.single_rank, i.ranks, i.step_annotation = '(whole window)' AS whole_window,
-         CAST(coalesce(ar.ns, 0) AS REAL) / s.step_ns AS recorded,
-         CASE WHEN i.single_rank = 1 OR coalesce(w.matched_ns, 0) = 0 THEN NULL
-              ELSE CAST(w.matched_ns - w.wait_ns AS REAL)
-                   / (s.step_ns - w.wait_ns - (coalesce(ar.ns, 0) - w.matched_ns)) END AS transfer,
-         coalesce(ar.ns, 0) AS ar_ns, coalesce(w.matched_ns, 0) AS matched_ns
-  FROM runs r
-  JOIN run_configuration g ON g.run_id = r.id  -- configurations as in xp report
-  JOIN trace_imports i ON i.run_id = r.id
-  JOIN step s ON s.run_id = r.id
-  LEFT JOIN ar ON ar.run_id = r.id
-  LEFT JOIN arw w ON w.run_id = r.id
-  LEFT JOIN traced t ON t.run_id = r.id
-  WHERE r.status = 'ok' AND s.step_ns > 0 AND r.tp = :tp
-    AND (lower(:interconnect) = 'any' OR lower(r.interconnect) = lower(:interconnect))
-    AND r.id NOT IN (SELECT run_id FROM trace_superseded)
+run AS (  -- each job once, with its step time (schema view trace_step_totals) and its
+          -- configuration (view run_configuration, as in xp report)
+  SELECT t.run_id, coalesce(date(t.clock_ns / 1000000000, 'unixepoch'), date(r.started_at)) AS day,
+         g.model, g.gpu_name, g.batch, g.config, t.single_rank, t.ranks, t.whole_window,
+         CAST(t.allreduce_ns AS REAL) / t.step_ns AS recorded,
+         CASE WHEN t.single_rank = 1 OR t.allreduce_matched_ns = 0 THEN NULL
+              ELSE CAST(t.allreduce_matched_ns - t.allreduce_wait_ns AS REAL)
+                   / (t.step_ns - t.allreduce_wait_ns - (t.allreduce_ns - t.allreduce_matched_ns)) END AS transfer,
+         t.allreduce_ns AS ar_ns, t.allreduce_matched_ns AS matched_ns
+  FROM trace_step_totals t
+  JOIN runs r ON r.id = t.run_id
+  JOIN run_configuration g ON g.run_id = t.run_id
+  WHERE g.tp = :tp AND (lower(:interconnect) = 'any' OR lower(g.interconnect) = lower(:interconnect))
 ),
 ranked AS (
   SELECT run.*,

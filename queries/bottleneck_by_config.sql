@@ -29,36 +29,18 @@
 --   xp query queries/bottleneck_by_config.sql [--format csv|json]
 
 WITH
-step AS (
-  SELECT run_id, sum(kernel_ns) AS step_ns FROM trace_steps GROUP BY run_id
-),
 cat AS (
   SELECT run_id, category, sum(total_ns) AS ns FROM trace_step_categories GROUP BY run_id, category
 ),
-arw AS (  -- AllReduce kernels inside steps, under their category now as in cat: their
-          -- waiting, where matched
-  SELECT run_id, coalesce(sum(wait_ns), 0) AS wait_ns, coalesce(sum(matched_dur_ns), 0) AS matched_ns
-  FROM trace_step_collectives WHERE collective = 'allreduce' AND step IS NOT NULL GROUP BY run_id
-),
-traced AS (  -- when the trace was recorded (GPU clock), else when it was imported
-  SELECT run_id, CASE WHEN min(gpu_start_ns) > 946684800000000000
-                      THEN datetime(min(gpu_start_ns) / 1000000000, 'unixepoch') END AS at
-  FROM trace_ranks GROUP BY run_id
-),
-run AS (  -- configurations as in xp report (schema view run_configuration)
-  SELECT r.id AS run_id, coalesce(t.at, r.started_at) AS at, g.model, g.gpu_name, g.interconnect,
-         g.tp, g.batch, coalesce(g.undeclared, g.config) AS config,
-         i.single_rank, i.step_annotation = '(whole window)' AS whole_window, s.step_ns,
-         coalesce(ar.ns, 0) AS ar_ns, coalesce(a.wait_ns, 0) AS ar_wait_ns,
-         coalesce(a.matched_ns, 0) AS ar_matched_ns
-  FROM runs r
-  JOIN run_configuration g ON g.run_id = r.id
-  JOIN trace_imports i ON i.run_id = r.id
-  JOIN step s ON s.run_id = r.id
-  LEFT JOIN traced t ON t.run_id = r.id
-  LEFT JOIN cat ar ON ar.run_id = r.id AND ar.category = 'allreduce'
-  LEFT JOIN arw a ON a.run_id = r.id
-  WHERE r.status = 'ok' AND s.step_ns > 0 AND r.id NOT IN (SELECT run_id FROM trace_superseded)
+run AS (  -- each job once, with its step time (schema view trace_step_totals) and its
+          -- configuration (view run_configuration, as in xp report)
+  SELECT t.run_id, coalesce(datetime(t.clock_ns / 1000000000, 'unixepoch'), r.started_at) AS at,
+         g.model, g.gpu_name, g.interconnect, g.tp, g.batch, coalesce(g.undeclared, g.config) AS config,
+         t.single_rank, t.whole_window, t.step_ns, t.allreduce_ns AS ar_ns,
+         t.allreduce_wait_ns AS ar_wait_ns, t.allreduce_matched_ns AS ar_matched_ns
+  FROM trace_step_totals t
+  JOIN runs r ON r.id = t.run_id
+  JOIN run_configuration g ON g.run_id = t.run_id
 ),
 config_category AS (  -- every category seen in a configuration, so that absent means 0%; the
                       -- transfer-only row where an AllReduce is and a multi-rank run can split it

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# One definition of a configuration (schema view run_configuration): xp report,
-# bottleneck_by_config.sql and allreduce_share.sql group the trace runs that count as the view
-# does, under the view's labels; a database of schema 13 answers the same, read as it is and
-# once migrated, after which the views are a fresh database's.
+# One definition of a configuration (schema views run_configuration and trace_step_totals):
+# xp report, bottleneck_by_config.sql and allreduce_share.sql group the trace runs that count
+# as the views do, under the views' labels; a database of schema 13 answers the same, read as
+# it is and once migrated, after which the views are a fresh database's.
 set -u
 . "$XP_SRC/tests/lib.sh"
 tr="$XP_SRC/tests/data/trace/decode_tp2_bs1_rank"
@@ -27,10 +27,9 @@ imp "$tmp/j5-r0.json.gz" "$tmp/j5-r1.json.gz"                                 # 
 
 # The configurations as the views say, with how many runs each holds.
 configs() { # configs [TP]: model,gpu,interconnect,tp,batch,config,runs of the runs that count
-  query "SELECT g.model, g.gpu_name, g.interconnect, g.tp, g.batch, coalesce(g.undeclared, g.config), count(*)
-         FROM run_configuration g JOIN trace_imports i ON i.run_id = g.run_id JOIN runs r ON r.id = g.run_id
-         WHERE r.status = 'ok' AND r.id NOT IN (SELECT run_id FROM trace_superseded)
-         ${1:+AND g.tp = $1} GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6"
+  query "SELECT model, gpu_name, interconnect, tp, batch, coalesce(undeclared, config), count(*)
+         FROM trace_step_totals JOIN run_configuration USING (run_id)
+         ${1:+WHERE tp = $1} GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6"
 }
 configs > "$tmp/views"
 check "the views: 5 configurations, the runs that count" \
@@ -59,7 +58,7 @@ check "report: the undeclared configurations of the views" \
   "$(grep -o 'undeclared: [^,]*' "$tmp/views" | sort -u)" \
   "$(grep -o 'undeclared: [^<":]* · run [0-9a-f]\{8\}' "$tmp/shares" | sort -u)"
 
-# A database of schema 13: the fresh one less the view of 14.
+# A database of schema 13: the fresh one less the views of 14 and 15.
 answers() { # answers DB: the report (less its header line, which names the file and the hour) and the queries
   "$XP" --db "$1" report --out "$tmp/a.html" > /dev/null 2>&1 && sed 3d "$tmp/a.html"
   "$XP" --db "$1" query "$q/bottleneck_by_config.sql" --format csv
@@ -69,10 +68,10 @@ if command -v sqlite3 > /dev/null; then
   answers "$db" > "$tmp/answers" 2> /dev/null
   old="$tmp/old.db"
   cp "$db" "$old"
-  sqlite3 "$old" "DROP VIEW run_configuration; PRAGMA user_version = 13"
+  sqlite3 "$old" "DROP VIEW run_configuration; DROP VIEW trace_step_totals; PRAGMA user_version = 13"
   check "schema 13, read as it is" "$(cat "$tmp/answers")" "$(answers "$old" 2> /dev/null)"
   check "schema 13, read as it is: left as it was" "13|0" \
-    "$(sqlite3 "$old" "PRAGMA user_version; SELECT count(*) FROM sqlite_schema WHERE name = 'run_configuration'" | paste -sd'|')"
+    "$(sqlite3 "$old" "PRAGMA user_version; SELECT count(*) FROM sqlite_schema WHERE name IN ('run_configuration', 'trace_step_totals')" | paste -sd'|')"
   "$XP" --db "$old" reclassify > /dev/null 2>&1  # a writing xp migrates it
   views() { sqlite3 "$1" "SELECT name || ': ' || sql FROM sqlite_schema WHERE type = 'view' ORDER BY name; PRAGMA user_version"; }
   check "schema 13 migrated: the views of a fresh database" "$(views "$db")" "$(views "$old")"
