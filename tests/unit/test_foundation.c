@@ -85,15 +85,23 @@ static void test_migrations_fresh(void) {
   free(p);
 }
 
+/* An xp database as the xp that knew the first k migrations made it, still open (the caller
+** closes it): its schema is that of xp_migrations[k - 1]. */
+static sqlite3 *older_db(const char *path, int k) {
+  sqlite3 *raw;
+  CHECK(sqlite3_open(path, &raw) == SQLITE_OK);
+  for (int i = 0; i < k; i++) CHECK(sqlite3_exec(raw, xp_migrations[i].data, NULL, NULL, NULL) == SQLITE_OK);
+  char pragmas[128];
+  snprintf(pragmas, sizeof pragmas, "PRAGMA application_id=%d; PRAGMA user_version=%d;", XP_APPLICATION_ID,
+           atoi(xp_migrations[k - 1].name));
+  CHECK(sqlite3_exec(raw, pragmas, NULL, NULL, NULL) == SQLITE_OK);
+  return raw;
+}
+
 /* A database made by an xp that knew only migration 001 keeps its runs when upgraded. */
 static void test_migrations_older(void) {
   char *p = test_path("older.db");
-  sqlite3 *raw;
-  sqlite3_open(p, &raw);
-  CHECK(sqlite3_exec(raw, xp_migrations[0].data, NULL, NULL, NULL) == SQLITE_OK);
-  char pragmas[128];
-  snprintf(pragmas, sizeof pragmas, "PRAGMA application_id=%d; PRAGMA user_version=1;", XP_APPLICATION_ID);
-  sqlite3_exec(raw, pragmas, NULL, NULL, NULL);
+  sqlite3 *raw = older_db(p, 1);
   CHECK(sqlite3_exec(raw, "INSERT INTO runs(uuid, kind, status, started_at, spec_json, spec_sha256)"
                           " VALUES ('00000000-0000-4000-8000-000000000001', 'k', 'ok', '2026-01-01', '{}', 'x')",
                      NULL, NULL, NULL) == SQLITE_OK);
@@ -130,15 +138,9 @@ static void test_migrations_every_older(void) {
     char name[32];
     snprintf(name, sizeof name, "schema-%d.db", atoi(xp_migrations[k - 1].name));
     p = test_path(name);
-    sqlite3 *raw;
-    CHECK(sqlite3_open(p, &raw) == SQLITE_OK);
-    for (int i = 0; i < k; i++) CHECK(sqlite3_exec(raw, xp_migrations[i].data, NULL, NULL, NULL) == SQLITE_OK);
-    char pragmas[128];
-    snprintf(pragmas, sizeof pragmas, "PRAGMA application_id=%d; PRAGMA user_version=%d;", XP_APPLICATION_ID,
-             atoi(xp_migrations[k - 1].name));
-    CHECK(sqlite3_exec(raw, pragmas, NULL, NULL, NULL) == SQLITE_OK);
-    sqlite3_close(raw);
+    sqlite3_close(older_db(p, k));
     db = xp_db_open(p, XP_DB_READWRITE, &rc);
+    free(p);
     CHECK(db != NULL);
     if (!db) continue;
     CHECK_EQ_INT(one_int(db, "PRAGMA user_version"), xp_db_schema_version());
@@ -147,7 +149,6 @@ static void test_migrations_every_older(void) {
     CHECK_EQ_STR(upgraded, fresh);
     free(upgraded);
     xp_db_close(db);
-    free(p);
   }
   free(fresh);
 }
