@@ -28,6 +28,8 @@ const xp_field xp_model_fields[] = {
     {"qk_nope_head_dim", XP_T_INT, 0, NULL, NULL, 1, BIG, NULL},
     {"qk_rope_head_dim", XP_T_INT, 0, NULL, NULL, 1, BIG, NULL},
     {"v_head_dim", XP_T_INT, 0, NULL, NULL, 1, BIG, NULL},
+    {"index_n_heads", XP_T_INT, 0, NULL, NULL, 1, BIG, "DSA indexer (MLA with q_lora_rank); present: one each layer"},
+    {"index_head_dim", XP_T_INT, 0, NULL, NULL, 1, BIG, NULL},
     {"n_routed_experts", XP_T_INT, 0, NULL, NULL, 1, BIG, "present: MoE layers"},
     {"num_experts_per_tok", XP_T_INT, 0, NULL, NULL, 1, BIG, NULL},
     {"n_shared_experts", XP_T_INT, 0, NULL, NULL, 0, BIG, NULL},
@@ -69,6 +71,22 @@ static int check_moe(const xp_spec *s, const xp_model *m) {
   return 0;
 }
 
+/* The DSA indexer reads MLA's q latent: it needs q_lora_rank, and its two keys go together.
+** Left out, its three GEMMs a layer would be missing from the step in silence. */
+static int check_indexer(const xp_spec *s, const xp_model *m) {
+  const int heads = cJSON_GetObjectItemCaseSensitive(s->root, "index_n_heads") != NULL;
+  const int dim = cJSON_GetObjectItemCaseSensitive(s->root, "index_head_dim") != NULL;
+  if (!heads && !dim) return 0;
+  if (m->kv_lora <= 0)
+    return xp_spec_error(s, heads ? "index_n_heads" : "index_head_dim", "a DSA indexer key without "
+                         "kv_lora_rank: xp derives the indexer of MLA models (DeepSeek-V3.2, GLM-5)");
+  if (need(s, heads ? "index_n_heads" : "index_head_dim", "a DSA indexer", heads ? "index_head_dim" : "index_n_heads"))
+    return XP_EXIT_USAGE;
+  if (m->q_lora <= 0)
+    return xp_spec_error(s, "index_n_heads", "a DSA indexer projects the q latent: it needs q_lora_rank");
+  return 0;
+}
+
 /* Cross-field rules: which keys an MLA, GQA or MoE model must carry. */
 static int check_model(const xp_spec *s, const xp_model *m) {
   const cJSON *r = s->root;
@@ -76,13 +94,17 @@ static int check_model(const xp_spec *s, const xp_model *m) {
   if (m->kv_lora > 0) {
     for (int i = 1; i < 4; i++)
       if (need(s, "kv_lora_rank", "an MLA model (kv_lora_rank)", mla_keys[i])) return XP_EXIT_USAGE;
-    return check_moe(s, m);
+    return check_indexer(s, m) ? XP_EXIT_USAGE : check_moe(s, m);
   }
-  /* MLA's keys without kv_lora_rank would be dropped in silence for a full q/k/v projection */
+  /* MLA's keys without kv_lora_rank would be dropped in silence for a full q/k/v projection.
+  ** DeepSeek-V4's config has them so (q_lora_rank, one 512-wide KV head, o_lora_rank): dropping
+  ** them would derive grouped-query shapes it does not run, so the message says so. */
   for (int i = 0; i < 4; i++)
     if (xp_spec_int(r, mla_keys[i], 0) != 0)
       return xp_spec_error(s, mla_keys[i], "an MLA key without kv_lora_rank: give kv_lora_rank (MLA), or "
-                           "drop the MLA keys (grouped-query attention)");
+                           "drop the MLA keys if the attention is grouped-query; xp derives no other "
+                           "attention (DeepSeek-V4's: list its GEMMs in the spec's shapes instead)");
+  if (check_indexer(s, m)) return XP_EXIT_USAGE;
   if (!cJSON_GetObjectItemCaseSensitive(r, "head_dim") && m->hidden % m->heads != 0)
     return xp_spec_error(s, "num_attention_heads", "hidden_size %lld is not a multiple of %lld "
                          "heads; give head_dim", (long long)m->hidden, (long long)m->heads);
@@ -118,6 +140,8 @@ int xp_model_load(const char *path, xp_model **out) {
   m->qk_nope = xp_spec_int(r, "qk_nope_head_dim", 0);
   m->qk_rope = xp_spec_int(r, "qk_rope_head_dim", 0);
   m->v_head = xp_spec_int(r, "v_head_dim", 0);
+  m->index_heads = xp_spec_int(r, "index_n_heads", 0);
+  m->index_head_dim = xp_spec_int(r, "index_head_dim", 0);
   m->experts = xp_spec_int(r, "n_routed_experts", 0);
   m->topk = xp_spec_int(r, "num_experts_per_tok", 0);
   m->shared = xp_spec_int(r, "n_shared_experts", 0);
@@ -220,6 +244,11 @@ static void attention(list *l, const xp_model *m, const xp_parallel *p) {
     add(l, "q_proj", B, h * qk, H, 1, L);
   }
   add(l, "kv_a_proj", B, m->kv_lora + m->qk_rope, H, 1, L);
+  if (m->index_heads > 0) { /* replicated: every GPU scores the keys for its heads */
+    add(l, "indexer_wq_b", B, m->index_heads * m->index_head_dim, m->q_lora, 1, L);
+    add(l, "indexer_wk", B, m->index_head_dim, H, 1, L);
+    add(l, "indexer_weights_proj", B, m->index_heads, H, 1, L);
+  }
   if (p->mla_absorbed) {
     add(l, "kv_b_proj_k", B, m->kv_lora, m->qk_nope, h, L);
     add(l, "kv_b_proj_v", B, m->v_head, m->kv_lora, h, L);

@@ -21,6 +21,10 @@
 **     kv_b_proj_k (q_nope into the latent: n=kv_lora_rank, k=qk_nope_head_dim) and
 **     kv_b_proj_v (latent into values: n=v_head_dim, k=kv_lora_rank). MLA naive applies
 **     kv_b_proj to the step's B tokens only (the prefill form), as a plain GEMM.
+**   - DSA's lightning indexer (DeepSeek-V3.2, GLM-5: index_n_heads, index_head_dim), in every
+**     layer beside MLA: wq_b (the q latent into the indexer's heads), wk (hidden into one key)
+**     and weights_proj (hidden into a weight per head), replicated on every GPU as vLLM and
+**     SGLang build them (ReplicatedLinear).
 **   - Not counted: attention itself (softmax(QK^T)V), norms, rotary, activations, biases
 **     (GLM's qkv bias is an epilogue), multi-token-prediction layers, and vLLM's fusion of
 **     q_a_proj with kv_a_proj (kept apart here so each is named).
@@ -36,6 +40,7 @@ typedef struct xp_model {
   int64_t hidden, layers, heads, vocab, intermediate;
   int64_t kv_heads, head_dim;                        /* grouped-query attention */
   int64_t q_lora, kv_lora, qk_nope, qk_rope, v_head; /* MLA, when kv_lora > 0 */
+  int64_t index_heads, index_head_dim;               /* DSA indexer, when index_heads > 0 */
   int64_t experts, topk, shared, moe_inter, first_dense, moe_freq; /* MoE, when experts > 0 */
 } xp_model;
 

@@ -1,4 +1,4 @@
-/* Model files and decode-step GEMM shapes: the four shipped models at the splits engineers
+/* Model files and decode-step GEMM shapes: the shipped models at the splits engineers
 ** run, the anchors' shapes (../shared/anchors.md), the routing arithmetic, and bad input. */
 #include <math.h>
 #include <stdlib.h>
@@ -219,6 +219,49 @@ static void test_deepseek_glm_llama(void) {
   }
 }
 
+/* GLM-5: MLA (192 + 64 query dims, 256-wide values) with DSA's lightning indexer in every layer,
+** whose three GEMMs are replicated (vLLM's and SGLang's Indexer: ReplicatedLinear wq_b, wk,
+** weights_proj). Without them a step lost 1.47 GB of weight reads a GPU at bf16, 10%. */
+static void test_glm5(void) {
+  size_t n;
+  xp_model *m = load("GLM-5");
+  if (!m) return;
+  CHECK_EQ_INT(xp_model_moe_layers(m), 75);
+  xp_gemm_shape *v = derive(m, 8, 1, 1, 1, &n);
+  expect(v, n, "q_a_proj", 1, 2048, 6144, 1, 78);
+  expect(v, n, "q_b_proj", 1, 8 * 256, 2048, 1, 78);
+  expect(v, n, "kv_a_proj", 1, 512 + 64, 6144, 1, 78);
+  expect(v, n, "indexer_wq_b", 1, 32 * 128, 2048, 1, 78);
+  expect(v, n, "indexer_wk", 1, 128, 6144, 1, 78);
+  expect(v, n, "indexer_weights_proj", 1, 32, 6144, 1, 78);
+  expect(v, n, "kv_b_proj_k", 1, 512, 192, 8, 78);
+  expect(v, n, "kv_b_proj_v", 1, 256, 512, 8, 78);
+  expect(v, n, "o_proj", 1, 6144, 8 * 256, 1, 78);
+  expect(v, n, "dense_gate_up", 1, 2 * 12288 / 8, 6144, 1, 3);
+  expect(v, n, "dense_down", 1, 6144, 12288 / 8, 1, 3);
+  expect(v, n, "moe_router", 1, 256, 6144, 1, 75);
+  expect(v, n, "moe_gate_up", 1, 2 * 2048 / 8, 6144, 1, 75 * 8);
+  expect(v, n, "moe_down", 1, 6144, 2048 / 8, 1, 75 * 8);
+  expect(v, n, "shared_expert_gate_up", 1, 2 * 2048 / 8, 6144, 1, 75);
+  expect(v, n, "lm_head", 1, 154880 / 8, 6144, 1, 1);
+  CHECK_EQ_INT(n, 17);
+  free(v);
+  /* The indexer does not shard: the same at TP=4. */
+  v = derive(m, 4, 1, 1, 1, &n);
+  expect(v, n, "indexer_wq_b", 1, 32 * 128, 2048, 1, 78);
+  expect(v, n, "q_b_proj", 1, 16 * 256, 2048, 1, 78);
+  free(v);
+  xp_model_free(m);
+  /* Models without the indexer keys derive none. */
+  m = load("DeepSeek-V3");
+  if (m) {
+    v = derive(m, 8, 1, 1, 1, &n);
+    CHECK(find(v, n, "indexer_wq_b") == NULL);
+    free(v);
+    xp_model_free(m);
+  }
+}
+
 /* A model file with one problem: the error names the file, the line and the key. */
 static void expect_bad_model(const char *text, const char *want) {
   char *path = xp_asprintf("%s/bad.toml", dir);
@@ -256,6 +299,20 @@ static void test_bad_models(void) {
                    "3 key-value heads do not divide 8");
   expect_bad_model(BASE, "a model with dense MLP layers needs intermediate_size");
   expect_bad_model(BASE "intermediate_size = 0\n", "intermediate_size: 0 is out of range");
+  /* DeepSeek-V4's attention (a q latent, no kv_lora_rank): dropping the key would derive
+  ** grouped-query shapes it does not run, and the message must not leave that as the way out */
+  expect_bad_model(BASE "intermediate_size = 64\nq_lora_rank = 1024\nqk_rope_head_dim = 64\n",
+                   "bad.toml:8: q_lora_rank: an MLA key without kv_lora_rank: give kv_lora_rank (MLA), or "
+                   "drop the MLA keys if the attention is grouped-query; xp derives no other attention");
+#define MLA "intermediate_size = 64\nkv_lora_rank = 64\nqk_nope_head_dim = 32\n" \
+            "qk_rope_head_dim = 16\nv_head_dim = 32\n"
+  expect_bad_model(BASE MLA "q_lora_rank = 128\nindex_n_heads = 4\n",
+                   "bad.toml:13: index_n_heads: a DSA indexer needs index_head_dim, which is missing");
+  expect_bad_model(BASE MLA "index_n_heads = 4\nindex_head_dim = 32\n",
+                   "bad.toml:12: index_n_heads: a DSA indexer projects the q latent: it needs q_lora_rank");
+  expect_bad_model(BASE "intermediate_size = 64\nindex_head_dim = 32\n",
+                   "bad.toml:8: index_head_dim: a DSA indexer key without kv_lora_rank");
+#undef MLA
   xp_model *m = NULL;
   xp_error_quiet(1);
   CHECK_EQ_INT(xp_model_load("/nonexistent/model.toml", &m), XP_EXIT_USAGE);
@@ -287,6 +344,7 @@ int main(void) {
   if (!mkdtemp(dir)) return 1;
   test_kimi();
   test_deepseek_glm_llama();
+  test_glm5();
   test_bad_models();
   test_roofline();
   char *cmd = xp_asprintf("rm -rf '%s'", dir);
