@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "spec.h"
 #include "xp.h"
 
@@ -44,6 +45,15 @@ void xp_model_free(xp_model *m) {
   free(m->source);
   free(m->path);
   free(m);
+}
+
+char *xp_model_file_beside(const xp_spec *spec, const char *name) {
+  char *rel = xp_asprintf("models/%s.toml", name), *path = xp_spec_resolve(spec, rel);
+  struct stat st;
+  free(rel);
+  if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) return path;
+  free(path);
+  return NULL;
 }
 
 static int need(const xp_spec *s, const char *when_key, const char *what, const char *key) {

@@ -51,6 +51,9 @@ extern const xp_field xp_model_fields[];
 ** key: what") and return XP_EXIT_USAGE; a missing file is XP_EXIT_USAGE too. */
 int xp_model_load(const char *path, xp_model **out);
 void xp_model_free(xp_model *m);
+/* The model file that a spec's model label names, models/<name>.toml beside the spec, resolved;
+** NULL when there is no such file. */
+char *xp_model_file_beside(const xp_spec *spec, const char *name);
 int64_t xp_model_moe_layers(const xp_model *m);
 
 typedef struct xp_parallel {

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "kind.h"
+#include "models.h"
 #include "runners/ceilings.h"
 #include "stats.h"
 #include "xp.h"
@@ -190,6 +191,58 @@ static int check_shape(const xp_spec *spec, const cJSON *sh, int idx) {
   return 0;
 }
 
+/* Is shape sh one that the model runs on one GPU at this split? gemm: some decode GEMM's n and k
+** (MLA absorbed or naive); moe: the routed-expert layer's sizes. */
+static int model_runs(const xp_model *m, const xp_parallel *p, const cJSON *sh) {
+  if (strcmp(xp_spec_str(sh, "type", "gemm"), "moe") == 0)
+    return m->experts > 0 && xp_spec_int(sh, "hidden", 0) == m->hidden &&
+           xp_spec_int(sh, "intermediate", 0) * p->tp == m->moe_inter &&
+           xp_spec_int(sh, "experts", 0) == m->experts && xp_spec_int(sh, "topk", 0) == m->topk;
+  int found = 0;
+  for (int absorbed = 0; absorbed < 2 && !found; absorbed++) {
+    xp_parallel q = *p;
+    xp_gemm_shape *v = NULL;
+    size_t n = 0;
+    q.mla_absorbed = absorbed;
+    xp_model_decode_gemms(m, &q, 1, &v, &n);
+    for (size_t i = 0; i < n && !found; i++)
+      found = v[i].bmm == 1 && v[i].n == xp_spec_int(sh, "n", 0) && v[i].k == xp_spec_int(sh, "k", 0);
+    free(v);
+  }
+  return found;
+}
+
+/* The model label files the run under that model's shapes (queries select by it). With the
+** model's file beside the spec (models/<model>.toml, as gemm runs read it), every shape must be
+** one the model runs at the declared tp: `--set model=GLM-4.5` on the Kimi-K2.5 spec measured
+** Kimi's shapes and recorded them as GLM-4.5's. A model without a file is not checked. */
+static int check_model_label(const xp_spec *spec) {
+  const char *name = xp_spec_str(spec->root, "model", NULL);
+  char *path = name ? xp_model_file_beside(spec, name) : NULL;
+  if (!path) return 0;
+  xp_model *m = NULL;
+  int rc = xp_model_load(path, &m);
+  xp_parallel p = {(int)xp_spec_int(spec->root, "tp", 1), 1, 1};
+  char err[256];
+  if (!rc && xp_model_check_parallel(m, &p, err, sizeof err))
+    rc = xp_spec_error(spec, "tp", "%s", err);
+  const cJSON *shapes = rc ? NULL : cJSON_GetObjectItemCaseSensitive(spec->root, "shapes"), *sh;
+  int i = 0;
+  cJSON_ArrayForEach(sh, shapes) {
+    if (!model_runs(m, &p, sh)) {
+      rc = xp_spec_error(spec, "model", "\"%s\" labels the run, but shapes[%d] (%s) is not a shape %s "
+                         "runs at tp=%d (%s): the run would file another model's shapes under it "
+                         "(give the model's shapes, or another label)", name, i,
+                         xp_spec_str(sh, "name", ""), m->name, p.tp, path);
+      break;
+    }
+    i++;
+  }
+  xp_model_free(m);
+  free(path);
+  return rc;
+}
+
 static int kv_check(const xp_spec *spec) {
   const xp_kv_family *f = spec_family(spec);
   const cJSON *names = cJSON_GetObjectItemCaseSensitive(spec->root, "variants"), *e;
@@ -231,6 +284,7 @@ static int kv_check(const xp_spec *spec) {
   if (xp_spec_int(spec->root, "ep", 1) != 1)
     return xp_spec_error(spec, "ep", "kernel_variant runs one GPU's experts without expert parallelism "
                          "(m * topk routed rows); an ep label would misfile it");
+  if (check_model_label(spec)) return XP_EXIT_USAGE;
   const xp_kv_variant *vs[64];
   int nv = selected(spec, f, vs), quantized = 0;
   for (int v = 0; v < nv; v++) quantized |= vs[v]->quantized;

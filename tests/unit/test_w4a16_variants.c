@@ -260,6 +260,32 @@ static void test_experiment_file(void) {
   if (!strstr(text, "115 cases")) fputs(text, stderr);
   free(text);
   xp_spec_free(s);
+
+  /* Its shapes are Kimi-K2.5's at TP=8 (models/Kimi-K2.5.toml beside it): another model or
+  ** split on the command line (xp run ... --set model=GLM-4.5) would file Kimi's shapes under a
+  ** label they are not, and is refused, naming the first shape the label's model does not run. */
+  static const struct { const char *key, *value, *want; } relabel[] = {
+      {"model", "GLM-4.5", "shapes[0] (gate_up) is not a shape GLM-4.5 runs at tp=8"},
+      {"model", "DeepSeek-V3", "shapes[2] (moe_layer) is not a shape DeepSeek-V3 runs at tp=8"},
+      {"tp", "4", "shapes[0] (gate_up) is not a shape Kimi-K2.5 runs at tp=4"},
+      {"tp", "3", "64 attention heads do not split over tp=3"},
+  };
+  for (size_t i = 0; i < sizeof relabel / sizeof relabel[0]; i++) {
+    s = xp_spec_load(path);
+    CHECK(s != NULL);
+    if (!s) return;
+    cJSON *v = strcmp(relabel[i].key, "tp") == 0 ? cJSON_CreateNumber(atoi(relabel[i].value))
+                                                 : cJSON_CreateString(relabel[i].value);
+    cJSON_ReplaceItemInObjectCaseSensitive(s->root, relabel[i].key, v);
+    xp_spec_mark_cli(s, relabel[i].key);
+    xp_error_quiet(1);
+    CHECK_EQ_INT(xp_validate_spec(&xp_kind_kernel_variant, s), XP_EXIT_USAGE);
+    xp_error_quiet(0);
+    if (!strstr(xp_last_error(), relabel[i].want))
+      fprintf(stderr, "error \"%s\" lacks \"%s\"\n", xp_last_error(), relabel[i].want);
+    CHECK(strstr(xp_last_error(), relabel[i].want) != NULL);
+    xp_spec_free(s);
+  }
 }
 
 int main(void) {
