@@ -443,6 +443,22 @@ static int kv_plan_print(const xp_spec *spec, FILE *out) {
   for (int i = 0; i < pl.ncases; i++) runs += strcmp(pl.cases[i].status, "skipped") != 0;
   fprintf(out, "kernel_variant: family %s, %d cases (%d to measure, %d skipped)\n", pl.f->name,
           pl.ncases, runs, pl.ncases - runs);
+  /* the sizes, which case names leave out: what the run measures under its labels */
+  const char *model = xp_spec_str(spec->root, "model", NULL);
+  if (model)
+    fprintf(out, "shapes, filed under model %s at tp=%lld:\n", model, (long long)xp_spec_int(spec->root, "tp", 1));
+  else
+    fprintf(out, "shapes:\n");
+  const cJSON *sh;
+  cJSON_ArrayForEach(sh, cJSON_GetObjectItemCaseSensitive(spec->root, "shapes")) {
+    if (strcmp(xp_spec_str(sh, "type", "gemm"), "moe") == 0)
+      fprintf(out, "  %-16s moe   hidden=%lld intermediate=%lld experts=%lld topk=%lld\n", xp_spec_str(sh, "name", ""),
+              (long long)xp_spec_int(sh, "hidden", 0), (long long)xp_spec_int(sh, "intermediate", 0),
+              (long long)xp_spec_int(sh, "experts", 0), (long long)xp_spec_int(sh, "topk", 0));
+    else
+      fprintf(out, "  %-16s gemm  n=%lld k=%lld\n", xp_spec_str(sh, "name", ""),
+              (long long)xp_spec_int(sh, "n", 0), (long long)xp_spec_int(sh, "k", 0));
+  }
   for (int i = 0; i < pl.ncases; i++) {
     char name[256];
     case_name(&pl.cases[i], name, sizeof name);

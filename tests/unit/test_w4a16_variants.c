@@ -258,6 +258,10 @@ static void test_experiment_file(void) {
   /* 2 GEMM shapes x (bf16 x 5 m + 4 quantized x 5 m x 2 groups) + moe (2 x 5 x 2 + 5). */
   CHECK(strstr(text, "115 cases (115 to measure, 0 skipped)") != NULL);
   if (!strstr(text, "115 cases")) fputs(text, stderr);
+  /* the sizes measured, under the labels they are filed by */
+  CHECK(strstr(text, "shapes, filed under model Kimi-K2.5 at tp=8:\n") != NULL);
+  CHECK(strstr(text, "  gate_up          gemm  n=512 k=7168\n") != NULL);
+  CHECK(strstr(text, "  moe_layer        moe   hidden=7168 intermediate=256 experts=384 topk=8\n") != NULL);
   free(text);
   xp_spec_free(s);
 
