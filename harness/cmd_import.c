@@ -50,6 +50,10 @@ int cmd_import(int argc, char **argv, const char *db_path) {
     else if ((v = xp_opt_value(argc, argv, &i, "--set", &bad))) rc = xp_spec_set_kv(root, k, v);
     else if (bad) rc = XP_EXIT_USAGE;
     else if (strncmp(argv[i], "--", 2) == 0 && argv[i][2]) rc = take_option(root, k, argc, argv, &i);
+    else if (argv[i][0] == '-' && argv[i][1] && access(argv[i], F_OK) != 0)
+      /* a short option (nccl-tests' -J, say) read as a file name said "cannot read" */
+      rc = xp_usage_error("import", "%s: unknown option for %s, whose options take two dashes",
+                          argv[i], k->import_name);
     else {
       /* Stored absolute, so that the spec kept in the database can be read again (xp rerun). */
       char *abs = realpath(argv[i], NULL);
