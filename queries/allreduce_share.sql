@@ -84,7 +84,13 @@ SELECT model, gpu_name AS gpu, batch, config, runs, first_day, last_day, single_
 FROM config
 UNION ALL
 SELECT NULL, NULL, NULL, NULL, 0, NULL, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL,
-       printf('No imported traces at TP=%s on %s (import with --set tp=%s --set interconnect=%s)',
-              :tp, :interconnect, :tp, :interconnect)
+       -- the hint is a command that works: interconnect "any" and a TP that is no number are
+       -- not values an import takes
+       CASE WHEN CAST(CAST(:tp AS INTEGER) AS TEXT) <> CAST(:tp AS TEXT) OR CAST(:tp AS INTEGER) < 1
+            THEN printf('TP=%s is not a tensor-parallel size: the answer is for one TP (--param tp=8)', :tp)
+            ELSE printf('No imported traces at TP=%s on %s (import with --set tp=%s%s)', :tp,
+                        CASE WHEN lower(:interconnect) = 'any' THEN 'any interconnect' ELSE :interconnect END, :tp,
+                        CASE WHEN lower(:interconnect) = 'any' THEN ''
+                             ELSE ' --set interconnect=' || lower(:interconnect) END) END
 WHERE NOT EXISTS (SELECT 1 FROM config)
 ORDER BY model, gpu, batch, config;

@@ -58,7 +58,12 @@ grep -qF "At TP=2 on nvlink, AllReduce is $rec_multi% of decode-step GPU time as
 grep -qF ", range $rec_single% to $rec_multi%); $xfer% transferring once waiting for the slowest rank is removed (2 multi-rank runs, 96% of AllReduce time matched across ranks); 1 single-rank run: waiting for peers is mixed into its figure" "$tmp/a" \
   || { echo "FAIL: allreduce_share answer (transfer, single rank)"; cat "$tmp/a"; fail=1; }
 "$XP" --db "$db" query "$XP_SRC/queries/allreduce_share.sql" --param tp=8 --param interconnect=pcie --format csv > "$tmp/none"
-grep -q 'No imported traces at TP=8 on pcie' "$tmp/none" || { echo "FAIL: no-data answer"; cat "$tmp/none"; fail=1; }
+grep -q 'No imported traces at TP=8 on pcie (import with --set tp=8 --set interconnect=pcie)' "$tmp/none" || { echo "FAIL: no-data answer"; cat "$tmp/none"; fail=1; }
+# the hint is a command an import takes: no "--set interconnect=any", no "--set tp=any"
+"$XP" --db "$db" query "$XP_SRC/queries/allreduce_share.sql" --param tp=8 --param interconnect=any --format csv > "$tmp/none"
+grep -q 'No imported traces at TP=8 on any interconnect (import with --set tp=8)$' "$tmp/none" || { echo "FAIL: no-data answer, any interconnect"; cat "$tmp/none"; fail=1; }
+"$XP" --db "$db" query "$XP_SRC/queries/allreduce_share.sql" --param tp=any --param interconnect=any --format csv > "$tmp/none"
+grep -q 'TP=any is not a tensor-parallel size: the answer is for one TP (--param tp=8)' "$tmp/none" || { echo "FAIL: no-data answer, tp=any"; cat "$tmp/none"; fail=1; }
 "$XP" --db "$db" query "$XP_SRC/queries/allreduce_share.sql" --param tp=8 > /dev/null 2> "$tmp/err"
 check "missing parameter exit" 2 $?
 grep -q 'interconnect' "$tmp/err" || { echo "FAIL: missing parameter message"; cat "$tmp/err"; fail=1; }
