@@ -28,7 +28,8 @@ static const char usage[] =
     "  today's history: its query is run again and every number that moved is shown, then and\n"
     "  now, with the count of runs recorded since the decision; each evidence run is compared\n"
     "  with newer ok runs of the same configuration, and flagged as CONTRADICTED when a median\n"
-    "  moved by more than 5% with Mann-Whitney p < 0.05.\n"
+    "  moved by more than 5% with Mann-Whitney p < 0.05. An evidence trace that another import\n"
+    "  of the same job supersedes (queries count that one) is named with it.\n"
     "  Newer means measured later (a trace's clock, a result's own date), not imported later.\n"
     "  Since the decision means arrived in this database after it: recorded, or merged in\n"
     "  (xp merge) whatever the dates it was measured with, or dated after it.\n"
@@ -359,6 +360,20 @@ static int newer_runs(sqlite3 *db, int64_t run, int64_t decision, const decided 
   return 0;
 }
 
+/* An evidence trace that another import of the same job supersedes (trace_superseded: imported
+** again with other rules or step marks, or with more of its ranks) no longer counts in any
+** query: the decision rests on figures the history now answers from the other import. */
+static void superseded_note(sqlite3 *db, int64_t run, const char *uuid) {
+  sqlite3_stmt *st = xp_db_prepare(db, "SELECT r.uuid, r.status FROM trace_superseded s"
+                                       " JOIN runs r ON r.id = s.by_run_id WHERE s.run_id = ?1");
+  if (!st) return;
+  sqlite3_bind_int64(st, 1, run);
+  if (sqlite3_step(st) == SQLITE_ROW)
+    printf("    superseded by run %.8s, another import of the same job: queries count that import, "
+           "not this one (xp compare %.8s %.8s)\n", txt(st, 0), uuid, txt(st, 0));
+  sqlite3_finalize(st);
+}
+
 /* Whether the newer samples contradict the evidence's: beyond noise (Mann-Whitney) and moved
 ** by more than CONTRADICT_CHANGE. Counts what could be judged at all. */
 static int judge(const double *a, size_t na, const double *b, size_t nb, int *judged, xp_samplecmp *c) {
@@ -462,6 +477,7 @@ static int audit_evidence(sqlite3 *db, int64_t decision, const decided *when, in
     if (*then && strcmp(then, now) != 0) (*seal_changed)++;
     free(config);
     if (strcmp(txt(st, 3), "ok") != 0) continue;
+    if (strcmp(txt(st, 2), "torch_trace") == 0) superseded_note(db, sqlite3_column_int64(st, 1), uuid);
     int64_t *newer = NULL;
     int nnewer = 0, after = 0, judged = 0;
     newer_runs(db, sqlite3_column_int64(st, 1), decision, when, &newer, &nnewer, &after);
