@@ -8,7 +8,9 @@
 --   gemm       the latest ok gemm run of :model at :tp with cold-weight cases at :batch: each
 --              GEMM's median time (cuBLASLt's default algorithm, as an engine gets it) times
 --              its launches per step; the best-of-N total is in the basis. NULL when a GEMM
---              of the step failed its check.
+--              of the step failed its check, or when the run measured some GEMMs only (only =
+--              [...], or a shapes list labelled with the model): a run of the whole step is
+--              preferred to a newer one of a subset.
 --   allreduce  per all-reduce message size, the all-reduces per step times the time of one
 --              all-reduce of that size (time_us: a burst's time / its length), interpolated
 --              linearly between the two nearest measured sizes of one nccl_burst series with
@@ -61,12 +63,17 @@ measured AS (
          sum(single_rank = 1) AS single_rank_steps
   FROM steps
 ),
-gemm_run AS (
-  SELECT r.id, substr(r.uuid, 1, 8) AS run FROM runs r
+gemm_run AS (  -- a run of the whole step first: one of some GEMMs (only = [...], or a shapes
+              -- list under the model's label) predicts no step, and is named in the basis
+  SELECT r.id, substr(r.uuid, 1, 8) AS run,
+         CASE WHEN json_extract(r.spec_json, '$.only') IS NOT NULL
+              THEN 'only ' || json_extract(r.spec_json, '$.only')
+              WHEN json_extract(r.spec_json, '$.shapes') IS NOT NULL THEN 'the shapes its spec lists' END AS subset
+  FROM runs r
   WHERE r.kind = 'gemm' AND r.status = 'ok' AND r.model = :model AND r.tp = :tp
     AND EXISTS (SELECT 1 FROM cases c WHERE c.run_id = r.id
                 AND json_extract(c.params, '$.batch') = :batch AND json_extract(c.params, '$.cache') = 'cold')
-  ORDER BY r.started_at DESC, r.id DESC LIMIT 1
+  ORDER BY subset IS NULL DESC, r.started_at DESC, r.id DESC LIMIT 1
 ),
 gemm_cases AS (
   SELECT c.name, c.status, json_extract(c.params, '$.count') AS count,
@@ -78,10 +85,13 @@ gemm_cases AS (
   WHERE json_extract(c.params, '$.batch') = :batch AND json_extract(c.params, '$.cache') = 'cold'
 ),
 gemm AS (
-  SELECT (SELECT run FROM gemm_run) AS run, count(*) AS shapes, sum(count) AS launches,
+  SELECT (SELECT run FROM gemm_run) AS run, (SELECT subset FROM gemm_run) AS subset,
+         count(*) AS shapes, sum(count) AS launches,
          sum(status <> 'ok' OR default_us IS NULL) AS failed,
-         CASE WHEN sum(status <> 'ok' OR default_us IS NULL) = 0 THEN sum(default_us * count) END AS default_us,
-         CASE WHEN sum(status <> 'ok' OR best_us IS NULL) = 0 THEN sum(best_us * count) END AS best_us
+         CASE WHEN sum(status <> 'ok' OR default_us IS NULL) = 0 AND (SELECT subset FROM gemm_run) IS NULL
+              THEN sum(default_us * count) END AS default_us,
+         CASE WHEN sum(status <> 'ok' OR best_us IS NULL) = 0 AND (SELECT subset FROM gemm_run) IS NULL
+              THEN sum(best_us * count) END AS best_us
   FROM gemm_cases
 ),
 -- All-reduces per step by message size: from the traces (the kernels that are all-reduces
@@ -150,6 +160,8 @@ basis AS (
          ELSE 'gemm run ' || g.run || ': ' || g.shapes || ' GEMMs, ' || g.launches || ' launches per step, cuBLASLt default'
               || CASE WHEN g.best_us IS NOT NULL THEN ' (best of its candidates: ' || round(g.best_us, 1) || ' us)' ELSE '' END
               || CASE WHEN g.failed > 0 THEN '; incomplete: ' || g.failed || ' GEMM(s) failed' ELSE '' END
+              || CASE WHEN g.subset IS NOT NULL THEN '; a subset of the step (' || g.subset || '), no prediction: '
+                      || 'xp run a gemm spec of the whole model' ELSE '' END
     END AS gemm,
     CASE WHEN a.sizes = 0 THEN 'no all-reduce sizes: no trace of this configuration and no o_proj in a gemm run'
          WHEN (SELECT count(*) FROM series) = 0 THEN 'no nccl_burst allreduce run with ' || :tp || ' ranks (xp run experiments/allreduce_burst.toml)'

@@ -2,16 +2,20 @@
 -- on one GPU: per GEMM the median time times its launches per step (count), from the latest
 -- ok gemm run of that model and TP that measured this batch with cold weights (read from HBM,
 -- as in decode). The last row is the step's total; it says "incomplete" when a GEMM of the
--- step failed its check, and "a subset" when the run measured only some GEMMs (only = [...]).
+-- step failed its check, and "a subset" when the run measured only some GEMMs (only = [...], or
+-- a shapes list labelled with the model).
 -- Columns *_default use cuBLASLt's heuristic choice, *_best the fastest of its top N.
 --   xp query queries/gemm_decode_step.sql --param model=Kimi-K2.5 --param tp=8 --param batch=16
 WITH run AS (
-  SELECT r.id, r.uuid, r.dtype, r.tp, json_extract(r.spec_json, '$.only') AS only_gemms FROM runs r
+  SELECT r.id, r.uuid, r.dtype, r.tp,
+         coalesce('only ' || json_extract(r.spec_json, '$.only'),
+                  CASE WHEN json_extract(r.spec_json, '$.shapes') IS NOT NULL
+                       THEN 'the shapes its spec lists, not derived from the model' END) AS only_gemms FROM runs r
   WHERE r.kind = 'gemm' AND r.status = 'ok' AND r.model = :model AND r.tp = :tp
     AND EXISTS (SELECT 1 FROM cases c WHERE c.run_id = r.id
                 AND json_extract(c.params, '$.batch') = :batch
                 AND json_extract(c.params, '$.cache') = 'cold')
-  ORDER BY r.started_at DESC, r.id DESC LIMIT 1
+  ORDER BY only_gemms IS NULL DESC, r.started_at DESC, r.id DESC LIMIT 1  -- the whole step first
 ),
 step AS (
   SELECT c.seq, c.name AS gemm, c.status,
@@ -38,7 +42,7 @@ FROM (
                     ' (no gemm run of this model at this tp measured this batch cold)') ||
            CASE WHEN sum(best_us IS NULL) > 0
                 THEN ' incomplete: ' || sum(best_us IS NULL) || ' GEMM(s) failed' ELSE '' END ||
-           coalesce((SELECT ' a subset: only ' || r.only_gemms FROM run r WHERE r.only_gemms IS NOT NULL), ''),
+           coalesce((SELECT ' a subset: ' || r.only_gemms FROM run r WHERE r.only_gemms IS NOT NULL), ''),
          NULL, NULL, NULL, NULL, sum(count), NULL, NULL,
          round(sum(default_us * count), 1), round(sum(best_us * count), 1),
          CASE WHEN count(*) > 0 THEN 100.0 END

@@ -56,6 +56,29 @@ gap no-such-model 2 1 > "$tmp/none"
 check "unknown configuration: numbers" ",," "$(cut -d, -f2-4 "$tmp/none" | sort -u)"
 check "unknown configuration: rows" 6 "$(wc -l < "$tmp/none")"
 
+# A gemm run of some GEMMs only (only = [...], or a shapes list under the model's label) is no
+# decode step: it predicts none and says so, where its GEMMs were summed as the whole step's.
+if command -v sqlite3 > /dev/null; then
+  # the recorder's gemm run made a subset in place: past the append-only guard, in this copy only
+  sqlite3 "$db" "DROP TRIGGER xp_append_only_runs_update"
+  sqlite3 "$db" "UPDATE runs SET spec_json = json_set(spec_json, '\$.only', json('[\"o_proj\"]')) WHERE kind = 'gemm'"
+  gap Kimi-K2.5 2 64 > "$tmp/sub"
+  check "subset: no gemm prediction" "" "$(field gemm 2 < "$tmp/sub")"
+  check "subset: no step prediction" "" "$(field 'decode step' 2 < "$tmp/sub")"
+  grep -qF 'a subset of the step (only [""o_proj""]), no prediction: xp run a gemm spec of the whole model' "$tmp/sub" ||
+    { echo "FAIL: subset basis: $(grep ^gemm "$tmp/sub")"; fail=1; }
+  sqlite3 "$db" "UPDATE runs SET spec_json = json_set(json_remove(spec_json, '\$.only'), '\$.shapes', json('[]')) WHERE kind = 'gemm'"
+  gap Kimi-K2.5 2 64 > "$tmp/sub"
+  check "shapes list: no gemm prediction" "" "$(field gemm 2 < "$tmp/sub")"
+  grep -qF 'a subset of the step (the shapes its spec lists)' "$tmp/sub" || { echo "FAIL: shapes basis"; fail=1; }
+  "$XP" --db "$db" query "$XP_SRC/queries/gemm_decode_step.sql" --param model=Kimi-K2.5 --param tp=2 \
+    --param batch=64 --format csv > "$tmp/step"
+  grep -qF 'a subset: the shapes its spec lists, not derived from the model' "$tmp/step" ||
+    { echo "FAIL: gemm_decode_step total of a shapes list: $(tail -1 "$tmp/step")"; fail=1; }
+else
+  echo "note: no sqlite3 CLI; a subset gemm run is not exercised"
+fi
+
 # Real traces of a 16-layer, hidden-4096 model at TP=2, batch 1: 32 all-reduces of 8192 B a
 # step; the measured components add up to the measured step.
 fx="${XP_SHARED:-}/fixtures"
