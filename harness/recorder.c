@@ -166,7 +166,8 @@ static int meta_declared(xp_run *r, const cJSON *spec) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(spec, f->key);
     if (!v) continue;
     char *text = cJSON_IsString(v) ? xp_strdup(v->valuestring) : cJSON_PrintUnformatted(v);
-    const char *key = strcmp(f->key, "gpus_declared") == 0 ? "gpu_count" : f->key;
+    /* the GPU count and name file under the keys that the detected ones use, which win */
+    const char *key = strcmp(f->key, "gpus_declared") == 0 ? "gpu_count" : strcmp(f->key, "gpu") == 0 ? "gpu_name" : f->key;
     int rc = meta_write(r, key, text, "declared");
     free(text);
     if (rc) return rc;

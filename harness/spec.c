@@ -51,6 +51,7 @@ const xp_field xp_declared_fields[] = {
     {"quantization", XP_T_STRING, 0, NULL, NULL, 0, 0, "weight quantization (int4, fp8, ...)"},
     {"interconnect", XP_T_STRING, 0, interconnects, NULL, 0, 0, "declared GPU interconnect"},
     {"gpus_declared", XP_T_INT, 0, NULL, NULL, 1, 65536, "GPU count of the system under test"},
+    {"gpu", XP_T_STRING, 0, NULL, NULL, 0, 0, "GPU of the system under test, for results that do not name it"},
     {"notes", XP_T_STRING, 0, NULL, NULL, 0, 0, "free text"},
     {"tags", XP_T_STRINGS, 0, NULL, NULL, 0, 0, "labels for grouping"},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL}};

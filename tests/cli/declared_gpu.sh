@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# --set gpu=NAME declares the GPU of results that do not name it (a trace without
+# deviceProperties: HTA's samples, some engines' profilers), so that queries group the run
+# under its GPU; where the results name the GPU, theirs wins and the disagreement is said.
+set -euo pipefail
+. "$XP_SRC/tests/lib.sh"
+need_sqlite3
+data="$XP_SRC/tests/data/trace"
+pro="NVIDIA RTX PRO 6000 Blackwell Server Edition"
+
+run import torch-trace "$data/variants/names.json.gz"   # no deviceProperties: no GPU
+expect_rc 0
+[ "$(sqlite3 "$db" "SELECT coalesce(gpu_name, 'NULL') FROM runs ORDER BY id DESC LIMIT 1")" = NULL ] ||
+  die "a trace without deviceProperties names a GPU"
+run import torch-trace "$data/variants/names.json.gz" --set gpu="$pro"
+expect_rc 0
+[ "$(sqlite3 "$db" "SELECT gpu_name FROM runs ORDER BY id DESC LIMIT 1")" = "$pro" ] ||
+  die "declared gpu not recorded: $(sqlite3 "$db" "SELECT gpu_name FROM runs ORDER BY id DESC LIMIT 1")"
+run runs --where gpu_name="$pro"; expect_rc 0; has "$pro"
+
+# the trace says H200: that wins, the declared name is kept beside it and the mismatch noted
+run import torch-trace "$data/decode_tp2_bs1_rank0.trace.json.gz" --set gpu="$pro"
+expect_rc 0
+has 'xp: warning: gpu_name: declared "NVIDIA RTX PRO 6000 Blackwell Server Edition" but detected "NVIDIA H200"' "$tmp/err"
+[ "$(sqlite3 "$db" "SELECT gpu_name || '|' || (SELECT value FROM run_meta m WHERE m.run_id = r.id AND key = 'gpu_name'
+     AND source = 'declared') FROM runs r ORDER BY id DESC LIMIT 1")" = "NVIDIA H200|$pro" ] || die "detected GPU does not win"
+echo "ok: declared gpu"
