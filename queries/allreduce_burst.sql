@@ -15,8 +15,18 @@
 -- one with " (declared)" after it, and '?' where neither says; transport lists
 -- NCCL's transports (P2P/..., SHM/..., NET/...). With P2P disabled on NVLink hardware both say
 -- shm/SHM. The decode-step question: 122 x 14336 B bf16 all-reduces, graph mode, burst_us.
+-- The same nccl-tests files imported again (xp rerun, a corrected --set, a script run twice)
+-- are one measurement: only the latest import of them counts.
 
-WITH c AS (
+WITH files AS (  -- an imported run's nccl-tests files, by content
+  SELECT r.id, (SELECT group_concat(sha256, ',') FROM (SELECT sha256 FROM artifacts a
+                 WHERE a.run_id = r.id AND a.name LIKE 'nccl-tests/%' ORDER BY sha256)) AS shas
+  FROM runs r WHERE r.kind = 'nccl_burst' AND r.origin = 'imported' AND r.status = 'ok'
+),
+reimported AS (
+  SELECT a.id FROM files a JOIN files b ON b.shas = a.shas AND b.id > a.id
+),
+c AS (
   SELECT r.id AS run_id, (SELECT measured_at FROM run_measured WHERE run_id = r.id) AS started_at, r.origin,
          coalesce((SELECT value FROM run_meta WHERE run_id = r.id AND key = 'interconnect' AND source = 'detected'),
                   (SELECT value || ' (declared)' FROM run_meta WHERE run_id = r.id AND key = 'interconnect'
@@ -33,6 +43,7 @@ WITH c AS (
          c.id AS case_id
   FROM runs r JOIN cases c ON c.run_id = r.id
   WHERE r.kind = 'nccl_burst' AND r.status = 'ok' AND c.status = 'ok'
+    AND r.id NOT IN (SELECT id FROM reimported)
 ),
 m AS (
   SELECT c.*,
