@@ -51,6 +51,10 @@ int cmd_help(int argc, char **argv, const char *db_path) {
       printf("model files (experiments/models/NAME.toml, or model_file): keys copied from the model's\n"
              "Hugging Face config.json under DeepSeek's names (Qwen's num_experts is n_routed_experts,\n"
              "its decoder_sparse_step moe_layer_freq); a model without MLA leaves the MLA keys out.\n"
+             "Attention is derived as MLA (kv_lora_rank; with DSA's indexer where index_n_heads is\n"
+             "given: DeepSeek-V3.2, GLM-5) or grouped-query. Other kinds are not (DeepSeek-V4's q\n"
+             "latent with one KV head, grouped o_lora_rank output, compressed KV): give such a model's\n"
+             "GEMMs as a gemm spec's shapes list.\n"
              "keys:\n");
       print_fields(xp_model_fields, 0);
       return 0;

@@ -18,6 +18,8 @@ grep -qE '^  m +integers +required .*\[1, 4096\]$' "$tmp/out" || { echo "FAIL: h
 "$XP" help models > "$tmp/out" 2>&1
 check "help models exit" 0 $?
 grep -qE '^  kv_lora_rank +integer' "$tmp/out" || { echo "FAIL: help models lists no kv_lora_rank"; fail=1; }
+grep -qE '^  index_n_heads +integer' "$tmp/out" || { echo "FAIL: help models lists no DSA indexer"; fail=1; }
+grep -q "DeepSeek-V4's q" "$tmp/out" || { echo "FAIL: help models does not say which attention it cannot derive"; fail=1; }
 "$XP" help gemm | grep -q "give model" || { echo "FAIL: help gemm has no notes"; fail=1; }
 printf 'kind = "torch_trace"\nfiles = ["a.json"]\nzebra = 2\nbatchh = 1\n' > "$tmp/two.toml"
 one_line "first unknown key written" 2 "two.toml:3: zebra: unknown key" "$XP" --db "$db" run "$tmp/two.toml"
