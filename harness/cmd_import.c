@@ -44,10 +44,14 @@ int cmd_import(int argc, char **argv, const char *db_path) {
   cJSON_AddStringToObject(root, "kind", k->name);
   cJSON_AddItemToObject(root, "files", files);
   int dry = 0, bad = 0, rc = 0;
+  cJSON *sets = cJSON_CreateArray(); /* the keys --set gave, whose errors name the command line */
   for (int i = 2; i < argc && rc == 0; i++) {
     const char *v;
     if (strcmp(argv[i], "--dry-run") == 0) dry = 1;
-    else if ((v = xp_opt_value(argc, argv, &i, "--set", &bad))) rc = xp_spec_set_kv(root, k, v);
+    else if ((v = xp_opt_value(argc, argv, &i, "--set", &bad))) {
+      rc = xp_spec_set_kv(root, k, v);
+      if (rc == 0) cJSON_AddItemToArray(sets, cJSON_CreateStringReference(v));
+    }
     else if (bad) rc = XP_EXIT_USAGE;
     else if (strncmp(argv[i], "--", 2) == 0 && argv[i][2]) rc = take_option(root, k, argc, argv, &i);
     else if (argv[i][0] == '-' && argv[i][1] && access(argv[i], F_OK) != 0)
@@ -65,6 +69,13 @@ int cmd_import(int argc, char **argv, const char *db_path) {
   char cwd[4096];
   if (!getcwd(cwd, sizeof cwd)) strcpy(cwd, ".");
   xp_spec *spec = xp_spec_from_json(root, "<command line>", cwd);
+  const cJSON *e;
+  cJSON_ArrayForEach(e, sets) {
+    char key[128];
+    snprintf(key, sizeof key, "%.*s", (int)strcspn(e->valuestring, "="), e->valuestring);
+    xp_spec_mark_cli(spec, key);
+  }
+  cJSON_Delete(sets);
   if (rc == 0) rc = xp_validate_spec(k, spec);
   if (rc == 0 && dry) rc = k->plan ? k->plan(spec, stdout) : 0;
   else if (rc == 0) {
