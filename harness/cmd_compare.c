@@ -386,35 +386,301 @@ static int compare_traces(sqlite3 *db, const side *a, const side *b, cJSON *out)
   return rc;
 }
 
-static int compare_metrics(sqlite3 *db, const side *a, const side *b, cJSON *out) {
-  char *ia = xp_id_list(a->ids, a->n), *ib = xp_id_list(b->ids, b->n);
-  /* Every (case, params, metric) on either side, in the order the cases were recorded. */
+/* ---- pairing cases ---- */
+
+/* Cases pair by name and params: every setting of the one equal to the other's (XP_CASE_KEY:
+** the file and the position in it aside). serve_bench's cases come from two writers, vLLM's
+** and SGLang's benchmark clients, and each records settings the other does not (vLLM
+** num_prompts and burstiness, SGLang the dataset and its lengths): there a setting both sides
+** record must agree, one that a side alone records is named beside the pair and not required,
+** and since the lengths of the prompts may then be recorded by neither, the prompt tokens a
+** completed request sent (total_input_tokens / completed, which both record) must agree too. */
+static int several_writers(const char *kind) { return strcmp(kind, "serve_bench") == 0; }
+
+/* Prompt tokens a request sent, A against B: over PROMPT_SLACK apart is another load. Not exact:
+** the clients draw and re-tokenize their random prompts, which moves the lengths a little. */
+#define PROMPT_SLACK 0.05
+
+typedef struct side_case {
+  char *name, *key;  /* key: the params as XP_CASE_KEY gives them, JSON text */
+  cJSON *params;     /* key, parsed */
+  int first;         /* the case's first seq, for the order of the rows */
+  double prompt;     /* prompt tokens a completed request (several_writers kinds), else NAN */
+  int pair;          /* index of the other side's case it pairs with, or -1 */
+  char *why;         /* unpaired: why (malloc'd) */
+  cJSON *unchecked;  /* paired (on A's case): [{key, a, b}], settings one side alone records */
+} side_case;
+
+typedef struct case_list {
+  side_case *c;
+  int n;
+} case_list;
+
+static void cases_free(case_list *l) {
+  for (int i = 0; i < l->n; i++) {
+    free(l->c[i].name);
+    free(l->c[i].key);
+    free(l->c[i].why);
+    cJSON_Delete(l->c[i].params);
+    cJSON_Delete(l->c[i].unchecked);
+  }
+  free(l->c);
+}
+
+/* The side's ok cases with metrics, one per name and key (a group's runs pooled), in the order
+** they were recorded. */
+static int load_cases(sqlite3 *db, const side *s, int several, case_list *out) {
+  char *ids = xp_id_list(s->ids, s->n);
   char *sql = xp_asprintf(
-      "SELECT c.name, " XP_CASE_KEY("c.params") " AS key, m.name, m.unit, min(c.seq) AS first FROM cases c"
-      " JOIN metrics m ON m.case_id = c.id WHERE c.status = 'ok' AND (c.run_id IN %s"
-      " OR c.run_id IN %s) GROUP BY c.name, key, m.name, m.unit"
-      " ORDER BY first, c.name, key, m.name", ia, ib);
+      "SELECT c.name, " XP_CASE_KEY("c.params") " AS key, min(c.seq) AS first,"
+      " sum(CASE m.name WHEN 'total_input_tokens' THEN m.median END) / sum(CASE m.name WHEN 'completed' THEN m.median END)"
+      " FROM cases c JOIN metrics m ON m.case_id = c.id WHERE c.status = 'ok' AND c.run_id IN %s"
+      " GROUP BY c.name, key ORDER BY first, c.name, key", ids);
   sqlite3_stmt *st = xp_db_prepare(db, sql);
   free(sql);
-  int rc = st ? 0 : XP_EXIT_DB;
-  if (st) {
-    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
-      const char *cname = (const char *)sqlite3_column_text(st, 0);
-      const char *params = (const char *)sqlite3_column_text(st, 1);
-      const char *metric = (const char *)sqlite3_column_text(st, 2);
-      const char *unit = (const char *)sqlite3_column_text(st, 3);
-      double *sa = NULL, *sb = NULL;
-      size_t na = 0, nb = 0;
-      rc = xp_metric_samples(db, a->ids, a->n, cname, params, metric, &sa, &na);
-      if (rc == 0) rc = xp_metric_samples(db, b->ids, b->n, cname, params, metric, &sb, &nb);
-      add_row(out, cname, params, metric, unit, sa, na, sb, nb);
-      free(sa);
-      free(sb);
-    }
-    sqlite3_finalize(st);
+  free(ids);
+  out->c = NULL;
+  out->n = 0;
+  if (!st) return XP_EXIT_DB;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    out->c = xp_xrealloc(out->c, (size_t)(out->n + 1) * sizeof *out->c);
+    side_case *c = &out->c[out->n++];
+    memset(c, 0, sizeof *c);
+    c->name = xp_strdup((const char *)sqlite3_column_text(st, 0));
+    c->key = xp_strdup((const char *)sqlite3_column_text(st, 1));
+    c->params = cJSON_Parse(c->key);
+    c->first = sqlite3_column_int(st, 2);
+    c->prompt = several && sqlite3_column_type(st, 3) != SQLITE_NULL ? sqlite3_column_double(st, 3) : NAN;
+    c->pair = -1;
   }
+  sqlite3_finalize(st);
+  return 0;
+}
+
+/* A setting's value as a number: a JSON number, or a string that is one (vLLM's --metadata
+** KEY=VALUE writes every value as a string, SGLang its lengths as numbers). */
+static int setting_number(const cJSON *v, double *x) {
+  if (cJSON_IsNumber(v)) {
+    *x = v->valuedouble;
+    return 1;
+  }
+  return cJSON_IsString(v) && xp_parse_double(v->valuestring, x) == 0;
+}
+
+static int same_setting(const cJSON *a, const cJSON *b, int several) {
+  double x, y;
+  if (several && setting_number(a, &x) && setting_number(b, &y)) return x == y;
+  return cJSON_Compare(a, b, 1);
+}
+
+static char *setting_text(const cJSON *v) {
+  return v ? cJSON_PrintUnformatted(v) : xp_strdup("(unset)");
+}
+
+static void append(char **text, const char *fmt, const char *key, const cJSON *a, const cJSON *b) {
+  char *ta = setting_text(a), *tb = setting_text(b);
+  char *n = xp_asprintf(fmt, *text ? *text : "", *text ? ", " : "", key, ta, tb);
+  free(ta);
+  free(tb);
+  free(*text);
+  *text = n;
+}
+
+/* Why case a of A and case b of B, of one name, are not one workload, or NULL when they are.
+** Settings one side alone records go to unchecked when the kind has several writers. */
+static char *workload_differs(const side_case *a, const side_case *b, int several, cJSON *unchecked) {
+  if (!several && strcmp(a->key, b->key) == 0) return NULL;
+  char *why = NULL;
+  const cJSON *e;
+  cJSON_ArrayForEach(e, a->params) {
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(b->params, e->string);
+    if (o && !same_setting(e, o, several)) append(&why, "%s%s%s: A %s, B %s", e->string, e, o);
+    else if (!o && !several) append(&why, "%s%s%s: A %s, B %s", e->string, e, NULL);
+    else if (!o) {
+      cJSON *u = cJSON_CreateObject();
+      cJSON_AddStringToObject(u, "key", e->string);
+      cJSON_AddItemToObject(u, "a", cJSON_Duplicate(e, 1));
+      cJSON_AddNullToObject(u, "b");
+      cJSON_AddItemToArray(unchecked, u);
+    }
+  }
+  cJSON_ArrayForEach(e, b->params) {
+    if (cJSON_HasObjectItem(a->params, e->string)) continue;
+    if (!several) {
+      append(&why, "%s%s%s: A %s, B %s", e->string, NULL, e);
+      continue;
+    }
+    cJSON *u = cJSON_CreateObject();
+    cJSON_AddStringToObject(u, "key", e->string);
+    cJSON_AddNullToObject(u, "a");
+    cJSON_AddItemToObject(u, "b", cJSON_Duplicate(e, 1));
+    cJSON_AddItemToArray(unchecked, u);
+  }
+  if (isfinite(a->prompt) && isfinite(b->prompt) &&
+      fabs(a->prompt - b->prompt) > PROMPT_SLACK * fmax(a->prompt, b->prompt)) {
+    char *n = xp_asprintf("%s%sprompt tokens a request: A %.6g, B %.6g", why ? why : "", why ? ", " : "",
+                          a->prompt, b->prompt);
+    free(why);
+    why = n;
+  }
+  return why;
+}
+
+/* Why a case has no partner on the other side: matches is how many of the other's cases of its
+** name are its workload, partner_matches how many of its own that one's is (when matches is 1),
+** diff why the first of the other's cases of its name is not. */
+static char *unpaired_why(const char *name, const char *other, const char *self, int matches, int partner_matches,
+                          const char *diff) {
+  if (matches > 1) return xp_asprintf("%d cases of %s match it on the settings both record", matches, other);
+  if (matches == 1)
+    return xp_asprintf("%s's %s matches %d cases of %s on the settings both record", other, name, partner_matches, self);
+  if (diff) return xp_asprintf("%s's %s is another workload: %s", other, name, diff);
+  return xp_asprintf("%s has no case %s", other, name);
+}
+
+/* Pair A's cases with B's: a and b pair when each is the other's only match. */
+static void pair_cases(case_list *a, case_list *b, int several) {
+  int *na = xp_xcalloc((size_t)a->n + 1, sizeof *na), *nb = xp_xcalloc((size_t)b->n + 1, sizeof *nb);
+  int *only_a = xp_xcalloc((size_t)a->n + 1, sizeof *only_a), *only_b = xp_xcalloc((size_t)b->n + 1, sizeof *only_b);
+  char **diff_a = xp_xcalloc((size_t)a->n + 1, sizeof *diff_a), **diff_b = xp_xcalloc((size_t)b->n + 1, sizeof *diff_b);
+  cJSON **unchecked = xp_xcalloc((size_t)a->n + 1, sizeof *unchecked);
+  for (int i = 0; i < a->n; i++)
+    for (int j = 0; j < b->n; j++) {
+      if (strcmp(a->c[i].name, b->c[j].name) != 0) continue;
+      cJSON *u = cJSON_CreateArray();
+      char *why = workload_differs(&a->c[i], &b->c[j], several, u);
+      if (!why) {
+        na[i]++, nb[j]++;
+        only_a[i] = j, only_b[j] = i;
+        if (!unchecked[i]) unchecked[i] = u, u = NULL;
+      } else {
+        if (!diff_a[i]) diff_a[i] = xp_strdup(why);
+        if (!diff_b[j]) diff_b[j] = xp_strdup(why);
+      }
+      cJSON_Delete(u);
+      free(why);
+    }
+  for (int i = 0; i < a->n; i++) {
+    int j = only_a[i];
+    if (na[i] == 1 && nb[j] == 1) {
+      a->c[i].pair = j;
+      b->c[j].pair = i;
+      a->c[i].unchecked = unchecked[i];
+      unchecked[i] = NULL;
+    }
+  }
+  for (int i = 0; i < a->n; i++)
+    if (a->c[i].pair < 0) a->c[i].why = unpaired_why(a->c[i].name, "B", "A", na[i], nb[only_a[i]], diff_a[i]);
+  for (int j = 0; j < b->n; j++)
+    if (b->c[j].pair < 0) b->c[j].why = unpaired_why(b->c[j].name, "A", "B", nb[j], na[only_b[j]], diff_b[j]);
+  for (int i = 0; i < a->n; i++) {
+    free(diff_a[i]);
+    cJSON_Delete(unchecked[i]);
+  }
+  for (int j = 0; j < b->n; j++) free(diff_b[j]);
+  free(na);
+  free(nb);
+  free(only_a);
+  free(only_b);
+  free(diff_a);
+  free(diff_b);
+  free(unchecked);
+}
+
+/* The rows of a pair of cases, or of a case one side alone has (the other NULL): every metric
+** either side recorded for it. A pair's params are the settings both record. */
+static int case_rows(sqlite3 *db, const side *a, const side *b, const side_case *ca, const side_case *cb,
+                     cJSON *out) {
+  char *ia = xp_id_list(a->ids, a->n), *ib = xp_id_list(b->ids, b->n);
+  char *sql = xp_asprintf(
+      "SELECT m.name, m.unit FROM cases c JOIN metrics m ON m.case_id = c.id WHERE c.status = 'ok' AND c.name = ?1"
+      " AND ((c.run_id IN %s AND " XP_CASE_KEY("c.params") " = ?2) OR (c.run_id IN %s AND " XP_CASE_KEY("c.params")
+      " = ?3)) GROUP BY m.name, m.unit ORDER BY m.name, m.unit", ia, ib);
+  sqlite3_stmt *st = xp_db_prepare(db, sql);
+  free(sql);
   free(ia);
   free(ib);
+  if (!st) return XP_EXIT_DB;
+  const char *name = ca ? ca->name : cb->name;
+  xp_bind_text(st, 1, name);
+  xp_bind_text(st, 2, ca ? ca->key : NULL);
+  xp_bind_text(st, 3, cb ? cb->key : NULL);
+  char *params = NULL;
+  if (ca && cb && strcmp(ca->key, cb->key) != 0) {
+    cJSON *common = cJSON_CreateObject();
+    const cJSON *e;
+    cJSON_ArrayForEach(e, ca->params) if (cJSON_HasObjectItem(cb->params, e->string))
+        cJSON_AddItemToObject(common, e->string, cJSON_Duplicate(e, 1));
+    params = cJSON_PrintUnformatted(common);
+    cJSON_Delete(common);
+  } else params = xp_strdup(ca ? ca->key : cb->key);
+  int rc = 0;
+  while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+    const char *metric = (const char *)sqlite3_column_text(st, 0);
+    const char *unit = (const char *)sqlite3_column_text(st, 1);
+    double *sa = NULL, *sb = NULL;
+    size_t na = 0, nb = 0;
+    if (ca) rc = xp_metric_samples(db, a->ids, a->n, name, ca->key, metric, &sa, &na);
+    if (rc == 0 && cb) rc = xp_metric_samples(db, b->ids, b->n, name, cb->key, metric, &sb, &nb);
+    if (rc == 0) add_row(out, name, params, metric, unit, sa, na, sb, nb);
+    free(sa);
+    free(sb);
+  }
+  sqlite3_finalize(st);
+  free(params);
+  return rc;
+}
+
+/* What the pairing did with a case (the "cases" of --format json): its params on each side,
+** the settings one side alone records (a pair), or why it has no partner. */
+static void add_case(cJSON *cases, const side_case *ca, const side_case *cb) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "case", ca ? ca->name : cb->name);
+  if (ca) cJSON_AddRawToObject(o, "params_a", ca->key);
+  else cJSON_AddNullToObject(o, "params_a");
+  if (cb) cJSON_AddRawToObject(o, "params_b", cb->key);
+  else cJSON_AddNullToObject(o, "params_b");
+  if (ca && cb) cJSON_AddItemToObject(o, "unchecked", ca->unchecked ? cJSON_Duplicate(ca->unchecked, 1) : cJSON_CreateArray());
+  else cJSON_AddStringToObject(o, "unpaired", ca ? ca->why : cb->why);
+  cJSON_AddItemToArray(cases, o);
+}
+
+typedef struct case_ref {
+  const side_case *c;
+  int side; /* 0: A, 1: B */
+} case_ref;
+
+static int by_first(const void *x, const void *y) {
+  const case_ref *p = x, *q = y;
+  if (p->c->first != q->c->first) return p->c->first < q->c->first ? -1 : 1;
+  int d = strcmp(p->c->name, q->c->name);
+  if (d == 0) d = strcmp(p->c->key, q->c->key);
+  return d ? d : p->side - q->side;
+}
+
+/* Every case of either side, paired (pair_cases), its metrics judged: rows in the order the
+** cases were recorded, a pair where A's case is. */
+static int compare_metrics(sqlite3 *db, const side *a, const side *b, cJSON *out, cJSON *cases) {
+  const int several = several_writers(a->kind);
+  case_list ca = {0}, cb = {0};
+  int rc = load_cases(db, a, several, &ca);
+  if (rc == 0) rc = load_cases(db, b, several, &cb);
+  if (rc == 0) pair_cases(&ca, &cb, several);
+  case_ref *refs = xp_xcalloc((size_t)(ca.n + cb.n) + 1, sizeof *refs);
+  int n = 0;
+  for (int i = 0; rc == 0 && i < ca.n; i++) refs[n++] = (case_ref){&ca.c[i], 0};
+  for (int j = 0; rc == 0 && j < cb.n; j++)
+    if (cb.c[j].pair < 0) refs[n++] = (case_ref){&cb.c[j], 1};
+  qsort(refs, (size_t)n, sizeof *refs, by_first);
+  for (int k = 0; rc == 0 && k < n; k++) {
+    const side_case *x = refs[k].side ? NULL : refs[k].c;
+    const side_case *y = refs[k].side ? refs[k].c : (x->pair >= 0 ? &cb.c[x->pair] : NULL);
+    rc = case_rows(db, a, b, x, y, out);
+    add_case(cases, x, y);
+  }
+  free(refs);
+  cases_free(&ca);
+  cases_free(&cb);
   return rc;
 }
 
@@ -455,7 +721,53 @@ static void print_side(const char *name, const side *s) {
   }
 }
 
-static void print_report(const side *a, const side *b, const cJSON *metrics, const cJSON *unfair) {
+/* The settings a pair's sides alone record, as "A k=v, k=v; B k=v". */
+static char *unchecked_text(const cJSON *unchecked) {
+  char *out = xp_strdup("");
+  for (int side = 0; side < 2; side++) {
+    const char *which = side ? "b" : "a";
+    int n = 0;
+    const cJSON *u;
+    cJSON_ArrayForEach(u, unchecked) {
+      const cJSON *v = cJSON_GetObjectItemCaseSensitive(u, which);
+      if (cJSON_IsNull(v)) continue;
+      char *tv = cJSON_PrintUnformatted(v);
+      char *next = xp_asprintf("%s%s%s%s=%s", out, n ? ", " : *out ? "; " : "", n ? "" : side ? "B " : "A ",
+                               cJSON_GetObjectItemCaseSensitive(u, "key")->valuestring, tv);
+      free(tv);
+      free(out);
+      out = next;
+      n++;
+    }
+  }
+  return out;
+}
+
+/* How the cases paired, where that needs saying: settings only one side records (not compared),
+** and why a case has no partner. */
+static void print_pairing(const cJSON *cases) {
+  int head = 0;
+  const cJSON *c;
+  cJSON_ArrayForEach(c, cases) {
+    const cJSON *u = cJSON_GetObjectItemCaseSensitive(c, "unchecked");
+    if (cJSON_GetArraySize(u) == 0) continue;
+    if (!head++) puts("\npaired by the settings both sides record; recorded by one side only, not compared:");
+    char *t = unchecked_text(u);
+    printf("  %s: %s\n", cJSON_GetObjectItemCaseSensitive(c, "case")->valuestring, t);
+    free(t);
+  }
+  head = 0;
+  cJSON_ArrayForEach(c, cases) {
+    const cJSON *why = cJSON_GetObjectItemCaseSensitive(c, "unpaired");
+    if (!why) continue;
+    if (!head++) puts("\nunpaired cases:");
+    printf("  %s only in %s: %s\n", cJSON_GetObjectItemCaseSensitive(c, "case")->valuestring,
+           cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(c, "params_b")) ? "A" : "B", why->valuestring);
+  }
+}
+
+static void print_report(const side *a, const side *b, const cJSON *metrics, const cJSON *cases,
+                         const cJSON *unfair) {
   print_side("A", a);
   print_side("B", b);
   int n = cJSON_GetArraySize(metrics), ncols = 10;
@@ -490,6 +802,7 @@ static void print_report(const side *a, const side *b, const cJSON *metrics, con
   free(cells);
   printf("\nverdicts: Mann-Whitney U, two-sided, p < %.2f is beyond noise; fewer than %d samples a side: no verdict\n",
          XP_ALPHA, XP_MIN_SAMPLES);
+  print_pairing(cases);
   if (cJSON_GetArraySize(unfair) == 0) {
     puts("\nsame GPU, driver, libraries, environment, spec and configuration on both sides");
     return;
@@ -562,7 +875,7 @@ int cmd_compare(int argc, char **argv, const char *db_path) {
     rc = xp_usage_error("compare", "two sides are needed: A B, or --a KEY=VALUE... --b KEY=VALUE...");
   side a = {0}, b = {0};
   sqlite3 *db = NULL;
-  cJSON *metrics = NULL, *fa = NULL, *fb = NULL, *unfair = NULL;
+  cJSON *metrics = NULL, *cases = NULL, *fa = NULL, *fb = NULL, *unfair = NULL;
   if (rc == 0) db = xp_db_open(db_path, XP_DB_READONLY, &rc);
   if (rc == 0) rc = fill_side(db, "--a", ref_of[0], sel[0], &a);
   if (rc == 0) rc = fill_side(db, "--b", ref_of[1], sel[1], &b);
@@ -573,7 +886,9 @@ int cmd_compare(int argc, char **argv, const char *db_path) {
                   a.kind, b.kind);
   if (rc == 0) {
     metrics = cJSON_CreateArray();
-    rc = strcmp(a.kind, "torch_trace") == 0 ? compare_traces(db, &a, &b, metrics) : compare_metrics(db, &a, &b, metrics);
+    cases = cJSON_CreateArray();
+    rc = strcmp(a.kind, "torch_trace") == 0 ? compare_traces(db, &a, &b, metrics)
+                                            : compare_metrics(db, &a, &b, metrics, cases);
   }
   if (rc == 0) fa = xp_run_facts(db, a.ids, a.n, &rc);
   if (rc == 0) fb = xp_run_facts(db, b.ids, b.n, &rc);
@@ -585,14 +900,16 @@ int cmd_compare(int argc, char **argv, const char *db_path) {
       cJSON_AddItemToObject(doc, "b", side_json(&b));
       xp_json_exact(metrics); /* reals written to the last bit (cJSON rounds to 15 digits) */
       cJSON_AddItemReferenceToObject(doc, "metrics", metrics);
+      cJSON_AddItemReferenceToObject(doc, "cases", cases);
       cJSON_AddItemReferenceToObject(doc, "unfair", unfair);
       char *t = xp_json_print(doc);
       printf("%s\n", t);
       free(t);
       cJSON_Delete(doc);
-    } else print_report(&a, &b, metrics, unfair);
+    } else print_report(&a, &b, metrics, cases, unfair);
   }
   cJSON_Delete(metrics);
+  cJSON_Delete(cases);
   cJSON_Delete(fa);
   cJSON_Delete(fb);
   cJSON_Delete(unfair);
