@@ -236,22 +236,35 @@ static int spelled_otherwise(const cJSON *o, const char *key) {
   return 0;
 }
 
+/* A setting's number: vLLM's --metadata KEY=VALUE writes every value as a string, so a setting
+** SGLang writes as a number (--metadata random_input_len=1024, to say what vLLM leaves out)
+** comes as the string of one. Measurements are numbers, as every writer writes them. */
+static int setting_number(const vb_key *k, const cJSON *v, double *x) {
+  if (cJSON_IsNumber(v)) {
+    *x = v->valuedouble;
+    return 1;
+  }
+  return k->dest == D_PARAM && cJSON_IsString(v) && xp_parse_double(v->valuestring, x) == 0;
+}
+
 static int check_type(const vb_src *s, const vb_key *k, const cJSON *v) {
+  double x;
   switch (k->type) {
   case T_STR:
     if (!cJSON_IsString(v) && !cJSON_IsNull(v)) return bad_key(s, k->key, "expected a string, found %s", type_name(v));
     return 0;
   case T_NUM:
-    if (!cJSON_IsNumber(v) && !cJSON_IsNull(v)) return bad_key(s, k->key, "expected a number, found %s", type_name(v));
+    if (!cJSON_IsNull(v) && !setting_number(k, v, &x))
+      return bad_key(s, k->key, "expected a number, found %s", type_name(v));
     /* durations, throughputs and rates vLLM measured are never negative */
     if (k->dest == D_VALUE && cJSON_IsNumber(v) && v->valuedouble < 0)
       return bad_key(s, k->key, "expected a number >= 0, found %g", v->valuedouble);
     return 0;
   case T_INT:
     if (cJSON_IsNull(v)) return 0;
-    if (!cJSON_IsNumber(v)) return bad_key(s, k->key, "expected a whole number, found %s", type_name(v));
-    if (v->valuedouble != floor(v->valuedouble) || v->valuedouble < 0 || v->valuedouble > 9e18)
-      return bad_key(s, k->key, "expected a whole number >= 0 and <= 9e18, found %g", v->valuedouble);
+    if (!setting_number(k, v, &x)) return bad_key(s, k->key, "expected a whole number, found %s", type_name(v));
+    if (x != floor(x) || x < 0 || x > 9e18)
+      return bad_key(s, k->key, "expected a whole number >= 0 and <= 9e18, found %g", x);
     return 0;
   case T_RATE:
     if (cJSON_IsNumber(v) && v->valuedouble > 0) return 0;
@@ -446,7 +459,12 @@ static void take_known(vb_result *r, const vb_key *k, const cJSON *v, vb_lists *
     *slot = v->valuestring[0] ? xp_strdup(v->valuestring) : NULL; /* "" says nothing: absent */
     break;
   }
-  case D_PARAM:
+  case D_PARAM: {
+    /* a number given as a string (setting_number) is kept as the number, as SGLang writes it */
+    double x;
+    cJSON *num = NULL;
+    if (k->type != T_STR && k->type != T_RATE && cJSON_IsString(v) && setting_number(k, v, &x))
+      v = num = cJSON_CreateNumber(x);
     /* "trace" (SGLang replaying a trace's timestamps): no rate; NAN, the case named for it */
     if (strcmp(k->key, "request_rate") == 0)
       r->request_rate = !cJSON_IsString(v) ? v->valuedouble : strcmp(v->valuestring, "inf") == 0 ? INFINITY : NAN;
@@ -455,7 +473,9 @@ static void take_known(vb_result *r, const vb_key *k, const cJSON *v, vb_lists *
     /* --burstiness inf arrives as Infinity (json.dump): kept as "inf", as vLLM writes the rate */
     if (cJSON_IsNumber(v) && isinf(v->valuedouble)) cJSON_AddStringToObject(r->params, k->key, "inf");
     else cJSON_AddItemToObject(r->params, k->key, cJSON_Duplicate(v, 0));
+    cJSON_Delete(num);
     break;
+  }
   case D_VALUE:
     /* vLLM writes rtfx = 0 for every benchmark without audio input: not a measurement. */
     if (strcmp(k->key, "rtfx") == 0 && v->valuedouble == 0) break;

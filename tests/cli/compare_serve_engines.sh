@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# xp compare of a vLLM run (vllm bench serve --save-result) and an SGLang run
+# (sglang.bench_serving --output-file) of one workload: the two clients record different
+# settings, so the cases pair on the settings both record and on the prompt tokens a request
+# sent; what one side alone records is named, a case with no partner says why.
+set -u
+. "$XP_SRC/tests/lib.sh"
+data="$XP_SRC/tests/data/vllm_bench"
+sg="$data/sglang_c1_c4_c8.jsonl"
+# the vLLM fixture sends 128-token prompts, the SGLang one 512: the vLLM file with 512-token
+# prompts is the same load as SGLang's concurrency=8 line
+sed -e 's/"total_input_tokens": 1920/"total_input_tokens": 7680/' -e 's/"input_lens": \[[0-9, ]*\]/"input_lens": []/' \
+  "$data/serve_c8_detailed.json" > "$tmp/vllm512.json"
+imp() { # imp DB FILE [ARGS]: import, the new run's id prefix on stdout
+  local d=$1
+  shift
+  "$XP" --db "$d" import vllm-bench "$@" > /dev/null 2> "$tmp/imperr" || { echo "FAIL: import $*: $(cat "$tmp/imperr")" >&2; fail=1; }
+  db="$d" sql "SELECT substr(uuid, 1, 8) FROM runs ORDER BY id DESC LIMIT 1"
+}
+cmp() { # cmp DB A B [ARGS]: xp compare into $tmp/cmp
+  local d=$1
+  shift
+  "$XP" --db "$d" compare "$@" > "$tmp/cmp" 2> "$tmp/cmperr"
+  check "compare $*: exit" 0 $?
+}
+has() { grep -qE -- "$1" "$tmp/cmp" || { echo "FAIL: $2: no line [$1] in:"; sed -n '/^verdicts/,$p' "$tmp/cmp"; fail=1; }; }
+
+# vLLM against SGLang at concurrency 8: one case, medians on both sides, the per-request TTFTs
+# (15 a side) judged; the settings the params column shows are those both record
+d1="$tmp/one.db"
+va=$(imp "$d1" "$tmp/vllm512.json")
+sb=$(imp "$d1" "$sg" --set model=Qwen/Qwen3-0.6B)
+cmp "$d1" "$va" "$sb"
+has '^concurrency=8 +\{"max_concurrency":8,"request_rate":"inf"\} +ttft_ms +ms +27\.32 +30\.923 .* 15/15 +same \(noise\)$' "vLLM and SGLang TTFTs paired"
+has '^concurrency=8 +\{"max_concurrency":8,"request_rate":"inf"\} +mean_ttft_ms +ms +31\.8385 +32\.5453 .* 1/1 ' "vLLM's and SGLang's mean TTFT paired"
+has '^  concurrency=8: A burstiness=1, num_prompts=16; B dataset_name="random", random_input_len=512, random_output_len=8, random_range_ratio=0$' \
+  "the settings one side alone records, named"
+has '^  concurrency=1 only in B: A has no case concurrency=1$' "a concurrency only SGLang ran"
+"$XP" --db "$d1" compare "$va" "$sb" --format json > "$tmp/json"
+python3 - "$tmp/json" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+c8 = [c for c in d["cases"] if c["case"] == "concurrency=8"]
+assert len(c8) == 1 and c8[0]["params_a"]["num_prompts"] == 16 and c8[0]["params_b"]["random_input_len"] == 512, c8
+assert {"key": "num_prompts", "a": 16, "b": None} in c8[0]["unchecked"], c8
+assert [c["unpaired"] for c in d["cases"] if c["case"] == "concurrency=4"] == ["A has no case concurrency=4"], d["cases"]
+PY
+
+# another load: 128-token prompts against 512 (neither client records the lengths both ways),
+# not paired, and said why on both sides
+d2="$tmp/two.db"
+va=$(imp "$d2" "$data/serve_c8_detailed.json")
+sb=$(imp "$d2" "$sg" --set model=Qwen/Qwen3-0.6B)
+cmp "$d2" "$va" "$sb"
+has '^concurrency=8 .* ttft_ms +ms +27\.32 +- .* 15/0 +only in A$' "a different load: not paired"
+has "^  concurrency=8 only in A: B's concurrency=8 is another workload: prompt tokens a request: A 128, B 512$" \
+  "why the vLLM case is unpaired"
+has "^  concurrency=8 only in B: A's concurrency=8 is another workload: prompt tokens a request: A 128, B 512$" \
+  "why the SGLang case is unpaired"
+# and the same of two vLLM runs, whose params agree (vLLM records no dataset)
+v2=$(imp "$d2" "$tmp/vllm512.json")
+cmp "$d2" "$va" "$v2"
+has "^  concurrency=8 only in A: B's concurrency=8 is another workload: prompt tokens a request: A 128, B 512$" \
+  "two vLLM runs of other prompt lengths"
+
+# a setting both record must agree: vLLM's --metadata writes strings (the importer keeps a
+# number's as the number), SGLang numbers
+d3="$tmp/three.db"
+sed 's/"num_prompts": 16,/"num_prompts": 16, "random_input_len": "1024",/' "$tmp/vllm512.json" > "$tmp/meta1024.json"
+sed 's/"num_prompts": 16,/"num_prompts": 16, "random_input_len": "512",/' "$tmp/vllm512.json" > "$tmp/meta512.json"
+v1024=$(imp "$d3" "$tmp/meta1024.json")
+v512=$(imp "$d3" "$tmp/meta512.json")
+sb=$(imp "$d3" "$sg" --set model=Qwen/Qwen3-0.6B)
+cmp "$d3" "$v1024" "$sb"
+has "^  concurrency=8 only in A: B's concurrency=8 is another workload: random_input_len: A 1024, B 512$" "a setting both record, differing"
+cmp "$d3" "$v512" "$sb"
+has '^concurrency=8 +\{"max_concurrency":8,"random_input_len":512,.* +ttft_ms .* 15/15 ' "\"512\" and 512 are one setting"
+check "--metadata random_input_len=512 kept as a number" 512 \
+  "$(db="$d3" sql "SELECT json_extract(params, '$.random_input_len') || typeof(json_extract(params, '$.random_input_len')) FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.uuid LIKE '$v512%'" | sed 's/integer$//')"
+has '^  concurrency=8: A burstiness=1, num_prompts=16; B dataset_name="random", random_output_len=8, random_range_ratio=0$' \
+  "a setting both record is compared, not named"
+
+# two SGLang cases that differ only where vLLM records nothing: no guess, both said
+sed -n 3p "$sg" | sed 's/"random_output_len": 8/"random_output_len": 16/' > "$tmp/sg_twice.jsonl"
+sed -n 3p "$sg" >> "$tmp/sg_twice.jsonl"
+d4="$tmp/four.db"
+va=$(imp "$d4" "$tmp/vllm512.json")
+sb=$(imp "$d4" "$tmp/sg_twice.jsonl" --set model=Qwen/Qwen3-0.6B)
+cmp "$d4" "$va" "$sb"
+has '^  concurrency=8 only in A: 2 cases of B match it on the settings both record$' "ambiguous: A's side"
+check "ambiguous: both of B's cases say why" 2 \
+  "$(grep -c "^  concurrency=8 only in B: A's concurrency=8 matches 2 cases of B on the settings both record$" "$tmp/cmp")"
+finish
