@@ -526,15 +526,17 @@ static char *workload_differs(const side_case *a, const side_case *b, int severa
   return why;
 }
 
-/* Why a case has no partner on the other side: matches is how many of the other's cases of its
-** name are its workload, partner_matches how many of its own that one's is (when matches is 1),
-** diff why the first of the other's cases of its name is not. */
-static char *unpaired_why(const char *name, const char *other, const char *self, int matches, int partner_matches,
-                          const char *diff) {
+/* Why a case has no partner on the other side: named how many of the other's cases have its
+** name, matches how many of those are its workload, partner_matches how many of its own that
+** one's is (when matches is 1), diff why the first of them is not. */
+static char *unpaired_why(const side_case *c, const char *other, const char *self, int named, int matches,
+                          int partner_matches, const char *diff) {
+  const char *name = c->name;
   if (matches > 1) return xp_asprintf("%d cases of %s match it on the settings both record", matches, other);
   if (matches == 1)
     return xp_asprintf("%s's %s matches %d cases of %s on the settings both record", other, name, partner_matches, self);
-  if (diff) return xp_asprintf("%s's %s is another workload: %s", other, name, diff);
+  if (named > 1) return xp_asprintf("none of %s's %d cases %s has its settings, %s", other, named, name, c->key);
+  if (named == 1) return xp_asprintf("%s's %s is another workload: %s", other, name, diff);
   return xp_asprintf("%s has no case %s", other, name);
 }
 
@@ -543,10 +545,12 @@ static void pair_cases(case_list *a, case_list *b, int several) {
   int *na = xp_xcalloc((size_t)a->n + 1, sizeof *na), *nb = xp_xcalloc((size_t)b->n + 1, sizeof *nb);
   int *only_a = xp_xcalloc((size_t)a->n + 1, sizeof *only_a), *only_b = xp_xcalloc((size_t)b->n + 1, sizeof *only_b);
   char **diff_a = xp_xcalloc((size_t)a->n + 1, sizeof *diff_a), **diff_b = xp_xcalloc((size_t)b->n + 1, sizeof *diff_b);
+  int *named_a = xp_xcalloc((size_t)a->n + 1, sizeof *named_a), *named_b = xp_xcalloc((size_t)b->n + 1, sizeof *named_b);
   cJSON **unchecked = xp_xcalloc((size_t)a->n + 1, sizeof *unchecked);
   for (int i = 0; i < a->n; i++)
     for (int j = 0; j < b->n; j++) {
       if (strcmp(a->c[i].name, b->c[j].name) != 0) continue;
+      named_a[i]++, named_b[j]++;
       cJSON *u = cJSON_CreateArray();
       char *why = workload_differs(&a->c[i], &b->c[j], several, u);
       if (!why) {
@@ -570,9 +574,9 @@ static void pair_cases(case_list *a, case_list *b, int several) {
     }
   }
   for (int i = 0; i < a->n; i++)
-    if (a->c[i].pair < 0) a->c[i].why = unpaired_why(a->c[i].name, "B", "A", na[i], nb[only_a[i]], diff_a[i]);
+    if (a->c[i].pair < 0) a->c[i].why = unpaired_why(&a->c[i], "B", "A", named_a[i], na[i], nb[only_a[i]], diff_a[i]);
   for (int j = 0; j < b->n; j++)
-    if (b->c[j].pair < 0) b->c[j].why = unpaired_why(b->c[j].name, "A", "B", nb[j], na[only_b[j]], diff_b[j]);
+    if (b->c[j].pair < 0) b->c[j].why = unpaired_why(&b->c[j], "A", "B", named_b[j], nb[j], na[only_b[j]], diff_b[j]);
   for (int i = 0; i < a->n; i++) {
     free(diff_a[i]);
     cJSON_Delete(unchecked[i]);
@@ -580,6 +584,8 @@ static void pair_cases(case_list *a, case_list *b, int several) {
   for (int j = 0; j < b->n; j++) free(diff_b[j]);
   free(na);
   free(nb);
+  free(named_a);
+  free(named_b);
   free(only_a);
   free(only_b);
   free(diff_a);

@@ -46,6 +46,12 @@ has "\"$a2\""
 run compare "$b" --b driver=nothing-matches; expect_rc 2; has "no ok runs match" "$tmp/err"
 run compare "$b" --b gpu.driver=550; expect_rc 0; has "B: hist_probe group gpu.driver=550: 3 runs"
 
+# a case one side alone has: its rows "only in", and why it has no partner
+more=$(record cases=3 gpu=H100 driver=550)
+run compare "$a" "$more"; expect_rc 0
+grep -E '^op +\{"i":2\} +time +us +- .* 0/10 +only in B$' "$tmp/out" >/dev/null || die "case 2 only in B: $(cat "$tmp/out")"
+has "  op only in B: none of A's 2 cases op has its settings, {\"i\":2}"
+
 # bad input: another kind, unknown, ambiguous, missing side
 sqlite3 "$db" "INSERT INTO runs(uuid, kind, status, started_at, spec_json, spec_sha256) VALUES
   ('abcd0000-0000-4000-8000-000000000001', 'other_kind', 'ok', '2026-01-01T00:00:00Z', '{}', 'x'),
