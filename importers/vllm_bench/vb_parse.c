@@ -15,9 +15,10 @@
 **   python -m sglang.bench_serving --output-file F (SGLang, python/sglang/bench_serving.py):
 **     appends one line per benchmark (JSONL). Every version writes backend and
 **     total_output_tokens_retokenized, which vLLM never writes: that key tells the formats
-**     apart, per line. SGLang writes no model (nor tokenizer): the importer takes it from
-**     --set model=NAME. Its statistics are vLLM's with e2e latency spelled
-**     <stat>_e2e_latency_ms (vLLM: <stat>_e2el_ms), total_throughput for vLLM's
+**     apart, per line. SGLang writes no model (nor tokenizer) but in the server's
+**     /get_server_info that later versions add (server_info: model_path, tokenizer_path);
+**     without it the importer takes --set model=NAME. Its statistics are vLLM's with e2e
+**     latency spelled <stat>_e2e_latency_ms (vLLM: <stat>_e2el_ms), total_throughput for vLLM's
 **     total_token_throughput and accept_length for spec_decode_acceptance_length; they are
 **     recorded under vLLM's names so that a query sees one metric in both. Versions: mid
 **     2024 wrote only medians, the mean e2e latency and output_throughput (no
@@ -524,6 +525,20 @@ static void name_case(vb_result *r) {
   r->case_name = xp_strdup(buf);
 }
 
+/* SGLang's result names no model, but later versions write the server's /get_server_info beside
+** it (null when the server has none, as vLLM's): its model_path is the model the server loaded,
+** its tokenizer_path the tokenizer (a disaggregated deployment's under "decode", where SGLang
+** itself reads them). */
+static void take_server_model(vb_result *r, const cJSON *o) {
+  const cJSON *info = cJSON_GetObjectItemCaseSensitive(o, "server_info");
+  const cJSON *decode = cJSON_GetObjectItemCaseSensitive(info, "decode");
+  if (cJSON_IsArray(decode)) info = cJSON_GetArrayItem(decode, 0);
+  const char *model = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(info, "model_path"));
+  const char *tokenizer = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(info, "tokenizer_path"));
+  if (!r->model && model && *model) r->model = xp_strdup(model);
+  if (!r->tokenizer && tokenizer && *tokenizer) r->tokenizer = xp_strdup(tokenizer);
+}
+
 static int given_again(const cJSON *v) {
   for (const cJSON *d = v->next; d; d = d->next)
     if (strcmp(d->string, v->string) == 0) return 1;
@@ -571,6 +586,7 @@ static int read_object(const vb_src *s, const cJSON *o, int nobjects, vb_result 
       return bad_key(s, v->string, "expected a number >= 0, found %g", v->valuedouble);
     else take_unknown(r, v->string, v);
   }
+  if (sglang) take_server_model(r, o);
   int n;
   if (check_lengths(s, &lists, &n) || collect_samples(s, &lists, n, r)) return XP_EXIT_USAGE;
   drop_unmeasured(r);

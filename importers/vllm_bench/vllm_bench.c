@@ -40,8 +40,8 @@ static const char *declared_model(const xp_spec *spec) {
 }
 
 /* One run is one system under test: files of different models are separate imports. A result
-** that names no model (SGLang's writer names none) is the declared model's; without one the
-** import is refused rather than recorded under a model nobody named. */
+** that names no model (SGLang's names one only in a server_info) is the declared model's;
+** without one the import is refused rather than recorded under a model nobody named. */
 static int check_same_model(const vb_set *s, const xp_spec *spec) {
   const vb_result *named = NULL, *unnamed = NULL;
   for (size_t i = 0; i < s->n; i++) {

@@ -154,7 +154,7 @@ check "SGLang: the infinite rate kept as a setting" "inf" \
 # decoding server's accept_length, and blank lines between results
 sed -n 1p "$sg" | sed -e 's/"request_rate": Infinity/"request_rate": "trace"/' -e 's/"max_concurrency": 1/"max_concurrency": null/' \
   -e 's/"accept_length": null/"accept_length": 3.25, "max_output_tokens_per_s": 160.0/' \
-  -e 's/^{/{"tag": "eagle", "server_info": {"tp_size": 2, "model_path": "x"}, "total_throughput": 5969.25, /' > "$tmp/later.jsonl"
+  -e 's/^{/{"tag": "eagle", "server_info": {"tp_size": 2, "model_path": "m"}, "total_throughput": 5969.25, /' > "$tmp/later.jsonl"
 printf '\n\n' >> "$tmp/later.jsonl"
 sed -n 2p "$sg" >> "$tmp/later.jsonl"
 "$XP" --db "$tmp/later.db" import vllm-bench "$tmp/later.jsonl" --set model=m > /dev/null 2> "$tmp/err"
@@ -165,6 +165,23 @@ check "later SGLang keys: vLLM's names" "max_output_tokens_per_s=160.0 spec_deco
   "$(db="$tmp/later.db" query "SELECT group_concat(metric || '=' || median, ' ') FROM (SELECT metric, median FROM run_metrics WHERE case_name = 'rate=trace' AND metric IN ('spec_decode_acceptance_length', 'total_token_throughput', 'max_output_tokens_per_s') ORDER BY metric)")"
 check "later SGLang keys: the tag is the label" "eagle" \
   "$(db="$tmp/later.db" query "SELECT value FROM run_meta WHERE key = 'label'")"
+
+# later versions write the server's /get_server_info: its model_path and tokenizer_path name the
+# model, so no --set model is needed (a disaggregated server's under "decode"); a server_info of
+# null (a vLLM server answers none) names nothing, and the model must still be declared
+sed -e 's/^{/{"server_info": {"tp_size": 2, "model_path": "Qwen\/Qwen3-8B", "tokenizer_path": "Qwen\/Qwen3-8B-tok"}, /' "$sg" > "$tmp/info.jsonl"
+"$XP" --db "$tmp/info.db" import vllm-bench "$tmp/info.jsonl" > /dev/null 2> "$tmp/err"
+check "SGLang's server_info: import without --set model" 0 $?
+check "SGLang's server_info: model and tokenizer" "model=Qwen/Qwen3-8B|trace tokenizer_id=Qwen/Qwen3-8B-tok|trace" \
+  "$(db="$tmp/info.db" query "SELECT group_concat(key || '=' || value || '|' || source, ' ') FROM (SELECT * FROM run_meta WHERE key IN ('model', 'tokenizer_id') ORDER BY key)")"
+sed -e '1s/^{/{"server_info": {"prefill": [{"model_path": "p"}], "decode": [{"model_path": "Qwen\/Qwen3-8B"}]}, /' "$sg" |
+  sed -n 1p > "$tmp/pd.jsonl"
+"$XP" --db "$tmp/pd.db" import vllm-bench "$tmp/pd.jsonl" > /dev/null 2>&1
+check "SGLang's disaggregated server_info: the decode server's model" "Qwen/Qwen3-8B" "$(db="$tmp/pd.db" query "SELECT model FROM runs")"
+sed -e '1s/^{/{"server_info": null, /' "$sg" > "$tmp/noinfo.jsonl"
+one_line "SGLang with a null server_info, without --set model" 2 \
+  "noinfo.jsonl:1: the result names no model (sglang.bench_serving records none); say which with --set model=NAME" \
+  "$XP" --db "$tmp/noinfo.db" import vllm-bench "$tmp/noinfo.jsonl"
 
 # SGLang's backends name the engine and the API (sglang-oai-chat); "trt" is TensorRT-LLM
 for be in sglang-oai-chat:sglang vllm-chat:vllm trt:tensorrt-llm; do
