@@ -106,6 +106,52 @@ check "several dates: measured at the latest" "2025-09-02T09:00:00Z" \
 check "a key given twice: its last value" "0.407464" \
   "$("$XP" --db "$vdb" query <(echo "SELECT m.median FROM metrics m JOIN cases c ON c.id = m.case_id WHERE m.name = 'duration' AND c.run_id = (SELECT max(id) FROM runs);") --format csv 2> /dev/null | tail -1)"
 
+# vllm bench serve's optional keys (vllm/benchmarks/serve.py 2025-2026): --percentile-metrics
+# with e2el, client_queue_time and e2el_including_client_queue, --metric-percentiles 50,95,99.9,
+# --ramp-up-strategy (its keys and rps_change_events), start_times, --probe-request-rate, the
+# speculative decoding keys: read, or kept in the stored file, never refused
+python3 - "$data/serve_c16_goodput.json" "$tmp/newer.json" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+def pct(v, p):  # numpy.percentile, linear
+    v = sorted(v); k = (len(v) - 1) * p / 100; i = int(k)
+    return v[i] + (v[min(i + 1, len(v) - 1)] - v[i]) * (k - i)
+def stats(name, v):
+    m = sum(v) / len(v)
+    out = {f"mean_{name}_ms": m, f"median_{name}_ms": pct(v, 50),
+           f"std_{name}_ms": (sum((x - m) ** 2 for x in v) / len(v)) ** 0.5}
+    out.update({f"p{p:g}_{name}_ms": pct(v, p) for p in (50, 95, 99.9)})
+    return out
+lat = [x * 1e3 for x in d["latencies"]]
+queue = [0.5 + 0.25 * i for i in range(len(lat))]  # waits for a --max-concurrency slot, ms
+d.update({"ramp_up_strategy": "linear", "ramp_up_start_rps": 1, "ramp_up_end_rps": 10,
+          "rps_change_events": [{"rps": 1.0, "timestamp": "2025-06-11T10:20:00"}],
+          "start_times": [0.001 * i for i in range(len(lat))],
+          "probe_completed": 3, "probe_failed": 0, "probe_median_e2el_ms": 40.5, "probe_p99_e2el_ms": 52.0,
+          "probe_max_e2el_ms": 55.25, "spec_decode_acceptance_rate": 62.5, "spec_decode_acceptance_length": 2.875,
+          "spec_decode_num_drafts": 64, "spec_decode_draft_tokens": 192, "spec_decode_accepted_tokens": 120,
+          "spec_decode_per_position_acceptance_rates": [0.8, 0.6, 0.475]})
+d.update(stats("e2el", lat))
+d.update(stats("client_queue_time", queue))
+d.update(stats("e2el_including_client_queue", [a + b for a, b in zip(lat, queue)]))
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$XP" --db "$tmp/newer.db" import vllm-bench "$tmp/newer.json" > /dev/null 2> "$tmp/err"
+check "newer vLLM keys: import exit status" 0 $?
+nq() { db="$tmp/newer.db" query "$1"; }
+check "newer vLLM keys: the ramp names the case" '"concurrency=16,ramp=linear:1-10"' "$(nq "SELECT name FROM cases")"
+check "newer vLLM keys: ramp settings in the case" "linear|1|10" \
+  "$(nq "SELECT json_extract(params, '$.ramp_up_strategy') || '|' || json_extract(params, '$.ramp_up_start_rps') || '|' || json_extract(params, '$.ramp_up_end_rps') FROM cases")"
+check "newer vLLM keys: statistics of every --percentile-metrics metric, every percentile" \
+  "mean_client_queue_time_ms=ms p50_e2el_including_client_queue_ms=ms p95_e2el_ms=ms p99.9_client_queue_time_ms=ms p99.9_e2el_ms=ms" \
+  "$(nq "SELECT group_concat(metric || '=' || unit, ' ') FROM (SELECT metric, unit FROM run_metrics WHERE metric IN ('p95_e2el_ms', 'p99.9_e2el_ms', 'p99.9_client_queue_time_ms', 'mean_client_queue_time_ms', 'p50_e2el_including_client_queue_ms') ORDER BY metric)")"
+check "newer vLLM keys: probe, goodput and speculative decoding values" \
+  "probe_completed=3 probe_max_e2el_ms=55.25 request_goodput=47.32815653449715 spec_decode_acceptance_length=2.875 spec_decode_num_drafts=64" \
+  "$(nq "SELECT group_concat(metric || '=' || printf('%.17g', median), ' ') FROM (SELECT metric, median FROM run_metrics WHERE metric IN ('probe_completed', 'probe_max_e2el_ms', 'request_goodput', 'spec_decode_acceptance_length', 'spec_decode_num_drafts') ORDER BY metric)")"
+check "newer vLLM keys: lists of events and start times are not metrics" 0 \
+  "$(nq "SELECT count(*) FROM run_metrics WHERE metric LIKE 'rps%' OR metric LIKE 'start%' OR metric LIKE '%per_position%'")"
+check "newer vLLM keys: per-request latencies, one a request" 24 "$(nq "SELECT n FROM run_metrics WHERE metric = 'e2el_ms'")"
+
 # SGLang's python -m sglang.bench_serving --output-file: a line per benchmark (JSONL), no model
 # in it. Each line a case; the model is declared, never guessed.
 sg="$data/sglang_c1_c4_c8.jsonl"
