@@ -1,8 +1,10 @@
 /*
 ** xp compare A B: two runs, or two groups of runs selected by metadata, metric by metric.
 **
-** Cases are matched by name and params. For each metric: the median on each side, the change,
-** and whether it is beyond noise by the Mann-Whitney U test on the raw samples (as Google
+** Cases pair by name and workload (pair_cases: equal params; for serving benchmarks the params
+** both sides record, and the prompt tokens a request), and an unpaired case says why. For each
+** metric of a pair or of a case one side alone has: the median on each side, the change, and
+** whether it is beyond noise by the Mann-Whitney U test on the raw samples (as Google
 ** Benchmark's compare.py does), with no verdict when a side has fewer than XP_MIN_SAMPLES
 ** samples. A group pools its runs' samples. Then every metadata difference that makes the
 ** comparison unfair: GPU, driver, CUDA/cuBLAS/NCCL versions, environment, spec, host, config.
@@ -26,10 +28,14 @@ static const char usage[] =
     "  metadata match every KEY=VALUE: kind, origin, model, tp, batch, gpu_name, interconnect,\n"
     "  ... (the flattened columns) or any metadata key (env.NCCL_ALGO=Ring, gpu.driver=...).\n"
     "  The two forms mix: xp compare RUN --b gpu.driver=560.28.\n"
-    "  Per metric (cases matched by name and params): median A, median B, change, and the\n"
-    "  Mann-Whitney U p value on the raw samples (pooled over a group's runs). With fewer than\n"
-    "  5 samples on a side there is no verdict. p < 0.05 is beyond noise; better/worse follows\n"
-    "  the unit (times: lower is better; rates such as GB/s: higher is better).\n"
+    "  Cases pair by name and params. Serving benchmarks (serve_bench) pair by workload across\n"
+    "  engines' clients (vllm bench serve against sglang.bench_serving): the settings both sides\n"
+    "  record must agree, and the prompt tokens a request within 5%; a setting one side alone\n"
+    "  records is listed, not compared. An unpaired case says why.\n"
+    "  Per metric: median A, median B, change, and the Mann-Whitney U p value on the raw\n"
+    "  samples (pooled over a group's runs). With fewer than 5 samples on a side there is no\n"
+    "  verdict. p < 0.05 is beyond noise; better/worse follows the unit (times: lower is\n"
+    "  better; rates such as GB/s: higher is better).\n"
     "  Then every metadata difference that makes the comparison unfair.\n"
     "  Runs of different kinds cannot be compared (exit 2).\n";
 
@@ -473,17 +479,24 @@ static int same_setting(const cJSON *a, const cJSON *b, int several) {
   return cJSON_Compare(a, b, 1);
 }
 
-static char *setting_text(const cJSON *v) {
-  return v ? cJSON_PrintUnformatted(v) : xp_strdup("(unset)");
-}
-
-static void append(char **text, const char *fmt, const char *key, const cJSON *a, const cJSON *b) {
-  char *ta = setting_text(a), *tb = setting_text(b);
-  char *n = xp_asprintf(fmt, *text ? *text : "", *text ? ", " : "", key, ta, tb);
+/* Add "key: A value, B value" to the list of differences in *why ("(unset)" for a side without). */
+static void add_difference(char **why, const char *key, const cJSON *a, const cJSON *b) {
+  char *ta = a ? cJSON_PrintUnformatted(a) : xp_strdup("(unset)");
+  char *tb = b ? cJSON_PrintUnformatted(b) : xp_strdup("(unset)");
+  char *n = xp_asprintf("%s%s%s: A %s, B %s", *why ? *why : "", *why ? ", " : "", key, ta, tb);
   free(ta);
   free(tb);
-  free(*text);
-  *text = n;
+  free(*why);
+  *why = n;
+}
+
+/* Add {key, a, b} to unchecked: a setting one side alone records (the other's null). */
+static void add_unchecked(cJSON *unchecked, const char *key, const cJSON *a, const cJSON *b) {
+  cJSON *u = cJSON_CreateObject();
+  cJSON_AddStringToObject(u, "key", key);
+  cJSON_AddItemToObject(u, "a", a ? cJSON_Duplicate(a, 1) : cJSON_CreateNull());
+  cJSON_AddItemToObject(u, "b", b ? cJSON_Duplicate(b, 1) : cJSON_CreateNull());
+  cJSON_AddItemToArray(unchecked, u);
 }
 
 /* Why case a of A and case b of B, of one name, are not one workload, or NULL when they are.
@@ -494,27 +507,14 @@ static char *workload_differs(const side_case *a, const side_case *b, int severa
   const cJSON *e;
   cJSON_ArrayForEach(e, a->params) {
     const cJSON *o = cJSON_GetObjectItemCaseSensitive(b->params, e->string);
-    if (o && !same_setting(e, o, several)) append(&why, "%s%s%s: A %s, B %s", e->string, e, o);
-    else if (!o && !several) append(&why, "%s%s%s: A %s, B %s", e->string, e, NULL);
-    else if (!o) {
-      cJSON *u = cJSON_CreateObject();
-      cJSON_AddStringToObject(u, "key", e->string);
-      cJSON_AddItemToObject(u, "a", cJSON_Duplicate(e, 1));
-      cJSON_AddNullToObject(u, "b");
-      cJSON_AddItemToArray(unchecked, u);
-    }
+    if (o && !same_setting(e, o, several)) add_difference(&why, e->string, e, o);
+    else if (!o && !several) add_difference(&why, e->string, e, NULL);
+    else if (!o) add_unchecked(unchecked, e->string, e, NULL);
   }
   cJSON_ArrayForEach(e, b->params) {
     if (cJSON_HasObjectItem(a->params, e->string)) continue;
-    if (!several) {
-      append(&why, "%s%s%s: A %s, B %s", e->string, NULL, e);
-      continue;
-    }
-    cJSON *u = cJSON_CreateObject();
-    cJSON_AddStringToObject(u, "key", e->string);
-    cJSON_AddNullToObject(u, "a");
-    cJSON_AddItemToObject(u, "b", cJSON_Duplicate(e, 1));
-    cJSON_AddItemToArray(unchecked, u);
+    if (several) add_unchecked(unchecked, e->string, NULL, e);
+    else add_difference(&why, e->string, NULL, e);
   }
   if (isfinite(a->prompt) && isfinite(b->prompt) &&
       fabs(a->prompt - b->prompt) > PROMPT_SLACK * fmax(a->prompt, b->prompt)) {

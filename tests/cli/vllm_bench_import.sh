@@ -260,9 +260,7 @@ one_line "SGLang results declared one model, a vLLM file naming another" 2 \
 check "no run recorded by bad SGLang lines" "$before" "$(sq "SELECT count(*) FROM runs")"
 
 # vLLM and SGLang at the same concurrency: one metric name for one measurement, so one query
-# reads both runs. (xp compare matches cases by name and params, and the two writers record
-# different settings: vLLM num_prompts and burstiness, SGLang the dataset's; compare pairs runs
-# of one writer.)
+# reads both runs. (xp compare pairs such cases by workload: tests/cli/compare_serve_engines.sh.)
 "$XP" --db "$sdb" import vllm-bench "$data/serve_c8_detailed.json" > /dev/null 2>&1 || fail=1
 check "one query over vLLM's and SGLang's runs" \
   "mean_ttft_ms=2 median_tpot_ms=2 output_throughput=2 p99_itl_ms=2 request_throughput=2 ttft_ms=2" \
