@@ -31,7 +31,7 @@ configs() { # configs [TP]: model,gpu,interconnect,tp,batch,config,runs of the r
          FROM trace_step_totals JOIN run_configuration USING (run_id)
          ${1:+WHERE tp = $1} GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6"
 }
-configs > "$tmp/views"
+configs | LC_ALL=C sort > "$tmp/views"
 check "the views: 5 configurations, the runs that count" \
   "5 2 1" "$(wc -l < "$tmp/views") $(grep -c '^,.*undeclared: ' "$tmp/views") $(grep -c ',2$' "$tmp/views")"
 grep -q '^,NVIDIA H200,,,,undeclared: j5-r0.json.gz · 2 ranks · NVIDIA H200 · run [0-9a-f]\{8\},1$' "$tmp/views" ||
@@ -42,21 +42,21 @@ grep -q '^,NVIDIA H200,,,,undeclared: j5-r0.json.gz · 2 ranks · NVIDIA H200 ·
 "$XP" --db "$db" query "$q/bottleneck_by_config.sql" --format csv > "$tmp/bottleneck" 2>&1 ||
   { echo "FAIL: bottleneck_by_config: $(cat "$tmp/bottleneck")"; fail=1; }
 check "bottleneck_by_config groups as the views" "$(cat "$tmp/views")" \
-  "$(awk -F, 'NR > 1 && $7 == "gemm" { print $1 "," $2 "," $3 "," $4 "," $5 "," $6 "," $10 }' "$tmp/bottleneck" | sort)"
+  "$(awk -F, 'NR > 1 && $7 == "gemm" { print $1 "," $2 "," $3 "," $4 "," $5 "," $6 "," $10 }' "$tmp/bottleneck" | LC_ALL=C sort)"
 # allreduce_share at TP 2: the configurations of the views at that TP (less the TP and the
 # interconnect, which it asks for)
 "$XP" --db "$db" query "$q/allreduce_share.sql" --param tp=2 --param interconnect=any --format csv > "$tmp/share" 2>&1 ||
   { echo "FAIL: allreduce_share: $(cat "$tmp/share")"; fail=1; }
-check "allreduce_share groups as the views" "$(configs 2 | awk -F, '{ print $1 "," $2 "," $5 "," $6 "," $7 }' | sort)" \
-  "$(awk -F, 'NR > 1 { print $1 "," $2 "," $3 "," $4 "," $5 }' "$tmp/share" | sort)"
+check "allreduce_share groups as the views" "$(configs 2 | awk -F, '{ print $1 "," $2 "," $5 "," $6 "," $7 }' | LC_ALL=C sort)" \
+  "$(awk -F, 'NR > 1 { print $1 "," $2 "," $3 "," $4 "," $5 }' "$tmp/share" | LC_ALL=C sort)"
 # xp report: a bar per configuration of the views, the undeclared ones under the views' labels
 "$XP" --db "$db" report --out "$tmp/r.html" > /dev/null 2>&1 || { echo "FAIL: report"; fail=1; }
 awk '/<section class="chart-section"/ { s = 0 } /id="shares"/ { s = 1 } s' "$tmp/r.html" > "$tmp/shares"
 grep -q "For each of $(wc -l < "$tmp/views") configurations" "$tmp/shares" ||
   { echo "FAIL: report: a row per configuration of the views ($(wc -l < "$tmp/views")): $(grep -o 'For each of [0-9]* config' "$tmp/shares")"; fail=1; }
 check "report: the undeclared configurations of the views" \
-  "$(grep -o 'undeclared: [^,]*' "$tmp/views" | sort -u)" \
-  "$(grep -o 'undeclared: [^<":]* · run [0-9a-f]\{8\}' "$tmp/shares" | sort -u)"
+  "$(grep -o 'undeclared: [^,]*' "$tmp/views" | LC_ALL=C sort -u)" \
+  "$(grep -o 'undeclared: [^<":]* · run [0-9a-f]\{8\}' "$tmp/shares" | LC_ALL=C sort -u)"
 
 # A database of schema 13: the fresh one less the views of 14 and 15.
 answers() { # answers DB: the report (less its header line, which names the file and the hour) and the queries
