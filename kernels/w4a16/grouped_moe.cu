@@ -455,7 +455,9 @@ extern "C" cudaError_t w4a16_grouped_moe(const w4a16_moe *a, int pdl, cudaStream
   return post ? launch<2, true>(a, pdl, s) : launch<2, false>(a, pdl, s);
 }
 
-extern "C" cudaError_t w4a16_moe_floor(const w4a16_moe *a, int pdl, cudaStream_t s) {
+/* A floor's kernel launched on grouped_moe's grid and as it is (pdl as there). */
+template <typename... P, typename... A>
+static cudaError_t launch_floor(const w4a16_moe *a, int pdl, cudaStream_t s, void (*kernel)(P...), A... args) {
   if (w4a16_moe_check(a)) return cudaErrorInvalidValue;
   int blocks = 0;
   cudaError_t e = w4a16_moe_grid(a->tokens, a->group, &blocks);
@@ -463,18 +465,15 @@ extern "C" cudaError_t w4a16_moe_floor(const w4a16_moe *a, int pdl, cudaStream_t
   cudaLaunchConfig_t cfg;
   cudaLaunchAttribute attr[1];
   moe_launch_config(&cfg, attr, blocks, kThreads, 0, pdl, s);
-  return cudaLaunchKernelEx(&cfg, floor_kernel, *a);
+  return cudaLaunchKernelEx(&cfg, kernel, args...);
+}
+
+extern "C" cudaError_t w4a16_moe_floor(const w4a16_moe *a, int pdl, cudaStream_t s) {
+  return launch_floor(a, pdl, s, floor_kernel, *a);
 }
 
 extern "C" cudaError_t w4a16_moe_skeleton(const w4a16_moe *a, int pdl, cudaStream_t s) {
-  if (w4a16_moe_check(a)) return cudaErrorInvalidValue;
-  int blocks = 0;
-  cudaError_t e = w4a16_moe_grid(a->tokens, a->group, &blocks);
-  if (e != cudaSuccess) return e;
-  cudaLaunchConfig_t cfg;
-  cudaLaunchAttribute attr[1];
-  moe_launch_config(&cfg, attr, blocks, kThreads, 0, pdl, s);
-  return cudaLaunchKernelEx(&cfg, skeleton_kernel, *a, w4_log2(a->group));
+  return launch_floor(a, pdl, s, skeleton_kernel, *a, w4_log2(a->group));
 }
 
 extern "C" cudaError_t w4a16_moe_grid(int tokens, int group, int *blocks) {
