@@ -5,9 +5,11 @@
 **  - drift: its query runs again on today's database; rows are matched to the rows recorded
 **    with the decision (by their text columns, else by position) and every numeric column
 **    that moved is shown, then and now, with the number of runs recorded since the decision;
-**  - evidence: each evidence run is compared with the newer ok runs of the same configuration
-**    (kind, model, GPU, interconnect, tp, batch, and the same spec or the same case names),
-**    metric by metric; a median moved by more than 5% with Mann-Whitney p < 0.05 contradicts
+**  - evidence: each evidence run is compared with the newer ok runs of the same kind and
+**    configuration (schema view run_configuration, as xp report and queries/regressions.sql
+**    have it: model, GPU, interconnect, tp, batch and the rest declared, engine, dtype,
+**    quantization, ep, pp; a trace imported with nothing declared is one of its own) and the
+**    same spec or the same case names, each job once (trace_superseded), metric by metric; a median moved by more than 5% with Mann-Whitney p < 0.05 contradicts
 **    the evidence;
 **  - integrity: whether each evidence run still has the seal it had when the decision was made.
 ** Exit 1 when any evidence is contradicted, so a CI job can watch decisions.
@@ -27,8 +29,9 @@ static const char usage[] =
     "  been superseded, oldest first, and a line for each superseded one) and checks it against\n"
     "  today's history: its query is run again and every number that moved is shown, then and\n"
     "  now, with the count of runs recorded since the decision; each evidence run is compared\n"
-    "  with newer ok runs of the same configuration, and flagged as CONTRADICTED when a median\n"
-    "  moved by more than 5% with Mann-Whitney p < 0.05. An evidence trace that another import\n"
+    "  with newer ok runs of the same configuration (model, GPU, interconnect, tp, batch, engine,\n"
+    "  dtype, quantization, ep, pp; a trace imported with nothing declared is one of its own),\n"
+    "  and flagged as CONTRADICTED when a median moved by more than 5% with Mann-Whitney p < 0.05. An evidence trace that another import\n"
     "  of the same job supersedes (queries count that one) is named with it.\n"
     "  Newer means measured later (a trace's clock, a result's own date), not imported later.\n"
     "  Since the decision means arrived in this database after it: recorded, or merged in\n"
@@ -330,7 +333,10 @@ static void audit_query(sqlite3 *db, sqlite3_stmt *d, int64_t since) {
 
 /* ---- evidence against newer runs ---- */
 
-/* Newer ok runs of the evidence run's configuration, not themselves evidence of this decision. */
+/* Newer ok runs of the evidence run's configuration (view run_configuration: its columns
+** compared with IS, so that an undeclared trace, labelled with its own run, matches no other),
+** not themselves evidence of this decision, each job once: an import that another of the same
+** job supersedes would count its steps twice. */
 static int newer_runs(sqlite3 *db, int64_t run, int64_t decision, const decided *when,
                       int64_t **ids, int *n, int *after_decision) {
   sqlite3_stmt *st = xp_db_prepare(db,
@@ -339,11 +345,13 @@ static int newer_runs(sqlite3 *db, int64_t run, int64_t decision, const decided 
       "   (SELECT DISTINCT run_id, name FROM cases ORDER BY run_id, name) GROUP BY run_id)"
       " SELECT r.id, " ARRIVED_AFTER("r.") " FROM runs r, e"
       " JOIN run_measured rm ON rm.run_id = r.id JOIN run_measured em ON em.run_id = e.id"
+      " JOIN run_configuration rg ON rg.run_id = r.id JOIN run_configuration eg ON eg.run_id = e.id"
       " LEFT JOIN names rn ON rn.run_id = r.id LEFT JOIN names en ON en.run_id = e.id"
       " WHERE r.status = 'ok' AND r.id <> e.id AND r.kind = e.kind AND rm.measured_at > em.measured_at"
-      " AND r.model IS e.model AND r.gpu_name IS e.gpu_name AND r.interconnect IS e.interconnect"
-      " AND r.tp IS e.tp AND r.batch IS e.batch"
+      " AND rg.model IS eg.model AND rg.gpu_name IS eg.gpu_name AND rg.interconnect IS eg.interconnect"
+      " AND rg.tp IS eg.tp AND rg.batch IS eg.batch AND rg.config IS eg.config AND rg.undeclared IS eg.undeclared"
       " AND (r.spec_sha256 = e.spec_sha256 OR rn.list IS en.list)"
+      " AND r.id NOT IN (SELECT run_id FROM trace_superseded)"
       " AND r.uuid NOT IN (SELECT run_uuid FROM decision_evidence WHERE decision_id = ?2) ORDER BY rm.measured_at");
   if (!st) return XP_EXIT_DB;
   sqlite3_bind_int64(st, 1, run);
@@ -456,7 +464,8 @@ static char *config_text(sqlite3_stmt *st) {
 static int audit_evidence(sqlite3 *db, int64_t decision, const decided *when, int *seal_changed) {
   sqlite3_stmt *st = xp_db_prepare(db,
       "SELECT e.run_uuid, r.id, r.kind, r.status, r.model, r.gpu_name, r.tp, r.batch, r.started_at,"
-      " e.run_content_sha256, r.content_sha256 FROM decision_evidence e LEFT JOIN runs r ON r.uuid = e.run_uuid"
+      " e.run_content_sha256, r.content_sha256, (SELECT undeclared FROM run_configuration WHERE run_id = r.id)"
+      " FROM decision_evidence e LEFT JOIN runs r ON r.uuid = e.run_uuid"
       " WHERE e.decision_id = ?1 ORDER BY e.seq");
   int total = 0;
   if (!st) return 0;
@@ -481,7 +490,11 @@ static int audit_evidence(sqlite3 *db, int64_t decision, const decided *when, in
     int64_t *newer = NULL;
     int nnewer = 0, after = 0, judged = 0;
     newer_runs(db, sqlite3_column_int64(st, 1), decision, when, &newer, &nnewer, &after);
-    if (nnewer == 0) printf("    no newer ok runs of the same configuration\n");
+    if (nnewer == 0 && sqlite3_column_type(st, 11) != SQLITE_NULL)
+      printf("    no newer ok runs of the same configuration: imported with nothing declared, this trace is a"
+             " configuration of its own (%s); a job imported with --set model= tp= batch= is compared with"
+             " newer ones of its configuration\n", txt(st, 11));
+    else if (nnewer == 0) printf("    no newer ok runs of the same configuration\n");
     else {
       int found = strcmp(txt(st, 2), "torch_trace") == 0
                       ? trace_contradictions(db, sqlite3_column_int64(st, 1), uuid, newer, nnewer, &judged)

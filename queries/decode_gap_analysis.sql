@@ -23,8 +23,9 @@
 --              size lies outside the measured range.
 --   decode step  gemm + allreduce: the step if nothing else ran and the GPU never waited.
 -- Measured (torch_trace runs of :model, :tp, :batch and :interconnect; averages over every
--- marked step of every rank; traces imported without step marks are left out, and a job
--- imported twice, or its ranks alone as well, counts once):
+-- marked step of every rank; traces imported without step marks, or with no GPU time in their
+-- steps, are left out, and a job imported twice, or its ranks alone as well, counts once:
+-- schema view trace_step_totals, as in xp report):
 --   gemm = kernels of categories gemm and moe; allreduce = its kernels, waiting for the other
 --   ranks included (the basis says how much of it was waiting, where ranks were matched);
 --   other kernels; overlap between streams (negative: time counted twice); idle GPU; the
@@ -33,12 +34,13 @@
 --   message sizes alike.
 -- A side without runs is NULL; the basis says what to run.
 WITH
-traces AS (  -- each job once (trace_superseded: imported again, or its ranks alone as well)
-  SELECT r.id, r.interconnect, i.single_rank FROM runs r JOIN trace_imports i ON i.run_id = r.id
-  WHERE r.kind = 'torch_trace' AND r.status = 'ok' AND r.model = :model AND r.tp = :tp
-    AND r.batch = :batch AND (:interconnect IN ('', 'any') OR r.interconnect = :interconnect)
-    AND i.step_annotation <> '(whole window)'  -- no marked steps: a window is not a step
-    AND r.id NOT IN (SELECT run_id FROM trace_superseded)
+traces AS (  -- the trace runs the figures count (schema view trace_step_totals: each job once,
+            -- with step time) of the configuration (view run_configuration), less those
+            -- without marked steps: a window is not a step
+  SELECT t.run_id AS id, g.interconnect, t.single_rank
+  FROM trace_step_totals t JOIN run_configuration g ON g.run_id = t.run_id
+  WHERE g.model = :model AND g.tp = :tp AND g.batch = :batch
+    AND (:interconnect IN ('', 'any') OR g.interconnect = :interconnect) AND NOT t.whole_window
 ),
 steps AS (
   SELECT s.run_id, s.rank, s.step, s.gpu_end_ns - s.gpu_start_ns AS span_ns, s.busy_ns, s.kernel_ns, t.single_rank

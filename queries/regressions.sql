@@ -1,9 +1,11 @@
 -- Regressions: for every configuration, case and metric, the newest ok run against the median
 -- of the older ok runs of the same configuration. Lists the changes beyond 10%, worst first.
 --
--- Configuration = kind, model, engine, GPU (name and count), interconnect, tp, ep, pp, batch,
--- concurrency, dtype, quantization; a case is its name and params, less the file and position
--- an imported result came from (a vLLM result saved under a new name is the same series).
+-- Configuration = schema view run_configuration's, as xp report and xp audit have it: model,
+-- GPU, interconnect, tp, batch and the rest declared (engine, dtype, quantization, ep, pp), a
+-- trace imported with nothing declared being one of its own; within the kind, the GPU count
+-- and the concurrency. A case is its name and params, less the file and position an imported
+-- result came from (a vLLM result saved under a new name is the same series).
 -- "Newest" is when the run was measured (schema view run_measured: a vLLM result's own date,
 -- an nccl-tests -J start time), not when it was imported. Medians of older runs are the median
 -- of their per-run medians. `verdict` follows the unit: times (s, ms, us, ns) are
@@ -16,16 +18,15 @@ cases_keyed AS (
   SELECT c.*, json_remove(c.params, '$.file', '$.result') AS key_params FROM cases c
 ),
 points AS (
-  SELECT json_array(r.kind, r.model, r.engine, r.gpu_name, r.gpu_count, r.interconnect, r.tp,
-                    r.ep, r.pp, r.batch, r.concurrency, r.dtype, r.quantization, c.name,
-                    c.key_params, m.name) AS series,
-         r.kind, r.model, r.gpu_name, r.interconnect, r.tp, r.batch, c.name AS case_name,
+  SELECT json_array(r.kind, g.model, g.gpu_name, g.interconnect, g.tp, g.batch, g.config, g.undeclared,
+                    r.gpu_count, r.concurrency, c.name, c.key_params, m.name) AS series,
+         r.kind, g.model, g.gpu_name, g.interconnect, g.tp, g.batch, c.name AS case_name,
          c.key_params AS params, m.name AS metric, m.unit, m.median AS value, r.uuid, t.measured_at,
-         row_number() OVER (PARTITION BY r.kind, r.model, r.engine, r.gpu_name, r.gpu_count,
-                            r.interconnect, r.tp, r.ep, r.pp, r.batch, r.concurrency, r.dtype,
-                            r.quantization, c.name, c.key_params, m.name
+         row_number() OVER (PARTITION BY r.kind, g.model, g.gpu_name, g.interconnect, g.tp, g.batch,
+                            g.config, g.undeclared, r.gpu_count, r.concurrency, c.name, c.key_params, m.name
                             ORDER BY t.measured_at DESC, r.id DESC) AS newness
   FROM runs r
+  JOIN run_configuration g ON g.run_id = r.id
   JOIN run_measured t ON t.run_id = r.id
   JOIN cases_keyed c ON c.run_id = r.id
   JOIN metrics m ON m.case_id = c.id
