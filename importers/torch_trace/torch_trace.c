@@ -176,6 +176,9 @@ static void print_summary(FILE *out, const tt_import *imp) {
     fprintf(out, "rank %lld  %s: %lld kernels, %zu steps, GPU busy %.3f ms of %.3f ms\n",
             (long long)r->rank, base ? base + 1 : r->file, (long long)(r->kernels + r->memcpys + r->memsets),
             r->steps.n, r->busy_ns / 1e6, window / 1e6);
+    if (r->before_trace) /* tt_done.c resolve_launches */
+      fprintf(out, "  %lld launched before the profiler began recording (no launch in the trace, a correlation id "
+              "below every launch it records): in no step\n", (long long)r->before_trace);
     if (r->colls.n && r->kernel_ns > 0) {
       fprintf(out, "  collectives %.1f%% of kernel time as recorded", 100.0 * (double)coll / (double)r->kernel_ns);
       if (r->coll_matched)

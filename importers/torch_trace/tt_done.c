@@ -30,6 +30,7 @@ void tt_rank_free(tt_rank *r) {
   xp_idmap_free(&r->ext);
   xp_idmap_free(&r->ext_ts);
   xp_idmap_free(&r->launch_ts);
+  xp_vec_free(&r->launches);
   xp_vec_free(&r->pending);
   free(r);
 }
@@ -121,10 +122,72 @@ const char *tt_steps_marked_by(const tt_import *imp, const tt_options *opt) {
   return window ? TT_WHOLE_WINDOW : "ProfilerStep#N";
 }
 
+static int by_corr(const void *a, const void *b) {
+  const tt_launch *x = a, *y = b;
+  return (x->corr > y->corr) - (x->corr < y->corr);
+}
+
+/* TT_TS_KEEP of the CPU time of the launch with correlation id corr, 0 if the trace has none;
+** launches sorted by correlation. A graph launch written with no correlation is keyed by its
+** External id (tt_rank.c on_runtime), as the older Kineto wrote both ids alike. */
+static uint64_t launch_time(const tt_rank *r, int64_t corr) {
+  const tt_launch *l = r->launches.data;
+  size_t lo = 0, hi = r->launches.n;
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (l[mid].corr < corr) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo < r->launches.n && l[lo].corr == corr) return TT_TS_KEEP(l[lo].ts);
+  return xp_idmap_get(&r->launch_ts, corr);
+}
+
+static int sorted_by_corr(const xp_vec *launches) {
+  const tt_launch *l = launches->data;
+  for (size_t i = 1; i < launches->n; i++)
+    if (l[i].corr < l[i - 1].corr) return 0;
+  return 1;
+}
+
+/* The launch times of the activities that wait on them (tt_pend), now that every launch of the
+** file is read. An activity with a correlation id but no launch in the trace was launched before
+** the profiler began recording (its warm-up) if its id is below every recorded launch's: API
+** calls are numbered in the order they are made, and the trace records them from its first
+** microseconds. It ran in a step's GPU window, but is no step's work: it stays outside every
+** step, and the import says how many did (torch_trace.c). That needs steps of their own (a window
+** step spans all GPU activity) and a trace that records launches at all: a producer that wrote
+** GPU activities alone proves nothing by its ids. Any other launch not found (dropped by the
+** profiler, a trace cut short) leaves the activity to stream order. */
+static void resolve_launches(tt_rank *r) {
+  size_t k = 0;
+  int sorted = 0; /* sorted only where an activity needs it: a fully linked trace costs nothing */
+  for (size_t i = 0; i < r->pending.n; i++) {
+    tt_pend pd = *XP_VEC_AT(&r->pending, tt_pend, i);
+    if (pd.kind == TT_BY_CORR && !sorted) {
+      if (!sorted_by_corr(&r->launches)) qsort(r->launches.data, r->launches.n, sizeof(tt_launch), by_corr);
+      sorted = 1;
+    }
+    if (pd.kind != TT_BY_TS) {
+      const uint64_t v = pd.kind == TT_BY_CORR ? launch_time(r, pd.ts) : xp_idmap_get(&r->launch_ts, pd.ts);
+      if (!v) {
+        if (pd.kind == TT_BY_CORR && r->launch_min != INT64_MAX && pd.ts < r->launch_min && r->steps.n) {
+          XP_VEC_AT(&r->ivals, tt_ival, pd.ival)->step = TT_BEFORE_TRACE;
+          r->before_trace++;
+        }
+        continue;
+      }
+      pd.kind = TT_BY_TS;
+      pd.ts = TT_TS_BACK(v);
+    }
+    *XP_VEC_AT(&r->pending, tt_pend, k++) = pd;
+  }
+  r->pending.n = k;
+}
+
 /* Steps were recorded in the External-id map by order of appearance; map those to positions
 ** in the sorted array. An activity whose launch's CPU time is known (an operator read before
-** its step, a ROCm launch) goes to the step holding that time, now that all are read. Those
-** the links leave outside every step stay at -1 for place_by_stream. */
+** its step, a launch no operator claims) goes to the step holding that time, now that all are
+** read. Those the links leave outside every step stay at -1 for place_by_stream. */
 static void place_by_link(tt_rank *r) {
   size_t ns = r->steps.n;
   int32_t *pos = xp_xcalloc(ns ? ns : 1, sizeof *pos);
@@ -136,7 +199,7 @@ static void place_by_link(tt_rank *r) {
   }
   for (size_t i = 0; i < r->ivals.n; i++) {
     tt_ival *v = XP_VEC_AT(&r->ivals, tt_ival, i);
-    v->step = v->step >= 0 && (size_t)v->step < ns ? pos[v->step] : -1;
+    if (v->step != TT_BEFORE_TRACE) v->step = v->step >= 0 && (size_t)v->step < ns ? pos[v->step] : -1;
   }
   free(pos);
 }
@@ -148,8 +211,8 @@ static void place_by_link(tt_rank *r) {
 ** in step p) and before that of the one after it (step q); -1 where there is none.
 **   p == q: launched between two launches of step p, in step p's window.
 **   p < q: launched in step p, in q, in one between, or in a gap between their windows; only
-**     the launch's CPU time would say which (kept for HIP and graph launches, not for a CUDA
-**     kernel's cudaLaunchKernel). No launch comes after its activity's GPU start, so s is an
+**     the launch's CPU time would say which, and that placed it already where the trace holds
+**     the launch (resolve_launches). No launch comes after its activity's GPU start, so s is an
 **     upper bound: it stands within [p, q] and is clamped into it elsewhere. A start in no
 **     step's window stays outside every step, unless it is past q's start: then q.
 **   p > q: threads launched onto the stream out of step order; no bound. */
@@ -201,16 +264,18 @@ static void place_by_stream(tt_rank *r) {
   if (!r->steps.n || !nl || r->lanes.n != r->ivals.n || !steps_disjoint(&r->steps)) return;
   unsigned char *held = xp_xcalloc(nl, 1); /* per lane: 1 an unplaced activity, 2 a linked one */
   size_t nrec = 0;
+  /* one launched before the trace neither is placed nor bounds others: it is left out */
+#define LANE_OF(i) (XP_VEC_AT(&r->ivals, tt_ival, i)->step == TT_BEFORE_TRACE ? TT_NO_LANE : lanes[i])
   for (size_t i = 0; i < r->ivals.n; i++)
-    if (lanes[i] < nl) held[lanes[i]] |= XP_VEC_AT(&r->ivals, tt_ival, i)->step < 0 ? 1 : 2;
-  for (size_t i = 0; i < r->ivals.n; i++) nrec += lanes[i] < nl && held[lanes[i]] == 3;
+    if (LANE_OF(i) < nl) held[lanes[i]] |= XP_VEC_AT(&r->ivals, tt_ival, i)->step < 0 ? 1 : 2;
+  for (size_t i = 0; i < r->ivals.n; i++) nrec += LANE_OF(i) < nl && held[lanes[i]] == 3;
   if (!nrec) {
     free(held);
     return;
   }
   lane_pos *lp = xp_xmalloc(nrec * sizeof *lp);
   for (size_t i = 0, k = 0; i < r->ivals.n; i++) {
-    if (lanes[i] >= nl || held[lanes[i]] != 3) continue;
+    if (LANE_OF(i) >= nl || held[lanes[i]] != 3) continue;
     lp[k].start = XP_VEC_AT(&r->ivals, tt_ival, i)->start;
     lp[k].lane = lanes[i];
     lp[k++].ival = (uint32_t)i;
@@ -231,17 +296,20 @@ static void place_by_stream(tt_rank *r) {
   }
   place_run(r, lp + run, nrec - run, p, -1);
   free(lp);
+#undef LANE_OF
 }
 
-/* Where the links leave an activity, then stream order, then, on a lane of its own or with no
-** stream named, the step its GPU start falls in (which place_by_stream already gave the
-** activities it left at -1: those stay there). */
+/* Where the links leave an activity (its operator's step, or the step holding its launch's
+** CPU time), then stream order, then, on a lane of its own or with no stream named, the step
+** its GPU start falls in (which place_by_stream already gave the activities it left at -1:
+** those stay there). One launched before the trace (resolve_launches) stays outside. */
 static void place_in_steps(tt_rank *r) {
   place_by_link(r);
   place_by_stream(r);
   for (size_t i = 0; i < r->ivals.n; i++) {
     tt_ival *v = XP_VEC_AT(&r->ivals, tt_ival, i);
-    if (v->step < 0 && r->steps.n) v->step = tt_step_at(&r->steps, v->start);
+    if (v->step == TT_BEFORE_TRACE) v->step = -1;
+    else if (v->step < 0 && r->steps.n) v->step = tt_step_at(&r->steps, v->start);
   }
   for (size_t i = 0; i < r->colls.n; i++) {
     tt_collk *c = XP_VEC_AT(&r->colls, tt_collk, i);
@@ -362,6 +430,7 @@ void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt) {
     r->rank = r->trace_rank;
     r->rank_source = "trace";
   }
+  resolve_launches(r); /* before shift_times, which moves the times it finds */
   shift_times(r);
   if (!opt->step_annotation && r->steps.n == 0 && r->ivals.n > 0) window_step(r);
   place_in_steps(r);
@@ -376,6 +445,7 @@ void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt) {
   xp_idmap_free(&r->ext);
   xp_idmap_free(&r->ext_ts);
   xp_idmap_free(&r->launch_ts);
+  xp_vec_free(&r->launches);
   xp_vec_free(&r->pending);
   xp_map_free(&r->kmap);
   xp_map_free(&r->smap);

@@ -4,8 +4,9 @@
 ** Kineto writes the CPU side first (operators, annotations), then the GPU activities, so when
 ** a kernel arrives its launching operator (same "External id") and the step that operator ran
 ** in are already known; they are kept in a paged array indexed by External id. A kernel
-** without such a link (the profiler missed its launch) falls back, once the file is done, to
-** the step whose CPU window contains the kernel's start.
+** without such a link is placed, once the file is done, by its launch (the runtime event of the
+** same correlation id, which Kineto writes after the kernel as often as before), else by stream
+** order or its GPU start (tt_done.c).
 */
 #include <stdlib.h>
 #include <string.h>
@@ -440,13 +441,16 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
   const int64_t corr = arg_int(ev, "correlation", -1);
   /* Kineto of 2022-23 wrote the correlation id as a kernel's "External id"; there it names no
   ** operator, and a lookup would find an unrelated one with the same number. */
-  if (ext > 0 && ext == corr) ext = 0;
+  if (ext > 0 && ext == corr) ext = 0, r->ext_is_corr = 1;
   int32_t step = -1;
-  uint64_t cpu_ts = 0; /* TT_TS_KEEP of the launching CPU time, where that decides the step */
+  /* what places it once the file is read, where no operator's step does: the operator's CPU
+  ** time, or its launch's (looked up then: the launch may be written after the activity) */
+  tt_pend how = {0, TT_BY_TS, 0};
+  int pend = 0;
   if (r->hip && !r->hip_ext_ops && corr < 0) {
     /* ROCm's oldest traces: a kernel's "External id" is its launch's correlation id (the
     ** runtime event's and the flow's), so the step is the launch's, and no operator is known */
-    cpu_ts = ext > 0 ? xp_idmap_get(&r->launch_ts, ext) : 0;
+    if (ext > 0) how = (tt_pend){0, TT_BY_HIP_EXT, ext}, pend = 1;
     ext = 0;
   }
   int linked = 0;
@@ -458,10 +462,11 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
       if (op) add_shape(r, key, op - 1, dur);
       r->linked++;
       linked = 1;
-      if (step < 0) cpu_ts = xp_idmap_get(&r->ext_ts, ext);
+      uint64_t t = step < 0 ? xp_idmap_get(&r->ext_ts, ext) : 0;
+      if (t) how = (tt_pend){0, TT_BY_TS, TT_TS_BACK(t)}, pend = 1;
     }
   }
-  if (!linked && !cpu_ts && corr > 0) cpu_ts = xp_idmap_get(&r->launch_ts, corr); /* a graph replay */
+  if (!linked && !pend && corr > 0) how = (tt_pend){0, TT_BY_CORR, corr}, pend = 1;
   int64_t dev;
   if (tt_int(ev->pid, &dev) == 0) {
     if (r->device < 0) r->device = dev;
@@ -470,10 +475,9 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
     dev = -1;
   }
   *(uint16_t *)xp_vec_push(&r->lanes, sizeof(uint16_t)) = lane_of(r, ev, dev);
-  if (cpu_ts) {
-    tt_pend *pd = xp_vec_push(&r->pending, sizeof *pd);
-    pd->ival = (uint32_t)r->ivals.n;
-    pd->ts = TT_TS_BACK(cpu_ts);
+  if (pend) {
+    how.ival = (uint32_t)r->ivals.n;
+    *(tt_pend *)xp_vec_push(&r->pending, sizeof how) = how;
   }
   tt_ival *iv = xp_vec_push(&r->ivals, sizeof *iv);
   iv->start = ts;
@@ -487,32 +491,46 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
   return 0;
 }
 
-/* A launch through the runtime. Only HIP's are kept: ROCm's kernels name their launch (its
-** correlation id, the runtime event's "External id"), not the operator, so the launch's CPU
-** time is what places them in a step. */
+/* A call of the CUDA (or HIP) runtime or driver API. Its correlation id is the one its GPU
+** activities carry, if it launched any, and its CPU time the one that places them in a step
+** when no operator claims them (tt_done.c): a ROCm kernel names its launch, not the operator; a
+** CUDA graph's replayed kernels name no operator (their cudaGraphLaunch / cuGraphLaunch ran in
+** the step, the kernels late on the GPU, past its CPU window); neither does a kernel launched
+** outside any operator the profiler recorded. Every call with a correlation counts, whatever its
+** name: the smallest correlation among them tells an activity launched before the trace began
+** (tt_rank.launch_min); those outside an operator keep their time, 16 bytes each. */
 static void on_runtime(tt_rank *r, const tt_event *ev) {
-  /* the name's first bytes as written ("hip...", "cudaGraphLaunch"): other launches cost no
-  ** decoding. A graph replay's kernels carry no operator's External id, only the launch's
-  ** correlation: its CPU time places them, as a HIP launch's does. A replay through the driver
-  ** API (cuGraphLaunch, a cuda_driver event) is one too: its kernels ran late on the GPU, past
-  ** the step's CPU window, and fell out of their step. */
+  /* the name's first bytes as written: no decoding. HIP's and graph launches' ids may be
+  ** written as an External id (below) */
   const int graph = (ev->name.n >= 16 && memcmp(ev->name.p, "\"cudaGraphLaunch", 16) == 0) ||
                     (ev->name.n >= 14 && memcmp(ev->name.p, "\"cuGraphLaunch", 14) == 0);
-  if (!graph && (ev->name.n < 5 || memcmp(ev->name.p, "\"hip", 4) != 0)) return;
-  if (!graph) r->hip = 1;
+  const int hip = ev->name.n >= 5 && memcmp(ev->name.p, "\"hip", 4) == 0;
+  if (hip) r->hip = 1;
   int64_t corr = arg_int(ev, "correlation", -1), ts;
   /* Kineto's roctracer logger since its 2023 rewrite (RoctracerActivity_inl.h) writes a
   ** launch's correlation id apart, as CUPTI's does, and a kernel's "External id" names its
   ** operator again, also on kernels that carry no correlation of their own (its first
   ** versions wrote no args but the External id on GPU activities) */
-  if (!graph && corr >= 0) r->hip_ext_ops = 1;
-  if (corr < 0) {
+  if (hip && corr >= 0) r->hip_ext_ops = 1;
+  if (corr > 0) {
+    if (corr < r->launch_min) r->launch_min = corr;
+    /* A call inside an operator read already: what it launched carries that operator's External
+    ** id too, and the operator places it, so its time is not kept (9 calls in 10 of a decode
+    ** trace; the time costs more to read than the rest of the event). Not where Kineto wrote a
+    ** kernel's correlation as its External id (on_gpu): no operator claims those kernels. */
+    const int64_t ext = arg_int(ev, "External id", 0);
+    if (!hip && !r->ext_is_corr && ext > 0 && ext != corr && xp_idmap_get(&r->ext, ext)) return;
+    if (tt_us_to_ns(ev->ts, &ts) != 0) return;
+    *(tt_launch *)xp_vec_push(&r->launches, sizeof(tt_launch)) = (tt_launch){corr, ts};
+    return;
+  }
+  if (corr < 0 && (hip || graph)) {
     corr = arg_int(ev, "External id", -1);
     /* Two launches under one External id: it is their operator's, not a correlation id, which
     ** is a launch's own. The older roctracer logger, written out by Kineto's JSON writer since
     ** 2022, gave launch and kernel their linked operator's External id and no correlation;
     ** the launches come before any kernel there */
-    if (!graph && corr > 0 && xp_idmap_get(&r->launch_ts, corr)) r->hip_ext_ops = 1;
+    if (hip && corr > 0 && xp_idmap_get(&r->launch_ts, corr)) r->hip_ext_ops = 1;
   }
   if (corr > 0 && tt_us_to_ns(ev->ts, &ts) == 0) xp_idmap_set(&r->launch_ts, corr, TT_TS_KEEP(ts));
 }

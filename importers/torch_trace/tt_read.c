@@ -372,7 +372,7 @@ int tt_read_file(tt_import *imp, const char *path, const tt_options *opt) {
   tt_rank *r = xp_xcalloc(1, sizeof *r);
   r->file = xp_strdup(path);
   r->rank = r->trace_rank = r->world_size = r->device = -1;
-  r->cpu_min = INT64_MAX;
+  r->cpu_min = r->launch_min = INT64_MAX;
   r->meta = cJSON_CreateObject();
   imp->ranks = xp_xrealloc(imp->ranks, (size_t)(imp->nranks + 1) * sizeof *imp->ranks);
   imp->ranks[imp->nranks++] = r;

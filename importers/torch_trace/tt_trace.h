@@ -6,8 +6,10 @@
 ** per rank is small and does not depend on the trace's length except for a 24-byte record and
 ** a 2-byte stream lane per GPU activity (for the union of busy intervals and the step split,
 ** which follows stream order where no link decides; tt_done.c), 8 bytes per CPU operator
-** (the External id link from kernels to the operator's shapes) and one record per collective
-** kernel (for matching across ranks). Times are integer nanoseconds since the epoch.
+** (the External id link from kernels to the operator's shapes), 16 bytes per runtime call
+** outside an operator (its CPU time, which places an activity no operator claims) and per such
+** activity, and one record per collective kernel (for matching across ranks). Times are
+** integer nanoseconds since the epoch.
 */
 #ifndef XP_TT_TRACE_H
 #define XP_TT_TRACE_H
@@ -59,14 +61,25 @@ typedef struct tt_ival { /* one GPU activity */
   int32_t step; /* index into steps, -1 outside every step */
 } tt_ival;
 
-typedef struct tt_pend { /* an activity whose step its launch's CPU time decides */
+/* An activity whose step its launch's CPU time decides. Kineto writes a kernel before its launch
+** (the runtime event) as often as after, so a launch's time is looked up once the file is read:
+** until then ts holds the key of launch_ts to look up (TT_BY_CORR, TT_BY_HIP_EXT). */
+enum tt_pend_kind { TT_BY_TS, TT_BY_CORR, TT_BY_HIP_EXT };
+typedef struct tt_pend {
   uint32_t ival;
-  int64_t ts;
+  uint32_t kind; /* enum tt_pend_kind */
+  int64_t ts;    /* raw CPU ts (TT_BY_TS), else the correlation or External id */
 } tt_pend;
+/* tt_ival.step while placing: launched before the trace began, outside every step for good */
+#define TT_BEFORE_TRACE (-2)
 #define TT_NO_LANE 0xffffu /* tt_rank.lanes: the event names no stream (or too many do) */
 /* A raw timestamp kept in an idmap, where 0 means absent. */
 #define TT_TS_KEEP(ts) ((uint64_t)(ts) ^ (1ull << 63))
 #define TT_TS_BACK(v) ((int64_t)((v) ^ (1ull << 63)))
+
+typedef struct tt_launch { /* a runtime or driver API call, which may have launched GPU work */
+  int64_t corr, ts;           /* its correlation id, and its raw CPU ts */
+} tt_launch;
 
 typedef struct tt_step {
   int64_t start, end; /* the annotation on the CPU */
@@ -134,10 +147,26 @@ typedef struct tt_rank {
   xp_vec shapes; xp_map smap;  /* tt_shape */
   xp_idmap ext;                /* External id -> (op + 1) | (step id + 1) << 32 */
   /* Steps found by CPU time once every step is known (tt_pend): an operator read before the
-  ** step that holds it (torch 1.8's step after its children, a thread written first), or a
-  ** ROCm launch, whose kernel carries the launch's correlation id and no operator's. */
+  ** step that holds it (torch 1.8's step after its children, a thread written first), or the
+  ** launch of an activity no operator claims: a ROCm kernel (it carries the launch's
+  ** correlation id and no operator's), a CUDA graph's replayed kernels, any kernel, copy or
+  ** fill launched outside an operator the profiler recorded. */
   xp_idmap ext_ts;             /* External id -> TT_TS_KEEP(CPU ts) of an op no step held yet */
-  xp_idmap launch_ts;          /* HIP launches, CUDA graph launches: correlation -> TT_TS_KEEP(CPU ts) */
+  /* tt_launch of the cuda_runtime / cuda_driver events with a correlation that no operator read
+  ** before them holds (tt_rank.c on_runtime), in file order, then sorted by correlation where an
+  ** activity needs one (a vector, not an idmap: the calls the profiler filters out,
+  ** cudaGetDevice and the like, leave most ids of the range unused) */
+  xp_vec launches;
+  /* HIP's oldest launches and graph launches written with no correlation, keyed by their
+  ** External id -> TT_TS_KEEP(CPU ts) */
+  xp_idmap launch_ts;
+  /* The smallest correlation among those (INT64_MAX: none). CUPTI and roctracer number API
+  ** calls in the order they are made, so an activity with a lower correlation whose launch is
+  ** not in the trace was launched before the profiler began recording (its warm-up): no step's
+  ** work. */
+  int64_t launch_min;
+  int ext_is_corr;             /* a kernel's External id was its correlation (tt_rank.c on_gpu) */
+  int64_t before_trace;        /* activities so left out of every step */
   xp_vec pending;              /* tt_pend */
   int hip;                     /* launches through HIP (hip*LaunchKernel): ROCm's ids */
   int hip_ext_ops;             /* ... whose External ids name operators (tt_rank.c on_runtime) */

@@ -68,7 +68,9 @@ sql "WITH st AS (SELECT sum(kernel_ns) AS ns, count(*) AS n FROM trace_steps),
          printf('%.3f', w.wait / 1e6), w.k AS x
   FROM st, ar, w" > "$tmp/views"
 IFS=, read -r v_pct v_xfer v_matched v_ar_us v_wait_us v_wait_ms v_kernels < "$tmp/views"
-check "views: all-reduces in steps after T" 287 "$v_kernels"
+# 256 per rank: rank 1's 31 unmatched ones ran at the start of its first step but were launched
+# before the profiler began recording (tt_done.c resolve_launches), in no step
+check "views: all-reduces in steps after T" 256 "$v_kernels"
 
 run=$("$XP" --db "$db" runs --kind torch_trace --format csv | sed -n 2p | cut -d, -f1)
 "$XP" --db "$db" show "$run" > "$tmp/show"
@@ -81,10 +83,12 @@ answers "$db" > "$tmp/answers"
 "$XP" --db "$db" query "$q/allreduce_share.sql" --param tp=2 --param interconnect=any --format csv > "$tmp/share"
 check "allreduce_share: share as recorded" "$v_pct" "$(col allreduce_pct < "$tmp/share")"
 check "allreduce_share: transfer only" "$v_xfer" "$(col transfer_only_pct < "$tmp/share")"
-check "allreduce_share: matched" "$v_matched" "$(col matched_pct < "$tmp/share")"
+# every all-reduce in a step is matched: xp query writes the 100.0 the views print as 100
+check "allreduce_share: matched" "$v_matched" "$(col matched_pct < "$tmp/share" | awk '{ printf "%.1f", $1 }')"
 "$XP" --db "$db" query "$q/bottleneck_by_config.sql" --format csv > "$tmp/bottleneck"
 check "bottleneck_by_config: allreduce, transfer only (latest, matched)" "$v_pct|$v_matched;$v_xfer|$v_matched" \
-  "$(awk -F, '$7 == "allreduce" { a = $8 "|" $15 } $7 == "allreduce (transfer only)" { t = $8 "|" $15 } END { print a ";" t }' "$tmp/bottleneck")"
+  "$(awk -F, '$7 == "allreduce" { a = $8 "|" sprintf("%.1f", $15) } $7 == "allreduce (transfer only)" { t = $8 "|" sprintf("%.1f", $15) }
+              END { print a ";" t }' "$tmp/bottleneck")"
 "$XP" --db "$db" query "$q/decode_gap_analysis.sql" --param model=M --param tp=2 --param batch=1 \
   --param interconnect=any --format csv > "$tmp/gap"
 check "decode_gap_analysis: measured all-reduce per step" "$v_ar_us" "$(awk -F, '$1 == "allreduce" { print $3 }' "$tmp/gap")"

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# A GPU activity that no operator claims is placed by its launch: the runtime or driver event
+# with its correlation id, whose CPU time lies in the step that launched it. Kineto writes that
+# event after the activity (every launch of decode_tp2_bs1_rank0 comes after its kernel), so the
+# lookup waits until the file is read. An activity whose launch the trace does not hold at all,
+# with a correlation id below every launch it does hold, was launched before the profiler began
+# recording (its warm-up): no step's work, wherever it ran. One rank, generated here, whose GPU
+# runs 250 us behind its CPU: step k's work runs in step k + 1's CPU window.
+set -u
+. "$XP_SRC/tests/lib.sh"
+
+# 4 ProfilerStep#N of 200 us from 1000 us; step k's GPU work starts at g = 1250 + 200 k.
+#   gemm      stream 7, linked to aten::mm (External id), launched by cudaLaunchKernel
+#   lost      stream 7 after gemm, a correlation id among the launches' but no launch: the
+#             profiler dropped it, and stream order places it as before
+#   graph     3 kernels on stream 9 replayed by one cudaGraphLaunch (its External id names no
+#             operator)
+#   direct    stream 11, cudaLaunchKernel outside any operator; then a memset (cudaMemsetAsync)
+#             and a kernel launched through the driver (cuLaunchKernel, cat cuda_driver)
+#   warmup    5 kernels on stream 7 at the start of step 0's window, correlation ids 100-104,
+#             launched before the trace began: no launch event
+# The file holds the CPU operators, then the GPU activities, then the launches.
+trace() {
+  local k s g c
+  printf '{"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 1},\n'
+  printf '"baseTimeNanoseconds": 1790000000000000000,\n"traceEvents": [\n'
+  for k in 0 1 2 3; do
+    s=$((1000 + 200 * k))
+    [ -n "${nosteps:-}" ] || printf '{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d", "pid": 900, "tid": 900, "ts": %d, "dur": 200},\n' \
+      $((10 + k)) "$s"
+    printf '{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 900, "tid": 900, "ts": %d, "dur": 20, "args": {"External id": %d}},\n' \
+      $((s + 5)) $((100 + k))
+  done
+  for k in 0 1 2 3 4; do gpu kernel warmup $((1010 + 10 * k)) 5 7 $((100 + k)); done
+  for k in 0 1 2 3; do
+    g=$((1250 + 200 * k)) c=$((1000 + 10 * k))
+    gpu kernel gemm "$g" 20 7 "$c" $((${ext_is_corr:+c - 100 +} 100 + k))
+    gpu kernel lost $((g + 30)) 5 7 $((c + 5))
+    gpu kernel graph_a $((g + 40)) 5 9 $((c + 1)) $((500 + k))
+    gpu kernel graph_b $((g + 50)) 5 9 $((c + 1)) $((500 + k))
+    gpu kernel graph_c $((g + 60)) 5 9 $((c + 1)) $((500 + k))
+    gpu kernel direct $((g + 70)) 5 11 $((c + 2))
+    gpu gpu_memset "Memset (Device)" $((g + 80)) 2 11 $((c + 3))
+    gpu kernel driver_launched $((g + 90)) 5 11 $((c + 4))
+  done
+  printf '{"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "pid": 900, "tid": 900, "ts": 990, "dur": 2, "args": {"cbid": 131, "correlation": 999}},\n'
+  for k in 0 1 2 3; do
+    s=$((1000 + 200 * k)) c=$((1000 + 10 * k))
+    launch cuda_runtime cudaLaunchKernel $((s + 10)) "$c" $((100 + k))
+    launch cuda_runtime cudaGraphLaunch $((s + 50)) $((c + 1)) $((500 + k))
+    launch cuda_runtime cudaLaunchKernel $((s + 60)) $((c + 2))
+    launch cuda_runtime cudaMemsetAsync $((s + 70)) $((c + 3))
+    launch cuda_driver cuLaunchKernel $((s + 80)) $((c + 4))
+  done
+  printf '{"ph": "i", "cat": "cpu_instant_event", "s": "g", "name": "end", "pid": 900, "tid": 900, "ts": 3000}\n]}\n'
+}
+gpu() { # gpu CAT NAME TS DUR STREAM CORRELATION [EXT]
+  printf '{"ph": "X", "cat": "%s", "name": "%s", "pid": 0, "tid": %d, "ts": %d, "dur": %d, "args": {%s"device": 0, "stream": %d, "correlation": %d}},\n' \
+    "$1" "$2" "$5" "$3" "$4" "${7:+\"External id\": $7, }" "$5" "$6"
+}
+launch() { # launch CAT NAME TS CORRELATION [EXT]
+  printf '{"ph": "X", "cat": "%s", "name": "%s", "pid": 900, "tid": 900, "ts": %d, "dur": 4, "args": {%s"cbid": 1, "correlation": %d}},\n' \
+    "$1" "$2" "$3" "${5:+\"External id\": $5, }" "$4"
+}
+trace > "$tmp/t.json"
+"$XP" --db "$db" import torch-trace "$tmp/t.json" --set model=launch-test --set tp=1 --set batch=1 > "$tmp/out" 2> "$tmp/err"
+check "import exit" 0 $?
+check "nothing on stderr" "" "$(cat "$tmp/err")"
+check "every activity read, 4 linked" "37|4" "$(query "SELECT (kernels + memcpys + memsets) || '|' || linked_kernels FROM trace_ranks")"
+
+where() { # where NAME: the steps NAME was placed in, in step order
+  query "SELECT group_concat(step, ' ') FROM (SELECT s.step FROM trace_step_kernels s JOIN trace_names n ON n.id = s.name_id
+         WHERE n.name = '$1' ORDER BY s.step)"
+}
+check "linked kernels: their operator's step" "0 1 2 3" "$(where gemm)"
+# The graph's kernels ran in the next step's window (the last one's after every step); their
+# cudaGraphLaunch, written after them, ran in step k. Looked up as the kernel was read, it was
+# not known yet, and the GPU start placed them: 1 2 3, three of each.
+check "a graph replay's kernels: its launch's step, though written after them" "0 1 2 3|0 1 2 3|0 1 2 3" \
+  "$(where graph_a)|$(where graph_b)|$(where graph_c)"
+# Launched outside any operator, by name or by category: placed by the launch, not the GPU start
+check "a kernel that cudaLaunchKernel launched outside an operator: its launch's step" "0 1 2 3" "$(where direct)"
+check "a memset by cudaMemsetAsync" "0 1 2 3" "$(where 'Memset (Device)')"
+check "a kernel launched through the driver (cuda_driver)" "0 1 2 3" "$(where driver_launched)"
+# Its launch dropped, with an id among the recorded launches': stream order as before. Step k's
+# runs in step k + 1's window between gemm k and k + 1 (in [k, k + 1]: k + 1); step 3's after
+# every step, with no linked kernel after it: none.
+check "an activity whose launch the trace lost: by stream order" "1 2 3" "$(where lost)"
+# The warm-up kernels ran in step 0's window before its first linked kernel: stream order gave
+# them step 0. They were launched before the trace: in no step.
+check "kernels launched before the trace: in no step" "" "$(where warmup)"
+check "activities per step, and outside every step" "7 8 8 8+6" \
+  "$(query "SELECT group_concat(kernels, ' ') || '+' || ((SELECT kernels + memcpys + memsets FROM trace_ranks) - sum(kernels))
+            FROM (SELECT kernels FROM trace_steps ORDER BY step)")"
+check "the summary says how many were left out of the steps, and why" \
+  "  5 launched before the profiler began recording (no launch in the trace, a correlation id below every launch it records): in no step" \
+  "$(grep 'launched before' "$tmp/out")"
+check "per-name totals: every activity counted" "5|4|4" \
+  "$(query "SELECT group_concat(count, '|') FROM (SELECT k.count FROM trace_kernel_stats k JOIN trace_names n ON n.id = k.name_id
+            WHERE n.name IN ('warmup', 'lost', 'direct') ORDER BY n.name DESC)")"
+
+# Without steps of its own (the whole GPU window is one step), every activity is in it.
+db="$tmp/window.db"
+nosteps=1 trace > "$tmp/w.json"
+"$XP" --db "$db" import torch-trace "$tmp/w.json" --set model=launch-test --set tp=1 --set batch=1 > "$tmp/out" 2> /dev/null
+check "window step: exit" 0 $?
+check "window step: every activity in it" "37" "$(query "SELECT kernels FROM trace_steps")"
+check "window step: none said left out" "" "$(grep 'launched before' "$tmp/out")"
+
+# Kineto of 2022-23 wrote a kernel's correlation as its External id: no operator claims gemm then,
+# though its launch ran inside aten::mm; the launch's time, kept though an operator holds it,
+# places it in step k (its GPU start: k + 1).
+db="$tmp/ext_is_corr.db"
+ext_is_corr=1 trace > "$tmp/e.json"
+"$XP" --db "$db" import torch-trace "$tmp/e.json" --set model=launch-test --set tp=1 --set batch=1 > /dev/null 2>&1
+check "a kernel whose External id is its correlation: exit" 0 $?
+check "a kernel whose External id is its correlation: none linked" 0 "$(query "SELECT linked_kernels FROM trace_ranks")"
+check "a kernel whose External id is its correlation: its launch's step" "0 1 2 3" "$(where gemm)"
+
+# A trace that records no launch proves nothing by its ids (tests/cli/trace_lagging.sh): the
+# warm-up kernels go by stream order, to step 0.
+db="$tmp/nolaunch.db"
+grep -v '"cat": "cuda_' "$tmp/t.json" > "$tmp/n.json"
+"$XP" --db "$db" import torch-trace "$tmp/n.json" --set model=launch-test --set tp=1 --set batch=1 > /dev/null 2>&1
+check "no launches recorded: exit" 0 $?
+check "no launches recorded: the 5 warm-up kernels by stream order, in step 0" "0|5" \
+  "$(query "SELECT s.step || '|' || s.count FROM trace_step_kernels s JOIN trace_names n ON n.id = s.name_id WHERE n.name = 'warmup'")"
+finish
