@@ -2,6 +2,13 @@
 ** What a rank's trace adds up to once it has been read: times moved onto the epoch, kernels
 ** placed in steps, the union of busy intervals per step and over the whole trace, and the
 ** process group of collective kernels whose args did not name one.
+**
+** A GPU activity's step is its operator's (the External id link); else the one holding its
+** launch's CPU time (an operator read before its step; the runtime or driver call of the same
+** correlation, looked up only now: Kineto writes it after the activity); else, where the trace
+** records launches and the activity's correlation is below all of theirs, none (launched before
+** the profiler began recording); else by stream order between linked activities; else by GPU
+** start (place_in_steps).
 */
 #include <stdlib.h>
 #include <string.h>
