@@ -441,7 +441,7 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
   const int64_t corr = arg_int(ev, "correlation", -1);
   /* Kineto of 2022-23 wrote the correlation id as a kernel's "External id"; there it names no
   ** operator, and a lookup would find an unrelated one with the same number. */
-  if (ext > 0 && ext == corr) ext = 0, r->ext_is_corr = 1;
+  if (ext > 0 && ext == corr) ext = 0;
   int32_t step = -1;
   /* what places it once the file is read, where no operator's step does: the operator's CPU
   ** time, or its launch's (looked up then: the launch may be written after the activity) */
@@ -496,9 +496,9 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
 ** when no operator claims them (tt_done.c): a ROCm kernel names its launch, not the operator; a
 ** CUDA graph's replayed kernels name no operator (their cudaGraphLaunch / cuGraphLaunch ran in
 ** the step, the kernels late on the GPU, past its CPU window); neither does a kernel launched
-** outside any operator the profiler recorded. Every call with a correlation counts, whatever its
-** name: the smallest correlation among them tells an activity launched before the trace began
-** (tt_rank.launch_min); those outside an operator keep their time, 16 bytes each. */
+** outside any operator the profiler recorded. Every call with a correlation is kept, whatever
+** its name, 16 bytes each: the smallest correlation among them tells an activity launched
+** before the trace began (tt_rank.launch_min). */
 static void on_runtime(tt_rank *r, const tt_event *ev) {
   /* the name's first bytes as written: no decoding. HIP's and graph launches' ids may be
   ** written as an External id (below) */
@@ -513,13 +513,10 @@ static void on_runtime(tt_rank *r, const tt_event *ev) {
   ** versions wrote no args but the External id on GPU activities) */
   if (hip && corr >= 0) r->hip_ext_ops = 1;
   if (corr > 0) {
+    /* Kept also inside an operator, whose External id its activities should carry too: a
+    ** producer that wrote them none (or Kineto of 2022-23, their correlation) leaves them to
+    ** the launch alone */
     if (corr < r->launch_min) r->launch_min = corr;
-    /* A call inside an operator read already: what it launched carries that operator's External
-    ** id too, and the operator places it, so its time is not kept (9 calls in 10 of a decode
-    ** trace; the time costs more to read than the rest of the event). Not where Kineto wrote a
-    ** kernel's correlation as its External id (on_gpu): no operator claims those kernels. */
-    const int64_t ext = arg_int(ev, "External id", 0);
-    if (!hip && !r->ext_is_corr && ext > 0 && ext != corr && xp_idmap_get(&r->ext, ext)) return;
     if (tt_us_to_ns(ev->ts, &ts) != 0) return;
     *(tt_launch *)xp_vec_push(&r->launches, sizeof(tt_launch)) = (tt_launch){corr, ts};
     return;

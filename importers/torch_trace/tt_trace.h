@@ -7,9 +7,9 @@
 ** a 2-byte stream lane per GPU activity (for the union of busy intervals and the step split,
 ** which follows stream order where no link decides; tt_done.c), 8 bytes per CPU operator
 ** (the External id link from kernels to the operator's shapes), 16 bytes per runtime call
-** outside an operator (its CPU time, which places an activity no operator claims) and per such
-** activity, and one record per collective kernel (for matching across ranks). Times are
-** integer nanoseconds since the epoch.
+** (its CPU time, which places an activity no operator claims) and per such activity, and one
+** record per collective kernel (for matching across ranks). Times are integer nanoseconds
+** since the epoch.
 */
 #ifndef XP_TT_TRACE_H
 #define XP_TT_TRACE_H
@@ -152,10 +152,9 @@ typedef struct tt_rank {
   ** correlation id and no operator's), a CUDA graph's replayed kernels, any kernel, copy or
   ** fill launched outside an operator the profiler recorded. */
   xp_idmap ext_ts;             /* External id -> TT_TS_KEEP(CPU ts) of an op no step held yet */
-  /* tt_launch of the cuda_runtime / cuda_driver events with a correlation that no operator read
-  ** before them holds (tt_rank.c on_runtime), in file order, then sorted by correlation where an
-  ** activity needs one (a vector, not an idmap: the calls the profiler filters out,
-  ** cudaGetDevice and the like, leave most ids of the range unused) */
+  /* tt_launch of every cuda_runtime / cuda_driver event with a correlation, in file order, then
+  ** sorted by correlation where an activity needs one (a vector, not an idmap: the calls the
+  ** profiler filters out, cudaGetDevice and the like, leave most ids of the range unused) */
   xp_vec launches;
   /* HIP's oldest launches and graph launches written with no correlation, keyed by their
   ** External id -> TT_TS_KEEP(CPU ts) */
@@ -165,7 +164,6 @@ typedef struct tt_rank {
   ** not in the trace was launched before the profiler began recording (its warm-up): no step's
   ** work. */
   int64_t launch_min;
-  int ext_is_corr;             /* a kernel's External id was its correlation (tt_rank.c on_gpu) */
   int64_t before_trace;        /* activities so left out of every step */
   xp_vec pending;              /* tt_pend */
   int hip;                     /* launches through HIP (hip*LaunchKernel): ROCm's ids */
