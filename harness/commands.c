@@ -37,12 +37,14 @@ static const xp_cmd commands[] = {
     {"import", cmd_import, "import existing results (profiler traces, nccl-tests logs, ...)",
      "usage: xp import FORMAT FILE... [--OPTION VALUE]... [--set KEY=VALUE]... [--dry-run]\n"
      "  All files of one invocation become one run. Formats: see `xp help kinds`.\n"
-     "  Options map to the kind's spec keys (--step-annotation NAME -> step_annotation).\n"
-     "  --set KEY=VALUE  declare the configuration (model, tp, batch, interconnect, ...)\n"
+     "  Options map to the kind's spec keys (--step-annotation NAME -> step_annotation) and\n"
+     "  take two dashes (a one-dash argument that is no file is refused).\n"
+     "  --set KEY=VALUE  declare the configuration (model, tp, batch, interconnect, ...; gpu for\n"
+     "                   results that do not name their GPU)\n"
      "  --dry-run        say what would be imported; record nothing\n"
      "  vllm-bench reads vLLM's result JSON and SGLang's sglang.bench_serving JSONL (a case a\n"
-     "  line, told apart per line, under vLLM's metric names); SGLang's names no model: give\n"
-     "  it with --set model=NAME\n"},
+     "  line, told apart per line, under vLLM's metric names); SGLang's model is its server_info's\n"
+     "  (later versions), else give it with --set model=NAME\n"},
     {"query", cmd_query, "run the SQL in a file against the database, read-only",
      "usage: xp query FILE.sql [--param NAME=VALUE]... [--format table|csv|json]\n"
      "  Opens the database read-only; every statement in the file runs and prints its rows.\n"

@@ -692,4 +692,10 @@ const xp_kind xp_kind_kernel_variant = {
     .check = kv_check,
     .plan = kv_plan_print,
     .execute = XP_GPU_EXECUTE(kv_execute),
+    .notes = "model labels the shapes: with models/<model>.toml beside the spec, every shape must be one\n"
+             "  that model runs at the declared tp (a decode GEMM's n x k, or its routed-expert layer), else\n"
+             "  the spec is refused; --dry-run prints each shape's sizes and the model and tp it is filed under.\n"
+             "  Beside each INT4 kernel the run times its floors: its bytes read bare in one launch\n"
+             "  (read_floor_us); for grouped_moe also routing and barrier only (launch_floor_us), and every\n"
+             "  load in the kernel's order without arithmetic (skeleton_floor_us).\n",
 };

@@ -310,5 +310,7 @@ const xp_kind xp_kind_nccl_burst = {
     .notes = "ranks: with rendezvous, the launcher's world (mpirun, srun: a process a rank); else one\n"
              "  per device of gpus, else one per visible GPU. The declared tp and gpus_declared label the\n"
              "  run and do not pick devices (a run says so when they differ from its ranks). Sizes must\n"
-             "  be whole elements of every dtype, and split over the ranks where the collective divides them.\n",
+             "  be whole elements of every dtype, and split over the ranks where the collective divides them.\n"
+             "  verify: a case with too few elements per call for every rank's fault to show says 'results\n"
+             "  checked partly' and the count from which they do (value verify_min_count; #wrong marked *).\n",
 };

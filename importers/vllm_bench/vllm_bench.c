@@ -49,7 +49,7 @@ static int check_same_model(const vb_set *s, const xp_spec *spec) {
     const vb_result *r = &s->r[i];
     if (!r->model && !declared_model(spec))
       return xp_error_at(XP_EXIT_USAGE, r->file, r->line,
-                         "the result names no model (sglang.bench_serving records none); "
+                         "the result names no model (sglang.bench_serving names one only in a server_info); "
                          "say which with --set model=NAME");
     if (r->model && named && strcmp(r->model, named->model) != 0)
       return xp_error_at(XP_EXIT_USAGE, r->file, r->line,

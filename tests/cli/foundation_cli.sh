@@ -21,6 +21,13 @@ grep -qE '^  kv_lora_rank +integer' "$tmp/out" || { echo "FAIL: help models list
 grep -qE '^  index_n_heads +integer' "$tmp/out" || { echo "FAIL: help models lists no DSA indexer"; fail=1; }
 grep -q "DeepSeek-V4's q" "$tmp/out" || { echo "FAIL: help models does not say which attention it cannot derive"; fail=1; }
 "$XP" help gemm | grep -q "give model" || { echo "FAIL: help gemm has no notes"; fail=1; }
+# each kind's notes say what its runs do beyond the keys (the floors, the model label, ROCm, ...)
+"$XP" help kernel_variant | grep -q "skeleton_floor_us" || { echo "FAIL: help kernel_variant names no skeleton floor"; fail=1; }
+"$XP" help kernel_variant | grep -q "the spec is refused" || { echo "FAIL: help kernel_variant: no model label check"; fail=1; }
+"$XP" help nccl_burst | grep -q "checked partly" || { echo "FAIL: help nccl_burst: no partial check"; fail=1; }
+"$XP" help torch_trace | grep -q "ROCm" || { echo "FAIL: help torch_trace: no ROCm"; fail=1; }
+"$XP" help torch_trace | grep -q "async_llm" || { echo "FAIL: help torch_trace: no front-end trace"; fail=1; }
+"$XP" help import | grep -q "server_info" || { echo "FAIL: help import: SGLang's model not from server_info"; fail=1; }
 printf 'kind = "torch_trace"\nfiles = ["a.json"]\nzebra = 2\nbatchh = 1\n' > "$tmp/two.toml"
 one_line "first unknown key written" 2 "two.toml:3: zebra: unknown key" "$XP" --db "$db" run "$tmp/two.toml"
 

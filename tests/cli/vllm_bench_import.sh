@@ -157,7 +157,7 @@ check "newer vLLM keys: per-request latencies, one a request" 24 "$(nq "SELECT n
 sg="$data/sglang_c1_c4_c8.jsonl"
 sdb="$tmp/sglang.db"
 one_line "SGLang results without --set model" 2 \
-  "sglang_c1_c4_c8.jsonl:1: the result names no model (sglang.bench_serving records none); say which with --set model=NAME" \
+  "sglang_c1_c4_c8.jsonl:1: the result names no model (sglang.bench_serving names one only in a server_info); say which with --set model=NAME" \
   "$XP" --db "$sdb" import vllm-bench "$sg"
 "$XP" --db "$sdb" import vllm-bench "$sg" --set model=Qwen/Qwen3-8B --dry-run > "$tmp/plan" 2>&1
 grep -q 'would record one serve_bench run of Qwen/Qwen3-8B with 3 cases' "$tmp/plan" || { echo "FAIL: SGLang dry-run: $(cat "$tmp/plan")"; fail=1; }
@@ -226,7 +226,7 @@ sed -e '1s/^{/{"server_info": {"prefill": [{"model_path": "p"}], "decode": [{"mo
 check "SGLang's disaggregated server_info: the decode server's model" "Qwen/Qwen3-8B" "$(db="$tmp/pd.db" query "SELECT model FROM runs")"
 sed -e '1s/^{/{"server_info": null, /' "$sg" > "$tmp/noinfo.jsonl"
 one_line "SGLang with a null server_info, without --set model" 2 \
-  "noinfo.jsonl:1: the result names no model (sglang.bench_serving records none); say which with --set model=NAME" \
+  "noinfo.jsonl:1: the result names no model (sglang.bench_serving names one only in a server_info); say which with --set model=NAME" \
   "$XP" --db "$tmp/noinfo.db" import vllm-bench "$tmp/noinfo.jsonl"
 
 # SGLang's backends name the engine and the API (sglang-oai-chat); "trt" is TensorRT-LLM
