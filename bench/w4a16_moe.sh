@@ -7,7 +7,8 @@
 #   2. the targets for grouped_moe: <= 18 us and >= 5x the per-expert cuBLAS bf16
 #      launches at batch 1 (../shared/anchors.md: 90.9 us), INT4 bytes at >= 70% of the
 #      copy ceiling (us_at_70pct: the time that would take), and the floors the kernel stands
-#      on: its bytes read bare in one launch, and its launch with routing and barrier only;
+#      on: its bytes read bare in one launch, its launch with routing and barrier only, and
+#      its skeleton (routing, barrier, every load in its order, no arithmetic);
 #   3. queries/kernel_variants.sql: best variant per shape and arch, speedups.
 # Usage: XP=build/xp XP_SRC=. bash bench/w4a16_moe.sh   (prints "skipped" without a GPU)
 set -u

@@ -17,7 +17,8 @@
 -- (matched_pct: the share of multi-rank runs' AllReduce time that could be split). Only imports of every rank
 -- of the job can measure waiting: a single-rank trace mixes it in, so the transfer-only figure
 -- comes from multi-rank runs alone.
--- Traces with no ProfilerStep#N marks (vLLM's and SGLang's profilers do not step) count their
+-- Traces imported without step marks (no ProfilerStep#N: vLLM's and SGLang's profilers do not
+-- step, unless imported with --step-annotation 'execute_context_*' or 'step[*') count their
 -- whole GPU window as one step; the answer says how many runs did.
 -- Categories are the ones in force now (xp reclassify).
 

@@ -12,9 +12,11 @@
 --
 -- Step GPU time is the summed duration of the GPU activities launched inside the steps the
 -- import used (ProfilerStep#N, or the --step-annotation, e.g. decode_step), over all imported
--- ranks; shares of one run add up to 100%. A trace with no ProfilerStep#N marks (vLLM's and
--- SGLang's profilers do not step) counts its whole GPU window as one step: window_runs says
--- how many of a row's runs did, whose shares include whatever else the window held.
+-- ranks; shares of one run add up to 100%. A trace imported without step marks (no
+-- ProfilerStep#N: vLLM's and SGLang's profilers do not step, unless imported with
+-- --step-annotation 'execute_context_*' or 'step[*') counts its whole GPU window as one step:
+-- window_runs says how many of a row's runs did, whose shares include whatever else the
+-- window held.
 -- Categories are resolved now, through the rules in force (xp reclassify), not the ones of
 -- import time.
 --

@@ -10,7 +10,7 @@
 -- two such runs ran the same model at the same TP and averaging them would mix two: undeclared
 -- is then its label, "undeclared: rank0.json.gz · 2 ranks · NVIDIA H200 · run 1a2b3c4d" (a
 -- trace's first rank's file and its ranks, the GPU where known, the run), and NULL otherwise.
--- The GPU is not declared but detected, so it does not make a run declared.
+-- The GPU (detected, or --set gpu where the results name none) does not make a run declared.
 DROP VIEW IF EXISTS run_configuration;
 CREATE VIEW run_configuration AS
 SELECT r.id AS run_id, r.model, r.gpu_name, r.interconnect, r.tp, r.batch, c.config,
