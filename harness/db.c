@@ -181,9 +181,13 @@ static int inspect(sqlite3 *db, const char *path, int *app_id, int *version, int
 
 /* Reading a database of an older schema, untouched: the views of later migrations that add
 ** nothing but views (007: trace_superseded, run_measured) are made as TEMP views of this
-** connection, so that today's queries run on it. Best effort: a view whose tables the old
-** schema lacks fails when used, as the query would have. */
+** connection, so that today's queries run on it; a TEMP view hides the main one of its name.
+** A migration that replaces a view drops it first: that DROP goes to the TEMP one only (none
+** yet, or an earlier migration's), since dropping the file's own fails on a read-only
+** connection and the statements after it, the new view's, would never run. Best effort: a
+** view whose tables the old schema lacks fails when used, as the query would have. */
 static void temp_views(sqlite3 *db, int version) {
+  static const char drop_if[] = "DROP VIEW IF EXISTS ", drop[] = "DROP VIEW ", temp_drop[] = "DROP VIEW IF EXISTS temp.";
   for (int i = 0; i < xp_migrations_count; i++) {
     const struct xp_blob *m = &xp_migrations[i];
     if (migration_number(m) <= version) continue;
@@ -191,11 +195,15 @@ static void temp_views(sqlite3 *db, int version) {
     if (strstr(text, "CREATE TABLE") || strstr(text, "ALTER TABLE") || strstr(text, "CREATE TRIGGER") ||
         strstr(text, "CREATE INDEX") || strstr(text, "CREATE UNIQUE INDEX") || !strstr(text, "CREATE VIEW"))
       continue;
-    char *sql = xp_xmalloc(strlen(text) * 2 + 1), *o = sql;
+    char *sql = xp_xmalloc(strlen(text) * 3 + 1), *o = sql;
     for (const char *p = text; *p;) {
       if (strncmp(p, "CREATE VIEW", 11) == 0) {
         memcpy(o, "CREATE TEMP VIEW", 16);
         o += 16, p += 11;
+      } else if (strncmp(p, drop, sizeof drop - 1) == 0) {
+        p += strncmp(p, drop_if, sizeof drop_if - 1) == 0 ? sizeof drop_if - 1 : sizeof drop - 1;
+        memcpy(o, temp_drop, sizeof temp_drop - 1);
+        o += sizeof temp_drop - 1;
       } else *o++ = *p++;
     }
     *o = 0;
