@@ -70,11 +70,7 @@ int cmd_import(int argc, char **argv, const char *db_path) {
   if (!getcwd(cwd, sizeof cwd)) strcpy(cwd, ".");
   xp_spec *spec = xp_spec_from_json(root, "<command line>", cwd);
   const cJSON *e;
-  cJSON_ArrayForEach(e, sets) {
-    char key[128];
-    snprintf(key, sizeof key, "%.*s", (int)strcspn(e->valuestring, "="), e->valuestring);
-    xp_spec_mark_cli(spec, key);
-  }
+  cJSON_ArrayForEach(e, sets) xp_spec_mark_cli(spec, e->valuestring);
   cJSON_Delete(sets);
   if (rc == 0) rc = xp_validate_spec(k, spec);
   if (rc == 0 && dry) rc = k->plan ? k->plan(spec, stdout) : 0;

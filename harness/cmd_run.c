@@ -27,9 +27,7 @@ static int load_and_check(const char *path, char **sets, int nsets, xp_spec **ou
   }
   for (int i = 0; i < nsets; i++) {
     if ((rc = xp_spec_set_kv(spec->root, k, sets[i])) != 0) goto fail;
-    char key[128];
-    snprintf(key, sizeof key, "%.*s", (int)strcspn(sets[i], "="), sets[i]);
-    xp_spec_mark_cli(spec, key);
+    xp_spec_mark_cli(spec, sets[i]);
   }
   if ((rc = xp_validate_spec(k, spec)) != 0) goto fail;
   *out = spec;

@@ -260,8 +260,10 @@ void xp_spec_free(xp_spec *s) {
 
 /* ---- locating keys ---- */
 
-void xp_spec_mark_cli(xp_spec *s, const char *key) {
+void xp_spec_mark_cli(xp_spec *s, const char *set) {
   struct spec_private *p = (struct spec_private *)(s + 1);
+  char key[128];
+  snprintf(key, sizeof key, "%.*s", (int)strcspn(set, "="), set);
   if (!p->from_cli) p->from_cli = cJSON_CreateObject();
   if (!cJSON_HasObjectItem(p->from_cli, key)) cJSON_AddTrueToObject(p->from_cli, key);
 }

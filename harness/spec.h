@@ -25,8 +25,9 @@ void xp_spec_free(xp_spec *s);
 
 /* Line of a key path ("sizes", "cases[1].m"), or 0 when unknown. */
 int xp_spec_line(const xp_spec *s, const char *path); /* -1: the key came from --set */
-/* Note that --set gave the top-level key: errors about it then name the command line. */
-void xp_spec_mark_cli(xp_spec *s, const char *key);
+/* Note that --set KEY=VALUE (as given) set the top-level KEY: errors about it then name the
+** command line. */
+void xp_spec_mark_cli(xp_spec *s, const char *set);
 /* Each element of the array `key` given once (by its value, or by its `member` for an array
 ** of tables): a value twice would plan the same cases twice. 0, or the error said. */
 int xp_spec_check_distinct(const xp_spec *spec, const char *key, const char *member);
