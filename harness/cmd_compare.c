@@ -463,19 +463,9 @@ static int load_cases(sqlite3 *db, const side *s, int several, case_list *out) {
   return 0;
 }
 
-/* A setting's value as a number: a JSON number, or a string that is one (vLLM's --metadata
-** KEY=VALUE writes every value as a string, SGLang its lengths as numbers). */
-static int setting_number(const cJSON *v, double *x) {
-  if (cJSON_IsNumber(v)) {
-    *x = v->valuedouble;
-    return 1;
-  }
-  return cJSON_IsString(v) && xp_parse_double(v->valuestring, x) == 0;
-}
-
 static int same_setting(const cJSON *a, const cJSON *b, int several) {
   double x, y;
-  if (several && setting_number(a, &x) && setting_number(b, &y)) return x == y;
+  if (several && xp_json_number(a, &x) && xp_json_number(b, &y)) return x == y;
   return cJSON_Compare(a, b, 1);
 }
 

@@ -555,6 +555,14 @@ int64_t xp_spec_int(const cJSON *obj, const char *key, int64_t dflt) {
   return cJSON_IsNumber(v) ? xp_saturate_int64(v->valuedouble) : dflt;
 }
 
+int xp_json_number(const cJSON *v, double *x) {
+  if (cJSON_IsNumber(v)) {
+    *x = v->valuedouble;
+    return 1;
+  }
+  return cJSON_IsString(v) && xp_parse_double(v->valuestring, x) == 0;
+}
+
 double xp_spec_num(const cJSON *obj, const char *key, double dflt) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
   return cJSON_IsNumber(v) ? v->valuedouble : dflt;

@@ -76,6 +76,9 @@ int xp_spec_check_fields(const xp_spec *s, const cJSON *obj, const char *path,
 /* Typed getters with defaults; the spec has been validated, so types are right. */
 const char *xp_spec_str(const cJSON *obj, const char *key, const char *dflt);
 int64_t xp_spec_int(const cJSON *obj, const char *key, int64_t dflt);
+/* 1 with *x set if v is a JSON number or a string that is one ("1024": vLLM's --metadata
+** KEY=VALUE writes every value as a string, SGLang its lengths as numbers), else 0. */
+int xp_json_number(const cJSON *v, double *x);
 double xp_spec_num(const cJSON *obj, const char *key, double dflt);
 int xp_spec_bool(const cJSON *obj, const char *key, int dflt);
 /* Byte sizes from an XP_T_SIZES array; returns count, *out malloc'd. -1 on a bad entry. */

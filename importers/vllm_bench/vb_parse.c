@@ -37,6 +37,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "spec.h"
 #include "vb_parse.h"
 #include "xp.h"
 
@@ -241,11 +242,7 @@ static int spelled_otherwise(const cJSON *o, const char *key) {
 ** SGLang writes as a number (--metadata random_input_len=1024, to say what vLLM leaves out)
 ** comes as the string of one. Measurements are numbers, as every writer writes them. */
 static int setting_number(const vb_key *k, const cJSON *v, double *x) {
-  if (cJSON_IsNumber(v)) {
-    *x = v->valuedouble;
-    return 1;
-  }
-  return k->dest == D_PARAM && cJSON_IsString(v) && xp_parse_double(v->valuestring, x) == 0;
+  return (cJSON_IsNumber(v) || k->dest == D_PARAM) && xp_json_number(v, x);
 }
 
 static int check_type(const vb_src *s, const vb_key *k, const cJSON *v) {
