@@ -159,7 +159,7 @@ typedef struct tt_rank {
   /* HIP's oldest launches and graph launches written with no correlation, keyed by their
   ** External id -> TT_TS_KEEP(CPU ts) */
   xp_idmap launch_ts;
-  /* The smallest correlation among those (INT64_MAX: none). CUPTI and roctracer number API
+  /* The smallest correlation in launches (INT64_MAX: none). CUPTI and roctracer number API
   ** calls in the order they are made, so an activity with a lower correlation whose launch is
   ** not in the trace was launched before the profiler began recording (its warm-up): no step's
   ** work. */
