@@ -83,11 +83,13 @@ int xp_metric_samples(sqlite3 *db, const int64_t *runs, int nruns, const char *c
   *out = NULL;
   *n = 0;
   char *ids = xp_id_list(runs, nruns);
+  /* The unary + keeps the ORDER BY from choosing the (run_id, seq) index: with it SQLite tested
+  ** every case of the runs on each call; cases_by_name_run (schema 17) finds the one case. */
   char *sql = xp_asprintf(
       "SELECT c.id, m.median, EXISTS (SELECT 1 FROM samples s WHERE s.case_id = c.id AND s.metric = m.name)"
       " FROM cases c JOIN metrics m ON m.case_id = c.id"
       " WHERE c.run_id IN %s AND c.status = 'ok' AND c.name = ?2"
-      " AND " XP_CASE_KEY("c.params") " = " XP_CASE_KEY("?3") " AND m.name = ?4 ORDER BY c.run_id, c.seq", ids);
+      " AND " XP_CASE_KEY("c.params") " = " XP_CASE_KEY("?3") " AND m.name = ?4 ORDER BY +c.run_id, +c.seq", ids);
   sqlite3_stmt *st = xp_db_prepare(db, sql);
   free(sql);
   sqlite3_stmt *ss = xp_db_prepare(db, "SELECT value FROM samples WHERE case_id = ?1 AND metric = ?2 ORDER BY seq");
