@@ -21,6 +21,9 @@ sql() { # sql SQL: the first row only (CSV), from $db
   printf '%s;\n' "$1" > "$tmp/q.sql"
   "$XP" --db "$db" query "$tmp/q.sql" --format csv | sed -n 2p
 }
+schema_views() { # schema_views DB: every view's SQL and the schema version, to compare databases
+  sqlite3 "$1" "SELECT name || ': ' || sql FROM sqlite_schema WHERE type = 'view' ORDER BY name; PRAGMA user_version"
+}
 one_line() { # one_line DESCRIPTION EXPECTED_EXIT PATTERN CMD...: one "xp: " line on stderr
   local what=$1 code=$2 pat=$3
   shift 3

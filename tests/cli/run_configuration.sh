@@ -73,8 +73,7 @@ if command -v sqlite3 > /dev/null; then
   check "schema 13, read as it is: left as it was" "13|0" \
     "$(sqlite3 "$old" "PRAGMA user_version; SELECT count(*) FROM sqlite_schema WHERE name IN ('run_configuration', 'trace_step_totals')" | paste -sd'|')"
   "$XP" --db "$old" reclassify > /dev/null 2>&1  # a writing xp migrates it
-  views() { sqlite3 "$1" "SELECT name || ': ' || sql FROM sqlite_schema WHERE type = 'view' ORDER BY name; PRAGMA user_version"; }
-  check "schema 13 migrated: the views of a fresh database" "$(views "$db")" "$(views "$old")"
+  check "schema 13 migrated: the views of a fresh database" "$(schema_views "$db")" "$(schema_views "$old")"
   check "schema 13 migrated: the same answers" "$(cat "$tmp/answers")" "$(answers "$old" 2> /dev/null)"
 else
   echo "note: the sqlite3 CLI is missing; the database of schema 13 is not exercised"

@@ -129,8 +129,7 @@ if command -v sqlite3 > /dev/null; then
     PRAGMA user_version = 12;"
   check "schema 12, read as it is" "$(cat "$tmp/answers")" "$(answers "$old" 2> /dev/null)"
   "$XP" --db "$old" reclassify --rules "$tmp/T.tsv" > /dev/null 2>&1
-  views() { sqlite3 "$1" "SELECT name || ': ' || sql FROM sqlite_schema WHERE type = 'view' ORDER BY name; PRAGMA user_version"; }
-  check "schema 12 migrated: the views of a fresh database" "$(views "$db2")" "$(views "$old")"
+  check "schema 12 migrated: the views of a fresh database" "$(schema_views "$db2")" "$(schema_views "$old")"
   check "schema 12 migrated: the same answers" "$(cat "$tmp/answers")" "$(answers "$old")"
 else
   echo "note: the sqlite3 CLI is missing; the migration from schema 12 is not exercised"
