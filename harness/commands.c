@@ -43,8 +43,8 @@ static const xp_cmd commands[] = {
      "                   results that do not name their GPU)\n"
      "  --dry-run        say what would be imported; record nothing\n"
      "  vllm-bench reads vLLM's result JSON and SGLang's sglang.bench_serving JSONL (a case a\n"
-     "  line, told apart per line, under vLLM's metric names); SGLang's model is its server_info's\n"
-     "  (later versions), else give it with --set model=NAME\n"},
+     "  line, told apart per line, under vLLM's metric names); SGLang's model and TP are its\n"
+     "  server_info's (later versions); else give the model with --set model=NAME\n"},
     {"query", cmd_query, "run the SQL in a file against the database, read-only",
      "usage: xp query FILE.sql [--param NAME=VALUE]... [--format table|csv|json]\n"
      "  Opens the database read-only; every statement in the file runs and prints its rows.\n"

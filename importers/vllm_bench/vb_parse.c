@@ -524,8 +524,8 @@ static void name_case(vb_result *r) {
 
 /* SGLang's result names no model, but later versions write the server's /get_server_info beside
 ** it (null when the server has none, as vLLM's): its model_path is the model the server loaded,
-** its tokenizer_path the tokenizer (a disaggregated deployment's under "decode", where SGLang
-** itself reads them). */
+** its tokenizer_path the tokenizer, its tp_size the tensor-parallel size (a disaggregated
+** deployment's under "decode", where SGLang itself reads them). */
 static void take_server_model(vb_result *r, const cJSON *o) {
   const cJSON *info = cJSON_GetObjectItemCaseSensitive(o, "server_info");
   const cJSON *decode = cJSON_GetObjectItemCaseSensitive(info, "decode");
@@ -534,6 +534,9 @@ static void take_server_model(vb_result *r, const cJSON *o) {
   const char *tokenizer = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(info, "tokenizer_path"));
   if (!r->model && model && *model) r->model = xp_strdup(model);
   if (!r->tokenizer && tokenizer && *tokenizer) r->tokenizer = xp_strdup(tokenizer);
+  const cJSON *tp = cJSON_GetObjectItemCaseSensitive(info, "tp_size");
+  if (cJSON_IsNumber(tp) && tp->valuedouble >= 1 && tp->valuedouble <= 1e6 && tp->valuedouble == floor(tp->valuedouble))
+    r->server_tp = (int64_t)tp->valuedouble;
 }
 
 static int given_again(const cJSON *v) {
@@ -568,6 +571,7 @@ static int read_object(const vb_src *s, const cJSON *o, int nobjects, vb_result 
   cJSON_AddStringToObject(r->params, "file", base ? base + 1 : s->label);
   if (nobjects > 1) cJSON_AddNumberToObject(r->params, "result", s->index);
   r->max_concurrency = -1;
+  r->server_tp = -1;
   r->request_rate = NAN;
   const cJSON *done = cJSON_GetObjectItemCaseSensitive(o, "completed");
   r->completed = cJSON_IsNumber(done) ? xp_saturate_int64(done->valuedouble) : -1;

@@ -35,6 +35,7 @@ typedef struct vb_result {
   char *model;           /* model_id */
   char *backend, *endpoint_type, *tokenizer, *label, *date; /* NULL when absent or null */
   int64_t max_concurrency; /* -1 when unset (null) */
+  int64_t server_tp;       /* SGLang's server_info tp_size; -1 when absent */
   double request_rate;   /* INFINITY for "inf"; NAN when absent */
   char *case_name;       /* "concurrency=8", "rate=4", "rate=inf", "ramp=linear:1-10" */
   cJSON *params;         /* object of scalars describing the case */

@@ -179,7 +179,8 @@ static char *distinct_values(const vb_set *s, size_t offset) {
 }
 
 /* The tensor-parallel size a result's --metadata gives (tp=4, vLLM's own example, or
-** tensor_parallel_size=4), as a string or a number; -1 when none or not a whole number > 0. */
+** tensor_parallel_size=4), as a string or a number, else its server_info's (SGLang); -1 when
+** none or not a whole number > 0. */
 static int64_t metadata_tp(const vb_result *r) {
   static const char *const keys[] = {"tp", "tensor_parallel_size"};
   for (size_t k = 0; k < 2; k++) {
@@ -189,7 +190,7 @@ static int64_t metadata_tp(const vb_result *r) {
     if (end && (end == v->valuestring || *end)) continue;
     if (x >= 1 && x <= 1e6 && x == floor(x)) return (int64_t)x;
   }
-  return -1;
+  return r->server_tp;
 }
 
 /* SGLang's benchmark names a backend by engine and API: sglang-native, sglang-oai,

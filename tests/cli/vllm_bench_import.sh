@@ -218,8 +218,9 @@ check "later SGLang keys: the tag is the label" "eagle" \
 sed -e 's/^{/{"server_info": {"tp_size": 2, "model_path": "Qwen\/Qwen3-8B", "tokenizer_path": "Qwen\/Qwen3-8B-tok"}, /' "$sg" > "$tmp/info.jsonl"
 "$XP" --db "$tmp/info.db" import vllm-bench "$tmp/info.jsonl" > /dev/null 2> "$tmp/err"
 check "SGLang's server_info: import without --set model" 0 $?
-check "SGLang's server_info: model and tokenizer" "model=Qwen/Qwen3-8B|trace tokenizer_id=Qwen/Qwen3-8B-tok|trace" \
-  "$(db="$tmp/info.db" query "SELECT group_concat(key || '=' || value || '|' || source, ' ') FROM (SELECT * FROM run_meta WHERE key IN ('model', 'tokenizer_id') ORDER BY key)")"
+check "SGLang's server_info: model, tokenizer and TP" "model=Qwen/Qwen3-8B|trace tokenizer_id=Qwen/Qwen3-8B-tok|trace tp=2|trace" \
+  "$(db="$tmp/info.db" query "SELECT group_concat(key || '=' || value || '|' || source, ' ') FROM (SELECT * FROM run_meta WHERE key IN ('model', 'tokenizer_id', 'tp') ORDER BY key)")"
+check "SGLang's server_info: the run's TP" 2 "$(db="$tmp/info.db" query "SELECT tp FROM runs")"
 sed -e '1s/^{/{"server_info": {"prefill": [{"model_path": "p"}], "decode": [{"model_path": "Qwen\/Qwen3-8B"}]}, /' "$sg" |
   sed -n 1p > "$tmp/pd.jsonl"
 "$XP" --db "$tmp/pd.db" import vllm-bench "$tmp/pd.jsonl" > /dev/null 2>&1
