@@ -241,12 +241,24 @@ struct MoeShared {
   MoeRoute r;
 };
 
+/* A block's and a warp's share of a launch (moe_kernel, and its skeleton): gate_up tiles
+** [a0, a1) of the batch's nexp experts, down row tiles [b0, b1), and in a gate_up tile the
+** warp's K chunks [c0, c1). */
+struct MoeShare {
+  int a0, a1, b0, b1, c0, c1;
+};
+__device__ __forceinline__ MoeShare moe_share(const w4a16_moe &a, int nexp, int warp) {
+  const int C = gridDim.x, b = blockIdx.x, NA = nexp * (a.inter / 8), tilesB = a.hidden / 16, chunksA = a.hidden / 64;
+  return MoeShare{(int)((long long)b * NA / C), (int)((long long)(b + 1) * NA / C),
+                  (int)((long long)b * tilesB / C), (int)((long long)(b + 1) * tilesB / C),
+                  warp * chunksA / kWarps, (warp + 1) * chunksA / kWarps};
+}
+
 /* gate_up tile i (slot i / tilesA, row tile i % tilesA): this lane's first weight word and
 ** scale pair; returns the slot. */
-template <int NT>
-__device__ __forceinline__ int gate_up_tile(const w4a16_moe &a, int gshift, const MoeShared<NT> &sh, int i,
-                                            int lane, const uint4 **wt, const uint32_t **st) {
-  const int tilesA = a.inter / 8, s = i / tilesA, rt = i - s * tilesA, e = sh.r.slot_exp[s];
+__device__ __forceinline__ int gate_up_tile(const w4a16_moe &a, int gshift, const MoeRoute &r, int i, int lane,
+                                            const uint4 **wt, const uint32_t **st) {
+  const int tilesA = a.inter / 8, s = i / tilesA, rt = i - s * tilesA, e = r.slot_exp[s];
   *wt = w13_tile(a, e, rt) + lane;
   *st = s13_tile(a, gshift, e, rt) + (lane >> 2);
   return s;
@@ -263,18 +275,16 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) moe_kernel(w4a16_moe a, 
   moe_route(a, sh.r);
 
   /* This block's tiles of each phase, and this warp's K chunks of a gate_up tile. */
-  const int nexp = sh.r.nexp, C = gridDim.x, b = blockIdx.x, I = a.inter;
-  const int NA = nexp * (I / 8), tilesB = a.hidden / 16, chunksA = a.hidden / 64, chunksB = I / 64;
-  const int a0 = (int)((long long)b * NA / C), a1 = (int)((long long)(b + 1) * NA / C);
-  const int b0 = (int)((long long)b * tilesB / C), b1 = (int)((long long)(b + 1) * tilesB / C);
-  const int c0 = warp * chunksA / kWarps, c1 = (warp + 1) * chunksA / kWarps;
+  const int nexp = sh.r.nexp, C = gridDim.x, I = a.inter, chunksB = I / 64;
+  const MoeShare w = moe_share(a, nexp, warp);
+  const int a0 = w.a0, a1 = w.a1, b0 = w.b0, b1 = w.b1, c0 = w.c0, c1 = w.c1;
 
   const uint4 *wt;
   const uint32_t *st;
   int par = 0;
 
   for (int i = a0; i < a1; i++) {
-    const int s = gate_up_tile(a, gshift, sh, i, lane, &wt, &st), rt = i - s * (I / 8);
+    const int s = gate_up_tile(a, gshift, sh.r, i, lane, &wt, &st), rt = i - s * (I / 8);
     const __nv_bfloat16 *xr[NT];
     float acc[NT][4];
     gate_up_rows<NT>(static_cast<const __nv_bfloat16 *>(a.x), a.hidden, sh.r, s, lane, xr);
@@ -386,18 +396,15 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) skeleton_kernel(w4a16_mo
   pdl_launch_dependents();
   moe_route(a, r);
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
-  const int nexp = r.nexp, C = gridDim.x, b = blockIdx.x, tilesA = a.inter / 8;
-  const int NA = nexp * tilesA, tilesB = a.hidden / 16, chunksA = a.hidden / 64, chunksB = a.inter / 64;
-  const int a0 = (int)((long long)b * NA / C), a1 = (int)((long long)(b + 1) * NA / C);
-  const int b0 = (int)((long long)b * tilesB / C), b1 = (int)((long long)(b + 1) * tilesB / C);
-  const int c0 = warp * chunksA / kWarps, c1 = (warp + 1) * chunksA / kWarps;
+  const int nexp = r.nexp, chunksB = a.inter / 64;
+  const MoeShare w = moe_share(a, nexp, warp);
   uint32_t v = 0;
-  for (int i = a0; i < a1; i++) {
-    const int s = i / tilesA, rt = i - s * tilesA, e = r.slot_exp[s];
-    const uint4 *wt = w13_tile(a, e, rt) + lane;
-    const uint32_t *st = s13_tile(a, gshift, e, rt) + (lane >> 2);
+  for (int i = w.a0; i < w.a1; i++) {
+    const uint4 *wt;
+    const uint32_t *st;
+    gate_up_tile(a, gshift, r, i, lane, &wt, &st);
 #pragma unroll 4
-    for (int cc = c0; cc < c1; cc++) {
+    for (int cc = w.c0; cc < w.c1; cc++) {
       uint4 w;
       uint32_t sc;
       load_w_at(wt, st, gshift, cc, w, sc);
@@ -405,10 +412,10 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) skeleton_kernel(w4a16_mo
     }
   }
   __syncthreads();
-  if (tid == 0) grid_sync(a.sync, (unsigned)C);
+  if (tid == 0) grid_sync(a.sync, gridDim.x);
   __syncthreads();
-  for (int p = warp; p < (b1 - b0) * nexp; p += kWarps) {
-    const int rt = b0 + p / nexp, e = r.slot_exp[p % nexp];
+  for (int p = warp; p < (w.b1 - w.b0) * nexp; p += kWarps) {
+    const int rt = w.b0 + p / nexp, e = r.slot_exp[p % nexp];
     const uint4 *wt = w2_tile(a, e, rt) + lane;
     const uint32_t *st = s2_tile(a, gshift, e, rt) + (lane >> 2);
 #pragma unroll 4
