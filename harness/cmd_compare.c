@@ -471,15 +471,21 @@ static int same_setting(const cJSON *a, const cJSON *b, int several) {
   return cJSON_Compare(a, b, 1);
 }
 
+/* Add item (malloc'd, taken) to the comma-separated list of differences in *why. */
+static void add_why(char **why, char *item) {
+  char *n = xp_asprintf("%s%s%s", *why ? *why : "", *why ? ", " : "", item);
+  free(item);
+  free(*why);
+  *why = n;
+}
+
 /* Add "key: A value, B value" to the list of differences in *why ("(unset)" for a side without). */
 static void add_difference(char **why, const char *key, const cJSON *a, const cJSON *b) {
   char *ta = a ? cJSON_PrintUnformatted(a) : xp_strdup("(unset)");
   char *tb = b ? cJSON_PrintUnformatted(b) : xp_strdup("(unset)");
-  char *n = xp_asprintf("%s%s%s: A %s, B %s", *why ? *why : "", *why ? ", " : "", key, ta, tb);
+  add_why(why, xp_asprintf("%s: A %s, B %s", key, ta, tb));
   free(ta);
   free(tb);
-  free(*why);
-  *why = n;
 }
 
 /* Add {key, a, b} to unchecked: a setting one side alone records (the other's null). */
@@ -509,12 +515,8 @@ static char *workload_differs(const side_case *a, const side_case *b, int severa
     else add_difference(&why, e->string, NULL, e);
   }
   if (isfinite(a->prompt) && isfinite(b->prompt) &&
-      fabs(a->prompt - b->prompt) > PROMPT_SLACK * fmax(a->prompt, b->prompt)) {
-    char *n = xp_asprintf("%s%sprompt tokens a request: A %.6g, B %.6g", why ? why : "", why ? ", " : "",
-                          a->prompt, b->prompt);
-    free(why);
-    why = n;
-  }
+      fabs(a->prompt - b->prompt) > PROMPT_SLACK * fmax(a->prompt, b->prompt))
+    add_why(&why, xp_asprintf("prompt tokens a request: A %.6g, B %.6g", a->prompt, b->prompt));
   return why;
 }
 
