@@ -8,7 +8,8 @@
 #      launches at batch 1 (../shared/anchors.md: 90.9 us), INT4 bytes at >= 70% of the
 #      copy ceiling (us_at_70pct: the time that would take), and the floors the kernel stands
 #      on: its bytes read bare in one launch, its launch with routing and barrier only, and
-#      its skeleton (routing, barrier, every load in its order, no arithmetic);
+#      its skeleton (routing, barrier, every load in its order, no arithmetic), and the
+#      skeleton with its barrier after every load (stream) or left out (routed read);
 #   3. queries/kernel_variants.sql: best variant per shape and arch, speedups.
 # Usage: XP=build/xp XP_SRC=. bash bench/w4a16_moe.sh   (prints "skipped" without a GPU)
 set -u
@@ -45,7 +46,8 @@ c AS (
          json_extract(k.params, '\$.m') AS m, json_extract(k.params, '\$.group') AS grp,
          json_extract(k.params, '\$.active_experts') AS experts,
          t.median AS us, g.median AS gbps, s.median AS share, rf.median AS read_floor,
-         lf.median AS launch_floor, sf.median AS skeleton_floor
+         lf.median AS launch_floor, sf.median AS skeleton_floor, stf.median AS stream_floor,
+         rr.median AS routed_read_floor
   FROM cases k JOIN run ON k.run_id = run.id
   LEFT JOIN metrics t ON t.case_id = k.id AND t.name = 'time_us'
   LEFT JOIN metrics g ON g.case_id = k.id AND g.name = 'gbps'
@@ -53,6 +55,8 @@ c AS (
   LEFT JOIN metrics rf ON rf.case_id = k.id AND rf.name = 'read_floor_us'
   LEFT JOIN metrics lf ON lf.case_id = k.id AND lf.name = 'launch_floor_us'
   LEFT JOIN metrics sf ON sf.case_id = k.id AND sf.name = 'skeleton_floor_us'
+  LEFT JOIN metrics stf ON stf.case_id = k.id AND stf.name = 'stream_floor_us'
+  LEFT JOIN metrics rr ON rr.case_id = k.id AND rr.name = 'routed_read_floor_us'
   WHERE json_extract(k.params, '\$.variant') IS NOT NULL)"
 
 q "every case (x_bf16: speedup over cuBLAS bf16 on unquantized weights, same shape and M)" "$CASES
@@ -80,6 +84,16 @@ SELECT c.variant, c.m AS batch, c.grp AS G, round(c.us, 2) AS us, round(c.read_f
        round(c.share * c.us / 0.70, 2) AS us_at_70pct,
        round(100 * c.share * c.us / c.skeleton_floor, 1) AS skeleton_pct_copy
 FROM c WHERE c.variant LIKE 'grouped_moe%' AND c.status = 'ok'
+ORDER BY c.grp DESC, c.m, c.variant;"
+
+q "the skeleton with its barrier moved: between gate_up's and down's loads as in the kernel (skeleton), after every load (stream: down's weights all in flight before the barrier), left out (routed read: no kernel reading these bytes in this order after its routing does better); pct: share of the copy ceiling each reaches" "$CASES
+SELECT c.variant, c.m AS batch, c.grp AS G, round(c.us_at_70, 2) AS us_at_70pct,
+       round(c.skeleton_floor, 2) AS skeleton_us, round(100 * c.share * c.us / c.skeleton_floor, 1) AS skeleton_pct,
+       round(c.stream_floor, 2) AS stream_us, round(100 * c.share * c.us / c.stream_floor, 1) AS stream_pct,
+       round(c.routed_read_floor, 2) AS routed_read_us,
+       round(100 * c.share * c.us / c.routed_read_floor, 1) AS routed_read_pct,
+       round(c.read_floor, 2) AS read_us, round(100 * c.share * c.us / c.read_floor, 1) AS read_pct
+FROM (SELECT *, share * us / 0.70 AS us_at_70 FROM c) c WHERE c.variant LIKE 'grouped_moe%' AND c.status = 'ok'
 ORDER BY c.grp DESC, c.m, c.variant;"
 
 q "single-expert GEMMs: best INT4 variant vs cuBLAS bf16 (Marlin reports ~3.9x at batch <= 16), and the floor: its INT4 bytes read bare in one launch" "$CASES,

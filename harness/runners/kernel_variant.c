@@ -697,5 +697,7 @@ const xp_kind xp_kind_kernel_variant = {
              "  the spec is refused; --dry-run prints each shape's sizes and the model and tp it is filed under.\n"
              "  Beside each INT4 kernel the run times its floors: its bytes read bare in one launch\n"
              "  (read_floor_us); for grouped_moe also routing and barrier only (launch_floor_us), and every\n"
-             "  load in the kernel's order without arithmetic (skeleton_floor_us).\n",
+             "  load in the kernel's order without arithmetic, the barrier between gate_up's and down's\n"
+             "  loads (skeleton_floor_us), after them all (stream_floor_us) or left out\n"
+             "  (routed_read_floor_us).\n",
 };

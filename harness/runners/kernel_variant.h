@@ -59,12 +59,13 @@ typedef struct xp_kv_case {
   double max_err;    /* max |out - ref| / max |ref| in the correctness gate; < 0: not checked */
   /* Floors timed beside the case, recorded as metrics of that name (us, one per sample):
   ** what the same launch costs doing less (a bare read of the bytes, the launch alone, the
-  ** launch with all its loads and no arithmetic). */
+  ** launch with all its loads and no arithmetic, its barrier between them, after them or
+  ** left out). */
   struct xp_kv_floor {
-    const char *name; /* "read_floor_us", "launch_floor_us", "skeleton_floor_us" */
+    const char *name; /* "read_floor_us", "launch_floor_us", "skeleton_floor_us", "stream_floor_us", "routed_read_floor_us" */
     double *us;       /* malloc'd */
     int n;
-  } floors[3];
+  } floors[5];
   int nfloors;
 } xp_kv_case;
 

@@ -11,6 +11,7 @@
 ** for a layer that spans it alone), and each m gets `routings` fresh random routings.
 */
 #ifdef XP_HAVE_CUDA
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -186,6 +187,7 @@ static int time_floor(xp_kv_case *c, const char *name, xp_enqueue_fn fn, void *a
     xp_warn("%s not measured: %s", name, xp_last_error());
     return device_state();
   }
+  assert(c->nfloors < (int)(sizeof c->floors / sizeof *c->floors));
   c->floors[c->nfloors++] = (struct xp_kv_floor){name, us, o->samples};
   return 0;
 }
@@ -512,7 +514,7 @@ typedef struct moe_bench {
   size_t copy_stride;                   /* from one copy to the next: weight_bytes, 256-aligned */
   double bf_bytes;                      /* one copy of the bf16 weights (w13bf and w2bf) */
   moe_rotation rot, rot_bf;             /* of the INT4 block, of the bf16 weights */
-  cudaError_t (*floor)(const w4a16_moe *, int, cudaStream_t); /* the floor being timed */
+  int floor;                            /* the floor being timed: MOE_LAUNCH_FLOOR or a W4A16_SKEL_* */
   uint32_t *w13, *w2;
   uint16_t *s13, *s2, *w13bf, *w2bf;
   uint16_t *x, *h, *y;  /* [mmax][H], [mmax*topk][I], [mmax][H] */
@@ -578,12 +580,15 @@ fail:
   return XP_EXIT_FAILED;
 }
 
-/* grouped_moe's floors: the same launch as rep's doing less (b->floor: w4a16_moe_floor, no
-** weights read; w4a16_moe_skeleton, every load and no arithmetic). */
+/* grouped_moe's floors: the same launch as rep's doing less (b->floor: MOE_LAUNCH_FLOOR,
+** w4a16_moe_floor, no weights read; else w4a16_moe_skeleton, every load and no arithmetic,
+** the barrier where b->floor puts it). */
+enum { MOE_LAUNCH_FLOOR = -1 };
 static int enqueue_moe_floor(void *arg, cudaStream_t s, int rep) {
   moe_bench *b = arg;
   w4a16_moe a = moe_args(b, rep % b->R, rep % b->rot.copies);
-  XP_CUDA(b->floor(&a, b->which == V_MOE_PDL, s));
+  const int pdl = b->which == V_MOE_PDL;
+  XP_CUDA(b->floor == MOE_LAUNCH_FLOOR ? w4a16_moe_floor(&a, pdl, s) : w4a16_moe_skeleton(&a, b->floor, pdl, s));
   return 0;
 fail:
   return XP_EXIT_FAILED;
@@ -951,11 +956,18 @@ static int moe_case(moe_bench *b, xp_kv_case *c, const xp_kv_opts *o, cudaStream
                                  b->rot.launches / b->rot.copies) == 0;
   rc = read_floor(c, b->w13, planned ? &r : NULL, o, s);
   if (rc) return rc;
-  b->floor = w4a16_moe_floor;
-  rc = time_floor(c, "launch_floor_us", enqueue_moe_floor, b, b->rot.launches, o, s);
-  if (rc) return rc;
-  b->floor = w4a16_moe_skeleton;
-  return time_floor(c, "skeleton_floor_us", enqueue_moe_floor, b, b->rot.launches, o, s);
+  static const struct {
+    int floor;
+    const char *name;
+  } floors[] = {{MOE_LAUNCH_FLOOR, "launch_floor_us"},
+                {W4A16_SKEL_BETWEEN, "skeleton_floor_us"},
+                {W4A16_SKEL_LAST, "stream_floor_us"},
+                {W4A16_SKEL_NONE, "routed_read_floor_us"}};
+  for (size_t i = 0; i < sizeof floors / sizeof *floors; i++) {
+    b->floor = floors[i].floor;
+    if ((rc = time_floor(c, floors[i].name, enqueue_moe_floor, b, b->rot.launches, o, s))) return rc;
+  }
+  return 0;
 }
 
 static int cmp_case_m(const void *a, const void *b) {

@@ -59,6 +59,15 @@
 ** (and 2) the 70% target is out of reach of this shape of kernel before any arithmetic, and
 ** from batch 4 on what the kernel takes above the skeleton (11.5 / 22.2 / 46.4 us at 4 / 8 /
 ** 16) is conversion and MMAs its loads do not hide.
+** Thirteenth session: the same skeleton with its barrier moved (timed beside it as
+** stream_floor_us and routed_read_floor_us): after every load, so that gate_up's and down's
+** loads are one stream, 9.1 / 15.3 / 26.6 / 47.3 / 81.7 us; left out, 8.4 / 14.4 / 25.9 /
+** 46.5 / 80.9 us (H200, CUDA 13.0, PDL, G = 128; the bare read of the same bytes 7.3 /
+** 12.4 / 22.4 / 40.9 / 73.0). At batch 1 the 70% target (8.1 us) is out of reach even of a
+** kernel that loads everything before one barrier (61-62%), or of one with no barrier at
+** all (67-68%): routing, then reading 8 experts' scattered tiles a warp at a time, costs 1.1 us
+** more than one launch reading the same bytes in one run. At batch 2 only a kernel with all
+** of down's weights in flight before its barrier could (72-74%).
 ** Where gate_up's loop loses to a bare read, from a copy of it run alone at batch 8's size
 ** (1888 tiles, 108 MB, 2 blocks per SM, G = 128; H200, CUDA 13.0): the loop as it is here
 ** takes 44.7 us (45.8 before its loads were trimmed; 42.8 with the last stage's guards
@@ -385,11 +394,15 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) floor_kernel(w4a16_moe a
 
 /* The same launch again with every load and no arithmetic: the routing, the weight words
 ** and scales of each gate_up tile as this block's warps read them (moe_kernel's runs and
-** K chunks), the barrier, then the (row tile, slot) products of down the block owns, a warp
-** each, their words read in the same order. No conversion, no MMA, no h or y written (a
-** word of y only if the loads' XOR hits a constant, so that none can be dropped). What the
-** kernel takes above this is arithmetic its loads did not hide; this itself is the most a
-** kernel of this shape could reach (w4a16_moe_skeleton). */
+** K chunks), then the (row tile, slot) products of down the block owns, a warp each, their
+** words read in the same order. No conversion, no MMA, no h or y written (a word of y only
+** if the loads' XOR hits a constant, so that none can be dropped). Where the grid-wide
+** barrier goes (SYNC, w4a16.h's W4A16_SKEL_*): between the phases as in moe_kernel (what
+** the kernel takes above this is arithmetic its loads did not hide, and this is the most a
+** kernel of this shape could reach); after every load (the most a kernel could reach that
+** had all of down's weights in flight before its barrier); or nowhere (the most any kernel
+** could reach that reads these bytes in this order once it has routed). */
+template <int SYNC>
 __global__ void __launch_bounds__(kThreads, kMinBlocks) skeleton_kernel(w4a16_moe a, int gshift) {
   __shared__ MoeRoute r;
   pdl_wait();
@@ -411,9 +424,11 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) skeleton_kernel(w4a16_mo
       v ^= w.x ^ w.y ^ w.z ^ w.w ^ sc;
     }
   }
-  __syncthreads();
-  if (tid == 0) grid_sync(a.sync, gridDim.x);
-  __syncthreads();
+  if (SYNC == W4A16_SKEL_BETWEEN) {
+    __syncthreads();
+    if (tid == 0) grid_sync(a.sync, gridDim.x);
+    __syncthreads();
+  }
   for (int p = warp; p < (w.b1 - w.b0) * nexp; p += kWarps) {
     const int rt = w.b0 + p / nexp, e = r.slot_exp[p % nexp];
     const uint4 *wt = w2_tile(a, e, rt) + lane;
@@ -425,6 +440,10 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) skeleton_kernel(w4a16_mo
       load_w_at(wt, st, gshift, cc, w, sc);
       v ^= w.x ^ w.y ^ w.z ^ w.w ^ sc;
     }
+  }
+  if (SYNC == W4A16_SKEL_LAST) {
+    __syncthreads();
+    if (tid == 0) grid_sync(a.sync, gridDim.x);
   }
   if (v == 0x2545f491u) static_cast<__nv_bfloat16 *>(a.y)[tid] = __float2bfloat16(1.f);
 }
@@ -479,8 +498,14 @@ extern "C" cudaError_t w4a16_moe_floor(const w4a16_moe *a, int pdl, cudaStream_t
   return launch_floor(a, pdl, s, floor_kernel, *a);
 }
 
-extern "C" cudaError_t w4a16_moe_skeleton(const w4a16_moe *a, int pdl, cudaStream_t s) {
-  return launch_floor(a, pdl, s, skeleton_kernel, *a, w4_log2(a->group));
+extern "C" cudaError_t w4a16_moe_skeleton(const w4a16_moe *a, int sync, int pdl, cudaStream_t s) {
+  const int gshift = w4_log2(a->group);
+  switch (sync) {
+  case W4A16_SKEL_BETWEEN: return launch_floor(a, pdl, s, skeleton_kernel<W4A16_SKEL_BETWEEN>, *a, gshift);
+  case W4A16_SKEL_LAST: return launch_floor(a, pdl, s, skeleton_kernel<W4A16_SKEL_LAST>, *a, gshift);
+  case W4A16_SKEL_NONE: return launch_floor(a, pdl, s, skeleton_kernel<W4A16_SKEL_NONE>, *a, gshift);
+  }
+  return cudaErrorInvalidValue;
 }
 
 extern "C" cudaError_t w4a16_moe_grid(int tokens, int group, int *blocks) {

@@ -110,9 +110,13 @@ cudaError_t w4a16_moe_grid(int tokens, int group, int *blocks);
 ** the routing and the grid-wide barrier, no weights read. Same contract. */
 cudaError_t w4a16_moe_floor(const w4a16_moe *a, int pdl, cudaStream_t s);
 /* The skeleton of w4a16_grouped_moe: the same grid, launch, routing, weight and scale loads
-** in the same order, and barrier, with no arithmetic and nothing written: the most a kernel
-** of that shape could reach. Same contract. */
-cudaError_t w4a16_moe_skeleton(const w4a16_moe *a, int pdl, cudaStream_t s);
+** in the same order, with no arithmetic and nothing written, and the grid-wide barrier where
+** sync puts it: between gate_up's and down's loads as in the kernel (the most a kernel of
+** that shape could reach), after every load (the most one could reach that had all of
+** down's weights in flight before its barrier), or nowhere (the most any kernel reading
+** those bytes in that order after routing could). Same contract. */
+enum { W4A16_SKEL_BETWEEN, W4A16_SKEL_LAST, W4A16_SKEL_NONE };
+cudaError_t w4a16_moe_skeleton(const w4a16_moe *a, int sync, int pdl, cudaStream_t s);
 
 /* ---- the float32 reference and test data ---- */
 

@@ -92,6 +92,16 @@ check "skeleton floor between the launch floor and the kernel" 0 "$(query "SELEC
   WHERE c.status = 'ok' AND json_extract(c.params, '\$.variant') LIKE 'grouped_moe%'
     AND NOT (f.median < t.median AND f.median > l.median)")"
 
+# Its barrier after every load, or none: each does the skeleton's loads with a barrier that
+# splits no stream (or none), so it is faster than the skeleton and slower than the launch.
+check "stream and routed-read floors below the skeleton" 0 "$(query "SELECT count(*) FROM cases c
+  JOIN metrics k ON k.case_id = c.id AND k.name = 'skeleton_floor_us'
+  JOIN metrics l ON l.case_id = c.id AND l.name = 'launch_floor_us'
+  LEFT JOIN metrics st ON st.case_id = c.id AND st.name = 'stream_floor_us' AND st.n = 5 AND st.min > 0
+  LEFT JOIN metrics rr ON rr.case_id = c.id AND rr.name = 'routed_read_floor_us' AND rr.n = 5 AND rr.min > 0
+  WHERE c.status = 'ok' AND json_extract(c.params, '\$.variant') LIKE 'grouped_moe%'
+    AND NOT (st.median < k.median AND rr.median < k.median AND rr.median > l.median AND st.median > l.median)")"
+
 # 5. The query: a best variant for every measured shape, M and group.
 "$XP" --db "$db" query "$XP_SRC/queries/kernel_variants.sql"
 "$XP" --db "$db" query "$XP_SRC/queries/kernel_variants.sql" --format csv > "$tmp/best" 2> "$tmp/qerr"
