@@ -68,6 +68,13 @@
 ** all (67-68%): routing, then reading 8 experts' scattered tiles a warp at a time, costs 1.1 us
 ** more than one launch reading the same bytes in one run. At batch 2 only a kernel with all
 ** of down's weights in flight before its barrier could (72-74%).
+** The one shape with no barrier and no wait, measured in a scratch copy and not built: split
+** along the intermediate dimension, a block takes (expert, KT of its 256 rows), reads those
+** gate/up rows and the same KT columns of down (contiguous in a k-tile-major layout), and
+** adds its partial 7168 outputs into an fp32 y with atomics, the last block converting y.
+** Its loads alone, no arithmetic: 8.7 us with KT = 4 on 512 blocks, 12.1 with KT = 8 on 256
+** (the bare read 7.7 on 528 blocks, 11.0 on 264); with the atomics (float4) 25.7 to 32.2 us:
+** each output word takes 128 to 512 adds in turn at L2.
 ** Where gate_up's loop loses to a bare read, from a copy of it run alone at batch 8's size
 ** (1888 tiles, 108 MB, 2 blocks per SM, G = 128; H200, CUDA 13.0): the loop as it is here
 ** takes 44.7 us (45.8 before its loads were trimmed; 42.8 with the last stage's guards
