@@ -159,7 +159,13 @@ bad:
 int xp_spec_set_field(cJSON *root, const xp_kind *k, const char *key, const char *value,
                       int append) {
   const xp_field *f = xp_kind_field(k, key);
-  if (!f) return xp_error(XP_EXIT_USAGE, "<command line>: %s: unknown key for %s", key, k->name);
+  if (!f) {
+    const char *meant = xp_nearest_key(key, k->fields, 1);
+    if (meant)
+      return xp_error(XP_EXIT_USAGE, "<command line>: %s: unknown key for %s: did you mean \"%s\"?", key, k->name,
+                      meant);
+    return xp_error(XP_EXIT_USAGE, "<command line>: %s: unknown key for %s", key, k->name);
+  }
   cJSON *v = typed_value(f, key, value);
   if (!v) return XP_EXIT_USAGE;
   /* Array options given several times accumulate (--files a --files b). */

@@ -68,6 +68,11 @@ typedef struct xp_field {
 ** concurrency, dtype, quantization, interconnect, gpus_declared, notes, tags. */
 extern const xp_field xp_declared_fields[];
 
+/* The key of fields (and of xp_declared_fields where declared_too) that a misspelt key most
+** likely meant ("warm_up": "warmup", "modle": "model"), or NULL when none is close or two
+** are equally so. For "did you mean" in errors. */
+const char *xp_nearest_key(const char *key, const xp_field *fields, int declared_too);
+
 /* Check obj against fields (and, at top level, the declared fields and "kind").
 ** Unknown keys are errors. Prints the first problem and returns XP_EXIT_USAGE, else 0. */
 int xp_spec_check_fields(const xp_spec *s, const cJSON *obj, const char *path,

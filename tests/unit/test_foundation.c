@@ -305,6 +305,31 @@ static void test_spec_errors(void) {
   xp_error_quiet(0);
 }
 
+/* "did you mean": case, '_' and '-' folded away, one edit for short names and two for longer,
+** a swap of neighbours one edit, and no guess where two keys are as close. */
+static void test_nearest_key(void) {
+  static const xp_field f[] = {{"warmup", XP_T_INT, 0, NULL, NULL, 0, 0, ""},
+                               {"iterations", XP_T_INT, 0, NULL, NULL, 0, 0, ""},
+                               {"modes", XP_T_STRINGS, 0, NULL, NULL, 0, 0, ""},
+                               {NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
+  CHECK_EQ_STR(xp_nearest_key("Warm_Up", f, 0), "warmup");
+  CHECK_EQ_STR(xp_nearest_key("iteration", f, 0), "iterations");
+  CHECK_EQ_STR(xp_nearest_key("itreations", f, 0), "iterations");
+  CHECK(xp_nearest_key("iters", f, 0) == NULL);
+  CHECK(xp_nearest_key("zebra", f, 0) == NULL);
+  CHECK_EQ_STR(xp_nearest_key("model", f, 0), "modes");   /* one letter from modes */
+  CHECK_EQ_STR(xp_nearest_key("model", f, 1), "model");     /* declared keys where asked */
+  CHECK_EQ_STR(xp_nearest_key("modle", f, 1), "model");     /* one swap from model, two edits from modes */
+  CHECK(xp_nearest_key("tpp", f, 1) == NULL);               /* tp and pp: as close, no guess */
+  CHECK_EQ_STR(xp_nearest_key("gpu_declared", f, 1), "gpus_declared");
+  xp_error_quiet(1);
+  xp_spec *s = spec_text("near.toml", "kind = \"test_kind\"\ncases = 2\nmode = \"Abort\"\n");
+  CHECK_EQ_INT(xp_validate_spec(&test_kind, s), XP_EXIT_USAGE);
+  CHECK(strstr(xp_last_error(), "near.toml:3: mode: unknown value \"Abort\": did you mean \"abort\"?") != NULL);
+  xp_spec_free(s);
+  xp_error_quiet(0);
+}
+
 static sqlite3 *open_db(const char *name) {
   char *p = test_path(name);
   int rc;
@@ -518,6 +543,7 @@ int main(void) {
   test_refusals();
   test_spec_hash();
   test_spec_errors();
+  test_nearest_key();
   test_lifecycle();
   test_readonly_queries();
   test_run_refs();
