@@ -52,9 +52,10 @@ int cmd_help(int argc, char **argv, const char *db_path) {
              "Hugging Face config.json under DeepSeek's names (Qwen's num_experts is n_routed_experts,\n"
              "its decoder_sparse_step moe_layer_freq); a model without MLA leaves the MLA keys out.\n"
              "Attention is derived as MLA (kv_lora_rank; with DSA's indexer where index_n_heads is\n"
-             "given: DeepSeek-V3.2, GLM-5) or grouped-query. Other kinds are not (DeepSeek-V4's q\n"
-             "latent with one KV head, grouped o_lora_rank output, compressed KV): give such a model's\n"
-             "GEMMs as a gemm spec's shapes list.\n"
+             "given: DeepSeek-V3.2, GLM-5), as DeepSeek-V4's (o_lora_rank: a q latent, one KV head,\n"
+             "an output in o_groups low-rank groups, per-layer compress_ratios, the indexer in its\n"
+             "ratio-4 layers; hc_mult adds the hyper-connections' mixing GEMMs), or grouped-query.\n"
+             "Other kinds are not: give such a model's GEMMs as a gemm spec's shapes list.\n"
              "keys:\n");
       print_fields(xp_model_fields, 0);
       return 0;

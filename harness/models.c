@@ -22,15 +22,19 @@ const xp_field xp_model_fields[] = {
     {"num_attention_heads", XP_T_INT, 1, NULL, NULL, 1, BIG, NULL},
     {"vocab_size", XP_T_INT, 1, NULL, NULL, 1, BIG, NULL},
     {"intermediate_size", XP_T_INT, 0, NULL, NULL, 1, BIG, "dense MLP width"},
-    {"num_key_value_heads", XP_T_INT, 0, NULL, NULL, 1, BIG, "GQA; default num_attention_heads"},
-    {"head_dim", XP_T_INT, 0, NULL, NULL, 1, BIG, "GQA; default hidden_size / heads"},
-    {"q_lora_rank", XP_T_INT, 0, NULL, NULL, 0, BIG, "MLA; 0 or absent: a full q_proj"},
+    {"num_key_value_heads", XP_T_INT, 0, NULL, NULL, 1, BIG, "GQA (DeepSeek-V4: 1); default num_attention_heads"},
+    {"head_dim", XP_T_INT, 0, NULL, NULL, 1, BIG, "GQA, DeepSeek-V4; default hidden_size / heads"},
+    {"q_lora_rank", XP_T_INT, 0, NULL, NULL, 0, BIG, "MLA, DeepSeek-V4; 0 or absent: a full q_proj (MLA)"},
     {"kv_lora_rank", XP_T_INT, 0, NULL, NULL, 1, BIG, "present: the model uses MLA"},
     {"qk_nope_head_dim", XP_T_INT, 0, NULL, NULL, 1, BIG, NULL},
     {"qk_rope_head_dim", XP_T_INT, 0, NULL, NULL, 1, BIG, NULL},
     {"v_head_dim", XP_T_INT, 0, NULL, NULL, 1, BIG, NULL},
-    {"index_n_heads", XP_T_INT, 0, NULL, NULL, 1, BIG, "DSA indexer (MLA with q_lora_rank); present: one each layer"},
+    {"o_lora_rank", XP_T_INT, 0, NULL, NULL, 1, BIG, "present: DeepSeek-V4's attention (one KV head, grouped low-rank output)"},
+    {"o_groups", XP_T_INT, 0, NULL, NULL, 1, BIG, "DeepSeek-V4: output groups (wo_a), dividing the heads"},
+    {"compress_ratios", XP_T_INTS, 0, NULL, NULL, 0, BIG, "DeepSeek-V4: per layer 0 (window only), 4 (with indexer) or 128"},
+    {"index_n_heads", XP_T_INT, 0, NULL, NULL, 1, BIG, "DSA indexer: each MLA layer, or DeepSeek-V4's compress ratio 4 layers"},
     {"index_head_dim", XP_T_INT, 0, NULL, NULL, 1, BIG, NULL},
+    {"hc_mult", XP_T_INT, 0, NULL, NULL, 1, BIG, "hyper-connection streams (DeepSeek-V4): their mixing GEMMs"},
     {"n_routed_experts", XP_T_INT, 0, NULL, NULL, 1, BIG, "present: MoE layers"},
     {"num_experts_per_tok", XP_T_INT, 0, NULL, NULL, 1, BIG, NULL},
     {"n_shared_experts", XP_T_INT, 0, NULL, NULL, 0, BIG, NULL},
@@ -56,8 +60,12 @@ char *xp_model_file_beside(const xp_spec *spec, const char *name) {
   return NULL;
 }
 
+static int has(const xp_spec *s, const char *key) {
+  return cJSON_GetObjectItemCaseSensitive(s->root, key) != NULL;
+}
+
 static int need(const xp_spec *s, const char *when_key, const char *what, const char *key) {
-  if (cJSON_GetObjectItemCaseSensitive(s->root, key)) return 0;
+  if (has(s, key)) return 0;
   return xp_spec_error(s, when_key, "%s needs %s, which is missing", what, key);
 }
 
@@ -81,15 +89,15 @@ static int check_moe(const xp_spec *s, const xp_model *m) {
   return 0;
 }
 
-/* The DSA indexer reads MLA's q latent: it needs q_lora_rank, and its two keys go together.
-** Left out, its three GEMMs a layer would be missing from the step in silence. */
+/* The DSA indexer reads the q latent: it needs q_lora_rank, and its two keys go together.
+** Left out, its GEMMs would be missing from the step in silence. */
 static int check_indexer(const xp_spec *s, const xp_model *m) {
-  const int heads = cJSON_GetObjectItemCaseSensitive(s->root, "index_n_heads") != NULL;
-  const int dim = cJSON_GetObjectItemCaseSensitive(s->root, "index_head_dim") != NULL;
+  const int heads = has(s, "index_n_heads"), dim = has(s, "index_head_dim");
   if (!heads && !dim) return 0;
-  if (m->kv_lora <= 0)
+  if (m->kv_lora <= 0 && m->o_lora <= 0)
     return xp_spec_error(s, heads ? "index_n_heads" : "index_head_dim", "a DSA indexer key without "
-                         "kv_lora_rank: xp derives the indexer of MLA models (DeepSeek-V3.2, GLM-5)");
+                         "kv_lora_rank or o_lora_rank: xp derives the indexer of MLA models "
+                         "(DeepSeek-V3.2, GLM-5) and of DeepSeek-V4");
   if (need(s, heads ? "index_n_heads" : "index_head_dim", "a DSA indexer", heads ? "index_head_dim" : "index_n_heads"))
     return XP_EXIT_USAGE;
   if (m->q_lora <= 0)
@@ -97,25 +105,93 @@ static int check_indexer(const xp_spec *s, const xp_model *m) {
   return 0;
 }
 
-/* Cross-field rules: which keys an MLA, GQA or MoE model must carry. */
-static int check_model(const xp_spec *s, const xp_model *m) {
+/* DeepSeek-V4's compress_ratios, one per layer: 0 keeps the sliding window only, 4 adds a
+** compressor with overlapping windows and an indexer, 128 a compressor alone (inference/model.py;
+** vLLM's attention supports these three). Counts the layers of each. */
+static int check_compress_ratios(const xp_spec *s, xp_model *m) {
+  const cJSON *a = cJSON_GetObjectItemCaseSensitive(s->root, "compress_ratios"), *e;
+  const int n = cJSON_GetArraySize(a);
+  if (n != m->layers)
+    return xp_spec_error(s, "compress_ratios", "%d entries for %lld layers: give one per layer "
+                         "(a config's entries for its MTP layers after them are left out)", n,
+                         (long long)m->layers);
+  int i = 0;
+  cJSON_ArrayForEach(e, a) {
+    const int64_t r = (int64_t)e->valuedouble;
+    if (r != 0 && r != 4 && r != 128) {
+      char path[40];
+      snprintf(path, sizeof path, "compress_ratios[%d]", i);
+      return xp_spec_error(s, path, "compress ratio %lld: xp derives 0 (sliding window only), 4 "
+                           "(compressed, with an indexer) and 128 (heavily compressed)", (long long)r);
+    }
+    m->c4_layers += r == 4;
+    m->c128_layers += r == 128;
+    i++;
+  }
+  return 0;
+}
+
+/* DeepSeek-V4's attention (o_lora_rank): a q latent, one KV head head_dim wide for keys and
+** values alike, a grouped low-rank output, and per-layer KV compression. */
+static int check_v4(const xp_spec *s, xp_model *m) {
+  static const char *const keys[] = {"o_groups", "q_lora_rank", "head_dim", "num_key_value_heads",
+                                     "compress_ratios"};
+  static const char *const mla_only[] = {"qk_nope_head_dim", "v_head_dim"};
+  if (m->kv_lora > 0)
+    return xp_spec_error(s, "kv_lora_rank", "kv_lora_rank with o_lora_rank: DeepSeek-V4's attention "
+                         "(o_lora_rank) has no KV latent, MLA (kv_lora_rank) no grouped output; give one");
+  for (int i = 0; i < 5; i++)
+    if (need(s, "o_lora_rank", "DeepSeek-V4's attention (o_lora_rank)", keys[i])) return XP_EXIT_USAGE;
+  for (int i = 0; i < 2; i++)
+    if (has(s, mla_only[i]))
+      return xp_spec_error(s, mla_only[i], "DeepSeek-V4's heads (o_lora_rank) are head_dim wide, "
+                           "keys and values alike: drop this MLA key");
+  if (m->q_lora <= 0)
+    return xp_spec_error(s, "q_lora_rank", "DeepSeek-V4's queries come through a latent: "
+                         "q_lora_rank must be positive");
+  if (m->kv_heads != 1)
+    return xp_spec_error(s, "num_key_value_heads", "DeepSeek-V4's attention has one key-value "
+                         "head (wkv: hidden_size into head_dim), not %lld", (long long)m->kv_heads);
+  if (m->heads % m->o_groups)
+    return xp_spec_error(s, "o_groups", "%lld output groups do not divide %lld attention heads",
+                         (long long)m->o_groups, (long long)m->heads);
+  if (check_compress_ratios(s, m)) return XP_EXIT_USAGE;
+  const int indexer = has(s, "index_n_heads") || has(s, "index_head_dim");
+  if (m->c4_layers > 0 && !indexer)
+    return xp_spec_error(s, "compress_ratios", "%lld layers of compress ratio 4 run a DSA indexer "
+                         "each: give index_n_heads and index_head_dim", (long long)m->c4_layers);
+  if (m->c4_layers == 0 && indexer)
+    return xp_spec_error(s, has(s, "index_n_heads") ? "index_n_heads" : "index_head_dim",
+                         "no layer has compress ratio 4, the only DeepSeek-V4 layers with an indexer");
+  return check_indexer(s, m);
+}
+
+/* Cross-field rules: which keys an MLA, DeepSeek-V4, GQA or MoE model must carry. */
+static int check_model(const xp_spec *s, xp_model *m) {
   const cJSON *r = s->root;
   static const char *const mla_keys[] = {"q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"};
+  static const char *const v4_keys[] = {"o_groups", "compress_ratios"};
+  if (m->o_lora > 0) return check_v4(s, m) ? XP_EXIT_USAGE : check_moe(s, m);
+  for (int i = 0; i < 2; i++)
+    if (has(s, v4_keys[i]))
+      return xp_spec_error(s, v4_keys[i], "a DeepSeek-V4 attention key without o_lora_rank, "
+                           "which selects that attention");
   if (m->kv_lora > 0) {
     for (int i = 1; i < 4; i++)
       if (need(s, "kv_lora_rank", "an MLA model (kv_lora_rank)", mla_keys[i])) return XP_EXIT_USAGE;
     return check_indexer(s, m) ? XP_EXIT_USAGE : check_moe(s, m);
   }
-  /* MLA's keys without kv_lora_rank would be dropped in silence for a full q/k/v projection.
-  ** DeepSeek-V4's config has them so (q_lora_rank, one 512-wide KV head, o_lora_rank): dropping
-  ** them would derive grouped-query shapes it does not run, so the message says so. */
+  /* MLA's keys without kv_lora_rank would be dropped in silence for a full q/k/v projection,
+  ** deriving grouped-query shapes the model does not run: a DeepSeek-V4 config copied without
+  ** o_lora_rank has q_lora_rank so. The message names both attentions that have them. */
   for (int i = 0; i < 4; i++)
     if (xp_spec_int(r, mla_keys[i], 0) != 0)
-      return xp_spec_error(s, mla_keys[i], "an MLA key without kv_lora_rank: give kv_lora_rank (MLA), or "
-                           "drop the MLA keys if the attention is grouped-query; xp derives no other "
-                           "attention (DeepSeek-V4's: list its GEMMs in the spec's shapes instead)");
+      return xp_spec_error(s, mla_keys[i], "an MLA key without kv_lora_rank: give kv_lora_rank (MLA) "
+                           "or o_lora_rank (DeepSeek-V4), or drop the MLA keys if the attention is "
+                           "grouped-query; xp derives no other attention (list its GEMMs in the "
+                           "spec's shapes instead)");
   if (check_indexer(s, m)) return XP_EXIT_USAGE;
-  if (!cJSON_GetObjectItemCaseSensitive(r, "head_dim") && m->hidden % m->heads != 0)
+  if (!has(s, "head_dim") && m->hidden % m->heads != 0)
     return xp_spec_error(s, "num_attention_heads", "hidden_size %lld is not a multiple of %lld "
                          "heads; give head_dim", (long long)m->hidden, (long long)m->heads);
   if (m->kv_heads > m->heads || m->heads % m->kv_heads != 0)
@@ -152,6 +228,9 @@ int xp_model_load(const char *path, xp_model **out) {
   m->v_head = xp_spec_int(r, "v_head_dim", 0);
   m->index_heads = xp_spec_int(r, "index_n_heads", 0);
   m->index_head_dim = xp_spec_int(r, "index_head_dim", 0);
+  m->o_lora = xp_spec_int(r, "o_lora_rank", 0);
+  m->o_groups = xp_spec_int(r, "o_groups", 0);
+  m->hc_mult = xp_spec_int(r, "hc_mult", 0);
   m->experts = xp_spec_int(r, "n_routed_experts", 0);
   m->topk = xp_spec_int(r, "num_experts_per_tok", 0);
   m->shared = xp_spec_int(r, "n_shared_experts", 0);
@@ -192,6 +271,9 @@ int xp_model_check_parallel(const xp_model *m, const xp_parallel *p, char *err, 
   if (m->heads % tp)
     return refuse(err, n, "%s's %lld attention heads do not split over tp=%lld", m->name,
                   (long long)m->heads, tp);
+  if (m->o_lora > 0 && m->o_groups % tp)
+    return refuse(err, n, "%s's %lld output groups (o_groups) do not split over tp=%lld: wo_a "
+                  "gives each GPU whole groups", m->name, (long long)m->o_groups, tp);
   if (m->kv_lora <= 0 && m->kv_heads % tp && tp % m->kv_heads)
     return refuse(err, n, "%s's %lld key-value heads neither split over nor replicate evenly "
                   "across tp=%lld", m->name, (long long)m->kv_heads, tp);
@@ -238,8 +320,32 @@ static void add(list *l, const char *name, int64_t m, int64_t n, int64_t k, int6
   s->m = m, s->n = n, s->k = k, s->bmm = bmm, s->batch = l->batch, s->count = count;
 }
 
+/* DeepSeek-V4 (see models.h): every layer's projections, then the compressors and the indexer
+** of the layers that have them, then the grouped output. */
+static void attention_v4(list *l, const xp_model *m, const xp_parallel *p) {
+  const int64_t B = l->batch, L = m->layers, h = m->heads / p->tp, H = m->hidden, d = m->head_dim;
+  const int64_t c4 = m->c4_layers, c128 = m->c128_layers, id = m->index_head_dim;
+  add(l, "wq_a", B, m->q_lora, H, 1, L);
+  add(l, "wkv", B, d, H, 1, L);
+  add(l, "wq_b", B, h * d, m->q_lora, 1, L);
+  add(l, "c4_compress_wkv", B, 2 * d, H, 1, c4); /* overlapping windows: two halves */
+  add(l, "c4_compress_wgate", B, 2 * d, H, 1, c4);
+  add(l, "c128_compress_wkv", B, d, H, 1, c128);
+  add(l, "c128_compress_wgate", B, d, H, 1, c128);
+  add(l, "indexer_wq_b", B, m->index_heads * id, m->q_lora, 1, c4);
+  add(l, "indexer_weights_proj", B, m->index_heads, H, 1, c4);
+  add(l, "indexer_compress_wkv", B, 2 * id, H, 1, c4);
+  add(l, "indexer_compress_wgate", B, 2 * id, H, 1, c4);
+  add(l, "wo_a", B, m->o_lora, m->heads / m->o_groups * d, m->o_groups / p->tp, L);
+  add(l, "wo_b", B, H, m->o_groups / p->tp * m->o_lora, 1, L);
+}
+
 static void attention(list *l, const xp_model *m, const xp_parallel *p) {
   int64_t B = l->batch, L = m->layers, h = m->heads / p->tp, H = m->hidden;
+  if (m->o_lora > 0) {
+    attention_v4(l, m, p);
+    return;
+  }
   if (m->kv_lora <= 0) {
     int64_t kvh = m->kv_heads >= p->tp ? m->kv_heads / p->tp : 1; /* replicated below tp */
     add(l, "qkv_proj", B, (h + 2 * kvh) * m->head_dim, H, 1, L);
@@ -313,8 +419,11 @@ int xp_model_decode_gemms(const xp_model *m, const xp_parallel *p, int64_t batch
   if (batch <= 0) return xp_error(XP_EXIT_USAGE, "decode batch must be positive (got %lld)",
                                   (long long)batch);
   list l = {v, n, batch};
+  const int64_t hc = m->hc_mult, hc_k = hc * m->hidden;
+  add(&l, "hc_pre", batch, (2 + hc) * hc, hc_k, 1, 2 * m->layers * (hc > 0)); /* attention, MLP */
   attention(&l, m, p);
   mlp(&l, m, p);
+  add(&l, "hc_head", batch, hc, hc_k, 1, hc > 0);
   /* vLLM pads the vocabulary so that it splits evenly; the padded rows are real work. */
   add(&l, "lm_head", batch, (m->vocab + p->tp - 1) / p->tp, m->hidden, 1, 1);
   return 0;

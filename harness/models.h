@@ -25,9 +25,23 @@
 **     layer beside MLA: wq_b (the q latent into the indexer's heads), wk (hidden into one key)
 **     and weights_proj (hidden into a weight per head), replicated on every GPU as vLLM and
 **     SGLang build them (ReplicatedLinear).
+**   - DeepSeek-V4 (o_lora_rank; DeepSeek's inference/model.py, vLLM's deepseek_v4.py): queries
+**     through a latent (wq_a replicated, wq_b column-parallel over heads), one head_dim-wide KV
+**     head that serves as key and value (wkv, replicated), and a grouped low-rank output: wo_a
+**     is a batched GEMM over the GPU's o_groups/tp groups, each group's heads (heads/o_groups x
+**     head_dim) into o_lora_rank, and wo_b (row-parallel) takes the groups' o_lora_rank each
+**     back to hidden. Each layer of compress ratio 4 or 128 runs a compressor on every token
+**     (wkv and wgate from hidden, 2 x head_dim wide at ratio 4, whose windows overlap, head_dim
+**     at 128); a ratio-4 layer also runs a DSA indexer: wq_b and weights_proj, and a compressor
+**     of its own at index_head_dim, no wk. All of these are replicated, as vLLM builds them.
+**   - Hyper-connections (hc_mult streams of the hidden state): before attention and before
+**     the MLP of every layer, a GEMM mixes the flattened streams (k = hc_mult x hidden) into
+**     (2 + hc_mult) x hc_mult coefficients; hc_head, before lm_head, into hc_mult. Replicated
+**     (vLLM fuses each into its mhc kernels with the norm and Sinkhorn; the GEMM is the work).
 **   - Not counted: attention itself (softmax(QK^T)V), norms, rotary, activations, biases
-**     (GLM's qkv bias is an epilogue), multi-token-prediction layers, and vLLM's fusion of
-**     q_a_proj with kv_a_proj (kept apart here so each is named).
+**     (GLM's qkv bias is an epilogue), the compressors' pooling, multi-token-prediction layers,
+**     and vLLM's fusions of q_a_proj with kv_a_proj, of DeepSeek-V4's wq_a with wkv and of a
+**     compressor's wkv with its wgate (kept apart here so each is named).
 */
 #ifndef XP_MODELS_H
 #define XP_MODELS_H
@@ -41,6 +55,9 @@ typedef struct xp_model {
   int64_t kv_heads, head_dim;                        /* grouped-query attention */
   int64_t q_lora, kv_lora, qk_nope, qk_rope, v_head; /* MLA, when kv_lora > 0 */
   int64_t index_heads, index_head_dim;               /* DSA indexer, when index_heads > 0 */
+  int64_t o_lora, o_groups;                          /* DeepSeek-V4 attention, when o_lora > 0 */
+  int64_t c4_layers, c128_layers;                    /* its layers of compress ratio 4 and 128 */
+  int64_t hc_mult;                                   /* hyper-connection streams, when > 0 */
   int64_t experts, topk, shared, moe_inter, first_dense, moe_freq; /* MoE, when experts > 0 */
 } xp_model;
 

@@ -19,7 +19,10 @@ grep -qE '^  m +integers +required .*\[1, 4096\]$' "$tmp/out" || { echo "FAIL: h
 check "help models exit" 0 $?
 grep -qE '^  kv_lora_rank +integer' "$tmp/out" || { echo "FAIL: help models lists no kv_lora_rank"; fail=1; }
 grep -qE '^  index_n_heads +integer' "$tmp/out" || { echo "FAIL: help models lists no DSA indexer"; fail=1; }
-grep -q "DeepSeek-V4's q" "$tmp/out" || { echo "FAIL: help models does not say which attention it cannot derive"; fail=1; }
+grep -qE '^  o_lora_rank +integer' "$tmp/out" || { echo "FAIL: help models lists no DeepSeek-V4 attention"; fail=1; }
+grep -qE '^  compress_ratios +integers' "$tmp/out" || { echo "FAIL: help models lists no compress_ratios"; fail=1; }
+grep -q "as DeepSeek-V4's (o_lora_rank" "$tmp/out" || { echo "FAIL: help models does not say it derives DeepSeek-V4's attention"; fail=1; }
+grep -q "Other kinds are not" "$tmp/out" || { echo "FAIL: help models does not say which attention it cannot derive"; fail=1; }
 "$XP" help gemm | grep -q "give model" || { echo "FAIL: help gemm has no notes"; fail=1; }
 # each kind's notes say what its runs do beyond the keys (the floors, the model label, ROCm, ...)
 "$XP" help kernel_variant | grep -q "skeleton_floor_us" || { echo "FAIL: help kernel_variant names no skeleton floor"; fail=1; }

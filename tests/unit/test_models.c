@@ -283,6 +283,71 @@ static void expect_bad_model(const char *text, const char *want) {
 #define BASE "name = \"x\"\nsource = \"test\"\nhidden_size = 1024\nnum_hidden_layers = 4\n" \
              "num_attention_heads = 8\nvocab_size = 1000\n"
 
+/* DeepSeek-V4's attention with one key wrong or missing. V4 is a valid small one: 4 layers,
+** 8 heads of 64 in 2 output groups, ratios 0, 4, 128, 4, an indexer, MoE in every layer. */
+#define V4_ATTN "head_dim = 64\nq_lora_rank = 128\nnum_key_value_heads = 1\no_lora_rank = 64\n" \
+                "o_groups = 2\n"
+#define V4_REST "compress_ratios = [0, 4, 128, 4]\nindex_n_heads = 4\nindex_head_dim = 32\n" \
+                "n_routed_experts = 8\nnum_experts_per_tok = 2\nmoe_intermediate_size = 64\n"
+static void test_bad_v4_models(void) {
+  /* the valid one loads, and derives 2 compressed-by-4 and 1 compressed-by-128 layers */
+  char *path = xp_asprintf("%s/v4.toml", dir);
+  FILE *f = fopen(path, "w");
+  fputs(BASE V4_ATTN V4_REST, f);
+  fclose(f);
+  xp_model *m = NULL;
+  CHECK_EQ_INT(xp_model_load(path, &m), 0);
+  if (m) {
+    CHECK_EQ_INT(m->c4_layers, 2);
+    CHECK_EQ_INT(m->c128_layers, 1);
+    size_t n;
+    xp_gemm_shape *v = derive(m, 2, 1, 1, 1, &n);
+    expect(v, n, "wo_a", 1, 64, 8 / 2 * 64, 1, 4);
+    expect(v, n, "indexer_wq_b", 1, 4 * 32, 128, 1, 2);
+    CHECK(find(v, n, "hc_pre") == NULL && find(v, n, "hc_head") == NULL); /* no hc_mult */
+    free(v);
+    xp_model_free(m);
+  }
+  free(path);
+  expect_bad_model(BASE "head_dim = 64\nq_lora_rank = 128\nnum_key_value_heads = 1\no_lora_rank = 64\n" V4_REST,
+                   "bad.toml:10: o_lora_rank: DeepSeek-V4's attention (o_lora_rank) needs o_groups, which is missing");
+  expect_bad_model(BASE V4_ATTN "n_routed_experts = 8\nnum_experts_per_tok = 2\nmoe_intermediate_size = 64\n",
+                   "o_lora_rank: DeepSeek-V4's attention (o_lora_rank) needs compress_ratios, which is missing");
+  expect_bad_model(BASE "head_dim = 64\nq_lora_rank = 128\nnum_key_value_heads = 1\no_lora_rank = 64\n"
+                   "o_groups = 3\n" V4_REST, "bad.toml:11: o_groups: 3 output groups do not divide 8 attention heads");
+  expect_bad_model(BASE "head_dim = 64\nq_lora_rank = 128\nnum_key_value_heads = 8\no_lora_rank = 64\n"
+                   "o_groups = 2\n" V4_REST, "bad.toml:9: num_key_value_heads: DeepSeek-V4's attention has one key-value head");
+  expect_bad_model(BASE "head_dim = 64\nq_lora_rank = 0\nnum_key_value_heads = 1\no_lora_rank = 64\n"
+                   "o_groups = 2\n" V4_REST, "bad.toml:8: q_lora_rank: DeepSeek-V4's queries come through a latent");
+  expect_bad_model(BASE V4_ATTN "kv_lora_rank = 512\n" V4_REST,
+                   "bad.toml:12: kv_lora_rank: kv_lora_rank with o_lora_rank");
+  expect_bad_model(BASE V4_ATTN "v_head_dim = 64\n" V4_REST,
+                   "bad.toml:12: v_head_dim: DeepSeek-V4's heads (o_lora_rank) are head_dim wide");
+  expect_bad_model(BASE V4_ATTN "compress_ratios = [0, 4, 128]\nindex_n_heads = 4\nindex_head_dim = 32\n"
+                   "n_routed_experts = 8\nnum_experts_per_tok = 2\nmoe_intermediate_size = 64\n",
+                   "bad.toml:12: compress_ratios: 3 entries for 4 layers");
+  expect_bad_model(BASE V4_ATTN "compress_ratios = [0, 4, 8, 4]\nindex_n_heads = 4\nindex_head_dim = 32\n"
+                   "n_routed_experts = 8\nnum_experts_per_tok = 2\nmoe_intermediate_size = 64\n",
+                   "bad.toml:12: compress_ratios[2]: compress ratio 8: xp derives 0");
+  expect_bad_model(BASE V4_ATTN "compress_ratios = [0, 4, 128, 4]\n"
+                   "n_routed_experts = 8\nnum_experts_per_tok = 2\nmoe_intermediate_size = 64\n",
+                   "bad.toml:12: compress_ratios: 2 layers of compress ratio 4 run a DSA indexer each");
+  expect_bad_model(BASE V4_ATTN "compress_ratios = [0, 128, 128, 0]\nindex_n_heads = 4\nindex_head_dim = 32\n"
+                   "n_routed_experts = 8\nnum_experts_per_tok = 2\nmoe_intermediate_size = 64\n",
+                   "bad.toml:13: index_n_heads: no layer has compress ratio 4");
+  expect_bad_model(BASE V4_ATTN "compress_ratios = [0, 4, 128, 4]\nindex_n_heads = 4\n"
+                   "n_routed_experts = 8\nnum_experts_per_tok = 2\nmoe_intermediate_size = 64\n",
+                   "bad.toml:13: index_n_heads: a DSA indexer needs index_head_dim, which is missing");
+  /* DeepSeek-V4 keys without o_lora_rank would be dropped in silence */
+  expect_bad_model(BASE "intermediate_size = 64\no_groups = 8\n",
+                   "bad.toml:8: o_groups: a DeepSeek-V4 attention key without o_lora_rank");
+  expect_bad_model(BASE "intermediate_size = 64\ncompress_ratios = [0, 4, 128, 4]\n",
+                   "bad.toml:8: compress_ratios: a DeepSeek-V4 attention key without o_lora_rank");
+  expect_bad_model(BASE "intermediate_size = 64\nhc_mult = 0\n", "bad.toml:8: hc_mult: 0 is out of range");
+}
+#undef V4_ATTN
+#undef V4_REST
+
 static void test_bad_models(void) {
   expect_bad_model("name = \"x\"\nsource = \"t\"\nnum_hidden_layers = 4\nnum_attention_heads = 8\n"
                    "vocab_size = 1000\nintermediate_size = 64\n",
@@ -299,11 +364,12 @@ static void test_bad_models(void) {
                    "3 key-value heads do not divide 8");
   expect_bad_model(BASE, "a model with dense MLP layers needs intermediate_size");
   expect_bad_model(BASE "intermediate_size = 0\n", "intermediate_size: 0 is out of range");
-  /* DeepSeek-V4's attention (a q latent, no kv_lora_rank): dropping the key would derive
-  ** grouped-query shapes it does not run, and the message must not leave that as the way out */
+  /* A q latent without kv_lora_rank or o_lora_rank (DeepSeek-V4's attention without its key):
+  ** dropping the key would derive grouped-query shapes it does not run, and the message must
+  ** not leave that as the only way out */
   expect_bad_model(BASE "intermediate_size = 64\nq_lora_rank = 1024\nqk_rope_head_dim = 64\n",
-                   "bad.toml:8: q_lora_rank: an MLA key without kv_lora_rank: give kv_lora_rank (MLA), or "
-                   "drop the MLA keys if the attention is grouped-query; xp derives no other attention");
+                   "bad.toml:8: q_lora_rank: an MLA key without kv_lora_rank: give kv_lora_rank (MLA) "
+                   "or o_lora_rank (DeepSeek-V4), or drop the MLA keys");
 #define MLA "intermediate_size = 64\nkv_lora_rank = 64\nqk_nope_head_dim = 32\n" \
             "qk_rope_head_dim = 16\nv_head_dim = 32\n"
   expect_bad_model(BASE MLA "q_lora_rank = 128\nindex_n_heads = 4\n",
@@ -313,6 +379,7 @@ static void test_bad_models(void) {
   expect_bad_model(BASE "intermediate_size = 64\nindex_head_dim = 32\n",
                    "bad.toml:8: index_head_dim: a DSA indexer key without kv_lora_rank");
 #undef MLA
+  test_bad_v4_models();
   xp_model *m = NULL;
   xp_error_quiet(1);
   CHECK_EQ_INT(xp_model_load("/nonexistent/model.toml", &m), XP_EXIT_USAGE);
