@@ -31,6 +31,23 @@ grep -qE '^kv_b_proj_k +1 +1 +512 +128 +8 +61 ' "$tmp/plan" || { echo "FAIL: abs
 grep -q 'cache cold and hot' "$tmp/plan" || { echo "FAIL: cache modes"; fail=1; }
 check "dry run records nothing" 0 "$(ls "$db" 2>/dev/null | wc -l)"
 
+# The DeepSeek-V4-Flash experiment: 21 GEMMs at each of 7 batches (its attention's projections,
+# compressors and indexer, the hyper-connections' mixing, MoE, lm_head), and a second expert
+# entry at the 6 batches whose 6 routed rows a token do not split evenly over the experts hit.
+"$XP" --db "$db" run --dry-run "$XP_SRC/experiments/gemm_deepseek_v4_flash_tp8.toml" > "$tmp/plan" 2> "$tmp/err"
+check "deepseek-v4 dry run exit status" 0 $?
+check "deepseek-v4 dry run: GEMM rows" 159 "$(grep -cE '^(hc_|wq_|wkv|wo_|c4_|c128_|indexer_|moe_|shared_|lm_head)' "$tmp/plan")"
+# name batch m n k bmm count: 8 of the 64 heads, one of the 8 output groups, a GPU
+grep -qE '^wq_b +1 +1 +4096 +1024 +1 +43 ' "$tmp/plan" || { echo "FAIL: deepseek-v4 wq_b"; fail=1; }
+grep -qE '^wo_a +16 +16 +1024 +4096 +1 +43 ' "$tmp/plan" || { echo "FAIL: deepseek-v4 wo_a"; fail=1; }
+grep -qE '^wo_b +1 +1 +4096 +1024 +1 +43 ' "$tmp/plan" || { echo "FAIL: deepseek-v4 wo_b"; fail=1; }
+grep -qE '^c4_compress_wkv +1 +1 +1024 +4096 +1 +21 ' "$tmp/plan" || { echo "FAIL: deepseek-v4 ratio-4 compressor"; fail=1; }
+grep -qE '^c128_compress_wgate +1 +1 +512 +4096 +1 +20 ' "$tmp/plan" || { echo "FAIL: deepseek-v4 ratio-128 compressor"; fail=1; }
+grep -qE '^indexer_wq_b +1 +1 +8192 +1024 +1 +21 ' "$tmp/plan" || { echo "FAIL: deepseek-v4 indexer"; fail=1; }
+grep -qE '^hc_pre +1 +1 +24 +16384 +1 +86 ' "$tmp/plan" || { echo "FAIL: deepseek-v4 hyper-connections"; fail=1; }
+grep -qE '^moe_gate_up +8 +2 +512 +4096 +1 +172 ' "$tmp/plan" || { echo "FAIL: deepseek-v4 experts at batch 8"; fail=1; }
+grep -qE '^lm_head +1 +1 +16160 +4096 +1 +1 ' "$tmp/plan" || { echo "FAIL: deepseek-v4 lm_head"; fail=1; }
+
 "$XP" run --dry-run "$XP_SRC/experiments/ceilings.toml" > "$tmp/plan" 2> "$tmp/err"
 check "ceilings dry run exit status" 0 $?
 grep -q 'copy .*1024 MiB' "$tmp/plan" || { echo "FAIL: ceilings plan"; cat "$tmp/plan"; fail=1; }
@@ -92,6 +109,15 @@ expect_bad tp3 2 'tp: Kimi-K2.5.s 64 attention heads do not split over tp=3' "ki
 model_file = \"$models/Kimi-K2.5.toml\"
 tp = 3
 m = [1]"
+expect_bad v4_tp16 2 'tp: DeepSeek-V4-Flash.s 8 output groups (o_groups) do not split over tp=16' "kind = \"gemm\"
+model_file = \"$models/DeepSeek-V4-Flash.toml\"
+tp = 16
+m = [1]"
+expect_bad v4_naive 2 'mla: DeepSeek-V4-Flash has no MLA' "kind = \"gemm\"
+model_file = \"$models/DeepSeek-V4-Flash.toml\"
+tp = 8
+m = [1]
+mla = \"naive\""
 expect_bad ep3 2 'ep: ep=3 must divide tp=8' "kind = \"gemm\"
 model_file = \"$models/Kimi-K2.5.toml\"
 tp = 8

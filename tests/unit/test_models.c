@@ -262,6 +262,93 @@ static void test_glm5(void) {
   }
 }
 
+/* DeepSeek-V4-Flash, by hand from its config: hidden 4096, 43 layers, 64 heads of head_dim 512,
+** q_lora_rank 1024, one KV head, o_lora_rank 1024 in o_groups 8 (8 heads a group), compress
+** ratios 0, 0, then 4 and 128 alternating up to layer 42 (21 layers of 4, 20 of 128), indexer
+** 64 heads x 128, hc_mult 4, 256 experts top-6 of 2048, one shared expert, vocabulary 129280. */
+static void test_deepseek_v4(void) {
+  size_t n;
+  xp_model *m = load("DeepSeek-V4-Flash");
+  if (!m) return;
+  CHECK_EQ_INT(m->c4_layers, 21);
+  CHECK_EQ_INT(m->c128_layers, 20);
+  CHECK_EQ_INT(xp_model_moe_layers(m), 43); /* no dense layer */
+  /* TP=1: one GPU holds every head and group. */
+  xp_gemm_shape *v = derive(m, 1, 1, 1, 1, &n);
+  expect(v, n, "hc_pre", 1, (2 + 4) * 4, 4 * 4096, 1, 2 * 43); /* before attention and MLP */
+  expect(v, n, "wq_a", 1, 1024, 4096, 1, 43);
+  expect(v, n, "wkv", 1, 512, 4096, 1, 43);
+  expect(v, n, "wq_b", 1, 64 * 512, 1024, 1, 43);
+  expect(v, n, "c4_compress_wkv", 1, 2 * 512, 4096, 1, 21); /* overlapping windows */
+  expect(v, n, "c4_compress_wgate", 1, 2 * 512, 4096, 1, 21);
+  expect(v, n, "c128_compress_wkv", 1, 512, 4096, 1, 20);
+  expect(v, n, "c128_compress_wgate", 1, 512, 4096, 1, 20);
+  expect(v, n, "indexer_wq_b", 1, 64 * 128, 1024, 1, 21);
+  expect(v, n, "indexer_weights_proj", 1, 64, 4096, 1, 21);
+  expect(v, n, "indexer_compress_wkv", 1, 2 * 128, 4096, 1, 21);
+  expect(v, n, "indexer_compress_wgate", 1, 2 * 128, 4096, 1, 21);
+  expect(v, n, "wo_a", 1, 1024, 64 / 8 * 512, 8, 43); /* 8 groups of 8 heads x 512 */
+  expect(v, n, "wo_b", 1, 4096, 8 * 1024, 1, 43);
+  expect(v, n, "moe_router", 1, 256, 4096, 1, 43);
+  expect(v, n, "moe_gate_up", 1, 2 * 2048, 4096, 1, 43 * 6); /* 6 experts a token */
+  expect(v, n, "moe_down", 1, 4096, 2048, 1, 43 * 6);
+  expect(v, n, "shared_expert_gate_up", 1, 2 * 2048, 4096, 1, 43);
+  expect(v, n, "shared_expert_down", 1, 4096, 2048, 1, 43);
+  expect(v, n, "hc_head", 1, 4, 4 * 4096, 1, 1);
+  expect(v, n, "lm_head", 1, 129280, 4096, 1, 1);
+  CHECK_EQ_INT(n, 21);
+  /* no MLA and no GLM-5 indexer key projection */
+  CHECK(find(v, n, "kv_a_proj") == NULL && find(v, n, "o_proj") == NULL);
+  CHECK(find(v, n, "indexer_wk") == NULL);
+  free(v);
+
+  /* TP=8: 8 heads and 1 group a GPU; the latents, the KV head, compressors, indexer, router
+  ** and hyper-connections are replicated; experts and the shared expert split 8 ways. */
+  v = derive(m, 8, 1, 1, 1, &n);
+  expect(v, n, "hc_pre", 1, 24, 16384, 1, 86);
+  expect(v, n, "wq_a", 1, 1024, 4096, 1, 43);
+  expect(v, n, "wkv", 1, 512, 4096, 1, 43);
+  expect(v, n, "wq_b", 1, 64 / 8 * 512, 1024, 1, 43);
+  expect(v, n, "c4_compress_wkv", 1, 1024, 4096, 1, 21);
+  expect(v, n, "c128_compress_wgate", 1, 512, 4096, 1, 20);
+  expect(v, n, "indexer_wq_b", 1, 8192, 1024, 1, 21);
+  expect(v, n, "indexer_weights_proj", 1, 64, 4096, 1, 21);
+  expect(v, n, "indexer_compress_wgate", 1, 256, 4096, 1, 21);
+  expect(v, n, "wo_a", 1, 1024, 8 * 512, 8 / 8, 43);
+  expect(v, n, "wo_b", 1, 4096, 8 / 8 * 1024, 1, 43);
+  expect(v, n, "moe_router", 1, 256, 4096, 1, 43);
+  expect(v, n, "moe_gate_up", 1, 2 * 2048 / 8, 4096, 1, 43 * 6);
+  expect(v, n, "moe_down", 1, 4096, 2048 / 8, 1, 43 * 6);
+  expect(v, n, "shared_expert_gate_up", 1, 2 * 2048 / 8, 4096, 1, 43);
+  expect(v, n, "shared_expert_down", 1, 4096, 2048 / 8, 1, 43);
+  expect(v, n, "hc_head", 1, 4, 16384, 1, 1);
+  expect(v, n, "lm_head", 1, 129280 / 8, 4096, 1, 1);
+  CHECK_EQ_INT(n, 21);
+  free(v);
+  /* TP=8 at batch 16: the per-token GEMMs take 16 rows; 16 x 6 = 96 routed rows land on
+  ** 256*(1-(250/256)^16) = 80.84 experts, 81 launches: 15 of 2 rows and 66 of 1. */
+  v = derive(m, 8, 1, 1, 16, &n);
+  expect(v, n, "wo_a", 16, 1024, 4096, 1, 43);
+  expect(v, n, "c4_compress_wkv", 16, 1024, 4096, 1, 21);
+  expect(v, n, "moe_gate_up", 2, 512, 4096, 1, 43 * 15);
+  expect(v, n, "moe_gate_up", 1, 512, 4096, 1, 43 * 66);
+  CHECK_EQ_INT(rows_per_layer(v, n, "moe_gate_up", 43), 96);
+  free(v);
+  /* TP=4: 2 groups a GPU in wo_a's batched GEMM. */
+  v = derive(m, 4, 1, 1, 1, &n);
+  expect(v, n, "wo_a", 1, 1024, 4096, 2, 43);
+  expect(v, n, "wo_b", 1, 4096, 2 * 1024, 1, 43);
+  expect(v, n, "wq_b", 1, 16 * 512, 1024, 1, 43);
+  free(v);
+
+  /* 8 output groups cannot split over 16 GPUs, though 64 heads can. */
+  char err[256];
+  xp_parallel bad = {16, 1, 1};
+  CHECK_EQ_INT(xp_model_check_parallel(m, &bad, err, sizeof err), XP_EXIT_USAGE);
+  CHECK(strstr(err, "8 output groups (o_groups) do not split over tp=16") != NULL);
+  xp_model_free(m);
+}
+
 /* A model file with one problem: the error names the file, the line and the key. */
 static void expect_bad_model(const char *text, const char *want) {
   char *path = xp_asprintf("%s/bad.toml", dir);
@@ -412,6 +499,7 @@ int main(void) {
   test_kimi();
   test_deepseek_glm_llama();
   test_glm5();
+  test_deepseek_v4();
   test_bad_models();
   test_roofline();
   char *cmd = xp_asprintf("rm -rf '%s'", dir);
