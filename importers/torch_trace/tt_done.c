@@ -3,7 +3,8 @@
 ** placed in steps, the union of busy intervals per step and over the whole trace, and the
 ** process group of collective kernels whose args did not name one.
 **
-** A GPU activity's step is its operator's (the External id link); else the one holding its
+** A GPU activity's step is its operator's (the External id link, wherever the file writes the
+** operator: one written after its activities is linked only now); else the one holding its
 ** launch's CPU time (an operator read before its step; the runtime or driver call of the same
 ** correlation, looked up only now: Kineto writes it after the activity); else, where the trace
 ** records launches and the activity's correlation is below all of theirs, none (launched before
@@ -156,20 +157,44 @@ static int sorted_by_corr(const xp_vec *launches) {
   return 1;
 }
 
-/* The launch times of the activities that wait on them (tt_pend), now that every launch of the
-** file is read. An activity with a correlation id but no launch in the trace was launched before
-** the profiler began recording (its warm-up) if its id is below every recorded launch's: API
-** calls are numbered in the order they are made, and the trace records them from its first
-** microseconds. It ran in a step's GPU window, but is no step's work: it stays outside every
-** step, and the import says how many did (torch_trace.c). That needs steps of their own (a window
-** step spans all GPU activity) and a trace that records launches at all: a producer that wrote
-** GPU activities alone proves nothing by its ids. Any other launch not found (dropped by the
+/* The operator of an activity that the file had not shown when the activity was read (pd: its
+** TT_BY_EXT record), linked now as on_gpu (tt_rank.c) links one read before: -1 if the file has
+** no such operator; else the activity is in the operator's step, and 0, or 1 where no step held
+** the operator when it was read: then pd becomes the TT_BY_TS record of its CPU time. */
+static int link_late(tt_rank *r, tt_pend *pd) {
+  const uint64_t v = xp_idmap_get(&r->ext, pd->ts);
+  if (!v) return -1;
+  tt_ival *iv = XP_VEC_AT(&r->ivals, tt_ival, pd->ival);
+  uint64_t t;
+  iv->step = tt_link(r, iv->key, iv->end - iv->start, pd->ts, v, &t);
+  if (!t) return 0;
+  pd->kind = TT_BY_TS;
+  pd->ts = TT_TS_BACK(t);
+  return 1;
+}
+
+/* The operators written after their activities (link_late), then the launch times of the
+** activities that wait on them (tt_pend), now that every launch of the file is read. An
+** activity with a correlation id but no launch in the trace was launched before the profiler
+** began recording (its warm-up) if its id is below every recorded launch's: API calls are
+** numbered in the order they are made, and the trace records them from its first microseconds.
+** It ran in a step's GPU window, but is no step's work: it stays outside every step, and the
+** import says how many did (torch_trace.c). That needs steps of their own (a window step spans
+** all GPU activity) and a trace that records launches at all: a producer that wrote GPU
+** activities alone proves nothing by its ids. Any other launch not found (dropped by the
 ** profiler, a trace cut short) leaves the activity to stream order. */
 static void resolve_launches(tt_rank *r) {
   size_t k = 0;
   int sorted = 0; /* sorted only where an activity needs it: a fully linked trace costs nothing */
   for (size_t i = 0; i < r->pending.n; i++) {
     tt_pend pd = *XP_VEC_AT(&r->pending, tt_pend, i);
+    if (pd.kind == TT_BY_EXT) {
+      const int linked = link_late(r, &pd);
+      if (linked < 0) continue; /* no such operator: its launch, the next record if any, decides */
+      const tt_pend *next = i + 1 < r->pending.n ? XP_VEC_AT(&r->pending, tt_pend, i + 1) : NULL;
+      if (next && next->ival == pd.ival) i++; /* the launch's record: the operator decides */
+      if (!linked) continue;
+    }
     if (pd.kind == TT_BY_CORR && !sorted) {
       if (!sorted_by_corr(&r->launches)) qsort(r->launches.data, r->launches.n, sizeof(tt_launch), by_corr);
       sorted = 1;

@@ -3,10 +3,11 @@
 **
 ** Kineto writes the CPU side first (operators, annotations), then the GPU activities, so when
 ** a kernel arrives its launching operator (same "External id") and the step that operator ran
-** in are already known; they are kept in a paged array indexed by External id. A kernel
-** without such a link is placed, once the file is done, by its launch (the runtime event of the
-** same correlation id, which Kineto writes after the kernel as often as before), else by stream
-** order or its GPU start (tt_done.c).
+** in are usually known already; they are kept in a paged array indexed by External id. A kernel
+** whose operator is not known yet (written later: other writers, merged or reordered files) is
+** linked once the file is done; one without such a link is placed then by its launch (the
+** runtime event of the same correlation id, which Kineto writes after the kernel as often as
+** before), else by stream order or its GPU start (tt_done.c).
 */
 #include <stdlib.h>
 #include <string.h>
@@ -304,6 +305,15 @@ static void add_shape(tt_rank *r, uint32_t key, uint32_t op, int64_t dur) {
   if (dur > s->max) s->max = dur;
 }
 
+int32_t tt_link(tt_rank *r, uint32_t key, int64_t dur, int64_t ext, uint64_t op_step, uint64_t *t) {
+  const uint32_t op = (uint32_t)(op_step & 0xffffffffu);
+  const int32_t step = (int32_t)(op_step >> 32) - 1;
+  if (op) add_shape(r, key, op - 1, dur);
+  r->linked++;
+  *t = step < 0 ? xp_idmap_get(&r->ext_ts, ext) : 0;
+  return step;
+}
+
 static int32_t intern_str(xp_strtab *t, tt_slice s) {
   if (!s.n) return -1;
   char *txt = dup_text(s);
@@ -444,29 +454,29 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
   if (ext > 0 && ext == corr) ext = 0;
   int32_t step = -1;
   /* what places it once the file is read, where no operator's step does: the operator's CPU
-  ** time, or its launch's (looked up then: the launch may be written after the activity) */
-  tt_pend how = {0, TT_BY_TS, 0};
+  ** time, or its launch's (looked up then: the launch may be written after the activity), or
+  ** the operator itself, written after the activity, with the launch for where it is not */
+  tt_pend how[2];
   int pend = 0;
   if (r->hip && !r->hip_ext_ops && corr < 0) {
     /* ROCm's oldest traces: a kernel's "External id" is its launch's correlation id (the
     ** runtime event's and the flow's), so the step is the launch's, and no operator is known */
-    if (ext > 0) how = (tt_pend){0, TT_BY_HIP_EXT, ext}, pend = 1;
+    if (ext > 0) how[pend++] = (tt_pend){0, TT_BY_HIP_EXT, ext};
     ext = 0;
   }
   int linked = 0;
   if (ext > 0) {
-    uint64_t v = xp_idmap_get(&r->ext, ext);
+    const uint64_t v = xp_idmap_get(&r->ext, ext);
+    uint64_t t;
     if (v) {
-      uint32_t op = (uint32_t)(v & 0xffffffffu);
-      step = (int32_t)(v >> 32) - 1;
-      if (op) add_shape(r, key, op - 1, dur);
-      r->linked++;
+      step = tt_link(r, key, dur, ext, v, &t);
       linked = 1;
-      uint64_t t = step < 0 ? xp_idmap_get(&r->ext_ts, ext) : 0;
-      if (t) how = (tt_pend){0, TT_BY_TS, TT_TS_BACK(t)}, pend = 1;
+      if (t) how[pend++] = (tt_pend){0, TT_BY_TS, TT_TS_BACK(t)};
+    } else {
+      how[pend++] = (tt_pend){0, TT_BY_EXT, ext};
     }
   }
-  if (!linked && !pend && corr > 0) how = (tt_pend){0, TT_BY_CORR, corr}, pend = 1;
+  if (!linked && corr > 0) how[pend++] = (tt_pend){0, TT_BY_CORR, corr};
   int64_t dev;
   if (tt_int(ev->pid, &dev) == 0) {
     if (r->device < 0) r->device = dev;
@@ -475,9 +485,9 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
     dev = -1;
   }
   *(uint16_t *)xp_vec_push(&r->lanes, sizeof(uint16_t)) = lane_of(r, ev, dev);
-  if (pend) {
-    how.ival = (uint32_t)r->ivals.n;
-    *(tt_pend *)xp_vec_push(&r->pending, sizeof how) = how;
+  for (int i = 0; i < pend; i++) {
+    how[i].ival = (uint32_t)r->ivals.n;
+    *(tt_pend *)xp_vec_push(&r->pending, sizeof how[i]) = how[i];
   }
   tt_ival *iv = xp_vec_push(&r->ivals, sizeof *iv);
   iv->start = ts;

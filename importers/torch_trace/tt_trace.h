@@ -61,10 +61,12 @@ typedef struct tt_ival { /* one GPU activity */
   int32_t step; /* index into steps, -1 outside every step */
 } tt_ival;
 
-/* An activity whose step its launch's CPU time decides. Kineto writes a kernel before its launch
-** (the runtime event) as often as after, so a launch's time is looked up once the file is read:
-** until then ts holds the key of launch_ts to look up (TT_BY_CORR, TT_BY_HIP_EXT). */
-enum tt_pend_kind { TT_BY_TS, TT_BY_CORR, TT_BY_HIP_EXT };
+/* An activity whose step its launch's CPU time decides, or whose operator the file had not shown
+** yet. Kineto writes a kernel before its launch (the runtime event) as often as after, and other
+** writers put operators after their kernels, so both are looked up once the file is read: until
+** then ts holds the key to look up (TT_BY_CORR, TT_BY_HIP_EXT: a launch; TT_BY_EXT: an operator,
+** followed by the activity's TT_BY_CORR record, if it has one, for where none is found). */
+enum tt_pend_kind { TT_BY_TS, TT_BY_CORR, TT_BY_HIP_EXT, TT_BY_EXT };
 typedef struct tt_pend {
   uint32_t ival;
   uint32_t kind; /* enum tt_pend_kind */
@@ -223,6 +225,11 @@ int tt_rank_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_optio
                   char *err, size_t errlen);
 int tt_rank_meta(tt_import *imp, tt_rank *r, tt_slice key, tt_slice val, char *err, size_t errlen);
 void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt);
+/* Link a GPU activity (its kernel key and duration) to the operator of External id ext, whose
+** entry in tt_rank.ext is op_step: the operator's shapes count it. Returns the id of the step
+** the operator ran in, -1 if none held it when it was read; then *t is TT_TS_KEEP of the
+** operator's CPU time (0: none), which places the activity once every step is known. */
+int32_t tt_link(tt_rank *r, uint32_t key, int64_t dur, int64_t ext, uint64_t op_step, uint64_t *t);
 void tt_rank_free(tt_rank *r);
 int tt_match_ranks(tt_import *imp);
 /* What marks the import's steps: the annotation asked for, "ProfilerStep#N", or, where no

@@ -19,7 +19,8 @@ set -u
 #             and a kernel launched through the driver (cuLaunchKernel, cat cuda_driver)
 #   warmup    5 kernels on stream 7 at the start of step 0's window, correlation ids 100-104,
 #             launched before the trace began: no launch event
-# The file holds the CPU operators, then the GPU activities, then the launches.
+# The file holds the CPU operators, then the GPU activities, then the launches ($ops_last: the
+# operators last, after the kernels they launched).
 trace() {
   local k s g c
   printf '{"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 1},\n'
@@ -28,8 +29,7 @@ trace() {
     s=$((1000 + 200 * k))
     [ -n "${nosteps:-}" ] || printf '{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d", "pid": 900, "tid": 900, "ts": %d, "dur": 200},\n' \
       $((10 + k)) "$s"
-    printf '{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 900, "tid": 900, "ts": %d, "dur": 20, "args": {"External id": %d}},\n' \
-      $((s + 5)) $((100 + k))
+    [ -n "${ops_last:-}" ] || op "$s" "$k"
   done
   for k in 0 1 2 3 4; do gpu kernel warmup $((1010 + 10 * k)) 5 7 $((100 + k)); done
   for k in 0 1 2 3; do
@@ -52,7 +52,12 @@ trace() {
     launch cuda_runtime cudaMemsetAsync $((s + 70)) $((c + 3))
     launch cuda_driver cuLaunchKernel $((s + 80)) $((c + 4))
   done
+  if [ -n "${ops_last:-}" ]; then for k in 0 1 2 3; do op $((1000 + 200 * k)) "$k"; done; fi
   printf '{"ph": "i", "cat": "cpu_instant_event", "s": "g", "name": "end", "pid": 900, "tid": 900, "ts": 3000}\n]}\n'
+}
+op() { # op STEP_START K: step K's aten::mm, which launched its gemm
+  printf '{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 900, "tid": 900, "ts": %d, "dur": 20, "args": {"External id": %d}},\n' \
+    $(($1 + 5)) $((100 + $2))
 }
 gpu() { # gpu CAT NAME TS DUR STREAM CORRELATION [EXT]
   printf '{"ph": "X", "cat": "%s", "name": "%s", "pid": 0, "tid": %d, "ts": %d, "dur": %d, "args": {%s"device": 0, "stream": %d, "correlation": %d}},\n' \
@@ -98,6 +103,20 @@ check "the summary says how many were left out of the steps, and why" \
 check "per-name totals: every activity counted" "5|4|4" \
   "$(query "SELECT group_concat(count, '|') FROM (SELECT k.count FROM trace_kernel_stats k JOIN trace_names n ON n.id = k.name_id
             WHERE n.name IN ('warmup', 'lost', 'direct') ORDER BY n.name DESC)")"
+
+# The operators written after the kernels they launched (a writer other than Kineto, a merged or
+# reordered file): linked as when written first, and the figures the same.
+db="$tmp/ops_last.db"
+ops_last=1 trace > "$tmp/o.json"
+"$XP" --db "$db" import torch-trace "$tmp/o.json" --set model=launch-test --set tp=1 --set batch=1 > "$tmp/out" 2> "$tmp/err"
+check "operators after their kernels: exit" 0 $?
+check "operators after their kernels: 4 linked" "37|4" "$(query "SELECT (kernels + memcpys + memsets) || '|' || linked_kernels FROM trace_ranks")"
+check "operators after their kernels: their operator's step" "0 1 2 3" "$(where gemm)"
+check "operators after their kernels: the operator's shapes count them" "aten::mm:4" \
+  "$(query "SELECT op || ':' || count FROM trace_shapes")"
+check "operators after their kernels: activities per step, and outside every step" "7 8 8 8+6" \
+  "$(query "SELECT group_concat(kernels, ' ') || '+' || ((SELECT kernels + memcpys + memsets FROM trace_ranks) - sum(kernels))
+            FROM (SELECT kernels FROM trace_steps ORDER BY step)")"
 
 # Without steps of its own (the whole GPU window is one step), every activity is in it.
 db="$tmp/window.db"

@@ -1,0 +1,222 @@
+/* The torch.profiler importer gives the same figures whatever order a trace's events come in.
+** Kineto writes the CPU side first, then GPU activities interleaved with their launches, but
+** not always (a launch after its kernel as often as before; torch 1.8's step after the operators
+** it holds; other writers, merged or filtered files). Each trace below is read as written and
+** again with its events reordered (the top-level keys and every event's bytes unchanged):
+**   reversed: launches before their kernels, operators after them, steps after both;
+**   GPU first: every GPU activity, then the rest in file order (operators after their kernels).
+** Every figure a rank keeps must agree: counts, linked kernels, per-name, per-step, per-operator
+** (shapes) and per-collective figures. */
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "testutil.h"
+#include "torch_trace/tt_source.h"
+#include "torch_trace/tt_trace.h"
+
+static tt_rules rules;
+
+typedef struct doc {
+  char *text;         /* the decompressed file */
+  size_t len;
+  xp_vec meta;        /* tt_slice pairs: key (without quotes), value */
+  xp_vec events;      /* event_text: each event's bytes */
+} doc;
+
+typedef struct event_text {
+  tt_slice text;
+  int gpu; /* a GPU activity: a kernel, copy or fill */
+} event_text;
+
+/* The whole file, decompressed, with its units framed. 0 on failure. */
+static int doc_read(doc *d, const char *path) {
+  memset(d, 0, sizeof *d);
+  char err[256];
+  tt_source *src = tt_source_open(path, err, sizeof err);
+  if (!src) return fprintf(stderr, "%s\n", err), 0;
+  size_t cap = 0;
+  const char *data;
+  size_t n;
+  while (tt_source_next(src, &data, &n, err, sizeof err) == 1) {
+    if (d->len + n + 1 > cap) d->text = xp_xrealloc(d->text, cap = 2 * (d->len + n + 1));
+    memcpy(d->text + d->len, data, n);
+    d->len += n;
+  }
+  tt_source_close(src);
+  tt_framer f;
+  tt_framer_init(&f, d->len);
+  tt_event *ev = xp_xmalloc(sizeof *ev);
+  size_t pos = 0;
+  tt_slice k, v;
+  for (tt_unit u; (u = tt_framer_next(&f, d->text, d->len, &pos, 1, ev, &k, &v)) != TT_UNIT_END;) {
+    if (u == TT_UNIT_EVENT) {
+      const int gpu = tt_string_eq(ev->cat, "kernel") || tt_string_eq(ev->cat, "gpu_memcpy") ||
+                      tt_string_eq(ev->cat, "gpu_memset");
+      *(event_text *)xp_vec_push(&d->events, sizeof(event_text)) = (event_text){ev->text, gpu};
+    } else if (u == TT_UNIT_META) {
+      *(tt_slice *)xp_vec_push(&d->meta, sizeof(tt_slice)) = k;
+      *(tt_slice *)xp_vec_push(&d->meta, sizeof(tt_slice)) = v;
+    } else {
+      fprintf(stderr, "%s: %s\n", path, f.err);
+      break;
+    }
+  }
+  free(ev);
+  return d->events.n > 0;
+}
+
+static void doc_free(doc *d) {
+  free(d->text);
+  xp_vec_free(&d->meta);
+  xp_vec_free(&d->events);
+}
+
+enum order { AS_WRITTEN, REVERSED, GPU_FIRST };
+
+/* The document with its events in the given order, as NAME in the scratch folder. */
+static char *doc_write(const doc *d, enum order o, const char *name) {
+  char *path = test_path(name);
+  FILE *f = fopen(path, "w");
+  fputc('{', f);
+  const tt_slice *m = d->meta.data;
+  const event_text *e = d->events.data;
+  for (size_t i = 0; i < d->meta.n; i += 2) fprintf(f, "\"%.*s\": %.*s, ", (int)m[i].n, m[i].p, (int)m[i + 1].n, m[i + 1].p);
+  fputs("\"traceEvents\": [\n", f);
+  size_t written = 0;
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t k = 0; k < d->events.n; k++) {
+      size_t i = o == REVERSED ? d->events.n - 1 - k : k;
+      if (o == GPU_FIRST ? e[i].gpu != !pass : pass) continue;
+      fprintf(f, "%s%.*s", written++ ? ",\n" : "", (int)e[i].text.n, e[i].text.p);
+    }
+  fputs("\n]}\n", f);
+  fclose(f);
+  return path;
+}
+
+static int import(tt_import *imp, const char *path) {
+  tt_import_init(imp, &rules);
+  tt_options opt = {0};
+  opt.rank = -1;
+  int rc = tt_read_file(imp, path, &opt);
+  return rc ? rc : tt_import_finish(imp);
+}
+
+static int by_text(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* A rank's figures, one line each, sorted: names stand for the import's name ids. */
+static char *figures(const tt_import *imp, const tt_rank *r) {
+  xp_vec lines = {0};
+#define LINE(...) (*(char **)xp_vec_push(&lines, sizeof(char *)) = xp_asprintf(__VA_ARGS__))
+#define NAME(key) imp->names.str[TT_KEY_NAME(key)]
+  LINE("rank %lld device %lld: %lld kernels %lld memcpys %lld memsets %lld cpu_ops %lld linked %lld before the trace",
+       (long long)r->rank, (long long)r->device, (long long)r->kernels, (long long)r->memcpys, (long long)r->memsets,
+       (long long)r->cpu_ops, (long long)r->linked, (long long)r->before_trace);
+  LINE("gpu %lld..%lld busy %lld kernel %lld", (long long)r->gpu_start, (long long)r->gpu_end, (long long)r->busy_ns,
+       (long long)r->kernel_ns);
+  for (size_t i = 0; i < r->steps.n; i++) {
+    const tt_step *s = XP_VEC_AT(&r->steps, tt_step, i);
+    LINE("step %zu #%lld %lld..%lld gpu %lld..%lld: %lld activities %lld ns busy %lld", i, (long long)s->number,
+         (long long)s->start, (long long)s->end, (long long)s->gpu_start, (long long)s->gpu_end, (long long)s->kernels,
+         (long long)s->kernel_ns, (long long)s->busy_ns);
+  }
+  for (size_t i = 0; i < r->kstats.n; i++) {
+    const tt_kstat *k = XP_VEC_AT(&r->kstats, tt_kstat, i);
+    LINE("name %s/%u: %lld %lld %lld %lld", NAME(k->key), TT_KEY_COLL(k->key), (long long)k->count,
+         (long long)k->total, (long long)k->min, (long long)k->max);
+  }
+  for (size_t i = 0; i < r->stepk.n; i++) {
+    const tt_stepk *k = XP_VEC_AT(&r->stepk, tt_stepk, i);
+    LINE("step %d name %s/%u: %lld %lld", k->step, NAME(k->key), TT_KEY_COLL(k->key), (long long)k->count,
+         (long long)k->total);
+  }
+  for (size_t i = 0; i < r->shapes.n; i++) {
+    const tt_shape *s = XP_VEC_AT(&r->shapes, tt_shape, i);
+    LINE("shape %s by %s: %lld %lld %lld %lld", NAME(s->key), imp->ops.str[s->op], (long long)s->count,
+         (long long)s->total, (long long)s->min, (long long)s->max);
+  }
+  for (size_t i = 0; i < r->colls.n; i++) {
+    const tt_collk *c = XP_VEC_AT(&r->colls, tt_collk, i);
+    LINE("collective %s %lld..%lld step %d group %lld wait %lld", NAME(c->key), (long long)c->start,
+         (long long)c->end, c->step, (long long)c->group, (long long)c->wait);
+  }
+#undef LINE
+#undef NAME
+  qsort(lines.data, lines.n, sizeof(char *), by_text);
+  size_t len = 1;
+  for (size_t i = 0; i < lines.n; i++) len += strlen(*XP_VEC_AT(&lines, char *, i)) + 1;
+  char *out = xp_xmalloc(len), *p = out;
+  for (size_t i = 0; i < lines.n; i++) {
+    char *l = *XP_VEC_AT(&lines, char *, i);
+    p += sprintf(p, "%s\n", l);
+    free(l);
+  }
+  *p = 0;
+  xp_vec_free(&lines);
+  return out;
+}
+
+/* The first line where two figures differ, said on stderr. */
+static void say_difference(const char *what, const char *a, const char *b) {
+  while (*a && *b) {
+    const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
+    if (ea - a != eb - b || memcmp(a, b, (size_t)(ea - a)) != 0) break;
+    a = ea + 1, b = eb + 1;
+  }
+  fprintf(stderr, "%s: as written [%.*s], reordered [%.*s]\n", what, (int)strcspn(a, "\n"), a, (int)strcspn(b, "\n"), b);
+}
+
+/* The trace as written, then in each order: the same figures for every rank it makes. Returns
+** the GPU activities linked to their operators as written. */
+static int64_t check_orders(const char *path) {
+  static const char *const names[] = {"as written", "reversed", "GPU first"};
+  doc d;
+  CHECK(doc_read(&d, path));
+  tt_import want;
+  CHECK_EQ_INT(import(&want, path), 0);
+  int64_t linked = 0;
+  for (int i = 0; i < want.nranks; i++) linked += want.ranks[i]->linked;
+  for (enum order o = AS_WRITTEN; o <= GPU_FIRST; o++) {
+    char *copy = doc_write(&d, o, "t.json");
+    tt_import got;
+    CHECK_EQ_INT(import(&got, copy), 0);
+    CHECK_EQ_INT(got.nranks, want.nranks);
+    for (int i = 0; i < want.nranks && i < got.nranks; i++) {
+      char *a = figures(&want, want.ranks[i]), *b = figures(&got, got.ranks[i]);
+      if (strcmp(a, b) != 0) {
+        char *what = xp_asprintf("%s, %s, rank %d", path, names[o], i);
+        say_difference(what, a, b);
+        free(what);
+        CHECK(0);
+      }
+      free(a);
+      free(b);
+    }
+    tt_import_free(&got);
+    free(copy);
+  }
+  printf("%s: %d rank(s), %lld activities linked as written, compared in %d orders\n", path, want.nranks,
+         (long long)linked, GPU_FIRST + 1);
+  tt_import_free(&want);
+  doc_free(&d);
+  return linked;
+}
+
+int main(void) {
+  if (tt_rules_builtin(&rules)) return 1;
+  if (!test_dir_make("/tmp/xp-test-order-XXXXXX")) return 1;
+  static const struct { const char *sub, *name; } traces[] = {
+      {"trace", "decode_tp2_bs1_rank0.trace.json.gz"}, /* NCCL collectives, every kernel linked */
+      {"trace/variants", "cugraph_r1.json.gz"},        /* graph replays placed by their launch */
+      {"trace/variants", "twogpu_oneproc.json.gz"},    /* two devices, each a rank */
+      {"trace/variants", "vllm_r0.json.gz"}};          /* no ProfilerStep#N */
+  for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
+    char *path = test_data_path(traces[i].sub, traces[i].name);
+    int64_t linked = check_orders(path);
+    if (i == 0) CHECK(linked > 5000); /* the order matters: operators link */
+    free(path);
+  }
+  test_dir_remove();
+  tt_rules_free(&rules);
+  CHECK_DONE();
+}
