@@ -157,6 +157,19 @@ static int sorted_by_corr(const xp_vec *launches) {
   return 1;
 }
 
+/* Are the rank's activities numbered as the launches of the file are, so that an id below every
+** launch's was made before them? Only where one process made every launch (each numbers its
+** own calls, and an activity's process is not written on it: a merged file's ids collide), and
+** where the ids of the two meet: some activity's correlation names a recorded launch (found of
+** them did; else the latest activity's, which the trace holds if it recorded to the end). The
+** least id over the launches is no proof alone: activities numbered apart (another process's
+** that recorded no launch, another numbering of ROCm's or older writers') all fall below it,
+** and the rule would leave every step empty. launches are sorted by correlation. */
+static int shares_numbering(const tt_rank *r, size_t found) {
+  if (r->launch_procs != 1) return 0;
+  return found > 0 || launch_time(r, r->corr_max) != 0;
+}
+
 /* The operator of an activity that the file had not shown when the activity was read (pd: its
 ** TT_BY_EXT record), linked now as on_gpu (tt_rank.c) links one read before: -1 if the file has
 ** no such operator; else the activity is in the operator's step, and 0, or 1 where no step held
@@ -180,11 +193,13 @@ static int link_late(tt_rank *r, tt_pend *pd) {
 ** numbered in the order they are made, and the trace records them from its first microseconds.
 ** It ran in a step's GPU window, but is no step's work: it stays outside every step, and the
 ** import says how many did (torch_trace.c). That needs steps of their own (a window step spans
-** all GPU activity) and a trace that records launches at all: a producer that wrote GPU
-** activities alone proves nothing by its ids. Any other launch not found (dropped by the
+** all GPU activity), a trace that records launches at all (a producer that wrote GPU
+** activities alone proves nothing by its ids), and activities numbered as its launches are
+** (shares_numbering); where they are not known to be, the rule is not applied, and the import
+** says to how many activities it would have been. Any other launch not found (dropped by the
 ** profiler, a trace cut short) leaves the activity to stream order. */
 static void resolve_launches(tt_rank *r) {
-  size_t k = 0;
+  size_t k = 0, found = 0;
   int sorted = 0; /* sorted only where an activity needs it: a fully linked trace costs nothing */
   for (size_t i = 0; i < r->pending.n; i++) {
     tt_pend pd = *XP_VEC_AT(&r->pending, tt_pend, i);
@@ -202,18 +217,25 @@ static void resolve_launches(tt_rank *r) {
     if (pd.kind != TT_BY_TS) {
       const uint64_t v = pd.kind == TT_BY_CORR ? launch_time(r, pd.ts) : xp_idmap_get(&r->launch_ts, pd.ts);
       if (!v) {
-        if (pd.kind == TT_BY_CORR && r->launch_min != INT64_MAX && pd.ts < r->launch_min && r->steps.n) {
+        if (pd.kind == TT_BY_CORR && pd.ts < r->launch_min && r->steps.n) {
           XP_VEC_AT(&r->ivals, tt_ival, pd.ival)->step = TT_BEFORE_TRACE;
           r->before_trace++;
         }
         continue;
       }
+      found += pd.kind == TT_BY_CORR;
       pd.kind = TT_BY_TS;
       pd.ts = TT_TS_BACK(v);
     }
     *XP_VEC_AT(&r->pending, tt_pend, k++) = pd;
   }
   r->pending.n = k;
+  if (r->before_trace && !shares_numbering(r, found)) { /* then none was: back to stream order */
+    for (size_t i = 0; i < r->ivals.n; i++)
+      if (XP_VEC_AT(&r->ivals, tt_ival, i)->step == TT_BEFORE_TRACE) XP_VEC_AT(&r->ivals, tt_ival, i)->step = -1;
+    r->before_unknown = r->before_trace;
+    r->before_trace = 0;
+  }
 }
 
 /* Steps were recorded in the External-id map by order of appearance; map those to positions

@@ -477,6 +477,7 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
     }
   }
   if (!linked && corr > 0) how[pend++] = (tt_pend){0, TT_BY_CORR, corr};
+  if (corr > r->corr_max) r->corr_max = corr;
   int64_t dev;
   if (tt_int(ev->pid, &dev) == 0) {
     if (r->device < 0) r->device = dev;
@@ -501,6 +502,23 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
   return 0;
 }
 
+/* A launch's id in the space of the activities' correlation ids: the least (launch_min), and
+** the process that made the call. Each process numbers its own calls, and the trace does not
+** say which process launched an activity (its pid is the device), so where two processes made
+** launches (a merged trace) no activity's id can be told below its own process's launches
+** (tt_done.c resolve_launches). The pid is compared as written, no parsing: a few bytes. */
+static void note_launch_id(tt_rank *r, const tt_event *ev, int64_t id) {
+  if (id < r->launch_min) r->launch_min = id;
+  const size_t n = ev->pid.n < sizeof r->launch_pid ? ev->pid.n : sizeof r->launch_pid;
+  if (!r->launch_procs) {
+    if (n) memcpy(r->launch_pid, ev->pid.p, n);
+    r->launch_pid_n = (uint8_t)n;
+    r->launch_procs = 1;
+  } else if (r->launch_procs == 1 && (n != r->launch_pid_n || (n && memcmp(ev->pid.p, r->launch_pid, n) != 0))) {
+    r->launch_procs = 2;
+  }
+}
+
 /* A call of the CUDA (or HIP) runtime or driver API. Its correlation id is the one its GPU
 ** activities carry, if it launched any, and its CPU time the one that places them in a step
 ** when no operator claims them (tt_done.c): a ROCm kernel names its launch, not the operator; a
@@ -508,7 +526,7 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
 ** the step, the kernels late on the GPU, past its CPU window); neither does a kernel launched
 ** outside any operator the profiler recorded. Every call with a correlation is kept, whatever
 ** its name, 16 bytes each: the smallest correlation among them tells an activity launched
-** before the trace began (tt_rank.launch_min). */
+** before the trace began (tt_rank.launch_min), where one process made them all. */
 static void on_runtime(tt_rank *r, const tt_event *ev) {
   /* the name's first bytes as written: no decoding. HIP's and graph launches' ids may be
   ** written as an External id (below) */
@@ -526,7 +544,7 @@ static void on_runtime(tt_rank *r, const tt_event *ev) {
     /* Kept also inside an operator, whose External id its activities should carry too: a
     ** producer that wrote them none (or Kineto of 2022-23, their correlation) leaves them to
     ** the launch alone */
-    if (corr < r->launch_min) r->launch_min = corr;
+    note_launch_id(r, ev, corr);
     if (tt_us_to_ns(ev->ts, &ts) != 0) return;
     *(tt_launch *)xp_vec_push(&r->launches, sizeof(tt_launch)) = (tt_launch){corr, ts};
     return;
@@ -538,6 +556,8 @@ static void on_runtime(tt_rank *r, const tt_event *ev) {
     ** 2022, gave launch and kernel their linked operator's External id and no correlation;
     ** the launches come before any kernel there */
     if (hip && corr > 0 && xp_idmap_get(&r->launch_ts, corr)) r->hip_ext_ops = 1;
+    /* a graph launch's is looked up as a kernel's correlation (tt_done.c launch_time) */
+    if (!hip && corr > 0) note_launch_id(r, ev, corr);
   }
   if (corr > 0 && tt_us_to_ns(ev->ts, &ts) == 0) xp_idmap_set(&r->launch_ts, corr, TT_TS_KEEP(ts));
 }

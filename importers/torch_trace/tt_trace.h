@@ -161,12 +161,20 @@ typedef struct tt_rank {
   /* HIP's oldest launches and graph launches written with no correlation, keyed by their
   ** External id -> TT_TS_KEEP(CPU ts) */
   xp_idmap launch_ts;
-  /* The smallest correlation in launches (INT64_MAX: none). CUPTI and roctracer number API
-  ** calls in the order they are made, so an activity with a lower correlation whose launch is
-  ** not in the trace was launched before the profiler began recording (its warm-up): no step's
-  ** work. */
+  /* The smallest correlation in launches, and graph launches' External ids (INT64_MAX: none).
+  ** CUPTI and roctracer number a process's API calls in the order they are made, so an activity
+  ** with a lower correlation whose launch is not in the trace was launched before the profiler
+  ** began recording (its warm-up): no step's work. That holds where one process made every
+  ** launch of the file: launch_procs (0 none, 1, 2 two or more), launch_pid (the first's pid as
+  ** written, its first bytes). HIP's External ids are another numbering, and not counted. */
   int64_t launch_min;
+  int launch_procs;
+  char launch_pid[24];
+  uint8_t launch_pid_n;
   int64_t before_trace;        /* activities so left out of every step */
+  /* ... that would be, but the ids cannot tell (tt_done.c shares_numbering): not left out */
+  int64_t before_unknown;
+  int64_t corr_max;            /* the largest correlation of a GPU activity (0: none) */
   xp_vec pending;              /* tt_pend */
   int hip;                     /* launches through HIP (hip*LaunchKernel): ROCm's ids */
   int hip_ext_ops;             /* ... whose External ids name operators (tt_rank.c on_runtime) */

@@ -43,7 +43,11 @@ trace() {
     gpu gpu_memset "Memset (Device)" $((g + 80)) 2 11 $((c + 3))
     gpu kernel driver_launched $((g + 90)) 5 11 $((c + 4))
   done
-  printf '{"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "pid": 900, "tid": 900, "ts": 990, "dur": 2, "args": {"cbid": 131, "correlation": 999}},\n'
+  printf '{"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "pid": 900, "tid": 900, "ts": 990, "dur": 2, "args": {"cbid": 131, "correlation": %d}},\n' \
+    $((999 + ${apart:-0}))
+  # $other_proc: a second process's calls, numbered by its own counter
+  [ -z "${other_proc:-}" ] || printf '{"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": 901, "tid": 901, "ts": %d, "dur": 2, "args": {"cbid": 41, "correlation": %d}},\n' \
+    1100 5000 1300 5001
   for k in 0 1 2 3; do
     s=$((1000 + 200 * k)) c=$((1000 + 10 * k))
     launch cuda_runtime cudaLaunchKernel $((s + 10)) "$c" $((100 + k))
@@ -63,9 +67,9 @@ gpu() { # gpu CAT NAME TS DUR STREAM CORRELATION [EXT]
   printf '{"ph": "X", "cat": "%s", "name": "%s", "pid": 0, "tid": %d, "ts": %d, "dur": %d, "args": {%s"device": 0, "stream": %d, "correlation": %d}},\n' \
     "$1" "$2" "$5" "$3" "$4" "${7:+\"External id\": $7, }" "$5" "$6"
 }
-launch() { # launch CAT NAME TS CORRELATION [EXT]
+launch() { # launch CAT NAME TS CORRELATION [EXT]; $apart: the launches numbered apart from the activities
   printf '{"ph": "X", "cat": "%s", "name": "%s", "pid": 900, "tid": 900, "ts": %d, "dur": 4, "args": {%s"cbid": 1, "correlation": %d}},\n' \
-    "$1" "$2" "$3" "${5:+\"External id\": $5, }" "$4"
+    "$1" "$2" "$3" "${5:+\"External id\": $5, }" $(($4 + ${apart:-0}))
 }
 trace > "$tmp/t.json"
 "$XP" --db "$db" import torch-trace "$tmp/t.json" --set model=launch-test --set tp=1 --set batch=1 > "$tmp/out" 2> "$tmp/err"
@@ -117,6 +121,33 @@ check "operators after their kernels: the operator's shapes count them" "aten::m
 check "operators after their kernels: activities per step, and outside every step" "7 8 8 8+6" \
   "$(query "SELECT group_concat(kernels, ' ') || '+' || ((SELECT kernels + memcpys + memsets FROM trace_ranks) - sum(kernels))
             FROM (SELECT kernels FROM trace_steps ORDER BY step)")"
+
+# The rule needs the activities numbered as the launches are. Launches from a second process
+# (a merged file): each process numbers its own calls, and which one launched an activity the
+# trace does not say; the warm-up kernels go by stream order, to step 0, and the import says so.
+db="$tmp/two_procs.db"
+other_proc=1 trace > "$tmp/p.json"
+"$XP" --db "$db" import torch-trace "$tmp/p.json" --set model=launch-test --set tp=1 --set batch=1 > "$tmp/out" 2> "$tmp/err"
+check "two processes' launches: exit" 0 $?
+check "two processes' launches: the warm-up kernels by stream order, in step 0" "0" "$(where warmup)"
+check "two processes' launches: none said launched before the trace" "" "$(grep '^  [0-9]* launched before' "$tmp/out")"
+check "two processes' launches: the import says why they were not" \
+  "  5 with no launch in the trace and a correlation id below every launch it records, placed as the others: the launches come from several processes (pids), each numbering its own calls, so the ids do not say they were launched before the profiler began recording" \
+  "$(grep 'placed as the others' "$tmp/out")"
+check "two processes' launches: the rest as before" "0 1 2 3|0 1 2 3|1 2 3" "$(where direct)|$(where graph_a)|$(where lost)"
+# Launches numbered apart from the activities (another process's, another numbering of ROCm's or
+# older writers'): every id of an activity is below every launch's, and none names one. Not
+# launched before the trace: the graph's and the direct kernels by their GPU start (1 2 3, the
+# last after every step), the warm-up and lost ones by stream order.
+db="$tmp/apart.db"
+apart=100000 trace > "$tmp/a.json"
+"$XP" --db "$db" import torch-trace "$tmp/a.json" --set model=launch-test --set tp=1 --set batch=1 > "$tmp/out" 2> "$tmp/err"
+check "numbered apart: exit" 0 $?
+check "numbered apart: none in no step but by their GPU start" "0 1 2 3|1 2 3|1 2 3|0|1 2 3" \
+  "$(where gemm)|$(where graph_a)|$(where direct)|$(where warmup)|$(where lost)"
+check "numbered apart: the import says why" \
+  "  33 with no launch in the trace and a correlation id below every launch it records, placed as the others: no activity's correlation id names a launch it records (numbered apart), so the ids do not say they were launched before the profiler began recording" \
+  "$(grep 'placed as the others' "$tmp/out")"
 
 # Without steps of its own (the whole GPU window is one step), every activity is in it.
 db="$tmp/window.db"
