@@ -45,6 +45,11 @@ trace() {
   done
   printf '{"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "pid": 900, "tid": 900, "ts": 990, "dur": 2, "args": {"cbid": 131, "correlation": %d}},\n' \
     $((999 + ${apart:-0}))
+  # $graph_ext: a graph launched at the trace's start, written with its id as an External id and
+  # no correlation (the older Kineto wrote both alike), its kernel with that id as correlation
+  [ -z "${graph_ext:-}" ] || printf '%s\n' \
+    '{"ph": "X", "cat": "cuda_runtime", "name": "cudaGraphLaunch", "pid": 900, "tid": 900, "ts": 995, "dur": 2, "args": {"cbid": 311, "External id": 90}},' \
+    '{"ph": "X", "cat": "kernel", "name": "early_graph", "pid": 0, "tid": 9, "ts": 1005, "dur": 2, "args": {"device": 0, "stream": 9, "correlation": 90}},'
   # $other_proc: a second process's calls, numbered by its own counter
   [ -z "${other_proc:-}" ] || printf '{"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": 901, "tid": 901, "ts": %d, "dur": 2, "args": {"cbid": 41, "correlation": %d}},\n' \
     1100 5000 1300 5001
@@ -148,6 +153,16 @@ check "numbered apart: none in no step but by their GPU start" "0 1 2 3|1 2 3|1 
 check "numbered apart: the import says why" \
   "  33 with no launch in the trace and a correlation id below every launch it records, placed as the others: no activity's correlation id names a launch it records (numbered apart), so the ids do not say they were launched before the profiler began recording" \
   "$(grep 'placed as the others' "$tmp/out")"
+
+# A call the trace records with an id below the warm-up kernels' (a graph launch keyed by its
+# External id, which their lookup reads as a correlation): they were launched after it, while
+# the profiler recorded (their launches dropped): by stream order, to step 0.
+db="$tmp/graph_ext.db"
+graph_ext=1 trace > "$tmp/g.json"
+"$XP" --db "$db" import torch-trace "$tmp/g.json" --set model=launch-test --set tp=1 --set batch=1 > "$tmp/out" 2> "$tmp/err"
+check "a graph launch keyed by External id below them: exit" 0 $?
+check "a graph launch keyed by External id below them: warm-up kernels by stream order" "0|0" "$(where warmup)|$(where early_graph)"
+check "a graph launch keyed by External id below them: none said launched before" "" "$(grep '^  [0-9]* launched before' "$tmp/out")"
 
 # Without steps of its own (the whole GPU window is one step), every activity is in it.
 db="$tmp/window.db"
