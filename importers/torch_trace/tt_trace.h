@@ -7,7 +7,8 @@
 ** a 2-byte stream lane per GPU activity (for the union of busy intervals and the step split,
 ** which follows stream order where no link decides; tt_done.c), 8 bytes per CPU operator
 ** (the External id link from kernels to the operator's shapes), 16 bytes per runtime call
-** (its CPU time, which places an activity no operator claims) and per such activity, and one
+** (its CPU time, which places an activity no operator claims) and per such activity (and per
+** activity whose operator the file writes after it, looked up again at the end), and one
 ** record per collective kernel (for matching across ranks). Times are integer nanoseconds
 ** since the epoch.
 */
