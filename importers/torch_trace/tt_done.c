@@ -204,11 +204,16 @@ static void resolve_launches(tt_rank *r) {
   for (size_t i = 0; i < r->pending.n; i++) {
     tt_pend pd = *XP_VEC_AT(&r->pending, tt_pend, i);
     if (pd.kind == TT_BY_EXT) {
-      const int linked = link_late(r, &pd);
-      if (linked < 0) continue; /* no such operator: its launch, the next record if any, decides */
       const tt_pend *next = i + 1 < r->pending.n ? XP_VEC_AT(&r->pending, tt_pend, i + 1) : NULL;
-      if (next && next->ival == pd.ival) i++; /* the launch's record: the operator decides */
-      if (!linked) continue;
+      const int has_corr = next && next->ival == pd.ival; /* then next is its launch's record */
+      if (!has_corr && r->hip && !r->hip_ext_ops) {
+        pd.kind = TT_BY_HIP_EXT; /* ROCm's oldest traces, read before their launches (on_gpu) */
+      } else {
+        const int linked = link_late(r, &pd);
+        if (linked < 0) continue; /* no such operator: its launch, if it has one, decides */
+        i += has_corr;            /* the operator decides */
+        if (!linked) continue;
+      }
     }
     if (pd.kind == TT_BY_CORR && !sorted) {
       if (!sorted_by_corr(&r->launches)) qsort(r->launches.data, r->launches.n, sizeof(tt_launch), by_corr);

@@ -58,10 +58,13 @@ done
 
 # rocm_trace: 2 steps; in each an operator (External ids 1 and 2) launches 3 kernels through
 # hipLaunchKernel, whose correlation ids (1..6) are the kernels' "External id".
+# $kernels_first: the kernels written before the CPU side, which says only later that the trace
+# is ROCm's and how its ids read.
 rocm_trace() {
   local s i c t
   printf '{"schemaVersion": 1, "deviceProperties": [{"id": 2, "name": "AMD Instinct MI300X", "gcnArchName": "gfx942"}],\n'
   printf '"traceEvents": [\n'
+  [ -z "${kernels_first:-}" ] || rocm_kernels ,
   for s in 0 1; do
     printf '{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d", "pid": 9, "tid": 9, "ts": %d, "dur": 900, "args": {}},\n' \
       "$s" $((2000000 + 1000 * s))
@@ -73,21 +76,31 @@ rocm_trace() {
       printf '"args": {"External id": %d}},\n' "$c"
     done
   done
+  if [ -n "${kernels_first:-}" ]; then
+    printf '{"ph": "i", "cat": "cpu_instant_event", "s": "g", "name": "end", "pid": 9, "tid": 9, "ts": 2003000}\n'
+  else
+    rocm_kernels
+  fi
+  printf ']}\n'
+}
+rocm_kernels() { # rocm_kernels [,]: the six kernels, the last followed by a comma if asked
+  local c
   for c in 1 2 3 4 5 6; do # GPU 70 us behind: kernels 4-6 start inside step 0's CPU window + lag
     printf '{"ph": "X", "cat": "kernel", "name": "Cijk_Ailk_Bljk_HHS", "pid": 2, "tid": 1, "ts": %d, "dur": 20, ' \
       $((2000000 + 150 * c + 500))
-    printf '"args": {"External id": %d}}%s\n' "$c" "$([ $c = 6 ] || echo ,)"
+    printf '"args": {"External id": %d}}%s\n' "$c" "$([ $c = 6 ] && echo "${1:-}" || echo ,)"
   done
-  printf ']}\n'
 }
-rocm_trace > "$tmp/rocm.json"
-"$XP" --db "$db" import torch-trace "$tmp/rocm.json" > "$tmp/out" 2> "$tmp/err"
-check "rocm: exit" 0 $?
-id=$(sql "SELECT max(id) FROM runs")
-check "rocm: kernels in their launches' steps" "0:3|1:3" \
-  "$(sql "SELECT group_concat(number || ':' || kernels, '|') FROM (SELECT * FROM trace_steps WHERE run_id = $id ORDER BY step)")"
-check "rocm: no kernel linked to an operator by a correlation id" 0 \
-  "$(sql "SELECT count(*) FROM trace_shapes WHERE run_id = $id")"
+for order in launches_first kernels_first; do
+  if [ $order = kernels_first ]; then kernels_first=1 rocm_trace; else rocm_trace; fi > "$tmp/rocm.json"
+  "$XP" --db "$db" import torch-trace "$tmp/rocm.json" > "$tmp/out" 2> "$tmp/err"
+  check "rocm, $order: exit" 0 $?
+  id=$(sql "SELECT max(id) FROM runs")
+  check "rocm, $order: kernels in their launches' steps" "0:3|1:3" \
+    "$(sql "SELECT group_concat(number || ':' || kernels, '|') FROM (SELECT * FROM trace_steps WHERE run_id = $id ORDER BY step)")"
+  check "rocm, $order: no kernel linked to an operator by a correlation id" 0 \
+    "$(sql "SELECT count(*) FROM trace_shapes WHERE run_id = $id")"
+done
 
 # rocm2023_trace ERA: the same launches as Kineto's roctracer logger writes them since 2023
 # (ERA 2023): the hipExtModuleLaunchKernel event carries its correlation id (1..6) apart, and a
