@@ -157,14 +157,15 @@ static int sorted_by_corr(const xp_vec *launches) {
   return 1;
 }
 
-/* Are the rank's activities numbered as the launches of the file are, so that an id below every
-** launch's was made before them? Only where one process made every launch (each numbers its
-** own calls, and an activity's process is not written on it: a merged file's ids collide), and
-** where the ids of the two meet: some activity's correlation names a recorded launch (found of
-** them did; else the latest activity's, which the trace holds if it recorded to the end). The
-** least id over the launches is no proof alone: activities numbered apart (another process's
-** that recorded no launch, another numbering of ROCm's or older writers') all fall below it,
-** and the rule would leave every step empty. launches are sorted by correlation. */
+/* Are the rank's activities numbered as the file's launches are, so that an id below every
+** launch's was made before them? Only where one process made every launch (each numbers its own
+** calls, and an activity's process is not written on it: in a merged file the ids of two
+** processes collide), and where the two sets of ids meet: an activity's correlation names a
+** recorded launch (found: how many of those placed by their launch did; else the rank's largest
+** correlation, whose launch a trace recorded to its end holds). The least id over the launches
+** is no proof alone: activities numbered apart (another process's that recorded no launch, a
+** numbering of ROCm's or an older writer's) all fall below it, and would all leave their steps.
+** launches are sorted by correlation. */
 static int shares_numbering(const tt_rank *r, size_t found) {
   if (r->launch_procs != 1) return 0;
   return found > 0 || launch_time(r, r->corr_max) != 0;
