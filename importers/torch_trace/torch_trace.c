@@ -329,10 +329,11 @@ const xp_kind xp_kind_torch_trace = {
     .import_name = "torch-trace",
     .records_as = NULL,
     .show = torch_trace_show,
-    .notes = "CUDA's and ROCm's (HIP) traces. A GPU activity is its operator's step's, else its launch's\n"
-             "  (a CUDA graph's replay: its cudaGraphLaunch's), else by stream order; one launched before\n"
-             "  the profiler began recording is in no step (the import says how many). A trace without\n"
-             "  ProfilerStep#N that holds vLLM's or SGLang's step annotations is told the --step-annotation\n"
-             "  that marks them. vLLM's front-end trace (*.async_llm.*, CPU only) is refused: import the\n"
-             "  workers' traces without it.\n",
+    .notes = "CUDA's and ROCm's (HIP) traces. A GPU activity is its operator's step's (wherever the file\n"
+             "  writes the operator), else its launch's (a CUDA graph's replay: its cudaGraphLaunch's), else\n"
+             "  by stream order; one launched before the profiler began recording is in no step where the\n"
+             "  ids tell (one process's launches, numbered as the activities; the import says how many).\n"
+             "  A trace without ProfilerStep#N that holds vLLM's or SGLang's step annotations is told the\n"
+             "  --step-annotation that marks them. vLLM's front-end trace (*.async_llm.*, CPU only) is\n"
+             "  refused: import the workers' traces without it.\n",
 };
