@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Writes the result files of this folder, one a format (PROVENANCE.md says which source each
+mirrors). Python 3 standard library only; the per-request times are made up, every statistic is
+computed from them as the writer computes it (numpy's mean, median, population std, linear
+percentile), in the writer's units: per-request times in seconds, statistics in ms."""
+import json
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def pct(v, p):
+    v = sorted(v)
+    k = (len(v) - 1) * p / 100
+    i = int(k)
+    return v[i] + (v[min(i + 1, len(v) - 1)] - v[i]) * (k - i)
+
+
+def mean(v):
+    return sum(v) / len(v)
+
+
+def std(v):
+    m = mean(v)
+    return (sum((x - m) ** 2 for x in v) / len(v)) ** 0.5
+
+
+def stats(name, v, ps, ms_suffix="_ms"):
+    """SGLang's statistics of one latency, seconds in, ms out."""
+    v = [x * 1e3 for x in v] or [0.0]
+    out = {f"mean_{name}{ms_suffix}": mean(v), f"median_{name}{ms_suffix}": pct(v, 50), f"std_{name}{ms_suffix}": std(v)}
+    out.update({f"p{p}_{name}{ms_suffix}": pct(v, p) for p in ps})
+    return out
+
+
+def requests(n, out_len, failed=()):
+    """Per-request ttft, itls, latency (s) and output length; a failed request has 0s and []."""
+    rows = []
+    for i in range(n):
+        if i in failed:
+            rows.append((0.0, [], 0.0, 0))
+            continue
+        ttft = 0.030 + 0.004 * i
+        itls = [0.011 + 0.0005 * ((i + j) % 5) for j in range(out_len - 1)]
+        rows.append((ttft, itls, ttft + sum(itls) + 0.0002, out_len))
+    return rows
+
+
+def sglang_metrics(rows, prompt, duration, ps_e2e, ps_ttft, ps_tpot, ps_itl):
+    ok = [r for r in rows if r[3]]
+    ttfts, lat = [r[0] for r in ok], [r[2] for r in ok]
+    itls = [x for r in ok for x in r[1]]
+    tpots = [(r[2] - r[0]) / (r[3] - 1) for r in ok if r[3] > 1]
+    out_tokens = sum(r[3] for r in ok)
+    m = {"duration": duration, "completed": len(ok), "total_input_tokens": prompt * len(ok),
+         "total_output_tokens": out_tokens, "total_output_tokens_retokenized": out_tokens - 1,
+         "request_throughput": len(ok) / duration, "input_throughput": prompt * len(ok) / duration,
+         "output_throughput": out_tokens / duration, "total_throughput": (prompt * len(ok) + out_tokens) / duration}
+    m.update(stats("e2e_latency", lat, ps_e2e))
+    m.update(stats("ttft", ttfts, ps_ttft))
+    m.update(stats("tpot", tpots, ps_tpot))
+    m.update(stats("itl", itls, ps_itl))
+    m["concurrency"] = sum(lat) / duration
+    return m
+
+
+def details(rows, prompt):
+    return {"input_lens": [prompt] * len(rows), "output_lens": [r[3] for r in rows], "ttfts": [r[0] for r in rows],
+            "itls": [r[1] for r in rows], "generated_texts": ["x" * r[3] for r in rows],
+            "errors": ["" if r[3] else "Internal Server Error" for r in rows]}
+
+
+def write(name, objs):
+    with open(os.path.join(HERE, name), "w") as f:
+        for o in objs:
+            f.write(json.dumps(o) + "\n")
+
+
+def args(rate, concurrency, in_len, out_len, dataset="random"):
+    return {"backend": "sglang", "dataset_name": dataset, "request_rate": rate, "max_concurrency": concurrency,
+            "sharegpt_output_len": None, "random_input_len": in_len, "random_output_len": out_len,
+            "random_range_ratio": 0.0}
+
+
+# SGLang July 2024 (--multi): the eleven keys of the lines posted in sglang PR 685
+write("sglang_2024_07.jsonl", [
+    {"backend": "sglang", "dataset_name": "sharegpt", "request_rate": r, "total_input": 12040, "total_output": 10512,
+     "median_ttft": ttft, "median_itl": itl, "output_token_throughput": thr, "sharegpt_output_len": None,
+     "random_input_len": 1024, "random_output_len": 128}
+    for r, ttft, itl, thr in ((1, 28.5, 11.75, 161.25), (2, 30.0, 12.5, 309.75))])
+
+# SGLang late July 2024: retokenized count and e2e latency added, still without _tokens/_ms
+write("sglang_2024_retok.jsonl", [
+    {"backend": "sglang", "dataset_name": "random", "request_rate": 4, "completed": 64, "total_input": 32768,
+     "total_output": 8192, "total_output_retokenized": 8177, "mean_e2e_latency": 1893.5, "median_e2e_latency": 1850.25,
+     "median_ttft": 41.5, "median_itl": 14.5, "output_token_throughput": 512.0, "sharegpt_output_len": None,
+     "random_input_len": 512, "random_output_len": 128, "random_range_ratio": 0.0}])
+
+# SGLang PR 10409's metrics.py (unmerged, 2025): **metrics.__dict__ and a nested "details"
+rows = requests(4, 8, failed={2})
+m = sglang_metrics(rows, 512, 0.5, [99], [99], [99], [95, 99])
+pr = {**args(float("inf"), 4, 512, 8), "duration": m["duration"], "completed": m["completed"],
+      "total_input": m["total_input_tokens"], "total_output": m["total_output_tokens"],
+      "total_output_retokenized": m["total_output_tokens_retokenized"],
+      "request_throughput": m["request_throughput"], "input_throughput": m["input_throughput"],
+      "output_throughput": m["output_throughput"],
+      "output_throughput_retokenized": m["total_output_tokens_retokenized"] / m["duration"],
+      "total_throughput": m["total_throughput"],
+      "total_throughput_retokenized": (m["total_input_tokens"] + m["total_output_tokens_retokenized"]) / m["duration"]}
+for k in ("ttft", "tpot", "itl"):
+    pr.update({x: m[x] for x in m if x.endswith(f"_{k}_ms")})
+pr["max_itl_ms"] = max(x for r in rows for x in r[1]) * 1e3
+pr.update({x: m[x] for x in m if x.endswith("_e2e_latency_ms")})
+pr.update({"concurrency": m["concurrency"], "accept_length": None, "details": details(rows, 512)})
+write("sglang_pr10409_details.jsonl", [pr])
+
+# SGLang 2026 (python -m sglang.benchmark.serving, or the sglang.bench_serving shim): p90/p95 of
+# every latency; line 1 with --cache-report and --output-details, line 2 a multi-turn
+# benchmark (input_requests=None: no prompt counted)
+rows = requests(8, 8)
+m = sglang_metrics(rows, 512, 0.25, [90, 95, 99], [90, 95, 99], [90, 95, 99], [90, 95, 99])
+head = {"tag": None, **args(float("inf"), 8, 512, 8), "server_info": None}
+one = {**head, **m, "accept_length": None, "max_output_tokens_per_s": 64.0, "max_concurrent_requests": 8,
+       "cache_report": {"total_prompt_tokens": 4096, "total_cached_tokens": 1024, "cache_hit_rate_pct": 25.0,
+                        "device_cached_tokens": 1024, "host_cached_tokens": 0, "storage_cached_tokens": None,
+                        "storage_backend": None},
+       **details(rows, 512), "cached_tokens": [128] * 8, "cached_tokens_details": [None] * 8}
+m = sglang_metrics(rows, 0, 0.25, [90, 95, 99], [90, 95, 99], [90, 95, 99], [90, 95, 99])
+two = {**head, "backend": "sglang-oai-chat", "dataset_name": "custom", "max_concurrency": 4, **m,
+       "accept_length": None, "max_output_tokens_per_s": 64.0, "max_concurrent_requests": 4}
+for line in (one, two):  # the input totals by modality (SGLang writes them after total_input_tokens)
+    line["total_input_text_tokens"] = line["total_input_tokens"]
+    line["total_input_vision_tokens"] = 0
+write("sglang_2026.jsonl", [one, two])
+
+# SGLang 2026 with --backend sglang-embedding (PR 20017): no output tokens
+emb = {**head, "backend": "sglang-embedding", **sglang_metrics(requests(4, 1), 512, 0.1, [99], [99], [99], [99])}
+write("sglang_2026_embedding.jsonl", [emb])
+
+# vLLM 0.3-0.4 benchmarks/benchmark_serving.py --save-result: --version among the setup keys
+rows = requests(6, 8)
+for version, date in (("0.3.3", "20240305-101500"), ("0.4.0", "20240402-101500")):
+    ok = rows
+    ttfts = [r[0] * 1e3 for r in ok]
+    tpots = [(r[2] - r[0]) / (r[3] - 1) * 1e3 for r in ok]
+    d = {"date": date, "backend": "vllm", "version": version, "model_id": "meta-llama/Llama-2-7b-chat-hf",
+         "tokenizer_id": "meta-llama/Llama-2-7b-chat-hf", "best_of": 1, "use_beam_search": False, "num_prompts": 6,
+         "request_rate": 4.0, "duration": 1.5, "completed": 6, "total_input_tokens": 6 * 512,
+         "total_output_tokens": 48, "request_inthroughput": 4.0, "input_throughput": 2048.0,
+         "output_throughput": 32.0, "mean_ttft_ms": mean(ttfts), "median_ttft_ms": pct(ttfts, 50),
+         "p99_ttft_ms": pct(ttfts, 99), "mean_tpot_ms": mean(tpots), "median_tpot_ms": pct(tpots, 50),
+         "p99_tpot_ms": pct(tpots, 99)}
+    with open(os.path.join(HERE, f"vllm_{version}.json"), "w") as f:
+        json.dump(d, f)
