@@ -12,10 +12,16 @@
 **   benchmarks/benchmark_serving.py (older): the same idea, but the goodput key is spelled
 **     "request_goodput:" (with the colon), there is no "failed", and the per-request lists are
 **     always kept.
-**   python -m sglang.bench_serving --output-file F (SGLang, python/sglang/bench_serving.py):
-**     appends one line per benchmark (JSONL). Every version writes backend and
-**     total_output_tokens_retokenized, which vLLM never writes: that key tells the formats
-**     apart, per line. SGLang writes no model (nor tokenizer) but in the server's
+**   python -m sglang.bench_serving --output-file F (SGLang, python/sglang/bench_serving.py; since
+**     June 2026 python/sglang/benchmark/serving.py, the old name a shim to it):
+**     appends one line per benchmark (JSONL). Every version since August 2024 writes backend
+**     and total_output_tokens_retokenized, which vLLM never writes: that key tells the formats
+**     apart, per line. July 2024 wrote total_input, total_output, median_ttft, median_itl (ms)
+**     and output_token_throughput (vLLM's output_throughput), later total_output_retokenized
+**     and mean_/median_e2e_latency, and no duration (nor, at first, a request count); the
+**     unmerged refactor of 2025 (PR 10409) spelled the totals so again and nested
+**     --output-details' lists under "details". 2026 adds p90_ and p95_ of every latency.
+**     SGLang writes no model (nor tokenizer) but in the server's
 **     /get_server_info that later versions add (server_info: model_path, tokenizer_path);
 **     without it the importer takes --set model=NAME. Its statistics are vLLM's with e2e
 **     latency spelled <stat>_e2e_latency_ms (vLLM: <stat>_e2el_ms), total_throughput for vLLM's
@@ -103,6 +109,7 @@ enum vb_type {
   T_LIST_NUM,  /* array of numbers */
   T_LIST_LIST, /* array of arrays of numbers (itls) */
   T_LIST_STR,  /* array of strings or nulls (errors) */
+  T_OBJ,       /* object or null (SGLang's details, read by read_object) */
   T_ANY        /* kept by vLLM, not by xp (texts, ramp-up events) */
 };
 enum vb_dest { D_META, D_PARAM, D_VALUE, D_LIST, D_NONE };
@@ -153,6 +160,18 @@ static const vb_key known_keys[] = {
     {"total_output_tokens_retokenized", T_INT, D_VALUE, 0, "tokens", NULL},
     {"total_input_text_tokens", T_INT, D_VALUE, 0, "tokens", NULL},
     {"total_input_vision_tokens", T_INT, D_VALUE, 0, "tokens", NULL},
+    /* SGLang's July 2024 spellings (no _tokens, no _ms; output_token_throughput), which the
+    ** unmerged refactor of 2025 (PR 10409) wrote again for the totals; recorded as the later ones */
+    {"total_input", T_INT, D_VALUE, 0, "tokens", "total_input_tokens"},
+    {"total_output", T_INT, D_VALUE, 0, "tokens", "total_output_tokens"},
+    {"total_output_retokenized", T_INT, D_VALUE, 0, "tokens", "total_output_tokens_retokenized"},
+    {"output_token_throughput", T_NUM, D_VALUE, 0, "tok/s", "output_throughput"},
+    {"mean_e2e_latency", T_NUM, D_VALUE, 0, "ms", "mean_e2el_ms"},
+    {"median_e2e_latency", T_NUM, D_VALUE, 0, "ms", "median_e2el_ms"},
+    {"median_ttft", T_NUM, D_VALUE, 0, "ms", "median_ttft_ms"},
+    {"median_itl", T_NUM, D_VALUE, 0, "ms", "median_itl_ms"},
+    {"output_throughput_retokenized", T_NUM, D_VALUE, 0, "tok/s", NULL},
+    {"total_throughput_retokenized", T_NUM, D_VALUE, 0, "tok/s", NULL},
     {"total_throughput", T_NUM, D_VALUE, 0, "tok/s", "total_token_throughput"}, /* SGLang's spelling */
     {"concurrency", T_NUM, D_VALUE, 0, "requests", NULL}, /* SGLang: sum of latencies / duration */
     {"accept_length", T_NUM, D_VALUE, 0, "tokens", "spec_decode_acceptance_length"}, /* SGLang's */
@@ -192,6 +211,7 @@ static const vb_key known_keys[] = {
     {"rps_change_events", T_ANY, D_NONE, 0, NULL, NULL},
     {"spec_decode_per_position_acceptance_rates", T_ANY, D_NONE, 0, NULL, NULL},
     {"server_info", T_ANY, D_NONE, 0, NULL, NULL}, /* SGLang: the server's whole configuration */
+    {"details", T_OBJ, D_NONE, 0, NULL, NULL},      /* PR 10409's --output-details lists */
     {NULL, 0, 0, 0, NULL, NULL}};
 
 static const vb_key *find_key(const char *key) {
@@ -212,14 +232,25 @@ static int is_statistic_key(const char *key) {
   return *p == '_';
 }
 
-/* SGLang's writer: the line holds its own key (see the top of this file). */
-static int is_sglang(const cJSON *o) { return cJSON_HasObjectItem(o, "total_output_tokens_retokenized"); }
+/* Who wrote the object, told by keys that writer alone writes (see the top of this file):
+** SGLang's retokenized output count (its July 2024 lines have none, but spell the output
+** throughput output_token_throughput, which vLLM never wrote). */
+enum vb_writer { W_VLLM, W_SGLANG, W_SGLANG_2024 };
+
+static enum vb_writer writer_of(const cJSON *o) {
+  if (cJSON_HasObjectItem(o, "output_token_throughput")) return W_SGLANG_2024;
+  if (cJSON_HasObjectItem(o, "total_output_tokens_retokenized") || cJSON_HasObjectItem(o, "total_output_retokenized"))
+    return W_SGLANG;
+  return W_VLLM;
+}
 
 /* SGLang writes no model (the importer asks for --set model=NAME) and, before 2025, no
-** request_throughput; the other keys vLLM requires it writes in every version. */
-static int required_in(const vb_key *k, int sglang) {
-  if (!k->required) return 0;
-  return !sglang || (strcmp(k->key, "model_id") != 0 && strcmp(k->key, "request_throughput") != 0);
+** request_throughput; in July 2024 no duration or request count either. The other keys vLLM
+** requires it writes in every version. */
+static int required_in(const vb_key *k, enum vb_writer w) {
+  if (!k->required || w == W_VLLM) return k->required;
+  if (strcmp(k->key, "model_id") == 0 || strcmp(k->key, "request_throughput") == 0) return 0;
+  return w != W_SGLANG_2024 || (strcmp(k->key, "duration") != 0 && strcmp(k->key, "completed") != 0);
 }
 
 /* vLLM's name of a statistic SGLang spells otherwise: mean_e2e_latency_ms -> mean_e2el_ms. */
@@ -292,6 +323,9 @@ static int check_type(const vb_src *s, const vb_key *k, const cJSON *v) {
     }
     return 0;
   }
+  case T_OBJ:
+    if (!cJSON_IsObject(v) && !cJSON_IsNull(v)) return bad_key(s, k->key, "expected an object, found %s", type_name(v));
+    return 0;
   case T_ANY:
     return 0;
   }
@@ -412,7 +446,7 @@ static void drop_unmeasured(vb_result *r) {
 ** order statistic (median, percentile) and the mean of the latencies is at least TTFT's: a
 ** summary that says otherwise is no measurement. This is the check for files without
 ** per-request latencies (SGLang writes none). The error names the statistic as the file spells it. */
-static int check_summary_order(const vb_src *s, const vb_result *r, int sglang) {
+static int check_summary_order(const vb_src *s, const vb_result *r, enum vb_writer w) {
   for (size_t i = 0; i < r->nvalues; i++) {
     const char *m = r->values[i].metric;
     size_t len = strlen(m);
@@ -421,7 +455,9 @@ static int check_summary_order(const vb_src *s, const vb_result *r, int sglang) 
     snprintf(ttft, sizeof ttft, "%.*s_ttft_ms", (int)(len - 8), m);
     const vb_value *t = vb_find_value(r, ttft);
     if (!t || r->values[i].v >= t->v) continue;
-    snprintf(key, sizeof key, "%.*s%s", (int)(len - 8), m, sglang ? "_e2e_latency_ms" : "_e2el_ms");
+    static const char *const e2e[] = {"_e2el_ms", "_e2e_latency_ms", "_e2e_latency"};
+    snprintf(key, sizeof key, "%.*s%s", (int)(len - 8), m, e2e[w]);
+    if (w == W_SGLANG_2024) ttft[strlen(ttft) - 3] = 0; /* median_ttft, as that version spells it */
     return bad_key(s, key, "%g ms, shorter than %s (%g ms): a latency includes its time to first token",
                    r->values[i].v, ttft, t->v);
   }
@@ -539,6 +575,20 @@ static void take_server_model(vb_result *r, const cJSON *o) {
     r->server_tp = (int64_t)tp->valuedouble;
 }
 
+/* The per-request lists SGLang's unmerged refactor of 2025 (PR 10409, python -m
+** sglang.benchmark.serving on that branch) nested under "details" with --output-details: read
+** as they are read at the top. */
+static int take_details(const vb_src *s, vb_result *r, const cJSON *details, vb_lists *l) {
+  const cJSON *v;
+  cJSON_ArrayForEach(v, details) {
+    const vb_key *k = find_key(v->string);
+    if (!k || (k->dest != D_LIST && k->dest != D_NONE)) continue; /* lists only, as SGLang writes there */
+    if (check_type(s, k, v)) return 1;
+    take_known(r, k, v, l);
+  }
+  return 0;
+}
+
 static int given_again(const cJSON *v) {
   for (const cJSON *d = v->next; d; d = d->next)
     if (strcmp(d->string, v->string) == 0) return 1;
@@ -555,10 +605,11 @@ static int read_object(const vb_src *s, const cJSON *o, int nobjects, vb_result 
     return xp_error_at(XP_EXIT_USAGE, s->label, line_at(s->text, s->start),
                        "a pooling (embedding) benchmark: serve_bench records generation benchmarks, "
                        "with output tokens");
-  const int sglang = is_sglang(o);
+  const enum vb_writer w = writer_of(o);
+  const int sglang = w != W_VLLM;
   for (const vb_key *k = known_keys; k->key; k++) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k->key);
-    const int required = required_in(k, sglang);
+    const int required = required_in(k, w);
     if (required && !v && !spelled_otherwise(o, k->key))
       return xp_error_at(XP_EXIT_USAGE, s->label, line_at(s->text, s->start), "missing key \"%s\" (%s)", k->key,
                          sglang ? "not an sglang.bench_serving --output-file line?"
@@ -588,10 +639,12 @@ static int read_object(const vb_src *s, const cJSON *o, int nobjects, vb_result 
     else take_unknown(r, v->string, v);
   }
   if (sglang) take_server_model(r, o);
+  const cJSON *details = cJSON_GetObjectItemCaseSensitive(o, "details");
+  if (cJSON_IsObject(details) && take_details(s, r, details, &lists)) return XP_EXIT_USAGE;
   int n;
   if (check_lengths(s, &lists, &n) || collect_samples(s, &lists, n, r)) return XP_EXIT_USAGE;
   drop_unmeasured(r);
-  if (check_summary_order(s, r, sglang)) return XP_EXIT_USAGE;
+  if (check_summary_order(s, r, w)) return XP_EXIT_USAGE;
   name_case(r);
   return 0;
 }

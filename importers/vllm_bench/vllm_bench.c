@@ -126,7 +126,8 @@ static void print_summary(FILE *out, const vb_set *s) {
     const vb_value *done = vb_find_value(r, "completed");
     char req[32];
     if (r->requests) snprintf(req, sizeof req, "%lld/%lld", (long long)r->succeeded, (long long)r->requests);
-    else snprintf(req, sizeof req, "%.0f", done ? done->v : 0);
+    else if (done) snprintf(req, sizeof req, "%.0f", done->v);
+    else snprintf(req, sizeof req, "-"); /* SGLang's July 2024 lines count no requests */
     fprintf(out, "%-28s  %9s", r->case_name, req);
     print_cell(out, r, "request_throughput");
     print_cell(out, r, "output_throughput");

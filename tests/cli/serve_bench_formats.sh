@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# xp import vllm-bench on the result formats of other versions of the two clients
+# (tests/data/vllm_bench/formats/PROVENANCE.md): each is read under vLLM's metric names and
+# units, its case pairs with the other engine's of the same workload in xp compare, and what
+# cannot be a generation benchmark is refused in one line.
+set -u
+. "$XP_SRC/tests/lib.sh"
+fmt="$XP_SRC/tests/data/vllm_bench/formats"
+imp() { # imp DB FILE [ARGS]: import, the new run's id prefix on stdout
+  local d=$1
+  shift
+  "$XP" --db "$d" import vllm-bench "$@" > /dev/null 2> "$tmp/imperr" || { echo "FAIL: import $*: $(cat "$tmp/imperr")" >&2; fail=1; }
+  db="$d" sql "SELECT substr(uuid, 1, 8) FROM runs ORDER BY id DESC LIMIT 1"
+}
+metrics() { # metrics DB CASE: "metric=median[unit]" of the case, sorted
+  db="$1" query "SELECT group_concat(metric || '=' || printf('%.10g', median) || '[' || unit || ']', ' ')
+    FROM (SELECT * FROM run_metrics WHERE case_name = '$2' ORDER BY metric)"
+}
+
+# SGLang, July 2024 (--multi): no _tokens or _ms in the names, output_token_throughput, and no
+# duration or request count. Read under vLLM's names; the rate names each case.
+d="$tmp/jul.db"
+imp "$d" "$fmt/sglang_2024_07.jsonl" --set model=m > /dev/null
+check "SGLang July 2024: a case per rate" "rate=1 rate=2" "$(db="$d" query "SELECT group_concat(name, ' ') FROM (SELECT name FROM cases ORDER BY seq)")"
+check "SGLang July 2024: vLLM's names and units" \
+  "median_itl_ms=11.75[ms] median_ttft_ms=28.5[ms] output_throughput=161.25[tok/s] total_input_tokens=12040[tokens] total_output_tokens=10512[tokens]" \
+  "$(metrics "$d" rate=1)"
+check "SGLang July 2024: the engine from the backend" "sglang" "$(db="$d" sql "SELECT engine FROM runs")"
+"$XP" --db "$d" import vllm-bench "$fmt/sglang_2024_07.jsonl" --set model=m --dry-run > "$tmp/plan" 2>&1
+grep -qE '^rate=1 +- +- +161\.25 +28\.50 +- +11\.75$' "$tmp/plan" || { echo "FAIL: no request count shown as '-': $(cat "$tmp/plan")"; fail=1; }
+
+# SGLang, late July 2024: the retokenized count and the e2e latency, still unsuffixed; at rate 4
+# with 512-token prompts it is the workload of vLLM 0.3.3's file (rate 4, 512 tokens a prompt),
+# and the two pair
+d="$tmp/retok.db"
+va=$(imp "$d" "$fmt/vllm_0.3.3.json")
+sb=$(imp "$d" "$fmt/sglang_2024_retok.jsonl" --set model=meta-llama/Llama-2-7b-chat-hf)
+check "SGLang late July 2024: vLLM's names and units" \
+  "completed=64[requests] mean_e2el_ms=1893.5[ms] median_e2el_ms=1850.25[ms] median_itl_ms=14.5[ms] median_ttft_ms=41.5[ms] output_throughput=512[tok/s] total_input_tokens=32768[tokens] total_output_tokens=8192[tokens] total_output_tokens_retokenized=8177[tokens]" \
+  "$(db="$d" query "SELECT group_concat(metric || '=' || printf('%.10g', median) || '[' || unit || ']', ' ') FROM (SELECT * FROM run_metrics m JOIN runs r ON r.id = m.run_id WHERE r.engine = 'sglang' ORDER BY metric)")"
+"$XP" --db "$d" compare "$va" "$sb" > "$tmp/cmp" 2>&1
+check "vLLM 0.3.3 against SGLang July 2024: compare exit" 0 $?
+grep -qE '^rate=4 +\{"request_rate":4\} +median_ttft_ms +ms +40 +41\.5 ' "$tmp/cmp" || { echo "FAIL: the rate=4 cases do not pair:"; cat "$tmp/cmp"; fail=1; }
+grep -q '^  rate=4 only in' "$tmp/cmp" && { echo "FAIL: a case unpaired:"; grep 'only in' "$tmp/cmp"; fail=1; }
+# a latency below TTFT is named as that version spells both
+sed 's/"median_e2e_latency": 1850.25/"median_e2e_latency": 20.5/' "$fmt/sglang_2024_retok.jsonl" > "$tmp/short.jsonl"
+one_line "SGLang July 2024: a median latency below the median TTFT" 2 \
+  "short.jsonl:1: median_e2e_latency: 20.5 ms, shorter than median_ttft (41.5 ms)" \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/short.jsonl" --set model=m
+sed 's/"output_token_throughput": 161.25/"output_token_throughput": "fast"/' "$fmt/sglang_2024_07.jsonl" > "$tmp/type.jsonl"
+one_line "SGLang July 2024: a throughput not a number" 2 \
+  "type.jsonl:1: output_token_throughput: expected a number, found a string" \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/type.jsonl" --set model=m
+# without it nothing tells the line from a vLLM result that lacks its keys
+sed 's/"output_token_throughput": [0-9.]*, //' "$fmt/sglang_2024_07.jsonl" > "$tmp/noout.jsonl"
+one_line "SGLang July 2024 without its throughput" 2 \
+  "noout.jsonl:1: missing key \"model_id\" (not a vllm bench serve --save-result file?)" \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/noout.jsonl" --set model=m
+
+# SGLang's unmerged refactor (PR 10409): the totals unsuffixed, --output-details' lists nested
+# under "details" (4 requests, the third failed)
+d="$tmp/pr.db"
+imp "$d" "$fmt/sglang_pr10409_details.jsonl" --set model=m > /dev/null
+check "PR 10409: per-request TTFTs from details, the failure left out" "3" \
+  "$(db="$d" sql "SELECT n FROM run_metrics WHERE metric = 'ttft_ms'")"
+check "PR 10409: totals and retokenized throughputs" \
+  "output_throughput_retokenized=46[tok/s] total_input_tokens=1536[tokens] total_output_tokens_retokenized=23[tokens] total_throughput_retokenized=3118[tok/s]" \
+  "$(db="$d" query "SELECT group_concat(metric || '=' || printf('%.10g', median) || '[' || unit || ']', ' ') FROM (SELECT * FROM run_metrics WHERE metric IN ('total_input_tokens', 'total_output_tokens_retokenized', 'output_throughput_retokenized', 'total_throughput_retokenized') ORDER BY metric)")"
+sed 's/"details": {/"details": "none", "x": {/' "$fmt/sglang_pr10409_details.jsonl" > "$tmp/details.jsonl"
+one_line "PR 10409: details not an object" 2 "details.jsonl:1: details: expected an object, found a string" \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/details.jsonl" --set model=m
+sed 's/"ttfts": \[[0-9.e-]*,/"ttfts": [-0.5,/' "$fmt/sglang_pr10409_details.jsonl" > "$tmp/neg.jsonl"
+one_line "PR 10409: a negative TTFT in details" 2 "neg.jsonl:1: ttfts: entry 0: expected a number >= 0, found -0.5" \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/neg.jsonl" --set model=m
+
+finish
