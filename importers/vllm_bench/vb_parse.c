@@ -20,7 +20,9 @@
 **     and output_token_throughput (vLLM's output_throughput), later total_output_retokenized
 **     and mean_/median_e2e_latency, and no duration (nor, at first, a request count); the
 **     unmerged refactor of 2025 (PR 10409) spelled the totals so again and nested
-**     --output-details' lists under "details". 2026 adds p90_ and p95_ of every latency.
+**     --output-details' lists under "details". 2026 adds p90_ and p95_ of every latency,
+**     --cache-report's totals (cache_report), embedding backends (refused: no output tokens)
+**     and, for a multi-turn dataset, a total_input_tokens of 0 (no prompt counted).
 **     SGLang writes no model (nor tokenizer) but in the server's
 **     /get_server_info that later versions add (server_info: model_path, tokenizer_path);
 **     without it the importer takes --set model=NAME. Its statistics are vLLM's with e2e
@@ -109,7 +111,7 @@ enum vb_type {
   T_LIST_NUM,  /* array of numbers */
   T_LIST_LIST, /* array of arrays of numbers (itls) */
   T_LIST_STR,  /* array of strings or nulls (errors) */
-  T_OBJ,       /* object or null (SGLang's details, read by read_object) */
+  T_OBJ,       /* object or null (SGLang's details and cache_report, read by read_object) */
   T_ANY        /* kept by vLLM, not by xp (texts, ramp-up events) */
 };
 enum vb_dest { D_META, D_PARAM, D_VALUE, D_LIST, D_NONE };
@@ -212,6 +214,9 @@ static const vb_key known_keys[] = {
     {"spec_decode_per_position_acceptance_rates", T_ANY, D_NONE, 0, NULL, NULL},
     {"server_info", T_ANY, D_NONE, 0, NULL, NULL}, /* SGLang: the server's whole configuration */
     {"details", T_OBJ, D_NONE, 0, NULL, NULL},      /* PR 10409's --output-details lists */
+    {"cache_report", T_OBJ, D_NONE, 0, NULL, NULL}, /* SGLang 2026: --cache-report's totals */
+    {"cached_tokens", T_ANY, D_NONE, 0, NULL, NULL},
+    {"cached_tokens_details", T_ANY, D_NONE, 0, NULL, NULL},
     {NULL, 0, 0, 0, NULL, NULL}};
 
 static const vb_key *find_key(const char *key) {
@@ -589,6 +594,42 @@ static int take_details(const vb_src *s, vb_result *r, const cJSON *details, vb_
   return 0;
 }
 
+/* SGLang's --cache-report totals (2026): prompt tokens the completed requests sent, how many
+** of them the server's prefix cache held, on device, host and storage, and the hit rate. The
+** storage backend's name is no measurement. */
+static int take_cache_report(const vb_src *s, vb_result *r, const cJSON *cache) {
+  const cJSON *v;
+  cJSON_ArrayForEach(v, cache) {
+    if (!cJSON_IsNumber(v)) continue;
+    if (v->valuedouble < 0) return bad_key(s, v->string, "expected a number >= 0, found %g", v->valuedouble);
+    size_t n = strlen(v->string);
+    const char *unit = n > 4 && strcmp(v->string + n - 4, "_pct") == 0       ? "%"
+                       : n > 7 && strcmp(v->string + n - 7, "_tokens") == 0 ? "tokens"
+                                                                           : "";
+    add_value(r, v->string, unit, v->valuedouble);
+  }
+  return 0;
+}
+
+/* Every prompt has tokens: a total of 0 input tokens over requests that completed is a count
+** the client did not make (SGLang's multi-turn benchmark, 2026, adds up no prompts), and the
+** throughputs made of it count the output alone. Recorded, they would make the case another
+** workload for xp compare (prompt tokens a request: 0). */
+static void drop_uncounted_input(vb_result *r) {
+  static const char *const counted[] = {"total_input_tokens", "total_input_text_tokens", "input_throughput",
+                                        "total_token_throughput", "total_throughput_retokenized"};
+  const vb_value *in = vb_find_value(r, "total_input_tokens");
+  if (!in || in->v != 0 || r->completed == 0) return;
+  size_t kept = 0;
+  for (size_t i = 0; i < r->nvalues; i++) {
+    int drop = 0;
+    for (size_t j = 0; j < sizeof counted / sizeof counted[0]; j++) drop |= strcmp(r->values[i].metric, counted[j]) == 0;
+    if (drop) free(r->values[i].metric);
+    else r->values[kept++] = r->values[i];
+  }
+  r->nvalues = kept;
+}
+
 static int given_again(const cJSON *v) {
   for (const cJSON *d = v->next; d; d = d->next)
     if (strcmp(d->string, v->string) == 0) return 1;
@@ -607,6 +648,13 @@ static int read_object(const vb_src *s, const cJSON *o, int nobjects, vb_result 
                        "with output tokens");
   const enum vb_writer w = writer_of(o);
   const int sglang = w != W_VLLM;
+  /* SGLang's client benchmarks an embedding server too (sglang-embedding, vllm-embedding): no
+  ** tokens come out, and its zeros are no generation benchmark */
+  const char *backend = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "backend"));
+  size_t blen = backend ? strlen(backend) : 0;
+  if (sglang && blen > 10 && strcmp(backend + blen - 10, "-embedding") == 0)
+    return bad_key(s, "backend", "\"%s\": an embedding benchmark; serve_bench records generation benchmarks, "
+                   "with output tokens", backend);
   for (const vb_key *k = known_keys; k->key; k++) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k->key);
     const int required = required_in(k, w);
@@ -640,10 +688,13 @@ static int read_object(const vb_src *s, const cJSON *o, int nobjects, vb_result 
   }
   if (sglang) take_server_model(r, o);
   const cJSON *details = cJSON_GetObjectItemCaseSensitive(o, "details");
+  const cJSON *cache = cJSON_GetObjectItemCaseSensitive(o, "cache_report");
   if (cJSON_IsObject(details) && take_details(s, r, details, &lists)) return XP_EXIT_USAGE;
+  if (cJSON_IsObject(cache) && take_cache_report(s, r, cache)) return XP_EXIT_USAGE;
   int n;
   if (check_lengths(s, &lists, &n) || collect_samples(s, &lists, n, r)) return XP_EXIT_USAGE;
   drop_unmeasured(r);
+  drop_uncounted_input(r);
   if (check_summary_order(s, r, w)) return XP_EXIT_USAGE;
   name_case(r);
   return 0;

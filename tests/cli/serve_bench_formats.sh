@@ -73,4 +73,31 @@ sed 's/"ttfts": \[[0-9.e-]*,/"ttfts": [-0.5,/' "$fmt/sglang_pr10409_details.json
 one_line "PR 10409: a negative TTFT in details" 2 "neg.jsonl:1: ttfts: entry 0: expected a number >= 0, found -0.5" \
   "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/neg.jsonl" --set model=m
 
+# SGLang 2026: p90 and p95 of every latency, --cache-report's totals; a multi-turn line counts
+# no prompt (total_input_tokens 0), which is no measurement and must not keep it from pairing
+d="$tmp/2026.db"
+sb=$(imp "$d" "$fmt/sglang_2026.jsonl" --set model=Qwen/Qwen3-0.6B)
+check "SGLang 2026: p90/p95 under vLLM's names" "p90_e2el_ms=ms p90_ttft_ms=ms p95_e2el_ms=ms p95_tpot_ms=ms" \
+  "$(db="$d" query "SELECT group_concat(metric || '=' || unit, ' ') FROM (SELECT * FROM run_metrics WHERE case_name = 'concurrency=8' AND metric IN ('p90_e2el_ms', 'p95_e2el_ms', 'p90_ttft_ms', 'p95_tpot_ms') ORDER BY metric)")"
+check "SGLang 2026: the cache report" \
+  "cache_hit_rate_pct=25[%] device_cached_tokens=1024[tokens] host_cached_tokens=0[tokens] total_cached_tokens=1024[tokens] total_prompt_tokens=4096[tokens]" \
+  "$(db="$d" query "SELECT group_concat(metric || '=' || printf('%.10g', median) || '[' || unit || ']', ' ') FROM (SELECT * FROM run_metrics WHERE case_name = 'concurrency=8' AND (metric LIKE '%cache%' OR metric LIKE '%cached%' OR metric = 'total_prompt_tokens') ORDER BY metric)")"
+check "SGLang 2026 multi-turn: no input count, nor throughputs made of it" "" \
+  "$(db="$d" query "SELECT group_concat(metric, ' ') FROM run_metrics WHERE case_name = 'concurrency=4' AND metric IN ('total_input_tokens', 'total_input_text_tokens', 'input_throughput', 'total_token_throughput')")"
+check "SGLang 2026 multi-turn: the output throughput kept" "256" \
+  "$(db="$d" sql "SELECT median FROM run_metrics WHERE case_name = 'concurrency=4' AND metric = 'output_throughput'")"
+sed -e 's/"max_concurrency": 8/"max_concurrency": 4/' -e 's/"total_input_tokens": 1920/"total_input_tokens": 7680/' \
+  "$XP_SRC/tests/data/vllm_bench/serve_c8_detailed.json" > "$tmp/vllm_c4.json"
+va=$(imp "$d" "$tmp/vllm_c4.json")
+"$XP" --db "$d" compare "$va" "$sb" > "$tmp/cmp" 2>&1
+grep -qE '^concurrency=4 .* median_ttft_ms +ms +27\.32 +44 ' "$tmp/cmp" ||
+  { echo "FAIL: vLLM's concurrency=4 and SGLang's multi-turn one do not pair:"; grep 'concurrency=4' "$tmp/cmp"; fail=1; }
+sed 's/"cache_hit_rate_pct": 25.0/"cache_hit_rate_pct": -25.0/' "$fmt/sglang_2026.jsonl" > "$tmp/cache.jsonl"
+one_line "SGLang 2026: a negative cache hit rate" 2 "cache.jsonl:1: cache_hit_rate_pct: expected a number >= 0, found -25" \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/cache.jsonl" --set model=m
+one_line "SGLang 2026: an embedding benchmark" 2 \
+  "sglang_2026_embedding.jsonl:1: backend: \"sglang-embedding\": an embedding benchmark; serve_bench records generation benchmarks" \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$fmt/sglang_2026_embedding.jsonl" --set model=m
+check "nothing recorded by the refusals" "no" "$([ -e "$tmp/bad.db" ] && echo yes || echo no)"
+
 finish
