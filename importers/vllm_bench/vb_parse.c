@@ -11,7 +11,8 @@
 **     --append-result adds objects to the same file, separated by a newline.
 **   benchmarks/benchmark_serving.py (older): the same idea, but the goodput key is spelled
 **     "request_goodput:" (with the colon), there is no "failed", and the per-request lists are
-**     always kept.
+**     always kept; 0.3-0.4 wrote --version (the engine's, "N/A" unless given: run metadata
+**     engine_version, not a setting of the case) and request_inthroughput.
 **   python -m sglang.bench_serving --output-file F (SGLang, python/sglang/bench_serving.py; since
 **     June 2026 python/sglang/benchmark/serving.py, the old name a shim to it):
 **     appends one line per benchmark (JSONL). Every version since August 2024 writes backend
@@ -132,6 +133,7 @@ static const vb_key known_keys[] = {
     {"label", T_STR, D_META, 0, NULL, NULL},
     {"model_id", T_STR, D_META, 1, NULL, NULL},
     {"tokenizer_id", T_STR, D_META, 0, NULL, NULL},
+    {"version", T_STR, D_META, 0, NULL, NULL}, /* benchmark_serving.py 2024: --version, the engine's */
     {"tag", T_STR, D_META, 0, NULL, "label"}, /* SGLang's --tag, its label */
     {"dataset_name", T_STR, D_PARAM, 0, NULL, NULL}, /* SGLang */
     {"fixed_output_len", T_NUM, D_PARAM, 0, NULL, NULL}, /* SGLang, some versions */
@@ -486,6 +488,7 @@ static char **meta_slot(vb_result *r, const char *key) {
   if (strcmp(key, "tokenizer_id") == 0) return &r->tokenizer;
   if (strcmp(key, "label") == 0) return &r->label;
   if (strcmp(key, "date") == 0) return &r->date;
+  if (strcmp(key, "version") == 0) return &r->engine_version;
   return NULL;
 }
 
@@ -493,6 +496,7 @@ static void take_known(vb_result *r, const vb_key *k, const cJSON *v, vb_lists *
   if (cJSON_IsNull(v)) return;
   switch (k->dest) {
   case D_META: {
+    if (strcmp(k->key, "version") == 0 && strcmp(v->valuestring, "N/A") == 0) break; /* --version's default */
     char **slot = meta_slot(r, k->as ? k->as : k->key);
     free(*slot);
     *slot = v->valuestring[0] ? xp_strdup(v->valuestring) : NULL; /* "" says nothing: absent */
@@ -834,6 +838,7 @@ void vb_results_free(vb_result *r, size_t n) {
     free(r[i].tokenizer);
     free(r[i].label);
     free(r[i].date);
+    free(r[i].engine_version);
     free(r[i].case_name);
     cJSON_Delete(r[i].params);
     for (size_t j = 0; j < r[i].nvalues; j++) free(r[i].values[j].metric);

@@ -34,6 +34,7 @@ typedef struct vb_result {
   int line;              /* line where the object starts */
   char *model;           /* model_id */
   char *backend, *endpoint_type, *tokenizer, *label, *date; /* NULL when absent or null */
+  char *engine_version;  /* benchmark_serving.py 2024's --version; NULL when absent or "N/A" */
   int64_t max_concurrency; /* -1 when unset (null) */
   int64_t server_tp;       /* SGLang's server_info tp_size; -1 when absent */
   double request_rate;   /* INFINITY for "inf"; NAN when absent */

@@ -213,7 +213,8 @@ static int record_meta(xp_run *run, const vb_set *s) {
       {"endpoint_type", offsetof(vb_result, endpoint_type)},
       {"tokenizer_id", offsetof(vb_result, tokenizer)},
       {"label", offsetof(vb_result, label)},
-      {"date", offsetof(vb_result, date)}};
+      {"date", offsetof(vb_result, date)},
+      {"engine_version", offsetof(vb_result, engine_version)}};
   int rc = 0;
   for (size_t k = 0; k < sizeof keys / sizeof keys[0] && rc == 0; k++) {
     char *v = distinct_values(s, keys[k].offset);

@@ -100,4 +100,19 @@ one_line "SGLang 2026: an embedding benchmark" 2 \
   "$XP" --db "$tmp/bad.db" import vllm-bench "$fmt/sglang_2026_embedding.jsonl" --set model=m
 check "nothing recorded by the refusals" "no" "$([ -e "$tmp/bad.db" ] && echo yes || echo no)"
 
+# vLLM 0.3-0.4 benchmark_serving.py: --version is the engine's, run metadata and not a setting
+# of the case, so the same load on two versions pairs (and the versions are named apart)
+d="$tmp/ver.db"
+v3=$(imp "$d" "$fmt/vllm_0.3.3.json")
+v4=$(imp "$d" "$fmt/vllm_0.4.0.json")
+check "vLLM 0.3-0.4: engine_version as run metadata" "0.3.3|trace 0.4.0|trace" \
+  "$(db="$d" query "SELECT group_concat(value || '|' || source, ' ') FROM (SELECT * FROM run_meta WHERE key = 'engine_version' ORDER BY value)")"
+check "vLLM 0.3-0.4: the case's settings" '{"best_of":1,"file":"vllm_0.3.3.json","num_prompts":6,"request_rate":4,"use_beam_search":false}' \
+  "$(db="$d" sql "SELECT params FROM cases ORDER BY id LIMIT 1" | sed 's/""/"/g; s/^"//; s/"$//')"
+"$XP" --db "$d" compare "$v3" "$v4" > "$tmp/cmp" 2>&1
+grep -qE '^rate=4 .* median_ttft_ms +ms +40 +40 ' "$tmp/cmp" || { echo "FAIL: two vLLM versions' rate=4 do not pair:"; cat "$tmp/cmp"; fail=1; }
+grep -q '^  engine_version: A 0.3.3; B 0.4.0$' "$tmp/cmp" || { echo "FAIL: the versions are not named apart:"; cat "$tmp/cmp"; fail=1; }
+sed 's/"version": "0.3.3"/"version": "N\/A"/' "$fmt/vllm_0.3.3.json" > "$tmp/na.json"
+imp "$tmp/na.db" "$tmp/na.json" > /dev/null
+check "vLLM --version's default N/A names no version" 0 "$(db="$tmp/na.db" sql "SELECT count(*) FROM run_meta WHERE key = 'engine_version'")"
 finish
