@@ -80,7 +80,8 @@ def main():
     put("torch_trace", "small.json.gz", gzip.compress(json.dumps(first).encode(), mtime=0))
     for p in sorted(glob.glob(os.path.join(SHARED, "fixtures", "nccl-tests", "nccltests_*"))):
         put("nccl_tests", os.path.basename(p), open(p, "rb").read())
-    for p in sorted(glob.glob(os.path.join(SRC, "tests", "data", "vllm_bench", "*.json"))):
+    vb = os.path.join(SRC, "tests", "data", "vllm_bench")
+    for p in sorted(glob.glob(os.path.join(vb, "*.json*")) + glob.glob(os.path.join(vb, "formats", "*.json*"))):
         put("vllm_bench", os.path.basename(p), open(p, "rb").read()[:60000])
     for p in sorted(glob.glob(os.path.join(SRC, "experiments", "**", "*.toml"), recursive=True)):
         put("spec", os.path.relpath(p, SRC).replace("/", "_"), open(p, "rb").read())
