@@ -429,7 +429,8 @@ static int collect_samples(const vb_src *s, const vb_lists *l, int n, vb_result 
 /* Statistics of a latency that vLLM had no sample of: np.mean(x or 0) writes 0 for mean,
 ** median, std and every percentile (TPOT and ITL of a benchmark whose outputs are one token
 ** long, every latency when no request completed). A real latency is never exactly 0: a metric
-** whose mean is 0 is dropped whole, as is every statistic when nothing completed. */
+** whose mean is 0 is dropped whole, as is every statistic when nothing completed, and where no
+** mean was written (SGLang's July 2024 medians) a statistic of 0 (ITL without streaming). */
 static void drop_unmeasured(vb_result *r) {
   char *drop = xp_xcalloc(r->nvalues + 1, 1);
   for (size_t i = 0; i < r->nvalues; i++) { /* decided before anything moves */
@@ -438,7 +439,7 @@ static void drop_unmeasured(vb_result *r) {
     char mean[96];
     snprintf(mean, sizeof mean, "mean_%s", strchr(m, '_') + 1); /* "tpot_ms" of "p99.9_tpot_ms" */
     const vb_value *mv = vb_find_value(r, mean);
-    drop[i] = r->completed == 0 || (mv && mv->v == 0);
+    drop[i] = r->completed == 0 || (mv ? mv->v == 0 : r->values[i].v == 0);
   }
   size_t kept = 0;
   for (size_t i = 0; i < r->nvalues; i++) {

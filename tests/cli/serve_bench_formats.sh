@@ -29,6 +29,12 @@ check "SGLang July 2024: the engine from the backend" "sglang" "$(db="$d" sql "S
 "$XP" --db "$d" import vllm-bench "$fmt/sglang_2024_07.jsonl" --set model=m --dry-run > "$tmp/plan" 2>&1
 grep -qE '^rate=1 +- +- +161\.25 +28\.50 +- +11\.75$' "$tmp/plan" || { echo "FAIL: no request count shown as '-': $(cat "$tmp/plan")"; fail=1; }
 
+# with --disable-stream there is no inter-token gap: SGLang wrote np.median([0]), no measurement
+sed '1s/"median_itl": 11.75/"median_itl": 0.0/' "$fmt/sglang_2024_07.jsonl" > "$tmp/nostream.jsonl"
+imp "$tmp/nostream.db" "$tmp/nostream.jsonl" --set model=m > /dev/null
+check "SGLang July 2024 without streaming: no ITL of 0 ms" "median_ttft_ms" \
+  "$(db="$tmp/nostream.db" query "SELECT group_concat(metric, ' ') FROM run_metrics WHERE case_name = 'rate=1' AND unit = 'ms'")"
+
 # SGLang, late July 2024: the retokenized count and the e2e latency, still unsuffixed; at rate 4
 # with 512-token prompts it is the workload of vLLM 0.3.3's file (rate 4, 512 tokens a prompt),
 # and the two pair
