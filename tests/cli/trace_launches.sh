@@ -76,8 +76,19 @@ launch() { # launch CAT NAME TS CORRELATION [EXT]; $apart: the launches numbered
   printf '{"ph": "X", "cat": "%s", "name": "%s", "pid": 900, "tid": 900, "ts": %d, "dur": 4, "args": {%s"cbid": 1, "correlation": %d}},\n' \
     "$1" "$2" "$3" "${5:+\"External id\": $5, }" $(($4 + ${apart:-0}))
 }
+# import_file FILE: FILE imported into $db, its stdout in $tmp/out and stderr in $tmp/err;
+# returns the import's exit status. import_variant NAME [VAR=VALUE]: the trace written with
+# VAR set, imported so into $tmp/NAME.db (now $db).
+import_file() {
+  "$XP" --db "$db" import torch-trace "$1" --set model=launch-test --set tp=1 --set batch=1 > "$tmp/out" 2> "$tmp/err"
+}
+import_variant() {
+  db="$tmp/$1.db"
+  (if [ -n "${2:-}" ]; then export "$2"; fi; trace) > "$tmp/$1.json"
+  import_file "$tmp/$1.json"
+}
 trace > "$tmp/t.json"
-"$XP" --db "$db" import torch-trace "$tmp/t.json" --set model=launch-test --set tp=1 --set batch=1 > "$tmp/out" 2> "$tmp/err"
+import_file "$tmp/t.json"
 check "import exit" 0 $?
 check "nothing on stderr" "" "$(cat "$tmp/err")"
 check "every activity read, 4 linked" "37|4" "$(query "SELECT (kernels + memcpys + memsets) || '|' || linked_kernels FROM trace_ranks")"
@@ -115,9 +126,7 @@ check "per-name totals: every activity counted" "5|4|4" \
 
 # The operators written after the kernels they launched (a writer other than Kineto, a merged or
 # reordered file): linked as when written first, and the figures the same.
-db="$tmp/ops_last.db"
-ops_last=1 trace > "$tmp/o.json"
-"$XP" --db "$db" import torch-trace "$tmp/o.json" --set model=launch-test --set tp=1 --set batch=1 > "$tmp/out" 2> "$tmp/err"
+import_variant ops_last ops_last=1
 check "operators after their kernels: exit" 0 $?
 check "operators after their kernels: 4 linked" "37|4" "$(query "SELECT (kernels + memcpys + memsets) || '|' || linked_kernels FROM trace_ranks")"
 check "operators after their kernels: their operator's step" "0 1 2 3" "$(where gemm)"
@@ -130,9 +139,7 @@ check "operators after their kernels: activities per step, and outside every ste
 # The rule needs the activities numbered as the launches are. Launches from a second process
 # (a merged file): each process numbers its own calls, and which one launched an activity the
 # trace does not say; the warm-up kernels go by stream order, to step 0, and the import says so.
-db="$tmp/two_procs.db"
-other_proc=1 trace > "$tmp/p.json"
-"$XP" --db "$db" import torch-trace "$tmp/p.json" --set model=launch-test --set tp=1 --set batch=1 > "$tmp/out" 2> "$tmp/err"
+import_variant two_procs other_proc=1
 check "two processes' launches: exit" 0 $?
 check "two processes' launches: the warm-up kernels by stream order, in step 0" "0" "$(where warmup)"
 check "two processes' launches: none said launched before the trace" "" "$(grep '^  [0-9]* launched before' "$tmp/out")"
@@ -144,9 +151,7 @@ check "two processes' launches: the rest as before" "0 1 2 3|0 1 2 3|1 2 3" "$(w
 # older writers'): every id of an activity is below every launch's, and none names one. Not
 # launched before the trace: the graph's and the direct kernels by their GPU start (1 2 3, the
 # last after every step), the warm-up and lost ones by stream order.
-db="$tmp/apart.db"
-apart=100000 trace > "$tmp/a.json"
-"$XP" --db "$db" import torch-trace "$tmp/a.json" --set model=launch-test --set tp=1 --set batch=1 > "$tmp/out" 2> "$tmp/err"
+import_variant apart apart=100000
 check "numbered apart: exit" 0 $?
 check "numbered apart: none in no step but by their GPU start" "0 1 2 3|1 2 3|1 2 3|0|1 2 3" \
   "$(where gemm)|$(where graph_a)|$(where direct)|$(where warmup)|$(where lost)"
@@ -157,17 +162,13 @@ check "numbered apart: the import says why" \
 # A call the trace records with an id below the warm-up kernels' (a graph launch keyed by its
 # External id, which their lookup reads as a correlation): they were launched after it, while
 # the profiler recorded (their launches dropped): by stream order, to step 0.
-db="$tmp/graph_ext.db"
-graph_ext=1 trace > "$tmp/g.json"
-"$XP" --db "$db" import torch-trace "$tmp/g.json" --set model=launch-test --set tp=1 --set batch=1 > "$tmp/out" 2> "$tmp/err"
+import_variant graph_ext graph_ext=1
 check "a graph launch keyed by External id below them: exit" 0 $?
 check "a graph launch keyed by External id below them: warm-up kernels by stream order" "0|0" "$(where warmup)|$(where early_graph)"
 check "a graph launch keyed by External id below them: none said launched before" "" "$(grep '^  [0-9]* launched before' "$tmp/out")"
 
 # Without steps of its own (the whole GPU window is one step), every activity is in it.
-db="$tmp/window.db"
-nosteps=1 trace > "$tmp/w.json"
-"$XP" --db "$db" import torch-trace "$tmp/w.json" --set model=launch-test --set tp=1 --set batch=1 > "$tmp/out" 2> /dev/null
+import_variant window nosteps=1
 check "window step: exit" 0 $?
 check "window step: every activity in it" "37" "$(query "SELECT kernels FROM trace_steps")"
 check "window step: none said left out" "" "$(grep 'launched before' "$tmp/out")"
@@ -175,9 +176,7 @@ check "window step: none said left out" "" "$(grep 'launched before' "$tmp/out")
 # Kineto of 2022-23 wrote a kernel's correlation as its External id: no operator claims gemm then,
 # though its launch ran inside aten::mm; the launch's time, kept though an operator holds it,
 # places it in step k (its GPU start: k + 1).
-db="$tmp/ext_is_corr.db"
-ext_is_corr=1 trace > "$tmp/e.json"
-"$XP" --db "$db" import torch-trace "$tmp/e.json" --set model=launch-test --set tp=1 --set batch=1 > /dev/null 2>&1
+import_variant ext_is_corr ext_is_corr=1
 check "a kernel whose External id is its correlation: exit" 0 $?
 check "a kernel whose External id is its correlation: none linked" 0 "$(query "SELECT linked_kernels FROM trace_ranks")"
 check "a kernel whose External id is its correlation: its launch's step" "0 1 2 3" "$(where gemm)"
@@ -186,7 +185,7 @@ check "a kernel whose External id is its correlation: its launch's step" "0 1 2 
 # warm-up kernels go by stream order, to step 0.
 db="$tmp/nolaunch.db"
 grep -v '"cat": "cuda_' "$tmp/t.json" > "$tmp/n.json"
-"$XP" --db "$db" import torch-trace "$tmp/n.json" --set model=launch-test --set tp=1 --set batch=1 > /dev/null 2>&1
+import_file "$tmp/n.json"
 check "no launches recorded: exit" 0 $?
 check "no launches recorded: the 5 warm-up kernels by stream order, in step 0" "0|5" \
   "$(query "SELECT s.step || '|' || s.count FROM trace_step_kernels s JOIN trace_names n ON n.id = s.name_id WHERE n.name = 'warmup'")"
