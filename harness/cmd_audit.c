@@ -426,14 +426,19 @@ static int contradictions(sqlite3 *db, int64_t run, const char *uuid, const int6
   sqlite3_stmt *st = xp_db_prepare(db,
       "SELECT c.name, c.params, m.name, m.unit FROM cases c JOIN metrics m ON m.case_id = c.id"
       " WHERE c.run_id = ?1 AND c.status = 'ok' ORDER BY c.seq, m.name");
-  if (!st) return 0;
+  xp_samples_query qa = {0}, qb = {0};
+  if (!st || xp_samples_open(db, &run, 1, &qa) || xp_samples_open(db, newer, nnewer, &qb)) {
+    xp_samples_close(&qa);
+    sqlite3_finalize(st);
+    return 0;
+  }
   sqlite3_bind_int64(st, 1, run);
   int found = 0;
   while (sqlite3_step(st) == SQLITE_ROW) {
     double *a = NULL, *b = NULL;
     size_t na = 0, nb = 0;
-    xp_metric_samples(db, &run, 1, txt(st, 0), txt(st, 1), txt(st, 2), &a, &na);
-    xp_metric_samples(db, newer, nnewer, txt(st, 0), txt(st, 1), txt(st, 2), &b, &nb);
+    xp_samples_read(&qa, txt(st, 0), txt(st, 1), txt(st, 2), &a, &na);
+    xp_samples_read(&qb, txt(st, 0), txt(st, 1), txt(st, 2), &b, &nb);
     xp_samplecmp c;
     if (judge(a, na, b, nb, judged, &c)) {
       found++;
@@ -444,6 +449,8 @@ static int contradictions(sqlite3 *db, int64_t run, const char *uuid, const int6
     free(a);
     free(b);
   }
+  xp_samples_close(&qa);
+  xp_samples_close(&qb);
   sqlite3_finalize(st);
   return found;
 }

@@ -78,10 +78,7 @@ char *xp_id_list(const int64_t *ids, int n) {
   return s;
 }
 
-int xp_metric_samples(sqlite3 *db, const int64_t *runs, int nruns, const char *case_name,
-                      const char *params, const char *metric, double **out, size_t *n) {
-  *out = NULL;
-  *n = 0;
+int xp_samples_open(sqlite3 *db, const int64_t *runs, int nruns, xp_samples_query *q) {
   char *ids = xp_id_list(runs, nruns);
   /* The unary + keeps the ORDER BY from choosing the (run_id, seq) index: with it SQLite tested
   ** every case of the runs on each call; cases_by_name_run (schema 17) finds the one case. */
@@ -90,34 +87,46 @@ int xp_metric_samples(sqlite3 *db, const int64_t *runs, int nruns, const char *c
       " FROM cases c JOIN metrics m ON m.case_id = c.id"
       " WHERE c.run_id IN %s AND c.status = 'ok' AND c.name = ?2"
       " AND " XP_CASE_KEY("c.params") " = " XP_CASE_KEY("?3") " AND m.name = ?4 ORDER BY +c.run_id, +c.seq", ids);
-  sqlite3_stmt *st = xp_db_prepare(db, sql);
+  q->cases = xp_db_prepare(db, sql);
   free(sql);
-  sqlite3_stmt *ss = xp_db_prepare(db, "SELECT value FROM samples WHERE case_id = ?1 AND metric = ?2 ORDER BY seq");
-  int rc = (st && ss) ? 0 : XP_EXIT_DB;
-  size_t cap = 0;
-  if (rc == 0) {
-    xp_bind_text(st, 2, case_name);
-    xp_bind_text(st, 3, params);
-    xp_bind_text(st, 4, metric);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-      if (sqlite3_column_int(st, 2)) {
-        sqlite3_reset(ss);
-        sqlite3_bind_int64(ss, 1, sqlite3_column_int64(st, 0));
-        xp_bind_text(ss, 2, metric);
-        while (sqlite3_step(ss) == SQLITE_ROW) {
-          if (*n == cap) *out = xp_xrealloc(*out, (cap = cap ? 2 * cap : 64) * sizeof **out);
-          (*out)[(*n)++] = sqlite3_column_double(ss, 0);
-        }
-      } else if (sqlite3_column_type(st, 1) != SQLITE_NULL) {
-        if (*n == cap) *out = xp_xrealloc(*out, (cap = cap ? 2 * cap : 64) * sizeof **out);
-        (*out)[(*n)++] = sqlite3_column_double(st, 1);
-      }
-    }
-  }
-  sqlite3_finalize(st);
-  sqlite3_finalize(ss);
   free(ids);
-  return rc;
+  q->samples = q->cases ? xp_db_prepare(db, "SELECT value FROM samples WHERE case_id = ?1 AND metric = ?2 ORDER BY seq")
+                        : NULL;
+  if (q->samples) return 0;
+  xp_samples_close(q);
+  return XP_EXIT_DB;
+}
+
+static void push_sample(double **out, size_t *n, size_t *cap, double v) {
+  if (*n == *cap) *out = xp_xrealloc(*out, (*cap = *cap ? 2 * *cap : 64) * sizeof **out);
+  (*out)[(*n)++] = v;
+}
+
+void xp_samples_read(xp_samples_query *q, const char *case_name, const char *params, const char *metric,
+                     double **out, size_t *n) {
+  sqlite3_stmt *st = q->cases, *ss = q->samples;
+  size_t cap = 0;
+  *out = NULL;
+  *n = 0;
+  xp_bind_text(st, 2, case_name);
+  xp_bind_text(st, 3, params);
+  xp_bind_text(st, 4, metric);
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    if (sqlite3_column_int(st, 2)) {
+      sqlite3_bind_int64(ss, 1, sqlite3_column_int64(st, 0));
+      xp_bind_text(ss, 2, metric);
+      while (sqlite3_step(ss) == SQLITE_ROW) push_sample(out, n, &cap, sqlite3_column_double(ss, 0));
+      sqlite3_reset(ss);
+    } else if (sqlite3_column_type(st, 1) != SQLITE_NULL)
+      push_sample(out, n, &cap, sqlite3_column_double(st, 1));
+  }
+  sqlite3_reset(st);
+}
+
+void xp_samples_close(xp_samples_query *q) {
+  sqlite3_finalize(q->cases);
+  sqlite3_finalize(q->samples);
+  q->cases = q->samples = NULL;
 }
 
 /* ---- the two sides ---- */
@@ -534,30 +543,67 @@ static char *unpaired_why(const side_case *c, const char *other, const char *sel
   return xp_asprintf("%s has no case %s", other, name);
 }
 
-/* Pair A's cases with B's: a and b pair when each is the other's only match. */
+static int by_name(const void *x, const void *y) {
+  const side_case *p = *(const side_case *const *)x, *q = *(const side_case *const *)y;
+  int d = strcmp(p->name, q->name);
+  return d ? d : (p > q) - (p < q);
+}
+
+/* The list's cases by name, those of one name in the list's order. */
+static const side_case **sorted_by_name(const case_list *l) {
+  const side_case **s = xp_xcalloc((size_t)l->n + 1, sizeof *s);
+  for (int i = 0; i < l->n; i++) s[i] = &l->c[i];
+  qsort(s, (size_t)l->n, sizeof *s, by_name);
+  return s;
+}
+
+/* The end of the run of cases named as s[i] in a sorted_by_name list of n. */
+static int name_end(const side_case *const *s, int n, int i) {
+  int e = i + 1;
+  while (e < n && strcmp(s[e]->name, s[i]->name) == 0) e++;
+  return e;
+}
+
+/* Pair A's cases with B's: a and b pair when each is the other's only match. Only cases of one
+** name can match: both sides sorted by name, each A case meets only B's cases of its name, in
+** the order of the lists (which case's difference explains an unpaired one depends on it). */
 static void pair_cases(case_list *a, case_list *b, int several) {
   int *na = xp_xcalloc((size_t)a->n + 1, sizeof *na), *nb = xp_xcalloc((size_t)b->n + 1, sizeof *nb);
   int *only_a = xp_xcalloc((size_t)a->n + 1, sizeof *only_a), *only_b = xp_xcalloc((size_t)b->n + 1, sizeof *only_b);
   char **diff_a = xp_xcalloc((size_t)a->n + 1, sizeof *diff_a), **diff_b = xp_xcalloc((size_t)b->n + 1, sizeof *diff_b);
   int *named_a = xp_xcalloc((size_t)a->n + 1, sizeof *named_a), *named_b = xp_xcalloc((size_t)b->n + 1, sizeof *named_b);
   cJSON **unchecked = xp_xcalloc((size_t)a->n + 1, sizeof *unchecked);
-  for (int i = 0; i < a->n; i++)
-    for (int j = 0; j < b->n; j++) {
-      if (strcmp(a->c[i].name, b->c[j].name) != 0) continue;
-      named_a[i]++, named_b[j]++;
-      cJSON *u = cJSON_CreateArray();
-      char *why = workload_differs(&a->c[i], &b->c[j], several, u);
-      if (!why) {
-        na[i]++, nb[j]++;
-        only_a[i] = j, only_b[j] = i;
-        if (!unchecked[i]) unchecked[i] = u, u = NULL;
-      } else {
-        if (!diff_a[i]) diff_a[i] = xp_strdup(why);
-        if (!diff_b[j]) diff_b[j] = xp_strdup(why);
-      }
-      cJSON_Delete(u);
-      free(why);
+  const side_case **sa = sorted_by_name(a), **sb = sorted_by_name(b);
+  for (int ia = 0, ib = 0; ia < a->n && ib < b->n;) {
+    int d = strcmp(sa[ia]->name, sb[ib]->name);
+    if (d) {
+      if (d < 0) ia++;
+      else ib++;
+      continue;
     }
+    int ea = name_end(sa, a->n, ia), eb = name_end(sb, b->n, ib);
+    for (int p = ia; p < ea; p++)
+      for (int r = ib; r < eb; r++) {
+        int i = (int)(sa[p] - a->c), j = (int)(sb[r] - b->c);
+        named_a[i]++, named_b[j]++;
+        cJSON *u = cJSON_CreateArray();
+        char *why = workload_differs(&a->c[i], &b->c[j], several, u);
+        if (!why) {
+          na[i]++, nb[j]++;
+          only_a[i] = j, only_b[j] = i;
+          if (!unchecked[i]) unchecked[i] = u, u = NULL;
+        } else {
+          if (!diff_a[i]) diff_a[i] = xp_strdup(why);
+          if (!diff_b[j]) diff_b[j] = xp_strdup(why);
+        }
+        cJSON_Delete(u);
+        free(why);
+      }
+    ia = ea;
+    ib = eb;
+  }
+  free(sa);
+  free(sb);
   for (int i = 0; i < a->n; i++) {
     int j = only_a[i];
     if (na[i] == 1 && nb[j] == 1) {
@@ -587,20 +633,40 @@ static void pair_cases(case_list *a, case_list *b, int several) {
   free(unchecked);
 }
 
-/* The rows of a pair of cases, or of a case one side alone has (the other NULL): every metric
-** either side recorded for it. A pair's params are the settings both record. */
-static int case_rows(sqlite3 *db, const side *a, const side *b, const side_case *ca, const side_case *cb,
-                     cJSON *out) {
+/* The statements that case_rows runs for every case, prepared once for the two sides. */
+typedef struct case_queries {
+  sqlite3_stmt *metrics; /* the metrics either side recorded for a case */
+  xp_samples_query a, b;
+} case_queries;
+
+static void case_queries_close(case_queries *q) {
+  sqlite3_finalize(q->metrics);
+  q->metrics = NULL;
+  xp_samples_close(&q->a);
+  xp_samples_close(&q->b);
+}
+
+static int case_queries_open(sqlite3 *db, const side *a, const side *b, case_queries *q) {
+  memset(q, 0, sizeof *q);
   char *ia = xp_id_list(a->ids, a->n), *ib = xp_id_list(b->ids, b->n);
   char *sql = xp_asprintf(
       "SELECT m.name, m.unit FROM cases c JOIN metrics m ON m.case_id = c.id WHERE c.status = 'ok' AND c.name = ?1"
       " AND ((c.run_id IN %s AND " XP_CASE_KEY("c.params") " = ?2) OR (c.run_id IN %s AND " XP_CASE_KEY("c.params")
       " = ?3)) GROUP BY m.name, m.unit ORDER BY m.name, m.unit", ia, ib);
-  sqlite3_stmt *st = xp_db_prepare(db, sql);
+  q->metrics = xp_db_prepare(db, sql);
   free(sql);
   free(ia);
   free(ib);
-  if (!st) return XP_EXIT_DB;
+  int rc = q->metrics ? xp_samples_open(db, a->ids, a->n, &q->a) : XP_EXIT_DB;
+  if (rc == 0) rc = xp_samples_open(db, b->ids, b->n, &q->b);
+  if (rc) case_queries_close(q);
+  return rc;
+}
+
+/* The rows of a pair of cases, or of a case one side alone has (the other NULL): every metric
+** either side recorded for it. A pair's params are the settings both record. */
+static void case_rows(case_queries *q, const side_case *ca, const side_case *cb, cJSON *out) {
+  sqlite3_stmt *st = q->metrics;
   const char *name = ca ? ca->name : cb->name;
   xp_bind_text(st, 1, name);
   xp_bind_text(st, 2, ca ? ca->key : NULL);
@@ -614,21 +680,19 @@ static int case_rows(sqlite3 *db, const side *a, const side *b, const side_case 
     params = cJSON_PrintUnformatted(common);
     cJSON_Delete(common);
   } else params = xp_strdup(ca ? ca->key : cb->key);
-  int rc = 0;
-  while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+  while (sqlite3_step(st) == SQLITE_ROW) {
     const char *metric = (const char *)sqlite3_column_text(st, 0);
     const char *unit = (const char *)sqlite3_column_text(st, 1);
     double *sa = NULL, *sb = NULL;
     size_t na = 0, nb = 0;
-    if (ca) rc = xp_metric_samples(db, a->ids, a->n, name, ca->key, metric, &sa, &na);
-    if (rc == 0 && cb) rc = xp_metric_samples(db, b->ids, b->n, name, cb->key, metric, &sb, &nb);
-    if (rc == 0) add_row(out, name, params, metric, unit, sa, na, sb, nb);
+    if (ca) xp_samples_read(&q->a, name, ca->key, metric, &sa, &na);
+    if (cb) xp_samples_read(&q->b, name, cb->key, metric, &sb, &nb);
+    add_row(out, name, params, metric, unit, sa, na, sb, nb);
     free(sa);
     free(sb);
   }
-  sqlite3_finalize(st);
+  sqlite3_reset(st);
   free(params);
-  return rc;
 }
 
 /* What the pairing did with a case (the "cases" of --format json): its params on each side,
@@ -666,6 +730,8 @@ static int compare_metrics(sqlite3 *db, const side *a, const side *b, cJSON *out
   int rc = load_cases(db, a, several, &ca);
   if (rc == 0) rc = load_cases(db, b, several, &cb);
   if (rc == 0) pair_cases(&ca, &cb, several);
+  case_queries q = {0};
+  if (rc == 0) rc = case_queries_open(db, a, b, &q);
   case_ref *refs = xp_xcalloc((size_t)(ca.n + cb.n) + 1, sizeof *refs);
   int n = 0;
   for (int i = 0; rc == 0 && i < ca.n; i++) refs[n++] = (case_ref){&ca.c[i], 0};
@@ -675,9 +741,10 @@ static int compare_metrics(sqlite3 *db, const side *a, const side *b, cJSON *out
   for (int k = 0; rc == 0 && k < n; k++) {
     const side_case *x = refs[k].side ? NULL : refs[k].c;
     const side_case *y = refs[k].side ? refs[k].c : (x->pair >= 0 ? &cb.c[x->pair] : NULL);
-    rc = case_rows(db, a, b, x, y, out);
+    case_rows(&q, x, y, out);
     add_case(cases, x, y);
   }
+  case_queries_close(&q);
   free(refs);
   cases_free(&ca);
   cases_free(&cb);

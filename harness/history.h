@@ -92,11 +92,20 @@ int xp_trace_step_samples(sqlite3 *db, const int64_t *runs, int nruns, const cha
 ** saved under a new name is the same case. */
 #define XP_CASE_KEY(params) "json_remove(" params ", '$.file', '$.result')"
 
-/* Samples of one metric of the runs whose ids are given, for the case with this name and
-** params (as XP_CASE_KEY: file and position aside): the raw samples where they were kept, else
-** each run's recorded median (a derived value has no samples). *out is malloc'd. */
-int xp_metric_samples(sqlite3 *db, const int64_t *runs, int nruns, const char *case_name,
-                      const char *params, const char *metric, double **out, size_t *n);
+/* Samples of one metric of a set of runs, case by case: xp_samples_open prepares the lookups
+** once for the runs whose ids are given (preparing is most of a lookup's cost, and xp compare
+** makes one for each metric of thousands of cases), xp_samples_read gives those of the case
+** with this name and params (as XP_CASE_KEY: file and position aside): the raw samples where
+** they were kept, else each run's recorded median (a derived value has no samples). *out is
+** malloc'd. xp_samples_close finalizes (and takes a query that failed to open or is zeroed). */
+typedef struct xp_samples_query {
+  sqlite3_stmt *cases;   /* the runs' ok cases of a name, params and metric */
+  sqlite3_stmt *samples; /* one case's raw samples of a metric */
+} xp_samples_query;
+int xp_samples_open(sqlite3 *db, const int64_t *runs, int nruns, xp_samples_query *q);
+void xp_samples_read(xp_samples_query *q, const char *case_name, const char *params, const char *metric,
+                     double **out, size_t *n);
+void xp_samples_close(xp_samples_query *q);
 
 /* What was true of a set of runs: metadata (detected over declared), spec hash, origin, xp
 ** commit, GPUs, as an object key -> sorted array of distinct values. Facts that change from
