@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# queries/decode_gap_analysis.sql keeps configurations apart as the view run_configuration has
+# them (queries/bottleneck_by_config.sql, xp report): traces of one model, TP and batch declared
+# with another engine or dtype are not averaged into one decode step. Each configuration's rows
+# are the figures of its traces alone, and two jobs of one configuration still average.
+set -u
+. "$XP_SRC/tests/lib.sh"
+tr="$XP_SRC/tests/data/trace/decode_tp2_bs1_rank"
+q="$XP_SRC/queries/decode_gap_analysis.sql"
+job() { # job HOURS SCALE NAME: the sample's two ranks recorded HOURS later (another job), its
+  # kernels SCALE times as long (another workload), as NAME-r0/NAME-r1
+  for r in 0 1; do
+    python3 - "$tr$r.trace.json.gz" "$1" "$2" "$tmp/$3-r$r.json.gz" <<'PY'
+import gzip, json, sys
+t = json.load(gzip.open(sys.argv[1]))
+t["baseTimeNanoseconds"] += 3600 * int(sys.argv[2]) * 10**9
+for e in t["traceEvents"]:
+    if e.get("cat") == "kernel":
+        e["dur"] *= float(sys.argv[3])
+json.dump(t, gzip.open(sys.argv[4], "wt"))
+PY
+  done
+}
+imp() { # imp DB NAME SET...: import NAME's ranks into DB, declared model M, TP 2, batch 1 and SET
+  local d=$1 n=$2
+  shift 2
+  "$XP" --db "$d" import torch-trace "$tmp/$n-r0.json.gz" "$tmp/$n-r1.json.gz" --set model=M --set tp=2 \
+    --set batch=1 --set interconnect=nvlink "$@" > /dev/null || { echo "FAIL: import $n $*"; fail=1; }
+}
+gap() { # gap DB [INTERCONNECT]: the query's rows as CSV without the header
+  "$XP" --db "$1" query "$q" --param model=M --param tp=2 --param batch=1 --param interconnect="${2:-any}" \
+    --format csv | tail -n +2
+}
+measured() { # measured CONFIG < CSV: "component=measured_us" of that configuration's rows
+  awk -F, -v c="$1" '$NF == c { printf "%s=%s ", $1, $3 }'
+}
+job 0 1 a; job 2 3 b; job 4 3 c; job 6 1 d
+
+vllm="engine=vllm dtype=bf16" sglang="engine=sglang dtype=bf16" fp8="engine=vllm dtype=fp8"
+# Each configuration alone, in a database of its own: what its rows must show beside the others.
+imp "$tmp/vllm.db" a --set engine=vllm --set dtype=bf16
+imp "$tmp/vllm.db" d --set engine=vllm --set dtype=bf16
+imp "$tmp/sglang.db" b --set engine=sglang --set dtype=bf16
+imp "$tmp/fp8.db" c --set engine=vllm --set dtype=fp8
+imp "$db" a --set engine=vllm --set dtype=bf16
+imp "$db" b --set engine=sglang --set dtype=bf16
+imp "$db" c --set engine=vllm --set dtype=fp8
+imp "$db" d --set engine=vllm --set dtype=bf16
+gap "$db" > "$tmp/all"
+check "rows: six a configuration" 18 "$(wc -l < "$tmp/all")"
+check "configurations, in order" "$(printf '%s\n' "$sglang" "$vllm" "$fp8")" "$(awk -F, '{ print $NF }' "$tmp/all" | uniq)"
+for c in vllm sglang fp8; do
+  alone=$(gap "$tmp/$c.db" | measured "${!c}")
+  [[ "$alone" == *"decode step="[0-9]* ]] || { echo "FAIL: $c alone: no measured step [$alone]"; fail=1; }
+  check "$c: its traces alone" "$alone" "$(measured "${!c}" < "$tmp/all")"
+  check "$c: interconnect" nvlink "$(awk -F, -v c="${!c}" '$NF == c { print $(NF - 1) }' "$tmp/all" | sort -u)"
+done
+grep -q '^decode step,.*"2 trace run(s), 32 steps x ranks".*,engine=vllm dtype=bf16$' "$tmp/all" ||
+  { echo "FAIL: the two vllm bf16 jobs average: $(grep '^decode step' "$tmp/all")"; fail=1; }
+# three times the kernel time: the slower configurations are not pulled towards the faster
+awk -F, -v v="$vllm" -v s="$sglang" '$1 == "gemm" && $NF == v { a = $3 } $1 == "gemm" && $NF == s { b = $3 }
+  END { exit !(a > 0 && b > 2.5 * a) }' "$tmp/all" || { echo "FAIL: sglang's gemm time is its own: $(grep ^gemm "$tmp/all")"; fail=1; }
+# :interconnect still selects: none on pcie, one set of rows saying so
+gap "$db" pcie > "$tmp/pcie"
+check "interconnect pcie: rows" 6 "$(wc -l < "$tmp/pcie")"
+grep -q '^decode step,.*no trace with marked steps for this configuration' "$tmp/pcie" ||
+  { echo "FAIL: pcie: $(grep '^decode step' "$tmp/pcie")"; fail=1; }
+finish
