@@ -18,9 +18,12 @@
 ** list until a matmul is accepted gets it: the heuristic's first unless refused; then
 ** params default_index says which, and the case's note which were refused before it (a
 ** default marked missing instead would drop the shape from every decode-step sum). A wrong
-** default fails the case even when a later candidate is right; wrong other candidates are
-** left out of the best-of-N; a shape none of whose candidates runs fails, its note naming
-** the refusals (gemm_pick.c decides all this). Then, for each cache mode:
+** default fails the case even when a later candidate is right (it is what a caller of
+** cuBLASLt gets, and a decode step predicted with another's time would not be the engine's):
+** the note names the right ones, untimed, or says none ran right (then the reference or the
+** layout is suspect rather than cuBLASLt); wrong other candidates are left out of the
+** best-of-N; a shape none of whose candidates runs fails, its note naming the refusals
+** (gemm_pick.c decides all this). Then, for each cache mode:
 **   cold  weights rotate over buffers totalling max(cold_mib, 4 x L2), at least two, so each
 **         launch reads its weight from HBM; activations and output stay put, as in a
 **         decode step where the previous kernel just wrote them;
@@ -331,7 +334,7 @@ typedef struct gemm_result {
   const xp_gemm_shape *shape;
   int cold;            /* cache mode */
   int failed;
-  char note[320];      /* failed: why; ok: which candidates cuBLASLt refused before the default */
+  char note[1024];     /* failed: why; ok: which candidates cuBLASLt refused before the default */
   int ncand, nwrong, nrefused, nbuf, per_graph;
   char algo_default[256], algo_best[256];
   char refused[240];   /* the refused candidates (xp_gemm_refused_list) */

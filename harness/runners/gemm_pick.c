@@ -37,17 +37,23 @@ static void append(char *out, size_t n, const char *s) {
   if (n >= 4) memcpy(out + n - 4, "...", 3);
 }
 
-void xp_gemm_refused_list(const xp_gemm_cand *c, int n, char *out, size_t nout) {
+/* The candidates of outcome o, "#i algo=id, ..." (a refused one's status after its id), into
+** out (nout bytes, cut to fit); "" when none. */
+static void list_of(const xp_gemm_cand *c, int n, enum xp_gemm_outcome o, char *out, size_t nout) {
   if (nout == 0) return;
   out[0] = 0;
   for (int i = 0; i < n; i++) {
-    if (c[i].outcome != XP_GEMM_REFUSED) continue;
-    char item[160], algo[24] = "";
+    if (c[i].outcome != o) continue;
+    char item[160], algo[24] = "", status[96] = "";
     if (c[i].algo >= 0) snprintf(algo, sizeof algo, " algo=%d", c[i].algo);
-    snprintf(item, sizeof item, "%s#%d%s %s", out[0] ? ", " : "", i, algo,
-             c[i].status ? c[i].status : "(no status)");
+    if (o == XP_GEMM_REFUSED) snprintf(status, sizeof status, " %s", c[i].status ? c[i].status : "(no status)");
+    snprintf(item, sizeof item, "%s#%d%s%s", out[0] ? ", " : "", i, algo, status);
     append(out, nout, item);
   }
+}
+
+void xp_gemm_refused_list(const xp_gemm_cand *c, int n, char *out, size_t nout) {
+  list_of(c, n, XP_GEMM_REFUSED, out, nout);
 }
 
 int xp_gemm_may_screen(const xp_gemm_cand *c, int def, int i) {
@@ -71,11 +77,15 @@ int xp_gemm_default(const xp_gemm_cand *c, int n, char *why, size_t nwhy) {
   char ahead[240];
   xp_gemm_refused_list(c, d, ahead, sizeof ahead);
   if (c[d].outcome == XP_GEMM_WRONG) {
-    char which[320] = "";
+    /* Which candidates are right says where to look: some are, and cuBLASLt's default is at
+    ** fault (pin one of those); none is, and the reference or xp's layout is suspect. */
+    char which[320] = "", right[240];
     if (d > 0) snprintf(which, sizeof which, " (#%d, the first cuBLASLt ran; refused: %s)", d, ahead);
+    list_of(c, n, XP_GEMM_RIGHT, right, sizeof right);
     snprintf(why, nwhy, "default algorithm%s wrong: %llu of %llu elements outside |ref|/%g + "
-             "rms/%g, worst error %.3g x rms(ref) [%s]", which, c[d].bad, c[d].count,
-             1 / XP_GEMM_CHECK_RTOL, 1 / XP_GEMM_CHECK_ATOL_RMS, c[d].err_rms, c[d].desc ? c[d].desc : "");
+             "rms/%g, worst error %.3g x rms(ref) [%s]; %s%s", which, c[d].bad, c[d].count,
+             1 / XP_GEMM_CHECK_RTOL, 1 / XP_GEMM_CHECK_ATOL_RMS, c[d].err_rms, c[d].desc ? c[d].desc : "",
+             right[0] ? "right, not timed: " : "no candidate ran right", right);
     return XP_GEMM_CASE_FAILS;
   }
   if (d > 0)

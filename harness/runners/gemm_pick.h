@@ -47,7 +47,9 @@ int xp_gemm_first_run(const xp_gemm_cand *c, int n);
 ** into why (n bytes) "" when it is the heuristic's first, else which candidates were refused
 ** before it (the case's note); or XP_GEMM_CASE_FAILS, why saying why (every candidate
 ** refused, or the default wrong: a wrong default fails the shape even when a later
-** candidate is right); or XP_GEMM_RUN_FAILS when any candidate's failure was fatal. */
+** candidate is right, since it is what a caller of cuBLASLt gets; why then names the right
+** ones, not timed, or says none ran right); or XP_GEMM_RUN_FAILS when any candidate's
+** failure was fatal. why is cut to nwhy bytes; 1024 hold the longest. */
 int xp_gemm_default(const xp_gemm_cand *c, int n, char *why, size_t nwhy);
 
 /* May candidate i be screened against the default def? Only right ones that are not it. */

@@ -100,18 +100,36 @@ static void test_none_runs(void) {
 }
 
 /* A wrong default fails the shape even with a right candidate after it: it is what a caller
-** of cuBLASLt gets. Refused ones ahead of it are named. */
+** of cuBLASLt gets. Refused ones ahead of it are named, and the right ones after it (where to
+** look: cuBLASLt's default, or with none right, the reference). */
 static void test_default_wrong(void) {
-  xp_gemm_cand c[3];
-  char why[320];
-  int n = set(c, (const int[]){W, R, R}, 3);
+  xp_gemm_cand c[4];
+  char why[1024];
+  int n = set(c, (const int[]){W, R, W, R}, 4);
   CHECK_EQ_INT(xp_gemm_default(c, n, why, sizeof why), XP_GEMM_CASE_FAILS);
   CHECK_EQ_STR(why, "default algorithm wrong: 17 of 1000 elements outside |ref|/64 + rms/64, "
-                    "worst error 0.9 x rms(ref) [algo=6x tile=64x64]");
+                    "worst error 0.9 x rms(ref) [algo=6x tile=64x64]; right, not timed: #1 algo=61, #3 algo=63");
   n = set(c, (const int[]){X, W, R}, 3);
   CHECK_EQ_INT(xp_gemm_default(c, n, why, sizeof why), XP_GEMM_CASE_FAILS);
   CHECK(strncmp(why, "default algorithm (#1, the first cuBLASLt ran; refused: #0 algo=60 "
                      "CUBLAS_STATUS_NOT_SUPPORTED) wrong: 17 of 1000", 110) == 0);
+  CHECK(strstr(why, "]; right, not timed: #2 algo=62") != NULL);
+  n = set(c, (const int[]){W, X, W}, 3);
+  CHECK_EQ_INT(xp_gemm_default(c, n, why, sizeof why), XP_GEMM_CASE_FAILS);
+  CHECK(strstr(why, "[algo=6x tile=64x64]; no candidate ran right") != NULL);
+  /* the longest note, a refusal list and a right list at their caps and a full description,
+  ** fits gemm.c's 1024 bytes whole */
+  xp_gemm_cand m[64];
+  int o[64];
+  for (int i = 0; i < 64; i++) o[i] = i < 20 ? X : i == 20 ? W : R;
+  n = set(m, o, 64);
+  char desc[256];
+  memset(desc, 'd', sizeof desc - 1);
+  desc[255] = 0;
+  m[20].desc = desc;
+  CHECK_EQ_INT(xp_gemm_default(m, n, why, sizeof why), XP_GEMM_CASE_FAILS);
+  CHECK(strlen(why) < sizeof why - 1);
+  CHECK(strcmp(why + strlen(why) - 3, "...") == 0); /* the right list cut, visibly */
 }
 
 /* A broken context ends the run, wherever it happened and whatever else ran. */
