@@ -17,7 +17,8 @@
 --              its launches per step; the best-of-N total is in the basis. NULL when a GEMM
 --              of the step failed its check, or when the run measured some GEMMs only (only =
 --              [...], or a shapes list labelled with the model): a run of the whole step is
---              preferred to a newer one of a subset.
+--              preferred to a newer one of a subset, and when its dtype is not the one the
+--              configuration's traces declare (an fp8 engine's step from bf16 GEMMs).
 --   allreduce  per all-reduce message size, the all-reduces per step times the time of one
 --              all-reduce of that size (time_us: a burst's time / its length), interpolated
 --              linearly between the two nearest measured sizes of one nccl_burst series with
@@ -43,16 +44,17 @@ WITH
 candidates AS (  -- the trace runs the figures count (schema view trace_step_totals: each job
                  -- once, with step time) of :model, :tp and :batch (view run_configuration),
                  -- less those without marked steps: a window is not a step
-  SELECT t.run_id AS id, g.gpu_name, g.interconnect, g.config, t.single_rank
-  FROM trace_step_totals t JOIN run_configuration g ON g.run_id = t.run_id
+  SELECT t.run_id AS id, g.gpu_name, g.interconnect, g.config, r.dtype, t.single_rank
+  FROM trace_step_totals t JOIN run_configuration g ON g.run_id = t.run_id JOIN runs r ON r.id = t.run_id
   WHERE g.model = :model AND g.tp = :tp AND g.batch = :batch
     AND (:interconnect IN ('', 'any') OR g.interconnect = :interconnect) AND NOT t.whole_window
 ),
-configs AS (  -- one per configuration of the traces, or a single one without any (all NULL)
-  SELECT row_number() OVER (ORDER BY gpu_name, interconnect, config) AS cfg, gpu_name, interconnect, config
-  FROM (SELECT DISTINCT gpu_name, interconnect, config FROM candidates)
+configs AS (  -- one per configuration of the traces, or a single one without any (all NULL);
+              -- dtype is config's (the label names it), for the gemm run's basis
+  SELECT row_number() OVER (ORDER BY gpu_name, interconnect, config) AS cfg, gpu_name, interconnect, config, dtype
+  FROM (SELECT DISTINCT gpu_name, interconnect, config, dtype FROM candidates)
   UNION ALL
-  SELECT 1, NULL, NULL, NULL WHERE NOT EXISTS (SELECT 1 FROM candidates)
+  SELECT 1, NULL, NULL, NULL, NULL WHERE NOT EXISTS (SELECT 1 FROM candidates)
 ),
 traces AS (
   SELECT t.id, c.cfg, t.single_rank FROM candidates t
@@ -84,7 +86,7 @@ measured AS (
 ),
 gemm_run AS (  -- a run of the whole step first: one of some GEMMs (only = [...], or a shapes
               -- list under the model's label) predicts no step, and is named in the basis
-  SELECT r.id, substr(r.uuid, 1, 8) AS run,
+  SELECT r.id, substr(r.uuid, 1, 8) AS run, r.dtype,
          CASE WHEN json_extract(r.spec_json, '$.only') IS NOT NULL
               THEN 'only ' || json_extract(r.spec_json, '$.only')
               WHEN json_extract(r.spec_json, '$.shapes') IS NOT NULL THEN 'the shapes its spec lists' END AS subset
@@ -105,6 +107,7 @@ gemm_cases AS (
 ),
 gemm AS (
   SELECT (SELECT run FROM gemm_run) AS run, (SELECT subset FROM gemm_run) AS subset,
+         (SELECT dtype FROM gemm_run) AS dtype,
          count(*) AS shapes, sum(count) AS launches,
          sum(status <> 'ok' OR default_us IS NULL) AS failed,
          CASE WHEN sum(status <> 'ok' OR default_us IS NULL) = 0 AND (SELECT subset FROM gemm_run) IS NULL
@@ -189,6 +192,8 @@ basis AS (
               || CASE WHEN g.failed > 0 THEN '; incomplete: ' || g.failed || ' GEMM(s) failed' ELSE '' END
               || CASE WHEN g.subset IS NOT NULL THEN '; a subset of the step (' || g.subset || '), no prediction: '
                       || 'xp run a gemm spec of the whole model' ELSE '' END
+              || CASE WHEN g.dtype <> c.dtype THEN '; measured in ' || g.dtype || ', the traces ran '
+                      || c.dtype || ', no prediction: xp run a gemm spec with dtype = "' || c.dtype || '"' ELSE '' END
     END AS gemm,
     CASE WHEN a.sizes = 0 THEN 'no all-reduce sizes: no trace of this configuration and no o_proj in a gemm run'
          WHEN NOT EXISTS (SELECT 1 FROM series s WHERE s.cfg = a.cfg) THEN 'no nccl_burst allreduce run with ' || :tp || ' ranks (xp run experiments/allreduce_burst.toml)'
@@ -210,12 +215,14 @@ basis AS (
   FROM gemm g, configs c JOIN ar a ON a.cfg = c.cfg JOIN measured m ON m.cfg = c.cfg
 ),
 -- The six rows of each configuration: f joins its measured figures, all-reduce and basis.
-f AS (SELECT m.*, a.us AS ar_pred_us, b.gemm AS gemm_basis, b.allreduce AS ar_basis, b.traces AS traces_basis
-      FROM measured m JOIN ar a ON a.cfg = m.cfg JOIN basis b ON b.cfg = m.cfg),
+-- gemm_pred_us is the gemm run's, unless it measured another dtype than the traces ran.
+f AS (SELECT m.*, a.us AS ar_pred_us, b.gemm AS gemm_basis, b.allreduce AS ar_basis, b.traces AS traces_basis,
+             CASE WHEN NOT coalesce(g.dtype <> c.dtype, 0) THEN g.default_us END AS gemm_pred_us
+      FROM measured m JOIN ar a ON a.cfg = m.cfg JOIN basis b ON b.cfg = m.cfg JOIN configs c ON c.cfg = m.cfg, gemm g),
 rows AS (
-  SELECT f.cfg, 1 AS ord, 'gemm' AS component, g.default_us AS predicted_us, f.gemm_us AS measured_us,
-         f.gemm_basis AS basis
-  FROM gemm g, f
+  SELECT cfg, 1 AS ord, 'gemm' AS component, gemm_pred_us AS predicted_us, gemm_us AS measured_us,
+         gemm_basis AS basis
+  FROM f
   UNION ALL
   SELECT cfg, 2, 'allreduce', ar_pred_us, CASE WHEN nsteps > 0 THEN ar_us END, ar_basis FROM f
   UNION ALL
@@ -227,7 +234,7 @@ rows AS (
   UNION ALL
   SELECT cfg, 5, 'idle GPU', NULL, span_us - busy_us, 'gaps between kernels: launch latency, host work, waiting' FROM f
   UNION ALL
-  SELECT f.cfg, 6, 'decode step', g.default_us + f.ar_pred_us, f.span_us, f.traces_basis FROM gemm g, f
+  SELECT cfg, 6, 'decode step', gemm_pred_us + ar_pred_us, span_us, traces_basis FROM f
 )
 SELECT r.component, round(r.predicted_us, 1) AS predicted_us, round(r.measured_us, 1) AS measured_us,
        round(r.measured_us - r.predicted_us, 1) AS gap_us,

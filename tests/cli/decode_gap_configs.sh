@@ -2,7 +2,8 @@
 # queries/decode_gap_analysis.sql keeps configurations apart as the view run_configuration has
 # them (queries/bottleneck_by_config.sql, xp report): traces of one model, TP and batch declared
 # with another engine or dtype are not averaged into one decode step. Each configuration's rows
-# are the figures of its traces alone, and two jobs of one configuration still average.
+# are the figures of its traces alone, and two jobs of one configuration still average. A gemm
+# run of another dtype than a configuration's traces predicts none of its step.
 set -u
 . "$XP_SRC/tests/lib.sh"
 tr="$XP_SRC/tests/data/trace/decode_tp2_bs1_rank"
@@ -65,4 +66,27 @@ gap "$db" pcie > "$tmp/pcie"
 check "interconnect pcie: rows" 6 "$(wc -l < "$tmp/pcie")"
 grep -q '^decode step,.*no trace with marked steps for this configuration' "$tmp/pcie" ||
   { echo "FAIL: pcie: $(grep '^decode step' "$tmp/pcie")"; fail=1; }
+# The gemm run predicts a configuration's GEMMs only in its dtype: an fp8 engine's step is not
+# predicted from bf16 GEMMs (test_report --keep: a Kimi-K2.5 gemm run at TP 2, batch 64).
+if [ -x "${XP_BUILD:-}/tests/test_report" ] && command -v sqlite3 > /dev/null; then
+  mkdir -p "$tmp/k"
+  "$XP_BUILD/tests/test_report" --keep "$tmp/k" > /dev/null || { echo "FAIL: test_report --keep"; fail=1; }
+  k="$tmp/k/x.db"
+  sqlite3 "$k" "DROP TRIGGER xp_append_only_runs_update; UPDATE runs SET dtype = 'bf16' WHERE kind = 'gemm'"
+  for j in a:bf16 c:fp8; do
+    "$XP" --db "$k" import torch-trace "$tmp/${j%:*}-r0.json.gz" "$tmp/${j%:*}-r1.json.gz" --set model=Kimi-K2.5 \
+      --set tp=2 --set batch=64 --set dtype="${j#*:}" > /dev/null || { echo "FAIL: import $j"; fail=1; }
+  done
+  "$XP" --db "$k" query "$q" --param model=Kimi-K2.5 --param tp=2 --param batch=64 --param interconnect=any \
+    --format csv | tail -n +2 > "$tmp/kg"
+  pred() { awk -F, -v c="$1" -v d="$2" '$1 == c && $NF == d { print $2 }' "$tmp/kg"; }
+  check "bf16: gemm predicted" 2745 "$(pred gemm dtype=bf16 | cut -d. -f1)"
+  check "fp8: no gemm prediction" "" "$(pred gemm dtype=fp8)"
+  check "fp8: no step prediction" "" "$(pred 'decode step' dtype=fp8)"
+  grep -q '^gemm,.*measured in bf16, the traces ran fp8, no prediction.*,dtype=fp8$' "$tmp/kg" ||
+    { echo "FAIL: fp8 gemm basis: $(grep '^gemm' "$tmp/kg")"; fail=1; }
+  grep -q '^gemm,.*measured in .*,dtype=bf16$' "$tmp/kg" && { echo "FAIL: bf16 gemm basis: $(grep '^gemm' "$tmp/kg")"; fail=1; }
+else
+  echo "note: no test_report or sqlite3 CLI; the gemm side is not exercised"
+fi
 finish
