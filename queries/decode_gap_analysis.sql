@@ -12,19 +12,27 @@
 -- rows with those NULL. An fp8 and a bf16 trace, or vLLM's and SGLang's, are never averaged.
 --
 -- Predicted (micro-benchmarks):
---   gemm       the latest ok gemm run of :model at :tp with cold-weight cases at :batch: each
---              GEMM's median time (cuBLASLt's default algorithm, as an engine gets it) times
---              its launches per step; the best-of-N total is in the basis. NULL when a GEMM
---              of the step failed its check, or when the run measured some GEMMs only (only =
---              [...], or a shapes list labelled with the model): a run of the whole step is
---              preferred to a newer one of a subset, and when its dtype is not the one the
---              configuration's traces declare (an fp8 engine's step from bf16 GEMMs).
+--   gemm       the latest ok gemm run of :model at :tp with cold-weight cases at :batch, one
+--              on the configuration's GPU (view run_configuration, runs.gpu_name) preferred to
+--              any other: each GEMM's median time (cuBLASLt's default algorithm, as an engine
+--              gets it) times its launches per step; the best-of-N total and the run's GPU are
+--              in the basis. NULL when a GEMM of the step failed its check, or when the run
+--              measured some GEMMs only (only = [...], or a shapes list labelled with the
+--              model): a run of the whole step is preferred to a newer one of a subset; when
+--              its dtype is not the one the configuration's traces declare (an fp8 engine's
+--              step from bf16 GEMMs); and when it ran on another GPU than the traces (an H200's
+--              step from an RTX PRO 6000's GEMMs: a decode GEMM's time is the GPU's memory
+--              bandwidth and compute, 2-3x apart between these, so the gap would measure the
+--              GPUs, not the engine). A GPU unknown on either side is no difference.
 --   allreduce  per all-reduce message size, the all-reduces per step times the time of one
 --              all-reduce of that size (time_us: a burst's time / its length), interpolated
 --              linearly between the two nearest measured sizes of one nccl_burst series with
 --              :tp ranks (and :interconnect): the one spanning most of the sizes, then CUDA-graph
 --              mode, out-of-place, bf16 and the latest measured run preferred (with :interconnect any,
---              one on the configuration's interconnect before any other). Sizes and counts come
+--              one on the configuration's interconnect before any other; then one on its GPU
+--              before another GPU's). Another GPU's series still predicts, the basis naming its
+--              GPU and saying it is another's: an all-reduce's time is mostly the interconnect's
+--              and NCCL's, matched first. Sizes and counts come
 --              from the configuration's traces; without a trace, from the gemm
 --              run's o_proj (batch x hidden x 2 bytes, two all-reduces per layer: after
 --              attention and after the MLP, as tensor-parallel decoder layers do). NULL when a
@@ -84,9 +92,8 @@ measured AS (
   FROM configs g LEFT JOIN steps s ON s.cfg = g.cfg
   GROUP BY g.cfg
 ),
-gemm_run AS (  -- a run of the whole step first: one of some GEMMs (only = [...], or a shapes
-              -- list under the model's label) predicts no step, and is named in the basis
-  SELECT r.id, substr(r.uuid, 1, 8) AS run, r.dtype,
+gemm_runs AS (  -- the ok gemm runs of :model at :tp with cold-weight cases at :batch
+  SELECT r.id, substr(r.uuid, 1, 8) AS run, r.dtype, r.gpu_name, r.started_at,
          CASE WHEN json_extract(r.spec_json, '$.only') IS NOT NULL
               THEN 'only ' || json_extract(r.spec_json, '$.only')
               WHEN json_extract(r.spec_json, '$.shapes') IS NOT NULL THEN 'the shapes its spec lists' END AS subset
@@ -94,10 +101,20 @@ gemm_run AS (  -- a run of the whole step first: one of some GEMMs (only = [...]
   WHERE r.kind = 'gemm' AND r.status = 'ok' AND r.model = :model AND r.tp = :tp
     AND EXISTS (SELECT 1 FROM cases c WHERE c.run_id = r.id
                 AND json_extract(c.params, '$.batch') = :batch AND json_extract(c.params, '$.cache') = 'cold')
-  ORDER BY subset IS NULL DESC, r.started_at DESC, r.id DESC LIMIT 1
+),
+gemm_run AS (  -- one per configuration: a run on its GPU first (where both name theirs: another
+               -- GPU's GEMMs predict none of its step, and one of its own then says what to run),
+               -- then a run of the whole step (one of some GEMMs, only = [...] or a shapes list
+               -- under the model's label, predicts no step, and is named in the basis), the latest
+  SELECT * FROM (
+    SELECT c.cfg, g.*, row_number() OVER (PARTITION BY c.cfg
+                                          ORDER BY (g.gpu_name = c.gpu_name) IS 1 DESC, g.subset IS NULL DESC,
+                                                   g.started_at DESC, g.id DESC) AS pick
+    FROM configs c, gemm_runs g)
+  WHERE pick = 1
 ),
 gemm_cases AS (
-  SELECT c.name, c.status, json_extract(c.params, '$.count') AS count,
+  SELECT g.cfg, c.name, c.status, json_extract(c.params, '$.count') AS count,
          json_extract(c.params, '$.m') AS m, json_extract(c.params, '$.n') AS n,
          d.median AS default_us, b.median AS best_us
   FROM cases c JOIN gemm_run g ON c.run_id = g.id
@@ -105,16 +122,18 @@ gemm_cases AS (
   LEFT JOIN metrics b ON b.case_id = c.id AND b.name = 'time_best_us'
   WHERE json_extract(c.params, '$.batch') = :batch AND json_extract(c.params, '$.cache') = 'cold'
 ),
-gemm AS (
-  SELECT (SELECT run FROM gemm_run) AS run, (SELECT subset FROM gemm_run) AS subset,
-         (SELECT dtype FROM gemm_run) AS dtype,
-         count(*) AS shapes, sum(count) AS launches,
-         sum(status <> 'ok' OR default_us IS NULL) AS failed,
-         CASE WHEN sum(status <> 'ok' OR default_us IS NULL) = 0 AND (SELECT subset FROM gemm_run) IS NULL
-              THEN sum(default_us * count) END AS default_us,
-         CASE WHEN sum(status <> 'ok' OR best_us IS NULL) = 0 AND (SELECT subset FROM gemm_run) IS NULL
-              THEN sum(best_us * count) END AS best_us
-  FROM gemm_cases
+gemm AS (  -- per configuration; other: its gemm run measured another dtype or GPU than its
+           -- traces declare (unknown on either side is no difference), so predicts nothing
+  SELECT c.cfg, g.run, g.subset, g.dtype, g.gpu_name,
+         coalesce(g.dtype <> c.dtype, 0) AS other_dtype, coalesce(g.gpu_name <> c.gpu_name, 0) AS other_gpu,
+         count(k.name) AS shapes, sum(k.count) AS launches,
+         sum(k.status <> 'ok' OR k.default_us IS NULL) AS failed,
+         CASE WHEN sum(k.status <> 'ok' OR k.default_us IS NULL) = 0 AND g.subset IS NULL
+              THEN sum(k.default_us * k.count) END AS default_us,
+         CASE WHEN sum(k.status <> 'ok' OR k.best_us IS NULL) = 0 AND g.subset IS NULL
+              THEN sum(k.best_us * k.count) END AS best_us
+  FROM configs c LEFT JOIN gemm_run g ON g.cfg = c.cfg LEFT JOIN gemm_cases k ON k.cfg = c.cfg
+  GROUP BY c.cfg
 ),
 -- All-reduces per step by message size, per configuration: from its traces (the kernels that
 -- are all-reduces now, as in measured), else from the gemm run's o_proj.
@@ -125,12 +144,12 @@ ar_sizes AS (
   WHERE k.collective = 'allreduce' AND k.in_bytes > 0
   GROUP BY s.cfg, k.in_bytes
   UNION ALL
-  SELECT g.cfg, m * n * 2, 2.0 * count, 'o_proj' FROM gemm_cases, configs g
-  WHERE name = 'o_proj' AND NOT EXISTS (SELECT 1 FROM steps s WHERE s.cfg = g.cfg)
+  SELECT k.cfg, m * n * 2, 2.0 * count, 'o_proj' FROM gemm_cases k
+  WHERE name = 'o_proj' AND NOT EXISTS (SELECT 1 FROM steps s WHERE s.cfg = k.cfg)
 ),
 nccl_points AS (
   SELECT r.id AS run_id, substr(r.uuid, 1, 8) AS run, (SELECT measured_at FROM run_measured WHERE run_id = r.id) AS measured_at,
-         r.interconnect,
+         r.interconnect, r.gpu_name,
          json_extract(c.params, '$.mode') AS mode, json_extract(c.params, '$.placement') AS placement,
          json_extract(c.params, '$.dtype') AS dtype, json_extract(c.params, '$.burst') AS burst,
          json_extract(c.params, '$.bytes') AS bytes, m.median AS time_us
@@ -142,11 +161,15 @@ nccl_points AS (
     AND (:interconnect IN ('', 'any') OR r.interconnect = :interconnect)
 ),
 -- One series of measurements (run, mode, placement, dtype, burst) per configuration: with
--- :interconnect any, one on the configuration's interconnect first; then the one whose sizes
--- span the most of its message sizes, then by preference, the latest measured (not imported) last.
+-- :interconnect any, one on the configuration's interconnect first; then one on its GPU (where
+-- both name theirs); then the one whose sizes span the most of its message sizes, then by
+-- preference, the latest measured (not imported) last. Another GPU's series still predicts,
+-- said in the basis: an all-reduce's time is mostly its interconnect's and NCCL's, matched
+-- first, where a GEMM's is the GPU's own memory bandwidth and compute.
 series_of AS (
-  SELECT g.cfg, p.run_id, p.run, p.mode, p.placement, p.dtype, p.burst, p.measured_at,
+  SELECT g.cfg, p.run_id, p.run, p.gpu_name, p.mode, p.placement, p.dtype, p.burst, p.measured_at,
          p.interconnect IS g.interconnect AS same_interconnect,
+         (p.gpu_name = g.gpu_name) IS 1 AS same_gpu, coalesce(p.gpu_name <> g.gpu_name, 0) AS other_gpu,
          (SELECT count(*) FROM ar_sizes a WHERE a.cfg = g.cfg AND a.bytes BETWEEN min(p.bytes) AND max(p.bytes)) AS covers
   FROM configs g, nccl_points p
   GROUP BY g.cfg, p.run_id, p.mode, p.placement, p.dtype, p.burst
@@ -154,7 +177,7 @@ series_of AS (
 series AS (
   SELECT * FROM (
     SELECT *, row_number() OVER (PARTITION BY cfg
-                                 ORDER BY same_interconnect DESC, covers DESC, mode = 'graph' DESC,
+                                 ORDER BY same_interconnect DESC, same_gpu DESC, covers DESC, mode = 'graph' DESC,
                                           placement = 'out_of_place' DESC, dtype = 'bf16' DESC,
                                           measured_at DESC, run_id DESC, burst DESC) AS pick
     FROM series_of)
@@ -187,17 +210,19 @@ ar AS (  -- every configuration, those without all-reduce sizes too (sizes 0)
 basis AS (
   SELECT c.cfg,
     CASE WHEN g.run IS NULL THEN 'no gemm run of this model at this tp with batch ' || :batch || ' (xp run a gemm spec)'
-         ELSE 'gemm run ' || g.run || ': ' || g.shapes || ' GEMMs, ' || g.launches || ' launches per step, cuBLASLt default'
+         ELSE 'gemm run ' || g.run || coalesce(' on ' || g.gpu_name, '') || ': ' || g.shapes || ' GEMMs, ' || g.launches || ' launches per step, cuBLASLt default'
               || CASE WHEN g.best_us IS NOT NULL THEN ' (best of its candidates: ' || round(g.best_us, 1) || ' us)' ELSE '' END
               || CASE WHEN g.failed > 0 THEN '; incomplete: ' || g.failed || ' GEMM(s) failed' ELSE '' END
               || CASE WHEN g.subset IS NOT NULL THEN '; a subset of the step (' || g.subset || '), no prediction: '
                       || 'xp run a gemm spec of the whole model' ELSE '' END
-              || CASE WHEN g.dtype <> c.dtype THEN '; measured in ' || g.dtype || ', the traces ran '
+              || CASE WHEN g.other_dtype THEN '; measured in ' || g.dtype || ', the traces ran '
                       || c.dtype || ', no prediction: xp run a gemm spec with dtype = "' || c.dtype || '"' ELSE '' END
+              || CASE WHEN g.other_gpu THEN '; another GPU''s: the traces ran on ' || c.gpu_name
+                      || ', no prediction: xp run the gemm spec on ' || c.gpu_name ELSE '' END
     END AS gemm,
     CASE WHEN a.sizes = 0 THEN 'no all-reduce sizes: no trace of this configuration and no o_proj in a gemm run'
          WHEN NOT EXISTS (SELECT 1 FROM series s WHERE s.cfg = a.cfg) THEN 'no nccl_burst allreduce run with ' || :tp || ' ranks (xp run experiments/allreduce_burst.toml)'
-         ELSE (SELECT 'nccl_burst run ' || run || ' ' || coalesce(mode, '') || ' ' || coalesce(placement, '')
+         ELSE (SELECT 'nccl_burst run ' || run || coalesce(' on ' || gpu_name || ',', '') || ' ' || coalesce(mode, '') || ' ' || coalesce(placement, '')
                       || ' burst ' || coalesce(burst, '?') FROM series s WHERE s.cfg = a.cfg)
               || '; sizes from ' || CASE a.origin WHEN 'traces' THEN 'the traces' ELSE 'o_proj (2 per layer, assumed)' END
               || ': ' || a.mix
@@ -205,6 +230,8 @@ basis AS (
     END
     || CASE WHEN (SELECT NOT same_interconnect FROM series s WHERE s.cfg = a.cfg)
             THEN '; measured on another interconnect than the traces' ELSE '' END
+    || coalesce((SELECT '; another GPU''s: the traces ran on ' || c.gpu_name || ' (xp run experiments/allreduce_burst.toml on it)'
+                 FROM series s WHERE s.cfg = a.cfg AND s.other_gpu), '')
     || CASE WHEN m.ar_wait_us IS NOT NULL AND m.single_rank_steps = 0 THEN '; measured includes ' || round(m.ar_wait_us, 1) || ' us waiting for other ranks'
             WHEN m.ar_wait_us IS NOT NULL THEN '; in multi-rank runs ' || round(m.ar_multi_us, 1) || ' us a step, of which ' || round(m.ar_wait_us, 1) || ' us waiting for other ranks'
             ELSE '' END
@@ -212,13 +239,13 @@ basis AS (
     AS allreduce,
     CASE WHEN m.nsteps = 0 THEN 'no trace with marked steps for this configuration (xp import torch-trace ... --set model=... tp=... batch=...)'
          ELSE m.nruns || ' trace run(s), ' || m.nsteps || ' steps x ranks' END AS traces
-  FROM gemm g, configs c JOIN ar a ON a.cfg = c.cfg JOIN measured m ON m.cfg = c.cfg
+  FROM configs c JOIN gemm g ON g.cfg = c.cfg JOIN ar a ON a.cfg = c.cfg JOIN measured m ON m.cfg = c.cfg
 ),
 -- The six rows of each configuration: f joins its measured figures, all-reduce and basis.
--- gemm_pred_us is the gemm run's, unless it measured another dtype than the traces ran.
+-- gemm_pred_us is the gemm run's, unless it measured another dtype or GPU than the traces ran.
 f AS (SELECT m.*, a.us AS ar_pred_us, b.gemm AS gemm_basis, b.allreduce AS ar_basis, b.traces AS traces_basis,
-             CASE WHEN NOT coalesce(g.dtype <> c.dtype, 0) THEN g.default_us END AS gemm_pred_us
-      FROM measured m JOIN ar a ON a.cfg = m.cfg JOIN basis b ON b.cfg = m.cfg JOIN configs c ON c.cfg = m.cfg, gemm g),
+             CASE WHEN NOT g.other_dtype AND NOT g.other_gpu THEN g.default_us END AS gemm_pred_us
+      FROM measured m JOIN ar a ON a.cfg = m.cfg JOIN basis b ON b.cfg = m.cfg JOIN gemm g ON g.cfg = m.cfg),
 rows AS (
   SELECT cfg, 1 AS ord, 'gemm' AS component, gemm_pred_us AS predicted_us, gemm_us AS measured_us,
          gemm_basis AS basis
