@@ -14,9 +14,9 @@
 -- Predicted (micro-benchmarks):
 --   gemm       the latest ok gemm run of :model at :tp with cold-weight cases at :batch, one
 --              on the configuration's GPU (view run_configuration, runs.gpu_name) preferred to
---              any other: each GEMM's median time (cuBLASLt's default algorithm, as an engine
---              gets it) times its launches per step; the best-of-N total and the run's GPU are
---              in the basis. NULL when a GEMM of the step failed its check, or when the run
+--              any other, then one of its traces' dtype: each GEMM's median time (cuBLASLt's
+--              default algorithm, as an engine gets it) times its launches per step; the
+--              best-of-N total and the run's GPU are in the basis. NULL when a GEMM of the step failed its check, or when the run
 --              measured some GEMMs only (only = [...], or a shapes list labelled with the
 --              model): a run of the whole step is preferred to a newer one of a subset; when
 --              its dtype is not the one the configuration's traces declare (an fp8 engine's
@@ -104,11 +104,12 @@ gemm_runs AS (  -- the ok gemm runs of :model at :tp with cold-weight cases at :
 ),
 gemm_run AS (  -- one per configuration: a run on its GPU first (where both name theirs: another
                -- GPU's GEMMs predict none of its step, and one of its own then says what to run),
-               -- then a run of the whole step (one of some GEMMs, only = [...] or a shapes list
+               -- then one of the dtype its traces declare (likewise), then a run of the whole step (one of some GEMMs, only = [...] or a shapes list
                -- under the model's label, predicts no step, and is named in the basis), the latest
   SELECT * FROM (
     SELECT c.cfg, g.*, row_number() OVER (PARTITION BY c.cfg
-                                          ORDER BY (g.gpu_name = c.gpu_name) IS 1 DESC, g.subset IS NULL DESC,
+                                          ORDER BY (g.gpu_name = c.gpu_name) IS 1 DESC, (g.dtype = c.dtype) IS 1 DESC,
+                                                   g.subset IS NULL DESC,
                                                    g.started_at DESC, g.id DESC) AS pick
     FROM configs c, gemm_runs g)
   WHERE pick = 1

@@ -86,6 +86,19 @@ if [ -x "${XP_BUILD:-}/tests/test_report" ] && command -v sqlite3 > /dev/null; t
   grep -q '^gemm,.*measured in bf16, the traces ran fp8, no prediction.*,dtype=fp8$' "$tmp/kg" ||
     { echo "FAIL: fp8 gemm basis: $(grep '^gemm' "$tmp/kg")"; fail=1; }
   grep -q '^gemm,.*measured in .*,dtype=bf16$' "$tmp/kg" && { echo "FAIL: bf16 gemm basis: $(grep '^gemm' "$tmp/kg")"; fail=1; }
+  # An fp8 gemm run beside it, older: the fp8 configuration is predicted from that one, the
+  # bf16 from the bf16 run (a second test_report --keep merged in, its gemm run made fp8 here)
+  mkdir -p "$tmp/k8"
+  "$XP_BUILD/tests/test_report" --keep "$tmp/k8" > /dev/null || { echo "FAIL: test_report --keep"; fail=1; }
+  "$XP" --db "$k" merge "$tmp/k8/x.db" > /dev/null || { echo "FAIL: merge"; fail=1; }
+  sqlite3 "$k" "UPDATE runs SET dtype = 'fp8', started_at = '2000-01-01T00:00:00.000Z' WHERE kind = 'gemm' AND dtype IS NULL"
+  "$XP" --db "$k" query "$q" --param model=Kimi-K2.5 --param tp=2 --param batch=64 --param interconnect=any \
+    --format csv | tail -n +2 > "$tmp/kg"
+  run8=$(sqlite3 "$k" "SELECT substr(uuid, 1, 8) FROM runs WHERE kind = 'gemm' AND dtype = 'fp8'")
+  check "fp8 run: fp8 gemm predicted" 2745 "$(pred gemm dtype=fp8 | cut -d. -f1)"
+  check "fp8 run: bf16 gemm predicted" 2745 "$(pred gemm dtype=bf16 | cut -d. -f1)"
+  grep -q "^gemm,.*gemm run $run8 .*,dtype=fp8\$" "$tmp/kg" || { echo "FAIL: fp8 from the fp8 run: $(grep '^gemm' "$tmp/kg")"; fail=1; }
+  grep -q "^gemm,.*gemm run $run8 .*,dtype=bf16\$" "$tmp/kg" && { echo "FAIL: bf16 from the fp8 run: $(grep '^gemm' "$tmp/kg")"; fail=1; }
 else
   echo "note: no test_report or sqlite3 CLI; the gemm side is not exercised"
 fi
