@@ -86,8 +86,11 @@ static int64_t union_ns(const tt_ival *iv, size_t n) {
 static void shift_times(tt_rank *r) {
   int64_t shift = r->have_base ? r->base_ns : 0;
   /* Kineto writes ts relative to baseTimeNanoseconds; a producer that wrote epoch timestamps
-  ** and a base as well must not be shifted twice (1e17 ns is three years). */
-  if (r->ivals.n && XP_VEC_AT(&r->ivals, tt_ival, 0)->start > 100000000000000000LL) shift = 0;
+  ** and a base as well must not be shifted twice (1e17 ns is three years). Any activity says
+  ** so, not the file's first: that may be a kernel at "ts": 0 (a trace with no CPU event to
+  ** leave it out by), the file's order no matter. */
+  for (size_t i = 0; i < r->ivals.n && shift; i++)
+    if (XP_VEC_AT(&r->ivals, tt_ival, i)->start > 100000000000000000LL) shift = 0;
   if (!shift) return;
   for (size_t i = 0; i < r->ivals.n; i++) {
     tt_ival *v = XP_VEC_AT(&r->ivals, tt_ival, i);
@@ -130,9 +133,12 @@ const char *tt_steps_marked_by(const tt_import *imp, const tt_options *opt) {
   return window ? TT_WHOLE_WINDOW : "ProfilerStep#N";
 }
 
+/* By correlation, then CPU time: two calls of one id (two processes' in a merged file) come
+** in one order whatever the file's, and a lookup finds the same one. */
 static int by_corr(const void *a, const void *b) {
   const tt_launch *x = a, *y = b;
-  return (x->corr > y->corr) - (x->corr < y->corr);
+  if (x->corr != y->corr) return x->corr < y->corr ? -1 : 1;
+  return (x->ts > y->ts) - (x->ts < y->ts);
 }
 
 /* TT_TS_KEEP of the CPU time of the launch with correlation id corr, 0 if the trace has none;
@@ -153,7 +159,7 @@ static uint64_t launch_time(const tt_rank *r, int64_t corr) {
 static int sorted_by_corr(const xp_vec *launches) {
   const tt_launch *l = launches->data;
   for (size_t i = 1; i < launches->n; i++)
-    if (l[i].corr < l[i - 1].corr) return 0;
+    if (by_corr(&l[i], &l[i - 1]) < 0) return 0;
   return 1;
 }
 
@@ -208,7 +214,7 @@ static void resolve_launches(tt_rank *r) {
       const tt_pend *next = i + 1 < r->pending.n ? XP_VEC_AT(&r->pending, tt_pend, i + 1) : NULL;
       const int has_corr = next && next->ival == pd.ival; /* then next is its launch's record */
       if (!has_corr && r->hip && !r->hip_ext_ops) {
-        pd.kind = TT_BY_HIP_EXT; /* ROCm's oldest traces, read before their launches (on_gpu) */
+        pd.kind = TT_BY_HIP_EXT; /* ROCm's oldest traces: its launch's (on_gpu) */
       } else {
         const int linked = link_late(r, &pd);
         if (linked < 0) continue; /* no such operator: its launch, if it has one, decides */
@@ -490,6 +496,8 @@ void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt) {
     r->rank = r->trace_rank;
     r->rank_source = "trace";
   }
+  /* the device its activities ran on, one once a file's several are split (tt_read.c) */
+  if (r->device < 0 && r->ndevices == 1) r->device = r->devices[0];
   resolve_launches(r); /* before shift_times, which moves the times it finds */
   shift_times(r);
   if (!opt->step_annotation && r->steps.n == 0 && r->ivals.n > 0) window_step(r);

@@ -258,7 +258,10 @@ static int on_cpu_op(tt_import *imp, tt_rank *r, const tt_event *ev) {
   int64_t ts;
   int32_t step = -1;
   if (tt_us_to_ns(ev->ts, &ts) == 0) {
-    if (ts < r->cpu_min) r->cpu_min = ts;
+    if (ts < r->cpu_min) {
+      r->cpu_min = ts;
+      if (!r->floor_given) r->gpu_floor = ts - TT_GPU_BEFORE_CPU;
+    }
     int32_t at = tt_step_at(&r->steps, ts);
     if (at >= 0) step = XP_VEC_AT(&r->steps, tt_step, at)->id;
     else xp_idmap_set(&r->ext_ts, ext, TT_TS_KEEP(ts)); /* its step may come later in the file */
@@ -427,12 +430,14 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
     r->neg_dur++;
     dur = 0;
   }
-  /* torch 1.8 could write a kernel at "ts": 0 (pytorch/kineto#109): a minute or more before
-  ** the trace's first CPU event is no time the profiler ran */
-  if (r->cpu_min != INT64_MAX && ts < r->cpu_min - 60 * 1000000000LL) {
+  /* a minute or more before the trace's first CPU event (TT_GPU_BEFORE_CPU), as far as the
+  ** CPU events read so far tell: tt_read.c checks the decisions against the whole file's */
+  if (ts < r->gpu_floor) {
     r->gpu_before_cpu++;
+    if (ts > r->dropped_max) r->dropped_max = ts;
     return 0;
   }
+  if (ts < r->kept_min) r->kept_min = ts;
   uint32_t id = intern_name(imp, name, n, kind);
   const tt_name_info *ni = XP_VEC_AT(&imp->name_info, tt_name_info, id);
   /* The collective the args name is kept whatever the rules in force now say of the name: the
@@ -458,15 +463,13 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
   ** the operator itself, written after the activity, with the launch for where it is not */
   tt_pend how[2];
   int pend = 0;
-  if (r->hip && !r->hip_ext_ops && corr < 0) {
-    /* ROCm's oldest traces: a kernel's "External id" is its launch's correlation id (the
-    ** runtime event's and the flow's), so the step is the launch's, and no operator is known */
-    if (ext > 0) how[pend++] = (tt_pend){0, TT_BY_HIP_EXT, ext};
-    ext = 0;
-  }
   int linked = 0;
   if (ext > 0) {
-    const uint64_t v = xp_idmap_get(&r->ext, ext);
+    /* Without a correlation, the "External id" of ROCm's oldest traces is the kernel's launch's
+    ** correlation id (the runtime event's and the flow's), no operator's; but an operator's where
+    ** a launch says so (tt_rank.hip_ext_ops), which the file may do after the kernel: until one
+    ** has, the whole file decides (tt_done.c resolve_launches) */
+    const uint64_t v = corr < 0 && !r->hip_ext_ops ? 0 : xp_idmap_get(&r->ext, ext);
     uint64_t t;
     if (v) {
       step = tt_link(r, key, dur, ext, v, &t);
@@ -480,7 +483,6 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
   if (corr > r->corr_max) r->corr_max = corr;
   int64_t dev;
   if (tt_int(ev->pid, &dev) == 0) {
-    if (r->device < 0) r->device = dev;
     note_device(r, dev, kind);
   } else {
     dev = -1;

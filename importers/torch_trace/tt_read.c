@@ -207,7 +207,6 @@ static int read_into(tt_import *imp, tt_rank *r, const char *path, const tt_opti
   if (rc) return rc;
   if (!f.saw_events)
     return xp_error_at(XP_EXIT_USAGE, path, 0, "not a torch.profiler trace: no \"traceEvents\" array");
-  if (r->kernels + r->memcpys + r->memsets == 0) return no_gpu_activity(r, path);
   return 0;
 }
 
@@ -354,30 +353,55 @@ static int split_devices(tt_import *imp, tt_rank *r, const char *path, const tt_
 static int peer_copies_only(tt_rank *r) {
   if (r->ndevices > TT_MAX_DEVICES) return 0;
   int with_kernels = 0, own = 0;
-  int64_t others = 0;
+  int64_t others = 0, first = INT64_MAX; /* the least other device: the same whatever the order */
   for (int i = 0; i < r->ndevices; i++)
     if (r->dev_kernels[i]) with_kernels++, own = i;
   if (with_kernels != 1) return 0;
   for (int i = 0; i < r->ndevices; i++)
-    if (i != own) others += r->dev_activities[i];
+    if (i != own) {
+      others += r->dev_activities[i];
+      if (r->devices[i] < first) first = r->devices[i];
+    }
   r->device = r->devices[own];
   xp_warn("%s: %lld cop%s on %s GPU (device %lld%s) that ran no kernel (peer copies): counted as the rank's, "
           "on device %lld", r->file, (long long)others, others == 1 ? "y" : "ies",
-          r->ndevices > 2 ? "other" : "another", (long long)r->devices[own ? 0 : 1], r->ndevices > 2 ? " and more" : "",
+          r->ndevices > 2 ? "other" : "another", (long long)first, r->ndevices > 2 ? " and more" : "",
           (long long)r->device);
   return 1;
+}
+
+/* GPU activities were left out or kept by the CPU events read before them (tt_rank.c on_gpu):
+** where the file wrote a kernel at "ts": 0 before its CPU events (GPU activities first, or
+** reversed), or a CPU event earlier than those before it, the whole file's floor decides
+** otherwise. Then r goes, and the file is read again with that floor, so that what is kept does
+** not depend on the order of the events. A trace written CPU side first (as Kineto does) is read
+** once. Events kept per file (--events) were written on the first read. */
+static int read_again_by_floor(tt_import *imp, tt_rank *r, const char *path, const tt_options *opt) {
+  int64_t floor = r->cpu_min - TT_GPU_BEFORE_CPU;
+  drop_last_rank(imp, r);
+  tt_options again = *opt;
+  again.gpu_floor = &floor;
+  again.on_event = NULL;
+  return tt_read_file(imp, path, &again);
 }
 
 int tt_read_file(tt_import *imp, const char *path, const tt_options *opt) {
   tt_rank *r = xp_xcalloc(1, sizeof *r);
   r->file = xp_strdup(path);
   r->rank = r->trace_rank = r->world_size = r->device = -1;
-  r->cpu_min = r->launch_min = INT64_MAX;
+  r->cpu_min = r->launch_min = r->kept_min = INT64_MAX;
+  r->dropped_max = INT64_MIN;
+  r->floor_given = opt->gpu_floor != NULL;
+  r->gpu_floor = opt->gpu_floor ? *opt->gpu_floor : INT64_MIN;
   r->meta = cJSON_CreateObject();
   imp->ranks = xp_xrealloc(imp->ranks, (size_t)(imp->nranks + 1) * sizeof *imp->ranks);
   imp->ranks[imp->nranks++] = r;
   int rc = read_into(imp, r, path, opt);
   if (rc) return rc;
+  if (!r->floor_given && r->cpu_min != INT64_MAX &&
+      (r->kept_min < r->cpu_min - TT_GPU_BEFORE_CPU || r->dropped_max >= r->cpu_min - TT_GPU_BEFORE_CPU))
+    return read_again_by_floor(imp, r, path, opt);
+  if (r->kernels + r->memcpys + r->memsets == 0) return no_gpu_activity(r, path);
   if (r->ndevices > 1 && !opt->device && !peer_copies_only(r)) return split_devices(imp, r, path, opt);
   tt_rank_done(imp, r, opt);
   warn_mended(r);

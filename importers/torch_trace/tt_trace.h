@@ -120,6 +120,9 @@ typedef struct tt_collk { /* one collective kernel */
 } tt_collk;
 
 #define TT_MAX_DEVICES 16
+/* torch 1.8 could write a kernel at "ts": 0 (pytorch/kineto#109): a GPU activity this long or
+** more before the trace's first CPU event is no time the profiler ran, and is left out */
+#define TT_GPU_BEFORE_CPU (60 * 1000000000LL)
 #define TT_ENGINE_STEPS 2 /* tt_engine_steps */
 
 typedef struct tt_rank {
@@ -131,7 +134,7 @@ typedef struct tt_rank {
   int64_t base_ns;
   int have_base;
   int64_t world_size; /* -1 unknown */
-  int64_t device;     /* GPU of the rank's activities (their pid), -1 unknown */
+  int64_t device;     /* GPU of the rank's activities (their pid), -1 unknown; set once done */
   uint64_t events, json_bytes;
   int64_t kernels, memcpys, memsets, cpu_ops, linked;
   uint64_t nonfinite; /* NaN / inf values the framer let through (tt_json.c scan_literal) */
@@ -162,7 +165,7 @@ typedef struct tt_rank {
   /* HIP's oldest launches and graph launches written with no correlation, keyed by their
   ** External id -> TT_TS_KEEP(CPU ts). Not folded into launches, though both hold launch times:
   ** while the file is read, on_runtime asks it whether a HIP launch's External id was seen
-  ** before (two launches under one id: the id is their operator's, and every later kernel's
+  ** before (two launches under one id: the id is their operator's, and every kernel's
   ** External id names an operator, tt_rank.hip_ext_ops), which a list sorted only once the
   ** file is read cannot answer; the two also key different numberings (a kernel's External id
   ** looks up this one alone), so one list would need a tag on each entry and a second search,
@@ -187,6 +190,12 @@ typedef struct tt_rank {
   int hip;                     /* launches through HIP (hip*LaunchKernel): ROCm's ids */
   int hip_ext_ops;             /* ... whose External ids name operators (tt_rank.c on_runtime) */
   int64_t cpu_min;             /* earliest CPU event (raw ts, ns); INT64_MAX before one */
+  /* GPU activities before gpu_floor (raw ts) are left out (TT_GPU_BEFORE_CPU); while the file
+  ** is read it follows the CPU events read so far (INT64_MIN before one) unless the floor was
+  ** given (floor_given: a second read, tt_read.c). The least kept and the latest left out
+  ** activity say whether the whole file's floor would have decided alike. */
+  int64_t gpu_floor, kept_min, dropped_max;
+  int floor_given;
   /* GPU events left out or mended, for the warnings */
   int64_t gpu_before_cpu, neg_dur, not_complete, bad_steps, dup_steps;
   /* GPUs (pids of GPU activity) seen, in order; one process that drove several wrote them all
@@ -205,6 +214,9 @@ typedef struct tt_options {
   int64_t rank;                /* -1: from the trace */
   int progress;                /* report progress on stderr for files over a few MiB */
   const int64_t *device;       /* non-NULL: only GPU activity on this device (pid) is read */
+  /* non-NULL: GPU activity before this raw ts is left out (tt_read.c reads a file again with
+  ** its first CPU event's floor where the events read before it left that open) */
+  const int64_t *gpu_floor;
   /* With --events: called for every event, in document order. Nonzero stops the import. */
   int (*on_event)(void *ctx, const tt_rank *r, const tt_event *ev);
   void *event_ctx;

@@ -6,7 +6,10 @@
 **   reversed: launches before their kernels, operators after them, steps after both;
 **   GPU first: every GPU activity, then the rest in file order (operators after their kernels).
 ** Every figure a rank keeps must agree: counts, linked kernels, per-name, per-step, per-operator
-** (shapes) and per-collective figures. */
+** (shapes) and per-collective figures. The order_* traces hold what the file's order decided
+** before: a kernel at "ts": 0 left out only after the CPU events, epoch times shifted by the
+** base after such a kernel, ROCm's External ids read by the launches before a kernel; and what
+** their figures are, whatever the order (check_figures). */
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
@@ -166,9 +169,9 @@ static void say_difference(const char *what, const char *a, const char *b) {
   fprintf(stderr, "%s: as written [%.*s], reordered [%.*s]\n", what, (int)strcspn(a, "\n"), a, (int)strcspn(b, "\n"), b);
 }
 
-/* The trace as written, then in each order: the same figures for every rank it makes. Returns
-** the GPU activities linked to their operators as written. */
-static int64_t check_orders(const char *path) {
+/* The trace as written, then in each order: the same figures for every rank it makes. want is
+** the import as written, for the caller's checks of what the figures are. */
+static void check_orders(const char *path, tt_import *want_out) {
   static const char *const names[] = {"as written", "reversed", "GPU first"};
   doc d;
   CHECK(doc_read(&d, path));
@@ -197,9 +200,49 @@ static int64_t check_orders(const char *path) {
   }
   printf("%s: %d rank(s), %lld activities linked as written, compared in %d orders\n", path, want.nranks,
          (long long)linked, GPU_FIRST + 1);
-  tt_import_free(&want);
+  *want_out = want;
   doc_free(&d);
-  return linked;
+}
+
+/* The activities per step of rank 0, "n0|n1|...". */
+static char *per_step(const tt_rank *r) {
+  char *out = xp_strdup("");
+  for (size_t i = 0; i < r->steps.n; i++) {
+    char *next = xp_asprintf("%s%s%lld", out, i ? "|" : "", (long long)XP_VEC_AT(&r->steps, tt_step, i)->kernels);
+    free(out);
+    out = next;
+  }
+  return out;
+}
+
+/* What each trace's figures are, as written (every order gives the same). */
+static void check_figures(const char *name, const tt_import *imp) {
+  const tt_rank *r = imp->ranks[0];
+  char *steps = per_step(r);
+  if (strcmp(name, "decode_tp2_bs1_rank0.trace.json.gz") == 0) {
+    CHECK(r->linked > 5000); /* the order matters: operators link */
+  } else if (strcmp(name, "order_ts0.json") == 0) {
+    /* the kernel at "ts": 0 is left out, wherever the file writes it */
+    CHECK_EQ_INT(r->gpu_before_cpu, 1);
+    CHECK_EQ_INT(r->kernels, 4);
+    CHECK_EQ_INT(r->linked, 4);
+    CHECK_EQ_STR(steps, "2|2");
+  } else if (strcmp(name, "order_epochbase.json") == 0) {
+    /* epoch times, not shifted by the base again, whichever activity comes first */
+    CHECK_EQ_INT(r->kernels, 4);
+    CHECK_EQ_INT(r->gpu_end, 1700000000000210000LL);
+  } else if (strcmp(name, "order_rocm2022.json") == 0) {
+    /* two launches under one External id: every kernel's names its operator */
+    CHECK_EQ_INT(r->linked, 4);
+    CHECK_EQ_INT(r->shapes.n, 1);
+    CHECK_EQ_STR(steps, "2|2");
+  } else if (strcmp(name, "order_rocm_old.json") == 0) {
+    /* a kernel's External id is its launch's: no operator linked, the launch's step */
+    CHECK_EQ_INT(r->linked, 0);
+    CHECK_EQ_INT(r->shapes.n, 0);
+    CHECK_EQ_STR(steps, "3|3");
+  }
+  free(steps);
 }
 
 int main(void) {
@@ -209,11 +252,19 @@ int main(void) {
       {"trace", "decode_tp2_bs1_rank0.trace.json.gz"}, /* NCCL collectives, every kernel linked */
       {"trace/variants", "cugraph_r1.json.gz"},        /* graph replays placed by their launch */
       {"trace/variants", "twogpu_oneproc.json.gz"},    /* two devices, each a rank */
-      {"trace/variants", "vllm_r0.json.gz"}};          /* no ProfilerStep#N */
+      {"trace/variants", "vllm_r0.json.gz"},           /* no ProfilerStep#N */
+      {"trace/variants", "peercopy_r0.json.gz"},       /* peer copies on another device */
+      {"trace/variants", "twogpu_peer.json.gz"},       /* two devices and a third's copies */
+      {"trace/variants", "order_ts0.json"},            /* a kernel at "ts": 0, written last */
+      {"trace/variants", "order_epochbase.json"},      /* ... first, epoch times and a base */
+      {"trace/variants", "order_rocm2022.json"},       /* a second launch under one id, late */
+      {"trace/variants", "order_rocm_old.json"}};      /* an operator before a ROCm kernel */
   for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
     char *path = test_data_path(traces[i].sub, traces[i].name);
-    int64_t linked = check_orders(path);
-    if (i == 0) CHECK(linked > 5000); /* the order matters: operators link */
+    tt_import want;
+    check_orders(path, &want);
+    check_figures(traces[i].name, &want);
+    tt_import_free(&want);
     free(path);
   }
   test_dir_remove();
