@@ -194,6 +194,15 @@ int32_t tt_step_at(const xp_vec *steps, int64_t t) {
   return -1;
 }
 
+/* Step i, of the sorted steps, starts at ts now, earlier than it did: it moves down to position
+** at (steps_upto(ts)), which keeps the order; its id stays, which operators already refer to. */
+static void step_starts_earlier(tt_rank *r, size_t i, size_t at, int64_t ts) {
+  tt_step *all = r->steps.data, s = all[i];
+  memmove(all + at + 1, all + at, (i - at) * sizeof *all);
+  s.start = ts;
+  all[at] = s;
+}
+
 static int on_annotation_step(tt_rank *r, const tt_event *ev, const tt_options *opt, size_t nlen,
                               const char *name, char *err, size_t errlen) {
   int64_t ts, dur;
@@ -219,7 +228,10 @@ static int on_annotation_step(tt_rank *r, const tt_event *ev, const tt_options *
     if (o->number != number) continue;
     if (ts < o->end && o->start < ts + dur) {
       if (ts + dur > o->end) o->end = ts + dur;
-      return 0; /* starts later than o: the sorted order holds */
+      /* written after o but starting before it (the file's order is not the threads'): the
+      ** step starts at the earlier start, whichever the file wrote first */
+      if (ts < o->start) step_starts_earlier(r, i, at, ts);
+      return 0;
     }
     r->dup_steps++; /* a step number seen twice, apart: kept as two steps, and said */
     break;

@@ -241,6 +241,12 @@ static void check_figures(const char *name, const tt_import *imp) {
     CHECK_EQ_INT(r->linked, 0);
     CHECK_EQ_INT(r->shapes.n, 0);
     CHECK_EQ_STR(steps, "3|3");
+  } else if (strcmp(name, "order_steps.json") == 0) {
+    /* the two threads' annotations of step 0 are one step, from the earlier start */
+    CHECK_EQ_INT(r->steps.n, 2);
+    CHECK_EQ_INT(XP_VEC_AT(&r->steps, tt_step, 0)->start, 1700000000000000000LL);
+    CHECK_EQ_INT(XP_VEC_AT(&r->steps, tt_step, 0)->end, 1700000000001000000LL);
+    CHECK_EQ_STR(steps, "1|1");
   }
   free(steps);
 }
@@ -258,7 +264,8 @@ int main(void) {
       {"trace/variants", "order_ts0.json"},            /* a kernel at "ts": 0, written last */
       {"trace/variants", "order_epochbase.json"},      /* ... first, epoch times and a base */
       {"trace/variants", "order_rocm2022.json"},       /* a second launch under one id, late */
-      {"trace/variants", "order_rocm_old.json"}};      /* an operator before a ROCm kernel */
+      {"trace/variants", "order_rocm_old.json"},       /* an operator before a ROCm kernel */
+      {"trace/variants", "order_steps.json"}};         /* one step by two threads, later first */
   for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
     char *path = test_data_path(traces[i].sub, traces[i].name);
     tt_import want;
