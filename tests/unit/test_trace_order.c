@@ -247,6 +247,11 @@ static void check_figures(const char *name, const tt_import *imp) {
     CHECK_EQ_INT(XP_VEC_AT(&r->steps, tt_step, 0)->start, 1700000000000000000LL);
     CHECK_EQ_INT(XP_VEC_AT(&r->steps, tt_step, 0)->end, 1700000000001000000LL);
     CHECK_EQ_STR(steps, "1|1");
+  } else if (strcmp(name, "order_cpulate.json") == 0) {
+    /* a kernel 100 s after the first CPU event is kept, wherever the file writes that event */
+    CHECK_EQ_INT(r->gpu_before_cpu, 0);
+    CHECK_EQ_INT(r->kernels, 2);
+    CHECK_EQ_INT(r->linked, 2);
   }
   free(steps);
 }
@@ -265,7 +270,8 @@ int main(void) {
       {"trace/variants", "order_epochbase.json"},      /* ... first, epoch times and a base */
       {"trace/variants", "order_rocm2022.json"},       /* a second launch under one id, late */
       {"trace/variants", "order_rocm_old.json"},       /* an operator before a ROCm kernel */
-      {"trace/variants", "order_steps.json"}};         /* one step by two threads, later first */
+      {"trace/variants", "order_steps.json"},          /* one step by two threads, later first */
+      {"trace/variants", "order_cpulate.json"}};       /* a late thread's CPU events first */
   for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
     char *path = test_data_path(traces[i].sub, traces[i].name);
     tt_import want;
