@@ -498,6 +498,9 @@ void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt) {
   }
   /* the device its activities ran on, one once a file's several are split (tt_read.c) */
   if (r->device < 0 && r->ndevices == 1) r->device = r->devices[0];
+  /* Steps marked by an annotation asked for have no number of their own: numbered in the
+  ** order they ran (they are kept sorted by start), not the order the file wrote them */
+  for (size_t i = 0; opt->step_annotation && i < r->steps.n; i++) XP_VEC_AT(&r->steps, tt_step, i)->number = (int64_t)i;
   resolve_launches(r); /* before shift_times, which moves the times it finds */
   shift_times(r);
   if (!opt->step_annotation && r->steps.n == 0 && r->ivals.n > 0) window_step(r);

@@ -86,7 +86,7 @@ typedef struct tt_launch { /* a runtime or driver API call, which may have launc
 
 typedef struct tt_step {
   int64_t start, end; /* the annotation on the CPU */
-  int64_t number;     /* N of ProfilerStep#N, else the ordinal */
+  int64_t number;     /* N of ProfilerStep#N, else its place in start order (once done) */
   int32_t id;         /* order of appearance (the External-id map refers to it) */
   /* computed when the file is done */
   int64_t gpu_start, gpu_end, kernel_ns, busy_ns, kernels;

@@ -97,10 +97,12 @@ static char *doc_write(const doc *d, enum order o, const char *name) {
   return path;
 }
 
-static int import(tt_import *imp, const char *path) {
+/* steps: --step-annotation, NULL for ProfilerStep#N */
+static int import(tt_import *imp, const char *path, const char *steps) {
   tt_import_init(imp, &rules);
   tt_options opt = {0};
   opt.rank = -1;
+  opt.step_annotation = steps;
   int rc = tt_read_file(imp, path, &opt);
   return rc ? rc : tt_import_finish(imp);
 }
@@ -171,18 +173,18 @@ static void say_difference(const char *what, const char *a, const char *b) {
 
 /* The trace as written, then in each order: the same figures for every rank it makes. want is
 ** the import as written, for the caller's checks of what the figures are. */
-static void check_orders(const char *path, tt_import *want_out) {
+static void check_orders(const char *path, const char *steps, tt_import *want_out) {
   static const char *const names[] = {"as written", "reversed", "GPU first"};
   doc d;
   CHECK(doc_read(&d, path));
   tt_import want;
-  CHECK_EQ_INT(import(&want, path), 0);
+  CHECK_EQ_INT(import(&want, path, steps), 0);
   int64_t linked = 0;
   for (int i = 0; i < want.nranks; i++) linked += want.ranks[i]->linked;
   for (enum order o = AS_WRITTEN; o <= GPU_FIRST; o++) {
     char *copy = doc_write(&d, o, "t.json");
     tt_import got;
-    CHECK_EQ_INT(import(&got, copy), 0);
+    CHECK_EQ_INT(import(&got, copy, steps), 0);
     CHECK_EQ_INT(got.nranks, want.nranks);
     for (int i = 0; i < want.nranks && i < got.nranks; i++) {
       char *a = figures(&want, want.ranks[i]), *b = figures(&got, got.ranks[i]);
@@ -259,24 +261,26 @@ static void check_figures(const char *name, const tt_import *imp) {
 int main(void) {
   if (tt_rules_builtin(&rules)) return 1;
   if (!test_dir_make("/tmp/xp-test-order-XXXXXX")) return 1;
-  static const struct { const char *sub, *name; } traces[] = {
-      {"trace", "decode_tp2_bs1_rank0.trace.json.gz"}, /* NCCL collectives, every kernel linked */
-      {"trace/variants", "cugraph_r1.json.gz"},        /* graph replays placed by their launch */
-      {"trace/variants", "twogpu_oneproc.json.gz"},    /* two devices, each a rank */
-      {"trace/variants", "vllm_r0.json.gz"},           /* no ProfilerStep#N */
-      {"trace/variants", "peercopy_r0.json.gz"},       /* peer copies on another device */
-      {"trace/variants", "twogpu_peer.json.gz"},       /* two devices and a third's copies */
-      {"trace/variants", "order_ts0.json"},            /* a kernel at "ts": 0, written last */
-      {"trace/variants", "order_epochbase.json"},      /* ... first, epoch times and a base */
-      {"trace/variants", "order_rocm2022.json"},       /* a second launch under one id, late */
-      {"trace/variants", "order_rocm_old.json"},       /* an operator before a ROCm kernel */
-      {"trace/variants", "order_steps.json"},          /* one step by two threads, later first */
-      {"trace/variants", "order_cpulate.json"}};       /* a late thread's CPU events first */
+  static const struct { const char *sub, *name, *steps; } traces[] = {
+      {"trace", "decode_tp2_bs1_rank0.trace.json.gz", NULL}, /* NCCL collectives, every kernel linked */
+      {"trace/variants", "cugraph_r1.json.gz", NULL},        /* graph replays placed by their launch */
+      {"trace/variants", "twogpu_oneproc.json.gz", NULL},    /* two devices, each a rank */
+      {"trace/variants", "vllm_r0.json.gz", NULL},           /* no ProfilerStep#N */
+      {"trace/variants", "vllm_r0.json.gz", "execute_context_*"}, /* steps by vLLM's annotation */
+      {"trace/variants", "peercopy_r0.json.gz", NULL},       /* peer copies on another device */
+      {"trace/variants", "twogpu_peer.json.gz", NULL},       /* two devices and a third's copies */
+      {"trace/variants", "order_ts0.json", NULL},            /* a kernel at "ts": 0, written last */
+      {"trace/variants", "order_epochbase.json", NULL},      /* ... first, epoch times and a base */
+      {"trace/variants", "order_rocm2022.json", NULL},       /* a second launch under one id, late */
+      {"trace/variants", "order_rocm_old.json", NULL},       /* an operator before a ROCm kernel */
+      {"trace/variants", "order_steps.json", NULL},          /* one step by two threads, later first */
+      {"trace/variants", "order_cpulate.json", NULL}};       /* a late thread's CPU events first */
   for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
     char *path = test_data_path(traces[i].sub, traces[i].name);
     tt_import want;
-    check_orders(path, &want);
-    check_figures(traces[i].name, &want);
+    check_orders(path, traces[i].steps, &want);
+    if (!traces[i].steps) check_figures(traces[i].name, &want);
+    else CHECK_EQ_INT(XP_VEC_AT(&want.ranks[0]->steps, tt_step, 1)->number, 1); /* numbered by start */
     tt_import_free(&want);
     free(path);
   }
