@@ -221,7 +221,11 @@ static int on_annotation_step(tt_rank *r, const tt_event *ev, const tt_options *
   }
   /* Kept sorted by start: steps arrive in order, so this is an append but for stragglers. */
   size_t at = steps_upto(&r->steps, ts);
-  if (at && XP_VEC_AT(&r->steps, tt_step, at - 1)->start == ts) return 0; /* recorded twice */
+  if (at && XP_VEC_AT(&r->steps, tt_step, at - 1)->start == ts) { /* recorded twice (two threads) */
+    tt_step *o = XP_VEC_AT(&r->steps, tt_step, at - 1);
+    if (ts + dur > o->end) o->end = ts + dur; /* to the later end, whichever the file wrote first */
+    return 0;
+  }
   /* the same step number again, overlapping (two threads annotating one step): one step */
   for (size_t i = at > 2 ? at - 2 : 0; i < r->steps.n && i < at + 2 && !opt->step_annotation; i++) {
     tt_step *o = XP_VEC_AT(&r->steps, tt_step, i); /* the neighbours in start order */
