@@ -67,6 +67,24 @@ die() { echo "FAIL: $*" >&2; exit 1; }
 need_sqlite3() { # the sqlite3 CLI, to look under xp
   command -v sqlite3 > /dev/null || { echo "skipped: the sqlite3 CLI is missing (cmake/install-deps.sh --test)"; exit 77; }
 }
+sample_job() { # sample_job HOURS SCALE OUT [GPU]: tests/data/trace's two-rank sample recorded
+  # HOURS later (another job), its kernels SCALE times as long (another workload), its devices
+  # named GPU where given, as OUT-r0.json.gz and OUT-r1.json.gz
+  for r in 0 1; do
+    python3 - "$XP_SRC/tests/data/trace/decode_tp2_bs1_rank$r.trace.json.gz" "$1" "$2" "$3-r$r.json.gz" "${4:-}" <<'PY'
+import gzip, json, sys
+t = json.load(gzip.open(sys.argv[1]))
+t["baseTimeNanoseconds"] += 3600 * int(sys.argv[2]) * 10**9
+if float(sys.argv[3]) != 1:
+    for e in t["traceEvents"]:
+        if e.get("cat") == "kernel":
+            e["dur"] *= float(sys.argv[3])
+for d in t["deviceProperties"] if sys.argv[5] else []:
+    d["name"] = sys.argv[5]
+json.dump(t, gzip.open(sys.argv[4], "wt"))
+PY
+  done
+}
 need_probe() { # $PROBE: records runs of a kind that xp lacks (tests/unit/history_probe.h)
   PROBE="${XP_BUILD:?XP_BUILD must name the build tree}/tests/test_history_chain"
   [ -x "$PROBE" ] || die "$PROBE is missing (build the tests)"

@@ -8,21 +8,8 @@
 set -euo pipefail
 . "$XP_SRC/tests/lib.sh"
 need_probe
+job() { sample_job "$1" "$2" "$tmp/$3"; } # job HOURS SCALE NAME: as NAME-r0/NAME-r1
 tr="$XP_SRC/tests/data/trace/decode_tp2_bs1_rank"
-job() { # job HOURS SCALE NAME: the sample's two ranks recorded HOURS later, its kernels SCALE
-  # times as long (another workload), as NAME-r0/NAME-r1
-  for r in 0 1; do
-    python3 - "$tr$r.trace.json.gz" "$1" "$2" "$tmp/$3-r$r.json.gz" <<'PY'
-import gzip, json, sys
-t = json.load(gzip.open(sys.argv[1]))
-t["baseTimeNanoseconds"] += 3600 * int(sys.argv[2]) * 10**9
-for e in t["traceEvents"]:
-    if e.get("cat") == "kernel":
-        e["dur"] *= float(sys.argv[3])
-json.dump(t, gzip.open(sys.argv[4], "wt"))
-PY
-  done
-}
 uuid() { sed -n 's/^run \([0-9a-f-]*\) ok$/\1/p' "$tmp/out"; }
 imp() { run import torch-trace "$@"; expect_rc 0; uuid; }
 decide() { # decide EVIDENCE: a decision resting on that run; prints its uuid

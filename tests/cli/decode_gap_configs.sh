@@ -6,22 +6,8 @@
 # run of another dtype than a configuration's traces predicts none of its step.
 set -u
 . "$XP_SRC/tests/lib.sh"
-tr="$XP_SRC/tests/data/trace/decode_tp2_bs1_rank"
 q="$XP_SRC/queries/decode_gap_analysis.sql"
-job() { # job HOURS SCALE NAME: the sample's two ranks recorded HOURS later (another job), its
-  # kernels SCALE times as long (another workload), as NAME-r0/NAME-r1
-  for r in 0 1; do
-    python3 - "$tr$r.trace.json.gz" "$1" "$2" "$tmp/$3-r$r.json.gz" <<'PY'
-import gzip, json, sys
-t = json.load(gzip.open(sys.argv[1]))
-t["baseTimeNanoseconds"] += 3600 * int(sys.argv[2]) * 10**9
-for e in t["traceEvents"]:
-    if e.get("cat") == "kernel":
-        e["dur"] *= float(sys.argv[3])
-json.dump(t, gzip.open(sys.argv[4], "wt"))
-PY
-  done
-}
+job() { sample_job "$1" "$2" "$tmp/$3"; } # job HOURS SCALE NAME: as NAME-r0/NAME-r1
 imp() { # imp DB NAME SET...: import NAME's ranks into DB, declared model M, TP 2, batch 1 and SET
   local d=$1 n=$2
   shift 2

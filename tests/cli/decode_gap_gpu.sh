@@ -29,19 +29,9 @@ check "the RTX PRO 6000's gemm run is the newer" "$pro" \
 
 # The sample trace (2x H200) as H200's, RTX PRO 6000's and B200's: each recorded two hours
 # after the last (another job), deviceProperties naming the GPU.
-tr="$XP_SRC/tests/data/trace/decode_tp2_bs1_rank"
 imp() { # imp DB HOURS GPU: the sample's two ranks, HOURS later, on GPU, as Kimi-K2.5 TP 2 batch 64
-  for r in 0 1; do
-    python3 - "$tr$r.trace.json.gz" "$2" "$3" "$tmp/r$r.json.gz" <<'PY'
-import gzip, json, sys
-t = json.load(gzip.open(sys.argv[1]))
-t["baseTimeNanoseconds"] += 3600 * int(sys.argv[2]) * 10**9
-for d in t["deviceProperties"]:
-    d["name"] = sys.argv[3]
-json.dump(t, gzip.open(sys.argv[4], "wt"))
-PY
-  done
-  "$XP" --db "$1" import torch-trace "$tmp/r0.json.gz" "$tmp/r1.json.gz" --set model=Kimi-K2.5 --set tp=2 \
+  sample_job "$2" 1 "$tmp/r" "$3"
+  "$XP" --db "$1" import torch-trace "$tmp/r-r0.json.gz" "$tmp/r-r1.json.gz" --set model=Kimi-K2.5 --set tp=2 \
     --set batch=64 > /dev/null || { echo "FAIL: import $3"; fail=1; }
 }
 gap() { # gap DB: the query's rows as CSV without the header
