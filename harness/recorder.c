@@ -3,6 +3,7 @@
 ** rules hold for every kind (see recorder.h). The run row and its gathered metadata are
 ** committed before any work starts; results and the final status are one transaction.
 */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -160,12 +161,59 @@ static int meta_from_object(xp_run *r, const cJSON *o, const char *source) {
   return 0;
 }
 
+/* A GPU name folded for comparison: lower case, single spaces, without a leading vendor word
+** ("NVIDIA H200" and "h200" fold alike; "NVIDIA H200 NVL" does not). */
+static void fold_gpu(const char *in, char *out, size_t n) {
+  size_t k = 0;
+  for (; *in && k + 1 < n; in++) {
+    const char c = (char)tolower((unsigned char)*in);
+    if (c == ' ' && (k == 0 || out[k - 1] == ' ')) continue;
+    out[k++] = c;
+  }
+  while (k && out[k - 1] == ' ') k--;
+  out[k] = '\0';
+  static const char *const vendors[] = {"nvidia ", "amd ", NULL};
+  for (int i = 0; vendors[i]; i++) {
+    const size_t v = strlen(vendors[i]);
+    if (strncmp(out, vendors[i], v) == 0) memmove(out, out + v, strlen(out + v) + 1);
+  }
+}
+
+/* A declared GPU as this database already spells it: where exactly one GPU name of its runs
+** folds like the declared one ("H200" declared, "NVIDIA H200" detected before), that name, so
+** that the two do not make two configurations; else NULL. Malloc'd. */
+static char *gpu_as_recorded(xp_run *r, const char *declared) {
+  char want[256], have[256];
+  fold_gpu(declared, want, sizeof want);
+  sqlite3_stmt *st = xp_db_prepare(r->db, "SELECT DISTINCT gpu_name FROM runs WHERE gpu_name IS NOT NULL");
+  if (!st) return NULL; /* the declared name as written, which is never wrong */
+  char *found = NULL;
+  int matches = 0;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    const char *name = (const char *)sqlite3_column_text(st, 0);
+    fold_gpu(name, have, sizeof have);
+    if (strcmp(have, want) != 0) continue;
+    if (++matches == 1) found = xp_strdup(name);
+  }
+  sqlite3_finalize(st);
+  if (matches == 1 && strcmp(found, declared) != 0) return found;
+  free(found);
+  return NULL;
+}
+
 /* The spec's declared facts, as strings (arrays such as tags are kept as JSON text). */
 static int meta_declared(xp_run *r, const cJSON *spec) {
   for (const xp_field *f = xp_declared_fields; f->key; f++) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(spec, f->key);
     if (!v) continue;
     char *text = cJSON_IsString(v) ? xp_strdup(v->valuestring) : cJSON_PrintUnformatted(v);
+    char *spelt = strcmp(f->key, "gpu") == 0 ? gpu_as_recorded(r, text) : NULL;
+    if (spelt) {
+      xp_warn("gpu: declared \"%s\", which this database's runs name \"%s\": recorded as \"%s\"", text, spelt,
+              spelt);
+      free(text);
+      text = spelt;
+    }
     /* the GPU count and name file under the keys that the detected ones use, which win */
     const char *key = strcmp(f->key, "gpus_declared") == 0 ? "gpu_count" : strcmp(f->key, "gpu") == 0 ? "gpu_name" : f->key;
     int rc = meta_write(r, key, text, "declared");

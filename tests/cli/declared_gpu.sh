@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # --set gpu=NAME declares the GPU of results that do not name it (a trace without
 # deviceProperties: HTA's samples, some engines' profilers), so that queries group the run
-# under its GPU; where the results name the GPU, theirs wins and the disagreement is said.
+# under its GPU; where the results name the GPU, theirs wins and the disagreement is said; a
+# declared name this database already spells otherwise takes that spelling.
 set -euo pipefail
 . "$XP_SRC/tests/lib.sh"
 need_sqlite3
@@ -24,4 +25,16 @@ expect_rc 0
 has 'xp: warning: gpu_name: declared "NVIDIA RTX PRO 6000 Blackwell Server Edition" but detected "NVIDIA H200"' "$tmp/err"
 [ "$(sqlite3 "$db" "SELECT gpu_name || '|' || (SELECT value FROM run_meta m WHERE m.run_id = r.id AND key = 'gpu_name'
      AND source = 'declared') FROM runs r ORDER BY id DESC LIMIT 1")" = "NVIDIA H200|$pro" ] || die "detected GPU does not win"
+# declared as this database already names it ("h200" for the NVIDIA H200 above): recorded under
+# that name, with a warning, so that one GPU does not make two configurations; a name that
+# folds like none ("H200 NVL") as written
+run import torch-trace "$data/variants/names.json.gz" --set gpu=" h200"
+expect_rc 0
+has 'xp: warning: gpu: declared " h200", which this database'"'"'s runs name "NVIDIA H200": recorded as "NVIDIA H200"' "$tmp/err"
+[ "$(sqlite3 "$db" "SELECT gpu_name FROM runs ORDER BY id DESC LIMIT 1")" = "NVIDIA H200" ] ||
+  die "declared h200 not recorded as NVIDIA H200: $(sqlite3 "$db" "SELECT gpu_name FROM runs ORDER BY id DESC LIMIT 1")"
+run import torch-trace "$data/variants/names.json.gz" --set gpu="H200 NVL"
+expect_rc 0
+hasnt 'warning: gpu' "$tmp/err"
+[ "$(sqlite3 "$db" "SELECT gpu_name FROM runs ORDER BY id DESC LIMIT 1")" = "H200 NVL" ] || die "H200 NVL not as written"
 echo "ok: declared gpu"
