@@ -21,25 +21,32 @@ void tt_import_init(tt_import *imp, const tt_rules *rules) {
   imp->rules = rules;
 }
 
-void tt_rank_free(tt_rank *r) {
-  if (!r) return;
-  free(r->file);
-  cJSON_Delete(r->meta);
-  xp_vec_free(&r->kstats);
-  xp_map_free(&r->kmap);
+/* What a rank holds only while its file is read and placed: the per-activity records, the
+** operator, launch and name maps. tt_rank_done drops it so that memory stays flat across the
+** files of a multi-rank import; tt_rank_free of a rank never done drops it too. */
+static void free_read_state(tt_rank *r) {
   xp_vec_free(&r->ivals);
   xp_vec_free(&r->lanes);
   xp_map_free(&r->lane_map);
-  xp_vec_free(&r->steps);
-  xp_vec_free(&r->stepk);
-  xp_vec_free(&r->colls);
-  xp_vec_free(&r->shapes);
-  xp_map_free(&r->smap);
   xp_idmap_free(&r->ext);
   xp_idmap_free(&r->ext_ts);
   xp_idmap_free(&r->launch_ts);
   xp_vec_free(&r->launches);
   xp_vec_free(&r->pending);
+  xp_map_free(&r->kmap);
+  xp_map_free(&r->smap);
+}
+
+void tt_rank_free(tt_rank *r) {
+  if (!r) return;
+  free(r->file);
+  cJSON_Delete(r->meta);
+  xp_vec_free(&r->kstats);
+  xp_vec_free(&r->steps);
+  xp_vec_free(&r->stepk);
+  xp_vec_free(&r->colls);
+  xp_vec_free(&r->shapes);
+  free_read_state(r);
   free(r);
 }
 
@@ -508,17 +515,6 @@ void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt) {
   step_figures(r);
   whole_trace_figures(r);
   resolve_groups(imp, r);
-  /* The per-activity records and the operator map have served; drop them so that memory
-  ** stays flat across the files of a multi-rank import. */
-  xp_vec_free(&r->ivals);
-  xp_vec_free(&r->lanes);
-  xp_map_free(&r->lane_map);
-  xp_idmap_free(&r->ext);
-  xp_idmap_free(&r->ext_ts);
-  xp_idmap_free(&r->launch_ts);
-  xp_vec_free(&r->launches);
-  xp_vec_free(&r->pending);
-  xp_map_free(&r->kmap);
-  xp_map_free(&r->smap);
+  free_read_state(r); /* they have served */
   r->done = 1;
 }
