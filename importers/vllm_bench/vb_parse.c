@@ -426,6 +426,16 @@ static int collect_samples(const vb_src *s, const vb_lists *l, int n, vb_result 
   return 0;
 }
 
+/* The values whose drop[i] is set leave r, the others keep their order. */
+static void remove_values(vb_result *r, const char *drop) {
+  size_t kept = 0;
+  for (size_t i = 0; i < r->nvalues; i++) {
+    if (drop[i]) free(r->values[i].metric);
+    else r->values[kept++] = r->values[i];
+  }
+  r->nvalues = kept;
+}
+
 /* Statistics of a latency that vLLM had no sample of: np.mean(x or 0) writes 0 for mean,
 ** median, std and every percentile (TPOT and ITL of a benchmark whose outputs are one token
 ** long, every latency when no request completed). A real latency is never exactly 0: a metric
@@ -441,12 +451,7 @@ static void drop_unmeasured(vb_result *r) {
     const vb_value *mv = vb_find_value(r, mean);
     drop[i] = r->completed == 0 || (mv ? mv->v == 0 : r->values[i].v == 0);
   }
-  size_t kept = 0;
-  for (size_t i = 0; i < r->nvalues; i++) {
-    if (drop[i]) free(r->values[i].metric);
-    else r->values[kept++] = r->values[i];
-  }
-  r->nvalues = kept;
+  remove_values(r, drop);
   free(drop);
 }
 
@@ -625,14 +630,11 @@ static void drop_uncounted_input(vb_result *r) {
                                         "total_token_throughput", "total_throughput_retokenized"};
   const vb_value *in = vb_find_value(r, "total_input_tokens");
   if (!in || in->v != 0 || r->completed == 0) return;
-  size_t kept = 0;
-  for (size_t i = 0; i < r->nvalues; i++) {
-    int drop = 0;
-    for (size_t j = 0; j < sizeof counted / sizeof counted[0]; j++) drop |= strcmp(r->values[i].metric, counted[j]) == 0;
-    if (drop) free(r->values[i].metric);
-    else r->values[kept++] = r->values[i];
-  }
-  r->nvalues = kept;
+  char *drop = xp_xcalloc(r->nvalues + 1, 1);
+  for (size_t i = 0; i < r->nvalues; i++)
+    for (size_t j = 0; j < sizeof counted / sizeof counted[0]; j++) drop[i] |= strcmp(r->values[i].metric, counted[j]) == 0;
+  remove_values(r, drop);
+  free(drop);
 }
 
 static int given_again(const cJSON *v) {
