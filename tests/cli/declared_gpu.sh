@@ -37,4 +37,26 @@ run import torch-trace "$data/variants/names.json.gz" --set gpu="H200 NVL"
 expect_rc 0
 hasnt 'warning: gpu' "$tmp/err"
 [ "$(sqlite3 "$db" "SELECT gpu_name FROM runs ORDER BY id DESC LIMIT 1")" = "H200 NVL" ] || die "H200 NVL not as written"
+# declared before any run names that GPU: the name stays as written in the run, and the
+# configuration (view run_configuration, which the queries and xp report group by) reads it
+# as the runs that later detect the GPU spell it, so one GPU is one configuration
+db="$tmp/first.db"
+run import torch-trace "$data/variants/names.json.gz" --set gpu=h200 --set model=M --set tp=2 --set batch=1
+expect_rc 0
+hasnt 'warning: gpu' "$tmp/err"
+run import torch-trace "$data/decode_tp2_bs1_rank0.trace.json.gz" --set model=M --set tp=2 --set batch=1
+expect_rc 0
+[ "$(sqlite3 "$db" "SELECT group_concat(x, ',') FROM (SELECT r.gpu_name || '>' || g.gpu_name AS x
+     FROM runs r JOIN run_configuration g ON g.run_id = r.id ORDER BY r.id)")" = "h200>NVIDIA H200,NVIDIA H200>NVIDIA H200" ] ||
+  die "declared h200 not read as NVIDIA H200: $(sqlite3 "$db" "SELECT r.gpu_name, g.gpu_name FROM runs r JOIN run_configuration g ON g.run_id = r.id")"
+run query "$XP_SRC/queries/bottleneck_by_config.sql" --format csv
+expect_rc 0
+hasnt ',h200,' "$tmp/out"
+[ "$(grep -c '^M,NVIDIA H200,' "$tmp/out")" -gt 0 ] || die "no NVIDIA H200 row: $(cat "$tmp/out")"
+# two declared spellings and nothing detected: the first recorded names both
+db="$tmp/declared.db"
+run import torch-trace "$data/variants/names.json.gz" --set gpu="RTX PRO 6000"
+run import torch-trace "$data/variants/names.json.gz" --set gpu="nvidia  rtx pro 6000"
+[ "$(sqlite3 "$db" "SELECT count(DISTINCT gpu_name) || '|' || min(gpu_name) FROM run_configuration")" = "1|RTX PRO 6000" ] ||
+  die "two spellings of one declared GPU: $(sqlite3 "$db" "SELECT gpu_name FROM run_configuration")"
 echo "ok: declared gpu"
