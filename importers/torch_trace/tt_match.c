@@ -16,7 +16,12 @@
 ** collective's sequence number in its group), that number pairs them exactly instead.
 **
 ** Across hosts clocks differ by more than a collective lasts, so time cannot pair kernels:
-** ranks whose traces name different hosts are paired by "Seq" only, else not at all.
+** ranks whose traces name different hosts are paired by "Seq" only (the kernels that carry it),
+** else not at all. Nor can their starts be compared as written: a member on another host than
+** the reference has its clock set to the reference's by the median, over its paired kernels, of
+** the difference between their ends. The kernels of one collective end together on every member
+** (none finishes before the last one's data has arrived), where they start whenever each rank
+** gets there; so the ends give the offset, and the starts then give the waiting.
 **
 ** Collective kernels that name no process group and cannot be given one (replayed from a
 ** CUDA graph, which carries no "Collective name" args; launched by vLLM's pynccl or a custom
@@ -31,6 +36,7 @@
 ** duration, and transfer = duration - wait. Everything else is counted as unmatched, its
 ** duration still in the totals (as recorded): nothing is dropped silently.
 */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +163,7 @@ static void pair_by_seq(const member *ref, member *o) {
   for (size_t j = 0; j < o->n; j++) s[j] = (seq_ix){o->c[j]->seq, j};
   qsort(s, o->n, sizeof *s, by_seq);
   for (size_t i = 0; i < ref->n; i++) {
+    if (ref->c[i]->seq < 0) continue; /* no number: no pair (a kernel without args, across hosts) */
     size_t lo = 0, hi = o->n; /* the first entry of seq >= the reference's */
     while (lo < hi) {
       size_t mid = lo + (hi - lo) / 2;
@@ -193,15 +200,32 @@ static int listed_ranks(const char *key, int64_t *out, int max) {
   return n ? n : -1;
 }
 
-static int all_have_seq(member *m, int nm) {
+/* How many of the members' kernels carry "Seq", and whether all do. */
+static int have_seq(member *m, int nm, int all) {
   for (int k = 0; k < nm; k++)
     for (size_t i = 0; i < m[k].n; i++)
-      if (m[k].c[i]->seq < 0) return 0;
-  return 1;
+      if ((m[k].c[i]->seq >= 0) != all) return !all;
+  return all;
+}
+
+/* The offset that sets member o's clock to the reference's: the median of ref end - o end over
+** the kernels paired with the reference's (0 with none paired). */
+static int64_t clock_offset(const member *ref, const member *o) {
+  int64_t *d = xp_xmalloc((ref->n ? ref->n : 1) * sizeof *d);
+  size_t n = 0;
+  for (size_t i = 0; i < ref->n; i++)
+    if (o->peer[i] >= 0) d[n++] = ref->c[i]->end - o->c[o->peer[i]]->end;
+  int64_t off = 0;
+  if (n) {
+    qsort(d, n, sizeof *d, by_int64);
+    off = n % 2 ? d[n / 2] : d[n / 2 - 1] + (d[n / 2] - d[n / 2 - 1]) / 2;
+  }
+  free(d);
+  return off;
 }
 
 /* Match the collectives of process group pg across the imported ranks. */
-static void match_group(tt_import *imp, int32_t pg, int *cross_host, int64_t *unnamed) {
+static void match_group(tt_import *imp, int32_t pg, int *cross_host, int *aligned, int64_t *unnamed) {
   member *m = xp_xcalloc((size_t)imp->nranks, sizeof *m);
   int nm = 0;
   for (int k = 0; k < imp->nranks; k++) {
@@ -239,27 +263,29 @@ static void match_group(tt_import *imp, int32_t pg, int *cross_host, int64_t *un
     int ref = 0;
     for (int k = 1; k < nm; k++)
       if (m[k].n > m[ref].n) ref = k;
-    int seq = all_have_seq(m, nm);
+    const int all_seq = have_seq(m, nm, 1), some_seq = have_seq(m, nm, 0);
     const char *href = host_of(m[ref].r);
+    int64_t *off = xp_xcalloc((size_t)nm, sizeof *off); /* clock offsets to the reference's */
     for (int k = 0; k < nm; k++) {
       m[k].peer = xp_xmalloc((m[ref].n ? m[ref].n : 1) * sizeof *m[k].peer);
       for (size_t i = 0; i < m[ref].n; i++) m[k].peer[i] = k == ref ? (int64_t)i : -1;
       if (k == ref) continue;
       const char *h = host_of(m[k].r);
-      if (seq) {
-        pair_by_seq(&m[ref], &m[k]);
-      } else if (href && h && strcmp(href, h) != 0) {
-        *cross_host = 1;
-      } else {
-        pair_by_time(&m[ref], &m[k]);
+      const int other_host = href && h && strcmp(href, h) != 0;
+      if (all_seq || (other_host && some_seq)) pair_by_seq(&m[ref], &m[k]);
+      else if (other_host) *cross_host = 1;
+      else pair_by_time(&m[ref], &m[k]);
+      if (other_host && some_seq) {
+        off[k] = clock_offset(&m[ref], &m[k]);
+        *aligned = 1;
       }
     }
     for (size_t i = 0; i < m[ref].n; i++) {
       int whole = 1;
-      int64_t last = 0;
+      int64_t last = INT64_MIN;
       for (int k = 0; k < nm && whole; k++) {
         if (m[k].peer[i] < 0) whole = 0;
-        else if (m[k].c[m[k].peer[i]]->start > last) last = m[k].c[m[k].peer[i]]->start;
+        else if (m[k].c[m[k].peer[i]]->start + off[k] > last) last = m[k].c[m[k].peer[i]]->start + off[k];
       }
       if (!whole) continue;
       int64_t gid = imp->match_groups++;
@@ -267,7 +293,7 @@ static void match_group(tt_import *imp, int32_t pg, int *cross_host, int64_t *un
       for (int k = 0; k < nm; k++) {
         tt_collk *c = m[k].c[m[k].peer[i]];
         int64_t dur = c->end - c->start;
-        int64_t wait = last - c->start;
+        int64_t wait = last - (c->start + off[k]);
         if (wait < 0) wait = 0;
         if (wait > dur) wait = dur;
         c->group = gid;
@@ -275,6 +301,7 @@ static void match_group(tt_import *imp, int32_t pg, int *cross_host, int64_t *un
         c->transfer = dur - wait;
       }
     }
+    free(off);
   }
   for (int k = 0; k < nm; k++) {
     free(m[k].c);
@@ -284,10 +311,10 @@ static void match_group(tt_import *imp, int32_t pg, int *cross_host, int64_t *un
 }
 
 int tt_match_ranks(tt_import *imp) {
-  int cross_host = 0;
+  int cross_host = 0, aligned = 0;
   int64_t unnamed = 0;
-  for (uint32_t pg = 0; pg < imp->pgs.n; pg++) match_group(imp, (int32_t)pg, &cross_host, &unnamed);
-  match_group(imp, -1, &cross_host, &unnamed); /* kernels of no known group */
+  for (uint32_t pg = 0; pg < imp->pgs.n; pg++) match_group(imp, (int32_t)pg, &cross_host, &aligned, &unnamed);
+  match_group(imp, -1, &cross_host, &aligned, &unnamed); /* kernels of no known group */
   imp->matched = imp->unmatched = 0;
   for (int k = 0; k < imp->nranks; k++) {
     tt_rank *r = imp->ranks[k];
@@ -305,6 +332,10 @@ int tt_match_ranks(tt_import *imp) {
   else if (cross_host)
     snprintf(imp->match_note, sizeof imp->match_note,
              "ranks on different hosts without sequence numbers in the trace: their collectives are not matched");
+  else if (aligned)
+    snprintf(imp->match_note, sizeof imp->match_note,
+             "ranks on different hosts, matched by sequence number, each host's clock set to the "
+             "reference rank's by the collectives' ends (the median difference)");
   else
     snprintf(imp->match_note, sizeof imp->match_note,
              "matched by process group and order, aligned by time overlap on one host's clock%s",

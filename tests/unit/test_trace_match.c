@@ -101,8 +101,37 @@ static void test_hosts(void) {
     CHECK_EQ_INT(tt_match_ranks(&imp), 0);
     CHECK_EQ_INT(imp.matched, with_seq ? 10 : 0);
     if (!with_seq) CHECK(strstr(imp.match_note, "different hosts") != NULL);
+    /* with Seq, rank 1's clock is set to rank 0's by the kernels' ends: rank 0 arrived 1 us
+    ** before rank 1 and waited for it, both transferred for 2 us */
+    if (with_seq) {
+      CHECK(strstr(imp.match_note, "collectives' ends") != NULL);
+      for (size_t i = 0; i < r0->colls.n; i++) {
+        tt_collk *a = XP_VEC_AT(&r0->colls, tt_collk, i), *b = XP_VEC_AT(&r1->colls, tt_collk, i);
+        CHECK_EQ_INT(a->wait, 1000);
+        CHECK_EQ_INT(a->transfer, 2000);
+        CHECK_EQ_INT(b->wait, 0);
+        CHECK_EQ_INT(b->transfer, 2000);
+      }
+    }
     tt_import_free(&imp);
   }
+}
+
+/* Across hosts, a kernel without "Seq" (an args-less one on the group's stream) leaves the
+** others paired by theirs, where it kept the whole group unmatched. */
+static void test_hosts_some_seq(void) {
+  tt_import imp;
+  tt_import_init(&imp, NULL);
+  int32_t g = pg(&imp, "0\x1f\x1f[0, 1]");
+  tt_rank *r0 = add_rank(&imp, 0, "node-a"), *r1 = add_rank(&imp, 1, "node-b");
+  for (int k = 0; k < 5; k++) {
+    add_coll(r0, g, k * 100000, 3000, k == 2 ? -1 : 10 + k);
+    add_coll(r1, g, 5000000 + k * 100000, 3000, k == 2 ? -1 : 10 + k);
+  }
+  CHECK_EQ_INT(tt_match_ranks(&imp), 0);
+  CHECK_EQ_INT(imp.matched, 8);
+  CHECK_EQ_INT(imp.unmatched, 2);
+  tt_import_free(&imp);
 }
 
 /* Four ranks: wait is measured from each member's start to the last member's start. */
@@ -129,6 +158,7 @@ int main(void) {
   test_offset_and_gap();
   test_missing_member();
   test_hosts();
+  test_hosts_some_seq();
   test_four_ranks();
   CHECK_DONE();
 }
