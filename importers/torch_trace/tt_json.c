@@ -266,6 +266,8 @@ static const char *scan_args(const char *p, const char *end, tt_event *ev, scan 
       ev->arg_key[ev->nargs] = k;
       ev->arg_val[ev->nargs] = (tt_slice){v, (size_t)(p - v)};
       ev->nargs++;
+    } else if (!ev->args_rest) {
+      ev->args_rest = k.p - 1; /* the key's opening quote */
     }
     p = skip_ws(p, end);
     if (p >= end) return more(sc);
@@ -281,6 +283,7 @@ static const char *scan_event(const char *p, const char *end, tt_event *ev, scan
   static const tt_slice none = {NULL, 0};
   ev->ph = ev->cat = ev->name = ev->ts = ev->dur = ev->pid = ev->tid = ev->id = ev->args = none;
   ev->nargs = 0;
+  ev->args_rest = NULL;
   p = skip_ws(p + 1, end);
   if (p >= end) return more(sc);
   if (*p != '}') {
@@ -290,6 +293,7 @@ static const char *scan_event(const char *p, const char *end, tt_event *ev, scan
       const char *v = p;
       if (KEY_IS(k, "args") && *p == '{') {
         ev->nargs = 0;
+        ev->args_rest = NULL;
         if (!(p = scan_args(p, end, ev, sc))) return NULL;
         ev->args = (tt_slice){v, (size_t)(p - v)};
       } else {
@@ -458,6 +462,21 @@ tt_slice tt_event_arg(const tt_event *ev, const char *key) {
   size_t n = strlen(key);
   for (int i = 0; i < ev->nargs; i++)
     if (ev->arg_key[i].n == n && memcmp(ev->arg_key[i].p, key, n) == 0) return ev->arg_val[i];
+  if (!ev->args_rest) return (tt_slice){NULL, 0};
+  /* Past the recorded ones: the object was validated when framed, so the scan cannot fail; the
+  ** first match wins, as above (a key written twice has its first value). */
+  const char *p = ev->args_rest, *end = ev->args.p + ev->args.n;
+  scan sc = {0};
+  for (;;) {
+    tt_slice k;
+    if (!(p = scan_key(p, end, &k, &sc))) break;
+    const char *v = p;
+    if (!(p = skip_value(p, end, &sc))) break;
+    if (k.n == n && memcmp(k.p, key, n) == 0) return (tt_slice){v, (size_t)(p - v)};
+    p = skip_ws(p, end);
+    if (p >= end || *p != ',') break;
+    p = skip_ws(p + 1, end);
+  }
   return (tt_slice){NULL, 0};
 }
 

@@ -30,10 +30,12 @@ typedef struct tt_event {
   uint64_t number; /* 0-based position in traceEvents */
   /* Values of the event's own keys. */
   tt_slice ph, cat, name, ts, dur, pid, tid, id, args;
-  /* Keys (without quotes) and values of the object under "args", in document order; keys
-  ** past TT_MAX_ARGS are validated but not recorded. */
+  /* Keys (without quotes) and values of the object under "args", in document order, the first
+  ** TT_MAX_ARGS of them; args_rest is where the next key starts when there are more (else
+  ** NULL): tt_event_arg reads on from there, so a key written late is found all the same. */
   int nargs;
   tt_slice arg_key[TT_MAX_ARGS], arg_val[TT_MAX_ARGS];
+  const char *args_rest;
 } tt_event;
 
 typedef enum tt_unit {

@@ -252,11 +252,36 @@ static void test_strings(void) {
   }
 }
 
+/* An event with more args than it records: a key written after the TT_MAX_ARGS-th is found
+** all the same (a kernel whose "External id" came after 64 other args lost its operator). */
+static void test_many_args(void) {
+  char *t = xp_xmalloc(8192);
+  int n = snprintf(t, 8192, "[{\"name\": \"k\", \"args\": {");
+  for (int i = 0; i < TT_MAX_ARGS + 6; i++) n += snprintf(t + n, 8192 - (size_t)n, "\"pad%d\": [%d, {\"x\": 1}], ", i, i);
+  n += snprintf(t + n, 8192 - (size_t)n, "\"External id\": 42, \"pad0\": 7, \"last\": \"z\"}}]");
+  tt_framer f;
+  tt_framer_init(&f, 1 << 20);
+  tt_event ev;
+  tt_slice a, b;
+  size_t pos = 0;
+  CHECK_EQ_INT(tt_framer_next(&f, t, (size_t)n, &pos, 1, &ev, &a, &b), TT_UNIT_EVENT);
+  CHECK_EQ_INT(ev.nargs, TT_MAX_ARGS);
+  tt_slice v = tt_event_arg(&ev, "External id");
+  CHECK(v.n == 2 && memcmp(v.p, "42", 2) == 0);
+  v = tt_event_arg(&ev, "last");
+  CHECK(v.n == 3 && memcmp(v.p, "\"z\"", 3) == 0);
+  v = tt_event_arg(&ev, "pad0"); /* a key written twice: its first value */
+  CHECK(v.n > 0 && v.p[0] == '[');
+  CHECK_EQ_INT(tt_event_arg(&ev, "absent").n, 0);
+  free(t);
+}
+
 int main(void) {
   test_windows();
   test_errors();
   test_huge_unit();
   test_bare_array();
+  test_many_args();
   test_numbers();
   test_strings();
   CHECK_DONE();
