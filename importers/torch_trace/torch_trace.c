@@ -128,7 +128,13 @@ static int keep_event(void *vctx, const tt_rank *r, const tt_event *ev) {
   if (ev->dur.n && tt_us_to_ns(ev->dur, &ns) == 0) sqlite3_bind_int64(st, 8, ns);
   bind_slice_any(st, 9, ev->pid);
   bind_slice_any(st, 10, ev->tid);
-  if (ev->args.n) xp_bind_text_n(st, 11, ev->args.p, ev->args.n);
+  if (ev->args.n && ev->nonfinite) { /* Kineto's "memory bandwidth (GB/s)": inf is no JSON */
+    size_t n;
+    char *finite = tt_json_finite(ev->args, &n);
+    sqlite3_bind_text64(st, 11, finite, n, free, SQLITE_UTF8);
+  } else if (ev->args.n) {
+    xp_bind_text_n(st, 11, ev->args.p, ev->args.n);
+  }
   if (xp_db_step_done(xp_run_db(c->run), st)) return -1;
   c->kept++;
   return 0;

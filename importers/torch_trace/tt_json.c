@@ -439,6 +439,7 @@ tt_unit tt_framer_next(tt_framer *f, const char *buf, size_t len, size_t *pos, i
           return framer_error(f, buf, sc.at, sc.err);
         }
         ev->number = f->events++;
+        ev->nonfinite = sc.nonfinite;
         f->state = (bare ? ST_EV_BARE : 0) + ST_EV_AFTER;
         *pos = (size_t)(q - buf);
         f->nonfinite += (uint64_t)sc.nonfinite;
@@ -478,6 +479,38 @@ tt_slice tt_event_arg(const tt_event *ev, const char *key) {
     p = skip_ws(p + 1, end);
   }
   return (tt_slice){NULL, 0};
+}
+
+char *tt_json_finite(tt_slice s, size_t *n) {
+  static const char *const words[] = {"-Infinity", "Infinity", "-nan", "-NaN", "-inf", "nan", "NaN", "inf"};
+  char *out = xp_xmalloc(s.n + s.n / 3 + 2); /* "inf" (3 bytes) becomes "null" (4) */
+  size_t k = 0;
+  for (size_t i = 0; i < s.n;) {
+    if (s.p[i] == '"') { /* a string, escapes and all, as it is */
+      size_t j = i + 1;
+      while (j < s.n && s.p[j] != '"') j += s.p[j] == '\\' ? 2 : 1;
+      j = j < s.n ? j + 1 : s.n;
+      memcpy(out + k, s.p + i, j - i);
+      k += j - i;
+      i = j;
+      continue;
+    }
+    size_t w = 0;
+    for (size_t q = 0; q < sizeof words / sizeof words[0] && !w; q++) {
+      size_t m = strlen(words[q]);
+      if (s.n - i >= m && memcmp(s.p + i, words[q], m) == 0) w = m;
+    }
+    if (w) {
+      memcpy(out + k, "null", 4);
+      k += 4;
+      i += w;
+    } else {
+      out[k++] = s.p[i++];
+    }
+  }
+  out[k] = '\0';
+  *n = k;
+  return out;
 }
 
 int tt_string_plain(tt_slice s, tt_slice *inner) {

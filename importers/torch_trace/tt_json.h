@@ -36,6 +36,7 @@ typedef struct tt_event {
   int nargs;
   tt_slice arg_key[TT_MAX_ARGS], arg_val[TT_MAX_ARGS];
   const char *args_rest;
+  int nonfinite; /* NaN and infinities in the event (not JSON: tt_json_finite rewrites them) */
 } tt_event;
 
 typedef enum tt_unit {
@@ -69,6 +70,10 @@ tt_slice tt_event_arg(const tt_event *ev, const char *key);
 long tt_string_decode(tt_slice s, char *out, size_t cap);
 /* Is the slice a JSON string without escapes? Then its bytes between the quotes are the text. */
 int tt_string_plain(tt_slice s, tt_slice *inner);
+/* s (a validated JSON value, such as an event's args) with its non-finite numbers (nan, NaN,
+** inf, Infinity, signed or not), which JSON lacks, written as null: valid JSON. Malloc'd,
+** NUL-terminated; its length in *n. */
+char *tt_json_finite(tt_slice s, size_t *n);
 /* Compare a JSON string value (with quotes) to a C string. */
 int tt_string_eq(tt_slice s, const char *c);
 #endif

@@ -127,6 +127,23 @@ grep -qx 'steps: marked by decode_step; every event kept: yes' "$tmp/plan" ||
   { echo "FAIL: plan with --step-annotation"; cat "$tmp/plan"; fail=1; }
 check "dry run records nothing" "$before" "$(query "SELECT count(*) FROM runs")"
 
+# --events keeps an event whose args hold the non-finite numbers JSON lacks (Kineto's
+# "memory bandwidth (GB/s)": inf for a zero-duration copy) with them written as null, where
+# the database's json_valid check failed the import (exit 3).
+cat > "$tmp/inf.json" <<'JSON'
+{"traceEvents": [
+ {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoD (Device -> Device)", "pid": 0, "tid": 7, "ts": 1040, "dur": 0,
+  "args": {"correlation": 7, "bytes": 0, "memory bandwidth (GB/s)": inf, "n": [NaN, -Infinity, -nan], "s": "inf"}},
+ {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1041, "dur": 30, "args": {"correlation": 7}}
+]}
+JSON
+"$XP" --db "$db" import torch-trace "$tmp/inf.json" --events > /dev/null 2>&1
+check "non-finite args with --events exit" 0 $?
+check "non-finite args stored as null" "1|null|null|null|inf" "$(query "SELECT json_valid(args) || '|' ||
+  json_type(args, '\$.\"memory bandwidth (GB/s)\"') || '|' || json_type(args, '\$.n[0]') || '|' ||
+  json_type(args, '\$.n[2]') || '|' || json_extract(args, '\$.s') AS x
+  FROM trace_events WHERE run_id = (SELECT max(run_id) FROM trace_imports) AND cat = 'gpu_memcpy'")"
+
 # Events longer than the reader's chunk margins (here names of 0.3 to 1 MB, across the 1 MiB
 # chunk boundaries of a plain .json file) are assembled whole.
 long_name() { head -c "$1" /dev/zero | tr '\0' "$2"; }
