@@ -4,6 +4,7 @@
 ** once, streaming (tt_read.c); the ranks are then matched (tt_match.c) and the aggregates
 ** written in the run's one results transaction (tt_store.c).
 */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -38,11 +39,14 @@ static int torch_trace_check(const xp_spec *spec) {
   cJSON_ArrayForEach(f, files) {
     char *path = xp_spec_resolve(spec, f->valuestring);
     struct stat sb;
-    int ok = stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+    /* why it cannot be read, as the other readers say it: missing, a folder, a pipe */
+    const char *why = stat(path, &sb) != 0 ? strerror(errno)
+                      : S_ISDIR(sb.st_mode) ? strerror(EISDIR)
+                      : !S_ISREG(sb.st_mode) ? "not a regular file" : NULL;
     free(path);
     char where[32];
     snprintf(where, sizeof where, "files[%d]", i++);
-    if (!ok) return xp_spec_error(spec, where, "%s: no such file", f->valuestring);
+    if (why) return xp_spec_error(spec, where, "%s: cannot read: %s", f->valuestring, why);
   }
   if (cJSON_GetObjectItemCaseSensitive(spec->root, "rank") && cJSON_GetArraySize(files) > 1)
     return xp_spec_error(spec, "rank", "a rank can only be given for a single trace file (ranks: one per file)");

@@ -72,7 +72,7 @@ expect_bad "ranks of different jobs (world size)" "^xp: $tmp/world4.json.gz: ran
 "$XP" --db "$db" import torch-trace "$tmp/nonexistent.json" > /dev/null 2> "$tmp/err"
 rc=$?
 [ $rc -eq 2 ] || { echo "FAIL: missing file: exit $rc"; fail=1; }
-grep -q 'nonexistent.json: no such file' "$tmp/err" || { echo "FAIL: missing file message"; cat "$tmp/err"; fail=1; }
+grep -q 'nonexistent.json: cannot read: No such file or directory' "$tmp/err" || { echo "FAIL: missing file message"; cat "$tmp/err"; fail=1; }
 
 check_runs=$(query "SELECT count(*) FROM runs WHERE status = 'ok'")
 [ "$check_runs" = 0 ] || { echo "FAIL: an ok run among bad inputs"; fail=1; }

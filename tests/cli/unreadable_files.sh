@@ -10,6 +10,10 @@ one_line "nccl-tests: missing log" 2 "$tmp/none.log: cannot read: No such file o
   "$XP" --db "$db" import nccl-tests "$tmp/none.log"
 one_line "nccl-tests: a folder" 2 "$tmp/dir: cannot read: Is a directory" \
   "$XP" --db "$db" import nccl-tests "$tmp/dir"
+one_line "torch-trace: a folder" 2 "$tmp/dir: cannot read: Is a directory" \
+  "$XP" --db "$db" import torch-trace "$tmp/dir"
+one_line "torch-trace: missing trace" 2 "$tmp/none.json: cannot read: No such file or directory" \
+  "$XP" --db "$db" import torch-trace "$tmp/none.json"
 one_line "reclassify: missing rules" 2 "$tmp/none.tsv: cannot read the rules file: No such file or directory" \
   "$XP" --db "$db" reclassify --rules "$tmp/none.tsv"
 # the readers that already said why, held to it
