@@ -49,7 +49,7 @@
 --   message sizes alike.
 -- A side without runs is NULL; the basis says what to run.
 WITH
-candidates AS (  -- the trace runs the figures count (schema view trace_step_totals: each job
+candidates AS MATERIALIZED (  -- the trace runs the figures count (schema view trace_step_totals: each job
                  -- once, with step time) of :model, :tp and :batch (view run_configuration),
                  -- less those without marked steps: a window is not a step
   SELECT t.run_id AS id, g.gpu_name, g.interconnect, g.config, r.dtype, t.single_rank
@@ -57,42 +57,54 @@ candidates AS (  -- the trace runs the figures count (schema view trace_step_tot
   WHERE g.model = :model AND g.tp = :tp AND g.batch = :batch
     AND (:interconnect IN ('', 'any') OR g.interconnect = :interconnect) AND NOT t.whole_window
 ),
-configs AS (  -- one per configuration of the traces, or a single one without any (all NULL);
+configs AS MATERIALIZED (  -- one per configuration of the traces, or a single one without any (all NULL);
               -- dtype is config's (the label names it), for the gemm run's basis
   SELECT row_number() OVER (ORDER BY gpu_name, interconnect, config) AS cfg, gpu_name, interconnect, config, dtype
   FROM (SELECT DISTINCT gpu_name, interconnect, config, dtype FROM candidates)
   UNION ALL
   SELECT 1, NULL, NULL, NULL, NULL WHERE NOT EXISTS (SELECT 1 FROM candidates)
 ),
-traces AS (
+traces AS MATERIALIZED (
   SELECT t.id, c.cfg, t.single_rank FROM candidates t
   JOIN configs c ON c.gpu_name IS t.gpu_name AND c.interconnect IS t.interconnect AND c.config IS t.config
 ),
-steps AS (
+steps AS MATERIALIZED (
   SELECT s.run_id, s.rank, s.step, t.cfg, s.gpu_end_ns - s.gpu_start_ns AS span_ns, s.busy_ns, s.kernel_ns, t.single_rank
   FROM trace_steps s JOIN traces t ON t.id = s.run_id
   WHERE s.gpu_start_ns IS NOT NULL
 ),
-measured AS (
+-- The category and waiting totals of the configurations' steps, read once: the views
+-- trace_step_categories and trace_step_collectives aggregate every run of the database, so
+-- each is joined with the steps here a single time, not once per configuration and figure.
+step_cats AS MATERIALIZED (
+  SELECT s.cfg, s.single_rank,
+         sum(CASE WHEN c.category IN ('gemm', 'moe') THEN c.total_ns END) AS gemm_ns,
+         sum(CASE WHEN c.category = 'allreduce' THEN c.total_ns END) AS ar_ns
+  FROM steps s JOIN trace_step_categories c USING (run_id, rank, step)
+  GROUP BY s.cfg, s.single_rank
+),
+step_waits AS MATERIALIZED (
+  SELECT s.cfg, sum(k.wait_ns) AS wait_ns
+  FROM steps s JOIN trace_step_collectives k USING (run_id, rank, step)
+  WHERE k.collective = 'allreduce' AND s.single_rank = 0
+  GROUP BY s.cfg
+),
+measured AS MATERIALIZED (
   SELECT g.cfg, count(s.run_id) AS nsteps, (SELECT count(*) FROM traces t WHERE t.cfg = g.cfg) AS nruns,
          avg(span_ns) / 1e3 AS span_us, avg(busy_ns) / 1e3 AS busy_us, avg(kernel_ns) / 1e3 AS kernel_us,
-         (SELECT sum(c.total_ns) FROM trace_step_categories c JOIN steps s USING (run_id, rank, step)
-          WHERE s.cfg = g.cfg AND c.category IN ('gemm', 'moe')) / 1e3 / nullif(count(s.run_id), 0) AS gemm_us,
-         coalesce((SELECT sum(c.total_ns) FROM trace_step_categories c JOIN steps s USING (run_id, rank, step)
-          WHERE s.cfg = g.cfg AND c.category = 'allreduce'), 0) / 1e3 / nullif(count(s.run_id), 0) AS ar_us,
+         (SELECT sum(x.gemm_ns) FROM step_cats x WHERE x.cfg = g.cfg) / 1e3 / nullif(count(s.run_id), 0) AS gemm_us,
+         coalesce((SELECT sum(x.ar_ns) FROM step_cats x WHERE x.cfg = g.cfg), 0) / 1e3
+           / nullif(count(s.run_id), 0) AS ar_us,
          -- waiting is known for multi-rank runs only: averaged over their steps alone, beside
          -- their own all-reduce time (over all steps, single-rank ones too, it could exceed it)
-         (SELECT sum(k.wait_ns) FROM trace_step_collectives k JOIN steps s USING (run_id, rank, step)
-          WHERE s.cfg = g.cfg AND k.collective = 'allreduce' AND s.single_rank = 0) / 1e3
-           / nullif(sum(single_rank = 0), 0) AS ar_wait_us,
-         coalesce((SELECT sum(c.total_ns) FROM trace_step_categories c JOIN steps s USING (run_id, rank, step)
-          WHERE s.cfg = g.cfg AND c.category = 'allreduce' AND s.single_rank = 0), 0) / 1e3
+         (SELECT w.wait_ns FROM step_waits w WHERE w.cfg = g.cfg) / 1e3 / nullif(sum(single_rank = 0), 0) AS ar_wait_us,
+         coalesce((SELECT sum(x.ar_ns) FROM step_cats x WHERE x.cfg = g.cfg AND x.single_rank = 0), 0) / 1e3
            / nullif(sum(single_rank = 0), 0) AS ar_multi_us,
          sum(single_rank = 1) AS single_rank_steps
   FROM configs g LEFT JOIN steps s ON s.cfg = g.cfg
   GROUP BY g.cfg
 ),
-gemm_runs AS (  -- the ok gemm runs of :model at :tp with cold-weight cases at :batch
+gemm_runs AS MATERIALIZED (  -- the ok gemm runs of :model at :tp with cold-weight cases at :batch
   SELECT r.id, substr(r.uuid, 1, 8) AS run, r.dtype, r.gpu_name, r.started_at,
          CASE WHEN json_extract(r.spec_json, '$.only') IS NOT NULL
               THEN 'only ' || json_extract(r.spec_json, '$.only')
@@ -102,7 +114,7 @@ gemm_runs AS (  -- the ok gemm runs of :model at :tp with cold-weight cases at :
     AND EXISTS (SELECT 1 FROM cases c WHERE c.run_id = r.id
                 AND json_extract(c.params, '$.batch') = :batch AND json_extract(c.params, '$.cache') = 'cold')
 ),
-gemm_run AS (  -- one per configuration: a run on its GPU first (where both name theirs: another
+gemm_run AS MATERIALIZED (  -- one per configuration: a run on its GPU first (where both name theirs: another
                -- GPU's GEMMs predict none of its step, and one of its own then says what to run),
                -- then one of the dtype its traces declare (likewise), then a run of the whole step (one of some GEMMs, only = [...] or a shapes list
                -- under the model's label, predicts no step, and is named in the basis), the latest
@@ -114,7 +126,7 @@ gemm_run AS (  -- one per configuration: a run on its GPU first (where both name
     FROM configs c, gemm_runs g)
   WHERE pick = 1
 ),
-gemm_cases AS (
+gemm_cases AS MATERIALIZED (
   SELECT g.cfg, c.name, c.status, json_extract(c.params, '$.count') AS count,
          json_extract(c.params, '$.m') AS m, json_extract(c.params, '$.n') AS n,
          d.median AS default_us, b.median AS best_us
@@ -123,7 +135,7 @@ gemm_cases AS (
   LEFT JOIN metrics b ON b.case_id = c.id AND b.name = 'time_best_us'
   WHERE json_extract(c.params, '$.batch') = :batch AND json_extract(c.params, '$.cache') = 'cold'
 ),
-gemm AS (  -- per configuration; other: its gemm run measured another dtype or GPU than its
+gemm AS MATERIALIZED (  -- per configuration; other: its gemm run measured another dtype or GPU than its
            -- traces declare (unknown on either side is no difference), so predicts nothing
   SELECT c.cfg, g.run, g.subset, g.dtype, g.gpu_name,
          coalesce(g.dtype <> c.dtype, 0) AS other_dtype, coalesce(g.gpu_name <> c.gpu_name, 0) AS other_gpu,
@@ -138,17 +150,16 @@ gemm AS (  -- per configuration; other: its gemm run measured another dtype or G
 ),
 -- All-reduces per step by message size, per configuration: from its traces (the kernels that
 -- are all-reduces now, as in measured), else from the gemm run's o_proj.
-ar_sizes AS (
-  SELECT s.cfg, k.in_bytes AS bytes, count(*) * 1.0 / (SELECT nsteps FROM measured m WHERE m.cfg = s.cfg) AS per_step,
-         'traces' AS origin
-  FROM trace_collective_kernels k JOIN steps s USING (run_id, rank, step)
+ar_sizes AS MATERIALIZED (
+  SELECT s.cfg, k.in_bytes AS bytes, count(*) * 1.0 / m.nsteps AS per_step, 'traces' AS origin
+  FROM trace_collective_kernels k JOIN steps s USING (run_id, rank, step) JOIN measured m ON m.cfg = s.cfg
   WHERE k.collective = 'allreduce' AND k.in_bytes > 0
   GROUP BY s.cfg, k.in_bytes
   UNION ALL
   SELECT k.cfg, m * n * 2, 2.0 * count, 'o_proj' FROM gemm_cases k
   WHERE name = 'o_proj' AND NOT EXISTS (SELECT 1 FROM steps s WHERE s.cfg = k.cfg)
 ),
-nccl_points AS (
+nccl_points AS MATERIALIZED (
   SELECT r.id AS run_id, substr(r.uuid, 1, 8) AS run, (SELECT measured_at FROM run_measured WHERE run_id = r.id) AS measured_at,
          r.interconnect, r.gpu_name,
          json_extract(c.params, '$.mode') AS mode, json_extract(c.params, '$.placement') AS placement,
@@ -167,7 +178,7 @@ nccl_points AS (
 -- preference, the latest measured (not imported) last. Another GPU's series still predicts,
 -- said in the basis: an all-reduce's time is mostly its interconnect's and NCCL's, matched
 -- first, where a GEMM's is the GPU's own memory bandwidth and compute.
-series_of AS (
+series_of AS MATERIALIZED (
   SELECT g.cfg, p.run_id, p.run, p.gpu_name, p.mode, p.placement, p.dtype, p.burst, p.measured_at,
          p.interconnect IS g.interconnect AS same_interconnect,
          (p.gpu_name = g.gpu_name) IS 1 AS same_gpu, coalesce(p.gpu_name <> g.gpu_name, 0) AS other_gpu,
@@ -175,7 +186,7 @@ series_of AS (
   FROM configs g, nccl_points p
   GROUP BY g.cfg, p.run_id, p.mode, p.placement, p.dtype, p.burst
 ),
-series AS (
+series AS MATERIALIZED (
   SELECT * FROM (
     SELECT *, row_number() OVER (PARTITION BY cfg
                                  ORDER BY same_interconnect DESC, same_gpu DESC, covers DESC, mode = 'graph' DESC,
@@ -184,12 +195,12 @@ series AS (
     FROM series_of)
   WHERE pick = 1
 ),
-curve AS (
+curve AS MATERIALIZED (
   SELECT s.cfg, p.bytes, p.time_us FROM nccl_points p JOIN series s
   ON p.run_id = s.run_id AND p.mode IS s.mode AND p.placement IS s.placement
      AND p.dtype IS s.dtype AND p.burst IS s.burst
 ),
-ar_pred AS (
+ar_pred AS MATERIALIZED (
   SELECT a.cfg, a.bytes, a.per_step, a.origin,
          (SELECT bytes FROM curve c WHERE c.cfg = a.cfg AND bytes <= a.bytes ORDER BY bytes DESC LIMIT 1) AS lo_b,
          (SELECT time_us FROM curve c WHERE c.cfg = a.cfg AND bytes <= a.bytes ORDER BY bytes DESC LIMIT 1) AS lo_t,
@@ -197,7 +208,7 @@ ar_pred AS (
          (SELECT time_us FROM curve c WHERE c.cfg = a.cfg AND bytes >= a.bytes ORDER BY bytes LIMIT 1) AS hi_t
   FROM ar_sizes a
 ),
-ar AS (  -- every configuration, those without all-reduce sizes too (sizes 0)
+ar AS MATERIALIZED (  -- every configuration, those without all-reduce sizes too (sizes 0)
   SELECT g.cfg, count(p.bytes) AS sizes, sum(p.bytes IS NOT NULL AND (lo_b IS NULL OR hi_b IS NULL)) AS outside,
          sum(per_step) AS per_step, min(origin) AS origin,
          group_concat(bytes || ' B x' || round(per_step, 1), ', ') AS mix,
@@ -208,7 +219,7 @@ ar AS (  -- every configuration, those without all-reduce sizes too (sizes 0)
   FROM configs g LEFT JOIN ar_pred p ON p.cfg = g.cfg
   GROUP BY g.cfg
 ),
-basis AS (
+basis AS MATERIALIZED (
   SELECT c.cfg,
     CASE WHEN g.run IS NULL THEN 'no gemm run of this model at this tp with batch ' || :batch || ' (xp run a gemm spec)'
          ELSE 'gemm run ' || g.run || coalesce(' on ' || g.gpu_name, '') || ': ' || g.shapes || ' GEMMs, ' || g.launches || ' launches per step, cuBLASLt default'
@@ -244,25 +255,24 @@ basis AS (
 ),
 -- The six rows of each configuration: f joins its measured figures, all-reduce and basis.
 -- gemm_pred_us is the gemm run's, unless it measured another dtype or GPU than the traces ran.
-f AS (SELECT m.*, a.us AS ar_pred_us, b.gemm AS gemm_basis, b.allreduce AS ar_basis, b.traces AS traces_basis,
+f AS MATERIALIZED (SELECT m.*, a.us AS ar_pred_us, b.gemm AS gemm_basis, b.allreduce AS ar_basis, b.traces AS traces_basis,
              CASE WHEN NOT g.other_dtype AND NOT g.other_gpu THEN g.default_us END AS gemm_pred_us
       FROM measured m JOIN ar a ON a.cfg = m.cfg JOIN basis b ON b.cfg = m.cfg JOIN gemm g ON g.cfg = m.cfg),
-rows AS (
-  SELECT cfg, 1 AS ord, 'gemm' AS component, gemm_pred_us AS predicted_us, gemm_us AS measured_us,
-         gemm_basis AS basis
-  FROM f
-  UNION ALL
-  SELECT cfg, 2, 'allreduce', ar_pred_us, CASE WHEN nsteps > 0 THEN ar_us END, ar_basis FROM f
-  UNION ALL
-  SELECT cfg, 3, 'other kernels', NULL, kernel_us - coalesce(gemm_us, 0) - coalesce(ar_us, 0),
-         'not micro-benchmarked (attention, norms, activations, routing, copies)' FROM f
-  UNION ALL
-  SELECT cfg, 4, 'overlap between streams', NULL, busy_us - kernel_us,
-         'kernels running at the same time are counted once in the step' FROM f
-  UNION ALL
-  SELECT cfg, 5, 'idle GPU', NULL, span_us - busy_us, 'gaps between kernels: launch latency, host work, waiting' FROM f
-  UNION ALL
-  SELECT cfg, 6, 'decode step', gemm_pred_us + ar_pred_us, span_us, traces_basis FROM f
+rows AS (  -- the six rows of each configuration, from one reading of f
+  SELECT f.cfg, o.ord, o.component,
+         CASE o.ord WHEN 1 THEN gemm_pred_us WHEN 2 THEN ar_pred_us WHEN 6 THEN gemm_pred_us + ar_pred_us END
+           AS predicted_us,
+         CASE o.ord WHEN 1 THEN gemm_us WHEN 2 THEN CASE WHEN nsteps > 0 THEN ar_us END
+                    WHEN 3 THEN kernel_us - coalesce(gemm_us, 0) - coalesce(ar_us, 0)
+                    WHEN 4 THEN busy_us - kernel_us WHEN 5 THEN span_us - busy_us WHEN 6 THEN span_us END
+           AS measured_us,
+         CASE o.ord WHEN 1 THEN gemm_basis WHEN 2 THEN ar_basis WHEN 6 THEN traces_basis ELSE o.basis END AS basis
+  FROM f, (SELECT 1 AS ord, 'gemm' AS component, NULL AS basis
+           UNION ALL SELECT 2, 'allreduce', NULL
+           UNION ALL SELECT 3, 'other kernels', 'not micro-benchmarked (attention, norms, activations, routing, copies)'
+           UNION ALL SELECT 4, 'overlap between streams', 'kernels running at the same time are counted once in the step'
+           UNION ALL SELECT 5, 'idle GPU', 'gaps between kernels: launch latency, host work, waiting'
+           UNION ALL SELECT 6, 'decode step', NULL) o
 )
 SELECT r.component, round(r.predicted_us, 1) AS predicted_us, round(r.measured_us, 1) AS measured_us,
        round(r.measured_us - r.predicted_us, 1) AS gap_us,
