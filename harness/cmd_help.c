@@ -63,7 +63,9 @@ int cmd_help(int argc, char **argv, const char *db_path) {
     const xp_cmd *c = xp_cmd_find(argv[1]);
     if (c && c->usage) { fputs(c->usage, stdout); return 0; }
     if (c) { char *a[] = {(char *)c->name, "--help", NULL}; return c->fn(2, a, NULL); }
+    /* `xp import torch-trace` names the kind torch_trace: either finds its keys */
     const xp_kind *k = xp_kind_find(argv[1]);
+    if (!k) k = xp_importer_find(argv[1]);
     if (!k) return xp_error(XP_EXIT_USAGE, "help: no command or run kind named '%s'", argv[1]);
     printf("kind %s: %s\nkeys:\n", k->name, k->summary);
     print_fields(k->fields, 0);

@@ -73,7 +73,8 @@ static const xp_cmd commands[] = {
     {"version", cmd_version, "print xp's version, commit and schema",
      "usage: xp version\n"},
     {"help", cmd_help, "list commands, kinds, or help on one",
-     "usage: xp help [COMMAND | kinds | KIND]\n"},
+     "usage: xp help [COMMAND | kinds | KIND | models]\n"
+     "  KIND is a run kind (xp help kinds) or an import format (torch-trace, nccl-tests, ...)\n"},
     {NULL, NULL, NULL, NULL}};
 
 const xp_cmd *xp_cmds(void) { return commands; }

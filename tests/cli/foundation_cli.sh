@@ -31,6 +31,12 @@ grep -q "Other kinds are not" "$tmp/out" || { echo "FAIL: help models does not s
 "$XP" help torch_trace | grep -q "ROCm" || { echo "FAIL: help torch_trace: no ROCm"; fail=1; }
 "$XP" help torch_trace | grep -q "async_llm" || { echo "FAIL: help torch_trace: no front-end trace"; fail=1; }
 "$XP" help import | grep -q "server_info" || { echo "FAIL: help import: SGLang's model not from server_info"; fail=1; }
+# an importer's kind by the name `xp import` takes (torch-trace for torch_trace)
+for f in torch-trace nccl-tests vllm-bench; do
+  "$XP" help "$f" > "$tmp/out" 2> "$tmp/err"
+  check "help $f exit" 0 $?
+  grep -q "^kind ${f//-/_}: " "$tmp/out" || { echo "FAIL: help $f: not its kind's keys: $(cat "$tmp/err")"; fail=1; }
+done
 printf 'kind = "torch_trace"\nfiles = ["a.json"]\nzebra = 2\nbatchh = 1\n' > "$tmp/two.toml"
 one_line "first unknown key written" 2 "two.toml:3: zebra: unknown key" "$XP" --db "$db" run "$tmp/two.toml"
 
