@@ -345,6 +345,14 @@ int64_t xp_text_id(const char *s, size_t n) {
 }
 
 FILE *xp_temp_beside(const char *path, char **tmp) {
+  /* renamed over a folder it would fail only after the whole output was written, and with
+  ** EBUSY for "." */
+  struct stat sb;
+  if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    *tmp = NULL;
+    errno = EISDIR;
+    return NULL;
+  }
   *tmp = xp_asprintf("%s.tmp.XXXXXX", path);
   int fd = mkstemp(*tmp); /* O_CREAT | O_EXCL: an existing name, link or not, is never opened */
   if (fd < 0) {
