@@ -17,6 +17,15 @@ static int wants_help(int argc, char **argv) {
   return 0;
 }
 
+/* `xp runs --db x.db`: each command would call --db an unknown option of its own. */
+static int db_after_command(int argc, char **argv) {
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--") == 0) return 0;
+    if (strcmp(argv[i], "--db") == 0 || strncmp(argv[i], "--db=", 5) == 0) return 1;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   xp_save_argv(argv);
   const char *db_opt = NULL;
@@ -48,6 +57,8 @@ int main(int argc, char **argv) {
     }
     return 0;
   }
+  if (db_after_command(argc - i, argv + i))
+    return xp_error(XP_EXIT_USAGE, "--db goes before the command: xp --db PATH %s ...", c->name);
   xp_install_signal_handlers();
   int rc = c->fn(argc - i, argv + i, xp_db_path(db_opt));
   if (fflush(stdout) != 0) return xp_error(XP_EXIT_FAILED, "cannot write output");
