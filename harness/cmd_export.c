@@ -68,6 +68,7 @@ static int select_runs(sqlite3 *db, const export_opts *o, char **list_out, int *
   for (int i = 0; i < o->nwhere; i++) {
     char key[128];
     snprintf(key, sizeof key, "%.*s", (int)(strchr(o->wheres[i], '=') - o->wheres[i]), o->wheres[i]);
+    if (!is_flat(key)) xp_warn_unknown_where_key(db, "export", key, strlen(key));
     char *next = is_flat(key)
         ? xp_asprintf("%s AND CAST(r.%s AS TEXT) = ?%d", sql, key, 2 * i + 11)
         : xp_asprintf("%s AND EXISTS (SELECT 1 FROM run_meta m WHERE m.run_id = r.id AND m.key = ?%d AND m.value = ?%d)",

@@ -67,7 +67,10 @@ int cmd_runs(int argc, char **argv, const char *db_path) {
     char key[128];
     snprintf(key, sizeof key, "%.*s", (int)(strchr(wheres[i], '=') - wheres[i]), wheres[i]);
     if (is_flat(key)) SQL_ADD(" AND CAST(r.%s AS TEXT) = :w%d", key, i);
-    else SQL_ADD(" AND EXISTS (SELECT 1 FROM run_meta m WHERE m.run_id = r.id AND m.key = :k%d AND m.value = :w%d)", i, i);
+    else {
+      xp_warn_unknown_where_key(db, "runs", key, strlen(key));
+      SQL_ADD(" AND EXISTS (SELECT 1 FROM run_meta m WHERE m.run_id = r.id AND m.key = :k%d AND m.value = :w%d)", i, i);
+    }
   }
   SQL_ADD(" ORDER BY r.started_at DESC, r.id DESC LIMIT :limit");
 #undef SQL_ADD

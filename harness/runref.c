@@ -57,3 +57,13 @@ int xp_status_known(const char *status) {
     if (strcmp(status, statuses[i]) == 0) return 1;
   return 0;
 }
+
+void xp_warn_unknown_where_key(sqlite3 *db, const char *cmd, const char *key, size_t key_len) {
+  sqlite3_stmt *st = xp_db_prepare(db, "SELECT 1 FROM run_meta WHERE key = ?1 LIMIT 1");
+  if (!st) return;
+  xp_bind_text_n(st, 1, key, key_len);
+  if (sqlite3_step(st) == SQLITE_DONE)
+    xp_warn("%s: --where %.*s: no run has this column or metadata key (a misspelt name?)", cmd,
+            (int)key_len, key);
+  sqlite3_finalize(st);
+}

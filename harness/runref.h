@@ -14,4 +14,7 @@ const char *xp_effective_status(const char *status, const char *host, const char
 int xp_register_status_fn(sqlite3 *db);
 /* Whether status is one xp_status() gives: running, ok, failed, aborted, incomplete. */
 int xp_status_known(const char *status);
+/* `--where KEY=VALUE` on a metadata key: a KEY no run has matches nothing without a word, so a
+** misspelt one (interconect) is warned of. key_len: KEY's length in `key` (KEY=VALUE). */
+void xp_warn_unknown_where_key(sqlite3 *db, const char *cmd, const char *key, size_t key_len);
 #endif

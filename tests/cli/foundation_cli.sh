@@ -45,6 +45,15 @@ cp "$XP_SRC/experiments/results/xp.db" "$tmp/history.sqlite"
 "$XP" --db "$tmp/history.sqlite" query "$XP_SRC/queries/allreduce_share.sql" --param tp=2 \
   --param interconnect=nvlink --param bacth=1 > /dev/null 2> "$tmp/err"
 grep -q "param bacth: the query has no :bacth" "$tmp/err" || { echo "FAIL: unused --param not warned of"; cat "$tmp/err"; fail=1; }
+# --where on a key no run has (misspelt) lists nothing: said on stderr, exit 0; a real one is not
+for c in runs export; do
+  "$XP" --db "$tmp/history.sqlite" $c --where interconect=nvlink > /dev/null 2> "$tmp/err"
+  check "$c --where misspelt: exit" 0 $?
+  grep -q "^xp: warning: $c: --where interconect: no run has this column or metadata key" "$tmp/err" ||
+    { echo "FAIL: $c --where interconect=nvlink not warned of: $(cat "$tmp/err")"; fail=1; }
+  "$XP" --db "$tmp/history.sqlite" $c --where env.NCCL_NVLS_ENABLE=0 > /dev/null 2> "$tmp/err"
+  grep -q "where" "$tmp/err" && { echo "FAIL: $c --where on a recorded key warned of: $(cat "$tmp/err")"; fail=1; }
+done
 one_line "missing spec" 2 "nope.toml: cannot read" "$XP" --db "$db" run "$tmp/nope.toml"
 printf 'kind = "torch_trace"\nfiles = ["a.json"]\nbatch = "one"\n' > "$tmp/bad.toml"
 one_line "wrong type" 2 "bad.toml:3: batch: expected an integer" "$XP" --db "$db" run "$tmp/bad.toml"
