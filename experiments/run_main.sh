@@ -8,6 +8,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/cmake/install-deps.sh"
+# the build's own output is hidden: say why nothing shows for minutes (about 5 on 2 cores)
+echo "xp: building into $root/build (minutes the first time)" >&2
 cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$root/build" -j"$(nproc)" >/dev/null
 xp="$root/build/xp"
