@@ -55,6 +55,11 @@ int xp_db_fail(sqlite3 *db, const char *what) {
   int ec = sqlite3_extended_errcode(db);
   if ((ec & 0xff) == SQLITE_INTERRUPT)
     return xp_error_at(XP_EXIT_ABORTED, file && *file ? file : "database", 0, "%s: interrupted", what);
+  /* A reader, not a writer: SQLite's "attempt to write a readonly database" would mislead. */
+  if (ec == SQLITE_READONLY_DIRECTORY)
+    return xp_error_at(XP_EXIT_DB, file && *file ? file : "database", 0,
+                       "%s: its folder is not writable, and SQLite reads a WAL database only with its"
+                       " -shm file beside it (copy the database to a writable folder)", what);
   const char *hint = "";
   int sys = sqlite3_system_errno(db);
   if (sys == ENOSPC || sys == EDQUOT)

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# A database in a folder this user cannot write (a colleague's results): every command is
+# refused in one line, exit 3, and nothing changes. A reading command said SQLite's "attempt
+# to write a readonly database" (the -shm file SQLite needs to read a WAL database cannot be
+# made there); it now says so. Run as root, the commands run as nobody (root writes anywhere).
+: "${XP:?}" "${XP_SRC:?}"
+. "$XP_SRC/tests/lib.sh"
+
+as_user=()
+if [ "$(id -u)" = 0 ]; then
+  command -v setpriv > /dev/null && id nobody > /dev/null 2>&1 ||
+    { echo "skipped: run as root without setpriv or a nobody user"; exit 77; }
+  as_user=(setpriv --reuid=nobody --regid="$(id -gn nobody)" --clear-groups)
+  chmod 755 "$tmp"
+fi
+"${as_user[@]}" test -x "$XP" || { echo "skipped: $XP cannot be run by an unprivileged user here"; exit 77; }
+
+ro="$tmp/ro"
+mkdir "$ro"
+"$XP" --db "$ro/xp.db" import nccl-tests "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > /dev/null 2>&1
+check "a database to read" 0 $?
+chmod 644 "$ro/xp.db"
+chmod 555 "$ro"
+before=$(sha256sum "$ro/xp.db")
+
+for c in runs verify audit "report --out -" "export --out -"; do
+  one_line "xp $c" 3 "xp.db: .*its folder is not writable, and SQLite reads a WAL database only with its -shm file" \
+    "${as_user[@]}" "$XP" --db "$ro/xp.db" $c
+done
+one_line "xp import" 3 "xp.db: cannot record into this database: its folder is not writable" \
+  "${as_user[@]}" "$XP" --db "$ro/xp.db" import nccl-tests "$XP_SRC/tests/data/nccl/nccltests_sweep.txt"
+check "the database is unchanged" "$before" "$(sha256sum "$ro/xp.db")"
+check "no file was made beside it" "xp.db" "$(ls "$ro")"
+chmod 755 "$ro"
+finish
