@@ -301,12 +301,15 @@ int xp_spec_error(const xp_spec *s, const char *path, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  /* A spec with neither positions nor text was made from the command line (xp import): no
+  ** line to name, as for --set. */
+  const int no_lines = !((const struct spec_private *)(s + 1))->text;
   if (path && *path) {
     const int line = xp_spec_line(s, path);
     if (line < 0) return xp_error_at(XP_EXIT_USAGE, "<command line>", 0, "--set %s: %s", path, msg);
-    return xp_error_at(XP_EXIT_USAGE, s->path, line > 0 ? line : 1, "%s: %s", path, msg);
+    return xp_error_at(XP_EXIT_USAGE, s->path, line > 0 ? line : no_lines ? 0 : 1, "%s: %s", path, msg);
   }
-  return xp_error_at(XP_EXIT_USAGE, s->path, 1, "%s", msg);
+  return xp_error_at(XP_EXIT_USAGE, s->path, no_lines ? 0 : 1, "%s", msg);
 }
 
 char *xp_spec_resolve(const xp_spec *s, const char *rel) {
