@@ -19,7 +19,8 @@ int cmd_version(int argc, char **argv, const char *db_path) {
   if (xp_cuda_sibling(self, sizeof self) == 0)
     printf("GPU kinds run in %s (this binary does not load the CUDA libraries)\n", self);
   else
-    printf("built without CUDA (GPU runners unavailable)\n");
+    printf("no xp-cuda beside this binary: built without CUDA, or copied away from its build folder"
+           " (GPU kinds cannot run)\n");
 #endif
   return 0;
 }

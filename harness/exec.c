@@ -52,7 +52,10 @@ int xp_kind_can_run(const xp_kind *k) {
   return 0;
 #else
   hand_over_to_xp_cuda();
-  return xp_error(XP_EXIT_ENV, "%s runs need a GPU, and this xp was built without CUDA (rebuild with -DXP_CUDA=ON)", k->name);
+  /* This binary cannot tell a build without CUDA from an xp copied away from its xp-cuda. */
+  return xp_error(XP_EXIT_ENV, "%s runs need a GPU and xp-cuda beside this xp, and there is none: built without"
+                  " CUDA (rebuild with -DXP_CUDA=ON), or this xp was copied away from its build folder"
+                  " (run build/xp)", k->name);
 #endif
 }
 
