@@ -32,6 +32,8 @@ static const char usage[] =
     "  against OTHER's seal and sealed again into this database's chain (xp verify).\n"
     "  Runs still 'running' in OTHER are skipped with a note. OTHER is only read; a newer\n"
     "  schema or a file that is not an xp database is refused, and nothing is changed.\n"
+    "  Exit status: 5 when a run of OTHER does not match its seal there, or is finished but\n"
+    "  unsealed there: nothing is merged.\n"
     "  --dry-run  say what would be merged; write nothing\n";
 
 typedef struct merger {
