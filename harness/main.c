@@ -1,6 +1,7 @@
 /*
 ** xp: the dispatcher. Global options, then one subcommand (the table is in commands.c).
 */
+#include <errno.h>
 #include <string.h>
 #include "cli.h"
 #include "db.h"
@@ -61,6 +62,6 @@ int main(int argc, char **argv) {
     return xp_error(XP_EXIT_USAGE, "--db goes before the command: xp --db PATH %s ...", c->name);
   xp_install_signal_handlers();
   int rc = c->fn(argc - i, argv + i, xp_db_path(db_opt));
-  if (fflush(stdout) != 0) return xp_error(XP_EXIT_FAILED, "cannot write output");
+  if (fflush(stdout) != 0) return xp_error(XP_EXIT_FAILED, "cannot write output: %s", strerror(errno));
   return rc;
 }

@@ -45,6 +45,12 @@ cp "$XP_SRC/experiments/results/xp.db" "$tmp/history.sqlite"
 "$XP" --db "$tmp/history.sqlite" query "$XP_SRC/queries/allreduce_share.sql" --param tp=2 \
   --param interconnect=nvlink --param bacth=1 > /dev/null 2> "$tmp/err"
 grep -q "param bacth: the query has no :bacth" "$tmp/err" || { echo "FAIL: unused --param not warned of"; cat "$tmp/err"; fail=1; }
+# output that cannot be written (a full disk) is a failure, said with why
+if [ -w /dev/full ]; then
+  "$XP" --db "$tmp/full.sqlite" import nccl-tests "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > /dev/null
+  one_line "runs > /dev/full" 1 "cannot write output: No space left on device" \
+    sh -c '"$0" --db "$1" runs > /dev/full' "$XP" "$tmp/full.sqlite"
+fi
 # --where on a key no run has (misspelt) lists nothing: said on stderr, exit 0; a real one is not
 for c in runs export; do
   "$XP" --db "$tmp/history.sqlite" $c --where interconect=nvlink > /dev/null 2> "$tmp/err"
