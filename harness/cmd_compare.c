@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "db.h"
 #include "history.h"
+#include "kind.h"
 #include "runref.h"
 #include "spec.h"
 #include "stats.h"
@@ -25,8 +26,9 @@ static const char usage[] =
     "usage: xp compare A B [--format table|json]\n"
     "       xp compare --a KEY=VALUE[,KEY=VALUE]... --b KEY=VALUE[,...] [--format F]\n"
     "  Each side is a run (a UUID or unique prefix) or, with --a/--b, the group of ok runs whose\n"
-    "  metadata match every KEY=VALUE: kind, origin, model, tp, batch, gpu_name, interconnect,\n"
-    "  ... (the flattened columns) or any metadata key (env.NCCL_ALGO=Ring, gpu.driver=...).\n"
+    "  metadata match every KEY=VALUE: kind (as xp runs --kind: nccl-tests is nccl_burst), origin,\n"
+    "  model, tp, batch, gpu_name, interconnect, ... (the flattened columns) or any metadata key\n"
+    "  (env.NCCL_ALGO=Ring, gpu.driver=...).\n"
     "  The two forms mix: xp compare RUN --b gpu.driver=560.28.\n"
     "  Cases pair by name and params. Serving benchmarks (serve_bench) pair by workload across\n"
     "  engines' clients (vllm bench serve against sglang.bench_serving): the settings both sides\n"
@@ -169,7 +171,11 @@ static int select_group(sqlite3 *db, const char *which, const char *selector, si
     else {
       *eq = 0;
       keys[n] = t;
-      vals[n++] = eq + 1;
+      vals[n] = eq + 1;
+      /* kind=nccl-tests as xp runs --kind has it: the kind its runs are recorded as */
+      const char *as = strcmp(t, "kind") == 0 ? xp_kind_recorded_as(vals[n]) : NULL;
+      if (as) vals[n] = (char *)as;
+      n++;
     }
   }
   if (rc == 0 && n == 0) rc = xp_usage_error("compare", "%s needs KEY=VALUE conditions", which);

@@ -45,6 +45,12 @@ cp "$XP_SRC/experiments/results/xp.db" "$tmp/history.sqlite"
 "$XP" --db "$tmp/history.sqlite" query "$XP_SRC/queries/allreduce_share.sql" --param tp=2 \
   --param interconnect=nvlink --param bacth=1 > /dev/null 2> "$tmp/err"
 grep -q "param bacth: the query has no :bacth" "$tmp/err" || { echo "FAIL: unused --param not warned of"; cat "$tmp/err"; fail=1; }
+# compare's kind= takes what xp runs --kind takes: an importer's name is the kind it records
+"$XP" --db "$tmp/history.sqlite" compare --a kind=nccl-tests,interconnect=nvlink --b kind=nccl_burst,interconnect=shm \
+  > "$tmp/out" 2> "$tmp/err"
+check "compare --a kind=nccl-tests: exit" 0 $?
+grep -q "^A: nccl_burst run d4321799" "$tmp/out" ||
+  { echo "FAIL: compare --a kind=nccl-tests: $(head -1 "$tmp/out") $(cat "$tmp/err")"; fail=1; }
 # output that cannot be written (a full disk) is a failure, said with why
 if [ -w /dev/full ]; then
   "$XP" --db "$tmp/full.sqlite" import nccl-tests "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > /dev/null
