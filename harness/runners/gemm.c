@@ -840,5 +840,5 @@ const xp_kind xp_kind_gemm = {
     .execute = XP_GPU_EXECUTE(gemm_execute),
     .notes = "shapes come from a model or a list: give model (with the declared tp and ep, which\n"
              "  shard it; models/<model>.toml beside the spec, see xp help models) or shapes, not both.\n"
-             "  m: 1 to 1048576. The declared dtype picks the GEMMs: bf16 (default) or fp8.\n",
+             "  m: 1 to 1048560. The declared dtype picks the GEMMs: bf16 (default) or fp8.\n",
 };
