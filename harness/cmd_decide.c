@@ -8,6 +8,7 @@
 ** out. Decisions are never edited (schema/006_history.sql refuses it); a new decision may
 ** supersede an old one. xp audit re-runs the query later and shows what moved.
 */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,8 @@ static const char usage[] =
     "  else $USER), time, xp's commit, the evidence runs (UUIDs or unique prefixes; finished\n"
     "  runs only) and, with --query, the query's text, parameters and result rows as they are\n"
     "  now, with their SHA-256. At least one evidence run or a query is required.\n"
-    "  Decisions are never edited: --supersedes names the decision this one replaces.\n"
+    "  Decisions are never edited: --supersedes names the decision this one replaces (and a\n"
+    "  --param the query does not name, a misspelt one, is refused).\n"
     "  xp audit DECISION shows it later, with what has changed since.\n";
 
 /* ---- the record and its digest ---- */
@@ -259,6 +261,20 @@ static int resolve_evidence(sqlite3 *db, decide_args *a, cJSON *evidence) {
   return 0;
 }
 
+/* A --param the query never names (:NAME, @NAME or $NAME), or NULL. xp query only warns of one;
+** a decision is never edited, and would keep a misspelt name with its evidence for good. */
+static const char *unused_param(const char *sql, const cJSON *params) {
+  const cJSON *e;
+  cJSON_ArrayForEach(e, params) {
+    size_t n = strlen(e->string);
+    int used = 0;
+    for (const char *p = sql; !used && (p = strstr(p, e->string)) != NULL; p++)
+      used = p > sql && strchr(":@$", p[-1]) && !(isalnum((unsigned char)p[n]) || p[n] == '_');
+    if (!used) return e->string;
+  }
+  return NULL;
+}
+
 /* The query runs on its own read-only connection, under the same rules as xp query. */
 static int run_query(const char *db_path, const char *file, const char *sql, const cJSON *params,
                      char **result_json, size_t *nrows) {
@@ -344,6 +360,12 @@ int cmd_decide(int argc, char **argv, const char *db_path) {
   if (rc) goto out;
   if (a.query_file && !(sql = xp_read_file(a.query_file, NULL))) {
     rc = xp_error_at(XP_EXIT_USAGE, a.query_file, 0, "cannot read: %s", strerror(errno));
+    goto out;
+  }
+  const char *unused = sql ? unused_param(sql, a.params) : NULL;
+  if (unused) {
+    rc = xp_error_at(XP_EXIT_USAGE, a.query_file, 0, "--param %s: the query has no :%s (a misspelt name?)",
+                     unused, unused);
     goto out;
   }
   /* Evidence lives in an existing history: do not create an empty database to refuse. */

@@ -1,0 +1,2 @@
+-- a decision's query with one parameter
+SELECT :tp AS tp;
