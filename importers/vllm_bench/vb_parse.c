@@ -23,7 +23,8 @@
 **     unmerged refactor of 2025 (PR 10409) spelled the totals so again and nested
 **     --output-details' lists under "details". 2026 adds p90_ and p95_ of every latency,
 **     --cache-report's totals (cache_report), embedding backends (refused: no output tokens)
-**     and, for a multi-turn dataset, a total_input_tokens of 0 (no prompt counted).
+**     and, for a multi-turn dataset, a total_input_tokens of 0 (no prompt counted; rebuilt
+**     from input_lens or cache_report, see rebuild_uncounted_input).
 **     SGLang writes no model (nor tokenizer) but in the server's
 **     /get_server_info that later versions add (server_info: model_path, tokenizer_path);
 **     without it the importer takes --set model=NAME. Its statistics are vLLM's with e2e
@@ -203,7 +204,7 @@ static const vb_key known_keys[] = {
     {"diffusion_committed_tokens", T_INT, D_VALUE, 0, "tokens", NULL},
     {"diffusion_denoising_steps", T_INT, D_VALUE, 0, "steps", NULL},
     {"diffusion_canvas_positions", T_INT, D_VALUE, 0, "positions", NULL},
-    {"input_lens", T_LIST_NUM, D_NONE, 0, NULL, NULL},
+    {"input_lens", T_LIST_NUM, D_LIST, 0, NULL, NULL},
     {"output_lens", T_LIST_NUM, D_LIST, 0, NULL, NULL},
     {"ttfts", T_LIST_NUM, D_LIST, 0, NULL, NULL},
     {"itls", T_LIST_LIST, D_LIST, 0, NULL, NULL},
@@ -349,6 +350,7 @@ static void push(vb_samples *s, double v) {
 /* The lists vLLM keeps per request, all of one length when present. */
 typedef struct vb_lists {
   const cJSON *ttfts, *itls, *latencies, *output_lens, *errors;
+  const cJSON *input_lens; /* not checked with the others: read only to rebuild a prompt count */
 } vb_lists;
 
 static int check_lengths(const vb_src *s, const vb_lists *l, int *n) {
@@ -377,7 +379,7 @@ static int check_lengths(const vb_src *s, const vb_lists *l, int *n) {
 /* The lists walked together, one request at a time (a cursor each: cJSON_GetArrayItem walks
 ** from the start, which made a 100k-request file take minutes). */
 typedef struct vb_cursor {
-  const cJSON *ttft, *itl, *latency, *output_len, *error;
+  const cJSON *ttft, *itl, *latency, *output_len, *error, *input_len;
 } vb_cursor;
 
 static const cJSON *first(const cJSON *list) { return list ? list->child : NULL; }
@@ -400,7 +402,11 @@ static void push_finite(vb_samples *s, double v) {
 ** give no TPOT here: the latency vLLM took then came after the last token, at the stream's
 ** end, and ttft + the gaps would fall short of it (vLLM's own mean_tpot_ms is kept). */
 static int collect_samples(const vb_src *s, const vb_lists *l, int n, vb_result *r) {
-  vb_cursor c = {first(l->ttfts), first(l->itls), first(l->latencies), first(l->output_lens), first(l->errors)};
+  /* input_lens only where it has an entry a request (vLLM tests and tools empty it) */
+  const cJSON *inputs = l->input_lens && cJSON_GetArraySize(l->input_lens) == n ? l->input_lens : NULL;
+  vb_cursor c = {first(l->ttfts), first(l->itls), first(l->latencies), first(l->output_lens), first(l->errors),
+                 first(inputs)};
+  r->prompt_tokens = inputs && n > 0 ? 0 : NAN;
   for (int i = 0; i < n; i++) {
     double ttft = c.ttft ? c.ttft->valuedouble : NAN;
     double lat = c.latency ? c.latency->valuedouble : NAN;
@@ -409,6 +415,7 @@ static int collect_samples(const vb_src *s, const vb_lists *l, int n, vb_result 
       if (c.ttft && c.latency && lat < ttft)
         return bad_key(s, "latencies", "entry %d: %g s, shorter than its time to first token (%g s)", i, lat, ttft);
       r->succeeded++;
+      if (c.input_len) r->prompt_tokens += c.input_len->valuedouble;
       if (c.ttft) push_finite(&r->samples[VB_TTFT], ttft * 1e3);
       const cJSON *x;
       if (c.itl) cJSON_ArrayForEach(x, c.itl) push_finite(&r->samples[VB_ITL], x->valuedouble * 1e3);
@@ -416,7 +423,7 @@ static int collect_samples(const vb_src *s, const vb_lists *l, int n, vb_result 
       if (c.output_len && c.ttft && c.latency && c.output_len->valuedouble > 1)
         push_finite(&r->samples[VB_TPOT], (lat - ttft) / (c.output_len->valuedouble - 1) * 1e3);
     }
-    c = (vb_cursor){next(c.ttft), next(c.itl), next(c.latency), next(c.output_len), next(c.error)};
+    c = (vb_cursor){next(c.ttft), next(c.itl), next(c.latency), next(c.output_len), next(c.error), next(c.input_len)};
   }
   r->requests = n;
   /* with the errors list, every request's fate is known: vLLM's count must agree with it */
@@ -536,6 +543,7 @@ static void take_known(vb_result *r, const vb_key *k, const cJSON *v, vb_lists *
     else if (strcmp(k->key, "latencies") == 0) l->latencies = v;
     else if (strcmp(k->key, "output_lens") == 0) l->output_lens = v;
     else if (strcmp(k->key, "errors") == 0) l->errors = v;
+    else if (strcmp(k->key, "input_lens") == 0) l->input_lens = v;
     break;
   case D_NONE: break;
   }
@@ -622,19 +630,37 @@ static int take_cache_report(const vb_src *s, vb_result *r, const cJSON *cache) 
 }
 
 /* Every prompt has tokens: a total of 0 input tokens over requests that completed is a count
-** the client did not make (SGLang's multi-turn benchmark, 2026, adds up no prompts), and the
-** throughputs made of it count the output alone. Recorded, they would make the case another
-** workload for xp compare (prompt tokens a request: 0). */
-static void drop_uncounted_input(vb_result *r) {
+** the client did not make. SGLang's multi-turn benchmark (2026) hands its metrics no dataset
+** rows (each round of a conversation is a request of its own) and so adds up no prompt, and the
+** throughputs made of it count the output alone; recorded, they would make the case another
+** workload for xp compare (prompt tokens a request: 0). They are dropped, and the count rebuilt
+** from what the file says of each request's prompt: input_lens (--output-details: per round,
+** the prompt tokens the server reported) over the requests that succeeded, else --cache-report's
+** total_prompt_tokens, the same sum; with it input_throughput and total_token_throughput as
+** SGLang computes them for one turn. Without either the case has no prompt count, and xp
+** compare pairs it on its settings alone. */
+static int rebuild_uncounted_input(const vb_src *s, const vb_lists *l, vb_result *r) {
   static const char *const counted[] = {"total_input_tokens", "total_input_text_tokens", "input_throughput",
                                         "total_token_throughput", "total_throughput_retokenized"};
   const vb_value *in = vb_find_value(r, "total_input_tokens");
-  if (!in || in->v != 0 || r->completed == 0) return;
+  if (!in || in->v != 0 || r->completed <= 0) return 0;
+  if (l->input_lens && cJSON_GetArraySize(l->input_lens) != r->requests)
+    return bad_key(s, "input_lens", "has %d entries but the other lists %lld (one per request): "
+                   "the prompt tokens of a multi-turn benchmark cannot be counted",
+                   cJSON_GetArraySize(l->input_lens), (long long)r->requests);
   char *drop = xp_xcalloc(r->nvalues + 1, 1);
   for (size_t i = 0; i < r->nvalues; i++)
     for (size_t j = 0; j < sizeof counted / sizeof counted[0]; j++) drop[i] |= strcmp(r->values[i].metric, counted[j]) == 0;
   remove_values(r, drop);
   free(drop);
+  const vb_value *cached = vb_find_value(r, "total_prompt_tokens");
+  const double sent = isfinite(r->prompt_tokens) ? r->prompt_tokens : cached ? cached->v : 0;
+  if (sent <= 0) return 0;
+  add_value(r, "total_input_tokens", "tokens", sent);
+  const vb_value *dur = vb_find_value(r, "duration"), *out = vb_find_value(r, "total_output_tokens");
+  if (dur && dur->v > 0) add_value(r, "input_throughput", "tok/s", sent / dur->v);
+  if (dur && dur->v > 0 && out) add_value(r, "total_token_throughput", "tok/s", (sent + out->v) / dur->v);
+  return 0;
 }
 
 static int given_again(const cJSON *v) {
@@ -701,8 +727,7 @@ static int read_object(const vb_src *s, const cJSON *o, int nobjects, vb_result 
   int n;
   if (check_lengths(s, &lists, &n) || collect_samples(s, &lists, n, r)) return XP_EXIT_USAGE;
   drop_unmeasured(r);
-  drop_uncounted_input(r);
-  if (check_summary_order(s, r, w)) return XP_EXIT_USAGE;
+  if (rebuild_uncounted_input(s, &lists, r) || check_summary_order(s, r, w)) return XP_EXIT_USAGE;
   name_case(r);
   return 0;
 }

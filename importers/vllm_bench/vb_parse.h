@@ -46,6 +46,7 @@ typedef struct vb_result {
   int64_t requests;      /* per-request entries in the file (0 without --save-detailed) */
   int64_t succeeded;
   int64_t completed;     /* vLLM's count; 0: every request failed, so no latency was measured */
+  double prompt_tokens;  /* input_lens summed over the requests that succeeded; NAN without it */
 } vb_result;
 
 /* Read every result object of a file. Bad input is reported as one line,

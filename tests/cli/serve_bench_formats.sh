@@ -98,6 +98,38 @@ va=$(imp "$d" "$tmp/vllm_c4.json")
 "$XP" --db "$d" compare "$va" "$sb" > "$tmp/cmp" 2>&1
 grep -qE '^concurrency=4 .* median_ttft_ms +ms +27\.32 +44 ' "$tmp/cmp" ||
   { echo "FAIL: vLLM's concurrency=4 and SGLang's multi-turn one do not pair:"; grep 'concurrency=4' "$tmp/cmp"; fail=1; }
+# a multi-turn line that says what its requests sent (--output-details' input_lens: each round's
+# prompt, the conversation so far; or --cache-report's total_prompt_tokens): the count is
+# rebuilt from it over the requests that succeeded (500+1020+1540+520+1040 of 5, the sixth
+# failed), so the case pairs by its own load: 924 tokens a request, not vLLM's 512
+d="$tmp/mt.db"
+sb=$(imp "$d" "$fmt/sglang_2026_multiturn.jsonl" --set model=Qwen/Qwen3-0.6B)
+check "SGLang 2026 multi-turn: the prompt count rebuilt from input_lens, and the throughputs of it" \
+  "input_throughput=9240[tok/s] total_input_tokens=4620[tokens] total_token_throughput=9320[tok/s]" \
+  "$(db="$d" query "SELECT group_concat(metric || '=' || printf('%.10g', median) || '[' || unit || ']', ' ') FROM (SELECT * FROM run_metrics WHERE metric IN ('total_input_tokens', 'total_input_text_tokens', 'input_throughput', 'total_token_throughput') ORDER BY metric)")"
+va=$(imp "$d" "$tmp/vllm_c4.json")
+"$XP" --db "$d" compare "$va" "$sb" > "$tmp/cmp" 2>&1
+grep -q "^  concurrency=4 only in A: B's concurrency=4 is another workload: prompt tokens a request: A 512, B 924$" "$tmp/cmp" ||
+  { echo "FAIL: vLLM's 512-token concurrency=4 pairs with SGLang's multi-turn one of 924:"; grep 'concurrency=4' "$tmp/cmp"; fail=1; }
+sed 's/"total_input_tokens": 7680/"total_input_tokens": 13860/' "$tmp/vllm_c4.json" > "$tmp/vllm_c4_924.json"
+va=$(imp "$d" "$tmp/vllm_c4_924.json")
+"$XP" --db "$d" compare "$va" "$sb" > "$tmp/cmp" 2>&1
+grep -qE '^concurrency=4 .* median_ttft_ms +ms +27\.32 +38 ' "$tmp/cmp" ||
+  { echo "FAIL: vLLM's 924-token concurrency=4 and SGLang's multi-turn one do not pair:"; grep 'concurrency=4' "$tmp/cmp"; fail=1; }
+python3 - "$fmt/sglang_2026_multiturn.jsonl" "$tmp/mt_cache.jsonl" "$tmp/mt_short.jsonl" <<'PY'
+import json, sys
+line = json.loads(open(sys.argv[1]).read())
+cache = {k: v for k, v in line.items() if k != "input_lens"}
+open(sys.argv[2], "w").write(json.dumps(cache) + "\n")
+line["input_lens"] = line["input_lens"][:5]
+open(sys.argv[3], "w").write(json.dumps(line) + "\n")
+PY
+imp "$tmp/mtc.db" "$tmp/mt_cache.jsonl" --set model=m > /dev/null
+check "SGLang 2026 multi-turn without input_lens: the count from the cache report" "4620" \
+  "$(db="$tmp/mtc.db" sql "SELECT median FROM run_metrics WHERE metric = 'total_input_tokens'")"
+one_line "SGLang 2026 multi-turn: input_lens cut short" 2 \
+  "mt_short.jsonl:1: input_lens: has 5 entries but the other lists 6 (one per request): the prompt tokens of a multi-turn benchmark cannot be counted" \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/mt_short.jsonl" --set model=m
 sed 's/"cache_hit_rate_pct": 25.0/"cache_hit_rate_pct": -25.0/' "$fmt/sglang_2026.jsonl" > "$tmp/cache.jsonl"
 one_line "SGLang 2026: a negative cache hit rate" 2 "cache.jsonl:1: cache_hit_rate_pct: expected a number >= 0, found -25" \
   "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/cache.jsonl" --set model=m

@@ -133,6 +133,25 @@ for line in (one, two):  # the input totals by modality (SGLang writes them afte
     line["total_input_vision_tokens"] = 0
 write("sglang_2026.jsonl", [one, two])
 
+# SGLang 2026, a multi-turn benchmark (sglang-oai-chat, a dataset of conversations) with
+# --output-details and --cache-report: two conversations of three rounds, each round a request
+# of its own whose prompt is the conversation so far (input_lens: the prompt tokens the server
+# reported, _record_server_prompt_len); the second conversation's last round failed. Its
+# metrics count no prompt (calculate_metrics(input_requests=None)).
+rows = requests(6, 8, failed={5})
+prompts = [500, 1020, 1540, 520, 1040, 1560]
+m = sglang_metrics(rows, 0, 0.5, [90, 95, 99], [90, 95, 99], [90, 95, 99], [90, 95, 99])
+sent = sum(p for p, r in zip(prompts, rows) if r[3])
+mt = {**head, "backend": "sglang-oai-chat", "dataset_name": "custom", "max_concurrency": 4, **m,
+      "total_input_text_tokens": 0, "total_input_vision_tokens": 0, "accept_length": None,
+      "max_output_tokens_per_s": 40.0, "max_concurrent_requests": 2,
+      "cache_report": {"total_prompt_tokens": sent, "total_cached_tokens": 2900,
+                       "cache_hit_rate_pct": round(2900 / sent * 100, 2), "device_cached_tokens": 2900,
+                       "host_cached_tokens": 0, "storage_cached_tokens": None, "storage_backend": None},
+      **details(rows, 0), "input_lens": prompts, "cached_tokens": [0, 500, 1020, 0, 520, 0],
+      "cached_tokens_details": [None] * 6}
+write("sglang_2026_multiturn.jsonl", [mt])
+
 # SGLang 2026 with --backend sglang-embedding (PR 20017): no output tokens
 emb = {**head, "backend": "sglang-embedding", **sglang_metrics(requests(4, 1), 512, 0.1, [99], [99], [99], [99])}
 write("sglang_2026_embedding.jsonl", [emb])
