@@ -227,6 +227,8 @@ static const char serving_sql[] =
     " LEFT JOIN metrics tpot ON tpot.case_id = c.id AND tpot.name = 'median_tpot_ms'"
     " JOIN run_measured w ON w.run_id = r.id"
     " WHERE r.kind = 'serve_bench' AND r.status = 'ok' AND c.status = 'ok'"
+    /* paced by concurrency or rate: SGLang's offline and one-batch benchmarks are neither */
+    "   AND (json_type(c.params, '$.max_concurrency') IS NOT NULL OR json_type(c.params, '$.request_rate') IS NOT NULL)"
     "   AND NOT (r.origin = 'imported' AND r.parent_uuid IS NOT NULL)" /* a re-import repeats its parent */
     " ORDER BY w.measured_at DESC, r.id DESC, c.seq";
 

@@ -204,6 +204,22 @@ static const vb_key known_keys[] = {
     {"diffusion_committed_tokens", T_INT, D_VALUE, 0, "tokens", NULL},
     {"diffusion_denoising_steps", T_INT, D_VALUE, 0, "steps", NULL},
     {"diffusion_canvas_positions", T_INT, D_VALUE, 0, "positions", NULL},
+    /* SGLang's batch tools (vb_tools.c renames their keys to these): the batch, and what was
+    ** timed of it */
+    {"batch_size", T_INT, D_PARAM, 0, NULL, NULL},
+    {"input_len", T_INT, D_PARAM, 0, NULL, NULL},
+    {"output_len", T_INT, D_PARAM, 0, NULL, NULL},
+    {"batch_latency_ms", T_NUM, D_VALUE, 0, "ms", NULL},
+    {"last_ttft_ms", T_NUM, D_VALUE, 0, "ms", NULL},
+    {"prefill_throughput", T_NUM, D_VALUE, 0, "tok/s", NULL},
+    {"decode_throughput", T_NUM, D_VALUE, 0, "tok/s", NULL},
+    {"last_gen_throughput", T_NUM, D_VALUE, 0, "tok/s", NULL},
+    {"steady_state_output_throughput", T_NUM, D_VALUE, 0, "tok/s", NULL},
+    {"steady_state_window_s", T_NUM, D_VALUE, 0, "s", NULL},
+    {"early_stopped_requests", T_INT, D_VALUE, 0, "requests", NULL},
+    {"cache_hit_rate_pct", T_NUM, D_VALUE, 0, "%", NULL},
+    {"profile_link", T_ANY, D_NONE, 0, NULL, NULL},
+    {"fine_grained_output", T_ANY, D_NONE, 0, NULL, NULL},
     {"input_lens", T_LIST_NUM, D_LIST, 0, NULL, NULL},
     {"output_lens", T_LIST_NUM, D_LIST, 0, NULL, NULL},
     {"ttfts", T_LIST_NUM, D_LIST, 0, NULL, NULL},
@@ -243,9 +259,11 @@ static int is_statistic_key(const char *key) {
 /* Who wrote the object, told by keys that writer alone writes (see the top of this file):
 ** SGLang's retokenized output count (its July 2024 lines have none, but spell the output
 ** throughput output_token_throughput, which vLLM never wrote). */
-enum vb_writer { W_VLLM, W_SGLANG, W_SGLANG_2024 };
+enum vb_writer { W_VLLM, W_SGLANG, W_SGLANG_2024, W_SGLANG_BATCH };
 
-static enum vb_writer writer_of(const cJSON *o) {
+static enum vb_writer writer_of(const cJSON *o, enum vb_tool tool) {
+  if (tool == VB_SGLANG_ONE_BATCH) return W_SGLANG_BATCH;
+  if (tool == VB_SGLANG_OFFLINE) return W_SGLANG;
   if (cJSON_HasObjectItem(o, "output_token_throughput")) return W_SGLANG_2024;
   if (cJSON_HasObjectItem(o, "total_output_tokens_retokenized") || cJSON_HasObjectItem(o, "total_output_retokenized"))
     return W_SGLANG;
@@ -256,6 +274,12 @@ static enum vb_writer writer_of(const cJSON *o) {
 ** request_throughput; in July 2024 no duration or request count either. The other keys vLLM
 ** requires it writes in every version. */
 static int required_in(const vb_key *k, enum vb_writer w) {
+  static const char *const batch[] = {"batch_size", "input_len", "output_len", "batch_latency_ms"};
+  if (w == W_SGLANG_BATCH) { /* one batch, timed: what it was and how long it took */
+    for (size_t i = 0; i < sizeof batch / sizeof batch[0]; i++)
+      if (strcmp(k->key, batch[i]) == 0) return 1;
+    return 0;
+  }
   if (!k->required || w == W_VLLM) return k->required;
   if (strcmp(k->key, "model_id") == 0 || strcmp(k->key, "request_throughput") == 0) return 0;
   return w != W_SGLANG_2024 || (strcmp(k->key, "duration") != 0 && strcmp(k->key, "completed") != 0);
@@ -475,7 +499,7 @@ static int check_summary_order(const vb_src *s, const vb_result *r, enum vb_writ
     snprintf(ttft, sizeof ttft, "%.*s_ttft_ms", (int)(len - 8), m);
     const vb_value *t = vb_find_value(r, ttft);
     if (!t || r->values[i].v >= t->v) continue;
-    static const char *const e2e[] = {"_e2el_ms", "_e2e_latency_ms", "_e2e_latency"};
+    static const char *const e2e[] = {"_e2el_ms", "_e2e_latency_ms", "_e2e_latency", "_e2el_ms"};
     snprintf(key, sizeof key, "%.*s%s", (int)(len - 8), m, e2e[w]);
     if (w == W_SGLANG_2024) ttft[strlen(ttft) - 3] = 0; /* median_ttft, as that version spells it */
     return bad_key(s, key, "%g ms, shorter than %s (%g ms): a latency includes its time to first token",
@@ -562,9 +586,23 @@ static void take_unknown(vb_result *r, const char *key, const cJSON *v) {
     cJSON_AddItemToObject(r->params, key, cJSON_Duplicate(v, 0));
 }
 
+/* A batch of SGLang's one-batch benchmark by its size and lengths; its offline throughput
+** benchmark has one load, which its totals describe. */
+static int name_batch_case(vb_result *r) {
+  const cJSON *p = r->params;
+  double b, in, out;
+  if (r->tool == VB_SGLANG_OFFLINE) r->case_name = xp_strdup("offline");
+  else if (r->tool == VB_SGLANG_ONE_BATCH && xp_json_number(cJSON_GetObjectItemCaseSensitive(p, "batch_size"), &b) &&
+           xp_json_number(cJSON_GetObjectItemCaseSensitive(p, "input_len"), &in) &&
+           xp_json_number(cJSON_GetObjectItemCaseSensitive(p, "output_len"), &out))
+    r->case_name = xp_asprintf("batch=%g,input=%g,output=%g", b, in, out);
+  return r->case_name != NULL;
+}
+
 static void name_case(vb_result *r) {
   char buf[160] = "";
   size_t n = 0;
+  if (name_batch_case(r)) return;
   const char *ramp = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r->params, "ramp_up_strategy"));
   if (r->max_concurrency >= 0) n += (size_t)snprintf(buf + n, sizeof buf - n, "concurrency=%lld", (long long)r->max_concurrency);
   if (ramp) {
@@ -669,7 +707,7 @@ static int given_again(const cJSON *v) {
   return 0;
 }
 
-static int read_object(const vb_src *s, const cJSON *o, int nobjects, vb_result *r) {
+static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
   if (!cJSON_IsObject(o))
     return xp_error_at(XP_EXIT_USAGE, s->label, line_at(s->text, s->start),
                        "expected a JSON object (the output of vllm bench serve --save-result), found %s",
@@ -679,7 +717,8 @@ static int read_object(const vb_src *s, const cJSON *o, int nobjects, vb_result 
     return xp_error_at(XP_EXIT_USAGE, s->label, line_at(s->text, s->start),
                        "a pooling (embedding) benchmark: serve_bench records generation benchmarks, "
                        "with output tokens");
-  const enum vb_writer w = writer_of(o);
+  if (vb_tool_read(s->label, line_at(s->text, s->start), o, &r->tool)) return XP_EXIT_USAGE;
+  const enum vb_writer w = writer_of(o, r->tool);
   const int sglang = w != W_VLLM;
   /* SGLang's client benchmarks an embedding server too (sglang-embedding, vllm-embedding): no
   ** tokens come out, and its zeros are no generation benchmark */
@@ -692,9 +731,11 @@ static int read_object(const vb_src *s, const cJSON *o, int nobjects, vb_result 
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k->key);
     const int required = required_in(k, w);
     if (required && !v && !spelled_otherwise(o, k->key))
-      return xp_error_at(XP_EXIT_USAGE, s->label, line_at(s->text, s->start), "missing key \"%s\" (%s)", k->key,
-                         sglang ? "not an sglang.bench_serving --output-file line?"
-                                : "not a vllm bench serve --save-result file?");
+      return xp_error_at(XP_EXIT_USAGE, s->label, line_at(s->text, s->start), "missing key \"%s\" (%s%s%s)", k->key,
+                         r->tool != VB_SERVE ? "not a " : "",
+                         r->tool != VB_SERVE ? vb_tool_name[r->tool] : sglang ? "not an sglang.bench_serving --output-file line"
+                                                                        : "not a vllm bench serve --save-result file",
+                         r->tool != VB_SERVE ? " --result-filename line?" : "?");
     if (required && cJSON_IsNull(v)) return bad_key(s, k->key, "is null; a value is required");
     if (v && check_type(s, k, v)) return XP_EXIT_USAGE;
   }

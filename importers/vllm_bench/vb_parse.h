@@ -28,9 +28,15 @@ typedef struct vb_samples {
 enum vb_sample_kind { VB_TTFT, VB_TPOT, VB_ITL, VB_E2EL, VB_NSAMPLES };
 extern const char *const vb_sample_metric[VB_NSAMPLES]; /* "ttft_ms", "tpot_ms", ... */
 
+/* Which tool wrote a result: a serving benchmark (vLLM's or SGLang's client), or one of SGLang's
+** batch tools (vb_tools.c), read as serve_bench cases under the serving benchmarks' names. */
+enum vb_tool { VB_SERVE, VB_SGLANG_OFFLINE, VB_SGLANG_ONE_BATCH, VB_NTOOLS };
+extern const char *const vb_tool_name[VB_NTOOLS]; /* "sglang.bench_offline_throughput", ...; NULL */
+
 typedef struct vb_result {
   char *file;            /* path as given */
   int index;             /* 0-based position of the object in the file */
+  enum vb_tool tool;
   int line;              /* line where the object starts */
   char *model;           /* model_id */
   char *backend, *endpoint_type, *tokenizer, *label, *date; /* NULL when absent or null */
@@ -55,6 +61,10 @@ int vb_parse_file(const char *path, vb_result **out, size_t *n);
 /* The same over text already in memory (tests); label names it in messages. */
 int vb_parse_text(const char *label, const char *text, size_t len, vb_result **out, size_t *n);
 void vb_results_free(vb_result *r, size_t n);
+/* Tell the other tools' results (vb_tools.c) from the serving benchmarks', in o itself: refuse
+** (one line, XP_EXIT_USAGE) those that say too little to be recorded, rename the keys of those
+** read to the serving benchmarks' names and units, and say which tool wrote it. */
+int vb_tool_read(const char *label, long line, cJSON *o, enum vb_tool *tool);
 /* A value by metric name, or NULL. */
 const vb_value *vb_find_value(const vb_result *r, const char *metric);
 #endif

@@ -3,7 +3,8 @@
 ** older benchmarks/benchmark_serving.py, or SGLang's python -m sglang.bench_serving
 ** --output-file JSONL) as one run of kind serve_bench, with one case per result object (each
 ** file holds one, or several with --append-result; SGLang's a line per benchmark): its
-** concurrency or request rate. The macro numbers then sit in the same database as the
+** concurrency or request rate. SGLang's offline throughput and one-batch benchmarks' lines are
+** cases too ("offline", "batch=B,input=I,output=O"; vb_tools.c). The macro numbers then sit in the same database as the
 ** micro-benchmarks. One command for both writers, the format told apart per result (see
 ** vb_parse.c), so that a sweep and its cases are the same whichever engine served it.
 **
@@ -20,7 +21,8 @@
 
 static const xp_field vllm_bench_fields[] = {
     {"files", XP_T_STRINGS, 1, NULL, NULL, 0, 0,
-     "result files of vllm bench serve --save-result, benchmark_serving.py, or sglang.bench_serving (JSONL)"},
+     "result files of vllm bench serve --save-result, benchmark_serving.py, sglang.bench_serving (JSONL), "
+     "sglang.bench_offline_throughput or sglang.bench_one_batch_server (--result-filename)"},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
 
 typedef struct vb_set {
@@ -47,6 +49,9 @@ static int check_same_model(const vb_set *s, const xp_spec *spec) {
   for (size_t i = 0; i < s->n; i++) {
     if (!s->r[i].model && !unnamed) unnamed = &s->r[i];
     const vb_result *r = &s->r[i];
+    if (!r->model && !declared_model(spec) && r->tool != VB_SERVE)
+      return xp_error_at(XP_EXIT_USAGE, r->file, r->line, "the result names no model (%s names none); "
+                         "say which with --set model=NAME", vb_tool_name[r->tool]);
     if (!r->model && !declared_model(spec))
       return xp_error_at(XP_EXIT_USAGE, r->file, r->line,
                          "the result names no model (sglang.bench_serving names one only in a server_info); "
@@ -118,11 +123,12 @@ static void print_cell(FILE *out, const vb_result *r, const char *metric) {
   else fprintf(out, "  %10s", "-");
 }
 
-static void print_summary(FILE *out, const vb_set *s) {
+static void print_serving_rows(FILE *out, const vb_set *s) {
   fprintf(out, "%-28s  %9s  %10s  %10s  %10s  %10s  %10s\n", "case", "requests", "req/s",
           "out tok/s", "TTFT p50", "TPOT p50", "ITL p50");
   for (size_t i = 0; i < s->n; i++) {
     const vb_result *r = &s->r[i];
+    if (r->tool == VB_SGLANG_ONE_BATCH) continue;
     const vb_value *done = vb_find_value(r, "completed");
     char req[32];
     if (r->requests) snprintf(req, sizeof req, "%lld/%lld", (long long)r->succeeded, (long long)r->requests);
@@ -136,6 +142,31 @@ static void print_summary(FILE *out, const vb_set *s) {
     print_cell(out, r, "median_itl_ms");
     fputc('\n', out);
   }
+}
+
+/* One batch timed to its end (sglang.bench_one_batch_server): its own columns. Output over the
+** whole latency in the first versions, over the time after the last first token later. */
+static void print_batch_rows(FILE *out, const vb_set *s) {
+  fprintf(out, "%-30s  %10s  %10s  %10s  %10s  %10s\n", "case", "batch ms", "TTFT last", "prefill/s",
+          "decode/s", "total tok/s");
+  for (size_t i = 0; i < s->n; i++) {
+    const vb_result *r = &s->r[i];
+    if (r->tool != VB_SGLANG_ONE_BATCH) continue;
+    fprintf(out, "%-30s", r->case_name);
+    print_cell(out, r, "batch_latency_ms");
+    print_cell(out, r, "last_ttft_ms");
+    print_cell(out, r, "prefill_throughput");
+    print_cell(out, r, vb_find_value(r, "decode_throughput") ? "decode_throughput" : "output_throughput");
+    print_cell(out, r, "total_token_throughput");
+    fputc('\n', out);
+  }
+}
+
+static void print_summary(FILE *out, const vb_set *s) {
+  size_t batches = 0;
+  for (size_t i = 0; i < s->n; i++) batches += s->r[i].tool == VB_SGLANG_ONE_BATCH;
+  if (batches < s->n) print_serving_rows(out, s);
+  if (batches) print_batch_rows(out, s);
   fputs("(latencies in ms, as the benchmark computed them)\n", out);
 }
 
@@ -206,6 +237,12 @@ static const char *engine_of(const char *backend) {
   return NULL;
 }
 
+/* The engine a result was measured on: SGLang's offline benchmark drives SGLang's own engine
+** (its backend "engine" or "runtime" names only how); the others' backend names it, if anything. */
+static const char *result_engine(const vb_result *r) {
+  return r->tool == VB_SGLANG_OFFLINE ? "sglang" : engine_of(r->backend);
+}
+
 static int record_meta(xp_run *run, const vb_set *s) {
   static const struct { const char *key; size_t offset; } keys[] = {
       {"model", offsetof(vb_result, model)},
@@ -228,9 +265,11 @@ static int record_meta(xp_run *run, const vb_set *s) {
   if (rc == 0 && c > 0) rc = xp_run_meta_int(run, "concurrency", c, "trace");
   /* the engine, where the benchmark's backend names one (vllm, sglang, tgi, lmdeploy,
   ** tensorrt-llm); "openai" and "openai-chat" name only the API */
-  const char *engine = engine_of(s->r[0].backend);
-  for (size_t i = 1; i < s->n && engine; i++)
-    if (engine != engine_of(s->r[i].backend)) engine = NULL;
+  const char *engine = result_engine(&s->r[0]);
+  for (size_t i = 1; i < s->n && engine; i++) {
+    const char *e = result_engine(&s->r[i]);
+    if (!e || strcmp(e, engine) != 0) engine = NULL;
+  }
   if (rc == 0 && engine) rc = xp_run_meta(run, "engine", engine, "trace");
   int64_t tp = metadata_tp(&s->r[0]);
   for (size_t i = 1; i < s->n; i++)

@@ -171,3 +171,46 @@ for version, date in (("0.3.3", "20240305-101500"), ("0.4.0", "20240402-101500")
          "p99_tpot_ms": pct(tpots, 99)}
     with open(os.path.join(HERE, f"vllm_{version}.json"), "w") as f:
         json.dump(d, f)
+
+# SGLang python -m sglang.bench_offline_throughput --result-filename (offline_throughput.py of
+# sgl-project/sglang commit 2c9d9ef, throughput_test_once): one line a run, the totals of one
+# batch of prompts handed to SGLang's Engine; 1000 prompts of 512 tokens, 128 out
+lat = 20.0
+off = {"backend": "engine", "successful_requests": 1000, "total_latency": lat, "total_input_tokens": 512000,
+       "total_output_tokens": 128000, "request_throughput": 1000 / lat, "input_throughput": 512000 / lat,
+       "output_throughput": 128000 / lat, "total_throughput": 640000 / lat, "last_gen_throughput": 7012.5}
+write("sglang_offline_throughput.jsonl", [off])
+
+# SGLang python -m sglang.bench_one_batch_server --result-filename, two versions: the first
+# (2024: output tokens over the whole latency, no first-token time) and that of 2026
+# (one_batch_server.py of commit 0184a62, BenchOneCaseResult.dump_to_jsonl: the batch's last
+# first token timed, output over the time after it; -1 where the server has no gauge, a vLLM one)
+first = []
+for bs in (1, 16):
+    latency = 0.4 + 0.05 * bs
+    first.append({"run_name": "default", "batch_size": bs, "input_len": 1024, "output_len": 16,
+                  "latency": round(latency, 4), "output_throughput": round(bs * 16 / latency, 2),
+                  "overall_throughput": round(bs * (1024 + 16) / latency, 2)})
+write("sglang_one_batch_server_2024.jsonl", first)
+later = []
+for bs in (1, 16):
+    latency, ttft = 0.4 + 0.05 * bs, 0.05 + 0.01 * bs
+    later.append({"run_name": "default", "batch_size": bs, "input_len": 1024, "output_len": 16,
+                  "latency": round(latency, 4), "input_throughput": round(bs * 1024 / ttft, 2),
+                  "output_throughput": round(bs * 16 / (latency - ttft), 2),
+                  "overall_throughput": round(bs * (1024 + 16) / latency, 2), "last_ttft": round(ttft, 4),
+                  "last_gen_throughput": -1, "acc_length": -1, "total_output_tokens": bs * 16,
+                  "num_early_stopped": None, "steady_state_output_throughput": None,
+                  "steady_state_window_s": None, "cache_hit_rate": 0.0})
+write("sglang_one_batch_server_2026.jsonl", later)
+
+# vLLM vllm bench throughput / latency --output-json (vllm/benchmarks/throughput.py of commit
+# 0202831 and latency.py of 00cae07; benchmarks/benchmark_throughput.py and benchmark_latency.py
+# wrote the same keys, but std_latency): json.dump(results, f, indent=4); refused
+with open(os.path.join(HERE, "vllm_throughput.json"), "w") as f:
+    json.dump({"elapsed_time": 20.0, "num_requests": 1000, "total_num_tokens": 640000, "requests_per_second": 50.0,
+               "tokens_per_second": 32000.0}, f, indent=4)
+lats = [0.81, 0.8, 0.83, 0.79, 0.82]
+with open(os.path.join(HERE, "vllm_latency.json"), "w") as f:
+    json.dump({"avg_latency": mean(lats), "std_latency": std(lats), "latencies": lats,
+               "percentiles": {str(p): pct(lats, p) for p in (10, 25, 50, 75, 90, 99)}}, f, indent=4)

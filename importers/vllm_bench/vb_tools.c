@@ -1,0 +1,124 @@
+/*
+** The result files of the engines' other benchmark tools, told apart from the serving
+** benchmarks' by keys only they write, and read or refused before vb_parse.c reads an object.
+**
+**   python -m sglang.bench_offline_throughput --result-filename F (SGLang; since 2026
+**     sglang.benchmark.offline_throughput): appends one line a run, the totals of one batch of
+**     prompts handed to SGLang's own Engine (backend "engine", or "runtime"): backend,
+**     successful_requests, total_latency (s), total_input_tokens, total_output_tokens,
+**     request_throughput, input_throughput, output_throughput, total_throughput (tok/s) and,
+**     later, last_gen_throughput (the server's own gauge). Every one is a serving benchmark's
+**     quantity over the run: read under those names (successful_requests is completed,
+**     total_latency the duration) as one case, "offline". No model: --set model=NAME.
+**   python -m sglang.bench_one_batch_server --result-filename F (SGLang; since 2026
+**     sglang.benchmark.one_batch_server): a line per batch size, input and output length: one
+**     batch sent at once and timed to its end. run_name, batch_size, input_len, output_len,
+**     latency (s), output_throughput, overall_throughput; later last_gen_throughput (-1 where
+**     the server has none), input_throughput (tokens in over the time until the batch's last
+**     first token: prefill), ttft (later last_ttft, s), acc_length (-1: none),
+**     total_output_tokens, num_early_stopped, steady_state_output_throughput,
+**     steady_state_window_s, cache_hit_rate (0-1) and profile_link. The first versions divided
+**     the output tokens by the whole latency (a serving benchmark's output_throughput); those
+**     that time the first tokens divide them by the time after the last first token
+**     (decode_throughput here). overall_throughput is total_token_throughput, acc_length
+**     spec_decode_acceptance_length; the latency of the batch is batch_latency_ms and its last
+**     first token last_ttft_ms (ms, as every latency xp records of these tools), the hit rate
+**     cache_hit_rate_pct. No model, and no engine: it benchmarks an SGLang or a vLLM server and
+**     does not say which.
+**
+**   vllm bench throughput --output-json (benchmarks/benchmark_throughput.py before it) and
+**   vllm bench latency --output-json (benchmarks/benchmark_latency.py): refused. The first
+**     writes elapsed_time, num_requests, total_num_tokens (prompt and output together),
+**     requests_per_second and tokens_per_second; the second avg_latency, std_latency (later),
+**     latencies and percentiles. Neither names the model, nor the prompt and output lengths,
+**     nor (latency) the batch size: nothing in the file says what was measured, and a record
+**     of it could not be compared with anything.
+*/
+#include <math.h>
+#include <string.h>
+#include "vb_parse.h"
+#include "xp.h"
+
+const char *const vb_tool_name[VB_NTOOLS] = {NULL, "sglang.bench_offline_throughput",
+                                             "sglang.bench_one_batch_server"};
+
+static int has(const cJSON *o, const char *key) { return cJSON_HasObjectItem(o, key); }
+
+/* Where a result is, for messages about the keys as the file spells them. */
+typedef struct vb_at {
+  const char *label;
+  long line;
+} vb_at;
+
+/* Rename key to as (when there), its number scaled by scale (0: a string, kept as it is); a
+** number below 0 is the tool's "none" (-1) and goes. A value of the wrong type is refused
+** here, where its name is still the file's. */
+static int rename_key(const vb_at *at, cJSON *o, const char *key, const char *as, double scale) {
+  cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  if (!v || cJSON_IsNull(v)) return 0;
+  if (scale != 0 && !cJSON_IsNumber(v))
+    return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "%s: expected a number, found %s", key,
+                       cJSON_IsString(v) ? "a string" : "another type");
+  if (scale != 0 && v->valuedouble < 0) {
+    cJSON_DeleteItemFromObjectCaseSensitive(o, key);
+    return 0;
+  }
+  if (scale != 0 && scale != 1) cJSON_SetNumberValue(v, v->valuedouble * scale);
+  char *name = xp_strdup(as);
+  if (!(v->type & cJSON_StringIsConst)) cJSON_free(v->string);
+  v->string = name;
+  v->type &= ~cJSON_StringIsConst;
+  return 0;
+}
+
+static int read_offline(const vb_at *at, cJSON *o) {
+  return rename_key(at, o, "successful_requests", "completed", 1) || rename_key(at, o, "total_latency", "duration", 1) ||
+         rename_key(at, o, "last_gen_throughput", "last_gen_throughput", 1); /* -1: none */
+}
+
+static int read_one_batch(const vb_at *at, cJSON *o) {
+  /* versions that time the batch's first tokens divide the output by the time after them */
+  const int decode = has(o, "last_gen_throughput") || has(o, "input_throughput") || has(o, "ttft") ||
+                     has(o, "last_ttft");
+  static const struct { const char *key, *as; double scale; } names[] = {
+      {"run_name", "label", 0},
+      {"latency", "batch_latency_ms", 1e3},
+      {"ttft", "last_ttft_ms", 1e3},
+      {"last_ttft", "last_ttft_ms", 1e3},
+      {"input_throughput", "prefill_throughput", 1},
+      {"overall_throughput", "total_token_throughput", 1},
+      {"acc_length", "spec_decode_acceptance_length", 1},
+      {"last_gen_throughput", "last_gen_throughput", 1},
+      {"cache_hit_rate", "cache_hit_rate_pct", 100},
+      {"num_early_stopped", "early_stopped_requests", 1}};
+  if (decode && rename_key(at, o, "output_throughput", "decode_throughput", 1)) return 1;
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (rename_key(at, o, names[i].key, names[i].as, names[i].scale)) return 1;
+  return 0;
+}
+
+int vb_tool_read(const char *label, long line, cJSON *o, enum vb_tool *tool) {
+  *tool = VB_SERVE;
+  if (!cJSON_IsObject(o)) return 0;
+  if (has(o, "elapsed_time") && has(o, "requests_per_second") && has(o, "tokens_per_second"))
+    return xp_error_at(XP_EXIT_USAGE, label, line,
+                       "a vllm bench throughput --output-json result (benchmark_throughput.py's too): it names "
+                       "no model, nor the prompt and output lengths (total_num_tokens is their sum), so no record "
+                       "of it could say what was measured; xp reads vllm bench serve --save-result and "
+                       "sglang.bench_offline_throughput --result-filename");
+  if (has(o, "avg_latency") && has(o, "latencies") && has(o, "percentiles"))
+    return xp_error_at(XP_EXIT_USAGE, label, line,
+                       "a vllm bench latency --output-json result (benchmark_latency.py's too): it names no "
+                       "model, batch size, input or output length, so no record of it could say what was "
+                       "measured; xp reads sglang.bench_one_batch_server --result-filename, which names them");
+  const vb_at at = {label, line};
+  if (has(o, "successful_requests") && has(o, "total_latency")) {
+    *tool = VB_SGLANG_OFFLINE;
+    return read_offline(&at, o) ? XP_EXIT_USAGE : 0;
+  }
+  if (has(o, "run_name") && has(o, "batch_size") && has(o, "overall_throughput")) {
+    *tool = VB_SGLANG_ONE_BATCH;
+    return read_one_batch(&at, o) ? XP_EXIT_USAGE : 0;
+  }
+  return 0;
+}
