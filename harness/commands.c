@@ -45,9 +45,9 @@ static const xp_cmd commands[] = {
      "  vllm-bench reads vLLM's result JSON and SGLang's sglang.bench_serving JSONL (a case a\n"
      "  line, told apart per line, under vLLM's metric names); SGLang's model and TP are its\n"
      "  server_info's (later versions); else give the model with --set model=NAME. SGLang's\n"
-     "  bench_offline_throughput and bench_one_batch_server lines too (case \"offline\" and\n"
-     "  \"batch=B,input=I,output=O\"); vllm bench throughput/latency JSON is refused (no model\n"
-     "  or load in it)\n"},
+     "  bench_offline_throughput, bench_one_batch_server and bench_one_batch lines too (cases\n"
+     "  \"offline\", \"batch=B,input=I,output=O\"); vllm bench throughput and latency JSON is\n"
+     "  refused (no model or load in it)\n"},
     {"query", cmd_query, "run the SQL in a file against the database, read-only",
      "usage: xp query FILE.sql [--param NAME=VALUE]... [--format table|csv|json]\n"
      "  Opens the database read-only; every statement in the file runs and prints its rows.\n"

@@ -211,6 +211,9 @@ static const vb_key known_keys[] = {
     {"output_len", T_INT, D_PARAM, 0, NULL, NULL},
     {"batch_latency_ms", T_NUM, D_VALUE, 0, "ms", NULL},
     {"last_ttft_ms", T_NUM, D_VALUE, 0, "ms", NULL},
+    {"prefill_latency_ms", T_NUM, D_VALUE, 0, "ms", NULL},
+    {"median_decode_step_ms", T_NUM, D_VALUE, 0, "ms", NULL},
+    {"median_decode_throughput", T_NUM, D_VALUE, 0, "tok/s", NULL},
     {"prefill_throughput", T_NUM, D_VALUE, 0, "tok/s", NULL},
     {"decode_throughput", T_NUM, D_VALUE, 0, "tok/s", NULL},
     {"last_gen_throughput", T_NUM, D_VALUE, 0, "tok/s", NULL},
@@ -262,7 +265,7 @@ static int is_statistic_key(const char *key) {
 enum vb_writer { W_VLLM, W_SGLANG, W_SGLANG_2024, W_SGLANG_BATCH };
 
 static enum vb_writer writer_of(const cJSON *o, enum vb_tool tool) {
-  if (tool == VB_SGLANG_ONE_BATCH) return W_SGLANG_BATCH;
+  if (tool == VB_SGLANG_ONE_BATCH || tool == VB_SGLANG_ONE_BATCH_LOCAL) return W_SGLANG_BATCH;
   if (tool == VB_SGLANG_OFFLINE) return W_SGLANG;
   if (cJSON_HasObjectItem(o, "output_token_throughput")) return W_SGLANG_2024;
   if (cJSON_HasObjectItem(o, "total_output_tokens_retokenized") || cJSON_HasObjectItem(o, "total_output_retokenized"))
@@ -592,7 +595,7 @@ static int name_batch_case(vb_result *r) {
   const cJSON *p = r->params;
   double b, in, out;
   if (r->tool == VB_SGLANG_OFFLINE) r->case_name = xp_strdup("offline");
-  else if (r->tool == VB_SGLANG_ONE_BATCH && xp_json_number(cJSON_GetObjectItemCaseSensitive(p, "batch_size"), &b) &&
+  else if ((r->tool == VB_SGLANG_ONE_BATCH || r->tool == VB_SGLANG_ONE_BATCH_LOCAL) && xp_json_number(cJSON_GetObjectItemCaseSensitive(p, "batch_size"), &b) &&
            xp_json_number(cJSON_GetObjectItemCaseSensitive(p, "input_len"), &in) &&
            xp_json_number(cJSON_GetObjectItemCaseSensitive(p, "output_len"), &out))
     r->case_name = xp_asprintf("batch=%g,input=%g,output=%g", b, in, out);

@@ -30,7 +30,7 @@ extern const char *const vb_sample_metric[VB_NSAMPLES]; /* "ttft_ms", "tpot_ms",
 
 /* Which tool wrote a result: a serving benchmark (vLLM's or SGLang's client), or one of SGLang's
 ** batch tools (vb_tools.c), read as serve_bench cases under the serving benchmarks' names. */
-enum vb_tool { VB_SERVE, VB_SGLANG_OFFLINE, VB_SGLANG_ONE_BATCH, VB_NTOOLS };
+enum vb_tool { VB_SERVE, VB_SGLANG_OFFLINE, VB_SGLANG_ONE_BATCH, VB_SGLANG_ONE_BATCH_LOCAL, VB_NTOOLS };
 extern const char *const vb_tool_name[VB_NTOOLS]; /* "sglang.bench_offline_throughput", ...; NULL */
 
 typedef struct vb_result {

@@ -26,6 +26,14 @@
 **     cache_hit_rate_pct. No model, and no engine: it benchmarks an SGLang or a vLLM server and
 **     does not say which.
 **
+**   python -m sglang.bench_one_batch --result-filename F (SGLang: the model run in-process, no
+**     server; since 2026 sglang.benchmark.one_batch): a line per batch as the server's, timed
+**     inside: run_name, batch_size, input_len, output_len, prefill_latency, prefill_throughput,
+**     median_decode_latency and median_decode_throughput (of the decode steps; only for outputs
+**     longer than one token), total_latency, overall_throughput. total_latency is the batch's
+**     latency (batch_latency_ms), prefill_latency prefill_latency_ms, median_decode_latency
+**     median_decode_step_ms; the engine is SGLang's.
+**
 **   vllm bench throughput --output-json (benchmarks/benchmark_throughput.py before it) and
 **   vllm bench latency --output-json (benchmarks/benchmark_latency.py): refused. The first
 **     writes elapsed_time, num_requests, total_num_tokens (prompt and output together),
@@ -34,13 +42,12 @@
 **     nor (latency) the batch size: nothing in the file says what was measured, and a record
 **     of it could not be compared with anything.
 */
-#include <math.h>
 #include <string.h>
 #include "vb_parse.h"
 #include "xp.h"
 
 const char *const vb_tool_name[VB_NTOOLS] = {NULL, "sglang.bench_offline_throughput",
-                                             "sglang.bench_one_batch_server"};
+                                             "sglang.bench_one_batch_server", "sglang.bench_one_batch"};
 
 static int has(const cJSON *o, const char *key) { return cJSON_HasObjectItem(o, key); }
 
@@ -71,30 +78,62 @@ static int rename_key(const vb_at *at, cJSON *o, const char *key, const char *as
   return 0;
 }
 
+/* The key the tool always writes that becomes a required one under another name, asked for
+** under the file's name. */
+static int need(const vb_at *at, const cJSON *o, const char *key, enum vb_tool tool) {
+  if (has(o, key)) return 0;
+  return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "missing key \"%s\" (not a %s --result-filename line?)", key,
+                     vb_tool_name[tool]);
+}
+
+/* A tool's key, the name xp records it under and the factor to xp's unit (0: a string). A key
+** renamed to itself is there for its -1, which goes. */
+typedef struct vb_rename {
+  const char *key, *as;
+  double scale;
+} vb_rename;
+
+static int rename_all(const vb_at *at, cJSON *o, const vb_rename *names, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (rename_key(at, o, names[i].key, names[i].as, names[i].scale)) return 1;
+  return 0;
+}
+#define RENAME_ALL(at, o, names) rename_all(at, o, names, sizeof names / sizeof names[0])
+
 static int read_offline(const vb_at *at, cJSON *o) {
-  return rename_key(at, o, "successful_requests", "completed", 1) || rename_key(at, o, "total_latency", "duration", 1) ||
-         rename_key(at, o, "last_gen_throughput", "last_gen_throughput", 1); /* -1: none */
+  static const vb_rename names[] = {{"successful_requests", "completed", 1},
+                                    {"total_latency", "duration", 1},
+                                    {"last_gen_throughput", "last_gen_throughput", 1}};
+  return RENAME_ALL(at, o, names);
 }
 
 static int read_one_batch(const vb_at *at, cJSON *o) {
   /* versions that time the batch's first tokens divide the output by the time after them */
   const int decode = has(o, "last_gen_throughput") || has(o, "input_throughput") || has(o, "ttft") ||
                      has(o, "last_ttft");
-  static const struct { const char *key, *as; double scale; } names[] = {
-      {"run_name", "label", 0},
-      {"latency", "batch_latency_ms", 1e3},
-      {"ttft", "last_ttft_ms", 1e3},
-      {"last_ttft", "last_ttft_ms", 1e3},
-      {"input_throughput", "prefill_throughput", 1},
-      {"overall_throughput", "total_token_throughput", 1},
-      {"acc_length", "spec_decode_acceptance_length", 1},
-      {"last_gen_throughput", "last_gen_throughput", 1},
-      {"cache_hit_rate", "cache_hit_rate_pct", 100},
-      {"num_early_stopped", "early_stopped_requests", 1}};
+  static const vb_rename names[] = {{"run_name", "label", 0},
+                                    {"latency", "batch_latency_ms", 1e3},
+                                    {"ttft", "last_ttft_ms", 1e3},
+                                    {"last_ttft", "last_ttft_ms", 1e3},
+                                    {"input_throughput", "prefill_throughput", 1},
+                                    {"overall_throughput", "total_token_throughput", 1},
+                                    {"acc_length", "spec_decode_acceptance_length", 1},
+                                    {"last_gen_throughput", "last_gen_throughput", 1},
+                                    {"cache_hit_rate", "cache_hit_rate_pct", 100},
+                                    {"num_early_stopped", "early_stopped_requests", 1}};
+  if (need(at, o, "latency", VB_SGLANG_ONE_BATCH)) return 1;
   if (decode && rename_key(at, o, "output_throughput", "decode_throughput", 1)) return 1;
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    if (rename_key(at, o, names[i].key, names[i].as, names[i].scale)) return 1;
-  return 0;
+  return RENAME_ALL(at, o, names);
+}
+
+static int read_one_batch_local(const vb_at *at, cJSON *o) {
+  static const vb_rename names[] = {{"run_name", "label", 0},
+                                    {"total_latency", "batch_latency_ms", 1e3},
+                                    {"prefill_latency", "prefill_latency_ms", 1e3},
+                                    {"median_decode_latency", "median_decode_step_ms", 1e3},
+                                    {"overall_throughput", "total_token_throughput", 1}};
+  if (need(at, o, "total_latency", VB_SGLANG_ONE_BATCH_LOCAL)) return 1;
+  return RENAME_ALL(at, o, names);
 }
 
 int vb_tool_read(const char *label, long line, cJSON *o, enum vb_tool *tool) {
@@ -110,11 +149,15 @@ int vb_tool_read(const char *label, long line, cJSON *o, enum vb_tool *tool) {
     return xp_error_at(XP_EXIT_USAGE, label, line,
                        "a vllm bench latency --output-json result (benchmark_latency.py's too): it names no "
                        "model, batch size, input or output length, so no record of it could say what was "
-                       "measured; xp reads sglang.bench_one_batch_server --result-filename, which names them");
+                       "measured; xp reads sglang.bench_one_batch(_server) --result-filename, which names them");
   const vb_at at = {label, line};
   if (has(o, "successful_requests") && has(o, "total_latency")) {
     *tool = VB_SGLANG_OFFLINE;
     return read_offline(&at, o) ? XP_EXIT_USAGE : 0;
+  }
+  if (has(o, "run_name") && has(o, "batch_size") && has(o, "prefill_latency")) {
+    *tool = VB_SGLANG_ONE_BATCH_LOCAL;
+    return read_one_batch_local(&at, o) ? XP_EXIT_USAGE : 0;
   }
   if (has(o, "run_name") && has(o, "batch_size") && has(o, "overall_throughput")) {
     *tool = VB_SGLANG_ONE_BATCH;

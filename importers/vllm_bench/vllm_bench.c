@@ -22,7 +22,7 @@
 static const xp_field vllm_bench_fields[] = {
     {"files", XP_T_STRINGS, 1, NULL, NULL, 0, 0,
      "result files of vllm bench serve --save-result, benchmark_serving.py, sglang.bench_serving (JSONL), "
-     "sglang.bench_offline_throughput or sglang.bench_one_batch_server (--result-filename)"},
+     "sglang.bench_offline_throughput, sglang.bench_one_batch_server or sglang.bench_one_batch (--result-filename)"},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
 
 typedef struct vb_set {
@@ -128,7 +128,7 @@ static void print_serving_rows(FILE *out, const vb_set *s) {
           "out tok/s", "TTFT p50", "TPOT p50", "ITL p50");
   for (size_t i = 0; i < s->n; i++) {
     const vb_result *r = &s->r[i];
-    if (r->tool == VB_SGLANG_ONE_BATCH) continue;
+    if (r->tool == VB_SGLANG_ONE_BATCH || r->tool == VB_SGLANG_ONE_BATCH_LOCAL) continue;
     const vb_value *done = vb_find_value(r, "completed");
     char req[32];
     if (r->requests) snprintf(req, sizeof req, "%lld/%lld", (long long)r->succeeded, (long long)r->requests);
@@ -151,12 +151,17 @@ static void print_batch_rows(FILE *out, const vb_set *s) {
           "decode/s", "total tok/s");
   for (size_t i = 0; i < s->n; i++) {
     const vb_result *r = &s->r[i];
-    if (r->tool != VB_SGLANG_ONE_BATCH) continue;
+    if (r->tool != VB_SGLANG_ONE_BATCH && r->tool != VB_SGLANG_ONE_BATCH_LOCAL) continue;
     fprintf(out, "%-30s", r->case_name);
     print_cell(out, r, "batch_latency_ms");
     print_cell(out, r, "last_ttft_ms");
     print_cell(out, r, "prefill_throughput");
-    print_cell(out, r, vb_find_value(r, "decode_throughput") ? "decode_throughput" : "output_throughput");
+    /* the server's decode window, the in-process benchmark's median step, or the first
+    ** versions' output over the whole latency */
+    const char *decode = vb_find_value(r, "decode_throughput")          ? "decode_throughput"
+                         : vb_find_value(r, "median_decode_throughput") ? "median_decode_throughput"
+                                                                        : "output_throughput";
+    print_cell(out, r, decode);
     print_cell(out, r, "total_token_throughput");
     fputc('\n', out);
   }
@@ -164,7 +169,8 @@ static void print_batch_rows(FILE *out, const vb_set *s) {
 
 static void print_summary(FILE *out, const vb_set *s) {
   size_t batches = 0;
-  for (size_t i = 0; i < s->n; i++) batches += s->r[i].tool == VB_SGLANG_ONE_BATCH;
+  for (size_t i = 0; i < s->n; i++)
+    batches += s->r[i].tool == VB_SGLANG_ONE_BATCH || s->r[i].tool == VB_SGLANG_ONE_BATCH_LOCAL;
   if (batches < s->n) print_serving_rows(out, s);
   if (batches) print_batch_rows(out, s);
   fputs("(latencies in ms, as the benchmark computed them)\n", out);
@@ -237,10 +243,11 @@ static const char *engine_of(const char *backend) {
   return NULL;
 }
 
-/* The engine a result was measured on: SGLang's offline benchmark drives SGLang's own engine
-** (its backend "engine" or "runtime" names only how); the others' backend names it, if anything. */
+/* The engine a result was measured on: SGLang's offline and in-process one-batch benchmarks
+** drive SGLang's own engine (the offline one's backend "engine" or "runtime" names only how); the
+** others' backend names it, if anything. */
 static const char *result_engine(const vb_result *r) {
-  return r->tool == VB_SGLANG_OFFLINE ? "sglang" : engine_of(r->backend);
+  return r->tool == VB_SGLANG_OFFLINE || r->tool == VB_SGLANG_ONE_BATCH_LOCAL ? "sglang" : engine_of(r->backend);
 }
 
 static int record_meta(xp_run *run, const vb_set *s) {

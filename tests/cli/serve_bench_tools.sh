@@ -57,16 +57,33 @@ b=$(imp "$d" "$fmt/sglang_one_batch_server_2026.jsonl" --set model=m)
 check "one batch 2026: prefill and decode apart, the server's -1 gauges not kept" \
   "batch_latency_ms=1200[ms] cache_hit_rate_pct=0[%] decode_throughput=258.59[tok/s] last_ttft_ms=210[ms] prefill_throughput=78019.05[tok/s] total_output_tokens=256[tokens] total_token_throughput=13866.67[tok/s]" \
   "$(metrics "$d" "$b" batch=16,input=1024,output=16)"
-check "one batch: no engine (it benchmarks an SGLang or a vLLM server)" "0" "$(db="$d" sql "SELECT count(*) FROM runs WHERE engine IS NOT NULL")"
+check "one batch server: no engine (it benchmarks an SGLang or a vLLM server)" "0" "$(db="$d" sql "SELECT count(*) FROM runs WHERE engine IS NOT NULL")"
 "$XP" --db "$d" import vllm-bench "$fmt/sglang_one_batch_server_2026.jsonl" --set model=m --dry-run > "$tmp/plan" 2>&1
 grep -qE '^batch=16,input=1024,output=16 +1200\.00 +210\.00 +78019\.05 +258\.59 +13866\.67$' "$tmp/plan" ||
   { echo "FAIL: the batch's summary:"; cat "$tmp/plan"; fail=1; }
 "$XP" --db "$d" compare "$a" "$b" > "$tmp/cmp" 2>&1
 grep -qE '^batch=16,input=1024,output=16 .* batch_latency_ms +ms +1200 +1200 ' "$tmp/cmp" ||
   { echo "FAIL: the two versions' batch=16 do not pair:"; cat "$tmp/cmp"; fail=1; }
+# sglang.bench_one_batch (in-process, no server): the same cases, its prefill and median decode
+# step timed inside, on SGLang's engine; it pairs with the server's batch of the same size
+c=$(imp "$d" "$fmt/sglang_one_batch_2025.jsonl" --set model=m)
+check "one batch in-process: the batch's latency, its prefill and decode step in ms" \
+  "batch_latency_ms=436.1[ms] median_decode_step_ms=15.1[ms] median_decode_throughput=1059.602649[tok/s] prefill_latency_ms=210[ms] prefill_throughput=78019.04762[tok/s] total_token_throughput=38156.38615[tok/s]" \
+  "$(metrics "$d" "$c" batch=16,input=1024,output=16)"
+check "one batch in-process: an output of one token has no decode step" \
+  "batch_latency_ms prefill_latency_ms prefill_throughput total_token_throughput" \
+  "$(db="$d" query "SELECT group_concat(metric, ' ') FROM (SELECT m.metric FROM run_metrics m JOIN runs r ON r.id = m.run_id WHERE r.uuid LIKE '$c%' AND m.case_name = 'batch=16,input=1024,output=1' ORDER BY m.metric)")"
+check "one batch in-process: SGLang's engine" "sglang" "$(db="$d" sql "SELECT engine FROM runs WHERE uuid LIKE '$c%'")"
+"$XP" --db "$d" compare "$b" "$c" > "$tmp/cmp" 2>&1
+grep -qE '^batch=16,input=1024,output=16 .* batch_latency_ms +ms +1200 +436\.1 ' "$tmp/cmp" ||
+  { echo "FAIL: the server's and the in-process batch=16 do not pair:"; cat "$tmp/cmp"; fail=1; }
 sed 's/"latency": 1.2,/"latency": "slow",/' "$fmt/sglang_one_batch_server_2026.jsonl" > "$tmp/slow.jsonl"
 one_line "one batch: a latency not a number, named as the file names it" 2 "slow.jsonl:2: latency: expected a number, found a string" \
   "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/slow.jsonl" --set model=m
+sed '2s/"latency": 1.2, //' "$fmt/sglang_one_batch_server_2026.jsonl" > "$tmp/nolat.jsonl"
+one_line "one batch: no latency, named as the file names it" 2 \
+  "nolat.jsonl:2: missing key \"latency\" (not a sglang.bench_one_batch_server --result-filename line?)" \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/nolat.jsonl" --set model=m
 sed '1s/"input_len": 1024, //' "$fmt/sglang_one_batch_server_2024.jsonl" > "$tmp/nolen.jsonl"
 one_line "one batch: no input length" 2 \
   "nolen.jsonl:1: missing key \"input_len\" (not a sglang.bench_one_batch_server --result-filename line?)" \

@@ -214,3 +214,21 @@ lats = [0.81, 0.8, 0.83, 0.79, 0.82]
 with open(os.path.join(HERE, "vllm_latency.json"), "w") as f:
     json.dump({"avg_latency": mean(lats), "std_latency": std(lats), "latencies": lats,
                "percentiles": {str(p): pct(lats, p) for p in (10, 25, 50, 75, 90, 99)}}, f, indent=4)
+
+# SGLang python -m sglang.bench_one_batch --result-filename (the model run in-process, no server;
+# latency_test_run_once of python/sglang/bench_one_batch.py, sgl-project/sglang commit fe86745):
+# the decode keys only for outputs longer than one token
+local = []
+for out_len in (1, 16):
+    prefill = 0.21
+    steps = [0.0151, 0.015, 0.0152, 0.0149, 0.0153, 0.015, 0.0151, 0.0152, 0.015, 0.0151, 0.0149, 0.015, 0.0152,
+             0.0151, 0.015][:out_len - 1]
+    line = {"run_name": "default", "batch_size": 16, "input_len": 1024, "output_len": out_len,
+            "prefill_latency": prefill, "prefill_throughput": 16 * 1024 / prefill}
+    if out_len > 1:
+        med = pct(steps, 50)
+        line.update({"median_decode_latency": med, "median_decode_throughput": 16 / med})
+    total = prefill + sum(steps)
+    line.update({"total_latency": total, "overall_throughput": (1024 + out_len) * 16 / total})
+    local.append(line)
+write("sglang_one_batch_2025.jsonl", local)
