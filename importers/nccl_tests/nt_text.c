@@ -29,6 +29,8 @@ typedef struct layout {
   char name[MAX_COLS][16];
   int place[MAX_COLS];   /* NT_OUT / NT_IN for result columns, -1 for identity columns */
   int group_place[2];    /* which placement the first and second result groups are */
+  double time_scale;     /* to microseconds: 1000 where the report printed milliseconds (before 2.0) */
+  int named;             /* read from the report's own column header */
 } layout;
 
 /* One test's report: its options, devices and table. A log may hold several. */
@@ -58,6 +60,8 @@ static void default_layout(layout *L) {
   static const char *const cols[] = {"size", "count", "type", "redop", "root", "time", "algbw",
                                      "busbw", "#wrong", "time", "algbw", "busbw", "#wrong"};
   L->ncols = 13;
+  L->time_scale = 1;
+  L->named = 0;
   L->group_place[0] = NT_OUT;
   L->group_place[1] = NT_IN;
   for (int i = 0; i < 13; i++) {
@@ -68,19 +72,53 @@ static void default_layout(layout *L) {
 
 static int is_time_col(const char *c) { return strcmp(c, "time") == 0 || strcmp(c, "cputime") == 0; }
 
-/* "#  size  count  type  redop  root  time  algbw  busbw  #wrong  time ..." */
+/* Column names of nccl-tests before 2.0 (2017-2018: "bytes  N  type  op  root  time  algbw  busbw
+** res"), as today's header names them. */
+static const char *column_name(const char *t) {
+  static const char *const old[][2] = {{"bytes", "size"}, {"N", "count"}, {"op", "redop"}, {"res", "error"},
+                                       {"delta", "error"}};
+  for (size_t i = 0; i < sizeof old / sizeof old[0]; i++)
+    if (strcmp(t, old[i][0]) == 0) return old[i][1];
+  return t;
+}
+
+/*
+** "#  size  count  type  redop  root  time  algbw  busbw  #wrong  time ...". A header that names
+** its first column "bytes" is the report before 2.0, which printed each time in milliseconds
+** (deltaSec * 1.0E3, with no units line): its times are scaled to microseconds.
+*/
 static void read_header(layout *L, const char *line) {
   char buf[MAX_LINE];
-  snprintf(buf, sizeof buf, "%s", line + 1);
+  snprintf(buf, sizeof buf, "%s", line + (*line == '#'));
   int n = 0, group = -1;
   for (char *save = NULL, *t = strtok_r(buf, " \t\r\n", &save); t && n < MAX_COLS;
        t = strtok_r(NULL, " \t\r\n", &save)) {
+    if (n == 0) L->time_scale = strcmp(t, "bytes") == 0 ? 1000 : 1;
+    t = (char *)column_name(t);
     if (is_time_col(t)) group++;
     snprintf(L->name[n], sizeof L->name[n], "%s", t);
     L->place[n] = group < 0 ? -1 : group < 2 ? L->group_place[group] : -1;
     n++;
   }
   L->ncols = n;
+  L->named = 1;
+}
+
+/* "#  (B)  (elements)  (us)  (GB/s) ...": where a report states its time unit, that unit holds. */
+static void read_units(layout *L, const char *line) {
+  if (strstr(line, "(us)")) L->time_scale = 1;
+  else if (strstr(line, "(ms)")) L->time_scale = 1000;
+}
+
+/* A column header, with or without its '#' (a log pasted through Markdown loses it):
+** "size  count ... time" from 2.0 on, "bytes  N ... time" before. */
+static int is_header(const char *line) {
+  char a[16], b[16];
+  const char *p = line + (*line == '#');
+  if (!strstr(p, " time ") && !strstr(p, " cputime ")) return 0;
+  if (strstr(p, " size ") && strstr(p, " count ")) return 1;
+  if (sscanf(p, "%15s %15s", a, b) != 2) return 0;
+  return (strcmp(a, "size") == 0 && strcmp(b, "count") == 0) || (strcmp(a, "bytes") == 0 && strcmp(b, "N") == 0);
 }
 
 /* "#   out-of-place   in-place": the order of the result groups. */
@@ -139,6 +177,21 @@ static int fits_identity(const char *name, const char *t) {
   return 1;
 }
 
+/* Whether token t can stand in result column `name`: times and bandwidths are figures, never
+** negative, counts whole and never negative; each may be "N/A". A line cut short can otherwise
+** be read with its root (-1) as a time. Columns the reader does not know take anything. */
+static int fits_result(const char *name, const char *t) {
+  char *end;
+  if (is_na(t)) return 1;
+  const double v = strtod(t, &end);
+  if (end == t) return 0;
+  if (strcmp(name, "error") == 0) return *end == 0 || strcmp(end, "*") == 0; /* rccl-tests: "2e-02*" failed */
+  if (*end) return 0;
+  if (is_time_col(name) || strcmp(name, "algbw") == 0 || strcmp(name, "busbw") == 0) return v >= 0;
+  if (strcmp(name, "#wrong") == 0 || strcmp(name, "#bitdiff") == 0) return v >= 0 && v == floor(v);
+  return 1;
+}
+
 /*
 ** Which header column each token of a result line is (val[c], NULL where the line has nothing);
 ** returns 0, or ROW_SHORT for a line that no reading completes. A line as wide as its header,
@@ -171,9 +224,11 @@ static int align_row(const layout *L, char *const *tok, int n, const char *val[M
     }
     const int m = n - k;
     if (!ok || !(m == nres || (skip == 0 && m > nres) || (ngroups == 2 && m == width))) continue;
-    for (int c = 0; c < nid; c++) val[c] = id[c];
     int first = nid;
     if (m < nres && L->place[second] == NT_OUT) first = second;
+    for (int t = 0; t < m && first + t < L->ncols && ok; t++) ok = fits_result(L->name[first + t], tok[k + t]);
+    if (!ok) continue;
+    for (int c = 0; c < nid; c++) val[c] = id[c];
     for (int t = 0; t < m && first + t < L->ncols; t++) val[first + t] = tok[k + t];
     return 0;
   }
@@ -208,7 +263,7 @@ static int read_row(parser *P, char *line, int lineno) {
   r->bytes = -1;
   for (int c = 0; c < L->ncols; c++) {
     const char *name = L->name[c], *v = val[c];
-    double x;
+    double x = 0;
     int p = L->place[c];
     if (!v) continue;
     if (p < 0) {
@@ -225,14 +280,16 @@ static int read_row(parser *P, char *line, int lineno) {
     }
     nt_result *res = &r->r[p];
     if (is_na(v)) continue; /* not measured (a time), or not checked (#wrong) */
-    if (is_time_col(name)) {
+    if (is_time_col(name) || strcmp(name, "algbw") == 0 || strcmp(name, "busbw") == 0) {
       if (number(d, lineno, name, v, &x)) return XP_EXIT_USAGE;
+      if (x < 0) return xp_error_at(XP_EXIT_USAGE, d->path, lineno, "column %s: %s is negative", name, v);
+    }
+    if (is_time_col(name)) {
       res->have = 1;
-      res->time_us = x;
+      res->time_us = x * L->time_scale;
       res->cputime = name[0] == 'c';
       res->wrong = -1;
     } else if (strcmp(name, "algbw") == 0 || strcmp(name, "busbw") == 0) {
-      if (number(d, lineno, name, v, &x)) return XP_EXIT_USAGE;
       if (name[0] == 'a') res->algbw = x;
       else res->busbw = x;
     } else if (strcmp(name, "#wrong") == 0) {
@@ -240,7 +297,13 @@ static int read_row(parser *P, char *line, int lineno) {
     } else if (strcmp(name, "#bitdiff") == 0) {
       if (whole(d, lineno, name, v, 0, 9e18, &res->bitdiff)) return XP_EXIT_USAGE;
     } else if (strcmp(name, "error") == 0) {
-      if (number(d, lineno, name, v, &res->max_err)) return XP_EXIT_USAGE;
+      /* rccl-tests stars an error past its bound ("2e-02*"): that sample failed */
+      char e[64];
+      const size_t len = strlen(v);
+      const int starred = len > 1 && v[len - 1] == '*';
+      snprintf(e, sizeof e, "%.*s", (int)(starred ? len - 1 : len), v);
+      if (number(d, lineno, name, e, &res->max_err)) return XP_EXIT_USAGE;
+      if (starred) res->wrong = 1;
     }
   }
   if (r->bytes < 0) return xp_error_at(XP_EXIT_USAGE, d->path, lineno, "no message size on this line");
@@ -399,7 +462,8 @@ static void read_options(parser *P, const char *line) {
   if (int_after(line, "nThread ", &v) == 0) R->nthreads = xp_saturate_int((double)v);
   if (int_after(line, "nGpus ", &v) == 0) R->ngpus = xp_saturate_int((double)v);
   const char *w = strstr(line, "warmup iters: ");
-  if (w && int_after(w + 14, " iters: ", &v) == 0) R->iters = xp_saturate_int((double)v);
+  /* before 2.0 no warmup count: "step: 2(factor) iters: 20 validation: 1" */
+  if (int_after(w ? w + 14 : line, " iters: ", &v) == 0) R->iters = xp_saturate_int((double)v);
   if (int_after(line, "agg iters: ", &v) == 0) R->agg = xp_saturate_int((double)v);
   if (int_after(line, "graph: ", &v) == 0) R->graph = xp_saturate_int((double)v);
   if (d->nreports > 0) return;
@@ -416,7 +480,8 @@ static void read_options(parser *P, const char *line) {
 }
 
 /* "#  Rank  0 Group  0 Pid   1351 on         vm device  0 [0000:00:06] NVIDIA H200"
-** (older: no Group; "[0x18]"). A rank listed again means the report was printed twice. */
+** (older: no Group; before 2.0 no Pid either; "[0x18]"). A rank listed again means the report was
+** printed twice. */
 static void read_device(parser *P, const char *line) {
   nt_doc *d = P->d;
   nt_device v;
@@ -427,6 +492,9 @@ static void read_device(parser *P, const char *line) {
   if (n < 5)
     n = sscanf(line, "# Rank %d Pid %d on %63s device %d [%31[^]]] %95[^\r\n]", &v.rank, &pid, v.host, &v.device,
                v.busid, v.name) + 1;
+  if (n < 5)
+    n = sscanf(line, "# Rank %d on %63s device %d [%31[^]]] %95[^\r\n]", &v.rank, v.host, &v.device, v.busid,
+               v.name) + 2;
   if (n < 5 || v.rank < 0) return;
   if (v.rank <= P->rep.last_rank) d->independent = 1;
   P->rep.last_rank = v.rank;
@@ -484,9 +552,10 @@ static void read_comment(parser *P, const char *line) {
     read_device(P, line);
   } else if (strstr(line, "out-of-place") || strstr(line, "in-place")) {
     read_group_labels(&P->L, line);
-  } else if (strstr(line, " size ") && strstr(line, " count ") &&
-             (strstr(line, " time ") || strstr(line, " cputime "))) {
+  } else if (is_header(line)) {
     read_header(&P->L, line);
+  } else if (strstr(line, "(elements)")) {
+    read_units(&P->L, line);
   } else if ((p = strstr(line, "Out of bounds values : ")) != NULL) {
     if (d->out_of_bounds < 0) d->out_of_bounds = 0;
     d->out_of_bounds += strtoll(p + 23, NULL, 10);
@@ -628,6 +697,17 @@ static void judge_old_errors(nt_doc *d) {
     }
 }
 
+/* A line of the report printed without its '#': the options line and the footer before 2.0
+** ("nThread 1 nGpus 4 ...", " Out of bounds values : 0 OK"), and the column labels of a log pasted
+** through Markdown, which takes a leading '#' for a heading. */
+static int bare_comment(const char *s) {
+  static const char *const starts[] = {"nThread ", "Out of bounds values", "Avg bus bandwidth", "out-of-place",
+                                       "in-place", NULL};
+  for (int i = 0; starts[i]; i++)
+    if (strncmp(s, starts[i], strlen(starts[i])) == 0) return 1;
+  return is_header(s);
+}
+
 /* What terminals and editors add to a log: a UTF-8 byte-order mark at its start, ANSI colour
 ** sequences (ESC [ ... letter), tabs where nccl-tests printed spaces. */
 static void clean_line(char *line, int first) {
@@ -672,12 +752,12 @@ int nt_parse_text(nt_doc *d, const char *text, size_t len) {
       continue;
     }
     note_failure(d, s);
-    if (*s == '#') {
+    if (*s == '#' || bare_comment(s)) {
       rc = flush_pending(&P);
       read_comment(&P, s);
       /* Result lines count once the report has begun: its test name (newer versions), its
       ** options line or its column header (all versions). */
-      P.saw_test |= P.rep.coll[0] != 0 || P.rep.options[0] != 0 || strstr(s, " size ") != NULL;
+      P.saw_test |= P.rep.coll[0] != 0 || P.rep.options[0] != 0 || P.L.named || strstr(s, " size ") != NULL;
       continue;
     }
     if (!P.saw_test || !(isdigit((unsigned char)*s) || *s == '-' || *s == 'N')) continue;

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# xp import nccl-tests on outputs of other versions and ports (tests/data/nccl/variants, see its
+# README): each read with the right numbers, or left out with a warning where a line is cut short.
+set -u
+. "$XP_SRC/tests/lib.sh"
+data="$XP_SRC/tests/data/nccl/variants"
+imp() { # imp FILE: a database of its own, $tmp/out and $tmp/err; its exit status
+  db="$tmp/$(basename "$1").db"
+  "$XP" --db "$db" import nccl-tests "$1" > "$tmp/out" 2> "$tmp/err"
+}
+metric() { # metric CASE METRIC: its median in the current database
+  sql "SELECT printf('%g', m.median) FROM cases c JOIN metrics m ON m.case_id = c.id
+       WHERE c.name = '$1' AND m.name = '$2'"
+}
+cases() { sql "SELECT count(*) FROM cases"; }
+
+# Before 2.0 (2017-2018) the header read "bytes N type op" and times were milliseconds
+# (deltaSec * 1.0E3): recorded in microseconds, 0.512 ms as 512 us, where 0.512 us was recorded.
+imp "$data/pre2_0_ms.txt"
+check "pre-2.0: exit" 0 $?
+check "pre-2.0: cases" 14 "$(cases)"
+check "pre-2.0: 2 MiB time in us" 512 "$(metric unknown/fp32/2097152/eager/out_of_place time_us)"
+check "pre-2.0: 8 B in-place time in us" 10 "$(metric unknown/fp32/8/eager/in_place time_us)"
+check "pre-2.0: burst of 20" 10240 "$(metric unknown/fp32/2097152/eager/out_of_place burst_us)"
+check "pre-2.0: busbw as printed (GB/s)" 4.1 "$(metric unknown/fp32/2097152/eager/out_of_place busbw_GBps)"
+check "pre-2.0: -c 0, nothing checked" "" "$(metric unknown/fp32/2097152/eager/out_of_place wrong)"
+check "pre-2.0: device line without Pid" "2 GeForce GTX 1080 Ti" "$(sql "SELECT gpu_count || ' ' || gpu_name FROM runs")"
+
+# Earlier still: the options and footer lines without '#', no warmup count, a root column.
+imp "$data/pre2_0_bare.txt"
+check "pre-2.0 bare lines: exit" 0 $?
+check "pre-2.0 bare lines: cases" 6 "$(cases)"
+check "pre-2.0 bare lines: time in us" 215 "$(metric unknown/fp32/4194304/eager/out_of_place/root2 time_us)"
+check "pre-2.0 bare lines: iters 20 without warmup" 4300 "$(metric unknown/fp32/4194304/eager/out_of_place/root2 burst_us)"
+check "pre-2.0 bare lines: error read" 0 "$(metric unknown/fp32/4194304/eager/out_of_place/root2 max_error)"
+check "pre-2.0 bare lines: out of bounds" 0 "$(sql "SELECT value FROM run_meta WHERE key = 'nccl_tests.out_of_bounds'")"
+
+# A last line cut after its busbw ("91" of 91.54): left out with a warning, where its root (-1)
+# was read as a time and the rest shifted (busbw 91 as 91 wrong elements, a failed case).
+imp "$data/cut_after_busbw.txt"
+check "cut line: exit" 0 $?
+check "cut line: left out" 4 "$(cases)"
+grep -q 'cut_after_busbw.txt:14: result line cut short, left out' "$tmp/err" ||
+  { echo "FAIL: cut line: no warning: $(cat "$tmp/err")"; fail=1; }
+check "cut line: no failed case" 0 "$(sql "SELECT count(*) FROM cases WHERE status = 'failed'")"
+check "cut line: no negative time" 0 "$(sql "SELECT count(*) FROM metrics WHERE median < 0")"
+
+# rccl-tests stars an error past its bound ("4e+00*"): that sample failed, the file is read.
+imp "$data/rccl_starred_error.txt"
+check "starred error: exit" 0 $?
+check "starred error: cases" 6 "$(cases)"
+check "starred error: the starred sample failed" "unknown/fp16/2097152/eager/out_of_place" \
+  "$(sql "SELECT group_concat(name) FROM cases WHERE status = 'failed'")"
+check "starred error: its error" 4 "$(metric unknown/fp16/2097152/eager/out_of_place max_error)"
+check "starred error: its time" 181 "$(metric unknown/fp16/2097152/eager/out_of_place time_us)"
+
+# A negative time is no measurement: refused with its line, not recorded.
+sed 's/    19.71   53.20/   -19.71   53.20/' "$data/cut_after_busbw.txt" > "$tmp/negative.txt"
+one_line "negative time" 2 "negative.txt:12: column time: -19.71 is negative" \
+  "$XP" --db "$tmp/neg.db" import nccl-tests "$tmp/negative.txt"
+finish
