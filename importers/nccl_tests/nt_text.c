@@ -31,6 +31,7 @@ typedef struct layout {
   int group_place[2];    /* which placement the first and second result groups are */
   double time_scale;     /* to microseconds: 1000 where the report printed milliseconds (before 2.0) */
   int named;             /* read from the report's own column header */
+  int end[MAX_COLS];     /* where each label ends, counted from the end of the first (tokens()) */
 } layout;
 
 /* One test's report: its options, devices and table. A log may hold several. */
@@ -70,6 +71,20 @@ static void default_layout(layout *L) {
   }
 }
 
+/* Splits buf at blanks into at most max tokens; end[i] is where token i ends, counted from where
+** the first ends. nccl-tests prints its header and rows in right-aligned fields of the same
+** widths, so a value ends where its column's label does, whatever indent or prefix the line has. */
+static int tokens(char *buf, char **tok, int *end, int max) {
+  int n = 0;
+  for (char *save = NULL, *t = strtok_r(buf, " \t\r\n", &save); t && n < max; t = strtok_r(NULL, " \t\r\n", &save)) {
+    tok[n] = t;
+    end[n] = (int)(t + strlen(t) - buf) - (n ? end[0] : 0);
+    n++;
+  }
+  if (n) end[0] = 0;
+  return n;
+}
+
 static int is_time_col(const char *c) { return strcmp(c, "time") == 0 || strcmp(c, "cputime") == 0; }
 
 /* Column names of nccl-tests before 2.0 (2017-2018: "bytes  N  type  op  root  time  algbw  busbw
@@ -88,17 +103,16 @@ static const char *column_name(const char *t) {
 ** (deltaSec * 1.0E3, with no units line): its times are scaled to microseconds.
 */
 static void read_header(layout *L, const char *line) {
-  char buf[MAX_LINE];
+  char buf[MAX_LINE], *tok[MAX_COLS];
   snprintf(buf, sizeof buf, "%s", line + (*line == '#'));
-  int n = 0, group = -1;
-  for (char *save = NULL, *t = strtok_r(buf, " \t\r\n", &save); t && n < MAX_COLS;
-       t = strtok_r(NULL, " \t\r\n", &save)) {
-    if (n == 0) L->time_scale = strcmp(t, "bytes") == 0 ? 1000 : 1;
-    t = (char *)column_name(t);
+  const int n = tokens(buf, tok, L->end, MAX_COLS);
+  int group = -1;
+  for (int i = 0; i < n; i++) {
+    const char *t = column_name(tok[i]);
+    if (i == 0) L->time_scale = strcmp(tok[i], "bytes") == 0 ? 1000 : 1;
     if (is_time_col(t)) group++;
-    snprintf(L->name[n], sizeof L->name[n], "%s", t);
-    L->place[n] = group < 0 ? -1 : group < 2 ? L->group_place[group] : -1;
-    n++;
+    snprintf(L->name[i], sizeof L->name[i], "%s", t);
+    L->place[i] = group < 0 ? -1 : group < 2 ? L->group_place[group] : -1;
   }
   L->ncols = n;
   L->named = 1;
@@ -200,12 +214,26 @@ static int fits_result(const char *name, const char *t) {
 ** float   571.5 ..."), and ports print nothing for a result group they did not run (MSCCL++
 ** leaves in-place blank). So the identity columns are read with every column present, then
 ** without redop, without root, without both: the first reading whose tokens fit their columns
-** and leave exactly every result column, or exactly one group, is taken. One group is the
-** out-of-place one: nccl-tests always runs it, and a line cut after it keeps it whole. A line
-** as wide as its header that no reading fits is read column by column, so that its bad value
-** is named; any narrower one is a line cut short.
+** and leave exactly every result column, or exactly one group, is taken (which group:
+** lone_group_second). A line as wide as its header that no reading fits is read column by
+** column, so that its bad value is named; any narrower one is a line cut short.
 */
-static int align_row(const layout *L, char *const *tok, int n, const char *val[MAX_COLS]) {
+/* Whether a line with one result group, its time ending at `end` (tokens()), holds the header's
+** second group: the group under whose time label it stands (within a few columns: versions
+** differ by a column or two), since a blank group keeps its width (rccl-tests -O 0 leaves the
+** out-of-place group blank, MSCCL++ the in-place one). Where that does not decide (no header,
+** a header retyped or a line rejoined with other spacing), the out-of-place group: nccl-tests
+** always runs it, and a line cut short keeps it whole. */
+static int lone_group_second(const layout *L, int end, int nid, int second) {
+  if (L->named) {
+    const int d1 = abs(end - L->end[nid]), d2 = abs(end - L->end[second]);
+    if (d2 <= 3 && d2 < d1) return 1;
+    if (d1 <= 3 && d1 < d2) return 0;
+  }
+  return L->place[second] == NT_OUT;
+}
+
+static int align_row(const layout *L, char *const *tok, const int *end, int n, const char *val[MAX_COLS]) {
   for (int c = 0; c < L->ncols; c++) val[c] = NULL;
   int nid = 0, ngroups = 0, second = -1;
   while (nid < L->ncols && !is_time_col(L->name[nid])) nid++;
@@ -225,7 +253,7 @@ static int align_row(const layout *L, char *const *tok, int n, const char *val[M
     const int m = n - k;
     if (!ok || !(m == nres || (skip == 0 && m > nres) || (ngroups == 2 && m == width))) continue;
     int first = nid;
-    if (m < nres && L->place[second] == NT_OUT) first = second;
+    if (m < nres && lone_group_second(L, end[k], nid, second)) first = second;
     for (int t = 0; t < m && first + t < L->ncols && ok; t++) ok = fits_result(L->name[first + t], tok[k + t]);
     if (!ok) continue;
     for (int c = 0; c < nid; c++) val[c] = id[c];
@@ -252,11 +280,9 @@ static int read_row(parser *P, char *line, int lineno) {
   const layout *L = &P->L;
   char *tok[MAX_COLS + 4];
   const char *val[MAX_COLS];
-  int n = 0;
-  for (char *save = NULL, *t = strtok_r(line, " \t\r\n", &save); t && n < MAX_COLS + 4;
-       t = strtok_r(NULL, " \t\r\n", &save))
-    tok[n++] = t;
-  if (align_row(L, tok, n, val) == ROW_SHORT) return ROW_SHORT;
+  int end[MAX_COLS + 4];
+  const int n = tokens(line, tok, end, MAX_COLS + 4);
+  if (align_row(L, tok, end, n, val) == ROW_SHORT) return ROW_SHORT;
   nt_row *r = nt_doc_add_row(d);
   r->line = lineno;
   r->root = -1;

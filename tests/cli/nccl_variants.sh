@@ -54,6 +54,21 @@ check "starred error: the starred sample failed" "unknown/fp16/2097152/eager/out
 check "starred error: its error" 4 "$(metric unknown/fp16/2097152/eager/out_of_place max_error)"
 check "starred error: its time" 181 "$(metric unknown/fp16/2097152/eager/out_of_place time_us)"
 
+# rccl-tests -O 0: the out-of-place group left blank, its width kept; the figures are in-place,
+# where they were recorded as out-of-place.
+imp "$data/rccl_in_place_only.txt"
+check "in-place only: exit" 0 $?
+check "in-place only: cases" "unknown/fp32/1048576/eager/in_place unknown/fp32/2097152/eager/in_place unknown/fp32/4194304/eager/in_place" \
+  "$(sql "SELECT group_concat(name, ' ') FROM (SELECT name FROM cases ORDER BY name)")"
+check "in-place only: time" 52.87 "$(metric unknown/fp32/2097152/eager/in_place time_us)"
+
+# A report pasted through Markdown: no line keeps its '#'; the header is still the header.
+imp "$data/all_gather_perf.markdown_paste.txt"
+check "markdown paste: exit" 0 $?
+check "markdown paste: time" 29254 "$(metric allgather/fp32/4294967296/eager/out_of_place time_us)"
+check "markdown paste: error past the bound, failed" 2 "$(sql "SELECT count(*) FROM cases WHERE status = 'failed'")"
+check "markdown paste: out of bounds" 2 "$(sql "SELECT value FROM run_meta WHERE key = 'nccl_tests.out_of_bounds'")"
+
 # A negative time is no measurement: refused with its line, not recorded.
 sed 's/    19.71   53.20/   -19.71   53.20/' "$data/cut_after_busbw.txt" > "$tmp/negative.txt"
 one_line "negative time" 2 "negative.txt:12: column time: -19.71 is negative" \
