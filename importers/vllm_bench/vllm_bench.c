@@ -79,19 +79,40 @@ static const char *set_model(const vb_set *s, const xp_spec *spec) {
   return declared_model(spec);
 }
 
+/* The same results given twice (one path twice, or a copy under another name) would count each
+** case's requests twice: a compare's test would see twice the samples there are. Refused,
+** naming the first. */
+static int given_twice(const char *path, char (*sums)[65], char **paths, int i) {
+  size_t len = 0;
+  char *data = xp_read_file(path, &len);
+  if (!data) return 0; /* vb_parse_file says why it cannot be read */
+  xp_sha256_hex(data, len, sums[i]);
+  free(data);
+  for (int j = 0; j < i; j++)
+    if (strcmp(sums[j], sums[i]) == 0)
+      return xp_error_at(XP_EXIT_USAGE, path, 0, "given twice: the same results as %s (each case would count its requests twice)",
+                         paths[j]);
+  return 0;
+}
+
 static int load_all(const xp_spec *spec, vb_set *out) {
   out->r = NULL;
   out->n = 0;
   const cJSON *files = cJSON_GetObjectItemCaseSensitive(spec->root, "files"), *f;
+  const int nfiles = cJSON_GetArraySize(files);
+  char(*sums)[65] = xp_xcalloc((size_t)(nfiles ? nfiles : 1), sizeof *sums);
+  char **paths = xp_xcalloc((size_t)(nfiles ? nfiles : 1), sizeof *paths);
+  int i = 0, rc = 0;
   cJSON_ArrayForEach(f, files) {
-    char *path = xp_spec_resolve(spec, f->valuestring);
+    char *path = paths[i] = xp_spec_resolve(spec, f->valuestring);
     vb_result *r = NULL;
     size_t n = 0;
-    int rc = vb_parse_file(path, &r, &n);
-    free(path);
+    rc = vb_parse_file(path, &r, &n);
+    if (!rc) rc = given_twice(path, sums, paths, i);
+    i++;
     if (rc) {
-      set_free(out);
-      return rc;
+      vb_results_free(r, n); /* on a parse error, none */
+      break;
     }
     /* vb_result owns heap pointers only, so moving the structs keeps them valid. */
     out->r = xp_xrealloc(out->r, (out->n + n) * sizeof *out->r);
@@ -99,11 +120,14 @@ static int load_all(const xp_spec *spec, vb_set *out) {
     out->n += n;
     free(r);
     if (xp_interrupted()) {
-      set_free(out);
-      return XP_EXIT_ABORTED;
+      rc = XP_EXIT_ABORTED;
+      break;
     }
   }
-  int rc = check_same_model(out, spec);
+  for (int k = 0; k < i; k++) free(paths[k]);
+  free(paths);
+  free(sums);
+  if (!rc) rc = check_same_model(out, spec);
   if (rc) set_free(out);
   return rc;
 }
