@@ -116,6 +116,14 @@ static enum ev_cat cat_of(tt_slice c) {
   return C_OTHER;
 }
 
+enum tt_side tt_event_side(const tt_event *ev) {
+  switch (cat_of(ev->cat)) {
+    case C_KERNEL: case C_MEMCPY: case C_MEMSET: return TT_SIDE_GPU;
+    case C_RUNTIME: return TT_SIDE_LAUNCH;
+    default: return TT_SIDE_OTHER;
+  }
+}
+
 /* The text of a string value: its bytes in place when it has no escapes, else decoded into the
 ** import's scratch buffer. NULL if s is not a string. */
 static const char *text_of(tt_import *imp, tt_slice s, size_t *n, int *in_place) {
@@ -527,14 +535,22 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
 ** (tt_done.c resolve_launches). The pid is compared as written, no parsing: a few bytes. */
 static void note_launch_id(tt_rank *r, const tt_event *ev, int64_t id) {
   if (id < r->launch_min) r->launch_min = id;
-  const size_t n = ev->pid.n < sizeof r->launch_pid ? ev->pid.n : sizeof r->launch_pid;
   if (!r->launch_procs) {
-    if (n) memcpy(r->launch_pid, ev->pid.p, n);
-    r->launch_pid_n = (uint8_t)n;
+    tt_pid_set(&r->launch_pid, ev->pid);
     r->launch_procs = 1;
-  } else if (r->launch_procs == 1 && (n != r->launch_pid_n || (n && memcmp(ev->pid.p, r->launch_pid, n) != 0))) {
+  } else if (r->launch_procs == 1 && !tt_pid_is(&r->launch_pid, ev->pid)) {
     r->launch_procs = 2;
   }
+}
+
+void tt_pid_set(tt_pid *a, tt_slice pid) {
+  a->n = (uint8_t)(pid.n < sizeof a->p ? pid.n : sizeof a->p);
+  if (a->n) memcpy(a->p, pid.p, a->n);
+}
+
+int tt_pid_is(const tt_pid *a, tt_slice pid) {
+  const size_t n = pid.n < sizeof a->p ? pid.n : sizeof a->p;
+  return n == a->n && (!n || memcmp(pid.p, a->p, n) == 0);
 }
 
 /* A call of the CUDA (or HIP) runtime or driver API. Its correlation id is the one its GPU
@@ -621,10 +637,18 @@ static int on_cpu_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt
   return on_cpu_op(imp, r, ev);
 }
 
+/* Reading one device of a file that holds several processes (tt_read.c): another process's CPU
+** event is another device's, whose ids (External ids, correlations) collide with this one's. */
+static int other_process(const tt_event *ev, const tt_options *opt) {
+  return opt->proc && !tt_pid_is(opt->proc, ev->pid);
+}
+
 int tt_rank_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt,
                   char *err, size_t errlen) {
   r->events++;
-  switch (cat_of(ev->cat)) {
+  const enum ev_cat cat = cat_of(ev->cat);
+  if ((cat == C_CPU_OP || cat == C_ANNOT || cat == C_RUNTIME) && other_process(ev, opt)) return 0;
+  switch (cat) {
     case C_KERNEL: return other_device(ev, opt) ? 0 : on_gpu(imp, r, ev, TT_KERNEL, err, errlen);
     case C_MEMCPY: return other_device(ev, opt) ? 0 : on_gpu(imp, r, ev, TT_MEMCPY, err, errlen);
     case C_MEMSET: return other_device(ev, opt) ? 0 : on_gpu(imp, r, ev, TT_MEMSET, err, errlen);

@@ -173,7 +173,7 @@ static int read_into(tt_import *imp, tt_rank *r, const char *path, const tt_opti
       switch (tt_framer_next(&f, buf, len, &pos, eof, ev, &k, &v)) {
         case TT_UNIT_EVENT:
           if (opt->on_event && opt->on_event(opt->event_ctx, r, ev)) rc = XP_EXIT_DB;
-          if (!rc && tt_rank_event(imp, r, ev, opt, err, sizeof err))
+          if (!rc && !opt->scan_only && tt_rank_event(imp, r, ev, opt, err, sizeof err))
             rc = bad(path, base + (size_t)(ev->text.p - buf), ev->number, err);
           break;
         case TT_UNIT_META:
@@ -208,6 +208,20 @@ static int read_into(tt_import *imp, tt_rank *r, const char *path, const tt_opti
   if (!f.saw_events)
     return xp_error_at(XP_EXIT_USAGE, path, 0, "not a torch.profiler trace: no \"traceEvents\" array");
   return 0;
+}
+
+int tt_scan_file(tt_import *imp, const char *path, int (*fn)(void *ctx, const tt_rank *r, const tt_event *ev),
+                 void *ctx) {
+  tt_rank *r = xp_xcalloc(1, sizeof *r); /* for the top-level keys read_into hands it */
+  r->meta = cJSON_CreateObject();
+  tt_options scan = {0};
+  scan.rank = -1;
+  scan.on_event = fn;
+  scan.event_ctx = ctx;
+  scan.scan_only = 1;
+  const int rc = read_into(imp, r, path, &scan);
+  tt_rank_free(r);
+  return rc;
 }
 
 /* What the profiler wrote wrong and the import left out or mended, said once per file. */
@@ -290,9 +304,17 @@ static int keep_main_device(tt_import *imp, tt_rank *r, const char *path, const 
           "%lld activit%s on the other devices left out (%lld kernel%s)", path, r->ndevices, (long long)dev,
           (long long)(kernels - strays), (long long)kernels, (long long)left, left == 1 ? "y" : "ies",
           (long long)strays, strays == 1 ? "" : "s");
+  const int procs = r->launch_procs > 1;
   drop_last_rank(imp, r);
   tt_options one = *opt;
   one.device = &dev;
+  tt_pid proc;
+  int owned = 0;
+  if (procs) { /* the strays' process's CPU side is not the rank's (tt_owner.c) */
+    int rc = tt_device_owners(imp, path, &dev, 1, &proc, &owned);
+    if (rc) return rc;
+  }
+  if (owned) one.proc = &proc;
   return tt_read_file(imp, path, &one);
 }
 
@@ -326,9 +348,21 @@ static int split_devices(tt_import *imp, tt_rank *r, const char *path, const tt_
     return xp_error_at(XP_EXIT_USAGE, path, 0,
                        "GPU activity on devices %lld and %lld%s: one process drove several GPUs, and xp counts "
                        "one GPU per rank, but %s", (long long)dev[0], (long long)dev[1], n > 2 ? " and more" : "", why);
+  const int procs = r->launch_procs > 1;
   drop_last_rank(imp, r);
-  xp_warn("%s: GPU activity on %d devices (one process drove several GPUs): each is a rank of its own, "
-          "numbered by its device", path, n);
+  tt_pid proc[TT_MAX_DEVICES];
+  int owned[TT_MAX_DEVICES];
+  memset(owned, 0, sizeof owned);
+  if (procs) {
+    int rc = tt_device_owners(imp, path, dev, n, proc, owned);
+    if (rc) return rc;
+  }
+  if (procs)
+    xp_warn("%s: GPU activity on %d devices, launched by several processes: each device is a rank of its own, "
+            "numbered by its device, with the CPU side of the process that launched its work", path, n);
+  else
+    xp_warn("%s: GPU activity on %d devices (one process drove several GPUs): each is a rank of its own, "
+            "numbered by its device", path, n);
   if (copies)
     xp_warn("%s: %lld cop%s on GPUs that ran no kernel (peer copies) left out: the trace does not say which of "
             "the process's GPUs made them", path, (long long)copies, copies == 1 ? "y" : "ies");
@@ -336,6 +370,10 @@ static int split_devices(tt_import *imp, tt_rank *r, const char *path, const tt_
     tt_options one = *opt;
     one.device = &dev[i];
     one.rank = dev[i];
+    one.proc = owned[i] ? &proc[i] : NULL;
+    if (procs && !owned[i])
+      xp_warn("%s: device %lld: no process's launches carry its activities' ids more than another's: read with "
+              "every process's operators, steps and launches, whose ids may collide", path, (long long)dev[i]);
     one.progress = 0;
     int rc = tt_read_file(imp, path, &one);
     if (rc) return rc;

@@ -80,6 +80,15 @@ typedef struct tt_pend {
 #define TT_TS_KEEP(ts) ((uint64_t)(ts) ^ (1ull << 63))
 #define TT_TS_BACK(v) ((int64_t)((v) ^ (1ull << 63)))
 
+/* A process as the trace writes its "pid": the value's first bytes, not parsed (a pid may be
+** written as a number or a string; one writer spells one process alike throughout). */
+typedef struct tt_pid {
+  uint8_t n;
+  char p[23];
+} tt_pid;
+int tt_pid_is(const tt_pid *a, tt_slice pid);
+void tt_pid_set(tt_pid *a, tt_slice pid);
+
 typedef struct tt_launch { /* a runtime or driver API call, which may have launched GPU work */
   int64_t corr, ts;           /* its correlation id, and its raw CPU ts */
 } tt_launch;
@@ -176,12 +185,10 @@ typedef struct tt_rank {
   ** CUPTI and roctracer number a process's API calls in the order they are made, so an activity
   ** with a lower correlation whose launch is not in the trace was launched before the profiler
   ** began recording (its warm-up): no step's work. That holds where one process made every
-  ** launch of the file: launch_procs (0 none, 1, 2 two or more), launch_pid (the first's pid as
-  ** written, its first bytes). HIP's External ids are another numbering, and not counted. */
+  ** launch of the file: launch_procs (0 none, 1, 2 two or more), launch_pid (the first's). HIP's External ids are another numbering, and not counted. */
   int64_t launch_min;
   int launch_procs;
-  char launch_pid[24];
-  uint8_t launch_pid_n;
+  tt_pid launch_pid;
   int64_t before_trace;        /* activities so left out of every step */
   /* ... that would be, but the ids cannot tell (tt_done.c shares_numbering): not left out */
   int64_t before_unknown;
@@ -214,12 +221,16 @@ typedef struct tt_options {
   int64_t rank;                /* -1: from the trace */
   int progress;                /* report progress on stderr for files over a few MiB */
   const int64_t *device;       /* non-NULL: only GPU activity on this device (pid) is read */
+  /* non-NULL: only this process's CPU side (operators, annotations, API calls) is read: the
+  ** process that launched the device's work, in a file holding several (tt_owner.c) */
+  const tt_pid *proc;
   /* non-NULL: GPU activity before this raw ts is left out (tt_read.c reads a file again with
   ** its first CPU event's floor where the events read before it left that open) */
   const int64_t *gpu_floor;
   /* With --events: called for every event, in document order. Nonzero stops the import. */
   int (*on_event)(void *ctx, const tt_rank *r, const tt_event *ev);
   void *event_ctx;
+  int scan_only; /* on_event alone sees the events (tt_scan_file) */
 } tt_options;
 
 typedef struct tt_import {
@@ -260,6 +271,17 @@ void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt);
 int32_t tt_link(tt_rank *r, uint32_t key, int64_t dur, int64_t ext, uint64_t op_step, uint64_t *t);
 void tt_rank_free(tt_rank *r);
 int tt_match_ranks(tt_import *imp);
+/* Which side of the link an event is: a GPU activity (kernel, copy, fill), a runtime or driver
+** API call (a launch), or neither. */
+enum tt_side { TT_SIDE_OTHER, TT_SIDE_GPU, TT_SIDE_LAUNCH };
+enum tt_side tt_event_side(const tt_event *ev);
+/* Stream a file already read once (so known to be well-formed) through fn alone, no rank built:
+** 0, or the exit code of an error said. */
+int tt_scan_file(tt_import *imp, const char *path, int (*fn)(void *ctx, const tt_rank *r, const tt_event *ev),
+                 void *ctx);
+/* The process that launched the work of each of the file's devices dev[0, ndev) (tt_owner.c):
+** proc[i] where owned[i], else the ids do not tell. 0 or the exit code of a read error. */
+int tt_device_owners(tt_import *imp, const char *path, const int64_t *dev, int ndev, tt_pid *proc, int *owned);
 /* What marks the import's steps: the annotation asked for, "ProfilerStep#N", or, where no
 ** rank had either, TT_WHOLE_WINDOW (each rank's GPU activity as one step). */
 #define TT_WHOLE_WINDOW "(whole window)"

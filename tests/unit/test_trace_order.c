@@ -251,6 +251,28 @@ static void check_figures(const char *name, const tt_import *imp) {
     /* step 1 annotated twice from one start: to the later end */
     CHECK_EQ_INT(XP_VEC_AT(&r->steps, tt_step, 1)->end, 1700000000001900000LL);
     CHECK_EQ_STR(steps, "1|2");
+  } else if (strcmp(name, "order_procs.json") == 0) {
+    /* two processes' ids collide: each device pairs with its own process's operators, steps
+    ** and launches (a graph launch of correlation 21 in each, in different steps) */
+    CHECK_EQ_INT(imp->nranks, 2);
+    for (int i = 0; i < imp->nranks && i < 2; i++) {
+      const tt_rank *d = imp->ranks[i];
+      char *per = per_step(d);
+      CHECK_EQ_INT(d->device, i);
+      CHECK_EQ_INT(d->cpu_ops, 4);
+      CHECK_EQ_INT(d->kernels, 5);
+      CHECK_EQ_INT(d->linked, 4);
+      CHECK_EQ_STR(per, i ? "3|2" : "2|3");
+      CHECK_EQ_INT(d->steps.n, 2);
+      if (d->steps.n == 2) CHECK_EQ_INT(XP_VEC_AT(&d->steps, tt_step, 0)->start, 1700000000000000000LL + 300000 * i);
+      CHECK_EQ_INT(d->shapes.n, 1);
+      if (d->shapes.n == 1) {
+        const tt_shape *s = d->shapes.data;
+        CHECK(strstr(imp->ops.str[s->op], i ? "[[16, 64]" : "[[8, 64]") != NULL);
+        CHECK_EQ_INT(s->count, 4);
+      }
+      free(per);
+    }
   } else if (strcmp(name, "order_cpulate.json") == 0) {
     /* a kernel 100 s after the first CPU event is kept, wherever the file writes that event */
     CHECK_EQ_INT(r->gpu_before_cpu, 0);
@@ -276,7 +298,8 @@ int main(void) {
       {"trace/variants", "order_rocm2022.json", NULL},       /* a second launch under one id, late */
       {"trace/variants", "order_rocm_old.json", NULL},       /* an operator before a ROCm kernel */
       {"trace/variants", "order_steps.json", NULL},          /* one step by two threads, later first */
-      {"trace/variants", "order_cpulate.json", NULL}};       /* a late thread's CPU events first */
+      {"trace/variants", "order_cpulate.json", NULL},        /* a late thread's CPU events first */
+      {"trace/variants", "order_procs.json", NULL}};         /* two processes, their ids colliding */
   for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
     char *path = test_data_path(traces[i].sub, traces[i].name);
     tt_import want;

@@ -1,0 +1,137 @@
+/*
+** Which process launched each GPU's work, in a trace that holds several processes (a single-file
+** multi-rank export, traces of several ranks merged into one). Kineto writes a GPU activity
+** under its device ("pid": 0, 1, ...) and its launch and operators under the host process that
+** made them, and each process numbers its API calls (correlation ids) and its operators
+** (External ids) from its own start: across processes the ids collide, and an activity looked
+** up by id alone can find another process's launch, operator or step. So each device is read as
+** a rank with its own process's CPU side alone (tt_options.proc), and that process is found here
+** by the links the importer already reads: an activity names its launch by correlation id, and
+** both carry the External id of the operator that launched it. The process whose launches carry
+** the most of a device's (correlation, External id) pairs owns it; where no pair decides, the
+** most correlations alone; a tie or no match at all leaves the device to every process's CPU
+** side, as a file of one process is read, and the import says so.
+**
+** A file of one process that drove several GPUs never comes here (tt_rank.launch_procs): this
+** pass is one more read of the file, paid only where several processes made launches.
+*/
+#include <stdlib.h>
+#include <string.h>
+#include "tt_num.h"
+#include "tt_trace.h"
+#include "xp.h"
+
+#define MAX_PROCS 64
+
+typedef struct own_rec { /* a launch (who: its process) or an activity (who: its device) */
+  int64_t corr, ext;
+  uint32_t who;
+} own_rec;
+
+typedef struct owners {
+  const int64_t *dev;
+  int ndev;
+  tt_pid proc[MAX_PROCS];
+  int nprocs, too_many;
+  xp_vec launches, acts; /* own_rec */
+} owners;
+
+static int64_t arg_id(const tt_event *ev, const char *key) {
+  int64_t v;
+  tt_slice s = tt_event_arg(ev, key);
+  return s.n && tt_int(s, &v) == 0 && v > 0 ? v : 0;
+}
+
+/* The External id, as tt_rank.c reads it (either spelling), 0 if none. */
+static int64_t ext_of(const tt_event *ev) {
+  const int64_t e = arg_id(ev, "External id");
+  return e ? e : arg_id(ev, "external id");
+}
+
+static int proc_index(owners *o, tt_slice pid) {
+  for (int i = 0; i < o->nprocs; i++)
+    if (tt_pid_is(&o->proc[i], pid)) return i;
+  if (o->nprocs == MAX_PROCS) return o->too_many = 1, -1;
+  tt_pid_set(&o->proc[o->nprocs], pid);
+  return o->nprocs++;
+}
+
+static int on_event(void *ctx, const tt_rank *r, const tt_event *ev) {
+  (void)r;
+  owners *o = ctx;
+  const enum tt_side side = tt_event_side(ev);
+  if (side == TT_SIDE_OTHER) return 0;
+  const int64_t corr = arg_id(ev, "correlation");
+  if (!corr) return 0;
+  int64_t ext = ext_of(ev);
+  if (side == TT_SIDE_LAUNCH) {
+    const int p = proc_index(o, ev->pid);
+    if (p >= 0) *(own_rec *)xp_vec_push(&o->launches, sizeof(own_rec)) = (own_rec){corr, ext, (uint32_t)p};
+    return 0;
+  }
+  int64_t dev;
+  if (tt_int(ev->pid, &dev) != 0) return 0;
+  int d = 0;
+  while (d < o->ndev && o->dev[d] != dev) d++;
+  if (d == o->ndev) return 0; /* a device left out of the split (peer copies) */
+  if (ext == corr) ext = 0;   /* Kineto of 2022-23: the correlation again, no operator's (tt_rank.c on_gpu) */
+  *(own_rec *)xp_vec_push(&o->acts, sizeof(own_rec)) = (own_rec){corr, ext, (uint32_t)d};
+  return 0;
+}
+
+static int by_corr(const void *a, const void *b) {
+  const own_rec *x = a, *y = b;
+  if (x->corr != y->corr) return x->corr < y->corr ? -1 : 1;
+  return (x->ext > y->ext) - (x->ext < y->ext);
+}
+
+/* The index of the unique largest of v[0, n) if it is above 0, else -1. */
+static int unique_max(const int64_t *v, int n) {
+  int best = -1, tie = 0;
+  for (int i = 0; i < n; i++) {
+    if (!v[i] || (best >= 0 && v[i] < v[best])) continue;
+    tie = best >= 0 && v[i] == v[best];
+    if (!tie) best = i;
+  }
+  return tie ? -1 : best;
+}
+
+/* Votes of each device for each process, then the winner per device. */
+static void decide(owners *o, int *owner) {
+  const int np = o->nprocs;
+  int64_t *pair = xp_xcalloc((size_t)(o->ndev * np), sizeof *pair);
+  int64_t *corr = xp_xcalloc((size_t)(o->ndev * np), sizeof *corr);
+  own_rec *l = o->launches.data, *a = o->acts.data;
+  qsort(l, o->launches.n, sizeof *l, by_corr);
+  qsort(a, o->acts.n, sizeof *a, by_corr);
+  for (size_t i = 0, j = 0; i < o->acts.n; i++) {
+    while (j < o->launches.n && l[j].corr < a[i].corr) j++;
+    for (size_t k = j; k < o->launches.n && l[k].corr == a[i].corr; k++) {
+      corr[a[i].who * (uint32_t)np + l[k].who]++;
+      pair[a[i].who * (uint32_t)np + l[k].who] += l[k].ext == a[i].ext;
+    }
+  }
+  for (int d = 0; d < o->ndev; d++) {
+    owner[d] = unique_max(pair + d * np, np);
+    if (owner[d] < 0) owner[d] = unique_max(corr + d * np, np);
+  }
+  free(pair);
+  free(corr);
+}
+
+int tt_device_owners(tt_import *imp, const char *path, const int64_t *dev, int ndev, tt_pid *proc, int *owned) {
+  owners o;
+  memset(&o, 0, sizeof o);
+  o.dev = dev;
+  o.ndev = ndev;
+  int rc = tt_scan_file(imp, path, on_event, &o);
+  int owner[TT_MAX_DEVICES];
+  if (!rc) decide(&o, owner);
+  for (int d = 0; d < ndev; d++) {
+    owned[d] = !rc && !o.too_many && owner[d] >= 0;
+    if (owned[d]) proc[d] = o.proc[owner[d]];
+  }
+  xp_vec_free(&o.launches);
+  xp_vec_free(&o.acts);
+  return rc;
+}
