@@ -299,15 +299,25 @@ static int32_t bound_by_stream(const xp_vec *steps, int64_t start, int32_t s, in
 }
 
 typedef struct lane_pos { /* an activity on a lane that holds one no link placed */
-  int64_t start;
-  uint32_t lane, ival;
+  int64_t start, end;
+  const char *name;
+  uint32_t lane, ival, key;
+  int32_t step; /* its linked step, -1 none */
 } lane_pos;
 
+/* Stream order: by start, and two of one start (a zero-length one, a clock too coarse) by what
+** they are, never by the file's order, which would decide whether the unplaced one came before or
+** after a linked one and so its step: the shorter first (it ended first), then by name, then
+** collective, then the linked step (unplaced first); what is still equal is alike in every figure. */
 static int by_lane_then_start(const void *a, const void *b) {
   const lane_pos *x = a, *y = b;
   if (x->lane != y->lane) return x->lane < y->lane ? -1 : 1;
   if (x->start != y->start) return x->start < y->start ? -1 : 1;
-  return (x->ival > y->ival) - (x->ival < y->ival); /* the file's order: qsort is not stable */
+  if (x->end != y->end) return x->end < y->end ? -1 : 1;
+  const int c = x->key == y->key ? 0 : strcmp(x->name, y->name);
+  if (c) return c;
+  if (x->key != y->key) return TT_KEY_COLL(x->key) < TT_KEY_COLL(y->key) ? -1 : 1;
+  return (x->step > y->step) - (x->step < y->step);
 }
 
 /* Place the unplaced activities of a run lp[0, n) on one lane (in stream order) between linked
@@ -331,7 +341,7 @@ static int steps_disjoint(const xp_vec *steps) {
 /* Activities no link placed, on a stream with linked ones: by stream order (bound_by_stream),
 ** where the steps are disjoint. Only the lanes that hold both kinds are sorted: a fully linked
 ** trace, or one linking none (old Kineto), costs one pass. */
-static void place_by_stream(tt_rank *r) {
+static void place_by_stream(const tt_import *imp, tt_rank *r) {
   const uint16_t *lanes = r->lanes.data;
   const size_t nl = r->lane_map.n < TT_NO_LANE ? r->lane_map.n : TT_NO_LANE; /* past it: no lane */
   if (!r->steps.n || !nl || r->lanes.n != r->ivals.n || !steps_disjoint(&r->steps)) return;
@@ -349,9 +359,10 @@ static void place_by_stream(tt_rank *r) {
   lane_pos *lp = xp_xmalloc(nrec * sizeof *lp);
   for (size_t i = 0, k = 0; i < r->ivals.n; i++) {
     if (LANE_OF(i) >= nl || held[lanes[i]] != 3) continue;
-    lp[k].start = XP_VEC_AT(&r->ivals, tt_ival, i)->start;
-    lp[k].lane = lanes[i];
-    lp[k++].ival = (uint32_t)i;
+    const tt_ival *v = XP_VEC_AT(&r->ivals, tt_ival, i);
+    lp[k] = (lane_pos){v->start, v->end, imp->names.str[TT_KEY_NAME(v->key)], lanes[i], (uint32_t)i, v->key,
+                       v->step < 0 ? -1 : v->step};
+    k++;
   }
   free(held);
   qsort(lp, nrec, sizeof *lp, by_lane_then_start);
@@ -376,9 +387,9 @@ static void place_by_stream(tt_rank *r) {
 ** CPU time), then stream order, then, on a lane of its own or with no stream named, the step
 ** its GPU start falls in (which place_by_stream already gave the activities it left at -1:
 ** those stay there). One launched before the trace (resolve_launches) stays outside. */
-static void place_in_steps(tt_rank *r) {
+static void place_in_steps(const tt_import *imp, tt_rank *r) {
   place_by_link(r);
-  place_by_stream(r);
+  place_by_stream(imp, r);
   for (size_t i = 0; i < r->ivals.n; i++) {
     tt_ival *v = XP_VEC_AT(&r->ivals, tt_ival, i);
     if (v->step == TT_BEFORE_TRACE) v->step = -1;
@@ -511,7 +522,7 @@ void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt) {
   resolve_launches(r); /* before shift_times, which moves the times it finds */
   shift_times(r);
   if (!opt->step_annotation && r->steps.n == 0 && r->ivals.n > 0) window_step(r);
-  place_in_steps(r);
+  place_in_steps(imp, r);
   step_figures(r);
   whole_trace_figures(r);
   resolve_groups(imp, r);

@@ -273,6 +273,11 @@ static void check_figures(const char *name, const tt_import *imp) {
       }
       free(per);
     }
+  } else if (strcmp(name, "order_ties.json") == 0) {
+    /* a fill at the very time of step 1's late gemm on its stream: the fill first (by name, the
+    ** times equal), so before the gemm in stream order: in step 1, not 2 */
+    CHECK_EQ_INT(r->linked, 2);
+    CHECK_EQ_STR(steps, "1|2|0");
   } else if (strcmp(name, "order_cpulate.json") == 0) {
     /* a kernel 100 s after the first CPU event is kept, wherever the file writes that event */
     CHECK_EQ_INT(r->gpu_before_cpu, 0);
@@ -299,7 +304,8 @@ int main(void) {
       {"trace/variants", "order_rocm_old.json", NULL},       /* an operator before a ROCm kernel */
       {"trace/variants", "order_steps.json", NULL},          /* one step by two threads, later first */
       {"trace/variants", "order_cpulate.json", NULL},        /* a late thread's CPU events first */
-      {"trace/variants", "order_procs.json", NULL}};         /* two processes, their ids colliding */
+      {"trace/variants", "order_procs.json", NULL},          /* two processes, their ids colliding */
+      {"trace/variants", "order_ties.json", NULL}};          /* two kernels of one start on a stream */
   for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
     char *path = test_data_path(traces[i].sub, traces[i].name);
     tt_import want;
