@@ -657,11 +657,13 @@ int tt_rank_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_optio
     case C_RUNTIME:
       on_runtime(r, ev);
       return 0;
-    case C_TRACE: {
+    case C_TRACE: { /* the profiler's window; several (joined recordings, merged files): their union,
+                    ** which no order of the file changes */
       int64_t ts, dur;
       if (tt_us_to_ns(ev->ts, &ts) == 0 && tt_us_to_ns(ev->dur, &dur) == 0) {
-        r->prof_start = ts;
-        r->prof_end = ts + dur;
+        const int first = !r->prof_start && !r->prof_end;
+        if (first || ts < r->prof_start) r->prof_start = ts;
+        if (first || ts + dur > r->prof_end) r->prof_end = ts + dur;
       }
       return 0;
     }

@@ -147,7 +147,8 @@ typedef struct tt_rank {
   uint64_t events, json_bytes;
   int64_t kernels, memcpys, memsets, cpu_ops, linked;
   uint64_t nonfinite; /* NaN / inf values the framer let through (tt_json.c scan_literal) */
-  int64_t gpu_start, gpu_end, busy_ns, kernel_ns, prof_start, prof_end;
+  int64_t gpu_start, gpu_end, busy_ns, kernel_ns;
+  int64_t prof_start, prof_end; /* the "Trace" window: the union of several (0, 0: none) */
   int64_t step_annotations_skipped;
   int window_step;    /* no step marks: one step spans the whole GPU window */
   int64_t engine_steps[TT_ENGINE_STEPS]; /* tt_engine_steps' annotations, where none was asked for */

@@ -117,8 +117,8 @@ static char *figures(const tt_import *imp, const tt_rank *r) {
   LINE("rank %lld device %lld: %lld kernels %lld memcpys %lld memsets %lld cpu_ops %lld linked %lld before the trace",
        (long long)r->rank, (long long)r->device, (long long)r->kernels, (long long)r->memcpys, (long long)r->memsets,
        (long long)r->cpu_ops, (long long)r->linked, (long long)r->before_trace);
-  LINE("gpu %lld..%lld busy %lld kernel %lld", (long long)r->gpu_start, (long long)r->gpu_end, (long long)r->busy_ns,
-       (long long)r->kernel_ns);
+  LINE("gpu %lld..%lld busy %lld kernel %lld profiled %lld..%lld", (long long)r->gpu_start, (long long)r->gpu_end,
+       (long long)r->busy_ns, (long long)r->kernel_ns, (long long)r->prof_start, (long long)r->prof_end);
   for (size_t i = 0; i < r->steps.n; i++) {
     const tt_step *s = XP_VEC_AT(&r->steps, tt_step, i);
     LINE("step %zu #%lld %lld..%lld gpu %lld..%lld: %lld activities %lld ns busy %lld", i, (long long)s->number,
@@ -278,6 +278,10 @@ static void check_figures(const char *name, const tt_import *imp) {
     ** times equal), so before the gemm in stream order: in step 1, not 2 */
     CHECK_EQ_INT(r->linked, 2);
     CHECK_EQ_STR(steps, "1|2|0");
+  } else if (strcmp(name, "order_window.json") == 0) {
+    /* two "Trace" windows, overlapping: the profiled window is their union */
+    CHECK_EQ_INT(r->prof_start, 1700000000000000000LL);
+    CHECK_EQ_INT(r->prof_end, 1700000000002000000LL);
   } else if (strcmp(name, "order_cpulate.json") == 0) {
     /* a kernel 100 s after the first CPU event is kept, wherever the file writes that event */
     CHECK_EQ_INT(r->gpu_before_cpu, 0);
@@ -305,7 +309,8 @@ int main(void) {
       {"trace/variants", "order_steps.json", NULL},          /* one step by two threads, later first */
       {"trace/variants", "order_cpulate.json", NULL},        /* a late thread's CPU events first */
       {"trace/variants", "order_procs.json", NULL},          /* two processes, their ids colliding */
-      {"trace/variants", "order_ties.json", NULL}};          /* two kernels of one start on a stream */
+      {"trace/variants", "order_ties.json", NULL},           /* two kernels of one start on a stream */
+      {"trace/variants", "order_window.json", NULL}};        /* two "Trace" windows */
   for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
     char *path = test_data_path(traces[i].sub, traces[i].name);
     tt_import want;
