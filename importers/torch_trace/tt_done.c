@@ -332,7 +332,7 @@ static void place_run(tt_rank *r, const lane_pos *lp, size_t n, int32_t p, int32
 /* 1 if no step's window overlaps the next one's: then a step's position in the sorted array
 ** orders its times too, which bound_by_stream relies on. A step nested in another (an
 ** annotation inside an annotation) holds times that lie between two of the outer's. */
-static int steps_disjoint(const xp_vec *steps) {
+int tt_steps_disjoint(const xp_vec *steps) {
   for (size_t i = 1; i < steps->n; i++)
     if (XP_VEC_AT(steps, tt_step, i)->start < XP_VEC_AT(steps, tt_step, i - 1)->end) return 0;
   return 1;
@@ -344,7 +344,7 @@ static int steps_disjoint(const xp_vec *steps) {
 static void place_by_stream(const tt_import *imp, tt_rank *r) {
   const uint16_t *lanes = r->lanes.data;
   const size_t nl = r->lane_map.n < TT_NO_LANE ? r->lane_map.n : TT_NO_LANE; /* past it: no lane */
-  if (!r->steps.n || !nl || r->lanes.n != r->ivals.n || !steps_disjoint(&r->steps)) return;
+  if (!r->steps.n || !nl || r->lanes.n != r->ivals.n || !tt_steps_disjoint(&r->steps)) return;
   unsigned char *held = xp_xcalloc(nl, 1); /* per lane: 1 an unplaced activity, 2 a linked one */
   size_t nrec = 0;
   /* one launched before the trace neither is placed nor bounds others: it is left out */

@@ -260,7 +260,7 @@ static int on_annotation_step(tt_rank *r, const tt_event *ev, const tt_options *
   return 0;
 }
 
-static int on_cpu_op(tt_import *imp, tt_rank *r, const tt_event *ev) {
+static int on_cpu_op(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt) {
   int64_t ext = arg_int(ev, "External id", 0);
   if (ext <= 0) ext = arg_int(ev, "external id", 0);
   if (ext <= 0) return 0;
@@ -286,8 +286,11 @@ static int on_cpu_op(tt_import *imp, tt_rank *r, const tt_event *ev) {
       r->cpu_min = ts;
       if (!r->floor_given) r->gpu_floor = ts - TT_GPU_BEFORE_CPU;
     }
-    int32_t at = tt_step_at(&r->steps, ts);
-    if (at >= 0) step = XP_VEC_AT(&r->steps, tt_step, at)->id;
+    /* the step holding it so far; nested steps may hold a later-written one that starts after
+    ** this one and holds the operator too: then every operator is placed once all are read
+    ** (tt_options.op_times) */
+    int32_t at = opt->op_times ? -1 : tt_step_at(&r->steps, ts);
+    if (at >= 0) step = XP_VEC_AT(&r->steps, tt_step, at)->id, r->op_stepped = 1;
     else xp_idmap_set(&r->ext_ts, ext, TT_TS_KEEP(ts)); /* its step may come later in the file */
   }
   r->cpu_ops++;
@@ -634,7 +637,7 @@ static int on_cpu_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt
     copy[k] = 0;
     if (on_annotation_step(r, ev, opt, k, copy, err, errlen)) return -1;
   }
-  return on_cpu_op(imp, r, ev);
+  return on_cpu_op(imp, r, ev, opt);
 }
 
 /* Reading one device of a file that holds several processes (tt_read.c): another process's CPU

@@ -150,6 +150,7 @@ typedef struct tt_rank {
   int64_t gpu_start, gpu_end, busy_ns, kernel_ns;
   int64_t prof_start, prof_end; /* the "Trace" window: the union of several (0, 0: none) */
   int64_t step_annotations_skipped;
+  int op_stepped;     /* an operator was given the step holding it as it was read */
   int window_step;    /* no step marks: one step spans the whole GPU window */
   int64_t engine_steps[TT_ENGINE_STEPS]; /* tt_engine_steps' annotations, where none was asked for */
   xp_vec kstats; xp_map kmap;  /* tt_kstat */
@@ -232,6 +233,9 @@ typedef struct tt_options {
   int (*on_event)(void *ctx, const tt_rank *r, const tt_event *ev);
   void *event_ctx;
   int scan_only; /* on_event alone sees the events (tt_scan_file) */
+  /* every operator's step decided once the file's steps are all read, not the one holding it as
+  ** it is read: a second read where steps nest (tt_read.c), 8 bytes more per operator */
+  int op_times;
 } tt_options;
 
 typedef struct tt_import {
@@ -290,6 +294,8 @@ const char *tt_steps_marked_by(const tt_import *imp, const tt_options *opt);
 /* The step annotations of vLLM's and of SGLang's profiler hooks, as --step-annotation patterns. */
 extern const char *const tt_engine_steps[TT_ENGINE_STEPS];
 
+/* 1 if no step's window (steps sorted by start) overlaps the next one's (tt_done.c). */
+int tt_steps_disjoint(const xp_vec *steps);
 /* The step (index into the sorted steps) whose CPU window contains t, or -1. */
 int32_t tt_step_at(const xp_vec *steps, int64_t t);
 #endif

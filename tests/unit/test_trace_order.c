@@ -282,6 +282,12 @@ static void check_figures(const char *name, const tt_import *imp) {
     /* two "Trace" windows, overlapping: the profiled window is their union */
     CHECK_EQ_INT(r->prof_start, 1700000000000000000LL);
     CHECK_EQ_INT(r->prof_end, 1700000000002000000LL);
+  } else if (strcmp(name, "order_nested.json") == 0) {
+    /* step_inner, written after the operators, within step_outer: the operator inside it is
+    ** its, however much of the outer step the file had shown before */
+    CHECK_EQ_INT(r->steps.n, 2);
+    CHECK_EQ_INT(r->linked, 3);
+    CHECK_EQ_STR(steps, "2|1");
   } else if (strcmp(name, "order_cpulate.json") == 0) {
     /* a kernel 100 s after the first CPU event is kept, wherever the file writes that event */
     CHECK_EQ_INT(r->gpu_before_cpu, 0);
@@ -310,13 +316,14 @@ int main(void) {
       {"trace/variants", "order_cpulate.json", NULL},        /* a late thread's CPU events first */
       {"trace/variants", "order_procs.json", NULL},          /* two processes, their ids colliding */
       {"trace/variants", "order_ties.json", NULL},           /* two kernels of one start on a stream */
-      {"trace/variants", "order_window.json", NULL}};        /* two "Trace" windows */
+      {"trace/variants", "order_window.json", NULL},         /* two "Trace" windows */
+      {"trace/variants", "order_nested.json", "step*"}};     /* a step in a step, after its operators */
   for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
     char *path = test_data_path(traces[i].sub, traces[i].name);
     tt_import want;
     check_orders(path, traces[i].steps, &want);
-    if (!traces[i].steps) check_figures(traces[i].name, &want);
-    else CHECK_EQ_INT(XP_VEC_AT(&want.ranks[0]->steps, tt_step, 1)->number, 1); /* numbered by start */
+    check_figures(traces[i].name, &want);
+    if (traces[i].steps) CHECK_EQ_INT(XP_VEC_AT(&want.ranks[0]->steps, tt_step, 1)->number, 1); /* numbered by start */
     tt_import_free(&want);
     free(path);
   }
