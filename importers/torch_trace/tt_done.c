@@ -30,6 +30,7 @@ static void free_read_state(tt_rank *r) {
   xp_map_free(&r->lane_map);
   xp_idmap_free(&r->ext);
   xp_idmap_free(&r->ext_ts);
+  xp_idmap_free(&r->ext_dur);
   xp_idmap_free(&r->launch_ts);
   xp_vec_free(&r->launches);
   xp_vec_free(&r->pending);

@@ -260,6 +260,21 @@ static int on_annotation_step(tt_rank *r, const tt_event *ev, const tt_options *
   return 0;
 }
 
+/* Two operators under one External id (a writer that gave a nested operator its parent's id, an
+** id reused): an activity naming it is the innermost's, as Kineto links an activity to the
+** innermost operator that launched it: the later start, then the shorter, then the lesser key
+** (its name and shapes); never the one the file wrote last. Decided on the read that keeps every
+** operator's time and length (tt_options.op_times): does the operator (op, ts, dur) replace the
+** one of the same External id read before (had, its entry in tt_rank.ext)? */
+static int replaces(const tt_import *imp, const tt_rank *r, int64_t ext, uint64_t had, uint32_t op, int64_t ts,
+                    int64_t dur) {
+  const uint64_t t = xp_idmap_get(&r->ext_ts, ext), d = xp_idmap_get(&r->ext_dur, ext);
+  const int64_t had_ts = t ? TT_TS_BACK(t) : INT64_MIN, had_dur = d ? TT_TS_BACK(d) : INT64_MAX;
+  if (ts != had_ts) return ts > had_ts;
+  if (dur != had_dur) return dur < had_dur;
+  return strcmp(imp->ops.str[op], imp->ops.str[(uint32_t)had - 1]) < 0;
+}
+
 static int on_cpu_op(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt) {
   int64_t ext = arg_int(ev, "External id", 0);
   if (ext <= 0) ext = arg_int(ev, "external id", 0);
@@ -279,21 +294,32 @@ static int on_cpu_op(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_op
   memcpy(key + n + 2 + dims.n, types.p ? types.p : "", types.n);
   uint32_t op = xp_strtab_intern(&imp->ops, key, n + 2 + dims.n + types.n, NULL);
   if (key != stackbuf) free(key);
-  int64_t ts;
+  int64_t ts, dur;
+  const int timed = tt_us_to_ns(ev->ts, &ts) == 0;
+  if (!timed) ts = INT64_MIN;
+  if (tt_us_to_ns(ev->dur, &dur) != 0) dur = INT64_MAX;
+  if (timed && ts < r->cpu_min) {
+    r->cpu_min = ts;
+    if (!r->floor_given) r->gpu_floor = ts - TT_GPU_BEFORE_CPU;
+  }
+  r->cpu_ops++;
+  const uint64_t had = xp_idmap_get(&r->ext, ext);
+  if (had) {
+    r->ext_shared = 1;
+    if (opt->op_times && !replaces(imp, r, ext, had, op, ts, dur)) return 0;
+  }
   int32_t step = -1;
-  if (tt_us_to_ns(ev->ts, &ts) == 0) {
-    if (ts < r->cpu_min) {
-      r->cpu_min = ts;
-      if (!r->floor_given) r->gpu_floor = ts - TT_GPU_BEFORE_CPU;
-    }
+  if (opt->op_times) xp_idmap_set(&r->ext_dur, ext, TT_TS_KEEP(dur));
+  if (timed) {
     /* the step holding it so far; nested steps may hold a later-written one that starts after
     ** this one and holds the operator too: then every operator is placed once all are read
     ** (tt_options.op_times) */
     int32_t at = opt->op_times ? -1 : tt_step_at(&r->steps, ts);
     if (at >= 0) step = XP_VEC_AT(&r->steps, tt_step, at)->id, r->op_stepped = 1;
     else xp_idmap_set(&r->ext_ts, ext, TT_TS_KEEP(ts)); /* its step may come later in the file */
+  } else if (had) {
+    xp_idmap_set(&r->ext_ts, ext, 0); /* not the time of the operator it replaces */
   }
-  r->cpu_ops++;
   xp_idmap_set(&r->ext, ext, (uint64_t)(op + 1) | (uint64_t)(uint32_t)(step + 1) << 32);
   return 0;
 }
@@ -428,8 +454,8 @@ static uint16_t lane_of(tt_rank *r, const tt_event *ev, int64_t dev) {
   return lane < TT_NO_LANE ? (uint16_t)lane : TT_NO_LANE;
 }
 
-static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_kind kind, char *err,
-                  size_t errlen) {
+static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt, enum tt_gpu_kind kind,
+                  char *err, size_t errlen) {
   const char *what = tt_gpu_kind_name[kind];
   size_t n;
   int in_place;
@@ -495,8 +521,10 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, enum tt_gpu_ki
     /* Without a correlation, the "External id" of ROCm's oldest traces is the kernel's launch's
     ** correlation id (the runtime event's and the flow's), no operator's; but an operator's where
     ** a launch says so (tt_rank.hip_ext_ops), which the file may do after the kernel: until one
-    ** has, the whole file decides (tt_done.c resolve_launches) */
-    const uint64_t v = corr < 0 && !r->hip_ext_ops ? 0 : xp_idmap_get(&r->ext, ext);
+    ** has, the whole file decides (tt_done.c resolve_launches). On the read that keeps the
+    ** innermost of operators sharing an id (op_times), a later one may still replace it: all are
+    ** linked once the file is read */
+    const uint64_t v = (corr < 0 && !r->hip_ext_ops) || opt->op_times ? 0 : xp_idmap_get(&r->ext, ext);
     uint64_t t;
     if (v) {
       step = tt_link(r, key, dur, ext, v, &t);
@@ -652,9 +680,9 @@ int tt_rank_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_optio
   const enum ev_cat cat = cat_of(ev->cat);
   if ((cat == C_CPU_OP || cat == C_ANNOT || cat == C_RUNTIME) && other_process(ev, opt)) return 0;
   switch (cat) {
-    case C_KERNEL: return other_device(ev, opt) ? 0 : on_gpu(imp, r, ev, TT_KERNEL, err, errlen);
-    case C_MEMCPY: return other_device(ev, opt) ? 0 : on_gpu(imp, r, ev, TT_MEMCPY, err, errlen);
-    case C_MEMSET: return other_device(ev, opt) ? 0 : on_gpu(imp, r, ev, TT_MEMSET, err, errlen);
+    case C_KERNEL: return other_device(ev, opt) ? 0 : on_gpu(imp, r, ev, opt, TT_KERNEL, err, errlen);
+    case C_MEMCPY: return other_device(ev, opt) ? 0 : on_gpu(imp, r, ev, opt, TT_MEMCPY, err, errlen);
+    case C_MEMSET: return other_device(ev, opt) ? 0 : on_gpu(imp, r, ev, opt, TT_MEMSET, err, errlen);
     case C_CPU_OP: return on_cpu_event(imp, r, ev, opt, 0, err, errlen);
     case C_ANNOT: return on_cpu_event(imp, r, ev, opt, 1, err, errlen);
     case C_RUNTIME:

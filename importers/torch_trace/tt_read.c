@@ -425,9 +425,11 @@ static int read_again_by_floor(tt_import *imp, tt_rank *r, const char *path, con
 
 /* An operator takes the step holding it when it is read (tt_rank.c on_cpu_op): the innermost
 ** of nested steps (an annotation within an annotation) only if the file wrote the inner one
-** first. Where the steps nest once all are read, r goes, and the file is read again with every
-** operator's step decided at the end, so that no order of the file decides it. */
-static int read_again_by_steps(tt_import *imp, tt_rank *r, const char *path, const tt_options *opt) {
+** first; and of two operators under one External id the later written. Where the steps nest
+** once all are read, or an External id was shared, r goes, and the file is read again with
+** every operator's step decided at the end and the innermost of a shared id kept (tt_rank.c
+** replaces), so that no order of the file decides them. */
+static int read_again_by_ops(tt_import *imp, tt_rank *r, const char *path, const tt_options *opt) {
   drop_last_rank(imp, r);
   tt_options again = *opt;
   again.op_times = 1;
@@ -451,7 +453,8 @@ int tt_read_file(tt_import *imp, const char *path, const tt_options *opt) {
   if (!r->floor_given && r->cpu_min != INT64_MAX &&
       (r->kept_min < r->cpu_min - TT_GPU_BEFORE_CPU || r->dropped_max >= r->cpu_min - TT_GPU_BEFORE_CPU))
     return read_again_by_floor(imp, r, path, opt);
-  if (r->op_stepped && !tt_steps_disjoint(&r->steps)) return read_again_by_steps(imp, r, path, opt);
+  if (!opt->op_times && ((r->op_stepped && !tt_steps_disjoint(&r->steps)) || r->ext_shared))
+    return read_again_by_ops(imp, r, path, opt);
   if (r->kernels + r->memcpys + r->memsets == 0) return no_gpu_activity(r, path);
   if (r->ndevices > 1 && !opt->device && !peer_copies_only(r)) return split_devices(imp, r, path, opt);
   tt_rank_done(imp, r, opt);

@@ -151,6 +151,7 @@ typedef struct tt_rank {
   int64_t prof_start, prof_end; /* the "Trace" window: the union of several (0, 0: none) */
   int64_t step_annotations_skipped;
   int op_stepped;     /* an operator was given the step holding it as it was read */
+  int ext_shared;     /* two operators had one External id (tt_rank.c replaces) */
   int window_step;    /* no step marks: one step spans the whole GPU window */
   int64_t engine_steps[TT_ENGINE_STEPS]; /* tt_engine_steps' annotations, where none was asked for */
   xp_vec kstats; xp_map kmap;  /* tt_kstat */
@@ -169,6 +170,7 @@ typedef struct tt_rank {
   ** correlation id and no operator's), a CUDA graph's replayed kernels, any kernel, copy or
   ** fill launched outside an operator the profiler recorded. */
   xp_idmap ext_ts;             /* External id -> TT_TS_KEEP(CPU ts) of an op no step held yet */
+  xp_idmap ext_dur;            /* External id -> TT_TS_KEEP(op's duration), with op_times only */
   /* tt_launch of every cuda_runtime / cuda_driver event with a correlation, in file order, then
   ** sorted by correlation where an activity needs one (a vector, not an idmap: the calls the
   ** profiler filters out, cudaGetDevice and the like, leave most ids of the range unused) */
@@ -234,7 +236,8 @@ typedef struct tt_options {
   void *event_ctx;
   int scan_only; /* on_event alone sees the events (tt_scan_file) */
   /* every operator's step decided once the file's steps are all read, not the one holding it as
-  ** it is read: a second read where steps nest (tt_read.c), 8 bytes more per operator */
+  ** it is read, and of operators sharing an External id the innermost kept: a second read where
+  ** steps nest or ids are shared (tt_read.c), 16 bytes more per operator */
   int op_times;
 } tt_options;
 

@@ -288,6 +288,17 @@ static void check_figures(const char *name, const tt_import *imp) {
     CHECK_EQ_INT(r->steps.n, 2);
     CHECK_EQ_INT(r->linked, 3);
     CHECK_EQ_STR(steps, "2|1");
+  } else if (strcmp(name, "order_extdup.json") == 0) {
+    /* aten::linear and the aten::addmm inside it under one External id: the kernel is the
+    ** innermost's (as Kineto links it), whichever the file writes last */
+    CHECK_EQ_INT(r->linked, 2);
+    CHECK_EQ_INT(r->shapes.n, 1);
+    if (r->shapes.n == 1) {
+      const tt_shape *s = r->shapes.data;
+      CHECK(strncmp(imp->ops.str[s->op], "aten::addmm\x1f", 12) == 0);
+      CHECK_EQ_INT(s->count, 2);
+    }
+    CHECK_EQ_STR(steps, "1|1");
   } else if (strcmp(name, "order_cpulate.json") == 0) {
     /* a kernel 100 s after the first CPU event is kept, wherever the file writes that event */
     CHECK_EQ_INT(r->gpu_before_cpu, 0);
@@ -317,7 +328,8 @@ int main(void) {
       {"trace/variants", "order_procs.json", NULL},          /* two processes, their ids colliding */
       {"trace/variants", "order_ties.json", NULL},           /* two kernels of one start on a stream */
       {"trace/variants", "order_window.json", NULL},         /* two "Trace" windows */
-      {"trace/variants", "order_nested.json", "step*"}};     /* a step in a step, after its operators */
+      {"trace/variants", "order_nested.json", "step*"},      /* a step in a step, after its operators */
+      {"trace/variants", "order_extdup.json", NULL}};        /* two operators of one External id */
   for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
     char *path = test_data_path(traces[i].sub, traces[i].name);
     tt_import want;
