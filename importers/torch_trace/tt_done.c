@@ -343,8 +343,8 @@ int tt_steps_disjoint(const xp_vec *steps) {
 ** where the steps are disjoint. Only the lanes that hold both kinds are sorted: a fully linked
 ** trace, or one linking none (old Kineto), costs one pass. */
 static void place_by_stream(const tt_import *imp, tt_rank *r) {
-  const uint16_t *lanes = r->lanes.data;
-  const size_t nl = r->lane_map.n < TT_NO_LANE ? r->lane_map.n : TT_NO_LANE; /* past it: no lane */
+  const uint32_t *lanes = r->lanes.data;
+  const size_t nl = r->lane_map.n;
   if (!r->steps.n || !nl || r->lanes.n != r->ivals.n || !tt_steps_disjoint(&r->steps)) return;
   unsigned char *held = xp_xcalloc(nl, 1); /* per lane: 1 an unplaced activity, 2 a linked one */
   size_t nrec = 0;

@@ -446,12 +446,11 @@ static int other_device(const tt_event *ev, const tt_options *opt) {
 
 /* The activity's stream lane (tt_trace.h): Kineto writes the stream as a GPU event's tid, and
 ** in its args. Activities on one lane ran in the order they were launched (tt_done.c). */
-static uint16_t lane_of(tt_rank *r, const tt_event *ev, int64_t dev) {
+static uint32_t lane_of(tt_rank *r, const tt_event *ev, int64_t dev) {
   int64_t stream;
   if (tt_int(ev->tid, &stream) != 0 && (stream = arg_int(ev, "stream", -1)) < 0) return TT_NO_LANE;
   uint64_t key = (uint64_t)(uint32_t)dev << 32 | (uint32_t)stream;
-  uint32_t lane = xp_map_put(&r->lane_map, key, (uint32_t)r->lane_map.n, NULL);
-  return lane < TT_NO_LANE ? (uint16_t)lane : TT_NO_LANE;
+  return xp_map_put(&r->lane_map, key, (uint32_t)r->lane_map.n, NULL);
 }
 
 static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt, enum tt_gpu_kind kind,
@@ -542,7 +541,7 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_optio
   } else {
     dev = -1;
   }
-  *(uint16_t *)xp_vec_push(&r->lanes, sizeof(uint16_t)) = lane_of(r, ev, dev);
+  *(uint32_t *)xp_vec_push(&r->lanes, sizeof(uint32_t)) = lane_of(r, ev, dev);
   for (int i = 0; i < pend; i++) {
     how[i].ival = (uint32_t)r->ivals.n;
     *(tt_pend *)xp_vec_push(&r->pending, sizeof how[i]) = how[i];

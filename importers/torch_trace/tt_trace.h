@@ -4,7 +4,7 @@
 **
 ** One import is the ranks of one job. Each file is streamed once (tt_read_file); what is kept
 ** per rank is small and does not depend on the trace's length except for a 24-byte record and
-** a 2-byte stream lane per GPU activity (for the union of busy intervals and the step split,
+** a 4-byte stream lane per GPU activity (for the union of busy intervals and the step split,
 ** which follows stream order where no link decides; tt_done.c), 8 bytes per CPU operator
 ** (the External id link from kernels to the operator's shapes), 16 bytes per runtime call
 ** (its CPU time, which places an activity no operator claims) and per such activity (and per
@@ -75,7 +75,7 @@ typedef struct tt_pend {
 } tt_pend;
 /* tt_ival.step while placing: launched before the trace began, outside every step for good */
 #define TT_BEFORE_TRACE (-2)
-#define TT_NO_LANE 0xffffu /* tt_rank.lanes: the event names no stream (or too many do) */
+#define TT_NO_LANE 0xffffffffu /* tt_rank.lanes: the event names no stream */
 /* A raw timestamp kept in an idmap, where 0 means absent. */
 #define TT_TS_KEEP(ts) ((uint64_t)(ts) ^ (1ull << 63))
 #define TT_TS_BACK(v) ((int64_t)((v) ^ (1ull << 63)))
@@ -156,8 +156,9 @@ typedef struct tt_rank {
   int64_t engine_steps[TT_ENGINE_STEPS]; /* tt_engine_steps' annotations, where none was asked for */
   xp_vec kstats; xp_map kmap;  /* tt_kstat */
   xp_vec ivals;                /* tt_ival */
-  /* uint16_t per ival: its (device, stream), numbered in order of appearance, TT_NO_LANE
-  ** where the event names no stream; lane_map: device << 32 | stream -> lane */
+  /* uint32_t per ival: its (device, stream), numbered in order of appearance, TT_NO_LANE
+  ** where the event names no stream; lane_map: device << 32 | stream -> lane. Not 16 bits: past
+  ** 65,535 streams the ones the file named last would have had no lane, and no stream order */
   xp_vec lanes; xp_map lane_map;
   xp_vec steps;                /* tt_step, sorted by start once done */
   xp_vec stepk;                /* tt_stepk, once done */

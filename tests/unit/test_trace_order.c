@@ -308,6 +308,32 @@ static void check_figures(const char *name, const tt_import *imp) {
   free(steps);
 }
 
+/* More streams than a 16-bit lane numbers: three steps; a gemm launched in step 1 that runs late,
+** in step 2's window, on stream 1, just after a fill no link places; then a kernel on each of
+** 65,535 other streams. Stream order puts the fill before the gemm, in step 1, whichever streams
+** the file names first (the fill's stream was the one left without a lane when written last). */
+static char *write_many_streams(void) {
+  char *path = test_path("order_streams.json");
+  FILE *f = fopen(path, "w");
+  const long long t = 1700000000000000LL;
+  fputs("{\"schemaVersion\": 1, \"traceEvents\": [\n", f);
+  for (int s = 0; s < 3; s++)
+    fprintf(f, "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#%d\", \"pid\": 7, "
+               "\"tid\": 7, \"ts\": %lld, \"dur\": 1000},\n", s, t + 1000 * s);
+  fprintf(f, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 7, \"tid\": 7, \"ts\": %lld, "
+             "\"dur\": 200, \"args\": {\"External id\": 1}},\n", t + 1100);
+  fprintf(f, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm_kernel\", \"pid\": 0, \"tid\": 1, \"ts\": %lld, "
+             "\"dur\": 10, \"args\": {\"External id\": 1, \"stream\": 1}},\n", t + 2600);
+  fprintf(f, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"fill_kernel\", \"pid\": 0, \"tid\": 1, \"ts\": %lld, "
+             "\"dur\": 10, \"args\": {\"stream\": 1}}", t + 2500);
+  for (int i = 0; i < 65535; i++)
+    fprintf(f, ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"tiny_kernel\", \"pid\": 0, \"tid\": %d, "
+               "\"ts\": %lld, \"dur\": 1}", 1000 + i, t + 100);
+  fputs("\n]}\n", f);
+  fclose(f);
+  return path;
+}
+
 int main(void) {
   if (tt_rules_builtin(&rules)) return 1;
   if (!test_dir_make("/tmp/xp-test-order-XXXXXX")) return 1;
@@ -339,6 +365,14 @@ int main(void) {
     tt_import_free(&want);
     free(path);
   }
+  char *many = write_many_streams();
+  tt_import want;
+  check_orders(many, NULL, &want);
+  char *steps = per_step(want.ranks[0]);
+  CHECK_EQ_STR(steps, "65535|2|0");
+  free(steps);
+  tt_import_free(&want);
+  free(many);
   test_dir_remove();
   tt_rules_free(&rules);
   CHECK_DONE();
