@@ -480,29 +480,64 @@ static int32_t only_configured_pg(tt_import *imp, const tt_rank *r) {
 }
 
 /* A collective kernel whose args name no process group (launched before the profiler saw the
-** call) belongs to the group of the other collectives on its stream: each PyTorch process
-** group drives its own NCCL stream. Failing that, to the trace's only configured group. */
-static void resolve_groups(tt_import *imp, tt_rank *r) {
-  xp_map by_stream = {0};
-  for (size_t i = 0; i < r->colls.n; i++) {
-    tt_collk *c = XP_VEC_AT(&r->colls, tt_collk, i);
-    if (c->pg >= 0)
-      xp_map_put(&by_stream, (uint64_t)(uint32_t)c->device << 32 | (uint32_t)c->stream, (uint32_t)c->pg, NULL);
+** call) belongs to the group of the other collectives on its stream: each PyTorch process group
+** drives its own NCCL stream. Where a stream's collectives name several groups, the one named by
+** the collective before it on the stream (else the one after): never the one the file wrote
+** first. Failing that, to the trace's only configured group. */
+typedef struct named_at { /* a collective that names its group, on its stream */
+  uint64_t stream;
+  int64_t start;
+  const char *name; /* the group's key, which orders two of one start */
+  int32_t pg;
+} named_at;
+
+static int by_stream_then_start(const void *a, const void *b) {
+  const named_at *x = a, *y = b;
+  if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
+  if (x->start != y->start) return x->start < y->start ? -1 : 1;
+  return strcmp(x->name, y->name);
+}
+
+#define STREAM_KEY(c) ((uint64_t)(uint32_t)(c)->device << 32 | (uint32_t)(c)->stream)
+
+/* The group of the named collective nearest before start on stream (else the first after), -1
+** if the stream has none; na sorted by stream, then start. */
+static int32_t group_on_stream(const named_at *na, size_t n, uint64_t stream, int64_t start) {
+  size_t lo = 0, hi = n; /* the first entry past (stream, start) */
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (na[mid].stream < stream || (na[mid].stream == stream && na[mid].start <= start)) lo = mid + 1;
+    else hi = mid;
   }
+  if (lo > 0 && na[lo - 1].stream == stream) return na[lo - 1].pg;
+  return lo < n && na[lo].stream == stream ? na[lo].pg : -1;
+}
+
+static void resolve_groups(tt_import *imp, tt_rank *r) {
+  size_t n = 0, unnamed = 0;
+  for (size_t i = 0; i < r->colls.n; i++) unnamed += XP_VEC_AT(&r->colls, tt_collk, i)->pg < 0;
+  if (!unnamed) return;
+  named_at *na = xp_xmalloc((r->colls.n - unnamed + 1) * sizeof *na);
+  for (size_t i = 0; i < r->colls.n; i++) {
+    const tt_collk *c = XP_VEC_AT(&r->colls, tt_collk, i);
+    if (c->pg >= 0) na[n++] = (named_at){STREAM_KEY(c), c->start, imp->pgs.str[c->pg], c->pg};
+  }
+  qsort(na, n, sizeof *na, by_stream_then_start);
   int32_t only = -2;
   for (size_t i = 0; i < r->colls.n; i++) {
     tt_collk *c = XP_VEC_AT(&r->colls, tt_collk, i);
     if (c->pg >= 0) continue;
-    uint32_t pg;
-    if (xp_map_get(&by_stream, (uint64_t)(uint32_t)c->device << 32 | (uint32_t)c->stream, &pg)) {
-      c->pg = (int32_t)pg;
+    const int32_t pg = group_on_stream(na, n, STREAM_KEY(c), c->start);
+    if (pg >= 0) {
+      c->pg = pg;
       continue;
     }
     if (only == -2) only = only_configured_pg(imp, r);
     c->pg = only;
   }
-  xp_map_free(&by_stream);
+  free(na);
 }
+#undef STREAM_KEY
 
 void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt) {
   if (opt->rank >= 0) {

@@ -142,8 +142,8 @@ static char *figures(const tt_import *imp, const tt_rank *r) {
   }
   for (size_t i = 0; i < r->colls.n; i++) {
     const tt_collk *c = XP_VEC_AT(&r->colls, tt_collk, i);
-    LINE("collective %s %lld..%lld step %d group %lld wait %lld", NAME(c->key), (long long)c->start,
-         (long long)c->end, c->step, (long long)c->group, (long long)c->wait);
+    LINE("collective %s %lld..%lld step %d group %lld wait %lld pg %s", NAME(c->key), (long long)c->start,
+         (long long)c->end, c->step, (long long)c->group, (long long)c->wait, c->pg >= 0 ? imp->pgs.str[c->pg] : "-");
   }
 #undef LINE
 #undef NAME
@@ -299,6 +299,14 @@ static void check_figures(const char *name, const tt_import *imp) {
       CHECK_EQ_INT(s->count, 2);
     }
     CHECK_EQ_STR(steps, "1|1");
+  } else if (strcmp(name, "order_pgs.json") == 0) {
+    /* a collective naming no group, between two of groups A and B on its stream: the one
+    ** before it names its group, whichever the file writes first */
+    CHECK_EQ_INT(r->colls.n, 3);
+    for (size_t i = 0; i < r->colls.n; i++) {
+      const tt_collk *c = XP_VEC_AT(&r->colls, tt_collk, i);
+      if (c->start == 1700000000000200000LL) CHECK(c->pg >= 0 && imp->pgs.str[c->pg][0] == 'A');
+    }
   } else if (strcmp(name, "order_cpulate.json") == 0) {
     /* a kernel 100 s after the first CPU event is kept, wherever the file writes that event */
     CHECK_EQ_INT(r->gpu_before_cpu, 0);
@@ -355,7 +363,8 @@ int main(void) {
       {"trace/variants", "order_ties.json", NULL},           /* two kernels of one start on a stream */
       {"trace/variants", "order_window.json", NULL},         /* two "Trace" windows */
       {"trace/variants", "order_nested.json", "step*"},      /* a step in a step, after its operators */
-      {"trace/variants", "order_extdup.json", NULL}};        /* two operators of one External id */
+      {"trace/variants", "order_extdup.json", NULL},         /* two operators of one External id */
+      {"trace/variants", "order_pgs.json", NULL}};           /* two groups' collectives on one stream */
   for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
     char *path = test_data_path(traces[i].sub, traces[i].name);
     tt_import want;
