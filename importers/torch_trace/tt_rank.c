@@ -234,7 +234,10 @@ static int on_annotation_step(tt_rank *r, const tt_event *ev, const tt_options *
     if (ts + dur > o->end) o->end = ts + dur; /* to the later end, whichever the file wrote first */
     return 0;
   }
-  /* the same step number again, overlapping (two threads annotating one step): one step */
+  /* the same step number again, overlapping (two threads annotating one step): one step. Every
+  ** neighbour of the number is looked at, not the first: one apart (the number again, later) need
+  ** not be the one this annotation overlaps, which the file may have written before or after */
+  int apart = 0;
   for (size_t i = at > 2 ? at - 2 : 0; i < r->steps.n && i < at + 2 && !opt->step_annotation; i++) {
     tt_step *o = XP_VEC_AT(&r->steps, tt_step, i); /* the neighbours in start order */
     if (o->number != number) continue;
@@ -245,9 +248,9 @@ static int on_annotation_step(tt_rank *r, const tt_event *ev, const tt_options *
       if (ts < o->start) step_starts_earlier(r, i, at, ts);
       return 0;
     }
-    r->dup_steps++; /* a step number seen twice, apart: kept as two steps, and said */
-    break;
+    apart = 1;
   }
+  r->dup_steps += apart; /* a step number seen twice, apart: kept as two steps, and said */
   xp_vec_push(&r->steps, sizeof(tt_step));
   tt_step *all = r->steps.data;
   memmove(all + at + 1, all + at, (r->steps.n - 1 - at) * sizeof *all);

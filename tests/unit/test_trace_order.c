@@ -307,6 +307,12 @@ static void check_figures(const char *name, const tt_import *imp) {
       const tt_collk *c = XP_VEC_AT(&r->colls, tt_collk, i);
       if (c->start == 1700000000000200000LL) CHECK(c->pg >= 0 && imp->pgs.str[c->pg][0] == 'A');
     }
+  } else if (strcmp(name, "order_stepdup.json") == 0) {
+    /* ProfilerStep#1 twice apart, the second by two threads, overlapping: three steps, the
+    ** later #1 from 1500 to 1700 us, whichever annotation the file writes first */
+    CHECK_EQ_INT(r->steps.n, 3);
+    CHECK_EQ_INT(r->dup_steps, 1);
+    CHECK_EQ_STR(steps, "1|1|1");
   } else if (strcmp(name, "order_cpulate.json") == 0) {
     /* a kernel 100 s after the first CPU event is kept, wherever the file writes that event */
     CHECK_EQ_INT(r->gpu_before_cpu, 0);
@@ -364,7 +370,8 @@ int main(void) {
       {"trace/variants", "order_window.json", NULL},         /* two "Trace" windows */
       {"trace/variants", "order_nested.json", "step*"},      /* a step in a step, after its operators */
       {"trace/variants", "order_extdup.json", NULL},         /* two operators of one External id */
-      {"trace/variants", "order_pgs.json", NULL}};           /* two groups' collectives on one stream */
+      {"trace/variants", "order_pgs.json", NULL},            /* two groups' collectives on one stream */
+      {"trace/variants", "order_stepdup.json", NULL}};       /* a step number again, apart and overlapping */
   for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
     char *path = test_data_path(traces[i].sub, traces[i].name);
     tt_import want;
