@@ -297,10 +297,10 @@ static int on_cpu_op(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_op
   memcpy(key + n + 2 + dims.n, types.p ? types.p : "", types.n);
   uint32_t op = xp_strtab_intern(&imp->ops, key, n + 2 + dims.n + types.n, NULL);
   if (key != stackbuf) free(key);
-  int64_t ts, dur;
+  int64_t ts, dur = INT64_MAX; /* its length is read where it decides (replaces) */
   const int timed = tt_us_to_ns(ev->ts, &ts) == 0;
   if (!timed) ts = INT64_MIN;
-  if (tt_us_to_ns(ev->dur, &dur) != 0) dur = INT64_MAX;
+  if (opt->op_times && tt_us_to_ns(ev->dur, &dur) != 0) dur = INT64_MAX;
   if (timed && ts < r->cpu_min) {
     r->cpu_min = ts;
     if (!r->floor_given) r->gpu_floor = ts - TT_GPU_BEFORE_CPU;

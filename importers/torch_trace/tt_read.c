@@ -408,32 +408,29 @@ static int peer_copies_only(tt_rank *r) {
   return 1;
 }
 
-/* GPU activities were left out or kept by the CPU events read before them (tt_rank.c on_gpu):
+/* The file read again where the order of its events decided what the first read made of it
+** (r goes), so that no order of the events changes a figure; a trace written as Kineto writes
+** it is read once. -1 where one read did. Events kept per file (--events) were written on the
+** first read.
+**   GPU activities were left out or kept by the CPU events read before them (tt_rank.c on_gpu):
 ** where the file wrote a kernel at "ts": 0 before its CPU events (GPU activities first, or
 ** reversed), or a CPU event earlier than those before it, the whole file's floor decides
-** otherwise. Then r goes, and the file is read again with that floor, so that what is kept does
-** not depend on the order of the events. A trace written CPU side first (as Kineto does) is read
-** once. Events kept per file (--events) were written on the first read. */
-static int read_again_by_floor(tt_import *imp, tt_rank *r, const char *path, const tt_options *opt) {
-  int64_t floor = r->cpu_min - TT_GPU_BEFORE_CPU;
-  drop_last_rank(imp, r);
-  tt_options again = *opt;
-  again.gpu_floor = &floor;
-  again.on_event = NULL;
-  return tt_read_file(imp, path, &again);
-}
-
-/* An operator takes the step holding it when it is read (tt_rank.c on_cpu_op): the innermost
+** otherwise: read again with that floor.
+**   An operator takes the step holding it when it is read (tt_rank.c on_cpu_op): the innermost
 ** of nested steps (an annotation within an annotation) only if the file wrote the inner one
 ** first; and of two operators under one External id the later written. Where the steps nest
-** once all are read, or an External id was shared, r goes, and the file is read again with
-** every operator's step decided at the end and the innermost of a shared id kept (tt_rank.c
-** replaces), so that no order of the file decides them. */
-static int read_again_by_ops(tt_import *imp, tt_rank *r, const char *path, const tt_options *opt) {
-  drop_last_rank(imp, r);
+** once all are read, or an External id was shared: read again with every operator's step
+** decided at the end and the innermost of a shared id kept (tt_options.op_times). */
+static int read_again(tt_import *imp, tt_rank *r, const char *path, const tt_options *opt) {
+  int64_t floor = r->cpu_min - TT_GPU_BEFORE_CPU;
+  const int by_floor = !r->floor_given && r->cpu_min != INT64_MAX && (r->kept_min < floor || r->dropped_max >= floor);
+  const int by_ops = !opt->op_times && ((r->op_stepped && !tt_steps_disjoint(&r->steps)) || r->ext_shared);
+  if (!by_floor && !by_ops) return -1;
   tt_options again = *opt;
-  again.op_times = 1;
+  if (by_floor) again.gpu_floor = &floor;
+  if (by_ops) again.op_times = 1;
   again.on_event = NULL;
+  drop_last_rank(imp, r);
   return tt_read_file(imp, path, &again);
 }
 
@@ -450,11 +447,7 @@ int tt_read_file(tt_import *imp, const char *path, const tt_options *opt) {
   imp->ranks[imp->nranks++] = r;
   int rc = read_into(imp, r, path, opt);
   if (rc) return rc;
-  if (!r->floor_given && r->cpu_min != INT64_MAX &&
-      (r->kept_min < r->cpu_min - TT_GPU_BEFORE_CPU || r->dropped_max >= r->cpu_min - TT_GPU_BEFORE_CPU))
-    return read_again_by_floor(imp, r, path, opt);
-  if (!opt->op_times && ((r->op_stepped && !tt_steps_disjoint(&r->steps)) || r->ext_shared))
-    return read_again_by_ops(imp, r, path, opt);
+  if ((rc = read_again(imp, r, path, opt)) >= 0) return rc;
   if (r->kernels + r->memcpys + r->memsets == 0) return no_gpu_activity(r, path);
   if (r->ndevices > 1 && !opt->device && !peer_copies_only(r)) return split_devices(imp, r, path, opt);
   tt_rank_done(imp, r, opt);
