@@ -8,7 +8,9 @@
 --
 -- gpu_spelling: each GPU name the runs record (runs.gpu_name), the name its configuration
 -- uses: of the names that fold alike, one a run detected (the driver's or a trace's
--- deviceProperties' spelling) before one only declared, then the first recorded. The fold is
+-- deviceProperties' spelling) before one only declared, then the fullest (with its vendor
+-- word: "NVIDIA H200" before "H200", whichever database a merge brought first), then the first
+-- recorded. The fold is
 -- recorder.c's fold_gpu: lower case, single spaces, without a leading "nvidia " or "amd "
 -- ("NVIDIA H200" and "h200" fold alike, "H200 NVL" does not).
 DROP VIEW IF EXISTS gpu_spelling;
@@ -25,7 +27,7 @@ folded(name, fold, detected, first_run) AS (
   FROM lowered)
 SELECT a.name,
        (SELECT b.name FROM folded b WHERE b.fold = a.fold
-        ORDER BY b.detected DESC, b.first_run, b.name LIMIT 1) AS spelled
+        ORDER BY b.detected DESC, length(b.name) DESC, b.first_run, b.name LIMIT 1) AS spelled
 FROM folded a;
 
 -- run_configuration as in schema 16, its GPU as gpu_spelling spells it.
