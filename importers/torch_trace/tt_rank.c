@@ -104,6 +104,9 @@ static enum ev_cat cat_of(tt_slice c) {
       if (SL_EQ(c, "\"Memcpy\"")) return C_MEMCPY;
       if (SL_EQ(c, "\"Memset\"")) return C_MEMSET;
       break;
+    /* Kineto's JSON writer until 2021 spelt its categories "Kernel", "Memcpy", "Memset",
+    ** "Operator" and, for every CUDA (or HIP) runtime call, "Runtime" (HTA's 2022 fixtures) */
+    case 9: if (SL_EQ(c, "\"Runtime\"")) return C_RUNTIME; break;
     case 10: if (SL_EQ(c, "\"Operator\"")) return C_CPU_OP; break;
     case 12:
       if (SL_EQ(c, "\"gpu_memcpy\"")) return C_MEMCPY;
