@@ -24,7 +24,7 @@
 #define MAX_PROCS 64
 
 typedef struct own_rec { /* a launch (who: its process) or an activity (who: its device) */
-  int64_t corr, ext;
+  int64_t corr, ext, ts; /* ts: the launch's CPU time, the activity's GPU start (raw, ns) */
   uint32_t who;
 } own_rec;
 
@@ -63,10 +63,11 @@ static int on_event(void *ctx, const tt_rank *r, const tt_event *ev) {
   if (side == TT_SIDE_OTHER) return 0;
   const int64_t corr = arg_id(ev, "correlation");
   if (!corr) return 0;
-  int64_t ext = ext_of(ev);
+  int64_t ext = ext_of(ev), ts;
   if (side == TT_SIDE_LAUNCH) {
     const int p = proc_index(o, ev->pid);
-    if (p >= 0) *(own_rec *)xp_vec_push(&o->launches, sizeof(own_rec)) = (own_rec){corr, ext, (uint32_t)p};
+    if (tt_us_to_ns(ev->ts, &ts) != 0) ts = INT64_MIN; /* untimed: never too late */
+    if (p >= 0) *(own_rec *)xp_vec_push(&o->launches, sizeof(own_rec)) = (own_rec){corr, ext, ts, (uint32_t)p};
     return 0;
   }
   int64_t dev;
@@ -75,7 +76,8 @@ static int on_event(void *ctx, const tt_rank *r, const tt_event *ev) {
   while (d < o->ndev && o->dev[d] != dev) d++;
   if (d == o->ndev) return 0; /* a device left out of the split (peer copies) */
   if (ext == corr) ext = 0;   /* Kineto of 2022-23: the correlation again, no operator's (tt_rank.c on_gpu) */
-  *(own_rec *)xp_vec_push(&o->acts, sizeof(own_rec)) = (own_rec){corr, ext, (uint32_t)d};
+  if (tt_us_to_ns(ev->ts, &ts) != 0) ts = INT64_MAX;
+  *(own_rec *)xp_vec_push(&o->acts, sizeof(own_rec)) = (own_rec){corr, ext, ts, (uint32_t)d};
   return 0;
 }
 
@@ -96,10 +98,47 @@ static int unique_max(const int64_t *v, int n) {
   return tie ? -1 : best;
 }
 
-/* Votes of each device for each process, then the winner per device. */
+/* Does process p own one of the devices owner[0, ndev) decides? */
+static int owns_one(const int *owner, int ndev, int p) {
+  for (int d = 0; d < ndev; d++)
+    if (owner[d] == p) return 1;
+  return 0;
+}
+
+/* A device whose ids name several processes alike (each process numbers its calls and operators
+** from its own start, so two processes' first launches can carry the very same pair) goes to the
+** one of those that owns no device yet, where exactly one does: a process that made launches ran
+** their work on some device of the file, and the others' is theirs. Repeated, as each device so
+** settled may settle another. votes[0, 3): per device and process, by the first that has any. */
+static void settle_ties(const owners *o, int64_t *const votes[3], int *owner) {
+  const int np = o->nprocs;
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (int d = 0; d < o->ndev; d++) {
+      if (owner[d] >= 0) continue;
+      const int64_t *v = NULL;
+      int64_t best = 0;
+      for (int k = 0; k < 3 && !best; k++) {
+        v = votes[k] + d * np;
+        for (int p = 0; p < np; p++) best = v[p] > best ? v[p] : best;
+      }
+      int free_one = -1, nfree = 0;
+      for (int p = 0; p < np && best; p++)
+        if (v[p] == best && !owns_one(owner, o->ndev, p)) free_one = p, nfree++;
+      if (nfree == 1) owner[d] = free_one, changed = 1;
+    }
+  }
+}
+
+/* Votes of each device for each process, then the winner per device: by the (correlation,
+** External id) pairs, else by those pairs whose launch came before the activity began (where two
+** processes' ids are alike, the one whose call was made later than the activity ran is not its
+** launch; a tie-break only, as processes of several hosts may not share one clock), else by
+** correlations alone. */
 static void decide(owners *o, int *owner) {
   const int np = o->nprocs;
   int64_t *pair = xp_xcalloc((size_t)(o->ndev * np), sizeof *pair);
+  int64_t *timely = xp_xcalloc((size_t)(o->ndev * np), sizeof *timely);
   int64_t *corr = xp_xcalloc((size_t)(o->ndev * np), sizeof *corr);
   own_rec *l = o->launches.data, *a = o->acts.data;
   qsort(l, o->launches.n, sizeof *l, by_corr);
@@ -109,13 +148,18 @@ static void decide(owners *o, int *owner) {
     for (size_t k = j; k < o->launches.n && l[k].corr == a[i].corr; k++) {
       corr[a[i].who * (uint32_t)np + l[k].who]++;
       pair[a[i].who * (uint32_t)np + l[k].who] += l[k].ext == a[i].ext;
+      timely[a[i].who * (uint32_t)np + l[k].who] += l[k].ext == a[i].ext && l[k].ts <= a[i].ts;
     }
   }
   for (int d = 0; d < o->ndev; d++) {
     owner[d] = unique_max(pair + d * np, np);
+    if (owner[d] < 0) owner[d] = unique_max(timely + d * np, np);
     if (owner[d] < 0) owner[d] = unique_max(corr + d * np, np);
   }
+  int64_t *const votes[3] = {timely, pair, corr};
+  settle_ties(o, votes, owner);
   free(pair);
+  free(timely);
   free(corr);
 }
 

@@ -312,6 +312,16 @@ static void check_figures(const char *name, const tt_import *imp) {
     CHECK_EQ_INT(r->steps.n, 3);
     CHECK_EQ_INT(r->dup_steps, 1);
     CHECK_EQ_STR(steps, "1|1|1");
+  } else if (strcmp(name, "merged_tie.json") == 0) {
+    /* device 1's one kernel carries ids both processes launched (correlation 7, External id 2):
+    ** device 0 is pid 100's by its second kernel, so device 1 is pid 200's, with its one step */
+    CHECK_EQ_INT(imp->nranks, 2);
+    if (imp->nranks == 2) {
+      char *per = per_step(imp->ranks[1]);
+      CHECK_EQ_STR(steps, "1|1");
+      CHECK_EQ_STR(per, "1");
+      CHECK_EQ_INT(XP_VEC_AT(&imp->ranks[1]->steps, tt_step, 0)->number, 9);
+      free(per);
   } else if (strcmp(name, "old_runtime.json") == 0) {
     /* Kineto's "Runtime" launches of 2021: each step's graph replay is its cudaGraphLaunch's,
     ** though the kernels run after the step's CPU window */
@@ -376,7 +386,8 @@ int main(void) {
       {"trace/variants", "order_extdup.json", NULL},         /* two operators of one External id */
       {"trace/variants", "order_pgs.json", NULL},            /* two groups' collectives on one stream */
       {"trace/variants", "order_stepdup.json", NULL},       /* a step number again, apart and overlapping */
-      {"trace/variants", "old_runtime.json", NULL}};         /* Kineto's 2021 "Runtime" launches */
+      {"trace/variants", "old_runtime.json", NULL},          /* Kineto's 2021 "Runtime" launches */
+      {"trace/variants", "merged_tie.json", NULL}};          /* two processes, one device's ids alike */
   for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
     char *path = test_data_path(traces[i].sub, traces[i].name);
     tt_import want;
