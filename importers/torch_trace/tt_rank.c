@@ -281,6 +281,14 @@ static int replaces(const tt_import *imp, const tt_rank *r, int64_t ext, uint64_
   return strcmp(imp->ops.str[op], imp->ops.str[(uint32_t)had - 1]) < 0;
 }
 
+/* A CPU event at raw ts: the trace's first one sets the floor below which a GPU activity is no
+** time the profiler ran (TT_GPU_BEFORE_CPU). */
+static void note_cpu_time(tt_rank *r, int64_t ts) {
+  if (ts >= r->cpu_min) return;
+  r->cpu_min = ts;
+  if (!r->floor_given) r->gpu_floor = ts - TT_GPU_BEFORE_CPU;
+}
+
 static int on_cpu_op(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt) {
   int64_t ext = arg_int(ev, "External id", 0);
   if (ext <= 0) ext = arg_int(ev, "external id", 0);
@@ -304,10 +312,7 @@ static int on_cpu_op(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_op
   const int timed = tt_us_to_ns(ev->ts, &ts) == 0;
   if (!timed) ts = INT64_MIN;
   if (opt->op_times && tt_us_to_ns(ev->dur, &dur) != 0) dur = INT64_MAX;
-  if (timed && ts < r->cpu_min) {
-    r->cpu_min = ts;
-    if (!r->floor_given) r->gpu_floor = ts - TT_GPU_BEFORE_CPU;
-  }
+  if (timed) note_cpu_time(r, ts);
   r->cpu_ops++;
   const uint64_t had = xp_idmap_get(&r->ext, ext);
   if (had) {
@@ -605,6 +610,10 @@ static void on_runtime(tt_rank *r, const tt_event *ev) {
   const int hip = ev->name.n >= 5 && memcmp(ev->name.p, "\"hip", 4) == 0;
   if (hip) r->hip = 1;
   int64_t corr = arg_int(ev, "correlation", -1), ts;
+  /* a CPU event as much as an operator is: a trace whose first minute holds launches and no
+  ** operator (graph replays, launches outside any recorded operator) keeps their activities */
+  const int timed = tt_us_to_ns(ev->ts, &ts) == 0;
+  if (timed) note_cpu_time(r, ts);
   /* Kineto's roctracer logger since its 2023 rewrite (RoctracerActivity_inl.h) writes a
   ** launch's correlation id apart, as CUPTI's does, and a kernel's "External id" names its
   ** operator again, also on kernels that carry no correlation of their own (its first
@@ -615,7 +624,7 @@ static void on_runtime(tt_rank *r, const tt_event *ev) {
     ** producer that wrote them none (or Kineto of 2022-23, their correlation) leaves them to
     ** the launch alone */
     note_launch_id(r, ev, corr);
-    if (tt_us_to_ns(ev->ts, &ts) != 0) return;
+    if (!timed) return;
     *(tt_launch *)xp_vec_push(&r->launches, sizeof(tt_launch)) = (tt_launch){corr, ts};
     return;
   }
@@ -629,7 +638,7 @@ static void on_runtime(tt_rank *r, const tt_event *ev) {
     /* a graph launch's is looked up as a kernel's correlation (tt_done.c launch_time) */
     if (!hip && corr > 0) note_launch_id(r, ev, corr);
   }
-  if (corr > 0 && tt_us_to_ns(ev->ts, &ts) == 0) xp_idmap_set(&r->launch_ts, corr, TT_TS_KEEP(ts));
+  if (corr > 0 && timed) xp_idmap_set(&r->launch_ts, corr, TT_TS_KEEP(ts));
 }
 
 /* Does name (n bytes) mark a step by the annotation asked for? NAME exactly, or with a trailing

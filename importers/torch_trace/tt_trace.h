@@ -201,7 +201,7 @@ typedef struct tt_rank {
   xp_vec pending;              /* tt_pend */
   int hip;                     /* launches through HIP (hip*LaunchKernel): ROCm's ids */
   int hip_ext_ops;             /* ... whose External ids name operators (tt_rank.c on_runtime) */
-  int64_t cpu_min;             /* earliest CPU event (raw ts, ns); INT64_MAX before one */
+  int64_t cpu_min;             /* earliest CPU event, an API call too (raw ts, ns); INT64_MAX before one */
   /* GPU activities before gpu_floor (raw ts) are left out (TT_GPU_BEFORE_CPU); while the file
   ** is read it follows the CPU events read so far (INT64_MIN before one) unless the floor was
   ** given (floor_given: a second read, tt_read.c). The least kept and the latest left out

@@ -322,6 +322,14 @@ static void check_figures(const char *name, const tt_import *imp) {
       CHECK_EQ_STR(per, "1");
       CHECK_EQ_INT(XP_VEC_AT(&imp->ranks[1]->steps, tt_step, 0)->number, 9);
       free(per);
+    }
+  } else if (strcmp(name, "early_launch.json") == 0) {
+    /* graph replays 80 s and 40 s before the first operator, each launched 20 us before it
+    ** runs: kept (the launches are CPU events), outside the one step */
+    CHECK_EQ_INT(r->gpu_before_cpu, 0);
+    CHECK_EQ_INT(r->kernels, 3);
+    CHECK_EQ_INT(r->kernel_ns, 230000);
+    CHECK_EQ_STR(steps, "1");
   } else if (strcmp(name, "old_runtime.json") == 0) {
     /* Kineto's "Runtime" launches of 2021: each step's graph replay is its cudaGraphLaunch's,
     ** though the kernels run after the step's CPU window */
@@ -387,7 +395,8 @@ int main(void) {
       {"trace/variants", "order_pgs.json", NULL},            /* two groups' collectives on one stream */
       {"trace/variants", "order_stepdup.json", NULL},       /* a step number again, apart and overlapping */
       {"trace/variants", "old_runtime.json", NULL},          /* Kineto's 2021 "Runtime" launches */
-      {"trace/variants", "merged_tie.json", NULL}};          /* two processes, one device's ids alike */
+      {"trace/variants", "merged_tie.json", NULL},           /* two processes, one device's ids alike */
+      {"trace/variants", "early_launch.json", NULL}};        /* launches a minute before any operator */
   for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
     char *path = test_data_path(traces[i].sub, traces[i].name);
     tt_import want;
