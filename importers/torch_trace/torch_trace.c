@@ -192,8 +192,7 @@ static void print_summary(FILE *out, const tt_import *imp) {
     if (r->before_unknown) /* the same, where the ids cannot tell */
       fprintf(out, "  %lld with no launch in the trace and a correlation id below every launch it records, placed as the "
               "others: %s, so the ids do not say they were launched before the profiler began recording\n",
-              (long long)r->before_unknown, r->launch_procs > 1 ? "the launches come from several processes (pids), "
-              "each numbering its own calls" : "no activity's correlation id names a launch it records (numbered apart)");
+              (long long)r->before_unknown, r->before_why);
     if (r->colls.n && r->kernel_ns > 0) {
       fprintf(out, "  collectives %.1f%% of kernel time as recorded", 100.0 * (double)coll / (double)r->kernel_ns);
       if (r->coll_matched)

@@ -215,6 +215,7 @@ static int link_late(tt_rank *r, tt_pend *pd) {
 ** profiler, a trace cut short) leaves the activity to stream order. */
 static void resolve_launches(tt_rank *r) {
   size_t k = 0, found = 0;
+  int64_t gaps = 0; /* activities whose correlation lies among the launches', with no launch */
   int sorted = 0; /* sorted only where an activity needs it: a fully linked trace costs nothing */
   for (size_t i = 0; i < r->pending.n; i++) {
     tt_pend pd = *XP_VEC_AT(&r->pending, tt_pend, i);
@@ -241,6 +242,8 @@ static void resolve_launches(tt_rank *r) {
           XP_VEC_AT(&r->ivals, tt_ival, pd.ival)->step = TT_BEFORE_TRACE;
           r->before_trace++;
         }
+        gaps += pd.kind == TT_BY_CORR && r->launches.n && pd.ts > r->launch_min &&
+                pd.ts < XP_VEC_AT(&r->launches, tt_launch, r->launches.n - 1)->corr;
         continue;
       }
       found += pd.kind == TT_BY_CORR;
@@ -250,7 +253,18 @@ static void resolve_launches(tt_rank *r) {
     *XP_VEC_AT(&r->pending, tt_pend, k++) = pd;
   }
   r->pending.n = k;
-  if (r->before_trace && !shares_numbering(r, found)) { /* then none was: back to stream order */
+  /* A trace that records no driver call (Kineto before it read CUPTI's driver API) holds no
+  ** cuLaunchKernel, by which Triton's kernels are launched: their correlations fall among the
+  ** launches' with none of their own (gaps), and the first, made after the profiler began,
+  ** below them all. There an id below every launch's proves nothing either */
+  if (!r->before_trace) return;
+  const char *why = r->launch_procs > 1 ? "the launches come from several processes (pids), each numbering its own calls"
+                    : !shares_numbering(r, found) ? "no activity's correlation id names a launch it records (numbered apart)"
+                    : gaps && !r->driver_calls ? "activities among the launches lack theirs too, and the trace records no "
+                                                 "driver call (cuLaunchKernel, Triton's launch, which older Kineto did not record)"
+                    : NULL;
+  if (why) { /* then none was: back to stream order */
+    r->before_why = why;
     for (size_t i = 0; i < r->ivals.n; i++)
       if (XP_VEC_AT(&r->ivals, tt_ival, i)->step == TT_BEFORE_TRACE) XP_VEC_AT(&r->ivals, tt_ival, i)->step = -1;
     r->before_unknown = r->before_trace;

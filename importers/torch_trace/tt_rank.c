@@ -609,6 +609,7 @@ static void on_runtime(tt_rank *r, const tt_event *ev) {
                     (ev->name.n >= 14 && memcmp(ev->name.p, "\"cuGraphLaunch", 14) == 0);
   const int hip = ev->name.n >= 5 && memcmp(ev->name.p, "\"hip", 4) == 0;
   if (hip) r->hip = 1;
+  if (SL_EQ(ev->cat, "\"cuda_driver\"")) r->driver_calls = 1;
   int64_t corr = arg_int(ev, "correlation", -1), ts;
   /* a CPU event as much as an operator is: a trace whose first minute holds launches and no
   ** operator (graph replays, launches outside any recorded operator) keeps their activities */

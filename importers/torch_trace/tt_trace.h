@@ -197,6 +197,8 @@ typedef struct tt_rank {
   int64_t before_trace;        /* activities so left out of every step */
   /* ... that would be, but the ids cannot tell (tt_done.c shares_numbering): not left out */
   int64_t before_unknown;
+  const char *before_why;      /* ... why not (static text) */
+  int driver_calls;            /* the trace records driver API calls (cat cuda_driver) */
   int64_t corr_max;            /* the largest correlation of a GPU activity (0: none) */
   xp_vec pending;              /* tt_pend */
   int hip;                     /* launches through HIP (hip*LaunchKernel): ROCm's ids */

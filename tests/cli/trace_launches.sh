@@ -59,7 +59,7 @@ trace() {
     launch cuda_runtime cudaGraphLaunch $((s + 50)) $((c + 1)) $((500 + k))
     launch cuda_runtime cudaLaunchKernel $((s + 60)) $((c + 2))
     launch cuda_runtime cudaMemsetAsync $((s + 70)) $((c + 3))
-    launch cuda_driver cuLaunchKernel $((s + 80)) $((c + 4))
+    [ -n "${nodriver:-}" ] || launch cuda_driver cuLaunchKernel $((s + 80)) $((c + 4))
   done
   if [ -n "${ops_last:-}" ]; then for k in 0 1 2 3; do op $((1000 + 200 * k)) "$k"; done; fi
   printf '{"ph": "i", "cat": "cpu_instant_event", "s": "g", "name": "end", "pid": 900, "tid": 900, "ts": 3000}\n]}\n'
@@ -166,6 +166,18 @@ import_variant graph_ext graph_ext=1
 check "a graph launch keyed by External id below them: exit" 0 $?
 check "a graph launch keyed by External id below them: warm-up kernels by stream order" "0|0" "$(where warmup)|$(where early_graph)"
 check "a graph launch keyed by External id below them: none said launched before" "" "$(grep '^  [0-9]* launched before' "$tmp/out")"
+
+# A trace that records no driver call (Kineto before it read CUPTI's driver API): the kernels
+# cuLaunchKernel launched (Triton's) have no launch, their ids among the launches', and the first
+# made after the profiler began would be below them all: the ids prove nothing, the warm-up
+# kernels go by stream order, to step 0, and the import says why.
+import_variant nodriver nodriver=1
+check "no driver call recorded: exit" 0 $?
+check "no driver call recorded: warm-up kernels by stream order" "0|1 2 3" "$(where warmup)|$(where driver_launched)"
+check "no driver call recorded: none said launched before" "" "$(grep '^  [0-9]* launched before' "$tmp/out")"
+check "no driver call recorded: the import says why" \
+  "  5 with no launch in the trace and a correlation id below every launch it records, placed as the others: activities among the launches lack theirs too, and the trace records no driver call (cuLaunchKernel, Triton's launch, which older Kineto did not record), so the ids do not say they were launched before the profiler began recording" \
+  "$(grep 'placed as the others' "$tmp/out")"
 
 # Without steps of its own (the whole GPU window is one step), every activity is in it.
 import_variant window nosteps=1
