@@ -32,22 +32,36 @@ static const xp_field fields[] = {
     {"events", XP_T_BOOL, 0, NULL, NULL, 0, 0, "also keep every event (trace_events); off by default"},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
 
+/* A file given twice (by one name or two): files[j], j < i, that is files[i]'s file, else -1. */
+static int same_file_before(const struct stat *seen, int i) {
+  for (int j = 0; j < i; j++)
+    if (seen[j].st_dev == seen[i].st_dev && seen[j].st_ino == seen[i].st_ino) return j;
+  return -1;
+}
+
 static int torch_trace_check(const xp_spec *spec) {
   const cJSON *files = cJSON_GetObjectItemCaseSensitive(spec->root, "files"), *f;
   if (cJSON_GetArraySize(files) == 0) return xp_spec_error(spec, "files", "no trace files given");
-  int i = 0;
+  int i = 0, rc = 0;
+  struct stat *seen = xp_xcalloc((size_t)cJSON_GetArraySize(files), sizeof *seen);
   cJSON_ArrayForEach(f, files) {
     char *path = xp_spec_resolve(spec, f->valuestring);
-    struct stat sb;
+    struct stat *sb = &seen[i];
     /* why it cannot be read, as the other readers say it: missing, a folder, a pipe */
-    const char *why = stat(path, &sb) != 0 ? strerror(errno)
-                      : S_ISDIR(sb.st_mode) ? strerror(EISDIR)
-                      : !S_ISREG(sb.st_mode) ? "not a regular file" : NULL;
+    const char *why = stat(path, sb) != 0 ? strerror(errno)
+                      : S_ISDIR(sb->st_mode) ? strerror(EISDIR)
+                      : !S_ISREG(sb->st_mode) ? "not a regular file" : NULL;
     free(path);
     char where[32];
-    snprintf(where, sizeof where, "files[%d]", i++);
-    if (why) return xp_spec_error(spec, where, "%s: cannot read: %s", f->valuestring, why);
+    snprintf(where, sizeof where, "files[%d]", i);
+    const int twice = why ? -1 : same_file_before(seen, i);
+    i++;
+    if (why) rc = xp_spec_error(spec, where, "%s: cannot read: %s", f->valuestring, why);
+    else if (twice >= 0) rc = xp_spec_error(spec, where, "%s: given twice (files[%d] is the same file)", f->valuestring, twice);
+    if (rc) break;
   }
+  free(seen);
+  if (rc) return rc;
   if (cJSON_GetObjectItemCaseSensitive(spec->root, "rank") && cJSON_GetArraySize(files) > 1)
     return xp_spec_error(spec, "rank", "a rank can only be given for a single trace file (ranks: one per file)");
   const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(spec->root, "ranks");

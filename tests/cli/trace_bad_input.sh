@@ -61,7 +61,12 @@ expect_bad "kernel without name" "^xp: $tmp/noname.json:[0-9]+: event 0 \\(byte 
 { printf '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "'; head -c 20000000 /dev/zero | tr '\0' 'a'; printf '", "ts": 1, "dur": 2}]}'; } > "$tmp/huge.json"
 expect_bad "huge string" "^xp: $tmp/huge.json:[0-9]+: event 0 \\(byte 17\\): event 0 is longer than 16 MiB: not a profiler trace event$" "$tmp/huge.json"
 
-expect_bad "the same rank twice" "^xp: $r0: rank 0 again \\($r0 is rank 0 too\\)$" "$r0" "$r0"
+# the same file twice, by one name or two: said so, before any is read (not "rank 0 again")
+one_line "the same file twice" 2 "files\[1\]: $r0: given twice (files\[0\] is the same file)$" \
+  "$XP" --db "$db" import torch-trace "$r0" "$r0"
+ln -s "$r0" "$tmp/r0_again.json.gz"
+one_line "the same file by another name" 2 "files\[2\]: .*: given twice (files\[0\] is the same file)$" \
+  "$XP" --db "$db" import torch-trace "$r0" "$r1" "$tmp/r0_again.json.gz"
 
 gzip -dc "$r1" | sed 's/"baseTimeNanoseconds": 1790857026000000000/"baseTimeNanoseconds": 1790850000000000000/' | gzip > "$tmp/later.json.gz"
 expect_bad "ranks of different jobs (time)" "^xp: $tmp/later.json.gz: ranks of different jobs: its GPU activity .* does not overlap that of $r0" "$r0" "$tmp/later.json.gz"

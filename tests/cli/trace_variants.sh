@@ -46,6 +46,9 @@ has "baseTimeNanoseconds 9200000000000000000 is past the year 2096" "$tmp/err"
 # --events keeps bad input bad input (a file given twice), not a database error
 db="$tmp/ev.db"
 run import torch-trace "$v/seqdup_r0.json.gz" "$v/seqdup_r0.json.gz" --events; expect_rc 2
+has "given twice (files[0] is the same file)" "$tmp/err"
+cp "$v/seqdup_r0.json.gz" "$tmp/r0_copy.json.gz" # another file of the same rank: read, then refused
+run import torch-trace "$v/seqdup_r0.json.gz" "$tmp/r0_copy.json.gz" --events; expect_rc 2
 has "rank 0 again" "$tmp/err"
 run import torch-trace "$v/seqdup_r0.json.gz" "$v/seqdup_r1.json.gz" --events; expect_rc 0
 [ "$(q "SELECT group_concat(rank || ':' || n, ' ') FROM (SELECT rank, count(*) AS n FROM trace_events GROUP BY rank ORDER BY rank)")" = "0:20 1:20" ] ||

@@ -330,6 +330,18 @@ static void check_figures(const char *name, const tt_import *imp) {
     CHECK_EQ_INT(r->kernels, 3);
     CHECK_EQ_INT(r->kernel_ns, 230000);
     CHECK_EQ_STR(steps, "1");
+  } else if (strcmp(name, "twogpu_seq.json") == 0 || strcmp(name, "merged_apart.json") == 0) {
+    /* two devices of one file whose work does not overlap in time: one job, a rank each, with
+    ** their own steps: one process driving them one after the other (twogpu_seq), or two
+    ** processes' whose launches of one pair of ids only their times tell apart (merged_apart) */
+    const int seq = name[0] == 't';
+    CHECK_EQ_INT(imp->nranks, 2);
+    for (int i = 0; i < imp->nranks && i < 2; i++) {
+      char *per = per_step(imp->ranks[i]);
+      CHECK_EQ_STR(per, seq ? "2" : "1");
+      CHECK_EQ_INT(XP_VEC_AT(&imp->ranks[i]->steps, tt_step, 0)->number, seq || !i ? 1 : 9);
+      free(per);
+    }
   } else if (strcmp(name, "old_runtime.json") == 0) {
     /* Kineto's "Runtime" launches of 2021: each step's graph replay is its cudaGraphLaunch's,
     ** though the kernels run after the step's CPU window */
@@ -396,7 +408,9 @@ int main(void) {
       {"trace/variants", "order_stepdup.json", NULL},       /* a step number again, apart and overlapping */
       {"trace/variants", "old_runtime.json", NULL},          /* Kineto's 2021 "Runtime" launches */
       {"trace/variants", "merged_tie.json", NULL},           /* two processes, one device's ids alike */
-      {"trace/variants", "early_launch.json", NULL}};        /* launches a minute before any operator */
+      {"trace/variants", "early_launch.json", NULL},         /* launches a minute before any operator */
+      {"trace/variants", "twogpu_seq.json", NULL},           /* one process, two GPUs one after the other */
+      {"trace/variants", "merged_apart.json", NULL}};        /* two processes apart in time, ids alike */
   for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
     char *path = test_data_path(traces[i].sub, traces[i].name);
     tt_import want;
