@@ -673,6 +673,12 @@ static int on_cpu_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt
   int is_step = opt->step_annotation ? is_step_annotation(opt->step_annotation, name, n)
                                      : n > 13 && memcmp(name, "ProfilerStep#", 13) == 0;
   if (annot && !opt->step_annotation && !is_step) count_engine_step(r, name, n);
+  /* a step written as a "B"/"E" pair (other writers than Kineto): no duration of its own;
+  ** left out, and said (tt_read.c warn_mended), as such GPU events are */
+  if (is_step && ev->ph.n && !SL_EQ(ev->ph, "\"X\"")) {
+    r->steps_not_complete++;
+    is_step = 0;
+  }
   if (is_step) {
     char copy[256];
     size_t k = n < sizeof copy - 1 ? n : sizeof copy - 1;

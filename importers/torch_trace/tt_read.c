@@ -130,6 +130,11 @@ static int no_gpu_activity(const tt_rank *r, const char *path) {
     return xp_error_at(XP_EXIT_USAGE, path, 0,
                        "no GPU kernels in the trace (%llu events): vLLM's front end (AsyncLLM) profiles the CPU "
                        "only; import its workers' traces without it", (unsigned long long)r->events);
+  if (r->not_complete) /* "B"/"E" pairs, which the GPU side leaves out (tt_rank.c on_gpu) */
+    return xp_error_at(XP_EXIT_USAGE, path, 0,
+                       "no GPU kernels in the trace (%llu events) but %lld GPU events that are not complete (\"ph\" "
+                       "other than \"X\": \"B\"/\"E\" pairs?), which are not read: only complete events are",
+                       (unsigned long long)r->events, (long long)r->not_complete);
   return xp_error_at(XP_EXIT_USAGE, path, 0,
                      "no GPU kernels in the trace (%llu events): was it recorded with CUDA activities?",
                      (unsigned long long)r->events);
@@ -235,6 +240,10 @@ static void warn_mended(const tt_rank *r) {
   if (r->not_complete)
     xp_warn("%s: %lld GPU event%s that %s not complete (\"ph\" other than \"X\") left out", r->file,
             (long long)r->not_complete, r->not_complete == 1 ? "" : "s", r->not_complete == 1 ? "is" : "are");
+  if (r->steps_not_complete)
+    xp_warn("%s: %lld step annotation event%s not complete (\"ph\" other than \"X\": \"B\"/\"E\" pairs?) left out: "
+            "only complete events mark steps", r->file, (long long)r->steps_not_complete,
+            r->steps_not_complete == 1 ? "" : "s");
   if (r->bad_steps)
     xp_warn("%s: %lld step annotation%s with a negative duration left out", r->file, (long long)r->bad_steps,
             r->bad_steps == 1 ? "" : "s");

@@ -61,6 +61,12 @@ expect_bad "kernel without name" "^xp: $tmp/noname.json:[0-9]+: event 0 \\(byte 
 { printf '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "'; head -c 20000000 /dev/zero | tr '\0' 'a'; printf '", "ts": 1, "dur": 2}]}'; } > "$tmp/huge.json"
 expect_bad "huge string" "^xp: $tmp/huge.json:[0-9]+: event 0 \\(byte 17\\): event 0 is longer than 16 MiB: not a profiler trace event$" "$tmp/huge.json"
 
+# GPU activities written as "B"/"E" pairs (not Kineto's): not read, and the error says so
+printf '%s\n' '{"traceEvents": [' \
+  '{"ph": "B", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1},' \
+  '{"ph": "E", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 3}]}' > "$tmp/gpu_be.json"
+expect_bad "GPU activities as B/E pairs" "^xp: $tmp/gpu_be.json: no GPU kernels in the trace \\(2 events\\) but 2 GPU events that are not complete .*only complete events are$" "$tmp/gpu_be.json"
+
 # the same file twice, by one name or two: said so, before any is read (not "rank 0 again")
 one_line "the same file twice" 2 "files\[1\]: $r0: given twice (files\[0\] is the same file)$" \
   "$XP" --db "$db" import torch-trace "$r0" "$r0"

@@ -30,6 +30,16 @@ sed 's/"dur": 5,/"dur": nan,/' "$v/kineto105_inf.json" > "$tmp/nan_dur.json"
 run import torch-trace "$tmp/nan_dur.json"; expect_rc 2
 has "kernel event \"void foo_kernel()\" has no valid \"dur\"" "$tmp/err"
 
+# a step annotated by a "B"/"E" pair (other writers than Kineto): left out, said, not refused
+db="$tmp/be.db"
+printf '%s\n' '{"traceEvents": [' \
+  '{"ph": "B", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 10, "tid": 10, "ts": 1000},' \
+  '{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1020, "dur": 30, "args": {"stream": 7}},' \
+  '{"ph": "E", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 10, "tid": 10, "ts": 1100}]}' > "$tmp/step_be.json"
+run import torch-trace "$tmp/step_be.json"; expect_rc 0
+has '2 step annotation events not complete ("ph" other than "X": "B"/"E" pairs?) left out' "$tmp/err"
+[ "$(q "SELECT kernels FROM trace_steps")" = 1 ] || die "the kernel in the whole-window step"
+
 # an External id past 2^30 still links its kernels
 db="$tmp/ext.db"
 run import torch-trace "$v/bigext.json"; expect_rc 0
