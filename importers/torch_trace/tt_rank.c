@@ -500,6 +500,15 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_optio
     if (ts > r->dropped_max) r->dropped_max = ts;
     return 0;
   }
+  /* Each time is within TT_NS_LIMIT, but a rank's totals (per name, step, shape, the whole) are
+  ** sums: past TT_SUM_LIMIT together the times are no profiler's, and the file is refused
+  ** rather than its sums overflowing (dur_sum stays below the limit, so the sum cannot) */
+  r->dur_sum += dur;
+  if (r->dur_sum > TT_SUM_LIMIT) {
+    snprintf(err, errlen, "%s event \"%.*s\" makes the GPU activities last more than 1e16 ns (116 days) together: "
+             "not a profiler's times", what, (int)(n < 60 ? n : 60), name);
+    return -1;
+  }
   if (ts < r->kept_min) r->kept_min = ts;
   uint32_t id = intern_name(imp, name, n, kind);
   const tt_name_info *ni = XP_VEC_AT(&imp->name_info, tt_name_info, id);

@@ -133,6 +133,9 @@ typedef struct tt_collk { /* one collective kernel */
 ** more before the trace's first CPU event is no time the profiler ran, and is left out */
 #define TT_GPU_BEFORE_CPU (60 * 1000000000LL)
 #define TT_ENGINE_STEPS 2 /* tt_engine_steps */
+/* The most a rank's GPU activities may last together (1e16 ns, 116 days; a trace's are minutes):
+** every total kept, and their sums over a thousand ranks in SQL, stay within int64 */
+#define TT_SUM_LIMIT 10000000000000000LL
 
 typedef struct tt_rank {
   char *file;
@@ -148,6 +151,7 @@ typedef struct tt_rank {
   int64_t kernels, memcpys, memsets, cpu_ops, linked;
   uint64_t nonfinite; /* NaN / inf values the framer let through (tt_json.c scan_literal) */
   int64_t gpu_start, gpu_end, busy_ns, kernel_ns;
+  int64_t dur_sum;    /* the GPU activities' durations so far (TT_SUM_LIMIT) */
   int64_t prof_start, prof_end; /* the "Trace" window: the union of several (0, 0: none) */
   int64_t step_annotations_skipped;
   int op_stepped;     /* an operator was given the step holding it as it was read */

@@ -51,6 +51,10 @@ run import torch-trace "$v/ovf_tsdur.json"; expect_rc 2
 has "has no numeric \"ts\" within +-4e15 us" "$tmp/err"
 run import torch-trace "$v/ovf_shift2.json"; expect_rc 2
 has "baseTimeNanoseconds 9200000000000000000 is past the year 2096" "$tmp/err"
+# each duration within the limit, but together past what a rank's sums may hold (1e16 ns)
+run import torch-trace "$v/ovf_sum.json"; expect_rc 2
+has 'ovf_sum.json:10: event 8 (byte 1256)' "$tmp/err"
+has 'kernel event "nvjet_tst_64x8_64x16_4x1_v_bz_TNT" makes the GPU activities last more than 1e16 ns (116 days) together' "$tmp/err"
 [ "$(q "SELECT count(*) FROM runs WHERE status = 'ok'")" = 0 ] || die "a refused trace was recorded ok"
 
 # --events keeps bad input bad input (a file given twice), not a database error
