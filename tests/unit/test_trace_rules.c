@@ -70,7 +70,12 @@ static const struct { const char *name, *category; } cases[] = {
     /* elementwise and the rest */
     {"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul> >(int)", "elementwise"},
     {"triton_poi_fused_add_cos_sin_0", "elementwise"},
-    {"void at::native::sbtopk::gatherTopK<float, unsigned int, 2, false>(at::cuda::detail::TensorInfo<float const, unsigned int>)", "other"},
+    /* the sampler's ATen kernels: its random numbers are sampling; top-k and cumsum, which MoE
+    ** routing and positions run too, ATen reductions */
+    {"void at::native::(anonymous namespace)::distribution_elementwise_grid_stride_kernel<float, 4, at::native::templates::cuda::uniform_and_transform<float, float, at::CUDAGeneratorImpl*>(at::TensorIteratorBase&, at::CUDAGeneratorImpl*)::{lambda(curandStatePhilox4_32_10*)#2}>(long, at::PhiloxCudaState)", "sampling"},
+    {"void at::native::sbtopk::gatherTopK<float, unsigned int, 2, false>(at::cuda::detail::TensorInfo<float const, unsigned int>)", "elementwise"},
+    {"void at::native::mbtopk::radixFindKthValues<float, unsigned int, unsigned int, 2>(at::cuda::detail::TensorInfo<float const, unsigned int>)", "elementwise"},
+    {"void at::native::tensor_kernel_scan_innermost_dim<float, std::plus<float> >(float*, float const*, unsigned int, unsigned int, float, std::plus<float>)", "elementwise"},
     {"some_kernel_nobody_has_seen", "other"},
 };
 
