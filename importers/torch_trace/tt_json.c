@@ -304,6 +304,11 @@ static const char *scan_event(const char *p, const char *end, tt_event *ev, scan
       p = skip_ws(p, end);
       if (p >= end) return more(sc);
       if (*p == '}') break;
+      /* a string followed straight by more text: one '"' inside it was not escaped, as Kineto
+      ** before pytorch/pytorch#146900 wrote python_function names holding '"' (with_stack) */
+      if (*p != ',' && p[-1] == '"')
+        return fail(sc, p, "expected ',' or '}': a string with an unescaped '\"' in it? (Kineto before "
+                           "pytorch/pytorch#146900 wrote python_function names so: record without with_stack)");
       if (*p != ',') return fail(sc, p, "expected ',' or '}'");
       p = skip_ws(p + 1, end);
     }
@@ -317,6 +322,21 @@ void tt_framer_init(tt_framer *f, size_t max_unit) {
   memset(f, 0, sizeof *f);
   f->state = ST_START;
   f->max_unit = max_unit;
+}
+
+/* Why a document that does not start with '{' or '[' is no JSON: a compression other than gzip
+** (which tt_source.c reads, whatever the file's name) is named by its magic bytes. */
+static const char *compressed_as(const char *p, size_t n) {
+  static const struct { const char *magic, *what; } z[] = {
+      {"\x28\xb5\x2f\xfd", "not JSON: zstd-compressed (decompress it first, zstd -d: xp reads JSON, plain or gzip)"},
+      {"BZh", "not JSON: bzip2-compressed (decompress it first, bunzip2: xp reads JSON, plain or gzip)"},
+      {"\xfd" "7zXZ", "not JSON: xz-compressed (decompress it first, xz -d: xp reads JSON, plain or gzip)"},
+      {"PK\x03\x04", "not JSON: a zip archive (extract its traces: xp reads JSON, plain or gzip)"}};
+  for (size_t i = 0; i < sizeof z / sizeof z[0]; i++) {
+    const size_t k = strlen(z[i].magic);
+    if (n >= k && memcmp(p, z[i].magic, k) == 0) return z[i].what;
+  }
+  return "not JSON: the document does not start with '{'";
 }
 
 static tt_unit framer_error(tt_framer *f, const char *buf, const char *at, const char *what) {
@@ -382,7 +402,7 @@ tt_unit tt_framer_next(tt_framer *f, const char *buf, size_t len, size_t *pos, i
         } else if (len - (size_t)(p - buf) >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0) {
           p += 2; /* a UTF-8 byte-order mark: skipped */
         } else {
-          return framer_error(f, buf, p, "not JSON: the document does not start with '{'");
+          return framer_error(f, buf, p, compressed_as(p, (size_t)(end - p)));
         }
         *pos = (size_t)(p + 1 - buf);
         continue;

@@ -729,6 +729,9 @@ int tt_rank_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_optio
       return 0;
     }
     default:
+      /* the legacy autograd profiler's trace (use_kineto=False) has no categories: its GPU side
+      ** is the process "CUDA functions", which no rank is read from (tt_read.c no_gpu_activity) */
+      if (SL_EQ(ev->pid, "\"CUDA functions\"")) r->legacy_gpu++;
       return 0;
   }
 }

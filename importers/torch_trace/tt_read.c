@@ -130,6 +130,11 @@ static int no_gpu_activity(const tt_rank *r, const char *path) {
     return xp_error_at(XP_EXIT_USAGE, path, 0,
                        "no GPU kernels in the trace (%llu events): vLLM's front end (AsyncLLM) profiles the CPU "
                        "only; import its workers' traces without it", (unsigned long long)r->events);
+  if (r->legacy_gpu)
+    return xp_error_at(XP_EXIT_USAGE, path, 0,
+                       "no GPU kernels in the trace (%llu events): it is the legacy autograd profiler's (its GPU side "
+                       "\"CUDA functions\", use_kineto=False), which xp does not read: record with torch.profiler",
+                       (unsigned long long)r->events);
   if (r->not_complete) /* "B"/"E" pairs, which the GPU side leaves out (tt_rank.c on_gpu) */
     return xp_error_at(XP_EXIT_USAGE, path, 0,
                        "no GPU kernels in the trace (%llu events) but %lld GPU events that are not complete (\"ph\" "

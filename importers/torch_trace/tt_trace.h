@@ -216,6 +216,7 @@ typedef struct tt_rank {
   int floor_given;
   /* GPU events left out or mended, for the warnings */
   int64_t gpu_before_cpu, neg_dur, not_complete, bad_steps, dup_steps, steps_not_complete;
+  int64_t legacy_gpu; /* events of the legacy autograd profiler's "CUDA functions" */
   /* GPUs (pids of GPU activity) seen, in order; one process that drove several wrote them all
   ** into one trace, and each becomes a rank of its own (tt_read.c) */
   int64_t devices[TT_MAX_DEVICES];

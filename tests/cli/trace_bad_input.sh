@@ -67,6 +67,20 @@ printf '%s\n' '{"traceEvents": [' \
   '{"ph": "E", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 3}]}' > "$tmp/gpu_be.json"
 expect_bad "GPU activities as B/E pairs" "^xp: $tmp/gpu_be.json: no GPU kernels in the trace \\(2 events\\) but 2 GPU events that are not complete .*only complete events are$" "$tmp/gpu_be.json"
 
+# other compressions than gzip, named by their magic bytes whatever the file's name
+printf '\x28\xb5\x2f\xfd\x04\x58\x00\x00' > "$tmp/zstd.json.gz"
+expect_bad "zstd" "^xp: $tmp/zstd.json.gz:1: event 0 \\(byte 0\\): not JSON: zstd-compressed \\(decompress it first" "$tmp/zstd.json.gz"
+printf 'BZh91AY&SY\x00\x00' > "$tmp/trace.json.bz2"
+expect_bad "bzip2" "^xp: $tmp/trace.json.bz2:1: event 0 \\(byte 0\\): not JSON: bzip2-compressed" "$tmp/trace.json.bz2"
+# the legacy autograd profiler's trace (use_kineto=False): said so, not "recorded with CUDA activities?"
+printf '%s\n' '[{"name": "aten::mm", "ph": "X", "ts": 100.0, "dur": 20.0, "tid": 1, "pid": "CPU functions", "args": {}},' \
+  '{"name": "aten::mm", "ph": "X", "ts": 130.0, "dur": 15.0, "tid": 0, "pid": "CUDA functions", "args": {}}]' > "$tmp/legacy.json"
+expect_bad "legacy autograd profiler" "^xp: $tmp/legacy.json: no GPU kernels in the trace \\(2 events\\): it is the legacy autograd profiler's" "$tmp/legacy.json"
+# a name with an unescaped '"' (Kineto before pytorch/pytorch#146900, with_stack): the likely cause named
+printf '%s\n' '{"traceEvents": [' \
+  '{"ph": "X", "cat": "python_function", "name": "<eval_with_key>.5 {"device": "cpu"}(12): forward", "pid": 1, "tid": 1, "ts": 1, "dur": 2}]}' > "$tmp/quote.json"
+expect_bad "unescaped quote" "^xp: $tmp/quote.json:2: event 0 \\(byte 85\\): expected ',' or '}': a string with an unescaped '\"' in it\\? \\(Kineto before pytorch/pytorch#146900" "$tmp/quote.json"
+
 # the same file twice, by one name or two: said so, before any is read (not "rank 0 again")
 one_line "the same file twice" 2 "files\[1\]: $r0: given twice (files\[0\] is the same file)$" \
   "$XP" --db "$db" import torch-trace "$r0" "$r0"
