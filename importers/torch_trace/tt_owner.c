@@ -9,8 +9,9 @@
 ** by the links the importer already reads: an activity names its launch by correlation id, and
 ** both carry the External id of the operator that launched it. The process whose launches carry
 ** the most of a device's (correlation, External id) pairs owns it; where no pair decides, the
-** most correlations alone; a tie or no match at all leaves the device to every process's CPU
-** side, as a file of one process is read, and the import says so.
+** pairs whose launch came before the activity, then the most correlations alone, then which of
+** the tied processes owns no other device (settle_ties); a tie still or no match at all leaves
+** the device to every process's CPU side, as a file of one process is read, and the import says so.
 **
 ** A file of one process that drove several GPUs never comes here (tt_rank.launch_procs): this
 ** pass is one more read of the file, paid only where several processes made launches.
