@@ -42,7 +42,7 @@ if [ "${XP_NO_INDEX:-0}" = 1 ]; then
   sqlite3 "$tmp/without.db" "DROP INDEX cases_by_name_run"
   names+=(no_index) bins+=("$XP") dbs+=("$tmp/without.db")
 fi
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. "$(dirname "$0")/lib.sh"
 time_one() { # time_one VARIANT FORMAT: appends "wall cpu" to $tmp/t.VARIANT.FORMAT
   local TIMEFORMAT='%R %U %S' t
   t=$( { time "${bins[$1]}" --db "${dbs[$1]}" compare "$a" "$b" --format "$2" > "$tmp/out.$1.$2" 2>&1; } 2>&1)
@@ -65,8 +65,8 @@ for f in table json; do
     wall[v]=$(cut -d' ' -f1 < "$tmp/t.$v.$f" | median)
     cpu[v]=$(cut -d' ' -f2 < "$tmp/t.$v.$f" | median)
     line+=$(printf ' %s %.2f / %.2f' "${names[$v]}" "${wall[v]}" "${cpu[v]}")
-    [ "$v" -gt 0 ] && line+=$(printf ' (%.1fx / %.1fx)' "$(echo "${wall[v]} / ${wall[0]}" | bc -l)" \
-      "$(echo "${cpu[v]} / ${cpu[0]}" | bc -l)")
+    [ "$v" -gt 0 ] && line+=$(printf ' (%.1fx / %.1fx)' "$(div ${wall[v]} ${wall[0]})" \
+      "$(div ${cpu[v]} ${cpu[0]})")
     [ "$v" -lt $((${#names[@]} - 1)) ] && line+=';'
   done
   echo "$line"

@@ -17,8 +17,7 @@ trap 'rm -rf "$tmp"' EXIT
 have_time=0
 [ -x /usr/bin/time ] && have_time=1
 
-now_ns() { date +%s%N; }
-median() { sort -n | sed -n "$((($1 + 1) / 2))p"; }
+. "$(dirname "$0")/lib.sh"
 
 # run_xp DB FILE: prints "seconds peak_kib" for one import
 run_xp() {
@@ -59,8 +58,8 @@ for i in 1 2 3; do
   echo "$kib" >> "$tmp/rss"
   command -v igzip > /dev/null && run_igzip "$trace" >> "$tmp/igzip"
 done
-xp_us=$(median 3 < "$tmp/xp")
-zcat_us=$(median 3 < "$tmp/zcat")
+xp_us=$(median < "$tmp/xp")
+zcat_us=$(median < "$tmp/zcat")
 rss=$(sort -n "$tmp/rss" | tail -n 1)
 json_bytes=$(zcat "$trace" | wc -c)
 
@@ -93,14 +92,14 @@ d_ok=$("$XP" --db "$tmp/double.db" query "$tmp/status.sql" --format csv 2>/dev/n
 
 printf 'trace_bench: %s (%d MB gzip, %d MB JSON), median of 3, side by side\n' "$(basename "$trace")" \
   $(( $(stat -c %s "$trace") / 1000000 )) $(( json_bytes / 1000000 ))
-printf '  %-34s %8.3f s\n' "zcat FILE > /dev/null" "$(echo "$zcat_us / 1000000" | bc -l)"
-[ -s "$tmp/igzip" ] && printf '  %-34s %8.3f s\n' "igzip -dc FILE > /dev/null" "$(echo "$(median 3 < "$tmp/igzip") / 1000000" | bc -l)"
+printf '  %-34s %8.3f s\n' "zcat FILE > /dev/null" "$(div $zcat_us 1000000)"
+[ -s "$tmp/igzip" ] && printf '  %-34s %8.3f s\n' "igzip -dc FILE > /dev/null" "$(div "$(median < "$tmp/igzip")" 1000000)"
 printf '  %-34s %8.3f s   xp/zcat = %.2f (target <= 1, aim 0.5)\n' "xp import torch-trace FILE" \
-  "$(echo "$xp_us / 1000000" | bc -l)" "$(echo "$xp_us / $zcat_us" | bc -l)"
+  "$(div $xp_us 1000000)" "$(div $xp_us $zcat_us)"
 if [ $have_time = 1 ]; then
-  printf '  %-34s %8.1f MiB (limit 64 MiB)\n' "xp peak RSS" "$(echo "$rss / 1024" | bc -l)"
+  printf '  %-34s %8.1f MiB (limit 64 MiB)\n' "xp peak RSS" "$(div $rss 1024)"
   printf '  %-34s %8.1f MiB on %d MB of JSON (%s, %.3f s)\n' "xp peak RSS, trace twice as long" \
-    "$(echo "$d_kib / 1024" | bc -l)" $(( d_bytes / 1000000 )) "${d_ok:-?}" "$(echo "$d_us / 1000000" | bc -l)"
+    "$(div $d_kib 1024)" $(( d_bytes / 1000000 )) "${d_ok:-?}" "$(div $d_us 1000000)"
 else
   echo "  peak RSS: /usr/bin/time not found"
 fi
