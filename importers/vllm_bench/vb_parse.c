@@ -697,10 +697,12 @@ static int rebuild_uncounted_input(const vb_src *s, const vb_lists *l, vb_result
   const vb_value *cached = vb_find_value(r, "total_prompt_tokens");
   const double sent = isfinite(r->prompt_tokens) ? r->prompt_tokens : cached ? cached->v : 0;
   if (sent <= 0) return 0;
+  /* values, not pointers: add_value moves r->values */
+  const vb_value *d = vb_find_value(r, "duration"), *o = vb_find_value(r, "total_output_tokens");
+  const double dur = d ? d->v : 0, out = o ? o->v : NAN;
   add_value(r, "total_input_tokens", "tokens", sent);
-  const vb_value *dur = vb_find_value(r, "duration"), *out = vb_find_value(r, "total_output_tokens");
-  if (dur && dur->v > 0) add_value(r, "input_throughput", "tok/s", sent / dur->v);
-  if (dur && dur->v > 0 && out) add_value(r, "total_token_throughput", "tok/s", (sent + out->v) / dur->v);
+  if (dur > 0) add_value(r, "input_throughput", "tok/s", sent / dur);
+  if (dur > 0 && !isnan(out)) add_value(r, "total_token_throughput", "tok/s", (sent + out) / dur);
   return 0;
 }
 
