@@ -60,7 +60,7 @@ static int by_int64(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static const char *host_of(const tt_rank *r) {
+const char *tt_rank_host(const tt_rank *r) {
   static const char *const keys[] = {"hostname", "host_name", "host", NULL};
   for (int i = 0; keys[i]; i++) {
     cJSON *h = cJSON_GetObjectItemCaseSensitive(r->meta, keys[i]);
@@ -264,13 +264,13 @@ static void match_group(tt_import *imp, int32_t pg, int *cross_host, int *aligne
     for (int k = 1; k < nm; k++)
       if (m[k].n > m[ref].n) ref = k;
     const int all_seq = have_seq(m, nm, 1), some_seq = have_seq(m, nm, 0);
-    const char *href = host_of(m[ref].r);
+    const char *href = tt_rank_host(m[ref].r);
     int64_t *off = xp_xcalloc((size_t)nm, sizeof *off); /* clock offsets to the reference's */
     for (int k = 0; k < nm; k++) {
       m[k].peer = xp_xmalloc((m[ref].n ? m[ref].n : 1) * sizeof *m[k].peer);
       for (size_t i = 0; i < m[ref].n; i++) m[k].peer[i] = k == ref ? (int64_t)i : -1;
       if (k == ref) continue;
-      const char *h = host_of(m[k].r);
+      const char *h = tt_rank_host(m[k].r);
       const int other_host = href && h && strcmp(href, h) != 0;
       if (all_seq || (other_host && some_seq)) pair_by_seq(&m[ref], &m[k]);
       else if (other_host) *cross_host = 1;

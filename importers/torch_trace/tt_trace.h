@@ -286,6 +286,8 @@ void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt);
 ** operator's CPU time (0: none), which places the activity once every step is known. */
 int32_t tt_link(tt_rank *r, uint32_t key, int64_t dur, int64_t ext, uint64_t op_step, uint64_t *t);
 void tt_rank_free(tt_rank *r);
+/* The host a rank's trace names ("hostname" and its spellings in the trace's metadata), or NULL. */
+const char *tt_rank_host(const tt_rank *r);
 int tt_match_ranks(tt_import *imp);
 /* Which side of the link an event is: a GPU activity (kernel, copy, fill), a runtime or driver
 ** API call (a launch), or neither. */

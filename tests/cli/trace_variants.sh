@@ -93,4 +93,10 @@ cat_of() { q "SELECT category FROM trace_names WHERE name LIKE '$1' LIMIT 1"; }
 [ "$(cat_of '%RowwiseMomentsCUDAKernel%')" = norm ] || die "RowwiseMoments (layer and group norm)"
 [ "$(q "SELECT count(*) FROM trace_names WHERE category = 'other'")" -le 4 ] ||
   die "names left in other: $(q "SELECT name FROM trace_names WHERE category = 'other'")"
+# ranks on two hosts whose clocks are 5 s apart: one job, and the waiting split on one clock
+db="$tmp/hosts.db"
+run import torch-trace "$v/hosts_skew_r0.json" "$v/hosts_skew_r1.json"; expect_rc 0
+has "each host's clock set to the reference rank's"
+[ "$(q "SELECT group_concat(rank || ':' || wait_ns || '/' || transfer_ns, ' ') FROM (SELECT * FROM trace_collectives ORDER BY rank)")" = \
+  "0:40000/10000 1:0/10000" ] || die "cross-host split: $(q "SELECT rank, wait_ns, transfer_ns FROM trace_collectives")"
 echo "ok: trace variants"
