@@ -325,16 +325,20 @@ void tt_framer_init(tt_framer *f, size_t max_unit) {
 }
 
 /* Why a document that does not start with '{' or '[' is no JSON: a compression other than gzip
-** (which tt_source.c reads, whatever the file's name) is named by its magic bytes. */
-static const char *compressed_as(const char *p, size_t n) {
+** (which tt_source.c reads, whatever the file's name) is named by its magic bytes;
+** *partial is set where the n bytes are only the start of a magic (the window cut it): the
+** framer then waits for more, so that the error does not depend on where windows end. */
+static const char *compressed_as(const char *p, size_t n, int *partial) {
   static const struct { const char *magic, *what; } z[] = {
       {"\x28\xb5\x2f\xfd", "not JSON: zstd-compressed (decompress it first, zstd -d: xp reads JSON, plain or gzip)"},
       {"BZh", "not JSON: bzip2-compressed (decompress it first, bunzip2: xp reads JSON, plain or gzip)"},
       {"\xfd" "7zXZ", "not JSON: xz-compressed (decompress it first, xz -d: xp reads JSON, plain or gzip)"},
       {"PK\x03\x04", "not JSON: a zip archive (extract its traces: xp reads JSON, plain or gzip)"}};
+  *partial = 0;
   for (size_t i = 0; i < sizeof z / sizeof z[0]; i++) {
     const size_t k = strlen(z[i].magic);
     if (n >= k && memcmp(p, z[i].magic, k) == 0) return z[i].what;
+    if (n < k && memcmp(p, z[i].magic, n) == 0) *partial = 1;
   }
   return "not JSON: the document does not start with '{'";
 }
@@ -402,7 +406,10 @@ tt_unit tt_framer_next(tt_framer *f, const char *buf, size_t len, size_t *pos, i
         } else if (len - (size_t)(p - buf) >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0) {
           p += 2; /* a UTF-8 byte-order mark: skipped */
         } else {
-          return framer_error(f, buf, p, compressed_as(p, (size_t)(end - p)));
+          int partial;
+          const char *why = compressed_as(p, (size_t)(end - p), &partial);
+          if (partial && !eof) return TT_UNIT_MORE;
+          return framer_error(f, buf, p, why);
         }
         *pos = (size_t)(p + 1 - buf);
         continue;
