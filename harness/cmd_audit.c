@@ -303,7 +303,7 @@ static void audit_query(sqlite3 *db, sqlite3_stmt *d, int64_t since) {
   const char *file = txt(d, 10), *sql = txt(d, 11), *params = txt(d, 12), *result = txt(d, 13);
   cJSON *p = cJSON_Parse(params), *then = cJSON_Parse(result);
   int rc = 0;
-  cJSON *now = xp_decision_query(db, sql, *file ? file : "<decision query>", p, &rc);
+  cJSON *now = xp_decision_query(db, sql, *file ? file : "<decision query>", p, NULL, &rc);
   if (now) { /* the rows as decide stored them: reals written exactly, read back as numbers */
     char *text = cJSON_PrintUnformatted(now);
     cJSON_Delete(now);

@@ -8,7 +8,6 @@
 ** out. Decisions are never edited (schema/006_history.sql refuses it); a new decision may
 ** supersede an old one. xp audit re-runs the query later and shows what moved.
 */
-#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,19 +131,28 @@ int xp_resolve_decision(sqlite3 *db, const char *ref, int64_t *id, char uuid_out
 
 /* ---- the query ---- */
 
+struct collect {
+  cJSON *sets;
+  const xp_param *params;
+  int nparams;
+  char *used; /* which params the statements name */
+};
+
 static int collect_rows(void *arg, sqlite3 *db, sqlite3_stmt *st, const char *file, long line) {
+  struct collect *c = arg;
+  xp_params_named(st, c->params, c->nparams, c->used);
   int rc = 0;
   cJSON *rows = xp_rows_json(st, &rc);
   if (rc) {
     cJSON_Delete(rows);
     return xp_error_at(XP_EXIT_USAGE, file, line, "%s", sqlite3_errmsg(db));
   }
-  cJSON_AddItemToArray((cJSON *)arg, rows);
+  cJSON_AddItemToArray(c->sets, rows);
   return 0;
 }
 
 cJSON *xp_decision_query(sqlite3 *db, const char *sql, const char *label, const cJSON *params,
-                         int *rc) {
+                         const char **unused, int *rc) {
   int n = cJSON_GetArraySize(params), i = 0;
   xp_param *p = xp_xcalloc((size_t)(n ? n : 1), sizeof *p);
   const cJSON *e;
@@ -153,14 +161,20 @@ cJSON *xp_decision_query(sqlite3 *db, const char *sql, const char *label, const 
     p[i].value = cJSON_IsString(e) ? e->valuestring : "";
     i++;
   }
-  cJSON *sets = cJSON_CreateArray();
-  *rc = xp_query_text(db, sql, label, p, i, collect_rows, sets);
+  struct collect c = {cJSON_CreateArray(), p, i, xp_xcalloc((size_t)i + 1, 1)};
+  *rc = xp_query_text(db, sql, label, p, i, collect_rows, &c);
+  if (unused) { /* the first param no statement names, as params spells it */
+    *unused = NULL;
+    i = 0;
+    cJSON_ArrayForEach(e, params) if (!*unused && !c.used[i++]) *unused = e->string;
+  }
+  free(c.used);
   free(p);
   if (*rc) {
-    cJSON_Delete(sets);
+    cJSON_Delete(c.sets);
     return NULL;
   }
-  return sets;
+  return c.sets;
 }
 
 /* ---- recording ---- */
@@ -261,29 +275,22 @@ static int resolve_evidence(sqlite3 *db, decide_args *a, cJSON *evidence) {
   return 0;
 }
 
-/* A --param the query never names (:NAME, @NAME or $NAME), or NULL. xp query only warns of one;
-** a decision is never edited, and would keep a misspelt name with its evidence for good. */
-static const char *unused_param(const char *sql, const cJSON *params) {
-  const cJSON *e;
-  cJSON_ArrayForEach(e, params) {
-    size_t n = strlen(e->string);
-    int used = 0;
-    for (const char *p = sql; !used && (p = strstr(p, e->string)) != NULL; p++)
-      used = p > sql && strchr(":@$", p[-1]) && !(isalnum((unsigned char)p[n]) || p[n] == '_');
-    if (!used) return e->string;
-  }
-  return NULL;
-}
-
-/* The query runs on its own read-only connection, under the same rules as xp query. */
+/* The query runs on its own read-only connection, under the same rules as xp query. A --param
+** it never names is refused where xp query only warns: a decision is never edited, and would
+** keep a misspelt name with its evidence for good. */
 static int run_query(const char *db_path, const char *file, const char *sql, const cJSON *params,
                      char **result_json, size_t *nrows) {
   int rc = 0;
   sqlite3 *ro = xp_db_open(db_path, XP_DB_READONLY, &rc);
   if (!ro) return rc;
-  cJSON *sets = xp_decision_query(ro, sql, file, params, &rc);
+  const char *unused = NULL;
+  cJSON *sets = xp_decision_query(ro, sql, file, params, &unused, &rc);
   xp_db_close(ro);
   if (!sets) return rc;
+  if (unused) {
+    cJSON_Delete(sets);
+    return xp_error_at(XP_EXIT_USAGE, file, 0, "--param %s: the query has no :%s (a misspelt name?)", unused, unused);
+  }
   *nrows = 0;
   const cJSON *s;
   cJSON_ArrayForEach(s, sets) *nrows += (size_t)cJSON_GetArraySize(s);
@@ -360,12 +367,6 @@ int cmd_decide(int argc, char **argv, const char *db_path) {
   if (rc) goto out;
   if (a.query_file && !(sql = xp_read_file(a.query_file, NULL))) {
     rc = xp_error_at(XP_EXIT_USAGE, a.query_file, 0, "cannot read: %s", strerror(errno));
-    goto out;
-  }
-  const char *unused = sql ? unused_param(sql, a.params) : NULL;
-  if (unused) {
-    rc = xp_error_at(XP_EXIT_USAGE, a.query_file, 0, "--param %s: the query has no :%s (a misspelt name?)",
-                     unused, unused);
     goto out;
   }
   /* Evidence lives in an existing history: do not create an empty database to refuse. */

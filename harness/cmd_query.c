@@ -73,6 +73,16 @@ int xp_bind_params(sqlite3_stmt *st, const xp_param *params, int nparams, const 
   return 0;
 }
 
+void xp_params_named(sqlite3_stmt *st, const xp_param *params, int nparams, char *used) {
+  for (int i = 0; i < nparams; i++) {
+    char name[80];
+    for (const char *prefix = ":@$"; *prefix && !used[i]; prefix++) {
+      snprintf(name, sizeof name, "%c%s", *prefix, params[i].name);
+      used[i] = sqlite3_bind_parameter_index(st, name) > 0;
+    }
+  }
+}
+
 int xp_query_text(sqlite3 *db, const char *sql, const char *file, const xp_param *params,
                   int nparams, xp_row_fn on_stmt, void *arg) {
   const char *p = sql;
@@ -125,13 +135,7 @@ static int scan_stmt(void *arg, sqlite3 *db, sqlite3_stmt *st, const char *file,
   (void)db, (void)file, (void)line;
   struct print_arg *pa = arg;
   if (sqlite3_column_count(st) > 0) pa->sets++;
-  for (int i = 0; i < pa->nparams; i++) {
-    char name[80];
-    for (const char *prefix = ":@$"; *prefix && !pa->used[i]; prefix++) {
-      snprintf(name, sizeof name, "%c%s", *prefix, pa->params[i].name);
-      pa->used[i] = sqlite3_bind_parameter_index(st, name) > 0;
-    }
-  }
+  xp_params_named(st, pa->params, pa->nparams, pa->used);
   return 0;
 }
 

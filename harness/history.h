@@ -119,9 +119,10 @@ int xp_resolve_decision(sqlite3 *db, const char *ref, int64_t *id, char uuid_out
 /* The decision's record as canonical JSON and its SHA-256 (what decision_sha256 holds). */
 int xp_decision_digest(sqlite3 *db, int64_t id, char out[65]);
 /* Run a decision's query text against db (read-only rules as xp query) into a JSON array of
-** result sets, one per statement, each an array of row objects. */
+** result sets, one per statement, each an array of row objects;
+** *unused (where not NULL): the first of params that no statement names, or NULL. */
 cJSON *xp_decision_query(sqlite3 *db, const char *sql, const char *label,
-                         const cJSON *params, int *rc);
+                         const cJSON *params, const char **unused, int *rc);
 
 /* ---- rerun (cmd_rerun.c) ---- */
 struct xp_kind;

@@ -14,6 +14,9 @@ int xp_param_parse(const char *kv, xp_param *out);
 /* Bind every named parameter of st; a parameter without a value is an error (file:line). */
 int xp_bind_params(sqlite3_stmt *st, const xp_param *params, int nparams, const char *file,
                    long line);
+/* Marks used[i] for each of params that st names (:NAME, @NAME or $NAME), by SQLite's own
+** reading of it: never a name inside a string or a comment. */
+void xp_params_named(sqlite3_stmt *st, const xp_param *params, int nparams, char *used);
 /* Called for each prepared, bound statement; must step it. Returns 0 or an exit code. */
 typedef int (*xp_row_fn)(void *arg, sqlite3 *db, sqlite3_stmt *st, const char *file, long line);
 /* Run every statement of sql (read-only statements only). */
