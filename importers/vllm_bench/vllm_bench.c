@@ -81,13 +81,8 @@ static const char *set_model(const vb_set *s, const xp_spec *spec) {
 
 /* The same results given twice (one path twice, or a copy under another name) would count each
 ** case's requests twice: a compare's test would see twice the samples there are. Refused,
-** naming the first. */
+** naming the first. sums: the files' SHA-256, as vb_parse_file gave them. */
 static int given_twice(const char *path, char (*sums)[65], char **paths, int i) {
-  size_t len = 0;
-  char *data = xp_read_file(path, &len);
-  if (!data) return 0; /* vb_parse_file says why it cannot be read */
-  xp_sha256_hex(data, len, sums[i]);
-  free(data);
   for (int j = 0; j < i; j++)
     if (strcmp(sums[j], sums[i]) == 0)
       return xp_error_at(XP_EXIT_USAGE, path, 0, "given twice: the same results as %s (each case would count its requests twice)",
@@ -107,7 +102,7 @@ static int load_all(const xp_spec *spec, vb_set *out) {
     char *path = paths[i] = xp_spec_resolve(spec, f->valuestring);
     vb_result *r = NULL;
     size_t n = 0;
-    rc = vb_parse_file(path, &r, &n);
+    rc = vb_parse_file(path, sums[i], &r, &n);
     if (!rc) rc = given_twice(path, sums, paths, i);
     i++;
     if (rc) {
