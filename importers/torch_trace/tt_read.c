@@ -470,17 +470,15 @@ int tt_read_file(tt_import *imp, const char *path, const tt_options *opt) {
   return 0;
 }
 
-static int windows_overlap(const tt_rank *a, const tt_rank *b) {
-  return a->gpu_start <= b->gpu_end && b->gpu_start <= a->gpu_end;
-}
-
 /* Hosts' clocks differ (NTP keeps them within milliseconds, a host without it drifts seconds):
 ** ranks that name different hosts are of one job where their windows overlap once widened by
 ** this much, so that a short profile of a multi-node job is not refused for its clocks. */
 #define TT_HOST_SKEW_NS 10000000000LL
 
-static int same_job_windows(const tt_rank *a, const tt_rank *b) {
-  const char *ha = tt_rank_host(a), *hb = tt_rank_host(b);
+/* Whether the two ranks' GPU windows overlap; with clocks, on different hosts' within
+** TT_HOST_SKEW_NS of each other. */
+static int windows_overlap(const tt_rank *a, const tt_rank *b, int clocks) {
+  const char *ha = clocks ? tt_rank_host(a) : NULL, *hb = clocks ? tt_rank_host(b) : NULL;
   const int64_t slack = ha && hb && strcmp(ha, hb) != 0 ? TT_HOST_SKEW_NS : 0;
   return a->gpu_start - slack <= b->gpu_end && b->gpu_start - slack <= a->gpu_end;
 }
@@ -503,7 +501,7 @@ static int check_one_job(tt_import *imp) {
       tt_rank *a = imp->ranks[i], *b = imp->ranks[j];
       /* one rank's windows apart in time: a schedule with repeat exports each cycle to a file
       ** of its own (tensorboard_trace_handler), and a directory of them holds every cycle */
-      if (a->rank == b->rank && !windows_overlap(a, b))
+      if (a->rank == b->rank && !windows_overlap(a, b, 0))
         return xp_error_at(XP_EXIT_USAGE, b->file, 0,
                            "rank %lld again, profiled at another time (%s is rank %lld too, and their GPU "
                            "activity does not overlap): a profiler schedule writes each cycle to a file of its "
@@ -518,7 +516,7 @@ static int check_one_job(tt_import *imp) {
                            (long long)b->world_size, a->file, (long long)a->world_size);
       /* the devices of one file (split_devices) are one job however their work falls in time:
       ** one process that drove them one after the other (a model split across GPUs) */
-      if (!same_job_windows(a, b) && strcmp(a->file, b->file) != 0)
+      if (!windows_overlap(a, b, 1) && strcmp(a->file, b->file) != 0)
         return xp_error_at(XP_EXIT_USAGE, b->file, 0,
                            "ranks of different jobs: its GPU activity (%.6f s to %.6f s) does not overlap that of "
                            "%s (%.6f s to %.6f s)",
