@@ -43,12 +43,6 @@ static int64_t arg_id(const tt_event *ev, const char *key) {
   return s.n && tt_int(s, &v) == 0 && v > 0 ? v : 0;
 }
 
-/* The External id, as tt_rank.c reads it (either spelling), 0 if none. */
-static int64_t ext_of(const tt_event *ev) {
-  const int64_t e = arg_id(ev, "External id");
-  return e ? e : arg_id(ev, "external id");
-}
-
 static int proc_index(owners *o, tt_slice pid) {
   for (int i = 0; i < o->nprocs; i++)
     if (tt_pid_is(&o->proc[i], pid)) return i;
@@ -64,7 +58,7 @@ static int on_event(void *ctx, const tt_rank *r, const tt_event *ev) {
   if (side == TT_SIDE_OTHER) return 0;
   const int64_t corr = arg_id(ev, "correlation");
   if (!corr) return 0;
-  int64_t ext = ext_of(ev), ts;
+  int64_t ext = tt_event_ext(ev), ts;
   if (side == TT_SIDE_LAUNCH) {
     const int p = proc_index(o, ev->pid);
     if (tt_us_to_ns(ev->ts, &ts) != 0) ts = INT64_MIN; /* untimed: never too late */

@@ -184,6 +184,12 @@ static int64_t arg_int(const tt_event *ev, const char *key, int64_t dflt) {
   return s.n && tt_int(s, &v) == 0 ? v : dflt;
 }
 
+int64_t tt_event_ext(const tt_event *ev) {
+  int64_t ext = arg_int(ev, "External id", 0);
+  if (ext <= 0) ext = arg_int(ev, "external id", 0);
+  return ext > 0 ? ext : 0;
+}
+
 /* Steps are kept sorted by start. The number of steps starting at or before t. */
 static size_t steps_upto(const xp_vec *steps, int64_t t) {
   const tt_step *s = steps->data;
@@ -290,8 +296,7 @@ static void note_cpu_time(tt_rank *r, int64_t ts) {
 }
 
 static int on_cpu_op(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt) {
-  int64_t ext = arg_int(ev, "External id", 0);
-  if (ext <= 0) ext = arg_int(ev, "external id", 0);
+  int64_t ext = tt_event_ext(ev);
   if (ext <= 0) return 0;
   size_t n;
   int in_place;
@@ -523,8 +528,7 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_optio
   }
   uint32_t key = TT_KEY(id, from_args);
   add_stat(r, key, dur);
-  int64_t ext = arg_int(ev, "External id", 0);
-  if (ext <= 0) ext = arg_int(ev, "external id", 0);
+  int64_t ext = tt_event_ext(ev);
   const int64_t corr = arg_int(ev, "correlation", -1);
   /* Kineto of 2022-23 wrote the correlation id as a kernel's "External id"; there it names no
   ** operator, and a lookup would find an unrelated one with the same number. */

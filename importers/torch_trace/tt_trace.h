@@ -293,6 +293,8 @@ int tt_match_ranks(tt_import *imp);
 ** API call (a launch), or neither. */
 enum tt_side { TT_SIDE_OTHER, TT_SIDE_GPU, TT_SIDE_LAUNCH };
 enum tt_side tt_event_side(const tt_event *ev);
+/* An event's "External id" (its operator's; Kineto spelt it "external id" until 2022), 0 if none. */
+int64_t tt_event_ext(const tt_event *ev);
 /* Stream a file already read once (so known to be well-formed) through fn alone, no rank built:
 ** 0, or the exit code of an error said. */
 int tt_scan_file(tt_import *imp, const char *path, int (*fn)(void *ctx, const tt_rank *r, const tt_event *ev),
