@@ -86,6 +86,8 @@ static int tokens(char *buf, char **tok, int *end, int max) {
 }
 
 static int is_time_col(const char *c) { return strcmp(c, "time") == 0 || strcmp(c, "cputime") == 0; }
+/* A time or a bandwidth: a figure that is never negative. */
+static int is_figure_col(const char *c) { return is_time_col(c) || strcmp(c, "algbw") == 0 || strcmp(c, "busbw") == 0; }
 
 /* Column names of nccl-tests before 2.0 (2017-2018: "bytes  N  type  op  root  time  algbw  busbw
 ** res"), as today's header names them. */
@@ -201,7 +203,7 @@ static int fits_result(const char *name, const char *t) {
   if (end == t) return 0;
   if (strcmp(name, "error") == 0) return *end == 0 || strcmp(end, "*") == 0; /* rccl-tests: "2e-02*" failed */
   if (*end) return 0;
-  if (is_time_col(name) || strcmp(name, "algbw") == 0 || strcmp(name, "busbw") == 0) return v >= 0;
+  if (is_figure_col(name)) return v >= 0;
   if (strcmp(name, "#wrong") == 0 || strcmp(name, "#bitdiff") == 0) return v >= 0 && v == floor(v);
   return 1;
 }
@@ -306,7 +308,7 @@ static int read_row(parser *P, char *line, int lineno) {
     }
     nt_result *res = &r->r[p];
     if (is_na(v)) continue; /* not measured (a time), or not checked (#wrong) */
-    if (is_time_col(name) || strcmp(name, "algbw") == 0 || strcmp(name, "busbw") == 0) {
+    if (is_figure_col(name)) {
       if (number(d, lineno, name, v, &x)) return XP_EXIT_USAGE;
       if (x < 0) return xp_error_at(XP_EXIT_USAGE, d->path, lineno, "column %s: %s is negative", name, v);
     }
