@@ -3,7 +3,6 @@
 ** rules hold for every kind (see recorder.h). The run row and its gathered metadata are
 ** committed before any work starts; results and the final status are one transaction.
 */
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -161,44 +160,42 @@ static int meta_from_object(xp_run *r, const cJSON *o, const char *source) {
   return 0;
 }
 
-/* A GPU name folded for comparison: lower case, single spaces, without a leading vendor word
-** ("NVIDIA H200" and "h200" fold alike; "NVIDIA H200 NVL" does not). */
-static void fold_gpu(const char *in, char *out, size_t n) {
-  size_t k = 0;
-  for (; *in && k + 1 < n; in++) {
-    const char c = (char)tolower((unsigned char)*in);
-    if (c == ' ' && (k == 0 || out[k - 1] == ' ')) continue;
-    out[k++] = c;
-  }
-  while (k && out[k - 1] == ' ') k--;
-  out[k] = '\0';
-  static const char *const vendors[] = {"nvidia ", "amd ", NULL};
-  for (int i = 0; vendors[i]; i++) {
-    const size_t v = strlen(vendors[i]);
-    if (strncmp(out, vendors[i], v) == 0) memmove(out, out + v, strlen(out + v) + 1);
-  }
+/* st, with text parameter 1 bound to a (and integer parameter 2 to id where id > 0), run to its
+** first row: that row's first column, malloc'd, into *row where row is given. 0, or XP_EXIT_DB
+** (said). */
+static int probe_step(xp_run *r, const char *sql, const char *a, int64_t id, char **row) {
+  sqlite3_stmt *st = xp_run_stmt(r, sql);
+  if (!st) return XP_EXIT_DB;
+  xp_bind_text(st, 1, a);
+  if (id > 0) sqlite3_bind_int64(st, 2, id);
+  int rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW && row && sqlite3_column_text(st, 0)) *row = xp_strdup((const char *)sqlite3_column_text(st, 0));
+  sqlite3_reset(st);
+  return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : xp_db_fail(r->db, "gpu spelling");
 }
 
-/* A declared GPU as this database already spells it: where exactly one GPU name of its runs
-** folds like the declared one ("H200" declared, "NVIDIA H200" detected before), that name, so
-** that the two do not make two configurations; else NULL. Malloc'd. */
+/* A declared GPU as this database already spells it ("H200" declared, "NVIDIA H200" detected
+** before), so that one GPU does not make two configurations; NULL where no other run's GPU name
+** folds like it, or where the spelling is the declared name. Which names are one GPU, and which
+** of them a configuration shows, is schema 19's views' rule alone (gpu_fold, gpu_spelling). The
+** declared name is folded by gpu_fold with this run's name set to it, in a savepoint rolled back
+** at once, so the probe leaves nothing behind; the spelling is then asked with the run's name
+** unset, as the runs before it spell that GPU. Malloc'd; on a database error NULL, the name as
+** written, which is never wrong. */
 static char *gpu_as_recorded(xp_run *r, const char *declared) {
-  char want[256], have[256];
-  fold_gpu(declared, want, sizeof want);
-  sqlite3_stmt *st = xp_db_prepare(r->db, "SELECT DISTINCT gpu_name FROM runs WHERE gpu_name IS NOT NULL");
-  if (!st) return NULL; /* the declared name as written, which is never wrong */
-  char *found = NULL;
-  int matches = 0;
-  while (sqlite3_step(st) == SQLITE_ROW) {
-    const char *name = (const char *)sqlite3_column_text(st, 0);
-    fold_gpu(name, have, sizeof have);
-    if (strcmp(have, want) != 0) continue;
-    if (++matches == 1) found = xp_strdup(name);
+  if (xp_db_exec(r->db, "SAVEPOINT gpu_probe") != 0) return NULL;
+  char *other = NULL, *spelled = NULL;
+  if (probe_step(r, "UPDATE runs SET gpu_name = ?1 WHERE id = ?2", declared, r->id, NULL) == 0)
+    probe_step(r, "SELECT b.name FROM gpu_fold a JOIN gpu_fold b ON b.fold = a.fold"
+                  " WHERE a.name = ?1 AND b.name <> ?1 ORDER BY b.name LIMIT 1", declared, 0, &other);
+  if (xp_db_exec(r->db, "ROLLBACK TO gpu_probe; RELEASE gpu_probe") == 0 && other)
+    probe_step(r, "SELECT spelled FROM gpu_spelling WHERE name = ?1", other, 0, &spelled);
+  free(other);
+  if (spelled && strcmp(spelled, declared) == 0) {
+    free(spelled);
+    spelled = NULL;
   }
-  sqlite3_finalize(st);
-  if (matches == 1 && strcmp(found, declared) != 0) return found;
-  free(found);
-  return NULL;
+  return spelled;
 }
 
 /* The spec's declared facts, as strings (arrays such as tags are kept as JSON text). */

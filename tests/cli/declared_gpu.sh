@@ -53,6 +53,13 @@ run query "$XP_SRC/queries/bottleneck_by_config.sql" --format csv
 expect_rc 0
 hasnt ',h200,' "$tmp/out"
 [ "$(grep -c '^M,NVIDIA H200,' "$tmp/out")" -gt 0 ] || die "no NVIDIA H200 row: $(cat "$tmp/out")"
+# two names of that GPU already ("h200" declared, "NVIDIA H200" detected): a third declared
+# spelling takes the one the configuration shows (gpu_spelling), not a spelling of its own
+run import torch-trace "$data/variants/names.json.gz" --set gpu=" H200 " --set model=M --set tp=2 --set batch=1
+expect_rc 0
+has 'recorded as "NVIDIA H200"' "$tmp/err"
+[ "$(sqlite3 "$db" "SELECT gpu_name FROM runs ORDER BY id DESC LIMIT 1")" = "NVIDIA H200" ] ||
+  die "third spelling not recorded as NVIDIA H200: $(sqlite3 "$db" "SELECT gpu_name FROM runs ORDER BY id DESC LIMIT 1")"
 # two declared spellings and nothing detected: the first recorded names both
 db="$tmp/declared.db"
 run import torch-trace "$data/variants/names.json.gz" --set gpu="RTX PRO 6000"
