@@ -19,12 +19,15 @@
 
 static const xp_field fields[] = {
     {"files", XP_T_STRINGS, 1, NULL, NULL, 0, 0,
-     "trace files (.json or .json.gz), one per rank of one job; relative to the spec"},
+     "trace files (.json or .json.gz), one per rank of one job (a file of several GPUs: a rank each); relative "
+     "to the spec"},
     {"rank", XP_T_INT, 0, NULL, NULL, 0, 1e9,
-     "rank of a single trace whose distributedInfo lacks it (or overrides it)"},
+     "rank of a single trace whose distributedInfo lacks it (or overrides it); of a file of several GPUs, its "
+     "first GPU's, the others' following in device order"},
     {"ranks", XP_T_INTS, 0, NULL, NULL, 0, 1e9,
      "the ranks of the files, in their order, for traces whose distributedInfo lacks them "
-     "(engines launched with MPI, such as TensorRT-LLM), or to override them"},
+     "(engines launched with MPI, such as TensorRT-LLM), or to override them; a file of several GPUs takes a rank "
+     "for each, from the one given, in device order"},
     {"step_annotation", XP_T_STRING, 0, NULL, NULL, 0, 0,
      "annotation that marks one step (e.g. decode_step), or NAME* for every annotation starting "
      "with NAME (vLLM's steps: execute_context_*, SGLang's: step[*); default ProfilerStep#N, and a "
@@ -358,5 +361,10 @@ const xp_kind xp_kind_torch_trace = {
              "  ids tell (one process's launches, numbered as the activities; the import says how many).\n"
              "  A trace without ProfilerStep#N that holds vLLM's or SGLang's step annotations is told the\n"
              "  --step-annotation that marks them. vLLM's front-end trace (*.async_llm.*, CPU only) is\n"
-             "  refused: import the workers' traces without it.\n",
+             "  refused: import the workers' traces without it.\n"
+             "  A file of several GPUs (one process driving them, or processes' traces merged) is a rank per\n"
+             "  GPU: from the rank given for the file, in device order; else its process's rank (its\n"
+             "  distributedInfo.rank; in a merged file, the rank each process's record_param_comms name)\n"
+             "  times the process's GPUs plus the GPU's place, as c10d numbered them; else numbered in the\n"
+             "  order the files were given, then by device, with the lowest ranks no other trace names.\n",
 };

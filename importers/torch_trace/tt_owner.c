@@ -13,6 +13,13 @@
 ** the tied processes owns no other device (settle_ties); a tie still or no match at all leaves
 ** the device to every process's CPU side, as a file of one process is read, and the import says so.
 **
+** The same read finds each process's rank in the job, which the file's one distributedInfo cannot
+** give (it is one process's): c10d records every collective call as a record_param_comms
+** operator whose args name the caller's rank in the call's group ("Rank") and the group's members
+** by global rank ("Process Group Ranks"), so the member at that place is the process's global
+** rank. A send's or recv's "Rank" is its peer's (torch/csrc/profiler/util.cpp saveNcclMeta), and
+** is not read; a process whose calls name two ranks, or none, has none.
+**
 ** A file of one process that drove several GPUs never comes here (tt_rank.launch_procs): this
 ** pass is one more read of the file, paid only where several processes made launches.
 */
@@ -29,11 +36,16 @@ typedef struct own_rec { /* a launch (who: its process) or an activity (who: its
   uint32_t who;
 } own_rec;
 
+/* A process's global rank as its record_param_comms name it */
+enum { RANK_NONE, RANK_ONE, RANK_TWO };
+
 typedef struct owners {
   const int64_t *dev;
   int ndev;
   tt_pid proc[MAX_PROCS];
   int nprocs, too_many;
+  int64_t rank[MAX_PROCS];
+  uint8_t rank_state[MAX_PROCS]; /* RANK_*: none seen, one (rank[p]), two that differ */
   xp_vec launches, acts; /* own_rec */
 } owners;
 
@@ -51,11 +63,49 @@ static int proc_index(owners *o, tt_slice pid) {
   return o->nprocs++;
 }
 
+/* The member at place i of a group's ranks as the profiler writes them: "[0, 1, 2, 3]" (a string, or
+** an array); a long list is cut short with "..." (format_list's truncate), past which no place
+** is read. -1 where there is none. */
+static int64_t member_at(tt_slice list, int64_t i) {
+  const char *p = memchr(list.p, '[', list.n), *end = list.p + list.n;
+  if (!p || i < 0) return -1;
+  for (p++; p < end && *p != ']';) {
+    if (*p == ' ' || *p == ',') {
+      p++;
+      continue;
+    }
+    const char *q = p;
+    while (q < end && *q >= '0' && *q <= '9') q++;
+    int64_t v;
+    if (q == p || tt_int((tt_slice){p, (size_t)(q - p)}, &v) != 0) return -1; /* "...": cut short */
+    if (i-- == 0) return v;
+    p = q;
+  }
+  return -1;
+}
+
+/* A record_param_comms operator: the global rank of the process that made the call. */
+static void on_param_comms(owners *o, const tt_event *ev) {
+  char coll[32];
+  int64_t in_group;
+  tt_slice cn = tt_event_arg(ev, "Collective name");
+  if (!cn.n || tt_string_decode(cn, coll, sizeof coll) < 0 || tt_coll_from_text(coll) == TT_COLL_SENDRECV) return;
+  if (tt_int(tt_event_arg(ev, "Rank"), &in_group) != 0) return;
+  const int64_t rank = member_at(tt_event_arg(ev, "Process Group Ranks"), in_group);
+  const int p = rank >= 0 ? proc_index(o, ev->pid) : -1;
+  if (p < 0) return;
+  if (o->rank_state[p] == RANK_NONE) o->rank[p] = rank, o->rank_state[p] = RANK_ONE;
+  else if (o->rank[p] != rank) o->rank_state[p] = RANK_TWO;
+}
+
 static int on_event(void *ctx, const tt_rank *r, const tt_event *ev) {
   (void)r;
   owners *o = ctx;
   const enum tt_side side = tt_event_side(ev);
-  if (side == TT_SIDE_OTHER) return 0;
+  if (side == TT_SIDE_OTHER) {
+    if (tt_string_eq(ev->name, "record_param_comms")) on_param_comms(o, ev);
+    return 0;
+  }
   const int64_t corr = arg_id(ev, "correlation");
   if (!corr) return 0;
   int64_t ext = tt_event_ext(ev), ts;
@@ -158,7 +208,8 @@ static void decide(owners *o, int *owner) {
   free(corr);
 }
 
-int tt_device_owners(tt_import *imp, const char *path, const int64_t *dev, int ndev, tt_pid *proc, int *owned) {
+int tt_device_owners(tt_import *imp, const char *path, const int64_t *dev, int ndev, tt_pid *proc, int *owned,
+                     int64_t *rank) {
   owners o;
   memset(&o, 0, sizeof o);
   o.dev = dev;
@@ -169,6 +220,7 @@ int tt_device_owners(tt_import *imp, const char *path, const int64_t *dev, int n
   for (int d = 0; d < ndev; d++) {
     owned[d] = !rc && !o.too_many && owner[d] >= 0;
     if (owned[d]) proc[d] = o.proc[owner[d]];
+    rank[d] = owned[d] && o.rank_state[owner[d]] == RANK_ONE ? o.rank[owner[d]] : -1;
   }
   xp_vec_free(&o.launches);
   xp_vec_free(&o.acts);

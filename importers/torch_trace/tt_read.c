@@ -325,20 +325,50 @@ static int keep_main_device(tt_import *imp, tt_rank *r, const char *path, const 
   tt_pid proc;
   int owned = 0;
   if (procs) { /* the strays' process's CPU side is not the rank's (tt_owner.c) */
-    int rc = tt_device_owners(imp, path, &dev, 1, &proc, &owned);
+    int64_t rank;
+    int rc = tt_device_owners(imp, path, &dev, 1, &proc, &owned, &rank);
     if (rc) return rc;
   }
   if (owned) one.proc = &proc;
   return tt_read_file(imp, path, &one);
 }
 
+/* The ranks of a file's devices dev[0, n) (sorted), where the command line or the trace gives
+** them, else -1 (numbered once every file is read, tt_import_finish):
+**   - a rank given for the file (--rank, --ranks) is its first device's, the others' follow in
+**     device order;
+**   - a process with a rank in the job (a file of one process: its distributedInfo.rank; of
+**     several: the rank each process's record_param_comms name, procs_rank, tt_owner.c) that drove
+**     k of the devices gives them rank * k + their place among them in device order, as c10d
+**     numbered the NCCL ranks of a process driving several GPUs (ProcessGroupNCCL before torch
+**     2.0: getRank() * devices.size() + i, of getSize() * devices.size() ranks); a process
+**     that drove one device gives it its own rank. A file of several processes has one
+**     distributedInfo, one process's: it numbers none of them.
+** Returns the rank source ("option", "trace", or NULL where some device has none). */
+static const char *device_ranks(int n, const tt_options *opt, int procs, int64_t trace_rank, const tt_pid *proc,
+                                const int *owned, const int64_t *procs_rank, int64_t *rank) {
+  const char *source = opt->rank >= 0 ? "option" : "trace";
+  for (int i = 0; i < n; i++) {
+    const int64_t of = procs ? (owned[i] ? procs_rank[i] : -1) : trace_rank; /* the process's rank */
+    int k = procs ? 0 : n, place = procs ? 0 : i;
+    /* k: the devices of the same process; place: those of them before this one */
+    for (int j = 0; procs && owned[i] && j < n; j++)
+      if (owned[j] && proc[j].n == proc[i].n && memcmp(proc[j].p, proc[i].p, proc[i].n) == 0) k++, place += j < i;
+    if (opt->rank >= 0) rank[i] = opt->rank + i;
+    else rank[i] = of >= 0 && of <= (INT64_MAX - TT_MAX_DEVICES) / TT_MAX_DEVICES ? of * k + place : -1;
+    if (rank[i] < 0) source = NULL;
+  }
+  return source;
+}
+
 /* One process that drove several GPUs (single-process tensor or pipeline parallelism) wrote
-** them all into one trace, each under its own pid. A rank is one GPU to every figure xp keeps
-** (busy time, step GPU time, collectives matched across ranks): counted as one, the devices'
-** times would add up as if one GPU had run them all. So each device is read again as a rank of
-** its own, numbered by the device, with the process's CPU side (steps, operators, launches).
-** Where the trace or the command line names a rank, or events are kept per file, there is no
-** rank to give each device: refused rather than summed. r (the whole file) is dropped. */
+** them all into one trace, each under its own pid; or several processes' traces were merged into
+** one file. A rank is one GPU to every figure xp keeps (busy time, step GPU time, collectives
+** matched across ranks): counted as one, the devices' times would add up as if one GPU had run
+** them all. So each device is read again as a rank of its own, with the CPU side (steps,
+** operators, launches) of the process that launched its work, and its rank from device_ranks.
+** Where events are kept per file (--events), there is no rank to give each: refused rather than
+** summed. r (the whole file) is dropped. */
 static int split_devices(tt_import *imp, tt_rank *r, const char *path, const tt_options *opt) {
   int64_t dev[TT_MAX_DEVICES], copies = 0;
   const int kept = r->ndevices < TT_MAX_DEVICES ? r->ndevices : TT_MAX_DEVICES;
@@ -351,10 +381,10 @@ static int split_devices(tt_import *imp, tt_rank *r, const char *path, const tt_
     else copies += r->dev_activities[i];
   qsort(dev, (size_t)n, sizeof *dev, by_value);
   const char *why = r->ndevices > TT_MAX_DEVICES ? "more than 16 of them"
-                    : r->trace_rank >= 0 ? "the trace names one rank (distributedInfo.rank) for all of them"
-                    : opt->rank >= 0 ? "one rank was given for all of them"
                     : opt->on_event ? "--events keeps a file's events under one rank" : NULL;
-  if (why && r->ndevices <= TT_MAX_DEVICES && !opt->on_event) {
+  /* a rank named for the file: a rank's trace with strays on other devices, where one device ran
+  ** nearly all (keep_main_device), else a process that drove them all */
+  if (!why && (r->trace_rank >= 0 || opt->rank >= 0)) {
     int rc = keep_main_device(imp, r, path, opt);
     if (rc >= 0) return rc;
   }
@@ -363,27 +393,44 @@ static int split_devices(tt_import *imp, tt_rank *r, const char *path, const tt_
                        "GPU activity on devices %lld and %lld%s: one process drove several GPUs, and xp counts "
                        "one GPU per rank, but %s", (long long)dev[0], (long long)dev[1], n > 2 ? " and more" : "", why);
   const int procs = r->launch_procs > 1;
+  const int64_t trace_rank = r->trace_rank, world = r->world_size;
   drop_last_rank(imp, r);
   tt_pid proc[TT_MAX_DEVICES];
   int owned[TT_MAX_DEVICES];
+  int64_t procs_rank[TT_MAX_DEVICES], rank[TT_MAX_DEVICES] = {0};
   memset(owned, 0, sizeof owned);
   if (procs) {
-    int rc = tt_device_owners(imp, path, dev, n, proc, owned);
+    int rc = tt_device_owners(imp, path, dev, n, proc, owned, procs_rank);
     if (rc) return rc;
   }
+  const char *source = device_ranks(n, opt, procs, trace_rank, proc, owned, procs_rank, rank);
+  /* how they are numbered, where known now (number_devices says the rest) */
+  char how[256] = "";
+  int known = 0;
+  for (int i = 0; i < n; i++) known += rank[i] >= 0;
+  if (source && opt->rank >= 0)
+    snprintf(how, sizeof how, ": ranks %lld to %lld, from the rank given for the file, in device order",
+             (long long)rank[0], (long long)rank[n - 1]);
+  else if (source && !procs)
+    snprintf(how, sizeof how, ": ranks %lld to %lld (distributedInfo.rank %lld times %d devices, then each device's "
+             "place, as c10d numbered a process's GPUs)", (long long)rank[0], (long long)rank[n - 1],
+             (long long)trace_rank, n);
+  else if (known)
+    snprintf(how, sizeof how, "; %s the rank of its process, as that process's record_param_comms name it",
+             source ? "each" : "where known,");
   if (procs)
     xp_warn("%s: GPU activity on %d devices, launched by several processes: each device is a rank of its own, "
-            "numbered by its device, with the CPU side of the process that launched its work", path, n);
+            "with the CPU side of the process that launched its work%s", path, n, how);
   else
-    xp_warn("%s: GPU activity on %d devices (one process drove several GPUs): each is a rank of its own, "
-            "numbered by its device", path, n);
+    xp_warn("%s: GPU activity on %d devices (one process drove several GPUs): each is a rank of its own%s", path, n,
+            how);
   if (copies)
     xp_warn("%s: %lld cop%s on GPUs that ran no kernel (peer copies) left out: the trace does not say which of "
             "the process's GPUs made them", path, (long long)copies, copies == 1 ? "y" : "ies");
   for (int i = 0; i < n; i++) {
     tt_options one = *opt;
     one.device = &dev[i];
-    one.rank = dev[i];
+    one.rank = -1; /* set below: the read would take the trace's one rank for every device */
     one.proc = owned[i] ? &proc[i] : NULL;
     if (procs && !owned[i])
       xp_warn("%s: device %lld: no process's launches carry its activities' ids more than another's: read with "
@@ -392,8 +439,12 @@ static int split_devices(tt_import *imp, tt_rank *r, const char *path, const tt_
     int rc = tt_read_file(imp, path, &one);
     if (rc) return rc;
     tt_rank *d = imp->ranks[imp->nranks - 1];
-    d->rank_source = "default"; /* not asked for: the device's number */
-    if (d->world_size < 0) d->world_size = n;
+    d->split = 1;
+    d->rank = rank[i];
+    d->number_later = rank[i] < 0;
+    d->rank_source = rank[i] < 0 ? "default" : opt->rank >= 0 ? "option" : "trace";
+    /* a file of one process: its world size counts processes, each (as this one) of n GPUs */
+    if (!procs) d->world_size = world > 0 && world <= INT64_MAX / TT_MAX_DEVICES ? world * n : -1;
   }
   return 0;
 }
@@ -483,8 +534,58 @@ static int windows_overlap(const tt_rank *a, const tt_rank *b, int clocks) {
   return a->gpu_start - slack <= b->gpu_end && b->gpu_start - slack <= a->gpu_end;
 }
 
+static int by_rank(const void *a, const void *b) {
+  const int64_t x = (*(tt_rank *const *)a)->rank, y = (*(tt_rank *const *)b)->rank;
+  return (x > y) - (x < y);
+}
+
+/* Devices of files whose traces name no rank (tt_rank.number_later) are numbered in the order
+** the files were given, then by device (the order they were read in, whatever the order of
+** events in a file), with the lowest ranks no other trace names: several nodes' files of one
+** process driving its node's GPUs each are ranks 0..k-1, k..2k-1, ... in the order given. Each
+** file's numbering is said. A world size no trace gives is every imported rank where all are of
+** one file (that process's GPUs are the job), else unknown. */
+static void number_devices(tt_import *imp) {
+  tt_rank **known = xp_xmalloc((size_t)imp->nranks * sizeof *known);
+  int nk = 0, one_file = 1;
+  for (int i = 0; i < imp->nranks; i++) {
+    if (imp->ranks[i]->rank >= 0) known[nk++] = imp->ranks[i];
+    one_file &= strcmp(imp->ranks[i]->file, imp->ranks[0]->file) == 0;
+  }
+  qsort(known, (size_t)nk, sizeof *known, by_rank);
+  int64_t next = 0;
+  int k = 0;
+  for (int i = 0; i < imp->nranks; i++) {
+    tt_rank *a = imp->ranks[i];
+    if (a->split && a->world_size < 0 && one_file) a->world_size = imp->nranks;
+    if (!a->number_later) continue;
+    for (; k < nk && known[k]->rank <= next; k++)
+      if (known[k]->rank == next) next++;
+    a->rank = next++;
+  }
+  free(known);
+  for (int i = 0; i < imp->nranks;) { /* one line per file */
+    int j = i;
+    while (j < imp->nranks && imp->ranks[j]->number_later && strcmp(imp->ranks[j]->file, imp->ranks[i]->file) == 0) j++;
+    if (j == i) {
+      i++;
+      continue;
+    }
+    char list[TT_MAX_DEVICES * 64] = ""; /* room for every device and rank of 20 digits */
+    for (int d = i, at = 0; d < j && at < (int)sizeof list; d++)
+      at += snprintf(list + at, sizeof list - (size_t)at, "%sdevice %lld is rank %lld", d > i ? ", " : "",
+                     (long long)imp->ranks[d]->device, (long long)imp->ranks[d]->rank);
+    char what[32] = "one of its devices";
+    if (j - i > 1) snprintf(what, sizeof what, "%d of its devices", j - i);
+    xp_warn("%s: no rank in the trace for %s: numbered in the order the files were given, then by device, with the "
+            "lowest ranks no other trace names (--ranks gives a file's first): %s", imp->ranks[i]->file, what, list);
+    i = j;
+  }
+}
+
 /* The ranks of one import must be distinct ranks of one job. */
 static int check_one_job(tt_import *imp) {
+  number_devices(imp);
   for (int i = 0; i < imp->nranks; i++) {
     tt_rank *a = imp->ranks[i];
     if (a->rank < 0) {
@@ -508,8 +609,10 @@ static int check_one_job(tt_import *imp) {
                            "own; import each cycle's files as a run of its own", (long long)b->rank, a->file,
                            (long long)a->rank);
       if (a->rank == b->rank)
-        return xp_error_at(XP_EXIT_USAGE, b->file, 0, "rank %lld again (%s is rank %lld too)",
-                           (long long)b->rank, a->file, (long long)a->rank);
+        return xp_error_at(XP_EXIT_USAGE, b->file, 0, "rank %lld again (%s is rank %lld too)%s",
+                           (long long)b->rank, a->file, (long long)a->rank,
+                           a->split || b->split ? "; a file of several GPUs takes a rank for each, from its first"
+                                                : "");
       if (a->world_size >= 0 && b->world_size >= 0 && a->world_size != b->world_size)
         return xp_error_at(XP_EXIT_USAGE, b->file, 0,
                            "ranks of different jobs: world size %lld, but %s has world size %lld",

@@ -142,6 +142,9 @@ typedef struct tt_rank {
   int64_t rank;       /* -1 until known (set when the file is done) */
   int64_t trace_rank; /* distributedInfo.rank, -1 if the trace has none */
   const char *rank_source; /* "trace", "option", "default" */
+  /* A device of a file of several (tt_read.c split_devices), and one whose rank neither the
+  ** trace nor the command line gives: numbered once every file is read (tt_import_finish) */
+  int split, number_later;
   cJSON *meta;    /* top-level keys other than traceEvents */
   int64_t base_ns;
   int have_base;
@@ -300,8 +303,10 @@ int64_t tt_event_ext(const tt_event *ev);
 int tt_scan_file(tt_import *imp, const char *path, int (*fn)(void *ctx, const tt_rank *r, const tt_event *ev),
                  void *ctx);
 /* The process that launched the work of each of the file's devices dev[0, ndev) (tt_owner.c):
-** proc[i] where owned[i], else the ids do not tell. 0 or the exit code of a read error. */
-int tt_device_owners(tt_import *imp, const char *path, const int64_t *dev, int ndev, tt_pid *proc, int *owned);
+** proc[i] where owned[i], else the ids do not tell; rank[i], that process's global rank as its
+** record_param_comms name it, -1 where they do not. 0 or the exit code of a read error. */
+int tt_device_owners(tt_import *imp, const char *path, const int64_t *dev, int ndev, tt_pid *proc, int *owned,
+                     int64_t *rank);
 /* What marks the import's steps: the annotation asked for, "ProfilerStep#N", or, where no
 ** rank had either, TT_WHOLE_WINDOW (each rank's GPU activity as one step). */
 #define TT_WHOLE_WINDOW "(whole window)"

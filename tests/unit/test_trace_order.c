@@ -342,6 +342,21 @@ static void check_figures(const char *name, const tt_import *imp) {
       CHECK_EQ_INT(XP_VEC_AT(&imp->ranks[i]->steps, tt_step, 0)->number, seq || !i ? 1 : 9);
       free(per);
     }
+  } else if (strncmp(name, "multinode_", 10) == 0) {
+    /* node 1's file of two GPUs: ranks 2 and 3, by its processes' record_param_comms (merged,
+    ** multinode_n1) or its one process's distributedInfo.rank 1 times its 2 GPUs (multinode_1p1),
+    ** whatever the order of the events; the node's group pairs its two ranks' all-reduces */
+    CHECK_EQ_INT(imp->nranks, 2);
+    for (int i = 0; i < imp->nranks && i < 2; i++) {
+      const tt_rank *d = imp->ranks[i];
+      char *per = per_step(d);
+      CHECK_EQ_INT(d->rank, 2 + i);
+      CHECK_EQ_INT(d->device, i);
+      CHECK_EQ_INT(d->world_size, 4);
+      CHECK_EQ_STR(per, "3|3");
+      CHECK_EQ_INT(d->coll_matched, 2);
+      free(per);
+    }
   } else if (strcmp(name, "old_runtime.json") == 0) {
     /* Kineto's "Runtime" launches of 2021: each step's graph replay is its cudaGraphLaunch's,
     ** though the kernels run after the step's CPU window */
@@ -410,7 +425,9 @@ int main(void) {
       {"trace/variants", "merged_tie.json", NULL},           /* two processes, one device's ids alike */
       {"trace/variants", "early_launch.json", NULL},         /* launches a minute before any operator */
       {"trace/variants", "twogpu_seq.json", NULL},           /* one process, two GPUs one after the other */
-      {"trace/variants", "merged_apart.json", NULL}};        /* two processes apart in time, ids alike */
+      {"trace/variants", "merged_apart.json", NULL},         /* two processes apart in time, ids alike */
+      {"trace/variants", "multinode_n1.json.gz", NULL},      /* a node's two processes, their ranks */
+      {"trace/variants", "multinode_1p1.json.gz", NULL}};    /* a node's one process, two GPUs, rank 1 */
   for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
     char *path = test_data_path(traces[i].sub, traces[i].name);
     tt_import want;

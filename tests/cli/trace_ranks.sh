@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Files of several GPUs from several nodes (tests/data/trace/variants/README.md, multinode_*):
+# each file's devices were numbered by their device, so node 0's and node 1's GPUs were all
+# ranks 0 and 1 ("rank 0 again"), and a file whose trace names a rank (distributedInfo) was
+# refused, with no option to number them. Now a device's rank is the rank given for its file
+# (the first), else its process's rank in the job (distributedInfo.rank times the process's GPUs
+# plus the GPU's place, as c10d numbered them; in a merged file, the rank each process's
+# record_param_comms name), else the files' order, then the devices'. Every way of writing the
+# job gives the figures of its one-file-per-GPU import: ranks, kernels per step, the waiting in
+# collectives paired across hosts by Seq within their process groups.
+set -u
+. "$XP_SRC/tests/lib.sh"
+v="$XP_SRC/tests/data/trace/variants"
+
+# per rank: its device, kernels per step (count:ns) and each collective's wait/transfer (ns)
+figures() {
+  query "SELECT r.rank, r.device, r.kernels,
+    (SELECT group_concat(kernels || ':' || kernel_ns, '|') FROM (SELECT * FROM trace_steps s
+      WHERE s.run_id = r.run_id AND s.rank = r.rank ORDER BY step)) AS steps,
+    (SELECT group_concat(wait_ns || '/' || transfer_ns, ' ') FROM (SELECT * FROM trace_collectives c
+      WHERE c.run_id = r.run_id AND c.rank = r.rank ORDER BY start_ns)) AS waits
+    FROM trace_ranks r WHERE r.run_id = (SELECT max(id) FROM runs) ORDER BY r.rank"
+}
+sources() { query "SELECT group_concat(rank_source || ':' || coalesce(world_size, '-'), ' ') FROM
+  (SELECT * FROM trace_ranks WHERE run_id = (SELECT max(id) FROM runs) ORDER BY rank)"; }
+imp() { "$XP" --db "$db" import torch-trace "$@" > /dev/null 2> "$tmp/err"; }
+
+# the job as one file per GPU: the figures every other way must give
+imp "$v"/multinode_r{0,1,2,3}.json.gz
+check "one file per GPU: exit" 0 $?
+want=$(figures)
+check "one file per GPU: figures" "0,0,6,3:130000|3:130000,10000/40000 30000/30000 10000/40000 30000/30000
+1,1,6,3:111000|3:111000,0/40000 20000/30000 0/40000 20000/30000
+2,0,6,3:112000|3:112000,10000/40000 10000/30000 10000/40000 10000/30000
+3,1,6,3:93000|3:93000,0/40000 0/30000 0/40000 0/30000" "$want"
+
+# each node's two processes merged into one file (the first process's distributedInfo kept):
+# each device has its process's rank, as its record_param_comms name it, whatever the files' order
+for order in "n0 n1" "n1 n0"; do
+  set -- $order
+  imp "$v/multinode_$1.json.gz" "$v/multinode_$2.json.gz"
+  check "merged processes, $order: exit" 0 $?
+  check "merged processes, $order: figures" "$want" "$(figures)"
+  check "merged processes, $order: sources" "trace:4 trace:4 trace:4 trace:4" "$(sources)"
+done
+check "merged processes: said" "xp: warning: $v/multinode_n0.json.gz: GPU activity on 2 devices, launched by several processes: each device is a rank of its own, with the CPU side of the process that launched its work; each the rank of its process, as that process's record_param_comms name it" "$(sed -n 2p "$tmp/err")"
+
+# one process per node driving both GPUs, distributedInfo rank 0 and 1 of 2: ranks 2 * rank + i
+imp "$v/multinode_1p0.json.gz" "$v/multinode_1p1.json.gz"
+check "one process per node: exit" 0 $?
+check "one process per node: figures" "$want" "$(figures)"
+check "one process per node: sources, world of the GPUs" "trace:4 trace:4 trace:4 trace:4" "$(sources)"
+check "one process per node: said" "xp: warning: $v/multinode_1p1.json.gz: GPU activity on 2 devices (one process drove several GPUs): each is a rank of its own: ranks 2 to 3 (distributedInfo.rank 1 times 2 devices, then each device's place, as c10d numbered a process's GPUs)" "$(sed -n 2p "$tmp/err")"
+
+# no rank in the traces: numbered in the order the files were given, then by device
+for n in 0 1; do
+  zcat "$v/multinode_1p$n.json.gz" | sed 's/"distributedInfo": {[^}]*}, //' > "$tmp/1p$n.json"
+  zcat "$v/multinode_n$n.json.gz" | sed 's/"distributedInfo": {[^}]*}, //' | grep -v record_param_comms > "$tmp/n$n.json"
+done
+imp "$tmp/1p0.json" "$tmp/1p1.json"
+check "no rank in the traces: exit" 0 $?
+check "no rank in the traces: figures" "$want" "$(figures)"
+check "no rank in the traces: sources" "default:- default:- default:- default:-" "$(sources)"
+check "no rank in the traces: said" "xp: warning: $tmp/1p1.json: no rank in the trace for 2 of its devices: numbered in the order the files were given, then by device, with the lowest ranks no other trace names (--ranks gives a file's first): device 0 is rank 2, device 1 is rank 3" "$(sed -n 4p "$tmp/err")"
+imp "$tmp/n0.json" "$tmp/n1.json"
+check "merged, no rank in the traces: figures" "$want" "$(figures)"
+# ... where one process's calls name none: that device alone, with the rank left
+zcat "$v/multinode_n1.json.gz" | grep -v '"record_param_comms", "pid": 200' > "$tmp/part_n1.json"
+imp "$v/multinode_n0.json.gz" "$tmp/part_n1.json"
+check "merged, one process without a rank: figures" "$want" "$(figures)"
+check "merged, one process without a rank: sources" "trace:4 trace:4 trace:4 default:4" "$(sources)"
+check "merged, one process without a rank: said" "xp: warning: $tmp/part_n1.json: no rank in the trace for one of its devices: numbered in the order the files were given, then by device, with the lowest ranks no other trace names (--ranks gives a file's first): device 1 is rank 3" "$(sed -n 3p "$tmp/err")"
+# ... given the other way round, node 1's GPUs are ranks 0 and 1: their group lists 2 and 3, so
+# its collectives are not matched (the world's still are); --ranks gives each file's first
+imp "$tmp/1p1.json" "$tmp/1p0.json"
+check "no rank, files swapped: the node groups unmatched" 8 "$(query "SELECT count(*) FROM trace_collectives
+  WHERE run_id = (SELECT max(id) FROM runs) AND wait_ns IS NULL")"
+imp "$tmp/1p1.json" "$tmp/1p0.json" --ranks 2,0
+check "--ranks, a file's first: exit" 0 $?
+check "--ranks, a file's first: figures" "$want" "$(figures)"
+check "--ranks, a file's first: sources" "option:- option:- option:- option:-" "$(sources)"
+# ... and beside files of one GPU that name theirs: the lowest ranks they leave
+imp "$v/multinode_r0.json.gz" "$tmp/1p1.json" "$v/multinode_r1.json.gz"
+check "beside ranks the traces name: figures" "$want" "$(figures)"
+imp "$tmp/1p0.json" "$tmp/1p1.json" --ranks 0,1
+check "--ranks, one per file though a file has two GPUs: exit" 2 $?
+check "--ranks, one per file though a file has two GPUs: refused" "xp: $tmp/1p1.json: rank 1 again ($tmp/1p0.json is rank 1 too); a file of several GPUs takes a rank for each, from its first" "$(tail -n 1 "$tmp/err")"
+finish
