@@ -38,6 +38,9 @@
 **     token split, max_output_tokens_per_s, max_concurrent_requests, and request_rate "trace"
 **     for a replayed trace. --output-details adds input_lens, output_lens, ttfts, itls,
 **     generated_texts and errors ("" for a success), but no per-request latencies.
+**   <name>.pytorch.json (vLLM's benchmarks with SAVE_TO_PYTORCH_BENCHMARK_FORMAT set): a JSON
+**     list of records, one a metric; vb_pytorch.c rebuilds the result it records (vllm bench
+**     serve's, throughput's or latency's) as one object, read here as the others (read_side).
 ** Per-request times in the files are seconds; vLLM's statistics are milliseconds. A failed
 ** request keeps its place in the lists with ttft 0, latency 0 and no inter-token gaps.
 */
@@ -51,7 +54,7 @@
 #include "vb_parse.h"
 #include "xp.h"
 
-const char *const vb_sample_metric[VB_NSAMPLES] = {"ttft_ms", "tpot_ms", "itl_ms", "e2el_ms"};
+const char *const vb_sample_metric[VB_NSAMPLES] = {"ttft_ms", "tpot_ms", "itl_ms", "e2el_ms", "batch_latency_ms"};
 
 /* ---- locating keys, for messages that point at the line ---- */
 
@@ -60,6 +63,7 @@ typedef struct vb_src {
   const char *text;      /* whole file (after the non-finite numbers were replaced) */
   size_t start, end;     /* this object's extent in text */
   int index;
+  int side;              /* rebuilt from a .pytorch.json side file (vb_pytorch.c) */
 } vb_src;
 
 static long line_at(const char *text, size_t off) {
@@ -209,6 +213,10 @@ static const vb_key known_keys[] = {
     {"batch_size", T_INT, D_PARAM, 0, NULL, NULL},
     {"input_len", T_INT, D_PARAM, 0, NULL, NULL},
     {"output_len", T_INT, D_PARAM, 0, NULL, NULL},
+    /* vllm bench throughput's and latency's args (vb_pytorch.c): sequences a prompt, and the
+    ** tokens before a random prompt */
+    {"n", T_INT, D_PARAM, 0, NULL, NULL},
+    {"prefix_len", T_INT, D_PARAM, 0, NULL, NULL},
     {"batch_latency_ms", T_NUM, D_VALUE, 0, "ms", NULL},
     {"last_ttft_ms", T_NUM, D_VALUE, 0, "ms", NULL},
     {"prefill_latency_ms", T_NUM, D_VALUE, 0, "ms", NULL},
@@ -261,11 +269,13 @@ static int is_statistic_key(const char *key) {
 
 /* Who wrote the object, told by keys that writer alone writes (see the top of this file):
 ** SGLang's retokenized output count (its July 2024 lines have none, but spell the output
-** throughput output_token_throughput, which vLLM never wrote). */
-enum vb_writer { W_VLLM, W_SGLANG, W_SGLANG_2024, W_SGLANG_BATCH };
+** throughput output_token_throughput, which vLLM never wrote). vLLM's throughput and latency
+** benchmarks come from their side file, which vb_pytorch.c checked and rebuilt. */
+enum vb_writer { W_VLLM, W_SGLANG, W_SGLANG_2024, W_SGLANG_BATCH, W_VLLM_SIDE };
 
 static enum vb_writer writer_of(const cJSON *o, enum vb_tool tool) {
   if (tool == VB_SGLANG_ONE_BATCH || tool == VB_SGLANG_ONE_BATCH_LOCAL) return W_SGLANG_BATCH;
+  if (tool == VB_VLLM_THROUGHPUT || tool == VB_VLLM_LATENCY) return W_VLLM_SIDE;
   if (tool == VB_SGLANG_OFFLINE) return W_SGLANG;
   if (cJSON_HasObjectItem(o, "output_token_throughput")) return W_SGLANG_2024;
   if (cJSON_HasObjectItem(o, "total_output_tokens_retokenized") || cJSON_HasObjectItem(o, "total_output_retokenized"))
@@ -278,6 +288,7 @@ static enum vb_writer writer_of(const cJSON *o, enum vb_tool tool) {
 ** requires it writes in every version. */
 static int required_in(const vb_key *k, enum vb_writer w) {
   static const char *const batch[] = {"batch_size", "input_len", "output_len", "batch_latency_ms"};
+  if (w == W_VLLM_SIDE) return strcmp(k->key, "model_id") == 0; /* the rest vb_pytorch.c asked for */
   if (w == W_SGLANG_BATCH) { /* one batch, timed: what it was and how long it took */
     for (size_t i = 0; i < sizeof batch / sizeof batch[0]; i++)
       if (strcmp(k->key, batch[i]) == 0) return 1;
@@ -502,7 +513,7 @@ static int check_summary_order(const vb_src *s, const vb_result *r, enum vb_writ
     snprintf(ttft, sizeof ttft, "%.*s_ttft_ms", (int)(len - 8), m);
     const vb_value *t = vb_find_value(r, ttft);
     if (!t || r->values[i].v >= t->v) continue;
-    static const char *const e2e[] = {"_e2el_ms", "_e2e_latency_ms", "_e2e_latency", "_e2el_ms"};
+    static const char *const e2e[] = {"_e2el_ms", "_e2e_latency_ms", "_e2e_latency", "_e2el_ms", "_e2el_ms"};
     snprintf(key, sizeof key, "%.*s%s", (int)(len - 8), m, e2e[w]);
     if (w == W_SGLANG_2024) ttft[strlen(ttft) - 3] = 0; /* median_ttft, as that version spells it */
     return bad_key(s, key, "%g ms, shorter than %s (%g ms): a latency includes its time to first token",
@@ -589,13 +600,15 @@ static void take_unknown(vb_result *r, const char *key, const cJSON *v) {
     cJSON_AddItemToObject(r->params, key, cJSON_Duplicate(v, 0));
 }
 
-/* A batch of SGLang's one-batch benchmark by its size and lengths; its offline throughput
-** benchmark has one load, which its totals describe. */
+/* A batch of SGLang's one-batch benchmarks or vLLM's latency benchmark by its size and lengths;
+** an offline throughput benchmark (SGLang's, vLLM's) has one load, which its totals and settings
+** describe. */
 static int name_batch_case(vb_result *r) {
   const cJSON *p = r->params;
   double b, in, out;
-  if (r->tool == VB_SGLANG_OFFLINE) r->case_name = xp_strdup("offline");
-  else if ((r->tool == VB_SGLANG_ONE_BATCH || r->tool == VB_SGLANG_ONE_BATCH_LOCAL) && xp_json_number(cJSON_GetObjectItemCaseSensitive(p, "batch_size"), &b) &&
+  if (r->tool == VB_SGLANG_OFFLINE || r->tool == VB_VLLM_THROUGHPUT) r->case_name = xp_strdup("offline");
+  else if ((r->tool == VB_SGLANG_ONE_BATCH || r->tool == VB_SGLANG_ONE_BATCH_LOCAL || r->tool == VB_VLLM_LATENCY) &&
+           xp_json_number(cJSON_GetObjectItemCaseSensitive(p, "batch_size"), &b) &&
            xp_json_number(cJSON_GetObjectItemCaseSensitive(p, "input_len"), &in) &&
            xp_json_number(cJSON_GetObjectItemCaseSensitive(p, "output_len"), &out))
     r->case_name = xp_asprintf("batch=%g,input=%g,output=%g", b, in, out);
@@ -722,9 +735,10 @@ static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
     return xp_error_at(XP_EXIT_USAGE, s->label, line_at(s->text, s->start),
                        "a pooling (embedding) benchmark: serve_bench records generation benchmarks, "
                        "with output tokens");
-  if (vb_tool_read(s->label, line_at(s->text, s->start), o, &r->tool)) return XP_EXIT_USAGE;
+  /* a side file's tool is known already (vb_pytorch.c) */
+  if (r->tool == VB_SERVE && vb_tool_read(s->label, line_at(s->text, s->start), o, &r->tool)) return XP_EXIT_USAGE;
   const enum vb_writer w = writer_of(o, r->tool);
-  const int sglang = w != W_VLLM;
+  const int sglang = w == W_SGLANG || w == W_SGLANG_2024 || w == W_SGLANG_BATCH;
   /* SGLang's client benchmarks an embedding server too (sglang-embedding, vllm-embedding): no
   ** tokens come out, and its zeros are no generation benchmark */
   const char *backend = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "backend"));
@@ -738,9 +752,11 @@ static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
     if (required && !v && !spelled_otherwise(o, k->key))
       return xp_error_at(XP_EXIT_USAGE, s->label, line_at(s->text, s->start), "missing key \"%s\" (%s%s%s)", k->key,
                          r->tool != VB_SERVE ? "not a " : "",
-                         r->tool != VB_SERVE ? vb_tool_name[r->tool] : sglang ? "not an sglang.bench_serving --output-file line"
-                                                                        : "not a vllm bench serve --save-result file",
-                         r->tool != VB_SERVE ? " --result-filename line?" : "?");
+                         r->tool != VB_SERVE ? vb_tool_name[r->tool]
+                         : s->side           ? "not the .pytorch.json of a vllm bench serve --save-result; its records' metric.extra_info has none"
+                         : sglang            ? "not an sglang.bench_serving --output-file line"
+                                             : "not a vllm bench serve --save-result file",
+                         r->tool != VB_SERVE ? " --result-filename line?" : s->side ? "" : "?");
     if (required && cJSON_IsNull(v)) return bad_key(s, k->key, "is null; a value is required");
     if (v && check_type(s, k, v)) return XP_EXIT_USAGE;
   }
@@ -776,6 +792,22 @@ static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
   if (rebuild_uncounted_input(s, &lists, r) || check_summary_order(s, r, w)) return XP_EXIT_USAGE;
   name_case(r);
   return 0;
+}
+
+/* A .pytorch.json side file (its one JSON value a list of records) read as the result it
+** records: vb_pytorch.c checks the records and rebuilds the result, read here as the others;
+** then what the rebuilt object cannot carry, the TP of the engine and a latency's iterations. */
+static int read_side(const vb_src *s, const cJSON *list, vb_result *r) {
+  vb_side side;
+  int rc = vb_pytorch_read(s->label, line_at(s->text, s->start), list, &side);
+  if (rc) return rc;
+  r->tool = side.tool;
+  rc = read_object(s, side.flat, 1, r);
+  if (rc == 0 && side.tp > 0) r->server_tp = side.tp;
+  const cJSON *v;
+  if (rc == 0) cJSON_ArrayForEach(v, side.batch_latencies) push(&r->samples[VB_BATCH], v->valuedouble * 1e3);
+  cJSON_Delete(side.flat);
+  return rc;
 }
 
 /* ---- the file ---- */
@@ -871,13 +903,17 @@ int vb_parse_text(const char *label, const char *text, size_t len, vb_result **o
     i = (size_t)(end - clean);
   }
   if (rc == 0 && count == 0) rc = xp_error_at(XP_EXIT_USAGE, label, 0, "empty file: no result object");
+  /* write_to_json writes one list a file */
+  if (rc == 0 && count > 1 && cJSON_IsArray(objs[0]))
+    rc = xp_error_at(XP_EXIT_USAGE, label, line_at(clean, starts[1]),
+                     "more JSON after the list of records (a .pytorch.json holds one list)");
   vb_result *res = rc == 0 ? xp_xcalloc(count, sizeof *res) : NULL;
   for (size_t k = 0; rc == 0 && k < count; k++) {
-    vb_src src = {label, clean, starts[k], ends[k], (int)k};
+    vb_src src = {label, clean, starts[k], ends[k], (int)k, cJSON_IsArray(objs[k]) && count == 1};
     res[k].file = xp_strdup(label);
     res[k].index = (int)k;
     res[k].line = (int)line_at(clean, starts[k]);
-    rc = read_object(&src, objs[k], (int)count, &res[k]);
+    rc = src.side ? read_side(&src, objs[k], &res[k]) : read_object(&src, objs[k], (int)count, &res[k]);
   }
   for (size_t k = 0; k < count; k++) cJSON_Delete(objs[k]);
   free(objs);

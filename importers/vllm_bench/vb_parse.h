@@ -24,13 +24,16 @@ typedef struct vb_samples {
   size_t n;
 } vb_samples;
 
-/* Per-request timings, in milliseconds, of the requests that succeeded. */
-enum vb_sample_kind { VB_TTFT, VB_TPOT, VB_ITL, VB_E2EL, VB_NSAMPLES };
-extern const char *const vb_sample_metric[VB_NSAMPLES]; /* "ttft_ms", "tpot_ms", ... */
+/* Per-request timings, in milliseconds, of the requests that succeeded; and the latency of each
+** iteration of a batch timed again and again (vllm bench latency), in milliseconds. */
+enum vb_sample_kind { VB_TTFT, VB_TPOT, VB_ITL, VB_E2EL, VB_BATCH, VB_NSAMPLES };
+extern const char *const vb_sample_metric[VB_NSAMPLES]; /* "ttft_ms", ..., "batch_latency_ms" */
 
-/* Which tool wrote a result: a serving benchmark (vLLM's or SGLang's client), or one of SGLang's
-** batch tools (vb_tools.c), read as serve_bench cases under the serving benchmarks' names. */
-enum vb_tool { VB_SERVE, VB_SGLANG_OFFLINE, VB_SGLANG_ONE_BATCH, VB_SGLANG_ONE_BATCH_LOCAL, VB_NTOOLS };
+/* Which tool wrote a result: a serving benchmark (vLLM's or SGLang's client), one of SGLang's
+** batch tools (vb_tools.c), or vLLM's throughput or latency benchmark (their .pytorch.json side
+** file, vb_pytorch.c), the last read as serve_bench cases under the serving benchmarks' names. */
+enum vb_tool { VB_SERVE, VB_SGLANG_OFFLINE, VB_SGLANG_ONE_BATCH, VB_SGLANG_ONE_BATCH_LOCAL, VB_VLLM_THROUGHPUT,
+               VB_VLLM_LATENCY, VB_NTOOLS };
 extern const char *const vb_tool_name[VB_NTOOLS]; /* "sglang.bench_offline_throughput", ...; NULL */
 
 typedef struct vb_result {
@@ -42,7 +45,8 @@ typedef struct vb_result {
   char *backend, *endpoint_type, *tokenizer, *label, *date; /* NULL when absent or null */
   char *engine_version;  /* benchmark_serving.py 2024's --version; NULL when absent or "N/A" */
   int64_t max_concurrency; /* -1 when unset (null) */
-  int64_t server_tp;       /* SGLang's server_info tp_size; -1 when absent */
+  int64_t server_tp;       /* the TP the result names: SGLang's server_info tp_size, the vLLM side
+                           ** file's args.tensor_parallel_size (throughput, latency); -1 when none */
   double request_rate;   /* INFINITY for "inf"; NAN when absent */
   char *case_name;       /* "concurrency=8", "rate=4", "rate=inf", "ramp=linear:1-10" */
   cJSON *params;         /* object of scalars describing the case */
@@ -66,6 +70,16 @@ void vb_results_free(vb_result *r, size_t n);
 ** (one line, XP_EXIT_USAGE) those that say too little to be recorded, rename the keys of those
 ** read to the serving benchmarks' names and units, and say which tool wrote it. */
 int vb_tool_read(const char *label, long line, cJSON *o, enum vb_tool *tool);
+/* A .pytorch.json of vLLM's benchmarks (vb_pytorch.c): its list of records (the file's one JSON
+** value, at line) checked and made one result object in the serving names, for the reader of
+** the other formats; bad input is one line and XP_EXIT_USAGE, nothing in *out. */
+typedef struct vb_side {
+  cJSON *flat;                  /* the result object (the caller's to free) */
+  enum vb_tool tool;            /* VB_SERVE, VB_VLLM_THROUGHPUT or VB_VLLM_LATENCY */
+  int64_t tp;                   /* args.tensor_parallel_size (throughput, latency), else -1 */
+  const cJSON *batch_latencies; /* latency: each iteration's (s), in list */
+} vb_side;
+int vb_pytorch_read(const char *label, long line, const cJSON *list, vb_side *out);
 /* A value by metric name, or NULL. */
 const vb_value *vb_find_value(const vb_result *r, const char *metric);
 #endif

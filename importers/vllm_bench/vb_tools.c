@@ -40,14 +40,16 @@
 **     requests_per_second and tokens_per_second; the second avg_latency, std_latency (later),
 **     latencies and percentiles. Neither names the model, nor the prompt and output lengths,
 **     nor (latency) the batch size: nothing in the file says what was measured, and a record
-**     of it could not be compared with anything.
+**     of it could not be compared with anything. The .pytorch.json beside it (written with
+**     SAVE_TO_PYTORCH_BENCHMARK_FORMAT set) holds the same numbers with the run's args, which
+**     name them: that one is read (vb_pytorch.c), and the refusal says so.
 */
 #include <string.h>
 #include "vb_parse.h"
 #include "xp.h"
 
-const char *const vb_tool_name[VB_NTOOLS] = {NULL, "sglang.bench_offline_throughput",
-                                             "sglang.bench_one_batch_server", "sglang.bench_one_batch"};
+const char *const vb_tool_name[VB_NTOOLS] = {NULL, "sglang.bench_offline_throughput", "sglang.bench_one_batch_server",
+                                             "sglang.bench_one_batch", "vllm bench throughput", "vllm bench latency"};
 
 static int has(const cJSON *o, const char *key) { return cJSON_HasObjectItem(o, key); }
 
@@ -143,13 +145,14 @@ int vb_tool_read(const char *label, long line, cJSON *o, enum vb_tool *tool) {
     return xp_error_at(XP_EXIT_USAGE, label, line,
                        "a vllm bench throughput --output-json result (benchmark_throughput.py's too): it names "
                        "no model, nor the prompt and output lengths (total_num_tokens is their sum), so no record "
-                       "of it could say what was measured; xp reads vllm bench serve --save-result and "
-                       "sglang.bench_offline_throughput --result-filename");
+                       "of it could say what was measured; give the .pytorch.json written beside it with "
+                       "SAVE_TO_PYTORCH_BENCHMARK_FORMAT=1, whose args name them");
   if (has(o, "avg_latency") && has(o, "latencies") && has(o, "percentiles"))
     return xp_error_at(XP_EXIT_USAGE, label, line,
                        "a vllm bench latency --output-json result (benchmark_latency.py's too): it names no "
                        "model, batch size, input or output length, so no record of it could say what was "
-                       "measured; xp reads sglang.bench_one_batch(_server) --result-filename, which names them");
+                       "measured; give the .pytorch.json written beside it with SAVE_TO_PYTORCH_BENCHMARK_FORMAT=1, "
+                       "whose args name them");
   const vb_at at = {label, line};
   if (has(o, "successful_requests") && has(o, "total_latency")) {
     *tool = VB_SGLANG_OFFLINE;

@@ -4,7 +4,8 @@
 ** --output-file JSONL) as one run of kind serve_bench, with one case per result object (each
 ** file holds one, or several with --append-result; SGLang's a line per benchmark): its
 ** concurrency or request rate. SGLang's offline throughput and one-batch benchmarks' lines are
-** cases too ("offline", "batch=B,input=I,output=O"; vb_tools.c). The macro numbers then sit in the same database as the
+** cases too ("offline", "batch=B,input=I,output=O"; vb_tools.c), and so are vLLM's throughput and latency
+** benchmarks through their .pytorch.json side file (vb_pytorch.c). The macro numbers then sit in the same database as the
 ** micro-benchmarks. One command for both writers, the format told apart per result (see
 ** vb_parse.c), so that a sweep and its cases are the same whichever engine served it.
 **
@@ -15,14 +16,17 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "kind.h"
+#include "stats.h"
 #include "vb_parse.h"
 #include "xp.h"
 
 static const xp_field vllm_bench_fields[] = {
     {"files", XP_T_STRINGS, 1, NULL, NULL, 0, 0,
      "result files of vllm bench serve --save-result, benchmark_serving.py, sglang.bench_serving (JSONL), "
-     "sglang.bench_offline_throughput, sglang.bench_one_batch_server or sglang.bench_one_batch (--result-filename)"},
+     "sglang.bench_offline_throughput, sglang.bench_one_batch_server or sglang.bench_one_batch (--result-filename), "
+     "or the .pytorch.json of vllm bench serve, throughput or latency (SAVE_TO_PYTORCH_BENCHMARK_FORMAT=1)"},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
 
 typedef struct vb_set {
@@ -90,6 +94,31 @@ static int given_twice(const char *path, char (*sums)[65], char **paths, int i) 
   return 0;
 }
 
+/* Whether two paths name one file. */
+static int same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* vLLM writes X.pytorch.json beside its result X.json: given with it, the side file's results
+** (vllm bench serve's: the same numbers) would count the run twice. Refused, naming both. */
+static int given_with_its_result(char **paths, int n) {
+  static const char ext[] = ".pytorch.json";
+  const size_t el = sizeof ext - 1;
+  int rc = 0;
+  for (int i = 0; i < n && rc == 0; i++) {
+    size_t len = strlen(paths[i]);
+    if (len <= el || strcmp(paths[i] + len - el, ext) != 0) continue;
+    char *result = xp_asprintf("%.*s.json", (int)(len - el), paths[i]);
+    for (int j = 0; j < n && rc == 0; j++)
+      if (j != i && same_file(paths[j], result))
+        rc = xp_error_at(XP_EXIT_USAGE, paths[i], 0, "written beside %s, which is given too: the same results "
+                         "twice (give one of them)", paths[j]);
+    free(result);
+  }
+  return rc;
+}
+
 static int load_all(const xp_spec *spec, vb_set *out) {
   out->r = NULL;
   out->n = 0;
@@ -119,6 +148,7 @@ static int load_all(const xp_spec *spec, vb_set *out) {
       break;
     }
   }
+  if (!rc) rc = given_with_its_result(paths, i);
   for (int k = 0; k < i; k++) free(paths[k]);
   free(paths);
   free(sums);
@@ -142,12 +172,17 @@ static void print_cell(FILE *out, const vb_result *r, const char *metric) {
   else fprintf(out, "  %10s", "-");
 }
 
+/* A batch timed to its end: SGLang's one-batch benchmarks, vLLM's latency benchmark. */
+static int batch_tool(enum vb_tool t) {
+  return t == VB_SGLANG_ONE_BATCH || t == VB_SGLANG_ONE_BATCH_LOCAL || t == VB_VLLM_LATENCY;
+}
+
 static void print_serving_rows(FILE *out, const vb_set *s) {
   fprintf(out, "%-28s  %9s  %10s  %10s  %10s  %10s  %10s\n", "case", "requests", "req/s",
           "out tok/s", "TTFT p50", "TPOT p50", "ITL p50");
   for (size_t i = 0; i < s->n; i++) {
     const vb_result *r = &s->r[i];
-    if (r->tool == VB_SGLANG_ONE_BATCH || r->tool == VB_SGLANG_ONE_BATCH_LOCAL) continue;
+    if (batch_tool(r->tool)) continue;
     const vb_value *done = vb_find_value(r, "completed");
     char req[32];
     if (r->requests) snprintf(req, sizeof req, "%lld/%lld", (long long)r->succeeded, (long long)r->requests);
@@ -163,16 +198,22 @@ static void print_serving_rows(FILE *out, const vb_set *s) {
   }
 }
 
-/* One batch timed to its end (sglang.bench_one_batch_server): its own columns. Output over the
-** whole latency in the first versions, over the time after the last first token later. */
+/* One batch timed to its end (sglang.bench_one_batch_server, vllm bench latency): its own
+** columns. Output over the whole latency in the first versions, over the time after the last
+** first token later. vllm bench latency's batch latency is its iterations' median. */
 static void print_batch_rows(FILE *out, const vb_set *s) {
   fprintf(out, "%-30s  %10s  %10s  %10s  %10s  %10s\n", "case", "batch ms", "TTFT last", "prefill/s",
           "decode/s", "total tok/s");
   for (size_t i = 0; i < s->n; i++) {
     const vb_result *r = &s->r[i];
-    if (r->tool != VB_SGLANG_ONE_BATCH && r->tool != VB_SGLANG_ONE_BATCH_LOCAL) continue;
+    if (!batch_tool(r->tool)) continue;
     fprintf(out, "%-30s", r->case_name);
-    print_cell(out, r, "batch_latency_ms");
+    if (r->samples[VB_BATCH].n) {
+      xp_stats st;
+      xp_stats_compute(r->samples[VB_BATCH].v, r->samples[VB_BATCH].n, &st);
+      fprintf(out, "  %10.2f", st.median);
+    } else
+      print_cell(out, r, "batch_latency_ms");
     print_cell(out, r, "last_ttft_ms");
     print_cell(out, r, "prefill_throughput");
     /* the server's decode window, the in-process benchmark's median step, or the first
@@ -188,8 +229,7 @@ static void print_batch_rows(FILE *out, const vb_set *s) {
 
 static void print_summary(FILE *out, const vb_set *s) {
   size_t batches = 0;
-  for (size_t i = 0; i < s->n; i++)
-    batches += s->r[i].tool == VB_SGLANG_ONE_BATCH || s->r[i].tool == VB_SGLANG_ONE_BATCH_LOCAL;
+  for (size_t i = 0; i < s->n; i++) batches += batch_tool(s->r[i].tool);
   if (batches < s->n) print_serving_rows(out, s);
   if (batches) print_batch_rows(out, s);
   fputs("(latencies in ms, as the benchmark computed them)\n", out);
@@ -263,9 +303,11 @@ static const char *engine_of(const char *backend) {
 }
 
 /* The engine a result was measured on: SGLang's offline and in-process one-batch benchmarks
-** drive SGLang's own engine (the offline one's backend "engine" or "runtime" names only how); the
-** others' backend names it, if anything. */
+** drive SGLang's own engine (the offline one's backend "engine" or "runtime" names only how),
+** vLLM's latency benchmark vLLM's; the others' backend names it, if anything (vllm bench
+** throughput's: vllm or vllm-chat, else hf or mii, not recorded). */
 static const char *result_engine(const vb_result *r) {
+  if (r->tool == VB_VLLM_LATENCY) return "vllm";
   return r->tool == VB_SGLANG_OFFLINE || r->tool == VB_SGLANG_ONE_BATCH_LOCAL ? "sglang" : engine_of(r->backend);
 }
 
@@ -353,7 +395,8 @@ static int vllm_bench_execute(xp_ctx *ctx) {
 
 const xp_kind xp_kind_vllm_bench = {
     .name = "vllm_bench",
-    .summary = "import serving benchmarks (vllm bench serve --save-result JSON, sglang.bench_serving JSONL)",
+    .summary = "import serving benchmarks (vllm bench serve --save-result JSON, sglang.bench_serving JSONL, "
+               "vLLM's .pytorch.json)",
     .fields = vllm_bench_fields,
     .needs_gpu = 0,
     .check = vllm_bench_check,

@@ -4,7 +4,8 @@
 # offline throughput and one-batch benchmarks are read as serve_bench cases, under the serving
 # benchmarks' names where the quantity is the same and names of their own where not, and pair in
 # xp compare by their load; vLLM's throughput and latency results, which name neither the model
-# nor the load, are refused in one line that names the tool.
+# nor the load, are refused in one line that names the tool, and read from their .pytorch.json
+# side file, whose args name both.
 set -u
 . "$XP_SRC/tests/lib.sh"
 fmt="$XP_SRC/tests/data/vllm_bench/formats"
@@ -95,12 +96,107 @@ one_line "one batch: no input length" 2 \
 grep -q 'No serving benchmarks at a fixed concurrency yet: xp import' "$tmp/r.html" ||
   { echo "FAIL: the report's serving chart counts batch cases as request-rate runs:"; grep -o 'No serving[^<]*' "$tmp/r.html"; fail=1; }
 
-# vLLM's throughput and latency results name no model and no load: refused, the tool named
+# vLLM's throughput and latency benchmarks through their .pytorch.json side file (written with
+# SAVE_TO_PYTORCH_BENCHMARK_FORMAT=1): the records' args name the model, TP and load. Throughput
+# is a case "offline" under the serving names, pairing with SGLang's offline benchmark; latency
+# a case a batch, its iterations the samples of batch_latency_ms, pairing with SGLang's batch
+d="$tmp/side.db"
+a=$(imp "$d" "$fmt/vllm_throughput.pytorch.json")
+check "throughput side file: the serving names and units" \
+  "completed=1000[requests] duration=20[s] request_throughput=50[req/s] total_token_throughput=32000[tok/s]" \
+  "$(metrics "$d" "$a" offline)"
+check "throughput side file: model, engine, TP and backend from the args" "Qwen/Qwen3-8B|vllm|2|vllm" \
+  "$(db="$d" sql "SELECT model || '|' || engine || '|' || tp || '|' || (SELECT value FROM run_meta WHERE key = 'backend') FROM runs")"
+check "throughput side file: the load's settings" \
+  '{"dataset_name":"random","file":"vllm_throughput.pytorch.json","input_len":512,"n":1,"num_prompts":1000,"output_len":128,"prefix_len":0,"random_range_ratio":0}' \
+  "$(db="$d" sql "SELECT params FROM cases" | sed 's/""/"/g; s/^"//; s/"$//')"
+b=$(imp "$d" "$fmt/sglang_offline_throughput.jsonl" --set model=Qwen/Qwen3-8B)
+"$XP" --db "$d" compare "$a" "$b" > "$tmp/cmp" 2>&1
+grep -qE '^offline +\{\} +total_token_throughput +tok/s +32000 +32000 ' "$tmp/cmp" ||
+  { echo "FAIL: vLLM's and SGLang's offline throughput do not pair:"; cat "$tmp/cmp"; fail=1; }
+"$XP" --db "$d" report --out "$tmp/r.html" > /dev/null 2>&1
+grep -q 'No serving benchmarks at a fixed concurrency yet: xp import' "$tmp/r.html" ||
+  { echo "FAIL: the report's serving chart counts an offline throughput as a request-rate run:"; grep -o 'No serving[^<]*' "$tmp/r.html"; fail=1; }
+d="$tmp/sidelat.db"
+a=$(imp "$d" "$fmt/vllm_latency.pytorch.json")
+check "latency side file: a case a batch, each iteration a sample in ms" \
+  "batch=16,input=1024,output=16|batch_latency_ms|ms|5|449|450.6|444|461" \
+  "$(db="$d" sql "SELECT case_name || '|' || metric || '|' || unit || '|' || n || '|' || printf('%.10g', median) || '|' || printf('%.10g', mean) || '|' || printf('%.10g', min) || '|' || printf('%.10g', max) FROM run_metrics" | tr -d '"')"
+check "latency side file: vLLM's engine, the model and TP from the args" "vllm|Qwen/Qwen3-8B|1" \
+  "$(db="$d" sql "SELECT engine || '|' || model || '|' || tp FROM runs")"
+"$XP" --db "$d" import vllm-bench "$fmt/vllm_latency.pytorch.json" --dry-run > "$tmp/plan" 2>&1
+grep -qE '^batch=16,input=1024,output=16 +449\.00 +- +- +- +-$' "$tmp/plan" || { echo "FAIL: the latency's summary:"; cat "$tmp/plan"; fail=1; }
+b=$(imp "$d" "$fmt/sglang_one_batch_2025.jsonl" --set model=Qwen/Qwen3-8B)
+"$XP" --db "$d" compare "$a" "$b" > "$tmp/cmp" 2>&1
+grep -qE '^batch=16,input=1024,output=16 .* batch_latency_ms +ms +449 +436\.1 ' "$tmp/cmp" ||
+  { echo "FAIL: vLLM's latency and SGLang's batch=16 do not pair:"; cat "$tmp/cmp"; fail=1; }
+# vllm bench serve's side file is its result less the per-request lists: the same values, case
+# and TP (--metadata tp=2) as the result it was written beside
+d="$tmp/sideserve.db"
+a=$(imp "$d" "$XP_SRC/tests/data/vllm_bench/serve_c16_goodput.json")
+b=$(imp "$d" "$fmt/vllm_serve_c16.pytorch.json")
+values() { db="$d" query "SELECT group_concat(metric || '=' || printf('%.10g', median) || '[' || unit || ']', ' ')
+  FROM (SELECT m.* FROM run_metrics m JOIN runs r ON r.id = m.run_id WHERE r.uuid LIKE '$1%' AND m.n = 1 ORDER BY m.metric)"; }
+check "serve side file: the values of the result beside it" "$(values "$a")" "$(values "$b")"
+check "serve side file: 32 values" 32 "$(values "$b" | wc -w)"
+check "serve side file: its case and TP" "concurrency=16|2" \
+  "$(db="$d" sql "SELECT c.name || '|' || r.tp FROM runs r JOIN cases c ON c.run_id = r.id WHERE r.uuid LIKE '$b%'")"
+cp "$XP_SRC/tests/data/vllm_bench/serve_c16_goodput.json" "$tmp/c16.json"
+cp "$fmt/vllm_serve_c16.pytorch.json" "$tmp/c16.pytorch.json"
+one_line "serve side file given with the result beside it" 2 \
+  "c16.pytorch.json: written beside $tmp/c16.json, which is given too: the same results twice (give one of them)" \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/c16.json" "$tmp/c16.pytorch.json"
+
+# a side file that is not one run of those three: refused in one line, nothing recorded
+side() { # side IN OUT PYTHON: OUT is IN's records (r) after PYTHON, json.dump as vLLM writes them
+  python3 -c "import json, sys; r = json.load(open(sys.argv[1])); $3; json.dump(r, open(sys.argv[2], 'w'))" "$1" "$2"
+}
+side "$fmt/vllm_throughput.pytorch.json" "$tmp/vals.pytorch.json" "r[1]['metric']['benchmark_values'] = 32000.0"
+one_line "side file: benchmark_values not a list" 2 \
+  "vals.pytorch.json:1: record 1: metric.benchmark_values: expected an array, found a number" \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/vals.pytorch.json"
+side "$fmt/vllm_throughput.pytorch.json" "$tmp/two.pytorch.json" "r[1]['metric']['extra_info']['elapsed_time'] = 21.0"
+one_line "side file: records of two runs" 2 \
+  "two.pytorch.json:1: record 1: its metric.extra_info differs from record 0's (the records of one run share it)" \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/two.pytorch.json"
+side "$fmt/vllm_throughput.pytorch.json" "$tmp/notime.pytorch.json" "[x['metric']['extra_info'].pop('elapsed_time') for x in r]"
+one_line "throughput side file without its elapsed time" 2 \
+  "notime.pytorch.json:1: record 0: metric.extra_info.elapsed_time: expected a number, found nothing" \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/notime.pytorch.json"
+side "$fmt/vllm_latency.pytorch.json" "$tmp/nobatch.pytorch.json" "del r[0]['benchmark']['extra_info']['args']['batch_size']"
+one_line "latency side file without its batch size" 2 \
+  "nobatch.pytorch.json:1: record 0: benchmark.extra_info.args.batch_size: missing; the case is named by it" \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/nobatch.pytorch.json"
+side "$fmt/vllm_latency.pytorch.json" "$tmp/zero.pytorch.json" "r[0]['metric']['benchmark_values'][2] = 0"
+one_line "latency side file: an iteration of no time" 2 \
+  "zero.pytorch.json:1: record 0: metric \"latency\": benchmark_values entry 2: expected a time in seconds > 0, found one <= 0" \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/zero.pytorch.json"
+side "$fmt/vllm_latency.pytorch.json" "$tmp/beam.pytorch.json" "r[0]['benchmark']['name'] = 'vLLM beam search benchmark'"
+one_line "side file of another benchmark" 2 \
+  "beam.pytorch.json:1: record 0: benchmark.name \"vLLM beam search benchmark\": not vllm bench serve's, throughput's or latency's" \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/beam.pytorch.json"
+side "$fmt/vllm_latency.pytorch.json" "$tmp/prefill.pytorch.json" "r[0]['metric']['name'] = 'prefill_128_mean_ms'"
+one_line "side file of another metric" 2 \
+  "prefill.pytorch.json:1: record 0: metric \"prefill_128_mean_ms\": not one vllm bench serve, throughput or latency writes" \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/prefill.pytorch.json"
+head -c 700 "$fmt/vllm_throughput.pytorch.json" > "$tmp/cut.pytorch.json"
+one_line "side file cut short" 2 "cut.pytorch.json:1: not valid JSON" \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/cut.pytorch.json"
+printf '[]\n' > "$tmp/empty.pytorch.json"
+one_line "side file with no record" 2 "empty.pytorch.json:1: an empty list: no benchmark record" \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/empty.pytorch.json"
+{ cat "$fmt/vllm_latency.pytorch.json"; printf '\n'; cat "$fmt/vllm_latency.pytorch.json"; } > "$tmp/twice.pytorch.json"
+one_line "two lists in one side file" 2 "twice.pytorch.json:2: more JSON after the list of records" \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/twice.pytorch.json"
+check "nothing recorded by the side files refused" "no" "$([ -e "$tmp/bad.db" ] && echo yes || echo no)"
+
+# vLLM's throughput and latency results name no model and no load: refused, the tool named and
+# the side file that names them pointed to
 one_line "vllm bench throughput --output-json" 2 \
-  "vllm_throughput.json:1: a vllm bench throughput --output-json result (benchmark_throughput.py's too): it names no model, nor the prompt and output lengths" \
+  "vllm_throughput.json:1: a vllm bench throughput --output-json result (benchmark_throughput.py's too): it names no model, nor the prompt and output lengths .*; give the .pytorch.json written beside it" \
   "$XP" --db "$tmp/bad.db" import vllm-bench "$fmt/vllm_throughput.json" --set model=m
 one_line "vllm bench latency --output-json" 2 \
-  "vllm_latency.json:1: a vllm bench latency --output-json result (benchmark_latency.py's too): it names no model, batch size, input or output length" \
+  "vllm_latency.json:1: a vllm bench latency --output-json result (benchmark_latency.py's too): it names no model, batch size, input or output length.*; give the .pytorch.json written beside it" \
   "$XP" --db "$tmp/bad.db" import vllm-bench "$fmt/vllm_latency.json" --set model=m
 check "nothing recorded by the refusals" "no" "$([ -e "$tmp/bad.db" ] && echo yes || echo no)"
 finish

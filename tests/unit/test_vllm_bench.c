@@ -275,7 +275,9 @@ static void test_bad_input(void) {
   xp_error_quiet(1);
   expect_error("this is not json", "bad.json:1: not valid JSON");
   expect_error("", "bad.json: empty file");
-  expect_error("[1, 2]", "expected a JSON object");
+  /* a list is a .pytorch.json side file's (vb_pytorch.c); after a result, no result */
+  expect_error("[1, 2]", "bad.json:1: record 0: expected an object, found a number");
+  expect_error("{" MINIMAL_KEYS "}\n[1, 2]", "bad.json:2: expected a JSON object");
   expect_error("{\"model_id\": \"m\"}", "missing key \"duration\"");
   expect_error("{\n\"model_id\": \"m\", \"duration\": 2.0, \"completed\": 4,\n"
                "\"request_throughput\": 2.0, \"mean_ttft_ms\": 5.0}",

@@ -207,28 +207,84 @@ write("sglang_one_batch_server_2026.jsonl", later)
 # vLLM vllm bench throughput / latency --output-json (vllm/benchmarks/throughput.py of commit
 # 0202831 and latency.py of 00cae07; benchmarks/benchmark_throughput.py and benchmark_latency.py
 # wrote the same keys, but std_latency): json.dump(results, f, indent=4); refused
+thr = {"elapsed_time": 20.0, "num_requests": 1000, "total_num_tokens": 640000, "requests_per_second": 50.0,
+       "tokens_per_second": 32000.0}
 with open(os.path.join(HERE, "vllm_throughput.json"), "w") as f:
-    json.dump({"elapsed_time": 20.0, "num_requests": 1000, "total_num_tokens": 640000, "requests_per_second": 50.0,
-               "tokens_per_second": 32000.0}, f, indent=4)
-lats = [0.81, 0.8, 0.83, 0.79, 0.82]
+    json.dump(thr, f, indent=4)
+lats = [0.452, 0.447, 0.461, 0.444, 0.449]
+lat = {"avg_latency": mean(lats), "std_latency": std(lats), "latencies": lats,
+       "percentiles": {p: pct(lats, p) for p in (10, 25, 50, 75, 90, 99)}}
 with open(os.path.join(HERE, "vllm_latency.json"), "w") as f:
-    json.dump({"avg_latency": mean(lats), "std_latency": std(lats), "latencies": lats,
-               "percentiles": {str(p): pct(lats, p) for p in (10, 25, 50, 75, 90, 99)}}, f, indent=4)
+    json.dump(lat, f, indent=4)
 
-# SGLang python -m sglang.bench_one_batch --result-filename (the model run in-process, no server;
-# latency_test_run_once of python/sglang/bench_one_batch.py, sgl-project/sglang commit fe86745):
-# the decode keys only for outputs longer than one token
-local = []
-for out_len in (1, 16):
-    prefill = 0.21
-    steps = [0.0151, 0.015, 0.0152, 0.0149, 0.0153, 0.015, 0.0151, 0.0152, 0.015, 0.0151, 0.0149, 0.015, 0.0152,
-             0.0151, 0.015][:out_len - 1]
-    line = {"run_name": "default", "batch_size": 16, "input_len": 1024, "output_len": out_len,
-            "prefill_latency": prefill, "prefill_throughput": 16 * 1024 / prefill}
-    if out_len > 1:
-        med = pct(steps, 50)
-        line.update({"median_decode_latency": med, "median_decode_throughput": 16 / med})
-    total = prefill + sum(steps)
-    line.update({"total_latency": total, "overall_throughput": (1024 + out_len) * 16 / total})
-    local.append(line)
-write("sglang_one_batch_2025.jsonl", local)
+
+# Their side files, <name>.pytorch.json, written with SAVE_TO_PYTORCH_BENCHMARK_FORMAT=1:
+# convert_to_pytorch_benchmark_format and write_to_json of vllm/benchmarks/lib/utils.py (commit
+# c400982; benchmarks/benchmark_utils.py before the move): a record a metric, every one with the
+# run's vars(args) whole and the same extra_info; InfEncoder writes an infinite float as "inf",
+# default= anything not JSON as "<type is not JSON serializable>"; json.dump without indent. The
+# args here are a few of the real ones (vllm bench's own, the tool's, some of EngineArgs').
+def clear_inf(o):
+    if isinstance(o, dict):
+        return {k: clear_inf(v) for k, v in o.items()}
+    if isinstance(o, list):
+        return [clear_inf(v) for v in o]
+    return "inf" if isinstance(o, float) and o in (float("inf"), float("-inf")) else o
+
+
+def write_pytorch(name, args, metrics, extra_info):
+    records = []
+    for metric, values in metrics.items():
+        records.append({"benchmark": {"name": "vLLM benchmark", "extra_info": {"args": args}},
+                        "model": {"name": args["model"]},
+                        "metric": {"name": metric, "benchmark_values": values, "extra_info": extra_info}})
+        if not args.get("tensor_parallel_size") and "tensor_parallel_size" in extra_info:
+            args["tensor_parallel_size"] = extra_info["tensor_parallel_size"]
+    with open(os.path.join(HERE, name), "w") as f:
+        json.dump(clear_inf(records), f, default=lambda o: f"<{type(o).__name__} is not JSON serializable>")
+
+
+NOT_JSON = "<function is not JSON serializable>"  # args.dispatch_function, as default= writes it
+ENGINE = {"tokenizer": None, "tensor_parallel_size": 1, "pipeline_parallel_size": 1, "data_parallel_size": 1,
+          "dtype": "auto", "max_model_len": None, "gpu_memory_utilization": 0.9, "enforce_eager": False,
+          "enable_prefix_caching": None, "max_num_seqs": None, "quantization": None, "seed": 0}
+
+# vllm bench throughput (throughput.py of commit 0202831, save_to_pytorch_benchmark_format): the
+# two rates, extra_info the run's totals; 1000 random prompts of 512 tokens, 128 out, TP 2
+write_pytorch("vllm_throughput.pytorch.json",
+              {"subparser": "bench", "bench_type": "throughput", "dispatch_function": NOT_JSON, "backend": "vllm",
+               "dataset_name": "random", "dataset": None, "dataset_path": None, "input_len": 512, "output_len": 128,
+               "n": 1, "num_prompts": 1000, "hf_max_batch_size": None, "output_json": "vllm_throughput.json",
+               "async_engine": False, "disable_frontend_multiprocessing": False, "disable_detokenize": False,
+               "lora_path": None, "prefix_len": 0, "random_range_ratio": 0.0, "hf_subset": None, "hf_split": None,
+               "profile": False, **ENGINE, "model": "Qwen/Qwen3-8B", "tokenizer": "Qwen/Qwen3-8B",
+               "tensor_parallel_size": 2},
+              {"requests_per_second": [thr["requests_per_second"]], "tokens_per_second": [thr["tokens_per_second"]]},
+              {k: thr[k] for k in ("elapsed_time", "num_requests", "total_num_tokens")})
+
+# vllm bench latency (latency.py of commit 00cae07): one record, each iteration's latency of a
+# batch of 16 prompts of 1024 tokens, 16 out; extra_info avg, std and percentiles
+write_pytorch("vllm_latency.pytorch.json",
+              {"subparser": "bench", "bench_type": "latency", "dispatch_function": NOT_JSON, "input_len": 1024,
+               "output_len": 16, "batch_size": 16, "n": 1, "use_beam_search": False, "num_iters_warmup": 10,
+               "num_iters": 5, "profile": False, "output_json": "vllm_latency.json", "disable_detokenize": False,
+               **ENGINE, "model": "Qwen/Qwen3-8B", "enable_prefix_caching": False},
+              {"latency": lat["latencies"]}, {k: lat[k] for k in ("avg_latency", "std_latency", "percentiles")})
+
+# vllm bench serve --save-result (serve.py of commit def9ce8, save_to_pytorch_benchmark_format):
+# the result of ../serve_c16_goodput.json (--goodput, --metric-percentiles 50,90,99,99.9,
+# --metadata tp=2) as that version writes it (no per-request list without --save-detailed, no
+# rtfx), a record for each of the twelve statistics of ttft, tpot and itl it has, extra_info the
+# rest (its p50/p90/p99.9 too) but ttfts, itls, generated_texts and errors
+SERVE_METRICS = ["median_ttft_ms", "mean_ttft_ms", "std_ttft_ms", "p99_ttft_ms", "mean_tpot_ms", "median_tpot_ms",
+                 "std_tpot_ms", "p99_tpot_ms", "median_itl_ms", "mean_itl_ms", "std_itl_ms", "p99_itl_ms"]
+with open(os.path.join(HERE, "..", "serve_c16_goodput.json")) as f:
+    served = {k: v for k, v in json.load(f).items() if k not in ("latencies", "queue_times", "rtfx")}
+write_pytorch("vllm_serve_c16.pytorch.json",
+              {"subparser": "bench", "bench_type": "serve", "dispatch_function": NOT_JSON, "num_prompts": 24,
+               "dataset_name": "random", "random_input_len": 128, "random_output_len": 8, "backend": "openai",
+               "max_concurrency": 16, "model": "Qwen/Qwen3-0.6B", "request_rate": float("inf"),
+               "metadata": ["tp=2"], "metric_percentiles": "50,90,99,99.9", "goodput": ["ttft:60", "tpot:15"]},
+              {k: [served[k]] for k in SERVE_METRICS if k in served},
+              {k: v for k, v in served.items()
+               if k not in SERVE_METRICS and k not in ("ttfts", "itls", "generated_texts", "errors")})
