@@ -36,6 +36,8 @@ static void free_read_state(tt_rank *r) {
   xp_vec_free(&r->pending);
   xp_map_free(&r->kmap);
   xp_map_free(&r->smap);
+  tt_be_free(r->be);
+  r->be = NULL;
 }
 
 void tt_rank_free(tt_rank *r) {

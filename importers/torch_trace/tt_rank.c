@@ -480,8 +480,8 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_optio
     return -1;
   }
   int64_t ts, dur;
-  /* Kineto writes GPU activities as complete events ("X"); a begin, end or instant event of a
-  ** kernel's category (other producers) has no duration to count */
+  /* Kineto writes GPU activities as complete events ("X"); "B"/"E" pairs come here paired
+  ** (tt_pair.c), and an instant or other event of a kernel's category has no duration to count */
   if (ev->ph.n && !SL_EQ(ev->ph, "\"X\"")) {
     r->not_complete++;
     return 0;
@@ -686,8 +686,9 @@ static int on_cpu_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt
   int is_step = opt->step_annotation ? is_step_annotation(opt->step_annotation, name, n)
                                      : n > 13 && memcmp(name, "ProfilerStep#", 13) == 0;
   if (annot && !opt->step_annotation && !is_step) count_engine_step(r, name, n);
-  /* a step written as a "B"/"E" pair (other writers than Kineto): no duration of its own;
-  ** left out, and said (tt_read.c warn_mended), as such GPU events are */
+  /* a step written as an instant or any event but a complete one ("B"/"E" pairs come here
+  ** paired, tt_pair.c): no duration of its own; left out, and said (tt_read.c warn_mended), as
+  ** such GPU events are */
   if (is_step && ev->ph.n && !SL_EQ(ev->ph, "\"X\"")) {
     r->steps_not_complete++;
     is_step = 0;
@@ -711,6 +712,14 @@ static int other_process(const tt_event *ev, const tt_options *opt) {
 int tt_rank_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt,
                   char *err, size_t errlen) {
   r->events++;
+  /* half of a duration event (not Kineto's): paired first, whatever its category (an "E" may
+  ** name none), then read as the complete event (tt_pair.c) */
+  if (SL_EQ(ev->ph, "\"B\"") || SL_EQ(ev->ph, "\"E\"")) return tt_be_event(imp, r, ev, opt, err, errlen);
+  return tt_rank_complete(imp, r, ev, opt, err, errlen);
+}
+
+int tt_rank_complete(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt,
+                     char *err, size_t errlen) {
   const enum ev_cat cat = cat_of(ev->cat);
   if ((cat == C_CPU_OP || cat == C_ANNOT || cat == C_RUNTIME) && other_process(ev, opt)) return 0;
   switch (cat) {

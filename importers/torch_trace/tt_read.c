@@ -124,7 +124,7 @@ static void window_keep(window *w, const char *buf, size_t pos, size_t len) {
 /* A trace without GPU activity is no rank's. vLLM's front end (AsyncLLM) profiles its CPU only
 ** and writes <host>_<pid>.async_llm.<ms>.pt.trace.json.gz into the workers' directory, so an
 ** import of that directory's files meets one: the error says which file to leave out. */
-static int no_gpu_activity(const tt_rank *r, const char *path) {
+static int no_gpu_activity(const tt_rank *r, const char *path, const tt_options *opt) {
   const char *base = strrchr(path, '/');
   if (strstr(base ? base + 1 : path, ".async_llm."))
     return xp_error_at(XP_EXIT_USAGE, path, 0,
@@ -135,11 +135,16 @@ static int no_gpu_activity(const tt_rank *r, const char *path) {
                        "no GPU kernels in the trace (%llu events): it is the legacy autograd profiler's (its GPU side "
                        "\"CUDA functions\", use_kineto=False), which xp does not read: record with torch.profiler",
                        (unsigned long long)r->events);
-  if (r->not_complete) /* "B"/"E" pairs, which the GPU side leaves out (tt_rank.c on_gpu) */
+  if (r->not_complete) /* instant events and the like, which the GPU side leaves out (tt_rank.c on_gpu) */
     return xp_error_at(XP_EXIT_USAGE, path, 0,
                        "no GPU kernels in the trace (%llu events) but %lld GPU events that are not complete (\"ph\" "
-                       "other than \"X\": \"B\"/\"E\" pairs?), which are not read: only complete events are",
-                       (unsigned long long)r->events, (long long)r->not_complete);
+                       "other than \"X\", \"B\" and \"E\"), which are not read: only complete events and "
+                       "\"B\"/\"E\" pairs are", (unsigned long long)r->events, (long long)r->not_complete);
+  if (opt->pairs && (opt->pairs->open_b || opt->pairs->lone_e || opt->pairs->untimed))
+    return xp_error_at(XP_EXIT_USAGE, path, 0,
+                       "no GPU kernels in the trace (%llu events) but %lld \"B\"/\"E\" events left out unpaired "
+                       "(or without a valid \"ts\"), which may have been some", (unsigned long long)r->events,
+                       (long long)(opt->pairs->open_b + opt->pairs->lone_e + opt->pairs->untimed));
   return xp_error_at(XP_EXIT_USAGE, path, 0,
                      "no GPU kernels in the trace (%llu events): was it recorded with CUDA activities?",
                      (unsigned long long)r->events);
@@ -243,11 +248,11 @@ static void warn_mended(const tt_rank *r) {
     xp_warn("%s: %lld GPU activit%s timed a minute or more before the trace's first CPU event (\"ts\": 0?) "
             "left out", r->file, (long long)r->gpu_before_cpu, r->gpu_before_cpu == 1 ? "y" : "ies");
   if (r->not_complete)
-    xp_warn("%s: %lld GPU event%s that %s not complete (\"ph\" other than \"X\") left out", r->file,
+    xp_warn("%s: %lld GPU event%s that %s not complete (\"ph\" other than \"X\", \"B\" and \"E\") left out", r->file,
             (long long)r->not_complete, r->not_complete == 1 ? "" : "s", r->not_complete == 1 ? "is" : "are");
   if (r->steps_not_complete)
-    xp_warn("%s: %lld step annotation event%s not complete (\"ph\" other than \"X\": \"B\"/\"E\" pairs?) left out: "
-            "only complete events mark steps", r->file, (long long)r->steps_not_complete,
+    xp_warn("%s: %lld step annotation event%s not complete (\"ph\" other than \"X\", \"B\" and \"E\") left out: "
+            "only complete events and \"B\"/\"E\" pairs mark steps", r->file, (long long)r->steps_not_complete,
             r->steps_not_complete == 1 ? "" : "s");
   if (r->bad_steps)
     xp_warn("%s: %lld step annotation%s with a negative duration left out", r->file, (long long)r->bad_steps,
@@ -499,6 +504,39 @@ static int read_again(tt_import *imp, tt_rank *r, const char *path, const tt_opt
   return tt_read_file(imp, path, &again);
 }
 
+/* B/E events left out of the pairing (tt_pair.c), said once per file. */
+static void warn_unpaired(const char *path, const tt_pairing *p) {
+  const int64_t all = p->open_b + p->lone_e + p->untimed;
+  if (!all) return;
+  char what[3][96];
+  int n = 0;
+  if (p->open_b)
+    snprintf(what[n++], sizeof what[0], "%lld \"B\" with no \"E\" (a profile cut off?)", (long long)p->open_b);
+  if (p->lone_e)
+    snprintf(what[n++], sizeof what[0], "%lld \"E\" with no \"B\" open on its thread", (long long)p->lone_e);
+  if (p->untimed) snprintf(what[n++], sizeof what[0], "%lld without a valid \"ts\"", (long long)p->untimed);
+  xp_warn("%s: %lld \"B\"/\"E\" event%s left out unpaired: %s%s%s%s%s", path, (long long)all, all == 1 ? "" : "s",
+          what[0], n > 1 ? ", " : "", n > 1 ? what[1] : "", n > 2 ? ", " : "", n > 2 ? what[2] : "");
+}
+
+/* A file with "B"/"E" duration events (not Kineto's): the first read noted them, unpaired, and
+** counted the rest; they are paired now, by thread and time (tt_pair.c), and the file is read
+** again with the pairs known, each read as its complete event (r goes). Before the other reads
+** again: they look at what this one makes of the file. -1 where the file has none, or this is
+** that read. */
+static int read_paired(tt_import *imp, tt_rank *r, const char *path, const tt_options *opt) {
+  tt_pairing pairs;
+  if (opt->pairs || !tt_be_pair(r->be, &pairs)) return -1;
+  tt_options again = *opt;
+  again.pairs = &pairs;
+  again.on_event = NULL; /* kept on the first read */
+  drop_last_rank(imp, r);
+  const int rc = tt_read_file(imp, path, &again);
+  if (!rc) warn_unpaired(path, &pairs);
+  tt_pairing_free(&pairs);
+  return rc;
+}
+
 int tt_read_file(tt_import *imp, const char *path, const tt_options *opt) {
   tt_rank *r = xp_xcalloc(1, sizeof *r);
   r->file = xp_strdup(path);
@@ -512,8 +550,9 @@ int tt_read_file(tt_import *imp, const char *path, const tt_options *opt) {
   imp->ranks[imp->nranks++] = r;
   int rc = read_into(imp, r, path, opt);
   if (rc) return rc;
+  if ((rc = read_paired(imp, r, path, opt)) >= 0) return rc;
   if ((rc = read_again(imp, r, path, opt)) >= 0) return rc;
-  if (r->kernels + r->memcpys + r->memsets == 0) return no_gpu_activity(r, path);
+  if (r->kernels + r->memcpys + r->memsets == 0) return no_gpu_activity(r, path, opt);
   if (r->ndevices > 1 && !opt->device && !peer_copies_only(r)) return split_devices(imp, r, path, opt);
   tt_rank_done(imp, r, opt);
   warn_mended(r);

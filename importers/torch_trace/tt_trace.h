@@ -9,8 +9,9 @@
 ** (the External id link from kernels to the operator's shapes), 16 bytes per runtime call
 ** (its CPU time, which places an activity no operator claims) and per such activity (and per
 ** activity whose operator the file writes after it, looked up again at the end), and one
-** record per collective kernel (for matching across ranks). Times are integer nanoseconds
-** since the epoch.
+** record per collective kernel (for matching across ranks). A file with "B"/"E" duration events
+** (tt_pair.c) is read twice, with 24 bytes per such event noted on the first read and 4 kept for
+** the second. Times are integer nanoseconds since the epoch.
 */
 #ifndef XP_TT_TRACE_H
 #define XP_TT_TRACE_H
@@ -137,6 +138,17 @@ typedef struct tt_collk { /* one collective kernel */
 ** every total kept, and their sums over a thousand ranks in SQL, stay within int64 */
 #define TT_SUM_LIMIT 10000000000000000LL
 
+/* "B"/"E" duration events, paired (tt_pair.c): the state of one read, and the file's pairs. */
+typedef struct tt_be tt_be;
+#define TT_UNPAIRED UINT32_MAX
+typedef struct tt_pairing {
+  uint32_t *partner; /* per B/E event, in the file's order: its partner's place, or TT_UNPAIRED */
+  uint32_t n;
+  /* left out: B's never closed, E's with no B open (of their name) on their thread, and B/E
+  ** events without a valid "ts" */
+  int64_t open_b, lone_e, untimed;
+} tt_pairing;
+
 typedef struct tt_rank {
   char *file;
   int64_t rank;       /* -1 until known (set when the file is done) */
@@ -228,6 +240,7 @@ typedef struct tt_rank {
   ** GPU the process drove but one its peer copies ran on ("Memcpy PtoP") */
   int64_t dev_activities[TT_MAX_DEVICES], dev_kernels[TT_MAX_DEVICES];
   int64_t coll_matched, coll_unmatched;
+  tt_be *be;                   /* "B"/"E" events met on this read (tt_pair.c), NULL: none */
   int done;
 } tt_rank;
 
@@ -250,6 +263,9 @@ typedef struct tt_options {
   ** it is read, and of operators sharing an External id the innermost kept: a second read where
   ** steps nest or ids are shared (tt_read.c), 16 bytes more per operator */
   int op_times;
+  /* non-NULL: the file's "B"/"E" events paired, each pair read as the complete event it stands
+  ** for: a second read where the first met any (tt_read.c); NULL, the first notes them */
+  const tt_pairing *pairs;
 } tt_options;
 
 typedef struct tt_import {
@@ -282,6 +298,17 @@ int tt_import_finish(tt_import *imp);
 int tt_rank_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt,
                   char *err, size_t errlen);
 int tt_rank_meta(tt_import *imp, tt_rank *r, tt_slice key, tt_slice val, char *err, size_t errlen);
+/* A complete event (or any but "B"/"E"), as tt_rank_event hands it on (tt_pair.c makes them). */
+int tt_rank_complete(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt,
+                     char *err, size_t errlen);
+/* A "B" or "E" event (tt_pair.c): noted where opt->pairs is NULL, else held or, with its
+** partner, read as the complete event. 0, or -1 with err set. */
+int tt_be_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt, char *err, size_t errlen);
+/* Pair the B/E events a first read noted (b may be NULL): 1 with *out filled (tt_pairing_free),
+** 0 where there were none. */
+int tt_be_pair(tt_be *b, tt_pairing *out);
+void tt_pairing_free(tt_pairing *p);
+void tt_be_free(tt_be *b);
 void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt);
 /* Link a GPU activity (its kernel key and duration) to the operator of External id ext, whose
 ** entry in tt_rank.ext is op_step: the operator's shapes count it. Returns the id of the step

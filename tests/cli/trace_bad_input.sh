@@ -61,11 +61,16 @@ expect_bad "kernel without name" "^xp: $tmp/noname.json:[0-9]+: event 0 \\(byte 
 { printf '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "'; head -c 20000000 /dev/zero | tr '\0' 'a'; printf '", "ts": 1, "dur": 2}]}'; } > "$tmp/huge.json"
 expect_bad "huge string" "^xp: $tmp/huge.json:[0-9]+: event 0 \\(byte 17\\): event 0 is longer than 16 MiB: not a profiler trace event$" "$tmp/huge.json"
 
-# GPU activities written as "B"/"E" pairs (not Kineto's): not read, and the error says so
+# GPU activities written as "B"/"E" halves that pair with nothing (an "E" before any "B" on its
+# stream, a "B" the profile cut off): no kernel, and the error says why
 printf '%s\n' '{"traceEvents": [' \
-  '{"ph": "B", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1},' \
-  '{"ph": "E", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 3}]}' > "$tmp/gpu_be.json"
-expect_bad "GPU activities as B/E pairs" "^xp: $tmp/gpu_be.json: no GPU kernels in the trace \\(2 events\\) but 2 GPU events that are not complete .*only complete events are$" "$tmp/gpu_be.json"
+  '{"ph": "E", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1},' \
+  '{"ph": "B", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 3}]}' > "$tmp/gpu_be.json"
+expect_bad "GPU activities as unpaired B/E" "^xp: $tmp/gpu_be.json: no GPU kernels in the trace \\(2 events\\) but 2 \"B\"/\"E\" events left out unpaired" "$tmp/gpu_be.json"
+# an instant event of a kernel's category, alone: not read, and the error says so
+printf '%s\n' '{"traceEvents": [' \
+  '{"ph": "i", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "s": "t"}]}' > "$tmp/gpu_i.json"
+expect_bad "GPU instant events" "^xp: $tmp/gpu_i.json: no GPU kernels in the trace \\(1 events\\) but 1 GPU events that are not complete .*only complete events and \"B\"/\"E\" pairs are$" "$tmp/gpu_i.json"
 
 # other compressions than gzip, named by their magic bytes whatever the file's name
 printf '\x28\xb5\x2f\xfd\x04\x58\x00\x00' > "$tmp/zstd.json.gz"

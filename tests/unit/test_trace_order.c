@@ -9,7 +9,10 @@
 ** (shapes) and per-collective figures. The order_* traces hold what the file's order decided
 ** before: a kernel at "ts": 0 left out only after the CPU events, epoch times shifted by the
 ** base after such a kernel, ROCm's External ids read by the launches before a kernel; and what
-** their figures are, whatever the order (check_figures). */
+** their figures are, whatever the order (check_figures). The be_* traces write events as "B"/"E"
+** pairs (not Kineto's): paired per thread by time, whatever the order, and the same figures as
+** the trace written with "X" events (check_same_as); be_tie.json holds the one tie that the
+** file's order decides (tt_pair.c), so it is not read reversed. */
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
@@ -171,8 +174,10 @@ static void say_difference(const char *what, const char *a, const char *b) {
 }
 
 /* The trace as written, then in each order: the same figures for every rank it makes. want is
-** the import as written, for the caller's checks of what the figures are. */
-static void check_orders(const char *path, const char *steps, tt_import *want_out) {
+** the import as written, for the caller's checks of what the figures are. not_reversed: the
+** trace holds a tie that only the file's order decides (tt_pair.c: "B"s that open at one time
+** on one thread, closed by "E"s that do not name them), read as written and GPU first only. */
+static void check_orders(const char *path, const char *steps, int not_reversed, tt_import *want_out) {
   static const char *const names[] = {"as written", "reversed", "GPU first"};
   doc d;
   CHECK(doc_read(&d, path));
@@ -181,6 +186,7 @@ static void check_orders(const char *path, const char *steps, tt_import *want_ou
   int64_t linked = 0;
   for (int i = 0; i < want.nranks; i++) linked += want.ranks[i]->linked;
   for (enum order o = AS_WRITTEN; o <= GPU_FIRST; o++) {
+    if (o == REVERSED && not_reversed) continue;
     char *copy = doc_write(&d, o, "t.json");
     tt_import got;
     CHECK_EQ_INT(import(&got, copy, steps), 0);
@@ -200,7 +206,7 @@ static void check_orders(const char *path, const char *steps, tt_import *want_ou
     free(copy);
   }
   printf("%s: %d rank(s), %lld activities linked as written, compared in %d orders\n", path, want.nranks,
-         (long long)linked, GPU_FIRST + 1);
+         (long long)linked, GPU_FIRST + 1 - not_reversed);
   *want_out = want;
   doc_free(&d);
 }
@@ -216,8 +222,50 @@ static char *per_step(const tt_rank *r) {
   return out;
 }
 
-/* What each trace's figures are, as written (every order gives the same). */
-static void check_figures(const char *name, const tt_import *imp) {
+/* Step i's CPU window, "start..end" in us from 1700000000000000 us. */
+static char *step_window(const tt_rank *r, size_t i) {
+  if (i >= r->steps.n) return xp_strdup("none");
+  const tt_step *s = XP_VEC_AT(&r->steps, tt_step, i);
+  const int64_t t0 = 1700000000000000000LL;
+  return xp_asprintf("%lld..%lld", (long long)(s->start - t0) / 1000, (long long)(s->end - t0) / 1000);
+}
+
+/* be_steps.json as each step rule reads it: the pairs' times, whatever the order. */
+static void check_be_steps(const tt_import *imp, const char *by, const char *steps) {
+  const tt_rank *r = imp->ranks[0];
+  char *w0 = step_window(r, 0), *w1 = step_window(r, 1);
+  /* gemm 12.5 us, add 8, zero_kernel 0 in step 0; mm 17.5, elementwise 10 and the copy 10 in 1 */
+  CHECK_EQ_INT(r->kernels, 5);
+  CHECK_EQ_INT(r->memcpys, 1);
+  CHECK_EQ_INT(r->kernel_ns, 58000);
+  CHECK_EQ_INT(r->linked, 4);
+  CHECK_EQ_INT(r->cpu_ops, 5); /* the operators with an External id (aten::linear has none) */
+  CHECK_EQ_INT(r->shapes.n, 4);
+  if (!by) { /* ProfilerStep#0 ends where #1 begins (its "E" unnamed, at #1's "B") */
+    CHECK_EQ_STR(w0, "0..1000");
+    CHECK_EQ_STR(w1, "1000..2000");
+    CHECK_EQ_STR(steps, "3|3");
+    CHECK_EQ_INT(XP_VEC_AT(&r->steps, tt_step, 0)->kernel_ns, 20500);
+  } else if (strcmp(by, "decode_step") == 0) { /* one "E" named, one not */
+    CHECK_EQ_STR(w0, "100..900");
+    CHECK_EQ_STR(w1, "1100..1900");
+    CHECK_EQ_STR(steps, "3|3");
+  } else { /* overlap_a and overlap_b overlap on one thread: each ends at its own named "E" */
+    CHECK_EQ_STR(w0, "1000..1200");
+    CHECK_EQ_STR(w1, "1100..1300");
+  }
+  int addmm = 0; /* aten::addmm's Input Dims from its "B", its Input type from its "E" */
+  for (size_t i = 0; i < r->shapes.n; i++) {
+    const tt_shape *s = XP_VEC_AT(&r->shapes, tt_shape, i);
+    addmm += strcmp(imp->ops.str[s->op], "aten::addmm\x1f[[8, 64], [64, 64]]\x1f[\"float\", \"float\"]") == 0;
+  }
+  CHECK_EQ_INT(addmm, 1);
+  free(w0);
+  free(w1);
+}
+
+/* What each trace's figures are, as written (every order gives the same). by: the step rule. */
+static void check_figures(const char *name, const char *by, const tt_import *imp) {
   const tt_rank *r = imp->ranks[0];
   char *steps = per_step(r);
   if (strcmp(name, "decode_tp2_bs1_rank0.trace.json.gz") == 0) {
@@ -362,6 +410,15 @@ static void check_figures(const char *name, const tt_import *imp) {
     ** though the kernels run after the step's CPU window */
     CHECK_EQ_INT(r->kernels, 4);
     CHECK_EQ_STR(steps, "2|2");
+  } else if (strcmp(name, "be_steps.json") == 0) {
+    check_be_steps(imp, by, steps);
+  } else if (strcmp(name, "be_tie.json") == 0) {
+    /* ProfilerStep#0 and setup open at one time, closed by unnamed "E"s at 500 and 1000 us: the
+    ** first written is the outer (to 1000 us), and holds the operator at 700 us */
+    char *w0 = step_window(r, 0);
+    CHECK_EQ_STR(w0, "0..1000");
+    CHECK_EQ_STR(steps, "1");
+    free(w0);
   } else if (strcmp(name, "order_cpulate.json") == 0) {
     /* a kernel 100 s after the first CPU event is kept, wherever the file writes that event */
     CHECK_EQ_INT(r->gpu_before_cpu, 0);
@@ -397,49 +454,84 @@ static char *write_many_streams(void) {
   return path;
 }
 
+/* A trace written with "B"/"E" pairs and the same written with "X" events: the same figures for
+** every rank (the step rule by). */
+static void check_same_as(const char *be, const char *x, const char *by) {
+  char *pb = test_data_path("trace/variants", be), *px = test_data_path("trace/variants", x);
+  tt_import a, b;
+  CHECK_EQ_INT(import(&a, pb, by), 0);
+  CHECK_EQ_INT(import(&b, px, by), 0);
+  CHECK_EQ_INT(a.nranks, b.nranks);
+  for (int i = 0; i < a.nranks && i < b.nranks; i++) {
+    char *fa = figures(&a, a.ranks[i]), *fb = figures(&b, b.ranks[i]);
+    if (strcmp(fa, fb) != 0) {
+      char *what = xp_asprintf("%s against %s (steps by %s), rank %d", be, x, by ? by : "ProfilerStep#N", i);
+      say_difference(what, fa, fb);
+      free(what);
+      CHECK(0);
+    }
+    free(fa);
+    free(fb);
+  }
+  printf("%s: the same figures as %s, steps by %s\n", be, x, by ? by : "ProfilerStep#N");
+  tt_import_free(&a);
+  tt_import_free(&b);
+  free(pb);
+  free(px);
+}
+
 int main(void) {
   if (tt_rules_builtin(&rules)) return 1;
   if (!test_dir_make("/tmp/xp-test-order-XXXXXX")) return 1;
-  static const struct { const char *sub, *name, *steps; } traces[] = {
-      {"trace", "decode_tp2_bs1_rank0.trace.json.gz", NULL}, /* NCCL collectives, every kernel linked */
-      {"trace/variants", "cugraph_r1.json.gz", NULL},        /* graph replays placed by their launch */
-      {"trace/variants", "twogpu_oneproc.json.gz", NULL},    /* two devices, each a rank */
-      {"trace/variants", "vllm_r0.json.gz", NULL},           /* no ProfilerStep#N */
-      {"trace/variants", "vllm_r0.json.gz", "execute_context_*"}, /* steps by vLLM's annotation */
-      {"trace/variants", "peercopy_r0.json.gz", NULL},       /* peer copies on another device */
-      {"trace/variants", "twogpu_peer.json.gz", NULL},       /* two devices and a third's copies */
-      {"trace/variants", "order_ts0.json", NULL},            /* a kernel at "ts": 0, written last */
-      {"trace/variants", "order_epochbase.json", NULL},      /* ... first, epoch times and a base */
-      {"trace/variants", "order_rocm2022.json", NULL},       /* a second launch under one id, late */
-      {"trace/variants", "order_rocm_old.json", NULL},       /* an operator before a ROCm kernel */
-      {"trace/variants", "order_steps.json", NULL},          /* one step by two threads, later first */
-      {"trace/variants", "order_cpulate.json", NULL},        /* a late thread's CPU events first */
-      {"trace/variants", "order_procs.json", NULL},          /* two processes, their ids colliding */
-      {"trace/variants", "order_ties.json", NULL},           /* two kernels of one start on a stream */
-      {"trace/variants", "order_window.json", NULL},         /* two "Trace" windows */
-      {"trace/variants", "order_nested.json", "step*"},      /* a step in a step, after its operators */
-      {"trace/variants", "order_extdup.json", NULL},         /* two operators of one External id */
-      {"trace/variants", "order_pgs.json", NULL},            /* two groups' collectives on one stream */
-      {"trace/variants", "order_stepdup.json", NULL},       /* a step number again, apart and overlapping */
-      {"trace/variants", "old_runtime.json", NULL},          /* Kineto's 2021 "Runtime" launches */
-      {"trace/variants", "merged_tie.json", NULL},           /* two processes, one device's ids alike */
-      {"trace/variants", "early_launch.json", NULL},         /* launches a minute before any operator */
-      {"trace/variants", "twogpu_seq.json", NULL},           /* one process, two GPUs one after the other */
-      {"trace/variants", "merged_apart.json", NULL},         /* two processes apart in time, ids alike */
-      {"trace/variants", "multinode_n1.json.gz", NULL},      /* a node's two processes, their ranks */
-      {"trace/variants", "multinode_1p1.json.gz", NULL}};    /* a node's one process, two GPUs, rank 1 */
+  static const struct { const char *sub, *name, *steps; int not_reversed; } traces[] = {
+      {"trace", "decode_tp2_bs1_rank0.trace.json.gz", NULL, 0}, /* NCCL collectives, every kernel linked */
+      {"trace/variants", "cugraph_r1.json.gz", NULL, 0},        /* graph replays placed by their launch */
+      {"trace/variants", "twogpu_oneproc.json.gz", NULL, 0},    /* two devices, each a rank */
+      {"trace/variants", "vllm_r0.json.gz", NULL, 0},           /* no ProfilerStep#N */
+      {"trace/variants", "vllm_r0.json.gz", "execute_context_*", 0}, /* steps by vLLM's annotation */
+      {"trace/variants", "peercopy_r0.json.gz", NULL, 0},       /* peer copies on another device */
+      {"trace/variants", "twogpu_peer.json.gz", NULL, 0},       /* two devices and a third's copies */
+      {"trace/variants", "order_ts0.json", NULL, 0},            /* a kernel at "ts": 0, written last */
+      {"trace/variants", "order_epochbase.json", NULL, 0},      /* ... first, epoch times and a base */
+      {"trace/variants", "order_rocm2022.json", NULL, 0},       /* a second launch under one id, late */
+      {"trace/variants", "order_rocm_old.json", NULL, 0},       /* an operator before a ROCm kernel */
+      {"trace/variants", "order_steps.json", NULL, 0},          /* one step by two threads, later first */
+      {"trace/variants", "order_cpulate.json", NULL, 0},        /* a late thread's CPU events first */
+      {"trace/variants", "order_procs.json", NULL, 0},          /* two processes, their ids colliding */
+      {"trace/variants", "order_ties.json", NULL, 0},           /* two kernels of one start on a stream */
+      {"trace/variants", "order_window.json", NULL, 0},         /* two "Trace" windows */
+      {"trace/variants", "order_nested.json", "step*", 0},      /* a step in a step, after its operators */
+      {"trace/variants", "order_extdup.json", NULL, 0},         /* two operators of one External id */
+      {"trace/variants", "order_pgs.json", NULL, 0},            /* two groups' collectives on one stream */
+      {"trace/variants", "order_stepdup.json", NULL, 0},        /* a step number again, apart and overlapping */
+      {"trace/variants", "old_runtime.json", NULL, 0},          /* Kineto's 2021 "Runtime" launches */
+      {"trace/variants", "merged_tie.json", NULL, 0},           /* two processes, one device's ids alike */
+      {"trace/variants", "early_launch.json", NULL, 0},         /* launches a minute before any operator */
+      {"trace/variants", "twogpu_seq.json", NULL, 0},           /* one process, two GPUs one after the other */
+      {"trace/variants", "merged_apart.json", NULL, 0},         /* two processes apart in time, ids alike */
+      {"trace/variants", "multinode_n1.json.gz", NULL, 0},      /* a node's two processes, their ranks */
+      {"trace/variants", "multinode_1p1.json.gz", NULL, 0},     /* a node's one process, two GPUs, rank 1 */
+      {"trace/variants", "be_steps.json", NULL, 0},             /* steps, operators, kernels as "B"/"E" */
+      {"trace/variants", "be_steps.json", "decode_step", 0},    /* ... steps by an annotation */
+      {"trace/variants", "be_steps.json", "overlap_*", 0},      /* ... by two that overlap on one thread */
+      /* two "B"s at one time, their "E"s unnamed: the file's order says which is outer, and a
+      ** reversed file says the other (tt_pair.c): not read reversed, alone of these */
+      {"trace/variants", "be_tie.json", NULL, 1}};
   for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
     char *path = test_data_path(traces[i].sub, traces[i].name);
     tt_import want;
-    check_orders(path, traces[i].steps, &want);
-    check_figures(traces[i].name, &want);
+    check_orders(path, traces[i].steps, traces[i].not_reversed, &want);
+    check_figures(traces[i].name, traces[i].steps, &want);
     if (traces[i].steps) CHECK_EQ_INT(XP_VEC_AT(&want.ranks[0]->steps, tt_step, 1)->number, 1); /* numbered by start */
     tt_import_free(&want);
     free(path);
   }
+  check_same_as("be_steps.json", "be_steps_x.json", NULL);
+  check_same_as("be_steps.json", "be_steps_x.json", "decode_step");
+  check_same_as("be_steps.json", "be_steps_x.json", "overlap_*");
   char *many = write_many_streams();
   tt_import want;
-  check_orders(many, NULL, &want);
+  check_orders(many, NULL, 0, &want);
   char *steps = per_step(want.ranks[0]);
   CHECK_EQ_STR(steps, "65535|2|0");
   free(steps);
