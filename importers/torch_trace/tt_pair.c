@@ -18,11 +18,12 @@
 **
 ** The pairing, per (pid, tid) as written, in time order:
 **   - an E closes the innermost open B: the format's rule. Where the E names its event and the
-**     innermost open B is another, it closes the innermost open B of its name: the writer said
-**     which it ends, and two events that overlap on one thread, which no stack nests, keep their
-**     own times (as Perfetto reads them). An E with no open B of its name, or none at all, is
-**     unpaired; so is a B never closed (a profile cut off). Both are left out, said with their
-**     count (tt_read.c), as are B/E events without a valid "ts".
+**     innermost open B is another, it closes the innermost open B of its name (or of no name):
+**     the writer said which it ends, and two events that overlap on one thread, which no stack
+**     nests, keep their own times (Perfetto's reading; Chrome's viewer closes the innermost and
+**     warns). Names are compared as written. An E with no open B of its name, or none at all,
+**     is unpaired; so is a B never closed (a profile cut off). Both are left out, said with
+**     their count (tt_read.c), as are B/E events without a valid "ts".
 **   - at one time on one thread, the E's are taken before the B's: one event ending where the
 **     next begins (ProfilerStep#1 then #2, decode_step after decode_step, operators back to
 **     back) is far more common than an event of zero length, and taken B first, such an E would
@@ -138,14 +139,15 @@ static void pop_closed(pairer *p) {
   while (p->stack.n && XP_VEC_AT(&p->stack, slot, p->stack.n - 1)->closed) p->stack.n--;
 }
 
-/* The E recs[e] closes the innermost open B of its name, or the innermost where it names none:
-** 1, and the two are partners; 0 where none is open. */
+/* The E recs[e] closes the innermost open B of its name (or of none), or the innermost where it
+** names none: 1, and the two are partners; 0 where none is open. */
 static int close_one(pairer *p, uint32_t e) {
   const uint32_t name = p->recs[e].name;
   uint32_t s;
-  if (name) {
-    if (!p->top[name]) return 0;
-    s = p->top[name] - 1;
+  if (name) { /* the innermost of its name, or of none: a B without a name may be any */
+    const uint32_t t = p->top[name] > p->top[0] ? p->top[name] : p->top[0];
+    if (!t) return 0;
+    s = t - 1;
   } else {
     pop_closed(p);
     if (!p->stack.n) return 0;

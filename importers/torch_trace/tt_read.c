@@ -519,11 +519,11 @@ static void warn_unpaired(const char *path, const tt_pairing *p) {
           what[0], n > 1 ? ", " : "", n > 1 ? what[1] : "", n > 2 ? ", " : "", n > 2 ? what[2] : "");
 }
 
-/* A file with "B"/"E" duration events (not Kineto's): the first read noted them, unpaired, and
-** counted the rest; they are paired now, by thread and time (tt_pair.c), and the file is read
-** again with the pairs known, each read as its complete event (r goes). Before the other reads
-** again: they look at what this one makes of the file. -1 where the file has none, or this is
-** that read. */
+/* A file with "B"/"E" duration events (not Kineto's): the first read only noted each of them;
+** they are paired now, by thread and time (tt_pair.c), and the file is read again with the
+** pairs known, each pair read as its complete event (r goes). Before the other reads again,
+** which look at what that read makes of the file. -1 where the file has none, or this is that
+** read. */
 static int read_paired(tt_import *imp, tt_rank *r, const char *path, const tt_options *opt) {
   tt_pairing pairs;
   if (opt->pairs || !tt_be_pair(r->be, &pairs)) return -1;

@@ -30,21 +30,26 @@ sed 's/"dur": 5,/"dur": nan,/' "$v/kineto105_inf.json" > "$tmp/nan_dur.json"
 run import torch-trace "$tmp/nan_dur.json"; expect_rc 2
 has "kernel event \"void foo_kernel()\" has no valid \"dur\"" "$tmp/err"
 
-# a step annotated by a "B"/"E" pair (other writers than Kineto): paired, a step as its "X" is;
-# a "B" the profile cut off and an "E" with nothing open on its thread: left out, one line says so
+# a step annotated by a "B"/"E" pair (other writers than Kineto): paired, a step as its "X" is; a
+# kernel whose "B" has no name and whose "E" names it: paired (a named "E" closes a "B" of its
+# name or of none), named by its "E"; a "B" the profile cut off and an "E" with nothing open on its
+# thread: left out, one line says so
 db="$tmp/be.db"
 printf '%s\n' '{"traceEvents": [' \
   '{"ph": "B", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 10, "tid": 10, "ts": 1000},' \
   '{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1020, "dur": 30, "args": {"stream": 7}},' \
+  '{"ph": "B", "cat": "kernel", "pid": 0, "tid": 9, "ts": 1030, "args": {"stream": 9}},' \
+  '{"ph": "E", "cat": "kernel", "name": "named_at_end", "pid": 0, "tid": 9, "ts": 1042.5},' \
   '{"ph": "E", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 10, "tid": 10, "ts": 1100},' \
   '{"ph": "E", "pid": 10, "tid": 11, "ts": 1150},' \
   '{"ph": "B", "cat": "kernel", "name": "cut_kernel", "pid": 0, "tid": 7, "ts": 1160, "args": {"stream": 7}}]}' > "$tmp/step_be.json"
 run import torch-trace "$tmp/step_be.json"; expect_rc 0
 [ "$(cat "$tmp/err")" = "xp: warning: $tmp/step_be.json: 2 \"B\"/\"E\" events left out unpaired: 1 \"B\" with no \"E\" (a profile cut off?), 1 \"E\" with no \"B\" open on its thread" ] ||
   die "one line for the unpaired: $(cat "$tmp/err")"
-[ "$(q "SELECT number || ':' || start_ns || ':' || wall_ns || ':' || kernels FROM trace_steps")" = "1:1000000:100000:1" ] ||
-  die "the B/E step with its kernel: $(q "SELECT * FROM trace_steps")"
-[ "$(q "SELECT kernels FROM trace_ranks")" = 1 ] || die "the cut-off kernel left out"
+[ "$(q "SELECT number || ':' || start_ns || ':' || wall_ns || ':' || kernels FROM trace_steps")" = "1:1000000:100000:2" ] ||
+  die "the B/E step with its kernels: $(q "SELECT * FROM trace_steps")"
+[ "$(q "SELECT group_concat(name || ':' || total_ns, ' ') FROM (SELECT * FROM trace_kernel_stats ORDER BY name)")" = "k:30000 named_at_end:12500" ] ||
+  die "the kernel named by its E, the cut-off kernel left out: $(q "SELECT * FROM trace_kernel_stats")"
 
 # be_steps.json writes steps, annotations, operators, launches, kernels and a copy as "B"/"E"
 # pairs; be_steps_x.json the same events as "X": the same figures in every table, by each step rule
