@@ -153,7 +153,7 @@ static int close_one(pairer *p, uint32_t e) {
     if (!p->stack.n) return 0;
     s = (uint32_t)p->stack.n - 1;
   }
-  /* the innermost open B of all is the innermost of its name too: s heads its name's chain */
+  /* s heads its name's chain (the innermost open B of all is the innermost of its name too) */
   slot *o = XP_VEC_AT(&p->stack, slot, s);
   const be_rec *b = &p->recs[o->rec];
   p->top[b->name] = o->below;
