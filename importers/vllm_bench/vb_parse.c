@@ -97,7 +97,10 @@ static int bad_key(const vb_src *s, const char *key, const char *fmt, ...) {
   return xp_error_at(XP_EXIT_USAGE, s->label, key_line(s, key), "%s: %s", key, msg);
 }
 
-static const char *type_name(const cJSON *v) {
+/* What a JSON value is, for messages ("expected a number, found a string"); "nothing" where
+** the key is missing. */
+const char *vb_json_kind(const cJSON *v) {
+  if (!v) return "nothing";
   if (cJSON_IsNull(v)) return "null";
   if (cJSON_IsBool(v)) return "true/false";
   if (cJSON_IsNumber(v)) return "a number";
@@ -326,51 +329,51 @@ static int check_type(const vb_src *s, const vb_key *k, const cJSON *v) {
   double x;
   switch (k->type) {
   case T_STR:
-    if (!cJSON_IsString(v) && !cJSON_IsNull(v)) return bad_key(s, k->key, "expected a string, found %s", type_name(v));
+    if (!cJSON_IsString(v) && !cJSON_IsNull(v)) return bad_key(s, k->key, "expected a string, found %s", vb_json_kind(v));
     return 0;
   case T_NUM:
     if (!cJSON_IsNull(v) && !setting_number(k, v, &x))
-      return bad_key(s, k->key, "expected a number, found %s", type_name(v));
+      return bad_key(s, k->key, "expected a number, found %s", vb_json_kind(v));
     /* durations, throughputs and rates vLLM measured are never negative */
     if (k->dest == D_VALUE && cJSON_IsNumber(v) && v->valuedouble < 0)
       return bad_key(s, k->key, "expected a number >= 0, found %g", v->valuedouble);
     return 0;
   case T_INT:
     if (cJSON_IsNull(v)) return 0;
-    if (!setting_number(k, v, &x)) return bad_key(s, k->key, "expected a whole number, found %s", type_name(v));
+    if (!setting_number(k, v, &x)) return bad_key(s, k->key, "expected a whole number, found %s", vb_json_kind(v));
     if (x != floor(x) || x < 0 || x > 9e18)
       return bad_key(s, k->key, "expected a whole number >= 0 and <= 9e18, found %g", x);
     return 0;
   case T_RATE:
     if (cJSON_IsNumber(v) && v->valuedouble > 0) return 0;
     if (cJSON_IsString(v) && (strcmp(v->valuestring, "inf") == 0 || strcmp(v->valuestring, "trace") == 0)) return 0;
-    return bad_key(s, k->key, "expected a number > 0, \"inf\" or \"trace\", found %s", cJSON_IsNumber(v) ? "a number <= 0" : type_name(v));
+    return bad_key(s, k->key, "expected a number > 0, \"inf\" or \"trace\", found %s", cJSON_IsNumber(v) ? "a number <= 0" : vb_json_kind(v));
   case T_LIST_NUM:
   case T_LIST_LIST:
   case T_LIST_STR: {
-    if (!cJSON_IsArray(v)) return bad_key(s, k->key, "expected an array, found %s", type_name(v));
+    if (!cJSON_IsArray(v)) return bad_key(s, k->key, "expected an array, found %s", vb_json_kind(v));
     int i = 0;
     const cJSON *e;
     cJSON_ArrayForEach(e, v) {
       if (k->type == T_LIST_NUM && !cJSON_IsNumber(e))
-        return bad_key(s, k->key, "entry %d: expected a number, found %s", i, type_name(e));
+        return bad_key(s, k->key, "entry %d: expected a number, found %s", i, vb_json_kind(e));
       if (k->type == T_LIST_NUM && k->dest == D_LIST && e->valuedouble < 0) /* times and lengths */
         return bad_key(s, k->key, "entry %d: expected a number >= 0, found %g", i, e->valuedouble);
       if (k->type == T_LIST_STR && !cJSON_IsString(e) && !cJSON_IsNull(e))
-        return bad_key(s, k->key, "entry %d: expected a string, found %s", i, type_name(e));
+        return bad_key(s, k->key, "entry %d: expected a string, found %s", i, vb_json_kind(e));
       if (k->type == T_LIST_LIST) {
-        if (!cJSON_IsArray(e)) return bad_key(s, k->key, "entry %d: expected an array of numbers, found %s", i, type_name(e));
+        if (!cJSON_IsArray(e)) return bad_key(s, k->key, "entry %d: expected an array of numbers, found %s", i, vb_json_kind(e));
         const cJSON *x;
         cJSON_ArrayForEach(x, e) if (!cJSON_IsNumber(x) || x->valuedouble < 0)
             return bad_key(s, k->key, "entry %d: expected numbers >= 0, found %s", i,
-                           cJSON_IsNumber(x) ? "a negative one" : type_name(x));
+                           cJSON_IsNumber(x) ? "a negative one" : vb_json_kind(x));
       }
       i++;
     }
     return 0;
   }
   case T_OBJ:
-    if (!cJSON_IsObject(v) && !cJSON_IsNull(v)) return bad_key(s, k->key, "expected an object, found %s", type_name(v));
+    if (!cJSON_IsObject(v) && !cJSON_IsNull(v)) return bad_key(s, k->key, "expected an object, found %s", vb_json_kind(v));
     return 0;
   case T_ANY:
     return 0;
@@ -729,7 +732,7 @@ static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
   if (!cJSON_IsObject(o))
     return xp_error_at(XP_EXIT_USAGE, s->label, line_at(s->text, s->start),
                        "expected a JSON object (the output of vllm bench serve --save-result), found %s",
-                       type_name(o));
+                       vb_json_kind(o));
   /* vllm bench serve with a pooling backend (embeddings) writes requests, not tokens out. */
   if (!cJSON_HasObjectItem(o, "output_throughput") && cJSON_HasObjectItem(o, "input_sequence_throughput"))
     return xp_error_at(XP_EXIT_USAGE, s->label, line_at(s->text, s->start),
@@ -776,7 +779,7 @@ static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
     const vb_key *k = find_key(v->string);
     if (k) take_known(r, k, v, &lists);
     else if (is_statistic_key(v->string) && !cJSON_IsNumber(v) && !cJSON_IsNull(v))
-      return bad_key(s, v->string, "expected a number, found %s", type_name(v));
+      return bad_key(s, v->string, "expected a number, found %s", vb_json_kind(v));
     else if (is_statistic_key(v->string) && cJSON_IsNumber(v) && v->valuedouble < 0)
       return bad_key(s, v->string, "expected a number >= 0, found %g", v->valuedouble);
     else take_unknown(r, v->string, v);

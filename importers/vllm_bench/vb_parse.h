@@ -82,4 +82,7 @@ typedef struct vb_side {
 int vb_pytorch_read(const char *label, long line, const cJSON *list, vb_side *out);
 /* A value by metric name, or NULL. */
 const vb_value *vb_find_value(const vb_result *r, const char *metric);
+/* What a JSON value is, for messages: "a number", "an array", ...; "nothing" for NULL. */
+const char *vb_json_kind(const cJSON *v);
+
 #endif

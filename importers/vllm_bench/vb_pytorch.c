@@ -43,16 +43,6 @@ typedef struct pt_at {
   long line;
 } pt_at;
 
-static const char *kind_of(const cJSON *v) {
-  if (!v) return "nothing";
-  if (cJSON_IsNull(v)) return "null";
-  if (cJSON_IsBool(v)) return "true/false";
-  if (cJSON_IsNumber(v)) return "a number";
-  if (cJSON_IsString(v)) return "a string";
-  if (cJSON_IsArray(v)) return "an array";
-  return "an object";
-}
-
 /* The member at a dotted path ("benchmark.extra_info.args"), or NULL. */
 static const cJSON *at_path(const cJSON *o, const char *path) {
   char key[64];
@@ -72,7 +62,7 @@ static int need_object(const pt_at *at, const cJSON *rec, int i, const char *pat
   *out = at_path(rec, path);
   if (cJSON_IsObject(*out)) return 0;
   return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "record %d: %s: expected an object, found %s "
-                     "(not a .pytorch.json of vLLM's benchmarks?)", i, path, kind_of(*out));
+                     "(not a .pytorch.json of vLLM's benchmarks?)", i, path, vb_json_kind(*out));
 }
 
 static int need_string(const pt_at *at, const cJSON *rec, int i, const char *path, const char **out) {
@@ -80,7 +70,7 @@ static int need_string(const pt_at *at, const cJSON *rec, int i, const char *pat
   *out = cJSON_GetStringValue(v);
   if (*out) return 0;
   return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "record %d: %s: expected a string, found %s", i, path,
-                     kind_of(v));
+                     vb_json_kind(v));
 }
 
 /* The records of one run carry one benchmark, model and metric extra_info. */
@@ -101,7 +91,7 @@ static int check_records(const pt_at *at, const cJSON *list, const char **name) 
     const char *bench;
     if (!cJSON_IsObject(rec))
       return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "record %d: expected an object, found %s", i,
-                         kind_of(rec));
+                         vb_json_kind(rec));
     if (need_object(at, rec, i, "benchmark", &o) || need_string(at, rec, i, "benchmark.name", &bench) ||
         need_object(at, rec, i, "benchmark.extra_info.args", &o) || need_object(at, rec, i, "model", &o) ||
         need_object(at, rec, i, "metric", &o) || need_string(at, rec, i, "metric.name", &name[i]) ||
@@ -113,7 +103,7 @@ static int check_records(const pt_at *at, const cJSON *list, const char **name) 
     const cJSON *values = at_path(rec, "metric.benchmark_values");
     if (!cJSON_IsArray(values))
       return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "record %d: metric.benchmark_values: expected an array, "
-                         "found %s", i, kind_of(values));
+                         "found %s", i, vb_json_kind(values));
     for (int j = 0; j < i; j++)
       if (strcmp(name[j], name[i]) == 0)
         return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "record %d: metric \"%s\" given again (record %d)", i,
@@ -152,7 +142,7 @@ static int one_value(const pt_at *at, const cJSON *rec, int i, const char *name,
                        "values, expected one", i, name, cJSON_GetArraySize(values));
   if (!cJSON_IsNumber(*out) && !cJSON_IsNull(*out))
     return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "record %d: metric \"%s\": expected a number, found %s",
-                       i, name, kind_of(*out));
+                       i, name, vb_json_kind(*out));
   return 0;
 }
 
@@ -193,7 +183,7 @@ static int take_number(const pt_at *at, const cJSON *rec, const char *path, cJSO
   if ((!v || cJSON_IsNull(v)) && !required) return 0;
   if (!cJSON_IsNumber(v))
     return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "record 0: %s: expected a %snumber, found %s", path,
-                       whole ? "whole " : "", kind_of(v));
+                       whole ? "whole " : "", vb_json_kind(v));
   const double x = v->valuedouble;
   if (x < 0 || !isfinite(x) || (whole && (x != floor(x) || x > 9e18)))
     return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "record 0: %s: expected a %snumber >= 0, found %g", path,
@@ -210,7 +200,7 @@ static int take_args(const pt_at *at, const cJSON *rec, const char *const *setti
   const char *model = cJSON_GetStringValue(at_path(rec, "model.name"));
   if (!model || !*model)
     return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "record 0: model.name: expected the model's name, found %s",
-                       model ? "\"\"" : kind_of(at_path(rec, "model.name")));
+                       model ? "\"\"" : vb_json_kind(at_path(rec, "model.name")));
   cJSON_AddStringToObject(flat, "model_id", model);
   const cJSON *args = at_path(rec, "benchmark.extra_info.args");
   const char *tokenizer = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, "tokenizer"));
@@ -227,7 +217,7 @@ static int take_args(const pt_at *at, const cJSON *rec, const char *const *setti
     if (strcmp(*s, "dataset_name") == 0 || strcmp(*s, "use_beam_search") == 0) {
       if (!cJSON_IsString(v) && !cJSON_IsBool(v))
         return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "record 0: %s: expected a string or true/false, found %s",
-                           path, kind_of(v));
+                           path, vb_json_kind(v));
       cJSON_AddItemToObject(flat, *s, cJSON_Duplicate(v, 0));
     } else if (take_number(at, rec, path, flat, *s, strcmp(*s, "random_range_ratio") != 0, 0))
       return XP_EXIT_USAGE;
@@ -284,7 +274,7 @@ static int build_latency(const pt_at *at, const cJSON *list, cJSON *flat, const 
   cJSON_ArrayForEach(v, *latencies) {
     if (!cJSON_IsNumber(v) || !(v->valuedouble > 0) || !isfinite(v->valuedouble))
       return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "record 0: metric \"latency\": benchmark_values entry %d: "
-                         "expected a time in seconds > 0, found %s", i, cJSON_IsNumber(v) ? "one <= 0" : kind_of(v));
+                         "expected a time in seconds > 0, found %s", i, cJSON_IsNumber(v) ? "one <= 0" : vb_json_kind(v));
     i++;
   }
   if (i == 0)
