@@ -32,7 +32,8 @@ static const xp_field fields[] = {
      "annotation that marks one step (e.g. decode_step), or NAME* for every annotation starting "
      "with NAME (vLLM's steps: execute_context_*, SGLang's: step[*); default ProfilerStep#N, and a "
      "trace with none counts its whole GPU window as one step"},
-    {"events", XP_T_BOOL, 0, NULL, NULL, 0, 0, "also keep every event (trace_events); off by default"},
+    {"events", XP_T_BOOL, 0, NULL, NULL, 0, 0, "also keep every event (trace_events), under its file's rank (a file of several GPUs is refused); off "
+     "by default"},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
 
 /* A file given twice (by one name or two): files[j], j < i, that is files[i]'s file, else -1. */
@@ -283,6 +284,7 @@ static int torch_trace_execute(xp_ctx *ctx) {
     ** transaction is therefore open for the whole read. Off by default. */
     opt.on_event = keep_event;
     opt.event_ctx = &ev;
+    opt.events_kept = 1;
     rc = xp_run_results_begin(ctx->run);
   }
   if (!rc) rc = read_all(ctx, &imp, &opt, keep ? &ev : NULL);

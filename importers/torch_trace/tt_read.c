@@ -372,8 +372,10 @@ static const char *device_ranks(int n, const tt_options *opt, int procs, int64_t
 ** matched across ranks): counted as one, the devices' times would add up as if one GPU had run
 ** them all. So each device is read again as a rank of its own, with the CPU side (steps,
 ** operators, launches) of the process that launched its work, and its rank from device_ranks.
-** Where events are kept per file (--events), there is no rank to give each: refused rather than
-** summed. r (the whole file) is dropped. */
+** Where events are kept per file (--events), there is no rank to give each: refused, on
+** whichever read finds the devices (tt_options.events_kept, set on every read, where a read
+** again has no on_event): label_events gives file i's events the rank imp->ranks[i]. r (the
+** whole file) is dropped. */
 static int split_devices(tt_import *imp, tt_rank *r, const char *path, const tt_options *opt) {
   int64_t dev[TT_MAX_DEVICES], copies = 0;
   const int kept = r->ndevices < TT_MAX_DEVICES ? r->ndevices : TT_MAX_DEVICES;
@@ -386,7 +388,7 @@ static int split_devices(tt_import *imp, tt_rank *r, const char *path, const tt_
     else copies += r->dev_activities[i];
   qsort(dev, (size_t)n, sizeof *dev, by_value);
   const char *why = r->ndevices > TT_MAX_DEVICES ? "more than 16 of them"
-                    : opt->on_event ? "--events keeps a file's events under one rank" : NULL;
+                    : opt->events_kept ? "--events keeps a file's events under one rank" : NULL;
   /* a rank named for the file: a rank's trace with strays on other devices, where one device ran
   ** nearly all (keep_main_device), else a process that drove them all */
   if (!why && (r->trace_rank >= 0 || opt->rank >= 0)) {

@@ -255,9 +255,14 @@ typedef struct tt_options {
   /* non-NULL: GPU activity before this raw ts is left out (tt_read.c reads a file again with
   ** its first CPU event's floor where the events read before it left that open) */
   const int64_t *gpu_floor;
-  /* With --events: called for every event, in document order. Nonzero stops the import. */
+  /* With --events: called for every event, in document order. Nonzero stops the import. Only
+  ** on a file's first read: a read again (tt_read.c) leaves it NULL, the events being written. */
   int (*on_event)(void *ctx, const tt_rank *r, const tt_event *ev);
   void *event_ctx;
+  /* --events: the file's events are kept under the file's one rank (torch_trace.c label_events),
+  ** so a file that would be several ranks is refused (tt_read.c split_devices). Kept on every
+  ** read of the file, where on_event is not: which read finds the devices depends on the file. */
+  int events_kept;
   int scan_only; /* on_event alone sees the events (tt_scan_file) */
   /* every operator's step decided once the file's steps are all read, not the one holding it as
   ** it is read, and of operators sharing an External id the innermost kept: a second read where

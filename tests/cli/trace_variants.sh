@@ -99,6 +99,24 @@ has "rank 0 again" "$tmp/err"
 run import torch-trace "$v/seqdup_r0.json.gz" "$v/seqdup_r1.json.gz" --events; expect_rc 0
 [ "$(q "SELECT group_concat(rank || ':' || n, ' ') FROM (SELECT rank, count(*) AS n FROM trace_events GROUP BY rank ORDER BY rank)")" = "0:20 1:20" ] ||
   die "events keep their ranks"
+# ... under the file's one rank: a file of several GPUs (a rank each) is refused with one line and
+# nothing kept, whichever read finds its devices: the first (twogpu_oneproc), a second where the
+# order of events decided (merged_apart's and multinode_n0's processes share External ids), the
+# read of "B"/"E" pairs (be_steps with step 1's kernels on device 1). Read again, such a file was
+# split and its events all labelled with its first device's rank, the next file's with its second's
+sed '/"pid": 0, "tid": 7, "ts": 17000000000012/{s/"pid": 0/"pid": 1/;s/"device": 0/"device": 1/}' "$v/be_steps.json" > "$tmp/be_twogpu.json"
+db="$tmp/be_twogpu.db"
+run import torch-trace "$tmp/be_twogpu.json"; expect_rc 0 # without --events: two ranks
+[ "$(q "SELECT group_concat(device || ':' || kernels, ' ') FROM (SELECT * FROM trace_ranks ORDER BY device)")" = "0:3 1:2" ] ||
+  die "be_twogpu.json is two devices' ranks: $(q "SELECT * FROM trace_ranks")"
+for f in "$v/twogpu_oneproc.json.gz" "$v/merged_apart.json" "$tmp/be_twogpu.json" "$v/multinode_n0.json.gz $v/multinode_n1.json.gz"; do
+  db="$tmp/ev_split.db"; rm -f "$db"
+  run import torch-trace $f --events; expect_rc 2
+  [ "$(wc -l < "$tmp/err")" = 1 ] || die "$f: one line: $(cat "$tmp/err")"
+  has "xp: ${f%% *}: GPU activity on devices 0 and 1: one process drove several GPUs, and xp counts one GPU per rank, but --events keeps a file's events under one rank" "$tmp/err"
+  [ "$(q "SELECT (SELECT count(*) FROM trace_events) || '|' || (SELECT count(*) FROM runs WHERE status = 'ok')")" = "0|0" ] ||
+    die "$f: nothing kept: $(q "SELECT rank, count(*) FROM trace_events GROUP BY rank")"
+done
 
 # the same job imported again with its ranks relabelled (--ranks) is the same job: it counts once
 db="$tmp/relabel.db"
