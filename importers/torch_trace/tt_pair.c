@@ -16,7 +16,8 @@
 ** 4 bytes per B/E event (the partner) and the pairs open in the file's order. A file without
 ** B/E events (any of Kineto's) is read once, as before: one comparison of "ph" per event.
 **
-** The pairing, per (pid, tid) as written, in time order:
+** The pairing, per (pid, tid), in time order; an integer pid or tid is one thread whether written
+** as a number or a string (thread_part), any other text as written:
 **   - an E closes the innermost open B: the format's rule. Where the E names its event and the
 **     innermost open B is another, it closes the innermost open B of its name (or of no name):
 **     the writer said which it ends, and two events that overlap on one thread, which no stack
@@ -43,6 +44,7 @@
 ** B's the other way; test_trace_order reads its trace of that tie (be_tie.json) as written and
 ** with the GPU activities first (which keeps the CPU events' order), not reversed.
 */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tt_num.h"
@@ -95,18 +97,29 @@ void tt_be_free(tt_be *b) {
 
 /* ---- the first read: note each B and E ---- */
 
+/* A pid or tid as a thread's key: an integer, whether written as a number or a string ("tid": 7
+** and "tid": "7" are one thread, as a GPU activity's device and stream are read, tt_rank.c, and as
+** Perfetto and Chrome's viewer read them), in decimal into buf[24]; else the text as written. No
+** integer's decimal starts with a quote, so no other text takes its key. */
+static tt_slice thread_part(tt_slice s, char *buf) {
+  int64_t v;
+  if (tt_int(s, &v) != 0) return s;
+  return (tt_slice){buf, (size_t)snprintf(buf, 24, "%lld", (long long)v)};
+}
+
 static void note(tt_be *b, const tt_event *ev) {
   be_rec *rec = xp_vec_push(&b->recs, sizeof *rec);
   rec->index = (uint32_t)(b->recs.n - 1);
   rec->flags = SL_EQ(ev->ph, "\"E\"") ? BE_END : 0;
   if (tt_us_to_ns(ev->ts, &rec->ts) != 0) rec->ts = INT64_MIN, rec->flags |= BE_UNTIMED;
-  /* the thread as written: a writer spells one pid and tid alike throughout */
+  char pidbuf[24], tidbuf[24];
+  const tt_slice pid = thread_part(ev->pid, pidbuf), tid = thread_part(ev->tid, tidbuf);
   char stackbuf[256];
-  const size_t n = ev->pid.n + 1 + ev->tid.n;
+  const size_t n = pid.n + 1 + tid.n;
   char *key = n <= sizeof stackbuf ? stackbuf : xp_xmalloc(n);
-  if (ev->pid.n) memcpy(key, ev->pid.p, ev->pid.n);
-  key[ev->pid.n] = 0x1f;
-  if (ev->tid.n) memcpy(key + ev->pid.n + 1, ev->tid.p, ev->tid.n);
+  if (pid.n) memcpy(key, pid.p, pid.n);
+  key[pid.n] = 0x1f;
+  if (tid.n) memcpy(key + pid.n + 1, tid.p, tid.n);
   rec->thread = xp_strtab_intern(&b->threads, key, n, NULL);
   if (key != stackbuf) free(key);
   rec->name = ev->name.n ? xp_strtab_intern(&b->names, ev->name.p, ev->name.n, NULL) + 1 : 0;

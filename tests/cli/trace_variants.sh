@@ -52,11 +52,16 @@ run import torch-trace "$tmp/step_be.json"; expect_rc 0
   die "the kernel named by its E, the cut-off kernel left out: $(q "SELECT * FROM trace_kernel_stats")"
 
 # be_steps.json writes steps, annotations, operators, launches, kernels and a copy as "B"/"E"
-# pairs; be_steps_x.json the same events as "X": the same figures in every table, by each step rule
+# pairs; be_steps_x.json the same events as "X": the same figures in every table, by each step rule.
+# be_steps_str the pairs with each "E"'s pid and tid written as strings ("pid": "7"): one thread
+# still, as a GPU activity's device and stream are read (and Perfetto reads them)
+sed '/"ph": "E"/s/"pid": \([0-9]*\), "tid": \([0-9]*\)/"pid": "\1", "tid": "\2"/' "$v/be_steps.json" > "$tmp/be_steps_str.json"
+[ "$(grep -c '"pid": "' "$tmp/be_steps_str.json")" = 18 ] || die "every E's pid a string: $(grep -c '"pid": "' "$tmp/be_steps_str.json")"
+cp "$v/be_steps.json" "$v/be_steps_x.json" "$tmp/"
 for by in "" decode_step 'overlap_*'; do
-  for f in be_steps be_steps_x; do
+  for f in be_steps be_steps_x be_steps_str; do
     db="$tmp/$f${by:+_s}.db"; rm -f "$db"
-    "$XP" --db "$db" import torch-trace "$v/$f.json" ${by:+--step-annotation "$by"} > /dev/null 2> "$tmp/err" ||
+    "$XP" --db "$db" import torch-trace "$tmp/$f.json" ${by:+--step-annotation "$by"} > /dev/null 2> "$tmp/err" ||
       die "$f.json by ${by:-ProfilerStep#N}: $(cat "$tmp/err")"
     [ ! -s "$tmp/err" ] || die "$f.json: no warning expected: $(cat "$tmp/err")"
     q "SELECT rank, kernels, memcpys, cpu_ops, linked_kernels, gpu_start_ns, gpu_end_ns, busy_ns, kernel_ns FROM trace_ranks;
@@ -66,8 +71,10 @@ for by in "" decode_step 'overlap_*'; do
        SELECT * FROM trace_shapes ORDER BY 1, 2, 3, 4, 5" > "$tmp/$f.figures"
   done
   [ "$(wc -l < "$tmp/be_steps.figures")" -gt 10 ] || die "figures read: $(cat "$tmp/be_steps.figures")"
-  cmp -s "$tmp/be_steps.figures" "$tmp/be_steps_x.figures" ||
-    die "B/E and X by ${by:-ProfilerStep#N}: $(diff "$tmp/be_steps.figures" "$tmp/be_steps_x.figures")"
+  for f in be_steps be_steps_str; do
+    cmp -s "$tmp/$f.figures" "$tmp/be_steps_x.figures" ||
+      die "$f (B/E) and X by ${by:-ProfilerStep#N}: $(diff "$tmp/$f.figures" "$tmp/be_steps_x.figures")"
+  done
 done
 [ "$(q "SELECT group_concat(kernels || ':' || kernel_ns, '|') FROM trace_steps")" = "0:0|2:27500" ] ||
   die "overlap_a (1000-1200 us) and overlap_b (1100-1300), each to its own named E, aten::mm at 1200 in b: $(q "SELECT * FROM trace_steps")"
