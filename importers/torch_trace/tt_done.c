@@ -555,17 +555,37 @@ static void resolve_groups(tt_import *imp, tt_rank *r) {
 }
 #undef STREAM_KEY
 
-void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt) {
+/* The rank: the one given, else distributedInfo's, else, for a file read whole (a device of a
+** file of several is ranked by tt_read.c split_devices), the one its record_param_comms name,
+** said. The world size, where distributedInfo gives none: the default group's they name. */
+static void rank_of(tt_rank *r, const tt_options *opt) {
+  const int64_t comms = tt_comms_rank(&r->comms), world = r->world_size;
   if (opt->rank >= 0) {
-    if (r->trace_rank >= 0 && r->trace_rank != opt->rank)
-      xp_warn("%s: the trace says rank %lld; recorded as rank %lld as asked", r->file,
-              (long long)r->trace_rank, (long long)opt->rank);
+    const int64_t says = r->trace_rank >= 0 ? r->trace_rank : comms;
+    if (says >= 0 && says != opt->rank)
+      xp_warn("%s: the trace says rank %lld%s; recorded as rank %lld as asked", r->file, (long long)says,
+              r->trace_rank >= 0 ? "" : " (its record_param_comms)", (long long)opt->rank);
     r->rank = opt->rank;
     r->rank_source = "option";
   } else if (r->trace_rank >= 0) {
     r->rank = r->trace_rank;
     r->rank_source = "trace";
+  } else if (!opt->device && comms >= 0) {
+    r->rank = comms;
+    r->rank_source = "trace";
+    r->rank_by_comms = 1;
   }
+  if (world < 0) r->world_size = tt_comms_world(&r->comms);
+  if (!r->rank_by_comms) return;
+  char of[96] = "";
+  if (world < 0 && r->world_size > 0)
+    snprintf(of, sizeof of, ", in a world of %lld (its default process group's size)", (long long)r->world_size);
+  xp_warn("%s: no distributedInfo.rank in the trace: rank %lld, as its record_param_comms name it%s", r->file,
+          (long long)r->rank, of);
+}
+
+void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt) {
+  rank_of(r, opt);
   /* the device its activities ran on, one once a file's several are split (tt_read.c) */
   if (r->device < 0 && r->ndevices == 1) r->device = r->devices[0];
   /* Steps marked by an annotation asked for have no number of their own: numbered in the

@@ -18,7 +18,10 @@
 ** operator whose args name the caller's rank in the call's group ("Rank") and the group's members
 ** by global rank ("Process Group Ranks"), so the member at that place is the process's global
 ** rank. A send's or recv's "Rank" is its peer's (torch/csrc/profiler/util.cpp saveNcclMeta), and
-** is not read; a process whose calls name two ranks, or none, has none.
+** is not read; a process whose calls name two ranks, or none, has none. The same reading gives a
+** file of one process its rank where its trace has no distributedInfo (older PyTorch, some
+** launchers, tools that drop the key), on the file's own read (tt_rank.c on_cpu_event), and the
+** job's size: the "Group size" of a call on the default process group, the world's (tt_comms_read).
 **
 ** A file of one process that drove several GPUs never comes here (tt_rank.launch_procs): this
 ** pass is one more read of the file, paid only where several processes made launches.
@@ -36,16 +39,12 @@ typedef struct own_rec { /* a launch (who: its process) or an activity (who: its
   uint32_t who;
 } own_rec;
 
-/* A process's global rank as its record_param_comms name it */
-enum { RANK_NONE, RANK_ONE, RANK_TWO };
-
 typedef struct owners {
   const int64_t *dev;
   int ndev;
   tt_pid proc[MAX_PROCS];
   int nprocs, too_many;
-  int64_t rank[MAX_PROCS];
-  uint8_t rank_state[MAX_PROCS]; /* RANK_*: none seen, one (rank[p]), two that differ */
+  tt_comms comms[MAX_PROCS]; /* each process's global rank, as its record_param_comms name it */
   xp_vec launches, acts; /* own_rec */
 } owners;
 
@@ -84,18 +83,56 @@ static int64_t member_at(tt_slice list, int64_t i) {
   return -1;
 }
 
+/* Is the call's group the default one, the world? c10d names its groups by a count from 0, the
+** default first ("0"; a subgroup may be named by a hash of its ranks instead), and where it
+** describes groups, the default one is "default_pg" (distributed_c10d.py init_process_group); the
+** profiler writes both as c10d gives them (saveNcclMeta). Not the group of the longest ranks list:
+** a trace whose calls never use the world (tensor parallelism within a larger job) would take its
+** largest subgroup for it. */
+static int on_default_group(const tt_event *ev) {
+  tt_slice desc = tt_event_arg(ev, "Process Group Description");
+  if (desc.n) return tt_string_eq(desc, "default_pg");
+  tt_slice name = tt_event_arg(ev, "Process Group Name");
+  return name.n && tt_string_eq(name, "0");
+}
+
+void tt_comms_read(const tt_event *ev, int64_t *rank, int64_t *world) {
+  char coll[32];
+  int64_t in_group, size;
+  *rank = *world = -1;
+  tt_slice cn = tt_event_arg(ev, "Collective name");
+  if (!cn.n || tt_string_decode(cn, coll, sizeof coll) < 0) return;
+  /* a group's size is written whole where its ranks list is cut short, and by a send as by any
+  ** call; "wait" names no group ("Group size" 1) */
+  if (on_default_group(ev) && tt_int(tt_event_arg(ev, "Group size"), &size) == 0 && size > 0) *world = size;
+  if (tt_coll_from_text(coll) == TT_COLL_SENDRECV) return;
+  if (tt_int(tt_event_arg(ev, "Rank"), &in_group) != 0) return;
+  *rank = member_at(tt_event_arg(ev, "Process Group Ranks"), in_group);
+}
+
+void tt_comms_add(tt_comms *c, int64_t rank, int64_t world) {
+  if (rank >= 0) {
+    c->rank_lo = c->ranks && c->rank_lo < rank ? c->rank_lo : rank;
+    c->rank_hi = c->ranks && c->rank_hi > rank ? c->rank_hi : rank;
+    c->ranks++;
+  }
+  if (world > 0) {
+    c->world_lo = c->worlds && c->world_lo < world ? c->world_lo : world;
+    c->world_hi = c->worlds && c->world_hi > world ? c->world_hi : world;
+    c->worlds++;
+  }
+}
+
+int64_t tt_comms_rank(const tt_comms *c) { return c->ranks && c->rank_lo == c->rank_hi ? c->rank_lo : -1; }
+
+int64_t tt_comms_world(const tt_comms *c) { return c->worlds && c->world_lo == c->world_hi ? c->world_lo : -1; }
+
 /* A record_param_comms operator: the global rank of the process that made the call. */
 static void on_param_comms(owners *o, const tt_event *ev) {
-  char coll[32];
-  int64_t in_group;
-  tt_slice cn = tt_event_arg(ev, "Collective name");
-  if (!cn.n || tt_string_decode(cn, coll, sizeof coll) < 0 || tt_coll_from_text(coll) == TT_COLL_SENDRECV) return;
-  if (tt_int(tt_event_arg(ev, "Rank"), &in_group) != 0) return;
-  const int64_t rank = member_at(tt_event_arg(ev, "Process Group Ranks"), in_group);
+  int64_t rank, world;
+  tt_comms_read(ev, &rank, &world);
   const int p = rank >= 0 ? proc_index(o, ev->pid) : -1;
-  if (p < 0) return;
-  if (o->rank_state[p] == RANK_NONE) o->rank[p] = rank, o->rank_state[p] = RANK_ONE;
-  else if (o->rank[p] != rank) o->rank_state[p] = RANK_TWO;
+  if (p >= 0) tt_comms_add(&o->comms[p], rank, world);
 }
 
 static int on_event(void *ctx, const tt_rank *r, const tt_event *ev) {
@@ -220,7 +257,7 @@ int tt_device_owners(tt_import *imp, const char *path, const int64_t *dev, int n
   for (int d = 0; d < ndev; d++) {
     owned[d] = !rc && !o.too_many && owner[d] >= 0;
     if (owned[d]) proc[d] = o.proc[owner[d]];
-    rank[d] = owned[d] && o.rank_state[owner[d]] == RANK_ONE ? o.rank[owner[d]] : -1;
+    rank[d] = owned[d] ? tt_comms_rank(&o.comms[owner[d]]) : -1;
   }
   xp_vec_free(&o.launches);
   xp_vec_free(&o.acts);

@@ -683,6 +683,13 @@ static int on_cpu_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt
   int in_place;
   const char *name = ev->name.n ? text_of(imp, ev->name, &n, &in_place) : NULL;
   if (!name) return 0;
+  /* c10d's record of a collective call (a cpu_op): the caller's rank and the world's size, which
+  ** the rank takes where its trace has no distributedInfo (tt_rank_done) */
+  if (n == 18 && memcmp(name, "record_param_comms", 18) == 0) {
+    int64_t rank, world;
+    tt_comms_read(ev, &rank, &world);
+    tt_comms_add(&r->comms, rank, world);
+  }
   int is_step = opt->step_annotation ? is_step_annotation(opt->step_annotation, name, n)
                                      : n > 13 && memcmp(name, "ProfilerStep#", 13) == 0;
   if (annot && !opt->step_annotation && !is_step) count_engine_step(r, name, n);

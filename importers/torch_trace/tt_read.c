@@ -630,10 +630,16 @@ static int check_one_job(tt_import *imp) {
   for (int i = 0; i < imp->nranks; i++) {
     tt_rank *a = imp->ranks[i];
     if (a->rank < 0) {
+      /* or they name two ranks: several processes' calls in a file of one GPU, none the rank's */
+      char why[96] = "none";
+      if (a->comms.ranks && a->comms.rank_lo != a->comms.rank_hi)
+        snprintf(why, sizeof why, "several ranks (%lld to %lld), not one", (long long)a->comms.rank_lo,
+                 (long long)a->comms.rank_hi);
       if (imp->nranks > 1)
         return xp_error_at(XP_EXIT_USAGE, a->file, 0,
-                           "the trace has no distributedInfo.rank; with several files every trace must say its "
-                           "rank, or --ranks R0,R1,... give them in the files' order");
+                           "the trace has no distributedInfo.rank and its record_param_comms name %s; with several "
+                           "files every trace must say its rank, or --ranks R0,R1,... give them in the files' order",
+                           why);
       a->rank = 0;
       a->rank_source = "default";
     }

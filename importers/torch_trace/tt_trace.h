@@ -149,11 +149,30 @@ typedef struct tt_pairing {
   int64_t open_b, lone_e, untimed;
 } tt_pairing;
 
+/* What a process's record_param_comms say of its place in the job (tt_owner.c): the global
+** ranks they name, and the sizes they give the default (world) process group, as the least and
+** greatest seen, so that no order of the events changes what is decided; zero: none seen. */
+typedef struct tt_comms {
+  int64_t rank_lo, rank_hi, world_lo, world_hi;
+  int ranks, worlds; /* calls that named a rank, the world's size */
+} tt_comms;
+/* The global rank the call at ev (a record_param_comms) names for its caller, and the world's
+** size where its group is the default one; -1 where it names none. */
+void tt_comms_read(const tt_event *ev, int64_t *rank, int64_t *world);
+void tt_comms_add(tt_comms *c, int64_t rank, int64_t world);
+/* The one rank, the one world size the calls name; -1 where they name none or two. */
+int64_t tt_comms_rank(const tt_comms *c);
+int64_t tt_comms_world(const tt_comms *c);
+
 typedef struct tt_rank {
   char *file;
   int64_t rank;       /* -1 until known (set when the file is done) */
   int64_t trace_rank; /* distributedInfo.rank, -1 if the trace has none */
   const char *rank_source; /* "trace", "option", "default" */
+  /* The record_param_comms of the CPU side read (the process's, in a file of several): the rank
+  ** and world size where the trace has no distributedInfo (tt_rank_done); rank_by_comms: so taken */
+  tt_comms comms;
+  int rank_by_comms;
   /* A device of a file of several (tt_read.c split_devices), and one whose rank neither the
   ** trace nor the command line gives: numbered once every file is read (tt_import_finish) */
   int split, number_later;

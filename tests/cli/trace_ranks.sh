@@ -7,7 +7,9 @@
 # plus the GPU's place, as c10d numbered them; in a merged file, the rank each process's
 # record_param_comms name), else the files' order, then the devices'. Every way of writing the
 # job gives the figures of its one-file-per-GPU import: ranks, kernels per step, the waiting in
-# collectives paired across hosts by Seq within their process groups.
+# collectives paired across hosts by Seq within their process groups. A file of one GPU whose trace
+# has no distributedInfo takes its rank from its record_param_comms the same way (and the world's
+# size from its default group's calls); where they name no rank, or two, it is still refused.
 set -u
 . "$XP_SRC/tests/lib.sh"
 v="$XP_SRC/tests/data/trace/variants"
@@ -85,4 +87,42 @@ check "beside ranks the traces name: figures" "$want" "$(figures)"
 imp "$tmp/1p0.json" "$tmp/1p1.json" --ranks 0,1
 check "--ranks, one per file though a file has two GPUs: exit" 2 $?
 check "--ranks, one per file though a file has two GPUs: refused" "xp: $tmp/1p1.json: rank 1 again ($tmp/1p0.json is rank 1 too); a file of several GPUs takes a rank for each, from its first" "$(tail -n 1 "$tmp/err")"
+
+# one file per GPU without distributedInfo (older PyTorch, some launchers, stripped by tools): each
+# rank as its record_param_comms name it, the world's size the default group's; a file of one GPU
+# without either was refused with several files ("every trace must say its rank")
+for n in 0 1 2 3; do
+  zcat "$v/multinode_r$n.json.gz" | sed 's/"distributedInfo": {[^}]*}, //' > "$tmp/r$n.json"
+done
+check "no distributedInfo: stripped" 0 "$(cat "$tmp"/r?.json | grep -c distributedInfo)"
+imp "$tmp"/r{3,1,0,2}.json
+check "no distributedInfo, one file per GPU: exit" 0 $?
+check "no distributedInfo, one file per GPU: figures" "$want" "$(figures)"
+check "no distributedInfo, one file per GPU: sources" "trace:4 trace:4 trace:4 trace:4" "$(sources)"
+check "no distributedInfo, one file per GPU: said" "xp: warning: $tmp/r1.json: no distributedInfo.rank in the trace: rank 1, as its record_param_comms name it, in a world of 4 (its default process group's size)" "$(sed -n 2p "$tmp/err")"
+# ... beside files that have it, and with a rank given: the option's, said where they differ
+imp "$v/multinode_r0.json.gz" "$tmp/r1.json" "$v/multinode_r2.json.gz" "$v/multinode_r3.json.gz"
+check "no distributedInfo beside files with it: figures" "$want" "$(figures)"
+imp "$tmp/r1.json" --rank 5
+check "no distributedInfo, --rank: said" "xp: warning: $tmp/r1.json: the trace says rank 1 (its record_param_comms); recorded as rank 5 as asked" "$(head -n 1 "$tmp/err")"
+check "no distributedInfo, --rank: source" "option:4" "$(sources)"
+# the world's size is the default group's ("0", described "default_pg" where c10d describes
+# groups), not the largest group's: calls on the node's group alone leave it unknown
+grep -v 'record_param_comms.*default_pg' "$tmp/r1.json" > "$tmp/node_only.json"
+imp "$tmp/node_only.json"
+check "no distributedInfo, the node's group alone: rank, no world" "trace:-" "$(sources)"
+sed 's/"Process Group Description": "[^"]*", //' "$tmp/r1.json" > "$tmp/no_desc.json"
+imp "$tmp/no_desc.json"
+check "no distributedInfo, groups not described: the world is group 0" "trace:4" "$(sources)"
+check "no distributedInfo, groups not described: rank" 1 "$(query "SELECT rank FROM trace_ranks WHERE run_id = (SELECT max(id) FROM runs)")"
+# ... but where its calls name two ranks (rank 1's world calls say rank 3), or none: still refused
+sed '/record_param_comms.*default_pg/s/"Rank": 1}/"Rank": 3}/' "$tmp/r1.json" > "$tmp/two.json"
+imp "$tmp/r0.json" "$tmp/two.json" "$tmp/r2.json" "$tmp/r3.json"
+check "no distributedInfo, two ranks in its calls: exit" 2 $?
+check "no distributedInfo, two ranks in its calls: refused" "xp: $tmp/two.json: the trace has no distributedInfo.rank and its record_param_comms name several ranks (1 to 3), not one; with several files every trace must say its rank, or --ranks R0,R1,... give them in the files' order" "$(tail -n 1 "$tmp/err")"
+grep -v record_param_comms "$tmp/r1.json" > "$tmp/none.json"
+imp "$tmp/r0.json" "$tmp/none.json"
+check "no distributedInfo, no calls: exit" 2 $?
+check "no distributedInfo, no calls: refused" "xp: $tmp/none.json: the trace has no distributedInfo.rank and its record_param_comms name none; with several files every trace must say its rank, or --ranks R0,R1,... give them in the files' order" "$(tail -n 1 "$tmp/err")"
+check "refused: nothing recorded" 0 "$(query "SELECT count(*) FROM trace_ranks WHERE file LIKE '%two.json' OR file LIKE '%none.json'")"
 finish
