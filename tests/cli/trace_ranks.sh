@@ -106,6 +106,14 @@ check "no distributedInfo beside files with it: figures" "$want" "$(figures)"
 imp "$tmp/r1.json" --rank 5
 check "no distributedInfo, --rank: said" "xp: warning: $tmp/r1.json: the trace says rank 1 (its record_param_comms); recorded as rank 5 as asked" "$(head -n 1 "$tmp/err")"
 check "no distributedInfo, --rank: source" "option:4" "$(sources)"
+# ... merged files too: each device its process's rank, as before, and now the world's size
+for n in 0 1; do zcat "$v/multinode_n$n.json.gz" | sed 's/"distributedInfo": {[^}]*}, //' > "$tmp/nd$n.json"; done
+imp "$tmp/nd1.json" "$tmp/nd0.json"
+check "no distributedInfo, merged: figures" "$want" "$(figures)"
+check "no distributedInfo, merged: sources" "trace:4 trace:4 trace:4 trace:4" "$(sources)"
+# ... one such file alone was taken for the whole job (world size 2, its two GPUs)
+imp "$tmp/nd1.json"
+check "no distributedInfo, one merged file alone: sources" "trace:4 trace:4" "$(sources)"
 # the world's size is the default group's ("0", described "default_pg" where c10d describes
 # groups), not the largest group's: calls on the node's group alone leave it unknown
 grep -v 'record_param_comms.*default_pg' "$tmp/r1.json" > "$tmp/node_only.json"

@@ -5,7 +5,7 @@
 ** again with its events reordered (the top-level keys and every event's bytes unchanged):
 **   reversed: launches before their kernels, operators after them, steps after both;
 **   GPU first: every GPU activity, then the rest in file order (operators after their kernels).
-** Every figure a rank keeps must agree: counts, linked kernels, per-name, per-step, per-operator
+** Every figure a rank keeps must agree: its rank and world size, counts, linked kernels, per-name, per-step, per-operator
 ** (shapes) and per-collective figures. The order_* traces hold what the file's order decided
 ** before: a kernel at "ts": 0 left out only after the CPU events, epoch times shifted by the
 ** base after such a kernel, ROCm's External ids read by the launches before a kernel; and what
@@ -116,8 +116,8 @@ static char *figures(const tt_import *imp, const tt_rank *r) {
   xp_vec lines = {0};
 #define LINE(...) (*(char **)xp_vec_push(&lines, sizeof(char *)) = xp_asprintf(__VA_ARGS__))
 #define NAME(key) imp->names.str[TT_KEY_NAME(key)]
-  LINE("rank %lld device %lld: %lld kernels %lld memcpys %lld memsets %lld cpu_ops %lld linked %lld before the trace",
-       (long long)r->rank, (long long)r->device, (long long)r->kernels, (long long)r->memcpys, (long long)r->memsets,
+  LINE("rank %lld of %lld device %lld: %lld kernels %lld memcpys %lld memsets %lld cpu_ops %lld linked %lld before the trace",
+       (long long)r->rank, (long long)r->world_size, (long long)r->device, (long long)r->kernels, (long long)r->memcpys, (long long)r->memsets,
        (long long)r->cpu_ops, (long long)r->linked, (long long)r->before_trace);
   LINE("gpu %lld..%lld busy %lld kernel %lld profiled %lld..%lld", (long long)r->gpu_start, (long long)r->gpu_end,
        (long long)r->busy_ns, (long long)r->kernel_ns, (long long)r->prof_start, (long long)r->prof_end);
@@ -390,10 +390,18 @@ static void check_figures(const char *name, const char *by, const tt_import *imp
       CHECK_EQ_INT(XP_VEC_AT(&imp->ranks[i]->steps, tt_step, 0)->number, seq || !i ? 1 : 9);
       free(per);
     }
+  } else if (strcmp(name, "multinode_r2_nodist.json.gz") == 0) {
+    /* no distributedInfo: rank 2 and the world of 4, as its record_param_comms name them */
+    CHECK_EQ_INT(imp->nranks, 1);
+    CHECK_EQ_INT(r->rank, 2);
+    CHECK_EQ_INT(r->rank_by_comms, 1);
+    CHECK_EQ_INT(r->world_size, 4);
+    CHECK_EQ_STR(steps, "3|3");
   } else if (strncmp(name, "multinode_", 10) == 0) {
     /* node 1's file of two GPUs: ranks 2 and 3, by its processes' record_param_comms (merged,
     ** multinode_n1) or its one process's distributedInfo.rank 1 times its 2 GPUs (multinode_1p1),
-    ** whatever the order of the events; the node's group pairs its two ranks' all-reduces */
+    ** whatever the order of the events; the node's group pairs its two ranks' all-reduces. The
+    ** world's size from distributedInfo, or without it, each process's calls on the default group */
     CHECK_EQ_INT(imp->nranks, 2);
     for (int i = 0; i < imp->nranks && i < 2; i++) {
       const tt_rank *d = imp->ranks[i];
@@ -511,6 +519,8 @@ int main(void) {
       {"trace/variants", "merged_apart.json", NULL, 0},         /* two processes apart in time, ids alike */
       {"trace/variants", "multinode_n1.json.gz", NULL, 0},      /* a node's two processes, their ranks */
       {"trace/variants", "multinode_1p1.json.gz", NULL, 0},     /* a node's one process, two GPUs, rank 1 */
+      {"trace/variants", "multinode_r2_nodist.json.gz", NULL, 0}, /* rank 2 by its calls, no distributedInfo */
+      {"trace/variants", "multinode_n1_nodist.json.gz", NULL, 0}, /* ... a node's two processes, and the world */
       {"trace/variants", "be_steps.json", NULL, 0},             /* steps, operators, kernels as "B"/"E" */
       {"trace/variants", "be_steps.json", "decode_step", 0},    /* ... steps by an annotation */
       {"trace/variants", "be_steps.json", "overlap_*", 0},      /* ... by two that overlap on one thread */
