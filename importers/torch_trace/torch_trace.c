@@ -22,11 +22,12 @@ static const xp_field fields[] = {
      "trace files (.json or .json.gz), one per rank of one job (a file of several GPUs: a rank each); relative "
      "to the spec"},
     {"rank", XP_T_INT, 0, NULL, NULL, 0, 1e9,
-     "rank of a single trace whose distributedInfo lacks it (or overrides it); of a file of several GPUs, its "
+     "rank of a single trace that does not say it (or overrides it); of a file of several GPUs, its "
      "first GPU's, the others' following in device order"},
     {"ranks", XP_T_INTS, 0, NULL, NULL, 0, 1e9,
-     "the ranks of the files, in their order, for traces whose distributedInfo lacks them "
-     "(engines launched with MPI, such as TensorRT-LLM), or to override them; a file of several GPUs takes a rank "
+     "the ranks of the files, in their order, for traces that do not say them (no distributedInfo.rank and no "
+     "record_param_comms naming one: engines launched with MPI, such as TensorRT-LLM), or to override them; a "
+     "file of several GPUs takes a rank "
      "for each, from the one given, in device order"},
     {"step_annotation", XP_T_STRING, 0, NULL, NULL, 0, 0,
      "annotation that marks one step (e.g. decode_step), or NAME* for every annotation starting "
@@ -252,15 +253,16 @@ static int label_events(events_ctx *ev, const tt_import *imp) {
   return rc;
 }
 
-/* A declared TP larger than the job the traces say they come from (distributedInfo's world
-** size) would file the run under a configuration it never ran: bad input. */
+/* A declared TP larger than the job the traces say they come from (their world size:
+** distributedInfo's, or their default group's, tt_rank_done) would file the run under a
+** configuration it never ran: bad input. */
 static int check_declared_tp(const xp_spec *spec, const tt_import *imp) {
   const int64_t tp = xp_spec_int(spec->root, "tp", 0);
   for (int i = 0; i < imp->nranks && tp > 0; i++) {
     const tt_rank *r = imp->ranks[i];
     if (r->world_size > 0 && tp > r->world_size)
       return xp_error_at(XP_EXIT_USAGE, r->file, 0,
-                         "tp=%lld is declared, but the trace's job has %lld rank%s (distributedInfo.world_size)",
+                         "tp=%lld is declared, but the trace's job has %lld rank%s (its world size)",
                          (long long)tp, (long long)r->world_size, r->world_size == 1 ? "" : "s");
   }
   return 0;
@@ -364,6 +366,10 @@ const xp_kind xp_kind_torch_trace = {
              "  A trace without ProfilerStep#N that holds vLLM's or SGLang's step annotations is told the\n"
              "  --step-annotation that marks them. vLLM's front-end trace (*.async_llm.*, CPU only) is\n"
              "  refused: import the workers' traces without it.\n"
+             "  A file of one GPU takes its distributedInfo.rank, else the rank its record_param_comms\n"
+             "  name (older PyTorch, some launchers), said; the world size, where distributedInfo gives\n"
+             "  none, is the default process group's size as they give it. With several files, one whose\n"
+             "  trace says no rank (or its calls several) is refused unless --ranks gives them.\n"
              "  A file of several GPUs (one process driving them, or processes' traces merged) is a rank per\n"
              "  GPU: from the rank given for the file, in device order; else its process's rank (its\n"
              "  distributedInfo.rank; in a merged file, the rank each process's record_param_comms name)\n"
