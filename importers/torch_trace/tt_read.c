@@ -395,10 +395,11 @@ static int split_devices(tt_import *imp, tt_rank *r, const char *path, const tt_
     int rc = keep_main_device(imp, r, path, opt);
     if (rc >= 0) return rc;
   }
-  if (why)
+  if (why) /* a merged file's processes each drove one (launch_procs: those whose launches it holds) */
     return xp_error_at(XP_EXIT_USAGE, path, 0,
-                       "GPU activity on devices %lld and %lld%s: one process drove several GPUs, and xp counts "
-                       "one GPU per rank, but %s", (long long)dev[0], (long long)dev[1], n > 2 ? " and more" : "", why);
+                       "GPU activity on devices %lld and %lld%s: %s drove several GPUs, and xp counts "
+                       "one GPU per rank, but %s", (long long)dev[0], (long long)dev[1], n > 2 ? " and more" : "",
+                       r->launch_procs > 1 ? "the file's processes" : "one process", why);
   const int procs = r->launch_procs > 1;
   const int64_t trace_rank = r->trace_rank, world = r->world_size;
   drop_last_rank(imp, r);
