@@ -148,37 +148,33 @@ one_line "serve side file given with the result beside it" 2 \
   "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/c16.json" "$tmp/c16.pytorch.json"
 
 # a side file that is not one run of those three: refused in one line, nothing recorded
-side() { # side IN OUT PYTHON: OUT is IN's records (r) after PYTHON, json.dump as vLLM writes them
-  python3 -c "import json, sys; r = json.load(open(sys.argv[1])); $3; json.dump(r, open(sys.argv[2], 'w'))" "$1" "$2"
+refused_side() { # refused_side WHAT SAMPLE NAME PYTHON LINE: SAMPLE's records (r) after PYTHON,
+  # json.dump as vLLM writes them, into NAME.pytorch.json: refused with LINE, exit 2
+  python3 -c "import json, sys; r = json.load(open(sys.argv[1])); $4; json.dump(r, open(sys.argv[2], 'w'))" \
+    "$fmt/$2.pytorch.json" "$tmp/$3.pytorch.json"
+  one_line "$1" 2 "$3.pytorch.json:1: $5" "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/$3.pytorch.json"
 }
-side "$fmt/vllm_throughput.pytorch.json" "$tmp/vals.pytorch.json" "r[1]['metric']['benchmark_values'] = 32000.0"
-one_line "side file: benchmark_values not a list" 2 \
-  "vals.pytorch.json:1: record 1: metric.benchmark_values: expected an array, found a number" \
-  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/vals.pytorch.json"
-side "$fmt/vllm_throughput.pytorch.json" "$tmp/two.pytorch.json" "r[1]['metric']['extra_info']['elapsed_time'] = 21.0"
-one_line "side file: records of two runs" 2 \
-  "two.pytorch.json:1: record 1: its metric.extra_info differs from record 0's (the records of one run share it)" \
-  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/two.pytorch.json"
-side "$fmt/vllm_throughput.pytorch.json" "$tmp/notime.pytorch.json" "[x['metric']['extra_info'].pop('elapsed_time') for x in r]"
-one_line "throughput side file without its elapsed time" 2 \
-  "notime.pytorch.json:1: record 0: metric.extra_info.elapsed_time: expected a number, found nothing" \
-  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/notime.pytorch.json"
-side "$fmt/vllm_latency.pytorch.json" "$tmp/nobatch.pytorch.json" "del r[0]['benchmark']['extra_info']['args']['batch_size']"
-one_line "latency side file without its batch size" 2 \
-  "nobatch.pytorch.json:1: record 0: benchmark.extra_info.args.batch_size: missing; the case is named by it" \
-  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/nobatch.pytorch.json"
-side "$fmt/vllm_latency.pytorch.json" "$tmp/zero.pytorch.json" "r[0]['metric']['benchmark_values'][2] = 0"
-one_line "latency side file: an iteration of no time" 2 \
-  "zero.pytorch.json:1: record 0: metric \"latency\": benchmark_values entry 2: expected a time in seconds > 0, found one <= 0" \
-  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/zero.pytorch.json"
-side "$fmt/vllm_latency.pytorch.json" "$tmp/beam.pytorch.json" "r[0]['benchmark']['name'] = 'vLLM beam search benchmark'"
-one_line "side file of another benchmark" 2 \
-  "beam.pytorch.json:1: record 0: benchmark.name \"vLLM beam search benchmark\": not vllm bench serve's, throughput's or latency's" \
-  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/beam.pytorch.json"
-side "$fmt/vllm_latency.pytorch.json" "$tmp/prefill.pytorch.json" "r[0]['metric']['name'] = 'prefill_128_mean_ms'"
-one_line "side file of another metric" 2 \
-  "prefill.pytorch.json:1: record 0: metric \"prefill_128_mean_ms\": not one vllm bench serve, throughput or latency writes" \
-  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/prefill.pytorch.json"
+refused_side "side file: benchmark_values not a list" vllm_throughput vals \
+  "r[1]['metric']['benchmark_values'] = 32000.0" \
+  "record 1: metric.benchmark_values: expected an array, found a number"
+refused_side "side file: records of two runs" vllm_throughput two \
+  "r[1]['metric']['extra_info']['elapsed_time'] = 21.0" \
+  "record 1: its metric.extra_info differs from record 0's (the records of one run share it)"
+refused_side "throughput side file without its elapsed time" vllm_throughput notime \
+  "[x['metric']['extra_info'].pop('elapsed_time') for x in r]" \
+  "record 0: metric.extra_info.elapsed_time: expected a number, found nothing"
+refused_side "latency side file without its batch size" vllm_latency nobatch \
+  "del r[0]['benchmark']['extra_info']['args']['batch_size']" \
+  "record 0: benchmark.extra_info.args.batch_size: missing; the case is named by it"
+refused_side "latency side file: an iteration of no time" vllm_latency zero \
+  "r[0]['metric']['benchmark_values'][2] = 0" \
+  "record 0: metric \"latency\": benchmark_values entry 2: expected a time in seconds > 0, found one <= 0"
+refused_side "side file of another benchmark" vllm_latency beam \
+  "r[0]['benchmark']['name'] = 'vLLM beam search benchmark'" \
+  "record 0: benchmark.name \"vLLM beam search benchmark\": not vllm bench serve's, throughput's or latency's"
+refused_side "side file of another metric" vllm_latency prefill \
+  "r[0]['metric']['name'] = 'prefill_128_mean_ms'" \
+  "record 0: metric \"prefill_128_mean_ms\": not one vllm bench serve, throughput or latency writes"
 head -c 700 "$fmt/vllm_throughput.pytorch.json" > "$tmp/cut.pytorch.json"
 one_line "side file cut short" 2 "cut.pytorch.json:1: not valid JSON" \
   "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/cut.pytorch.json"
