@@ -35,6 +35,7 @@ void nt_doc_free(nt_doc *d) {
     for (int p = 0; p < NT_NPLACE; p++) free(d->rows[i].r[p].iter_us);
   free(d->rows);
   free(d->env);
+  free(d->ev);
   xp_nccl_info_free(&d->info);
 }
 
@@ -52,39 +53,89 @@ nt_row *nt_doc_add_row(nt_doc *d) {
 }
 
 /* busbw / algbw is 2(n-1)/n for allreduce and (n-1)/n for allgather, reduce_scatter and
-** alltoall (nccl-tests' GetBw); broadcast, reduce and sendrecv give 1 whatever n is. Printed
-** with two decimals, the ratio pins n only for bandwidths of a few GB/s and more. */
-static int ranks_from_bw(const nt_row *r, const nt_result *res) {
-  if (!res->have || res->algbw < 1.0 || res->busbw <= 0) return -1;
-  const double f = res->busbw / res->algbw;
-  double n;
-  if (strcmp(r->coll, "allreduce") == 0) n = f < 2 ? 2 / (2 - f) : -1;
-  else if (strcmp(r->coll, "allgather") == 0 || strcmp(r->coll, "reducescatter") == 0 ||
-           strcmp(r->coll, "alltoall") == 0)
+** alltoall (nccl-tests' GetBw); broadcast, reduce and sendrecv give 1 whatever n is. The text
+** prints both with two decimals (JSON with six): each may be off by half its last digit, which
+** moves the ratio by (half / algbw) (1 + ratio) and n by that times dn/d(ratio); n counts only
+** where that cannot reach the next whole number. */
+static int ranks_from_bw(const nt_row *r, const nt_result *res, double half) {
+  if (!res->have || res->algbw <= 0 || res->busbw <= 0) return -1;
+  const double f = res->busbw / res->algbw, df = half / res->algbw * (1 + f);
+  double n, dn;
+  if (strcmp(r->coll, "allreduce") == 0) {
+    n = f < 2 ? 2 / (2 - f) : -1;
+    dn = n * n / 2 * df;
+  } else if (strcmp(r->coll, "allgather") == 0 || strcmp(r->coll, "reducescatter") == 0 ||
+             strcmp(r->coll, "alltoall") == 0) {
     n = f < 1 ? 1 / (1 - f) : -1;
-  else return -1;
-  if (n < 1.5 || n > 1e5) return -1;
-  /* the printed rounding moves n by at most about n^2 * 0.01 / algbw */
-  const double slack = n * n * 0.006 / res->algbw;
-  return slack < 0.25 && fabs(n - floor(n + 0.5)) < 0.25 ? (int)floor(n + 0.5) : -1;
+    dn = n * n * df;
+  } else return -1;
+  if (n < 1.5 || n > 1e5 || dn >= 0.3) return -1;
+  return fabs(n - floor(n + 0.5)) <= dn + 1e-6 ? (int)floor(n + 0.5) : -1;
 }
 
-void nt_infer_ranks(nt_doc *d) {
-  int n = 0, agree = 1;
-  for (int i = 0; i < d->nrows && agree; i++) {
-    if (d->rows[i].nranks > 0) continue;
+int nt_add_rank_evidence(nt_doc *d, const nt_rank_evidence *e) {
+  d->ev = xp_xrealloc(d->ev, sizeof *d->ev * (size_t)(d->nev + 1));
+  d->ev[d->nev++] = *e;
+  return e->info > 0 ? e->info : e->listed > 0 ? e->listed : e->assumed;
+}
+
+/* The ranks report k's rows' figures give: 0 none, -1 rows that disagree. */
+static int report_bw_ranks(const nt_doc *d, int k) {
+  int n = 0;
+  for (int i = 0; i < d->nrows; i++) {
+    if (d->rows[i].report != k) continue;
     for (int p = 0; p < NT_NPLACE; p++) {
-      int k = ranks_from_bw(&d->rows[i], &d->rows[i].r[p]);
-      if (k > 0 && n > 0 && k != n) agree = 0;
-      if (k > 0) n = k;
+      int m = ranks_from_bw(&d->rows[i], &d->rows[i].r[p], d->json ? 5e-7 : 5e-3);
+      if (m > 0 && n > 0 && m != n) return -1;
+      if (m > 0) n = m;
     }
   }
-  if (!agree || n == 0) return;
-  for (int i = 0; i < d->nrows; i++)
-    if (d->rows[i].nranks == 0) d->rows[i].nranks = n;
-  if (d->nranks == 0) {
-    d->nranks = n;
-    d->ranks_inferred = 1;
+  return n;
+}
+
+/* Appends ", SOURCE says N" to a warning where a weaker source gives another count. */
+static void disagrees(char *buf, size_t n, const char *source, int says, int chosen) {
+  size_t used = strlen(buf);
+  if (says > 0 && says != chosen && used < n) snprintf(buf + used, n - used, ", %s says %d", source, says);
+}
+
+/*
+** The strongest source wins: NCCL's own nranks (INFO lines), a device list with no gap, the
+** figures' busbw / algbw, nThread x nGpus where no device line is (which assumes one process).
+** A device list with gaps (a pasted excerpt) only bounds the count from below. Alone, that bound
+** is not recorded as the count: gpu_count and a case's ranks are read as the job's size (by
+** queries and the busbw / algbw relation), and a bound would be read as one; unknown is honest.
+*/
+void nt_infer_ranks(nt_doc *d) {
+  const int nreports = d->nev > 0 ? d->nev : 1;
+  for (int k = 0; k < nreports; k++) {
+    nt_rank_evidence e = {0, 0, 0, 0};
+    if (d->nev > 0) e = d->ev[k];
+    const int bw = report_bw_ranks(d, k);
+    int n = 0;
+    const char *from = "";
+    if (e.info > 0) n = e.info, from = "NCCL's INFO lines";
+    else if (e.listed > 0) n = e.listed, from = "the device lines";
+    else if (bw > 0) n = bw, from = "busbw / algbw";
+    else if (e.assumed > 0) n = e.assumed, from = "nThread x nGpus";
+    char report[32] = "", why[256] = "";
+    if (d->nev > 1) snprintf(report, sizeof report, "report %d: ", k + 1);
+    if (n > 0) {
+      disagrees(why, sizeof why, "the device list", e.listed, n);
+      if (e.at_least > n) disagrees(why, sizeof why, "the device list (at least)", e.at_least, n);
+      disagrees(why, sizeof why, "busbw / algbw", bw, n);
+      if (bw > 0) disagrees(why, sizeof why, "nThread x nGpus (one process)", e.assumed, n);
+      if (why[0]) xp_warn("%s: %s%d ranks from %s%s", d->path, report, n, from, why);
+    } else if (e.at_least > 0) {
+      xp_warn("%s: %sthe device lines have gaps: at least %d ranks; the count is left unknown (no NCCL INFO "
+              "line or busbw / algbw says it)", d->path, report, e.at_least);
+    }
+    for (int i = 0; i < d->nrows; i++)
+      if (d->rows[i].report == k) d->rows[i].nranks = n;
+    if (k == 0) {
+      d->nranks = n;
+      d->ranks_inferred = n > 0 && strcmp(from, "busbw / algbw") == 0;
+    }
   }
 }
 

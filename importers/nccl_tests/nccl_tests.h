@@ -43,6 +43,15 @@ typedef struct nt_device {
   char host[64], busid[32], name[96];
 } nt_device;
 
+/* What a report says of its ranks, strongest first; nt_infer_ranks weighs them with busbw / algbw
+** (between listed and assumed). */
+typedef struct nt_rank_evidence {
+  int info;              /* NCCL's INFO lines ("comm 0x.. rank R nranks N"): N; 0 none, -1 they disagree */
+  int listed;            /* a device list with no gap: its ranks (a communicator's, split); 0 none */
+  int at_least;          /* a device list with a gap: the fewest ranks it implies; 0 none */
+  int assumed;           /* no device line: nThread x nGpus, one process assumed; 0 none */
+} nt_rank_evidence;
+
 typedef struct nt_doc {
   const char *path;
   int json;
@@ -53,6 +62,8 @@ typedef struct nt_doc {
   int nthreads, ngpus, warmup, iters, agg, validation, graph, unalign, blocking;
   int nranks;                      /* 0 unknown */
   int ranks_inferred;              /* nranks worked out from busbw / algbw */
+  int nev;                         /* one per report (row.report indexes it) */
+  nt_rank_evidence *ev;
   int nreports;                    /* reports in the file: tests appended to one log */
   int independent;                 /* a report printed twice over: processes not joined by MPI */
   int64_t min_bytes, max_bytes;
@@ -72,8 +83,12 @@ typedef struct nt_doc {
 } nt_doc;
 
 void nt_doc_init(nt_doc *d, const char *path);
-/* Ranks for rows whose report does not say (a table pasted alone), from busbw / algbw where the
-** collective fixes that ratio; they stay 0 where it does not, or where rows disagree. */
+/* Each report's evidence of its ranks, kept for nt_infer_ranks; returns the count it gives
+** without the figures (what the parsers record until then). */
+int nt_add_rank_evidence(nt_doc *d, const nt_rank_evidence *e);
+/* Each report's ranks from its evidence and its rows' busbw / algbw (where the collective fixes
+** that ratio), the strongest first; one warning per report where they disagree, or where only a
+** device list with gaps is there (the count is then left unknown, 0). */
 void nt_infer_ranks(nt_doc *d);
 void nt_doc_free(nt_doc *d);
 /* The bytes of a UTF-8 byte-order mark at the start of text (an editor's), 0 where none. */

@@ -83,12 +83,27 @@ static void read_config(nt_doc *d, const cJSON *c) {
     snprintf(x->busid, sizeof x->busid, "%s", str(v, "device_hex") ? str(v, "device_hex") : "");
     snprintf(x->name, sizeof x->name, "%s", str(v, "device_info") ? str(v, "device_info") : "");
   }
-  /* in 64 bits, then held to int: a file's numbers are not trusted to be small */
+  /* util.cu lists each process's first rank (0, T*G, 2*T*G ...; every rank where T*G is 1): a
+  ** list of those with no gap is the job's, one with a gap (an edited file) says only that the
+  ** processes up to its highest were there. In 64 bits, then held to int: a file's numbers are
+  ** not trusted to be small. */
   const int64_t per_process = (int64_t)(d->nthreads > 0 ? d->nthreads : 1) * (d->ngpus > 0 ? d->ngpus : 1);
   int listed_all = d->ndev >= 2 && (int64_t)max_rank + 1 == d->ndev; /* ranks 0 .. n-1, every one listed */
-  if (max_rank >= 0) d->nranks = listed_all ? d->ndev : xp_saturate_int((double)(max_rank + per_process));
-  else if (d->nthreads > 0 && d->ngpus > 0) d->nranks = xp_saturate_int((double)per_process);
-  if (max_group > 0 && group0 > 0 && listed_all) d->nranks = group0; /* as the text's report_ranks */
+  int firsts = max_rank >= 0 && (int64_t)max_rank == (int64_t)(d->ndev - 1) * per_process;
+  int distinct = 1;
+  for (int i = 0; i < d->ndev && distinct; i++) {
+    for (int j = 0; j < i; j++) distinct = distinct && d->dev[j].rank != d->dev[i].rank;
+    if (d->dev[i].rank < 0 || d->dev[i].rank % per_process) firsts = 0;
+  }
+  listed_all = listed_all && distinct;
+  firsts = firsts && distinct;
+  nt_rank_evidence e = {0, 0, 0, 0};
+  if (max_group > 0 && group0 > 0) e.listed = listed_all ? group0 : 0; /* as the text's report_evidence */
+  else if (listed_all) e.listed = d->ndev;
+  else if (firsts) e.listed = xp_saturate_int((double)max_rank + (double)per_process);
+  else if (max_rank >= 0) e.at_least = xp_saturate_int((double)max_rank + (double)per_process);
+  else if (d->nthreads > 0 && d->ngpus > 0) e.assumed = xp_saturate_int((double)per_process);
+  d->nranks = nt_add_rank_evidence(d, &e);
 }
 
 /* Only NCCL's own settings are kept: the file holds the whole environment of the run. */

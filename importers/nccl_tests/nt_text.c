@@ -23,6 +23,7 @@
 #define MAX_COLS 48
 #define MAX_LINE 1024
 #define MAX_HOSTS 16
+#define MAX_RANK_MAP 8192 /* ranks whose device lines are told apart */
 
 typedef struct layout {
   int ncols;
@@ -42,6 +43,9 @@ typedef struct report {
   int nthreads, ngpus, graph, iters, agg, blocking;
   int max_rank, last_rank; /* of its device lines; -1 none */
   int max_group, group0_ranks; /* NCCL_TESTS_SPLIT_MASK: groups beyond 0, and group 0's ranks */
+  int distinct, past_map;  /* ranks its device lines list, counted once; a rank past the map's */
+  unsigned char listed[MAX_RANK_MAP / 8];
+  int info_nranks;         /* nranks its NCCL INFO lines state; 0 none, -1 they disagree */
 } report;
 
 typedef struct parser {
@@ -450,10 +454,42 @@ static size_t row_before_info(const parser *P, const char *s, const char *info) 
 
 /* ---- reports ---- */
 
-static int report_ranks(const report *R) {
-  if (R->max_group > 0 && R->group0_ranks > 0) return R->group0_ranks; /* a communicator's */
-  if (R->max_rank >= 0) return R->max_rank < INT_MAX ? R->max_rank + 1 : INT_MAX;
-  return R->nthreads > 0 && R->ngpus > 0 ? xp_saturate_int((double)R->nthreads * R->ngpus) : 0;
+/*
+** What the report's lines say of its ranks (nt_infer_ranks weighs it with the figures). nccl-tests
+** numbers ranks process by process, nThread x nGpus each (rank = proc*T*G + thread*G + gpu), so
+** a list from 0 with no gap, of whole processes, is the job's; one with a gap (an excerpt) says
+** only that the processes up to its highest rank's were there.
+*/
+static nt_rank_evidence report_evidence(const report *R) {
+  nt_rank_evidence e = {R->info_nranks, 0, 0, 0};
+  const int64_t per = R->nthreads > 0 && R->ngpus > 0 ? (int64_t)R->nthreads * R->ngpus : 1;
+  if (R->max_rank < 0) {
+    e.assumed = R->nthreads > 0 && R->ngpus > 0 ? xp_saturate_int((double)per) : 0;
+    return e;
+  }
+  const int64_t top = (int64_t)R->max_rank + 1, whole = (top + per - 1) / per * per;
+  const int gapless = !R->past_map && R->distinct == top && top % per == 0;
+  if (R->max_group > 0 && R->group0_ranks > 0) { /* split: the figures are group 0's communicator's */
+    if (gapless) e.listed = R->group0_ranks;
+  } else if (gapless) e.listed = xp_saturate_int((double)top);
+  else e.at_least = xp_saturate_int((double)whole);
+  return e;
+}
+
+/* "comm 0x.. rank R nranks N cudaDev ..." (Init START/COMPLETE, Destroy, "Init timings"; every
+** NCCL 2.x) and "comm 0x.. rank R nRanks N nNodes ..." (2.9 on): the communicator's size. Split
+** communicators (NCCL_TESTS_SPLIT_MASK) beside the world's disagree, and then count for nothing. */
+static void note_info_nranks(report *R, const char *msg) {
+  for (const char *p = strstr(msg, "rank "); p; p = strstr(p + 1, "rank ")) {
+    int r, n, used = 0;
+    if (p > msg && p[-1] != ' ' && p[-1] != ':') continue;
+    if ((sscanf(p, "rank %d nranks %d%n", &r, &n, &used) == 2 || sscanf(p, "rank %d nRanks %d%n", &r, &n, &used) == 2) &&
+        used > 0 && n > 0 && r >= 0 && r < n) {
+      if (R->info_nranks == 0) R->info_nranks = n;
+      else if (R->info_nranks != n) R->info_nranks = -1;
+      return;
+    }
+  }
 }
 
 static void begin_report(parser *P) {
@@ -467,7 +503,8 @@ static void begin_report(parser *P) {
 /* The report's rows learn its ranks; the first report's also stand for the file. */
 static void end_report(parser *P) {
   nt_doc *d = P->d;
-  const int ranks = report_ranks(&P->rep);
+  nt_rank_evidence e = report_evidence(&P->rep);
+  const int ranks = nt_add_rank_evidence(d, &e);
   for (int i = P->rep.first_row; i < d->nrows; i++) d->rows[i].nranks = ranks;
   if (d->nreports == 0) d->nranks = ranks;
   d->nreports++;
@@ -533,6 +570,11 @@ static void read_device(parser *P, const char *line) {
     if (group == 0) P->rep.group0_ranks++;
   }
   if (v.rank > P->rep.max_rank) P->rep.max_rank = v.rank;
+  if (v.rank >= MAX_RANK_MAP) P->rep.past_map = 1;
+  else if (!(P->rep.listed[v.rank / 8] & (1u << (v.rank % 8)))) {
+    P->rep.listed[v.rank / 8] |= (unsigned char)(1u << (v.rank % 8));
+    P->rep.distinct++;
+  }
   if (d->nreports > 0 || d->ndev == (int)(sizeof d->dev / sizeof d->dev[0])) return;
   for (int i = 0; i < d->ndev; i++)
     if (d->dev[i].rank == v.rank) return; /* the same rank from the report's other printing */
@@ -776,6 +818,7 @@ int nt_parse_text(nt_doc *d, const char *text, size_t len) {
     const char *info = strstr(s, "NCCL INFO ");
     if (!info) info = strstr(s, "NCCL WARN ");
     if (info && xp_nccl_info_line(&d->info, s, strlen(s))) {
+      note_info_nranks(&P.rep, info);
       rc = info_line(&P, s, info, lineno);
       continue;
     }

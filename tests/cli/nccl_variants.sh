@@ -69,6 +69,30 @@ check "markdown paste: time" 29254 "$(metric allgather/fp32/4294967296/eager/out
 check "markdown paste: error past the bound, failed" 2 "$(sql "SELECT count(*) FROM cases WHERE status = 'failed'")"
 check "markdown paste: out of bounds" 2 "$(sql "SELECT value FROM run_meta WHERE key = 'nccl_tests.out_of_bounds'")"
 
+# Excerpts of the 2-rank sweep whose device lines were cut (rank 1's, or rank 0's): the count
+# comes from NCCL's INFO lines where kept, else from allreduce's busbw / algbw (1 at 2 ranks),
+# where the highest rank listed gave 1 rank. A gap alone leaves it unknown, with a warning.
+ranks() { sql "SELECT coalesce((SELECT gpu_count FROM runs), 'null') || ' ' ||
+               (SELECT group_concat(DISTINCT coalesce(json_extract(params, '$.ranks'), 'null')) FROM cases) AS ranks"; }
+imp "$data/excerpt_rank0_info.txt"
+check "excerpt, INFO lines kept: exit" 0 $?
+check "excerpt, INFO lines kept: ranks" "2 2" "$(ranks)"
+imp "$data/excerpt_rank0.txt"
+check "excerpt, no INFO: exit" 0 $?
+check "excerpt, no INFO: ranks from busbw / algbw" "2 2" "$(ranks)"
+imp "$data/excerpt_rank1_small.txt"
+check "excerpt, gap and no figure to tell: exit" 0 $?
+check "excerpt, gap and no figure to tell: unknown" "null null" "$(ranks)"
+grep -q 'excerpt_rank1_small.txt: the device lines have gaps: at least 2 ranks; the count is left unknown' "$tmp/err" ||
+  { echo "FAIL: excerpt gap: no warning: $(cat "$tmp/err")"; fail=1; }
+# INFO lines that say 4 against device lines of 2: NCCL's count wins, one line says so.
+sed 's/nranks 2/nranks 4/; s/nRanks 2/nRanks 4/' "$data/excerpt_rank0_info.txt" > "$tmp/info4.txt"
+sed -n '6p' "$data/excerpt_rank0_info.txt" | sed 's/Rank  0/Rank  1/; s/device  0 \[0000:00:06\]/device  1 [0000:00:07]/' > "$tmp/dev1"
+sed -i "6r $tmp/dev1" "$tmp/info4.txt"
+imp "$tmp/info4.txt"
+check "INFO against devices: ranks" "4 4" "$(ranks)"
+check "INFO against devices: one warning" 1 "$(grep -c 'info4.txt: 4 ranks from NCCL.s INFO lines, the device list says 2, busbw / algbw says 2' "$tmp/err")"
+
 # A negative time is no measurement: refused with its line, not recorded.
 sed 's/    19.71   53.20/   -19.71   53.20/' "$data/cut_after_busbw.txt" > "$tmp/negative.txt"
 one_line "negative time" 2 "negative.txt:12: column time: -19.71 is negative" \
