@@ -570,6 +570,13 @@ static void rank_of(tt_rank *r, const tt_options *opt) {
   } else if (r->trace_rank >= 0) {
     r->rank = r->trace_rank;
     r->rank_source = "trace";
+    /* distributedInfo is the profiler's own record of the process, kept; but a tool that copied
+    ** another rank's top-level keys into a merged or edited file would make it wrong, and the
+    ** calls the process made say so: said (a device of a file of several is ranked elsewhere) */
+    if (comms >= 0 && comms != r->trace_rank && (!opt->device || opt->main_device))
+      xp_warn("%s: distributedInfo.rank is %lld but its record_param_comms name rank %lld: recorded as rank %lld, "
+              "distributedInfo's (were its top-level keys copied from another rank's trace?)", r->file,
+              (long long)r->trace_rank, (long long)comms, (long long)r->rank);
   } else if (!opt->device && comms >= 0) {
     r->rank = comms;
     r->rank_source = "trace";

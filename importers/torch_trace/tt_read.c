@@ -327,6 +327,7 @@ static int keep_main_device(tt_import *imp, tt_rank *r, const char *path, const 
   drop_last_rank(imp, r);
   tt_options one = *opt;
   one.device = &dev;
+  one.main_device = 1;
   tt_pid proc;
   int owned = 0;
   if (procs) { /* the strays' process's CPU side is not the rank's (tt_owner.c) */

@@ -268,6 +268,9 @@ typedef struct tt_options {
   int64_t rank;                /* -1: from the trace */
   int progress;                /* report progress on stderr for files over a few MiB */
   const int64_t *device;       /* non-NULL: only GPU activity on this device (pid) is read */
+  /* device is the main one of a file that is one rank, its other devices' few activities strays
+  ** (tt_read.c keep_main_device): the file's rank is the rank's, not the device's of several */
+  int main_device;
   /* non-NULL: only this process's CPU side (operators, annotations, API calls) is read: the
   ** process that launched the device's work, in a file holding several (tt_owner.c) */
   const tt_pid *proc;

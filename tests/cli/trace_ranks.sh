@@ -133,4 +133,19 @@ imp "$tmp/r0.json" "$tmp/none.json"
 check "no distributedInfo, no calls: exit" 2 $?
 check "no distributedInfo, no calls: refused" "xp: $tmp/none.json: the trace has no distributedInfo.rank and its record_param_comms name none; with several files every trace must say its rank, or --ranks R0,R1,... give them in the files' order" "$(tail -n 1 "$tmp/err")"
 check "refused: nothing recorded" 0 "$(query "SELECT count(*) FROM trace_ranks WHERE file LIKE '%two.json' OR file LIKE '%none.json'")"
+# distributedInfo naming another rank than the calls the process made (a tool that copied rank 1's
+# top-level keys onto rank 0's events): distributedInfo's, Kineto's own record, kept, and the two
+# said in one line, where it went unsaid; files that agree, and a merged file's processes (whose
+# one distributedInfo is one process's), say nothing
+imp "$v/multinode_r0_dist1.json.gz"
+check "distributedInfo against its calls: exit" 0 $?
+check "distributedInfo against its calls: distributedInfo's" "1|trace:4" "$(query "SELECT rank || '|' || rank_source || ':' || world_size FROM trace_ranks WHERE run_id = (SELECT max(id) FROM runs)")"
+check "distributedInfo against its calls: said" "xp: warning: $v/multinode_r0_dist1.json.gz: distributedInfo.rank is 1 but its record_param_comms name rank 0: recorded as rank 1, distributedInfo's (were its top-level keys copied from another rank's trace?)" "$(grep 'distributedInfo.rank is' "$tmp/err")"
+imp "$v/multinode_r0_dist1.json.gz" "$v/multinode_r1.json.gz"
+check "distributedInfo against its calls, beside the rank it names: exit" 2 $?
+check "distributedInfo against its calls, beside the rank it names: said first" 1 "$(grep -c 'distributedInfo.rank is 1 but' "$tmp/err")"
+imp "$v"/multinode_r{0,1,2,3}.json.gz
+check "distributedInfo agreeing with the calls: nothing said" 0 "$(grep -c 'distributedInfo.rank is' "$tmp/err")"
+imp "$v/multinode_n1.json.gz"
+check "a merged file's distributedInfo (its first process's): nothing said" 0 "$(grep -c 'distributedInfo.rank is' "$tmp/err")"
 finish
