@@ -163,6 +163,19 @@ static int keep_event(void *vctx, const tt_rank *r, const tt_event *ev) {
   return 0;
 }
 
+/* The events of the file being read, kept so far: it is read again to keep another set
+** (tt_read.c keep_main_device). */
+static int forget_events(void *vctx) {
+  events_ctx *c = vctx;
+  sqlite3_stmt *st = xp_run_stmt(c->run, "DELETE FROM trace_events WHERE run_id = ?1 AND rank = ?2");
+  if (!st) return XP_EXIT_DB;
+  sqlite3_bind_int64(st, 1, xp_run_id(c->run));
+  sqlite3_bind_int64(st, 2, -1 - c->file);
+  if (xp_db_step_done(xp_run_db(c->run), st)) return XP_EXIT_DB;
+  c->kept -= sqlite3_changes(xp_run_db(c->run));
+  return 0;
+}
+
 static int events_set_rank(events_ctx *c, int file, int64_t rank) {
   sqlite3_stmt *st = xp_run_stmt(c->run, "UPDATE trace_events SET rank = ?1 WHERE run_id = ?2 AND rank = ?3");
   if (!st) return XP_EXIT_DB;
@@ -280,13 +293,14 @@ static int torch_trace_execute(xp_ctx *ctx) {
   opt.rank = xp_spec_int(ctx->spec->root, "rank", -1);
   opt.progress = !ctx->quiet;
   events_ctx ev = {ctx->run, 0, 0};
+  const tt_keep keeper = {keep_event, forget_events, &ev};
   int keep = xp_spec_bool(ctx->spec->root, "events", 0);
   if (keep) {
     /* Every event is written while streaming (holding them would defeat streaming); the run's
     ** transaction is therefore open for the whole read. Off by default. */
     opt.on_event = keep_event;
     opt.event_ctx = &ev;
-    opt.events_kept = 1;
+    opt.events_kept = &keeper;
     rc = xp_run_results_begin(ctx->run);
   }
   if (!rc) rc = read_all(ctx, &imp, &opt, keep ? &ev : NULL);

@@ -725,14 +725,24 @@ int tt_rank_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_optio
   return tt_rank_complete(imp, r, ev, opt, err, errlen);
 }
 
+static int elsewhere(enum ev_cat cat, const tt_event *ev, const tt_options *opt) {
+  if (cat == C_CPU_OP || cat == C_ANNOT || cat == C_RUNTIME) return other_process(ev, opt);
+  if (cat == C_KERNEL || cat == C_MEMCPY || cat == C_MEMSET) return other_device(ev, opt);
+  return 0;
+}
+
+int tt_event_elsewhere(const tt_event *ev, const tt_options *opt) {
+  return (opt->device || opt->proc) && elsewhere(cat_of(ev->cat), ev, opt);
+}
+
 int tt_rank_complete(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt,
                      char *err, size_t errlen) {
   const enum ev_cat cat = cat_of(ev->cat);
-  if ((cat == C_CPU_OP || cat == C_ANNOT || cat == C_RUNTIME) && other_process(ev, opt)) return 0;
+  if (elsewhere(cat, ev, opt)) return 0;
   switch (cat) {
-    case C_KERNEL: return other_device(ev, opt) ? 0 : on_gpu(imp, r, ev, opt, TT_KERNEL, err, errlen);
-    case C_MEMCPY: return other_device(ev, opt) ? 0 : on_gpu(imp, r, ev, opt, TT_MEMCPY, err, errlen);
-    case C_MEMSET: return other_device(ev, opt) ? 0 : on_gpu(imp, r, ev, opt, TT_MEMSET, err, errlen);
+    case C_KERNEL: return on_gpu(imp, r, ev, opt, TT_KERNEL, err, errlen);
+    case C_MEMCPY: return on_gpu(imp, r, ev, opt, TT_MEMCPY, err, errlen);
+    case C_MEMSET: return on_gpu(imp, r, ev, opt, TT_MEMSET, err, errlen);
     case C_CPU_OP: return on_cpu_event(imp, r, ev, opt, 0, err, errlen);
     case C_ANNOT: return on_cpu_event(imp, r, ev, opt, 1, err, errlen);
     case C_RUNTIME:

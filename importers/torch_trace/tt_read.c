@@ -187,7 +187,7 @@ static int read_into(tt_import *imp, tt_rank *r, const char *path, const tt_opti
       tt_slice k, v;
       switch (tt_framer_next(&f, buf, len, &pos, eof, ev, &k, &v)) {
         case TT_UNIT_EVENT:
-          if (opt->on_event && opt->on_event(opt->event_ctx, r, ev)) rc = XP_EXIT_DB;
+          if (opt->on_event && !tt_event_elsewhere(ev, opt) && opt->on_event(opt->event_ctx, r, ev)) rc = XP_EXIT_DB;
           if (!rc && !opt->scan_only && tt_rank_event(imp, r, ev, opt, err, sizeof err))
             rc = bad(path, base + (size_t)(ev->text.p - buf), ev->number, err);
           break;
@@ -306,7 +306,8 @@ static int by_value(const void *a, const void *b) {
 ** read again on its main device, and what ran elsewhere is left out, said with its count. A
 ** device is main when it ran at least 95% of the file's kernels (so at most 5% of the counts
 ** is left out, said in the warning); else -1, and the caller refuses. Events kept per file
-** (--events) were already written on the first read: not for them. */
+** (--events) were written on the first read, every device's: forgotten and written again on
+** this read, which leaves the strays out of them as of the figures. */
 static int keep_main_device(tt_import *imp, tt_rank *r, const char *path, const tt_options *opt) {
   int main = 0;
   int64_t kernels = 0;
@@ -320,9 +321,9 @@ static int keep_main_device(tt_import *imp, tt_rank *r, const char *path, const 
   for (int i = 0; i < r->ndevices; i++)
     if (i != main) left += r->dev_activities[i];
   xp_warn("%s: GPU activity on %d devices under one rank: read on device %lld, which ran %lld of %lld kernels; "
-          "%lld activit%s on the other devices left out (%lld kernel%s)", path, r->ndevices, (long long)dev,
+          "%lld activit%s on the other devices left out (%lld kernel%s)%s", path, r->ndevices, (long long)dev,
           (long long)(kernels - strays), (long long)kernels, (long long)left, left == 1 ? "y" : "ies",
-          (long long)strays, strays == 1 ? "" : "s");
+          (long long)strays, strays == 1 ? "" : "s", opt->events_kept ? ", of the events kept too" : "");
   const int procs = r->launch_procs > 1;
   drop_last_rank(imp, r);
   tt_options one = *opt;
@@ -336,6 +337,11 @@ static int keep_main_device(tt_import *imp, tt_rank *r, const char *path, const 
     if (rc) return rc;
   }
   if (owned) one.proc = &proc;
+  if (opt->events_kept) {
+    if (opt->events_kept->forget(opt->events_kept->ctx)) return XP_EXIT_DB;
+    one.on_event = opt->events_kept->event;
+    one.event_ctx = opt->events_kept->ctx;
+  }
   return tt_read_file(imp, path, &one);
 }
 
@@ -388,14 +394,14 @@ static int split_devices(tt_import *imp, tt_rank *r, const char *path, const tt_
     if (driven < 2 || r->dev_kernels[i]) dev[n++] = r->devices[i];
     else copies += r->dev_activities[i];
   qsort(dev, (size_t)n, sizeof *dev, by_value);
-  const char *why = r->ndevices > TT_MAX_DEVICES ? "more than 16 of them"
-                    : opt->events_kept ? "--events keeps a file's events under one rank" : NULL;
   /* a rank named for the file: a rank's trace with strays on other devices, where one device ran
-  ** nearly all (keep_main_device), else a process that drove them all */
-  if (!why && (r->trace_rank >= 0 || opt->rank >= 0)) {
+  ** nearly all (keep_main_device, --events or not), else a process that drove them all */
+  if (r->ndevices <= TT_MAX_DEVICES && (r->trace_rank >= 0 || opt->rank >= 0)) {
     int rc = keep_main_device(imp, r, path, opt);
     if (rc >= 0) return rc;
   }
+  const char *why = r->ndevices > TT_MAX_DEVICES ? "more than 16 of them"
+                    : opt->events_kept ? "--events keeps a file's events under one rank" : NULL;
   if (why) /* a merged file's processes each drove one (launch_procs: those whose launches it holds) */
     return xp_error_at(XP_EXIT_USAGE, path, 0,
                        "GPU activity on devices %lld and %lld%s: %s drove several GPUs, and xp counts "

@@ -263,6 +263,14 @@ typedef struct tt_rank {
   int done;
 } tt_rank;
 
+/* --events (torch_trace.c): each event written as it is read; forget: the events of the file
+** being read written so far, dropped, where they are not what its rank reads (tt_read.c) */
+typedef struct tt_keep {
+  int (*event)(void *ctx, const tt_rank *r, const tt_event *ev);
+  int (*forget)(void *ctx);
+  void *ctx;
+} tt_keep;
+
 typedef struct tt_options {
   const char *step_annotation; /* NULL: ProfilerStep#N */
   int64_t rank;                /* -1: from the trace */
@@ -282,9 +290,11 @@ typedef struct tt_options {
   int (*on_event)(void *ctx, const tt_rank *r, const tt_event *ev);
   void *event_ctx;
   /* --events: the file's events are kept under the file's one rank (torch_trace.c label_events),
-  ** so a file that would be several ranks is refused (tt_read.c split_devices). Kept on every
-  ** read of the file, where on_event is not: which read finds the devices depends on the file. */
-  int events_kept;
+  ** so a file that would be several ranks is refused (tt_read.c split_devices), and one that is
+  ** a rank read on its main device keeps that device's events alone (keep_main_device). Kept on
+  ** every read of the file, where on_event is not: which read finds the devices depends on the
+  ** file. NULL: not kept. */
+  const struct tt_keep *events_kept;
   int scan_only; /* on_event alone sees the events (tt_scan_file) */
   /* every operator's step decided once the file's steps are all read, not the one holding it as
   ** it is read, and of operators sharing an External id the innermost kept: a second read where
@@ -324,6 +334,9 @@ int tt_import_finish(tt_import *imp);
 /* Internal steps, shared between the files of the library. */
 int tt_rank_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt,
                   char *err, size_t errlen);
+/* Whether the read leaves ev out as another device's GPU activity or another process's CPU
+** event (tt_options.device, .proc): what --events leaves out with it. */
+int tt_event_elsewhere(const tt_event *ev, const tt_options *opt);
 int tt_rank_meta(tt_import *imp, tt_rank *r, tt_slice key, tt_slice val, char *err, size_t errlen);
 /* A complete event (or any but "B"/"E"), as tt_rank_event hands it on (tt_pair.c makes them). */
 int tt_rank_complete(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt,

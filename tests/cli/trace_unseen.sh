@@ -97,4 +97,19 @@ check "stray kernel on another GPU: the rank's own figures" \
   "$(query "SELECT rank, device, kernels, kernel_ns FROM trace_ranks")"
 check "stray kernel on another GPU: not counted" 0 "$(query "SELECT count(*) FROM trace_kernel_stats s
   JOIN trace_names n ON n.id = s.name_id WHERE n.name = 'stray_probe_kernel'")"
+# ... and with --events, where it was refused as a file of several GPUs though it is one rank:
+# the same rank and figures, and its events those of the rank's device, the stray left out of
+# them as of the figures (the sample's own events, every one)
+db="$tmp/stray_events.db"
+"$XP" --db "$db" import torch-trace "$tmp/stray_r0.json.gz" --events > /dev/null 2> "$tmp/err"
+check "stray kernel, --events: exit" 0 $?
+check "stray kernel, --events: said" "xp: warning: $tmp/stray_r0.json.gz: GPU activity on 2 devices under one rank: read on device 0, which ran 5312 of 5313 kernels; 1 activity on the other devices left out (1 kernel), of the events kept too" "$(cat "$tmp/err")"
+check "stray kernel, --events: the figures without it" \
+  "$(db="$tmp/stray.db" query "SELECT rank, device, kernels, kernel_ns FROM trace_ranks")" \
+  "$(query "SELECT rank, device, kernels, kernel_ns FROM trace_ranks")"
+"$XP" --db "$tmp/plain_events.db" import torch-trace "$sample" --events > /dev/null 2>&1
+check "stray kernel, --events: the sample's events, under its rank" \
+  "$(db="$tmp/plain_events.db" query "SELECT rank, count(*), sum(ts_ns), (SELECT events_kept FROM trace_imports) FROM trace_events GROUP BY rank")" \
+  "$(query "SELECT rank, count(*), sum(ts_ns), (SELECT events_kept FROM trace_imports) FROM trace_events GROUP BY rank")"
+check "stray kernel, --events: the stray not kept" 0 "$(query "SELECT count(*) FROM trace_events WHERE name = 'stray_probe_kernel'")"
 finish
