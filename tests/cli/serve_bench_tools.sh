@@ -92,9 +92,12 @@ one_line "one batch: no input length" 2 \
 
 # neither is paced by concurrency or rate: the report's serving chart leaves them out, and says
 # no request-rate runs kept it empty
-"$XP" --db "$d" report --out "$tmp/r.html" > /dev/null 2>&1
-grep -q 'No serving benchmarks at a fixed concurrency yet: xp import' "$tmp/r.html" ||
-  { echo "FAIL: the report's serving chart counts batch cases as request-rate runs:"; grep -o 'No serving[^<]*' "$tmp/r.html"; fail=1; }
+not_charted() { # not_charted WHAT: the report of $d leaves WHAT out of its serving chart, which stays empty
+  "$XP" --db "$d" report --out "$tmp/r.html" > /dev/null 2>&1
+  grep -q 'No serving benchmarks at a fixed concurrency yet: xp import' "$tmp/r.html" ||
+    { echo "FAIL: the report's serving chart counts $1 as request-rate runs:"; grep -o 'No serving[^<]*' "$tmp/r.html"; fail=1; }
+}
+not_charted "batch cases"
 
 # vLLM's throughput and latency benchmarks through their .pytorch.json side file (written with
 # SAVE_TO_PYTORCH_BENCHMARK_FORMAT=1): the records' args name the model, TP and load. Throughput
@@ -114,9 +117,7 @@ b=$(imp "$d" "$fmt/sglang_offline_throughput.jsonl" --set model=Qwen/Qwen3-8B)
 "$XP" --db "$d" compare "$a" "$b" > "$tmp/cmp" 2>&1
 grep -qE '^offline +\{\} +total_token_throughput +tok/s +32000 +32000 ' "$tmp/cmp" ||
   { echo "FAIL: vLLM's and SGLang's offline throughput do not pair:"; cat "$tmp/cmp"; fail=1; }
-"$XP" --db "$d" report --out "$tmp/r.html" > /dev/null 2>&1
-grep -q 'No serving benchmarks at a fixed concurrency yet: xp import' "$tmp/r.html" ||
-  { echo "FAIL: the report's serving chart counts an offline throughput as a request-rate run:"; grep -o 'No serving[^<]*' "$tmp/r.html"; fail=1; }
+not_charted "an offline throughput"
 d="$tmp/sidelat.db"
 a=$(imp "$d" "$fmt/vllm_latency.pytorch.json")
 check "latency side file: a case a batch, each iteration a sample in ms" \
