@@ -674,11 +674,22 @@ static void count_engine_step(tt_rank *r, const char *name, size_t n) {
     if (is_step_annotation(tt_engine_steps[i], name, n)) r->engine_steps[i]++;
 }
 
+/* The process of an operator or annotation, noted where it is new (tt_rank.cpu_pids): a few
+** bytes compared with the few processes seen, most often one. */
+static void note_cpu_pid(tt_rank *r, tt_slice pid) {
+  const int n = r->ncpu_pids < TT_CPU_PIDS ? r->ncpu_pids : TT_CPU_PIDS;
+  for (int i = 0; i < n; i++)
+    if (tt_pid_is(&r->cpu_pids[i], pid)) return;
+  if (r->ncpu_pids < TT_CPU_PIDS) tt_pid_set(&r->cpu_pids[r->ncpu_pids], pid);
+  if (r->ncpu_pids <= TT_CPU_PIDS) r->ncpu_pids++;
+}
+
 /* A CPU event that may mark a step: ProfilerStep#N (a user_annotation since torch 1.10, a
 ** cpu_op or "Operator" before), or the annotation asked for by name. annot: a user_annotation
 ** (record_function), where the engines' step annotations are counted. */
 static int on_cpu_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt, int annot,
                         char *err, size_t errlen) {
+  note_cpu_pid(r, ev->pid);
   size_t n;
   int in_place;
   const char *name = ev->name.n ? text_of(imp, ev->name, &n, &in_place) : NULL;

@@ -446,7 +446,7 @@ static int split_devices(tt_import *imp, tt_rank *r, const char *path, const tt_
     tt_options one = *opt;
     one.device = &dev[i];
     one.rank = -1; /* set below: the read would take the trace's one rank for every device */
-    one.proc = owned[i] ? &proc[i] : NULL;
+    one.proc = owned[i] ? &proc[i] : opt->proc; /* a file read again with its launching process's (read_launcher) */
     if (procs && !owned[i])
       xp_warn("%s: device %lld: no process's launches carry its activities' ids more than another's: read with "
               "every process's operators, steps and launches, whose ids may collide", path, (long long)dev[i]);
@@ -514,6 +514,45 @@ static int read_again(tt_import *imp, tt_rank *r, const char *path, const tt_opt
   return tt_read_file(imp, path, &again);
 }
 
+/* One process made every launch of the file, and operators or annotations of other processes are
+** in it too: a data loader's, a tokenizer's, profiled beside the GPU worker. They are no CPU side
+** of the GPU's work: read with them, the rank counts their operators, takes their step
+** annotations for its steps and, as each process numbers its External ids from its own start,
+** links kernels to another process's operator by an id that collides. A file of several devices
+** is read per device with the process that launched its work (split_devices, tt_owner.c); the
+** one process known here, the file is read again (r goes) with its CPU side alone
+** (tt_options.proc), whatever its devices, and the others said with their count. Events kept
+** (--events) on an earlier read are forgotten and written again on this one, which leaves the
+** others out as of the figures. Only the categories a read leaves out as another process's
+** (tt_event_elsewhere) are noted (tt_rank.cpu_pids), which Kineto's pseudo-processes (a GPU's
+** "pid", its device; "Spans", "Traces") do not write. -1 where no other process wrote any, where
+** the launches are none's or several processes' (the split's owners decide), or on that read. */
+static int read_launcher(tt_import *imp, tt_rank *r, const char *path, const tt_options *opt) {
+  if (opt->proc || r->launch_procs != 1) return -1;
+  const int listed = r->ncpu_pids < TT_CPU_PIDS ? r->ncpu_pids : TT_CPU_PIDS;
+  int others = listed;
+  for (int i = 0; i < listed; i++)
+    if (r->cpu_pids[i].n == r->launch_pid.n && memcmp(r->cpu_pids[i].p, r->launch_pid.p, r->launch_pid.n) == 0)
+      others--;
+  if (r->ncpu_pids > TT_CPU_PIDS) others = TT_CPU_PIDS; /* more than listed: at least all but one */
+  if (others <= 0) return -1;
+  const tt_pid proc = r->launch_pid;
+  xp_warn("%s: operators and annotations of %s%d process%s that made no GPU launch (a data loader's, profiled "
+          "beside the GPU worker?) left out%s: the rank's CPU side is that of pid %.*s, which made every launch",
+          path, r->ncpu_pids > TT_CPU_PIDS ? "at least " : "", others, others == 1 ? "" : "es",
+          opt->events_kept ? ", of the events kept too" : "", (int)proc.n, proc.p);
+  tt_options again = *opt;
+  again.proc = &proc;
+  again.on_event = NULL;
+  if (opt->events_kept) {
+    if (opt->events_kept->forget(opt->events_kept->ctx)) return XP_EXIT_DB;
+    again.on_event = opt->events_kept->event;
+    again.event_ctx = opt->events_kept->ctx;
+  }
+  drop_last_rank(imp, r);
+  return tt_read_file(imp, path, &again);
+}
+
 /* B/E events left out of the pairing (tt_pair.c), said once per file. */
 static void warn_unpaired(const char *path, const tt_pairing *p) {
   const int64_t all = p->open_b + p->lone_e + p->untimed;
@@ -561,6 +600,7 @@ int tt_read_file(tt_import *imp, const char *path, const tt_options *opt) {
   int rc = read_into(imp, r, path, opt);
   if (rc) return rc;
   if ((rc = read_paired(imp, r, path, opt)) >= 0) return rc;
+  if ((rc = read_launcher(imp, r, path, opt)) >= 0) return rc;
   if ((rc = read_again(imp, r, path, opt)) >= 0) return rc;
   if (r->kernels + r->memcpys + r->memsets == 0) return no_gpu_activity(r, path, opt);
   if (r->ndevices > 1 && !opt->device && !peer_copies_only(r)) return split_devices(imp, r, path, opt);

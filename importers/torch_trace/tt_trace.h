@@ -130,6 +130,7 @@ typedef struct tt_collk { /* one collective kernel */
 } tt_collk;
 
 #define TT_MAX_DEVICES 16
+#define TT_CPU_PIDS 8 /* tt_rank.cpu_pids */
 /* torch 1.8 could write a kernel at "ts": 0 (pytorch/kineto#109): a GPU activity this long or
 ** more before the trace's first CPU event is no time the profiler ran, and is left out */
 #define TT_GPU_BEFORE_CPU (60 * 1000000000LL)
@@ -232,6 +233,12 @@ typedef struct tt_rank {
   int64_t launch_min;
   int launch_procs;
   tt_pid launch_pid;
+  /* The processes whose operators and annotations (steps) were read, the first TT_CPU_PIDS of
+  ** them (ncpu_pids one more where there were more): beside the one process that made every
+  ** launch, another's (a data loader, a tokenizer profiled beside the GPU worker) is no CPU side
+  ** of the rank, its External ids colliding with the worker's (tt_read.c read_launcher) */
+  tt_pid cpu_pids[TT_CPU_PIDS];
+  int ncpu_pids;
   int64_t before_trace;        /* activities so left out of every step */
   /* ... that would be, but the ids cannot tell (tt_done.c shares_numbering): not left out */
   int64_t before_unknown;
@@ -280,7 +287,8 @@ typedef struct tt_options {
   ** (tt_read.c keep_main_device): the file's rank is the rank's, not the device's of several */
   int main_device;
   /* non-NULL: only this process's CPU side (operators, annotations, API calls) is read: the
-  ** process that launched the device's work, in a file holding several (tt_owner.c) */
+  ** process that launched the device's work, in a file holding several (tt_owner.c), or the
+  ** one that made every launch, beside processes that made none (tt_read.c read_launcher) */
   const tt_pid *proc;
   /* non-NULL: GPU activity before this raw ts is left out (tt_read.c reads a file again with
   ** its first CPU event's floor where the events read before it left that open) */

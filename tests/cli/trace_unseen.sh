@@ -18,6 +18,10 @@
 #     of its own (it was a third rank of copies only, here refused as another job's for the
 #     short window of its copies; otherwise the world was three ranks), and which of
 #     the two GPUs made them the trace does not say: left out, and said;
+#   - one GPU, all its launches one process's (pid 100, on two threads), beside operators and a
+#     ProfilerStep#0 of two other processes (a data loader, a tokenizer profiled beside the
+#     worker) under the worker's External ids: the rank is the worker's alone, said, where it
+#     counted their operators, took its step from 900 us and linked the gemm to aten::to;
 #   - two files of one rank profiled at different times (a schedule with repeat writes a file
 #     per cycle): refused with a line that says so, where it only said 'rank 0 again'.
 set -u
@@ -112,4 +116,28 @@ check "stray kernel, --events: the sample's events, under its rank" \
   "$(db="$tmp/plain_events.db" query "SELECT rank, count(*), sum(ts_ns), (SELECT events_kept FROM trace_imports) FROM trace_events GROUP BY rank")" \
   "$(query "SELECT rank, count(*), sum(ts_ns), (SELECT events_kept FROM trace_imports) FROM trace_events GROUP BY rank")"
 check "stray kernel, --events: the stray not kept" 0 "$(query "SELECT count(*) FROM trace_events WHERE name = 'stray_probe_kernel'")"
+# One GPU launched by pid 100; pids 300 and 400 wrote operators and a ProfilerStep#0 from 900 us,
+# their External ids the worker's (tests/data/trace/variants/README.md, loader_proc.json)
+db="$tmp/loader.db"
+"$XP" --db "$db" import torch-trace "$v/loader_proc.json" > /dev/null 2> "$tmp/err"
+check "a loader process beside the worker: exit" 0 $?
+check "a loader process beside the worker: said" "xp: warning: $v/loader_proc.json: operators and annotations of 2 processes that made no GPU launch (a data loader's, profiled beside the GPU worker?) left out: the rank's CPU side is that of pid 100, which made every launch" "$(cat "$tmp/err")"
+check "a loader process beside the worker: the worker's operators" "2,2,2" \
+  "$(query "SELECT cpu_ops, kernels, linked_kernels FROM trace_ranks")"
+check "a loader process beside the worker: the worker's step" "0,1000000,1000000,2" \
+  "$(query "SELECT number, start_ns, wall_ns, kernels FROM trace_steps")"
+check "a loader process beside the worker: each kernel its operator's" "add_kernel,aten::add,1
+gemm_kernel,aten::mm,1" "$(query "SELECT n.name, s.op, s.count FROM trace_shapes s
+  JOIN trace_names n ON n.id = s.name_id ORDER BY n.name")"
+# ... with --events: the same figures, and the others' events left out of them as of the figures
+db="$tmp/loader_events.db"
+"$XP" --db "$db" import torch-trace "$v/loader_proc.json" --events > /dev/null 2> "$tmp/err"
+check "a loader process, --events: exit" 0 $?
+check "a loader process, --events: said" "xp: warning: $v/loader_proc.json: operators and annotations of 2 processes that made no GPU launch (a data loader's, profiled beside the GPU worker?) left out, of the events kept too: the rank's CPU side is that of pid 100, which made every launch" "$(cat "$tmp/err")"
+check "a loader process, --events: the figures without it" \
+  "$(db="$tmp/loader.db" query "SELECT rank, cpu_ops, linked_kernels, steps FROM trace_ranks")" \
+  "$(query "SELECT rank, cpu_ops, linked_kernels, steps FROM trace_ranks")"
+# 13 events: the worker's 5, the device's 3, the "Spans" window; none of pids 300 and 400
+check "a loader process, --events: the worker's events, once" "0,9,0" \
+  "$(query "SELECT rank, count(*), count(*) FILTER (WHERE pid IN (300, 400)) FROM trace_events GROUP BY rank")"
 finish

@@ -371,6 +371,26 @@ static void check_figures(const char *name, const char *by, const tt_import *imp
       CHECK_EQ_INT(XP_VEC_AT(&imp->ranks[1]->steps, tt_step, 0)->number, 9);
       free(per);
     }
+  } else if (strcmp(name, "loader_proc.json") == 0) {
+    /* one device, launched by pid 100 (on two threads); pids 300 and 400 wrote operators under
+    ** the worker's External ids and a ProfilerStep#0 from 900 us: the rank is pid 100's alone,
+    ** its two operators, its step from 1000 us, each kernel its own operator's */
+    CHECK_EQ_INT(imp->nranks, 1);
+    CHECK_EQ_INT(r->cpu_ops, 2);
+    CHECK_EQ_INT(r->linked, 2);
+    CHECK_EQ_INT(r->steps.n, 1);
+    if (r->steps.n == 1) { /* the file's times are small: not step_window's epoch */
+      CHECK_EQ_INT(XP_VEC_AT(&r->steps, tt_step, 0)->start, 1000000);
+      CHECK_EQ_INT(XP_VEC_AT(&r->steps, tt_step, 0)->end, 2000000);
+    }
+    CHECK_EQ_STR(steps, "2");
+    CHECK_EQ_INT(r->shapes.n, 2);
+    for (size_t i = 0; i < r->shapes.n; i++) {
+      const tt_shape *s = XP_VEC_AT(&r->shapes, tt_shape, i);
+      const char *kernel = imp->names.str[TT_KEY_NAME(s->key)], *op = imp->ops.str[s->op];
+      const char *want = strcmp(kernel, "gemm_kernel") == 0 ? "aten::mm\x1f" : "aten::add\x1f";
+      CHECK(strncmp(op, want, strlen(want)) == 0);
+    }
   } else if (strcmp(name, "early_launch.json") == 0) {
     /* graph replays 80 s and 40 s before the first operator, each launched 20 us before it
     ** runs: kept (the launches are CPU events), outside the one step */
@@ -513,6 +533,7 @@ int main(void) {
       {"trace/variants", "order_pgs.json", NULL, 0},            /* two groups' collectives on one stream */
       {"trace/variants", "order_stepdup.json", NULL, 0},        /* a step number again, apart and overlapping */
       {"trace/variants", "old_runtime.json", NULL, 0},          /* Kineto's 2021 "Runtime" launches */
+      {"trace/variants", "loader_proc.json", NULL, 0},          /* one GPU, a loader process beside */
       {"trace/variants", "merged_tie.json", NULL, 0},           /* two processes, one device's ids alike */
       {"trace/variants", "early_launch.json", NULL, 0},         /* launches a minute before any operator */
       {"trace/variants", "twogpu_seq.json", NULL, 0},           /* one process, two GPUs one after the other */
