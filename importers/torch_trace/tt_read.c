@@ -299,6 +299,19 @@ static int by_value(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* A read again that leaves out what an earlier read of the file did not (a device's strays, other
+** processes' CPU side): the events kept (--events) on that read are forgotten and this one writes
+** them again, so that they follow the figures. Without --events nothing is kept. 0, or
+** XP_EXIT_DB. */
+static int keep_events_anew(const tt_options *opt, tt_options *again) {
+  again->on_event = NULL;
+  if (!opt->events_kept) return 0;
+  if (opt->events_kept->forget(opt->events_kept->ctx)) return XP_EXIT_DB;
+  again->on_event = opt->events_kept->event;
+  again->event_ctx = opt->events_kept->ctx;
+  return 0;
+}
+
 /* A rank named for the file (distributedInfo.rank, or --ranks), and GPU activity on several
 ** devices, nearly all of it on one: a rank's trace with a few strays elsewhere (a context made on
 ** cuda:0 before set_device, a library's probe kernel), not a process that drove several GPUs.
@@ -337,11 +350,7 @@ static int keep_main_device(tt_import *imp, tt_rank *r, const char *path, const 
     if (rc) return rc;
   }
   if (owned) one.proc = &proc;
-  if (opt->events_kept) {
-    if (opt->events_kept->forget(opt->events_kept->ctx)) return XP_EXIT_DB;
-    one.on_event = opt->events_kept->event;
-    one.event_ctx = opt->events_kept->ctx;
-  }
+  if (keep_events_anew(opt, &one)) return XP_EXIT_DB;
   return tt_read_file(imp, path, &one);
 }
 
@@ -365,7 +374,7 @@ static const char *device_ranks(int n, const tt_options *opt, int procs, int64_t
     int k = procs ? 0 : n, place = procs ? 0 : i;
     /* k: the devices of the same process; place: those of them before this one */
     for (int j = 0; procs && owned[i] && j < n; j++)
-      if (owned[j] && proc[j].n == proc[i].n && memcmp(proc[j].p, proc[i].p, proc[i].n) == 0) k++, place += j < i;
+      if (owned[j] && tt_pid_is(&proc[j], (tt_slice){proc[i].p, proc[i].n})) k++, place += j < i;
     if (opt->rank >= 0) rank[i] = opt->rank + i;
     else rank[i] = of >= 0 && of <= (INT64_MAX - TT_MAX_DEVICES) / TT_MAX_DEVICES ? of * k + place : -1;
     if (rank[i] < 0) source = NULL;
@@ -532,8 +541,7 @@ static int read_launcher(tt_import *imp, tt_rank *r, const char *path, const tt_
   const int listed = r->ncpu_pids < TT_CPU_PIDS ? r->ncpu_pids : TT_CPU_PIDS;
   int others = listed;
   for (int i = 0; i < listed; i++)
-    if (r->cpu_pids[i].n == r->launch_pid.n && memcmp(r->cpu_pids[i].p, r->launch_pid.p, r->launch_pid.n) == 0)
-      others--;
+    if (tt_pid_is(&r->cpu_pids[i], (tt_slice){r->launch_pid.p, r->launch_pid.n})) others--;
   if (r->ncpu_pids > TT_CPU_PIDS) others = TT_CPU_PIDS; /* more than listed: at least all but one */
   if (others <= 0) return -1;
   const tt_pid proc = r->launch_pid;
@@ -543,12 +551,7 @@ static int read_launcher(tt_import *imp, tt_rank *r, const char *path, const tt_
           opt->events_kept ? ", of the events kept too" : "", (int)proc.n, proc.p);
   tt_options again = *opt;
   again.proc = &proc;
-  again.on_event = NULL;
-  if (opt->events_kept) {
-    if (opt->events_kept->forget(opt->events_kept->ctx)) return XP_EXIT_DB;
-    again.on_event = opt->events_kept->event;
-    again.event_ctx = opt->events_kept->ctx;
-  }
+  if (keep_events_anew(opt, &again)) return XP_EXIT_DB;
   drop_last_rank(imp, r);
   return tt_read_file(imp, path, &again);
 }
