@@ -112,11 +112,11 @@ void nt_infer_ranks(nt_doc *d) {
     nt_rank_evidence e = {0, 0, 0, 0};
     if (d->nev > 0) e = d->ev[k];
     const int bw = report_bw_ranks(d, k);
-    int n = 0;
+    int n = 0, by_bw = 0;
     const char *from = "";
     if (e.info > 0) n = e.info, from = "NCCL's INFO lines";
     else if (e.listed > 0) n = e.listed, from = "the device lines";
-    else if (bw > 0) n = bw, from = "busbw / algbw";
+    else if (bw > 0) n = bw, from = "busbw / algbw", by_bw = 1;
     else if (e.assumed > 0) n = e.assumed, from = "nThread x nGpus";
     char report[32] = "", why[256] = "";
     if (d->nev > 1) snprintf(report, sizeof report, "report %d: ", k + 1);
@@ -134,7 +134,7 @@ void nt_infer_ranks(nt_doc *d) {
       if (d->rows[i].report == k) d->rows[i].nranks = n;
     if (k == 0) {
       d->nranks = n;
-      d->ranks_inferred = n > 0 && strcmp(from, "busbw / algbw") == 0;
+      d->ranks_inferred = by_bw;
     }
   }
 }
