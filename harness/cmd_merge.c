@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 #include "chain.h"
 #include "cli.h"
 #include "db.h"
@@ -579,18 +578,13 @@ static void warn_after_merge(merger *m) {
             m->other_path, m->other_path);
 }
 
-static int same_file(const char *a, const char *b) {
-  struct stat sa, sb;
-  return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 int cmd_merge(int argc, char **argv, const char *db_path) {
   const char *other;
   int dry;
   int rc = xp_history_args(argc, argv, "merge", usage, "one database at a time",
                            "which database? (xp merge OTHER.db)", &other, &dry);
   if (rc) return rc < 0 ? 0 : rc;
-  if (same_file(other, db_path))
+  if (xp_same_file(other, db_path))
     return xp_error_at(XP_EXIT_USAGE, other, 0, "is this database itself; nothing to merge");
   if (access(other, F_OK) != 0) /* a file named on the command line: bad input, not a database fault */
     return xp_error_at(XP_EXIT_USAGE, other, 0, "no such file");

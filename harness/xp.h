@@ -55,6 +55,8 @@ void *xp_xmalloc(size_t n);   /* aborts on out-of-memory: there is no sane recov
 void *xp_xcalloc(size_t n, size_t m);
 void *xp_xrealloc(void *p, size_t n);
 char *xp_read_file(const char *path, size_t *len); /* NULL with errno set on failure */
+/* Whether the two paths name one file (a link or another spelling of it); 0 where either is not there. */
+int xp_same_file(const char *a, const char *b);
 /* A new file beside `path` to be renamed over it once written: created exclusively (never
 ** through a link planted at a guessable name), mode 0666 less the umask. *tmp gets its name
 ** (malloc'd). NULL with errno set on failure. */

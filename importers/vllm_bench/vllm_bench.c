@@ -16,7 +16,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include "kind.h"
 #include "stats.h"
 #include "vb_parse.h"
@@ -94,12 +93,6 @@ static int given_twice(const char *path, char (*sums)[65], char **paths, int i) 
   return 0;
 }
 
-/* Whether two paths name one file. */
-static int same_file(const char *a, const char *b) {
-  struct stat sa, sb;
-  return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 /* vLLM writes X.pytorch.json beside its result X.json: given with it, the side file's results
 ** (vllm bench serve's: the same numbers) would count the run twice. Refused, naming both. */
 static int given_with_its_result(char **paths, int n) {
@@ -111,7 +104,7 @@ static int given_with_its_result(char **paths, int n) {
     if (len <= el || strcmp(paths[i] + len - el, ext) != 0) continue;
     char *result = xp_asprintf("%.*s.json", (int)(len - el), paths[i]);
     for (int j = 0; j < n && rc == 0; j++)
-      if (j != i && same_file(paths[j], result))
+      if (j != i && xp_same_file(paths[j], result))
         rc = xp_error_at(XP_EXIT_USAGE, paths[i], 0, "written beside %s, which is given too: the same results "
                          "twice (give one of them)", paths[j]);
     free(result);
