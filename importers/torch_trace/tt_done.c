@@ -560,6 +560,7 @@ static void resolve_groups(tt_import *imp, tt_rank *r) {
 ** said. The world size, where distributedInfo gives none: the default group's they name. */
 static void rank_of(tt_rank *r, const tt_options *opt) {
   const int64_t comms = tt_comms_rank(&r->comms), world = r->world_size;
+  int by_comms = 0;
   if (opt->rank >= 0) {
     const int64_t says = r->trace_rank >= 0 ? r->trace_rank : comms;
     if (says >= 0 && says != opt->rank)
@@ -580,10 +581,10 @@ static void rank_of(tt_rank *r, const tt_options *opt) {
   } else if (!opt->device && comms >= 0) {
     r->rank = comms;
     r->rank_source = "trace";
-    r->rank_by_comms = 1;
+    by_comms = 1;
   }
   if (world < 0) r->world_size = tt_comms_world(&r->comms);
-  if (!r->rank_by_comms) return;
+  if (!by_comms) return;
   char of[96] = "";
   if (world < 0 && r->world_size > 0)
     snprintf(of, sizeof of, ", in a world of %lld (its default process group's size)", (long long)r->world_size);

@@ -171,9 +171,8 @@ typedef struct tt_rank {
   int64_t trace_rank; /* distributedInfo.rank, -1 if the trace has none */
   const char *rank_source; /* "trace", "option", "default" */
   /* The record_param_comms of the CPU side read (the process's, in a file of several): the rank
-  ** and world size where the trace has no distributedInfo (tt_rank_done); rank_by_comms: so taken */
+  ** and world size where the trace has no distributedInfo (tt_rank_done) */
   tt_comms comms;
-  int rank_by_comms;
   /* A device of a file of several (tt_read.c split_devices), and one whose rank neither the
   ** trace nor the command line gives: numbered once every file is read (tt_import_finish) */
   int split, number_later;
