@@ -26,7 +26,8 @@
 **     and, for a multi-turn dataset, a total_input_tokens of 0 (no prompt counted; rebuilt
 **     from input_lens or cache_report, see rebuild_uncounted_input).
 **     SGLang writes no model (nor tokenizer) but in the server's
-**     /get_server_info that later versions add (server_info: model_path, tokenizer_path);
+**     /get_server_info that later versions add (server_info: model_path, tokenizer_path, and
+**     the parallel sizes tp_size, pp_size, dp_size, ep_size);
 **     without it the importer takes --set model=NAME. Its statistics are vLLM's with e2e
 **     latency spelled <stat>_e2e_latency_ms (vLLM: <stat>_e2el_ms), total_throughput for vLLM's
 **     total_token_throughput and accept_length for spec_decode_acceptance_length; they are
@@ -55,6 +56,21 @@
 #include "xp.h"
 
 const char *const vb_sample_metric[VB_NSAMPLES] = {"ttft_ms", "tpot_ms", "itl_ms", "e2el_ms", "batch_latency_ms"};
+
+/* The parallel sizes under the names each writer gives them: xp's (and --metadata's short
+** one), vLLM's engine argument (also a --metadata key, as vLLM's own CI passes TP), SGLang's
+** server_info field. vLLM has no expert-parallel size (--enable-expert-parallel is a switch). */
+const char *const vb_parallel_name[VB_NPARALLEL] = {"tp", "pp", "dp", "ep"};
+const char *const vb_parallel_arg[VB_NPARALLEL] = {"tensor_parallel_size", "pipeline_parallel_size",
+                                                   "data_parallel_size", "expert_parallel_size"};
+static const char *const parallel_server_info[VB_NPARALLEL] = {"tp_size", "pp_size", "dp_size", "ep_size"};
+
+int64_t vb_parallel_size(const cJSON *v) {
+  char *end = NULL;
+  const double x = cJSON_IsNumber(v) ? v->valuedouble : cJSON_IsString(v) ? strtod(v->valuestring, &end) : NAN;
+  if (end && (end == v->valuestring || *end)) return -1; /* "auto", "4x", "" */
+  return x >= 1 && x <= 1e6 && x == floor(x) ? (int64_t)x : -1;
+}
 
 /* ---- locating keys, for messages that point at the line ---- */
 
@@ -640,8 +656,8 @@ static void name_case(vb_result *r) {
 
 /* SGLang's result names no model, but later versions write the server's /get_server_info beside
 ** it (null when the server has none, as vLLM's): its model_path is the model the server loaded,
-** its tokenizer_path the tokenizer, its tp_size the tensor-parallel size (a disaggregated
-** deployment's under "decode", where SGLang itself reads them). */
+** its tokenizer_path the tokenizer, its tp_size, pp_size, dp_size and ep_size the parallel
+** sizes (a disaggregated deployment's under "decode", where SGLang itself reads them). */
 static void take_server_model(vb_result *r, const cJSON *o) {
   const cJSON *info = cJSON_GetObjectItemCaseSensitive(o, "server_info");
   const cJSON *decode = cJSON_GetObjectItemCaseSensitive(info, "decode");
@@ -650,9 +666,10 @@ static void take_server_model(vb_result *r, const cJSON *o) {
   const char *tokenizer = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(info, "tokenizer_path"));
   if (!r->model && model && *model) r->model = xp_strdup(model);
   if (!r->tokenizer && tokenizer && *tokenizer) r->tokenizer = xp_strdup(tokenizer);
-  const cJSON *tp = cJSON_GetObjectItemCaseSensitive(info, "tp_size");
-  if (cJSON_IsNumber(tp) && tp->valuedouble >= 1 && tp->valuedouble <= 1e6 && tp->valuedouble == floor(tp->valuedouble))
-    r->server_tp = (int64_t)tp->valuedouble;
+  for (int k = 0; k < VB_NPARALLEL; k++) {
+    const cJSON *size = cJSON_GetObjectItemCaseSensitive(info, parallel_server_info[k]);
+    if (cJSON_IsNumber(size)) r->server_parallel[k] = vb_parallel_size(size);
+  }
 }
 
 /* The per-request lists SGLang's unmerged refactor of 2025 (PR 10409, python -m
@@ -768,7 +785,7 @@ static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
   cJSON_AddStringToObject(r->params, "file", base ? base + 1 : s->label);
   if (nobjects > 1) cJSON_AddNumberToObject(r->params, "result", s->index);
   r->max_concurrency = -1;
-  r->server_tp = -1;
+  for (int k = 0; k < VB_NPARALLEL; k++) r->server_parallel[k] = -1;
   r->request_rate = NAN;
   const cJSON *done = cJSON_GetObjectItemCaseSensitive(o, "completed");
   r->completed = cJSON_IsNumber(done) ? xp_saturate_int64(done->valuedouble) : -1;
@@ -799,14 +816,16 @@ static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
 
 /* A .pytorch.json side file (its one JSON value a list of records) read as the result it
 ** records: vb_pytorch.c checks the records and rebuilds the result, read here as the others;
-** then what the rebuilt object cannot carry, the TP of the engine and a latency's iterations. */
+** then what the rebuilt object cannot carry, the engine's parallel sizes and a latency's
+** iterations. */
 static int read_side(const vb_src *s, const cJSON *list, vb_result *r) {
   vb_side side;
   int rc = vb_pytorch_read(s->label, line_at(s->text, s->start), list, &side);
   if (rc) return rc;
   r->tool = side.tool;
   rc = read_object(s, side.flat, 1, r);
-  if (rc == 0 && side.tp > 0) r->server_tp = side.tp;
+  for (int k = 0; k < VB_NPARALLEL && rc == 0; k++)
+    if (side.parallel[k] > 0) r->server_parallel[k] = side.parallel[k];
   const cJSON *v;
   if (rc == 0) cJSON_ArrayForEach(v, side.batch_latencies) push(&r->samples[VB_BATCH], v->valuedouble * 1e3);
   cJSON_Delete(side.flat);

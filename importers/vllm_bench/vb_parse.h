@@ -36,6 +36,15 @@ enum vb_tool { VB_SERVE, VB_SGLANG_OFFLINE, VB_SGLANG_ONE_BATCH, VB_SGLANG_ONE_B
                VB_VLLM_LATENCY, VB_NTOOLS };
 extern const char *const vb_tool_name[VB_NTOOLS]; /* "sglang.bench_offline_throughput", ...; NULL */
 
+/* The parallel sizes a result can name, as xp records them (run metadata "tp", "pp", "dp",
+** "ep"): tensor, pipeline, data and expert parallel. */
+enum vb_parallel { VB_TP, VB_PP, VB_DP, VB_EP, VB_NPARALLEL };
+extern const char *const vb_parallel_name[VB_NPARALLEL]; /* "tp", "pp", "dp", "ep" */
+extern const char *const vb_parallel_arg[VB_NPARALLEL];  /* "tensor_parallel_size", ... */
+/* A parallel size as a result writes it (a number, or --metadata's string of one): a whole
+** number from 1 to 1e6, else -1. */
+int64_t vb_parallel_size(const cJSON *v);
+
 typedef struct vb_result {
   char *file;            /* path as given */
   int index;             /* 0-based position of the object in the file */
@@ -45,8 +54,10 @@ typedef struct vb_result {
   char *backend, *endpoint_type, *tokenizer, *label, *date; /* NULL when absent or null */
   char *engine_version;  /* benchmark_serving.py 2024's --version; NULL when absent or "N/A" */
   int64_t max_concurrency; /* -1 when unset (null) */
-  int64_t server_tp;       /* the TP the result names: SGLang's server_info tp_size, the vLLM side
-                           ** file's args.tensor_parallel_size (throughput, latency); -1 when none */
+  int64_t server_parallel[VB_NPARALLEL]; /* the sizes the result names beside its settings:
+                           ** SGLang's server_info tp_size, pp_size, dp_size, ep_size, the vLLM side
+                           ** file's args.tensor_/pipeline_/data_parallel_size (throughput,
+                           ** latency); -1 where none */
   double request_rate;   /* INFINITY for "inf"; NAN when absent */
   char *case_name;       /* "concurrency=8", "rate=4", "rate=inf", "ramp=linear:1-10" */
   cJSON *params;         /* object of scalars describing the case */
@@ -76,7 +87,8 @@ int vb_tool_read(const char *label, long line, cJSON *o, enum vb_tool *tool);
 typedef struct vb_side {
   cJSON *flat;                  /* the result object (the caller's to free) */
   enum vb_tool tool;            /* VB_SERVE, VB_VLLM_THROUGHPUT or VB_VLLM_LATENCY */
-  int64_t tp;                   /* args.tensor_parallel_size (throughput, latency), else -1 */
+  int64_t parallel[VB_NPARALLEL]; /* args.tensor_, pipeline_, data_parallel_size (throughput,
+                                ** latency), else -1 */
   const cJSON *batch_latencies; /* latency: each iteration's (s), in list */
 } vb_side;
 int vb_pytorch_read(const char *label, long line, const cJSON *list, vb_side *out);

@@ -28,7 +28,8 @@
 **     percentiles, which are not kept again. A case "batch=B,input=I,output=O" from the args'
 **     batch_size, input_len and output_len, as SGLang's one-batch benchmarks, its iterations
 **     the samples of batch_latency_ms.
-** For the last two, the tensor-parallel size is args.tensor_parallel_size. The beam-search
+** For the last two, the parallel sizes are the args' tensor_parallel_size,
+** pipeline_parallel_size and data_parallel_size (EngineArgs). The beam-search
 ** benchmark and others of that format (another benchmark name, other metrics) are refused.
 */
 #include <math.h>
@@ -225,11 +226,13 @@ static int take_args(const pt_at *at, const cJSON *rec, const char *const *setti
   return 0;
 }
 
-/* The tensor-parallel size the engine ran with, or -1. */
-static int64_t args_tp(const cJSON *rec) {
-  const cJSON *tp = at_path(rec, "benchmark.extra_info.args.tensor_parallel_size");
-  double x = cJSON_IsNumber(tp) ? tp->valuedouble : NAN;
-  return x >= 1 && x <= 1e6 && x == floor(x) ? (int64_t)x : -1;
+/* The parallel sizes the engine ran with (its EngineArgs among the args), -1 where not given. */
+static void args_parallel(const cJSON *rec, int64_t *parallel) {
+  const cJSON *args = at_path(rec, "benchmark.extra_info.args");
+  for (int k = 0; k < VB_NPARALLEL; k++) {
+    const cJSON *size = cJSON_GetObjectItemCaseSensitive(args, vb_parallel_arg[k]);
+    parallel[k] = cJSON_IsNumber(size) ? vb_parallel_size(size) : -1;
+  }
 }
 
 /* vllm bench throughput: its two rates and the run's totals, under the serving names. */
@@ -285,7 +288,7 @@ static int build_latency(const pt_at *at, const cJSON *list, cJSON *flat, const 
 
 int vb_pytorch_read(const char *label, long line, const cJSON *list, vb_side *out) {
   memset(out, 0, sizeof *out);
-  out->tp = -1;
+  for (int k = 0; k < VB_NPARALLEL; k++) out->parallel[k] = -1;
   const pt_at at = {label, line};
   const int n = cJSON_GetArraySize(list);
   if (n == 0)
@@ -306,7 +309,7 @@ int vb_pytorch_read(const char *label, long line, const cJSON *list, vb_side *ou
     if (out->tool == VB_SERVE) rc = build_serve(&at, list, name, out->flat);
     else if (out->tool == VB_VLLM_THROUGHPUT) rc = build_throughput(&at, list, name, out->flat);
     else rc = build_latency(&at, list, out->flat, &out->batch_latencies);
-    if (out->tool != VB_SERVE) out->tp = args_tp(first);
+    if (out->tool != VB_SERVE) args_parallel(first, out->parallel);
   }
   free(name);
   if (rc) {

@@ -268,19 +268,32 @@ static char *distinct_values(const vb_set *s, size_t offset) {
   return joined;
 }
 
-/* The tensor-parallel size a result's --metadata gives (tp=4, vLLM's own example, or
-** tensor_parallel_size=4), as a string or a number, else its server_info's (SGLang); -1 when
-** none or not a whole number > 0. */
-static int64_t metadata_tp(const vb_result *r) {
-  static const char *const keys[] = {"tp", "tensor_parallel_size"};
-  for (size_t k = 0; k < 2; k++) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(r->params, keys[k]);
-    char *end = NULL;
-    double x = cJSON_IsNumber(v) ? v->valuedouble : cJSON_IsString(v) ? strtod(v->valuestring, &end) : NAN;
-    if (end && (end == v->valuestring || *end)) continue;
-    if (x >= 1 && x <= 1e6 && x == floor(x)) return (int64_t)x;
+/* A parallel size of a result: its --metadata's (tp=4, vLLM's own example, or
+** tensor_parallel_size=4 as vLLM's CI passes it; pp, pipeline_parallel_size, ...), as a string or
+** a number, else the size beside its settings (SGLang's server_info, vLLM's side-file args);
+** -1 when none or not a whole number > 0. */
+static int64_t result_parallel(const vb_result *r, enum vb_parallel k) {
+  const char *const keys[] = {vb_parallel_name[k], vb_parallel_arg[k]};
+  for (size_t i = 0; i < 2; i++) {
+    int64_t size = vb_parallel_size(cJSON_GetObjectItemCaseSensitive(r->params, keys[i]));
+    if (size > 0) return size;
   }
-  return r->server_tp;
+  return r->server_parallel[k];
+}
+
+/* The parallel sizes every result agrees on, as run metadata: TP in the runs' tp column, PP and
+** EP in theirs (and so in the configuration's label, view run_config), DP as metadata "dp"
+** (no column holds it). A PP, DP or EP of 1 is no parallelism of that kind, what every result
+** that names none ran with: recorded, it would set one configuration apart from itself. */
+static int record_parallel(xp_run *run, const vb_set *s) {
+  int rc = 0;
+  for (int k = 0; k < VB_NPARALLEL && rc == 0; k++) {
+    int64_t size = result_parallel(&s->r[0], (enum vb_parallel)k);
+    for (size_t i = 1; i < s->n; i++)
+      if (result_parallel(&s->r[i], (enum vb_parallel)k) != size) size = -1;
+    if (size > (k == VB_TP ? 0 : 1)) rc = xp_run_meta_int(run, vb_parallel_name[k], size, "trace");
+  }
+  return rc;
 }
 
 /* SGLang's benchmark names a backend by engine and API: sglang-native, sglang-oai,
@@ -332,11 +345,7 @@ static int record_meta(xp_run *run, const vb_set *s) {
     if (!e || strcmp(e, engine) != 0) engine = NULL;
   }
   if (rc == 0 && engine) rc = xp_run_meta(run, "engine", engine, "trace");
-  int64_t tp = metadata_tp(&s->r[0]);
-  for (size_t i = 1; i < s->n; i++)
-    if (metadata_tp(&s->r[i]) != tp) tp = -1;
-  if (rc == 0 && tp > 0) rc = xp_run_meta_int(run, "tp", tp, "trace");
-  return rc;
+  return rc ? rc : record_parallel(run, s);
 }
 
 static int record_result(xp_run *run, const vb_result *r) {

@@ -138,6 +138,27 @@ one_line "SGLang 2026: an embedding benchmark" 2 \
   "$XP" --db "$tmp/bad.db" import vllm-bench "$fmt/sglang_2026_embedding.jsonl" --set model=m
 check "nothing recorded by the refusals" "no" "$([ -e "$tmp/bad.db" ] && echo yes || echo no)"
 
+# SGLang 0.5.8 (a real line, formats/PROVENANCE.md): a server of TP 4 and DP 2. Its server_info
+# names the model and the parallel sizes: TP the run's tp, DP metadata "dp" (no column holds
+# it), a PP and EP of 1 (no parallelism of that kind) not recorded, so the configuration is the
+# one of any TP-4 SGLang run but for DP, which xp compare names
+d="$tmp/dp.db"
+dp2=$(imp "$d" "$fmt/sglang_0.5.8_tp4_dp2.jsonl")
+check "SGLang 0.5.8 TP 4 DP 2: model, TP, PP, EP and configuration" "/workspace/gpt-oss-120b|4|||engine=sglang" \
+  "$(db="$d" sql "SELECT r.model || '|' || r.tp || '|' || coalesce(r.pp, '') || '|' || coalesce(r.ep, '') || '|' || g.config FROM runs r JOIN run_configuration g ON g.run_id = r.id")"
+check "SGLang 0.5.8 TP 4 DP 2: the parallel sizes as run metadata" "dp=2 tp=4" \
+  "$(db="$d" query "SELECT group_concat(key || '=' || value, ' ') FROM (SELECT * FROM run_meta WHERE key IN ('tp', 'pp', 'dp', 'ep') ORDER BY key)")"
+check "SGLang 0.5.8 TP 4 DP 2: the result's numbers" "866.5077001|3842.531911|100" \
+  "$(db="$d" sql "SELECT group_concat(printf('%.10g', median), '|') FROM (SELECT median FROM run_metrics WHERE metric IN ('median_ttft_ms', 'output_throughput', 'completed') ORDER BY metric DESC)")"
+sed 's/"dp_size": 2/"dp_size": 1/' "$fmt/sglang_0.5.8_tp4_dp2.jsonl" > "$tmp/dp1.jsonl"
+dp1=$(imp "$d" "$tmp/dp1.jsonl")
+"$XP" --db "$d" compare "$dp1" "$dp2" > "$tmp/cmp" 2>&1
+grep -q '^  dp: A (unset); B 2$' "$tmp/cmp" || { echo "FAIL: xp compare does not tell DP 1 from DP 2:"; cat "$tmp/cmp"; fail=1; }
+sed 's/"pp_size": 1/"pp_size": 2/; s/"ep_size": 1/"ep_size": 4/' "$fmt/sglang_0.5.8_tp4_dp2.jsonl" > "$tmp/pp2.jsonl"
+imp "$tmp/pp.db" "$tmp/pp2.jsonl" > /dev/null
+check "SGLang PP 2, EP 4: the runs' pp and ep columns and the configuration" "2|4|engine=sglang ep=4 pp=2" \
+  "$(db="$tmp/pp.db" sql "SELECT r.pp || '|' || r.ep || '|' || g.config FROM runs r JOIN run_configuration g ON g.run_id = r.id")"
+
 # vLLM 0.3-0.4 benchmark_serving.py: --version is the engine's, run metadata and not a setting
 # of the case, so the same load on two versions pairs (and the versions are named apart)
 d="$tmp/ver.db"

@@ -113,6 +113,19 @@ check "throughput side file: model, engine, TP and backend from the args" "Qwen/
 check "throughput side file: the load's settings" \
   '{"dataset_name":"random","file":"vllm_throughput.pytorch.json","input_len":512,"n":1,"num_prompts":1000,"output_len":128,"prefix_len":0,"random_range_ratio":0}' \
   "$(db="$d" sql "SELECT params FROM cases" | sed 's/""/"/g; s/^"//; s/"$//')"
+# the args' pipeline_parallel_size and data_parallel_size: PP the run's pp (and its
+# configuration), DP its metadata "dp"; a size of 1 (the fixture's) is none and not recorded
+python3 -c "import json, sys; r = json.load(open(sys.argv[1]))
+for x in r: x['benchmark']['extra_info']['args'].update(pipeline_parallel_size=2, data_parallel_size=4)
+json.dump(r, open(sys.argv[2], 'w'))" "$fmt/vllm_throughput.pytorch.json" "$tmp/par.pytorch.json"
+p=$(imp "$d" "$tmp/par.pytorch.json")
+check "throughput side file: TP, PP and DP from the args" "2|2|4|engine=vllm pp=2" \
+  "$(db="$d" sql "SELECT r.tp || '|' || r.pp || '|' || m.value || '|' || g.config FROM runs r JOIN run_configuration g ON g.run_id = r.id JOIN run_meta m ON m.run_id = r.id AND m.key = 'dp' WHERE r.uuid LIKE '$p%'")"
+check "throughput side file of PP 1 and DP 1: neither recorded" "||engine=vllm" \
+  "$(db="$d" sql "SELECT coalesce(r.pp, '') || '|' || coalesce((SELECT value FROM run_meta WHERE run_id = r.id AND key = 'dp'), '') || '|' || g.config FROM runs r JOIN run_configuration g ON g.run_id = r.id WHERE r.uuid LIKE '$a%'")"
+"$XP" --db "$d" compare "$a" "$p" > "$tmp/cmp" 2>&1
+grep -q '^  dp: A (unset); B 4$' "$tmp/cmp" && grep -q '^  pp: A (unset); B 2$' "$tmp/cmp" ||
+  { echo "FAIL: xp compare does not tell the parallel sizes apart:"; cat "$tmp/cmp"; fail=1; }
 b=$(imp "$d" "$fmt/sglang_offline_throughput.jsonl" --set model=Qwen/Qwen3-8B)
 "$XP" --db "$d" compare "$a" "$b" > "$tmp/cmp" 2>&1
 grep -qE '^offline +\{\} +total_token_throughput +tok/s +32000 +32000 ' "$tmp/cmp" ||

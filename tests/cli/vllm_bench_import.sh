@@ -38,6 +38,20 @@ check "result files kept as artifacts" 3 "$(query "SELECT count(*) FROM artifact
 "$XP" --db "$db" import vllm-bench "$data/serve_c8_detailed.json" --set tp=2 > /dev/null 2>&1
 check "single-concurrency run" "8|2" "$(query "SELECT concurrency || '|' || tp FROM runs ORDER BY id DESC LIMIT 1")"
 
+# --metadata names the parallel sizes as it names TP (pp=1 tp=1, seen in use; vLLM's CI passes
+# tensor_parallel_size=N): each a string. PP is the run's pp and in its configuration, DP the
+# run's metadata "dp"; a size that is no whole number names none
+python3 - "$data/serve_c16_goodput.json" "$tmp/par.json" <<'PY' || fail=1
+import json, sys
+r = json.load(open(sys.argv[1]))
+json.dump({**r, "pp": "2", "data_parallel_size": "4", "ep": "auto"}, open(sys.argv[2], "w"), indent=4)
+PY
+"$XP" --db "$tmp/par.db" import vllm-bench "$tmp/par.json" > /dev/null 2>&1
+check "--metadata pp=2 data_parallel_size=4 ep=auto: tp, pp, ep and configuration" "2|2||pp=2" \
+  "$(db="$tmp/par.db" sql "SELECT r.tp || '|' || r.pp || '|' || coalesce(r.ep, '') || '|' || g.config FROM runs r JOIN run_configuration g ON g.run_id = r.id")"
+check "--metadata pp=2 data_parallel_size=4: the sizes as run metadata" "dp=4 pp=2 tp=2" \
+  "$(db="$tmp/par.db" query "SELECT group_concat(key || '=' || value, ' ') FROM (SELECT * FROM run_meta WHERE key IN ('tp', 'pp', 'dp', 'ep') ORDER BY key)")"
+
 # --dry-run reads and summarises, records nothing.
 before=$(query "SELECT count(*) FROM runs")
 "$XP" --db "$db" import vllm-bench "$data/legacy_rate4.json" --dry-run > "$tmp/plan" 2>&1
