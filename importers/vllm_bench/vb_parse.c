@@ -241,6 +241,8 @@ static const vb_key known_keys[] = {
     {"prefill_latency_ms", T_NUM, D_VALUE, 0, "ms", NULL},
     {"median_decode_step_ms", T_NUM, D_VALUE, 0, "ms", NULL},
     {"median_decode_throughput", T_NUM, D_VALUE, 0, "tok/s", NULL},
+    {"mean_decode_step_ms", T_NUM, D_VALUE, 0, "ms", NULL},
+    {"mean_decode_throughput", T_NUM, D_VALUE, 0, "tok/s", NULL},
     {"prefill_throughput", T_NUM, D_VALUE, 0, "tok/s", NULL},
     {"decode_throughput", T_NUM, D_VALUE, 0, "tok/s", NULL},
     {"last_gen_throughput", T_NUM, D_VALUE, 0, "tok/s", NULL},

@@ -32,7 +32,10 @@
 **     median_decode_latency and median_decode_throughput (of the decode steps; only for outputs
 **     longer than one token), total_latency, overall_throughput. total_latency is the batch's
 **     latency (batch_latency_ms), prefill_latency prefill_latency_ms, median_decode_latency
-**     median_decode_step_ms; the engine is SGLang's.
+**     median_decode_step_ms; the engine is SGLang's. Before its rename (2024: sglang.bench_latency,
+**     python/sglang/bench_latency.py) the same lines held the decode steps' mean instead,
+**     avg_decode_latency (s) and avg_decode_throughput (the batch over it), and total_throughput
+**     for overall_throughput: mean_decode_step_ms and mean_decode_throughput here.
 **
 **   vllm bench throughput --output-json (benchmarks/benchmark_throughput.py before it) and
 **   vllm bench latency --output-json (benchmarks/benchmark_latency.py): refused. The first
@@ -133,6 +136,8 @@ static int read_one_batch_local(const vb_at *at, cJSON *o) {
                                     {"total_latency", "batch_latency_ms", 1e3},
                                     {"prefill_latency", "prefill_latency_ms", 1e3},
                                     {"median_decode_latency", "median_decode_step_ms", 1e3},
+                                    {"avg_decode_latency", "mean_decode_step_ms", 1e3},
+                                    {"avg_decode_throughput", "mean_decode_throughput", 1},
                                     {"overall_throughput", "total_token_throughput", 1}};
   if (need(at, o, "total_latency", VB_SGLANG_ONE_BATCH_LOCAL)) return 1;
   return RENAME_ALL(at, o, names);

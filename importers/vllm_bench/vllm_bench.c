@@ -209,10 +209,11 @@ static void print_batch_rows(FILE *out, const vb_set *s) {
       print_cell(out, r, "batch_latency_ms");
     print_cell(out, r, "last_ttft_ms");
     print_cell(out, r, "prefill_throughput");
-    /* the server's decode window, the in-process benchmark's median step, or the first
-    ** versions' output over the whole latency */
+    /* the server's decode window, the in-process benchmark's median step (its mean step before
+    ** 2025), or the first versions' output over the whole latency */
     const char *decode = vb_find_value(r, "decode_throughput")          ? "decode_throughput"
                          : vb_find_value(r, "median_decode_throughput") ? "median_decode_throughput"
+                         : vb_find_value(r, "mean_decode_throughput")   ? "mean_decode_throughput"
                                                                         : "output_throughput";
     print_cell(out, r, decode);
     print_cell(out, r, "total_token_throughput");

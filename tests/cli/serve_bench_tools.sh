@@ -78,6 +78,19 @@ check "one batch in-process: SGLang's engine" "sglang" "$(db="$d" sql "SELECT en
 "$XP" --db "$d" compare "$b" "$c" > "$tmp/cmp" 2>&1
 grep -qE '^batch=16,input=1024,output=16 .* batch_latency_ms +ms +1200 +436\.1 ' "$tmp/cmp" ||
   { echo "FAIL: the server's and the in-process batch=16 do not pair:"; cat "$tmp/cmp"; fail=1; }
+# its 2024 name, sglang.bench_latency: the decode steps' mean where later versions write their
+# median, avg_decode_latency in s (recorded in ms, as every latency of these tools) and
+# avg_decode_throughput; the same batch pairs with the later version's
+e=$(imp "$d" "$fmt/sglang_bench_latency_2024.jsonl" --set model=m)
+check "bench_latency 2024: the mean decode step in ms, the names of the later version" \
+  "batch_latency_ms=455.6[ms] mean_decode_step_ms=15.3[ms] mean_decode_throughput=1045.751634[tok/s] prefill_latency_ms=210.8[ms] prefill_throughput=77722.96015[tok/s] total_token_throughput=36523.26602[tok/s]" \
+  "$(metrics "$d" "$e" batch=16,input=1024,output=16)"
+"$XP" --db "$d" import vllm-bench "$fmt/sglang_bench_latency_2024.jsonl" --set model=m --dry-run > "$tmp/plan" 2>&1
+grep -qE '^batch=16,input=1024,output=16 +455\.60 +- +77722\.96 +1045\.75 +36523\.27$' "$tmp/plan" ||
+  { echo "FAIL: bench_latency 2024's summary lacks its decode throughput:"; cat "$tmp/plan"; fail=1; }
+"$XP" --db "$d" compare "$c" "$e" > "$tmp/cmp" 2>&1
+grep -qE '^batch=16,input=1024,output=16 .* batch_latency_ms +ms +436\.1 +455\.6 ' "$tmp/cmp" ||
+  { echo "FAIL: bench_latency 2024 and bench_one_batch's batch=16 do not pair:"; cat "$tmp/cmp"; fail=1; }
 sed 's/"latency": 1.2,/"latency": "slow",/' "$fmt/sglang_one_batch_server_2026.jsonl" > "$tmp/slow.jsonl"
 one_line "one batch: a latency not a number, named as the file names it" 2 "slow.jsonl:2: latency: expected a number, found a string" \
   "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/slow.jsonl" --set model=m

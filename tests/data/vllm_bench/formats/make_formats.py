@@ -204,6 +204,21 @@ for bs in (1, 16):
                   "steady_state_window_s": None, "cache_hit_rate": 0.0})
 write("sglang_one_batch_server_2026.jsonl", later)
 
+# SGLang python -m sglang.bench_latency --result-filename (2024, the in-process benchmark before
+# its rename to bench_one_batch; latency_test_run_once of python/sglang/bench_latency.py, commit
+# 001733e): jsonlines' write_all of a line a batch, the decode steps' mean (avg_decode_latency,
+# s, and avg_decode_throughput, the batch over it) where later versions write their median, and
+# total_throughput where they write overall_throughput; output_len decode steps after the prefill
+old_lines = []
+for bs in (1, 16):
+    prefill, step = 0.03 + 0.0113 * bs, 0.0121 + 0.0002 * bs
+    total = prefill + 16 * step
+    old_lines.append({"run_name": "before", "batch_size": bs, "input_len": 1024, "output_len": 16,
+                      "prefill_latency": prefill, "prefill_throughput": 1024 * bs / prefill,
+                      "avg_decode_latency": (total - prefill) / 16, "avg_decode_throughput": bs / ((total - prefill) / 16),
+                      "total_latency": total, "total_throughput": (1024 + 16) * bs / total})
+write("sglang_bench_latency_2024.jsonl", old_lines)
+
 # vLLM vllm bench throughput / latency --output-json (vllm/benchmarks/throughput.py of commit
 # 0202831 and latency.py of 00cae07; benchmarks/benchmark_throughput.py and benchmark_latency.py
 # wrote the same keys, but std_latency): json.dump(results, f, indent=4); refused
