@@ -42,6 +42,8 @@
 **   <name>.pytorch.json (vLLM's benchmarks with SAVE_TO_PYTORCH_BENCHMARK_FORMAT set): a JSON
 **     list of records, one a metric; vb_pytorch.c rebuilds the result it records (vllm bench
 **     serve's, throughput's or latency's) as one object, read here as the others (read_side).
+**     A list of anything but those records is a list of results, each read as a file's object
+**     (results_list).
 ** Per-request times in the files are seconds; vLLM's statistics are milliseconds. A failed
 ** request keeps its place in the lists with ttft 0, latency 0 and no inter-token gaps.
 */
@@ -65,11 +67,16 @@ const char *const vb_parallel_arg[VB_NPARALLEL] = {"tensor_parallel_size", "pipe
                                                    "data_parallel_size", "expert_parallel_size"};
 static const char *const parallel_server_info[VB_NPARALLEL] = {"tp_size", "pp_size", "dp_size", "ep_size"};
 
-int64_t vb_parallel_size(const cJSON *v) {
+static int64_t whole_size(double x) { return x >= 1 && x <= 1e6 && x == floor(x) ? (int64_t)x : -1; }
+
+int64_t vb_parallel_text(const char *s) {
   char *end = NULL;
-  const double x = cJSON_IsNumber(v) ? v->valuedouble : cJSON_IsString(v) ? strtod(v->valuestring, &end) : NAN;
-  if (end && (end == v->valuestring || *end)) return -1; /* "auto", "4x", "" */
-  return x >= 1 && x <= 1e6 && x == floor(x) ? (int64_t)x : -1;
+  const double x = s ? strtod(s, &end) : NAN;
+  return end && end != s && !*end ? whole_size(x) : -1; /* not "auto", "4x", "" */
+}
+
+int64_t vb_parallel_size(const cJSON *v) {
+  return cJSON_IsNumber(v) ? whole_size(v->valuedouble) : vb_parallel_text(cJSON_GetStringValue(v));
 }
 
 /* ---- locating keys, for messages that point at the line ---- */
@@ -251,6 +258,9 @@ static const vb_key known_keys[] = {
     {"early_stopped_requests", T_INT, D_VALUE, 0, "requests", NULL},
     {"cache_hit_rate_pct", T_NUM, D_VALUE, 0, "%", NULL},
     {"profile_link", T_ANY, D_NONE, 0, NULL, NULL},
+    {"profile_links", T_ANY, D_NONE, 0, NULL, NULL},      /* one_batch_server's JSON lists: trace paths */
+    {"profile_link_extend", T_ANY, D_NONE, 0, NULL, NULL},
+    {"profile_link_decode", T_ANY, D_NONE, 0, NULL, NULL},
     {"fine_grained_output", T_ANY, D_NONE, 0, NULL, NULL},
     {"input_lens", T_LIST_NUM, D_LIST, 0, NULL, NULL},
     {"output_lens", T_LIST_NUM, D_LIST, 0, NULL, NULL},
@@ -888,6 +898,87 @@ static int cut_short(const char *text, size_t start, size_t err) {
   return text[bol] == '{';
 }
 
+/* The JSON values of a file in order, each with its extent in the text. */
+typedef struct vb_values {
+  size_t n, cap;
+  size_t *starts, *ends;
+  cJSON **v;
+} vb_values;
+
+static void values_push(vb_values *l, cJSON *v, size_t start, size_t end) {
+  if (l->n == l->cap) {
+    l->cap = l->cap ? 2 * l->cap : 4;
+    l->starts = xp_xrealloc(l->starts, l->cap * sizeof *l->starts);
+    l->ends = xp_xrealloc(l->ends, l->cap * sizeof *l->ends);
+    l->v = xp_xrealloc(l->v, l->cap * sizeof *l->v);
+  }
+  l->starts[l->n] = start;
+  l->ends[l->n] = end;
+  l->v[l->n++] = v;
+}
+
+static void values_free(vb_values *l) {
+  for (size_t k = 0; k < l->n; k++) cJSON_Delete(l->v[k]);
+  free(l->v);
+  free(l->starts);
+  free(l->ends);
+  memset(l, 0, sizeof *l);
+}
+
+/* Split the text into its JSON values (one result object, several of --append-result or a
+** JSONL file, or one list). */
+static int split_values(const char *label, const char *clean, size_t clen, vb_values *out) {
+  for (size_t i = skip_space(clean, 0, clen); i < clen; i = skip_space(clean, i, clen)) {
+    const char *end = NULL;
+    cJSON *o = cJSON_ParseWithLengthOpts(clean + i, clen - i, &end, 0);
+    if (!o) {
+      const char *at = cJSON_GetErrorPtr();
+      size_t off = at && at >= clean && at <= clean + clen ? (size_t)(at - clean) : i;
+      return cut_short(clean, i, off) ? xp_error_at(XP_EXIT_USAGE, label, line_at(clean, i),
+                                                    "not valid JSON: the result that starts here is cut short "
+                                                    "(the next line begins another)")
+                                      : xp_error_at(XP_EXIT_USAGE, label, line_at(clean, off), "not valid JSON%s",
+                                                    out->n ? " (after the previous result object)" : "");
+    }
+    values_push(out, o, i, (size_t)(end - clean));
+    i = (size_t)(end - clean);
+  }
+  if (out->n == 0) return xp_error_at(XP_EXIT_USAGE, label, 0, "empty file: no result object");
+  /* write_to_json writes one list a file */
+  if (out->n > 1 && cJSON_IsArray(out->v[0]))
+    return xp_error_at(XP_EXIT_USAGE, label, line_at(clean, out->starts[1]),
+                       "more JSON after the list of records (a .pytorch.json holds one list)");
+  return 0;
+}
+
+/* A file's one list is vLLM's .pytorch.json side file (records of "benchmark", "model" and
+** "metric"), unless its first entry is an object of another kind: then it is a list of
+** results, each read as a result object of a file (vllm bench sweep serve's summary.json, a
+** point's runs; sglang.bench_one_batch_server's --output-path and --pydantic-result-filename,
+** a batch each). The side file's reader names what is wrong with a list of neither. */
+static int results_list(const vb_values *l) {
+  const cJSON *first = l->n == 1 && cJSON_IsArray(l->v[0]) ? cJSON_GetArrayItem(l->v[0], 0) : NULL;
+  return cJSON_IsObject(first) && !cJSON_HasObjectItem(first, "benchmark");
+}
+
+/* The list's entries in place of the list, each with its extent (parsed again where the list
+** was: cJSON keeps no positions). */
+static void split_list(const char *clean, vb_values *l) {
+  vb_values entries = {0};
+  const size_t end = l->ends[0];
+  size_t i = skip_space(clean, l->starts[0] + 1, end); /* after "[" */
+  while (i < end && clean[i] != ']') {
+    const char *stop = NULL;
+    cJSON *v = cJSON_ParseWithLengthOpts(clean + i, end - i, &stop, 0); /* parsed once already */
+    if (!v) break;
+    values_push(&entries, v, i, (size_t)(stop - clean));
+    i = skip_space(clean, (size_t)(stop - clean), end);
+    if (i < end && clean[i] == ',') i = skip_space(clean, i + 1, end);
+  }
+  values_free(l);
+  *l = entries;
+}
+
 int vb_parse_text(const char *label, const char *text, size_t len, vb_result **out, size_t *n) {
   *out = NULL;
   *n = 0;
@@ -897,52 +988,20 @@ int vb_parse_text(const char *label, const char *text, size_t len, vb_result **o
   if (bad >= 0)
     return xp_error_at(XP_EXIT_USAGE, label, line_at(text, (size_t)bad), "not UTF-8 text (byte %ld)", bad);
   char *clean = replace_nonfinite(text, len);
-  size_t clen = strlen(clean);
   /* First pass: split into objects, so that each knows whether it shares the file. */
-  size_t cap = 4, count = 0, *starts = xp_xmalloc(cap * sizeof *starts), *ends = xp_xmalloc(cap * sizeof *ends);
-  cJSON **objs = xp_xmalloc(cap * sizeof *objs);
-  int rc = 0;
-  for (size_t i = skip_space(clean, 0, clen); i < clen; i = skip_space(clean, i, clen)) {
-    const char *end = NULL;
-    cJSON *o = cJSON_ParseWithLengthOpts(clean + i, clen - i, &end, 0);
-    if (!o) {
-      const char *at = cJSON_GetErrorPtr();
-      size_t off = at && at >= clean && at <= clean + clen ? (size_t)(at - clean) : i;
-      rc = cut_short(clean, i, off) ? xp_error_at(XP_EXIT_USAGE, label, line_at(clean, i),
-                                                  "not valid JSON: the result that starts here is cut short "
-                                                  "(the next line begins another)")
-                                    : xp_error_at(XP_EXIT_USAGE, label, line_at(clean, off), "not valid JSON%s",
-                                                  count ? " (after the previous result object)" : "");
-      break;
-    }
-    if (count == cap) {
-      cap *= 2;
-      starts = xp_xrealloc(starts, cap * sizeof *starts);
-      ends = xp_xrealloc(ends, cap * sizeof *ends);
-      objs = xp_xrealloc(objs, cap * sizeof *objs);
-    }
-    starts[count] = i;
-    ends[count] = (size_t)(end - clean);
-    objs[count++] = o;
-    i = (size_t)(end - clean);
-  }
-  if (rc == 0 && count == 0) rc = xp_error_at(XP_EXIT_USAGE, label, 0, "empty file: no result object");
-  /* write_to_json writes one list a file */
-  if (rc == 0 && count > 1 && cJSON_IsArray(objs[0]))
-    rc = xp_error_at(XP_EXIT_USAGE, label, line_at(clean, starts[1]),
-                     "more JSON after the list of records (a .pytorch.json holds one list)");
+  vb_values l = {0};
+  int rc = split_values(label, clean, strlen(clean), &l);
+  if (rc == 0 && results_list(&l)) split_list(clean, &l);
+  const size_t count = l.n;
   vb_result *res = rc == 0 ? xp_xcalloc(count, sizeof *res) : NULL;
   for (size_t k = 0; rc == 0 && k < count; k++) {
-    vb_src src = {label, clean, starts[k], ends[k], (int)k, cJSON_IsArray(objs[k]) && count == 1};
+    vb_src src = {label, clean, l.starts[k], l.ends[k], (int)k, cJSON_IsArray(l.v[k]) && count == 1};
     res[k].file = xp_strdup(label);
     res[k].index = (int)k;
-    res[k].line = (int)line_at(clean, starts[k]);
-    rc = src.side ? read_side(&src, objs[k], &res[k]) : read_object(&src, objs[k], (int)count, &res[k]);
+    res[k].line = (int)line_at(clean, l.starts[k]);
+    rc = src.side ? read_side(&src, l.v[k], &res[k]) : read_object(&src, l.v[k], (int)count, &res[k]);
   }
-  for (size_t k = 0; k < count; k++) cJSON_Delete(objs[k]);
-  free(objs);
-  free(starts);
-  free(ends);
+  values_free(&l);
   free(clean);
   if (rc) {
     vb_results_free(res, count);

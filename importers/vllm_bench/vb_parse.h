@@ -44,6 +44,7 @@ extern const char *const vb_parallel_arg[VB_NPARALLEL];  /* "tensor_parallel_siz
 /* A parallel size as a result writes it (a number, or --metadata's string of one): a whole
 ** number from 1 to 1e6, else -1. */
 int64_t vb_parallel_size(const cJSON *v);
+int64_t vb_parallel_text(const char *s); /* the same of a string (NULL: none) */
 
 typedef struct vb_result {
   char *file;            /* path as given */

@@ -26,6 +26,15 @@
 **     cache_hit_rate_pct. No model, and no engine: it benchmarks an SGLang or a vLLM server and
 **     does not say which.
 **
+**   Beside its lines, two versions write the batches as one JSON list (json.dump, indent 2):
+**     --output-path (2025: BenchmarkResult of bench_one_batch_server.py, model_path, ttft,
+**     profile_links) and --pydantic-result-filename (since: save_results_as_pydantic_models of
+**     python/sglang/test/nightly_bench_utils.py, model_path, last_ttft, profile_link_extend and
+**     _decode, server_args: the server's launch arguments, --server-args-for-metrics). Each entry
+**     is read as a line (vb_parse.c splits the list); model_path names the model, and server_args'
+**     --tp/--tp-size/--tensor-parallel-size N (and pp, dp, ep alike) the parallel sizes: gathered
+**     as the server_info that sglang.bench_serving writes, where vb_parse.c reads them.
+**
 **   python -m sglang.bench_one_batch --result-filename F (SGLang: the model run in-process, no
 **     server; since 2026 sglang.benchmark.one_batch): a line per batch as the server's, timed
 **     inside: run_name, batch_size, input_len, output_len, prefill_latency, prefill_throughput,
@@ -112,6 +121,55 @@ static int read_offline(const vb_at *at, cJSON *o) {
   return RENAME_ALL(at, o, names);
 }
 
+/* The size a parallel dimension's flag gives among a server's launch arguments (strings): SGLang's
+** --tp N, --tp-size N or --tensor-parallel-size N (argparse takes --tp for --tp-size), or with
+** "="; -1 when not given or not a whole number. */
+static int64_t flag_size(const cJSON *args, enum vb_parallel k) {
+  char flag[3][48];
+  snprintf(flag[0], sizeof flag[0], "--%s", vb_parallel_name[k]);
+  snprintf(flag[1], sizeof flag[1], "--%s-size", vb_parallel_name[k]);
+  snprintf(flag[2], sizeof flag[2], "--%s", vb_parallel_arg[k]);
+  for (char *c = flag[2]; *c; c++)
+    if (*c == '_') *c = '-';
+  for (const cJSON *a = args->child; a; a = a->next)
+    for (int f = 0; f < 3; f++) {
+      const size_t fl = strlen(flag[f]);
+      if (strncmp(a->valuestring, flag[f], fl) != 0) continue;
+      if (a->valuestring[fl] == '=') return vb_parallel_text(a->valuestring + fl + 1);
+      if (a->valuestring[fl] == 0) return vb_parallel_text(cJSON_GetStringValue(a->next));
+    }
+  return -1;
+}
+
+/* A one_batch_server JSON list's model_path and server_args say what sglang.bench_serving's
+** server_info says: gathered as one, for vb_parse.c to read as it reads that. */
+static int gather_server_info(const vb_at *at, cJSON *o) {
+  const cJSON *model = cJSON_GetObjectItemCaseSensitive(o, "model_path");
+  const cJSON *args = cJSON_GetObjectItemCaseSensitive(o, "server_args"), *a;
+  if (!model && !args) return 0;
+  if (model && !cJSON_IsString(model) && !cJSON_IsNull(model))
+    return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "model_path: expected a string, found %s", vb_json_kind(model));
+  if (args && !cJSON_IsArray(args) && !cJSON_IsNull(args))
+    return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "server_args: expected a list of strings, found %s",
+                       vb_json_kind(args));
+  const cJSON *list = cJSON_IsArray(args) ? args : NULL;
+  cJSON_ArrayForEach(a, list) if (!cJSON_IsString(a))
+      return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "server_args: expected a list of strings, found %s in it",
+                         vb_json_kind(a));
+  cJSON *info = cJSON_CreateObject();
+  if (cJSON_IsString(model)) cJSON_AddStringToObject(info, "model_path", model->valuestring);
+  for (int k = 0; k < VB_NPARALLEL && list; k++) {
+    char key[16];
+    const int64_t size = flag_size(list, (enum vb_parallel)k);
+    snprintf(key, sizeof key, "%s_size", vb_parallel_name[k]);
+    if (size > 0) cJSON_AddNumberToObject(info, key, (double)size);
+  }
+  cJSON_DeleteItemFromObjectCaseSensitive(o, "model_path");
+  cJSON_DeleteItemFromObjectCaseSensitive(o, "server_args");
+  cJSON_AddItemToObject(o, "server_info", info);
+  return 0;
+}
+
 static int read_one_batch(const vb_at *at, cJSON *o) {
   /* versions that time the batch's first tokens divide the output by the time after them */
   const int decode = has(o, "last_gen_throughput") || has(o, "input_throughput") || has(o, "ttft") ||
@@ -126,7 +184,7 @@ static int read_one_batch(const vb_at *at, cJSON *o) {
                                     {"last_gen_throughput", "last_gen_throughput", 1},
                                     {"cache_hit_rate", "cache_hit_rate_pct", 100},
                                     {"num_early_stopped", "early_stopped_requests", 1}};
-  if (need(at, o, "latency", VB_SGLANG_ONE_BATCH)) return 1;
+  if (need(at, o, "latency", VB_SGLANG_ONE_BATCH) || gather_server_info(at, o)) return 1;
   if (decode && rename_key(at, o, "output_throughput", "decode_throughput", 1)) return 1;
   return RENAME_ALL(at, o, names);
 }

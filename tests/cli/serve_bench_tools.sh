@@ -65,6 +65,29 @@ grep -qE '^batch=16,input=1024,output=16 +1200\.00 +210\.00 +78019\.05 +258\.59 
 "$XP" --db "$d" compare "$a" "$b" > "$tmp/cmp" 2>&1
 grep -qE '^batch=16,input=1024,output=16 .* batch_latency_ms +ms +1200 +1200 ' "$tmp/cmp" ||
   { echo "FAIL: the two versions' batch=16 do not pair:"; cat "$tmp/cmp"; fail=1; }
+# the same batches as one JSON list: --pydantic-result-filename (SGLang's nightly CI) names the
+# model (model_path) and the server's launch arguments (server_args: --tp 2 --dp-size=2), so no
+# --set model is needed and TP and DP are recorded; the trace paths are no settings of the case
+l=$(imp "$d" "$fmt/sglang_one_batch_server_pydantic.json")
+check "one batch JSON list: the model, TP and DP from model_path and server_args" "Qwen/Qwen3-8B|2|2" \
+  "$(db="$d" sql "SELECT r.model || '|' || r.tp || '|' || m.value FROM runs r JOIN run_meta m ON m.run_id = r.id AND m.key = 'dp' WHERE r.uuid LIKE '$l%'")"
+check "one batch JSON list: an entry a case, its settings" \
+  '{"batch_size":16,"file":"sglang_one_batch_server_pydantic.json","input_len":1024,"output_len":16,"result":1}' \
+  "$(db="$d" sql "SELECT c.params FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.uuid LIKE '$l%' AND c.name = 'batch=16,input=1024,output=16'" | sed 's/""/"/g; s/^"//; s/"$//')"
+check "one batch JSON list: the names of the lines, unrounded" \
+  "batch_latency_ms=1200[ms] decode_throughput=258.5858586[tok/s] last_gen_throughput=266[tok/s] last_ttft_ms=210[ms] prefill_throughput=78019.04762[tok/s] total_token_throughput=13866.66667[tok/s]" \
+  "$(metrics "$d" "$l" batch=16,input=1024,output=16)"
+"$XP" --db "$d" compare "$b" "$l" > "$tmp/cmp" 2>&1
+grep -qE '^batch=16,input=1024,output=16 .* batch_latency_ms +ms +1200 +1200 ' "$tmp/cmp" ||
+  { echo "FAIL: the lines' and the JSON list's batch=16 do not pair:"; cat "$tmp/cmp"; fail=1; }
+o=$(imp "$d" "$fmt/sglang_one_batch_server_output_path.json")
+check "one batch --output-path list (2025): the model, its ttft the batch's last first token" "Qwen/Qwen3-8B|210|2" \
+  "$(db="$d" sql "SELECT r.model || '|' || printf('%.10g', m.median) || '|' || (SELECT count(*) FROM cases WHERE run_id = r.id) FROM runs r JOIN run_metrics m ON m.run_id = r.id AND m.metric = 'last_ttft_ms' AND m.case_name = 'batch=16,input=1024,output=16' WHERE r.uuid LIKE '$o%'")"
+python3 -c "import json, sys; r = json.load(open(sys.argv[1])); r[1]['server_args'][1] = 2
+json.dump(r, open(sys.argv[2], 'w'), indent=2)" "$fmt/sglang_one_batch_server_pydantic.json" "$tmp/args.json"
+one_line "one batch JSON list: a launch argument not a string" 2 \
+  "args.json:25: server_args: expected a list of strings, found a number in it" \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/args.json"
 # sglang.bench_one_batch (in-process, no server): the same cases, its prefill and median decode
 # step timed inside, on SGLang's engine; it pairs with the server's batch of the same size
 c=$(imp "$d" "$fmt/sglang_one_batch_2025.jsonl" --set model=m)

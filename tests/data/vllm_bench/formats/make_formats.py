@@ -204,6 +204,45 @@ for bs in (1, 16):
                   "steady_state_window_s": None, "cache_hit_rate": 0.0})
 write("sglang_one_batch_server_2026.jsonl", later)
 
+# The same batches as one JSON list (json.dump(indent=2, ensure_ascii=False) of pydantic
+# model_dump()s, unrounded): --output-path of bench_one_batch_server.py in 2025 (BenchmarkResult:
+# model_path, ttft, acc_length None without speculative decoding, profile_links {extend, decode}
+# with --profile) and --pydantic-result-filename since (save_results_as_pydantic_models of
+# python/sglang/test/nightly_bench_utils.py, commit 019e2be: last_ttft, profile_link_extend and
+# _decode, server_args, the launch arguments SGLang's nightly CI passes with
+# --server-args-for-metrics)
+def one_batch(bs):
+    latency, ttft = 0.4 + 0.05 * bs, 0.05 + 0.01 * bs
+    return latency, ttft, {"run_name": "default", "batch_size": bs, "input_len": 1024, "output_len": 16,
+                           "latency": latency}
+
+
+def dump_list(name, objs):
+    with open(os.path.join(HERE, name), "w") as f:
+        json.dump(objs, f, indent=2, ensure_ascii=False)
+
+
+trace = "/tmp/profiles/Qwen_Qwen3-8B_1767225600/bs-16-il-1024"
+listed = []
+for bs in (1, 16):
+    latency, ttft, head = one_batch(bs)
+    listed.append({"model_path": "Qwen/Qwen3-8B", **head, "ttft": ttft, "input_throughput": bs * 1024 / ttft,
+                   "output_throughput": bs * 16 / (latency - ttft), "overall_throughput": bs * (1024 + 16) / latency,
+                   "last_gen_throughput": 250.0 + bs, "acc_length": None,
+                   "profile_links": {"extend": trace + "-extend.trace.json.gz", "decode": trace + "-decode.trace.json.gz"}
+                   if bs == 16 else None})
+dump_list("sglang_one_batch_server_output_path.json", listed)
+listed = []
+for bs in (1, 16):
+    latency, ttft, head = one_batch(bs)
+    listed.append({"model_path": "Qwen/Qwen3-8B", **head, "input_throughput": bs * 1024 / ttft,
+                   "output_throughput": bs * 16 / (latency - ttft), "overall_throughput": bs * (1024 + 16) / latency,
+                   "last_ttft": ttft, "last_gen_throughput": 250.0 + bs, "acc_length": -1.0,
+                   "profile_link_extend": trace + "/TP-0-EXTEND.trace.json.gz" if bs == 16 else None,
+                   "profile_link_decode": trace + "/TP-0-DECODE.trace.json.gz" if bs == 16 else None,
+                   "server_args": ["--tp", "2", "--trust-remote-code", "--dp-size=2", "--enable-dp-attention"]})
+dump_list("sglang_one_batch_server_pydantic.json", listed)
+
 # SGLang python -m sglang.bench_latency --result-filename (2024, the in-process benchmark before
 # its rename to bench_one_batch; latency_test_run_once of python/sglang/bench_latency.py, commit
 # 001733e): jsonlines' write_all of a line a batch, the decode steps' mean (avg_decode_latency,
