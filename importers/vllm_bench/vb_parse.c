@@ -13,6 +13,10 @@
 **     "request_goodput:" (with the colon), there is no "failed", and the per-request lists are
 **     always kept; 0.3-0.4 wrote --version (the engine's, "N/A" unless given: run metadata
 **     engine_version, not a setting of the case) and request_inthroughput.
+**   vllm bench sweep serve: each run's result (run=N.json, indent 4) as vllm bench serve wrote
+**     it, then run_number and the point's serve and bench overrides (--serve-params,
+**     --bench-params: max_num_seqs, tensor_parallel_size, ...), which are settings of the case
+**     whatever their type (take_sweep_setting); summary.json a list of a point's runs.
 **   python -m sglang.bench_serving --output-file F (SGLang, python/sglang/bench_serving.py; since
 **     June 2026 python/sglang/benchmark/serving.py, the old name a shim to it):
 **     appends one line per benchmark (JSONL). Every version since August 2024 writes backend
@@ -272,6 +276,9 @@ static const vb_key known_keys[] = {
     {"queue_times", T_LIST_NUM, D_NONE, 0, NULL, NULL},
     {"generated_texts", T_ANY, D_NONE, 0, NULL, NULL},
     {"rps_change_events", T_ANY, D_NONE, 0, NULL, NULL},
+    /* vllm bench sweep serve: the run's repetition of its point (-1 the warmup), no setting:
+    ** the runs of a point pool as one case, as the results of --append-result do */
+    {"run_number", T_NUM, D_NONE, 0, NULL, NULL},
     {"spec_decode_per_position_acceptance_rates", T_ANY, D_NONE, 0, NULL, NULL},
     {"server_info", T_ANY, D_NONE, 0, NULL, NULL}, /* SGLang: the server's whole configuration */
     {"details", T_OBJ, D_NONE, 0, NULL, NULL},      /* PR 10409's --output-details lists */
@@ -631,6 +638,22 @@ static void take_unknown(vb_result *r, const char *key, const cJSON *v) {
     cJSON_AddItemToObject(r->params, key, cJSON_Duplicate(v, 0));
 }
 
+/* A setting vllm bench sweep serve added to the result: the point's serve and bench overrides
+** (max_num_seqs, tensor_parallel_size, a _benchmark_name), of any JSON type. A setting, whatever
+** its type: kept as it is where a scalar, a list or table (an engine config) as its JSON text,
+** so that two points that differ in it stay two cases. */
+static void take_sweep_setting(vb_result *r, const cJSON *v) {
+  if (cJSON_IsNull(v) || cJSON_HasObjectItem(r->params, v->string)) return;
+  if (cJSON_IsArray(v) || cJSON_IsObject(v)) {
+    char *text = cJSON_PrintUnformatted(v);
+    cJSON_AddStringToObject(r->params, v->string, text);
+    cJSON_free(text);
+  } else if (cJSON_IsNumber(v) && isinf(v->valuedouble))
+    cJSON_AddStringToObject(r->params, v->string, v->valuedouble > 0 ? "inf" : "-inf");
+  else
+    cJSON_AddItemToObject(r->params, v->string, cJSON_Duplicate(v, 0));
+}
+
 /* A batch of SGLang's one-batch benchmarks or vLLM's latency benchmark by its size and lengths;
 ** an offline throughput benchmark (SGLang's, vLLM's) has one load, which its totals and settings
 ** describe. */
@@ -803,10 +826,13 @@ static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
   r->completed = cJSON_IsNumber(done) ? xp_saturate_int64(done->valuedouble) : -1;
   vb_lists lists = {0};
   const cJSON *v;
+  int sweep = 0; /* past vllm bench sweep's run_number, where it added the point's settings */
   cJSON_ArrayForEach(v, o) {
+    if (strcmp(v->string, "run_number") == 0) sweep = 1;
     if (given_again(v)) continue; /* a key given twice: its last value counts, as in json.load */
     const vb_key *k = find_key(v->string);
     if (k) take_known(r, k, v, &lists);
+    else if (sweep) take_sweep_setting(r, v);
     else if (is_statistic_key(v->string) && !cJSON_IsNumber(v) && !cJSON_IsNull(v))
       return bad_key(s, v->string, "expected a number, found %s", vb_json_kind(v));
     else if (is_statistic_key(v->string) && cJSON_IsNumber(v) && v->valuedouble < 0)

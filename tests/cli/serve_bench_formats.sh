@@ -174,4 +174,25 @@ grep -q '^  engine_version: A 0.3.3; B 0.4.0$' "$tmp/cmp" || { echo "FAIL: the v
 sed 's/"version": "0.3.3"/"version": "N\/A"/' "$fmt/vllm_0.3.3.json" > "$tmp/na.json"
 imp "$tmp/na.db" "$tmp/na.json" > /dev/null
 check "vLLM --version's default N/A names no version" 0 "$(db="$tmp/na.db" sql "SELECT count(*) FROM run_meta WHERE key = 'engine_version'")"
+
+# vllm bench sweep serve (real files, formats/PROVENANCE.md): a point's run=N.json is vllm bench
+# serve's result, then run_number and the point's overrides (max_num_seqs, a server setting);
+# its summary.json the list of the point's runs. The overrides are settings of the case, not
+# metrics; run_number is neither, so a point's runs pool as one case
+d="$tmp/sweep.db"
+imp "$d" "$fmt/vllm_sweep_seqs4_run0.json" "$fmt/vllm_sweep_seqs8_summary.json" > /dev/null
+check "vllm bench sweep: a case a run, the server setting in its settings" \
+  "concurrency=2:4:vllm_sweep_seqs4_run0.json: concurrency=2:8:vllm_sweep_seqs8_summary.json:0 concurrency=2:8:vllm_sweep_seqs8_summary.json:1" \
+  "$(db="$d" query "SELECT group_concat(name || ':' || json_extract(params, '$.max_num_seqs') || ':' || json_extract(params, '$.file') || ':' || coalesce(json_extract(params, '$.result'), ''), ' ') FROM (SELECT * FROM cases ORDER BY seq)")"
+check "vllm bench sweep: run_number and the overrides are no metrics" 0 \
+  "$(db="$d" sql "SELECT count(*) FROM run_metrics WHERE metric IN ('run_number', 'max_num_seqs')")"
+check "vllm bench sweep: the summary's runs, its numbers" "43.21107800 36.01084350" \
+  "$(db="$d" query "SELECT group_concat(printf('%.8f', median), ' ') FROM (SELECT m.median FROM run_metrics m JOIN cases c ON c.id = m.case_id WHERE m.metric = 'median_ttft_ms' AND json_extract(c.params, '$.max_num_seqs') = 8 ORDER BY c.seq)")"
+python3 -c "import json, sys; r = json.load(open(sys.argv[1]))
+r.update(max_num_seqs=4, tensor_parallel_size=2, compilation_config={'mode': 3}, _benchmark_name='tp2')
+json.dump(r, open(sys.argv[2], 'w'), indent=4)" "$fmt/vllm_sweep_seqs4_run0.json" "$tmp/tp2.json"
+imp "$tmp/tp2.db" "$tmp/tp2.json" > /dev/null
+check "vllm bench sweep over TP: the run's TP, the overrides of other types as settings" \
+  '2|{"_benchmark_name":"tp2","compilation_config":"{\"mode\":3}","max_num_seqs":4,"tensor_parallel_size":2}' \
+  "$(db="$tmp/tp2.db" sql "SELECT r.tp || '|' || json_remove(c.params, '$.file', '$.burstiness', '$.max_concurrency', '$.num_prompts', '$.request_rate') FROM runs r JOIN cases c ON c.run_id = r.id" | sed 's/""/"/g; s/^"//; s/"$//')"
 finish
