@@ -64,8 +64,9 @@
 const char *const vb_sample_metric[VB_NSAMPLES] = {"ttft_ms", "tpot_ms", "itl_ms", "e2el_ms", "batch_latency_ms"};
 
 /* The parallel sizes under the names each writer gives them: xp's (and --metadata's short
-** one), vLLM's engine argument (also a --metadata key, as vLLM's own CI passes TP), SGLang's
-** server_info field. vLLM has no expert-parallel size (--enable-expert-parallel is a switch). */
+** one), vLLM's engine argument (also a --metadata key, as vLLM's own CI passes TP; SGLang's long
+** flag, --tensor-parallel-size), SGLang's server_info field. vLLM has no expert-parallel size
+** (--enable-expert-parallel is a switch): expert_parallel_size is SGLang's alone. */
 const char *const vb_parallel_name[VB_NPARALLEL] = {"tp", "pp", "dp", "ep"};
 const char *const vb_parallel_arg[VB_NPARALLEL] = {"tensor_parallel_size", "pipeline_parallel_size",
                                                    "data_parallel_size", "expert_parallel_size"};
