@@ -26,6 +26,19 @@ static const struct { const char *name, *category; } cases[] = {
     {"void flashinfer::trtllm_allreduce_fusion::allreduce_fusion_kernel_oneshot_lamport<(flashinfer::trtllm_allreduce_fusion::AllReduceFusionPattern)1, __nv_bfloat16, 2, false, true>", "allreduce"},
     {"void tensorrt_llm::kernels::oneShotAllReduceKernel<__nv_bfloat16, 8>", "allreduce"},
     {"void deep_ep::intranode::dispatch<8, 768, 8192>(int4*, float*)", "alltoall"},
+    /* DeepEP in the public traces of DeepSeek's (deepseek-ai/profile-data prefill.json, decode.json:
+    ** its own namespace) and SGLang's (April 2025): its all-to-all, its layout (local MoE work), and
+    ** a CUB scan whose wrapped namespace ends in dpsk::ep:: */
+    {"void dpsk::ep::internode::dispatch<false, 4, false, 4>(int4*, float*, long*, float*, dpsk::ep::internode::SourceMeta*, int4 const*)", "alltoall"},
+    {"void dpsk::ep::internode::combine<false, 4, __nv_bfloat16, 4, 4, 16, 24>(int4*, float*, bool const*, int4 const*)", "alltoall"},
+    {"void dpsk::ep::internode::notify_dispatch<false, 4>(int const*, long*, int, int const*, int*)", "alltoall"},
+    {"void dpsk::ep::internode::cached_notify<false>(int, int, int, int, int*, int, int)", "alltoall"},
+    {"void dpsk::ep::internode::dispatch_ll<true, 3, 10, 7168>(void*, float*, int*, long*, int*, int*)", "alltoall"},
+    {"void dpsk::ep::internode::combine_ll<3, 10, 7168, 9>(void*, void*, int*, void*, void const*)", "alltoall"},
+    {"void dpsk::ep::cuda::get_dispatch_layout<256, 32, 8>(long const*, int*, int*, int*, bool*, int, int, int, int)", "moe"},
+    {"void deep_ep::internode::get_dispatch_layout<256, 32, 8>(long const*, int*, int*, int*, bool*, int, int, int, int)", "moe"},
+    {"void deep_ep::internode::cached_notify<false>(int, int, int, int, int*, int, int, int const*, int const*, int*)", "alltoall"},
+    {"void at_cuda_detail::cdpsk::ep::DeviceScanKernel<int>(int const*, int*)", "other"},
     /* memory; HTA puts hipMemcpyAsync under communication */
     {"Memcpy DtoD (Device -> Device)", "memcpy"},
     {"Memcpy HtoD (Pageable -> Device)", "memcpy"},
@@ -33,6 +46,11 @@ static const struct { const char *name, *category; } cases[] = {
     {"Memset (Device)", "memset"},
     /* MoE */
     {"fused_moe_kernel", "moe"},
+    /* SGLang's Triton token scatter and gather around DeepEP (not attention, whose Triton kernels
+    ** also start with _fwd_) */
+    {"_fwd_kernel_ep_scatter_1", "moe"},
+    {"_fwd_kernel_ep_scatter_2", "moe"},
+    {"_fwd_kernel_ep_gather", "moe"},
     {"void vllm::moe::topkGating<8, 128, 4, 16, 32, int, __nv_bfloat16>(__nv_bfloat16 const*)", "moe"},
     {"void topkGatingSoftmax<__nv_bfloat16, 8, 128, 4, 16>(__nv_bfloat16 const*, bool const*)", "moe"},
     {"void vllm::moe::count_and_sort_expert_tokens_kernel<int>(int const*, int*, int*, unsigned long)", "moe"},
