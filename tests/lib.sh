@@ -68,17 +68,24 @@ need_sqlite3() { # the sqlite3 CLI, to look under xp
   command -v sqlite3 > /dev/null || { echo "skipped: the sqlite3 CLI is missing (cmake/install-deps.sh --test)"; exit 77; }
 }
 sample_job() { # sample_job HOURS SCALE OUT [GPU]: tests/data/trace's two-rank sample recorded
-  # HOURS later (another job), its kernels SCALE times as long (another workload), its devices
-  # named GPU where given, as OUT-r0.json.gz and OUT-r1.json.gz
+  # HOURS later (another job), its kernels SCALE times as long (another workload: each starts no
+  # earlier than the one before it on its stream ends, as a stream runs them; xp clips an activity
+  # that outlasts the next one), its devices named GPU where given, as OUT-r0.json.gz and OUT-r1.json.gz
   for r in 0 1; do
     python3 - "$XP_SRC/tests/data/trace/decode_tp2_bs1_rank$r.trace.json.gz" "$1" "$2" "$3-r$r.json.gz" "${4:-}" <<'PY'
 import gzip, json, sys
 t = json.load(gzip.open(sys.argv[1]))
 t["baseTimeNanoseconds"] += 3600 * int(sys.argv[2]) * 10**9
 if float(sys.argv[3]) != 1:
-    for e in t["traceEvents"]:
-        if e.get("cat") == "kernel":
-            e["dur"] *= float(sys.argv[3])
+    gpu = sorted((e for e in t["traceEvents"] if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")),
+                 key=lambda e: (e["pid"], e["tid"], e["ts"]))
+    end = {}
+    for e in gpu:
+        if e["cat"] == "kernel":
+            e["dur"] = round(e["dur"] * float(sys.argv[3]), 3)
+        lane = (e["pid"], e["tid"])
+        e["ts"] = round(max(e["ts"], end.get(lane, e["ts"])), 3)
+        end[lane] = e["ts"] + e["dur"]
 for d in t["deviceProperties"] if sys.argv[5] else []:
     d["name"] = sys.argv[5]
 json.dump(t, gzip.open(sys.argv[4], "wt"))

@@ -310,6 +310,9 @@ typedef struct tt_options {
   /* non-NULL: the file's "B"/"E" events paired, each pair read as the complete event it stands
   ** for: a second read where the first met any (tt_read.c); NULL, the first notes them */
   const tt_pairing *pairs;
+  /* non-NULL: GPU activities that outlast the next one on their stream (tt_clip), each read as
+  ** ending where that one starts: a second read where the first found any (tt_read.c) */
+  xp_vec *clips;
 } tt_options;
 
 typedef struct tt_import {
@@ -387,6 +390,21 @@ int tt_device_owners(tt_import *imp, const char *path, const int64_t *dev, int n
 const char *tt_steps_marked_by(const tt_import *imp, const tt_options *opt);
 /* The step annotations of vLLM's and of SGLang's profiler hooks, as --step-annotation patterns. */
 extern const char *const tt_engine_steps[TT_ENGINE_STEPS];
+
+/* A GPU activity that outlasts the next one on its stream (tt_clip.c): its place as written,
+** and where it ends once clipped. */
+typedef struct tt_clip {
+  uint64_t lane;      /* device << 32 | stream, as tt_rank.lane_map keys it */
+  int64_t start, end; /* raw ns, as written */
+  int64_t to;         /* the next activity's start on the stream */
+  uint32_t key;       /* its kernel key */
+  int applied;        /* a read of the file met it (tt_clip_event) */
+} tt_clip;
+/* The activities of r (read, not yet done) that outlast the next one on their stream, added to
+** out (tt_clip, sorted by lane, start and end); their count. */
+size_t tt_clips_find(const tt_rank *r, xp_vec *out);
+/* ev a GPU activity that clips names: its "dur" rewritten in buf[cap] to end where clipped. */
+void tt_clip_event(xp_vec *clips, tt_event *ev, char *buf, size_t cap);
 
 /* 1 if no step's window (steps sorted by start) overlaps the next one's (tt_done.c). */
 int tt_steps_disjoint(const xp_vec *steps);

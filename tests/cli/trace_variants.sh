@@ -151,6 +151,16 @@ cat_of() { q "SELECT category FROM trace_names WHERE name LIKE '$1' LIMIT 1"; }
 [ "$(cat_of '%RowwiseMomentsCUDAKernel%')" = norm ] || die "RowwiseMoments (layer and group norm)"
 [ "$(q "SELECT count(*) FROM trace_names WHERE category = 'other'")" -le 4 ] ||
   die "names left in other: $(q "SELECT name FROM trace_names WHERE category = 'other'")"
+# ends written seconds late (ROCm, AMD-AGI/TraceLens#669): a kernel and a copy that outlast the
+# next activity on their stream end where it starts, said in one line; the figures count that
+db="$tmp/overrun.db"
+run import torch-trace "$v/overrun_rocm.json"; expect_rc 0
+has "2 GPU activities outlast the next one on their stream" "$tmp/err"
+has "4749.000 ms left out in all (the most, 3149.000 ms, of Memcpy DtoH (Device -> Host))" "$tmp/err"
+[ "$(q "SELECT total_ns FROM trace_kernel_stats WHERE name = 'attn_fwd.kd'")" = 658460039 ] ||
+  die "attention kernels: $(q "SELECT total_ns FROM trace_kernel_stats WHERE name = 'attn_fwd.kd'")"
+[ "$(q "SELECT kernel_ns || ' ' || busy_ns FROM trace_ranks")" = "659720039 658459824" ] ||
+  die "rank's kernel and busy time: $(q "SELECT kernel_ns, busy_ns FROM trace_ranks")"
 # ranks on two hosts whose clocks are 5 s apart: one job, and the waiting split on one clock
 db="$tmp/hosts.db"
 run import torch-trace "$v/hosts_skew_r0.json" "$v/hosts_skew_r1.json"; expect_rc 0

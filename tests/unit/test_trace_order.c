@@ -448,6 +448,28 @@ static void check_figures(const char *name, const char *by, const tt_import *imp
     CHECK_EQ_STR(w0, "0..1000");
     CHECK_EQ_STR(steps, "1");
     free(w0);
+  } else if (strcmp(name, "overrun_rocm.json") == 0) {
+    /* a kernel and a copy that outlast the next activity on their stream (1.6 s and 3.15 s past
+    ** their true ends) end where it starts: 10 attention kernels of 658.460039 ms, not 2258, and
+    ** two copies of 1.04 ms, not 3150; an overlap short of the next one's end (a programmatic
+    ** dependent launch's shape) and a kernel holding a zero-length one keep their times */
+    CHECK_EQ_INT(r->kernels, 15);
+    CHECK_EQ_INT(r->memcpys, 2);
+    CHECK_EQ_INT(r->kernel_ns, 659720039);
+    CHECK_EQ_INT(r->busy_ns, 658459824);
+    int64_t attn = 0, attn_max = 0, copies = 0, kept = 0;
+    for (size_t i = 0; i < r->kstats.n; i++) {
+      const tt_kstat *k = XP_VEC_AT(&r->kstats, tt_kstat, i);
+      const char *n = imp->names.str[TT_KEY_NAME(k->key)];
+      if (strcmp(n, "attn_fwd.kd") == 0) attn = k->total, attn_max = k->max;
+      if (strncmp(n, "Memcpy DtoH", 11) == 0) copies = k->total;
+      if (strcmp(n, "pdl_primary") == 0 || strcmp(n, "outer") == 0) kept += k->total;
+    }
+    CHECK_EQ_INT(attn, 658460039);
+    CHECK_EQ_INT(attn_max, 125690326); /* the longest as written, not the clipped one's */
+    CHECK_EQ_INT(copies, 1040000);
+    CHECK_EQ_INT(kept, 150000);
+    CHECK_EQ_STR(steps, "17");
   } else if (strcmp(name, "order_cpulate.json") == 0) {
     /* a kernel 100 s after the first CPU event is kept, wherever the file writes that event */
     CHECK_EQ_INT(r->gpu_before_cpu, 0);
@@ -539,6 +561,7 @@ int main(void) {
       {"trace/variants", "early_launch.json", NULL, 0},         /* launches a minute before any operator */
       {"trace/variants", "twogpu_seq.json", NULL, 0},           /* one process, two GPUs one after the other */
       {"trace/variants", "merged_apart.json", NULL, 0},         /* two processes apart in time, ids alike */
+      {"trace/variants", "overrun_rocm.json", NULL, 0},         /* ends written seconds late (ROCm) */
       {"trace/variants", "multinode_n1.json.gz", NULL, 0},      /* a node's two processes, their ranks */
       {"trace/variants", "multinode_1p1.json.gz", NULL, 0},     /* a node's one process, two GPUs, rank 1 */
       {"trace/variants", "multinode_r2_nodist.json.gz", NULL, 0}, /* rank 2 by its calls, no distributedInfo */

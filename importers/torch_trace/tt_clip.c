@@ -1,0 +1,103 @@
+/*
+** GPU activities that outlast the next one on their stream: an end the profiler wrote late.
+**
+** A stream runs its work in order. Even a kernel launched as a programmatic dependent launch
+** (Hopper on), which may start before the one ahead of it ends, waits for that one before it
+** ends itself: no activity on a stream can end after the next one ends. Traces hold such ends
+** all the same: on ROCm (MI300, MI355) a kernel or copy whose completion time was written after
+** a long stall of the queue, ending seconds after the many that followed it on its stream
+** (AMD-AGI/TraceLens#669: an FMHA backward kernel of 1.6 s; AMD-AGI/Hyperloom#1116: 7 of an
+** SGLang trace's 55,423 activities, three 9.7 MB copies of 3.15 s and two elementwise kernels
+** of 3.4 s, 62% of its summed GPU time). Summed as written, one such end outweighs a step's
+** work. Each ends where the next activity on its stream starts, as Perfetto and chrome://tracing
+** draw it, the time past that left out (tt_read.c reads the file again with the ends known, so
+** that every figure, per name, step, operator and collective, counts the same time).
+**
+** A next activity that starts at the same time, or lasts nothing (a zero-length kernel placed
+** inside another, pytorch/kineto#136), says nothing of the other's end; the next one that
+** lasts is compared instead. An overlap short of the next activity's end is left alone: it is
+** what a programmatic dependent launch looks like.
+*/
+#include <stdlib.h>
+#include <string.h>
+#include "tt_num.h"
+#include "tt_trace.h"
+#include "xp.h"
+
+static int by_place(const void *a, const void *b) {
+  const tt_clip *x = a, *y = b;
+  if (x->lane != y->lane) return x->lane < y->lane ? -1 : 1;
+  if (x->start != y->start) return x->start < y->start ? -1 : 1;
+  return (x->end > y->end) - (x->end < y->end);
+}
+
+/* The (device, stream) key of each lane (tt_rank.lane_map inverted). */
+static uint64_t *lane_keys(const tt_rank *r) {
+  const xp_map *m = &r->lane_map;
+  uint64_t *key = xp_xcalloc(m->n ? m->n : 1, sizeof *key);
+  for (size_t s = 0; s < m->cap; s++)
+    if (m->vals[s]) key[m->vals[s] - 1] = m->keys[s];
+  return key;
+}
+
+/* From the last activity of a lane to its first, each compared with the next one that lasts,
+** as that one ends once clipped itself. */
+static void clip_lane(tt_clip *a, size_t n, xp_vec *out) {
+  int64_t next_start = 0, next_end = 0;
+  int have = 0;
+  for (size_t k = n; k-- > 0;) {
+    tt_clip *c = &a[k];
+    if (c->end <= c->start) continue;
+    if (have && c->start < next_start && c->end > next_end) {
+      c->to = next_start;
+      *(tt_clip *)xp_vec_push(out, sizeof *c) = *c;
+      c->end = next_start;
+    }
+    next_start = c->start, next_end = c->end, have = 1;
+  }
+}
+
+size_t tt_clips_find(const tt_rank *r, xp_vec *out) {
+  const size_t n = r->ivals.n, nl = r->lane_map.n;
+  if (!n || !nl || r->lanes.n != n) return 0;
+  uint64_t *key = lane_keys(r);
+  const uint32_t *lanes = r->lanes.data;
+  tt_clip *a = xp_xmalloc(n * sizeof *a);
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (lanes[i] >= nl) continue;
+    const tt_ival *v = XP_VEC_AT(&r->ivals, tt_ival, i);
+    a[m++] = (tt_clip){key[lanes[i]], v->start, v->end, v->end, v->key, 0};
+  }
+  free(key);
+  qsort(a, m, sizeof *a, by_place);
+  for (size_t i = 0, j; i < m; i = j) {
+    for (j = i + 1; j < m && a[j].lane == a[i].lane;) j++;
+    clip_lane(a + i, j - i, out);
+  }
+  free(a);
+  if (out->n > 1) qsort(out->data, out->n, sizeof(tt_clip), by_place);
+  return out->n;
+}
+
+#define SL_EQ(s, lit) ((s).n == sizeof(lit) - 1 && memcmp((s).p, lit, sizeof(lit) - 1) == 0)
+
+void tt_clip_event(xp_vec *clips, tt_event *ev, char *buf, size_t cap) {
+  if (tt_event_side(ev) != TT_SIDE_GPU || (ev->ph.n && !SL_EQ(ev->ph, "\"X\""))) return;
+  /* the activity's lane as tt_rank.c numbers it: device its pid, stream its tid or args */
+  int64_t dev, stream, ts, dur;
+  if (tt_int(ev->pid, &dev) != 0) dev = -1;
+  if (tt_int(ev->tid, &stream) != 0) {
+    tt_slice s = tt_event_arg(ev, "stream");
+    if (!s.n || tt_int(s, &stream) != 0 || stream < 0) return;
+  }
+  if (tt_us_to_ns(ev->ts, &ts) != 0 || tt_us_to_ns(ev->dur, &dur) != 0) return;
+  if (dur < 0) dur = 0;
+  const tt_clip want = {(uint64_t)(uint32_t)dev << 32 | (uint32_t)stream, ts, ts + dur, 0, 0, 0};
+  tt_clip *c = bsearch(&want, clips->data, clips->n, sizeof want, by_place);
+  if (!c) return;
+  c->applied = 1;
+  const int64_t d = c->to - ts;
+  const int k = snprintf(buf, cap, "%lld.%03lld", (long long)(d / 1000), (long long)(d % 1000));
+  if (k > 0 && (size_t)k < cap) ev->dur = (tt_slice){buf, (size_t)k};
+}
