@@ -17,6 +17,12 @@
 ** inside another, pytorch/kineto#136), says nothing of the other's end; the next one that
 ** lasts is compared instead. An overlap short of the next activity's end is left alone: it is
 ** what a programmatic dependent launch looks like.
+**
+** A graph's replayed activities are not in turn: the branches of one CUDA or HIP graph launch
+** run concurrently, and a trace can place them all on the stream the graph was launched into,
+** where a long GEMM of one branch holds a few short kernels of the other. They share their
+** launch's correlation id, so an activity is compared with the next one of another launch (or
+** of none): the graph as a whole still runs in its stream's order.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -40,20 +46,30 @@ static uint64_t *lane_keys(const tt_rank *r) {
   return key;
 }
 
-/* From the last activity of a lane to its first, each compared with the next one that lasts,
-** as that one ends once clipped itself. */
+/* An activity that lasts, as the scan from a lane's end met it. */
+typedef struct lasting {
+  int64_t start, end;
+  uint32_t corr;
+  int have;
+} lasting;
+
+/* From the last activity of a lane to its first, each compared with the next one that lasts and
+** is not of its own graph launch (next, or other where next shares its correlation id), as that
+** one ends once clipped itself. */
 static void clip_lane(tt_clip *a, size_t n, xp_vec *out) {
-  int64_t next_start = 0, next_end = 0;
-  int have = 0;
+  lasting next = {0}, other = {0}; /* other: the next one of another launch than next's */
   for (size_t k = n; k-- > 0;) {
     tt_clip *c = &a[k];
     if (c->end <= c->start) continue;
-    if (have && c->start < next_start && c->end > next_end) {
-      c->to = next_start;
+    const int same_launch = next.have && c->corr && c->corr == next.corr;
+    const lasting *cmp = same_launch ? &other : &next;
+    if (cmp->have && c->start < cmp->start && c->end > cmp->end) {
+      c->to = cmp->start;
       *(tt_clip *)xp_vec_push(out, sizeof *c) = *c;
-      c->end = next_start;
+      c->end = cmp->start;
     }
-    next_start = c->start, next_end = c->end, have = 1;
+    if (!same_launch) other = next;
+    next = (lasting){c->start, c->end, c->corr, 1};
   }
 }
 
@@ -62,12 +78,13 @@ size_t tt_clips_find(const tt_rank *r, xp_vec *out) {
   if (!n || !nl || r->lanes.n != n) return 0;
   uint64_t *key = lane_keys(r);
   const uint32_t *lanes = r->lanes.data;
+  const uint32_t *corrs = r->corrs.n == n ? r->corrs.data : NULL;
   tt_clip *a = xp_xmalloc(n * sizeof *a);
   size_t m = 0;
   for (size_t i = 0; i < n; i++) {
     if (lanes[i] >= nl) continue;
     const tt_ival *v = XP_VEC_AT(&r->ivals, tt_ival, i);
-    a[m++] = (tt_clip){key[lanes[i]], v->start, v->end, v->end, v->key, 0};
+    a[m++] = (tt_clip){key[lanes[i]], v->start, v->end, v->end, v->key, corrs ? corrs[i] : 0, 0};
   }
   free(key);
   qsort(a, m, sizeof *a, by_place);
@@ -93,7 +110,7 @@ void tt_clip_event(xp_vec *clips, tt_event *ev, char *buf, size_t cap) {
   }
   if (tt_us_to_ns(ev->ts, &ts) != 0 || tt_us_to_ns(ev->dur, &dur) != 0) return;
   if (dur < 0) dur = 0;
-  const tt_clip want = {(uint64_t)(uint32_t)dev << 32 | (uint32_t)stream, ts, ts + dur, 0, 0, 0};
+  const tt_clip want = {(uint64_t)(uint32_t)dev << 32 | (uint32_t)stream, ts, ts + dur, 0, 0, 0, 0};
   tt_clip *c = bsearch(&want, clips->data, clips->n, sizeof want, by_place);
   if (!c) return;
   c->applied = 1;

@@ -27,6 +27,7 @@ void tt_import_init(tt_import *imp, const tt_rules *rules) {
 static void free_read_state(tt_rank *r) {
   xp_vec_free(&r->ivals);
   xp_vec_free(&r->lanes);
+  xp_vec_free(&r->corrs);
   xp_map_free(&r->lane_map);
   xp_idmap_free(&r->ext);
   xp_idmap_free(&r->ext_ts);

@@ -566,6 +566,7 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_optio
     dev = -1;
   }
   *(uint32_t *)xp_vec_push(&r->lanes, sizeof(uint32_t)) = lane_of(r, ev, dev);
+  *(uint32_t *)xp_vec_push(&r->corrs, sizeof(uint32_t)) = corr > 0 && corr <= UINT32_MAX ? (uint32_t)corr : 0;
   for (int i = 0; i < pend; i++) {
     how[i].ival = (uint32_t)r->ivals.n;
     *(tt_pend *)xp_vec_push(&r->pending, sizeof how[i]) = how[i];

@@ -198,6 +198,10 @@ typedef struct tt_rank {
   ** where the event names no stream; lane_map: device << 32 | stream -> lane. Not 16 bits: past
   ** 65,535 streams the ones the file named last would have had no lane, and no stream order */
   xp_vec lanes; xp_map lane_map;
+  /* uint32_t per ival: its correlation id, 0 where it names none. A CUDA or HIP graph's replayed
+  ** activities all carry their graph launch's, which is how tt_clip.c tells one launch's
+  ** concurrent branches (drawn on the launch's stream) from activities that follow in turn */
+  xp_vec corrs;
   xp_vec steps;                /* tt_step, sorted by start once done */
   xp_vec stepk;                /* tt_stepk, once done */
   xp_vec colls;                /* tt_collk */
@@ -398,6 +402,7 @@ typedef struct tt_clip {
   int64_t start, end; /* raw ns, as written */
   int64_t to;         /* the next activity's start on the stream */
   uint32_t key;       /* its kernel key */
+  uint32_t corr;      /* its correlation id, 0 where none (tt_rank.corrs) */
   int applied;        /* a read of the file met it (tt_clip_event) */
 } tt_clip;
 /* The activities of r (read, not yet done) that outlast the next one on their stream, added to

@@ -448,6 +448,14 @@ static void check_figures(const char *name, const char *by, const tt_import *imp
     CHECK_EQ_STR(w0, "0..1000");
     CHECK_EQ_STR(steps, "1");
     free(w0);
+  } else if (strcmp(name, "graph_branches.json") == 0) {
+    /* two launches of one graph whose branches share the stream: a GEMM of 200 us holds the
+    ** other branch's two kernels of 20 us and keeps its time (clipped at 20 us, the rank's kernel
+    ** time was 200 us, not 560); a kernel after the graphs whose end is written 4.3 ms late still
+    ** ends where the next one starts (50 us) */
+    CHECK_EQ_INT(r->kernels, 10);
+    CHECK_EQ_INT(r->kernel_ns, 560000);
+    CHECK_EQ_INT(r->busy_ns, 480000);
   } else if (strcmp(name, "overrun_rocm.json") == 0) {
     /* a kernel and a copy that outlast the next activity on their stream (1.6 s and 3.15 s past
     ** their true ends) end where it starts: 10 attention kernels of 658.460039 ms, not 2258, and
@@ -562,6 +570,7 @@ int main(void) {
       {"trace/variants", "twogpu_seq.json", NULL, 0},           /* one process, two GPUs one after the other */
       {"trace/variants", "merged_apart.json", NULL, 0},         /* two processes apart in time, ids alike */
       {"trace/variants", "overrun_rocm.json", NULL, 0},         /* ends written seconds late (ROCm) */
+      {"trace/variants", "graph_branches.json", NULL, 0},       /* a graph's branches on one stream */
       {"trace/variants", "multinode_n1.json.gz", NULL, 0},      /* a node's two processes, their ranks */
       {"trace/variants", "multinode_1p1.json.gz", NULL, 0},     /* a node's one process, two GPUs, rank 1 */
       {"trace/variants", "multinode_r2_nodist.json.gz", NULL, 0}, /* rank 2 by its calls, no distributedInfo */
