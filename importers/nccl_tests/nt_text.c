@@ -510,11 +510,28 @@ static void end_report(parser *P) {
   d->nreports++;
 }
 
-static int int_after(const char *line, const char *key, int64_t *out) {
-  const char *p = strstr(line, key);
-  if (!p) return -1;
-  *out = strtoll(p + strlen(key), NULL, 10);
-  return 0;
+/* The number after KEY in an options line, whichever way a version prints it: "nThread 1",
+** "nThread: 1" (rccl-tests of 2021), "warmup iters: 5"; KEY starts a word. -1 where none. */
+static int option(const char *line, const char *key, int64_t *out) {
+  const size_t n = strlen(key);
+  for (const char *p = strstr(line, key); p; p = strstr(p + 1, key)) {
+    const char *v = p + n + (p[n] == ':');
+    char *end;
+    if ((p > line && p[-1] != ' ' && p[-1] != '#') || *v != ' ') continue;
+    const long long x = strtoll(v, &end, 10);
+    if (end == v) continue;
+    *out = x;
+    return 0;
+  }
+  return -1;
+}
+
+/* Whether a line is a test's options line: "nThread 1 nGpus 2 ..." (nccl-tests; before 2.0
+** without its '#'), "nThread: 1 nGpus: 1 ..." and "nThreads: 1 nGpus: 2 nRanks: 1 ..." (rccl-tests
+** of 2021 and of 2023, which print the warmup count as "warmupIters: 5"). */
+static int is_options(const char *line) {
+  int64_t v;
+  return (option(line, "nThread", &v) == 0 || option(line, "nThreads", &v) == 0) && option(line, "nGpus", &v) == 0;
 }
 
 /* "# nThread 1 nGpus 2 minBytes 8 maxBytes 268435456 step: 2(factor) warmup iters: 1 iters: 20
@@ -524,24 +541,27 @@ static void read_options(parser *P, const char *line) {
   report *R = &P->rep;
   int64_t v;
   snprintf(R->options, sizeof R->options, "%s", line);
-  if (int_after(line, "nThread ", &v) == 0) R->nthreads = xp_saturate_int((double)v);
-  if (int_after(line, "nGpus ", &v) == 0) R->ngpus = xp_saturate_int((double)v);
+  if (option(line, "nThread", &v) == 0 || option(line, "nThreads", &v) == 0) R->nthreads = xp_saturate_int((double)v);
+  if (option(line, "nGpus", &v) == 0) R->ngpus = xp_saturate_int((double)v);
   const char *w = strstr(line, "warmup iters: ");
-  /* before 2.0 no warmup count: "step: 2(factor) iters: 20 validation: 1" */
-  if (int_after(w ? w + 14 : line, " iters: ", &v) == 0) R->iters = xp_saturate_int((double)v);
-  if (int_after(line, "agg iters: ", &v) == 0) R->agg = xp_saturate_int((double)v);
-  if (int_after(line, "graph: ", &v) == 0) R->graph = xp_saturate_int((double)v);
+  if (!w) w = strstr(line, "warmupIters: ");
+  /* before 2.0 no warmup count: "step: 2(factor) iters: 20 validation: 1"; the iterations are
+  ** the first "iters" past the warmup's (not "agg iters") */
+  if (option(w ? w + 12 : line, "iters", &v) == 0) R->iters = xp_saturate_int((double)v);
+  if (option(line, "agg iters", &v) == 0) R->agg = xp_saturate_int((double)v);
+  if (option(line, "graph", &v) == 0) R->graph = xp_saturate_int((double)v);
   if (d->nreports > 0) return;
   d->nthreads = R->nthreads;
   d->ngpus = R->ngpus;
   d->iters = R->iters;
   d->agg = R->agg;
   d->graph = R->graph;
-  if (int_after(line, "minBytes ", &v) == 0) d->min_bytes = v;
-  if (int_after(line, "maxBytes ", &v) == 0) d->max_bytes = v;
-  if (w) d->warmup = atoi(w + 14);
-  if (int_after(line, "validation: ", &v) == 0) d->validation = xp_saturate_int((double)v);
-  if (int_after(line, "unalign: ", &v) == 0) d->unalign = xp_saturate_int((double)v);
+  if (option(line, "minBytes", &v) == 0) d->min_bytes = v;
+  if (option(line, "maxBytes", &v) == 0) d->max_bytes = v;
+  if (w && option(w, strncmp(w, "warmup iters", 12) == 0 ? "warmup iters" : "warmupIters", &v) == 0)
+    d->warmup = xp_saturate_int((double)v);
+  if (option(line, "validation", &v) == 0) d->validation = xp_saturate_int((double)v);
+  if (option(line, "unalign", &v) == 0) d->unalign = xp_saturate_int((double)v);
 }
 
 /* "#  Rank  0 Group  0 Pid   1351 on         vm device  0 [0000:00:06] NVIDIA H200"
@@ -612,7 +632,7 @@ static void read_comment(parser *P, const char *line) {
     sscanf(p + 26, "%63s", test);
     nt_coll_from_test(test, P->rep.coll, sizeof P->rep.coll);
     if (d->nreports == 0) snprintf(d->coll, sizeof d->coll, "%s", P->rep.coll);
-  } else if (strstr(line, "nThread ")) {
+  } else if (is_options(line)) {
     report_boundary(P, line, 1);
     read_options(P, line);
   } else if (strstr(line, "Blocking Enabled")) {
@@ -771,7 +791,7 @@ static void judge_old_errors(nt_doc *d) {
 ** ("nThread 1 nGpus 4 ...", " Out of bounds values : 0 OK"), and the column labels of a log pasted
 ** through Markdown, which takes a leading '#' for a heading. */
 static int bare_comment(const char *s) {
-  static const char *const starts[] = {"nThread ", "Out of bounds values", "Avg bus bandwidth", "out-of-place",
+  static const char *const starts[] = {"nThread", "Out of bounds values", "Avg bus bandwidth", "out-of-place",
                                        "in-place", NULL};
   for (int i = 0; starts[i]; i++)
     if (strncmp(s, starts[i], strlen(starts[i])) == 0) return 1;

@@ -86,6 +86,46 @@ static void test_cputime_and_old_format(void) {
   nt_doc_free(&d);
 }
 
+static void test_rccl_options(void) {
+  /* rccl-tests' own options lines: "# nThread: %d nGpus: %d ... warmupIters: %d" (its common.cu of
+  ** 2021, printed in ROCm 4.x logs) and "# nThreads: 1 nGpus: 2 nRanks: 1 ..." (2023, ROCm/rccl
+  ** issue 1261), where "nThread " was looked for and nothing of the options was read. */
+  static const char text21[] =
+      "# nThread: 1 nGpus: 1 minBytes: 8 maxBytes: 134217728 step: 2(factor) warmupIters: 5 iters: 20 validation: 1\n"
+      "#\n# Using devices\n"
+      "#   Rank  0 Pid 106347 on      nodea device  0 [0000:c9:00.0] Device 738c\n"
+      "#   Rank  1 Pid  97185 on      nodeb device  0 [0000:c9:00.0] Device 738c\n"
+      "#       size         count      type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
+      "     1048576        262144     float     sum    211.0    4.97    4.97  0e+00    214.0    4.90    4.90  0e+00\n";
+  static const char text23[] =
+      "# nThreads: 1 nGpus: 2 nRanks: 1 minBytes: 8 maxBytes: 134217728 step: 2(factor) warmupIters: 5 iters: 40 "
+      "agg iters: 1 validation: 1 graph: 0\n"
+      "#\n# Using devices\n"
+      "#   Rank  0 Pid    46 on      nodea device  0 [0000:83:00.0] Radeon RX 7900 XTX\n"
+      "#   Rank  1 Pid    46 on      nodea device  1 [0000:03:00.0] Radeon RX 7900 XTX\n"
+      "#       size         count      type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
+      "     8388608       2097152     float     sum    523.0   16.04   16.04  0e+00    552.0   15.20   15.20  0e+00\n";
+  nt_doc d;
+  CHECK_EQ_INT(parse(&d, text21), 0);
+  CHECK_EQ_INT(d.nthreads, 1);
+  CHECK_EQ_INT(d.ngpus, 1);
+  CHECK_EQ_INT(d.warmup, 5);
+  CHECK_EQ_INT(d.iters, 20);
+  CHECK_EQ_INT(d.validation, 1);
+  CHECK_EQ_INT(d.max_bytes, 134217728);
+  CHECK_EQ_INT(d.rows[0].iters, 20);
+  CHECK_EQ_INT(d.nranks, 2);
+  nt_doc_free(&d);
+  CHECK_EQ_INT(parse(&d, text23), 0);
+  CHECK_EQ_INT(d.nthreads, 1);
+  CHECK_EQ_INT(d.ngpus, 2);
+  CHECK_EQ_INT(d.warmup, 5);
+  CHECK_EQ_INT(d.iters, 40);
+  CHECK_EQ_INT(d.agg, 1);
+  CHECK_EQ_INT(d.rows[0].iters, 40);
+  nt_doc_free(&d);
+}
+
 static void test_unnamed_test(void) {
   /* A report without "Collective test starting" (older nccl-tests): rows still read, unnamed. */
   static const char text[] =
@@ -542,6 +582,7 @@ int main(void) {
   test_per_iteration_and_timestamps();
   test_cputime_and_old_format();
   test_unnamed_test();
+  test_rccl_options();
   test_bad_text();
   test_blank_columns();
   test_launcher_labels();
