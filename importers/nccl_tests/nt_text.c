@@ -476,20 +476,71 @@ static nt_rank_evidence report_evidence(const report *R) {
   return e;
 }
 
-/* "comm 0x.. rank R nranks N cudaDev ..." (Init START/COMPLETE, Destroy, "Init timings"; every
-** NCCL 2.x) and "comm 0x.. rank R nRanks N nNodes ..." (2.9 on): the communicator's size. Split
-** communicators (NCCL_TESTS_SPLIT_MASK) beside the world's disagree, and then count for nothing. */
-static void note_info_nranks(report *R, const char *msg) {
-  for (const char *p = strstr(msg, "rank "); p; p = strstr(p + 1, "rank ")) {
-    int r, n, used = 0;
-    if (p > msg && p[-1] != ' ' && p[-1] != ':') continue;
-    if ((sscanf(p, "rank %d nranks %d%n", &r, &n, &used) == 2 || sscanf(p, "rank %d nRanks %d%n", &r, &n, &used) == 2) &&
-        used > 0 && n > 0 && r >= 0 && r < n) {
-      if (R->info_nranks == 0) R->info_nranks = n;
-      else if (R->info_nranks != n) R->info_nranks = -1;
-      return;
-    }
+/* Whether an INFO line's "nranks N" (or "nRanks N") at p, after "rank R " where one comes just
+** before it, states a communicator's size: a word of its own, a positive count, R below it. */
+static int nranks_at(const char *msg, const char *p, int *n) {
+  char *end;
+  if (p > msg && p[-1] != ' ' && p[-1] != ':') return 0;
+  const long v = strtol(p + 7, &end, 10);
+  if (end == p + 7 || v <= 0 || v > INT_MAX || (*end && *end != ' ' && *end != ',')) return 0;
+  const char *r = p - 1; /* "rank R " before it: R must be one of the N */
+  while (r > msg && r[-1] == ' ') r--;
+  const char *digits = r;
+  while (digits > msg && isdigit((unsigned char)digits[-1])) digits--;
+  if (digits < r && digits - msg >= 5 && strncmp(digits - 5, "rank ", 5) == 0 && atol(digits) >= v) return 0;
+  *n = (int)v;
+  return 1;
+}
+
+/* The ring rank 0 lists: "Ring 00 :    0   1   2" (NCCL 2.3-2.4), "Channel 00 :    0   1" (2.5-2.11),
+** "Channel 00/24 :    0   1" (2.12 on, RCCL too). A ring holds every rank once, so a whole list
+** is the communicator's size; before 2.1x dumpLine printed at most 20 ranks with no mark of the
+** cut (later ones end a cut line with "..."), so only a list of fewer than 20 that names each of
+** 0 .. k-1 once counts. 0 where the line is no such list. */
+static int ring_length(const char *msg) {
+  const char *p = strncmp(msg, "Ring ", 5) == 0 ? msg + 5 : strncmp(msg, "Channel ", 8) == 0 ? msg + 8 : NULL;
+  if (!p) return 0;
+  while (isdigit((unsigned char)*p) || *p == '/') p++;
+  if (strncmp(p, " : ", 3) != 0) return 0;
+  unsigned char seen[19] = {0};
+  int k = 0;
+  for (p += 3;; k++) {
+    char *end;
+    while (*p == ' ') p++;
+    if (!*p) break;
+    const long v = strtol(p, &end, 10);
+    if (end == p || (*end && *end != ' ') || v < 0 || v >= (long)sizeof seen || k == (int)sizeof seen || seen[v]++)
+      return 0;
+    p = end;
   }
+  for (int i = 0; i < k; i++)
+    if (!seen[i]) return 0;
+  return k;
+}
+
+/*
+** The communicator's size an INFO message states, 0 where it states none: "comm 0x.. rank R
+** nranks N ..." (Init START/COMPLETE, Destroy, "Init timings": 2.4 on; 2.3's "comm 0x.. rank R
+** nranks N - COMPLETE" and its commAlloc line), "rank R nRanks N nNodes ..." (2.9 on), 2.3's
+** ncclCommInitAll "nranks N", RCCL's " comm 0x.. nRanks 02" after its lines, and the ring list.
+** Every form of "Init COMPLETE" from 2.3 to 2.28 names "rank R nranks N" (src/init.cc).
+*/
+static int info_comm_size(const char *msg) {
+  int n = ring_length(msg);
+  for (const char *p = msg; !n && (p = strchr(p, 'n')) != NULL; p++)
+    if ((strncmp(p, "nranks ", 7) == 0 || strncmp(p, "nRanks ", 7) == 0) && nranks_at(msg, p, &n)) break;
+  return n;
+}
+
+/* A count noted where others may be: one that differs makes the sources disagree (-1). Split
+** communicators (NCCL_TESTS_SPLIT_MASK) beside the world's disagree, and then count for nothing. */
+static void merge_nranks(int *into, int n) {
+  if (n == 0) return;
+  *into = *into == 0 ? n : *into == n ? n : -1;
+}
+
+static void note_info_nranks(report *R, const char *info) {
+  merge_nranks(&R->info_nranks, info_comm_size(info + strlen("NCCL INFO ")));
 }
 
 static void begin_report(parser *P) {
@@ -838,7 +889,7 @@ int nt_parse_text(nt_doc *d, const char *text, size_t len) {
     const char *info = strstr(s, "NCCL INFO ");
     if (!info) info = strstr(s, "NCCL WARN ");
     if (info && xp_nccl_info_line(&d->info, s, strlen(s))) {
-      note_info_nranks(&P.rep, info);
+      if (strncmp(info, "NCCL INFO ", 10) == 0) note_info_nranks(&P.rep, info);
       rc = info_line(&P, s, info, lineno);
       continue;
     }

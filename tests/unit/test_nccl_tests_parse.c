@@ -146,6 +146,45 @@ static void test_unnamed_test(void) {
   "#  size count type redop root   time algbw busbw #wrong   time algbw busbw #wrong\n"                        \
   "#   (B) (elements)                (us) (GB/s) (GB/s)\n"
 
+/* The count a report's one INFO line gives it as NCCL's own evidence (nt_rank_evidence.info). */
+static int info_evidence(const char *info) {
+  char *text = xp_asprintf("# nThread 1 nGpus 1 minBytes 1024 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20 "
+                           "validation: 1\n"
+                           "host:1:1 [0] NCCL INFO %s\n" HEADER
+                           "        1024           256     float     sum      -1    20.10    0.00    0.00      0    "
+                           "21.00    0.00    0.00      0\n", info);
+  nt_doc d;
+  int n = parse(&d, text) == 0 && d.nev == 1 ? d.ev[0].info : -99;
+  nt_doc_free(&d);
+  free(text);
+  return n;
+}
+
+static void test_info_comm_size(void) {
+  /* NCCL 2.3 (src/init.cu): ncclCommInitAll logs "nranks N" alone, its commAlloc "comm 0x.. rank R
+  ** nranks N" and "... - COMPLETE" without "Init"; every later "Init COMPLETE" names rank R nranks N */
+  CHECK_EQ_INT(info_evidence("nranks 4"), 4);
+  CHECK_EQ_INT(info_evidence("comm 0x7f0 rank 1 nranks 4 - COMPLETE"), 4);
+  CHECK_EQ_INT(info_evidence("comm 0x7f0 rank 0 nranks 16 cudaDev 0 nvmlDev 0 - Init COMPLETE"), 16);
+  CHECK_EQ_INT(info_evidence("comm 0x7f0 rank 5 nranks 4 cudaDev 0 - Init COMPLETE"), 0); /* R past N: not it */
+  /* RCCL puts its communicator after its lines: "... comm 0x22fcfb0 nRanks 02 busId b7000" */
+  CHECK_EQ_INT(info_evidence("Trees [0] 1/-1/-1->0->-1 [1] -1/-1/-1->0->1 comm 0x22fcfb0 nRanks 02 busId b7000"), 2);
+  CHECK_EQ_INT(info_evidence("comm 0x1 rank 0 nRanks 8 nNodes 1 localRanks 8 localRank 0 MNNVL 0"), 8);
+  CHECK_EQ_INT(info_evidence("Setting affinity; localRanks 8"), 0);
+  /* rank 0's ring: 2.3-2.4 "Ring 00 :", 2.5-2.11 "Channel 00 :", 2.12 on "Channel 00/24 :" */
+  CHECK_EQ_INT(info_evidence("Ring 00 :    0   1   2   3"), 4);
+  CHECK_EQ_INT(info_evidence("Channel 01 :    0   2   1"), 3);
+  CHECK_EQ_INT(info_evidence("Channel 00/24 :    0   1"), 2);
+  CHECK_EQ_INT(info_evidence("Channel 00/32 :    0"), 1);
+  /* not a whole ring: a connection, a list cut ("..."), one of 20 (dumpLine's old cap), a gap */
+  CHECK_EQ_INT(info_evidence("Channel 00/02 : 0[0] -> 1[1] via P2P/IPC"), 0);
+  CHECK_EQ_INT(info_evidence("Ring 00 : 0 -> 1 [send] via NET/Socket/0"), 0);
+  CHECK_EQ_INT(info_evidence("Channel 00/04 :   0  1  2  3  4  5  6  7  8  9 10 11 12 13 14 15 16 17..."), 0);
+  CHECK_EQ_INT(info_evidence("Ring 00 :    0   1   2   3   4   5   6   7   8   9  10  11  12  13  14  15  16  17  18  19"),
+               0);
+  CHECK_EQ_INT(info_evidence("Channel 00/02 :    0   2"), 0);
+}
+
 static void test_bad_text(void) {
   nt_doc d;
   CHECK_EQ_INT(parse(&d, "hello\nworld\n"), XP_EXIT_USAGE);
@@ -584,6 +623,7 @@ int main(void) {
   test_unnamed_test();
   test_rccl_options();
   test_bad_text();
+  test_info_comm_size();
   test_blank_columns();
   test_launcher_labels();
   test_appended_reports();
