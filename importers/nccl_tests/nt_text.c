@@ -46,6 +46,7 @@ typedef struct report {
   int distinct, past_map;  /* ranks its device lines list, counted once; a rank past the map's */
   unsigned char listed[MAX_RANK_MAP / 8];
   int info_nranks;         /* nranks its NCCL INFO lines state; 0 none, -1 they disagree */
+  int closed;              /* its footer read: later INFO lines are the next test's */
 } report;
 
 typedef struct parser {
@@ -57,9 +58,12 @@ typedef struct parser {
   int pending_line;
   char hosts[MAX_HOSTS][64]; /* host names of INFO lines, to cut one glued to a row */
   int nhosts;
+  int carry_nranks;      /* INFO nranks after a report's footer, for the next report (0 none, -1 disagree) */
 } parser;
 
 enum { ROW_OK = 0, ROW_SHORT = -1 };
+
+static void keep_carried(parser *P);
 
 static void default_layout(layout *L) {
   static const char *const cols[] = {"size", "count", "type", "redop", "root", "time", "algbw",
@@ -289,6 +293,7 @@ static int read_row(parser *P, char *line, int lineno) {
   int end[MAX_COLS + 4];
   const int n = tokens(line, tok, end, MAX_COLS + 4);
   if (align_row(L, tok, end, n, val) == ROW_SHORT) return ROW_SHORT;
+  if (P->rep.closed) keep_carried(P); /* a row after the footer: the report goes on (another process's) */
   nt_row *r = nt_doc_add_row(d);
   r->line = lineno;
   r->root = -1;
@@ -539,8 +544,20 @@ static void merge_nranks(int *into, int n) {
   *into = *into == 0 ? n : *into == n ? n : -1;
 }
 
-static void note_info_nranks(report *R, const char *info) {
-  merge_nranks(&R->info_nranks, info_comm_size(info + strlen("NCCL INFO ")));
+/* After a report's footer, an INFO line is the next test's: its other processes' output can reach
+** the log before that test's first line. A communicator's Destroy (or Abort) still ends the test
+** that ran; what no later report takes goes back to this one (end of file, or rows after it). */
+static void note_info_nranks(parser *P, const char *info) {
+  const int n = info_comm_size(info + strlen("NCCL INFO "));
+  const int ended = strstr(info, " - Destroy COMPLETE") || strstr(info, " - Abort COMPLETE");
+  merge_nranks(P->rep.closed && !ended ? &P->carry_nranks : &P->rep.info_nranks, n);
+}
+
+/* The counts held for the next report, given to the current one (nothing followed it). */
+static void keep_carried(parser *P) {
+  merge_nranks(&P->rep.info_nranks, P->carry_nranks);
+  P->carry_nranks = 0;
+  P->rep.closed = 0;
 }
 
 static void begin_report(parser *P) {
@@ -548,6 +565,8 @@ static void begin_report(parser *P) {
   P->rep.first_row = P->d->nrows;
   P->rep.agg = 1;
   P->rep.max_rank = P->rep.last_rank = -1;
+  P->rep.info_nranks = P->carry_nranks; /* its processes' INFO lines that came before it */
+  P->carry_nranks = 0;
   default_layout(&P->L);
 }
 
@@ -700,8 +719,12 @@ static void read_comment(parser *P, const char *line) {
   } else if ((p = strstr(line, "Out of bounds values : ")) != NULL) {
     if (d->out_of_bounds < 0) d->out_of_bounds = 0;
     d->out_of_bounds += strtoll(p + 23, NULL, 10);
+    P->rep.closed = 1;
   } else if ((p = strstr(line, "Avg bus bandwidth    : ")) != NULL) {
     if (d->nreports == 0) d->avg_busbw = strtod(p + 23, NULL);
+    P->rep.closed = 1;
+  } else if (strstr(line, "Collective test concluded")) {
+    P->rep.closed = 1;
   } else if (strstr(line, "# error: ")) {
     d->errors++;
   }
@@ -889,7 +912,7 @@ int nt_parse_text(nt_doc *d, const char *text, size_t len) {
     const char *info = strstr(s, "NCCL INFO ");
     if (!info) info = strstr(s, "NCCL WARN ");
     if (info && xp_nccl_info_line(&d->info, s, strlen(s))) {
-      if (strncmp(info, "NCCL INFO ", 10) == 0) note_info_nranks(&P.rep, info);
+      if (strncmp(info, "NCCL INFO ", 10) == 0) note_info_nranks(&P, info);
       rc = info_line(&P, s, info, lineno);
       continue;
     }
@@ -908,6 +931,7 @@ int nt_parse_text(nt_doc *d, const char *text, size_t len) {
   }
   if (rc == 0) rc = flush_pending(&P);
   if (rc) return rc;
+  keep_carried(&P);
   end_report(&P);
   if (d->nrows == 0)
     return xp_error_at(XP_EXIT_USAGE, d->path, 0, "no nccl-tests results found (no \"# nThread\" or column "

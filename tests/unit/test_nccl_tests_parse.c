@@ -320,6 +320,60 @@ static void test_appended_reports(void) {
   free(text2);
 }
 
+static void test_info_between_reports(void) {
+  /* Two tests of one MPI job appended (before 2.13: no version line). Each process writes its own
+  ** output, so the second test's other processes can log NCCL's lines before rank 0's options
+  ** line reaches the file; the first test's Destroy may come after its footer. Each report keeps
+  ** its own count, where the first got both (8 and 16: they disagreed, -1) and the second none
+  ** (its 16 ranks taken as nThread x nGpus, 8). */
+  static const char text[] =
+      "# nThread 1 nGpus 8 minBytes 1024 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+      "nodea:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 8 cudaDev 0 busId 1000 - Init COMPLETE\n" HEADER
+      "        1024           256     float     sum      -1    20.10    0.00    0.00      0    21.00    0.00    0.00      0\n"
+      "# Out of bounds values : 0 OK\n"
+      "# Avg bus bandwidth    : 0 \n"
+      "nodeb:2:2 [0] NCCL INFO comm 0x2 rank 8 nranks 16 cudaDev 0 busId 1000 - Init COMPLETE\n"
+      "nodea:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 8 cudaDev 0 busId 1000 - Destroy COMPLETE\n"
+      "# nThread 1 nGpus 8 minBytes 2048 maxBytes 2048 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+      HEADER
+      "        2048           512     float     sum      -1    30.10    0.00    0.00      0    31.00    0.00    0.00      0\n"
+      "# Out of bounds values : 0 OK\n";
+  nt_doc d;
+  CHECK_EQ_INT(parse(&d, text), 0);
+  CHECK_EQ_INT(d.nreports, 2);
+  CHECK_EQ_INT(d.ev[0].info, 8);
+  CHECK_EQ_INT(d.ev[1].info, 16);
+  CHECK_EQ_INT(d.rows[0].nranks, 8);
+  CHECK_EQ_INT(d.rows[1].nranks, 16);
+  nt_doc_free(&d);
+
+  /* 2.13 on: the same between "Collective test concluded" and the next version line */
+  static const char text13[] =
+      REPORT("all_reduce_perf", "0")
+      "        1024           256     float     sum      -1    20.10    0.00    0.00      0    21.00    0.00    0.00      0\n"
+      "# Out of bounds values : 0 OK\n"
+      "#\n# Collective test concluded: all_reduce_perf\n"
+      "node2:2:2 [0] NCCL INFO comm 0x2 rank 3 nranks 4 cudaDev 1 busId 1000 - Init START\n"
+      REPORT("all_gather_perf", "0")
+      "        1024           128     float    none      -1    10.10    0.00    0.00      0    11.00    0.00    0.00      0\n";
+  CHECK_EQ_INT(parse(&d, text13), 0);
+  CHECK_EQ_INT(d.ev[0].info, 0);
+  CHECK_EQ_INT(d.ev[1].info, 4);
+  nt_doc_free(&d);
+
+  /* Nothing after the footer but the same test's lines (a process's late output, its rows): they
+  ** stay this report's. */
+  static const char late[] =
+      "# nThread 1 nGpus 1 minBytes 1024 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+      HEADER
+      "        1024           256     float     sum      -1    20.10    0.00    0.00      0    21.00    0.00    0.00      0\n"
+      "# Out of bounds values : 0 OK\n"
+      "nodeb:2:2 [0] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 0 busId 1000 - Init COMPLETE\n";
+  CHECK_EQ_INT(parse(&d, late), 0);
+  CHECK_EQ_INT(d.ev[0].info, 2);
+  nt_doc_free(&d);
+}
+
 static void test_report_per_process(void) {
   /* A build without MPI under mpirun -np 2: each process prints the whole report, rank 0 each. */
   static const char text[] =
@@ -627,6 +681,7 @@ int main(void) {
   test_blank_columns();
   test_launcher_labels();
   test_appended_reports();
+  test_info_between_reports();
   test_report_per_process();
   test_lines_cut();
   test_prefixes_and_failures();
