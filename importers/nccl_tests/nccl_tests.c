@@ -76,7 +76,7 @@ static int ranks_from_bw(const nt_row *r, const nt_result *res, double half) {
 int nt_add_rank_evidence(nt_doc *d, const nt_rank_evidence *e) {
   d->ev = xp_xrealloc(d->ev, sizeof *d->ev * (size_t)(d->nev + 1));
   d->ev[d->nev++] = *e;
-  return e->info > 0 ? e->info : e->listed > 0 ? e->listed : e->assumed;
+  return e->info > 0 ? e->info : e->stated > 0 ? e->stated : e->listed > 0 ? e->listed : e->assumed;
 }
 
 /* The ranks report k's rows' figures give: 0 none, -1 rows that disagree. */
@@ -85,7 +85,7 @@ static int report_bw_ranks(const nt_doc *d, int k) {
   for (int i = 0; i < d->nrows; i++) {
     if (d->rows[i].report != k) continue;
     for (int p = 0; p < NT_NPLACE; p++) {
-      int m = ranks_from_bw(&d->rows[i], &d->rows[i].r[p], d->json ? 5e-7 : 5e-3);
+      int m = ranks_from_bw(&d->rows[i], &d->rows[i].r[p], d->precise ? 5e-7 : 5e-3);
       if (m > 0 && n > 0 && m != n) return -1;
       if (m > 0) n = m;
     }
@@ -100,7 +100,8 @@ static void disagrees(char *buf, size_t n, const char *source, int says, int cho
 }
 
 /*
-** The strongest source wins: NCCL's own nranks (INFO lines), a device list with no gap, the
+** The strongest source wins: NCCL's own nranks (INFO lines), the count the file's fields state
+** (rccl-tests' -x file), a device list with no gap, the
 ** figures' busbw / algbw, nThread x nGpus where no device line is (which assumes one process).
 ** A device list with gaps (a pasted excerpt) only bounds the count from below. Alone, that bound
 ** is not recorded as the count: gpu_count and a case's ranks are read as the job's size (by
@@ -109,18 +110,20 @@ static void disagrees(char *buf, size_t n, const char *source, int says, int cho
 void nt_infer_ranks(nt_doc *d) {
   const int nreports = d->nev > 0 ? d->nev : 1;
   for (int k = 0; k < nreports; k++) {
-    nt_rank_evidence e = {0, 0, 0, 0};
+    nt_rank_evidence e = {0, 0, 0, 0, 0};
     if (d->nev > 0) e = d->ev[k];
     const int bw = report_bw_ranks(d, k);
     int n = 0, by_bw = 0;
     const char *from = "";
     if (e.info > 0) n = e.info, from = "NCCL's INFO lines";
+    else if (e.stated > 0) n = e.stated, from = "the file's rank fields";
     else if (e.listed > 0) n = e.listed, from = "the device lines";
     else if (bw > 0) n = bw, from = "busbw / algbw", by_bw = 1;
     else if (e.assumed > 0) n = e.assumed, from = "nThread x nGpus";
     char report[32] = "", why[256] = "";
     if (d->nev > 1) snprintf(report, sizeof report, "report %d: ", k + 1);
     if (n > 0) {
+      disagrees(why, sizeof why, "the file's rank fields", e.stated, n);
       disagrees(why, sizeof why, "the device list", e.listed, n);
       if (e.at_least > n) disagrees(why, sizeof why, "the device list (at least)", e.at_least, n);
       disagrees(why, sizeof why, "busbw / algbw", bw, n);
@@ -169,7 +172,10 @@ void nt_dtype_from_test(const char *type, char *out, size_t n) {
 
 /* ---- files ---- */
 
-enum file_kind { F_TEXT, F_JSON, F_TOPO, F_INFO };
+enum file_kind { F_TEXT, F_JSON, F_REPORTER, F_TOPO, F_INFO };
+
+/* A file of results (a document), not a topology dump or NCCL's log alone. */
+static int has_results(enum file_kind k) { return k == F_TEXT || k == F_JSON || k == F_REPORTER; }
 
 /* A file of NCCL's log alone (NCCL_DEBUG_FILE=nccl.%h.%p: each rank its own) beside the
 ** nccl-tests output: INFO lines and no report of nccl-tests'. */
@@ -185,6 +191,7 @@ size_t nt_bom(const char *text, size_t len) {
 static enum file_kind classify(const char *text, size_t len) {
   size_t i = nt_bom(text, len);
   while (i < len && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t')) i++;
+  if (nt_reporter_form(text, len)) return F_REPORTER;
   if (i < len && text[i] == '{') return F_JSON;
   if (i < len && text[i] == '<' && memmem(text, len, "<system", 7)) return F_TOPO;
   if (info_only(text, len)) return F_INFO;
@@ -204,7 +211,7 @@ typedef struct loaded {
 
 static void loaded_free(loaded *L) {
   for (int i = 0; i < L->n; i++) {
-    if (L->kinds[i] == F_TEXT || L->kinds[i] == F_JSON) nt_doc_free(&L->docs[i]);
+    if (has_results(L->kinds[i])) nt_doc_free(&L->docs[i]);
     free(L->texts[i]);
   }
   free(L->docs);
@@ -266,14 +273,15 @@ static int load(const xp_spec *s, loaded *L) {
       continue;
     }
     nt_doc_init(&L->docs[i], f->valuestring);
-    rc = L->kinds[i] == F_JSON ? nt_parse_json(&L->docs[i], L->texts[i], L->lens[i])
-                               : nt_parse_text(&L->docs[i], L->texts[i], L->lens[i]);
+    rc = L->kinds[i] == F_JSON  ? nt_parse_json(&L->docs[i], L->texts[i], L->lens[i])
+         : L->kinds[i] == F_REPORTER ? nt_parse_reporter(&L->docs[i], L->texts[i], L->lens[i])
+                                : nt_parse_text(&L->docs[i], L->texts[i], L->lens[i]);
     if (rc) return rc;
     name_collective(s, &L->docs[i]);
     nt_infer_ranks(&L->docs[i]);
   }
   int results = 0;
-  for (int i = 0; i < L->n; i++) results += L->kinds[i] == F_TEXT || L->kinds[i] == F_JSON;
+  for (int i = 0; i < L->n; i++) results += has_results(L->kinds[i]);
   if (!results)
     return xp_error(XP_EXIT_USAGE, "%s alone holds no results: add the nccl-tests output",
                     L->have_topo ? "a topology dump" : "NCCL's log");
@@ -488,7 +496,8 @@ static int record_doc_facts(xp_run *r, const nt_doc *d) {
   return rc;
 }
 
-static const char *media_type(enum file_kind k) {
+static const char *media_type(enum file_kind k, const char *text, size_t len) {
+  if (k == F_REPORTER) return nt_reporter_form(text, len) == 'c' ? "text/csv" : "application/json";
   return k == F_JSON ? "application/json" : k == F_TOPO ? "application/xml" : "text/plain";
 }
 
@@ -521,7 +530,7 @@ static int execute(xp_ctx *ctx) {
     const char *base = strrchr(L.paths[f], '/');
     char name[300];
     snprintf(name, sizeof name, "nccl-tests/%s", base ? base + 1 : L.paths[f]);
-    rc = xp_run_artifact(ctx->run, name, media_type(L.kinds[f]), L.texts[f], L.lens[f]);
+    rc = xp_run_artifact(ctx->run, name, media_type(L.kinds[f], L.texts[f], L.lens[f]), L.texts[f], L.lens[f]);
   }
   if (rc == 0) rc = record_cases(ctx->run, &L, &info, &ncases);
   if (rc == 0 && !ctx->quiet)
@@ -562,8 +571,9 @@ static int plan(const xp_spec *s, FILE *out) {
     const nt_doc *d = &L.docs[f];
     char ranks[32] = "ranks unknown";
     if (d->nranks > 0) snprintf(ranks, sizeof ranks, "%d rank%s", d->nranks, d->nranks == 1 ? "" : "s");
-    fprintf(out, "%s: nccl-tests %s, %s, %d result line%s, %lld..%lld bytes, %s, %s%s%s\n", L.paths[f],
-            L.kinds[f] == F_JSON ? "JSON" : "text", d->coll[0] ? d->coll : "?", d->nrows, d->nrows == 1 ? "" : "s",
+    const char *form = L.kinds[f] == F_JSON ? "JSON" : L.kinds[f] == F_REPORTER ? "rccl-tests -x file" : "text";
+    fprintf(out, "%s: nccl-tests %s, %s, %d result line%s, %lld..%lld bytes, %s, %s%s%s\n", L.paths[f], form,
+            d->coll[0] ? d->coll : "?", d->nrows, d->nrows == 1 ? "" : "s",
             (long long)d->rows[0].bytes, (long long)d->rows[d->nrows - 1].bytes, ranks,
             d->graph ? "CUDA graph" : "eager", d->info.info_lines ? ", with NCCL INFO lines" : "",
             d->nreports > 1 ? ", several reports" : "");

@@ -43,18 +43,19 @@ typedef struct nt_device {
   char host[64], busid[32], name[96];
 } nt_device;
 
-/* What a report says of its ranks, strongest first; nt_infer_ranks weighs them with busbw / algbw
-** (between listed and assumed). */
+/* What a report says of its ranks; nt_infer_ranks weighs them with busbw / algbw: NCCL's INFO lines
+** first, then what the file states, a device list, the figures, nThread x nGpus. */
 typedef struct nt_rank_evidence {
   int info;              /* NCCL's INFO lines ("comm 0x.. rank R nranks N"): N; 0 none, -1 they disagree */
   int listed;            /* a device list with no gap: its ranks (a communicator's, split); 0 none */
   int at_least;          /* a device list with a gap: the fewest ranks it implies; 0 none */
   int assumed;           /* no device line: nThread x nGpus, one process assumed; 0 none */
+  int stated;            /* the count the file's own fields state (rccl-tests' -x file); 0 none */
 } nt_rank_evidence;
 
 typedef struct nt_doc {
   const char *path;
-  int json;
+  int precise;                     /* figures written with six decimals (-J, rccl-tests' file), not two */
   char tests_version[32];
   int nccl_headers, nccl_library;  /* version codes, 0 unknown */
   char coll[32];                   /* from "Collective test starting" or the binary name */
@@ -103,4 +104,8 @@ const xp_nccl_tuning *nt_row_tuning(const nt_row *row, const xp_nccl_info *info)
 /* 0, or XP_EXIT_USAGE after "xp: FILE:LINE: ..." for what is not nccl-tests output. */
 int nt_parse_text(nt_doc *d, const char *text, size_t len);
 int nt_parse_json(nt_doc *d, const char *text, size_t len);
+/* rccl-tests' result file (-x FILE -Z csv|json, nt_reporter.c): nt_reporter_form says 'c' (CSV),
+** 'j' (JSON) or 0 (not one). */
+int nt_reporter_form(const char *text, size_t len);
+int nt_parse_reporter(nt_doc *d, const char *text, size_t len);
 #endif

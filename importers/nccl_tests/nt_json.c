@@ -97,7 +97,7 @@ static void read_config(nt_doc *d, const cJSON *c) {
   }
   listed_all = listed_all && distinct;
   firsts = firsts && distinct;
-  nt_rank_evidence e = {0, 0, 0, 0};
+  nt_rank_evidence e = {0, 0, 0, 0, 0};
   if (max_group > 0 && group0 > 0) e.listed = listed_all ? group0 : 0; /* as the text's report_evidence */
   else if (listed_all) e.listed = d->ndev;
   else if (firsts) e.listed = xp_saturate_int((double)max_rank + (double)per_process);
@@ -152,7 +152,7 @@ int nt_parse_json(nt_doc *d, const char *text, size_t len) {
     cJSON_Delete(root);
     return xp_error_at(XP_EXIT_USAGE, d->path, 0, "not nccl-tests -J output (no \"config\" and \"results\")");
   }
-  d->json = 1;
+  d->precise = 1;
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "nccl_version");
   if (cJSON_IsNumber(v)) d->nccl_library = xp_saturate_int(v->valuedouble);
   v = cJSON_GetObjectItemCaseSensitive(root, "version");

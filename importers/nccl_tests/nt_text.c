@@ -466,7 +466,7 @@ static size_t row_before_info(const parser *P, const char *s, const char *info) 
 ** only that the processes up to its highest rank's were there.
 */
 static nt_rank_evidence report_evidence(const report *R) {
-  nt_rank_evidence e = {R->info_nranks, 0, 0, 0};
+  nt_rank_evidence e = {R->info_nranks, 0, 0, 0, 0};
   const int64_t per = R->nthreads > 0 && R->ngpus > 0 ? (int64_t)R->nthreads * R->ngpus : 1;
   if (R->max_rank < 0) {
     e.assumed = R->nthreads > 0 && R->ngpus > 0 ? xp_saturate_int((double)per) : 0;

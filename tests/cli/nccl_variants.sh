@@ -93,6 +93,38 @@ imp "$tmp/info4.txt"
 check "INFO against devices: ranks" "4 4" "$(ranks)"
 check "INFO against devices: one warning" 1 "$(grep -c 'info4.txt: 4 ranks from NCCL.s INFO lines, the device list says 2, busbw / algbw says 2' "$tmp/err")"
 
+# rccl-tests' own result file (-x FILE -Z csv|json, its src/common.cu Reporter; rebuilt in
+# tests/data/nccl/variants/README.md): a record per size and placement, -N cycles as samples, the
+# communicator's ranks from gpus (no MPI) or ranksPerNode x gpusPerRank (MPI). Not read before:
+# the CSV was refused as no nccl-tests output, the JSON as not -J output.
+imp "$data/rccl_results.csv"
+check "rccl csv: exit" 0 $?
+check "rccl csv: cases" 6 "$(cases)"
+check "rccl csv: the two cycles' samples" "2 40.235" "$(sql "SELECT m.n || ' ' || printf('%g', m.median) FROM cases c
+  JOIN metrics m ON m.case_id = c.id WHERE c.name = 'allreduce/fp32/1048576/eager/out_of_place' AND m.name = 'time_us'")"
+check "rccl csv: in-place busbw" 46.0017 "$(metric allreduce/fp32/1048576/eager/in_place busbw_GBps)"
+check "rccl csv: wrong" 0 "$(metric allreduce/fp32/4194304/eager/in_place wrong)"
+check "rccl csv: ranks from gpus" "8 8" "$(ranks)"
+check "rccl csv: kept as csv" "text/csv" "$(sql "SELECT media_type FROM artifacts")"
+imp "$data/rccl_results_mpi_2025.csv"
+check "rccl csv before PR 140 (MPI): exit" 0 $?
+check "rccl csv before PR 140 (MPI): time" 170.25 "$(metric allgather/fp32/33554432/eager/out_of_place time_us)"
+check "rccl csv before PR 140 (MPI): ranks past the nodes value the header lacks" "16 16" "$(ranks)"
+check "rccl csv before PR 140 (MPI): -c 0, nothing checked" "" "$(metric allgather/fp32/16777216/eager/in_place wrong)"
+imp "$data/rccl_results.json"
+check "rccl json: exit" 0 $?
+check "rccl json: in-place time" 61.02 "$(metric alltoall/bf16/8388608/eager/in_place time_us)"
+check "rccl json: ranks" "8 8" "$(ranks)"
+# before PR 140: an object a line, no list around them
+sed -e '/^\[$/d' -e '/^\]$/d' -e 's/},$/}/' "$data/rccl_results.json" > "$tmp/rccl_lines.json"
+imp "$tmp/rccl_lines.json"
+check "rccl json lines: exit" 0 $?
+check "rccl json lines: busbw" 120.824 "$(metric alltoall/bf16/8388608/eager/out_of_place busbw_GBps)"
+# a line short of its header: refused with its line
+sed '3s/,"0"$//' "$data/rccl_results.csv" > "$tmp/short.csv"
+one_line "rccl csv short line" 2 "short.csv:3: 10 fields where the header names 11" \
+  "$XP" --db "$tmp/short.db" import nccl-tests "$tmp/short.csv"
+
 # A negative time is no measurement: refused with its line, not recorded.
 sed 's/    19.71   53.20/   -19.71   53.20/' "$data/cut_after_busbw.txt" > "$tmp/negative.txt"
 one_line "negative time" 2 "negative.txt:12: column time: -19.71 is negative" \
