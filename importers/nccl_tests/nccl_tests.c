@@ -443,6 +443,25 @@ static int version_text(int code, char *buf, size_t n) {
   return 0;
 }
 
+/* The options the file ran with, as one sentence; a file that states none (a table pasted without
+** its head, rccl-tests' -x file) says so, not zeros. */
+static void options_text(const nt_doc *d, char *buf, size_t n) {
+  char ranks[64] = "ranks unknown";
+  const char *several = d->nreports > 1 ? "; the first of several reports in the file, each with its own options" : "";
+  if (d->nranks > 0)
+    snprintf(ranks, sizeof ranks, "%d rank%s%s", d->nranks, d->nranks == 1 ? "" : "s",
+             d->ranks_inferred ? " (from busbw / algbw)" : "");
+  if (d->nthreads <= 0 && d->ngpus <= 0 && d->iters <= 0) {
+    snprintf(buf, n, "not in the file (no \"# nThread\" line: threads, GPUs per process, iterations unknown); %s%s",
+             ranks, several);
+    return;
+  }
+  snprintf(buf, n, "%d thread%s x %d GPU%s per process, %s; warmup %d, iters %d, agg %d, graph %d, validation %d%s%s%s",
+           d->nthreads, d->nthreads == 1 ? "" : "s", d->ngpus, d->ngpus == 1 ? "" : "s", ranks, d->warmup, d->iters,
+           d->agg, d->graph, d->validation, d->blocking ? ", blocking" : "",
+           d->unalign ? ", unaligned buffers (-u)" : "", several);
+}
+
 static int record_doc_facts(xp_run *r, const nt_doc *d) {
   char buf[512];
   int rc = 0;
@@ -451,15 +470,7 @@ static int record_doc_facts(xp_run *r, const nt_doc *d) {
   if (rc == 0 && version_text(d->nccl_headers, buf, sizeof buf) == 0)
     rc = xp_run_meta(r, "nccl.headers_version", buf, "trace");
   if (rc == 0) {
-    char ranks[64] = "ranks unknown";
-    if (d->nranks > 0)
-      snprintf(ranks, sizeof ranks, "%d rank%s%s", d->nranks, d->nranks == 1 ? "" : "s",
-               d->ranks_inferred ? " (from busbw / algbw)" : "");
-    snprintf(buf, sizeof buf, "%d thread%s x %d GPU%s per process, %s; warmup %d, iters %d, agg %d, graph %d, "
-             "validation %d%s%s%s", d->nthreads, d->nthreads == 1 ? "" : "s", d->ngpus, d->ngpus == 1 ? "" : "s",
-             ranks, d->warmup, d->iters, d->agg, d->graph, d->validation, d->blocking ? ", blocking" : "",
-             d->unalign ? ", unaligned buffers (-u)" : "",
-             d->nreports > 1 ? "; the first of several reports in the file, each with its own options" : "");
+    options_text(d, buf, sizeof buf);
     rc = xp_run_meta(r, "nccl_tests.options", buf, "trace");
   }
   if (rc == 0 && d->nreports > 1) rc = xp_run_meta_int(r, "nccl_tests.reports", d->nreports, "trace");

@@ -145,8 +145,12 @@ check "paste exit" 0 $?
 p=$(run_of)
 check "paste: ranks" 8 "$(sql "SELECT json_extract(params, '$.ranks') FROM cases c JOIN runs r ON r.id = c.run_id
   WHERE r.uuid LIKE '$p%' AND c.name = 'allreduce/fp32/33554432/eager/out_of_place'")"
-grep -q "8 ranks (from busbw / algbw)" <<< "$(sql "SELECT value FROM run_meta m JOIN runs r ON r.id = m.run_id
-  WHERE r.uuid LIKE '$p%' AND key = 'nccl_tests.options'")" || { echo "FAIL: paste: options do not say where ranks came from"; fail=1; }
+paste_options=$(sql "SELECT value FROM run_meta m JOIN runs r ON r.id = m.run_id
+  WHERE r.uuid LIKE '$p%' AND key = 'nccl_tests.options'")
+grep -q "8 ranks (from busbw / algbw)" <<< "$paste_options" || { echo "FAIL: paste: options do not say where ranks came from"; fail=1; }
+# no options line: said so, where "0 threads x 0 GPUs per process ... warmup 0, iters 0" was recorded
+check "paste: options not in the file" 1 \
+  "$(grep -c '^.\?not in the file (no .*# nThread.* line: threads, GPUs per process, iterations unknown); 8 ranks' <<< "$paste_options")"
 
 # Bad input: one line on stderr naming the file, exit 2; a file that cannot be opened records
 # nothing, one that is not nccl-tests output leaves a failed run with that line and no results.
