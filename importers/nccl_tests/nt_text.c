@@ -94,6 +94,9 @@ static int tokens(char *buf, char **tok, int *end, int max) {
 }
 
 static int is_time_col(const char *c) { return strcmp(c, "time") == 0 || strcmp(c, "cputime") == 0; }
+/* rccl-tests -A 1 (--output_algo_proto_channels) ends each row with the algorithm and protocol RCCL
+** chose for its size ("RING    SIMPLE          32"): words, not figures. */
+static int is_choice_col(const char *c) { return strcmp(c, "algo") == 0 || strcmp(c, "proto") == 0; }
 /* A time or a bandwidth: a figure that is never negative. */
 static int is_figure_col(const char *c) { return is_time_col(c) || strcmp(c, "algbw") == 0 || strcmp(c, "busbw") == 0; }
 
@@ -207,6 +210,7 @@ static int fits_identity(const char *name, const char *t) {
 static int fits_result(const char *name, const char *t) {
   char *end;
   if (is_na(t)) return 1;
+  if (is_choice_col(name)) return !is_number(t);
   const double v = strtod(t, &end);
   if (end == t) return 0;
   if (strcmp(name, "error") == 0) return *end == 0 || strcmp(end, "*") == 0; /* rccl-tests: "2e-02*" failed */
@@ -317,6 +321,10 @@ static int read_row(parser *P, char *line, int lineno) {
     }
     nt_result *res = &r->r[p];
     if (is_na(v)) continue; /* not measured (a time), or not checked (#wrong) */
+    if (is_choice_col(name)) { /* the row's own, before any TUNING line's */
+      snprintf(name[0] == 'a' ? r->algo : r->proto, name[0] == 'a' ? sizeof r->algo : sizeof r->proto, "%s", v);
+      continue;
+    }
     if (is_figure_col(name)) {
       if (number(d, lineno, name, v, &x)) return XP_EXIT_USAGE;
       if (x < 0) return xp_error_at(XP_EXIT_USAGE, d->path, lineno, "column %s: %s is negative", name, v);
@@ -350,7 +358,7 @@ static int read_row(parser *P, char *line, int lineno) {
   snprintf(r->coll, sizeof r->coll, "%s", P->rep.coll);
   /* the choice NCCL logged while this row ran (its warmup comes before the row is printed):
   ** the latest so far, so -o all's rows and a second test's each get their own */
-  const xp_nccl_tuning *t = r->coll[0] ? nt_row_tuning(r, &d->info) : NULL;
+  const xp_nccl_tuning *t = r->coll[0] && !r->algo[0] ? nt_row_tuning(r, &d->info) : NULL;
   if (t) {
     snprintf(r->algo, sizeof r->algo, "%s", t->algo);
     snprintf(r->proto, sizeof r->proto, "%s", t->proto);

@@ -126,6 +126,30 @@ static void test_rccl_options(void) {
   nt_doc_free(&d);
 }
 
+static void test_rccl_choice_columns(void) {
+  /* rccl-tests -A 1 ends each row with RCCL's algorithm, protocol and channels for its size (its
+  ** common.cu: PRINT("%8s  %8s  %10d", ...), "N/A" where the test has none): the row's own choice. */
+  static const char text[] =
+      "# Collective test starting: all_reduce_perf\n"
+      "# nThread 1 nGpus 2 minBytes 1048576 maxBytes 2097152 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 "
+      "validation: 1 graph: 0\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw "
+      "#wrong     algo     proto   nchannels\n"
+      "     1048576        262144     float     sum      -1    76.26   13.75   25.78      0    76.43   13.72   25.72      0"
+      "  Direct    SIMPLE          32\n"
+      "     2097152        524288     float     sum      -1    87.02   24.10   45.18      0    86.52   24.24   45.45      0"
+      "       N/A       N/A         N/A\n";
+  nt_doc d;
+  CHECK_EQ_INT(parse(&d, text), 0);
+  CHECK_EQ_INT(d.nrows, 2);
+  CHECK_EQ_STR(d.rows[0].algo, "Direct");
+  CHECK_EQ_STR(d.rows[0].proto, "SIMPLE");
+  CHECK_NEAR(d.rows[0].r[NT_IN].busbw, 25.72, 1e-12);
+  CHECK_EQ_STR(d.rows[1].algo, "");
+  CHECK_NEAR(d.rows[1].r[NT_IN].time_us, 86.52, 1e-12);
+  nt_doc_free(&d);
+}
+
 static void test_unnamed_test(void) {
   /* A report without "Collective test starting" (older nccl-tests): rows still read, unnamed. */
   static const char text[] =
@@ -676,6 +700,7 @@ int main(void) {
   test_cputime_and_old_format();
   test_unnamed_test();
   test_rccl_options();
+  test_rccl_choice_columns();
   test_bad_text();
   test_info_comm_size();
   test_blank_columns();
