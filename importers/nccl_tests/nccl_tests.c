@@ -237,15 +237,22 @@ static const char *test_in_path(const char *path, char *buf, size_t n) {
 }
 
 /* Reports from before nccl-tests printed "Collective test starting" do not name their test:
-** --collective does, else the file's name where it holds the binary's, else "unknown". */
+** --collective does, else the command line the log keeps before the report (nt_text.c), else the
+** file's name where it holds the binary's, else "unknown". */
 static void name_collective(const xp_spec *s, nt_doc *d) {
   const char *given = xp_spec_str(s->root, "collective", NULL);
-  char name[32], from_path[64];
-  if (!given) given = test_in_path(d->path, from_path, sizeof from_path);
-  nt_coll_from_test(given ? given : "unknown", name, sizeof name);
-  if (!d->coll[0]) snprintf(d->coll, sizeof d->coll, "%s", name);
-  for (int r = 0; r < d->nrows; r++)
-    if (!d->rows[r].coll[0]) snprintf(d->rows[r].coll, sizeof d->rows[r].coll, "%s", name);
+  char from_path[64];
+  const char *fallback = given ? given : test_in_path(d->path, from_path, sizeof from_path);
+  for (int r = 0; r < d->nrows; r++) {
+    nt_row *row = &d->rows[r];
+    if (row->coll[0]) continue;
+    const char *test = given ? given : row->run_by[0] ? row->run_by : fallback;
+    nt_coll_from_test(test ? test : "unknown", row->coll, sizeof row->coll);
+  }
+  if (!d->coll[0]) {
+    if (d->nrows > 0) snprintf(d->coll, sizeof d->coll, "%s", d->rows[0].coll);
+    else nt_coll_from_test(fallback ? fallback : "unknown", d->coll, sizeof d->coll);
+  }
 }
 
 static int load(const xp_spec *s, loaded *L) {

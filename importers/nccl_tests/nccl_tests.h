@@ -25,6 +25,7 @@ typedef struct nt_result {
 
 typedef struct nt_row {
   char coll[32];         /* xp's name where it has one (allreduce), else the test's (sendrecv) */
+  char run_by[32];       /* unnamed (before 2.13): the test the command line before its report ran */
   char dtype[32];        /* bf16, fp16, fp32, fp8_e4m3, ..., else the test's (int32) */
   char redop[16];
   int root;

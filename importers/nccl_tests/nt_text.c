@@ -47,6 +47,7 @@ typedef struct report {
   unsigned char listed[MAX_RANK_MAP / 8];
   int info_nranks;         /* nranks its NCCL INFO lines state; 0 none, -1 they disagree */
   int closed;              /* its footer read: later INFO lines are the next test's */
+  char run_by[32];         /* the test the command line before it runs ("?": two); "" none */
 } report;
 
 typedef struct parser {
@@ -59,6 +60,7 @@ typedef struct parser {
   char hosts[MAX_HOSTS][64]; /* host names of INFO lines, to cut one glued to a row */
   int nhosts;
   int carry_nranks;      /* INFO nranks after a report's footer, for the next report (0 none, -1 disagree) */
+  char next_run_by[32];  /* a command line after a report's rows: the next report's */
 } parser;
 
 enum { ROW_OK = 0, ROW_SHORT = -1 };
@@ -356,6 +358,7 @@ static int read_row(parser *P, char *line, int lineno) {
     return xp_error_at(XP_EXIT_USAGE, d->path, lineno, "no time on this line (every time column is N/A or blank)");
   if (!r->dtype[0]) snprintf(r->dtype, sizeof r->dtype, "unknown"); /* a port's table without a type */
   snprintf(r->coll, sizeof r->coll, "%s", P->rep.coll);
+  if (strcmp(P->rep.run_by, "?") != 0) snprintf(r->run_by, sizeof r->run_by, "%s", P->rep.run_by);
   /* the choice NCCL logged while this row ran (its warmup comes before the row is printed):
   ** the latest so far, so -o all's rows and a second test's each get their own */
   const xp_nccl_tuning *t = r->coll[0] && !r->algo[0] ? nt_row_tuning(r, &d->info) : NULL;
@@ -575,6 +578,8 @@ static void begin_report(parser *P) {
   P->rep.max_rank = P->rep.last_rank = -1;
   P->rep.info_nranks = P->carry_nranks; /* its processes' INFO lines that came before it */
   P->carry_nranks = 0;
+  snprintf(P->rep.run_by, sizeof P->rep.run_by, "%s", P->next_run_by);
+  P->next_run_by[0] = 0;
   default_layout(&P->L);
 }
 
@@ -749,6 +754,41 @@ static void note_failure(nt_doc *d, const char *line) {
   d->failure[strcspn(d->failure, "\r\n")] = 0;
 }
 
+/* The test a binary name runs: "./build/all_gather_perf", "C:\\nccl\\all_gather_perf.exe" give
+** all_gather; "" for a word that is no such name. */
+static void test_of_word(const char *w, size_t n, char *out, size_t size) {
+  const char *base = w;
+  for (const char *c = w; c < w + n; c++)
+    if (*c == '/' || *c == '\\') base = c + 1;
+  size_t l = (size_t)(w + n - base);
+  if (l > 4 && strncmp(base + l - 4, ".exe", 4) == 0) l -= 4;
+  out[0] = 0;
+  if (l <= 5 || strncmp(base + l - 5, "_perf", 5) != 0 || l - 5 >= size) return;
+  for (size_t i = 0; i < l - 5; i++)
+    if (!islower((unsigned char)base[i]) && !isdigit((unsigned char)base[i]) && base[i] != '_') return;
+  snprintf(out, size, "%.*s", (int)(l - 5), base);
+}
+
+/* A line that runs a test, as a log keeps it: the shell's ("user@host:~$ ./build/alltoall_perf"),
+** mpirun's or a script's ("Running /nix/store/...-nccl-tests-2.13.6/bin/all_gather_perf"). Before
+** 2.13 a report does not name its test; the command line before it does. It names the report
+** that has not begun its rows (else the next one); two different tests on such lines name none. */
+static void note_command(parser *P, const char *s) {
+  char test[32] = "", w[32];
+  for (const char *p = s; *p;) {
+    p += strspn(p, " \t\"'`");
+    const size_t n = strcspn(p, " \t\"'`;|&");
+    test_of_word(p, n, w, sizeof w);
+    if (w[0] && test[0] && strcmp(w, test) != 0) snprintf(test, sizeof test, "?");
+    else if (w[0] && !test[0]) snprintf(test, sizeof test, "%s", w);
+    p += n ? n : 1;
+  }
+  if (!test[0]) return;
+  char *into = P->d->nrows > P->rep.first_row ? P->next_run_by : P->rep.run_by;
+  if (into[0] && strcmp(into, test) != 0) snprintf(test, sizeof test, "?");
+  snprintf(into, sizeof P->next_run_by, "%s", test);
+}
+
 /* A result line begins with two whole numbers, size and count; a message that happens to start
 ** with a digit ("10-0-1-128: Test NCCL failure", "2 total processes killed") does not. */
 static int looks_like_row(const char *s) {
@@ -845,7 +885,8 @@ static int check_unnamed_reports(const nt_doc *d) {
     if (a->coll[0]) continue;
     for (int j = i + 1; j < d->nrows; j++) {
       const nt_row *b = &d->rows[j];
-      if (b->coll[0] || b->report == a->report || b->bytes != a->bytes || strcmp(a->dtype, b->dtype) != 0)
+      if (b->coll[0] || b->report == a->report || b->bytes != a->bytes || strcmp(a->dtype, b->dtype) != 0 ||
+          (a->run_by[0] && b->run_by[0] && strcmp(a->run_by, b->run_by) != 0)) /* told apart by their commands */
         continue;
       if (b->count != a->count)
         return xp_error_at(XP_EXIT_USAGE, d->path, b->line,
@@ -933,6 +974,7 @@ int nt_parse_text(nt_doc *d, const char *text, size_t len) {
       P.saw_test |= P.rep.coll[0] != 0 || P.rep.options[0] != 0 || P.L.named || strstr(s, " size ") != NULL;
       continue;
     }
+    if (!looks_like_row(s) && strstr(s, "_perf")) note_command(&P, s);
     if (!P.saw_test || !(isdigit((unsigned char)*s) || *s == '-' || *s == 'N')) continue;
     if (looks_like_row(s)) rc = take_row(&P, s, lineno);
     else if (P.pending[0] && starts_with_number(s)) rc = continue_row(&P, s, strlen(s));

@@ -125,6 +125,15 @@ sed '3s/,"0"$//' "$data/rccl_results.csv" > "$tmp/short.csv"
 one_line "rccl csv short line" 2 "short.csv:3: 10 fields where the header names 11" \
   "$XP" --db "$tmp/short.db" import nccl-tests "$tmp/short.csv"
 
+# Before 2.13 a report names no test: the command line the log keeps before it does (a shell
+# prompt, as users paste it), where the case was "unknown"; --collective still decides.
+{ printf 'user@node1:~/nccl-tests$ ./build/alltoall_perf -b 1M -e 1M -g 2\n'; cat "$data/pre2_0_ms.txt"; } > "$tmp/prompt.txt"
+imp "$tmp/prompt.txt"
+check "command line names the test" "alltoall" "$(sql "SELECT DISTINCT json_extract(params, '$.collective') FROM cases")"
+db="$tmp/prompt2.db"
+"$XP" --db "$db" import nccl-tests "$tmp/prompt.txt" --collective all_gather > /dev/null 2>&1
+check "--collective over the command line" "allgather" "$(sql "SELECT DISTINCT json_extract(params, '$.collective') FROM cases")"
+
 # A negative time is no measurement: refused with its line, not recorded.
 sed 's/    19.71   53.20/   -19.71   53.20/' "$data/cut_after_busbw.txt" > "$tmp/negative.txt"
 one_line "negative time" 2 "negative.txt:12: column time: -19.71 is negative" \

@@ -150,6 +150,37 @@ static void test_rccl_choice_columns(void) {
   nt_doc_free(&d);
 }
 
+static void test_command_names_test(void) {
+  /* Before 2.13 a report names no test; the command that ran it, kept in the log before it (a
+  ** shell prompt, mpirun, a script's echo), does. Two tests so named are told apart, not refused. */
+  static const char text[] =
+      "user@node1:~/nccl-tests$ mpirun -np 2 ./build/all_gather_perf -b 65536 -e 65536 -g 1\n"
+      "# nThread 1 nGpus 1 minBytes 65536 maxBytes 65536 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+      "#       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
+      "       65536          8192   float            15.00    4.37    2.18  0e+00    14.00    4.68    2.34  0e+00\n"
+      "# Out of bounds values : 0 OK\n"
+      "Running /opt/nccl-tests/bin/reduce_scatter_perf.exe -b 65536 -e 65536\n"
+      "# nThread 1 nGpus 1 minBytes 65536 maxBytes 65536 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+      "#       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
+      "       65536          8192   float     sum    16.00    4.10    2.05  0e+00    15.00    4.37    2.18  0e+00\n";
+  nt_doc d;
+  CHECK_EQ_INT(parse(&d, text), 0); /* counts 8192 in both: refused as two unnamed tests before */
+  CHECK_EQ_INT(d.nrows, 2);
+  CHECK_EQ_STR(d.rows[0].coll, "");
+  CHECK_EQ_STR(d.rows[0].run_by, "all_gather");
+  CHECK_EQ_STR(d.rows[1].run_by, "reduce_scatter");
+  nt_doc_free(&d);
+  /* a line naming two tests names none; nor does a word merely ending in _perf's letters */
+  static const char two[] =
+      "ls build: all_gather_perf all_reduce_perf run_perf.sh\n"
+      "# nThread 1 nGpus 1 minBytes 65536 maxBytes 65536 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+      "#       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
+      "       65536         16384   float     sum    16.00    4.10    2.05  0e+00    15.00    4.37    2.18  0e+00\n";
+  CHECK_EQ_INT(parse(&d, two), 0);
+  CHECK_EQ_STR(d.rows[0].run_by, "");
+  nt_doc_free(&d);
+}
+
 static void test_unnamed_test(void) {
   /* A report without "Collective test starting" (older nccl-tests): rows still read, unnamed. */
   static const char text[] =
@@ -699,6 +730,7 @@ int main(void) {
   test_per_iteration_and_timestamps();
   test_cputime_and_old_format();
   test_unnamed_test();
+  test_command_names_test();
   test_rccl_options();
   test_rccl_choice_columns();
   test_bad_text();
