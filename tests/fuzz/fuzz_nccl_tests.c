@@ -1,7 +1,7 @@
 /*
 ** libFuzzer target: `xp import nccl-tests FILE` on arbitrary bytes: the text output (with NCCL
-** INFO lines interleaved) or, when the input starts with '{', the -J JSON output, through the
-** real run lifecycle (fuzz_common.h).
+** INFO lines interleaved), the -J JSON output or rccl-tests' -x file (CSV or JSON records), as the
+** importer tells them by their content, through the real run lifecycle (fuzz_common.h).
 */
 #include "fuzz_common.h"
 

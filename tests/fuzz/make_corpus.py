@@ -80,6 +80,8 @@ def main():
     put("torch_trace", "small.json.gz", gzip.compress(json.dumps(first).encode(), mtime=0))
     for p in sorted(glob.glob(os.path.join(SHARED, "fixtures", "nccl-tests", "nccltests_*"))):
         put("nccl_tests", os.path.basename(p), open(p, "rb").read())
+    for p in sorted(glob.glob(os.path.join(SRC, "tests", "data", "nccl", "variants", "rccl_results*"))):
+        put("nccl_tests", os.path.basename(p), open(p, "rb").read())  # rccl-tests' -x file: CSV, JSON
     vb = os.path.join(SRC, "tests", "data", "vllm_bench")
     for p in sorted(glob.glob(os.path.join(vb, "*.json*")) + glob.glob(os.path.join(vb, "formats", "*.json*"))):
         put("vllm_bench", os.path.basename(p), open(p, "rb").read()[:60000])
