@@ -207,11 +207,17 @@ static int fields(char *line, char **f) {
 static int csv_values(const nt_doc *d, const header *h, char **f, int n, int lineno, char **v) {
   if (n != h->n + h->nodes_missing)
     return xp_error_at(XP_EXIT_USAGE, d->path, lineno, "%d fields where the header names %d", n, h->n);
-  for (int i = 0, m = 0; m < h->n; i++, m++) {
+  for (int i = 0, m = 0, skip = h->nodes_missing; m < h->n; i++, m++) {
     v[m] = f[i];
-    if (h->nodes_missing && h->col[m] == C_COLL) i++;
+    if (skip && h->col[m] == C_COLL) i++, skip = 0;
   }
   return 0;
+}
+
+/* Whether nothing but blanks follows position i: the line before it was the file's last. */
+static int at_end(const char *text, size_t len, size_t i) {
+  while (i < len && isspace((unsigned char)text[i])) i++;
+  return i >= len;
 }
 
 static int parse_csv(nt_doc *d, const char *text, size_t len) {
@@ -234,6 +240,8 @@ static int parse_csv(nt_doc *d, const char *text, size_t len) {
       stated = 0;
     } else if (!h.n) {
       rc = xp_error_at(XP_EXIT_USAGE, d->path, lineno, "no rccl-tests CSV header before this line");
+    } else if (n < h.n && at_end(text, len, i)) { /* before PR 140 written as results came: a killed job's */
+      xp_warn("%s:%d: record cut short, left out", d->path, lineno);
     } else if ((rc = csv_values(d, &h, f, n, lineno, v)) == 0) {
       rc = read_record(d, &h, v, lineno, &stated);
     }
@@ -264,28 +272,45 @@ static int json_record(nt_doc *d, const cJSON *o, int index, int *stated) {
   return read_record(d, &h, v, index, stated);
 }
 
-static int parse_json(nt_doc *d, const char *text, size_t len) {
-  int stated = 0, rc = 0, index = 0;
+/* Since PR 140: one list of records. */
+static int json_list(nt_doc *d, const char *text, size_t len, int *stated) {
+  int rc = 0, index = 0;
   const cJSON *o;
-  size_t i = nt_bom(text, len);
-  while (i < len && isspace((unsigned char)text[i])) i++;
-  if (i < len && text[i] == '[') { /* PR 140 on: one list */
-    cJSON *list = cJSON_ParseWithLength(text + i, len - i);
-    if (!cJSON_IsArray(list)) rc = xp_error_at(XP_EXIT_USAGE, d->path, 0, "not valid JSON");
-    cJSON_ArrayForEach(o, list) {
-      if (rc == 0) rc = json_record(d, o, index++, &stated);
-    }
-    cJSON_Delete(list);
+  cJSON *list = cJSON_ParseWithLength(text, len);
+  if (!cJSON_IsArray(list)) rc = xp_error_at(XP_EXIT_USAGE, d->path, 0, "not valid JSON");
+  cJSON_ArrayForEach(o, list) {
+    if (rc == 0) rc = json_record(d, o, index++, stated);
   }
-  while (rc == 0 && i < len && text[i] == '{') { /* before: one object a line */
-    const char *end = NULL;
-    cJSON *obj = cJSON_ParseWithLengthOpts(text + i, len - i, &end, 0);
-    if (!obj) rc = xp_error_at(XP_EXIT_USAGE, d->path, 0, "record %d: not valid JSON", index);
-    else rc = json_record(d, obj, index++, &stated);
+  cJSON_Delete(list);
+  return rc;
+}
+
+/* Before: one object a line, written as results came (a killed job's last one may be cut). */
+static int json_lines(nt_doc *d, const char *text, size_t len, int *stated) {
+  int rc = 0, index = 0;
+  size_t i = 0;
+  while (rc == 0 && !at_end(text, len, i)) {
+    const char *end = NULL, *nl = memchr(text + i, '\n', len - i);
+    cJSON *obj = text[i] == '{' ? cJSON_ParseWithLengthOpts(text + i, len - i, &end, 0) : NULL;
+    if (!obj && (!nl || at_end(text, len, (size_t)(nl - text)))) {
+      xp_warn("%s: record %d cut short, left out", d->path, index);
+      break;
+    }
+    if (!obj) rc = xp_error_at(XP_EXIT_USAGE, d->path, 0, "record %d: not a JSON object", index);
+    else rc = json_record(d, obj, index++, stated);
     cJSON_Delete(obj);
     i = end ? (size_t)(end - text) : len;
     while (i < len && (isspace((unsigned char)text[i]) || text[i] == ',')) i++;
   }
+  return rc;
+}
+
+static int parse_json(nt_doc *d, const char *text, size_t len) {
+  int stated = 0;
+  size_t i = nt_bom(text, len);
+  while (i < len && isspace((unsigned char)text[i])) i++;
+  const int list = i < len && text[i] == '[';
+  const int rc = list ? json_list(d, text + i, len - i, &stated) : json_lines(d, text + i, len - i, &stated);
   if (rc == 0) end_report(d, stated);
   return rc;
 }
