@@ -150,7 +150,7 @@ typedef struct tt_pairing {
   int64_t open_b, lone_e, untimed;
 } tt_pairing;
 
-/* What a process's record_param_comms say of its place in the job (tt_owner.c): the global
+/* What a process's record_param_comms say of its place in the job (tt_comms.c): the global
 ** ranks they name, and the sizes they give the default (world) process group, as the least and
 ** greatest seen, so that no order of the events changes what is decided; zero: none seen. */
 typedef struct tt_comms {
