@@ -12,25 +12,85 @@
 #include "tt_num.h"
 #include "tt_trace.h"
 
-/* The member at place i of a group's ranks as the profiler writes them: "[0, 1, 2, 3]" (a string, or
-** an array); a long list is cut short with "..." (format_list's truncate), past which no place
-** is read. -1 where there is none. */
-static int64_t member_at(tt_slice list, int64_t i) {
-  const char *p = memchr(list.p, '[', list.n), *end = list.p + list.n;
-  if (!p || i < 0) return -1;
-  for (p++; p < end && *p != ']';) {
-    if (*p == ' ' || *p == ',') {
-      p++;
+/* The next item of a group's ranks list as the profiler writes it, a string or an array: 1 with *v
+** a member, 2 for the "..." of a list cut short, 0 at its end, -1 where it is no such list. */
+static int next_item(const char **at, const char *end, int64_t *v) {
+  const char *p = *at;
+  while (p < end && (*p == ' ' || *p == ',')) p++;
+  if (p == end || *p == ']') return 0;
+  if (end - p >= 3 && memcmp(p, "...", 3) == 0) {
+    *at = p + 3;
+    return 2;
+  }
+  const char *q = p;
+  while (q < end && *q >= '0' && *q <= '9') q++;
+  if (q == p || tt_int((tt_slice){p, (size_t)(q - p)}, v) != 0) return -1;
+  *at = q;
+  return 1;
+}
+
+/* Walk a group's ranks list ("[0, 1, 2, 3]"), calling fn with each member's place in the group.
+** PyTorch cuts a list longer than 30 (torch/csrc/profiler/util.cpp format_list, kTruncateLength):
+** to its first 30 and "..." ("[0, 1, ..., 29, ...]", its first form), later to its first 29,
+** "..." and the last ("[0, 1, ..., 28, ..., 63]"): the member after the "..." is at place size - 1,
+** where the group's size is known (size > 0). Stops where fn returns nonzero, and returns that;
+** -1 where the text is no such list, or the places cannot be told. */
+static int walk_members(tt_slice list, int64_t size, int (*fn)(void *ctx, int64_t place, int64_t v), void *ctx) {
+  const char *p = list.n ? memchr(list.p, '[', list.n) : NULL, *end = list.p + list.n;
+  if (!p) return -1;
+  p++;
+  int64_t place = 0, v;
+  int cut = 0, after = 0, item, rc;
+  while ((item = next_item(&p, end, &v)) > 0) {
+    if (item == 2) {
+      cut = 1;
       continue;
     }
-    const char *q = p;
-    while (q < end && *q >= '0' && *q <= '9') q++;
-    int64_t v;
-    if (q == p || tt_int((tt_slice){p, (size_t)(q - p)}, &v) != 0) return -1; /* "...": cut short */
-    if (i-- == 0) return v;
-    p = q;
+    /* after the cut, one member: the last, where the size places it past those before the cut */
+    if (cut && (size <= place || after++)) return -1;
+    if ((rc = fn(ctx, cut ? size - 1 : place++, v)) != 0) return rc;
   }
-  return -1;
+  return item < 0 ? -1 : 0;
+}
+
+typedef struct member_want { int64_t place, v; } member_want;
+
+static int found_at(void *ctx, int64_t place, int64_t v) {
+  member_want *w = ctx;
+  if (place != w->place) return 0;
+  w->v = v;
+  return 1;
+}
+
+/* The member at place i of the list (of a group of size members, 0: unknown), -1 where the list
+** does not show it. */
+static int64_t member_at(tt_slice list, int64_t i, int64_t size) {
+  member_want w = {i, -1};
+  return i >= 0 && walk_members(list, size, found_at, &w) == 1 ? w.v : -1;
+}
+
+typedef struct stride { int64_t start, step; } stride;
+
+static int off_stride(void *ctx, int64_t place, int64_t v) {
+  const stride *s = ctx;
+  return v != s->start + place * s->step;
+}
+
+/* The group's members by "Global rank start" and "Global rank stride", which c10d writes for a
+** group whose global ranks are start, start + stride, ... (Backend.cpp getGlobalRankStartAndStride;
+** the default group, start 0 and stride 1), and util.cpp saveNcclMeta only where stride > 0: the
+** member at place i of a group of size members, i < size. -1 where the call has neither, or a
+** member its ranks list shows is not start + place * stride (no such group's fields). */
+static int64_t member_by_stride(const tt_event *ev, tt_slice list, int64_t i, int64_t size) {
+  stride s;
+  if (tt_int(tt_event_arg(ev, "Global rank start"), &s.start) != 0 ||
+      tt_int(tt_event_arg(ev, "Global rank stride"), &s.step) != 0)
+    return -1;
+  const int64_t most = 1LL << 31; /* c10d's ranks are ints */
+  if (s.start < 0 || s.start >= most || s.step <= 0 || s.step >= most || size <= 0 || size > most || i >= size)
+    return -1;
+  if (list.n && walk_members(list, size, off_stride, &s) != 0) return -1;
+  return s.start + i * s.step;
 }
 
 /* Is the call's group the default one, the world? c10d names its groups by a count from 0, the
@@ -56,8 +116,13 @@ void tt_comms_read(const tt_event *ev, int64_t *rank, int64_t *world) {
   ** call; "wait" names no group ("Group size" 1) */
   if (on_default_group(ev) && tt_int(tt_event_arg(ev, "Group size"), &size) == 0 && size > 0) *world = size;
   if (tt_coll_from_text(coll) == TT_COLL_SENDRECV) return;
-  if (tt_int(tt_event_arg(ev, "Rank"), &in_group) != 0) return;
-  *rank = member_at(tt_event_arg(ev, "Process Group Ranks"), in_group);
+  if (tt_int(tt_event_arg(ev, "Rank"), &in_group) != 0 || in_group < 0) return;
+  if (tt_int(tt_event_arg(ev, "Group size"), &size) != 0 || size <= 0) size = 0;
+  /* the ranks list where it shows the place, else the group's start and stride: past the 30th
+  ** place of a long list, which PyTorch cuts short */
+  const tt_slice list = tt_event_arg(ev, "Process Group Ranks");
+  *rank = member_at(list, in_group, size);
+  if (*rank < 0) *rank = member_by_stride(ev, list, in_group, size);
 }
 
 void tt_comms_add(tt_comms *c, int64_t rank, int64_t world) {

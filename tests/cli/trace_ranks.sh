@@ -148,4 +148,34 @@ imp "$v"/multinode_r{0,1,2,3}.json.gz
 check "distributedInfo agreeing with the calls: nothing said" 0 "$(grep -c 'distributedInfo.rank is' "$tmp/err")"
 imp "$v/multinode_n1.json.gz"
 check "a merged file's distributedInfo (its first process's): nothing said" 0 "$(grep -c 'distributedInfo.rank is' "$tmp/err")"
+# A group of more than 30 ranks: PyTorch cuts its "Process Group Ranks" short
+# (tests/data/trace/variants/README.md, bigpg_r45): "[0, 1, ..., 28, ..., 63]", where the member
+# after "..." is the last; before, "[0, 1, ..., 29, ...]". No place past the cut was read, so a
+# rank there had none (a single file was rank 0). Now the group's "Global rank start" and
+# "Global rank stride" (written where its members are start, start + stride, ...) give it, and
+# the last place is the member after "...", where they agree with the places shown
+ranked() { query "SELECT rank || '|' || rank_source || ':' || coalesce(world_size, '-') FROM trace_ranks
+  WHERE run_id = (SELECT max(id) FROM runs)"; }
+big="$v/bigpg_r45.json"
+imp "$big"
+check "cut ranks list, past the 30th place: rank by start and stride" "45|trace:64" "$(ranked)"
+nostride() { sed 's/"Global rank start": 0, "Global rank stride": 1, //' "$big"; }
+nostride | sed 's/"Rank": 45/"Rank": 63/' > "$tmp/last.json"
+imp "$tmp/last.json"
+check "cut ranks list, the last place: the member after the cut" "63|trace:64" "$(ranked)"
+nostride > "$tmp/past.json"
+imp "$tmp/past.json"
+check "cut ranks list without start and stride: past the cut, none" "0|default:64" "$(ranked)"
+sed 's/28, \.\.\., 63\]/28, 29, ...]/' "$big" > "$tmp/first30.json"
+imp "$tmp/first30.json"
+check "cut ranks list, its first form: rank by start and stride" "45|trace:64" "$(ranked)"
+sed 's/"Global rank stride": 1/"Global rank stride": 2/' "$big" > "$tmp/offstride.json"
+imp "$tmp/offstride.json"
+check "start and stride that the places shown contradict: none" "0|default:64" "$(ranked)"
+# ... a strided subgroup (data parallelism's even ranks of 128): its 46th member is rank 90
+sed -e 's/"Global rank stride": 1/"Global rank stride": 2/' -e 's/"default_pg"/"dp"/g' -e 's/"Process Group Name": "0"/"Process Group Name": "3"/g' \
+  -e 's/"\[0, 1, [0-9, ]*28, \.\.\., 63\]"/"[0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32, 34, 36, 38, 40, 42, 44, 46, 48, 50, 52, 54, 56, ..., 126]"/g' \
+  "$big" > "$tmp/dp.json"
+imp "$tmp/dp.json"
+check "cut ranks list of a strided subgroup" "90|trace:-" "$(ranked)"
 finish
