@@ -581,7 +581,7 @@ static void rank_of(tt_rank *r, const tt_options *opt) {
               (long long)r->trace_rank, (long long)comms, (long long)r->rank);
   } else if (!opt->device && comms >= 0) {
     r->rank = comms;
-    r->rank_source = "trace";
+    r->rank_source = "comms";
     by_comms = 1;
   }
   if (world < 0) r->world_size = tt_comms_world(&r->comms);

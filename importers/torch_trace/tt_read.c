@@ -367,10 +367,11 @@ static int keep_main_device(tt_import *imp, tt_rank *r, const char *path, const 
 **     2.0: getRank() * devices.size() + i, of getSize() * devices.size() ranks); a process
 **     that drove one device gives it its own rank. A file of several processes has one
 **     distributedInfo, one process's: it numbers none of them.
-** Returns the rank source ("option", "trace", or NULL where some device has none). */
+** Returns the rank source ("option", "trace" from distributedInfo, "comms" from the processes'
+** calls, or NULL where some device has none). */
 static const char *device_ranks(int n, const tt_options *opt, int procs, int64_t trace_rank, const tt_pid *proc,
                                 const int *owned, const int64_t *procs_rank, int64_t *rank) {
-  const char *source = opt->rank >= 0 ? "option" : "trace";
+  const char *source = opt->rank >= 0 ? "option" : procs ? "comms" : "trace";
   for (int i = 0; i < n; i++) {
     const int64_t of = procs ? (owned[i] ? procs_rank[i] : -1) : trace_rank; /* the process's rank */
     int k = procs ? 0 : n, place = procs ? 0 : i;
@@ -468,7 +469,7 @@ static int split_devices(tt_import *imp, tt_rank *r, const char *path, const tt_
     d->split = 1;
     d->rank = rank[i];
     d->number_later = rank[i] < 0;
-    d->rank_source = rank[i] < 0 ? "default" : opt->rank >= 0 ? "option" : "trace";
+    d->rank_source = rank[i] < 0 ? "default" : opt->rank >= 0 ? "option" : procs ? "comms" : "trace";
     /* a file of one process: its world size counts processes, each (as this one) of n GPUs */
     if (!procs) d->world_size = world > 0 && world <= INT64_MAX / TT_MAX_DEVICES ? world * n : -1;
   }

@@ -169,7 +169,8 @@ typedef struct tt_rank {
   char *file;
   int64_t rank;       /* -1 until known (set when the file is done) */
   int64_t trace_rank; /* distributedInfo.rank, -1 if the trace has none */
-  const char *rank_source; /* "trace", "option", "default" */
+  /* "trace" (distributedInfo), "comms" (its record_param_comms, tt_comms.c), "option", "default" */
+  const char *rank_source;
   /* The record_param_comms of the CPU side read (the process's, in a file of several): the rank
   ** and world size where the trace has no distributedInfo (tt_rank_done) */
   tt_comms comms;

@@ -43,7 +43,7 @@ for order in "n0 n1" "n1 n0"; do
   imp "$v/multinode_$1.json.gz" "$v/multinode_$2.json.gz"
   check "merged processes, $order: exit" 0 $?
   check "merged processes, $order: figures" "$want" "$(figures)"
-  check "merged processes, $order: sources" "trace:4 trace:4 trace:4 trace:4" "$(sources)"
+  check "merged processes, $order: sources" "comms:4 comms:4 comms:4 comms:4" "$(sources)"
 done
 check "merged processes: said" "xp: warning: $v/multinode_n0.json.gz: GPU activity on 2 devices, launched by several processes: each device is a rank of its own, with the CPU side of the process that launched its work; each the rank of its process, as that process's record_param_comms name it" "$(sed -n 2p "$tmp/err")"
 
@@ -70,7 +70,7 @@ check "merged, no rank in the traces: figures" "$want" "$(figures)"
 zcat "$v/multinode_n1.json.gz" | grep -v '"record_param_comms", "pid": 200' > "$tmp/part_n1.json"
 imp "$v/multinode_n0.json.gz" "$tmp/part_n1.json"
 check "merged, one process without a rank: figures" "$want" "$(figures)"
-check "merged, one process without a rank: sources" "trace:4 trace:4 trace:4 default:4" "$(sources)"
+check "merged, one process without a rank: sources" "comms:4 comms:4 comms:4 default:4" "$(sources)"
 check "merged, one process without a rank: said" "xp: warning: $tmp/part_n1.json: no rank in the trace for one of its devices: numbered in the order the files were given, then by device, with the lowest ranks no other trace names (--ranks gives a file's first): device 1 is rank 3" "$(sed -n 3p "$tmp/err")"
 # ... given the other way round, node 1's GPUs are ranks 0 and 1: their group lists 2 and 3, so
 # its collectives are not matched (the world's still are); --ranks gives each file's first
@@ -98,7 +98,7 @@ check "no distributedInfo: stripped" 0 "$(cat "$tmp"/r?.json | grep -c distribut
 imp "$tmp"/r{3,1,0,2}.json
 check "no distributedInfo, one file per GPU: exit" 0 $?
 check "no distributedInfo, one file per GPU: figures" "$want" "$(figures)"
-check "no distributedInfo, one file per GPU: sources" "trace:4 trace:4 trace:4 trace:4" "$(sources)"
+check "no distributedInfo, one file per GPU: sources" "comms:4 comms:4 comms:4 comms:4" "$(sources)"
 check "no distributedInfo, one file per GPU: said" "xp: warning: $tmp/r1.json: no distributedInfo.rank in the trace: rank 1, as its record_param_comms name it, in a world of 4 (its default process group's size)" "$(sed -n 2p "$tmp/err")"
 # ... beside files that have it, and with a rank given: the option's, said where they differ
 imp "$v/multinode_r0.json.gz" "$tmp/r1.json" "$v/multinode_r2.json.gz" "$v/multinode_r3.json.gz"
@@ -110,18 +110,18 @@ check "no distributedInfo, --rank: source" "option:4" "$(sources)"
 for n in 0 1; do zcat "$v/multinode_n$n.json.gz" | sed 's/"distributedInfo": {[^}]*}, //' > "$tmp/nd$n.json"; done
 imp "$tmp/nd1.json" "$tmp/nd0.json"
 check "no distributedInfo, merged: figures" "$want" "$(figures)"
-check "no distributedInfo, merged: sources" "trace:4 trace:4 trace:4 trace:4" "$(sources)"
+check "no distributedInfo, merged: sources" "comms:4 comms:4 comms:4 comms:4" "$(sources)"
 # ... one such file alone was taken for the whole job (world size 2, its two GPUs)
 imp "$tmp/nd1.json"
-check "no distributedInfo, one merged file alone: sources" "trace:4 trace:4" "$(sources)"
+check "no distributedInfo, one merged file alone: sources" "comms:4 comms:4" "$(sources)"
 # the world's size is the default group's ("0", described "default_pg" where c10d describes
 # groups), not the largest group's: calls on the node's group alone leave it unknown
 grep -v 'record_param_comms.*default_pg' "$tmp/r1.json" > "$tmp/node_only.json"
 imp "$tmp/node_only.json"
-check "no distributedInfo, the node's group alone: rank, no world" "trace:-" "$(sources)"
+check "no distributedInfo, the node's group alone: rank, no world" "comms:-" "$(sources)"
 sed 's/"Process Group Description": "[^"]*", //' "$tmp/r1.json" > "$tmp/no_desc.json"
 imp "$tmp/no_desc.json"
-check "no distributedInfo, groups not described: the world is group 0" "trace:4" "$(sources)"
+check "no distributedInfo, groups not described: the world is group 0" "comms:4" "$(sources)"
 check "no distributedInfo, groups not described: rank" 1 "$(query "SELECT rank FROM trace_ranks WHERE run_id = (SELECT max(id) FROM runs)")"
 # ... but where its calls name two ranks (rank 1's world calls say rank 3), or none: still refused
 sed '/record_param_comms.*default_pg/s/"Rank": 1}/"Rank": 3}/' "$tmp/r1.json" > "$tmp/two.json"
@@ -158,17 +158,17 @@ ranked() { query "SELECT rank || '|' || rank_source || ':' || coalesce(world_siz
   WHERE run_id = (SELECT max(id) FROM runs)"; }
 big="$v/bigpg_r45.json"
 imp "$big"
-check "cut ranks list, past the 30th place: rank by start and stride" "45|trace:64" "$(ranked)"
+check "cut ranks list, past the 30th place: rank by start and stride" "45|comms:64" "$(ranked)"
 nostride() { sed 's/"Global rank start": 0, "Global rank stride": 1, //' "$big"; }
 nostride | sed 's/"Rank": 45/"Rank": 63/' > "$tmp/last.json"
 imp "$tmp/last.json"
-check "cut ranks list, the last place: the member after the cut" "63|trace:64" "$(ranked)"
+check "cut ranks list, the last place: the member after the cut" "63|comms:64" "$(ranked)"
 nostride > "$tmp/past.json"
 imp "$tmp/past.json"
 check "cut ranks list without start and stride: past the cut, none" "0|default:64" "$(ranked)"
 sed 's/28, \.\.\., 63\]/28, 29, ...]/' "$big" > "$tmp/first30.json"
 imp "$tmp/first30.json"
-check "cut ranks list, its first form: rank by start and stride" "45|trace:64" "$(ranked)"
+check "cut ranks list, its first form: rank by start and stride" "45|comms:64" "$(ranked)"
 sed 's/"Global rank stride": 1/"Global rank stride": 2/' "$big" > "$tmp/offstride.json"
 imp "$tmp/offstride.json"
 check "start and stride that the places shown contradict: none" "0|default:64" "$(ranked)"
@@ -177,5 +177,41 @@ sed -e 's/"Global rank stride": 1/"Global rank stride": 2/' -e 's/"default_pg"/"
   -e 's/"\[0, 1, [0-9, ]*28, \.\.\., 63\]"/"[0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32, 34, 36, 38, 40, 42, 44, 46, 48, 50, 52, 54, 56, ..., 126]"/g' \
   "$big" > "$tmp/dp.json"
 imp "$tmp/dp.json"
-check "cut ranks list of a strided subgroup" "90|trace:-" "$(ranked)"
+check "cut ranks list of a strided subgroup" "90|comms:-" "$(ranked)"
+
+# A rank its record_param_comms name is recorded with source 'comms' (schema 20), where it was
+# 'trace' as distributedInfo's is, told apart by the warning alone. A database of schema 19 (its
+# trace_ranks' CHECK of schema 2, which no 'comms' passes) is migrated by a writing command: every
+# row, seal and link as before, the table, triggers and views of a fresh database's, and a finished
+# run's ranks still unchangeable
+if command -v sqlite3 > /dev/null; then
+  old="$tmp/old.db" fresh="$tmp/fresh.db"
+  for d in "$old" "$fresh"; do
+    "$XP" --db "$d" import torch-trace "$v"/multinode_r{0,1,2,3}.json.gz > /dev/null 2>&1
+    "$XP" --db "$d" import torch-trace "$v/multinode_1p0.json.gz" "$v/multinode_1p1.json.gz" > /dev/null 2>&1
+    "$XP" --db "$d" import torch-trace "$tmp/1p1.json" --rank 2 > /dev/null 2>&1
+  done
+  sqlite3 "$old" "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA writable_schema = ON;
+    UPDATE sqlite_schema SET sql = replace(sql, '''comms'', ', '') WHERE name = 'trace_ranks';
+    PRAGMA writable_schema = OFF; PRAGMA user_version = 19;" > /dev/null
+  check "schema 19: its CHECK" 1 "$(sqlite3 "$old" "SELECT count(*) FROM sqlite_schema WHERE name = 'trace_ranks'
+    AND sql LIKE '%(''trace'', ''option'', ''default'')%'")"
+  rows() { sqlite3 "$1" "SELECT * FROM trace_ranks ORDER BY run_id, rank" | md5sum; }
+  made() { sqlite3 "$1" "SELECT type || ' ' || name || ': ' || sql FROM sqlite_schema WHERE tbl_name = 'trace_ranks'
+    OR type = 'view' ORDER BY type, name; PRAGMA user_version"; }
+  before=$(rows "$old") head=$("$XP" --db "$old" verify 2> /dev/null | grep -o 'head [0-9a-f]*')
+  "$XP" --db "$old" verify --seal > "$tmp/out" 2>&1
+  check "schema 19 migrated: verify" 0 $?
+  check "schema 19 migrated: every row" "$before" "$(rows "$old")"
+  check "schema 19 migrated: the chain" "$head" "$(grep -o 'head [0-9a-f]*' "$tmp/out")"
+  check "schema 19 migrated: table, triggers and views of a fresh database" "$(made "$fresh")" "$(made "$old")"
+  sqlite3 "$old" "UPDATE trace_ranks SET rank_source = 'comms'" 2> "$tmp/err"
+  check "schema 19 migrated: finished runs' ranks unchangeable" 1 "$(grep -c 'append-only' "$tmp/err")"
+  "$XP" --db "$old" import torch-trace "$tmp/r1.json" > /dev/null 2>&1
+  check "schema 19 migrated: a rank from the calls" "comms" "$(sqlite3 "$old" "SELECT rank_source FROM trace_ranks
+    WHERE run_id = (SELECT max(id) FROM runs)")"
+  check "schema 19 migrated: verify after" 0 "$("$XP" --db "$old" verify > /dev/null 2>&1; echo $?)"
+else
+  echo "note: the sqlite3 CLI is missing; the migration to schema 20 is not exercised"
+fi
 finish

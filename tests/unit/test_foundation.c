@@ -176,9 +176,12 @@ static void test_migrations_older_read_only(void) {
   sqlite3_stmt *st = NULL;
   CHECK(sqlite3_prepare_v2(db, "SELECT name, sql FROM sqlite_schema WHERE type = 'view' ORDER BY name", -1, &st,
                            NULL) == SQLITE_OK);
-  int first = xp_migrations_count; /* the first of the migrations after the last to add a table */
+  /* the last migrations that make no view (020 makes a table anew) change none that is read */
+  int last = xp_migrations_count;
+  while (last > 0 && !strstr(xp_migrations[last - 1].data, "CREATE VIEW")) last--;
+  int first = last; /* the first of the migrations after the last to add a table */
   while (first > 0 && !strstr(xp_migrations[first - 1].data, "CREATE TABLE")) first--;
-  CHECK(first < xp_migrations_count - 1);
+  CHECK(first < last - 1);
   for (int k = first; k < xp_migrations_count; k++) {
     char name[32];
     snprintf(name, sizeof name, "views-%d.db", atoi(xp_migrations[k - 1].name));

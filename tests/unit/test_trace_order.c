@@ -414,8 +414,8 @@ static void check_figures(const char *name, const char *by, const tt_import *imp
     /* no distributedInfo: rank 2 and the world of 4, as its record_param_comms name them */
     CHECK_EQ_INT(imp->nranks, 1);
     CHECK_EQ_INT(r->rank, 2);
-    CHECK_EQ_INT(r->trace_rank, -1); /* so the rank is its calls': from the trace, not distributedInfo */
-    CHECK_EQ_STR(r->rank_source, "trace");
+    CHECK_EQ_INT(r->trace_rank, -1); /* so the rank is its calls', recorded as such */
+    CHECK_EQ_STR(r->rank_source, "comms");
     CHECK_EQ_INT(r->world_size, 4);
     CHECK_EQ_STR(steps, "3|3");
   } else if (strncmp(name, "multinode_", 10) == 0) {
