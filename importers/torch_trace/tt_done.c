@@ -37,6 +37,8 @@ static void free_read_state(tt_rank *r) {
   xp_vec_free(&r->pending);
   xp_map_free(&r->kmap);
   xp_map_free(&r->smap);
+  xp_vec_free(&r->calls);
+  xp_vec_free(&r->coll_exts);
   tt_be_free(r->be);
   r->be = NULL;
 }
@@ -556,9 +558,26 @@ static void resolve_groups(tt_import *imp, tt_rank *r) {
 }
 #undef STREAM_KEY
 
-/* The rank: the one given, else distributedInfo's, else, for a file read whole (a device of a
-** file of several is ranked by tt_read.c split_devices), the one its record_param_comms name,
-** said. The world size, where distributedInfo gives none: the default group's they name. */
+static int by_ext(const void *a, const void *b) {
+  const int64_t x = ((const tt_call *)a)->ext, y = ((const tt_call *)b)->ext;
+  return (x > y) - (x < y);
+}
+
+/* What the calls of the device's own collective kernels name (tt_rank.own): a kernel and its
+** record_param_comms share an External id. */
+static void own_calls(tt_rank *r) {
+  qsort(r->calls.data, r->calls.n, sizeof(tt_call), by_ext);
+  for (size_t i = 0; i < r->coll_exts.n; i++) {
+    const tt_call key = {*XP_VEC_AT(&r->coll_exts, int64_t, i), 0, 0};
+    const tt_call *c = bsearch(&key, r->calls.data, r->calls.n, sizeof(tt_call), by_ext);
+    if (c) tt_comms_add(&r->own, c->rank, c->world);
+  }
+}
+
+/* The rank: the one given, else distributedInfo's, else, for a file read whole or on its main
+** device (a device of a file of several is ranked by tt_read.c split_devices), the one its
+** record_param_comms name, said. The world size, where distributedInfo gives none: the default
+** group's they name. */
 static void rank_of(tt_rank *r, const tt_options *opt) {
   const int64_t comms = tt_comms_rank(&r->comms), world = r->world_size;
   int by_comms = 0;
@@ -579,7 +598,7 @@ static void rank_of(tt_rank *r, const tt_options *opt) {
       xp_warn("%s: distributedInfo.rank is %lld but its record_param_comms name rank %lld: recorded as rank %lld, "
               "distributedInfo's (were its top-level keys copied from another rank's trace?)", r->file,
               (long long)r->trace_rank, (long long)comms, (long long)r->rank);
-  } else if (!opt->device && comms >= 0) {
+  } else if ((!opt->device || opt->main_device) && comms >= 0) {
     r->rank = comms;
     r->rank_source = "comms";
     by_comms = 1;
@@ -594,6 +613,7 @@ static void rank_of(tt_rank *r, const tt_options *opt) {
 }
 
 void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt) {
+  own_calls(r);
   rank_of(r, opt);
   /* the device its activities ran on, one once a file's several are split (tt_read.c) */
   if (r->device < 0 && r->ndevices == 1) r->device = r->devices[0];

@@ -460,6 +460,10 @@ static int other_device(const tt_event *ev, const tt_options *opt) {
   return opt->device && tt_int(ev->pid, &dev) == 0 && dev != *opt->device;
 }
 
+/* A device's own read of a file of several GPUs, not the main one of a rank's file: which of the
+** process's collective calls are the device's is told by their kernels (tt_rank.calls). */
+static int own_device_read(const tt_options *opt) { return opt->device && !opt->main_device; }
+
 /* The activity's stream lane (tt_trace.h): Kineto writes the stream as a GPU event's tid, and
 ** in its args. Activities on one lane ran in the order they were launched (tt_done.c). */
 static uint32_t lane_of(tt_rank *r, const tt_event *ev, int64_t dev) {
@@ -577,6 +581,7 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_optio
   iv->key = key;
   iv->step = step;
   if (ni->comm) add_collective(imp, r, ev, id, from_args, ts, dur, (uint32_t)(r->ivals.n - 1));
+  if (ni->comm && ext > 0 && own_device_read(opt)) *(int64_t *)xp_vec_push(&r->coll_exts, sizeof ext) = ext;
   if (kind == TT_KERNEL) r->kernels++;
   else if (kind == TT_MEMCPY) r->memcpys++;
   else r->memsets++;
@@ -701,6 +706,9 @@ static int on_cpu_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt
     int64_t rank, world;
     tt_comms_read(ev, &rank, &world);
     tt_comms_add(&r->comms, rank, world);
+    const int64_t ext = tt_event_ext(ev);
+    if (own_device_read(opt) && ext > 0 && (rank >= 0 || world > 0))
+      *(tt_call *)xp_vec_push(&r->calls, sizeof(tt_call)) = (tt_call){ext, rank, world};
   }
   int is_step = opt->step_annotation ? is_step_annotation(opt->step_annotation, name, n)
                                      : n > 13 && memcmp(name, "ProfilerStep#", 13) == 0;

@@ -314,8 +314,8 @@ static int keep_events_anew(const tt_options *opt, tt_options *again) {
   return 0;
 }
 
-/* A rank named for the file (distributedInfo.rank, or --ranks), and GPU activity on several
-** devices, nearly all of it on one: a rank's trace with a few strays elsewhere (a context made on
+/* A rank named for the file (distributedInfo.rank, --ranks, or the one its record_param_comms
+** name), and GPU activity on several devices, nearly all of it on one: a rank's trace with a few strays elsewhere (a context made on
 ** cuda:0 before set_device, a library's probe kernel), not a process that drove several GPUs.
 ** Refusing would lose the rank over them, adding them would count two GPUs as one: the rank is
 ** read again on its main device, and what ran elsewhere is left out, said with its count. A
@@ -367,6 +367,8 @@ static int keep_main_device(tt_import *imp, tt_rank *r, const char *path, const 
 **     2.0: getRank() * devices.size() + i, of getSize() * devices.size() ranks); a process
 **     that drove one device gives it its own rank. A file of several processes has one
 **     distributedInfo, one process's: it numbers none of them.
+**     A file of one process without distributedInfo numbers none here: each device is ranked
+**     once read, by the calls of its own collectives (rank_by_own_calls).
 ** Returns the rank source ("option", "trace" from distributedInfo, "comms" from the processes'
 ** calls, or NULL where some device has none). */
 static const char *device_ranks(int n, const tt_options *opt, int procs, int64_t trace_rank, const tt_pid *proc,
@@ -383,6 +385,48 @@ static const char *device_ranks(int n, const tt_options *opt, int procs, int64_t
     if (rank[i] < 0) source = NULL;
   }
   return source;
+}
+
+/* The devices d[0, n) of a file of one process whose trace names no rank (no distributedInfo, no
+** --rank): each takes the rank that the calls of its own collective kernels name (tt_rank.own), where
+** they name one and no other device's calls name it too, with the world's size they give (the job's,
+** which the file's other devices share). The process's calls alone cannot number its GPUs: c10d
+** drives one GPU a process, and a call of another device is another rank's (a process that drove
+** several ranks' GPUs, one a thread); one call whose kernels ran on two devices (c10d of PyTorch
+** before 2.3, one process driving several GPUs: pytorch/pytorch#117756) is the process's, and
+** names no device's rank: its calls of that time named no rank either. The others are numbered
+** once every file is read (tt_import_finish), with why their trace names no rank (tt_rank.unranked). */
+static void rank_by_own_calls(tt_rank **d, int n, int calls_rank) {
+  int64_t world = -1;
+  for (int i = 0; i < n; i++) {
+    int64_t own = tt_comms_rank(&d[i]->own);
+    for (int j = 0; j < n && own >= 0; j++)
+      if (j != i && tt_comms_rank(&d[j]->own) == own) own = -1;
+    if (own < 0) {
+      d[i]->unranked = !calls_rank ? "neither distributedInfo nor the process's record_param_comms name one (PyTorch's "
+                                     "named none while c10d drove several GPUs from one process)"
+                       : d[i]->own.ranks == 0 ? "the file has no distributedInfo and no record_param_comms of the device's "
+                                                "own collectives names one"
+                       : d[i]->own.rank_lo != d[i]->own.rank_hi ? "the record_param_comms of the device's own "
+                                                                  "collectives name several ranks"
+                       : "the record_param_comms of the device's own collectives name another device's rank too";
+      continue;
+    }
+    d[i]->rank = own;
+    d[i]->number_later = 0;
+    d[i]->rank_source = "comms";
+    if (tt_comms_world(&d[i]->own) > 0) world = tt_comms_world(&d[i]->own);
+  }
+  for (int i = 0; i < n && world > 0; i++)
+    if (d[i]->world_size < 0) d[i]->world_size = world;
+  char list[TT_MAX_DEVICES * 48] = ""; /* room for every device and rank of 20 digits */
+  for (int i = 0, at = 0; i < n && at < (int)sizeof list; i++)
+    if (!d[i]->number_later)
+      at += snprintf(list + at, sizeof list - (size_t)at, "%sdevice %lld is rank %lld", at ? ", " : "",
+                     (long long)d[i]->device, (long long)d[i]->rank);
+  if (list[0])
+    xp_warn("%s: no distributedInfo.rank in the trace: %s, as the record_param_comms of the device's own collectives "
+            "name it", d[0]->file, list);
 }
 
 /* One process that drove several GPUs (single-process tensor or pipeline parallelism) wrote
@@ -408,7 +452,7 @@ static int split_devices(tt_import *imp, tt_rank *r, const char *path, const tt_
   qsort(dev, (size_t)n, sizeof *dev, by_value);
   /* a rank named for the file: a rank's trace with strays on other devices, where one device ran
   ** nearly all (keep_main_device, --events or not), else a process that drove them all */
-  if (r->ndevices <= TT_MAX_DEVICES && (r->trace_rank >= 0 || opt->rank >= 0)) {
+  if (r->ndevices <= TT_MAX_DEVICES && (r->trace_rank >= 0 || opt->rank >= 0 || tt_comms_rank(&r->comms) >= 0)) {
     int rc = keep_main_device(imp, r, path, opt);
     if (rc >= 0) return rc;
   }
@@ -419,7 +463,7 @@ static int split_devices(tt_import *imp, tt_rank *r, const char *path, const tt_
                        "GPU activity on devices %lld and %lld%s: %s drove several GPUs, and xp counts "
                        "one GPU per rank, but %s", (long long)dev[0], (long long)dev[1], n > 2 ? " and more" : "",
                        r->launch_procs > 1 ? "the file's processes" : "one process", why);
-  const int procs = r->launch_procs > 1;
+  const int procs = r->launch_procs > 1, calls_rank = r->comms.ranks > 0;
   const int64_t trace_rank = r->trace_rank, world = r->world_size;
   drop_last_rank(imp, r);
   tt_pid proc[TT_MAX_DEVICES];
@@ -473,6 +517,7 @@ static int split_devices(tt_import *imp, tt_rank *r, const char *path, const tt_
     /* a file of one process: its world size counts processes, each (as this one) of n GPUs */
     if (!procs) d->world_size = world > 0 && world <= INT64_MAX / TT_MAX_DEVICES ? world * n : -1;
   }
+  if (!procs && !source) rank_by_own_calls(imp->ranks + imp->nranks - n, n, calls_rank);
   return 0;
 }
 
@@ -702,12 +747,20 @@ static void number_devices(tt_import *imp) {
       i++;
       continue;
     }
-    char list[TT_MAX_DEVICES * 64] = ""; /* room for every device and rank of 20 digits */
-    for (int d = i, at = 0; d < j && at < (int)sizeof list; d++)
-      at += snprintf(list + at, sizeof list - (size_t)at, "%sdevice %lld is rank %lld", d > i ? ", " : "",
-                     (long long)imp->ranks[d]->device, (long long)imp->ranks[d]->rank);
-    char what[32] = "one of its devices";
+    /* why the trace names none: once for the file where its devices share the reason, else each's */
+    const char *why = imp->ranks[i]->unranked;
+    for (int d = i; d < j; d++)
+      if (imp->ranks[d]->unranked != why) why = NULL;
+    char list[TT_MAX_DEVICES * 192] = ""; /* room for every device, rank of 20 digits and reason */
+    for (int d = i, at = 0, each = 0; d < j && at < (int)sizeof list; d++) {
+      const char *own = why ? NULL : imp->ranks[d]->unranked;
+      each |= own != NULL;
+      at += snprintf(list + at, sizeof list - (size_t)at, "%sdevice %lld is rank %lld%s%s", d == i ? "" : each ? "; " : ", ",
+                     (long long)imp->ranks[d]->device, (long long)imp->ranks[d]->rank, own ? ", as " : "", own ? own : "");
+    }
+    char what[256] = "one of its devices";
     if (j - i > 1) snprintf(what, sizeof what, "%d of its devices", j - i);
+    if (why) snprintf(what + strlen(what), sizeof what - strlen(what), ", as %s", why);
     xp_warn("%s: no rank in the trace for %s: numbered in the order the files were given, then by device, with the "
             "lowest ranks no other trace names (--ranks gives a file's first): %s", imp->ranks[i]->file, what, list);
     i = j;

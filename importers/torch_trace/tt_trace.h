@@ -165,6 +165,12 @@ void tt_comms_add(tt_comms *c, int64_t rank, int64_t world);
 int64_t tt_comms_rank(const tt_comms *c);
 int64_t tt_comms_world(const tt_comms *c);
 
+/* A record_param_comms kept on a device's own read (tt_rank.calls): its External id, and the rank
+** and world size it names (tt_comms_read). */
+typedef struct tt_call {
+  int64_t ext, rank, world;
+} tt_call;
+
 typedef struct tt_rank {
   char *file;
   int64_t rank;       /* -1 until known (set when the file is done) */
@@ -174,9 +180,17 @@ typedef struct tt_rank {
   /* The record_param_comms of the CPU side read (the process's, in a file of several): the rank
   ** and world size where the trace has no distributedInfo (tt_rank_done) */
   tt_comms comms;
+  /* On a device's own read of a file of one process and several GPUs (tt_options.device, not
+  ** main_device): the process's calls (tt_call) and the External ids of the device's collective
+  ** kernels, which Kineto gives a call's kernels (the shipped sample's NCCL kernels carry their
+  ** record_param_comms'). Joined once the file is read (tt_done.c own_calls): own, what the calls
+  ** of the device's own collectives name, where the process's calls name several devices' ranks */
+  xp_vec calls, coll_exts;
+  tt_comms own;
   /* A device of a file of several (tt_read.c split_devices), and one whose rank neither the
   ** trace nor the command line gives: numbered once every file is read (tt_import_finish) */
   int split, number_later;
+  const char *unranked; /* why the trace names no rank for it (static text), NULL: not said */
   cJSON *meta;    /* top-level keys other than traceEvents */
   int64_t base_ns;
   int have_base;

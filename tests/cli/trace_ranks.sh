@@ -63,7 +63,7 @@ imp "$tmp/1p0.json" "$tmp/1p1.json"
 check "no rank in the traces: exit" 0 $?
 check "no rank in the traces: figures" "$want" "$(figures)"
 check "no rank in the traces: sources" "default:- default:- default:- default:-" "$(sources)"
-check "no rank in the traces: said" "xp: warning: $tmp/1p1.json: no rank in the trace for 2 of its devices: numbered in the order the files were given, then by device, with the lowest ranks no other trace names (--ranks gives a file's first): device 0 is rank 2, device 1 is rank 3" "$(sed -n 4p "$tmp/err")"
+check "no rank in the traces: said" "xp: warning: $tmp/1p1.json: no rank in the trace for 2 of its devices, as neither distributedInfo nor the process's record_param_comms name one (PyTorch's named none while c10d drove several GPUs from one process): numbered in the order the files were given, then by device, with the lowest ranks no other trace names (--ranks gives a file's first): device 0 is rank 2, device 1 is rank 3" "$(sed -n 4p "$tmp/err")"
 imp "$tmp/n0.json" "$tmp/n1.json"
 check "merged, no rank in the traces: figures" "$want" "$(figures)"
 # ... where one process's calls name none: that device alone, with the rank left
@@ -178,6 +178,43 @@ sed -e 's/"Global rank stride": 1/"Global rank stride": 2/' -e 's/"default_pg"/"
   "$big" > "$tmp/dp.json"
 imp "$tmp/dp.json"
 check "cut ranks list of a strided subgroup" "90|comms:-" "$(ranked)"
+
+# One process of several GPUs without distributedInfo: its devices were numbered by the files'
+# order, whatever its record_param_comms said. A device now takes the rank that the calls of its
+# own collectives name (a kernel carries its call's External id, as Kineto writes them), where one
+# process drove several ranks' GPUs (tests/data/trace/variants/twothread_r23.json: two threads,
+# ranks 2 and 3 of 4); where one call's kernels ran on both devices (c10d driving several GPUs
+# from one process, whose calls named no rank) or the calls name none, nothing tells a device's
+# rank: numbered as before, and the warning says why
+imp "$v/twothread_r23.json"
+check "one process, a rank a thread: exit" 0 $?
+check "one process, a rank a thread: ranks" "2,0
+3,1" "$(query "SELECT rank, device FROM trace_ranks WHERE run_id = (SELECT max(id) FROM runs) ORDER BY rank")"
+check "one process, a rank a thread: sources" "comms:4 comms:4" "$(sources)"
+check "one process, a rank a thread: said" "xp: warning: $v/twothread_r23.json: no distributedInfo.rank in the trace: device 0 is rank 2, device 1 is rank 3, as the record_param_comms of the device's own collectives name it" "$(sed -n 2p "$tmp/err")"
+check "one process, a rank a thread: the node's group matched" 2 "$(query "SELECT count(*) FROM trace_collectives
+  WHERE run_id = (SELECT max(id) FROM runs) AND wait_ns IS NOT NULL")"
+sed -e '/"pid": 1, "tid": 20/s/"External id": 202/"External id": 102/' -e '/"pid": 1, "tid": 20/s/"External id": 203/"External id": 103/' \
+  "$v/twothread_r23.json" > "$tmp/onecall.json"
+imp "$tmp/onecall.json"
+check "one call's kernels on two devices: numbered" "default:2 default:2" "$(sources)"
+check "one call's kernels on two devices: said" "xp: warning: $tmp/onecall.json: no rank in the trace for 2 of its devices, as the record_param_comms of the device's own collectives name another device's rank too: numbered in the order the files were given, then by device, with the lowest ranks no other trace names (--ranks gives a file's first): device 0 is rank 0, device 1 is rank 1" "$(tail -n 1 "$tmp/err")"
+# ... and a rank's trace with a stray kernel on another GPU (a context made on cuda:0): one rank on
+# its main device, as with distributedInfo, where its calls name the rank; it was split in two
+python3 - "$XP_SRC/tests/data/trace/decode_tp2_bs1_rank0.trace.json.gz" "$tmp/stray.json" <<'PY'
+import gzip, json, sys
+t = json.load(gzip.open(sys.argv[1]))
+del t["distributedInfo"]
+k = next(e for e in t["traceEvents"] if e.get("cat") == "kernel")
+s = dict(k, pid=1, args=dict(k["args"], device=1, correlation=99999999))
+del s["args"]["External id"]
+t["traceEvents"].append(s)
+json.dump(t, open(sys.argv[2], "w"))
+PY
+imp "$tmp/stray.json"
+check "no distributedInfo, a stray kernel on another GPU: one rank" "0,0,5312,comms" "$(query "SELECT rank, device, kernels,
+  rank_source FROM trace_ranks WHERE run_id = (SELECT max(id) FROM runs)")"
+check "no distributedInfo, a stray kernel on another GPU: said" 1 "$(grep -c 'read on device 0, which ran 5312 of 5313 kernels' "$tmp/err")"
 
 # A rank its record_param_comms name is recorded with source 'comms' (schema 20), where it was
 # 'trace' as distributedInfo's is, told apart by the warning alone. A database of schema 19 (its

@@ -31,7 +31,8 @@ v="$XP_SRC/tests/data/trace/variants"
 "$XP" --db "$db" import torch-trace "$v/twogpu_oneproc.json.gz" > /dev/null 2> "$tmp/err"
 check "two GPUs in one trace: exit" 0 $?
 check "two GPUs in one trace: warned" "xp: warning: $v/twogpu_oneproc.json.gz: GPU activity on 2 devices (one process drove several GPUs): each is a rank of its own
-xp: warning: $v/twogpu_oneproc.json.gz: no rank in the trace for 2 of its devices: numbered in the order the files were given, then by device, with the lowest ranks no other trace names (--ranks gives a file's first): device 0 is rank 0, device 1 is rank 1" "$(cat "$tmp/err")"
+xp: warning: $v/twogpu_oneproc.json.gz: no distributedInfo.rank in the trace: device 1 is rank 1, as the record_param_comms of the device's own collectives name it
+xp: warning: $v/twogpu_oneproc.json.gz: no rank in the trace for one of its devices, as the file has no distributedInfo and no record_param_comms of the device's own collectives names one: numbered in the order the files were given, then by device, with the lowest ranks no other trace names (--ranks gives a file's first): device 0 is rank 0" "$(cat "$tmp/err")"
 # the file's GPU events: 12 kernels on pid 0 summing to 16.608 us, 12 on pid 1 to 46071.727 us
 check "two GPUs in one trace: a rank per device" "0,0,2,12,16608
 1,1,2,12,46071727" "$(query "SELECT rank, device, world_size, kernels, kernel_ns FROM trace_ranks ORDER BY rank")"

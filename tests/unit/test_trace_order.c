@@ -434,6 +434,16 @@ static void check_figures(const char *name, const char *by, const tt_import *imp
       CHECK_EQ_INT(d->coll_matched, 2);
       free(per);
     }
+  } else if (strcmp(name, "twothread_r23.json") == 0) {
+    /* one process, a thread a rank on a GPU of its own, no distributedInfo: each device the rank
+    ** the calls of its own collectives name, whichever the file writes first, kernel or call */
+    CHECK_EQ_INT(imp->nranks, 2);
+    for (int i = 0; i < imp->nranks && i < 2; i++) {
+      CHECK_EQ_INT(imp->ranks[i]->rank, 2 + i);
+      CHECK_EQ_INT(imp->ranks[i]->device, i);
+      CHECK_EQ_INT(imp->ranks[i]->world_size, 4);
+      CHECK_EQ_STR(imp->ranks[i]->rank_source, "comms");
+    }
   } else if (strcmp(name, "old_runtime.json") == 0) {
     /* Kineto's "Runtime" launches of 2021: each step's graph replay is its cudaGraphLaunch's,
     ** though the kernels run after the step's CPU window */
@@ -575,6 +585,7 @@ int main(void) {
       {"trace/variants", "multinode_1p1.json.gz", NULL, 0},     /* a node's one process, two GPUs, rank 1 */
       {"trace/variants", "multinode_r2_nodist.json.gz", NULL, 0}, /* rank 2 by its calls, no distributedInfo */
       {"trace/variants", "multinode_n1_nodist.json.gz", NULL, 0}, /* ... a node's two processes, and the world */
+      {"trace/variants", "twothread_r23.json", NULL, 0},        /* one process, ranks 2 and 3 by their own calls */
       {"trace/variants", "be_steps.json", NULL, 0},             /* steps, operators, kernels as "B"/"E" */
       {"trace/variants", "be_steps.json", "decode_step", 0},    /* ... steps by an annotation */
       {"trace/variants", "be_steps.json", "overlap_*", 0},      /* ... by two that overlap on one thread */
