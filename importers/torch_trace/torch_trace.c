@@ -33,6 +33,10 @@ static const xp_field fields[] = {
      "annotation that marks one step (e.g. decode_step), or NAME* for every annotation starting "
      "with NAME (vLLM's steps: execute_context_*, SGLang's: step[*); default ProfilerStep#N, and a "
      "trace with none counts its whole GPU window as one step"},
+    {"host_skew", XP_T_NUMBER, 0, NULL, NULL, 0, 1e6,
+     "the most, in seconds, that the clocks of the traces' hosts may differ (default 10): ranks naming different "
+     "hosts are one job where their GPU activity overlaps once widened by this much; nothing in the traces tells "
+     "hosts whose clocks are further apart from another job of the same program, so only the user can say it"},
     {"events", XP_T_BOOL, 0, NULL, NULL, 0, 0, "also keep every event (trace_events), under its file's rank (a file of several GPUs is refused); off "
      "by default"},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
@@ -288,6 +292,7 @@ static int torch_trace_execute(xp_ctx *ctx) {
   if (rc) return rc;
   tt_import imp;
   tt_import_init(&imp, &rules);
+  imp.host_skew_ns = (int64_t)(xp_spec_num(ctx->spec->root, "host_skew", TT_HOST_SKEW_NS / 1e9) * 1e9);
   tt_options opt = {0};
   opt.step_annotation = xp_spec_str(ctx->spec->root, "step_annotation", NULL);
   opt.rank = xp_spec_int(ctx->spec->root, "rank", -1);

@@ -19,6 +19,7 @@
 void tt_import_init(tt_import *imp, const tt_rules *rules) {
   memset(imp, 0, sizeof *imp);
   imp->rules = rules;
+  imp->host_skew_ns = TT_HOST_SKEW_NS;
 }
 
 /* What a rank holds only while its file is read and placed: the per-activity records, the

@@ -697,16 +697,16 @@ int tt_read_file(tt_import *imp, const char *path, const tt_options *opt) {
   return 0;
 }
 
-/* Hosts' clocks differ (NTP keeps them within milliseconds, a host without it drifts seconds):
-** ranks that name different hosts are of one job where their windows overlap once widened by
-** this much, so that a short profile of a multi-node job is not refused for its clocks. */
-#define TT_HOST_SKEW_NS 10000000000LL
+/* Whether the ranks name two hosts, whose clocks differ. */
+static int other_hosts(const tt_rank *a, const tt_rank *b) {
+  const char *ha = tt_rank_host(a), *hb = tt_rank_host(b);
+  return ha && hb && strcmp(ha, hb) != 0;
+}
 
-/* Whether the two ranks' GPU windows overlap; with clocks, on different hosts' within
-** TT_HOST_SKEW_NS of each other. */
-static int windows_overlap(const tt_rank *a, const tt_rank *b, int clocks) {
-  const char *ha = clocks ? tt_rank_host(a) : NULL, *hb = clocks ? tt_rank_host(b) : NULL;
-  const int64_t slack = ha && hb && strcmp(ha, hb) != 0 ? TT_HOST_SKEW_NS : 0;
+/* Whether the two ranks' GPU windows overlap; with clocks, on different hosts' within the hosts'
+** clock skew (tt_import.host_skew_ns) of each other. */
+static int windows_overlap(const tt_import *imp, const tt_rank *a, const tt_rank *b, int clocks) {
+  const int64_t slack = clocks && other_hosts(a, b) ? imp->host_skew_ns : 0;
   return a->gpu_start - slack <= b->gpu_end && b->gpu_start - slack <= a->gpu_end;
 }
 
@@ -792,7 +792,7 @@ static int check_one_job(tt_import *imp) {
       tt_rank *a = imp->ranks[i], *b = imp->ranks[j];
       /* one rank's windows apart in time: a schedule with repeat exports each cycle to a file
       ** of its own (tensorboard_trace_handler), and a directory of them holds every cycle */
-      if (a->rank == b->rank && !windows_overlap(a, b, 0))
+      if (a->rank == b->rank && !windows_overlap(imp, a, b, 0))
         return xp_error_at(XP_EXIT_USAGE, b->file, 0,
                            "rank %lld again, profiled at another time (%s is rank %lld too, and their GPU "
                            "activity does not overlap): a profiler schedule writes each cycle to a file of its "
@@ -809,11 +809,21 @@ static int check_one_job(tt_import *imp) {
                            (long long)b->world_size, a->file, (long long)a->world_size);
       /* the devices of one file (split_devices) are one job however their work falls in time:
       ** one process that drove them one after the other (a model split across GPUs) */
-      if (!windows_overlap(a, b, 1) && strcmp(a->file, b->file) != 0)
+      if (!windows_overlap(imp, a, b, 1) && strcmp(a->file, b->file) != 0 && !other_hosts(a, b))
         return xp_error_at(XP_EXIT_USAGE, b->file, 0,
                            "ranks of different jobs: its GPU activity (%.6f s to %.6f s) does not overlap that of "
                            "%s (%.6f s to %.6f s)",
                            b->gpu_start / 1e9, b->gpu_end / 1e9, a->file, a->gpu_start / 1e9, a->gpu_end / 1e9);
+      /* on two hosts, the clocks may be further apart than the import allows: nothing in the traces
+      ** tells it from another job of the same program (same groups, sizes, Seq numbers), so the
+      ** user says how far (--host-skew) */
+      if (!windows_overlap(imp, a, b, 1) && strcmp(a->file, b->file) != 0)
+        return xp_error_at(XP_EXIT_USAGE, b->file, 0,
+                           "ranks of different jobs, or of hosts whose clocks are more than %g s apart: its GPU "
+                           "activity on %s (%.6f s to %.6f s) does not overlap that of %s on %s (%.6f s to %.6f s) "
+                           "within %g s (--host-skew SECONDS allows hosts' clocks further apart)",
+                           imp->host_skew_ns / 1e9, tt_rank_host(b), b->gpu_start / 1e9, b->gpu_end / 1e9, a->file,
+                           tt_rank_host(a), a->gpu_start / 1e9, a->gpu_end / 1e9, imp->host_skew_ns / 1e9);
     }
   return 0;
 }

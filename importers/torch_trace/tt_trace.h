@@ -346,9 +346,17 @@ typedef struct tt_import {
   /* matching summary */
   int64_t match_groups, matched, unmatched;
   int single_rank;   /* one rank imported: collective times include waiting for peers */
+  /* The most two hosts' clocks may differ (TT_HOST_SKEW_NS unless given): ranks naming different
+  ** hosts are one job where their GPU windows overlap once widened by this much (tt_read.c) */
+  int64_t host_skew_ns;
   char match_note[256];
   char *scratch; size_t scratch_cap;
 } tt_import;
+
+/* Hosts' clocks differ (NTP keeps them within milliseconds, a host without it drifts seconds): by
+** default ranks on different hosts are one job where their windows overlap within 10 s, so that a
+** short profile of a multi-node job is not refused for its clocks. */
+#define TT_HOST_SKEW_NS 10000000000LL
 
 void tt_import_init(tt_import *imp, const tt_rules *rules);
 void tt_import_free(tt_import *imp);

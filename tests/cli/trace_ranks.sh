@@ -216,6 +216,32 @@ check "no distributedInfo, a stray kernel on another GPU: one rank" "0,0,5312,co
   rank_source FROM trace_ranks WHERE run_id = (SELECT max(id) FROM runs)")"
 check "no distributedInfo, a stray kernel on another GPU: said" 1 "$(grep -c 'read on device 0, which ran 5312 of 5313 kernels' "$tmp/err")"
 
+# Ranks on two hosts whose clocks are more than 10 s apart were refused as ranks of different jobs,
+# with nothing to say otherwise. Nothing in the traces tells such hosts from another job of the same
+# program (the same groups, sizes and Seq numbers pair alike; the collectives' ends only give the
+# offset, whatever it is), so the refusal stays, and says how the user can tell it:
+# --host-skew SECONDS, the most the hosts' clocks may differ (tests/data/trace/variants/hosts_skew_*:
+# rank 1's clock 5 s ahead, here 65 s)
+python3 - "$v/hosts_skew_r1.json" "$tmp/skew65_r1.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+for e in t["traceEvents"]:
+    if "ts" in e:
+        e["ts"] += 60e6
+json.dump(t, open(sys.argv[2], "w"))
+PY
+waits() { query "SELECT group_concat(rank || ':' || wait_ns || '/' || transfer_ns, ' ') FROM (SELECT * FROM trace_collectives
+  WHERE run_id = (SELECT max(id) FROM runs) ORDER BY rank)"; }
+imp "$v/hosts_skew_r0.json" "$tmp/skew65_r1.json"
+check "hosts 65 s apart: refused" 2 $?
+check "hosts 65 s apart: said" "xp: $tmp/skew65_r1.json: ranks of different jobs, or of hosts whose clocks are more than 10 s apart: its GPU activity on node1 (65.001010 s to 65.001150 s) does not overlap that of $v/hosts_skew_r0.json on node0 (0.000910 s to 0.001050 s) within 10 s (--host-skew SECONDS allows hosts' clocks further apart)" "$(tail -n 1 "$tmp/err")"
+imp "$v/hosts_skew_r0.json" "$tmp/skew65_r1.json" --host-skew 120
+check "hosts 65 s apart, --host-skew 120: exit" 0 $?
+check "hosts 65 s apart, --host-skew 120: the waiting split on one clock" "0:40000/10000 1:0/10000" "$(waits)"
+sed 's/"node1"/"node0"/' "$tmp/skew65_r1.json" > "$tmp/samehost_r1.json"
+imp "$v/hosts_skew_r0.json" "$tmp/samehost_r1.json" --host-skew 120
+check "one host's ranks 65 s apart, --host-skew 120: refused (one clock)" 2 $?
+
 # A rank its record_param_comms name is recorded with source 'comms' (schema 20), where it was
 # 'trace' as distributedInfo's is, told apart by the warning alone. A database of schema 19 (its
 # trace_ranks' CHECK of schema 2, which no 'comms' passes) is migrated by a writing command: every
