@@ -46,6 +46,7 @@ const xp_field xp_declared_fields[] = {
     {"tp", XP_T_INT, 0, NULL, NULL, 1, 65536, "tensor parallel size"},
     {"ep", XP_T_INT, 0, NULL, NULL, 1, 65536, "expert parallel size"},
     {"pp", XP_T_INT, 0, NULL, NULL, 1, 65536, "pipeline parallel size"},
+    {"dp", XP_T_INT, 0, NULL, NULL, 1, 65536, "data parallel size"},
     {"batch", XP_T_INT, 0, NULL, NULL, 1, 1e9, "decode batch size"},
     {"concurrency", XP_T_INT, 0, NULL, NULL, 1, 1e9, "serving concurrency"},
     {"dtype", XP_T_STRING, 0, NULL, NULL, 0, 0, "activation dtype (bf16, fp8, ...)"},

@@ -140,11 +140,12 @@ check "nothing recorded by the refusals" "no" "$([ -e "$tmp/bad.db" ] && echo ye
 
 # SGLang 0.5.8 (a real line, formats/PROVENANCE.md): a server of TP 4 and DP 2. Its server_info
 # names the model and the parallel sizes: TP the run's tp, DP metadata "dp" (no column holds
-# it), a PP and EP of 1 (no parallelism of that kind) not recorded, so the configuration is the
-# one of any TP-4 SGLang run but for DP, which xp compare names
+# it; the configuration's label names it, schema 21), a PP and EP of 1 (no parallelism of that
+# kind) not recorded, so the configuration is the one of any TP-4 SGLang run but for DP, which
+# xp compare names
 d="$tmp/dp.db"
 dp2=$(imp "$d" "$fmt/sglang_0.5.8_tp4_dp2.jsonl")
-check "SGLang 0.5.8 TP 4 DP 2: model, TP, PP, EP and configuration" "/workspace/gpt-oss-120b|4|||engine=sglang" \
+check "SGLang 0.5.8 TP 4 DP 2: model, TP, PP, EP and configuration" "/workspace/gpt-oss-120b|4|||engine=sglang dp=2" \
   "$(db="$d" sql "SELECT r.model || '|' || r.tp || '|' || coalesce(r.pp, '') || '|' || coalesce(r.ep, '') || '|' || g.config FROM runs r JOIN run_configuration g ON g.run_id = r.id")"
 check "SGLang 0.5.8 TP 4 DP 2: the parallel sizes as run metadata" "dp=2 tp=4" \
   "$(db="$d" query "SELECT group_concat(key || '=' || value, ' ') FROM (SELECT * FROM run_meta WHERE key IN ('tp', 'pp', 'dp', 'ep') ORDER BY key)")"
@@ -156,7 +157,7 @@ dp1=$(imp "$d" "$tmp/dp1.jsonl")
 grep -q '^  dp: A (unset); B 2$' "$tmp/cmp" || { echo "FAIL: xp compare does not tell DP 1 from DP 2:"; cat "$tmp/cmp"; fail=1; }
 sed 's/"pp_size": 1/"pp_size": 2/; s/"ep_size": 1/"ep_size": 4/' "$fmt/sglang_0.5.8_tp4_dp2.jsonl" > "$tmp/pp2.jsonl"
 imp "$tmp/pp.db" "$tmp/pp2.jsonl" > /dev/null
-check "SGLang PP 2, EP 4: the runs' pp and ep columns and the configuration" "2|4|engine=sglang ep=4 pp=2" \
+check "SGLang PP 2, EP 4: the runs' pp and ep columns and the configuration" "2|4|engine=sglang ep=4 pp=2 dp=2" \
   "$(db="$tmp/pp.db" sql "SELECT r.pp || '|' || r.ep || '|' || g.config FROM runs r JOIN run_configuration g ON g.run_id = r.id")"
 
 # vLLM 0.3-0.4 benchmark_serving.py: --version is the engine's, run metadata and not a setting

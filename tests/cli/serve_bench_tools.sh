@@ -150,12 +150,13 @@ check "throughput side file: the load's settings" \
   '{"dataset_name":"random","file":"vllm_throughput.pytorch.json","input_len":512,"n":1,"num_prompts":1000,"output_len":128,"prefix_len":0,"random_range_ratio":0}' \
   "$(db="$d" sql "SELECT params FROM cases" | sed 's/""/"/g; s/^"//; s/"$//')"
 # the args' pipeline_parallel_size and data_parallel_size: PP the run's pp (and its
-# configuration), DP its metadata "dp"; a size of 1 (the fixture's) is none and not recorded
+# configuration), DP its metadata "dp" (and its configuration: schema 21); a size of 1 (the
+# fixture's) is none and not recorded
 python3 -c "import json, sys; r = json.load(open(sys.argv[1]))
 for x in r: x['benchmark']['extra_info']['args'].update(pipeline_parallel_size=2, data_parallel_size=4)
 json.dump(r, open(sys.argv[2], 'w'))" "$fmt/vllm_throughput.pytorch.json" "$tmp/par.pytorch.json"
 p=$(imp "$d" "$tmp/par.pytorch.json")
-check "throughput side file: TP, PP and DP from the args" "2|2|4|engine=vllm pp=2" \
+check "throughput side file: TP, PP and DP from the args" "2|2|4|engine=vllm pp=2 dp=4" \
   "$(db="$d" sql "SELECT r.tp || '|' || r.pp || '|' || m.value || '|' || g.config FROM runs r JOIN run_configuration g ON g.run_id = r.id JOIN run_meta m ON m.run_id = r.id AND m.key = 'dp' WHERE r.uuid LIKE '$p%'")"
 check "throughput side file of PP 1 and DP 1: neither recorded" "||engine=vllm" \
   "$(db="$d" sql "SELECT coalesce(r.pp, '') || '|' || coalesce((SELECT value FROM run_meta WHERE run_id = r.id AND key = 'dp'), '') || '|' || g.config FROM runs r JOIN run_configuration g ON g.run_id = r.id WHERE r.uuid LIKE '$a%'")"

@@ -47,7 +47,7 @@ r = json.load(open(sys.argv[1]))
 json.dump({**r, "pp": "2", "data_parallel_size": "4", "ep": "auto"}, open(sys.argv[2], "w"), indent=4)
 PY
 "$XP" --db "$tmp/par.db" import vllm-bench "$tmp/par.json" > /dev/null 2>&1
-check "--metadata pp=2 data_parallel_size=4 ep=auto: tp, pp, ep and configuration" "2|2||pp=2" \
+check "--metadata pp=2 data_parallel_size=4 ep=auto: tp, pp, ep and configuration" "2|2||pp=2 dp=4" \
   "$(db="$tmp/par.db" sql "SELECT r.tp || '|' || r.pp || '|' || coalesce(r.ep, '') || '|' || g.config FROM runs r JOIN run_configuration g ON g.run_id = r.id")"
 check "--metadata pp=2 data_parallel_size=4: the sizes as run metadata" "dp=4 pp=2 tp=2" \
   "$(db="$tmp/par.db" query "SELECT group_concat(key || '=' || value, ' ') FROM (SELECT * FROM run_meta WHERE key IN ('tp', 'pp', 'dp', 'ep') ORDER BY key)")"
