@@ -1,5 +1,6 @@
 /* Exact number reading for trace fields (see tt_num.h). */
 #include "tt_num.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,6 +90,12 @@ int tt_int(tt_slice s, int64_t *v) {
   if (x > (uint64_t)INT64_MAX) return -1;
   *v = neg ? -(int64_t)x : (int64_t)x;
   return 0;
+}
+
+tt_slice tt_id_key(tt_slice s, char buf[TT_ID_KEY]) {
+  int64_t v;
+  if (tt_int(s, &v) != 0) return s;
+  return (tt_slice){buf, (size_t)snprintf(buf, TT_ID_KEY, "%lld", (long long)v)};
 }
 
 int tt_double(tt_slice s, double *v) {

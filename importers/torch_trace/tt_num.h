@@ -22,6 +22,12 @@ int tt_us_to_ns(tt_slice s, int64_t *ns);
 /* A JSON integer (no fraction, no exponent). A quoted integer ("7") is accepted too: some
 ** producers write ids as strings. 0 on success, -1 otherwise. */
 int tt_int(tt_slice s, int64_t *v);
+/* An id (a pid, a tid) as a key to compare: an integer, whether written as a number or a string
+** ("pid": 7 and "pid": "7" name one process, as Perfetto and Chrome's viewer read them, and as a
+** GPU activity's device and stream are read), in decimal into buf; any other text as written. A
+** string keeps its quotes, so no integer's decimal is another text's key. */
+#define TT_ID_KEY 24
+tt_slice tt_id_key(tt_slice s, char buf[TT_ID_KEY]);
 /* Any JSON number as a double (for figures that are not summed exactly). */
 int tt_double(tt_slice s, double *v);
 #endif

@@ -17,7 +17,7 @@
 ** B/E events (any of Kineto's) is read once, as before: one comparison of "ph" per event.
 **
 ** The pairing, per (pid, tid), in time order; an integer pid or tid is one thread whether written
-** as a number or a string (thread_part), any other text as written:
+** as a number or a string (tt_id_key), any other text as written:
 **   - an E closes the innermost open B: the format's rule. Where the E names its event and the
 **     innermost open B is another, it closes the innermost open B of its name (or of no name):
 **     the writer said which it ends, and two events that overlap on one thread, which no stack
@@ -57,7 +57,7 @@ enum { BE_END = 1, BE_UNTIMED = 2, BE_DEFERRED = 4 };
 
 typedef struct be_rec { /* one "B" or "E", noted on the first read */
   int64_t ts;           /* ns as read; INT64_MIN where untimed */
-  uint32_t thread;      /* (pid, tid) as written, interned */
+  uint32_t thread;      /* (pid, tid) as keys (tt_id_key), interned */
   uint32_t name;        /* the name as written (quotes and escapes), interned + 1; 0: none */
   uint32_t index;       /* its place among the file's B/E events */
   uint32_t flags;       /* BE_* */
@@ -97,23 +97,13 @@ void tt_be_free(tt_be *b) {
 
 /* ---- the first read: note each B and E ---- */
 
-/* A pid or tid as a thread's key: an integer, whether written as a number or a string ("tid": 7
-** and "tid": "7" are one thread, as a GPU activity's device and stream are read, tt_rank.c, and as
-** Perfetto and Chrome's viewer read them), in decimal into buf[24]; else the text as written. No
-** integer's decimal starts with a quote, so no other text takes its key. */
-static tt_slice thread_part(tt_slice s, char *buf) {
-  int64_t v;
-  if (tt_int(s, &v) != 0) return s;
-  return (tt_slice){buf, (size_t)snprintf(buf, 24, "%lld", (long long)v)};
-}
-
 static void note(tt_be *b, const tt_event *ev) {
   be_rec *rec = xp_vec_push(&b->recs, sizeof *rec);
   rec->index = (uint32_t)(b->recs.n - 1);
   rec->flags = SL_EQ(ev->ph, "\"E\"") ? BE_END : 0;
   if (tt_us_to_ns(ev->ts, &rec->ts) != 0) rec->ts = INT64_MIN, rec->flags |= BE_UNTIMED;
-  char pidbuf[24], tidbuf[24];
-  const tt_slice pid = thread_part(ev->pid, pidbuf), tid = thread_part(ev->tid, tidbuf);
+  char pidbuf[TT_ID_KEY], tidbuf[TT_ID_KEY];
+  const tt_slice pid = tt_id_key(ev->pid, pidbuf), tid = tt_id_key(ev->tid, tidbuf);
   char stackbuf[256];
   const size_t n = pid.n + 1 + tid.n;
   char *key = n <= sizeof stackbuf ? stackbuf : xp_xmalloc(n);

@@ -592,7 +592,7 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_optio
 ** the process that made the call. Each process numbers its own calls, and the trace does not
 ** say which process launched an activity (its pid is the device), so where two processes made
 ** launches (a merged trace) no activity's id can be told below its own process's launches
-** (tt_done.c resolve_launches). The pid is compared as written, no parsing: a few bytes. */
+** (tt_done.c resolve_launches). The pid is compared as a key (tt_pid_is: 7 and "7" alike). */
 static void note_launch_id(tt_rank *r, const tt_event *ev, int64_t id) {
   if (id < r->launch_min) r->launch_min = id;
   if (!r->launch_procs) {
@@ -604,14 +604,25 @@ static void note_launch_id(tt_rank *r, const tt_event *ev, int64_t id) {
 }
 
 void tt_pid_set(tt_pid *a, tt_slice pid) {
+  char buf[TT_ID_KEY];
+  pid = tt_id_key(pid, buf);
   a->n = (uint8_t)(pid.n < sizeof a->p ? pid.n : sizeof a->p);
   if (a->n) memcpy(a->p, pid.p, a->n);
 }
 
-int tt_pid_is(const tt_pid *a, tt_slice pid) {
+/* pid's first bytes are a's */
+static int pid_bytes_are(const tt_pid *a, tt_slice pid) {
   const size_t n = pid.n < sizeof a->p ? pid.n : sizeof a->p;
   return n == a->n && (!n || memcmp(pid.p, a->p, n) == 0);
 }
+
+int tt_pid_is(const tt_pid *a, tt_slice pid) {
+  if (pid_bytes_are(a, pid)) return 1; /* bytes alike: keys alike (a key is its own key) */
+  char buf[TT_ID_KEY];
+  return pid_bytes_are(a, tt_id_key(pid, buf));
+}
+
+int tt_pid_same(const tt_pid *a, const tt_pid *b) { return pid_bytes_are(a, (tt_slice){b->p, b->n}); }
 
 /* A call of the CUDA (or HIP) runtime or driver API. Its correlation id is the one its GPU
 ** activities carry, if it launched any, and its CPU time the one that places them in a step

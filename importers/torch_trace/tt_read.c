@@ -379,7 +379,7 @@ static const char *device_ranks(int n, const tt_options *opt, int procs, int64_t
     int k = procs ? 0 : n, place = procs ? 0 : i;
     /* k: the devices of the same process; place: those of them before this one */
     for (int j = 0; procs && owned[i] && j < n; j++)
-      if (owned[j] && tt_pid_is(&proc[j], (tt_slice){proc[i].p, proc[i].n})) k++, place += j < i;
+      if (owned[j] && tt_pid_same(&proc[j], &proc[i])) k++, place += j < i;
     if (opt->rank >= 0) rank[i] = opt->rank + i;
     else rank[i] = of >= 0 && of <= (INT64_MAX - TT_MAX_DEVICES) / TT_MAX_DEVICES ? of * k + place : -1;
     if (rank[i] < 0) source = NULL;
@@ -589,7 +589,7 @@ static int read_launcher(tt_import *imp, tt_rank *r, const char *path, const tt_
   const int listed = r->ncpu_pids < TT_CPU_PIDS ? r->ncpu_pids : TT_CPU_PIDS;
   int others = listed;
   for (int i = 0; i < listed; i++)
-    if (tt_pid_is(&r->cpu_pids[i], (tt_slice){r->launch_pid.p, r->launch_pid.n})) others--;
+    if (tt_pid_same(&r->cpu_pids[i], &r->launch_pid)) others--;
   if (r->ncpu_pids > TT_CPU_PIDS) others = TT_CPU_PIDS; /* more than listed: at least all but one */
   if (others <= 0) return -1;
   const tt_pid proc = r->launch_pid;

@@ -81,13 +81,16 @@ typedef struct tt_pend {
 #define TT_TS_KEEP(ts) ((uint64_t)(ts) ^ (1ull << 63))
 #define TT_TS_BACK(v) ((int64_t)((v) ^ (1ull << 63)))
 
-/* A process as the trace writes its "pid": the value's first bytes, not parsed (a pid may be
-** written as a number or a string; one writer spells one process alike throughout). */
+/* A process as the trace names it: its "pid" as a key (tt_id_key: 7 and "7" are one process,
+** as "B"/"E" events' threads are paired, tt_pair.c), its first bytes. */
 typedef struct tt_pid {
   uint8_t n;
   char p[23];
 } tt_pid;
+/* Is pid (an event's, as written) the process a? The bytes as written first: one writer spells
+** one process alike throughout, and an event's pid is compared on every CPU event. */
 int tt_pid_is(const tt_pid *a, tt_slice pid);
+int tt_pid_same(const tt_pid *a, const tt_pid *b);
 void tt_pid_set(tt_pid *a, tt_slice pid);
 
 typedef struct tt_launch { /* a runtime or driver API call, which may have launched GPU work */

@@ -24,6 +24,9 @@
 #     counted their operators, took its step from 900 us and linked the gemm to aten::to;
 #   - two files of one rank profiled at different times (a schedule with repeat writes a file
 #     per cycle): refused with a line that says so, where it only said 'rank 0 again'.
+#   - one process whose "pid" the trace writes as 100 on some events and "100" on others: one
+#     process, wherever pids are compared (the launching process, the CPU side a read keeps,
+#     the owner of a device in a merged file), where the quoted one was another process.
 set -u
 . "$XP_SRC/tests/lib.sh"
 v="$XP_SRC/tests/data/trace/variants"
@@ -143,4 +146,32 @@ check "a loader process, --events: the figures without it" \
 # 13 events: the worker's 5, the device's 3, the "Spans" window; none of pids 300 and 400
 check "a loader process, --events: the worker's events, once" "0,9,0" \
   "$(query "SELECT rank, count(*), count(*) FILTER (WHERE pid IN (300, 400)) FROM trace_events GROUP BY rank")"
+
+# One process, its pid written 100 and "100" (tests/data/trace/variants/README.md, pid_str.json):
+# its step, both operators and the warm-up kernel launched before the trace, nothing said
+db="$tmp/pidstr.db"
+"$XP" --db "$db" import torch-trace "$v/pid_str.json" > "$tmp/out" 2> "$tmp/err"
+check "a pid as 100 and \"100\": exit" 0 $?
+check "a pid as 100 and \"100\": nothing said" "" "$(cat "$tmp/err")"
+check "a pid as 100 and \"100\": its operators and step" "2,2|0,1000000,2" \
+  "$(query "SELECT cpu_ops, linked_kernels FROM trace_ranks")|$(query "SELECT number, start_ns, kernels FROM trace_steps")"
+check "a pid as 100 and \"100\": the warm-up kernel launched before the trace" 1 \
+  "$(grep -c '^  1 launched before the profiler began recording' "$tmp/out")"
+# ... its first launch's pid "100" too: one process made every launch, whose ids number the kernels'
+sed '0,/"cudaLaunchKernel", "pid": 100/s//"cudaLaunchKernel", "pid": "100"/' "$v/pid_str.json" > "$tmp/pid_str_launch.json"
+"$XP" --db "$tmp/pidstr_launch.db" import torch-trace "$tmp/pid_str_launch.json" > "$tmp/out" 2> "$tmp/err"
+check "a launch's pid \"100\": exit and nothing said" "0|" "$?|$(cat "$tmp/err")"
+check "a launch's pid \"100\": the warm-up kernel launched before the trace" 1 \
+  "$(grep -c '^  1 launched before the profiler began recording' "$tmp/out")"
+# Two processes merged into one file (order_procs.json), pid 100's launches written "100": each
+# device its own process's operators and steps, as with 100 throughout
+figures_sql="SELECT group_concat(rank || ':' || device || ':' || cpu_ops || ':' || linked_kernels, ' ') FROM trace_ranks;
+  SELECT group_concat(rank || ':' || step || ':' || kernels, ' ') FROM (SELECT * FROM trace_steps ORDER BY rank, step)"
+"$XP" --db "$tmp/procs.db" import torch-trace "$v/order_procs.json" > /dev/null 2>&1
+want=$(db="$tmp/procs.db" query "$figures_sql")
+[ -n "$want" ] || die "order_procs.json: no figures"
+sed '/cuda_runtime/s/"pid": 100,/"pid": "100",/' "$v/order_procs.json" > "$tmp/procs_q.json"
+"$XP" --db "$tmp/procs_q.db" import torch-trace "$tmp/procs_q.json" > /dev/null 2>&1
+check "two processes, one's launches' pid quoted: each device its own process's" "$want" \
+  "$(db="$tmp/procs_q.db" query "$figures_sql")"
 finish

@@ -391,6 +391,14 @@ static void check_figures(const char *name, const char *by, const tt_import *imp
       const char *want = strcmp(kernel, "gemm_kernel") == 0 ? "aten::mm\x1f" : "aten::add\x1f";
       CHECK(strncmp(op, want, strlen(want)) == 0);
     }
+  } else if (strcmp(name, "pid_str.json") == 0) {
+    /* one process, its pid written 100 and "100": its step, both operators, each kernel linked,
+    ** and the warm-up kernel below its launches' ids launched before the trace */
+    CHECK_EQ_INT(r->cpu_ops, 2);
+    CHECK_EQ_INT(r->linked, 2);
+    CHECK_EQ_INT(r->before_trace, 1);
+    CHECK_EQ_INT(r->window_step, 0);
+    CHECK_EQ_STR(steps, "2");
   } else if (strcmp(name, "early_launch.json") == 0) {
     /* graph replays 80 s and 40 s before the first operator, each launched 20 us before it
     ** runs: kept (the launches are CPU events), outside the one step */
@@ -575,6 +583,7 @@ int main(void) {
       {"trace/variants", "order_stepdup.json", NULL, 0},        /* a step number again, apart and overlapping */
       {"trace/variants", "old_runtime.json", NULL, 0},          /* Kineto's 2021 "Runtime" launches */
       {"trace/variants", "loader_proc.json", NULL, 0},          /* one GPU, a loader process beside */
+      {"trace/variants", "pid_str.json", NULL, 0},              /* one process's pid as 100 and "100" */
       {"trace/variants", "merged_tie.json", NULL, 0},           /* two processes, one device's ids alike */
       {"trace/variants", "early_launch.json", NULL, 0},         /* launches a minute before any operator */
       {"trace/variants", "twogpu_seq.json", NULL, 0},           /* one process, two GPUs one after the other */
