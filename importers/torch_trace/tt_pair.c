@@ -66,6 +66,7 @@ typedef struct be_rec { /* one "B" or "E", noted on the first read */
 typedef struct held { /* the text of the first of a pair, until the second comes */
   uint32_t key;       /* B/E index + 1; 0: an empty slot */
   uint32_t len;
+  uint64_t number;    /* its place in traceEvents (--events keeps it by that) */
   char *text;         /* "[" event "]": a document the framer reads on its own */
 } held;
 
@@ -241,7 +242,8 @@ static uint32_t slot_of(const tt_be *b, uint32_t key) {
   return (key * 2654435761u) & (b->nslots - 1);
 }
 
-static void hold(tt_be *b, uint32_t index, tt_slice text) {
+static void hold(tt_be *b, uint32_t index, const tt_event *ev) {
+  const tt_slice text = ev->text;
   if (2 * (b->nheld + 1) > b->nslots) { /* grow, at half full */
     held *old = b->slots;
     const uint32_t n = b->nslots;
@@ -259,6 +261,7 @@ static void hold(tt_be *b, uint32_t index, tt_slice text) {
   while (b->slots[s].key) s = (s + 1) & (b->nslots - 1);
   held *h = &b->slots[s];
   h->key = index + 1;
+  h->number = ev->number;
   h->len = (uint32_t)text.n + 2;
   h->text = xp_xmalloc(h->len);
   h->text[0] = '[';
@@ -267,8 +270,9 @@ static void hold(tt_be *b, uint32_t index, tt_slice text) {
   b->nheld++;
 }
 
-/* The held text of the B/E event index, out of the table (the caller frees it); NULL if none. */
-static char *take(tt_be *b, uint32_t index, size_t *len) {
+/* The held text of the B/E event index, out of the table (the caller frees it), and its place
+** in traceEvents; NULL if none. */
+static char *take(tt_be *b, uint32_t index, size_t *len, uint64_t *number) {
   if (!b->nslots) return NULL;
   const uint32_t mask = b->nslots - 1;
   uint32_t s = slot_of(b, index + 1);
@@ -276,6 +280,7 @@ static char *take(tt_be *b, uint32_t index, size_t *len) {
   if (!b->slots[s].key) return NULL;
   char *text = b->slots[s].text;
   *len = b->slots[s].len;
+  *number = b->slots[s].number;
   b->nheld--;
   /* backward-shift deletion: no tombstones, so probes stay as short as what is held. An entry
   ** after the hole moves into it unless its home slot lies after the hole (cyclically) */
@@ -347,6 +352,18 @@ static int make_complete(tt_be *b, const tt_event *beg, const tt_event *end) {
   return tt_framer_next(&f, b->buf, n, &pos, 1, b->x, &key, &val) == TT_UNIT_EVENT ? 0 : -1;
 }
 
+/* --events, on a read that leaves another device's or process's events out: does it keep the
+** halves that name no category here, as their pairs are made (tt_event_kept_now left them)? */
+static int keeps_halves(const tt_options *opt) {
+  return (opt->on_event || opt->keep_halves) && opt->events_kept && (opt->device || opt->proc);
+}
+
+/* A half of those: kept where its pair, x (NULL: none), is not elsewhere. 0 or TT_NOT_KEPT. */
+static int keep_half(tt_rank *r, const tt_event *half, const tt_event *x, const tt_options *opt) {
+  if (half->cat.n || (x && tt_event_elsewhere(x, opt))) return 0;
+  return opt->events_kept->event(opt->events_kept->ctx, r, half) ? TT_NOT_KEPT : 0;
+}
+
 int tt_be_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt, char *err, size_t errlen) {
   if (!r->be) r->be = xp_xcalloc(1, sizeof *r->be);
   tt_be *b = r->be;
@@ -355,16 +372,19 @@ int tt_be_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options
     return 0;
   }
   const uint32_t k = b->next++;
+  const int halves = keeps_halves(opt);
   /* the file read again is the file paired: the same B/E events. Past them (a file that
   ** changed between the reads), nothing is known of an event: left out */
   const uint32_t other = k < opt->pairs->n ? opt->pairs->partner[k] : TT_UNPAIRED;
-  if (other == TT_UNPAIRED) return 0; /* counted by the pairing, said by tt_read.c */
+  if (other == TT_UNPAIRED) /* counted by the pairing, said by tt_read.c; kept by its own category */
+    return halves ? keep_half(r, ev, NULL, opt) : 0;
   if (other > k) {
-    hold(b, k, ev->text);
+    hold(b, k, ev);
     return 0;
   }
   size_t len;
-  char *text = take(b, other, &len);
+  uint64_t number;
+  char *text = take(b, other, &len, &number);
   if (!text) return 0;
   if (!b->a) b->a = xp_xmalloc(sizeof *b->a), b->x = xp_xmalloc(sizeof *b->x);
   tt_framer f;
@@ -373,9 +393,14 @@ int tt_be_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options
   tt_slice key, val;
   int rc = 0;
   if (tt_framer_next(&f, text, len, &pos, 1, b->a, &key, &val) == TT_UNIT_EVENT) {
+    b->a->number = number;
     const int first_is_b = SL_EQ(b->a->ph, "\"B\"");
-    if (make_complete(b, first_is_b ? b->a : ev, first_is_b ? ev : b->a) == 0)
-      rc = tt_rank_complete(imp, r, b->x, opt, err, errlen);
+    const int made = make_complete(b, first_is_b ? b->a : ev, first_is_b ? ev : b->a) == 0;
+    if (made) rc = tt_rank_complete(imp, r, b->x, opt, err, errlen);
+    /* the halves with no category of their own go with the pair: another device's or process's
+    ** are left out with it */
+    if (!rc && halves) rc = keep_half(r, b->a, made ? b->x : NULL, opt);
+    if (!rc && halves) rc = keep_half(r, ev, made ? b->x : NULL, opt);
   }
   free(text);
   return rc;

@@ -747,12 +747,15 @@ static int other_process(const tt_event *ev, const tt_options *opt) {
   return opt->proc && !tt_pid_is(opt->proc, ev->pid);
 }
 
+/* A half of a duration event ("B" or "E", not Kineto's) */
+static int is_half(const tt_event *ev) { return SL_EQ(ev->ph, "\"B\"") || SL_EQ(ev->ph, "\"E\""); }
+
 int tt_rank_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt,
                   char *err, size_t errlen) {
   r->events++;
-  /* half of a duration event (not Kineto's): paired first, whatever its category (an "E" may
-  ** name none), then read as the complete event (tt_pair.c) */
-  if (SL_EQ(ev->ph, "\"B\"") || SL_EQ(ev->ph, "\"E\"")) return tt_be_event(imp, r, ev, opt, err, errlen);
+  /* half of a duration event: paired first, whatever its category (an "E" may name none), then
+  ** read as the complete event (tt_pair.c) */
+  if (is_half(ev)) return tt_be_event(imp, r, ev, opt, err, errlen);
   return tt_rank_complete(imp, r, ev, opt, err, errlen);
 }
 
@@ -764,6 +767,14 @@ static int elsewhere(enum ev_cat cat, const tt_event *ev, const tt_options *opt)
 
 int tt_event_elsewhere(const tt_event *ev, const tt_options *opt) {
   return (opt->device || opt->proc) && elsewhere(cat_of(ev->cat), ev, opt);
+}
+
+int tt_event_kept_now(const tt_event *ev, const tt_options *opt) {
+  if (!opt->device && !opt->proc) return 1;
+  /* an "E" that names no category is its "B"'s (tt_pair.c), another device's kernel or another
+  ** process's operator alike: its pid cannot tell, a GPU's being its device */
+  if (!ev->cat.n && is_half(ev)) return 0;
+  return !elsewhere(cat_of(ev->cat), ev, opt);
 }
 
 int tt_rank_complete(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt,

@@ -188,10 +188,10 @@ static int read_into(tt_import *imp, tt_rank *r, const char *path, const tt_opti
       tt_slice k, v;
       switch (tt_framer_next(&f, buf, len, &pos, eof, ev, &k, &v)) {
         case TT_UNIT_EVENT:
-          if (opt->on_event && !tt_event_elsewhere(ev, opt) && opt->on_event(opt->event_ctx, r, ev)) rc = XP_EXIT_DB;
+          if (opt->on_event && tt_event_kept_now(ev, opt) && opt->on_event(opt->event_ctx, r, ev)) rc = XP_EXIT_DB;
           if (opt->clips) tt_clip_event(opt->clips, ev, clipped, sizeof clipped);
-          if (!rc && !opt->scan_only && tt_rank_event(imp, r, ev, opt, err, sizeof err))
-            rc = bad(path, base + (size_t)(ev->text.p - buf), ev->number, err);
+          if (!rc && !opt->scan_only && (rc = tt_rank_event(imp, r, ev, opt, err, sizeof err)) != 0)
+            rc = rc == TT_NOT_KEPT ? XP_EXIT_DB : bad(path, base + (size_t)(ev->text.p - buf), ev->number, err);
           break;
         case TT_UNIT_META:
           if (tt_rank_meta(imp, r, k, v, err, sizeof err))
@@ -307,6 +307,7 @@ static int by_value(const void *a, const void *b) {
 ** XP_EXIT_DB. */
 static int keep_events_anew(const tt_options *opt, tt_options *again) {
   again->on_event = NULL;
+  again->keep_halves = 0; /* this read keeps them, if any */
   if (!opt->events_kept) return 0;
   if (opt->events_kept->forget(opt->events_kept->ctx)) return XP_EXIT_DB;
   again->on_event = opt->events_kept->event;
@@ -567,6 +568,7 @@ static int read_again(tt_import *imp, tt_rank *r, const char *path, const tt_opt
   if (by_floor) again.gpu_floor = &floor;
   if (by_ops) again.op_times = 1;
   again.on_event = NULL;
+  again.keep_halves = 0; /* kept by the read before, with the rest */
   drop_last_rank(imp, r);
   return tt_read_file(imp, path, &again);
 }
@@ -629,7 +631,8 @@ static int read_paired(tt_import *imp, tt_rank *r, const char *path, const tt_op
   if (opt->pairs || !tt_be_pair(r->be, &pairs)) return -1;
   tt_options again = *opt;
   again.pairs = &pairs;
-  again.on_event = NULL; /* kept on the first read */
+  again.on_event = NULL; /* kept on the first read, but for the halves it left to their pairs */
+  again.keep_halves = opt->on_event != NULL;
   drop_last_rank(imp, r);
   const int rc = tt_read_file(imp, path, &again);
   if (!rc) warn_unpaired(path, &pairs);
@@ -665,6 +668,7 @@ static int read_clipped(tt_import *imp, tt_rank *r, const char *path, const tt_o
   tt_options again = *opt;
   again.clips = &clips;
   again.on_event = NULL;
+  again.keep_halves = 0; /* kept by the read before, with the rest */
   drop_last_rank(imp, r);
   const int rc = tt_read_file(imp, path, &again);
   if (!rc) warn_clipped(imp, path, &clips);

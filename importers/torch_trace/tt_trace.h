@@ -335,6 +335,10 @@ typedef struct tt_options {
   /* non-NULL: GPU activities that outlast the next one on their stream (tt_clip), each read as
   ** ending where that one starts: a second read where the first found any (tt_read.c) */
   xp_vec *clips;
+  /* --events, on the read that pairs (pairs non-NULL) after a first read that kept the file's
+  ** events (on_event): the halves that read left to their pair (tt_event_kept_now) are kept by
+  ** this one, through events_kept, as each pair is made */
+  int keep_halves;
 } tt_options;
 
 typedef struct tt_import {
@@ -372,17 +376,24 @@ int tt_read_file(tt_import *imp, const char *path, const tt_options *opt);
 int tt_import_finish(tt_import *imp);
 
 /* Internal steps, shared between the files of the library. */
+/* What an event's read returns where --events could not keep an event (the database's error,
+** said): not the trace's fault, XP_EXIT_DB; else 0, or -1 with err set. */
+#define TT_NOT_KEPT (-2)
 int tt_rank_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt,
                   char *err, size_t errlen);
 /* Whether the read leaves ev out as another device's GPU activity or another process's CPU
-** event (tt_options.device, .proc): what --events leaves out with it. */
+** event (tt_options.device, .proc), by its category: what --events leaves out with it. */
 int tt_event_elsewhere(const tt_event *ev, const tt_options *opt);
+/* Whether --events keeps ev as it is read: not elsewhere, and not a half of a pair ("B"/"E")
+** that names no category on a read that leaves some out, whose pair's category decides once the
+** pair is known (tt_be_event keeps it then). */
+int tt_event_kept_now(const tt_event *ev, const tt_options *opt);
 int tt_rank_meta(tt_import *imp, tt_rank *r, tt_slice key, tt_slice val, char *err, size_t errlen);
 /* A complete event (or any but "B"/"E"), as tt_rank_event hands it on (tt_pair.c makes them). */
 int tt_rank_complete(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt,
                      char *err, size_t errlen);
 /* A "B" or "E" event (tt_pair.c): noted where opt->pairs is NULL, else held or, with its
-** partner, read as the complete event. 0, or -1 with err set. */
+** partner, read as the complete event. 0, -1 with err set, or TT_NOT_KEPT. */
 int tt_be_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt, char *err, size_t errlen);
 /* Pair the B/E events a first read noted (b may be NULL): 1 with *out filled (tt_pairing_free),
 ** 0 where there were none. */

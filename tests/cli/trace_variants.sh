@@ -126,6 +126,26 @@ for f in "$v/twogpu_oneproc.json.gz" "$v/merged_apart.json" "$tmp/be_twogpu.json
     die "$f: nothing kept: $(q "SELECT rank, count(*) FROM trace_events GROUP BY rank")"
 done
 
+# ... read with one process's CPU side (be_loader: a loader process beside the worker, as "B"/"E"
+# pairs): an "E" that names no category is left out with its "B", another process's, as the
+# figures leave the pair out; one of the worker's, or of its device's kernel, kept. Each "E" of the
+# loader's was kept before
+db="$tmp/be_loader.db"
+run import torch-trace "$v/be_loader.json" --events; expect_rc 0
+has "left out, of the events kept too: the rank's CPU side is that of pid 100" "$tmp/err"
+[ "$(q "SELECT group_concat(pid || ph || ':' || n, ' ') FROM (SELECT pid, ph, count(*) AS n FROM trace_events GROUP BY pid, ph ORDER BY pid, ph)")" = \
+  "0B:1 0E:1 100B:2 100E:2 100X:1" ] || die "be_loader.json --events: $(q "SELECT pid, ph, name, seq FROM trace_events")"
+[ "$(q "SELECT events_kept || '|' || group_concat(seq, ' ') FROM (SELECT seq, (SELECT events_kept FROM trace_imports) AS events_kept FROM trace_events ORDER BY seq)")" = \
+  "7|0 1 2 3 4 5 6" ] || die "be_loader.json --events: each kept once, by its place: $(q "SELECT seq FROM trace_events")"
+# ... where that read is read again (aten::addmm under aten::mm's External id: every operator's
+# time kept): each kept once still, where the read again kept the halves a second time (refused)
+sed '/"name": "aten::mm"/a {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 100, "tid": 100, "ts": 1105, "dur": 40, "args": {"External id": 1}},' \
+  "$v/be_loader.json" > "$tmp/be_loader_ext.json"
+db="$tmp/be_loader_ext.db"
+run import torch-trace "$tmp/be_loader_ext.json" --events; expect_rc 0
+[ "$(q "SELECT events_kept || '|' || group_concat(seq, ' ') FROM (SELECT seq, (SELECT events_kept FROM trace_imports) AS events_kept FROM trace_events ORDER BY seq)")" = \
+  "8|0 1 2 3 4 5 6 7" ] || die "be_loader_ext.json --events: each kept once: $(q "SELECT seq FROM trace_events")"
+
 # the same job imported again with its ranks relabelled (--ranks) is the same job: it counts once
 db="$tmp/relabel.db"
 run import torch-trace "$v/seqdup_r0.json.gz" "$v/seqdup_r1.json.gz"; expect_rc 0

@@ -459,6 +459,12 @@ static void check_figures(const char *name, const char *by, const tt_import *imp
     CHECK_EQ_STR(steps, "2|2");
   } else if (strcmp(name, "be_steps.json") == 0) {
     check_be_steps(imp, by, steps);
+  } else if (strcmp(name, "be_loader.json") == 0) {
+    /* as "B"/"E" pairs, a loader process beside the worker: the worker's operator and step alone */
+    CHECK_EQ_INT(r->cpu_ops, 1);
+    CHECK_EQ_INT(r->linked, 1);
+    CHECK_EQ_INT(r->steps.n, 1);
+    if (r->steps.n == 1) CHECK_EQ_INT(XP_VEC_AT(&r->steps, tt_step, 0)->start, 1000000);
   } else if (strcmp(name, "be_tie.json") == 0) {
     /* ProfilerStep#0 and setup open at one time, closed by unnamed "E"s at 500 and 1000 us: the
     ** first written is the outer (to 1000 us), and holds the operator at 700 us */
@@ -598,6 +604,7 @@ int main(void) {
       {"trace/variants", "be_steps.json", NULL, 0},             /* steps, operators, kernels as "B"/"E" */
       {"trace/variants", "be_steps.json", "decode_step", 0},    /* ... steps by an annotation */
       {"trace/variants", "be_steps.json", "overlap_*", 0},      /* ... by two that overlap on one thread */
+      {"trace/variants", "be_loader.json", NULL, 0},            /* a loader process beside, as "B"/"E" */
       /* two "B"s at one time, their "E"s unnamed: the file's order says which is outer, and a
       ** reversed file says the other (tt_pair.c): not read reversed, alone of these */
       {"trace/variants", "be_tie.json", NULL, 1}};
