@@ -33,7 +33,8 @@ static void free_read_state(tt_rank *r) {
   xp_idmap_free(&r->ext);
   xp_idmap_free(&r->ext_ts);
   xp_idmap_free(&r->ext_dur);
-  xp_idmap_free(&r->launch_ts);
+  xp_vec_free(&r->ext_launches);
+  xp_idmap_free(&r->launch_ids);
   xp_vec_free(&r->launches);
   xp_vec_free(&r->pending);
   xp_map_free(&r->kmap);
@@ -155,26 +156,51 @@ static int by_corr(const void *a, const void *b) {
   return (x->ts > y->ts) - (x->ts < y->ts);
 }
 
-/* TT_TS_KEEP of the CPU time of the launch with correlation id corr, 0 if the trace has none;
-** launches sorted by correlation. A graph launch written with no correlation is keyed by its
-** External id (tt_rank.c on_runtime), as the older Kineto wrote both ids alike. */
-static uint64_t launch_time(const tt_rank *r, int64_t corr) {
-  const tt_launch *l = r->launches.data;
-  size_t lo = 0, hi = r->launches.n;
+/* The first of the launches l (sorted by id) whose id (correlation or External id) is id or more. */
+static size_t first_of(const xp_vec *l, int64_t id) {
+  const tt_launch *a = l->data;
+  size_t lo = 0, hi = l->n;
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
-    if (l[mid].corr < corr) lo = mid + 1;
+    if (a[mid].corr < id) lo = mid + 1;
     else hi = mid;
   }
-  if (lo < r->launches.n && l[lo].corr == corr) return TT_TS_KEEP(l[lo].ts);
-  return xp_idmap_get(&r->launch_ts, corr);
+  return lo;
 }
 
-static int sorted_by_corr(const xp_vec *launches) {
+/* TT_TS_KEEP of the CPU time of the launch written under External id ext with no correlation
+** that made the activity which began at start, 0 if none; ext_launches sorted. Of several under
+** one id (two replays of a graph in one operator), the latest made at or before the activity
+** began, as a launch comes before its work and one made after the activity began is not its
+** launch; else the first. Where the GPU ran so far behind that another launch of the id came
+** before the activity began, the trace cannot tell them apart, and the later is taken: by time,
+** never by which the file wrote last. */
+static uint64_t ext_launch_time(const tt_rank *r, int64_t ext, int64_t start) {
+  const tt_launch *l = r->ext_launches.data;
+  size_t i = first_of(&r->ext_launches, ext), best = i;
+  if (i == r->ext_launches.n || l[i].corr != ext) return 0;
+  for (; i < r->ext_launches.n && l[i].corr == ext && l[i].ts <= start; i++) best = i;
+  return TT_TS_KEEP(l[best].ts);
+}
+
+/* TT_TS_KEEP of the CPU time of the launch with correlation id corr that made the activity which
+** began at start, 0 if the trace has none; launches sorted by correlation. A graph launch written
+** with no correlation is keyed by its External id (tt_rank.c on_runtime), as the older Kineto
+** wrote both ids alike. */
+static uint64_t launch_time(const tt_rank *r, int64_t corr, int64_t start) {
+  const tt_launch *l = r->launches.data;
+  const size_t i = first_of(&r->launches, corr);
+  if (i < r->launches.n && l[i].corr == corr) return TT_TS_KEEP(l[i].ts);
+  return ext_launch_time(r, corr, start);
+}
+
+static void sort_by_corr(xp_vec *launches) {
   const tt_launch *l = launches->data;
   for (size_t i = 1; i < launches->n; i++)
-    if (by_corr(&l[i], &l[i - 1]) < 0) return 0;
-  return 1;
+    if (by_corr(&l[i], &l[i - 1]) < 0) {
+      qsort(launches->data, launches->n, sizeof(tt_launch), by_corr);
+      return;
+    }
 }
 
 /* Are the rank's activities numbered as the file's launches are, so that an id below every
@@ -188,7 +214,7 @@ static int sorted_by_corr(const xp_vec *launches) {
 ** launches are sorted by correlation. */
 static int shares_numbering(const tt_rank *r, size_t found) {
   if (r->launch_procs != 1) return 0;
-  return found > 0 || launch_time(r, r->corr_max) != 0;
+  return found > 0 || launch_time(r, r->corr_max, INT64_MAX) != 0;
 }
 
 /* The operator of an activity that the file had not shown when the activity was read (pd: its
@@ -232,17 +258,23 @@ static void resolve_launches(tt_rank *r) {
         pd.kind = TT_BY_HIP_EXT; /* ROCm's oldest traces: its launch's (on_gpu) */
       } else {
         const int linked = link_late(r, &pd);
-        if (linked < 0) continue; /* no such operator: its launch, if it has one, decides */
-        i += has_corr;            /* the operator decides */
-        if (!linked) continue;
+        if (linked < 0 && !has_corr && r->hip) {
+          pd.kind = TT_BY_HIP_EXT; /* no such operator: the launches under its id, its operator's */
+        } else {
+          if (linked < 0) continue; /* no such operator: its launch, if it has one, decides */
+          i += has_corr;            /* the operator decides */
+          if (!linked) continue;
+        }
       }
     }
-    if (pd.kind == TT_BY_CORR && !sorted) {
-      if (!sorted_by_corr(&r->launches)) qsort(r->launches.data, r->launches.n, sizeof(tt_launch), by_corr);
+    if (pd.kind != TT_BY_TS && !sorted) {
+      sort_by_corr(&r->launches);
+      sort_by_corr(&r->ext_launches);
       sorted = 1;
     }
     if (pd.kind != TT_BY_TS) {
-      const uint64_t v = pd.kind == TT_BY_CORR ? launch_time(r, pd.ts) : xp_idmap_get(&r->launch_ts, pd.ts);
+      const int64_t start = XP_VEC_AT(&r->ivals, tt_ival, pd.ival)->start;
+      const uint64_t v = pd.kind == TT_BY_CORR ? launch_time(r, pd.ts, start) : ext_launch_time(r, pd.ts, start);
       if (!v) {
         if (pd.kind == TT_BY_CORR && pd.ts < r->launch_min && r->steps.n) {
           XP_VEC_AT(&r->ivals, tt_ival, pd.ival)->step = TT_BEFORE_TRACE;

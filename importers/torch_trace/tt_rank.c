@@ -665,11 +665,12 @@ static void on_runtime(tt_rank *r, const tt_event *ev) {
     ** is a launch's own. The older roctracer logger, written out by Kineto's JSON writer since
     ** 2022, gave launch and kernel their linked operator's External id and no correlation;
     ** the launches come before any kernel there */
-    if (hip && corr > 0 && xp_idmap_get(&r->launch_ts, corr)) r->hip_ext_ops = 1;
+    if (hip && corr > 0 && xp_idmap_get(&r->launch_ids, corr)) r->hip_ext_ops = 1;
     /* a graph launch's is looked up as a kernel's correlation (tt_done.c launch_time) */
     if (!hip && corr > 0) note_launch_id(r, ev, corr);
   }
-  if (corr > 0 && timed) xp_idmap_set(&r->launch_ts, corr, TT_TS_KEEP(ts));
+  if (corr > 0) xp_idmap_set(&r->launch_ids, corr, 1);
+  if (corr > 0 && timed) *(tt_launch *)xp_vec_push(&r->ext_launches, sizeof(tt_launch)) = (tt_launch){corr, ts};
 }
 
 /* Does name (n bytes) mark a step by the annotation asked for? NAME exactly, or with a trailing

@@ -236,16 +236,19 @@ typedef struct tt_rank {
   ** sorted by correlation where an activity needs one (a vector, not an idmap: the calls the
   ** profiler filters out, cudaGetDevice and the like, leave most ids of the range unused) */
   xp_vec launches;
-  /* HIP's oldest launches and graph launches written with no correlation, keyed by their
-  ** External id -> TT_TS_KEEP(CPU ts). Not folded into launches, though both hold launch times:
-  ** while the file is read, on_runtime asks it whether a HIP launch's External id was seen
-  ** before (two launches under one id: the id is their operator's, and every kernel's
-  ** External id names an operator, tt_rank.hip_ext_ops), which a list sorted only once the
-  ** file is read cannot answer; the two also key different numberings (a kernel's External id
-  ** looks up this one alone), so one list would need a tag on each entry and a second search,
-  ** and still a set for that question. These launches are few (none in a CUDA trace that
-  ** writes correlations): the map costs nothing where it is empty. */
-  xp_idmap launch_ts;
+  /* HIP's oldest launches and graph launches written with no correlation: tt_launch of each
+  ** with its External id for corr, in file order, then sorted by (id, time) where an activity
+  ** looks one up (tt_done.c ext_launch_time); and launch_ids, the set of those ids (id -> 1).
+  ** Not folded into launches, though both hold launch times: while the file is read, on_runtime
+  ** asks the set whether a HIP launch's External id was seen before (two launches under one id:
+  ** the id is their operator's, and every kernel's External id names an operator,
+  ** tt_rank.hip_ext_ops), which a list sorted only once the file is read cannot answer; the two
+  ** also key different numberings (a kernel's External id looks up these alone). Every launch
+  ** is kept, not one per id: two under one id (two replays of a graph in one operator) each
+  ** place the activities that began after it was made. These launches are few (none in a CUDA
+  ** trace that writes correlations): they cost nothing where there are none. */
+  xp_vec ext_launches;
+  xp_idmap launch_ids;
   /* The smallest correlation in launches, and graph launches' External ids (INT64_MAX: none).
   ** CUPTI and roctracer number a process's API calls in the order they are made, so an activity
   ** with a lower correlation whose launch is not in the trace was launched before the profiler

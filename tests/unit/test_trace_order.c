@@ -457,6 +457,17 @@ static void check_figures(const char *name, const char *by, const tt_import *imp
     ** though the kernels run after the step's CPU window */
     CHECK_EQ_INT(r->kernels, 4);
     CHECK_EQ_STR(steps, "2|2");
+  } else if (strcmp(name, "graph_extdup.json") == 0) {
+    /* two graph launches under one External id, no correlation, in steps 1 and 2: the first
+    ** replay began before the second launch, so it is the first's; the second after both: each
+    ** launch keeps its replay, whichever the file writes last */
+    CHECK_EQ_INT(r->kernels, 4);
+    CHECK_EQ_STR(steps, "2|2");
+  } else if (strcmp(name, "rocm_noop.json") == 0) {
+    /* ROCm's 2022 logger, no operator in the trace: each kernel by the launches under its
+    ** External id (its operator's), in its step though the GPU ran a step behind */
+    CHECK_EQ_INT(r->linked, 0);
+    CHECK_EQ_STR(steps, "2|2");
   } else if (strcmp(name, "be_steps.json") == 0) {
     check_be_steps(imp, by, steps);
   } else if (strcmp(name, "be_loader.json") == 0) {
@@ -588,6 +599,8 @@ int main(void) {
       {"trace/variants", "order_pgs.json", NULL, 0},            /* two groups' collectives on one stream */
       {"trace/variants", "order_stepdup.json", NULL, 0},        /* a step number again, apart and overlapping */
       {"trace/variants", "old_runtime.json", NULL, 0},          /* Kineto's 2021 "Runtime" launches */
+      {"trace/variants", "graph_extdup.json", NULL, 0},         /* two graph launches under one External id */
+      {"trace/variants", "rocm_noop.json", NULL, 0},            /* HIP launches under one id, no operator */
       {"trace/variants", "loader_proc.json", NULL, 0},          /* one GPU, a loader process beside */
       {"trace/variants", "pid_str.json", NULL, 0},              /* one process's pid as 100 and "100" */
       {"trace/variants", "merged_tie.json", NULL, 0},           /* two processes, one device's ids alike */
