@@ -243,9 +243,13 @@ static tt_slice *event_field(tt_event *ev, tt_slice k) {
       if (KEY_IS(k, "dur")) return &ev->dur;
       if (KEY_IS(k, "pid")) return &ev->pid;
       if (KEY_IS(k, "tid")) return &ev->tid;
+      if (KEY_IS(k, "id2")) return &ev->id2;
       break;
     case 4:
       if (KEY_IS(k, "name")) return &ev->name;
+      break;
+    case 5:
+      if (KEY_IS(k, "scope")) return &ev->scope;
       break;
   }
   return NULL;
@@ -281,7 +285,7 @@ static const char *scan_event(const char *p, const char *end, tt_event *ev, scan
   const char *start = p;
   /* Field by field: a memset of the struct head costs more than the fields (rep stos). */
   static const tt_slice none = {NULL, 0};
-  ev->ph = ev->cat = ev->name = ev->ts = ev->dur = ev->pid = ev->tid = ev->id = ev->args = none;
+  ev->ph = ev->cat = ev->name = ev->ts = ev->dur = ev->pid = ev->tid = ev->id = ev->id2 = ev->scope = ev->args = none;
   ev->nargs = 0;
   ev->args_rest = NULL;
   p = skip_ws(p + 1, end);

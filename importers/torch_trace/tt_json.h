@@ -29,7 +29,7 @@ typedef struct tt_event {
   tt_slice text;   /* the whole object */
   uint64_t number; /* 0-based position in traceEvents */
   /* Values of the event's own keys. */
-  tt_slice ph, cat, name, ts, dur, pid, tid, id, args;
+  tt_slice ph, cat, name, ts, dur, pid, tid, id, id2, scope, args;
   /* Keys (without quotes) and values of the object under "args", in document order, the first
   ** TT_MAX_ARGS of them; args_rest is where the next key starts when there are more (else
   ** NULL): tt_event_arg reads on from there, so a key written late is found all the same. */

@@ -43,6 +43,20 @@
 ** ends at which time, and whose args an E's merge into. A file written in reverse pairs such
 ** B's the other way; test_trace_order reads its trace of that tie (be_tie.json) as written and
 ** with the GPU activities first (which keeps the CPU events' order), not reversed.
+**
+** Async events ("b" begins, "e" ends, "n" an instant: the format's nestable async events) are
+** paired alike, by the same rules, per event tree instead of per thread: the events of one
+** category and id ("id", or "id2" {"local": ...} / {"global": ...}, as a key: 7 and "7" alike)
+** and "scope", of one process unless the id is global, whatever their threads (an async span
+** may end on another thread than it began on). No writer of torch traces is known to write them:
+** Kineto writes complete events, instants, flows ("s"/"f"), counters and metadata; the legacy
+** profiler complete events and flows; NCCL's example profiler plugin writes its groups,
+** collectives and proxy steps as async events, in a file of its own. So an async pair counts,
+** as the "X" it stands for, only where its "b" marks a step (ProfilerStep#N, or the annotation
+** asked for: a tool that wrote its steps as async spans), as that step's annotation whatever its
+** category (an async event's names its tree); every other async half is read as it is, as it
+** was before pairing (TT_AS_IS): an event that is not complete, which no figure counts (said
+** where it is of a GPU activity's category, or a step's unpaired half).
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,11 +67,11 @@
 
 #define SL_EQ(s, lit) ((s).n == sizeof(lit) - 1 && memcmp((s).p, lit, sizeof(lit) - 1) == 0)
 
-enum { BE_END = 1, BE_UNTIMED = 2, BE_DEFERRED = 4 };
+enum { BE_END = 1, BE_UNTIMED = 2, BE_DEFERRED = 4, BE_ASYNC = 8, BE_STEP = 16 /* its name marks a step */ };
 
-typedef struct be_rec { /* one "B" or "E", noted on the first read */
+typedef struct be_rec { /* one "B" or "E" ("b" or "e"), noted on the first read */
   int64_t ts;           /* ns as read; INT64_MIN where untimed */
-  uint32_t thread;      /* (pid, tid) as keys (tt_id_key), interned */
+  uint32_t thread;      /* (pid, tid) as keys (tt_id_key), interned; an async event's tree */
   uint32_t name;        /* the name as written (quotes and escapes), interned + 1; 0: none */
   uint32_t index;       /* its place among the file's B/E events */
   uint32_t flags;       /* BE_* */
@@ -98,19 +112,87 @@ void tt_be_free(tt_be *b) {
 
 /* ---- the first read: note each B and E ---- */
 
-static void note(tt_be *b, const tt_event *ev) {
-  be_rec *rec = xp_vec_push(&b->recs, sizeof *rec);
-  rec->index = (uint32_t)(b->recs.n - 1);
-  rec->flags = SL_EQ(ev->ph, "\"E\"") ? BE_END : 0;
-  if (tt_us_to_ns(ev->ts, &rec->ts) != 0) rec->ts = INT64_MIN, rec->flags |= BE_UNTIMED;
+/* The value of an "id2" object, {"local": ID} or {"global": ID}, as written; *global where it is
+** the latter. {NULL, 0} where id2 is no such object. The framer checked its grammar. */
+static tt_slice id2_value(tt_slice id2, int *global) {
+  const char *p = id2.p, *end = id2.p + id2.n;
+  *global = 0;
+  while (p < end && *p != '"') p++; /* the key's quote */
+  if (p == end) return (tt_slice){NULL, 0};
+  const char *k = p + 1, *q = k;
+  while (q < end && *q != '"') q++; /* "local" and "global" hold no escapes */
+  *global = q - k == 6 && memcmp(k, "global", 6) == 0;
+  if (!*global && !(q - k == 5 && memcmp(k, "local", 5) == 0)) return (tt_slice){NULL, 0};
+  for (p = q + 1; p < end && (*p == ':' || *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r');) p++;
+  const char *v = p;
+  if (p < end && *p == '"') { /* a string: to its closing quote */
+    for (p++; p < end && *p != '"'; p++)
+      if (*p == '\\') p++;
+    p++;
+  } else { /* a number */
+    while (p < end && *p != ',' && *p != '}' && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') p++;
+  }
+  return (tt_slice){v, (size_t)((p < end ? p : end) - v)};
+}
+
+/* The key of an async event's tree, of n parts, into out (the caller's, or malloc'd where
+** larger). 0x1e first: no B/E thread's key starts so (a pid's key is an integer's decimal or
+** JSON text). */
+static char *async_key(const tt_event *ev, char *out, size_t cap, size_t *n) {
+  char pidbuf[TT_ID_KEY], idbuf[TT_ID_KEY];
+  int global = 0;
+  tt_slice id = ev->id;
+  char kind = 'i';
+  if (!id.n && ev->id2.n) {
+    id = id2_value(ev->id2, &global);
+    kind = global ? 'g' : 'l';
+  }
+  id = tt_id_key(id, idbuf);
+  const tt_slice part[5] = {global ? (tt_slice){NULL, 0} : tt_id_key(ev->pid, pidbuf), ev->cat, ev->scope,
+                            {&kind, 1}, id};
+  size_t len = 1;
+  for (int i = 0; i < 5; i++) len += part[i].n + 1;
+  char *key = len <= cap ? out : xp_xmalloc(len);
+  key[0] = 0x1e;
+  *n = 1;
+  for (int i = 0; i < 5; i++) {
+    if (part[i].n) memcpy(key + *n, part[i].p, part[i].n);
+    *n += part[i].n;
+    key[(*n)++] = 0x1f;
+  }
+  return key;
+}
+
+/* A thread's key, (pid, tid), into out (the caller's, or malloc'd where larger). */
+static char *thread_key(const tt_event *ev, char *out, size_t cap, size_t *n) {
   char pidbuf[TT_ID_KEY], tidbuf[TT_ID_KEY];
   const tt_slice pid = tt_id_key(ev->pid, pidbuf), tid = tt_id_key(ev->tid, tidbuf);
-  char stackbuf[256];
-  const size_t n = pid.n + 1 + tid.n;
-  char *key = n <= sizeof stackbuf ? stackbuf : xp_xmalloc(n);
+  *n = pid.n + 1 + tid.n;
+  char *key = *n <= cap ? out : xp_xmalloc(*n);
   if (pid.n) memcpy(key, pid.p, pid.n);
   key[pid.n] = 0x1f;
   if (tid.n) memcpy(key + pid.n + 1, tid.p, tid.n);
+  return key;
+}
+
+/* Does the async event's name mark a step (tt_marks_step)? Its text decoded. */
+static int names_step(const tt_event *ev, const tt_options *opt) {
+  char buf[256];
+  const long n = ev->name.n ? tt_string_decode(ev->name, buf, sizeof buf) : -1;
+  return n >= 0 && (size_t)n < sizeof buf && tt_marks_step(opt, buf, (size_t)n);
+}
+
+static void note(tt_be *b, const tt_event *ev, const tt_options *opt) {
+  be_rec *rec = xp_vec_push(&b->recs, sizeof *rec);
+  rec->index = (uint32_t)(b->recs.n - 1);
+  const char ph = ev->ph.p[1];
+  rec->flags = (ph == 'E' || ph == 'e' ? BE_END : 0) | (ph == 'b' || ph == 'e' ? BE_ASYNC : 0);
+  if ((rec->flags & BE_ASYNC) && names_step(ev, opt)) rec->flags |= BE_STEP;
+  if (tt_us_to_ns(ev->ts, &rec->ts) != 0) rec->ts = INT64_MIN, rec->flags |= BE_UNTIMED;
+  char stackbuf[256];
+  size_t n;
+  char *key = rec->flags & BE_ASYNC ? async_key(ev, stackbuf, sizeof stackbuf, &n)
+                                    : thread_key(ev, stackbuf, sizeof stackbuf, &n);
   rec->thread = xp_strtab_intern(&b->threads, key, n, NULL);
   if (key != stackbuf) free(key);
   rec->name = ev->name.n ? xp_strtab_intern(&b->names, ev->name.p, ev->name.n, NULL) + 1 : 0;
@@ -184,7 +266,7 @@ static void close_ends(pairer *p, uint32_t i, uint32_t end, uint32_t want, tt_pa
       be_rec *r = &p->recs[j];
       if ((r->flags & (BE_END | BE_UNTIMED | BE_DEFERRED)) != want || (r->name != 0) != named) continue;
       if (close_one(p, j)) continue;
-      if (want & BE_DEFERRED) out->lone_e++;
+      if (want & BE_DEFERRED) out->lone_e += !(r->flags & BE_ASYNC);
       else r->flags |= BE_DEFERRED;
     }
 }
@@ -201,10 +283,21 @@ static void pair_thread(pairer *p, uint32_t i, uint32_t end, tt_pairing *out) {
   }
   for (size_t k = 0; k < p->stack.n; k++) { /* never closed: the profile ended first */
     const slot *o = XP_VEC_AT(&p->stack, slot, k);
-    if (!o->closed) out->open_b++;
+    if (!o->closed) out->open_b += !(p->recs[o->rec].flags & BE_ASYNC);
     p->top[p->recs[o->rec].name] = 0;
   }
   p->stack.n = 0;
+}
+
+/* The async halves that are no step's pair (recs sorted, partner by index): read as they are. */
+static void as_is_unless_steps(const be_rec *recs, uint32_t n, uint32_t *partner) {
+  for (uint32_t i = 0; i < n; i++) {
+    const be_rec *r = &recs[i];
+    if (!(r->flags & BE_ASYNC)) continue;
+    const uint32_t other = partner[r->index];
+    if (other == TT_UNPAIRED) partner[r->index] = TT_AS_IS;
+    else if (!(r->flags & BE_END) && !(r->flags & BE_STEP)) partner[r->index] = partner[other] = TT_AS_IS;
+  }
 }
 
 int tt_be_pair(tt_be *b, tt_pairing *out) {
@@ -216,7 +309,7 @@ int tt_be_pair(tt_be *b, tt_pairing *out) {
   p.partner = xp_xmalloc((size_t)n * sizeof *p.partner);
   for (uint32_t i = 0; i < n; i++) {
     p.partner[i] = TT_UNPAIRED;
-    out->untimed += (p.recs[i].flags & BE_UNTIMED) != 0;
+    out->untimed += (p.recs[i].flags & (BE_UNTIMED | BE_ASYNC)) == BE_UNTIMED;
   }
   p.top = xp_xcalloc((size_t)b->names.n + 1, sizeof *p.top);
   qsort(p.recs, n, sizeof *p.recs, by_thread_time);
@@ -224,6 +317,7 @@ int tt_be_pair(tt_be *b, tt_pairing *out) {
     for (end = i; end < n && p.recs[end].thread == p.recs[i].thread;) end++;
     pair_thread(&p, i, end, out);
   }
+  as_is_unless_steps(p.recs, n, p.partner);
   free(p.top);
   xp_vec_free(&p.stack);
   out->partner = p.partner;
@@ -368,7 +462,7 @@ int tt_be_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options
   if (!r->be) r->be = xp_xcalloc(1, sizeof *r->be);
   tt_be *b = r->be;
   if (!opt->pairs) { /* the first read: noted, paired once the file is read (tt_read.c) */
-    note(b, ev);
+    note(b, ev, opt);
     return 0;
   }
   const uint32_t k = b->next++;
@@ -376,8 +470,10 @@ int tt_be_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options
   /* the file read again is the file paired: the same B/E events. Past them (a file that
   ** changed between the reads), nothing is known of an event: left out */
   const uint32_t other = k < opt->pairs->n ? opt->pairs->partner[k] : TT_UNPAIRED;
-  if (other == TT_UNPAIRED) /* counted by the pairing, said by tt_read.c; kept by its own category */
-    return halves ? keep_half(r, ev, NULL, opt) : 0;
+  int rc = 0;
+  if (other == TT_AS_IS) rc = tt_rank_complete(imp, r, ev, opt, err, errlen); /* an async half, no step's */
+  /* a B/E half left out: counted by the pairing, said by tt_read.c. Either kept by its own category */
+  if (other == TT_UNPAIRED || other == TT_AS_IS) return !rc && halves ? keep_half(r, ev, NULL, opt) : rc;
   if (other > k) {
     hold(b, k, ev);
     return 0;
@@ -391,12 +487,12 @@ int tt_be_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options
   tt_framer_init(&f, len + 1);
   size_t pos = 0;
   tt_slice key, val;
-  int rc = 0;
   if (tt_framer_next(&f, text, len, &pos, 1, b->a, &key, &val) == TT_UNIT_EVENT) {
     b->a->number = number;
-    const int first_is_b = SL_EQ(b->a->ph, "\"B\"");
+    const int first_is_b = b->a->ph.p[1] == 'B' || b->a->ph.p[1] == 'b';
     const int made = make_complete(b, first_is_b ? b->a : ev, first_is_b ? ev : b->a) == 0;
-    if (made) rc = tt_rank_complete(imp, r, b->x, opt, err, errlen);
+    const int async = ev->ph.p[1] == 'b' || ev->ph.p[1] == 'e'; /* a step's (TT_AS_IS: the others) */
+    if (made) rc = (async ? tt_rank_async : tt_rank_complete)(imp, r, b->x, opt, err, errlen);
     /* the halves with no category of their own go with the pair: another device's or process's
     ** are left out with it */
     if (!rc && halves) rc = keep_half(r, b->a, made ? b->x : NULL, opt);

@@ -683,6 +683,11 @@ static int is_step_annotation(const char *want, const char *name, size_t n) {
   return k == n && memcmp(name, want, n) == 0;
 }
 
+int tt_marks_step(const tt_options *opt, const char *name, size_t n) {
+  return opt->step_annotation ? is_step_annotation(opt->step_annotation, name, n)
+                              : n > 13 && memcmp(name, "ProfilerStep#", 13) == 0;
+}
+
 /* The annotations vLLM's and SGLang's profiler hooks put around each step, which a trace
 ** without ProfilerStep#N may hold (tt_read.c names the option that marks steps by them). */
 const char *const tt_engine_steps[TT_ENGINE_STEPS] = {"execute_context_*", "step[*"};
@@ -722,8 +727,7 @@ static int on_cpu_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt
     if (own_device_read(opt) && ext > 0 && (rank >= 0 || world > 0))
       *(tt_call *)xp_vec_push(&r->calls, sizeof(tt_call)) = (tt_call){ext, rank, world};
   }
-  int is_step = opt->step_annotation ? is_step_annotation(opt->step_annotation, name, n)
-                                     : n > 13 && memcmp(name, "ProfilerStep#", 13) == 0;
+  int is_step = tt_marks_step(opt, name, n);
   if (annot && !opt->step_annotation && !is_step) count_engine_step(r, name, n);
   /* a step written as an instant or any event but a complete one ("B"/"E" pairs come here
   ** paired, tt_pair.c): no duration of its own; left out, and said (tt_read.c warn_mended), as
@@ -748,8 +752,12 @@ static int other_process(const tt_event *ev, const tt_options *opt) {
   return opt->proc && !tt_pid_is(opt->proc, ev->pid);
 }
 
-/* A half of a duration event ("B" or "E", not Kineto's) */
-static int is_half(const tt_event *ev) { return SL_EQ(ev->ph, "\"B\"") || SL_EQ(ev->ph, "\"E\""); }
+/* A half of a duration event ("B" or "E") or of an async one ("b" or "e"), not Kineto's */
+static int is_half(const tt_event *ev) {
+  if (ev->ph.n != 3) return 0;
+  const char c = ev->ph.p[1];
+  return c == 'B' || c == 'E' || c == 'b' || c == 'e';
+}
 
 int tt_rank_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt,
                   char *err, size_t errlen) {
@@ -758,6 +766,11 @@ int tt_rank_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_optio
   ** read as the complete event (tt_pair.c) */
   if (is_half(ev)) return tt_be_event(imp, r, ev, opt, err, errlen);
   return tt_rank_complete(imp, r, ev, opt, err, errlen);
+}
+
+int tt_rank_async(tt_import *imp, tt_rank *r, const tt_event *x, const tt_options *opt, char *err, size_t errlen) {
+  if (other_process(x, opt)) return 0;
+  return on_cpu_event(imp, r, x, opt, 1, err, errlen);
 }
 
 static int elsewhere(enum ev_cat cat, const tt_event *ev, const tt_options *opt) {

@@ -253,9 +253,9 @@ static void warn_mended(const tt_rank *r) {
     xp_warn("%s: %lld GPU event%s that %s not complete (\"ph\" other than \"X\", \"B\" and \"E\") left out", r->file,
             (long long)r->not_complete, r->not_complete == 1 ? "" : "s", r->not_complete == 1 ? "is" : "are");
   if (r->steps_not_complete)
-    xp_warn("%s: %lld step annotation event%s not complete (\"ph\" other than \"X\", \"B\" and \"E\") left out: "
-            "only complete events and \"B\"/\"E\" pairs mark steps", r->file, (long long)r->steps_not_complete,
-            r->steps_not_complete == 1 ? "" : "s");
+    xp_warn("%s: %lld step annotation event%s not complete (\"ph\" other than \"X\", \"B\" and \"E\": an instant, an "
+            "async \"b\" or \"e\" with no pair) left out: only complete events, \"B\"/\"E\" and async \"b\"/\"e\" pairs "
+            "mark steps", r->file, (long long)r->steps_not_complete, r->steps_not_complete == 1 ? "" : "s");
   if (r->bad_steps)
     xp_warn("%s: %lld step annotation%s with a negative duration left out", r->file, (long long)r->bad_steps,
             r->bad_steps == 1 ? "" : "s");

@@ -10,8 +10,8 @@
 ** (its CPU time, which places an activity no operator claims) and per such activity (and per
 ** activity whose operator the file writes after it, looked up again at the end), and one
 ** record per collective kernel (for matching across ranks). A file with "B"/"E" duration events
-** (tt_pair.c) is read twice, with 24 bytes per such event noted on the first read and 4 kept for
-** the second. Times are integer nanoseconds since the epoch.
+** or "b"/"e" async ones (tt_pair.c) is read twice, with 24 bytes per such event noted on the
+** first read and 4 kept for the second. Times are integer nanoseconds since the epoch.
 */
 #ifndef XP_TT_TRACE_H
 #define XP_TT_TRACE_H
@@ -142,11 +142,14 @@ typedef struct tt_collk { /* one collective kernel */
 ** every total kept, and their sums over a thousand ranks in SQL, stay within int64 */
 #define TT_SUM_LIMIT 10000000000000000LL
 
-/* "B"/"E" duration events, paired (tt_pair.c): the state of one read, and the file's pairs. */
+/* "B"/"E" duration events and "b"/"e" async ones, paired (tt_pair.c): the state of one read,
+** and the file's pairs. */
 typedef struct tt_be tt_be;
 #define TT_UNPAIRED UINT32_MAX
+#define TT_AS_IS (UINT32_MAX - 1) /* an async half that is no step's: read as it is, as a half */
 typedef struct tt_pairing {
-  uint32_t *partner; /* per B/E event, in the file's order: its partner's place, or TT_UNPAIRED */
+  /* per B/E (or b/e) event, in the file's order: its partner's place, TT_UNPAIRED, or TT_AS_IS */
+  uint32_t *partner;
   uint32_t n;
   /* left out: B's never closed, E's with no B open (of their name) on their thread, and B/E
   ** events without a valid "ts" */
@@ -398,6 +401,11 @@ int tt_rank_complete(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_op
 /* A "B" or "E" event (tt_pair.c): noted where opt->pairs is NULL, else held or, with its
 ** partner, read as the complete event. 0, -1 with err set, or TT_NOT_KEPT. */
 int tt_be_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt, char *err, size_t errlen);
+/* An async span, a "b"/"e" pair whose "b" marks a step (tt_pair.c), as the "X" it stands for:
+** the step's annotation, unless another process's. 0, or -1 with err set. */
+int tt_rank_async(tt_import *imp, tt_rank *r, const tt_event *x, const tt_options *opt, char *err, size_t errlen);
+/* Does name (n bytes, decoded) mark a step by opt's rule: ProfilerStep#N, or the annotation asked for? */
+int tt_marks_step(const tt_options *opt, const char *name, size_t n);
 /* Pair the B/E events a first read noted (b may be NULL): 1 with *out filled (tt_pairing_free),
 ** 0 where there were none. */
 int tt_be_pair(tt_be *b, tt_pairing *out);

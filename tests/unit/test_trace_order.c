@@ -12,7 +12,8 @@
 ** their figures are, whatever the order (check_figures). The be_* traces write events as "B"/"E"
 ** pairs (not Kineto's): paired per thread by time, whatever the order, and the same figures as
 ** the trace written with "X" events (check_same_as); be_tie.json holds the one tie that the
-** file's order decides (tt_pair.c), so it is not read reversed. */
+** file's order decides (tt_pair.c), so it is not read reversed. async_steps.json writes its steps
+** as async "b"/"e" spans, paired per event tree: the same figures as async_steps_x.json. */
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
@@ -476,6 +477,18 @@ static void check_figures(const char *name, const char *by, const tt_import *imp
     CHECK_EQ_INT(r->linked, 1);
     CHECK_EQ_INT(r->steps.n, 1);
     if (r->steps.n == 1) CHECK_EQ_INT(XP_VEC_AT(&r->steps, tt_step, 0)->start, 1000000);
+  } else if (strcmp(name, "async_steps.json") == 0) {
+    /* steps as async spans ("b"/"e" paired per category, id and process, across threads): each
+    ** rule's steps from their pairs; the other async events (a nested sample, NCCL's plugin's
+    ** group and collective, another process's step) read as they were */
+    char *w0 = step_window(r, 0), *w1 = step_window(r, 1);
+    CHECK_EQ_INT(r->steps.n, 2);
+    CHECK_EQ_STR(w0, by ? "100..900" : "0..1000");
+    CHECK_EQ_STR(w1, by ? "850..1900" : "1000..2000");
+    CHECK_EQ_STR(steps, "1|2");
+    CHECK_EQ_INT(r->steps_not_complete, 0);
+    free(w0);
+    free(w1);
   } else if (strcmp(name, "be_tie.json") == 0) {
     /* ProfilerStep#0 and setup open at one time, closed by unnamed "E"s at 500 and 1000 us: the
     ** first written is the outer (to 1000 us), and holds the operator at 700 us */
@@ -618,6 +631,8 @@ int main(void) {
       {"trace/variants", "be_steps.json", "decode_step", 0},    /* ... steps by an annotation */
       {"trace/variants", "be_steps.json", "overlap_*", 0},      /* ... by two that overlap on one thread */
       {"trace/variants", "be_loader.json", NULL, 0},            /* a loader process beside, as "B"/"E" */
+      {"trace/variants", "async_steps.json", NULL, 0},          /* steps as async "b"/"e" spans */
+      {"trace/variants", "async_steps.json", "decode_step", 0}, /* ... two in flight on one thread */
       /* two "B"s at one time, their "E"s unnamed: the file's order says which is outer, and a
       ** reversed file says the other (tt_pair.c): not read reversed, alone of these */
       {"trace/variants", "be_tie.json", NULL, 1}};
@@ -633,6 +648,8 @@ int main(void) {
   check_same_as("be_steps.json", "be_steps_x.json", NULL);
   check_same_as("be_steps.json", "be_steps_x.json", "decode_step");
   check_same_as("be_steps.json", "be_steps_x.json", "overlap_*");
+  check_same_as("async_steps.json", "async_steps_x.json", NULL);
+  check_same_as("async_steps.json", "async_steps_x.json", "decode_step");
   char *many = write_many_streams();
   tt_import want;
   check_orders(many, NULL, 0, &want);
