@@ -243,13 +243,9 @@ static tt_slice *event_field(tt_event *ev, tt_slice k) {
       if (KEY_IS(k, "dur")) return &ev->dur;
       if (KEY_IS(k, "pid")) return &ev->pid;
       if (KEY_IS(k, "tid")) return &ev->tid;
-      if (KEY_IS(k, "id2")) return &ev->id2;
       break;
     case 4:
       if (KEY_IS(k, "name")) return &ev->name;
-      break;
-    case 5:
-      if (KEY_IS(k, "scope")) return &ev->scope;
       break;
   }
   return NULL;
@@ -285,7 +281,7 @@ static const char *scan_event(const char *p, const char *end, tt_event *ev, scan
   const char *start = p;
   /* Field by field: a memset of the struct head costs more than the fields (rep stos). */
   static const tt_slice none = {NULL, 0};
-  ev->ph = ev->cat = ev->name = ev->ts = ev->dur = ev->pid = ev->tid = ev->id = ev->id2 = ev->scope = ev->args = none;
+  ev->ph = ev->cat = ev->name = ev->ts = ev->dur = ev->pid = ev->tid = ev->id = ev->args = none;
   ev->nargs = 0;
   ev->args_rest = NULL;
   p = skip_ws(p + 1, end);
@@ -490,16 +486,12 @@ tt_unit tt_framer_next(tt_framer *f, const char *buf, size_t len, size_t *pos, i
   }
 }
 
-tt_slice tt_event_arg(const tt_event *ev, const char *key) {
-  size_t n = strlen(key);
-  for (int i = 0; i < ev->nargs; i++)
-    if (ev->arg_key[i].n == n && memcmp(ev->arg_key[i].p, key, n) == 0) return ev->arg_val[i];
-  if (!ev->args_rest) return (tt_slice){NULL, 0};
-  /* Past the recorded ones: the object was validated when framed, so the scan cannot fail; the
-  ** first match wins, as above (a key written twice has its first value). */
-  const char *p = ev->args_rest, *end = ev->args.p + ev->args.n;
+/* The value of key among the members from p (a key's opening quote, or the closing brace) to
+** end, of an object validated when framed: the first match; empty if none. */
+static tt_slice member(const char *p, const char *end, const char *key) {
+  const size_t n = strlen(key);
   scan sc = {0};
-  for (;;) {
+  while (p < end && *p == '"') {
     tt_slice k;
     if (!(p = scan_key(p, end, &k, &sc))) break;
     const char *v = p;
@@ -510,6 +502,22 @@ tt_slice tt_event_arg(const tt_event *ev, const char *key) {
     p = skip_ws(p + 1, end);
   }
   return (tt_slice){NULL, 0};
+}
+
+tt_slice tt_event_key(const tt_event *ev, const char *key) {
+  if (ev->text.n < 2) return (tt_slice){NULL, 0};
+  const char *end = ev->text.p + ev->text.n - 1; /* the closing brace */
+  return member(skip_ws(ev->text.p + 1, end), end, key);
+}
+
+tt_slice tt_event_arg(const tt_event *ev, const char *key) {
+  size_t n = strlen(key);
+  for (int i = 0; i < ev->nargs; i++)
+    if (ev->arg_key[i].n == n && memcmp(ev->arg_key[i].p, key, n) == 0) return ev->arg_val[i];
+  if (!ev->args_rest) return (tt_slice){NULL, 0};
+  /* Past the recorded ones: the object was validated when framed, so the scan cannot fail; the
+  ** first match wins, as above (a key written twice has its first value). */
+  return member(ev->args_rest, ev->args.p + ev->args.n, key);
 }
 
 char *tt_json_finite(tt_slice s, size_t *n) {

@@ -29,7 +29,7 @@ typedef struct tt_event {
   tt_slice text;   /* the whole object */
   uint64_t number; /* 0-based position in traceEvents */
   /* Values of the event's own keys. */
-  tt_slice ph, cat, name, ts, dur, pid, tid, id, id2, scope, args;
+  tt_slice ph, cat, name, ts, dur, pid, tid, id, args;
   /* Keys (without quotes) and values of the object under "args", in document order, the first
   ** TT_MAX_ARGS of them; args_rest is where the next key starts when there are more (else
   ** NULL): tt_event_arg reads on from there, so a key written late is found all the same. */
@@ -63,6 +63,10 @@ void tt_framer_init(tt_framer *f, size_t max_unit);
 tt_unit tt_framer_next(tt_framer *f, const char *buf, size_t len, size_t *pos, int eof,
                        tt_event *ev, tt_slice *key, tt_slice *val);
 
+/* A key of the event's own that is not framed above ("id2", "scope"): its value, scanned for in
+** the event's text, the first where written twice; an empty slice if absent. For keys of rare
+** events only: the framer records none of these, so that no other event pays for them. */
+tt_slice tt_event_key(const tt_event *ev, const char *key);
 /* Look up an "args" key of an event (exact, case-sensitive); returns an empty slice if absent. */
 tt_slice tt_event_arg(const tt_event *ev, const char *key);
 /* Decode a JSON string value (with quotes) into out (capacity cap, NUL-terminated, truncated

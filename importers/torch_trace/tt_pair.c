@@ -141,15 +141,15 @@ static tt_slice id2_value(tt_slice id2, int *global) {
 static char *async_key(const tt_event *ev, char *out, size_t cap, size_t *n) {
   char pidbuf[TT_ID_KEY], idbuf[TT_ID_KEY];
   int global = 0;
-  tt_slice id = ev->id;
+  tt_slice id = ev->id, id2;
   char kind = 'i';
-  if (!id.n && ev->id2.n) {
-    id = id2_value(ev->id2, &global);
+  if (!id.n && (id2 = tt_event_key(ev, "id2")).n) {
+    id = id2_value(id2, &global);
     kind = global ? 'g' : 'l';
   }
   id = tt_id_key(id, idbuf);
-  const tt_slice part[5] = {global ? (tt_slice){NULL, 0} : tt_id_key(ev->pid, pidbuf), ev->cat, ev->scope,
-                            {&kind, 1}, id};
+  const tt_slice part[5] = {global ? (tt_slice){NULL, 0} : tt_id_key(ev->pid, pidbuf), ev->cat,
+                            tt_event_key(ev, "scope"), {&kind, 1}, id};
   size_t len = 1;
   for (int i = 0; i < 5; i++) len += part[i].n + 1;
   char *key = len <= cap ? out : xp_xmalloc(len);

@@ -588,6 +588,33 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_optio
   return 0;
 }
 
+void tt_pid_set(tt_pid *a, tt_slice pid) {
+  char buf[TT_ID_KEY];
+  pid = tt_id_key(pid, buf);
+  a->n = (uint8_t)(pid.n < sizeof a->p ? pid.n : sizeof a->p);
+  if (a->n) memcpy(a->p, pid.p, a->n);
+}
+
+/* pid's first bytes are a's */
+static inline int pid_bytes_are(const tt_pid *a, tt_slice pid) {
+  const size_t n = pid.n < sizeof a->p ? pid.n : sizeof a->p;
+  return n == a->n && (!n || memcmp(pid.p, a->p, n) == 0);
+}
+
+/* ... or its key's: another spelling (the bytes were not) */
+static int pid_key_is(const tt_pid *a, tt_slice pid) {
+  char buf[TT_ID_KEY];
+  return pid_bytes_are(a, tt_id_key(pid, buf));
+}
+
+/* tt_pid_is where this file compares the pid of every CPU event: the bytes inline, one writer
+** spelling one process alike throughout (bytes alike: keys alike, a key being its own key) */
+static inline int pid_is(const tt_pid *a, tt_slice pid) { return pid_bytes_are(a, pid) || pid_key_is(a, pid); }
+
+int tt_pid_is(const tt_pid *a, tt_slice pid) { return pid_is(a, pid); }
+
+int tt_pid_same(const tt_pid *a, const tt_pid *b) { return pid_bytes_are(a, (tt_slice){b->p, b->n}); }
+
 /* A launch's id in the space of the activities' correlation ids: the least (launch_min), and
 ** the process that made the call. Each process numbers its own calls, and the trace does not
 ** say which process launched an activity (its pid is the device), so where two processes made
@@ -598,31 +625,11 @@ static void note_launch_id(tt_rank *r, const tt_event *ev, int64_t id) {
   if (!r->launch_procs) {
     tt_pid_set(&r->launch_pid, ev->pid);
     r->launch_procs = 1;
-  } else if (r->launch_procs == 1 && !tt_pid_is(&r->launch_pid, ev->pid)) {
+  } else if (r->launch_procs == 1 && !pid_is(&r->launch_pid, ev->pid)) {
     r->launch_procs = 2;
   }
 }
 
-void tt_pid_set(tt_pid *a, tt_slice pid) {
-  char buf[TT_ID_KEY];
-  pid = tt_id_key(pid, buf);
-  a->n = (uint8_t)(pid.n < sizeof a->p ? pid.n : sizeof a->p);
-  if (a->n) memcpy(a->p, pid.p, a->n);
-}
-
-/* pid's first bytes are a's */
-static int pid_bytes_are(const tt_pid *a, tt_slice pid) {
-  const size_t n = pid.n < sizeof a->p ? pid.n : sizeof a->p;
-  return n == a->n && (!n || memcmp(pid.p, a->p, n) == 0);
-}
-
-int tt_pid_is(const tt_pid *a, tt_slice pid) {
-  if (pid_bytes_are(a, pid)) return 1; /* bytes alike: keys alike (a key is its own key) */
-  char buf[TT_ID_KEY];
-  return pid_bytes_are(a, tt_id_key(pid, buf));
-}
-
-int tt_pid_same(const tt_pid *a, const tt_pid *b) { return pid_bytes_are(a, (tt_slice){b->p, b->n}); }
 
 /* A call of the CUDA (or HIP) runtime or driver API. Its correlation id is the one its GPU
 ** activities carry, if it launched any, and its CPU time the one that places them in a step
@@ -683,10 +690,12 @@ static int is_step_annotation(const char *want, const char *name, size_t n) {
   return k == n && memcmp(name, want, n) == 0;
 }
 
-int tt_marks_step(const tt_options *opt, const char *name, size_t n) {
+static inline int marks_step(const tt_options *opt, const char *name, size_t n) {
   return opt->step_annotation ? is_step_annotation(opt->step_annotation, name, n)
                               : n > 13 && memcmp(name, "ProfilerStep#", 13) == 0;
 }
+
+int tt_marks_step(const tt_options *opt, const char *name, size_t n) { return marks_step(opt, name, n); }
 
 /* The annotations vLLM's and SGLang's profiler hooks put around each step, which a trace
 ** without ProfilerStep#N may hold (tt_read.c names the option that marks steps by them). */
@@ -702,7 +711,7 @@ static void count_engine_step(tt_rank *r, const char *name, size_t n) {
 static void note_cpu_pid(tt_rank *r, tt_slice pid) {
   const int n = r->ncpu_pids < TT_CPU_PIDS ? r->ncpu_pids : TT_CPU_PIDS;
   for (int i = 0; i < n; i++)
-    if (tt_pid_is(&r->cpu_pids[i], pid)) return;
+    if (pid_is(&r->cpu_pids[i], pid)) return;
   if (r->ncpu_pids < TT_CPU_PIDS) tt_pid_set(&r->cpu_pids[r->ncpu_pids], pid);
   if (r->ncpu_pids <= TT_CPU_PIDS) r->ncpu_pids++;
 }
@@ -727,7 +736,7 @@ static int on_cpu_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt
     if (own_device_read(opt) && ext > 0 && (rank >= 0 || world > 0))
       *(tt_call *)xp_vec_push(&r->calls, sizeof(tt_call)) = (tt_call){ext, rank, world};
   }
-  int is_step = tt_marks_step(opt, name, n);
+  int is_step = marks_step(opt, name, n);
   if (annot && !opt->step_annotation && !is_step) count_engine_step(r, name, n);
   /* a step written as an instant or any event but a complete one ("B"/"E" pairs come here
   ** paired, tt_pair.c): no duration of its own; left out, and said (tt_read.c warn_mended), as
@@ -749,14 +758,13 @@ static int on_cpu_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt
 /* Reading one device of a file that holds several processes (tt_read.c): another process's CPU
 ** event is another device's, whose ids (External ids, correlations) collide with this one's. */
 static int other_process(const tt_event *ev, const tt_options *opt) {
-  return opt->proc && !tt_pid_is(opt->proc, ev->pid);
+  return opt->proc && !pid_is(opt->proc, ev->pid);
 }
 
 /* A half of a duration event ("B" or "E") or of an async one ("b" or "e"), not Kineto's */
-static int is_half(const tt_event *ev) {
-  if (ev->ph.n != 3) return 0;
-  const char c = ev->ph.p[1];
-  return c == 'B' || c == 'E' || c == 'b' || c == 'e';
+static inline int is_half(const tt_event *ev) {
+  const char c = ev->ph.n == 3 ? (char)(ev->ph.p[1] | 0x20) : 0; /* "B" and "b" alike, "E" and "e" */
+  return c == 'b' || c == 'e';
 }
 
 int tt_rank_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt,
@@ -794,7 +802,7 @@ int tt_event_kept_now(const tt_event *ev, const tt_options *opt) {
 int tt_rank_complete(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt,
                      char *err, size_t errlen) {
   const enum ev_cat cat = cat_of(ev->cat);
-  if (elsewhere(cat, ev, opt)) return 0;
+  if ((opt->device || opt->proc) && elsewhere(cat, ev, opt)) return 0;
   switch (cat) {
     case C_KERNEL: return on_gpu(imp, r, ev, opt, TT_KERNEL, err, errlen);
     case C_MEMCPY: return on_gpu(imp, r, ev, opt, TT_MEMCPY, err, errlen);
