@@ -477,6 +477,12 @@ static void check_figures(const char *name, const char *by, const tt_import *imp
     CHECK_EQ_INT(r->linked, 1);
     CHECK_EQ_INT(r->steps.n, 1);
     if (r->steps.n == 1) CHECK_EQ_INT(XP_VEC_AT(&r->steps, tt_step, 0)->start, 1000000);
+  } else if (strcmp(name, "be_overrun.json") == 0) {
+    /* a kernel written as a "B"/"E" pair that outlasts the next one on its stream ends where
+    ** that one starts (tt_clip.c), as its "X" does: 100 us of its 800, then the add's 10 */
+    CHECK_EQ_INT(r->kernel_ns, 110000);
+    CHECK_EQ_INT(r->busy_ns, 110000);
+    CHECK_EQ_INT(r->linked, 1);
   } else if (strcmp(name, "async_steps.json") == 0) {
     /* steps as async spans ("b"/"e" paired per category, id and process, across threads): each
     ** rule's steps from their pairs; the other async events (a nested sample, NCCL's plugin's
@@ -631,6 +637,7 @@ int main(void) {
       {"trace/variants", "be_steps.json", "decode_step", 0},    /* ... steps by an annotation */
       {"trace/variants", "be_steps.json", "overlap_*", 0},      /* ... by two that overlap on one thread */
       {"trace/variants", "be_loader.json", NULL, 0},            /* a loader process beside, as "B"/"E" */
+      {"trace/variants", "be_overrun.json", NULL, 0},           /* a "B"/"E" kernel past the next one */
       {"trace/variants", "async_steps.json", NULL, 0},          /* steps as async "b"/"e" spans */
       {"trace/variants", "async_steps.json", "decode_step", 0}, /* ... two in flight on one thread */
       /* two "B"s at one time, their "E"s unnamed: the file's order says which is outer, and a
@@ -648,6 +655,7 @@ int main(void) {
   check_same_as("be_steps.json", "be_steps_x.json", NULL);
   check_same_as("be_steps.json", "be_steps_x.json", "decode_step");
   check_same_as("be_steps.json", "be_steps_x.json", "overlap_*");
+  check_same_as("be_overrun.json", "be_overrun_x.json", NULL);
   check_same_as("async_steps.json", "async_steps_x.json", NULL);
   check_same_as("async_steps.json", "async_steps_x.json", "decode_step");
   char *many = write_many_streams();
