@@ -19,11 +19,11 @@
 
 static const xp_field fields[] = {
     {"files", XP_T_STRINGS, 1, NULL, NULL, 0, 0,
-     "trace files (.json or .json.gz), one per rank of one job (a file of several GPUs: a rank each); relative "
-     "to the spec"},
+     "trace files (.json or .json.gz), one per rank of one job (a file of several GPUs, or of ranks merged with "
+     "their pids labelled as SGLang's --merge-profiles does: a rank each); relative to the spec"},
     {"rank", XP_T_INT, 0, NULL, NULL, 0, 1e9,
      "rank of a single trace that does not say it (or overrides it); of a file of several GPUs, its "
-     "first GPU's, the others' following in device order"},
+     "first GPU's, the others' following in device order (of a merged file's labels, in their ranks' order)"},
     {"ranks", XP_T_INTS, 0, NULL, NULL, 0, 1e9,
      "the ranks of the files, in their order, for traces that do not say them (no distributedInfo.rank and no "
      "record_param_comms naming one: engines launched with MPI, such as TensorRT-LLM), or to override them; a "
@@ -37,8 +37,8 @@ static const xp_field fields[] = {
      "the most, in seconds, that the clocks of the traces' hosts may differ (default 10): ranks naming different "
      "hosts are one job where their GPU activity overlaps once widened by this much; nothing in the traces tells "
      "hosts whose clocks are further apart from another job of the same program, so only the user can say it"},
-    {"events", XP_T_BOOL, 0, NULL, NULL, 0, 0, "also keep every event (trace_events), under its file's rank (a file of several GPUs is refused); off "
-     "by default"},
+    {"events", XP_T_BOOL, 0, NULL, NULL, 0, 0, "also keep every event (trace_events), under its file's rank (a file of several GPUs "
+     "or merged ranks is refused); off by default"},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
 
 /* A file given twice (by one name or two): files[j], j < i, that is files[i]'s file, else -1. */
@@ -395,5 +395,10 @@ const xp_kind xp_kind_torch_trace = {
              "  GPU: from the rank given for the file, in device order; else its process's rank (its\n"
              "  distributedInfo.rank; in a merged file, the rank each process's record_param_comms name)\n"
              "  times the process's GPUs plus the GPU's place, as c10d numbered them; else numbered in the\n"
-             "  order the files were given, then by device, with the lowest ranks no other trace names.\n",
+             "  order the files were given, then by device, with the lowest ranks no other trace names.\n"
+             "  A merged file whose pids carry each rank's label, as SGLang's profile merger writes them\n"
+             "  (--merge-profiles: \"[TP01] 1808\", \"[TP00-DP01-PP01] 0\"), is a rank per label, its process and\n"
+             "  GPU, as the rank's own file would be: the label's TP rank, with PP TP size * PP + TP (the TP\n"
+             "  size the world's over the stages); DP (with DP attention) and EP are the TP ranks' groups;\n"
+             "  one TP rank under two DP ranks (replicas, each a job of its own) is refused.\n",
 };

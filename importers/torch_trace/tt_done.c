@@ -41,6 +41,7 @@ static void free_read_state(tt_rank *r) {
   xp_map_free(&r->smap);
   xp_vec_free(&r->calls);
   xp_vec_free(&r->coll_exts);
+  xp_vec_free(&r->labels);
   tt_be_free(r->be);
   r->be = NULL;
 }
@@ -627,7 +628,13 @@ static void rank_of(tt_rank *r, const tt_options *opt) {
     /* distributedInfo is the profiler's own record of the process, kept; but a tool that copied
     ** another rank's top-level keys into a merged or edited file would make it wrong, and the
     ** calls the process made say so: said (a device of a file of several is ranked elsewhere) */
-    if (comms >= 0 && comms != r->trace_rank && (!opt->device || opt->main_device))
+    char label[TT_LABEL_MAX + 2];
+    if (comms >= 0 && comms != r->trace_rank && (!opt->device || opt->main_device) && opt->label)
+      /* a merged file's rank, ranked by its pids' label (tt_read.c read_labels) */
+      xp_warn("%s: the pids labelled %s are rank %lld but its record_param_comms name rank %lld: recorded as rank "
+              "%lld, the label's", r->file, tt_label_text(opt->label, label, sizeof label), (long long)r->trace_rank,
+              (long long)comms, (long long)r->rank);
+    else if (comms >= 0 && comms != r->trace_rank && (!opt->device || opt->main_device))
       xp_warn("%s: distributedInfo.rank is %lld but its record_param_comms name rank %lld: recorded as rank %lld, "
               "distributedInfo's (were its top-level keys copied from another rank's trace?)", r->file,
               (long long)r->trace_rank, (long long)comms, (long long)r->rank);

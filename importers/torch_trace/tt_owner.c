@@ -180,13 +180,13 @@ static void decide(owners *o, int *owner) {
   free(corr);
 }
 
-int tt_device_owners(tt_import *imp, const char *path, const int64_t *dev, int ndev, tt_pid *proc, int *owned,
-                     int64_t *rank) {
+int tt_device_owners(tt_import *imp, const char *path, const tt_label *label, const int64_t *dev, int ndev,
+                     tt_pid *proc, int *owned, int64_t *rank) {
   owners o;
   memset(&o, 0, sizeof o);
   o.dev = dev;
   o.ndev = ndev;
-  int rc = tt_scan_file(imp, path, on_event, &o);
+  int rc = tt_scan_file(imp, path, label, on_event, &o);
   int owner[TT_MAX_DEVICES];
   if (!rc) decide(&o, owner);
   for (int d = 0; d < ndev; d++) {

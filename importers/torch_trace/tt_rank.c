@@ -568,6 +568,7 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_optio
     note_device(r, dev, kind);
   } else {
     dev = -1;
+    tt_label_note(r, ev->pid); /* a merged file's rank label? (tt_label.c) */
   }
   *(uint32_t *)xp_vec_push(&r->lanes, sizeof(uint32_t)) = lane_of(r, ev, dev);
   *(uint32_t *)xp_vec_push(&r->corrs, sizeof(uint32_t)) = corr > 0 && corr <= UINT32_MAX ? (uint32_t)corr : 0;

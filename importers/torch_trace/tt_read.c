@@ -166,6 +166,7 @@ static int read_into(tt_import *imp, tt_rank *r, const char *path, const tt_opti
   uint64_t base = 0; /* document offset of buf[0] */
   tt_event *ev = xp_xmalloc(sizeof *ev);
   char clipped[32]; /* an activity's "dur" as clipped (tt_clip_event) */
+  const tt_label *const label = opt->label; /* a register's test per event, not a load */
   int rc = 0, eof = 0;
   size_t len = 0, pos = 0;
   for (;;) {
@@ -188,6 +189,7 @@ static int read_into(tt_import *imp, tt_rank *r, const char *path, const tt_opti
       tt_slice k, v;
       switch (tt_framer_next(&f, buf, len, &pos, eof, ev, &k, &v)) {
         case TT_UNIT_EVENT:
+          if (label && !tt_label_take(label, ev)) break; /* another rank's of a merged file */
           if (opt->on_event && tt_event_kept_now(ev, opt) && opt->on_event(opt->event_ctx, r, ev)) rc = XP_EXIT_DB;
           if (opt->clips) tt_clip_event(opt->clips, ev, clipped, sizeof clipped);
           if (!rc && !opt->scan_only && (rc = tt_rank_event(imp, r, ev, opt, err, sizeof err)) != 0)
@@ -227,8 +229,8 @@ static int read_into(tt_import *imp, tt_rank *r, const char *path, const tt_opti
   return 0;
 }
 
-int tt_scan_file(tt_import *imp, const char *path, int (*fn)(void *ctx, const tt_rank *r, const tt_event *ev),
-                 void *ctx) {
+int tt_scan_file(tt_import *imp, const char *path, const tt_label *label,
+                 int (*fn)(void *ctx, const tt_rank *r, const tt_event *ev), void *ctx) {
   tt_rank *r = xp_xcalloc(1, sizeof *r); /* for the top-level keys read_into hands it */
   r->meta = cJSON_CreateObject();
   tt_options scan = {0};
@@ -236,6 +238,7 @@ int tt_scan_file(tt_import *imp, const char *path, int (*fn)(void *ctx, const tt
   scan.on_event = fn;
   scan.event_ctx = ctx;
   scan.scan_only = 1;
+  scan.label = label;
   const int rc = read_into(imp, r, path, &scan);
   tt_rank_free(r);
   return rc;
@@ -349,7 +352,7 @@ static int keep_main_device(tt_import *imp, tt_rank *r, const char *path, const 
   int owned = 0;
   if (procs) { /* the strays' process's CPU side is not the rank's (tt_owner.c) */
     int64_t rank;
-    int rc = tt_device_owners(imp, path, &dev, 1, &proc, &owned, &rank);
+    int rc = tt_device_owners(imp, path, opt->label, &dev, 1, &proc, &owned, &rank);
     if (rc) return rc;
   }
   if (owned) one.proc = &proc;
@@ -472,7 +475,7 @@ static int split_devices(tt_import *imp, tt_rank *r, const char *path, const tt_
   int64_t procs_rank[TT_MAX_DEVICES], rank[TT_MAX_DEVICES] = {0};
   memset(owned, 0, sizeof owned);
   if (procs) {
-    int rc = tt_device_owners(imp, path, dev, n, proc, owned, procs_rank);
+    int rc = tt_device_owners(imp, path, opt->label, dev, n, proc, owned, procs_rank);
     if (rc) return rc;
   }
   const char *source = device_ranks(n, opt, procs, trace_rank, proc, owned, procs_rank, rank);
@@ -606,6 +609,62 @@ static int read_launcher(tt_import *imp, tt_rank *r, const char *path, const tt_
   return tt_read_file(imp, path, &again);
 }
 
+/* A merged file whose GPU activities' pids carry rank labels (tt_label.c: SGLang's profile
+** merger), each label a rank's process and GPU. Read as one, the ranks' kernel times would add
+** up as one GPU's, their ids collide and no collective pairs across them: the file is read again
+** (r goes) once per label, with that label's events alone and their pids as the rank's own trace
+** wrote them, as if each were the rank's own file; each rank is its label's (tt_labels_number,
+** kept as the trace's), or from the rank given for the file in the labels' order. A label that
+** does not number a rank is refused, said why; a file whose GPU activities are not all labelled
+** is read as before, said. -1 where the file has no labels, or this is such a read. */
+static int read_labels(tt_import *imp, tt_rank *r, const char *path, const tt_options *opt) {
+  if (opt->label || !r->labels.n) return -1;
+  char first[TT_LABEL_MAX + 2], last[TT_LABEL_MAX + 2], why[320];
+  tt_label *l = r->labels.data;
+  const int n = (int)r->labels.n;
+  if (r->ndevices || r->gpu_unlabelled) return -1; /* some under a number, or a string no label: warn_unlabelled */
+  if (tt_labels_number(l, n, r->world_size, why, sizeof why))
+    return xp_error_at(XP_EXIT_USAGE, path, 0, "ranks merged into one file, its pids labelled by rank (as SGLang's "
+                       "profile merger writes them): %s", why);
+  tt_label_text(&l[0], first, sizeof first);
+  tt_label_text(&l[n - 1], last, sizeof last);
+  if (opt->events_kept)
+    return xp_error_at(XP_EXIT_USAGE, path, 0, "%d ranks merged into one file (its pids labelled %s to %s), and xp "
+                       "counts one GPU per rank, but --events keeps a file's events under one rank", n, first, last);
+  xp_warn("%s: %d rank%s merged into one file, its pids labelled %s%s%s as SGLang's profile merger labels a rank's: "
+          "each label's process and GPU are read as a rank, %s", path, n, n == 1 ? "" : "s", first, n > 1 ? " to " : "",
+          n > 1 ? last : "", opt->rank >= 0 ? "numbered from the rank given for the file, in the labels' order"
+          : l[0].pp >= 0 ? "TP size * PP + TP, as SGLang numbers its processes" : "the label's TP rank");
+  tt_label *labels = xp_xmalloc((size_t)n * sizeof *labels);
+  memcpy(labels, l, (size_t)n * sizeof *labels);
+  drop_last_rank(imp, r);
+  int rc = 0;
+  for (int i = 0; i < n && !rc; i++) {
+    const int from = imp->nranks;
+    tt_options one = *opt;
+    one.label = &labels[i];
+    one.rank = opt->rank >= 0 ? opt->rank + i : -1;
+    one.progress = 0;
+    rc = tt_read_file(imp, path, &one);
+    for (int k = from; k < imp->nranks; k++) imp->ranks[k]->split = 1;
+  }
+  free(labels);
+  return rc;
+}
+
+/* A file whose GPU activities carry rank labels, but not all of them (read_labels): read as one
+** rank, said once, on the read that makes it. */
+static void warn_unlabelled(const tt_rank *r, const char *path) {
+  if (!r->labels.n) return;
+  int64_t unlabelled = r->gpu_unlabelled;
+  for (int i = 0; i < r->ndevices && i < TT_MAX_DEVICES; i++) unlabelled += r->dev_activities[i];
+  char first[TT_LABEL_MAX + 2];
+  xp_warn("%s: %lld GPU activities under rank labels (%s, as SGLang's profile merger writes a merged file's pids) "
+          "and %lld%s without one: read as one rank", path, (long long)(r->kernels + r->memcpys + r->memsets - unlabelled),
+          tt_label_text(XP_VEC_AT(&r->labels, tt_label, 0), first, sizeof first), (long long)unlabelled,
+          r->ndevices > TT_MAX_DEVICES ? " or more" : "");
+}
+
 /* B/E events left out of the pairing (tt_pair.c), said once per file. */
 static void warn_unpaired(const char *path, const tt_pairing *p) {
   const int64_t all = p->open_b + p->lone_e + p->untimed;
@@ -689,12 +748,16 @@ int tt_read_file(tt_import *imp, const char *path, const tt_options *opt) {
   imp->ranks[imp->nranks++] = r;
   int rc = read_into(imp, r, path, opt);
   if (rc) return rc;
+  /* a rank of a merged file: its distributedInfo is the first rank's, its label says its rank */
+  if (opt->label) r->trace_rank = opt->label->rank;
+  if ((rc = read_labels(imp, r, path, opt)) >= 0) return rc;
   if ((rc = read_paired(imp, r, path, opt)) >= 0) return rc;
   if ((rc = read_launcher(imp, r, path, opt)) >= 0) return rc;
   if ((rc = read_again(imp, r, path, opt)) >= 0) return rc;
   if ((rc = read_clipped(imp, r, path, opt)) >= 0) return rc;
   if (r->kernels + r->memcpys + r->memsets == 0) return no_gpu_activity(r, path, opt);
   if (r->ndevices > 1 && !opt->device && !peer_copies_only(r)) return split_devices(imp, r, path, opt);
+  if (!opt->label) warn_unlabelled(r, path);
   tt_rank_done(imp, r, opt);
   warn_mended(r);
   warn_steps(r, path, opt);

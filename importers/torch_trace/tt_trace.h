@@ -177,6 +177,30 @@ typedef struct tt_call {
   int64_t ext, rank, world;
 } tt_call;
 
+/* A rank's label in the pids of a merged file (tt_label.c): SGLang's profile merger writes every
+** event of rank TP 1's file under "[TP01] <pid>", its process's and its GPU's alike. */
+#define TT_LABEL_MAX 40
+typedef struct tt_label {
+  char pre[TT_LABEL_MAX]; /* the pid's bytes before the pid it labels: "\"[TP01] " or "\"[TP01 " */
+  uint8_t pre_n;
+  uint8_t inside;         /* "[TP01 <pid>]": the pid inside the brackets, then "]\"" */
+  int64_t tp, dp, pp, ep; /* the ranks it names, -1 where it names none */
+  int64_t rank;           /* the global rank it stands for (tt_labels_number), -1 before */
+} tt_label;
+/* 1 where pid (its JSON text) carries a rank label, *out filled; else 0. */
+int tt_label_parse(tt_slice pid, tt_label *out);
+/* 1 where ev's pid carries label l: ev->pid is then the pid it labels (its bytes, unquoted). */
+int tt_label_take(const tt_label *l, tt_event *ev);
+/* The label's text, "[TP01]", into buf. */
+const char *tt_label_text(const tt_label *l, char *buf, size_t cap);
+/* Each label's global rank (l[i].rank), as c10d numbers the engine's ranks, world the job's size
+** where the trace gives it (-1 not): 0, or -1 with why said in why[cap]. */
+int tt_labels_number(tt_label *l, int n, int64_t world, char *why, size_t cap);
+struct tt_rank;
+/* A GPU activity's pid that is no number (tt_rank.c on_gpu): its label noted in r->labels where it
+** is new, else counted in r->gpu_unlabelled. */
+void tt_label_note(struct tt_rank *r, tt_slice pid);
+
 typedef struct tt_rank {
   char *file;
   int64_t rank;       /* -1 until known (set when the file is done) */
@@ -293,6 +317,11 @@ typedef struct tt_rank {
   ** GPU the process drove but one its peer copies ran on ("Memcpy PtoP") */
   int64_t dev_activities[TT_MAX_DEVICES], dev_kernels[TT_MAX_DEVICES];
   int64_t coll_matched, coll_unmatched;
+  /* The rank labels of a merged file's GPU activities (tt_label, tt_rank.c on_gpu), in order of
+  ** appearance, and its GPU activities whose pid is a string that carries none: a file whose
+  ** activities all carry one is read per label (tt_read.c read_labels) */
+  xp_vec labels;
+  int64_t gpu_unlabelled;
   tt_be *be;                   /* "B"/"E" events met on this read (tt_pair.c), NULL: none */
   int done;
 } tt_rank;
@@ -345,6 +374,9 @@ typedef struct tt_options {
   ** events (on_event): the halves that read left to their pair (tt_event_kept_now) are kept by
   ** this one, through events_kept, as each pair is made */
   int keep_halves;
+  /* non-NULL: only the events whose pid carries this label are read, each with the pid it labels
+  ** (tt_read.c read_labels: a rank of a merged file, whose label gives its rank) */
+  const tt_label *label;
 } tt_options;
 
 typedef struct tt_import {
@@ -427,15 +459,16 @@ enum tt_side { TT_SIDE_OTHER, TT_SIDE_GPU, TT_SIDE_LAUNCH };
 enum tt_side tt_event_side(const tt_event *ev);
 /* An event's "External id" (its operator's; Kineto spelt it "external id" until 2022), 0 if none. */
 int64_t tt_event_ext(const tt_event *ev);
-/* Stream a file already read once (so known to be well-formed) through fn alone, no rank built:
-** 0, or the exit code of an error said. */
-int tt_scan_file(tt_import *imp, const char *path, int (*fn)(void *ctx, const tt_rank *r, const tt_event *ev),
-                 void *ctx);
-/* The process that launched the work of each of the file's devices dev[0, ndev) (tt_owner.c):
-** proc[i] where owned[i], else the ids do not tell; rank[i], that process's global rank as its
-** record_param_comms name it, -1 where they do not. 0 or the exit code of a read error. */
-int tt_device_owners(tt_import *imp, const char *path, const int64_t *dev, int ndev, tt_pid *proc, int *owned,
-                     int64_t *rank);
+/* Stream a file already read once (so known to be well-formed) through fn alone, no rank built;
+** label non-NULL: its events alone (tt_options.label). 0, or the exit code of an error said. */
+int tt_scan_file(tt_import *imp, const char *path, const tt_label *label,
+                 int (*fn)(void *ctx, const tt_rank *r, const tt_event *ev), void *ctx);
+/* The process that launched the work of each of the file's devices dev[0, ndev) (tt_owner.c), of
+** the label's events where label is non-NULL: proc[i] where owned[i], else the ids do not tell;
+** rank[i], that process's global rank as its record_param_comms name it, -1 where they do not. 0
+** or the exit code of a read error. */
+int tt_device_owners(tt_import *imp, const char *path, const tt_label *label, const int64_t *dev, int ndev,
+                     tt_pid *proc, int *owned, int64_t *rank);
 /* What marks the import's steps: the annotation asked for, "ProfilerStep#N", or, where no
 ** rank had either, TT_WHOLE_WINDOW (each rank's GPU activity as one step). */
 #define TT_WHOLE_WINDOW "(whole window)"

@@ -13,7 +13,9 @@
 ** pairs (not Kineto's): paired per thread by time, whatever the order, and the same figures as
 ** the trace written with "X" events (check_same_as); be_tie.json holds the one tie that the
 ** file's order decides (tt_pair.c), so it is not read reversed. async_steps.json writes its steps
-** as async "b"/"e" spans, paired per event tree: the same figures as async_steps_x.json. */
+** as async "b"/"e" spans, paired per event tree: the same figures as async_steps_x.json.
+** sglang_merged.json.gz, two ranks merged into one file by SGLang's profile merger, has the
+** figures of the two files it was merged from, whatever the order (check_same_as_files). */
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
@@ -100,15 +102,18 @@ static char *doc_write(const doc *d, enum order o, const char *name) {
   return path;
 }
 
-/* steps: --step-annotation, NULL for ProfilerStep#N */
-static int import(tt_import *imp, const char *path, const char *steps) {
+/* paths[0, n) as one import. steps: --step-annotation, NULL for ProfilerStep#N */
+static int import_files(tt_import *imp, const char *const *paths, int n, const char *steps) {
   tt_import_init(imp, &rules);
   tt_options opt = {0};
   opt.rank = -1;
   opt.step_annotation = steps;
-  int rc = tt_read_file(imp, path, &opt);
+  int rc = 0;
+  for (int i = 0; i < n && !rc; i++) rc = tt_read_file(imp, paths[i], &opt);
   return rc ? rc : tt_import_finish(imp);
 }
+
+static int import(tt_import *imp, const char *path, const char *steps) { return import_files(imp, &path, 1, steps); }
 
 static int by_text(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
@@ -263,6 +268,55 @@ static void check_be_steps(const tt_import *imp, const char *by, const char *ste
   CHECK_EQ_INT(addmm, 1);
   free(w0);
   free(w1);
+}
+
+/* Two imports' ranks, figure for figure (what: the two, for the message). */
+static void check_same_figures(const tt_import *a, const tt_import *b, const char *what) {
+  CHECK_EQ_INT(a->nranks, b->nranks);
+  for (int i = 0; i < a->nranks && i < b->nranks; i++) {
+    char *fa = figures(a, a->ranks[i]), *fb = figures(b, b->ranks[i]);
+    if (strcmp(fa, fb) != 0) {
+      char *where = xp_asprintf("%s, rank %d", what, i);
+      say_difference(where, fa, fb);
+      free(where);
+      CHECK(0);
+    }
+    free(fa);
+    free(fb);
+  }
+}
+
+/* A trace written with "B"/"E" pairs and the same written with "X" events: the same figures for
+** every rank (the step rule by). */
+static void check_same_as(const char *be, const char *x, const char *by) {
+  char *pb = test_data_path("trace/variants", be), *px = test_data_path("trace/variants", x);
+  tt_import a, b;
+  CHECK_EQ_INT(import(&a, pb, by), 0);
+  CHECK_EQ_INT(import(&b, px, by), 0);
+  char *what = xp_asprintf("%s against %s (steps by %s)", be, x, by ? by : "ProfilerStep#N");
+  check_same_figures(&a, &b, what);
+  free(what);
+  printf("%s: the same figures as %s, steps by %s\n", be, x, by ? by : "ProfilerStep#N");
+  tt_import_free(&a);
+  tt_import_free(&b);
+  free(pb);
+  free(px);
+}
+
+/* A merged file (imp, of name) and its ranks' own files r0, r1 imported together: the same
+** figures for every rank, matched collectives and their waits too (the step rule by). */
+static void check_same_as_files(const tt_import *imp, const char *name, const char *r0, const char *r1, const char *by) {
+  char *p[2] = {test_data_path("trace/variants", r0), test_data_path("trace/variants", r1)};
+  tt_import own;
+  CHECK_EQ_INT(import_files(&own, (const char *const *)p, 2, by), 0);
+  char *what = xp_asprintf("%s against %s and %s", name, r0, r1);
+  check_same_figures(&own, imp, what);
+  CHECK_EQ_INT(imp->matched, own.matched);
+  CHECK_EQ_INT(imp->unmatched, own.unmatched);
+  free(what);
+  tt_import_free(&own);
+  free(p[0]);
+  free(p[1]);
 }
 
 /* What each trace's figures are, as written (every order gives the same). by: the step rule. */
@@ -532,6 +586,19 @@ static void check_figures(const char *name, const char *by, const tt_import *imp
     CHECK_EQ_INT(copies, 1040000);
     CHECK_EQ_INT(kept, 150000);
     CHECK_EQ_STR(steps, "17");
+  } else if (strcmp(name, "sglang_merged.json.gz") == 0) {
+    /* SGLang's profile merger's file of a TP 2 run, its pids "[TP00] 1808", "[TP01] 1", ...: each
+    ** label's process and GPU are the rank the label names, with the very figures of the two files
+    ** it was merged from, its 132 kernels, 2 steps and 6 all-reduces matched across the two */
+    CHECK_EQ_INT(imp->nranks, 2);
+    for (int i = 0; i < imp->nranks && i < 2; i++) {
+      CHECK_EQ_INT(imp->ranks[i]->rank, i);
+      CHECK_EQ_STR(imp->ranks[i]->rank_source, "trace");
+      CHECK_EQ_INT(imp->ranks[i]->kernels, 132);
+      CHECK_EQ_INT(imp->ranks[i]->coll_matched, 6);
+    }
+    CHECK_EQ_INT(imp->matched, 12);
+    check_same_as_files(imp, name, "sglang_tp0.json.gz", "sglang_tp1.json.gz", by);
   } else if (strcmp(name, "order_cpulate.json") == 0) {
     /* a kernel 100 s after the first CPU event is kept, wherever the file writes that event */
     CHECK_EQ_INT(r->gpu_before_cpu, 0);
@@ -565,32 +632,6 @@ static char *write_many_streams(void) {
   fputs("\n]}\n", f);
   fclose(f);
   return path;
-}
-
-/* A trace written with "B"/"E" pairs and the same written with "X" events: the same figures for
-** every rank (the step rule by). */
-static void check_same_as(const char *be, const char *x, const char *by) {
-  char *pb = test_data_path("trace/variants", be), *px = test_data_path("trace/variants", x);
-  tt_import a, b;
-  CHECK_EQ_INT(import(&a, pb, by), 0);
-  CHECK_EQ_INT(import(&b, px, by), 0);
-  CHECK_EQ_INT(a.nranks, b.nranks);
-  for (int i = 0; i < a.nranks && i < b.nranks; i++) {
-    char *fa = figures(&a, a.ranks[i]), *fb = figures(&b, b.ranks[i]);
-    if (strcmp(fa, fb) != 0) {
-      char *what = xp_asprintf("%s against %s (steps by %s), rank %d", be, x, by ? by : "ProfilerStep#N", i);
-      say_difference(what, fa, fb);
-      free(what);
-      CHECK(0);
-    }
-    free(fa);
-    free(fb);
-  }
-  printf("%s: the same figures as %s, steps by %s\n", be, x, by ? by : "ProfilerStep#N");
-  tt_import_free(&a);
-  tt_import_free(&b);
-  free(pb);
-  free(px);
 }
 
 int main(void) {
@@ -633,6 +674,7 @@ int main(void) {
       {"trace/variants", "multinode_r2_nodist.json.gz", NULL, 0}, /* rank 2 by its calls, no distributedInfo */
       {"trace/variants", "multinode_n1_nodist.json.gz", NULL, 0}, /* ... a node's two processes, and the world */
       {"trace/variants", "twothread_r23.json", NULL, 0},        /* one process, ranks 2 and 3 by their own calls */
+      {"trace/variants", "sglang_merged.json.gz", "step[*", 0}, /* SGLang's merged ranks, by their pids' labels */
       {"trace/variants", "be_steps.json", NULL, 0},             /* steps, operators, kernels as "B"/"E" */
       {"trace/variants", "be_steps.json", "decode_step", 0},    /* ... steps by an annotation */
       {"trace/variants", "be_steps.json", "overlap_*", 0},      /* ... by two that overlap on one thread */
