@@ -111,8 +111,16 @@ static enum ev_cat cat_of(tt_slice c) {
     case 12:
       if (SL_EQ(c, "\"gpu_memcpy\"")) return C_MEMCPY;
       if (SL_EQ(c, "\"gpu_memset\"")) return C_MEMSET;
+      if (SL_EQ(c, "\"xpu_driver\"")) return C_RUNTIME;
       break;
-    case 13: if (SL_EQ(c, "\"cuda_driver\"")) return C_RUNTIME; break;
+    /* Intel GPUs (Kineto's XPU plugin over PTI): the SYCL / Unified Runtime calls
+    ** (urEnqueueKernelLaunch, urEnqueueUSMMemcpy, ...) are "xpu_runtime", the Level Zero calls
+    ** under them "xpu_driver", sharing their correlation. PTI numbers every call in the order
+    ** made, as CUPTI does, and an activity carries its launch's: CUDA's launches alike */
+    case 13:
+      if (SL_EQ(c, "\"cuda_driver\"")) return C_RUNTIME;
+      if (SL_EQ(c, "\"xpu_runtime\"")) return C_RUNTIME;
+      break;
     case 14: if (SL_EQ(c, "\"cuda_runtime\"")) return C_RUNTIME; break;
     case 17: if (SL_EQ(c, "\"user_annotation\"")) return C_ANNOT; break;
   }
@@ -632,14 +640,21 @@ static void note_launch_id(tt_rank *r, const tt_event *ev, int64_t id) {
 }
 
 
-/* A call of the CUDA (or HIP) runtime or driver API. Its correlation id is the one its GPU
-** activities carry, if it launched any, and its CPU time the one that places them in a step
-** when no operator claims them (tt_done.c): a ROCm kernel names its launch, not the operator; a
-** CUDA graph's replayed kernels name no operator (their cudaGraphLaunch / cuGraphLaunch ran in
-** the step, the kernels late on the GPU, past its CPU window); neither does a kernel launched
-** outside any operator the profiler recorded. Every call with a correlation is kept, whatever
-** its name, 16 bytes each: the smallest correlation among them tells an activity launched
-** before the trace began (tt_rank.launch_min), where one process made them all. */
+/* A driver API call (cuLaunchKernel, Triton's launch, cat cuda_driver; the Level Zero calls under
+** a SYCL call, xpu_driver): a trace that records them holds the launches that bypass the runtime. */
+static int is_driver_call(tt_slice cat) {
+  return SL_EQ(cat, "\"cuda_driver\"") || SL_EQ(cat, "\"xpu_driver\"");
+}
+
+/* A call of the CUDA (or HIP, or an Intel GPU's SYCL and Level Zero) runtime or driver API. Its
+** correlation id is the one its GPU activities carry, if it launched any, and its CPU time the
+** one that places them in a step when no operator claims them (tt_done.c): a ROCm kernel names
+** its launch, not the operator; a CUDA graph's replayed kernels name no operator (their
+** cudaGraphLaunch / cuGraphLaunch ran in the step, the kernels late on the GPU, past its CPU
+** window); neither does a kernel launched outside any operator the profiler recorded. Every
+** call with a correlation is kept, whatever its name, 16 bytes each: the smallest correlation
+** among them tells an activity launched before the trace began (tt_rank.launch_min), where one
+** process made them all. */
 static void on_runtime(tt_rank *r, const tt_event *ev) {
   /* the name's first bytes as written: no decoding. HIP's and graph launches' ids may be
   ** written as an External id (below) */
@@ -647,7 +662,7 @@ static void on_runtime(tt_rank *r, const tt_event *ev) {
                     (ev->name.n >= 14 && memcmp(ev->name.p, "\"cuGraphLaunch", 14) == 0);
   const int hip = ev->name.n >= 5 && memcmp(ev->name.p, "\"hip", 4) == 0;
   if (hip) r->hip = 1;
-  if (SL_EQ(ev->cat, "\"cuda_driver\"")) r->driver_calls = 1;
+  if (is_driver_call(ev->cat)) r->driver_calls = 1;
   int64_t corr = arg_int(ev, "correlation", -1), ts;
   /* a CPU event as much as an operator is: a trace whose first minute holds launches and no
   ** operator (graph replays, launches outside any recorded operator) keeps their activities */

@@ -259,8 +259,8 @@ typedef struct tt_rank {
   ** fill launched outside an operator the profiler recorded. */
   xp_idmap ext_ts;             /* External id -> TT_TS_KEEP(CPU ts) of an op no step held yet */
   xp_idmap ext_dur;            /* External id -> TT_TS_KEEP(op's duration), with op_times only */
-  /* tt_launch of every cuda_runtime / cuda_driver event with a correlation, in file order, then
-  ** sorted by correlation where an activity needs one (a vector, not an idmap: the calls the
+  /* tt_launch of every runtime or driver call (cuda_*, xpu_*) with a correlation, in file order,
+  ** then sorted by correlation where an activity needs one (a vector, not an idmap: the calls the
   ** profiler filters out, cudaGetDevice and the like, leave most ids of the range unused) */
   xp_vec launches;
   /* HIP's oldest launches and graph launches written with no correlation: tt_launch of each
@@ -294,7 +294,7 @@ typedef struct tt_rank {
   /* ... that would be, but the ids cannot tell (tt_done.c shares_numbering): not left out */
   int64_t before_unknown;
   const char *before_why;      /* ... why not (static text) */
-  int driver_calls;            /* the trace records driver API calls (cat cuda_driver) */
+  int driver_calls;            /* the trace records driver API calls (cat cuda_driver, xpu_driver) */
   int64_t corr_max;            /* the largest correlation of a GPU activity (0: none) */
   xp_vec pending;              /* tt_pend */
   int hip;                     /* launches through HIP (hip*LaunchKernel): ROCm's ids */
