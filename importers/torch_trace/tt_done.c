@@ -4,7 +4,9 @@
 ** process group of collective kernels whose args did not name one.
 **
 ** A GPU activity's step is its operator's (the External id link, wherever the file writes the
-** operator: one written after its activities is linked only now); else the one holding its
+** operator: one written after its activities is linked only now; an activity whose External id
+** is its correlation counts for the operator around its launch, tt_tree.c, but is placed by the
+** launch); else the one holding its
 ** launch's CPU time (an operator read before its step; the runtime or driver call of the same
 ** correlation, looked up only now: Kineto writes it after the activity); else, where the trace
 ** records launches and the activity's correlation is below all of theirs, none (launched before
@@ -42,6 +44,9 @@ static void free_read_state(tt_rank *r) {
   xp_vec_free(&r->calls);
   xp_vec_free(&r->coll_exts);
   xp_vec_free(&r->labels);
+  xp_vec_free(&r->tree_ops);
+  xp_vec_free(&r->tree_calls);
+  xp_strtab_free(&r->threads);
   tt_be_free(r->be);
   r->be = NULL;
 }
@@ -660,6 +665,7 @@ void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt) {
   /* Steps marked by an annotation asked for have no number of their own: numbered in the
   ** order they ran (they are kept sorted by start), not the order the file wrote them */
   for (size_t i = 0; opt->step_annotation && i < r->steps.n; i++) XP_VEC_AT(&r->steps, tt_step, i)->number = (int64_t)i;
+  tt_tree_link(r);      /* the operators around launches, before these place the activities */
   resolve_launches(r); /* before shift_times, which moves the times it finds */
   shift_times(r);
   if (!opt->step_annotation && r->steps.n == 0 && r->ivals.n > 0) window_step(r);

@@ -163,8 +163,7 @@ static char *async_key(const tt_event *ev, char *out, size_t cap, size_t *n) {
   return key;
 }
 
-/* A thread's key, (pid, tid), into out (the caller's, or malloc'd where larger). */
-static char *thread_key(const tt_event *ev, char *out, size_t cap, size_t *n) {
+char *tt_thread_key(const tt_event *ev, char *out, size_t cap, size_t *n) {
   char pidbuf[TT_ID_KEY], tidbuf[TT_ID_KEY];
   const tt_slice pid = tt_id_key(ev->pid, pidbuf), tid = tt_id_key(ev->tid, tidbuf);
   *n = pid.n + 1 + tid.n;
@@ -192,7 +191,7 @@ static void note(tt_be *b, const tt_event *ev, const tt_options *opt) {
   char stackbuf[256];
   size_t n;
   char *key = rec->flags & BE_ASYNC ? async_key(ev, stackbuf, sizeof stackbuf, &n)
-                                    : thread_key(ev, stackbuf, sizeof stackbuf, &n);
+                                    : tt_thread_key(ev, stackbuf, sizeof stackbuf, &n);
   rec->thread = xp_strtab_intern(&b->threads, key, n, NULL);
   if (key != stackbuf) free(key);
   rec->name = ev->name.n ? xp_strtab_intern(&b->names, ev->name.p, ev->name.n, NULL) + 1 : 0;

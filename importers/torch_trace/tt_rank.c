@@ -303,7 +303,9 @@ static void note_cpu_time(tt_rank *r, int64_t ts) {
   if (!r->floor_given) r->gpu_floor = ts - TT_GPU_BEFORE_CPU;
 }
 
-static int on_cpu_op(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt) {
+/* An operator (or annotation) with an External id. tree: a cpu_op on the read that keeps the
+** operators around launches (tt_tree.c), which annotations are not. */
+static int on_cpu_op(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt, int tree) {
   int64_t ext = tt_event_ext(ev);
   if (ext <= 0) return 0;
   size_t n;
@@ -321,11 +323,12 @@ static int on_cpu_op(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_op
   memcpy(key + n + 2 + dims.n, types.p ? types.p : "", types.n);
   uint32_t op = xp_strtab_intern(&imp->ops, key, n + 2 + dims.n + types.n, NULL);
   if (key != stackbuf) free(key);
-  int64_t ts, dur = INT64_MAX; /* its length is read where it decides (replaces) */
+  int64_t ts, dur = INT64_MAX; /* its length is read where it decides (replaces, the tree) */
   const int timed = tt_us_to_ns(ev->ts, &ts) == 0;
   if (!timed) ts = INT64_MIN;
-  if (opt->op_times && tt_us_to_ns(ev->dur, &dur) != 0) dur = INT64_MAX;
+  if ((opt->op_times || tree) && tt_us_to_ns(ev->dur, &dur) != 0) dur = INT64_MAX;
   if (timed) note_cpu_time(r, ts);
+  if (tree && timed && dur != INT64_MAX && dur >= 0) tt_tree_op_add(r, ev, ts, dur, ext, op);
   r->cpu_ops++;
   const uint64_t had = xp_idmap_get(&r->ext, ext);
   if (had) {
@@ -385,11 +388,16 @@ static void add_shape(tt_rank *r, uint32_t key, uint32_t op, int64_t dur) {
   if (dur > s->max) s->max = dur;
 }
 
+void tt_link_op(tt_rank *r, uint32_t key, int64_t dur, uint32_t op) {
+  add_shape(r, key, op, dur);
+  r->linked++;
+}
+
 int32_t tt_link(tt_rank *r, uint32_t key, int64_t dur, int64_t ext, uint64_t op_step, uint64_t *t) {
   const uint32_t op = (uint32_t)(op_step & 0xffffffffu);
   const int32_t step = (int32_t)(op_step >> 32) - 1;
-  if (op) add_shape(r, key, op - 1, dur);
-  r->linked++;
+  if (op) tt_link_op(r, key, dur, op - 1);
+  else r->linked++;
   *t = step < 0 ? xp_idmap_get(&r->ext_ts, ext) : 0;
   return step;
 }
@@ -543,8 +551,10 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_optio
   int64_t ext = tt_event_ext(ev);
   const int64_t corr = arg_int(ev, "correlation", -1);
   /* Kineto of 2022-23 wrote the correlation id as a kernel's "External id"; there it names no
-  ** operator, and a lookup would find an unrelated one with the same number. */
-  if (ext > 0 && ext == corr) ext = 0;
+  ** operator, and a lookup would find an unrelated one with the same number. The operator is
+  ** the innermost around its launch (tt_tree.c), found on a read again that keeps them */
+  const int ext_is_corr = ext > 0 && ext == corr;
+  if (ext_is_corr) ext = 0, r->ext_is_corr++;
   int32_t step = -1;
   /* what places it once the file is read, where no operator's step does: the operator's CPU
   ** time, or its launch's (looked up then: the launch may be written after the activity), or
@@ -569,7 +579,7 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_optio
       how[pend++] = (tt_pend){0, TT_BY_EXT, ext};
     }
   }
-  if (!linked && corr > 0) how[pend++] = (tt_pend){0, TT_BY_CORR, corr};
+  if (!linked && corr > 0) how[pend++] = (tt_pend){0, ext_is_corr ? TT_BY_TREE : TT_BY_CORR, corr};
   if (corr > r->corr_max) r->corr_max = corr;
   int64_t dev;
   if (tt_int(ev->pid, &dev) == 0) {
@@ -655,7 +665,7 @@ static int is_driver_call(tt_slice cat) {
 ** call with a correlation is kept, whatever its name, 16 bytes each: the smallest correlation
 ** among them tells an activity launched before the trace began (tt_rank.launch_min), where one
 ** process made them all. */
-static void on_runtime(tt_rank *r, const tt_event *ev) {
+static void on_runtime(tt_rank *r, const tt_event *ev, const tt_options *opt) {
   /* the name's first bytes as written: no decoding. HIP's and graph launches' ids may be
   ** written as an External id (below) */
   const int graph = (ev->name.n >= 16 && memcmp(ev->name.p, "\"cudaGraphLaunch", 16) == 0) ||
@@ -680,6 +690,7 @@ static void on_runtime(tt_rank *r, const tt_event *ev) {
     note_launch_id(r, ev, corr);
     if (!timed) return;
     *(tt_launch *)xp_vec_push(&r->launches, sizeof(tt_launch)) = (tt_launch){corr, ts};
+    if (opt->op_tree) tt_tree_call_add(r, ev, corr, ts);
     return;
   }
   if (corr < 0 && (hip || graph)) {
@@ -768,7 +779,7 @@ static int on_cpu_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt
     copy[k] = 0;
     if (on_annotation_step(r, ev, opt, k, copy, err, errlen)) return -1;
   }
-  return on_cpu_op(imp, r, ev, opt);
+  return on_cpu_op(imp, r, ev, opt, opt->op_tree && !annot);
 }
 
 /* Reading one device of a file that holds several processes (tt_read.c): another process's CPU
@@ -826,7 +837,7 @@ int tt_rank_complete(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_op
     case C_CPU_OP: return on_cpu_event(imp, r, ev, opt, 0, err, errlen);
     case C_ANNOT: return on_cpu_event(imp, r, ev, opt, 1, err, errlen);
     case C_RUNTIME:
-      on_runtime(r, ev);
+      on_runtime(r, ev, opt);
       return 0;
     case C_TRACE: { /* the profiler's window; several (joined recordings, merged files): their union,
                     ** which no order of the file changes */

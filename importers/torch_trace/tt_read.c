@@ -561,15 +561,21 @@ static int peer_copies_only(tt_rank *r) {
 ** of nested steps (an annotation within an annotation) only if the file wrote the inner one
 ** first; and of two operators under one External id the later written. Where the steps nest
 ** once all are read, or an External id was shared: read again with every operator's step
-** decided at the end and the innermost of a shared id kept (tt_options.op_times). */
+** decided at the end and the innermost of a shared id kept (tt_options.op_times).
+**   Activities whose External id was their correlation (Kineto of 2022-23) name no operator, and
+** the operators around their launches, which do, came before them: read again keeping every
+** operator's time and thread (tt_options.op_tree, tt_tree.c), where the file holds operators and
+** launches at all. */
 static int read_again(tt_import *imp, tt_rank *r, const char *path, const tt_options *opt) {
   int64_t floor = r->cpu_min - TT_GPU_BEFORE_CPU;
   const int by_floor = !r->floor_given && r->cpu_min != INT64_MAX && (r->kept_min < floor || r->dropped_max >= floor);
   const int by_ops = !opt->op_times && ((r->op_stepped && !tt_steps_disjoint(&r->steps)) || r->ext_shared);
-  if (!by_floor && !by_ops) return -1;
+  const int by_tree = !opt->op_tree && r->ext_is_corr && r->cpu_ops && r->launches.n;
+  if (!by_floor && !by_ops && !by_tree) return -1;
   tt_options again = *opt;
   if (by_floor) again.gpu_floor = &floor;
   if (by_ops) again.op_times = 1;
+  if (by_tree) again.op_tree = 1;
   again.on_event = NULL;
   again.keep_halves = 0; /* kept by the read before, with the rest */
   drop_last_rank(imp, r);

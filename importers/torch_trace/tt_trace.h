@@ -11,7 +11,10 @@
 ** activity whose operator the file writes after it, looked up again at the end), and one
 ** record per collective kernel (for matching across ranks). A file with "B"/"E" duration events
 ** or "b"/"e" async ones (tt_pair.c) is read twice, with 24 bytes per such event noted on the
-** first read and 4 kept for the second. Times are integer nanoseconds since the epoch.
+** first read and 4 kept for the second. A file whose activities give their correlation as their
+** External id (Kineto of 2022-23) is read twice, the second read keeping 40 bytes per operator
+** and 24 per runtime call (their times and threads, tt_tree.c). Times are integer nanoseconds
+** since the epoch.
 */
 #ifndef XP_TT_TRACE_H
 #define XP_TT_TRACE_H
@@ -67,8 +70,9 @@ typedef struct tt_ival { /* one GPU activity */
 ** yet. Kineto writes a kernel before its launch (the runtime event) as often as after, and other
 ** writers put operators after their kernels, so both are looked up once the file is read: until
 ** then ts holds the key to look up (TT_BY_CORR, TT_BY_HIP_EXT: a launch; TT_BY_EXT: an operator,
-** followed by the activity's TT_BY_CORR record, if it has one, for where none is found). */
-enum tt_pend_kind { TT_BY_TS, TT_BY_CORR, TT_BY_HIP_EXT, TT_BY_EXT };
+** followed by the activity's TT_BY_CORR record, if it has one, for where none is found;
+** TT_BY_TREE: a launch, as TT_BY_CORR, whose operator is the innermost around it, tt_tree.c). */
+enum tt_pend_kind { TT_BY_TS, TT_BY_CORR, TT_BY_HIP_EXT, TT_BY_EXT, TT_BY_TREE };
 typedef struct tt_pend {
   uint32_t ival;
   uint32_t kind; /* enum tt_pend_kind */
@@ -96,6 +100,20 @@ void tt_pid_set(tt_pid *a, tt_slice pid);
 typedef struct tt_launch { /* a runtime or driver API call, which may have launched GPU work */
   int64_t corr, ts;           /* its correlation id, and its raw CPU ts */
 } tt_launch;
+
+/* The operators around launches (tt_tree.c), kept on the read that links by them
+** (tt_options.op_tree): an operator's CPU time (raw ns) on its thread (an id in
+** tt_rank.threads), its key in tt_import.ops, its External id; parent, once the file is read,
+** the operator it ran in (its place in tt_rank.tree_ops, TT_NO_PARENT: none). */
+typedef struct tt_tree_op {
+  int64_t start, end, ext;
+  uint32_t thread, op, parent;
+} tt_tree_op;
+#define TT_NO_PARENT UINT32_MAX
+typedef struct tt_tree_call { /* a runtime or driver call with a correlation, on that read */
+  int64_t corr, ts;
+  uint32_t thread;
+} tt_tree_call;
 
 typedef struct tt_step {
   int64_t start, end; /* the annotation on the CPU */
@@ -228,6 +246,12 @@ typedef struct tt_rank {
   int64_t device;     /* GPU of the rank's activities (their pid), -1 unknown; set once done */
   uint64_t events, json_bytes;
   int64_t kernels, memcpys, memsets, cpu_ops, linked;
+  /* Activities whose External id was their correlation id (Kineto of 2022-23 wrote it so): it
+  ** names no operator; the innermost operator around their launch on its thread does, which a
+  ** read again finds (tt_options.op_tree, tt_tree.c): the operators, threads and calls then */
+  int64_t ext_is_corr;
+  xp_vec tree_ops, tree_calls; /* tt_tree_op, tt_tree_call */
+  xp_strtab threads;           /* tt_thread_key of each thread seen */
   uint64_t nonfinite; /* NaN / inf values the framer let through (tt_json.c scan_literal) */
   int64_t gpu_start, gpu_end, busy_ns, kernel_ns;
   int64_t dur_sum;    /* the GPU activities' durations so far (TT_SUM_LIMIT) */
@@ -364,6 +388,10 @@ typedef struct tt_options {
   ** it is read, and of operators sharing an External id the innermost kept: a second read where
   ** steps nest or ids are shared (tt_read.c), 16 bytes more per operator */
   int op_times;
+  /* the CPU operators' times by thread, and the threads of the runtime and driver calls, kept
+  ** (tt_rank.tree_ops, tree_calls), 40 and 24 bytes each, which link an activity whose External
+  ** id is its correlation to its operator: a second read where the first met any (tt_read.c) */
+  int op_tree;
   /* non-NULL: the file's "B"/"E" events paired, each pair read as the complete event it stands
   ** for: a second read where the first met any (tt_read.c); NULL, the first notes them */
   const tt_pairing *pairs;
@@ -449,6 +477,19 @@ void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt);
 ** the operator ran in, -1 if none held it when it was read; then *t is TT_TS_KEEP of the
 ** operator's CPU time (0: none), which places the activity once every step is known. */
 int32_t tt_link(tt_rank *r, uint32_t key, int64_t dur, int64_t ext, uint64_t op_step, uint64_t *t);
+/* ... the operator op (its id in tt_import.ops) counts the activity: shapes and linked. */
+void tt_link_op(tt_rank *r, uint32_t key, int64_t dur, uint32_t op);
+/* A thread's key, its pid and tid as keys (tt_id_key: 7 and "7" alike) joined by 0x1f, into out
+** (cap bytes), or malloc'd where longer; its length in *n (tt_pair.c). */
+char *tt_thread_key(const tt_event *ev, char *out, size_t cap, size_t *n);
+/* On the read that keeps them (tt_options.op_tree, tt_tree.c): an operator (a cpu_op) at raw
+** ts for dur ns, of External id ext and key op, and a call of correlation corr at raw ts. */
+void tt_tree_op_add(tt_rank *r, const tt_event *ev, int64_t ts, int64_t dur, int64_t ext, uint32_t op);
+void tt_tree_call_add(tt_rank *r, const tt_event *ev, int64_t corr, int64_t ts);
+/* Link each activity waiting on its launch's operator (TT_BY_TREE) to the innermost operator
+** around that launch on its thread, where the read kept them; each is then placed by its launch
+** (TT_BY_CORR). Frees what the read kept for it. */
+void tt_tree_link(tt_rank *r);
 void tt_rank_free(tt_rank *r);
 /* The host a rank's trace names ("hostname" and its spellings in the trace's metadata), or NULL. */
 const char *tt_rank_host(const tt_rank *r);

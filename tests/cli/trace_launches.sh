@@ -22,7 +22,7 @@ set -u
 # The file holds the CPU operators, then the GPU activities, then the launches ($ops_last: the
 # operators last, after the kernels they launched).
 trace() {
-  local k s g c
+  local k s g c ext
   printf '{"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 1},\n'
   printf '"baseTimeNanoseconds": 1790000000000000000,\n"traceEvents": [\n'
   for k in 0 1 2 3; do
@@ -34,7 +34,9 @@ trace() {
   for k in 0 1 2 3 4; do gpu kernel warmup $((1010 + 10 * k)) 5 7 $((100 + k)); done
   for k in 0 1 2 3; do
     g=$((1250 + 200 * k)) c=$((1000 + 10 * k))
-    gpu kernel gemm "$g" 20 7 "$c" $((${ext_is_corr:+c - 100 +} 100 + k))
+    ext=$((100 + k))
+    [ -z "${ext_is_corr:-}" ] || ext=$c # its correlation, as Kineto of 2022-23 wrote it
+    gpu kernel gemm "$g" 20 7 "$c" "$ext"
     gpu kernel lost $((g + 30)) 5 7 $((c + 5))
     gpu kernel graph_a $((g + 40)) 5 9 $((c + 1)) $((500 + k))
     gpu kernel graph_b $((g + 50)) 5 9 $((c + 1)) $((500 + k))
@@ -67,6 +69,12 @@ trace() {
 op() { # op STEP_START K: step K's aten::mm, which launched its gemm
   printf '{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 900, "tid": 900, "ts": %d, "dur": 20, "args": {"External id": %d}},\n' \
     $(($1 + 5)) $((100 + $2))
+  # $ext_is_corr: inside aten::mm an aten::empty that ends before the launch and an annotation
+  # around it; on another thread an operator at the launch's time
+  [ -z "${ext_is_corr:-}" ] || printf '%s\n' \
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::empty\", \"pid\": 900, \"tid\": 900, \"ts\": $(($1 + 6)), \"dur\": 2, \"args\": {\"External id\": $((600 + $2))}}," \
+    "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"around_launch\", \"pid\": 900, \"tid\": 900, \"ts\": $(($1 + 9)), \"dur\": 6, \"args\": {\"External id\": $((700 + $2))}}," \
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"other_thread\", \"pid\": 900, \"tid\": 901, \"ts\": $(($1 + 9)), \"dur\": 4, \"args\": {\"External id\": $((800 + $2))}},"
 }
 gpu() { # gpu CAT NAME TS DUR STREAM CORRELATION [EXT]
   printf '{"ph": "X", "cat": "%s", "name": "%s", "pid": 0, "tid": %d, "ts": %d, "dur": %d, "args": {%s"device": 0, "stream": %d, "correlation": %d}},\n' \
@@ -185,12 +193,16 @@ check "window step: exit" 0 $?
 check "window step: every activity in it" "37" "$(query "SELECT kernels FROM trace_steps")"
 check "window step: none said left out" "" "$(grep 'launched before' "$tmp/out")"
 
-# Kineto of 2022-23 wrote a kernel's correlation as its External id: no operator claims gemm then,
-# though its launch ran inside aten::mm; the launch's time, kept though an operator holds it,
-# places it in step k (its GPU start: k + 1).
+# Kineto of 2022-23 wrote a kernel's correlation as its External id, which names no operator: gemm
+# is the innermost cpu_op's around its launch on its thread, aten::mm's (not the aten::empty
+# before the launch inside it, the annotation around the launch or the operator of another thread
+# at its time); the launch's time, kept though an operator holds it, places it in step k (its
+# GPU start: k + 1).
 import_variant ext_is_corr ext_is_corr=1
 check "a kernel whose External id is its correlation: exit" 0 $?
-check "a kernel whose External id is its correlation: none linked" 0 "$(query "SELECT linked_kernels FROM trace_ranks")"
+check "a kernel whose External id is its correlation: each linked" 4 "$(query "SELECT linked_kernels FROM trace_ranks")"
+check "a kernel whose External id is its correlation: the operator around its launch" "aten::mm:4" \
+  "$(query "SELECT group_concat(op || ':' || count, ' ') FROM trace_shapes")"
 check "a kernel whose External id is its correlation: its launch's step" "0 1 2 3" "$(where gemm)"
 
 # A trace that records no launch proves nothing by its ids (tests/cli/trace_lagging.sh): the

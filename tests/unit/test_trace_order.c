@@ -228,6 +228,26 @@ static char *per_step(const tt_rank *r) {
   return out;
 }
 
+/* Rank 0's operators that count activities, "op:count ..." in order (the operator's name, not its
+** shapes, and of two alike the counts in order). */
+static char *shape_ops(const tt_import *imp, const tt_rank *r) {
+  char **ops = xp_xcalloc(r->shapes.n + 1, sizeof *ops);
+  for (size_t i = 0; i < r->shapes.n; i++) {
+    const tt_shape *s = XP_VEC_AT(&r->shapes, tt_shape, i);
+    const char *op = imp->ops.str[s->op];
+    ops[i] = xp_asprintf("%.*s:%lld", (int)strcspn(op, "\x1f"), op, (long long)s->count);
+  }
+  qsort(ops, r->shapes.n, sizeof *ops, by_text);
+  char *out = xp_strdup("");
+  for (size_t i = 0; i < r->shapes.n; i++) {
+    char *next = xp_asprintf("%s%s%s", out, i ? " " : "", ops[i]);
+    free(out), free(ops[i]);
+    out = next;
+  }
+  free(ops);
+  return out;
+}
+
 /* Step i's CPU window, "start..end" in us from 1700000000000000 us. */
 static char *step_window(const tt_rank *r, size_t i) {
   if (i >= r->steps.n) return xp_strdup("none");
@@ -599,6 +619,19 @@ static void check_figures(const char *name, const char *by, const tt_import *imp
     }
     CHECK_EQ_INT(imp->matched, 12);
     check_same_as_files(imp, name, "sglang_tp0.json.gz", "sglang_tp1.json.gz", by);
+  } else if (strcmp(name, "ext_corr2022.json") == 0) {
+    /* Kineto of 2022-23: every activity's External id its correlation, which names no operator;
+    ** each is the innermost cpu_op's around its launch, on its thread: the NCCL kernels
+    ** record_param_comms's (not the nccl:all_reduce annotation inside it), the gemms and their
+    ** memsets aten::addmm's (not CompiledFunction's around it), whatever the order; steps by
+    ** their launches */
+    char *ops = shape_ops(imp, r);
+    CHECK_EQ_INT(r->kernels + r->memcpys + r->memsets, 14);
+    CHECK_EQ_INT(r->linked, 14);
+    CHECK_EQ_STR(ops, "aten::add_:2 aten::addmm:2 aten::addmm:2 aten::copy_:2 aten::fill_:2 aten::mm:2 "
+                      "record_param_comms:2");
+    CHECK_EQ_STR(steps, "7|7");
+    free(ops);
   } else if (strcmp(name, "xpu_launch.json") == 0) {
     /* an Intel GPU (Kineto's XPU plugin), its GPU a step behind its CPU: fill_kernel and the copy
     ** that urEnqueueKernelLaunch and urEnqueueUSMMemcpy (xpu_runtime) launched outside an operator
@@ -682,6 +715,7 @@ int main(void) {
       {"trace/variants", "overrun_rocm.json", NULL, 0},         /* ends written seconds late (ROCm) */
       {"trace/variants", "graph_branches.json", NULL, 0},       /* a graph's branches on one stream */
       {"trace/variants", "xpu_launch.json", NULL, 0},           /* an Intel GPU's launches (xpu_runtime) */
+      {"trace/variants", "ext_corr2022.json", NULL, 0},         /* External id = correlation (2022-23) */
       {"trace/variants", "multinode_n1.json.gz", NULL, 0},      /* a node's two processes, their ranks */
       {"trace/variants", "multinode_1p1.json.gz", NULL, 0},     /* a node's one process, two GPUs, rank 1 */
       {"trace/variants", "multinode_r2_nodist.json.gz", NULL, 0}, /* rank 2 by its calls, no distributedInfo */
