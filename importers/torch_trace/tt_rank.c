@@ -198,6 +198,35 @@ int64_t tt_event_ext(const tt_event *ev) {
   return ext > 0 ? ext : 0;
 }
 
+/* Does the event read "ts": 0 and, where it has a "dur", "dur": 0? The time PyTorch 2.12's
+** export_chrome_trace writes for events it has none of (TT_NEAR_ZERO). */
+static int reads_zero(const tt_event *ev) {
+  int64_t ts, dur;
+  return tt_us_to_ns(ev->ts, &ts) == 0 && ts == 0 &&
+         (!ev->dur.n || (tt_us_to_ns(ev->dur, &dur) == 0 && dur == 0));
+}
+
+/* reads_zero, parsed only where the first byte of "ts" allows it: 0, -0 and "0 (a string) are at
+** or below '0', and Kineto's times start with another digit. Every event asks. */
+static inline int zero_time(const tt_event *ev) {
+  return ev->ts.n && (unsigned char)ev->ts.p[0] <= '0' && reads_zero(ev);
+}
+
+/* An event written with no time (zero_time), counted on its side (gpu: a GPU activity): whether
+** the read leaves it out, as untimed where a first read found the trace's other times far from 0
+** (tt_read.c read_untimed). Counted on every read: the first's counts say whether to read again. */
+static int untimed_left_out(tt_rank *r, const tt_options *opt, int gpu) {
+  if (gpu) r->zero_gpu++;
+  else r->zero_cpu++;
+  return opt->untimed_out;
+}
+
+/* A time ts (raw ns) read of ev: within TT_NEAR_ZERO of 0, and not ev's "ts": 0 with no time, it
+** says that the trace's times are near 0, where "ts": 0 is a time like any other */
+static inline void note_time(tt_rank *r, const tt_event *ev, int64_t ts) {
+  if (ts > -TT_NEAR_ZERO && ts < TT_NEAR_ZERO && (ts != 0 || !reads_zero(ev))) r->near_zero = 1;
+}
+
 /* Steps are kept sorted by start. The number of steps starting at or before t. */
 static size_t steps_upto(const xp_vec *steps, int64_t t) {
   const tt_step *s = steps->data;
@@ -235,6 +264,7 @@ static int on_annotation_step(tt_rank *r, const tt_event *ev, const tt_options *
     snprintf(err, errlen, "step annotation \"%.*s\" has no valid \"ts\" and \"dur\"", (int)nlen, name);
     return -1;
   }
+  note_time(r, ev, ts);
   if (dur < 0) { /* Kineto before 2022 could write one: no step can be made of it */
     r->bad_steps++;
     return 0;
@@ -297,7 +327,8 @@ static int replaces(const tt_import *imp, const tt_rank *r, int64_t ext, uint64_
 
 /* A CPU event at raw ts: the trace's first one sets the floor below which a GPU activity is no
 ** time the profiler ran (TT_GPU_BEFORE_CPU). */
-static void note_cpu_time(tt_rank *r, int64_t ts) {
+static void note_cpu_time(tt_rank *r, const tt_event *ev, int64_t ts) {
+  note_time(r, ev, ts);
   if (ts >= r->cpu_min) return;
   r->cpu_min = ts;
   if (!r->floor_given) r->gpu_floor = ts - TT_GPU_BEFORE_CPU;
@@ -327,7 +358,7 @@ static int on_cpu_op(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_op
   const int timed = tt_us_to_ns(ev->ts, &ts) == 0;
   if (!timed) ts = INT64_MIN;
   if ((opt->op_times || tree) && tt_us_to_ns(ev->dur, &dur) != 0) dur = INT64_MAX;
-  if (timed) note_cpu_time(r, ts);
+  if (timed) note_cpu_time(r, ev, ts);
   if (tree && timed && dur != INT64_MAX && dur >= 0) tt_tree_op_add(r, ev, ts, dur, ext, op);
   r->cpu_ops++;
   const uint64_t had = xp_idmap_get(&r->ext, ext);
@@ -514,6 +545,7 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_optio
     snprintf(err, errlen, "%s event \"%.*s\" has no valid \"dur\" (a number within +-4e15 us)", what, (int)(n < 60 ? n : 60), name);
     return -1;
   }
+  note_time(r, ev, ts);
   if (dur < 0) { /* Kineto before 2022-08 (pytorch/kineto#646, which clamps them since) */
     r->neg_dur++;
     dur = 0;
@@ -677,7 +709,7 @@ static void on_runtime(tt_rank *r, const tt_event *ev, const tt_options *opt) {
   /* a CPU event as much as an operator is: a trace whose first minute holds launches and no
   ** operator (graph replays, launches outside any recorded operator) keeps their activities */
   const int timed = tt_us_to_ns(ev->ts, &ts) == 0;
-  if (timed) note_cpu_time(r, ts);
+  if (timed) note_cpu_time(r, ev, ts);
   /* Kineto's roctracer logger since its 2023 rewrite (RoctracerActivity_inl.h) writes a
   ** launch's correlation id apart, as CUPTI's does, and a kernel's "External id" names its
   ** operator again, also on kernels that carry no correlation of their own (its first
@@ -804,7 +836,7 @@ int tt_rank_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_optio
 }
 
 int tt_rank_async(tt_import *imp, tt_rank *r, const tt_event *x, const tt_options *opt, char *err, size_t errlen) {
-  if (other_process(x, opt)) return 0;
+  if (other_process(x, opt) || (zero_time(x) && untimed_left_out(r, opt, 0))) return 0;
   return on_cpu_event(imp, r, x, opt, 1, err, errlen);
 }
 
@@ -830,6 +862,8 @@ int tt_rank_complete(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_op
                      char *err, size_t errlen) {
   const enum ev_cat cat = cat_of(ev->cat);
   if ((opt->device || opt->proc) && elsewhere(cat, ev, opt)) return 0;
+  if (cat != C_OTHER && zero_time(ev) && untimed_left_out(r, opt, cat == C_KERNEL || cat == C_MEMCPY || cat == C_MEMSET))
+    return 0;
   switch (cat) {
     case C_KERNEL: return on_gpu(imp, r, ev, opt, TT_KERNEL, err, errlen);
     case C_MEMCPY: return on_gpu(imp, r, ev, opt, TT_MEMCPY, err, errlen);
@@ -843,6 +877,7 @@ int tt_rank_complete(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_op
                     ** which no order of the file changes */
       int64_t ts, dur;
       if (tt_us_to_ns(ev->ts, &ts) == 0 && tt_us_to_ns(ev->dur, &dur) == 0) {
+        note_time(r, ev, ts);
         const int first = !r->prof_start && !r->prof_end;
         if (first || ts < r->prof_start) r->prof_start = ts;
         if (first || ts + dur > r->prof_end) r->prof_end = ts + dur;

@@ -125,6 +125,11 @@ static void window_keep(window *w, const char *buf, size_t pos, size_t len) {
 ** and writes <host>_<pid>.async_llm.<ms>.pt.trace.json.gz into the workers' directory, so an
 ** import of that directory's files meets one: the error says which file to leave out. */
 static int no_gpu_activity(const tt_rank *r, const char *path, const tt_options *opt) {
+  if (opt->untimed_out && r->zero_gpu) /* read_untimed */
+    return xp_error_at(XP_EXIT_USAGE, path, 0,
+                       "no timed GPU kernels in the trace (%llu events): its %lld GPU activit%s written with "
+                       "\"ts\": 0 and \"dur\": 0, no time (PyTorch 2.12's export_chrome_trace, pytorch/pytorch#188481)",
+                       (unsigned long long)r->events, (long long)r->zero_gpu, r->zero_gpu == 1 ? "y is" : "ies are");
   const char *base = strrchr(path, '/');
   if (strstr(base ? base + 1 : path, ".async_llm."))
     return xp_error_at(XP_EXIT_USAGE, path, 0,
@@ -705,6 +710,33 @@ static int read_paired(tt_import *imp, tt_rank *r, const char *path, const tt_op
   return rc;
 }
 
+/* Events written "ts": 0 and "dur": 0 where no other time of the trace is within a minute of 0
+** (TT_NEAR_ZERO): no times, as PyTorch 2.12's export_chrome_trace writes most events of a
+** trace's second half (pytorch/pytorch#188481). Read, CPU events at 0 stretch the window back
+** to 0 and steps, operators, launches and activities count with no time: the file is read again
+** (r goes) with all of them left out, so that every figure is the timed events', and they are
+** said once for the file with their count, which the run keeps (trace.untimed_events). After
+** the read that pairs "B"/"E" events (a pair can be untimed too) and before every other read
+** again, which look at what the timed events make of the file; the first read found them, so a
+** file without them is read once. -1 where there are none, or this is that read. */
+static int read_untimed(tt_import *imp, tt_rank *r, const char *path, const tt_options *opt) {
+  const int64_t cpu = r->zero_cpu, gpu = r->zero_gpu;
+  if (opt->untimed_out || cpu + gpu == 0 || r->near_zero) return -1;
+  tt_options again = *opt;
+  again.untimed_out = 1;
+  again.on_event = NULL;
+  again.keep_halves = 0; /* kept by the read before, with the rest */
+  drop_last_rank(imp, r);
+  const int rc = tt_read_file(imp, path, &again);
+  if (rc) return rc;
+  imp->untimed_events += cpu + gpu;
+  xp_warn("%s: %lld CPU event%s (operators, annotations, launches) and %lld GPU activit%s written with no time, "
+          "\"ts\": 0 and \"dur\": 0 where the trace's other times are far from 0 (PyTorch 2.12's export_chrome_trace, "
+          "pytorch/pytorch#188481), left out: the window, steps and figures are the timed events'", path,
+          (long long)cpu, cpu == 1 ? "" : "s", (long long)gpu, gpu == 1 ? "y" : "ies");
+  return 0;
+}
+
 /* The activities clipped (tt_clip.c), said once per file: how many, the time left out, the most. */
 static void warn_clipped(const tt_import *imp, const char *path, const xp_vec *clips) {
   int64_t n = 0, cut = 0;
@@ -758,6 +790,7 @@ int tt_read_file(tt_import *imp, const char *path, const tt_options *opt) {
   if (opt->label) r->trace_rank = opt->label->rank;
   if ((rc = read_labels(imp, r, path, opt)) >= 0) return rc;
   if ((rc = read_paired(imp, r, path, opt)) >= 0) return rc;
+  if ((rc = read_untimed(imp, r, path, opt)) >= 0) return rc;
   if ((rc = read_launcher(imp, r, path, opt)) >= 0) return rc;
   if ((rc = read_again(imp, r, path, opt)) >= 0) return rc;
   if ((rc = read_clipped(imp, r, path, opt)) >= 0) return rc;

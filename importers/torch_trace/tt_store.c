@@ -455,6 +455,8 @@ static int store_run_meta(xp_run *run, const tt_import *imp, const tt_options *o
   if (!rc && meta_str(di, "nccl_version")) rc = xp_run_meta(run, "trace.nccl_version", meta_str(di, "nccl_version"), "trace");
   int64_t cuda = meta_int(imp->ranks[0]->meta, "cuda_runtime_version");
   if (!rc && cuda > 0) rc = xp_run_meta_int(run, "trace.cuda_runtime_version", cuda, "trace");
+  /* events written with no time, left out (tt_read.c read_untimed): where the import found any */
+  if (!rc && imp->untimed_events) rc = xp_run_meta_int(run, "trace.untimed_events", imp->untimed_events, "trace");
   return rc;
 }
 

@@ -11,10 +11,10 @@
 ** activity whose operator the file writes after it, looked up again at the end), and one
 ** record per collective kernel (for matching across ranks). A file with "B"/"E" duration events
 ** or "b"/"e" async ones (tt_pair.c) is read twice, with 24 bytes per such event noted on the
-** first read and 4 kept for the second. A file whose activities give their correlation as their
-** External id (Kineto of 2022-23) is read twice, the second read keeping 40 bytes per operator
-** and 24 per runtime call (their times and threads, tt_tree.c). Times are integer nanoseconds
-** since the epoch.
+** first read and 4 kept for the second; one with events written with no time (TT_NEAR_ZERO), again
+** without them. A file whose activities give their correlation as their External id (Kineto of
+** 2022-23) is read twice, the second read keeping 40 bytes per operator and 24 per runtime call
+** (their times and threads, tt_tree.c). Times are integer nanoseconds since the epoch.
 */
 #ifndef XP_TT_TRACE_H
 #define XP_TT_TRACE_H
@@ -155,6 +155,11 @@ typedef struct tt_collk { /* one collective kernel */
 /* torch 1.8 could write a kernel at "ts": 0 (pytorch/kineto#109): a GPU activity this long or
 ** more before the trace's first CPU event is no time the profiler ran, and is left out */
 #define TT_GPU_BEFORE_CPU (60 * 1000000000LL)
+/* PyTorch 2.12's export_chrome_trace can write "ts": 0 and "dur": 0 for most events of a trace's
+** second half (pytorch/pytorch#188481): events with no time. An event so written (its "dur", if
+** any, 0) is untimed where no other time the trace holds is within this of 0: in a trace of
+** small relative times "ts": 0 is a time like any other (tt_read.c read_untimed) */
+#define TT_NEAR_ZERO TT_GPU_BEFORE_CPU
 #define TT_ENGINE_STEPS 2 /* tt_engine_steps */
 /* The most a rank's GPU activities may last together (1e16 ns, 116 days; a trace's are minutes):
 ** every total kept, and their sums over a thousand ranks in SQL, stay within int64 */
@@ -333,6 +338,11 @@ typedef struct tt_rank {
   /* GPU events left out or mended, for the warnings */
   int64_t gpu_before_cpu, neg_dur, not_complete, bad_steps, dup_steps, steps_not_complete;
   int64_t legacy_gpu; /* events of the legacy autograd profiler's "CUDA functions" */
+  /* Events of the categories read written "ts": 0, "dur": 0 (TT_NEAR_ZERO), CPU (operators,
+  ** annotations, API calls, "Trace" spans) and GPU activities; left out on a read with
+  ** tt_options.untimed_out. near_zero: a time within TT_NEAR_ZERO of 0 of any other event */
+  int64_t zero_cpu, zero_gpu;
+  int near_zero;
   /* GPUs (pids of GPU activity) seen, in order; one process that drove several wrote them all
   ** into one trace, and each becomes a rank of its own (tt_read.c) */
   int64_t devices[TT_MAX_DEVICES];
@@ -405,6 +415,9 @@ typedef struct tt_options {
   /* non-NULL: only the events whose pid carries this label are read, each with the pid it labels
   ** (tt_read.c read_labels: a rank of a merged file, whose label gives its rank) */
   const tt_label *label;
+  /* events written "ts": 0, "dur": 0 left out: untimed (TT_NEAR_ZERO), as a first read found
+  ** them (tt_read.c read_untimed) */
+  int untimed_out;
 } tt_options;
 
 typedef struct tt_import {
@@ -419,6 +432,7 @@ typedef struct tt_import {
   /* matching summary */
   int64_t match_groups, matched, unmatched;
   int single_rank;   /* one rank imported: collective times include waiting for peers */
+  int64_t untimed_events; /* events left out as untimed (TT_NEAR_ZERO), every file's */
   /* The most two hosts' clocks may differ (TT_HOST_SKEW_NS unless given): ranks naming different
   ** hosts are one job where their GPU windows overlap once widened by this much (tt_read.c) */
   int64_t host_skew_ns;

@@ -26,6 +26,14 @@ expect_bad() {
   if [ "$run" != "failed|1|0" ]; then echo "FAIL: $what: last run [$run], expected failed with no trace rows"; fail=1; fi
 }
 
+# every GPU activity written "ts": 0 and "dur": 0 (PyTorch 2.12, pytorch/pytorch#188481) in a trace
+# whose other times are far from 0: no timed GPU activity, refused as a trace with none is (before:
+# ok, a window from 0 and no GPU time)
+sed -E '/"cat": "(kernel|gpu_memcpy)"/s/"ts": [0-9.]+, "dur": [0-9.]+/"ts": 0.000, "dur": 0.000/' \
+  "$data/variants/untimed_half.json" > "$tmp/untimed_gpu.json"
+expect_bad "no timed GPU activity" "^xp: $tmp/untimed_gpu.json: no timed GPU kernels in the trace \\(23 events\\): its 6 GPU activities are written with \"ts\": 0 and \"dur\": 0, no time \\(PyTorch 2.12's export_chrome_trace, pytorch/pytorch#188481\\)$" \
+  "$tmp/untimed_gpu.json"
+
 head -c 700000 "$r0" > "$tmp/truncated.json.gz"
 expect_bad "truncated gzip" "^xp: $tmp/truncated.json.gz: truncated gzip stream: it ends at compressed byte 700000, after [0-9]+ bytes of JSON$" \
   "$tmp/truncated.json.gz"

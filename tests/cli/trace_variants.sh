@@ -202,4 +202,26 @@ run import torch-trace "$v/hosts_skew_r0.json" "$v/hosts_skew_r1.json"; expect_r
 has "each host's clock set to the reference rank's"
 [ "$(q "SELECT group_concat(rank || ':' || wait_ns || '/' || transfer_ns, ' ') FROM (SELECT * FROM trace_collectives ORDER BY rank)")" = \
   "0:40000/10000 1:0/10000" ] || die "cross-host split: $(q "SELECT rank, wait_ns, transfer_ns FROM trace_collectives")"
+# PyTorch 2.12's export_chrome_trace writes "ts": 0 and "dur": 0 for most events of a trace's
+# second half (pytorch/pytorch#188481): where the trace's other times are far from 0 they are left
+# out, every side's, said in one line and kept in the run's metadata; the figures are the timed
+# first half's (tests/unit/test_trace_order.c has them in every order). Before: ok and silent,
+# 4 kernels, its window and steps stretched back to 0
+db="$tmp/untimed.db"
+run import torch-trace "$v/untimed_half.json"; expect_rc 0
+has "xp: warning: $v/untimed_half.json: 9 CPU events (operators, annotations, launches) and 3 GPU activities written with no time, \"ts\": 0 and \"dur\": 0 where the trace's other times are far from 0 (PyTorch 2.12's export_chrome_trace, pytorch/pytorch#188481), left out: the window, steps and figures are the timed events'" "$tmp/err"
+[ "$(grep -c . "$tmp/err")" = 1 ] || die "untimed events: one line: $(cat "$tmp/err")"
+[ "$(q "SELECT value FROM run_meta WHERE key = 'trace.untimed_events' AND source = 'trace'")" = 12 ] ||
+  die "untimed events in the run's metadata: $(q "SELECT key, value FROM run_meta")"
+[ "$(q "SELECT kernels || ' ' || gpu_start_ns || ' ' || gpu_end_ns FROM trace_ranks")" = "2 1700000000000150000 1700000000001470000" ] ||
+  die "untimed events: the timed half's figures: $(q "SELECT * FROM trace_ranks")"
+[ "$(q "SELECT group_concat(number || ':' || kernels, ' ') FROM (SELECT * FROM trace_steps ORDER BY step)")" = "0:1 1:2" ] ||
+  die "untimed events: the timed steps: $(q "SELECT * FROM trace_steps")"
+# ... but where the trace's times are near 0 anyway (relative times, from 10 ms), "ts": 0 is a time
+sed 's/"ts": 170000000000/"ts": 1/' "$v/untimed_half.json" > "$tmp/untimed_rel.json"
+db="$tmp/untimed_rel.db"
+run import torch-trace "$tmp/untimed_rel.json"; expect_rc 0
+hasnt "no time" "$tmp/err"
+[ "$(q "SELECT count(*) FROM run_meta WHERE key = 'trace.untimed_events'")" = 0 ] || die "relative times: no untimed events"
+[ "$(q "SELECT kernels FROM trace_ranks")" = 4 ] || die "relative times: every activity kept: $(q "SELECT * FROM trace_ranks")"
 echo "ok: trace variants"

@@ -127,6 +127,8 @@ static char *figures(const tt_import *imp, const tt_rank *r) {
        (long long)r->cpu_ops, (long long)r->linked, (long long)r->before_trace);
   LINE("gpu %lld..%lld busy %lld kernel %lld profiled %lld..%lld", (long long)r->gpu_start, (long long)r->gpu_end,
        (long long)r->busy_ns, (long long)r->kernel_ns, (long long)r->prof_start, (long long)r->prof_end);
+  LINE("written \"ts\": 0, \"dur\": 0: %lld CPU events %lld GPU activities", (long long)r->zero_cpu,
+       (long long)r->zero_gpu);
   for (size_t i = 0; i < r->steps.n; i++) {
     const tt_step *s = XP_VEC_AT(&r->steps, tt_step, i);
     LINE("step %zu #%lld %lld..%lld gpu %lld..%lld: %lld activities %lld ns busy %lld", i, (long long)s->number,
@@ -355,6 +357,21 @@ static void check_figures(const char *name, const char *by, const tt_import *imp
     /* epoch times, not shifted by the base again, whichever activity comes first */
     CHECK_EQ_INT(r->kernels, 4);
     CHECK_EQ_INT(r->gpu_end, 1700000000000210000LL);
+  } else if (strcmp(name, "untimed_half.json") == 0) {
+    /* the second half written "ts": 0, "dur": 0 (pytorch/pytorch#188481): left out, whatever the
+    ** order; the window, steps and figures are the first half's */
+    CHECK_EQ_INT(r->zero_cpu, 9);
+    CHECK_EQ_INT(r->zero_gpu, 3);
+    CHECK_EQ_INT(imp->untimed_events, 12);
+    CHECK_EQ_INT(r->kernels, 2);
+    CHECK_EQ_INT(r->memcpys, 1);
+    CHECK_EQ_INT(r->cpu_ops, 3);
+    CHECK_EQ_INT(r->linked, 3);
+    CHECK_EQ_STR(steps, "1|2");
+    CHECK_EQ_INT(r->gpu_start, 1700000000000150000LL);
+    CHECK_EQ_INT(r->gpu_end, 1700000000001470000LL);
+    CHECK_EQ_INT(r->busy_ns, 40000);
+    CHECK_EQ_INT(r->prof_end, 0); /* its "Trace" span is untimed too */
   } else if (strcmp(name, "order_rocm2022.json") == 0) {
     /* two launches under one External id: every kernel's names its operator */
     CHECK_EQ_INT(r->linked, 4);
@@ -692,6 +709,7 @@ int main(void) {
       {"trace/variants", "twogpu_peer.json.gz", NULL, 0},       /* two devices and a third's copies */
       {"trace/variants", "order_ts0.json", NULL, 0},            /* a kernel at "ts": 0, written last */
       {"trace/variants", "order_epochbase.json", NULL, 0},      /* ... first, epoch times and a base */
+      {"trace/variants", "untimed_half.json", NULL, 0},         /* its second half "ts": 0, "dur": 0 */
       {"trace/variants", "order_rocm2022.json", NULL, 0},       /* a second launch under one id, late */
       {"trace/variants", "order_rocm_old.json", NULL, 0},       /* an operator before a ROCm kernel */
       {"trace/variants", "order_steps.json", NULL, 0},          /* one step by two threads, later first */
