@@ -605,6 +605,7 @@ static int by_ext(const void *a, const void *b) {
 /* What the calls of the device's own collective kernels name (tt_rank.own): a kernel and its
 ** record_param_comms share an External id. */
 static void own_calls(tt_rank *r) {
+  if (!r->calls.n) return; /* (no array: qsort and bsearch of NULL are undefined, not nothing) */
   qsort(r->calls.data, r->calls.n, sizeof(tt_call), by_ext);
   for (size_t i = 0; i < r->coll_exts.n; i++) {
     const tt_call key = {*XP_VEC_AT(&r->coll_exts, int64_t, i), 0, 0};

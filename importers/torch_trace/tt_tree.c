@@ -65,7 +65,7 @@ static int by_corr_ts(const void *a, const void *b) {
 static void nest(tt_rank *r) {
   tt_tree_op *o = r->tree_ops.data;
   const size_t n = r->tree_ops.n;
-  qsort(o, n, sizeof *o, by_thread_start);
+  if (n > 1) qsort(o, n, sizeof *o, by_thread_start); /* (qsort of no array: undefined, not nothing) */
   uint32_t *stack = xp_xmalloc((n ? n : 1) * sizeof *stack);
   size_t depth = 0;
   for (size_t i = 0; i < n; i++) {
@@ -75,7 +75,7 @@ static void nest(tt_rank *r) {
     stack[depth++] = (uint32_t)i;
   }
   free(stack);
-  qsort(r->tree_calls.data, r->tree_calls.n, sizeof(tt_tree_call), by_corr_ts);
+  if (r->tree_calls.n > 1) qsort(r->tree_calls.data, r->tree_calls.n, sizeof(tt_tree_call), by_corr_ts);
 }
 
 /* The innermost operator on thread th whose time holds t: from the last to start at or before t,
