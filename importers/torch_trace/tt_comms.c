@@ -36,8 +36,9 @@ static int next_item(const char **at, const char *end, int64_t *v) {
 ** where the group's size is known (size > 0). Stops where fn returns nonzero, and returns that;
 ** -1 where the text is no such list, or the places cannot be told. */
 static int walk_members(tt_slice list, int64_t size, int (*fn)(void *ctx, int64_t place, int64_t v), void *ctx) {
-  const char *p = list.n ? memchr(list.p, '[', list.n) : NULL, *end = list.p + list.n;
+  const char *p = list.n ? memchr(list.p, '[', list.n) : NULL;
   if (!p) return -1;
+  const char *end = list.p + list.n; /* (only now: an absent list is NULL, and NULL + 0 is undefined) */
   p++;
   int64_t place = 0, v;
   int cut = 0, after = 0, item, rc;

@@ -38,8 +38,9 @@ static int plain_pid(const char *p, const char *end) {
 }
 
 int tt_label_parse(tt_slice pid, tt_label *out) {
+  if (pid.n < 8) return 0; /* (before any arithmetic: an absent pid is NULL, and NULL + 0 is undefined) */
   const char *p = pid.p, *end = pid.p + pid.n;
-  if (pid.n < 8 || p[0] != '"' || p[1] != '[' || end[-1] != '"') return 0;
+  if (p[0] != '"' || p[1] != '[' || end[-1] != '"') return 0;
   int64_t v[4] = {-1, -1, -1, -1};
   const char *q = p + 2;
   for (;;) { /* KIND DIGITS, joined by "-" */
