@@ -73,9 +73,29 @@ static void clip_lane(tt_clip *a, size_t n, xp_vec *out) {
   }
 }
 
+/* Whether each lane's activities, in the order read, start and end no earlier than the one read
+** before them on it: then none ends after a later-starting one does, and none is clipped. Kineto
+** writes each stream's activities in order, so the scan below, which copies every activity (48
+** bytes each) to sort them, is left to the files that need it. */
+static int lanes_in_order(const tt_rank *r, size_t nl) {
+  int64_t(*last)[2] = xp_xmalloc(nl * sizeof *last);
+  for (size_t l = 0; l < nl; l++) last[l][0] = last[l][1] = INT64_MIN;
+  const uint32_t *lanes = r->lanes.data;
+  int in_order = 1;
+  for (size_t i = 0; i < r->ivals.n && in_order; i++) {
+    if (lanes[i] >= nl) continue;
+    const tt_ival *v = XP_VEC_AT(&r->ivals, tt_ival, i);
+    int64_t *l = last[lanes[i]];
+    in_order = v->start >= l[0] && v->end >= l[1];
+    l[0] = v->start, l[1] = v->end;
+  }
+  free(last);
+  return in_order;
+}
+
 size_t tt_clips_find(const tt_rank *r, xp_vec *out) {
   const size_t n = r->ivals.n, nl = r->lane_map.n;
-  if (!n || !nl || r->lanes.n != n) return 0;
+  if (!n || !nl || r->lanes.n != n || lanes_in_order(r, nl)) return 0;
   uint64_t *key = lane_keys(r);
   const uint32_t *lanes = r->lanes.data;
   const uint32_t *corrs = r->corrs.n == n ? r->corrs.data : NULL;
