@@ -121,16 +121,14 @@ size_t tt_clips_find(const tt_rank *r, xp_vec *out) {
 
 void tt_clip_event(xp_vec *clips, tt_event *ev, char *buf, size_t cap) {
   if (tt_event_side(ev) != TT_SIDE_GPU || (ev->ph.n && !SL_EQ(ev->ph, "\"X\""))) return;
-  /* the activity's lane as tt_rank.c numbers it: device its pid, stream its tid or args */
-  int64_t dev, stream, ts, dur;
+  /* the activity's lane as tt_rank.c keys it (device its pid, -1 where that is no number) */
+  int64_t dev, ts, dur;
+  uint64_t lane;
   if (tt_int(ev->pid, &dev) != 0) dev = -1;
-  if (tt_int(ev->tid, &stream) != 0) {
-    tt_slice s = tt_event_arg(ev, "stream");
-    if (!s.n || tt_int(s, &stream) != 0 || stream < 0) return;
-  }
+  if (tt_lane_key(ev, dev, &lane) != 0) return;
   if (tt_us_to_ns(ev->ts, &ts) != 0 || tt_us_to_ns(ev->dur, &dur) != 0) return;
   if (dur < 0) dur = 0;
-  const tt_clip want = {(uint64_t)(uint32_t)dev << 32 | (uint32_t)stream, ts, ts + dur, 0, 0, 0, 0};
+  const tt_clip want = {lane, ts, ts + dur, 0, 0, 0, 0};
   tt_clip *c = bsearch(&want, clips->data, clips->n, sizeof want, by_place);
   if (!c) return;
   c->applied = 1;

@@ -513,10 +513,16 @@ static int own_device_read(const tt_options *opt) { return opt->device && !opt->
 
 /* The activity's stream lane (tt_trace.h): Kineto writes the stream as a GPU event's tid, and
 ** in its args. Activities on one lane ran in the order they were launched (tt_done.c). */
-static uint32_t lane_of(tt_rank *r, const tt_event *ev, int64_t dev) {
+int tt_lane_key(const tt_event *ev, int64_t dev, uint64_t *key) {
   int64_t stream;
-  if (tt_int(ev->tid, &stream) != 0 && (stream = arg_int(ev, "stream", -1)) < 0) return TT_NO_LANE;
-  uint64_t key = (uint64_t)(uint32_t)dev << 32 | (uint32_t)stream;
+  if (tt_int(ev->tid, &stream) != 0 && (stream = arg_int(ev, "stream", -1)) < 0) return -1;
+  *key = (uint64_t)(uint32_t)dev << 32 | (uint32_t)stream;
+  return 0;
+}
+
+static uint32_t lane_of(tt_rank *r, const tt_event *ev, int64_t dev) {
+  uint64_t key;
+  if (tt_lane_key(ev, dev, &key) != 0) return TT_NO_LANE;
   return xp_map_put(&r->lane_map, key, (uint32_t)r->lane_map.n, NULL);
 }
 

@@ -81,6 +81,9 @@ typedef struct tt_pend {
 /* tt_ival.step while placing: launched before the trace began, outside every step for good */
 #define TT_BEFORE_TRACE (-2)
 #define TT_NO_LANE 0xffffffffu /* tt_rank.lanes: the event names no stream */
+/* A GPU activity's lane key, device << 32 | stream, as tt_rank.lane_map keys it: the stream its
+** tid, else its args' "stream"; -1 where it names none (tt_rank.c, and tt_clip.c finding it again). */
+int tt_lane_key(const tt_event *ev, int64_t dev, uint64_t *key);
 /* A raw timestamp kept in an idmap, where 0 means absent. */
 #define TT_TS_KEEP(ts) ((uint64_t)(ts) ^ (1ull << 63))
 #define TT_TS_BACK(v) ((int64_t)((v) ^ (1ull << 63)))
