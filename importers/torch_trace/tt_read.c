@@ -554,6 +554,15 @@ static int peer_copies_only(tt_rank *r) {
   return 1;
 }
 
+/* The file read again (r goes) with `again`'s changes. Events kept (--events) were kept by the
+** read before, with the rest, so this read keeps none. */
+static int read_once_more(tt_import *imp, tt_rank *r, const char *path, tt_options *again) {
+  again->on_event = NULL;
+  again->keep_halves = 0;
+  drop_last_rank(imp, r);
+  return tt_read_file(imp, path, again);
+}
+
 /* The file read again where the order of its events decided what the first read made of it
 ** (r goes), so that no order of the events changes a figure; a trace written as Kineto writes
 ** it is read once. -1 where one read did. Events kept per file (--events) were written on the
@@ -581,10 +590,7 @@ static int read_again(tt_import *imp, tt_rank *r, const char *path, const tt_opt
   if (by_floor) again.gpu_floor = &floor;
   if (by_ops) again.op_times = 1;
   if (by_tree) again.op_tree = 1;
-  again.on_event = NULL;
-  again.keep_halves = 0; /* kept by the read before, with the rest */
-  drop_last_rank(imp, r);
-  return tt_read_file(imp, path, &again);
+  return read_once_more(imp, r, path, &again);
 }
 
 /* One process made every launch of the file, and operators or annotations of other processes are
@@ -724,10 +730,7 @@ static int read_untimed(tt_import *imp, tt_rank *r, const char *path, const tt_o
   if (opt->untimed_out || cpu + gpu == 0 || r->near_zero) return -1;
   tt_options again = *opt;
   again.untimed_out = 1;
-  again.on_event = NULL;
-  again.keep_halves = 0; /* kept by the read before, with the rest */
-  drop_last_rank(imp, r);
-  const int rc = tt_read_file(imp, path, &again);
+  const int rc = read_once_more(imp, r, path, &again);
   if (rc) return rc;
   imp->untimed_events += cpu + gpu;
   xp_warn("%s: %lld CPU event%s (operators, annotations, launches) and %lld GPU activit%s written with no time, "
@@ -764,10 +767,7 @@ static int read_clipped(tt_import *imp, tt_rank *r, const char *path, const tt_o
   if (!tt_clips_find(r, &clips)) return -1;
   tt_options again = *opt;
   again.clips = &clips;
-  again.on_event = NULL;
-  again.keep_halves = 0; /* kept by the read before, with the rest */
-  drop_last_rank(imp, r);
-  const int rc = tt_read_file(imp, path, &again);
+  const int rc = read_once_more(imp, r, path, &again);
   if (!rc) warn_clipped(imp, path, &clips);
   xp_vec_free(&clips);
   return rc;
