@@ -123,6 +123,12 @@ static enum ev_cat cat_of(tt_slice c) {
       break;
     case 14: if (SL_EQ(c, "\"cuda_runtime\"")) return C_RUNTIME; break;
     case 17: if (SL_EQ(c, "\"user_annotation\"")) return C_ANNOT; break;
+    /* Other vendors' backends (PyTorch's PrivateUse1: Moore Threads' MUSA, Cambricon's MLU,
+    ** Gaudi, ...) through their Kineto builds or plugins: their runtime and driver calls, which
+    ** Kineto treats as it does CUDA's (no External id of their own, output_json.cpp) and MUSA's
+    ** MUPTI numbers as CUPTI does, the kernel carrying its launch's correlation */
+    case 20: if (SL_EQ(c, "\"privateuse1_driver\"")) return C_RUNTIME; break;
+    case 21: if (SL_EQ(c, "\"privateuse1_runtime\"")) return C_RUNTIME; break;
   }
   return C_OTHER;
 }
@@ -689,9 +695,10 @@ static void note_launch_id(tt_rank *r, const tt_event *ev, int64_t id) {
 
 
 /* A driver API call (cuLaunchKernel, Triton's launch, cat cuda_driver; the Level Zero calls under
-** a SYCL call, xpu_driver): a trace that records them holds the launches that bypass the runtime. */
+** a SYCL call, xpu_driver; MUSA's muLaunchKernel, privateuse1_driver): a trace that records them
+** holds the launches that bypass the runtime. */
 static int is_driver_call(tt_slice cat) {
-  return SL_EQ(cat, "\"cuda_driver\"") || SL_EQ(cat, "\"xpu_driver\"");
+  return SL_EQ(cat, "\"cuda_driver\"") || SL_EQ(cat, "\"xpu_driver\"") || SL_EQ(cat, "\"privateuse1_driver\"");
 }
 
 /* A call of the CUDA (or HIP, or an Intel GPU's SYCL and Level Zero) runtime or driver API. Its

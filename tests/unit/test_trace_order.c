@@ -661,6 +661,16 @@ static void check_figures(const char *name, const char *by, const tt_import *imp
     CHECK_EQ_INT(r->linked, 3);
     CHECK_EQ_INT(r->before_trace, 1);
     CHECK_EQ_STR(steps, "3|4|4");
+  } else if (strcmp(name, "pu1_launch.json") == 0) {
+    /* a PrivateUse1 backend (Moore Threads' MUSA through its Kineto), its GPU a step behind: the
+    ** fill and Triton kernels and the copy that musaLaunchKernel, muLaunchKernel and
+    ** musaMemcpyAsync (privateuse1_runtime, _driver) launched outside an operator are their
+    ** launch's step; warmup_kernel, its correlation below every call's, in none */
+    CHECK_EQ_INT(r->kernels, 10);
+    CHECK_EQ_INT(r->memcpys, 3);
+    CHECK_EQ_INT(r->linked, 3);
+    CHECK_EQ_INT(r->before_trace, 1);
+    CHECK_EQ_STR(steps, "4|4|4");
   } else if (strcmp(name, "order_cpulate.json") == 0) {
     /* a kernel 100 s after the first CPU event is kept, wherever the file writes that event */
     CHECK_EQ_INT(r->gpu_before_cpu, 0);
@@ -733,6 +743,7 @@ int main(void) {
       {"trace/variants", "overrun_rocm.json", NULL, 0},         /* ends written seconds late (ROCm) */
       {"trace/variants", "graph_branches.json", NULL, 0},       /* a graph's branches on one stream */
       {"trace/variants", "xpu_launch.json", NULL, 0},           /* an Intel GPU's launches (xpu_runtime) */
+      {"trace/variants", "pu1_launch.json", NULL, 0},           /* a PrivateUse1 backend's launches */
       {"trace/variants", "ext_corr2022.json", NULL, 0},         /* External id = correlation (2022-23) */
       {"trace/variants", "multinode_n1.json.gz", NULL, 0},      /* a node's two processes, their ranks */
       {"trace/variants", "multinode_1p1.json.gz", NULL, 0},     /* a node's one process, two GPUs, rank 1 */
