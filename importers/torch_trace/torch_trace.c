@@ -379,7 +379,8 @@ const xp_kind xp_kind_torch_trace = {
     .records_as = NULL,
     .show = torch_trace_show,
     .notes = "CUDA's and ROCm's (HIP) traces, Intel GPUs' (xpu_runtime) and PrivateUse1 backends' (MUSA,\n"
-             "  MLU: privateuse1_runtime). A GPU activity is its operator's step's (wherever the file\n"
+             "  MLU: privateuse1_runtime; musa_runtime, mlu_runtime, mlu_memcpy).\n"
+             "  A GPU activity is its operator's step's (wherever the file\n"
              "  writes the operator), else its launch's (a CUDA graph's replay: its cudaGraphLaunch's), else\n"
              "  by stream order; one launched before the profiler began recording is in no step where the\n"
              "  ids tell (one process's launches, numbered as the activities; the import says how many).\n"

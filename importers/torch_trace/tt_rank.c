@@ -112,6 +112,10 @@ static enum ev_cat cat_of(tt_slice c) {
       if (SL_EQ(c, "\"gpu_memcpy\"")) return C_MEMCPY;
       if (SL_EQ(c, "\"gpu_memset\"")) return C_MEMSET;
       if (SL_EQ(c, "\"xpu_driver\"")) return C_RUNTIME;
+      /* Cambricon's Kineto build (Cambricon/torch_mlu kineto_mlu) before it took the PrivateUse1
+      ** names below: an MLU's copies, fills and runtime calls; its kernels are "kernel" */
+      if (SL_EQ(c, "\"mlu_memcpy\"")) return C_MEMCPY;
+      if (SL_EQ(c, "\"mlu_memset\"")) return C_MEMSET;
       break;
     /* Intel GPUs (Kineto's XPU plugin over PTI): the SYCL / Unified Runtime calls
     ** (urEnqueueKernelLaunch, urEnqueueUSMMemcpy, ...) are "xpu_runtime", the Level Zero calls
@@ -120,8 +124,13 @@ static enum ev_cat cat_of(tt_slice c) {
     case 13:
       if (SL_EQ(c, "\"cuda_driver\"")) return C_RUNTIME;
       if (SL_EQ(c, "\"xpu_runtime\"")) return C_RUNTIME;
+      if (SL_EQ(c, "\"mlu_runtime\"")) return C_RUNTIME;
+      if (SL_EQ(c, "\"musa_driver\"")) return C_RUNTIME; /* Moore Threads' build, likewise */
       break;
-    case 14: if (SL_EQ(c, "\"cuda_runtime\"")) return C_RUNTIME; break;
+    case 14:
+      if (SL_EQ(c, "\"cuda_runtime\"")) return C_RUNTIME;
+      if (SL_EQ(c, "\"musa_runtime\"")) return C_RUNTIME;
+      break;
     case 17: if (SL_EQ(c, "\"user_annotation\"")) return C_ANNOT; break;
     /* Other vendors' backends (PyTorch's PrivateUse1: Moore Threads' MUSA, Cambricon's MLU,
     ** Gaudi, ...) through their Kineto builds or plugins: their runtime and driver calls, which
@@ -695,10 +704,11 @@ static void note_launch_id(tt_rank *r, const tt_event *ev, int64_t id) {
 
 
 /* A driver API call (cuLaunchKernel, Triton's launch, cat cuda_driver; the Level Zero calls under
-** a SYCL call, xpu_driver; MUSA's muLaunchKernel, privateuse1_driver): a trace that records them
-** holds the launches that bypass the runtime. */
+** a SYCL call, xpu_driver; MUSA's muLaunchKernel, privateuse1_driver or musa_driver): a trace that
+** records them holds the launches that bypass the runtime. */
 static int is_driver_call(tt_slice cat) {
-  return SL_EQ(cat, "\"cuda_driver\"") || SL_EQ(cat, "\"xpu_driver\"") || SL_EQ(cat, "\"privateuse1_driver\"");
+  return SL_EQ(cat, "\"cuda_driver\"") || SL_EQ(cat, "\"xpu_driver\"") || SL_EQ(cat, "\"privateuse1_driver\"") ||
+         SL_EQ(cat, "\"musa_driver\"");
 }
 
 /* A call of the CUDA (or HIP, or an Intel GPU's SYCL and Level Zero) runtime or driver API. Its

@@ -661,11 +661,14 @@ static void check_figures(const char *name, const char *by, const tt_import *imp
     CHECK_EQ_INT(r->linked, 3);
     CHECK_EQ_INT(r->before_trace, 1);
     CHECK_EQ_STR(steps, "3|4|4");
-  } else if (strcmp(name, "pu1_launch.json") == 0) {
+  } else if (strcmp(name, "pu1_launch.json") == 0 || strcmp(name, "musa_launch.json") == 0 ||
+             strcmp(name, "mlu_launch.json") == 0) {
     /* a PrivateUse1 backend (Moore Threads' MUSA through its Kineto), its GPU a step behind: the
     ** fill and Triton kernels and the copy that musaLaunchKernel, muLaunchKernel and
     ** musaMemcpyAsync (privateuse1_runtime, _driver) launched outside an operator are their
-    ** launch's step; warmup_kernel, its correlation below every call's, in none */
+    ** launch's step; warmup_kernel, its correlation below every call's, in none. The same as
+    ** the vendors' own Kineto builds named the categories: musa_runtime, musa_driver;
+    ** Cambricon's mlu_runtime and mlu_memcpy (the copies counted) */
     CHECK_EQ_INT(r->kernels, 10);
     CHECK_EQ_INT(r->memcpys, 3);
     CHECK_EQ_INT(r->linked, 3);
@@ -744,6 +747,8 @@ int main(void) {
       {"trace/variants", "graph_branches.json", NULL, 0},       /* a graph's branches on one stream */
       {"trace/variants", "xpu_launch.json", NULL, 0},           /* an Intel GPU's launches (xpu_runtime) */
       {"trace/variants", "pu1_launch.json", NULL, 0},           /* a PrivateUse1 backend's launches */
+      {"trace/variants", "musa_launch.json", NULL, 0},          /* ... as MUSA's Kineto once named them */
+      {"trace/variants", "mlu_launch.json", NULL, 0},           /* ... Cambricon's, its copies mlu_memcpy */
       {"trace/variants", "ext_corr2022.json", NULL, 0},         /* External id = correlation (2022-23) */
       {"trace/variants", "multinode_n1.json.gz", NULL, 0},      /* a node's two processes, their ranks */
       {"trace/variants", "multinode_1p1.json.gz", NULL, 0},     /* a node's one process, two GPUs, rank 1 */
