@@ -911,6 +911,12 @@ int tt_rank_complete(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_op
       /* the legacy autograd profiler's trace (use_kineto=False) has no categories: its GPU side
       ** is the process "CUDA functions", which no rank is read from (tt_read.c no_gpu_activity) */
       if (SL_EQ(ev->pid, "\"CUDA functions\"")) r->legacy_gpu++;
+      /* torch_npu's profiler writes an Ascend NPU's tasks (from CANN's msprof) into its
+      ** trace_view.json with no category, under a process it names "Ascend Hardware": not
+      ** Kineto's GPU activities (no_gpu_activity says so) */
+      else if (!ev->cat.n && SL_EQ(ev->name, "\"process_name\"") &&
+               tt_string_eq(tt_event_arg(ev, "name"), "Ascend Hardware"))
+        r->ascend = 1;
       return 0;
   }
 }

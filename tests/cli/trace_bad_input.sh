@@ -89,6 +89,14 @@ expect_bad "bzip2" "^xp: $tmp/trace.json.bz2:1: event 0 \\(byte 0\\): not JSON: 
 printf '%s\n' '[{"name": "aten::mm", "ph": "X", "ts": 100.0, "dur": 20.0, "tid": 1, "pid": "CPU functions", "args": {}},' \
   '{"name": "aten::mm", "ph": "X", "ts": 130.0, "dur": 15.0, "tid": 0, "pid": "CUDA functions", "args": {}}]' > "$tmp/legacy.json"
 expect_bad "legacy autograd profiler" "^xp: $tmp/legacy.json: no GPU kernels in the trace \\(2 events\\): it is the legacy autograd profiler's" "$tmp/legacy.json"
+# torch_npu's trace_view.json (Ascend/pytorch torch_npu/profiler/analysis/prof_common_func/
+# _trace_event_manager.py at 734edcde: its CPU events and process names; the NPU's tasks as CANN's
+# msprof writes them, no category, "Task Type" args): said so, not "recorded with CUDA activities?"
+printf '%s\n' '[{"ph": "M", "name": "process_name", "pid": 2287318, "tid": 0, "args": {"name": "Python"}},' \
+  '{"ph": "M", "name": "process_name", "pid": 2287318402, "tid": 0, "args": {"name": "Ascend Hardware"}},' \
+  '{"ph": "X", "name": "aten::mm", "pid": 2287318, "tid": 2287318, "ts": "1701000000000100.000", "dur": 200.0, "cat": "cpu_op", "args": {"Sequence number": -1}},' \
+  '{"ph": "X", "name": "aclnnMm_MatMulCommon_MatMulV2", "pid": 2287318402, "tid": 2, "ts": "1701000000000400.000", "dur": 50.0, "args": {"Model Id": 4294967295, "Task Type": "AI_CORE", "Stream Id": 2, "Task Id": 11}}]' > "$tmp/npu.json"
+expect_bad "torch_npu trace" "^xp: $tmp/npu.json: no GPU kernels in the trace \\(4 events\\): it is torch_npu's trace_view.json \\(Ascend NPU\\)" "$tmp/npu.json"
 # a name with an unescaped '"' (Kineto before pytorch/pytorch#146900, with_stack): the likely cause named
 printf '%s\n' '{"traceEvents": [' \
   '{"ph": "X", "cat": "python_function", "name": "<eval_with_key>.5 {"device": "cpu"}(12): forward", "pid": 1, "tid": 1, "ts": 1, "dur": 2}]}' > "$tmp/quote.json"
