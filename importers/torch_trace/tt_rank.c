@@ -541,6 +541,15 @@ static uint32_t lane_of(tt_rank *r, const tt_event *ev, int64_t dev) {
   return xp_map_put(&r->lane_map, key, (uint32_t)r->lane_map.n, NULL);
 }
 
+/* Kineto's XPU plugin with its scope profiler on (an Intel GPU's kernel metrics) writes, after the
+** activities, a "kernel" named "metrics: NAME" for each kernel it measured, 1 ns wider on each side
+** on the kernel's queue, to carry the metrics' values (XpuptiActivityHandlersV2.cpp): the kernel
+** again, with its "kernel_id" and no "correlation", which every real XPU kernel carries. */
+static int is_scope_copy(const tt_event *ev, const char *name, size_t n) {
+  return n > 9 && memcmp(name, "metrics: ", 9) == 0 && tt_event_arg(ev, "kernel_id").n &&
+         !tt_event_arg(ev, "correlation").n;
+}
+
 static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt, enum tt_gpu_kind kind,
                   char *err, size_t errlen) {
   const char *what = tt_gpu_kind_name[kind];
@@ -556,6 +565,10 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_optio
   ** (tt_pair.c), and an instant or other event of a kernel's category has no duration to count */
   if (ev->ph.n && !SL_EQ(ev->ph, "\"X\"")) {
     r->not_complete++;
+    return 0;
+  }
+  if (kind == TT_KERNEL && is_scope_copy(ev, name, n)) {
+    r->scope_copies++;
     return 0;
   }
   if (!ev->ts.n || tt_us_to_ns(ev->ts, &ts) != 0) {

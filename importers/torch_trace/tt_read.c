@@ -265,6 +265,10 @@ static void warn_mended(const tt_rank *r) {
   if (r->not_complete)
     xp_warn("%s: %lld GPU event%s that %s not complete (\"ph\" other than \"X\", \"B\" and \"E\") left out", r->file,
             (long long)r->not_complete, r->not_complete == 1 ? "" : "s", r->not_complete == 1 ? "is" : "are");
+  if (r->scope_copies)
+    xp_warn("%s: %lld kernel cop%s the XPU scope profiler wrote to carry its metrics (\"metrics: NAME\", no "
+            "correlation) left out: each kernel counts once", r->file, (long long)r->scope_copies,
+            r->scope_copies == 1 ? "y" : "ies");
   if (r->steps_not_complete)
     xp_warn("%s: %lld step annotation event%s not complete (\"ph\" other than \"X\", \"B\" and \"E\": an instant, an "
             "async \"b\" or \"e\" with no pair) left out: only complete events, \"B\"/\"E\" and async \"b\"/\"e\" pairs "

@@ -340,6 +340,7 @@ typedef struct tt_rank {
   int floor_given;
   /* GPU events left out or mended, for the warnings */
   int64_t gpu_before_cpu, neg_dur, not_complete, bad_steps, dup_steps, steps_not_complete;
+  int64_t scope_copies; /* the XPU scope profiler's "metrics: NAME" copies of kernels (tt_rank.c) */
   int64_t legacy_gpu; /* events of the legacy autograd profiler's "CUDA functions" */
   int ascend;         /* a process named "Ascend Hardware": torch_npu's trace_view.json */
   /* Events of the categories read written "ts": 0, "dur": 0 (TT_NEAR_ZERO), CPU (operators,
