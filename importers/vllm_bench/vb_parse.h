@@ -51,6 +51,8 @@ typedef struct vb_result {
   int index;             /* 0-based position of the object in the file */
   enum vb_tool tool;
   int line;              /* line where the object starts */
+  char sum[65];          /* SHA-256 of the object as read (its JSON printed again, unformatted):
+                         ** the same result in two files reads alike whatever their indent */
   char *model;           /* model_id */
   char *backend, *endpoint_type, *tokenizer, *label, *date; /* NULL when absent or null */
   char *engine_version;  /* benchmark_serving.py 2024's --version; NULL when absent or "N/A" */

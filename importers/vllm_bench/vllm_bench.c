@@ -112,6 +112,19 @@ static int given_with_its_result(char **paths, int n) {
   return rc;
 }
 
+/* One result in two files: vllm bench sweep serve writes each run of a point to run=N.json and
+** then all of them again, as a list, to the point's summary.json. Given both, each run's requests
+** would count twice. Refused, naming the first (within one file, results are separate runs). */
+static int result_twice(const vb_set *s) {
+  for (size_t i = 1; i < s->n; i++)
+    for (size_t j = 0; j < i; j++)
+      if (strcmp(s->r[i].sum, s->r[j].sum) == 0 && strcmp(s->r[i].file, s->r[j].file) != 0)
+        return xp_error_at(XP_EXIT_USAGE, s->r[i].file, s->r[i].line, "the same result as %s:%d (vllm bench sweep's "
+                           "summary.json lists its run=N.json files' results again): each case would count its "
+                           "requests twice; give the run files or the summary", s->r[j].file, s->r[j].line);
+  return 0;
+}
+
 static int load_all(const xp_spec *spec, vb_set *out) {
   out->r = NULL;
   out->n = 0;
@@ -142,6 +155,7 @@ static int load_all(const xp_spec *spec, vb_set *out) {
     }
   }
   if (!rc) rc = given_with_its_result(paths, i);
+  if (!rc) rc = result_twice(out);
   for (int k = 0; k < i; k++) free(paths[k]);
   free(paths);
   free(sums);

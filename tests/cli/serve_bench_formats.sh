@@ -196,4 +196,12 @@ imp "$tmp/tp2.db" "$tmp/tp2.json" > /dev/null
 check "vllm bench sweep over TP: the run's TP, the overrides of other types as settings" \
   '2|{"_benchmark_name":"tp2","compilation_config":"{\"mode\":3}","max_num_seqs":4,"tensor_parallel_size":2}' \
   "$(db="$tmp/tp2.db" sql "SELECT r.tp || '|' || json_remove(c.params, '$.file', '$.burstiness', '$.max_concurrency', '$.num_prompts', '$.request_rate') FROM runs r JOIN cases c ON c.run_id = r.id" | sed 's/""/"/g; s/^"//; s/"$//')"
+# a point's summary.json lists its run=N.json files' results again (formats/PROVENANCE.md: the
+# point's run=0.json and summary.json, both real): given together, run 0 would count twice
+one_line "vllm bench sweep: summary.json with its run file" 2 \
+  "vllm_sweep_seqs8_summary.json:2: the same result as .*vllm_sweep_seqs8_run0.json:1 (vllm bench sweep's summary.json lists its run=N.json files' results again)" \
+  "$XP" --db "$tmp/twice.db" import vllm-bench "$fmt/vllm_sweep_seqs8_run0.json" "$fmt/vllm_sweep_seqs8_summary.json"
+check "vllm bench sweep: nothing recorded of the summary given with its run file" "no" "$([ -e "$tmp/twice.db" ] && echo yes || echo no)"
+imp "$tmp/runs.db" "$fmt/vllm_sweep_seqs8_run0.json" "$fmt/vllm_sweep_seqs4_run0.json" > /dev/null
+check "vllm bench sweep: two points' run files, one case each" 2 "$(db="$tmp/runs.db" sql "SELECT count(*) FROM cases")"
 finish
