@@ -16,7 +16,9 @@
 **   vllm bench sweep serve: each run's result (run=N.json, indent 4) as vllm bench serve wrote
 **     it, then run_number and the point's serve and bench overrides (--serve-params,
 **     --bench-params: max_num_seqs, tensor_parallel_size, ...), which are settings of the case
-**     whatever their type (take_sweep_setting); summary.json a list of a point's runs.
+**     whatever their type (take_sweep_setting); summary.json a list of a point's runs;
+**     warmup.json (--warmup-num-prompts, vllm-project/vllm commit 0031557) the warmup's result,
+**     run_number -1, refused.
 **   python -m sglang.bench_serving --output-file F (SGLang, python/sglang/bench_serving.py; since
 **     June 2026 python/sglang/benchmark/serving.py, the old name a shim to it):
 **     appends one line per benchmark (JSONL). Every version since August 2024 writes backend
@@ -277,8 +279,8 @@ static const vb_key known_keys[] = {
     {"queue_times", T_LIST_NUM, D_NONE, 0, NULL, NULL},
     {"generated_texts", T_ANY, D_NONE, 0, NULL, NULL},
     {"rps_change_events", T_ANY, D_NONE, 0, NULL, NULL},
-    /* vllm bench sweep serve: the run's repetition of its point (-1 the warmup), no setting:
-    ** the runs of a point pool as one case, as the results of --append-result do */
+    /* vllm bench sweep serve: the run's repetition of its point (-1 the warmup, refused), no
+    ** setting: the runs of a point pool as one case, as the results of --append-result do */
     {"run_number", T_NUM, D_NONE, 0, NULL, NULL},
     {"spec_decode_per_position_acceptance_rates", T_ANY, D_NONE, 0, NULL, NULL},
     {"server_info", T_ANY, D_NONE, 0, NULL, NULL}, /* SGLang: the server's whole configuration */
@@ -816,6 +818,12 @@ static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
     if (required && cJSON_IsNull(v)) return bad_key(s, k->key, "is null; a value is required");
     if (v && check_type(s, k, v)) return XP_EXIT_USAGE;
   }
+  /* vllm bench sweep serve's --warmup-num-prompts runs a point once before its runs, to
+  ** warm the server, and keeps that result as warmup.json, run_number -1: no measurement */
+  const cJSON *run = cJSON_GetObjectItemCaseSensitive(o, "run_number");
+  if (cJSON_IsNumber(run) && run->valuedouble < 0)
+    return bad_key(s, "run_number", "%g: vllm bench sweep's warmup run (--warmup-num-prompts), not a "
+                   "measurement; leave its warmup.json out", run->valuedouble);
   r->params = cJSON_CreateObject();
   const char *base = strrchr(s->label, '/');
   cJSON_AddStringToObject(r->params, "file", base ? base + 1 : s->label);

@@ -204,4 +204,13 @@ one_line "vllm bench sweep: summary.json with its run file" 2 \
 check "vllm bench sweep: nothing recorded of the summary given with its run file" "no" "$([ -e "$tmp/twice.db" ] && echo yes || echo no)"
 imp "$tmp/runs.db" "$fmt/vllm_sweep_seqs8_run0.json" "$fmt/vllm_sweep_seqs4_run0.json" > /dev/null
 check "vllm bench sweep: two points' run files, one case each" 2 "$(db="$tmp/runs.db" sql "SELECT count(*) FROM cases")"
+# --warmup-num-prompts: the point run once first, kept as warmup.json (run_number -1, its
+# num_prompts the warmup's; run_comb of vllm/benchmarks/sweep/serve.py): no measurement
+python3 -c "import json, sys; r = json.load(open(sys.argv[1]))
+r.update(num_prompts=2, run_number=-1)
+json.dump(r, open(sys.argv[2], 'w'), indent=4)" "$fmt/vllm_sweep_seqs4_run0.json" "$tmp/warmup.json"
+one_line "vllm bench sweep: the warmup run" 2 \
+  "warmup.json:40: run_number: -1: vllm bench sweep's warmup run (--warmup-num-prompts), not a measurement; leave its warmup.json out" \
+  "$XP" --db "$tmp/warm.db" import vllm-bench "$fmt/vllm_sweep_seqs4_run0.json" "$tmp/warmup.json"
+check "vllm bench sweep: nothing recorded with the warmup run" "no" "$([ -e "$tmp/warm.db" ] && echo yes || echo no)"
 finish
