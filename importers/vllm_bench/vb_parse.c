@@ -68,7 +68,8 @@ const char *const vb_sample_metric[VB_NSAMPLES] = {"ttft_ms", "tpot_ms", "itl_ms
 /* The parallel sizes under the names each writer gives them: xp's (and --metadata's short
 ** one), vLLM's engine argument (also a --metadata key, as vLLM's own CI passes TP; SGLang's long
 ** flag, --tensor-parallel-size), SGLang's server_info field. vLLM has no expert-parallel size
-** (--enable-expert-parallel is a switch): expert_parallel_size is SGLang's alone. */
+** (--enable-expert-parallel is a switch, vb_expert_parallel_on): expert_parallel_size is SGLang's
+** alone. */
 const char *const vb_parallel_name[VB_NPARALLEL] = {"tp", "pp", "dp", "ep"};
 const char *const vb_parallel_arg[VB_NPARALLEL] = {"tensor_parallel_size", "pipeline_parallel_size",
                                                    "data_parallel_size", "expert_parallel_size"};
@@ -80,6 +81,20 @@ int64_t vb_parallel_text(const char *s) {
   char *end = NULL;
   const double x = s ? strtod(s, &end) : NAN;
   return end && end != s && !*end ? whole_size(x) : -1; /* not "auto", "4x", "" */
+}
+
+/* vLLM's expert parallelism is a switch (EngineArgs.enable_expert_parallel) and its size the
+** devices of every TP and DP rank (FusedMoEParallelConfig.make of
+** vllm/model_executor/layers/fused_moe/config.py: use_ep where dp_size * tp_size > 1). A sweep
+** may spell its key with dashes, as it spells the flag (ParameterSweepItem). */
+int vb_expert_parallel_on(const cJSON *o) {
+  static const char *const keys[] = {"enable_expert_parallel", "enable-expert-parallel"};
+  for (size_t i = 0; i < 2; i++) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, keys[i]);
+    const char *s = cJSON_GetStringValue(v);
+    if (cJSON_IsTrue(v) || (s && (strcmp(s, "true") == 0 || strcmp(s, "True") == 0 || strcmp(s, "1") == 0))) return 1;
+  }
+  return 0;
 }
 
 int64_t vb_parallel_size(const cJSON *v) {

@@ -45,6 +45,9 @@ extern const char *const vb_parallel_arg[VB_NPARALLEL];  /* "tensor_parallel_siz
 ** number from 1 to 1e6, else -1. */
 int64_t vb_parallel_size(const cJSON *v);
 int64_t vb_parallel_text(const char *s); /* the same of a string (NULL: none) */
+/* Whether vLLM's --enable-expert-parallel (a switch, no size) is on in o: true, or --metadata's
+** string of it ("true", "True", "1"); its EP size is then TP x DP. */
+int vb_expert_parallel_on(const cJSON *o);
 
 typedef struct vb_result {
   char *file;            /* path as given */

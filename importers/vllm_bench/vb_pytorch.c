@@ -29,7 +29,8 @@
 **     batch_size, input_len and output_len, as SGLang's one-batch benchmarks, its iterations
 **     the samples of batch_latency_ms.
 ** For the last two, the parallel sizes are the args' tensor_parallel_size,
-** pipeline_parallel_size and data_parallel_size (EngineArgs). The beam-search
+** pipeline_parallel_size and data_parallel_size (EngineArgs), and with enable_expert_parallel
+** an EP of TP x DP. The beam-search
 ** benchmark and others of that format (another benchmark name, other metrics) are refused.
 */
 #include <math.h>
@@ -233,6 +234,9 @@ static void args_parallel(const cJSON *rec, int64_t *parallel) {
     const cJSON *size = cJSON_GetObjectItemCaseSensitive(args, vb_parallel_arg[k]);
     parallel[k] = cJSON_IsNumber(size) ? vb_parallel_size(size) : -1;
   }
+  /* --enable-expert-parallel: EP over every TP and DP rank (EngineArgs' defaults 1) */
+  if (vb_expert_parallel_on(args))
+    parallel[VB_EP] = (parallel[VB_TP] > 0 ? parallel[VB_TP] : 1) * (parallel[VB_DP] > 0 ? parallel[VB_DP] : 1);
 }
 
 /* vllm bench throughput: its two rates and the run's totals, under the serving names. */

@@ -293,7 +293,23 @@ static int64_t result_parallel(const vb_result *r, enum vb_parallel k) {
     int64_t size = vb_parallel_size(cJSON_GetObjectItemCaseSensitive(r->params, keys[i]));
     if (size > 0) return size;
   }
+  if (k == VB_EP && r->server_parallel[k] <= 0 && vb_expert_parallel_on(r->params)) {
+    /* vLLM's switch: its experts spread over every TP rank of every DP rank */
+    const int64_t tp = result_parallel(r, VB_TP), dp = result_parallel(r, VB_DP);
+    return tp > 0 ? tp * (dp > 0 ? dp : 1) : -1;
+  }
   return r->server_parallel[k];
+}
+
+/* --enable-expert-parallel named without a TP (a sweep's override, --metadata): vLLM's EP is
+** TP x DP, and the TP is not known; said, rather than the run looking like one without EP. */
+static void warn_unsized_ep(const vb_set *s) {
+  for (size_t i = 0; i < s->n; i++)
+    if (vb_expert_parallel_on(s->r[i].params) && result_parallel(&s->r[i], VB_EP) < 0) {
+      xp_warn("%s:%d: enable_expert_parallel without a tensor-parallel size: EP (vLLM's TP x DP) not recorded "
+              "(--metadata tp=N says it)", s->r[i].file, s->r[i].line);
+      return;
+    }
 }
 
 /* The parallel sizes every result agrees on, as run metadata: TP in the runs' tp column, PP and
@@ -308,6 +324,7 @@ static int record_parallel(xp_run *run, const vb_set *s) {
       if (result_parallel(&s->r[i], (enum vb_parallel)k) != size) size = -1;
     if (size > (k == VB_TP ? 0 : 1)) rc = xp_run_meta_int(run, vb_parallel_name[k], size, "trace");
   }
+  warn_unsized_ep(s);
   return rc;
 }
 

@@ -213,4 +213,22 @@ one_line "vllm bench sweep: the warmup run" 2 \
   "warmup.json:40: run_number: -1: vllm bench sweep's warmup run (--warmup-num-prompts), not a measurement; leave its warmup.json out" \
   "$XP" --db "$tmp/warm.db" import vllm-bench "$fmt/vllm_sweep_seqs4_run0.json" "$tmp/warmup.json"
 check "vllm bench sweep: nothing recorded with the warmup run" "no" "$([ -e "$tmp/warm.db" ] && echo yes || echo no)"
+# vLLM's expert parallelism is a switch, --enable-expert-parallel, its size TP x DP
+# (FusedMoEParallelConfig.make of vllm/model_executor/layers/fused_moe/config.py): a sweep over it
+# (serve override enable_expert_parallel: true, or spelt with dashes as ParameterSweepItem allows)
+# records the run's ep from the TP beside it; without a TP, a warning and no ep
+python3 -c "import json, sys; r = json.load(open(sys.argv[1]))
+r.update(tensor_parallel_size=2, enable_expert_parallel=True)
+json.dump(r, open(sys.argv[2], 'w'), indent=4)
+r = json.load(open(sys.argv[1]))
+r.update({'enable-expert-parallel': True})
+json.dump(r, open(sys.argv[3], 'w'), indent=4)" "$fmt/vllm_sweep_seqs4_run0.json" "$tmp/ep2.json" "$tmp/ep_notp.json"
+imp "$tmp/ep2.db" "$tmp/ep2.json" > /dev/null
+check "vllm bench sweep with --enable-expert-parallel and TP 2: EP 2, in the configuration" "2|2|ep=2" \
+  "$(db="$tmp/ep2.db" sql "SELECT r.tp || '|' || r.ep || '|' || g.config FROM runs r JOIN run_configuration g ON g.run_id = r.id")"
+"$XP" --db "$tmp/ep_notp.db" import vllm-bench "$tmp/ep_notp.json" > /dev/null 2> "$tmp/err"
+check "vllm bench sweep with --enable-expert-parallel, no TP: a warning" \
+  "xp: warning: $tmp/ep_notp.json:1: enable_expert_parallel without a tensor-parallel size: EP (vLLM's TP x DP) not recorded (--metadata tp=N says it)" \
+  "$(cat "$tmp/err")"
+check "vllm bench sweep with --enable-expert-parallel, no TP: no EP" "" "$(db="$tmp/ep_notp.db" sql "SELECT ep FROM runs")"
 finish

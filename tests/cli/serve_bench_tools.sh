@@ -160,6 +160,14 @@ check "throughput side file: TP, PP and DP from the args" "2|2|4|engine=vllm pp=
   "$(db="$d" sql "SELECT r.tp || '|' || r.pp || '|' || m.value || '|' || g.config FROM runs r JOIN run_configuration g ON g.run_id = r.id JOIN run_meta m ON m.run_id = r.id AND m.key = 'dp' WHERE r.uuid LIKE '$p%'")"
 check "throughput side file of PP 1 and DP 1: neither recorded" "||engine=vllm" \
   "$(db="$d" sql "SELECT coalesce(r.pp, '') || '|' || coalesce((SELECT value FROM run_meta WHERE run_id = r.id AND key = 'dp'), '') || '|' || g.config FROM runs r JOIN run_configuration g ON g.run_id = r.id WHERE r.uuid LIKE '$a%'")"
+# --enable-expert-parallel (EngineArgs.enable_expert_parallel, a switch): EP over every TP and DP
+# rank, TP x DP (FusedMoEParallelConfig.make of vllm/model_executor/layers/fused_moe/config.py)
+python3 -c "import json, sys; r = json.load(open(sys.argv[1]))
+for x in r: x['benchmark']['extra_info']['args'].update(data_parallel_size=4, enable_expert_parallel=True)
+json.dump(r, open(sys.argv[2], 'w'))" "$fmt/vllm_throughput.pytorch.json" "$tmp/ep.pytorch.json"
+e=$(imp "$d" "$tmp/ep.pytorch.json")
+check "throughput side file with --enable-expert-parallel: EP is TP 2 x DP 4" "2|8|engine=vllm ep=8 dp=4" \
+  "$(db="$d" sql "SELECT r.tp || '|' || r.ep || '|' || g.config FROM runs r JOIN run_configuration g ON g.run_id = r.id WHERE r.uuid LIKE '$e%'")"
 "$XP" --db "$d" compare "$a" "$p" > "$tmp/cmp" 2>&1
 grep -q '^  dp: A (unset); B 4$' "$tmp/cmp" && grep -q '^  pp: A (unset); B 2$' "$tmp/cmp" ||
   { echo "FAIL: xp compare does not tell the parallel sizes apart:"; cat "$tmp/cmp"; fail=1; }
