@@ -288,8 +288,14 @@ static char *distinct_values(const vb_set *s, size_t offset) {
 ** a number, else the size beside its settings (SGLang's server_info, vLLM's side-file args);
 ** -1 when none or not a whole number > 0. */
 static int64_t result_parallel(const vb_result *r, enum vb_parallel k) {
-  const char *const keys[] = {vb_parallel_name[k], vb_parallel_arg[k]};
-  for (size_t i = 0; i < 2; i++) {
+  /* a sweep's override may spell the argument as its flag, tensor-parallel-size
+  ** (ParameterSweepItem of vllm/benchmarks/sweep/param_sweep.py takes either) */
+  char dashed[32];
+  snprintf(dashed, sizeof dashed, "%s", vb_parallel_arg[k]);
+  for (char *c = dashed; *c; c++)
+    if (*c == '_') *c = '-';
+  const char *const keys[] = {vb_parallel_name[k], vb_parallel_arg[k], dashed};
+  for (size_t i = 0; i < 3; i++) {
     int64_t size = vb_parallel_size(cJSON_GetObjectItemCaseSensitive(r->params, keys[i]));
     if (size > 0) return size;
   }

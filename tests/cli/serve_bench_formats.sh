@@ -222,7 +222,9 @@ r.update(tensor_parallel_size=2, enable_expert_parallel=True)
 json.dump(r, open(sys.argv[2], 'w'), indent=4)
 r = json.load(open(sys.argv[1]))
 r.update({'enable-expert-parallel': True})
-json.dump(r, open(sys.argv[3], 'w'), indent=4)" "$fmt/vllm_sweep_seqs4_run0.json" "$tmp/ep2.json" "$tmp/ep_notp.json"
+json.dump(r, open(sys.argv[3], 'w'), indent=4)
+r.update({'tensor-parallel-size': 4, 'data-parallel-size': 2})
+json.dump(r, open(sys.argv[4], 'w'), indent=4)" "$fmt/vllm_sweep_seqs4_run0.json" "$tmp/ep2.json" "$tmp/ep_notp.json" "$tmp/ep_dashed.json"
 imp "$tmp/ep2.db" "$tmp/ep2.json" > /dev/null
 check "vllm bench sweep with --enable-expert-parallel and TP 2: EP 2, in the configuration" "2|2|ep=2" \
   "$(db="$tmp/ep2.db" sql "SELECT r.tp || '|' || r.ep || '|' || g.config FROM runs r JOIN run_configuration g ON g.run_id = r.id")"
@@ -231,4 +233,7 @@ check "vllm bench sweep with --enable-expert-parallel, no TP: a warning" \
   "xp: warning: $tmp/ep_notp.json:1: enable_expert_parallel without a tensor-parallel size: EP (vLLM's TP x DP) not recorded (--metadata tp=N says it)" \
   "$(cat "$tmp/err")"
 check "vllm bench sweep with --enable-expert-parallel, no TP: no EP" "" "$(db="$tmp/ep_notp.db" sql "SELECT ep FROM runs")"
+imp "$tmp/ep_dashed.db" "$tmp/ep_dashed.json" > /dev/null
+check "vllm bench sweep, its overrides spelt as flags (tensor-parallel-size): TP 4, DP 2, EP 8" "4|8|2" \
+  "$(db="$tmp/ep_dashed.db" sql "SELECT r.tp || '|' || r.ep || '|' || m.value FROM runs r JOIN run_meta m ON m.run_id = r.id AND m.key = 'dp'")"
 finish
