@@ -19,6 +19,11 @@
 **     whatever their type (take_sweep_setting); summary.json a list of a point's runs;
 **     warmup.json (--warmup-num-prompts, vllm-project/vllm commit 0031557) the warmup's result,
 **     run_number -1, refused.
+**   python -m tensorrt_llm.serve.scripts.benchmark_serving --save-result (TensorRT-LLM's fork of
+**     benchmark_serving.py, for trtllm-serve): its keys, "request_goodput:" too, and no failed;
+**     --save-detailed's per-request latencies are "e2els", read as vLLM's latencies; besides,
+**     user_throughput (each request's output over its latency, averaged), energy (an object)
+**     and avg_decoded_tokens_per_iter (an object, and its statistics without a unit suffix).
 **   python -m sglang.bench_serving --output-file F (SGLang, python/sglang/bench_serving.py; since
 **     June 2026 python/sglang/benchmark/serving.py, the old name a shim to it):
 **     appends one line per benchmark (JSONL). Every version since August 2024 writes backend
@@ -289,6 +294,7 @@ static const vb_key known_keys[] = {
     {"ttfts", T_LIST_NUM, D_LIST, 0, NULL, NULL},
     {"itls", T_LIST_LIST, D_LIST, 0, NULL, NULL},
     {"latencies", T_LIST_NUM, D_LIST, 0, NULL, NULL},
+    {"e2els", T_LIST_NUM, D_LIST, 0, NULL, NULL}, /* TensorRT-LLM's fork: the latencies so named */
     {"errors", T_LIST_STR, D_LIST, 0, NULL, NULL},
     {"start_times", T_LIST_NUM, D_NONE, 0, NULL, NULL},
     {"queue_times", T_LIST_NUM, D_NONE, 0, NULL, NULL},
@@ -444,12 +450,13 @@ static void push(vb_samples *s, double v) {
 /* The lists vLLM keeps per request, all of one length when present. */
 typedef struct vb_lists {
   const cJSON *ttfts, *itls, *latencies, *output_lens, *errors;
+  const char *latencies_key; /* "latencies", or TensorRT-LLM's "e2els", for messages */
   const cJSON *input_lens; /* not checked with the others: read only to rebuild a prompt count */
 } vb_lists;
 
 static int check_lengths(const vb_src *s, const vb_lists *l, int *n) {
   const struct { const char *key; const cJSON *v; } all[] = {
-      {"ttfts", l->ttfts}, {"itls", l->itls}, {"latencies", l->latencies},
+      {"ttfts", l->ttfts}, {"itls", l->itls}, {l->latencies_key, l->latencies},
       {"output_lens", l->output_lens}, {"errors", l->errors}};
   /* the reference is the length most lists share, so that the one list cut short is named;
   ** each length counted once (cJSON_GetArraySize walks its list) */
@@ -507,7 +514,7 @@ static int collect_samples(const vb_src *s, const vb_lists *l, int n, vb_result 
     if (request_ok(&c, l->ttfts ? ttft : lat)) {
       /* the first token comes within the request: a latency shorter than it is no timing */
       if (c.ttft && c.latency && lat < ttft)
-        return bad_key(s, "latencies", "entry %d: %g s, shorter than its time to first token (%g s)", i, lat, ttft);
+        return bad_key(s, l->latencies_key, "entry %d: %g s, shorter than its time to first token (%g s)", i, lat, ttft);
       r->succeeded++;
       if (c.input_len) r->prompt_tokens += c.input_len->valuedouble;
       if (c.ttft) push_finite(&r->samples[VB_TTFT], ttft * 1e3);
@@ -634,7 +641,10 @@ static void take_known(vb_result *r, const vb_key *k, const cJSON *v, vb_lists *
   case D_LIST:
     if (strcmp(k->key, "ttfts") == 0) l->ttfts = v;
     else if (strcmp(k->key, "itls") == 0) l->itls = v;
-    else if (strcmp(k->key, "latencies") == 0) l->latencies = v;
+    else if (strcmp(k->key, "latencies") == 0 || strcmp(k->key, "e2els") == 0) {
+      l->latencies = v;
+      l->latencies_key = k->key;
+    }
     else if (strcmp(k->key, "output_lens") == 0) l->output_lens = v;
     else if (strcmp(k->key, "errors") == 0) l->errors = v;
     else if (strcmp(k->key, "input_lens") == 0) l->input_lens = v;
@@ -848,7 +858,7 @@ static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
   r->request_rate = NAN;
   const cJSON *done = cJSON_GetObjectItemCaseSensitive(o, "completed");
   r->completed = cJSON_IsNumber(done) ? xp_saturate_int64(done->valuedouble) : -1;
-  vb_lists lists = {0};
+  vb_lists lists = {.latencies_key = "latencies"};
   const cJSON *v;
   int sweep = 0; /* past vllm bench sweep's run_number, where it added the point's settings */
   cJSON_ArrayForEach(v, o) {

@@ -236,4 +236,17 @@ check "vllm bench sweep with --enable-expert-parallel, no TP: no EP" "" "$(db="$
 imp "$tmp/ep_dashed.db" "$tmp/ep_dashed.json" > /dev/null
 check "vllm bench sweep, its overrides spelt as flags (tensor-parallel-size): TP 4, DP 2, EP 8" "4|8|2" \
   "$(db="$tmp/ep_dashed.db" sql "SELECT r.tp || '|' || r.ep || '|' || m.value FROM runs r JOIN run_meta m ON m.run_id = r.id AND m.key = 'dp'")"
+# TensorRT-LLM's fork of benchmark_serving.py (formats/PROVENANCE.md): --save-detailed keeps the
+# per-request latencies as "e2els"; read as vLLM's latencies, the requests' e2el and TPOT samples
+# agree with the statistics the writer computed of them (3 of 4 succeeded)
+d="$tmp/trt.db"
+imp "$d" "$fmt/trtllm_serve_c4_detailed.json" > /dev/null
+check "TensorRT-LLM: the per-request e2el and TPOT from e2els, as its statistics" \
+  "e2el_ms:3:94.2:95.53333333 tpot_ms:3:12.04:12.04" \
+  "$(db="$d" query "SELECT group_concat(metric || ':' || n || ':' || printf('%.10g', median) || ':' || printf('%.10g', mean), ' ') FROM (SELECT * FROM run_metrics WHERE metric IN ('e2el_ms', 'tpot_ms') ORDER BY metric)")"
+check "TensorRT-LLM: its own median of them" "94.2" "$(db="$d" sql "SELECT printf('%.10g', median) FROM run_metrics WHERE metric = 'median_e2el_ms'")"
+sed 's/"e2els": \[0.0902,/"e2els": [0.0102,/' "$fmt/trtllm_serve_c4_detailed.json" > "$tmp/trt_short.json"
+one_line "TensorRT-LLM: a latency shorter than its TTFT, named as the file spells it" 2 \
+  "trt_short.json:1: e2els: entry 0: 0.0102 s, shorter than its time to first token (0.03 s)" \
+  "$XP" --db "$tmp/bad_trt.db" import vllm-bench "$tmp/trt_short.json"
 finish

@@ -342,3 +342,38 @@ write_pytorch("vllm_serve_c16.pytorch.json",
               {k: [served[k]] for k in SERVE_METRICS if k in served},
               {k: v for k, v in served.items()
                if k not in SERVE_METRICS and k not in ("ttfts", "itls", "generated_texts", "errors")})
+
+# TensorRT-LLM's fork of benchmark_serving.py (python -m tensorrt_llm.serve.scripts.benchmark_serving
+# --save-result --save-detailed --percentile-metrics ttft,tpot,itl,e2el --max-concurrency 4, against
+# trtllm-serve with MTP: each response's avg_decoded_tokens_per_iter), NVIDIA/TensorRT-LLM commit
+# 0228a71: benchmark()'s result ("request_goodput:", user_throughput, the avg_decoded_tokens_per_iter
+# object, the per-request latencies as "e2els", no "failed"), then per metric std_, mean_, median_,
+# p99_ (process_one_metric; avg_decoded_tokens_per_iter unitless, with min_ and max_), then main()'s
+# traffic keys after the result. json.dump, no indent.
+rows = requests(4, 6, failed=(2,))
+ok = [r for r in rows if r[3]]
+decoded = [2.5, 2.0, 3.0]  # a successful request's tokens per iteration, as the server returned it
+dur, prompt = 0.5, 64
+out_tok = sum(r[3] for r in ok)
+trt = {"date": "20260301-101500", "backend": "openai", "model_id": "nvidia/DeepSeek-R1-FP4",
+       "tokenizer_id": "nvidia/DeepSeek-R1-FP4", "num_prompts": 4, "tp": "8",
+       "duration": dur, "completed": len(ok), "total_input_tokens": prompt * len(ok), "total_output_tokens": out_tok,
+       "request_throughput": len(ok) / dur, "request_goodput:": None, "output_throughput": out_tok / dur,
+       "total_token_throughput": (prompt * len(ok) + out_tok) / dur,
+       "user_throughput": mean([r[3] / r[2] for r in ok]),
+       "avg_decoded_tokens_per_iter": {"mean": mean(decoded), "min": min(decoded), "max": max(decoded),
+                                       "median": pct(decoded, 50), "std": std(decoded),
+                                       "percentiles": {"p99.0": pct(decoded, 99)}},
+       "input_lens": [prompt] * 4, "output_lens": [r[3] for r in rows], "ttfts": [r[0] for r in rows],
+       "itls": [r[1] for r in rows], "e2els": [r[2] for r in rows], "generated_texts": ["x" * r[3] for r in rows],
+       "errors": ["" if r[3] else "Internal Server Error" for r in rows]}
+trt.update({"std_avg_decoded_tokens_per_iter": std(decoded), "min_avg_decoded_tokens_per_iter": min(decoded),
+            "max_avg_decoded_tokens_per_iter": max(decoded), "mean_avg_decoded_tokens_per_iter": mean(decoded),
+            "median_avg_decoded_tokens_per_iter": pct(decoded, 50), "p99_avg_decoded_tokens_per_iter": pct(decoded, 99)})
+for name, v in (("ttft", [r[0] for r in ok]), ("tpot", [(r[2] - r[0]) / (r[3] - 1) for r in ok]),
+                ("itl", [x for r in ok for x in r[1]]), ("e2el", [r[2] for r in ok])):
+    s = stats(name, v, [99])
+    trt.update({k: s[k] for k in (f"std_{name}_ms", f"mean_{name}_ms", f"median_{name}_ms", f"p99_{name}_ms")})
+trt.update({"request_rate": "inf", "burstiness": 1.0, "max_concurrency": 4})
+with open(os.path.join(HERE, "trtllm_serve_c4_detailed.json"), "w") as f:
+    json.dump(trt, f)
