@@ -307,6 +307,8 @@ static const vb_key known_keys[] = {
     {"server_info", T_ANY, D_NONE, 0, NULL, NULL}, /* SGLang: the server's whole configuration */
     {"details", T_OBJ, D_NONE, 0, NULL, NULL},      /* PR 10409's --output-details lists */
     {"cache_report", T_OBJ, D_NONE, 0, NULL, NULL}, /* SGLang 2026: --cache-report's totals */
+    {"energy", T_OBJ, D_NONE, 0, NULL, NULL},       /* TensorRT-LLM: the server's energy (take_energy) */
+    {"user_throughput", T_NUM, D_VALUE, 0, "tok/s", NULL}, /* TensorRT-LLM: a request's output / its latency */
     {"cached_tokens", T_ANY, D_NONE, 0, NULL, NULL},
     {"cached_tokens_details", T_ANY, D_NONE, 0, NULL, NULL},
     {NULL, 0, 0, 0, NULL, NULL}};
@@ -660,8 +662,14 @@ static void take_unknown(vb_result *r, const char *key, const cJSON *v) {
   key = vllm_spelling(key, buf, sizeof buf);
   if (is_statistic_key(key) && cJSON_IsNumber(v)) add_value(r, key, "ms", v->valuedouble); /* drop_unmeasured */
   else if (cJSON_IsNumber(v)) {
-    size_t n = strlen(key);
-    add_value(r, key, n > 3 && strcmp(key + n - 3, "_ms") == 0 ? "ms" : "", v->valuedouble);
+    /* TensorRT-LLM's statistics of the tokens each request decoded an iteration (speculative
+    ** decoding), std_ ... p99_avg_decoded_tokens_per_iter, carry no unit suffix */
+    static const char dec[] = "_avg_decoded_tokens_per_iter";
+    size_t n = strlen(key), dl = sizeof dec - 1;
+    const char *unit = n > 3 && strcmp(key + n - 3, "_ms") == 0    ? "ms"
+                       : n > dl && strcmp(key + n - dl, dec) == 0 ? "tokens"
+                                                                    : "";
+    add_value(r, key, unit, v->valuedouble);
   } else if ((cJSON_IsString(v) || cJSON_IsBool(v)) && !cJSON_HasObjectItem(r->params, key))
     cJSON_AddItemToObject(r->params, key, cJSON_Duplicate(v, 0));
 }
@@ -762,6 +770,22 @@ static int take_cache_report(const vb_src *s, vb_result *r, const cJSON *cache) 
                        : n > 7 && strcmp(v->string + n - 7, "_tokens") == 0 ? "tokens"
                                                                            : "";
     add_value(r, v->string, unit, v->valuedouble);
+  }
+  return 0;
+}
+
+/* TensorRT-LLM's energy over the benchmark, from trtllm-serve's /energy_metrics before and after:
+** joules, the output tokens a joule (null without energy), the mean power (0 where the two
+** queries came at one time: no measurement). */
+static int take_energy(const vb_src *s, vb_result *r, const cJSON *energy) {
+  static const struct { const char *key, *unit; } known[] = {
+      {"total_energy_j", "J"}, {"output_tps_per_w", "tok/J"}, {"total_gpu_power_w", "W"}};
+  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(energy, known[i].key);
+    if (!v || cJSON_IsNull(v)) continue;
+    if (!cJSON_IsNumber(v)) return bad_key(s, known[i].key, "expected a number, found %s", vb_json_kind(v));
+    if (v->valuedouble < 0) return bad_key(s, known[i].key, "expected a number >= 0, found %g", v->valuedouble);
+    if (v->valuedouble > 0) add_value(r, known[i].key, known[i].unit, v->valuedouble);
   }
   return 0;
 }
@@ -878,6 +902,8 @@ static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
   const cJSON *cache = cJSON_GetObjectItemCaseSensitive(o, "cache_report");
   if (cJSON_IsObject(details) && take_details(s, r, details, &lists)) return XP_EXIT_USAGE;
   if (cJSON_IsObject(cache) && take_cache_report(s, r, cache)) return XP_EXIT_USAGE;
+  const cJSON *energy = cJSON_GetObjectItemCaseSensitive(o, "energy");
+  if (cJSON_IsObject(energy) && take_energy(s, r, energy)) return XP_EXIT_USAGE;
   int n;
   if (check_lengths(s, &lists, &n) || collect_samples(s, &lists, n, r)) return XP_EXIT_USAGE;
   drop_unmeasured(r);

@@ -245,6 +245,14 @@ check "TensorRT-LLM: the per-request e2el and TPOT from e2els, as its statistics
   "e2el_ms:3:94.2:95.53333333 tpot_ms:3:12.04:12.04" \
   "$(db="$d" query "SELECT group_concat(metric || ':' || n || ':' || printf('%.10g', median) || ':' || printf('%.10g', mean), ' ') FROM (SELECT * FROM run_metrics WHERE metric IN ('e2el_ms', 'tpot_ms') ORDER BY metric)")"
 check "TensorRT-LLM: its own median of them" "94.2" "$(db="$d" sql "SELECT printf('%.10g', median) FROM run_metrics WHERE metric = 'median_e2el_ms'")"
+# its own measurements, in their units: each request's output over its latency (tok/s), the
+# tokens decoded an iteration (speculative decoding), the server's energy (J, W, tokens a joule)
+check "TensorRT-LLM: user_throughput, energy and decoded tokens an iteration, with units" \
+  "mean_avg_decoded_tokens_per_iter=2.5[tokens] output_tps_per_w=0.12[tok/J] total_energy_j=150[J] total_gpu_power_w=288.4615385[W] user_throughput=62.97384313[tok/s]" \
+  "$(db="$d" query "SELECT group_concat(metric || '=' || printf('%.10g', median) || '[' || unit || ']', ' ') FROM (SELECT * FROM run_metrics WHERE metric IN ('user_throughput', 'mean_avg_decoded_tokens_per_iter', 'total_energy_j', 'total_gpu_power_w', 'output_tps_per_w') ORDER BY metric)")"
+sed 's/"total_energy_j": 150.0/"total_energy_j": "150"/' "$fmt/trtllm_serve_c4_detailed.json" > "$tmp/trt_energy.json"
+one_line "TensorRT-LLM: energy not a number" 2 "trt_energy.json:1: total_energy_j: expected a number, found a string" \
+  "$XP" --db "$tmp/bad_trt.db" import vllm-bench "$tmp/trt_energy.json"
 sed 's/"e2els": \[0.0902,/"e2els": [0.0102,/' "$fmt/trtllm_serve_c4_detailed.json" > "$tmp/trt_short.json"
 one_line "TensorRT-LLM: a latency shorter than its TTFT, named as the file spells it" 2 \
   "trt_short.json:1: e2els: entry 0: 0.0102 s, shorter than its time to first token (0.03 s)" \

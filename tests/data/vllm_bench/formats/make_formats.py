@@ -349,7 +349,8 @@ write_pytorch("vllm_serve_c16.pytorch.json",
 # 0228a71: benchmark()'s result ("request_goodput:", user_throughput, the avg_decoded_tokens_per_iter
 # object, the per-request latencies as "e2els", no "failed"), then per metric std_, mean_, median_,
 # p99_ (process_one_metric; avg_decoded_tokens_per_iter unitless, with min_ and max_), then main()'s
-# traffic keys after the result. json.dump, no indent.
+# traffic keys after the result; energy where the server answers /energy_metrics. json.dump, no
+# indent.
 rows = requests(4, 6, failed=(2,))
 ok = [r for r in rows if r[3]]
 decoded = [2.5, 2.0, 3.0]  # a successful request's tokens per iteration, as the server returned it
@@ -366,7 +367,9 @@ trt = {"date": "20260301-101500", "backend": "openai", "model_id": "nvidia/DeepS
                                        "percentiles": {"p99.0": pct(decoded, 99)}},
        "input_lens": [prompt] * 4, "output_lens": [r[3] for r in rows], "ttfts": [r[0] for r in rows],
        "itls": [r[1] for r in rows], "e2els": [r[2] for r in rows], "generated_texts": ["x" * r[3] for r in rows],
-       "errors": ["" if r[3] else "Internal Server Error" for r in rows]}
+       "errors": ["" if r[3] else "Internal Server Error" for r in rows],
+       # trtllm-serve's /energy_metrics before and after: 150 J over queries 0.52 s apart
+       "energy": {"total_energy_j": 150.0, "output_tps_per_w": out_tok / 150.0, "total_gpu_power_w": 150.0 / 0.52}}
 trt.update({"std_avg_decoded_tokens_per_iter": std(decoded), "min_avg_decoded_tokens_per_iter": min(decoded),
             "max_avg_decoded_tokens_per_iter": max(decoded), "mean_avg_decoded_tokens_per_iter": mean(decoded),
             "median_avg_decoded_tokens_per_iter": pct(decoded, 50), "p99_avg_decoded_tokens_per_iter": pct(decoded, 99)})
