@@ -216,6 +216,16 @@ int vb_tool_read(const char *label, long line, cJSON *o, enum vb_tool *tool) {
                        "model, batch size, input or output length, so no record of it could say what was "
                        "measured; give the .pytorch.json written beside it with SAVE_TO_PYTORCH_BENCHMARK_FORMAT=1, "
                        "whose args name them");
+  /* vllm bench sweep serve --continue-on-error keeps, for a run or a server that failed, the
+  ** error beside the overrides (run=N.failure.json, SERVE-...-failure.json; run_comb and run_combs
+  ** of vllm/benchmarks/sweep/serve.py): no result to record. Its error text (str(exc)) may span
+  ** lines; the exception's class name does not. */
+  if (has(o, "error_type") && has(o, "serve_overrides")) {
+    const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "error_type"));
+    return xp_error_at(XP_EXIT_USAGE, label, line, "vllm bench sweep's record of a failed %s (%s), no result; "
+                       "leave its failure.json out", has(o, "run_number") ? "run" : "server",
+                       type && !strpbrk(type, "\r\n") ? type : "an error");
+  }
   const vb_at at = {label, line};
   if (has(o, "successful_requests") && has(o, "total_latency")) {
     *tool = VB_SGLANG_OFFLINE;

@@ -257,4 +257,19 @@ sed 's/"e2els": \[0.0902,/"e2els": [0.0102,/' "$fmt/trtllm_serve_c4_detailed.jso
 one_line "TensorRT-LLM: a latency shorter than its TTFT, named as the file spells it" 2 \
   "trt_short.json:1: e2els: entry 0: 0.0102 s, shorter than its time to first token (0.03 s)" \
   "$XP" --db "$tmp/bad_trt.db" import vllm-bench "$tmp/trt_short.json"
+# --continue-on-error: a failed run's or server's error beside its overrides, json.dumps(indent=2)
+# (run_comb and run_combs of vllm/benchmarks/sweep/serve.py, vllm-project/vllm 0031557): no
+# result, refused as what it is (its error text, a traceback perhaps, not in the one line)
+python3 -c "import json, sys
+run = {'run_number': 1, 'error_type': 'RuntimeError', 'error': 'Server exited\\nTraceback (most recent call last):',
+       'serve_overrides': {'max_num_seqs': 8}, 'bench_overrides': {'max_concurrency': 2, 'num_prompts': 8}}
+open(sys.argv[1], 'w').write(json.dumps(run, indent=2) + '\\n')
+server = {'error_type': 'TimeoutError', 'error': 'Server failed to start', 'serve_overrides': {'max_num_seqs': 8}}
+open(sys.argv[2], 'w').write(json.dumps(server, indent=2) + '\\n')" "$tmp/run=1.failure.json" "$tmp/SERVE-max_num_seqs=8-failure.json"
+one_line "vllm bench sweep: a failed run's record" 2 \
+  "run=1.failure.json:1: vllm bench sweep's record of a failed run (RuntimeError), no result; leave its failure.json out" \
+  "$XP" --db "$tmp/fail.db" import vllm-bench "$fmt/vllm_sweep_seqs4_run0.json" "$tmp/run=1.failure.json"
+one_line "vllm bench sweep: a failed server's record" 2 \
+  "SERVE-max_num_seqs=8-failure.json:1: vllm bench sweep's record of a failed server (TimeoutError), no result" \
+  "$XP" --db "$tmp/fail.db" import vllm-bench "$tmp/SERVE-max_num_seqs=8-failure.json"
 finish
