@@ -24,6 +24,9 @@
 **     --save-detailed's per-request latencies are "e2els", read as vLLM's latencies; besides,
 **     user_throughput (each request's output over its latency, averaged), energy (an object)
 **     and avg_decoded_tokens_per_iter (an object, and its statistics without a unit suffix).
+**   benchmarks/benchmark_serving_structured_output.py --save-results (vLLM's benchmark of guided
+**     decoding): the texts (outputs), the setup keys, correct_rate(%), then its benchmark's
+**     result, without latencies; pandas' describe() of ttft and tpot (objects, not read).
 **   python -m sglang.bench_serving --output-file F (SGLang, python/sglang/bench_serving.py; since
 **     June 2026 python/sglang/benchmark/serving.py, the old name a shim to it):
 **     appends one line per benchmark (JSONL). Every version since August 2024 writes backend
@@ -309,6 +312,10 @@ static const vb_key known_keys[] = {
     {"cache_report", T_OBJ, D_NONE, 0, NULL, NULL}, /* SGLang 2026: --cache-report's totals */
     {"energy", T_OBJ, D_NONE, 0, NULL, NULL},       /* TensorRT-LLM: the server's energy (take_energy) */
     {"user_throughput", T_NUM, D_VALUE, 0, "tok/s", NULL}, /* TensorRT-LLM: a request's output / its latency */
+    /* benchmarks/benchmark_serving_structured_output.py: the outputs that are what the request
+    ** asked for (JSON, a regex's match, a choice), in %; null where it cannot tell */
+    {"correct_rate(%)", T_NUM, D_VALUE, 0, "%", NULL},
+    {"outputs", T_ANY, D_NONE, 0, NULL, NULL}, /* its texts, generated and expected */
     {"cached_tokens", T_ANY, D_NONE, 0, NULL, NULL},
     {"cached_tokens_details", T_ANY, D_NONE, 0, NULL, NULL},
     {NULL, 0, 0, 0, NULL, NULL}};

@@ -272,4 +272,11 @@ one_line "vllm bench sweep: a failed run's record" 2 \
 one_line "vllm bench sweep: a failed server's record" 2 \
   "SERVE-max_num_seqs=8-failure.json:1: vllm bench sweep's record of a failed server (TimeoutError), no result" \
   "$XP" --db "$tmp/fail.db" import vllm-bench "$tmp/SERVE-max_num_seqs=8-failure.json"
+# vLLM's structured-output benchmark (formats/PROVENANCE.md): the share of outputs that are what
+# the request asked for is a percentage; its per-request timings agree with its statistics
+d="$tmp/so.db"
+imp "$d" "$fmt/vllm_structured_output.json" > /dev/null
+check "structured output: correct_rate(%) in %, and the TTFT samples as its statistics" "correct_rate(%)=75[%] ttft_ms=36[ms]" \
+  "$(db="$d" query "SELECT group_concat(metric || '=' || printf('%.10g', median) || '[' || unit || ']', ' ') FROM (SELECT * FROM run_metrics WHERE metric IN ('correct_rate(%)', 'ttft_ms') ORDER BY metric)")"
+check "structured output: its own median TTFT" "36" "$(db="$d" sql "SELECT printf('%.10g', median) FROM run_metrics WHERE metric = 'median_ttft_ms'")"
 finish

@@ -380,3 +380,32 @@ for name, v in (("ttft", [r[0] for r in ok]), ("tpot", [(r[2] - r[0]) / (r[3] - 
 trt.update({"request_rate": "inf", "burstiness": 1.0, "max_concurrency": 4})
 with open(os.path.join(HERE, "trtllm_serve_c4_detailed.json"), "w") as f:
     json.dump(trt, f)
+
+# vLLM's structured-output serving benchmark (benchmarks/benchmark_serving_structured_output.py
+# --save-results --dataset json --max-concurrency 4, vllm-project/vllm commit 0055044): main()
+# writes {"outputs": [...], setup keys, "correct_rate(%)", **benchmark()'s result}, json.dump
+# indent 4; the result's pandas describe() of ttft and tpot (tpot never set: 0), the per-request
+# lists (no latencies), then mean_, median_, std_, p99_ of ttft, tpot, itl. A request whose
+# output is not JSON scores False: correct_rate 75 of 4.
+rows = requests(4, 6)
+so_ttfts = [r[0] for r in rows]
+def describe(v):
+    m = mean(v)
+    sd = (sum((x - m) ** 2 for x in v) / (len(v) - 1)) ** 0.5
+    return {"count": float(len(v)), "mean": m, "std": sd, "min": min(v), "25%": pct(v, 25), "50%": pct(v, 50),
+            "75%": pct(v, 75), "max": max(v)}
+so = {"outputs": [{"generated": '{"name": "a"}' if i != 1 else "not json", "expected": '{"name": "a"}',
+                   "correctness": i != 1} for i in range(4)],
+      "backend": "vllm", "model_id": "Qwen/Qwen3-8B", "tokenizer_id": "Qwen/Qwen3-8B", "num_prompts": 4,
+      "request_rate": "inf", "burstiness": 1.0, "max_concurrency": 4, "correct_rate(%)": 75.0,
+      "duration": 0.5, "completed": 4, "total_input_tokens": 4 * 64, "total_output_tokens": 24,
+      "request_throughput": 8.0, "output_throughput": 48.0, "total_token_throughput": (4 * 64 + 24) / 0.5,
+      "ttft_description": describe(so_ttfts), "tpot_description": describe([0.0] * 4),
+      "input_lens": [64] * 4, "output_lens": [r[3] for r in rows], "ttfts": so_ttfts, "itls": [r[1] for r in rows],
+      "errors": [""] * 4}
+for name, v in (("ttft", so_ttfts), ("tpot", [(r[2] - r[0]) / (r[3] - 1) for r in rows]),
+                ("itl", [x for r in rows for x in r[1]])):
+    s = stats(name, v, [99])
+    so.update({k: s[k] for k in (f"mean_{name}_ms", f"median_{name}_ms", f"std_{name}_ms", f"p99_{name}_ms")})
+with open(os.path.join(HERE, "vllm_structured_output.json"), "w") as f:
+    json.dump(so, f, indent=4)
