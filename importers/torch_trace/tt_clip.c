@@ -23,6 +23,13 @@
 ** where a long GEMM of one branch holds a few short kernels of the other. They share their
 ** launch's correlation id, so an activity is compared with the next one of another launch (or
 ** of none): the graph as a whole still runs in its stream's order.
+**
+** An activity a CUDA graph node ran (its "graph node id" not 0) is not compared at all, nor
+** clipped: PyTorch 2.12's torch.cuda._annotate_cuda_graph_trace moves a graph's activities from
+** the stream it was launched into onto the streams its mark_kernels annotations name (61, 62, ...),
+** else 7 or, where two overlap there, 8: numbers that real streams have too, where an eager kernel
+** running beside the graph would be clipped at a graph kernel's start. Late ends are ROCm's, whose
+** traces hold no graph node ids; the activities around a graph are still compared with each other.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +67,7 @@ static void clip_lane(tt_clip *a, size_t n, xp_vec *out) {
   lasting next = {0}, other = {0}; /* other: the next one of another launch than next's */
   for (size_t k = n; k-- > 0;) {
     tt_clip *c = &a[k];
-    if (c->end <= c->start) continue;
+    if (c->end <= c->start || c->corr == TT_CORR_GRAPH_NODE) continue;
     const int same_launch = next.have && c->corr && c->corr == next.corr;
     const lasting *cmp = same_launch ? &other : &next;
     if (cmp->have && c->start < cmp->start && c->end > cmp->end) {

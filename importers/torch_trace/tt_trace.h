@@ -81,6 +81,10 @@ typedef struct tt_pend {
 /* tt_ival.step while placing: launched before the trace began, outside every step for good */
 #define TT_BEFORE_TRACE (-2)
 #define TT_NO_LANE 0xffffffffu /* tt_rank.lanes: the event names no stream */
+/* tt_rank.corrs: an activity a CUDA graph node ran (its "graph node id" not 0). PyTorch 2.12's
+** torch.cuda._annotate_cuda_graph_trace moves these onto streams of the user's choosing (61, 62),
+** 7 or 8, numbers real streams also have: its stream is no stream it ran on (tt_clip.c) */
+#define TT_CORR_GRAPH_NODE 0xffffffffu
 /* A GPU activity's lane key, device << 32 | stream, as tt_rank.lane_map keys it: the stream its
 ** tid, else its args' "stream"; -1 where it names none (tt_rank.c, and tt_clip.c finding it again). */
 int tt_lane_key(const tt_event *ev, int64_t dev, uint64_t *key);
@@ -275,9 +279,10 @@ typedef struct tt_rank {
   ** where the event names no stream; lane_map: device << 32 | stream -> lane. Not 16 bits: past
   ** 65,535 streams the ones the file named last would have had no lane, and no stream order */
   xp_vec lanes; xp_map lane_map;
-  /* uint32_t per ival: its correlation id, 0 where it names none. A CUDA or HIP graph's replayed
-  ** activities all carry their graph launch's, which is how tt_clip.c tells one launch's
-  ** concurrent branches (drawn on the launch's stream) from activities that follow in turn */
+  /* uint32_t per ival: its correlation id, 0 where it names none, TT_CORR_GRAPH_NODE for a CUDA
+  ** graph's node. A CUDA or HIP graph's replayed activities all carry their graph launch's, which
+  ** is how tt_clip.c tells one launch's concurrent branches (drawn on the launch's stream) from
+  ** activities that follow in turn */
   xp_vec corrs;
   xp_vec steps;                /* tt_step, sorted by start once done */
   xp_vec stepk;                /* tt_stepk, once done */
@@ -543,7 +548,7 @@ typedef struct tt_clip {
   int64_t start, end; /* raw ns, as written */
   int64_t to;         /* the next activity's start on the stream */
   uint32_t key;       /* its kernel key */
-  uint32_t corr;      /* its correlation id, 0 where none (tt_rank.corrs) */
+  uint32_t corr;      /* its correlation id, 0 where none, TT_CORR_GRAPH_NODE (tt_rank.corrs) */
   int applied;        /* a read of the file met it (tt_clip_event) */
 } tt_clip;
 /* The activities of r (read, not yet done) that outlast the next one on their stream, added to

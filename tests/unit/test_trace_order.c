@@ -601,6 +601,23 @@ static void check_figures(const char *name, const char *by, const tt_import *imp
     CHECK_EQ_INT(r->kernels, 10);
     CHECK_EQ_INT(r->kernel_ns, 560000);
     CHECK_EQ_INT(r->busy_ns, 480000);
+  } else if (strcmp(name, "cugraph_annotated.json") == 0) {
+    /* a CUDA graph's kernels moved by torch.cuda._annotate_cuda_graph_trace onto streams 7, 8, 61
+    ** and 62, beside eager kernels on the real streams 7 and 61: the eager ones keep their 300 and
+    ** 170 us (clipped at a graph kernel's start, they were 5 and 10 us, kernel time 575 us); the
+    ** graph's in its launch's step */
+    int64_t eager = 0;
+    for (size_t i = 0; i < r->kstats.n; i++) {
+      const tt_kstat *k = XP_VEC_AT(&r->kstats, tt_kstat, i);
+      const char *n = imp->names.str[TT_KEY_NAME(k->key)];
+      if (strcmp(n, "elementwise_copy_kernel") == 0 || strcmp(n, "index_put_kernel") == 0) eager += k->total;
+    }
+    CHECK_EQ_INT(eager, 470000);
+    CHECK_EQ_INT(r->kernels, 14);
+    CHECK_EQ_INT(r->kernel_ns, 1030000);
+    CHECK_EQ_INT(r->busy_ns, 580000);
+    CHECK_EQ_INT(r->linked, 2);
+    CHECK_EQ_STR(steps, "7|7");
   } else if (strcmp(name, "overrun_rocm.json") == 0) {
     /* a kernel and a copy that outlast the next activity on their stream (1.6 s and 3.15 s past
     ** their true ends) end where it starts: 10 attention kernels of 658.460039 ms, not 2258, and
@@ -745,6 +762,7 @@ int main(void) {
       {"trace/variants", "merged_apart.json", NULL, 0},         /* two processes apart in time, ids alike */
       {"trace/variants", "overrun_rocm.json", NULL, 0},         /* ends written seconds late (ROCm) */
       {"trace/variants", "graph_branches.json", NULL, 0},       /* a graph's branches on one stream */
+      {"trace/variants", "cugraph_annotated.json", NULL, 0},    /* a graph's kernels moved to other streams */
       {"trace/variants", "xpu_launch.json", NULL, 0},           /* an Intel GPU's launches (xpu_runtime) */
       {"trace/variants", "pu1_launch.json", NULL, 0},           /* a PrivateUse1 backend's launches */
       {"trace/variants", "musa_launch.json", NULL, 0},          /* ... as MUSA's Kineto once named them */
