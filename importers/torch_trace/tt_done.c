@@ -47,6 +47,10 @@ static void free_read_state(tt_rank *r) {
   xp_vec_free(&r->tree_ops);
   xp_vec_free(&r->tree_calls);
   xp_strtab_free(&r->threads);
+  xp_vec_free(&r->flow_starts);
+  xp_vec_free(&r->flow_ends);
+  xp_vec_free(&r->flow_activities);
+  xp_vec_free(&r->flow_launches);
   tt_be_free(r->be);
   r->be = NULL;
 }
@@ -666,6 +670,7 @@ void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt) {
   /* Steps marked by an annotation asked for have no number of their own: numbered in the
   ** order they ran (they are kept sorted by start), not the order the file wrote them */
   for (size_t i = 0; opt->step_annotation && i < r->steps.n; i++) XP_VEC_AT(&r->steps, tt_step, i)->number = (int64_t)i;
+  tt_flows_link(r);     /* launches linked by flows alone, before tt_tree_link drops the threads */
   tt_tree_link(r);      /* the operators around launches, before these place the activities */
   resolve_launches(r); /* before shift_times, which moves the times it finds */
   shift_times(r);

@@ -663,6 +663,8 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_optio
     dev = -1;
     tt_label_note(r, ev->pid); /* a merged file's rank label? (tt_label.c) */
   }
+  /* neither an operator nor a correlation: its launch may be linked by a flow alone (tt_flow.c) */
+  if (!linked && !pend) tt_flow_want_activity(r, ev, opt, ts, (uint32_t)r->ivals.n);
   *(uint32_t *)xp_vec_push(&r->lanes, sizeof(uint32_t)) = lane_of(r, ev, dev);
   *(uint32_t *)xp_vec_push(&r->corrs, sizeof(uint32_t)) =
       is_graph_node(ev) ? TT_CORR_GRAPH_NODE : corr > 0 && corr < TT_CORR_GRAPH_NODE ? (uint32_t)corr : 0;
@@ -715,12 +717,12 @@ int tt_pid_same(const tt_pid *a, const tt_pid *b) { return pid_bytes_are(a, (tt_
 ** say which process launched an activity (its pid is the device), so where two processes made
 ** launches (a merged trace) no activity's id can be told below its own process's launches
 ** (tt_done.c resolve_launches). The pid is compared as a key (tt_pid_is: 7 and "7" alike). */
-static void note_launch_id(tt_rank *r, const tt_event *ev, int64_t id) {
+void tt_launch_id_note(tt_rank *r, tt_slice pid, int64_t id) {
   if (id < r->launch_min) r->launch_min = id;
   if (!r->launch_procs) {
-    tt_pid_set(&r->launch_pid, ev->pid);
+    tt_pid_set(&r->launch_pid, pid);
     r->launch_procs = 1;
-  } else if (r->launch_procs == 1 && !pid_is(&r->launch_pid, ev->pid)) {
+  } else if (r->launch_procs == 1 && !pid_is(&r->launch_pid, pid)) {
     r->launch_procs = 2;
   }
 }
@@ -765,7 +767,7 @@ static void on_runtime(tt_rank *r, const tt_event *ev, const tt_options *opt) {
     /* Kept also inside an operator, whose External id its activities should carry too: a
     ** producer that wrote them none (or Kineto of 2022-23, their correlation) leaves them to
     ** the launch alone */
-    note_launch_id(r, ev, corr);
+    tt_launch_id_note(r, ev->pid, corr);
     if (!timed) return;
     *(tt_launch *)xp_vec_push(&r->launches, sizeof(tt_launch)) = (tt_launch){corr, ts};
     if (opt->op_tree) tt_tree_call_add(r, ev, corr, ts);
@@ -779,10 +781,11 @@ static void on_runtime(tt_rank *r, const tt_event *ev, const tt_options *opt) {
     ** the launches come before any kernel there */
     if (hip && corr > 0 && xp_idmap_get(&r->launch_ids, corr)) r->hip_ext_ops = 1;
     /* a graph launch's is looked up as a kernel's correlation (tt_done.c launch_time) */
-    if (!hip && corr > 0) note_launch_id(r, ev, corr);
+    if (!hip && corr > 0) tt_launch_id_note(r, ev->pid, corr);
   }
   if (corr > 0) xp_idmap_set(&r->launch_ids, corr, 1);
   if (corr > 0 && timed) *(tt_launch *)xp_vec_push(&r->ext_launches, sizeof(tt_launch)) = (tt_launch){corr, ts};
+  if (corr <= 0 && timed) tt_flow_want_launch(r, ev, opt, ts); /* a flow's id may be its correlation */
 }
 
 /* Does name (n bytes) mark a step by the annotation asked for? NAME exactly, or with a trailing
@@ -931,6 +934,7 @@ int tt_rank_complete(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_op
       return 0;
     }
     default:
+      if (tt_flow_event(r, ev, opt)) return 0;
       /* the legacy autograd profiler's trace (use_kineto=False) has no categories: its GPU side
       ** is the process "CUDA functions", which no rank is read from (tt_read.c no_gpu_activity) */
       if (SL_EQ(ev->pid, "\"CUDA functions\"")) r->legacy_gpu++;

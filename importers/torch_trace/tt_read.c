@@ -588,17 +588,22 @@ static int read_once_more(tt_import *imp, tt_rank *r, const char *path, tt_optio
 **   Activities whose External id was their correlation (Kineto of 2022-23) name no operator, and
 ** the operators around their launches, which do, came before them: read again keeping every
 ** operator's time and thread (tt_options.op_tree, tt_tree.c), where the file holds operators and
-** launches at all. */
+** launches at all.
+**   Activities that neither an operator's External id nor a correlation places, in a file that
+** holds flows ("ac2g"): read again keeping the flows, which may give their launches
+** (tt_options.flows, tt_flow.c). */
 static int read_again(tt_import *imp, tt_rank *r, const char *path, const tt_options *opt) {
   int64_t floor = r->cpu_min - TT_GPU_BEFORE_CPU;
   const int by_floor = !r->floor_given && r->cpu_min != INT64_MAX && (r->kept_min < floor || r->dropped_max >= floor);
   const int by_ops = !opt->op_times && ((r->op_stepped && !tt_steps_disjoint(&r->steps)) || r->ext_shared);
   const int by_tree = !opt->op_tree && r->ext_is_corr && r->cpu_ops && r->launches.n;
-  if (!by_floor && !by_ops && !by_tree) return -1;
+  const int by_flows = !opt->flows && r->flow_wants && r->flow_events;
+  if (!by_floor && !by_ops && !by_tree && !by_flows) return -1;
   tt_options again = *opt;
   if (by_floor) again.gpu_floor = &floor;
   if (by_ops) again.op_times = 1;
   if (by_tree) again.op_tree = 1;
+  if (by_flows) again.flows = 1;
   return read_once_more(imp, r, path, &again);
 }
 

@@ -264,6 +264,11 @@ typedef struct tt_rank {
   int64_t ext_is_corr;
   xp_vec tree_ops, tree_calls; /* tt_tree_op, tt_tree_call */
   xp_strtab threads;           /* tt_thread_key of each thread seen */
+  /* Flows ("ac2g") and what has no correlation but may have a flow, noted as read and matched
+  ** once the file is read (tt_flow.c): flow_starts, flow_ends, flow_activities (at their
+  ** places), flow_launches */
+  xp_vec flow_starts, flow_ends, flow_activities, flow_launches;
+  int64_t flow_events, flow_wants; /* counted on every read: the flows, the activities waiting */
   uint64_t nonfinite; /* NaN / inf values the framer let through (tt_json.c scan_literal) */
   int64_t gpu_start, gpu_end, busy_ns, kernel_ns;
   int64_t dur_sum;    /* the GPU activities' durations so far (TT_SUM_LIMIT) */
@@ -412,6 +417,9 @@ typedef struct tt_options {
   ** (tt_rank.tree_ops, tree_calls), 40 and 24 bytes each, which link an activity whose External
   ** id is its correlation to its operator: a second read where the first met any (tt_read.c) */
   int op_tree;
+  /* the "ac2g" flows kept, with the launches and activities that carry no correlation, 24 to 40
+  ** bytes each (tt_flow.c): a second read where the first met flows and such activities */
+  int flows;
   /* non-NULL: the file's "B"/"E" events paired, each pair read as the complete event it stands
   ** for: a second read where the first met any (tt_read.c); NULL, the first notes them */
   const tt_pairing *pairs;
@@ -506,6 +514,9 @@ void tt_link_op(tt_rank *r, uint32_t key, int64_t dur, uint32_t op);
 /* A thread's key, its pid and tid as keys (tt_id_key: 7 and "7" alike) joined by 0x1f, into out
 ** (cap bytes), or malloc'd where longer; its length in *n (tt_pair.c). */
 char *tt_thread_key(const tt_event *ev, char *out, size_t cap, size_t *n);
+/* The thread an event ran on, numbered in the order first seen in tt_rank.threads (tt_thread_key:
+** its pid and tid, 7 and "7" alike, as the B/E pairing keys threads; tt_tree.c). */
+uint32_t tt_thread_of(tt_rank *r, const tt_event *ev);
 /* On the read that keeps them (tt_options.op_tree, tt_tree.c): an operator (a cpu_op) at raw
 ** ts for dur ns, of External id ext and key op, and a call of correlation corr at raw ts. */
 void tt_tree_op_add(tt_rank *r, const tt_event *ev, int64_t ts, int64_t dur, int64_t ext, uint32_t op);
@@ -551,6 +562,17 @@ typedef struct tt_clip {
   uint32_t corr;      /* its correlation id, 0 where none, TT_CORR_GRAPH_NODE (tt_rank.corrs) */
   int applied;        /* a read of the file met it (tt_clip_event) */
 } tt_clip;
+/* Flows from launches to activities (tt_flow.c). tt_flow_event: 1 if ev is one (a "s" or "f" of
+** category "ac2g"), counted, and noted on the read that keeps them (tt_options.flows); the wants:
+** a launch, and an activity (its ival), that carry no correlation, to be given their flow's id as
+** one by tt_flows_link once the file is read. */
+int tt_flow_event(tt_rank *r, const tt_event *ev, const tt_options *opt);
+void tt_flow_want_launch(tt_rank *r, const tt_event *ev, const tt_options *opt, int64_t ts);
+void tt_flow_want_activity(tt_rank *r, const tt_event *ev, const tt_options *opt, int64_t ts, uint32_t ival);
+void tt_flows_link(tt_rank *r);
+/* A launch's id (correlation, or a graph launch's External id) made by process pid (tt_rank.c). */
+void tt_launch_id_note(tt_rank *r, tt_slice pid, int64_t id);
+
 /* The activities of r (read, not yet done) that outlast the next one on their stream, added to
 ** out (tt_clip, sorted by lane, start and end); their count. */
 size_t tt_clips_find(const tt_rank *r, xp_vec *out);

@@ -20,9 +20,7 @@
 #include "tt_trace.h"
 #include "xp.h"
 
-/* The thread an event ran on, numbered in the order first seen (tt_thread_key: its pid and tid,
-** 7 and "7" alike, as the B/E pairing keys threads). */
-static uint32_t thread_of(tt_rank *r, const tt_event *ev) {
+uint32_t tt_thread_of(tt_rank *r, const tt_event *ev) {
   char buf[64];
   size_t n;
   char *key = tt_thread_key(ev, buf, sizeof buf, &n);
@@ -33,11 +31,11 @@ static uint32_t thread_of(tt_rank *r, const tt_event *ev) {
 
 void tt_tree_op_add(tt_rank *r, const tt_event *ev, int64_t ts, int64_t dur, int64_t ext, uint32_t op) {
   tt_tree_op *o = xp_vec_push(&r->tree_ops, sizeof *o);
-  *o = (tt_tree_op){ts, ts + dur, ext, thread_of(r, ev), op, TT_NO_PARENT};
+  *o = (tt_tree_op){ts, ts + dur, ext, tt_thread_of(r, ev), op, TT_NO_PARENT};
 }
 
 void tt_tree_call_add(tt_rank *r, const tt_event *ev, int64_t corr, int64_t ts) {
-  *(tt_tree_call *)xp_vec_push(&r->tree_calls, sizeof(tt_tree_call)) = (tt_tree_call){corr, ts, thread_of(r, ev)};
+  *(tt_tree_call *)xp_vec_push(&r->tree_calls, sizeof(tt_tree_call)) = (tt_tree_call){corr, ts, tt_thread_of(r, ev)};
 }
 
 /* By thread, then start; of one start the longer first (the outer), then the lower External id:

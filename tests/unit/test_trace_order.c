@@ -691,6 +691,14 @@ static void check_figures(const char *name, const char *by, const tt_import *imp
     CHECK_EQ_INT(r->linked, 3);
     CHECK_EQ_INT(r->before_trace, 1);
     CHECK_EQ_STR(steps, "4|4|4");
+  } else if (strcmp(name, "flow_launch.json") == 0) {
+    /* launches and kernels of a plugin's generic activities, linked by Kineto's "ac2g" flows
+    ** alone (no correlation): each fill_kernel launched outside an operator is its launch's step,
+    ** not the next one its GPU start falls in (1|2|2, the last in none, before flows were read) */
+    CHECK_EQ_INT(r->kernels, 6);
+    CHECK_EQ_INT(r->linked, 3);
+    CHECK_EQ_INT(r->before_trace, 0);
+    CHECK_EQ_STR(steps, "2|2|2");
   } else if (strcmp(name, "order_cpulate.json") == 0) {
     /* a kernel 100 s after the first CPU event is kept, wherever the file writes that event */
     CHECK_EQ_INT(r->gpu_before_cpu, 0);
@@ -767,6 +775,7 @@ int main(void) {
       {"trace/variants", "pu1_launch.json", NULL, 0},           /* a PrivateUse1 backend's launches */
       {"trace/variants", "musa_launch.json", NULL, 0},          /* ... as MUSA's Kineto once named them */
       {"trace/variants", "mlu_launch.json", NULL, 0},           /* ... Cambricon's, its copies mlu_memcpy */
+      {"trace/variants", "flow_launch.json", NULL, 0},          /* launches linked by flows alone */
       {"trace/variants", "ext_corr2022.json", NULL, 0},         /* External id = correlation (2022-23) */
       {"trace/variants", "multinode_n1.json.gz", NULL, 0},      /* a node's two processes, their ranks */
       {"trace/variants", "multinode_1p1.json.gz", NULL, 0},     /* a node's one process, two GPUs, rank 1 */
