@@ -647,6 +647,15 @@ static void read_options(parser *P, const char *line) {
   if (option(line, "unalign", &v) == 0) d->unalign = xp_saturate_int((double)v);
 }
 
+/* A device line, with or without its '#' (a log pasted through Markdown loses it): "Rank", its
+** number, and " device " after them. */
+static int is_device_line(const char *line) {
+  const char *p = line + (*line == '#');
+  int rank;
+  while (*p == ' ') p++;
+  return strncmp(p, "Rank ", 5) == 0 && sscanf(p + 5, "%d", &rank) == 1 && strstr(p, " device ") != NULL;
+}
+
 /* "#  Rank  0 Group  0 Pid   1351 on         vm device  0 [0000:00:06] NVIDIA H200"
 ** (older: no Group; before 2.0 no Pid either; "[0x18]"). A rank listed again means the report was
 ** printed twice. */
@@ -655,13 +664,14 @@ static void read_device(parser *P, const char *line) {
   nt_device v;
   int group = 0, pid, n;
   memset(&v, 0, sizeof v);
-  n = sscanf(line, "# Rank %d Group %d Pid %d on %63s device %d [%31[^]]] %95[^\r\n]", &v.rank, &group, &pid,
+  line += *line == '#';
+  n = sscanf(line, " Rank %d Group %d Pid %d on %63s device %d [%31[^]]] %95[^\r\n]", &v.rank, &group, &pid,
              v.host, &v.device, v.busid, v.name);
   if (n < 5)
-    n = sscanf(line, "# Rank %d Pid %d on %63s device %d [%31[^]]] %95[^\r\n]", &v.rank, &pid, v.host, &v.device,
+    n = sscanf(line, " Rank %d Pid %d on %63s device %d [%31[^]]] %95[^\r\n]", &v.rank, &pid, v.host, &v.device,
                v.busid, v.name) + 1;
   if (n < 5)
-    n = sscanf(line, "# Rank %d on %63s device %d [%31[^]]] %95[^\r\n]", &v.rank, v.host, &v.device, v.busid,
+    n = sscanf(line, " Rank %d on %63s device %d [%31[^]]] %95[^\r\n]", &v.rank, v.host, &v.device, v.busid,
                v.name) + 2;
   if (n < 5 || v.rank < 0) return;
   if (v.rank <= P->rep.last_rank) d->independent = 1;
@@ -721,7 +731,7 @@ static void read_comment(parser *P, const char *line) {
   } else if (strstr(line, "Blocking Enabled")) {
     P->rep.blocking = 1;
     if (d->nreports == 0) d->blocking = 1;
-  } else if (strstr(line, " Rank ") && strstr(line, " device ")) {
+  } else if (is_device_line(line)) {
     read_device(P, line);
   } else if (strstr(line, "out-of-place") || strstr(line, "in-place")) {
     read_group_labels(&P->L, line);
@@ -911,14 +921,17 @@ static void judge_old_errors(nt_doc *d) {
 }
 
 /* A line of the report printed without its '#': the options line and the footer before 2.0
-** ("nThread 1 nGpus 4 ...", " Out of bounds values : 0 OK"), and the column labels of a log pasted
-** through Markdown, which takes a leading '#' for a heading. */
+** ("nThread 1 nGpus 4 ...", " Out of bounds values : 0 OK"), and every line of the report's head
+** in a log pasted through Markdown, which takes a leading '#' for a heading (nccl-tests issue 249:
+** " Blocking Enabled: ...", "  Rank  0 Group  0 Pid ... NVIDIA A10G"). */
 static int bare_comment(const char *s) {
   static const char *const starts[] = {"nThread", "Out of bounds values", "Avg bus bandwidth", "out-of-place",
-                                       "in-place", NULL};
+                                       "in-place", "nccl-tests version ", "rccl-tests version ",
+                                       "Collective test starting: ", "Collective test concluded", "Blocking Enabled",
+                                       NULL};
   for (int i = 0; starts[i]; i++)
     if (strncmp(s, starts[i], strlen(starts[i])) == 0) return 1;
-  return is_header(s);
+  return is_header(s) || is_device_line(s);
 }
 
 /* What terminals and editors add to a log: a UTF-8 byte-order mark at its start, ANSI colour

@@ -68,6 +68,22 @@ check "markdown paste: exit" 0 $?
 check "markdown paste: time" 29254 "$(metric allgather/fp32/4294967296/eager/out_of_place time_us)"
 check "markdown paste: error past the bound, failed" 2 "$(sql "SELECT count(*) FROM cases WHERE status = 'failed'")"
 check "markdown paste: out of bounds" 2 "$(sql "SELECT value FROM run_meta WHERE key = 'nccl_tests.out_of_bounds'")"
+# The whole head pasted through Markdown (nccl-tests issue 249): the device line and "Blocking
+# Enabled" without '#' are still read, where the GPU, its host and -z 1 were lost.
+imp "$data/blocking_markdown_paste.txt"
+check "markdown paste, head: exit" 0 $?
+check "markdown paste, head: GPU" "1 NVIDIA A10G" "$(sql "SELECT gpu_count || ' ' || gpu_name FROM runs")"
+check "markdown paste, head: host" "nccl-846b9d30a6bb6b529fb3c170f4809fea-1725464730-worker-0" \
+  "$(sql "SELECT value FROM run_meta WHERE key = 'nccl_tests.host'")"
+check "markdown paste, head: blocking" 10 "$(sql "SELECT count(*) FROM cases WHERE name LIKE '%/blocking'")"
+# 2.13 on: the version and "Collective test starting" lines too (the 2.19 sweep, every '#' taken)
+sed 's/^#//' "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > "$tmp/sweep_md.txt"
+imp "$tmp/sweep_md.txt"
+check "markdown paste, 2.19: exit" 0 $?
+check "markdown paste, 2.19: test, GPU, version" "allreduce 2 NVIDIA H200 2.19.6" \
+  "$(sql "SELECT (SELECT DISTINCT json_extract(params, '$.collective') FROM cases) || ' ' || gpu_count || ' ' ||
+               gpu_name || ' ' || (SELECT value FROM run_meta WHERE key = 'nccl_tests.version') AS v FROM runs")"
+check "markdown paste, 2.19: cases" 52 "$(cases)"
 
 # Excerpts of the 2-rank sweep whose device lines were cut (rank 1's, or rank 0's): the count
 # comes from NCCL's INFO lines where kept, else from allreduce's busbw / algbw (1 at 2 ranks),
