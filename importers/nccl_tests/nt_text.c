@@ -399,17 +399,18 @@ static const char *nccl_timestamp_end(const char *p) {
 }
 
 /* Open MPI's --tag-output ("[1,0]<stdout>:", "[prterun-host-1@1,0]<stdout>: "), MPICH's
-** -prepend-rank ("[0] ") and Slurm's srun --label ("0: "). */
+** -prepend-rank ("[0] ") and Slurm's srun --label ("0: "), indented where a tool quoted the log
+** (aws-k8s-tester's test output: "        [1,0]<stdout>:# nThread 1 ..."). */
 static const char *skip_label(const char *s) {
   const char *p = s;
+  while (*p == ' ') p++;
   if (*p == '[') {
-    const char *close = strchr(p, ']');
+    const char *open = p, *close = strchr(p, ']');
     if (!close) return s;
     if (strncmp(close + 1, "<stdout>:", 9) == 0 || strncmp(close + 1, "<stderr>:", 9) == 0) return close + 10;
-    for (p = s + 1; p < close && isdigit((unsigned char)*p); p++) {}
-    return p == close && p > s + 1 && close[1] == ' ' ? close + 2 : s;
+    for (p = open + 1; p < close && isdigit((unsigned char)*p); p++) {}
+    return p == close && p > open + 1 && close[1] == ' ' ? close + 2 : s;
   }
-  while (*p == ' ') p++;
   const char *digits = p;
   while (isdigit((unsigned char)*p)) p++;
   if (p > digits && p[0] == ':' && p[1] == ' ') return p + 2;

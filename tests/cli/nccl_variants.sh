@@ -85,6 +85,15 @@ check "markdown paste, 2.19: test, GPU, version" "allreduce 2 NVIDIA H200 2.19.6
                gpu_name || ' ' || (SELECT value FROM run_meta WHERE key = 'nccl_tests.version') AS v FROM runs")"
 check "markdown paste, 2.19: cases" 52 "$(cases)"
 
+# Open MPI's --tag-output labels indented, as a tool quoting the log writes them (aws-k8s-tester PR
+# 464's test output: "        [1,0]<stdout>:# nThread 1 ..."): read as without the indent, where the
+# file was refused as holding no results.
+sed 's/^/        [1,0]<stdout>:/' "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > "$tmp/sweep_indented.txt"
+imp "$tmp/sweep_indented.txt"
+check "indented label: exit" 0 $?
+check "indented label: cases" 52 "$(cases)"
+check "indented label: GPU" "2 NVIDIA H200" "$(sql "SELECT gpu_count || ' ' || gpu_name FROM runs")"
+
 # Excerpts of the 2-rank sweep whose device lines were cut (rank 1's, or rank 0's): the count
 # comes from NCCL's INFO lines where kept, else from allreduce's busbw / algbw (1 at 2 ranks),
 # where the highest rank listed gave 1 rank. A gap alone leaves it unknown, with a warning.
