@@ -7,7 +7,8 @@
 **
 ** Logs as they are kept, not only as one test prints them: several tests appended to one file
 ** (each a report of its own, with its own options and ranks), a report printed once per
-** process where a build without MPI ran under mpirun, an INFO line that NCCL's threads wrote
+** process where a build without MPI ran under mpirun, a test that stopped before its first row
+** and was run again (or another test after it), an INFO line that NCCL's threads wrote
 ** into the middle of a result line, a last line cut short by a killed job, and the labels
 ** launchers put before each line.
 */
@@ -47,6 +48,9 @@ typedef struct report {
   unsigned char listed[MAX_RANK_MAP / 8];
   int info_nranks;         /* nranks its NCCL INFO lines state; 0 none, -1 they disagree */
   int closed;              /* its footer read: later INFO lines are the next test's */
+  int stopped;             /* where it was seen to end before its first row (a failure, a command); 0 none */
+  char stop[192];          /* what ended it there, as the warning says it */
+  int own_failure;         /* that failure is the one the document keeps */
   char run_by[32];         /* the test the command line before it runs ("?": two); "" none */
 } report;
 
@@ -61,6 +65,7 @@ typedef struct parser {
   int nhosts;
   int carry_nranks;      /* INFO nranks after a report's footer, for the next report (0 none, -1 disagree) */
   char next_run_by[32];  /* a command line after a report's rows: the next report's */
+  char next_coll[32];    /* a "Collective test starting" after a report's options: the next report's */
 } parser;
 
 enum { ROW_OK = 0, ROW_SHORT = -1 };
@@ -581,6 +586,8 @@ static void begin_report(parser *P) {
   P->carry_nranks = 0;
   snprintf(P->rep.run_by, sizeof P->rep.run_by, "%s", P->next_run_by);
   P->next_run_by[0] = 0;
+  snprintf(P->rep.coll, sizeof P->rep.coll, "%s", P->next_coll);
+  P->next_coll[0] = 0;
   default_layout(&P->L);
 }
 
@@ -590,8 +597,25 @@ static void end_report(parser *P) {
   nt_rank_evidence e = report_evidence(&P->rep);
   const int ranks = nt_add_rank_evidence(d, &e);
   for (int i = P->rep.first_row; i < d->nrows; i++) d->rows[i].nranks = ranks;
-  if (d->nreports == 0) d->nranks = ranks;
+  if (d->nreports == 0) {
+    d->nranks = ranks;
+    snprintf(d->coll, sizeof d->coll, "%s", P->rep.coll);
+  }
   d->nreports++;
+}
+
+/* A test that ended before its first row (a failure, or a command line run after it), and the log
+** goes on with a test (the same one run again, or another): the attempt is left out, and said to
+** be, and what the document took from it (its failure, devices, blocking) is not the next report's. */
+static void drop_attempt(parser *P) {
+  nt_doc *d = P->d;
+  xp_warn("%s:%d: this test ended before its first result line (%s); the report after it is read", d->path,
+          P->rep.stopped, P->rep.stop);
+  if (P->rep.own_failure) d->failure[0] = 0;
+  if (d->nreports == 0) {
+    d->ndev = 0;
+    d->blocking = 0;
+  }
 }
 
 /* The number after KEY in an options line, whichever way a version prints it: "nThread 1",
@@ -695,17 +719,29 @@ static void read_device(parser *P, const char *line) {
   d->dev[d->ndev++] = v;
 }
 
-/* A line that begins a test's report; one after rows have been read begins the next report. */
+/* A line that begins a test's report; one after rows have been read, or after a failure stopped
+** the report before its rows, begins the next report. */
 static void report_boundary(parser *P, const char *line, int options) {
   const int has_rows = P->d->nrows > P->rep.first_row;
   if (has_rows) {
     end_report(P);
     begin_report(P);
+  } else if (P->rep.stopped) {
+    /* the same options again with no command line between: the test run again, which the
+    ** command line before the attempt ran */
+    char run_by[32] = "";
+    if (options && strcmp(P->rep.options, line) == 0 && !P->next_run_by[0])
+      snprintf(run_by, sizeof run_by, "%s", P->rep.run_by);
+    drop_attempt(P);
+    begin_report(P);
+    if (run_by[0]) snprintf(P->rep.run_by, sizeof P->rep.run_by, "%s", run_by);
   } else if (options && P->rep.options[0]) {
     /* a second options line before any row: the same report from another process (a build
     ** without MPI under mpirun, every process its own job), else a test that printed nothing */
-    if (strcmp(P->rep.options, line) == 0) P->d->independent = 1;
-    else begin_report(P);
+    if (strcmp(P->rep.options, line) == 0) {
+      P->d->independent = 1;
+      P->next_coll[0] = 0;
+    } else begin_report(P);
   }
 }
 
@@ -724,8 +760,10 @@ static void read_comment(parser *P, const char *line) {
     char test[64] = "";
     report_boundary(P, line, 0);
     sscanf(p + 26, "%63s", test);
-    nt_coll_from_test(test, P->rep.coll, sizeof P->rep.coll);
-    if (d->nreports == 0) snprintf(d->coll, sizeof d->coll, "%s", P->rep.coll);
+    /* a second one after the report's options: another process's copy, or the next test's (the
+    ** report printed no row) */
+    if (P->rep.coll[0] && P->rep.options[0]) nt_coll_from_test(test, P->next_coll, sizeof P->next_coll);
+    else nt_coll_from_test(test, P->rep.coll, sizeof P->rep.coll);
   } else if (is_options(line)) {
     report_boundary(P, line, 1);
     read_options(P, line);
@@ -754,13 +792,21 @@ static void read_comment(parser *P, const char *line) {
   }
 }
 
-/* "host: Test NCCL failure common.cu:915 'unhandled cuda error'": the test stopped there. */
-static void note_failure(nt_doc *d, const char *line) {
+/* "host: Test NCCL failure common.cu:915 'unhandled cuda error'": the test stopped there (before
+** its rows: a report begun after it is another test's, or the same run again). */
+static void note_failure(parser *P, const char *line, int lineno) {
+  nt_doc *d = P->d;
   const char *p = strstr(line, "Test NCCL failure");
   if (!p) p = strstr(line, "Test CUDA failure");
   if (!p) p = strstr(line, "Test timeout"); /* -T: said before the "Test failure" it causes */
   if (!p) p = strstr(line, "Test failure");
-  if (!p || d->failure[0]) return;
+  if (!p) return;
+  if (!P->rep.stopped && (P->rep.options[0] || P->rep.coll[0]) && d->nrows == P->rep.first_row) {
+    P->rep.stopped = lineno;
+    snprintf(P->rep.stop, sizeof P->rep.stop, "\"%.*s\"", (int)strcspn(p, "\r\n"), p);
+    P->rep.own_failure = !d->failure[0];
+  }
+  if (d->failure[0]) return;
   snprintf(d->failure, sizeof d->failure, "%s", p);
   d->failure[strcspn(d->failure, "\r\n")] = 0;
 }
@@ -783,8 +829,10 @@ static void test_of_word(const char *w, size_t n, char *out, size_t size) {
 /* A line that runs a test, as a log keeps it: the shell's ("user@host:~$ ./build/alltoall_perf"),
 ** mpirun's or a script's ("Running /nix/store/...-nccl-tests-2.13.6/bin/all_gather_perf"). Before
 ** 2.13 a report does not name its test; the command line before it does. It names the report
-** that has not begun its rows (else the next one); two different tests on such lines name none. */
-static void note_command(parser *P, const char *s) {
+** that has not begun its rows (else the next one); two different tests on such lines name none.
+** One after a report's options and before its rows ends that report (the test was killed or
+** hung, and what follows is the next test or the same run again). */
+static void note_command(parser *P, const char *s, int lineno) {
   char test[32] = "", w[32];
   for (const char *p = s; *p;) {
     p += strspn(p, " \t\"'`");
@@ -795,7 +843,13 @@ static void note_command(parser *P, const char *s) {
     p += n ? n : 1;
   }
   if (!test[0]) return;
-  char *into = P->d->nrows > P->rep.first_row ? P->next_run_by : P->rep.run_by;
+  const int has_rows = P->d->nrows > P->rep.first_row;
+  if (!has_rows && P->rep.options[0] && !P->rep.stopped) {
+    P->rep.stopped = lineno;
+    if (strcmp(test, "?") == 0) snprintf(P->rep.stop, sizeof P->rep.stop, "a command line runs tests after it");
+    else snprintf(P->rep.stop, sizeof P->rep.stop, "a command line runs %s_perf after it", test);
+  }
+  char *into = has_rows || P->rep.stopped ? P->next_run_by : P->rep.run_by;
   if (into[0] && strcmp(into, test) != 0) snprintf(test, sizeof test, "?");
   snprintf(into, sizeof P->next_run_by, "%s", test);
 }
@@ -979,7 +1033,7 @@ int nt_parse_text(nt_doc *d, const char *text, size_t len) {
       rc = info_line(&P, s, info, lineno);
       continue;
     }
-    note_failure(d, s);
+    note_failure(&P, s, lineno);
     if (*s == '#' || bare_comment(s)) {
       rc = flush_pending(&P);
       read_comment(&P, s);
@@ -988,7 +1042,7 @@ int nt_parse_text(nt_doc *d, const char *text, size_t len) {
       P.saw_test |= P.rep.coll[0] != 0 || P.rep.options[0] != 0 || P.L.named || strstr(s, " size ") != NULL;
       continue;
     }
-    if (!looks_like_row(s) && strstr(s, "_perf")) note_command(&P, s);
+    if (!looks_like_row(s) && strstr(s, "_perf")) note_command(&P, s, lineno);
     if (!P.saw_test || !(isdigit((unsigned char)*s) || *s == '-' || *s == 'N')) continue;
     if (looks_like_row(s)) rc = take_row(&P, s, lineno);
     else if (P.pending[0] && starts_with_number(s)) rc = continue_row(&P, s, strlen(s));

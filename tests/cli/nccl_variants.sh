@@ -171,6 +171,39 @@ db="$tmp/prompt2.db"
 "$XP" --db "$db" import nccl-tests "$tmp/prompt.txt" --collective all_gather > /dev/null 2>&1
 check "--collective over the command line" "allgather" "$(sql "SELECT DISTINCT json_extract(params, '$.collective') FROM cases")"
 
+# A test that a failure stopped before its first row, then the same command run again (appended
+# to one log; nccl-tests issue 219's failure): the attempt is left out with a warning and the
+# report after it read as the test's, where the two options lines were read as one report
+# printed per process (a build without MPI) and the attempt's failure as the run's.
+imp "$data/rerun_after_failure.txt"
+check "rerun after failure: exit" 0 $?
+check "rerun after failure: not per process" "" "$(sql "SELECT value FROM run_meta WHERE key = 'nccl_tests.independent'")"
+check "rerun after failure: failure left with the attempt" "" \
+  "$(sql "SELECT value FROM run_meta WHERE key = 'nccl_tests.failure'")"
+check "rerun after failure: the command line before the attempt names it" "allreduce 8" \
+  "$(sql "SELECT json_extract(params, '$.collective') || ' ' || count(*) FROM cases")"
+check "rerun after failure: one warning" 1 "$(grep -c 'rerun_after_failure.txt:9: this test ended before its first result line ("Test NCCL failure common.cu:959' "$tmp/err")"
+check "rerun after failure: no per-process warning" 0 "$(grep -c 'once per process' "$tmp/err")"
+# killed without a word (a hang, ^C) and run again from the shell: the command line ends the attempt
+sed -e '9,14d' -e '8a ^C\nuser@fengyun416:~$ mpirun -np 2 -pernode ./nccl-tests/build/all_reduce_perf -b 8 -e 128M -f 2 -g 2 -c 0' \
+  "$data/rerun_after_failure.txt" > "$tmp/rerun_hung.txt"
+imp "$tmp/rerun_hung.txt"
+check "rerun after a hang: exit" 0 $?
+check "rerun after a hang: not per process" "" "$(sql "SELECT value FROM run_meta WHERE key = 'nccl_tests.independent'")"
+grep -q 'rerun_hung.txt:10: this test ended before its first result line (a command line runs all_reduce_perf after it)' "$tmp/err" ||
+  { echo "FAIL: rerun after a hang: no warning: $(cat "$tmp/err")"; fail=1; }
+# 2.13 on: a test stopped after its "Collective test starting" line, then another test: the rows
+# are the second test's (they were named 'unknown': the next report lost its test's name), the
+# devices its own
+{ sed -n '2,8p' "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" | sed 's/all_reduce_perf/all_gather_perf/; s/ vm / vm2 /; s/maxBytes 268435456/maxBytes 1048576/'
+  echo 'vm2: Test CUDA failure common.cu:1086 '"'"'out of memory'"'"
+  cat "$XP_SRC/tests/data/nccl/nccltests_sweep.txt"; } > "$tmp/stopped_other.txt"
+imp "$tmp/stopped_other.txt"
+check "stopped, then another test: exit" 0 $?
+check "stopped, then another test: its collective" "allreduce 52" \
+  "$(sql "SELECT group_concat(DISTINCT json_extract(params, '$.collective')) || ' ' || count(*) FROM cases")"
+check "stopped, then another test: its host" "vm" "$(sql "SELECT value FROM run_meta WHERE key = 'nccl_tests.host'")"
+
 # A negative time is no measurement: refused with its line, not recorded.
 sed 's/    19.71   53.20/   -19.71   53.20/' "$data/cut_after_busbw.txt" > "$tmp/negative.txt"
 one_line "negative time" 2 "negative.txt:12: column time: -19.71 is negative" \
