@@ -796,10 +796,13 @@ static void read_comment(parser *P, const char *line) {
 ** its rows: a report begun after it is another test's, or the same run again). */
 static void note_failure(parser *P, const char *line, int lineno) {
   nt_doc *d = P->d;
-  const char *p = strstr(line, "Test NCCL failure");
-  if (!p) p = strstr(line, "Test CUDA failure");
-  if (!p) p = strstr(line, "Test timeout"); /* -T: said before the "Test failure" it causes */
-  if (!p) p = strstr(line, "Test failure");
+  /* rccl-tests says "Test HIP failure"; before 2.0 nccl-tests said "NCCL failure all_reduce.cu:95
+  ** 'unhandled cuda error'" and "Cuda failure ..." (nccl-tests issue 5) */
+  static const char *const says[] = {"Test NCCL failure", "Test CUDA failure", "Test HIP failure",
+                                     "Test timeout", /* -T: said before the "Test failure" it causes */
+                                     "NCCL failure ", "Cuda failure ", "Test failure", NULL};
+  const char *p = NULL;
+  for (int i = 0; says[i] && !p; i++) p = strstr(line, says[i]);
   if (!p) return;
   if (!P->rep.stopped && (P->rep.options[0] || P->rep.coll[0]) && d->nrows == P->rep.first_row) {
     P->rep.stopped = lineno;
@@ -1051,6 +1054,9 @@ int nt_parse_text(nt_doc *d, const char *text, size_t len) {
   if (rc) return rc;
   keep_carried(&P);
   end_report(&P);
+  if (d->nrows == 0 && P.rep.stopped) /* the test failed before any result: say so, not "no results" */
+    return xp_error_at(XP_EXIT_USAGE, d->path, P.rep.stopped, "the test ended before its first result line (%s): "
+                       "no results to import", P.rep.stop);
   if (d->nrows == 0)
     return xp_error_at(XP_EXIT_USAGE, d->path, 0, "no nccl-tests results found (no \"# nThread\" or column "
                        "header followed by result lines)");

@@ -204,6 +204,23 @@ check "stopped, then another test: its collective" "allreduce 52" \
   "$(sql "SELECT group_concat(DISTINCT json_extract(params, '$.collective')) || ' ' || count(*) FROM cases")"
 check "stopped, then another test: its host" "vm" "$(sql "SELECT value FROM run_meta WHERE key = 'nccl_tests.host'")"
 
+# A log whose only test stopped before its first row says so, with the failure and its line,
+# where it said "no nccl-tests results found (no "# nThread" or column header ...)" of a file
+# that has both.
+head -10 "$data/rerun_after_failure.txt" > "$tmp/failed_only.txt"
+one_line "failed before any row" 2 \
+  "failed_only.txt:9: the test ended before its first result line (\"Test NCCL failure common.cu:959 'internal error" \
+  "$XP" --db "$tmp/failed_only.db" import nccl-tests "$tmp/failed_only.txt"
+# rccl-tests says "Test HIP failure" (its HIPCHECK) before the " .. host: Test failure" it
+# causes: that is the failure recorded, where the line after it (no cause) was.
+{ sed '/Out of bounds/,$d' "$data/rccl_in_place_only.txt"
+  echo "mi300x-7: Test HIP failure common.cu:1254 'hipErrorIllegalAddress'"
+  echo " .. mi300x-7: Test failure common.cu:1102"; } > "$tmp/rccl_hip_failure.txt"
+imp "$tmp/rccl_hip_failure.txt"
+check "rccl-tests HIP failure: exit" 0 $?
+check "rccl-tests HIP failure: recorded" "Test HIP failure common.cu:1254 'hipErrorIllegalAddress'" \
+  "$(sql "SELECT value FROM run_meta WHERE key = 'nccl_tests.failure'")"
+
 # A negative time is no measurement: refused with its line, not recorded.
 sed 's/    19.71   53.20/   -19.71   53.20/' "$data/cut_after_busbw.txt" > "$tmp/negative.txt"
 one_line "negative time" 2 "negative.txt:12: column time: -19.71 is negative" \
