@@ -857,6 +857,19 @@ static void note_command(parser *P, const char *s, int lineno) {
   snprintf(into, sizeof P->next_run_by, "%s", test);
 }
 
+/* A command line after a root shell's bare "# " prompt ("# NCCL_DEBUG=INFO ./build/all_reduce_perf
+** -b 8 ...", nccl issue 428), not one of nccl-tests' own '#' lines: its first word sets a variable,
+** is a launcher or is a test's binary. */
+static int root_prompt(const char *line) {
+  static const char *const launchers[] = {"mpirun", "mpiexec", "srun", NULL};
+  char word[256], test[32];
+  if (!strstr(line, "_perf") || sscanf(line + 1, "%255s", word) != 1) return 0;
+  for (int i = 0; launchers[i]; i++)
+    if (strcmp(word, launchers[i]) == 0) return 1;
+  test_of_word(word, strlen(word), test, sizeof test);
+  return strchr(word, '=') != NULL || test[0] != 0;
+}
+
 /* A result line begins with two whole numbers, size and count; a message that happens to start
 ** with a digit ("10-0-1-128: Test NCCL failure", "2 total processes killed") does not. */
 static int looks_like_row(const char *s) {
@@ -1037,6 +1050,10 @@ int nt_parse_text(nt_doc *d, const char *text, size_t len) {
       continue;
     }
     note_failure(&P, s, lineno);
+    if (*s == '#' && root_prompt(s)) {
+      note_command(&P, s, lineno);
+      continue;
+    }
     if (*s == '#' || bare_comment(s)) {
       rc = flush_pending(&P);
       read_comment(&P, s);

@@ -167,6 +167,10 @@ one_line "rccl csv short line" 2 "short.csv:3: 10 fields where the header names 
 { printf 'user@node1:~/nccl-tests$ ./build/alltoall_perf -b 1M -e 1M -g 2\n'; cat "$data/pre2_0_ms.txt"; } > "$tmp/prompt.txt"
 imp "$tmp/prompt.txt"
 check "command line names the test" "alltoall" "$(sql "SELECT DISTINCT json_extract(params, '$.collective') FROM cases")"
+# A root shell's bare "# " prompt before the command (nccl issue 428): a command line, not one of
+# the report's '#' lines, where the test was left 'unknown'.
+imp "$data/root_prompt.txt"
+check "root prompt names the test" "allreduce" "$(sql "SELECT DISTINCT json_extract(params, '$.collective') FROM cases")"
 db="$tmp/prompt2.db"
 "$XP" --db "$db" import nccl-tests "$tmp/prompt.txt" --collective all_gather > /dev/null 2>&1
 check "--collective over the command line" "allgather" "$(sql "SELECT DISTINCT json_extract(params, '$.collective') FROM cases")"
