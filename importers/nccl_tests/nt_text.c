@@ -756,6 +756,11 @@ static void read_comment(parser *P, const char *line) {
       if (h) d->nccl_headers = atoi(h + 12);
       if (l) d->nccl_library = atoi(l + 12);
     }
+  } else if ((p = strstr(line, "rccl-tests: Version ")) != NULL) {
+    /* rccl-tests before its 2.17.9 sync prints its git version alone, after the options line and
+    ** without '#': "rccl-tests: Version develop:a7809b3" ("Unknown" where it was built without git) */
+    if (d->nreports == 0 && !d->tests_version[0] && strncmp(p + 20, "Unknown", 7) != 0)
+      sscanf(p + 20, "%31s", d->tests_version);
   } else if ((p = strstr(line, "Collective test starting: ")) != NULL) {
     char test[64] = "";
     report_boundary(P, line, 0);
@@ -999,7 +1004,7 @@ static int bare_comment(const char *s) {
   static const char *const starts[] = {"nThread", "Out of bounds values", "Avg bus bandwidth", "out-of-place",
                                        "in-place", "nccl-tests version ", "rccl-tests version ",
                                        "Collective test starting: ", "Collective test concluded", "Blocking Enabled",
-                                       NULL};
+                                       "rccl-tests: Version ", NULL};
   for (int i = 0; starts[i]; i++)
     if (strncmp(s, starts[i], strlen(starts[i])) == 0) return 1;
   return is_header(s) || is_device_line(s);

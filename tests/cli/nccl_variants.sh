@@ -62,6 +62,13 @@ check "in-place only: cases" "unknown/fp32/1048576/eager/in_place unknown/fp32/2
   "$(sql "SELECT group_concat(name, ' ') FROM (SELECT name FROM cases ORDER BY name)")"
 check "in-place only: time" 52.87 "$(metric unknown/fp32/2097152/eager/in_place time_us)"
 
+# rccl-tests before its 2.17.9 sync prints its version alone after the options line ("rccl-tests:
+# Version develop:5272cd1", ROCm/container-toolkit PR 77's log): recorded, where it was not.
+sed '2a rccl-tests: Version develop:5272cd1' "$data/rccl_in_place_only.txt" > "$tmp/rccl_version.txt"
+imp "$tmp/rccl_version.txt"
+check "rccl-tests version line" "develop:5272cd1" "$(sql "SELECT value FROM run_meta WHERE key = 'nccl_tests.version'")"
+check "rccl-tests version line: cases" 3 "$(cases)"
+
 # A report pasted through Markdown: no line keeps its '#'; the header is still the header.
 imp "$data/all_gather_perf.markdown_paste.txt"
 check "markdown paste: exit" 0 $?
