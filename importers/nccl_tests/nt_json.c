@@ -138,10 +138,35 @@ static void read_args(nt_doc *d, const cJSON *args) {
   }
 }
 
+/* Whether JSON text is whole up to its end but leaves a bracket open there (strings skipped, each
+** bracket closed by its own kind): util.cu writes the document as the test runs and closes it only
+** at the end, so a job killed before that leaves it open. */
+static int left_open(const char *text, size_t len) {
+  char open[64]; /* nccl-tests nests a few deep; deeper is no file of its */
+  int depth = 0, in_string = 0;
+  for (size_t i = 0; i < len; i++) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') i++;
+      else if (c == '"') in_string = 0;
+    } else if (c == '"') in_string = 1;
+    else if (c == '{' || c == '[') {
+      if (depth == (int)sizeof open) return 0;
+      open[depth++] = c == '{' ? '}' : ']';
+    } else if (c == '}' || c == ']') {
+      if (depth == 0 || open[--depth] != c) return 0;
+    }
+  }
+  return depth > 0 || in_string;
+}
+
 int nt_parse_json(nt_doc *d, const char *text, size_t len) {
   const size_t bom = nt_bom(text, len);
   text += bom, len -= bom;
   cJSON *root = cJSON_ParseWithLength(text, len);
+  if (!root && left_open(text, len))
+    return xp_error_at(XP_EXIT_USAGE, d->path, 0, "not valid JSON: cut short, left open at its end (a job killed "
+                       "before nccl-tests closed the file?)");
   if (!root || !cJSON_IsObject(root)) {
     cJSON_Delete(root);
     return xp_error_at(XP_EXIT_USAGE, d->path, 0, "not valid JSON");

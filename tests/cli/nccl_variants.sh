@@ -232,6 +232,15 @@ check "rccl-tests HIP failure: exit" 0 $?
 check "rccl-tests HIP failure: recorded" "Test HIP failure common.cu:1254 'hipErrorIllegalAddress'" \
   "$(sql "SELECT value FROM run_meta WHERE key = 'nccl_tests.failure'")"
 
+# A -J file that a killed job left open (util.cu closes it only at the end) is refused saying so,
+# where it was "not valid JSON" as any broken file (tests/bad_inputs/nccl-json-invalid pins the
+# refusal itself).
+head -c 8000 "$XP_SRC/tests/data/nccl/nccltests_sweep.json" > "$tmp/cut.json"
+one_line "-J cut short" 2 "cut.json: not valid JSON: cut short, left open at its end (a job killed" \
+  "$XP" --db "$tmp/cut.db" import nccl-tests "$tmp/cut.json"
+printf '{"config": {}, "results": [}\n' > "$tmp/broken.json"
+one_line "-J broken, not cut" 2 "broken.json: not valid JSON\$" "$XP" --db "$tmp/broken.db" import nccl-tests "$tmp/broken.json"
+
 # A negative time is no measurement: refused with its line, not recorded.
 sed 's/    19.71   53.20/   -19.71   53.20/' "$data/cut_after_busbw.txt" > "$tmp/negative.txt"
 one_line "negative time" 2 "negative.txt:12: column time: -19.71 is negative" \
