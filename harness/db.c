@@ -12,6 +12,7 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -50,6 +51,13 @@ int xp_db_fault(sqlite3 *db) {
          ec == SQLITE_LOCKED || ec == SQLITE_CANTOPEN || ec == SQLITE_NOMEM || ec == SQLITE_INTERRUPT;
 }
 
+/* Whether a file size limit (ulimit -f) is set. A write past it fails with EFBIG, but SQLite
+** keeps that errno on the file, not the connection: sqlite3_system_errno says 0. */
+static int file_size_limited(void) {
+  struct rlimit rl;
+  return getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY;
+}
+
 int xp_db_fail(sqlite3 *db, const char *what) {
   const char *file = sqlite3_db_filename(db, "main");
   int ec = sqlite3_extended_errcode(db);
@@ -64,6 +72,8 @@ int xp_db_fail(sqlite3 *db, const char *what) {
   int sys = sqlite3_system_errno(db);
   if (sys == ENOSPC || sys == EDQUOT)
     hint = " (disk full: nothing was written)"; /* SQLite says only "disk I/O error" for some */
+  else if ((ec & 0xff) == SQLITE_IOERR && file_size_limited())
+    hint = " (a file would grow past the size limit that ulimit -f sets)";
   else if ((ec & 0xff) == SQLITE_BUSY || (ec & 0xff) == SQLITE_LOCKED)
     hint = " (another process holds the database longer than the busy timeout)";
   else if ((ec & 0xff) == SQLITE_READONLY)

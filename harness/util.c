@@ -93,6 +93,10 @@ void xp_install_signal_handlers(void) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
+  /* Past a file size limit (ulimit -f) a write raises SIGXFSZ, whose default kills xp without
+  ** a word, mid-transaction, its run left 'running'. Ignored, the write fails with EFBIG like a
+  ** full disk: the transaction rolls back, the run is marked failed, and one line says why. */
+  signal(SIGXFSZ, SIG_IGN);
 }
 
 int xp_interrupted(void) { return interrupted != 0; }
