@@ -32,6 +32,18 @@ static const char *skip_blank(const char *p) {
   }
 }
 
+/* The line of a statement's error: where SQLite found it (a misspelt column on the tenth line
+** of a long query is on the tenth line), else where the statement starts. */
+static long error_line(sqlite3 *db, const char *sql, const char *stmt, long stmt_line) {
+#if SQLITE_VERSION_NUMBER >= 3038000 /* sqlite3_error_offset */
+  const int off = sqlite3_error_offset(db);
+  if (off >= 0 && (size_t)off <= strlen(stmt)) return line_at(sql, stmt + off);
+#else
+  (void)db, (void)sql, (void)stmt;
+#endif
+  return stmt_line;
+}
+
 int xp_param_parse(const char *kv, xp_param *out) {
   const char *eq = strchr(kv, '=');
   if (!eq || eq == kv) return -1;
@@ -96,6 +108,7 @@ int xp_query_text(sqlite3 *db, const char *sql, const char *file, const xp_param
     if (sqlite3_prepare_v2(db, p, -1, &st, &tail) != SQLITE_OK) {
       const char *msg = sqlite3_errmsg(db);
       if (xp_db_fault(db)) return xp_db_fail(db, "reading the schema"); /* not the query's fault */
+      line = error_line(db, sql, p, line);
       if (strstr(msg, "not authorized"))
         return xp_error_at(XP_EXIT_USAGE, file, line,
                            "query files may only read the database (writes, ATTACH, PRAGMAs that change state and extensions are refused)");

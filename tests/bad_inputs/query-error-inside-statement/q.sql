@@ -1,0 +1,6 @@
+-- runs per status
+SELECT
+  status,
+  count(*) AS n
+FROM runs WHERE stauts IS NOT NULL
+GROUP BY status;

@@ -1,0 +1,6 @@
+SELECT
+  kind,
+  status
+  count(*) AS n
+FROM runs
+GROUP BY kind, status;
