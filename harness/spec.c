@@ -504,7 +504,7 @@ static int check_range(const xp_spec *s, const char *path, const xp_field *f, do
   char a[40], b[40], c[40];
   /* TOML has nan and inf: NaN fails every comparison, so a range alone would let it through
   ** (timeout_s = nan disabled every deadline) */
-  if (!isfinite(v)) return xp_spec_error(s, path, "%s is not a finite number", isnan(v) ? "nan" : "inf");
+  if (!isfinite(v)) return xp_spec_error(s, path, "%s is not a finite number", isnan(v) ? "nan" : v < 0 ? "-inf" : "inf");
   if (f->min < f->max && (v < f->min || v > f->max))
     return xp_spec_error(s, path, "%s is out of range [%s, %s]", num_text(v, a), num_text(f->min, b),
                          num_text(f->max, c));
