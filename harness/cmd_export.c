@@ -5,7 +5,8 @@
 ** the shape pandas.read_csv and merge expect. In JSON a run carries its kind's own sections
 ** too, under the titles xp show --format json gives them (a trace's "trace: ranks", ...).
 ** Files are written under temporary names and renamed at the end, so an export that fails
-** leaves no half-written file behind.
+** leaves no half-written file behind (a FIFO, a device or a link is written through:
+** xp_temp_beside).
 */
 #include <errno.h>
 #include <stdlib.h>
@@ -245,9 +246,11 @@ static int write_csv_dir(sqlite3 *db, const char *ids, int samples, const char *
     if (csv_tables[i].samples && !samples) continue;
     char *final = xp_asprintf("%s/%s", dir, csv_tables[i].file);
     FILE *f = xp_temp_beside(final, &tmp[i]);
-    if (!f) rc = xp_error_at(XP_EXIT_USAGE, final, 0, "cannot write: %s", strerror(errno));
-    free(final);
-    if (!f) break;
+    if (!f) {
+      rc = xp_error_at(XP_EXIT_USAGE, final, 0, "cannot write: %s", strerror(errno));
+      free(final);
+      break;
+    }
     char *sql = csv_tables[i].sql ? xp_asprintf(csv_tables[i].sql, ids)
         : xp_asprintf("SELECT %s FROM runs r WHERE r.id IN %s ORDER BY r.started_at, r.id", run_columns, ids);
     sqlite3_stmt *st = xp_db_prepare(db, sql);
@@ -257,7 +260,8 @@ static int write_csv_dir(sqlite3 *db, const char *ids, int samples, const char *
       rc = xp_print_rows(db, st, XP_FMT_CSV, f, NULL);
       sqlite3_finalize(st);
     }
-    if (fclose(f) != 0 && rc == 0) rc = xp_error_at(XP_EXIT_FAILED, tmp[i], 0, "cannot write: %s", strerror(errno));
+    if (fclose(f) != 0 && rc == 0) rc = xp_error_at(XP_EXIT_FAILED, final, 0, "cannot write: %s", strerror(errno));
+    free(final);
   }
   for (size_t i = 0; i < NCSV; i++) {
     if (!tmp[i]) continue;
@@ -315,8 +319,8 @@ int cmd_export(int argc, char **argv, const char *db_path) {
     else {
       rc = write_json(db, ids, samples, db_path, f);
       if (fclose(f) != 0 && rc == 0) rc = xp_error_at(XP_EXIT_FAILED, out, 0, "cannot write: %s", strerror(errno));
-      if (rc == 0 && rename(tmp, out) != 0) rc = xp_error_at(XP_EXIT_FAILED, out, 0, "cannot write: %s", strerror(errno));
-      if (rc) unlink(tmp);
+      if (rc == 0 && tmp && rename(tmp, out) != 0) rc = xp_error_at(XP_EXIT_FAILED, out, 0, "cannot write: %s", strerror(errno));
+      if (rc && tmp) unlink(tmp);
     }
     free(tmp);
   } else if (rc == 0) rc = write_json(db, ids, samples, db_path, stdout);

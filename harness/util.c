@@ -362,6 +362,15 @@ FILE *xp_temp_beside(const char *path, char **tmp) {
     errno = EISDIR;
     return NULL;
   }
+  /* Renamed over, a device or a FIFO would be replaced by a file (run as root, --out /dev/null
+  ** made /dev/null a regular file) and a pipe (/dev/stdout, a shell's >(...)) would never get
+  ** the data; a link would become a file, its target left as it was. They are written through. */
+  struct stat lsb;
+  if (lstat(path, &lsb) == 0 && (S_ISLNK(lsb.st_mode) || !S_ISREG(lsb.st_mode)) &&
+      stat(path, &sb) == 0) {
+    *tmp = NULL;
+    return fopen(path, "wb");
+  }
   *tmp = xp_asprintf("%s.tmp.XXXXXX", path);
   int fd = mkstemp(*tmp); /* O_CREAT | O_EXCL: an existing name, link or not, is never opened */
   if (fd < 0) {

@@ -59,7 +59,9 @@ char *xp_read_file(const char *path, size_t *len); /* NULL with errno set on fai
 int xp_same_file(const char *a, const char *b);
 /* A new file beside `path` to be renamed over it once written: created exclusively (never
 ** through a link planted at a guessable name), mode 0666 less the umask. *tmp gets its name
-** (malloc'd). NULL with errno set on failure. */
+** (malloc'd). Where `path` is a symbolic link or not a regular file (/dev/null, a FIFO,
+** /dev/stdout, /dev/fd/N) it is opened itself and *tmp is NULL: there is nothing to rename.
+** NULL with errno set on failure. */
 FILE *xp_temp_beside(const char *path, char **tmp);
 int xp_now_iso8601(char *buf, size_t n);           /* UTC, millisecond resolution */
 double xp_now_seconds(void);                      /* monotonic */

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# xp export --out and xp report --out write a regular file beside the target and rename it over
+# it, so that a failure never leaves half a file. A target that is not a regular file is written
+# through instead: renamed over, a FIFO (or, run as root, /dev/null: it became a regular file
+# holding the report) was replaced by a file and its reader never got the data, a symbolic link
+# became a file with its target left as it was, and /proc/self/fd/1 (/dev/stdout) was refused.
+# (No /dev path here: an xp without the fix, run as root, would replace it.)
+: "${XP:?}" "${XP_SRC:?}"
+. "$XP_SRC/tests/lib.sh"
+"$XP" --db "$db" import nccl-tests "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > /dev/null 2>&1
+check "a database to export" 0 $?
+# The same output, the time it was made aside
+same() { cmp <(sed -E 's/[0-9-]{10}T[0-9:.]{12}Z//g' "$1") <(sed -E 's/[0-9-]{10}T[0-9:.]{12}Z//g' "$2") 2>&1 | sed 's/^.* differ/differ/'; }
+"$XP" --db "$db" export --out "$tmp/want.json" 2> /dev/null
+"$XP" --db "$db" report --out "$tmp/want.html" > /dev/null
+
+for cmd in export report; do
+  want="$tmp/want.$([ $cmd = export ] && echo json || echo html)"
+  # a FIFO: its reader gets the output, the FIFO stays one
+  mkfifo "$tmp/fifo"
+  timeout 10 cat "$tmp/fifo" > "$tmp/got" &
+  reader=$!
+  timeout 10 "$XP" --db "$db" $cmd --out "$tmp/fifo" > /dev/null 2>&1
+  check "$cmd --out FIFO: exit" 0 $?
+  wait $reader
+  check "$cmd --out FIFO: the reader got it" "" "$(same "$want" "$tmp/got")"
+  check "$cmd --out FIFO: still a FIFO" "yes" "$([ -p "$tmp/fifo" ] && echo yes)"
+  rm -f "$tmp/fifo" "$tmp/got"
+  # a symbolic link: its target gets the output, the link stays one
+  echo old > "$tmp/target"
+  ln -s target "$tmp/link"
+  "$XP" --db "$db" $cmd --out "$tmp/link" > /dev/null 2>&1
+  check "$cmd --out LINK: exit" 0 $?
+  check "$cmd --out LINK: the target got it" "" "$(same "$want" "$tmp/target")"
+  check "$cmd --out LINK: still a link" "yes" "$([ -L "$tmp/link" ] && echo yes)"
+  rm -f "$tmp/link" "$tmp/target"
+done
+
+# xp's own standard output by a path (as /dev/stdout and /dev/fd/1 are, through a link)
+"$XP" --db "$db" export --out /proc/self/fd/1 2> "$tmp/err" > "$tmp/got"
+check "export --out /proc/self/fd/1: exit" 0 $?
+check "export --out /proc/self/fd/1: the output" "" "$(same "$tmp/want.json" "$tmp/got")"
+finish
