@@ -126,8 +126,8 @@ static int write_atomically(const char *path, const xp_buf *page) {
   else {
     int bad = fwrite(page->s, 1, page->n, f) != page->n;
     bad |= fclose(f) != 0;
-    if (bad || (tmp && rename(tmp, path) != 0)) {
-      rc = xp_error_at(XP_EXIT_USAGE, path, 0, "cannot write: %s", strerror(errno));
+    if (bad || (tmp && rename(tmp, path) != 0)) { /* a disk full, not a bad --out: as xp export */
+      rc = xp_error_at(XP_EXIT_FAILED, path, 0, "cannot write: %s", strerror(errno));
       if (tmp) unlink(tmp);
     }
   }

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # A file size limit (ulimit -f) reached while writing is a full disk by another name: one line
 # that says so, exit 3 for the database (the run marked failed, none of its results kept) and
-# exit 1 for an export, no half-written file left. xp was killed by SIGXFSZ instead (exit 153,
-# nothing on stderr, the run left 'running' and shown incomplete, an export's temporary file
-# left beside its target).
+# exit 1 for an export or a report, no half-written file left. xp was killed by SIGXFSZ instead
+# (exit 153, nothing on stderr, the run left 'running' and shown incomplete, an export's
+# temporary file left beside its target); a report that could not be written said exit 2.
 : "${XP:?}" "${XP_SRC:?}"
 . "$XP_SRC/tests/lib.sh"
 trace=("$XP_SRC"/tests/data/trace/decode_tp2_bs1_rank{0,1}.trace.json.gz)
@@ -32,4 +32,13 @@ check "... is recorded whole" "ok,52,0|failed,0,0|ok,0,2" "$(query "$runs_sql" |
 check "export past the limit: exit" 1 $?
 check "export past the limit: stderr" "xp: cannot write the export: File too large" "$(cat "$tmp/err")"
 check "export past the limit leaves no file" "" "$(cd "$tmp" && ls -d runs.json* 2> /dev/null)"
+
+# A report of ~38 KiB under a 33 KiB limit (the -shm file, 32 KiB, fits)
+for _ in 1 2 3 4 5 6; do
+  "$XP" --db "$db" import nccl-tests "$XP_SRC"/tests/data/nccl/nccltests_{sweep,graph}.txt > /dev/null 2>&1
+done
+(ulimit -f 33 && exec "$XP" --db "$db" report --out "$tmp/report.html") > /dev/null 2> "$tmp/err"
+check "report past the limit: exit" 1 $?
+check "report past the limit: stderr" "xp: $tmp/report.html: cannot write: File too large" "$(cat "$tmp/err")"
+check "report past the limit leaves no file" "" "$(cd "$tmp" && ls -d report.html* 2> /dev/null)"
 finish
