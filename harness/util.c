@@ -24,18 +24,23 @@ static char last_error[2048];
 static int last_code;
 static int quiet;
 
+static void one_line(char *s) {
+  for (; *s; s++)
+    if (*s == '\n' || *s == '\r') *s = ' ';
+}
+
 static int report(int code, const char *file, long line, const char *fmt, va_list ap) {
   char msg[1536];
   vsnprintf(msg, sizeof msg, fmt, ap);
-  /* One line, always: a message with a newline inside would break "one clear line". */
-  for (char *p = msg; *p; p++)
-    if (*p == '\n' || *p == '\r') *p = ' ';
   if (file && line > 0)
     snprintf(last_error, sizeof last_error, "%s:%ld: %s", file, line, msg);
   else if (file)
     snprintf(last_error, sizeof last_error, "%s: %s", file, msg);
   else
     snprintf(last_error, sizeof last_error, "%s", msg);
+  /* One line, always: a message, or a file name ($'a\nb.toml'), with a newline inside would
+  ** break "one clear line". */
+  one_line(last_error);
   last_code = code;
   if (!quiet) fprintf(stderr, "xp: %s\n", last_error);
   return code;
@@ -59,12 +64,17 @@ int xp_error_at(int code, const char *file, long line, const char *fmt, ...) {
 
 void xp_warn(const char *fmt, ...) {
   if (quiet) return;
-  va_list ap;
+  va_list ap, ap2;
   va_start(ap, fmt);
-  fputs("xp: warning: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  va_copy(ap2, ap);
+  const int n = vsnprintf(NULL, 0, fmt, ap);
   va_end(ap);
+  char *msg = xp_xmalloc(n > 0 ? (size_t)n + 1 : 1);
+  vsnprintf(msg, n > 0 ? (size_t)n + 1 : 1, fmt, ap2);
+  va_end(ap2);
+  one_line(msg); /* a file name with a newline inside must not make two lines */
+  fprintf(stderr, "xp: warning: %s\n", msg);
+  free(msg);
 }
 
 const char *xp_last_error(void) { return last_error; }
