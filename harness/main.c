@@ -62,6 +62,9 @@ int main(int argc, char **argv) {
     return xp_error(XP_EXIT_USAGE, "--db goes before the command: xp --db PATH %s ...", c->name);
   xp_install_signal_handlers();
   int rc = c->fn(argc - i, argv + i, xp_db_path(db_opt));
+  /* A command that failed once a signal came failed of it (a spec or query file read from a
+  ** FIFO whose writer never came: "cannot read: Interrupted system call"): 130, not 2. */
+  if (rc != 0 && xp_interrupted()) rc = XP_EXIT_ABORTED;
   if (fflush(stdout) != 0) return xp_error(XP_EXIT_FAILED, "cannot write output: %s", strerror(errno));
   return rc;
 }
