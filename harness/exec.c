@@ -4,6 +4,7 @@
 */
 #include <stdlib.h>
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 #include "kind.h"
@@ -73,6 +74,15 @@ int xp_execute_spec(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int impo
   if (run_uuid_out) snprintf(run_uuid_out, 37, "%s", uuid);
   xp_clear_error();
   xp_ctx ctx = {db, run, spec, stdout, 0};
+  /* A reader that went away (xp run spec.toml | head) must not kill the run mid-measurement,
+  ** its row left 'running': while the run executes and is recorded, a write to a pipe with no
+  ** reader fails (EPIPE) instead of raising SIGPIPE. Once the run is whole the default comes
+  ** back, and the next write ends xp as a pipeline expects. */
+  struct sigaction ignore_pipe, old_pipe;
+  memset(&ignore_pipe, 0, sizeof ignore_pipe);
+  ignore_pipe.sa_handler = SIG_IGN;
+  sigemptyset(&ignore_pipe.sa_mask);
+  sigaction(SIGPIPE, &ignore_pipe, &old_pipe);
   rc = k->execute(&ctx);
   enum xp_run_status status = rc == 0 ? XP_RUN_OK : XP_RUN_FAILED;
   /* A signal that came once the run was whole interrupts xp, not the run: it is kept as ok. */
@@ -88,6 +98,7 @@ int xp_execute_spec(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int impo
   if (rc && status == XP_RUN_FAILED && !*xp_last_error()) err = "failed without a message";
   int frc = xp_run_finish(run, status, err);
   if (frc && rc == 0) rc = frc;
+  sigaction(SIGPIPE, &old_pipe, NULL);
   /* stdout, so that a failure's stderr stays the one line that says what went wrong */
   printf("run %s %s\n", uuid,
           rc == 0 ? "ok" : status == XP_RUN_ABORTED ? "aborted" : "failed");

@@ -31,10 +31,10 @@ static void file_hash(const char *path, char out[65]) {
 
 /* ---- a kind for tests: records `cases` cases, then behaves as `mode` says ---- */
 
-static const char *const modes[] = {"ok", "fail", "abort", "die", NULL};
+static const char *const modes[] = {"ok", "fail", "abort", "die", "print", NULL};
 static const xp_field test_fields[] = {
     {"cases", XP_T_INT, 1, NULL, NULL, 0, 100, "cases to record"},
-    {"mode", XP_T_STRING, 0, modes, NULL, 0, 0, "ok, fail, abort or die"},
+    {"mode", XP_T_STRING, 0, modes, NULL, 0, 0, "ok, fail, abort, die or print"},
     {"sizes", XP_T_INTS, 0, NULL, NULL, 0, 0, "unused"},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
 
@@ -50,6 +50,8 @@ static int test_execute(xp_ctx *ctx) {
     double s[5] = {5 + i, 1 + i, 3 + i, 2 + i, 4 + i};
     if (c < 0 || xp_run_metric(ctx->run, c, "time", "us", s, 5)) return XP_EXIT_DB;
     if (strcmp(mode, "abort") == 0 && i == 0) raise(SIGINT);
+    /* progress written as the runners write it, to a reader that may have gone away */
+    if (strcmp(mode, "print") == 0) fprintf(ctx->out, "case %lld\n", (long long)i), fflush(ctx->out);
     if (xp_interrupted()) return XP_EXIT_ABORTED;
   }
   if (xp_run_meta(ctx->run, "interconnect", "nvlink", "detected")) return XP_EXIT_DB;
@@ -396,6 +398,28 @@ static void test_lifecycle(void) {
   CHECK_EQ_INT(one_int(db, sql), 0);
   free(sql);
 
+  /* the reader of its output went away (xp run spec.toml | head): the run still ends ok,
+  ** recorded whole, where SIGPIPE killed it mid-run and left it 'running' */
+  int fds[2];
+  CHECK(pipe(fds) == 0);
+  close(fds[0]);
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], STDOUT_FILENO);
+    sqlite3 *child = open_db("life.db");
+    _exit(run_mode(child, "print", uuid) == 0 ? 0 : 3);
+  }
+  close(fds[1]);
+  int status;
+  waitpid(pid, &status, 0);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  sqlite3_stmt *q = NULL;
+  sqlite3_prepare_v2(db, "SELECT status, (SELECT count(*) FROM cases c WHERE c.run_id = r.id) FROM runs r ORDER BY id DESC LIMIT 1", -1, &q, NULL);
+  CHECK(sqlite3_step(q) == SQLITE_ROW);
+  CHECK_EQ_STR((const char *)sqlite3_column_text(q, 0), "ok");
+  CHECK_EQ_INT(sqlite3_column_int(q, 1), 3);
+  sqlite3_finalize(q);
+
   /* aborted by SIGINT: what was measured is kept and the run says so */
   xp_install_signal_handlers();
   CHECK_EQ_INT(run_mode(db, "abort", uuid), XP_EXIT_ABORTED);
@@ -407,16 +431,14 @@ static void test_lifecycle(void) {
   signal(SIGINT, SIG_DFL);
 
   /* the recording process dies: the row stays 'running' and is shown as incomplete */
-  pid_t pid = fork();
+  pid = fork();
   if (pid == 0) {
     sqlite3 *child = open_db("life.db");
     run_mode(child, "die", uuid);
     _exit(0);
   }
-  int status;
   waitpid(pid, &status, 0);
   CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 9);
-  sqlite3_stmt *q = NULL;
   sqlite3_prepare_v2(db, "SELECT status, host, boot_id, pid FROM runs ORDER BY id DESC LIMIT 1", -1, &q, NULL);
   CHECK(sqlite3_step(q) == SQLITE_ROW);
   CHECK_EQ_STR((const char *)sqlite3_column_text(q, 0), "running");
@@ -425,6 +447,7 @@ static void test_lifecycle(void) {
                "incomplete");
   sqlite3_finalize(q);
   CHECK_EQ_STR(xp_effective_status("running", "somewhere-else", "b", 1), "running");
+
   CHECK_EQ_STR(xp_effective_status("running", NULL, NULL, (int64_t)getpid()), "running");
   xp_db_close(db);
 }
