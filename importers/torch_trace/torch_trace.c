@@ -12,6 +12,7 @@
 #include "db.h"
 #include "kind.h"
 #include "tt_num.h"
+#include "tt_source.h"
 #include "tt_store.h"
 #include "tt_trace.h"
 #include "xp.h"
@@ -56,10 +57,11 @@ static int torch_trace_check(const xp_spec *spec) {
   cJSON_ArrayForEach(f, files) {
     char *path = xp_spec_resolve(spec, f->valuestring);
     struct stat *sb = &seen[i];
-    /* why it cannot be read, as the other readers say it: missing, a folder, a pipe */
+    /* why it cannot be read, as the other readers say it: missing, a folder, a pipe (which the
+    ** other readers take: a trace may be read more than once, tt_read.c read_once_more) */
     const char *why = stat(path, sb) != 0 ? strerror(errno)
                       : S_ISDIR(sb->st_mode) ? strerror(EISDIR)
-                      : !S_ISREG(sb->st_mode) ? "not a regular file" : NULL;
+                      : !S_ISREG(sb->st_mode) ? TT_NOT_REGULAR : NULL;
     free(path);
     char where[32];
     snprintf(where, sizeof where, "files[%d]", i);

@@ -259,7 +259,7 @@ tt_source *tt_source_open(const char *path, char *err, size_t errlen) {
   }
   struct stat sb;
   if (fstat(fileno(fp), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-    snprintf(err, errlen, "%s: not a regular file", path);
+    snprintf(err, errlen, "%s: " TT_NOT_REGULAR, path);
     fclose(fp);
     return NULL;
   }

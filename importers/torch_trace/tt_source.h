@@ -13,6 +13,8 @@
 typedef struct tt_source tt_source;
 
 /* Open and start reading. On failure returns NULL and writes one line into err. */
+/* Why a trace that is no regular file is refused: it may be read more than once. */
+#define TT_NOT_REGULAR "not a regular file (a trace may be read more than once, which a pipe cannot be: save it to a file)"
 tt_source *tt_source_open(const char *path, char *err, size_t errlen);
 /* Writable bytes in front of every chunk: the caller may put the unfinished end of the
 ** previous chunk there and parse both as one window, without copying the chunk. */

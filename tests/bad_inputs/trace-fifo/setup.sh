@@ -1,0 +1,1 @@
+mkfifo rank0.trace.json
