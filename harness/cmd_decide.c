@@ -218,7 +218,8 @@ static int parse_args(int argc, char **argv, decide_args *a) {
       xp_param p;
       if (xp_param_parse(v, &p) != 0)
         return xp_usage_error("decide", "--param %s: expected NAME=VALUE with NAME of letters, digits and _", v);
-      cJSON_DeleteItemFromObjectCaseSensitive(a->params, p.name);
+      if (cJSON_GetObjectItemCaseSensitive(a->params, p.name))
+        return xp_usage_error("decide", "--param %s: %s given twice", v, p.name);
       cJSON_AddStringToObject(a->params, p.name, p.value);
     } else if (bad) return XP_EXIT_USAGE;
     else if (argv[i][0] == '-' && argv[i][1]) return xp_usage_error("decide", "unknown option %s", argv[i]);

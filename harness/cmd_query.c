@@ -204,6 +204,9 @@ int cmd_query(int argc, char **argv, const char *db_path) {
     if ((v = xp_opt_value(argc, argv, &i, "--param", &bad))) {
       if (xp_param_parse(v, &params[nparams++]) != 0)
         rc = xp_usage_error("query", "--param %s: expected NAME=VALUE with NAME of letters, digits and _", v);
+      for (int j = 0; rc == 0 && j < nparams - 1; j++) /* which one would bind is no guess to leave */
+        if (strcmp(params[j].name, params[nparams - 1].name) == 0)
+          rc = xp_usage_error("query", "--param %s: %s given twice", v, params[j].name);
     } else if ((v = xp_opt_value(argc, argv, &i, "--format", &bad))) {
       if (xp_parse_format(v, &pa.fmt) != 0) rc = xp_usage_error("query", "--format %s: expected table, csv or json", v);
     } else if (bad) rc = XP_EXIT_USAGE;

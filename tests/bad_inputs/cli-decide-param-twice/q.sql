@@ -1,0 +1,1 @@
+SELECT count(*) FROM runs WHERE tp = :tp;
