@@ -202,6 +202,18 @@ run import torch-trace "$v/hosts_skew_r0.json" "$v/hosts_skew_r1.json"; expect_r
 has "each host's clock set to the reference rank's"
 [ "$(q "SELECT group_concat(rank || ':' || wait_ns || '/' || transfer_ns, ' ') FROM (SELECT * FROM trace_collectives ORDER BY rank)")" = \
   "0:40000/10000 1:0/10000" ] || die "cross-host split: $(q "SELECT rank, wait_ns, transfer_ns FROM trace_collectives")"
+# a CUDA graph's all-reduce on two ranks as PyTorch 2.12's torch.cuda._annotate_cuda_graph_trace
+# leaves it, annotated as the CUDA graph annotations tutorial's annotate_collective() does
+# (cugraph_comms.py): no "Collective name", "Seq" or "Rank"; the counts and group size written as
+# strings ("1048576"), the dtype as torch spells it ("float32", not "Float"), on the lane 60 the
+# annotation names. Named by the kernel, 4 MiB each, in its launch's step, matched by process group
+# and time (no test had quoted counts or "float32")
+db="$tmp/cugraph_comms.db"
+run import torch-trace "$v/cugraph_comms_r0.json" "$v/cugraph_comms_r1.json"; expect_rc 0
+has "collectives: 4 matched, 0 unmatched"
+[ "$(q "SELECT group_concat(rank || ':' || step || ':' || collective || ':' || dtype || ':' || in_bytes || ':' || out_bytes || ':' || group_size || ':' || stream || ':' || wait_ns, ' ') FROM (SELECT * FROM trace_collective_kernels ORDER BY rank, seq)")" = \
+  "0:0:allreduce:float32:4194304:4194304:2:60:15000 0:1:allreduce:float32:4194304:4194304:2:60:15000 1:0:allreduce:float32:4194304:4194304:2:60:0 1:1:allreduce:float32:4194304:4194304:2:60:0" ] ||
+  die "graphed collectives: $(q "SELECT * FROM trace_collective_kernels")"
 # PyTorch 2.12's export_chrome_trace writes "ts": 0 and "dur": 0 for most events of a trace's
 # second half (pytorch/pytorch#188481): where the trace's other times are far from 0 they are left
 # out, every side's, said in one line and kept in the run's metadata; the figures are the timed

@@ -6,8 +6,9 @@ graph's kernels on the stream it was launched into, each with its launch's corre
 nonzero "graph id" / "graph node id": pytorch/kineto libkineto/src/CuptiActivity.cpp,
 getGraphNodeMetadata), then the script's passes are applied as its main() runs them, followed, not
 copied: annotate_trace (every graphed activity's tid and args "stream" set to its mark_kernels
-annotation's "stream", else 7; the annotation's keys added to its args as strings; gpu_user_annotation
-events on streams left without work removed, their thread_name too, "stream N" names added),
+annotation's "stream", else 7; the annotation's keys added to its args as strings; the "ac2g" flow
+ends at its stream and start moved with it; gpu_user_annotation events and flow ends on streams left
+without work removed, their thread_name too, "stream N" names added under the GPU's pid),
 _move_overlapping_to_stream (a graphed kernel on 7 that starts before the last kept one there ends
 goes to 8) and _fix_overlapping_timestamps (per tid, a graphed activity that starts at most 1 us
 before the previous one ends starts at that end). README.md says what it holds."""
@@ -74,26 +75,38 @@ def graphed(e):
     return e.get("args", {}).get("graph node id", 0) != 0
 
 
-def annotate(trace, default_stream=7):
-    """annotate_trace: each graphed activity to its annotation's stream, else the default."""
+def annotate(trace, ann, default_stream=7):
+    """annotate_trace: each graphed activity to its annotation's stream, else the default, and the
+    "ac2g" flow ends ("f") written at its stream and start with it; ann maps a graph node id to its
+    annotations (get_kernel_annotations' shape)."""
+    flow_ends = {}
+    for e in trace["traceEvents"]:
+        if e.get("cat") == "ac2g" and e.get("ph") == "f":
+            flow_ends.setdefault((e.get("tid"), e.get("ts")), []).append(e)
     for e in trace["traceEvents"]:
         if not graphed(e):
             continue
         args, stream = e["args"], None
-        for a in ANN.get(args["graph node id"], []):
+        for a in ann.get(args["graph node id"], []):
             for key, value in a.items():
                 args[key] = str(value)
             if "stream" in a:
                 stream = int(a["stream"])
+        old = (e.get("tid"), e.get("ts"))
         e["tid"] = args["stream"] = default_stream if stream is None else stream
+        for f in flow_ends.get(old, ()):
+            f["tid"] = e["tid"]
     work = {e.get("tid") for e in trace["traceEvents"] if e.get("cat") in WORK}
     trace["traceEvents"] = [e for e in trace["traceEvents"]
-                            if not (e.get("cat") == "gpu_user_annotation" and e.get("tid") not in work)]
+                            if not ((e.get("cat") == "gpu_user_annotation" or
+                                     (e.get("cat") == "ac2g" and e.get("ph") == "f")) and e.get("tid") not in work)]
     live = {e.get("tid") for e in trace["traceEvents"] if e.get("ph") != "M"}
+    gpu_pid = next((e.get("pid", 0) for e in trace["traceEvents"] if e.get("ph") == "M" and e.get("name") == "thread_name"
+                    and str(e.get("args", {}).get("name", "")).startswith("stream ")), 0)
     trace["traceEvents"] = [e for e in trace["traceEvents"] if e.get("ph") != "M" or e.get("tid") in live]
     named = {e.get("tid") for e in trace["traceEvents"] if e.get("ph") == "M" and e.get("name") == "thread_name"}
     for tid in sorted(work - named):
-        trace["traceEvents"].append({"ph": "M", "pid": 0, "tid": tid, "name": "thread_name",
+        trace["traceEvents"].append({"ph": "M", "pid": gpu_pid, "tid": tid, "name": "thread_name",
                                      "args": {"name": "stream %d" % tid}})
 
 
@@ -124,8 +137,19 @@ def fix_timestamps(trace, most=1.0):
             prev_end = e["ts"] + e.get("dur", 0)
 
 
-annotate(trace)
-move_overlapping(trace)
-fix_timestamps(trace)
-top = ",\n ".join('"%s": %s' % (k, json.dumps(v)) for k, v in trace.items() if k != "traceEvents")
-print('{%s,\n "traceEvents": [\n %s\n]}' % (top, ",\n ".join(json.dumps(e) for e in trace["traceEvents"])))
+def post_process(trace, ann):
+    """The script's main(): its three passes in order."""
+    annotate(trace, ann)
+    move_overlapping(trace)
+    fix_timestamps(trace)
+
+
+def dump(trace):
+    """The trace as these scripts print it: one event a line."""
+    top = ",\n ".join('"%s": %s' % (k, json.dumps(v)) for k, v in trace.items() if k != "traceEvents")
+    return '{%s,\n "traceEvents": [\n %s\n]}' % (top, ",\n ".join(json.dumps(e) for e in trace["traceEvents"]))
+
+
+if __name__ == "__main__":
+    post_process(trace, ANN)
+    print(dump(trace))
