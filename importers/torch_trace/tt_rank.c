@@ -49,8 +49,11 @@ static enum tt_coll coll_of_category(const char *c) {
   return TT_COLL_OTHER;
 }
 
-/* Bytes per element of a dtype as PyTorch names it in collective args ("BFloat16", "Float"),
-** or as NCCL kernel names spell it ("bf16", "f32", "float", "int8_t"). 0 if unknown. */
+/* Bytes per element of a dtype as PyTorch names it in collective args ("BFloat16", "Float"), as
+** torch spells it ("float32", "complex64": str(dtype), which the CUDA graph annotations tutorial
+** writes for a graphed collective), or as NCCL kernel names spell it ("bf16", "f32", "float",
+** "int8_t"). A complex element is two of its parts; float4_e2m1fn_x2's element is its byte of two
+** 4-bit values. 0 if unknown. */
 static int dtype_size(const char *d) {
   static const struct { const char *name; int size; } t[] = {
       {"bfloat16", 2}, {"bf16", 2}, {"half", 2}, {"float16", 2}, {"f16", 2},
@@ -61,10 +64,12 @@ static int dtype_size(const char *d) {
       {"long", 8},     {"i64", 8},   {"u64", 8},     {"bool", 1},  {"short", 2},
       {"int16", 2},    {"i16", 2},   {"u16", 2},     {"uint16", 2}, {"uint32", 4},
       {"uint64", 8},   {"float8_e4m3fn", 1}, {"float8_e4m3fnuz", 1}, {"float8_e5m2", 1},
-      {"float8_e5m2fnuz", 1}, {"float8_e8m0fnu", 1}, {"complexfloat", 8}, {"complexdouble", 16}};
+      {"float8_e5m2fnuz", 1}, {"float8_e8m0fnu", 1}, {"float4_e2m1fn_x2", 1}, {"complexhalf", 4},
+      {"complexfloat", 8}, {"complexdouble", 16}, {"complex32", 4}, {"complex64", 8}, {"complex128", 16}};
   char low[32];
   size_t n = 0;
-  for (; d[n] && n + 1 < sizeof low; n++) low[n] = (char)(d[n] | 0x20);
+  /* letters only: '_' | 0x20 is DEL, and "Float8_e4m3fn" or "int8_t" would match no name */
+  for (; d[n] && n + 1 < sizeof low; n++) low[n] = (char)(d[n] >= 'A' && d[n] <= 'Z' ? d[n] | 0x20 : d[n]);
   low[n] = 0;
   if (n > 2 && strcmp(low + n - 2, "_t") == 0) low[n - 2] = 0; /* int8_t */
   for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
