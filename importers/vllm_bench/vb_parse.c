@@ -15,7 +15,8 @@
 **     engine_version, not a setting of the case) and request_inthroughput.
 **   vllm bench sweep serve: each run's result (run=N.json, indent 4) as vllm bench serve wrote
 **     it, then run_number and the point's serve and bench overrides (--serve-params,
-**     --bench-params: max_num_seqs, tensor_parallel_size, ...), which are settings of the case
+**     --bench-params: max_num_seqs, tensor_parallel_size, ...): a bench override (an argument
+**     of vllm bench serve) a setting of the case, a serve override the server's (vb_sweep.c),
 **     whatever their type (take_sweep_setting); summary.json a list of a point's runs;
 **     warmup.json (--warmup-num-prompts, vllm-project/vllm commit 0031557) the warmup's result,
 **     run_number -1, refused.
@@ -682,19 +683,22 @@ static void take_unknown(vb_result *r, const char *key, const cJSON *v) {
 }
 
 /* A setting vllm bench sweep serve added to the result: the point's serve and bench overrides
-** (max_num_seqs, tensor_parallel_size, a _benchmark_name), of any JSON type. A setting, whatever
-** its type: kept as it is where a scalar, a list or table (an engine config) as its JSON text,
-** so that two points that differ in it stay two cases. */
+** (max_num_seqs, tensor_parallel_size, random_input_len, a _benchmark_name), of any JSON type. A
+** setting, whatever its type: kept as it is where a scalar, a list or table (an engine config)
+** as its JSON text. A bench override (an argument of vllm bench serve, vb_sweep.c) is the
+** workload, a setting of the case; a serve override the server's, which the run records
+** (vllm_bench.c), so that one workload on two server settings pairs in xp compare. */
 static void take_sweep_setting(vb_result *r, const cJSON *v) {
-  if (cJSON_IsNull(v) || cJSON_HasObjectItem(r->params, v->string)) return;
+  cJSON *to = vb_bench_arg(v->string) ? r->params : r->server;
+  if (cJSON_IsNull(v) || cJSON_HasObjectItem(to, v->string)) return;
   if (cJSON_IsArray(v) || cJSON_IsObject(v)) {
     char *text = cJSON_PrintUnformatted(v);
-    cJSON_AddStringToObject(r->params, v->string, text);
+    cJSON_AddStringToObject(to, v->string, text);
     cJSON_free(text);
   } else if (cJSON_IsNumber(v) && isinf(v->valuedouble))
-    cJSON_AddStringToObject(r->params, v->string, v->valuedouble > 0 ? "inf" : "-inf");
+    cJSON_AddStringToObject(to, v->string, v->valuedouble > 0 ? "inf" : "-inf");
   else
-    cJSON_AddItemToObject(r->params, v->string, cJSON_Duplicate(v, 0));
+    cJSON_AddItemToObject(to, v->string, cJSON_Duplicate(v, 0));
 }
 
 /* A batch of SGLang's one-batch benchmarks or vLLM's latency benchmark by its size and lengths;
@@ -881,6 +885,7 @@ static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
     return bad_key(s, "run_number", "%g: vllm bench sweep's warmup run (--warmup-num-prompts), not a "
                    "measurement; leave its warmup.json out", run->valuedouble);
   r->params = cJSON_CreateObject();
+  r->server = cJSON_CreateObject();
   const char *base = strrchr(s->label, '/');
   cJSON_AddStringToObject(r->params, "file", base ? base + 1 : s->label);
   if (nobjects > 1) cJSON_AddNumberToObject(r->params, "result", s->index);
@@ -1131,6 +1136,7 @@ void vb_results_free(vb_result *r, size_t n) {
     free(r[i].engine_version);
     free(r[i].case_name);
     cJSON_Delete(r[i].params);
+    cJSON_Delete(r[i].server);
     for (size_t j = 0; j < r[i].nvalues; j++) free(r[i].values[j].metric);
     free(r[i].values);
     for (int s = 0; s < VB_NSAMPLES; s++) free(r[i].samples[s].v);

@@ -67,6 +67,9 @@ typedef struct vb_result {
   double request_rate;   /* INFINITY for "inf"; NAN when absent */
   char *case_name;       /* "concurrency=8", "rate=4", "rate=inf", "ramp=linear:1-10" */
   cJSON *params;         /* object of scalars describing the case */
+  cJSON *server;         /* vllm bench sweep serve's server settings (--serve-params: max_num_seqs,
+                         ** ...), told from the case's by vb_bench_arg; run metadata, not the
+                         ** workload. Empty for any other file */
   vb_value *values;
   size_t nvalues;
   vb_samples samples[VB_NSAMPLES];
@@ -98,6 +101,10 @@ typedef struct vb_side {
   const cJSON *batch_latencies; /* latency: each iteration's (s), in list */
 } vb_side;
 int vb_pytorch_read(const char *label, long line, const cJSON *list, vb_side *out);
+/* Whether a key vllm bench sweep serve added to a run file names an argument of vllm bench serve
+** (either spelling, max_concurrency or max-concurrency; a nested key by its part before the dot):
+** a bench override, a setting of the case; any other key is a server setting (vb_sweep.c). */
+int vb_bench_arg(const char *key);
 /* A value by metric name, or NULL. */
 const vb_value *vb_find_value(const vb_result *r, const char *metric);
 /* What a JSON value is, for messages: "a number", "an array", ...; "nothing" for NULL. */

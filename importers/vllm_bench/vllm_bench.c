@@ -125,6 +125,34 @@ static int result_twice(const vb_set *s) {
   return 0;
 }
 
+/* Whether every result has the server setting v, of v's value. */
+static int shared_by_all(const vb_set *s, const cJSON *v) {
+  for (size_t i = 0; i < s->n; i++) {
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(s->r[i].server, v->string);
+    if (!o || !cJSON_Compare(o, v, 1)) return 0;
+  }
+  return 1;
+}
+
+/* A server setting of vllm bench sweep serve (vb_sweep.c) is the run's, one system under test,
+** where every result has it alike. Where they do not (two points' files in one import,
+** max_num_seqs 4 and 8) it is no setting of the run: kept in the settings of each case that has
+** it, so that the points stay cases of their own. */
+static void settle_server_settings(vb_set *s) {
+  for (size_t i = 0; i < s->n; i++) {
+    cJSON *v = s->r[i].server ? s->r[i].server->child : NULL;
+    while (v) {
+      cJSON *next = v->next;
+      if (!shared_by_all(s, v)) {
+        cJSON_DetachItemViaPointer(s->r[i].server, v);
+        if (cJSON_HasObjectItem(s->r[i].params, v->string)) cJSON_Delete(v);
+        else cJSON_AddItemToObject(s->r[i].params, v->string, v);
+      }
+      v = next;
+    }
+  }
+}
+
 static int load_all(const xp_spec *spec, vb_set *out) {
   out->r = NULL;
   out->n = 0;
@@ -161,6 +189,7 @@ static int load_all(const xp_spec *spec, vb_set *out) {
   free(sums);
   if (!rc) rc = check_same_model(out, spec);
   if (rc) set_free(out);
+  else settle_server_settings(out);
   return rc;
 }
 
@@ -283,6 +312,11 @@ static char *distinct_values(const vb_set *s, size_t offset) {
   return joined;
 }
 
+/* --enable-expert-parallel in the result's --metadata or its sweep's serve overrides. */
+static int expert_parallel_on(const vb_result *r) {
+  return vb_expert_parallel_on(r->params) || vb_expert_parallel_on(r->server);
+}
+
 /* A parallel size of a result: its --metadata's (tp=4, vLLM's own example, or
 ** tensor_parallel_size=4 as vLLM's CI passes it; pp, pipeline_parallel_size, ...), as a string or
 ** a number, else the size beside its settings (SGLang's server_info, vLLM's side-file args);
@@ -297,9 +331,10 @@ static int64_t result_parallel(const vb_result *r, enum vb_parallel k) {
   const char *const keys[] = {vb_parallel_name[k], vb_parallel_arg[k], dashed};
   for (size_t i = 0; i < 3; i++) {
     int64_t size = vb_parallel_size(cJSON_GetObjectItemCaseSensitive(r->params, keys[i]));
+    if (size <= 0) size = vb_parallel_size(cJSON_GetObjectItemCaseSensitive(r->server, keys[i])); /* a sweep's */
     if (size > 0) return size;
   }
-  if (k == VB_EP && r->server_parallel[k] <= 0 && vb_expert_parallel_on(r->params)) {
+  if (k == VB_EP && r->server_parallel[k] <= 0 && expert_parallel_on(r)) {
     /* vLLM's switch: its experts spread over every TP rank of every DP rank */
     const int64_t tp = result_parallel(r, VB_TP), dp = result_parallel(r, VB_DP);
     return tp > 0 ? tp * (dp > 0 ? dp : 1) : -1;
@@ -311,7 +346,7 @@ static int64_t result_parallel(const vb_result *r, enum vb_parallel k) {
 ** TP x DP, and the TP is not known; said, rather than the run looking like one without EP. */
 static void warn_unsized_ep(const vb_set *s) {
   for (size_t i = 0; i < s->n; i++)
-    if (vb_expert_parallel_on(s->r[i].params) && result_parallel(&s->r[i], VB_EP) < 0) {
+    if (expert_parallel_on(&s->r[i]) && result_parallel(&s->r[i], VB_EP) < 0) {
       xp_warn("%s:%d: enable_expert_parallel without a tensor-parallel size: EP (vLLM's TP x DP) not recorded "
               "(--metadata tp=N says it)", s->r[i].file, s->r[i].line);
       return;
@@ -355,6 +390,26 @@ static const char *result_engine(const vb_result *r) {
   return r->tool == VB_SGLANG_OFFLINE || r->tool == VB_SGLANG_ONE_BATCH_LOCAL ? "sglang" : engine_of(r->backend);
 }
 
+/* The server settings of a vllm bench sweep serve point (settle_server_settings left those every
+** result shares) as run metadata serve.KEY, the key spelt with underscores whichever spelling
+** the sweep file used, so that xp compare lists a point's max_num_seqs against another's as a
+** difference of the runs and xp compare --a serve.max_num_seqs=8 selects by it. */
+static int record_server_settings(xp_run *run, const vb_set *s) {
+  const cJSON *v;
+  int rc = 0;
+  cJSON_ArrayForEach(v, s->r[0].server) {
+    char *key = xp_asprintf("serve.%s", v->string);
+    for (char *c = key + 6; *c && *c != '.'; c++) /* a nested config's inner keys as written */
+      if (*c == '-') *c = '_';
+    char *text = cJSON_IsString(v) ? NULL : cJSON_PrintUnformatted(v);
+    rc = xp_run_meta(run, key, text ? text : v->valuestring, "trace");
+    cJSON_free(text);
+    free(key);
+    if (rc) break;
+  }
+  return rc;
+}
+
 static int record_meta(xp_run *run, const vb_set *s) {
   static const struct { const char *key; size_t offset; } keys[] = {
       {"model", offsetof(vb_result, model)},
@@ -383,6 +438,7 @@ static int record_meta(xp_run *run, const vb_set *s) {
     if (!e || strcmp(e, engine) != 0) engine = NULL;
   }
   if (rc == 0 && engine) rc = xp_run_meta(run, "engine", engine, "trace");
+  if (rc == 0) rc = record_server_settings(run, s);
   return rc ? rc : record_parallel(run, s);
 }
 

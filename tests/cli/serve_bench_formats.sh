@@ -193,9 +193,12 @@ python3 -c "import json, sys; r = json.load(open(sys.argv[1]))
 r.update(max_num_seqs=4, tensor_parallel_size=2, compilation_config={'mode': 3}, _benchmark_name='tp2')
 json.dump(r, open(sys.argv[2], 'w'), indent=4)" "$fmt/vllm_sweep_seqs4_run0.json" "$tmp/tp2.json"
 imp "$tmp/tp2.db" "$tmp/tp2.json" > /dev/null
-check "vllm bench sweep over TP: the run's TP, the overrides of other types as settings" \
-  '2|{"_benchmark_name":"tp2","compilation_config":"{\"mode\":3}","max_num_seqs":4,"tensor_parallel_size":2}' \
+check "vllm bench sweep over TP: the run's TP, the point's name its setting" \
+  '2|{"_benchmark_name":"tp2"}' \
   "$(db="$tmp/tp2.db" sql "SELECT r.tp || '|' || json_remove(c.params, '$.file', '$.burstiness', '$.max_concurrency', '$.num_prompts', '$.request_rate') FROM runs r JOIN cases c ON c.run_id = r.id" | sed 's/""/"/g; s/^"//; s/"$//')"
+check "vllm bench sweep over TP: the serve overrides, of any type, the run's metadata" \
+  'serve.compilation_config={"mode":3} serve.max_num_seqs=4 serve.tensor_parallel_size=2' \
+  "$(db="$tmp/tp2.db" query "SELECT group_concat(key || '=' || value, ' ') FROM (SELECT * FROM run_meta WHERE key LIKE 'serve.%' ORDER BY key)" | sed 's/""/"/g; s/^"//; s/"$//')"
 # a point's summary.json lists its run=N.json files' results again (formats/PROVENANCE.md: the
 # point's run=0.json and summary.json, both real): given together, run 0 would count twice
 one_line "vllm bench sweep: summary.json with its run file" 2 \
@@ -204,6 +207,34 @@ one_line "vllm bench sweep: summary.json with its run file" 2 \
 check "vllm bench sweep: nothing recorded of the summary given with its run file" "no" "$([ -e "$tmp/twice.db" ] && echo yes || echo no)"
 imp "$tmp/runs.db" "$fmt/vllm_sweep_seqs8_run0.json" "$fmt/vllm_sweep_seqs4_run0.json" > /dev/null
 check "vllm bench sweep: two points' run files, one case each" 2 "$(db="$tmp/runs.db" sql "SELECT count(*) FROM cases")"
+# A serve override is the server's, not the workload: run_benchmark of vllm/benchmarks/sweep/
+# serve.py adds both sides' overrides after run_number with no boundary, but every bench override
+# went to vllm bench serve, which takes only its own arguments (vb_sweep.c). The two real points,
+# max_num_seqs 4 and 8, a run each: one workload measured on two server settings, paired by xp
+# compare, the setting the runs' metadata and their difference (before: not paired, "another
+# workload: max_num_seqs: A 4, B 8")
+ra=$(imp "$tmp/pair.db" "$fmt/vllm_sweep_seqs4_run0.json")
+rb=$(imp "$tmp/pair.db" "$fmt/vllm_sweep_seqs8_run0.json")
+check "vllm bench sweep: the server setting, the runs' metadata" "4 8" \
+  "$(db="$tmp/pair.db" query "SELECT group_concat(value, ' ') FROM (SELECT value FROM run_meta WHERE key = 'serve.max_num_seqs' ORDER BY run_id)")"
+check "vllm bench sweep: the server setting, no setting of the case" 0 \
+  "$(db="$tmp/pair.db" sql "SELECT count(*) FROM cases WHERE json_extract(params, '$.max_num_seqs') IS NOT NULL")"
+"$XP" --db "$tmp/pair.db" compare "$ra" "$rb" > "$tmp/cmp" 2>&1
+grep -qE '^concurrency=2 +\{.* +median_ttft_ms +ms +44\.9229 +43\.2111 ' "$tmp/cmp" ||
+  { echo "FAIL: vllm bench sweep: two server settings of one workload, not paired: $(grep -E '^  .* only in' "$tmp/cmp")"; fail=1; }
+grep -q '^  serve.max_num_seqs: A 4; B 8$' "$tmp/cmp" ||
+  { echo "FAIL: vllm bench sweep: the server setting not listed as the runs' difference: $(sed -n '/^unfair/,$p' "$tmp/cmp")"; fail=1; }
+# a bench override the result lacks (random_input_len, or spelt as its flag) follows the serve
+# ones and stays the workload, as does a key both commands take (seed); a serve override spelt
+# as its flag is the same metadata key
+python3 -c "import json, sys; r = json.load(open(sys.argv[1])); del r['max_num_seqs']
+r.update({'max-num-seqs': 4, 'gpu_memory_utilization': 0.8, 'seed': 1, 'random_input_len': 32, 'random-output-len': 16})
+json.dump(r, open(sys.argv[2], 'w'), indent=4)" "$fmt/vllm_sweep_seqs4_run0.json" "$tmp/bench_side.json"
+imp "$tmp/bench_side.db" "$tmp/bench_side.json" > /dev/null
+check "vllm bench sweep: bench overrides the case's settings" '{"random-output-len":16,"random_input_len":32,"seed":1}' \
+  "$(db="$tmp/bench_side.db" sql "SELECT json_remove(params, '$.file', '$.burstiness', '$.max_concurrency', '$.num_prompts', '$.request_rate') FROM cases" | sed 's/""/"/g; s/^"//; s/"$//')"
+check "vllm bench sweep: serve overrides the run's, spelt with underscores" 'serve.gpu_memory_utilization=0.8 serve.max_num_seqs=4' \
+  "$(db="$tmp/bench_side.db" query "SELECT group_concat(key || '=' || value, ' ') FROM (SELECT * FROM run_meta WHERE key LIKE 'serve.%' ORDER BY key)")"
 # --warmup-num-prompts: the point run once first, kept as warmup.json (run_number -1, its
 # num_prompts the warmup's; run_comb of vllm/benchmarks/sweep/serve.py): no measurement
 python3 -c "import json, sys; r = json.load(open(sys.argv[1]))
