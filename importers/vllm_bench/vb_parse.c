@@ -1089,13 +1089,15 @@ int vb_parse_text(const char *label, const char *text, size_t len, vb_result **o
   /* First pass: split into objects, so that each knows whether it shares the file. */
   vb_values l = {0};
   int rc = split_values(label, clean, strlen(clean), &l);
-  if (rc == 0 && results_list(&l)) split_list(clean, &l);
+  const int listed = rc == 0 && results_list(&l);
+  if (listed) split_list(clean, &l);
   const size_t count = l.n;
   vb_result *res = rc == 0 ? xp_xcalloc(count, sizeof *res) : NULL;
   for (size_t k = 0; rc == 0 && k < count; k++) {
     vb_src src = {label, clean, l.starts[k], l.ends[k], (int)k, cJSON_IsArray(l.v[k]) && count == 1};
     res[k].file = xp_strdup(label);
     res[k].index = (int)k;
+    res[k].listed = listed;
     res[k].line = (int)line_at(clean, l.starts[k]);
     char *printed = cJSON_PrintUnformatted(l.v[k]); /* before read_object renames any key */
     xp_sha256_hex(printed, strlen(printed), res[k].sum);

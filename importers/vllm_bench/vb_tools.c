@@ -33,7 +33,10 @@
 **     _decode, server_args: the server's launch arguments, --server-args-for-metrics). Each entry
 **     is read as a line (vb_parse.c splits the list); model_path names the model, and server_args'
 **     --tp/--tp-size/--tensor-parallel-size N (and pp, dp, ep alike) the parallel sizes: gathered
-**     as the server_info that sglang.bench_serving writes, where vb_parse.c reads them.
+**     as the server_info that sglang.bench_serving writes, where vb_parse.c reads them. The list
+**     holds the batches of the run's lines, unrounded, and neither has a run id or time: a list
+**     given with its lines is told by its values, each the line's before rounding (batch_twice
+**     of vllm_bench.c), and refused.
 **
 **   python -m sglang.bench_one_batch --result-filename F (SGLang: the model run in-process, no
 **     server; since 2026 sglang.benchmark.one_batch): a line per batch as the server's, timed

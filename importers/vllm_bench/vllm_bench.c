@@ -153,6 +153,44 @@ static void settle_server_settings(vb_set *s) {
   }
 }
 
+/* How far sglang.bench_one_batch_server's --result-filename line may be from the unrounded value
+** of the same batch, in the unit xp records it: BenchOneCaseResult.dump_to_jsonl (and the
+** 2025 run_one_case) writes round(latency, 4) and round(last_ttft, 4) in seconds, the
+** throughputs and acc_length to 2 places, cache_hit_rate to 4 (2 in %), the counts whole. */
+static double line_rounding(const vb_value *v) {
+  if (strcmp(v->unit, "ms") == 0) return 0.05;
+  if (strcmp(v->unit, "s") == 0) return 0.00005;
+  return 0.005;
+}
+
+/* Whether a and b are one batch of sglang.bench_one_batch_server, a line and a list entry: one
+** case, and every value both record within the line's rounding of the other. Two measurements do
+** not agree so: the throughputs to 2 places are the time to a few parts in a million. */
+static int same_batch(const vb_result *a, const vb_result *b) {
+  if (a->tool != VB_SGLANG_ONE_BATCH || b->tool != a->tool || a->listed == b->listed ||
+      strcmp(a->case_name, b->case_name) != 0)
+    return 0;
+  if (!vb_find_value(a, "batch_latency_ms") || !vb_find_value(b, "batch_latency_ms")) return 0;
+  for (size_t i = 0; i < a->nvalues; i++) {
+    const vb_value *o = vb_find_value(b, a->values[i].metric);
+    if (o && fabs(o->v - a->values[i].v) > line_rounding(o) + 1e-9 * fabs(o->v)) return 0;
+  }
+  return 1;
+}
+
+/* sglang.bench_one_batch_server writes each batch as a --result-filename line and again, unrounded,
+** as an entry of its --output-path (2025) or --pydantic-result-filename list; neither carries a
+** run id or time. Given both, each batch would count twice: refused, naming the first. */
+static int batch_twice(const vb_set *s) {
+  for (size_t i = 1; i < s->n; i++)
+    for (size_t j = 0; j < i; j++)
+      if (strcmp(s->r[i].file, s->r[j].file) != 0 && same_batch(&s->r[i], &s->r[j]))
+        return xp_error_at(XP_EXIT_USAGE, s->r[i].file, s->r[i].line, "the same batch as %s:%d (sglang.bench_one_batch_server "
+                           "writes each batch to its --result-filename line and again, unrounded, to --output-path or "
+                           "--pydantic-result-filename): it would count twice; give one of them", s->r[j].file, s->r[j].line);
+  return 0;
+}
+
 static int load_all(const xp_spec *spec, vb_set *out) {
   out->r = NULL;
   out->n = 0;
@@ -184,6 +222,7 @@ static int load_all(const xp_spec *spec, vb_set *out) {
   }
   if (!rc) rc = given_with_its_result(paths, i);
   if (!rc) rc = result_twice(out);
+  if (!rc) rc = batch_twice(out);
   for (int k = 0; k < i; k++) free(paths[k]);
   free(paths);
   free(sums);

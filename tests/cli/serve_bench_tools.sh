@@ -88,6 +88,23 @@ json.dump(r, open(sys.argv[2], 'w'), indent=2)" "$fmt/sglang_one_batch_server_py
 one_line "one batch JSON list: a launch argument not a string" 2 \
   "args.json:25: server_args: expected a list of strings, found a number in it" \
   "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/args.json"
+# the lines and the list of one run: each batch written twice (BenchOneCaseResult.dump_to_jsonl
+# rounds what the list keeps whole), with no run id or time to tell them by; refused, naming the
+# line of the same batch (before: recorded, each case's batch counted twice)
+one_line "one batch: the lines with the --output-path list of the same batches" 2 \
+  "sglang_one_batch_server_output_path.json:2: the same batch as .*sglang_one_batch_server_2026.jsonl:1 .sglang.bench_one_batch_server writes each batch to its --result-filename line and again, unrounded, to --output-path or --pydantic-result-filename.: it would count twice; give one of them" \
+  "$XP" --db "$tmp/twice.db" import vllm-bench "$fmt/sglang_one_batch_server_2026.jsonl" "$fmt/sglang_one_batch_server_output_path.json" --set model=Qwen/Qwen3-8B
+check "one batch: nothing recorded of the lines with their list" "no" "$([ -e "$tmp/twice.db" ] && echo yes || echo no)"
+one_line "one batch: the --pydantic-result-filename list given first" 2 \
+  "sglang_one_batch_server_2026.jsonl:1: the same batch as .*sglang_one_batch_server_pydantic.json:2 " \
+  "$XP" --db "$tmp/twice.db" import vllm-bench "$fmt/sglang_one_batch_server_pydantic.json" "$fmt/sglang_one_batch_server_2026.jsonl" --set model=Qwen/Qwen3-8B
+# another measurement of the batches (the latency 0.1 ms off, the throughputs with it) is not the
+# list's: both recorded
+sed -e '1s/"latency": 0.45,/"latency": 0.4501,/' -e '1s/"overall_throughput": 2311.11,/"overall_throughput": 2310.6,/' \
+  -e '2s/"latency": 1.2,/"latency": 1.2001,/' -e '2s/"overall_throughput": 13866.67,/"overall_throughput": 13865.51,/' \
+  "$fmt/sglang_one_batch_server_2026.jsonl" > "$tmp/again.jsonl"
+imp "$tmp/again.db" "$tmp/again.jsonl" "$fmt/sglang_one_batch_server_output_path.json" --set model=Qwen/Qwen3-8B > /dev/null
+check "one batch: another run's lines with the list, all recorded" 4 "$(db="$tmp/again.db" sql "SELECT count(*) FROM cases")"
 # sglang.bench_one_batch (in-process, no server): the same cases, its prefill and median decode
 # step timed inside, on SGLang's engine; it pairs with the server's batch of the same size
 c=$(imp "$d" "$fmt/sglang_one_batch_2025.jsonl" --set model=m)
