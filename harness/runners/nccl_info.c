@@ -254,8 +254,11 @@ int xp_nccl_info_line(xp_nccl_info *info, const char *line, size_t len) {
     parse_message(info, m + 10);
     return 1;
   }
-  /* NCCL_DEBUG=VERSION prints the version alone: "NCCL version 2.21.5+cuda12.4" */
+  /* NCCL_DEBUG=VERSION prints the version alone: "NCCL version 2.21.5+cuda12.4"; RCCL prints
+  ** "RCCL version : 2.22.3-HEAD:7d8d67c" so, then HIP's and ROCm's on lines of their own (an
+  ** rccl-tests log between its device lines and its column header) */
   m = strstr(buf, "NCCL version ");
+  if (!m) m = strstr(buf, "RCCL version : ");
   if (m && !info->version[0] && !strstr(buf, "nccl-tests")) {
     parse_message(info, m);
     return 0;

@@ -69,6 +69,16 @@ imp "$tmp/rccl_version.txt"
 check "rccl-tests version line" "develop:5272cd1" "$(sql "SELECT value FROM run_meta WHERE key = 'nccl_tests.version'")"
 check "rccl-tests version line: cases" 3 "$(cases)"
 
+# RCCL prints its version alone (NCCL_DEBUG=VERSION) with HIP's and ROCm's, between rccl-tests'
+# device lines and its column header (hisohara/ai-scripts, training/01_rccl-smoketest/README.md):
+# recorded as the library's version, said to be RCCL's, as its INFO line is; it was not recorded.
+sed '/Rank  7/a RCCL version : 2.27.7-develop:4f3c2d1\nHIP version  : 7.0.51831-a3e329ad8\nROCm version : 7.0.0.0-38-9428210' \
+  "$data/rccl_in_place_only.txt" > "$tmp/rccl_library_version.txt"
+imp "$tmp/rccl_library_version.txt"
+check "bare RCCL version: exit" 0 $?
+check "bare RCCL version" "RCCL 2.27.7-develop:4f3c2d1" "$(sql "SELECT value FROM run_meta WHERE key = 'nccl.version_info'")"
+check "bare RCCL version: cases" 3 "$(cases)"
+
 # A report pasted through Markdown: no line keeps its '#'; the header is still the header.
 imp "$data/all_gather_perf.markdown_paste.txt"
 check "markdown paste: exit" 0 $?

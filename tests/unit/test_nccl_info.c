@@ -83,6 +83,27 @@ static void test_other_versions(void) {
   xp_nccl_info_free(&info);
 }
 
+/* The version printed alone (NCCL_DEBUG=VERSION), not as an INFO message: NCCL's, and RCCL's as
+** an rccl-tests log keeps it among HIP's and ROCm's (hisohara/ai-scripts,
+** training/01_rccl-smoketest/README.md). nccl-tests' own version line is not NCCL's. */
+static void test_bare_version_lines(void) {
+  static const char *const nccl[] = {"# nccl-tests version 2.19.6 nccl-headers=22809 nccl-library=22809",
+                                     "NCCL version 2.21.5+cuda12.4", NULL};
+  static const char *const rccl[] = {"RCCL version : 2.22.3-HEAD:7d8d67c", "HIP version  : 6.4.43484-123eb5128",
+                                     "ROCm version : 6.4.2.0-120-e7d83f5", NULL};
+  xp_nccl_info info;
+  xp_nccl_info_init(&info);
+  feed(&info, nccl);
+  CHECK_EQ_STR(info.version, "2.21.5+cuda12.4");
+  CHECK_EQ_INT(info.info_lines, 0);
+  xp_nccl_info_free(&info);
+  xp_nccl_info_init(&info);
+  feed(&info, rccl);
+  CHECK_EQ_STR(info.version, "RCCL 2.22.3-HEAD:7d8d67c");
+  CHECK_EQ_INT(info.info_lines, 0);
+  xp_nccl_info_free(&info);
+}
+
 static void test_synthetic_lines(void) {
   /* Synthetic: formats NCCL prints that the fixture run did not. */
   static const char *const lines[] = {
@@ -276,6 +297,7 @@ int main(void) {
   test_fixture_log();
   test_synthetic_lines();
   test_other_versions();
+  test_bare_version_lines();
   test_fixture_topology();
   test_pcie_paths();
   test_bad_topology();
