@@ -178,10 +178,12 @@ enum file_kind { F_TEXT, F_JSON, F_REPORTER, F_TOPO, F_INFO };
 static int has_results(enum file_kind k) { return k == F_TEXT || k == F_JSON || k == F_REPORTER; }
 
 /* A file of NCCL's log alone (NCCL_DEBUG_FILE=nccl.%h.%p: each rank its own) beside the
-** nccl-tests output: INFO lines and no report of nccl-tests'. */
+** nccl-tests output: INFO lines and no report of nccl-tests'. A GIN device-API benchmark's table
+** ("Size(B) ...") is a report, which the text reader names where it refuses it. */
 static int info_only(const char *text, size_t len) {
   return memmem(text, len, "NCCL INFO", 9) && !memmem(text, len, "nThread", 7) &&
-         !memmem(text, len, "Collective test starting", 24) && !memmem(text, len, "Avg bus bandwidth", 17);
+         !memmem(text, len, "Collective test starting", 24) && !memmem(text, len, "Avg bus bandwidth", 17) &&
+         !memmem(text, len, "Size(B)", 7);
 }
 
 size_t nt_bom(const char *text, size_t len) {

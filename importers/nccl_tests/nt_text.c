@@ -66,6 +66,10 @@ typedef struct parser {
   int carry_nranks;      /* INFO nranks after a report's footer, for the next report (0 none, -1 disagree) */
   char next_run_by[32];  /* a command line after a report's rows: the next report's */
   char next_coll[32];    /* a "Collective test starting" after a report's options: the next report's */
+  int gin_line;          /* a GIN device-API benchmark's column header (is_gin_header): its line; 0 none */
+  int gin_rows;          /* the lines after it are that table's rows, no report's */
+  char gin_name[64];     /* "GIN PUT BANDWIDTH/MESSAGE RATE", from its configuration line */
+  char gin_cols[96];     /* its column header, spaces squeezed */
 } parser;
 
 enum { ROW_OK = 0, ROW_SHORT = -1 };
@@ -745,6 +749,45 @@ static void report_boundary(parser *P, const char *line, int options) {
   }
 }
 
+/*
+** nccl-tests 2.30's GIN device-API benchmarks (src/device_api/gin/utils/common.cc: ginPutBW_perf,
+** ginPutLatency_pingPong_perf, ...) print "# GIN PUT BANDWIDTH/MESSAGE RATE: rsm=gpu, ..." and a
+** table of their own, "Size(B)  Num_Messages  Bandwidth(MiB/s)  Message_Rate(MPPS)" or "Size(B)
+** Iters  Latency(us)": one-sided transfers between two ranks, rated in MiB/s and messages per second
+** or as half a round trip. No collective's time or bus bandwidth is there, which a case of
+** nccl_burst holds and queries compare, so the table is named and not read.
+*/
+static int is_gin_header(const char *s) {
+  char a[16], b[16];
+  return sscanf(s, "%15s %15s", a, b) == 2 && strcmp(a, "Size(B)") == 0 &&
+         (strcmp(b, "Num_Messages") == 0 || strcmp(b, "Iters") == 0);
+}
+
+/* "# GIN PUT BANDWIDTH/MESSAGE RATE: rsm=gpu, ...": the benchmark's name, before its header. */
+static void note_gin_name(parser *P, const char *line) {
+  const char *end = strstr(line, ": rsm="), *p = line + (*line == '#');
+  if (!end || P->gin_name[0]) return;
+  while (*p == ' ') p++;
+  if (end > p) snprintf(P->gin_name, sizeof P->gin_name, "%.*s", (int)(end - p), p);
+}
+
+static void note_gin_header(parser *P, const char *s, int lineno) {
+  P->gin_rows = 1;
+  if (P->gin_line) return;
+  P->gin_line = lineno;
+  size_t n = 0;
+  for (const char *p = s; *p && n + 2 < sizeof P->gin_cols; p++)
+    if (*p != ' ' || (n > 0 && P->gin_cols[n - 1] != ' ')) P->gin_cols[n++] = *p;
+  while (n > 0 && P->gin_cols[n - 1] == ' ') n--;
+  P->gin_cols[n] = 0;
+}
+
+/* What the GIN table is, for the refusal or the warning. */
+static void gin_what(const parser *P, char *buf, size_t n) {
+  snprintf(buf, n, "nccl-tests' GIN device-API benchmark%s%s%s (%s: one-sided transfers between 2 ranks)",
+           P->gin_name[0] ? " \"" : "", P->gin_name, P->gin_name[0] ? "\"" : "", P->gin_cols);
+}
+
 static void read_comment(parser *P, const char *line) {
   nt_doc *d = P->d;
   const char *p;
@@ -794,6 +837,8 @@ static void read_comment(parser *P, const char *line) {
     P->rep.closed = 1;
   } else if (strstr(line, "# error: ")) {
     d->errors++;
+  } else if (strstr(line, ": rsm=")) {
+    note_gin_name(P, line);
   }
 }
 
@@ -953,7 +998,7 @@ static int info_line(parser *P, const char *s, const char *info, int lineno) {
     if (colon > s) note_host(P, s, colon);
     return 0;
   }
-  if (!P->saw_test) return 0;
+  if (!P->saw_test || P->gin_rows) return 0;
   const size_t n = row_before_info(P, s, info);
   if (n == 0) return 0;
   if (!looks_like_row(s)) /* the row's middle, cut again: "20.03 0.05 0.09 0<INFO line>" */
@@ -1059,8 +1104,14 @@ int nt_parse_text(nt_doc *d, const char *text, size_t len) {
       note_command(&P, s, lineno);
       continue;
     }
+    if (is_gin_header(s)) {
+      rc = flush_pending(&P);
+      note_gin_header(&P, s, lineno);
+      continue;
+    }
     if (*s == '#' || bare_comment(s)) {
       rc = flush_pending(&P);
+      P.gin_rows = 0; /* a report's head: what follows is no GIN table's */
       read_comment(&P, s);
       /* Result lines count once the report has begun: its test name (newer versions), its
       ** options line or its column header (all versions). */
@@ -1068,7 +1119,7 @@ int nt_parse_text(nt_doc *d, const char *text, size_t len) {
       continue;
     }
     if (!looks_like_row(s) && strstr(s, "_perf")) note_command(&P, s, lineno);
-    if (!P.saw_test || !(isdigit((unsigned char)*s) || *s == '-' || *s == 'N')) continue;
+    if (!P.saw_test || P.gin_rows || !(isdigit((unsigned char)*s) || *s == '-' || *s == 'N')) continue;
     if (looks_like_row(s)) rc = take_row(&P, s, lineno);
     else if (P.pending[0] && starts_with_number(s)) rc = continue_row(&P, s, strlen(s));
   }
@@ -1079,6 +1130,12 @@ int nt_parse_text(nt_doc *d, const char *text, size_t len) {
   if (d->nrows == 0 && P.rep.stopped) /* the test failed before any result: say so, not "no results" */
     return xp_error_at(XP_EXIT_USAGE, d->path, P.rep.stopped, "the test ended before its first result line (%s): "
                        "no results to import", P.rep.stop);
+  char gin[256];
+  gin_what(&P, gin, sizeof gin);
+  if (d->nrows == 0 && P.gin_line)
+    return xp_error_at(XP_EXIT_USAGE, d->path, P.gin_line, "%s, not a collective's report: xp imports a "
+                       "collective's time and bus bandwidth", gin);
+  if (P.gin_line) xp_warn("%s:%d: %s left out: not a collective's report", d->path, P.gin_line, gin);
   if (d->nrows == 0)
     return xp_error_at(XP_EXIT_USAGE, d->path, 0, "no nccl-tests results found (no \"# nThread\" or column "
                        "header followed by result lines)");

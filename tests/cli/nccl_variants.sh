@@ -251,6 +251,28 @@ one_line "-J cut short" 2 "cut.json: not valid JSON: cut short, left open at its
 printf '{"config": {}, "results": [}\n' > "$tmp/broken.json"
 one_line "-J broken, not cut" 2 "broken.json: not valid JSON\$" "$XP" --db "$tmp/broken.db" import nccl-tests "$tmp/broken.json"
 
+# nccl-tests 2.30's GIN device-API benchmarks (ginPutBW_perf, ginPutLatency_pingPong_perf) print a
+# table of one-sided transfers between 2 ranks (MiB/s and messages/s, or a one-way latency), no
+# collective's: refused naming what they are, where it was "no nccl-tests results found" (and
+# "NCCL's log alone" with INFO lines); appended to a collective's log, left out with a warning,
+# where its rows were read as the report's and each left out as "cut short".
+one_line "GIN bandwidth table" 2 'ginPutBW_perf.txt:2: nccl-tests. GIN device-API benchmark "GIN PUT BANDWIDTH/MESSAGE RATE" (Size(B) Num_Messages Bandwidth(MiB/s) Message_Rate(MPPS): one-sided transfers between 2 ranks), not a collective.s report' \
+  "$XP" --db "$tmp/gin.db" import nccl-tests "$data/ginPutBW_perf.txt"
+one_line "GIN latency table" 2 'ginPutLatency_pingPong_perf.txt:2: .* "GIN PUT PING-PONG LATENCY" (Size(B) Iters Latency(us):' \
+  "$XP" --db "$tmp/gin.db" import nccl-tests "$data/ginPutLatency_pingPong_perf.txt"
+db="$tmp/gin.db"
+check "GIN tables: nothing recorded" 0 "$(cases)"
+{ echo "node1:8811:8811 [0] NCCL INFO NCCL version 2.30.7+cuda13.0"; cat "$data/ginPutBW_perf.txt"; } > "$tmp/gin_info.txt"
+one_line "GIN table with INFO lines" 2 'gin_info.txt:3: nccl-tests. GIN device-API benchmark' \
+  "$XP" --db "$tmp/gin.db" import nccl-tests "$tmp/gin_info.txt"
+cat "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" "$data/ginPutBW_perf.txt" > "$tmp/with_gin.txt"
+imp "$tmp/with_gin.txt"
+check "GIN table after a report: exit" 0 $?
+check "GIN table after a report: the report's cases" 52 "$(cases)"
+check "GIN table after a report: one warning" 1 "$(wc -l < "$tmp/err")"
+grep -q 'with_gin.txt:175: nccl-tests. GIN device-API benchmark .* left out' "$tmp/err" ||
+  { echo "FAIL: GIN table after a report: no warning: $(cat "$tmp/err")"; fail=1; }
+
 # A negative time is no measurement: refused with its line, not recorded.
 sed 's/    19.71   53.20/   -19.71   53.20/' "$data/cut_after_busbw.txt" > "$tmp/negative.txt"
 one_line "negative time" 2 "negative.txt:12: column time: -19.71 is negative" \
