@@ -70,6 +70,8 @@ typedef struct parser {
   int gin_rows;          /* the lines after it are that table's rows, no report's */
   char gin_name[64];     /* "GIN PUT BANDWIDTH/MESSAGE RATE", from its configuration line */
   char gin_cols[96];     /* its column header, spaces squeezed */
+  int foreign_line;      /* a failure before anything of a report (another run's, pasted above); 0 none */
+  char foreign[160];     /* that failure, as printed */
 } parser;
 
 enum { ROW_OK = 0, ROW_SHORT = -1 };
@@ -854,6 +856,17 @@ static void note_failure(parser *P, const char *line, int lineno) {
   const char *p = NULL;
   for (int i = 0; says[i] && !p; i++) p = strstr(line, says[i]);
   if (!p) return;
+  /* Before the file's first version, options, device or header line: a test prints its head before
+  ** it can fail (its device lines wait for every rank), and a failure ends it, so one above the
+  ** first report is another run's that the user pasted there (nccl-tests issue 280), not its. */
+  if (!d->tests_version[0] && !P->rep.options[0] && !P->rep.coll[0] && d->ndev == 0 && !P->L.named &&
+      d->nrows == 0 && d->nreports == 0) {
+    if (!P->foreign_line) {
+      P->foreign_line = lineno;
+      snprintf(P->foreign, sizeof P->foreign, "%.*s", (int)strcspn(p, "\r\n"), p);
+    }
+    return;
+  }
   if (!P->rep.stopped && (P->rep.options[0] || P->rep.coll[0]) && d->nrows == P->rep.first_row) {
     P->rep.stopped = lineno;
     snprintf(P->rep.stop, sizeof P->rep.stop, "\"%.*s\"", (int)strcspn(p, "\r\n"), p);
@@ -1136,6 +1149,9 @@ int nt_parse_text(nt_doc *d, const char *text, size_t len) {
     return xp_error_at(XP_EXIT_USAGE, d->path, P.gin_line, "%s, not a collective's report: xp imports a "
                        "collective's time and bus bandwidth", gin);
   if (P.gin_line) xp_warn("%s:%d: %s left out: not a collective's report", d->path, P.gin_line, gin);
+  if (P.foreign_line && d->nrows > 0)
+    xp_warn("%s:%d: \"%s\" comes before the report's head: another run's failure, not recorded as this one's",
+            d->path, P.foreign_line, P.foreign);
   if (d->nrows == 0)
     return xp_error_at(XP_EXIT_USAGE, d->path, 0, "no nccl-tests results found (no \"# nThread\" or column "
                        "header followed by result lines)");

@@ -242,6 +242,17 @@ check "rccl-tests HIP failure: exit" 0 $?
 check "rccl-tests HIP failure: recorded" "Test HIP failure common.cu:1254 'hipErrorIllegalAddress'" \
   "$(sql "SELECT value FROM run_meta WHERE key = 'nccl_tests.failure'")"
 
+# A failure of another run pasted above a report (nccl-tests issue 280: a -g 4 run's failure, then
+# a -g 3 run's report): not the report's failure, said with a warning, where it was recorded as
+# nccl_tests.failure and the warning said the test stopped there.
+imp "$data/failure_pasted_above.txt"
+check "failure pasted above: exit" 0 $?
+check "failure pasted above: cases" 36 "$(cases)"
+check "failure pasted above: no failure recorded" "" "$(sql "SELECT value FROM run_meta WHERE key = 'nccl_tests.failure'")"
+check "failure pasted above: the report's ranks" 3 "$(sql "SELECT gpu_count FROM runs")"
+grep -q "failure_pasted_above.txt:2: \"Test NCCL failure common.cu:1005 'unhandled CUDA error'\" comes before the report's head: another run's failure" "$tmp/err" ||
+  { echo "FAIL: failure pasted above: no warning: $(cat "$tmp/err")"; fail=1; }
+
 # A -J file that a killed job left open (util.cu closes it only at the end) is refused saying so,
 # where it was "not valid JSON" as any broken file (tests/bad_inputs/nccl-json-invalid pins the
 # refusal itself).
