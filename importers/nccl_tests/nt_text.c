@@ -72,6 +72,8 @@ typedef struct parser {
   char gin_cols[96];     /* its column header, spaces squeezed */
   int foreign_line;      /* a failure before anything of a report (another run's, pasted above); 0 none */
   char foreign[160];     /* that failure, as printed */
+  int later_line;        /* a failure after a report's footer (a later test's or process's); 0 none */
+  char later[160];       /* that failure, as printed */
 } parser;
 
 enum { ROW_OK = 0, ROW_SHORT = -1 };
@@ -844,6 +846,13 @@ static void read_comment(parser *P, const char *line) {
   }
 }
 
+/* A failure that is no report's: the first one kept, with its line, for the warning. */
+static void keep_first_failure(int *line, char *text, size_t n, int lineno, const char *p) {
+  if (*line) return;
+  *line = lineno;
+  snprintf(text, n, "%.*s", (int)strcspn(p, "\r\n"), p);
+}
+
 /* "host: Test NCCL failure common.cu:915 'unhandled cuda error'": the test stopped there (before
 ** its rows: a report begun after it is another test's, or the same run again). */
 static void note_failure(parser *P, const char *line, int lineno) {
@@ -861,10 +870,15 @@ static void note_failure(parser *P, const char *line, int lineno) {
   ** first report is another run's that the user pasted there (nccl-tests issue 280), not its. */
   if (!d->tests_version[0] && !P->rep.options[0] && !P->rep.coll[0] && d->ndev == 0 && !P->L.named &&
       d->nrows == 0 && d->nreports == 0) {
-    if (!P->foreign_line) {
-      P->foreign_line = lineno;
-      snprintf(P->foreign, sizeof P->foreign, "%.*s", (int)strcspn(p, "\r\n"), p);
-    }
+    keep_first_failure(&P->foreign_line, P->foreign, sizeof P->foreign, lineno, p);
+    return;
+  }
+  /* After a report's footer: nccl-tests and rccl-tests free their communicators and buffers before
+  ** printing it and check nothing after, so the test printed no failure there. It is a later
+  ** test's, appended to the log, that died before printing its head (its device count is checked
+  ** before), or another process's: the report's rows are whole, and it is not their failure. */
+  if (P->rep.closed && d->nrows > P->rep.first_row) {
+    keep_first_failure(&P->later_line, P->later, sizeof P->later, lineno, p);
     return;
   }
   if (!P->rep.stopped && (P->rep.options[0] || P->rep.coll[0]) && d->nrows == P->rep.first_row) {
@@ -1152,6 +1166,10 @@ int nt_parse_text(nt_doc *d, const char *text, size_t len) {
   if (P.foreign_line && d->nrows > 0)
     xp_warn("%s:%d: \"%s\" comes before the report's head: another run's failure, not recorded as this one's",
             d->path, P.foreign_line, P.foreign);
+  if (P.later_line)
+    xp_warn("%s:%d: \"%s\" comes after a report's footer, past which a test prints nothing: a later test's "
+            "that failed before printing its head, or another process's; not recorded as the report's failure",
+            d->path, P.later_line, P.later);
   if (d->nrows == 0)
     return xp_error_at(XP_EXIT_USAGE, d->path, 0, "no nccl-tests results found (no \"# nThread\" or column "
                        "header followed by result lines)");

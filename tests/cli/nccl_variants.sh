@@ -253,6 +253,23 @@ check "failure pasted above: the report's ranks" 3 "$(sql "SELECT gpu_count FROM
 grep -q "failure_pasted_above.txt:2: \"Test NCCL failure common.cu:1005 'unhandled CUDA error'\" comes before the report's head: another run's failure" "$tmp/err" ||
   { echo "FAIL: failure pasted above: no warning: $(cat "$tmp/err")"; fail=1; }
 
+# A failure after a report's footer (nccl-tests frees everything before printing it, and checks
+# nothing after): a later test's, appended to the log, that died before its head (nccl-tests issue
+# 30's line), or another process's. Not the report's failure, said with a warning naming its line,
+# where it was recorded as nccl_tests.failure and the warning said the test stopped there.
+later="458398: Test CUDA failure common.cu:730 'no CUDA-capable device is detected'"
+{ cat "$XP_SRC/tests/data/nccl/nccltests_sweep.txt"; echo "$later"; } > "$tmp/failure_at_end.txt"
+{ cat "$tmp/failure_at_end.txt"; sed 's/Pid   1351/Pid   1402/' "$XP_SRC/tests/data/nccl/nccltests_sweep.txt"; } > "$tmp/failure_between.txt"
+for f in failure_at_end failure_between; do
+  imp "$tmp/$f.txt"
+  check "$f: exit" 0 $?
+  check "$f: no failure recorded" "" "$(sql "SELECT value FROM run_meta WHERE key = 'nccl_tests.failure'")"
+  check "$f: one warning" 1 "$(wc -l < "$tmp/err")"
+  grep -q "$f.txt:174: \"Test CUDA failure common.cu:730 'no CUDA-capable device is detected'\" comes after a report's footer" "$tmp/err" ||
+    { echo "FAIL: $f: no warning: $(cat "$tmp/err")"; fail=1; }
+done
+check "failure between reports: both read" 2 "$(sql "SELECT value FROM run_meta WHERE key = 'nccl_tests.reports'")"
+
 # A -J file that a killed job left open (util.cu closes it only at the end) is refused saying so,
 # where it was "not valid JSON" as any broken file (tests/bad_inputs/nccl-json-invalid pins the
 # refusal itself).
