@@ -1157,6 +1157,11 @@ int nt_parse_text(nt_doc *d, const char *text, size_t len) {
   if (d->nrows == 0 && P.rep.stopped) /* the test failed before any result: say so, not "no results" */
     return xp_error_at(XP_EXIT_USAGE, d->path, P.rep.stopped, "the test ended before its first result line (%s): "
                        "no results to import", P.rep.stop);
+  /* A failure above a head with no rows after it: with no report to be another run's, it is this
+  ** test's (another process printed it before rank 0's head reached the log) */
+  if (d->nrows == 0 && P.foreign_line && P.saw_test)
+    return xp_error_at(XP_EXIT_USAGE, d->path, P.foreign_line, "the test ended before its first result line "
+                       "(\"%s\"): no results to import", P.foreign);
   char gin[256];
   gin_what(&P, gin, sizeof gin);
   if (d->nrows == 0 && P.gin_line)

@@ -232,6 +232,13 @@ head -10 "$data/rerun_after_failure.txt" > "$tmp/failed_only.txt"
 one_line "failed before any row" 2 \
   "failed_only.txt:9: the test ended before its first result line (\"Test NCCL failure common.cu:959 'internal error" \
   "$XP" --db "$tmp/failed_only.db" import nccl-tests "$tmp/failed_only.txt"
+# The failure above the head (another process printed it before rank 0's head reached the log)
+# and no row after: the same, naming the failure's line, where it said "no nccl-tests results found
+# (no "# nThread" ...)" of a file that has one.
+{ sed -n 9p "$data/rerun_after_failure.txt"; sed -n 1,8p "$data/rerun_after_failure.txt"; } > "$tmp/failed_above.txt"
+one_line "failed above its head, no row" 2 \
+  "failed_above.txt:1: the test ended before its first result line (\"Test NCCL failure common.cu:959 'internal error" \
+  "$XP" --db "$tmp/failed_above.db" import nccl-tests "$tmp/failed_above.txt"
 # rccl-tests says "Test HIP failure" (its HIPCHECK) before the " .. host: Test failure" it
 # causes: that is the failure recorded, where the line after it (no cause) was.
 { sed '/Out of bounds/,$d' "$data/rccl_in_place_only.txt"
