@@ -242,6 +242,31 @@ static void parse_message(xp_nccl_info *info, const char *msg) {
   }
 }
 
+/* "HIP version  : 7.12.60430-713bdeef5b" (ROCm/rccl src/init.cc showVersion, since PR 1232): the
+** version after the label, and since ROCm/rocm-systems PR 6556 the runtime's after it where it
+** differs ("HIP version  : 6.4.0 / HIP runtime  : 6.5.1", hip_rocm_version_info.h fmtExtVer). */
+static int rccl_build_line(const char *buf, const char *label, char *version, size_t vn, char *runtime,
+                           size_t rn) {
+  const char *p = strstr(buf, label);
+  if (!p || version[0]) return 0;
+  p += strlen(label);
+  snprintf(version, vn, "%.*s", (int)strcspn(p, " \t"), p);
+  if (strcmp(version, "Unknown") == 0) version[0] = 0; /* RCCL built against ROCm before 4.0 (or 5.0) */
+  const char *rt = strstr(p, " runtime");
+  if (rt && (rt = strstr(rt, " : ")) != NULL) snprintf(runtime, rn, "%.*s", (int)strcspn(rt + 3, " \t"), rt + 3);
+  return 1;
+}
+
+/* RCCL prints HIP's and ROCm's versions on lines of their own after its version line, whether
+** alone or as the rest of its INFO message: only lines after RCCL's version are taken, so that
+** hipconfig's "HIP version  :" in the same log is not. */
+static void parse_rccl_build(xp_nccl_info *info, const char *buf) {
+  if (!rccl_build_line(buf, "HIP version  : ", info->hip_version, sizeof info->hip_version, info->hip_runtime,
+                       sizeof info->hip_runtime))
+    rccl_build_line(buf, "ROCm version : ", info->rocm_version, sizeof info->rocm_version, info->rocm_runtime,
+                    sizeof info->rocm_runtime);
+}
+
 int xp_nccl_info_line(xp_nccl_info *info, const char *line, size_t len) {
   char buf[1024];
   if (len >= sizeof buf) len = sizeof buf - 1;
@@ -263,6 +288,7 @@ int xp_nccl_info_line(xp_nccl_info *info, const char *line, size_t len) {
     parse_message(info, m);
     return 0;
   }
+  if (strncmp(info->version, "RCCL ", 5) == 0) parse_rccl_build(info, buf);
   m = strstr(buf, "NCCL WARN ");
   if (m) {
     info->info_lines++;

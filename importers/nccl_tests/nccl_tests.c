@@ -516,6 +516,19 @@ static int record_doc_facts(xp_run *r, const nt_doc *d) {
   return rc;
 }
 
+/* The HIP and ROCm an rccl-tests log's RCCL says it was built with, and ran with where they differ,
+** named as the CUDA runtime's and driver's of a run xp measures (cuda.runtime, cuda.driver_api). */
+static int record_rocm_versions(xp_run *r, const xp_nccl_info *info) {
+  const struct { const char *key, *value; } v[] = {{"hip.version", info->hip_version},
+                                                    {"hip.runtime", info->hip_runtime},
+                                                    {"rocm.version", info->rocm_version},
+                                                    {"rocm.runtime", info->rocm_runtime}};
+  int rc = 0;
+  for (size_t i = 0; i < sizeof v / sizeof v[0] && rc == 0; i++)
+    if (v[i].value[0]) rc = xp_run_meta(r, v[i].key, v[i].value, "trace");
+  return rc;
+}
+
 static const char *media_type(enum file_kind k, const char *text, size_t len) {
   if (k == F_REPORTER) return nt_reporter_form(text, len) == 'c' ? "text/csv" : "application/json";
   return k == F_JSON ? "application/json" : k == F_TOPO ? "application/xml" : "text/plain";
@@ -546,6 +559,7 @@ static int execute(xp_ctx *ctx) {
   rc = record_doc_facts(ctx->run, first);
   if (rc == 0) rc = xp_run_meta(ctx->run, "nccl.process_model", "nccl-tests", "trace");
   if (rc == 0) rc = xp_nccl_record_info(ctx->run, &info, L.have_topo ? &L.topo : NULL, "trace");
+  if (rc == 0) rc = record_rocm_versions(ctx->run, &info);
   for (int f = 0; f < L.n && rc == 0; f++) {
     const char *base = strrchr(L.paths[f], '/');
     char name[300];

@@ -78,6 +78,13 @@ imp "$tmp/rccl_library_version.txt"
 check "bare RCCL version: exit" 0 $?
 check "bare RCCL version" "RCCL 2.27.7-develop:4f3c2d1" "$(sql "SELECT value FROM run_meta WHERE key = 'nccl.version_info'")"
 check "bare RCCL version: cases" 3 "$(cases)"
+# HIP's and ROCm's versions on the lines after it (ROCm/rocm-systems PR 3415's rccl-tests log):
+# recorded as hip.version and rocm.version, where they were not.
+sed '/Rank  7/a RCCL version : 2.28.3-gfx1151-rccl:a188cf2\nHIP version  : 7.12.60430-713bdeef5b\nROCm version : 7.12.0.2-9999-713bdeef5b\nHostname     : stxh-4602-MAPLE' \
+  "$data/rccl_in_place_only.txt" > "$tmp/rccl_hip_version.txt"
+imp "$tmp/rccl_hip_version.txt"
+check "HIP and ROCm versions" "7.12.60430-713bdeef5b 7.12.0.2-9999-713bdeef5b" \
+  "$(sql "SELECT group_concat(value, ' ') FROM (SELECT value FROM run_meta WHERE key IN ('hip.version', 'rocm.version') ORDER BY key)")"
 
 # A report pasted through Markdown: no line keeps its '#'; the header is still the header.
 imp "$data/all_gather_perf.markdown_paste.txt"

@@ -104,6 +104,39 @@ static void test_bare_version_lines(void) {
   xp_nccl_info_free(&info);
 }
 
+/* HIP's and ROCm's versions on the lines RCCL prints after its own (ROCm/rccl src/init.cc
+** showVersion): in rccl-tests' log of ROCm/rocm-systems PR 3415 (its review of 2026-02-26, the
+** VERSION form), taken here after RCCL's INFO line, the form NCCL_DEBUG=INFO gives them; hipconfig's
+** line above (ROCm/HIP-Examples issue 23) is not RCCL's. Since ROCm/rocm-systems PR 6556 a runtime
+** that differs follows (hip_rocm_version_info.h fmtExtVer, as RCCL's VersionInfoTests expect it). */
+static void test_rccl_build_versions(void) {
+  static const char *const info_form[] = {
+      "HIP version  : 3.10.20465-f9876b8d",
+      "stxh-4602-MAPLE:135241:135241 [0] NCCL INFO RCCL version : 2.28.3-gfx1151-rccl:a188cf2",
+      "HIP version  : 7.12.60430-713bdeef5b", "ROCm version : 7.12.0.2-9999-713bdeef5b",
+      "Hostname     : stxh-4602-MAPLE",
+      "Librccl path : /home/stxh-4602/SP-workspace-3/rocm-systems/projects/rccl/build/release/librccl.so.1", NULL};
+  static const char *const runtime_form[] = {"RCCL version : 2.28.3-develop:d143eea",
+                                             "HIP version  : 6.4.0 / HIP runtime  : 6.5.1",
+                                             "ROCm version : 6.4.0 / ROCm runtime : 6.5.0", NULL};
+  xp_nccl_info info;
+  xp_nccl_info_init(&info);
+  feed(&info, info_form);
+  CHECK_EQ_STR(info.version, "RCCL 2.28.3-gfx1151-rccl:a188cf2");
+  CHECK_EQ_STR(info.hip_version, "7.12.60430-713bdeef5b");
+  CHECK_EQ_STR(info.rocm_version, "7.12.0.2-9999-713bdeef5b");
+  CHECK_EQ_STR(info.hip_runtime, "");
+  CHECK_EQ_INT(info.info_lines, 1);
+  xp_nccl_info_free(&info);
+  xp_nccl_info_init(&info);
+  feed(&info, runtime_form);
+  CHECK_EQ_STR(info.hip_version, "6.4.0");
+  CHECK_EQ_STR(info.hip_runtime, "6.5.1");
+  CHECK_EQ_STR(info.rocm_version, "6.4.0");
+  CHECK_EQ_STR(info.rocm_runtime, "6.5.0");
+  xp_nccl_info_free(&info);
+}
+
 static void test_synthetic_lines(void) {
   /* Synthetic: formats NCCL prints that the fixture run did not. */
   static const char *const lines[] = {
@@ -298,6 +331,7 @@ int main(void) {
   test_synthetic_lines();
   test_other_versions();
   test_bare_version_lines();
+  test_rccl_build_versions();
   test_fixture_topology();
   test_pcie_paths();
   test_bad_topology();
