@@ -49,6 +49,10 @@
 **     avg_decode_latency (s) and avg_decode_throughput (the batch over it), and total_throughput
 **     for overall_throughput: mean_decode_step_ms and mean_decode_throughput here.
 **
+**   vllm bench startup --output-json (and vllm bench sweep startup's run=N.json, summary.json):
+**     refused. It times the engine's start, cold and warm (avg_cold_startup_time, the
+**     iterations' cold_startup_times, their percentiles, the same of compilation), and serves no
+**     request: nothing a serving benchmark's case is made of.
 **   vllm bench throughput --output-json (benchmarks/benchmark_throughput.py before it) and
 **   vllm bench latency --output-json (benchmarks/benchmark_latency.py): refused. The first
 **     writes elapsed_time, num_requests, total_num_tokens (prompt and output together),
@@ -219,6 +223,13 @@ int vb_tool_read(const char *label, long line, cJSON *o, enum vb_tool *tool) {
                        "model, batch size, input or output length, so no record of it could say what was "
                        "measured; give the .pytorch.json written beside it with SAVE_TO_PYTORCH_BENCHMARK_FORMAT=1, "
                        "whose args name them");
+  /* vllm bench startup --output-json (vllm/benchmarks/startup.py), and vllm bench sweep startup's
+  ** run=N.json and summary.json, which hold it with the point's overrides: the engine's cold and
+  ** warm startup and compilation times, no request served, so no case a serve_bench run holds. */
+  if (has(o, "avg_cold_startup_time") || has(o, "avg_warm_startup_time"))
+    return xp_error_at(XP_EXIT_USAGE, label, line,
+                       "a vllm bench startup result (vllm bench sweep startup's too): the engine's cold and warm "
+                       "startup times, no serving measurement; xp records none of it");
   /* vllm bench sweep serve --continue-on-error keeps, for a run or a server that failed, the
   ** error beside the overrides (run=N.failure.json, SERVE-...-failure.json; run_comb and run_combs
   ** of vllm/benchmarks/sweep/serve.py): no result to record. Its error text (str(exc)) may span

@@ -270,5 +270,13 @@ one_line "vllm bench throughput --output-json" 2 \
 one_line "vllm bench latency --output-json" 2 \
   "vllm_latency.json:1: a vllm bench latency --output-json result (benchmark_latency.py's too): it names no model, batch size, input or output length.*; give the .pytorch.json written beside it" \
   "$XP" --db "$tmp/bad.db" import vllm-bench "$fmt/vllm_latency.json" --set model=m
+# vllm bench startup's times (here as vllm bench sweep startup keeps a run, and its summary.json's
+# list of runs) serve no request: refused as what they are, not as a serve file missing model_id
+one_line "vllm bench sweep startup run" 2 \
+  "vllm_sweep_startup_run0.json:1: a vllm bench startup result (vllm bench sweep startup's too): the engine's cold and warm startup times, no serving measurement" \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$fmt/vllm_sweep_startup_run0.json" --set model=m
+{ echo '['; sed 's/^/    /' "$fmt/vllm_sweep_startup_run0.json"; echo ']'; } > "$tmp/summary.json"
+one_line "vllm bench sweep startup summary" 2 "summary.json:2: a vllm bench startup result" \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/summary.json" --set model=m
 check "nothing recorded by the refusals" "no" "$([ -e "$tmp/bad.db" ] && echo yes || echo no)"
 finish

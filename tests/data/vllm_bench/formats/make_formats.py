@@ -271,6 +271,26 @@ lat = {"avg_latency": mean(lats), "std_latency": std(lats), "latencies": lats,
 with open(os.path.join(HERE, "vllm_latency.json"), "w") as f:
     json.dump(lat, f, indent=4)
 
+# vllm bench sweep startup's run=0.json (vllm/benchmarks/sweep/startup.py of vllm-project/vllm
+# commit 0c49662, run_benchmark): the --output-json of vllm bench startup (startup.py of commit
+# 045d757: per phase, cold then warm, and per measure, startup then compilation, avg_..._time,
+# the iterations' ..._times and numpy's ..._percentiles keyed 10 ... 99, in s) read back,
+# run_number and the point's serve and startup overrides added, json.dump(indent=4); refused
+def startup_phase(phase, runs):
+    out = {}
+    for measure, times in runs.items():
+        out[f"avg_{phase}_{measure}_time"] = mean(times)
+        out[f"{phase}_{measure}_times"] = times
+        out[f"{phase}_{measure}_percentiles"] = {str(p): pct(times, p) for p in (10, 25, 50, 75, 90, 99)}
+    return out
+
+
+startup = {**startup_phase("cold", {"startup": [61.2, 58.9, 59.4], "compilation": [31.5, 30.8, 31.1]}),
+           **startup_phase("warm", {"startup": [24.1, 23.8, 24.3], "compilation": [6.2, 6.0, 6.1]}),
+           "run_number": 0, "max_num_seqs": 8, "num_iters_cold": 3}
+with open(os.path.join(HERE, "vllm_sweep_startup_run0.json"), "w") as f:
+    json.dump(startup, f, indent=4)
+
 
 # Their side files, <name>.pytorch.json, written with SAVE_TO_PYTORCH_BENCHMARK_FORMAT=1:
 # convert_to_pytorch_benchmark_format and write_to_json of vllm/benchmarks/lib/utils.py (commit
