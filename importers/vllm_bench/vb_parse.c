@@ -554,6 +554,15 @@ static void remove_values(vb_result *r, const char *drop) {
   r->nvalues = kept;
 }
 
+/* The values of the n metrics named leave r. */
+static void remove_named(vb_result *r, const char *const *names, size_t n) {
+  char *drop = xp_xcalloc(r->nvalues + 1, 1);
+  for (size_t i = 0; i < r->nvalues; i++)
+    for (size_t j = 0; j < n; j++) drop[i] |= strcmp(r->values[i].metric, names[j]) == 0;
+  remove_values(r, drop);
+  free(drop);
+}
+
 /* Statistics of a latency that vLLM had no sample of: np.mean(x or 0) writes 0 for mean,
 ** median, std and every percentile (TPOT and ITL of a benchmark whose outputs are one token
 ** long, every latency when no request completed). A real latency is never exactly 0: a metric
@@ -571,6 +580,26 @@ static void drop_unmeasured(vb_result *r) {
   }
   remove_values(r, drop);
   free(drop);
+}
+
+/* vllm bench serve --skip-tokenizer-init runs its client without a tokenizer, and writes
+** tokenizer_id null (otherwise --tokenizer or the model). calculate_metrics of
+** vllm/benchmarks/serve.py (commit 009e6d4) then counts one output token for a request whose
+** stream reported no usage, however many it streamed; lib/endpoint_request_func.py times every
+** chunk after the first all the same. So where every request counted one token
+** (total_output_tokens = completed) yet inter-token gaps were timed, the outputs were longer
+** than counted: the count, and the throughputs made of it, are the fallback's, not a
+** measurement (output_throughput would be request_throughput). They are not kept; the caller
+** warns. (A request with usage counts at least one token a chunk, so one counted token and a
+** gap cannot both be measured.) */
+static void drop_uncounted_output(const cJSON *o, vb_result *r, enum vb_writer w) {
+  static const char *const counted[] = {"total_output_tokens", "output_throughput", "total_token_throughput"};
+  const cJSON *tok = cJSON_GetObjectItemCaseSensitive(o, "tokenizer_id");
+  const vb_value *out = vb_find_value(r, "total_output_tokens"), *itl = vb_find_value(r, "mean_itl_ms");
+  if (w != W_VLLM || !cJSON_IsNull(tok) || r->completed <= 0 || !out || out->v != (double)r->completed) return;
+  if (!r->samples[VB_ITL].n && !(itl && itl->v > 0)) return;
+  remove_named(r, counted, sizeof counted / sizeof counted[0]);
+  r->output_uncounted = 1;
 }
 
 /* Each request's latency includes its time to first token, so over the same requests every
@@ -820,11 +849,7 @@ static int rebuild_uncounted_input(const vb_src *s, const vb_lists *l, vb_result
     return bad_key(s, "input_lens", "has %d entries but the other lists %lld (one per request): "
                    "the prompt tokens of a multi-turn benchmark cannot be counted",
                    cJSON_GetArraySize(l->input_lens), (long long)r->requests);
-  char *drop = xp_xcalloc(r->nvalues + 1, 1);
-  for (size_t i = 0; i < r->nvalues; i++)
-    for (size_t j = 0; j < sizeof counted / sizeof counted[0]; j++) drop[i] |= strcmp(r->values[i].metric, counted[j]) == 0;
-  remove_values(r, drop);
-  free(drop);
+  remove_named(r, counted, sizeof counted / sizeof counted[0]);
   const vb_value *cached = vb_find_value(r, "total_prompt_tokens");
   const double sent = isfinite(r->prompt_tokens) ? r->prompt_tokens : cached ? cached->v : 0;
   if (sent <= 0) return 0;
@@ -919,6 +944,7 @@ static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
   int n;
   if (check_lengths(s, &lists, &n) || collect_samples(s, &lists, n, r)) return XP_EXIT_USAGE;
   drop_unmeasured(r);
+  drop_uncounted_output(o, r, w);
   if (rebuild_uncounted_input(s, &lists, r) || check_summary_order(s, r, w)) return XP_EXIT_USAGE;
   name_case(r);
   return 0;

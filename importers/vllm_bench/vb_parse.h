@@ -79,6 +79,8 @@ typedef struct vb_result {
   int64_t succeeded;
   int64_t completed;     /* vLLM's count; 0: every request failed, so no latency was measured */
   double prompt_tokens;  /* input_lens summed over the requests that succeeded; NAN without it */
+  int output_uncounted;  /* vllm bench serve --skip-tokenizer-init counted each request one output
+                         ** token (no usage reported): its output count and throughputs not kept */
 } vb_result;
 
 /* Read every result object of a file. Bad input is reported as one line,

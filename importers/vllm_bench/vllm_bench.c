@@ -516,10 +516,23 @@ static int keep_files(xp_run *run, const xp_spec *spec) {
   return rc;
 }
 
+/* A result whose output count was vLLM's one-token fallback (vb_parse.c drop_uncounted_output)
+** is recorded without it: said once a result, when recording, so that a case without output
+** throughput is not taken for a file that lacks it. */
+static void warn_uncounted_output(const vb_set *s) {
+  for (size_t i = 0; i < s->n; i++)
+    if (s->r[i].output_uncounted)
+      xp_warn("%s:%d: tokenizer_id null (vllm bench serve --skip-tokenizer-init) and one output token counted a "
+              "request though tokens were timed apart: the requests reported no usage and vLLM counted each 1; "
+              "total_output_tokens, output_throughput and total_token_throughput not recorded",
+              s->r[i].file, s->r[i].line);
+}
+
 static int vllm_bench_execute(xp_ctx *ctx) {
   vb_set s;
   int rc = load_all(ctx->spec, &s);
   if (rc) return rc;
+  warn_uncounted_output(&s);
   rc = record_meta(ctx->run, &s);
   for (size_t i = 0; i < s.n && rc == 0; i++) rc = record_result(ctx->run, &s.r[i]);
   if (rc == 0) rc = keep_files(ctx->run, ctx->spec);

@@ -310,4 +310,21 @@ imp "$d" "$fmt/vllm_structured_output.json" > /dev/null
 check "structured output: correct_rate(%) in %, and the TTFT samples as its statistics" "correct_rate(%)=75[%] ttft_ms=36[ms]" \
   "$(db="$d" query "SELECT group_concat(metric || '=' || printf('%.10g', median) || '[' || unit || ']', ' ') FROM (SELECT * FROM run_metrics WHERE metric IN ('correct_rate(%)', 'ttft_ms') ORDER BY metric)")"
 check "structured output: its own median TTFT" "36" "$(db="$d" sql "SELECT printf('%.10g', median) FROM run_metrics WHERE metric = 'median_ttft_ms'")"
+
+# vllm bench serve --skip-tokenizer-init (tokenizer_id null) whose requests reported no usage:
+# vLLM counted each request one output token though 8 came apart (its ITLs). The count and the
+# throughputs of it are left out, with one warning; the rest (request rate, TTFT, ITL) kept
+d="$tmp/notok.db"
+"$XP" --db "$d" import vllm-bench "$fmt/vllm_skip_tokenizer_init.json" > /dev/null 2> "$tmp/err"
+check "skip-tokenizer-init: exit" 0 $?
+check "skip-tokenizer-init: one warning" 1 "$(grep -c '^xp: warning: .*vllm_skip_tokenizer_init.json:1: tokenizer_id null (vllm bench serve --skip-tokenizer-init) and one output token counted a request .*output_throughput .*not recorded$' "$tmp/err")"
+check "skip-tokenizer-init: no output count or throughput of it" "completed failed max_concurrent_requests request_throughput total_input_tokens" \
+  "$(db="$d" query "SELECT group_concat(metric, ' ') FROM (SELECT metric FROM run_metrics WHERE metric NOT LIKE '%\_ms' ESCAPE '\\' AND metric NOT LIKE '%per_s' AND metric <> 'duration' ORDER BY metric)")"
+check "skip-tokenizer-init: TTFT and ITL kept" "ttft_ms=4 itl_ms=28" \
+  "$(db="$d" query "SELECT group_concat(metric || '=' || n, ' ') FROM (SELECT metric, n FROM run_metrics WHERE metric IN ('ttft_ms', 'itl_ms') ORDER BY metric DESC)")"
+# with a tokenizer the client would have counted the text: the same counts are then taken as written
+sed 's/"tokenizer_id": null/"tokenizer_id": "Qwen\/Qwen3-8B"/' "$fmt/vllm_skip_tokenizer_init.json" > "$tmp/tok.json"
+"$XP" --db "$tmp/tok.db" import vllm-bench "$tmp/tok.json" > /dev/null 2> "$tmp/err"
+check "with a tokenizer: no warning, the output throughput kept" "0|35.71428571" \
+  "$(grep -c warning "$tmp/err")|$(db="$tmp/tok.db" sql "SELECT printf('%.10g', median) FROM run_metrics WHERE metric = 'output_throughput'")"
 finish
