@@ -17,7 +17,9 @@
 **     the server has none), input_throughput (tokens in over the time until the batch's last
 **     first token: prefill), ttft (later last_ttft, s), acc_length (-1: none),
 **     total_output_tokens, num_early_stopped, steady_state_output_throughput,
-**     steady_state_window_s, cache_hit_rate (0-1) and profile_link. The first versions divided
+**     steady_state_window_s and cache_hit_rate (0-1); never --profile's profile_link
+**     (dump_to_jsonl leaves it out), whose profiled runs are lines of their own after the
+**     measured ones, alike (warn_batch_repeated of vllm_bench.c). The first versions divided
 **     the output tokens by the whole latency (a serving benchmark's output_throughput); those
 **     that time the first tokens divide them by the time after the last first token
 **     (decode_throughput here). overall_throughput is total_token_throughput, acc_length

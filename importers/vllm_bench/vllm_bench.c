@@ -528,11 +528,33 @@ static void warn_uncounted_output(const vb_set *s) {
               s->r[i].file, s->r[i].line);
 }
 
+/* sglang.bench_one_batch_server --profile runs every batch again under the profiler, after the
+** measured ones, and appends those slower runs to the same --result-filename (run_benchmark of
+** python/sglang/benchmark/one_batch_server.py, commit 0184a62; bench_one_batch_server.py since
+** b23a42f). Their lines carry no key that says so (dump_to_jsonl leaves profile_link out), and a
+** second run of the tool appended to the file repeats its batches alike: the lines cannot be
+** told apart, and xp compare pools a repeat with the first as one case. Said once, with the lines to keep
+** if the file is of a --profile run. */
+static void warn_batch_repeated(const vb_set *s) {
+  for (size_t i = 0; i < s->n; i++)
+    for (size_t j = 0; j < i; j++) {
+      const vb_result *a = &s->r[j], *b = &s->r[i];
+      if (b->tool != VB_SGLANG_ONE_BATCH || a->tool != b->tool || a->listed || b->listed ||
+          strcmp(a->file, b->file) != 0 || strcmp(a->case_name, b->case_name) != 0)
+        continue;
+      xp_warn("%s:%d: %s again (line %d): xp compare pools the two; sglang.bench_one_batch_server --profile appends each "
+              "batch's profiled run after the measured ones, and no key tells them apart: for such a file, import "
+              "its first %d lines", b->file, b->line, b->case_name, a->line, b->index);
+      return;
+    }
+}
+
 static int vllm_bench_execute(xp_ctx *ctx) {
   vb_set s;
   int rc = load_all(ctx->spec, &s);
   if (rc) return rc;
   warn_uncounted_output(&s);
+  warn_batch_repeated(&s);
   rc = record_meta(ctx->run, &s);
   for (size_t i = 0; i < s.n && rc == 0; i++) rc = record_result(ctx->run, &s.r[i]);
   if (rc == 0) rc = keep_files(ctx->run, ctx->spec);

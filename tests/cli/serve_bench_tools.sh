@@ -262,6 +262,18 @@ one_line "two lists in one side file" 2 "twice.pytorch.json:2: more JSON after t
   "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/twice.pytorch.json"
 check "nothing recorded by the side files refused" "no" "$([ -e "$tmp/bad.db" ] && echo yes || echo no)"
 
+# sglang.bench_one_batch_server --profile appends each batch's profiled (slower) run after the
+# measured ones, in the same format: nothing tells them from a second run appended, so both are
+# kept, with one warning naming the first repeat and how many lines the measured ones are
+f="$fmt/sglang_one_batch_server_2026.jsonl"
+{ cat "$f"; sed 's/"latency": 0.45/"latency": 0.61/; s/"latency": 1.2,/"latency": 1.48,/' "$f"; } > "$tmp/profiled.jsonl"
+"$XP" --db "$tmp/prof.db" import vllm-bench "$tmp/profiled.jsonl" --set model=m > /dev/null 2> "$tmp/err"
+check "one batch run again (--profile): exit, one warning" "0 1" "$? $(wc -l < "$tmp/err")"
+grep -q '^xp: warning: .*profiled.jsonl:3: batch=1,input=1024,output=16 again (line 1): xp compare pools the two; sglang.bench_one_batch_server --profile .*import its first 2 lines$' "$tmp/err" ||
+  { echo "FAIL: no warning of the repeated batch: $(cat "$tmp/err")"; fail=1; }
+"$XP" --db "$tmp/prof.db" import vllm-bench "$f" --set model=m > /dev/null 2> "$tmp/err"
+check "one batch once: no warning" "" "$(cat "$tmp/err")"
+
 # vLLM's throughput and latency results name no model and no load: refused, the tool named and
 # the side file that names them pointed to
 one_line "vllm bench throughput --output-json" 2 \
