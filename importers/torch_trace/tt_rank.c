@@ -49,53 +49,6 @@ static enum tt_coll coll_of_category(const char *c) {
   return TT_COLL_OTHER;
 }
 
-/* Bytes per element of a dtype as PyTorch names it in collective args ("BFloat16", "Float"), as
-** torch spells it ("float32", "complex64": str(dtype), which the CUDA graph annotations tutorial
-** writes for a graphed collective), or as NCCL kernel names spell it ("bf16", "f32", "float",
-** "int8_t"). A complex element is two of its parts; float4_e2m1fn_x2's element is its byte of two
-** 4-bit values. 0 if unknown. */
-static int dtype_size(const char *d) {
-  static const struct { const char *name; int size; } t[] = {
-      {"bfloat16", 2}, {"bf16", 2}, {"half", 2}, {"float16", 2}, {"f16", 2},
-      {"float8", 1},   {"f8e4m3", 1}, {"f8e5m2", 1}, {"double", 8}, {"float64", 8},
-      {"f64", 8},      {"float", 4}, {"float32", 4}, {"f32", 4},   {"int8", 1},
-      {"uint8", 1},    {"byte", 1},  {"char", 1},    {"i8", 1},    {"u8", 1},
-      {"int32", 4},    {"int", 4},   {"i32", 4},     {"u32", 4},   {"int64", 8},
-      {"long", 8},     {"i64", 8},   {"u64", 8},     {"bool", 1},  {"short", 2},
-      {"int16", 2},    {"i16", 2},   {"u16", 2},     {"uint16", 2}, {"uint32", 4},
-      {"uint64", 8},   {"float8_e4m3fn", 1}, {"float8_e4m3fnuz", 1}, {"float8_e5m2", 1},
-      {"float8_e5m2fnuz", 1}, {"float8_e8m0fnu", 1}, {"float4_e2m1fn_x2", 1}, {"complexhalf", 4},
-      {"complexfloat", 8}, {"complexdouble", 16}, {"complex32", 4}, {"complex64", 8}, {"complex128", 16}};
-  char low[32];
-  size_t n = 0;
-  /* letters only: '_' | 0x20 is DEL, and "Float8_e4m3fn" or "int8_t" would match no name */
-  for (; d[n] && n + 1 < sizeof low; n++) low[n] = (char)(d[n] >= 'A' && d[n] <= 'Z' ? d[n] | 0x20 : d[n]);
-  low[n] = 0;
-  if (n > 2 && strcmp(low + n - 2, "_t") == 0) low[n - 2] = 0; /* int8_t */
-  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-    if (strcmp(low, t[i].name) == 0) return t[i].size;
-  return 0;
-}
-
-/* The dtype suffix of an NCCL kernel name: ncclDevKernel_AllReduce_Sum_bf16_RING_LL,
-** ncclKernel_AllReduce_RING_LL_Sum_float. Returns "" if none is recognised. */
-static const char *dtype_from_name(const char *name, char *buf, size_t cap) {
-  static const char *const types[] = {"bf16", "f16", "f32", "f64", "f8e4m3", "f8e5m2", "i8", "u8",
-                                      "i32", "u32", "i64", "u64", "float", "half", "double",
-                                      "int8_t", "uint8_t", "int32_t", "int64_t", NULL};
-  buf[0] = 0;
-  for (const char *p = strchr(name, '_'); p; p = strchr(p + 1, '_')) {
-    for (int i = 0; types[i]; i++) {
-      size_t n = strlen(types[i]);
-      if (strncmp(p + 1, types[i], n) == 0 && (p[1 + n] == '_' || p[1 + n] == '(' || p[1 + n] == 0)) {
-        snprintf(buf, cap, "%s", types[i]);
-        return buf;
-      }
-    }
-  }
-  return buf;
-}
-
 #define SL_EQ(s, lit) ((s).n == sizeof(lit) - 1 && memcmp((s).p, lit, sizeof(lit) - 1) == 0)
 
 enum ev_cat { C_OTHER, C_KERNEL, C_MEMCPY, C_MEMSET, C_CPU_OP, C_ANNOT, C_TRACE, C_RUNTIME };
@@ -496,15 +449,12 @@ static void add_collective(tt_import *imp, tt_rank *r, const tt_event *ev, uint3
   int64_t v;
   if (c->stream < 0 && tt_int(ev->tid, &v) == 0) c->stream = (int32_t)v; /* GPU tid is the stream */
   if (c->device < 0 && tt_int(ev->pid, &v) == 0) c->device = (int32_t)v; /* GPU pid is the device */
-  char buf[32];
+  /* stored under torch's name wherever it is known (tt_dtype.c says why), else as written */
   tt_slice dt = tt_event_arg(ev, "dtype");
-  if (dt.n) {
-    c->dtype = intern_str(&imp->strs, dt);
-  } else {
-    dtype_from_name(imp->names.str[name], buf, sizeof buf);
-    c->dtype = buf[0] ? (int32_t)xp_strtab_intern(&imp->strs, buf, strlen(buf), NULL) : -1;
-  }
-  c->elem_size = c->dtype >= 0 ? dtype_size(imp->strs.str[c->dtype]) : 0;
+  int32_t spelt = intern_str(&imp->strs, dt);
+  const tt_dtype *t = spelt >= 0 ? tt_dtype_of(imp->strs.str[spelt]) : tt_dtype_in_name(imp->names.str[name]);
+  c->dtype = t ? (int32_t)xp_strtab_intern(&imp->strs, t->name, strlen(t->name), NULL) : spelt;
+  c->elem_size = t ? t->size : 0;
 }
 
 /* A GPU activity on device dev, counted in the rank's short list of devices. */

@@ -33,6 +33,19 @@ extern const char *const tt_coll_names[TT_COLL_COUNT];
 /* A collective's name as PyTorch records it ("allreduce", "_allgather_base", "send", ...). */
 enum tt_coll tt_coll_from_text(const char *s);
 
+/* A collective's data type (tt_dtype.c): a spelling a trace writes, the name xp stores (torch's
+** str(dtype) without "torch."), bytes per element; in_name: NCCL kernel names spell it so. */
+typedef struct tt_dtype {
+  const char *spelling, *name;
+  int size, in_name;
+} tt_dtype;
+extern const tt_dtype tt_dtypes[];
+extern const int tt_ndtypes;
+/* The type a "dtype" arg spells (any case), NULL if unknown. */
+const tt_dtype *tt_dtype_of(const char *spelt);
+/* The type an NCCL kernel's name gives ("..._Sum_bf16_RING_LL"), NULL if none. */
+const tt_dtype *tt_dtype_in_name(const char *name);
+
 /* GPU activity kinds. */
 enum tt_gpu_kind { TT_KERNEL, TT_MEMCPY, TT_MEMSET };
 extern const char *const tt_gpu_kind_name[3]; /* "kernel", "memcpy", "memset" */

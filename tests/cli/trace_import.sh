@@ -22,7 +22,7 @@ check "kernels per rank" "0|5312|8|1;1|5962|8|1" "$(query "SELECT group_concat(r
   FROM (SELECT * FROM trace_ranks ORDER BY rank)")"
 check "per-name totals add up to the rank's kernel time" "1|1" "$(query "SELECT group_concat(ok, '|') FROM
   (SELECT (SELECT sum(total_ns) FROM trace_kernels k WHERE k.rank = r.rank) = r.kernel_ns AS ok FROM trace_ranks r ORDER BY rank)")"
-check "collective args: dtype, bytes, group" "BFloat16|8192|2|0|default_pg|[0 1]" \
+check "collective args: dtype, bytes, group" "bfloat16|8192|2|0|default_pg|[0 1]" \
   "$(query "SELECT DISTINCT dtype || '|' || in_bytes || '|' || group_size || '|' || pg_name || '|' || pg_desc || '|' ||
             replace(pg_ranks, ',', '') AS x FROM trace_collectives WHERE source = 'args'")"
 check "kernels launched by aten::mm carry its shapes" "[[1;4096];[4096;6144]]|[c10::BFloat16;c10::BFloat16]|128" \

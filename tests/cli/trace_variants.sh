@@ -217,21 +217,32 @@ has "collectives: 4 matched, 0 unmatched"
 # ... and each rank's all-reduce sized by the dtype as eager traces spell it ("Float8_e4m3fn", the
 # float8 all-gathers of FSDP2), as torch does ("complex64", which the tutorial's str(dtype) writes,
 # and "float4_e2m1fn_x2": a byte an element), and, without a "dtype", as an older NCCL kernel name
-# does ("..._Sum_int8_t"). Before: no bytes for any of them (a name with "_" matched none)
-for d in Float8_e4m3fn:1048576 complex64:8388608 float4_e2m1fn_x2:1048576 name:1048576; do
-  db="$tmp/cugraph_${d%%:*}.db"
+# does ("..._Sum_int8_t"). Before: no bytes for any of them (a name with "_" matched none).
+# Each is stored under torch's name, str(dtype) without "torch.": eager c10d's "Float" is the
+# graphed trace's "float32", one type in a GROUP BY dtype (before: stored as written, "Float",
+# "Float8_e4m3fn", "int8_t")
+for d in Float8_e4m3fn:1048576:float8_e4m3fn complex64:8388608:complex64 float4_e2m1fn_x2:1048576:float4_e2m1fn_x2 \
+         name:1048576:int8 Float:4194304:float32; do
+  IFS=: read -r spelt bytes stored <<< "$d"
+  db="$tmp/cugraph_$spelt.db"
   for r in 0 1; do
-    if [ "${d%%:*}" = name ]; then
+    if [ "$spelt" = name ]; then
       sed 's/"dtype": "float32", //; s/ncclDevKernel_AllReduce_Sum_f32_RING_LL([^"]*)/ncclKernel_AllReduce_RING_LL_Sum_int8_t(ncclWorkElem)/' \
         "$v/cugraph_comms_r$r.json" > "$tmp/dt_r$r.json"
     else
-      sed "s/\"dtype\": \"float32\"/\"dtype\": \"${d%%:*}\"/" "$v/cugraph_comms_r$r.json" > "$tmp/dt_r$r.json"
+      sed "s/\"dtype\": \"float32\"/\"dtype\": \"$spelt\"/" "$v/cugraph_comms_r$r.json" > "$tmp/dt_r$r.json"
     fi
   done
   run import torch-trace "$tmp/dt_r0.json" "$tmp/dt_r1.json"; expect_rc 0
-  [ "$(q "SELECT group_concat(DISTINCT in_bytes || '/' || out_bytes) FROM trace_collectives")" = "${d#*:}/${d#*:}" ] ||
-    die "${d%%:*}: bytes: $(q "SELECT dtype, in_nelems, in_bytes FROM trace_collectives")"
+  [ "$(q "SELECT group_concat(DISTINCT in_bytes || '/' || out_bytes) FROM trace_collectives")" = "$bytes/$bytes" ] ||
+    die "$spelt: bytes: $(q "SELECT dtype, in_nelems, in_bytes FROM trace_collectives")"
+  [ "$(q "SELECT group_concat(DISTINCT dtype) FROM trace_collectives")" = "$stored" ] ||
+    die "$spelt: stored as: $(q "SELECT DISTINCT dtype FROM trace_collectives")"
 done
+# ... so eager "Float" and graphed "float32" runs in one database are one dtype
+run import torch-trace "$v/cugraph_comms_r0.json" "$v/cugraph_comms_r1.json"; expect_rc 0
+[ "$(q "SELECT group_concat(dtype || ':' || n, ' ') FROM (SELECT dtype, count(*) AS n FROM trace_collectives GROUP BY dtype)")" = "float32:8" ] ||
+  die "eager Float and graphed float32: one dtype: $(q "SELECT dtype, count(*) FROM trace_collectives GROUP BY dtype")"
 # PyTorch 2.12's export_chrome_trace writes "ts": 0 and "dur": 0 for most events of a trace's
 # second half (pytorch/pytorch#188481): where the trace's other times are far from 0 they are left
 # out, every side's, said in one line and kept in the run's metadata; the figures are the timed
