@@ -529,6 +529,16 @@ static int record_rocm_versions(xp_run *r, const xp_nccl_info *info) {
   return rc;
 }
 
+/* The CUDA driver API version NCCL's INFO line states ("cudaDriverVersion 13000"), under the key and in
+** the form a run xp measures records it (gpu.c: cuda.driver_api, "13.0"), so that a query, xp compare
+** and xp rerun set an imported log beside a measured run, or beside a log from another driver. */
+static int record_cuda_driver(xp_run *r, const xp_nccl_info *info) {
+  if (info->cuda_driver <= 0) return 0;
+  char buf[32];
+  snprintf(buf, sizeof buf, "%d.%d", info->cuda_driver / 1000, info->cuda_driver % 1000 / 10);
+  return xp_run_meta(r, "cuda.driver_api", buf, "trace");
+}
+
 static const char *media_type(enum file_kind k, const char *text, size_t len) {
   if (k == F_REPORTER) return nt_reporter_form(text, len) == 'c' ? "text/csv" : "application/json";
   return k == F_JSON ? "application/json" : k == F_TOPO ? "application/xml" : "text/plain";
@@ -560,6 +570,7 @@ static int execute(xp_ctx *ctx) {
   if (rc == 0) rc = xp_run_meta(ctx->run, "nccl.process_model", "nccl-tests", "trace");
   if (rc == 0) rc = xp_nccl_record_info(ctx->run, &info, L.have_topo ? &L.topo : NULL, "trace");
   if (rc == 0) rc = record_rocm_versions(ctx->run, &info);
+  if (rc == 0) rc = record_cuda_driver(ctx->run, &info);
   for (int f = 0; f < L.n && rc == 0; f++) {
     const char *base = strrchr(L.paths[f], '/');
     char name[300];

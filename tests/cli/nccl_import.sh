@@ -38,6 +38,9 @@ check "text: path" "nvlink: 18 NVLinks through NVSwitch" "$(sql "SELECT value FR
   WHERE r.uuid LIKE '$t%' AND key = 'nccl.path.0-1'")"
 check "text: NCCL version" "2.28.9+cuda13.0" "$(sql "SELECT value FROM run_meta m JOIN runs r ON r.id = m.run_id
   WHERE r.uuid LIKE '$t%' AND key = 'nccl.version_info'")"
+# the CUDA driver NCCL's INFO line states ("cudaDriverVersion 13000"), as a measured run records it
+check "text: CUDA driver" "13.0 trace" "$(sql "SELECT value || ' ' || source FROM run_meta m JOIN runs r ON r.id = m.run_id
+  WHERE r.uuid LIKE '$t%' AND key = 'cuda.driver_api'")"
 check "text: artifacts" 2 "$(sql "SELECT count(*) FROM artifacts a JOIN runs r ON r.id = a.run_id WHERE r.uuid LIKE '$t%'")"
 check "text: run_gpus" "0000:00:07" "$(sql "SELECT pci_bus_id FROM run_gpus g JOIN runs r ON r.id = g.run_id
   WHERE r.uuid LIKE '$t%' AND idx = 1")"
