@@ -33,7 +33,9 @@ typedef enum { FACT_COMMIT, FACT_ENV, FACT_HARDWARE, FACT_OTHER } fact_class;
 static fact_class classify(const char *key) {
   static const char *const hardware[] = {"gpus", "gpu_name", "gpu_count", "gpus_visible",
       "interconnect", "host", NULL};
-  static const char *const hardware_prefixes[] = {"gpu.", "host.", "cuda.", "nccl.version",
+  /* hip. and rocm.: the HIP and ROCm an RCCL log states (the nccl-tests importer), AMD's
+  ** counterparts of cuda.runtime and cuda.driver_api */
+  static const char *const hardware_prefixes[] = {"gpu.", "host.", "cuda.", "hip.", "rocm.", "nccl.version",
       "cublas.", "ceilings.gpu", NULL};
   if (strcmp(key, "xp_commit") == 0 || strncmp(key, "xp.", 3) == 0) return FACT_COMMIT;
   if (strncmp(key, "env.", 4) == 0) return FACT_ENV;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # xp rerun of an nccl-tests import reads the files again: where the log now states another CUDA
-# driver, the rerun says the hardware differs, as it does for a measured run's.
+# driver, or RCCL another HIP or ROCm, the rerun says the hardware differs, as it does for a
+# measured run's.
 set -u
 . "$XP_SRC/tests/lib.sh"
 data="$XP_SRC/tests/data/nccl"
@@ -16,4 +17,15 @@ rerun_differs() { # rerun_differs LOG SED-EDIT: import LOG's copy, edit the copy
 rerun_differs "$data/nccltests_sweep.txt" 's/cudaDriverVersion 13000/cudaDriverVersion 12080/'
 grep -qx "xp: warning: hardware differs: cuda.driver_api was 13.0, now 12.8" "$tmp/err" ||
   { echo "FAIL: another CUDA driver in the log: [$(cat "$tmp/err")]"; fail=1; }
+
+# RCCL's HIP and ROCm (its lines after its version, as ROCm/rocm-systems PR 3415's rccl-tests log
+# prints them; see nccl_variants.sh): another ROCm is the hardware's difference as another CUDA
+# is, where it was counted among "other metadata values".
+sed '/Rank  7/a RCCL version : 2.28.3-gfx1151-rccl:a188cf2\nHIP version  : 7.12.60430-713bdeef5b\nROCm version : 7.12.0.2-9999-713bdeef5b' \
+  "$data/variants/rccl_in_place_only.txt" > "$tmp/rccl.txt"
+rerun_differs "$tmp/rccl.txt" 's/7\.12\.60430-713bdeef5b/7.2.53211-0a1b2c3d4/; s/7\.12\.0\.2-9999-713bdeef5b/7.2.0.0-43-0a1b2c3d4/'
+for key in "hip.version was 7.12.60430-713bdeef5b, now 7.2.53211-0a1b2c3d4" \
+  "rocm.version was 7.12.0.2-9999-713bdeef5b, now 7.2.0.0-43-0a1b2c3d4"; do
+  grep -qx "xp: warning: hardware differs: $key" "$tmp/err" || { echo "FAIL: another ROCm: [$(cat "$tmp/err")]"; fail=1; }
+done
 finish
