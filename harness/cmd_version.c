@@ -13,7 +13,9 @@ int cmd_version(int argc, char **argv, const char *db_path) {
          xp_build_dirty ? ", dirty" : "", xp_build_compiler);
   printf("schema %d, SQLite %s\n", xp_db_schema_version(), sqlite3_libversion());
 #ifdef XP_HAVE_CUDA
-  printf("built with CUDA %d.%d\n", CUDART_VERSION / 1000, (CUDART_VERSION % 1000) / 10);
+  char ver[16];
+  xp_cuda_version_text(CUDART_VERSION, ver, sizeof ver);
+  printf("built with CUDA %s\n", ver);
 #else
   char self[4096];
   if (xp_cuda_sibling(self, sizeof self) == 0)

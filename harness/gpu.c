@@ -119,11 +119,11 @@ int xp_gpu_record_all(xp_run *r) {
     if (d == 0) snprintf(first, sizeof first, "%s", g.name);
   }
   if (cudaDriverGetVersion(&drv) == cudaSuccess) {
-    snprintf(buf, sizeof buf, "%d.%d", drv / 1000, (drv % 1000) / 10);
+    xp_cuda_version_text(drv, buf, sizeof buf);
     xp_run_meta(r, "cuda.driver_api", buf, "detected");
   }
   if (cudaRuntimeGetVersion(&rt) == cudaSuccess) {
-    snprintf(buf, sizeof buf, "%d.%d", rt / 1000, (rt % 1000) / 10);
+    xp_cuda_version_text(rt, buf, sizeof buf);
     xp_run_meta(r, "cuda.runtime", buf, "detected");
   }
   size_t lt = cublasLtGetVersion();

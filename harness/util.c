@@ -191,6 +191,8 @@ char *xp_read_file(const char *path, size_t *len) {
 
 /* ---- time ---- */
 
+void xp_cuda_version_text(int v, char *buf, size_t n) { snprintf(buf, n, "%d.%d", v / 1000, v % 1000 / 10); }
+
 int xp_now_iso8601(char *buf, size_t n) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);

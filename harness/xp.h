@@ -63,6 +63,8 @@ int xp_same_file(const char *a, const char *b);
 ** /dev/stdout, /dev/fd/N) it is opened itself and *tmp is NULL: there is nothing to rename.
 ** NULL with errno set on failure. */
 FILE *xp_temp_beside(const char *path, char **tmp);
+/* A CUDA version as CUDA numbers it (1000 x major + 10 x minor: 13000) as people write it, "13.0". */
+void xp_cuda_version_text(int v, char *buf, size_t n);
 int xp_now_iso8601(char *buf, size_t n);           /* UTC, millisecond resolution */
 double xp_now_seconds(void);                      /* monotonic */
 void xp_sha256_hex(const void *data, size_t len, char out[65]);

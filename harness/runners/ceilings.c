@@ -54,7 +54,11 @@ void xp_ceilings_driver(char *out, size_t n) {
   }
 #ifdef XP_HAVE_CUDA
   int v = 0;
-  if (cudaDriverGetVersion(&v) == cudaSuccess) snprintf(out, n, "cuda %d.%d", v / 1000, (v % 1000) / 10);
+  if (cudaDriverGetVersion(&v) == cudaSuccess) {
+    char ver[16];
+    xp_cuda_version_text(v, ver, sizeof ver);
+    snprintf(out, n, "cuda %s", ver);
+  }
   cudaGetLastError();
 #endif
 }

@@ -535,7 +535,7 @@ static int record_rocm_versions(xp_run *r, const xp_nccl_info *info) {
 static int record_cuda_driver(xp_run *r, const xp_nccl_info *info) {
   if (info->cuda_driver <= 0) return 0;
   char buf[32];
-  snprintf(buf, sizeof buf, "%d.%d", info->cuda_driver / 1000, info->cuda_driver % 1000 / 10);
+  xp_cuda_version_text(info->cuda_driver, buf, sizeof buf);
   return xp_run_meta(r, "cuda.driver_api", buf, "trace");
 }
 
