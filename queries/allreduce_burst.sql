@@ -11,8 +11,8 @@
 --   time_us       burst_us / burst: nccl-tests' per-collective time
 --   busbw_GBps    nccl-tests' bus bandwidth at that time
 --   spread_p90_us the 90th percentile of slowest-minus-fastest rank within a burst
--- interconnect is what NCCL's log showed (detected); where the log did not show it, the declared
--- one with " (declared)" after it, and '?' where neither says; transport lists
+-- interconnect is what NCCL showed (xp's own runs' detection, or an imported log with its
+-- topology dump); where it did not show it, the declared one with " (declared)" after it, and '?' where neither says; transport lists
 -- NCCL's transports (P2P/..., SHM/..., NET/...). With P2P disabled on NVLink hardware both say
 -- shm/SHM. The decode-step question: 122 x 14336 B bf16 all-reduces, graph mode, burst_us.
 -- The same nccl-tests files imported again (xp rerun, a corrected --set, a script run twice)
@@ -28,7 +28,10 @@ reimported AS (
 ),
 c AS (
   SELECT r.id AS run_id, (SELECT measured_at FROM run_measured WHERE run_id = r.id) AS started_at, r.origin,
-         coalesce((SELECT value FROM run_meta WHERE run_id = r.id AND key = 'interconnect' AND source = 'detected'),
+         -- what NCCL showed: 'detected' by xp's own runs, 'trace' where an imported log (and its
+         -- topology dump) showed it; a declared one only where neither did
+         coalesce((SELECT value FROM run_meta WHERE run_id = r.id AND key = 'interconnect'
+                   AND source IN ('detected', 'trace') ORDER BY source LIMIT 1),
                   (SELECT value || ' (declared)' FROM run_meta WHERE run_id = r.id AND key = 'interconnect'
                    AND source = 'declared'), r.interconnect, '?') AS interconnect,
          coalesce((SELECT value FROM run_meta WHERE run_id = r.id AND key = 'nccl.transports'
