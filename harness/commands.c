@@ -46,8 +46,9 @@ static const xp_cmd commands[] = {
      "  line, told apart per line, under vLLM's metric names); SGLang's model and TP are its\n"
      "  server_info's (later versions); else give the model with --set model=NAME. SGLang's\n"
      "  bench_offline_throughput, bench_one_batch_server and bench_one_batch lines too (cases\n"
-     "  \"offline\", \"batch=B,input=I,output=O\"); vllm bench throughput and latency JSON is\n"
-     "  refused (no model or load in it)\n"},
+     "  \"offline\", \"batch=B,input=I,output=O\"); vllm bench throughput and latency\n"
+     "  --output-json is refused (no model or load in it): import their .pytorch.json side\n"
+     "  files (SAVE_TO_PYTORCH_BENCHMARK_FORMAT=1), which name both\n"},
     {"query", cmd_query, "run the SQL in a file against the database, read-only",
      "usage: xp query FILE.sql [--param NAME=VALUE]... [--format table|csv|json]\n"
      "  Opens the database read-only; every statement in the file runs and prints its rows.\n"

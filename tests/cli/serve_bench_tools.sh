@@ -291,4 +291,9 @@ one_line "vllm bench sweep startup run" 2 \
 one_line "vllm bench sweep startup summary" 2 "summary.json:2: a vllm bench startup result" \
   "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/summary.json" --set model=m
 check "nothing recorded by the refusals" "no" "$([ -e "$tmp/bad.db" ] && echo yes || echo no)"
+
+# xp import --help says where vllm bench throughput/latency results can be read from: their
+# .pytorch.json side files (it said only that their JSON is refused)
+"$XP" import --help > "$tmp/help" 2>&1
+grep -q 'import their .pytorch.json side' "$tmp/help" || { echo "FAIL: import --help names the .pytorch.json files"; fail=1; }
 finish
