@@ -81,9 +81,10 @@ int cmd_help(int argc, char **argv, const char *db_path) {
          "commands:\n");
   for (const xp_cmd *c = xp_cmds(); c->name; c++) printf("  %-11s %s\n", c->name, c->summary);
   printf("\nrun kinds: xp help kinds; one kind's keys: xp help KIND\n"
-         "exit codes: 0 ok, 1 run failed or audit found evidence contradicted, 2 bad usage or\n"
-         "            input, 3 database error (missing, not xp's, newer, corrupt, locked, read-only),\n"
-         "            4 environment (no GPU, built without CUDA), 5 integrity check failed,\n"
-         "            130 interrupted (run recorded as aborted)\n");
+         "exit codes: 0 ok, 1 run failed, audit found evidence contradicted or the output could\n"
+         "            not be written, 2 bad usage or input, 3 database error (missing, not xp's,\n"
+         "            newer, corrupt, locked, read-only), 4 environment (no GPU, built without CUDA),\n"
+         "            5 integrity check failed (verify, audit, merge), 130 interrupted (run recorded\n"
+         "            as aborted)\n");
   return 0;
 }

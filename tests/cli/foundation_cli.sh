@@ -57,6 +57,9 @@ if [ -w /dev/full ]; then
   one_line "runs > /dev/full" 1 "cannot write output: No space left on device" \
     sh -c '"$0" --db "$1" runs > /dev/full' "$XP" "$tmp/full.sqlite"
 fi
+# ... as xp help's summary of the exit codes says (it named runs and audit alone for exit 1)
+"$XP" help | tr -s ' \n' ' ' | grep -q "1 run failed, audit found evidence contradicted or the output could not be written" ||
+  { echo "FAIL: xp help: exit 1 for output that could not be written"; fail=1; }
 # --where on a key no run has (misspelt) lists nothing: said on stderr, exit 0; a real one is not
 for c in runs export; do
   "$XP" --db "$tmp/history.sqlite" $c --where interconect=nvlink > /dev/null 2> "$tmp/err"
