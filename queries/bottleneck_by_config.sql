@@ -29,6 +29,7 @@
 -- single_rank_runs says how many of them the recorded figures include.
 --
 --   xp query queries/bottleneck_by_config.sql [--format csv|json]
+-- if no rows: no imported torch.profiler trace yet: xp import torch-trace RANK0.json.gz RANK1.json.gz --set model=M --set tp=N --set batch=B (experiments/run_main.sh imports a sample)
 
 WITH
 cat AS (

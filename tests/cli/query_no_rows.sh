@@ -29,4 +29,9 @@ printf '%s\n' "SELECT id FROM runs WHERE 0;" > "$tmp/bare.sql"
 run query "$tmp/bare.sql"; expect_rc 0
 has "(no rows)"
 [ ! -s "$tmp/err" ] || die "nothing on stderr: $(cat "$tmp/err")"
+# the main job's query (experiments/run_main.sh) on a database without a trace: what to import
+"$XP" --db "$tmp/nccl.db" import nccl-tests "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > /dev/null
+"$XP" --db "$tmp/nccl.db" query "$XP_SRC/queries/bottleneck_by_config.sql" > "$tmp/out" 2> "$tmp/err" || die "bottleneck_by_config: exit $?"
+has "(no rows)"
+has "bottleneck_by_config.sql: no rows: no imported torch.profiler trace yet: xp import torch-trace" "$tmp/err"
 echo "ok: query no-rows hints"
