@@ -57,7 +57,8 @@ static const xp_cmd commands[] = {
     {"runs", cmd_runs, "list runs, newest first",
      "usage: xp runs [--kind K] [--status S] [--where KEY=VALUE]... [--limit N] [--format F]\n"
      "  --kind K    a run kind (xp help kinds)\n"
-     "  --status S  running, ok, failed, aborted or incomplete (a run whose recording process died)\n"
+     "  --status S  running, ok, failed, aborted or incomplete (a run whose recording process\n"
+     "              died)\n"
      "  --where     flattened columns (model, tp, batch, gpu_name, interconnect, ...) or any\n"
      "              metadata key (env.NCCL_P2P_DISABLE=1)\n"
      "  --limit N   the newest N runs (default 50)\n"

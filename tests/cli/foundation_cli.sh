@@ -57,6 +57,11 @@ if [ -w /dev/full ]; then
   one_line "runs > /dev/full" 1 "cannot write output: No space left on device" \
     sh -c '"$0" --db "$1" runs > /dev/full' "$XP" "$tmp/full.sqlite"
 fi
+# every command's help fits a 92-column terminal (audit's ran to 131 columns on one line)
+for c in run import query runs show reclassify compare decide audit rerun verify merge export report version help; do
+  long=$("$XP" "$c" --help | awk 'length($0) > 92')
+  [ -z "$long" ] || { echo "FAIL: xp $c --help: a line over 92 columns: $long"; fail=1; }
+done
 # ... as xp help's summary of the exit codes says (it named runs and audit alone for exit 1)
 "$XP" help | tr -s ' \n' ' ' | grep -q "1 run failed, audit found evidence contradicted or the output could not be written" ||
   { echo "FAIL: xp help: exit 1 for output that could not be written"; fail=1; }
