@@ -449,6 +449,20 @@ static void note_host(parser *P, const char *s, const char *colon) {
   snprintf(P->hosts[P->nhosts++], sizeof P->hosts[0], "%s", host);
 }
 
+/* Where a launcher's bracketed label that ends at `at` begins ("-1[0] host:1:2 [0] NCCL INFO", as
+** MPICH's -prepend-rank left it in nccl issue 1453; Open MPI's "[1,0]<stdout>:"), else `at`. A
+** launcher labels each piece of output it reads, and the row's start reached it before NCCL's line
+** did: the label belongs to the INFO line, not to the row's root or #wrong. */
+static const char *label_before(const char *s, const char *at) {
+  for (const char *b = at; b > s;)
+    if (*--b == '[') {
+      const char *p = skip_label(b);
+      while (p != b && p < at && *p == ' ') p++;
+      return p == at ? b : at;
+    }
+  return at;
+}
+
 /* How much of s, a result line with an INFO line written into its middle ("  14336  7168
 ** bfloat16  sum  -1vm:1421:1430 [0] NCCL INFO ..."), comes before the INFO line's host: up to a
 ** host INFO lines have begun with, else to where the number glued to it ends. */
@@ -476,6 +490,7 @@ static size_t row_before_info(const parser *P, const char *s, const char *info) 
     strtod(tok, &end);
     host = end;
   }
+  host = label_before(s, host);
   /* NCCL's timestamp before the host belongs to the INFO line: "-1[2025-06-01 10:11:12] host" */
   for (const char *b = host; b > s; b--)
     if (b[-1] == '[' && nccl_timestamp_end(b - 1)) return (size_t)(b - 1 - s);

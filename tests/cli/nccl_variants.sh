@@ -315,6 +315,24 @@ check "GIN table after a report: one warning" 1 "$(wc -l < "$tmp/err")"
 grep -q 'with_gin.txt:175: nccl-tests. GIN device-API benchmark .* left out' "$tmp/err" ||
   { echo "FAIL: GIN table after a report: no warning: $(cat "$tmp/err")"; fail=1; }
 
+# A launcher's label inside a row (nccl issue 1453: MPICH's "[0] " before each piece it read, so
+# "-1[0] host:pid:tid [0] NCCL INFO 256 Bytes -> Algo ..." where NCCL's TUNING line cut the row):
+# the label goes with the INFO line, where the file was refused ('column root: expected a number,
+# got "-1[0]"'); Open MPI's "[1,0]<stdout>:" the same.
+imp "$data/mpich_label_in_row.txt"
+check "label in a row: exit" 0 $?
+check "label in a row: cases" 6 "$(cases)"
+check "label in a row: out-of-place time" 61.8 "$(metric allreduce/fp32/256/eager/out_of_place time_us)"
+check "label in a row: in-place time" 62.05 "$(metric allreduce/fp32/256/eager/in_place time_us)"
+check "label in a row: wrong" 0 "$(metric allreduce/fp32/1024/eager/out_of_place wrong)"
+check "label in a row: ranks" "24 24" "$(ranks)"
+sed -e 's/^\[0\] /[1,0]<stdout>:/' -e 's/\[0\] h100clust-worker-1:497888:497888/[1,0]<stdout>:h100clust-worker-1:497888:497888/' \
+  "$data/mpich_label_in_row.txt" > "$tmp/ompi_label_in_row.txt"
+imp "$tmp/ompi_label_in_row.txt"
+check "Open MPI label in a row: exit" 0 $?
+check "Open MPI label in a row: in-place time" 63.58 "$(metric allreduce/fp32/1024/eager/in_place time_us)"
+check "Open MPI label in a row: cases" 6 "$(cases)"
+
 # A negative time is no measurement: refused with its line, not recorded.
 sed 's/    19.71   53.20/   -19.71   53.20/' "$data/cut_after_busbw.txt" > "$tmp/negative.txt"
 one_line "negative time" 2 "negative.txt:12: column time: -19.71 is negative" \
