@@ -203,13 +203,32 @@ static void parse_env(xp_nccl_info *info, const char *msg, const char *marker) {
   snprintf(kv->value, sizeof kv->value, "%s", value);
 }
 
+/* Where the version starts in "NCCL version 2.28.9+cuda13.0", "RCCL version : 2.22.3-HEAD:a9b0b4a"
+** (RCCL since ROCm/rccl PR 1232) or "RCCL version 2.18.3+hip5.7 HEAD:b502725" (before it), or NULL
+** where msg is none of them (a sentence that names a version). */
+static const char *version_at(const char *msg) {
+  if (!starts(msg, "NCCL version ") && !starts(msg, "RCCL version ")) return NULL;
+  const char *v = msg + 13;
+  if (msg[0] == 'R' && starts(v, ": ")) v += 2;
+  return isdigit((unsigned char)*v) ? v : NULL;
+}
+
+/* The library's version; RCCL's said to be RCCL's. Before PR 1232 RCCL put its build's commit after
+** the version ("+hip5.7 HEAD:b502725", showVersion's VERSION_STRING and rcclGitHash), where the form
+** since then glues it on ("2.22.3-HEAD:a9b0b4a"): kept either way, it tells two builds apart. */
+static void parse_version(xp_nccl_info *info, const char *msg) {
+  const char *v = version_at(msg);
+  char a[58] = "", b[58] = ""; /* room left for "RCCL " */
+  if (!v || sscanf(v, "%57s %57s", a, b) < 1) return;
+  if (msg[0] == 'N') snprintf(info->version, sizeof info->version, "%s", a);
+  else snprintf(info->version, sizeof info->version, "RCCL %s%s%s", a, b[0] ? " " : "", b);
+}
+
 static void parse_message(xp_nccl_info *info, const char *msg) {
   const char *p;
   int a, b, c;
-  if (starts(msg, "NCCL version ") || starts(msg, "RCCL version : ")) {
-    char v[58]; /* RCCL: "RCCL version : 2.22.3-HEAD:a9b0b4a"; room left for "RCCL " */
-    if (sscanf(msg + (msg[0] == 'R' ? 15 : 13), "%57s", v) == 1)
-      snprintf(info->version, sizeof info->version, "%s%s", msg[0] == 'R' ? "RCCL " : "", v);
+  if (version_at(msg)) {
+    parse_version(info, msg);
   } else if (starts(msg, "cudaDriverVersion ")) {
     info->cuda_driver = atoi(msg + 18);
   } else if (starts(msg, "Channel ")) {
@@ -281,11 +300,12 @@ int xp_nccl_info_line(xp_nccl_info *info, const char *line, size_t len) {
   }
   /* NCCL_DEBUG=VERSION prints the version alone: "NCCL version 2.21.5+cuda12.4"; RCCL prints
   ** "RCCL version : 2.22.3-HEAD:7d8d67c" so, then HIP's and ROCm's on lines of their own (an
-  ** rccl-tests log between its device lines and its column header) */
+  ** rccl-tests log between its device lines and its column header), and before PR 1232 printed
+  ** "RCCL version 2.18.3+hip5.7 HEAD:b502725" so at every level, INFO too (ROCm/rccl issue 1261) */
   m = strstr(buf, "NCCL version ");
-  if (!m) m = strstr(buf, "RCCL version : ");
-  if (m && !info->version[0] && !strstr(buf, "nccl-tests")) {
-    parse_message(info, m);
+  if (!m) m = strstr(buf, "RCCL version ");
+  if (m && version_at(m) && !info->version[0] && !strstr(buf, "nccl-tests")) {
+    parse_version(info, m);
     return 0;
   }
   if (strncmp(info->version, "RCCL ", 5) == 0) parse_rccl_build(info, buf);

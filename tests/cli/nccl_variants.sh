@@ -86,6 +86,17 @@ imp "$tmp/rccl_hip_version.txt"
 check "HIP and ROCm versions" "7.12.60430-713bdeef5b 7.12.0.2-9999-713bdeef5b" \
   "$(sql "SELECT group_concat(value, ' ') FROM (SELECT value FROM run_meta WHERE key IN ('hip.version', 'rocm.version') ORDER BY key)")"
 
+# RCCL before its PR 1232 printed "RCCL version 2.18.3+hip5.7 HEAD:b502725" alone at every level, after
+# its INFO lines of the HSA runtime (ROCm/rccl issue 1261's rccl-tests log, whose lines these are):
+# recorded as the library's version, the build's commit with it, where no version was recorded.
+sed '2a node01:5646:5646 [0] NCCL INFO ROCr version 1.1\nnode01:5646:5646 [0] NCCL INFO Dmabuf feature disabled without NCCL_ENABLE_DMABUF_SUPPORT=1\nRCCL version 2.18.3+hip5.7 HEAD:b502725' \
+  "$data/rccl_in_place_only.txt" > "$tmp/rccl_old_version.txt"
+imp "$tmp/rccl_old_version.txt"
+check "RCCL version before PR 1232: exit" 0 $?
+check "RCCL version before PR 1232" "RCCL 2.18.3+hip5.7 HEAD:b502725" \
+  "$(sql "SELECT value FROM run_meta WHERE key = 'nccl.version_info'")"
+check "RCCL version before PR 1232: cases" 3 "$(cases)"
+
 # A report pasted through Markdown: no line keeps its '#'; the header is still the header.
 imp "$data/all_gather_perf.markdown_paste.txt"
 check "markdown paste: exit" 0 $?

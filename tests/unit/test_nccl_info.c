@@ -102,6 +102,27 @@ static void test_bare_version_lines(void) {
   CHECK_EQ_STR(info.version, "RCCL 2.22.3-HEAD:7d8d67c");
   CHECK_EQ_INT(info.info_lines, 0);
   xp_nccl_info_free(&info);
+  /* RCCL before PR 1232: "RCCL version X+hipY COMMIT", printed alone at every level (ROCm/rccl issue
+  ** 1261's rccl-tests log), and as an INFO message where NCCL_DEBUG_FILE sends the log elsewhere
+  ** (amikael/RCCL-tests README.md); a sentence naming a version is neither */
+  static const char *const old_rccl[] = {"RCCL version is printed below", "RCCL version 2.18.3+hip5.7 HEAD:b502725",
+                                         NULL};
+  static const char *const old_rccl_info[] = {
+      "nid007971:55487:55487 [0] NCCL INFO RCCL version 2.20.5+hip6.2 HEAD:45b618a+", NULL};
+  static const char *const oldest_rccl[] = {"RCCL version 2.6.4+hip3.5", NULL};
+  xp_nccl_info_init(&info);
+  feed(&info, old_rccl);
+  CHECK_EQ_STR(info.version, "RCCL 2.18.3+hip5.7 HEAD:b502725");
+  xp_nccl_info_free(&info);
+  xp_nccl_info_init(&info);
+  feed(&info, old_rccl_info);
+  CHECK_EQ_STR(info.version, "RCCL 2.20.5+hip6.2 HEAD:45b618a+");
+  CHECK_EQ_INT(info.info_lines, 1);
+  xp_nccl_info_free(&info);
+  xp_nccl_info_init(&info);
+  feed(&info, oldest_rccl);
+  CHECK_EQ_STR(info.version, "RCCL 2.6.4+hip3.5");
+  xp_nccl_info_free(&info);
 }
 
 /* HIP's and ROCm's versions on the lines RCCL prints after its own (ROCm/rccl src/init.cc
