@@ -229,6 +229,11 @@ static void parse_message(xp_nccl_info *info, const char *msg) {
   int a, b, c;
   if (version_at(msg)) {
     parse_version(info, msg);
+  } else if (sscanf(msg, "ROCr version %d.%d", &a, &b) == 2) {
+    /* RCCL's: the HSA runtime's (ROCr's) version, HSA_SYSTEM_INFO_VERSION_MAJOR.MINOR ("ROCr
+    ** version 1.14", src/misc/rocmwrap.cc), which ROCm's own version lines do not state; the first
+    ** rank's, as the library's version */
+    if (!info->rocr_version[0]) snprintf(info->rocr_version, sizeof info->rocr_version, "%d.%d", a, b);
   } else if (starts(msg, "cudaDriverVersion ")) {
     info->cuda_driver = atoi(msg + 18);
   } else if (starts(msg, "Channel ")) {

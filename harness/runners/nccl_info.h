@@ -39,6 +39,7 @@ typedef struct xp_nccl_info {
   /* RCCL's lines after its version (NCCL_DEBUG=VERSION or INFO): the HIP and ROCm it was built
   ** with ("7.12.60430-713bdeef5b"), and those it ran with where they differ ("6.5.1"); "" none */
   char hip_version[64], rocm_version[64], hip_runtime[32], rocm_runtime[32];
+  char rocr_version[16];  /* RCCL's INFO line "ROCr version 1.14": the HSA runtime's; "" none */
   int nranks, nnodes, local_ranks;
   int ring_channels;     /* from "Channel 00/24 : 0 1": 24 */
   int coll_channels, nvls_channels, p2p_channels, p2p_per_peer;

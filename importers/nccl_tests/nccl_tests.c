@@ -517,12 +517,14 @@ static int record_doc_facts(xp_run *r, const nt_doc *d) {
 }
 
 /* The HIP and ROCm an rccl-tests log's RCCL says it was built with, and ran with where they differ,
-** named as the CUDA runtime's and driver's of a run xp measures (cuda.runtime, cuda.driver_api). */
+** named as the CUDA runtime's and driver's of a run xp measures (cuda.runtime, cuda.driver_api), and
+** the HSA runtime (ROCr) its INFO line states, under rocm. so that xp rerun weighs it with them. */
 static int record_rocm_versions(xp_run *r, const xp_nccl_info *info) {
   const struct { const char *key, *value; } v[] = {{"hip.version", info->hip_version},
                                                     {"hip.runtime", info->hip_runtime},
                                                     {"rocm.version", info->rocm_version},
-                                                    {"rocm.runtime", info->rocm_runtime}};
+                                                    {"rocm.runtime", info->rocm_runtime},
+                                                    {"rocm.rocr_version", info->rocr_version}};
   int rc = 0;
   for (size_t i = 0; i < sizeof v / sizeof v[0] && rc == 0; i++)
     if (v[i].value[0]) rc = xp_run_meta(r, v[i].key, v[i].value, "trace");

@@ -96,6 +96,8 @@ check "RCCL version before PR 1232: exit" 0 $?
 check "RCCL version before PR 1232" "RCCL 2.18.3+hip5.7 HEAD:b502725" \
   "$(sql "SELECT value FROM run_meta WHERE key = 'nccl.version_info'")"
 check "RCCL version before PR 1232: cases" 3 "$(cases)"
+# and the HSA runtime its INFO line states ("ROCr version 1.1"): rocm.rocr_version, where it was dropped
+check "ROCr version" "1.1" "$(sql "SELECT value FROM run_meta WHERE key = 'rocm.rocr_version'")"
 
 # A report pasted through Markdown: no line keeps its '#'; the header is still the header.
 imp "$data/all_gather_perf.markdown_paste.txt"

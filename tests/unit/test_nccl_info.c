@@ -114,6 +114,15 @@ static void test_bare_version_lines(void) {
   feed(&info, old_rccl);
   CHECK_EQ_STR(info.version, "RCCL 2.18.3+hip5.7 HEAD:b502725");
   xp_nccl_info_free(&info);
+  /* RCCL's INFO line of the HSA runtime it loaded (src/misc/rocmwrap.cc), as issue 1261 and the
+  ** LUMI log of amikael/RCCL-tests show it */
+  static const char *const rocr[] = {"node01:5646:5646 [0] NCCL INFO ROCr version 1.1",
+                                     "nid007971:55487:55487 [0] NCCL INFO ROCr version 1.14", NULL};
+  xp_nccl_info_init(&info);
+  feed(&info, rocr);
+  CHECK_EQ_STR(info.rocr_version, "1.1"); /* the first rank's, as the library's version */
+  CHECK_EQ_INT(info.info_lines, 2);
+  xp_nccl_info_free(&info);
   xp_nccl_info_init(&info);
   feed(&info, old_rccl_info);
   CHECK_EQ_STR(info.version, "RCCL 2.20.5+hip6.2 HEAD:45b618a+");
@@ -121,6 +130,7 @@ static void test_bare_version_lines(void) {
   xp_nccl_info_free(&info);
   xp_nccl_info_init(&info);
   feed(&info, oldest_rccl);
+  CHECK_EQ_STR(info.rocr_version, "");
   CHECK_EQ_STR(info.version, "RCCL 2.6.4+hip3.5");
   xp_nccl_info_free(&info);
 }
