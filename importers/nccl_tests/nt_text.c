@@ -490,11 +490,14 @@ static size_t row_before_info(const parser *P, const char *s, const char *info) 
     strtod(tok, &end);
     host = end;
   }
-  host = label_before(s, host);
-  /* NCCL's timestamp before the host belongs to the INFO line: "-1[2025-06-01 10:11:12] host" */
+  /* NCCL's timestamp before the host belongs to the INFO line: "-1[2025-06-01 10:11:12] host", and
+  ** a launcher's label before that: "-1[0] [2025-06-01 10:11:12] host" */
   for (const char *b = host; b > s; b--)
-    if (b[-1] == '[' && nccl_timestamp_end(b - 1)) return (size_t)(b - 1 - s);
-  return (size_t)(host - s);
+    if (b[-1] == '[' && nccl_timestamp_end(b - 1)) {
+      host = b - 1;
+      break;
+    }
+  return (size_t)(label_before(s, host) - s);
 }
 
 /* ---- reports ---- */

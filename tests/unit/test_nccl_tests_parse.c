@@ -514,6 +514,20 @@ static void test_lines_cut(void) {
   CHECK_EQ_INT(d.info.info_lines, 5);
   nt_doc_free(&d);
 
+  /* the same behind MPICH's -prepend-rank label, which it puts before each piece it reads, so
+  ** also inside the row, before NCCL's timestamp (nccl issue 1453's form, with timestamps) */
+  static const char labelled[] = REPORT("all_reduce_perf", "0")
+      "[0]         1024           256     float     sum      -1[0] [2025-06-01 10:11:12] node1:77:77 [0] NCCL INFO AllReduce: 1024 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}\n"
+      "[0]     20.03    0.05    0.09       0[0] [2025-06-01 10:11:12] node1:77:77 [0] NCCL INFO AllReduce: 1024 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}\n"
+      "[0]     21.14    0.05    0.09       0\n";
+  CHECK_EQ_INT(parse(&d, labelled), 0);
+  CHECK_EQ_INT(d.nrows, 1);
+  CHECK_EQ_INT(d.rows[0].root, -1);
+  CHECK_NEAR(d.rows[0].r[NT_OUT].time_us, 20.03, 1e-12);
+  CHECK_EQ_INT(d.rows[0].r[NT_OUT].wrong, 0);
+  CHECK_NEAR(d.rows[0].r[NT_IN].time_us, 21.14, 1e-12);
+  nt_doc_free(&d);
+
   /* a killed job's last line, cut after its out-of-place group: that group is whole */
   static const char cut[] = REPORT("all_reduce_perf", "0")
       "    33554432       8388608     float     sum      -1   136.70  245.46  245.46       0\n";
