@@ -36,6 +36,7 @@ void nt_doc_free(nt_doc *d) {
   free(d->rows);
   free(d->env);
   free(d->ev);
+  xp_strtab_free(&d->hosts);
   xp_nccl_info_free(&d->info);
 }
 
@@ -490,6 +491,11 @@ static int record_doc_facts(xp_run *r, const nt_doc *d) {
   if (rc == 0 && d->nranks > 0) rc = xp_run_meta_int(r, "gpu_count", d->nranks, "trace");
   if (rc == 0 && d->ndev && d->dev[0].name[0]) rc = xp_run_meta(r, "gpu_name", d->dev[0].name, "trace");
   if (rc == 0 && d->ndev && d->dev[0].host[0]) rc = xp_run_meta(r, "nccl_tests.host", d->dev[0].host, "trace");
+  /* the hosts of a job spread over several: a log without NCCL's INFO lines (most pasted ones) of 2
+  ** hosts x 8 GPUs otherwise reads as rank 0's host with 16. Only a device list with no gap names
+  ** them all, and a report printed once per process is each process's job alone. */
+  if (rc == 0 && d->hosts_whole && !d->independent && d->hosts.n > 1)
+    rc = xp_run_meta_int(r, "nccl_tests.hosts", d->hosts.n, "trace");
   if (rc == 0 && d->args[0]) rc = xp_run_meta(r, "nccl_tests.args", d->args, "trace");
   if (rc == 0 && d->start_time[0]) rc = xp_run_meta(r, "nccl_tests.start_time", d->start_time, "trace");
   if (rc == 0 && d->avg_busbw >= 0) {

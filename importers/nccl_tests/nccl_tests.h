@@ -71,6 +71,8 @@ typedef struct nt_doc {
   int64_t min_bytes, max_bytes;
   int ndev;
   nt_device dev[256];
+  xp_strtab hosts;                 /* the hosts the first report's device lines name, each once */
+  int hosts_whole;                 /* that list names every process (no gap): hosts.n is the job's */
   int nrows, nrows_alloc;
   nt_row *rows;
   double avg_busbw;                /* < 0 unknown */

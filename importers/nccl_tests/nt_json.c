@@ -74,6 +74,8 @@ static void read_config(nt_doc *d, const cJSON *c) {
     const int group = i32(v, "group", 0);
     if (group > max_group) max_group = group;
     group0 += group == 0;
+    const char *host = str(v, "hostname") ? str(v, "hostname") : "";
+    xp_strtab_intern(&d->hosts, host, strlen(host), NULL);
     if (d->ndev == (int)(sizeof d->dev / sizeof d->dev[0])) continue;
     nt_device *x = &d->dev[d->ndev++];
     x->rank = i32(v, "rank", d->ndev - 1);
@@ -104,6 +106,7 @@ static void read_config(nt_doc *d, const cJSON *c) {
   else if (max_rank >= 0) e.at_least = xp_saturate_int((double)max_rank + (double)per_process);
   else if (d->nthreads > 0 && d->ngpus > 0) e.assumed = xp_saturate_int((double)per_process);
   d->nranks = nt_add_rank_evidence(d, &e);
+  d->hosts_whole = e.listed > 0;
 }
 
 /* Only NCCL's own settings are kept: the file holds the whole environment of the run. */

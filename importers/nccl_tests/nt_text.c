@@ -625,6 +625,7 @@ static void end_report(parser *P) {
   for (int i = P->rep.first_row; i < d->nrows; i++) d->rows[i].nranks = ranks;
   if (d->nreports == 0) {
     d->nranks = ranks;
+    d->hosts_whole = e.listed > 0;
     snprintf(d->coll, sizeof d->coll, "%s", P->rep.coll);
   }
   d->nreports++;
@@ -640,6 +641,7 @@ static void drop_attempt(parser *P) {
   if (P->rep.own_failure) d->failure[0] = 0;
   if (d->nreports == 0) {
     d->ndev = 0;
+    xp_strtab_free(&d->hosts);
     d->blocking = 0;
   }
 }
@@ -734,6 +736,7 @@ static void read_device(parser *P, const char *line) {
     if (group == 0) P->rep.group0_ranks++;
   }
   if (v.rank > P->rep.max_rank) P->rep.max_rank = v.rank;
+  if (d->nreports == 0) xp_strtab_intern(&d->hosts, v.host, strlen(v.host), NULL);
   if (v.rank >= MAX_RANK_MAP) P->rep.past_map = 1;
   else if (!(P->rep.listed[v.rank / 8] & (1u << (v.rank % 8)))) {
     P->rep.listed[v.rank / 8] |= (unsigned char)(1u << (v.rank % 8));

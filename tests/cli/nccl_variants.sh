@@ -346,6 +346,27 @@ check "Open MPI label in a row: exit" 0 $?
 check "Open MPI label in a row: in-place time" 63.58 "$(metric allreduce/fp32/1024/eager/in_place time_us)"
 check "Open MPI label in a row: cases" 6 "$(cases)"
 
+# A job over two hosts (srun --label, nccl-tests issue 290's layout): the hosts its device lines name
+# are counted (nccl_tests.hosts 2), where only rank 0's host was recorded and 16 ranks read as one
+# host's; a list with a gap (an excerpt) names only some, and a report printed once per process
+# (each process its own job) none of them: both record no count.
+imp "$data/srun_two_hosts.txt"
+check "two hosts: exit" 0 $?
+check "two hosts: counted" "node005 2 16" "$(sql "SELECT (SELECT value FROM run_meta WHERE key = 'nccl_tests.host') || ' ' || (SELECT value FROM run_meta WHERE key = 'nccl_tests.hosts') || ' ' || gpu_count AS v FROM runs")"
+check "two hosts: time" 221.4 "$(metric unknown/fp32/8388608/eager/out_of_place time_us)"
+# -J the same: its devices' hostnames (the sweep's one process of 2 GPUs made two processes on two hosts)
+sed -e 's/"ngpus":2/"ngpus":1/' \
+  -e 's/"devices":\[{"rank":0,\([^}]*\)"hostname":"vm",\([^}]*\)}\]/"devices":[{"rank":0,\1"hostname":"vm",\2},{"rank":1,\1"hostname":"vm2",\2}]/' \
+  "$XP_SRC/tests/data/nccl/nccltests_sweep.json" > "$tmp/two_hosts.json"
+imp "$tmp/two_hosts.json"
+check "two hosts, -J: counted" "2 2" "$(sql "SELECT (SELECT value FROM run_meta WHERE key = 'nccl_tests.hosts') || ' ' || gpu_count AS v FROM runs")"
+sed '/Rank  9 /d' "$data/srun_two_hosts.txt" > "$tmp/hosts_gap.txt"
+imp "$tmp/hosts_gap.txt"
+check "hosts of a list with a gap: not counted" "" "$(sql "SELECT value FROM run_meta WHERE key = 'nccl_tests.hosts'")"
+sed -e 's/Rank  [0-9] Group/Rank  0 Group/' -e 's/Rank 1[0-9] Group/Rank  0 Group/' "$data/srun_two_hosts.txt" > "$tmp/hosts_per_process.txt"
+imp "$tmp/hosts_per_process.txt"
+check "hosts of a report per process: not counted" "" "$(sql "SELECT value FROM run_meta WHERE key = 'nccl_tests.hosts'")"
+
 # A negative time is no measurement: refused with its line, not recorded.
 sed 's/    19.71   53.20/   -19.71   53.20/' "$data/cut_after_busbw.txt" > "$tmp/negative.txt"
 one_line "negative time" 2 "negative.txt:12: column time: -19.71 is negative" \
