@@ -1124,6 +1124,7 @@ int vb_parse_text(const char *label, const char *text, size_t len, vb_result **o
     res[k].file = xp_strdup(label);
     res[k].index = (int)k;
     res[k].listed = listed;
+    res[k].side = src.side;
     res[k].line = (int)line_at(clean, l.starts[k]);
     char *printed = cJSON_PrintUnformatted(l.v[k]); /* before read_object renames any key */
     xp_sha256_hex(printed, strlen(printed), res[k].sum);

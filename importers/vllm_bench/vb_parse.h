@@ -54,6 +54,7 @@ typedef struct vb_result {
   int index;             /* 0-based position of the object in the file */
   int listed;            /* an entry of a JSON list of results (summary.json, one_batch_server's
                          ** --output-path), not an object or line of its own */
+  int side;              /* rebuilt from a .pytorch.json side file (vb_pytorch.c) */
   enum vb_tool tool;
   int line;              /* line where the object starts */
   char sum[65];          /* SHA-256 of the object as read (its JSON printed again, unformatted):

@@ -93,23 +93,34 @@ static int given_twice(const char *path, char (*sums)[65], char **paths, int i) 
   return 0;
 }
 
-/* vLLM writes X.pytorch.json beside its result X.json: given with it, the side file's results
-** (vllm bench serve's: the same numbers) would count the run twice. Refused, naming both. */
-static int given_with_its_result(char **paths, int n) {
-  static const char ext[] = ".pytorch.json";
-  const size_t el = sizeof ext - 1;
-  int rc = 0;
-  for (int i = 0; i < n && rc == 0; i++) {
-    size_t len = strlen(paths[i]);
-    if (len <= el || strcmp(paths[i] + len - el, ext) != 0) continue;
-    char *result = xp_asprintf("%.*s.json", (int)(len - el), paths[i]);
-    for (int j = 0; j < n && rc == 0; j++)
-      if (j != i && xp_same_file(paths[j], result))
-        rc = xp_error_at(XP_EXIT_USAGE, paths[i], 0, "written beside %s, which is given too: the same results "
-                         "twice (give one of them)", paths[j]);
-    free(result);
+/* Whether side, a vllm bench serve result rebuilt from its .pytorch.json, is r read again: one
+** case, one date, and every value the side file carries r's to the last bit (the side file
+** copies the result's numbers, json.dump writes a float the same twice; two measurements do not
+** agree in duration, throughputs and every statistic). */
+static int side_of(const vb_result *side, const vb_result *r) {
+  if (!side->side || r->side || side->tool != VB_SERVE || r->tool != VB_SERVE || side->nvalues == 0 ||
+      strcmp(side->case_name, r->case_name) != 0 || !side->date != !r->date ||
+      (side->date && strcmp(side->date, r->date) != 0))
+    return 0;
+  for (size_t i = 0; i < side->nvalues; i++) {
+    const vb_value *o = vb_find_value(r, side->values[i].metric);
+    if (!o || o->v != side->values[i].v) return 0;
   }
-  return rc;
+  return 1;
+}
+
+/* vLLM writes X.pytorch.json beside its result X.json, the same result less the per-request
+** lists: given with it, under any name or in any folder, each case would count twice (its
+** values two samples each). Refused, naming both; told by content, not by name, as a copy kept
+** elsewhere or renamed is the same result. */
+static int side_with_its_result(const vb_set *s) {
+  for (size_t i = 0; i < s->n; i++)
+    for (size_t j = 0; j < s->n; j++)
+      if (side_of(&s->r[i], &s->r[j]))
+        return xp_error_at(XP_EXIT_USAGE, s->r[i].file, s->r[i].line, "the same result as %s:%d (vllm bench serve "
+                           "writes its result again, less the per-request lists, to the .pytorch.json beside it): "
+                           "each case would count twice; give one of them", s->r[j].file, s->r[j].line);
+  return 0;
 }
 
 /* One result in two files: vllm bench sweep serve writes each run of a point to run=N.json and
@@ -220,8 +231,8 @@ static int load_all(const xp_spec *spec, vb_set *out) {
       break;
     }
   }
-  if (!rc) rc = given_with_its_result(paths, i);
   if (!rc) rc = result_twice(out);
+  if (!rc) rc = side_with_its_result(out);
   if (!rc) rc = batch_twice(out);
   for (int k = 0; k < i; k++) free(paths[k]);
   free(paths);

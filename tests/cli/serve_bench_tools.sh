@@ -220,8 +220,23 @@ check "serve side file: its case and TP" "concurrency=16|2" \
 cp "$XP_SRC/tests/data/vllm_bench/serve_c16_goodput.json" "$tmp/c16.json"
 cp "$fmt/vllm_serve_c16.pytorch.json" "$tmp/c16.pytorch.json"
 one_line "serve side file given with the result beside it" 2 \
-  "c16.pytorch.json: written beside $tmp/c16.json, which is given too: the same results twice (give one of them)" \
+  "c16.pytorch.json:1: the same result as $tmp/c16.json:1 (vllm bench serve writes its result again, less the per-request lists, to the .pytorch.json beside it): each case would count twice; give one of them" \
   "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/c16.json" "$tmp/c16.pytorch.json"
+# told by content, not by name: a copy renamed, or kept in another folder, is the same result
+mkdir "$tmp/side"
+cp "$fmt/vllm_serve_c16.pytorch.json" "$tmp/side/c16.pytorch.json"
+cp "$fmt/vllm_serve_c16.pytorch.json" "$tmp/c16-tp2.pytorch.json"
+one_line "serve side file in another folder, with its result" 2 \
+  "side/c16.pytorch.json:1: the same result as $tmp/c16.json:1 " \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/c16.json" "$tmp/side/c16.pytorch.json"
+one_line "serve side file renamed, given before its result" 2 \
+  "c16-tp2.pytorch.json:1: the same result as $tmp/c16.json:1 " \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/c16-tp2.pytorch.json" "$tmp/c16.json"
+# another measurement of that point (its duration differs, in the last digit) is another result
+sed 's/"duration": 0.295807/"duration": 0.295808/g' "$tmp/c16.pytorch.json" > "$tmp/other.pytorch.json"
+o=$(imp "$tmp/other.db" "$tmp/c16.json" "$tmp/other.pytorch.json")
+check "another measurement's side file: both results recorded" "concurrency=16 concurrency=16" \
+  "$(db="$tmp/other.db" query "SELECT group_concat(name, ' ') FROM cases")"
 
 # a side file that is not one run of those three: refused in one line, nothing recorded
 refused_side() { # refused_side WHAT SAMPLE NAME PYTHON LINE: SAMPLE's records (r) after PYTHON,
