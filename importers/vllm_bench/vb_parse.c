@@ -591,13 +591,17 @@ static void drop_unmeasured(vb_result *r) {
 ** than counted: the count, and the throughputs made of it, are the fallback's, not a
 ** measurement (output_throughput would be request_throughput). They are not kept; the caller
 ** warns. (A request with usage counts at least one token a chunk, so one counted token and a
-** gap cannot both be measured.) */
+** gap cannot both be measured.) Without a tokenizer that version writes no TTFT, TPOT or ITL
+** statistic, and without --save-detailed no itls: then max_output_tokens_per_s, which
+** calculate_metrics counts from every chunk timed (one a token, in 1-s buckets) and which every
+** result keeps, tells it: more tokens timed in one second than counted in all. */
 static void drop_uncounted_output(const cJSON *o, vb_result *r, enum vb_writer w) {
   static const char *const counted[] = {"total_output_tokens", "output_throughput", "total_token_throughput"};
   const cJSON *tok = cJSON_GetObjectItemCaseSensitive(o, "tokenizer_id");
   const vb_value *out = vb_find_value(r, "total_output_tokens"), *itl = vb_find_value(r, "mean_itl_ms");
+  const vb_value *peak = vb_find_value(r, "max_output_tokens_per_s");
   if (w != W_VLLM || !cJSON_IsNull(tok) || r->completed <= 0 || !out || out->v != (double)r->completed) return;
-  if (!r->samples[VB_ITL].n && !(itl && itl->v > 0)) return;
+  if (!r->samples[VB_ITL].n && !(itl && itl->v > 0) && !(peak && peak->v > out->v)) return;
   remove_named(r, counted, sizeof counted / sizeof counted[0]);
   r->output_uncounted = 1;
 }

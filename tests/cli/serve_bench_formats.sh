@@ -322,6 +322,22 @@ check "skip-tokenizer-init: no output count or throughput of it" "completed fail
   "$(db="$d" query "SELECT group_concat(metric, ' ') FROM (SELECT metric FROM run_metrics WHERE metric NOT LIKE '%\_ms' ESCAPE '\\' AND metric NOT LIKE '%per_s' AND metric <> 'duration' ORDER BY metric)")"
 check "skip-tokenizer-init: TTFT and ITL kept" "ttft_ms=4 itl_ms=28" \
   "$(db="$d" query "SELECT group_concat(metric || '=' || n, ' ') FROM (SELECT metric, n FROM run_metrics WHERE metric IN ('ttft_ms', 'itl_ms') ORDER BY metric DESC)")"
+# the same run without --save-detailed: no ITL list, and no TTFT, TPOT or ITL statistic (that
+# version writes none without a tokenizer); 32 tokens timed in one second
+# (max_output_tokens_per_s), 4 counted in all, tell the fallback
+d="$tmp/notok_summary.db"
+"$XP" --db "$d" import vllm-bench "$fmt/vllm_skip_tokenizer_init_summary.json" > /dev/null 2> "$tmp/err"
+check "skip-tokenizer-init without --save-detailed: exit" 0 $?
+check "skip-tokenizer-init without --save-detailed: one warning" 1 "$(grep -c '^xp: warning: .*vllm_skip_tokenizer_init_summary.json:1: tokenizer_id null .* max_output_tokens_per_s above the count.*output_throughput .*not recorded$' "$tmp/err")"
+check "skip-tokenizer-init without --save-detailed: no output count or throughput of it" \
+  "completed duration e2el_ms failed max_concurrent_requests max_output_tokens_per_s request_throughput total_input_tokens" \
+  "$(db="$d" query "SELECT group_concat(metric, ' ') FROM (SELECT metric FROM run_metrics ORDER BY metric)")"
+# every request one token long (a prefill benchmark, --random-output-len 1): as many timed in a
+# second as counted at most, no gap; the count is the measurement and is kept
+sed 's/"max_output_tokens_per_s": 32.0/"max_output_tokens_per_s": 4.0/' "$fmt/vllm_skip_tokenizer_init_summary.json" > "$tmp/one.json"
+"$XP" --db "$tmp/one.db" import vllm-bench "$tmp/one.json" > /dev/null 2> "$tmp/err"
+check "one token a request: no warning, the output throughput kept" "0|35.71428571" \
+  "$(grep -c warning "$tmp/err")|$(db="$tmp/one.db" sql "SELECT printf('%.10g', median) FROM run_metrics WHERE metric = 'output_throughput'")"
 # with a tokenizer the client would have counted the text: the same counts are then taken as written
 sed 's/"tokenizer_id": null/"tokenizer_id": "Qwen\/Qwen3-8B"/' "$fmt/vllm_skip_tokenizer_init.json" > "$tmp/tok.json"
 "$XP" --db "$tmp/tok.db" import vllm-bench "$tmp/tok.json" > /dev/null 2> "$tmp/err"
