@@ -594,9 +594,13 @@ static void drop_unmeasured(vb_result *r) {
 ** gap cannot both be measured.) Without a tokenizer that version writes no TTFT, TPOT or ITL
 ** statistic, and without --save-detailed no itls: then max_output_tokens_per_s, which
 ** calculate_metrics counts from every chunk timed (one a token, in 1-s buckets) and which every
-** result keeps, tells it: more tokens timed in one second than counted in all. */
+** result keeps, tells it: more tokens timed in one second than counted in all. --record-power's
+** output and total tokens a joule are made of the same count, and go with it. */
 static void drop_uncounted_output(const cJSON *o, vb_result *r, enum vb_writer w) {
-  static const char *const counted[] = {"total_output_tokens", "output_throughput", "total_token_throughput"};
+  static const char *const counted[] = {"total_output_tokens", "output_throughput", "total_token_throughput",
+                                        /* --record-power's, of the same count (unit_by_suffix) */
+                                        "output_toks_per_joule", "total_toks_per_joule",
+                                        "output_toks_per_total_joule", "total_toks_per_total_joule"};
   const cJSON *tok = cJSON_GetObjectItemCaseSensitive(o, "tokenizer_id");
   const vb_value *out = vb_find_value(r, "total_output_tokens"), *itl = vb_find_value(r, "mean_itl_ms");
   const vb_value *peak = vb_find_value(r, "max_output_tokens_per_s");
@@ -696,22 +700,35 @@ static void take_known(vb_result *r, const vb_key *k, const cJSON *v, vb_lists *
   }
 }
 
+/* The unit of a number xp has no key for, by how its name ends: vLLM's _ms; TensorRT-LLM's
+** statistics of the tokens each request decoded an iteration (speculative decoding), std_ ...
+** p99_avg_decoded_tokens_per_iter; vllm bench serve --record-power's (benchmark() of
+** vllm/benchmarks/serve.py, commit 33d976a: result.update(power_stats), power.py; SGLang's
+** power.py the same get_stats()): the GPU's and CPU's power in W (p25_, mean_, median_, p75_power_w,
+** median_power_per_accelerator_w, cpu_..._per_socket_w), the samples taken, and the tokens a
+** joule (each throughput over the median power, toks_per_joule, or over GPU and CPU's,
+** toks_per_total_joule). "" for any other. */
+static const char *unit_by_suffix(const char *key) {
+  static const struct { const char *suffix, *unit; } units[] = {
+      {"_ms", "ms"}, {"_avg_decoded_tokens_per_iter", "tokens"}, {"_power_w", "W"},
+      {"_power_per_accelerator_w", "W"}, {"_power_per_socket_w", "W"}, {"num_samples", "samples"},
+      {"toks_per_joule", "tok/J"}, {"toks_per_total_joule", "tok/J"}};
+  const size_t n = strlen(key);
+  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+    const size_t sl = strlen(units[i].suffix);
+    if (n >= sl && strcmp(key + n - sl, units[i].suffix) == 0) return units[i].unit;
+  }
+  return "";
+}
+
 /* Keys xp does not know: --metadata KEY=VALUE pairs (strings) describe the case; numbers are
 ** metrics of a newer vLLM, kept as recorded. */
 static void take_unknown(vb_result *r, const char *key, const cJSON *v) {
   char buf[128];
   key = vllm_spelling(key, buf, sizeof buf);
   if (is_statistic_key(key) && cJSON_IsNumber(v)) add_value(r, key, "ms", v->valuedouble); /* drop_unmeasured */
-  else if (cJSON_IsNumber(v)) {
-    /* TensorRT-LLM's statistics of the tokens each request decoded an iteration (speculative
-    ** decoding), std_ ... p99_avg_decoded_tokens_per_iter, carry no unit suffix */
-    static const char dec[] = "_avg_decoded_tokens_per_iter";
-    size_t n = strlen(key), dl = sizeof dec - 1;
-    const char *unit = n > 3 && strcmp(key + n - 3, "_ms") == 0    ? "ms"
-                       : n > dl && strcmp(key + n - dl, dec) == 0 ? "tokens"
-                                                                    : "";
-    add_value(r, key, unit, v->valuedouble);
-  } else if ((cJSON_IsString(v) || cJSON_IsBool(v)) && !cJSON_HasObjectItem(r->params, key))
+  else if (cJSON_IsNumber(v)) add_value(r, key, unit_by_suffix(key), v->valuedouble);
+  else if ((cJSON_IsString(v) || cJSON_IsBool(v)) && !cJSON_HasObjectItem(r->params, key))
     cJSON_AddItemToObject(r->params, key, cJSON_Duplicate(v, 0));
 }
 

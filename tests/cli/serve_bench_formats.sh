@@ -338,6 +338,21 @@ sed 's/"max_output_tokens_per_s": 32.0/"max_output_tokens_per_s": 4.0/' "$fmt/vl
 "$XP" --db "$tmp/one.db" import vllm-bench "$tmp/one.json" > /dev/null 2> "$tmp/err"
 check "one token a request: no warning, the output throughput kept" "0|35.71428571" \
   "$(grep -c warning "$tmp/err")|$(db="$tmp/one.db" sql "SELECT printf('%.10g', median) FROM run_metrics WHERE metric = 'output_throughput'")"
+# vllm bench serve --record-power (ROCm): the power statistics merged into the result, in W, the
+# samples taken, and tokens a joule; the CPU's null (no socket found) not recorded
+d="$tmp/power.db"
+imp "$d" "$fmt/vllm_record_power.json" > /dev/null
+check "--record-power: units" \
+  "input_toks_per_joule=12.7558[tok/J] mean_power_w=679.93[W] median_power_per_accelerator_w=649[W] median_power_w=649[W] num_samples=15[samples] output_toks_per_joule=2.54826[tok/J] p25_power_w=575.5[W] p75_power_w=784.5[W] total_toks_per_joule=15.3041[tok/J]" \
+  "$(db="$d" query "SELECT group_concat(metric || '=' || printf('%.6g', median) || '[' || unit || ']', ' ') FROM (SELECT * FROM run_metrics WHERE metric LIKE '%power%' OR metric LIKE '%joule' OR metric LIKE '%samples' ORDER BY metric)")"
+# its output and total tokens a joule are made of the output count: without a count, neither
+python3 -c "import json, sys
+r = json.load(open(sys.argv[1]))
+r.update(output_toks_per_joule=0.01, total_toks_per_joule=5.0, input_toks_per_joule=4.99, median_power_w=640.0)
+json.dump(r, open(sys.argv[2], 'w'))" "$fmt/vllm_skip_tokenizer_init_summary.json" "$tmp/notok_power.json"
+imp "$tmp/notok_power.db" "$tmp/notok_power.json" 2> /dev/null > /dev/null
+check "skip-tokenizer-init with --record-power: the input's tokens a joule alone" "input_toks_per_joule" \
+  "$(db="$tmp/notok_power.db" query "SELECT group_concat(metric, ' ') FROM run_metrics WHERE unit = 'tok/J'")"
 # with a tokenizer the client would have counted the text: the same counts are then taken as written
 sed 's/"tokenizer_id": null/"tokenizer_id": "Qwen\/Qwen3-8B"/' "$fmt/vllm_skip_tokenizer_init.json" > "$tmp/tok.json"
 "$XP" --db "$tmp/tok.db" import vllm-bench "$tmp/tok.json" > /dev/null 2> "$tmp/err"

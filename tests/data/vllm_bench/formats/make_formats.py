@@ -464,3 +464,31 @@ for name, v in (("ttft", so_ttfts), ("tpot", [(r[2] - r[0]) / (r[3] - 1) for r i
     so.update({k: s[k] for k in (f"mean_{name}_ms", f"median_{name}_ms", f"std_{name}_ms", f"p99_{name}_ms")})
 with open(os.path.join(HERE, "vllm_structured_output.json"), "w") as f:
     json.dump(so, f, indent=4)
+
+# vllm bench serve --record-power --save-result --max-concurrency 32 on ROCm (benchmark() and
+# fill_and_print_power_summary of vllm/benchmarks/serve.py and power.py, vllm-project/vllm commit
+# 33d976a; the run of vllm-project/vllm PR 38647's description: 300 requests, 72.85 s, GPU power
+# P25 575.5 W ... P75 784.5 W over 15 samples): the recorder's statistics merged into the result
+# (result.update(power_stats)), W; the CPU's null where amdsmi finds no socket; tokens a joule,
+# each throughput over the median GPU power. No --save-detailed: the per-request lists deleted
+dur = 72.85
+tin, tout = 603090, 120481
+pw = {"p25_power_w": 575.5, "mean_power_w": 679.93, "median_power_w": 649.0,
+      "median_power_per_accelerator_w": 649.0, "p75_power_w": 784.5, "num_samples": 15,
+      "cpu_p25_power_w": None, "cpu_mean_power_w": None, "cpu_median_power_w": None,
+      "cpu_median_power_per_socket_w": None, "cpu_p75_power_w": None, "cpu_num_samples": None}
+pw.update({"input_toks_per_joule": tin / dur / 649.0, "output_toks_per_joule": tout / dur / 649.0,
+           "total_toks_per_joule": (tin + tout) / dur / 649.0})
+power = {"date": "20260331-101500", "endpoint_type": "vllm", "backend": "vllm", "label": None,
+         "model_id": "amd/Llama-3.1-70B-Instruct-FP8-KV", "tokenizer_id": "amd/Llama-3.1-70B-Instruct-FP8-KV",
+         "num_prompts": 300, "request_rate": "inf", "burstiness": 1.0, "max_concurrency": 32, "duration": dur,
+         "completed": 300, "failed": 0, "total_input_tokens": tin, "total_output_tokens": tout,
+         "request_throughput": 300 / dur, "request_goodput": None, "output_throughput": tout / dur,
+         "total_token_throughput": (tin + tout) / dur, "max_output_tokens_per_s": 4158.0,
+         "max_concurrent_requests": 46, "rtfx": 0.0}
+power.update(pw)
+power.update({"mean_ttft_ms": 2871.4, "median_ttft_ms": 2650.2, "std_ttft_ms": 1120.7, "p99_ttft_ms": 5912.3,
+              "mean_tpot_ms": 14.62, "median_tpot_ms": 14.31, "std_tpot_ms": 1.87, "p99_tpot_ms": 19.95,
+              "mean_itl_ms": 14.55, "median_itl_ms": 12.08, "std_itl_ms": 21.4, "p99_itl_ms": 98.7})
+with open(os.path.join(HERE, "vllm_record_power.json"), "w") as f:
+    json.dump(power, f)
