@@ -527,7 +527,8 @@ static int collect_samples(const vb_src *s, const vb_lists *l, int n, vb_result 
         return bad_key(s, l->latencies_key, "entry %d: %g s, shorter than its time to first token (%g s)", i, lat, ttft);
       r->succeeded++;
       if (c.input_len) r->prompt_tokens += c.input_len->valuedouble;
-      if (c.ttft) push_finite(&r->samples[VB_TTFT], ttft * 1e3);
+      /* 0 is the clients' initial TTFT, left where no chunk brought text: no sample */
+      if (c.ttft && ttft > 0) push_finite(&r->samples[VB_TTFT], ttft * 1e3);
       const cJSON *x;
       if (c.itl) cJSON_ArrayForEach(x, c.itl) push_finite(&r->samples[VB_ITL], x->valuedouble * 1e3);
       if (c.latency) push_finite(&r->samples[VB_E2EL], lat * 1e3);
@@ -607,7 +608,33 @@ static void drop_uncounted_output(const cJSON *o, vb_result *r, enum vb_writer w
   if (w != W_VLLM || !cJSON_IsNull(tok) || r->completed <= 0 || !out || out->v != (double)r->completed) return;
   if (!r->samples[VB_ITL].n && !(itl && itl->v > 0) && !(peak && peak->v > out->v)) return;
   remove_named(r, counted, sizeof counted / sizeof counted[0]);
-  r->output_uncounted = 1;
+  r->output_uncounted = VB_UNCOUNTED_FALLBACK;
+}
+
+/* sglang.bench_serving's request functions start each request's output_len at the length it asked
+** for and replace it only from a chunk that carries text (async_request_sglang_generate of
+** python/sglang/benchmark/serving.py, commit 00f9ec4: meta_info.completion_tokens; the OpenAI
+** ones: usage), and its TTFT at 0, set by that chunk alone. When no request returned text
+** (total_output_tokens_retokenized 0, the text encoded again: nothing; sgl-project/sglang issues
+** 6525, 9585, 12389, whose prompts the server did not answer) total_output_tokens is the lengths
+** asked for, the output throughputs are made of them, and each TPOT is the latency over that
+** length less one (TTFT 0): none is a measurement. They are not kept, the caller warns; the
+** latencies, to the end of each request, and the request counts are. */
+static void drop_unreturned_output(vb_result *r, enum vb_writer w) {
+  static const char *const counted[] = {"total_output_tokens", "output_throughput", "total_token_throughput"};
+  const vb_value *retok = vb_find_value(r, "total_output_tokens_retokenized");
+  const vb_value *out = vb_find_value(r, "total_output_tokens");
+  if (w != W_SGLANG || r->completed <= 0 || !retok || retok->v != 0 || !out || out->v <= 0) return;
+  char *drop = xp_xcalloc(r->nvalues + 1, 1);
+  for (size_t i = 0; i < r->nvalues; i++) {
+    const char *m = r->values[i].metric;
+    size_t n = strlen(m);
+    drop[i] = is_statistic_key(m) && n > 8 && strcmp(m + n - 8, "_tpot_ms") == 0;
+  }
+  remove_values(r, drop);
+  free(drop);
+  remove_named(r, counted, sizeof counted / sizeof counted[0]);
+  r->output_uncounted = VB_UNCOUNTED_NO_TEXT;
 }
 
 /* Each request's latency includes its time to first token, so over the same requests every
@@ -966,6 +993,7 @@ static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
   if (check_lengths(s, &lists, &n) || collect_samples(s, &lists, n, r)) return XP_EXIT_USAGE;
   drop_unmeasured(r);
   drop_uncounted_output(o, r, w);
+  drop_unreturned_output(r, w);
   if (rebuild_uncounted_input(s, &lists, r) || check_summary_order(s, r, w)) return XP_EXIT_USAGE;
   name_case(r);
   return 0;

@@ -80,8 +80,10 @@ typedef struct vb_result {
   int64_t succeeded;
   int64_t completed;     /* vLLM's count; 0: every request failed, so no latency was measured */
   double prompt_tokens;  /* input_lens summed over the requests that succeeded; NAN without it */
-  int output_uncounted;  /* vllm bench serve --skip-tokenizer-init counted each request one output
-                         ** token (no usage reported): its output count and throughputs not kept */
+  enum { VB_COUNTED, VB_UNCOUNTED_FALLBACK, VB_UNCOUNTED_NO_TEXT } output_uncounted;
+                         /* why the output count and its throughputs were not kept: vllm bench serve
+                         ** --skip-tokenizer-init counted each request one token (no usage
+                         ** reported); no request of sglang.bench_serving returned text */
 } vb_result;
 
 /* Read every result object of a file. Bad input is reported as one line,

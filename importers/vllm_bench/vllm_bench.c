@@ -527,12 +527,17 @@ static int keep_files(xp_run *run, const xp_spec *spec) {
   return rc;
 }
 
-/* A result whose output count was vLLM's one-token fallback (vb_parse.c drop_uncounted_output)
-** is recorded without it: said once a result, when recording, so that a case without output
-** throughput is not taken for a file that lacks it. */
+/* A result whose output count was no count (vb_parse.c drop_uncounted_output, vLLM's one-token
+** fallback; drop_unreturned_output, SGLang's lengths asked for) is recorded without it: said once
+** a result, when recording, so that a case without output throughput is not taken for a file
+** that lacks it. */
 static void warn_uncounted_output(const vb_set *s) {
   for (size_t i = 0; i < s->n; i++)
-    if (s->r[i].output_uncounted)
+    if (s->r[i].output_uncounted == VB_UNCOUNTED_NO_TEXT)
+      xp_warn("%s:%d: total_output_tokens_retokenized 0: no request returned text, so sglang.bench_serving counted "
+              "each the output length it asked for and timed no token; total_output_tokens, output_throughput, "
+              "total_token_throughput and TPOT not recorded", s->r[i].file, s->r[i].line);
+    else if (s->r[i].output_uncounted == VB_UNCOUNTED_FALLBACK)
       xp_warn("%s:%d: tokenizer_id null (vllm bench serve --skip-tokenizer-init) and one output token counted a "
               "request though more were timed (inter-token gaps, or max_output_tokens_per_s above the count): the "
               "requests reported no usage and vLLM counted each 1; total_output_tokens, output_throughput and "

@@ -353,6 +353,26 @@ json.dump(r, open(sys.argv[2], 'w'))" "$fmt/vllm_skip_tokenizer_init_summary.jso
 imp "$tmp/notok_power.db" "$tmp/notok_power.json" 2> /dev/null > /dev/null
 check "skip-tokenizer-init with --record-power: the input's tokens a joule alone" "input_toks_per_joule" \
   "$(db="$tmp/notok_power.db" query "SELECT group_concat(metric, ' ') FROM run_metrics WHERE unit = 'tok/J'")"
+# sglang.bench_serving whose requests returned no text (sgl-project/sglang issue 12389's line):
+# total_output_tokens is the lengths asked for (300 x 1000), TPOT the latency over 999, TTFT and
+# ITL 0; those are left out, with one warning, the latencies and counts kept
+d="$tmp/notext.db"
+"$XP" --db "$d" import vllm-bench "$fmt/sglang_no_text.jsonl" --set model=Qwen/QwQ-32B > /dev/null 2> "$tmp/err"
+check "SGLang, no text returned: exit" 0 $?
+check "SGLang, no text returned: one warning" 1 "$(grep -c '^xp: warning: .*sglang_no_text.jsonl:1: total_output_tokens_retokenized 0: no request returned text, .*TPOT not recorded$' "$tmp/err")"
+check "SGLang, no text returned: no output count, throughput or TPOT" \
+  "completed concurrency duration input_throughput mean_e2el_ms median_e2el_ms p99_e2el_ms request_throughput std_e2el_ms total_input_text_tokens total_input_tokens total_input_vision_tokens total_output_tokens_retokenized" \
+  "$(db="$d" query "SELECT group_concat(metric, ' ') FROM (SELECT metric FROM run_metrics ORDER BY metric)")"
+# with --output-details: each request's TTFT is the 0 it started at, no sample
+python3 -c "import json, sys
+r = json.loads(open(sys.argv[1]).readline().replace('Infinity', '1e999'))
+n = r['completed']
+r.update(input_lens=[250000] * n, output_lens=[1000] * n, ttfts=[0.0] * n, itls=[[]] * n, generated_texts=[''] * n,
+         errors=[''] * n)
+open(sys.argv[2], 'w').write(json.dumps(r) + '\n')" "$fmt/sglang_no_text.jsonl" "$tmp/notext_details.jsonl"
+"$XP" --db "$tmp/notext_details.db" import vllm-bench "$tmp/notext_details.jsonl" --set model=Qwen/QwQ-32B > /dev/null 2>&1
+check "SGLang, no text returned, --output-details: no TTFT sample of 0" "0" \
+  "$(db="$tmp/notext_details.db" sql "SELECT count(*) FROM run_metrics WHERE metric = 'ttft_ms'")"
 # with a tokenizer the client would have counted the text: the same counts are then taken as written
 sed 's/"tokenizer_id": null/"tokenizer_id": "Qwen\/Qwen3-8B"/' "$fmt/vllm_skip_tokenizer_init.json" > "$tmp/tok.json"
 "$XP" --db "$tmp/tok.db" import vllm-bench "$tmp/tok.json" > /dev/null 2> "$tmp/err"
