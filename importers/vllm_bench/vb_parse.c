@@ -564,6 +564,18 @@ static void remove_named(vb_result *r, const char *const *names, size_t n) {
   free(drop);
 }
 
+/* Every TPOT statistic leaves r (mean_tpot_ms ... p99_tpot_ms, as many as the file has). */
+static void remove_tpot(vb_result *r) {
+  char *drop = xp_xcalloc(r->nvalues + 1, 1);
+  for (size_t i = 0; i < r->nvalues; i++) {
+    const char *m = r->values[i].metric;
+    size_t n = strlen(m);
+    drop[i] = is_statistic_key(m) && n > 8 && strcmp(m + n - 8, "_tpot_ms") == 0;
+  }
+  remove_values(r, drop);
+  free(drop);
+}
+
 /* Statistics of a latency that vLLM had no sample of: np.mean(x or 0) writes 0 for mean,
 ** median, std and every percentile (TPOT and ITL of a benchmark whose outputs are one token
 ** long, every latency when no request completed). A real latency is never exactly 0: a metric
@@ -625,16 +637,28 @@ static void drop_unreturned_output(vb_result *r, enum vb_writer w) {
   const vb_value *retok = vb_find_value(r, "total_output_tokens_retokenized");
   const vb_value *out = vb_find_value(r, "total_output_tokens");
   if (w != W_SGLANG || r->completed <= 0 || !retok || retok->v != 0 || !out || out->v <= 0) return;
-  char *drop = xp_xcalloc(r->nvalues + 1, 1);
-  for (size_t i = 0; i < r->nvalues; i++) {
-    const char *m = r->values[i].metric;
-    size_t n = strlen(m);
-    drop[i] = is_statistic_key(m) && n > 8 && strcmp(m + n - 8, "_tpot_ms") == 0;
-  }
-  remove_values(r, drop);
-  free(drop);
+  remove_tpot(r);
   remove_named(r, counted, sizeof counted / sizeof counted[0]);
   r->output_uncounted = VB_UNCOUNTED_NO_TEXT;
+}
+
+/* Whether an sglang.bench_serving line was run with --disable-stream: requests answered with
+** more than one token (total_output_tokens above completed) and not one gap timed between two
+** chunks (the mean ITL np.mean([] or 0) = 0). Each answer came whole, in one chunk; its request
+** function (python/sglang/benchmark/serving.py commit 00f9ec4) reads the latency before parsing
+** that chunk and the TTFT after, so TTFT is the latency and some microseconds more, and TPOT,
+** (latency - TTFT) / (length - 1), the clock's reading order, at or a little below 0. */
+static int unstreamed_sglang(const cJSON *o) {
+  double itl, out, done;
+  return xp_json_number(cJSON_GetObjectItemCaseSensitive(o, "mean_itl_ms"), &itl) && itl == 0 &&
+         xp_json_number(cJSON_GetObjectItemCaseSensitive(o, "completed"), &done) && done > 0 &&
+         xp_json_number(cJSON_GetObjectItemCaseSensitive(o, "total_output_tokens"), &out) && out > done;
+}
+
+/* A TPOT statistic of an unstreamed line: below 0 by the clock's reading order, not refused. */
+static int unstreamed_tpot(const vb_result *r, const char *key) {
+  const size_t n = strlen(key);
+  return r->unstreamed && n > 8 && strcmp(key + n - 8, "_tpot_ms") == 0;
 }
 
 /* Each request's latency includes its time to first token, so over the same requests every
@@ -642,6 +666,7 @@ static void drop_unreturned_output(vb_result *r, enum vb_writer w) {
 ** summary that says otherwise is no measurement. This is the check for files without
 ** per-request latencies (SGLang writes none). The error names the statistic as the file spells it. */
 static int check_summary_order(const vb_src *s, const vb_result *r, enum vb_writer w) {
+  if (r->unstreamed) return 0; /* TTFT and latency one moment, read in the other order */
   for (size_t i = 0; i < r->nvalues; i++) {
     const char *m = r->values[i].metric;
     size_t len = strlen(m);
@@ -967,6 +992,7 @@ static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
   r->request_rate = NAN;
   const cJSON *done = cJSON_GetObjectItemCaseSensitive(o, "completed");
   r->completed = cJSON_IsNumber(done) ? xp_saturate_int64(done->valuedouble) : -1;
+  r->unstreamed = w == W_SGLANG && unstreamed_sglang(o);
   vb_lists lists = {.latencies_key = "latencies"};
   const cJSON *v;
   int sweep = 0; /* past vllm bench sweep's run_number, where it added the point's settings */
@@ -978,7 +1004,7 @@ static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
     else if (sweep) take_sweep_setting(r, v);
     else if (is_statistic_key(v->string) && !cJSON_IsNumber(v) && !cJSON_IsNull(v))
       return bad_key(s, v->string, "expected a number, found %s", vb_json_kind(v));
-    else if (is_statistic_key(v->string) && cJSON_IsNumber(v) && v->valuedouble < 0)
+    else if (is_statistic_key(v->string) && cJSON_IsNumber(v) && v->valuedouble < 0 && !unstreamed_tpot(r, v->string))
       return bad_key(s, v->string, "expected a number >= 0, found %g", v->valuedouble);
     else take_unknown(r, v->string, v);
   }
@@ -992,6 +1018,7 @@ static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
   int n;
   if (check_lengths(s, &lists, &n) || collect_samples(s, &lists, n, r)) return XP_EXIT_USAGE;
   drop_unmeasured(r);
+  if (r->unstreamed) remove_tpot(r);
   drop_uncounted_output(o, r, w);
   drop_unreturned_output(r, w);
   if (rebuild_uncounted_input(s, &lists, r) || check_summary_order(s, r, w)) return XP_EXIT_USAGE;

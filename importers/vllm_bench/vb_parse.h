@@ -84,6 +84,8 @@ typedef struct vb_result {
                          /* why the output count and its throughputs were not kept: vllm bench serve
                          ** --skip-tokenizer-init counted each request one token (no usage
                          ** reported); no request of sglang.bench_serving returned text */
+  int unstreamed;        /* sglang.bench_serving --disable-stream: each answer one chunk, TTFT its
+                         ** latency, no TPOT (vb_parse.c unstreamed_sglang) */
 } vb_result;
 
 /* Read every result object of a file. Bad input is reported as one line,

@@ -533,6 +533,11 @@ static int keep_files(xp_run *run, const xp_spec *spec) {
 ** that lacks it. */
 static void warn_uncounted_output(const vb_set *s) {
   for (size_t i = 0; i < s->n; i++)
+    if (s->r[i].unstreamed)
+      xp_warn("%s:%d: no gap timed between tokens though answers were longer than one (sglang.bench_serving "
+              "--disable-stream): each came in one chunk, so its TTFT is the whole answer's time and TPOT no "
+              "measurement; TPOT not recorded", s->r[i].file, s->r[i].line);
+  for (size_t i = 0; i < s->n; i++)
     if (s->r[i].output_uncounted == VB_UNCOUNTED_NO_TEXT)
       xp_warn("%s:%d: total_output_tokens_retokenized 0: no request returned text, so sglang.bench_serving counted "
               "each the output length it asked for and timed no token; total_output_tokens, output_throughput, "

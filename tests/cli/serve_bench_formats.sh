@@ -373,6 +373,15 @@ open(sys.argv[2], 'w').write(json.dumps(r) + '\n')" "$fmt/sglang_no_text.jsonl" 
 "$XP" --db "$tmp/notext_details.db" import vllm-bench "$tmp/notext_details.jsonl" --set model=Qwen/QwQ-32B > /dev/null 2>&1
 check "SGLang, no text returned, --output-details: no TTFT sample of 0" "0" \
   "$(db="$tmp/notext_details.db" sql "SELECT count(*) FROM run_metrics WHERE metric = 'ttft_ms'")"
+# sglang.bench_serving --disable-stream: each answer one chunk, TTFT read a little after the
+# latency, TPOT a little below 0; read (not refused: 'mean_tpot_ms: expected a number >= 0'),
+# TPOT left out with one warning, TTFT and E2E kept
+d="$tmp/nostream2026.db"
+"$XP" --db "$d" import vllm-bench "$fmt/sglang_disable_stream.jsonl" --set model=m > /dev/null 2> "$tmp/err"
+check "SGLang --disable-stream: exit" 0 $?
+check "SGLang --disable-stream: one warning" 1 "$(grep -c '^xp: warning: .*sglang_disable_stream.jsonl:1: no gap timed between tokens .*--disable-stream.*TPOT not recorded$' "$tmp/err")"
+check "SGLang --disable-stream: TTFT and E2E kept, no TPOT or ITL" "median_e2el_ms=134 median_ttft_ms=134.04" \
+  "$(db="$d" query "SELECT group_concat(metric || '=' || printf('%.6g', median), ' ') FROM (SELECT * FROM run_metrics WHERE metric LIKE 'median%' ORDER BY metric)")"
 # with a tokenizer the client would have counted the text: the same counts are then taken as written
 sed 's/"tokenizer_id": null/"tokenizer_id": "Qwen\/Qwen3-8B"/' "$fmt/vllm_skip_tokenizer_init.json" > "$tmp/tok.json"
 "$XP" --db "$tmp/tok.db" import vllm-bench "$tmp/tok.json" > /dev/null 2> "$tmp/err"

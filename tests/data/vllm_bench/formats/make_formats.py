@@ -492,3 +492,16 @@ power.update({"mean_ttft_ms": 2871.4, "median_ttft_ms": 2650.2, "std_ttft_ms": 1
               "mean_itl_ms": 14.55, "median_itl_ms": 12.08, "std_itl_ms": 21.4, "p99_itl_ms": 98.7})
 with open(os.path.join(HERE, "vllm_record_power.json"), "w") as f:
     json.dump(power, f)
+
+# python -m sglang.benchmark.serving --backend sglang --disable-stream --max-concurrency 8 (SGLang
+# 2026, python/sglang/benchmark/serving.py commit 00f9ec4): each answer comes whole, one chunk;
+# async_request_sglang_generate reads latency before it parses that chunk and TTFT after, so each
+# TTFT is its latency and some 40 us more, no ITL is timed, and TPOT, (latency - TTFT) / (8 - 1),
+# is a few microseconds below 0. SGLang writes what it computed; nothing here is refused
+rows = [(0.120 + 0.004 * i + 0.00004, [], 0.120 + 0.004 * i, 8) for i in range(8)]
+m = sglang_metrics(rows, 512, 0.25, [90, 95, 99], [90, 95, 99], [90, 95, 99], [90, 95, 99])
+nostream = {"tag": None, **args(float("inf"), 8, 512, 8), "server_info": None, **m, "accept_length": None,
+            "max_output_tokens_per_s": 8.0, "max_concurrent_requests": 8}
+nostream["total_input_text_tokens"] = nostream["total_input_tokens"]
+nostream["total_input_vision_tokens"] = 0
+write("sglang_disable_stream.jsonl", [nostream])
