@@ -224,6 +224,12 @@ grep -qE '^concurrency=2 +\{.* +median_ttft_ms +ms +44\.9229 +43\.2111 ' "$tmp/c
   { echo "FAIL: vllm bench sweep: two server settings of one workload, not paired: $(grep -E '^  .* only in' "$tmp/cmp")"; fail=1; }
 grep -q '^  serve.max_num_seqs: A 4; B 8$' "$tmp/cmp" ||
   { echo "FAIL: vllm bench sweep: the server setting not listed as the runs' difference: $(sed -n '/^unfair/,$p' "$tmp/cmp")"; fail=1; }
+# ... but two configurations (schema 23): the max_num_seqs 8 point is no newer run of the 4 one,
+# whose "regression" regressions.sql listed (+104% better) and xp audit judged by
+check "vllm bench sweep: each server setting its own configuration" "serve.max_num_seqs=4;serve.max_num_seqs=8" \
+  "$(db="$tmp/pair.db" query "SELECT group_concat(config, ';') FROM (SELECT config FROM run_configuration ORDER BY run_id)")"
+check "vllm bench sweep: no regression between two server settings" 0 \
+  "$("$XP" --db "$tmp/pair.db" query "$XP_SRC/queries/regressions.sql" --format csv 2> /dev/null | tail -n +2 | wc -l)"
 # a bench override the result lacks (random_input_len, or spelt as its flag) follows the serve
 # ones and stays the workload, as does a key both commands take (seed); a serve override spelt
 # as its flag is the same metadata key
@@ -257,7 +263,7 @@ json.dump(r, open(sys.argv[3], 'w'), indent=4)
 r.update({'tensor-parallel-size': 4, 'data-parallel-size': 2})
 json.dump(r, open(sys.argv[4], 'w'), indent=4)" "$fmt/vllm_sweep_seqs4_run0.json" "$tmp/ep2.json" "$tmp/ep_notp.json" "$tmp/ep_dashed.json"
 imp "$tmp/ep2.db" "$tmp/ep2.json" > /dev/null
-check "vllm bench sweep with --enable-expert-parallel and TP 2: EP 2, in the configuration" "2|2|ep=2" \
+check "vllm bench sweep with --enable-expert-parallel and TP 2: EP 2, in the configuration" "2|2|ep=2 serve.max_num_seqs=4" \
   "$(db="$tmp/ep2.db" sql "SELECT r.tp || '|' || r.ep || '|' || g.config FROM runs r JOIN run_configuration g ON g.run_id = r.id")"
 "$XP" --db "$tmp/ep_notp.db" import vllm-bench "$tmp/ep_notp.json" > /dev/null 2> "$tmp/err"
 check "vllm bench sweep with --enable-expert-parallel, no TP: a warning" \
