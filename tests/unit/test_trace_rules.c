@@ -26,6 +26,14 @@ static const struct { const char *name, *category; } cases[] = {
     {"void flashinfer::trtllm_allreduce_fusion::allreduce_fusion_kernel_oneshot_lamport<(flashinfer::trtllm_allreduce_fusion::AllReduceFusionPattern)1, __nv_bfloat16, 2, false, true>", "allreduce"},
     {"void tensorrt_llm::kernels::oneShotAllReduceKernel<__nv_bfloat16, 8>", "allreduce"},
     {"void deep_ep::intranode::dispatch<8, 768, 8192>(int4*, float*)", "alltoall"},
+    /* expert parallelism's token traffic that the moe rule took: TensorRT-LLM's NVLink all-to-all
+    ** (kernels::moe_comm; FlashInfer's build of it is moe_alltoall::, which already said so) and
+    ** AMD's MORI EP */
+    {"void tensorrt_llm::kernels::moe_comm::moeA2ADispatchKernel<8, false, false, false>(int const*, tensorrt_llm::kernels::moe_comm::DispatchKernelPointers, int, int, int, int, int, int, int)", "alltoall"},
+    {"void tensorrt_llm::kernels::moe_comm::moeA2ACombineKernel<__nv_bfloat16, 8, false>(tensorrt_llm::kernels::moe_comm::CombineKernelPointers, int, int, int, int, int, int)", "alltoall"},
+    {"void tensorrt_llm::kernels::moe_alltoall::moeA2ADispatchKernel<8, false, false, false>(int const*)", "alltoall"},
+    {"void mori::moe::EpDispatchIntraNodeKernel<__hip_bfloat16>(mori::moe::EpDispatchCombineArgs<__hip_bfloat16>)", "alltoall"},
+    {"void mori::moe::EpCombineInterNodeV1Kernel<__hip_bfloat16>(mori::moe::EpDispatchCombineArgs<__hip_bfloat16>)", "alltoall"},
     /* DeepEP in the public traces of DeepSeek's (deepseek-ai/profile-data prefill.json, decode.json:
     ** its own namespace) and SGLang's (April 2025): its all-to-all, its layout (local MoE work), and
     ** a CUB scan whose wrapped namespace ends in dpsk::ep:: */
@@ -56,6 +64,19 @@ static const struct { const char *name, *category; } cases[] = {
     {"void vllm::moe::count_and_sort_expert_tokens_kernel<int>(int const*, int*, int*, unsigned long)", "moe"},
     {"_ZN7cutlass13device_kernelINS_4gemm6kernel13GemmUniversalINS1_17GroupProblemShapeINS_5tupleIJiiiEEEEE", "moe"},
     {"_matmul_ogs_NNT_bf16xbf16xmxfp4_16x256x128x1_swiglu", "moe"},
+    /* MoE kernels that the gemm rules took: DeepGEMM's grouped GEMMs (GemmType 1, as SGLang's
+    ** DeepSeek traces list it under MoE; 0 is a dense one), TensorRT-LLM's CUTLASS fused MoE's
+    ** token permutation and strides (namespace cutlass_kernels; its activation is activation,
+    ** also where its function's name says only cutlass), triton_kernels' top-k sum after
+    ** _matmul_ogs */
+    {"void deep_gemm::fp8_gemm_kernel<4096u, 7168u, 128u, 160u, 128u, 0u, 64u, 9u, 4u, 128u, 128u, 1u, true, (deep_gemm::GemmType)1>(__nv_bfloat16*, float*, int*, unsigned int, CUtensorMap_st, CUtensorMap_st, CUtensorMap_st, CUtensorMap_st)", "moe"},
+    {"void deep_gemm::sm90_fp8_gemm_1d2d_impl<0u, 4096u, 7168u, 1u, 128u, 128u, 128u, 1u, 1u, 8u, 128u, 2u, 2u, 1u, 1u, 16u, 24u, true, (deep_gemm::GemmType)2, deep_gemm::epilogue::transform::EpilogueIdentity>(float*, int*, unsigned int)", "moe"},
+    {"void deep_gemm::sm100_fp8_fp4_gemm_1d1d_impl<(cute::UMMA::Major)0, (cute::UMMA::Major)0, 128u, 128u, 0u, 0u, 0u, 16u, 128u, 128u, 1u, 128u, 128u, 128u, 12u, 128u, 128u, 2u, true, 148u, true, (deep_gemm::GemmType)0, false, cutlass::float_e4m3_t, cutlass::float_e4m3_t, cutlass::bfloat16_t, deep_gemm::epilogue::transform::EpilogueIdentity>(int*, unsigned int, unsigned int, unsigned int, CUtensorMap_st, CUtensorMap_st, CUtensorMap_st, CUtensorMap_st, CUtensorMap_st)", "gemm"},
+    {"void tensorrt_llm::kernels::cutlass_kernels::expandInputRowsKernel<__nv_bfloat16, __nv_bfloat16, (tensorrt_llm::kernels::cutlass_kernels::TmaWarpSpecializedGroupedGemmInput::FpXBlockScalingType)2, false>", "moe"},
+    {"void tensorrt_llm::kernels::cutlass_kernels::computeStridesTmaWarpSpecializedKernel<__nv_bfloat16, __nv_bfloat16, __nv_bfloat16, __nv_bfloat16>", "moe"},
+    {"void tensorrt_llm::kernels::cutlass_kernels::doActivationKernel<__nv_fp4_e2m1, __nv_bfloat16, tensorrt_llm::kernels::cutlass_kernels::GLUAdaptor<cutlass::epilogue::thread::SiLu> >", "activation"},
+    {"void tensorrt_llm::kernels::cutlass_kernels::doActivationKernel<__nv_bfloat16, __nv_bfloat16, cutlass::epilogue::thread::ReLu<float> >", "activation"},
+    {"_finalize_matmul_scatter_bf16", "moe"},
     /* attention: FA3 is a CUTLASS kernel, which keyword rules put under GEMM */
     {"void cutlass::device_kernel<flash::enable_sm90_or_later<flash::FlashAttnFwdSm90<flash::CollectiveMainloopFwdSm90<2, cute::tuple<>>>>>(flash::FlashAttnFwdSm90::Params)", "attention"},
     {"void flash::prepare_varlen_num_blocks_kernel<1, true>(int, int, int, int const*)", "attention"},
