@@ -854,6 +854,10 @@ int tt_event_elsewhere(const tt_event *ev, const tt_options *opt) {
   return (opt->device || opt->proc) && elsewhere(cat_of(ev->cat), ev, opt);
 }
 
+int tt_event_untimed(const tt_event *ev, const tt_options *opt) {
+  return opt->untimed_out && zero_time(ev);
+}
+
 int tt_event_kept_now(const tt_event *ev, const tt_options *opt) {
   if (!opt->device && !opt->proc) return 1;
   /* an "E" that names no category is its "B"'s (tt_pair.c), another device's kernel or another

@@ -160,6 +160,18 @@ static int no_gpu_activity(const tt_rank *r, const char *path, const tt_options 
                      (unsigned long long)r->events);
 }
 
+/* --events: ev kept as written, but one written with no time where the trace's other times
+** are far from 0 (read_untimed) is kept with none (its ts_ns and dur_ns NULL), as the figures
+** leave it out: stored as 0, a trace_events window began at 1970. Nonzero: not kept. */
+static int keep_event(const tt_rank *r, tt_event *ev, const tt_options *opt) {
+  if (!tt_event_untimed(ev, opt)) return opt->on_event(opt->event_ctx, r, ev);
+  const tt_slice ts = ev->ts, dur = ev->dur;
+  ev->ts.n = ev->dur.n = 0;
+  const int rc = opt->on_event(opt->event_ctx, r, ev);
+  ev->ts = ts, ev->dur = dur;
+  return rc;
+}
+
 /* Feed the file through the framer into r. */
 static int read_into(tt_import *imp, tt_rank *r, const char *path, const tt_options *opt) {
   char err[512];
@@ -200,7 +212,7 @@ static int read_into(tt_import *imp, tt_rank *r, const char *path, const tt_opti
       switch (tt_framer_next(&f, buf, len, &pos, eof, ev, &k, &v)) {
         case TT_UNIT_EVENT:
           if (label && !tt_label_take(label, ev)) break; /* another rank's of a merged file */
-          if (opt->on_event && tt_event_kept_now(ev, opt) && opt->on_event(opt->event_ctx, r, ev)) rc = XP_EXIT_DB;
+          if (opt->on_event && tt_event_kept_now(ev, opt) && keep_event(r, ev, opt)) rc = XP_EXIT_DB;
           if (opt->clips) tt_clip_event(opt->clips, ev, clipped, sizeof clipped);
           if (!rc && !opt->scan_only && (rc = tt_rank_event(imp, r, ev, opt, err, sizeof err)) != 0)
             rc = rc == TT_NOT_KEPT ? XP_EXIT_DB : bad(path, base + (size_t)(ev->text.p - buf), ev->number, err);
@@ -744,7 +756,10 @@ static int read_untimed(tt_import *imp, tt_rank *r, const char *path, const tt_o
   if (opt->untimed_out || cpu + gpu == 0 || r->near_zero) return -1;
   tt_options again = *opt;
   again.untimed_out = 1;
-  const int rc = read_once_more(imp, r, path, &again);
+  /* the events kept (--events) by the reads before, with their times as written: kept anew */
+  if (keep_events_anew(opt, &again)) return XP_EXIT_DB;
+  drop_last_rank(imp, r);
+  const int rc = tt_read_file(imp, path, &again);
   if (rc) return rc;
   imp->untimed_events += cpu + gpu;
   xp_warn("%s: %lld CPU event%s (operators, annotations, launches) and %lld GPU activit%s written with no time, "

@@ -499,6 +499,9 @@ int tt_event_elsewhere(const tt_event *ev, const tt_options *opt);
 ** that names no category on a read that leaves some out, whose pair's category decides once the
 ** pair is known (tt_be_event keeps it then). */
 int tt_event_kept_now(const tt_event *ev, const tt_options *opt);
+/* Whether ev is written with no time ("ts": 0, "dur": 0) on a read that leaves such events out
+** (tt_options.untimed_out): --events keeps it with no time. */
+int tt_event_untimed(const tt_event *ev, const tt_options *opt);
 int tt_rank_meta(tt_import *imp, tt_rank *r, tt_slice key, tt_slice val, char *err, size_t errlen);
 /* A complete event (or any but "B"/"E"), as tt_rank_event hands it on (tt_pair.c makes them). */
 int tt_rank_complete(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt,

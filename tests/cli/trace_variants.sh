@@ -258,6 +258,13 @@ has "xp: warning: $v/untimed_half.json: 9 CPU events (operators, annotations, la
   die "untimed events: the timed half's figures: $(q "SELECT * FROM trace_ranks")"
 [ "$(q "SELECT group_concat(number || ':' || kernels, ' ') FROM (SELECT * FROM trace_steps ORDER BY step)")" = "0:1 1:2" ] ||
   die "untimed events: the timed steps: $(q "SELECT * FROM trace_steps")"
+# ... and --events keeps each of them with no time (ts_ns and dur_ns NULL), where they were stored
+# as written, at 0: every trace_events window of the run began at 1970
+db="$tmp/untimed_ev.db"
+run import torch-trace "$v/untimed_half.json" --events; expect_rc 0
+[ "$(q "SELECT count(*) || ' ' || sum(ts_ns IS NULL) || ' ' || sum(dur_ns IS NULL) || ' ' || min(ts_ns) FROM trace_events")" = "23 12 12 1700000000000000000" ] ||
+  die "untimed events kept with no time: $(q "SELECT count(*), sum(ts_ns IS NULL), sum(ts_ns = 0), min(ts_ns) FROM trace_events")"
+[ "$(q "SELECT events_kept FROM trace_imports")" = 23 ] || die "untimed events: every event kept: $(q "SELECT events_kept FROM trace_imports")"
 # ... but where the trace's times are near 0 anyway (relative times, from 10 ms), "ts": 0 is a time
 sed 's/"ts": 170000000000/"ts": 1/' "$v/untimed_half.json" > "$tmp/untimed_rel.json"
 db="$tmp/untimed_rel.db"
