@@ -172,13 +172,22 @@ static int keep_event(const tt_rank *r, tt_event *ev, const tt_options *opt) {
   return rc;
 }
 
-/* Feed the file through the framer into r. */
-static int read_into(tt_import *imp, tt_rank *r, const char *path, const tt_options *opt) {
+/* The read of a merged file's ranks (read_labels) whose label ev's pid carries, its pid made
+** the rank's own (tt_label_take); -1: none's. */
+static int label_of(const tt_options *opts, int n, tt_event *ev) {
+  for (int i = 0; i < n; i++)
+    if (tt_label_take(opts[i].label, ev)) return i;
+  return -1;
+}
+
+/* Feed the file through the framer into rs[0, nr), each read as opts[i] says: one rank, or the
+** ranks of a merged file, each event to the rank its label names (opts[i].label), in one pass. */
+static int read_into_n(tt_import *imp, tt_rank **rs, const tt_options *opts, int nr, const char *path) {
   char err[512];
   tt_source *src = tt_source_open(path, err, sizeof err);
   if (!src) return xp_error(XP_EXIT_USAGE, "%s", err);
   progress pg = {0};
-  pg.on = opt->progress && tt_source_file_size(src) > PROGRESS_MIN;
+  pg.on = opts[0].progress && tt_source_file_size(src) > PROGRESS_MIN;
   pg.tty = isatty(2);
   pg.path = path;
   tt_framer f;
@@ -188,7 +197,7 @@ static int read_into(tt_import *imp, tt_rank *r, const char *path, const tt_opti
   uint64_t base = 0; /* document offset of buf[0] */
   tt_event *ev = xp_xmalloc(sizeof *ev);
   char clipped[32]; /* an activity's "dur" as clipped (tt_clip_event) */
-  const tt_label *const label = opt->label; /* a register's test per event, not a load */
+  const int labelled = opts[0].label != NULL; /* a register's test per event, not a load */
   int rc = 0, eof = 0;
   size_t len = 0, pos = 0;
   for (;;) {
@@ -210,16 +219,21 @@ static int read_into(tt_import *imp, tt_rank *r, const char *path, const tt_opti
     for (int stop = 0; !stop && !rc;) {
       tt_slice k, v;
       switch (tt_framer_next(&f, buf, len, &pos, eof, ev, &k, &v)) {
-        case TT_UNIT_EVENT:
-          if (label && !tt_label_take(label, ev)) break; /* another rank's of a merged file */
+        case TT_UNIT_EVENT: {
+          const int i = labelled ? label_of(opts, nr, ev) : 0;
+          if (i < 0) break; /* no rank's of a merged file read */
+          const tt_options *const opt = &opts[i];
+          tt_rank *const r = rs[i];
           if (opt->on_event && tt_event_kept_now(ev, opt) && keep_event(r, ev, opt)) rc = XP_EXIT_DB;
           if (opt->clips) tt_clip_event(opt->clips, ev, clipped, sizeof clipped);
           if (!rc && !opt->scan_only && (rc = tt_rank_event(imp, r, ev, opt, err, sizeof err)) != 0)
             rc = rc == TT_NOT_KEPT ? XP_EXIT_DB : bad(path, base + (size_t)(ev->text.p - buf), ev->number, err);
           break;
-        case TT_UNIT_META:
-          if (tt_rank_meta(imp, r, k, v, err, sizeof err))
-            rc = bad(path, base + (size_t)(k.p - 1 - buf), f.events, err);
+        }
+        case TT_UNIT_META: /* the top-level keys: every rank's */
+          for (int i = 0; i < nr && !rc; i++)
+            if (tt_rank_meta(imp, rs[i], k, v, err, sizeof err))
+              rc = bad(path, base + (size_t)(k.p - 1 - buf), f.events, err);
           break;
         case TT_UNIT_MORE:
         case TT_UNIT_END:
@@ -237,8 +251,7 @@ static int read_into(tt_import *imp, tt_rank *r, const char *path, const tt_opti
   }
   if (!rc) progress_show(&pg, src, 1);
   else if (pg.on && pg.tty) fputc('\n', stderr);
-  r->json_bytes = base + len;
-  r->nonfinite = f.nonfinite;
+  for (int i = 0; i < nr; i++) rs[i]->json_bytes = base + len, rs[i]->nonfinite = f.nonfinite;
   free(ev);
   free(w.carry);
   if (!rc && tt_source_trailing(src))
@@ -249,6 +262,10 @@ static int read_into(tt_import *imp, tt_rank *r, const char *path, const tt_opti
   if (!f.saw_events)
     return xp_error_at(XP_EXIT_USAGE, path, 0, "not a torch.profiler trace: no \"traceEvents\" array");
   return 0;
+}
+
+static int read_into(tt_import *imp, tt_rank *r, const char *path, const tt_options *opt) {
+  return read_into_n(imp, &r, opt, 1, path);
 }
 
 int tt_scan_file(tt_import *imp, const char *path, const tt_label *label,
@@ -317,6 +334,24 @@ static void warn_steps(const tt_rank *r, const char *path, const tt_options *opt
   } else if (!opt->step_annotation && r->steps.n == 0) {
     xp_warn("%s: no ProfilerStep#N annotations and no GPU activity: per-step figures are empty", path);
   }
+}
+
+static tt_rank *new_rank(const char *path, const tt_options *opt) {
+  tt_rank *r = xp_xcalloc(1, sizeof *r);
+  r->file = xp_strdup(path);
+  r->rank = r->trace_rank = r->world_size = r->device = -1;
+  r->cpu_min = r->launch_min = r->kept_min = INT64_MAX;
+  r->dropped_max = INT64_MIN;
+  r->floor_given = opt->gpu_floor != NULL;
+  r->gpu_floor = opt->gpu_floor ? *opt->gpu_floor : INT64_MIN;
+  r->meta = cJSON_CreateObject();
+  return r;
+}
+
+/* r, the import's last rank from now */
+static void push_rank(tt_import *imp, tt_rank *r) {
+  imp->ranks = xp_xrealloc(imp->ranks, (size_t)(imp->nranks + 1) * sizeof *imp->ranks);
+  imp->ranks[imp->nranks++] = r;
 }
 
 /* r, the last rank read, is read again another way (per device): it goes. */
@@ -652,6 +687,8 @@ static int read_launcher(tt_import *imp, tt_rank *r, const char *path, const tt_
   return tt_read_file(imp, path, &again);
 }
 
+static int read_done(tt_import *imp, tt_rank *r, const char *path, const tt_options *opt);
+
 /* A merged file whose GPU activities' pids carry rank labels (tt_label.c: SGLang's profile
 ** merger), each label a rank's process and GPU. Read as one, the ranks' kernel times would add
 ** up as one GPU's, their ids collide and no collective pairs across them: the file is read again
@@ -681,16 +718,30 @@ static int read_labels(tt_import *imp, tt_rank *r, const char *path, const tt_op
   tt_label *labels = xp_xmalloc((size_t)n * sizeof *labels);
   memcpy(labels, l, (size_t)n * sizeof *labels);
   drop_last_rank(imp, r);
-  int rc = 0;
-  for (int i = 0; i < n && !rc; i++) {
+  /* the labels' ranks read in one pass, where a read per label read an N ranks' file N + 1 times;
+  ** then each finished (or read again, alone, where it asks for it) as its own file would be */
+  tt_options *one = xp_xmalloc((size_t)n * sizeof *one);
+  tt_rank **rs = xp_xmalloc((size_t)n * sizeof *rs);
+  for (int i = 0; i < n; i++) {
+    one[i] = *opt;
+    one[i].label = &labels[i];
+    one[i].rank = opt->rank >= 0 ? opt->rank + i : -1;
+    one[i].progress = 0;
+    rs[i] = new_rank(path, &one[i]);
+  }
+  int rc = read_into_n(imp, rs, one, n, path);
+  for (int i = 0; i < n; i++) {
+    if (rc) {
+      tt_rank_free(rs[i]);
+      continue;
+    }
     const int from = imp->nranks;
-    tt_options one = *opt;
-    one.label = &labels[i];
-    one.rank = opt->rank >= 0 ? opt->rank + i : -1;
-    one.progress = 0;
-    rc = tt_read_file(imp, path, &one);
+    push_rank(imp, rs[i]);
+    rc = read_done(imp, rs[i], path, &one[i]);
     for (int k = from; k < imp->nranks; k++) imp->ranks[k]->split = 1;
   }
+  free(rs);
+  free(one);
   free(labels);
   return rc;
 }
@@ -802,19 +853,10 @@ static int read_clipped(tt_import *imp, tt_rank *r, const char *path, const tt_o
   return rc;
 }
 
-int tt_read_file(tt_import *imp, const char *path, const tt_options *opt) {
-  tt_rank *r = xp_xcalloc(1, sizeof *r);
-  r->file = xp_strdup(path);
-  r->rank = r->trace_rank = r->world_size = r->device = -1;
-  r->cpu_min = r->launch_min = r->kept_min = INT64_MAX;
-  r->dropped_max = INT64_MIN;
-  r->floor_given = opt->gpu_floor != NULL;
-  r->gpu_floor = opt->gpu_floor ? *opt->gpu_floor : INT64_MIN;
-  r->meta = cJSON_CreateObject();
-  imp->ranks = xp_xrealloc(imp->ranks, (size_t)(imp->nranks + 1) * sizeof *imp->ranks);
-  imp->ranks[imp->nranks++] = r;
-  int rc = read_into(imp, r, path, opt);
-  if (rc) return rc;
+/* The file read into r, the last rank: read again where what the read found asks for it, else
+** the rank finished. */
+static int read_done(tt_import *imp, tt_rank *r, const char *path, const tt_options *opt) {
+  int rc;
   /* a rank of a merged file: its distributedInfo is the first rank's, its label says its rank */
   if (opt->label) r->trace_rank = opt->label->rank;
   if ((rc = read_labels(imp, r, path, opt)) >= 0) return rc;
@@ -830,6 +872,13 @@ int tt_read_file(tt_import *imp, const char *path, const tt_options *opt) {
   warn_mended(r);
   warn_steps(r, path, opt);
   return 0;
+}
+
+int tt_read_file(tt_import *imp, const char *path, const tt_options *opt) {
+  tt_rank *r = new_rank(path, opt);
+  push_rank(imp, r);
+  const int rc = read_into(imp, r, path, opt);
+  return rc ? rc : read_done(imp, r, path, opt);
 }
 
 /* Whether the ranks name two hosts, whose clocks differ. */

@@ -33,6 +33,17 @@ check "merged file: summary" "rank 0  sglang_merged.json.gz: 132 kernels, 2 step
 check "merged file: said" "xp: warning: $v/sglang_merged.json.gz: 2 ranks merged into one file, its pids labelled [TP00] to [TP01] as SGLang's profile merger labels a rank's: each label's process and GPU are read as a rank, the label's TP rank" \
   "$(cat "$tmp/err")"
 
+# ... read twice whatever the number of ranks: once whole, finding the labels, then once for all of
+# them, each event to its label's rank; a read per label read a file of N ranks N + 1 times
+if command -v strace > /dev/null 2>&1 && strace -f -qq -e trace=none true 2> /dev/null; then
+  db="$tmp/merged_reads.db"
+  strace -f -qq -e trace=openat -o "$tmp/opens.txt" "$XP" --db "$db" import torch-trace "$v/sglang_merged.json.gz" "${steps[@]}" > /dev/null 2>&1
+  check "merged file: read twice" 2 "$(grep -c 'sglang_merged\.json\.gz"' "$tmp/opens.txt")"
+  check "merged file read twice: the same figures" "$want" "$(figures)"
+else
+  echo "merged file's reads: not counted (strace not available here)"
+fi
+
 # the torch_utils script SGLang's merger came from wrote an earlier form, the pid inside: "[TP01 1808]"
 zcat "$v/sglang_merged.json.gz" | sed 's/"\[\(TP0[01]\)\] \([^"]*\)"/"[\1 \2]"/g' > "$tmp/inside.json"
 check "pid inside the label: written" 774 "$(grep -o '"pid": "\[TP0[01] [^]"]*\]"' "$tmp/inside.json" | wc -l)"
