@@ -106,6 +106,22 @@ static const struct { const char *name, *category; } cases[] = {
     {"bmm_E4m3_E4m3E4m3_Fp32_t128x8x128u2_s6_et64x8_m64x8x32_cga1x1x1_16dp256b_TN_transOut_schedS_bN_swiGlu_dynBatch", "moe"},
     {"bmm_Bfloat16_E2m1E2m1_Fp32_t128x8x256_s4_TN_transOut_dynBatch", "moe"},
     {"kernel_unified_attention_3d", "attention"},
+    /* hybrid models' token mixers, in attention's place: Mamba2 (vLLM's mamba ops, as mamba_ssm
+    ** writes them; the SSD's batched product was gemm) and the gated delta rule
+    ** (flash-linear-attention's, Qwen3-Next); they were other */
+    {"_bmm_chunk_fwd_kernel", "attention"},
+    {"_chunk_scan_fwd_kernel", "attention"},
+    {"_chunk_cumsum_fwd_kernel", "attention"},
+    {"_chunk_state_fwd_kernel", "attention"},
+    {"_state_passing_fwd_kernel", "attention"},
+    {"_selective_scan_update_kernel", "attention"},
+    {"_causal_conv1d_update_kernel", "attention"},
+    {"chunk_gated_delta_rule_fwd_kernel_h_blockdim64", "attention"},
+    {"fused_recurrent_gated_delta_rule_fwd_kernel", "attention"},
+    {"chunk_scaled_dot_kkt_fwd_kernel", "attention"},
+    {"recompute_w_u_fwd_kernel", "attention"},
+    {"solve_tril_16x16_kernel", "attention"},
+    {"chunk_fwd_kernel_o", "attention"},
     /* elementwise and the rest */
     {"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul> >(int)", "elementwise"},
     {"triton_poi_fused_add_cos_sin_0", "elementwise"},
