@@ -113,7 +113,8 @@ run decide "Trace says so" --because "the trace" --evidence "${t1:0:8}"; expect_
 zcat "$tr" | sed 's/"baseTimeNanoseconds": 1790857026000000000/"baseTimeNanoseconds": 1790860626000000000/' | gzip > "$tmp/later.json.gz"
 run import torch-trace "$tmp/later.json.gz" --set model=m --set tp=2 --set batch=1; expect_rc 0
 run audit; expect_rc 0
-has "holds against 1 newer run of the same configuration (1 after the decision; 7 metrics judged)"
+# (GPU time and 5 categories' shares: activation, allreduce, attention, elementwise, gemm)
+has "holds against 1 newer run of the same configuration (1 after the decision; 6 metrics judged)"
 hasnt "NOT JUDGED"
 # rows named by numbers (tp here; bytes in allreduce_burst, tp and batch in allreduce_share):
 # a new row sorting first is new, and the rows after it have not moved (they were matched by

@@ -131,6 +131,8 @@ static const struct { const char *name, *category; } cases[] = {
     {"void at::native::sbtopk::gatherTopK<float, unsigned int, 2, false>(at::cuda::detail::TensorInfo<float const, unsigned int>)", "elementwise"},
     {"void at::native::mbtopk::radixFindKthValues<float, unsigned int, unsigned int, 2>(at::cuda::detail::TensorInfo<float const, unsigned int>)", "elementwise"},
     {"void at::native::tensor_kernel_scan_innermost_dim<float, std::plus<float> >(float*, float const*, unsigned int, unsigned int, float, std::plus<float>)", "elementwise"},
+    /* ATen's sorts, as CUB's: other before (shared/fixtures/torch's decode traces, 1 a layer) */
+    {"void at::native::bitonicSortKVInPlace<2, -1, 16, 16, float, long, at::native::GTOp<float, true>, unsigned int>(at::cuda::detail::TensorInfo<float, unsigned int>, unsigned int, unsigned int, unsigned int, at::cuda::detail::TensorInfo<long, unsigned int>, unsigned int, at::native::GTOp<float, true>)", "elementwise"},
     {"some_kernel_nobody_has_seen", "other"},
 };
 
