@@ -125,6 +125,9 @@ static const struct { const char *name, *category; } cases[] = {
     /* elementwise and the rest */
     {"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul> >(int)", "elementwise"},
     {"triton_poi_fused_add_cos_sin_0", "elementwise"},
+    /* Inductor's foreach (combo) and split-scan kernels: other before */
+    {"triton_for_fused_0", "elementwise"},
+    {"triton_spl_fused_cumsum_exp_sub_3", "elementwise"},
     /* the sampler's ATen kernels: its random numbers are sampling; top-k and cumsum, which MoE
     ** routing and positions run too, ATen reductions */
     {"void at::native::(anonymous namespace)::distribution_elementwise_grid_stride_kernel<float, 4, at::native::templates::cuda::uniform_and_transform<float, float, at::CUDAGeneratorImpl*>(at::TensorIteratorBase&, at::CUDAGeneratorImpl*)::{lambda(curandStatePhilox4_32_10*)#2}>(long, at::PhiloxCudaState)", "sampling"},
