@@ -25,6 +25,7 @@ static const struct { const char *name, *category; } cases[] = {
     {"void sglang::cross_device_reduce_1stage<__nv_bfloat16, 2>(sglang::RankData*, sglang::RankSignals, sglang::Signal*, __nv_bfloat16*, int, int)", "allreduce"},
     {"void flashinfer::trtllm_allreduce_fusion::allreduce_fusion_kernel_oneshot_lamport<(flashinfer::trtllm_allreduce_fusion::AllReduceFusionPattern)1, __nv_bfloat16, 2, false, true>", "allreduce"},
     {"void tensorrt_llm::kernels::oneShotAllReduceKernel<__nv_bfloat16, 8>", "allreduce"},
+    {"void barrier_on_stream_kernel_threadgroup<(threadgroup_t)1>(int, int)", "communication"},
     {"void deep_ep::intranode::dispatch<8, 768, 8192>(int4*, float*)", "alltoall"},
     /* expert parallelism's token traffic that the moe rule took: TensorRT-LLM's NVLink all-to-all
     ** (kernels::moe_comm; FlashInfer's build of it is moe_alltoall::, which already said so) and
