@@ -26,6 +26,13 @@ static const struct { const char *name, *category; } cases[] = {
     {"void flashinfer::trtllm_allreduce_fusion::allreduce_fusion_kernel_oneshot_lamport<(flashinfer::trtllm_allreduce_fusion::AllReduceFusionPattern)1, __nv_bfloat16, 2, false, true>", "allreduce"},
     {"void tensorrt_llm::kernels::oneShotAllReduceKernel<__nv_bfloat16, 8>", "allreduce"},
     {"void barrier_on_stream_kernel_threadgroup<(threadgroup_t)1>(int, int)", "communication"},
+    /* Userbuffers (Transformer Engine, TensorRT-LLM): other before */
+    {"void userbuffers_fp16_sum_inplace_gpu_rw<8>(int, int, int, int, int, int, int, void**, int)", "allreduce"},
+    {"void userbuffers_fp16_sum_inplace_gpu_mc<4>(int, int, int, int*, int*, uint4*, uint4*)", "allreduce"},
+    {"void userbuffers_fp16_sum_inplace_gpu_rr_rs_oop_fp8<__nv_fp8_e4m3, 8>(int, int, int, int, int, int, int, void**, int)", "reduce_scatter"},
+    {"userbuffers_fp16_sum_inplace_gpu_rw_ag", "allgather"},
+    {"void kuserbuffers_pushrecv(int, int, int*, int*, int, void*, void*)", "sendrecv"},
+    {"kuserbuffers_pushsend", "sendrecv"},
     {"void deep_ep::intranode::dispatch<8, 768, 8192>(int4*, float*)", "alltoall"},
     /* expert parallelism's token traffic that the moe rule took: TensorRT-LLM's NVLink all-to-all
     ** (kernels::moe_comm; FlashInfer's build of it is moe_alltoall::, which already said so) and
