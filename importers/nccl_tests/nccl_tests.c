@@ -290,11 +290,14 @@ static int load(const xp_spec *s, loaded *L) {
     name_collective(s, &L->docs[i]);
     nt_infer_ranks(&L->docs[i]);
   }
-  int results = 0;
-  for (int i = 0; i < L->n; i++) results += has_results(L->kinds[i]);
+  int results = 0, info = 0;
+  for (int i = 0; i < L->n; i++) results += has_results(L->kinds[i]), info += L->kinds[i] == F_INFO;
+  /* Named at the first file given, as every other refusal of an input is */
   if (!results)
-    return xp_error(XP_EXIT_USAGE, "%s alone holds no results: add the nccl-tests output",
-                    L->have_topo ? "a topology dump" : "NCCL's log");
+    return xp_error_at(XP_EXIT_USAGE, L->paths[0], 0, "%s: add the nccl-tests output",
+                       L->have_topo && info ? "a topology dump and NCCL's log alone hold no results"
+                       : L->have_topo       ? "a topology dump alone holds no results"
+                                            : "NCCL's log alone holds no results");
   return 0;
 }
 
