@@ -221,9 +221,10 @@ static void print_summary(FILE *out, const tt_import *imp) {
       if (c->group >= 0) wait += c->wait, xfer += c->transfer, mdur += c->end - c->start;
     }
     const char *base = strrchr(r->file, '/');
-    fprintf(out, "rank %lld  %s: %lld kernels, %zu steps, GPU busy %.3f ms of %.3f ms\n",
-            (long long)r->rank, base ? base + 1 : r->file, (long long)(r->kernels + r->memcpys + r->memsets),
-            r->steps.n, r->busy_ns / 1e6, window / 1e6);
+    long long kernels = r->kernels + r->memcpys + r->memsets;
+    fprintf(out, "rank %lld  %s: %lld kernel%s, %zu step%s, GPU busy %.3f ms of %.3f ms\n", (long long)r->rank,
+            base ? base + 1 : r->file, kernels, kernels == 1 ? "" : "s", r->steps.n, r->steps.n == 1 ? "" : "s",
+            r->busy_ns / 1e6, window / 1e6);
     if (r->before_trace) /* tt_done.c resolve_launches */
       fprintf(out, "  %lld launched before the profiler began recording (no launch in the trace, a correlation id "
               "below every launch it records): in no step\n", (long long)r->before_trace);

@@ -55,6 +55,7 @@ decl="--set model=graph-test --set tp=2 --set batch=8 --set interconnect=pcie"
 check "import exit" 0 $?
 check "one warning per rank, naming what was done" 2 \
   "$(grep -c 'no ProfilerStep#N annotations: its whole GPU window counts as one step' "$tmp/err")"
+check "each rank's line counts one step, not '1 steps'" 2 "$(grep -c ': 20 kernels, 1 step, GPU busy' "$tmp/out")"
 check "the import says its steps are windows" "(whole window)|(whole window)" \
   "$(query "SELECT i.step_annotation || '|' || m.value FROM trace_imports i JOIN run_meta m ON m.run_id = i.run_id
             WHERE m.key = 'trace.step_annotation'")"
