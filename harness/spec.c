@@ -395,6 +395,15 @@ static int is_int(const cJSON *v) {
          fabs(v->valuedouble) < 9007199254740992.0;
 }
 
+/* Why a number is not an integer, for the error that says so: a double holds every integer
+** up to 2^53 exactly and rounds past it, so a larger one (a size in bytes written as a count
+** of bits, a seed) is refused rather than stored as another value. "" when it is not a number. */
+static const char *not_int_why(const cJSON *v) {
+  if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) return "";
+  if (v->valuedouble != floor(v->valuedouble)) return ", not a fraction";
+  return " below 2^53 (9007199254740992) in size: numbers are read as doubles, which hold no larger one exactly";
+}
+
 static int in_choices(const char *s, const char *const *choices) {
   for (size_t i = 0; choices[i]; i++)
     if (strcmp(s, choices[i]) == 0) return 1;
@@ -543,7 +552,10 @@ static int check_value(const xp_spec *s, const cJSON *v, const char *path, const
                : f->type == XP_T_NUMBERS ? cJSON_IsNumber(e)
                : f->type == XP_T_SIZES ? (is_int(e) && e->valuedouble >= 0) || cJSON_IsString(e)
                                        : cJSON_IsObject(e);
-      if (!ok) return xp_spec_error(s, sub, "expected %s (%s is %s)", element_name(f->type), path, type_name(f->type));
+      if (!ok)
+        return xp_spec_error(s, sub, "expected %s%s (%s is %s)", element_name(f->type),
+                             f->type == XP_T_STRINGS || f->type == XP_T_TABLES ? "" : not_int_why(e), path,
+                             type_name(f->type));
       if (f->type == XP_T_STRINGS && f->choices && !in_choices(e->valuestring, f->choices))
         return choice_error(s, sub, e->valuestring, f->choices);
       if ((f->type == XP_T_INTS || f->type == XP_T_NUMBERS) && check_range(s, sub, f, e->valuedouble))
@@ -570,7 +582,7 @@ static int check_value(const xp_spec *s, const cJSON *v, const char *path, const
     }
     return 0;
   }
-  return xp_spec_error(s, path, "expected %s", type_name(f->type));
+  return xp_spec_error(s, path, "expected %s%s", type_name(f->type), f->type == XP_T_INT ? not_int_why(v) : "");
 }
 
 static const xp_field *find_field(const xp_field *fields, const char *key) {

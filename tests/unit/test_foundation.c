@@ -307,6 +307,16 @@ static void test_spec_errors(void) {
   CHECK_EQ_INT(xp_validate_spec(&test_kind, s), XP_EXIT_USAGE);
   CHECK(strstr(xp_last_error(), "bad6.json:3: tp: expected an integer") != NULL);
   xp_spec_free(s);
+  /* a number that is no integer says why: a fraction, or a size a double holds only rounded */
+  s = spec_text("bad7.toml", "kind = \"test_kind\"\ncases = 2.5\nsizes = [1, 18014398509481985]\n");
+  CHECK_EQ_INT(xp_validate_spec(&test_kind, s), XP_EXIT_USAGE);
+  CHECK(strstr(xp_last_error(), "bad7.toml:2: cases: expected an integer, not a fraction") != NULL);
+  xp_spec_free(s);
+  s = spec_text("bad8.toml", "kind = \"test_kind\"\ncases = 2\nsizes = [1, 18014398509481985]\n");
+  CHECK_EQ_INT(xp_validate_spec(&test_kind, s), XP_EXIT_USAGE);
+  CHECK(strstr(xp_last_error(), "bad8.toml:3: sizes[1]: expected an integer below 2^53 (9007199254740992) in size") !=
+        NULL);
+  xp_spec_free(s);
   xp_error_quiet(0);
 }
 
