@@ -96,7 +96,9 @@ int xp_execute_spec(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int impo
                                                          : "interrupted by a signal; results up to that point are kept")
                     : rc ? xp_last_error() : NULL;
   if (rc && status == XP_RUN_FAILED && !*xp_last_error()) err = "failed without a message";
-  int frc = xp_run_finish(run, status, err);
+  char *err_copy = xp_strdup(err); /* finishing may report an error of its own, replacing the last */
+  int frc = xp_run_finish(run, status, err_copy);
+  free(err_copy);
   if (frc && rc == 0) rc = frc;
   sigaction(SIGPIPE, &old_pipe, NULL);
   /* stdout, so that a failure's stderr stays the one line that says what went wrong */

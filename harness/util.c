@@ -20,7 +20,9 @@
 
 /* ---- errors ---- */
 
-static char last_error[2048];
+/* The last error, as printed: sized to it, so that a long path (up to PATH_MAX, 4096) and
+** the message after it are never cut. */
+static char *last_error;
 static int last_code;
 static int quiet;
 
@@ -29,15 +31,24 @@ static void one_line(char *s) {
     if (*s == '\n' || *s == '\r') *s = ' ';
 }
 
+/* vsnprintf into a new string of the length it needs. */
+static char *vformat(const char *fmt, va_list ap) {
+  va_list ap2;
+  va_copy(ap2, ap);
+  const int n = vsnprintf(NULL, 0, fmt, ap);
+  char *s = xp_xmalloc(n > 0 ? (size_t)n + 1 : 1);
+  vsnprintf(s, n > 0 ? (size_t)n + 1 : 1, fmt, ap2);
+  va_end(ap2);
+  return s;
+}
+
 static int report(int code, const char *file, long line, const char *fmt, va_list ap) {
-  char msg[1536];
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  if (file && line > 0)
-    snprintf(last_error, sizeof last_error, "%s:%ld: %s", file, line, msg);
-  else if (file)
-    snprintf(last_error, sizeof last_error, "%s: %s", file, msg);
-  else
-    snprintf(last_error, sizeof last_error, "%s", msg);
+  char *msg = vformat(fmt, ap), *text = msg; /* the old text may be an argument: freed after */
+  if (file && line > 0) text = xp_asprintf("%s:%ld: %s", file, line, msg);
+  else if (file) text = xp_asprintf("%s: %s", file, msg);
+  if (text != msg) free(msg);
+  free(last_error);
+  last_error = text;
   /* One line, always: a message, or a file name ($'a\nb.toml'), with a newline inside would
   ** break "one clear line". */
   one_line(last_error);
@@ -64,22 +75,22 @@ int xp_error_at(int code, const char *file, long line, const char *fmt, ...) {
 
 void xp_warn(const char *fmt, ...) {
   if (quiet) return;
-  va_list ap, ap2;
+  va_list ap;
   va_start(ap, fmt);
-  va_copy(ap2, ap);
-  const int n = vsnprintf(NULL, 0, fmt, ap);
+  char *msg = vformat(fmt, ap);
   va_end(ap);
-  char *msg = xp_xmalloc(n > 0 ? (size_t)n + 1 : 1);
-  vsnprintf(msg, n > 0 ? (size_t)n + 1 : 1, fmt, ap2);
-  va_end(ap2);
   one_line(msg); /* a file name with a newline inside must not make two lines */
   fprintf(stderr, "xp: warning: %s\n", msg);
   free(msg);
 }
 
-const char *xp_last_error(void) { return last_error; }
+const char *xp_last_error(void) { return last_error ? last_error : ""; }
 int xp_last_error_code(void) { return last_code; }
-void xp_clear_error(void) { last_error[0] = 0; last_code = 0; }
+void xp_clear_error(void) {
+  free(last_error);
+  last_error = NULL;
+  last_code = 0;
+}
 void xp_error_quiet(int on) { quiet = on; }
 
 static char **saved_argv;

@@ -79,6 +79,11 @@ printf 'kind = "torch_trace"\nfiles = ["a.json"]\nbatch = "one"\n' > "$tmp/bad.t
 one_line "wrong type" 2 "bad.toml:3: batch: expected an integer" "$XP" --db "$db" run "$tmp/bad.toml"
 printf 'kind = "torch_trace"\nfiles = ["a.json"]\nbatchh = 1\n' > "$tmp/typo.toml"
 one_line "unknown key" 2 "typo.toml:3: batchh: unknown key" "$XP" --db "$db" run "$tmp/typo.toml"
+# a path of 3000 characters (PATH_MAX is 4096) is said whole, with the message after it
+long=$tmp/$(printf '%0250d' 0)
+for i in 1 2 3 4 5 6 7 8 9 10 11; do long=$long/$(printf '%0250d' $i); done
+mkdir -p "$long" && cp "$tmp/typo.toml" "$long/typo.toml"
+one_line "3000-character path" 2 "$long/typo.toml:3: batchh: unknown key" "$XP" --db "$db" run "$long/typo.toml"
 printf 'kind = "warp_drive"\n' > "$tmp/kind.toml"
 one_line "unknown kind" 2 "kind.toml:1: kind: unknown run kind" "$XP" --db "$db" run "$tmp/kind.toml"
 printf 'kind = "torch_trace"\nfiles = [\n' > "$tmp/broken.toml"
