@@ -210,6 +210,7 @@ typedef struct loaded {
   const char **paths;
   xp_topo topo;
   int have_topo;
+  int *twin; /* a text's -J file given with it: that file's index, else -1 (its rows are left out) */
 } loaded;
 
 static void loaded_free(loaded *L) {
@@ -222,6 +223,7 @@ static void loaded_free(loaded *L) {
   free(L->lens);
   free(L->kinds);
   free(L->paths);
+  free(L->twin);
   if (L->have_topo) xp_topo_free(&L->topo);
 }
 
@@ -258,6 +260,40 @@ static void name_collective(const xp_spec *s, nt_doc *d) {
   }
 }
 
+/* Whether a text report's rows are a precise file's (the -J output of the same run) as the text
+** rounds them: nccl-tests prints a time to 2, 1 or 0 decimals by its size, so they agree within
+** half the last digit printed. */
+static int same_result(const nt_result *t, const nt_result *j) {
+  if (t->have != j->have) return 0;
+  return !t->have || (fabs(t->time_us - j->time_us) <= fmax(0.0051, 5e-4 * fabs(j->time_us)) && t->wrong == j->wrong);
+}
+
+static int same_results(const nt_doc *t, const nt_doc *j) {
+  if (t->nrows == 0 || t->nrows != j->nrows) return 0;
+  for (int i = 0; i < t->nrows; i++) {
+    const nt_row *a = &t->rows[i], *b = &j->rows[i];
+    if (a->bytes != b->bytes || a->root != b->root || strcmp(a->coll, b->coll) || strcmp(a->dtype, b->dtype) ||
+        strcmp(a->redop, b->redop))
+      return 0;
+    for (int p = 0; p < NT_NPLACE; p++)
+      if (!same_result(&a->r[p], &b->r[p])) return 0;
+  }
+  return 1;
+}
+
+/* A text log given with the -J file of the same run ("# Writing JSON output to ...") holds the
+** same measurement rounded: pooled, each case would count it twice. The precise file's rows are
+** taken; the text still gives its NCCL INFO lines. */
+static void find_twins(loaded *L) {
+  L->twin = xp_xcalloc((size_t)L->n, sizeof *L->twin);
+  for (int t = 0; t < L->n; t++) {
+    L->twin[t] = -1;
+    if (L->kinds[t] != F_TEXT) continue;
+    for (int j = 0; j < L->n && L->twin[t] < 0; j++)
+      if (has_results(L->kinds[j]) && L->docs[j].precise && same_results(&L->docs[t], &L->docs[j])) L->twin[t] = j;
+  }
+}
+
 static int load(const xp_spec *s, loaded *L) {
   const cJSON *files = cJSON_GetObjectItemCaseSensitive(s->root, "files"), *f;
   int n = cJSON_GetArraySize(files), rc = 0;
@@ -290,6 +326,7 @@ static int load(const xp_spec *s, loaded *L) {
     name_collective(s, &L->docs[i]);
     nt_infer_ranks(&L->docs[i]);
   }
+  find_twins(L);
   int results = 0, info = 0;
   for (int i = 0; i < L->n; i++) results += has_results(L->kinds[i]), info += L->kinds[i] == F_INFO;
   /* Named at the first file given, as every other refusal of an input is */
@@ -428,7 +465,7 @@ static int record_cases(xp_run *r, const loaded *L, const xp_nccl_info *info, in
   icase *cs = NULL;
   int ncs = 0, rc = 0;
   for (int f = 0; f < L->n; f++) {
-    if (L->kinds[f] == F_TOPO || L->kinds[f] == F_INFO) continue;
+    if (L->kinds[f] == F_TOPO || L->kinds[f] == F_INFO || L->twin[f] >= 0) continue;
     const nt_doc *d = &L->docs[f];
     for (int i = 0; i < d->nrows; i++)
       for (int p = 0; p < NT_NPLACE; p++)
@@ -570,6 +607,9 @@ static int execute(xp_ctx *ctx) {
     }
     if (!first) first = &L.docs[f];
     const nt_doc *d = &L.docs[f];
+    if (L.twin[f] >= 0)
+      xp_warn("%s: the same results as %s (its -J output: every row alike, rounded): each case counted once, from %s;"
+              " the log's NCCL lines are kept", d->path, L.paths[L.twin[f]], L.paths[L.twin[f]]);
     if (d->failure[0]) xp_warn("%s: \"%s\": the test stopped there; its rows before it are imported", d->path, d->failure);
     if (d->independent)
       xp_warn("%s: the report is printed once per process (a build without MPI under mpirun?): each process "

@@ -74,6 +74,20 @@ check "json: NCCL env kept" 0 "$(sql "SELECT value FROM run_meta m JOIN runs r O
 check "json: only NCCL_ env" 0 "$(sql "SELECT count(*) FROM run_meta m JOIN runs r ON r.id = m.run_id
   WHERE r.uuid LIKE '$j%' AND key LIKE 'nccl_tests.env.%' AND key NOT LIKE 'nccl_tests.env.NCCL_%'")"
 
+# The text and its -J JSON given together are one run: each case counts it once (the JSON's
+# six decimals), not as two samples; the text's NCCL lines (transports) are still read.
+"$XP" --db "$db" import nccl-tests "$data/nccltests_sweep.txt" "$data/nccltests_sweep.json" > "$tmp/out" 2> "$tmp/err"
+check "text + json exit" 0 $?
+tj=$(run_of)
+check "text + json: one sample a case" "52|1" "$(sql "SELECT count(DISTINCT c.id) || '|' || max(m.n) FROM runs r
+  JOIN cases c ON c.run_id = r.id JOIN metrics m ON m.case_id = c.id WHERE r.uuid LIKE '$tj%' AND m.name = 'time_us'")"
+check "text + json: the JSON's figure" 18.5414 "$(sql "SELECT round(m.median, 4) FROM runs r JOIN cases c ON c.run_id = r.id
+  JOIN metrics m ON m.case_id = c.id WHERE r.uuid LIKE '$tj%' AND c.name = 'allreduce/bf16/8/eager/out_of_place'
+  AND m.name = 'time_us'")"
+check "text + json: the text's transports" "P2P/direct pointer" "$(sql "SELECT value FROM run_meta m JOIN runs r
+  ON r.id = m.run_id WHERE r.uuid LIKE '$tj%' AND key = 'nccl.transports'")"
+check "text + json: said once" 1 "$(grep -c 'nccltests_sweep.txt: the same results as .*nccltests_sweep.json (its -J output' "$tmp/err")"
+
 # CUDA graph run: mode graph, a burst of 500 (-n 500), nccl-tests' per-collective time.
 "$XP" --db "$db" import nccl-tests "$data/nccltests_graph.txt" > "$tmp/out" 2> "$tmp/err"
 check "graph import exit" 0 $?
