@@ -266,7 +266,7 @@ static int write_csv_dir(sqlite3 *db, const char *ids, int samples, const char *
   for (size_t i = 0; i < NCSV; i++) {
     if (!tmp[i]) continue;
     char *final = xp_asprintf("%s/%s", dir, csv_tables[i].file);
-    if (rc == 0 && rename(tmp[i], final) != 0) rc = xp_error_at(XP_EXIT_FAILED, final, 0, "cannot write: %s", strerror(errno));
+    if (rc == 0 && xp_temp_commit(tmp[i]) != 0) rc = xp_error_at(XP_EXIT_FAILED, final, 0, "cannot write: %s", strerror(errno));
     if (rc) unlink(tmp[i]);
     free(final);
     free(tmp[i]);
@@ -319,7 +319,7 @@ int cmd_export(int argc, char **argv, const char *db_path) {
     else {
       rc = write_json(db, ids, samples, db_path, f);
       if (fclose(f) != 0 && rc == 0) rc = xp_error_at(XP_EXIT_FAILED, out, 0, "cannot write: %s", strerror(errno));
-      if (rc == 0 && tmp && rename(tmp, out) != 0) rc = xp_error_at(XP_EXIT_FAILED, out, 0, "cannot write: %s", strerror(errno));
+      if (rc == 0 && tmp && xp_temp_commit(tmp) != 0) rc = xp_error_at(XP_EXIT_FAILED, out, 0, "cannot write: %s", strerror(errno));
       if (rc && tmp) unlink(tmp);
     }
     free(tmp);

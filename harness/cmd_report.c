@@ -126,7 +126,7 @@ static int write_atomically(const char *path, const xp_buf *page) {
   else {
     int bad = fwrite(page->s, 1, page->n, f) != page->n;
     bad |= fclose(f) != 0;
-    if (bad || (tmp && rename(tmp, path) != 0)) { /* a disk full, not a bad --out: as xp export */
+    if (bad || (tmp && xp_temp_commit(tmp) != 0)) { /* a disk full, not a bad --out: as xp export */
       rc = xp_error_at(XP_EXIT_FAILED, path, 0, "cannot write: %s", strerror(errno));
       if (tmp) unlink(tmp);
     }

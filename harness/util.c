@@ -376,6 +376,36 @@ int64_t xp_text_id(const char *s, size_t n) {
   return (int64_t)v;
 }
 
+/* A name of one of the process's descriptors: /dev/stdout, /dev/fd/1, /proc/self/fd/1. */
+static int is_descriptor(const char *p) {
+  return strncmp(p, "/dev/std", 8) == 0 || strncmp(p, "/dev/fd/", 8) == 0 ||
+         (strncmp(p, "/proc/", 6) == 0 && strstr(p, "/fd/"));
+}
+
+/* The regular file a symbolic link ends at (relative targets read from the link's folder),
+** else NULL: a dangling link, a loop, one that ends at a FIFO or device, or a descriptor's name
+** (a shell's > or >> file: renamed over, an appending redirection would lose what was there). */
+static char *link_target_file(const char *path) {
+  char *cur = xp_strdup(path);
+  for (int hop = 0; hop < 40; hop++) {
+    struct stat lsb;
+    if (is_descriptor(cur) || lstat(cur, &lsb) != 0) break;
+    if (S_ISREG(lsb.st_mode)) return cur;
+    char link[PATH_MAX];
+    const ssize_t n = S_ISLNK(lsb.st_mode) ? readlink(cur, link, sizeof link - 1) : -1;
+    if (n <= 0) break;
+    link[n] = '\0';
+    const char *slash = strrchr(cur, '/');
+    char *next = link[0] == '/' || !slash ? xp_strdup(link) : xp_asprintf("%.*s/%s", (int)(slash - cur), cur, link);
+    free(cur);
+    cur = next;
+  }
+  free(cur);
+  return NULL;
+}
+
+#define TEMP_SUFFIX ".tmp.XXXXXX"
+
 FILE *xp_temp_beside(const char *path, char **tmp) {
   /* renamed over a folder it would fail only after the whole output was written, and with
   ** EBUSY for "." */
@@ -385,16 +415,27 @@ FILE *xp_temp_beside(const char *path, char **tmp) {
     errno = EISDIR;
     return NULL;
   }
+  /* A link to a file: the file is replaced, beside itself, and the link kept (renamed over, the
+  ** link would become a file, its target left as it was). */
+  struct stat lsb;
+  if (lstat(path, &lsb) == 0 && S_ISLNK(lsb.st_mode)) {
+    char *target = link_target_file(path);
+    if (target) {
+      FILE *f = xp_temp_beside(target, tmp);
+      free(target);
+      return f;
+    }
+  }
   /* Renamed over, a device or a FIFO would be replaced by a file (run as root, --out /dev/null
   ** made /dev/null a regular file) and a pipe (/dev/stdout, a shell's >(...)) would never get
-  ** the data; a link would become a file, its target left as it was. They are written through. */
-  struct stat lsb;
+  ** the data. They are written through; a descriptor's file appended to, as a shell's >> asked
+  ** (its > truncated it already): opened "wb", the file lost what the >> kept. */
   if (lstat(path, &lsb) == 0 && (S_ISLNK(lsb.st_mode) || !S_ISREG(lsb.st_mode)) &&
       stat(path, &sb) == 0) {
     *tmp = NULL;
-    return fopen(path, "wb");
+    return fopen(path, S_ISREG(sb.st_mode) ? "ab" : "wb");
   }
-  *tmp = xp_asprintf("%s.tmp.XXXXXX", path);
+  *tmp = xp_asprintf("%s" TEMP_SUFFIX, path);
   int fd = mkstemp(*tmp); /* O_CREAT | O_EXCL: an existing name, link or not, is never opened */
   if (fd < 0) {
     int e = errno;
@@ -416,4 +457,12 @@ FILE *xp_temp_beside(const char *path, char **tmp) {
     errno = e;
   }
   return f;
+}
+
+int xp_temp_commit(const char *tmp) {
+  const size_t n = strlen(tmp) - strlen(TEMP_SUFFIX);
+  char *path = xp_asprintf("%.*s", (int)n, tmp);
+  const int rc = rename(tmp, path);
+  free(path);
+  return rc;
 }

@@ -59,10 +59,13 @@ char *xp_read_file(const char *path, size_t *len); /* NULL with errno set on fai
 int xp_same_file(const char *a, const char *b);
 /* A new file beside `path` to be renamed over it once written: created exclusively (never
 ** through a link planted at a guessable name), mode 0666 less the umask. *tmp gets its name
-** (malloc'd). Where `path` is a symbolic link or not a regular file (/dev/null, a FIFO,
-** /dev/stdout, /dev/fd/N) it is opened itself and *tmp is NULL: there is nothing to rename.
-** NULL with errno set on failure. */
+** (malloc'd). Where `path` is a symbolic link to a regular file, the file is the one replaced
+** (the link kept). Where it is not a regular file (/dev/null, a FIFO, /dev/stdout, /dev/fd/N)
+** it is opened itself and *tmp is NULL: there is nothing to rename. NULL with errno set on
+** failure. */
 FILE *xp_temp_beside(const char *path, char **tmp);
+/* Renames a file xp_temp_beside made over the one it was made beside: rename(2)'s result. */
+int xp_temp_commit(const char *tmp);
 /* A CUDA version as CUDA numbers it (1000 x major + 10 x minor: 13000) as people write it, "13.0". */
 void xp_cuda_version_text(int v, char *buf, size_t n);
 int xp_now_iso8601(char *buf, size_t n);           /* UTC, millisecond resolution */

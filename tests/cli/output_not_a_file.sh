@@ -2,8 +2,9 @@
 # xp export --out and xp report --out write a regular file beside the target and rename it over
 # it, so that a failure never leaves half a file. A target that is not a regular file is written
 # through instead: renamed over, a FIFO (or, run as root, /dev/null: it became a regular file
-# holding the report) was replaced by a file and its reader never got the data, a symbolic link
-# became a file with its target left as it was, and /proc/self/fd/1 (/dev/stdout) was refused.
+# holding the report) was replaced by a file and its reader never got the data, and
+# /proc/self/fd/1 (/dev/stdout) was refused. A symbolic link's target is the file replaced:
+# renamed over, the link became a file with its target left as it was.
 # (No /dev path here: an xp without the fix, run as root, would replace it.)
 : "${XP:?}" "${XP_SRC:?}"
 . "$XP_SRC/tests/lib.sh"
@@ -26,18 +27,27 @@ for cmd in export report; do
   check "$cmd --out FIFO: the reader got it" "" "$(same "$want" "$tmp/got")"
   check "$cmd --out FIFO: still a FIFO" "yes" "$([ -p "$tmp/fifo" ] && echo yes)"
   rm -f "$tmp/fifo" "$tmp/got"
-  # a symbolic link: its target gets the output, the link stays one
+  # a symbolic link (relative, from another folder): its target gets the output, the link
+  # stays one, and the target is replaced whole as a plain --out is, not written in place (a
+  # reader holding the old file, here a hard link, keeps it; a failure would leave it whole)
   echo old > "$tmp/target"
-  ln -s target "$tmp/link"
-  "$XP" --db "$db" $cmd --out "$tmp/link" > /dev/null 2>&1
+  ln "$tmp/target" "$tmp/reader"
+  mkdir -p "$tmp/sub" && ln -s ../target "$tmp/sub/link"
+  "$XP" --db "$db" $cmd --out "$tmp/sub/link" > /dev/null 2>&1
   check "$cmd --out LINK: exit" 0 $?
   check "$cmd --out LINK: the target got it" "" "$(same "$want" "$tmp/target")"
-  check "$cmd --out LINK: still a link" "yes" "$([ -L "$tmp/link" ] && echo yes)"
-  rm -f "$tmp/link" "$tmp/target"
+  check "$cmd --out LINK: still a link" "yes" "$([ -L "$tmp/sub/link" ] && echo yes)"
+  check "$cmd --out LINK: the target replaced whole, not written in place" "old" "$(cat "$tmp/reader")"
+  check "$cmd --out LINK: no file left beside it" "link" "$(ls "$tmp/sub")"
+  rm -rf "$tmp/sub" "$tmp/target" "$tmp/reader"
 done
 
 # xp's own standard output by a path (as /dev/stdout and /dev/fd/1 are, through a link)
 "$XP" --db "$db" export --out /proc/self/fd/1 2> "$tmp/err" > "$tmp/got"
 check "export --out /proc/self/fd/1: exit" 0 $?
 check "export --out /proc/self/fd/1: the output" "" "$(same "$tmp/want.json" "$tmp/got")"
+# appended to (a shell's >>): what was there stays, the output after it
+echo first > "$tmp/got"
+"$XP" --db "$db" export --out /proc/self/fd/1 2> "$tmp/err" >> "$tmp/got"
+check "export --out /proc/self/fd/1 >> FILE: what was there kept" "first" "$(head -1 "$tmp/got")"
 finish
