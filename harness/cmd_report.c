@@ -157,8 +157,12 @@ int cmd_report(int argc, char **argv, const char *db_path) {
   xp_db_close(db);
   if (rc == 0 && strcmp(out, "-") == 0) {
     if (fwrite(page.s, 1, page.n, stdout) != page.n) rc = xp_error(XP_EXIT_FAILED, "cannot write output");
-  } else if (rc == 0 && (rc = write_atomically(out, &page)) == 0)
-    printf("wrote %s: %d of %d charts with data\n", out, with_data, charts);
+  } else if (rc == 0 && (rc = write_atomically(out, &page)) == 0) {
+    /* a page sent to standard output by a name (/dev/stdout > page.html) must not get the note
+    ** too: after it in a pipe, over its start in a file the shell opened */
+    if (xp_same_file(out, "/dev/stdout")) fprintf(stderr, "xp: wrote %s: %d of %d charts with data\n", out, with_data, charts);
+    else printf("wrote %s: %d of %d charts with data\n", out, with_data, charts);
+  }
   xb_free(&page);
   return rc;
 }

@@ -46,6 +46,13 @@ done
 "$XP" --db "$db" export --out /proc/self/fd/1 2> "$tmp/err" > "$tmp/got"
 check "export --out /proc/self/fd/1: exit" 0 $?
 check "export --out /proc/self/fd/1: the output" "" "$(same "$tmp/want.json" "$tmp/got")"
+# the page to standard output by a name: the page alone there, whole (the note "wrote ..." went
+# to standard output too, over the page's start in a file the shell opened, after it in a pipe)
+"$XP" --db "$db" report --out /proc/self/fd/1 2> "$tmp/err" > "$tmp/got"
+check "report --out /proc/self/fd/1 > FILE: the page whole" "" "$(same "$tmp/want.html" "$tmp/got")"
+check "report --out /proc/self/fd/1: the note on stderr" 1 "$(grep -c '^xp: wrote /proc/self/fd/1: ' "$tmp/err")"
+"$XP" --db "$db" report --out /proc/self/fd/1 2> /dev/null | cat > "$tmp/got"
+check "report --out /proc/self/fd/1 | cat: the page alone" "" "$(same "$tmp/want.html" "$tmp/got")"
 # appended to (a shell's >>): what was there stays, the output after it
 echo first > "$tmp/got"
 "$XP" --db "$db" export --out /proc/self/fd/1 2> "$tmp/err" >> "$tmp/got"
