@@ -37,7 +37,9 @@ static const char usage[] =
     "  Per metric: median A, median B, change, and the Mann-Whitney U p value on the raw\n"
     "  samples (pooled over a group's runs). With fewer than 5 samples on a side there is no\n"
     "  verdict. p < 0.05 is beyond noise; better/worse follows the unit (times: lower is\n"
-    "  better; rates such as GB/s: higher is better).\n"
+    "  better; rates such as GB/s: higher is better). Traces: the step GPU time and each kernel\n"
+    "  category's share of it, every step of every rank a sample; under the table each share of\n"
+    "  all steps' time taken together, as the queries and xp report give it.\n"
     "  Then every metadata difference that makes the comparison unfair.\n"
     "  Runs of different kinds cannot be compared (exit 2).\n";
 
@@ -373,6 +375,28 @@ int xp_trace_step_samples(sqlite3 *db, const int64_t *runs, int nruns, const cha
   return 0;
 }
 
+/* A category's share of the steps' GPU time taken together, as queries/bottleneck_by_config.sql
+** and xp report give it (the same steps as xp_trace_step_samples); NAN where they have none. A
+** few slow steps (waiting at an all-reduce) weigh in it as they do not in the median step. */
+static double pooled_share(sqlite3 *db, const int64_t *runs, int nruns, const char *category) {
+  char *ids = xp_id_list(runs, nruns);
+  char *sql = xp_asprintf(
+      "SELECT 100.0 * coalesce((SELECT sum(c.total_ns) FROM trace_step_categories c JOIN trace_steps t"
+      "   ON t.run_id = c.run_id AND t.rank = c.rank AND t.step = c.step JOIN trace_imports i ON i.run_id = t.run_id"
+      "   WHERE c.run_id IN %s AND c.category = ?1 AND t.kernel_ns > 0 AND i.step_annotation <> '(whole window)'), 0)"
+      " / sum(t.kernel_ns) FROM trace_steps t JOIN trace_imports i ON i.run_id = t.run_id"
+      " WHERE t.run_id IN %s AND t.kernel_ns > 0 AND i.step_annotation <> '(whole window)'", ids, ids);
+  sqlite3_stmt *st = xp_db_prepare(db, sql);
+  free(sql);
+  free(ids);
+  double v = NAN;
+  if (!st) return v;
+  xp_bind_text(st, 1, category);
+  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) v = sqlite3_column_double(st, 0);
+  sqlite3_finalize(st);
+  return v;
+}
+
 /* Trace runs keep their figures per step, not as case metrics: the step GPU time, and each
 ** category's share of it, every marked step of every rank a sample (a whole-window step is no
 ** step to compare). */
@@ -400,6 +424,11 @@ static int compare_traces(sqlite3 *db, const side *a, const side *b, cJSON *out)
       char *params = category ? xp_asprintf("{\"category\":\"%s\"}", category) : xp_strdup("{}");
       add_row(out, category ? "step share" : "step", params, category ? "share" : "gpu_time", category ? "%" : "us",
               sa, na, sb, nb);
+      if (category) {
+        cJSON *row = cJSON_GetArrayItem(out, cJSON_GetArraySize(out) - 1);
+        cJSON_AddItemToObject(row, "pooled_a", num_or_null(pooled_share(db, a->ids, a->n, category)));
+        cJSON_AddItemToObject(row, "pooled_b", num_or_null(pooled_share(db, b->ids, b->n, category)));
+      }
       free(params);
     }
     free(sa);
@@ -839,6 +868,28 @@ static void print_pairing(const cJSON *cases) {
   }
 }
 
+/* A trace's "step share" is the median step's; the queries and xp report pool the steps, which a
+** few slow steps move far (all-reduce 54% of the median step, 93% of all steps' time): both said. */
+static void print_pooled(const cJSON *metrics) {
+  const cJSON *m;
+  int first = 1;
+  cJSON_ArrayForEach(m, metrics) {
+    const cJSON *pa = cJSON_GetObjectItem(m, "pooled_a"), *pb = cJSON_GetObjectItem(m, "pooled_b");
+    if (!pa || !pb) continue;
+    if (first)
+      puts("\nstep share: the median step's share of its GPU time; of all steps' time taken together (as\n"
+           "bottleneck_by_config.sql and xp report give shares):");
+    first = 0;
+    char *fa = fmt_num(pa, "%.1f%%"), *fb = fmt_num(pb, "%.1f%%");
+    cJSON *params = cJSON_Parse(cJSON_GetObjectItem(m, "params")->valuestring); /* raw JSON */
+    const cJSON *cat = cJSON_GetObjectItem(params, "category");
+    printf("  %s: A %s; B %s\n", cJSON_IsString(cat) ? cat->valuestring : "?", fa, fb);
+    cJSON_Delete(params);
+    free(fa);
+    free(fb);
+  }
+}
+
 static void print_report(const side *a, const side *b, const cJSON *metrics, const cJSON *cases,
                          const cJSON *unfair) {
   print_side("A", a);
@@ -875,6 +926,7 @@ static void print_report(const side *a, const side *b, const cJSON *metrics, con
   free(cells);
   printf("\nverdicts: Mann-Whitney U, two-sided, p < %.2f is beyond noise; fewer than %d samples a side: no verdict\n",
          XP_ALPHA, XP_MIN_SAMPLES);
+  print_pooled(metrics);
   print_pairing(cases);
   if (cJSON_GetArraySize(unfair) == 0) {
     puts("\nsame GPU, driver, libraries, environment, spec and configuration on both sides");

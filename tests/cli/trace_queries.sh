@@ -82,4 +82,12 @@ check "compare exit" 0 $?
 grep -qE '^step +\{\} +gpu_time +us .* 16/16 +same \(noise\)$' "$tmp/cmp" || { echo "FAIL: compare: step time"; cat "$tmp/cmp"; fail=1; }
 grep -qE '^step share +\{"category":"allreduce"\} +share +% .* 16/16 +same \(noise\)$' "$tmp/cmp" ||
   { echo "FAIL: compare: allreduce share"; cat "$tmp/cmp"; fail=1; }
+# the median step's share beside all steps' time taken together, the share the queries give
+grep -qx "  allreduce: A $rec_multi%; B $rec_multi%" "$tmp/cmp" ||
+  { echo "FAIL: compare: pooled allreduce share $rec_multi% not said"; cat "$tmp/cmp"; fail=1; }
+"$XP" --db "$db" compare "$(sql "SELECT substr(uuid, 1, 8) FROM runs WHERE id = 2")" \
+  "$(sql "SELECT substr(uuid, 1, 8) FROM runs WHERE id = 4")" --format json > "$tmp/cmp.json"
+check "compare --format json: pooled share" "$rec_multi" "$(python3 -c 'import json,sys
+m = [m for m in json.load(open(sys.argv[1]))["metrics"] if m["params"].get("category") == "allreduce"][0]
+print("%.1f" % m["pooled_a"])' "$tmp/cmp.json")"
 finish
