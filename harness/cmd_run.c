@@ -4,7 +4,20 @@
 #include "cli.h"
 #include "db.h"
 #include "kind.h"
+#include "spec.h"
 #include "xp.h"
+
+/* A spec without "kind" whose top-level key is a misspelling of it ("knd", "Kind"): that key,
+** at its line, where "kind is missing" at line 1 said nothing of the line that was wrong. */
+static int missing_kind(const xp_spec *spec, const char *path) {
+  static const xp_field kind_only[] = {{"kind", XP_T_STRING, 1, NULL, NULL, 0, 0, "run kind"}, {0}};
+  const cJSON *e;
+  cJSON_ArrayForEach(e, spec->root) {
+    if (e->string && xp_nearest_key(e->string, kind_only, 0))
+      return xp_spec_error(spec, e->string, "unknown key: did you mean \"kind\"? (no kind is given; see `xp help kinds`)");
+  }
+  return xp_error_at(XP_EXIT_USAGE, path, 1, "kind: required key is missing (see `xp help kinds`)");
+}
 
 static int load_and_check(const char *path, char **sets, int nsets, xp_spec **out,
                           const xp_kind **kind_out) {
@@ -14,7 +27,7 @@ static int load_and_check(const char *path, char **sets, int nsets, xp_spec **ou
   int rc = XP_EXIT_USAGE;
   const xp_kind *k = NULL;
   if (!kind) {
-    xp_error_at(XP_EXIT_USAGE, path, 1, "kind: required key is missing (see `xp help kinds`)");
+    missing_kind(spec, path);
     goto fail;
   }
   if (!cJSON_IsString(kind)) {
