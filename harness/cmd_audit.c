@@ -469,16 +469,6 @@ static char *config_text(sqlite3_stmt *st) {
   return out;
 }
 
-/* Why a run of this kind may have too few samples to judge: the kinds that do not measure
-** repeatedly (an nccl-tests log: one row a case) or a trace without marked steps (one a rank). */
-static const char *few_samples_why(const char *kind) {
-  if (strcmp(kind, "torch_trace") == 0)
-    return "a trace's samples are its steps, each rank's: one a rank where it has no marked steps";
-  if (strcmp(kind, "nccl_burst") == 0)
-    return "an imported nccl-tests log holds one sample a case, its row";
-  return "its runs recorded fewer";
-}
-
 static int audit_evidence(sqlite3 *db, int64_t decision, const decided *when, int *seal_changed) {
   sqlite3_stmt *st = xp_db_prepare(db,
       "SELECT e.run_uuid, r.id, r.kind, r.status, r.model, r.gpu_name, r.tp, r.batch, r.started_at,"
@@ -521,7 +511,7 @@ static int audit_evidence(sqlite3 *db, int64_t decision, const decided *when, in
       if (!found && judged == 0)
         printf("    NOT JUDGED: %d newer run%s of the same configuration, but no metric has %d samples on each side,"
                " the fewest a verdict needs (%s): record the decision with a query, --query, and audit its drift\n",
-               nnewer, nnewer == 1 ? "" : "s", XP_MIN_SAMPLES, few_samples_why(txt(st, 2)));
+               nnewer, nnewer == 1 ? "" : "s", XP_MIN_SAMPLES, xp_few_samples_why(txt(st, 2)));
       else if (!found)
         printf("    holds against %d newer run%s of the same configuration (%d after the decision; %d metric%s judged)\n",
                nnewer, nnewer == 1 ? "" : "s", after, judged, judged == 1 ? "" : "s");

@@ -375,6 +375,16 @@ int xp_trace_step_samples(sqlite3 *db, const int64_t *runs, int nruns, const cha
   return 0;
 }
 
+/* Why a run of this kind may have too few samples to judge: the kinds that do not measure
+** repeatedly (an nccl-tests log: one row a case) or a trace without marked steps (one a rank). */
+const char *xp_few_samples_why(const char *kind) {
+  if (strcmp(kind, "torch_trace") == 0)
+    return "a trace's samples are its steps, each rank's: one a rank where it has no marked steps";
+  if (strcmp(kind, "nccl_burst") == 0)
+    return "an imported nccl-tests log holds one sample a case, its row";
+  return "its runs recorded fewer";
+}
+
 /* A category's share of the steps' GPU time taken together, as queries/bottleneck_by_config.sql
 ** and xp report give it (the same steps as xp_trace_step_samples); NAN where they have none. A
 ** few slow steps (waiting at an all-reduce) weigh in it as they do not in the median step. */
@@ -926,6 +936,13 @@ static void print_report(const side *a, const side *b, const cJSON *metrics, con
   free(cells);
   printf("\nverdicts: Mann-Whitney U, two-sided, p < %.2f is beyond noise; fewer than %d samples a side: no verdict\n",
          XP_ALPHA, XP_MIN_SAMPLES);
+  /* a table of no verdict at all (two nccl-tests logs: one sample a case) says how to get one */
+  int judged = 0;
+  cJSON_ArrayForEach(m, metrics) judged += strcmp(cJSON_GetObjectItem(m, "verdict")->valuestring, "too few samples") != 0;
+  if (n && !judged)
+    printf("no metric has %d samples a side: give each side as a group of %d or more runs (--a KEY=VALUE\n"
+           "--b KEY=VALUE) for verdicts; so few because %s\n", XP_MIN_SAMPLES, XP_MIN_SAMPLES,
+           xp_few_samples_why(a->kind));
   print_pooled(metrics);
   print_pairing(cases);
   if (cJSON_GetArraySize(unfair) == 0) {

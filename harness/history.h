@@ -84,6 +84,9 @@ char *xp_id_list(const int64_t *ids, int n);
 /* Per-step samples of trace runs: each marked step of each rank is one, its GPU time (us) where
 ** category is NULL, else that category's share of it (%), 0 where the step had none. A run
 ** whose whole window stands in for a step gives none. *out is malloc'd. */
+/* Why runs of a kind may hold too few samples for a verdict (an imported nccl-tests log: one a
+** case), for xp audit and xp compare to say. */
+const char *xp_few_samples_why(const char *kind);
 int xp_trace_step_samples(sqlite3 *db, const int64_t *runs, int nruns, const char *category, double **out,
                           size_t *n);
 

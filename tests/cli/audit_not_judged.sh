@@ -11,7 +11,12 @@ run import nccl-tests "$nccl/nccltests_sweep.txt" --set interconnect=nvlink; exp
 first=$(grep -o 'run [0-9a-f]\{8\}' "$tmp/out" | head -1 | cut -c5-)
 run decide "NVLink for TP=2" --because "fast enough" --evidence "$first"; expect_rc 0
 run import nccl-tests "$nccl/nccltests_sweep.txt" "$nccl/topo.xml" --set interconnect=nvlink; expect_rc 0
+second=$(grep -o 'run [0-9a-f]\{8\}' "$tmp/out" | head -1 | cut -c5-)
 run audit; expect_rc 0
 has "NOT JUDGED: 1 newer run of the same configuration, but no metric has 5 samples on each side, the fewest a verdict needs (an imported nccl-tests log holds one sample a case, its row)"
 hasnt "a trace without marked steps"
+# xp compare of the two logs: no verdict anywhere, said once under the table with how to get one
+run compare "$first" "$second"; expect_rc 0
+has "no metric has 5 samples a side: give each side as a group of 5 or more runs (--a KEY=VALUE"
+has "--b KEY=VALUE) for verdicts; so few because an imported nccl-tests log holds one sample a case, its row"
 finish
