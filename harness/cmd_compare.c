@@ -252,8 +252,13 @@ cJSON *xp_run_facts(sqlite3 *db, const int64_t *runs, int nruns, int *rc) {
       "  UNION ALL SELECT 'spec_sha256', spec_sha256 FROM runs JOIN sel USING (id)"
       "  UNION ALL SELECT 'origin', origin FROM runs JOIN sel USING (id)"
       "  UNION ALL SELECT 'xp_commit', xp_commit FROM runs JOIN sel USING (id)"
-      "  UNION ALL SELECT 'gpus', (SELECT group_concat(coalesce(name, '?'), ' + ') FROM"
-      "    (SELECT name FROM run_gpus g WHERE g.run_id = sel.id ORDER BY idx)) FROM sel)"
+      /* GPUs of one model are a count ("2 x NVIDIA H200"): nccl-tests' -J file of a -g 2 run lists
+      ** rank 0's device alone, and its text both, so the same two GPUs read as a difference */
+      "  UNION ALL SELECT 'gpus', CASE WHEN (SELECT count(DISTINCT coalesce(name, '?')) FROM run_gpus g"
+      "     WHERE g.run_id = sel.id) = 1 THEN (SELECT max(count(*), coalesce(r.gpu_count, 0)) || ' x ' ||"
+      "     coalesce(min(g.name), '?') FROM run_gpus g JOIN runs r ON r.id = g.run_id WHERE g.run_id = sel.id)"
+      "    ELSE (SELECT group_concat(coalesce(name, '?'), ' + ') FROM"
+      "    (SELECT name FROM run_gpus g WHERE g.run_id = sel.id ORDER BY idx)) END FROM sel)"
       " SELECT DISTINCT key, value FROM facts WHERE value IS NOT NULL ORDER BY key, value", ids);
   sqlite3_stmt *st = xp_db_prepare(db, sql);
   free(sql);

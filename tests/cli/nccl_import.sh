@@ -74,6 +74,11 @@ check "json: NCCL env kept" 0 "$(sql "SELECT value FROM run_meta m JOIN runs r O
 check "json: only NCCL_ env" 0 "$(sql "SELECT count(*) FROM run_meta m JOIN runs r ON r.id = m.run_id
   WHERE r.uuid LIKE '$j%' AND key LIKE 'nccl_tests.env.%' AND key NOT LIKE 'nccl_tests.env.NCCL_%'")"
 
+# Compared with its text, the -J file (which lists rank 0's device alone) ran on the same GPUs
+"$XP" --db "$db" compare "$j" "$t2" > "$tmp/cmp" 2>&1
+check "json vs text: compare exit" 0 $?
+check "json vs text: the same 2 GPUs, no difference" "" "$(grep '^  gpus:' "$tmp/cmp")"
+
 # The text and its -J JSON given together are one run: each case counts it once (the JSON's
 # six decimals), not as two samples; the text's NCCL lines (transports) are still read.
 "$XP" --db "$db" import nccl-tests "$data/nccltests_sweep.txt" "$data/nccltests_sweep.json" > "$tmp/out" 2> "$tmp/err"
