@@ -5,8 +5,8 @@
 ** the shape pandas.read_csv and merge expect. In JSON a run carries its kind's own sections
 ** too, under the titles xp show --format json gives them (a trace's "trace: ranks", ...).
 ** Files are written under temporary names and renamed at the end, so an export that fails
-** leaves no half-written file behind (a FIFO, a device or a link is written through:
-** xp_temp_beside).
+** leaves no half-written file behind (a link's target is the file replaced; a FIFO or a
+** device is written through: xp_temp_beside).
 */
 #include <errno.h>
 #include <stdlib.h>
