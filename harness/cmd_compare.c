@@ -143,16 +143,6 @@ typedef struct side {
   char *kind;
 } side;
 
-static const char *const flat_columns[] = {"kind", "origin", "model", "engine", "tp", "ep", "pp",
-    "batch", "concurrency", "dtype", "quantization", "interconnect", "gpu_name", "gpu_count",
-    "host", "uuid", "spec_sha256", NULL};
-
-static int is_flat(const char *k) {
-  for (int i = 0; flat_columns[i]; i++)
-    if (strcmp(flat_columns[i], k) == 0) return 1;
-  return 0;
-}
-
 static void side_add(side *s, int64_t id, const char *uuid) {
   s->ids = xp_xrealloc(s->ids, (size_t)(s->n + 1) * sizeof *s->ids);
   s->uuids = xp_xrealloc(s->uuids, (size_t)(s->n + 1) * sizeof *s->uuids);
@@ -186,8 +176,9 @@ static int select_group(sqlite3 *db, const char *which, const char *selector, si
   char *sql = xp_strdup("SELECT r.id, r.uuid FROM runs r WHERE r.status = 'ok'"
                         " AND r.id NOT IN (SELECT run_id FROM trace_superseded)");
   for (int i = 0; i < n && rc == 0; i++) {
-    char *next = is_flat(keys[i])
-        ? xp_asprintf("%s AND CAST(r.%s AS TEXT) = ?%d", sql, keys[i], 2 * i + 2)
+    const char *column = xp_run_column(keys[i]);
+    char *next = column
+        ? xp_asprintf("%s AND CAST(r.%s AS TEXT) = ?%d", sql, column, 2 * i + 2)
         : xp_asprintf("%s AND EXISTS (SELECT 1 FROM run_meta m WHERE m.run_id = r.id AND m.key = ?%d AND m.value = ?%d)",
                       sql, 2 * i + 1, 2 * i + 2);
     free(sql);
@@ -198,7 +189,7 @@ static int select_group(sqlite3 *db, const char *which, const char *selector, si
   if (!rc && !st) rc = XP_EXIT_DB;
   if (st) {
     for (int i = 0; i < n; i++) {
-      if (!is_flat(keys[i])) xp_bind_text(st, 2 * i + 1, keys[i]);
+      if (!xp_run_column(keys[i])) xp_bind_text(st, 2 * i + 1, keys[i]);
       xp_bind_text(st, 2 * i + 2, vals[i]);
     }
     while (sqlite3_step(st) == SQLITE_ROW)

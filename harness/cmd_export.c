@@ -34,10 +34,6 @@ static const char usage[] =
     "  --run RUN      only this run (repeatable; UUID or unique prefix)\n"
     "  --no-samples   leave raw samples out (summaries only)\n";
 
-static const char *const flat_columns[] = {"model", "engine", "tp", "ep", "pp", "batch",
-    "concurrency", "dtype", "quantization", "interconnect", "gpu_name", "gpu_count", "host",
-    "kind", "origin", "uuid", "status", NULL};
-
 static const char run_columns[] =
     "r.uuid, r.kind, r.origin, xp_status(r.status, r.host, r.boot_id, r.pid) AS status, r.error, r.started_at, r.finished_at, r.host,"
     " r.spec_sha256, r.spec_path, r.parent_uuid, r.model, r.engine, r.tp, r.ep, r.pp, r.batch,"
@@ -50,11 +46,8 @@ typedef struct export_opts {
   int nwhere, nruns;
 } export_opts;
 
-static int is_flat(const char *k) {
-  for (int i = 0; flat_columns[i]; i++)
-    if (strcmp(flat_columns[i], k) == 0) return 1;
-  return 0;
-}
+/* The runs column KEY names (export's --where takes status too), else NULL: a metadata key. */
+static const char *where_column(const char *key) { return strcmp(key, "status") == 0 ? "status" : xp_run_column(key); }
 
 /* The ids of the runs to export, oldest first, as a literal SQL list "(1,2,3)". */
 static int select_runs(sqlite3 *db, const export_opts *o, char **list_out, int *count) {
@@ -69,9 +62,10 @@ static int select_runs(sqlite3 *db, const export_opts *o, char **list_out, int *
   for (int i = 0; i < o->nwhere; i++) {
     char key[128];
     snprintf(key, sizeof key, "%.*s", (int)(strchr(o->wheres[i], '=') - o->wheres[i]), o->wheres[i]);
-    if (!is_flat(key)) xp_warn_unknown_where_key(db, "export", key, strlen(key));
-    char *next = is_flat(key)
-        ? xp_asprintf("%s AND CAST(r.%s AS TEXT) = ?%d", sql, key, 2 * i + 11)
+    const char *column = where_column(key);
+    if (!column) xp_warn_unknown_where_key(db, "export", key, strlen(key));
+    char *next = column
+        ? xp_asprintf("%s AND CAST(r.%s AS TEXT) = ?%d", sql, column, 2 * i + 11)
         : xp_asprintf("%s AND EXISTS (SELECT 1 FROM run_meta m WHERE m.run_id = r.id AND m.key = ?%d AND m.value = ?%d)",
                       sql, 2 * i + 10, 2 * i + 11);
     free(sql);

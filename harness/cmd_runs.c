@@ -7,16 +7,6 @@
 #include "runref.h"
 #include "xp.h"
 
-static const char *const flat_columns[] = {"model", "engine", "tp", "ep", "pp", "batch",
-    "concurrency", "dtype", "quantization", "interconnect", "gpu_name", "gpu_count", "host",
-    "kind", "origin", "uuid", NULL};
-
-static int is_flat(const char *k) {
-  for (int i = 0; flat_columns[i]; i++)
-    if (strcmp(flat_columns[i], k) == 0) return 1;
-  return 0;
-}
-
 int cmd_runs(int argc, char **argv, const char *db_path) {
   const char *kind = NULL, *status = NULL, *limit = "50";
   enum xp_format fmt = XP_FMT_TABLE;
@@ -66,7 +56,8 @@ int cmd_runs(int argc, char **argv, const char *db_path) {
   for (int i = 0; i < nwhere; i++) {
     char key[128];
     snprintf(key, sizeof key, "%.*s", (int)(strchr(wheres[i], '=') - wheres[i]), wheres[i]);
-    if (is_flat(key)) SQL_ADD(" AND CAST(r.%s AS TEXT) = :w%d", key, i);
+    const char *column = xp_run_column(key);
+    if (column) SQL_ADD(" AND CAST(r.%s AS TEXT) = :w%d", column, i);
     else {
       xp_warn_unknown_where_key(db, "runs", key, strlen(key));
       SQL_ADD(" AND EXISTS (SELECT 1 FROM run_meta m WHERE m.run_id = r.id AND m.key = :k%d AND m.value = :w%d)", i, i);

@@ -58,6 +58,17 @@ int xp_status_known(const char *status) {
   return 0;
 }
 
+const char *xp_run_column(const char *key) {
+  static const char *const columns[] = {"model", "engine", "tp", "ep", "pp", "batch", "concurrency", "dtype",
+      "quantization", "interconnect", "gpu_name", "gpu_count", "host", "kind", "origin", "uuid", "spec_sha256", NULL};
+  /* the headings xp runs prints for two of them */
+  if (strcmp(key, "gpu") == 0) return "gpu_name";
+  if (strcmp(key, "gpus") == 0) return "gpu_count";
+  for (int i = 0; columns[i]; i++)
+    if (strcmp(columns[i], key) == 0) return columns[i];
+  return NULL;
+}
+
 void xp_warn_unknown_where_key(sqlite3 *db, const char *cmd, const char *key, size_t key_len) {
   sqlite3_stmt *st = xp_db_prepare(db, "SELECT 1 FROM run_meta WHERE key = ?1 LIMIT 1");
   if (!st) return;

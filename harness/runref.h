@@ -17,4 +17,7 @@ int xp_status_known(const char *status);
 /* `--where KEY=VALUE` on a metadata key: a KEY no run has matches nothing without a word, so a
 ** misspelt one (interconect) is warned of. key_len: KEY's length in `key` (KEY=VALUE). */
 void xp_warn_unknown_where_key(sqlite3 *db, const char *cmd, const char *key, size_t key_len);
+/* The runs column a `--where`/`--a` KEY names: a flattened column (model, tp, gpu_name, ...) or
+** the heading xp runs prints for it (gpu, gpus); NULL for a metadata key. */
+const char *xp_run_column(const char *key);
 #endif

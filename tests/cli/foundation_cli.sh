@@ -74,6 +74,15 @@ for c in runs export; do
   "$XP" --db "$tmp/history.sqlite" $c --where env.NCCL_NVLS_ENABLE=0 > /dev/null 2> "$tmp/err"
   grep -q "where" "$tmp/err" && { echo "FAIL: $c --where on a recorded key warned of: $(cat "$tmp/err")"; fail=1; }
 done
+# the headings xp runs prints, gpu and gpus, select as gpu_name and gpu_count do (they were
+# unknown keys: warned of, nothing listed)
+"$XP" --db "$tmp/history.sqlite" runs --where gpu_count=2 --where "gpu_name=NVIDIA H200" > "$tmp/want"
+"$XP" --db "$tmp/history.sqlite" runs --where gpus=2 --where "gpu=NVIDIA H200" > "$tmp/got" 2> "$tmp/err"
+check "runs --where gpus=2 --where gpu=NAME: rows" "$(wc -l < "$tmp/want")" "$(wc -l < "$tmp/got")"
+check "runs --where gpus=2: some runs" 1 "$([ "$(wc -l < "$tmp/want")" -gt 3 ] && echo 1)"
+check "runs --where gpus=2: no warning" "" "$(grep -- --where "$tmp/err")"
+"$XP" --db "$tmp/history.sqlite" compare --a kind=nccl_burst,gpus=2 --b kind=nccl_burst,gpu_count=2 > "$tmp/got" 2>&1
+check "compare --a gpus=2: exit" 0 $?
 one_line "missing spec" 2 "nope.toml: cannot read" "$XP" --db "$db" run "$tmp/nope.toml"
 printf 'kind = "torch_trace"\nfiles = ["a.json"]\nbatch = "one"\n' > "$tmp/bad.toml"
 one_line "wrong type" 2 "bad.toml:3: batch: expected an integer" "$XP" --db "$db" run "$tmp/bad.toml"
