@@ -6,6 +6,7 @@
 ** circumstances: xp's commit, the environment (env.*), the hardware (GPUs, driver, host).
 ** `xp compare OLD NEW` is then the reproducibility check.
 */
+#include <errno.h>
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +115,18 @@ static const xp_kind *spec_kind(const xp_spec *spec) {
   return kind;
 }
 
+/* An import's rerun reads its files again: one gone or unreadable is said as the file the run
+** imported, where the importer's own "cannot read" said nothing of why that file was wanted. */
+static int imported_files_readable(const xp_spec *spec, const char *old) {
+  const cJSON *f;
+  cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(spec->root, "files")) {
+    if (cJSON_IsString(f) && access(f->valuestring, R_OK) != 0)
+      return xp_error_at(XP_EXIT_USAGE, f->valuestring, 0, "cannot read: %s (run %.8s imported it; a rerun reads it again)",
+                         strerror(errno), old);
+  }
+  return 0;
+}
+
 int xp_rerun(sqlite3 *db, int64_t run_id, const struct xp_kind *kind, char new_uuid[37]) {
   char old[37];
   int imported = 0;
@@ -122,6 +135,7 @@ int xp_rerun(sqlite3 *db, int64_t run_id, const struct xp_kind *kind, char new_u
   if (!spec) return XP_EXIT_USAGE;
   int rc = 0;
   if (!kind && !(kind = spec_kind(spec))) rc = XP_EXIT_USAGE;
+  if (rc == 0 && imported) rc = imported_files_readable(spec, old);
   if (rc == 0) rc = xp_validate_spec(kind, spec);
   if (rc == 0) {
     rc = xp_execute_spec(db, kind, spec, imported, old, new_uuid);
@@ -172,7 +186,8 @@ int cmd_rerun(int argc, char **argv, const char *db_path) {
       int imported = 0;
       xp_spec *spec = stored_spec(db, id, old, &imported);
       const xp_kind *k = spec ? spec_kind(spec) : NULL;
-      rc = !spec || !k ? XP_EXIT_USAGE : xp_validate_spec(k, spec);
+      rc = !spec || !k ? XP_EXIT_USAGE : imported ? imported_files_readable(spec, old) : 0;
+      if (rc == 0) rc = xp_validate_spec(k, spec);
       if (rc == 0) {
         printf("# dry run: rerun of %s (kind %s); nothing is recorded\n", old, k->name);
         rc = k->plan ? k->plan(spec, stdout) : 0;

@@ -28,4 +28,18 @@ for key in "hip.version was 7.12.60430-713bdeef5b, now 7.2.53211-0a1b2c3d4" \
   "rocm.version was 7.12.0.2-9999-713bdeef5b, now 7.2.0.0-43-0a1b2c3d4"; do
   grep -qx "xp: warning: hardware differs: $key" "$tmp/err" || { echo "FAIL: another ROCm: [$(cat "$tmp/err")]"; fail=1; }
 done
+
+# The imported file gone: said as the file the run imported, which a rerun reads again; nothing
+# recorded (it said "cannot read: No such file or directory" alone)
+cp "$data/nccltests_graph.txt" "$tmp/gone.txt"
+"$XP" --db "$db" import nccl-tests "$tmp/gone.txt" > "$tmp/out" 2>&1
+gone=$(grep -o 'run [0-9a-f]\{8\}' "$tmp/out" | head -1 | cut -c5-)
+rm "$tmp/gone.txt"
+runs=$(sql "SELECT count(*) FROM runs")
+for dry in "" --dry-run; do
+  one_line "rerun $dry of an import whose file is gone" 2 \
+    "gone.txt: cannot read: No such file or directory (run $gone imported it; a rerun reads it again)$" \
+    "$XP" --db "$db" rerun "$gone" $dry
+done
+check "rerun of a gone file: nothing recorded" "$runs" "$(sql "SELECT count(*) FROM runs")"
 finish
