@@ -102,8 +102,13 @@ check "graph: 14336 busbw" 1.91 "$(metric "$g" allreduce/bf16/14336/graph/out_of
 check "graph: burst" 500 "$(sql "SELECT json_extract(params, '$.burst') FROM cases c JOIN runs r ON r.id = c.run_id
   WHERE r.uuid LIKE '$g%' AND c.name = 'allreduce/bf16/14336/graph/out_of_place'")"
 
-# The same lines seen twice are two samples of one case.
+# The same case in two logs (another run of the test) is two samples of one case; one file
+# given twice is refused: its rows would count twice.
 "$XP" --db "$db" import nccl-tests "$data/nccltests_graph.txt" "$data/nccltests_graph.txt" > "$tmp/out" 2> "$tmp/err"
+check "one file twice exit" 2 $?
+grep -q 'nccltests_graph.txt: given twice: the same contents as' "$tmp/err" || { echo "FAIL: one file twice: $(cat "$tmp/err")"; fail=1; }
+{ cat "$data/nccltests_graph.txt"; echo "# the same test run again"; } > "$tmp/graph_again.txt"
+"$XP" --db "$db" import nccl-tests "$data/nccltests_graph.txt" "$tmp/graph_again.txt" > "$tmp/out" 2> "$tmp/err"
 check "twice exit" 0 $?
 d=$(run_of)
 check "twice: samples" 2 "$(sql "SELECT m.n FROM metrics m JOIN cases c ON c.id = m.case_id JOIN runs r ON r.id = c.run_id
