@@ -73,7 +73,13 @@ int xp_execute_spec(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int impo
   snprintf(uuid, sizeof uuid, "%s", xp_run_uuid(run));
   if (run_uuid_out) snprintf(run_uuid_out, 37, "%s", uuid);
   xp_clear_error();
-  xp_ctx ctx = {db, run, spec, stdout, 0};
+  /* An import's summary ("imported 52 cases ...") is held until its results are recorded: a
+  ** disk that fills at the commit would leave it saying so of a run that failed. A measured
+  ** run's progress goes out as it comes. */
+  char *held = NULL;
+  size_t held_len = 0;
+  FILE *held_out = imported ? open_memstream(&held, &held_len) : NULL;
+  xp_ctx ctx = {db, run, spec, held_out ? held_out : stdout, 0};
   /* A reader that went away (xp run spec.toml | head) must not kill the run mid-measurement,
   ** its row left 'running': while the run executes and is recorded, a write to a pipe with no
   ** reader fails (EPIPE) instead of raising SIGPIPE. Once the run is whole the default comes
@@ -99,6 +105,11 @@ int xp_execute_spec(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int impo
   char *err_copy = xp_strdup(err); /* finishing may report an error of its own, replacing the last */
   int frc = xp_run_finish(run, status, err_copy);
   free(err_copy);
+  if (held_out) {
+    fclose(held_out);
+    if (frc == 0 && status == XP_RUN_OK) fwrite(held, 1, held_len, stdout);
+    free(held);
+  }
   if (frc && rc == 0) rc = frc;
   sigaction(SIGPIPE, &old_pipe, NULL);
   /* stdout, so that a failure's stderr stays the one line that says what went wrong */

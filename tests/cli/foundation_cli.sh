@@ -57,6 +57,14 @@ if [ -w /dev/full ]; then
   one_line "runs > /dev/full" 1 "cannot write output: No space left on device" \
     sh -c '"$0" --db "$1" runs > /dev/full' "$XP" "$tmp/full.sqlite"
 fi
+# an import whose results do not fit (a file size limit at the commit, as a full disk): its
+# summary is not printed ("imported 52 cases ..." above "run ... failed"), the run is failed
+"$XP" --db "$tmp/limit.sqlite" import nccl-tests "$XP_SRC/tests/data/nccl/nccltests_graph.txt" > /dev/null
+(ulimit -f 80; "$XP" --db "$tmp/limit.sqlite" import nccl-tests "$XP_SRC/tests/data/nccl/nccltests_sweep.txt") \
+  > "$tmp/out" 2> "$tmp/err"
+check "import past ulimit -f: exit" 3 $?
+check "import past ulimit -f: no summary of a failed run" "" "$(grep imported "$tmp/out")"
+check "import past ulimit -f: the run failed" 1 "$(grep -c '^run .* failed$' "$tmp/out")"
 # every command's help fits a 92-column terminal (audit's ran to 131 columns on one line)
 for c in run import query runs show reclassify compare decide audit rerun verify merge export report version help; do
   long=$("$XP" "$c" --help | awk 'length($0) > 92')
