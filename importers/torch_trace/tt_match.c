@@ -29,7 +29,11 @@
 ** when those are every rank of the job (its world size): then whatever group a collective
 ** ran in, no member of it is missing. They are paired by time as above, which also keeps an
 ** all-reduce from pairing with an all-gather. With some of the job's ranks left out, the
-** group a collective ran in cannot be told, and these kernels stay unmatched.
+** group a collective ran in cannot be told, and these kernels stay unmatched. Nor can it be
+** told where the job ran several groups at once (two tensor-parallel groups): kernels paired by
+** time form one collective only where every two of them overlap (the last member starts before
+** any ends), which the kernels of groups running apart seldom do; groups in lockstep are still
+** taken for one.
 **
 ** A collective is split only when every member of its group was imported and paired; its
 ** kernels then have wait = (last member's start - own start), capped at the kernel's
@@ -266,13 +270,14 @@ static void match_group(tt_import *imp, int32_t pg, int *cross_host, int *aligne
     const int all_seq = have_seq(m, nm, 1), some_seq = have_seq(m, nm, 0);
     const char *href = tt_rank_host(m[ref].r);
     int64_t *off = xp_xcalloc((size_t)nm, sizeof *off); /* clock offsets to the reference's */
+    int timed = 1; /* every member paired with the reference by time on one clock */
     for (int k = 0; k < nm; k++) {
       m[k].peer = xp_xmalloc((m[ref].n ? m[ref].n : 1) * sizeof *m[k].peer);
       for (size_t i = 0; i < m[ref].n; i++) m[k].peer[i] = k == ref ? (int64_t)i : -1;
       if (k == ref) continue;
       const char *h = tt_rank_host(m[k].r);
       const int other_host = href && h && strcmp(href, h) != 0;
-      if (all_seq || (other_host && some_seq)) pair_by_seq(&m[ref], &m[k]);
+      if (all_seq || (other_host && some_seq)) pair_by_seq(&m[ref], &m[k]), timed = 0;
       else if (other_host) *cross_host = 1;
       else pair_by_time(&m[ref], &m[k]);
       if (other_host && some_seq) {
@@ -282,12 +287,21 @@ static void match_group(tt_import *imp, int32_t pg, int *cross_host, int *aligne
     }
     for (size_t i = 0; i < m[ref].n; i++) {
       int whole = 1;
-      int64_t last = INT64_MIN;
+      int64_t last = INT64_MIN, first_end = INT64_MAX;
       for (int k = 0; k < nm && whole; k++) {
         if (m[k].peer[i] < 0) whole = 0;
-        else if (m[k].c[m[k].peer[i]]->start + off[k] > last) last = m[k].c[m[k].peer[i]]->start + off[k];
+        else {
+          const tt_collk *c = m[k].c[m[k].peer[i]];
+          if (c->start + off[k] > last) last = c->start + off[k];
+          if (c->end + off[k] < first_end) first_end = c->end + off[k];
+        }
       }
-      if (!whole) continue;
+      /* Paired by time, each member overlaps the reference's kernel, which does not make them
+      ** one collective where a third member's kernel ended before a fourth's began: no member of
+      ** one finishes before the last has arrived. So it is in the pool of kernels naming no
+      ** group, where two tensor-parallel groups' all-reduces (TP=2 x PP=2, DP=2: vLLM's CUDA
+      ** graphs and custom all-reduce) each overlap the reference's at times */
+      if (!whole || (timed && last > first_end)) continue;
       int64_t gid = imp->match_groups++;
       if (pg < 0) (*unnamed)++;
       for (int k = 0; k < nm; k++) {
