@@ -21,7 +21,9 @@ on real traces:
   - A kernel's transfer here is its end less the last start (capped at its duration), xp's; the
     shortest kernel (TraceLens) is the same figure when the members end together, as NCCL's
     kernels do, and both are printed where they differ by more than 1%.
-Step shares are those of queries/bottleneck_by_config.sql: a kernel's step is the ProfilerStep#N
+Per rank and step, the all-reduces' time, matched time and waiting are compared with
+trace_step_collectives; over the run, with trace_step_totals. Shares are those of
+queries/bottleneck_by_config.sql: a kernel's step is the ProfilerStep#N
 around its launch (the cuda_runtime/cuda_driver call of its correlation id) on the CPU; step
 time is the summed GPU activity durations in the steps; AllReduce transfer-only is
 (matched - waiting) / (step time - waiting - unmatched AllReduce).
@@ -43,7 +45,7 @@ def ns(us):
 def load(path):
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rt") as f:
-        return json.load(f, parse_float=D)
+        return json.load(f, parse_float=str)  # exact: converted where used (ns)
 
 
 GPU_CATS = {"kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset"}
@@ -151,8 +153,6 @@ def main():
     for r in ranks:
         rows = con.execute("SELECT start_ns, dur_ns, wait_ns, transfer_ns FROM trace_collectives "
                            "WHERE run_id = ? AND rank = ? ORDER BY start_ns", (run, r["rank"])).fetchall()
-        base = con.execute("SELECT coalesce(base_time_ns, 0) FROM trace_ranks WHERE run_id = ? AND rank = ?",
-                           (run, r["rank"])).fetchone()
         if len(rows) != len(r["colls"]):
             diffs.append("rank %s: xp has %d collective kernels, the trace %d" % (r["rank"], len(rows), len(r["colls"])))
             continue
@@ -164,7 +164,22 @@ def main():
             elif k["wait"] is not None and abs(k["transfer"] - k["latency"]) > 0.01 * max(k["latency"], 1) + 1000:
                 print("note: rank %s kernel at %d: transfer %d ns, TraceLens's latency (shortest member) %d ns"
                       % (r["rank"], k["start"], k["transfer"], k["latency"]))
-        del base
+    # per rank and step: the all-reduces' time, matched time and waiting (trace_step_collectives)
+    for r in ranks:
+        mine = {}
+        for k in r["colls"]:
+            if k["step"] is None or k["coll"] != "allreduce":
+                continue
+            v = mine.setdefault(k["step"], [0, 0, 0])
+            v[0] += k["dur"]
+            if k["wait"] is not None:
+                v[1] += k["dur"]
+                v[2] += k["wait"]
+        xp = {s: [d, m or 0, w or 0] for s, d, m, w in con.execute(
+            "SELECT step, dur_ns, matched_dur_ns, wait_ns FROM trace_step_collectives WHERE run_id = ? AND rank = ? "
+            "AND collective = 'allreduce' AND step IS NOT NULL", (run, r["rank"]))}
+        if mine != xp:
+            diffs.append("rank %s per step (all-reduce, matched, waiting ns): xp %s, here %s" % (r["rank"], xp, mine))
     st = con.execute("SELECT step_ns, allreduce_ns, allreduce_matched_ns, allreduce_wait_ns FROM trace_step_totals "
                      "WHERE run_id = ?", (run,)).fetchone()
     mine = shares(ranks)
