@@ -38,6 +38,10 @@
 ** any ends), which the kernels of groups running apart seldom do; groups in lockstep are still
 ** taken for one.
 **
+** A send and its recv are paired as a collective of their group's members, so in a group of
+** two (PP=2) only: in a pipeline's group of four, stage 0's send and stage 3's recv never
+** overlap, no set is whole, and none is split (the args' peer, where written, is not read).
+**
 ** A collective is split only when every member of its group was imported and paired; its
 ** kernels then have wait = (last member's start - own start), capped at the kernel's
 ** duration, and transfer = duration - wait. Everything else is counted as unmatched, its
