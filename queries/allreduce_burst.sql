@@ -4,9 +4,11 @@
 --   xp query queries/allreduce_burst.sql [--format csv]
 -- if no rows: no ok nccl_burst runs yet: xp run experiments/allreduce_burst.toml on a GPU host, or xp import nccl-tests LOG
 --
--- One row per (collective, dtype, bytes, mode, placement, burst, GPUs, interconnect, transport,
--- origin) over nccl_burst runs that finished ok, measured by xp or imported from nccl-tests;
--- cases with wrong results are left out. Figures are the mean over runs of each run's median:
+-- One row per (collective, dtype, bytes, mode, placement, burst, GPUs, GPU model, interconnect,
+-- transport, origin) over nccl_burst runs that finished ok, measured by xp or imported from
+-- nccl-tests; cases with wrong results are left out. gpu is the model as view run_configuration
+-- spells it ("NVIDIA H200" and "H200" are one): two GPUs' bursts are never averaged, where a
+-- log that shows no interconnect ('?') or P2P disabled (SHM on both) would have mixed them. Figures are the mean over runs of each run's median:
 --   burst_us      one burst of `burst` collectives back to back (rank mean)
 --   time_us       burst_us / burst: nccl-tests' per-collective time
 --   busbw_GBps    nccl-tests' bus bandwidth at that time
@@ -42,9 +44,9 @@ c AS (
          json_extract(c.params, '$.mode') AS mode,
          json_extract(c.params, '$.placement') AS placement,
          json_extract(c.params, '$.burst') AS burst,
-         coalesce(json_extract(c.params, '$.ranks'), r.gpu_count) AS gpus,
+         coalesce(json_extract(c.params, '$.ranks'), r.gpu_count) AS gpus, g.gpu_name AS gpu,
          c.id AS case_id
-  FROM runs r JOIN cases c ON c.run_id = r.id
+  FROM runs r JOIN cases c ON c.run_id = r.id JOIN run_configuration g ON g.run_id = r.id
   WHERE r.kind = 'nccl_burst' AND r.status = 'ok' AND c.status = 'ok'
     AND r.id NOT IN (SELECT id FROM reimported)
 ),
@@ -56,7 +58,7 @@ m AS (
          (SELECT p90 FROM metrics WHERE case_id = c.case_id AND name = 'rank_spread_us') AS spread_p90
   FROM c
 )
-SELECT collective, dtype, bytes, mode, placement, burst, gpus, interconnect, transport, origin,
+SELECT collective, dtype, bytes, mode, placement, burst, gpus, gpu, interconnect, transport, origin,
        count(*) AS runs,
        round(avg(burst_us), 2) AS burst_us,
        round(min(burst_us), 2) AS best_burst_us,
@@ -65,5 +67,5 @@ SELECT collective, dtype, bytes, mode, placement, burst, gpus, interconnect, tra
        round(max(spread_p90), 2) AS spread_p90_us,
        substr(max(started_at), 1, 10) AS last_run
 FROM m
-GROUP BY collective, dtype, bytes, mode, placement, burst, gpus, interconnect, transport, origin
-ORDER BY collective, dtype, bytes, burst DESC, mode, placement, gpus, interconnect, origin;
+GROUP BY collective, dtype, bytes, mode, placement, burst, gpus, gpu, interconnect, transport, origin
+ORDER BY collective, dtype, bytes, burst DESC, mode, placement, gpus, gpu, interconnect, origin;

@@ -139,7 +139,7 @@ check "unnamed: named by the file" 7.49 "$(metric "$u" allreduce/bf16/14336/grap
 "$XP" --db "$db" query "$XP_SRC/queries/allreduce_burst.sql" --format csv > "$tmp/q" 2> "$tmp/err"
 check "query exit" 0 $?
 grep -q '^allreduce,bf16,14336,graph,out_of_place,500,2,' "$tmp/q" || { echo "FAIL: query row for the graph run"; fail=1; }
-grep -q '^allreduce,bf16,1048576,eager,out_of_place,20,2,nvlink,P2P/direct pointer,imported,2,' "$tmp/q" ||
+grep -q '^allreduce,bf16,1048576,eager,out_of_place,20,2,NVIDIA H200,nvlink,P2P/direct pointer,imported,2,' "$tmp/q" ||
   { echo "FAIL: query row with interconnect"; cat "$tmp/q"; fail=1; }
 # What NCCL's log and topology showed is the interconnect, not what was declared: an imported
 # log records it as source 'trace' (xp's own runs as 'detected'); a declared one is shown, with
@@ -147,11 +147,11 @@ grep -q '^allreduce,bf16,1048576,eager,out_of_place,20,2,nvlink,P2P/direct point
 "$XP" --db "$tmp/ic.db" import nccl-tests "$data/nccltests_sweep.txt" "$data/topo.xml" --set interconnect=pcie > "$tmp/out" 2> "$tmp/err"
 check "declared pcie, log nvlink: exit" 0 $?
 "$XP" --db "$tmp/ic.db" query "$XP_SRC/queries/allreduce_burst.sql" --format csv > "$tmp/q" 2> "$tmp/err"
-grep -q '^allreduce,bf16,1048576,eager,out_of_place,20,2,nvlink,P2P/direct pointer,imported,1,' "$tmp/q" ||
+grep -q '^allreduce,bf16,1048576,eager,out_of_place,20,2,NVIDIA H200,nvlink,P2P/direct pointer,imported,1,' "$tmp/q" ||
   { echo "FAIL: query row: the log's interconnect, not the declared one"; grep 1048576 "$tmp/q"; fail=1; }
 "$XP" --db "$tmp/ic.db" import nccl-tests "$data/nccltests_sweep.txt" --set interconnect=pcie > "$tmp/out" 2> "$tmp/err"
 "$XP" --db "$tmp/ic.db" query "$XP_SRC/queries/allreduce_burst.sql" --format csv > "$tmp/q" 2> "$tmp/err"
-grep -q '^allreduce,bf16,1048576,eager,out_of_place,20,2,pcie (declared),P2P/direct pointer,imported,1,' "$tmp/q" ||
+grep -q '^allreduce,bf16,1048576,eager,out_of_place,20,2,NVIDIA H200,pcie (declared),P2P/direct pointer,imported,1,' "$tmp/q" ||
   { echo "FAIL: query row: declared where the log does not tell"; grep 1048576 "$tmp/q"; fail=1; }
 
 # -o all: each reduction its own case, named by it (sum keeps the measured runs' name); the

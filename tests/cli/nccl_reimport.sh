@@ -7,7 +7,7 @@ set -u
 data="$XP_SRC/tests/data/nccl"
 q="$XP_SRC/queries/allreduce_burst.sql"
 row() { # row: the 14336 B graph out-of-place row's interconnect and runs
-  "$XP" --db "$db" query "$q" --format csv | awk -F, '$3 == 14336 && $4 == "graph" && $5 == "out_of_place" { print $8 "," $11 }'
+  "$XP" --db "$db" query "$q" --format csv | awk -F, '$3 == 14336 && $4 == "graph" && $5 == "out_of_place" { print $9 "," $12 }'
 }
 "$XP" --db "$db" import nccl-tests "$data/nccltests_graph.txt" > /dev/null 2>&1 || { echo "FAIL: import"; fail=1; }
 check "one import" "?,1" "$(row)"
