@@ -10,10 +10,28 @@
 -- an nccl-tests -J start time), not when it was imported. Medians of older runs are the median
 -- of their per-run medians. `verdict` follows the unit: times (s, ms, us, ns) are
 -- better lower, rates (GB/s, TFLOP/s, tok/s, ...) better higher; other units say 'changed'.
--- A trace job imported again (view trace_superseded) counts once.
+-- A trace job imported again (view trace_superseded) counts once, and so do the same result
+-- files imported again (nccl-tests logs, vLLM results: the same contents, under any name, by
+-- xp rerun, a corrected --set or a script run twice): their latest import, dated by the first
+-- (a log that names no date is measured by the time it was first imported, not re-imported).
 -- Use: xp query queries/regressions.sql [--format csv|json]
 -- if no rows: nothing moved beyond 10% (a case needs an ok run and at least one older ok run of its configuration)
 WITH settings(threshold) AS (SELECT 0.10),
+files AS (  -- an imported run's result files, by content (trace imports keep none)
+  SELECT r.id, (SELECT group_concat(sha256, ',') FROM (SELECT sha256 FROM artifacts a
+                 WHERE a.run_id = r.id ORDER BY sha256)) AS shas
+  FROM runs r WHERE r.origin = 'imported' AND r.status = 'ok'
+),
+reimported AS (  -- every import of the same files but the latest, and when they were first measured
+  SELECT a.id, (SELECT min(t.measured_at) FROM files o JOIN run_measured t ON t.run_id = o.id
+                WHERE o.shas = a.shas) AS first_measured,
+         EXISTS (SELECT 1 FROM files b WHERE b.shas = a.shas AND b.id > a.id) AS superseded
+  FROM files a WHERE a.shas IS NOT NULL
+),
+measured AS (
+  SELECT t.run_id, coalesce(i.first_measured, t.measured_at) AS measured_at
+  FROM run_measured t LEFT JOIN reimported i ON i.id = t.run_id
+),
 cases_keyed AS (
   SELECT c.*, json_remove(c.params, '$.file', '$.result') AS key_params FROM cases c
 ),
@@ -27,11 +45,12 @@ points AS (
                             ORDER BY t.measured_at DESC, r.id DESC) AS newness
   FROM runs r
   JOIN run_configuration g ON g.run_id = r.id
-  JOIN run_measured t ON t.run_id = r.id
+  JOIN measured t ON t.run_id = r.id
   JOIN cases_keyed c ON c.run_id = r.id
   JOIN metrics m ON m.case_id = c.id
   WHERE r.status = 'ok' AND c.status = 'ok' AND m.median IS NOT NULL
     AND r.id NOT IN (SELECT run_id FROM trace_superseded)  -- a job imported twice counts once
+    AND r.id NOT IN (SELECT id FROM reimported WHERE superseded)  -- files imported twice alike
 ),
 older AS (
   SELECT series, value,

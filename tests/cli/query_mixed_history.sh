@@ -22,4 +22,40 @@ burst() { # burst: the 14336 B graph out-of-place rows: gpu, runs, time_us
 check "allreduce_burst: a row per GPU, each its own time" \
   "NVIDIA H200|1|7.49 $pro|1|14.98" "$(burst | sort | tr '\n' ' ' | sed 's/ $//')"
 
+# regressions.sql: the same files imported again are one measurement, dated when first
+# imported. An H200 log A, a later log B 2 us slower at 14336 B, then A again (xp rerun, a
+# corrected label): B against A is +26.7%, worse; the re-import was the newest and compared
+# with A and B together (-11.8%, better).
+reg() { # reg DB METRIC CASE: newest|older_median|older_runs|change_pct|verdict of that series
+  "$XP" --db "$1" query "$XP_SRC/queries/regressions.sql" --format json |
+    python3 -c 'import json, sys
+for r in json.load(sys.stdin):
+    if r["metric"] == sys.argv[1] and r["case_name"] == sys.argv[2]:
+        print("|".join(str(r[k]) for k in ("newest", "older_median", "older_runs", "change_pct", "verdict")))' "$2" "$3"
+}
+sed 's/  7.49 /  9.49 /' "$data/nccltests_graph.txt" > "$tmp/later.txt"
+for f in "$data/nccltests_graph.txt" "$tmp/later.txt" "$data/nccltests_graph.txt"; do
+  "$XP" --db "$tmp/reg.db" import nccl-tests "$f" > /dev/null 2>&1 || { echo "FAIL: import $f"; fail=1; }
+done
+want=$(awk 'BEGIN { printf "9.49|7.49|1|%.1f|worse", 100 * (9.49 - 7.49) / 7.49 }')
+check "regressions: a log imported again counts once, dated by its first import" "$want" \
+  "$(reg "$tmp/reg.db" time_us allreduce/bf16/14336/graph/out_of_place)"
+# A vLLM result of 10 June (its TTFTs 200 ms more), the one of 11 June, then that one again:
+# the 11 June result against the 10 June one alone.
+vdata="$XP_SRC/tests/data/vllm_bench"
+sed -e 's/"date": "20250611-101500"/"date": "20250610-101500"/' \
+    -e 's/"\(mean\|median\|p99\)_ttft_ms": \([0-9.]*\)/"\1_ttft_ms": 2\2/g' "$vdata/serve_c8_detailed.json" > "$tmp/june10.json"
+for f in "$tmp/june10.json" "$vdata/serve_c8_detailed.json" "$vdata/serve_c8_detailed.json"; do
+  "$XP" --db "$tmp/vreg.db" import vllm-bench "$f" > /dev/null 2>&1 || { echo "FAIL: import $f"; fail=1; }
+done
+want=$(python3 -c 'import json, sys
+n, o = (json.load(open(f))["mean_ttft_ms"] for f in sys.argv[1:])
+print("%s|%s|1|%.1f|better" % (round(n, 6), round(o, 6), round(100 * (n - o) / o, 1)))' \
+  "$vdata/serve_c8_detailed.json" "$tmp/june10.json")
+got=$(reg "$tmp/vreg.db" mean_ttft_ms "$(db="$tmp/vreg.db" query "SELECT name FROM cases LIMIT 1")" |
+  python3 -c 'import sys
+f = sys.stdin.read().strip().split("|")
+print("|".join([str(round(float(f[0]), 6)), str(round(float(f[1]), 6))] + f[2:]) if len(f) == 5 else "")')
+check "regressions: a vLLM result imported again counts once" "$want" "$got"
+
 finish
