@@ -5,7 +5,9 @@
 --                 cublas_bf16_per_expert: a gate_up and a down launch per active expert).
 -- "Best" is the fastest median among the candidates (params role = 'candidate') that passed
 -- the correctness gate; baselines never compete. One row per (arch, GPU, family, shape,
--- tokens M, group size), from the latest kernel_variant run that measured it. pct_copy is
+-- its sizes, tokens M, group size), from the latest kernel_variant run that measured it: a
+-- shape is its name and sizes ("gate_up" is n=512 k=7168 for Kimi-K2.5 at TP=8, n=384 k=5120
+-- for GLM-4.5), so one model's run never hides another's shape of the same name. pct_copy is
 -- the best variant's bytes (INT4 weights + scales + activations, once) over its time, as a
 -- share of the copy ceiling the run used (run_meta kernel_variant.copy_ceiling_gbps).
 -- read_floor_us is the floor timed beside an INT4 kernel: its bytes read bare in one launch
@@ -20,6 +22,12 @@ WITH c AS (
          json_extract(k.params, '$.variant') AS variant,
          json_extract(k.params, '$.role') AS role,
          json_extract(k.params, '$.shape') AS shape,
+         CASE WHEN json_extract(k.params, '$.type') = 'moe'
+              THEN printf('hidden=%d intermediate=%d experts=%d topk=%d', json_extract(k.params, '$.hidden'),
+                          json_extract(k.params, '$.intermediate'), json_extract(k.params, '$.experts'),
+                          json_extract(k.params, '$.topk'))
+              WHEN json_extract(k.params, '$.n') IS NOT NULL
+              THEN printf('n=%d k=%d', json_extract(k.params, '$.n'), json_extract(k.params, '$.k')) END AS sizes,
          json_extract(k.params, '$.m') AS m,
          json_extract(k.params, '$.group') AS grp,
          t.median AS us,
@@ -37,11 +45,11 @@ best AS (
   FROM c WHERE role = 'candidate'
 ),
 latest AS (
-  SELECT *, row_number() OVER (PARTITION BY arch, gpu, family, shape, m, grp
+  SELECT *, row_number() OVER (PARTITION BY arch, gpu, family, shape, sizes, m, grp
                                ORDER BY started_at DESC, run_id DESC) AS recency
   FROM best WHERE rk = 1
 )
-SELECT l.arch, l.gpu, l.family, l.shape, l.m AS M, l.grp AS "group", l.variant AS best_variant,
+SELECT l.arch, l.gpu, l.family, l.shape, l.sizes, l.m AS M, l.grp AS "group", l.variant AS best_variant,
        round(l.us, 2) AS us, round(l.gbps) AS gbps, round(100 * l.share, 1) AS pct_copy,
        round(d.us, 2) AS dequant_cublas_us, round(d.us / l.us, 2) AS x_vs_dequant,
        b.variant AS bf16_baseline, round(b.us, 2) AS bf16_us, round(b.us / l.us, 2) AS x_vs_bf16,
@@ -52,4 +60,4 @@ LEFT JOIN c d ON d.run_id = l.run_id AND d.family = l.family AND d.shape = l.sha
 LEFT JOIN c b ON b.run_id = l.run_id AND b.family = l.family AND b.shape = l.shape AND b.m = l.m
               AND b.role = 'bf16'
 WHERE l.recency = 1
-ORDER BY l.arch, l.gpu, l.family, l.shape, l.grp DESC, l.m;
+ORDER BY l.arch, l.gpu, l.family, l.shape, l.sizes, l.grp DESC, l.m;

@@ -2,7 +2,8 @@
 ** queries/kernel_variants.sql over kernel_variant runs recorded the way the runner records
 ** them, without a GPU: the best candidate per (arch, shape, M, group) and its speedups over
 ** dequant_cublas (same group) and the bf16 baseline (group-less, per shape and M) of the
-** same run; failed and skipped cases and baselines never win; the latest run wins.
+** same run; failed and skipped cases and baselines never win; the latest run wins, of a shape
+** of those sizes: another model's shape of the same name is a row of its own.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,23 @@ typedef struct fake {
 static const fake *pending;
 static int npending;
 static const char *pending_arch;
+static int pending_glm; /* the run measures GLM-4.5's gate_up (n 384, k 5120) */
+
+/* A shape's sizes, as the runner writes them (kernel_variant.c problem_params): Kimi-K2.5's at
+** TP=8, as experiments/w4a16_variants.toml lists them, else GLM-4.5's gate_up. */
+static void add_sizes(cJSON *p, const char *shape) {
+  if (strcmp(shape, "moe_layer") == 0) {
+    cJSON_AddStringToObject(p, "type", "moe");
+    cJSON_AddNumberToObject(p, "hidden", 7168);
+    cJSON_AddNumberToObject(p, "intermediate", 256);
+    cJSON_AddNumberToObject(p, "experts", 384);
+    cJSON_AddNumberToObject(p, "topk", 8);
+    return;
+  }
+  cJSON_AddStringToObject(p, "type", "gemm");
+  cJSON_AddNumberToObject(p, "n", pending_glm ? 384 : 512);
+  cJSON_AddNumberToObject(p, "k", pending_glm ? 5120 : 7168);
+}
 
 static int fake_execute(xp_ctx *ctx) {
   for (int i = 0; i < npending; i++) {
@@ -34,6 +52,7 @@ static int fake_execute(xp_ctx *ctx) {
     cJSON_AddStringToObject(p, "variant", f->variant);
     cJSON_AddStringToObject(p, "role", f->role);
     cJSON_AddStringToObject(p, "shape", f->shape);
+    add_sizes(p, f->shape);
     cJSON_AddNumberToObject(p, "m", f->m);
     if (f->group) cJSON_AddNumberToObject(p, "group", f->group);
     cJSON_AddStringToObject(p, "arch", pending_arch);
@@ -97,15 +116,22 @@ static int query(sqlite3 *db) {
   return rc;
 }
 
-/* The row of shape/M/group, or NULL. Columns: arch|gpu|family|shape|M|group|best|us|gbps|
-** pct_copy|dequant_us|x_vs_dequant|bf16_baseline|bf16_us|x_vs_bf16|run|read_floor_us|
-** x_read_floor */
-static const char *row_of(const char *arch, const char *shape, int m, const char *group) {
-  char key[128];
-  snprintf(key, sizeof key, "%s|NVIDIA H200|w4a16|%s|%d|%s|", arch, shape, m, group);
+/* The row of shape (of those sizes)/M/group, or NULL. Columns: arch|gpu|family|shape|sizes|M|
+** group|best|us|gbps|pct_copy|dequant_us|x_vs_dequant|bf16_baseline|bf16_us|x_vs_bf16|run|
+** read_floor_us|x_read_floor */
+static const char *row_sized(const char *arch, const char *shape, const char *sizes, int m, const char *group) {
+  char key[192];
+  snprintf(key, sizeof key, "%s|NVIDIA H200|w4a16|%s|%s|%d|%s|", arch, shape, sizes, m, group);
   for (int i = 0; i < nrows; i++)
     if (strncmp(rows[i], key, strlen(key)) == 0) return rows[i] + strlen(key);
   return NULL;
+}
+
+/* The row of one of Kimi-K2.5's shapes. */
+static const char *row_of(const char *arch, const char *shape, int m, const char *group) {
+  if (strcmp(shape, "moe_layer") == 0)
+    return row_sized(arch, shape, "hidden=7168 intermediate=256 experts=384 topk=8", m, group);
+  return row_sized(arch, shape, "n=512 k=7168", m, group);
 }
 
 int main(void) {
@@ -142,8 +168,18 @@ int main(void) {
     CHECK_EQ_INT(record(db, "sm_90", older, 2), 0);
     CHECK_EQ_INT(record(db, "sm_90", run, (int)(sizeof run / sizeof run[0])), 0);
     CHECK_EQ_INT(record(db, "sm_120", other_arch, 1), 0);
+    /* The newest run: GLM-4.5's gate_up, a shape of the same name but other sizes. It is a row
+    ** of its own and hides none of Kimi-K2.5's (which took its place, 0.9 us best). */
+    static const fake glm[] = {{"fused_mma", "candidate", "gate_up", "ok", 1, 128, 0.9, 0},
+                               {"dequant_cublas", "dequant", "gate_up", "ok", 1, 128, 2.7, 0}};
+    pending_glm = 1;
+    CHECK_EQ_INT(record(db, "sm_90", glm, 2), 0);
+    pending_glm = 0;
     CHECK_EQ_INT(query(db), 0);
-    CHECK_EQ_INT(nrows, 5);
+    CHECK_EQ_INT(nrows, 6);
+    const char *g = row_sized("sm_90", "gate_up", "n=384 k=5120", 1, "128");
+    CHECK(g && strncmp(g, "fused_mma|0.9|", 14) == 0);
+    CHECK(g && strstr(g, "|2.7|3.0|||") != NULL); /* its own dequant baseline; no bf16 in its run */
     const char *r = row_of("sm_90", "gate_up", 1, "128");
     CHECK(r && strncmp(r, "fused_splitk|1.7|", 17) == 0);
     CHECK(r && strstr(r, "|9.0|5.29|cublas_bf16|6.8|4.0|") != NULL);
