@@ -2,12 +2,14 @@
 --
 --   xp query queries/allreduce_share.sql --param tp=8 --param interconnect=pcie
 --
--- One row per (model, GPU, batch, and the rest of the declared configuration: engine, dtype,
--- quantization, EP, PP, in `config`) with imported torch.profiler traces of runs declared with
--- that TP and interconnect (xp import torch-trace ... --set tp=8 --set interconnect=pcie; the
--- interconnect compares without regard to case, and `any` takes every interconnect, declared
--- or not). The answer says how many runs it rests on, from which dates (when the traces were
--- recorded), and whether they are single-rank. A job imported twice, or some of its ranks
+-- One row per (model, GPU, interconnect, batch, and the rest of the declared configuration:
+-- engine, dtype, quantization, EP, PP, in `config`) with imported torch.profiler traces of runs
+-- declared with that TP and interconnect (xp import torch-trace ... --set tp=8 --set
+-- interconnect=pcie; the interconnect compares without regard to case, and `any` takes every
+-- interconnect, declared or not, each a row of its own: an H200 job over NVLink and one with
+-- P2P over PCIe are never averaged; an undeclared one's interconnect is empty). The answer says
+-- how many runs it rests on, from which dates (when the traces were recorded), and whether they
+-- are single-rank. A job imported twice, or some of its ranks
 -- imported alone as well, counts once (schema view trace_superseded).
 --
 -- As recorded: AllReduce kernel time over step GPU time (summed GPU activity durations in the
@@ -26,7 +28,8 @@ WITH
 run AS (  -- each job once, with its step time (schema view trace_step_totals) and its
           -- configuration (view run_configuration, as in xp report)
   SELECT t.run_id, coalesce(date(t.clock_ns / 1000000000, 'unixepoch'), date(r.started_at)) AS day,
-         g.model, g.gpu_name, g.batch, g.config, t.single_rank, t.ranks, t.whole_window,
+         g.model, g.gpu_name, lower(g.interconnect) AS interconnect, g.batch, g.config,
+         t.single_rank, t.ranks, t.whole_window,
          CAST(t.allreduce_ns AS REAL) / t.step_ns AS recorded,
          CASE WHEN t.single_rank = 1 OR t.allreduce_matched_ns = 0 THEN NULL
               ELSE CAST(t.allreduce_matched_ns - t.allreduce_wait_ns AS REAL)
@@ -39,14 +42,15 @@ run AS (  -- each job once, with its step time (schema view trace_step_totals) a
 ),
 ranked AS (
   SELECT run.*,
-         row_number() OVER (PARTITION BY model, gpu_name, batch, config ORDER BY recorded) AS k,
-         count(*) OVER (PARTITION BY model, gpu_name, batch, config) AS n,
-         row_number() OVER (PARTITION BY model, gpu_name, batch, config ORDER BY transfer IS NULL, transfer) AS kt,
-         count(transfer) OVER (PARTITION BY model, gpu_name, batch, config) AS nt
+         row_number() OVER (PARTITION BY model, gpu_name, interconnect, batch, config ORDER BY recorded) AS k,
+         count(*) OVER (PARTITION BY model, gpu_name, interconnect, batch, config) AS n,
+         row_number() OVER (PARTITION BY model, gpu_name, interconnect, batch, config
+                            ORDER BY transfer IS NULL, transfer) AS kt,
+         count(transfer) OVER (PARTITION BY model, gpu_name, interconnect, batch, config) AS nt
   FROM run
 ),
 config AS (
-  SELECT model, gpu_name, batch, config, count(*) AS runs, min(day) AS first_day, max(day) AS last_day,
+  SELECT model, gpu_name, interconnect, batch, config, count(*) AS runs, min(day) AS first_day, max(day) AS last_day,
          sum(single_rank) AS single_rank_runs, count(*) - sum(single_rank) AS multi_rank_runs,
          sum(whole_window) AS window_runs,
          avg(CASE WHEN k IN ((n + 1) / 2, (n + 2) / 2) THEN recorded END) AS recorded_median,
@@ -56,15 +60,15 @@ config AS (
          min(transfer) AS transfer_min, max(transfer) AS transfer_max,
          100.0 * sum(CASE WHEN single_rank = 0 THEN matched_ns END)
                / nullif(sum(CASE WHEN single_rank = 0 THEN ar_ns END), 0) AS matched_pct
-  FROM ranked GROUP BY model, gpu_name, batch, config
+  FROM ranked GROUP BY model, gpu_name, interconnect, batch, config
 )
-SELECT model, gpu_name AS gpu, batch, config, runs, first_day, last_day, single_rank_runs, multi_rank_runs,
+SELECT model, gpu_name AS gpu, interconnect, batch, config, runs, first_day, last_day, single_rank_runs, multi_rank_runs,
        round(100 * recorded_median, 1) AS allreduce_pct,
        round(100 * recorded_min, 1) AS min_pct, round(100 * recorded_max, 1) AS max_pct,
        round(100 * transfer_median, 1) AS transfer_only_pct,
        round(matched_pct, 1) AS matched_pct,
        printf('At TP=%s on %s%s, AllReduce is %.1f%% of decode-step GPU time as recorded (median of %d run%s, %s%s%s)',
-              :tp, CASE WHEN lower(:interconnect) = 'any' THEN 'any interconnect' ELSE :interconnect END,
+              :tp, coalesce(interconnect, 'an undeclared interconnect'),
               CASE WHEN config <> '' THEN ' (' || config || ')' ELSE '' END, 100 * recorded_median, runs, CASE WHEN runs = 1 THEN '' ELSE 's' END,
               first_day, CASE WHEN last_day <> first_day THEN ' to ' || last_day ELSE '' END,
               CASE WHEN runs > 1 THEN printf(', range %.1f%% to %.1f%%', 100 * recorded_min, 100 * recorded_max) ELSE '' END)
@@ -84,7 +88,7 @@ SELECT model, gpu_name AS gpu, batch, config, runs, first_day, last_day, single_
                ELSE '' END AS answer
 FROM config
 UNION ALL
-SELECT NULL, NULL, NULL, NULL, 0, NULL, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL,
+SELECT NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL,
        -- the hint is a command that works: interconnect "any" and a TP that is no number are
        -- not values an import takes
        CASE WHEN CAST(CAST(:tp AS INTEGER) AS TEXT) <> CAST(:tp AS TEXT) OR CAST(:tp AS INTEGER) < 1
@@ -94,4 +98,4 @@ SELECT NULL, NULL, NULL, NULL, 0, NULL, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL
                         CASE WHEN lower(:interconnect) = 'any' THEN ''
                              ELSE ' --set interconnect=' || lower(:interconnect) END) END
 WHERE NOT EXISTS (SELECT 1 FROM config)
-ORDER BY model, gpu, batch, config;
+ORDER BY model, gpu, interconnect, batch, config;

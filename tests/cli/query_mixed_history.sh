@@ -58,4 +58,23 @@ f = sys.stdin.read().strip().split("|")
 print("|".join([str(round(float(f[0]), 6)), str(round(float(f[1]), 6))] + f[2:]) if len(f) == 5 else "")')
 check "regressions: a vLLM result imported again counts once" "$want" "$got"
 
+# allreduce_share.sql with interconnect=any: an H200 job over NVLink and one over PCIe (P2P
+# through the host: another job, its kernels 1.5 times as long) are a row each, each as the
+# query for its own interconnect answers it, where they were one row of 2 runs.
+sample_job 0 1 "$tmp/nv" "NVIDIA H200"
+sample_job 2 1.5 "$tmp/pc" "NVIDIA H200"
+for j in nv:nvlink pc:pcie; do
+  "$XP" --db "$tmp/share.db" import torch-trace "$tmp/${j%%:*}-r0.json.gz" "$tmp/${j%%:*}-r1.json.gz" \
+    --set model=Kimi-K2.5 --set tp=2 --set batch=1 --set "interconnect=${j#*:}" > /dev/null 2>&1 ||
+    { echo "FAIL: import $j"; fail=1; }
+done
+share() { # share INTERCONNECT: each row's interconnect|runs|allreduce_pct|transfer_only_pct
+  "$XP" --db "$tmp/share.db" query "$XP_SRC/queries/allreduce_share.sql" --param tp=2 --param "interconnect=$1" \
+    --format json | python3 -c 'import json, sys
+for r in json.load(sys.stdin):
+    print("|".join(str(r.get(k)) for k in ("interconnect", "runs", "allreduce_pct", "transfer_only_pct")))'
+}
+check "allreduce_share any: a row per interconnect, as each alone" "$(share nvlink; share pcie)" "$(share any)"
+check "allreduce_share: the two jobs differ (transfer only)" 2 "$(share any | cut -d'|' -f4 | sort -u | wc -l)"
+
 finish

@@ -43,12 +43,12 @@ grep -q '^,NVIDIA H200,,,,undeclared: j5-r0.json.gz · 2 ranks · NVIDIA H200 ·
   { echo "FAIL: bottleneck_by_config: $(cat "$tmp/bottleneck")"; fail=1; }
 check "bottleneck_by_config groups as the views" "$(cat "$tmp/views")" \
   "$(awk -F, 'NR > 1 && $7 == "gemm" { print $1 "," $2 "," $3 "," $4 "," $5 "," $6 "," $10 }' "$tmp/bottleneck" | LC_ALL=C sort)"
-# allreduce_share at TP 2: the configurations of the views at that TP (less the TP and the
-# interconnect, which it asks for)
+# allreduce_share at TP 2, any interconnect: the configurations of the views at that TP (less
+# the TP, which it asks for)
 "$XP" --db "$db" query "$q/allreduce_share.sql" --param tp=2 --param interconnect=any --format csv > "$tmp/share" 2>&1 ||
   { echo "FAIL: allreduce_share: $(cat "$tmp/share")"; fail=1; }
-check "allreduce_share groups as the views" "$(configs 2 | awk -F, '{ print $1 "," $2 "," $5 "," $6 "," $7 }' | LC_ALL=C sort)" \
-  "$(awk -F, 'NR > 1 { print $1 "," $2 "," $3 "," $4 "," $5 }' "$tmp/share" | LC_ALL=C sort)"
+check "allreduce_share groups as the views" "$(configs 2 | awk -F, '{ print $1 "," $2 "," $3 "," $5 "," $6 "," $7 }' | LC_ALL=C sort)" \
+  "$(awk -F, 'NR > 1 { print $1 "," $2 "," $3 "," $4 "," $5 "," $6 }' "$tmp/share" | LC_ALL=C sort)"
 # xp report: a bar per configuration of the views, the undeclared ones under the views' labels
 "$XP" --db "$db" report --out "$tmp/r.html" > /dev/null 2>&1 || { echo "FAIL: report"; fail=1; }
 awk '/<section class="chart-section"/ { s = 0 } /id="shares"/ { s = 1 } s' "$tmp/r.html" > "$tmp/shares"
