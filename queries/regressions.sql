@@ -5,7 +5,12 @@
 -- GPU, interconnect, tp, batch and the rest declared (engine, dtype, quantization, ep, pp), a
 -- trace imported with nothing declared being one of its own; within the kind, the GPU count
 -- and the concurrency. A case is its name and params, less the file and position an imported
--- result came from (a vLLM result saved under a new name is the same series).
+-- result came from (a vLLM result saved under a new name is the same series), and less what a
+-- run found rather than was asked: a kernel_variant run's random seed (fresh per run), a gemm
+-- run's chosen algorithms, their indices, bound, candidates and check error, NCCL's algorithm,
+-- protocol and channels (in a log only with NCCL_DEBUG_SUBSYS=TUNING or rccl-tests -A 1). Each
+-- of them made every run a series of its own, never compared: a GEMM 50% slower whose best
+-- algorithm or bound changed with it was no regression.
 -- "Newest" is when the run was measured (schema view run_measured: a vLLM result's own date,
 -- an nccl-tests -J start time), not when it was imported. Medians of older runs are the median
 -- of their per-run medians. `verdict` follows the unit: times (s, ms, us, ns) are
@@ -33,7 +38,10 @@ measured AS (
   FROM run_measured t LEFT JOIN reimported i ON i.id = t.run_id
 ),
 cases_keyed AS (
-  SELECT c.*, json_remove(c.params, '$.file', '$.result') AS key_params FROM cases c
+  SELECT c.*, json_remove(c.params, '$.file', '$.result', '$.seed', '$.algo', '$.proto', '$.channels',
+                         '$.algo_default', '$.algo_best', '$.default_index', '$.best_index', '$.bound',
+                         '$.bound_best', '$.candidates', '$.candidates_wrong', '$.candidates_refused',
+                         '$.refused', '$.check_max_err_rms') AS key_params FROM cases c
 ),
 points AS (
   SELECT json_array(r.kind, g.model, g.gpu_name, g.interconnect, g.tp, g.batch, g.config, g.undeclared,

@@ -77,4 +77,18 @@ for r in json.load(sys.stdin):
 check "allreduce_share any: a row per interconnect, as each alone" "$(share nvlink; share pcie)" "$(share any)"
 check "allreduce_share: the two jobs differ (transfer only)" 2 "$(share any | cut -d'|' -f4 | sort -u | wc -l)"
 
+# regressions.sql: a later log of the same sweep run with rccl-tests' -A 1 (or NCCL's TUNING
+# lines), whose rows name the algorithm and protocol, 2 us slower at 14336 B: +26.7% worse,
+# where its cases were a series of their own and nothing was listed. rccl-tests' common.cu
+# prints the three columns (PRINT("%8s  %8s  %10d", ...)), as test_nccl_tests_parse reads them.
+awk '/#wrong *$/ { print $0 "     algo     proto   nchannels"; next }
+     /^ +[0-9]/ { print $0 "    Ring        LL           2"; next } { print }' "$data/nccltests_graph.txt" |
+  sed 's/  7.49 /  9.49 /' > "$tmp/tuned.txt"
+for f in "$data/nccltests_graph.txt" "$tmp/tuned.txt"; do
+  "$XP" --db "$tmp/tuned.db" import nccl-tests "$f" > /dev/null 2>&1 || { echo "FAIL: import $f"; fail=1; }
+done
+want=$(awk 'BEGIN { printf "9.49|7.49|1|%.1f|worse", 100 * (9.49 - 7.49) / 7.49 }')
+check "regressions: NCCL's algorithm named in one log only, still one series" "$want" \
+  "$(reg "$tmp/tuned.db" time_us allreduce/bf16/14336/graph/out_of_place)"
+
 finish
