@@ -3,11 +3,13 @@
 -- ok gemm run of that model and TP that measured this batch with cold weights (read from HBM,
 -- as in decode). The last row is the step's total; it says "incomplete" when a GEMM of the
 -- step failed its check, and "a subset" when the run measured only some GEMMs (only = [...], or
--- a shapes list labelled with the model).
+-- a shapes list labelled with the model). The run is the latest of any GPU: the total names
+-- the GPU it ran on, as view run_configuration spells it (an H200's and an RTX PRO 6000's steps
+-- are 2-3x apart; decode_gap_analysis.sql picks the traces' GPU's).
 -- Columns *_default use cuBLASLt's heuristic choice, *_best the fastest of its top N.
 --   xp query queries/gemm_decode_step.sql --param model=Kimi-K2.5 --param tp=8 --param batch=16
 WITH run AS (
-  SELECT r.id, r.uuid, r.dtype, r.tp,
+  SELECT r.id, r.uuid, r.dtype, r.tp, (SELECT g.gpu_name FROM run_configuration g WHERE g.run_id = r.id) AS gpu,
          coalesce('only ' || json_extract(r.spec_json, '$.only'),
                   CASE WHEN json_extract(r.spec_json, '$.shapes') IS NOT NULL
                        THEN 'the shapes its spec lists, not derived from the model' END) AS only_gemms FROM runs r
@@ -38,7 +40,7 @@ FROM (
   UNION ALL
   SELECT 1e18, 'decode step total' ||
            coalesce((SELECT ' (' || coalesce(r.dtype, '?') || ', tp=' || coalesce(r.tp, '?') ||
-                            ', run ' || substr(r.uuid, 1, 8) || ')' FROM run r),
+                            coalesce(', ' || r.gpu, '') || ', run ' || substr(r.uuid, 1, 8) || ')' FROM run r),
                     ' (no gemm run of this model at this tp measured this batch cold)') ||
            CASE WHEN sum(best_us IS NULL) > 0
                 THEN ' incomplete: ' || sum(best_us IS NULL) || ' GEMM(s) failed' ELSE '' END ||

@@ -190,6 +190,21 @@ static void test_decode_step(sqlite3 *db) {
   CHECK(strstr(rows[2], "incomplete: 1 GEMM(s) failed") != NULL);
   CHECK(strstr(rows[2], "|427.0|366.0|") != NULL);
 
+  /* A newer run of the model on another GPU (declared, as --set gpu=): the answer is its, and
+  ** the total says which GPU it is, where it named neither (an RTX PRO 6000's step read as
+  ** the H200's measured before it). */
+  static const struct gcase pro[] = {{"o_proj", "cold", "ok", 1, 1, 7168, 1024, 61, 12.0, 10.0}};
+  gcases = pro, ngcases = 1;
+  CHECK_EQ_INT(run_kind(db, &gemm_kind, "{\"kind\":\"gemm\",\"model\":\"Kimi-K2.5\",\"tp\":8,"
+                        "\"dtype\":\"bf16\",\"m\":[1],\"gpu\":\"NVIDIA RTX PRO 6000 Blackwell Server Edition\"}"), 0);
+  p[1].value = "1";
+  CHECK_EQ_INT(query(db, "gemm_decode_step.sql", p, 3), 0);
+  CHECK_EQ_INT(nrows, 2);
+  const char *named = "decode step total (bf16, tp=8, NVIDIA RTX PRO 6000 Blackwell Server Edition, run ";
+  CHECK(strncmp(rows[1], named, strlen(named)) == 0);
+  if (strncmp(rows[1], named, strlen(named))) fprintf(stderr, "%s\n", rows[1]);
+  CHECK(strstr(rows[1], "|732.0|610.0|100.0") != NULL); /* 61 x 12, 61 x 10 */
+
   /* Unknown batch or model: only the total row, empty. */
   p[1].value = "7";
   CHECK_EQ_INT(query(db, "gemm_decode_step.sql", p, 3), 0);
