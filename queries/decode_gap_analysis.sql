@@ -2,7 +2,8 @@
 -- measured, component by component, and the gap. All times are microseconds per decode step
 -- on one GPU.
 --   xp query queries/decode_gap_analysis.sql --param model=Kimi-K2.5 --param tp=8 \
---       --param batch=16 --param interconnect=any      (or nvlink, pcie, ... as recorded)
+--       --param batch=16 --param interconnect=any      (or nvlink, pcie, ...: in any case, as
+--                                                      allreduce_share.sql takes it)
 --
 -- The traces of :model, :tp and :batch are told apart by the rest of their configuration, as
 -- in queries/bottleneck_by_config.sql (view run_configuration): GPU, interconnect, and the
@@ -55,7 +56,7 @@ candidates AS MATERIALIZED (  -- the trace runs the figures count (schema view t
   SELECT t.run_id AS id, g.gpu_name, g.interconnect, g.config, r.dtype, t.single_rank
   FROM trace_step_totals t JOIN run_configuration g ON g.run_id = t.run_id JOIN runs r ON r.id = t.run_id
   WHERE g.model = :model AND g.tp = :tp AND g.batch = :batch
-    AND (:interconnect IN ('', 'any') OR g.interconnect = :interconnect) AND NOT t.whole_window
+    AND (lower(:interconnect) IN ('', 'any') OR lower(g.interconnect) = lower(:interconnect)) AND NOT t.whole_window
 ),
 configs AS MATERIALIZED (  -- one per configuration of the traces, or a single one without any (all NULL);
               -- dtype is config's (the label names it), for the gemm run's basis
@@ -170,7 +171,7 @@ nccl_points AS MATERIALIZED (
   WHERE r.kind = 'nccl_burst' AND r.status = 'ok' AND c.status = 'ok'
     AND json_extract(c.params, '$.collective') = 'allreduce'
     AND coalesce(json_extract(c.params, '$.ranks'), r.gpu_count) = :tp
-    AND (:interconnect IN ('', 'any') OR r.interconnect = :interconnect)
+    AND (lower(:interconnect) IN ('', 'any') OR lower(r.interconnect) = lower(:interconnect))
 ),
 -- One series of measurements (run, mode, placement, dtype, burst) per configuration: with
 -- :interconnect any, one on the configuration's interconnect first; then one on its GPU (where

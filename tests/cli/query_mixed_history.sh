@@ -91,4 +91,16 @@ want=$(awk 'BEGIN { printf "9.49|7.49|1|%.1f|worse", 100 * (9.49 - 7.49) / 7.49 
 check "regressions: NCCL's algorithm named in one log only, still one series" "$want" \
   "$(reg "$tmp/tuned.db" time_us allreduce/bf16/14336/graph/out_of_place)"
 
+# decode_gap_analysis.sql takes the interconnect in any case, as allreduce_share.sql does:
+# --param interconnect=NVLink measures the NVLink job as nvlink does, where it found no trace.
+gap() { # gap INTERCONNECT: the measured decode step and its interconnect
+  "$XP" --db "$tmp/share.db" query "$XP_SRC/queries/decode_gap_analysis.sql" --param model=Kimi-K2.5 --param tp=2 \
+    --param batch=1 --param "interconnect=$1" --format json |
+    python3 -c 'import json, sys
+print(" ".join("%s|%s" % (r["measured_us"], r["interconnect"]) for r in json.load(sys.stdin) if r["component"] == "decode step"))'
+}
+check "decode_gap: the NVLink job alone" 1 "$(gap nvlink | wc -w)"
+check "decode_gap: NVLink as nvlink" "$(gap nvlink)" "$(gap NVLink)"
+check "decode_gap: Any as any" "$(gap any)" "$(gap Any)"
+
 finish
