@@ -74,6 +74,7 @@ static const char busbw_sql[] =
     " WHERE r.kind = 'nccl_burst' AND r.status = 'ok' AND c.status = 'ok'"
     "   AND json_extract(c.params, '$.bytes') > 0 AND b.median > 0"
     "   AND NOT (r.origin = 'imported' AND r.parent_uuid IS NOT NULL)" /* a re-import repeats its parent */
+    "   AND r.id NOT IN (SELECT run_id FROM trace_superseded)" /* a text log and its -J file imported apart */
     " ORDER BY w.measured_at DESC, r.id DESC, c.seq"; /* newest measured, not newest imported */
 
 static int chart_busbw(sqlite3 *db, rp_section *s) {
@@ -230,6 +231,7 @@ static const char serving_sql[] =
     /* paced by concurrency or rate: SGLang's offline and one-batch benchmarks are neither */
     "   AND (json_type(c.params, '$.max_concurrency') IS NOT NULL OR json_type(c.params, '$.request_rate') IS NOT NULL)"
     "   AND NOT (r.origin = 'imported' AND r.parent_uuid IS NOT NULL)" /* a re-import repeats its parent */
+    "   AND r.id NOT IN (SELECT run_id FROM trace_superseded)" /* a text log and its -J file imported apart */
     " ORDER BY w.measured_at DESC, r.id DESC, c.seq";
 
 static int chart_serving(sqlite3 *db, rp_section *s) {

@@ -18,7 +18,9 @@
 -- NCCL's transports (P2P/..., SHM/..., NET/...). With P2P disabled on NVLink hardware both say
 -- shm/SHM. The decode-step question: 122 x 14336 B bf16 all-reduces, graph mode, burst_us.
 -- The same nccl-tests files imported again (xp rerun, a corrected --set, a script run twice)
--- are one measurement: only the latest import of them counts.
+-- are one measurement: only the latest import of them counts. So are a run's text log and its
+-- -J JSON imported apart (schema view trace_superseded): the JSON's figures count, and the
+-- log's NCCL lines still name the interconnect and transport.
 
 WITH files AS (  -- an imported run's nccl-tests files, by content
   SELECT r.id, (SELECT group_concat(sha256, ',') FROM (SELECT sha256 FROM artifacts a
@@ -28,16 +30,21 @@ WITH files AS (  -- an imported run's nccl-tests files, by content
 reimported AS (
   SELECT a.id FROM files a JOIN files b ON b.shas = a.shas AND b.id > a.id
 ),
+kin(head, member, other) AS (  -- a run, then the imports of the same measurement it stands for
+  SELECT id, id, 0 FROM runs WHERE kind = 'nccl_burst'
+  UNION ALL SELECT by_run_id, run_id, 1 FROM trace_superseded
+),
 c AS (
   SELECT r.id AS run_id, (SELECT measured_at FROM run_measured WHERE run_id = r.id) AS started_at, r.origin,
          -- what NCCL showed: 'detected' by xp's own runs, 'trace' where an imported log (and its
          -- topology dump) showed it; a declared one only where neither did
-         coalesce((SELECT value FROM run_meta WHERE run_id = r.id AND key = 'interconnect'
-                   AND source IN ('detected', 'trace') ORDER BY source LIMIT 1),
+         coalesce((SELECT m.value FROM kin k JOIN run_meta m ON m.run_id = k.member WHERE k.head = r.id
+                   AND m.key = 'interconnect' AND m.source IN ('detected', 'trace')
+                   ORDER BY k.other, m.source LIMIT 1),
                   (SELECT value || ' (declared)' FROM run_meta WHERE run_id = r.id AND key = 'interconnect'
                    AND source = 'declared'), r.interconnect, '?') AS interconnect,
-         coalesce((SELECT value FROM run_meta WHERE run_id = r.id AND key = 'nccl.transports'
-                   ORDER BY source LIMIT 1), '?') AS transport,
+         coalesce((SELECT m.value FROM kin k JOIN run_meta m ON m.run_id = k.member WHERE k.head = r.id
+                   AND m.key = 'nccl.transports' ORDER BY k.other, m.source LIMIT 1), '?') AS transport,
          json_extract(c.params, '$.collective') AS collective,
          json_extract(c.params, '$.dtype') AS dtype,
          json_extract(c.params, '$.bytes') AS bytes,
@@ -48,7 +55,7 @@ c AS (
          c.id AS case_id
   FROM runs r JOIN cases c ON c.run_id = r.id JOIN run_configuration g ON g.run_id = r.id
   WHERE r.kind = 'nccl_burst' AND r.status = 'ok' AND c.status = 'ok'
-    AND r.id NOT IN (SELECT id FROM reimported)
+    AND r.id NOT IN (SELECT id FROM reimported) AND r.id NOT IN (SELECT run_id FROM trace_superseded)
 ),
 m AS (
   SELECT c.*,

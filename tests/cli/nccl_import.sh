@@ -135,11 +135,12 @@ cp "$tmp/unnamed.txt" "$tmp/all_reduce_perf.8gpu.log"
 u=$(run_of)
 check "unnamed: named by the file" 7.49 "$(metric "$u" allreduce/bf16/14336/graph/out_of_place time_us)"
 
-# The query over all of it (the interleaved log and the one with its NCCL log apart: 2 runs).
+# The query over all of it: the sweep's imports (the interleaved log, the one with its NCCL log
+# apart, the -J JSON, ...) are one measurement, one run; the JSON's figures, the logs' facts.
 "$XP" --db "$db" query "$XP_SRC/queries/allreduce_burst.sql" --format csv > "$tmp/q" 2> "$tmp/err"
 check "query exit" 0 $?
 grep -q '^allreduce,bf16,14336,graph,out_of_place,500,2,' "$tmp/q" || { echo "FAIL: query row for the graph run"; fail=1; }
-grep -q '^allreduce,bf16,1048576,eager,out_of_place,20,2,NVIDIA H200,nvlink,P2P/direct pointer,imported,2,' "$tmp/q" ||
+grep -q '^allreduce,bf16,1048576,eager,out_of_place,20,2,NVIDIA H200,nvlink,P2P/direct pointer,imported,1,' "$tmp/q" ||
   { echo "FAIL: query row with interconnect"; cat "$tmp/q"; fail=1; }
 # What NCCL's log and topology showed is the interconnect, not what was declared: an imported
 # log records it as source 'trace' (xp's own runs as 'detected'); a declared one is shown, with
@@ -149,8 +150,8 @@ check "declared pcie, log nvlink: exit" 0 $?
 "$XP" --db "$tmp/ic.db" query "$XP_SRC/queries/allreduce_burst.sql" --format csv > "$tmp/q" 2> "$tmp/err"
 grep -q '^allreduce,bf16,1048576,eager,out_of_place,20,2,NVIDIA H200,nvlink,P2P/direct pointer,imported,1,' "$tmp/q" ||
   { echo "FAIL: query row: the log's interconnect, not the declared one"; grep 1048576 "$tmp/q"; fail=1; }
-"$XP" --db "$tmp/ic.db" import nccl-tests "$data/nccltests_sweep.txt" --set interconnect=pcie > "$tmp/out" 2> "$tmp/err"
-"$XP" --db "$tmp/ic.db" query "$XP_SRC/queries/allreduce_burst.sql" --format csv > "$tmp/q" 2> "$tmp/err"
+"$XP" --db "$tmp/ic2.db" import nccl-tests "$data/nccltests_sweep.txt" --set interconnect=pcie > "$tmp/out" 2> "$tmp/err"
+"$XP" --db "$tmp/ic2.db" query "$XP_SRC/queries/allreduce_burst.sql" --format csv > "$tmp/q" 2> "$tmp/err"
 grep -q '^allreduce,bf16,1048576,eager,out_of_place,20,2,NVIDIA H200,pcie (declared),P2P/direct pointer,imported,1,' "$tmp/q" ||
   { echo "FAIL: query row: declared where the log does not tell"; grep 1048576 "$tmp/q"; fail=1; }
 
@@ -225,6 +226,26 @@ rdb="$tmp/same_sweep.db"
 "$XP" --db "$rdb" import nccl-tests "$XP_SRC/tests/data/nccl/nccltests_sweep.json" > /dev/null 2>&1
 "$XP" --db "$rdb" import nccl-tests "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > /dev/null 2>&1
 check "one sweep twice: no regressions" 1 "$("$XP" --db "$rdb" query "$XP_SRC/queries/regressions.sql" --format csv 2> /dev/null | wc -l)"
+# ... and they are one measurement wherever the history is read (each file imported as it
+# arrived): the burst query lists each case once, from the JSON, with the text's transports;
+# audit finds no newer run of the JSON's in its own text; the text names the JSON's run
+rq() { "$XP" --db "$rdb" query <(echo "$1") --format csv 2> /dev/null | tail -n +2; }
+rj=$(rq "SELECT substr(uuid, 1, 8) FROM runs WHERE id = 1;")
+check "one sweep twice: superseded" "2|1" "$(rq "SELECT run_id || '|' || by_run_id FROM trace_superseded;")"
+"$XP" --db "$rdb" query "$XP_SRC/queries/allreduce_burst.sql" --format csv > "$tmp/burst.csv" 2> /dev/null
+check "one sweep twice: burst rows, each one run" "52 52" "$(tail -n +2 "$tmp/burst.csv" | wc -l) $(grep -c ',imported,1,' "$tmp/burst.csv")"
+check "one sweep twice: the JSON's figure, the text's transport" 1 \
+  "$(grep -c '^allreduce,bf16,8,eager,out_of_place,20,2,?,P2P/direct pointer,imported,1,370.83,' "$tmp/burst.csv")"
+"$XP" --db "$rdb" decide "allreduce sweep as measured" --because "the text and -J of one run" --evidence "$rj" > /dev/null 2>&1
+"$XP" --db "$rdb" audit > "$tmp/audit" 2>&1
+check "one sweep twice: audit finds no newer run" 1 "$(grep -c 'no newer ok runs of the same configuration' "$tmp/audit")"
+"$XP" --db "$rdb" report --out "$tmp/same.html" > /dev/null 2>&1
+check "one sweep twice: report charts one run" 2 "$(grep -o 'allreduce bf16 eager[^<"]*: 1048576 B, busbw' "$tmp/same.html" | wc -l)"
+# two -J files of one precision whose rows agree are one measurement only where they share a file:
+# another run's (its start time differs) is a run of its own
+sed 's/"start_time":"2026-11-29 21:25:59"/"start_time":"2026-11-30 08:00:00"/' "$XP_SRC/tests/data/nccl/nccltests_sweep.json" > "$tmp/other_run.json"
+"$XP" --db "$rdb" import nccl-tests "$tmp/other_run.json" > /dev/null 2>&1
+check "another run's -J file alike: both count" 0 "$(rq "SELECT count(*) FROM trace_superseded WHERE run_id IN (1, 3);")"
 
 # split communicators (NCCL_TESTS_SPLIT_MASK): JSON and text agree on the communicator's ranks
 for f in split.json split.txt; do
