@@ -737,6 +737,9 @@ static void read_device(parser *P, const char *line) {
   }
   if (v.rank > P->rep.max_rank) P->rep.max_rank = v.rank;
   if (d->nreports == 0) xp_strtab_intern(&d->hosts, v.host, strlen(v.host), NULL);
+  /* the job's hosts, before any INFO line starts a line: one glued to the first row cuts there,
+  ** where a host led by digits ("10-4-3-3", NVIDIA/nccl issue 1773) read as the root's number */
+  note_host(P, v.host, v.host + strlen(v.host));
   if (v.rank >= MAX_RANK_MAP) P->rep.past_map = 1;
   else if (!(P->rep.listed[v.rank / 8] & (1u << (v.rank % 8)))) {
     P->rep.listed[v.rank / 8] |= (unsigned char)(1u << (v.rank % 8));

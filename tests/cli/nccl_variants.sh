@@ -346,6 +346,15 @@ check "Open MPI label in a row: exit" 0 $?
 check "Open MPI label in a row: in-place time" 63.58 "$(metric allreduce/fp32/1024/eager/in_place time_us)"
 check "Open MPI label in a row: cases" 6 "$(cases)"
 
+# A host named by digits (NVIDIA/nccl issue 1773: "10-4-3-3") whose INFO line (NCCL_DEBUG_SUBSYS=COLL)
+# cut the first row before any INFO line started a line: the host is the device lines', so the row
+# ends at it, where the file was refused ('column root: -110 is not a whole number in range').
+imp "$data/digit_host_in_row.txt"
+check "digit-led host in a row: exit" 0 $?
+check "digit-led host in a row: cases" 16 "$(cases)"
+check "digit-led host in a row: out-of-place time" 7.49 "$(metric allreduce/bf16/14336/graph/out_of_place time_us)"
+check "digit-led host in a row: in-place busbw" 1.88 "$(metric allreduce/bf16/14336/graph/in_place busbw_GBps)"
+
 # A job over two hosts (srun --label, nccl-tests issue 290's layout): the hosts its device lines name
 # are counted (nccl_tests.hosts 2), where only rank 0's host was recorded and 16 ranks read as one
 # host's; a list with a gap (an excerpt) names only some, and a report printed once per process
