@@ -513,11 +513,23 @@ static void options_text(const nt_doc *d, char *buf, size_t n) {
            d->unalign ? ", unaligned buffers (-u)" : "", several);
 }
 
+/* nccl-tests' version where a file states it (a text log's first line: a -J file states only its
+** own format, under a key of its own, so that it never reads as another nccl-tests than the log's). */
+static int record_versions(xp_run *r, const loaded *L) {
+  int rc = 0, version = 0, format = 0;
+  for (int f = 0; f < L->n && rc == 0; f++) {
+    const nt_doc *d = &L->docs[f];
+    if (!has_results(L->kinds[f])) continue;
+    if (d->tests_version[0] && !version++) rc = xp_run_meta(r, "nccl_tests.version", d->tests_version, "trace");
+    if (rc == 0 && d->json_format > 0 && !format++) rc = xp_run_meta_int(r, "nccl_tests.json_format", d->json_format, "trace");
+  }
+  return rc;
+}
+
 static int record_doc_facts(xp_run *r, const nt_doc *d) {
   char buf[512];
   int rc = 0;
-  if (d->tests_version[0]) rc = xp_run_meta(r, "nccl_tests.version", d->tests_version, "trace");
-  if (rc == 0 && version_text(d->nccl_library, buf, sizeof buf) == 0) rc = xp_run_meta(r, "nccl.version", buf, "trace");
+  if (version_text(d->nccl_library, buf, sizeof buf) == 0) rc = xp_run_meta(r, "nccl.version", buf, "trace");
   if (rc == 0 && version_text(d->nccl_headers, buf, sizeof buf) == 0)
     rc = xp_run_meta(r, "nccl.headers_version", buf, "trace");
   if (rc == 0) {
@@ -619,6 +631,7 @@ static int execute(xp_ctx *ctx) {
     xp_nccl_info_parse(&info, L.texts[f], L.kinds[f] == F_TEXT ? L.lens[f] : 0);
   }
   rc = record_doc_facts(ctx->run, first);
+  if (rc == 0) rc = record_versions(ctx->run, &L);
   if (rc == 0) rc = xp_run_meta(ctx->run, "nccl.process_model", "nccl-tests", "trace");
   if (rc == 0) rc = xp_nccl_record_info(ctx->run, &info, L.have_topo ? &L.topo : NULL, "trace");
   if (rc == 0) rc = record_rocm_versions(ctx->run, &info);

@@ -57,7 +57,8 @@ typedef struct nt_rank_evidence {
 typedef struct nt_doc {
   const char *path;
   int precise;                     /* figures written with six decimals (-J, rccl-tests' file), not two */
-  char tests_version[32];
+  char tests_version[32];          /* nccl-tests' own ("# nccl-tests version 2.19.6"), as the file states it */
+  int json_format;                 /* a -J file's "version": its format (JSON_FILE_VERSION), 0 none */
   int nccl_headers, nccl_library;  /* version codes, 0 unknown */
   char coll[32];                   /* from "Collective test starting" or the binary name */
   /* Options, devices and ranks of the file's first report (a log may hold several). */

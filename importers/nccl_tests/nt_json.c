@@ -184,7 +184,8 @@ int nt_parse_json(nt_doc *d, const char *text, size_t len) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "nccl_version");
   if (cJSON_IsNumber(v)) d->nccl_library = xp_saturate_int(v->valuedouble);
   v = cJSON_GetObjectItemCaseSensitive(root, "version");
-  if (cJSON_IsNumber(v)) snprintf(d->tests_version, sizeof d->tests_version, "json %d", xp_saturate_int(v->valuedouble));
+  /* the file's format, not nccl-tests' version (the file does not state that one) */
+  if (cJSON_IsNumber(v)) d->json_format = xp_saturate_int(v->valuedouble);
   if (str(root, "start_time")) snprintf(d->start_time, sizeof d->start_time, "%s", str(root, "start_time"));
   read_args(d, cJSON_GetObjectItemCaseSensitive(root, "args"));
   read_env(d, cJSON_GetObjectItemCaseSensitive(root, "env"));

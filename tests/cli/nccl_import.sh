@@ -78,6 +78,11 @@ check "json: only NCCL_ env" 0 "$(sql "SELECT count(*) FROM run_meta m JOIN runs
 "$XP" --db "$db" compare "$j" "$t2" > "$tmp/cmp" 2>&1
 check "json vs text: compare exit" 0 $?
 check "json vs text: the same 2 GPUs, no difference" "" "$(grep '^  gpus:' "$tmp/cmp")"
+# the -J file states its format (version 3), not nccl-tests' version: it is no other nccl-tests
+check "json: its format, under its own key" "3|" "$(sql "SELECT group_concat(CASE key WHEN 'nccl_tests.json_format'
+  THEN value END) || '|' || coalesce(group_concat(CASE key WHEN 'nccl_tests.version' THEN value END), '') AS v
+  FROM run_meta m JOIN runs r ON r.id = m.run_id WHERE r.uuid LIKE '$j%'")"
+check "json vs text: no other nccl-tests version" "" "$(grep 'nccl_tests.version: .*json' "$tmp/cmp")"
 
 # The text and its -J JSON given together are one run: each case counts it once (the JSON's
 # six decimals), not as two samples; the text's NCCL lines (transports) are still read.
@@ -92,6 +97,12 @@ check "text + json: the JSON's figure" 18.5414 "$(sql "SELECT round(m.median, 4)
 check "text + json: the text's transports" "P2P/direct pointer" "$(sql "SELECT value FROM run_meta m JOIN runs r
   ON r.id = m.run_id WHERE r.uuid LIKE '$tj%' AND key = 'nccl.transports'")"
 check "text + json: said once" 1 "$(grep -c 'nccltests_sweep.txt: the same results as .*nccltests_sweep.json (its -J output' "$tmp/err")"
+
+# the version the text states, whichever file comes first; the JSON's format beside it
+"$XP" --db "$db" import nccl-tests "$data/nccltests_sweep.json" "$data/nccltests_sweep.txt" > "$tmp/out" 2> "$tmp/err"
+jt=$(run_of)
+check "json + text: versions" "2.19.6 3" "$(sql "SELECT (SELECT value FROM run_meta m WHERE m.run_id = r.id AND key = 'nccl_tests.version')
+  || ' ' || (SELECT value FROM run_meta m WHERE m.run_id = r.id AND key = 'nccl_tests.json_format') AS v FROM runs r WHERE r.uuid LIKE '$jt%'")"
 
 # CUDA graph run: mode graph, a burst of 500 (-n 500), nccl-tests' per-collective time.
 "$XP" --db "$db" import nccl-tests "$data/nccltests_graph.txt" > "$tmp/out" 2> "$tmp/err"
