@@ -379,7 +379,33 @@ static icase *find_case(icase **cs, int *ncs, const nt_row *r, int place) {
   return c;
 }
 
-static void add_sample(icase *c, const nt_result *res) {
+/*
+** A text prints algbw and busbw with two decimals: below 1 GB/s that is two figures or fewer, and
+** a small message's "0.00" is no zero but under 0.005 (its -J file: 0.000431). Its time has three
+** figures or more, and nccl-tests computes algbw from it (bytes / time) and busbw as algbw times
+** the collective's factor (GetBw): there the figures are taken from the time, where that agrees
+** with what was printed (which checks the collective's formula); a busbw no factor gives and
+** printed "0.00" is left out (NAN), never recorded as 0. From 1 GB/s the print is kept.
+*/
+static double within_print(double derived, double printed, double time_us) {
+  const double slack = 0.005 + derived * fmax(0.0051 / time_us, 5e-4) + 1e-9;
+  return isfinite(derived) && fabs(derived - printed) <= slack ? derived : NAN;
+}
+
+static void text_bandwidth(const nt_row *r, const nt_result *res, double *alg, double *bus) {
+  *alg = res->algbw, *bus = res->busbw;
+  if (res->time_us <= 0 || res->algbw >= 1 || r->bytes <= 0) return;
+  const double a = within_print(xp_nccl_algbw(r->bytes, res->time_us), res->algbw, res->time_us);
+  if (isnan(a)) return;
+  *alg = a;
+  const int coll = xp_nccl_coll_parse(r->coll);
+  const double f = coll >= 0 ? xp_nccl_busbw_factor((enum xp_nccl_coll)coll, r->nranks) : 0;
+  const double b = f > 0 ? within_print(a * f, res->busbw, res->time_us) : NAN;
+  if (!isnan(b)) *bus = b;
+  else if (res->busbw == 0) *bus = NAN;
+}
+
+static void add_sample(icase *c, const nt_row *row, const nt_result *res, int precise) {
   if (c->n == c->cap) {
     c->cap = c->cap ? 2 * c->cap : 4;
     c->time = xp_xrealloc(c->time, sizeof *c->time * (size_t)c->cap);
@@ -389,6 +415,7 @@ static void add_sample(icase *c, const nt_result *res) {
   c->time[c->n] = res->time_us;
   c->alg[c->n] = res->algbw;
   c->bus[c->n] = res->busbw;
+  if (!precise) text_bandwidth(row, res, &c->alg[c->n], &c->bus[c->n]);
   c->n++;
   c->cputime |= res->cputime;
   if (res->wrong >= 0) c->wrong = (c->wrong < 0 ? 0 : c->wrong) + res->wrong;
@@ -401,10 +428,16 @@ static void add_sample(icase *c, const nt_result *res) {
   }
 }
 
+/* The median of the samples that say something (a bandwidth under a text's resolution: NAN). */
 static double median(const double *v, int n) {
+  double *known = xp_xmalloc(sizeof *known * (size_t)(n + 1));
+  int k = 0;
+  for (int i = 0; i < n; i++)
+    if (!isnan(v[i])) known[k++] = v[i];
   xp_stats s;
-  xp_stats_compute(v, (size_t)n, &s);
-  return s.median;
+  xp_stats_compute(known, (size_t)k, &s);
+  free(known);
+  return k ? s.median : NAN;
 }
 
 static int record_case(xp_run *r, const icase *c, const xp_nccl_info *info) {
@@ -455,7 +488,8 @@ static int record_case(xp_run *r, const icase *c, const xp_nccl_info *info) {
   }
   if (rc == 0 && c->niter) rc = xp_run_metric(r, id, "iter_us", "us", c->iter, (size_t)c->niter);
   if (rc == 0) rc = xp_run_value(r, id, "algbw_GBps", "GB/s", median(c->alg, c->n));
-  if (rc == 0) rc = xp_run_value(r, id, "busbw_GBps", "GB/s", median(c->bus, c->n));
+  const double bus = median(c->bus, c->n);
+  if (rc == 0 && !isnan(bus)) rc = xp_run_value(r, id, "busbw_GBps", "GB/s", bus);
   if (rc == 0 && c->wrong >= 0 && isnan(c->max_err)) rc = xp_run_value(r, id, "wrong", "count", (double)c->wrong);
   if (rc == 0 && !isnan(c->max_err)) rc = xp_run_value(r, id, "max_error", "abs", c->max_err);
   if (rc == 0 && c->bitdiff >= 0) rc = xp_run_value(r, id, "bitwise_diff", "count", (double)c->bitdiff);
@@ -470,7 +504,8 @@ static int record_cases(xp_run *r, const loaded *L, const xp_nccl_info *info, in
     const nt_doc *d = &L->docs[f];
     for (int i = 0; i < d->nrows; i++)
       for (int p = 0; p < NT_NPLACE; p++)
-        if (d->rows[i].r[p].have) add_sample(find_case(&cs, &ncs, &d->rows[i], p), &d->rows[i].r[p]);
+        if (d->rows[i].r[p].have)
+          add_sample(find_case(&cs, &ncs, &d->rows[i], p), &d->rows[i], &d->rows[i].r[p], d->precise);
   }
   for (int i = 0; i < ncs && rc == 0; i++) rc = record_case(r, &cs[i], info);
   for (int i = 0; i < ncs; i++) {

@@ -29,6 +29,19 @@ check "text: 1 MiB time" 22.30 "$(metric "$t" allreduce/bf16/1048576/eager/out_o
 check "text: 1 MiB busbw" 47.02 "$(metric "$t" allreduce/bf16/1048576/eager/out_of_place busbw_GBps)"
 check "text: 256 MiB in place time" 887.53 "$(metric "$t" allreduce/bf16/268435456/eager/in_place time_us)"
 check "text: burst of 20" 17742.20 "$(metric "$t" allreduce/bf16/268435456/eager/out_of_place burst_us)"
+# a bandwidth the text prints as 0.00 (under its 2 decimals) is no zero: from the time, as
+# nccl-tests computes it (8 B / 18.54 us), the -J file's 0.000431
+check "text: 8 B busbw from its time" 0.000431 "$(sql "SELECT printf('%.6f', m.median) FROM runs r JOIN cases c ON c.run_id = r.id
+  JOIN metrics m ON m.case_id = c.id WHERE r.uuid LIKE '$t%' AND c.name = 'allreduce/bf16/8/eager/out_of_place' AND m.name = 'busbw_GBps'")"
+check "text: 8 KiB algbw from its time (0.45 printed)" 0.4513 "$(sql "SELECT printf('%.4f', m.median) FROM runs r JOIN cases c ON c.run_id = r.id
+  JOIN metrics m ON m.case_id = c.id WHERE r.uuid LIKE '$t%' AND c.name = 'allreduce/bf16/8192/eager/out_of_place' AND m.name = 'algbw_GBps'")"
+# a collective xp does not know gives no busbw factor: its 0.00 busbw is left out, never 0
+grep -v 'Collective test starting\|all_reduce_perf' "$data/nccltests_sweep.txt" > "$tmp/sweep_unnamed.txt"
+"$XP" --db "$tmp/unnamed_bw.db" import nccl-tests "$tmp/sweep_unnamed.txt" > /dev/null 2>&1
+check "unknown collective: 8 B busbw left out, 1 MiB kept" "|47.02" "$("$XP" --db "$tmp/unnamed_bw.db" query <(echo "SELECT
+  (SELECT m.median FROM cases c JOIN metrics m ON m.case_id = c.id WHERE c.name = 'unknown/bf16/8/eager/out_of_place'
+   AND m.name = 'busbw_GBps') AS a, (SELECT m.median FROM cases c JOIN metrics m ON m.case_id = c.id
+   WHERE c.name = 'unknown/bf16/1048576/eager/out_of_place' AND m.name = 'busbw_GBps') AS b;") --format csv 2> /dev/null | sed -n 2p | tr , '|')"
 check "text: wrong" 0.00 "$(metric "$t" allreduce/bf16/8/eager/out_of_place wrong)"
 check "text: interconnect" "nvlink" "$(sql "SELECT interconnect FROM runs WHERE uuid LIKE '$t%'")"
 check "text: gpus" "2 NVIDIA H200" "$(sql "SELECT gpu_count || ' ' || gpu_name FROM runs WHERE uuid LIKE '$t%'")"
