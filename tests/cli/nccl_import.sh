@@ -259,7 +259,7 @@ check "one sweep twice: superseded" "2|1" "$(rq "SELECT run_id || '|' || by_run_
 "$XP" --db "$rdb" query "$XP_SRC/queries/allreduce_burst.sql" --format csv > "$tmp/burst.csv" 2> /dev/null
 check "one sweep twice: burst rows, each one run" "52 52" "$(tail -n +2 "$tmp/burst.csv" | wc -l) $(grep -c ',imported,1,' "$tmp/burst.csv")"
 check "one sweep twice: the JSON's figure, the text's transport" 1 \
-  "$(grep -c '^allreduce,bf16,8,eager,out_of_place,20,2,?,P2P/direct pointer,imported,1,370.83,' "$tmp/burst.csv")"
+  "$(grep -c '^allreduce,bf16,8,eager,out_of_place,20,2,NVIDIA H200,?,P2P/direct pointer,imported,1,370.83,' "$tmp/burst.csv")"
 "$XP" --db "$rdb" decide "allreduce sweep as measured" --because "the text and -J of one run" --evidence "$rj" > /dev/null 2>&1
 "$XP" --db "$rdb" audit > "$tmp/audit" 2>&1
 check "one sweep twice: audit finds no newer run" 1 "$(grep -c 'no newer ok runs of the same configuration' "$tmp/audit")"
