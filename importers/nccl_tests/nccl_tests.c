@@ -261,12 +261,18 @@ static void name_collective(const xp_spec *s, nt_doc *d) {
   }
 }
 
+/* How far a time a text prints may be from the time measured: nccl-tests prints a time to 2, 1
+** or 0 decimals by its size, so half the last digit printed (0.005 us, or 0.05% of the time; a
+** hair more for binary rounding). Schema 24 matches two imports of one run by the same rule. */
+static double printed_time_slack(double time_us) {
+  return fmax(0.0051, 5e-4 * fabs(time_us));
+}
+
 /* Whether a text report's rows are a precise file's (the -J output of the same run) as the text
-** rounds them: nccl-tests prints a time to 2, 1 or 0 decimals by its size, so they agree within
-** half the last digit printed. */
+** rounds them. */
 static int same_result(const nt_result *t, const nt_result *j) {
   if (t->have != j->have) return 0;
-  return !t->have || (fabs(t->time_us - j->time_us) <= fmax(0.0051, 5e-4 * fabs(j->time_us)) && t->wrong == j->wrong);
+  return !t->have || (fabs(t->time_us - j->time_us) <= printed_time_slack(j->time_us) && t->wrong == j->wrong);
 }
 
 static int same_results(const nt_doc *t, const nt_doc *j) {
@@ -388,7 +394,7 @@ static icase *find_case(icase **cs, int *ncs, const nt_row *r, int place) {
 ** printed "0.00" is left out (NAN), never recorded as 0. From 1 GB/s the print is kept.
 */
 static double within_print(double derived, double printed, double time_us) {
-  const double slack = 0.005 + derived * fmax(0.0051 / time_us, 5e-4) + 1e-9;
+  const double slack = 0.005 + derived * printed_time_slack(time_us) / time_us + 1e-9;
   return isfinite(derived) && fabs(derived - printed) <= slack ? derived : NAN;
 }
 
