@@ -344,17 +344,22 @@ static void add_row(cJSON *out, const char *cname, const char *params, const cha
   cJSON_AddItemToArray(out, row);
 }
 
+/* A trace's samples: the steps of its ranks with GPU time, where the import marked steps (a whole
+** window is one rank's one sample, no step). ?1 category: a step's time in it (ns). */
+#define STEP_SAMPLES                                                                                  \
+  " FROM trace_steps t JOIN trace_imports i ON i.run_id = t.run_id"                                   \
+  " WHERE t.run_id IN %s AND t.kernel_ns > 0 AND i.step_annotation <> '(whole window)'"
+#define STEP_CATEGORY_NS                                                                              \
+  "coalesce((SELECT sum(c.total_ns) FROM trace_step_categories c WHERE c.run_id = t.run_id"           \
+  " AND c.rank = t.rank AND c.step = t.step AND c.category = ?1), 0)"
+
 /* (history.h) */
 int xp_trace_step_samples(sqlite3 *db, const int64_t *runs, int nruns, const char *category, double **out,
                           size_t *n) {
   char *ids = xp_id_list(runs, nruns);
   char *sql = xp_asprintf(
-      "SELECT CASE WHEN ?1 IS NULL THEN t.kernel_ns / 1e3"
-      " ELSE 100.0 * coalesce((SELECT sum(c.total_ns) FROM trace_step_categories c WHERE c.run_id = t.run_id"
-      "   AND c.rank = t.rank AND c.step = t.step AND c.category = ?1), 0) / t.kernel_ns END"
-      " FROM trace_steps t JOIN trace_imports i ON i.run_id = t.run_id"
-      " WHERE t.run_id IN %s AND t.kernel_ns > 0 AND i.step_annotation <> '(whole window)'"
-      " ORDER BY t.run_id, t.rank, t.step", ids);
+      "SELECT CASE WHEN ?1 IS NULL THEN t.kernel_ns / 1e3 ELSE 100.0 * " STEP_CATEGORY_NS " / t.kernel_ns END"
+      STEP_SAMPLES " ORDER BY t.run_id, t.rank, t.step", ids);
   sqlite3_stmt *st = xp_db_prepare(db, sql);
   free(sql);
   free(ids);
@@ -382,16 +387,12 @@ const char *xp_few_samples_why(const char *kind) {
 }
 
 /* A category's share of the steps' GPU time taken together, as queries/bottleneck_by_config.sql
-** and xp report give it (the same steps as xp_trace_step_samples); NAN where they have none. A
+** and xp report give it (the steps xp_trace_step_samples takes); NAN where they have none. A
 ** few slow steps (waiting at an all-reduce) weigh in it as they do not in the median step. */
 static double pooled_share(sqlite3 *db, const int64_t *runs, int nruns, const char *category) {
   char *ids = xp_id_list(runs, nruns);
   char *sql = xp_asprintf(
-      "SELECT 100.0 * coalesce((SELECT sum(c.total_ns) FROM trace_step_categories c JOIN trace_steps t"
-      "   ON t.run_id = c.run_id AND t.rank = c.rank AND t.step = c.step JOIN trace_imports i ON i.run_id = t.run_id"
-      "   WHERE c.run_id IN %s AND c.category = ?1 AND t.kernel_ns > 0 AND i.step_annotation <> '(whole window)'), 0)"
-      " / sum(t.kernel_ns) FROM trace_steps t JOIN trace_imports i ON i.run_id = t.run_id"
-      " WHERE t.run_id IN %s AND t.kernel_ns > 0 AND i.step_annotation <> '(whole window)'", ids, ids);
+      "SELECT 100.0 * sum(" STEP_CATEGORY_NS ") / sum(t.kernel_ns)" STEP_SAMPLES, ids);
   sqlite3_stmt *st = xp_db_prepare(db, sql);
   free(sql);
   free(ids);
