@@ -54,7 +54,42 @@ static const struct { const char *name, *category; } cases[] = {
     {"void dpsk::ep::cuda::get_dispatch_layout<256, 32, 8>(long const*, int*, int*, int*, bool*, int, int, int, int)", "moe"},
     {"void deep_ep::internode::get_dispatch_layout<256, 32, 8>(long const*, int*, int*, int*, bool*, int, int, int, int)", "moe"},
     {"void deep_ep::internode::cached_notify<false>(int, int, int, int, int*, int, int, int const*, int const*, int*)", "alltoall"},
-    {"void at_cuda_detail::cdpsk::ep::DeviceScanKernel<int>(int const*, int*)", "other"},
+    /* ... whose CUB scans (16 in prefill.json) are CUB's, as at_cuda_detail::cub:: is: other before */
+    {"void at_cuda_detail::cdpsk::ep::DeviceScanKernel<int>(int const*, int*)", "elementwise"},
+    {"void at_cuda_detail::cdpsk::ep::CUB_200200_900_NS::DeviceScanInitKernel<at_cuda_detail::cdpsk::ep::CUB_200200_900_NS::ScanTileState<int, true> >(at_cuda_detail::cdpsk::ep::CUB_200200_900_NS::ScanTileState<int, true>, int)", "elementwise"},
+    /* DeepEP's kin (other, or moe, before): UCCL-EP (uccl-project/uccl ep/src), its layout local
+    ** MoE work as DeepEP's is; NVIDIA's Hybrid-EP (DeepEP's hybrid-ep branch, as Megatron's flex
+    ** dispatcher traces show it); pplx-kernels (csrc/all_to_all: no namespace for its internode
+    ** kernels, an anonymous one for the intranode ones) */
+    {"void uccl::internode_ll::dispatch<true, false, 7168>(void*, void*, int*, long*, int*, int*, long*, void*, int*, void*, void const*, long const*, int*, int*, int*, int*, long*, int, int, int, int, int, int, int, int, int, bool, int, unsigned long const*, int, int, int, void**, void*, void*, long*, int*)", "alltoall"},
+    {"void uccl::internode_ll::clean_low_latency_buffer<256>(int*, int, int*, int)", "alltoall"},
+    {"void uccl::intranode::notify_dispatch<8>(int const*, int*, int const*, int*, int, int, int, bool const*, int*, int*, int, int, void**, int**, int)", "alltoall"},
+    {"void uccl::intranode::cached_notify_dispatch<8>(int const*, int, void**, int**, int)", "alltoall"},
+    {"void uccl::layout::get_dispatch_layout<256, 4, 8>(long const*, int*, int*, int*, bool*, int, int, int, int)", "moe"},
+    {"void hybrid_ep::device_sync_kernel<8>", "alltoall"},
+    {"hybrid_ep::dispatch_kernel", "alltoall"},
+    {"hybrid_ep::combine_kernel", "alltoall"},
+    {"void dispatchKernel<10u, true, true>(int*, unsigned long, std::byte*, unsigned long, unsigned long, std::byte*, unsigned long, unsigned long, std::byte*, unsigned long, std::byte*, unsigned long, unsigned int*, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, unsigned long, unsigned int*, unsigned int, unsigned int*, unsigned int*, unsigned int*, unsigned int*, unsigned int*, unsigned long*, unsigned long*, std::byte*, std::byte*)", "alltoall"},
+    {"void combineKernel<__nv_bfloat16, 8ul, false, true>(__nv_bfloat16*, unsigned long, unsigned int*, unsigned long, unsigned long, float*, unsigned long, unsigned long, __nv_bfloat16*, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int, unsigned int, unsigned int, unsigned long, unsigned int*, unsigned int, unsigned int*, unsigned int const*, unsigned int const*, unsigned int const*, unsigned long*, unsigned long*, std::byte*, std::byte*)", "alltoall"},
+    {"void (anonymous namespace)::dispatchKernel<16u, true, false>(int*, unsigned long, std::byte*, unsigned long, unsigned long, float*, unsigned long, unsigned long, unsigned long, std::byte const*, unsigned long, float const*, unsigned long, unsigned long, unsigned int const*, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, unsigned long, unsigned int*, unsigned int, std::byte**, std::byte**, unsigned int*, unsigned int*, unsigned int*, unsigned int*, unsigned int*, unsigned int*, unsigned int*, unsigned int&)", "alltoall"},
+    {"void (anonymous namespace)::combineKernel<__nv_bfloat16, __half, 32ul, true, true>(__half*, unsigned long, unsigned int*, unsigned long, unsigned long, float*, unsigned long, unsigned long, __nv_bfloat16*, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int, unsigned int, unsigned int, unsigned long, unsigned int*, unsigned int, std::byte**, std::byte**, unsigned int const*, unsigned int const*, unsigned int const*, unsigned int const*, unsigned int&)", "alltoall"},
+    /* not them: a kernel of the same name elsewhere, without pplx's DO_SEND, DO_RECV tail or in a
+    ** namespace of its own */
+    {"void dispatchKernel<float>(float const*, float*, int)", "other"},
+    {"void mylib::combineKernel<float, true, true>(float*, float const*, int)", "other"},
+    /* PyTorch symmetric memory (torch/csrc/distributed/c10d/symm_mem): its barrier and signals were
+    ** other; its all-reduce and all-gather kernels say so; all_to_all_vdev's split exchange */
+    {"c10d::symmetric_memory::barrier_kernel(unsigned int**, int, int, int, unsigned long)", "communication"},
+    {"c10d::symmetric_memory::multimem_barrier_kernel(unsigned int*, unsigned int*, int, int, int, unsigned long)", "communication"},
+    {"c10d::symmetric_memory::put_signal_kernel(unsigned int**, int, int, int, int, unsigned long)", "communication"},
+    {"c10d::symmetric_memory::wait_signal_kernel(unsigned int**, int, int, int, int, unsigned long)", "communication"},
+    {"void (anonymous namespace)::one_shot_all_reduce_kernel<c10::BFloat16, 16, 8>(c10::BFloat16**, c10::BFloat16*, c10::BFloat16*, unsigned long, unsigned long, unsigned int**, unsigned long, unsigned long)", "allreduce"},
+    {"void (anonymous namespace)::two_shot_all_reduce_kernel<c10::BFloat16, 16, 8>(c10::BFloat16**, unsigned long, unsigned long, unsigned int**, unsigned long, unsigned long)", "allreduce"},
+    {"void (anonymous namespace)::multimem_all_reduce_kernel<c10::BFloat16, 16>(c10::BFloat16*, unsigned long, unsigned int**, unsigned long, unsigned long)", "allreduce"},
+    {"void (anonymous namespace)::multimem_all_gather_kernel<16>(char*, char*, unsigned long, unsigned int**, unsigned long, unsigned long)", "allgather"},
+    {"void c10d::nvshmem_extension::exchangeSplitAndOffset_2d<false>(long*, long*, int, int, unsigned long, bool)", "alltoall"},
+    /* a barrier kernel of another library stays other */
+    {"void mylib::barrier_kernel(unsigned int**, int)", "other"},
     /* memory; HTA puts hipMemcpyAsync under communication */
     {"Memcpy DtoD (Device -> Device)", "memcpy"},
     {"Memcpy HtoD (Pageable -> Device)", "memcpy"},
