@@ -343,6 +343,38 @@ static const char *compressed_as(const char *p, size_t n, int *partial) {
   return "not JSON: the document does not start with '{'";
 }
 
+/* Does a trace's top-level object start at p: '{' and a key only that object has (Kineto writes
+** "schemaVersion" first, and "deviceProperties", "distributedInfo", "traceEvents")? 1 yes, 0 no,
+** -1 not known before more of the file is read. */
+static int trace_starts(const char *p, const char *end) {
+  static const char *const keys[] = {"\"schemaVersion\"", "\"traceEvents\"", "\"deviceProperties\"",
+                                     "\"distributedInfo\""};
+  if (p >= end || *p != '{') return 0;
+  const char *q = skip_ws(p + 1, end);
+  int unknown = q >= end;
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0] && !unknown; i++) {
+    const size_t n = strlen(keys[i]), have = (size_t)(end - q);
+    if (memcmp(q, keys[i], have < n ? have : n) == 0) {
+      if (have >= n) return 1;
+      unknown = 1;
+    }
+  }
+  return unknown ? -1 : 0;
+}
+
+/* The first trace that starts in [p, to], inside an event that failed to parse there; NULL if
+** none does. */
+static const char *trace_inside(const char *p, const char *to, const char *end) {
+  for (; p && p <= to && p < end; p = memchr(p + 1, '{', (size_t)(end - p - 1)))
+    if (*p == '{' && trace_starts(p, end) == 1) return p;
+  return NULL;
+}
+
+/* Two traces in one file, the first whole or cut off: files concatenated, or a profiler stopped
+** while it wrote and another trace written after it. The second is not read as more events (its
+** own events would be taken for the first's), nor is the first taken as whole. */
+#define SECOND_TRACE(first) "a second trace starts here, " first " (files concatenated, or a trace written on after another): xp reads one trace a file"
+
 static tt_unit framer_error(tt_framer *f, const char *buf, const char *at, const char *what) {
   f->err_pos = (size_t)(at - buf);
   snprintf(f->err, sizeof f->err, "%s", what);
@@ -459,9 +491,15 @@ tt_unit tt_framer_next(tt_framer *f, const char *buf, size_t len, size_t *pos, i
                    (unsigned long long)f->events);
           return framer_error(f, buf, p, inside);
         }
+        const int doc = trace_starts(p, end);
+        if (doc < 0 && !eof) return TT_UNIT_MORE;
+        if (doc > 0) return framer_error(f, buf, p, SECOND_TRACE("the first cut off before it"));
         const char *q = scan_event(p, end, ev, &sc);
         if (!q) {
           snprintf(inside, sizeof inside, "event %llu", (unsigned long long)f->events);
+          if (sc.more && !eof) return framer_more(f, buf, len, p, eof, inside);
+          const char *second = trace_inside(p, sc.more ? end : sc.at, end);
+          if (second) return framer_error(f, buf, second, SECOND_TRACE("inside the first's last event, cut off"));
           if (sc.more) return framer_more(f, buf, len, p, eof, inside);
           return framer_error(f, buf, sc.at, sc.err);
         }
@@ -479,6 +517,8 @@ tt_unit tt_framer_next(tt_framer *f, const char *buf, size_t len, size_t *pos, i
         *pos = (size_t)(p + 1 - buf);
         continue;
       case ST_TAIL:
+        if (p < end && (*p == '{' || *p == '['))
+          return framer_error(f, buf, p, SECOND_TRACE("after the first's end"));
         if (p < end) return framer_error(f, buf, p, "unexpected data after the end of the document");
         *pos = len;
         return eof ? TT_UNIT_END : TT_UNIT_MORE;

@@ -48,6 +48,26 @@ expect_bad "invalid JSON" "^xp: $tmp/invalid.json.gz:[0-9]+: event [0-9]+ \\(byt
 gzip -dc "$r0" | head -c 5000000 | gzip > "$tmp/cut.json.gz"
 expect_bad "truncated JSON" "^xp: $tmp/cut.json.gz:[0-9]+: event [0-9]+ \\(byte 5000000\\): the document ends early, inside event [0-9]+$" "$tmp/cut.json.gz"
 
+# two traces in one file (files concatenated; a profiler stopped while it wrote, then another
+# trace written on): refused where the second starts, its events never read as the first's, the
+# first never taken as whole. Before: 'unexpected data after the end of the document', 'expected a
+# key string' (its '{' where a key was due), and, the first cut between two events, the whole
+# second trace read as one event of the first: 'the document ends early, after 9 events' at the end
+two="$data/variants/twogpu_seq.json"
+second="a second trace starts here, %s \\(files concatenated, or a trace written on after another\\): xp reads one trace a file$"
+cat "$two" "$two" > "$tmp/twice.json"
+expect_bad "two traces, whole" "^xp: $tmp/twice.json:16: event 13 \\(byte $(wc -c < "$two")\\): $(printf "$second" "after the first's end")" "$tmp/twice.json"
+cat "$two" "$two" | gzip > "$tmp/twice.json.gz"
+expect_bad "two traces, gzip" "^xp: $tmp/twice.json.gz:16: event 13 \\(byte $(wc -c < "$two")\\): $(printf "$second" "after the first's end")" "$tmp/twice.json.gz"
+{ head -n 9 "$two"; cat "$two"; } > "$tmp/cut_between.json"
+expect_bad "a trace cut between events, another after it" "^xp: $tmp/cut_between.json:10: event 8 \\(byte $(head -n 9 "$two" | wc -c)\\): $(printf "$second" "the first cut off before it")" "$tmp/cut_between.json"
+{ head -c 1500 "$two"; cat "$two"; } > "$tmp/cut_inside.json"
+expect_bad "a trace cut inside an event, another after it" "^xp: $tmp/cut_inside.json:11: event 9 \\(byte 1500\\): $(printf "$second" "inside the first's last event, cut off")" "$tmp/cut_inside.json"
+{ head -c 1480 "$two"; cat "$two"; } > "$tmp/cut_string.json"
+expect_bad "a trace cut inside a string, another after it" "^xp: $tmp/cut_string.json:11: event 9 \\(byte 1480\\): $(printf "$second" "inside the first's last event, cut off")" "$tmp/cut_string.json"
+printf 'garbage\n' | cat "$two" - > "$tmp/junk_after.json"
+expect_bad "junk after the document" "^xp: $tmp/junk_after.json:16: event 13 \\(byte $(wc -c < "$two")\\): unexpected data after the end of the document$" "$tmp/junk_after.json"
+
 printf '{"hello": [1, 2, 3]}\n' > "$tmp/hello.json"
 expect_bad "a JSON file that is not a trace" "^xp: $tmp/hello.json: not a torch.profiler trace: no \"traceEvents\" array$" "$tmp/hello.json"
 
