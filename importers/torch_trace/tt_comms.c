@@ -3,7 +3,7 @@
 ** collective call as a record_param_comms operator, whose args (torch/csrc/profiler/util.cpp
 ** saveNcclMeta) name the caller's rank in the call's group ("Rank") and the group's members by
 ** global rank ("Process Group Ranks"): the member at that place is the caller's global rank. A
-** send's or recv's "Rank" is its peer's, and is not read. The calls on the default group give
+** send's or recv's "Rank" is its peer's, which pairs its kernels (tt_match.c). The calls on the default group give
 ** the world's size ("Group size"). A file of one process takes its rank from them where its
 ** trace has no distributedInfo (tt_done.c rank_of); a file of several processes, each process's
 ** (tt_owner.c).
@@ -124,6 +124,22 @@ void tt_comms_read(const tt_event *ev, int64_t *rank, int64_t *world) {
   const tt_slice list = tt_event_arg(ev, "Process Group Ranks");
   *rank = member_at(list, in_group, size);
   if (*rank < 0) *rank = member_by_stride(ev, list, in_group, size);
+}
+
+int64_t tt_comms_peer(const tt_event *ev) {
+  char coll[32];
+  int64_t peer, place, size;
+  tt_slice cn = tt_event_arg(ev, "Collective name");
+  if (!cn.n || tt_string_decode(cn, coll, sizeof coll) < 0 || tt_coll_from_text(coll) != TT_COLL_SENDRECV) return -1;
+  /* the peer's global rank where PyTorch writes it ("Dst Rank", "Src Rank"), else its place in
+  ** the group ("Rank", as c10d's send and recv give it) among the group's members */
+  if (tt_int(tt_event_arg(ev, "Dst Rank"), &peer) == 0 && peer >= 0) return peer;
+  if (tt_int(tt_event_arg(ev, "Src Rank"), &peer) == 0 && peer >= 0) return peer;
+  if (tt_int(tt_event_arg(ev, "Rank"), &place) != 0 || place < 0) return -1;
+  if (tt_int(tt_event_arg(ev, "Group size"), &size) != 0 || size <= 0) size = 0;
+  const tt_slice list = tt_event_arg(ev, "Process Group Ranks");
+  peer = member_at(list, place, size);
+  return peer >= 0 ? peer : member_by_stride(ev, list, place, size);
 }
 
 void tt_comms_add(tt_comms *c, int64_t rank, int64_t world) {

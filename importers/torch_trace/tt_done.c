@@ -42,6 +42,7 @@ static void free_read_state(tt_rank *r) {
   xp_map_free(&r->kmap);
   xp_map_free(&r->smap);
   xp_vec_free(&r->calls);
+  xp_vec_free(&r->p2p_calls);
   xp_vec_free(&r->coll_exts);
   xp_vec_free(&r->labels);
   xp_vec_free(&r->tree_ops);
@@ -618,6 +619,21 @@ static void own_calls(tt_rank *r) {
   }
 }
 
+/* The peer of each send and recv kernel whose args do not name it, as its call's record_param_comms
+** does (Kineto writes the peer on the call alone: the shipped PyTorch 2.11 traces' kernels carry no
+** "Rank"): they share an External id. */
+static void p2p_peers(tt_rank *r) {
+  if (!r->p2p_calls.n) return;
+  qsort(r->p2p_calls.data, r->p2p_calls.n, sizeof(tt_call), by_ext);
+  for (size_t i = 0; i < r->colls.n; i++) {
+    tt_collk *c = XP_VEC_AT(&r->colls, tt_collk, i);
+    if (c->coll != TT_COLL_SENDRECV || c->peer >= 0 || c->ext <= 0) continue;
+    const tt_call key = {c->ext, 0, 0};
+    const tt_call *call = bsearch(&key, r->p2p_calls.data, r->p2p_calls.n, sizeof(tt_call), by_ext);
+    if (call) c->peer = call->rank;
+  }
+}
+
 /* The rank: the one given, else distributedInfo's, else, for a file read whole or on its main
 ** device (a device of a file of several is ranked by tt_read.c split_devices), the one its
 ** record_param_comms name, said. The world size, where distributedInfo gives none: the default
@@ -664,6 +680,7 @@ static void rank_of(tt_rank *r, const tt_options *opt) {
 
 void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt) {
   own_calls(r);
+  p2p_peers(r);
   rank_of(r, opt);
   /* the device its activities ran on, one once a file's several are split (tt_read.c) */
   if (r->device < 0 && r->ndevices == 1) r->device = r->devices[0];

@@ -38,9 +38,12 @@
 ** any ends), which the kernels of groups running apart seldom do; groups in lockstep are still
 ** taken for one.
 **
-** A send and its recv are paired as a collective of their group's members, so in a group of
-** two (PP=2) only: in a pipeline's group of four, stage 0's send and stage 3's recv never
-** overlap, no set is whole, and none is split (the args' peer, where written, is not read).
+** A send and its recv are a collective of two ranks. In a group of two (PP=2) that is the
+** group, matched as any other. In a larger one (a pipeline's stages in one group of four) they
+** are matched pair by pair, each pair of ranks a kernel and its peer (tt_collk.peer: the one its
+** call's record_param_comms names, "Rank", "Dst Rank" or "Src Rank"), by time alone: c10d
+** numbers a rank's sends and recvs of a group together ("Seq"), whoever the peer, so one pair's
+** numbers differ. Where nothing names the peer, no pair can be told and none is split.
 **
 ** A collective is split only when every member of its group was imported and paired; its
 ** kernels then have wait = (last member's start - own start), capped at the kernel's
@@ -265,16 +268,33 @@ static int ends_together(const member *ref, const member *o, int64_t *lag) {
   return together;
 }
 
-/* Match the collectives of process group pg across the imported ranks. */
-static void match_group(tt_import *imp, int32_t pg, int *cross_host, int *aligned, int64_t *unnamed, int64_t *apart) {
+/* A send or recv of a group of more than two ranks (pg's listed ranks nl; pg -1: the kernels
+** naming no group, pooled across the imported ranks): a pair's, matched per pair or not at all. */
+static int p2p_of_many(const tt_import *imp, const tt_collk *c, int32_t pg, int nl) {
+  if (c->coll != TT_COLL_SENDRECV) return 0;
+  return pg < 0 ? imp->nranks > 2 : nl > 2 || c->group_size > 2;
+}
+
+/* Is c, on rank r, a send or recv between ranks pa and pb? */
+static int p2p_between(const tt_rank *r, const tt_collk *c, int64_t pa, int64_t pb) {
+  return c->coll == TT_COLL_SENDRECV && c->peer >= 0 &&
+         ((r->rank == pa && c->peer == pb) || (r->rank == pb && c->peer == pa));
+}
+
+/* Match the collectives of process group pg across the imported ranks; with pa >= 0, its sends
+** and recvs between ranks pa and pb alone, a collective of those two. */
+static void match_group(tt_import *imp, int32_t pg, int64_t pa, int64_t pb, int *cross_host, int *aligned,
+                        int64_t *unnamed, int64_t *apart) {
   member *m = xp_xcalloc((size_t)imp->nranks, sizeof *m);
+  int64_t listed[1024];
+  int nl = pg >= 0 ? listed_ranks(imp->pgs.str[pg], listed, 1024) : -1;
   int nm = 0;
   for (int k = 0; k < imp->nranks; k++) {
     tt_rank *r = imp->ranks[k];
     member *x = &m[nm];
     for (size_t i = 0; i < r->colls.n; i++) {
       tt_collk *c = XP_VEC_AT(&r->colls, tt_collk, i);
-      if (c->pg != pg) continue;
+      if (c->pg != pg || (pa >= 0 ? !p2p_between(r, c, pa, pb) : p2p_of_many(imp, c, pg, nl))) continue;
       x->c = xp_xrealloc(x->c, (x->n + 1) * sizeof *x->c);
       x->c[x->n++] = c;
     }
@@ -284,9 +304,11 @@ static void match_group(tt_import *imp, int32_t pg, int *cross_host, int *aligne
     nm++;
   }
   /* Every listed member of the group must be present, else no collective is complete. */
-  int64_t listed[1024];
-  int nl = pg >= 0 ? listed_ranks(imp->pgs.str[pg], listed, 1024) : -1;
   int complete = nm >= 2;
+  if (pa >= 0) {
+    nl = 2;
+    listed[0] = pa, listed[1] = pb;
+  }
   if (pg < 0) {
     complete = nm >= 2 && nm == imp->nranks;
     for (int k = 0; k < nm; k++)
@@ -304,7 +326,9 @@ static void match_group(tt_import *imp, int32_t pg, int *cross_host, int *aligne
     int ref = 0;
     for (int k = 1; k < nm; k++)
       if (m[k].n > m[ref].n) ref = k;
-    const int all_seq = have_seq(m, nm, 1), some_seq = have_seq(m, nm, 0);
+    /* c10d numbers a rank's sends and recvs of a group together, whoever the peer: in a group
+    ** of more than two the numbers of a pair's kernels differ, so they pair by time alone */
+    const int all_seq = pa < 0 && have_seq(m, nm, 1), some_seq = pa < 0 && have_seq(m, nm, 0);
     const char *href = tt_rank_host(m[ref].r);
     int64_t *off = xp_xcalloc((size_t)nm, sizeof *off); /* clock offsets to the reference's */
     int timed = 1; /* every member paired with the reference by time on one clock */
@@ -372,11 +396,48 @@ static void match_group(tt_import *imp, int32_t pg, int *cross_host, int *aligne
   free(m);
 }
 
+typedef struct p2p_pair {
+  int32_t pg;
+  int64_t a, b; /* a < b */
+} p2p_pair;
+
+static int by_pair(const void *x, const void *y) {
+  const p2p_pair *p = x, *q = y;
+  if (p->pg != q->pg) return (p->pg > q->pg) - (p->pg < q->pg);
+  if (p->a != q->a) return (p->a > q->a) - (p->a < q->a);
+  return (p->b > q->b) - (p->b < q->b);
+}
+
+/* The sends and recvs of each group of more than two ranks, matched pair by pair: every pair of
+** ranks a send or recv names (its own and its peer's), once. */
+static void match_pairs(tt_import *imp, int *cross_host, int *aligned, int64_t *unnamed, int64_t *apart) {
+  p2p_pair *ps = NULL;
+  size_t n = 0, cap = 0;
+  for (int k = 0; k < imp->nranks; k++) {
+    const tt_rank *r = imp->ranks[k];
+    for (size_t i = 0; i < r->colls.n; i++) {
+      const tt_collk *c = XP_VEC_AT(&r->colls, tt_collk, i);
+      if (c->pg < 0 || c->peer < 0 || r->rank < 0 || c->peer == r->rank) continue;
+      int64_t listed[1];
+      if (!p2p_of_many(imp, c, c->pg, listed_ranks(imp->pgs.str[c->pg], listed, 1))) continue;
+      if (n == cap) ps = xp_xrealloc(ps, (cap = cap ? cap * 2 : 64) * sizeof *ps);
+      ps[n++] = (p2p_pair){c->pg, r->rank < c->peer ? r->rank : c->peer, r->rank < c->peer ? c->peer : r->rank};
+    }
+  }
+  if (n) qsort(ps, n, sizeof *ps, by_pair);
+  for (size_t i = 0; i < n; i++)
+    if (!i || by_pair(&ps[i - 1], &ps[i]))
+      match_group(imp, ps[i].pg, ps[i].a, ps[i].b, cross_host, aligned, unnamed, apart);
+  free(ps);
+}
+
 int tt_match_ranks(tt_import *imp) {
   int cross_host = 0, aligned = 0;
   int64_t unnamed = 0, apart = 0;
-  for (uint32_t pg = 0; pg < imp->pgs.n; pg++) match_group(imp, (int32_t)pg, &cross_host, &aligned, &unnamed, &apart);
-  match_group(imp, -1, &cross_host, &aligned, &unnamed, &apart); /* kernels of no known group */
+  for (uint32_t pg = 0; pg < imp->pgs.n; pg++)
+    match_group(imp, (int32_t)pg, -1, -1, &cross_host, &aligned, &unnamed, &apart);
+  match_group(imp, -1, -1, -1, &cross_host, &aligned, &unnamed, &apart); /* kernels of no known group */
+  match_pairs(imp, &cross_host, &aligned, &unnamed, &apart);
   imp->matched = imp->unmatched = 0;
   for (int k = 0; k < imp->nranks; k++) {
     tt_rank *r = imp->ranks[k];

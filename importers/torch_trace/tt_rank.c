@@ -444,6 +444,11 @@ static void add_collective(tt_import *imp, tt_rank *r, const tt_event *ev, uint3
   c->out_nelems = arg_int(ev, "Out msg nelems", -1);
   c->group_size = (int32_t)arg_int(ev, "Group size", -1);
   c->seq = arg_int(ev, "Seq", -1);
+  /* the peer's global rank, as PyTorch writes it for a send ("Dst Rank") and a recv ("Src
+  ** Rank"): torch/csrc/profiler/util.cpp saveNcclMeta */
+  c->peer = arg_int(ev, "Dst Rank", -1);
+  if (c->peer < 0) c->peer = arg_int(ev, "Src Rank", -1);
+  c->ext = tt_event_ext(ev); /* its call's: the peer, where the kernel does not name it (tt_done.c) */
   c->stream = (int32_t)arg_int(ev, "stream", -1);
   c->device = (int32_t)arg_int(ev, "device", -1);
   int64_t v;
@@ -798,6 +803,8 @@ static int on_cpu_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt
     const int64_t ext = tt_event_ext(ev);
     if (own_device_read(opt) && ext > 0 && (rank >= 0 || world > 0))
       *(tt_call *)xp_vec_push(&r->calls, sizeof(tt_call)) = (tt_call){ext, rank, world};
+    const int64_t peer = ext > 0 ? tt_comms_peer(ev) : -1;
+    if (peer >= 0) *(tt_call *)xp_vec_push(&r->p2p_calls, sizeof(tt_call)) = (tt_call){ext, peer, -1};
   }
   int is_step = marks_step(opt, name, n);
   if (annot && !opt->step_annotation && !is_step) count_engine_step(r, name, n);

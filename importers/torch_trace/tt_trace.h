@@ -164,6 +164,8 @@ typedef struct tt_collk { /* one collective kernel */
   int32_t dtype; /* id in tt_import.strs, -1 unknown */
   int32_t elem_size, group_size, stream, device;
   int64_t in_nelems, out_nelems, seq; /* -1 unknown */
+  int64_t peer;                       /* a send's or recv's peer, its global rank; -1 unknown */
+  int64_t ext;                        /* its External id (its call's), 0 none */
   int from_args;                      /* collective, dtype and group came from the args */
   /* matching across ranks */
   int64_t group; /* match group id, -1 unmatched */
@@ -209,6 +211,9 @@ typedef struct tt_comms {
 /* The global rank the call at ev (a record_param_comms) names for its caller, and the world's
 ** size where its group is the default one; -1 where it names none. */
 void tt_comms_read(const tt_event *ev, int64_t *rank, int64_t *world);
+/* The peer of a send's or recv's record_param_comms, its global rank; -1 for other calls, or
+** where the args do not tell it. */
+int64_t tt_comms_peer(const tt_event *ev);
 void tt_comms_add(tt_comms *c, int64_t rank, int64_t world);
 /* The one rank, the one world size the calls name; -1 where they name none or two. */
 int64_t tt_comms_rank(const tt_comms *c);
@@ -259,6 +264,7 @@ typedef struct tt_rank {
   ** record_param_comms'). Joined once the file is read (tt_done.c own_calls): own, what the calls
   ** of the device's own collectives name, where the process's calls name several devices' ranks */
   xp_vec calls, coll_exts;
+  xp_vec p2p_calls; /* the sends' and recvs' record_param_comms: tt_call, rank its peer's */
   tt_comms own;
   /* A device of a file of several (tt_read.c split_devices), and one whose rank neither the
   ** trace nor the command line gives: numbered once every file is read (tt_import_finish) */
