@@ -497,7 +497,9 @@ tt_unit tt_framer_next(tt_framer *f, const char *buf, size_t len, size_t *pos, i
         const char *q = scan_event(p, end, ev, &sc);
         if (!q) {
           snprintf(inside, sizeof inside, "event %llu", (unsigned long long)f->events);
-          if (sc.more && !eof) return framer_more(f, buf, len, p, eof, inside);
+          /* a trace written on after this one was cut can be read as this event's value: where the
+          ** event is no longer than an event may be, the file goes on being read */
+          if (sc.more && !eof && (size_t)(end - p) <= f->max_unit) return TT_UNIT_MORE;
           const char *second = trace_inside(p, sc.more ? end : sc.at, end);
           if (second) return framer_error(f, buf, second, SECOND_TRACE("inside the first's last event, cut off"));
           if (sc.more) return framer_more(f, buf, len, p, eof, inside);

@@ -65,6 +65,10 @@ expect_bad "a trace cut between events, another after it" "^xp: $tmp/cut_between
 expect_bad "a trace cut inside an event, another after it" "^xp: $tmp/cut_inside.json:11: event 9 \\(byte 1500\\): $(printf "$second" "inside the first's last event, cut off")" "$tmp/cut_inside.json"
 { head -c 1480 "$two"; cat "$two"; } > "$tmp/cut_string.json"
 expect_bad "a trace cut inside a string, another after it" "^xp: $tmp/cut_string.json:11: event 9 \\(byte 1480\\): $(printf "$second" "inside the first's last event, cut off")" "$tmp/cut_string.json"
+# cut after an event's "args": , a whole trace written on reads as that value; one larger than an
+# event may be (16 MiB: the shipped rank 0's, 17.5 MB) was 'event 4 is longer than 16 MiB'
+{ head -c 761 "$two"; gzip -dc "$r0"; } > "$tmp/cut_value.json"
+expect_bad "a trace cut before an event's value, a large one after it" "^xp: $tmp/cut_value.json:7: event 4 \\(byte 764\\): $(printf "$second" "inside the first's last event, cut off")" "$tmp/cut_value.json"
 printf 'garbage\n' | cat "$two" - > "$tmp/junk_after.json"
 expect_bad "junk after the document" "^xp: $tmp/junk_after.json:16: event 13 \\(byte $(wc -c < "$two")\\): unexpected data after the end of the document$" "$tmp/junk_after.json"
 
