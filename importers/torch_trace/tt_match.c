@@ -43,7 +43,9 @@
 ** are matched pair by pair, each pair of ranks a kernel and its peer (tt_collk.peer: the one its
 ** call's record_param_comms names, "Rank", "Dst Rank" or "Src Rank"), by time alone: c10d
 ** numbers a rank's sends and recvs of a group together ("Seq"), whoever the peer, so one pair's
-** numbers differ. Where nothing names the peer, no pair can be told and none is split.
+** numbers differ. Where nothing names the peer, no pair can be told and none is split; nor is a
+** pair on two hosts (no clock in common, no number to pair by), which the note says as for any
+** group of ranks on two hosts without numbers.
 **
 ** A collective is split only when every member of its group was imported and paired; its
 ** kernels then have wait = (last member's start - own start), capped at the kernel's
