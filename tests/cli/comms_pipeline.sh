@@ -10,8 +10,8 @@
 # send that was never its.
 set -u
 . "$XP_SRC/tests/lib.sh"
-# gen P DIR [rank|dst|none]: a P-stage pipeline (the peer on the calls as "Rank", as "Src/Dst Rank",
-# or not at all), forward only, 3 steps of 2 microbatches; each stage
+# gen P DIR rank|dst|none|bare: a P-stage pipeline (the peer on the calls as "Rank", as "Src/Dst
+# Rank", or not at all; bare: no call, and kernels naming no group, as pynccl's and CUDA graphs' do), forward only, 3 steps of 2 microbatches; each stage
 # computes 30 us, then sends to the next (10 us); a recv is posted 5 us into the microbatch and
 # ends with its send, so stage r's recv waits 40 r - 15 us and every send and recv transfers 10.
 gen() {
@@ -23,7 +23,8 @@ corr, seq = [100] * P, [0] * P
 def kernel(r, name, ts, dur, args=None, call=None):
     corr[r] += 1
     a = {"External id": corr[r], "correlation": corr[r], "device": r, "stream": 20 if args else 7}
-    a.update(args or {})
+    if peer_as != "bare":
+        a.update(args or {})
     if call:  # c10d's record of the call, around its launch
         call.update({k: v for k, v in args.items() if k != "Seq"})
         call["External id"] = corr[r]
@@ -64,8 +65,8 @@ for r in range(P):
                "traceEvents": sorted(evs[r], key=lambda e: e["ts"])}, open("%s/pp%d_r%d.json" % (out, P, r), "w"))
 PY
 }
-mkdir -p "$tmp/rank" "$tmp/dst" "$tmp/none"
-gen 4 "$tmp/rank" rank && gen 2 "$tmp/rank" rank && gen 4 "$tmp/dst" dst && gen 4 "$tmp/none" none
+mkdir -p "$tmp/rank" "$tmp/dst" "$tmp/none" "$tmp/bare"
+gen 4 "$tmp/rank" rank && gen 2 "$tmp/rank" rank && gen 4 "$tmp/dst" dst && gen 4 "$tmp/none" none && gen 4 "$tmp/bare" bare
 per_rank() { # rank:kernels:matched:wait_us:transfer_us, every rank
   query "SELECT rank || ':' || count(*) || ':' || count(match_group) || ':' || coalesce(sum(wait_ns) / 1000, 0) || ':' || coalesce(sum(transfer_ns) / 1000, 0) AS x
          FROM trace_collectives GROUP BY rank ORDER BY rank" | tr '\n' ' '
@@ -87,6 +88,12 @@ rm -f "$db"
 "$XP" --db "$db" import torch-trace "$tmp"/none/pp4_r[0-3].json > /dev/null 2>&1
 check "PP=4, no peer: exit" 0 $?
 check "PP=4, no peer: none split" 0 "$(sql "SELECT count(match_group) FROM trace_collectives")"
+rm -f "$db"
+# kernels naming no group are pooled across the imported ranks, but a send/recv is no collective of
+# four: stage 0's send, 1's, 2's and 3's recvs, every two overlapping, were one (12 of 36 split)
+"$XP" --db "$db" import torch-trace "$tmp"/bare/pp4_r[0-3].json > /dev/null 2>&1
+check "PP=4, no args at all: exit" 0 $?
+check "PP=4, no args at all: none split" "0 of 36" "$(sql "SELECT count(match_group) || ' of ' || count(*) FROM trace_collectives")"
 rm -f "$db"
 # a group of two (PP=2): its own numbers pair it, as before
 "$XP" --db "$db" import torch-trace "$tmp"/rank/pp2_r[01].json > /dev/null 2>&1
