@@ -3,10 +3,10 @@
 ** collective call as a record_param_comms operator, whose args (torch/csrc/profiler/util.cpp
 ** saveNcclMeta) name the caller's rank in the call's group ("Rank") and the group's members by
 ** global rank ("Process Group Ranks"): the member at that place is the caller's global rank. A
-** send's or recv's "Rank" is its peer's, which pairs its kernels (tt_match.c). The calls on the default group give
-** the world's size ("Group size"). A file of one process takes its rank from them where its
-** trace has no distributedInfo (tt_done.c rank_of); a file of several processes, each process's
-** (tt_owner.c).
+** send's or recv's "Rank" is its peer's, which pairs its kernels (tt_comms_peer, tt_match.c).
+** The calls on the default group give the world's size ("Group size"). A file of one process
+** takes its rank from them where its trace has no distributedInfo (tt_done.c rank_of); a file of
+** several processes, each process's (tt_owner.c).
 */
 #include <string.h>
 #include "tt_num.h"
