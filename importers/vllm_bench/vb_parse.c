@@ -818,13 +818,46 @@ static int name_batch_case(vb_result *r) {
   return r->case_name != NULL;
 }
 
-static void name_case(vb_result *r) {
+/* A setting of the case in either spelling (a sweep's bench override may write dataset-name). */
+static const cJSON *case_setting(const vb_result *r, const char *key) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(r->params, key);
+  char dashed[64];
+  snprintf(dashed, sizeof dashed, "%s", key);
+  for (char *c = dashed; *c; c++)
+    if (*c == '_') *c = '-';
+  return v ? v : cJSON_GetObjectItemCaseSensitive(r->params, dashed);
+}
+
+/* Whether the requests went out at a trace's own timestamps: vllm bench serve --dataset-name
+** timed_trace turns self_timed on unless --no-self-timed (main_async of vllm/benchmarks/serve.py,
+** vllm-project/vllm commit 009e6d4), and get_request then applies no rate; yet the result says
+** request_rate "inf" (the default, or the rate given and not applied) and names no dataset. Only
+** a sweep's bench override or --metadata dataset_name=timed_trace says so; self_timed false
+** (--no-self-timed) is a rate applied to the trace's requests. */
+static int self_timed_trace(const vb_result *r) {
+  const char *ds = cJSON_GetStringValue(case_setting(r, "dataset_name"));
+  const cJSON *t = case_setting(r, "self_timed");
+  const char *ts = cJSON_GetStringValue(t);
+  const int off = cJSON_IsFalse(t) || (ts && (strcmp(ts, "false") == 0 || strcmp(ts, "False") == 0 || strcmp(ts, "0") == 0));
+  return ds && strcmp(ds, "timed_trace") == 0 && !off;
+}
+
+/* structured: a result of benchmarks/benchmark_serving_structured_output.py (correct_rate(%)),
+** whose prompts ask for JSON, a grammar, a regex or a choice and whose server constrains the
+** decoding: another workload than a plain benchmark's at the same load, named apart so that xp
+** compare never pairs the two (the writer records neither its --dataset nor its
+** --structured-output-ratio, only its file name does). */
+static void name_case(vb_result *r, int structured) {
   char buf[160] = "";
   size_t n = 0;
   if (name_batch_case(r)) return;
+  if (structured) n += (size_t)snprintf(buf, sizeof buf, "structured_output");
   const char *ramp = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r->params, "ramp_up_strategy"));
-  if (r->max_concurrency >= 0) n += (size_t)snprintf(buf + n, sizeof buf - n, "concurrency=%lld", (long long)r->max_concurrency);
-  if (ramp) {
+  if (r->max_concurrency >= 0)
+    n += (size_t)snprintf(buf + n, sizeof buf - n, "%sconcurrency=%lld", n ? "," : "", (long long)r->max_concurrency);
+  if (self_timed_trace(r))
+    snprintf(buf + n, sizeof buf - n, "%srate=trace", n ? "," : "");
+  else if (ramp) {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(r->params, "ramp_up_start_rps");
     const cJSON *b = cJSON_GetObjectItemCaseSensitive(r->params, "ramp_up_end_rps");
     snprintf(buf + n, sizeof buf - n, "%sramp=%s:%g-%g", n ? "," : "", ramp,
@@ -833,8 +866,8 @@ static void name_case(vb_result *r) {
     snprintf(buf + n, sizeof buf - n, "%srate=%g", n ? "," : "", r->request_rate);
   else if (isnan(r->request_rate) && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r->params, "request_rate")))
     snprintf(buf + n, sizeof buf - n, "%srate=trace", n ? "," : "");
-  else if (n == 0)
-    snprintf(buf, sizeof buf, "rate=inf");
+  else if (r->max_concurrency < 0)
+    snprintf(buf + n, sizeof buf - n, "%srate=inf", n ? "," : "");
   r->case_name = xp_strdup(buf);
 }
 
@@ -1022,7 +1055,7 @@ static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
   drop_uncounted_output(o, r, w);
   drop_unreturned_output(r, w);
   if (rebuild_uncounted_input(s, &lists, r) || check_summary_order(s, r, w)) return XP_EXIT_USAGE;
-  name_case(r);
+  name_case(r, cJSON_HasObjectItem(o, "correct_rate(%)"));
   return 0;
 }
 

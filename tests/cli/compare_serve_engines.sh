@@ -90,4 +90,31 @@ cmp "$d4" "$va" "$sb"
 has '^  concurrency=8 only in A: 2 cases of B match it on the settings both record$' "ambiguous: A's side"
 check "ambiguous: both of B's cases say why" 2 \
   "$(grep -c "^  concurrency=8 only in B: A's concurrency=8 matches 2 cases of B on the settings both record$" "$tmp/cmp")"
+# not one workload though every setting both record agrees: vLLM's structured-output benchmark
+# (its prompts ask for JSON, the server constrains the decoding; correct_rate(%) names it) against
+# a plain result of the same load, and a timed_trace replay (requests at the trace's timestamps,
+# request_rate "inf" as written) against a run at rate inf
+d5="$tmp/five.db"
+fmt="$data/formats"
+python3 - "$fmt/vllm_structured_output.json" "$tmp/plain_c4.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in ("outputs", "correct_rate(%)", "ttft_description", "tpot_description"):
+    del d[k]
+json.dump(d, open(sys.argv[2], "w"), indent=4)
+PY
+so=$(imp "$d5" "$fmt/vllm_structured_output.json")
+pl=$(imp "$d5" "$tmp/plain_c4.json")
+cmp "$d5" "$so" "$pl"
+has '^  structured_output,concurrency=4 only in A: B has no case structured_output,concurrency=4$' "structured output: not a plain case"
+has '^  concurrency=4 only in B: A has no case concurrency=4$' "a plain case: not a structured-output one"
+sed 's/"num_prompts": 16,/"num_prompts": 16, "dataset_name": "timed_trace",/' "$tmp/vllm512.json" > "$tmp/trace.json"
+sed 's/"num_prompts": 16,/"num_prompts": 16, "dataset_name": "timed_trace", "self_timed": "false",/' "$tmp/vllm512.json" > "$tmp/trace_rate.json"
+tr=$(imp "$d5" "$tmp/trace.json")
+tn=$(imp "$d5" "$tmp/trace_rate.json")
+va=$(imp "$d5" "$tmp/vllm512.json")
+cmp "$d5" "$tr" "$va"
+has '^  concurrency=8,rate=trace only in A: B has no case concurrency=8,rate=trace$' "a trace replayed at its timestamps: not rate inf"
+cmp "$d5" "$tn" "$va"
+has '^concurrency=8 .* ttft_ms .* 15/15 ' "--no-self-timed: the rate applied, the same case"
 finish
