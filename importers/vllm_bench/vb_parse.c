@@ -313,6 +313,15 @@ static const vb_key known_keys[] = {
     {"cache_report", T_OBJ, D_NONE, 0, NULL, NULL}, /* SGLang 2026: --cache-report's totals */
     {"energy", T_OBJ, D_NONE, 0, NULL, NULL},       /* TensorRT-LLM: the server's energy (take_energy) */
     {"user_throughput", T_NUM, D_VALUE, 0, "tok/s", NULL}, /* TensorRT-LLM: a request's output / its latency */
+    /* vllm bench serve's NVML energy (GpuEnergyMeter.get_results of vllm/benchmarks/lib/energy.py,
+    ** vllm-project/vllm commit c8e9466): the selected GPUs' energy counters over the benchmark, summed
+    ** (mJ / 1000), the time they were read over, that energy over that time, and over the output
+    ** tokens counted (null without one); which GPUs is no measurement (the file keeps it) */
+    {"gpu_energy_j", T_NUM, D_VALUE, 0, "J", NULL},
+    {"gpu_energy_duration_s", T_NUM, D_VALUE, 0, "s", NULL},
+    {"gpu_avg_power_w", T_NUM, D_VALUE, 0, "W", NULL},
+    {"gpu_energy_per_output_token_j", T_NUM, D_VALUE, 0, "J/tok", NULL},
+    {"energy_gpu_ids", T_ANY, D_NONE, 0, NULL, NULL},
     /* benchmarks/benchmark_serving_structured_output.py: the outputs that are what the request
     ** asked for (JSON, a regex's match, a choice), in %; null where it cannot tell */
     {"correct_rate(%)", T_NUM, D_VALUE, 0, "%", NULL},
@@ -613,7 +622,9 @@ static void drop_uncounted_output(const cJSON *o, vb_result *r, enum vb_writer w
   static const char *const counted[] = {"total_output_tokens", "output_throughput", "total_token_throughput",
                                         /* --record-power's, of the same count (unit_by_suffix) */
                                         "output_toks_per_joule", "total_toks_per_joule",
-                                        "output_toks_per_total_joule", "total_toks_per_total_joule"};
+                                        "output_toks_per_total_joule", "total_toks_per_total_joule",
+                                        /* the NVML energy's over the same count */
+                                        "gpu_energy_per_output_token_j"};
   const cJSON *tok = cJSON_GetObjectItemCaseSensitive(o, "tokenizer_id");
   const vb_value *out = vb_find_value(r, "total_output_tokens"), *itl = vb_find_value(r, "mean_itl_ms");
   const vb_value *peak = vb_find_value(r, "max_output_tokens_per_s");

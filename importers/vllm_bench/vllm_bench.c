@@ -546,7 +546,7 @@ static void warn_uncounted_output(const vb_set *s) {
       xp_warn("%s:%d: tokenizer_id null (vllm bench serve --skip-tokenizer-init) and one output token counted a "
               "request though more were timed (inter-token gaps, or max_output_tokens_per_s above the count): the "
               "requests reported no usage and vLLM counted each 1; total_output_tokens, output_throughput and "
-              "total_token_throughput (and --record-power's tokens a joule of them) not recorded",
+              "total_token_throughput (and --record-power's tokens a joule, the GPU energy's joules an output token) not recorded",
               s->r[i].file, s->r[i].line);
 }
 

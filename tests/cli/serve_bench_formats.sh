@@ -359,6 +359,24 @@ json.dump(r, open(sys.argv[2], 'w'))" "$fmt/vllm_skip_tokenizer_init_summary.jso
 imp "$tmp/notok_power.db" "$tmp/notok_power.json" 2> /dev/null > /dev/null
 check "skip-tokenizer-init with --record-power: the input's tokens a joule alone" "input_toks_per_joule" \
   "$(db="$tmp/notok_power.db" query "SELECT group_concat(metric, ' ') FROM run_metrics WHERE unit = 'tok/J'")"
+# vllm bench serve's NVML energy (GpuEnergyMeter): joules, the seconds they were read over, W,
+# joules an output token; which GPUs (a list) is no measurement
+d="$tmp/energy.db"
+imp "$d" "$fmt/vllm_gpu_energy.json" > /dev/null
+check "GPU energy: units" \
+  "gpu_avg_power_w=600[W] gpu_energy_duration_s=30[s] gpu_energy_j=18000[J] gpu_energy_per_output_token_j=3[J/tok]" \
+  "$(db="$d" query "SELECT group_concat(metric || '=' || printf('%.6g', median) || '[' || unit || ']', ' ') FROM (SELECT * FROM run_metrics WHERE metric LIKE 'gpu_%' OR metric LIKE 'energy%' ORDER BY metric)")"
+sed 's/"gpu_energy_j": 18000.0/"gpu_energy_j": -1.0/' "$fmt/vllm_gpu_energy.json" > "$tmp/energy_neg.json"
+"$XP" --db "$tmp/energy_neg.db" import vllm-bench "$tmp/energy_neg.json" > /dev/null 2> "$tmp/err"
+check "GPU energy below 0: refused, one line" "2|xp: $tmp/energy_neg.json:1: gpu_energy_j: expected a number >= 0, found -1" "$?|$(cat "$tmp/err")"
+# the joules an output token are of the output count: with vLLM's one-token fallback, not recorded
+python3 -c "import json, sys
+r = json.load(open(sys.argv[1]))
+r.update(energy_gpu_ids=[0], gpu_energy_j=90.0, gpu_energy_duration_s=0.14, gpu_avg_power_w=642.9, gpu_energy_per_output_token_j=22.5)
+json.dump(r, open(sys.argv[2], 'w'))" "$fmt/vllm_skip_tokenizer_init_summary.json" "$tmp/notok_energy.json"
+imp "$tmp/notok_energy.db" "$tmp/notok_energy.json" 2> /dev/null > /dev/null
+check "skip-tokenizer-init with GPU energy: the energy kept, not a token's" "gpu_avg_power_w gpu_energy_duration_s gpu_energy_j" \
+  "$(db="$tmp/notok_energy.db" query "SELECT group_concat(metric, ' ') FROM (SELECT metric FROM run_metrics WHERE metric LIKE 'gpu_%' ORDER BY metric)")"
 # sglang.bench_serving whose requests returned no text (sgl-project/sglang issue 12389's line):
 # total_output_tokens is the lengths asked for (300 x 1000), TPOT the latency over 999, TTFT and
 # ITL 0; those are left out, with one warning, the latencies and counts kept

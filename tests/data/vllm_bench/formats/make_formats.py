@@ -505,3 +505,24 @@ nostream = {"tag": None, **args(float("inf"), 8, 512, 8), "server_info": None, *
 nostream["total_input_text_tokens"] = nostream["total_input_tokens"]
 nostream["total_input_vision_tokens"] = 0
 write("sglang_disable_stream.jsonl", [nostream])
+
+# vllm bench serve with its NVML energy measurement (GpuEnergyMeter.get_results of
+# vllm/benchmarks/lib/energy.py, vllm-project/vllm commit c8e9466, whose keys vLLM's own
+# tests/benchmarks test of it asserts): energy_gpu_ids (the physical GPUs read), gpu_energy_j (the
+# counters' deltas summed, mJ / 1000), gpu_energy_duration_s, gpu_avg_power_w (energy over that
+# time), gpu_energy_per_output_token_j (over the output tokens counted; None without one), merged
+# into the result; placed here after the statistics. 2 GPUs, 30 s, 18000 J, 6000 tokens out
+dur, tin, tout = 30.0, 64 * 1024, 6000
+energy = {"date": "20261120-093000", "endpoint_type": "openai", "backend": "openai", "label": None,
+          "model_id": "Qwen/Qwen3-8B", "tokenizer_id": "Qwen/Qwen3-8B", "num_prompts": 64, "tp": "2",
+          "request_rate": "inf", "burstiness": 1.0, "max_concurrency": 16, "duration": dur, "completed": 64,
+          "failed": 0, "total_input_tokens": tin, "total_output_tokens": tout, "request_throughput": 64 / dur,
+          "request_goodput": None, "output_throughput": tout / dur, "total_token_throughput": (tin + tout) / dur,
+          "max_output_tokens_per_s": 412.0, "max_concurrent_requests": 16, "rtfx": 0.0,
+          "mean_ttft_ms": 180.5, "median_ttft_ms": 171.2, "std_ttft_ms": 40.3, "p99_ttft_ms": 301.7,
+          "mean_tpot_ms": 36.1, "median_tpot_ms": 35.8, "std_tpot_ms": 2.2, "p99_tpot_ms": 42.0,
+          "mean_itl_ms": 35.9, "median_itl_ms": 35.1, "std_itl_ms": 6.4, "p99_itl_ms": 61.3,
+          "energy_gpu_ids": [0, 1], "gpu_energy_j": 18000.0, "gpu_energy_duration_s": dur,
+          "gpu_avg_power_w": 18000.0 / dur, "gpu_energy_per_output_token_j": 18000.0 / tout}
+with open(os.path.join(HERE, "vllm_gpu_energy.json"), "w") as f:
+    json.dump(energy, f)
