@@ -64,6 +64,14 @@
 **     of it could not be compared with anything. The .pytorch.json beside it (written with
 **     SAVE_TO_PYTORCH_BENCHMARK_FORMAT set) holds the same numbers with the run's args, which
 **     name them: that one is read (vb_pytorch.c), and the refusal says so.
+**   NVIDIA genai-perf's profile_export_genai_perf.json and AIPerf's profile_export_aiperf.json:
+**     refused, named. Each metric is a summary object ({unit, avg, p50, p99, std, ...}: ms,
+**     requests/sec, tokens/sec), and what was run (model, concurrency or rate, lengths) is in
+**     input_config, genai-perf's argparse namespace at first, later and in AIPerf a nested
+**     configuration of another layout each version: no reading of it would say the load alike.
+**   trtllm-bench throughput/latency --report_json: refused, named. TensorRT-LLM's offline
+**     benchmark of its own engine (engine, world_info, request_info, performance), no server;
+**     the serving client for trtllm-serve is TensorRT-LLM's benchmark_serving, which xp reads.
 */
 #include <string.h>
 #include "vb_parse.h"
@@ -210,6 +218,18 @@ static int read_one_batch_local(const vb_at *at, cJSON *o) {
   return RENAME_ALL(at, o, names);
 }
 
+/* NVIDIA's genai-perf (JsonExporter: profile_export_genai_perf.json) and AIPerf, its successor
+** (profile_export_aiperf.json, aiperf_version from 0.7), write each metric as a summary object,
+** "request_latency": {"unit": "ms", "avg": ..., "p50": ..., "std": ...}, where every serving
+** benchmark xp reads writes numbers. */
+static int summary_export(const cJSON *o) {
+  static const char *const metrics[] = {"request_latency", "time_to_first_token", "request_throughput"};
+  for (size_t i = 0; i < sizeof metrics / sizeof metrics[0]; i++)
+    if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, metrics[i]), "unit")))
+      return 1;
+  return 0;
+}
+
 int vb_tool_read(const char *label, long line, cJSON *o, enum vb_tool *tool) {
   *tool = VB_SERVE;
   if (!cJSON_IsObject(o)) return 0;
@@ -242,6 +262,21 @@ int vb_tool_read(const char *label, long line, cJSON *o, enum vb_tool *tool) {
                        "leave its failure.json out", has(o, "run_number") ? "run" : "server",
                        type && !strpbrk(type, "\r\n") ? type : "an error");
   }
+  if (summary_export(o)) {
+    const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "aiperf_version"));
+    char what[96];
+    if (v && strlen(v) < 32 && !strpbrk(v, "\r\n")) snprintf(what, sizeof what, "an AIPerf %s profile export (profile_export_aiperf.json)", v);
+    else snprintf(what, sizeof what, "a genai-perf or AIPerf profile export (profile_export_genai_perf.json)");
+    return xp_error_at(XP_EXIT_USAGE, label, line,
+                       "%s: each metric a summary ({unit, avg, p50, ...}), the load and model only in its input_config, "
+                       "laid out anew by its versions; not read. xp reads vllm bench serve --save-result, run against "
+                       "the same server (any OpenAI-compatible one)", what);
+  }
+  if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "engine")) && has(o, "world_info") && has(o, "performance"))
+    return xp_error_at(XP_EXIT_USAGE, label, line,
+                       "a trtllm-bench --report_json report: TensorRT-LLM's offline benchmark of its own engine "
+                       "(performance.request_throughput_req_s ...), not a serving benchmark; not read. For trtllm-serve, "
+                       "xp reads python -m tensorrt_llm.serve.scripts.benchmark_serving --save-result");
   const vb_at at = {label, line};
   if (has(o, "successful_requests") && has(o, "total_latency")) {
     *tool = VB_SGLANG_OFFLINE;

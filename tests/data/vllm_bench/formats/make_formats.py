@@ -526,3 +526,59 @@ energy = {"date": "20261120-093000", "endpoint_type": "openai", "backend": "open
           "gpu_avg_power_w": 18000.0 / dur, "gpu_energy_per_output_token_j": 18000.0 / tout}
 with open(os.path.join(HERE, "vllm_gpu_energy.json"), "w") as f:
     json.dump(energy, f)
+
+# Other clients' summaries, refused by name (vb_tools.c). NVIDIA genai-perf's profile export:
+# JsonExporter of genai-perf/genai_perf/export_data/json_exporter.py (triton-inference-server/
+# perf_analyzer commit 09628cd): the statistics, each metric {"unit", "avg", "p99", ..., "std"},
+# then "input_config" (its args), json.dump(indent=2); a few metrics and args of the real ones
+def summary(unit, avg, **ps):
+    return {"unit": unit, "avg": avg, **ps}
+lat = dict(p99=412.0, p95=405.1, p90=399.8, p75=391.2, p50=380.4, p25=371.9, max=415.3, min=360.2, std=12.7)
+genai = {"request_throughput": summary("requests/sec", 10.4),
+         "request_latency": summary("ms", 382.6, **lat),
+         "time_to_first_token": summary("ms", 41.3, p99=60.2, p50=39.9, max=61.0, min=30.1, std=6.2),
+         "inter_token_latency": summary("ms", 5.4, p99=6.1, p50=5.3, max=6.3, min=5.0, std=0.3),
+         "output_token_throughput": summary("tokens/sec", 660.2),
+         "output_sequence_length": summary("tokens", 64.0, p50=64.0, max=64.0, min=64.0, std=0.0),
+         "input_sequence_length": summary("tokens", 550.0, p50=550.0, max=551.0, min=549.0, std=0.6),
+         "input_config": {"model": ["Qwen/Qwen3-8B"], "backend": "tensorrtllm", "endpoint_type": "chat",
+                          "service_kind": "openai", "concurrency": 4, "request_rate": None,
+                          "synthetic_input_tokens_mean": 550, "output_tokens_mean": 64,
+                          "profile_export_file": "profile_export.json", "artifact_dir": "artifacts/qwen3-concurrency4",
+                          "extra_inputs": {}}}
+with open(os.path.join(HERE, "genai_perf_profile_export.json"), "w") as f:
+    json.dump(genai, f, indent=2)
+# AIPerf 0.7 (genai-perf's successor): profile_export_aiperf.json, the same summaries under
+# schema_version and aiperf_version (the key set of a real 0.7.0 export quoted in a public test
+# fixture); no input_config here
+aiperf = {"schema_version": "1.0", "aiperf_version": "0.7.0",
+          "request_throughput": summary("requests/sec", 5.69),
+          "request_latency": summary("ms", 588.94, p50=572.59, p99=625.61, p1=554.28, p5=556.34, min=553.76,
+                                     max=625.64, std=29.77),
+          "time_to_first_token": summary("ms", 61.91, p50=44.21, p99=96.86, p25=42.85, min=27.63, max=96.86, std=28.95),
+          "output_token_throughput": summary("tokens/sec", 728.55)}
+with open(os.path.join(HERE, "aiperf_0.7_profile_export.json"), "w") as f:
+    json.dump(aiperf, f, indent=2)
+# trtllm-bench throughput --report_json: get_statistics_dict of tensorrt_llm/bench/dataclasses/
+# reporting.py (NVIDIA/TensorRT-LLM commit 0249976): engine (model, paths, version, the PyTorch
+# backend's dtype and quantization), machine, world_info, request_info, performance (ms, req/s,
+# tok/s), dataset; no streaming_metrics without --streaming. json.dump(indent=4)
+trtb = {"engine": {"model": "meta-llama/Llama-3.1-8B", "model_path": "None", "engine_dir": "None",
+                   "version": "1.0.0", "backend": "Pytorch", "dtype": "bfloat16", "kv_cache_dtype": None,
+                   "quantization": None},
+        "machine": {"name": "NVIDIA H200", "memory.total": 139.8, "clocks.mem": 3.201},
+        "world_info": {"tp_size": 1, "pp_size": 1, "ep_size": 1, "world_size": 1, "max_batch_size": 2048,
+                       "max_num_tokens": 8192, "scheduling_policy": "GUARANTEED_NO_EVICT",
+                       "kv_cache_percentage": 0.9, "issue_rate": 1.0e12},
+        "request_info": {"num_requests": 1000, "avg_num_concurrent_requests": 870.2, "avg_input_length": 128.0,
+                         "avg_output_length": 128.0},
+        "performance": {"total_latency_ms": 20512.3, "avg_request_latency_ms": 17420.8,
+                        "request_throughput_req_s": 48.75, "system_output_throughput_tok_s": 6240.1,
+                        "system_total_throughput_tok_s": 12480.2, "output_throughput_per_user_tok_s": 7.6,
+                        "output_throughput_per_gpu_tok_s": 6240.1,
+                        "request_latency_percentiles_ms": {"p50": 17511.0, "p90": 19880.2, "p95": 20110.4,
+                                                           "p99": 20400.9, "minimum": 9120.3, "maximum": 20501.7,
+                                                           "average": 17420.8}},
+        "dataset": {"isl_stats": {"average": 128.0}, "osl_stats": {"average": 128.0}, "num_requests": 1000}}
+with open(os.path.join(HERE, "trtllm_bench_report.json"), "w") as f:
+    json.dump(trtb, f, indent=4)
