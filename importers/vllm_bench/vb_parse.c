@@ -540,6 +540,7 @@ static int collect_samples(const vb_src *s, const vb_lists *l, int n, vb_result 
       if (c.ttft && ttft > 0) push_finite(&r->samples[VB_TTFT], ttft * 1e3);
       const cJSON *x;
       if (c.itl) cJSON_ArrayForEach(x, c.itl) push_finite(&r->samples[VB_ITL], x->valuedouble * 1e3);
+      if (c.itl && c.itl->child && c.output_len && c.output_len->valuedouble == 1) r->one_counted_gaps++;
       if (c.latency) push_finite(&r->samples[VB_E2EL], lat * 1e3);
       if (c.output_len && c.ttft && c.latency && c.output_len->valuedouble > 1)
         push_finite(&r->samples[VB_TPOT], (lat - ttft) / (c.output_len->valuedouble - 1) * 1e3);
@@ -617,7 +618,11 @@ static void drop_unmeasured(vb_result *r) {
 ** statistic, and without --save-detailed no itls: then max_output_tokens_per_s, which
 ** calculate_metrics counts from every chunk timed (one a token, in 1-s buckets) and which every
 ** result keeps, tells it: more tokens timed in one second than counted in all. --record-power's
-** output and total tokens a joule are made of the same count, and go with it. */
+** output and total tokens a joule are made of the same count, and go with it. Where only some
+** streams carried usage (a server that reports it for some requests, a proxy that drops it for
+** others) the count is the reported lengths plus 1 a request without, above completed yet short:
+** told by a request of --save-detailed's lists counted 1 with gaps timed, or by the peak again;
+** without either, such a count cannot be told from a measured one and is kept. */
 static void drop_uncounted_output(const cJSON *o, vb_result *r, enum vb_writer w) {
   static const char *const counted[] = {"total_output_tokens", "output_throughput", "total_token_throughput",
                                         /* --record-power's, of the same count (unit_by_suffix) */
@@ -628,8 +633,11 @@ static void drop_uncounted_output(const cJSON *o, vb_result *r, enum vb_writer w
   const cJSON *tok = cJSON_GetObjectItemCaseSensitive(o, "tokenizer_id");
   const vb_value *out = vb_find_value(r, "total_output_tokens"), *itl = vb_find_value(r, "mean_itl_ms");
   const vb_value *peak = vb_find_value(r, "max_output_tokens_per_s");
-  if (w != W_VLLM || !cJSON_IsNull(tok) || r->completed <= 0 || !out || out->v != (double)r->completed) return;
-  if (!r->samples[VB_ITL].n && !(itl && itl->v > 0) && !(peak && peak->v > out->v)) return;
+  if (w != W_VLLM || !cJSON_IsNull(tok) || r->completed <= 0 || !out) return;
+  const int each_one = out->v == (double)r->completed; /* every request counted 1 */
+  if (!(each_one && (r->samples[VB_ITL].n || (itl && itl->v > 0))) && !(peak && peak->v > out->v) &&
+      r->one_counted_gaps == 0)
+    return;
   remove_named(r, counted, sizeof counted / sizeof counted[0]);
   r->output_uncounted = VB_UNCOUNTED_FALLBACK;
 }

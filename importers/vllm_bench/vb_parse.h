@@ -80,6 +80,8 @@ typedef struct vb_result {
   int64_t succeeded;
   int64_t completed;     /* vLLM's count; 0: every request failed, so no latency was measured */
   double prompt_tokens;  /* input_lens summed over the requests that succeeded; NAN without it */
+  int64_t one_counted_gaps; /* requests that succeeded counted one output token (output_lens) though
+                         ** gaps between their chunks were timed (itls): vLLM's count without usage */
   enum { VB_COUNTED, VB_UNCOUNTED_FALLBACK, VB_UNCOUNTED_NO_TEXT } output_uncounted;
                          /* why the output count and its throughputs were not kept: vllm bench serve
                          ** --skip-tokenizer-init counted each request one token (no usage

@@ -338,6 +338,27 @@ check "skip-tokenizer-init without --save-detailed: one warning" 1 "$(grep -c '^
 check "skip-tokenizer-init without --save-detailed: no output count or throughput of it" \
   "completed duration e2el_ms failed max_concurrent_requests max_output_tokens_per_s request_throughput total_input_tokens" \
   "$(db="$d" query "SELECT group_concat(metric, ' ') FROM (SELECT metric FROM run_metrics ORDER BY metric)")"
+# some streams with usage, some without: two requests counted their 8 tokens, two the fallback's 1
+# (18 in all, above completed); the requests counted 1 with gaps timed tell it, and without the
+# lists the peak (32 timed in a second) above the 18 counted
+python3 -c "import json, sys
+r = json.load(open(sys.argv[1]))
+r['output_lens'] = [8, 8, 1, 1]
+r['total_output_tokens'] = 18
+r['output_throughput'] = 18 / r['duration']
+r['total_token_throughput'] = (r['total_input_tokens'] + 18) / r['duration']
+r['max_output_tokens_per_s'] = 16.0
+json.dump(r, open(sys.argv[2], 'w'))
+for k in ('input_lens', 'output_lens', 'start_times', 'ttfts', 'itls', 'generated_texts', 'errors'):
+    del r[k]
+r['max_output_tokens_per_s'] = 32.0
+json.dump(r, open(sys.argv[3], 'w'))" "$fmt/vllm_skip_tokenizer_init.json" "$tmp/some_usage.json" "$tmp/some_usage_summary.json"
+"$XP" --db "$tmp/some.db" import vllm-bench "$tmp/some_usage.json" > /dev/null 2> "$tmp/err"
+check "skip-tokenizer-init, some requests without usage: a warning, no output count" "1|0" \
+  "$(grep -c 'tokenizer_id null (vllm bench serve --skip-tokenizer-init)' "$tmp/err")|$(db="$tmp/some.db" sql "SELECT count(*) FROM run_metrics WHERE metric IN ('total_output_tokens', 'output_throughput', 'total_token_throughput')")"
+"$XP" --db "$tmp/some_summary.db" import vllm-bench "$tmp/some_usage_summary.json" > /dev/null 2> "$tmp/err"
+check "skip-tokenizer-init, some without usage, no lists: the peak tells it" "1|0" \
+  "$(grep -c 'tokenizer_id null' "$tmp/err")|$(db="$tmp/some_summary.db" sql "SELECT count(*) FROM run_metrics WHERE metric = 'output_throughput'")"
 # every request one token long (a prefill benchmark, --random-output-len 1): as many timed in a
 # second as counted at most, no gap; the count is the measurement and is kept
 sed 's/"max_output_tokens_per_s": 32.0/"max_output_tokens_per_s": 4.0/' "$fmt/vllm_skip_tokenizer_init_summary.json" > "$tmp/one.json"
