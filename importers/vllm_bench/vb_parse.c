@@ -312,6 +312,7 @@ static const vb_key known_keys[] = {
     {"details", T_OBJ, D_NONE, 0, NULL, NULL},      /* PR 10409's --output-details lists */
     {"cache_report", T_OBJ, D_NONE, 0, NULL, NULL}, /* SGLang 2026: --cache-report's totals */
     {"energy", T_OBJ, D_NONE, 0, NULL, NULL},       /* TensorRT-LLM: the server's energy (take_energy) */
+    {"avg_decoded_tokens_per_iter", T_ANY, D_NONE, 0, NULL, NULL}, /* TensorRT-LLM: take_decoded */
     {"user_throughput", T_NUM, D_VALUE, 0, "tok/s", NULL}, /* TensorRT-LLM: a request's output / its latency */
     /* vllm bench serve's NVML energy (GpuEnergyMeter.get_results of vllm/benchmarks/lib/energy.py,
     ** vllm-project/vllm commit c8e9466): the selected GPUs' energy counters over the benchmark, summed
@@ -955,6 +956,25 @@ static int take_energy(const vb_src *s, vb_result *r, const cJSON *energy) {
   return 0;
 }
 
+/* TensorRT-LLM's client reads avg_decoded_tokens_per_iter from each response where the server put
+** it in (async_request_openai_completions of tensorrt_llm/serve/scripts/backend_request_func.py:
+** "from TensorRT-LLM response"), a field no other engine's answers carry, and writes the last one
+** read, 0.0 where none came (calculate_metrics of its benchmark_serving.py, commit f61d71d); later
+** versions an object of its statistics ({mean, median, ...}, the statistics beside it). A value
+** above 0 is the tokens a decoding step gave a request, and says the server was TensorRT-LLM's:
+** its backend, openai or openai-chat, names only the API. 0 is no measurement. */
+static int take_decoded(const vb_src *s, vb_result *r, const cJSON *v) {
+  const cJSON *mean = cJSON_IsObject(v) ? cJSON_GetObjectItemCaseSensitive(v, "mean") : v;
+  if (!v || cJSON_IsNull(v) || (cJSON_IsObject(v) && (!mean || cJSON_IsNull(mean)))) return 0;
+  if (!cJSON_IsNumber(mean) || mean->valuedouble < 0)
+    return bad_key(s, "avg_decoded_tokens_per_iter", "expected a number >= 0 or an object with one as its mean, found %s",
+                   cJSON_IsNumber(mean) ? "a number below 0" : vb_json_kind(mean));
+  if (mean->valuedouble == 0) return 0;
+  r->trtllm_server = 1;
+  if (!cJSON_IsObject(v)) add_value(r, "avg_decoded_tokens_per_iter", "tokens", v->valuedouble);
+  return 0;
+}
+
 /* Every prompt has tokens: a total of 0 input tokens over requests that completed is a count
 ** the client did not make. SGLang's multi-turn benchmark (2026) hands its metrics no dataset
 ** rows (each round of a conversation is a request of its own) and so adds up no prompt, and the
@@ -1067,6 +1087,7 @@ static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
   if (cJSON_IsObject(cache) && take_cache_report(s, r, cache)) return XP_EXIT_USAGE;
   const cJSON *energy = cJSON_GetObjectItemCaseSensitive(o, "energy");
   if (cJSON_IsObject(energy) && take_energy(s, r, energy)) return XP_EXIT_USAGE;
+  if (take_decoded(s, r, cJSON_GetObjectItemCaseSensitive(o, "avg_decoded_tokens_per_iter"))) return XP_EXIT_USAGE;
   int n;
   if (check_lengths(s, &lists, &n) || collect_samples(s, &lists, n, r)) return XP_EXIT_USAGE;
   drop_unmeasured(r);

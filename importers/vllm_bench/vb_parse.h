@@ -86,6 +86,8 @@ typedef struct vb_result {
                          /* why the output count and its throughputs were not kept: vllm bench serve
                          ** --skip-tokenizer-init counted each request one token (no usage
                          ** reported); no request of sglang.bench_serving returned text */
+  int trtllm_server;     /* the responses carried TensorRT-LLM's avg_decoded_tokens_per_iter, a field
+                         ** of its servers' answers alone: the engine, where the backend names an API */
   int unstreamed;        /* sglang.bench_serving --disable-stream: each answer one chunk, TTFT its
                          ** latency, no TPOT (vb_parse.c unstreamed_sglang) */
 } vb_result;

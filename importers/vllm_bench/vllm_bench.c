@@ -433,9 +433,11 @@ static const char *engine_of(const char *backend) {
 
 /* The engine a result was measured on: SGLang's offline and in-process one-batch benchmarks
 ** drive SGLang's own engine (the offline one's backend "engine" or "runtime" names only how),
-** vLLM's latency benchmark vLLM's; the others' backend names it, if anything (vllm bench
-** throughput's: vllm or vllm-chat, else hf or mii, not recorded). */
+** vLLM's latency benchmark vLLM's; TensorRT-LLM's client, where the answers carried its
+** server's field; the others' backend names it, if anything (vllm bench throughput's: vllm or
+** vllm-chat, else hf or mii, not recorded). */
 static const char *result_engine(const vb_result *r) {
+  if (r->trtllm_server) return "tensorrt-llm"; /* its answers' own field (vb_parse.c take_decoded) */
   if (r->tool == VB_VLLM_LATENCY) return "vllm";
   return r->tool == VB_SGLANG_OFFLINE || r->tool == VB_SGLANG_ONE_BATCH_LOCAL ? "sglang" : engine_of(r->backend);
 }

@@ -287,6 +287,23 @@ check "TensorRT-LLM: its own median of them" "94.2" "$(db="$d" sql "SELECT print
 check "TensorRT-LLM: user_throughput, energy and decoded tokens an iteration, with units" \
   "mean_avg_decoded_tokens_per_iter=2.5[tokens] output_tps_per_w=0.12[tok/J] total_energy_j=150[J] total_gpu_power_w=288.4615385[W] user_throughput=62.97384313[tok/s]" \
   "$(db="$d" query "SELECT group_concat(metric || '=' || printf('%.10g', median) || '[' || unit || ']', ' ') FROM (SELECT * FROM run_metrics WHERE metric IN ('user_throughput', 'mean_avg_decoded_tokens_per_iter', 'total_energy_j', 'total_gpu_power_w', 'output_tps_per_w') ORDER BY metric)")"
+# its backend (openai) names the API; the tokens decoded an iteration come only in TensorRT-LLM's
+# servers' answers (backend_request_func.py reads them "from TensorRT-LLM response"): the engine
+check "TensorRT-LLM: the engine, from its servers' own field" "tensorrt-llm" "$(db="$d" sql "SELECT engine FROM runs")"
+# the version that writes the last value read, 0.0 where no answer carried one (commit f61d71d):
+# 0 no measurement and no engine; 1.8 tokens, TensorRT-LLM's server
+python3 -c "import json, sys
+r = json.load(open(sys.argv[1]))
+r['avg_decoded_tokens_per_iter'] = 0.0
+json.dump(r, open(sys.argv[2], 'w'))
+r['avg_decoded_tokens_per_iter'] = 1.8
+json.dump(r, open(sys.argv[3], 'w'))" "$fmt/trtllm_serve_c4_detailed.json" "$tmp/trt_zero.json" "$tmp/trt_one.json"
+imp "$tmp/trt_zero.db" "$tmp/trt_zero.json" > /dev/null
+imp "$tmp/trt_one.db" "$tmp/trt_one.json" > /dev/null
+check "TensorRT-LLM: 0 tokens an iteration, none measured, no engine" "|0" \
+  "$(db="$tmp/trt_zero.db" sql "SELECT ifnull(engine, '') FROM runs")|$(db="$tmp/trt_zero.db" sql "SELECT count(*) FROM run_metrics WHERE metric = 'avg_decoded_tokens_per_iter'")"
+check "TensorRT-LLM: 1.8 tokens an iteration, and the engine" "tensorrt-llm|1.8[tokens]" \
+  "$(db="$tmp/trt_one.db" sql "SELECT engine FROM runs")|$(db="$tmp/trt_one.db" sql "SELECT printf('%.10g', median) || '[' || unit || ']' FROM run_metrics WHERE metric = 'avg_decoded_tokens_per_iter'")"
 sed 's/"total_energy_j": 150.0/"total_energy_j": "150"/' "$fmt/trtllm_serve_c4_detailed.json" > "$tmp/trt_energy.json"
 one_line "TensorRT-LLM: energy not a number" 2 "trt_energy.json:1: total_energy_j: expected a number, found a string" \
   "$XP" --db "$tmp/bad_trt.db" import vllm-bench "$tmp/trt_energy.json"
