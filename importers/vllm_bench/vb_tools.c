@@ -64,6 +64,10 @@
 **     of it could not be compared with anything. The .pytorch.json beside it (written with
 **     SAVE_TO_PYTORCH_BENCHMARK_FORMAT set) holds the same numbers with the run's args, which
 **     name them: that one is read (vb_pytorch.c), and the refusal says so.
+**   benchmarks/benchmark_guided.py --output-json / --save-results (vLLM's offline benchmark of
+**     guided decoding, 2025): refused, named. vllm bench throughput's keys and correct_rate(%),
+**     the texts (outputs) and, with --async-engine, pandas' describe() of first- and next-token
+**     latencies; no model, dataset or guided-decoding ratio.
 **   NVIDIA genai-perf's profile_export_genai_perf.json and AIPerf's profile_export_aiperf.json:
 **     refused, named. Each metric is a summary object ({unit, avg, p50, p99, std, ...}: ms,
 **     requests/sec, tokens/sec), and what was run (model, concurrency or rate, lengths) is in
@@ -233,6 +237,13 @@ static int summary_export(const cJSON *o) {
 int vb_tool_read(const char *label, long line, cJSON *o, enum vb_tool *tool) {
   *tool = VB_SERVE;
   if (!cJSON_IsObject(o)) return 0;
+  /* benchmarks/benchmark_guided.py (vLLM's offline guided-decoding benchmark, vllm-project/vllm commit
+  ** de698b0) writes vllm bench throughput's keys (tokens_per_second a string) and correct_rate(%) */
+  if (has(o, "elapsed_time") && has(o, "requests_per_second") && has(o, "correct_rate(%)"))
+    return xp_error_at(XP_EXIT_USAGE, label, line,
+                       "a benchmark_guided.py result (vLLM's offline guided-decoding benchmark): it names no "
+                       "model, dataset or guided ratio (its file name alone does), so no record of it could say "
+                       "what was measured; xp reads benchmark_serving_structured_output.py's, which name the model");
   if (has(o, "elapsed_time") && has(o, "requests_per_second") && has(o, "tokens_per_second"))
     return xp_error_at(XP_EXIT_USAGE, label, line,
                        "a vllm bench throughput --output-json result (benchmark_throughput.py's too): it names "

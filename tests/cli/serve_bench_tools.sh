@@ -297,6 +297,11 @@ one_line "vllm bench throughput --output-json" 2 \
 one_line "vllm bench latency --output-json" 2 \
   "vllm_latency.json:1: a vllm bench latency --output-json result (benchmark_latency.py's too): it names no model, batch size, input or output length.*; give the .pytorch.json written beside it" \
   "$XP" --db "$tmp/bad.db" import vllm-bench "$fmt/vllm_latency.json" --set model=m
+# vLLM's offline guided-decoding benchmark writes vllm bench throughput's keys and correct_rate(%):
+# refused as what it is, not as a vllm bench throughput result
+one_line "benchmark_guided.py" 2 \
+  "vllm_guided_offline.json:1: a benchmark_guided.py result (vLLM's offline guided-decoding benchmark): it names no model, dataset or guided ratio" \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$fmt/vllm_guided_offline.json" --set model=m
 # vllm bench startup's times (here as vllm bench sweep startup keeps a run, and its summary.json's
 # list of runs) serve no request: refused as what they are, not as a serve file missing model_id
 one_line "vllm bench sweep startup run" 2 \

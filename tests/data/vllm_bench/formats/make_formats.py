@@ -582,3 +582,14 @@ trtb = {"engine": {"model": "meta-llama/Llama-3.1-8B", "model_path": "None", "en
         "dataset": {"isl_stats": {"average": 128.0}, "osl_stats": {"average": 128.0}, "num_requests": 1000}}
 with open(os.path.join(HERE, "trtllm_bench_report.json"), "w") as f:
     json.dump(trtb, f, indent=4)
+
+# vLLM's benchmarks/benchmark_guided.py --save-results (offline guided decoding; vllm-project/vllm
+# commit de698b0, main()): {"outputs": ret, elapsed_time, num_requests, total_num_tokens,
+# total_output_tokens, requests_per_second, tokens_per_second and output_tokens_per_second as
+# strings (f"{...:.2f}"), correct_rate(%)}, json.dump(indent=4); 4 requests, no --async-engine
+guided = {"outputs": [{"generated": '{"name": "Ada"}', "expected": None, "correctness": True}] * 4,
+          "elapsed_time": 2.0, "num_requests": 4, "total_num_tokens": 4 * (96 + 512), "total_output_tokens": 4 * 512,
+          "requests_per_second": 2.0, "tokens_per_second": f"{4 * (96 + 512) / 2.0:.2f}",
+          "output_tokens_per_second": f"{4 * 512 / 2.0:.2f}", "correct_rate(%)": 100.0}
+with open(os.path.join(HERE, "vllm_guided_offline.json"), "w") as f:
+    json.dump(guided, f, indent=4)
