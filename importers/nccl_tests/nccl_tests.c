@@ -567,6 +567,42 @@ static int record_versions(xp_run *r, const loaded *L) {
   return rc;
 }
 
+/*
+** What the import read, less how it was printed: the rows of its results files (as parsed, so
+** a launcher's labels, "[1,0]<stdout>:" or srun's "0: ", NCCL's lines between them and a
+** pasted log's lost '#'s do not count) with the processes and hosts its device lines name and
+** a -J file's start time. Two text logs of one run that differ only in that print are one
+** measurement (schema 25 reads it): their rows agree to the last printed digit and so do
+** their device lines' pids, which another run of the same sweep does not repeat.
+*/
+static int record_report_digest(xp_run *r, const loaded *L) {
+  char *text = NULL, sum[65];
+  size_t len = 0;
+  FILE *m = open_memstream(&text, &len);
+  if (!m) return xp_error(XP_EXIT_ENV, "out of memory");
+  for (int f = 0; f < L->n; f++) {
+    if (!has_results(L->kinds[f])) continue;
+    const nt_doc *d = &L->docs[f];
+    fprintf(m, "file %d precise %d start %s\n", f, d->precise, d->start_time);
+    for (int i = 0; i < d->ndev; i++)
+      fprintf(m, "dev %d %d %s %d %s\n", d->dev[i].rank, d->dev[i].pid, d->dev[i].host, d->dev[i].device,
+              d->dev[i].busid);
+    for (int i = 0; i < d->nrows; i++) {
+      const nt_row *w = &d->rows[i];
+      fprintf(m, "row %s %s %s %d %lld %lld %d %d %d %d %d", w->coll, w->dtype, w->redop, w->root,
+              (long long)w->bytes, (long long)w->count, w->nranks, w->graph, w->iters, w->agg, w->blocking);
+      for (int p = 0; p < NT_NPLACE; p++)
+        fprintf(m, " | %d %.17g %.17g %.17g %lld", w->r[p].have, w->r[p].time_us, w->r[p].algbw, w->r[p].busbw,
+                (long long)w->r[p].wrong);
+      fputc('\n', m);
+    }
+  }
+  fclose(m);
+  xp_sha256_hex(text, len, sum);
+  free(text);
+  return xp_run_meta(r, "nccl_tests.report_sha256", sum, "trace");
+}
+
 static int record_doc_facts(xp_run *r, const nt_doc *d) {
   char buf[512];
   int rc = 0;
@@ -673,6 +709,7 @@ static int execute(xp_ctx *ctx) {
   }
   rc = record_doc_facts(ctx->run, first);
   if (rc == 0) rc = record_versions(ctx->run, &L);
+  if (rc == 0) rc = record_report_digest(ctx->run, &L);
   if (rc == 0) rc = xp_run_meta(ctx->run, "nccl.process_model", "nccl-tests", "trace");
   if (rc == 0) rc = xp_nccl_record_info(ctx->run, &info, L.have_topo ? &L.topo : NULL, "trace");
   if (rc == 0) rc = record_rocm_versions(ctx->run, &info);

@@ -41,6 +41,7 @@ typedef struct nt_row {
 
 typedef struct nt_device {
   int rank, device;
+  int pid;               /* its process (0: not printed, before 2.0): tells one run's log from another's */
   char host[64], busid[32], name[96];
 } nt_device;
 

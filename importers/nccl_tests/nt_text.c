@@ -715,13 +715,13 @@ static int is_device_line(const char *line) {
 static void read_device(parser *P, const char *line) {
   nt_doc *d = P->d;
   nt_device v;
-  int group = 0, pid, n;
+  int group = 0, n;
   memset(&v, 0, sizeof v);
   line += *line == '#';
-  n = sscanf(line, " Rank %d Group %d Pid %d on %63s device %d [%31[^]]] %95[^\r\n]", &v.rank, &group, &pid,
+  n = sscanf(line, " Rank %d Group %d Pid %d on %63s device %d [%31[^]]] %95[^\r\n]", &v.rank, &group, &v.pid,
              v.host, &v.device, v.busid, v.name);
   if (n < 5)
-    n = sscanf(line, " Rank %d Pid %d on %63s device %d [%31[^]]] %95[^\r\n]", &v.rank, &pid, v.host, &v.device,
+    n = sscanf(line, " Rank %d Pid %d on %63s device %d [%31[^]]] %95[^\r\n]", &v.rank, &v.pid, v.host, &v.device,
                v.busid, v.name) + 1;
   if (n < 5)
     n = sscanf(line, " Rank %d on %63s device %d [%31[^]]] %95[^\r\n]", &v.rank, v.host, &v.device, v.busid,

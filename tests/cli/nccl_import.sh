@@ -271,6 +271,25 @@ sed 's/"start_time":"2026-11-29 21:25:59"/"start_time":"2026-11-30 08:00:00"/' "
 "$XP" --db "$rdb" import nccl-tests "$tmp/other_run.json" > /dev/null 2>&1
 check "another run's -J file alike: both count" 0 "$(rq "SELECT count(*) FROM trace_superseded WHERE run_id IN (1, 3);")"
 
+# one run's text log kept twice, as a launcher printed it and without: mpirun --tag-output's
+# "[1,0]<stdout>:" (aws-k8s-tester PR 464's pod log) and srun --label's " 0: " (nccl-tests issue
+# 290), imported apart, and once more without NCCL's lines. They share no file, and counted four
+# times; they are one measurement, the latest import counting (the log's transports still name it). The same sweep run again (another process: pid 2718) is another.
+ldb="$tmp/labelled.db"
+sed 's/^/[1,0]<stdout>:/' "$data/nccltests_sweep.txt" > "$tmp/tagged.txt"
+sed 's/^/ 0: /' "$data/nccltests_sweep.txt" > "$tmp/srun.txt"
+grep -v 'NCCL INFO' "$data/nccltests_sweep.txt" > "$tmp/no_info.txt"
+sed 's/Pid   1351/Pid   2718/' "$data/nccltests_sweep.txt" > "$tmp/again.txt"
+for f in "$data/nccltests_sweep.txt" "$tmp/tagged.txt" "$tmp/srun.txt" "$tmp/no_info.txt" "$tmp/again.txt"; do
+  "$XP" --db "$ldb" import nccl-tests "$f" > /dev/null 2>&1
+done
+lq() { "$XP" --db "$ldb" query <(echo "$1") --format csv 2> /dev/null | tail -n +2; }
+check "one log with and without launcher labels: one measurement" "1|4 2|4 3|4" \
+  "$(lq "SELECT run_id || '|' || by_run_id FROM trace_superseded ORDER BY run_id;" | tr '\n' ' ' | sed 's/ $//')"
+"$XP" --db "$ldb" query "$XP_SRC/queries/allreduce_burst.sql" --format csv > "$tmp/labelled.csv" 2> /dev/null
+check "labelled logs: burst rows, the sweep and its rerun" "52 52" \
+  "$(tail -n +2 "$tmp/labelled.csv" | wc -l) $(grep -c ',P2P/direct pointer,imported,2,' "$tmp/labelled.csv")"
+
 # split communicators (NCCL_TESTS_SPLIT_MASK): JSON and text agree on the communicator's ranks
 for f in split.json split.txt; do
   sdb="$tmp/split_$f.db"
