@@ -310,6 +310,52 @@ cJSON *xp_fact_differences(const cJSON *fa, const cJSON *fb) {
   return out;
 }
 
+/* Whether a side's runs are all imported (its facts' origin is 'imported' alone). */
+static int all_imported(const cJSON *facts) {
+  const cJSON *o = cJSON_GetObjectItemCaseSensitive(facts, "origin");
+  return cJSON_GetArraySize(o) == 1 && strcmp(cJSON_GetArrayItem(o, 0)->valuestring, "imported") == 0;
+}
+
+/* Whether facts hold a key beginning with prefix. */
+static int has_prefix(const cJSON *facts, const char *prefix) {
+  const cJSON *e;
+  cJSON_ArrayForEach(e, facts) if (strncmp(e->string, prefix, strlen(prefix)) == 0) return 1;
+  return 0;
+}
+
+/*
+** Whether key, which a side of imported nccl-tests runs lacks, is one its files do not state,
+** not one it is without: a text log holds no -J file's environment, arguments or start time, a
+** -J file none of NCCL's INFO lines (transports, channels, interconnect) or nccl-tests' version,
+** a log without INFO lines none of them either. A list of settings the side does record
+** (nccl_tests.env.*, nccl.env_read.*) lacks that one; xp's own env.* and the keys written only
+** where something happened (a failure, errors, several reports or hosts) are absent for a reason.
+*/
+static int not_stated(const char *kind, const cJSON *lacking, const char *key) {
+  static const char *const flags[] = {"nccl_tests.failure", "nccl_tests.errors", "nccl_tests.independent",
+                                      "nccl_tests.reports", "nccl_tests.hosts", NULL};
+  static const char *const lists[] = {"nccl_tests.env.", "nccl.env_read.", NULL};
+  if (strcmp(kind, "nccl_burst") != 0 || !all_imported(lacking) || strncmp(key, "env.", 4) == 0) return 0;
+  for (int i = 0; flags[i]; i++)
+    if (strcmp(key, flags[i]) == 0) return 0;
+  for (int i = 0; lists[i]; i++)
+    if (strncmp(key, lists[i], strlen(lists[i])) == 0) return !has_prefix(lacking, lists[i]);
+  return 1;
+}
+
+/* Moves out of diffs the keys one side's files cannot state (not_stated): returned apart. */
+static cJSON *split_one_sided(const char *kind, cJSON *diffs, const cJSON *fa, const cJSON *fb) {
+  cJSON *apart = cJSON_CreateArray();
+  for (int i = cJSON_GetArraySize(diffs) - 1; i >= 0; i--) {
+    const cJSON *d = cJSON_GetArrayItem(diffs, i);
+    const char *key = cJSON_GetObjectItem(d, "key")->valuestring;
+    const int a_unset = !cJSON_GetObjectItemCaseSensitive(fa, key), b_unset = !cJSON_GetObjectItemCaseSensitive(fb, key);
+    if ((a_unset && not_stated(kind, fa, key)) || (b_unset && not_stated(kind, fb, key)))
+      cJSON_InsertItemInArray(apart, 0, cJSON_DetachItemFromArray(diffs, i));
+  }
+  return apart;
+}
+
 /* ---- metrics ---- */
 
 static const char *verdict(const xp_samplecmp *c, const char *unit) {
@@ -899,7 +945,7 @@ static void print_pooled(const cJSON *metrics) {
 }
 
 static void print_report(const side *a, const side *b, const cJSON *metrics, const cJSON *cases,
-                         const cJSON *unfair) {
+                         const cJSON *unfair, const cJSON *one_sided) {
   print_side("A", a);
   print_side("B", b);
   int n = cJSON_GetArraySize(metrics), ncols = 10;
@@ -943,13 +989,23 @@ static void print_report(const side *a, const side *b, const cJSON *metrics, con
            xp_few_samples_why(a->kind));
   print_pooled(metrics);
   print_pairing(cases);
+  const cJSON *d;
+  const int n_one = cJSON_GetArraySize(one_sided);
+  if (n_one) {
+    printf("\nstated by one side alone (the other's nccl-tests files do not say): %d\n", n_one);
+    cJSON_ArrayForEach(d, one_sided) {
+      const char *va = cJSON_GetObjectItem(d, "a")->valuestring, *vb = cJSON_GetObjectItem(d, "b")->valuestring;
+      const int in_a = strcmp(va, "(unset)") != 0;
+      printf("  %s: %s %s\n", cJSON_GetObjectItem(d, "key")->valuestring, in_a ? "A" : "B", in_a ? va : vb);
+    }
+  }
   if (cJSON_GetArraySize(unfair) == 0) {
-    puts("\nsame GPU, driver, libraries, environment, spec and configuration on both sides");
+    puts(n_one ? "\nno difference in what both sides state"
+               : "\nsame GPU, driver, libraries, environment, spec and configuration on both sides");
     return;
   }
   printf("\nunfair: %d difference%s between A and B\n", cJSON_GetArraySize(unfair),
          cJSON_GetArraySize(unfair) == 1 ? "" : "s");
-  const cJSON *d;
   cJSON_ArrayForEach(d, unfair)
     printf("  %s: A %s; B %s\n", cJSON_GetObjectItem(d, "key")->valuestring,
            cJSON_GetObjectItem(d, "a")->valuestring, cJSON_GetObjectItem(d, "b")->valuestring);
@@ -1015,7 +1071,7 @@ int cmd_compare(int argc, char **argv, const char *db_path) {
     rc = xp_usage_error("compare", "two sides are needed: A B, or --a KEY=VALUE... --b KEY=VALUE...");
   side a = {0}, b = {0};
   sqlite3 *db = NULL;
-  cJSON *metrics = NULL, *cases = NULL, *fa = NULL, *fb = NULL, *unfair = NULL;
+  cJSON *metrics = NULL, *cases = NULL, *fa = NULL, *fb = NULL, *unfair = NULL, *one_sided = NULL;
   if (rc == 0) db = xp_db_open(db_path, XP_DB_READONLY, &rc);
   if (rc == 0) rc = fill_side(db, "--a", ref_of[0], sel[0], &a);
   if (rc == 0) rc = fill_side(db, "--b", ref_of[1], sel[1], &b);
@@ -1034,6 +1090,7 @@ int cmd_compare(int argc, char **argv, const char *db_path) {
   if (rc == 0) fb = xp_run_facts(db, b.ids, b.n, &rc);
   if (rc == 0) {
     unfair = xp_fact_differences(fa, fb);
+    one_sided = split_one_sided(a.kind, unfair, fa, fb);
     if (fmt == XP_FMT_JSON) {
       cJSON *doc = cJSON_CreateObject();
       cJSON_AddItemToObject(doc, "a", side_json(&a));
@@ -1042,17 +1099,19 @@ int cmd_compare(int argc, char **argv, const char *db_path) {
       cJSON_AddItemReferenceToObject(doc, "metrics", metrics);
       cJSON_AddItemReferenceToObject(doc, "cases", cases);
       cJSON_AddItemReferenceToObject(doc, "unfair", unfair);
+      cJSON_AddItemReferenceToObject(doc, "one_sided", one_sided);
       char *t = xp_json_print(doc);
       printf("%s\n", t);
       free(t);
       cJSON_Delete(doc);
-    } else print_report(&a, &b, metrics, cases, unfair);
+    } else print_report(&a, &b, metrics, cases, unfair, one_sided);
   }
   cJSON_Delete(metrics);
   cJSON_Delete(cases);
   cJSON_Delete(fa);
   cJSON_Delete(fb);
   cJSON_Delete(unfair);
+  cJSON_Delete(one_sided);
   free(a.ids);
   free(a.uuids);
   free(a.kind);

@@ -270,6 +270,21 @@ check "one sweep twice: report charts one run" 2 "$(grep -o 'allreduce bf16 eage
 sed 's/"start_time":"2026-11-29 21:25:59"/"start_time":"2026-11-30 08:00:00"/' "$XP_SRC/tests/data/nccl/nccltests_sweep.json" > "$tmp/other_run.json"
 "$XP" --db "$rdb" import nccl-tests "$tmp/other_run.json" > /dev/null 2>&1
 check "another run's -J file alike: both count" 0 "$(rq "SELECT count(*) FROM trace_superseded WHERE run_id IN (1, 3);")"
+# xp compare of the sweep's -J file and its text: what one form alone states (the text's NCCL
+# INFO facts and nccl-tests version, the JSON's environment, arguments, start time) is listed
+# apart, not as 22 unfair differences; a setting one JSON has and another lacks still differs
+rt=$(rq "SELECT substr(uuid, 1, 8) FROM runs WHERE id = 2;")
+"$XP" --db "$rdb" compare "$rj" "$rt" > "$tmp/cmp_forms" 2>&1
+check "json vs text: no unset side among the differences" 0 "$(sed -n '/^unfair/,$p' "$tmp/cmp_forms" | grep -c '(unset)')"
+check "json vs text: stated by one form alone" "1 1 1" "$(grep -c '^stated by one side alone .*: 22$' "$tmp/cmp_forms") \
+$(grep -c '^  nccl.transports: B P2P/direct pointer$' "$tmp/cmp_forms") $(grep -c '^  nccl_tests.start_time: A 2026-11-29 21:25:59$' "$tmp/cmp_forms")"
+"$XP" --db "$rdb" compare "$rj" "$rt" --format json > "$tmp/cmp_forms.json" 2>&1
+check "json vs text: one_sided in JSON" 22 "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["one_sided"]))' "$tmp/cmp_forms.json")"
+sed 's/"env":\["NCCL_DEBUG=INFO",/"env":["NCCL_DEBUG=INFO","NCCL_ALGO=Ring",/; s/21:25:59/22:00:00/' \
+  "$XP_SRC/tests/data/nccl/nccltests_sweep.json" > "$tmp/ring.json"
+"$XP" --db "$rdb" import nccl-tests "$tmp/ring.json" > /dev/null 2>&1
+"$XP" --db "$rdb" compare "$rj" "$(rq "SELECT substr(uuid, 1, 8) FROM runs WHERE id = 4;")" > "$tmp/cmp_env" 2>&1
+check "two -J files: a setting one lacks differs" 1 "$(grep -c '^  nccl_tests.env.NCCL_ALGO: A (unset); B Ring$' "$tmp/cmp_env")"
 
 # one run's text log kept twice, as a launcher printed it and without: mpirun --tag-output's
 # "[1,0]<stdout>:" (aws-k8s-tester PR 464's pod log) and srun --label's " 0: " (nccl-tests issue
