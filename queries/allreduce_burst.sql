@@ -11,7 +11,8 @@
 -- log that shows no interconnect ('?') or P2P disabled (SHM on both) would have mixed them. Figures are the mean over runs of each run's median:
 --   burst_us      one burst of `burst` collectives back to back (rank mean)
 --   time_us       burst_us / burst: nccl-tests' per-collective time
---   busbw_GBps    nccl-tests' bus bandwidth at that time
+--   busbw_GBps    nccl-tests' bus bandwidth at that time (empty where the file printed none:
+--                 "nan" or "inf", a time of 0; the case's note says so)
 --   spread_p90_us the 90th percentile of slowest-minus-fastest rank within a burst
 -- interconnect is what NCCL showed (xp's own runs' detection, or an imported log with its
 -- topology dump); where it did not show it, the declared one with " (declared)" after it, and '?' where neither says; transport lists

@@ -357,6 +357,7 @@ typedef struct icase {
   int64_t wrong, bitdiff;
   double max_err; /* before 2.13: the largest error over the samples, NAN if none */
   int cputime;
+  int no_bw;      /* samples whose bandwidth the file prints as nan or inf */
 } icase;
 
 /* -o all and -r all print a row per reduction and root: each its own case. */
@@ -421,6 +422,7 @@ static void add_sample(icase *c, const nt_row *row, const nt_result *res, int pr
   c->time[c->n] = res->time_us;
   c->alg[c->n] = res->algbw;
   c->bus[c->n] = res->busbw;
+  c->no_bw += isnan(res->algbw) || isnan(res->busbw);
   if (!precise) text_bandwidth(row, res, &c->alg[c->n], &c->bus[c->n]);
   c->n++;
   c->cputime |= res->cputime;
@@ -481,6 +483,9 @@ static int record_case(xp_run *r, const icase *c, const xp_nccl_info *info) {
   else if (c->wrong > 0) snprintf(note, sizeof note, "%lld wrong elements reported", (long long)c->wrong);
   else if (c->bitdiff > 0) /* nccl-tests' "Bitwise mismatches: FAILED": not repeatable */
     snprintf(note, sizeof note, "%lld elements differ bitwise between repeats", (long long)c->bitdiff);
+  else if (c->no_bw) /* said where the figure is missing: no reader takes it for 0 or for lost */
+    snprintf(note, sizeof note, "bandwidth printed as nan or inf in %d of %d samples (a time of 0?): not recorded",
+             c->no_bw, c->n);
   int64_t id = xp_run_case(r, name, params, c->wrong > 0 || c->bitdiff > 0 ? "failed" : "ok", note[0] ? note : NULL);
   cJSON_Delete(params);
   if (id < 0) return XP_EXIT_DB;
@@ -493,8 +498,8 @@ static int record_case(xp_run *r, const icase *c, const xp_nccl_info *info) {
     free(burst);
   }
   if (rc == 0 && c->niter) rc = xp_run_metric(r, id, "iter_us", "us", c->iter, (size_t)c->niter);
-  if (rc == 0) rc = xp_run_value(r, id, "algbw_GBps", "GB/s", median(c->alg, c->n));
-  const double bus = median(c->bus, c->n);
+  const double alg = median(c->alg, c->n), bus = median(c->bus, c->n);
+  if (rc == 0 && !isnan(alg)) rc = xp_run_value(r, id, "algbw_GBps", "GB/s", alg);
   if (rc == 0 && !isnan(bus)) rc = xp_run_value(r, id, "busbw_GBps", "GB/s", bus);
   if (rc == 0 && c->wrong >= 0 && isnan(c->max_err)) rc = xp_run_value(r, id, "wrong", "count", (double)c->wrong);
   if (rc == 0 && !isnan(c->max_err)) rc = xp_run_value(r, id, "max_error", "abs", c->max_err);
@@ -682,6 +687,21 @@ static const char *media_type(enum file_kind k, const char *text, size_t len) {
   return k == F_JSON ? "application/json" : k == F_TOPO ? "application/xml" : "text/plain";
 }
 
+/* Rows whose bandwidth the file prints as nan or inf (nccl-tests' figures of a time of 0; its -J
+** file writes NaN as "nan"): said once, with the first's line; their cases carry a note. */
+static void warn_no_bandwidth(const nt_doc *d) {
+  int n = 0, line = 0;
+  for (int i = 0; i < d->nrows; i++)
+    for (int p = 0; p < NT_NPLACE; p++)
+      if (d->rows[i].r[p].have && (isnan(d->rows[i].r[p].algbw) || isnan(d->rows[i].r[p].busbw)) && !n++)
+        line = d->rows[i].line;
+  if (!n) return;
+  char at[32] = "";
+  if (line > 0) snprintf(at, sizeof at, ":%d", line);
+  xp_warn("%s%s: %d result%s with a bandwidth printed as nan or inf: no bandwidth recorded for %s, %s time kept",
+          d->path, at, n, n == 1 ? "" : "s", n == 1 ? "it" : "them", n == 1 ? "its" : "their");
+}
+
 static int execute(xp_ctx *ctx) {
   loaded L;
   int rc = load(ctx->spec, &L), ncases = 0;
@@ -701,6 +721,7 @@ static int execute(xp_ctx *ctx) {
       xp_warn("%s: the same results as %s (its -J output: every row alike, rounded): each case counted once, from %s;"
               " the log's NCCL lines are kept", d->path, L.paths[L.twin[f]], L.paths[L.twin[f]]);
     if (d->failure[0]) xp_warn("%s: \"%s\": the test stopped there; its rows before it are imported", d->path, d->failure);
+    warn_no_bandwidth(d);
     if (d->independent)
       xp_warn("%s: the report is printed once per process (a build without MPI under mpirun?): each process "
               "ran alone, and its figures are samples of a %d-rank case", d->path, d->nranks);

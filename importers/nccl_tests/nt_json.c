@@ -36,8 +36,8 @@ static void read_result(nt_result *r, const cJSON *o, const cJSON *per_iter) {
   r->cputime = cJSON_GetObjectItemCaseSensitive(o, "cpu_time") != NULL;
   r->time_us = num(o, r->cputime ? "cpu_time" : "time", NAN);
   r->have = !isnan(r->time_us); /* a time that is "nan" was not measured */
-  r->algbw = num(o, "alg_bw", 0);
-  r->busbw = num(o, "bus_bw", 0);
+  r->algbw = num(o, "alg_bw", NAN); /* "nan" (util.cu's jsonDouble): no figure, never 0 GB/s */
+  r->busbw = num(o, "bus_bw", NAN);
   const cJSON *w = cJSON_GetObjectItemCaseSensitive(o, "nwrong");
   r->wrong = cJSON_IsNumber(w) ? xp_saturate_int64(w->valuedouble) : -1;
   const cJSON *bits = cJSON_GetObjectItemCaseSensitive(o, "bitwise"); /* -R: repeats compared bitwise */

@@ -83,6 +83,18 @@ static int number(const nt_doc *d, int at, const char *col, const char *v, doubl
   return 0;
 }
 
+/* A bandwidth std::to_string wrote as "nan", "-nan" or "inf" (a time of 0): no figure (NAN), as in
+** the text and -J forms; anything else as number. */
+static int bandwidth(const nt_doc *d, int at, const char *col, const char *v, double *out) {
+  char *end;
+  const double x = strtod(v, &end);
+  if (end != v && !*end && (isnan(x) || x == INFINITY)) {
+    *out = NAN;
+    return 0;
+  }
+  return number(d, at, col, v, out);
+}
+
 static int whole(const nt_doc *d, int at, const char *col, const char *v, double hi, int64_t *out) {
   double x;
   if (number(d, at, col, v, &x)) return -1;
@@ -141,8 +153,8 @@ static int read_figures(nt_doc *d, const header *h, char *const *v, int at, nt_r
       if (number(d, at, name, v[i], &res->time_us)) return XP_EXIT_USAGE;
       res->have = 1;
       break;
-    case C_ALGBW: if (number(d, at, name, v[i], &res->algbw)) return XP_EXIT_USAGE; break;
-    case C_BUSBW: if (number(d, at, name, v[i], &res->busbw)) return XP_EXIT_USAGE; break;
+    case C_ALGBW: if (bandwidth(d, at, name, v[i], &res->algbw)) return XP_EXIT_USAGE; break;
+    case C_BUSBW: if (bandwidth(d, at, name, v[i], &res->busbw)) return XP_EXIT_USAGE; break;
     case C_WRONG:
       if (strcmp(v[i], "N/A") != 0 && whole(d, at, name, v[i], 9e18, &res->wrong)) return XP_EXIT_USAGE;
       break;

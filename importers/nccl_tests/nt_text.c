@@ -230,7 +230,7 @@ static int fits_result(const char *name, const char *t) {
   if (end == t) return 0;
   if (strcmp(name, "error") == 0) return *end == 0 || strcmp(end, "*") == 0; /* rccl-tests: "2e-02*" failed */
   if (*end) return 0;
-  if (is_figure_col(name)) return v >= 0;
+  if (is_figure_col(name)) return v >= 0 || isnan(v); /* "-nan": nccl-tests' 0 / 0 */
   if (strcmp(name, "#wrong") == 0 || strcmp(name, "#bitdiff") == 0) return v >= 0 && v == floor(v);
   return 1;
 }
@@ -343,6 +343,10 @@ static int read_row(parser *P, char *line, int lineno) {
     if (is_figure_col(name)) {
       if (number(d, lineno, name, v, &x)) return XP_EXIT_USAGE;
       if (x < 0) return xp_error_at(XP_EXIT_USAGE, d->path, lineno, "column %s: %s is negative", name, v);
+      /* "inf", "-nan": a figure nccl-tests divided out of a time of 0 is no figure (NAN), as
+      ** its -J file's "nan"; a time so printed was not measured, as N/A */
+      if (!isfinite(x) && is_time_col(name)) continue;
+      if (!isfinite(x)) x = NAN;
     }
     if (is_time_col(name)) {
       res->have = 1;

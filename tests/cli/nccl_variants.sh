@@ -380,4 +380,29 @@ check "hosts of a report per process: not counted" "" "$(sql "SELECT value FROM 
 sed 's/    19.71   53.20/   -19.71   53.20/' "$data/cut_after_busbw.txt" > "$tmp/negative.txt"
 one_line "negative time" 2 "negative.txt:12: column time: -19.71 is negative" \
   "$XP" --db "$tmp/neg.db" import nccl-tests "$tmp/negative.txt"
+# A bandwidth nccl-tests divided out of a time of 0 is no figure: util.cu's -J writer puts NaN
+# as "nan" (jsonDouble), the text prints "-nan" or (before getFloatStr) "inf", rccl-tests' -x
+# file std::to_string's "nan". Recorded as no bandwidth with a note and one warning, never as
+# 0 GB/s (the -J file's "nan" was 0), nor as a bandwidth row holding no value (the text's);
+# the file is not refused (the -x file was), and the burst query keeps the row, its busbw empty.
+nan_case=allreduce/bf16/8/eager/out_of_place
+sed 's/"out_of_place":{"time":18.541400,"alg_bw":0.000431,"bus_bw":0.000431/"out_of_place":{"time":18.541400,"alg_bw":"nan","bus_bw":"nan"/' \
+  "$XP_SRC/tests/data/nccl/nccltests_sweep.json" > "$tmp/nan_bw.json"
+sed '139s/    18.54    0.00    0.00 /    18.54     inf    -nan /' "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > "$tmp/nan_bw.txt"
+for f in nan_bw.json nan_bw.txt; do
+  imp "$tmp/$f"
+  check "$f: exit" 0 $?
+  check "$f: no bandwidth recorded" "0" "$(sql "SELECT count(*) FROM cases c JOIN metrics m ON m.case_id = c.id
+    WHERE c.name = '$nan_case' AND m.name IN ('algbw_GBps', 'busbw_GBps')")"
+  check "$f: its time kept" 18.54 "$(sql "SELECT printf('%.2f', m.median) FROM cases c JOIN metrics m ON m.case_id = c.id
+    WHERE c.name = '$nan_case' AND m.name = 'time_us'")"
+  check "$f: the case says why" "bandwidth printed as nan or inf in 1 of 1 samples (a time of 0?): not recorded" \
+    "$(sql "SELECT note FROM cases WHERE name = '$nan_case'")"
+  check "$f: one warning" 1 "$(grep -c "^xp: warning: .*$f.*: 1 result with a bandwidth printed as nan or inf" "$tmp/err")"
+  check "$f: burst row kept, busbw empty" 1 "$("$XP" --db "$db" query "$XP_SRC/queries/allreduce_burst.sql" --format csv 2> /dev/null |
+    grep -c '^allreduce,bf16,8,eager,out_of_place,20,2,NVIDIA H200,.*,imported,1,370\.8[0-9]*,370\.8[0-9]*,18\.54[0-9]*,,')"
+done
+sed '2s/,40.120000,26.135992,45.737986,/,40.120000,nan,-nan,/' "$data/rccl_results.csv" > "$tmp/nan_bw.csv"
+imp "$tmp/nan_bw.csv"
+check "rccl-tests -x file with nan: imported" "0 1" "$? $(grep -c 'nan_bw.csv:2: 1 result with a bandwidth printed as nan or inf' "$tmp/err")"
 finish
