@@ -75,10 +75,15 @@ static int ranks_from_bw(const nt_row *r, const nt_result *res, double half) {
   return fabs(n - floor(n + 0.5)) <= dn + 1e-6 ? (int)floor(n + 0.5) : -1;
 }
 
+/* The ranks a report's evidence states, without its figures: 0 none. */
+static int evidence_ranks(const nt_rank_evidence *e) {
+  return e->info > 0 ? e->info : e->stated > 0 ? e->stated : e->listed > 0 ? e->listed : e->assumed;
+}
+
 int nt_add_rank_evidence(nt_doc *d, const nt_rank_evidence *e) {
   d->ev = xp_xrealloc(d->ev, sizeof *d->ev * (size_t)(d->nev + 1));
   d->ev[d->nev++] = *e;
-  return e->info > 0 ? e->info : e->stated > 0 ? e->stated : e->listed > 0 ? e->listed : e->assumed;
+  return evidence_ranks(e);
 }
 
 /* The ranks report k's rows' figures give: 0 none, -1 rows that disagree. */
@@ -242,18 +247,57 @@ static const char *test_in_path(const char *path, char *buf, size_t n) {
   return buf;
 }
 
+/* Whether every row of report k whose bandwidths have three figures (algbw from 1 GB/s) shows
+** busbw / algbw = f, within what the print allows (as ranks_from_bw), and one row does. */
+static int report_ratio_is(const nt_doc *d, int k, double f) {
+  const double half = d->precise ? 5e-7 : 5e-3;
+  int seen = 0;
+  for (int i = 0; i < d->nrows; i++)
+    for (int p = 0; p < NT_NPLACE && d->rows[i].report == k; p++) {
+      const nt_result *res = &d->rows[i].r[p];
+      if (!res->have || !(res->algbw >= 1) || isnan(res->busbw)) continue;
+      if (fabs(res->busbw / res->algbw - f) > half / res->algbw * (1 + f) + 1e-9) return 0;
+      seen = 1;
+    }
+  return seen;
+}
+
+/*
+** The test of an unnamed report (before 2.13) from its columns, where they and its figures leave
+** one: each test printed its own header then, all_reduce's with "redop" and no "root" (as
+** reduce_scatter's and alltoall's, whose busbw is algbw x (n-1)/n where all_reduce's is x 2(n-1)/n:
+** from 3 ranks no other gives that), broadcast's with "root" and no "redop" (busbw = algbw).
+** NULL where nothing tells (2 ranks: 2(n-1)/n is 1, as a sendrecv's).
+*/
+static const char *test_from_columns(const nt_doc *d, const nt_row *row) {
+  const unsigned cols = row->layout & (NT_COLS_NAMED | NT_COLS_REDOP | NT_COLS_ROOT | NT_COLS_WRONG);
+  const int n = row->report < d->nev ? evidence_ranks(&d->ev[row->report]) : 0;
+  if (cols == (NT_COLS_NAMED | NT_COLS_REDOP) && n >= 3 && report_ratio_is(d, row->report, 2.0 * (n - 1) / n))
+    return "all_reduce";
+  if (cols == (NT_COLS_NAMED | NT_COLS_ROOT) && report_ratio_is(d, row->report, 1.0)) return "broadcast";
+  return NULL;
+}
+
 /* Reports from before nccl-tests printed "Collective test starting" do not name their test:
 ** --collective does, else the command line the log keeps before the report (nt_text.c), else the
-** file's name where it holds the binary's, else "unknown". */
+** file's name where it holds the binary's, else the report's columns and figures where they tell
+** (said), else "unknown". */
 static void name_collective(const xp_spec *s, nt_doc *d) {
   const char *given = xp_spec_str(s->root, "collective", NULL);
   char from_path[64];
   const char *fallback = given ? given : test_in_path(d->path, from_path, sizeof from_path);
+  int said = -1;
   for (int r = 0; r < d->nrows; r++) {
     nt_row *row = &d->rows[r];
     if (row->coll[0]) continue;
     const char *test = given ? given : row->run_by[0] ? row->run_by : fallback;
-    nt_coll_from_test(test ? test : "unknown", row->coll, sizeof row->coll);
+    const char *by_columns = test ? NULL : test_from_columns(d, row);
+    if (by_columns && said != row->report) {
+      said = row->report;
+      xp_warn("%s:%d: the report does not name its test (nccl-tests before 2.13): read as %s from its columns "
+              "and busbw / algbw (--collective names it otherwise)", d->path, row->line, by_columns);
+    }
+    nt_coll_from_test(test ? test : by_columns ? by_columns : "unknown", row->coll, sizeof row->coll);
   }
   if (!d->coll[0]) {
     if (d->nrows > 0) snprintf(d->coll, sizeof d->coll, "%s", d->rows[0].coll);

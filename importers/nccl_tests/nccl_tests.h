@@ -36,8 +36,13 @@ typedef struct nt_row {
   int nranks;            /* ranks of the report it came from; 0 unknown */
   char algo[32], proto[16]; /* NCCL's TUNING choice logged before the row (text), "" none */
   int report;            /* which report of its file (a log may hold several) */
+  unsigned layout;       /* NT_COLS_* of the header it was read under (text) */
   nt_result r[NT_NPLACE];
 } nt_row;
+
+/* What a text report's column header names: before 2.13 each test printed its own (all_reduce
+** "type redop", broadcast "type root", all_gather "type"), since then all "redop root #wrong". */
+enum { NT_COLS_NAMED = 1, NT_COLS_REDOP = 2, NT_COLS_ROOT = 4, NT_COLS_WRONG = 8 };
 
 typedef struct nt_device {
   int rank, device;

@@ -304,6 +304,16 @@ static double error_bound(const char *dtype) {
   return 0;
 }
 
+static unsigned layout_cols(const layout *L) {
+  unsigned cols = L->named ? NT_COLS_NAMED : 0;
+  for (int c = 0; c < L->ncols; c++)
+    cols |= strcmp(L->name[c], "redop") == 0   ? NT_COLS_REDOP
+            : strcmp(L->name[c], "root") == 0  ? NT_COLS_ROOT
+            : strcmp(L->name[c], "#wrong") == 0 ? NT_COLS_WRONG
+                                                : 0;
+  return cols;
+}
+
 static int read_row(parser *P, char *line, int lineno) {
   nt_doc *d = P->d;
   const layout *L = &P->L;
@@ -375,6 +385,7 @@ static int read_row(parser *P, char *line, int lineno) {
     return xp_error_at(XP_EXIT_USAGE, d->path, lineno, "no time on this line (every time column is N/A or blank)");
   if (!r->dtype[0]) snprintf(r->dtype, sizeof r->dtype, "unknown"); /* a port's table without a type */
   snprintf(r->coll, sizeof r->coll, "%s", P->rep.coll);
+  r->layout = layout_cols(L);
   if (strcmp(P->rep.run_by, "?") != 0) snprintf(r->run_by, sizeof r->run_by, "%s", P->rep.run_by);
   /* the choice NCCL logged while this row ran (its warmup comes before the row is printed):
   ** the latest so far, so -o all's rows and a second test's each get their own */

@@ -49,10 +49,26 @@ check "cut line: no negative time" 0 "$(sql "SELECT count(*) FROM metrics WHERE 
 imp "$data/rccl_starred_error.txt"
 check "starred error: exit" 0 $?
 check "starred error: cases" 6 "$(cases)"
-check "starred error: the starred sample failed" "unknown/fp16/2097152/eager/out_of_place" \
+check "starred error: the starred sample failed" "allreduce/fp16/2097152/eager/out_of_place" \
   "$(sql "SELECT group_concat(name) FROM cases WHERE status = 'failed'")"
-check "starred error: its error" 4 "$(metric unknown/fp16/2097152/eager/out_of_place max_error)"
-check "starred error: its time" 181 "$(metric unknown/fp16/2097152/eager/out_of_place time_us)"
+check "starred error: its error" 4 "$(metric allreduce/fp16/2097152/eager/out_of_place max_error)"
+check "starred error: its time" 181 "$(metric allreduce/fp16/2097152/eager/out_of_place time_us)"
+
+# A report before 2.13 names no test, and this one no command line or file name either: its
+# columns ("redop", no "root": all_reduce's, reduce_scatter's or alltoall's) and busbw / algbw
+# (1.5 at 4 ranks: 2(n-1)/n, all_reduce's alone) name it all_reduce, said, where it was "unknown"
+# (and its 0.00 busbw left out for want of a factor); busbw = algbw x 3/4 leaves it unknown.
+check "unnamed, by columns: all_reduce, said" "1" \
+  "$(grep -c 'rccl_starred_error.txt:12: the report does not name its test .*read as all_reduce' "$tmp/err")"
+sed -e 's/    9.31   13.97 /    9.31    6.98 /' -e 's/    9.37   14.06 /    9.37    7.03 /' -e 's/   11.59   17.38 /   11.59    8.69 /' \
+  -e 's/   11.64   17.46 /   11.64    8.73 /' -e 's/   13.00   19.50 /   13.00    9.75 /' -e 's/   13.03   19.54 /   13.03    9.77 /' \
+  "$data/rccl_starred_error.txt" > "$tmp/ratio_3_4.txt"
+imp "$tmp/ratio_3_4.txt"
+check "unnamed, busbw = algbw x 3/4: unknown" "6 0" "$(sql "SELECT count(*) FROM cases WHERE name LIKE 'unknown/%'") $(grep -c 'read as' "$tmp/err")"
+# broadcast's own header ("root", no "redop": nccl-tests issue 82's, 2 ranks), busbw = algbw
+imp "$data/broadcast_no_command.txt"
+check "unnamed, by columns: broadcast" "6 1" \
+  "$(sql "SELECT count(*) FROM cases WHERE name LIKE 'broadcast/fp32/%'") $(grep -c 'read as broadcast' "$tmp/err")"
 
 # rccl-tests -O 0: the out-of-place group left blank, its width kept; the figures are in-place,
 # where they were recorded as out-of-place.
