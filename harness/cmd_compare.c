@@ -227,10 +227,11 @@ static int side_kind(sqlite3 *db, side *s) {
 /* ---- metadata differences ---- */
 
 /* Facts that differ from run to run without changing what was measured (an nccl-tests
-** import's report_sha256 is its results' own digest: it differs wherever they do). */
+** import's report_sha256 is its results' own digest, its processes their pids: every run's own). */
 static int ignored_fact(const char *key) {
   return strcmp(key, "host.boot_id") == 0 || strncmp(key, "import.", 7) == 0 ||
-         strcmp(key, "uuid") == 0 || strcmp(key, "nccl_tests.report_sha256") == 0;
+         strcmp(key, "uuid") == 0 || strcmp(key, "nccl_tests.report_sha256") == 0 ||
+         strcmp(key, "nccl_tests.processes") == 0;
 }
 
 /* All facts of a side as key -> sorted array of distinct values (JSON object). */

@@ -6,7 +6,11 @@
 -- less the printing, as run_meta nccl_tests.report_sha256 (the rows as parsed, the device
 -- lines' ranks, pids and hosts, a -J file's start time); runs with the same one are one
 -- measurement. Another run of the same sweep has other pids (and a -J file another start time),
--- so two runs whose rows agree by chance stay two. Otherwise as schema 24.
+-- so two runs whose rows agree by chance stay two. And a text whose rows agree with two runs' -J
+-- files (a short sweep run twice: six decimals each within the text's two) was credited to the
+-- later, whichever run it was, the other's row left without the log's transports: where both
+-- name the job's processes (run_meta nccl_tests.processes, "host:pid" each, from device lines
+-- with no gap), they must be the same. Otherwise as schema 24.
 DROP VIEW trace_superseded;
 CREATE VIEW trace_superseded AS
 WITH first_rank AS (
@@ -20,7 +24,8 @@ nt_runs AS (  -- imported nccl-tests runs: how many cases, whether a file gave s
                  AND a.media_type = 'application/json') AS precise,
          (SELECT value FROM run_meta m WHERE m.run_id = r.id AND m.key = 'nccl_tests.options' LIMIT 1) AS options,
          (SELECT value FROM run_meta m WHERE m.run_id = r.id AND m.key = 'nccl_tests.host' LIMIT 1) AS host,
-         (SELECT value FROM run_meta m WHERE m.run_id = r.id AND m.key = 'nccl_tests.report_sha256' LIMIT 1) AS report
+         (SELECT value FROM run_meta m WHERE m.run_id = r.id AND m.key = 'nccl_tests.report_sha256' LIMIT 1) AS report,
+         (SELECT value FROM run_meta m WHERE m.run_id = r.id AND m.key = 'nccl_tests.processes' LIMIT 1) AS procs
   FROM runs r WHERE r.kind = 'nccl_burst' AND r.origin = 'imported' AND r.status = 'ok'
 ),
 nt_times AS (
@@ -49,6 +54,7 @@ SELECT run_id, by_run_id FROM (  -- by the run that counts: the most precise, th
    AND (nb.precise > na.precise OR (nb.precise = na.precise AND nb.id > na.id))
    AND (na.options IS NULL OR nb.options IS NULL OR na.options = nb.options)
    AND (na.host IS NULL OR nb.host IS NULL OR na.host = nb.host)
+   AND (na.procs IS NULL OR nb.procs IS NULL OR na.procs = nb.procs)
    -- two files of one precision agree within the slack by chance (two -J files of a short sweep
    -- by hundredths of a microsecond): those are one measurement only where they share a file,
    -- or read the same (one log with a launcher's labels, one without: the same rows and pids)

@@ -652,6 +652,42 @@ static int record_report_digest(xp_run *r, const loaded *L) {
   return xp_run_meta(r, "nccl_tests.report_sha256", sum, "trace");
 }
 
+/* The job's processes, "host:pid" each once, sorted, where a file's device lines name them all
+** (a text lists every rank with its process, a -J file each process's first): a run's text and
+** its -J file name the same ones, another run of the same sweep others. Schema 25 matches a text
+** with the -J file of its own run by them, where several runs' rows agree within its print. */
+static int cmp_text(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static int record_processes(xp_run *r, const loaded *L) {
+  for (int f = 0; f < L->n; f++) {
+    const nt_doc *d = &L->docs[f];
+    if (!has_results(L->kinds[f]) || !d->hosts_whole || d->independent || d->ndev == 0) continue;
+    xp_strtab seen;
+    memset(&seen, 0, sizeof seen);
+    int ok = 1;
+    for (int i = 0; i < d->ndev && ok; i++) {
+      char p[96];
+      snprintf(p, sizeof p, "%s:%d", d->dev[i].host, d->dev[i].pid);
+      ok = d->dev[i].pid > 0; /* before 2.0 no pid: nothing to tell runs apart by */
+      xp_strtab_intern(&seen, p, strlen(p), NULL);
+    }
+    char **sorted = xp_xcalloc(seen.n + 1, sizeof *sorted), *list = xp_strdup("");
+    memcpy(sorted, seen.str, sizeof *sorted * seen.n);
+    qsort(sorted, seen.n, sizeof *sorted, cmp_text);
+    for (uint32_t i = 0; i < seen.n; i++) {
+      char *next = xp_asprintf("%s%s%s", list, i ? "," : "", sorted[i]);
+      free(list);
+      list = next;
+    }
+    const int rc = ok ? xp_run_meta(r, "nccl_tests.processes", list, "trace") : 0;
+    free(sorted);
+    free(list);
+    xp_strtab_free(&seen);
+    return rc;
+  }
+  return 0;
+}
+
 static int record_doc_facts(xp_run *r, const nt_doc *d) {
   char buf[512];
   int rc = 0;
@@ -775,6 +811,7 @@ static int execute(xp_ctx *ctx) {
   rc = record_doc_facts(ctx->run, first);
   if (rc == 0) rc = record_versions(ctx->run, &L);
   if (rc == 0) rc = record_report_digest(ctx->run, &L);
+  if (rc == 0) rc = record_processes(ctx->run, &L);
   if (rc == 0) rc = xp_run_meta(ctx->run, "nccl.process_model", "nccl-tests", "trace");
   if (rc == 0) rc = xp_nccl_record_info(ctx->run, &info, L.have_topo ? &L.topo : NULL, "trace");
   if (rc == 0) rc = record_rocm_versions(ctx->run, &info);

@@ -81,6 +81,7 @@ static void read_config(nt_doc *d, const cJSON *c) {
     x->rank = i32(v, "rank", d->ndev - 1);
     if (x->rank > max_rank) max_rank = x->rank;
     x->device = i32(v, "device", -1);
+    x->pid = i32(v, "pid", 0);
     snprintf(x->host, sizeof x->host, "%s", str(v, "hostname") ? str(v, "hostname") : "");
     snprintf(x->busid, sizeof x->busid, "%s", str(v, "device_hex") ? str(v, "device_hex") : "");
     snprintf(x->name, sizeof x->name, "%s", str(v, "device_info") ? str(v, "device_info") : "");

@@ -305,6 +305,18 @@ check "one log with and without launcher labels: one measurement" "1|4 2|4 3|4" 
 check "labelled logs: burst rows, the sweep and its rerun" "52 52" \
   "$(tail -n +2 "$tmp/labelled.csv" | wc -l) $(grep -c ',P2P/direct pointer,imported,2,' "$tmp/labelled.csv")"
 
+# a text whose rows agree with two runs' -J files (the same sweep run again, pid 2718, its times
+# within the text's print) is its own run's, the one its device lines' process names: it was
+# credited to the later import, that run's row named with this log's transports
+pdb="$tmp/two_json.db"
+sed -e 's/"start_time":"2026-11-29 21:25:59"/"start_time":"2026-11-30 08:00:00"/' -e 's/"pid":1351/"pid":2718/' \
+  "$data/nccltests_sweep.json" > "$tmp/rerun_pid.json"
+for f in "$data/nccltests_sweep.json" "$data/nccltests_sweep.txt" "$tmp/rerun_pid.json"; do
+  "$XP" --db "$pdb" import nccl-tests "$f" > /dev/null 2>&1
+done
+check "text matching two runs' -J files: its own process's" "2|1" \
+  "$("$XP" --db "$pdb" query <(echo "SELECT run_id || '|' || by_run_id FROM trace_superseded;") --format csv 2> /dev/null | tail -n +2)"
+
 # split communicators (NCCL_TESTS_SPLIT_MASK): JSON and text agree on the communicator's ranks
 for f in split.json split.txt; do
   sdb="$tmp/split_$f.db"
