@@ -305,6 +305,14 @@ check "one log with and without launcher labels: one measurement" "1|4 2|4 3|4" 
 check "labelled logs: burst rows, the sweep and its rerun" "52 52" \
   "$(tail -n +2 "$tmp/labelled.csv" | wc -l) $(grep -c ',P2P/direct pointer,imported,2,' "$tmp/labelled.csv")"
 
+# rows alone (no device line: no process named) two runs of a short sweep may print alike: two
+# such files, one labelled, stay two runs, as two -J files that agree by chance do
+grep -v 'Rank \|NCCL INFO' "$data/nccltests_sweep.txt" | head -n 20 > "$tmp/rows_a.txt"
+sed 's/^/[1,0]<stdout>:/' "$tmp/rows_a.txt" > "$tmp/rows_b.txt"
+adb="$tmp/rows_alone.db"
+for f in "$tmp/rows_a.txt" "$tmp/rows_b.txt"; do "$XP" --db "$adb" import nccl-tests "$f" > /dev/null 2>&1; done
+check "rows alone, labelled and not: two runs" "2 0" "$("$XP" --db "$adb" query <(echo "SELECT (SELECT count(*) FROM runs WHERE status = 'ok') || ' ' || (SELECT count(*) FROM trace_superseded);") --format csv 2> /dev/null | tail -n +2)"
+
 # a text whose rows agree with two runs' -J files (the same sweep run again, pid 2718, its times
 # within the text's print) is its own run's, the one its device lines' process names: it was
 # credited to the later import, that run's row named with this log's transports
