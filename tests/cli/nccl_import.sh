@@ -276,6 +276,8 @@ check "another run's -J file alike: both count" 0 "$(rq "SELECT count(*) FROM tr
 rt=$(rq "SELECT substr(uuid, 1, 8) FROM runs WHERE id = 2;")
 "$XP" --db "$rdb" compare "$rj" "$rt" > "$tmp/cmp_forms" 2>&1
 check "json vs text: no unset side among the differences" 0 "$(sed -n '/^unfair/,$p' "$tmp/cmp_forms" | grep -c '(unset)')"
+# the two imports' specs name the files each read, no difference in how the sweep ran
+check "json vs text: nothing else differs" 1 "$(grep -c '^no difference in what both sides state$' "$tmp/cmp_forms")"
 check "json vs text: stated by one form alone" "1 1 1" "$(grep -c '^stated by one side alone .*: 22$' "$tmp/cmp_forms") \
 $(grep -c '^  nccl.transports: B P2P/direct pointer$' "$tmp/cmp_forms") $(grep -c '^  nccl_tests.start_time: A 2026-11-29 21:25:59$' "$tmp/cmp_forms")"
 "$XP" --db "$rdb" compare "$rj" "$rt" --format json > "$tmp/cmp_forms.json" 2>&1
