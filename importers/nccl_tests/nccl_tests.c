@@ -639,10 +639,10 @@ static int record_report_digest(xp_run *r, const loaded *L) {
   }
   FILE *m = open_memstream(&text, &len);
   if (!m) return xp_error(XP_EXIT_ENV, "out of memory");
-  for (int f = 0; f < L->n; f++) {
-    if (!has_results(L->kinds[f])) continue;
+  for (int f = 0, k = 0; f < L->n; f++) {
+    if (!has_results(L->kinds[f])) continue; /* a topology dump or NCCL's own log beside it: no rows */
     const nt_doc *d = &L->docs[f];
-    fprintf(m, "file %d precise %d start %s\n", f, d->precise, d->start_time);
+    fprintf(m, "file %d precise %d start %s\n", k++, d->precise, d->start_time);
     for (int i = 0; i < d->ndev; i++)
       fprintf(m, "dev %d %d %s %d %s\n", d->dev[i].rank, d->dev[i].pid, d->dev[i].host, d->dev[i].device,
               d->dev[i].busid);

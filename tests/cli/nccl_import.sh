@@ -315,6 +315,13 @@ adb="$tmp/rows_alone.db"
 for f in "$tmp/rows_a.txt" "$tmp/rows_b.txt"; do "$XP" --db "$adb" import nccl-tests "$f" > /dev/null 2>&1; done
 check "rows alone, labelled and not: two runs" "2 0" "$("$XP" --db "$adb" query <(echo "SELECT (SELECT count(*) FROM runs WHERE status = 'ok') || ' ' || (SELECT count(*) FROM trace_superseded);") --format csv 2> /dev/null | tail -n +2)"
 
+# the log imported with its topology dump before it, then labelled alone: one measurement too
+tdb="$tmp/labelled_topo.db"
+"$XP" --db "$tdb" import nccl-tests "$data/topo.xml" "$data/nccltests_sweep.txt" > /dev/null 2>&1
+"$XP" --db "$tdb" import nccl-tests "$tmp/tagged.txt" > /dev/null 2>&1
+check "log with its topology, then labelled alone: one measurement" "1|2" \
+  "$("$XP" --db "$tdb" query <(echo "SELECT run_id || '|' || by_run_id FROM trace_superseded;") --format csv 2> /dev/null | tail -n +2)"
+
 # a text whose rows agree with two runs' -J files (the same sweep run again, pid 2718, its times
 # within the text's print) is its own run's, the one its device lines' process names: it was
 # credited to the later import, that run's row named with this log's transports
