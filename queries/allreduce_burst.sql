@@ -16,7 +16,7 @@
 --   spread_p90_us the 90th percentile of slowest-minus-fastest rank within a burst
 -- interconnect is what NCCL showed (xp's own runs' detection, or an imported log with its
 -- topology dump); where it did not show it, the declared one with " (declared)" after it, and '?' where neither says; transport lists
--- NCCL's transports (P2P/..., SHM/..., NET/...). With P2P disabled on NVLink hardware both say
+-- NCCL's transports (P2P/..., SHM/..., NET/..., in that order whatever the log's). With P2P disabled on NVLink hardware both say
 -- shm/SHM. The decode-step question: 122 x 14336 B bf16 all-reduces, graph mode, burst_us.
 -- The same nccl-tests files imported again (xp rerun, a corrected --set, a script run twice)
 -- are one measurement: only the latest import of them counts. So are a run's text log and its

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "nccl_info.h"
 #include "xp.h"
 
@@ -346,20 +347,41 @@ const char *xp_nccl_info_env(const xp_nccl_info *info, const char *key) {
   return NULL;
 }
 
+/* Where a transport's kind stands among the others: P2P (GPU to GPU), then SHM (through host
+** memory), then NET and CollNet (through a NIC), then any other NCCL may add. */
+static int transport_tier(const char *t) {
+  if (strncmp(t, "P2P", 3) == 0 || strncmp(t, "NVLS", 4) == 0) return 0;
+  if (strncmp(t, "SHM", 3) == 0) return 1;
+  if (strncmp(t, "NET", 3) == 0 || strncasecmp(t, "CollNet", 7) == 0) return 2;
+  return 3;
+}
+
+int xp_nccl_transport_cmp(const char *a, const char *b) {
+  int ta = transport_tier(a), tb = transport_tier(b);
+  return ta != tb ? (ta < tb ? -1 : 1) : strcmp(a, b);
+}
+
+static int by_transport(const void *x, const void *y) {
+  return xp_nccl_transport_cmp(*(const char *const *)x, *(const char *const *)y);
+}
+
 void xp_nccl_info_transports(const xp_nccl_info *info, char *buf, size_t n) {
   size_t used = 0;
   if (n) buf[0] = 0;
-  /* the distinct kinds, in the order first seen: few, so each is looked up among those kept */
+  /* the distinct kinds: few, so each is looked up among those kept */
   enum { MAX_KINDS = 64 };
   const char *kinds[MAX_KINDS];
   int nkinds = 0;
-  for (int i = 0; i < info->nconn; i++) {
+  for (int i = 0; i < info->nconn && nkinds < MAX_KINDS; i++) {
     int seen = 0;
     for (int j = 0; j < nkinds && !seen; j++) seen = strcmp(kinds[j], info->conn[i].transport) == 0;
-    if (seen) continue;
-    if (nkinds < MAX_KINDS) kinds[nkinds++] = info->conn[i].transport;
-    int w = snprintf(buf + used, n > used ? n - used : 0, "%s%s", used ? ", " : "", info->conn[i].transport);
+    if (!seen) kinds[nkinds++] = info->conn[i].transport;
+  }
+  /* In a fixed order, not as first seen: one process's ranks are threads whose lines interleave
+  ** anew each run, and the same job's mix of P2P and SHM must read the same every time. */
+  qsort(kinds, (size_t)nkinds, sizeof *kinds, by_transport);
+  for (int k = 0; k < nkinds && used < n; k++) {
+    int w = snprintf(buf + used, n - used, "%s%s", used ? ", " : "", kinds[k]);
     if (w > 0) used += (size_t)w;
-    if (used >= n) break;
   }
 }

@@ -68,7 +68,10 @@ void xp_nccl_info_parse(xp_nccl_info *info, const char *text, size_t len);
 const xp_nccl_tuning *xp_nccl_info_tuning(const xp_nccl_info *info, const char *func, int64_t bytes);
 /* Value NCCL reported reading from the environment, or NULL. */
 const char *xp_nccl_info_env(const xp_nccl_info *info, const char *key);
-/* Distinct transports in order of appearance, comma-separated, into buf. */
+/* Orders transports GPU to GPU first (P2P), then through host memory (SHM), then through a NIC
+** (NET, CollNet), each kind by name: the order xp lists them in, whatever the log's. */
+int xp_nccl_transport_cmp(const char *a, const char *b);
+/* Distinct transports in that order, comma-separated, into buf. */
 void xp_nccl_info_transports(const xp_nccl_info *info, char *buf, size_t n);
 
 /* ---- topology dump ---- */

@@ -131,7 +131,7 @@ static int by_pair(const void *x, const void *y) {
   const xp_nccl_conn *a = &by_pair_base[*(const int *)x], *b = &by_pair_base[*(const int *)y];
   if (a->src != b->src) return a->src < b->src ? -1 : 1;
   if (a->dst != b->dst) return a->dst < b->dst ? -1 : 1;
-  return *(const int *)x - *(const int *)y;
+  return xp_nccl_transport_cmp(a->transport, b->transport); /* as nccl.transports lists them */
 }
 
 /* Every transport NCCL used between a pair of ranks, on one line per direction. Sorted once,

@@ -83,6 +83,43 @@ static void test_other_versions(void) {
   xp_nccl_info_free(&info);
 }
 
+/* 8x L20, NCCL 2.20.5, alltoall_perf -g 8 (one process, a thread per GPU): some pairs over SHM,
+** the others P2P, as NVIDIA/nccl issue 1817 logged them (https://github.com/NVIDIA/nccl/issues/1817,
+** host name shortened). The threads' lines interleave anew every run: the same job must list the
+** same transports whichever line came first, so that its runs are one row of allreduce_burst.sql. */
+static void test_mixed_transports_order(void) {
+  static const char *const issue_order[] = {
+      "sh9:3884652:3884744 [3] NCCL INFO Channel 00 : 3[3] -> 4[4] via SHM/direct/direct",
+      "sh9:3884652:3884746 [1] NCCL INFO Channel 00 : 1[1] -> 2[2] via SHM/direct/direct",
+      "sh9:3884652:3884740 [7] NCCL INFO Channel 00 : 7[7] -> 0[0] via SHM/direct/direct",
+      "sh9:3884652:3884745 [2] NCCL INFO Channel 00/1 : 2[2] -> 3[3] via P2P/direct pointer",
+      "sh9:3884652:3884745 [2] NCCL INFO Channel 01/1 : 2[2] -> 3[3] via P2P/direct pointer",
+      "sh9:3884652:3884744 [3] NCCL INFO Channel 01 : 3[3] -> 4[4] via SHM/direct/direct", NULL};
+  /* the same lines as another run's threads printed them: rank 2 first */
+  static const char *const other_order[] = {
+      "sh9:3884652:3884745 [2] NCCL INFO Channel 00/1 : 2[2] -> 3[3] via P2P/direct pointer",
+      "sh9:3884652:3884744 [3] NCCL INFO Channel 00 : 3[3] -> 4[4] via SHM/direct/direct",
+      "sh9:3884652:3884745 [2] NCCL INFO Channel 01/1 : 2[2] -> 3[3] via P2P/direct pointer",
+      "sh9:3884652:3884740 [7] NCCL INFO Channel 00 : 7[7] -> 0[0] via SHM/direct/direct",
+      "sh9:3884652:3884746 [1] NCCL INFO Channel 00 : 1[1] -> 2[2] via SHM/direct/direct",
+      "sh9:3884652:3884744 [3] NCCL INFO Channel 01 : 3[3] -> 4[4] via SHM/direct/direct", NULL};
+  char a[128], b[128];
+  xp_nccl_info info;
+  xp_nccl_info_init(&info);
+  feed(&info, issue_order);
+  xp_nccl_info_transports(&info, a, sizeof a);
+  xp_nccl_info_free(&info);
+  xp_nccl_info_init(&info);
+  feed(&info, other_order);
+  xp_nccl_info_transports(&info, b, sizeof b);
+  xp_nccl_info_free(&info);
+  CHECK_EQ_STR(a, b);
+  /* GPU to GPU first, then through host memory, then through a NIC */
+  CHECK_EQ_STR(a, "P2P/direct pointer, SHM/direct/direct");
+  CHECK(xp_nccl_transport_cmp("SHM/direct/direct", "NET/IB/GDRDMA") < 0);
+  CHECK(xp_nccl_transport_cmp("P2P/CUMEM", "P2P/CUMEM/read") < 0);
+}
+
 /* The version printed alone (NCCL_DEBUG=VERSION), not as an INFO message: NCCL's, and RCCL's as
 ** an rccl-tests log keeps it among HIP's and ROCm's (hisohara/ai-scripts,
 ** training/01_rccl-smoketest/README.md). nccl-tests' own version line is not NCCL's. */
@@ -361,6 +398,7 @@ int main(void) {
   test_fixture_log();
   test_synthetic_lines();
   test_other_versions();
+  test_mixed_transports_order();
   test_bare_version_lines();
   test_rccl_build_versions();
   test_fixture_topology();
