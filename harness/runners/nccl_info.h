@@ -115,13 +115,15 @@ typedef struct xp_topo_path {
   char kind[16];
   char detail[96];
   int nvlinks;
+  int pcie_level;        /* how far a PCIe path goes: 1 PIX, 2 PXB, 3 PHB, 4 SYS; 0 for a link */
 } xp_topo_path;
 int xp_topo_pair(const xp_topo *t, int rank_a, int rank_b, xp_topo_path *out);
 
 /* The interconnect a run used, from the transports NCCL connected and, for P2P, the path
 ** between the GPUs: "nvlink", "pcie", "shm" or "net" (the slowest one seen), or NULL when the
 ** log does not say (no connections, or P2P without a topology to tell NVLink from PCIe).
-** basis gets a sentence saying why. */
+** basis gets a sentence saying why: the slowest connection (the farthest PCIe path among
+** equals, then the lowest ranks), and how many of each transport where they were mixed. */
 const char *xp_nccl_interconnect(const xp_nccl_info *info, const xp_topo *topo, char *basis,
                                  size_t n);
 #endif

@@ -258,14 +258,14 @@ int xp_topo_pair(const xp_topo *t, int rank_a, int rank_b, xp_topo_path *out) {
     if (is_ancestor(t, p, pb)) common = p;
   int cpu_a = a->pci >= 0 ? t->pci[a->pci].cpu : -1, cpu_b = b->pci >= 0 ? t->pci[b->pci].cpu : -1;
   if (common >= 0 && common == pa && common == pb)
-    snprintf(out->detail, sizeof out->detail, "PCIe PIX (both under switch %s)", t->pci[common].busid);
+    out->pcie_level = 1, snprintf(out->detail, sizeof out->detail, "PCIe PIX (both under switch %s)", t->pci[common].busid);
   else if (common >= 0)
-    snprintf(out->detail, sizeof out->detail, "PCIe PXB (through switches, meeting at %s)",
+    out->pcie_level = 2, snprintf(out->detail, sizeof out->detail, "PCIe PXB (through switches, meeting at %s)",
              t->pci[common].busid);
   else if (cpu_a == cpu_b)
-    snprintf(out->detail, sizeof out->detail, "PCIe PHB (through the CPU's host bridge)");
+    out->pcie_level = 3, snprintf(out->detail, sizeof out->detail, "PCIe PHB (through the CPU's host bridge)");
   else
-    snprintf(out->detail, sizeof out->detail, "PCIe SYS (across CPU sockets)");
+    out->pcie_level = 4, snprintf(out->detail, sizeof out->detail, "PCIe SYS (across CPU sockets)");
   return 0;
 }
 
@@ -282,16 +282,54 @@ static int transport_class(const char *tr) {
   return -1; /* P2P: NVLink or PCIe, as the topology says */
 }
 
+/* Whether connection c (class cls over path p) is slower than w (wcls over wp), or as slow and
+** first in rank order: the one the basis names, the same whatever order the log printed. */
+static int slower(const xp_nccl_conn *c, int cls, const xp_topo_path *p, const xp_nccl_conn *w, int wcls,
+                  const xp_topo_path *wp) {
+  if (!w || cls != wcls) return !w || cls > wcls;
+  if (p->pcie_level != wp->pcie_level) return p->pcie_level > wp->pcie_level;
+  if (c->src != w->src) return c->src < w->src;
+  if (c->dst != w->dst) return c->dst < w->dst;
+  return xp_nccl_transport_cmp(c->transport, w->transport) < 0;
+}
+
+/* "; mixed: 2 P2P, 4 SHM connections" where the connections used more than one kind of transport
+** (the word before the first '/'), in xp's order of transports; nothing where they used one. */
+static void say_mixed(const xp_nccl_info *info, char *out, size_t n) {
+  enum { MAX_KINDS = 8 };
+  char kinds[MAX_KINDS][16];
+  int count[MAX_KINDS], nkinds = 0;
+  for (int i = 0; i < info->nconn; i++) {
+    char k[16];
+    snprintf(k, sizeof k, "%.*s", (int)strcspn(info->conn[i].transport, "/"), info->conn[i].transport);
+    int j = 0;
+    while (j < nkinds && strcmp(kinds[j], k) != 0) j++;
+    if (j == nkinds && nkinds == MAX_KINDS) continue;
+    if (j == nkinds) memcpy(kinds[nkinds], k, sizeof k), count[nkinds++] = 0;
+    count[j]++;
+  }
+  if (nkinds < 2) return;
+  size_t used = (size_t)snprintf(out, n, "; mixed:");
+  for (int done = 0; done < nkinds && used < n; done++) {
+    int next = -1;
+    for (int j = 0; j < nkinds; j++)
+      if (count[j] >= 0 && (next < 0 || xp_nccl_transport_cmp(kinds[j], kinds[next]) < 0)) next = j;
+    used += (size_t)snprintf(out + used, n - used, "%s %d %s", done ? "," : "", count[next], kinds[next]);
+    count[next] = -1;
+  }
+  if (used < n) snprintf(out + used, n - used, " connections");
+}
+
 const char *xp_nccl_interconnect(const xp_nccl_info *info, const xp_topo *topo, char *basis,
                                  size_t n) {
   int worst = IC_UNKNOWN, unknown_p2p = 0;
   const xp_nccl_conn *why = NULL;
-  xp_topo_path why_path = {"", "", 0};
+  xp_topo_path why_path = {"", "", 0, 0};
   if (n) basis[0] = 0;
   for (int i = 0; i < info->nconn; i++) {
     const xp_nccl_conn *c = &info->conn[i];
     int cls = transport_class(c->transport);
-    xp_topo_path path = {"", "", 0};
+    xp_topo_path path = {"", "", 0, 0};
     if (cls < 0) {
       if (topo && xp_topo_pair(topo, c->src, c->dst, &path) == 0)
         cls = strcmp(path.kind, "nvlink") == 0 ? IC_NVLINK : strcmp(path.kind, "xgmi") == 0 ? IC_XGMI : IC_PCIE;
@@ -300,7 +338,7 @@ const char *xp_nccl_interconnect(const xp_nccl_info *info, const xp_topo *topo, 
         continue;
       }
     }
-    if (cls > worst) {
+    if (slower(c, cls, &path, why, worst, &why_path)) {
       worst = cls;
       why = c;
       why_path = path;
@@ -312,11 +350,13 @@ const char *xp_nccl_interconnect(const xp_nccl_info *info, const xp_topo *topo, 
     return NULL;
   }
   if (n) {
+    char mixed[128] = "";
+    say_mixed(info, mixed, sizeof mixed);
     if (why_path.kind[0])
-      snprintf(basis, n, "NCCL connected rank %d to %d with %s over %s", why->src, why->dst,
-               why->transport, why_path.detail);
+      snprintf(basis, n, "NCCL connected rank %d to %d with %s over %s%s", why->src, why->dst, why->transport,
+               why_path.detail, mixed);
     else
-      snprintf(basis, n, "NCCL connected rank %d to %d with %s", why->src, why->dst, why->transport);
+      snprintf(basis, n, "NCCL connected rank %d to %d with %s%s", why->src, why->dst, why->transport, mixed);
   }
   return ic_names[worst];
 }

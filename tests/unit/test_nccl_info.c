@@ -95,12 +95,12 @@ static void test_mixed_transports_order(void) {
       "sh9:3884652:3884745 [2] NCCL INFO Channel 00/1 : 2[2] -> 3[3] via P2P/direct pointer",
       "sh9:3884652:3884745 [2] NCCL INFO Channel 01/1 : 2[2] -> 3[3] via P2P/direct pointer",
       "sh9:3884652:3884744 [3] NCCL INFO Channel 01 : 3[3] -> 4[4] via SHM/direct/direct", NULL};
-  /* the same lines as another run's threads printed them: rank 2 first */
+  /* the same lines as another run's threads printed them: rank 2 first, then rank 7 */
   static const char *const other_order[] = {
       "sh9:3884652:3884745 [2] NCCL INFO Channel 00/1 : 2[2] -> 3[3] via P2P/direct pointer",
+      "sh9:3884652:3884740 [7] NCCL INFO Channel 00 : 7[7] -> 0[0] via SHM/direct/direct",
       "sh9:3884652:3884744 [3] NCCL INFO Channel 00 : 3[3] -> 4[4] via SHM/direct/direct",
       "sh9:3884652:3884745 [2] NCCL INFO Channel 01/1 : 2[2] -> 3[3] via P2P/direct pointer",
-      "sh9:3884652:3884740 [7] NCCL INFO Channel 00 : 7[7] -> 0[0] via SHM/direct/direct",
       "sh9:3884652:3884746 [1] NCCL INFO Channel 00 : 1[1] -> 2[2] via SHM/direct/direct",
       "sh9:3884652:3884744 [3] NCCL INFO Channel 01 : 3[3] -> 4[4] via SHM/direct/direct", NULL};
   char a[128], b[128];
@@ -118,6 +118,20 @@ static void test_mixed_transports_order(void) {
   CHECK_EQ_STR(a, "P2P/direct pointer, SHM/direct/direct");
   CHECK(xp_nccl_transport_cmp("SHM/direct/direct", "NET/IB/GDRDMA") < 0);
   CHECK(xp_nccl_transport_cmp("P2P/CUMEM", "P2P/CUMEM/read") < 0);
+  /* the interconnect's basis alike: the slowest connection in rank order, not the first printed
+  ** (xp compare of two runs of the job listed 'rank 3 to 4' against 'rank 7 to 0'), and the mix
+  ** said: 3 of its 4 connections through host memory, one GPU to GPU */
+  char basis_a[256], basis_b[256];
+  xp_nccl_info_init(&info);
+  feed(&info, issue_order);
+  CHECK_EQ_STR(xp_nccl_interconnect(&info, NULL, basis_a, sizeof basis_a), "shm");
+  xp_nccl_info_free(&info);
+  xp_nccl_info_init(&info);
+  feed(&info, other_order);
+  CHECK_EQ_STR(xp_nccl_interconnect(&info, NULL, basis_b, sizeof basis_b), "shm");
+  xp_nccl_info_free(&info);
+  CHECK_EQ_STR(basis_a, basis_b);
+  CHECK_EQ_STR(basis_a, "NCCL connected rank 1 to 2 with SHM/direct/direct; mixed: 1 P2P, 3 SHM connections");
 }
 
 /* The version printed alone (NCCL_DEBUG=VERSION), not as an INFO message: NCCL's, and RCCL's as
@@ -362,7 +376,23 @@ static void test_pcie_paths(void) {
   char basis[256];
   CHECK_EQ_STR(xp_nccl_interconnect(&info, &t, basis, sizeof basis), "pcie");
   CHECK(strstr(basis, "rank 1 to 2") != NULL);
+  CHECK(strstr(basis, "mixed") == NULL); /* P2P alone, over NVLink or PCIe */
   xp_nccl_info_free(&info);
+  /* P2P across the sockets too (NCCL_P2P_LEVEL=SYS): the basis names the farthest path, printed
+  ** before or after the nearer one */
+  static const char *const sys_last[] = {
+      "h:1:2 [1] NCCL INFO Channel 00/0 : 1[1] -> 2[2] via P2P/CUMEM",
+      "h:1:2 [3] NCCL INFO Channel 00/0 : 3[3] -> 0[0] via P2P/CUMEM", NULL};
+  static const char *const sys_first[] = {
+      "h:1:2 [3] NCCL INFO Channel 00/0 : 3[3] -> 0[0] via P2P/CUMEM",
+      "h:1:2 [1] NCCL INFO Channel 00/0 : 1[1] -> 2[2] via P2P/CUMEM", NULL};
+  for (int k = 0; k < 2; k++) {
+    xp_nccl_info_init(&info);
+    feed(&info, k ? sys_first : sys_last);
+    CHECK_EQ_STR(xp_nccl_interconnect(&info, &t, basis, sizeof basis), "pcie");
+    CHECK(strstr(basis, "rank 3 to 0") && strstr(basis, "SYS"));
+    xp_nccl_info_free(&info);
+  }
   xp_topo_free(&t);
 
   static const char switch_pair[] =
