@@ -102,8 +102,22 @@ static void transport_kind(char *t) {
   snprintf(t, 64, "%s", out);
 }
 
+/* "3[3]", "3[1b000]", or "3" alone as NCCL 2.3-2.4 wrote a NET connection's ranks: the rank,
+** its device in brackets passed over. NULL where p holds no rank. */
+static const char *rank_at(const char *p, int *rank) {
+  char *end;
+  while (*p == ' ') p++;
+  long v = strtol(p, &end, 10);
+  if (end == p || v < 0 || v > 1 << 24) return NULL;
+  *rank = (int)v;
+  if (*end == '[' && (end = strchr(end, ']')) != NULL) end++;
+  return end;
+}
+
 /* "Channel 00/24 : 0 1" lists a ring; "Channel 03/0 : 0[0] -> 1[1] [send] via NET/IB/0" is a
-** connection (older NCCL: "Channel 03 : ..."; the brackets may hold a bus id in hex). */
+** connection (older NCCL: "Channel 03 : ..."; the brackets may hold a bus id in hex). NCCL 2.3
+** and 2.4 said "Ring" for a channel: "Ring 00 : 3[3] -> 2[2] via P2P/IPC", "Ring 00 : 15 -> 0
+** [send] via NET/Socket/0". */
 static void parse_channel(xp_nccl_info *info, const char *msg) {
   const char *colon = strstr(msg, " : ");
   if (!colon) return;
@@ -115,7 +129,9 @@ static void parse_channel(xp_nccl_info *info, const char *msg) {
     return;
   }
   int src, dst;
-  if (sscanf(colon + 3, "%d[%*[^]]] -> %d[%*[^]]]", &src, &dst) != 2) return;
+  const char *p = rank_at(colon + 3, &src);
+  while (p && *p == ' ') p++;
+  if (!p || strncmp(p, "->", 2) != 0 || !(p = rank_at(p + 2, &dst)) || p > via) return;
   /* a NET connection is logged twice, [send] by one rank and [receive] by the other: counted
   ** once, from whichever side the log holds (only one rank's log may have been kept) */
   const char *recv = strstr(colon, "[receive]"), *send = strstr(colon, "[send]");
@@ -237,7 +253,7 @@ static void parse_message(xp_nccl_info *info, const char *msg) {
     if (!info->rocr_version[0]) snprintf(info->rocr_version, sizeof info->rocr_version, "%d.%d", a, b);
   } else if (starts(msg, "cudaDriverVersion ")) {
     info->cuda_driver = atoi(msg + 18);
-  } else if (starts(msg, "Channel ")) {
+  } else if (starts(msg, "Channel ") || starts(msg, "Ring ")) {
     parse_channel(info, msg);
   } else if (strstr(msg, " Bytes -> Algo ") || (strstr(msg, " [Symmetric]: ") && strstr(msg, " Bytes -> Kernel "))) {
     parse_tuning(info, msg);

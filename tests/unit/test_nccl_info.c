@@ -134,6 +134,39 @@ static void test_mixed_transports_order(void) {
   CHECK_EQ_STR(basis_a, "NCCL connected rank 1 to 2 with SHM/direct/direct; mixed: 1 P2P, 3 SHM connections");
 }
 
+/* NCCL 2.3 and 2.4 said "Ring" where later versions say "Channel", and wrote a NET connection's
+** ranks without their devices: two nodes of 8 V100s over sockets, as NVIDIA/nccl issue 398 logged
+** them (https://github.com/NVIDIA/nccl/issues/398, host names shortened). The rings' lists
+** ("Ring 00 : 0 1 2 3") are no connection. */
+static void test_ring_lines(void) {
+  static const char *const lines[] = {
+      "ip-0-112:8162:8221 [3] NCCL INFO Ring 00 : 3[3] -> 2[2] via P2P/IPC",
+      "ip-13-129:8542:8600 [5] NCCL INFO Ring 00 : 13[5] -> 15[7] via P2P/IPC",
+      "ip-13-129:8544:8601 [7] NCCL INFO Ring 00 : 15 -> 0 [send] via NET/Socket/0",
+      "ip-0-112:8166:8224 [7] NCCL INFO Ring 00 : 7 -> 8 [send] via NET/Socket/0",
+      "ip-0-112:8162:8221 [3] NCCL INFO Ring 01 : 3[3] -> 2[2] via P2P/IPC",
+      "ip-0-112:8159:8218 [0] NCCL INFO Ring 00 :    0   1   2   3   4   5   6   7", NULL};
+  xp_nccl_info info;
+  xp_nccl_info_init(&info);
+  feed(&info, lines);
+  CHECK_EQ_INT(info.nconn, 4);
+  if (info.nconn == 4) {
+    CHECK_EQ_INT(info.conn[0].src, 3);
+    CHECK_EQ_INT(info.conn[0].dst, 2);
+    CHECK_EQ_INT(info.conn[0].channels, 2);
+    CHECK_EQ_INT(info.conn[2].src, 15);
+    CHECK_EQ_INT(info.conn[2].dst, 0);
+    CHECK_EQ_STR(info.conn[2].transport, "NET/Socket");
+  }
+  char buf[128], basis[256];
+  xp_nccl_info_transports(&info, buf, sizeof buf);
+  CHECK_EQ_STR(buf, "P2P/IPC, NET/Socket");
+  /* a job of two nodes is labelled as one */
+  CHECK_EQ_STR(xp_nccl_interconnect(&info, NULL, basis, sizeof basis), "net");
+  CHECK(strstr(basis, "rank 7 to 8 with NET/Socket") != NULL);
+  xp_nccl_info_free(&info);
+}
+
 /* The version printed alone (NCCL_DEBUG=VERSION), not as an INFO message: NCCL's, and RCCL's as
 ** an rccl-tests log keeps it among HIP's and ROCm's (hisohara/ai-scripts,
 ** training/01_rccl-smoketest/README.md). nccl-tests' own version line is not NCCL's. */
@@ -429,6 +462,7 @@ int main(void) {
   test_synthetic_lines();
   test_other_versions();
   test_mixed_transports_order();
+  test_ring_lines();
   test_bare_version_lines();
   test_rccl_build_versions();
   test_fixture_topology();
