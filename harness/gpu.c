@@ -8,6 +8,7 @@
 #include <string.h>
 #include "gpu.h"
 #include "ceilings/ceilings.h"
+#include "meta.h"
 
 int xp_gpu_count(void) {
   int n = 0;
@@ -41,29 +42,6 @@ int xp_gpu_require(int need) {
                   have == 1 ? "is" : "are");
 }
 
-static int sysfs_int(const char *bus, const char *file, char *out, size_t n) {
-  char path[256];
-  snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/%s", bus, file);
-  FILE *f = fopen(path, "r");
-  if (!f) return -1;
-  int ok = fgets(out, (int)n, f) != NULL;
-  fclose(f);
-  out[strcspn(out, "\n")] = 0;
-  return ok ? 0 : -1;
-}
-
-/* sysfs speaks transfer rates ("32.0 GT/s PCIe"); the generation follows from the rate. */
-static int pcie_gen_from_speed(const char *s) {
-  double gts = atof(s);
-  if (gts >= 60) return 6;
-  if (gts >= 30) return 5;
-  if (gts >= 15) return 4;
-  if (gts >= 7.5) return 3;
-  if (gts >= 4.5) return 2;
-  if (gts > 0) return 1;
-  return -1;
-}
-
 int xp_gpu_describe(int dev, xp_gpu_info *g) {
   struct cudaDeviceProp p;
   memset(g, 0, sizeof *g);
@@ -88,12 +66,11 @@ int xp_gpu_describe(int dev, xp_gpu_info *g) {
   if (cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev) == cudaSuccess) g->mem_clock_mhz = khz / 1000;
   cudaGetLastError();
   /* sysfs names devices by the full 0000:bb:dd.f form. */
-  char bus[32], buf[64];
+  char bus[32];
   snprintf(bus, sizeof bus, "%s", g->pci_bus_id);
   if (strlen(bus) == 12 && bus[4] == ':') { /* 00000000:bb:dd.f -> 0000:bb:dd.f */
   } else if (strlen(bus) > 12) memmove(bus, bus + strlen(bus) - 12, 13);
-  if (sysfs_int(bus, "current_link_speed", buf, sizeof buf) == 0) g->pcie_gen = pcie_gen_from_speed(buf);
-  if (sysfs_int(bus, "current_link_width", buf, sizeof buf) == 0) g->pcie_width = atoi(buf);
+  xp_pcie_link("/sys", bus, &g->pcie_gen, &g->pcie_width);
   return 0;
 fail:
   return XP_EXIT_FAILED;

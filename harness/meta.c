@@ -38,6 +38,36 @@ static int read_first_match(const char *path, const char *prefix, char *out, siz
   return found;
 }
 
+static int sysfs_line(const char *sysfs, const char *bus, const char *file, char *out, size_t n) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/bus/pci/devices/%s/%s", sysfs, bus, file);
+  FILE *f = fopen(path, "r");
+  if (!f) return -1;
+  int ok = fgets(out, (int)n, f) != NULL;
+  fclose(f);
+  out[strcspn(out, "\n")] = 0;
+  return ok ? 0 : -1;
+}
+
+/* sysfs speaks transfer rates ("32.0 GT/s PCIe"); the generation follows from the rate. */
+static int pcie_gen_from_speed(const char *s) {
+  double gts = atof(s);
+  if (gts >= 60) return 6;
+  if (gts >= 30) return 5;
+  if (gts >= 15) return 4;
+  if (gts >= 7.5) return 3;
+  if (gts >= 4.5) return 2;
+  if (gts > 0) return 1;
+  return -1;
+}
+
+void xp_pcie_link(const char *sysfs, const char *bus, int *gen, int *width) {
+  char buf[64];
+  *gen = *width = -1;
+  if (sysfs_line(sysfs, bus, "current_link_speed", buf, sizeof buf) == 0) *gen = pcie_gen_from_speed(buf);
+  if (sysfs_line(sysfs, bus, "current_link_width", buf, sizeof buf) == 0) *width = atoi(buf);
+}
+
 const char *xp_meta_hostname(void) {
   static char name[256];
   if (!name[0] && gethostname(name, sizeof name - 1) != 0) strcpy(name, "unknown");

@@ -16,6 +16,11 @@ cJSON *xp_meta_env(void);
 const char *xp_meta_hostname(void);
 const char *xp_meta_boot_id(void);
 
+/* A PCI device's link as sysfs under `sysfs` ("/sys") states it: *gen the PCIe generation its
+** transfer rate is (5 for "32.0 GT/s PCIe"), *width its lanes; -1 where unreadable. bus is the
+** full "0000:bb:dd.f". */
+void xp_pcie_link(const char *sysfs, const char *bus, int *gen, int *width);
+
 /* Run a program (no shell) and capture the first line of its stdout; 0 on exit status 0. */
 int xp_capture_line(char *const argv[], char *out, size_t outlen);
 #endif
