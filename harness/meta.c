@@ -4,6 +4,7 @@
 ** the spec file's commit, which is run without a shell.
 */
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -38,9 +39,9 @@ static int read_first_match(const char *path, const char *prefix, char *out, siz
   return found;
 }
 
-static int sysfs_line(const char *sysfs, const char *bus, const char *file, char *out, size_t n) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/bus/pci/devices/%s/%s", sysfs, bus, file);
+static int sysfs_line(const char *dir, const char *file, char *out, size_t n) {
+  char path[PATH_MAX + 64];
+  snprintf(path, sizeof path, "%s/%s", dir, file);
   FILE *f = fopen(path, "r");
   if (!f) return -1;
   int ok = fgets(out, (int)n, f) != NULL;
@@ -61,11 +62,44 @@ static int pcie_gen_from_speed(const char *s) {
   return -1;
 }
 
-void xp_pcie_link(const char *sysfs, const char *bus, int *gen, int *width) {
+/* One end's link: its generation and width from `speed` and `width` files of dir; -1 unread. */
+static void link_of(const char *dir, const char *speed, const char *width, int *gen, int *lanes) {
   char buf[64];
-  *gen = *width = -1;
-  if (sysfs_line(sysfs, bus, "current_link_speed", buf, sizeof buf) == 0) *gen = pcie_gen_from_speed(buf);
-  if (sysfs_line(sysfs, bus, "current_link_width", buf, sizeof buf) == 0) *width = atoi(buf);
+  *gen = *lanes = -1;
+  if (sysfs_line(dir, speed, buf, sizeof buf) == 0) *gen = pcie_gen_from_speed(buf);
+  if (sysfs_line(dir, width, buf, sizeof buf) == 0 && atoi(buf) > 0) *lanes = atoi(buf);
+}
+
+/* The lesser of two figures where both are known, else the known one. */
+static int least(int a, int b) {
+  return a < 0 ? b : b < 0 ? a : a < b ? a : b;
+}
+
+/*
+** What the link can carry, as nvidia-smi's pcie.link.gen.max and width.max say it: the lesser of
+** the device's and its upstream port's maxima (a Gen5 x16 GPU in a slot wired x8 is x8). Not the
+** current link: a GPU at rest trains down to save power (2.5 GT/s in P8; an RTX PRO 6000
+** Blackwell cycles 32, 5 and 2.5 GT/s while idle), and xp reads it before the work starts. Never
+** below the current one (a VM's emulated port may state less than the link it shows).
+*/
+void xp_pcie_link(const char *sysfs, const char *bus, int *gen, int *width) {
+  char dev[PATH_MAX], real[PATH_MAX];
+  int cur_gen, cur_width, max_gen, max_width, up_gen = -1, up_width = -1;
+  snprintf(dev, sizeof dev, "%s/bus/pci/devices/%s", sysfs, bus);
+  link_of(dev, "current_link_speed", "current_link_width", &cur_gen, &cur_width);
+  link_of(dev, "max_link_speed", "max_link_width", &max_gen, &max_width);
+  /* the upstream port is the device's parent in the tree its sysfs link points into; a host
+  ** bridge ("pci0000:00") has no link files and so states nothing */
+  if (realpath(dev, real) != NULL) {
+    char *slash = strrchr(real, '/');
+    if (slash && slash != real) {
+      *slash = 0;
+      link_of(real, "max_link_speed", "max_link_width", &up_gen, &up_width);
+    }
+  }
+  int cap_gen = least(max_gen, up_gen), cap_width = least(max_width, up_width);
+  *gen = cap_gen > cur_gen ? cap_gen : cur_gen;
+  *width = cap_width > cur_width ? cap_width : cur_width;
 }
 
 const char *xp_meta_hostname(void) {

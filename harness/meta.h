@@ -16,9 +16,10 @@ cJSON *xp_meta_env(void);
 const char *xp_meta_hostname(void);
 const char *xp_meta_boot_id(void);
 
-/* A PCI device's link as sysfs under `sysfs` ("/sys") states it: *gen the PCIe generation its
-** transfer rate is (5 for "32.0 GT/s PCIe"), *width its lanes; -1 where unreadable. bus is the
-** full "0000:bb:dd.f". */
+/* What a PCI device's link can carry, as sysfs under `sysfs` ("/sys") states it: *gen the PCIe
+** generation (5 for "32.0 GT/s PCIe"), *width its lanes, the lesser of the device's and its
+** upstream port's maxima and never below the current link (a GPU at rest trains its link down);
+** -1 where unreadable. bus is the full "0000:bb:dd.f". */
 void xp_pcie_link(const char *sysfs, const char *bus, int *gen, int *width);
 
 /* Run a program (no shell) and capture the first line of its stdout; 0 on exit status 0. */
