@@ -257,15 +257,16 @@ int xp_topo_pair(const xp_topo *t, int rank_a, int rank_b, xp_topo_path *out) {
   for (int p = pa; p >= 0 && common < 0; p = t->pci[p].parent)
     if (is_ancestor(t, p, pb)) common = p;
   int cpu_a = a->pci >= 0 ? t->pci[a->pci].cpu : -1, cpu_b = b->pci >= 0 ? t->pci[b->pci].cpu : -1;
-  if (common >= 0 && common == pa && common == pb)
-    out->pcie_level = 1, snprintf(out->detail, sizeof out->detail, "PCIe PIX (both under switch %s)", t->pci[common].busid);
-  else if (common >= 0)
-    out->pcie_level = 2, snprintf(out->detail, sizeof out->detail, "PCIe PXB (through switches, meeting at %s)",
-             t->pci[common].busid);
-  else if (cpu_a == cpu_b)
-    out->pcie_level = 3, snprintf(out->detail, sizeof out->detail, "PCIe PHB (through the CPU's host bridge)");
+  /* NCCL's names for how far a path goes, nearest first (its PATH_PIX .. PATH_SYS) */
+  out->pcie_level = common >= 0 && common == pa && common == pb ? 1 : common >= 0 ? 2 : cpu_a == cpu_b ? 3 : 4;
+  if (out->pcie_level == 1)
+    snprintf(out->detail, sizeof out->detail, "PCIe PIX (both under switch %s)", t->pci[common].busid);
+  else if (out->pcie_level == 2)
+    snprintf(out->detail, sizeof out->detail, "PCIe PXB (through switches, meeting at %s)", t->pci[common].busid);
+  else if (out->pcie_level == 3)
+    snprintf(out->detail, sizeof out->detail, "PCIe PHB (through the CPU's host bridge)");
   else
-    out->pcie_level = 4, snprintf(out->detail, sizeof out->detail, "PCIe SYS (across CPU sockets)");
+    snprintf(out->detail, sizeof out->detail, "PCIe SYS (across CPU sockets)");
   return 0;
 }
 

@@ -137,7 +137,8 @@ static void test_mixed_transports_order(void) {
 /* NCCL 2.3 and 2.4 said "Ring" where later versions say "Channel", and wrote a NET connection's
 ** ranks without their devices: two nodes of 8 V100s over sockets, as NVIDIA/nccl issue 398 logged
 ** them (https://github.com/NVIDIA/nccl/issues/398, host names shortened). The rings' lists
-** ("Ring 00 : 0 1 2 3") are no connection. */
+** ("Ring 00 : 0 1 2 3") and later versions' ring neighbours ("Ring 00 : 7 -> 0 -> 1") are no
+** connection. */
 static void test_ring_lines(void) {
   static const char *const lines[] = {
       "ip-0-112:8162:8221 [3] NCCL INFO Ring 00 : 3[3] -> 2[2] via P2P/IPC",
@@ -145,7 +146,9 @@ static void test_ring_lines(void) {
       "ip-13-129:8544:8601 [7] NCCL INFO Ring 00 : 15 -> 0 [send] via NET/Socket/0",
       "ip-0-112:8166:8224 [7] NCCL INFO Ring 00 : 7 -> 8 [send] via NET/Socket/0",
       "ip-0-112:8162:8221 [3] NCCL INFO Ring 01 : 3[3] -> 2[2] via P2P/IPC",
-      "ip-0-112:8159:8218 [0] NCCL INFO Ring 00 :    0   1   2   3   4   5   6   7", NULL};
+      "ip-0-112:8159:8218 [0] NCCL INFO Ring 00 :    0   1   2   3   4   5   6   7",
+      /* a ring's neighbours as NCCL 2.2x prints them (NVIDIA/nccl-tests issue 307): no connection */
+      "node031:1936469:1936513 [0] NCCL INFO Ring 00 : 7 -> 0 -> 1", NULL};
   xp_nccl_info info;
   xp_nccl_info_init(&info);
   feed(&info, lines);

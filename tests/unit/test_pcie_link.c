@@ -33,7 +33,8 @@ static void link_bus(const char *bus, const char *path) {
   char *cmd = xp_asprintf("mkdir -p '%s/bus/pci/devices'", test_dir);
   if (system(cmd) != 0) fprintf(stderr, "mkdir failed: %s\n", cmd);
   free(cmd);
-  char *from = xp_asprintf("%s/bus/pci/devices/%s", test_dir, bus), *to = xp_asprintf("%s/devices/%s", test_dir, path);
+  char *from = xp_asprintf("%s/bus/pci/devices/%s", test_dir, bus);
+  char *to = xp_asprintf("%s/devices/%s", test_dir, path);
   CHECK_EQ_INT(symlink(to, from), 0);
   free(from);
   free(to);
