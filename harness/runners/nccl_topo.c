@@ -265,8 +265,8 @@ int xp_topo_pair(const xp_topo *t, int rank_a, int rank_b, xp_topo_path *out) {
     snprintf(out->detail, sizeof out->detail, "PCIe PXB (through switches, meeting at %s)", t->pci[common].busid);
   else if (out->pcie_level == 3)
     snprintf(out->detail, sizeof out->detail, "PCIe PHB (through the CPU's host bridge)");
-  else
-    snprintf(out->detail, sizeof out->detail, "PCIe SYS (across CPU sockets)");
+  else /* a dump's <cpu> is a NUMA node: two sockets, or one split (EPYC NPS2/4, Xeon SNC) */
+    snprintf(out->detail, sizeof out->detail, "PCIe SYS (across NUMA nodes, over the CPUs' interconnect)");
   return 0;
 }
 
