@@ -59,6 +59,32 @@ static void test_partial_check(sqlite3 *db) {
   xp_spec_free(s);
 }
 
+/* One pair's transports in nccl.transport.A-B, in xp's order of transports whatever the log's:
+** a ring's connection over SHM and the same pair's send/recv connection (connIndex 1) over P2P,
+** in the forms NVIDIA/nccl issue 1817's log prints them, logged in either order by two runs. */
+static void test_pair_transport_order(sqlite3 *db) {
+  static const char *const lines[2][2] = {
+      {"h:1:2 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via SHM/direct/direct",
+       "h:1:3 [0] NCCL INFO Channel 00/1 : 0[0] -> 1[1] via P2P/direct pointer"},
+      {"h:1:3 [0] NCCL INFO Channel 00/1 : 0[0] -> 1[1] via P2P/direct pointer",
+       "h:1:2 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via SHM/direct/direct"}};
+  xp_spec *s = xp_spec_parse_json("{\"kind\":\"nccl_burst\",\"sizes\":[8]}", "o.json", ".");
+  for (int k = 0; k < 2; k++) {
+    xp_nccl_info info;
+    xp_nccl_info_init(&info);
+    for (int i = 0; i < 2; i++) xp_nccl_info_line(&info, lines[k][i], strlen(lines[k][i]));
+    xp_run_opts o = {"nccl_burst", 0, s, NULL, 0};
+    xp_run *run = NULL;
+    CHECK_EQ_INT(xp_run_begin(db, &o, &run), 0);
+    CHECK_EQ_INT(xp_nccl_record_info(run, &info, NULL, "trace"), 0);
+    CHECK_EQ_INT(xp_run_finish(run, XP_RUN_OK, NULL), 0);
+    xp_nccl_info_free(&info);
+  }
+  CHECK_EQ_INT(one_double(db, "SELECT count(*) FROM run_meta WHERE key='nccl.transport.0-1' AND source='trace' "
+                              "AND value='P2P/direct pointer x1; SHM/direct/direct x1'"), 2);
+  xp_spec_free(s);
+}
+
 int main(void) {
   char dbpath[] = "/tmp/xp-test-nccl-record-XXXXXX";
   int fd = mkstemp(dbpath);
@@ -149,6 +175,7 @@ int main(void) {
   xp_nccl_plan_free(&p);
   xp_spec_free(s);
   test_partial_check(db);
+  test_pair_transport_order(db);
   xp_db_close(db);
   unlink(dbpath);
   CHECK_DONE();
