@@ -117,6 +117,23 @@ cJSON *xp_run_facts(sqlite3 *db, const int64_t *runs, int nruns, int *rc);
 /* Keys whose values differ: [{key, a, b}] with values as "v1 | v2" text, "(unset)" if absent. */
 cJSON *xp_fact_differences(const cJSON *a, const cJSON *b);
 
+/* ---- the same result files imported again ----
+** An imported run whose result files (all of them, by content, under any name) another import
+** holds alike: xp rerun of an import, a corrected --set, a script run twice. Each set of files
+** counts once, its latest import, measured when the first was (a log that names no date is
+** dated by its import: a re-import is no newer measurement). A derived table of
+** (run_id, first_measured, superseded), one row per imported run with files; joined LEFT, a run
+** without a row counts as itself. queries/regressions.sql spells the same rule out in SQL (CTE
+** reimported); keep the two alike. Trace imports keep no files: view trace_superseded has them. */
+#define XP_SQL_REIMPORTED                                                                          \
+  "(WITH files AS (SELECT r.id, (SELECT group_concat(sha256, ',') FROM (SELECT sha256 FROM artifacts a" \
+  "                 WHERE a.run_id = r.id ORDER BY sha256)) AS shas"                               \
+  "                FROM runs r WHERE r.origin = 'imported' AND r.status = 'ok')"                  \
+  " SELECT a.id AS run_id, (SELECT min(t.measured_at) FROM files o JOIN run_measured t"           \
+  "                         ON t.run_id = o.id WHERE o.shas = a.shas) AS first_measured,"        \
+  "        EXISTS (SELECT 1 FROM files b WHERE b.shas = a.shas AND b.id > a.id) AS superseded"   \
+  " FROM files a WHERE a.shas IS NOT NULL)"
+
 /* ---- decisions (cmd_decide.c) ---- */
 int xp_resolve_decision(sqlite3 *db, const char *ref, int64_t *id, char uuid_out[37]);
 /* The decision's record as canonical JSON and its SHA-256 (what decision_sha256 holds). */

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "history.h"
 #include "report.h"
 #include "xp.h"
 
@@ -70,12 +71,12 @@ static const char busbw_sql[] =
     " FROM runs r JOIN cases c ON c.run_id = r.id"
     " JOIN metrics b ON b.case_id = c.id AND b.name = 'busbw_GBps'"
     " LEFT JOIN metrics t ON t.case_id = c.id AND t.name = 'time_us'"
-    " JOIN run_measured w ON w.run_id = r.id"
+    " JOIN run_measured w ON w.run_id = r.id LEFT JOIN " XP_SQL_REIMPORTED " i ON i.run_id = r.id"
     " WHERE r.kind = 'nccl_burst' AND r.status = 'ok' AND c.status = 'ok'"
     "   AND json_extract(c.params, '$.bytes') > 0 AND b.median > 0"
-    "   AND NOT (r.origin = 'imported' AND r.parent_uuid IS NOT NULL)" /* a re-import repeats its parent */
     "   AND r.id NOT IN (SELECT run_id FROM trace_superseded)" /* a text log and its -J file imported apart */
-    " ORDER BY w.measured_at DESC, r.id DESC, c.seq"; /* newest measured, not newest imported */
+    "   AND NOT coalesce(i.superseded, 0)" /* the same files imported again (xp rerun, a script run twice): drawn once */
+    " ORDER BY coalesce(i.first_measured, w.measured_at) DESC, r.id DESC, c.seq"; /* newest measured, not newest imported */
 
 static int chart_busbw(sqlite3 *db, rp_section *s) {
   sqlite3_stmt *st;
@@ -226,13 +227,13 @@ static const char serving_sql[] =
     " JOIN metrics o ON o.case_id = c.id AND o.name = 'output_throughput'"
     " LEFT JOIN metrics ttft ON ttft.case_id = c.id AND ttft.name = 'median_ttft_ms'"
     " LEFT JOIN metrics tpot ON tpot.case_id = c.id AND tpot.name = 'median_tpot_ms'"
-    " JOIN run_measured w ON w.run_id = r.id"
+    " JOIN run_measured w ON w.run_id = r.id LEFT JOIN " XP_SQL_REIMPORTED " i ON i.run_id = r.id"
     " WHERE r.kind = 'serve_bench' AND r.status = 'ok' AND c.status = 'ok'"
     /* paced by concurrency or rate: SGLang's offline and one-batch benchmarks are neither */
     "   AND (json_type(c.params, '$.max_concurrency') IS NOT NULL OR json_type(c.params, '$.request_rate') IS NOT NULL)"
-    "   AND NOT (r.origin = 'imported' AND r.parent_uuid IS NOT NULL)" /* a re-import repeats its parent */
     "   AND r.id NOT IN (SELECT run_id FROM trace_superseded)" /* a text log and its -J file imported apart */
-    " ORDER BY w.measured_at DESC, r.id DESC, c.seq";
+    "   AND NOT coalesce(i.superseded, 0)" /* the same files imported again (xp rerun, a script run twice): drawn once */
+    " ORDER BY coalesce(i.first_measured, w.measured_at) DESC, r.id DESC, c.seq";
 
 static int chart_serving(sqlite3 *db, rp_section *s) {
   sqlite3_stmt *st;
