@@ -337,7 +337,9 @@ static void audit_query(sqlite3 *db, sqlite3_stmt *d, int64_t since) {
 /* Newer ok runs of the evidence run's configuration (view run_configuration: its columns
 ** compared with IS, so that an undeclared trace, labelled with its own run, matches no other),
 ** not themselves evidence of this decision, each job once: an import that another of the same
-** job supersedes would count its steps twice. */
+** job supersedes would count its steps twice, and the same files imported again their samples
+** twice (XP_SQL_REIMPORTED), a re-import dated by the first import: the evidence's own log
+** imported again is no newer run of it. */
 static int newer_runs(sqlite3 *db, int64_t run, int64_t decision, const decided *when,
                       int64_t **ids, int *n, int *after_decision) {
   sqlite3_stmt *st = xp_db_prepare(db,
@@ -346,14 +348,17 @@ static int newer_runs(sqlite3 *db, int64_t run, int64_t decision, const decided 
       "   (SELECT DISTINCT run_id, name FROM cases ORDER BY run_id, name) GROUP BY run_id)"
       " SELECT r.id, " ARRIVED_AFTER("r.") " FROM runs r, e"
       " JOIN run_measured rm ON rm.run_id = r.id JOIN run_measured em ON em.run_id = e.id"
+      " LEFT JOIN " XP_SQL_REIMPORTED " ri ON ri.run_id = r.id LEFT JOIN " XP_SQL_REIMPORTED " ei ON ei.run_id = e.id"
       " JOIN run_configuration rg ON rg.run_id = r.id JOIN run_configuration eg ON eg.run_id = e.id"
       " LEFT JOIN names rn ON rn.run_id = r.id LEFT JOIN names en ON en.run_id = e.id"
-      " WHERE r.status = 'ok' AND r.id <> e.id AND r.kind = e.kind AND rm.measured_at > em.measured_at"
+      " WHERE r.status = 'ok' AND r.id <> e.id AND r.kind = e.kind"
+      " AND coalesce(ri.first_measured, rm.measured_at) > coalesce(ei.first_measured, em.measured_at)"
       " AND rg.model IS eg.model AND rg.gpu_name IS eg.gpu_name AND rg.interconnect IS eg.interconnect"
       " AND rg.tp IS eg.tp AND rg.batch IS eg.batch AND rg.config IS eg.config AND rg.undeclared IS eg.undeclared"
       " AND (r.spec_sha256 = e.spec_sha256 OR rn.list IS en.list)"
-      " AND r.id NOT IN (SELECT run_id FROM trace_superseded)"
-      " AND r.uuid NOT IN (SELECT run_uuid FROM decision_evidence WHERE decision_id = ?2) ORDER BY rm.measured_at");
+      " AND r.id NOT IN (SELECT run_id FROM trace_superseded) AND NOT coalesce(ri.superseded, 0)"
+      " AND r.uuid NOT IN (SELECT run_uuid FROM decision_evidence WHERE decision_id = ?2)"
+      " ORDER BY coalesce(ri.first_measured, rm.measured_at)");
   if (!st) return XP_EXIT_DB;
   sqlite3_bind_int64(st, 1, run);
   sqlite3_bind_int64(st, 2, decision);
