@@ -11,7 +11,8 @@
 **    quantization, ep, pp; a trace imported with nothing declared is one of its own) and the
 **    same spec or the same case names, each job once (trace_superseded), metric by metric; a median moved by more than 5% with Mann-Whitney p < 0.05 contradicts
 **    the evidence;
-**  - integrity: whether each evidence run still has the seal it had when the decision was made.
+**  - integrity: whether each evidence run's rows, hashed again, are still what the decision sealed
+**    (rows edited in SQLite leave the stored seal as it was), and the decision its digest.
 ** Exit 1 when any evidence is contradicted, so a CI job can watch decisions.
 */
 #include <math.h>
@@ -38,7 +39,7 @@ static const char usage[] =
     "  Since the decision means arrived in this database after it: recorded, or merged in\n"
     "  (xp merge) whatever the dates it was measured with, or dated after it.\n"
     "  Exit status: 0 nothing contradicted, 1 some evidence is contradicted, 5 some evidence's\n"
-    "  seal changed since the decision (xp verify).\n";
+    "  rows or seal, or the decision's record, changed since the decision (xp verify).\n";
 
 #define CONTRADICT_CHANGE 0.05
 
@@ -474,7 +475,27 @@ static char *config_text(sqlite3_stmt *st) {
   return out;
 }
 
-static int audit_evidence(sqlite3 *db, int64_t decision, const decided *when, int *seal_changed) {
+/* What the evidence's seal says now. The seal the decision cites is checked against the run's rows
+** as they are, recomputed (chain.c), not against the seal stored beside them: rows edited in SQLite
+** (the append-only triggers dropped) leave the stored seal as it was. */
+static const char *seal_state(sqlite3 *db, const xp_rtree *tree, int64_t run, const char *then, const char *stored,
+                              int *seal_changed) {
+  char now[65];
+  if (!*then) return "(unsealed when decided)";
+  if (xp_run_content(db, tree, run, now, NULL) != 0) now[0] = 0; /* reported: an unreadable run is no match */
+  if (strcmp(then, now) != 0) {
+    (*seal_changed)++;
+    return "ROWS CHANGED since the decision: they no longer hash to the seal it cites (xp verify names the table)";
+  }
+  if (strcmp(then, stored) != 0) {
+    (*seal_changed)++;
+    return "SEAL CHANGED since the decision (xp verify)";
+  }
+  return "seal unchanged";
+}
+
+static int audit_evidence(sqlite3 *db, const xp_rtree *tree, int64_t decision, const decided *when,
+                          int *seal_changed) {
   sqlite3_stmt *st = xp_db_prepare(db,
       "SELECT e.run_uuid, r.id, r.kind, r.status, r.model, r.gpu_name, r.tp, r.batch, r.started_at,"
       " e.run_content_sha256, r.content_sha256, (SELECT undeclared FROM run_configuration WHERE run_id = r.id)"
@@ -491,12 +512,9 @@ static int audit_evidence(sqlite3 *db, int64_t decision, const decided *when, in
       printf("  run %s: MISSING from this database\n", uuid);
       continue;
     }
-    const char *then = txt(st, 9), *now = txt(st, 10);
     char *config = config_text(st);
     printf("  run %.8s  %s  %s  %s started %s  %s\n", uuid, txt(st, 2), txt(st, 3), config, txt(st, 8),
-           !*then ? "(unsealed when decided)" : strcmp(then, now) == 0 ? "seal unchanged"
-                                               : "SEAL CHANGED since the decision (xp verify)");
-    if (*then && strcmp(then, now) != 0) (*seal_changed)++;
+           seal_state(db, tree, sqlite3_column_int64(st, 1), txt(st, 9), txt(st, 10), seal_changed));
     free(config);
     if (strcmp(txt(st, 3), "ok") != 0) continue;
     if (strcmp(txt(st, 2), "torch_trace") == 0) superseded_note(db, sqlite3_column_int64(st, 1), uuid);
@@ -529,12 +547,12 @@ static int audit_evidence(sqlite3 *db, int64_t decision, const decided *when, in
 
 /* ---- one decision ---- */
 
-static int audit_one(sqlite3 *db, int64_t id, int *contradicted, int *seal_changed) {
+static int audit_one(sqlite3 *db, const xp_rtree *tree, int64_t id, int *contradicted, int *seal_changed) {
   sqlite3_stmt *d = xp_db_prepare(db,
       "SELECT uuid, title, rationale, author, created_at, xp_version, xp_commit, supersedes,"
       " (SELECT group_concat(s.uuid, ', ') FROM decisions s WHERE s.supersedes = d.uuid),"
-      " evidence_count, query_file, query_text, query_params, query_result, query_result_sha256"
-      " FROM decisions d WHERE id = ?1");
+      " evidence_count, query_file, query_text, query_params, query_result, query_result_sha256,"
+      " decision_sha256 FROM decisions d WHERE id = ?1");
   if (!d) return XP_EXIT_DB;
   sqlite3_bind_int64(d, 1, id);
   if (sqlite3_step(d) != SQLITE_ROW) {
@@ -548,6 +566,13 @@ static int audit_one(sqlite3 *db, int64_t id, int *contradicted, int *seal_chang
   printf("  because: %s\n", txt(d, 2));
   if (*txt(d, 7)) printf("  supersedes: %s\n", txt(d, 7));
   if (*txt(d, 8)) printf("  SUPERSEDED by: %s\n", txt(d, 8));
+  char digest[65];
+  /* the seals the decision cites are its own rows: edited to match edited evidence, they hash apart */
+  if (xp_decision_digest(db, id, digest) == 0 && strcmp(digest, txt(d, 15)) != 0) {
+    printf("  DECISION ALTERED since it was made: its record (title, rationale, evidence or query) no longer"
+           " matches its digest (xp verify)\n");
+    (*seal_changed)++;
+  }
   int64_t since = 0, since_ok = 0;
   count_since(db, &when, &since, &since_ok);
   printf("  runs recorded since the decision: %lld (%lld ok)%s\n", (long long)since, (long long)since_ok,
@@ -559,7 +584,7 @@ static int audit_one(sqlite3 *db, int64_t id, int *contradicted, int *seal_chang
     if (strcmp(h, txt(d, 14)) != 0) printf("  WARNING: the recorded query result does not match its hash (xp verify)\n");
     audit_query(db, d, since);
   }
-  int found = audit_evidence(db, id, &when, seal_changed);
+  int found = audit_evidence(db, tree, id, &when, seal_changed);
   *contradicted += found;
   printf("verdict: %s\n", found ? "CONTRADICTED by newer runs" : "no evidence contradicted");
   sqlite3_finalize(d);
@@ -585,9 +610,14 @@ int cmd_audit(int argc, char **argv, const char *db_path) {
     return rc;
   }
   int contradicted = 0, seal_changed = 0;
+  xp_rtree tree = {0};
+  if ((rc = xp_rtree_load(db, &tree)) != 0) {
+    xp_db_close(db);
+    return rc;
+  }
   if (ref) {
     int64_t id;
-    if ((rc = xp_resolve_decision(db, ref, &id, NULL)) == 0) rc = audit_one(db, id, &contradicted, &seal_changed);
+    if ((rc = xp_resolve_decision(db, ref, &id, NULL)) == 0) rc = audit_one(db, &tree, id, &contradicted, &seal_changed);
   } else {
     sqlite3_stmt *st = xp_db_prepare(db,
         "SELECT d.id, d.uuid, d.title, d.created_at, (SELECT s.uuid FROM decisions s WHERE s.supersedes = d.uuid"
@@ -598,11 +628,12 @@ int cmd_audit(int argc, char **argv, const char *db_path) {
       if (n++) putchar('\n');
       if (sqlite3_column_type(st, 4) != SQLITE_NULL)
         printf("decision %s: %s (%s) -- superseded by %s\n", txt(st, 1), txt(st, 2), txt(st, 3), txt(st, 4));
-      else rc = audit_one(db, sqlite3_column_int64(st, 0), &contradicted, &seal_changed);
+      else rc = audit_one(db, &tree, sqlite3_column_int64(st, 0), &contradicted, &seal_changed);
     }
     sqlite3_finalize(st);
     if (rc == 0 && n == 0) printf("no decisions recorded (xp decide records one)\n");
   }
+  xp_rtree_free(&tree);
   xp_db_close(db);
   if (rc == 0 && seal_changed) rc = XP_EXIT_INTEGRITY; /* evidence altered since: nothing it says stands */
   else if (rc == 0 && contradicted) rc = XP_EXIT_FAILED;

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# xp audit proves that the evidence a decision cites is still what was sealed: it hashes the
+# evidence runs' rows again, as xp verify does, where it compared the decision's seal with the
+# seal stored beside the rows, which rows edited in SQLite (its append-only triggers dropped)
+# leave as it was; and it checks the decision's own record against its digest.
+set -euo pipefail
+: "${XP:?}" "${XP_SRC:?}"
+. "$XP_SRC/tests/lib.sh"
+uuid() { sed -n 's/^run \([0-9a-f-]*\) ok$/\1/p' "$tmp/out"; }
+run import vllm-bench "$XP_SRC/tests/data/vllm_bench/serve_c8_detailed.json"; expect_rc 0
+a=$(uuid)
+run decide "Keep concurrency 8" --because "TTFT p50 27 ms" --evidence "${a:0:8}"; expect_rc 0
+cp "$db" "$tmp/clean.db"
+run audit; expect_rc 0
+has "  run ${a:0:8}  serve_bench  ok"
+has "seal unchanged"
+
+# the evidence's TTFT samples made three times faster behind xp's back
+sqlite3 "$db" "DROP TRIGGER xp_append_only_samples_update;
+  UPDATE samples SET value = value / 3 WHERE metric = 'ttft_ms' AND case_id IN
+    (SELECT c.id FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.uuid = '$a')"
+run audit; expect_rc 5
+has "ROWS CHANGED since the decision: they no longer hash to the seal it cites (xp verify names the table)"
+hasnt "seal unchanged"
+run verify --quiet; expect_rc 5
+has "run $a: its rows in samples differ from the seal"
+
+# the decision's record edited instead
+db="$tmp/clean.db"
+sqlite3 "$db" "DROP TRIGGER xp_decisions_no_update; UPDATE decisions SET rationale = 'TTFT p50 9 ms'"
+run audit; expect_rc 5
+has "DECISION ALTERED since it was made: its record (title, rationale, evidence or query) no longer matches its digest (xp verify)"
+echo "ok: audit checks the evidence's rows and the decision's record, not the stored seal alone"
