@@ -1,19 +1,25 @@
--- GEMM roofline of the latest ok gemm run: per GEMM, M and cache mode, cuBLASLt's default
--- and best-of-N times (medians, microseconds), the best one's achieved bandwidth and
+-- GEMM roofline of the latest ok gemm run of each GPU: per GEMM, M and cache mode, cuBLASLt's
+-- default and best-of-N times (medians, microseconds), the best one's achieved bandwidth and
 -- compute as shares of the ceilings the run was judged against (run_meta gemm.ceilings),
 -- and the bound: memory, compute, or latency when under half of both ceilings.
--- GB/s counts weight, activations and output once each.
+-- GB/s counts weight, activations and output once each. Each row names its GPU, as view
+-- run_configuration spells it, and its run: an H200's and an RTX PRO 6000's GEMMs, measured
+-- against ceilings 2-3x apart, are each their GPU's latest run, never one read as the other's.
 --   xp query queries/gemm_roofline.sql
 -- if no rows: no ok gemm run yet: xp run experiments/gemm_kimi_k25_tp8.toml on a GPU host
 WITH run AS (
-  SELECT id FROM runs WHERE kind = 'gemm' AND status = 'ok'
-  ORDER BY started_at DESC, id DESC LIMIT 1
+  SELECT id, uuid, gpu FROM (
+    SELECT r.id, r.uuid, g.gpu_name AS gpu,
+           row_number() OVER (PARTITION BY g.gpu_name ORDER BY r.started_at DESC, r.id DESC) AS recency
+    FROM runs r JOIN run_configuration g ON g.run_id = r.id
+    WHERE r.kind = 'gemm' AND r.status = 'ok')
+  WHERE recency = 1
 ),
 g AS (
-  SELECT c.id, c.seq, c.name, c.status, c.note, c.params FROM cases c JOIN run ON c.run_id = run.id
+  SELECT c.id, c.seq, c.name, c.status, c.note, c.params, run.gpu, run.uuid FROM cases c JOIN run ON c.run_id = run.id
   WHERE json_extract(c.params, '$.n') IS NOT NULL   -- not the inline ceilings.* cases
 )
-SELECT g.name AS gemm,
+SELECT g.gpu, substr(g.uuid, 1, 8) AS run, g.name AS gemm,
        json_extract(g.params, '$.batch') AS batch,
        json_extract(g.params, '$.m') AS m,
        json_extract(g.params, '$.n') AS n,
@@ -38,4 +44,4 @@ LEFT JOIN metrics gb ON gb.case_id = g.id AND gb.name = 'gbps_best'
 LEFT JOIN metrics bs ON bs.case_id = g.id AND bs.name = 'bw_share_best'
 LEFT JOIN metrics tf ON tf.case_id = g.id AND tf.name = 'tflops_best'
 LEFT JOIN metrics cs ON cs.case_id = g.id AND cs.name = 'compute_share_best'
-ORDER BY g.seq;
+ORDER BY g.gpu, g.seq;

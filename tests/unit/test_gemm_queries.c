@@ -222,13 +222,23 @@ static void test_roofline(sqlite3 *db) {
       {"dense_gate_up", "hot", "ok", 1, 1, 4608, 7168, 1, 20.5, 20.5},
       {"lm_head", "cold", "failed", 1, 1, 20480, 7168, 1, 0, 0}};
   gcases = cases, ngcases = 3;
-  CHECK_EQ_INT(run_kind(db, &gemm_kind, "{\"kind\":\"gemm\",\"m\":[1]}"), 0);
+  CHECK_EQ_INT(run_kind(db, &gemm_kind, "{\"kind\":\"gemm\",\"m\":[1],\"gpu\":\"NVIDIA H200\"}"), 0);
   CHECK_EQ_INT(query(db, "gemm_roofline.sql", NULL, 0), 0);
-  CHECK_EQ_INT(nrows, 3);
-  /* gemm|batch|m|n|k|bmm|dtype|cache|default_us|best_us|best_speedup|gbps|pct_copy|... */
-  CHECK_EQ_STR(rows[0], "dense_gate_up|1|1|4608|7168|1|bf16|cold|21.0|20.0|1.05|3000.0|70.0|||memory||");
-  CHECK_EQ_STR(rows[1], "dense_gate_up|1|1|4608|7168|1|bf16|hot|20.5|20.5|1.0|3000.0|70.0|||memory||");
-  CHECK_EQ_STR(rows[2], "lm_head|1|1|20480|7168|1|bf16|cold||||||||failed||default algorithm wrong");
+  /* The latest run of each GPU, named with its run: the RTX PRO 6000's of test_decode_step
+  ** stays beside this newer H200's (it was hidden, and the H200's rows named no GPU), and
+  ** the runs that name no GPU are a GPU of their own (its latest: 5 rows, first). */
+  CHECK_EQ_INT(nrows, 9);
+  /* gpu|run|gemm|batch|m|n|k|bmm|dtype|cache|default_us|best_us|best_speedup|gbps|pct_copy|... */
+  CHECK(strncmp(rows[0], "|", 1) == 0);
+  const char *h200[] = {"|dense_gate_up|1|1|4608|7168|1|bf16|cold|21.0|20.0|1.05|3000.0|70.0|||memory||",
+                        "|dense_gate_up|1|1|4608|7168|1|bf16|hot|20.5|20.5|1.0|3000.0|70.0|||memory||",
+                        "|lm_head|1|1|20480|7168|1|bf16|cold||||||||failed||default algorithm wrong"};
+  for (int i = 0; i < 3; i++) {
+    CHECK(strncmp(rows[5 + i], "NVIDIA H200|", 12) == 0 && strlen(rows[5 + i]) == 12 + 8 + strlen(h200[i]));
+    CHECK_EQ_STR(rows[5 + i] + 20, h200[i]);
+  }
+  CHECK(strncmp(rows[8], "NVIDIA RTX PRO 6000 Blackwell Server Edition|", 45) == 0);
+  CHECK(strstr(rows[8], "|o_proj|1|1|7168|1024|1|bf16|cold|12.0|10.0|1.2|") != NULL);
 }
 
 int main(void) {
