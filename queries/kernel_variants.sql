@@ -4,7 +4,9 @@
 --   x_vs_bf16     cuBLASLt bf16 on the unquantized weights (cublas_bf16; for an MoE layer,
 --                 cublas_bf16_per_expert: a gate_up and a down launch per active expert).
 -- "Best" is the fastest median among the candidates (params role = 'candidate') that passed
--- the correctness gate; baselines never compete. One row per (arch, GPU, family, shape,
+-- the correctness gate; baselines never compete. Equal medians (a timer's resolution) go to
+-- the steadier kernel, the lower p90, then to the variant whose name sorts first: the same
+-- history always answers the same, whatever order its cases were recorded in. One row per (arch, GPU, family, shape,
 -- its sizes, tokens M, group size), from the latest kernel_variant run that measured it: a
 -- shape is its name and sizes ("gate_up" is n=512 k=7168 for Kimi-K2.5 at TP=8, n=384 k=5120
 -- for GLM-4.5), so one model's run never hides another's shape of the same name. pct_copy is
@@ -30,7 +32,7 @@ WITH c AS (
               THEN printf('n=%d k=%d', json_extract(k.params, '$.n'), json_extract(k.params, '$.k')) END AS sizes,
          json_extract(k.params, '$.m') AS m,
          json_extract(k.params, '$.group') AS grp,
-         t.median AS us,
+         t.median AS us, t.p90 AS us_p90,
          (SELECT g.median FROM metrics g WHERE g.case_id = k.id AND g.name = 'gbps') AS gbps,
          (SELECT s.median FROM metrics s WHERE s.case_id = k.id AND s.name = 'copy_share') AS share,
          (SELECT f.median FROM metrics f WHERE f.case_id = k.id AND f.name = 'read_floor_us') AS read_floor
@@ -41,7 +43,7 @@ WITH c AS (
     AND json_extract(k.params, '$.variant') IS NOT NULL   -- not the inline ceiling.* cases
 ),
 best AS (
-  SELECT *, row_number() OVER (PARTITION BY run_id, family, shape, m, grp ORDER BY us) AS rk
+  SELECT *, row_number() OVER (PARTITION BY run_id, family, shape, m, grp ORDER BY us, us_p90, variant) AS rk
   FROM c WHERE role = 'candidate'
 ),
 latest AS (
