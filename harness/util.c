@@ -170,6 +170,52 @@ int xp_same_file(const char *a, const char *b) {
   return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* The SHA-256 of a file's bytes, read in pieces (a trace may be gigabytes); 0 or -1. */
+static int file_sha256(const char *path, char out[65]) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  EVP_MD_CTX *md = EVP_MD_CTX_new();
+  EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+  char buf[1 << 16];
+  ssize_t r;
+  while ((r = read(fd, buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR && !xp_interrupted()))
+    if (r > 0) EVP_DigestUpdate(md, buf, (size_t)r);
+  unsigned char d[32];
+  unsigned int dlen = 0;
+  EVP_DigestFinal_ex(md, d, &dlen);
+  EVP_MD_CTX_free(md);
+  close(fd);
+  for (int i = 0; i < 32; i++) sprintf(out + 2 * i, "%02x", d[i]);
+  return r < 0 ? -1 : 0;
+}
+
+/* Two regular files are one where they are one inode; else only files of one size can hold the
+** same bytes, and only those are read (each once, when first needed). */
+static int same_contents(const char *a, const struct stat *sa, char ha[65], const char *b,
+                         const struct stat *sb, char hb[65]) {
+  if (!S_ISREG(sa->st_mode) || !S_ISREG(sb->st_mode)) return 0;
+  if (sa->st_dev == sb->st_dev && sa->st_ino == sb->st_ino) return 1;
+  if (sa->st_size != sb->st_size) return 0;
+  if (!ha[0] && file_sha256(a, ha) != 0) ha[0] = 0;
+  if (!hb[0] && file_sha256(b, hb) != 0) hb[0] = 0;
+  return ha[0] && hb[0] && strcmp(ha, hb) == 0;
+}
+
+int xp_files_given_twice(const char *const *paths, int n, const char *consequence) {
+  struct stat *sb = xp_xcalloc((size_t)(n > 0 ? n : 1), sizeof *sb);
+  char(*sum)[65] = xp_xcalloc((size_t)(n > 0 ? n : 1), sizeof *sum);
+  for (int i = 0; i < n; i++)
+    if (stat(paths[i], &sb[i]) != 0) sb[i].st_mode = 0; /* not there: its reader says so */
+  int rc = 0;
+  for (int i = 1; i < n && rc == 0; i++)
+    for (int j = 0; j < i && rc == 0; j++)
+      if (same_contents(paths[j], &sb[j], sum[j], paths[i], &sb[i], sum[i]))
+        rc = xp_error_at(XP_EXIT_USAGE, paths[i], 0, "given twice: the same contents as %s (%s)", paths[j], consequence);
+  free(sb);
+  free(sum);
+  return rc;
+}
+
 char *xp_read_file(const char *path, size_t *len) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return NULL;

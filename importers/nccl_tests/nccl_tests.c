@@ -844,34 +844,6 @@ done:
 
 /* Files that cannot be opened are refused before a run begins; what is wrong inside a file is
 ** found while reading it, and that run is recorded as failed with the reason (as every import). */
-/* The same file given twice (one path twice, or a copy under another name) would pool each of its
-** rows twice: every case two samples of one measurement. Refused, naming the first, as the other
-** importers do. Regular files only: a pipe read here would be empty to the import. */
-static int given_twice(const cJSON *files) {
-  const int n = cJSON_GetArraySize(files);
-  char (*sums)[65] = xp_xcalloc((size_t)n, sizeof *sums);
-  const char **paths = xp_xcalloc((size_t)n, sizeof *paths);
-  int i = 0, rc = 0;
-  const cJSON *f;
-  cJSON_ArrayForEach(f, files) {
-    struct stat sb;
-    size_t len;
-    char *text = stat(f->valuestring, &sb) == 0 && S_ISREG(sb.st_mode) ? xp_read_file(f->valuestring, &len) : NULL;
-    paths[i] = f->valuestring;
-    if (text) xp_sha256_hex(text, len, sums[i]);
-    free(text);
-    for (int j = 0; j < i && rc == 0 && sums[i][0]; j++)
-      if (strcmp(sums[j], sums[i]) == 0)
-        rc = xp_error_at(XP_EXIT_USAGE, f->valuestring, 0,
-                         "given twice: the same contents as %s (each case would count its row twice)", paths[j]);
-    if (rc) break;
-    i++;
-  }
-  free(sums);
-  free(paths);
-  return rc;
-}
-
 static int check(const xp_spec *s) {
   const cJSON *files = cJSON_GetObjectItemCaseSensitive(s->root, "files"), *f;
   if (cJSON_GetArraySize(files) == 0) return xp_spec_error(s, "files", "no files given");
@@ -880,7 +852,15 @@ static int check(const xp_spec *s) {
     if (!fp) return xp_error_at(XP_EXIT_USAGE, f->valuestring, 0, "cannot read: %s", strerror(errno));
     fclose(fp);
   }
-  return given_twice(files);
+  /* one file twice, or a copy of it, would pool each of its rows twice: every case two samples
+  ** of one measurement */
+  const int n = cJSON_GetArraySize(files);
+  const char **paths = xp_xcalloc((size_t)n, sizeof *paths);
+  int i = 0;
+  cJSON_ArrayForEach(f, files) paths[i++] = f->valuestring;
+  int rc = xp_files_given_twice(paths, n, "each case would count its row twice");
+  free(paths);
+  return rc;
 }
 
 /* --dry-run: read the files and say what would be imported. */

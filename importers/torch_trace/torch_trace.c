@@ -42,36 +42,28 @@ static const xp_field fields[] = {
      "or merged ranks is refused); off by default"},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
 
-/* A file given twice (by one name or two): files[j], j < i, that is files[i]'s file, else -1. */
-static int same_file_before(const struct stat *seen, int i) {
-  for (int j = 0; j < i; j++)
-    if (seen[j].st_dev == seen[i].st_dev && seen[j].st_ino == seen[i].st_ino) return j;
-  return -1;
-}
-
 static int torch_trace_check(const xp_spec *spec) {
   const cJSON *files = cJSON_GetObjectItemCaseSensitive(spec->root, "files"), *f;
   if (cJSON_GetArraySize(files) == 0) return xp_spec_error(spec, "files", "no trace files given");
+  const int n = cJSON_GetArraySize(files);
   int i = 0, rc = 0;
-  struct stat *seen = xp_xcalloc((size_t)cJSON_GetArraySize(files), sizeof *seen);
+  char **paths = xp_xcalloc((size_t)n, sizeof *paths);
   cJSON_ArrayForEach(f, files) {
-    char *path = xp_spec_resolve(spec, f->valuestring);
-    struct stat *sb = &seen[i];
+    char *path = paths[i] = xp_spec_resolve(spec, f->valuestring);
+    struct stat sb;
     /* why it cannot be read, as the other readers say it: missing, a folder, a pipe (which the
     ** other readers take: a trace may be read more than once, tt_read.c read_once_more) */
-    const char *why = stat(path, sb) != 0 ? strerror(errno)
-                      : S_ISDIR(sb->st_mode) ? strerror(EISDIR)
-                      : !S_ISREG(sb->st_mode) ? TT_NOT_REGULAR : NULL;
-    free(path);
+    const char *why = stat(path, &sb) != 0 ? strerror(errno)
+                      : S_ISDIR(sb.st_mode) ? strerror(EISDIR)
+                      : !S_ISREG(sb.st_mode) ? TT_NOT_REGULAR : NULL;
     char where[32];
-    snprintf(where, sizeof where, "files[%d]", i);
-    const int twice = why ? -1 : same_file_before(seen, i);
-    i++;
-    if (why) rc = xp_spec_error(spec, where, "%s: cannot read: %s", f->valuestring, why);
-    else if (twice >= 0) rc = xp_spec_error(spec, where, "%s: given twice (files[%d] is the same file)", f->valuestring, twice);
-    if (rc) break;
+    snprintf(where, sizeof where, "files[%d]", i++);
+    if (why && (rc = xp_spec_error(spec, where, "%s: cannot read: %s", f->valuestring, why)) != 0) break;
   }
-  free(seen);
+  /* one file twice, by one name or two, or a copy of it: one rank's trace would count twice */
+  if (rc == 0) rc = xp_files_given_twice((const char *const *)paths, n, "one rank's trace would count twice");
+  for (int k = 0; k < i; k++) free(paths[k]);
+  free(paths);
   if (rc) return rc;
   if (cJSON_GetObjectItemCaseSensitive(spec->root, "rank") && cJSON_GetArraySize(files) > 1)
     return xp_spec_error(spec, "rank", "a rank can only be given for a single trace file (ranks: one per file)");

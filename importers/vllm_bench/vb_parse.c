@@ -1291,11 +1291,10 @@ int vb_parse_text(const char *label, const char *text, size_t len, vb_result **o
   return 0;
 }
 
-int vb_parse_file(const char *path, char sha256[65], vb_result **out, size_t *n) {
+int vb_parse_file(const char *path, vb_result **out, size_t *n) {
   size_t len = 0;
   char *text = xp_read_file(path, &len);
   if (!text) return xp_error_at(XP_EXIT_USAGE, path, 0, "cannot read: %s", strerror(errno));
-  if (sha256) xp_sha256_hex(text, len, sha256);
   int rc = vb_parse_text(path, text, len, out, n);
   free(text);
   return rc;

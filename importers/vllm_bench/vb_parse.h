@@ -93,9 +93,8 @@ typedef struct vb_result {
 } vb_result;
 
 /* Read every result object of a file. Bad input is reported as one line,
-** "xp: FILE:LINE: what is wrong", and XP_EXIT_USAGE is returned with nothing in *out.
-** sha256 (where not NULL): the SHA-256 of the file's bytes, from the same read. */
-int vb_parse_file(const char *path, char sha256[65], vb_result **out, size_t *n);
+** "xp: FILE:LINE: what is wrong", and XP_EXIT_USAGE is returned with nothing in *out. */
+int vb_parse_file(const char *path, vb_result **out, size_t *n);
 /* The same over text already in memory (tests); label names it in messages. */
 int vb_parse_text(const char *label, const char *text, size_t len, vb_result **out, size_t *n);
 void vb_results_free(vb_result *r, size_t n);

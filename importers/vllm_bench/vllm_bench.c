@@ -82,17 +82,6 @@ static const char *set_model(const vb_set *s, const xp_spec *spec) {
   return declared_model(spec);
 }
 
-/* The same results given twice (one path twice, or a copy under another name) would count each
-** case's requests twice: a compare's test would see twice the samples there are. Refused,
-** naming the first. sums: the files' SHA-256, as vb_parse_file gave them. */
-static int given_twice(const char *path, char (*sums)[65], char **paths, int i) {
-  for (int j = 0; j < i; j++)
-    if (strcmp(sums[j], sums[i]) == 0)
-      return xp_error_at(XP_EXIT_USAGE, path, 0, "given twice: the same results as %s (each case would count its requests twice)",
-                         paths[j]);
-  return 0;
-}
-
 /* Whether side, a vllm bench serve result rebuilt from its .pytorch.json, is r read again: one
 ** case, one date, and every value the side file carries r's to the last bit (the side file
 ** copies the result's numbers, json.dump writes a float the same twice; two measurements do not
@@ -207,16 +196,15 @@ static int load_all(const xp_spec *spec, vb_set *out) {
   out->n = 0;
   const cJSON *files = cJSON_GetObjectItemCaseSensitive(spec->root, "files"), *f;
   const int nfiles = cJSON_GetArraySize(files);
-  char(*sums)[65] = xp_xcalloc((size_t)(nfiles ? nfiles : 1), sizeof *sums);
   char **paths = xp_xcalloc((size_t)(nfiles ? nfiles : 1), sizeof *paths);
   int i = 0, rc = 0;
-  cJSON_ArrayForEach(f, files) {
-    char *path = paths[i] = xp_spec_resolve(spec, f->valuestring);
+  cJSON_ArrayForEach(f, files) paths[i++] = xp_spec_resolve(spec, f->valuestring);
+  /* one file twice, or a copy of it: a compare's test would see twice the samples there are */
+  rc = xp_files_given_twice((const char *const *)paths, nfiles, "each case would count its requests twice");
+  for (int k = 0; k < nfiles && rc == 0; k++) {
     vb_result *r = NULL;
     size_t n = 0;
-    rc = vb_parse_file(path, sums[i], &r, &n);
-    if (!rc) rc = given_twice(path, sums, paths, i);
-    i++;
+    rc = vb_parse_file(paths[k], &r, &n);
     if (rc) {
       vb_results_free(r, n); /* on a parse error, none */
       break;
@@ -236,7 +224,6 @@ static int load_all(const xp_spec *spec, vb_set *out) {
   if (!rc) rc = batch_twice(out);
   for (int k = 0; k < i; k++) free(paths[k]);
   free(paths);
-  free(sums);
   if (!rc) rc = check_same_model(out, spec);
   if (rc) set_free(out);
   else settle_server_settings(out);

@@ -54,7 +54,7 @@ static void test_current_detailed(void) {
   char *path = test_data_path("vllm_bench", "serve_c8_detailed.json");
   vb_result *r = NULL;
   size_t n = 0;
-  CHECK_EQ_INT(vb_parse_file(path, NULL, &r, &n), 0);
+  CHECK_EQ_INT(vb_parse_file(path, &r, &n), 0);
   CHECK_EQ_INT(n, 1);
   if (n == 1) {
     CHECK_EQ_STR(r->model, "Qwen/Qwen3-0.6B");
@@ -93,7 +93,7 @@ static void test_current_summary_only(void) {
   char *path = test_data_path("vllm_bench", "serve_c16_goodput.json");
   vb_result *r = NULL;
   size_t n = 0;
-  CHECK_EQ_INT(vb_parse_file(path, NULL, &r, &n), 0);
+  CHECK_EQ_INT(vb_parse_file(path, &r, &n), 0);
   if (n == 1) {
     CHECK_EQ_INT(r->samples[VB_TTFT].n, 0);
     CHECK_EQ_INT(r->samples[VB_TPOT].n, 0);
@@ -115,7 +115,7 @@ static void test_append_result(void) {
   char *path = test_data_path("vllm_bench", "serve_append_c1_c2.json");
   vb_result *r = NULL;
   size_t n = 0;
-  CHECK_EQ_INT(vb_parse_file(path, NULL, &r, &n), 0);
+  CHECK_EQ_INT(vb_parse_file(path, &r, &n), 0);
   CHECK_EQ_INT(n, 2);
   if (n == 2) {
     CHECK_EQ_STR(r[0].case_name, "concurrency=1");
@@ -135,7 +135,7 @@ static void test_legacy(void) {
   char *path = test_data_path("vllm_bench", "legacy_rate4.json");
   vb_result *r = NULL;
   size_t n = 0;
-  CHECK_EQ_INT(vb_parse_file(path, NULL, &r, &n), 0);
+  CHECK_EQ_INT(vb_parse_file(path, &r, &n), 0);
   if (n == 1) {
     CHECK_EQ_STR(r->model, "meta-llama/Llama-3.1-8B-Instruct");
     CHECK_EQ_STR(r->backend, "vllm");
