@@ -241,7 +241,7 @@ static int write_csv_dir(sqlite3 *db, const char *ids, int samples, const char *
     char *final = xp_asprintf("%s/%s", dir, csv_tables[i].file);
     FILE *f = xp_temp_beside(final, &tmp[i]);
     if (!f) {
-      rc = xp_error_at(XP_EXIT_USAGE, final, 0, "cannot write: %s", strerror(errno));
+      rc = xp_out_error(final, "cannot write");
       free(final);
       break;
     }
@@ -309,7 +309,7 @@ int cmd_export(int argc, char **argv, const char *db_path) {
   else if (rc == 0 && out) {
     char *tmp = NULL;
     FILE *f = xp_temp_beside(out, &tmp);
-    if (!f) rc = xp_error_at(XP_EXIT_USAGE, out, 0, "cannot write: %s", strerror(errno));
+    if (!f) rc = xp_out_error(out, "cannot write");
     else {
       rc = write_json(db, ids, samples, db_path, f);
       if (fclose(f) != 0 && rc == 0) rc = xp_error_at(XP_EXIT_FAILED, out, 0, "cannot write: %s", strerror(errno));

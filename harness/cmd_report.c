@@ -122,7 +122,7 @@ static int write_atomically(const char *path, const xp_buf *page) {
   char *tmp = NULL;
   FILE *f = xp_temp_beside(path, &tmp);
   int rc = 0;
-  if (!f) rc = xp_error_at(XP_EXIT_USAGE, path, 0, "cannot create: %s", strerror(errno));
+  if (!f) rc = xp_out_error(path, "cannot create");
   else {
     int bad = fwrite(page->s, 1, page->n, f) != page->n;
     bad |= fclose(f) != 0;

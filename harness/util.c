@@ -428,14 +428,19 @@ static int is_descriptor(const char *p) {
          (strncmp(p, "/proc/", 6) == 0 && strstr(p, "/fd/"));
 }
 
-/* The regular file a symbolic link ends at (relative targets read from the link's folder),
-** else NULL: a dangling link, a loop, one that ends at a FIFO or device, or a descriptor's name
-** (a shell's > or >> file: renamed over, an appending redirection would lose what was there). */
+/* The regular file a symbolic link ends at (relative targets read from the link's folder), or
+** the name it leads to where nothing is there yet (the file is made there, as through any
+** link), else NULL: a loop, one that ends at a FIFO or device, or a descriptor's name (a
+** shell's > or >> file: renamed over, an appending redirection would lose what was there). */
 static char *link_target_file(const char *path) {
   char *cur = xp_strdup(path);
   for (int hop = 0; hop < 40; hop++) {
     struct stat lsb;
-    if (is_descriptor(cur) || lstat(cur, &lsb) != 0) break;
+    if (is_descriptor(cur)) break;
+    if (lstat(cur, &lsb) != 0) {
+      if (hop > 0 && errno == ENOENT) return cur; /* dangling: renamed over, the link became a file */
+      break;
+    }
     if (S_ISREG(lsb.st_mode)) return cur;
     char link[PATH_MAX];
     const ssize_t n = S_ISLNK(lsb.st_mode) ? readlink(cur, link, sizeof link - 1) : -1;
@@ -503,6 +508,20 @@ FILE *xp_temp_beside(const char *path, char **tmp) {
     errno = e;
   }
   return f;
+}
+
+int xp_out_error(const char *path, const char *verb) {
+  const int e = errno;
+  if (e == EISDIR) return xp_error_at(XP_EXIT_USAGE, path, 0, "%s: %s", verb, strerror(e));
+  struct stat lsb;
+  char *target = lstat(path, &lsb) == 0 && S_ISLNK(lsb.st_mode) ? link_target_file(path) : NULL;
+  const char *made = target ? target : path, *slash = strrchr(made, '/');
+  char *folder = !slash ? xp_strdup(".") : slash == made ? xp_strdup("/") : xp_asprintf("%.*s", (int)(slash - made), made);
+  const int rc = xp_error_at(XP_EXIT_USAGE, path, 0, "%s in %s%s: %s", verb, folder,
+                             target ? " (where the link leads)" : "", strerror(e));
+  free(folder);
+  free(target);
+  return rc;
 }
 
 int xp_temp_commit(const char *tmp) {

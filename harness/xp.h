@@ -65,10 +65,14 @@ int xp_files_given_twice(const char *const *paths, int n, const char *consequenc
 /* A new file beside `path` to be renamed over it once written: created exclusively (never
 ** through a link planted at a guessable name), mode 0666 less the umask. *tmp gets its name
 ** (malloc'd). Where `path` is a symbolic link to a regular file, the file is the one replaced
-** (the link kept). Where it is not a regular file (/dev/null, a FIFO, /dev/stdout, /dev/fd/N)
+** (the link kept); to a name where nothing is yet, the file is made there. Where it is not a regular file (/dev/null, a FIFO, /dev/stdout, /dev/fd/N)
 ** it is opened itself and *tmp is NULL: there is nothing to rename. NULL with errno set on
 ** failure. */
 FILE *xp_temp_beside(const char *path, char **tmp);
+/* Why xp_temp_beside could not make PATH's file (errno), naming the folder it is made in (a
+** link's target's): "PATH: VERB in FOLDER (where the link leads): why"; a folder given as the
+** file: "PATH: VERB: Is a directory". Returns XP_EXIT_USAGE. */
+int xp_out_error(const char *path, const char *verb);
 /* Renames a file xp_temp_beside made over the one it was made beside: rename(2)'s result. */
 int xp_temp_commit(const char *tmp);
 /* A CUDA version as CUDA numbers it (1000 x major + 10 x minor: 13000) as people write it, "13.0". */

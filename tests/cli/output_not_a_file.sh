@@ -4,7 +4,8 @@
 # through instead: renamed over, a FIFO (or, run as root, /dev/null: it became a regular file
 # holding the report) was replaced by a file and its reader never got the data, and
 # /proc/self/fd/1 (/dev/stdout) was refused. A symbolic link's target is the file replaced:
-# renamed over, the link became a file with its target left as it was.
+# renamed over, the link became a file with its target left as it was; a link to a name where
+# nothing is yet, too, where the file is made.
 # (No /dev path here: an xp without the fix, run as root, would replace it.)
 : "${XP:?}" "${XP_SRC:?}"
 . "$XP_SRC/tests/lib.sh"
@@ -40,6 +41,21 @@ for cmd in export report; do
   check "$cmd --out LINK: the target replaced whole, not written in place" "old" "$(cat "$tmp/reader")"
   check "$cmd --out LINK: no file left beside it" "link" "$(ls "$tmp/sub")"
   rm -rf "$tmp/sub" "$tmp/target" "$tmp/reader"
+  # a link to a file not made yet: made there, through the link, which stays one (renamed over,
+  # the link became a file and nothing was written where it leads)
+  mkdir -p "$tmp/sub" "$tmp/dest" && ln -s ../dest/new "$tmp/sub/link"
+  "$XP" --db "$db" $cmd --out "$tmp/sub/link" > /dev/null 2>&1
+  check "$cmd --out DANGLING LINK: exit" 0 $?
+  check "$cmd --out DANGLING LINK: made where it leads" "" "$(same "$want" "$tmp/dest/new")"
+  check "$cmd --out DANGLING LINK: still a link" "yes" "$([ -L "$tmp/sub/link" ] && echo yes)"
+  check "$cmd --out DANGLING LINK: nothing else in either folder" "link new" "$(ls "$tmp/sub") $(ls "$tmp/dest")"
+  # ... into a folder that is not there: one line naming it
+  ln -s ../gone/new "$tmp/sub/to_gone"
+  one_line "$cmd --out LINK into a missing folder" 2 \
+    "sub/to_gone: cannot [a-z]* in $tmp/sub/../gone (where the link leads): No such file or directory$" \
+    "$XP" --db "$db" $cmd --out "$tmp/sub/to_gone"
+  check "$cmd --out LINK into a missing folder: the link kept" "yes" "$([ -L "$tmp/sub/to_gone" ] && echo yes)"
+  rm -rf "$tmp/sub" "$tmp/dest"
 done
 
 # xp's own standard output by a path (as /dev/stdout and /dev/fd/1 are, through a link)

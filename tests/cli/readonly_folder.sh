@@ -2,7 +2,8 @@
 # A database in a folder this user cannot write (a colleague's results): every command is
 # refused in one line, exit 3, and nothing changes. A reading command said SQLite's "attempt
 # to write a readonly database" (the -shm file SQLite needs to read a WAL database cannot be
-# made there); it now says so. Run as root, the commands run as nobody (root writes anywhere).
+# made there); it now says so. An --out in that folder, plainly or through a link, names it.
+# Run as root, the commands run as nobody (root writes anywhere).
 : "${XP:?}" "${XP_SRC:?}"
 . "$XP_SRC/tests/lib.sh"
 
@@ -31,5 +32,24 @@ one_line "xp import" 3 "xp.db: cannot record into this database: its folder is n
   "${as_user[@]}" "$XP" --db "$ro/xp.db" import nccl-tests "$XP_SRC/tests/data/nccl/nccltests_sweep.txt"
 check "the database is unchanged" "$before" "$(sha256sum "$ro/xp.db")"
 check "no file was made beside it" "xp.db" "$(ls "$ro")"
+
+# --out into that folder, plainly or through a symbolic link (to a file there or not yet):
+# one line naming the folder it cannot write in, where a link's said only the link's name
+w="$tmp/w"
+mkdir "$w" && chmod 777 "$w"
+cp "$ro/xp.db" "$w/xp.db" && chmod 666 "$w/xp.db"
+ln -s "$ro/xp.db" "$w/to_file"
+ln -s "$ro/new.html" "$w/to_new"
+for c in report export; do
+  verb=$([ $c = report ] && echo create || echo write)
+  one_line "xp $c --out in the folder" 2 "$ro/page: cannot $verb in $ro: Permission denied$" \
+    "${as_user[@]}" "$XP" --db "$w/xp.db" $c --out "$ro/page"
+  one_line "xp $c --out a link to a file there" 2 "$w/to_file: cannot $verb in $ro (where the link leads): Permission denied$" \
+    "${as_user[@]}" "$XP" --db "$w/xp.db" $c --out "$w/to_file"
+  one_line "xp $c --out a link to a new file there" 2 "$w/to_new: cannot $verb in $ro (where the link leads): Permission denied$" \
+    "${as_user[@]}" "$XP" --db "$w/xp.db" $c --out "$w/to_new"
+done
+check "the links stay links" "yes yes" "$([ -L "$w/to_file" ] && echo yes) $([ -L "$w/to_new" ] && echo yes)"
+check "nothing made in the folder" "xp.db" "$(ls "$ro")"
 chmod 755 "$ro"
 finish
