@@ -235,45 +235,60 @@ static int parse_args(int argc, char **argv, decide_args *a) {
   return 0;
 }
 
-/* Evidence runs must exist and be finished, and not interrupted: a running run's results are
-** not yet evidence, an aborted one's never are. */
-static int resolve_evidence(sqlite3 *db, decide_args *a, cJSON *evidence) {
-  for (int i = 0; i < a->nevidence; i++) {
-    int64_t id;
-    char uuid[37];
-    int rc = xp_resolve_run(db, a->evidence[i], &id, uuid);
-    if (rc) return rc;
-    int dup = 0;
-    const cJSON *e;
-    cJSON_ArrayForEach(e, evidence)
-      dup |= strcmp(cJSON_GetObjectItemCaseSensitive(e, "run_uuid")->valuestring, uuid) == 0;
-    if (dup) continue;
-    sqlite3_stmt *st = xp_db_prepare(db, "SELECT status, content_sha256 FROM runs WHERE id = ?1");
-    if (!st) return XP_EXIT_DB;
-    sqlite3_bind_int64(st, 1, id);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-      sqlite3_finalize(st);
-      return xp_db_fail(db, "reading a run");
-    }
-    if (strcmp(col(st, 0), "running") == 0) {
-      sqlite3_finalize(st);
-      return xp_error(XP_EXIT_USAGE, "%s: run %s has not finished; only finished runs are evidence",
-                      a->evidence[i], uuid);
-    }
-    /* an interrupted run holds part of a measurement, or none: a failed one is evidence (of
-    ** the failure), an aborted one is not */
-    if (strcmp(col(st, 0), "aborted") == 0) {
-      sqlite3_finalize(st);
-      return xp_error(XP_EXIT_USAGE, "%s: run %s was interrupted (aborted); it is no evidence: run it again",
-                      a->evidence[i], uuid);
-    }
+/* A sealed run's rows must still hash to its seal: the decision stores that seal as its
+** evidence, and rows edited in SQLite since (the append-only triggers dropped) would be sealed
+** into it under the old seal, read by xp audit as changed after the decision. */
+static int check_sealed(sqlite3 *db, xp_rtree *tree, int64_t id, const char *seal, const char *arg, const char *uuid) {
+  char now[65];
+  int rc;
+  if (!seal || !*seal) return 0; /* unsealed (an older xp's): xp verify --seal seals it */
+  if (!tree->n && (rc = xp_rtree_load(db, tree)) != 0) return rc;
+  if ((rc = xp_run_content(db, tree, id, now, NULL)) != 0) return rc;
+  if (strcmp(now, seal) != 0)
+    return xp_error(XP_EXIT_INTEGRITY, "%s: run %s: its rows no longer hash to its seal (xp verify names the table); "
+                    "it is no evidence", arg, uuid);
+  return 0;
+}
+
+static int resolve_one(sqlite3 *db, const char *arg, cJSON *evidence, xp_rtree *tree) {
+  int64_t id;
+  char uuid[37];
+  int rc = xp_resolve_run(db, arg, &id, uuid);
+  if (rc) return rc;
+  const cJSON *e;
+  cJSON_ArrayForEach(e, evidence)
+    if (strcmp(cJSON_GetObjectItemCaseSensitive(e, "run_uuid")->valuestring, uuid) == 0) return 0; /* given twice */
+  sqlite3_stmt *st = xp_db_prepare(db, "SELECT status, content_sha256 FROM runs WHERE id = ?1");
+  if (!st) return XP_EXIT_DB;
+  sqlite3_bind_int64(st, 1, id);
+  if (sqlite3_step(st) != SQLITE_ROW) {
+    sqlite3_finalize(st);
+    return xp_db_fail(db, "reading a run");
+  }
+  if (strcmp(col(st, 0), "running") == 0)
+    rc = xp_error(XP_EXIT_USAGE, "%s: run %s has not finished; only finished runs are evidence", arg, uuid);
+  /* an interrupted run holds part of a measurement, or none: a failed one is evidence (of
+  ** the failure), an aborted one is not */
+  else if (strcmp(col(st, 0), "aborted") == 0)
+    rc = xp_error(XP_EXIT_USAGE, "%s: run %s was interrupted (aborted); it is no evidence: run it again", arg, uuid);
+  else if ((rc = check_sealed(db, tree, id, col(st, 1), arg, uuid)) == 0) {
     cJSON *o = cJSON_CreateObject();
     add_str(o, "run_uuid", uuid);
     add_str(o, "run_content_sha256", col(st, 1));
     cJSON_AddItemToArray(evidence, o);
-    sqlite3_finalize(st);
   }
-  return 0;
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* Evidence runs must exist and be finished, and not interrupted: a running run's results are
+** not yet evidence, an aborted one's never are. */
+static int resolve_evidence(sqlite3 *db, decide_args *a, cJSON *evidence) {
+  xp_rtree tree = {0};
+  int rc = 0;
+  for (int i = 0; i < a->nevidence && rc == 0; i++) rc = resolve_one(db, a->evidence[i], evidence, &tree);
+  xp_rtree_free(&tree);
+  return rc;
 }
 
 /* The query runs on its own read-only connection, under the same rules as xp query. A --param

@@ -84,7 +84,7 @@ int cmd_help(int argc, char **argv, const char *db_path) {
          "exit codes: 0 ok, 1 run failed, audit found evidence contradicted or the output could\n"
          "            not be written, 2 bad usage or input, 3 database error (missing, not xp's,\n"
          "            newer, corrupt, locked, read-only), 4 environment (no GPU, built without CUDA),\n"
-         "            5 integrity check failed (verify, audit, merge), 130 interrupted (run recorded\n"
+         "            5 integrity check failed (verify, audit, merge, decide), 130 interrupted (run recorded\n"
          "            as aborted)\n");
   return 0;
 }

@@ -2,7 +2,8 @@
 # xp audit proves that the evidence a decision cites is still what was sealed: it hashes the
 # evidence runs' rows again, as xp verify does, where it compared the decision's seal with the
 # seal stored beside the rows, which rows edited in SQLite (its append-only triggers dropped)
-# leave as it was; and it checks the decision's own record against its digest.
+# leave as it was; and it checks the decision's own record against its digest. xp decide
+# refuses such rows as evidence.
 set -euo pipefail
 : "${XP:?}" "${XP_SRC:?}"
 . "$XP_SRC/tests/lib.sh"
@@ -24,6 +25,12 @@ has "ROWS CHANGED since the decision: they no longer hash to the seal it cites (
 hasnt "seal unchanged"
 run verify --quiet; expect_rc 5
 has "run $a: its rows in samples differ from the seal"
+# nor does a new decision take those rows as evidence under their old seal
+n=$(sqlite3 "$db" "SELECT count(*) FROM decisions")
+run decide "Keep concurrency 8 again" --because "TTFT p50 9 ms" --evidence "${a:0:8}"; expect_rc 5
+check "decide on edited rows: one line" 1 "$(wc -l < "$tmp/err")"
+has "xp: ${a:0:8}: run $a: its rows no longer hash to its seal (xp verify names the table); it is no evidence" "$tmp/err"
+check "decide on edited rows: nothing recorded" "$n" "$(sqlite3 "$db" "SELECT count(*) FROM decisions")"
 
 # the decision's record edited instead
 db="$tmp/clean.db"
