@@ -363,10 +363,19 @@ static int trace_starts(const char *p, const char *end) {
 }
 
 /* The first trace that starts in [p, to], inside an event that failed to parse there; NULL if
-** none does. */
-static const char *trace_inside(const char *p, const char *to, const char *end) {
-  for (; p && p <= to && p < end; p = memchr(p + 1, '{', (size_t)(end - p - 1)))
-    if (*p == '{' && trace_starts(p, end) == 1) return p;
+** none does. *unknown is set where a '{' there may start one but the window ends before its key
+** is whole: the caller reads more first, so that the answer does not depend on where windows end. */
+static const char *trace_inside(const char *p, const char *to, const char *end, int *unknown) {
+  *unknown = 0;
+  for (; p && p <= to && p < end; p = memchr(p + 1, '{', (size_t)(end - p - 1))) {
+    if (*p != '{') continue;
+    const int starts = trace_starts(p, end);
+    if (starts == 1) return p;
+    if (starts < 0) {
+      *unknown = 1;
+      return NULL;
+    }
+  }
   return NULL;
 }
 
@@ -500,7 +509,9 @@ tt_unit tt_framer_next(tt_framer *f, const char *buf, size_t len, size_t *pos, i
           /* a trace written on after this one was cut can be read as this event's value: where the
           ** event is no longer than an event may be, the file goes on being read */
           if (sc.more && !eof && (size_t)(end - p) <= f->max_unit) return TT_UNIT_MORE;
-          const char *second = trace_inside(p, sc.more ? end : sc.at, end);
+          int unknown;
+          const char *second = trace_inside(p, sc.more ? end : sc.at, end, &unknown);
+          if (!second && unknown && !eof) return framer_more(f, buf, len, p, eof, inside);
           if (second) return framer_error(f, buf, second, SECOND_TRACE("inside the first's last event, cut off"));
           if (sc.more) return framer_more(f, buf, len, p, eof, inside);
           return framer_error(f, buf, sc.at, sc.err);
