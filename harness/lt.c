@@ -26,10 +26,13 @@ struct xp_lt {
   int *algo_id;
   int ncand, sel;
   cublasStatus_t status; /* what the last cublasLtMatmul answered */
+  void *stand_in;        /* fp8_block: scales' place until a launch gives the real arrays */
 };
 
-int xp_lt_elem_bytes(enum xp_lt_dtype dt) { return dt == XP_LT_FP8_E4M3 ? 1 : 2; }
-const char *xp_lt_dtype_name(enum xp_lt_dtype dt) { return dt == XP_LT_FP8_E4M3 ? "fp8" : "bf16"; }
+int xp_lt_elem_bytes(enum xp_lt_dtype dt) { return dt == XP_LT_BF16 ? 2 : 1; }
+const char *xp_lt_dtype_name(enum xp_lt_dtype dt) {
+  return dt == XP_LT_FP8_BLOCK ? "fp8_block" : dt == XP_LT_FP8_E4M3 ? "fp8" : "bf16";
+}
 int xp_lt_m(const xp_lt *p) { return p->m; }
 int xp_lt_n(const xp_lt *p) { return p->n; }
 int xp_lt_k(const xp_lt *p) { return p->k; }
@@ -201,6 +204,27 @@ fail:
   return rc;
 }
 
+/* DeepSeek's block scaling: W (cuBLASLt's A) one scale per 128x128 block, the activations
+** (its B) one per token per 128 of K; the arrays' layout is kernels/ceilings/block_scales.h's.
+** The modes go on before the heuristic (they decide which kernels qualify), and pointers with
+** them, as NVIDIA's LtBlk128x128Fp8Matmul sample and PyTorch's scaled_gemm set both before
+** asking: a device stand-in, never read, until each launch sets the real arrays. */
+static int set_block_modes(xp_lt *p) {
+  int rc = XP_EXIT_FAILED;
+  const int32_t wmode = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+  const int32_t amode = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
+  XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &wmode, sizeof wmode));
+  XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &amode, sizeof amode));
+  XP_CUDA(cudaMalloc(&p->stand_in, 256));
+  XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &p->stand_in,
+                                           sizeof p->stand_in));
+  XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &p->stand_in,
+                                           sizeof p->stand_in));
+  rc = 0;
+fail:
+  return rc;
+}
+
 static int query_candidates(xp_lt *p, int top_n) {
   int rc = XP_EXIT_FAILED, found = 0;
   cublasLtMatmulPreference_t pref = NULL;
@@ -235,7 +259,10 @@ int xp_lt_create_batched(cublasLtHandle_t h, int m, int n, int k, int batch,
   if (m <= 0 || n <= 0 || k <= 0 || batch <= 0)
     return xp_error(XP_EXIT_USAGE, "matmul dimensions must be positive: M=%d N=%d K=%d batch=%d",
                     m, n, k, batch);
-  if (dt == XP_LT_FP8_E4M3) {
+  if (dt == XP_LT_FP8_BLOCK && batch > 1)
+    return xp_error(XP_EXIT_USAGE, "block-scaled fp8 matmuls run one matrix a launch, not a "
+                    "batch of %d", batch);
+  if (dt != XP_LT_BF16) {
     int rc = require_fp8();
     if (rc) return rc;
   }
@@ -244,11 +271,12 @@ int xp_lt_create_batched(cublasLtHandle_t h, int m, int n, int k, int batch,
   p->h = h;
   p->m = m, p->n = n, p->k = k, p->batch = batch, p->dt = dt;
   p->workspace = workspace_bytes;
-  cudaDataType_t in = dt == XP_LT_FP8_E4M3 ? CUDA_R_8F_E4M3 : CUDA_R_16BF;
+  cudaDataType_t in = dt == XP_LT_BF16 ? CUDA_R_16BF : CUDA_R_8F_E4M3;
   cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
   XP_CUBLAS(cublasLtMatmulDescCreate(&p->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
   XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
   XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+  if (dt == XP_LT_FP8_BLOCK && (rc = set_block_modes(p))) goto fail;
   if ((rc = make_layout(&p->lw, in, k, n, batch)) || (rc = make_layout(&p->la, in, k, m, batch)) ||
       (rc = make_layout(&p->ld, CUDA_R_16BF, n, m, batch)))
     goto fail;
@@ -291,13 +319,22 @@ size_t xp_lt_algo_workspace(const xp_lt *p, int idx) {
 ** with cuBLASLt 13.1 on an H200 every algorithm the heuristic offers answers
 ** CUBLAS_STATUS_NOT_SUPPORTED once those pointers are set (before or after the heuristic,
 ** in place or not), while the same matmul without them runs. For per-tensor scales the
-** result is the same: D = (scale_a * scale_w) * (A * W^T), accumulated in fp32. */
+** result is the same: D = (scale_a * scale_w) * (A * W^T), accumulated in fp32. Block scales
+** have no such equivalent: their device arrays go in through the pointers, set at each
+** launch (a graph keeps the ones it was captured with). */
 int xp_lt_run(xp_lt *p, const void *A, const void *W, void *D, const float *scale_a,
               const float *scale_w, void *workspace, cudaStream_t s) {
   int rc = XP_EXIT_FAILED;
   float alpha = 1.0f;
   const float zero = 0.0f;
   if (p->dt == XP_LT_FP8_E4M3) alpha = (scale_a ? *scale_a : 1.0f) * (scale_w ? *scale_w : 1.0f);
+  if (p->dt == XP_LT_FP8_BLOCK) {
+    if (!scale_a || !scale_w) return xp_error(XP_EXIT_USAGE, "block-scaled fp8 needs both scale arrays");
+    XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &scale_w,
+                                             sizeof scale_w));
+    XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &scale_a,
+                                             sizeof scale_a));
+  }
   /* kept: a caller going on past a candidate cuBLASLt refuses asks what it answered */
   XP_CUBLAS(p->status = cublasLtMatmul(p->h, p->op, &alpha, W, p->lw, A, p->la, &zero, D, p->ld,
                                        D, p->ld, &p->cand[p->sel].algo, workspace, p->workspace, s));
@@ -312,6 +349,7 @@ void xp_lt_destroy(xp_lt *p) {
   if (p->la) cublasLtMatrixLayoutDestroy(p->la);
   if (p->ld) cublasLtMatrixLayoutDestroy(p->ld);
   if (p->op) cublasLtMatmulDescDestroy(p->op);
+  if (p->stand_in) cudaFree(p->stand_in);
   free(p->cand);
   free(p->desc);
   free(p->algo_id);

@@ -2,8 +2,8 @@
 ** cuBLASLt matmul plans shared by the gemm, ceilings and kernel_variant runners.
 **
 ** One plan is one matmul D[M,N] = A[M,K] * W[N,K]^T with row-major A, W and D (the layout
-** of a linear layer: activations times the transposed weight), bf16 or fp8-e4m3 inputs,
-** bf16 output, fp32 accumulation. A plan owns the cuBLASLt descriptors and the heuristic's
+** of a linear layer: activations times the transposed weight), bf16 or fp8-e4m3 inputs
+** (per-tensor scales, or DeepSeek's block scales), bf16 output, fp32 accumulation. A plan owns the cuBLASLt descriptors and the heuristic's
 ** top-N algorithm candidates for that shape, so callers can time each candidate without
 ** re-deriving layouts. Compiled only with CUDA (XP_HAVE_CUDA).
 */
@@ -16,7 +16,10 @@
 
 typedef struct xp_lt xp_lt;
 
-enum xp_lt_dtype { XP_LT_BF16, XP_LT_FP8_E4M3 };
+/* XP_LT_FP8_BLOCK: e4m3 with one fp32 scale per 128x128 block of W and one per token per 128
+** of K of A (DeepSeek-V3/V4 checkpoints, as vLLM and SGLang run them): cuBLASLt 12.9+ on
+** Hopper (sm_90) only; elsewhere the heuristic offers nothing and xp_lt_create fails. */
+enum xp_lt_dtype { XP_LT_BF16, XP_LT_FP8_E4M3, XP_LT_FP8_BLOCK };
 
 /* Workspace the plans are tuned for: cuBLAS recommends 32 MiB on Hopper. */
 #define XP_LT_WORKSPACE_BYTES ((size_t)32 << 20)
@@ -25,12 +28,14 @@ enum xp_lt_dtype { XP_LT_BF16, XP_LT_FP8_E4M3 };
 
 /* Build a plan and query up to `top_n` heuristic candidates (top_n <= 0: the default).
 ** fp8 needs compute capability >= 8.9; on older devices this fails with XP_EXIT_ENV and a
-** message naming the device. Returns 0 or an exit code after reporting the error. */
+** message naming the device. No candidate (no algorithm for this shape, dtype and device) is
+** XP_EXIT_FAILED. Returns 0 or an exit code after reporting the error. */
 int xp_lt_create(cublasLtHandle_t h, int m, int n, int k, enum xp_lt_dtype dt,
                  size_t workspace_bytes, int top_n, xp_lt **out);
 /* The same for `batch` independent matmuls of one shape in one strided-batched launch
 ** (operand i at byte offset i * rows * cols * element size of each operand). Absorbed MLA
-** runs its per-head projections this way. xp_lt_create is batch = 1. */
+** runs its per-head projections this way. xp_lt_create is batch = 1. Block-scaled fp8 runs
+** one matrix a launch: batch > 1 with it is XP_EXIT_USAGE. */
 int xp_lt_create_batched(cublasLtHandle_t h, int m, int n, int k, int batch,
                          enum xp_lt_dtype dt, size_t workspace_bytes, int top_n, xp_lt **out);
 /* Candidates the heuristic returned (>= 1 for a successfully created plan). */
@@ -51,7 +56,9 @@ const char *xp_lt_algo_desc(const xp_lt *p, int idx);
 size_t xp_lt_algo_workspace(const xp_lt *p, int idx);
 /* Enqueue D = A * W^T on stream s with the selected candidate. For fp8, scale_a and scale_w
 ** point at the per-tensor dequantisation scales (one fp32 each, in HOST memory; NULL means
-** 1); they are ignored for bf16. Capturable into a CUDA graph. Returns 0 or an exit code. */
+** 1); for fp8_block at the DEVICE arrays of block scales, laid out as
+** kernels/ceilings/block_scales.h says (neither may be NULL); they are ignored for bf16.
+** Capturable into a CUDA graph. Returns 0 or an exit code. */
 int xp_lt_run(xp_lt *p, const void *A, const void *W, void *D, const float *scale_a,
               const float *scale_w, void *workspace, cudaStream_t s);
 void xp_lt_destroy(xp_lt *p);
@@ -62,7 +69,7 @@ int xp_lt_n(const xp_lt *p);
 int xp_lt_k(const xp_lt *p);
 int xp_lt_batch(const xp_lt *p);
 enum xp_lt_dtype xp_lt_dtype_of(const xp_lt *p);
-/* Bytes per element of an input of this dtype (2 for bf16, 1 for fp8). */
+/* Bytes per element of an input of this dtype (2 for bf16, 1 for fp8 and fp8_block). */
 int xp_lt_elem_bytes(enum xp_lt_dtype dt);
 const char *xp_lt_dtype_name(enum xp_lt_dtype dt);
 

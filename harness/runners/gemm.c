@@ -6,6 +6,13 @@
 ** or from an explicit list (shapes = [{name, n, k}]); every shape runs at every M in `m`.
 ** For a model, each M is a decode batch: expert GEMMs then get the rows per active expert.
 **
+** dtype: bf16, fp8 (e4m3, per-tensor scales) or fp8_block (e4m3 as DeepSeek-V3/V4 ship and
+** vLLM and SGLang run them: one fp32 scale per 128x128 weight block, one per token per 128 of
+** K; kernels/ceilings/block_scales.h lays them out). Block scales are random per block and
+** the reference applies the same ones, so a scale read from the wrong place fails the check;
+** they rotate with the weights and count in the bytes. A GEMM cuBLASLt has no block-scaled
+** algorithm for (any GPU but Hopper; a batched one) is recorded skipped, saying why.
+**
 ** Per shape: the heuristic's top_n candidates are each checked against a float32 reference
 ** GEMM on the GPU (element wrong when |D - ref| > |ref|/64 + rms(ref)/64: bf16 output
 ** rounding is 2^-9 relative, split-K partial sums in bf16 stay well inside; a wrong layout,
@@ -46,6 +53,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include "kind.h"
+#include "ceilings/block_scales.h"
 #include "models.h"
 #include "runners/ceilings.h"
 #include "runners/gemm_pick.h"
@@ -94,7 +102,9 @@ static const xp_field gemm_fields[] = {
 typedef struct gemm_setup {
   xp_model *model; /* NULL with explicit shapes */
   xp_parallel par;
-  int fp8;         /* dtype: 0 bf16, 1 fp8 e4m3 */
+  int fp8;         /* dtype: 0 bf16, 1 fp8 e4m3 (per-tensor scales, or block scales) */
+  int block;       /* fp8_block: DeepSeek's 128x128 weight and 1x128 activation scales */
+  const char *dtype; /* as the spec names it */
   int cold, hot;
   int top_n, samples, warmup, launches, device, measure_ceilings;
   int64_t cold_mib;
@@ -193,14 +203,39 @@ static void explicit_shapes(const cJSON *list, const cJSON *ms, gemm_setup *g) {
   }
 }
 
+/* Block scales cover K in whole groups of 128 (cuBLASLt has no partial group), which a spec's
+** shapes show without a GPU: an explicit shape is refused at its k, a model's GEMM by name. */
+static int check_block_k(const xp_spec *spec, const gemm_setup *g, const cJSON *list) {
+  const cJSON *sh;
+  int i = 0;
+  cJSON_ArrayForEach(sh, list) {
+    char path[48];
+    snprintf(path, sizeof path, "shapes[%d].k", i++);
+    if (xp_spec_int(sh, "k", 1) % XP_BLOCK_SCALE)
+      return xp_spec_error(spec, path, "dtype fp8_block scales K in groups of %d; k = %lld is not "
+                           "a multiple of %d", XP_BLOCK_SCALE, (long long)xp_spec_int(sh, "k", 1),
+                           XP_BLOCK_SCALE);
+  }
+  for (size_t j = 0; !list && j < g->nshapes; j++)
+    if (g->shapes[j].k % XP_BLOCK_SCALE)
+      return xp_spec_error(spec, "dtype", "fp8_block scales K in groups of %d, and %s's GEMM %s "
+                           "has K = %lld (leave it out with only = [...], or measure it at "
+                           "another dtype)", XP_BLOCK_SCALE, g->model->name, g->shapes[j].name,
+                           (long long)g->shapes[j].k);
+  return 0;
+}
+
 static int setup_build(const xp_spec *spec, gemm_setup *g) {
   const cJSON *r = spec->root, *e;
   memset(g, 0, sizeof *g);
   const char *dtype = xp_spec_str(r, "dtype", "bf16");
-  if (strcmp(dtype, "bf16") && strcmp(dtype, "fp8"))
-    return xp_spec_error(spec, "dtype", "gemm runs measure dtype \"bf16\" or \"fp8\" (e4m3 "
-                         "with scales), not \"%s\"", dtype);
-  g->fp8 = strcmp(dtype, "fp8") == 0;
+  if (strcmp(dtype, "bf16") && strcmp(dtype, "fp8") && strcmp(dtype, "fp8_block"))
+    return xp_spec_error(spec, "dtype", "gemm runs measure dtype \"bf16\", \"fp8\" (e4m3 "
+                         "with per-tensor scales) or \"fp8_block\" (e4m3 with DeepSeek's 128x128 "
+                         "block scales), not \"%s\"", dtype);
+  g->dtype = dtype;
+  g->block = strcmp(dtype, "fp8_block") == 0;
+  g->fp8 = strcmp(dtype, "bf16") != 0;
   const char *cache = xp_spec_str(r, "cache", "cold");
   g->cold = strcmp(cache, "hot") != 0;
   g->hot = strcmp(cache, "cold") != 0;
@@ -245,7 +280,7 @@ static int setup_build(const xp_spec *spec, gemm_setup *g) {
     if (cJSON_GetArraySize(list) == 0) return xp_spec_error(spec, "shapes", "the list is empty");
     g->shapes = xp_xcalloc((size_t)(nm * cJSON_GetArraySize(list)), sizeof *g->shapes);
     explicit_shapes(list, ms, g);
-    return 0;
+    return g->block ? check_block_k(spec, g, list) : 0;
   }
   int rc = load_model(spec, g);
   if (rc) return rc;
@@ -254,7 +289,8 @@ static int setup_build(const xp_spec *spec, gemm_setup *g) {
   const cJSON *only = cJSON_GetObjectItemCaseSensitive(r, "only");
   if (only && cJSON_GetArraySize(only) == 0)
     return xp_spec_error(spec, "only", "the list is empty: name the GEMMs to keep, or drop the key");
-  return derive_shapes(spec, g, ms);
+  if ((rc = derive_shapes(spec, g, ms))) return rc;
+  return g->block ? check_block_k(spec, g, NULL) : 0;
 }
 
 /* Declared keys are labels that queries select runs by: one that says other than what the
@@ -285,6 +321,19 @@ static int gemm_check(const xp_spec *spec) {
 
 /* ---- plan (--dry-run): what would run, with bytes and flops per decode step ---- */
 
+/* Bytes one launch moves: xp_gemm_bytes' weight, activations and output, and with block
+** scales their scales too (a 7168 x 2048 weight's are 3.5 KiB; a token's 64 B). */
+static double gemm_bytes(const gemm_setup *g, const xp_gemm_shape *s) {
+  double b = xp_gemm_bytes(s, g->fp8 ? 1 : 2);
+  if (g->block) b += (double)s->bmm * xp_block_scale_bytes(s->m, s->n, s->k);
+  return b;
+}
+
+static const char *dtype_desc(const gemm_setup *g) {
+  return g->block ? "fp8_block (e4m3, 128x128 weight and 1x128 activation scales)"
+                  : g->fp8 ? "fp8 (e4m3)" : "bf16";
+}
+
 static int gemm_plan(const xp_spec *spec, FILE *out) {
   gemm_setup g;
   int rc = setup_build(spec, &g);
@@ -297,7 +346,7 @@ static int gemm_plan(const xp_spec *spec, FILE *out) {
     fprintf(out, "%s (%s), tp=%d ep=%d%s\n", g.model->name, g.model->source, g.par.tp, g.par.ep,
             g.model->kv_lora <= 0 ? "" : g.par.mla_absorbed ? ", MLA absorbed" : ", MLA naive");
   fprintf(out, "dtype %s, cache %s, best of top %d cuBLASLt candidates, %d samples of %d "
-          "launches per CUDA graph, ceilings %s\n", g.fp8 ? "fp8 (e4m3)" : "bf16",
+          "launches per CUDA graph, ceilings %s\n", dtype_desc(&g),
           g.cold && g.hot ? "cold and hot" : g.cold ? "cold" : "hot", g.top_n, g.samples,
           g.launches, g.measure_ceilings ? "measured first" : "from the latest ceilings run");
   fprintf(out, "%-22s %6s %6s %7s %7s %4s %6s %10s %10s %10s\n", "gemm", "batch", "m", "n", "k",
@@ -305,7 +354,7 @@ static int gemm_plan(const xp_spec *spec, FILE *out) {
   double step_bytes = 0, step_flops = 0;
   for (size_t i = 0; i < g.nshapes; i++) {
     const xp_gemm_shape *s = &g.shapes[i];
-    double b = xp_gemm_bytes(s, eb), f = xp_gemm_flops(s);
+    double b = gemm_bytes(&g, s), f = xp_gemm_flops(s);
     fprintf(out, "%-22s %6lld %6lld %7lld %7lld %4lld %6lld %10.2f %10.2f %10.3f\n", s->name,
             (long long)s->batch, (long long)s->m, (long long)s->n, (long long)s->k,
             (long long)s->bmm, (long long)s->count, (double)s->bmm * s->n * s->k * eb / 1e6,
@@ -334,7 +383,8 @@ typedef struct gemm_result {
   const xp_gemm_shape *shape;
   int cold;            /* cache mode */
   int failed;
-  char note[1024];     /* failed: why; ok: which candidates cuBLASLt refused before the default */
+  int skipped;         /* no block-scaled algorithm here: recorded skipped, note says why */
+  char note[1024];     /* failed, skipped: why; ok: which candidates cuBLASLt refused before the default */
   int ncand, nwrong, nrefused, nbuf, per_graph;
   char algo_default[256], algo_best[256];
   char refused[240];   /* the refused candidates (xp_gemm_refused_list) */
@@ -352,6 +402,11 @@ typedef struct bench {
   void *A, *D, *ws;
   float *ref;
   float scales[2]; /* fp8 dequantisation scales of A and W (host: see harness/lt.c) */
+  /* fp8_block: the weights' block scales rotate with them, each weight buffer its own array
+  ** (at the same index of this pool); the activations' scales stay put like A */
+  char *spool;
+  size_t spool_bytes;
+  float *ascale;
 } bench;
 
 struct launch {
@@ -361,20 +416,28 @@ struct launch {
   size_t wstride;
   int nbuf;
   void *D;
-  const float *sa, *sw;
+  const float *sa;
+  const char *sw; /* per-tensor: W's scale; block: buffer 0's scale array */
+  size_t sstride; /* block: bytes from one buffer's scale array to the next; else 0 */
   void *ws;
 };
 
 static int enqueue(void *arg, cudaStream_t s, int rep) {
   struct launch *l = arg;
-  return xp_lt_run(l->p, l->A, l->W + (size_t)(rep % l->nbuf) * l->wstride, l->D, l->sa, l->sw,
-                   l->ws, s);
+  const size_t i = (size_t)(rep % l->nbuf);
+  return xp_lt_run(l->p, l->A, l->W + i * l->wstride, l->D, l->sa,
+                   (const float *)(l->sw + i * l->sstride), l->ws, s);
 }
 
 static size_t align256(size_t x) { return (x + 255) & ~(size_t)255; }
 
 static size_t weight_stride(const xp_gemm_shape *s, int eb) {
   return align256((size_t)(s->bmm * s->n * s->k) * (size_t)eb);
+}
+
+/* Bytes of one weight buffer's block scales, 256-aligned like the weights. */
+static size_t scale_stride(const xp_gemm_shape *s) {
+  return align256((size_t)xp_block_layout_of(s->m, s->n, s->k).w_count * sizeof(float));
 }
 
 static int cold_buffers(const bench *b, size_t stride) {
@@ -471,8 +534,12 @@ static int check_candidates(bench *b, struct launch *l, const xp_gemm_shape *s, 
   int rc = XP_EXIT_FAILED;
   size_t count = (size_t)(s->bmm * s->m * s->n);
   float scale = b->g->fp8 ? 0.5f * 4.0f : 1.0f; /* the device scales (bench_open) */
-  XP_CUDA(xp_ref_gemm(l->A, l->W, b->ref, (int)s->m, (int)s->n, (int)s->k, (int)s->bmm,
-                      b->g->fp8 ? XP_KDT_FP8_E4M3 : XP_KDT_BF16, scale, b->s));
+  if (b->g->block)
+    XP_CUDA(xp_ref_gemm_block(l->A, l->W, l->sa, (const float *)l->sw, b->ref, (int)s->m,
+                              (int)s->n, (int)s->k, b->s));
+  else
+    XP_CUDA(xp_ref_gemm(l->A, l->W, b->ref, (int)s->m, (int)s->n, (int)s->k, (int)s->bmm,
+                        b->g->fp8 ? XP_KDT_FP8_E4M3 : XP_KDT_BF16, scale, b->s));
   for (int i = 0; i < xp_lt_algo_count(l->p); i++) {
     xp_gemm_check chk;
     xp_gemm_cand *c = &cand[i];
@@ -483,7 +550,7 @@ static int check_candidates(bench *b, struct launch *l, const xp_gemm_shape *s, 
     XP_CUDA(cudaMemsetAsync(l->D, 0xff, count * 2, b->s));
     if ((rc = xp_lt_select(l->p, i))) return rc;
     xp_error_quiet(1);
-    rc = xp_lt_run(l->p, l->A, l->W, l->D, l->sa, l->sw, l->ws, b->s);
+    rc = xp_lt_run(l->p, l->A, l->W, l->D, l->sa, (const float *)l->sw, l->ws, b->s);
     xp_error_quiet(0);
     if (rc) {
       if ((rc = settle(l->p, c, rc))) return rc;
@@ -511,28 +578,52 @@ static void tally(const xp_gemm_cand *cand, int n, gemm_result *r) {
   xp_gemm_refused_list(cand, n, r->refused, sizeof r->refused);
 }
 
+/* Both asked-for cache modes of a shape end before timing: failed, or skipped, with why. */
+static void end_shape(const bench *b, gemm_result *res, int skipped, const char *why) {
+  for (int c = 0; c < 2; c++) {
+    if ((c == 0 && !b->g->cold) || (c == 1 && !b->g->hot)) continue;
+    res[c].failed = !skipped;
+    res[c].skipped = skipped;
+    snprintf(res[c].note, sizeof res[c].note, "%s", why);
+  }
+}
+
 static int measure_shape(bench *b, const xp_gemm_shape *s, gemm_result *res /* [2] */) {
   int eb = b->g->fp8 ? 1 : 2, rc;
   xp_lt *p = NULL;
   size_t stride = weight_stride(s, eb);
-  enum xp_lt_dtype dt = b->g->fp8 ? XP_LT_FP8_E4M3 : XP_LT_BF16;
+  enum xp_lt_dtype dt = b->g->block ? XP_LT_FP8_BLOCK : b->g->fp8 ? XP_LT_FP8_E4M3 : XP_LT_BF16;
   for (int c = 0; c < 2; c++) res[c].shape = s, res[c].cold = c == 0;
+  if (b->g->block && s->bmm > 1) {
+    /* absorbed MLA's per-head products: cuBLASLt takes block scales one matrix a launch */
+    end_shape(b, res, 1, "fp8_block runs one matrix a launch, and this GEMM is a batch of "
+              "matrices (bmm > 1): cuBLASLt has no batched block-scaled fp8 matmul");
+    return 0;
+  }
+  xp_error_quiet(b->g->block); /* a skip is said once, in the case and the run's warning */
   rc = xp_lt_create_batched(b->h, (int)s->m, (int)s->n, (int)s->k, (int)s->bmm, dt,
                             XP_LT_WORKSPACE_BYTES, b->g->top_n, &p);
+  xp_error_quiet(0);
   if (rc == XP_EXIT_FAILED) {
-    /* cuBLASLt has no algorithm for this shape: the case fails, the run goes on */
-    for (int c = 0; c < 2; c++) {
-      if ((c == 0 && !b->g->cold) || (c == 1 && !b->g->hot)) continue;
-      res[c].failed = 1;
-      snprintf(res[c].note, sizeof res[c].note, "%s", xp_last_error());
-    }
+    /* cuBLASLt has no algorithm for this shape: the case fails, the run goes on. Block-scaled
+    ** fp8 is a Hopper feature of cuBLASLt 12.9+: without one it is skipped, not wrong. */
+    char why[1024];
+    snprintf(why, sizeof why, "%s%s", xp_last_error(), b->g->block ? " (cuBLASLt runs "
+             "fp8_block on Hopper, sm_90, from 12.9; Ada and Blackwell scale fp8 as MXFP8)" : "");
+    end_shape(b, res, b->g->block, why);
     xp_clear_error();
     return 0;
+  }
+  if (rc && b->g->block) { /* not a skip: said now, as it was not above */
+    char why[1024];
+    snprintf(why, sizeof why, "%s", xp_last_error());
+    return xp_error(rc, "%s", why);
   }
   if (rc) return rc;
   const int n = xp_lt_algo_count(p);
   xp_gemm_cand *cand = xp_xcalloc((size_t)n, sizeof *cand);
-  struct launch l = {p, b->A, b->pool, stride, 1, b->D, b->scales, b->scales + 1, b->ws};
+  struct launch l = {p, b->A, b->pool, stride, 1, b->D, b->scales, (const char *)(b->scales + 1), 0, b->ws};
+  if (b->g->block) l.sa = b->ascale, l.sw = b->spool, l.sstride = scale_stride(s);
   if ((rc = check_candidates(b, &l, s, cand))) goto done;
   for (int c = 0; c < 2 && rc == 0; c++) {
     gemm_result *r = &res[c];
@@ -551,7 +642,8 @@ done:
   return rc;
 }
 
-/* One pool for the rotating weights of every shape, sized for the largest rotation. */
+/* One pool for the rotating weights of every shape, sized for the largest rotation (and one
+** for their block scales, rotating with them). */
 static int bench_open(bench *b, gemm_setup *g) {
   int rc = XP_EXIT_FAILED, eb = g->fp8 ? 1 : 2;
   memset(b, 0, sizeof *b);
@@ -559,19 +651,26 @@ static int bench_open(bench *b, gemm_setup *g) {
   int64_t l2 = xp_gpu_l2_bytes(g->device);
   b->cold_total = (size_t)g->cold_mib << 20;
   if (b->cold_total < (size_t)(4 * l2)) b->cold_total = (size_t)(4 * l2);
-  size_t amax = 0, dmax = 0;
+  size_t amax = 0, dmax = 0, asmax = 0;
   for (size_t i = 0; i < g->nshapes; i++) {
     const xp_gemm_shape *s = &g->shapes[i];
-    size_t stride = weight_stride(s, eb);
-    size_t need = g->cold ? stride * (size_t)cold_buffers(b, stride) : stride;
+    size_t stride = weight_stride(s, eb), nbuf = g->cold ? (size_t)cold_buffers(b, stride) : 1;
+    size_t need = stride * nbuf;
     if (need > b->pool_bytes) b->pool_bytes = need;
+    if (g->block) {
+      const size_t sneed = scale_stride(s) * nbuf;
+      const size_t as = (size_t)xp_block_layout_of(s->m, s->n, s->k).a_count * sizeof(float);
+      if (sneed > b->spool_bytes) b->spool_bytes = sneed;
+      if (as > asmax) asmax = as;
+    }
     size_t a = (size_t)(s->bmm * s->m * s->k) * (size_t)eb, d = (size_t)(s->bmm * s->m * s->n);
     if (a > amax) amax = a;
     if (d > dmax) dmax = d;
   }
   size_t free_b = 0, total_b = 0;
   XP_CUDA(cudaMemGetInfo(&free_b, &total_b));
-  size_t want = b->pool_bytes + align256(amax) + dmax * 6 + XP_LT_WORKSPACE_BYTES;
+  size_t want = b->pool_bytes + align256(amax) + dmax * 6 + XP_LT_WORKSPACE_BYTES +
+                b->spool_bytes + asmax;
   if (want + ((size_t)256 << 20) > free_b) {
     rc = xp_error(XP_EXIT_ENV, "the GEMMs need %.2f GB of device memory and %.2f GB are free "
                   "on device %d (lower cold_mib or drop the largest shapes)", want / 1e9,
@@ -590,6 +689,13 @@ static int bench_open(bench *b, gemm_setup *g) {
   int kdt = g->fp8 ? XP_KDT_FP8_E4M3 : XP_KDT_BF16;
   XP_CUDA(xp_fill_uniform(b->pool, b->pool_bytes / (size_t)eb, kdt, 1, b->s));
   XP_CUDA(xp_fill_uniform(b->A, amax / (size_t)eb, kdt, 2, b->s));
+  if (g->block) {
+    /* random scales, padding included (block_scales.h says why) */
+    XP_CUDA(cudaMalloc((void **)&b->spool, b->spool_bytes));
+    XP_CUDA(cudaMalloc((void **)&b->ascale, asmax));
+    XP_CUDA(xp_fill_scales((float *)b->spool, b->spool_bytes / sizeof(float), 3, b->s));
+    XP_CUDA(xp_fill_scales(b->ascale, asmax / sizeof(float), 4, b->s));
+  }
   XP_CUDA(cudaStreamSynchronize(b->s));
   rc = 0;
 fail:
@@ -600,6 +706,7 @@ static void bench_close(bench *b) {
   if (b->h) cublasLtDestroy(b->h);
   if (b->s) cudaStreamDestroy(b->s);
   cudaFree(b->pool), cudaFree(b->A), cudaFree(b->D), cudaFree(b->ref), cudaFree(b->ws);
+  cudaFree(b->spool), cudaFree(b->ascale);
 }
 
 /* ---- ceilings ---- */
@@ -644,7 +751,7 @@ typedef struct derived {
 static void derive(const gemm_setup *g, const xp_ceilings *c, const xp_gemm_shape *s,
                    const timing *t, derived *d) {
   d->us = median_of(t->us, t->n);
-  d->gbps = xp_gemm_bytes(s, g->fp8 ? 1 : 2) / (d->us * 1e3);
+  d->gbps = gemm_bytes(g, s) / (d->us * 1e3);
   d->tflops = xp_gemm_flops(s) / (d->us * 1e6);
   double peak = g->fp8 ? c->fp8_tflops : c->bf16_tflops;
   d->bw_share = c->copy_gbps > 0 ? d->gbps / c->copy_gbps : 0;
@@ -661,9 +768,9 @@ static cJSON *case_params(const gemm_setup *g, const gemm_result *r) {
   cJSON_AddNumberToObject(p, "k", (double)s->k);
   cJSON_AddNumberToObject(p, "bmm", (double)s->bmm);
   cJSON_AddNumberToObject(p, "count", (double)s->count);
-  cJSON_AddStringToObject(p, "dtype", g->fp8 ? "fp8" : "bf16");
+  cJSON_AddStringToObject(p, "dtype", g->dtype);
   cJSON_AddStringToObject(p, "cache", r->cold ? "cold" : "hot");
-  cJSON_AddNumberToObject(p, "bytes", xp_gemm_bytes(s, g->fp8 ? 1 : 2));
+  cJSON_AddNumberToObject(p, "bytes", gemm_bytes(g, s));
   cJSON_AddNumberToObject(p, "flops", xp_gemm_flops(s));
   cJSON_AddNumberToObject(p, "candidates", r->ncand);
   cJSON_AddNumberToObject(p, "candidates_wrong", r->nwrong);
@@ -677,8 +784,8 @@ static int record_result(xp_run *run, const gemm_setup *g, const xp_ceilings *c,
                          const gemm_result *r, derived *dd, derived *db) {
   cJSON *p = case_params(g, r);
   int64_t id;
-  if (r->failed) {
-    id = xp_run_case(run, r->shape->name, p, "failed", r->note);
+  if (r->failed || r->skipped) {
+    id = xp_run_case(run, r->shape->name, p, r->failed ? "failed" : "skipped", r->note);
     cJSON_Delete(p);
     return id < 0 ? XP_EXIT_DB : 0;
   }
@@ -738,22 +845,22 @@ static int record_all(xp_ctx *ctx, const gemm_setup *g, const xp_gpu_info *gpu,
   if (xp_run_meta(run, "gemm.ceilings", ceil, "detected")) return rc;
   if (out)
     fprintf(out, "%s on %s; ceilings %s (%s)\n%-22s %5s %5s %6s %6s %4s %10s %9s %8s %6s "
-            "%8s %-7s\n", g->fp8 ? "fp8" : "bf16", gpu->name, ceil,
+            "%8s %-7s\n", g->dtype, gpu->name, ceil,
             c->run_uuid[0] ? c->run_uuid : "measured inline", "gemm", "batch", "m", "n", "k",
             "cache", "default_us", "best_us", "GB/s", "%copy", "TFLOP/s", "bound");
-  int failed = 0, refused = 0;
+  int failed = 0, refused = 0, skipped = 0;
   for (size_t i = 0; i < nres; i++) {
     gemm_result *r = &res[i];
-    if (!r->def.us && !r->failed) continue; /* cache mode not asked for */
+    if (!r->def.us && !r->failed && !r->skipped) continue; /* cache mode not asked for */
     derived dd, db;
     if ((rc = record_result(run, g, c, r, &dd, &db))) return rc;
     refused += r->nrefused > 0;
-    if (r->failed) {
-      failed++;
-      if (out) fprintf(out, "%-22s %5lld %5lld %6lld %6lld %4s FAILED: %s\n", r->shape->name,
+    if (r->failed || r->skipped) {
+      failed += r->failed, skipped += r->skipped;
+      if (out) fprintf(out, "%-22s %5lld %5lld %6lld %6lld %4s %s: %s\n", r->shape->name,
                        (long long)r->shape->batch, (long long)r->shape->m,
                        (long long)r->shape->n, (long long)r->shape->k, r->cold ? "cold" : "hot",
-                       r->note);
+                       r->failed ? "FAILED" : "SKIPPED", r->note);
       continue;
     }
     if (out)
@@ -766,6 +873,8 @@ static int record_all(xp_ctx *ctx, const gemm_setup *g, const xp_gpu_info *gpu,
                        "the timing (params.refused names them)", refused, refused == 1 ? "" : "s");
   if (failed) xp_warn("%d GEMM case%s failed the reference check or had no algorithm cuBLASLt "
                       "would run; recorded as failed", failed, failed == 1 ? "" : "s");
+  if (skipped) xp_warn("%d GEMM case%s had no block-scaled fp8 algorithm on this GPU; recorded "
+                       "as skipped (the case's note says why)", skipped, skipped == 1 ? "" : "s");
   return 0;
 }
 
@@ -798,8 +907,8 @@ static int gemm_execute(xp_ctx *ctx) {
   int major = 0, minor = 0;
   sscanf(gpu.cc, "%d.%d", &major, &minor);
   if (g.fp8 && major * 10 + minor < 89) {
-    rc = xp_error(XP_EXIT_ENV, "dtype fp8 (e4m3) needs compute capability 8.9 or newer (Ada, "
-                  "Hopper, Blackwell); device %d (%s) is %s", g.device, gpu.name, gpu.cc);
+    rc = xp_error(XP_EXIT_ENV, "dtype %s (e4m3) needs compute capability 8.9 or newer (Ada, "
+                  "Hopper, Blackwell); device %d (%s) is %s", g.dtype, g.device, gpu.name, gpu.cc);
     goto done;
   }
   if ((rc = get_ceilings(ctx, &g, &gpu, &c, &meas))) goto done;
@@ -840,5 +949,8 @@ const xp_kind xp_kind_gemm = {
     .execute = XP_GPU_EXECUTE(gemm_execute),
     .notes = "shapes come from a model or a list: give model (with the declared tp and ep, which\n"
              "  shard it; models/<model>.toml beside the spec, see xp help models) or shapes, not both.\n"
-             "  m: 1 to 1048560. The declared dtype picks the GEMMs: bf16 (default) or fp8.\n",
+             "  m: 1 to 1048560. The declared dtype picks the GEMMs: bf16 (default), fp8 (per-tensor\n"
+             "  scales) or fp8_block (DeepSeek's: one fp32 scale per 128x128 weight block and per token\n"
+             "  per 128 of K; K a multiple of 128; cuBLASLt runs it on Hopper only, elsewhere its\n"
+             "  cases are recorded skipped).\n",
 };

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
+#include "ceilings/block_scales.h"
 #include "ceilings/ceilings.h"
 
 /* Four independent 16-byte loads per thread before the stores, so each thread keeps four
@@ -139,6 +140,19 @@ extern "C" cudaError_t xp_fill_uniform(void *p, size_t count, int dtype, uint64_
   return cudaGetLastError();
 }
 
+__global__ void fill_scales_kernel(float *p, size_t count, uint64_t seed) {
+  size_t stride = (size_t)gridDim.x * blockDim.x;
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride)
+    p[i] = 1.25f + 0.75f * uniform_pm1(seed, i);
+}
+
+extern "C" cudaError_t xp_fill_scales(float *p, size_t count, uint64_t seed, cudaStream_t s) {
+  size_t blocks = (count + 255) / 256;
+  fill_scales_kernel<<<(unsigned)(blocks < 65536 ? (blocks ? blocks : 1) : 65536), 256, 0, s>>>(
+      p, count, seed);
+  return cudaGetLastError();
+}
+
 __device__ __forceinline__ float load_elem(const void *p, size_t i, int dtype) {
   if (dtype == XP_KDT_FP8_E4M3) return float(((const __nv_fp8_e4m3 *)p)[i]);
   return __bfloat162float(((const __nv_bfloat16 *)p)[i]);
@@ -173,6 +187,42 @@ extern "C" cudaError_t xp_ref_gemm(const void *A, const void *W, float *ref, int
                                    int batch, int dtype, float scale, cudaStream_t s) {
   dim3 grid((n + REF_TILE - 1) / REF_TILE, (m + REF_TILE - 1) / REF_TILE, batch);
   ref_gemm_kernel<<<grid, dim3(REF_TILE, REF_TILE), 0, s>>>(A, W, ref, m, n, k, dtype, scale);
+  return cudaGetLastError();
+}
+
+/* The tiled product above with block scales: a tile of REF_TILE columns of K lies in one K
+** group (REF_TILE divides XP_BLOCK_SCALE), so each tile's partial sum takes one scale of A's
+** token and one of W's block. */
+__global__ void ref_gemm_block_kernel(const __nv_fp8_e4m3 *A, const __nv_fp8_e4m3 *W,
+                                      const float *sa, const float *sw, float *ref, int m,
+                                      int n, int k, int64_t a_ld, int64_t w_ld) {
+  __shared__ float as[REF_TILE][REF_TILE + 1], ws[REF_TILE][REF_TILE + 1];
+  int row = blockIdx.y * REF_TILE + threadIdx.y; /* of D: token */
+  int col = blockIdx.x * REF_TILE + threadIdx.x; /* of D: output feature */
+  float acc = 0.0f;
+  for (int k0 = 0; k0 < k; k0 += REF_TILE) {
+    int ka = k0 + threadIdx.x;
+    as[threadIdx.y][threadIdx.x] = row < m && ka < k ? float(A[(size_t)row * k + ka]) : 0.0f;
+    int wrow = blockIdx.x * REF_TILE + threadIdx.y;
+    ws[threadIdx.y][threadIdx.x] = wrow < n && ka < k ? float(W[(size_t)wrow * k + ka]) : 0.0f;
+    __syncthreads();
+    float part = 0.0f;
+    for (int j = 0; j < REF_TILE; j++) part += as[threadIdx.y][j] * ws[threadIdx.x][j];
+    if (row < m && col < n)
+      acc += part * sa[xp_block_a_index(a_ld, row, k0)] * sw[xp_block_w_index(w_ld, col, k0)];
+    __syncthreads();
+  }
+  if (row < m && col < n) ref[(size_t)row * n + col] = acc;
+}
+
+extern "C" cudaError_t xp_ref_gemm_block(const void *A, const void *W, const float *sa,
+                                         const float *sw, float *ref, int m, int n, int k,
+                                         cudaStream_t s) {
+  static_assert(XP_BLOCK_SCALE % REF_TILE == 0, "a reference tile must lie in one K group");
+  const xp_block_layout l = xp_block_layout_of(m, n, k);
+  dim3 grid((n + REF_TILE - 1) / REF_TILE, (m + REF_TILE - 1) / REF_TILE, 1);
+  ref_gemm_block_kernel<<<grid, dim3(REF_TILE, REF_TILE), 0, s>>>(
+      (const __nv_fp8_e4m3 *)A, (const __nv_fp8_e4m3 *)W, sa, sw, ref, m, n, k, l.a_ld, l.w_ld);
   return cudaGetLastError();
 }
 

@@ -37,11 +37,20 @@ cudaError_t xp_spin_ns(unsigned long long ns, cudaStream_t s);
 /* count elements of type dtype, uniform in [-1, 1), from a counter-based hash of (seed, i):
 ** the same seed gives the same data on any device. Never all zeros. */
 cudaError_t xp_fill_uniform(void *p, size_t count, int dtype, uint64_t seed, cudaStream_t s);
+/* count fp32 block scales, uniform in [0.5, 2) from the same hash: all positive, as a
+** checkpoint's are, and far enough apart that a scale applied to the wrong block shows. */
+cudaError_t xp_fill_scales(float *p, size_t count, uint64_t seed, cudaStream_t s);
 
 /* ref[b][i][j] = scale * sum_k A[b][i][k] * W[b][j][k] in float32, for b < batch, with A
 ** [batch][m][k] and W [batch][n][k] row-major of type dtype, ref [batch][m][n]. */
 cudaError_t xp_ref_gemm(const void *A, const void *W, float *ref, int m, int n, int k, int batch,
                         int dtype, float scale, cudaStream_t s);
+
+/* The same for one block-scaled fp8 matmul (dtype fp8_block): A [m][k] and W [n][k] e4m3,
+** each product scaled by A's scale of its token and K group and W's of its 128x128 block, sa
+** and sw laid out as block_scales.h says (the layout cuBLASLt reads them in). */
+cudaError_t xp_ref_gemm_block(const void *A, const void *W, const float *sa, const float *sw,
+                              float *ref, int m, int n, int k, cudaStream_t s);
 
 /* Outcome of comparing a bf16 result with the float32 reference. */
 typedef struct xp_gemm_check {

@@ -48,6 +48,14 @@ grep -qE '^hc_pre +1 +1 +24 +16384 +1 +86 ' "$tmp/plan" || { echo "FAIL: deepsee
 grep -qE '^moe_gate_up +8 +2 +512 +4096 +1 +172 ' "$tmp/plan" || { echo "FAIL: deepseek-v4 experts at batch 8"; fail=1; }
 grep -qE '^lm_head +1 +1 +16160 +4096 +1 +1 ' "$tmp/plan" || { echo "FAIL: deepseek-v4 lm_head"; fail=1; }
 
+# DeepSeek-V3's FP8 linears at fp8_block: 10 GEMMs at each of 3 batches, a second expert entry
+# (gate_up and down) at the 2 whose routed rows do not split evenly; no lm_head, router or bmm.
+"$XP" --db "$db" run --dry-run "$XP_SRC/experiments/gemm_deepseek_v3_fp8_block_tp8.toml" > "$tmp/plan" 2> "$tmp/err"
+check "deepseek-v3 fp8_block dry run exit status" 0 $?
+check "deepseek-v3 fp8_block: GEMM rows" 34 "$(grep -cE '^(q_|kv_|o_proj|dense_|moe_|shared_|lm_head)' "$tmp/plan")"
+check "deepseek-v3 fp8_block: no bf16 GEMM" 0 "$(grep -cE '^(lm_head|moe_router|kv_b_proj)' "$tmp/plan")"
+grep -qE '^o_proj +1 +1 +7168 +2048 +1 +61 +14.68 ' "$tmp/plan" || { echo "FAIL: deepseek-v3 fp8_block o_proj"; fail=1; }
+
 "$XP" run --dry-run "$XP_SRC/experiments/ceilings.toml" > "$tmp/plan" 2> "$tmp/err"
 check "ceilings dry run exit status" 0 $?
 grep -q 'copy .*1024 MiB' "$tmp/plan" || { echo "FAIL: ceilings plan"; cat "$tmp/plan"; fail=1; }
@@ -96,7 +104,7 @@ m = []
 shapes = [{name = "x", n = 16, k = 16}]'
 expect_bad no_m 2 'm: required key is missing' 'kind = "gemm"
 shapes = [{name = "x", n = 16, k = 16}]'
-expect_bad dtype 2 'dtype: gemm runs measure dtype "bf16" or "fp8"' 'kind = "gemm"
+expect_bad dtype 2 'dtype: gemm runs measure dtype "bf16", "fp8" (e4m3 with per-tensor scales) or "fp8_block"' 'kind = "gemm"
 dtype = "int4"
 m = [1]
 shapes = [{name = "x", n = 16, k = 16}]'
@@ -145,6 +153,31 @@ cache = "warm"
 shapes = [{name = "x", n = 16, k = 16}]'
 expect_bad ceil_dtype 2 'matmul_dtypes\[0\]: unknown value "fp16"' 'kind = "ceilings"
 matmul_dtypes = ["fp16"]'
+# fp8_block (DeepSeek's block scales): its bytes count the scales, one fp32 per 128x128 weight
+# block and per token per 128 of K (fp8 alone: 70.25 MB); K must be whole groups of 128, which
+# an explicit shape is refused at and a model's GEMM by name (GLM-4.5's experts at TP=8: 192).
+expect_ok fp8_block '^wide +4096 +4096 +128 +16384 +1 +1 +2.10 +72.35 ' 'kind = "gemm"
+dtype = "fp8_block"
+m = [4096]
+shapes = [{name = "wide", n = 128, k = 16384}]'
+grep -q '^dtype fp8_block (e4m3, 128x128 weight and 1x128 activation scales)' "$tmp/plan" || { echo "FAIL: fp8_block header"; fail=1; }
+expect_ok fp8_block_v4 '^wo_b +16 +16 +4096 +1024 +1 +43 ' "kind = \"gemm\"
+model = \"DeepSeek-V4-Flash\"
+model_file = \"$models/DeepSeek-V4-Flash.toml\"
+tp = 8
+dtype = \"fp8_block\"
+m = [16]"
+expect_bad block_k 2 'block_k.toml:5: shapes\[1\].k: dtype fp8_block scales K in groups of 128; k = 7000 is not a multiple of 128' 'kind = "gemm"
+dtype = "fp8_block"
+m = [1]
+shapes = [{name = "ok", n = 128, k = 256},
+  {name = "odd", n = 576, k = 7000}]'
+expect_bad block_k_model 2 "block_k_model.toml:2: dtype: fp8_block scales K in groups of 128, and GLM-4.5's GEMM moe_down has K = 192" "kind = \"gemm\"
+dtype = \"fp8_block\"
+model_file = \"$models/GLM-4.5.toml\"
+tp = 8
+m = [1]"
+
 # A model file missing a field: the error points into the model file.
 printf 'name = "Half"\nsource = "test"\nhidden_size = 1024\nnum_hidden_layers = 2\nnum_attention_heads = 8\nvocab_size = 1000\nkv_lora_rank = 64\nqk_nope_head_dim = 32\nqk_rope_head_dim = 16\n' > "$tmp/Half.toml"
 expect_bad model_missing_field 2 "Half.toml:7: kv_lora_rank: an MLA model (kv_lora_rank) needs v_head_dim" "kind = \"gemm\"

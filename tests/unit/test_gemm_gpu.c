@@ -1,12 +1,13 @@
 /* The GPU pieces under the gemm and ceilings runners, on a real device: the copy kernel
-** copies, cuBLASLt plans (bf16, batched, fp8 with scales) match the float32 reference, the
-** reference check does catch a wrong result, and a candidate cuBLASLt refuses is told from a
-** lost context. Skipped (77) without a GPU or CUDA. */
+** copies, cuBLASLt plans (bf16, batched, fp8 with scales, fp8 with DeepSeek's block scales)
+** match the float32 reference, the reference check does catch a wrong result, and a
+** candidate cuBLASLt refuses is told from a lost context. Skipped (77) without a GPU or CUDA. */
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
 #include "xp.h"
 #ifdef XP_HAVE_CUDA
+#include "ceilings/block_scales.h"
 #include "ceilings/ceilings.h"
 #include "gpu.h"
 #include "lt.h"
@@ -97,6 +98,74 @@ static void test_matmul(void) {
   CHECK_EQ_INT(xp_lt_create(h, 0, 512, 512, XP_LT_BF16, XP_LT_WORKSPACE_BYTES, 4, &p), XP_EXIT_USAGE);
   xp_error_quiet(0);
   CHECK(p == NULL);
+}
+
+/* fp8_block at a decode shape: fresh random e4m3 operands and random block scales (padding
+** included), cuBLASLt's candidate 0 against the block-scaled reference built with weight
+** scales of seed ref_seed (42 is the ones the matmul got). ~0 when cuBLASLt has no plan. */
+static unsigned long long block_wrong(int m, int n, int k, uint64_t ref_seed) {
+  const xp_block_layout l = xp_block_layout_of(m, n, k);
+  xp_lt *p = NULL;
+  void *A = NULL, *W = NULL, *D = NULL;
+  float *sa = NULL, *sw = NULL, *sw_ref = NULL, *ref = NULL;
+  CHECK(cudaMalloc(&A, (size_t)m * k) == cudaSuccess && cudaMalloc(&W, (size_t)n * k) == cudaSuccess);
+  CHECK(cudaMalloc(&D, (size_t)m * n * 2) == cudaSuccess);
+  CHECK(cudaMalloc((void **)&ref, (size_t)m * n * 4) == cudaSuccess);
+  CHECK(cudaMalloc((void **)&sa, (size_t)l.a_count * 4) == cudaSuccess);
+  CHECK(cudaMalloc((void **)&sw, (size_t)l.w_count * 4) == cudaSuccess);
+  CHECK(cudaMalloc((void **)&sw_ref, (size_t)l.w_count * 4) == cudaSuccess);
+  CHECK(xp_fill_uniform(A, (size_t)m * k, XP_KDT_FP8_E4M3, 41, s) == cudaSuccess);
+  CHECK(xp_fill_uniform(W, (size_t)n * k, XP_KDT_FP8_E4M3, 43, s) == cudaSuccess);
+  CHECK(xp_fill_scales(sa, (size_t)l.a_count, 44, s) == cudaSuccess);
+  CHECK(xp_fill_scales(sw, (size_t)l.w_count, 42, s) == cudaSuccess);
+  CHECK(xp_fill_scales(sw_ref, (size_t)l.w_count, ref_seed, s) == cudaSuccess);
+  unsigned long long bad = ~0ull;
+  xp_error_quiet(1);
+  int rc = xp_lt_create(h, m, n, k, XP_LT_FP8_BLOCK, XP_LT_WORKSPACE_BYTES, 4, &p);
+  xp_error_quiet(0);
+  if (rc == 0) {
+    xp_gemm_check chk;
+    CHECK(cudaMemsetAsync(D, 0xff, (size_t)m * n * 2, s) == cudaSuccess);
+    CHECK_EQ_INT(xp_lt_run(p, A, W, D, sa, sw, ws, s), 0);
+    CHECK(xp_ref_gemm_block(A, W, sa, sw_ref, ref, m, n, k, s) == cudaSuccess);
+    CHECK(xp_check_gemm(D, ref, (size_t)m * n, XP_GEMM_CHECK_RTOL, XP_GEMM_CHECK_ATOL_RMS, &chk, s) ==
+          cudaSuccess);
+    CHECK(chk.ref_rms > 0);
+    bad = chk.bad;
+  } else {
+    CHECK_EQ_INT(rc, XP_EXIT_FAILED);
+    CHECK(strstr(xp_last_error(), "fp8_block") != NULL);
+    printf("fp8_block %dx%dx%d: %s\n", m, n, k, xp_last_error());
+    xp_clear_error();
+  }
+  xp_lt_destroy(p);
+  cudaFree(A), cudaFree(W), cudaFree(D), cudaFree(ref), cudaFree(sa), cudaFree(sw), cudaFree(sw_ref);
+  return bad;
+}
+
+/* DeepSeek-V3/V4's decode shapes at M = 1, 16, 128: right on Hopper (the only GPU cuBLASLt
+** runs block scales on), and the check catches scales applied from the wrong blocks. */
+static void test_block(void) {
+  int dev = 0, major = 0, minor = 0;
+  cudaGetDevice(&dev);
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+  xp_lt *p = NULL;
+  xp_error_quiet(1);
+  CHECK_EQ_INT(xp_lt_create_batched(h, 16, 512, 128, 8, XP_LT_FP8_BLOCK, XP_LT_WORKSPACE_BYTES, 4, &p),
+               XP_EXIT_USAGE);
+  xp_error_quiet(0);
+  CHECK(p == NULL);
+  if (major * 10 + minor < 89) return; /* no fp8 at all: test_matmul checks that refusal */
+  const int shapes[3][3] = {{1, 7168, 2048}, {16, 4096, 7168}, {128, 7168, 2048}};
+  for (int i = 0; i < 3; i++) {
+    unsigned long long bad = block_wrong(shapes[i][0], shapes[i][1], shapes[i][2], 42);
+    if (major == 9 && minor == 0) CHECK_EQ_INT(bad, 0);
+    if (bad == ~0ull) continue; /* no block-scaled algorithm here: said above */
+    CHECK_EQ_INT(bad, 0);
+    const unsigned long long count = (unsigned long long)shapes[i][0] * shapes[i][1];
+    CHECK(block_wrong(shapes[i][0], shapes[i][1], shapes[i][2], 99) > count / 2);
+  }
 }
 
 struct misaligned {
@@ -190,6 +259,7 @@ int main(void) {
   CHECK(cudaMalloc(&ws, XP_LT_WORKSPACE_BYTES) == cudaSuccess);
   test_copy();
   test_matmul();
+  test_block();
   test_refusal();
   cudaFree(ws);
   cublasLtDestroy(h);

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# dtype fp8_block through the gemm runner on a real GPU: DeepSeek-V3/V4's decode shapes at
+# M = 1, 16, 128 with random 128x128 weight and 1x128 activation scales. On Hopper (sm_90,
+# the GPU cuBLASLt runs block scales on) every case passes the block-scaled reference check
+# and is timed, its bytes counting the scales; on Ada and Blackwell every case is recorded
+# skipped, saying why; before compute capability 8.9 the run is refused (exit 4).
+set -u
+. "$XP_SRC/tests/lib.sh"
+need_gpus 1
+cat > "$tmp/block.toml" <<TOML
+kind = "gemm"
+dtype = "fp8_block"
+ceilings = "measure"
+m = [1, 16, 128]
+samples = 10
+top_n = 4
+shapes = [{name = "wo_b", n = 7168, k = 2048}, {name = "moe_down", n = 4096, k = 7168}]
+TOML
+gpu_run "$tmp/block.toml"
+rc=$?
+cat "$tmp/out" "$tmp/err"
+cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d ' .')
+run="(SELECT id FROM runs WHERE kind='gemm' ORDER BY id DESC LIMIT 1)"
+gemms="run_id=$run AND name NOT LIKE 'ceilings.%'"
+if [ "${cc:-0}" -lt 89 ]; then
+  check "fp8_block before cc 8.9" 4 $rc
+  grep -q 'needs compute capability 8.9' "$tmp/err" || { echo "FAIL: fp8_block message"; fail=1; }
+  finish
+fi
+check "fp8_block run" 0 $rc
+check "cases: 2 shapes x 3 M, cold" 6 "$(query "SELECT count(*) FROM cases WHERE $gemms")"
+check "labelled fp8_block" 6 "$(query "SELECT count(*) FROM cases WHERE $gemms AND json_extract(params,'\$.dtype')='fp8_block'")"
+if [ "$cc" = 90 ]; then
+  check "every case passed the check" 6 "$(query "SELECT count(*) FROM cases WHERE $gemms AND status='ok' AND json_extract(params,'\$.check_max_err_rms') <= 1.0/32")"
+  check "every case timed" 6 "$(query "SELECT count(*) FROM cases c JOIN metrics m ON m.case_id=c.id WHERE c.run_id=$run AND c.name NOT LIKE 'ceilings.%' AND m.name='time_us' AND m.n=10 AND m.median > 0")"
+  # fp8 weight, activations, bf16 output and the scales: 56 x 16 blocks of W, 16 groups of a token
+  check "bytes count the scales" 14700096 "$(query "SELECT json_extract(params,'\$.bytes') FROM cases WHERE $gemms AND name='wo_b' AND json_extract(params,'\$.m')=1")"
+else
+  check "no block-scaled algorithm: skipped" 6 "$(query "SELECT count(*) FROM cases WHERE $gemms AND status='skipped' AND note LIKE '%fp8_block%sm_90%'")"
+  grep -q 'recorded as skipped' "$tmp/err" || { echo "FAIL: skipped warning"; fail=1; }
+fi
+finish
