@@ -13,6 +13,8 @@
 
 #define BIG 1e9 /* upper bound for dimensions: catches typos like 71680000 */
 
+static const char *const checkpoint_dtypes[] = {"bf16", "fp8", "fp8_block", NULL};
+
 const xp_field xp_model_fields[] = {
     {"name", XP_T_STRING, 1, NULL, NULL, 0, 0, "model name as runs record it (Kimi-K2.5)"},
     {"source", XP_T_STRING, 1, NULL, NULL, 0, 0, "where the config was read (URL of config.json)"},
@@ -41,6 +43,10 @@ const xp_field xp_model_fields[] = {
     {"moe_intermediate_size", XP_T_INT, 0, NULL, NULL, 1, BIG, NULL},
     {"first_k_dense_replace", XP_T_INT, 0, NULL, NULL, 0, BIG, "leading dense layers"},
     {"moe_layer_freq", XP_T_INT, 0, NULL, NULL, 1, BIG, "every n-th layer is MoE"},
+    {"checkpoint_dtype", XP_T_STRING, 0, checkpoint_dtypes, NULL, 0, 0,
+     "what the checkpoint's linears run at in vLLM and SGLang (a gemm spec's dtype = \"checkpoint\")"},
+    {"checkpoint_bf16", XP_T_STRINGS, 0, NULL, NULL, 0, 0, "GEMMs (xp's names) the checkpoint keeps in bf16"},
+    {"checkpoint_fp4", XP_T_STRINGS, 0, NULL, NULL, 0, 0, "GEMMs (xp's names) the checkpoint holds in FP4"},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
 
 void xp_model_free(xp_model *m) {
@@ -48,6 +54,11 @@ void xp_model_free(xp_model *m) {
   free(m->name);
   free(m->source);
   free(m->path);
+  free(m->ck_dtype);
+  for (int i = 0; i < m->n_ck_bf16; i++) free(m->ck_bf16[i]);
+  for (int i = 0; i < m->n_ck_fp4; i++) free(m->ck_fp4[i]);
+  free(m->ck_bf16);
+  free(m->ck_fp4);
   free(m);
 }
 
@@ -200,6 +211,8 @@ static int check_model(const xp_spec *s, xp_model *m) {
   return check_moe(s, m);
 }
 
+static int load_checkpoint(const xp_spec *s, xp_model *m);
+
 int xp_model_load(const char *path, xp_model **out) {
   *out = NULL;
   xp_spec *s = xp_spec_load(path);
@@ -238,6 +251,7 @@ int xp_model_load(const char *path, xp_model **out) {
   m->first_dense = xp_spec_int(r, "first_k_dense_replace", 0);
   m->moe_freq = xp_spec_int(r, "moe_layer_freq", 1);
   rc = check_model(s, m);
+  if (rc == 0) rc = load_checkpoint(s, m);
   xp_spec_free(s);
   if (rc) {
     xp_model_free(m);
@@ -419,6 +433,7 @@ int xp_model_decode_gemms(const xp_model *m, const xp_parallel *p, int64_t batch
   if (batch <= 0) return xp_error(XP_EXIT_USAGE, "decode batch must be positive (got %lld)",
                                   (long long)batch);
   list l = {v, n, batch};
+  const size_t first = *n;
   const int64_t hc = m->hc_mult, hc_k = hc * m->hidden;
   add(&l, "hc_pre", batch, (2 + hc) * hc, hc_k, 1, 2 * m->layers * (hc > 0)); /* attention, MLP */
   attention(&l, m, p);
@@ -426,6 +441,10 @@ int xp_model_decode_gemms(const xp_model *m, const xp_parallel *p, int64_t batch
   add(&l, "hc_head", batch, hc, hc_k, 1, hc > 0);
   /* vLLM pads the vocabulary so that it splits evenly; the padded rows are real work. */
   add(&l, "lm_head", batch, (m->vocab + p->tp - 1) / p->tp, m->hidden, 1, 1);
+  for (size_t i = first; i < *n; i++) {
+    const char *dt = xp_model_checkpoint_dtype(m, (*v)[i].name);
+    snprintf((*v)[i].dtype, sizeof (*v)[i].dtype, "%s", dt ? dt : "");
+  }
   return 0;
 }
 
@@ -442,4 +461,65 @@ double xp_gemm_flops(const xp_gemm_shape *s) {
 const char *xp_gemm_bound(double bw_share, double compute_share) {
   if (bw_share < XP_GEMM_LATENCY_SHARE && compute_share < XP_GEMM_LATENCY_SHARE) return "latency";
   return bw_share >= compute_share ? "memory" : "compute";
+}
+
+/* Does the model derive a GEMM of this name, in either form of MLA? */
+static int derives(const xp_model *m, const char *name) {
+  int found = 0;
+  for (int absorbed = 0; absorbed < 2 && !found; absorbed++) {
+    xp_parallel p = {1, 1, absorbed};
+    xp_gemm_shape *v = NULL;
+    size_t n = 0;
+    xp_model_decode_gemms(m, &p, 1, &v, &n);
+    for (size_t i = 0; i < n && !found; i++) found = strcmp(v[i].name, name) == 0;
+    free(v);
+  }
+  return found;
+}
+
+static int listed(const xp_model *m, const char *name) {
+  for (int i = 0; i < m->n_ck_bf16; i++)
+    if (strcmp(m->ck_bf16[i], name) == 0) return 1;
+  for (int i = 0; i < m->n_ck_fp4; i++)
+    if (strcmp(m->ck_fp4[i], name) == 0) return 1;
+  return 0;
+}
+
+/* checkpoint_bf16 or checkpoint_fp4: names of GEMMs the model derives, each once, and only
+** beside checkpoint_dtype (alone they would say nothing about the other GEMMs). */
+static int load_names(const xp_spec *s, const xp_model *m, const char *key, char ***out, int *n) {
+  const cJSON *arr = cJSON_GetObjectItemCaseSensitive(s->root, key), *e;
+  if (!arr) return 0;
+  if (!m->ck_dtype)
+    return xp_spec_error(s, key, "names GEMMs that differ from checkpoint_dtype, which is missing");
+  *out = xp_xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof **out);
+  int i = 0;
+  cJSON_ArrayForEach(e, arr) {
+    char path[64];
+    snprintf(path, sizeof path, "%s[%d]", key, i);
+    if (!derives(m, e->valuestring))
+      return xp_spec_error(s, path, "%s derives no GEMM named \"%s\" (xp help models: the names "
+                           "a gemm dry run prints)", m->name, e->valuestring);
+    if (listed(m, e->valuestring))
+      return xp_spec_error(s, path, "\"%s\" is named twice", e->valuestring);
+    (*out)[i++] = xp_strdup(e->valuestring);
+    (*n)++;
+  }
+  return 0;
+}
+
+static int load_checkpoint(const xp_spec *s, xp_model *m) {
+  const char *dt = xp_spec_str(s->root, "checkpoint_dtype", NULL);
+  if (dt) m->ck_dtype = xp_strdup(dt);
+  if (load_names(s, m, "checkpoint_bf16", &m->ck_bf16, &m->n_ck_bf16)) return XP_EXIT_USAGE;
+  return load_names(s, m, "checkpoint_fp4", &m->ck_fp4, &m->n_ck_fp4) ? XP_EXIT_USAGE : 0;
+}
+
+const char *xp_model_checkpoint_dtype(const xp_model *m, const char *name) {
+  if (!m->ck_dtype) return NULL;
+  for (int i = 0; i < m->n_ck_bf16; i++)
+    if (strcmp(m->ck_bf16[i], name) == 0) return "bf16";
+  for (int i = 0; i < m->n_ck_fp4; i++)
+    if (strcmp(m->ck_fp4[i], name) == 0) return "fp4";
+  return m->ck_dtype;
 }

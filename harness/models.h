@@ -38,6 +38,11 @@
 **     the MLP of every layer, a GEMM mixes the flattened streams (k = hc_mult x hidden) into
 **     (2 + hc_mult) x hc_mult coefficients; hc_head, before lm_head, into hc_mult. Replicated
 **     (vLLM fuses each into its mhc kernels with the norm and Sinkhorn; the GEMM is the work).
+**   - Checkpoint dtypes (optional; xp's own keys, from the checkpoint's quantization_config and
+**     its tensors, as the engines run them): checkpoint_dtype is what the linears run at
+**     (DeepSeek-V3: fp8_block), checkpoint_bf16 and checkpoint_fp4 name the GEMMs that differ
+**     (lm_head and the router kept in bf16; DeepSeek-V4's routed experts in FP4). A gemm spec's
+**     dtype = "checkpoint" measures each GEMM at its own.
 **   - Not counted: attention itself (softmax(QK^T)V), norms, rotary, activations, biases
 **     (GLM's qkv bias is an epilogue), the compressors' pooling, multi-token-prediction layers,
 **     and vLLM's fusions of q_a_proj with kv_a_proj, of DeepSeek-V4's wq_a with wkv and of a
@@ -59,6 +64,9 @@ typedef struct xp_model {
   int64_t c4_layers, c128_layers;                    /* its layers of compress ratio 4 and 128 */
   int64_t hc_mult;                                   /* hyper-connection streams, when > 0 */
   int64_t experts, topk, shared, moe_inter, first_dense, moe_freq; /* MoE, when experts > 0 */
+  char *ck_dtype;                /* checkpoint_dtype, or NULL when the file gives none */
+  char **ck_bf16, **ck_fp4;      /* GEMMs the checkpoint keeps in bf16, in FP4 */
+  int n_ck_bf16, n_ck_fp4;
 } xp_model;
 
 /* The keys of a model file, for validation and `xp help models`. */
@@ -84,6 +92,8 @@ typedef struct xp_gemm_shape {
   int64_t bmm;     /* independent matrices in one batched launch (heads per GPU); else 1 */
   int64_t batch;   /* decode batch (tokens in the step) the shape belongs to */
   int64_t count;   /* launches per decode step on one GPU */
+  char dtype[12];  /* what it runs at: the checkpoint's dtype ("" when the model gives none),
+                  ** or the gemm spec's */
 } xp_gemm_shape;
 
 /* Can the model be split this way? On failure writes one sentence to err and returns
@@ -93,6 +103,9 @@ int xp_model_check_parallel(const xp_model *m, const xp_parallel *p, char *err, 
 ** one layer runs them, then lm_head. The parallel split must have passed the check. */
 int xp_model_decode_gemms(const xp_model *m, const xp_parallel *p, int64_t batch,
                           xp_gemm_shape **list, size_t *n);
+/* The dtype GEMM `name` of the model's checkpoint runs at: "bf16", "fp8", "fp8_block" or
+** "fp4"; NULL when the model file gives no checkpoint_dtype. */
+const char *xp_model_checkpoint_dtype(const xp_model *m, const char *name);
 /* Experts that B tokens choosing k of E uniformly activate, on average. */
 double xp_moe_expected_active(int64_t experts, int64_t topk, int64_t tokens);
 

@@ -12,6 +12,9 @@
 ** the reference applies the same ones, so a scale read from the wrong place fails the check;
 ** they rotate with the weights and count in the bytes. A GEMM cuBLASLt has no block-scaled
 ** algorithm for (any GPU but Hopper; a batched one) is recorded skipped, saying why.
+** dtype = "checkpoint" runs each GEMM at the dtype its model file's checkpoint_* keys give it
+** (models.h), in one run: operands are filled per GEMM in its dtype, each judged against its
+** dtype's peak; an FP4 GEMM, which xp does not measure, is recorded skipped.
 **
 ** Per shape: the heuristic's top_n candidates are each checked against a float32 reference
 ** GEMM on the GPU (element wrong when |D - ref| > |ref|/64 + rms(ref)/64: bf16 output
@@ -102,9 +105,9 @@ static const xp_field gemm_fields[] = {
 typedef struct gemm_setup {
   xp_model *model; /* NULL with explicit shapes */
   xp_parallel par;
-  int fp8;         /* dtype: 0 bf16, 1 fp8 e4m3 (per-tensor scales, or block scales) */
-  int block;       /* fp8_block: DeepSeek's 128x128 weight and 1x128 activation scales */
-  const char *dtype; /* as the spec names it */
+  const char *dtype; /* as the spec names it; each shape's own is in its dtype */
+  int checkpoint;  /* dtype "checkpoint": each GEMM at its model's checkpoint dtype */
+  int need_bf16, need_fp8; /* some GEMM runs at bf16, at fp8 (per-tensor or block scales) */
   int cold, hot;
   int top_n, samples, warmup, launches, device, measure_ceilings;
   int64_t cold_mib;
@@ -203,11 +206,23 @@ static void explicit_shapes(const cJSON *list, const cJSON *ms, gemm_setup *g) {
   }
 }
 
+/* What a GEMM runs at (its dtype, spelt as a spec's). */
+enum gemm_dt { DT_BF16, DT_FP8, DT_BLOCK, DT_FP4 };
+
+static enum gemm_dt shape_dt(const xp_gemm_shape *s) {
+  return strcmp(s->dtype, "fp8") == 0 ? DT_FP8 : strcmp(s->dtype, "fp8_block") == 0 ? DT_BLOCK
+         : strcmp(s->dtype, "fp4") == 0 ? DT_FP4 : DT_BF16;
+}
+
+/* Bytes of one weight or activation element of an input xp measures (FP4 never runs). */
+static int elem_bytes(const xp_gemm_shape *s) { return shape_dt(s) == DT_BF16 ? 2 : 1; }
+
 /* Block scales cover K in whole groups of 128 (cuBLASLt has no partial group), which a spec's
 ** shapes show without a GPU: an explicit shape is refused at its k, a model's GEMM by name. */
 static int check_block_k(const xp_spec *spec, const gemm_setup *g, const cJSON *list) {
   const cJSON *sh;
   int i = 0;
+  if (list && strcmp(g->dtype, "fp8_block") != 0) return 0;
   cJSON_ArrayForEach(sh, list) {
     char path[48];
     snprintf(path, sizeof path, "shapes[%d].k", i++);
@@ -217,7 +232,7 @@ static int check_block_k(const xp_spec *spec, const gemm_setup *g, const cJSON *
                            XP_BLOCK_SCALE);
   }
   for (size_t j = 0; !list && j < g->nshapes; j++)
-    if (g->shapes[j].k % XP_BLOCK_SCALE)
+    if (shape_dt(&g->shapes[j]) == DT_BLOCK && g->shapes[j].k % XP_BLOCK_SCALE)
       return xp_spec_error(spec, "dtype", "fp8_block scales K in groups of %d, and %s's GEMM %s "
                            "has K = %lld (leave it out with only = [...], or measure it at "
                            "another dtype)", XP_BLOCK_SCALE, g->model->name, g->shapes[j].name,
@@ -225,17 +240,29 @@ static int check_block_k(const xp_spec *spec, const gemm_setup *g, const cJSON *
   return 0;
 }
 
+/* Each GEMM's dtype: the spec's, or with "checkpoint" the one the model derived it with; then
+** what the run needs of the device and the ceilings, and the block scales' K checked. */
+static int resolve_dtypes(const xp_spec *spec, gemm_setup *g, const cJSON *list) {
+  for (size_t j = 0; j < g->nshapes; j++) {
+    xp_gemm_shape *s = &g->shapes[j];
+    if (!g->checkpoint) snprintf(s->dtype, sizeof s->dtype, "%s", g->dtype);
+    g->need_bf16 |= shape_dt(s) == DT_BF16;
+    g->need_fp8 |= shape_dt(s) == DT_FP8 || shape_dt(s) == DT_BLOCK;
+  }
+  return check_block_k(spec, g, list);
+}
+
 static int setup_build(const xp_spec *spec, gemm_setup *g) {
   const cJSON *r = spec->root, *e;
   memset(g, 0, sizeof *g);
   const char *dtype = xp_spec_str(r, "dtype", "bf16");
-  if (strcmp(dtype, "bf16") && strcmp(dtype, "fp8") && strcmp(dtype, "fp8_block"))
+  if (strcmp(dtype, "bf16") && strcmp(dtype, "fp8") && strcmp(dtype, "fp8_block") &&
+      strcmp(dtype, "checkpoint"))
     return xp_spec_error(spec, "dtype", "gemm runs measure dtype \"bf16\", \"fp8\" (e4m3 "
-                         "with per-tensor scales) or \"fp8_block\" (e4m3 with DeepSeek's 128x128 "
-                         "block scales), not \"%s\"", dtype);
+                         "with per-tensor scales), \"fp8_block\" (e4m3 with DeepSeek's 128x128 "
+                         "block scales) or \"checkpoint\" (each GEMM at its model's), not \"%s\"", dtype);
   g->dtype = dtype;
-  g->block = strcmp(dtype, "fp8_block") == 0;
-  g->fp8 = strcmp(dtype, "bf16") != 0;
+  g->checkpoint = strcmp(dtype, "checkpoint") == 0;
   const char *cache = xp_spec_str(r, "cache", "cold");
   g->cold = strcmp(cache, "hot") != 0;
   g->hot = strcmp(cache, "cold") != 0;
@@ -278,9 +305,12 @@ static int setup_build(const xp_spec *spec, gemm_setup *g) {
         return xp_spec_error(spec, model_only[j], "applies to shapes derived from a model, "
                              "not to an explicit shapes list");
     if (cJSON_GetArraySize(list) == 0) return xp_spec_error(spec, "shapes", "the list is empty");
+    if (g->checkpoint)
+      return xp_spec_error(spec, "dtype", "\"checkpoint\" takes each GEMM's dtype from a model "
+                           "file, and an explicit shapes list has none: give the dtype");
     g->shapes = xp_xcalloc((size_t)(nm * cJSON_GetArraySize(list)), sizeof *g->shapes);
     explicit_shapes(list, ms, g);
-    return g->block ? check_block_k(spec, g, list) : 0;
+    return resolve_dtypes(spec, g, list);
   }
   int rc = load_model(spec, g);
   if (rc) return rc;
@@ -289,8 +319,11 @@ static int setup_build(const xp_spec *spec, gemm_setup *g) {
   const cJSON *only = cJSON_GetObjectItemCaseSensitive(r, "only");
   if (only && cJSON_GetArraySize(only) == 0)
     return xp_spec_error(spec, "only", "the list is empty: name the GEMMs to keep, or drop the key");
+  if (g->checkpoint && !g->model->ck_dtype)
+    return xp_spec_error(spec, "dtype", "\"checkpoint\" takes each GEMM's dtype from the model "
+                         "file, and %s gives none (checkpoint_dtype: xp help models)", g->model->path);
   if ((rc = derive_shapes(spec, g, ms))) return rc;
-  return g->block ? check_block_k(spec, g, NULL) : 0;
+  return resolve_dtypes(spec, g, NULL);
 }
 
 /* Declared keys are labels that queries select runs by: one that says other than what the
@@ -322,16 +355,27 @@ static int gemm_check(const xp_spec *spec) {
 /* ---- plan (--dry-run): what would run, with bytes and flops per decode step ---- */
 
 /* Bytes one launch moves: xp_gemm_bytes' weight, activations and output, and with block
-** scales their scales too (a 7168 x 2048 weight's are 3.5 KiB; a token's 64 B). */
-static double gemm_bytes(const gemm_setup *g, const xp_gemm_shape *s) {
-  double b = xp_gemm_bytes(s, g->fp8 ? 1 : 2);
-  if (g->block) b += (double)s->bmm * xp_block_scale_bytes(s->m, s->n, s->k);
-  return b;
+** scales their scales too (a 7168 x 2048 weight's are 3.5 KiB; a token's 64 B). An FP4 GEMM
+** (never measured: the plan's sums only) as Hopper's engines run one, W4A16: MXFP4 weights
+** (half a byte and a 1-byte scale per 32), bf16 activations and output. */
+static double gemm_bytes(const xp_gemm_shape *s) {
+  const double bmm = (double)s->bmm, w = (double)s->n * (double)s->k;
+  switch (shape_dt(s)) {
+    case DT_FP4: return bmm * (w * (0.5 + 1.0 / 32) + 2.0 * (double)s->m * (double)(s->k + s->n));
+    case DT_BLOCK: return xp_gemm_bytes(s, 1) + bmm * xp_block_scale_bytes(s->m, s->n, s->k);
+    default: return xp_gemm_bytes(s, elem_bytes(s));
+  }
+}
+
+static double weight_bytes(const xp_gemm_shape *s) {
+  const double w = (double)s->bmm * (double)s->n * (double)s->k;
+  return shape_dt(s) == DT_FP4 ? w * (0.5 + 1.0 / 32) : w * elem_bytes(s);
 }
 
 static const char *dtype_desc(const gemm_setup *g) {
-  return g->block ? "fp8_block (e4m3, 128x128 weight and 1x128 activation scales)"
-                  : g->fp8 ? "fp8 (e4m3)" : "bf16";
+  return g->checkpoint ? "checkpoint (each GEMM at its checkpoint's: the last column)"
+         : strcmp(g->dtype, "fp8_block") == 0 ? "fp8_block (e4m3, 128x128 weight and 1x128 activation scales)"
+         : strcmp(g->dtype, "fp8") == 0 ? "fp8 (e4m3)" : "bf16";
 }
 
 static int gemm_plan(const xp_spec *spec, FILE *out) {
@@ -341,7 +385,6 @@ static int gemm_plan(const xp_spec *spec, FILE *out) {
     setup_free(&g);
     return rc;
   }
-  int eb = g.fp8 ? 1 : 2;
   if (g.model)
     fprintf(out, "%s (%s), tp=%d ep=%d%s\n", g.model->name, g.model->source, g.par.tp, g.par.ep,
             g.model->kv_lora <= 0 ? "" : g.par.mla_absorbed ? ", MLA absorbed" : ", MLA naive");
@@ -349,16 +392,17 @@ static int gemm_plan(const xp_spec *spec, FILE *out) {
           "launches per CUDA graph, ceilings %s\n", dtype_desc(&g),
           g.cold && g.hot ? "cold and hot" : g.cold ? "cold" : "hot", g.top_n, g.samples,
           g.launches, g.measure_ceilings ? "measured first" : "from the latest ceilings run");
-  fprintf(out, "%-22s %6s %6s %7s %7s %4s %6s %10s %10s %10s\n", "gemm", "batch", "m", "n", "k",
-          "bmm", "count", "weight_MB", "MB/step", "GFLOP/step");
+  fprintf(out, "%-22s %6s %6s %7s %7s %4s %6s %10s %10s %10s%s\n", "gemm", "batch", "m", "n", "k",
+          "bmm", "count", "weight_MB", "MB/step", "GFLOP/step", g.checkpoint ? " dtype" : "");
   double step_bytes = 0, step_flops = 0;
   for (size_t i = 0; i < g.nshapes; i++) {
     const xp_gemm_shape *s = &g.shapes[i];
-    double b = gemm_bytes(&g, s), f = xp_gemm_flops(s);
-    fprintf(out, "%-22s %6lld %6lld %7lld %7lld %4lld %6lld %10.2f %10.2f %10.3f\n", s->name,
+    double b = gemm_bytes(s), f = xp_gemm_flops(s);
+    fprintf(out, "%-22s %6lld %6lld %7lld %7lld %4lld %6lld %10.2f %10.2f %10.3f%s%s\n", s->name,
             (long long)s->batch, (long long)s->m, (long long)s->n, (long long)s->k,
-            (long long)s->bmm, (long long)s->count, (double)s->bmm * s->n * s->k * eb / 1e6,
-            b * s->count / 1e6, f * s->count / 1e9);
+            (long long)s->bmm, (long long)s->count, weight_bytes(s) / 1e6,
+            b * s->count / 1e6, f * s->count / 1e9, g.checkpoint ? " " : "",
+            g.checkpoint ? s->dtype : "");
     step_bytes += b * s->count, step_flops += f * s->count;
     if (i + 1 == g.nshapes || g.shapes[i + 1].batch != s->batch) {
       fprintf(out, "%-22s %6lld %6s %7s %7s %4s %6s %10s %10.2f %10.3f\n", "= per decode step",
@@ -533,13 +577,14 @@ static int time_mode(bench *b, struct launch *l, xp_gemm_cand *cand, gemm_result
 static int check_candidates(bench *b, struct launch *l, const xp_gemm_shape *s, xp_gemm_cand *cand) {
   int rc = XP_EXIT_FAILED;
   size_t count = (size_t)(s->bmm * s->m * s->n);
-  float scale = b->g->fp8 ? 0.5f * 4.0f : 1.0f; /* the device scales (bench_open) */
-  if (b->g->block)
+  const enum gemm_dt dt = shape_dt(s);
+  float scale = dt == DT_FP8 ? 0.5f * 4.0f : 1.0f; /* the device scales (bench_open) */
+  if (dt == DT_BLOCK)
     XP_CUDA(xp_ref_gemm_block(l->A, l->W, l->sa, (const float *)l->sw, b->ref, (int)s->m,
                               (int)s->n, (int)s->k, b->s));
   else
     XP_CUDA(xp_ref_gemm(l->A, l->W, b->ref, (int)s->m, (int)s->n, (int)s->k, (int)s->bmm,
-                        b->g->fp8 ? XP_KDT_FP8_E4M3 : XP_KDT_BF16, scale, b->s));
+                        dt == DT_FP8 ? XP_KDT_FP8_E4M3 : XP_KDT_BF16, scale, b->s));
   for (int i = 0; i < xp_lt_algo_count(l->p); i++) {
     xp_gemm_check chk;
     xp_gemm_cand *c = &cand[i];
@@ -588,19 +633,39 @@ static void end_shape(const bench *b, gemm_result *res, int skipped, const char 
   }
 }
 
+/* The shape's operands, fresh in its dtype: its weight buffers (as many as cold rotates) and
+** its activations. A run's GEMMs may differ in dtype (dtype = "checkpoint"). */
+static int fill_shape(bench *b, const xp_gemm_shape *s, size_t stride) {
+  int rc = XP_EXIT_FAILED;
+  const int eb = elem_bytes(s), kdt = eb == 1 ? XP_KDT_FP8_E4M3 : XP_KDT_BF16;
+  const size_t wbytes = stride * (size_t)(b->g->cold ? cold_buffers(b, stride) : 1);
+  XP_CUDA(xp_fill_uniform(b->pool, wbytes / (size_t)eb, kdt, 1, b->s));
+  XP_CUDA(xp_fill_uniform(b->A, (size_t)(s->bmm * s->m * s->k), kdt, 2, b->s));
+  rc = 0;
+fail:
+  return rc;
+}
+
 static int measure_shape(bench *b, const xp_gemm_shape *s, gemm_result *res /* [2] */) {
-  int eb = b->g->fp8 ? 1 : 2, rc;
+  int rc;
   xp_lt *p = NULL;
-  size_t stride = weight_stride(s, eb);
-  enum xp_lt_dtype dt = b->g->block ? XP_LT_FP8_BLOCK : b->g->fp8 ? XP_LT_FP8_E4M3 : XP_LT_BF16;
+  size_t stride = weight_stride(s, elem_bytes(s));
+  const enum gemm_dt sdt = shape_dt(s);
+  const int block = sdt == DT_BLOCK;
+  enum xp_lt_dtype dt = block ? XP_LT_FP8_BLOCK : sdt == DT_FP8 ? XP_LT_FP8_E4M3 : XP_LT_BF16;
   for (int c = 0; c < 2; c++) res[c].shape = s, res[c].cold = c == 0;
-  if (b->g->block && s->bmm > 1) {
+  if (sdt == DT_FP4) {
+    end_shape(b, res, 1, "the checkpoint holds this GEMM in FP4, which xp does not measure "
+              "(cuBLASLt runs FP4 on Blackwell only; Hopper's engines run it as W4A16 kernels)");
+    return 0;
+  }
+  if (block && s->bmm > 1) {
     /* absorbed MLA's per-head products: cuBLASLt takes block scales one matrix a launch */
     end_shape(b, res, 1, "fp8_block runs one matrix a launch, and this GEMM is a batch of "
               "matrices (bmm > 1): cuBLASLt has no batched block-scaled fp8 matmul");
     return 0;
   }
-  xp_error_quiet(b->g->block); /* a skip is said once, in the case and the run's warning */
+  xp_error_quiet(block); /* a skip is said once, in the case and the run's warning */
   rc = xp_lt_create_batched(b->h, (int)s->m, (int)s->n, (int)s->k, (int)s->bmm, dt,
                             XP_LT_WORKSPACE_BYTES, b->g->top_n, &p);
   xp_error_quiet(0);
@@ -608,22 +673,26 @@ static int measure_shape(bench *b, const xp_gemm_shape *s, gemm_result *res /* [
     /* cuBLASLt has no algorithm for this shape: the case fails, the run goes on. Block-scaled
     ** fp8 is a Hopper feature of cuBLASLt 12.9+: without one it is skipped, not wrong. */
     char why[1024];
-    snprintf(why, sizeof why, "%s%s", xp_last_error(), b->g->block ? " (cuBLASLt runs "
+    snprintf(why, sizeof why, "%s%s", xp_last_error(), block ? " (cuBLASLt runs "
              "fp8_block on Hopper, sm_90, from 12.9; Ada and Blackwell scale fp8 as MXFP8)" : "");
-    end_shape(b, res, b->g->block, why);
+    end_shape(b, res, block, why);
     xp_clear_error();
     return 0;
   }
-  if (rc && b->g->block) { /* not a skip: said now, as it was not above */
+  if (rc && block) { /* not a skip: said now, as it was not above */
     char why[1024];
     snprintf(why, sizeof why, "%s", xp_last_error());
     return xp_error(rc, "%s", why);
   }
   if (rc) return rc;
+  if ((rc = fill_shape(b, s, stride))) {
+    xp_lt_destroy(p);
+    return rc;
+  }
   const int n = xp_lt_algo_count(p);
   xp_gemm_cand *cand = xp_xcalloc((size_t)n, sizeof *cand);
   struct launch l = {p, b->A, b->pool, stride, 1, b->D, b->scales, (const char *)(b->scales + 1), 0, b->ws};
-  if (b->g->block) l.sa = b->ascale, l.sw = b->spool, l.sstride = scale_stride(s);
+  if (block) l.sa = b->ascale, l.sw = b->spool, l.sstride = scale_stride(s);
   if ((rc = check_candidates(b, &l, s, cand))) goto done;
   for (int c = 0; c < 2 && rc == 0; c++) {
     gemm_result *r = &res[c];
@@ -645,7 +714,7 @@ done:
 /* One pool for the rotating weights of every shape, sized for the largest rotation (and one
 ** for their block scales, rotating with them). */
 static int bench_open(bench *b, gemm_setup *g) {
-  int rc = XP_EXIT_FAILED, eb = g->fp8 ? 1 : 2;
+  int rc = XP_EXIT_FAILED;
   memset(b, 0, sizeof *b);
   b->g = g;
   int64_t l2 = xp_gpu_l2_bytes(g->device);
@@ -654,10 +723,11 @@ static int bench_open(bench *b, gemm_setup *g) {
   size_t amax = 0, dmax = 0, asmax = 0;
   for (size_t i = 0; i < g->nshapes; i++) {
     const xp_gemm_shape *s = &g->shapes[i];
+    const int eb = elem_bytes(s);
     size_t stride = weight_stride(s, eb), nbuf = g->cold ? (size_t)cold_buffers(b, stride) : 1;
     size_t need = stride * nbuf;
     if (need > b->pool_bytes) b->pool_bytes = need;
-    if (g->block) {
+    if (shape_dt(s) == DT_BLOCK) {
       const size_t sneed = scale_stride(s) * nbuf;
       const size_t as = (size_t)xp_block_layout_of(s->m, s->n, s->k).a_count * sizeof(float);
       if (sneed > b->spool_bytes) b->spool_bytes = sneed;
@@ -686,10 +756,8 @@ static int bench_open(bench *b, gemm_setup *g) {
   XP_CUDA(cudaMalloc((void **)&b->ref, dmax * 4));
   XP_CUDA(cudaMalloc(&b->ws, XP_LT_WORKSPACE_BYTES));
   memcpy(b->scales, scales, sizeof scales);
-  int kdt = g->fp8 ? XP_KDT_FP8_E4M3 : XP_KDT_BF16;
-  XP_CUDA(xp_fill_uniform(b->pool, b->pool_bytes / (size_t)eb, kdt, 1, b->s));
-  XP_CUDA(xp_fill_uniform(b->A, amax / (size_t)eb, kdt, 2, b->s));
-  if (g->block) {
+  /* the weights and activations are filled per shape, in its dtype (fill_shape) */
+  if (b->spool_bytes) {
     /* random scales, padding included (block_scales.h says why) */
     XP_CUDA(cudaMalloc((void **)&b->spool, b->spool_bytes));
     XP_CUDA(cudaMalloc((void **)&b->ascale, asmax));
@@ -720,8 +788,8 @@ static int get_ceilings(xp_ctx *ctx, gemm_setup *g, const xp_gpu_info *gpu, xp_c
     xp_ceilings_opts o;
     xp_ceilings_opts_default(&o);
     o.device = g->device;
-    o.bf16 = !g->fp8;
-    o.fp8 = g->fp8;
+    o.bf16 = g->need_bf16;
+    o.fp8 = g->need_fp8;
     int rc = xp_ceilings_measure(&o, meas);
     if (rc) return rc;
     xp_ceilings_summarize(meas, c);
@@ -733,11 +801,13 @@ static int get_ceilings(xp_ctx *ctx, gemm_setup *g, const xp_gpu_info *gpu, xp_c
                     "experiments/ceilings.toml first (same --db), or set ceilings = \"measure\"",
                     gpu->name, gpu->uuid, driver);
   if (rc) return rc;
-  double peak = g->fp8 ? c->fp8_tflops : c->bf16_tflops;
-  if (peak <= 0)
-    return xp_error(XP_EXIT_ENV, "the ceilings run %s has no %s matmul peak: run xp run "
-                    "experiments/ceilings.toml again with %s in matmul_dtypes", c->run_uuid,
-                    g->fp8 ? "fp8" : "bf16", g->fp8 ? "fp8" : "bf16");
+  for (int fp8 = 0; fp8 < 2; fp8++) {
+    const char *dt = fp8 ? "fp8" : "bf16";
+    if ((fp8 ? g->need_fp8 : g->need_bf16) && (fp8 ? c->fp8_tflops : c->bf16_tflops) <= 0)
+      return xp_error(XP_EXIT_ENV, "the ceilings run %s has no %s matmul peak: run xp run "
+                      "experiments/ceilings.toml again with %s in matmul_dtypes", c->run_uuid,
+                      dt, dt);
+  }
   return 0;
 }
 
@@ -748,18 +818,18 @@ typedef struct derived {
   const char *bound;
 } derived;
 
-static void derive(const gemm_setup *g, const xp_ceilings *c, const xp_gemm_shape *s,
-                   const timing *t, derived *d) {
+static void derive(const xp_ceilings *c, const xp_gemm_shape *s, const timing *t, derived *d) {
   d->us = median_of(t->us, t->n);
-  d->gbps = gemm_bytes(g, s) / (d->us * 1e3);
+  d->gbps = gemm_bytes(s) / (d->us * 1e3);
   d->tflops = xp_gemm_flops(s) / (d->us * 1e6);
-  double peak = g->fp8 ? c->fp8_tflops : c->bf16_tflops;
+  const enum gemm_dt dt = shape_dt(s);
+  double peak = dt == DT_FP8 || dt == DT_BLOCK ? c->fp8_tflops : c->bf16_tflops;
   d->bw_share = c->copy_gbps > 0 ? d->gbps / c->copy_gbps : 0;
   d->compute_share = peak > 0 ? d->tflops / peak : 0;
   d->bound = xp_gemm_bound(d->bw_share, d->compute_share);
 }
 
-static cJSON *case_params(const gemm_setup *g, const gemm_result *r) {
+static cJSON *case_params(const gemm_result *r) {
   const xp_gemm_shape *s = r->shape;
   cJSON *p = cJSON_CreateObject();
   cJSON_AddNumberToObject(p, "batch", (double)s->batch);
@@ -768,9 +838,9 @@ static cJSON *case_params(const gemm_setup *g, const gemm_result *r) {
   cJSON_AddNumberToObject(p, "k", (double)s->k);
   cJSON_AddNumberToObject(p, "bmm", (double)s->bmm);
   cJSON_AddNumberToObject(p, "count", (double)s->count);
-  cJSON_AddStringToObject(p, "dtype", g->dtype);
+  cJSON_AddStringToObject(p, "dtype", s->dtype);
   cJSON_AddStringToObject(p, "cache", r->cold ? "cold" : "hot");
-  cJSON_AddNumberToObject(p, "bytes", gemm_bytes(g, s));
+  cJSON_AddNumberToObject(p, "bytes", gemm_bytes(s));
   cJSON_AddNumberToObject(p, "flops", xp_gemm_flops(s));
   cJSON_AddNumberToObject(p, "candidates", r->ncand);
   cJSON_AddNumberToObject(p, "candidates_wrong", r->nwrong);
@@ -780,17 +850,17 @@ static cJSON *case_params(const gemm_setup *g, const gemm_result *r) {
   return p;
 }
 
-static int record_result(xp_run *run, const gemm_setup *g, const xp_ceilings *c,
-                         const gemm_result *r, derived *dd, derived *db) {
-  cJSON *p = case_params(g, r);
+static int record_result(xp_run *run, const xp_ceilings *c, const gemm_result *r, derived *dd,
+                         derived *db) {
+  cJSON *p = case_params(r);
   int64_t id;
   if (r->failed || r->skipped) {
     id = xp_run_case(run, r->shape->name, p, r->failed ? "failed" : "skipped", r->note);
     cJSON_Delete(p);
     return id < 0 ? XP_EXIT_DB : 0;
   }
-  derive(g, c, r->shape, &r->def, dd);
-  derive(g, c, r->shape, &r->best, db);
+  derive(c, r->shape, &r->def, dd);
+  derive(c, r->shape, &r->best, db);
   cJSON_AddNumberToObject(p, "cold_buffers", r->nbuf);
   cJSON_AddNumberToObject(p, "launches", r->per_graph);
   cJSON_AddStringToObject(p, "algo_default", r->algo_default);
@@ -840,8 +910,9 @@ static int record_all(xp_ctx *ctx, const gemm_setup *g, const xp_gpu_info *gpu,
       (meas->nr && xp_ceilings_record(run, meas, "ceilings.")))
     return rc;
   char ceil[160];
-  snprintf(ceil, sizeof ceil, "%.0f GB/s copy, %.0f TFLOP/s %s", c->copy_gbps,
-           g->fp8 ? c->fp8_tflops : c->bf16_tflops, g->fp8 ? "fp8" : "bf16");
+  int len = snprintf(ceil, sizeof ceil, "%.0f GB/s copy", c->copy_gbps);
+  if (g->need_bf16) len += snprintf(ceil + len, sizeof ceil - (size_t)len, ", %.0f TFLOP/s bf16", c->bf16_tflops);
+  if (g->need_fp8) snprintf(ceil + len, sizeof ceil - (size_t)len, ", %.0f TFLOP/s fp8", c->fp8_tflops);
   if (xp_run_meta(run, "gemm.ceilings", ceil, "detected")) return rc;
   if (out)
     fprintf(out, "%s on %s; ceilings %s (%s)\n%-22s %5s %5s %6s %6s %4s %10s %9s %8s %6s "
@@ -853,7 +924,7 @@ static int record_all(xp_ctx *ctx, const gemm_setup *g, const xp_gpu_info *gpu,
     gemm_result *r = &res[i];
     if (!r->def.us && !r->failed && !r->skipped) continue; /* cache mode not asked for */
     derived dd, db;
-    if ((rc = record_result(run, g, c, r, &dd, &db))) return rc;
+    if ((rc = record_result(run, c, r, &dd, &db))) return rc;
     refused += r->nrefused > 0;
     if (r->failed || r->skipped) {
       failed += r->failed, skipped += r->skipped;
@@ -873,8 +944,8 @@ static int record_all(xp_ctx *ctx, const gemm_setup *g, const xp_gpu_info *gpu,
                        "the timing (params.refused names them)", refused, refused == 1 ? "" : "s");
   if (failed) xp_warn("%d GEMM case%s failed the reference check or had no algorithm cuBLASLt "
                       "would run; recorded as failed", failed, failed == 1 ? "" : "s");
-  if (skipped) xp_warn("%d GEMM case%s had no block-scaled fp8 algorithm on this GPU; recorded "
-                       "as skipped (the case's note says why)", skipped, skipped == 1 ? "" : "s");
+  if (skipped) xp_warn("%d GEMM case%s at a dtype this GPU's cuBLASLt or xp does not run; "
+                       "recorded as skipped (the case's note says why)", skipped, skipped == 1 ? "" : "s");
   return 0;
 }
 
@@ -906,9 +977,10 @@ static int gemm_execute(xp_ctx *ctx) {
   if ((rc = xp_gpu_describe(g.device, &gpu))) goto done;
   int major = 0, minor = 0;
   sscanf(gpu.cc, "%d.%d", &major, &minor);
-  if (g.fp8 && major * 10 + minor < 89) {
-    rc = xp_error(XP_EXIT_ENV, "dtype %s (e4m3) needs compute capability 8.9 or newer (Ada, "
-                  "Hopper, Blackwell); device %d (%s) is %s", g.dtype, g.device, gpu.name, gpu.cc);
+  if (g.need_fp8 && major * 10 + minor < 89) {
+    rc = xp_error(XP_EXIT_ENV, "dtype %s runs fp8 (e4m3) GEMMs, which needs compute capability "
+                  "8.9 or newer (Ada, Hopper, Blackwell); device %d (%s) is %s", g.dtype, g.device,
+                  gpu.name, gpu.cc);
     goto done;
   }
   if ((rc = get_ceilings(ctx, &g, &gpu, &c, &meas))) goto done;
@@ -952,5 +1024,6 @@ const xp_kind xp_kind_gemm = {
              "  m: 1 to 1048560. The declared dtype picks the GEMMs: bf16 (default), fp8 (per-tensor\n"
              "  scales) or fp8_block (DeepSeek's: one fp32 scale per 128x128 weight block and per token\n"
              "  per 128 of K; K a multiple of 128; cuBLASLt runs it on Hopper only, elsewhere its\n"
-             "  cases are recorded skipped).\n",
+             "  cases are recorded skipped) or checkpoint (each GEMM at its model file's checkpoint_dtype,\n"
+             "  checkpoint_bf16, checkpoint_fp4; FP4 GEMMs are recorded skipped).\n",
 };

@@ -104,7 +104,7 @@ m = []
 shapes = [{name = "x", n = 16, k = 16}]'
 expect_bad no_m 2 'm: required key is missing' 'kind = "gemm"
 shapes = [{name = "x", n = 16, k = 16}]'
-expect_bad dtype 2 'dtype: gemm runs measure dtype "bf16", "fp8" (e4m3 with per-tensor scales) or "fp8_block"' 'kind = "gemm"
+expect_bad dtype 2 'dtype: gemm runs measure dtype "bf16", "fp8" (e4m3 with per-tensor scales), "fp8_block" (e4m3 with DeepSeek.s 128x128 block scales) or "checkpoint"' 'kind = "gemm"
 dtype = "int4"
 m = [1]
 shapes = [{name = "x", n = 16, k = 16}]'
@@ -176,6 +176,46 @@ expect_bad block_k_model 2 "block_k_model.toml:2: dtype: fp8_block scales K in g
 dtype = \"fp8_block\"
 model_file = \"$models/GLM-4.5.toml\"
 tp = 8
+m = [1]"
+
+# dtype = "checkpoint": each GEMM at the dtype its model file's checkpoint_* give it, in the
+# plan's last column (DeepSeek-V4-Flash: FP8 block-scaled linears, bf16 hyper-connections and
+# lm_head, FP4 routed experts: half a byte and a scale per 32 weights, bf16 activations).
+"$XP" --db "$db" run --dry-run "$XP_SRC/experiments/gemm_deepseek_v4_flash_checkpoint_tp8.toml" > "$tmp/plan" 2> "$tmp/err"
+check "v4 checkpoint dry run exit status" 0 $?
+grep -qE '^wq_a +1 +1 +1024 +4096 +1 +43 +4.19 +180.67 +0.361 fp8_block$' "$tmp/plan" || { echo "FAIL: v4 checkpoint wq_a"; fail=1; }
+grep -qE '^hc_pre +1 +1 +24 +16384 +1 +86 +0.79 +70.46 +0.068 bf16$' "$tmp/plan" || { echo "FAIL: v4 checkpoint hc_pre"; fail=1; }
+grep -qE '^moe_gate_up +1 +1 +512 +4096 +1 +258 +1.11 +289.82 +1.082 fp4$' "$tmp/plan" || { echo "FAIL: v4 checkpoint experts"; fail=1; }
+check "v4 checkpoint: bf16 GEMMs a step" 11 "$(grep -E '^[a-z]' "$tmp/plan" | awk '$2 == 1 && $NF == "bf16"' | wc -l)"
+grep -q '^dtype checkpoint (each GEMM at its checkpoint.s: the last column)' "$tmp/plan" || { echo "FAIL: checkpoint header"; fail=1; }
+expect_ok v3_checkpoint '^kv_b_proj_k +1 +1 +512 +128 +16 +61 .* bf16$' "kind = \"gemm\"
+model_file = \"$models/DeepSeek-V3.toml\"
+tp = 8
+dtype = \"checkpoint\"
+m = [1]"
+grep -qE '^o_proj +1 +1 +7168 +2048 +1 +61 .* fp8_block$' "$tmp/plan" || { echo "FAIL: v3 checkpoint o_proj"; fail=1; }
+expect_bad checkpoint_none 2 "checkpoint_none.toml:2: dtype: \"checkpoint\" takes each GEMM's dtype from the model file, and .*Kimi-K2.5.toml gives none" "kind = \"gemm\"
+dtype = \"checkpoint\"
+model_file = \"$models/Kimi-K2.5.toml\"
+tp = 8
+m = [1]"
+expect_bad checkpoint_shapes 2 'checkpoint_shapes.toml:2: dtype: "checkpoint" takes each GEMM.s dtype from a model file, and an explicit shapes list has none' 'kind = "gemm"
+dtype = "checkpoint"
+m = [1]
+shapes = [{name = "a", n = 128, k = 128}]'
+# A model file's checkpoint keys: GEMM names xp derives, each once, beside checkpoint_dtype.
+mini='name = "Mini"\nsource = "test"\nhidden_size = 1024\nnum_hidden_layers = 2\nnum_attention_heads = 8\nvocab_size = 1000\nintermediate_size = 2048\n'
+printf "$mini"'checkpoint_dtype = "fp8_block"\ncheckpoint_bf16 = ["lm_head", "qkv"]\n' > "$tmp/Mini.toml"
+expect_bad checkpoint_name 2 'Mini.toml:9: checkpoint_bf16\[1\]: Mini derives no GEMM named "qkv"' "kind = \"gemm\"
+model_file = \"$tmp/Mini.toml\"
+m = [1]"
+printf "$mini"'checkpoint_dtype = "fp8_block"\ncheckpoint_bf16 = ["lm_head"]\ncheckpoint_fp4 = ["lm_head"]\n' > "$tmp/Mini.toml"
+expect_bad checkpoint_twice 2 'Mini.toml:10: checkpoint_fp4\[0\]: "lm_head" is named twice' "kind = \"gemm\"
+model_file = \"$tmp/Mini.toml\"
+m = [1]"
+printf "$mini"'checkpoint_bf16 = ["lm_head"]\n' > "$tmp/Mini.toml"
+expect_bad checkpoint_alone 2 'Mini.toml:8: checkpoint_bf16: names GEMMs that differ from checkpoint_dtype, which is missing' "kind = \"gemm\"
+model_file = \"$tmp/Mini.toml\"
 m = [1]"
 
 # A model file missing a field: the error points into the model file.

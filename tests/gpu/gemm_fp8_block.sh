@@ -3,7 +3,8 @@
 # M = 1, 16, 128 with random 128x128 weight and 1x128 activation scales. On Hopper (sm_90,
 # the GPU cuBLASLt runs block scales on) every case passes the block-scaled reference check
 # and is timed, its bytes counting the scales; on Ada and Blackwell every case is recorded
-# skipped, saying why; before compute capability 8.9 the run is refused (exit 4).
+# skipped, saying why; before compute capability 8.9 the run is refused (exit 4). Then
+# dtype = "checkpoint": one run of GEMMs at bf16, fp8_block and FP4.
 set -u
 . "$XP_SRC/tests/lib.sh"
 need_gpus 1
@@ -39,4 +40,23 @@ else
   check "no block-scaled algorithm: skipped" 6 "$(query "SELECT count(*) FROM cases WHERE $gemms AND status='skipped' AND note LIKE '%fp8_block%sm_90%'")"
   grep -q 'recorded as skipped' "$tmp/err" || { echo "FAIL: skipped warning"; fail=1; }
 fi
+
+# dtype = "checkpoint": DeepSeek-V4-Flash's GEMMs each at its checkpoint's dtype, in one run:
+# wq_a block-scaled fp8 (skipped but on Hopper), lm_head bf16, the routed experts FP4 (skipped,
+# xp measures none), with both matmul peaks measured inline.
+printf 'kind = "gemm"\nmodel_file = "%s"\ntp = 8\ndtype = "checkpoint"\nceilings = "measure"\nm = [1]\nsamples = 5\ntop_n = 2\nonly = ["wq_a", "moe_gate_up", "lm_head"]\n' \
+  "$XP_SRC/experiments/models/DeepSeek-V4-Flash.toml" > "$tmp/ck.toml"
+gpu_run "$tmp/ck.toml"
+rc=$?
+cat "$tmp/out" "$tmp/err"
+check "checkpoint run" 0 $rc
+case_status() { query "SELECT status || ' ' || json_extract(params,'\$.dtype') FROM cases WHERE run_id=$run AND name='$1'"; }
+check "checkpoint: lm_head at bf16, timed" "ok bf16" "$(case_status lm_head)"
+check "checkpoint: experts FP4, skipped" "skipped fp4" "$(case_status moe_gate_up)"
+if [ "$cc" = 90 ]; then
+  check "checkpoint: wq_a block-scaled, timed" "ok fp8_block" "$(case_status wq_a)"
+else
+  check "checkpoint: wq_a block-scaled, skipped" "skipped fp8_block" "$(case_status wq_a)"
+fi
+check "checkpoint: both peaks measured" 2 "$(query "SELECT count(*) FROM cases WHERE run_id=$run AND name IN ('ceilings.matmul_bf16', 'ceilings.matmul_fp8')")"
 finish

@@ -475,12 +475,12 @@ static void test_bad_models(void) {
 
 /* Bytes and flops as the anchors count them: weight + activations + output, once. */
 static void test_roofline(void) {
-  xp_gemm_shape s = {"moe_gate_up", 1, 512, 7168, 1, 1, 1};
+  xp_gemm_shape s = {"moe_gate_up", 1, 512, 7168, 1, 1, 1, ""};
   CHECK_NEAR(xp_gemm_bytes(&s, 2), 512.0 * 7168 * 2 + 7168 * 2 + 512 * 2, 1e-12);
   /* anchors: 6.84 us cold -> 1,076 GB/s */
   CHECK(fabs(xp_gemm_bytes(&s, 2) / 6.84e-6 / 1e9 - 1076) < 1);
   CHECK_NEAR(xp_gemm_bytes(&s, 1), 512.0 * 7168 + 7168 + 512 * 2, 1e-12);
-  xp_gemm_shape b = {"kv_b_proj_k", 16, 512, 128, 8, 16, 61};
+  xp_gemm_shape b = {"kv_b_proj_k", 16, 512, 128, 8, 16, 61, ""};
   CHECK_NEAR(xp_gemm_flops(&b), 2.0 * 8 * 16 * 512 * 128, 1e-12);
   CHECK_NEAR(xp_gemm_bytes(&b, 2), 8.0 * (512 * 128 * 2 + 16 * 128 * 2 + 16 * 512 * 2), 1e-12);
   CHECK_EQ_STR(xp_gemm_bound(0.85, 0.01), "memory");
