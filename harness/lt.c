@@ -27,6 +27,7 @@ struct xp_lt {
   int ncand, sel;
   cublasStatus_t status; /* what the last cublasLtMatmul answered */
   void *stand_in;        /* fp8_block: scales' place until a launch gives the real arrays */
+  int act_first;         /* fp8_block: cuBLASLt's A is the activations, B the weights */
 };
 
 int xp_lt_elem_bytes(enum xp_lt_dtype dt) { return dt == XP_LT_BF16 ? 2 : 1; }
@@ -39,6 +40,7 @@ int xp_lt_k(const xp_lt *p) { return p->k; }
 int xp_lt_batch(const xp_lt *p) { return p->batch; }
 enum xp_lt_dtype xp_lt_dtype_of(const xp_lt *p) { return p->dt; }
 int xp_lt_algo_count(const xp_lt *p) { return p->ncand; }
+int xp_lt_out_transposed(const xp_lt *p) { return p->act_first; }
 
 /* Word `idx` of a space-separated table, or NULL past its end. Tables below are cuBLASLt's
 ** enums in order (cublasLt.h, CUDA 13.0); "-" marks values the enum skips. */
@@ -204,18 +206,22 @@ fail:
   return rc;
 }
 
-/* DeepSeek's block scaling: W (cuBLASLt's A) one scale per 128x128 block, the activations
-** (its B) one per token per 128 of K; the arrays' layout is kernels/ceilings/block_scales.h's.
-** The modes go on before the heuristic (they decide which kernels qualify), and pointers with
-** them, as NVIDIA's LtBlk128x128Fp8Matmul sample and PyTorch's scaled_gemm set both before
-** asking: a device stand-in, never read, until each launch sets the real arrays. */
+/* DeepSeek's block scaling: W one scale per 128x128 block (BLK128x128), the activations one
+** per token per 128 of K (VEC128); the arrays' layout is kernels/ceilings/block_scales.h's,
+** the same whichever of cuBLASLt's A and B an operand is (each is a TN operand, K by its
+** rows). The modes go on before the heuristic (they decide which kernels qualify), and
+** pointers with them: cuBLASLt 13.1's heuristic answers CUBLAS_STATUS_INVALID_VALUE for
+** block scales without them (an H200, driver 580), as NVIDIA's LtBlk128x128Fp8Matmul sample
+** and PyTorch's scaled_gemm set both before asking: a device stand-in, never read, until each
+** launch sets the real arrays. act_first puts the activations in A (the sample's order). */
 static int set_block_modes(xp_lt *p) {
   int rc = XP_EXIT_FAILED;
-  const int32_t wmode = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
-  const int32_t amode = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
-  XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &wmode, sizeof wmode));
-  XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &amode, sizeof amode));
-  XP_CUDA(cudaMalloc(&p->stand_in, 256));
+  const int32_t vec = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
+  const int32_t blk = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+  const int32_t *amode = p->act_first ? &vec : &blk, *bmode = p->act_first ? &blk : &vec;
+  XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, amode, sizeof *amode));
+  XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, bmode, sizeof *bmode));
+  if (!p->stand_in) XP_CUDA(cudaMalloc(&p->stand_in, 256));
   XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &p->stand_in,
                                            sizeof p->stand_in));
   XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &p->stand_in,
@@ -225,32 +231,128 @@ fail:
   return rc;
 }
 
-static int query_candidates(xp_lt *p, int top_n) {
+/* The heuristic's candidates for the plan's descriptor and operand order, those it says run
+** kept. *st gets its answer, CUBLAS_STATUS_NOT_SUPPORTED where it answered success with no
+** candidate; returns nonzero only where something else failed (said). */
+static int ask_heuristic(xp_lt *p, int top_n, cublasStatus_t *st) {
   int rc = XP_EXIT_FAILED, found = 0;
   cublasLtMatmulPreference_t pref = NULL;
   cublasLtMatmulHeuristicResult_t *all = xp_xcalloc((size_t)top_n, sizeof *all);
   XP_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
   XP_CUBLAS(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                  &p->workspace, sizeof p->workspace));
-  XP_CUBLAS(cublasLtMatmulAlgoGetHeuristic(p->h, p->op, p->lw, p->la, p->ld, p->ld, pref, top_n,
-                                           all, &found));
+  *st = cublasLtMatmulAlgoGetHeuristic(p->h, p->op, p->act_first ? p->la : p->lw,
+                                       p->act_first ? p->lw : p->la, p->ld, p->ld, pref, top_n,
+                                       all, &found);
+  if (*st != CUBLAS_STATUS_SUCCESS) found = 0;
+  free(p->cand);
   p->cand = xp_xcalloc((size_t)(found > 0 ? found : 1), sizeof *p->cand);
+  p->ncand = 0;
   for (int i = 0; i < found; i++)
     if (all[i].state == CUBLAS_STATUS_SUCCESS) p->cand[p->ncand++] = all[i];
-  if (p->ncand == 0) {
-    rc = xp_error(XP_EXIT_FAILED, "cuBLASLt has no %s algorithm for M=%d N=%d K=%d batch=%d "
-                  "within a %zu-byte workspace", xp_lt_dtype_name(p->dt), p->m, p->n, p->k,
-                  p->batch, p->workspace);
-    goto fail;
-  }
-  p->desc = xp_xcalloc((size_t)p->ncand, sizeof *p->desc);
-  p->algo_id = xp_xcalloc((size_t)p->ncand, sizeof *p->algo_id);
-  for (int i = 0; i < p->ncand; i++) describe(&p->cand[i], p->desc[i], sizeof p->desc[i], &p->algo_id[i]);
+  if (*st == CUBLAS_STATUS_SUCCESS && p->ncand == 0) *st = CUBLAS_STATUS_NOT_SUPPORTED;
   rc = 0;
 fail:
   if (pref) cublasLtMatmulPreferenceDestroy(pref);
   free(all);
   return rc;
+}
+
+/* The matmul descriptor and layouts of the plan's operand order. Weights first is the TN
+** layout every dtype takes: D^T[N,M] = W * A^T, D row-major [M,N]. Activations first (an
+** fp8_block plan's act_first) is D[M,N] = A * W^T in cuBLASLt's column-major terms, the
+** operands the same bytes and still TN (the only layout Hopper's fp8 kernels take), so D is
+** written column-major [M,N]: row-major [N,M], the transpose of the other order's. */
+static int make_desc(xp_lt *p) {
+  int rc = XP_EXIT_FAILED;
+  cudaDataType_t in = p->dt == XP_LT_BF16 ? CUDA_R_16BF : CUDA_R_8F_E4M3;
+  cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+  XP_CUBLAS(cublasLtMatmulDescCreate(&p->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+  XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+  if (p->dt == XP_LT_FP8_BLOCK && (rc = set_block_modes(p))) goto fail;
+  if ((rc = make_layout(&p->lw, in, p->k, p->n, p->batch)) ||
+      (rc = make_layout(&p->la, in, p->k, p->m, p->batch)) ||
+      (rc = make_layout(&p->ld, CUDA_R_16BF, p->act_first ? p->m : p->n,
+                        p->act_first ? p->n : p->m, p->batch)))
+    goto fail;
+  rc = 0;
+fail:
+  return rc;
+}
+
+static void drop_desc(xp_lt *p) {
+  if (p->lw) cublasLtMatrixLayoutDestroy(p->lw);
+  if (p->la) cublasLtMatrixLayoutDestroy(p->la);
+  if (p->ld) cublasLtMatrixLayoutDestroy(p->ld);
+  if (p->op) cublasLtMatmulDescDestroy(p->op);
+  p->lw = p->la = p->ld = NULL, p->op = NULL;
+}
+
+/* Candidates in the first operand order the heuristic offers any for at the plan's rows:
+** weights first (every dtype's order, D row-major [M,N]), then for fp8_block activations
+** first (VEC128 in A, BLK128x128 in B: NVIDIA's LtBlk128x128Fp8Matmul sample's order, D
+** transposed), never at one row. cuBLASLt 13.1 on an H200 offers weights first at M = 4, 8,
+** 12, 16, ... only, activations first at M = 1, 8, 16, 24, ...; and at M = 1 that one is
+** wrong (7074 of 7168 elements of a 1x7168x2048 product; a probe of single blocks found it
+** reading W's scales of row block 0 for every row block and A's from 256 apart, past their
+** end: scales of the other operand's places). With none, *st gets the heuristic's answer
+** (NOT_SUPPORTED unless an order answered something else). Returns nonzero only where
+** something else failed (said). */
+static int try_orders(xp_lt *p, int top_n, cublasStatus_t *st) {
+  cublasStatus_t got = CUBLAS_STATUS_NOT_SUPPORTED;
+  const int orders = p->dt == XP_LT_FP8_BLOCK && p->m > 1 ? 2 : 1;
+  int rc;
+  *st = CUBLAS_STATUS_NOT_SUPPORTED;
+  for (int o = 0; o < orders; o++) {
+    p->act_first = o == 1;
+    drop_desc(p);
+    if ((rc = make_desc(p)) || (rc = ask_heuristic(p, top_n, &got))) return rc;
+    if (p->ncand > 0) return 0;
+    if (got != CUBLAS_STATUS_NOT_SUPPORTED) *st = got;
+  }
+  return 0;
+}
+
+/* The plan's candidates. An fp8_block M cuBLASLt has no plan for (try_orders) runs as the
+** fewest rows above it, up to M rounded up to 8, that it has one for: on an H200 with
+** cuBLASLt 13.1, M = 1, 2 and 3 run as 4 rows, 5 to 7 as 8 (DeepSeek-V3's decode: every
+** GEMM at batch 1, its experts' 2 rows at batch 16 and 5 at batch 128). The added rows are
+** padding tokens, as an engine's block-scaled kernel pads M to its tile (64 rows and more),
+** at no cost a memory-bound decode GEMM would show; xp_lt_m says how many rows the plan runs.
+** None: XP_EXIT_FAILED naming the heuristic's status. */
+static int query_candidates(xp_lt *p, int top_n) {
+  const int m = p->m, last = p->dt == XP_LT_FP8_BLOCK ? (m + 7) / 8 * 8 : m;
+  cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
+  int rc;
+  for (; p->m <= last; p->m++) {
+    if ((rc = try_orders(p, top_n, &st))) return rc;
+    if (p->ncand > 0) break;
+    if (st != CUBLAS_STATUS_NOT_SUPPORTED) break; /* an error, not a missing kernel */
+  }
+  if (p->ncand == 0) {
+    char order[96] = "";
+    if (p->dt == XP_LT_FP8_BLOCK)
+      snprintf(order, sizeof order, " in either operand order%s", last > m ? ", nor padded to "
+               "up to 8 rows" : "");
+    p->m = m;
+    if (st != CUBLAS_STATUS_NOT_SUPPORTED)
+      return xp_error(XP_EXIT_FAILED, "cuBLASLt's heuristic answered %s for %s M=%d N=%d K=%d "
+                      "batch=%d%s: %s", cublasLtGetStatusName(st), xp_lt_dtype_name(p->dt), p->m,
+                      p->n, p->k, p->batch, order, cublasLtGetStatusString(st));
+    return xp_error(XP_EXIT_FAILED, "cuBLASLt has no %s algorithm for M=%d N=%d K=%d batch=%d "
+                    "within a %zu-byte workspace%s (heuristic: CUBLAS_STATUS_NOT_SUPPORTED)",
+                    xp_lt_dtype_name(p->dt), m, p->n, p->k, p->batch, p->workspace, order);
+  }
+  p->desc = xp_xcalloc((size_t)p->ncand, sizeof *p->desc);
+  p->algo_id = xp_xcalloc((size_t)p->ncand, sizeof *p->algo_id);
+  for (int i = 0; i < p->ncand; i++) {
+    describe(&p->cand[i], p->desc[i], sizeof p->desc[i], &p->algo_id[i]);
+    if (p->dt == XP_LT_FP8_BLOCK) /* which order ran is part of what was measured */
+      snprintf(p->desc[i] + strlen(p->desc[i]), sizeof p->desc[i] - strlen(p->desc[i]),
+               " order=%s", p->act_first ? "activations,weights" : "weights,activations");
+  }
+  return 0;
 }
 
 int xp_lt_create_batched(cublasLtHandle_t h, int m, int n, int k, int batch,
@@ -271,15 +373,6 @@ int xp_lt_create_batched(cublasLtHandle_t h, int m, int n, int k, int batch,
   p->h = h;
   p->m = m, p->n = n, p->k = k, p->batch = batch, p->dt = dt;
   p->workspace = workspace_bytes;
-  cudaDataType_t in = dt == XP_LT_BF16 ? CUDA_R_16BF : CUDA_R_8F_E4M3;
-  cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-  XP_CUBLAS(cublasLtMatmulDescCreate(&p->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-  XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
-  XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
-  if (dt == XP_LT_FP8_BLOCK && (rc = set_block_modes(p))) goto fail;
-  if ((rc = make_layout(&p->lw, in, k, n, batch)) || (rc = make_layout(&p->la, in, k, m, batch)) ||
-      (rc = make_layout(&p->ld, CUDA_R_16BF, n, m, batch)))
-    goto fail;
   if ((rc = query_candidates(p, top_n > 0 ? top_n : XP_LT_TOP_N_DEFAULT))) goto fail;
   *out = p;
   return 0;
@@ -328,16 +421,20 @@ int xp_lt_run(xp_lt *p, const void *A, const void *W, void *D, const float *scal
   float alpha = 1.0f;
   const float zero = 0.0f;
   if (p->dt == XP_LT_FP8_E4M3) alpha = (scale_a ? *scale_a : 1.0f) * (scale_w ? *scale_w : 1.0f);
+  const void *first = W, *second = A;
   if (p->dt == XP_LT_FP8_BLOCK) {
     if (!scale_a || !scale_w) return xp_error(XP_EXIT_USAGE, "block-scaled fp8 needs both scale arrays");
-    XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &scale_w,
-                                             sizeof scale_w));
-    XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &scale_a,
-                                             sizeof scale_a));
+    const float *sfirst = p->act_first ? scale_a : scale_w, *ssecond = p->act_first ? scale_w : scale_a;
+    if (p->act_first) first = A, second = W;
+    XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sfirst,
+                                             sizeof sfirst));
+    XP_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &ssecond,
+                                             sizeof ssecond));
   }
   /* kept: a caller going on past a candidate cuBLASLt refuses asks what it answered */
-  XP_CUBLAS(p->status = cublasLtMatmul(p->h, p->op, &alpha, W, p->lw, A, p->la, &zero, D, p->ld,
-                                       D, p->ld, &p->cand[p->sel].algo, workspace, p->workspace, s));
+  XP_CUBLAS(p->status = cublasLtMatmul(p->h, p->op, &alpha, first, p->act_first ? p->la : p->lw,
+                                       second, p->act_first ? p->lw : p->la, &zero, D, p->ld, D,
+                                       p->ld, &p->cand[p->sel].algo, workspace, p->workspace, s));
   rc = 0;
 fail:
   return rc;
@@ -345,10 +442,7 @@ fail:
 
 void xp_lt_destroy(xp_lt *p) {
   if (!p) return;
-  if (p->lw) cublasLtMatrixLayoutDestroy(p->lw);
-  if (p->la) cublasLtMatrixLayoutDestroy(p->la);
-  if (p->ld) cublasLtMatrixLayoutDestroy(p->ld);
-  if (p->op) cublasLtMatmulDescDestroy(p->op);
+  drop_desc(p);
   if (p->stand_in) cudaFree(p->stand_in);
   free(p->cand);
   free(p->desc);

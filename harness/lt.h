@@ -18,7 +18,8 @@ typedef struct xp_lt xp_lt;
 
 /* XP_LT_FP8_BLOCK: e4m3 with one fp32 scale per 128x128 block of W and one per token per 128
 ** of K of A (DeepSeek-V3/V4 checkpoints, as vLLM and SGLang run them): cuBLASLt 12.9+ on
-** Hopper (sm_90) only; elsewhere the heuristic offers nothing and xp_lt_create fails. */
+** Hopper (sm_90) only; elsewhere the heuristic offers nothing and xp_lt_create fails. Its plan may compute
+** the product with the operands swapped, D written transposed (xp_lt_out_transposed). */
 enum xp_lt_dtype { XP_LT_BF16, XP_LT_FP8_E4M3, XP_LT_FP8_BLOCK };
 
 /* Workspace the plans are tuned for: cuBLAS recommends 32 MiB on Hopper. */
@@ -29,7 +30,8 @@ enum xp_lt_dtype { XP_LT_BF16, XP_LT_FP8_E4M3, XP_LT_FP8_BLOCK };
 /* Build a plan and query up to `top_n` heuristic candidates (top_n <= 0: the default).
 ** fp8 needs compute capability >= 8.9; on older devices this fails with XP_EXIT_ENV and a
 ** message naming the device. No candidate (no algorithm for this shape, dtype and device) is
-** XP_EXIT_FAILED. Returns 0 or an exit code after reporting the error. */
+** XP_EXIT_FAILED, the heuristic's status in the message. Returns 0 or an exit code after
+** reporting the error. */
 int xp_lt_create(cublasLtHandle_t h, int m, int n, int k, enum xp_lt_dtype dt,
                  size_t workspace_bytes, int top_n, xp_lt **out);
 /* The same for `batch` independent matmuls of one shape in one strided-batched launch
@@ -54,6 +56,12 @@ int xp_lt_algo_id(const xp_lt *p, int idx);
 const char *xp_lt_algo_desc(const xp_lt *p, int idx);
 /* Bytes of workspace candidate idx needs (<= the plan's workspace). */
 size_t xp_lt_algo_workspace(const xp_lt *p, int idx);
+/* Whether the plan writes D transposed: row-major [N,M] (column-major [M,N]) where it is
+** otherwise row-major [M,N]. Only an fp8_block plan does, where cuBLASLt runs block scales
+** with the activations as its A (its candidates' descriptions say "order=activations,weights"):
+** fp8 takes only the TN layout, so swapping the operands transposes the output. The same
+** bytes at M = 1. */
+int xp_lt_out_transposed(const xp_lt *p);
 /* Enqueue D = A * W^T on stream s with the selected candidate. For fp8, scale_a and scale_w
 ** point at the per-tensor dequantisation scales (one fp32 each, in HOST memory; NULL means
 ** 1); for fp8_block at the DEVICE arrays of block scales, laid out as
@@ -63,7 +71,10 @@ int xp_lt_run(xp_lt *p, const void *A, const void *W, void *D, const float *scal
               const float *scale_w, void *workspace, cudaStream_t s);
 void xp_lt_destroy(xp_lt *p);
 
-/* Shape and dtype accessors, for callers that size buffers from a plan. */
+/* Shape and dtype accessors, for callers that size buffers from a plan. xp_lt_m is the rows
+** the plan runs: for fp8_block it may exceed the M asked, up to M rounded up to 8, where
+** cuBLASLt has no block-scaled plan at M (the rows past M are padding tokens; A, D and the
+** activations' scales are then sized, laid out and filled for xp_lt_m rows). */
 int xp_lt_m(const xp_lt *p);
 int xp_lt_n(const xp_lt *p);
 int xp_lt_k(const xp_lt *p);

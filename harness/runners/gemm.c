@@ -10,8 +10,12 @@
 ** vLLM and SGLang run them: one fp32 scale per 128x128 weight block, one per token per 128 of
 ** K; kernels/ceilings/block_scales.h lays them out). Block scales are random per block and
 ** the reference applies the same ones, so a scale read from the wrong place fails the check;
-** they rotate with the weights and count in the bytes. A GEMM cuBLASLt has no block-scaled
-** algorithm for (any GPU but Hopper; a batched one) is recorded skipped, saying why.
+** they rotate with the weights and count in the bytes. cuBLASLt may run them with the
+** operands swapped (D transposed: lt.h), the reference laid out to match, its params'
+** algo_default naming the order; an M it has no right plan for runs padded to more rows
+** (lt.h; on an H200 M = 1 to 3 run as 4), params m_run and the note saying so. A GEMM
+** cuBLASLt has no block-scaled algorithm for (any GPU but Hopper; a batched one) is recorded
+** skipped, saying why.
 ** dtype = "checkpoint" runs each GEMM at the dtype its model file's checkpoint_* keys give it
 ** (models.h), in one run: operands are filled per GEMM in its dtype, each judged against its
 ** dtype's peak; an FP4 GEMM, which xp does not measure, is recorded skipped.
@@ -434,6 +438,7 @@ typedef struct gemm_result {
   char refused[240];   /* the refused candidates (xp_gemm_refused_list) */
   timing def, best;
   double max_err_rel;  /* worst |D - ref| / rms(ref) of the default; NAN when none ran */
+  int64_t m_run;       /* rows the plan ran: more than the shape's M where fp8_block pads (lt.h) */
 } gemm_result;
 
 /* GPU state shared by every shape of a run. */
@@ -581,7 +586,7 @@ static int check_candidates(bench *b, struct launch *l, const xp_gemm_shape *s, 
   float scale = dt == DT_FP8 ? 0.5f * 4.0f : 1.0f; /* the device scales (bench_open) */
   if (dt == DT_BLOCK)
     XP_CUDA(xp_ref_gemm_block(l->A, l->W, l->sa, (const float *)l->sw, b->ref, (int)s->m,
-                              (int)s->n, (int)s->k, b->s));
+                              (int)s->n, (int)s->k, xp_lt_out_transposed(l->p), b->s));
   else
     XP_CUDA(xp_ref_gemm(l->A, l->W, b->ref, (int)s->m, (int)s->n, (int)s->k, (int)s->bmm,
                         dt == DT_FP8 ? XP_KDT_FP8_E4M3 : XP_KDT_BF16, scale, b->s));
@@ -646,6 +651,14 @@ fail:
   return rc;
 }
 
+/* A case run padded says so in its note, after what the note already says. */
+static void pad_note(gemm_result *r, int64_t m, int64_t m_run) {
+  size_t len = strlen(r->note);
+  snprintf(r->note + len, sizeof r->note - len, "%sran as %lld rows, %lld of them padding: "
+           "cuBLASLt has no right block-scaled plan at M=%lld (params.m_run)", len ? "; " : "",
+           (long long)m_run, (long long)(m_run - m), (long long)m);
+}
+
 static int measure_shape(bench *b, const xp_gemm_shape *s, gemm_result *res /* [2] */) {
   int rc;
   xp_lt *p = NULL;
@@ -685,7 +698,11 @@ static int measure_shape(bench *b, const xp_gemm_shape *s, gemm_result *res /* [
     return xp_error(rc, "%s", why);
   }
   if (rc) return rc;
-  if ((rc = fill_shape(b, s, stride))) {
+  /* the rows the plan runs: an fp8_block M cuBLASLt has no plan for runs padded (lt.h), its
+  ** padding tokens filled, scaled and checked like the others */
+  xp_gemm_shape run = *s;
+  run.m = xp_lt_m(p);
+  if ((rc = fill_shape(b, &run, stride))) {
     xp_lt_destroy(p);
     return rc;
   }
@@ -693,7 +710,7 @@ static int measure_shape(bench *b, const xp_gemm_shape *s, gemm_result *res /* [
   xp_gemm_cand *cand = xp_xcalloc((size_t)n, sizeof *cand);
   struct launch l = {p, b->A, b->pool, stride, 1, b->D, b->scales, (const char *)(b->scales + 1), 0, b->ws};
   if (block) l.sa = b->ascale, l.sw = b->spool, l.sstride = scale_stride(s);
-  if ((rc = check_candidates(b, &l, s, cand))) goto done;
+  if ((rc = check_candidates(b, &l, &run, cand))) goto done;
   for (int c = 0; c < 2 && rc == 0; c++) {
     gemm_result *r = &res[c];
     int def = 0;
@@ -703,7 +720,9 @@ static int measure_shape(bench *b, const xp_gemm_shape *s, gemm_result *res /* [
     r->per_graph = ((b->g->launches + l.nbuf - 1) / l.nbuf) * l.nbuf;
     rc = time_mode(b, &l, cand, r, &def);
     r->failed = rc == 0 && def < 0;
+    r->m_run = run.m;
     tally(cand, n, r);
+    if (run.m > s->m) pad_note(r, s->m, run.m);
   }
 done:
   free(cand);
@@ -727,13 +746,15 @@ static int bench_open(bench *b, gemm_setup *g) {
     size_t stride = weight_stride(s, eb), nbuf = g->cold ? (size_t)cold_buffers(b, stride) : 1;
     size_t need = stride * nbuf;
     if (need > b->pool_bytes) b->pool_bytes = need;
+    /* fp8_block may run up to 8-rounded rows (lt.h): A, D and the scales sized for them */
+    const int64_t rows = shape_dt(s) == DT_BLOCK ? (s->m + 7) / 8 * 8 : s->m;
     if (shape_dt(s) == DT_BLOCK) {
       const size_t sneed = scale_stride(s) * nbuf;
-      const size_t as = (size_t)xp_block_layout_of(s->m, s->n, s->k).a_count * sizeof(float);
+      const size_t as = (size_t)xp_block_layout_of(rows, s->n, s->k).a_count * sizeof(float);
       if (sneed > b->spool_bytes) b->spool_bytes = sneed;
       if (as > asmax) asmax = as;
     }
-    size_t a = (size_t)(s->bmm * s->m * s->k) * (size_t)eb, d = (size_t)(s->bmm * s->m * s->n);
+    size_t a = (size_t)(s->bmm * rows * s->k) * (size_t)eb, d = (size_t)(s->bmm * rows * s->n);
     if (a > amax) amax = a;
     if (d > dmax) dmax = d;
   }
@@ -869,6 +890,7 @@ static int record_result(xp_run *run, const xp_ceilings *c, const gemm_result *r
   cJSON_AddNumberToObject(p, "best_index", r->best.idx);
   cJSON_AddStringToObject(p, "bound", dd->bound);
   cJSON_AddStringToObject(p, "bound_best", db->bound);
+  if (r->m_run > r->shape->m) cJSON_AddNumberToObject(p, "m_run", (double)r->m_run);
   id = xp_run_case(run, r->shape->name, p, "ok", r->note[0] ? r->note : NULL);
   cJSON_Delete(p);
   if (id < 0) return XP_EXIT_DB;

@@ -195,7 +195,7 @@ extern "C" cudaError_t xp_ref_gemm(const void *A, const void *W, float *ref, int
 ** token and one of W's block. */
 __global__ void ref_gemm_block_kernel(const __nv_fp8_e4m3 *A, const __nv_fp8_e4m3 *W,
                                       const float *sa, const float *sw, float *ref, int m,
-                                      int n, int k, int64_t a_ld, int64_t w_ld) {
+                                      int n, int k, int64_t a_ld, int64_t w_ld, int transposed) {
   __shared__ float as[REF_TILE][REF_TILE + 1], ws[REF_TILE][REF_TILE + 1];
   int row = blockIdx.y * REF_TILE + threadIdx.y; /* of D: token */
   int col = blockIdx.x * REF_TILE + threadIdx.x; /* of D: output feature */
@@ -212,17 +212,17 @@ __global__ void ref_gemm_block_kernel(const __nv_fp8_e4m3 *A, const __nv_fp8_e4m
       acc += part * sa[xp_block_a_index(a_ld, row, k0)] * sw[xp_block_w_index(w_ld, col, k0)];
     __syncthreads();
   }
-  if (row < m && col < n) ref[(size_t)row * n + col] = acc;
+  if (row < m && col < n) ref[transposed ? (size_t)col * m + row : (size_t)row * n + col] = acc;
 }
 
 extern "C" cudaError_t xp_ref_gemm_block(const void *A, const void *W, const float *sa,
                                          const float *sw, float *ref, int m, int n, int k,
-                                         cudaStream_t s) {
+                                         int transposed, cudaStream_t s) {
   static_assert(XP_BLOCK_SCALE % REF_TILE == 0, "a reference tile must lie in one K group");
   const xp_block_layout l = xp_block_layout_of(m, n, k);
   dim3 grid((n + REF_TILE - 1) / REF_TILE, (m + REF_TILE - 1) / REF_TILE, 1);
   ref_gemm_block_kernel<<<grid, dim3(REF_TILE, REF_TILE), 0, s>>>(
-      (const __nv_fp8_e4m3 *)A, (const __nv_fp8_e4m3 *)W, sa, sw, ref, m, n, k, l.a_ld, l.w_ld);
+      (const __nv_fp8_e4m3 *)A, (const __nv_fp8_e4m3 *)W, sa, sw, ref, m, n, k, l.a_ld, l.w_ld, transposed);
   return cudaGetLastError();
 }
 

@@ -48,9 +48,10 @@ cudaError_t xp_ref_gemm(const void *A, const void *W, float *ref, int m, int n, 
 
 /* The same for one block-scaled fp8 matmul (dtype fp8_block): A [m][k] and W [n][k] e4m3,
 ** each product scaled by A's scale of its token and K group and W's of its 128x128 block, sa
-** and sw laid out as block_scales.h says (the layout cuBLASLt reads them in). */
+** and sw laid out as block_scales.h says (the layout cuBLASLt reads them in). transposed:
+** ref is [n][m], as a plan that swapped the operands writes D (xp_lt_out_transposed). */
 cudaError_t xp_ref_gemm_block(const void *A, const void *W, const float *sa, const float *sw,
-                              float *ref, int m, int n, int k, cudaStream_t s);
+                              float *ref, int m, int n, int k, int transposed, cudaStream_t s);
 
 /* Outcome of comparing a bf16 result with the float32 reference. */
 typedef struct xp_gemm_check {

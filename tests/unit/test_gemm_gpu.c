@@ -102,10 +102,24 @@ static void test_matmul(void) {
 
 /* fp8_block at a decode shape: fresh random e4m3 operands and random block scales (padding
 ** included), cuBLASLt's candidate 0 against the block-scaled reference built with weight
-** scales of seed ref_seed (42 is the ones the matmul got). ~0 when cuBLASLt has no plan. */
-static unsigned long long block_wrong(int m, int n, int k, uint64_t ref_seed) {
-  const xp_block_layout l = xp_block_layout_of(m, n, k);
+** scales of seed ref_seed (42 is the ones the matmul got), laid out as the plan says it writes
+** D, or (flip) the other way; operands of as many rows as the plan runs (xp_lt_m: an M it has
+** no plan for runs padded). ~0 when cuBLASLt has no plan (said). */
+static unsigned long long block_wrong(int m0, int n, int k, uint64_t ref_seed, int flip) {
   xp_lt *p = NULL;
+  xp_error_quiet(1);
+  int rc = xp_lt_create(h, m0, n, k, XP_LT_FP8_BLOCK, XP_LT_WORKSPACE_BYTES, 4, &p);
+  xp_error_quiet(0);
+  if (rc) {
+    printf("fp8_block %dx%dx%d: %s\n", m0, n, k, xp_last_error());
+    CHECK_EQ_INT(rc, XP_EXIT_FAILED);
+    CHECK(strstr(xp_last_error(), "fp8_block") != NULL);
+    xp_clear_error();
+    return ~0ull;
+  }
+  const int m = xp_lt_m(p), t = xp_lt_out_transposed(p);
+  CHECK(m >= m0 && m <= (m0 + 7) / 8 * 8);
+  const xp_block_layout l = xp_block_layout_of(m, n, k);
   void *A = NULL, *W = NULL, *D = NULL;
   float *sa = NULL, *sw = NULL, *sw_ref = NULL, *ref = NULL;
   CHECK(cudaMalloc(&A, (size_t)m * k) == cudaSuccess && cudaMalloc(&W, (size_t)n * k) == cudaSuccess);
@@ -119,32 +133,30 @@ static unsigned long long block_wrong(int m, int n, int k, uint64_t ref_seed) {
   CHECK(xp_fill_scales(sa, (size_t)l.a_count, 44, s) == cudaSuccess);
   CHECK(xp_fill_scales(sw, (size_t)l.w_count, 42, s) == cudaSuccess);
   CHECK(xp_fill_scales(sw_ref, (size_t)l.w_count, ref_seed, s) == cudaSuccess);
-  unsigned long long bad = ~0ull;
-  xp_error_quiet(1);
-  int rc = xp_lt_create(h, m, n, k, XP_LT_FP8_BLOCK, XP_LT_WORKSPACE_BYTES, 4, &p);
-  xp_error_quiet(0);
-  if (rc == 0) {
-    xp_gemm_check chk;
-    CHECK(cudaMemsetAsync(D, 0xff, (size_t)m * n * 2, s) == cudaSuccess);
-    CHECK_EQ_INT(xp_lt_run(p, A, W, D, sa, sw, ws, s), 0);
-    CHECK(xp_ref_gemm_block(A, W, sa, sw_ref, ref, m, n, k, s) == cudaSuccess);
-    CHECK(xp_check_gemm(D, ref, (size_t)m * n, XP_GEMM_CHECK_RTOL, XP_GEMM_CHECK_ATOL_RMS, &chk, s) ==
-          cudaSuccess);
-    CHECK(chk.ref_rms > 0);
-    bad = chk.bad;
-  } else {
-    CHECK_EQ_INT(rc, XP_EXIT_FAILED);
-    CHECK(strstr(xp_last_error(), "fp8_block") != NULL);
-    printf("fp8_block %dx%dx%d: %s\n", m, n, k, xp_last_error());
-    xp_clear_error();
-  }
+  xp_gemm_check chk;
+  /* the plan says which operand order it took, and that order is the one that ran */
+  CHECK(strstr(xp_lt_algo_desc(p, 0), t ? "order=activations,weights" : "order=weights,activations"));
+  CHECK(cudaMemsetAsync(D, 0xff, (size_t)m * n * 2, s) == cudaSuccess);
+  CHECK_EQ_INT(xp_lt_run(p, A, W, D, sa, sw, ws, s), 0);
+  CHECK(xp_ref_gemm_block(A, W, sa, sw_ref, ref, m, n, k, t ^ flip, s) == cudaSuccess);
+  CHECK(xp_check_gemm(D, ref, (size_t)m * n, XP_GEMM_CHECK_RTOL, XP_GEMM_CHECK_ATOL_RMS, &chk, s) ==
+        cudaSuccess);
+  CHECK(chk.ref_rms > 0);
+  if (ref_seed == 42 && !flip)
+    printf("fp8_block %dx%dx%d: rows %d, %d candidates, #0 %s; %llu of %llu wrong, worst %.3g x rms\n",
+           m0, n, k, m, xp_lt_algo_count(p), xp_lt_algo_desc(p, 0), chk.bad, chk.count,
+           chk.max_abs_err / chk.ref_rms);
   xp_lt_destroy(p);
   cudaFree(A), cudaFree(W), cudaFree(D), cudaFree(ref), cudaFree(sa), cudaFree(sw), cudaFree(sw_ref);
-  return bad;
+  return chk.bad;
 }
 
-/* DeepSeek-V3/V4's decode shapes at M = 1, 16, 128: right on Hopper (the only GPU cuBLASLt
-** runs block scales on), and the check catches scales applied from the wrong blocks. */
+/* DeepSeek-V3/V4's shapes at decode M 1 to 256, a MoE expert's 2, 3 and 5 rows among them:
+** right on Hopper, the only GPU cuBLASLt runs block scales on (cuBLASLt 13.1 on an H200 has no
+** plan at M = 1, 2, 3, 5 with the weights as its A, and the one it offers at M = 1 with the
+** activations as its A is wrong: lt.c pads such M), elsewhere no plan; and the
+** check catches scales applied from the wrong blocks and an output read in the other layout
+** than the plan wrote. */
 static void test_block(void) {
   int dev = 0, major = 0, minor = 0;
   cudaGetDevice(&dev);
@@ -157,14 +169,18 @@ static void test_block(void) {
   xp_error_quiet(0);
   CHECK(p == NULL);
   if (major * 10 + minor < 89) return; /* no fp8 at all: test_matmul checks that refusal */
-  const int shapes[3][3] = {{1, 7168, 2048}, {16, 4096, 7168}, {128, 7168, 2048}};
-  for (int i = 0; i < 3; i++) {
-    unsigned long long bad = block_wrong(shapes[i][0], shapes[i][1], shapes[i][2], 42);
+  const int shapes[][3] = {{1, 7168, 2048}, {1, 1536, 7168}, {2, 512, 7168}, {3, 1536, 7168},
+                           {5, 7168, 256}, {16, 4096, 7168}, {64, 7168, 2048}, {128, 7168, 2048},
+                           {256, 4096, 7168}};
+  for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+    const int m = shapes[i][0], n = shapes[i][1], k = shapes[i][2];
+    unsigned long long bad = block_wrong(m, n, k, 42, 0);
     if (major == 9 && minor == 0) CHECK_EQ_INT(bad, 0);
     if (bad == ~0ull) continue; /* no block-scaled algorithm here: said above */
     CHECK_EQ_INT(bad, 0);
-    const unsigned long long count = (unsigned long long)shapes[i][0] * shapes[i][1];
-    CHECK(block_wrong(shapes[i][0], shapes[i][1], shapes[i][2], 99) > count / 2);
+    const unsigned long long count = (unsigned long long)m * n;
+    CHECK(block_wrong(m, n, k, 99, 0) > count / 2);
+    if (m > 1) CHECK(block_wrong(m, n, k, 42, 1) > count / 2);
   }
 }
 
