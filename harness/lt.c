@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ceilings/block_scales.h"
 #include "gpu.h"
 #include "xp.h"
 
@@ -289,6 +290,23 @@ static void drop_desc(xp_lt *p) {
   p->lw = p->la = p->ld = NULL, p->op = NULL;
 }
 
+/* None in either order of a block-scaled plan: skipped (XP_EXIT_ENV, why said) only where
+** the device lacks block scales (block_scales.h), else the plan's failure naming the status. */
+static int block_no_plan(const xp_lt *p, cublasStatus_t st) {
+  int dev = 0, major = 0, minor = 0;
+  const size_t v = cublasLtGetVersion();
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess ||
+      !xp_block_no_plan_skips(st == CUBLAS_STATUS_NOT_SUPPORTED, major, minor, (long)v))
+    return 0;
+  return xp_error(XP_EXIT_ENV, "cuBLASLt has no fp8_block algorithm for M=%d N=%d K=%d: cuBLASLt "
+                  "%zu.%zu.%zu runs block scales on Hopper (sm_90) from 12.9, and device %d is "
+                  "compute capability %d.%d%s", p->m, p->n, p->k, v / 10000, v / 100 % 100,
+                  v % 100, dev, major, minor,
+                  major == 9 ? "" : " (Ada and Blackwell scale fp8 blocks as MXFP8)");
+}
+
 /* Candidates in the first operand order the heuristic offers any for at the plan's rows:
 ** weights first (every dtype's order, D row-major [M,N]), then for fp8_block activations
 ** first (VEC128 in A, BLK128x128 in B: NVIDIA's LtBlk128x128Fp8Matmul sample's order, D
@@ -320,14 +338,16 @@ static int try_orders(xp_lt *p, int top_n, cublasStatus_t *st) {
 ** GEMM at batch 1, its experts' 2 rows at batch 16 and 5 at batch 128). The added rows are
 ** padding tokens, as an engine's block-scaled kernel pads M to its tile (64 rows and more),
 ** at no cost a memory-bound decode GEMM would show; xp_lt_m says how many rows the plan runs.
-** None: XP_EXIT_FAILED naming the heuristic's status. */
+** None: XP_EXIT_ENV where the device lacks block scales (block_no_plan), else XP_EXIT_FAILED
+** naming the heuristic's status. */
 static int query_candidates(xp_lt *p, int top_n) {
   const int m = p->m, last = p->dt == XP_LT_FP8_BLOCK ? (m + 7) / 8 * 8 : m;
-  cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
+  cublasStatus_t st = CUBLAS_STATUS_SUCCESS, at_m = CUBLAS_STATUS_SUCCESS;
   int rc;
   for (; p->m <= last; p->m++) {
     if ((rc = try_orders(p, top_n, &st))) return rc;
     if (p->ncand > 0) break;
+    if (p->m == m) at_m = st;
     if (st != CUBLAS_STATUS_NOT_SUPPORTED) break; /* an error, not a missing kernel */
   }
   if (p->ncand == 0) {
@@ -336,6 +356,7 @@ static int query_candidates(xp_lt *p, int top_n) {
       snprintf(order, sizeof order, " in either operand order%s", last > m ? ", nor padded to "
                "up to 8 rows" : "");
     p->m = m;
+    if (p->dt == XP_LT_FP8_BLOCK && (rc = block_no_plan(p, at_m))) return rc;
     if (st != CUBLAS_STATUS_NOT_SUPPORTED)
       return xp_error(XP_EXIT_FAILED, "cuBLASLt's heuristic answered %s for %s M=%d N=%d K=%d "
                       "batch=%d%s: %s", cublasLtGetStatusName(st), xp_lt_dtype_name(p->dt), p->m,

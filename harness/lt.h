@@ -18,7 +18,7 @@ typedef struct xp_lt xp_lt;
 
 /* XP_LT_FP8_BLOCK: e4m3 with one fp32 scale per 128x128 block of W and one per token per 128
 ** of K of A (DeepSeek-V3/V4 checkpoints, as vLLM and SGLang run them): cuBLASLt 12.9+ on
-** Hopper (sm_90) only; elsewhere the heuristic offers nothing and xp_lt_create fails. Its plan may compute
+** Hopper (sm_90) only; elsewhere xp_lt_create fails with XP_EXIT_ENV. Its plan may compute
 ** the product with the operands swapped, D written transposed (xp_lt_out_transposed). */
 enum xp_lt_dtype { XP_LT_BF16, XP_LT_FP8_E4M3, XP_LT_FP8_BLOCK };
 
@@ -30,8 +30,9 @@ enum xp_lt_dtype { XP_LT_BF16, XP_LT_FP8_E4M3, XP_LT_FP8_BLOCK };
 /* Build a plan and query up to `top_n` heuristic candidates (top_n <= 0: the default).
 ** fp8 needs compute capability >= 8.9; on older devices this fails with XP_EXIT_ENV and a
 ** message naming the device. No candidate (no algorithm for this shape, dtype and device) is
-** XP_EXIT_FAILED, the heuristic's status in the message. Returns 0 or an exit code after
-** reporting the error. */
+** XP_EXIT_FAILED, the heuristic's status in the message; for fp8_block it is XP_EXIT_ENV where
+** the device lacks block scales (not Hopper, or cuBLASLt before 12.9) and the heuristic said
+** NOT_SUPPORTED. Returns 0 or an exit code after reporting the error. */
 int xp_lt_create(cublasLtHandle_t h, int m, int n, int k, enum xp_lt_dtype dt,
                  size_t workspace_bytes, int top_n, xp_lt **out);
 /* The same for `batch` independent matmuls of one shape in one strided-batched launch

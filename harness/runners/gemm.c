@@ -13,9 +13,10 @@
 ** they rotate with the weights and count in the bytes. cuBLASLt may run them with the
 ** operands swapped (D transposed: lt.h), the reference laid out to match, its params'
 ** algo_default naming the order; an M it has no right plan for runs padded to more rows
-** (lt.h; on an H200 M = 1 to 3 run as 4), params m_run and the note saying so. A GEMM
-** cuBLASLt has no block-scaled algorithm for (any GPU but Hopper; a batched one) is recorded
-** skipped, saying why.
+** (lt.h; on an H200 M = 1 to 3 run as 4), params m_run and the note saying so. A GEMM is
+** recorded skipped, saying why, only where the GPU lacks block-scaled fp8 (any GPU but
+** Hopper, cuBLASLt before 12.9) or it is batched; on a Hopper, no plan is the case's
+** failure, naming cuBLASLt's status.
 ** dtype = "checkpoint" runs each GEMM at the dtype its model file's checkpoint_* keys give it
 ** (models.h), in one run: operands are filled per GEMM in its dtype, each judged against its
 ** dtype's peak; an FP4 GEMM, which xp does not measure, is recorded skipped.
@@ -682,20 +683,23 @@ static int measure_shape(bench *b, const xp_gemm_shape *s, gemm_result *res /* [
   rc = xp_lt_create_batched(b->h, (int)s->m, (int)s->n, (int)s->k, (int)s->bmm, dt,
                             XP_LT_WORKSPACE_BYTES, b->g->top_n, &p);
   xp_error_quiet(0);
-  if (rc == XP_EXIT_FAILED) {
-    /* cuBLASLt has no algorithm for this shape: the case fails, the run goes on. Block-scaled
-    ** fp8 is a Hopper feature of cuBLASLt 12.9+: without one it is skipped, not wrong. */
-    char why[1024];
-    snprintf(why, sizeof why, "%s%s", xp_last_error(), block ? " (cuBLASLt runs "
-             "fp8_block on Hopper, sm_90, from 12.9; Ada and Blackwell scale fp8 as MXFP8)" : "");
-    end_shape(b, res, block, why);
+  if (rc == XP_EXIT_ENV && block) {
+    /* the GPU or its cuBLASLt has no block-scaled fp8 (lt.h): skipped, not wrong; why said */
+    end_shape(b, res, 1, xp_last_error());
     xp_clear_error();
     return 0;
   }
-  if (rc && block) { /* not a skip: said now, as it was not above */
+  if (rc && block) { /* said now, as it was not above */
     char why[1024];
     snprintf(why, sizeof why, "%s", xp_last_error());
-    return xp_error(rc, "%s", why);
+    xp_error(rc, "%s", why);
+  }
+  if (rc == XP_EXIT_FAILED) {
+    /* cuBLASLt made no plan for this shape (its status in the note): the case fails, the run
+    ** goes on */
+    end_shape(b, res, 0, xp_last_error());
+    xp_clear_error();
+    return 0;
   }
   if (rc) return rc;
   /* the rows the plan runs: an fp8_block M cuBLASLt has no plan for runs padded (lt.h), its

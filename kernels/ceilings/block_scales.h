@@ -68,4 +68,18 @@ static inline double xp_block_scale_bytes(int64_t m, int64_t n, int64_t k) {
   const xp_block_layout l = xp_block_layout_of(m, n, k);
   return 4.0 * (double)(l.nb * l.kb + m * l.kb);
 }
+/* Where cuBLASLt has these scale modes at all: from cuBLASLt 12.9 (cublasLtGetVersion()
+** 120900), on Hopper (sm_90) only, as NVIDIA answered in CUDALibrarySamples issue 310. */
+static inline int xp_block_scales_run_on(int cc_major, int cc_minor, long cublaslt_version) {
+  return cc_major == 9 && cc_minor == 0 && cublaslt_version >= 120900;
+}
+
+/* A block-scaled GEMM cuBLASLt's heuristic made no plan for is skipped (1) only where the device
+** lacks the feature: the heuristic answered NOT_SUPPORTED (or offered nothing) on a device and
+** cuBLASLt without block scales. Any other answer (INVALID_VALUE: xp set something up wrong), or
+** any answer on a Hopper with cuBLASLt 12.9+, is the GEMM's failure (0), said with its status. */
+static inline int xp_block_no_plan_skips(int not_supported, int cc_major, int cc_minor,
+                                         long cublaslt_version) {
+  return not_supported && !xp_block_scales_run_on(cc_major, cc_minor, cublaslt_version);
+}
 #endif

@@ -54,8 +54,27 @@ static void test_decode_padding(void) {
   CHECK_NEAR(xp_block_scale_bytes(1, 7168, 2048), 4.0 * (56 * 16 + 16), 1e-12);
 }
 
+/* What a GEMM cuBLASLt's heuristic made no plan for becomes: skipped only off Hopper (or before
+** cuBLASLt 12.9) and only on NOT_SUPPORTED; on an H200 with cuBLASLt 13.1 (130100), the device
+** the brief's run used, it is the GEMM's failure whatever the status, where the run recorded
+** 'skipped' for a heuristic's INVALID_VALUE. */
+static void test_no_plan(void) {
+  CHECK_EQ_INT(xp_block_scales_run_on(9, 0, 130100), 1);
+  CHECK_EQ_INT(xp_block_scales_run_on(9, 0, 120900), 1);
+  CHECK_EQ_INT(xp_block_scales_run_on(9, 0, 120805), 0); /* 12.8: no block scale modes yet */
+  CHECK_EQ_INT(xp_block_scales_run_on(10, 0, 130100), 0); /* B200 */
+  CHECK_EQ_INT(xp_block_scales_run_on(12, 0, 130100), 0); /* RTX PRO 6000 */
+  CHECK_EQ_INT(xp_block_scales_run_on(8, 9, 130100), 0);  /* L40S */
+  CHECK_EQ_INT(xp_block_no_plan_skips(1, 9, 0, 130100), 0); /* H200: NOT_SUPPORTED fails */
+  CHECK_EQ_INT(xp_block_no_plan_skips(0, 9, 0, 130100), 0); /* H200: INVALID_VALUE fails */
+  CHECK_EQ_INT(xp_block_no_plan_skips(1, 12, 0, 130100), 1);
+  CHECK_EQ_INT(xp_block_no_plan_skips(1, 9, 0, 120805), 1);
+  CHECK_EQ_INT(xp_block_no_plan_skips(0, 12, 0, 130100), 0); /* another status is no absence */
+}
+
 int main(void) {
   test_layout();
   test_decode_padding();
+  test_no_plan();
   CHECK_DONE();
 }
