@@ -2,7 +2,9 @@
 -- on one GPU: per GEMM the median time times its launches per step (count), from the latest
 -- ok gemm run of that model and TP that measured this batch with cold weights (read from HBM,
 -- as in decode). The last row is the step's total; it says "incomplete" when a GEMM of the
--- step failed its check, and "a subset" when the run measured only some GEMMs (only = [...], or
+-- step failed (its check, or cuBLASLt had no plan) or was skipped (not measured at its dtype:
+-- FP4 in a checkpoint run, fp8_block off Hopper; the case's note says why), each counted
+-- apart, and "a subset" when the run measured only some GEMMs (only = [...], or
 -- a shapes list labelled with the model). The run is the latest of any GPU: the total names
 -- the GPU it ran on, as view run_configuration spells it (an H200's and an RTX PRO 6000's steps
 -- are 2-3x apart; decode_gap_analysis.sql picks the traces' GPU's).
@@ -43,7 +45,15 @@ FROM (
                             coalesce(', ' || r.gpu, '') || ', run ' || substr(r.uuid, 1, 8) || ')' FROM run r),
                     ' (no gemm run of this model at this tp measured this batch cold)') ||
            CASE WHEN sum(best_us IS NULL) > 0
-                THEN ' incomplete: ' || sum(best_us IS NULL) || ' GEMM(s) failed' ELSE '' END ||
+                THEN ' incomplete: ' ||
+                     CASE WHEN sum(best_us IS NULL AND status IS NOT 'skipped') > 0
+                          THEN sum(best_us IS NULL AND status IS NOT 'skipped') || ' GEMM(s) failed' ||
+                               CASE WHEN sum(status = 'skipped') > 0 THEN ', ' ELSE '' END
+                          ELSE '' END ||
+                     CASE WHEN sum(status = 'skipped') > 0
+                          THEN sum(status = 'skipped') || ' GEMM(s) skipped (not measured at their dtype)'
+                          ELSE '' END
+                ELSE '' END ||
            coalesce((SELECT ' a subset: ' || r.only_gemms FROM run r WHERE r.only_gemms IS NOT NULL), ''),
          NULL, NULL, NULL, NULL, sum(count), NULL, NULL,
          round(sum(default_us * count), 1), round(sum(best_us * count), 1),
