@@ -15,9 +15,14 @@
 -- Predicted (micro-benchmarks):
 --   gemm       the latest ok gemm run of :model at :tp with cold-weight cases at :batch, one
 --              on the configuration's GPU (view run_configuration, runs.gpu_name) preferred to
---              any other, then one of its traces' dtype: each GEMM's median time (cuBLASLt's
+--              any other, then one of its traces' dtype (for traces declared fp8 or fp8_block, a
+--              checkpoint run, each GEMM at the dtype its checkpoint ships, then an fp8_block one,
+--              DeepSeek's block scales as engines run its FP8 checkpoints, then fp8; the basis
+--              names the dtype where it is not the traces'): each GEMM's median time (cuBLASLt's
 --              default algorithm, as an engine gets it) times its launches per step; the
---              best-of-N total and the run's GPU are in the basis. NULL when a GEMM of the step failed its check, or when the run
+--              best-of-N total and the run's GPU are in the basis. NULL when a GEMM of the step
+--              failed (its check, or cuBLASLt had no plan) or was skipped (not measured at its
+--              dtype: FP4, or fp8_block off Hopper; the basis counts each apart), or when the run
 --              measured some GEMMs only (only = [...], or a shapes list labelled with the
 --              model): a run of the whole step is preferred to a newer one of a subset; when
 --              its dtype is not the one the configuration's traces declare (an fp8 engine's
@@ -115,16 +120,25 @@ gemm_runs AS MATERIALIZED (  -- the ok gemm runs of :model at :tp with cold-weig
     AND EXISTS (SELECT 1 FROM cases c WHERE c.run_id = r.id
                 AND json_extract(c.params, '$.batch') = :batch AND json_extract(c.params, '$.cache') = 'cold')
 ),
+gemm_fit AS MATERIALIZED (  -- how well each gemm run's dtype fits each configuration's: 0 another dtype;
+               -- fp8 traces (DeepSeek's checkpoints are block-scaled fp8, as vLLM and SGLang run
+               -- them) are fitted best by a checkpoint run, then fp8_block, then fp8 itself
+  SELECT c.cfg, g.*,
+         CASE WHEN c.dtype IN ('fp8', 'fp8_block') AND g.dtype = 'checkpoint' THEN 3
+              WHEN c.dtype IN ('fp8', 'fp8_block') AND g.dtype = 'fp8_block' THEN 2
+              WHEN g.dtype = c.dtype THEN 1 ELSE 0 END AS fit
+  FROM configs c, gemm_runs g
+),
 gemm_run AS MATERIALIZED (  -- one per configuration: a run on its GPU first (where both name theirs: another
                -- GPU's GEMMs predict none of its step, and one of its own then says what to run),
-               -- then one of the dtype its traces declare (likewise), then a run of the whole step (one of some GEMMs, only = [...] or a shapes list
+               -- then one of the dtype its traces declare (gemm_fit; likewise), then a run of the whole step (one of some GEMMs, only = [...] or a shapes list
                -- under the model's label, predicts no step, and is named in the basis), the latest
   SELECT * FROM (
-    SELECT c.cfg, g.*, row_number() OVER (PARTITION BY c.cfg
-                                          ORDER BY (g.gpu_name = c.gpu_name) IS 1 DESC, (g.dtype = c.dtype) IS 1 DESC,
-                                                   g.subset IS NULL DESC,
-                                                   g.started_at DESC, g.id DESC) AS pick
-    FROM configs c, gemm_runs g)
+    SELECT f.*, row_number() OVER (PARTITION BY f.cfg
+                                   ORDER BY (f.gpu_name = c.gpu_name) IS 1 DESC, f.fit DESC,
+                                            f.subset IS NULL DESC,
+                                            f.started_at DESC, f.id DESC) AS pick
+    FROM gemm_fit f JOIN configs c ON c.cfg = f.cfg)
   WHERE pick = 1
 ),
 gemm_cases AS MATERIALIZED (
@@ -139,9 +153,11 @@ gemm_cases AS MATERIALIZED (
 gemm AS MATERIALIZED (  -- per configuration; other: its gemm run measured another dtype or GPU than its
            -- traces declare (unknown on either side is no difference), so predicts nothing
   SELECT c.cfg, g.run, g.subset, g.dtype, g.gpu_name,
-         coalesce(g.dtype <> c.dtype, 0) AS other_dtype, coalesce(g.gpu_name <> c.gpu_name, 0) AS other_gpu,
+         coalesce(g.fit = 0 AND g.dtype <> c.dtype, 0) AS other_dtype, coalesce(g.gpu_name <> c.gpu_name, 0) AS other_gpu,
+         coalesce(g.fit > 1, 0) AS fitted_dtype,
          count(k.name) AS shapes, sum(k.count) AS launches,
-         sum(k.status <> 'ok' OR k.default_us IS NULL) AS failed,
+         sum(k.status IS NOT 'skipped' AND (k.status <> 'ok' OR k.default_us IS NULL)) AS failed,
+         sum(k.status = 'skipped') AS skipped,
          CASE WHEN sum(k.status <> 'ok' OR k.default_us IS NULL) = 0 AND g.subset IS NULL
               THEN sum(k.default_us * k.count) END AS default_us,
          CASE WHEN sum(k.status <> 'ok' OR k.best_us IS NULL) = 0 AND g.subset IS NULL
@@ -225,7 +241,12 @@ basis AS MATERIALIZED (
     CASE WHEN g.run IS NULL THEN 'no gemm run of this model at this tp with batch ' || :batch || ' (xp run a gemm spec)'
          ELSE 'gemm run ' || g.run || coalesce(' on ' || g.gpu_name, '') || ': ' || g.shapes || ' GEMMs, ' || g.launches || ' launches per step, cuBLASLt default'
               || CASE WHEN g.best_us IS NOT NULL THEN ' (best of its candidates: ' || round(g.best_us, 1) || ' us)' ELSE '' END
-              || CASE WHEN g.failed > 0 THEN '; incomplete: ' || g.failed || ' GEMM(s) failed' ELSE '' END
+              || CASE WHEN g.failed > 0 OR g.skipped > 0 THEN '; incomplete: '
+                      || CASE WHEN g.failed > 0 THEN g.failed || ' GEMM(s) failed'
+                              || CASE WHEN g.skipped > 0 THEN ', ' ELSE '' END ELSE '' END
+                      || CASE WHEN g.skipped > 0 THEN g.skipped || ' GEMM(s) skipped (not measured at their dtype)'
+                              ELSE '' END ELSE '' END
+              || CASE WHEN g.fitted_dtype THEN '; measured as ' || g.dtype || ' for the traces'' ' || c.dtype ELSE '' END
               || CASE WHEN g.subset IS NOT NULL THEN '; a subset of the step (' || g.subset || '), no prediction: '
                       || 'xp run a gemm spec of the whole model' ELSE '' END
               || CASE WHEN g.other_dtype THEN '; measured in ' || g.dtype || ', the traces ran '
