@@ -35,8 +35,11 @@
 ** group a collective ran in cannot be told, and these kernels stay unmatched. Nor can it be
 ** told where the job ran several groups at once (two tensor-parallel groups): kernels paired by
 ** time form one collective only where every two of them overlap (the last member starts before
-** any ends), which the kernels of groups running apart seldom do; groups in lockstep are still
-** taken for one.
+** any ends), which the kernels of groups running apart seldom do, but groups in lockstep do. So
+** a kernel whose "Group size" is not the imported ranks' count is not pooled, nor, where a rank's
+** distributedInfo lists a process group of two ranks or more that is not all of them, one naming
+** no size (the note says so): two TP=2 groups of a job of four are not taken for one of four.
+** Traces that say neither (Kineto of 2022) are pooled as before.
 **
 ** A send and its recv are a collective of two ranks. In a group of two (PP=2) that is the
 ** group, matched as any other. In a larger one (a pipeline's stages in one group of four) they
@@ -270,6 +273,57 @@ static int ends_together(const member *ref, const member *o, int64_t *lag) {
   return together;
 }
 
+/* Is r one of the imported ranks? */
+static int imported(const tt_import *imp, int64_t r) {
+  for (int k = 0; k < imp->nranks; k++)
+    if (imp->ranks[k]->rank == r) return 1;
+  return 0;
+}
+
+/* Does a group of a rank's distributedInfo.pg_config ({"ranks": [0, 1]}, or "[0, 1]" as Kineto's
+** on-demand writer gives it) hold at least two ranks but not every imported one? The kernels
+** naming no group may then have run in it or in the world: which, nothing tells. */
+static int smaller_group(const tt_import *imp, const cJSON *pg) {
+  const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(pg, "ranks"), *x;
+  int n = 0, in = 0;
+  if (cJSON_IsArray(ranks)) {
+    cJSON_ArrayForEach(x, ranks) n++, in += cJSON_IsNumber(x) && imported(imp, (int64_t)x->valuedouble);
+  } else if (cJSON_IsString(ranks)) {
+    for (const char *p = ranks->valuestring; *p;) {
+      char *e;
+      long long v = strtoll(p, &e, 10);
+      if (e == p) p++;
+      else n++, in += imported(imp, v), p = e;
+    }
+  }
+  return n >= 2 && (n != imp->nranks || in != n);
+}
+
+/* The first imported rank whose distributedInfo lists such a group (its number; -1: none). */
+static int64_t rank_in_smaller_group(const tt_import *imp) {
+  for (int k = 0; k < imp->nranks; k++) {
+    const cJSON *di = cJSON_GetObjectItemCaseSensitive(imp->ranks[k]->meta, "distributedInfo"), *pg;
+    const cJSON *pgc = cJSON_GetObjectItemCaseSensitive(di, "pg_config");
+    cJSON_ArrayForEach(pg, pgc) if (smaller_group(imp, pg)) return imp->ranks[k]->rank;
+  }
+  return -1;
+}
+
+/* The kernels naming no group that were not pooled (not_pooled), and what the note says of them. */
+typedef struct untold {
+  int64_t kernels;
+  int64_t smaller_rank; /* rank_in_smaller_group's */
+  int32_t size;         /* the first such kernel's "Group size", 0 where it names none */
+} untold;
+
+/* A kernel naming no group that is not pooled across the imported ranks: its "Group size" is not
+** theirs (PyTorch's saveNcclMeta writes the size always, the group's name only where c10d's is
+** not empty, and none before that key was added), or it names none and a rank's process groups include a smaller one (TP=2 x
+** DP=2: two tensor-parallel groups, whose all-reduces run in lockstep overlap as one of four). */
+static int not_pooled(const tt_import *imp, const tt_collk *c, int64_t smaller_rank) {
+  return c->group_size > 0 ? c->group_size != imp->nranks : smaller_rank >= 0;
+}
+
 /* A send or recv of a group of more than two ranks (pg's listed ranks nl; pg -1: the kernels
 ** naming no group, pooled across the imported ranks): a pair's, matched per pair or not at all. */
 static int p2p_of_many(const tt_import *imp, const tt_collk *c, int32_t pg, int nl) {
@@ -286,7 +340,7 @@ static int p2p_between(const tt_rank *r, const tt_collk *c, int64_t pa, int64_t 
 /* Match the collectives of process group pg across the imported ranks; with pa >= 0, its sends
 ** and recvs between ranks pa and pb alone, a collective of those two. */
 static void match_group(tt_import *imp, int32_t pg, int64_t pa, int64_t pb, int *cross_host, int *aligned,
-                        int64_t *unnamed, int64_t *apart) {
+                        int64_t *unnamed, int64_t *apart, untold *u) {
   member *m = xp_xcalloc((size_t)imp->nranks, sizeof *m);
   int64_t listed[1024];
   int nl = pg >= 0 ? listed_ranks(imp->pgs.str[pg], listed, 1024) : -1;
@@ -297,6 +351,11 @@ static void match_group(tt_import *imp, int32_t pg, int64_t pa, int64_t pb, int 
     for (size_t i = 0; i < r->colls.n; i++) {
       tt_collk *c = XP_VEC_AT(&r->colls, tt_collk, i);
       if (c->pg != pg || (pa >= 0 ? !p2p_between(r, c, pa, pb) : p2p_of_many(imp, c, pg, nl))) continue;
+      if (pg < 0 && pa < 0 && imp->nranks > 1 && not_pooled(imp, c, u->smaller_rank)) {
+        u->kernels++;
+        if (c->group_size > 0 && !u->size) u->size = c->group_size;
+        continue;
+      }
       x->c = xp_xrealloc(x->c, (x->n + 1) * sizeof *x->c);
       x->c[x->n++] = c;
     }
@@ -412,7 +471,8 @@ static int by_pair(const void *x, const void *y) {
 
 /* The sends and recvs of each group of more than two ranks, matched pair by pair: every pair of
 ** ranks a send or recv names (its own and its peer's), once. */
-static void match_pairs(tt_import *imp, int *cross_host, int *aligned, int64_t *unnamed, int64_t *apart) {
+static void match_pairs(tt_import *imp, int *cross_host, int *aligned, int64_t *unnamed, int64_t *apart,
+                        untold *u) {
   p2p_pair *ps = NULL;
   size_t n = 0, cap = 0;
   for (int k = 0; k < imp->nranks; k++) {
@@ -429,17 +489,33 @@ static void match_pairs(tt_import *imp, int *cross_host, int *aligned, int64_t *
   if (n) qsort(ps, n, sizeof *ps, by_pair);
   for (size_t i = 0; i < n; i++)
     if (!i || by_pair(&ps[i - 1], &ps[i]))
-      match_group(imp, ps[i].pg, ps[i].a, ps[i].b, cross_host, aligned, unnamed, apart);
+      match_group(imp, ps[i].pg, ps[i].a, ps[i].b, cross_host, aligned, unnamed, apart, u);
   free(ps);
+}
+
+/* Appends to the note why kernels naming no group were left unmatched, where some were. */
+static void untold_note(tt_import *imp, const untold *u) {
+  if (!u->kernels) return;
+  const size_t at = strlen(imp->match_note);
+  char why[128];
+  if (u->size)
+    snprintf(why, sizeof why, "their \"Group size\" %d is not the %d ranks'", u->size, imp->nranks);
+  else
+    snprintf(why, sizeof why, "rank %lld's distributedInfo lists a process group of fewer ranks",
+             (long long)u->smaller_rank);
+  snprintf(imp->match_note + at, sizeof imp->match_note - at,
+           "; %lld kernels naming no process group not matched: %s, so which ranks ran each together "
+           "cannot be told", (long long)u->kernels, why);
 }
 
 int tt_match_ranks(tt_import *imp) {
   int cross_host = 0, aligned = 0;
   int64_t unnamed = 0, apart = 0;
+  untold u = {0, rank_in_smaller_group(imp), 0};
   for (uint32_t pg = 0; pg < imp->pgs.n; pg++)
-    match_group(imp, (int32_t)pg, -1, -1, &cross_host, &aligned, &unnamed, &apart);
-  match_group(imp, -1, -1, -1, &cross_host, &aligned, &unnamed, &apart); /* kernels of no known group */
-  match_pairs(imp, &cross_host, &aligned, &unnamed, &apart);
+    match_group(imp, (int32_t)pg, -1, -1, &cross_host, &aligned, &unnamed, &apart, &u);
+  match_group(imp, -1, -1, -1, &cross_host, &aligned, &unnamed, &apart, &u); /* kernels of no known group */
+  match_pairs(imp, &cross_host, &aligned, &unnamed, &apart, &u);
   imp->matched = imp->unmatched = 0;
   for (int k = 0; k < imp->nranks; k++) {
     tt_rank *r = imp->ranks[k];
@@ -472,5 +548,6 @@ int tt_match_ranks(tt_import *imp) {
              "matched by process group and order, aligned by time overlap on one host's clock%s",
              unnamed ? "; kernels naming no process group (CUDA graphs, pynccl, custom all-reduce) "
                        "matched across all imported ranks" : "");
+  untold_note(imp, &u);
   return 0;
 }

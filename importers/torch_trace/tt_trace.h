@@ -473,7 +473,7 @@ typedef struct tt_import {
   /* The most two hosts' clocks may differ (TT_HOST_SKEW_NS unless given): ranks naming different
   ** hosts are one job where their GPU windows overlap once widened by this much (tt_read.c) */
   int64_t host_skew_ns;
-  char match_note[256];
+  char match_note[512];
   char *scratch; size_t scratch_cap;
 } tt_import;
 

@@ -154,11 +154,55 @@ static void test_four_ranks(void) {
   tt_import_free(&imp);
 }
 
+/* Two tensor-parallel groups of a job of four ({0, 1} and {2, 3}), in lockstep, whose kernels
+** name no process group: each group's all-reduce overlaps the other's, so pooled across the four
+** ranks they were taken for one collective of four (rank 0 waiting 5 us for rank 3, of the other
+** group). Where the kernels' "Group size" (2) or a rank's distributedInfo (a group [0, 1]) says
+** the group is smaller, they are left unmatched and the note says why; of size 4, or with nothing
+** said (Kineto of 2022), pooled. */
+static void test_lockstep_groups(void) {
+  for (int how = 0; how < 4; how++) { /* 0: "Group size" 2, 1: pg_config, 2: size 4, 3: neither */
+    tt_import imp;
+    tt_import_init(&imp, NULL);
+    tt_rank *r[4];
+    for (int i = 0; i < 4; i++) r[i] = add_rank(&imp, i, NULL), r[i]->world_size = 4;
+    if (how == 1) {
+      cJSON *di = cJSON_AddObjectToObject(r[0]->meta, "distributedInfo");
+      cJSON *pgc = cJSON_AddArrayToObject(di, "pg_config");
+      const int world[] = {0, 1, 2, 3}, tp[] = {0, 1}, self[] = {0};
+      cJSON *g = cJSON_CreateObject();
+      cJSON_AddItemToObject(g, "ranks", cJSON_CreateIntArray(world, 4));
+      cJSON_AddItemToArray(pgc, g);
+      g = cJSON_CreateObject();
+      cJSON_AddItemToObject(g, "ranks", cJSON_CreateIntArray(self, 1)); /* a group of one: no matter */
+      cJSON_AddItemToArray(pgc, g);
+      g = cJSON_CreateObject();
+      cJSON_AddItemToObject(g, "ranks", cJSON_CreateIntArray(tp, 2));
+      cJSON_AddItemToArray(pgc, g);
+    }
+    const int64_t arrive[4] = {0, 1000, 3000, 5000}, end[4] = {8000, 8000, 9000, 9000};
+    for (int k = 0; k < 3; k++)
+      for (int i = 0; i < 4; i++) {
+        tt_collk *c = add_coll(r[i], -1, k * 50000 + arrive[i], end[i] - arrive[i], -1);
+        c->group_size = how == 0 ? 2 : how == 2 ? 4 : -1;
+      }
+    CHECK_EQ_INT(tt_match_ranks(&imp), 0);
+    CHECK_EQ_INT(imp.matched, how < 2 ? 0 : 12);
+    CHECK_EQ_INT(imp.unmatched, how < 2 ? 12 : 0);
+    const char *why = how == 0 ? "\"Group size\" 2 is not the 4 ranks'"
+                               : "rank 0's distributedInfo lists a process group of fewer";
+    CHECK((strstr(imp.match_note, why) == NULL) == (how >= 2));
+    if (how < 2) CHECK(strstr(imp.match_note, "12 kernels naming no process group not matched") != NULL);
+    tt_import_free(&imp);
+  }
+}
+
 int main(void) {
   test_offset_and_gap();
   test_missing_member();
   test_hosts();
   test_hosts_some_seq();
   test_four_ranks();
+  test_lockstep_groups();
   CHECK_DONE();
 }
