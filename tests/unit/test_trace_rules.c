@@ -69,6 +69,16 @@ static const struct { const char *name, *category; } cases[] = {
     {"void hybrid_ep::device_sync_kernel<8>", "alltoall"},
     {"hybrid_ep::dispatch_kernel", "alltoall"},
     {"hybrid_ep::combine_kernel", "alltoall"},
+    /* Hybrid-EP's bookkeeping (deepseek-ai/DeepEP hybrid-ep csrc/hybrid_ep): other before */
+    {"void hybrid_ep::update_expected_value_kernel<2>(unsigned long*, unsigned int*)", "alltoall"},
+    {"void ag_nvl_kernel<1024>(void**, void*, int, long*, unsigned long long*, unsigned long long*, int, int)", "allgather"},
+    {"ag_nvl_tma_kernel(void**, void*, int, long*, unsigned long long*, unsigned long long*, int, int)", "allgather"},
+    {"void hybrid_ep::scan<512, 16, 0, 4096, 128, 8, 1, 32, 8>(bool const*, hybrid_ep::tmp_state_t*, hybrid_ep::tmp_state_t*, int*, bool*, bool*, int*, bool*, int*, int*, int*, int*, int, int, int, int)", "moe"},
+    {"void permute_preprocessing_kernel<256, 32>(bool*, int*, int, int*, int, int*, int, int, int*, int*, int*, int)", "moe"},
+    {"void primus_turbo::v3::permute_preprocessing_kernel<256, 1>(bool*, int*, int, int, int, int*, int*, int*, long)", "moe"},
+    /* not them: another library's scan, a name that merely starts so */
+    {"void mylib::scan<int>(int const*, int*, int)", "other"},
+    {"void flag_nvl_kernel<1024>(void**)", "other"},
     {"void dispatchKernel<10u, true, true>(int*, unsigned long, std::byte*, unsigned long, unsigned long, std::byte*, unsigned long, unsigned long, std::byte*, unsigned long, std::byte*, unsigned long, unsigned int*, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, unsigned long, unsigned int*, unsigned int, unsigned int*, unsigned int*, unsigned int*, unsigned int*, unsigned int*, unsigned long*, unsigned long*, std::byte*, std::byte*)", "alltoall"},
     {"void combineKernel<__nv_bfloat16, 8ul, false, true>(__nv_bfloat16*, unsigned long, unsigned int*, unsigned long, unsigned long, float*, unsigned long, unsigned long, __nv_bfloat16*, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int, unsigned int, unsigned int, unsigned long, unsigned int*, unsigned int, unsigned int*, unsigned int const*, unsigned int const*, unsigned int const*, unsigned long*, unsigned long*, std::byte*, std::byte*)", "alltoall"},
     {"void (anonymous namespace)::dispatchKernel<16u, true, false>(int*, unsigned long, std::byte*, unsigned long, unsigned long, float*, unsigned long, unsigned long, unsigned long, std::byte const*, unsigned long, float const*, unsigned long, unsigned long, unsigned int const*, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, unsigned long, unsigned int*, unsigned int, std::byte**, std::byte**, unsigned int*, unsigned int*, unsigned int*, unsigned int*, unsigned int*, unsigned int*, unsigned int*, unsigned int&)", "alltoall"},
