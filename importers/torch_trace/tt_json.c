@@ -384,9 +384,81 @@ static const char *trace_inside(const char *p, const char *to, const char *end, 
 ** own events would be taken for the first's), nor is the first taken as whole. */
 #define SECOND_TRACE(first) "a second trace starts here, " first " (files concatenated, or a trace written on after another): xp reads one trace a file"
 
+/* How far past a break whole events are looked for: further than any event of a real trace
+** reaches past a point inside it. */
+enum { SPLICE_LOOK = 64 << 10 };
+
+/* Where pid is among the processes and devices of the events framed so far; -1 if not. */
+static int pid_seen(const tt_framer *f, tt_slice pid) {
+  for (int i = 0; i < f->npids; i++)
+    if (f->pid_len[i] == pid.n && memcmp(f->pids[i], pid.p, pid.n) == 0) return i;
+  return -1;
+}
+
+static void note_pid(tt_framer *f, tt_slice pid) {
+  if (!pid.n || (f->last_pid < f->npids && f->pid_len[f->last_pid] == pid.n &&
+                 memcmp(f->pids[f->last_pid], pid.p, pid.n) == 0))
+    return;
+  const int i = pid.n < sizeof f->pids[0] ? pid_seen(f, pid) : -1;
+  if (i >= 0) f->last_pid = i;
+  else if (pid.n >= sizeof f->pids[0] || f->npids == TT_PIDS) f->pids_full = 1;
+  else {
+    memcpy(f->pids[f->npids], pid.p, pid.n);
+    f->pid_len[f->npids] = (uint8_t)pid.n;
+    f->last_pid = f->npids++;
+  }
+}
+
+/* Do another process's whole events follow a break in the document at `at`: a '}', ',' and an
+** event the scanner reads whole, then ',' or ']' (the '}' within SPLICE_LOOK bytes of the break),
+** whose "pid" no event before the break had? 1 yes, 0 no, -1 not known before more of the file
+** is read (an answer that does not depend on where windows end). A trace cut off has nothing
+** after the cut, and a byte gone wrong in it the same process's events; one written over by
+** another process writing the same file (every rank exporting to one path: each truncates it
+** and writes from its start, the last to write a block keeping it) goes on with the other's
+** events (its own process id, its own GPU) after the seam. */
+static int events_follow(const tt_framer *f, const char *at, const char *end, int eof) {
+  const size_t have = (size_t)(end - at);
+  const char *stop = at + (have < SPLICE_LOOK ? have : SPLICE_LOOK);
+  for (const char *p = at; p < stop && (p = memchr(p, '}', (size_t)(stop - p))) != NULL; p++) {
+    const char *q = skip_ws(p + 1, end);
+    if (q < end && *q != ',') continue; /* no ',' after it */
+    if (q < end) q = skip_ws(q + 1, end);
+    if (q >= end) {
+      if (!eof) return -1;
+      continue;
+    }
+    if (*q != '{') continue;
+    tt_event ev;
+    scan sc = {0};
+    const char *r = scan_event(q, end, &ev, &sc);
+    if (r) r = skip_ws(r, end);
+    if ((r && r >= end) || (!r && sc.more)) {
+      if (!eof) return -1;
+      continue;
+    }
+    if (r && (*r == ',' || *r == ']'))
+      return !f->pids_full && f->npids && ev.pid.n && ev.pid.n < sizeof f->pids[0] && pid_seen(f, ev.pid) < 0;
+  }
+  return have < SPLICE_LOOK && !eof ? -1 : 0;
+}
+
 static tt_unit framer_error(tt_framer *f, const char *buf, const char *at, const char *what) {
   f->err_pos = (size_t)(at - buf);
   snprintf(f->err, sizeof f->err, "%s", what);
+  return TT_UNIT_ERROR;
+}
+
+/* The document breaks at `at` (what: why), inside or after the unit that began at `unit`: where
+** another process's events follow, said so (events_follow); MORE where that is not known yet. */
+static tt_unit framer_break(tt_framer *f, const char *buf, size_t len, const char *unit, const char *at,
+                            int eof, const char *what) {
+  const int follow = events_follow(f, at, buf + len, eof);
+  if (follow < 0 && (size_t)(buf + len - unit) <= f->max_unit) return TT_UNIT_MORE;
+  f->err_pos = (size_t)(at - buf);
+  snprintf(f->err, sizeof f->err, follow > 0 ? "%s, and another process's events follow: written over by it "
+                                               "(several ranks exporting to one path at once?): give each "
+                                               "rank its own file" : "%s", what);
   return TT_UNIT_ERROR;
 }
 
@@ -498,7 +570,7 @@ tt_unit tt_framer_next(tt_framer *f, const char *buf, size_t len, size_t *pos, i
         if (*p != '{') {
           snprintf(inside, sizeof inside, "event %llu is not a JSON object",
                    (unsigned long long)f->events);
-          return framer_error(f, buf, p, inside);
+          return framer_break(f, buf, len, p, p, eof, inside);
         }
         const int doc = trace_starts(p, end);
         if (doc < 0 && !eof) return TT_UNIT_MORE;
@@ -514,9 +586,11 @@ tt_unit tt_framer_next(tt_framer *f, const char *buf, size_t len, size_t *pos, i
           if (!second && unknown && !eof) return framer_more(f, buf, len, p, eof, inside);
           if (second) return framer_error(f, buf, second, SECOND_TRACE("inside the first's last event, cut off"));
           if (sc.more) return framer_more(f, buf, len, p, eof, inside);
-          return framer_error(f, buf, sc.at, sc.err);
+          if (strstr(sc.err, "unescaped")) return framer_error(f, buf, sc.at, sc.err); /* said why */
+          return framer_break(f, buf, len, p, sc.at, eof, sc.err);
         }
         ev->number = f->events++;
+        note_pid(f, ev->pid);
         ev->nonfinite = sc.nonfinite;
         f->state = (bare ? ST_EV_BARE : 0) + ST_EV_AFTER;
         *pos = (size_t)(q - buf);
@@ -526,13 +600,13 @@ tt_unit tt_framer_next(tt_framer *f, const char *buf, size_t len, size_t *pos, i
       case ST_EV_AFTER:
         if (*p == ',') f->state = (bare ? ST_EV_BARE : 0) + ST_EV_NEXT;
         else if (*p == ']') f->state = bare ? ST_TAIL : ST_TOP_AFTER;
-        else return framer_error(f, buf, p, "expected ',' or ']' between events");
+        else return framer_break(f, buf, len, p, p, eof, "expected ',' or ']' between events");
         *pos = (size_t)(p + 1 - buf);
         continue;
       case ST_TAIL:
         if (p < end && (*p == '{' || *p == '['))
           return framer_error(f, buf, p, SECOND_TRACE("after the first's end"));
-        if (p < end) return framer_error(f, buf, p, "unexpected data after the end of the document");
+        if (p < end) return framer_break(f, buf, len, p, p, eof, "unexpected data after the end of the document");
         *pos = len;
         return eof ? TT_UNIT_END : TT_UNIT_MORE;
     }

@@ -23,7 +23,7 @@ typedef struct tt_slice {
   size_t n;
 } tt_slice;
 
-enum { TT_MAX_ARGS = 64, TT_MAX_DEPTH = 256 };
+enum { TT_MAX_ARGS = 64, TT_MAX_DEPTH = 256, TT_PIDS = 16 };
 
 typedef struct tt_event {
   tt_slice text;   /* the whole object */
@@ -55,6 +55,11 @@ typedef struct tt_framer {
   size_t max_unit;  /* a unit longer than this is refused: it is no event of a real trace */
   char err[200];
   size_t err_pos;
+  /* The processes and devices ("pid") of the events framed so far, the first TT_PIDS of them, to
+  ** tell a break where another process's events follow (tt_json.c events_follow) */
+  char pids[TT_PIDS][24];
+  uint8_t pid_len[TT_PIDS];
+  int npids, last_pid, pids_full;
 } tt_framer;
 
 void tt_framer_init(tt_framer *f, size_t max_unit);

@@ -72,6 +72,26 @@ expect_bad "a trace cut before an event's value, a large one after it" "^xp: $tm
 printf 'garbage\n' | cat "$two" - > "$tmp/junk_after.json"
 expect_bad "junk after the document" "^xp: $tmp/junk_after.json:16: event 13 \\(byte $(wc -c < "$two")\\): unexpected data after the end of the document$" "$tmp/junk_after.json"
 
+# every rank exporting to one path at once (TensorRT-LLM's PyTorch backend did, TLLM_TORCH_PROFILE_TRACE:
+# tensorrt_llm/_torch/pyexecutor/py_executor.py now appends '-rank-N', "Without this, TP/PP/DP > 1
+# runs have every rank calling torch_profiler.export_chrome_trace() on the same path concurrently,
+# producing interleaved output"): each truncates the file and writes it from the start, and the
+# last to write an 8 KiB block (libstdc++'s ofstream buffer, through which Kineto writes) keeps
+# it; made here with dd from two ranks' traces. Refused where the first writer's text breaks,
+# saying that another process's events follow (before: 'expected a key string', or, a shorter
+# trace written over a longer, 'unexpected data after the end of the document', as for junk; a
+# byte gone wrong in one process's trace, "invalid JSON" above, is still said as it was)
+spliced="and another process's events follow: written over by it \\(several ranks exporting to one path at once\\?\\): give each rank its own file$"
+gzip -dc "$data/variants/vllm_r0.json.gz" > "$tmp/one_path.json"
+gzip -dc "$data/variants/vllm_r1.json.gz" > "$tmp/other_rank.json"
+for k in 1 3 5 7 9 11; do
+  dd if="$tmp/other_rank.json" of="$tmp/one_path.json" bs=8192 skip=$k seek=$k count=1 conv=notrunc 2>/dev/null
+done
+expect_bad "two ranks' traces written into one path, block by block" "^xp: $tmp/one_path.json:[0-9]+: event [0-9]+ \\(byte (819[2-9]|8[2-9][0-9][0-9])\\): [^,]+, $spliced" "$tmp/one_path.json"
+cp "$tmp/other_rank.json" "$tmp/one_path_short.json"
+gzip -dc "$data/variants/multinode_r0.json.gz" | dd of="$tmp/one_path_short.json" conv=notrunc 2>/dev/null
+expect_bad "a shorter rank's trace written over a longer one" "^xp: $tmp/one_path_short.json:[0-9]+: event [0-9]+ \\(byte $(gzip -dc "$data/variants/multinode_r0.json.gz" | wc -c)\\): unexpected data after the end of the document, $spliced" "$tmp/one_path_short.json"
+
 printf '{"hello": [1, 2, 3]}\n' > "$tmp/hello.json"
 expect_bad "a JSON file that is not a trace" "^xp: $tmp/hello.json: not a torch.profiler trace: no \"traceEvents\" array$" "$tmp/hello.json"
 
