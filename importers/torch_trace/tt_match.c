@@ -46,9 +46,12 @@
 ** are matched pair by pair, each pair of ranks a kernel and its peer (tt_collk.peer: the one its
 ** call's record_param_comms names, "Rank", "Dst Rank" or "Src Rank"), by time alone: c10d
 ** numbers a rank's sends and recvs of a group together ("Seq"), whoever the peer, so one pair's
-** numbers differ. Where nothing names the peer, no pair can be told and none is split; nor is a
-** pair on two hosts (no clock in common, no number to pair by), which the note says as for any
-** group of ranks on two hosts without numbers.
+** numbers differ. Where nothing names the peer, no pair can be told and none is split. A pair on
+** two clocks (hosts named apart, or whose collectives do not end together) has no number to pair
+** by, but the collectives of a group holding both set one clock to the other (their ends, above):
+** on that clock the pair's kernels pair by time as on one host's (match_pairs runs after every
+** group). Where no group set it, none is split, which the note says as for any group of ranks
+** on two hosts without numbers.
 **
 ** A collective is split only when every member of its group was imported and paired; its
 ** kernels then have wait = (last member's start - own start), capped at the kernel's
@@ -316,6 +319,23 @@ typedef struct untold {
   int32_t size;         /* the first such kernel's "Group size", 0 where it names none */
 } untold;
 
+/* What a member's clock is, as a group's collectives set it: the offset that sets it to the
+** group's reference member's (t_ref = t + off), known or not (the clocks differ, by how much
+** nothing told). One entry per member of each group matched, `set` the group. */
+typedef struct clock_of {
+  int64_t set, rank, off;
+  int known;
+} clock_of;
+
+/* What matching found, over every group: the note's facts, and the members' clocks. */
+typedef struct match_state {
+  int cross_host, aligned;
+  int64_t unnamed, apart;
+  untold u;
+  xp_vec clocks; /* clock_of */
+  int64_t sets;
+} match_state;
+
 /* A kernel naming no group that is not pooled across the imported ranks: its "Group size" is not
 ** theirs (PyTorch's saveNcclMeta writes the size always, the group's name only where c10d's is
 ** not empty, and none before that key was added), or it names none and a rank's process groups include a smaller one (TP=2 x
@@ -337,10 +357,67 @@ static int p2p_between(const tt_rank *r, const tt_collk *c, int64_t pa, int64_t 
          ((r->rank == pa && c->peer == pb) || (r->rank == pb && c->peer == pa));
 }
 
+/* The entry of rank r in the clocks of the set that entry i belongs to; NULL if r is not in it. */
+static const clock_of *in_set(const match_state *st, size_t i, int64_t r) {
+  const clock_of *e = st->clocks.data;
+  for (size_t j = i; j-- > 0 && e[j].set == e[i].set;)
+    if (e[j].rank == r) return &e[j];
+  for (size_t j = i + 1; j < st->clocks.n && e[j].set == e[i].set; j++)
+    if (e[j].rank == r) return &e[j];
+  return NULL;
+}
+
+/* The offset that sets rank b's clock to rank a's (t_a = t_b + *d), as a group of both set their
+** clocks by its collectives: 1 known, -1 their clocks differ by what nothing told, 0 no group
+** matched both. */
+static int pair_clock(const match_state *st, int64_t a, int64_t b, int64_t *d) {
+  const clock_of *e = st->clocks.data;
+  int said = 0;
+  for (size_t i = 0; i < st->clocks.n; i++) {
+    const clock_of *o = e[i].rank == a ? in_set(st, i, b) : NULL;
+    if (!o) continue;
+    if (e[i].known && o->known) {
+      *d = o->off - e[i].off;
+      return 1;
+    }
+    said = -1;
+  }
+  return said;
+}
+
+static void shift(member *x, int64_t d) {
+  for (size_t i = 0; i < x->n; i++) x->c[i]->start += d, x->c[i]->end += d;
+}
+
+/* A send's or recv's pair of ranks on clocks their collectives set apart: paired by time once
+** member k's clock is set to the reference's (off[k]), as a collective's members are where their
+** ends set it. 1 paired so; -1 not to be paired (clocks apart by what nothing told); 0 neither:
+** paired as any group's members are. */
+static int pair_on_clock(match_state *st, member *ref, member *k, int other_host, int64_t *off) {
+  int64_t d = 0;
+  const int c = pair_clock(st, ref->r->rank, k->r->rank, &d);
+  if (c > 0 && (other_host || d)) {
+    shift(k, d);
+    pair_by_time(ref, k);
+    shift(k, -d);
+    *off = d;
+    st->aligned = 1;
+    return 1;
+  }
+  if (c < 0 && other_host) st->cross_host = 1;
+  return c < 0 ? -1 : 0;
+}
+
+/* Did member k pair with any of the reference's kernels? */
+static int paired_any(const member *ref, const member *k) {
+  for (size_t i = 0; i < ref->n; i++)
+    if (k->peer[i] >= 0) return 1;
+  return 0;
+}
+
 /* Match the collectives of process group pg across the imported ranks; with pa >= 0, its sends
 ** and recvs between ranks pa and pb alone, a collective of those two. */
-static void match_group(tt_import *imp, int32_t pg, int64_t pa, int64_t pb, int *cross_host, int *aligned,
-                        int64_t *unnamed, int64_t *apart, untold *u) {
+static void match_group(tt_import *imp, int32_t pg, int64_t pa, int64_t pb, match_state *st) {
   member *m = xp_xcalloc((size_t)imp->nranks, sizeof *m);
   int64_t listed[1024];
   int nl = pg >= 0 ? listed_ranks(imp->pgs.str[pg], listed, 1024) : -1;
@@ -351,9 +428,9 @@ static void match_group(tt_import *imp, int32_t pg, int64_t pa, int64_t pb, int 
     for (size_t i = 0; i < r->colls.n; i++) {
       tt_collk *c = XP_VEC_AT(&r->colls, tt_collk, i);
       if (c->pg != pg || (pa >= 0 ? !p2p_between(r, c, pa, pb) : p2p_of_many(imp, c, pg, nl))) continue;
-      if (pg < 0 && pa < 0 && imp->nranks > 1 && not_pooled(imp, c, u->smaller_rank)) {
-        u->kernels++;
-        if (c->group_size > 0 && !u->size) u->size = c->group_size;
+      if (pg < 0 && pa < 0 && imp->nranks > 1 && not_pooled(imp, c, st->u.smaller_rank)) {
+        st->u.kernels++;
+        if (c->group_size > 0 && !st->u.size) st->u.size = c->group_size;
         continue;
       }
       x->c = xp_xrealloc(x->c, (x->n + 1) * sizeof *x->c);
@@ -392,16 +469,21 @@ static void match_group(tt_import *imp, int32_t pg, int64_t pa, int64_t pb, int 
     const int all_seq = pa < 0 && have_seq(m, nm, 1), some_seq = pa < 0 && have_seq(m, nm, 0);
     const char *href = tt_rank_host(m[ref].r);
     int64_t *off = xp_xcalloc((size_t)nm, sizeof *off); /* clock offsets to the reference's */
+    char *known = xp_xcalloc((size_t)nm, 1);             /* ... where the collectives told them */
     int timed = 1; /* every member paired with the reference by time on one clock */
     for (int k = 0; k < nm; k++) {
       m[k].peer = xp_xmalloc((m[ref].n ? m[ref].n : 1) * sizeof *m[k].peer);
       for (size_t i = 0; i < m[ref].n; i++) m[k].peer[i] = k == ref ? (int64_t)i : -1;
-      if (k == ref) continue;
+      if (k == ref) {
+        known[k] = 1;
+        continue;
+      }
       const char *h = tt_rank_host(m[k].r);
       const int other_host = href && h && strcmp(href, h) != 0;
+      if (pa >= 0 && pair_on_clock(st, &m[ref], &m[k], other_host, &off[k])) continue;
       int numbered = all_seq || (other_host && some_seq);
       if (numbered) pair_by_seq(&m[ref], &m[k]), timed = 0;
-      else if (other_host) *cross_host = 1;
+      else if (other_host) st->cross_host = 1;
       else pair_by_time(&m[ref], &m[k]);
       int64_t lag;
       const int skewed = !other_host && !ends_together(&m[ref], &m[k], &lag);
@@ -411,13 +493,20 @@ static void match_group(tt_import *imp, int32_t pg, int64_t pa, int64_t pb, int 
         ** pair, and the ends set the clock, as across named hosts; else none is split */
         for (size_t i = 0; i < m[ref].n; i++) m[k].peer[i] = -1;
         if (some_seq) pair_by_seq(&m[ref], &m[k]), numbered = 1, timed = 0;
-        if (llabs(lag) > llabs(*apart)) *apart = lag;
+        if (llabs(lag) > llabs(st->apart)) st->apart = lag;
       }
       if (numbered && (other_host || skewed)) {
         off[k] = clock_offset(&m[ref], &m[k]);
-        *aligned = 1;
+        st->aligned = 1;
       }
+      known[k] = paired_any(&m[ref], &m[k]) && (numbered || !(other_host || skewed));
     }
+    /* each member's clock as the group's collectives set it, for the sends and recvs of a pair
+    ** of its members in a larger group (match_pairs, after every group) */
+    for (int k = 0; pa < 0 && k < nm; k++)
+      if (m[k].r->rank >= 0)
+        *(clock_of *)xp_vec_push(&st->clocks, sizeof(clock_of)) = (clock_of){st->sets, m[k].r->rank, off[k], known[k]};
+    st->sets++;
     for (size_t i = 0; i < m[ref].n; i++) {
       int whole = 1;
       int64_t last = INT64_MIN, first_end = INT64_MAX;
@@ -436,7 +525,7 @@ static void match_group(tt_import *imp, int32_t pg, int64_t pa, int64_t pb, int 
       ** graphs and custom all-reduce) each overlap the reference's at times */
       if (!whole || (timed && last > first_end)) continue;
       int64_t gid = imp->match_groups++;
-      if (pg < 0) (*unnamed)++;
+      if (pg < 0) st->unnamed++;
       for (int k = 0; k < nm; k++) {
         tt_collk *c = m[k].c[m[k].peer[i]];
         int64_t dur = c->end - c->start;
@@ -449,6 +538,7 @@ static void match_group(tt_import *imp, int32_t pg, int64_t pa, int64_t pb, int 
       }
     }
     free(off);
+    free(known);
   }
   for (int k = 0; k < nm; k++) {
     free(m[k].c);
@@ -471,8 +561,7 @@ static int by_pair(const void *x, const void *y) {
 
 /* The sends and recvs of each group of more than two ranks, matched pair by pair: every pair of
 ** ranks a send or recv names (its own and its peer's), once. */
-static void match_pairs(tt_import *imp, int *cross_host, int *aligned, int64_t *unnamed, int64_t *apart,
-                        untold *u) {
+static void match_pairs(tt_import *imp, match_state *st) {
   p2p_pair *ps = NULL;
   size_t n = 0, cap = 0;
   for (int k = 0; k < imp->nranks; k++) {
@@ -489,7 +578,7 @@ static void match_pairs(tt_import *imp, int *cross_host, int *aligned, int64_t *
   if (n) qsort(ps, n, sizeof *ps, by_pair);
   for (size_t i = 0; i < n; i++)
     if (!i || by_pair(&ps[i - 1], &ps[i]))
-      match_group(imp, ps[i].pg, ps[i].a, ps[i].b, cross_host, aligned, unnamed, apart, u);
+      match_group(imp, ps[i].pg, ps[i].a, ps[i].b, st);
   free(ps);
 }
 
@@ -509,13 +598,14 @@ static void untold_note(tt_import *imp, const untold *u) {
 }
 
 int tt_match_ranks(tt_import *imp) {
-  int cross_host = 0, aligned = 0;
-  int64_t unnamed = 0, apart = 0;
-  untold u = {0, rank_in_smaller_group(imp), 0};
-  for (uint32_t pg = 0; pg < imp->pgs.n; pg++)
-    match_group(imp, (int32_t)pg, -1, -1, &cross_host, &aligned, &unnamed, &apart, &u);
-  match_group(imp, -1, -1, -1, &cross_host, &aligned, &unnamed, &apart, &u); /* kernels of no known group */
-  match_pairs(imp, &cross_host, &aligned, &unnamed, &apart, &u);
+  match_state st = {0};
+  st.u.smaller_rank = rank_in_smaller_group(imp);
+  for (uint32_t pg = 0; pg < imp->pgs.n; pg++) match_group(imp, (int32_t)pg, -1, -1, &st);
+  match_group(imp, -1, -1, -1, &st); /* kernels of no known group */
+  match_pairs(imp, &st); /* after the collectives: their clocks set the pairs' */
+  xp_vec_free(&st.clocks);
+  const int cross_host = st.cross_host, aligned = st.aligned;
+  const int64_t unnamed = st.unnamed, apart = st.apart;
   imp->matched = imp->unmatched = 0;
   for (int k = 0; k < imp->nranks; k++) {
     tt_rank *r = imp->ranks[k];
@@ -548,6 +638,6 @@ int tt_match_ranks(tt_import *imp) {
              "matched by process group and order, aligned by time overlap on one host's clock%s",
              unnamed ? "; kernels naming no process group (CUDA graphs, pynccl, custom all-reduce) "
                        "matched across all imported ranks" : "");
-  untold_note(imp, &u);
+  untold_note(imp, &st.u);
   return 0;
 }

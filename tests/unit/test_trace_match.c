@@ -197,6 +197,53 @@ static void test_lockstep_groups(void) {
   }
 }
 
+/* A pipeline's sends and recvs across hosts: ranks 0, 1 on node-a, 2, 3 on node-b, whose clock
+** runs 1 s and 2 us ahead. Their all-reduces (numbered) set node-b's clock by their ends; rank 1's
+** sends to rank 2 (a group of four: paired per pair, by time, their numbers differing) were left
+** unmatched as across any two hosts. On the clock the all-reduces set, rank 2 arrives 700 ns after
+** rank 1: rank 1 waits 700 ns and both transfer 800; the same where the traces name no host (as
+** Kineto's do: the all-reduces' ends say the clocks differ). Without the all-reduces, nothing sets
+** the clock: unmatched, as before. */
+static void test_p2p_across_hosts(void) {
+  for (int v = 0; v < 3; v++) { /* 0: hosts named, 1: unnamed, 2: named, no all-reduce */
+    const int with_coll = v < 2;
+    tt_import imp;
+    tt_import_init(&imp, NULL);
+    int32_t world = pg(&imp, "0\x1f\x1f[0, 1, 2, 3]"), pp = pg(&imp, "1\x1f\x1f[0, 1, 2, 3]");
+    tt_rank *r[4];
+    const int64_t ahead[4] = {0, 0, 1000002000, 1000002000}, arrive[4] = {0, 1000, 3000, 2000};
+    for (int i = 0; i < 4; i++) r[i] = add_rank(&imp, i, v == 1 ? NULL : i < 2 ? "node-a" : "node-b");
+    for (int k = 0; with_coll && k < 5; k++)
+      for (int i = 0; i < 4; i++)
+        add_coll(r[i], world, ahead[i] + k * 100000 + arrive[i], 5000 - arrive[i], 10 + k);
+    for (int k = 0; k < 3; k++) {
+      const int64_t t = 1000000 + k * 100000;
+      tt_collk *send = add_coll(r[1], pp, t, 1500, 20 + 2 * k);
+      tt_collk *recv = add_coll(r[2], pp, ahead[2] + t + 700, 800, 30 + k);
+      send->coll = recv->coll = TT_COLL_SENDRECV;
+      send->peer = 2, recv->peer = 1;
+      send->group_size = recv->group_size = 4;
+    }
+    CHECK_EQ_INT(tt_match_ranks(&imp), 0);
+    CHECK_EQ_INT(r[1]->coll_unmatched, with_coll ? 0 : 3);
+    CHECK_EQ_INT(r[2]->coll_unmatched, with_coll ? 0 : 3);
+    for (size_t i = 0; with_coll && i < r[1]->colls.n; i++) {
+      const tt_collk *c = XP_VEC_AT(&r[1]->colls, tt_collk, i);
+      if (c->coll != TT_COLL_SENDRECV) continue;
+      CHECK_EQ_INT(c->wait, 700);
+      CHECK_EQ_INT(c->transfer, 800);
+      for (size_t j = 0; j < r[2]->colls.n; j++) {
+        const tt_collk *d = XP_VEC_AT(&r[2]->colls, tt_collk, j);
+        if (d->group != c->group) continue;
+        CHECK_EQ_INT(d->coll, TT_COLL_SENDRECV);
+        CHECK_EQ_INT(d->wait, 0);
+        CHECK_EQ_INT(d->transfer, 800);
+      }
+    }
+    tt_import_free(&imp);
+  }
+}
+
 int main(void) {
   test_offset_and_gap();
   test_missing_member();
@@ -204,5 +251,6 @@ int main(void) {
   test_hosts_some_seq();
   test_four_ranks();
   test_lockstep_groups();
+  test_p2p_across_hosts();
   CHECK_DONE();
 }
