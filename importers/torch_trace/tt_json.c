@@ -485,7 +485,7 @@ tt_unit tt_framer_next(tt_framer *f, const char *buf, size_t len, size_t *pos, i
   char inside[64];
   for (;;) {
     const char *p = skip_ws(buf + *pos, end);
-    int bare = f->state >= ST_EV_BARE;
+    int bare = f->state >= ST_EV_BARE, doc;
     int st = bare ? f->state - ST_EV_BARE : f->state;
     scan sc = {0};
     if (p >= end && st != ST_TAIL) {
@@ -557,7 +557,10 @@ tt_unit tt_framer_next(tt_framer *f, const char *buf, size_t len, size_t *pos, i
       case ST_TOP_AFTER:
         if (*p == ',') f->state = ST_TOP_KEY;
         else if (*p == '}') f->state = ST_TAIL;
-        else return framer_error(f, buf, p, "expected ',' or '}' between top-level members");
+        else if (*p == '{' && (doc = trace_starts(p, end)) != 0) {
+          if (doc < 0 && !eof) return TT_UNIT_MORE;
+          return framer_error(f, buf, p, SECOND_TRACE("the first cut off before it"));
+        } else return framer_error(f, buf, p, "expected ',' or '}' between top-level members");
         *pos = (size_t)(p + 1 - buf);
         continue;
       case ST_EV_FIRST:
@@ -572,7 +575,7 @@ tt_unit tt_framer_next(tt_framer *f, const char *buf, size_t len, size_t *pos, i
                    (unsigned long long)f->events);
           return framer_break(f, buf, len, p, p, eof, inside);
         }
-        const int doc = trace_starts(p, end);
+        doc = trace_starts(p, end);
         if (doc < 0 && !eof) return TT_UNIT_MORE;
         if (doc > 0) return framer_error(f, buf, p, SECOND_TRACE("the first cut off before it"));
         const char *q = scan_event(p, end, ev, &sc);
@@ -600,7 +603,11 @@ tt_unit tt_framer_next(tt_framer *f, const char *buf, size_t len, size_t *pos, i
       case ST_EV_AFTER:
         if (*p == ',') f->state = (bare ? ST_EV_BARE : 0) + ST_EV_NEXT;
         else if (*p == ']') f->state = bare ? ST_TAIL : ST_TOP_AFTER;
-        else return framer_break(f, buf, len, p, p, eof, "expected ',' or ']' between events");
+        else if (*p == '{' && (doc = trace_starts(p, end)) != 0) {
+          /* cut between an event and its ',' (Kineto writes "},\n  {"), another trace after it */
+          if (doc < 0 && !eof) return TT_UNIT_MORE;
+          return framer_error(f, buf, p, SECOND_TRACE("the first cut off before it"));
+        } else return framer_break(f, buf, len, p, p, eof, "expected ',' or ']' between events");
         *pos = (size_t)(p + 1 - buf);
         continue;
       case ST_TAIL:

@@ -61,6 +61,11 @@ cat "$two" "$two" | gzip > "$tmp/twice.json.gz"
 expect_bad "two traces, gzip" "^xp: $tmp/twice.json.gz:16: event 13 \\(byte $(wc -c < "$two")\\): $(printf "$second" "after the first's end")" "$tmp/twice.json.gz"
 { head -n 9 "$two"; cat "$two"; } > "$tmp/cut_between.json"
 expect_bad "a trace cut between events, another after it" "^xp: $tmp/cut_between.json:10: event 8 \\(byte $(head -n 9 "$two" | wc -c)\\): $(printf "$second" "the first cut off before it")" "$tmp/cut_between.json"
+# cut between an event's '}' and its ',' (Kineto writes "},\n  {"): before, 'expected ',' or ']'
+# between events'
+cut=$(($(grep -b -o '}},' "$two" | head -n 1 | cut -d: -f1) + 2))
+{ head -c $cut "$two"; cat "$two"; } > "$tmp/cut_brace.json"
+expect_bad "a trace cut before an event's ',', another after it" "^xp: $tmp/cut_brace.json:[0-9]+: event 1 \\(byte $cut\\): $(printf "$second" "the first cut off before it")" "$tmp/cut_brace.json"
 { head -c 1500 "$two"; cat "$two"; } > "$tmp/cut_inside.json"
 expect_bad "a trace cut inside an event, another after it" "^xp: $tmp/cut_inside.json:11: event 9 \\(byte 1500\\): $(printf "$second" "inside the first's last event, cut off")" "$tmp/cut_inside.json"
 { head -c 1480 "$two"; cat "$two"; } > "$tmp/cut_string.json"
