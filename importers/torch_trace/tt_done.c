@@ -510,36 +510,86 @@ static void whole_trace_figures(tt_rank *r) {
   }
 }
 
-/* The process group of the trace's only group, from distributedInfo.pg_config, in the form
-** kernel args use ("name\x1fdescription\x1f[0, 1]"); -1 if there is not exactly one. */
+/* The ranks of a distributedInfo.pg_config entry as kernel args write them ("[0, 1]": Kineto's
+** on-demand writer gives the string itself) into list; their count, -1 where none are listed. */
+static int pg_config_ranks(const cJSON *pg, char *list, size_t cap) {
+  const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(pg, "ranks"), *x;
+  int n = 0;
+  list[0] = 0;
+  if (cJSON_IsArray(ranks)) {
+    size_t off = (size_t)snprintf(list, cap, "[");
+    cJSON_ArrayForEach(x, ranks) {
+      if (off < cap) off += (size_t)snprintf(list + off, cap - off, "%s%d", n ? ", " : "", x->valueint);
+      n++;
+    }
+    if (off < cap) snprintf(list + off, cap - off, "]");
+    return n;
+  }
+  if (!cJSON_IsString(ranks)) return -1;
+  snprintf(list, cap, "%s", ranks->valuestring);
+  for (const char *p = ranks->valuestring; *p;) {
+    char *e;
+    (void)strtoll(p, &e, 10);
+    if (e == p) p++;
+    else n++, p = e;
+  }
+  return n;
+}
+
+/* Is rank r among a ranks list ("[0, 1]")? */
+static int listed(const char *list, int64_t r) {
+  for (const char *p = list; *p;) {
+    char *e;
+    const long long v = strtoll(p, &e, 10);
+    if (e == p) p++;
+    else if (v == r) return 1;
+    else p = e;
+  }
+  return 0;
+}
+
+/* A pg_config entry's process group in the form kernel args use ("name\x1fdescription\x1f[0, 1]"). */
+static int32_t configured_pg(tt_import *imp, const cJSON *pg) {
+  const cJSON *nm = cJSON_GetObjectItemCaseSensitive(pg, "pg_name");
+  const cJSON *desc = cJSON_GetObjectItemCaseSensitive(pg, "pg_desc");
+  if (!cJSON_IsString(nm)) return -1;
+  char list[512];
+  pg_config_ranks(pg, list, sizeof list);
+  char *key = xp_asprintf("%s\x1f%s\x1f%s", nm->valuestring, cJSON_IsString(desc) ? desc->valuestring : "", list);
+  int32_t id = (int32_t)xp_strtab_intern(&imp->pgs, key, strlen(key), NULL);
+  free(key);
+  return id;
+}
+
+/* The process group of the trace's only group, from distributedInfo.pg_config; -1 if there is
+** not exactly one. */
 static int32_t only_configured_pg(tt_import *imp, const tt_rank *r) {
   cJSON *di = cJSON_GetObjectItemCaseSensitive(r->meta, "distributedInfo");
   cJSON *pgc = cJSON_GetObjectItemCaseSensitive(di, "pg_config");
   if (!cJSON_IsArray(pgc) || cJSON_GetArraySize(pgc) != 1) return -1;
-  cJSON *pg = cJSON_GetArrayItem(pgc, 0);
-  cJSON *nm = cJSON_GetObjectItemCaseSensitive(pg, "pg_name");
-  cJSON *desc = cJSON_GetObjectItemCaseSensitive(pg, "pg_desc");
-  cJSON *ranks = cJSON_GetObjectItemCaseSensitive(pg, "ranks");
-  if (!cJSON_IsString(nm)) return -1;
-  char list[512] = "";
-  if (cJSON_IsArray(ranks)) {
-    size_t off = 0;
-    cJSON *x;
-    off += (size_t)snprintf(list + off, sizeof list - off, "[");
-    cJSON_ArrayForEach(x, ranks) {
-      if (off < sizeof list)
-        off += (size_t)snprintf(list + off, sizeof list - off, "%s%d", x == ranks->child ? "" : ", ",
-                                x->valueint);
-    }
-    if (off < sizeof list) snprintf(list + off, sizeof list - off, "]");
-  } else if (cJSON_IsString(ranks)) {
-    snprintf(list, sizeof list, "%s", ranks->valuestring);
+  return configured_pg(imp, cJSON_GetArrayItem(pgc, 0));
+}
+
+/* The rank's one configured group of `size` ranks (its own among them), for a kernel whose args
+** give the group's size but not its name (saveNcclMeta writes "Group size" always, the name only
+** where c10d's is not empty, and none before it wrote names at all): two TP=2
+** groups of a job of four are told apart so, each rank's group its own. A rank set configured
+** twice (vLLM makes a gloo group beside each NCCL one) is one group, the NCCL one; -1 where the
+** rank is in no group of that size, or in several. */
+static int32_t configured_pg_of_size(tt_import *imp, const tt_rank *r, int64_t size) {
+  cJSON *di = cJSON_GetObjectItemCaseSensitive(r->meta, "distributedInfo");
+  cJSON *pgc = cJSON_GetObjectItemCaseSensitive(di, "pg_config"), *pg;
+  const cJSON *best = NULL;
+  char list[512], best_list[512] = "";
+  if (r->rank < 0 || size < 2) return -1;
+  cJSON_ArrayForEach(pg, pgc) {
+    if (pg_config_ranks(pg, list, sizeof list) != size || !listed(list, r->rank)) continue;
+    if (best && strcmp(list, best_list) != 0) return -1; /* two groups of that size: which? */
+    const cJSON *be = cJSON_GetObjectItemCaseSensitive(pg, "backend_config");
+    if (!best || (cJSON_IsString(be) && strstr(be->valuestring, "nccl"))) best = pg;
+    snprintf(best_list, sizeof best_list, "%s", list);
   }
-  char *key = xp_asprintf("%s\x1f%s\x1f%s", nm->valuestring,
-                          cJSON_IsString(desc) ? desc->valuestring : "", list);
-  int32_t id = (int32_t)xp_strtab_intern(&imp->pgs, key, strlen(key), NULL);
-  free(key);
-  return id;
+  return best ? configured_pg(imp, best) : -1;
 }
 
 /* A collective kernel whose args name no process group (launched before the profiler saw the
@@ -595,6 +645,7 @@ static void resolve_groups(tt_import *imp, tt_rank *r) {
       c->pg = pg;
       continue;
     }
+    if ((c->pg = configured_pg_of_size(imp, r, c->group_size)) >= 0) continue;
     if (only == -2) only = only_configured_pg(imp, r);
     c->pg = only;
   }

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Two tensor-parallel groups of a job of four (TP=2 x DP=2), in lockstep, whose all-reduce
+# kernels give their group's size but not its name ("Collective name", "Group size": PyTorch's
+# torch/csrc/profiler/util.cpp saveNcclMeta writes "Process Group Name" only where c10d's name for
+# the group is not empty, and wrote none before that key was added), each rank's trace with
+# the distributedInfo.pg_config PyTorch writes (torch/profiler/profiler.py _get_distributed_info:
+# its process groups, the world's, its TP group's with NCCL and again with gloo, as vLLM makes
+# them). Generated here with known figures: each all-reduce overlaps the other group's, so pooled
+# across the four ranks they were taken for collectives of four.
+set -u
+. "$XP_SRC/tests/lib.sh"
+
+# trace RANK: ProfilerStep#1 and three all-reduces of 4096 bf16 on its TP group, rank 0 arriving
+# at 100 us, 1 at 101, 2 at 103, 3 at 105 (each step 100 us later); group {0, 1} leaves at 108 us,
+# {2, 3} at 109 us.
+trace() {
+  local r=$1 tp="[0, 1]" name=1 k t
+  [ "$r" -ge 2 ] && tp="[2, 3]" name=2 # c10d counts the groups every rank creates, its own or not
+  local arrive=(0 1 3 5) leave=(8 8 9 9)
+  printf '{"schemaVersion": 1, "deviceProperties": [{"id": %d, "name": "NVIDIA H200"}],\n' "$r"
+  printf '"distributedInfo": {"backend": "nccl", "rank": %d, "world_size": 4' "$r"
+  if [ -z "${no_config:-}" ]; then
+    printf ', "pg_count": 3, "pg_config": [{"pg_name": "0", "pg_desc": "default_pg", "backend_config": "cuda:nccl", "pg_size": 4, "ranks": [0, 1, 2, 3]}, '
+    printf '{"pg_name": "%d", "pg_desc": "undefined", "backend_config": "cuda:nccl", "pg_size": 2, "ranks": %s}, ' "$name" "$tp"
+    printf '{"pg_name": "%d", "pg_desc": "undefined", "backend_config": "cpu:gloo", "pg_size": 2, "ranks": %s}' $((name + 2)) "$tp"
+    [ -n "${dp:-}" ] && printf ', {"pg_name": "%d", "pg_desc": "undefined", "backend_config": "cuda:nccl", "pg_size": 2, "ranks": [%d, %d]}' \
+      $((5 + r % 2)) $((r % 2)) $((r % 2 + 2))
+    printf ']'
+  fi
+  printf '},\n"traceEvents": [\n'
+  printf '{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": %d, "tid": %d, "ts": 0.000, "dur": 1000.000, "args": {"External id": 1}},\n' $((100 + r)) $((100 + r))
+  for k in 0 1 2; do
+    t=$((100 + 100 * k))
+    printf '{"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": %d, "tid": %d, "ts": %d.000, "dur": 5.000, ' $((100 + r)) $((100 + r)) $((t - 20))
+    printf '"args": {"External id": %d, "Collective name": "allreduce", "dtype": "BFloat16", "In msg nelems": 4096, "Out msg nelems": 4096, "Group size": 2}},\n' $((10 + k))
+    printf '{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": %d, "tid": %d, "ts": %d.000, "dur": 3.000, "args": {"External id": %d, "correlation": %d}},\n' $((100 + r)) $((100 + r)) $((t - 18)) $((10 + k)) $((50 + k))
+    printf '{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "pid": %d, "tid": 13, "ts": %d.000, "dur": %d.000, ' "$r" $((t + ${arrive[$r]})) $((${leave[$r]} - ${arrive[$r]}))
+    printf '"args": {"External id": %d, "device": %d, "stream": 13, "correlation": %d, "Collective name": "allreduce", "dtype": "BFloat16", "In msg nelems": 4096, "Out msg nelems": 4096, "Group size": 2}},\n' $((10 + k)) "$r" $((50 + k))
+  done
+  printf '{"ph": "i", "cat": "cpu_instant_event", "s": "g", "name": "Record Window End", "pid": "", "tid": "", "ts": 1000.000}\n],\n"traceName": "rank%d.json"}\n' "$r"
+}
+decl="--set model=tp2dp2 --set tp=2 --set batch=1 --set interconnect=nvlink"
+for r in 0 1 2 3; do trace $r > "$tmp/r$r.json"; done
+"$XP" --db "$db" import torch-trace "$tmp/r0.json" "$tmp/r1.json" "$tmp/r2.json" "$tmp/r3.json" $decl > "$tmp/out" 2> "$tmp/err"
+check "import exit" 0 $?
+grep -q '^collectives: 12 matched, 0 unmatched' "$tmp/out" || { echo "FAIL: each TP group's all-reduces matched"; cat "$tmp/out"; fail=1; }
+# waits to the last of its own group: rank 0 waits 1 us (for rank 1), rank 2 2 us (for rank 3);
+# pooled, rank 0 waited 5 us (for rank 3, of the other group)
+check "waits per rank over its three all-reduces, ns, to its own group's last" "0|3000;1|0;2|6000;3|0" \
+  "$(query "SELECT group_concat(x, ';') FROM (SELECT rank || '|' || sum(wait_ns) AS x
+            FROM trace_collectives WHERE run_id = (SELECT max(run_id) FROM trace_collectives) GROUP BY rank ORDER BY rank)")"
+check "each collective pairs two ranks of one group" "0+1|3;2+3|3" \
+  "$(query "SELECT group_concat(x, ';') FROM (SELECT ranks || '|' || count(*) AS x FROM (SELECT group_concat(rank, '+') AS ranks FROM
+            (SELECT match_group, rank FROM trace_collectives WHERE run_id = (SELECT max(run_id) FROM trace_collectives) ORDER BY match_group, rank)
+            GROUP BY match_group) GROUP BY ranks ORDER BY ranks)")"
+check "the group is the one each rank's distributedInfo names (NCCL's, not gloo's)" "1|[0 1];2|[2 3]" \
+  "$(query "SELECT group_concat(x, ';') FROM (SELECT DISTINCT pg_name || '|' || replace(pg_ranks, ', ', ' ') AS x FROM trace_collectives
+            WHERE run_id = (SELECT max(run_id) FROM trace_collectives) ORDER BY x)")"
+
+# each rank in a data-parallel group of two as well ([0, 2], [1, 3]): which group of two the
+# all-reduces ran in cannot be told, so they are not matched
+for r in 0 1 2 3; do dp=1 trace $r > "$tmp/d$r.json"; done
+"$XP" --db "$db" import torch-trace "$tmp/d0.json" "$tmp/d1.json" "$tmp/d2.json" "$tmp/d3.json" $decl > "$tmp/out" 2> "$tmp/err"
+check "two groups of two: import exit" 0 $?
+grep -q '^collectives: 0 matched, 12 unmatched' "$tmp/out" || { echo "FAIL: two groups of two: not matched"; cat "$tmp/out"; fail=1; }
+
+# without pg_config (PyTorch before it wrote one): the group of two cannot be told, and the
+# kernels are not pooled as one of four either: unmatched, the note says why
+for r in 0 1 2 3; do no_config=1 trace $r > "$tmp/n$r.json"; done
+"$XP" --db "$db" import torch-trace "$tmp/n0.json" "$tmp/n1.json" "$tmp/n2.json" "$tmp/n3.json" $decl > "$tmp/out" 2> "$tmp/err"
+check "no pg_config: import exit" 0 $?
+grep -q "^collectives: 0 matched, 12 unmatched (.*12 kernels naming no process group not matched: their \"Group size\" 2 is not the 4 ranks'" "$tmp/out" ||
+  { echo "FAIL: no pg_config: not pooled, said"; cat "$tmp/out"; fail=1; }
+finish
