@@ -36,10 +36,12 @@ static const char usage[] =
     "  records is listed, not compared. An unpaired case says why.\n"
     "  Per metric: median A, median B, change, and the Mann-Whitney U p value on the raw\n"
     "  samples (pooled over a group's runs). With fewer than 5 samples on a side there is no\n"
-    "  verdict. p < 0.05 is beyond noise; better/worse follows the unit (times: lower is\n"
-    "  better; rates such as GB/s: higher is better). Traces: the step GPU time and each kernel\n"
-    "  category's share of it, every step of every rank a sample; under the table each share of\n"
-    "  all steps' time taken together, as the queries and xp report give it.\n"
+    "  verdict; a metric a paired case has no value of on one side (an nccl-tests bandwidth\n"
+    "  printed nan) is \"unknown in A\" (or B). p < 0.05 is beyond noise; better/worse follows\n"
+    "  the unit (times: lower is better; rates such as GB/s: higher is better). Traces: the\n"
+    "  step GPU time and each kernel category's share of it, every step of every rank a sample;\n"
+    "  under the table each share of all steps' time taken together, as the queries and xp\n"
+    "  report give it.\n"
     "  Then every metadata difference that makes the comparison unfair.\n"
     "  Runs of different kinds cannot be compared (exit 2).\n";
 
@@ -366,9 +368,11 @@ static cJSON *split_one_sided(const char *kind, cJSON *diffs, const cJSON *fa, c
 
 /* ---- metrics ---- */
 
-static const char *verdict(const xp_samplecmp *c, const char *unit) {
-  if (c->na == 0) return "only in B";
-  if (c->nb == 0) return "only in A";
+/* A side with the case but none of its metric's samples (an nccl-tests row whose bandwidth was
+** printed nan: no bandwidth recorded) does not lack the case: its value there is unknown. */
+static const char *verdict(const xp_samplecmp *c, const char *unit, int case_a, int case_b) {
+  if (c->na == 0) return case_a ? "unknown in A" : "only in B";
+  if (c->nb == 0) return case_b ? "unknown in B" : "only in A";
   if (!c->judged) return "too few samples";
   if (!c->beyond_noise) return "same (noise)";
   const char *better = xp_unit_better(unit);
@@ -379,9 +383,10 @@ static const char *verdict(const xp_samplecmp *c, const char *unit) {
 
 static cJSON *num_or_null(double v) { return v == v ? cJSON_CreateNumber(v) : cJSON_CreateNull(); }
 
-/* One row of the comparison: the two sides' samples of a metric, judged. */
+/* One row of the comparison: the two sides' samples of a metric, judged; case_a, case_b: whether
+** each side has the case (a pair), whatever samples it holds. */
 static void add_row(cJSON *out, const char *cname, const char *params, const char *metric, const char *unit,
-                    const double *sa, size_t na, const double *sb, size_t nb) {
+                    const double *sa, size_t na, const double *sb, size_t nb, int case_a, int case_b) {
   xp_samplecmp c;
   xp_compare_samples(sa, na, sb, nb, &c);
   cJSON *row = cJSON_CreateObject();
@@ -395,7 +400,7 @@ static void add_row(cJSON *out, const char *cname, const char *params, const cha
   cJSON_AddItemToObject(row, "p", num_or_null(c.p));
   cJSON_AddNumberToObject(row, "n_a", (double)na);
   cJSON_AddNumberToObject(row, "n_b", (double)nb);
-  cJSON_AddStringToObject(row, "verdict", verdict(&c, unit));
+  cJSON_AddStringToObject(row, "verdict", verdict(&c, unit, case_a, case_b));
   cJSON_AddItemToArray(out, row);
 }
 
@@ -485,7 +490,7 @@ static int compare_traces(sqlite3 *db, const side *a, const side *b, cJSON *out)
     if (rc == 0 && (na || nb)) {
       char *params = category ? xp_asprintf("{\"category\":\"%s\"}", category) : xp_strdup("{}");
       add_row(out, category ? "step share" : "step", params, category ? "share" : "gpu_time", category ? "%" : "us",
-              sa, na, sb, nb);
+              sa, na, sb, nb, 0, 0);
       if (category) {
         cJSON *row = cJSON_GetArrayItem(out, cJSON_GetArraySize(out) - 1);
         cJSON_AddItemToObject(row, "pooled_a", num_or_null(pooled_share(db, a->ids, a->n, category)));
@@ -784,7 +789,7 @@ static void case_rows(case_queries *q, const side_case *ca, const side_case *cb,
     size_t na = 0, nb = 0;
     if (ca) xp_samples_read(&q->a, name, ca->key, metric, &sa, &na);
     if (cb) xp_samples_read(&q->b, name, cb->key, metric, &sb, &nb);
-    add_row(out, name, params, metric, unit, sa, na, sb, nb);
+    add_row(out, name, params, metric, unit, sa, na, sb, nb, ca != NULL, cb != NULL);
     free(sa);
     free(sb);
   }

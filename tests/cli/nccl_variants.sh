@@ -418,6 +418,20 @@ for f in nan_bw.json nan_bw.txt; do
   check "$f: burst row kept, busbw empty" 1 "$("$XP" --db "$db" query "$XP_SRC/queries/allreduce_burst.sql" --format csv 2> /dev/null |
     grep -c '^allreduce,bf16,8,eager,out_of_place,20,2,NVIDIA H200,.*,imported,1,370\.8[0-9]*,370\.8[0-9]*,18\.54[0-9]*,,')"
 done
+# xp compare of the sweep (A) with that copy (B): the case is in both, its bandwidth unknown on
+# B's side, where the row read "only in A", a case B does not have; the time is compared.
+db="$tmp/nan_cmp.db"
+for f in "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" "$tmp/nan_bw.txt"; do
+  "$XP" --db "$db" import nccl-tests "$f" > /dev/null 2>&1
+done
+"$XP" --db "$db" compare "$(sql "SELECT substr(uuid, 1, 8) FROM runs WHERE id = 1")" \
+  "$(sql "SELECT substr(uuid, 1, 8) FROM runs WHERE id = 2")" > "$tmp/cmp" 2>&1
+check "compare with a nan bandwidth: exit" 0 $?
+check "compare with a nan bandwidth: unknown in B, not only in A" 2 \
+  "$(grep -c "^$nan_case .* \(alg\|bus\)bw_GBps .* unknown in B$" "$tmp/cmp")"
+check "compare with a nan bandwidth: its time in both" 1 \
+  "$(grep -c "^$nan_case .* time_us .* 18\.54 .* 18\.54 .* too few samples$" "$tmp/cmp")"
+check "compare with a nan bandwidth: not unpaired" 0 "$(grep -c "only in" "$tmp/cmp")"
 sed '2s/,40.120000,26.135992,45.737986,/,40.120000,nan,-nan,/' "$data/rccl_results.csv" > "$tmp/nan_bw.csv"
 imp "$tmp/nan_bw.csv"
 check "rccl-tests -x file with nan: imported" "0 1" "$? $(grep -c 'nan_bw.csv:2: 1 result with a bandwidth printed as nan or inf' "$tmp/err")"
