@@ -19,11 +19,20 @@ void xp_nccl_info_init(xp_nccl_info *info) {
   info->cuda_driver = info->nranks = info->nnodes = info->local_ranks = -1;
   info->ring_channels = info->coll_channels = info->nvls_channels = -1;
   info->p2p_channels = info->p2p_per_peer = -1;
+  info->line_thread = -1; /* no line read yet */
 }
 
 void xp_nccl_info_free(xp_nccl_info *info) {
   free(info->conn);
   xp_strtab_free(&info->conn_keys);
+  free(info->att);
+  xp_strtab_free(&info->att_keys);
+  free(info->comms);
+  free(info->threads);
+  free(info->proc_comm);
+  xp_strtab_free(&info->comm_keys);
+  xp_strtab_free(&info->thread_keys);
+  xp_strtab_free(&info->proc_keys);
   free(info->tuning);
   free(info->env);
   xp_nccl_info_init(info);
@@ -52,29 +61,64 @@ static void count_side(xp_nccl_conn *c, enum conn_side side) {
   c->channels = c->untagged + (c->sends > c->receives ? c->sends : c->receives);
 }
 
-static void add_conn(xp_nccl_info *info, int src, int dst, const char *transport, enum conn_side side) {
+/* The entry of key in a table of connections, added where new. */
+static xp_nccl_conn *conn_entry(xp_nccl_conn **tab, int *n, int *alloc, xp_strtab *keys, const char *key,
+                                size_t kl) {
+  int added = 0;
+  uint32_t id = xp_strtab_intern(keys, key, kl, &added);
+  if (!added) return &(*tab)[id];
+  if (*n == *alloc) {
+    *alloc = *alloc ? 2 * *alloc : 16;
+    *tab = xp_xrealloc(*tab, sizeof **tab * (size_t)*alloc);
+  }
+  xp_nccl_conn *c = &(*tab)[(*n)++];
+  memset(c, 0, sizeof *c);
+  c->thread = c->comm = -1;
+  return c;
+}
+
+/* The connection (src, dst, transport) of info->conn, added where new. */
+static xp_nccl_conn *pair_entry(xp_nccl_info *info, int src, int dst, const char *transport) {
   char key[2 * sizeof(int) + sizeof info->conn->transport];
   size_t tl = strnlen(transport, sizeof info->conn->transport - 1);
   memcpy(key, &src, sizeof src);
   memcpy(key + sizeof src, &dst, sizeof dst);
   memcpy(key + 2 * sizeof src, transport, tl);
-  int added = 0;
-  uint32_t id = xp_strtab_intern(&info->conn_keys, key, 2 * sizeof src + tl, &added);
-  if (!added) {
-    count_side(&info->conn[id], side);
-    return;
+  xp_nccl_conn *c = conn_entry(&info->conn, &info->nconn, &info->nconn_alloc, &info->conn_keys, key,
+                               2 * sizeof src + tl);
+  if (!c->transport[0]) {
+    c->src = src;
+    c->dst = dst;
+    memcpy(c->transport, transport, tl);
+    c->transport[tl] = 0;
   }
-  if (info->nconn == info->nconn_alloc) {
-    info->nconn_alloc = info->nconn_alloc ? 2 * info->nconn_alloc : 16;
-    info->conn = xp_xrealloc(info->conn, sizeof *info->conn * (size_t)info->nconn_alloc);
+  return c;
+}
+
+/* Counted twice: among all (info->conn), and by the thread and span that printed it (info->att),
+** where xp_nccl_info_one_comm finds its communicator. */
+static void add_conn(xp_nccl_info *info, int src, int dst, const char *transport, enum conn_side side) {
+  count_side(pair_entry(info, src, dst, transport), side);
+  const int t = info->line_thread;
+  if (t < 0) return;
+  xp_nccl_thread *th = &info->threads[t];
+  int head[4] = {src, dst, t, th->span};
+  char key[sizeof head + sizeof info->conn->transport];
+  size_t tl = strnlen(transport, sizeof info->conn->transport - 1);
+  memcpy(key, head, sizeof head);
+  memcpy(key + sizeof head, transport, tl);
+  xp_nccl_conn *a = conn_entry(&info->att, &info->natt, &info->natt_alloc, &info->att_keys, key, sizeof head + tl);
+  if (a->thread < 0) {
+    a->src = src;
+    a->dst = dst;
+    memcpy(a->transport, transport, tl);
+    a->transport[tl] = 0;
+    a->thread = t;
+    a->span = th->span;
+    a->comm = th->current;
   }
-  xp_nccl_conn *c = &info->conn[info->nconn++];
-  memset(c, 0, sizeof *c);
-  c->src = src;
-  c->dst = dst;
-  count_side(c, side);
-  memcpy(c->transport, transport, tl);
-  c->transport[tl] = 0;
+  if (a->comm < 0) th->pending++;
+  count_side(a, side);
 }
 
 /* A transport as NCCL names its kind, not this connection's instance: RCCL's " comm 0x...
@@ -241,9 +285,76 @@ static void parse_version(xp_nccl_info *info, const char *msg) {
   else snprintf(info->version, sizeof info->version, "RCCL %s%s%s", a, b[0] ? " " : "", b);
 }
 
+/* The thread a line of NCCL's comes from: "host:pid:tid" before " [dev] NCCL INFO", with any
+** launcher's label before it (the same on all of a process's lines); its process is the same
+** without ":tid". A line without them is of thread "" (one, for all such lines). */
+static void note_thread(xp_nccl_info *info, const char *buf, const char *m) {
+  const char *e = m;
+  while (e > buf && e[-1] == ' ') e--;
+  if (e > buf && e[-1] == ']') {
+    const char *o = e - 1;
+    while (o > buf && o[-1] != '[') o--;
+    if (o > buf) e = o - 1;
+  }
+  while (e > buf && e[-1] == ' ') e--;
+  const char *s = e;
+  while (s > buf && s[-1] != ' ' && s[-1] != '\t') s--;
+  int added = 0;
+  info->line_thread = (int)xp_strtab_intern(&info->thread_keys, s, (size_t)(e - s), &added);
+  if (!added) return;
+  const char *colon = e;
+  while (colon > s && colon[-1] != ':') colon--;
+  size_t pl = colon > s ? (size_t)(colon - 1 - s) : (size_t)(e - s);
+  int padded = 0;
+  int proc = (int)xp_strtab_intern(&info->proc_keys, s, pl, &padded);
+  if (padded) {
+    info->proc_comm = xp_xrealloc(info->proc_comm, sizeof *info->proc_comm * (size_t)(info->nprocs + 1));
+    info->proc_comm[info->nprocs++] = -1;
+  }
+  info->threads = xp_xrealloc(info->threads, sizeof *info->threads * (size_t)(info->nthreads + 1));
+  info->threads[info->nthreads++] = (xp_nccl_thread){proc, -1, 0, 0};
+}
+
+/* "ncclCommInitRankConfig comm 0x55.. rank 0 nranks 8 ... commId 0x5ae7.. - Init START" (2.18
+** on), then "... - Init COMPLETE": the communicator the thread sets up between the two, whose are
+** the connections it prints there. Those it prints before a COMPLETE with no START (a form
+** without one) are that communicator's too; those after a COMPLETE (NCCL 2.22 on connects at the
+** first collective, often on threads of its own) are the process's, where it set up one. */
+static void note_comm(xp_nccl_info *info, const char *msg) {
+  const char *id = strstr(msg, "commId 0x");
+  if (!id || !strstr(msg, "comm 0x") || info->line_thread < 0) return;
+  id += 7;
+  size_t il = 2 + strspn(id + 2, "0123456789abcdefABCDEF");
+  if (il < 3 || il >= sizeof info->comms->id) return;
+  int added = 0;
+  const int c = (int)xp_strtab_intern(&info->comm_keys, id, il, &added);
+  if (added) {
+    info->comms = xp_xrealloc(info->comms, sizeof *info->comms * (size_t)(info->ncomms + 1));
+    xp_nccl_comm *k = &info->comms[info->ncomms++];
+    snprintf(k->id, sizeof k->id, "%.*s", (int)il, id);
+    const char *nr = strstr(msg, " nranks ");
+    k->nranks = nr ? atoi(nr + 8) : 0;
+  }
+  xp_nccl_thread *t = &info->threads[info->line_thread];
+  int *pc = &info->proc_comm[t->proc];
+  *pc = *pc == -1 || *pc == c ? c : -2;
+  if (strstr(msg, "Init COMPLETE")) {
+    for (int i = 0; i < info->natt && t->pending; i++) {
+      xp_nccl_conn *a = &info->att[i];
+      if (a->thread == info->line_thread && a->span == t->span && a->comm < 0) a->comm = c;
+    }
+    t->current = -1;
+  } else {
+    t->current = c;
+  }
+  t->span++;
+  t->pending = 0;
+}
+
 static void parse_message(xp_nccl_info *info, const char *msg) {
   const char *p;
   int a, b, c;
+  note_comm(info, msg);
   if (version_at(msg)) {
     parse_version(info, msg);
   } else if (sscanf(msg, "ROCr version %d.%d", &a, &b) == 2) {
@@ -317,6 +428,7 @@ int xp_nccl_info_line(xp_nccl_info *info, const char *line, size_t len) {
   const char *m = strstr(buf, "NCCL INFO ");
   if (m) {
     info->info_lines++;
+    note_thread(info, buf, m);
     parse_message(info, m + 10);
     return 1;
   }
@@ -348,6 +460,76 @@ void xp_nccl_info_parse(xp_nccl_info *info, const char *text, size_t len) {
     xp_nccl_info_line(info, text + i, l);
     i += l + 1;
   }
+}
+
+/* Whether process p's key (host:pid, after any label) names pid. */
+static int proc_is(const xp_nccl_info *info, int p, int pid) {
+  const char *k = info->proc_keys.str[p];
+  size_t l = info->proc_keys.len[p], d = l;
+  while (d > 0 && isdigit((unsigned char)k[d - 1])) d--;
+  return d < l && d > 0 && k[d - 1] == ':' && atoi(k + d) == pid;
+}
+
+/* The communicator the test reported: the one process pid (its rank 0's) set up, else the first
+** with connections of nranks ranks, else the first with connections; -1 where none has any. */
+static int test_comm(const xp_nccl_info *info, const int *conns, int nranks, int pid) {
+  for (int p = 0; pid > 0 && p < info->nprocs; p++)
+    if (info->proc_comm[p] >= 0 && conns[info->proc_comm[p]] && proc_is(info, p, pid)) return info->proc_comm[p];
+  for (int c = 0; c < info->ncomms; c++)
+    if (conns[c] && (nranks <= 0 || info->comms[c].nranks == nranks)) return c;
+  for (int c = 0; c < info->ncomms; c++)
+    if (conns[c]) return c;
+  return -1;
+}
+
+/* info->conn rebuilt from the connections of communicator c alone. */
+static void keep_comm(xp_nccl_info *info, int c) {
+  free(info->conn);
+  xp_strtab_free(&info->conn_keys);
+  info->conn = NULL;
+  info->nconn = info->nconn_alloc = 0;
+  for (int i = 0; i < info->natt; i++) {
+    const xp_nccl_conn *a = &info->att[i];
+    if (c < 0 || a->comm != c) continue;
+    xp_nccl_conn *k = pair_entry(info, a->src, a->dst, a->transport);
+    k->untagged += a->untagged;
+    k->sends += a->sends;
+    k->receives += a->receives;
+    k->channels = k->untagged + (k->sends > k->receives ? k->sends : k->receives);
+  }
+  if (c >= 0 && info->comms[c].nranks > 0) info->nranks = info->comms[c].nranks;
+}
+
+void xp_nccl_info_one_comm(xp_nccl_info *info, int nranks, int pid, char *said, size_t n) {
+  if (n) said[0] = 0;
+  if (info->ncomms < 2) return;
+  int *conns = xp_xcalloc((size_t)info->ncomms, sizeof *conns), unknown = 0, with = 0;
+  for (int i = 0; i < info->natt; i++) {
+    xp_nccl_conn *a = &info->att[i];
+    if (a->comm < 0) a->comm = info->proc_comm[info->threads[a->thread].proc]; /* -1, -2: none */
+    if (a->comm >= 0) with += conns[a->comm]++ == 0;
+    else unknown++;
+  }
+  const int pick = test_comm(info, conns, nranks, pid);
+  int by_pid = 0;
+  for (int p = 0; pid > 0 && pick >= 0 && p < info->nprocs; p++)
+    by_pid |= info->proc_comm[p] == pick && proc_is(info, p, pid);
+  free(conns);
+  if (with < 2 && !unknown) return; /* one communicator's connections: as they are */
+  keep_comm(info, pick);
+  const int sized = pick >= 0 && nranks > 0 && info->comms[pick].nranks == nranks;
+  const char *why = by_pid ? " (rank 0's)" : sized ? " (the test's size)" : "";
+  size_t used = (size_t)snprintf(said, n, "%d communicators in the log (", info->ncomms);
+  for (int c = 0; c < info->ncomms && used < n; c++)
+    used += (size_t)snprintf(said + used, n - used, "%scommId %s, %d ranks", c ? "; " : "", info->comms[c].id,
+                             info->comms[c].nranks);
+  if (used < n && pick >= 0)
+    used += (size_t)snprintf(said + used, n - used, "): connections are commId %s's%s", info->comms[pick].id, why);
+  else if (used < n)
+    used += (size_t)snprintf(said + used, n - used, "): no connection is one communicator's");
+  if (used < n && unknown)
+    snprintf(said + used, n - used, "; %d connection%s printed after several were set up (of none the log tells) "
+             "left out", unknown, unknown == 1 ? "" : "s");
 }
 
 const xp_nccl_tuning *xp_nccl_info_tuning(const xp_nccl_info *info, const char *func, int64_t bytes) {

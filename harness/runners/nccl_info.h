@@ -19,7 +19,25 @@ typedef struct xp_nccl_conn {
   /* lines seen: a NET connection is logged [send] by one rank and [receive] by the other, and a
   ** log may hold either side alone; channels = untagged + the larger side */
   int untagged, sends, receives;
+  /* where the line came from, to tell communicators apart (xp_nccl_info_one_comm): the log's
+  ** thread (host:pid:tid), its span between communicator lines, and the communicator (-1 not
+  ** known yet); kept in the attribution table alone */
+  int thread, span, comm;
 } xp_nccl_conn;
+
+/* A communicator a log names by its commId ("... commId 0x5ae77eb5ea4ec1ee - Init START", NCCL
+** 2.18 on), with its size. */
+typedef struct xp_nccl_comm {
+  char id[24];
+  int nranks;
+} xp_nccl_comm;
+
+/* A thread of the log (host:pid:tid) and a process (host:pid): the communicator a thread is
+** setting up (-1 none), the span its lines are in, how many connections of the span wait for
+** a communicator; a process's one communicator (-1 none, -2 several). */
+typedef struct xp_nccl_thread {
+  int proc, current, span, pending;
+} xp_nccl_thread;
 
 /* One TUNING line: "AllReduce: 14336 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..1}". */
 typedef struct xp_nccl_tuning {
@@ -48,6 +66,15 @@ typedef struct xp_nccl_info {
   int nconn, nconn_alloc;
   xp_nccl_conn *conn;
   xp_strtab conn_keys;   /* (src, dst, transport) as bytes; a key's id is its index in conn */
+  int natt, natt_alloc;  /* the same connections by thread and span, for their communicators */
+  xp_nccl_conn *att;
+  xp_strtab att_keys;
+  int ncomms, nthreads, nprocs;
+  xp_nccl_comm *comms;
+  xp_nccl_thread *threads;
+  int *proc_comm;
+  xp_strtab comm_keys, thread_keys, proc_keys;
+  int line_thread;       /* the thread of the line being read */
   int ntuning, ntuning_alloc;
   xp_nccl_tuning *tuning;
   int nenv, nenv_alloc;
@@ -66,6 +93,13 @@ void xp_nccl_info_parse(xp_nccl_info *info, const char *text, size_t len);
 /* The last TUNING choice seen for func (NCCL's name, "AllReduce") at `bytes`, or NULL. NCCL
 ** 2.19-2.23 printed no function ("1024 Bytes -> Algo 1 proto 0"): such a choice answers any. */
 const xp_nccl_tuning *xp_nccl_info_tuning(const xp_nccl_info *info, const char *func, int64_t bytes);
+/* Where the log holds connections of several communicators (several commIds: split groups,
+** tests appended, a framework's TP and world groups), keeps those of one alone: the one process
+** pid set up (the test's rank 0; 0 unknown), else the first of nranks ranks (the test's size),
+** else the first; says which in said ("" where the log names one communicator or none: nothing
+** changes). Connections a process that set up several printed after their set-up belong to
+** none the log tells: left out, said. */
+void xp_nccl_info_one_comm(xp_nccl_info *info, int nranks, int pid, char *said, size_t n);
 /* Value NCCL reported reading from the environment, or NULL. */
 const char *xp_nccl_info_env(const xp_nccl_info *info, const char *key);
 /* Orders transports GPU to GPU first (P2P), then through host memory (SHM), then through a NIC

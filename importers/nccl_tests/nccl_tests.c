@@ -818,7 +818,14 @@ static int execute(xp_ctx *ctx) {
     /* Every file's INFO lines together: ranks of one job may log separately. */
     xp_nccl_info_parse(&info, L.texts[f], L.kinds[f] == F_TEXT ? L.lens[f] : 0);
   }
+  /* several communicators' lines (split groups, tests appended): one's connections, said */
+  char comms[512];
+  int pid0 = 0;
+  for (int i = 0; first && i < first->ndev; i++)
+    if (first->dev[i].rank == 0) pid0 = first->dev[i].pid;
+  xp_nccl_info_one_comm(&info, first ? first->nranks : 0, pid0, comms, sizeof comms);
   rc = record_doc_facts(ctx->run, first);
+  if (rc == 0 && comms[0]) rc = xp_run_meta(ctx->run, "nccl.communicators", comms, "trace");
   if (rc == 0) rc = record_versions(ctx->run, &L);
   if (rc == 0) rc = record_report_digest(ctx->run, &L);
   if (rc == 0) rc = record_processes(ctx->run, &L);

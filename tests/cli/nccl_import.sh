@@ -342,6 +342,19 @@ for f in split.json split.txt; do
     "$("$XP" --db "$sdb" query <(echo "SELECT gpu_count FROM runs;") --format csv 2> /dev/null | tail -1)"
 done
 
+# split groups with NCCL's INFO lines: each group's communicator (commId) connected its own pair,
+# group 1's (GPUs 1 and 3, across sockets) over SHM, rank 0's (GPUs 0 and 2) over P2P; their
+# comm ranks are 0 and 1 alike. Rank 0's communicator is the one recorded, and said, where the
+# two were pooled: 'P2P/CUMEM, SHM/direct/direct', pair 0-1 both, and the interconnect 'shm'.
+sdb="$tmp/split_info.db"
+"$XP" --db "$sdb" import nccl-tests "$XP_SRC/tests/data/nccl/variants/split_info.txt" > /dev/null 2>&1
+smeta() { "$XP" --db "$sdb" query <(echo "SELECT value FROM run_meta WHERE key = '$1';") --format csv 2> /dev/null | tail -n +2; }
+check "split groups' INFO lines: rank 0's communicator's transports" "P2P/CUMEM" "$(smeta nccl.transports)"
+check "split groups' INFO lines: its pair" "P2P/CUMEM x2" "$(smeta nccl.transport.0-1)"
+check "split groups' INFO lines: no interconnect from the other group's SHM" "" "$(smeta interconnect)"
+check "split groups' INFO lines: said" "2 communicators in the log (commId 0x8c2f1e7a9b3d4c11, 2 ranks; commId \
+0x2a61c0d4e5f60718, 2 ranks): connections are commId 0x2a61c0d4e5f60718's (rank 0's)" "$(smeta nccl.communicators | tr -d '"')"
+
 # -T: the timeout is the failure recorded, not the "Test failure" it causes; -u is in the options
 tdb="$tmp/timeout.db"
 "$XP" --db "$tdb" import nccl-tests "$XP_SRC/tests/data/nccl/variants/timeout_unaligned.txt" > /dev/null 2>&1

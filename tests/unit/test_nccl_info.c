@@ -462,7 +462,70 @@ static void test_bad_topology(void) {
   CHECK_EQ_INT(xp_topo_parse(unbalanced, strlen(unbalanced), &t, err, sizeof err), -1);
 }
 
+/* One process setting up two communicators on one thread, a framework's world of 4 then its
+** TP group of 2 (synthetic lines in NCCL 2.21's forms, connections during set-up): each span's
+** connections are its communicator's, and the 2-rank test's are kept, where both were pooled and
+** rank 0 to 1 read 'P2P/CUMEM x1; SHM/direct/direct x1'. Connections printed after both were set
+** up (NCCL 2.22 on connects at the first collective) tell no communicator: left out, said. */
+static void test_several_comms(void) {
+  static const char *const lines[] = {
+      "h:7:7 [0] NCCL INFO ncclCommInitRank comm 0xa0 rank 0 nranks 4 cudaDev 0 nvmlDev 0 busId 1b000 commId "
+      "0x11aa - Init START",
+      "h:7:7 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[2] via SHM/direct/direct",
+      "h:7:7 [0] NCCL INFO ncclCommInitRank comm 0xa0 rank 0 nranks 4 cudaDev 0 nvmlDev 0 busId 1b000 commId "
+      "0x11aa - Init COMPLETE",
+      "h:7:7 [0] NCCL INFO ncclCommInitRank comm 0xb0 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1b000 commId "
+      "0x22bb - Init START",
+      "h:7:7 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM",
+      "h:7:7 [0] NCCL INFO Channel 01/0 : 0[0] -> 1[1] via P2P/CUMEM",
+      "h:7:7 [0] NCCL INFO ncclCommInitRank comm 0xb0 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1b000 commId "
+      "0x22bb - Init COMPLETE",
+      "h:7:9 [0] NCCL INFO Channel 02/0 : 0[0] -> 1[2] via SHM/direct/direct", NULL};
+  xp_nccl_info info;
+  char said[512], buf[128];
+  xp_nccl_info_init(&info);
+  feed(&info, lines);
+  xp_nccl_info_one_comm(&info, 2, 0, said, sizeof said);
+  CHECK_EQ_INT(info.nconn, 1);
+  CHECK_EQ_STR(info.conn[0].transport, "P2P/CUMEM");
+  CHECK_EQ_INT(info.conn[0].channels, 2);
+  CHECK_EQ_INT(info.nranks, 2);
+  CHECK_EQ_STR(said, "2 communicators in the log (commId 0x11aa, 4 ranks; commId 0x22bb, 2 ranks): connections are "
+                     "commId 0x22bb's (the test's size); 1 connection printed after several were set up (of none "
+                     "the log tells) left out");
+  xp_nccl_info_free(&info);
+  /* the world's size asked: its one connection */
+  xp_nccl_info_init(&info);
+  feed(&info, lines);
+  xp_nccl_info_one_comm(&info, 4, 0, said, sizeof said);
+  xp_nccl_info_transports(&info, buf, sizeof buf);
+  CHECK_EQ_STR(buf, "SHM/direct/direct");
+  CHECK_EQ_INT(info.conn[0].channels, 1);
+  xp_nccl_info_free(&info);
+  /* both set up first, every connection after (on threads of NCCL's own): none kept, said */
+  const char *const late[] = {lines[0], lines[2], lines[3], lines[6], lines[7],
+                              "h:7:8 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM", NULL};
+  xp_nccl_info_init(&info);
+  feed(&info, late);
+  xp_nccl_info_one_comm(&info, 2, 7, said, sizeof said);
+  CHECK_EQ_INT(info.nconn, 0);
+  CHECK(strstr(said, "): no connection is one communicator's; 2 connections printed after several") != NULL);
+  xp_nccl_info_free(&info);
+  /* one communicator (the fixture's, connected on threads of its own after set-up): unchanged */
+  size_t len;
+  char *text = test_data("nccl", "nccltests_sweep.txt", &len);
+  xp_nccl_info_init(&info);
+  xp_nccl_info_parse(&info, text, len);
+  xp_nccl_info_one_comm(&info, 2, 1351, said, sizeof said);
+  CHECK_EQ_STR(said, "");
+  CHECK_EQ_INT(info.nconn, 2);
+  CHECK_EQ_INT(info.conn[0].channels, 24);
+  xp_nccl_info_free(&info);
+  free(text);
+}
+
 int main(void) {
+  test_several_comms();
   test_fixture_log();
   test_synthetic_lines();
   test_other_versions();
