@@ -3,6 +3,7 @@
 ** (/proc, uname, sysconf) so that nothing depends on tools being installed, except git for
 ** the spec file's commit, which is run without a shell.
 */
+#include <ctype.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -102,6 +103,55 @@ void xp_pcie_link(const char *sysfs, const char *bus, int *gen, int *width) {
   *width = cap_width > cur_width ? cap_width : cur_width;
 }
 
+/* The next entry of a sysfs list ("0-3,8-11", the kernel's cpulist form) from *p: its first and
+** last number; 0 at its end or where the list is not one. */
+static int list_range(const char **p, long *lo, long *hi) {
+  char *end;
+  while (**p == ',') (*p)++;
+  if (!isdigit((unsigned char)**p)) return 0;
+  *lo = *hi = strtol(*p, &end, 10);
+  if (*end == '-') *hi = strtol(end + 1, &end, 10);
+  *p = end;
+  return *hi >= *lo && *hi - *lo < 65536;
+}
+
+/* How many CPU sockets the online CPUs sit in (their distinct physical_package_id; -1 where
+** none states one, as some VMs and ARM firmware leave it). */
+static int count_sockets(const char *sysfs) {
+  char dir[PATH_MAX], list[4096], buf[32];
+  snprintf(dir, sizeof dir, "%s/devices/system/cpu", sysfs);
+  if (sysfs_line(dir, "online", list, sizeof list) != 0) return -1;
+  enum { MAX_SOCKETS = 256 };
+  long ids[MAX_SOCKETS], lo, hi;
+  int n = 0;
+  for (const char *p = list; list_range(&p, &lo, &hi);)
+    for (long cpu = lo; cpu <= hi && n < MAX_SOCKETS; cpu++) {
+      char topo[PATH_MAX + 64];
+      snprintf(topo, sizeof topo, "%s/cpu%ld/topology", dir, cpu);
+      if (sysfs_line(topo, "physical_package_id", buf, sizeof buf) != 0 || !isdigit((unsigned char)buf[0])) continue;
+      long id = atol(buf);
+      int seen = 0;
+      for (int i = 0; i < n && !seen; i++) seen = ids[i] == id;
+      if (!seen) ids[n++] = id;
+    }
+  return n > 0 ? n : -1;
+}
+
+/* The kernel's online NUMA nodes (node/online), -1 where it states none (a kernel without NUMA). */
+static int count_numa_nodes(const char *sysfs) {
+  char dir[PATH_MAX], list[4096];
+  snprintf(dir, sizeof dir, "%s/devices/system/node", sysfs);
+  if (sysfs_line(dir, "online", list, sizeof list) != 0) return -1;
+  long lo, hi, n = 0;
+  for (const char *p = list; list_range(&p, &lo, &hi);) n += hi - lo + 1;
+  return n > 0 ? (int)n : -1;
+}
+
+void xp_host_numa(const char *sysfs, int *sockets, int *numa_nodes) {
+  *sockets = count_sockets(sysfs);
+  *numa_nodes = count_numa_nodes(sysfs);
+}
+
 const char *xp_meta_hostname(void) {
   static char name[256];
   if (!name[0] && gethostname(name, sizeof name - 1) != 0) strcpy(name, "unknown");
@@ -134,6 +184,17 @@ cJSON *xp_meta_host(void) {
     cJSON_AddStringToObject(o, "host.cpu_model", buf);
   snprintf(buf, sizeof buf, "%ld", sysconf(_SC_NPROCESSORS_ONLN));
   cJSON_AddStringToObject(o, "host.cores", buf);
+  /* two sockets (or one split into NUMA nodes) put GPUs SYS apart: NCCL's paths differ */
+  int sockets, nodes;
+  xp_host_numa("/sys", &sockets, &nodes);
+  if (sockets > 0) {
+    snprintf(buf, sizeof buf, "%d", sockets);
+    cJSON_AddStringToObject(o, "host.sockets", buf);
+  }
+  if (nodes > 0) {
+    snprintf(buf, sizeof buf, "%d", nodes);
+    cJSON_AddStringToObject(o, "host.numa_nodes", buf);
+  }
   if (read_first_match("/proc/meminfo", "MemTotal", buf, sizeof buf) == 0) {
     long long kb = atoll(buf);
     snprintf(buf, sizeof buf, "%lld", kb * 1024);

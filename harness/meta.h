@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 /* Host facts as key -> value strings (host.name, host.os, host.kernel, host.arch,
-** host.cpu_model, host.cores, host.mem_bytes, host.boot_id). */
+** host.cpu_model, host.cores, host.sockets, host.numa_nodes, host.mem_bytes, host.boot_id). */
 cJSON *xp_meta_host(void);
 /* Software facts: xp.version, xp.commit, xp.dirty, xp.compiler, xp.schema and, for a spec
 ** file inside a git checkout, spec.git_commit and spec.git_dirty. spec_path may be NULL. */
@@ -21,6 +21,10 @@ const char *xp_meta_boot_id(void);
 ** upstream port's maxima and never below the current link (a GPU at rest trains its link down);
 ** -1 where unreadable. bus is the full "0000:bb:dd.f". */
 void xp_pcie_link(const char *sysfs, const char *bus, int *gen, int *width);
+
+/* The host's CPU sockets (the online CPUs' distinct physical_package_id) and online NUMA nodes,
+** as sysfs under `sysfs` ("/sys") states them; -1 where it states none. */
+void xp_host_numa(const char *sysfs, int *sockets, int *numa_nodes);
 
 /* Run a program (no shell) and capture the first line of its stdout; 0 on exit status 0. */
 int xp_capture_line(char *const argv[], char *out, size_t outlen);

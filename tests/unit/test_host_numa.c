@@ -1,0 +1,82 @@
+/*
+** The host's CPU sockets and NUMA nodes (run_meta host.sockets, host.numa_nodes), read from a
+** sysfs tree laid out here as Linux lays it out: devices/system/node/online and cpu/online in
+** the kernel's list form ("0-3,8-11", Documentation/ABI/stable/sysfs-devices-node and
+** sysfs-devices-system-cpu), each CPU's topology/physical_package_id. Two sockets, or one EPYC
+** in NPS4 (one socket, four nodes), put GPUs SYS apart to NCCL where one node does not.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include "check.h"
+#include "testutil.h"
+#include "meta.h"
+#include "xp.h"
+
+/* dir/file holding text, dir made with its parents */
+static void put(const char *dir, const char *file, const char *text) {
+  char *cmd = xp_asprintf("mkdir -p '%s/%s'", test_dir, dir);
+  if (system(cmd) != 0) fprintf(stderr, "mkdir failed: %s\n", cmd);
+  free(cmd);
+  char *name = xp_asprintf("%s/%s", dir, file);
+  free(test_write_file(name, text));
+  free(name);
+}
+
+/* CPUs lo..hi of a tree under root, each in package pkg */
+static void cpus(const char *root, int lo, int hi, const char *pkg) {
+  for (int c = lo; c <= hi; c++) {
+    char *dir = xp_asprintf("%s/devices/system/cpu/cpu%d/topology", root, c);
+    put(dir, "physical_package_id", pkg);
+    free(dir);
+  }
+}
+
+static void numa_of(const char *root, int *sockets, int *nodes) {
+  char *sysfs = xp_asprintf("%s/%s", test_dir, root);
+  xp_host_numa(sysfs, sockets, nodes);
+  free(sysfs);
+}
+
+int main(void) {
+  if (!test_dir_make("/tmp/xp-test-numa-XXXXXX")) {
+    fprintf(stderr, "skipped: no scratch folder\n");
+    return 77;
+  }
+  int sockets, nodes;
+  /* two Xeons, a node each; CPU 4 offline (its files stay): 2 sockets, 2 nodes */
+  put("two/devices/system/node", "online", "0-1\n");
+  put("two/devices/system/cpu", "online", "0-3,5-7\n");
+  cpus("two", 0, 3, "0\n");
+  cpus("two", 4, 7, "1\n");
+  numa_of("two", &sockets, &nodes);
+  CHECK_EQ_INT(sockets, 2);
+  CHECK_EQ_INT(nodes, 2);
+  /* one EPYC in NPS4: 1 socket, 4 nodes */
+  put("nps4/devices/system/node", "online", "0-3\n");
+  put("nps4/devices/system/cpu", "online", "0-7\n");
+  cpus("nps4", 0, 7, "0\n");
+  numa_of("nps4", &sockets, &nodes);
+  CHECK_EQ_INT(sockets, 1);
+  CHECK_EQ_INT(nodes, 4);
+  /* nodes listed apart ("0,2": node 1 has no memory online) */
+  put("apart/devices/system/node", "online", "0,2\n");
+  numa_of("apart", &sockets, &nodes);
+  CHECK_EQ_INT(nodes, 2);
+  CHECK_EQ_INT(sockets, -1);
+  /* a kernel without NUMA (no node folder) and CPUs that state no package (-1): unknown */
+  put("none/devices/system/cpu", "online", "0-1\n");
+  cpus("none", 0, 1, "-1\n");
+  numa_of("none", &sockets, &nodes);
+  CHECK_EQ_INT(sockets, -1);
+  CHECK_EQ_INT(nodes, -1);
+  /* a run records what the machine's /sys states */
+  cJSON *host = xp_meta_host();
+  xp_host_numa("/sys", &sockets, &nodes);
+  const cJSON *s = cJSON_GetObjectItemCaseSensitive(host, "host.sockets");
+  const cJSON *n = cJSON_GetObjectItemCaseSensitive(host, "host.numa_nodes");
+  CHECK_EQ_INT(s ? atoi(s->valuestring) : -1, sockets);
+  CHECK_EQ_INT(n ? atoi(n->valuestring) : -1, nodes);
+  cJSON_Delete(host);
+  test_dir_remove();
+  CHECK_DONE();
+}
