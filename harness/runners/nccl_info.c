@@ -351,6 +351,31 @@ static void note_comm(xp_nccl_info *info, const char *msg) {
   t->pending = 0;
 }
 
+/* NCCL's path types, nearest first (src/include/graph.h PATH_LOC .. PATH_DIS, 2.19's C2C, PXN
+** and P2C among them); -1 for a name it does not use. */
+int xp_nccl_path_rank(const char *type) {
+  static const char *const order[] = {"LOC", "NVL", "NVB", "C2C", "PIX", "PXB",
+                                      "PXN", "P2C", "PHB", "SYS", "NET", "DIS"};
+  for (size_t i = 0; i < sizeof order / sizeof *order; i++)
+    if (strcmp(type, order[i]) == 0) return (int)i;
+  return -1;
+}
+
+/* GRAPH's "Pattern 4, crossNic 0, nChannels 4, bw 24.000000/24.000000, type NVL/PIX, sameChannels
+** 0" (before 2.12 "speed 1.2/1.2"): a graph's search result, its type the farthest path within a
+** node (then to the NIC) it needed. Rings and trees (patterns 1-4) carry the P2P connections; NVLS
+** (5) and CollNet's have graphs of their own. The farthest any rank printed is kept. */
+static void parse_pattern(xp_nccl_info *info, const char *msg) {
+  int pattern;
+  char intra[8];
+  const char *t = strstr(msg, ", type ");
+  if (sscanf(msg, "Pattern %d,", &pattern) != 1 || pattern < 1 || pattern > 4 || !t ||
+      sscanf(t + 7, "%7[A-Z]/", intra) != 1 || xp_nccl_path_rank(intra) < 0)
+    return;
+  if (!info->graph_intra[0] || xp_nccl_path_rank(intra) > xp_nccl_path_rank(info->graph_intra))
+    snprintf(info->graph_intra, sizeof info->graph_intra, "%s", intra);
+}
+
 static void parse_message(xp_nccl_info *info, const char *msg) {
   const char *p;
   int a, b, c;
@@ -364,6 +389,8 @@ static void parse_message(xp_nccl_info *info, const char *msg) {
     if (!info->rocr_version[0]) snprintf(info->rocr_version, sizeof info->rocr_version, "%d.%d", a, b);
   } else if (starts(msg, "cudaDriverVersion ")) {
     info->cuda_driver = atoi(msg + 18);
+  } else if (starts(msg, "Pattern ")) {
+    parse_pattern(info, msg);
   } else if (starts(msg, "Channel ") || starts(msg, "Ring ")) {
     parse_channel(info, msg);
   } else if (strstr(msg, " Bytes -> Algo ") || (strstr(msg, " [Symmetric]: ") && strstr(msg, " Bytes -> Kernel "))) {

@@ -62,6 +62,9 @@ typedef struct xp_nccl_info {
   int ring_channels;     /* from "Channel 00/24 : 0 1": 24 */
   int coll_channels, nvls_channels, p2p_channels, p2p_per_peer;
   char rings[96];        /* "use ring PXN 0 GDR 1" */
+  /* the farthest path between a node's GPUs NCCL's ring and tree graphs needed, as its GRAPH lines
+  ** say it ("Pattern 4, ..., type NVL/PIX": NVL), "" where none was printed */
+  char graph_intra[8];
   char net[64];          /* "Socket", "IB" */
   int nconn, nconn_alloc;
   xp_nccl_conn *conn;
@@ -100,6 +103,8 @@ const xp_nccl_tuning *xp_nccl_info_tuning(const xp_nccl_info *info, const char *
 ** changes). Connections a process that set up several printed after their set-up belong to
 ** none the log tells: left out, said. */
 void xp_nccl_info_one_comm(xp_nccl_info *info, int nranks, int pid, char *said, size_t n);
+/* Where a path type NCCL names ("NVL", "PIX", "SYS") stands, nearest first; -1 for another name. */
+int xp_nccl_path_rank(const char *type);
 /* Value NCCL reported reading from the environment, or NULL. */
 const char *xp_nccl_info_env(const xp_nccl_info *info, const char *key);
 /* Orders transports GPU to GPU first (P2P), then through host memory (SHM), then through a NIC
@@ -155,7 +160,8 @@ int xp_topo_pair(const xp_topo *t, int rank_a, int rank_b, xp_topo_path *out);
 
 /* The interconnect a run used, from the transports NCCL connected and, for P2P, the path
 ** between the GPUs: "nvlink", "pcie", "shm" or "net" (the slowest one seen), or NULL when the
-** log does not say (no connections, or P2P without a topology to tell NVLink from PCIe).
+** log does not say (no connections, or P2P where neither a topology nor NCCL's GRAPH lines, the
+** type of its graphs' paths, tell NVLink from PCIe).
 ** basis gets a sentence saying why: the slowest connection (the farthest PCIe path among
 ** equals, then the lowest ranks), and how many of each transport where they were mixed. */
 const char *xp_nccl_interconnect(const xp_nccl_info *info, const xp_topo *topo, char *basis,

@@ -321,6 +321,28 @@ static void say_mixed(const xp_nccl_info *info, char *out, size_t n) {
   if (used < n) snprintf(out + used, n - used, " connections");
 }
 
+/* A P2P connection's path where no topology dump gives it: NCCL's own word in its GRAPH lines, the
+** farthest path between a node's GPUs its rings and trees needed (NVL, NVB: NVLink, the second
+** through another GPU; PIX to SYS: PCIe); IC_UNKNOWN where the log prints none or another. */
+static int graph_path(const xp_nccl_info *info, xp_topo_path *path) {
+  static const char *const pcie[] = {"PIX", "PXB", "PHB", "SYS"};
+  const char *t = info->graph_intra;
+  if (strcmp(t, "NVL") == 0 || strcmp(t, "NVB") == 0) {
+    snprintf(path->kind, sizeof path->kind, "nvlink");
+    snprintf(path->detail, sizeof path->detail, "NVLink%s (NCCL's graphs: type %s)",
+             t[2] == 'B' ? " through another GPU" : "", t);
+    return IC_NVLINK;
+  }
+  for (int i = 0; i < 4; i++)
+    if (strcmp(t, pcie[i]) == 0) {
+      snprintf(path->kind, sizeof path->kind, "pcie");
+      snprintf(path->detail, sizeof path->detail, "PCIe %s (NCCL's graphs: type %s)", t, t);
+      path->pcie_level = i + 1;
+      return IC_PCIE;
+    }
+  return IC_UNKNOWN;
+}
+
 const char *xp_nccl_interconnect(const xp_nccl_info *info, const xp_topo *topo, char *basis,
                                  size_t n) {
   int worst = IC_UNKNOWN, unknown_p2p = 0;
@@ -334,7 +356,7 @@ const char *xp_nccl_interconnect(const xp_nccl_info *info, const xp_topo *topo, 
     if (cls < 0) {
       if (topo && xp_topo_pair(topo, c->src, c->dst, &path) == 0)
         cls = strcmp(path.kind, "nvlink") == 0 ? IC_NVLINK : strcmp(path.kind, "xgmi") == 0 ? IC_XGMI : IC_PCIE;
-      else {
+      else if ((cls = graph_path(info, &path)) == IC_UNKNOWN) {
         unknown_p2p = 1;
         continue;
       }

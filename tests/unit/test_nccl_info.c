@@ -524,7 +524,52 @@ static void test_several_comms(void) {
   free(text);
 }
 
+/* P2P without a topology dump, where NCCL's GRAPH lines type its graphs' paths: NVIDIA/nccl issue
+** 1189's two H20 hosts ("Pattern 4, crossNic 1, nChannels 4, bw 24.000000/24.000000, type NVL/PIX",
+** its ring then the P2P/CUMEM pair within a host), and issue 601's 4 GPUs a host across sockets
+** (NCCL 2.7's "speed 1.200000/1.200000, type SYS/SYS"; its tree's line and the P2P connection, as
+** NCCL_P2P_LEVEL=SYS would make it, made up). Both read '?' (no interconnect). Another pattern's
+** type (NVLS: 5) or a type NCCL does not name says nothing. */
+static void test_graph_type(void) {
+  static const char *const h20[] = {
+      "H20-GPU-05:1789225:1789736 [1] NCCL INFO Pattern 4, crossNic 1, nChannels 4, bw 24.000000/24.000000, type "
+      "NVL/PIX, sameChannels 0",
+      "H20-GPU-05:1789225:1789736 [1] NCCL INFO  0 : NET/3 GPU/0 GPU/1 NET/2",
+      "H20-GPU-05:1789224:1789735 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM",
+      "H20-GPU-05:1789225:1789736 [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] via P2P/CUMEM", NULL};
+  static const char *const sys[] = {
+      "gpu23:1513:1528 [2] NCCL INFO Pattern 4, crossNic 0, nChannels 4, speed 1.200000/1.200000, type SYS/SYS, "
+      "sameChannels 0",
+      "gpu23:1513:1526 [0] NCCL INFO Pattern 3, crossNic 0, nChannels 4, speed 1.200000/1.200000, type PHB/SYS, "
+      "sameChannels 0",
+      "gpu23:1513:1528 [2] NCCL INFO Channel 00 : 2[83000] -> 3[84000] via P2P/IPC", NULL};
+  static const char *const others[] = {
+      "h:1:2 [0] NCCL INFO Pattern 5, crossNic 0, nChannels 16, bw 40.000000/40.000000, type NVL/PIX, sameChannels 1",
+      "h:1:2 [0] NCCL INFO Pattern 4, crossNic 0, nChannels 2, bw 40.000000/40.000000, type XYZ/PIX, sameChannels 1",
+      "h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM", NULL};
+  xp_nccl_info info;
+  char basis[256];
+  xp_nccl_info_init(&info);
+  feed(&info, h20);
+  CHECK_EQ_STR(info.graph_intra, "NVL");
+  CHECK_EQ_STR(xp_nccl_interconnect(&info, NULL, basis, sizeof basis), "nvlink");
+  CHECK_EQ_STR(basis, "NCCL connected rank 0 to 1 with P2P/CUMEM over NVLink (NCCL's graphs: type NVL)");
+  xp_nccl_info_free(&info);
+  xp_nccl_info_init(&info);
+  feed(&info, sys);
+  CHECK_EQ_STR(info.graph_intra, "SYS"); /* the farthest of the ring's and the tree's */
+  CHECK_EQ_STR(xp_nccl_interconnect(&info, NULL, basis, sizeof basis), "pcie");
+  CHECK_EQ_STR(basis, "NCCL connected rank 2 to 3 with P2P/IPC over PCIe SYS (NCCL's graphs: type SYS)");
+  xp_nccl_info_free(&info);
+  xp_nccl_info_init(&info);
+  feed(&info, others);
+  CHECK_EQ_STR(info.graph_intra, "");
+  CHECK(xp_nccl_interconnect(&info, NULL, basis, sizeof basis) == NULL);
+  xp_nccl_info_free(&info);
+}
+
 int main(void) {
+  test_graph_type();
   test_several_comms();
   test_fixture_log();
   test_synthetic_lines();
