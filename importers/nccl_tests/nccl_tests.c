@@ -262,19 +262,37 @@ static int report_ratio_is(const nt_doc *d, int k, double f) {
   return seen;
 }
 
+/* Whether every row of report k printed an operation under its redop column (blank: 0). */
+static int report_redop_printed(const nt_doc *d, int k, int printed) {
+  int seen = 0;
+  for (int i = 0; i < d->nrows; i++) {
+    if (d->rows[i].report != k) continue;
+    if ((d->rows[i].redop[0] != 0) != printed) return 0;
+    seen = 1;
+  }
+  return seen;
+}
+
 /*
 ** The test of an unnamed report (before 2.13) from its columns, where they and its figures leave
-** one: each test printed its own header then, all_reduce's with "redop" and no "root" (as
-** reduce_scatter's and alltoall's, whose busbw is algbw x (n-1)/n where all_reduce's is x 2(n-1)/n:
-** from 3 ranks no other gives that), broadcast's with "root" and no "redop" (busbw = algbw).
-** NULL where nothing tells (2 ranks: 2(n-1)/n is 1, as a sendrecv's).
+** one: each test printed its own header then (its print_header), and the operation its rows
+** name. busbw / algbw is 2(n-1)/n for all_reduce, (n-1)/n for all_gather, reduce_scatter and
+** alltoall, 1 for broadcast and hypercube. So "redop" and no "root" at 2(n-1)/n from 3 ranks is
+** all_reduce (at 2 ranks, 1, as a sendrecv's); at (n-1)/n, reduce_scatter where its rows name
+** the operation, alltoall where they leave it blank (its TimeTest passes ""); "root" and no
+** "redop" at 1 is broadcast; neither column at (n-1)/n is all_gather (hypercube's is 1).
+** NULL where nothing tells.
 */
 static const char *test_from_columns(const nt_doc *d, const nt_row *row) {
   const unsigned cols = row->layout & (NT_COLS_NAMED | NT_COLS_REDOP | NT_COLS_ROOT | NT_COLS_WRONG);
-  const int n = row->report < d->nev ? evidence_ranks(&d->ev[row->report]) : 0;
-  if (cols == (NT_COLS_NAMED | NT_COLS_REDOP) && n >= 3 && report_ratio_is(d, row->report, 2.0 * (n - 1) / n))
+  const int k = row->report, n = k < d->nev ? evidence_ranks(&d->ev[k]) : 0;
+  const double part = n >= 2 ? (double)(n - 1) / n : -1;
+  if (cols == (NT_COLS_NAMED | NT_COLS_REDOP) && n >= 3 && report_ratio_is(d, k, 2.0 * (n - 1) / n))
     return "all_reduce";
-  if (cols == (NT_COLS_NAMED | NT_COLS_ROOT) && report_ratio_is(d, row->report, 1.0)) return "broadcast";
+  if (cols == (NT_COLS_NAMED | NT_COLS_REDOP) && n >= 2 && report_ratio_is(d, k, part))
+    return report_redop_printed(d, k, 1) ? "reduce_scatter" : report_redop_printed(d, k, 0) ? "alltoall" : NULL;
+  if (cols == NT_COLS_NAMED && n >= 2 && report_ratio_is(d, k, part)) return "all_gather";
+  if (cols == (NT_COLS_NAMED | NT_COLS_ROOT) && report_ratio_is(d, k, 1.0)) return "broadcast";
   return NULL;
 }
 

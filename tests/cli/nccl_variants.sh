@@ -57,14 +57,29 @@ check "starred error: its time" 181 "$(metric allreduce/fp16/2097152/eager/out_o
 # A report before 2.13 names no test, and this one no command line or file name either: its
 # columns ("redop", no "root": all_reduce's, reduce_scatter's or alltoall's) and busbw / algbw
 # (1.5 at 4 ranks: 2(n-1)/n, all_reduce's alone) name it all_reduce, said, where it was "unknown"
-# (and its 0.00 busbw left out for want of a factor); busbw = algbw x 3/4 leaves it unknown.
+# (and its 0.00 busbw left out for want of a factor); busbw = algbw x 3/4 with its rows' "sum" is
+# reduce_scatter's (alltoall's rows leave the operation blank), x 2/3 fits no test: unknown.
 check "unnamed, by columns: all_reduce, said" "1" \
   "$(grep -c 'rccl_starred_error.txt:12: the report does not name its test .*read as all_reduce' "$tmp/err")"
 sed -e 's/    9.31   13.97 /    9.31    6.98 /' -e 's/    9.37   14.06 /    9.37    7.03 /' -e 's/   11.59   17.38 /   11.59    8.69 /' \
   -e 's/   11.64   17.46 /   11.64    8.73 /' -e 's/   13.00   19.50 /   13.00    9.75 /' -e 's/   13.03   19.54 /   13.03    9.77 /' \
   "$data/rccl_starred_error.txt" > "$tmp/ratio_3_4.txt"
 imp "$tmp/ratio_3_4.txt"
-check "unnamed, busbw = algbw x 3/4: unknown" "6 0" "$(sql "SELECT count(*) FROM cases WHERE name LIKE 'unknown/%'") $(grep -c 'read as' "$tmp/err")"
+check "unnamed, busbw = algbw x 3/4, an operation: reduce_scatter" "6 1" \
+  "$(sql "SELECT count(*) FROM cases WHERE name LIKE 'reducescatter/%'") $(grep -c 'read as reduce_scatter' "$tmp/err")"
+sed -e 's/    9.31   13.97 /    9.31    6.21 /' -e 's/    9.37   14.06 /    9.37    6.25 /' -e 's/   11.59   17.38 /   11.59    7.73 /' \
+  -e 's/   11.64   17.46 /   11.64    7.76 /' -e 's/   13.00   19.50 /   13.00    8.67 /' -e 's/   13.03   19.54 /   13.03    8.69 /' \
+  "$data/rccl_starred_error.txt" > "$tmp/ratio_2_3.txt"
+imp "$tmp/ratio_2_3.txt"
+check "unnamed, busbw = algbw x 2/3: unknown" "6 0" "$(sql "SELECT count(*) FROM cases WHERE name LIKE 'unknown/%'") $(grep -c 'read as' "$tmp/err")"
+# the same test's other pre-2.13 headers, no command line (made up beside issue 82's broadcast, 2
+# ranks: busbw = algbw x 1/2): "type" alone is all_gather's, "redop" with "sum" reduce_scatter's,
+# "redop" left blank alltoall's; each was "unknown"
+for t in all_gather:allgather reduce_scatter:reducescatter alltoall:alltoall; do
+  imp "$data/${t%%:*}_no_command.txt"
+  check "unnamed, by columns: ${t%%:*}" "6 1" \
+    "$(sql "SELECT count(*) FROM cases WHERE name LIKE '${t#*:}/fp32/%'") $(grep -c "read as ${t%%:*} from its columns" "$tmp/err")"
+done
 # broadcast's own header ("root", no "redop": nccl-tests issue 82's, 2 ranks), busbw = algbw
 imp "$data/broadcast_no_command.txt"
 check "unnamed, by columns: broadcast" "6 1" \
