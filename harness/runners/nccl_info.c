@@ -351,11 +351,12 @@ static void note_comm(xp_nccl_info *info, const char *msg) {
   t->pending = 0;
 }
 
-/* NCCL's path types, nearest first (src/include/graph.h PATH_LOC .. PATH_DIS, 2.19's C2C, PXN
-** and P2C among them); -1 for a name it does not use. */
+/* NCCL's path types, nearest first (topo.cc's topoPathTypeStr, PATH_LOC .. PATH_DIS, C2C, P2C and
+** PXN among them); RCCL names PATH_NVL "XGMI" (its links are AMD's); -1 for a name neither uses. */
 int xp_nccl_path_rank(const char *type) {
   static const char *const order[] = {"LOC", "NVL", "NVB", "C2C", "PIX", "PXB",
-                                      "PXN", "P2C", "PHB", "SYS", "NET", "DIS"};
+                                      "P2C", "PXN", "PHB", "SYS", "NET", "DIS"};
+  if (strcmp(type, "XGMI") == 0) return 1;
   for (size_t i = 0; i < sizeof order / sizeof *order; i++)
     if (strcmp(type, order[i]) == 0) return (int)i;
   return -1;

@@ -327,6 +327,13 @@ static void say_mixed(const xp_nccl_info *info, char *out, size_t n) {
 static int graph_path(const xp_nccl_info *info, xp_topo_path *path) {
   static const char *const pcie[] = {"PIX", "PXB", "PHB", "SYS"};
   const char *t = info->graph_intra;
+  /* RCCL's: "XGMI" where NCCL says NVL, NVB (through another GPU) under the name NCCL gives it */
+  if (strcmp(t, "XGMI") == 0 || (strcmp(t, "NVB") == 0 && strncmp(info->version, "RCCL ", 5) == 0)) {
+    snprintf(path->kind, sizeof path->kind, "xgmi");
+    snprintf(path->detail, sizeof path->detail, "xGMI%s (RCCL's graphs: type %s)",
+             t[0] == 'N' ? " through another GPU" : "", t);
+    return IC_XGMI;
+  }
   if (strcmp(t, "NVL") == 0 || strcmp(t, "NVB") == 0) {
     snprintf(path->kind, sizeof path->kind, "nvlink");
     snprintf(path->detail, sizeof path->detail, "NVLink%s (NCCL's graphs: type %s)",

@@ -561,6 +561,19 @@ static void test_graph_type(void) {
   CHECK_EQ_STR(xp_nccl_interconnect(&info, NULL, basis, sizeof basis), "pcie");
   CHECK_EQ_STR(basis, "NCCL connected rank 2 to 3 with P2P/IPC over PCIe SYS (NCCL's graphs: type SYS)");
   xp_nccl_info_free(&info);
+  /* RCCL names NCCL's NVL "XGMI" (topo.cc's topoPathTypeStr under __HIP_PLATFORM_AMD__): AMD's
+  ** links, where the type was not read; its NVB is xGMI through another GPU, no NVLink */
+  static const char *const rccl[] = {
+      "mi:7:9 [0] NCCL INFO RCCL version : 2.22.3-HEAD:a9b0b4a",
+      "mi:7:9 [0] NCCL INFO Pattern 4, crossNic 0, nChannels 8, bw 48.000000/48.000000, type XGMI/PIX, sameChannels 1",
+      "mi:7:9 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC comm 0x1f6e0 nRanks 08", NULL};
+  xp_nccl_info_init(&info);
+  feed(&info, rccl);
+  CHECK_EQ_STR(xp_nccl_interconnect(&info, NULL, basis, sizeof basis), "xgmi");
+  CHECK_EQ_STR(basis, "NCCL connected rank 0 to 1 with P2P/IPC over xGMI (RCCL's graphs: type XGMI)");
+  snprintf(info.graph_intra, sizeof info.graph_intra, "NVB");
+  CHECK_EQ_STR(xp_nccl_interconnect(&info, NULL, basis, sizeof basis), "xgmi");
+  xp_nccl_info_free(&info);
   xp_nccl_info_init(&info);
   feed(&info, others);
   CHECK_EQ_STR(info.graph_intra, "");
