@@ -332,13 +332,17 @@ static int has_prefix(const cJSON *facts, const char *prefix) {
 ** -J file none of NCCL's INFO lines (transports, channels, interconnect) or nccl-tests' version,
 ** a log without INFO lines none of them either. A list of settings the side does record
 ** (nccl_tests.env.*, nccl.env_read.*) lacks that one; xp's own env.* and the keys written only
-** where something happened (a failure, errors, several reports or hosts) are absent for a reason.
+** where something happened (a failure, errors, several reports, hosts or communicators) are absent
+** for a reason.
 */
 static int not_stated(const char *kind, const cJSON *lacking, const char *key) {
   static const char *const flags[] = {"nccl_tests.failure", "nccl_tests.errors", "nccl_tests.independent",
                                       "nccl_tests.reports", "nccl_tests.hosts", NULL};
   static const char *const lists[] = {"nccl_tests.env.", "nccl.env_read.", NULL};
   if (strcmp(kind, "nccl_burst") != 0 || !all_imported(lacking) || strncmp(key, "env.", 4) == 0) return 0;
+  /* written where a log holds several communicators: a side whose log's connections are one's
+  ** says so by its lack of it */
+  if (strcmp(key, "nccl.communicators") == 0) return !has_prefix(lacking, "nccl.transports");
   for (int i = 0; flags[i]; i++)
     if (strcmp(key, flags[i]) == 0) return 0;
   for (int i = 0; lists[i]; i++)

@@ -354,6 +354,14 @@ check "split groups' INFO lines: its pair" "P2P/CUMEM x2" "$(smeta nccl.transpor
 check "split groups' INFO lines: no interconnect from the other group's SHM" "" "$(smeta interconnect)"
 check "split groups' INFO lines: said" "2 communicators in the log (commId 0x8c2f1e7a9b3d4c11, 2 ranks; commId \
 0x2a61c0d4e5f60718, 2 ranks): connections are commId 0x2a61c0d4e5f60718's (rank 0's)" "$(smeta nccl.communicators | tr -d '"')"
+# ... and xp compare with the same log of rank 0's group alone (one communicator): a difference in
+# how the two ran, not a fact the other's files cannot state
+grep -v 'n0:10[13]:' "$XP_SRC/tests/data/nccl/variants/split_info.txt" > "$tmp/split_one_comm.txt"
+"$XP" --db "$sdb" import nccl-tests "$tmp/split_one_comm.txt" > /dev/null 2>&1
+"$XP" --db "$sdb" compare $("$XP" --db "$sdb" query <(echo "SELECT substr(uuid, 1, 8) FROM runs ORDER BY id;") \
+  --format csv 2> /dev/null | tail -n +2) > "$tmp/cmp_comms" 2>&1
+check "split groups vs one communicator: a difference" 1 "$(sed -n '/^unfair:/,$p' "$tmp/cmp_comms" | grep -c '^  nccl.communicators: A 2 communicators')"
+check "split groups vs one communicator: not one side's alone" 0 "$(grep -c 'stated by one side alone' "$tmp/cmp_comms")"
 
 # -T: the timeout is the failure recorded, not the "Test failure" it causes; -u is in the options
 tdb="$tmp/timeout.db"
