@@ -138,6 +138,10 @@ typedef struct xp_topo_gpu {
 
 typedef struct xp_topo {
   int npci, ngpu, ncpu, nnic;
+  /* the distinct NUMA nodes of its <cpu> elements (numaid), those NCCL's GPUs and NICs sit on;
+  ** -1 where one states none (numaid="-1": a VM) */
+  int nnuma;
+  int numaid[64];
   xp_topo_pci *pci;
   xp_topo_gpu *gpu;
   char (*nic)[64];       /* "eth0 10000 Mb/s" */

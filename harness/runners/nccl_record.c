@@ -172,6 +172,8 @@ static int record_topology(xp_run *r, const xp_topo *t, const char *source) {
   rc = meta_f(r, source, "nccl.topology", "%d GPU%s, %d CPU%s, %d PCIe switch%s, NICs: %s", t->ngpu,
               t->ngpu == 1 ? "" : "s", t->ncpu, t->ncpu == 1 ? "" : "s", switches,
               switches == 1 ? "" : "es", t->nnic ? nics : "none");
+  /* GPUs on two NUMA nodes (two sockets, or one split) are SYS apart: said where the dump says it */
+  if (rc == 0 && t->nnuma > 0) rc = xp_run_meta_int(r, "nccl.numa_nodes", t->nnuma, source);
   for (int a = 0; a < t->ngpu && rc == 0; a++)
     for (int b = a + 1; b < t->ngpu && rc == 0; b++) {
       xp_topo_path path;

@@ -119,10 +119,25 @@ static void add_nic(xp_topo *t, const attrs *a) {
   snprintf(t->nic[t->nnic++], sizeof t->nic[0], "%s %s Mb/s", name ? name : "?", speed ? speed : "?");
 }
 
+/* A <cpu>'s NUMA node, counted once; one that states none leaves the count unknown. */
+static void add_numa(xp_topo *t, int numaid) {
+  if (t->nnuma < 0) return;
+  if (numaid < 0) {
+    t->nnuma = -1;
+    return;
+  }
+  for (int i = 0; i < t->nnuma; i++)
+    if (t->numaid[i] == numaid) return;
+  if (t->nnuma < (int)(sizeof t->numaid / sizeof *t->numaid)) t->numaid[t->nnuma++] = numaid;
+}
+
 static void open_element(xp_topo *t, const char *name, const attrs *a, frame *f, const frame *top) {
   *f = top ? *top : (frame){"", -1, -1, -1};
   snprintf(f->name, sizeof f->name, "%s", name);
-  if (strcmp(name, "cpu") == 0) f->cpu = t->ncpu++;
+  if (strcmp(name, "cpu") == 0) {
+    f->cpu = t->ncpu++;
+    add_numa(t, attr_int(a, "numaid", -1));
+  }
   else if (strcmp(name, "pci") == 0) { add_pci(t, a, top); f->pci = t->npci - 1; }
   else if (strcmp(name, "gpu") == 0) { add_gpu(t, a, top); f->gpu = t->ngpu - 1; }
   else if (strcmp(name, "nvlink") == 0) add_link(t, a, top);

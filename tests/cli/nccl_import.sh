@@ -354,6 +354,34 @@ check "split groups' INFO lines: its pair" "P2P/CUMEM x2" "$(smeta nccl.transpor
 check "split groups' INFO lines: no interconnect from the other group's SHM" "" "$(smeta interconnect)"
 check "split groups' INFO lines: said" "2 communicators in the log (commId 0x8c2f1e7a9b3d4c11, 2 ranks; commId \
 0x2a61c0d4e5f60718, 2 ranks): connections are commId 0x2a61c0d4e5f60718's (rank 0's)" "$(smeta nccl.communicators | tr -d '"')"
+# ... with NCCL's topology dump of rank 0's communicator (its GPUs 0 and 2 under one switch on
+# NUMA node 0, as NCCL 2.21 writes <cpu numaid=...>): the NUMA nodes NCCL's GPUs sit on,
+# nccl.numa_nodes; the VM's dump (numaid="-1") states none
+cat > "$tmp/split_topo.xml" << 'EOF'
+<system version="1">
+  <cpu numaid="0" affinity="0000ffff" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">
+    <pci busid="0000:18:00.0" class="0x060400" link_speed="16.0 GT/s PCIe" link_width="16">
+      <pci busid="0000:1b:00.0" class="0x030200" link_speed="16.0 GT/s PCIe" link_width="16">
+        <gpu dev="0" sm="89" rank="0" gdr="1"/>
+      </pci>
+      <pci busid="0000:1c:00.0" class="0x030200" link_speed="16.0 GT/s PCIe" link_width="16">
+        <gpu dev="2" sm="89" rank="1" gdr="1"/>
+      </pci>
+    </pci>
+  </cpu>
+</system>
+EOF
+tdb2="$tmp/split_topo.db"
+topo_meta() {
+  "$XP" --db "$tdb2" query <(echo "SELECT coalesce((SELECT value FROM run_meta WHERE key = '$1'
+    AND run_id = (SELECT max(id) FROM runs)), '-') AS v;") --format csv 2> /dev/null | tail -n +2
+}
+"$XP" --db "$tdb2" import nccl-tests "$XP_SRC/tests/data/nccl/variants/split_info.txt" "$tmp/split_topo.xml" > /dev/null 2>&1
+check "a topology dump's NUMA nodes" 1 "$(topo_meta nccl.numa_nodes)"
+check "its pair's path" "pcie: PCIe PIX (both under switch 0000:18:00.0)" "$(topo_meta nccl.path.0-1)"
+"$XP" --db "$tdb2" import nccl-tests "$data/nccltests_sweep.txt" "$data/topo.xml" > /dev/null 2>&1
+check "a VM's dump: no NUMA nodes stated" - "$(topo_meta nccl.numa_nodes)"
+
 # ... and xp compare with the same log of rank 0's group alone (one communicator): a difference in
 # how the two ran, not a fact the other's files cannot state
 grep -v 'n0:10[13]:' "$XP_SRC/tests/data/nccl/variants/split_info.txt" > "$tmp/split_one_comm.txt"

@@ -324,6 +324,7 @@ static void test_fixture_topology(void) {
   CHECK_EQ_INT(t.ncpu, 1);
   CHECK_EQ_INT(t.npci, 2);
   CHECK_EQ_INT(t.nnic, 1);
+  CHECK_EQ_INT(t.nnuma, -1); /* the VM's <cpu numaid="-1">: not known */
   CHECK_EQ_STR(t.nic[0], "eth0 10000 Mb/s");
   CHECK_EQ_STR(t.pci[0].busid, "0000:00:06.0");
   CHECK_EQ_INT(t.gpu[1].rank, 1);
@@ -403,6 +404,7 @@ static void test_pcie_paths(void) {
   /* NCCL writes a <cpu> per NUMA node (numaid), which is a socket or part of one (EPYC NPS4,
   ** Xeon SNC): SYS is "between NUMA nodes" (NCCL_P2P_LEVEL's documentation), not sockets */
   CHECK(strstr(p.detail, "SYS (across NUMA nodes") != NULL);
+  CHECK_EQ_INT(t.nnuma, 2);
 
   /* P2P between 1 and 2 rides PCIe; between 0 and 1, NVLink: the slower one is reported. */
   xp_nccl_info info;
