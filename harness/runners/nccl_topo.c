@@ -338,7 +338,8 @@ static void say_mixed(const xp_nccl_info *info, char *out, size_t n) {
 
 /* A P2P connection's path where no topology dump gives it: NCCL's own word in its GRAPH lines, the
 ** farthest path between a node's GPUs its rings and trees needed (NVL, NVB: NVLink, the second
-** through another GPU; PIX to SYS: PCIe); IC_UNKNOWN where the log prints none or another. */
+** through another GPU; PIX to SYS: PCIe), else NVLS channels (NVSwitch); IC_UNKNOWN where the
+** log prints none of them. */
 static int graph_path(const xp_nccl_info *info, xp_topo_path *path) {
   static const char *const pcie[] = {"PIX", "PXB", "PHB", "SYS"};
   const char *t = info->graph_intra;
@@ -362,6 +363,14 @@ static int graph_path(const xp_nccl_info *info, xp_topo_path *path) {
       path->pcie_level = i + 1;
       return IC_PCIE;
     }
+  /* INIT's "16 coll channels, 0 collnet channels, 16 nvls channels, ...": NVLS (NVLink SHARP) is
+  ** set up only where an NVSwitch joins every GPU of the node by NVLink, over which P2P then goes */
+  if (!t[0] && info->nvls_channels > 0) {
+    snprintf(path->kind, sizeof path->kind, "nvlink");
+    snprintf(path->detail, sizeof path->detail, "NVLink through NVSwitch (NCCL set up %d NVLS channels)",
+             info->nvls_channels);
+    return IC_NVLINK;
+  }
   return IC_UNKNOWN;
 }
 

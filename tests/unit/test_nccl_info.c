@@ -576,6 +576,19 @@ static void test_graph_type(void) {
   snprintf(info.graph_intra, sizeof info.graph_intra, "NVB");
   CHECK_EQ_STR(xp_nccl_interconnect(&info, NULL, basis, sizeof basis), "xgmi");
   xp_nccl_info_free(&info);
+  /* no GRAPH lines (NCCL_DEBUG=INFO prints INIT's, not GRAPH's), but NVLS channels set up:
+  ** NVIDIA/nccl issue 1814's H100 line; NVLS needs an NVSwitch joining the node's GPUs. None set
+  ** up (the fixture's "0 nvls channels") says nothing, as before. */
+  static const char *const nvls[] = {
+      "hostname-test:983:1261 [3] NCCL INFO 16 coll channels, 0 collnet channels, 16 nvls channels, 16 p2p "
+      "channels, 1 p2p channels per peer",
+      "hostname-test:983:1261 [3] NCCL INFO Channel 00/0 : 35[3] -> 36[4] via P2P/CUMEM", NULL};
+  xp_nccl_info_init(&info);
+  feed(&info, nvls);
+  CHECK_EQ_STR(xp_nccl_interconnect(&info, NULL, basis, sizeof basis), "nvlink");
+  CHECK_EQ_STR(basis, "NCCL connected rank 35 to 36 with P2P/CUMEM over NVLink through NVSwitch (NCCL set up 16 "
+                      "NVLS channels)");
+  xp_nccl_info_free(&info);
   xp_nccl_info_init(&info);
   feed(&info, others);
   CHECK_EQ_STR(info.graph_intra, "");
