@@ -59,6 +59,9 @@
 **     serve's, throughput's or latency's) as one object, read here as the others (read_side).
 **     A list of anything but those records is a list of results, each read as a file's object
 **     (results_list).
+**   genai-perf's profile_export_genai_perf.json and AIPerf's profile_export_aiperf.json: each
+**     metric a summary object, the load in input_config; vb_summary.c rewrites them as the
+**     vllm bench serve result of the same measurement, read here as one (W_SUMMARY).
 ** Per-request times in the files are seconds; vLLM's statistics are milliseconds. A failed
 ** request keeps its place in the lists with ttft 0, latency 0 and no inter-token gaps.
 */
@@ -353,11 +356,12 @@ static int is_statistic_key(const char *key) {
 ** SGLang's retokenized output count (its July 2024 lines have none, but spell the output
 ** throughput output_token_throughput, which vLLM never wrote). vLLM's throughput and latency
 ** benchmarks come from their side file, which vb_pytorch.c checked and rebuilt. */
-enum vb_writer { W_VLLM, W_SGLANG, W_SGLANG_2024, W_SGLANG_BATCH, W_VLLM_SIDE };
+enum vb_writer { W_VLLM, W_SGLANG, W_SGLANG_2024, W_SGLANG_BATCH, W_VLLM_SIDE, W_SUMMARY };
 
 static enum vb_writer writer_of(const cJSON *o, enum vb_tool tool) {
   if (tool == VB_SGLANG_ONE_BATCH || tool == VB_SGLANG_ONE_BATCH_LOCAL) return W_SGLANG_BATCH;
   if (tool == VB_VLLM_THROUGHPUT || tool == VB_VLLM_LATENCY) return W_VLLM_SIDE;
+  if (tool == VB_SUMMARY_EXPORT) return W_SUMMARY;
   if (tool == VB_SGLANG_OFFLINE) return W_SGLANG;
   if (cJSON_HasObjectItem(o, "output_token_throughput")) return W_SGLANG_2024;
   if (cJSON_HasObjectItem(o, "total_output_tokens_retokenized") || cJSON_HasObjectItem(o, "total_output_retokenized"))
@@ -370,7 +374,9 @@ static enum vb_writer writer_of(const cJSON *o, enum vb_tool tool) {
 ** requires it writes in every version. */
 static int required_in(const vb_key *k, enum vb_writer w) {
   static const char *const batch[] = {"batch_size", "input_len", "output_len", "batch_latency_ms"};
-  if (w == W_VLLM_SIDE) return strcmp(k->key, "model_id") == 0; /* the rest vb_pytorch.c asked for */
+  /* the rest vb_pytorch.c asked for; vb_summary.c the same of genai-perf's and AIPerf's summaries,
+  ** whose request count and duration genai-perf wrote only later and never */
+  if (w == W_VLLM_SIDE || w == W_SUMMARY) return strcmp(k->key, "model_id") == 0;
   if (w == W_SGLANG_BATCH) { /* one batch, timed: what it was and how long it took */
     for (size_t i = 0; i < sizeof batch / sizeof batch[0]; i++)
       if (strcmp(k->key, batch[i]) == 0) return 1;
@@ -695,7 +701,7 @@ static int check_summary_order(const vb_src *s, const vb_result *r, enum vb_writ
     snprintf(ttft, sizeof ttft, "%.*s_ttft_ms", (int)(len - 8), m);
     const vb_value *t = vb_find_value(r, ttft);
     if (!t || r->values[i].v >= t->v) continue;
-    static const char *const e2e[] = {"_e2el_ms", "_e2e_latency_ms", "_e2e_latency", "_e2el_ms", "_e2el_ms"};
+    static const char *const e2e[] = {"_e2el_ms", "_e2e_latency_ms", "_e2e_latency", "_e2el_ms", "_e2el_ms", "_e2el_ms"};
     snprintf(key, sizeof key, "%.*s%s", (int)(len - 8), m, e2e[w]);
     if (w == W_SGLANG_2024) ttft[strlen(ttft) - 3] = 0; /* median_ttft, as that version spells it */
     return bad_key(s, key, "%g ms, shorter than %s (%g ms): a latency includes its time to first token",
@@ -1260,6 +1266,13 @@ int vb_parse_text(const char *label, const char *text, size_t len, vb_result **o
   const long bad = xp_utf8_invalid_at(text, len);
   if (bad >= 0)
     return xp_error_at(XP_EXIT_USAGE, label, line_at(text, (size_t)bad), "not UTF-8 text (byte %ld)", bad);
+  /* genai-perf's and AIPerf's CSV export (profile_export_genai_perf.csv: CsvExporter of
+  ** genai-perf/genai_perf/export_data/csv_exporter.py, "Metric,avg,min,max,p99,..." rows of the
+  ** summaries) holds no model and no load, which only the JSON beside it names */
+  if (len >= 7 && memcmp(text, "Metric,", 7) == 0)
+    return xp_error_at(XP_EXIT_USAGE, label, 1, "a genai-perf or AIPerf CSV export: it names no model and no load "
+                       "(concurrency or request rate); give the profile_export_genai_perf.json or "
+                       "profile_export_aiperf.json written beside it");
   char *clean = replace_nonfinite(text, len);
   /* First pass: split into objects, so that each knows whether it shares the file. */
   vb_values l = {0};

@@ -69,10 +69,9 @@
 **     the texts (outputs) and, with --async-engine, pandas' describe() of first- and next-token
 **     latencies; no model, dataset or guided-decoding ratio.
 **   NVIDIA genai-perf's profile_export_genai_perf.json and AIPerf's profile_export_aiperf.json:
-**     refused, named. Each metric is a summary object ({unit, avg, p50, p99, std, ...}: ms,
-**     requests/sec, tokens/sec), and what was run (model, concurrency or rate, lengths) is in
-**     input_config, genai-perf's argparse namespace at first, later and in AIPerf a nested
-**     configuration of another layout each version: no reading of it would say the load alike.
+**     each metric a summary object ({unit, avg, p50, p99, std, ...}: ms, requests/sec,
+**     tokens/sec), what was run (model, concurrency or rate, lengths) in input_config, of
+**     another layout in each writer: rewritten as a serving benchmark's result by vb_summary.c.
 **   trtllm-bench throughput/latency --report_json: refused, named. TensorRT-LLM's offline
 **     benchmark of its own engine (engine, world_info, request_info, performance), no server;
 **     the serving client for trtllm-serve is TensorRT-LLM's benchmark_serving, which xp reads.
@@ -82,7 +81,8 @@
 #include "xp.h"
 
 const char *const vb_tool_name[VB_NTOOLS] = {NULL, "sglang.bench_offline_throughput", "sglang.bench_one_batch_server",
-                                             "sglang.bench_one_batch", "vllm bench throughput", "vllm bench latency"};
+                                             "sglang.bench_one_batch", "vllm bench throughput", "vllm bench latency",
+                                             "genai-perf or AIPerf profile export"};
 
 static int has(const cJSON *o, const char *key) { return cJSON_HasObjectItem(o, key); }
 
@@ -223,13 +223,15 @@ static int read_one_batch_local(const vb_at *at, cJSON *o) {
 }
 
 /* NVIDIA's genai-perf (JsonExporter: profile_export_genai_perf.json) and AIPerf, its successor
-** (profile_export_aiperf.json, aiperf_version from 0.7), write each metric as a summary object,
-** "request_latency": {"unit": "ms", "avg": ..., "p50": ..., "std": ...}, where every serving
-** benchmark xp reads writes numbers. */
+** (profile_export_aiperf.json; its first versions under "records"), write each metric as a
+** summary object, "request_latency": {"unit": "ms", "avg": ..., "p50": ..., "std": ...}, where
+** every serving benchmark xp reads writes numbers. */
 static int summary_export(const cJSON *o) {
   static const char *const metrics[] = {"request_latency", "time_to_first_token", "request_throughput"};
+  const cJSON *records = cJSON_GetObjectItemCaseSensitive(o, "records");
   for (size_t i = 0; i < sizeof metrics / sizeof metrics[0]; i++)
-    if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, metrics[i]), "unit")))
+    if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, metrics[i]), "unit")) ||
+        cJSON_IsString(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(records, metrics[i]), "unit")))
       return 1;
   return 0;
 }
@@ -274,14 +276,8 @@ int vb_tool_read(const char *label, long line, cJSON *o, enum vb_tool *tool) {
                        type && !strpbrk(type, "\r\n") ? type : "an error");
   }
   if (summary_export(o)) {
-    const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "aiperf_version"));
-    char what[96];
-    if (v && strlen(v) < 32 && !strpbrk(v, "\r\n")) snprintf(what, sizeof what, "an AIPerf %s profile export (profile_export_aiperf.json)", v);
-    else snprintf(what, sizeof what, "a genai-perf or AIPerf profile export (profile_export_genai_perf.json)");
-    return xp_error_at(XP_EXIT_USAGE, label, line,
-                       "%s: each metric a summary ({unit, avg, p50, ...}), the load and model only in its input_config, "
-                       "laid out anew by its versions; not read. xp reads vllm bench serve --save-result, run against "
-                       "the same server (any OpenAI-compatible one)", what);
+    *tool = VB_SUMMARY_EXPORT;
+    return vb_summary_read(label, line, o);
   }
   if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "engine")) && has(o, "world_info") && has(o, "performance"))
     return xp_error_at(XP_EXIT_USAGE, label, line,

@@ -25,7 +25,8 @@ static const xp_field vllm_bench_fields[] = {
     {"files", XP_T_STRINGS, 1, NULL, NULL, 0, 0,
      "result files of vllm bench serve --save-result, benchmark_serving.py, sglang.bench_serving (JSONL), "
      "sglang.bench_offline_throughput, sglang.bench_one_batch_server or sglang.bench_one_batch (--result-filename), "
-     "or the .pytorch.json of vllm bench serve, throughput or latency (SAVE_TO_PYTORCH_BENCHMARK_FORMAT=1)"},
+     "the .pytorch.json of vllm bench serve, throughput or latency (SAVE_TO_PYTORCH_BENCHMARK_FORMAT=1), "
+     "or genai-perf's or AIPerf's profile export JSON"},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
 
 typedef struct vb_set {
@@ -577,7 +578,7 @@ static int vllm_bench_execute(xp_ctx *ctx) {
 const xp_kind xp_kind_vllm_bench = {
     .name = "vllm_bench",
     .summary = "import serving benchmarks (vllm bench serve --save-result JSON, sglang.bench_serving JSONL, "
-               "vLLM's .pytorch.json)",
+               "vLLM's .pytorch.json, genai-perf's and AIPerf's profile exports)",
     .fields = vllm_bench_fields,
     .needs_gpu = 0,
     .check = vllm_bench_check,

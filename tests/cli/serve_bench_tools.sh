@@ -310,14 +310,8 @@ one_line "vllm bench sweep startup run" 2 \
 { echo '['; sed 's/^/    /' "$fmt/vllm_sweep_startup_run0.json"; echo ']'; } > "$tmp/summary.json"
 one_line "vllm bench sweep startup summary" 2 "summary.json:2: a vllm bench startup result" \
   "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/summary.json" --set model=m
-# other clients' summaries (each metric {unit, avg, p50, ...}) and trtllm-bench's offline report:
-# refused by name, with what to give instead (not as a serve file missing model_id)
-one_line "genai-perf profile export" 2 \
-  "genai_perf_profile_export.json:1: a genai-perf or AIPerf profile export (profile_export_genai_perf.json): each metric a summary .*not read. xp reads vllm bench serve --save-result, run against the same server" \
-  "$XP" --db "$tmp/bad.db" import vllm-bench "$fmt/genai_perf_profile_export.json" --set model=m
-one_line "AIPerf profile export" 2 \
-  "aiperf_0.7_profile_export.json:1: an AIPerf 0.7.0 profile export (profile_export_aiperf.json): each metric a summary" \
-  "$XP" --db "$tmp/bad.db" import vllm-bench "$fmt/aiperf_0.7_profile_export.json"
+# trtllm-bench's offline report: refused by name, with what to give instead (not as a serve file
+# missing model_id); genai-perf's and AIPerf's exports are read (serve_summary_exports.sh)
 one_line "trtllm-bench --report_json" 2 \
   "trtllm_bench_report.json:1: a trtllm-bench --report_json report: TensorRT-LLM's offline benchmark of its own engine .*For trtllm-serve, xp reads python -m tensorrt_llm.serve.scripts.benchmark_serving --save-result$" \
   "$XP" --db "$tmp/bad.db" import vllm-bench "$fmt/trtllm_bench_report.json"

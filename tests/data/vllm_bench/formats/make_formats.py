@@ -559,6 +559,95 @@ aiperf = {"schema_version": "1.0", "aiperf_version": "0.7.0",
           "output_token_throughput": summary("tokens/sec", 728.55)}
 with open(os.path.join(HERE, "aiperf_0.7_profile_export.json"), "w") as f:
     json.dump(aiperf, f, indent=2)
+# genai-perf from its ConfigCommand on (2025): input_config the nested configuration that
+# genai_perf/subcommand/process_export_files.py reads back (model_names, perf_analyzer.stimulus,
+# input.synthetic_tokens, input.output_tokens, endpoint, tokenizer), request_count ("count") among
+# the summaries; legacy_rate4.json's load (4 req/s, 12 requests of 256-token prompts), spaced
+# evenly by perf_analyzer (--request-distribution constant, its default)
+genai_cfg = {"request_throughput": summary("requests/sec", 3.98),
+             "request_latency": summary("ms", 95.2, p99=110.4, p90=104.1, p75=99.0, p50=94.8, p25=91.2, max=111.0,
+                                        min=88.3, std=6.1),
+             "time_to_first_token": summary("ms", 18.4, p99=24.9, p50=17.9, max=25.1, min=15.2, std=2.7),
+             "time_to_second_token": summary("ms", 8.6, p99=9.9, p50=8.5, max=10.0, min=7.9, std=0.5),
+             "inter_token_latency": summary("ms", 8.5, p99=9.4, p50=8.4, max=9.5, min=8.0, std=0.4),
+             "output_token_throughput": summary("tokens/sec", 39.8),
+             "output_token_throughput_per_user": summary("tokens/sec/user", 105.0, p50=105.5, max=113.2, min=90.1, std=6.3),
+             "output_sequence_length": summary("tokens", 10.0, p50=10.0, max=10.0, min=10.0, std=0.0),
+             "input_sequence_length": summary("tokens", 256.0, p50=256.0, max=256.0, min=256.0, std=0.0),
+             "request_count": summary("count", 12),
+             "input_config": {"model_names": ["meta-llama/Llama-3.1-8B-Instruct"],
+                              "endpoint": {"model_selection_strategy": "round_robin", "backend": "tensorrtllm",
+                                           "type": "kserve", "service_kind": "triton", "streaming": True,
+                                           "url": "localhost:8001"},
+                              "perf_analyzer": {"path": "perf_analyzer", "verbose": False,
+                                                "stimulus": {"request_rate": 4.0},
+                                                "stability_percentage": 999, "measurement_interval": 10000},
+                              "input": {"batch_size": 1, "extra": {"max_tokens": 10, "ignore_eos": True},
+                                        "num_dataset_entries": 100, "random_seed": 0,
+                                        "output_tokens": {"mean": 10, "deterministic": False, "stddev": 0},
+                                        "synthetic_tokens": {"mean": 256, "stddev": 0},
+                                        "request_count": {"warmup": 0}},
+                              "tokenizer": {"name": "meta-llama/Llama-3.1-8B-Instruct", "revision": "main",
+                                            "trust_remote_code": False},
+                              "output": {"artifact_directory": "artifacts/llama-rate4",
+                                         "profile_export_file": "profile_export.json", "generate_plots": False}}}
+with open(os.path.join(HERE, "genai_perf_config_rate4.json"), "w") as f:
+    json.dump(genai_cfg, f, indent=2)
+# AIPerf's profile_export_aiperf.json as its JsonExportData (src/aiperf/common/models/
+# export_models.py; docs/tutorials/working-with-profile-exports.md): schema_version and
+# aiperf_version, the summaries at the top, input_config its UserConfig with what was given
+# (exclude_unset), was_cancelled, start_time; serve_c8_detailed.json's load (concurrency 8, 16
+# requests of 128-token prompts, one failed: request_count 15, error_request_count 1), orjson's
+# indent of 2
+aip = {"schema_version": "1.0", "aiperf_version": "0.8.0", "benchmark_id": "5f0c2d7e-51a1-4b7e-9a43-0f8f6a2c1d11",
+       "request_throughput": summary("requests/sec", 61.2),
+       "request_latency": summary("ms", 118.6, p1=101.3, p5=102.9, p10=104.0, p25=108.8, p50=117.9, p75=126.4,
+                                  p90=131.7, p95=134.1, p99=139.2, min=100.9, max=140.5, std=11.4),
+       "request_count": summary("requests", 15.0),
+       "time_to_first_token": summary("ms", 33.1, p50=29.0, p90=49.0, p99=53.5, min=20.4, max=54.1, std=10.3),
+       "inter_token_latency": summary("ms", 11.8, p50=11.7, p90=12.4, p99=12.9, min=11.1, max=13.0, std=0.5),
+       "output_token_throughput": summary("tokens/sec", 489.6),
+       "output_sequence_length": summary("tokens", 8.0, p50=8.0, min=8.0, max=8.0),
+       "input_sequence_length": summary("tokens", 128.0, p50=128.0, min=128.0, max=128.0),
+       "benchmark_duration": summary("sec", 0.245),
+       "total_isl": summary("tokens", 1920.0), "total_osl": summary("tokens", 120.0),
+       "error_request_count": summary("requests", 1.0),
+       "input_config": {"endpoint": {"model_names": ["Qwen/Qwen3-0.6B"], "type": "chat", "streaming": True,
+                                     "url": "localhost:8000"},
+                        "input": {"prompt": {"input_tokens": {"mean": 128}, "output_tokens": {"mean": 8}}},
+                        "loadgen": {"concurrency": 8, "request_rate_mode": "concurrency_burst", "request_count": 16},
+                        "cli_command": "aiperf profile -m Qwen/Qwen3-0.6B --streaming --concurrency 8 --endpoint-type chat "
+                                       "--request-count 16 --isl 128 --osl 8"},
+       "was_cancelled": False,
+       "error_summary": [{"error_details": {"code": 500, "type": "InternalServerError",
+                                            "message": "Server encountered an internal error"}, "count": 1}],
+       "start_time": "2025-06-11T10:15:00.120391", "end_time": "2025-06-11T10:15:00.365102"}
+with open(os.path.join(HERE, "aiperf_profile_export.json"), "w") as f:
+    json.dump(aip, f, indent=2)
+# AIPerf's first exports (aiperf/exporters/json_exporter.py, ai-dynamo/aiperf commit 030f22d):
+# JsonExportData(records={tag: MetricResult}, input_config, ...), each MetricResult with its tag,
+# header and count, model_dump_json(indent=2, exclude_unset=True); legacy_rate4.json's load at
+# Poisson arrivals (--request-rate 4 --request-rate-mode poisson)
+def record(tag, header, unit, avg, **ps):
+    return {"tag": tag, "header": header, "unit": unit, "avg": avg, **ps, "count": 12}
+recs = {"request_latency": record("request_latency", "Request Latency", "ms", 96.0, p50=95.1, p99=112.0, min=88.0,
+                                  max=112.4, std=6.4),
+        "time_to_first_token": record("time_to_first_token", "Time to First Token", "ms", 18.9, p50=18.2, p99=25.3,
+                                      min=15.0, max=25.6, std=2.9),
+        "inter_token_latency": record("inter_token_latency", "Inter Token Latency", "ms", 8.6, p50=8.5, p99=9.6,
+                                      min=8.0, max=9.7, std=0.4),
+        "request_throughput": record("request_throughput", "Request Throughput", "requests/sec", 3.97),
+        "output_token_throughput": record("output_token_throughput", "Output Token Throughput", "tokens/sec", 39.7),
+        "request_count": record("request_count", "Request Count", "requests", 12.0),
+        "benchmark_duration": record("benchmark_duration", "Benchmark Duration", "sec", 3.02)}
+aip_early = {"records": recs,
+             "input_config": {"endpoint": {"model_names": ["meta-llama/Llama-3.1-8B-Instruct"], "type": "completions",
+                                           "streaming": True},
+                              "loadgen": {"request_rate": 4.0, "request_rate_mode": "poisson", "request_count": 12},
+                              "input": {"prompt": {"input_tokens": {"mean": 256}, "output_tokens": {"mean": 10}}}},
+             "was_cancelled": False, "start_time": "2025-03-01T09:30:00.510000", "end_time": "2025-03-01T09:30:03.530000"}
+with open(os.path.join(HERE, "aiperf_records_profile_export.json"), "w") as f:
+    json.dump(aip_early, f, indent=2)
 # trtllm-bench throughput --report_json: get_statistics_dict of tensorrt_llm/bench/dataclasses/
 # reporting.py (NVIDIA/TensorRT-LLM commit 0249976): engine (model, paths, version, the PyTorch
 # backend's dtype and quantization), machine, world_info, request_info, performance (ms, req/s,

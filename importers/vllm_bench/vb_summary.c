@@ -1,0 +1,330 @@
+/*
+** NVIDIA genai-perf's and AIPerf's profile exports, read as a serving benchmark's result: each
+** rewritten, in place, as the object vllm bench serve --save-result would have written for the
+** same measurement, for vb_parse.c to read as it reads that one.
+**
+** The writers (each metric a summary, {"unit", "avg", "p1" ... "p99", "min", "max", "std"},
+** numpy's mean, linear percentiles and population std over the requests):
+**   genai-perf profile: JsonExporter of genai-perf/genai_perf/export_data/json_exporter.py
+**     (triton-inference-server/perf_analyzer, commits 09628cd, 4cc7650) writes Statistics.
+**     stats_dict (genai_perf/metrics/statistics.py: time metrics in ms, request_throughput and
+**     request_goodput "requests/sec", output_token_throughput "tokens/sec", request_count "count",
+**     the sequence lengths "tokens") and then input_config. Until 2025 input_config is its
+**     argparse namespace (vars(args): model a list, concurrency, request_rate, request_count,
+**     synthetic_input_tokens_mean, output_tokens_mean -1 where not given, endpoint_type,
+**     service_kind, backend, tokenizer; tests/test_exporters/test_json_exporter.py); from
+**     ConfigCommand on (genai_perf/config/input/config_command.py) a nested configuration:
+**     model_names, perf_analyzer.stimulus {concurrency | request_rate | session_concurrency},
+**     input.synthetic_tokens.mean, input.output_tokens.mean, endpoint.type,
+**     tokenizer.name (as genai_perf/subcommand/process_export_files.py reads it back).
+**   AIPerf (ai-dynamo/aiperf, genai-perf's successor) profile_export_aiperf.json: first (aiperf/
+**     exporters/json_exporter.py, commit 030f22d) the summaries under "records", each a
+**     MetricResult with its tag and header; then (src/aiperf/common/models/export_models.py
+**     JsonExportData, "designed to mimic the structure of the GenAI-Perf JSON output") at the top
+**     level, with benchmark_duration ("sec"), request_count ("requests": those that succeeded),
+**     error_request_count, total_isl and total_osl, goodput, start_time, was_cancelled, and later
+**     schema_version and aiperf_version. input_config is its UserConfig dumped with
+**     exclude_unset: endpoint.model_names, endpoint.type, loadgen.concurrency, loadgen.
+**     request_rate, loadgen.request_rate_mode (constant, poisson), loadgen.request_count,
+**     input.prompt.input_tokens.mean, input.prompt.output_tokens.mean; a setting left at its
+**     default is not written.
+**
+** The mapping: each writer's inter_token_latency is a request's (latency - TTFT) / (output tokens
+** - 1), averaged over the requests (genai-perf's LLMProfileDataParser, AIPerf's
+** InterTokenLatencyMetric): vLLM's TPOT, so tpot here, not vLLM's ITL (the gaps between chunks,
+** pooled). request_latency is the e2el, time_to_first_token the ttft; avg is mean_, p50 median_;
+** min_ and max_ kept under those names. The load is the case, as vLLM names it: concurrency=N
+** (genai-perf's and AIPerf's concurrency mode keeps N requests in flight, as vllm bench serve
+** --max-concurrency with every request ready), rate=R. A rate's arrivals: perf_analyzer spaces
+** genai-perf's requests evenly (--request-distribution, constant unless passed through), AIPerf
+** as request_rate_mode says; vLLM's burstiness names the same (1 Poisson, inf evenly spaced), so
+** a constant rate is burstiness inf and never pairs with vLLM's Poisson arrivals of that rate.
+*/
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "spec.h"
+#include "vb_parse.h"
+#include "xp.h"
+
+typedef struct vb_at {
+  const char *label;
+  long line;
+} vb_at;
+
+/* A summary's statistic under vLLM's prefix: avg is the mean, p50 the median. AIPerf's adj_pNN
+** (failed requests counted as unbounded latencies) has no vLLM counterpart and is left out. */
+static const char *stat_prefix(const char *stat, char *buf, size_t n) {
+  if (strcmp(stat, "avg") == 0) return "mean";
+  if (strcmp(stat, "p50") == 0) return "median";
+  if (strcmp(stat, "std") == 0 || strcmp(stat, "min") == 0 || strcmp(stat, "max") == 0) return stat;
+  if (stat[0] == 'p' && stat[1] >= '0' && stat[1] <= '9' && strspn(stat + 1, "0123456789.") == strlen(stat + 1)) {
+    snprintf(buf, n, "%s", stat);
+    return buf;
+  }
+  return NULL;
+}
+
+/* The factor from a time unit to ms, 0 for any other unit. */
+static double to_ms(const char *unit) {
+  static const struct { const char *unit; double f; } units[] = {
+      {"ms", 1}, {"us", 1e-3}, {"ns", 1e-6}, {"s", 1e3}, {"sec", 1e3}};
+  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+    if (strcmp(unit, units[i].unit) == 0) return units[i].f;
+  return 0;
+}
+
+/* The writers' latencies, as vLLM names them (see the top of this file); time_to_second_token,
+** which vLLM has not, under a name of its own. Their other times (AIPerf's request timestamps,
+** benchmark_duration) are no latencies of a request. */
+static const char *latency_name(const char *metric) {
+  static const char *const names[][2] = {{"time_to_first_token", "ttft"}, {"inter_token_latency", "tpot"},
+                                         {"request_latency", "e2el"}, {"time_to_second_token", "ttst"}};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strcmp(metric, names[i][0]) == 0) return names[i][1];
+  return NULL;
+}
+
+/* A summary's average, read alone: the writers' totals and throughputs are one number kept as
+** a summary of one. NAN where the summary has none; below 0 (genai-perf's -1 goodput: its
+** constraints named no metric it measured) is none too. */
+static int summary_avg(const vb_at *at, const cJSON *summaries, const char *metric, double *v) {
+  const cJSON *s = cJSON_GetObjectItemCaseSensitive(summaries, metric);
+  const cJSON *avg = cJSON_GetObjectItemCaseSensitive(s, "avg");
+  *v = NAN;
+  if (!s || cJSON_IsNull(s) || !avg || cJSON_IsNull(avg)) return 0;
+  if (!cJSON_IsNumber(avg))
+    return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "%s.avg: expected a number, found %s", metric, vb_json_kind(avg));
+  if (avg->valuedouble >= 0) *v = avg->valuedouble;
+  return 0;
+}
+
+static void add_number(cJSON *flat, const char *key, double v) {
+  if (isfinite(v) && !cJSON_HasObjectItem(flat, key)) cJSON_AddNumberToObject(flat, key, v);
+}
+
+/* One latency's statistics into flat under vLLM's names, in ms (mean_ttft_ms, median_ttft_ms,
+** p99_ttft_ms, min_ttft_ms ...). The other summaries (sequence lengths, a request's own
+** throughput) are not taken: the file is kept whole as the run's artifact. */
+static int take_summary(const vb_at *at, const cJSON *s, cJSON *flat) {
+  const cJSON *unit = cJSON_GetObjectItemCaseSensitive(s, "unit"), *v;
+  const char *name = latency_name(s->string);
+  const double f = cJSON_IsString(unit) ? to_ms(unit->valuestring) : 0;
+  if (f == 0)
+    return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "%s.unit: expected a unit of time (ms, s, us, ns)", s->string);
+  cJSON_ArrayForEach(v, s) {
+    char buf[16], key[160];
+    const char *prefix = stat_prefix(v->string, buf, sizeof buf);
+    if (!prefix || cJSON_IsNull(v)) continue;
+    if (!cJSON_IsNumber(v))
+      return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "%s.%s: expected a number, found %s", s->string, v->string,
+                         vb_json_kind(v));
+    snprintf(key, sizeof key, "%s_%s_ms", prefix, name);
+    add_number(flat, key, v->valuedouble * f);
+  }
+  return 0;
+}
+
+/* Where each writer keeps the settings xp reads, first found wins: genai-perf's argparse
+** namespace, its ConfigCommand, AIPerf's UserConfig. */
+static const cJSON *path_get(const cJSON *o, const char *path) {
+  char part[64];
+  while (o && *path) {
+    size_t n = strcspn(path, ".");
+    snprintf(part, sizeof part, "%.*s", (int)n, path);
+    o = cJSON_GetObjectItemCaseSensitive(o, part);
+    path += n + (path[n] == '.');
+  }
+  return o && !cJSON_IsNull(o) ? o : NULL;
+}
+
+/* The first of paths that holds a value (strings only, where strings is set: genai-perf's argparse
+** tokenizer is a name, its ConfigCommand's an object holding one). */
+static const cJSON *first_of(const cJSON *cfg, const char *const *paths, const char **found, int strings) {
+  for (; *paths; paths++) {
+    const cJSON *v = path_get(cfg, *paths);
+    if (v && (!strings || cJSON_IsString(v))) {
+      if (found) *found = *paths;
+      return v;
+    }
+  }
+  return NULL;
+}
+
+/* A setting that must be a number above 0 where given (a length, a load); 0 and the writers' -1
+** (genai-perf's output_tokens_mean where none was asked) are none. */
+static int setting(const vb_at *at, const cJSON *cfg, const char *const *paths, double *x) {
+  const char *where = NULL;
+  const cJSON *v = first_of(cfg, paths, &where, 0);
+  *x = NAN;
+  if (!v) return 0;
+  if (!cJSON_IsNumber(v))
+    return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "input_config.%s: expected a number, found %s", where,
+                       vb_json_kind(v));
+  if (v->valuedouble > 0) *x = v->valuedouble;
+  return 0;
+}
+
+/* The model: one, as a run is one system under test (genai-perf can spread requests over several,
+** --model A B, round robin). */
+static int take_model(const vb_at *at, const cJSON *cfg, cJSON *flat) {
+  static const char *const paths[] = {"model", "model_names", "endpoint.model_names", NULL};
+  const char *where = NULL;
+  const cJSON *m = first_of(cfg, paths, &where, 0);
+  const cJSON *name = cJSON_IsArray(m) ? cJSON_GetArrayItem(m, 0) : m;
+  if (!m)
+    return xp_error_at(XP_EXIT_USAGE, at->label, at->line,
+                       "missing key \"input_config.model\" (model_names, endpoint.model_names): the export names no model");
+  if (cJSON_IsArray(m) && cJSON_GetArraySize(m) != 1)
+    return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "input_config.%s: %d models; one run is one model "
+                       "(import a benchmark of each alone)", where, cJSON_GetArraySize(m));
+  if (!cJSON_IsString(name) || !name->valuestring[0])
+    return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "input_config.%s: expected a model's name, found %s", where,
+                       vb_json_kind(name));
+  cJSON_AddStringToObject(flat, "model_id", name->valuestring);
+  return 0;
+}
+
+/* The load, as vLLM's settings name it: max_concurrency, request_rate and its arrivals
+** (burstiness). A multi-turn benchmark's session concurrency is no load vLLM's cases name. */
+static int take_load(const vb_at *at, const cJSON *cfg, int aiperf, cJSON *flat) {
+  static const char *const conc[] = {"concurrency", "perf_analyzer.stimulus.concurrency", "loadgen.concurrency", NULL};
+  static const char *const rate[] = {"request_rate", "perf_analyzer.stimulus.request_rate", "loadgen.request_rate",
+                                     NULL};
+  static const char *const sessions[] = {"session_concurrency", "perf_analyzer.stimulus.session_concurrency", NULL};
+  double c, r, s;
+  if (setting(at, cfg, conc, &c) || setting(at, cfg, rate, &r) || setting(at, cfg, sessions, &s)) return XP_EXIT_USAGE;
+  if (isfinite(s))
+    return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "input_config.session_concurrency: a multi-turn benchmark "
+                       "(%g sessions at once), a load no serving case of xp names; not read", s);
+  if (isnan(c) && isnan(r))
+    return xp_error_at(XP_EXIT_USAGE, at->label, at->line,
+                       "missing key \"input_config.%s\" (or %s): the export names no concurrency or request rate, "
+                       "the load its results are of", aiperf ? "loadgen.concurrency" : "concurrency",
+                       aiperf ? "loadgen.request_rate" : "request_rate");
+  if (isfinite(c)) cJSON_AddNumberToObject(flat, "max_concurrency", c);
+  if (isnan(r)) return 0;
+  cJSON_AddNumberToObject(flat, "request_rate", r);
+  const char *mode = cJSON_GetStringValue(path_get(cfg, "loadgen.request_rate_mode"));
+  /* as vLLM's --burstiness inf comes (json.dump's Infinity), kept as "inf" */
+  if (!aiperf || (mode && strcmp(mode, "constant") == 0)) cJSON_AddNumberToObject(flat, "burstiness", INFINITY);
+  else if (mode && strcmp(mode, "poisson") == 0) cJSON_AddNumberToObject(flat, "burstiness", 1.0);
+  return 0;
+}
+
+/* The prompt and output lengths asked for, as vLLM's and SGLang's random dataset name them, and
+** the requests sent; the client's endpoint and tokenizer. */
+static int take_workload(const vb_at *at, const cJSON *cfg, cJSON *flat) {
+  static const char *const in[] = {"synthetic_input_tokens_mean", "input.synthetic_tokens.mean",
+                                   "input.prompt.input_tokens.mean", NULL};
+  static const char *const out[] = {"output_tokens_mean", "input.output_tokens.mean", "input.prompt.output_tokens.mean",
+                                    NULL};
+  static const char *const count[] = {"request_count", "loadgen.request_count", NULL};
+  static const char *const endpoint[] = {"endpoint_type", "endpoint.type", NULL};
+  static const char *const tokenizer[] = {"tokenizer", "tokenizer.name", NULL};
+  double i, o, n;
+  if (setting(at, cfg, in, &i) || setting(at, cfg, out, &o) || setting(at, cfg, count, &n)) return XP_EXIT_USAGE;
+  /* the synthetic prompts' length means nothing where the prompts came from a file */
+  const char *source = cJSON_GetStringValue(path_get(cfg, "prompt_source"));
+  if (!path_get(cfg, "input_file") && !path_get(cfg, "input.file") && !path_get(cfg, "input.file_path") &&
+      (!source || strcmp(source, "synthetic") == 0))
+    add_number(flat, "random_input_len", i);
+  add_number(flat, "random_output_len", o);
+  add_number(flat, "num_prompts", n);
+  const char *e = cJSON_GetStringValue(first_of(cfg, endpoint, NULL, 1));
+  const char *t = cJSON_GetStringValue(first_of(cfg, tokenizer, NULL, 1));
+  if (e) cJSON_AddStringToObject(flat, "endpoint_type", e);
+  if (t) cJSON_AddStringToObject(flat, "tokenizer_id", t);
+  /* genai-perf's Triton service kind names the server's backend, the engine (its openai kind
+  ** names only the API, the backend then its unused default) */
+  static const char *const kinds[] = {"service_kind", "endpoint.service_kind", NULL};
+  static const char *const backends[] = {"backend", "endpoint.backend", NULL};
+  const char *kind = cJSON_GetStringValue(first_of(cfg, kinds, NULL, 1));
+  const char *backend = cJSON_GetStringValue(first_of(cfg, backends, NULL, 1));
+  if (kind && strcmp(kind, "triton") == 0 && backend)
+    cJSON_AddStringToObject(flat, "backend", strcmp(backend, "tensorrtllm") == 0 ? "tensorrt-llm" : backend);
+  return 0;
+}
+
+/* The counts and throughputs, under vLLM's names; the request count is of the requests that
+** succeeded (AIPerf's error_request_count apart), genai-perf's before 2025 none. */
+static int take_totals(const vb_at *at, const cJSON *m, cJSON *flat) {
+  static const char *const names[][2] = {
+      {"request_throughput", "request_throughput"}, {"output_token_throughput", "output_throughput"},
+      {"request_goodput", "request_goodput"},       {"goodput", "request_goodput"},
+      {"request_count", "completed"},               {"error_request_count", "failed"},
+      {"benchmark_duration", "duration"},           {"total_isl", "total_input_tokens"},
+      {"total_osl", "total_output_tokens"}};
+  for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+    double v;
+    if (summary_avg(at, m, names[k][0], &v)) return XP_EXIT_USAGE;
+    add_number(flat, names[k][1], v);
+  }
+  /* genai-perf counts no prompt tokens but their mean over the requests it counts */
+  double isl, n;
+  if (summary_avg(at, m, "input_sequence_length", &isl) || summary_avg(at, m, "request_count", &n)) return XP_EXIT_USAGE;
+  add_number(flat, "total_input_tokens", isl * n);
+  if (!cJSON_HasObjectItem(flat, "request_throughput"))
+    return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "missing key \"request_throughput\" (its avg): no throughput measured");
+  if (!cJSON_HasObjectItem(flat, "output_throughput"))
+    return xp_error_at(XP_EXIT_USAGE, at->label, at->line,
+                       "missing key \"output_token_throughput\": no output tokens counted (an embeddings or rankings "
+                       "profile?); serve_bench records generation benchmarks");
+  return 0;
+}
+
+/* AIPerf's start_time ("2025-10-17T20:22:08.939332", its local clock, as vLLM's date) in vLLM's
+** form, "20251017-202208", which run_measured reads. */
+static void take_date(const cJSON *o, cJSON *flat) {
+  const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "start_time"));
+  int y, mo, d, h, mi, s;
+  if (t && sscanf(t, "%4d-%2d-%2dT%2d:%2d:%2d", &y, &mo, &d, &h, &mi, &s) == 6) {
+    char date[32];
+    snprintf(date, sizeof date, "%04d%02d%02d-%02d%02d%02d", y, mo, d, h, mi, s);
+    cJSON_AddStringToObject(flat, "date", date);
+  }
+}
+
+int vb_summary_read(const char *label, long line, cJSON *o) {
+  const vb_at at = {label, line};
+  /* AIPerf's first exports keep the summaries under "records" */
+  const cJSON *records = cJSON_GetObjectItemCaseSensitive(o, "records");
+  const cJSON *m = cJSON_IsObject(records) ? records : o, *s;
+  const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(o, "input_config");
+  const int aiperf = cJSON_HasObjectItem(o, "aiperf_version") || m == records || path_get(cfg, "loadgen") ||
+                     path_get(cfg, "endpoint.model_names");
+  if (!cJSON_IsObject(cfg))
+    return xp_error_at(XP_EXIT_USAGE, label, line, "%s \"input_config\" (the model and the load are named only there)",
+                       cfg ? "expected an object in" : "missing key");
+  if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "was_cancelled")))
+    return xp_error_at(XP_EXIT_USAGE, label, line, "was_cancelled: true: the benchmark was stopped before its end, "
+                       "its summaries are of part of the load; not read");
+  cJSON *flat = cJSON_CreateObject();
+  int rc = take_model(&at, cfg, flat);
+  if (!rc) rc = take_load(&at, cfg, aiperf, flat);
+  if (!rc) rc = take_workload(&at, cfg, flat);
+  if (!rc) rc = take_totals(&at, m, flat);
+  /* unstreamed (genai-perf without --streaming), the first response is the whole answer: its
+  ** "time to first token" is the latency, and the time between tokens none (genai-perf's own CSV
+  ** and console leave both out then) */
+  static const char *const streaming[] = {"streaming", "endpoint.streaming", NULL};
+  const int unstreamed = cJSON_IsFalse(first_of(cfg, streaming, NULL, 0));
+  cJSON_ArrayForEach(s, m) {
+    const char *name = latency_name(s->string);
+    if (!rc && cJSON_IsObject(s) && name && (!unstreamed || strcmp(name, "e2el") == 0)) rc = take_summary(&at, s, flat);
+  }
+  if (rc) {
+    cJSON_Delete(flat);
+    return XP_EXIT_USAGE;
+  }
+  take_date(o, flat);
+  /* the object is now the result vLLM would have written: the export's own keys go (its
+  ** strings would otherwise be read as settings of the case) */
+  while (o->child) cJSON_DeleteItemFromArray(o, 0);
+  while (flat->child) {
+    cJSON *item = cJSON_DetachItemFromArray(flat, 0);
+    cJSON_AddItemToObject(o, item->string, item); /* the key copied before the item's is freed */
+  }
+  cJSON_Delete(flat);
+  return 0;
+}

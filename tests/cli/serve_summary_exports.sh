@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# xp import vllm-bench on NVIDIA genai-perf's and AIPerf's profile exports (each metric a summary,
+# the load in input_config; importers/vllm_bench/vb_summary.c, tests/data/vllm_bench/formats/
+# PROVENANCE.md): read as the vllm bench serve result of the same measurement, under vLLM's names
+# and units, the load its case, so that xp compare pairs them with vLLM's and SGLang's cases of
+# the same workload and with no other; an export that lacks what a case needs is refused in one
+# line naming the key.
+set -u
+. "$XP_SRC/tests/lib.sh"
+data="$XP_SRC/tests/data/vllm_bench"
+fmt="$data/formats"
+imp() { # imp DB FILE [ARGS]: import, the new run's id prefix on stdout
+  local d=$1
+  shift
+  "$XP" --db "$d" import vllm-bench "$@" > /dev/null 2> "$tmp/imperr" || { echo "FAIL: import $*: $(cat "$tmp/imperr")" >&2; fail=1; }
+  db="$d" sql "SELECT substr(uuid, 1, 8) FROM runs ORDER BY id DESC LIMIT 1"
+}
+metrics() { # metrics DB RUN CASE PATTERN: "metric=median[unit]" of the run's case whose name is LIKE PATTERN, sorted
+  db="$1" query "SELECT group_concat(metric || '=' || printf('%.10g', median) || '[' || unit || ']', ' ')
+    FROM (SELECT m.* FROM run_metrics m JOIN runs r ON r.id = m.run_id WHERE r.uuid LIKE '$2%' AND m.case_name = '$3'
+          AND m.metric LIKE '$4' ORDER BY m.metric)"
+}
+params() { # params DB RUN: the run's one case, "name params"
+  db="$1" sql "SELECT c.name || ' ' || c.params FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.uuid LIKE '$2%'" |
+    sed 's/""/"/g; s/^"//; s/"$//'
+}
+cmp() { # cmp DB A B: xp compare into $tmp/cmp
+  "$XP" --db "$1" compare "$2" "$3" > "$tmp/cmp" 2> "$tmp/cmperr"
+  check "compare $2 $3: exit" 0 $?
+}
+has() { grep -qE -- "$1" "$tmp/cmp" || { echo "FAIL: $2: no line [$1] in:"; cat "$tmp/cmp"; fail=1; }; }
+
+# genai-perf's argparse input_config (2024): concurrency 4, its model; inter_token_latency is a
+# request's (latency - TTFT) / (tokens - 1), vLLM's TPOT; avg the mean, p50 the median, in ms
+d="$tmp/g.db"
+g=$(imp "$d" "$fmt/genai_perf_profile_export.json")
+check "genai-perf: the load its case, the lengths asked for its settings" \
+  'concurrency=4 {"file":"genai_perf_profile_export.json","max_concurrency":4,"random_input_len":550,"random_output_len":64}' \
+  "$(params "$d" "$g")"
+check "genai-perf: the throughputs under vLLM's names" "output_throughput=660.2[tok/s] request_throughput=10.4[req/s]" \
+  "$(metrics "$d" "$g" concurrency=4 '%throughput')"
+check "genai-perf: inter_token_latency is TPOT, no ITL" \
+  "max_tpot_ms=6.3[ms] mean_tpot_ms=5.4[ms] median_tpot_ms=5.3[ms] min_tpot_ms=5[ms] p99_tpot_ms=6.1[ms] std_tpot_ms=0.3[ms]" \
+  "$(metrics "$d" "$g" concurrency=4 '%tpot%')$(metrics "$d" "$g" concurrency=4 '%itl%')"
+check "genai-perf: the TTFT's statistics" "max_ttft_ms=61[ms] mean_ttft_ms=41.3[ms] median_ttft_ms=39.9[ms] min_ttft_ms=30.1[ms] p99_ttft_ms=60.2[ms] std_ttft_ms=6.2[ms]" \
+  "$(metrics "$d" "$g" concurrency=4 '%ttft%')"
+check "genai-perf: the model, the client's endpoint" "Qwen/Qwen3-8B|chat" \
+  "$(db="$d" sql "SELECT r.model || '|' || m.value FROM runs r JOIN run_meta m ON m.run_id = r.id AND m.key = 'endpoint_type'")"
+
+# genai-perf's ConfigCommand input_config (2025), Triton's TensorRT-LLM backend, 4 requests a
+# second spaced evenly (perf_analyzer's constant distribution: vLLM's burstiness inf); its 12
+# requests of 256-token prompts counted (request_count), so the prompt tokens they sent are known
+c=$(imp "$d" "$fmt/genai_perf_config_rate4.json")
+check "genai-perf config: a constant rate" \
+  'rate=4 {"burstiness":"inf","file":"genai_perf_config_rate4.json","random_input_len":256,"random_output_len":10,"request_rate":4}' \
+  "$(params "$d" "$c")"
+check "genai-perf config: the requests, the prompt tokens" "completed=12[requests] total_input_tokens=3072[tokens]" \
+  "$(metrics "$d" "$c" rate=4 '%' | tr ' ' '\n' | grep -E '^(completed|total_input)' | paste -sd' ')"
+check "genai-perf config: the engine (Triton's backend), the tokenizer" "tensorrt-llm|meta-llama/Llama-3.1-8B-Instruct" \
+  "$(db="$d" sql "SELECT r.engine || '|' || m.value FROM runs r JOIN run_meta m ON m.run_id = r.id AND m.key = 'tokenizer_id' WHERE r.uuid LIKE '$c%'")"
+# evenly spaced arrivals are another load than vLLM's Poisson ones at the same rate
+v=$(imp "$d" "$data/legacy_rate4.json")
+cmp "$d" "$c" "$v"
+has "^  rate=4 only in A: B's rate=4 is another workload: burstiness: A \"inf\", B 1$" "constant against Poisson arrivals"
+
+# AIPerf's export (JsonExportData, 2025): the summaries at the top, the request count those that
+# succeeded, its errors failed, the duration in s, start_time the date; serve_c8_detailed.json's
+# load, with which it pairs
+d="$tmp/a.db"
+a=$(imp "$d" "$fmt/aiperf_profile_export.json")
+check "AIPerf: the load and its settings" \
+  'concurrency=8 {"file":"aiperf_profile_export.json","max_concurrency":8,"num_prompts":16,"random_input_len":128,"random_output_len":8}' \
+  "$(params "$d" "$a")"
+check "AIPerf: counts, duration and totals" \
+  "completed=15[requests] duration=0.245[s] failed=1[requests] total_input_tokens=1920[tokens] total_output_tokens=120[tokens]" \
+  "$(metrics "$d" "$a" concurrency=8 '%' | tr ' ' '\n' | grep -E '^(completed|duration|failed|total_)' | paste -sd' ')"
+check "AIPerf: start_time is the date" "2025-06-11T10:15:00Z" \
+  "$(db="$d" sql "SELECT measured_at FROM run_measured m JOIN runs r ON r.id = m.run_id WHERE r.uuid LIKE '$a%'")"
+v=$(imp "$d" "$data/serve_c8_detailed.json")
+cmp "$d" "$a" "$v"
+has '^concurrency=8 +\{"max_concurrency":8,"num_prompts":16\} +mean_tpot_ms +ms +11\.8 +11\.5418 ' "AIPerf's and vLLM's concurrency=8 paired"
+has '^  concurrency=8: A random_input_len=128, random_output_len=8; B burstiness=1, request_rate="inf"$' \
+  "the settings one side alone records, named"
+# AIPerf's first exports: the summaries under "records"; Poisson arrivals (request_rate_mode
+# poisson) are vLLM's burstiness 1, and pair with its rate=4
+r=$(imp "$d" "$fmt/aiperf_records_profile_export.json")
+v=$(imp "$d" "$data/legacy_rate4.json")
+cmp "$d" "$r" "$v"
+has '^rate=4 +\{"burstiness":1,"num_prompts":12,"request_rat.* +median_ttft_ms +ms +18\.2 ' "AIPerf's records and vLLM's rate=4 paired"
+
+# genai-perf without --streaming: its "time to first token" is the whole answer's, no TTFT or
+# TPOT recorded, the latency is
+sed 's/"streaming": true/"streaming": false/' "$fmt/genai_perf_config_rate4.json" > "$tmp/unstreamed.json"
+u=$(imp "$d" "$tmp/unstreamed.json")
+check "unstreamed: no TTFT, TPOT or time to the second token" "" "$(metrics "$d" "$u" rate=4 '%t_ms')"
+check "unstreamed: the latency kept" "mean_e2el_ms=95.2[ms]" "$(metrics "$d" "$u" rate=4 'mean_e2el_ms')"
+
+# what a case needs, missing: refused in one line naming the key, nothing recorded
+bad="$tmp/bad.db"
+one_line "AIPerf without input_config" 2 \
+  'aiperf_0.7_profile_export.json:1: missing key "input_config" (the model and the load are named only there)$' \
+  "$XP" --db "$bad" import vllm-bench "$fmt/aiperf_0.7_profile_export.json"
+python3 - "$fmt/aiperf_profile_export.json" "$tmp" <<'PY'
+import json, sys
+base, tmp = json.load(open(sys.argv[1])), sys.argv[2]
+def write(name, f):
+    d = json.loads(json.dumps(base))
+    f(d)
+    json.dump(d, open(f"{tmp}/{name}.json", "w"), indent=2)
+write("noload", lambda d: d["input_config"]["loadgen"].pop("concurrency"))
+write("nomodel", lambda d: d["input_config"]["endpoint"].pop("model_names"))
+write("twomodels", lambda d: d["input_config"]["endpoint"].update(model_names=["a", "b"]))
+write("cancelled", lambda d: d.update(was_cancelled=True))
+write("noout", lambda d: d.pop("output_token_throughput"))
+write("strthr", lambda d: d["request_throughput"].update(avg="61.2"))
+write("seconds", lambda d: d["time_to_first_token"].update(unit="tokens"))
+PY
+one_line "no load" 2 'noload.json:1: missing key "input_config.loadgen.concurrency" (or loadgen.request_rate)' \
+  "$XP" --db "$bad" import vllm-bench "$tmp/noload.json"
+one_line "no model" 2 'nomodel.json:1: missing key "input_config.model" (model_names, endpoint.model_names)' \
+  "$XP" --db "$bad" import vllm-bench "$tmp/nomodel.json"
+one_line "two models" 2 'twomodels.json:1: input_config.endpoint.model_names: 2 models; one run is one model' \
+  "$XP" --db "$bad" import vllm-bench "$tmp/twomodels.json"
+one_line "cancelled" 2 'cancelled.json:1: was_cancelled: true: the benchmark was stopped before its end' \
+  "$XP" --db "$bad" import vllm-bench "$tmp/cancelled.json"
+one_line "no output tokens" 2 'noout.json:1: missing key "output_token_throughput": no output tokens counted' \
+  "$XP" --db "$bad" import vllm-bench "$tmp/noout.json"
+one_line "a throughput as a string" 2 'strthr.json:1: request_throughput.avg: expected a number, found a string$' \
+  "$XP" --db "$bad" import vllm-bench "$tmp/strthr.json"
+one_line "a latency in no unit of time" 2 'seconds.json:1: time_to_first_token.unit: expected a unit of time' \
+  "$XP" --db "$bad" import vllm-bench "$tmp/seconds.json"
+printf 'Metric,avg,min,max,p99,p95,p90,p75,p50,p25\nTime To First Token (ms),41.30,30.10,61.00,60.20,0,0,0,39.90,0\n' > "$tmp/profile_export_genai_perf.csv"
+one_line "the CSV export" 2 'profile_export_genai_perf.csv:1: a genai-perf or AIPerf CSV export: it names no model and no load' \
+  "$XP" --db "$bad" import vllm-bench "$tmp/profile_export_genai_perf.csv"
+check "nothing recorded by the refusals" "no" "$([ -e "$bad" ] && echo yes || echo no)"
+finish
