@@ -49,7 +49,8 @@ static const xp_cmd commands[] = {
      "  \"offline\", \"batch=B,input=I,output=O\"); vllm bench throughput and latency\n"
      "  --output-json is refused (no model or load in it): import their .pytorch.json side\n"
      "  files (SAVE_TO_PYTORCH_BENCHMARK_FORMAT=1), which name both. genai-perf's and AIPerf's\n"
-     "  profile export JSON too (model and load from its input_config; not their CSV)\n"},
+     "  profile export JSON too (model and load from its input_config; not their CSV), and\n"
+     "  trtllm-bench --report_json (case \"offline\"; held-back requests: --set concurrency=N)\n"},
     {"query", cmd_query, "run the SQL in a file against the database, read-only",
      "usage: xp query FILE.sql [--param NAME=VALUE]... [--format table|csv|json]\n"
      "  Opens the database read-only; every statement in the file runs and prints its rows.\n"

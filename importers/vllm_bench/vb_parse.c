@@ -278,6 +278,8 @@ static const vb_key known_keys[] = {
     {"n", T_INT, D_PARAM, 0, NULL, NULL},
     {"prefix_len", T_INT, D_PARAM, 0, NULL, NULL},
     {"batch_latency_ms", T_NUM, D_VALUE, 0, "ms", NULL},
+    /* trtllm-bench: the time from its first request's start to its last's (vb_trtllm.c) */
+    {"issue_window_s", T_NUM, D_VALUE, 0, "s", NULL},
     {"last_ttft_ms", T_NUM, D_VALUE, 0, "ms", NULL},
     {"prefill_latency_ms", T_NUM, D_VALUE, 0, "ms", NULL},
     {"median_decode_step_ms", T_NUM, D_VALUE, 0, "ms", NULL},
@@ -361,7 +363,7 @@ enum vb_writer { W_VLLM, W_SGLANG, W_SGLANG_2024, W_SGLANG_BATCH, W_VLLM_SIDE, W
 static enum vb_writer writer_of(const cJSON *o, enum vb_tool tool) {
   if (tool == VB_SGLANG_ONE_BATCH || tool == VB_SGLANG_ONE_BATCH_LOCAL) return W_SGLANG_BATCH;
   if (tool == VB_VLLM_THROUGHPUT || tool == VB_VLLM_LATENCY) return W_VLLM_SIDE;
-  if (tool == VB_SUMMARY_EXPORT) return W_SUMMARY;
+  if (tool == VB_SUMMARY_EXPORT || tool == VB_TRTLLM_BENCH) return W_SUMMARY;
   if (tool == VB_SGLANG_OFFLINE) return W_SGLANG;
   if (cJSON_HasObjectItem(o, "output_token_throughput")) return W_SGLANG_2024;
   if (cJSON_HasObjectItem(o, "total_output_tokens_retokenized") || cJSON_HasObjectItem(o, "total_output_retokenized"))
@@ -835,7 +837,8 @@ static void take_sweep_setting(vb_result *r, const cJSON *v) {
 static int name_batch_case(vb_result *r) {
   const cJSON *p = r->params;
   double b, in, out;
-  if (r->tool == VB_SGLANG_OFFLINE || r->tool == VB_VLLM_THROUGHPUT) r->case_name = xp_strdup("offline");
+  if (r->tool == VB_SGLANG_OFFLINE || r->tool == VB_VLLM_THROUGHPUT || r->tool == VB_TRTLLM_BENCH)
+    r->case_name = xp_strdup("offline");
   else if ((r->tool == VB_SGLANG_ONE_BATCH || r->tool == VB_SGLANG_ONE_BATCH_LOCAL || r->tool == VB_VLLM_LATENCY) &&
            xp_json_number(cJSON_GetObjectItemCaseSensitive(p, "batch_size"), &b) &&
            xp_json_number(cJSON_GetObjectItemCaseSensitive(p, "input_len"), &in) &&
@@ -1086,7 +1089,7 @@ static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
       return bad_key(s, v->string, "expected a number >= 0, found %g", v->valuedouble);
     else take_unknown(r, v->string, v);
   }
-  if (sglang) take_server_model(r, o);
+  if (sglang || w == W_SUMMARY) take_server_model(r, o); /* trtllm-bench's world_info, so gathered */
   const cJSON *details = cJSON_GetObjectItemCaseSensitive(o, "details");
   const cJSON *cache = cJSON_GetObjectItemCaseSensitive(o, "cache_report");
   if (cJSON_IsObject(details) && take_details(s, r, details, &lists)) return XP_EXIT_USAGE;

@@ -33,7 +33,7 @@ extern const char *const vb_sample_metric[VB_NSAMPLES]; /* "ttft_ms", ..., "batc
 ** batch tools (vb_tools.c), or vLLM's throughput or latency benchmark (their .pytorch.json side
 ** file, vb_pytorch.c), the last read as serve_bench cases under the serving benchmarks' names. */
 enum vb_tool { VB_SERVE, VB_SGLANG_OFFLINE, VB_SGLANG_ONE_BATCH, VB_SGLANG_ONE_BATCH_LOCAL, VB_VLLM_THROUGHPUT,
-               VB_VLLM_LATENCY, VB_SUMMARY_EXPORT, VB_NTOOLS };
+               VB_VLLM_LATENCY, VB_SUMMARY_EXPORT, VB_TRTLLM_BENCH, VB_NTOOLS };
 extern const char *const vb_tool_name[VB_NTOOLS]; /* "sglang.bench_offline_throughput", ...; NULL */
 
 /* The parallel sizes a result can name, as xp records them (run metadata "tp", "pp", "dp",
@@ -105,6 +105,12 @@ int vb_tool_read(const char *label, long line, cJSON *o, enum vb_tool *tool);
 /* genai-perf's or AIPerf's profile export (vb_summary.c), o, rewritten in place as the vllm bench
 ** serve result of the same measurement; bad input is one line and XP_EXIT_USAGE. */
 int vb_summary_read(const char *label, long line, cJSON *o);
+/* trtllm-bench's --report_json (vb_trtllm.c), the same. */
+int vb_trtllm_read(const char *label, long line, cJSON *o);
+/* For those two: a number into the object being built, where finite and not there yet; and the
+** object built (flat, taken) in place of o's keys. */
+void vb_flat_number(cJSON *flat, const char *key, double v);
+void vb_flat_replace(cJSON *o, cJSON *flat);
 /* A .pytorch.json of vLLM's benchmarks (vb_pytorch.c): its list of records (the file's one JSON
 ** value, at line) checked and made one result object in the serving names, for the reader of
 ** the other formats; bad input is one line and XP_EXIT_USAGE, nothing in *out. */

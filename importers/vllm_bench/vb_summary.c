@@ -99,8 +99,17 @@ static int summary_avg(const vb_at *at, const cJSON *summaries, const char *metr
   return 0;
 }
 
-static void add_number(cJSON *flat, const char *key, double v) {
+void vb_flat_number(cJSON *flat, const char *key, double v) {
   if (isfinite(v) && !cJSON_HasObjectItem(flat, key)) cJSON_AddNumberToObject(flat, key, v);
+}
+
+void vb_flat_replace(cJSON *o, cJSON *flat) {
+  while (o->child) cJSON_DeleteItemFromArray(o, 0);
+  while (flat->child) {
+    cJSON *item = cJSON_DetachItemFromArray(flat, 0);
+    cJSON_AddItemToObject(o, item->string, item); /* the key copied before the item's is freed */
+  }
+  cJSON_Delete(flat);
 }
 
 /* One latency's statistics into flat under vLLM's names, in ms (mean_ttft_ms, median_ttft_ms,
@@ -120,7 +129,7 @@ static int take_summary(const vb_at *at, const cJSON *s, cJSON *flat) {
       return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "%s.%s: expected a number, found %s", s->string, v->string,
                          vb_json_kind(v));
     snprintf(key, sizeof key, "%s_%s_ms", prefix, name);
-    add_number(flat, key, v->valuedouble * f);
+    vb_flat_number(flat, key, v->valuedouble * f);
   }
   return 0;
 }
@@ -228,9 +237,9 @@ static int take_workload(const vb_at *at, const cJSON *cfg, cJSON *flat) {
   const char *source = cJSON_GetStringValue(path_get(cfg, "prompt_source"));
   if (!path_get(cfg, "input_file") && !path_get(cfg, "input.file") && !path_get(cfg, "input.file_path") &&
       (!source || strcmp(source, "synthetic") == 0))
-    add_number(flat, "random_input_len", i);
-  add_number(flat, "random_output_len", o);
-  add_number(flat, "num_prompts", n);
+    vb_flat_number(flat, "random_input_len", i);
+  vb_flat_number(flat, "random_output_len", o);
+  vb_flat_number(flat, "num_prompts", n);
   const char *e = cJSON_GetStringValue(first_of(cfg, endpoint, NULL, 1));
   const char *t = cJSON_GetStringValue(first_of(cfg, tokenizer, NULL, 1));
   if (e) cJSON_AddStringToObject(flat, "endpoint_type", e);
@@ -258,12 +267,12 @@ static int take_totals(const vb_at *at, const cJSON *m, cJSON *flat) {
   for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
     double v;
     if (summary_avg(at, m, names[k][0], &v)) return XP_EXIT_USAGE;
-    add_number(flat, names[k][1], v);
+    vb_flat_number(flat, names[k][1], v);
   }
   /* genai-perf counts no prompt tokens but their mean over the requests it counts */
   double isl, n;
   if (summary_avg(at, m, "input_sequence_length", &isl) || summary_avg(at, m, "request_count", &n)) return XP_EXIT_USAGE;
-  add_number(flat, "total_input_tokens", isl * n);
+  vb_flat_number(flat, "total_input_tokens", isl * n);
   if (!cJSON_HasObjectItem(flat, "request_throughput"))
     return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "missing key \"request_throughput\" (its avg): no throughput measured");
   if (!cJSON_HasObjectItem(flat, "output_throughput"))
@@ -320,11 +329,6 @@ int vb_summary_read(const char *label, long line, cJSON *o) {
   take_date(o, flat);
   /* the object is now the result vLLM would have written: the export's own keys go (its
   ** strings would otherwise be read as settings of the case) */
-  while (o->child) cJSON_DeleteItemFromArray(o, 0);
-  while (flat->child) {
-    cJSON *item = cJSON_DetachItemFromArray(flat, 0);
-    cJSON_AddItemToObject(o, item->string, item); /* the key copied before the item's is freed */
-  }
-  cJSON_Delete(flat);
+  vb_flat_replace(o, flat);
   return 0;
 }

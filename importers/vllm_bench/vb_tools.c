@@ -72,9 +72,9 @@
 **     each metric a summary object ({unit, avg, p50, p99, std, ...}: ms, requests/sec,
 **     tokens/sec), what was run (model, concurrency or rate, lengths) in input_config, of
 **     another layout in each writer: rewritten as a serving benchmark's result by vb_summary.c.
-**   trtllm-bench throughput/latency --report_json: refused, named. TensorRT-LLM's offline
-**     benchmark of its own engine (engine, world_info, request_info, performance), no server;
-**     the serving client for trtllm-serve is TensorRT-LLM's benchmark_serving, which xp reads.
+**   trtllm-bench throughput/latency --report_json: TensorRT-LLM's offline benchmark of its own
+**     engine (engine, world_info, request_info, performance), no server: rewritten as a serving
+**     benchmark's result by vb_trtllm.c, case "offline" (vllm_bench.c names a held-back load).
 */
 #include <string.h>
 #include "vb_parse.h"
@@ -82,7 +82,7 @@
 
 const char *const vb_tool_name[VB_NTOOLS] = {NULL, "sglang.bench_offline_throughput", "sglang.bench_one_batch_server",
                                              "sglang.bench_one_batch", "vllm bench throughput", "vllm bench latency",
-                                             "genai-perf or AIPerf profile export"};
+                                             "genai-perf or AIPerf profile export", "trtllm-bench"};
 
 static int has(const cJSON *o, const char *key) { return cJSON_HasObjectItem(o, key); }
 
@@ -279,11 +279,10 @@ int vb_tool_read(const char *label, long line, cJSON *o, enum vb_tool *tool) {
     *tool = VB_SUMMARY_EXPORT;
     return vb_summary_read(label, line, o);
   }
-  if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "engine")) && has(o, "world_info") && has(o, "performance"))
-    return xp_error_at(XP_EXIT_USAGE, label, line,
-                       "a trtllm-bench --report_json report: TensorRT-LLM's offline benchmark of its own engine "
-                       "(performance.request_throughput_req_s ...), not a serving benchmark; not read. For trtllm-serve, "
-                       "xp reads python -m tensorrt_llm.serve.scripts.benchmark_serving --save-result");
+  if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "engine")) && has(o, "world_info") && has(o, "performance")) {
+    *tool = VB_TRTLLM_BENCH;
+    return vb_trtllm_read(label, line, o);
+  }
   const vb_at at = {label, line};
   if (has(o, "successful_requests") && has(o, "total_latency")) {
     *tool = VB_SGLANG_OFFLINE;

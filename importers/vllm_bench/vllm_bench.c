@@ -26,7 +26,7 @@ static const xp_field vllm_bench_fields[] = {
      "result files of vllm bench serve --save-result, benchmark_serving.py, sglang.bench_serving (JSONL), "
      "sglang.bench_offline_throughput, sglang.bench_one_batch_server or sglang.bench_one_batch (--result-filename), "
      "the .pytorch.json of vllm bench serve, throughput or latency (SAVE_TO_PYTORCH_BENCHMARK_FORMAT=1), "
-     "or genai-perf's or AIPerf's profile export JSON"},
+     "genai-perf's or AIPerf's profile export JSON, or trtllm-bench --report_json"},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
 
 typedef struct vb_set {
@@ -192,6 +192,45 @@ static int batch_twice(const vb_set *s) {
   return 0;
 }
 
+/* Whether trtllm-bench's requests (vb_trtllm.c) were all issued before the first ended (1), held
+** back (0), or the report cannot tell (-1): the issue window against the shortest latency. */
+static int trtllm_at_once(const vb_result *r) {
+  const vb_value *w = vb_find_value(r, "issue_window_s"), *min = vb_find_value(r, "min_e2el_ms");
+  return w && min ? w->v * 1e3 < min->v : -1;
+}
+
+/* trtllm-bench's report names no --concurrency. Its requests all issued at once are the offline
+** load (case "offline", as vllm bench throughput's); held back, the load is what the user declares
+** (--set concurrency=N: "offline,concurrency=N"), else refused; a declaration below the requests
+** of a report that issued them all at once contradicts it. */
+static int trtllm_load(vb_set *s, const xp_spec *spec) {
+  const cJSON *c = cJSON_GetObjectItemCaseSensitive(spec->root, "concurrency");
+  for (size_t i = 0; i < s->n; i++) {
+    vb_result *r = &s->r[i];
+    if (r->tool != VB_TRTLLM_BENCH) continue;
+    const int at_once = trtllm_at_once(r);
+    const vb_value *n = vb_find_value(r, "completed");
+    if (at_once == 1 && cJSON_IsNumber(c) && n && c->valuedouble < n->v)
+      return xp_error_at(XP_EXIT_USAGE, r->file, r->line, "--set concurrency=%g, yet its %g requests were all issued "
+                         "before the first ended (world_info.issue_rate): at once", c->valuedouble, n->v);
+    if (at_once == 1) continue;
+    if (!cJSON_IsNumber(c) && at_once == 0)
+      return xp_error_at(XP_EXIT_USAGE, r->file, r->line, "the report names no concurrency, and its requests were held "
+                         "back (issued over %.3g s, past the shortest one's end: world_info.issue_rate): trtllm-bench "
+                         "ran with --concurrency below its requests; say which with --set concurrency=N",
+                         vb_find_value(r, "issue_window_s")->v);
+    if (!cJSON_IsNumber(c))
+      return xp_error_at(XP_EXIT_USAGE, r->file, r->line, "the report names no concurrency, nor when its requests were "
+                         "issued (world_info.issue_rate, performance.request_latency_percentiles_ms.minimum); say "
+                         "which with --set concurrency=N");
+    r->max_concurrency = (int64_t)c->valuedouble;
+    cJSON_AddNumberToObject(r->params, "max_concurrency", c->valuedouble);
+    free(r->case_name);
+    r->case_name = xp_asprintf("offline,concurrency=%lld", (long long)r->max_concurrency);
+  }
+  return 0;
+}
+
 static int load_all(const xp_spec *spec, vb_set *out) {
   out->r = NULL;
   out->n = 0;
@@ -226,6 +265,7 @@ static int load_all(const xp_spec *spec, vb_set *out) {
   for (int k = 0; k < i; k++) free(paths[k]);
   free(paths);
   if (!rc) rc = check_same_model(out, spec);
+  if (!rc) rc = trtllm_load(out, spec);
   if (rc) set_free(out);
   else settle_server_settings(out);
   return rc;
@@ -427,6 +467,7 @@ static const char *engine_of(const char *backend) {
 static const char *result_engine(const vb_result *r) {
   if (r->trtllm_server) return "tensorrt-llm"; /* its answers' own field (vb_parse.c take_decoded) */
   if (r->tool == VB_VLLM_LATENCY) return "vllm";
+  if (r->tool == VB_TRTLLM_BENCH) return "tensorrt-llm";
   return r->tool == VB_SGLANG_OFFLINE || r->tool == VB_SGLANG_ONE_BATCH_LOCAL ? "sglang" : engine_of(r->backend);
 }
 
@@ -578,7 +619,7 @@ static int vllm_bench_execute(xp_ctx *ctx) {
 const xp_kind xp_kind_vllm_bench = {
     .name = "vllm_bench",
     .summary = "import serving benchmarks (vllm bench serve --save-result JSON, sglang.bench_serving JSONL, "
-               "vLLM's .pytorch.json, genai-perf's and AIPerf's profile exports)",
+               "vLLM's .pytorch.json, genai-perf's and AIPerf's profile exports, trtllm-bench reports)",
     .fields = vllm_bench_fields,
     .needs_gpu = 0,
     .check = vllm_bench_check,

@@ -310,11 +310,8 @@ one_line "vllm bench sweep startup run" 2 \
 { echo '['; sed 's/^/    /' "$fmt/vllm_sweep_startup_run0.json"; echo ']'; } > "$tmp/summary.json"
 one_line "vllm bench sweep startup summary" 2 "summary.json:2: a vllm bench startup result" \
   "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/summary.json" --set model=m
-# trtllm-bench's offline report: refused by name, with what to give instead (not as a serve file
-# missing model_id); genai-perf's and AIPerf's exports are read (serve_summary_exports.sh)
-one_line "trtllm-bench --report_json" 2 \
-  "trtllm_bench_report.json:1: a trtllm-bench --report_json report: TensorRT-LLM's offline benchmark of its own engine .*For trtllm-serve, xp reads python -m tensorrt_llm.serve.scripts.benchmark_serving --save-result$" \
-  "$XP" --db "$tmp/bad.db" import vllm-bench "$fmt/trtllm_bench_report.json"
+# genai-perf's and AIPerf's exports and trtllm-bench's report are read (serve_summary_exports.sh,
+# serve_trtllm_bench.sh)
 check "nothing recorded by the refusals" "no" "$([ -e "$tmp/bad.db" ] && echo yes || echo no)"
 
 # xp import --help says where vllm bench throughput/latency results can be read from: their

@@ -1,0 +1,125 @@
+/*
+** trtllm-bench throughput/latency --report_json: TensorRT-LLM's benchmark of its own engine,
+** in-process (the LLM API, no server), rewritten in place as the serving benchmark's result of
+** the same measurement, for vb_parse.c to read as it reads that one.
+**
+** The writer: ReportUtility.get_statistics_dict of tensorrt_llm/bench/dataclasses/reporting.py
+** (NVIDIA/TensorRT-LLM commit 0249976): engine (model, version, backend, dtype, quantization),
+** machine, world_info (tp_size, pp_size, ep_size, max_batch_size, max_num_tokens, issue_rate),
+** request_info (num_requests, avg_input_length, avg_output_length), performance
+** (total_latency_ms, request_throughput_req_s, system_output_throughput_tok_s,
+** system_total_throughput_tok_s, output_throughput_per_user_tok_s: each request's output over
+** its latency, averaged; request_latency_percentiles_ms: p50, p90, p95, p99, minimum, maximum,
+** average), with --streaming streaming_metrics (ttft_percentiles, tpot_percentiles: a request's
+** time per token after its first), then dataset. Every request is counted, none apart as failed.
+**
+** The load: the report names no --concurrency (its requests all at once where none was given).
+** It names when they were issued: world_info.issue_rate is issue_rate_ns * 1e9, and issue_rate_ns
+** the time from the first request's start to the last's over the requests, in ns
+** (StatsKeeper.generate_statistics_summary: queue_time_total / num_requests; "Issue Rate
+** (req/sec)" in its printout, a time per request however). A window shorter than the shortest
+** request means every request was issued before any ended: all at once, the offline load of
+** vllm bench throughput and sglang.bench_offline_throughput, case "offline". A longer one, the
+** requests held back, a --concurrency below their count, which only the user can name (--set
+** concurrency=N: vllm_bench.c names the case).
+*/
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "vb_parse.h"
+#include "xp.h"
+
+/* The number at a key of object o (named "part.key" in messages), required or not; NAN where
+** absent. */
+static int number(const char *label, long line, const cJSON *o, const char *part, const char *key, int required,
+                  double *x) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  *x = NAN;
+  if ((!v || cJSON_IsNull(v)) && required)
+    return xp_error_at(XP_EXIT_USAGE, label, line, "missing key \"%s.%s\" (not a trtllm-bench --report_json report?)",
+                       part, key);
+  if (!v || cJSON_IsNull(v)) return 0;
+  if (!cJSON_IsNumber(v) || v->valuedouble < 0)
+    return xp_error_at(XP_EXIT_USAGE, label, line, "%s.%s: expected a number >= 0, found %s", part, key,
+                       cJSON_IsNumber(v) ? "a negative one" : vb_json_kind(v));
+  *x = v->valuedouble;
+  return 0;
+}
+
+/* One latency's percentiles (ms) under vLLM's names: average the mean, p50 the median. */
+static int take_percentiles(const char *label, long line, const cJSON *o, const char *part, const char *name,
+                            cJSON *flat) {
+  static const char *const stats[][2] = {{"average", "mean"}, {"p50", "median"}, {"p90", "p90"}, {"p95", "p95"},
+                                         {"p99", "p99"},      {"minimum", "min"}, {"maximum", "max"}};
+  for (size_t i = 0; o && i < sizeof stats / sizeof stats[0]; i++) {
+    double v;
+    char key[64];
+    if (number(label, line, o, part, stats[i][0], 0, &v)) return XP_EXIT_USAGE;
+    snprintf(key, sizeof key, "%s_%s_ms", stats[i][1], name);
+    vb_flat_number(flat, key, v);
+  }
+  return 0;
+}
+
+/* The measurement: counts, totals, throughputs and latencies, under vLLM's names. */
+static int take_performance(const char *label, long line, const cJSON *o, cJSON *flat) {
+  const cJSON *req = cJSON_GetObjectItemCaseSensitive(o, "request_info");
+  const cJSON *perf = cJSON_GetObjectItemCaseSensitive(o, "performance");
+  const cJSON *world = cJSON_GetObjectItemCaseSensitive(o, "world_info");
+  const cJSON *stream = cJSON_GetObjectItemCaseSensitive(o, "streaming_metrics");
+  double n, in, out, total, rps, tps, all, user, issue;
+  if (number(label, line, req, "request_info", "num_requests", 1, &n) ||
+      number(label, line, req, "request_info", "avg_input_length", 1, &in) ||
+      number(label, line, req, "request_info", "avg_output_length", 1, &out) ||
+      number(label, line, perf, "performance", "total_latency_ms", 1, &total) ||
+      number(label, line, perf, "performance", "request_throughput_req_s", 1, &rps) ||
+      number(label, line, perf, "performance", "system_output_throughput_tok_s", 1, &tps) ||
+      number(label, line, perf, "performance", "system_total_throughput_tok_s", 0, &all) ||
+      number(label, line, perf, "performance", "output_throughput_per_user_tok_s", 0, &user) ||
+      number(label, line, world, "world_info", "issue_rate", 0, &issue))
+    return XP_EXIT_USAGE;
+  vb_flat_number(flat, "num_prompts", n);
+  vb_flat_number(flat, "completed", n);
+  vb_flat_number(flat, "total_input_tokens", in * n);
+  vb_flat_number(flat, "total_output_tokens", out * n);
+  vb_flat_number(flat, "duration", total / 1e3);
+  vb_flat_number(flat, "request_throughput", rps);
+  vb_flat_number(flat, "output_throughput", tps);
+  vb_flat_number(flat, "total_token_throughput", all);
+  vb_flat_number(flat, "user_throughput", user);
+  vb_flat_number(flat, "issue_window_s", issue * n / 1e18); /* issue_rate / 1e9 ns a request, in s */
+  if (take_percentiles(label, line, cJSON_GetObjectItemCaseSensitive(perf, "request_latency_percentiles_ms"),
+                       "performance.request_latency_percentiles_ms", "e2el", flat) ||
+      take_percentiles(label, line, cJSON_GetObjectItemCaseSensitive(stream, "ttft_percentiles"),
+                       "streaming_metrics.ttft_percentiles", "ttft", flat) ||
+      take_percentiles(label, line, cJSON_GetObjectItemCaseSensitive(stream, "tpot_percentiles"),
+                       "streaming_metrics.tpot_percentiles", "tpot", flat))
+    return XP_EXIT_USAGE;
+  return 0;
+}
+
+int vb_trtllm_read(const char *label, long line, cJSON *o) {
+  const cJSON *engine = cJSON_GetObjectItemCaseSensitive(o, "engine");
+  const cJSON *world = cJSON_GetObjectItemCaseSensitive(o, "world_info");
+  const char *model = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(engine, "model"));
+  const char *version = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(engine, "version"));
+  if (!model || !*model)
+    return xp_error_at(XP_EXIT_USAGE, label, line, "missing key \"engine.model\": the report names no model");
+  cJSON *flat = cJSON_CreateObject();
+  cJSON_AddStringToObject(flat, "model_id", model);
+  if (version && *version) cJSON_AddStringToObject(flat, "version", version);
+  /* the parallel sizes, as SGLang's server_info names them (vb_parse.c take_server_model) */
+  cJSON *info = cJSON_AddObjectToObject(flat, "server_info");
+  static const char *const sizes[] = {"tp_size", "pp_size", "ep_size"};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(world, sizes[i]);
+    if (cJSON_IsNumber(v)) cJSON_AddNumberToObject(info, sizes[i], v->valuedouble);
+  }
+  if (take_performance(label, line, o, flat)) {
+    cJSON_Delete(flat);
+    return XP_EXIT_USAGE;
+  }
+  /* the report's own keys go: its strings would be read as settings of the case */
+  vb_flat_replace(o, flat);
+  return 0;
+}

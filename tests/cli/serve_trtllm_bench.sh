@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# xp import vllm-bench on trtllm-bench's --report_json (TensorRT-LLM's benchmark of its own engine;
+# importers/vllm_bench/vb_trtllm.c, tests/data/vllm_bench/formats/PROVENANCE.md): read as a
+# serving benchmark's result under vLLM's names and units, the engine tensorrt-llm, TP from
+# world_info; its load, which the report does not name, told by when its requests were issued:
+# all before the first ended is the offline load, held back needs --set concurrency=N.
+set -u
+. "$XP_SRC/tests/lib.sh"
+fmt="$XP_SRC/tests/data/vllm_bench/formats"
+imp() { # imp DB FILE [ARGS]: import, the new run's id prefix on stdout
+  local d=$1
+  shift
+  "$XP" --db "$d" import vllm-bench "$@" > /dev/null 2> "$tmp/imperr" || { echo "FAIL: import $*: $(cat "$tmp/imperr")" >&2; fail=1; }
+  db="$d" sql "SELECT substr(uuid, 1, 8) FROM runs ORDER BY id DESC LIMIT 1"
+}
+metrics() { # metrics DB RUN PATTERN: "metric=median[unit]" of the run's metrics LIKE PATTERN, sorted
+  db="$1" query "SELECT group_concat(metric || '=' || printf('%.10g', median) || '[' || unit || ']', ' ')
+    FROM (SELECT m.* FROM run_metrics m JOIN runs r ON r.id = m.run_id WHERE r.uuid LIKE '$2%' AND m.metric LIKE '$3'
+          ORDER BY m.metric)"
+}
+
+# trtllm-bench throughput without --concurrency: its 1000 requests issued within 1 ms, before the
+# shortest ended (9.1 s): the offline load; the counts, totals and throughputs under vLLM's names
+d="$tmp/t.db"
+a=$(imp "$d" "$fmt/trtllm_bench_report.json")
+check "all at once: the offline case" 'offline|{"file":"trtllm_bench_report.json","num_prompts":1000}' \
+  "$(db="$d" sql "SELECT c.name || '|' || c.params FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.uuid LIKE '$a%'" | sed 's/""/"/g; s/^"//; s/"$//')"
+check "all at once: the totals and throughputs" \
+  "completed=1000[requests] duration=20.5123[s] output_throughput=6240.1[tok/s] request_throughput=48.75[req/s] total_input_tokens=128000[tokens] total_output_tokens=128000[tokens] total_token_throughput=12480.2[tok/s] user_throughput=7.6[tok/s]" \
+  "$(metrics "$d" "$a" '%' | tr ' ' '\n' | grep -vE '_ms=|issue_window' | paste -sd' ')"
+check "all at once: the latency's percentiles in ms" \
+  "max_e2el_ms=20501.7[ms] mean_e2el_ms=17420.8[ms] median_e2el_ms=17511[ms] min_e2el_ms=9120.3[ms] p90_e2el_ms=19880.2[ms] p95_e2el_ms=20110.4[ms] p99_e2el_ms=20400.9[ms]" \
+  "$(metrics "$d" "$a" '%e2el_ms')"
+check "all at once: the engine, its version, TP, the model" "tensorrt-llm|1.0.0|1|meta-llama/Llama-3.1-8B" \
+  "$(db="$d" sql "SELECT r.engine || '|' || m.value || '|' || r.tp || '|' || r.model FROM runs r JOIN run_meta m ON m.run_id = r.id AND m.key = 'engine_version' WHERE r.uuid LIKE '$a%'")"
+# the same report again: one load, paired
+b=$(imp "$d" "$fmt/trtllm_bench_report.json")
+"$XP" --db "$d" compare "$a" "$b" > "$tmp/cmp" 2>&1
+grep -qE '^offline +\{"num_prompts":1000\} +output_throughput +tok/s +6240\.1 +6240\.1 ' "$tmp/cmp" ||
+  { echo "FAIL: two offline reports do not pair:"; cat "$tmp/cmp"; fail=1; }
+
+# --concurrency 64 --streaming: the requests held back (issued over 14.8 s, past the shortest
+# one's 0.92 s), a load the report does not name: refused without --set concurrency, read with it
+one_line "held back, no concurrency declared" 2 \
+  'trtllm_bench_report_c64_streaming.json:1: the report names no concurrency, and its requests were held back (issued over 14.8 s, past the shortest one.s end: world_info.issue_rate).*say which with --set concurrency=N$' \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$fmt/trtllm_bench_report_c64_streaming.json"
+c=$(imp "$d" "$fmt/trtllm_bench_report_c64_streaming.json" --set concurrency=64)
+check "held back: the declared concurrency names the case" 'offline,concurrency=64|64' \
+  "$(db="$d" sql "SELECT c.name || '|' || r.concurrency FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.uuid LIKE '$c%'" | tr -d '"')"
+check "streaming: TTFT and TPOT percentiles" \
+  "max_tpot_ms=7.95[ms] max_ttft_ms=131.9[ms] mean_tpot_ms=7.13[ms] mean_ttft_ms=64.3[ms] median_tpot_ms=7.11[ms] median_ttft_ms=60.2[ms] min_tpot_ms=6.82[ms] min_ttft_ms=31[ms] p90_tpot_ms=7.42[ms] p90_ttft_ms=88.4[ms] p95_tpot_ms=7.51[ms] p95_ttft_ms=97.1[ms] p99_tpot_ms=7.8[ms] p99_ttft_ms=120.3[ms]" \
+  "$(metrics "$d" "$c" '%t_ms')"
+# a declared concurrency below the requests of a report that issued them all at once: refused
+one_line "declared against the report" 2 \
+  'trtllm_bench_report.json:1: --set concurrency=64, yet its 1000 requests were all issued before the first ended' \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$fmt/trtllm_bench_report.json" --set concurrency=64
+
+# what a case needs, missing: one line naming the key
+python3 - "$fmt/trtllm_bench_report.json" "$tmp" <<'PY'
+import json, sys
+base, tmp = json.load(open(sys.argv[1])), sys.argv[2]
+def write(name, f):
+    d = json.loads(json.dumps(base))
+    f(d)
+    json.dump(d, open(f"{tmp}/{name}.json", "w"), indent=4)
+write("nomodel", lambda d: d["engine"].pop("model"))
+write("noout", lambda d: d["performance"].pop("system_output_throughput_tok_s"))
+write("noissue", lambda d: d["world_info"].pop("issue_rate"))
+write("strreq", lambda d: d["request_info"].update(num_requests="1000"))
+PY
+one_line "no model" 2 'nomodel.json:1: missing key "engine.model": the report names no model$' \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/nomodel.json"
+one_line "no output throughput" 2 'noout.json:1: missing key "performance.system_output_throughput_tok_s"' \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/noout.json"
+one_line "no issue rate" 2 'noissue.json:1: the report names no concurrency, nor when its requests were issued' \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/noissue.json"
+one_line "a count as a string" 2 'strreq.json:1: request_info.num_requests: expected a number >= 0, found a string$' \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/strreq.json"
+check "nothing recorded by the refusals" "no" "$([ -e "$tmp/bad.db" ] && echo yes || echo no)"
+finish
