@@ -871,6 +871,26 @@ static int self_timed_trace(const vb_result *r) {
   return ds && strcmp(ds, "timed_trace") == 0 && !off;
 }
 
+/* Whether a vllm bench serve result at request_rate "inf" with no max_concurrency (and no ramp-up)
+** had its requests spread out. Such a run sends every request at once: get_request waits before
+** none, so each starts in the one sweep of the event loop before any has ended, and the peak of
+** requests in flight (max_concurrent_requests: calculate_metrics' sweep over the successful
+** requests' [start, end)) is every completed one. A peak of half of them or fewer is requests
+** sent over time, which of vllm bench serve's loads only a timed_trace replay at the trace's
+** timestamps does (self_timed: no rate applied, and request_rate written "inf"; main_async and
+** benchmark() of vllm/benchmarks/serve.py, vllm-project/vllm commit 009e6d4, name neither the
+** dataset nor self_timed). --no-self-timed, said, is a rate applied: not inferred against it. */
+static int spread_out(const vb_result *r) {
+  const vb_value *peak = vb_find_value(r, "max_concurrent_requests");
+  const cJSON *t = case_setting(r, "self_timed");
+  const char *ts = cJSON_GetStringValue(t);
+  if (r->max_concurrency >= 0 || !isinf(r->request_rate) || r->request_rate < 0 || !peak || r->completed < 2 ||
+      cJSON_HasObjectItem(r->params, "ramp_up_strategy") || cJSON_IsFalse(t) ||
+      (ts && (strcmp(ts, "false") == 0 || strcmp(ts, "False") == 0 || strcmp(ts, "0") == 0)))
+    return 0;
+  return peak->v * 2 <= (double)r->completed;
+}
+
 /* structured: a result of benchmarks/benchmark_serving_structured_output.py (correct_rate(%)),
 ** whose prompts ask for JSON, a grammar, a regex or a choice and whose server constrains the
 ** decoding: another workload than a plain benchmark's at the same load, named apart so that xp
@@ -884,7 +904,7 @@ static void name_case(vb_result *r, int structured) {
   const char *ramp = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r->params, "ramp_up_strategy"));
   if (r->max_concurrency >= 0)
     n += (size_t)snprintf(buf + n, sizeof buf - n, "%sconcurrency=%lld", n ? "," : "", (long long)r->max_concurrency);
-  if (self_timed_trace(r))
+  if (self_timed_trace(r) || r->spread_replay)
     snprintf(buf + n, sizeof buf - n, "%srate=trace", n ? "," : "");
   else if (ramp) {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(r->params, "ramp_up_start_rps");
@@ -1104,6 +1124,7 @@ static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
   drop_uncounted_output(o, r, w);
   drop_unreturned_output(r, w);
   if (rebuild_uncounted_input(s, &lists, r) || check_summary_order(s, r, w)) return XP_EXIT_USAGE;
+  r->spread_replay = w == W_VLLM && !self_timed_trace(r) && spread_out(r);
   name_case(r, cJSON_HasObjectItem(o, "correct_rate(%)"));
   return 0;
 }

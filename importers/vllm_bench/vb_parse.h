@@ -90,6 +90,9 @@ typedef struct vb_result {
                          ** of its servers' answers alone: the engine, where the backend names an API */
   int unstreamed;        /* sglang.bench_serving --disable-stream: each answer one chunk, TTFT its
                          ** latency, no TPOT (vb_parse.c unstreamed_sglang) */
+  int spread_replay;     /* vllm bench serve at rate "inf" with no max_concurrency whose requests were
+                         ** not all in flight at once: a timed_trace replay no key names
+                         ** (vb_parse.c spread_out) */
 } vb_result;
 
 /* Read every result object of a file. Bad input is reported as one line,

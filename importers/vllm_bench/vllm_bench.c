@@ -558,6 +558,17 @@ static int keep_files(xp_run *run, const xp_spec *spec) {
   return rc;
 }
 
+/* A vllm bench serve result read as a timed_trace replay though it names none (vb_parse.c
+** spread_out): said, with why, so that a case rate=trace is not taken for a setting of the file. */
+static void warn_spread_replay(const vb_set *s) {
+  for (size_t i = 0; i < s->n; i++)
+    if (s->r[i].spread_replay)
+      xp_warn("%s:%d: request_rate inf and no max_concurrency, yet at most %g of its %lld requests were in flight "
+              "at once (max_concurrent_requests): not sent at once, so a vllm bench serve --dataset-name timed_trace "
+              "replay at the trace's timestamps (the result names neither); case rate=trace", s->r[i].file,
+              s->r[i].line, vb_find_value(&s->r[i], "max_concurrent_requests")->v, (long long)s->r[i].completed);
+}
+
 /* A result whose output count was no count (vb_parse.c drop_uncounted_output, vLLM's one-token
 ** fallback; drop_unreturned_output, SGLang's lengths asked for) is recorded without it: said once
 ** a result, when recording, so that a case without output throughput is not taken for a file
@@ -607,6 +618,7 @@ static int vllm_bench_execute(xp_ctx *ctx) {
   int rc = load_all(ctx->spec, &s);
   if (rc) return rc;
   warn_uncounted_output(&s);
+  warn_spread_replay(&s);
   warn_batch_repeated(&s);
   rc = record_meta(ctx->run, &s);
   for (size_t i = 0; i < s.n && rc == 0; i++) rc = record_result(ctx->run, &s.r[i]);

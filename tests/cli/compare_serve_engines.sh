@@ -117,4 +117,18 @@ cmp "$d5" "$tr" "$va"
 has '^  concurrency=8,rate=trace only in A: B has no case concurrency=8,rate=trace$' "a trace replayed at its timestamps: not rate inf"
 cmp "$d5" "$tn" "$va"
 has '^concurrency=8 .* ttft_ms .* 15/15 ' "--no-self-timed: the rate applied, the same case"
+# the replay without --metadata: request_rate "inf" and no max_concurrency, as a run at rate inf
+# writes them, but at most 4 of its 15 requests in flight at once (max_concurrent_requests), where
+# a run at rate inf has every one in flight before any ends: a replay (said), not rate inf
+sed -e 's/"max_concurrency": 8,/"max_concurrency": null,/' -e 's/"max_concurrent_requests": 8,/"max_concurrent_requests": 15,/' \
+  "$tmp/vllm512.json" > "$tmp/inf.json"
+sed 's/"max_concurrent_requests": 15,/"max_concurrent_requests": 4,/' "$tmp/inf.json" > "$tmp/replay.json"
+"$XP" --db "$d5" import vllm-bench "$tmp/replay.json" > /dev/null 2> "$tmp/replayerr"
+grep -q "^xp: warning: .*replay.json:1: request_rate inf and no max_concurrency, yet at most 4 of its 15 requests were in flight at once (max_concurrent_requests): not sent at once, so a vllm bench serve --dataset-name timed_trace replay" "$tmp/replayerr" ||
+  { echo "FAIL: the replay inferred, said: [$(cat "$tmp/replayerr")]"; fail=1; }
+rp=$(db="$d5" sql "SELECT substr(uuid, 1, 8) FROM runs ORDER BY id DESC LIMIT 1")
+in=$(imp "$d5" "$tmp/inf.json")
+cmp "$d5" "$rp" "$in"
+has '^  rate=trace only in A: B has no case rate=trace$' "a replay without metadata: not rate inf"
+has '^  rate=inf only in B: A has no case rate=inf$' "every request at once: rate inf"
 finish
