@@ -183,7 +183,7 @@ static int take_model(const vb_at *at, const cJSON *cfg, cJSON *flat) {
   const cJSON *name = cJSON_IsArray(m) ? cJSON_GetArrayItem(m, 0) : m;
   if (!m)
     return xp_error_at(XP_EXIT_USAGE, at->label, at->line,
-                       "missing key \"input_config.model\" (model_names, endpoint.model_names): the export names no model");
+                       "missing key \"input_config.model\" (model_names, endpoint.model_names, models.items): the export names no model");
   if (cJSON_IsArray(m) && cJSON_GetArraySize(m) != 1)
     return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "input_config.%s: %d models; one run is one model "
                        "(import a benchmark of each alone)", where, cJSON_GetArraySize(m));
@@ -216,8 +216,11 @@ static int take_load(const vb_at *at, const cJSON *cfg, int aiperf, cJSON *flat)
   cJSON_AddNumberToObject(flat, "request_rate", r);
   const char *mode = cJSON_GetStringValue(path_get(cfg, "loadgen.request_rate_mode"));
   /* as vLLM's --burstiness inf comes (json.dump's Infinity), kept as "inf" */
+  const cJSON *shape = path_get(cfg, "loadgen.smoothness");
   if (!aiperf || (mode && strcmp(mode, "constant") == 0)) cJSON_AddNumberToObject(flat, "burstiness", INFINITY);
   else if (mode && strcmp(mode, "poisson") == 0) cJSON_AddNumberToObject(flat, "burstiness", 1.0);
+  else if (mode && strcmp(mode, "gamma") == 0 && cJSON_IsNumber(shape) && shape->valuedouble > 0)
+    cJSON_AddNumberToObject(flat, "burstiness", shape->valuedouble); /* the gamma's shape, as vLLM's */
   return 0;
 }
 
@@ -252,6 +255,65 @@ static int take_workload(const vb_at *at, const cJSON *cfg, cJSON *flat) {
   const char *backend = cJSON_GetStringValue(first_of(cfg, backends, NULL, 1));
   if (kind && strcmp(kind, "triton") == 0 && backend)
     cJSON_AddStringToObject(flat, "backend", strcmp(backend, "tensorrtllm") == 0 ? "tensorrt-llm" : backend);
+  return 0;
+}
+
+/* A length AIPerf's v2 dataset gives as a number or a distribution ({"mean": N, ...}). */
+static const cJSON *length_of(const cJSON *v) {
+  return cJSON_IsObject(v) ? cJSON_GetObjectItemCaseSensitive(v, "mean") : v;
+}
+
+/* v (a copy) into to under key, or at its end where key is NULL (a list); nothing where v is none. */
+static void copy_into(cJSON *to, const char *key, const cJSON *v) {
+  if (!v || cJSON_IsNull(v)) return;
+  if (key) cJSON_AddItemToObject(to, key, cJSON_Duplicate(v, 1));
+  else cJSON_AddItemToArray(to, cJSON_Duplicate(v, 1));
+}
+
+/* AIPerf's configuration v2.0 (2026: BenchmarkConfig of src/aiperf/config/config.py, dumped with
+** exclude_unset) names the model, load and lengths otherwise: models.items[].name, datasets[0].
+** prompts.isl and osl, and phases, the one named "profiling" (warmup apart) of a type: concurrency
+** (its concurrency, 1 where not given: PhaseConfig's default), or a rate's arrivals, poisson,
+** constant or gamma (its smoothness the gamma's shape: vLLM's burstiness), with a rate, a
+** concurrency cap and its requests. Rewritten in the UserConfig layout the rest of this file
+** reads; *v2 set where the configuration is of that version. */
+static int v2_config(const vb_at *at, const cJSON *cfg, cJSON **v2) {
+  const cJSON *phases = cJSON_GetObjectItemCaseSensitive(cfg, "phases"), *p, *phase = NULL, *item;
+  *v2 = NULL;
+  if (!cJSON_IsArray(phases)) return 0;
+  cJSON_ArrayForEach(p, phases) {
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "name"));
+    if (name && strcmp(name, "profiling") == 0) phase = p;
+  }
+  const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(phase, "type"));
+  if (!type)
+    return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "missing key \"input_config.phases[profiling].type\": the "
+                       "export names no load");
+  static const char *const kinds[] = {"concurrency", "poisson", "constant", "gamma"};
+  size_t k = 0;
+  while (k < 4 && strcmp(type, kinds[k]) != 0) k++;
+  if (k == 4)
+    return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "input_config.phases[profiling].type \"%.40s\": a load no "
+                       "serving case of xp names (concurrency, poisson, constant, gamma); not read", type);
+  cJSON *out = cJSON_CreateObject(), *endpoint = cJSON_AddObjectToObject(out, "endpoint");
+  cJSON *names = cJSON_AddArrayToObject(endpoint, "model_names"), *load = cJSON_AddObjectToObject(out, "loadgen");
+  cJSON_ArrayForEach(item, path_get(cfg, "models.items")) copy_into(names, NULL, path_get(item, "name"));
+  if (cJSON_GetArraySize(names) == 0) cJSON_DeleteItemFromObject(endpoint, "model_names");
+  copy_into(endpoint, "type", path_get(cfg, "endpoint.type"));
+  copy_into(endpoint, "streaming", path_get(cfg, "endpoint.streaming"));
+  const cJSON *conc = path_get(phase, "concurrency");
+  if (conc) copy_into(load, "concurrency", conc);
+  else if (k == 0) cJSON_AddNumberToObject(load, "concurrency", 1);
+  copy_into(load, "request_rate", path_get(phase, "rate"));
+  if (k > 0) cJSON_AddStringToObject(load, "request_rate_mode", type);
+  copy_into(load, "smoothness", path_get(phase, "smoothness"));
+  copy_into(load, "request_count", path_get(phase, "requests"));
+  const cJSON *prompts = path_get(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cfg, "datasets"), 0), "prompts");
+  cJSON *prompt = cJSON_AddObjectToObject(cJSON_AddObjectToObject(out, "input"), "prompt");
+  copy_into(cJSON_AddObjectToObject(prompt, "input_tokens"), "mean", length_of(path_get(prompts, "isl")));
+  copy_into(cJSON_AddObjectToObject(prompt, "output_tokens"), "mean", length_of(path_get(prompts, "osl")));
+  copy_into(out, "tokenizer", path_get(cfg, "tokenizer"));
+  *v2 = out;
   return 0;
 }
 
@@ -308,9 +370,12 @@ int vb_summary_read(const char *label, long line, cJSON *o) {
   if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "was_cancelled")))
     return xp_error_at(XP_EXIT_USAGE, label, line, "was_cancelled: true: the benchmark was stopped before its end, "
                        "its summaries are of part of the load; not read");
+  cJSON *v2 = NULL;
+  if (v2_config(&at, cfg, &v2)) return XP_EXIT_USAGE;
+  if (v2) cfg = v2;
   cJSON *flat = cJSON_CreateObject();
   int rc = take_model(&at, cfg, flat);
-  if (!rc) rc = take_load(&at, cfg, aiperf, flat);
+  if (!rc) rc = take_load(&at, cfg, aiperf || v2, flat);
   if (!rc) rc = take_workload(&at, cfg, flat);
   if (!rc) rc = take_totals(&at, m, flat);
   /* unstreamed (genai-perf without --streaming), the first response is the whole answer: its
@@ -322,6 +387,7 @@ int vb_summary_read(const char *label, long line, cJSON *o) {
     const char *name = latency_name(s->string);
     if (!rc && cJSON_IsObject(s) && name && (!unstreamed || strcmp(name, "e2el") == 0)) rc = take_summary(&at, s, flat);
   }
+  cJSON_Delete(v2);
   if (rc) {
     cJSON_Delete(flat);
     return XP_EXIT_USAGE;

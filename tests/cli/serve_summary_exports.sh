@@ -88,6 +88,28 @@ v=$(imp "$d" "$data/legacy_rate4.json")
 cmp "$d" "$r" "$v"
 has '^rate=4 +\{"burstiness":1,"num_prompts":12,"request_rat.* +median_ttft_ms +ms +18\.2 ' "AIPerf's records and vLLM's rate=4 paired"
 
+# AIPerf's configuration v2.0 (2026): the model in models.items, the load the "profiling" phase's
+# (its warmup apart), the lengths the dataset's prompts; read as the same load as its predecessor's
+w=$(imp "$d" "$fmt/aiperf_v2_profile_export.json")
+check "AIPerf v2: the profiling phase's load, the dataset's lengths" \
+  'concurrency=8 {"file":"aiperf_v2_profile_export.json","max_concurrency":8,"num_prompts":16,"random_input_len":128,"random_output_len":8}' \
+  "$(params "$d" "$w")"
+python3 - "$fmt/aiperf_v2_profile_export.json" "$tmp" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["input_config"]["phases"][1] = {"name": "profiling", "type": "gamma", "rate": 4.0, "smoothness": 2.0, "requests": 16}
+json.dump(d, open(f"{sys.argv[2]}/gamma.json", "w"), indent=2)
+d["input_config"]["phases"][1] = {"name": "profiling", "type": "fixed_schedule", "requests": 16}
+json.dump(d, open(f"{sys.argv[2]}/schedule.json", "w"), indent=2)
+PY
+y=$(imp "$d" "$tmp/gamma.json")
+check "AIPerf v2: a gamma phase's smoothness is vLLM's burstiness" \
+  'rate=4 {"burstiness":2,"file":"gamma.json","num_prompts":16,"random_input_len":128,"random_output_len":8,"request_rate":4}' \
+  "$(params "$d" "$y")"
+one_line "AIPerf v2: a load xp's cases do not name" 2 \
+  'schedule.json:1: input_config.phases\[profiling\].type "fixed_schedule": a load no serving case of xp names' \
+  "$XP" --db "$tmp/bad2.db" import vllm-bench "$tmp/schedule.json"
+
 # genai-perf without --streaming: its "time to first token" is the whole answer's, no TTFT or
 # TPOT recorded, the latency is
 sed 's/"streaming": true/"streaming": false/' "$fmt/genai_perf_config_rate4.json" > "$tmp/unstreamed.json"
@@ -117,7 +139,7 @@ write("seconds", lambda d: d["time_to_first_token"].update(unit="tokens"))
 PY
 one_line "no load" 2 'noload.json:1: missing key "input_config.loadgen.concurrency" (or loadgen.request_rate)' \
   "$XP" --db "$bad" import vllm-bench "$tmp/noload.json"
-one_line "no model" 2 'nomodel.json:1: missing key "input_config.model" (model_names, endpoint.model_names)' \
+one_line "no model" 2 'nomodel.json:1: missing key "input_config.model" (model_names, endpoint.model_names, models.items)' \
   "$XP" --db "$bad" import vllm-bench "$tmp/nomodel.json"
 one_line "two models" 2 'twomodels.json:1: input_config.endpoint.model_names: 2 models; one run is one model' \
   "$XP" --db "$bad" import vllm-bench "$tmp/twomodels.json"

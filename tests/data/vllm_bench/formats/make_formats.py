@@ -624,6 +624,21 @@ aip = {"schema_version": "1.0", "aiperf_version": "0.8.0", "benchmark_id": "5f0c
        "start_time": "2025-06-11T10:15:00.120391", "end_time": "2025-06-11T10:15:00.365102"}
 with open(os.path.join(HERE, "aiperf_profile_export.json"), "w") as f:
     json.dump(aip, f, indent=2)
+# AIPerf's configuration v2.0 (2026): input_config its BenchmarkConfig (src/aiperf/config/config.py,
+# ai-dynamo/aiperf), dumped with exclude_unset: models.items, endpoint, datasets (prompts.isl as a
+# distribution, osl a number), phases (a warmup, then "profiling" of type concurrency); the same
+# measurement as aiperf_profile_export.json
+aip2 = json.loads(json.dumps(aip))
+aip2["aiperf_version"] = "0.12.0"
+aip2["input_config"] = {"models": {"strategy": "round_robin", "items": [{"name": "Qwen/Qwen3-0.6B"}]},
+                        "endpoint": {"urls": ["http://localhost:8000/v1/chat/completions"], "type": "chat",
+                                     "streaming": True},
+                        "datasets": [{"name": "default", "type": "synthetic", "entries": 100,
+                                      "prompts": {"isl": {"mean": 128, "stddev": 0}, "osl": 8}}],
+                        "phases": [{"name": "warmup", "type": "concurrency", "concurrency": 2, "requests": 4},
+                                   {"name": "profiling", "type": "concurrency", "concurrency": 8, "requests": 16}]}
+with open(os.path.join(HERE, "aiperf_v2_profile_export.json"), "w") as f:
+    json.dump(aip2, f, indent=2)
 # AIPerf's first exports (aiperf/exporters/json_exporter.py, ai-dynamo/aiperf commit 030f22d):
 # JsonExportData(records={tag: MetricResult}, input_config, ...), each MetricResult with its tag,
 # header and count, model_dump_json(indent=2, exclude_unset=True); legacy_rate4.json's load at
