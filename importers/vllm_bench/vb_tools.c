@@ -275,6 +275,21 @@ int vb_tool_read(const char *label, long line, cJSON *o, enum vb_tool *tool) {
                        "leave its failure.json out", has(o, "run_number") ? "run" : "server",
                        type && !strpbrk(type, "\r\n") ? type : "an error");
   }
+  /* the per-request files beside the summaries: perf_analyzer's profile export, genai-perf's input
+  ** (ProfileDataExporter::ConvertToJson of triton-inference-server/perf_analyzer: experiments[],
+  ** each {experiment: {mode, value}, requests: [{timestamp, response_timestamps, ...}],
+  ** window_boundaries}, ns), and AIPerf's profile_export.jsonl (a line a request: metadata,
+  ** metrics, error; docs/tutorials/working-with-profile-exports.md): neither names the model, nor
+  ** (AIPerf's) the load, nor counts the tokens of the answers (perf_analyzer's) */
+  const cJSON *ex = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(o, "experiments"), 0);
+  if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(ex, "experiment")) && has(ex, "requests"))
+    return xp_error_at(XP_EXIT_USAGE, label, line, "perf_analyzer's profile export (genai-perf's profile_export.json): "
+                       "per-request timestamps, no model and no token counts; give the profile_export_genai_perf.json "
+                       "genai-perf writes beside it");
+  if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "metadata")) && has(o, "metrics") && has(o, "error") &&
+      cJSON_HasObjectItem(cJSON_GetObjectItemCaseSensitive(o, "metadata"), "request_start_ns"))
+    return xp_error_at(XP_EXIT_USAGE, label, line, "an AIPerf per-request record (profile_export.jsonl): no model and no "
+                       "load in it; give the profile_export_aiperf.json AIPerf writes beside it");
   if (summary_export(o)) {
     *tool = VB_SUMMARY_EXPORT;
     return vb_summary_read(label, line, o);

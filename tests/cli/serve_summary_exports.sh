@@ -154,5 +154,26 @@ one_line "a latency in no unit of time" 2 'seconds.json:1: time_to_first_token.u
 printf 'Metric,avg,min,max,p99,p95,p90,p75,p50,p25\nTime To First Token (ms),41.30,30.10,61.00,60.20,0,0,0,39.90,0\n' > "$tmp/profile_export_genai_perf.csv"
 one_line "the CSV export" 2 'profile_export_genai_perf.csv:1: a genai-perf or AIPerf CSV export: it names no model and no load' \
   "$XP" --db "$bad" import vllm-bench "$tmp/profile_export_genai_perf.csv"
+# the per-request files written beside the summaries name no model (nor, AIPerf's, the load):
+# refused naming the file to give instead, where they were "missing key model_id"
+cat > "$tmp/profile_export.json" <<'JSON'
+{
+  "experiments": [
+    {
+      "experiment": {"mode": "concurrency", "value": 4},
+      "requests": [{"timestamp": 1, "sequence_id": 1, "response_timestamps": [2, 3]}],
+      "window_boundaries": [1, 5, 6]
+    }
+  ],
+  "version": "1.2.3"
+}
+JSON
+one_line "perf_analyzer's profile export" 2 \
+  "profile_export.json:1: perf_analyzer's profile export (genai-perf's profile_export.json): per-request timestamps, no model and no token counts; give the profile_export_genai_perf.json" \
+  "$XP" --db "$bad" import vllm-bench "$tmp/profile_export.json"
+printf '%s\n' '{"metadata": {"session_num": 0, "x_request_id": "7609a2e7", "turn_index": 0, "request_start_ns": 1759813207532900363, "request_end_ns": 1759813207838764604, "benchmark_phase": "profiling"}, "metrics": {"request_latency": {"value": 297.5, "unit": "ms"}}, "error": null}' > "$tmp/profile_export.jsonl"
+one_line "AIPerf's per-request records" 2 \
+  "profile_export.jsonl:1: an AIPerf per-request record (profile_export.jsonl): no model and no load in it; give the profile_export_aiperf.json" \
+  "$XP" --db "$bad" import vllm-bench "$tmp/profile_export.jsonl"
 check "nothing recorded by the refusals" "no" "$([ -e "$bad" ] && echo yes || echo no)"
 finish
