@@ -936,6 +936,10 @@ static void take_server_model(vb_result *r, const cJSON *o) {
     const cJSON *size = cJSON_GetObjectItemCaseSensitive(info, parallel_server_info[k]);
     if (cJSON_IsNumber(size)) r->server_parallel[k] = vb_parallel_size(size);
   }
+  /* trtllm-bench's GPU and how many (vb_trtllm.c gathers them here); SGLang's server_info names none */
+  const char *gpu = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(info, "gpu_name"));
+  if (r->tool == VB_TRTLLM_BENCH && gpu && *gpu && !r->gpu) r->gpu = xp_strdup(gpu);
+  if (r->tool == VB_TRTLLM_BENCH) r->gpu_count = vb_parallel_size(cJSON_GetObjectItemCaseSensitive(info, "world_size"));
 }
 
 /* The per-request lists SGLang's unmerged refactor of 2025 (PR 10409, python -m
@@ -1089,6 +1093,7 @@ static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
   cJSON_AddStringToObject(r->params, "file", base ? base + 1 : s->label);
   if (nobjects > 1) cJSON_AddNumberToObject(r->params, "result", s->index);
   r->max_concurrency = -1;
+  r->gpu_count = -1;
   for (int k = 0; k < VB_NPARALLEL; k++) r->server_parallel[k] = -1;
   r->request_rate = NAN;
   const cJSON *done = cJSON_GetObjectItemCaseSensitive(o, "completed");
@@ -1348,6 +1353,7 @@ void vb_results_free(vb_result *r, size_t n) {
     free(r[i].label);
     free(r[i].date);
     free(r[i].engine_version);
+    free(r[i].gpu);
     free(r[i].case_name);
     cJSON_Delete(r[i].params);
     cJSON_Delete(r[i].server);

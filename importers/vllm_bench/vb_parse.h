@@ -90,6 +90,8 @@ typedef struct vb_result {
                          ** of its servers' answers alone: the engine, where the backend names an API */
   int unstreamed;        /* sglang.bench_serving --disable-stream: each answer one chunk, TTFT its
                          ** latency, no TPOT (vb_parse.c unstreamed_sglang) */
+  char *gpu;             /* the GPU a result names (trtllm-bench's machine.name), NULL where none */
+  int64_t gpu_count;     /* and how many ran it (its world_info.world_size), -1 where none */
   int spread_replay;     /* vllm bench serve at rate "inf" with no max_concurrency whose requests were
                          ** not all in flight at once: a timed_trace replay no key names
                          ** (vb_parse.c spread_out) */

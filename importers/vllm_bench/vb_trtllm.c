@@ -108,9 +108,13 @@ int vb_trtllm_read(const char *label, long line, cJSON *o) {
   cJSON *flat = cJSON_CreateObject();
   cJSON_AddStringToObject(flat, "model_id", model);
   if (version && *version) cJSON_AddStringToObject(flat, "version", version);
-  /* the parallel sizes, as SGLang's server_info names them (vb_parse.c take_server_model) */
+  /* the parallel sizes, as SGLang's server_info names them (vb_parse.c take_server_model), and the
+  ** GPU: machine.name, the first of the job's (TensorRT-LLM's GPUs are alike, _query_gpu_info),
+  ** world_size of them */
   cJSON *info = cJSON_AddObjectToObject(flat, "server_info");
-  static const char *const sizes[] = {"tp_size", "pp_size", "ep_size"};
+  const char *gpu = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "machine"), "name"));
+  if (gpu && *gpu && strcmp(gpu, "Unknown") != 0) cJSON_AddStringToObject(info, "gpu_name", gpu);
+  static const char *const sizes[] = {"tp_size", "pp_size", "ep_size", "world_size"};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(world, sizes[i]);
     if (cJSON_IsNumber(v)) cJSON_AddNumberToObject(info, sizes[i], v->valuedouble);

@@ -491,6 +491,19 @@ static int record_server_settings(xp_run *run, const vb_set *s) {
   return rc;
 }
 
+/* A GPU every result names (trtllm-bench's machine.name), and how many ran it, as the run's. */
+static int record_gpu(xp_run *run, const vb_set *s) {
+  const char *gpu = s->r[0].gpu;
+  int64_t gpus = s->r[0].gpu_count;
+  for (size_t i = 1; i < s->n; i++) {
+    if (!gpu || !s->r[i].gpu || strcmp(gpu, s->r[i].gpu) != 0) gpu = NULL;
+    if (s->r[i].gpu_count != gpus) gpus = -1;
+  }
+  int rc = gpu ? xp_run_meta(run, "gpu_name", gpu, "trace") : 0;
+  if (rc == 0 && gpu && gpus > 0) rc = xp_run_meta_int(run, "gpu_count", gpus, "trace");
+  return rc;
+}
+
 static int record_meta(xp_run *run, const vb_set *s) {
   static const struct { const char *key; size_t offset; } keys[] = {
       {"model", offsetof(vb_result, model)},
@@ -500,7 +513,7 @@ static int record_meta(xp_run *run, const vb_set *s) {
       {"label", offsetof(vb_result, label)},
       {"date", offsetof(vb_result, date)},
       {"engine_version", offsetof(vb_result, engine_version)}};
-  int rc = 0;
+  int rc = record_gpu(run, s);
   for (size_t k = 0; k < sizeof keys / sizeof keys[0] && rc == 0; k++) {
     char *v = distinct_values(s, keys[k].offset);
     if (v) rc = xp_run_meta(run, keys[k].key, v, "trace");

@@ -33,6 +33,8 @@ check "all at once: the latency's percentiles in ms" \
   "$(metrics "$d" "$a" '%e2el_ms')"
 check "all at once: the engine, its version, TP, the model" "tensorrt-llm|1.0.0|1|meta-llama/Llama-3.1-8B" \
   "$(db="$d" sql "SELECT r.engine || '|' || m.value || '|' || r.tp || '|' || r.model FROM runs r JOIN run_meta m ON m.run_id = r.id AND m.key = 'engine_version' WHERE r.uuid LIKE '$a%'")"
+check "all at once: the GPU the report names (machine.name), world_size of them" "NVIDIA H200|1" \
+  "$(db="$d" sql "SELECT gpu_name || '|' || gpu_count FROM runs WHERE uuid LIKE '$a%'")"
 # the same report again: one load, paired
 b=$(imp "$d" "$fmt/trtllm_bench_report.json")
 "$XP" --db "$d" compare "$a" "$b" > "$tmp/cmp" 2>&1
