@@ -290,6 +290,17 @@ int vb_tool_read(const char *label, long line, cJSON *o, enum vb_tool *tool) {
       cJSON_HasObjectItem(cJSON_GetObjectItemCaseSensitive(o, "metadata"), "request_start_ns"))
     return xp_error_at(XP_EXIT_USAGE, label, line, "an AIPerf per-request record (profile_export.jsonl): no model and no "
                        "load in it; give the profile_export_aiperf.json AIPerf writes beside it");
+  /* AIPerf's other summaries: a multi-run aggregate (profile_export_aiperf_aggregate.json:
+  ** AggregateConfidenceJsonExporter, metadata.aggregation_type, each metric's mean over the runs
+  ** and its confidence interval) and the summaries per time slice (--slice-duration:
+  ** TimesliceCollectionExportData, timeslices[] of timeslice_index and the metrics) */
+  if (cJSON_HasObjectItem(cJSON_GetObjectItemCaseSensitive(o, "metadata"), "aggregation_type"))
+    return xp_error_at(XP_EXIT_USAGE, label, line, "an AIPerf multi-run aggregate (profile_export_aiperf_aggregate.json): "
+                       "each metric's mean over the runs and its confidence interval, no run's measurement; give each "
+                       "run's profile_export_aiperf.json (xp compare pools runs of one load)");
+  if (cJSON_HasObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(o, "timeslices"), 0), "timeslice_index"))
+    return xp_error_at(XP_EXIT_USAGE, label, line, "AIPerf's summaries per time slice (--slice-duration), no summary of "
+                       "the run; give the profile_export_aiperf.json written beside it");
   if (summary_export(o)) {
     *tool = VB_SUMMARY_EXPORT;
     return vb_summary_read(label, line, o);

@@ -175,5 +175,24 @@ printf '%s\n' '{"metadata": {"session_num": 0, "x_request_id": "7609a2e7", "turn
 one_line "AIPerf's per-request records" 2 \
   "profile_export.jsonl:1: an AIPerf per-request record (profile_export.jsonl): no model and no load in it; give the profile_export_aiperf.json" \
   "$XP" --db "$bad" import vllm-bench "$tmp/profile_export.jsonl"
+# AIPerf's multi-run aggregate (each metric's mean over the runs, AggregateConfidenceJsonExporter)
+# and its summaries per time slice: no run's summary, refused naming the file to give
+cat > "$tmp/profile_export_aiperf_aggregate.json" <<'JSON'
+{
+  "schema_version": "1.0",
+  "aiperf_version": "0.9.0",
+  "metadata": {"aggregation_type": "confidence", "num_profile_runs": 3, "num_successful_runs": 3, "failed_runs": []},
+  "metrics": {"request_throughput": {"mean": 61.2, "std": 0.8, "min": 60.3, "max": 62.0, "cv": 0.013, "se": 0.46,
+                                     "ci_low": 59.2, "ci_high": 63.2, "t_critical": 4.303, "unit": "requests/sec"}}
+}
+JSON
+one_line "AIPerf's aggregate" 2 \
+  "profile_export_aiperf_aggregate.json:1: an AIPerf multi-run aggregate (profile_export_aiperf_aggregate.json): each metric's mean over the runs" \
+  "$XP" --db "$bad" import vllm-bench "$tmp/profile_export_aiperf_aggregate.json"
+printf '%s\n' '{"timeslices": [{"timeslice_index": 0, "request_throughput": {"unit": "requests/sec", "avg": 60.1}}], "input_config": {}}' \
+  > "$tmp/profile_export_aiperf_timeslices.json"
+one_line "AIPerf's time slices" 2 \
+  "profile_export_aiperf_timeslices.json:1: AIPerf's summaries per time slice (--slice-duration), no summary of the run" \
+  "$XP" --db "$bad" import vllm-bench "$tmp/profile_export_aiperf_timeslices.json"
 check "nothing recorded by the refusals" "no" "$([ -e "$bad" ] && echo yes || echo no)"
 finish
