@@ -936,9 +936,11 @@ static void take_server_model(vb_result *r, const cJSON *o) {
     const cJSON *size = cJSON_GetObjectItemCaseSensitive(info, parallel_server_info[k]);
     if (cJSON_IsNumber(size)) r->server_parallel[k] = vb_parallel_size(size);
   }
-  /* trtllm-bench's GPU and how many (vb_trtllm.c gathers them here); SGLang's server_info names none */
+  /* trtllm-bench's GPU and how many, AIPerf's telemetry's GPU (vb_trtllm.c, vb_summary.c gather them
+  ** here); SGLang's server_info names none */
   const char *gpu = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(info, "gpu_name"));
-  if (r->tool == VB_TRTLLM_BENCH && gpu && *gpu && !r->gpu) r->gpu = xp_strdup(gpu);
+  const int named = r->tool == VB_TRTLLM_BENCH || r->tool == VB_SUMMARY_EXPORT;
+  if (named && gpu && *gpu && !r->gpu) r->gpu = xp_strdup(gpu);
   if (r->tool == VB_TRTLLM_BENCH) r->gpu_count = vb_parallel_size(cJSON_GetObjectItemCaseSensitive(info, "world_size"));
 }
 

@@ -344,6 +344,27 @@ static int take_totals(const vb_at *at, const cJSON *m, cJSON *flat) {
   return 0;
 }
 
+/* The GPU AIPerf's --gpu-telemetry saw serving (telemetry_data.endpoints.<DCGM endpoint>.gpus.
+** <gpu_N>.gpu_name; export_models.py GpuSummary), where every one it names is that GPU, as
+** SGLang's server_info names a server (vb_parse.c take_server_model). Not how many: a DCGM
+** exporter reports every GPU of its node, the server's or not. */
+static void take_gpu(const cJSON *o, cJSON *flat) {
+  const cJSON *eps = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "telemetry_data"), "endpoints");
+  const cJSON *ep, *g;
+  const char *name = NULL;
+  if (!cJSON_IsObject(eps)) return;
+  cJSON_ArrayForEach(ep, eps) {
+    const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(ep, "gpus");
+    if (!cJSON_IsObject(gpus)) continue;
+    cJSON_ArrayForEach(g, gpus) {
+      const char *n = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(g, "gpu_name"));
+      if (!n || !*n || (name && strcmp(name, n) != 0)) return; /* unnamed, or GPUs of two kinds */
+      name = n;
+    }
+  }
+  if (name) cJSON_AddStringToObject(cJSON_AddObjectToObject(flat, "server_info"), "gpu_name", name);
+}
+
 /* AIPerf's start_time ("2025-10-17T20:22:08.939332", its local clock, as vLLM's date) in vLLM's
 ** form, "20251017-202208", which run_measured reads. */
 static void take_date(const cJSON *o, cJSON *flat) {
@@ -393,6 +414,7 @@ int vb_summary_read(const char *label, long line, cJSON *o) {
     return XP_EXIT_USAGE;
   }
   take_date(o, flat);
+  take_gpu(o, flat);
   /* the object is now the result vLLM would have written: the export's own keys go (its
   ** strings would otherwise be read as settings of the case) */
   vb_flat_replace(o, flat);

@@ -491,7 +491,8 @@ static int record_server_settings(xp_run *run, const vb_set *s) {
   return rc;
 }
 
-/* A GPU every result names (trtllm-bench's machine.name), and how many ran it, as the run's. */
+/* A GPU every result names (trtllm-bench's machine.name, AIPerf's GPU telemetry), and how many ran
+** it (trtllm-bench's world_size), as the run's. */
 static int record_gpu(xp_run *run, const vb_set *s) {
   const char *gpu = s->r[0].gpu;
   int64_t gpus = s->r[0].gpu_count;

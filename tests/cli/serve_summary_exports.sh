@@ -76,6 +76,16 @@ check "AIPerf: counts, duration and totals" \
   "$(metrics "$d" "$a" concurrency=8 '%' | tr ' ' '\n' | grep -E '^(completed|duration|failed|total_)' | paste -sd' ')"
 check "AIPerf: start_time is the date" "2025-06-11T10:15:00Z" \
   "$(db="$d" sql "SELECT measured_at FROM run_measured m JOIN runs r ON r.id = m.run_id WHERE r.uuid LIKE '$a%'")"
+check "AIPerf: the GPU its telemetry saw serving (not how many: DCGM reports its node's)" "NVIDIA H200|" \
+  "$(db="$d" sql "SELECT gpu_name || '|' || coalesce(gpu_count, '') FROM runs WHERE uuid LIKE '$a%'")"
+python3 - "$fmt/aiperf_profile_export.json" "$tmp/twogpus.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["telemetry_data"]["endpoints"]["localhost:9400"]["gpus"]["gpu_1"]["gpu_name"] = "NVIDIA H100 80GB HBM3"
+json.dump(d, open(sys.argv[2], "w"), indent=2)
+PY
+t=$(imp "$d" "$tmp/twogpus.json")
+check "AIPerf: GPUs of two kinds, no GPU recorded" "" "$(db="$d" sql "SELECT gpu_name FROM runs WHERE uuid LIKE '$t%'")"
 v=$(imp "$d" "$data/serve_c8_detailed.json")
 cmp "$d" "$a" "$v"
 has '^concurrency=8 +\{"max_concurrency":8,"num_prompts":16\} +mean_tpot_ms +ms +11\.8 +11\.5418 ' "AIPerf's and vLLM's concurrency=8 paired"

@@ -621,7 +621,19 @@ aip = {"schema_version": "1.0", "aiperf_version": "0.8.0", "benchmark_id": "5f0c
        "was_cancelled": False,
        "error_summary": [{"error_details": {"code": 500, "type": "InternalServerError",
                                             "message": "Server encountered an internal error"}, "count": 1}],
-       "start_time": "2025-06-11T10:15:00.120391", "end_time": "2025-06-11T10:15:00.365102"}
+       "start_time": "2025-06-11T10:15:00.120391", "end_time": "2025-06-11T10:15:00.365102",
+       # --gpu-telemetry: the DCGM exporter's GPUs (GpuSummary: index, name, uuid, host, metrics)
+       "telemetry_data": {"summary": {"endpoints_configured": ["http://localhost:9400/metrics"],
+                                      "endpoints_successful": ["http://localhost:9400/metrics"],
+                                      "start_time": "2025-06-11T10:15:00.120391",
+                                      "end_time": "2025-06-11T10:15:00.366011"},
+                          "endpoints": {"localhost:9400": {"gpus": {
+                              f"gpu_{i}": {"gpu_index": i, "gpu_name": "NVIDIA H200",
+                                           "gpu_uuid": f"GPU-5f1c2d7e-51a1-4b7e-9a43-0f8f6a2c1d1{i}",
+                                           "hostname": "node-a",
+                                           "metrics": {"gpu_power_usage": {"unit": "W", "avg": 412.5 - 3 * i,
+                                                                           "min": 120.2, "max": 690.1}}}
+                              for i in range(2)}}}}}
 with open(os.path.join(HERE, "aiperf_profile_export.json"), "w") as f:
     json.dump(aip, f, indent=2)
 # AIPerf's configuration v2.0 (2026): input_config its BenchmarkConfig (src/aiperf/config/config.py,
