@@ -297,7 +297,7 @@ static int resolve_evidence(sqlite3 *db, decide_args *a, cJSON *evidence) {
 static int run_query(const char *db_path, const char *file, const char *sql, const cJSON *params,
                      char **result_json, size_t *nrows) {
   int rc = 0;
-  sqlite3 *ro = xp_db_open(db_path, XP_DB_READONLY, &rc);
+  sqlite3 *ro = xp_db_open(db_path, XP_DB_CHECK, &rc);
   if (!ro) return rc;
   const char *unused = NULL;
   cJSON *sets = xp_decision_query(ro, sql, file, params, &unused, &rc);
@@ -385,12 +385,11 @@ int cmd_decide(int argc, char **argv, const char *db_path) {
     rc = xp_error_at(XP_EXIT_USAGE, a.query_file, 0, "cannot read: %s", strerror(errno));
     goto out;
   }
-  /* Evidence lives in an existing history: do not create an empty database to refuse. */
-  if (access(db_path, F_OK) != 0) {
-    rc = xp_error_at(XP_EXIT_DB, db_path, 0, "no such database (record a run first, or pass --db)");
-    goto out;
-  }
-  if (!(db = xp_db_open(db_path, XP_DB_READWRITE, &rc))) goto out;
+  /* Everything is checked on a read-only connection first: misspelt evidence or a --param the
+  ** query lacks leaves the database as it was, where opening it to write had already migrated
+  ** an older xp's database (which that xp then refuses as newer). Read-only also refuses a
+  ** missing database rather than creating an empty one to refuse. */
+  if (!(db = xp_db_open(db_path, XP_DB_CHECK, &rc))) goto out;
   if ((rc = resolve_evidence(db, &a, evidence)) != 0) goto out;
   char sup_uuid[37] = "";
   if (a.supersedes) {
@@ -405,6 +404,8 @@ int cmd_decide(int argc, char **argv, const char *db_path) {
     xp_sha256_hex(result, strlen(result), result_sha);
     params_text = xp_json_canonical(a.params);
   }
+  xp_db_close(db);
+  if (!(db = xp_db_open(db_path, XP_DB_READWRITE, &rc))) goto out;
   char uuid[37], now[40], commit[80], digest[65];
   if (xp_uuid4(uuid) != 0) {
     rc = xp_error(XP_EXIT_ENV, "cannot generate a decision id: no randomness available");
@@ -418,7 +419,9 @@ int cmd_decide(int argc, char **argv, const char *db_path) {
                     sql ? result_sha : NULL, cJSON_GetArraySize(evidence), evidence};
   digest_of(&d, digest);
   if ((rc = xp_db_begin(db)) != 0) goto out;
-  if ((rc = insert_decision(db, &d, result, digest)) != 0) {
+  /* again inside the write lock: another xp decide may have superseded it since the check */
+  if ((a.supersedes && (rc = check_not_superseded(db, sup_uuid)) != 0) ||
+      (rc = insert_decision(db, &d, result, digest)) != 0) {
     xp_db_rollback(db);
     goto out;
   }

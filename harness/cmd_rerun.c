@@ -168,36 +168,43 @@ int xp_history_args(int argc, char **argv, const char *cmd, const char *help,
   return rc;
 }
 
+/* What a rerun of run id would do, checked on a read-only connection: the stored spec, its
+** kind, the files an import reads again and, with plan, what --dry-run prints; without, that
+** this machine can run the kind (a GPU). 0, or the error said. */
+static int check_rerun(sqlite3 *db, int64_t id, int plan) {
+  char old[37];
+  int imported = 0;
+  xp_spec *spec = stored_spec(db, id, old, &imported);
+  const xp_kind *k = spec ? spec_kind(spec) : NULL;
+  int rc = !spec || !k ? XP_EXIT_USAGE : imported ? imported_files_readable(spec, old) : 0;
+  if (rc == 0) rc = xp_validate_spec(k, spec);
+  if (rc == 0 && plan) {
+    printf("# dry run: rerun of %s (kind %s); nothing is recorded\n", old, k->name);
+    rc = k->plan ? k->plan(spec, stdout) : 0;
+  } else if (rc == 0) rc = xp_kind_can_run(k);
+  xp_spec_free(spec);
+  return rc;
+}
+
 int cmd_rerun(int argc, char **argv, const char *db_path) {
   const char *ref;
   int dry;
   int rc = xp_history_args(argc, argv, "rerun", usage, "one run at a time",
                            "which run? (xp runs lists them)", &ref, &dry);
   if (rc) return rc < 0 ? 0 : rc;
-  /* A rerun repeats a recorded run: do not create an empty database to refuse. */
-  if (access(db_path, F_OK) != 0)
-    return xp_error_at(XP_EXIT_DB, db_path, 0, "no such database (record a run first, or pass --db)");
-  sqlite3 *db = xp_db_open(db_path, dry ? XP_DB_READONLY : XP_DB_READWRITE, &rc);
+  /* Checked read-only first: a misspelt run, an import whose files are gone or a GPU kind on a
+  ** machine without one leaves the database as it was, where opening it to write had already
+  ** migrated an older xp's database (which that xp then refuses as newer). Read-only also
+  ** refuses a missing database rather than creating an empty one to refuse. */
+  sqlite3 *db = xp_db_open(db_path, dry ? XP_DB_READONLY : XP_DB_CHECK, &rc);
   if (!db) return rc;
   int64_t id;
-  if ((rc = xp_resolve_run(db, ref, &id, NULL)) == 0) {
-    if (dry) {
-      char old[37];
-      int imported = 0;
-      xp_spec *spec = stored_spec(db, id, old, &imported);
-      const xp_kind *k = spec ? spec_kind(spec) : NULL;
-      rc = !spec || !k ? XP_EXIT_USAGE : imported ? imported_files_readable(spec, old) : 0;
-      if (rc == 0) rc = xp_validate_spec(k, spec);
-      if (rc == 0) {
-        printf("# dry run: rerun of %s (kind %s); nothing is recorded\n", old, k->name);
-        rc = k->plan ? k->plan(spec, stdout) : 0;
-      }
-      xp_spec_free(spec);
-    } else {
-      char new_uuid[37];
-      rc = xp_rerun(db, id, NULL, new_uuid);
-    }
-  }
+  if ((rc = xp_resolve_run(db, ref, &id, NULL)) == 0) rc = check_rerun(db, id, dry);
+  xp_db_close(db);
+  if (rc || dry) return rc;
+  if (!(db = xp_db_open(db_path, XP_DB_READWRITE, &rc))) return rc;
+  char new_uuid[37];
+  rc = xp_rerun(db, id, NULL, new_uuid);
   xp_db_close(db);
   return rc;
 }

@@ -350,11 +350,12 @@ static int stop_if_interrupted(void *unused) {
   return xp_interrupted();
 }
 
+static int read_only(enum xp_db_mode mode) { return mode == XP_DB_READONLY || mode == XP_DB_CHECK; }
+
 static sqlite3 *connect(const char *path, enum xp_db_mode mode) {
   sqlite3 *db = NULL;
-  int flags = mode == XP_DB_READONLY ? SQLITE_OPEN_READONLY
-                                     : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-  char *uri = mode == XP_DB_READONLY ? immutable_uri(path) : NULL;
+  int flags = read_only(mode) ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  char *uri = read_only(mode) ? immutable_uri(path) : NULL;
   int orc = sqlite3_open_v2(uri ? uri : path, &db, flags | SQLITE_OPEN_NOFOLLOW | (uri ? SQLITE_OPEN_URI : 0), NULL);
   free(uri);
   if (orc != SQLITE_OK) {
@@ -368,7 +369,7 @@ static sqlite3 *connect(const char *path, enum xp_db_mode mode) {
   sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
   /* SIGINT and SIGTERM only set a flag (xp_install_signal_handlers), so that a run can still
   ** be recorded as aborted; a reading command (a long query, a report) is stopped here. */
-  if (mode == XP_DB_READONLY) sqlite3_progress_handler(db, 10000, stop_if_interrupted, NULL);
+  if (read_only(mode)) sqlite3_progress_handler(db, 10000, stop_if_interrupted, NULL);
   return db;
 }
 
@@ -423,13 +424,13 @@ sqlite3 *xp_db_open(const char *path, enum xp_db_mode mode, int *exit_code) {
                 " sit beside it (give the path the link points to)");
     return NULL;
   }
-  const char *why = mode != XP_DB_READONLY ? unwritable(path, exists) : NULL;
+  const char *why = !read_only(mode) ? unwritable(path, exists) : NULL;
   if (why) {
     xp_error_at(XP_EXIT_DB, path, 0, "cannot record into this database: %s", why);
     return NULL;
   }
   if (!(db = connect(path, mode))) return NULL;
-  if (mode == XP_DB_READONLY && needs_recovery(db)) {
+  if (read_only(mode) && needs_recovery(db)) {
     sqlite3_close(db);
     recover(path);
     if (!(db = connect(path, mode))) return NULL;
@@ -438,14 +439,15 @@ sqlite3 *xp_db_open(const char *path, enum xp_db_mode mode, int *exit_code) {
   int app_id = 0, version = 0, ntables = 0;
   if (inspect(db, path, &app_id, &version, &ntables) != 0) goto fail;
 
-  if (mode == XP_DB_READONLY) {
+  if (read_only(mode)) {
     if (version == 0) {
       xp_error_at(XP_EXIT_DB, path, 0, "empty database: no xp runs recorded yet");
       goto fail;
     }
     if (version < xp_db_schema_version()) {
-      xp_warn("%s: schema %d is older than %d; a writing xp command migrates it", path, version,
-              xp_db_schema_version());
+      if (mode == XP_DB_READONLY)
+        xp_warn("%s: schema %d is older than %d; a writing xp command migrates it", path, version,
+                xp_db_schema_version());
       temp_views(db, version);
     }
     xp_db_exec(db, "PRAGMA query_only = 1");

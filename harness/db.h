@@ -14,8 +14,11 @@
 enum xp_db_mode {
   XP_DB_READWRITE, /* create if missing, migrate to the current schema */
   XP_DB_READONLY,  /* must exist and be current or older-but-readable; nothing is written */
-  XP_DB_EXISTING   /* as READWRITE, but must exist: a command about a history already there (a
+  XP_DB_EXISTING,  /* as READWRITE, but must exist: a command about a history already there (a
                    ** dry run, verify --seal) must not leave a new empty database behind */
+  XP_DB_CHECK      /* as READONLY, for what a writing command checks before it writes (xp rerun's
+                   ** run, xp decide's evidence): no warning that an older schema is left as it
+                   ** is, since the write that follows the checks migrates it */
 };
 
 /* Resolve the database path: --db, else $XP_DB, else ./xp.db. */

@@ -9,6 +9,13 @@ set -euo pipefail
 need_probe
 need_sqlite3
 decisions() { sqlite3 "$db" "SELECT count(*) FROM decisions"; }
+refused6() { # refused6 PATTERN ARGS...: xp on $tmp/schema6.db refuses ARGS (exit 2) in one line
+  local pat=$1
+  shift
+  "$XP" --db "$tmp/schema6.db" "$@" > /dev/null 2> "$tmp/err" && rc=0 || rc=$?
+  expect_rc 2; has "$pat" "$tmp/err"
+  [ "$(wc -l < "$tmp/err")" = 1 ] || die "$*: one line expected: $(cat "$tmp/err")"
+}
 
 cat >"$tmp/share.sql" <<'SQL'
 -- AllReduce share of the decode step, per model at one TP
@@ -36,6 +43,19 @@ sqlite3 "$db" "INSERT INTO runs(uuid, kind, status, started_at, spec_json, spec_
   VALUES ('babe0000-0000-4000-8000-000000000001', 'hist_probe', 'running', '2026-01-01T00:00:00Z', '{}', 'x')"
 run decide "Pivot" --because "why" --evidence babe0000; expect_rc 2; has "has not finished" "$tmp/err"
 [ "$(decisions)" = 0 ] || die "a refused decision wrote something"
+# refused on an older xp's database (experiments/results/xp.db, schema 6): left byte for byte
+# as it was, where opening it to write first had migrated it to this schema, which that xp
+# then refuses as newer
+cp "$XP_SRC/experiments/results/xp.db" "$tmp/schema6.db"
+sha6=$(sha256sum < "$tmp/schema6.db")
+refused6 "ffffffff: no such run" decide "Pivot" --because "why" --evidence ffffffff
+refused6 "the query has no :bacth" decide "Pivot" --because "why" --evidence 32ac91ea \
+  --query "$XP_SRC/queries/allreduce_share.sql" --param tp=2 --param interconnect=nvlink --param bacth=1
+[ "$(sha256sum < "$tmp/schema6.db")" = "$sha6" ] || die "a refused decision changed a schema 6 database"
+"$XP" --db "$tmp/schema6.db" decide "Pivot" --because "why" --evidence 32ac91ea > /dev/null 2> "$tmp/err" ||
+  die "decide on schema 6: $(cat "$tmp/err")"
+[ ! -s "$tmp/err" ] || die "decide on schema 6 said: $(cat "$tmp/err")"
+[ "$(sqlite3 "$tmp/schema6.db" "PRAGMA user_version")" -gt 6 ] || die "a recorded decision migrates the database"
 
 # the decision, with its evidence and the query's rows at this moment
 XP_AUTHOR="Ada Lovelace" run decide "Pivot to speculative decoding" \

@@ -8,6 +8,13 @@ set -euo pipefail
 . "$XP_SRC/tests/lib.sh"
 PROBE="$XP_BUILD/tests/test_history_chain"
 need_sqlite3
+refused6() { # refused6 PATTERN ARGS...: xp on $tmp/schema6.db refuses ARGS (exit 2) in one line
+  local pat=$1
+  shift
+  "$XP" --db "$tmp/schema6.db" "$@" > /dev/null 2> "$tmp/err" && rc=0 || rc=$?
+  expect_rc 2; has "$pat" "$tmp/err"
+  [ "$(wc -l < "$tmp/err")" = 1 ] || die "$*: one line expected: $(cat "$tmp/err")"
+}
 
 run rerun --help; expect_rc 0; has "usage: xp rerun"
 # a run of a kind this xp does not have: refused, nothing recorded
@@ -18,6 +25,17 @@ if [ -x "$PROBE" ]; then
 fi
 run rerun ffffffff; expect_rc 2; has "no such run" "$tmp/err"
 run rerun; expect_rc 2
+# refused on an older xp's database (experiments/results/xp.db, schema 6): left byte for byte
+# as it was, where opening it to write first had migrated it to this schema, which that xp
+# then refuses as newer
+cp "$XP_SRC/experiments/results/xp.db" "$tmp/schema6.db"
+sha6=$(sha256sum < "$tmp/schema6.db")
+refused6 "ffffffff: no such run" rerun ffffffff
+refused6 "zzzz: not a run id" rerun zzzz
+if [ ! -e /tmp/tr/tp2_bs1_rank0.trace.json.gz ]; then # where run 32ac91ea's traces were imported from
+  refused6 "run 32ac91ea imported it" rerun 32ac91ea
+fi
+[ "$(sha256sum < "$tmp/schema6.db")" = "$sha6" ] || die "a refused rerun changed a schema 6 database"
 
 F="${XP_SHARED:-}/fixtures/nccl-tests/nccltests_sweep.txt"
 if [ ! -f "$F" ] || ! "$XP" help kinds | grep -q nccl_tests; then
