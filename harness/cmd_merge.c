@@ -595,7 +595,7 @@ int cmd_merge(int argc, char **argv, const char *db_path) {
   /* xp's own reading of OTHER needs table-valued pragmas, which the authorizer for user query
   ** files refuses; query_only still forbids any write to OTHER. */
   sqlite3_set_authorizer(m.other, NULL, NULL);
-  if (!(m.main = xp_db_open(db_path, dry ? XP_DB_EXISTING : XP_DB_READWRITE, &rc))) goto out;
+  if (!(m.main = xp_db_open(db_path, dry ? XP_DB_DRY : XP_DB_READWRITE, &rc))) goto out;
   m.same_schema = xp_db_user_version(m.other) == xp_db_user_version(m.main);
   if ((rc = xp_rtree_load(m.other, &m.ot)) != 0 || (rc = xp_rtree_load(m.main, &m.mt)) != 0) goto out;
   if ((rc = check_compatible(&m)) != 0) goto out;
@@ -603,7 +603,7 @@ int cmd_merge(int argc, char **argv, const char *db_path) {
   m.ins = xp_xcalloc((size_t)m.ot.n, sizeof *m.ins);
   for (int i = 0; i < m.ot.n && rc == 0; i++) rc = prepare_table(&m, i);
   if (rc) goto out;
-  if ((rc = xp_db_begin(m.main)) != 0) goto out;
+  if (!dry && (rc = xp_db_begin(m.main)) != 0) goto out; /* a dry run is in XP_DB_DRY's */
   if ((rc = merge_dictionaries(&m)) == 0 && (rc = merge_rules(&m)) == 0 && (rc = merge_runs(&m)) == 0)
     rc = merge_decisions(&m);
   if (rc == 0) rc = xp_chain_head_update(m.main);

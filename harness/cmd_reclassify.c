@@ -187,11 +187,11 @@ int cmd_reclassify(int argc, char **argv, const char *db_path) {
     free(text);
     return rc;
   }
-  sqlite3 *db = xp_db_open(db_path, dry ? XP_DB_EXISTING : XP_DB_READWRITE, &rc);
+  sqlite3 *db = xp_db_open(db_path, dry ? XP_DB_DRY : XP_DB_READWRITE, &rc);
   name_row *rows = NULL;
   figure_row *figs = NULL;
   size_t n = 0, nfigs = 0, changed = 0;
-  if (db && (rc = xp_db_begin(db)) == 0) {
+  if (db && (dry || (rc = xp_db_begin(db)) == 0)) { /* a dry run is in XP_DB_DRY's transaction */
     rc = read_names(db, &rows, &n);
     if (!rc) rc = snapshot(db);
     if (!rc) rc = tt_rules_save(db, &rules, file ? file : "built-in", text, len);

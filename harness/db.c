@@ -227,7 +227,8 @@ static void temp_views(sqlite3 *db, int version) {
   }
 }
 
-static int migrate(sqlite3 *db, const char *path) {
+/* With commit 0, the migration is left in its open transaction (a dry run's, XP_DB_DRY). */
+static int migrate(sqlite3 *db, const char *path, int commit) {
   int target = xp_db_schema_version();
   int rc = xp_db_begin(db);
   if (rc) return rc;
@@ -249,7 +250,7 @@ static int migrate(sqlite3 *db, const char *path) {
   snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d;",
            XP_APPLICATION_ID, target);
   if ((rc = xp_db_exec(db, sql)) != 0) goto fail;
-  return xp_db_commit(db);
+  return commit ? xp_db_commit(db) : 0;
 fail:
   xp_db_rollback(db);
   return rc;
@@ -454,9 +455,11 @@ sqlite3 *xp_db_open(const char *path, enum xp_db_mode mode, int *exit_code) {
     sqlite3_set_authorizer(db, readonly_authorizer, NULL);
   } else {
     /* WAL lets readers run beside one writer; set once, it stays with the file. */
-    if (version == 0) sqlite3_exec(db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+    if (version == 0 && mode != XP_DB_DRY) sqlite3_exec(db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
     if (xp_db_exec(db, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL") != 0) goto fail;
-    if (version < xp_db_schema_version() && migrate(db, path) != 0) goto fail;
+    if (version < xp_db_schema_version()) {
+      if (migrate(db, path, mode != XP_DB_DRY) != 0) goto fail;
+    } else if (mode == XP_DB_DRY && xp_db_begin(db) != 0) goto fail;
   }
   *exit_code = 0;
   return db;

@@ -16,6 +16,9 @@ enum xp_db_mode {
   XP_DB_READONLY,  /* must exist and be current or older-but-readable; nothing is written */
   XP_DB_EXISTING,  /* as READWRITE, but must exist: a command about a history already there (a
                    ** dry run, verify --seal) must not leave a new empty database behind */
+  XP_DB_DRY,       /* as EXISTING, for a dry run: returns inside a write transaction (BEGIN
+                   ** IMMEDIATE) that holds the migration of an older schema too, which the
+                   ** caller rolls back: the dry run writes nothing */
   XP_DB_CHECK      /* as READONLY, for what a writing command checks before it writes (xp rerun's
                    ** run, xp decide's evidence): no warning that an older schema is left as it
                    ** is, since the write that follows the checks migrates it */

@@ -37,4 +37,20 @@ grep -q "^dry run (nothing written): from .*: 0 runs merged, 1 already here" "$t
 "$XP" --db "$missing" reclassify --dry-run > "$tmp/out" 2>&1
 check "reclassify --dry-run on a database exit" 0 $?
 grep -q "dry run, nothing written" "$tmp/out" || { echo "FAIL: reclassify --dry-run output: $(cat "$tmp/out")"; fail=1; }
+
+# Nor does a dry run migrate an older xp's database (experiments/results/xp.db, schema 6): both
+# opened it to write, which migrated it to this schema, which that xp then refuses as newer.
+cp "$XP_SRC/experiments/results/xp.db" "$tmp/schema6.db"
+sha6=$(sha256sum < "$tmp/schema6.db")
+"$XP" --db "$tmp/schema6.db" merge "$other" --dry-run > "$tmp/out" 2>&1
+check "merge --dry-run on schema 6 exit" 0 $?
+grep -q "^dry run (nothing written): from .*: 1 run merged" "$tmp/out" ||
+  { echo "FAIL: merge --dry-run on schema 6 output: $(cat "$tmp/out")"; fail=1; }
+check "merge --dry-run leaves schema 6 as it was" "$sha6" "$(sha256sum < "$tmp/schema6.db")"
+cp "$XP_SRC/experiments/results/xp.db" "$tmp/schema6.db"
+"$XP" --db "$tmp/schema6.db" reclassify --dry-run > "$tmp/out" 2>&1
+check "reclassify --dry-run on schema 6 exit" 0 $?
+grep -q "^kernels: [1-9][0-9]* in the database" "$tmp/out" ||
+  { echo "FAIL: reclassify --dry-run on schema 6 output: $(cat "$tmp/out")"; fail=1; }
+check "reclassify --dry-run leaves schema 6 as it was" "$sha6" "$(sha256sum < "$tmp/schema6.db")"
 finish
