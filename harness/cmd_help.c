@@ -66,6 +66,10 @@ int cmd_help(int argc, char **argv, const char *db_path) {
     /* `xp import torch-trace` names the kind torch_trace: either finds its keys */
     const xp_kind *k = xp_kind_find(argv[1]);
     if (!k) k = xp_importer_find(argv[1]);
+    /* the kind xp runs lists (serve_bench) is the one of the importer that records it */
+    const char *as = k ? NULL : xp_kind_recorded_as(argv[1]);
+    for (const xp_kind *const *r = xp_kinds_all(); as && !k && *r; r++)
+      if ((*r)->records_as && strcmp((*r)->records_as, as) == 0) k = *r;
     if (!k) return xp_error(XP_EXIT_USAGE, "help: no command or run kind named '%s'", argv[1]);
     printf("kind %s: %s\nkeys:\n", k->name, k->summary);
     print_fields(k->fields, 0);

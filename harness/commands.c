@@ -81,7 +81,8 @@ static const xp_cmd commands[] = {
      "usage: xp version\n"},
     {"help", cmd_help, "list commands, kinds, or help on one",
      "usage: xp help [COMMAND | kinds | KIND | models]\n"
-     "  KIND is a run kind (xp help kinds) or an import format (torch-trace, nccl-tests, ...)\n"},
+     "  KIND is a run kind (xp help kinds), an import format (torch-trace, nccl-tests, ...) or\n"
+     "  the kind xp runs lists its runs under (serve_bench)\n"},
     {NULL, NULL, NULL, NULL}};
 
 const xp_cmd *xp_cmds(void) { return commands; }

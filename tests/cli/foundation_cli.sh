@@ -37,6 +37,10 @@ for f in torch-trace nccl-tests vllm-bench; do
   check "help $f exit" 0 $?
   grep -q "^kind ${f//-/_}: " "$tmp/out" || { echo "FAIL: help $f: not its kind's keys: $(cat "$tmp/err")"; fail=1; }
 done
+# the kind xp runs lists an imported serving benchmark under (serve_bench): its importer's keys
+"$XP" help serve_bench > "$tmp/out" 2> "$tmp/err"
+check "help serve_bench exit" 0 $?
+grep -q "^kind vllm_bench: " "$tmp/out" || { echo "FAIL: help serve_bench: $(cat "$tmp/err")"; fail=1; }
 printf 'kind = "torch_trace"\nfiles = ["a.json"]\nzebra = 2\nbatchh = 1\n' > "$tmp/two.toml"
 one_line "first unknown key written" 2 "two.toml:3: zebra: unknown key" "$XP" --db "$db" run "$tmp/two.toml"
 
