@@ -153,6 +153,29 @@ static void side_add(side *s, int64_t id, const char *uuid) {
   s->n++;
 }
 
+/* A group whose every matching run another import of the same job or measurement supersedes
+** (a sweep's text log with --set interconnect=nvlink, its -J file imported apart without it):
+** "no ok runs match" said the runs xp runs lists were not there. st lists the matches. */
+static int superseded_only(sqlite3 *db, sqlite3_stmt *st, const char *which, const char *selector) {
+  int64_t count = 0;
+  char first[9] = "", by[9] = "";
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    if (count++) continue;
+    snprintf(first, sizeof first, "%s", (const char *)sqlite3_column_text(st, 1));
+    sqlite3_stmt *b = xp_db_prepare(db, "SELECT b.uuid FROM trace_superseded t JOIN runs b ON b.id = t.by_run_id"
+                                        " WHERE t.run_id = ?1");
+    if (!b) return XP_EXIT_DB;
+    sqlite3_bind_int64(b, 1, sqlite3_column_int64(st, 0));
+    if (sqlite3_step(b) == SQLITE_ROW) snprintf(by, sizeof by, "%s", (const char *)sqlite3_column_text(b, 0));
+    sqlite3_finalize(b);
+  }
+  if (count == 0) return xp_error(XP_EXIT_USAGE, "compare: %s %s: no ok runs match", which, selector);
+  return xp_error(XP_EXIT_USAGE,
+                  "compare: %s %s: no ok runs match but %lld superseded (run %s is another import of the same job or"
+                  " measurement as run %s, which a group counts in its place): name a run to compare it",
+                  which, selector, (long long)count, first, by);
+}
+
 /* "k=v,k=v" (and repeated options) -> ok runs matching all. Values are bound, never pasted. */
 static int select_group(sqlite3 *db, const char *which, const char *selector, side *s) {
   char *copy = xp_strdup(selector), *save = NULL;
@@ -175,8 +198,7 @@ static int select_group(sqlite3 *db, const char *which, const char *selector, si
   if (rc == 0 && n == 0) rc = xp_usage_error("compare", "%s needs KEY=VALUE conditions", which);
   /* A job counts once (README): an import superseded by a fuller or later one of the same
   ** traces would pool its samples twice and make noise look like a change. */
-  char *sql = xp_strdup("SELECT r.id, r.uuid FROM runs r WHERE r.status = 'ok'"
-                        " AND r.id NOT IN (SELECT run_id FROM trace_superseded)");
+  char *sql = xp_strdup(""); /* the conditions */
   for (int i = 0; i < n && rc == 0; i++) {
     const char *column = xp_run_column(keys[i]);
     char *next = column
@@ -186,20 +208,26 @@ static int select_group(sqlite3 *db, const char *which, const char *selector, si
     free(sql);
     sql = next;
   }
-  char *ordered = xp_asprintf("%s ORDER BY r.started_at, r.id", sql);
-  sqlite3_stmt *st = rc ? NULL : xp_db_prepare(db, ordered);
-  if (!rc && !st) rc = XP_EXIT_DB;
-  if (st) {
+  for (int superseded = 0; superseded < 2 && rc == 0 && s->n == 0; superseded++) {
+    char *full = xp_asprintf("SELECT r.id, r.uuid FROM runs r WHERE r.status = 'ok' AND r.id %s IN"
+                             " (SELECT run_id FROM trace_superseded)%s ORDER BY r.started_at, r.id",
+                             superseded ? "" : "NOT", sql);
+    sqlite3_stmt *st = xp_db_prepare(db, full);
+    free(full);
+    if (!st) {
+      rc = XP_EXIT_DB;
+      break;
+    }
     for (int i = 0; i < n; i++) {
       if (!xp_run_column(keys[i])) xp_bind_text(st, 2 * i + 1, keys[i]);
       xp_bind_text(st, 2 * i + 2, vals[i]);
     }
-    while (sqlite3_step(st) == SQLITE_ROW)
-      side_add(s, sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1));
+    if (superseded) rc = superseded_only(db, st, which, selector);
+    else
+      while (sqlite3_step(st) == SQLITE_ROW)
+        side_add(s, sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1));
     sqlite3_finalize(st);
-    if (s->n == 0) rc = xp_error(XP_EXIT_USAGE, "compare: %s %s: no ok runs match", which, selector);
   }
-  free(ordered);
   free(sql);
   free(copy);
   return rc;

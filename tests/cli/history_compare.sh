@@ -72,4 +72,15 @@ run import torch-trace "$tmp/other_job.json.gz" --set model=m --set tp=2 --set b
 newest=$(sqlite3 "$db" "SELECT uuid FROM runs WHERE batch = 1 ORDER BY id DESC LIMIT 1")
 run compare --a batch=1 --b batch=2; expect_rc 0
 has "A: torch_trace run $newest"
+# a group whose only match is superseded: a sweep's text log declared over NVLink, its -J file
+# (the same measurement, which counts) imported apart without it. 'no ok runs match' said the
+# run xp runs lists was not there
+nt="$XP_SRC/tests/data/nccl/nccltests_sweep"
+run import nccl-tests "$nt.txt" --set interconnect=nvlink; expect_rc 0
+text=$(sqlite3 "$db" "SELECT substr(uuid, 1, 8) FROM runs ORDER BY id DESC LIMIT 1")
+run import nccl-tests "$nt.json"; expect_rc 0
+json=$(sqlite3 "$db" "SELECT substr(uuid, 1, 8) FROM runs ORDER BY id DESC LIMIT 1")
+run compare --a kind=nccl_burst,interconnect=nvlink --b kind=nccl_burst; expect_rc 2
+has "no ok runs match but 1 superseded (run $text is another import of the same job or measurement as run $json" "$tmp/err"
+[ "$(wc -l < "$tmp/err")" = 1 ] || die "superseded group: one line expected: $(cat "$tmp/err")"
 echo "ok: compare"
