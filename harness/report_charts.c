@@ -74,7 +74,8 @@ static const char busbw_sql[] =
     " JOIN run_measured w ON w.run_id = r.id LEFT JOIN " XP_SQL_REIMPORTED " i ON i.run_id = r.id"
     " WHERE r.kind = 'nccl_burst' AND r.status = 'ok' AND c.status = 'ok'"
     "   AND json_extract(c.params, '$.bytes') > 0 AND b.median > 0"
-    "   AND r.id NOT IN (SELECT run_id FROM trace_superseded)" /* a text log and its -J file imported apart */
+    /* a text log and its -J file imported apart, and an import and its xp rerun (the rerun counts) */
+    "   AND r.id NOT IN (SELECT run_id FROM trace_superseded)"
     "   AND NOT coalesce(i.superseded, 0)" /* the same files imported again (xp rerun, a script run twice): drawn once */
     " ORDER BY coalesce(i.first_measured, w.measured_at) DESC, r.id DESC, c.seq"; /* newest measured, not newest imported */
 
