@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include "spec.h"
 #include "xp.h"
@@ -69,6 +71,24 @@ char *xp_model_file_beside(const xp_spec *spec, const char *name) {
   if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) return path;
   free(path);
   return NULL;
+}
+
+char *xp_model_name_near(const xp_spec *spec, const char *name) {
+  const char *slash = strrchr(name, '/');
+  const char *want = slash ? slash + 1 : name; /* a Hugging Face id: moonshotai/Kimi-K2.5 */
+  char *dir = xp_spec_resolve(spec, "models");
+  DIR *d = opendir(dir);
+  free(dir);
+  char *found = NULL;
+  const struct dirent *e;
+  while (d && !found && (e = readdir(d))) {
+    size_t n = strlen(e->d_name);
+    if (n > 5 && strcmp(e->d_name + n - 5, ".toml") == 0 && n - 5 == strlen(want) &&
+        strncasecmp(e->d_name, want, n - 5) == 0)
+      found = xp_asprintf("%.*s", (int)(n - 5), e->d_name);
+  }
+  if (d) closedir(d);
+  return found;
 }
 
 static int has(const xp_spec *s, const char *key) {

@@ -79,6 +79,10 @@ void xp_model_free(xp_model *m);
 /* The model file that a spec's model label names, models/<name>.toml beside the spec, resolved;
 ** NULL when there is no such file. */
 char *xp_model_file_beside(const xp_spec *spec, const char *name);
+/* The model a name without a file beside the spec most likely means: the one of models/ spelt
+** alike but for case, of the name or of its last part (a Hugging Face id, org/NAME); NULL when
+** none. Said as a suggestion, never taken: the name is the run's model label as written. */
+char *xp_model_name_near(const xp_spec *spec, const char *name);
 int64_t xp_model_moe_layers(const xp_model *m);
 
 typedef struct xp_parallel {

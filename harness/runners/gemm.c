@@ -140,13 +140,17 @@ static int load_model(const xp_spec *spec, gemm_setup *g) {
   char *rel = file ? xp_strdup(file) : xp_asprintf("models/%s.toml", name);
   char *path = xp_spec_resolve(spec, rel);
   int rc = 0;
-  if (!file_exists(path))
+  char *near = file || file_exists(path) ? NULL : xp_model_name_near(spec, name);
+  if (near) /* --set model=llama-3.1-70b, or the Hugging Face id a serving run records */
+    rc = xp_spec_error(spec, "model", "no model file %s: did you mean \"%s\"?", path, near);
+  else if (!file_exists(path))
     rc = xp_spec_error(spec, file ? "model_file" : "model", "no model file %s%s", path,
                        file ? "" : " (give model_file = \"...\" to name one)");
   else if ((rc = xp_model_load(path, &g->model)) == 0 && name &&
            strcasecmp(name, g->model->name) != 0)
     rc = xp_spec_error(spec, "model", "model \"%s\" does not match the model file %s, which "
                        "describes \"%s\"", name, path, g->model->name);
+  free(near);
   free(rel);
   free(path);
   return rc;

@@ -113,6 +113,15 @@ m = [1]'
 expect_bad no_model_file 2 'model: no model file .*models/Nonexistent-9B.toml' 'kind = "gemm"
 model = "Nonexistent-9B"
 m = [1]'
+# a model named as a serving run records it (its Hugging Face id) or in another case: the file
+# of that name is said, where 'no model file' left the user to list experiments/models/
+for m in moonshotai/Kimi-K2.5 kimi-k2.5; do
+  "$XP" --db "$db" run --dry-run "$XP_SRC/experiments/gemm_kimi_k25_tp8.toml" --set model=$m > /dev/null 2> "$tmp/err"
+  check "model $m: exit status" 2 $?
+  grep -q -- "model: no model file .*models/$m.toml: did you mean \"Kimi-K2.5\"?\$" "$tmp/err" ||
+    { echo "FAIL: model $m: $(cat "$tmp/err")"; fail=1; }
+  check "model $m: one line on stderr" 1 "$(wc -l < "$tmp/err")"
+done
 expect_bad tp3 2 'tp: Kimi-K2.5.s 64 attention heads do not split over tp=3' "kind = \"gemm\"
 model_file = \"$models/Kimi-K2.5.toml\"
 tp = 3
