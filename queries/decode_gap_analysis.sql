@@ -3,7 +3,8 @@
 -- on one GPU.
 --   xp query queries/decode_gap_analysis.sql --param model=Kimi-K2.5 --param tp=8 \
 --       --param batch=16 --param interconnect=any      (or nvlink, pcie, ...: in any case, as
---                                                      allreduce_share.sql takes it)
+--                                                      allreduce_share.sql takes it; :model too,
+--                                                      as a gemm spec takes it against its file)
 --
 -- The traces of :model, :tp and :batch are told apart by the rest of their configuration, as
 -- in queries/bottleneck_by_config.sql (view run_configuration): GPU, interconnect, and the
@@ -60,7 +61,7 @@ candidates AS MATERIALIZED (  -- the trace runs the figures count (schema view t
                  -- less those without marked steps: a window is not a step
   SELECT t.run_id AS id, g.gpu_name, g.interconnect, g.config, r.dtype, t.single_rank
   FROM trace_step_totals t JOIN run_configuration g ON g.run_id = t.run_id JOIN runs r ON r.id = t.run_id
-  WHERE g.model = :model AND g.tp = :tp AND g.batch = :batch
+  WHERE lower(g.model) = lower(:model) AND g.tp = :tp AND g.batch = :batch
     AND (lower(:interconnect) IN ('', 'any') OR lower(g.interconnect) = lower(:interconnect)) AND NOT t.whole_window
 ),
 configs AS MATERIALIZED (  -- one per configuration of the traces, or a single one without any (all NULL);
@@ -116,7 +117,7 @@ gemm_runs AS MATERIALIZED (  -- the ok gemm runs of :model at :tp with cold-weig
               THEN 'only ' || json_extract(r.spec_json, '$.only')
               WHEN json_extract(r.spec_json, '$.shapes') IS NOT NULL THEN 'the shapes its spec lists' END AS subset
   FROM runs r
-  WHERE r.kind = 'gemm' AND r.status = 'ok' AND r.model = :model AND r.tp = :tp
+  WHERE r.kind = 'gemm' AND r.status = 'ok' AND lower(r.model) = lower(:model) AND r.tp = :tp
     AND EXISTS (SELECT 1 FROM cases c WHERE c.run_id = r.id
                 AND json_extract(c.params, '$.batch') = :batch AND json_extract(c.params, '$.cache') = 'cold')
 ),

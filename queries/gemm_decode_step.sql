@@ -10,12 +10,13 @@
 -- are 2-3x apart; decode_gap_analysis.sql picks the traces' GPU's).
 -- Columns *_default use cuBLASLt's heuristic choice, *_best the fastest of its top N.
 --   xp query queries/gemm_decode_step.sql --param model=Kimi-K2.5 --param tp=8 --param batch=16
+-- :model in any case (kimi-k2.5), as the gemm spec takes it against its model file.
 WITH run AS (
   SELECT r.id, r.uuid, r.dtype, r.tp, (SELECT g.gpu_name FROM run_configuration g WHERE g.run_id = r.id) AS gpu,
          coalesce('only ' || json_extract(r.spec_json, '$.only'),
                   CASE WHEN json_extract(r.spec_json, '$.shapes') IS NOT NULL
                        THEN 'the shapes its spec lists, not derived from the model' END) AS only_gemms FROM runs r
-  WHERE r.kind = 'gemm' AND r.status = 'ok' AND r.model = :model AND r.tp = :tp
+  WHERE r.kind = 'gemm' AND r.status = 'ok' AND lower(r.model) = lower(:model) AND r.tp = :tp
     AND EXISTS (SELECT 1 FROM cases c WHERE c.run_id = r.id
                 AND json_extract(c.params, '$.batch') = :batch
                 AND json_extract(c.params, '$.cache') = 'cold')

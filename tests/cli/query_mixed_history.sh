@@ -93,8 +93,8 @@ check "regressions: NCCL's algorithm named in one log only, still one series" "$
 
 # decode_gap_analysis.sql takes the interconnect in any case, as allreduce_share.sql does:
 # --param interconnect=NVLink measures the NVLink job as nvlink does, where it found no trace.
-gap() { # gap INTERCONNECT: the measured decode step and its interconnect
-  "$XP" --db "$tmp/share.db" query "$XP_SRC/queries/decode_gap_analysis.sql" --param model=Kimi-K2.5 --param tp=2 \
+gap() { # gap INTERCONNECT [MODEL]: the measured decode step and its interconnect
+  "$XP" --db "$tmp/share.db" query "$XP_SRC/queries/decode_gap_analysis.sql" --param "model=${2:-Kimi-K2.5}" --param tp=2 \
     --param batch=1 --param "interconnect=$1" --format json |
     python3 -c 'import json, sys
 print(" ".join("%s|%s" % (r["measured_us"], r["interconnect"]) for r in json.load(sys.stdin) if r["component"] == "decode step"))'
@@ -102,5 +102,7 @@ print(" ".join("%s|%s" % (r["measured_us"], r["interconnect"]) for r in json.loa
 check "decode_gap: the NVLink job alone" 1 "$(gap nvlink | wc -w)"
 check "decode_gap: NVLink as nvlink" "$(gap nvlink)" "$(gap NVLink)"
 check "decode_gap: Any as any" "$(gap any)" "$(gap Any)"
+# ... and the model too, as a gemm spec takes it against its model file
+check "decode_gap: kimi-k2.5 as Kimi-K2.5" "$(gap nvlink)" "$(gap nvlink kimi-k2.5)"
 
 finish

@@ -207,6 +207,13 @@ static void test_decode_step(sqlite3 *db) {
   CHECK(strncmp(rows[1], named, strlen(named)) == 0);
   if (strncmp(rows[1], named, strlen(named))) fprintf(stderr, "%s\n", rows[1]);
   CHECK(strstr(rows[1], "|732.0|610.0|100.0") != NULL); /* 61 x 12, 61 x 10 */
+  /* The model in any case, as a gemm spec takes it against its model file: kimi-k2.5 said
+  ** 'no gemm run of this model at this tp measured this batch cold'. */
+  p[0].value = "kimi-k2.5";
+  CHECK_EQ_INT(query(db, "gemm_decode_step.sql", p, 3), 0);
+  CHECK_EQ_INT(nrows, 2);
+  CHECK(nrows == 2 && strstr(rows[1], "|732.0|610.0|100.0") != NULL);
+  p[0].value = "Kimi-K2.5";
 
   /* Unknown batch or model: only the total row, empty. */
   p[1].value = "7";
