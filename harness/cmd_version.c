@@ -1,6 +1,7 @@
 /* xp version */
 #include <sqlite3.h>
 #include <stdio.h>
+#include "cli.h"
 #include "db.h"
 #include "kind.h"
 #include "xp.h"
@@ -9,6 +10,9 @@
 #endif
 
 int cmd_version(int argc, char **argv, const char *db_path) {
+  (void)db_path;
+  /* `xp version --short` printed the whole text and exit 0, as if the option were known */
+  if (argc > 1) return xp_usage_error("version", "unexpected argument %s", argv[1]);
   printf("xp %s (commit %s%s, %s)\n", xp_build_version, xp_build_commit,
          xp_build_dirty ? ", dirty" : "", xp_build_compiler);
   printf("schema %d, SQLite %s\n", xp_db_schema_version(), sqlite3_libversion());
