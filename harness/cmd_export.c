@@ -295,6 +295,7 @@ int cmd_export(int argc, char **argv, const char *db_path) {
   }
   if (out && strcmp(out, "-") == 0) out = NULL; /* standard output, as for xp report --out - */
   if (rc == 0 && fmt == XP_FMT_CSV && !out) rc = xp_usage_error("export", "--format csv writes a folder: give --out DIR");
+  if (rc == 0 && out && fmt == XP_FMT_JSON) rc = xp_out_not_database(out);
   /* the statuses xp runs and xp show give (incomplete: a recorder that died) */
   if (rc == 0 && o.status && !xp_status_known(o.status))
     rc = xp_usage_error("export", "--status %s: expected one of running, ok, failed, aborted, incomplete", o.status);

@@ -148,8 +148,8 @@ int cmd_report(int argc, char **argv, const char *db_path) {
     else if (bad) return XP_EXIT_USAGE;
     else return xp_usage_error("report", "unexpected argument %s", argv[i]);
   }
-  int rc = 0;
-  sqlite3 *db = xp_db_open(db_path, XP_DB_READONLY, &rc);
+  int rc = strcmp(out, "-") == 0 ? 0 : xp_out_not_database(out);
+  sqlite3 *db = rc ? NULL : xp_db_open(db_path, XP_DB_READONLY, &rc);
   if (!db) return rc;
   xp_buf page = {0};
   int with_data = 0, charts = 0;

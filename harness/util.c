@@ -455,6 +455,18 @@ static char *link_target_file(const char *path) {
   return NULL;
 }
 
+int xp_out_not_database(const char *path) {
+  static const char magic[16] = "SQLite format 3"; /* with its NUL: the file header's 16 bytes */
+  char head[16];
+  struct stat sb;
+  FILE *f = stat(path, &sb) == 0 && S_ISREG(sb.st_mode) ? fopen(path, "rb") : NULL;
+  int db = f && fread(head, 1, sizeof head, f) == sizeof head && memcmp(head, magic, sizeof head) == 0;
+  if (f) fclose(f);
+  if (!db) return 0;
+  return xp_error_at(XP_EXIT_USAGE, path, 0, "is an SQLite database (an xp history?): --out never writes over one;"
+                     " nothing written");
+}
+
 #define TEMP_SUFFIX ".tmp.XXXXXX"
 
 FILE *xp_temp_beside(const char *path, char **tmp) {

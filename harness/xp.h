@@ -73,6 +73,9 @@ FILE *xp_temp_beside(const char *path, char **tmp);
 ** link's target's): "PATH: VERB in FOLDER (where the link leads): why"; a folder given as the
 ** file: "PATH: VERB: Is a directory". Returns XP_EXIT_USAGE. */
 int xp_out_error(const char *path, const char *verb);
+/* 0, or XP_EXIT_USAGE said when an --out names an SQLite file (the database itself, as in
+** `xp export --out xp.db`, or another history): written over, it would be lost. */
+int xp_out_not_database(const char *path);
 /* Renames a file xp_temp_beside made over the one it was made beside: rename(2)'s result. */
 int xp_temp_commit(const char *tmp);
 /* A CUDA version as CUDA numbers it (1000 x major + 10 x minor: 13000) as people write it, "13.0". */

@@ -21,6 +21,7 @@ mkdir "$ro"
 "$XP" --db "$ro/xp.db" import nccl-tests "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > /dev/null 2>&1
 check "a database to read" 0 $?
 chmod 644 "$ro/xp.db"
+echo '<html>an older page</html>' > "$ro/old.html" && chmod 644 "$ro/old.html"
 chmod 555 "$ro"
 before=$(sha256sum "$ro/xp.db")
 
@@ -31,14 +32,15 @@ done
 one_line "xp import" 3 "xp.db: cannot record into this database: its folder is not writable" \
   "${as_user[@]}" "$XP" --db "$ro/xp.db" import nccl-tests "$XP_SRC/tests/data/nccl/nccltests_sweep.txt"
 check "the database is unchanged" "$before" "$(sha256sum "$ro/xp.db")"
-check "no file was made beside it" "xp.db" "$(ls "$ro")"
+check "no file was made beside it" "old.html xp.db" "$(echo $(ls "$ro"))"
 
 # --out into that folder, plainly or through a symbolic link (to a file there or not yet):
 # one line naming the folder it cannot write in, where a link's said only the link's name
 w="$tmp/w"
 mkdir "$w" && chmod 777 "$w"
 cp "$ro/xp.db" "$w/xp.db" && chmod 666 "$w/xp.db"
-ln -s "$ro/xp.db" "$w/to_file"
+ln -s "$ro/old.html" "$w/to_file"
+ln -s "$ro/xp.db" "$w/to_db"
 ln -s "$ro/new.html" "$w/to_new"
 for c in report export; do
   verb=$([ $c = report ] && echo create || echo write)
@@ -46,10 +48,12 @@ for c in report export; do
     "${as_user[@]}" "$XP" --db "$w/xp.db" $c --out "$ro/page"
   one_line "xp $c --out a link to a file there" 2 "$w/to_file: cannot $verb in $ro (where the link leads): Permission denied$" \
     "${as_user[@]}" "$XP" --db "$w/xp.db" $c --out "$w/to_file"
+  one_line "xp $c --out a link to the database there" 2 "$w/to_db: is an SQLite database (an xp history?): --out never writes over one; nothing written$" \
+    "${as_user[@]}" "$XP" --db "$w/xp.db" $c --out "$w/to_db"
   one_line "xp $c --out a link to a new file there" 2 "$w/to_new: cannot $verb in $ro (where the link leads): Permission denied$" \
     "${as_user[@]}" "$XP" --db "$w/xp.db" $c --out "$w/to_new"
 done
-check "the links stay links" "yes yes" "$([ -L "$w/to_file" ] && echo yes) $([ -L "$w/to_new" ] && echo yes)"
-check "nothing made in the folder" "xp.db" "$(ls "$ro")"
+check "the links stay links" "yes yes yes" "$([ -L "$w/to_file" ] && echo yes) $([ -L "$w/to_new" ] && echo yes) $([ -L "$w/to_db" ] && echo yes)"
+check "nothing made in the folder" "old.html xp.db" "$(echo $(ls "$ro"))"
 chmod 755 "$ro"
 finish
