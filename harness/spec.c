@@ -520,6 +520,17 @@ static int check_range(const xp_spec *s, const char *path, const xp_field *f, do
   return 0;
 }
 
+/* A configuration label given blank (--set model=$MODEL with MODEL unset in a script) recorded
+** model '' beside the runs of no model: neither undeclared nor a name, a configuration of its
+** own in every query. */
+static int blank_label(const xp_field *f, const char *v) {
+  static const char *const labels[] = {"model", "engine", "dtype", "quantization", "gpu", NULL};
+  int label = 0;
+  for (int i = 0; labels[i]; i++) label |= strcmp(f->key, labels[i]) == 0;
+  while (label && isspace((unsigned char)*v)) v++;
+  return label && !*v;
+}
+
 static int check_value(const xp_spec *s, const cJSON *v, const char *path, const xp_field *f) {
   char sub[512];
   int i = 0;
@@ -529,6 +540,8 @@ static int check_value(const xp_spec *s, const cJSON *v, const char *path, const
     if (!cJSON_IsString(v)) break;
     if (f->choices && !in_choices(v->valuestring, f->choices))
       return choice_error(s, path, v->valuestring, f->choices);
+    if (blank_label(f, v->valuestring))
+      return xp_spec_error(s, path, "blank (an unset shell variable?): leave the key out where it is not known");
     return 0;
   case XP_T_INT:
     if (!is_int(v)) break;
