@@ -1065,6 +1065,22 @@ static cJSON *side_json(const side *s) {
   return o;
 }
 
+/* A run named alone is compared whatever its status (a group takes ok runs only): an aborted
+** import's side read 'only in B' for every metric beside a table of metadata differences, as if
+** it had measured nothing new, not nothing at all. */
+static int warn_not_ok(sqlite3 *db, const char *side_name, int64_t id, const char *uuid) {
+  sqlite3_stmt *st = xp_db_prepare(db, "SELECT status, error FROM runs WHERE id = ?1 AND status <> 'ok'");
+  if (!st) return XP_EXIT_DB;
+  sqlite3_bind_int64(st, 1, id);
+  if (sqlite3_step(st) == SQLITE_ROW) {
+    const char *error = (const char *)sqlite3_column_text(st, 1);
+    xp_warn("%s: run %.8s is %s, not ok%s%s%s: its results are partial or none", side_name, uuid,
+            (const char *)sqlite3_column_text(st, 0), error ? " (" : "", error ? error : "", error ? ")" : "");
+  }
+  sqlite3_finalize(st);
+  return 0;
+}
+
 static int fill_side(sqlite3 *db, const char *which, const char *ref, const char *selector,
                      side *s) {
   if (selector) {
@@ -1076,6 +1092,7 @@ static int fill_side(sqlite3 *db, const char *which, const char *ref, const char
   s->label = ref;
   int rc = xp_resolve_run(db, ref, &id, uuid);
   if (rc == 0) side_add(s, id, uuid);
+  if (rc == 0) rc = warn_not_ok(db, which[2] == 'a' ? "A" : "B", id, uuid);
   return rc;
 }
 

@@ -83,4 +83,15 @@ json=$(sqlite3 "$db" "SELECT substr(uuid, 1, 8) FROM runs ORDER BY id DESC LIMIT
 run compare --a kind=nccl_burst,interconnect=nvlink --b kind=nccl_burst; expect_rc 2
 has "no ok runs match but 1 superseded (run $text is another import of the same job or measurement as run $json" "$tmp/err"
 [ "$(wc -l < "$tmp/err")" = 1 ] || die "superseded group: one line expected: $(cat "$tmp/err")"
+# a run named alone is compared whatever its status, and says so when it is not ok: a failed
+# import's side read 'only in B' for every metric, as if it had measured nothing new
+printf 'no nccl-tests report here\n' > "$tmp/notalog.txt"
+run import nccl-tests "$tmp/notalog.txt"; expect_rc 2
+failed=$(sqlite3 "$db" "SELECT substr(uuid, 1, 8) FROM runs WHERE status = 'failed' ORDER BY id DESC LIMIT 1")
+[ -n "$failed" ] || die "a failed import is recorded failed"
+run compare "$failed" "$json"; expect_rc 0
+has "xp: warning: A: run $failed is failed, not ok (" "$tmp/err"
+has "): its results are partial or none" "$tmp/err"
+run compare "$json" "$text"; expect_rc 0
+hasnt "not ok" "$tmp/err"
 echo "ok: compare"
