@@ -1065,6 +1065,19 @@ static cJSON *side_json(const side *s) {
   return o;
 }
 
+/* A run on both sides (--a interconnect=nvlink against one of its own runs) is compared with
+** itself: its samples count on each side, and the change reads smaller than it is. */
+static void warn_shared(const side *a, const side *b) {
+  int shared = 0;
+  const char *first = NULL;
+  for (int i = 0; i < a->n; i++)
+    for (int j = 0; j < b->n; j++)
+      if (a->ids[i] == b->ids[j] && !shared++) first = a->uuids[i];
+  if (shared)
+    xp_warn("A and B share %d run%s (%.8s%s): each counts on both sides", shared, shared == 1 ? "" : "s", first,
+            shared > 1 ? ", ..." : "");
+}
+
 /* A run named alone is compared whatever its status (a group takes ok runs only): an aborted
 ** import's side read 'only in B' for every metric beside a table of metadata differences, as if
 ** it had measured nothing new, not nothing at all. */
@@ -1137,6 +1150,7 @@ int cmd_compare(int argc, char **argv, const char *db_path) {
   if (rc == 0) db = xp_db_open(db_path, XP_DB_READONLY, &rc);
   if (rc == 0) rc = fill_side(db, "--a", ref_of[0], sel[0], &a);
   if (rc == 0) rc = fill_side(db, "--b", ref_of[1], sel[1], &b);
+  if (rc == 0) warn_shared(&a, &b);
   if (rc == 0) rc = side_kind(db, &a);
   if (rc == 0) rc = side_kind(db, &b);
   if (rc == 0 && strcmp(a.kind, b.kind) != 0)

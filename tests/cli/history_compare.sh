@@ -72,6 +72,11 @@ run import torch-trace "$tmp/other_job.json.gz" --set model=m --set tp=2 --set b
 newest=$(sqlite3 "$db" "SELECT uuid FROM runs WHERE batch = 1 ORDER BY id DESC LIMIT 1")
 run compare --a batch=1 --b batch=2; expect_rc 0
 has "A: torch_trace run $newest"
+hasnt "share" "$tmp/err"
+# a run on both sides is compared with itself: said, where the change read smaller in silence
+other=$(sqlite3 "$db" "SELECT substr(uuid, 1, 8) FROM runs WHERE batch = 2")
+run compare --a model=m --b batch=2; expect_rc 0
+has "xp: warning: A and B share 1 run ($other): each counts on both sides" "$tmp/err"
 # a group whose only match is superseded: a sweep's text log declared over NVLink, its -J file
 # (the same measurement, which counts) imported apart without it. 'no ok runs match' said the
 # run xp runs lists was not there
