@@ -163,7 +163,8 @@ static int superseded_only(sqlite3 *db, sqlite3_stmt *st, const char *which, con
     if (count++) continue;
     snprintf(first, sizeof first, "%s", (const char *)sqlite3_column_text(st, 1));
     sqlite3_stmt *b = xp_db_prepare(db, "SELECT b.uuid FROM trace_superseded t JOIN runs b ON b.id = t.by_run_id"
-                                        " WHERE t.run_id = ?1");
+                                        " WHERE t.run_id = ?1 UNION ALL SELECT b.uuid FROM " XP_SQL_REIMPORTED
+                                        " i JOIN runs b ON b.id = i.counted WHERE i.run_id = ?1 AND i.superseded");
     if (!b) return XP_EXIT_DB;
     sqlite3_bind_int64(b, 1, sqlite3_column_int64(st, 0));
     if (sqlite3_step(b) == SQLITE_ROW) snprintf(by, sizeof by, "%s", (const char *)sqlite3_column_text(b, 0));
@@ -197,7 +198,8 @@ static int select_group(sqlite3 *db, const char *which, const char *selector, si
   }
   if (rc == 0 && n == 0) rc = xp_usage_error("compare", "%s needs KEY=VALUE conditions", which);
   /* A job counts once (README): an import superseded by a fuller or later one of the same
-  ** traces would pool its samples twice and make noise look like a change. */
+  ** traces, or the same result files imported again (XP_SQL_REIMPORTED, as xp report and xp
+  ** audit count them), would pool its samples twice and make noise look like a change. */
   char *sql = xp_strdup(""); /* the conditions */
   for (int i = 0; i < n && rc == 0; i++) {
     const char *column = xp_run_column(keys[i]);
@@ -209,9 +211,10 @@ static int select_group(sqlite3 *db, const char *which, const char *selector, si
     sql = next;
   }
   for (int superseded = 0; superseded < 2 && rc == 0 && s->n == 0; superseded++) {
-    char *full = xp_asprintf("SELECT r.id, r.uuid FROM runs r WHERE r.status = 'ok' AND r.id %s IN"
-                             " (SELECT run_id FROM trace_superseded)%s ORDER BY r.started_at, r.id",
-                             superseded ? "" : "NOT", sql);
+    char *full = xp_asprintf("SELECT r.id, r.uuid FROM runs r LEFT JOIN %s i ON i.run_id = r.id"
+                             " WHERE r.status = 'ok' AND %s(r.id IN (SELECT run_id FROM trace_superseded)"
+                             " OR coalesce(i.superseded, 0))%s ORDER BY r.started_at, r.id",
+                             XP_SQL_REIMPORTED, superseded ? "" : "NOT ", sql);
     sqlite3_stmt *st = xp_db_prepare(db, full);
     free(full);
     if (!st) {

@@ -122,7 +122,8 @@ cJSON *xp_fact_differences(const cJSON *a, const cJSON *b);
 ** holds alike: xp rerun of an import, a corrected --set, a script run twice. Each set of files
 ** counts once, its latest import, measured when the first was (a log that names no date is
 ** dated by its import: a re-import is no newer measurement). A derived table of
-** (run_id, first_measured, superseded), one row per imported run with files; joined LEFT, a run
+** (run_id, first_measured, superseded, counted: the import that counts in its place), one row
+** per imported run with files; joined LEFT, a run
 ** without a row counts as itself. queries/regressions.sql spells the same rule out in SQL (CTE
 ** reimported); keep the two alike. Trace imports keep no files: view trace_superseded has them. */
 #define XP_SQL_REIMPORTED                                                                          \
@@ -131,7 +132,8 @@ cJSON *xp_fact_differences(const cJSON *a, const cJSON *b);
   "                FROM runs r WHERE r.origin = 'imported' AND r.status = 'ok')"                  \
   " SELECT a.id AS run_id, (SELECT min(t.measured_at) FROM files o JOIN run_measured t"           \
   "                         ON t.run_id = o.id WHERE o.shas = a.shas) AS first_measured,"        \
-  "        EXISTS (SELECT 1 FROM files b WHERE b.shas = a.shas AND b.id > a.id) AS superseded"   \
+  "        EXISTS (SELECT 1 FROM files b WHERE b.shas = a.shas AND b.id > a.id) AS superseded,"  \
+  "        (SELECT max(b.id) FROM files b WHERE b.shas = a.shas) AS counted"                      \
   " FROM files a WHERE a.shas IS NOT NULL)"
 
 /* ---- decisions (cmd_decide.c) ---- */

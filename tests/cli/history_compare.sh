@@ -88,6 +88,20 @@ json=$(sqlite3 "$db" "SELECT substr(uuid, 1, 8) FROM runs ORDER BY id DESC LIMIT
 run compare --a kind=nccl_burst,interconnect=nvlink --b kind=nccl_burst; expect_rc 2
 has "no ok runs match but 1 superseded (run $text is another import of the same job or measurement as run $json" "$tmp/err"
 [ "$(wc -l < "$tmp/err")" = 1 ] || die "superseded group: one line expected: $(cat "$tmp/err")"
+# the same result files imported again (a script run twice, a corrected --set) count once, the
+# latest import (XP_SQL_REIMPORTED, as xp report and xp audit): a group pooled both, every
+# sample twice ('2 runs', n 30/15), and noise read as a change
+vb="$XP_SRC/tests/data/vllm_bench/serve_c8_detailed.json"
+run import vllm-bench "$vb" --set gpu=L40S; expect_rc 0
+first=$(sqlite3 "$db" "SELECT substr(uuid, 1, 8) FROM runs ORDER BY id DESC LIMIT 1")
+for g in L40S A10; do run import vllm-bench "$vb" --set gpu=$g; expect_rc 0; done
+latest=$(sqlite3 "$db" "SELECT substr(uuid, 1, 8) FROM runs ORDER BY id DESC LIMIT 1")
+run compare --a kind=serve_bench "$latest"; expect_rc 0
+has "A: serve_bench run $latest"
+has "xp: warning: A and B share 1 run ($latest)" "$tmp/err"
+# a corrected --set: the first two imports' gpu=L40S is superseded by the third's
+run compare --a kind=serve_bench,gpu=L40S "$latest"; expect_rc 2
+has "no ok runs match but 2 superseded (run $first is another import of the same job or measurement as run $latest" "$tmp/err"
 # a run named alone is compared whatever its status, and says so when it is not ok: a failed
 # import's side read 'only in B' for every metric, as if it had measured nothing new
 printf 'no nccl-tests report here\n' > "$tmp/notalog.txt"
