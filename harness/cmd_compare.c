@@ -203,10 +203,14 @@ static int select_group(sqlite3 *db, const char *which, const char *selector, si
   char *sql = xp_strdup(""); /* the conditions */
   for (int i = 0; i < n && rc == 0; i++) {
     const char *column = xp_run_column(keys[i]);
+    char param[16];
+    snprintf(param, sizeof param, "?%d", 2 * i + 2);
+    char *cond = column ? xp_where_column_sql(column, param) : NULL;
     char *next = column
-        ? xp_asprintf("%s AND CAST(r.%s AS TEXT) = ?%d", sql, column, 2 * i + 2)
+        ? xp_asprintf("%s AND %s", sql, cond)
         : xp_asprintf("%s AND EXISTS (SELECT 1 FROM run_meta m WHERE m.run_id = r.id AND m.key = ?%d AND m.value = ?%d)",
                       sql, 2 * i + 1, 2 * i + 2);
+    free(cond);
     free(sql);
     sql = next;
   }

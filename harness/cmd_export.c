@@ -64,10 +64,14 @@ static int select_runs(sqlite3 *db, const export_opts *o, char **list_out, int *
     snprintf(key, sizeof key, "%.*s", (int)(strchr(o->wheres[i], '=') - o->wheres[i]), o->wheres[i]);
     const char *column = where_column(key);
     if (!column) xp_warn_unknown_where_key(db, "export", key, strlen(key));
+    char param[16];
+    snprintf(param, sizeof param, "?%d", 2 * i + 11);
+    char *cond = column ? xp_where_column_sql(column, param) : NULL;
     char *next = column
-        ? xp_asprintf("%s AND CAST(r.%s AS TEXT) = ?%d", sql, column, 2 * i + 11)
+        ? xp_asprintf("%s AND %s", sql, cond)
         : xp_asprintf("%s AND EXISTS (SELECT 1 FROM run_meta m WHERE m.run_id = r.id AND m.key = ?%d AND m.value = ?%d)",
                       sql, 2 * i + 10, 2 * i + 11);
+    free(cond);
     free(sql);
     sql = next;
   }

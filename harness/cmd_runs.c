@@ -57,8 +57,13 @@ int cmd_runs(int argc, char **argv, const char *db_path) {
     char key[128];
     snprintf(key, sizeof key, "%.*s", (int)(strchr(wheres[i], '=') - wheres[i]), wheres[i]);
     const char *column = xp_run_column(key);
-    if (column) SQL_ADD(" AND CAST(r.%s AS TEXT) = :w%d", column, i);
-    else {
+    if (column) {
+      char param[16];
+      snprintf(param, sizeof param, ":w%d", i);
+      char *cond = xp_where_column_sql(column, param);
+      SQL_ADD(" AND %s", cond);
+      free(cond);
+    } else {
       xp_warn_unknown_where_key(db, "runs", key, strlen(key));
       SQL_ADD(" AND EXISTS (SELECT 1 FROM run_meta m WHERE m.run_id = r.id AND m.key = :k%d AND m.value = :w%d)", i, i);
     }

@@ -78,3 +78,14 @@ void xp_warn_unknown_where_key(sqlite3 *db, const char *cmd, const char *key, si
             (int)key_len, key);
   sqlite3_finalize(st);
 }
+
+char *xp_where_column_sql(const char *column, const char *param) {
+  if (strcmp(column, "gpu_name") != 0) return xp_asprintf("CAST(r.%s AS TEXT) = %s", column, param);
+  /* The value folded as view gpu_fold folds the names runs record (schema 19: lower case,
+  ** single spaces, trimmed, without a leading "nvidia " or "amd "; keep the two alike). The
+  ** view cannot fold it itself: it reads only the names runs hold, and h200 may be none. */
+  return xp_asprintf("r.gpu_name IN (SELECT name FROM gpu_fold WHERE fold = (SELECT CASE WHEN l LIKE 'nvidia %%'"
+                     " THEN substr(l, 8) WHEN l LIKE 'amd %%' THEN substr(l, 5) ELSE l END FROM (SELECT"
+                     " trim(replace(replace(replace(replace(replace(lower(%s), '  ', ' '), '  ', ' '), '  ', ' '),"
+                     " '  ', ' '), '  ', ' ')) AS l)))", param);
+}

@@ -20,4 +20,9 @@ void xp_warn_unknown_where_key(sqlite3 *db, const char *cmd, const char *key, si
 /* The runs column a `--where`/`--a` KEY names: a flattened column (model, tp, gpu_name, ...) or
 ** the heading xp runs prints for it (gpu, gpus); NULL for a metadata key. */
 const char *xp_run_column(const char *key);
+/* The condition `--where COLUMN=VALUE` (COLUMN from xp_run_column) puts on run r, with VALUE
+** bound as param ("?3", ":w0"): the column's text equal to it, and for the GPU every name that
+** is one GPU with it (view gpu_fold): gpu=h200 selects the "NVIDIA H200" runs, as a
+** configuration counts them, and not "H200 NVL". Malloc'd. */
+char *xp_where_column_sql(const char *column, const char *param);
 #endif

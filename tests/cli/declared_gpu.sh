@@ -37,6 +37,19 @@ run import torch-trace "$data/variants/names.json.gz" --set gpu="H200 NVL"
 expect_rc 0
 hasnt 'warning: gpu' "$tmp/err"
 [ "$(sqlite3 "$db" "SELECT gpu_name FROM runs ORDER BY id DESC LIMIT 1")" = "H200 NVL" ] || die "H200 NVL not as written"
+# --where gpu=h200 selects that GPU's runs as a configuration counts them (view gpu_fold), not
+# "H200 NVL": it matched the recorded text alone, so no run of "NVIDIA H200" was listed
+run runs --where gpu=h200 --format csv; expect_rc 0
+[ "$(tail -n +2 "$tmp/out" | cut -d, -f7 | sort | uniq -c | xargs)" = "2 NVIDIA H200" ] ||
+  die "runs --where gpu=h200: $(cat "$tmp/out")"
+run runs --where "gpu_name=nvidia  h200 " --format csv; expect_rc 0
+[ "$(tail -n +2 "$tmp/out" | wc -l)" = 2 ] || die "runs --where gpu_name='nvidia  h200 ': $(cat "$tmp/out")"
+run export --where gpu=h200 --format json --no-samples; expect_rc 0
+[ "$(python3 -c 'import json, sys; print(*sorted(r["gpu_name"] for r in json.load(sys.stdin)["runs"]), sep=",")' < "$tmp/out")" = \
+  "NVIDIA H200,NVIDIA H200" ] || die "export --where gpu=h200: $(cat "$tmp/out")"
+run compare --a gpu=h200 --b "gpu=h200 nvl"; expect_rc 0
+has "A: torch_trace run"
+has "B: torch_trace run"
 # declared before any run names that GPU: the name stays as written in the run, and the
 # configuration (view run_configuration, which the queries and xp report group by) reads it
 # as the runs that later detect the GPU spell it, so one GPU is one configuration
