@@ -175,11 +175,13 @@ static cJSON *typed_value(const xp_field *f, const char *key, const char *value)
     xp_error(XP_EXIT_USAGE, "<command line>: %s: cannot be set from the command line", key);
     return NULL;
   }
-bad:
-  xp_error(XP_EXIT_USAGE, "<command line>: %s: \"%s\" is not %s", key, value,
+bad:;
+  char *cut = xp_value_cut(value);
+  xp_error(XP_EXIT_USAGE, "<command line>: %s: \"%s\" is not %s", key, cut,
            f->type == XP_T_BOOL                         ? "true or false"
            : f->type == XP_T_INT || f->type == XP_T_INTS ? "an integer"
                                                          : "a number");
+  free(cut);
   return NULL;
 }
 
@@ -188,10 +190,12 @@ int xp_spec_set_field(cJSON *root, const xp_kind *k, const char *key, const char
   const xp_field *f = xp_kind_field(k, key);
   if (!f) {
     const char *meant = xp_nearest_key(key, k->fields, 1);
+    char *cut = xp_value_cut(key);
     if (meant)
-      return xp_error(XP_EXIT_USAGE, "<command line>: %s: unknown key for %s: did you mean \"%s\"?", key, k->name,
-                      meant);
-    return xp_error(XP_EXIT_USAGE, "<command line>: %s: unknown key for %s", key, k->name);
+      xp_error(XP_EXIT_USAGE, "<command line>: %s: unknown key for %s: did you mean \"%s\"?", cut, k->name, meant);
+    else xp_error(XP_EXIT_USAGE, "<command line>: %s: unknown key for %s", cut, k->name);
+    free(cut);
+    return XP_EXIT_USAGE;
   }
   cJSON *v = typed_value(f, key, value);
   if (!v) return XP_EXIT_USAGE;
@@ -210,9 +214,14 @@ int xp_spec_set_field(cJSON *root, const xp_kind *k, const char *key, const char
 
 int xp_spec_set_kv(cJSON *root, const xp_kind *k, const char *kv) {
   const char *eq = strchr(kv, '=');
-  if (!eq || eq == kv)
-    return xp_error(XP_EXIT_USAGE, "<command line>: --set %s: expected KEY=VALUE", kv);
-  char key[128];
-  snprintf(key, sizeof key, "%.*s", (int)(eq - kv), kv);
-  return xp_spec_set_field(root, k, key, eq + 1, 0);
+  if (!eq || eq == kv) {
+    char *cut = xp_value_cut(kv);
+    xp_error(XP_EXIT_USAGE, "<command line>: --set %s: expected KEY=VALUE", cut);
+    free(cut);
+    return XP_EXIT_USAGE;
+  }
+  char *key = xp_asprintf("%.*s", (int)(eq - kv), kv); /* whole: one cut short could name a real key */
+  int rc = xp_spec_set_field(root, k, key, eq + 1, 0);
+  free(key);
+  return rc;
 }

@@ -483,10 +483,12 @@ static int choice_error(const xp_spec *s, const char *path, const char *got, con
     near_offer(&near, ch[i]);
   }
   const char *meant = near_result(&near);
-  if (meant)
-    return xp_spec_error(s, path, "unknown value \"%s\": did you mean \"%s\"? (expected one of: %s)", got, meant,
-                         list);
-  return xp_spec_error(s, path, "unknown value \"%s\" (expected one of: %s)", got, list);
+  char *cut = xp_value_cut(got);
+  int rc = meant ? xp_spec_error(s, path, "unknown value \"%s\": did you mean \"%s\"? (expected one of: %s)", cut,
+                                 meant, list)
+                 : xp_spec_error(s, path, "unknown value \"%s\" (expected one of: %s)", cut, list);
+  free(cut);
+  return rc;
 }
 
 /* A number as it was written: whole ones in full (99999999, not 1e+08), others as the
@@ -575,9 +577,12 @@ static int check_value(const xp_spec *s, const cJSON *v, const char *path, const
         return XP_EXIT_USAGE;
       if (f->type == XP_T_SIZES && cJSON_IsString(e)) {
         int64_t bytes;
-        if (xp_parse_size(e->valuestring, &bytes) != 0)
-          return xp_spec_error(s, sub, "\"%s\" is not a size (examples: 14336, \"1M\", \"256MiB\")",
-                               e->valuestring);
+        if (xp_parse_size(e->valuestring, &bytes) != 0) {
+          char *cut = xp_value_cut(e->valuestring);
+          xp_spec_error(s, sub, "\"%s\" is not a size (examples: 14336, \"1M\", \"256MiB\")", cut);
+          free(cut);
+          return XP_EXIT_USAGE;
+        }
       }
       if (f->type == XP_T_TABLES && xp_spec_check_fields(s, e, sub, f->sub, 0)) return XP_EXIT_USAGE;
     }

@@ -373,6 +373,18 @@ size_t xp_utf8_sequence(const unsigned char *s, size_t n) {
   return len;
 }
 
+char *xp_value_cut(const char *s) {
+  const size_t n = strlen(s);
+  if (n <= 80) return xp_strdup(s);
+  size_t keep = 0; /* up to 60 bytes, never inside a character (a bad byte counts as one) */
+  for (size_t l; keep < n; keep += l) {
+    l = xp_utf8_sequence((const unsigned char *)s + keep, n - keep);
+    if (!l) l = 1;
+    if (keep + l > 60) break;
+  }
+  return xp_asprintf("%.*s... (%zu bytes)", (int)keep, s, n);
+}
+
 long xp_utf8_invalid_at(const char *s, size_t n) {
   const unsigned char *p = (const unsigned char *)s;
   for (size_t i = 0; i < n;) {

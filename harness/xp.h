@@ -99,6 +99,9 @@ size_t xp_utf8_sequence(const unsigned char *s, size_t n);
 /* A copy of s (NUL-terminated) with each byte that is not well-formed UTF-8 replaced by U+FFFD:
 ** JSON must be UTF-8, and text imported from logs may not be. */
 char *xp_utf8_mend(const char *s);
+/* A value the user gave, as an error quotes it: whole up to 80 bytes, else its first 60 (whole
+** characters) and "... (N bytes)", so that the line still says what is wrong. Malloc'd. */
+char *xp_value_cut(const char *s);
 /* The same for s[0, n), copying only where needed: NULL when s[0, n) is well-formed UTF-8
 ** already, else the mended copy (malloc'd, NUL-terminated), its length in *len if len. Text
 ** that reaches the database passes through here (xp_bind_text, trace names). */
