@@ -1,6 +1,7 @@
 /* Run references and the 'incomplete' status. */
 #include <errno.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include "db.h"
 #include "meta.h"
@@ -9,8 +10,14 @@
 
 int xp_resolve_run(sqlite3 *db, const char *ref, int64_t *id, char uuid_out[37]) {
   size_t n = strlen(ref);
-  if (n < 4 || n > 36 || strspn(ref, "0123456789abcdefABCDEF-") != n)
-    return xp_error(XP_EXIT_USAGE, "%s: not a run id (a UUID or a prefix of at least 4 hex digits)", ref);
+  /* named, not quoted: '' (a script's unset $RUN) read "xp: : not a run id" */
+  if (n == 0) return xp_error(XP_EXIT_USAGE, "an empty run id (expected a UUID or a prefix of at least 4 hex digits)");
+  if (n < 4 || n > 36 || strspn(ref, "0123456789abcdefABCDEF-") != n) {
+    char *cut = xp_value_cut(ref);
+    xp_error(XP_EXIT_USAGE, "%s: not a run id (a UUID or a prefix of at least 4 hex digits)", cut);
+    free(cut);
+    return XP_EXIT_USAGE;
+  }
   sqlite3_stmt *st = xp_db_prepare(db, "SELECT id, uuid FROM runs WHERE uuid >= lower(?1) AND uuid < lower(?1) || 'g' ORDER BY uuid LIMIT 3");
   if (!st) return XP_EXIT_DB;
   xp_bind_text(st, 1, ref);
