@@ -13,11 +13,12 @@
 -- the best variant's bytes (INT4 weights + scales + activations, once) over its time, as a
 -- share of the copy ceiling the run used (run_meta kernel_variant.copy_ceiling_gbps).
 -- read_floor_us is the floor timed beside an INT4 kernel: its bytes read bare in one launch
--- from the same rotated copies; x_read_floor, how many times that the kernel takes.
+-- from the same rotated copies; x_read_floor, how many times that the kernel takes. run is the
+-- run's id as xp runs and xp show name it (its UUID's first 8 digits).
 --   xp query queries/kernel_variants.sql
 -- if no rows: no kernel_variant case passed its check yet: xp run experiments/w4a16_variants.toml on a GPU host
 WITH c AS (
-  SELECT r.id AS run_id, r.started_at,
+  SELECT r.id AS run_id, r.uuid, r.started_at,
          json_extract(k.params, '$.arch') AS arch,
          json_extract(k.params, '$.gpu') AS gpu,
          json_extract(k.params, '$.family') AS family,
@@ -55,7 +56,7 @@ SELECT l.arch, l.gpu, l.family, l.shape, l.sizes, l.m AS M, l.grp AS "group", l.
        round(l.us, 2) AS us, round(l.gbps) AS gbps, round(100 * l.share, 1) AS pct_copy,
        round(d.us, 2) AS dequant_cublas_us, round(d.us / l.us, 2) AS x_vs_dequant,
        b.variant AS bf16_baseline, round(b.us, 2) AS bf16_us, round(b.us / l.us, 2) AS x_vs_bf16,
-       l.run_id AS run, round(l.read_floor, 2) AS read_floor_us, round(l.us / l.read_floor, 2) AS x_read_floor
+       substr(l.uuid, 1, 8) AS run, round(l.read_floor, 2) AS read_floor_us, round(l.us / l.read_floor, 2) AS x_read_floor
 FROM latest l
 LEFT JOIN c d ON d.run_id = l.run_id AND d.family = l.family AND d.shape = l.shape AND d.m = l.m
               AND d.grp = l.grp AND d.role = 'dequant'

@@ -129,6 +129,26 @@ static const char *row_sized(const char *arch, const char *shape, const char *si
   return NULL;
 }
 
+/* Field i (0: best) of a row's rest, as row_sized gives it; "" past its end. */
+static const char *field(const char *rest, int i, char *out, size_t n) {
+  for (; rest && i > 0; i--) rest = (rest = strchr(rest, '|')) ? rest + 1 : NULL;
+  snprintf(out, n, "%.*s", rest ? (int)strcspn(rest, "|") : 0, rest ? rest : "");
+  return out;
+}
+
+/* The first 8 digits of the UUID of the run recorded nth (1: the first), as xp runs names it. */
+static const char *run_named(sqlite3 *db, int nth, char out[16]) {
+  sqlite3_stmt *st = NULL;
+  out[0] = 0;
+  if (sqlite3_prepare_v2(db, "SELECT substr(uuid, 1, 8) FROM runs ORDER BY id LIMIT 1 OFFSET ?1", -1, &st, NULL) ==
+      SQLITE_OK) {
+    sqlite3_bind_int(st, 1, nth - 1);
+    if (sqlite3_step(st) == SQLITE_ROW) snprintf(out, 16, "%s", (const char *)sqlite3_column_text(st, 0));
+  }
+  sqlite3_finalize(st);
+  return out;
+}
+
 /* The row of one of Kimi-K2.5's shapes. */
 static const char *row_of(const char *arch, const char *shape, int m, const char *group) {
   if (strcmp(shape, "moe_layer") == 0)
@@ -191,6 +211,11 @@ int main(void) {
     CHECK_EQ_INT(nrows, 8);
     const char *t = row_of("sm_100", "gate_up", 1, "128");
     CHECK(t && strncmp(t, "fused_steady|1.5|", 17) == 0);
+    /* each row names its run as xp runs does (it read the internal row id, 5) */
+    char got[64], want[16];
+    CHECK_EQ_STR(field(t, 9, got, sizeof got), run_named(db, 5, want));
+    CHECK_EQ_STR(field(row_of("sm_90", "gate_up", 1, "128"), 9, got, sizeof got), run_named(db, 2, want));
+    CHECK_EQ_INT((int)strlen(want), 8);
     t = row_of("sm_100", "gate_up", 2, "128");
     CHECK(t && strncmp(t, "fused_alpha|1.5|", 16) == 0);
     const char *g = row_sized("sm_90", "gate_up", "n=384 k=5120", 1, "128");
