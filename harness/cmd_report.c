@@ -18,7 +18,8 @@ static const char usage[] =
     "  Writes one self-contained HTML page (no network needed) with charts of the database:\n"
     "  kernel-category shares per configuration and the AllReduce share over time (imported\n"
     "  traces), bus bandwidth against message size (nccl_burst), GEMMs against the roofline\n"
-    "  (gemm), and serving throughput against concurrency (serve_bench: xp import vllm-bench).\n"
+    "  (gemm: each GPU's latest run, against its own ceilings), and serving throughput against\n"
+    "  concurrency (serve_bench: xp import vllm-bench).\n"
     "  A chart whose runs are missing says \"no data yet\" and what would produce them. The\n"
     "  database is only read.\n"
     "  --out FILE   where to write (default xp-report.html; - for standard output)\n";

@@ -121,12 +121,19 @@ static int chart_busbw(sqlite3 *db, rp_section *s) {
   return 0;
 }
 
-/* ---- GEMMs against the roofline (the latest gemm run) ---- */
+/* ---- GEMMs against the roofline (the latest gemm run of each GPU) ---- */
 
+/* Each GPU's latest ok gemm run, as queries/gemm_roofline.sql picks them (the GPU as view
+** run_configuration spells it): an H200's run measured after an RTX PRO 6000's must not hide
+** the RTX's, whose ceilings are 2-3x apart. Newest run first, its cases in order. */
 static const char roofline_sql[] =
-    "WITH run AS (SELECT id, uuid, gpu_name FROM runs WHERE kind = 'gemm' AND status = 'ok'"
-    "             ORDER BY started_at DESC, id DESC LIMIT 1)"
-    " SELECT substr(run.uuid, 1, 8), coalesce(run.gpu_name, 'GPU?'), c.name,"
+    "WITH run AS (SELECT id, uuid, gpu, started_at FROM ("
+    "               SELECT r.id, r.uuid, g.gpu_name AS gpu, r.started_at, row_number() OVER ("
+    "                 PARTITION BY g.gpu_name ORDER BY r.started_at DESC, r.id DESC) AS recency"
+    "               FROM runs r JOIN run_configuration g ON g.run_id = r.id"
+    "               WHERE r.kind = 'gemm' AND r.status = 'ok')"
+    "             WHERE recency = 1)"
+    " SELECT substr(run.uuid, 1, 8), coalesce(run.gpu, 'GPU?'), c.name,"
     "        json_extract(c.params, '$.m'), json_extract(c.params, '$.n'),"
     "        json_extract(c.params, '$.k'), json_extract(c.params, '$.dtype'),"
     "        json_extract(c.params, '$.cache'), json_extract(c.params, '$.flops'),"
@@ -140,12 +147,17 @@ static const char roofline_sql[] =
     " LEFT JOIN metrics cs ON cs.case_id = c.id AND cs.name = 'compute_share_best'"
     " WHERE c.status = 'ok' AND json_extract(c.params, '$.n') IS NOT NULL"
     "   AND json_extract(c.params, '$.bytes') > 0 AND tf.median > 0"
-    " ORDER BY c.seq";
+    " ORDER BY run.started_at DESC, run.id DESC, c.seq";
+
+/* GPUs beyond this many (each its points and its roofline) make the chart unreadable. */
+#define MAX_ROOF_RUNS 4
 
 typedef struct roof {
   double copy_gbps, peak_tflops; /* recovered from the run's shares of its ceilings */
   double ai_lo, ai_hi;
   char dtype[16];
+  char run[16], gpu[128];
+  size_t points;
 } roof;
 
 /* The ceilings a gemm run was judged against: gbps / share of copy, tflops / share of peak. */
@@ -159,11 +171,13 @@ static void learn_roof(roof *r, sqlite3_stmt *st, double ai) {
   if (ai > r->ai_hi) r->ai_hi = ai;
 }
 
-/* min(peak, bandwidth x intensity), sampled densely enough to show the ridge. */
-static void add_roofline(rp_xy *c, const roof *r) {
+/* min(peak, bandwidth x intensity), sampled densely enough to show the ridge; named by its GPU
+** where the chart holds several. */
+static void add_roofline(rp_xy *c, const roof *r, int several) {
   if (!(r->copy_gbps > 0) || !(r->peak_tflops > 0)) return;
-  char *name = xp_asprintf("roofline: %.0f GB/s copy, %.0f TFLOP/s %s", r->copy_gbps, r->peak_tflops, r->dtype);
-  rp_series *s = rp_xy_series(c, name, "#555555");
+  char *name = xp_asprintf("roofline: %.0f GB/s copy, %.0f TFLOP/s %s%s%s", r->copy_gbps, r->peak_tflops, r->dtype,
+                           several ? " · " : "", several ? r->gpu : "");
+  rp_series *s = rp_xy_series(c, name, several ? NULL : "#555555");
   free(name);
   s->dashed = 1;
   double ridge = r->peak_tflops * 1e3 / r->copy_gbps;
@@ -173,43 +187,65 @@ static void add_roofline(rp_xy *c, const roof *r) {
   rp_series_add(s, ridge, r->peak_tflops, NULL);
 }
 
+/* What the chart shows, run by run: "3 GEMMs of a1b2c3d4 on NVIDIA H200 (roofline from ...)". */
+static void roofline_note(rp_section *s, const roof *roofs, int n, int left_out) {
+  xb_printf(&s->note, "The latest gemm run of %s: the best of cuBLASLt's candidates, median time.",
+            n > 1 ? "each GPU" : "the GPU");
+  for (int i = 0; i < n; i++) {
+    const roof *r = &roofs[i];
+    xb_printf(&s->note, " %zu GEMM%s of run %s on %s", r->points, r->points == 1 ? "" : "s", r->run, r->gpu);
+    if (r->copy_gbps > 0 && r->peak_tflops > 0)
+      xb_printf(&s->note, ", against the ceilings it was judged by: %.0f GB/s copy bandwidth, %.0f TFLOP/s %s "
+                "matmul peak", r->copy_gbps, r->peak_tflops, r->dtype);
+    xb_puts(&s->note, ".");
+  }
+  if (left_out)
+    xb_printf(&s->note, " Showing the %d GPUs measured last; %d other%s left out.", n, left_out,
+              left_out == 1 ? " is" : "s are");
+}
+
 static int chart_roofline(sqlite3 *db, rp_section *s) {
   sqlite3_stmt *st;
   int rc = prepare(db, roofline_sql, &st);
   if (rc) return rc;
   rp_xy c = {{RP_LOG10, "arithmetic intensity (FLOP per byte of weight, activation and output)", 0, 0, 0},
              {RP_LOG10, "achieved TFLOP/s (best cuBLASLt algorithm)", 0, 0, 0}, NULL, 0, {0}};
-  roof r = {0};
-  size_t points = 0;
-  char run[16] = "", gpu[128] = "";
+  roof roofs[MAX_ROOF_RUNS] = {{0}};
+  int nroofs = 0, left_out = 0;
+  char last[16] = "";
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-    snprintf(run, sizeof run, "%s", col(st, 0));
-    snprintf(gpu, sizeof gpu, "%s", col(st, 1));
+    if (strcmp(last, col(st, 0)) != 0) { /* the next GPU's run */
+      snprintf(last, sizeof last, "%s", col(st, 0));
+      if (nroofs == MAX_ROOF_RUNS) left_out++;
+      else {
+        snprintf(roofs[nroofs].run, sizeof roofs[nroofs].run, "%s", last);
+        snprintf(roofs[nroofs].gpu, sizeof roofs[nroofs].gpu, "%s", col(st, 1));
+        nroofs++;
+      }
+    }
+    if (left_out) continue;
+    roof *r = &roofs[nroofs - 1];
     double flops = sqlite3_column_double(st, 8), bytes = sqlite3_column_double(st, 9);
     double ai = flops / bytes, tf = sqlite3_column_double(st, 10);
-    learn_roof(&r, st, ai);
-    char *sname = xp_asprintf("%s, %s weights", col(st, 6), col(st, 7));
+    learn_roof(r, st, ai);
+    char *sname = xp_asprintf("%s, %s weights · %s", col(st, 6), col(st, 7), r->gpu);
     rp_series *ser = series_for(&c, sname);
     free(sname);
     if (!ser) continue;
     rp_series_add(ser, ai, tf,
                   xp_asprintf("%s m=%s n=%s k=%s (%s, %s): %.2f us, %.1f TFLOP/s, %.0f GB/s, "
-                              "%.1f FLOP/B", col(st, 2), col(st, 3), col(st, 4), col(st, 5),
+                              "%.1f FLOP/B · %s, run %s", col(st, 2), col(st, 3), col(st, 4), col(st, 5),
                               col(st, 6), col(st, 7), sqlite3_column_double(st, 11), tf,
-                              sqlite3_column_double(st, 12), ai));
-    points++;
+                              sqlite3_column_double(st, 12), ai, r->gpu, r->run));
+    r->points++;
   }
   if ((rc = finish(db, st, rc)) != 0) {
     rp_xy_free(&c);
     return rc;
   }
-  if (points) {
-    add_roofline(&c, &r);
-    xb_printf(&s->note, "%zu GEMMs of the latest gemm run (%s on %s): the best of cuBLASLt's "
-              "candidates, median time.", points, run, gpu);
-    if (r.copy_gbps > 0 && r.peak_tflops > 0)
-      xb_printf(&s->note, " Roofline from the ceilings the run was judged against: %.0f GB/s "
-                "copy bandwidth, %.0f TFLOP/s %s matmul peak.", r.copy_gbps, r.peak_tflops, r.dtype);
+  if (nroofs) {
+    for (int i = 0; i < nroofs; i++) add_roofline(&c, &roofs[i], nroofs > 1);
+    roofline_note(s, roofs, nroofs, left_out);
     rp_xy_svg(&s->svg, &c);
   } else
     xb_puts(&s->empty, "No gemm runs yet: on a GPU host, xp run experiments/ceilings.toml, then "

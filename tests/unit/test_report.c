@@ -49,9 +49,12 @@ static void end(rec *r) {
   xp_spec_free(r->spec);
 }
 
+/* The ceilings the next gemm cases are judged against: an H200's unless a test sets others. */
+static double ceiling_gbps = 4000, ceiling_tflops = 800;
+
 /* A gemm run as harness/runners/gemm.c records one: params m, n, k, dtype, cache, bytes,
 ** flops; metrics time_us / time_best_us (samples) and the derived values, judged against
-** ceilings of 4000 GB/s copy and 800 TFLOP/s bf16. */
+** ceilings of ceiling_gbps copy and ceiling_tflops bf16. */
 static void gemm_case(xp_run *run, const char *name, int64_t m, int64_t n, int64_t k, double us,
                       const char *status) {
   double bytes = 2.0 * (double)(m * k + k * n + m * n), flops = 2.0 * (double)(m * n * k);
@@ -76,8 +79,8 @@ static void gemm_case(xp_run *run, const char *name, int64_t m, int64_t n, int64
   CHECK_EQ_INT(xp_run_metric(run, id, "time_best_us", "us", samples, 5), 0);
   CHECK_EQ_INT(xp_run_value(run, id, "gbps_best", "GB/s", gbps), 0);
   CHECK_EQ_INT(xp_run_value(run, id, "tflops_best", "TFLOP/s", tflops), 0);
-  CHECK_EQ_INT(xp_run_value(run, id, "bw_share_best", "ratio", gbps / 4000), 0);
-  CHECK_EQ_INT(xp_run_value(run, id, "compute_share_best", "ratio", tflops / 800), 0);
+  CHECK_EQ_INT(xp_run_value(run, id, "bw_share_best", "ratio", gbps / ceiling_gbps), 0);
+  CHECK_EQ_INT(xp_run_value(run, id, "compute_share_best", "ratio", tflops / ceiling_tflops), 0);
 }
 
 /* nccl_burst as harness/runners/nccl_record.c records it: busbw_GBps and time_us per size. */
@@ -211,6 +214,50 @@ static void test_charts(const char *path) {
   free(html);
 }
 
+/* Each GPU's latest gemm run, as queries/gemm_roofline.sql answers: an RTX PRO 6000's run
+** recorded after an H200's drew the RTX's alone, the H200's GEMMs and ceilings gone. Both are
+** drawn, each with its roofline, and the note names each run and its GPU; an older run of a GPU
+** is not. */
+static void test_roofline_gpus(void) {
+  char *path = test_path("gpus.db");
+  int rc = 0;
+  sqlite3 *db = xp_db_open(path, XP_DB_READWRITE, &rc);
+  CHECK(db != NULL);
+  if (!db) return;
+  rec old = begin(db, "gemm", "Kimi-K2.5", 2, "NVIDIA H200");
+  gemm_case(old.run, "o_proj", 1, 7168, 8192, 60, "ok");
+  end(&old);
+  rec h = begin(db, "gemm", "Kimi-K2.5", 2, "NVIDIA H200");
+  gemm_case(h.run, "o_proj", 1, 7168, 8192, 40, "ok");
+  gemm_case(h.run, "moe_up", 4096, 4096, 4096, 250, "ok");
+  char h8[9], x8[9];
+  snprintf(h8, sizeof h8, "%s", xp_run_uuid(h.run));
+  end(&h);
+  ceiling_gbps = 1600, ceiling_tflops = 500;
+  rec x = begin(db, "gemm", "Kimi-K2.5", 2, "NVIDIA RTX PRO 6000 Blackwell Server Edition");
+  gemm_case(x.run, "o_proj", 1, 7168, 8192, 95, "ok");
+  snprintf(x8, sizeof x8, "%s", xp_run_uuid(x.run));
+  end(&x);
+  ceiling_gbps = 4000, ceiling_tflops = 800;
+  xp_db_close(db);
+  char *html = report(path, "gpus.html");
+  char *roof = section(html, "roofline");
+  CHECK_EQ_INT(count(roof, "<circle class=\"mark point\""), 3);
+  CHECK_EQ_INT(count(roof, "class=\"mark line ref\""), 2);
+  CHECK(strstr(roof, "roofline: 4000 GB/s copy, 800 TFLOP/s bf16 · NVIDIA H200") != NULL);
+  CHECK(strstr(roof, "roofline: 1600 GB/s copy, 500 TFLOP/s bf16 · NVIDIA RTX PRO 6000") != NULL);
+  char *named = xp_asprintf("2 GEMMs of run %s on NVIDIA H200", h8);
+  CHECK(strstr(roof, named) != NULL);
+  free(named);
+  named = xp_asprintf("1 GEMM of run %s on NVIDIA RTX PRO 6000 Blackwell Server Edition", x8);
+  CHECK(strstr(roof, named) != NULL);
+  free(named);
+  CHECK(strstr(roof, "60.00 us") == NULL); /* the H200's older run */
+  free(roof);
+  free(html);
+  free(path);
+}
+
 static void test_bad_usage(const char *path) {
   xp_error_quiet(1);
   char *argv1[] = {"report", "--bogus", NULL};
@@ -242,6 +289,7 @@ int main(int argc, char **argv) {
   xp_db_close(db);
   test_empty_database();
   test_charts(path);
+  test_roofline_gpus();
   test_bad_usage(path);
   free(path);
   test_dir_remove();
