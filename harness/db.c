@@ -397,6 +397,34 @@ static void recover(const char *path) {
   sqlite3_close(rw);
 }
 
+/* A dry run of a database xp cannot write (a read-only file system, a colleague's file): it
+** writes nothing, so it works on a copy in memory, read as xp runs reads the file (its errors
+** are a reading command's: a WAL database in a read-only folder is unreadable there too). The
+** copy is the whole file, which a dry run of a history too large for memory cannot afford;
+** NULL with *exit_code set on failure. */
+static sqlite3 *dry_copy(const char *path, int *exit_code) {
+  sqlite3 *file = xp_db_open(path, XP_DB_CHECK, exit_code), *mem = NULL;
+  if (!file) return NULL;
+  *exit_code = XP_EXIT_DB;
+  if (sqlite3_open_v2(":memory:", &mem, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) == SQLITE_OK) {
+    sqlite3_backup *b = sqlite3_backup_init(mem, "main", file, "main");
+    int rc = b ? sqlite3_backup_step(b, -1) : SQLITE_ERROR;
+    sqlite3_backup_finish(b);
+    if (rc != SQLITE_DONE) {
+      xp_error_at(XP_EXIT_DB, path, 0, "copying the database for a dry run: %s", sqlite3_errmsg(mem));
+      sqlite3_close(mem);
+      mem = NULL;
+    }
+  }
+  sqlite3_close(file);
+  if (mem) {
+    sqlite3_extended_result_codes(mem, 1);
+    sqlite3_db_config(mem, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
+    sqlite3_db_config(mem, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+  }
+  return mem;
+}
+
 sqlite3 *xp_db_open(const char *path, enum xp_db_mode mode, int *exit_code) {
   sqlite3 *db = NULL;
   struct stat st;
@@ -426,11 +454,12 @@ sqlite3 *xp_db_open(const char *path, enum xp_db_mode mode, int *exit_code) {
     return NULL;
   }
   const char *why = !read_only(mode) ? unwritable(path, exists) : NULL;
-  if (why) {
+  if (why && mode == XP_DB_DRY) {
+    if (!(db = dry_copy(path, exit_code))) return NULL;
+  } else if (why) {
     xp_error_at(XP_EXIT_DB, path, 0, "cannot record into this database: %s", why);
     return NULL;
-  }
-  if (!(db = connect(path, mode))) return NULL;
+  } else if (!(db = connect(path, mode))) return NULL;
   if (read_only(mode) && needs_recovery(db)) {
     sqlite3_close(db);
     recover(path);

@@ -18,7 +18,8 @@ enum xp_db_mode {
                    ** dry run, verify --seal) must not leave a new empty database behind */
   XP_DB_DRY,       /* as EXISTING, for a dry run: returns inside a write transaction (BEGIN
                    ** IMMEDIATE) that holds the migration of an older schema too, which the
-                   ** caller rolls back: the dry run writes nothing */
+                   ** caller rolls back: the dry run writes nothing; a database xp cannot
+                   ** write is read into memory, and the dry run works on that copy */
   XP_DB_CHECK      /* as READONLY, for what a writing command checks before it writes (xp rerun's
                    ** run, xp decide's evidence): no warning that an older schema is left as it
                    ** is, since the write that follows the checks migrates it */

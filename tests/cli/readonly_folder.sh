@@ -25,7 +25,7 @@ echo '<html>an older page</html>' > "$ro/old.html" && chmod 644 "$ro/old.html"
 chmod 555 "$ro"
 before=$(sha256sum "$ro/xp.db")
 
-for c in runs verify audit "report --out -" "export --out -"; do
+for c in runs verify audit "report --out -" "export --out -" "reclassify --dry-run"; do
   one_line "xp $c" 3 "xp.db: .*its folder is not writable, and SQLite reads a WAL database only with its -shm file" \
     "${as_user[@]}" "$XP" --db "$ro/xp.db" $c
 done
@@ -55,5 +55,23 @@ for c in report export; do
 done
 check "the links stay links" "yes yes yes" "$([ -L "$w/to_file" ] && echo yes) $([ -L "$w/to_new" ] && echo yes) $([ -L "$w/to_db" ] && echo yes)"
 check "nothing made in the folder" "old.html xp.db" "$(echo $(ls "$ro"))"
+
+# A dry run writes nothing, so a database this user cannot write still answers it (a copy in
+# memory): 'xp reclassify --dry-run' on a colleague's read-only file said 'cannot record into
+# this database: the file is not writable', exit 3. Recording is refused as before.
+cp "$ro/xp.db" "$w/theirs.db" && chmod 444 "$w/theirs.db"
+cp "$ro/xp.db" "$w/other.db" && chmod 644 "$w/other.db"
+theirs=$(sha256sum < "$w/theirs.db")
+"${as_user[@]}" "$XP" --db "$w/theirs.db" merge "$w/other.db" --dry-run > "$tmp/out" 2> "$tmp/err"
+check "merge --dry-run of a read-only file: exit" 0 $?
+grep -q "^dry run (nothing written): from .*other.db: 0 runs merged, 1 already here" "$tmp/out" ||
+  { echo "FAIL: merge --dry-run of a read-only file: [$(cat "$tmp/out" "$tmp/err")]"; fail=1; }
+"${as_user[@]}" "$XP" --db "$w/theirs.db" reclassify --dry-run > "$tmp/out" 2> "$tmp/err"
+check "reclassify --dry-run of a read-only file: exit" 0 $?
+grep -q "would change category" "$tmp/out" ||
+  { echo "FAIL: reclassify --dry-run of a read-only file: [$(cat "$tmp/out" "$tmp/err")]"; fail=1; }
+one_line "merge into a read-only file" 3 "theirs.db: cannot record into this database: the file is not writable" \
+  "${as_user[@]}" "$XP" --db "$w/theirs.db" merge "$w/other.db"
+check "the read-only file is unchanged" "$theirs" "$(sha256sum < "$w/theirs.db")"
 chmod 755 "$ro"
 finish
