@@ -110,8 +110,14 @@ int xp_decision_digest(sqlite3 *db, int64_t id, char out[65]) {
 
 int xp_resolve_decision(sqlite3 *db, const char *ref, int64_t *id, char uuid_out[37]) {
   size_t n = strlen(ref);
-  if (n < 4 || n > 36 || strspn(ref, "0123456789abcdefABCDEF-") != n)
-    return xp_error(XP_EXIT_USAGE, "%s: not a decision id (a UUID or a prefix of at least 4 hex digits)", ref);
+  if (n == 0) /* as xp_resolve_run: '' read "xp: : not a decision id" */
+    return xp_error(XP_EXIT_USAGE, "an empty decision id (expected a UUID or a prefix of at least 4 hex digits)");
+  if (n < 4 || n > 36 || strspn(ref, "0123456789abcdefABCDEF-") != n) {
+    char *cut = xp_value_cut(ref);
+    xp_error(XP_EXIT_USAGE, "%s: not a decision id (a UUID or a prefix of at least 4 hex digits)", cut);
+    free(cut);
+    return XP_EXIT_USAGE;
+  }
   sqlite3_stmt *st = xp_db_prepare(db,
       "SELECT id, uuid FROM decisions WHERE uuid >= lower(?1) AND uuid < lower(?1) || 'g' ORDER BY uuid LIMIT 2");
   if (!st) return XP_EXIT_DB;

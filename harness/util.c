@@ -44,6 +44,8 @@ static char *vformat(const char *fmt, va_list ap) {
 
 static int report(int code, const char *file, long line, const char *fmt, va_list ap) {
   char *msg = vformat(fmt, ap), *text = msg; /* the old text may be an argument: freed after */
+  /* a path given as '' (a script's "$FILE" with FILE unset) read "xp: : cannot read" */
+  if (file && !*file) file = "'' (an empty path)";
   if (file && line > 0) text = xp_asprintf("%s:%ld: %s", file, line, msg);
   else if (file) text = xp_asprintf("%s: %s", file, msg);
   if (text != msg) free(msg);
