@@ -25,7 +25,8 @@
 **     error_request_count, total_isl and total_osl, goodput, start_time, was_cancelled, and later
 **     schema_version and aiperf_version. input_config is its UserConfig dumped with
 **     exclude_unset: endpoint.model_names, endpoint.type, loadgen.concurrency, loadgen.
-**     request_rate, loadgen.request_rate_mode (constant, poisson), loadgen.request_count,
+**     request_rate, loadgen.request_rate_mode (constant, poisson; later arrival_pattern, with gamma
+**     and arrival_smoothness), loadgen.request_count,
 **     input.prompt.input_tokens.mean, input.prompt.output_tokens.mean; a setting left at its
 **     default is not written.
 **
@@ -214,12 +215,20 @@ static int take_load(const vb_at *at, const cJSON *cfg, int aiperf, cJSON *flat)
   if (isfinite(c)) cJSON_AddNumberToObject(flat, "max_concurrency", c);
   if (isnan(r)) return 0;
   cJSON_AddNumberToObject(flat, "request_rate", r);
+  /* AIPerf's arrivals: request_rate_mode, renamed arrival_pattern (--request-rate-mode its alias),
+  ** with arrival_smoothness; input_config leaves out what was left at its default, and the
+  ** default is poisson in every version (LoadGeneratorDefaults: REQUEST_RATE_MODE =
+  ** RequestRateMode.POISSON, then ARRIVAL_PATTERN = ArrivalPattern.POISSON, of aiperf/common/
+  ** config/config_defaults.py) */
   const char *mode = cJSON_GetStringValue(path_get(cfg, "loadgen.request_rate_mode"));
+  if (!mode) mode = cJSON_GetStringValue(path_get(cfg, "loadgen.arrival_pattern"));
+  if (!mode) mode = "poisson";
+  const cJSON *shape = path_get(cfg, "loadgen.smoothness"); /* a v2 phase's, copied (v2_config) */
+  if (!shape) shape = path_get(cfg, "loadgen.arrival_smoothness");
   /* as vLLM's --burstiness inf comes (json.dump's Infinity), kept as "inf" */
-  const cJSON *shape = path_get(cfg, "loadgen.smoothness");
-  if (!aiperf || (mode && strcmp(mode, "constant") == 0)) cJSON_AddNumberToObject(flat, "burstiness", INFINITY);
-  else if (mode && strcmp(mode, "poisson") == 0) cJSON_AddNumberToObject(flat, "burstiness", 1.0);
-  else if (mode && strcmp(mode, "gamma") == 0 && cJSON_IsNumber(shape) && shape->valuedouble > 0)
+  if (!aiperf || strcmp(mode, "constant") == 0) cJSON_AddNumberToObject(flat, "burstiness", INFINITY);
+  else if (strcmp(mode, "poisson") == 0) cJSON_AddNumberToObject(flat, "burstiness", 1.0);
+  else if (strcmp(mode, "gamma") == 0 && cJSON_IsNumber(shape) && shape->valuedouble > 0)
     cJSON_AddNumberToObject(flat, "burstiness", shape->valuedouble); /* the gamma's shape, as vLLM's */
   return 0;
 }
