@@ -941,7 +941,15 @@ static void take_server_model(vb_result *r, const cJSON *o) {
   const char *gpu = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(info, "gpu_name"));
   const int named = r->tool == VB_TRTLLM_BENCH || r->tool == VB_SUMMARY_EXPORT;
   if (named && gpu && *gpu && !r->gpu) r->gpu = xp_strdup(gpu);
-  if (r->tool == VB_TRTLLM_BENCH) r->gpu_count = vb_parallel_size(cJSON_GetObjectItemCaseSensitive(info, "world_size"));
+  if (r->tool != VB_TRTLLM_BENCH) return;
+  r->gpu_count = vb_parallel_size(cJSON_GetObjectItemCaseSensitive(info, "world_size"));
+  /* and its precision (vb_trtllm.c take_precision) */
+  static const char *const keys[] = {"dtype", "engine_dtype", "engine_quantization"};
+  char **dest[] = {&r->dtype, &r->engine_dtype, &r->engine_quant};
+  for (size_t k = 0; k < 3; k++) {
+    const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(info, keys[k]));
+    if (v && *v && !*dest[k]) *dest[k] = xp_strdup(v);
+  }
 }
 
 /* The per-request lists SGLang's unmerged refactor of 2025 (PR 10409, python -m
@@ -1356,6 +1364,9 @@ void vb_results_free(vb_result *r, size_t n) {
     free(r[i].date);
     free(r[i].engine_version);
     free(r[i].gpu);
+    free(r[i].dtype);
+    free(r[i].engine_dtype);
+    free(r[i].engine_quant);
     free(r[i].case_name);
     cJSON_Delete(r[i].params);
     cJSON_Delete(r[i].server);

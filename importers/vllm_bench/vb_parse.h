@@ -92,6 +92,10 @@ typedef struct vb_result {
                          ** latency, no TPOT (vb_parse.c unstreamed_sglang) */
   char *gpu;             /* the GPU a result names (trtllm-bench's machine.name), NULL where none */
   int64_t gpu_count;     /* and how many ran it (its world_info.world_size), -1 where none */
+  char *dtype;           /* the dtype a result names in xp's spelling (trtllm-bench's engine.dtype and
+                         ** quantization, vb_trtllm.c), NULL where none or none means the same */
+  char *engine_dtype;    /* and the report's own: engine.dtype, engine.quantization ("None" where */
+  char *engine_quant;    /* unquantized), NULL where it names none */
   int spread_replay;     /* vllm bench serve at rate "inf" with no max_concurrency whose requests were
                          ** not all in flight at once: a timed_trace replay no key names
                          ** (vb_parse.c spread_out) */

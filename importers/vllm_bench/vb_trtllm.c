@@ -98,6 +98,32 @@ static int take_performance(const char *label, long line, const cJSON *o, cJSON 
   return 0;
 }
 
+/* The report's precision: engine.dtype, the model's (torch_dtype_to_str: "bfloat16", "float16",
+** "float32"; the TRT engine's pretrained_config dtype), and engine.quantization, its QuantAlgo
+** ("FP8", "FP8_BLOCK_SCALES", "NVFP4", "W4A16_AWQ", ...; null unquantized), both kept as written.
+** xp's dtype is what the GEMMs run at, as --set dtype declares it of a vLLM run (bf16, fp8, and
+** fp8_block as the gemm specs name DeepSeek's block scales): the model's dtype unquantized or
+** with weight-only quantization (W4A16*, W8A16*: activations unquantized), fp8 for FP8 (weights
+** and activations), fp8_block for FP8_BLOCK_SCALES; no xp name means the same as the others
+** (NVFP4, W4A8_AWQ, W8A8_SQ_*, MIXED_PRECISION): none. */
+static void take_precision(const cJSON *engine, cJSON *info) {
+  static const char *const torch_names[][2] = {{"bfloat16", "bf16"}, {"float16", "fp16"}, {"float32", "fp32"}};
+  const char *dtype = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(engine, "dtype"));
+  const cJSON *q = cJSON_GetObjectItemCaseSensitive(engine, "quantization");
+  const char *quant = cJSON_GetStringValue(q);
+  if (quant && strcmp(quant, "None") == 0) quant = NULL; /* QuantAlgo's absence, as str() may write it */
+  const char *mine = NULL;
+  for (size_t i = 0; dtype && i < sizeof torch_names / sizeof torch_names[0]; i++)
+    if (strcmp(dtype, torch_names[i][0]) == 0) mine = torch_names[i][1];
+  if (quant && strcmp(quant, "FP8") == 0) mine = "fp8";
+  else if (quant && strcmp(quant, "FP8_BLOCK_SCALES") == 0) mine = "fp8_block";
+  else if (quant && strncmp(quant, "W4A16", 5) != 0 && strncmp(quant, "W8A16", 5) != 0) mine = NULL;
+  if (mine) cJSON_AddStringToObject(info, "dtype", mine);
+  if (dtype && *dtype) cJSON_AddStringToObject(info, "engine_dtype", dtype);
+  /* null is a statement (unquantized), absent none: only a report that has the key says it */
+  if (q) cJSON_AddStringToObject(info, "engine_quantization", quant && *quant ? quant : "None");
+}
+
 int vb_trtllm_read(const char *label, long line, cJSON *o) {
   const cJSON *engine = cJSON_GetObjectItemCaseSensitive(o, "engine");
   const cJSON *world = cJSON_GetObjectItemCaseSensitive(o, "world_info");
@@ -119,6 +145,7 @@ int vb_trtllm_read(const char *label, long line, cJSON *o) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(world, sizes[i]);
     if (cJSON_IsNumber(v)) cJSON_AddNumberToObject(info, sizes[i], v->valuedouble);
   }
+  take_precision(engine, info);
   if (take_performance(label, line, o, flat)) {
     cJSON_Delete(flat);
     return XP_EXIT_USAGE;

@@ -76,6 +76,28 @@ static int check_same_model(const vb_set *s, const xp_spec *spec) {
   return 0;
 }
 
+/* A report that names its precision (trtllm-bench's engine.dtype and quantization, vb_trtllm.c)
+** is what ran: a --set dtype that names another, or a --set quantization of a model the report
+** says ran unquantized, is a declaration of another configuration, refused as a model is. */
+static int check_precision(const vb_set *s, const xp_spec *spec) {
+  const char *dtype = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(spec->root, "dtype"));
+  const char *quant = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(spec->root, "quantization"));
+  for (size_t i = 0; i < s->n; i++) {
+    const vb_result *r = &s->r[i];
+    const int unquantized = r->engine_quant && strcmp(r->engine_quant, "None") == 0;
+    if (dtype && r->dtype && strcmp(dtype, r->dtype) != 0)
+      return xp_error_at(XP_EXIT_USAGE, r->file, r->line, "--set dtype=%s, yet the report ran dtype %s (engine.dtype "
+                         "\"%s\", quantization %s%s%s); a dtype of another run, not this one's",
+                         dtype, r->dtype, r->engine_dtype ? r->engine_dtype : "?", unquantized ? "" : "\"",
+                         unquantized ? "null" : r->engine_quant ? r->engine_quant : "?", unquantized ? "" : "\"");
+    if (quant && unquantized)
+      return xp_error_at(XP_EXIT_USAGE, r->file, r->line, "--set quantization=%s, yet the report's engine.quantization "
+                         "is null: the model ran unquantized (engine.dtype \"%s\")",
+                         quant, r->engine_dtype ? r->engine_dtype : "?");
+  }
+  return 0;
+}
+
 /* The model the run records: the files' (they agree), else the declared one. */
 static const char *set_model(const vb_set *s, const xp_spec *spec) {
   for (size_t i = 0; i < s->n; i++)
@@ -265,6 +287,7 @@ static int load_all(const xp_spec *spec, vb_set *out) {
   for (int k = 0; k < i; k++) free(paths[k]);
   free(paths);
   if (!rc) rc = check_same_model(out, spec);
+  if (!rc) rc = check_precision(out, spec);
   if (!rc) rc = trtllm_load(out, spec);
   if (rc) set_free(out);
   else settle_server_settings(out);
@@ -492,7 +515,7 @@ static int record_server_settings(xp_run *run, const vb_set *s) {
 }
 
 /* A GPU every result names (trtllm-bench's machine.name, AIPerf's GPU telemetry), and how many ran
-** it (trtllm-bench's world_size), as the run's. */
+** it (trtllm-bench's world_size), as the run's; so the dtype. */
 static int record_gpu(xp_run *run, const vb_set *s) {
   const char *gpu = s->r[0].gpu;
   int64_t gpus = s->r[0].gpu_count;
@@ -502,6 +525,11 @@ static int record_gpu(xp_run *run, const vb_set *s) {
   }
   int rc = gpu ? xp_run_meta(run, "gpu_name", gpu, "trace") : 0;
   if (rc == 0 && gpu && gpus > 0) rc = xp_run_meta_int(run, "gpu_count", gpus, "trace");
+  /* and the dtype, where every result names the same (trtllm-bench's, in xp's names) */
+  const char *dtype = s->r[0].dtype;
+  for (size_t i = 1; i < s->n && dtype; i++)
+    if (!s->r[i].dtype || strcmp(dtype, s->r[i].dtype) != 0) dtype = NULL;
+  if (rc == 0 && dtype) rc = xp_run_meta(run, "dtype", dtype, "trace");
   return rc;
 }
 
@@ -513,7 +541,9 @@ static int record_meta(xp_run *run, const vb_set *s) {
       {"tokenizer_id", offsetof(vb_result, tokenizer)},
       {"label", offsetof(vb_result, label)},
       {"date", offsetof(vb_result, date)},
-      {"engine_version", offsetof(vb_result, engine_version)}};
+      {"engine_version", offsetof(vb_result, engine_version)},
+      {"engine_dtype", offsetof(vb_result, engine_dtype)},
+      {"engine_quantization", offsetof(vb_result, engine_quant)}};
   int rc = record_gpu(run, s);
   for (size_t k = 0; k < sizeof keys / sizeof keys[0] && rc == 0; k++) {
     char *v = distinct_values(s, keys[k].offset);

@@ -69,6 +69,11 @@ write("nomodel", lambda d: d["engine"].pop("model"))
 write("noout", lambda d: d["performance"].pop("system_output_throughput_tok_s"))
 write("noissue", lambda d: d["world_info"].pop("issue_rate"))
 write("strreq", lambda d: d["request_info"].update(num_requests="1000"))
+# the precisions TensorRT-LLM's reports state (engine.quantization a QuantAlgo, as its printouts
+# in NVIDIA/TensorRT-LLM PRs 7104 and 9459 show: "Quantization: NVFP4", "FP8")
+write("fp8", lambda d: d["engine"].update(quantization="FP8", kv_cache_dtype="FP8"))
+write("nvfp4", lambda d: d["engine"].update(quantization="NVFP4", kv_cache_dtype="FP8"))
+write("awq", lambda d: d["engine"].update(quantization="W4A16_AWQ", dtype="float16"))
 PY
 one_line "no model" 2 'nomodel.json:1: missing key "engine.model": the report names no model$' \
   "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/nomodel.json"
@@ -78,5 +83,28 @@ one_line "no issue rate" 2 'noissue.json:1: the report names no concurrency, nor
   "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/noissue.json"
 one_line "a count as a string" 2 'strreq.json:1: request_info.num_requests: expected a number >= 0, found a string$' \
   "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/strreq.json"
+
+# the report's precision: engine.dtype and quantization as written, and the dtype the GEMMs ran
+# at in xp's names (bf16 unquantized, fp8 for FP8, fp16 activations of a weight-only W4A16_AWQ;
+# NVFP4 none, no xp dtype means the same), so a declared --set dtype=fp8 is the report's
+prec() { db="$1" sql "SELECT coalesce(r.dtype, '-') || '|' || group_concat(m.value, '|') FROM runs r
+  JOIN run_meta m ON m.run_id = r.id AND m.key IN ('engine_dtype', 'engine_quantization') WHERE r.uuid LIKE '$2%'
+  GROUP BY r.id"; }
+check "precision: unquantized bfloat16 is bf16" "bf16|bfloat16|None" "$(prec "$d" "$a")"
+e=$(imp "$tmp/p.db" "$tmp/fp8.json" --set dtype=fp8)
+check "precision: FP8 is dtype fp8, as declared" "fp8|bfloat16|FP8" "$(prec "$tmp/p.db" "$e")"
+e=$(imp "$tmp/p.db" "$tmp/nvfp4.json")
+check "precision: NVFP4 kept, no dtype of xp's" "-|bfloat16|NVFP4" "$(prec "$tmp/p.db" "$e")"
+e=$(imp "$tmp/p.db" "$tmp/awq.json")
+check "precision: weight-only, the activations' dtype" "fp16|float16|W4A16_AWQ" "$(prec "$tmp/p.db" "$e")"
+e=$(imp "$tmp/p.db" "$fmt/trtllm_bench_report.json" --set dtype=bf16)
+check "precision: a declaration the report agrees with, one value" "bf16|" \
+  "$(db="$tmp/p.db" sql "SELECT dtype || '|' || coalesce((SELECT value FROM run_meta WHERE run_id = runs.id AND key = 'mismatch.dtype'), '') FROM runs WHERE uuid LIKE '$e%'")"
+one_line "precision: a declared dtype the report contradicts" 2 \
+  'trtllm_bench_report.json:1: --set dtype=fp8, yet the report ran dtype bf16 .engine.dtype "bfloat16", quantization null.' \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$fmt/trtllm_bench_report.json" --set dtype=fp8
+one_line "precision: a quantization declared of an unquantized run" 2 \
+  'trtllm_bench_report.json:1: --set quantization=fp8, yet the report.s engine.quantization is null' \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$fmt/trtllm_bench_report.json" --set quantization=fp8
 check "nothing recorded by the refusals" "no" "$([ -e "$tmp/bad.db" ] && echo yes || echo no)"
 finish
