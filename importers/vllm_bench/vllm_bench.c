@@ -570,8 +570,16 @@ static int record_meta(xp_run *run, const vb_set *s) {
 static int record_result(xp_run *run, const vb_result *r) {
   /* every request failed: the case is failed, and vLLM's latency placeholders were not kept */
   const int none = r->completed == 0;
-  int64_t case_id = xp_run_case(run, r->case_name, r->params, none ? "failed" : "ok",
-                                none ? "no request completed" : NULL);
+  /* genai-perf counted no requests before its request_count (triton-inference-server/perf_analyzer
+  ** PR 231, Dec. 2024), nor wrote the duration they were measured over: request_throughput times
+  ** a duration would be a count, but neither the duration nor an exact product is in the file,
+  ** so how many requests the case measured is not known, and the case says so */
+  const char *note = none ? "no request completed"
+                     : r->tool == VB_SUMMARY_EXPORT && r->completed < 0
+                         ? "requests not counted: a genai-perf export from before its request_count (Dec. 2024) "
+                           "writes no count and no duration to derive one from"
+                         : NULL;
+  int64_t case_id = xp_run_case(run, r->case_name, r->params, none ? "failed" : "ok", note);
   if (case_id < 0) return XP_EXIT_DB;
   int rc = 0;
   for (size_t i = 0; i < r->nvalues && rc == 0; i++)

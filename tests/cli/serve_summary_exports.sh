@@ -46,6 +46,11 @@ check "genai-perf: the TTFT's statistics" "max_ttft_ms=61[ms] mean_ttft_ms=41.3[
   "$(metrics "$d" "$g" concurrency=4 '%ttft%')"
 check "genai-perf: the model, the client's endpoint" "Qwen/Qwen3-8B|chat" \
   "$(db="$d" sql "SELECT r.model || '|' || m.value FROM runs r JOIN run_meta m ON m.run_id = r.id AND m.key = 'endpoint_type'")"
+# written before genai-perf counted its requests (request_count, perf_analyzer PR 231): no count,
+# no duration to derive one from; the case says so rather than looking like one that has it
+check "genai-perf before request_count: the case says its requests were not counted" \
+  "|ok|requests not counted: a genai-perf export from before its request_count (Dec. 2024) writes no count and no duration to derive one from" \
+  "$(db="$d" sql "SELECT coalesce((SELECT group_concat(metric) FROM run_metrics m WHERE m.run_id = c.run_id AND m.metric IN ('completed', 'num_prompts')), '') || '|' || c.status || '|' || c.note FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.uuid LIKE '$g%'")"
 
 # genai-perf's ConfigCommand input_config (2025), Triton's TensorRT-LLM backend, 4 requests a
 # second spaced evenly (perf_analyzer's constant distribution: vLLM's burstiness inf); its 12
