@@ -92,6 +92,13 @@ json.dump(t, gzip.open(sys.argv[4], "wt"))
 PY
   done
 }
+import_vllm() { # import_vllm DB FILE [ARGS]: xp import vllm-bench into DB; the new run's id prefix on stdout
+  local d=$1
+  shift
+  "$XP" --db "$d" import vllm-bench "$@" > /dev/null 2> "$tmp/imperr" || { echo "FAIL: import $*: $(cat "$tmp/imperr")" >&2; fail=1; }
+  db="$d" sql "SELECT substr(uuid, 1, 8) FROM runs ORDER BY id DESC LIMIT 1"
+}
+
 need_probe() { # $PROBE: records runs of a kind that xp lacks (tests/unit/history_probe.h)
   PROBE="${XP_BUILD:?XP_BUILD must name the build tree}/tests/test_history_chain"
   [ -x "$PROBE" ] || die "$PROBE is missing (build the tests)"

@@ -67,6 +67,16 @@ static inline char *test_write_file(const char *name, const char *text) {
   return p;
 }
 
+/* DIR/FILE inside test_dir holding TEXT, DIR made with its parents (a laid-out sysfs tree). */
+static inline void test_put_file(const char *dir, const char *file, const char *text) {
+  char *cmd = xp_asprintf("mkdir -p '%s/%s'", test_dir, dir);
+  if (system(cmd) != 0) fprintf(stderr, "mkdir failed: %s\n", cmd);
+  free(cmd);
+  char *name = xp_asprintf("%s/%s", dir, file);
+  free(test_write_file(name, text));
+  free(name);
+}
+
 /* Remove test_dir and everything in it; a failure is said, not fatal. */
 static inline void test_dir_remove(void) {
   char *cmd = xp_asprintf("rm -rf '%s'", test_dir);

@@ -6,12 +6,6 @@
 set -u
 . "$XP_SRC/tests/lib.sh"
 fmt="$XP_SRC/tests/data/vllm_bench/formats"
-imp() { # imp DB FILE [ARGS]: import, the new run's id prefix on stdout
-  local d=$1
-  shift
-  "$XP" --db "$d" import vllm-bench "$@" > /dev/null 2> "$tmp/imperr" || { echo "FAIL: import $*: $(cat "$tmp/imperr")" >&2; fail=1; }
-  db="$d" sql "SELECT substr(uuid, 1, 8) FROM runs ORDER BY id DESC LIMIT 1"
-}
 metrics() { # metrics DB CASE: "metric=median[unit]" of the case, sorted
   db="$1" query "SELECT group_concat(metric || '=' || printf('%.10g', median) || '[' || unit || ']', ' ')
     FROM (SELECT * FROM run_metrics WHERE case_name = '$2' ORDER BY metric)"
@@ -20,7 +14,7 @@ metrics() { # metrics DB CASE: "metric=median[unit]" of the case, sorted
 # SGLang, July 2024 (--multi): no _tokens or _ms in the names, output_token_throughput, and no
 # duration or request count. Read under vLLM's names; the rate names each case.
 d="$tmp/jul.db"
-imp "$d" "$fmt/sglang_2024_07.jsonl" --set model=m > /dev/null
+import_vllm "$d" "$fmt/sglang_2024_07.jsonl" --set model=m > /dev/null
 check "SGLang July 2024: a case per rate" "rate=1 rate=2" "$(db="$d" query "SELECT group_concat(name, ' ') FROM (SELECT name FROM cases ORDER BY seq)")"
 check "SGLang July 2024: vLLM's names and units" \
   "median_itl_ms=11.75[ms] median_ttft_ms=28.5[ms] output_throughput=161.25[tok/s] total_input_tokens=12040[tokens] total_output_tokens=10512[tokens]" \
@@ -31,7 +25,7 @@ grep -qE '^rate=1 +- +- +161\.25 +28\.50 +- +11\.75$' "$tmp/plan" || { echo "FAI
 
 # with --disable-stream there is no inter-token gap: SGLang wrote np.median([0]), no measurement
 sed '1s/"median_itl": 11.75/"median_itl": 0.0/' "$fmt/sglang_2024_07.jsonl" > "$tmp/nostream.jsonl"
-imp "$tmp/nostream.db" "$tmp/nostream.jsonl" --set model=m > /dev/null
+import_vllm "$tmp/nostream.db" "$tmp/nostream.jsonl" --set model=m > /dev/null
 check "SGLang July 2024 without streaming: no ITL of 0 ms" "median_ttft_ms" \
   "$(db="$tmp/nostream.db" query "SELECT group_concat(metric, ' ') FROM run_metrics WHERE case_name = 'rate=1' AND unit = 'ms'")"
 
@@ -39,8 +33,8 @@ check "SGLang July 2024 without streaming: no ITL of 0 ms" "median_ttft_ms" \
 # with 512-token prompts it is the workload of vLLM 0.3.3's file (rate 4, 512 tokens a prompt),
 # and the two pair
 d="$tmp/retok.db"
-va=$(imp "$d" "$fmt/vllm_0.3.3.json")
-sb=$(imp "$d" "$fmt/sglang_2024_retok.jsonl" --set model=meta-llama/Llama-2-7b-chat-hf)
+va=$(import_vllm "$d" "$fmt/vllm_0.3.3.json")
+sb=$(import_vllm "$d" "$fmt/sglang_2024_retok.jsonl" --set model=meta-llama/Llama-2-7b-chat-hf)
 check "SGLang late July 2024: vLLM's names and units" \
   "completed=64[requests] mean_e2el_ms=1893.5[ms] median_e2el_ms=1850.25[ms] median_itl_ms=14.5[ms] median_ttft_ms=41.5[ms] output_throughput=512[tok/s] total_input_tokens=32768[tokens] total_output_tokens=8192[tokens] total_output_tokens_retokenized=8177[tokens]" \
   "$(db="$d" query "SELECT group_concat(metric || '=' || printf('%.10g', median) || '[' || unit || ']', ' ') FROM (SELECT * FROM run_metrics m JOIN runs r ON r.id = m.run_id WHERE r.engine = 'sglang' ORDER BY metric)")"
@@ -66,7 +60,7 @@ one_line "SGLang July 2024 without its throughput" 2 \
 # SGLang's unmerged refactor (PR 10409): the totals unsuffixed, --output-details' lists nested
 # under "details" (4 requests, the third failed)
 d="$tmp/pr.db"
-imp "$d" "$fmt/sglang_pr10409_details.jsonl" --set model=m > /dev/null
+import_vllm "$d" "$fmt/sglang_pr10409_details.jsonl" --set model=m > /dev/null
 check "PR 10409: per-request TTFTs from details, the failure left out" "3" \
   "$(db="$d" sql "SELECT n FROM run_metrics WHERE metric = 'ttft_ms'")"
 check "PR 10409: totals and retokenized throughputs" \
@@ -82,7 +76,7 @@ one_line "PR 10409: a negative TTFT in details" 2 "neg.jsonl:1: ttfts: entry 0: 
 # SGLang 2026: p90 and p95 of every latency, --cache-report's totals; a multi-turn line counts
 # no prompt (total_input_tokens 0), which is no measurement and must not keep it from pairing
 d="$tmp/2026.db"
-sb=$(imp "$d" "$fmt/sglang_2026.jsonl" --set model=Qwen/Qwen3-0.6B)
+sb=$(import_vllm "$d" "$fmt/sglang_2026.jsonl" --set model=Qwen/Qwen3-0.6B)
 check "SGLang 2026: p90/p95 under vLLM's names" "p90_e2el_ms=ms p90_ttft_ms=ms p95_e2el_ms=ms p95_tpot_ms=ms" \
   "$(db="$d" query "SELECT group_concat(metric || '=' || unit, ' ') FROM (SELECT * FROM run_metrics WHERE case_name = 'concurrency=8' AND metric IN ('p90_e2el_ms', 'p95_e2el_ms', 'p90_ttft_ms', 'p95_tpot_ms') ORDER BY metric)")"
 check "SGLang 2026: the cache report" \
@@ -94,7 +88,7 @@ check "SGLang 2026 multi-turn: the output throughput kept" "256" \
   "$(db="$d" sql "SELECT median FROM run_metrics WHERE case_name = 'concurrency=4' AND metric = 'output_throughput'")"
 sed -e 's/"max_concurrency": 8/"max_concurrency": 4/' -e 's/"total_input_tokens": 1920/"total_input_tokens": 7680/' \
   "$XP_SRC/tests/data/vllm_bench/serve_c8_detailed.json" > "$tmp/vllm_c4.json"
-va=$(imp "$d" "$tmp/vllm_c4.json")
+va=$(import_vllm "$d" "$tmp/vllm_c4.json")
 "$XP" --db "$d" compare "$va" "$sb" > "$tmp/cmp" 2>&1
 grep -qE '^concurrency=4 .* median_ttft_ms +ms +27\.32 +44 ' "$tmp/cmp" ||
   { echo "FAIL: vLLM's concurrency=4 and SGLang's multi-turn one do not pair:"; grep 'concurrency=4' "$tmp/cmp"; fail=1; }
@@ -103,16 +97,16 @@ grep -qE '^concurrency=4 .* median_ttft_ms +ms +27\.32 +44 ' "$tmp/cmp" ||
 # rebuilt from it over the requests that succeeded (500+1020+1540+520+1040 of 5, the sixth
 # failed), so the case pairs by its own load: 924 tokens a request, not vLLM's 512
 d="$tmp/mt.db"
-sb=$(imp "$d" "$fmt/sglang_2026_multiturn.jsonl" --set model=Qwen/Qwen3-0.6B)
+sb=$(import_vllm "$d" "$fmt/sglang_2026_multiturn.jsonl" --set model=Qwen/Qwen3-0.6B)
 check "SGLang 2026 multi-turn: the prompt count rebuilt from input_lens, and the throughputs of it" \
   "input_throughput=9240[tok/s] total_input_tokens=4620[tokens] total_token_throughput=9320[tok/s]" \
   "$(db="$d" query "SELECT group_concat(metric || '=' || printf('%.10g', median) || '[' || unit || ']', ' ') FROM (SELECT * FROM run_metrics WHERE metric IN ('total_input_tokens', 'total_input_text_tokens', 'input_throughput', 'total_token_throughput') ORDER BY metric)")"
-va=$(imp "$d" "$tmp/vllm_c4.json")
+va=$(import_vllm "$d" "$tmp/vllm_c4.json")
 "$XP" --db "$d" compare "$va" "$sb" > "$tmp/cmp" 2>&1
 grep -q "^  concurrency=4 only in A: B's concurrency=4 is another workload: prompt tokens a request: A 512, B 924$" "$tmp/cmp" ||
   { echo "FAIL: vLLM's 512-token concurrency=4 pairs with SGLang's multi-turn one of 924:"; grep 'concurrency=4' "$tmp/cmp"; fail=1; }
 sed 's/"total_input_tokens": 7680/"total_input_tokens": 13860/' "$tmp/vllm_c4.json" > "$tmp/vllm_c4_924.json"
-va=$(imp "$d" "$tmp/vllm_c4_924.json")
+va=$(import_vllm "$d" "$tmp/vllm_c4_924.json")
 "$XP" --db "$d" compare "$va" "$sb" > "$tmp/cmp" 2>&1
 grep -qE '^concurrency=4 .* median_ttft_ms +ms +27\.32 +38 ' "$tmp/cmp" ||
   { echo "FAIL: vLLM's 924-token concurrency=4 and SGLang's multi-turn one do not pair:"; grep 'concurrency=4' "$tmp/cmp"; fail=1; }
@@ -124,7 +118,7 @@ open(sys.argv[2], "w").write(json.dumps(cache) + "\n")
 line["input_lens"] = line["input_lens"][:5]
 open(sys.argv[3], "w").write(json.dumps(line) + "\n")
 PY
-imp "$tmp/mtc.db" "$tmp/mt_cache.jsonl" --set model=m > /dev/null
+import_vllm "$tmp/mtc.db" "$tmp/mt_cache.jsonl" --set model=m > /dev/null
 check "SGLang 2026 multi-turn without input_lens: the count from the cache report" "4620" \
   "$(db="$tmp/mtc.db" sql "SELECT median FROM run_metrics WHERE metric = 'total_input_tokens'")"
 one_line "SGLang 2026 multi-turn: input_lens cut short" 2 \
@@ -144,7 +138,7 @@ check "nothing recorded by the refusals" "no" "$([ -e "$tmp/bad.db" ] && echo ye
 # kind) not recorded, so the configuration is the one of any TP-4 SGLang run but for DP, which
 # xp compare names
 d="$tmp/dp.db"
-dp2=$(imp "$d" "$fmt/sglang_0.5.8_tp4_dp2.jsonl")
+dp2=$(import_vllm "$d" "$fmt/sglang_0.5.8_tp4_dp2.jsonl")
 check "SGLang 0.5.8 TP 4 DP 2: model, TP, PP, EP and configuration" "/workspace/gpt-oss-120b|4|||engine=sglang dp=2" \
   "$(db="$d" sql "SELECT r.model || '|' || r.tp || '|' || coalesce(r.pp, '') || '|' || coalesce(r.ep, '') || '|' || g.config FROM runs r JOIN run_configuration g ON g.run_id = r.id")"
 check "SGLang 0.5.8 TP 4 DP 2: the parallel sizes as run metadata" "dp=2 tp=4" \
@@ -152,19 +146,19 @@ check "SGLang 0.5.8 TP 4 DP 2: the parallel sizes as run metadata" "dp=2 tp=4" \
 check "SGLang 0.5.8 TP 4 DP 2: the result's numbers" "866.5077001|3842.531911|100" \
   "$(db="$d" sql "SELECT group_concat(printf('%.10g', median), '|') FROM (SELECT median FROM run_metrics WHERE metric IN ('median_ttft_ms', 'output_throughput', 'completed') ORDER BY metric DESC)")"
 sed 's/"dp_size": 2/"dp_size": 1/' "$fmt/sglang_0.5.8_tp4_dp2.jsonl" > "$tmp/dp1.jsonl"
-dp1=$(imp "$d" "$tmp/dp1.jsonl")
+dp1=$(import_vllm "$d" "$tmp/dp1.jsonl")
 "$XP" --db "$d" compare "$dp1" "$dp2" > "$tmp/cmp" 2>&1
 grep -q '^  dp: A (unset); B 2$' "$tmp/cmp" || { echo "FAIL: xp compare does not tell DP 1 from DP 2:"; cat "$tmp/cmp"; fail=1; }
 sed 's/"pp_size": 1/"pp_size": 2/; s/"ep_size": 1/"ep_size": 4/' "$fmt/sglang_0.5.8_tp4_dp2.jsonl" > "$tmp/pp2.jsonl"
-imp "$tmp/pp.db" "$tmp/pp2.jsonl" > /dev/null
+import_vllm "$tmp/pp.db" "$tmp/pp2.jsonl" > /dev/null
 check "SGLang PP 2, EP 4: the runs' pp and ep columns and the configuration" "2|4|engine=sglang ep=4 pp=2 dp=2" \
   "$(db="$tmp/pp.db" sql "SELECT r.pp || '|' || r.ep || '|' || g.config FROM runs r JOIN run_configuration g ON g.run_id = r.id")"
 
 # vLLM 0.3-0.4 benchmark_serving.py: --version is the engine's, run metadata and not a setting
 # of the case, so the same load on two versions pairs (and the versions are named apart)
 d="$tmp/ver.db"
-v3=$(imp "$d" "$fmt/vllm_0.3.3.json")
-v4=$(imp "$d" "$fmt/vllm_0.4.0.json")
+v3=$(import_vllm "$d" "$fmt/vllm_0.3.3.json")
+v4=$(import_vllm "$d" "$fmt/vllm_0.4.0.json")
 check "vLLM 0.3-0.4: engine_version as run metadata" "0.3.3|trace 0.4.0|trace" \
   "$(db="$d" query "SELECT group_concat(value || '|' || source, ' ') FROM (SELECT * FROM run_meta WHERE key = 'engine_version' ORDER BY value)")"
 check "vLLM 0.3-0.4: the case's settings" '{"best_of":1,"file":"vllm_0.3.3.json","num_prompts":6,"request_rate":4,"use_beam_search":false}' \
@@ -173,7 +167,7 @@ check "vLLM 0.3-0.4: the case's settings" '{"best_of":1,"file":"vllm_0.3.3.json"
 grep -qE '^rate=4 .* median_ttft_ms +ms +40 +40 ' "$tmp/cmp" || { echo "FAIL: two vLLM versions' rate=4 do not pair:"; cat "$tmp/cmp"; fail=1; }
 grep -q '^  engine_version: A 0.3.3; B 0.4.0$' "$tmp/cmp" || { echo "FAIL: the versions are not named apart:"; cat "$tmp/cmp"; fail=1; }
 sed 's/"version": "0.3.3"/"version": "N\/A"/' "$fmt/vllm_0.3.3.json" > "$tmp/na.json"
-imp "$tmp/na.db" "$tmp/na.json" > /dev/null
+import_vllm "$tmp/na.db" "$tmp/na.json" > /dev/null
 check "vLLM --version's default N/A names no version" 0 "$(db="$tmp/na.db" sql "SELECT count(*) FROM run_meta WHERE key = 'engine_version'")"
 
 # vllm bench sweep serve (real files, formats/PROVENANCE.md): a point's run=N.json is vllm bench
@@ -181,7 +175,7 @@ check "vLLM --version's default N/A names no version" 0 "$(db="$tmp/na.db" sql "
 # its summary.json the list of the point's runs. The overrides are settings of the case, not
 # metrics; run_number is neither, so a point's runs pool as one case
 d="$tmp/sweep.db"
-imp "$d" "$fmt/vllm_sweep_seqs4_run0.json" "$fmt/vllm_sweep_seqs8_summary.json" > /dev/null
+import_vllm "$d" "$fmt/vllm_sweep_seqs4_run0.json" "$fmt/vllm_sweep_seqs8_summary.json" > /dev/null
 check "vllm bench sweep: a case a run, the server setting in its settings" \
   "concurrency=2:4:vllm_sweep_seqs4_run0.json: concurrency=2:8:vllm_sweep_seqs8_summary.json:0 concurrency=2:8:vllm_sweep_seqs8_summary.json:1" \
   "$(db="$d" query "SELECT group_concat(name || ':' || json_extract(params, '$.max_num_seqs') || ':' || json_extract(params, '$.file') || ':' || coalesce(json_extract(params, '$.result'), ''), ' ') FROM (SELECT * FROM cases ORDER BY seq)")"
@@ -192,7 +186,7 @@ check "vllm bench sweep: the summary's runs, its numbers" "43.21107800 36.010843
 python3 -c "import json, sys; r = json.load(open(sys.argv[1]))
 r.update(max_num_seqs=4, tensor_parallel_size=2, compilation_config={'mode': 3}, _benchmark_name='tp2')
 json.dump(r, open(sys.argv[2], 'w'), indent=4)" "$fmt/vllm_sweep_seqs4_run0.json" "$tmp/tp2.json"
-imp "$tmp/tp2.db" "$tmp/tp2.json" > /dev/null
+import_vllm "$tmp/tp2.db" "$tmp/tp2.json" > /dev/null
 check "vllm bench sweep over TP: the run's TP, the point's name its setting" \
   '2|{"_benchmark_name":"tp2"}' \
   "$(db="$tmp/tp2.db" sql "SELECT r.tp || '|' || json_remove(c.params, '$.file', '$.burstiness', '$.max_concurrency', '$.num_prompts', '$.request_rate') FROM runs r JOIN cases c ON c.run_id = r.id" | sed 's/""/"/g; s/^"//; s/"$//')"
@@ -205,7 +199,7 @@ one_line "vllm bench sweep: summary.json with its run file" 2 \
   "vllm_sweep_seqs8_summary.json:2: the same result as .*vllm_sweep_seqs8_run0.json:1 (vllm bench sweep's summary.json lists its run=N.json files' results again)" \
   "$XP" --db "$tmp/twice.db" import vllm-bench "$fmt/vllm_sweep_seqs8_run0.json" "$fmt/vllm_sweep_seqs8_summary.json"
 check "vllm bench sweep: nothing recorded of the summary given with its run file" "no" "$([ -e "$tmp/twice.db" ] && echo yes || echo no)"
-imp "$tmp/runs.db" "$fmt/vllm_sweep_seqs8_run0.json" "$fmt/vllm_sweep_seqs4_run0.json" > /dev/null
+import_vllm "$tmp/runs.db" "$fmt/vllm_sweep_seqs8_run0.json" "$fmt/vllm_sweep_seqs4_run0.json" > /dev/null
 check "vllm bench sweep: two points' run files, one case each" 2 "$(db="$tmp/runs.db" sql "SELECT count(*) FROM cases")"
 # A serve override is the server's, not the workload: run_benchmark of vllm/benchmarks/sweep/
 # serve.py adds both sides' overrides after run_number with no boundary, but every bench override
@@ -213,8 +207,8 @@ check "vllm bench sweep: two points' run files, one case each" 2 "$(db="$tmp/run
 # max_num_seqs 4 and 8, a run each: one workload measured on two server settings, paired by xp
 # compare, the setting the runs' metadata and their difference (before: not paired, "another
 # workload: max_num_seqs: A 4, B 8")
-ra=$(imp "$tmp/pair.db" "$fmt/vllm_sweep_seqs4_run0.json")
-rb=$(imp "$tmp/pair.db" "$fmt/vllm_sweep_seqs8_run0.json")
+ra=$(import_vllm "$tmp/pair.db" "$fmt/vllm_sweep_seqs4_run0.json")
+rb=$(import_vllm "$tmp/pair.db" "$fmt/vllm_sweep_seqs8_run0.json")
 check "vllm bench sweep: the server setting, the runs' metadata" "4 8" \
   "$(db="$tmp/pair.db" query "SELECT group_concat(value, ' ') FROM (SELECT value FROM run_meta WHERE key = 'serve.max_num_seqs' ORDER BY run_id)")"
 check "vllm bench sweep: the server setting, no setting of the case" 0 \
@@ -236,7 +230,7 @@ check "vllm bench sweep: no regression between two server settings" 0 \
 python3 -c "import json, sys; r = json.load(open(sys.argv[1])); del r['max_num_seqs']
 r.update({'max-num-seqs': 4, 'gpu_memory_utilization': 0.8, 'seed': 1, 'random_input_len': 32, 'random-output-len': 16})
 json.dump(r, open(sys.argv[2], 'w'), indent=4)" "$fmt/vllm_sweep_seqs4_run0.json" "$tmp/bench_side.json"
-imp "$tmp/bench_side.db" "$tmp/bench_side.json" > /dev/null
+import_vllm "$tmp/bench_side.db" "$tmp/bench_side.json" > /dev/null
 check "vllm bench sweep: bench overrides the case's settings" '{"random-output-len":16,"random_input_len":32,"seed":1}' \
   "$(db="$tmp/bench_side.db" sql "SELECT json_remove(params, '$.file', '$.burstiness', '$.max_concurrency', '$.num_prompts', '$.request_rate') FROM cases" | sed 's/""/"/g; s/^"//; s/"$//')"
 check "vllm bench sweep: serve overrides the run's, spelt with underscores" 'serve.gpu_memory_utilization=0.8 serve.max_num_seqs=4' \
@@ -262,7 +256,7 @@ r.update({'enable-expert-parallel': True})
 json.dump(r, open(sys.argv[3], 'w'), indent=4)
 r.update({'tensor-parallel-size': 4, 'data-parallel-size': 2})
 json.dump(r, open(sys.argv[4], 'w'), indent=4)" "$fmt/vllm_sweep_seqs4_run0.json" "$tmp/ep2.json" "$tmp/ep_notp.json" "$tmp/ep_dashed.json"
-imp "$tmp/ep2.db" "$tmp/ep2.json" > /dev/null
+import_vllm "$tmp/ep2.db" "$tmp/ep2.json" > /dev/null
 check "vllm bench sweep with --enable-expert-parallel and TP 2: EP 2, in the configuration" "2|2|ep=2 serve.max_num_seqs=4" \
   "$(db="$tmp/ep2.db" sql "SELECT r.tp || '|' || r.ep || '|' || g.config FROM runs r JOIN run_configuration g ON g.run_id = r.id")"
 "$XP" --db "$tmp/ep_notp.db" import vllm-bench "$tmp/ep_notp.json" > /dev/null 2> "$tmp/err"
@@ -270,14 +264,14 @@ check "vllm bench sweep with --enable-expert-parallel, no TP: a warning" \
   "xp: warning: $tmp/ep_notp.json:1: enable_expert_parallel without a tensor-parallel size: EP (vLLM's TP x DP) not recorded (--metadata tp=N says it)" \
   "$(cat "$tmp/err")"
 check "vllm bench sweep with --enable-expert-parallel, no TP: no EP" "" "$(db="$tmp/ep_notp.db" sql "SELECT ep FROM runs")"
-imp "$tmp/ep_dashed.db" "$tmp/ep_dashed.json" > /dev/null
+import_vllm "$tmp/ep_dashed.db" "$tmp/ep_dashed.json" > /dev/null
 check "vllm bench sweep, its overrides spelt as flags (tensor-parallel-size): TP 4, DP 2, EP 8" "4|8|2" \
   "$(db="$tmp/ep_dashed.db" sql "SELECT r.tp || '|' || r.ep || '|' || m.value FROM runs r JOIN run_meta m ON m.run_id = r.id AND m.key = 'dp'")"
 # TensorRT-LLM's fork of benchmark_serving.py (formats/PROVENANCE.md): --save-detailed keeps the
 # per-request latencies as "e2els"; read as vLLM's latencies, the requests' e2el and TPOT samples
 # agree with the statistics the writer computed of them (3 of 4 succeeded)
 d="$tmp/trt.db"
-imp "$d" "$fmt/trtllm_serve_c4_detailed.json" > /dev/null
+import_vllm "$d" "$fmt/trtllm_serve_c4_detailed.json" > /dev/null
 check "TensorRT-LLM: the per-request e2el and TPOT from e2els, as its statistics" \
   "e2el_ms:3:94.2:95.53333333 tpot_ms:3:12.04:12.04" \
   "$(db="$d" query "SELECT group_concat(metric || ':' || n || ':' || printf('%.10g', median) || ':' || printf('%.10g', mean), ' ') FROM (SELECT * FROM run_metrics WHERE metric IN ('e2el_ms', 'tpot_ms') ORDER BY metric)")"
@@ -298,8 +292,8 @@ r['avg_decoded_tokens_per_iter'] = 0.0
 json.dump(r, open(sys.argv[2], 'w'))
 r['avg_decoded_tokens_per_iter'] = 1.8
 json.dump(r, open(sys.argv[3], 'w'))" "$fmt/trtllm_serve_c4_detailed.json" "$tmp/trt_zero.json" "$tmp/trt_one.json"
-imp "$tmp/trt_zero.db" "$tmp/trt_zero.json" > /dev/null
-imp "$tmp/trt_one.db" "$tmp/trt_one.json" > /dev/null
+import_vllm "$tmp/trt_zero.db" "$tmp/trt_zero.json" > /dev/null
+import_vllm "$tmp/trt_one.db" "$tmp/trt_one.json" > /dev/null
 check "TensorRT-LLM: 0 tokens an iteration, none measured, no engine" "|0" \
   "$(db="$tmp/trt_zero.db" sql "SELECT ifnull(engine, '') FROM runs")|$(db="$tmp/trt_zero.db" sql "SELECT count(*) FROM run_metrics WHERE metric = 'avg_decoded_tokens_per_iter'")"
 check "TensorRT-LLM: 1.8 tokens an iteration, and the engine" "tensorrt-llm|1.8[tokens]" \
@@ -329,7 +323,7 @@ one_line "vllm bench sweep: a failed server's record" 2 \
 # vLLM's structured-output benchmark (formats/PROVENANCE.md): the share of outputs that are what
 # the request asked for is a percentage; its per-request timings agree with its statistics
 d="$tmp/so.db"
-imp "$d" "$fmt/vllm_structured_output.json" > /dev/null
+import_vllm "$d" "$fmt/vllm_structured_output.json" > /dev/null
 check "structured output: correct_rate(%) in %, and the TTFT samples as its statistics" "correct_rate(%)=75[%] ttft_ms=36[ms]" \
   "$(db="$d" query "SELECT group_concat(metric || '=' || printf('%.10g', median) || '[' || unit || ']', ' ') FROM (SELECT * FROM run_metrics WHERE metric IN ('correct_rate(%)', 'ttft_ms') ORDER BY metric)")"
 check "structured output: its own median TTFT" "36" "$(db="$d" sql "SELECT printf('%.10g', median) FROM run_metrics WHERE metric = 'median_ttft_ms'")"
@@ -385,7 +379,7 @@ check "one token a request: no warning, the output throughput kept" "0|35.714285
 # vllm bench serve --record-power (ROCm): the power statistics merged into the result, in W, the
 # samples taken, and tokens a joule; the CPU's null (no socket found) not recorded
 d="$tmp/power.db"
-imp "$d" "$fmt/vllm_record_power.json" > /dev/null
+import_vllm "$d" "$fmt/vllm_record_power.json" > /dev/null
 check "--record-power: units" \
   "input_toks_per_joule=12.7558[tok/J] mean_power_w=679.93[W] median_power_per_accelerator_w=649[W] median_power_w=649[W] num_samples=15[samples] output_toks_per_joule=2.54826[tok/J] p25_power_w=575.5[W] p75_power_w=784.5[W] total_toks_per_joule=15.3041[tok/J]" \
   "$(db="$d" query "SELECT group_concat(metric || '=' || printf('%.6g', median) || '[' || unit || ']', ' ') FROM (SELECT * FROM run_metrics WHERE metric LIKE '%power%' OR metric LIKE '%joule' OR metric LIKE '%samples' ORDER BY metric)")"
@@ -394,13 +388,13 @@ python3 -c "import json, sys
 r = json.load(open(sys.argv[1]))
 r.update(output_toks_per_joule=0.01, total_toks_per_joule=5.0, input_toks_per_joule=4.99, median_power_w=640.0)
 json.dump(r, open(sys.argv[2], 'w'))" "$fmt/vllm_skip_tokenizer_init_summary.json" "$tmp/notok_power.json"
-imp "$tmp/notok_power.db" "$tmp/notok_power.json" 2> /dev/null > /dev/null
+import_vllm "$tmp/notok_power.db" "$tmp/notok_power.json" 2> /dev/null > /dev/null
 check "skip-tokenizer-init with --record-power: the input's tokens a joule alone" "input_toks_per_joule" \
   "$(db="$tmp/notok_power.db" query "SELECT group_concat(metric, ' ') FROM run_metrics WHERE unit = 'tok/J'")"
 # vllm bench serve's NVML energy (GpuEnergyMeter): joules, the seconds they were read over, W,
 # joules an output token; which GPUs (a list) is no measurement
 d="$tmp/energy.db"
-imp "$d" "$fmt/vllm_gpu_energy.json" > /dev/null
+import_vllm "$d" "$fmt/vllm_gpu_energy.json" > /dev/null
 check "GPU energy: units" \
   "gpu_avg_power_w=600[W] gpu_energy_duration_s=30[s] gpu_energy_j=18000[J] gpu_energy_per_output_token_j=3[J/tok]" \
   "$(db="$d" query "SELECT group_concat(metric || '=' || printf('%.6g', median) || '[' || unit || ']', ' ') FROM (SELECT * FROM run_metrics WHERE metric LIKE 'gpu_%' OR metric LIKE 'energy%' ORDER BY metric)")"
@@ -412,7 +406,7 @@ python3 -c "import json, sys
 r = json.load(open(sys.argv[1]))
 r.update(energy_gpu_ids=[0], gpu_energy_j=90.0, gpu_energy_duration_s=0.14, gpu_avg_power_w=642.9, gpu_energy_per_output_token_j=22.5)
 json.dump(r, open(sys.argv[2], 'w'))" "$fmt/vllm_skip_tokenizer_init_summary.json" "$tmp/notok_energy.json"
-imp "$tmp/notok_energy.db" "$tmp/notok_energy.json" 2> /dev/null > /dev/null
+import_vllm "$tmp/notok_energy.db" "$tmp/notok_energy.json" 2> /dev/null > /dev/null
 check "skip-tokenizer-init with GPU energy: the energy kept, not a token's" "gpu_avg_power_w gpu_energy_duration_s gpu_energy_j" \
   "$(db="$tmp/notok_energy.db" query "SELECT group_concat(metric, ' ') FROM (SELECT metric FROM run_metrics WHERE metric LIKE 'gpu_%' ORDER BY metric)")"
 # sglang.bench_serving whose requests returned no text (sgl-project/sglang issue 12389's line):

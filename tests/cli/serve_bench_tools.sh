@@ -9,12 +9,6 @@
 set -u
 . "$XP_SRC/tests/lib.sh"
 fmt="$XP_SRC/tests/data/vllm_bench/formats"
-imp() { # imp DB FILE [ARGS]: import, the new run's id prefix on stdout
-  local d=$1
-  shift
-  "$XP" --db "$d" import vllm-bench "$@" > /dev/null 2> "$tmp/imperr" || { echo "FAIL: import $*: $(cat "$tmp/imperr")" >&2; fail=1; }
-  db="$d" sql "SELECT substr(uuid, 1, 8) FROM runs ORDER BY id DESC LIMIT 1"
-}
 metrics() { # metrics DB RUN CASE: "metric=median[unit]" of the run's case, sorted
   db="$1" query "SELECT group_concat(metric || '=' || printf('%.10g', median) || '[' || unit || ']', ' ')
     FROM (SELECT m.* FROM run_metrics m JOIN runs r ON r.id = m.run_id WHERE r.uuid LIKE '$2%' AND m.case_name = '$3' ORDER BY m.metric)"
@@ -23,7 +17,7 @@ metrics() { # metrics DB RUN CASE: "metric=median[unit]" of the run's case, sort
 # sglang.bench_offline_throughput: one case, "offline", its totals under the serving names
 # (successful_requests is completed, total_latency the duration), on SGLang's own engine
 d="$tmp/off.db"
-a=$(imp "$d" "$fmt/sglang_offline_throughput.jsonl" --set model=Qwen/Qwen3-8B)
+a=$(import_vllm "$d" "$fmt/sglang_offline_throughput.jsonl" --set model=Qwen/Qwen3-8B)
 check "offline throughput: the serving names and units" \
   "completed=1000[requests] duration=20[s] input_throughput=25600[tok/s] last_gen_throughput=7012.5[tok/s] output_throughput=6400[tok/s] request_throughput=50[req/s] total_input_tokens=512000[tokens] total_output_tokens=128000[tokens] total_token_throughput=32000[tok/s]" \
   "$(metrics "$d" "$a" offline)"
@@ -33,11 +27,11 @@ one_line "offline throughput without a model" 2 \
   "sglang_offline_throughput.jsonl:1: the result names no model (sglang.bench_offline_throughput names none); say which with --set model=NAME" \
   "$XP" --db "$tmp/bad.db" import vllm-bench "$fmt/sglang_offline_throughput.jsonl"
 # the same load again pairs; prompts of 1024 tokens are another load
-b=$(imp "$d" "$fmt/sglang_offline_throughput.jsonl" --set model=Qwen/Qwen3-8B)
+b=$(import_vllm "$d" "$fmt/sglang_offline_throughput.jsonl" --set model=Qwen/Qwen3-8B)
 "$XP" --db "$d" compare "$a" "$b" > "$tmp/cmp" 2>&1
 grep -qE '^offline +\{\} +output_throughput +tok/s +6400 +6400 ' "$tmp/cmp" || { echo "FAIL: two offline runs do not pair:"; cat "$tmp/cmp"; fail=1; }
 sed 's/"total_input_tokens": 512000/"total_input_tokens": 1024000/' "$fmt/sglang_offline_throughput.jsonl" > "$tmp/off1024.jsonl"
-c=$(imp "$d" "$tmp/off1024.jsonl" --set model=Qwen/Qwen3-8B)
+c=$(import_vllm "$d" "$tmp/off1024.jsonl" --set model=Qwen/Qwen3-8B)
 "$XP" --db "$d" compare "$a" "$c" > "$tmp/cmp" 2>&1
 grep -q "^  offline only in A: B's offline is another workload: prompt tokens a request: A 512, B 1024$" "$tmp/cmp" ||
   { echo "FAIL: 512- and 1024-token offline runs pair:"; cat "$tmp/cmp"; fail=1; }
@@ -46,7 +40,7 @@ grep -q "^  offline only in A: B's offline is another workload: prompt tokens a 
 # the first versions' output_throughput is over the whole latency (the serving name), the later
 # ones' over the time after the last first token (decode_throughput), with the prefill's
 d="$tmp/batch.db"
-a=$(imp "$d" "$fmt/sglang_one_batch_server_2024.jsonl" --set model=m)
+a=$(import_vllm "$d" "$fmt/sglang_one_batch_server_2024.jsonl" --set model=m)
 check "one batch 2024: a case per batch" "batch=1,input=1024,output=16 batch=16,input=1024,output=16" \
   "$(db="$d" query "SELECT group_concat(name, ' ') FROM (SELECT name FROM cases ORDER BY seq)" | tr -d '"')"
 check "one batch 2024: latency in ms, the output over the whole latency" \
@@ -54,7 +48,7 @@ check "one batch 2024: latency in ms, the output over the whole latency" \
   "$(metrics "$d" "$a" batch=16,input=1024,output=16)"
 check "one batch 2024: the batch's settings" '{"batch_size":16,"file":"sglang_one_batch_server_2024.jsonl","input_len":1024,"output_len":16,"result":1}' \
   "$(db="$d" sql "SELECT params FROM cases WHERE name = 'batch=16,input=1024,output=16'" | sed 's/""/"/g; s/^"//; s/"$//')"
-b=$(imp "$d" "$fmt/sglang_one_batch_server_2026.jsonl" --set model=m)
+b=$(import_vllm "$d" "$fmt/sglang_one_batch_server_2026.jsonl" --set model=m)
 check "one batch 2026: prefill and decode apart, the server's -1 gauges not kept" \
   "batch_latency_ms=1200[ms] cache_hit_rate_pct=0[%] decode_throughput=258.59[tok/s] last_ttft_ms=210[ms] prefill_throughput=78019.05[tok/s] total_output_tokens=256[tokens] total_token_throughput=13866.67[tok/s]" \
   "$(metrics "$d" "$b" batch=16,input=1024,output=16)"
@@ -68,7 +62,7 @@ grep -qE '^batch=16,input=1024,output=16 .* batch_latency_ms +ms +1200 +1200 ' "
 # the same batches as one JSON list: --pydantic-result-filename (SGLang's nightly CI) names the
 # model (model_path) and the server's launch arguments (server_args: --tp 2 --dp-size=2), so no
 # --set model is needed and TP and DP are recorded; the trace paths are no settings of the case
-l=$(imp "$d" "$fmt/sglang_one_batch_server_pydantic.json")
+l=$(import_vllm "$d" "$fmt/sglang_one_batch_server_pydantic.json")
 check "one batch JSON list: the model, TP and DP from model_path and server_args" "Qwen/Qwen3-8B|2|2" \
   "$(db="$d" sql "SELECT r.model || '|' || r.tp || '|' || m.value FROM runs r JOIN run_meta m ON m.run_id = r.id AND m.key = 'dp' WHERE r.uuid LIKE '$l%'")"
 check "one batch JSON list: an entry a case, its settings" \
@@ -80,7 +74,7 @@ check "one batch JSON list: the names of the lines, unrounded" \
 "$XP" --db "$d" compare "$b" "$l" > "$tmp/cmp" 2>&1
 grep -qE '^batch=16,input=1024,output=16 .* batch_latency_ms +ms +1200 +1200 ' "$tmp/cmp" ||
   { echo "FAIL: the lines' and the JSON list's batch=16 do not pair:"; cat "$tmp/cmp"; fail=1; }
-o=$(imp "$d" "$fmt/sglang_one_batch_server_output_path.json")
+o=$(import_vllm "$d" "$fmt/sglang_one_batch_server_output_path.json")
 check "one batch --output-path list (2025): the model, its ttft the batch's last first token" "Qwen/Qwen3-8B|210|2" \
   "$(db="$d" sql "SELECT r.model || '|' || printf('%.10g', m.median) || '|' || (SELECT count(*) FROM cases WHERE run_id = r.id) FROM runs r JOIN run_metrics m ON m.run_id = r.id AND m.metric = 'last_ttft_ms' AND m.case_name = 'batch=16,input=1024,output=16' WHERE r.uuid LIKE '$o%'")"
 python3 -c "import json, sys; r = json.load(open(sys.argv[1])); r[1]['server_args'][1] = 2
@@ -103,11 +97,11 @@ one_line "one batch: the --pydantic-result-filename list given first" 2 \
 sed -e '1s/"latency": 0.45,/"latency": 0.4501,/' -e '1s/"overall_throughput": 2311.11,/"overall_throughput": 2310.6,/' \
   -e '2s/"latency": 1.2,/"latency": 1.2001,/' -e '2s/"overall_throughput": 13866.67,/"overall_throughput": 13865.51,/' \
   "$fmt/sglang_one_batch_server_2026.jsonl" > "$tmp/again.jsonl"
-imp "$tmp/again.db" "$tmp/again.jsonl" "$fmt/sglang_one_batch_server_output_path.json" --set model=Qwen/Qwen3-8B > /dev/null
+import_vllm "$tmp/again.db" "$tmp/again.jsonl" "$fmt/sglang_one_batch_server_output_path.json" --set model=Qwen/Qwen3-8B > /dev/null
 check "one batch: another run's lines with the list, all recorded" 4 "$(db="$tmp/again.db" sql "SELECT count(*) FROM cases")"
 # sglang.bench_one_batch (in-process, no server): the same cases, its prefill and median decode
 # step timed inside, on SGLang's engine; it pairs with the server's batch of the same size
-c=$(imp "$d" "$fmt/sglang_one_batch_2025.jsonl" --set model=m)
+c=$(import_vllm "$d" "$fmt/sglang_one_batch_2025.jsonl" --set model=m)
 check "one batch in-process: the batch's latency, its prefill and decode step in ms" \
   "batch_latency_ms=436.1[ms] median_decode_step_ms=15.1[ms] median_decode_throughput=1059.602649[tok/s] prefill_latency_ms=210[ms] prefill_throughput=78019.04762[tok/s] total_token_throughput=38156.38615[tok/s]" \
   "$(metrics "$d" "$c" batch=16,input=1024,output=16)"
@@ -121,7 +115,7 @@ grep -qE '^batch=16,input=1024,output=16 .* batch_latency_ms +ms +1200 +436\.1 '
 # its 2024 name, sglang.bench_latency: the decode steps' mean where later versions write their
 # median, avg_decode_latency in s (recorded in ms, as every latency of these tools) and
 # avg_decode_throughput; the same batch pairs with the later version's
-e=$(imp "$d" "$fmt/sglang_bench_latency_2024.jsonl" --set model=m)
+e=$(import_vllm "$d" "$fmt/sglang_bench_latency_2024.jsonl" --set model=m)
 check "bench_latency 2024: the mean decode step in ms, the names of the later version" \
   "batch_latency_ms=455.6[ms] mean_decode_step_ms=15.3[ms] mean_decode_throughput=1045.751634[tok/s] prefill_latency_ms=210.8[ms] prefill_throughput=77722.96015[tok/s] total_token_throughput=36523.26602[tok/s]" \
   "$(metrics "$d" "$e" batch=16,input=1024,output=16)"
@@ -157,7 +151,7 @@ not_charted "batch cases"
 # is a case "offline" under the serving names, pairing with SGLang's offline benchmark; latency
 # a case a batch, its iterations the samples of batch_latency_ms, pairing with SGLang's batch
 d="$tmp/side.db"
-a=$(imp "$d" "$fmt/vllm_throughput.pytorch.json")
+a=$(import_vllm "$d" "$fmt/vllm_throughput.pytorch.json")
 check "throughput side file: the serving names and units" \
   "completed=1000[requests] duration=20[s] request_throughput=50[req/s] total_token_throughput=32000[tok/s]" \
   "$(metrics "$d" "$a" offline)"
@@ -172,7 +166,7 @@ check "throughput side file: the load's settings" \
 python3 -c "import json, sys; r = json.load(open(sys.argv[1]))
 for x in r: x['benchmark']['extra_info']['args'].update(pipeline_parallel_size=2, data_parallel_size=4)
 json.dump(r, open(sys.argv[2], 'w'))" "$fmt/vllm_throughput.pytorch.json" "$tmp/par.pytorch.json"
-p=$(imp "$d" "$tmp/par.pytorch.json")
+p=$(import_vllm "$d" "$tmp/par.pytorch.json")
 check "throughput side file: TP, PP and DP from the args" "2|2|4|engine=vllm pp=2 dp=4" \
   "$(db="$d" sql "SELECT r.tp || '|' || r.pp || '|' || m.value || '|' || g.config FROM runs r JOIN run_configuration g ON g.run_id = r.id JOIN run_meta m ON m.run_id = r.id AND m.key = 'dp' WHERE r.uuid LIKE '$p%'")"
 check "throughput side file of PP 1 and DP 1: neither recorded" "||engine=vllm" \
@@ -182,19 +176,19 @@ check "throughput side file of PP 1 and DP 1: neither recorded" "||engine=vllm" 
 python3 -c "import json, sys; r = json.load(open(sys.argv[1]))
 for x in r: x['benchmark']['extra_info']['args'].update(data_parallel_size=4, enable_expert_parallel=True)
 json.dump(r, open(sys.argv[2], 'w'))" "$fmt/vllm_throughput.pytorch.json" "$tmp/ep.pytorch.json"
-e=$(imp "$d" "$tmp/ep.pytorch.json")
+e=$(import_vllm "$d" "$tmp/ep.pytorch.json")
 check "throughput side file with --enable-expert-parallel: EP is TP 2 x DP 4" "2|8|engine=vllm ep=8 dp=4" \
   "$(db="$d" sql "SELECT r.tp || '|' || r.ep || '|' || g.config FROM runs r JOIN run_configuration g ON g.run_id = r.id WHERE r.uuid LIKE '$e%'")"
 "$XP" --db "$d" compare "$a" "$p" > "$tmp/cmp" 2>&1
 grep -q '^  dp: A (unset); B 4$' "$tmp/cmp" && grep -q '^  pp: A (unset); B 2$' "$tmp/cmp" ||
   { echo "FAIL: xp compare does not tell the parallel sizes apart:"; cat "$tmp/cmp"; fail=1; }
-b=$(imp "$d" "$fmt/sglang_offline_throughput.jsonl" --set model=Qwen/Qwen3-8B)
+b=$(import_vllm "$d" "$fmt/sglang_offline_throughput.jsonl" --set model=Qwen/Qwen3-8B)
 "$XP" --db "$d" compare "$a" "$b" > "$tmp/cmp" 2>&1
 grep -qE '^offline +\{\} +total_token_throughput +tok/s +32000 +32000 ' "$tmp/cmp" ||
   { echo "FAIL: vLLM's and SGLang's offline throughput do not pair:"; cat "$tmp/cmp"; fail=1; }
 not_charted "an offline throughput"
 d="$tmp/sidelat.db"
-a=$(imp "$d" "$fmt/vllm_latency.pytorch.json")
+a=$(import_vllm "$d" "$fmt/vllm_latency.pytorch.json")
 check "latency side file: a case a batch, each iteration a sample in ms" \
   "batch=16,input=1024,output=16|batch_latency_ms|ms|5|449|450.6|444|461" \
   "$(db="$d" sql "SELECT case_name || '|' || metric || '|' || unit || '|' || n || '|' || printf('%.10g', median) || '|' || printf('%.10g', mean) || '|' || printf('%.10g', min) || '|' || printf('%.10g', max) FROM run_metrics" | tr -d '"')"
@@ -202,15 +196,15 @@ check "latency side file: vLLM's engine, the model and TP from the args" "vllm|Q
   "$(db="$d" sql "SELECT engine || '|' || model || '|' || tp FROM runs")"
 "$XP" --db "$d" import vllm-bench "$fmt/vllm_latency.pytorch.json" --dry-run > "$tmp/plan" 2>&1
 grep -qE '^batch=16,input=1024,output=16 +449\.00 +- +- +- +-$' "$tmp/plan" || { echo "FAIL: the latency's summary:"; cat "$tmp/plan"; fail=1; }
-b=$(imp "$d" "$fmt/sglang_one_batch_2025.jsonl" --set model=Qwen/Qwen3-8B)
+b=$(import_vllm "$d" "$fmt/sglang_one_batch_2025.jsonl" --set model=Qwen/Qwen3-8B)
 "$XP" --db "$d" compare "$a" "$b" > "$tmp/cmp" 2>&1
 grep -qE '^batch=16,input=1024,output=16 .* batch_latency_ms +ms +449 +436\.1 ' "$tmp/cmp" ||
   { echo "FAIL: vLLM's latency and SGLang's batch=16 do not pair:"; cat "$tmp/cmp"; fail=1; }
 # vllm bench serve's side file is its result less the per-request lists: the same values, case
 # and TP (--metadata tp=2) as the result it was written beside
 d="$tmp/sideserve.db"
-a=$(imp "$d" "$XP_SRC/tests/data/vllm_bench/serve_c16_goodput.json")
-b=$(imp "$d" "$fmt/vllm_serve_c16.pytorch.json")
+a=$(import_vllm "$d" "$XP_SRC/tests/data/vllm_bench/serve_c16_goodput.json")
+b=$(import_vllm "$d" "$fmt/vllm_serve_c16.pytorch.json")
 values() { db="$d" query "SELECT group_concat(metric || '=' || printf('%.10g', median) || '[' || unit || ']', ' ')
   FROM (SELECT m.* FROM run_metrics m JOIN runs r ON r.id = m.run_id WHERE r.uuid LIKE '$1%' AND m.n = 1 ORDER BY m.metric)"; }
 check "serve side file: the values of the result beside it" "$(values "$a")" "$(values "$b")"
@@ -234,7 +228,7 @@ one_line "serve side file renamed, given before its result" 2 \
   "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/c16-tp2.pytorch.json" "$tmp/c16.json"
 # another measurement of that point (its duration differs, in the last digit) is another result
 sed 's/"duration": 0.295807/"duration": 0.295808/g' "$tmp/c16.pytorch.json" > "$tmp/other.pytorch.json"
-o=$(imp "$tmp/other.db" "$tmp/c16.json" "$tmp/other.pytorch.json")
+o=$(import_vllm "$tmp/other.db" "$tmp/c16.json" "$tmp/other.pytorch.json")
 check "another measurement's side file: both results recorded" "concurrency=16 concurrency=16" \
   "$(db="$tmp/other.db" query "SELECT group_concat(name, ' ') FROM cases")"
 

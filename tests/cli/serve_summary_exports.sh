@@ -9,12 +9,6 @@ set -u
 . "$XP_SRC/tests/lib.sh"
 data="$XP_SRC/tests/data/vllm_bench"
 fmt="$data/formats"
-imp() { # imp DB FILE [ARGS]: import, the new run's id prefix on stdout
-  local d=$1
-  shift
-  "$XP" --db "$d" import vllm-bench "$@" > /dev/null 2> "$tmp/imperr" || { echo "FAIL: import $*: $(cat "$tmp/imperr")" >&2; fail=1; }
-  db="$d" sql "SELECT substr(uuid, 1, 8) FROM runs ORDER BY id DESC LIMIT 1"
-}
 metrics() { # metrics DB RUN CASE PATTERN: "metric=median[unit]" of the run's case whose name is LIKE PATTERN, sorted
   db="$1" query "SELECT group_concat(metric || '=' || printf('%.10g', median) || '[' || unit || ']', ' ')
     FROM (SELECT m.* FROM run_metrics m JOIN runs r ON r.id = m.run_id WHERE r.uuid LIKE '$2%' AND m.case_name = '$3'
@@ -33,7 +27,7 @@ has() { grep -qE -- "$1" "$tmp/cmp" || { echo "FAIL: $2: no line [$1] in:"; cat 
 # genai-perf's argparse input_config (2024): concurrency 4, its model; inter_token_latency is a
 # request's (latency - TTFT) / (tokens - 1), vLLM's TPOT; avg the mean, p50 the median, in ms
 d="$tmp/g.db"
-g=$(imp "$d" "$fmt/genai_perf_profile_export.json")
+g=$(import_vllm "$d" "$fmt/genai_perf_profile_export.json")
 check "genai-perf: the load its case, the lengths asked for its settings" \
   'concurrency=4 {"file":"genai_perf_profile_export.json","max_concurrency":4,"random_input_len":550,"random_output_len":64}' \
   "$(params "$d" "$g")"
@@ -55,7 +49,7 @@ check "genai-perf before request_count: the case says its requests were not coun
 # genai-perf's ConfigCommand input_config (2025), Triton's TensorRT-LLM backend, 4 requests a
 # second spaced evenly (perf_analyzer's constant distribution: vLLM's burstiness inf); its 12
 # requests of 256-token prompts counted (request_count), so the prompt tokens they sent are known
-c=$(imp "$d" "$fmt/genai_perf_config_rate4.json")
+c=$(import_vllm "$d" "$fmt/genai_perf_config_rate4.json")
 check "genai-perf config: a constant rate" \
   'rate=4 {"burstiness":"inf","file":"genai_perf_config_rate4.json","random_input_len":256,"random_output_len":10,"request_rate":4}' \
   "$(params "$d" "$c")"
@@ -64,7 +58,7 @@ check "genai-perf config: the requests, the prompt tokens" "completed=12[request
 check "genai-perf config: the engine (Triton's backend), the tokenizer" "tensorrt-llm|meta-llama/Llama-3.1-8B-Instruct" \
   "$(db="$d" sql "SELECT r.engine || '|' || m.value FROM runs r JOIN run_meta m ON m.run_id = r.id AND m.key = 'tokenizer_id' WHERE r.uuid LIKE '$c%'")"
 # evenly spaced arrivals are another load than vLLM's Poisson ones at the same rate
-v=$(imp "$d" "$data/legacy_rate4.json")
+v=$(import_vllm "$d" "$data/legacy_rate4.json")
 cmp "$d" "$c" "$v"
 has "^  rate=4 only in A: B's rate=4 is another workload: burstiness: A \"inf\", B 1$" "constant against Poisson arrivals"
 
@@ -72,7 +66,7 @@ has "^  rate=4 only in A: B's rate=4 is another workload: burstiness: A \"inf\",
 # succeeded, its errors failed, the duration in s, start_time the date; serve_c8_detailed.json's
 # load, with which it pairs
 d="$tmp/a.db"
-a=$(imp "$d" "$fmt/aiperf_profile_export.json")
+a=$(import_vllm "$d" "$fmt/aiperf_profile_export.json")
 check "AIPerf: the load and its settings" \
   'concurrency=8 {"file":"aiperf_profile_export.json","max_concurrency":8,"num_prompts":16,"random_input_len":128,"random_output_len":8}' \
   "$(params "$d" "$a")"
@@ -89,17 +83,17 @@ d = json.load(open(sys.argv[1]))
 d["telemetry_data"]["endpoints"]["localhost:9400"]["gpus"]["gpu_1"]["gpu_name"] = "NVIDIA H100 80GB HBM3"
 json.dump(d, open(sys.argv[2], "w"), indent=2)
 PY
-t=$(imp "$d" "$tmp/twogpus.json")
+t=$(import_vllm "$d" "$tmp/twogpus.json")
 check "AIPerf: GPUs of two kinds, no GPU recorded" "" "$(db="$d" sql "SELECT gpu_name FROM runs WHERE uuid LIKE '$t%'")"
-v=$(imp "$d" "$data/serve_c8_detailed.json")
+v=$(import_vllm "$d" "$data/serve_c8_detailed.json")
 cmp "$d" "$a" "$v"
 has '^concurrency=8 +\{"max_concurrency":8,"num_prompts":16\} +mean_tpot_ms +ms +11\.8 +11\.5418 ' "AIPerf's and vLLM's concurrency=8 paired"
 has '^  concurrency=8: A random_input_len=128, random_output_len=8; B burstiness=1, request_rate="inf"$' \
   "the settings one side alone records, named"
 # AIPerf's first exports: the summaries under "records"; Poisson arrivals (request_rate_mode
 # poisson) are vLLM's burstiness 1, and pair with its rate=4
-r=$(imp "$d" "$fmt/aiperf_records_profile_export.json")
-v=$(imp "$d" "$data/legacy_rate4.json")
+r=$(import_vllm "$d" "$fmt/aiperf_records_profile_export.json")
+v=$(import_vllm "$d" "$data/legacy_rate4.json")
 cmp "$d" "$r" "$v"
 has '^rate=4 +\{"burstiness":1,"num_prompts":12,"request_rat.* +median_ttft_ms +ms +18\.2 ' "AIPerf's records and vLLM's rate=4 paired"
 # a rate's arrivals AIPerf did not write: left at its default, which input_config leaves out
@@ -117,14 +111,14 @@ load["arrival_pattern"], load["arrival_smoothness"] = "gamma", 0.5
 json.dump(d, open(f"{sys.argv[2]}/gamma_pattern.json", "w"), indent=2)
 PY
 for f in default_mode:1 constant:'"inf"' gamma_pattern:0.5; do
-  x=$(imp "$d" "$tmp/${f%%:*}.json")
+  x=$(import_vllm "$d" "$tmp/${f%%:*}.json")
   check "AIPerf: ${f%%:*}'s arrivals" "rate=4 {\"burstiness\":${f#*:}" \
     "$(params "$d" "$x" | grep -o '^rate=4 {"burstiness":[^,]*')"
 done
 
 # AIPerf's configuration v2.0 (2026): the model in models.items, the load the "profiling" phase's
 # (its warmup apart), the lengths the dataset's prompts; read as the same load as its predecessor's
-w=$(imp "$d" "$fmt/aiperf_v2_profile_export.json")
+w=$(import_vllm "$d" "$fmt/aiperf_v2_profile_export.json")
 check "AIPerf v2: the profiling phase's load, the dataset's lengths" \
   'concurrency=8 {"file":"aiperf_v2_profile_export.json","max_concurrency":8,"num_prompts":16,"random_input_len":128,"random_output_len":8}' \
   "$(params "$d" "$w")"
@@ -136,7 +130,7 @@ json.dump(d, open(f"{sys.argv[2]}/gamma.json", "w"), indent=2)
 d["input_config"]["phases"][1] = {"name": "profiling", "type": "fixed_schedule", "requests": 16}
 json.dump(d, open(f"{sys.argv[2]}/schedule.json", "w"), indent=2)
 PY
-y=$(imp "$d" "$tmp/gamma.json")
+y=$(import_vllm "$d" "$tmp/gamma.json")
 check "AIPerf v2: a gamma phase's smoothness is vLLM's burstiness" \
   'rate=4 {"burstiness":2,"file":"gamma.json","num_prompts":16,"random_input_len":128,"random_output_len":8,"request_rate":4}' \
   "$(params "$d" "$y")"
@@ -147,7 +141,7 @@ one_line "AIPerf v2: a load xp's cases do not name" 2 \
 # genai-perf without --streaming: its "time to first token" is the whole answer's, no TTFT or
 # TPOT recorded, the latency is
 sed 's/"streaming": true/"streaming": false/' "$fmt/genai_perf_config_rate4.json" > "$tmp/unstreamed.json"
-u=$(imp "$d" "$tmp/unstreamed.json")
+u=$(import_vllm "$d" "$tmp/unstreamed.json")
 check "unstreamed: no TTFT, TPOT or time to the second token" "" "$(metrics "$d" "$u" rate=4 '%t_ms')"
 check "unstreamed: the latency kept" "mean_e2el_ms=95.2[ms]" "$(metrics "$d" "$u" rate=4 'mean_e2el_ms')"
 

@@ -7,12 +7,6 @@
 set -u
 . "$XP_SRC/tests/lib.sh"
 fmt="$XP_SRC/tests/data/vllm_bench/formats"
-imp() { # imp DB FILE [ARGS]: import, the new run's id prefix on stdout
-  local d=$1
-  shift
-  "$XP" --db "$d" import vllm-bench "$@" > /dev/null 2> "$tmp/imperr" || { echo "FAIL: import $*: $(cat "$tmp/imperr")" >&2; fail=1; }
-  db="$d" sql "SELECT substr(uuid, 1, 8) FROM runs ORDER BY id DESC LIMIT 1"
-}
 metrics() { # metrics DB RUN PATTERN: "metric=median[unit]" of the run's metrics LIKE PATTERN, sorted
   db="$1" query "SELECT group_concat(metric || '=' || printf('%.10g', median) || '[' || unit || ']', ' ')
     FROM (SELECT m.* FROM run_metrics m JOIN runs r ON r.id = m.run_id WHERE r.uuid LIKE '$2%' AND m.metric LIKE '$3'
@@ -22,7 +16,7 @@ metrics() { # metrics DB RUN PATTERN: "metric=median[unit]" of the run's metrics
 # trtllm-bench throughput without --concurrency: its 1000 requests issued within 1 ms, before the
 # shortest ended (9.1 s): the offline load; the counts, totals and throughputs under vLLM's names
 d="$tmp/t.db"
-a=$(imp "$d" "$fmt/trtllm_bench_report.json")
+a=$(import_vllm "$d" "$fmt/trtllm_bench_report.json")
 check "all at once: the offline case" 'offline|{"file":"trtllm_bench_report.json","num_prompts":1000}' \
   "$(db="$d" sql "SELECT c.name || '|' || c.params FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.uuid LIKE '$a%'" | sed 's/""/"/g; s/^"//; s/"$//')"
 check "all at once: the totals and throughputs" \
@@ -36,7 +30,7 @@ check "all at once: the engine, its version, TP, the model" "tensorrt-llm|1.0.0|
 check "all at once: the GPU the report names (machine.name), world_size of them" "NVIDIA H200|1" \
   "$(db="$d" sql "SELECT gpu_name || '|' || gpu_count FROM runs WHERE uuid LIKE '$a%'")"
 # the same report again: one load, paired
-b=$(imp "$d" "$fmt/trtllm_bench_report.json")
+b=$(import_vllm "$d" "$fmt/trtllm_bench_report.json")
 "$XP" --db "$d" compare "$a" "$b" > "$tmp/cmp" 2>&1
 grep -qE '^offline +\{"num_prompts":1000\} +output_throughput +tok/s +6240\.1 +6240\.1 ' "$tmp/cmp" ||
   { echo "FAIL: two offline reports do not pair:"; cat "$tmp/cmp"; fail=1; }
@@ -46,7 +40,7 @@ grep -qE '^offline +\{"num_prompts":1000\} +output_throughput +tok/s +6240\.1 +6
 one_line "held back, no concurrency declared" 2 \
   'trtllm_bench_report_c64_streaming.json:1: the report names no concurrency, and its requests were held back (issued over 14.8 s, past the shortest one.s end: world_info.issue_rate).*say which with --set concurrency=N$' \
   "$XP" --db "$tmp/bad.db" import vllm-bench "$fmt/trtllm_bench_report_c64_streaming.json"
-c=$(imp "$d" "$fmt/trtllm_bench_report_c64_streaming.json" --set concurrency=64)
+c=$(import_vllm "$d" "$fmt/trtllm_bench_report_c64_streaming.json" --set concurrency=64)
 check "held back: the declared concurrency names the case" 'offline,concurrency=64|64' \
   "$(db="$d" sql "SELECT c.name || '|' || r.concurrency FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.uuid LIKE '$c%'" | tr -d '"')"
 check "streaming: TTFT and TPOT percentiles" \
@@ -91,13 +85,13 @@ prec() { db="$1" sql "SELECT coalesce(r.dtype, '-') || '|' || group_concat(m.val
   JOIN run_meta m ON m.run_id = r.id AND m.key IN ('engine_dtype', 'engine_quantization') WHERE r.uuid LIKE '$2%'
   GROUP BY r.id"; }
 check "precision: unquantized bfloat16 is bf16" "bf16|bfloat16|None" "$(prec "$d" "$a")"
-e=$(imp "$tmp/p.db" "$tmp/fp8.json" --set dtype=fp8)
+e=$(import_vllm "$tmp/p.db" "$tmp/fp8.json" --set dtype=fp8)
 check "precision: FP8 is dtype fp8, as declared" "fp8|bfloat16|FP8" "$(prec "$tmp/p.db" "$e")"
-e=$(imp "$tmp/p.db" "$tmp/nvfp4.json")
+e=$(import_vllm "$tmp/p.db" "$tmp/nvfp4.json")
 check "precision: NVFP4 kept, no dtype of xp's" "-|bfloat16|NVFP4" "$(prec "$tmp/p.db" "$e")"
-e=$(imp "$tmp/p.db" "$tmp/awq.json")
+e=$(import_vllm "$tmp/p.db" "$tmp/awq.json")
 check "precision: weight-only, the activations' dtype" "fp16|float16|W4A16_AWQ" "$(prec "$tmp/p.db" "$e")"
-e=$(imp "$tmp/p.db" "$fmt/trtllm_bench_report.json" --set dtype=bf16)
+e=$(import_vllm "$tmp/p.db" "$fmt/trtllm_bench_report.json" --set dtype=bf16)
 check "precision: a declaration the report agrees with, one value" "bf16|" \
   "$(db="$tmp/p.db" sql "SELECT dtype || '|' || coalesce((SELECT value FROM run_meta WHERE run_id = runs.id AND key = 'mismatch.dtype'), '') FROM runs WHERE uuid LIKE '$e%'")"
 one_line "precision: a declared dtype the report contradicts" 2 \

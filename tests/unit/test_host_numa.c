@@ -12,21 +12,11 @@
 #include "meta.h"
 #include "xp.h"
 
-/* dir/file holding text, dir made with its parents */
-static void put(const char *dir, const char *file, const char *text) {
-  char *cmd = xp_asprintf("mkdir -p '%s/%s'", test_dir, dir);
-  if (system(cmd) != 0) fprintf(stderr, "mkdir failed: %s\n", cmd);
-  free(cmd);
-  char *name = xp_asprintf("%s/%s", dir, file);
-  free(test_write_file(name, text));
-  free(name);
-}
-
 /* CPUs lo..hi of a tree under root, each in package pkg */
 static void cpus(const char *root, int lo, int hi, const char *pkg) {
   for (int c = lo; c <= hi; c++) {
     char *dir = xp_asprintf("%s/devices/system/cpu/cpu%d/topology", root, c);
-    put(dir, "physical_package_id", pkg);
+    test_put_file(dir, "physical_package_id", pkg);
     free(dir);
   }
 }
@@ -44,27 +34,27 @@ int main(void) {
   }
   int sockets, nodes;
   /* two Xeons, a node each; CPU 4 offline (its files stay): 2 sockets, 2 nodes */
-  put("two/devices/system/node", "online", "0-1\n");
-  put("two/devices/system/cpu", "online", "0-3,5-7\n");
+  test_put_file("two/devices/system/node", "online", "0-1\n");
+  test_put_file("two/devices/system/cpu", "online", "0-3,5-7\n");
   cpus("two", 0, 3, "0\n");
   cpus("two", 4, 7, "1\n");
   numa_of("two", &sockets, &nodes);
   CHECK_EQ_INT(sockets, 2);
   CHECK_EQ_INT(nodes, 2);
   /* one EPYC in NPS4: 1 socket, 4 nodes */
-  put("nps4/devices/system/node", "online", "0-3\n");
-  put("nps4/devices/system/cpu", "online", "0-7\n");
+  test_put_file("nps4/devices/system/node", "online", "0-3\n");
+  test_put_file("nps4/devices/system/cpu", "online", "0-7\n");
   cpus("nps4", 0, 7, "0\n");
   numa_of("nps4", &sockets, &nodes);
   CHECK_EQ_INT(sockets, 1);
   CHECK_EQ_INT(nodes, 4);
   /* nodes listed apart ("0,2": node 1 has no memory online) */
-  put("apart/devices/system/node", "online", "0,2\n");
+  test_put_file("apart/devices/system/node", "online", "0,2\n");
   numa_of("apart", &sockets, &nodes);
   CHECK_EQ_INT(nodes, 2);
   CHECK_EQ_INT(sockets, -1);
   /* a kernel without NUMA (no node folder) and CPUs that state no package (-1): unknown */
-  put("none/devices/system/cpu", "online", "0-1\n");
+  test_put_file("none/devices/system/cpu", "online", "0-1\n");
   cpus("none", 0, 1, "-1\n");
   numa_of("none", &sockets, &nodes);
   CHECK_EQ_INT(sockets, -1);

@@ -18,16 +18,6 @@
 #include "testutil.h"
 #include "meta.h"
 
-/* dir/file holding text, dir made with its parents */
-static void put(const char *dir, const char *file, const char *text) {
-  char *cmd = xp_asprintf("mkdir -p '%s/%s'", test_dir, dir);
-  if (system(cmd) != 0) fprintf(stderr, "mkdir failed: %s\n", cmd);
-  free(cmd);
-  char *name = xp_asprintf("%s/%s", dir, file);
-  free(test_write_file(name, text));
-  free(name);
-}
-
 /* /sys/bus/pci/devices/BUS -> /sys/devices/PATH, as the kernel links them */
 static void link_bus(const char *bus, const char *path) {
   char *cmd = xp_asprintf("mkdir -p '%s/bus/pci/devices'", test_dir);
@@ -42,10 +32,10 @@ static void link_bus(const char *bus, const char *path) {
 
 static void end(const char *dir, const char *cur_speed, const char *cur_width, const char *max_speed,
                 const char *max_width) {
-  if (cur_speed) put(dir, "current_link_speed", cur_speed);
-  if (cur_width) put(dir, "current_link_width", cur_width);
-  if (max_speed) put(dir, "max_link_speed", max_speed);
-  if (max_width) put(dir, "max_link_width", max_width);
+  if (cur_speed) test_put_file(dir, "current_link_speed", cur_speed);
+  if (cur_width) test_put_file(dir, "current_link_width", cur_width);
+  if (max_speed) test_put_file(dir, "max_link_speed", max_speed);
+  if (max_width) test_put_file(dir, "max_link_width", max_width);
 }
 
 int main(void) {
