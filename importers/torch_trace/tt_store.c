@@ -1,5 +1,6 @@
 /* Writing an import into the database (see tt_store.h and schema/002_trace.sql). */
 #include "tt_store.h"
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "db.h"
@@ -94,9 +95,11 @@ static void bind_opt_int(sqlite3_stmt *st, int i, int64_t v) {
   else sqlite3_bind_int64(st, i, v);
 }
 
+/* A number past int64's range ("schemaVersion": 1e300, NaN) is no version or count: unknown, as a
+** missing one, where converting it was undefined behaviour. */
 static int64_t meta_int(const cJSON *o, const char *key) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-  return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : -1;
+  return cJSON_IsNumber(v) && fabs(v->valuedouble) < 0x1p63 ? (int64_t)v->valuedouble : -1;
 }
 
 static const char *meta_str(const cJSON *o, const char *key) {
