@@ -56,6 +56,8 @@ static inline int fuzz_first_char(const uint8_t *data, size_t size) {
 
 /* An in-memory xp database, opened (and migrated) again every so often so that the runs of
 ** a long fuzzing session do not pile up. */
+static sqlite3 *fuzz_db_open; /* the one fuzz_db() last returned */
+
 static inline sqlite3 *fuzz_db(void) {
   static sqlite3 *db;
   static int uses;
@@ -68,7 +70,7 @@ static inline sqlite3 *fuzz_db(void) {
     db = xp_db_open(":memory:", XP_DB_READWRITE, &rc);
     FUZZ_ASSERT(db, "cannot open an in-memory database: %s", xp_last_error());
   }
-  return db;
+  return fuzz_db_open = db;
 }
 
 static inline int64_t fuzz_count(sqlite3 *db, const char *sql, int64_t id) {
@@ -85,9 +87,10 @@ static inline int64_t fuzz_count(sqlite3 *db, const char *sql, int64_t id) {
 /* Import one file with an importer, as `xp import NAME FILE` does: validate, begin the run,
 ** execute, finish. The lifecycle's promise is checked on every input: the run ends ok exactly
 ** when the importer said so, and a failed run keeps no results. Returns the importer's code;
-** -1 when this build has no such importer. */
-static inline int fuzz_import(const char *import_name, const char *path) {
+** -1 when this build has no such importer. *run_id: the run recorded, 0 when none began. */
+static inline int fuzz_import_run(const char *import_name, const char *path, int64_t *run_id) {
   const xp_kind *k = xp_importer_find(import_name);
+  *run_id = 0;
   if (!k) return -1;
   fuzz_quiet();
   cJSON *root = cJSON_CreateObject(), *files = cJSON_CreateArray();
@@ -105,6 +108,7 @@ static inline int fuzz_import(const char *import_name, const char *path) {
   xp_run *run = NULL;
   FUZZ_ASSERT(xp_run_begin(db, &o, &run) == 0, "xp_run_begin failed: %s", xp_last_error());
   int64_t id = xp_run_id(run);
+  *run_id = id;
   xp_clear_error();
   xp_ctx ctx = {db, run, spec, stdout, 1};
   rc = k->execute(&ctx);
@@ -122,6 +126,62 @@ static inline int fuzz_import(const char *import_name, const char *path) {
   }
   xp_spec_free(spec);
   return rc;
+}
+
+static inline int fuzz_import(const char *import_name, const char *path) {
+  int64_t id;
+  return fuzz_import_run(import_name, path, &id);
+}
+
+/* What a run recorded from its file, as text: its cases and their samples, and the facts it
+** read from the file (run_meta of source 'trace'). Malloc'd. */
+static inline char *fuzz_results(int64_t id) {
+  static const char *const sql =
+      "SELECT coalesce(group_concat(r, char(10)), '') FROM ("
+      " SELECT 'case ' || c.seq || ' ' || c.name || ' ' || c.params || ' ' || c.status || ' ' ||"
+      "  coalesce(c.note, '') || ' ' || coalesce(s.metric, '') || ' ' || coalesce(s.seq, '') || ' ' ||"
+      "  coalesce(quote(s.value), '') AS r, 0 AS k, c.seq AS a, s.metric AS b, s.seq AS d"
+      " FROM cases c LEFT JOIN samples s ON s.case_id = c.id WHERE c.run_id = ?1"
+      " UNION ALL SELECT 'meta ' || key || ' = ' || coalesce(value, 'NULL'), 1, 0, key, 0"
+      " FROM run_meta WHERE run_id = ?1 AND source = 'trace'"
+      " ORDER BY k, a, b, d)";
+  sqlite3_stmt *st = NULL;
+  char *out = NULL;
+  if (id == 0) return xp_strdup(""); /* refused before a run began */
+  if (sqlite3_prepare_v2(fuzz_db_open, sql, -1, &st, NULL) == SQLITE_OK) {
+    sqlite3_bind_int64(st, 1, id);
+    if (sqlite3_step(st) == SQLITE_ROW) out = xp_strdup((const char *)sqlite3_column_text(st, 0));
+  }
+  sqlite3_finalize(st);
+  FUZZ_ASSERT(out, "cannot read run %lld's results", (long long)id);
+  return out;
+}
+
+/* Import the input as a file with the given suffix (fuzz_import), and check that a text file
+** saved on Windows, or passed through a tool that writes CRLF, holds the same results: the
+** input with every "\n" written "\r\n" ends alike and records the same. Inputs holding a '\r'
+** already are not converted (a lone CR is no line end of either form). */
+static inline int fuzz_import_crlf(const char *import_name, const uint8_t *data, size_t size,
+                                   const char *suffix) {
+  int64_t a, b;
+  int rca = fuzz_import_run(import_name, fuzz_file(data, size, suffix), &a);
+  if (rca < 0 || memchr(data, '\r', size) || !memchr(data, '\n', size)) return rca;
+  uint8_t *crlf = xp_xmalloc(2 * size + 1);
+  size_t n = 0;
+  for (size_t i = 0; i < size; i++) {
+    if (data[i] == '\n') crlf[n++] = '\r';
+    crlf[n++] = data[i];
+  }
+  char *ra = fuzz_results(a);
+  int rcb = fuzz_import_run(import_name, fuzz_file(crlf, n, suffix), &b);
+  char *rb = fuzz_results(b);
+  FUZZ_ASSERT(rca == rcb, "%s: the file with CRLF line ends returned %d, with LF %d", import_name, rcb, rca);
+  FUZZ_ASSERT(strcmp(ra, rb) == 0, "%s: the file with CRLF line ends records differently:\n--- LF\n%.3000s\n"
+              "--- CRLF\n%.3000s", import_name, ra, rb);
+  free(ra);
+  free(rb);
+  free(crlf);
+  return rca;
 }
 
 /* For LLVMFuzzerInitialize of importer targets: a build without the importer cannot fuzz it. */

@@ -1,7 +1,7 @@
 /*
 ** libFuzzer target: `xp import vllm-bench FILE` on arbitrary bytes: vLLM serving-benchmark
 ** result JSON (one object, or several separated by newlines), through the real run lifecycle
-** (fuzz_common.h).
+** (fuzz_common.h). The same file with CRLF line ends (saved on Windows) must import alike.
 */
 #include "fuzz_common.h"
 
@@ -11,6 +11,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  fuzz_import("vllm-bench", fuzz_file(data, size, ".json"));
+  fuzz_import_crlf("vllm-bench", data, size, ".json");
   return 0;
 }
