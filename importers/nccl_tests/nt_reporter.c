@@ -332,8 +332,11 @@ static int parse_json(nt_doc *d, const char *text, size_t len) {
 int nt_reporter_form(const char *text, size_t len) {
   size_t i = nt_bom(text, len);
   while (i < len && isspace((unsigned char)text[i])) i++;
-  if (i < len && (text[i] == '[' || text[i] == '{')) /* nccl-tests' -J names it bus_bw */
-    return memmem(text + i, len - i < 4096 ? len - i : 4096, "\"busBw\"", 7) ? 'j' : 0;
+  if (i < len && (text[i] == '[' || text[i] == '{')) { /* nccl-tests' -J names it bus_bw */
+    /* in the first record, however it is spaced (a count of bytes read as CRLF another file) */
+    const char *close = memchr(text + i, '}', len - i);
+    return memmem(text + i, close ? (size_t)(close - (text + i)) : len - i, "\"busBw\"", 7) ? 'j' : 0;
+  }
   char line[512], *f[MAX_FIELDS];
   const char *nl = memchr(text + i, '\n', len - i);
   const size_t l = (nl ? (size_t)(nl - text) : len) - i;
