@@ -593,10 +593,11 @@ static int check_value(const xp_spec *s, const cJSON *v, const char *path, const
   case XP_T_ANY_SCALAR_TABLE:
     if (!cJSON_IsObject(v)) break;
     cJSON_ArrayForEach(e, v) {
-      if (!cJSON_IsString(e) && !cJSON_IsNumber(e) && !cJSON_IsBool(e)) {
-        key_path(sub, sizeof sub, path, e->string);
+      key_path(sub, sizeof sub, path, e->string);
+      if (!cJSON_IsString(e) && !cJSON_IsNumber(e) && !cJSON_IsBool(e))
         return xp_spec_error(s, sub, "expected a string, number or boolean");
-      }
+      /* TOML's nan and inf, which the stored spec (JSON) holds as null: refused there */
+      if (cJSON_IsNumber(e) && check_range(s, sub, f, e->valuedouble)) return XP_EXIT_USAGE;
     }
     return 0;
   }
