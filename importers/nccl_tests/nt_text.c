@@ -870,8 +870,11 @@ static void read_comment(parser *P, const char *line) {
   } else if (strstr(line, "(elements)")) {
     read_units(&P->L, line);
   } else if ((p = strstr(line, "Out of bounds values : ")) != NULL) {
+    /* summed over the file's reports, up to int64's end: a count no test prints (nccl-tests' is an
+    ** int, never below 0) must not overflow the sum */
+    const long long n = strtoll(p + 23, NULL, 10);
     if (d->out_of_bounds < 0) d->out_of_bounds = 0;
-    d->out_of_bounds += strtoll(p + 23, NULL, 10);
+    if (n > 0) d->out_of_bounds = n > INT64_MAX - d->out_of_bounds ? INT64_MAX : d->out_of_bounds + n;
     P->rep.closed = 1;
   } else if ((p = strstr(line, "Avg bus bandwidth    : ")) != NULL) {
     if (d->nreports == 0) d->avg_busbw = strtod(p + 23, NULL);
