@@ -137,6 +137,7 @@ int xp_nccl_size_range(int64_t min, int64_t max, double factor, int64_t **out) {
       v[n++] = b;
     }
     double next = s * factor;
+    if (next > (double)max + 0.5) break; /* past the end: never rounded, where llround overflows */
     /* A factor near 1 must still advance, or the sweep would never end. */
     s = llround(next) > b ? next : (double)(b + 1);
   }
@@ -166,7 +167,8 @@ static int range_bound(const xp_spec *s, const cJSON *v, const char *path, int64
     *out = xp_saturate_int64(v->valuedouble);
     return 0;
   }
-  if (cJSON_IsString(v) && xp_parse_size(v->valuestring, out) == 0 && *out >= 1) return 0;
+  /* held to the same 8 PB as a number: past 2^53 bytes the sweep's doubles cannot count them */
+  if (cJSON_IsString(v) && xp_parse_size(v->valuestring, out) == 0 && *out >= 1 && *out < 9e15) return 0;
   return xp_spec_error(s, path, "expected a size from one byte to 8 PB (14336, \"1M\", \"256MiB\")");
 }
 

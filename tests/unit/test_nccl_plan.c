@@ -23,6 +23,10 @@ static void test_size_range(void) {
   CHECK_EQ_INT(n, 5);
   free(v);
   CHECK_EQ_INT(xp_nccl_size_range(1, 1LL << 40, 1.0001, &v), -1);
+  /* a step past the end whose bytes int64 cannot hold (1e13 * 1e6) ends the sweep: one size */
+  n = xp_nccl_size_range(10000LL << 30, 8000000LL << 30, 1e6, &v);
+  CHECK_EQ_INT(n, 1);
+  free(v);
 }
 
 static void test_counts(void) {
