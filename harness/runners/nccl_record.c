@@ -169,7 +169,9 @@ static int record_topology(xp_run *r, const xp_topo *t, const char *source) {
     int w = snprintf(nics + used, sizeof nics - used, "%s%s", i ? ", " : "", t->nic[i]);
     if (w > 0) used += (size_t)w;
   }
-  rc = meta_f(r, source, "nccl.topology", "%d GPU%s, %d CPU%s, %d PCIe switch%s, NICs: %s", t->ngpu,
+  /* the dump's <cpu> elements are its NUMA nodes (one per numaid, a socket's two where it is
+  ** split), not CPUs: a 2-socket host of 112 cores reads "2 NUMA nodes" */
+  rc = meta_f(r, source, "nccl.topology", "%d GPU%s, %d NUMA node%s, %d PCIe switch%s, NICs: %s", t->ngpu,
               t->ngpu == 1 ? "" : "s", t->ncpu, t->ncpu == 1 ? "" : "s", switches,
               switches == 1 ? "" : "es", t->nnic ? nics : "none");
   /* GPUs on two NUMA nodes (two sockets, or one split) are SYS apart: said where the dump says it */
