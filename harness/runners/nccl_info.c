@@ -30,6 +30,7 @@ void xp_nccl_info_free(xp_nccl_info *info) {
   free(info->comms);
   free(info->threads);
   free(info->proc_comm);
+  free(info->facts);
   xp_strtab_free(&info->comm_keys);
   xp_strtab_free(&info->thread_keys);
   xp_strtab_free(&info->proc_keys);
@@ -119,6 +120,23 @@ static void add_conn(xp_nccl_info *info, int src, int dst, const char *transport
   }
   if (a->comm < 0) th->pending++;
   count_side(a, side);
+}
+
+/* The graphs and channels the line's thread printed in its span, added where new (a span's
+** lines are consecutive on its thread: the thread's latest entry is the one, if any). */
+static xp_nccl_facts *facts_entry(xp_nccl_info *info) {
+  const int t = info->line_thread;
+  if (t < 0) return NULL;
+  const xp_nccl_thread *th = &info->threads[t];
+  for (int i = info->nfacts - 1; i >= 0; i--)
+    if (info->facts[i].thread == t) {
+      if (info->facts[i].span == th->span) return &info->facts[i];
+      break;
+    }
+  info->facts = xp_xrealloc(info->facts, sizeof *info->facts * (size_t)(info->nfacts + 1));
+  xp_nccl_facts *f = &info->facts[info->nfacts++];
+  *f = (xp_nccl_facts){t, th->span, th->current, "", -1, -1, -1, -1};
+  return f;
 }
 
 /* A transport as NCCL names its kind, not this connection's instance: RCCL's " comm 0x...
@@ -343,6 +361,10 @@ static void note_comm(xp_nccl_info *info, const char *msg) {
       xp_nccl_conn *a = &info->att[i];
       if (a->thread == info->line_thread && a->span == t->span && a->comm < 0) a->comm = c;
     }
+    for (int i = 0; i < info->nfacts; i++) {
+      xp_nccl_facts *f = &info->facts[i];
+      if (f->thread == info->line_thread && f->span == t->span && f->comm < 0) f->comm = c;
+    }
     t->current = -1;
   } else {
     t->current = c;
@@ -366,6 +388,11 @@ int xp_nccl_path_rank(const char *type) {
 ** 0" (before 2.12 "speed 1.2/1.2"): a graph's search result, its type the farthest path within a
 ** node (then to the NIC) it needed. Rings and trees (patterns 1-4) carry the P2P connections; NVLS
 ** (5) and CollNet's have graphs of their own. The farthest any rank printed is kept. */
+/* intra into keep where it is farther than what keep holds. */
+static void keep_farthest(char keep[8], const char *intra) {
+  if (!keep[0] || xp_nccl_path_rank(intra) > xp_nccl_path_rank(keep)) snprintf(keep, 8, "%s", intra);
+}
+
 static void parse_pattern(xp_nccl_info *info, const char *msg) {
   int pattern;
   char intra[8];
@@ -373,8 +400,9 @@ static void parse_pattern(xp_nccl_info *info, const char *msg) {
   if (sscanf(msg, "Pattern %d,", &pattern) != 1 || pattern < 1 || pattern > 4 || !t ||
       sscanf(t + 7, "%7[A-Z]/", intra) != 1 || xp_nccl_path_rank(intra) < 0)
     return;
-  if (!info->graph_intra[0] || xp_nccl_path_rank(intra) > xp_nccl_path_rank(info->graph_intra))
-    snprintf(info->graph_intra, sizeof info->graph_intra, "%s", intra);
+  keep_farthest(info->graph_intra, intra);
+  xp_nccl_facts *f = facts_entry(info);
+  if (f) keep_farthest(f->graph_intra, intra);
 }
 
 static void parse_message(xp_nccl_info *info, const char *msg) {
@@ -411,6 +439,9 @@ static void parse_message(xp_nccl_info *info, const char *msg) {
     info->nvls_channels = count_before(msg, " nvls channels");
     info->p2p_channels = count_before(msg, " p2p channels,");
     info->p2p_per_peer = count_before(msg, " p2p channels per peer");
+    xp_nccl_facts *f = facts_entry(info);
+    if (f) f->coll = info->coll_channels, f->nvls = info->nvls_channels, f->p2p = info->p2p_channels,
+           f->per_peer = info->p2p_per_peer;
   } else if (starts(msg, "Connected all rings")) {
     const char *q = msg + strlen("Connected all rings");
     while (*q == ',' || *q == ' ') q++;
@@ -528,6 +559,21 @@ static void keep_comm(xp_nccl_info *info, int c) {
   if (c >= 0 && info->comms[c].nranks > 0) info->nranks = info->comms[c].nranks;
 }
 
+/* The GRAPH type and channel counts of communicator c alone: another's (a world group's NVLS, a
+** split's pair across sockets) are not the kept connections'. */
+static void keep_comm_facts(xp_nccl_info *info, int c) {
+  info->graph_intra[0] = 0;
+  info->coll_channels = info->nvls_channels = info->p2p_channels = info->p2p_per_peer = -1;
+  for (int i = 0; i < info->nfacts; i++) {
+    const xp_nccl_facts *f = &info->facts[i];
+    if (f->comm != c) continue;
+    if (f->graph_intra[0]) keep_farthest(info->graph_intra, f->graph_intra);
+    if (f->coll >= 0)
+      info->coll_channels = f->coll, info->nvls_channels = f->nvls, info->p2p_channels = f->p2p,
+      info->p2p_per_peer = f->per_peer;
+  }
+}
+
 void xp_nccl_info_one_comm(xp_nccl_info *info, int nranks, int pid, char *said, size_t n) {
   if (n) said[0] = 0;
   if (info->ncomms < 2) return;
@@ -538,7 +584,10 @@ void xp_nccl_info_one_comm(xp_nccl_info *info, int nranks, int pid, char *said, 
     if (a->comm >= 0) with += conns[a->comm]++ == 0;
     else unknown++;
   }
+  for (int i = 0; i < info->nfacts; i++)
+    if (info->facts[i].comm < 0) info->facts[i].comm = info->proc_comm[info->threads[info->facts[i].thread].proc];
   const int pick = test_comm(info, conns, nranks, pid);
+  if (pick >= 0) keep_comm_facts(info, pick);
   int by_pid = 0;
   for (int p = 0; pid > 0 && pick >= 0 && p < info->nprocs; p++)
     by_pid |= info->proc_comm[p] == pick && proc_is(info, p, pid);

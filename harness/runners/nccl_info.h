@@ -39,6 +39,15 @@ typedef struct xp_nccl_thread {
   int proc, current, span, pending;
 } xp_nccl_thread;
 
+/* What a thread's span (as a connection's) printed of the graphs and channels NCCL chose for the
+** communicator it set up: GRAPH's farthest type ("" none), the "coll channels" line's counts (coll
+** -1: no such line); pooled in xp_nccl_info, these keep them apart for xp_nccl_info_one_comm. */
+typedef struct xp_nccl_facts {
+  int thread, span, comm;
+  char graph_intra[8];
+  int coll, nvls, p2p, per_peer;
+} xp_nccl_facts;
+
 /* One TUNING line: "AllReduce: 14336 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..1}". */
 typedef struct xp_nccl_tuning {
   char func[32];
@@ -78,6 +87,8 @@ typedef struct xp_nccl_info {
   int *proc_comm;
   xp_strtab comm_keys, thread_keys, proc_keys;
   int line_thread;       /* the thread of the line being read */
+  int nfacts;
+  xp_nccl_facts *facts;
   int ntuning, ntuning_alloc;
   xp_nccl_tuning *tuning;
   int nenv, nenv_alloc;
@@ -100,7 +111,7 @@ const xp_nccl_tuning *xp_nccl_info_tuning(const xp_nccl_info *info, const char *
 ** tests appended, a framework's TP and world groups), keeps those of one alone: the one process
 ** pid set up (the test's rank 0; 0 unknown), else the first of nranks ranks (the test's size),
 ** else the first; says which in said ("" where the log names one communicator or none: nothing
-** changes). Connections a process that set up several printed after their set-up belong to
+** changes). Its GRAPH type and channel counts are then that communicator's alone. Connections a process that set up several printed after their set-up belong to
 ** none the log tells: left out, said. */
 void xp_nccl_info_one_comm(xp_nccl_info *info, int nranks, int pid, char *said, size_t n);
 /* Where a path type NCCL names ("NVL", "PIX", "SYS") stands, nearest first; -1 for another name. */

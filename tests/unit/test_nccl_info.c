@@ -513,6 +513,28 @@ static void test_several_comms(void) {
   CHECK_EQ_INT(info.nconn, 0);
   CHECK(strstr(said, "): no connection is one communicator's; 2 connections printed after several") != NULL);
   xp_nccl_info_free(&info);
+  /* GRAPH's types and the channel counts are the kept communicator's too: the pair's NVL ring, not
+  ** the world's path across sockets (SYS, the farthest pooled), nor its NVLS channels (the last) */
+  const char *const graphs[] = {
+      lines[3],
+      "h:7:7 [0] NCCL INFO Pattern 4, crossNic 0, nChannels 12, bw 40.000000/40.000000, type NVL/PIX, sameChannels 1",
+      "h:7:7 [0] NCCL INFO 24 coll channels, 0 collnet channels, 0 nvls channels, 32 p2p channels, 32 p2p channels "
+      "per peer",
+      lines[5], lines[7], lines[0],
+      "h:7:7 [0] NCCL INFO Pattern 4, crossNic 0, nChannels 2, bw 10.000000/10.000000, type SYS/PIX, sameChannels 0",
+      "h:7:7 [0] NCCL INFO 2 coll channels, 0 collnet channels, 16 nvls channels, 4 p2p channels, 1 p2p channels "
+      "per peer",
+      lines[1], lines[2], NULL};
+  xp_nccl_info_init(&info);
+  feed(&info, graphs);
+  CHECK_EQ_STR(info.graph_intra, "SYS"); /* pooled until a communicator is kept */
+  xp_nccl_info_one_comm(&info, 2, 7, said, sizeof said);
+  CHECK_EQ_STR(info.graph_intra, "NVL");
+  CHECK_EQ_INT(info.coll_channels, 24);
+  CHECK_EQ_INT(info.nvls_channels, 0);
+  CHECK_EQ_INT(info.p2p_per_peer, 32);
+  CHECK_EQ_STR(xp_nccl_interconnect(&info, NULL, buf, sizeof buf), "nvlink");
+  xp_nccl_info_free(&info);
   /* one communicator (the fixture's, connected on threads of its own after set-up): unchanged */
   size_t len;
   char *text = test_data("nccl", "nccltests_sweep.txt", &len);
