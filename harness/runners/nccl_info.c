@@ -32,6 +32,8 @@ void xp_nccl_info_free(xp_nccl_info *info) {
   free(info->proc_comm);
   free(info->facts);
   xp_strtab_free(&info->comm_keys);
+  free(info->ptr_comm);
+  xp_strtab_free(&info->ptr_keys);
   xp_strtab_free(&info->thread_keys);
   xp_strtab_free(&info->proc_keys);
   free(info->tuning);
@@ -333,26 +335,71 @@ static void note_thread(xp_nccl_info *info, const char *buf, const char *m) {
   info->threads[info->nthreads++] = (xp_nccl_thread){proc, -1, 0, 0};
 }
 
+/* The "0x..." just after label in msg, its length in *n; NULL where there is none. */
+static const char *hex_after(const char *msg, const char *label, size_t *n) {
+  const char *p = strstr(msg, label);
+  if (!p) return NULL;
+  p += strlen(label);
+  *n = strspn(p, "0123456789abcdefABCDEFx");
+  return *n > 2 && p[0] == '0' && p[1] == 'x' ? p : NULL;
+}
+
+/* The slot of (process, comm pointer) in info->ptr_comm: the communicator a process's handle is
+** (-1 none yet). A pointer is one rank's handle, and two processes' may be alike: never a key alone. */
+static int *ptr_slot(xp_nccl_info *info, int proc, const char *ptr, size_t pl) {
+  char key[sizeof proc + 32];
+  if (pl > 32) pl = 32;
+  memcpy(key, &proc, sizeof proc);
+  memcpy(key + sizeof proc, ptr, pl);
+  int added = 0;
+  uint32_t id = xp_strtab_intern(&info->ptr_keys, key, sizeof proc + pl, &added);
+  if (added) {
+    info->ptr_comm = xp_xrealloc(info->ptr_comm, sizeof *info->ptr_comm * (id + 1));
+    info->ptr_comm[id] = -1;
+  }
+  return &info->ptr_comm[id];
+}
+
+/* A communicator's key: its commId, or for a split that prints none (NCCL after 2.21: "ncclCommSplit
+** comm 0x.. rank 0 nranks 2 ... parent 0x.. splitCount 1 color 0 key 0- Init START", 2.28 "childCount")
+** its parent's key, split count and color, as NCCL hashes the child's own (init.cc commHash):
+** "0x5ae7.. split 1 color 0". 0 where the line names neither (or a parent the log never set up). */
+static size_t comm_key(xp_nccl_info *info, const char *msg, int proc, char *key, size_t n) {
+  size_t il, pl;
+  const char *id = hex_after(msg, "commId ", &il), *parent = hex_after(msg, " parent ", &pl);
+  if (id) return (size_t)snprintf(key, n, "%.*s", (int)il, id) < n ? il : 0;
+  if (!parent || (!strstr(msg, "- Init START") && !strstr(msg, "- Init COMPLETE"))) return 0;
+  const int pc = *ptr_slot(info, proc, parent, pl);
+  const char *sc = strstr(msg, " splitCount ");
+  if (!sc) sc = strstr(msg, " childCount ");
+  const char *color = strstr(msg, " color ");
+  if (pc < 0 || !color) return 0;
+  int w = snprintf(key, n, "%s split %d color %d", info->comms[pc].id, sc ? atoi(sc + 12) : 0, atoi(color + 7));
+  return w > 0 && (size_t)w < n ? (size_t)w : 0;
+}
+
 /* "ncclCommInitRankConfig comm 0x55.. rank 0 nranks 8 ... commId 0x5ae7.. - Init START" (2.18
 ** on), then "... - Init COMPLETE": the communicator the thread sets up between the two, whose are
 ** the connections it prints there. Those it prints before a COMPLETE with no START (a form
 ** without one) are that communicator's too; those after a COMPLETE (NCCL 2.22 on connects at the
 ** first collective, often on threads of its own) are the process's, where it set up one. */
 static void note_comm(xp_nccl_info *info, const char *msg) {
-  const char *id = strstr(msg, "commId 0x");
-  if (!id || !strstr(msg, "comm 0x") || info->line_thread < 0) return;
-  id += 7;
-  size_t il = 2 + strspn(id + 2, "0123456789abcdefABCDEF");
-  if (il < 3 || il >= sizeof info->comms->id) return;
+  size_t own_l, il;
+  const char *own = hex_after(msg, "comm ", &own_l);
+  if (!own || info->line_thread < 0) return;
+  const int proc = info->threads[info->line_thread].proc;
+  char id[sizeof info->comms->id];
+  if ((il = comm_key(info, msg, proc, id, sizeof id)) == 0) return;
   int added = 0;
   const int c = (int)xp_strtab_intern(&info->comm_keys, id, il, &added);
   if (added) {
     info->comms = xp_xrealloc(info->comms, sizeof *info->comms * (size_t)(info->ncomms + 1));
     xp_nccl_comm *k = &info->comms[info->ncomms++];
-    snprintf(k->id, sizeof k->id, "%.*s", (int)il, id);
+    snprintf(k->id, sizeof k->id, "%s", id);
     const char *nr = strstr(msg, " nranks ");
     k->nranks = nr ? atoi(nr + 8) : 0;
   }
+  *ptr_slot(info, proc, own, own_l) = c;
   xp_nccl_thread *t = &info->threads[info->line_thread];
   int *pc = &info->proc_comm[t->proc];
   *pc = *pc == -1 || *pc == c ? c : -2;

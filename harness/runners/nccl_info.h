@@ -26,9 +26,10 @@ typedef struct xp_nccl_conn {
 } xp_nccl_conn;
 
 /* A communicator a log names by its commId ("... commId 0x5ae77eb5ea4ec1ee - Init START", NCCL
-** 2.18 on), with its size. */
+** 2.14 on), or a split printed without one by its parent's, split count and color ("0x5ae7..
+** split 1 color 0"), with its size. */
 typedef struct xp_nccl_comm {
-  char id[24];
+  char id[64];
   int nranks;
 } xp_nccl_comm;
 
@@ -86,6 +87,8 @@ typedef struct xp_nccl_info {
   xp_nccl_thread *threads;
   int *proc_comm;
   xp_strtab comm_keys, thread_keys, proc_keys;
+  int *ptr_comm;         /* by (process, comm pointer), interned in ptr_keys: its communicator */
+  xp_strtab ptr_keys;
   int line_thread;       /* the thread of the line being read */
   int nfacts;
   xp_nccl_facts *facts;

@@ -535,6 +535,27 @@ static void test_several_comms(void) {
   CHECK_EQ_INT(info.p2p_per_peer, 32);
   CHECK_EQ_STR(xp_nccl_interconnect(&info, NULL, buf, sizeof buf), "nvlink");
   xp_nccl_info_free(&info);
+  /* NCCL after 2.21 prints a split's Init lines without its commId (init.cc: "parent %p splitCount %d
+  ** color %d key %d- Init START", 2.28 "childCount"): the split is its parent's, split count and
+  ** color, as NCCL hashes it. The world (4 ranks, over SHM) split into pairs: the pair over P2P */
+  const char *const split[] = {
+      lines[0], lines[1], lines[2],
+      "h:7:7 [0] NCCL INFO ncclCommSplit comm 0xc0 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1b000 parent 0xa0 "
+      "splitCount 1 color 0 key 0- Init START",
+      "h:7:7 [0] NCCL INFO Pattern 4, crossNic 0, nChannels 12, bw 40.000000/40.000000, type NVL/PIX, sameChannels 1",
+      lines[5],
+      "h:7:7 [0] NCCL INFO ncclCommSplit comm 0xc0 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1b000 parent 0xa0 "
+      "childCount 1 color 0 key 0 - Init COMPLETE",
+      NULL};
+  xp_nccl_info_init(&info);
+  feed(&info, split);
+  xp_nccl_info_one_comm(&info, 2, 7, said, sizeof said);
+  xp_nccl_info_transports(&info, buf, sizeof buf);
+  CHECK_EQ_STR(buf, "P2P/CUMEM");
+  CHECK_EQ_STR(info.graph_intra, "NVL");
+  CHECK_EQ_STR(said, "2 communicators in the log (commId 0x11aa, 4 ranks; commId 0x11aa split 1 color 0, 2 ranks): "
+                     "connections are commId 0x11aa split 1 color 0's (the test's size)");
+  xp_nccl_info_free(&info);
   /* one communicator (the fixture's, connected on threads of its own after set-up): unchanged */
   size_t len;
   char *text = test_data("nccl", "nccltests_sweep.txt", &len);
