@@ -99,13 +99,14 @@ static xp_nccl_conn *pair_entry(xp_nccl_info *info, int src, int dst, const char
 }
 
 /* Counted twice: among all (info->conn), and by the thread and span that printed it (info->att),
-** where xp_nccl_info_one_comm finds its communicator. */
-static void add_conn(xp_nccl_info *info, int src, int dst, const char *transport, enum conn_side side) {
+** where xp_nccl_info_one_comm finds its communicator; comm is the one the line names itself
+** (RCCL's), -1 where it names none. */
+static void add_conn(xp_nccl_info *info, int src, int dst, const char *transport, enum conn_side side, int comm) {
   count_side(pair_entry(info, src, dst, transport), side);
   const int t = info->line_thread;
   if (t < 0) return;
   xp_nccl_thread *th = &info->threads[t];
-  int head[4] = {src, dst, t, th->span};
+  int head[5] = {src, dst, t, th->span, comm};
   char key[sizeof head + sizeof info->conn->transport];
   size_t tl = strnlen(transport, sizeof info->conn->transport - 1);
   memcpy(key, head, sizeof head);
@@ -118,7 +119,7 @@ static void add_conn(xp_nccl_info *info, int src, int dst, const char *transport
     a->transport[tl] = 0;
     a->thread = t;
     a->span = th->span;
-    a->comm = th->current;
+    a->comm = comm >= 0 ? comm : th->current;
   }
   if (a->comm < 0) th->pending++;
   count_side(a, side);
@@ -166,6 +167,42 @@ static void transport_kind(char *t) {
   snprintf(t, 64, "%s", out);
 }
 
+/* The "0x..." just after label in msg, its length in *n; NULL where there is none. */
+static const char *hex_after(const char *msg, const char *label, size_t *n) {
+  const char *p = strstr(msg, label);
+  if (!p) return NULL;
+  p += strlen(label);
+  *n = strspn(p, "0123456789abcdefABCDEFx");
+  return *n > 2 && p[0] == '0' && p[1] == 'x' ? p : NULL;
+}
+
+/* The slot of (process, comm pointer) in info->ptr_comm: the communicator a process's handle is
+** (-1 none yet). A pointer is one rank's handle, and two processes' may be alike: never a key alone. */
+static int *ptr_slot(xp_nccl_info *info, int proc, const char *ptr, size_t pl) {
+  char key[sizeof proc + 32];
+  if (pl > 32) pl = 32;
+  memcpy(key, &proc, sizeof proc);
+  memcpy(key + sizeof proc, ptr, pl);
+  int added = 0;
+  uint32_t id = xp_strtab_intern(&info->ptr_keys, key, sizeof proc + pl, &added);
+  if (added) {
+    info->ptr_comm = xp_xrealloc(info->ptr_comm, sizeof *info->ptr_comm * (id + 1));
+    info->ptr_comm[id] = -1;
+  }
+  return &info->ptr_comm[id];
+}
+
+/* The communicator a connection line names: RCCL ends it with its handle ("via P2P/IPC comm
+** 0x1f6e0 nRanks 08", transport/p2p.cc), the line's process's communicator of that pointer, which
+** holds where the line is printed after set-up (at the first collective, on a thread of its own)
+** and its process set up several. NCCL's lines name none: -1. */
+static int named_comm(xp_nccl_info *info, const char *via) {
+  size_t pl;
+  const char *ptr = hex_after(via, " comm ", &pl);
+  if (!ptr || info->line_thread < 0) return -1;
+  return *ptr_slot(info, info->threads[info->line_thread].proc, ptr, pl);
+}
+
 /* "3[3]", "3[1b000]", or "3" alone as NCCL 2.3-2.4 wrote a NET connection's ranks: the rank,
 ** its device in brackets passed over. NULL where p holds no rank. */
 static const char *rank_at(const char *p, int *rank) {
@@ -203,7 +240,7 @@ static void parse_channel(xp_nccl_info *info, const char *msg) {
   char transport[64];
   copy_trimmed(transport, sizeof transport, via + 5);
   transport_kind(transport);
-  add_conn(info, src, dst, transport, side);
+  add_conn(info, src, dst, transport, side, named_comm(info, via));
 }
 
 /* The number just before `label` in msg ("2 p2p channels,"), -1 where msg has no such label. */
@@ -333,31 +370,6 @@ static void note_thread(xp_nccl_info *info, const char *buf, const char *m) {
   }
   info->threads = xp_xrealloc(info->threads, sizeof *info->threads * (size_t)(info->nthreads + 1));
   info->threads[info->nthreads++] = (xp_nccl_thread){proc, -1, 0, 0};
-}
-
-/* The "0x..." just after label in msg, its length in *n; NULL where there is none. */
-static const char *hex_after(const char *msg, const char *label, size_t *n) {
-  const char *p = strstr(msg, label);
-  if (!p) return NULL;
-  p += strlen(label);
-  *n = strspn(p, "0123456789abcdefABCDEFx");
-  return *n > 2 && p[0] == '0' && p[1] == 'x' ? p : NULL;
-}
-
-/* The slot of (process, comm pointer) in info->ptr_comm: the communicator a process's handle is
-** (-1 none yet). A pointer is one rank's handle, and two processes' may be alike: never a key alone. */
-static int *ptr_slot(xp_nccl_info *info, int proc, const char *ptr, size_t pl) {
-  char key[sizeof proc + 32];
-  if (pl > 32) pl = 32;
-  memcpy(key, &proc, sizeof proc);
-  memcpy(key + sizeof proc, ptr, pl);
-  int added = 0;
-  uint32_t id = xp_strtab_intern(&info->ptr_keys, key, sizeof proc + pl, &added);
-  if (added) {
-    info->ptr_comm = xp_xrealloc(info->ptr_comm, sizeof *info->ptr_comm * (id + 1));
-    info->ptr_comm[id] = -1;
-  }
-  return &info->ptr_comm[id];
 }
 
 /* A communicator's key: its commId, or for a split that prints none (NCCL after 2.21: "ncclCommSplit

@@ -556,6 +556,27 @@ static void test_several_comms(void) {
   CHECK_EQ_STR(said, "2 communicators in the log (commId 0x11aa, 4 ranks; commId 0x11aa split 1 color 0, 2 ranks): "
                      "connections are commId 0x11aa split 1 color 0's (the test's size)");
   xp_nccl_info_free(&info);
+  /* Both set up first and connected later on a thread of RCCL's own, whose lines end with the
+  ** communicator's handle ("via P2P/IPC comm 0x1f6e0 nRanks 08", transport/p2p.cc): each its own,
+  ** the pair's kept. NCCL's name none (issue 1605's split, connected after its Init COMPLETE) */
+  const char *const named[] = {
+      "mi:7:7 [0] NCCL INFO RCCL version : 2.22.3-HEAD:a9b0b4a",
+      "mi:7:7 [0] NCCL INFO ncclCommInitRank comm 0xa0 rank 0 nranks 4 cudaDev 0 nvmlDev 0 busId 1b000 commId 0x11aa "
+      "- Init COMPLETE",
+      "mi:7:7 [0] NCCL INFO ncclCommInitRank comm 0xb0 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1b000 commId 0x22bb "
+      "- Init COMPLETE",
+      "mi:7:12 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC comm 0xb0 nRanks 02",
+      "mi:7:12 [0] NCCL INFO Channel 01/0 : 0[0] -> 1[1] via P2P/IPC comm 0xb0 nRanks 02",
+      "mi:7:12 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[2] via SHM/direct/direct comm 0xa0 nRanks 04", NULL};
+  xp_nccl_info_init(&info);
+  feed(&info, named);
+  xp_nccl_info_one_comm(&info, 2, 7, said, sizeof said);
+  xp_nccl_info_transports(&info, buf, sizeof buf);
+  CHECK_EQ_STR(buf, "P2P/IPC");
+  CHECK_EQ_INT(info.conn[0].channels, 2);
+  CHECK_EQ_STR(said, "2 communicators in the log (commId 0x11aa, 4 ranks; commId 0x22bb, 2 ranks): connections are "
+                     "commId 0x22bb's (the test's size)");
+  xp_nccl_info_free(&info);
   /* one communicator (the fixture's, connected on threads of its own after set-up): unchanged */
   size_t len;
   char *text = test_data("nccl", "nccltests_sweep.txt", &len);
