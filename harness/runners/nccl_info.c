@@ -372,7 +372,9 @@ static void note_thread(xp_nccl_info *info, const char *buf, const char *m) {
   info->threads[info->nthreads++] = (xp_nccl_thread){proc, -1, 0, 0};
 }
 
-/* A communicator's key: its commId, or for a split that prints none (NCCL after 2.21: "ncclCommSplit
+/* A communicator's key: its commId; before NCCL 2.14, which printed none, its size ("#4": the
+** pointer is one rank's handle in one process, no key across ranks, and communicators of one size
+** stay one); for a split that prints none (NCCL after 2.21: "ncclCommSplit
 ** comm 0x.. rank 0 nranks 2 ... parent 0x.. splitCount 1 color 0 key 0- Init START", 2.28 "childCount")
 ** its parent's key, split count and color, as NCCL hashes the child's own (init.cc commHash):
 ** "0x5ae7.. split 1 color 0". 0 where the line names neither (or a parent the log never set up). */
@@ -380,7 +382,11 @@ static size_t comm_key(xp_nccl_info *info, const char *msg, int proc, char *key,
   size_t il, pl;
   const char *id = hex_after(msg, "commId ", &il), *parent = hex_after(msg, " parent ", &pl);
   if (id) return (size_t)snprintf(key, n, "%.*s", (int)il, id) < n ? il : 0;
-  if (!parent || (!strstr(msg, "- Init START") && !strstr(msg, "- Init COMPLETE"))) return 0;
+  if (!strstr(msg, "- Init START") && !strstr(msg, "- Init COMPLETE")) return 0;
+  const char *nr = strstr(msg, " nranks ");
+  if (!parent && nr) /* before 2.14: "comm 0x.. rank 0 nranks 4 cudaDev 0 busId 1b000 - Init COMPLETE" */
+    return (size_t)snprintf(key, n, "#%d", atoi(nr + 8));
+  if (!parent) return 0;
   const int pc = *ptr_slot(info, proc, parent, pl);
   const char *sc = strstr(msg, " splitCount ");
   if (!sc) sc = strstr(msg, " childCount ");
@@ -407,7 +413,7 @@ static void note_comm(xp_nccl_info *info, const char *msg) {
   if (added) {
     info->comms = xp_xrealloc(info->comms, sizeof *info->comms * (size_t)(info->ncomms + 1));
     xp_nccl_comm *k = &info->comms[info->ncomms++];
-    snprintf(k->id, sizeof k->id, "%s", id);
+    snprintf(k->id, sizeof k->id, "%s", id[0] == '#' ? "" : id);
     const char *nr = strstr(msg, " nranks ");
     k->nranks = nr ? atoi(nr + 8) : 0;
   }
@@ -656,10 +662,18 @@ void xp_nccl_info_one_comm(xp_nccl_info *info, int nranks, int pid, char *said, 
   const int sized = pick >= 0 && nranks > 0 && info->comms[pick].nranks == nranks;
   const char *why = by_pid ? " (rank 0's)" : sized ? " (the test's size)" : "";
   size_t used = (size_t)snprintf(said, n, "%d communicators in the log (", info->ncomms);
-  for (int c = 0; c < info->ncomms && used < n; c++)
-    used += (size_t)snprintf(said + used, n - used, "%scommId %s, %d ranks", c ? "; " : "", info->comms[c].id,
-                             info->comms[c].nranks);
-  if (used < n && pick >= 0)
+  for (int c = 0; c < info->ncomms && used < n; c++) {
+    const xp_nccl_comm *k = &info->comms[c];
+    if (k->id[0])
+      used += (size_t)snprintf(said + used, n - used, "%scommId %s, %d ranks", c ? "; " : "", k->id, k->nranks);
+    else
+      used += (size_t)snprintf(said + used, n - used, "%sone of %d ranks (no commId: NCCL before 2.14)", c ? "; " : "",
+                               k->nranks);
+  }
+  if (used < n && pick >= 0 && !info->comms[pick].id[0])
+    used += (size_t)snprintf(said + used, n - used, "): connections are the one of %d ranks'%s",
+                             info->comms[pick].nranks, why);
+  else if (used < n && pick >= 0)
     used += (size_t)snprintf(said + used, n - used, "): connections are commId %s's%s", info->comms[pick].id, why);
   else if (used < n)
     used += (size_t)snprintf(said + used, n - used, "): no connection is one communicator's");

@@ -114,8 +114,9 @@ const xp_nccl_tuning *xp_nccl_info_tuning(const xp_nccl_info *info, const char *
 ** tests appended, a framework's TP and world groups), keeps those of one alone: the one process
 ** pid set up (the test's rank 0; 0 unknown), else the first of nranks ranks (the test's size),
 ** else the first; says which in said ("" where the log names one communicator or none: nothing
-** changes). Its GRAPH type and channel counts are then that communicator's alone. Connections a process that set up several printed after their set-up belong to
-** none the log tells: left out, said. */
+** changes). Its GRAPH type and channel counts are then that communicator's alone. Connections
+** a process that set up several printed after their set-up belong to none the log tells (unless
+** the line names its handle, as RCCL's do): left out, said. */
 void xp_nccl_info_one_comm(xp_nccl_info *info, int nranks, int pid, char *said, size_t n);
 /* Where a path type NCCL names ("NVL", "PIX", "SYS") stands, nearest first; -1 for another name. */
 int xp_nccl_path_rank(const char *type);

@@ -577,6 +577,22 @@ static void test_several_comms(void) {
   CHECK_EQ_STR(said, "2 communicators in the log (commId 0x11aa, 4 ranks; commId 0x22bb, 2 ranks): connections are "
                      "commId 0x22bb's (the test's size)");
   xp_nccl_info_free(&info);
+  /* Before 2.14 NCCL printed no commId ("comm 0x7fdf08000d00 rank 15 nranks 16 cudaDev 7 busId e7000 -
+  ** Init COMPLETE", NVIDIA/nccl issue 629), and the pointer is one rank's handle: communicators are
+  ** told apart by size. Two tests appended in one log, of 4 GPUs over P2P and of 2 across sockets */
+  const char *const old[] = {
+      "h:100:101 [0] NCCL INFO Channel 00 : 0[1b000] -> 1[1c000] via P2P/IPC",
+      "h:100:101 [0] NCCL INFO comm 0x7fdf08000d00 rank 0 nranks 4 cudaDev 0 busId 1b000 - Init COMPLETE",
+      "h:200:201 [0] NCCL INFO Channel 00 : 0[1b000] -> 1[88000] via direct shared memory",
+      "h:200:201 [0] NCCL INFO comm 0x7f30b0000d00 rank 0 nranks 2 cudaDev 0 busId 1b000 - Init COMPLETE", NULL};
+  xp_nccl_info_init(&info);
+  feed(&info, old);
+  xp_nccl_info_one_comm(&info, 2, 200, said, sizeof said);
+  xp_nccl_info_transports(&info, buf, sizeof buf);
+  CHECK_EQ_STR(buf, "SHM/direct");
+  CHECK_EQ_STR(said, "2 communicators in the log (one of 4 ranks (no commId: NCCL before 2.14); one of 2 ranks (no "
+                     "commId: NCCL before 2.14)): connections are the one of 2 ranks' (rank 0's)");
+  xp_nccl_info_free(&info);
   /* one communicator (the fixture's, connected on threads of its own after set-up): unchanged */
   size_t len;
   char *text = test_data("nccl", "nccltests_sweep.txt", &len);
