@@ -138,7 +138,7 @@ static xp_nccl_facts *facts_entry(xp_nccl_info *info) {
     }
   info->facts = xp_xrealloc(info->facts, sizeof *info->facts * (size_t)(info->nfacts + 1));
   xp_nccl_facts *f = &info->facts[info->nfacts++];
-  *f = (xp_nccl_facts){t, th->span, th->current, "", -1, -1, -1, -1};
+  *f = (xp_nccl_facts){t, th->span, th->current, "", -1, -1, -1, -1, -1, -1, -1};
   return f;
 }
 
@@ -225,8 +225,10 @@ static void parse_channel(xp_nccl_info *info, const char *msg) {
   const char *via = strstr(colon, " via ");
   if (!via) {
     int ch, total;
-    if (sscanf(msg, "Channel %d/%d :", &ch, &total) == 2 && total > info->ring_channels)
-      info->ring_channels = total;
+    if (sscanf(msg, "Channel %d/%d :", &ch, &total) != 2) return;
+    if (total > info->ring_channels) info->ring_channels = total;
+    xp_nccl_facts *f = facts_entry(info);
+    if (f && total > f->ring_channels) f->ring_channels = total;
     return;
   }
   int src, dst;
@@ -492,10 +494,14 @@ static void parse_message(xp_nccl_info *info, const char *msg) {
   } else if ((p = strstr(msg, " set by environment to ")) != NULL) {
     parse_env(info, msg, p);
   } else if ((p = strstr(msg, "nRanks ")) != NULL && strstr(msg, "nNodes ")) {
+    c = -1; /* a form without localRanks */
     if (sscanf(p, "nRanks %d nNodes %d localRanks %d", &a, &b, &c) >= 2) {
       if (a > info->nranks) info->nranks = a;
       if (b > info->nnodes) info->nnodes = b;
       if (c > info->local_ranks) info->local_ranks = c;
+      xp_nccl_facts *f = facts_entry(info);
+      if (f && b > f->nnodes) f->nnodes = b;
+      if (f && c > f->local_ranks) f->local_ranks = c;
     }
   } else if (strstr(msg, " coll channels, ") != NULL) {
     /* 2.19+: "%d coll, %d collnet, %d nvls, %d p2p channels, %d p2p channels per peer"; 2.17-18
@@ -624,15 +630,19 @@ static void keep_comm(xp_nccl_info *info, int c) {
   if (c >= 0 && info->comms[c].nranks > 0) info->nranks = info->comms[c].nranks;
 }
 
-/* The GRAPH type and channel counts of communicator c alone: another's (a world group's NVLS, a
+/* The GRAPH type, channel counts, rings and nodes of communicator c alone: another's (a world group's NVLS, a
 ** split's pair across sockets) are not the kept connections'. */
 static void keep_comm_facts(xp_nccl_info *info, int c) {
   info->graph_intra[0] = 0;
   info->coll_channels = info->nvls_channels = info->p2p_channels = info->p2p_per_peer = -1;
+  info->ring_channels = info->nnodes = info->local_ranks = -1;
   for (int i = 0; i < info->nfacts; i++) {
     const xp_nccl_facts *f = &info->facts[i];
     if (f->comm != c) continue;
     if (f->graph_intra[0]) keep_farthest(info->graph_intra, f->graph_intra);
+    if (f->ring_channels > info->ring_channels) info->ring_channels = f->ring_channels;
+    if (f->nnodes > info->nnodes) info->nnodes = f->nnodes;
+    if (f->local_ranks > info->local_ranks) info->local_ranks = f->local_ranks;
     if (f->coll >= 0)
       info->coll_channels = f->coll, info->nvls_channels = f->nvls, info->p2p_channels = f->p2p,
       info->p2p_per_peer = f->per_peer;

@@ -520,7 +520,11 @@ static void test_several_comms(void) {
       "h:7:7 [0] NCCL INFO Pattern 4, crossNic 0, nChannels 12, bw 40.000000/40.000000, type NVL/PIX, sameChannels 1",
       "h:7:7 [0] NCCL INFO 24 coll channels, 0 collnet channels, 0 nvls channels, 32 p2p channels, 32 p2p channels "
       "per peer",
+      "h:7:7 [0] NCCL INFO comm 0xb0 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0",
+      "h:7:7 [0] NCCL INFO Channel 00/24 :    0   1",
       lines[5], lines[7], lines[0],
+      "h:7:7 [0] NCCL INFO comm 0xa0 rank 0 nRanks 4 nNodes 2 localRanks 2 localRank 0 MNNVL 0",
+      "h:7:7 [0] NCCL INFO Channel 00/32 :    0   1   2   3",
       "h:7:7 [0] NCCL INFO Pattern 4, crossNic 0, nChannels 2, bw 10.000000/10.000000, type SYS/PIX, sameChannels 0",
       "h:7:7 [0] NCCL INFO 2 coll channels, 0 collnet channels, 16 nvls channels, 4 p2p channels, 1 p2p channels "
       "per peer",
@@ -533,6 +537,9 @@ static void test_several_comms(void) {
   CHECK_EQ_INT(info.coll_channels, 24);
   CHECK_EQ_INT(info.nvls_channels, 0);
   CHECK_EQ_INT(info.p2p_per_peer, 32);
+  CHECK_EQ_INT(info.ring_channels, 24); /* its rings and nodes too: the world spans 2 */
+  CHECK_EQ_INT(info.nnodes, 1);
+  CHECK_EQ_INT(info.local_ranks, 2);
   CHECK_EQ_STR(xp_nccl_interconnect(&info, NULL, buf, sizeof buf), "nvlink");
   xp_nccl_info_free(&info);
   /* NCCL after 2.21 prints a split's Init lines without its commId (init.cc: "parent %p splitCount %d
