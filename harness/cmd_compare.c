@@ -170,7 +170,12 @@ static int superseded_only(sqlite3 *db, sqlite3_stmt *st, const char *which, con
     if (sqlite3_step(b) == SQLITE_ROW) snprintf(by, sizeof by, "%s", (const char *)sqlite3_column_text(b, 0));
     sqlite3_finalize(b);
   }
-  if (count == 0) return xp_error(XP_EXIT_USAGE, "compare: %s %s: no ok runs match", which, selector);
+  if (count == 0) {
+    char *cut = xp_value_cut(selector);
+    xp_error(XP_EXIT_USAGE, "compare: %s %s: no ok runs match", which, cut);
+    free(cut);
+    return XP_EXIT_USAGE;
+  }
   return xp_error(XP_EXIT_USAGE,
                   "compare: %s %s: no ok runs match but %lld superseded (run %s is another import of the same job or"
                   " measurement as run %s, which a group counts in its place): name a run to compare it",
@@ -1138,10 +1143,14 @@ int cmd_compare(int argc, char **argv, const char *db_path) {
     } else if ((v = xp_opt_value(argc, argv, &i, "--a", &bad))) sel[0] = join_selector(sel[0], v);
     else if ((v = xp_opt_value(argc, argv, &i, "--b", &bad))) sel[1] = join_selector(sel[1], v);
     else if ((v = xp_opt_value(argc, argv, &i, "--format", &bad))) {
-      if (xp_parse_format(v, &fmt) || fmt == XP_FMT_CSV) rc = xp_usage_error("compare", "--format %s: expected table or json", v);
+      if (xp_parse_format(v, &fmt) || fmt == XP_FMT_CSV) rc = xp_usage_value_error("compare", "--format", v, "expected table or json");
     } else if (bad) rc = XP_EXIT_USAGE;
-    else if (argv[i][0] == '-') rc = xp_usage_error("compare", "unknown option %s", argv[i]);
-    else if (nrefs == 2) rc = xp_usage_error("compare", "two sides only (got a third: %s)", argv[i]);
+    else if (argv[i][0] == '-') rc = xp_usage_value_error("compare", "unknown option", argv[i], NULL);
+    else if (nrefs == 2) {
+      char *cut = xp_value_cut(argv[i]);
+      rc = xp_usage_error("compare", "two sides only (got a third: %s)", cut);
+      free(cut);
+    }
     else refs[nrefs++] = argv[i];
   }
   /* Positional runs fill the sides that have no selector, A first. */

@@ -223,12 +223,16 @@ static int parse_args(int argc, char **argv, decide_args *a) {
     else if ((v = xp_opt_value(argc, argv, &i, "--param", &bad))) {
       xp_param p;
       if (xp_param_parse(v, &p) != 0)
-        return xp_usage_error("decide", "--param %s: expected NAME=VALUE with NAME of letters, digits and _", v);
-      if (cJSON_GetObjectItemCaseSensitive(a->params, p.name))
-        return xp_usage_error("decide", "--param %s: %s given twice", v, p.name);
+        return xp_usage_value_error("decide", "--param", v, "expected NAME=VALUE with NAME of letters, digits and _");
+      if (cJSON_GetObjectItemCaseSensitive(a->params, p.name)) {
+        char *name = xp_value_cut(p.name);
+        int rc = xp_usage_value_error("decide", "--param", v, "%s given twice", name);
+        free(name);
+        return rc;
+      }
       cJSON_AddStringToObject(a->params, p.name, p.value);
     } else if (bad) return XP_EXIT_USAGE;
-    else if (argv[i][0] == '-' && argv[i][1]) return xp_usage_error("decide", "unknown option %s", argv[i]);
+    else if (argv[i][0] == '-' && argv[i][1]) return xp_usage_value_error("decide", "unknown option", argv[i], NULL);
     else if (a->title) return xp_usage_error("decide", "one title (quote it); runs go after --evidence");
     else a->title = argv[i];
   }
@@ -311,7 +315,10 @@ static int run_query(const char *db_path, const char *file, const char *sql, con
   if (!sets) return rc;
   if (unused) {
     cJSON_Delete(sets);
-    return xp_error_at(XP_EXIT_USAGE, file, 0, "--param %s: the query has no :%s (a misspelt name?)", unused, unused);
+    char *cut = xp_value_cut(unused);
+    xp_error_at(XP_EXIT_USAGE, file, 0, "--param %s: the query has no :%s (a misspelt name?)", cut, cut);
+    free(cut);
+    return XP_EXIT_USAGE;
   }
   *nrows = 0;
   const cJSON *s;

@@ -286,23 +286,23 @@ int cmd_export(int argc, char **argv, const char *db_path) {
       goto done;
     } else if (strcmp(argv[i], "--no-samples") == 0) samples = 0;
     else if ((v = xp_opt_value(argc, argv, &i, "--format", &bad))) {
-      if (xp_parse_format(v, &fmt) != 0 || fmt == XP_FMT_TABLE) rc = xp_usage_error("export", "--format %s: expected json or csv", v);
+      if (xp_parse_format(v, &fmt) != 0 || fmt == XP_FMT_TABLE) rc = xp_usage_value_error("export", "--format", v, "expected json or csv");
     } else if ((v = xp_opt_value(argc, argv, &i, "--out", &bad))) out = v;
     else if ((v = xp_opt_value(argc, argv, &i, "--kind", &bad))) o.kind = v;
     else if ((v = xp_opt_value(argc, argv, &i, "--status", &bad))) o.status = v;
     else if ((v = xp_opt_value(argc, argv, &i, "--run", &bad))) o.runs[o.nruns++] = v;
     else if ((v = xp_opt_value(argc, argv, &i, "--where", &bad))) {
-      if (!strchr(v, '=') || *v == '=') rc = xp_usage_error("export", "--where %s: expected KEY=VALUE", v);
+      if (!strchr(v, '=') || *v == '=') rc = xp_usage_value_error("export", "--where", v, "expected KEY=VALUE");
       o.wheres[o.nwhere++] = v;
     } else if (bad) rc = XP_EXIT_USAGE;
-    else rc = xp_usage_error("export", "unexpected argument %s", argv[i]);
+    else rc = xp_usage_value_error("export", "unexpected argument", argv[i], NULL);
   }
   if (out && strcmp(out, "-") == 0) out = NULL; /* standard output, as for xp report --out - */
   if (rc == 0 && fmt == XP_FMT_CSV && !out) rc = xp_usage_error("export", "--format csv writes a folder: give --out DIR");
   if (rc == 0 && out && fmt == XP_FMT_JSON) rc = xp_out_not_database(out);
   /* the statuses xp runs and xp show give (incomplete: a recorder that died) */
   if (rc == 0 && o.status && !xp_status_known(o.status))
-    rc = xp_usage_error("export", "--status %s: expected one of running, ok, failed, aborted, incomplete", o.status);
+    rc = xp_usage_value_error("export", "--status", o.status, "expected one of running, ok, failed, aborted, incomplete");
   sqlite3 *db = NULL;
   char *ids = NULL;
   int count = 0;

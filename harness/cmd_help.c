@@ -1,4 +1,5 @@
 /* xp help [COMMAND | kinds | KIND] */
+#include <stdlib.h>
 #include <string.h>
 #include "cli.h"
 #include "kind.h"
@@ -72,7 +73,12 @@ int cmd_help(int argc, char **argv, const char *db_path) {
     const char *as = k ? NULL : xp_kind_recorded_as(argv[1]);
     for (const xp_kind *const *r = xp_kinds_all(); as && !k && *r; r++)
       if ((*r)->records_as && strcmp((*r)->records_as, as) == 0) k = *r;
-    if (!k) return xp_error(XP_EXIT_USAGE, "help: no command or run kind named '%s'", argv[1]);
+    if (!k) {
+      char *cut = xp_value_cut(argv[1]);
+      xp_error(XP_EXIT_USAGE, "help: no command or run kind named '%s'", cut);
+      free(cut);
+      return XP_EXIT_USAGE;
+    }
     printf("kind %s: %s\nkeys:\n", k->name, k->summary);
     print_fields(k->fields, 0);
     if (k->notes) printf("%s", k->notes);

@@ -39,7 +39,12 @@ static int take_option(cJSON *root, const xp_kind *k, int argc, char **argv, int
 int cmd_import(int argc, char **argv, const char *db_path) {
   if (argc < 2) return xp_usage_error("import", "which format? (%s)", formats_list());
   const xp_kind *k = xp_importer_find(argv[1]);
-  if (!k) return xp_usage_error("import", "unknown format '%s' (%s)", argv[1], formats_list());
+  if (!k) {
+    char *cut = xp_value_cut(argv[1]);
+    int rc = xp_usage_error("import", "unknown format '%s' (%s)", cut, formats_list());
+    free(cut);
+    return rc;
+  }
   cJSON *root = cJSON_CreateObject(), *files = cJSON_CreateArray();
   cJSON_AddStringToObject(root, "kind", k->name);
   cJSON_AddItemToObject(root, "files", files);

@@ -203,14 +203,17 @@ int cmd_query(int argc, char **argv, const char *db_path) {
     const char *v;
     if ((v = xp_opt_value(argc, argv, &i, "--param", &bad))) {
       if (xp_param_parse(v, &params[nparams++]) != 0)
-        rc = xp_usage_error("query", "--param %s: expected NAME=VALUE with NAME of letters, digits and _", v);
+        rc = xp_usage_value_error("query", "--param", v, "expected NAME=VALUE with NAME of letters, digits and _");
       for (int j = 0; rc == 0 && j < nparams - 1; j++) /* which one would bind is no guess to leave */
-        if (strcmp(params[j].name, params[nparams - 1].name) == 0)
-          rc = xp_usage_error("query", "--param %s: %s given twice", v, params[j].name);
+        if (strcmp(params[j].name, params[nparams - 1].name) == 0) {
+          char *name = xp_value_cut(params[j].name);
+          rc = xp_usage_value_error("query", "--param", v, "%s given twice", name);
+          free(name);
+        }
     } else if ((v = xp_opt_value(argc, argv, &i, "--format", &bad))) {
-      if (xp_parse_format(v, &pa.fmt) != 0) rc = xp_usage_error("query", "--format %s: expected table, csv or json", v);
+      if (xp_parse_format(v, &pa.fmt) != 0) rc = xp_usage_value_error("query", "--format", v, "expected table, csv or json");
     } else if (bad) rc = XP_EXIT_USAGE;
-    else if (argv[i][0] == '-' && argv[i][1]) rc = xp_usage_error("query", "unknown option %s", argv[i]);
+    else if (argv[i][0] == '-' && argv[i][1]) rc = xp_usage_value_error("query", "unknown option", argv[i], NULL);
     else if (file) rc = xp_usage_error("query", "one query file at a time");
     else file = argv[i];
   }

@@ -18,19 +18,19 @@ int cmd_runs(int argc, char **argv, const char *db_path) {
     else if ((v = xp_opt_value(argc, argv, &i, "--status", &bad))) status = v;
     else if ((v = xp_opt_value(argc, argv, &i, "--limit", &bad))) limit = v;
     else if ((v = xp_opt_value(argc, argv, &i, "--where", &bad))) {
-      if (!strchr(v, '=') || *v == '=') rc = xp_usage_error("runs", "--where %s: expected KEY=VALUE", v);
+      if (!strchr(v, '=') || *v == '=') rc = xp_usage_value_error("runs", "--where", v, "expected KEY=VALUE");
       wheres[nwhere++] = (char *)v;
     } else if ((v = xp_opt_value(argc, argv, &i, "--format", &bad))) {
-      if (xp_parse_format(v, &fmt)) rc = xp_usage_error("runs", "--format %s: expected table, csv or json", v);
+      if (xp_parse_format(v, &fmt)) rc = xp_usage_value_error("runs", "--format", v, "expected table, csv or json");
     } else if (bad) rc = XP_EXIT_USAGE;
-    else rc = xp_usage_error("runs", "unexpected argument %s", argv[i]);
+    else rc = xp_usage_value_error("runs", "unexpected argument", argv[i], NULL);
   }
   /* An unknown status would quietly list nothing, as if there were no such runs. */
   if (rc == 0 && status && !xp_status_known(status))
-    rc = xp_usage_error("runs", "--status %s: expected one of running, ok, failed, aborted, incomplete", status);
+    rc = xp_usage_value_error("runs", "--status", status, "expected one of running, ok, failed, aborted, incomplete");
   int64_t lim = 0;
   if (rc == 0 && (xp_parse_int64(limit, &lim) != 0 || lim <= 0))
-    rc = xp_usage_error("runs", "--limit %s: expected a positive integer", limit);
+    rc = xp_usage_value_error("runs", "--limit", limit, "expected a positive integer");
   sqlite3 *db = NULL;
   if (rc == 0) db = xp_db_open(db_path, XP_DB_READONLY, &rc);
   if (rc) goto out;

@@ -44,9 +44,9 @@ int cmd_show(int argc, char **argv, const char *db_path) {
   for (int i = 1; i < argc && rc == 0; i++) {
     const char *v;
     if ((v = xp_opt_value(argc, argv, &i, "--format", &bad))) {
-      if (xp_parse_format(v, &fmt) || fmt == XP_FMT_CSV) rc = xp_usage_error("show", "--format %s: expected table or json", v);
+      if (xp_parse_format(v, &fmt) || fmt == XP_FMT_CSV) rc = xp_usage_value_error("show", "--format", v, "expected table or json");
     } else if (bad) rc = XP_EXIT_USAGE;
-    else if (argv[i][0] == '-') rc = xp_usage_error("show", "unknown option %s", argv[i]);
+    else if (argv[i][0] == '-') rc = xp_usage_value_error("show", "unknown option", argv[i], NULL);
     else if (ref) rc = xp_usage_error("show", "one run at a time");
     else ref = argv[i];
   }

@@ -117,3 +117,17 @@ int xp_usage_error(const char *cmd, const char *fmt, ...) {
   return xp_error(XP_EXIT_USAGE, "%s: %s (see `xp %s --help`)", cmd, msg, cmd);
 }
 
+int xp_usage_value_error(const char *cmd, const char *what, const char *value, const char *fmt, ...) {
+  char why[512] = "";
+  if (fmt) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+  }
+  char *cut = xp_value_cut(value);
+  int rc = xp_usage_error(cmd, "%s %s%s%s", what, cut, fmt ? ": " : "", why);
+  free(cut);
+  return rc;
+}
+

@@ -2,6 +2,7 @@
 ** xp: the dispatcher. Global options, then one subcommand (the table is in commands.c).
 */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include "cli.h"
 #include "db.h"
@@ -27,6 +28,14 @@ static int db_after_command(int argc, char **argv) {
   return 0;
 }
 
+/* the user's word between two texts, cut as every error cuts a value given (xp_value_cut) */
+static int usage_value_error(const char *before, const char *value, const char *after) {
+  char *cut = xp_value_cut(value);
+  xp_error(XP_EXIT_USAGE, "%s%s%s", before, cut, after);
+  free(cut);
+  return XP_EXIT_USAGE;
+}
+
 int main(int argc, char **argv) {
   xp_save_argv(argv);
   const char *db_opt = NULL;
@@ -41,7 +50,7 @@ int main(int argc, char **argv) {
     else if (bad) return XP_EXIT_USAGE;
     else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return cmd_help(0, NULL, NULL);
     else if (strcmp(argv[i], "--version") == 0) return cmd_version(0, NULL, NULL);
-    else return xp_error(XP_EXIT_USAGE, "unknown option %s (see `xp help`)", argv[i]);
+    else return usage_value_error("unknown option ", argv[i], " (see `xp help`)");
   }
   if (i >= argc) {
     /* The overview on stdout, and the one line that says what was wrong on stderr. */
@@ -49,7 +58,7 @@ int main(int argc, char **argv) {
     return xp_error(XP_EXIT_USAGE, "no command given (see `xp help`)");
   }
   const xp_cmd *c = xp_cmd_find(argv[i]);
-  if (!c) return xp_error(XP_EXIT_USAGE, "'%s' is not an xp command (see `xp help`)", argv[i]);
+  if (!c) return usage_value_error("'", argv[i], "' is not an xp command (see `xp help`)");
   if (wants_help(argc - i, argv + i)) {
     if (c->usage) fputs(c->usage, stdout);
     else {

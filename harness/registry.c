@@ -93,5 +93,5 @@ int xp_kind_filter(sqlite3 *db, const char *cmd, const char **kind) {
   size_t o = 0;
   for (size_t i = 0; table[i] && o < sizeof known; i++)
     o += (size_t)snprintf(known + o, sizeof known - o, "%s%s", i ? ", " : "", table[i]->name);
-  return xp_usage_error(cmd, "--kind %s: no such kind (kinds: %s)", *kind, known);
+  return xp_usage_value_error(cmd, "--kind", *kind, "no such kind (kinds: %s)", known);
 }
