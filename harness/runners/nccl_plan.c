@@ -161,15 +161,20 @@ static int enum_list(const xp_spec *s, const char *key, const char *const *names
   return n;
 }
 
+/* A message size past 8 PB is no size a GPU holds; past 2^53 bytes doubles (a number in a spec, the
+** sweep's steps) cannot count them. One bound for sizes and size_range, said one way. */
+#define SIZE_MAX_BYTES 9e15
+#define SIZE_EXPECTED "expected a size from one byte to 8 PB (14336, \"1M\", \"256MiB\")"
+
 static int range_bound(const xp_spec *s, const cJSON *v, const char *path, int64_t *out) {
   if (cJSON_IsNumber(v) && v->valuedouble >= 1 && v->valuedouble == floor(v->valuedouble) &&
-      v->valuedouble < 9e15) {
+      v->valuedouble < SIZE_MAX_BYTES) {
     *out = xp_saturate_int64(v->valuedouble);
     return 0;
   }
-  /* held to the same 8 PB as a number: past 2^53 bytes the sweep's doubles cannot count them */
-  if (cJSON_IsString(v) && xp_parse_size(v->valuestring, out) == 0 && *out >= 1 && *out < 9e15) return 0;
-  return xp_spec_error(s, path, "expected a size from one byte to 8 PB (14336, \"1M\", \"256MiB\")");
+  /* held to the same 8 PB as a number */
+  if (cJSON_IsString(v) && xp_parse_size(v->valuestring, out) == 0 && *out >= 1 && *out < SIZE_MAX_BYTES) return 0;
+  return xp_spec_error(s, path, SIZE_EXPECTED);
 }
 
 static int load_range(const xp_spec *s, int64_t **out) {
@@ -221,6 +226,11 @@ static int load_sizes(const xp_spec *s, xp_nccl_plan *p) {
       snprintf(path, sizeof path, "sizes[%d]", i);
       free(list);
       return xp_spec_error(s, path, "a message needs at least one byte");
+    } else if (list[i] >= SIZE_MAX_BYTES) { /* text ("8589934591G") reads up to int64's end */
+      char path[32];
+      snprintf(path, sizeof path, "sizes[%d]", i);
+      free(list);
+      return xp_spec_error(s, path, SIZE_EXPECTED);
     }
   int nr = load_range(s, &range);
   if (nr < 0) { free(list); return XP_EXIT_USAGE; }

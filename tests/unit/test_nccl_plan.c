@@ -136,6 +136,9 @@ static void expect_bad(const char *json, const char *key) {
 static void test_bad_specs(void) {
   expect_bad("{\"kind\":\"nccl_burst\"}", "sizes");
   expect_bad("{\"kind\":\"nccl_burst\",\"sizes\":[0]}", "sizes[0]");
+  /* a size in text reads up to int64's end; held to size_range's 8 PB, with its message */
+  expect_bad("{\"kind\":\"nccl_burst\",\"sizes\":[8,\"8589934591G\"]}",
+             "sizes[1]: expected a size from one byte to 8 PB");
   expect_bad("{\"kind\":\"nccl_burst\",\"size_range\":{\"min\":64,\"max\":8}}", "size_range");
   expect_bad("{\"kind\":\"nccl_burst\",\"size_range\":{\"min\":8}}", "size_range");
   expect_bad("{\"kind\":\"nccl_burst\",\"size_range\":{\"min\":8,\"max\":64,\"factor\":1}}", "size_range.factor");
