@@ -19,7 +19,10 @@
 --              any other, then one of its traces' dtype (for traces declared fp8 or fp8_block, a
 --              checkpoint run, each GEMM at the dtype its checkpoint ships, then an fp8_block one,
 --              DeepSeek's block scales as engines run its FP8 checkpoints, then fp8; the basis
---              names the dtype where it is not the traces'): each GEMM's median time (cuBLASLt's
+--              names the dtype where it is not the traces'; where none fits, it says what to run:
+--              dtype = "checkpoint" for fp8 traces of a model whose checkpoint is block-scaled fp8,
+--              run_meta gemm.checkpoint_dtype of its gemm runs, else the traces' dtype): each
+--              GEMM's median time (cuBLASLt's
 --              default algorithm, as an engine gets it) times its launches per step; the
 --              best-of-N total and the run's GPU are in the basis. NULL when a GEMM of the step
 --              failed (its check, or cuBLASLt had no plan) or was skipped (not measured at its
@@ -115,7 +118,8 @@ gemm_runs AS MATERIALIZED (  -- the ok gemm runs of :model at :tp with cold-weig
   SELECT r.id, substr(r.uuid, 1, 8) AS run, r.dtype, r.gpu_name, r.started_at,
          CASE WHEN json_extract(r.spec_json, '$.only') IS NOT NULL
               THEN 'only ' || json_extract(r.spec_json, '$.only')
-              WHEN json_extract(r.spec_json, '$.shapes') IS NOT NULL THEN 'the shapes its spec lists' END AS subset
+              WHEN json_extract(r.spec_json, '$.shapes') IS NOT NULL THEN 'the shapes its spec lists' END AS subset,
+         (SELECT value FROM run_meta m WHERE m.run_id = r.id AND m.key = 'gemm.checkpoint_dtype') AS ck_dtype
   FROM runs r
   WHERE r.kind = 'gemm' AND r.status = 'ok' AND lower(r.model) = lower(:model) AND r.tp = :tp
     AND EXISTS (SELECT 1 FROM cases c WHERE c.run_id = r.id
@@ -154,6 +158,8 @@ gemm_cases AS MATERIALIZED (
 gemm AS MATERIALIZED (  -- per configuration; other: its gemm run measured another dtype or GPU than its
            -- traces declare (unknown on either side is no difference), so predicts nothing
   SELECT c.cfg, g.run, g.subset, g.dtype, g.gpu_name,
+         -- the model's checkpoint dtype, as its latest gemm run read it from the model file
+         (SELECT ck_dtype FROM gemm_runs WHERE ck_dtype IS NOT NULL ORDER BY started_at DESC, id DESC LIMIT 1) AS ck_dtype,
          coalesce(g.fit = 0 AND g.dtype <> c.dtype, 0) AS other_dtype, coalesce(g.gpu_name <> c.gpu_name, 0) AS other_gpu,
          coalesce(g.fit > 1, 0) AS fitted_dtype,
          count(k.name) AS shapes, sum(k.count) AS launches,
@@ -251,7 +257,11 @@ basis AS MATERIALIZED (
               || CASE WHEN g.subset IS NOT NULL THEN '; a subset of the step (' || g.subset || '), no prediction: '
                       || 'xp run a gemm spec of the whole model' ELSE '' END
               || CASE WHEN g.other_dtype THEN '; measured in ' || g.dtype || ', the traces ran '
-                      || c.dtype || ', no prediction: xp run a gemm spec with dtype = "' || c.dtype || '"' ELSE '' END
+                      || c.dtype || ', no prediction: xp run a gemm spec with dtype = '
+                      -- a block-scaled fp8 checkpoint (DeepSeek-V3/V4) is what an fp8 engine runs for it
+                      || CASE WHEN c.dtype IN ('fp8', 'fp8_block') AND g.ck_dtype = 'fp8_block'
+                              THEN '"checkpoint" (the model''s checkpoint is block-scaled fp8; or "fp8_block")'
+                              ELSE '"' || c.dtype || '"' END ELSE '' END
               || CASE WHEN g.other_gpu THEN '; another GPU''s: the traces ran on ' || c.gpu_name
                       || ', no prediction: xp run the gemm spec on ' || c.gpu_name ELSE '' END
     END AS gemm,

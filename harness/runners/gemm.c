@@ -935,6 +935,9 @@ static int record_all(xp_ctx *ctx, const gemm_setup *g, const xp_gpu_info *gpu,
                   "detected") ||
       (c->match[0] && xp_run_meta(run, "gemm.ceilings_match", c->match, "detected")) ||
       (g->model && xp_run_meta(run, "gemm.model_source", g->model->source, "declared")) ||
+      /* what an engine runs the model at, for decode_gap_analysis.sql's advice to a run of another dtype */
+      (g->model && g->model->ck_dtype &&
+       xp_run_meta(run, "gemm.checkpoint_dtype", g->model->ck_dtype, "declared")) ||
       (g->model && xp_run_meta(run, "gemm.mla", g->par.mla_absorbed ? "absorbed" : "naive",
                                "declared")) ||
       (meas->nr && xp_ceilings_record(run, meas, "ceilings.")))

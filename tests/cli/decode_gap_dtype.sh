@@ -5,7 +5,9 @@
 # ('measured in fp8_block, the traces ran fp8, no prediction'); and a GEMM recorded skipped (FP4 in
 # a checkpoint run, fp8_block off Hopper) is counted as skipped, not failed. The runs:
 # tests/unit/test_report --keep (its gemm run relabelled past the append-only guard, in this copy
-# only) and the sample trace imported as an H200's, dtype fp8.
+# only) and the sample trace imported as an H200's, dtype fp8. A bf16 run for fp8 traces is told
+# to run dtype = "checkpoint" where the model's checkpoint is block-scaled fp8 (run_meta
+# gemm.checkpoint_dtype, as a gemm run records its model file's checkpoint_dtype).
 set -u
 . "$XP_SRC/tests/lib.sh"
 if [ ! -x "${XP_BUILD:-}/tests/test_report" ] || ! command -v sqlite3 > /dev/null; then
@@ -28,6 +30,14 @@ relabel bf16 # the traces' fp8 is not bf16: no prediction, as before
 gap > "$tmp/g"
 check "bf16 GEMMs for fp8 traces: no prediction" "" "$(cut -d, -f2 "$tmp/g")"
 grep -q 'measured in bf16, the traces ran fp8, no prediction' "$tmp/g" || { echo "FAIL: bf16 basis: $(cat "$tmp/g")"; fail=1; }
+grep -q 'with dtype = ""fp8""' "$tmp/g" || { echo "FAIL: bf16 advice, a model of no checkpoint_dtype: $(cat "$tmp/g")"; fail=1; }
+# a model whose checkpoint is block-scaled fp8 (DeepSeek-V3/V4's model files: checkpoint_dtype =
+# "fp8_block"), as a gemm run records it: per-tensor fp8 GEMMs are not what an engine runs for it
+sqlite3 "$db" "DROP TRIGGER xp_append_only_run_meta_insert; INSERT INTO run_meta (run_id, key, source, value)
+  SELECT id, 'gemm.checkpoint_dtype', 'declared', 'fp8_block' FROM runs WHERE kind = 'gemm'"
+gap > "$tmp/g"
+grep -q 'with dtype = ""checkpoint"" (the model.s checkpoint is block-scaled fp8; or ""fp8_block"")' "$tmp/g" ||
+  { echo "FAIL: bf16 advice, a block-scaled fp8 checkpoint: $(cat "$tmp/g")"; fail=1; }
 for dt in fp8_block checkpoint; do
   relabel $dt
   gap > "$tmp/g"
