@@ -598,7 +598,7 @@ int cmd_audit(int argc, char **argv, const char *db_path) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       fputs(usage, stdout);
       return 0;
-    } else if (argv[i][0] == '-') rc = xp_usage_error("audit", "unknown option %s", argv[i]);
+    } else if (argv[i][0] == '-') rc = xp_usage_value_error("audit", "unknown option", argv[i], NULL);
     else if (ref) rc = xp_usage_error("audit", "one decision at a time (or none for all)");
     else ref = argv[i];
   }

@@ -18,6 +18,14 @@ static const char *formats_list(void) {
 }
 
 /* --some-option VALUE -> spec key some_option; a boolean field takes no value. */
+/* the word cut as every error cuts a value given (xp_value_cut) */
+static int unknown_option(const char *word, const xp_kind *k, const char *more) {
+  char *cut = xp_value_cut(word);
+  int rc = xp_usage_error("import", "%s: unknown option for %s%s", cut, k->import_name, more);
+  free(cut);
+  return rc;
+}
+
 static int take_option(cJSON *root, const xp_kind *k, int argc, char **argv, int *i) {
   char key[128];
   snprintf(key, sizeof key, "%s", argv[*i] + 2);
@@ -27,7 +35,7 @@ static int take_option(cJSON *root, const xp_kind *k, int argc, char **argv, int
     if (*c == '-') *c = '_';
   const xp_field *f = xp_kind_field(k, key);
   if (!f || strcmp(key, "files") == 0)
-    return xp_usage_error("import", "%s: unknown option for %s", argv[*i], k->import_name);
+    return unknown_option(argv[*i], k, "");
   const char *value;
   if (eq) value = strchr(argv[*i], '=') + 1;
   else if (f->type == XP_T_BOOL) value = "true";
@@ -61,8 +69,7 @@ int cmd_import(int argc, char **argv, const char *db_path) {
     else if (strncmp(argv[i], "--", 2) == 0 && argv[i][2]) rc = take_option(root, k, argc, argv, &i);
     else if (argv[i][0] == '-' && argv[i][1] && access(argv[i], F_OK) != 0)
       /* a short option (nccl-tests' -J, say) read as a file name said "cannot read" */
-      rc = xp_usage_error("import", "%s: unknown option for %s, whose options take two dashes",
-                          argv[i], k->import_name);
+      rc = unknown_option(argv[i], k, ", whose options take two dashes");
     else {
       /* Stored absolute, so that the spec kept in the database can be read again (xp rerun). */
       char *abs = realpath(argv[i], NULL);

@@ -177,7 +177,7 @@ int cmd_reclassify(int argc, char **argv, const char *db_path) {
     if ((v = xp_opt_value(argc, argv, &i, "--rules", &bad))) file = v;
     else if (bad) return XP_EXIT_USAGE;
     else if (strcmp(argv[i], "--dry-run") == 0) dry = 1;
-    else return xp_usage_error("reclassify", "unexpected argument %s", argv[i]);
+    else return xp_usage_value_error("reclassify", "unexpected argument", argv[i], NULL);
   }
   tt_rules rules;
   char *text = NULL;

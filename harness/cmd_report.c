@@ -147,7 +147,7 @@ int cmd_report(int argc, char **argv, const char *db_path) {
     }
     if ((v = xp_opt_value(argc, argv, &i, "--out", &bad))) out = v;
     else if (bad) return XP_EXIT_USAGE;
-    else return xp_usage_error("report", "unexpected argument %s", argv[i]);
+    else return xp_usage_value_error("report", "unexpected argument", argv[i], NULL);
   }
   int rc = strcmp(out, "-") == 0 ? 0 : xp_out_not_database(out);
   sqlite3 *db = rc ? NULL : xp_db_open(db_path, XP_DB_READONLY, &rc);

@@ -60,7 +60,7 @@ int cmd_run(int argc, char **argv, const char *db_path) {
     if (strcmp(argv[i], "--dry-run") == 0) dry = 1;
     else if ((v = xp_opt_value(argc, argv, &i, "--set", &bad))) sets[nsets++] = (char *)v;
     else if (bad) { rc = XP_EXIT_USAGE; goto out; }
-    else if (argv[i][0] == '-' && argv[i][1]) { rc = xp_usage_error("run", "unknown option %s", argv[i]); goto out; }
+    else if (argv[i][0] == '-' && argv[i][1]) { rc = xp_usage_value_error("run", "unknown option", argv[i], NULL); goto out; }
     else if (path) { rc = xp_usage_error("run", "one spec at a time (got %s and %s)", path, argv[i]); goto out; }
     else path = argv[i];
   }
