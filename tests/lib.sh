@@ -67,6 +67,14 @@ die() { echo "FAIL: $*" >&2; exit 1; }
 need_sqlite3() { # the sqlite3 CLI, to look under xp
   command -v sqlite3 > /dev/null || { echo "skipped: the sqlite3 CLI is missing (cmake/install-deps.sh --test)"; exit 77; }
 }
+refused6() { # refused6 PATTERN ARGS...: xp on $tmp/schema6.db (a schema 6 database
+  # the history tests make) refuses ARGS, exit 2, in one line holding PATTERN
+  local pat=$1
+  shift
+  "$XP" --db "$tmp/schema6.db" "$@" > /dev/null 2> "$tmp/err" && rc=0 || rc=$?
+  expect_rc 2; has "$pat" "$tmp/err"
+  [ "$(wc -l < "$tmp/err")" = 1 ] || die "$*: one line expected: $(cat "$tmp/err")"
+}
 sample_job() { # sample_job HOURS SCALE OUT [GPU]: tests/data/trace's two-rank sample recorded
   # HOURS later (another job), its kernels SCALE times as long (another workload: each starts no
   # earlier than the one before it on its stream ends, as a stream runs them; xp clips an activity

@@ -9,13 +9,6 @@ set -euo pipefail
 need_probe
 need_sqlite3
 decisions() { sqlite3 "$db" "SELECT count(*) FROM decisions"; }
-refused6() { # refused6 PATTERN ARGS...: xp on $tmp/schema6.db refuses ARGS (exit 2) in one line
-  local pat=$1
-  shift
-  "$XP" --db "$tmp/schema6.db" "$@" > /dev/null 2> "$tmp/err" && rc=0 || rc=$?
-  expect_rc 2; has "$pat" "$tmp/err"
-  [ "$(wc -l < "$tmp/err")" = 1 ] || die "$*: one line expected: $(cat "$tmp/err")"
-}
 
 cat >"$tmp/share.sql" <<'SQL'
 -- AllReduce share of the decode step, per model at one TP

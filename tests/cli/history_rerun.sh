@@ -8,13 +8,6 @@ set -euo pipefail
 . "$XP_SRC/tests/lib.sh"
 PROBE="$XP_BUILD/tests/test_history_chain"
 need_sqlite3
-refused6() { # refused6 PATTERN ARGS...: xp on $tmp/schema6.db refuses ARGS (exit 2) in one line
-  local pat=$1
-  shift
-  "$XP" --db "$tmp/schema6.db" "$@" > /dev/null 2> "$tmp/err" && rc=0 || rc=$?
-  expect_rc 2; has "$pat" "$tmp/err"
-  [ "$(wc -l < "$tmp/err")" = 1 ] || die "$*: one line expected: $(cat "$tmp/err")"
-}
 
 run rerun --help; expect_rc 0; has "usage: xp rerun"
 # a run of a kind this xp does not have: refused, nothing recorded
