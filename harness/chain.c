@@ -654,15 +654,40 @@ int xp_history_schema(sqlite3 *db, const char *path) {
 
 /* ---- sealing ---- */
 
+/* The tree kept for one connection (xp_chain_keep_tree): valid at schema version `schema`,
+** where the guard check last found every guard in place. */
+static struct {
+  sqlite3 *db;
+  int valid;
+  int64_t schema;
+  xp_rtree tree;
+} kept;
+
+void xp_chain_keep_tree(sqlite3 *db) {
+  if (kept.valid) xp_rtree_free(&kept.tree);
+  memset(&kept, 0, sizeof kept);
+  kept.db = db;
+}
+
+static int64_t schema_version(sqlite3 *db) {
+  sqlite3_stmt *st = xp_db_prepare(db, "PRAGMA schema_version");
+  int64_t v = st && sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+  sqlite3_finalize(st);
+  return v;
+}
+
 int xp_chain_seal(sqlite3 *db, int64_t run_id) {
   xp_rtree tree;
-  int rc = xp_rtree_load(db, &tree);
-  if (rc) return rc;
+  const int64_t schema = kept.db == db ? schema_version(db) : -1;
+  const int reuse = kept.db == db && kept.valid && schema >= 0 && kept.schema == schema;
+  int rc = 0;
+  if (reuse) tree = kept.tree;
+  else if ((rc = xp_rtree_load(db, &tree)) != 0) return rc;
   char content[65], link[65], prev[65];
   char *digests = NULL;
   int64_t seq = 1;
   /* Tables that appeared since the last seal get their guards before this run is sealed. */
-  if ((rc = xp_history_guard(db, &tree)) != 0) goto out;
+  if (!reuse && (rc = xp_history_guard(db, &tree)) != 0) goto out;
   if ((rc = xp_run_content(db, &tree, run_id, content, &digests)) != 0) goto out;
   snprintf(prev, sizeof prev, "%s", xp_chain_genesis);
   sqlite3_stmt *st = xp_db_prepare(db,
@@ -689,7 +714,15 @@ int xp_chain_seal(sqlite3 *db, int64_t run_id) {
   if (rc == 0) rc = xp_chain_head_update(db);
 out:
   free(digests);
-  xp_rtree_free(&tree);
+  if (reuse) return rc;
+  /* Kept only where the guard check created nothing: a guard created in this transaction
+  ** would change the schema version and vanish with a rollback. */
+  if (rc == 0 && kept.db == db && schema >= 0 && schema_version(db) == schema) {
+    xp_chain_keep_tree(db);
+    kept.tree = tree;
+    kept.valid = 1;
+    kept.schema = schema;
+  } else xp_rtree_free(&tree);
   return rc;
 }
 

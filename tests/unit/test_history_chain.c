@@ -298,6 +298,44 @@ static void test_new_tables_covered(void) {
   free(p);
 }
 
+/* Statements that read the run tables' tree from the schema (xp_rtree_load), counted. */
+static int tree_reads;
+static int count_tree_reads(unsigned type, void *ctx, void *p, void *x) {
+  (void)type, (void)ctx, (void)x;
+  const char *sql = sqlite3_sql((sqlite3_stmt *)p);
+  tree_reads += sql && strstr(sql, "FROM sqlite_schema WHERE type = 'table'") != NULL;
+  return 0;
+}
+
+/* xp_chain_keep_tree (the fuzz targets' hook): seals reuse the tree while the schema stays the
+** same, read it again when a table appears, and seal exactly as a fresh tree does. */
+static void test_kept_tree(void) {
+  char *p = test_path("kept.db");
+  sqlite3 *db = open_rw(p);
+  xp_chain_keep_tree(db);
+  sqlite3_trace_v2(db, SQLITE_TRACE_STMT, count_tree_reads, NULL);
+  const char *a[] = {"cases=2"};
+  for (int i = 0; i < 3; i++) record(db, a, 1, NULL);
+  int before = tree_reads;
+  record(db, a, 1, NULL);
+  record(db, a, 1, NULL);
+  CHECK_EQ_INT(tree_reads - before, 0); /* the schema did not change: the kept tree served */
+  CHECK_EQ_INT(sqlite3_exec(db, probe_tables_sql, NULL, NULL, NULL), SQLITE_OK);
+  const char *b[] = {"extra=4"};
+  before = tree_reads;
+  record(db, b, 1, NULL);
+  CHECK(tree_reads - before > 0); /* new tables: read again, and guarded */
+  CHECK_EQ_INT(one_int(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'trigger' AND name LIKE 'xp_append_only_probe_%'"), 6);
+  char *dg = one_text(db, "SELECT content_digests FROM runs WHERE id = 6");
+  CHECK(dg && strstr(dg, "\"probe_rows\"") && strstr(dg, "\"probe_leaf\""));
+  free(dg);
+  record(db, b, 1, NULL);
+  xp_chain_keep_tree(NULL);
+  xp_db_close(db);
+  CHECK_EQ_INT(verify(p, NULL), 0); /* every seal matches the content read with a fresh tree */
+  free(p);
+}
+
 static void test_tampering_caught(void) {
   char *p = test_path("tamper.db");
   sqlite3 *db = open_rw(p);
@@ -541,6 +579,7 @@ int main(int argc, char **argv) {
   test_seal_and_chain();
   test_append_only();
   test_new_tables_covered();
+  test_kept_tree();
   test_tampering_caught();
   test_merge();
   test_rerun();
