@@ -958,6 +958,7 @@ static void note_command(parser *P, const char *s, int lineno) {
   char test[32] = "", w[32];
   for (const char *p = s; *p;) {
     p += strspn(p, " \t\"'`");
+    if (!*p) break; /* a line ending in blanks or quotes: stepping one past would leave it */
     const size_t n = strcspn(p, " \t\"'`;|&");
     test_of_word(p, n, w, sizeof w);
     if (w[0] && test[0] && strcmp(w, test) != 0) snprintf(test, sizeof test, "?");
