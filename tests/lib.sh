@@ -75,6 +75,12 @@ refused6() { # refused6 PATTERN ARGS...: xp on $tmp/schema6.db (a schema 6 datab
   expect_rc 2; has "$pat" "$tmp/err"
   [ "$(wc -l < "$tmp/err")" = 1 ] || die "$*: one line expected: $(cat "$tmp/err")"
 }
+need_test_report() { # skip (77) unless tests/test_report (it lays out report runs) and sqlite3 are here
+  if [ ! -x "${XP_BUILD:-}/tests/test_report" ] || ! command -v sqlite3 > /dev/null; then
+    echo "skipped: needs ${XP_BUILD:-}/tests/test_report and the sqlite3 CLI"
+    exit 77
+  fi
+}
 sample_job() { # sample_job HOURS SCALE OUT [GPU]: tests/data/trace's two-rank sample recorded
   # HOURS later (another job), its kernels SCALE times as long (another workload: each starts no
   # earlier than the one before it on its stream ends, as a stream runs them; xp clips an activity

@@ -10,10 +10,7 @@
 # gemm.checkpoint_dtype, as a gemm run records its model file's checkpoint_dtype).
 set -u
 . "$XP_SRC/tests/lib.sh"
-if [ ! -x "${XP_BUILD:-}/tests/test_report" ] || ! command -v sqlite3 > /dev/null; then
-  echo "skipped: needs ${XP_BUILD:-}/tests/test_report and the sqlite3 CLI"
-  exit 77
-fi
+need_test_report
 q="$XP_SRC/queries/decode_gap_analysis.sql"
 "$XP_BUILD/tests/test_report" --keep "$tmp" > /dev/null || { echo "FAIL: test_report --keep"; exit 1; }
 sample_job 0 1 "$tmp/r" "NVIDIA H200"

@@ -9,10 +9,7 @@
 # the first's merged into it: two GPUs' runs, the RTX's the newer.
 set -u
 . "$XP_SRC/tests/lib.sh"
-if [ ! -x "${XP_BUILD:-}/tests/test_report" ] || ! command -v sqlite3 > /dev/null; then
-  echo "skipped: needs ${XP_BUILD:-}/tests/test_report and the sqlite3 CLI"
-  exit 77
-fi
+need_test_report
 q="$XP_SRC/queries/decode_gap_analysis.sql"
 h200="NVIDIA H200" pro="NVIDIA RTX PRO 6000 Blackwell Server Edition" b200="NVIDIA B200"
 mkdir -p "$tmp/h" "$tmp/p"
