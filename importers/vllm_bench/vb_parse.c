@@ -1167,14 +1167,21 @@ static int read_side(const vb_src *s, const cJSON *list, vb_result *r) {
 /* Python's json.dump writes NaN, Infinity and -Infinity, which are not JSON. Outside strings,
 ** NaN becomes null (no value) and the infinities 1e999 and -1e999, which read as infinite (a
 ** rate or a burstiness of inf is a setting; a value that is infinite is not recorded);
-** newlines are kept so that line numbers still match. */
-static char *replace_nonfinite(const char *text, size_t len) {
+** newlines are kept so that line numbers still match. A control character inside a string
+** (a raw newline, a tab) is not JSON either, and cJSON takes it as written, so a file and the
+** same file with CRLF line ends would record different strings: NULL, *ctl its offset. */
+static char *replace_nonfinite(const char *text, size_t len, size_t *ctl) {
   char *out = xp_xmalloc(len * 2 + 1);
   size_t o = 0;
   int in_str = 0;
   for (size_t i = 0; i < len;) {
     char c = text[i];
     if (in_str) {
+      if ((unsigned char)c < 0x20) {
+        *ctl = i;
+        free(out);
+        return NULL;
+      }
       out[o++] = c;
       if (c == '\\' && i + 1 < len) out[o++] = text[++i];
       else if (c == '"') in_str = 0;
@@ -1312,7 +1319,10 @@ int vb_parse_text(const char *label, const char *text, size_t len, vb_result **o
     return xp_error_at(XP_EXIT_USAGE, label, 1, "a genai-perf or AIPerf CSV export: it names no model and no load "
                        "(concurrency or request rate); give the profile_export_genai_perf.json or "
                        "profile_export_aiperf.json written beside it");
-  char *clean = replace_nonfinite(text, len);
+  size_t ctl = 0;
+  char *clean = replace_nonfinite(text, len, &ctl);
+  if (!clean) /* tt_json's words for the same fault of a trace */
+    return xp_error_at(XP_EXIT_USAGE, label, line_at(text, ctl), "control character inside a string");
   /* First pass: split into objects, so that each knows whether it shares the file. */
   vb_values l = {0};
   int rc = split_values(label, clean, strlen(clean), &l);

@@ -222,5 +222,13 @@ printf '%s\n' '{"timeslices": [{"timeslice_index": 0, "request_throughput": {"un
 one_line "AIPerf's time slices" 2 \
   "profile_export_aiperf_timeslices.json:1: AIPerf's summaries per time slice (--slice-duration), no summary of the run" \
   "$XP" --db "$bad" import vllm-bench "$tmp/profile_export_aiperf_timeslices.json"
+# a raw newline inside a string (genai-perf's model name as the fuzzer wrote it): not JSON, though
+# cJSON takes it as written, so the file with CRLF line ends would record another name
+printf '{\n  "input_config": {\n    "model": ["meta-llama/Llama-3.1-8B-Instruct \n  "]\n  }\n}\n' > "$tmp/rawnl.json"
+one_line "a raw newline inside a string" 2 'rawnl.json:3: control character inside a string$' \
+  "$XP" --db "$bad" import vllm-bench "$tmp/rawnl.json"
+sed 's/$/\r/' "$tmp/rawnl.json" > "$tmp/rawcrlf.json"
+one_line "the same with CRLF line ends" 2 'rawcrlf.json:3: control character inside a string$' \
+  "$XP" --db "$bad" import vllm-bench "$tmp/rawcrlf.json"
 check "nothing recorded by the refusals" "no" "$([ -e "$bad" ] && echo yes || echo no)"
 finish
