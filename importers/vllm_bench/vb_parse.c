@@ -1167,21 +1167,14 @@ static int read_side(const vb_src *s, const cJSON *list, vb_result *r) {
 /* Python's json.dump writes NaN, Infinity and -Infinity, which are not JSON. Outside strings,
 ** NaN becomes null (no value) and the infinities 1e999 and -1e999, which read as infinite (a
 ** rate or a burstiness of inf is a setting; a value that is infinite is not recorded);
-** newlines are kept so that line numbers still match. A control character inside a string
-** (a raw newline, a tab) is not JSON either, and cJSON takes it as written, so a file and the
-** same file with CRLF line ends would record different strings: NULL, *ctl its offset. */
-static char *replace_nonfinite(const char *text, size_t len, size_t *ctl) {
+** newlines are kept so that line numbers still match. */
+static char *replace_nonfinite(const char *text, size_t len) {
   char *out = xp_xmalloc(len * 2 + 1);
   size_t o = 0;
   int in_str = 0;
   for (size_t i = 0; i < len;) {
     char c = text[i];
     if (in_str) {
-      if ((unsigned char)c < 0x20) {
-        *ctl = i;
-        free(out);
-        return NULL;
-      }
       out[o++] = c;
       if (c == '\\' && i + 1 < len) out[o++] = text[++i];
       else if (c == '"') in_str = 0;
@@ -1221,6 +1214,20 @@ static int cut_short(const char *text, size_t start, size_t err) {
   if (bol <= start) return 0; /* stopped on the object's own first line */
   while (text[bol] == ' ' || text[bol] == '\t') bol++;
   return text[bol] == '{';
+}
+
+/* A control character inside a string of the value at t[from, to) (which begins outside any
+** string): its offset, else to. JSON forbids a raw newline or tab there, and cJSON takes one as
+** written, so the file and the same file with CRLF line ends would record different strings. */
+static size_t control_in_string(const char *t, size_t from, size_t to) {
+  int in_str = 0;
+  for (size_t i = from; i < to; i++) {
+    if (!in_str) in_str = t[i] == '"';
+    else if ((unsigned char)t[i] < 0x20) return i;
+    else if (t[i] == '\\') i++;
+    else if (t[i] == '"') in_str = 0;
+  }
+  return to;
 }
 
 /* The JSON values of a file in order, each with its extent in the text. */
@@ -1266,6 +1273,10 @@ static int split_values(const char *label, const char *clean, size_t clen, vb_va
                                                     out->n ? " (after the previous result object)" : "");
     }
     values_push(out, o, i, (size_t)(end - clean));
+    /* checked once whole: a line cut inside a string reads on into the next, said above */
+    const size_t ctl = control_in_string(clean, i, (size_t)(end - clean));
+    if (ctl < (size_t)(end - clean)) /* tt_json's words for the same fault of a trace */
+      return xp_error_at(XP_EXIT_USAGE, label, line_at(clean, ctl), "control character inside a string");
     i = (size_t)(end - clean);
   }
   if (out->n == 0) return xp_error_at(XP_EXIT_USAGE, label, 0, "empty file: no result object");
@@ -1319,10 +1330,7 @@ int vb_parse_text(const char *label, const char *text, size_t len, vb_result **o
     return xp_error_at(XP_EXIT_USAGE, label, 1, "a genai-perf or AIPerf CSV export: it names no model and no load "
                        "(concurrency or request rate); give the profile_export_genai_perf.json or "
                        "profile_export_aiperf.json written beside it");
-  size_t ctl = 0;
-  char *clean = replace_nonfinite(text, len, &ctl);
-  if (!clean) /* tt_json's words for the same fault of a trace */
-    return xp_error_at(XP_EXIT_USAGE, label, line_at(text, ctl), "control character inside a string");
+  char *clean = replace_nonfinite(text, len);
   /* First pass: split into objects, so that each knows whether it shares the file. */
   vb_values l = {0};
   int rc = split_values(label, clean, strlen(clean), &l);
