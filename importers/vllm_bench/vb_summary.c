@@ -230,6 +230,10 @@ static int take_load(const vb_at *at, const cJSON *cfg, int aiperf, cJSON *flat)
   else if (strcmp(mode, "poisson") == 0) cJSON_AddNumberToObject(flat, "burstiness", 1.0);
   else if (strcmp(mode, "gamma") == 0 && cJSON_IsNumber(shape) && shape->valuedouble > 0)
     cJSON_AddNumberToObject(flat, "burstiness", shape->valuedouble); /* the gamma's shape, as vLLM's */
+  /* a gamma left at its smoothness is not written (exclude_unset, or a v2 phase without one):
+  ** AIPerf's GammaIntervalGenerator runs it at 1 (arrival_smoothness or 1.0), Poisson's */
+  else if (strcmp(mode, "gamma") == 0 && (!shape || cJSON_IsNull(shape)))
+    cJSON_AddNumberToObject(flat, "burstiness", 1.0);
   return 0;
 }
 

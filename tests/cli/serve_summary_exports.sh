@@ -109,8 +109,10 @@ load["arrival_pattern"] = "constant"
 json.dump(d, open(f"{sys.argv[2]}/constant.json", "w"), indent=2)
 load["arrival_pattern"], load["arrival_smoothness"] = "gamma", 0.5
 json.dump(d, open(f"{sys.argv[2]}/gamma_pattern.json", "w"), indent=2)
+del load["arrival_smoothness"] # --arrival-pattern gamma alone: AIPerf's smoothness 1 (Poisson's)
+json.dump(d, open(f"{sys.argv[2]}/gamma_default.json", "w"), indent=2)
 PY
-for f in default_mode:1 constant:'"inf"' gamma_pattern:0.5; do
+for f in default_mode:1 constant:'"inf"' gamma_pattern:0.5 gamma_default:1; do
   x=$(import_vllm "$d" "$tmp/${f%%:*}.json")
   check "AIPerf: ${f%%:*}'s arrivals" "rate=4 {\"burstiness\":${f#*:}" \
     "$(params "$d" "$x" | grep -o '^rate=4 {"burstiness":[^,]*')"
@@ -127,6 +129,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 d["input_config"]["phases"][1] = {"name": "profiling", "type": "gamma", "rate": 4.0, "smoothness": 2.0, "requests": 16}
 json.dump(d, open(f"{sys.argv[2]}/gamma.json", "w"), indent=2)
+d["input_config"]["phases"][1] = {"name": "profiling", "type": "gamma", "rate": 4.0, "requests": 16}
+json.dump(d, open(f"{sys.argv[2]}/gamma_v2_default.json", "w"), indent=2)
 d["input_config"]["phases"][1] = {"name": "profiling", "type": "fixed_schedule", "requests": 16}
 json.dump(d, open(f"{sys.argv[2]}/schedule.json", "w"), indent=2)
 PY
@@ -134,6 +138,9 @@ y=$(import_vllm "$d" "$tmp/gamma.json")
 check "AIPerf v2: a gamma phase's smoothness is vLLM's burstiness" \
   'rate=4 {"burstiness":2,"file":"gamma.json","num_prompts":16,"random_input_len":128,"random_output_len":8,"request_rate":4}' \
   "$(params "$d" "$y")"
+y=$(import_vllm "$d" "$tmp/gamma_v2_default.json")
+check "AIPerf v2: a gamma phase without its smoothness runs at 1" 'rate=4 {"burstiness":1,' \
+  "$(params "$d" "$y" | grep -o '^rate=4 {"burstiness":[^,]*,')"
 one_line "AIPerf v2: a load xp's cases do not name" 2 \
   'schedule.json:1: input_config.phases\[profiling\].type "fixed_schedule": a load no serving case of xp names' \
   "$XP" --db "$tmp/bad2.db" import vllm-bench "$tmp/schedule.json"
