@@ -875,9 +875,10 @@ static int self_timed_trace(const vb_result *r) {
 ** had its requests spread out. Such a run sends every request at once: get_request waits before
 ** none, so each starts in the one sweep of the event loop before any has ended, and the peak of
 ** requests in flight (max_concurrent_requests: calculate_metrics' sweep over the successful
-** requests' [start, end)) is every completed one. A peak of half of them or fewer is requests
-** sent over time, which of vllm bench serve's loads only a timed_trace replay at the trace's
-** timestamps does (self_timed: no rate applied, and request_rate written "inf"; main_async and
+** requests' [start, end)) is every completed one. A peak below that, by one request or by many
+** (a replay of a busy trace has most of its requests in flight at once), is requests sent over
+** time, which of vllm bench serve's loads only a timed_trace replay at the trace's timestamps
+** does (self_timed: no rate applied, and request_rate written "inf"; main_async and
 ** benchmark() of vllm/benchmarks/serve.py, vllm-project/vllm commit 009e6d4, name neither the
 ** dataset nor self_timed). --no-self-timed, said, is a rate applied: not inferred against it. */
 static int spread_out(const vb_result *r) {
@@ -888,7 +889,7 @@ static int spread_out(const vb_result *r) {
       cJSON_HasObjectItem(r->params, "ramp_up_strategy") || cJSON_IsFalse(t) ||
       (ts && (strcmp(ts, "false") == 0 || strcmp(ts, "False") == 0 || strcmp(ts, "0") == 0)))
     return 0;
-  return peak->v * 2 <= (double)r->completed;
+  return peak->v < (double)r->completed;
 }
 
 /* structured: a result of benchmarks/benchmark_serving_structured_output.py (correct_rate(%)),

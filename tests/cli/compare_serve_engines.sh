@@ -131,4 +131,13 @@ in=$(imp "$d5" "$tmp/inf.json")
 cmp "$d5" "$rp" "$in"
 has '^  rate=trace only in A: B has no case rate=trace$' "a replay without metadata: not rate inf"
 has '^  rate=inf only in B: A has no case rate=inf$' "every request at once: rate inf"
+# a replay of a busy trace: 12 of its 15 requests in flight at once, more than half, yet not all
+# of them as at rate inf: a replay too, not a burst of all 15
+sed 's/"max_concurrent_requests": 15,/"max_concurrent_requests": 12,/' "$tmp/inf.json" > "$tmp/busy.json"
+"$XP" --db "$d5" import vllm-bench "$tmp/busy.json" > /dev/null 2> "$tmp/busyerr"
+grep -q "^xp: warning: .*busy.json:1: request_rate inf and no max_concurrency, yet at most 12 of its 15 requests were in flight" "$tmp/busyerr" ||
+  { echo "FAIL: the busy replay inferred, said: [$(cat "$tmp/busyerr")]"; fail=1; }
+bz=$(db="$d5" sql "SELECT substr(uuid, 1, 8) FROM runs ORDER BY id DESC LIMIT 1")
+cmp "$d5" "$bz" "$in"
+has '^  rate=trace only in A: B has no case rate=trace$' "a busy replay (12 of 15 at once): not rate inf"
 finish
