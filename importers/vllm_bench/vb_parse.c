@@ -942,6 +942,9 @@ static void take_server_model(vb_result *r, const cJSON *o) {
   const char *gpu = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(info, "gpu_name"));
   const int named = r->tool == VB_TRTLLM_BENCH || r->tool == VB_SUMMARY_EXPORT;
   if (named && gpu && *gpu && !r->gpu) r->gpu = xp_strdup(gpu);
+  /* the KV cache's dtype: SGLang's ServerArgs kv_cache_dtype, trtllm-bench's (vb_trtllm.c) */
+  if (!r->kv_cache_dtype)
+    r->kv_cache_dtype = vb_kv_cache_dtype(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(info, "kv_cache_dtype")));
   if (r->tool != VB_TRTLLM_BENCH) return;
   r->gpu_count = vb_parallel_size(cJSON_GetObjectItemCaseSensitive(info, "world_size"));
   /* and its precision (vb_trtllm.c take_precision) */
@@ -1157,6 +1160,7 @@ static int read_side(const vb_src *s, const cJSON *list, vb_result *r) {
   rc = read_object(s, side.flat, 1, r);
   for (int k = 0; k < VB_NPARALLEL && rc == 0; k++)
     if (side.parallel[k] > 0) r->server_parallel[k] = side.parallel[k];
+  if (rc == 0) r->kv_cache_dtype = vb_kv_cache_dtype(side.kv_cache_dtype);
   const cJSON *v;
   if (rc == 0) cJSON_ArrayForEach(v, side.batch_latencies) push(&r->samples[VB_BATCH], v->valuedouble * 1e3);
   cJSON_Delete(side.flat);
@@ -1386,6 +1390,7 @@ void vb_results_free(vb_result *r, size_t n) {
     free(r[i].dtype);
     free(r[i].engine_dtype);
     free(r[i].engine_quant);
+    free(r[i].kv_cache_dtype);
     free(r[i].case_name);
     cJSON_Delete(r[i].params);
     cJSON_Delete(r[i].server);
@@ -1394,6 +1399,13 @@ void vb_results_free(vb_result *r, size_t n) {
     for (int s = 0; s < VB_NSAMPLES; s++) free(r[i].samples[s].v);
   }
   free(r);
+}
+
+char *vb_kv_cache_dtype(const char *written) {
+  if (!written || !*written || strcmp(written, "auto") == 0 || strcmp(written, "None") == 0) return NULL;
+  char *v = xp_strdup(written);
+  for (char *c = v; *c; c++) *c = (char)tolower((unsigned char)*c);
+  return v;
 }
 
 const vb_value *vb_find_value(const vb_result *r, const char *metric) {

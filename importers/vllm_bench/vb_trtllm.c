@@ -120,6 +120,9 @@ static void take_precision(const cJSON *engine, cJSON *info) {
   else if (quant && strncmp(quant, "W4A16", 5) != 0 && strncmp(quant, "W8A16", 5) != 0) mine = NULL;
   if (mine) cJSON_AddStringToObject(info, "dtype", mine);
   if (dtype && *dtype) cJSON_AddStringToObject(info, "engine_dtype", dtype);
+  /* the KV cache's: a QuantAlgo of its kv_cache_quant_algo ("FP8", "NVFP4"), null unquantized */
+  const char *kv = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(engine, "kv_cache_dtype"));
+  if (kv && *kv) cJSON_AddStringToObject(info, "kv_cache_dtype", kv);
   /* null is a statement (unquantized), absent none: only a report that has the key says it */
   if (q) cJSON_AddStringToObject(info, "engine_quantization", quant && *quant ? quant : "None");
 }

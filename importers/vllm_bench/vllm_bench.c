@@ -530,6 +530,14 @@ static int record_gpu(xp_run *run, const vb_set *s) {
   for (size_t i = 1; i < s->n && dtype; i++)
     if (!s->r[i].dtype || strcmp(dtype, s->r[i].dtype) != 0) dtype = NULL;
   if (rc == 0 && dtype) rc = xp_run_meta(run, "dtype", dtype, "trace");
+  /* and the KV cache's, as vllm bench sweep records --kv-cache-dtype among a point's server
+  ** settings (serve.KEY, a part of the run's configuration): where every result names the same */
+  const char *kv = s->r[0].kv_cache_dtype;
+  for (size_t i = 1; i < s->n && kv; i++)
+    if (!s->r[i].kv_cache_dtype || strcmp(kv, s->r[i].kv_cache_dtype) != 0) kv = NULL;
+  const int swept = cJSON_HasObjectItem(s->r[0].server, "kv_cache_dtype") ||
+                    cJSON_HasObjectItem(s->r[0].server, "kv-cache-dtype");
+  if (rc == 0 && kv && !swept) rc = xp_run_meta(run, "serve.kv_cache_dtype", kv, "trace");
   return rc;
 }
 

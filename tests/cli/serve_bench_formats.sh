@@ -153,6 +153,12 @@ sed 's/"pp_size": 1/"pp_size": 2/; s/"ep_size": 1/"ep_size": 4/' "$fmt/sglang_0.
 import_vllm "$tmp/pp.db" "$tmp/pp2.jsonl" > /dev/null
 check "SGLang PP 2, EP 4: the runs' pp and ep columns and the configuration" "2|4|engine=sglang ep=4 pp=2 dp=2" \
   "$(db="$tmp/pp.db" sql "SELECT r.pp || '|' || r.ep || '|' || g.config FROM runs r JOIN run_configuration g ON g.run_id = r.id")"
+# the server's KV cache dtype (ServerArgs kv_cache_dtype, in get_server_info as every server arg):
+# fp8_e5m2 a part of the configuration
+sed 's/"quantization": null,/"quantization": null, "kv_cache_dtype": "fp8_e5m2",/' "$fmt/sglang_0.5.8_tp4_dp2.jsonl" > "$tmp/kv.jsonl"
+import_vllm "$tmp/kv.db" "$tmp/kv.jsonl" > /dev/null
+check "SGLang --kv-cache-dtype fp8_e5m2: the KV cache's dtype in the configuration" "engine=sglang dp=2 serve.kv_cache_dtype=fp8_e5m2" \
+  "$(db="$tmp/kv.db" sql "SELECT config FROM run_configuration")"
 
 # vLLM 0.3-0.4 benchmark_serving.py: --version is the engine's, run metadata and not a setting
 # of the case, so the same load on two versions pairs (and the versions are named apart)

@@ -179,6 +179,24 @@ json.dump(r, open(sys.argv[2], 'w'))" "$fmt/vllm_throughput.pytorch.json" "$tmp/
 e=$(import_vllm "$d" "$tmp/ep.pytorch.json")
 check "throughput side file with --enable-expert-parallel: EP is TP 2 x DP 4" "2|8|engine=vllm ep=8 dp=4" \
   "$(db="$d" sql "SELECT r.tp || '|' || r.ep || '|' || g.config FROM runs r JOIN run_configuration g ON g.run_id = r.id WHERE r.uuid LIKE '$e%'")"
+# the args' kv_cache_dtype (vLLM's --kv-cache-dtype): fp8 a part of the configuration, as a
+# sweep's serve.kv_cache_dtype, and named by xp compare; auto (the model's dtype) is none
+python3 -c "import json, sys; r = json.load(open(sys.argv[1]))
+for x in r: x['benchmark']['extra_info']['args'].update(kv_cache_dtype=sys.argv[3])
+json.dump(r, open(sys.argv[2], 'w'))" "$fmt/vllm_throughput.pytorch.json" "$tmp/kv.pytorch.json" fp8
+k=$(import_vllm "$d" "$tmp/kv.pytorch.json")
+check "throughput side file with --kv-cache-dtype fp8: the KV cache's dtype, in the configuration" \
+  "fp8|engine=vllm serve.kv_cache_dtype=fp8" \
+  "$(db="$d" sql "SELECT m.value || '|' || g.config FROM runs r JOIN run_configuration g ON g.run_id = r.id JOIN run_meta m ON m.run_id = r.id AND m.key = 'serve.kv_cache_dtype' WHERE r.uuid LIKE '$k%'")"
+"$XP" --db "$d" compare "$a" "$k" > "$tmp/cmp" 2>&1
+grep -q '^  serve.kv_cache_dtype: A (unset); B fp8$' "$tmp/cmp" ||
+  { echo "FAIL: xp compare does not tell the KV cache's dtypes apart:"; cat "$tmp/cmp"; fail=1; }
+python3 -c "import json, sys; r = json.load(open(sys.argv[1]))
+for x in r: x['benchmark']['extra_info']['args'].update(kv_cache_dtype=sys.argv[3])
+json.dump(r, open(sys.argv[2], 'w'))" "$fmt/vllm_throughput.pytorch.json" "$tmp/kvauto.pytorch.json" auto
+k=$(import_vllm "$d" "$tmp/kvauto.pytorch.json")
+check "throughput side file with --kv-cache-dtype auto: none" "engine=vllm|0" \
+  "$(db="$d" sql "SELECT g.config || '|' || (SELECT count(*) FROM run_meta WHERE run_id = r.id AND key LIKE '%kv%') FROM runs r JOIN run_configuration g ON g.run_id = r.id WHERE r.uuid LIKE '$k%'")"
 "$XP" --db "$d" compare "$a" "$p" > "$tmp/cmp" 2>&1
 grep -q '^  dp: A (unset); B 4$' "$tmp/cmp" && grep -q '^  pp: A (unset); B 2$' "$tmp/cmp" ||
   { echo "FAIL: xp compare does not tell the parallel sizes apart:"; cat "$tmp/cmp"; fail=1; }

@@ -87,6 +87,11 @@ prec() { db="$1" sql "SELECT coalesce(r.dtype, '-') || '|' || group_concat(m.val
 check "precision: unquantized bfloat16 is bf16" "bf16|bfloat16|None" "$(prec "$d" "$a")"
 e=$(import_vllm "$tmp/p.db" "$tmp/fp8.json" --set dtype=fp8)
 check "precision: FP8 is dtype fp8, as declared" "fp8|bfloat16|FP8" "$(prec "$tmp/p.db" "$e")"
+check "precision: an FP8 KV cache (engine.kv_cache_dtype), in the configuration" \
+  "fp8|engine=tensorrt-llm dtype=fp8 serve.kv_cache_dtype=fp8" \
+  "$(db="$tmp/p.db" sql "SELECT m.value || '|' || g.config FROM runs r JOIN run_configuration g ON g.run_id = r.id JOIN run_meta m ON m.run_id = r.id AND m.key = 'serve.kv_cache_dtype' WHERE r.uuid LIKE '$e%'")"
+check "precision: no KV cache quantization (null), none" "0" \
+  "$(db="$d" sql "SELECT count(*) FROM run_meta m JOIN runs r ON r.id = m.run_id WHERE m.key LIKE '%kv%' AND r.uuid LIKE '$a%'")"
 e=$(import_vllm "$tmp/p.db" "$tmp/nvfp4.json")
 check "precision: NVFP4 kept, no dtype of xp's" "-|bfloat16|NVFP4" "$(prec "$tmp/p.db" "$e")"
 e=$(import_vllm "$tmp/p.db" "$tmp/awq.json")
