@@ -49,7 +49,8 @@ check "text: transport" "P2P/direct pointer x24" "$(sql "SELECT value FROM run_m
   WHERE r.uuid LIKE '$t%' AND key = 'nccl.transport.0-1' AND source = 'trace'")"
 check "text: path" "nvlink: 18 NVLinks through NVSwitch" "$(sql "SELECT value FROM run_meta m JOIN runs r ON r.id = m.run_id
   WHERE r.uuid LIKE '$t%' AND key = 'nccl.path.0-1'")"
-check "text: topology (its <cpu> elements are NUMA nodes)" '"2 GPUs, 1 NUMA node, 0 PCIe switches, NICs: eth0 10000 Mb/s"' \
+# (the fixture's VM dump: one <cpu numaid="-1">, which states no NUMA layout, not one node)
+check "text: topology (a VM's NUMA layout unknown)" '"2 GPUs, NUMA nodes unknown (numaid -1, as in a VM), 0 PCIe switches, NICs: eth0 10000 Mb/s"' \
   "$(sql "SELECT value FROM run_meta m JOIN runs r ON r.id = m.run_id WHERE r.uuid LIKE '$t%' AND key = 'nccl.topology'")"
 check "text: NCCL version" "2.28.9+cuda13.0" "$(sql "SELECT value FROM run_meta m JOIN runs r ON r.id = m.run_id
   WHERE r.uuid LIKE '$t%' AND key = 'nccl.version_info'")"
