@@ -273,6 +273,18 @@ static int report_redop_printed(const nt_doc *d, int k, int printed) {
   return seen;
 }
 
+/* Whether every row of report k printed a root (rccl-tests leaves it blank, nccl-tests prints -1,
+** for a test without one). */
+static int report_roots_printed(const nt_doc *d, int k) {
+  int seen = 0;
+  for (int i = 0; i < d->nrows; i++) {
+    if (d->rows[i].report != k) continue;
+    if (d->rows[i].root < 0) return 0;
+    seen = 1;
+  }
+  return seen;
+}
+
 /*
 ** The test of an unnamed report (before 2.13) from its columns, where they and its figures leave
 ** one: each test printed its own header then (its print_header), and the operation its rows
@@ -280,7 +292,10 @@ static int report_redop_printed(const nt_doc *d, int k, int printed) {
 ** alltoall, 1 for broadcast and hypercube. So "redop" and no "root" at 2(n-1)/n from 3 ranks is
 ** all_reduce (at 2 ranks, 1, as a sendrecv's); at (n-1)/n, reduce_scatter where its rows name
 ** the operation, alltoall where they leave it blank (its TimeTest passes ""); "root" and no
-** "redop" at 1 is broadcast; neither column at (n-1)/n is all_gather (hypercube's is 1).
+** "redop" at 1 is broadcast; neither column at (n-1)/n is all_gather (hypercube's is 1). Both
+** "redop" and "root" at 1, every row naming an operation and a root, is reduce (reduce.cu's own
+** header from 2.0; rccl-tests' one header for all tests leaves broadcast's operation and the
+** others' root blank); not before 2.0, whose broadcast printed "op root" and "sum" as reduce did.
 ** NULL where nothing tells.
 */
 static const char *test_from_columns(const nt_doc *d, const nt_row *row) {
@@ -293,6 +308,9 @@ static const char *test_from_columns(const nt_doc *d, const nt_row *row) {
     return report_redop_printed(d, k, 1) ? "reduce_scatter" : report_redop_printed(d, k, 0) ? "alltoall" : NULL;
   if (cols == NT_COLS_NAMED && n >= 2 && report_ratio_is(d, k, part)) return "all_gather";
   if (cols == (NT_COLS_NAMED | NT_COLS_ROOT) && report_ratio_is(d, k, 1.0)) return "broadcast";
+  if (cols == (NT_COLS_NAMED | NT_COLS_REDOP | NT_COLS_ROOT) && !(row->layout & NT_COLS_BEFORE2) &&
+      report_redop_printed(d, k, 1) && report_roots_printed(d, k) && report_ratio_is(d, k, 1.0))
+    return "reduce";
   return NULL;
 }
 

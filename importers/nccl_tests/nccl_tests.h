@@ -41,8 +41,9 @@ typedef struct nt_row {
 } nt_row;
 
 /* What a text report's column header names: before 2.13 each test printed its own (all_reduce
-** "type redop", broadcast "type root", all_gather "type"), since then all "redop root #wrong". */
-enum { NT_COLS_NAMED = 1, NT_COLS_REDOP = 2, NT_COLS_ROOT = 4, NT_COLS_WRONG = 8 };
+** "type redop", broadcast "type root", all_gather "type"), since then all "redop root #wrong";
+** before 2.0 with other names ("bytes  N  type  op  root": BEFORE2). */
+enum { NT_COLS_NAMED = 1, NT_COLS_REDOP = 2, NT_COLS_ROOT = 4, NT_COLS_WRONG = 8, NT_COLS_BEFORE2 = 16 };
 
 typedef struct nt_device {
   int rank, device;

@@ -33,6 +33,7 @@ typedef struct layout {
   int group_place[2];    /* which placement the first and second result groups are */
   double time_scale;     /* to microseconds: 1000 where the report printed milliseconds (before 2.0) */
   int named;             /* read from the report's own column header */
+  int before2;           /* that header named its columns as before 2.0 ("bytes  N  type  op") */
   int end[MAX_COLS];     /* where each label ends, counted from the end of the first (tokens()) */
 } layout;
 
@@ -85,7 +86,7 @@ static void default_layout(layout *L) {
                                      "busbw", "#wrong", "time", "algbw", "busbw", "#wrong"};
   L->ncols = 13;
   L->time_scale = 1;
-  L->named = 0;
+  L->named = L->before2 = 0;
   L->group_place[0] = NT_OUT;
   L->group_place[1] = NT_IN;
   for (int i = 0; i < 13; i++) {
@@ -137,7 +138,8 @@ static void read_header(layout *L, const char *line) {
   int group = -1;
   for (int i = 0; i < n; i++) {
     const char *t = column_name(tok[i]);
-    if (i == 0) L->time_scale = strcmp(tok[i], "bytes") == 0 ? 1000 : 1;
+    if (i == 0) L->before2 = strcmp(tok[i], "bytes") == 0;
+    if (i == 0) L->time_scale = L->before2 ? 1000 : 1;
     if (is_time_col(t)) group++;
     snprintf(L->name[i], sizeof L->name[i], "%s", t);
     L->place[i] = group < 0 ? -1 : group < 2 ? L->group_place[group] : -1;
@@ -305,7 +307,7 @@ static double error_bound(const char *dtype) {
 }
 
 static unsigned layout_cols(const layout *L) {
-  unsigned cols = L->named ? NT_COLS_NAMED : 0;
+  unsigned cols = (L->named ? NT_COLS_NAMED : 0) | (L->before2 ? NT_COLS_BEFORE2 : 0);
   for (int c = 0; c < L->ncols; c++)
     cols |= strcmp(L->name[c], "redop") == 0   ? NT_COLS_REDOP
             : strcmp(L->name[c], "root") == 0  ? NT_COLS_ROOT

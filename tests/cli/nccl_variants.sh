@@ -84,6 +84,12 @@ done
 imp "$data/broadcast_no_command.txt"
 check "unnamed, by columns: broadcast" "6 1" \
   "$(sql "SELECT count(*) FROM cases WHERE name LIKE 'broadcast/fp32/%'") $(grep -c 'read as broadcast' "$tmp/err")"
+# reduce's own header ("redop" and "root", 2.0-2.12's reduce.cu), each row an operation and root 0,
+# busbw = algbw: reduce, where it was "unknown"; before 2.0 ("bytes N type op root") a broadcast
+# printed the same columns and "sum" (pre2_0_bare.txt's, still unknown above)
+imp "$data/reduce_no_command.txt"
+check "unnamed, by columns: reduce" "6 1" \
+  "$(sql "SELECT count(*) FROM cases WHERE name LIKE 'reduce/fp32/%'") $(grep -c 'read as reduce from its columns' "$tmp/err")"
 
 # rccl-tests -O 0: the out-of-place group left blank, its width kept; the figures are in-place,
 # where they were recorded as out-of-place.
