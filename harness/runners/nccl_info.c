@@ -101,7 +101,8 @@ static xp_nccl_conn *pair_entry(xp_nccl_info *info, int src, int dst, const char
 /* Counted twice: among all (info->conn), and by the thread and span that printed it (info->att),
 ** where xp_nccl_info_one_comm finds its communicator; comm is the one the line names itself
 ** (RCCL's), -1 where it names none. */
-static void add_conn(xp_nccl_info *info, int src, int dst, const char *transport, enum conn_side side, int comm) {
+static void add_conn(xp_nccl_info *info, int src, int dst, const char ends[2][20], const char *transport,
+                     enum conn_side side, int comm) {
   count_side(pair_entry(info, src, dst, transport), side);
   const int t = info->line_thread;
   if (t < 0) return;
@@ -120,6 +121,8 @@ static void add_conn(xp_nccl_info *info, int src, int dst, const char *transport
     a->thread = t;
     a->span = th->span;
     a->comm = comm >= 0 ? comm : th->current;
+    memcpy(a->src_dev, ends[0], sizeof a->src_dev);
+    memcpy(a->dst_dev, ends[1], sizeof a->dst_dev);
   }
   if (a->comm < 0) th->pending++;
   count_side(a, side);
@@ -204,15 +207,19 @@ static int named_comm(xp_nccl_info *info, const char *via) {
 }
 
 /* "3[3]", "3[1b000]", or "3" alone as NCCL 2.3-2.4 wrote a NET connection's ranks: the rank,
-** its device in brackets passed over. NULL where p holds no rank. */
-static const char *rank_at(const char *p, int *rank) {
+** what its brackets hold into dev ("" none). NULL where p holds no rank. */
+static const char *rank_at(const char *p, int *rank, char dev[20]) {
   char *end;
   while (*p == ' ') p++;
   long v = strtol(p, &end, 10);
   if (end == p || v < 0 || v > 1 << 24) return NULL;
   *rank = (int)v;
-  if (*end == '[' && (end = strchr(end, ']')) != NULL) end++;
-  return end;
+  dev[0] = 0;
+  if (*end != '[') return end;
+  const char *close = strchr(end, ']');
+  if (!close) return NULL;
+  snprintf(dev, 20, "%.*s", (int)(close - end - 1), end + 1);
+  return close + 1;
 }
 
 /* "Channel 00/24 : 0 1" lists a ring; "Channel 03/0 : 0[0] -> 1[1] [send] via NET/IB/0" is a
@@ -232,9 +239,10 @@ static void parse_channel(xp_nccl_info *info, const char *msg) {
     return;
   }
   int src, dst;
-  const char *p = rank_at(colon + 3, &src);
+  char ends[2][20];
+  const char *p = rank_at(colon + 3, &src, ends[0]);
   while (p && *p == ' ') p++;
-  if (!p || strncmp(p, "->", 2) != 0 || !(p = rank_at(p + 2, &dst)) || p > via) return;
+  if (!p || strncmp(p, "->", 2) != 0 || !(p = rank_at(p + 2, &dst, ends[1])) || p > via) return;
   /* a NET connection is logged twice, [send] by one rank and [receive] by the other: counted
   ** once, from whichever side the log holds (only one rank's log may have been kept) */
   const char *recv = strstr(colon, "[receive]"), *send = strstr(colon, "[send]");
@@ -242,7 +250,7 @@ static void parse_channel(xp_nccl_info *info, const char *msg) {
   char transport[64];
   copy_trimmed(transport, sizeof transport, via + 5);
   transport_kind(transport);
-  add_conn(info, src, dst, transport, side, named_comm(info, via));
+  add_conn(info, src, dst, (const char(*)[20])ends, transport, side, named_comm(info, via));
 }
 
 /* The number just before `label` in msg ("2 p2p channels,"), -1 where msg has no such label. */
@@ -374,20 +382,24 @@ static void note_thread(xp_nccl_info *info, const char *buf, const char *m) {
   info->threads[info->nthreads++] = (xp_nccl_thread){proc, -1, 0, 0};
 }
 
-/* A communicator's key: its commId; before NCCL 2.14, which printed none, its size ("#4": the
-** pointer is one rank's handle in one process, no key across ranks, and communicators of one size
-** stay one); for a split that prints none (NCCL after 2.21: "ncclCommSplit
+/* A communicator's key: its commId; before NCCL 2.14, which printed none, its size and the
+** process's handle ("#4@2:0x7fdf.."; a pointer is one rank's handle in one process, no key across
+** ranks: xp_nccl_info_one_comm joins those its connections link); for a split that prints none
+** (NCCL after 2.21: "ncclCommSplit
 ** comm 0x.. rank 0 nranks 2 ... parent 0x.. splitCount 1 color 0 key 0- Init START", 2.28 "childCount")
 ** its parent's key, split count and color, as NCCL hashes the child's own (init.cc commHash):
 ** "0x5ae7.. split 1 color 0". 0 where the line names neither (or a parent the log never set up). */
-static size_t comm_key(xp_nccl_info *info, const char *msg, int proc, char *key, size_t n) {
+static size_t comm_key(xp_nccl_info *info, const char *msg, int proc, const char *own, size_t own_l, char *key,
+                       size_t n) {
   size_t il, pl;
   const char *id = hex_after(msg, "commId ", &il), *parent = hex_after(msg, " parent ", &pl);
   if (id) return (size_t)snprintf(key, n, "%.*s", (int)il, id) < n ? il : 0;
   if (!strstr(msg, "- Init START") && !strstr(msg, "- Init COMPLETE")) return 0;
   const char *nr = strstr(msg, " nranks ");
-  if (!parent && nr) /* before 2.14: "comm 0x.. rank 0 nranks 4 cudaDev 0 busId 1b000 - Init COMPLETE" */
-    return (size_t)snprintf(key, n, "#%d", atoi(nr + 8));
+  if (!parent && nr) { /* before 2.14: "comm 0x.. rank 0 nranks 4 cudaDev 0 busId 1b000 - Init COMPLETE" */
+    int w = snprintf(key, n, "#%d@%d:%.*s", atoi(nr + 8), proc, (int)own_l, own);
+    return w > 0 && (size_t)w < n ? (size_t)w : 0;
+  }
   if (!parent) return 0;
   const int pc = *ptr_slot(info, proc, parent, pl);
   const char *sc = strstr(msg, " splitCount ");
@@ -409,15 +421,21 @@ static void note_comm(xp_nccl_info *info, const char *msg) {
   if (!own || info->line_thread < 0) return;
   const int proc = info->threads[info->line_thread].proc;
   char id[sizeof info->comms->id];
-  if ((il = comm_key(info, msg, proc, id, sizeof id)) == 0) return;
+  if ((il = comm_key(info, msg, proc, own, own_l, id, sizeof id)) == 0) return;
   int added = 0;
   const int c = (int)xp_strtab_intern(&info->comm_keys, id, il, &added);
   if (added) {
     info->comms = xp_xrealloc(info->comms, sizeof *info->comms * (size_t)(info->ncomms + 1));
     xp_nccl_comm *k = &info->comms[info->ncomms++];
+    memset(k, 0, sizeof *k);
     snprintf(k->id, sizeof k->id, "%s", id[0] == '#' ? "" : id);
-    const char *nr = strstr(msg, " nranks ");
+    const char *nr = strstr(msg, " nranks "), *rk = strstr(msg, " rank "), *dev = strstr(msg, " cudaDev ");
+    const char *bus = strstr(msg, " busId ");
     k->nranks = nr ? atoi(nr + 8) : 0;
+    k->proc = proc;
+    k->rank = rk ? atoi(rk + 6) : -1;
+    k->dev = dev ? atoi(dev + 9) : -1;
+    if (bus) snprintf(k->bus, sizeof k->bus, "%.*s", (int)strcspn(bus + 7, " "), bus + 7);
   }
   *ptr_slot(info, proc, own, own_l) = c;
   xp_nccl_thread *t = &info->threads[info->line_thread];
@@ -649,8 +667,166 @@ static void keep_comm_facts(xp_nccl_info *info, int c) {
   }
 }
 
+/* ---- communicators before NCCL 2.14: each process's handles, joined by the connections ---- */
+
+static int transport_tier(const char *t);
+
+/* Process p's host: its key without ":pid". */
+static size_t host_of(const xp_nccl_info *info, int p, const char **host) {
+  const char *k = info->proc_keys.str[p];
+  size_t l = info->proc_keys.len[p];
+  while (l > 0 && k[l - 1] != ':') l--;
+  *host = k;
+  return l ? l - 1 : info->proc_keys.len[p];
+}
+
+/* The key of a handle's rank as a connection line names it (rank and what its brackets hold, of a
+** communicator of n ranks), on host h where one is given (NCCL's P2P and SHM join GPUs of one host). */
+static size_t end_key(char *key, size_t kn, int n, int rank, const char *dev, const char *h, size_t hl) {
+  int w = snprintf(key, kn, "%d,%d,%s|%.*s", n, rank, dev, (int)hl, h ? h : "");
+  return w > 0 && (size_t)w < kn ? (size_t)w : 0;
+}
+
+/* The handles before 2.14 by what a connection line names of one (end_key): for each key a
+** chain of handles, more than one where tests appended ran on the same GPUs. */
+typedef struct handle_index {
+  xp_strtab keys;
+  int *head;             /* by key id: its first node, -1 none */
+  int nnodes;
+  struct { int comm, next; } *node;
+} handle_index;
+
+static int *index_slot(handle_index *ix, const char *key, size_t kl) {
+  int added = 0;
+  uint32_t id = xp_strtab_intern(&ix->keys, key, kl, &added);
+  if (added) ix->head = xp_xrealloc(ix->head, sizeof *ix->head * (id + 1)), ix->head[id] = -1;
+  return &ix->head[id];
+}
+
+static void index_handle(handle_index *ix, int c, const char *key, size_t kl) {
+  if (!kl) return;
+  int *head = index_slot(ix, key, kl);
+  if (*head >= 0 && ix->node[*head].comm == c) return; /* its bus id and device read alike */
+  ix->node = xp_xrealloc(ix->node, sizeof *ix->node * (size_t)(ix->nnodes + 1));
+  ix->node[ix->nnodes].comm = c;
+  ix->node[ix->nnodes].next = *head;
+  *head = ix->nnodes++;
+}
+
+/* Each handle by rank and bus id, and by rank and device (a line's brackets hold one or the other,
+** as versions differ), with its host and without. */
+static void index_handles(const xp_nccl_info *info, handle_index *ix) {
+  for (int c = 0; c < info->ncomms; c++) {
+    const xp_nccl_comm *k = &info->comms[c];
+    if (k->id[0] || k->rank < 0) continue;
+    char dev[16], key[160];
+    const char *h;
+    const size_t hl = host_of(info, k->proc, &h);
+    snprintf(dev, sizeof dev, "%d", k->dev);
+    for (int far = 0; far < 2; far++) {
+      if (k->bus[0]) index_handle(ix, c, key, end_key(key, sizeof key, k->nranks, k->rank, k->bus, h, far ? 0 : hl));
+      if (k->dev >= 0) index_handle(ix, c, key, end_key(key, sizeof key, k->nranks, k->rank, dev, h, far ? 0 : hl));
+    }
+  }
+}
+
+static void index_free(handle_index *ix) {
+  xp_strtab_free(&ix->keys);
+  free(ix->head);
+  free(ix->node);
+}
+
+static int root_of(int *up, int c) {
+  while (up[c] != c) c = up[c] = up[up[c]];
+  return c;
+}
+
+/* The handle at the other end of connection a, printed by handle c: on c's host for P2P and SHM,
+** on any for NET (usually another host's). Where several are that rank on those GPUs (tests
+** appended: each run's own, one after the other in the log), the one set up nearest c in the
+** log's order; -1 none, or two as near. */
+static int peer_handle(const xp_nccl_info *info, handle_index *ix, int c, const xp_nccl_conn *a) {
+  const xp_nccl_comm *k = &info->comms[c];
+  const int peer = a->src == k->rank ? a->dst : a->dst == k->rank ? a->src : -1;
+  const char *dev = a->src == k->rank ? a->dst_dev : a->src_dev;
+  if (peer < 0 || !dev[0]) return -1;
+  const char *h;
+  const size_t hl = host_of(info, k->proc, &h);
+  char key[160];
+  const size_t kl = end_key(key, sizeof key, k->nranks, peer, dev, h, transport_tier(a->transport) == 2 ? 0 : hl);
+  if (!kl) return -1;
+  int best = -1, tie = 0;
+  for (int i = *index_slot(ix, key, kl); i >= 0; i = ix->node[i].next) {
+    const int j = ix->node[i].comm, dj = abs(j - c), db = best < 0 ? -1 : abs(best - c);
+    if (best < 0 || dj < db) best = j, tie = 0;
+    else if (dj == db && j != best) tie = 1;
+  }
+  return tie ? -1 : best;
+}
+
+/* Communicator ids after joining: old to new (its first handle's place among the joined). */
+static void renumber_comms(xp_nccl_info *info, const int *to, int n) {
+  for (int i = 0; i < info->natt; i++)
+    if (info->att[i].comm >= 0) info->att[i].comm = to[info->att[i].comm];
+  for (int i = 0; i < info->nfacts; i++)
+    if (info->facts[i].comm >= 0) info->facts[i].comm = to[info->facts[i].comm];
+  for (int t = 0; t < info->nthreads; t++)
+    if (info->threads[t].current >= 0) info->threads[t].current = to[info->threads[t].current];
+  for (int p = 0; p < info->nprocs; p++) info->proc_comm[p] = -1;
+  for (uint32_t k = 0; k < info->ptr_keys.n; k++) {
+    int p, *pc, c = info->ptr_comm[k];
+    if (c < 0) continue;
+    c = info->ptr_comm[k] = to[c];
+    memcpy(&p, info->ptr_keys.str[k], sizeof p);
+    pc = &info->proc_comm[p];
+    *pc = *pc == -1 || *pc == c ? c : -2;
+  }
+  info->ncomms = n;
+}
+
+/* Before 2.14 a log names no communicator across processes: each process's handle of one is a
+** communicator of its own (note_comm), and those a connection links are one, the handle at its
+** other end being the one of that rank and bus id (or device) on its host (P2P, SHM) or on any
+** (NET). Split groups or tests appended of one size are then told apart, where a size pooled
+** them. */
+static void join_old_comms(xp_nccl_info *info) {
+  int old = 0;
+  for (int c = 0; c < info->ncomms && !old; c++) old = !info->comms[c].id[0];
+  if (!old) return;
+  handle_index ix = {0};
+  int *up = xp_xmalloc(sizeof *up * (size_t)info->ncomms), *to = xp_xmalloc(sizeof *to * (size_t)info->ncomms);
+  index_handles(info, &ix);
+  for (int c = 0; c < info->ncomms; c++) up[c] = c;
+  int linked = 0;
+  for (int i = 0; i < info->natt; i++) {
+    const xp_nccl_conn *a = &info->att[i];
+    const int c = a->comm >= 0 ? a->comm : info->proc_comm[info->threads[a->thread].proc];
+    if (c < 0 || info->comms[c].id[0] || info->comms[c].rank < 0) continue;
+    const int j = peer_handle(info, &ix, c, a);
+    linked += j >= 0;
+    const int rc = j >= 0 ? root_of(up, c) : 0, rj = j >= 0 ? root_of(up, j) : 0;
+    if (rc != rj) up[rc > rj ? rc : rj] = rc < rj ? rc : rj; /* the first seen stays the root */
+  }
+  /* no line's ends matched a handle (a version whose Init COMPLETE states neither what its
+  ** brackets hold): by size, as before, rather than each process's handles apart */
+  for (int c = 0; c < info->ncomms && !linked; c++)
+    for (int d = 0; d < c && up[c] == c; d++)
+      if (!info->comms[d].id[0] && !info->comms[c].id[0] && info->comms[d].nranks == info->comms[c].nranks) up[c] = d;
+  int n = 0;
+  for (int c = 0; c < info->ncomms; c++) {
+    const int r = root_of(up, c);
+    to[c] = r == c ? n++ : to[r];
+    if (r == c) info->comms[to[c]] = info->comms[c];
+  }
+  renumber_comms(info, to, n);
+  free(up);
+  free(to);
+  index_free(&ix);
+}
+
 void xp_nccl_info_one_comm(xp_nccl_info *info, int nranks, int pid, char *said, size_t n) {
   if (n) said[0] = 0;
+  join_old_comms(info);
   if (info->ncomms < 2) return;
   int *conns = xp_xcalloc((size_t)info->ncomms, sizeof *conns), unknown = 0, with = 0;
   for (int i = 0; i < info->natt; i++) {

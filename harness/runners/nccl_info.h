@@ -23,6 +23,9 @@ typedef struct xp_nccl_conn {
   ** thread (host:pid:tid), its span between communicator lines, and the communicator (-1 not
   ** known yet); kept in the attribution table alone */
   int thread, span, comm;
+  /* what the line's brackets hold of each end (its bus id, or its device before NCCL 2.7 and
+  ** after 2.19): told apart from another of the ranks, to join a communicator before 2.14 */
+  char src_dev[20], dst_dev[20];
 } xp_nccl_conn;
 
 /* A communicator a log names by its commId ("... commId 0x5ae77eb5ea4ec1ee - Init START", NCCL
@@ -31,6 +34,11 @@ typedef struct xp_nccl_conn {
 typedef struct xp_nccl_comm {
   char id[64];
   int nranks;
+  /* before 2.14 (no commId, id ""): one process's handle, its rank, device and bus id ("" none)
+  ** as its "Init COMPLETE" states them; xp_nccl_info_one_comm joins the handles its connections
+  ** link into communicators */
+  int proc, rank, dev;
+  char bus[20];
 } xp_nccl_comm;
 
 /* A thread of the log (host:pid:tid) and a process (host:pid): the communicator a thread is

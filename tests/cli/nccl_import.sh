@@ -357,6 +357,17 @@ check "split groups' INFO lines: its pair" "P2P/CUMEM x2" "$(smeta nccl.transpor
 check "split groups' INFO lines: no interconnect from the other group's SHM" "" "$(smeta interconnect)"
 check "split groups' INFO lines: said" "2 communicators in the log (commId 0x8c2f1e7a9b3d4c11, 2 ranks; commId \
 0x2a61c0d4e5f60718, 2 ranks): connections are commId 0x2a61c0d4e5f60718's (rank 0's)" "$(smeta nccl.communicators | tr -d '"')"
+# ... and the same log as NCCL before 2.14 prints it (no commId, no Init START, "Channel 00 :"):
+# each process's handle joined to the one its connections' other end names (rank, device), where
+# "nranks 2" alone pooled both groups ('P2P/CUMEM, SHM/direct/direct')
+sed -e '/Init START/d' -e 's/ncclCommInitRank comm/comm/' -e 's/ nvmlDev [0-9]//' -e 's/ commId 0x[0-9a-f]*//' \
+  -e 's/Channel \([0-9]*\)\/0 :/Channel \1 :/' "$XP_SRC/tests/data/nccl/variants/split_info.txt" > "$tmp/split_old.txt"
+sdb="$tmp/split_old.db"
+"$XP" --db "$sdb" import nccl-tests "$tmp/split_old.txt" > /dev/null 2>&1
+check "split groups before 2.14: rank 0's transports" "P2P/CUMEM" "$(smeta nccl.transports)"
+check "split groups before 2.14: said" "2 communicators in the log (one of 2 ranks (no commId: NCCL before 2.14); one \
+of 2 ranks (no commId: NCCL before 2.14)): connections are the one of 2 ranks' (rank 0's)" "$(smeta nccl.communicators | tr -d '"')"
+sdb="$tmp/split_info.db"
 # ... with NCCL's topology dump of rank 0's communicator (its GPUs 0 and 2 under one switch on
 # NUMA node 0, as NCCL 2.21 writes <cpu numaid=...>): the NUMA nodes NCCL's GPUs sit on,
 # nccl.numa_nodes; the VM's dump (numaid="-1") states none

@@ -585,8 +585,9 @@ static void test_several_comms(void) {
                      "commId 0x22bb's (the test's size)");
   xp_nccl_info_free(&info);
   /* Before 2.14 NCCL printed no commId ("comm 0x7fdf08000d00 rank 15 nranks 16 cudaDev 7 busId e7000 -
-  ** Init COMPLETE", NVIDIA/nccl issue 629), and the pointer is one rank's handle: communicators are
-  ** told apart by size. Two tests appended in one log, of 4 GPUs over P2P and of 2 across sockets */
+  ** Init COMPLETE", NVIDIA/nccl issue 629), and the pointer is one rank's handle: each process's is
+  ** joined to those its connections name. Two tests appended in one log, of 4 GPUs over P2P and of 2
+  ** across sockets */
   const char *const old[] = {
       "h:100:101 [0] NCCL INFO Channel 00 : 0[1b000] -> 1[1c000] via P2P/IPC",
       "h:100:101 [0] NCCL INFO comm 0x7fdf08000d00 rank 0 nranks 4 cudaDev 0 busId 1b000 - Init COMPLETE",
@@ -599,6 +600,61 @@ static void test_several_comms(void) {
   CHECK_EQ_STR(buf, "SHM/direct");
   CHECK_EQ_STR(said, "2 communicators in the log (one of 4 ranks (no commId: NCCL before 2.14); one of 2 ranks (no "
                      "commId: NCCL before 2.14)): connections are the one of 2 ranks' (rank 0's)");
+  xp_nccl_info_free(&info);
+  /* ... and of one size: NCCL_TESTS_SPLIT_MASK's groups {0, 2} over P2P and {1, 3} over SHM (as
+  ** split_info.txt, in NCCL 2.11's forms: nccl-tests issue 128's "Channel 00 : 4[41000] -> 7[69000]
+  ** via P2P/IPC/read", issue 629's Init COMPLETE), where "nranks 2" alone pooled both groups. Each
+  ** process's handle is joined to the one its connections' other end names (rank and bus id) */
+  const char *const groups[] = {
+      "n0:101:120 [1] NCCL INFO Channel 00 : 0[3d000] -> 1[be000] via direct shared memory",
+      "n0:103:122 [3] NCCL INFO Channel 00 : 1[be000] -> 0[3d000] via direct shared memory",
+      "n0:100:121 [0] NCCL INFO Channel 00 : 0[1b000] -> 1[1c000] via P2P/IPC/read",
+      "n0:102:123 [2] NCCL INFO Channel 00 : 1[1c000] -> 0[1b000] via P2P/IPC/read",
+      "n0:101:120 [1] NCCL INFO comm 0x55d1a0 rank 0 nranks 2 cudaDev 1 busId 3d000 - Init COMPLETE",
+      "n0:103:122 [3] NCCL INFO comm 0x55d3a0 rank 1 nranks 2 cudaDev 3 busId be000 - Init COMPLETE",
+      "n0:100:121 [0] NCCL INFO comm 0x55d0a0 rank 0 nranks 2 cudaDev 0 busId 1b000 - Init COMPLETE",
+      "n0:102:123 [2] NCCL INFO comm 0x55d2a0 rank 1 nranks 2 cudaDev 2 busId 1c000 - Init COMPLETE", NULL};
+  xp_nccl_info_init(&info);
+  feed(&info, groups);
+  xp_nccl_info_one_comm(&info, 2, 100, said, sizeof said);
+  xp_nccl_info_transports(&info, buf, sizeof buf);
+  CHECK_EQ_STR(buf, "P2P/IPC/read");
+  CHECK_EQ_INT(info.nconn, 2); /* 0 -> 1 and 1 -> 0 of its group, both processes' */
+  CHECK_EQ_STR(said, "2 communicators in the log (one of 2 ranks (no commId: NCCL before 2.14); one of 2 ranks (no "
+                     "commId: NCCL before 2.14)): connections are the one of 2 ranks' (rank 0's)");
+  xp_nccl_info_free(&info);
+  /* two runs of one 2-GPU test appended (a process each, -g 2: its two handles on two threads),
+  ** then the second's: each run's own, where they were one communicator and the first run's
+  ** pair read 2 channels for its 1 */
+  const char *const twice[] = {
+      "h:100:101 [0] NCCL INFO Channel 00 : 0[1b000] -> 1[1c000] via P2P/IPC/read",
+      "h:100:102 [1] NCCL INFO Channel 00 : 1[1c000] -> 0[1b000] via P2P/IPC/read",
+      "h:100:101 [0] NCCL INFO comm 0x7f10 rank 0 nranks 2 cudaDev 0 busId 1b000 - Init COMPLETE",
+      "h:100:102 [1] NCCL INFO comm 0x7f20 rank 1 nranks 2 cudaDev 1 busId 1c000 - Init COMPLETE",
+      "h:200:201 [0] NCCL INFO Channel 00 : 0[1b000] -> 1[1c000] via P2P/IPC/read",
+      "h:200:202 [1] NCCL INFO Channel 00 : 1[1c000] -> 0[1b000] via P2P/IPC/read",
+      "h:200:201 [0] NCCL INFO comm 0x7f10 rank 0 nranks 2 cudaDev 0 busId 1b000 - Init COMPLETE",
+      "h:200:202 [1] NCCL INFO comm 0x7f20 rank 1 nranks 2 cudaDev 1 busId 1c000 - Init COMPLETE", NULL};
+  xp_nccl_info_init(&info);
+  feed(&info, twice);
+  xp_nccl_info_one_comm(&info, 2, 100, said, sizeof said);
+  CHECK_EQ_INT(info.nconn, 2);
+  CHECK_EQ_INT(info.conn[0].channels, 1);
+  CHECK(strstr(said, "2 communicators in the log") == said);
+  xp_nccl_info_free(&info);
+  /* NCCL 2.4's NET lines name no device ("Ring 00 : 35 -> 34 [send] via NET/Socket/0", NVIDIA/nccl
+  ** issue 226): no handle can be joined, and the two processes' handles stay one communicator by
+  ** size, as before, where each apart kept rank 0's line alone */
+  const char *const bare[] = {
+      "a:10:11 [0] NCCL INFO Ring 00 : 0 -> 1 [send] via NET/Socket/0",
+      "a:10:11 [0] NCCL INFO comm 0x7efe60002250 rank 0 nranks 2 cudaDev 0 nvmlDev 0 - Init COMPLETE",
+      "b:20:21 [0] NCCL INFO Ring 00 : 1 -> 0 [send] via NET/Socket/0",
+      "b:20:21 [0] NCCL INFO comm 0x7fead0002250 rank 1 nranks 2 cudaDev 0 nvmlDev 0 - Init COMPLETE", NULL};
+  xp_nccl_info_init(&info);
+  feed(&info, bare);
+  xp_nccl_info_one_comm(&info, 2, 10, said, sizeof said);
+  CHECK_EQ_INT(info.nconn, 2);
+  CHECK_EQ_STR(said, "");
   xp_nccl_info_free(&info);
   /* one communicator (the fixture's, connected on threads of its own after set-up): unchanged */
   size_t len;
