@@ -654,41 +654,79 @@ int xp_history_schema(sqlite3 *db, const char *path) {
 
 /* ---- sealing ---- */
 
-/* The tree kept for one connection (xp_chain_keep_tree): valid at schema version `schema`,
-** where the guard check last found every guard in place. */
+/* The run tables' tree of the last seal, with the schema it was read from. Reading it
+** (pragma_table_info and the foreign keys of every table) and checking every table's guards
+** was two thirds of a seal, and a merge, an import of many traces or a fuzzing session seals
+** run after run under one schema. Both are functions of the schema alone, so the tree is
+** reused while the schema is the same, on any connection: the same tables and triggers with
+** the same SQL, including the guards the last check found or made. A schema
+** version number would not do: a transaction that creates a table and its guards and then
+** rolls back takes the version back, and the next change brings the same number back with
+** other tables. */
 static struct {
-  sqlite3 *db;
   int valid;
-  int64_t schema;
+  char *schema; /* schema_text() after the guard check */
   xp_rtree tree;
 } kept;
 
-void xp_chain_keep_tree(sqlite3 *db) {
-  if (kept.valid) xp_rtree_free(&kept.tree);
-  memset(&kept, 0, sizeof kept);
-  kept.db = db;
+/* What the tree and the guards are read from: every table and trigger of the temp and main
+** schemas (temp first: pragma_table_info finds a temp table before the main one of that name),
+** with its SQL, which a column added by ALTER TABLE changes. Malloc'd; NULL after reporting a
+** database error. Compared whole: it is a few tens of KB, and hashing it cost more than reading. */
+static char *schema_text(sqlite3 *db) {
+  sqlite3_stmt *st = xp_db_prepare(db,
+      "SELECT type, name, sql FROM sqlite_temp_schema WHERE type IN ('table', 'trigger')"
+      " UNION ALL SELECT type, name, sql FROM sqlite_schema WHERE type IN ('table', 'trigger')");
+  if (!st) return NULL;
+  sqlite3_str *text = sqlite3_str_new(db);
+  int rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+    for (int c = 0; c < 3; c++) { /* each field's length before it: no two schemas read alike */
+      const char *field = (const char *)sqlite3_column_text(st, c);
+      const int n = sqlite3_column_bytes(st, c);
+      sqlite3_str_appendf(text, "%d:", n);
+      if (field) sqlite3_str_append(text, field, n);
+    }
+  sqlite3_finalize(st);
+  char *s = sqlite3_str_finish(text);
+  if (rc == SQLITE_DONE && s) return s;
+  sqlite3_free(s);
+  xp_db_fail(db, "reading the schema");
+  return NULL;
 }
 
-static int64_t schema_version(sqlite3 *db) {
-  sqlite3_stmt *st = xp_db_prepare(db, "PRAGMA schema_version");
-  int64_t v = st && sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
-  sqlite3_finalize(st);
-  return v;
+/* The tree to seal with, its guards in place: the kept one if the schema is the one it was
+** kept at, else read and guarded afresh, and kept. */
+static int sealing_tree(sqlite3 *db, const xp_rtree **tree) {
+  char *now = schema_text(db);
+  if (!now) return XP_EXIT_DB;
+  const int same = kept.valid && strcmp(kept.schema, now) == 0;
+  sqlite3_free(now);
+  *tree = &kept.tree;
+  if (same) return 0;
+  if (kept.valid) {
+    xp_rtree_free(&kept.tree);
+    sqlite3_free(kept.schema);
+    kept.valid = 0;
+  }
+  int rc = xp_rtree_load(db, &kept.tree);
+  if (rc) return rc;
+  /* Tables that appeared since the last seal get their guards before this run is sealed; the
+  ** schema is read after, so that it holds them (and a rollback that takes them away is seen). */
+  if ((rc = xp_history_guard(db, &kept.tree)) == 0 && !(kept.schema = schema_text(db))) rc = XP_EXIT_DB;
+  if (rc) xp_rtree_free(&kept.tree);
+  else kept.valid = 1;
+  return rc;
 }
 
 int xp_chain_seal(sqlite3 *db, int64_t run_id) {
-  xp_rtree tree;
-  const int64_t schema = kept.db == db ? schema_version(db) : -1;
-  const int reuse = kept.db == db && kept.valid && schema >= 0 && kept.schema == schema;
-  int rc = 0;
-  if (reuse) tree = kept.tree;
-  else if ((rc = xp_rtree_load(db, &tree)) != 0) return rc;
+  const xp_rtree *tree;
+  int rc = sealing_tree(db, &tree);
+  if (rc) return rc;
   char content[65], link[65], prev[65];
   char *digests = NULL;
   int64_t seq = 1;
-  /* Tables that appeared since the last seal get their guards before this run is sealed. */
-  if (!reuse && (rc = xp_history_guard(db, &tree)) != 0) goto out;
-  if ((rc = xp_run_content(db, &tree, run_id, content, &digests)) != 0) goto out;
+  if ((rc = xp_run_content(db, tree, run_id, content, &digests)) != 0) goto out;
   snprintf(prev, sizeof prev, "%s", xp_chain_genesis);
   sqlite3_stmt *st = xp_db_prepare(db,
       "SELECT chain_seq, chain_sha256 FROM runs WHERE chain_seq IS NOT NULL ORDER BY chain_seq DESC LIMIT 1");
@@ -714,15 +752,6 @@ int xp_chain_seal(sqlite3 *db, int64_t run_id) {
   if (rc == 0) rc = xp_chain_head_update(db);
 out:
   free(digests);
-  if (reuse) return rc;
-  /* Kept only where the guard check created nothing: a guard created in this transaction
-  ** would change the schema version and vanish with a rollback. */
-  if (rc == 0 && kept.db == db && schema >= 0 && schema_version(db) == schema) {
-    xp_chain_keep_tree(db);
-    kept.tree = tree;
-    kept.valid = 1;
-    kept.schema = schema;
-  } else xp_rtree_free(&tree);
   return rc;
 }
 

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "chain.h"
 #include "db.h"
 #include "kind.h"
 #include "xp.h"
@@ -56,16 +55,13 @@ static inline int fuzz_first_char(const uint8_t *data, size_t size) {
 }
 
 /* An in-memory xp database, opened (and migrated) again every so often so that the runs of
-** a long fuzzing session do not pile up. Its seals reuse the run tables' tree while the schema
-** stays the same (xp_chain_keep_tree): reading it for every input took two thirds of a seal and
-** a third of an input's time. */
+** a long fuzzing session do not pile up. */
 static sqlite3 *fuzz_db_open; /* the one fuzz_db() last returned */
 
 static inline sqlite3 *fuzz_db(void) {
   static sqlite3 *db;
   static int uses;
   if (db && ++uses % 2000 == 0) {
-    xp_chain_keep_tree(NULL);
     xp_db_close(db);
     db = NULL;
   }
@@ -73,7 +69,6 @@ static inline sqlite3 *fuzz_db(void) {
     int rc = 0;
     db = xp_db_open(":memory:", XP_DB_READWRITE, &rc);
     FUZZ_ASSERT(db, "cannot open an in-memory database: %s", xp_last_error());
-    xp_chain_keep_tree(db);
   }
   return fuzz_db_open = db;
 }
