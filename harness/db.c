@@ -398,15 +398,17 @@ static void recover(const char *path) {
 }
 
 /* A dry run of a database xp cannot write (a read-only file system, a colleague's file): it
-** writes nothing, so it works on a copy in memory, read as xp runs reads the file (its errors
-** are a reading command's: a WAL database in a read-only folder is unreadable there too). The
-** copy is the whole file, which a dry run of a history too large for memory cannot afford;
-** NULL with *exit_code set on failure. */
+** writes nothing, so it works on a copy, read as xp runs reads the file (its errors are a
+** reading command's: a WAL database in a read-only folder is unreadable there too). The copy
+** is SQLite's temporary database (the empty name): pages past its cache go to a file in
+** $SQLITE_TMPDIR, $TMPDIR or /var/tmp, removed when it closes, so a large history costs that
+** much disk, not memory (":memory:" held all 205 MB of one). NULL with *exit_code set on
+** failure. */
 static sqlite3 *dry_copy(const char *path, int *exit_code) {
   sqlite3 *file = xp_db_open(path, XP_DB_CHECK, exit_code), *mem = NULL;
   if (!file) return NULL;
   *exit_code = XP_EXIT_DB;
-  if (sqlite3_open_v2(":memory:", &mem, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) == SQLITE_OK) {
+  if (sqlite3_open_v2("", &mem, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) == SQLITE_OK) {
     sqlite3_backup *b = sqlite3_backup_init(mem, "main", file, "main");
     int rc = b ? sqlite3_backup_step(b, -1) : SQLITE_ERROR;
     sqlite3_backup_finish(b);

@@ -19,7 +19,7 @@ enum xp_db_mode {
   XP_DB_DRY,       /* as EXISTING, for a dry run: returns inside a write transaction (BEGIN
                    ** IMMEDIATE) that holds the migration of an older schema too, which the
                    ** caller rolls back: the dry run writes nothing; a database xp cannot
-                   ** write is read into memory, and the dry run works on that copy */
+                   ** write is copied to a temporary file, and the dry run works on that */
   XP_DB_CHECK      /* as READONLY, for what a writing command checks before it writes (xp rerun's
                    ** run, xp decide's evidence): no warning that an older schema is left as it
                    ** is, since the write that follows the checks migrates it */
