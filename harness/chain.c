@@ -78,6 +78,7 @@ typedef struct candidate {
   /* single-column foreign keys to a table's rowid: from column, target table */
   char **fk_from, **fk_to;
   int nfk;
+  int without_rowid;
   int placed;
 } candidate;
 
@@ -101,46 +102,71 @@ static int upper_eq(const char *a, const char *b) {
   return *a == *b;
 }
 
-/* Columns, and the rowid alias: a single INTEGER PRIMARY KEY column of a rowid table. */
-static int read_columns(sqlite3 *db, candidate *c, int without_rowid) {
-  sqlite3_stmt *st = xp_db_prepare(db, "SELECT cid, name, type, \"notnull\", dflt_value, pk"
-                                      " FROM pragma_table_info(?1) ORDER BY cid");
+static candidate *find_candidate(candidate *cs, int n, const char *name) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(cs[i].name, name) == 0) return &cs[i];
+  return NULL;
+}
+
+/* Every candidate's columns, and its rowid alias: a single INTEGER PRIMARY KEY column of a
+** rowid table. One statement for all tables: a statement per table was most of reading the
+** tree, and every import reads it once. */
+static int read_columns(sqlite3 *db, candidate *cs, int n) {
+  sqlite3_stmt *st = xp_db_prepare(db,
+      "SELECT m.name, p.name, p.type, p.pk FROM sqlite_schema AS m, pragma_table_info(m.name) AS p"
+      " WHERE m.type = 'table' ORDER BY m.name, p.cid");
   if (!st) return XP_EXIT_DB;
-  xp_bind_text(st, 1, c->name);
-  int npk = 0;
-  char *pk = NULL, *pk_type = NULL;
-  while (sqlite3_step(st) == SQLITE_ROW) {
-    c->cols = xp_xrealloc(c->cols, (size_t)(c->ncols + 1) * sizeof *c->cols);
-    c->pkpos = xp_xrealloc(c->pkpos, (size_t)(c->ncols + 1) * sizeof *c->pkpos);
+  int *npk = xp_xcalloc((size_t)n + 1, sizeof *npk);
+  char **pk_type = xp_xcalloc((size_t)n + 1, sizeof *pk_type);
+  candidate *c = NULL;
+  int rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    const char *table = (const char *)sqlite3_column_text(st, 0);
+    if (!c || strcmp(c->name, table) != 0) c = find_candidate(cs, n, table);
+    if (!c) continue; /* sqlite_ and decision tables */
     const char *name = (const char *)sqlite3_column_text(st, 1);
     const char *type = (const char *)sqlite3_column_text(st, 2);
-    c->pkpos[c->ncols] = sqlite3_column_int(st, 5);
+    c->cols = xp_xrealloc(c->cols, (size_t)(c->ncols + 1) * sizeof *c->cols);
+    c->pkpos = xp_xrealloc(c->pkpos, (size_t)(c->ncols + 1) * sizeof *c->pkpos);
+    c->pkpos[c->ncols] = sqlite3_column_int(st, 3);
     c->cols[c->ncols++] = xp_strdup(name);
-    if (sqlite3_column_int(st, 5) > 0) {
-      npk++;
-      free(pk);
-      free(pk_type);
-      pk = xp_strdup(name);
-      pk_type = xp_strdup(type ? type : "");
+    if (sqlite3_column_int(st, 3) > 0) {
+      const size_t i = (size_t)(c - cs);
+      npk[i]++;
+      free(c->rowid_col);
+      free(pk_type[i]);
+      c->rowid_col = xp_strdup(name); /* kept below only where it is the rowid's alias */
+      pk_type[i] = xp_strdup(type ? type : "");
     }
   }
   sqlite3_finalize(st);
-  if (npk == 1 && !without_rowid && upper_eq(pk_type, "INTEGER")) c->rowid_col = pk;
-  else free(pk);
+  for (int i = 0; i < n; i++) {
+    if (cs[i].rowid_col && (npk[i] != 1 || cs[i].without_rowid || !upper_eq(pk_type[i], "INTEGER"))) {
+      free(cs[i].rowid_col);
+      cs[i].rowid_col = NULL;
+    }
+    free(pk_type[i]);
+  }
+  free(npk);
   free(pk_type);
-  return 0;
+  return rc == SQLITE_DONE ? 0 : xp_db_fail(db, "reading the tables' columns");
 }
 
-/* Single-column foreign keys (multi-column keys never point at a rowid). */
-static int read_foreign_keys(sqlite3 *db, candidate *c) {
+/* Single-column foreign keys of every candidate (multi-column keys never point at a rowid). */
+static int read_foreign_keys(sqlite3 *db, candidate *cs, int n) {
   sqlite3_stmt *st = xp_db_prepare(db,
-      "SELECT id, table_name, from_col, to_col FROM"
-      " (SELECT id, \"table\" AS table_name, \"from\" AS from_col, \"to\" AS to_col,"
-      "  count(*) OVER (PARTITION BY id) AS width FROM pragma_foreign_key_list(?1))"
-      " WHERE width = 1 ORDER BY id");
+      "SELECT name, table_name, from_col, to_col FROM"
+      " (SELECT m.name AS name, f.id AS id, f.\"table\" AS table_name, f.\"from\" AS from_col,"
+      "  f.\"to\" AS to_col, count(*) OVER (PARTITION BY m.name, f.id) AS width"
+      "  FROM sqlite_schema AS m, pragma_foreign_key_list(m.name) AS f WHERE m.type = 'table')"
+      " WHERE width = 1 ORDER BY name, id");
   if (!st) return XP_EXIT_DB;
-  xp_bind_text(st, 1, c->name);
-  while (sqlite3_step(st) == SQLITE_ROW) {
+  candidate *c = NULL;
+  int rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    const char *table = (const char *)sqlite3_column_text(st, 0);
+    if (!c || strcmp(c->name, table) != 0) c = find_candidate(cs, n, table);
+    if (!c) continue;
     const char *to_col = (const char *)sqlite3_column_text(st, 3);
     c->fk_from = xp_xrealloc(c->fk_from, (size_t)(c->nfk + 1) * sizeof *c->fk_from);
     c->fk_to = xp_xrealloc(c->fk_to, (size_t)(c->nfk + 1) * sizeof *c->fk_to);
@@ -151,13 +177,7 @@ static int read_foreign_keys(sqlite3 *db, candidate *c) {
     c->nfk++;
   }
   sqlite3_finalize(st);
-  return 0;
-}
-
-static candidate *find_candidate(candidate *cs, int n, const char *name) {
-  for (int i = 0; i < n; i++)
-    if (strcmp(cs[i].name, name) == 0) return &cs[i];
-  return NULL;
+  return rc == SQLITE_DONE ? 0 : xp_db_fail(db, "reading the tables' foreign keys");
 }
 
 /* Does this key point at the rowid of `target`? (An omitted column means its primary key.) */
@@ -278,14 +298,10 @@ int xp_rtree_load(sqlite3 *db, xp_rtree *tree) {
     cs = xp_xrealloc(cs, (size_t)(n + 1) * sizeof *cs);
     memset(&cs[n], 0, sizeof cs[n]);
     cs[n].name = xp_strdup(name);
-    if ((rc = read_columns(db, &cs[n], sqlite3_column_int(st, 1))) != 0 ||
-        (rc = read_foreign_keys(db, &cs[n])) != 0) {
-      n++;
-      break;
-    }
-    n++;
+    cs[n++].without_rowid = sqlite3_column_int(st, 1);
   }
   sqlite3_finalize(st);
+  if ((rc = read_columns(db, cs, n)) == 0) rc = read_foreign_keys(db, cs, n);
   candidate *runs = rc ? NULL : find_candidate(cs, n, "runs");
   if (!rc && !runs) rc = xp_error(XP_EXIT_DB, "not an xp database: no runs table");
   if (rc == 0) {
@@ -573,26 +589,52 @@ static char *guard_name(const char *table, const char *op) {
   return q;
 }
 
-static int trigger_exists(sqlite3 *db, const char *table, const char *op, int *exists) {
-  sqlite3_stmt *st = xp_db_prepare(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'trigger' AND name = ?1");
+/* The append-only guards that exist, by name: read once for every table, where a statement
+** per table and operation was a third of reading the tree and guarding it. */
+typedef struct guard_set {
+  char **names;
+  int n;
+} guard_set;
+
+static void guards_free(guard_set *g) {
+  for (int i = 0; i < g->n; i++) free(g->names[i]);
+  free(g->names);
+  memset(g, 0, sizeof *g);
+}
+
+static int guards_read(sqlite3 *db, guard_set *g) {
+  memset(g, 0, sizeof *g);
+  sqlite3_stmt *st = xp_db_prepare(db, "SELECT name FROM sqlite_schema WHERE type = 'trigger'"
+                                       " AND substr(name, 1, 15) = 'xp_append_only_'");
   if (!st) return XP_EXIT_DB;
-  char *name = xp_asprintf("xp_append_only_%s_%s", table, op);
-  xp_bind_text(st, 1, name);
-  *exists = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
+  int rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    g->names = xp_xrealloc(g->names, (size_t)(g->n + 1) * sizeof *g->names);
+    g->names[g->n++] = xp_strdup((const char *)sqlite3_column_text(st, 0));
+  }
   sqlite3_finalize(st);
+  if (rc == SQLITE_DONE) return 0;
+  guards_free(g);
+  return xp_db_fail(db, "reading the append-only guards");
+}
+
+static int guard_exists(const guard_set *g, const char *table, const char *op) {
+  char *name = xp_asprintf("xp_append_only_%s_%s", table, op);
+  int i = 0;
+  while (i < g->n && strcmp(g->names[i], name) != 0) i++;
   free(name);
-  return 0;
+  return i < g->n;
 }
 
 static const char *const guard_ops[] = {"insert", "update", "delete", NULL};
 
 int xp_history_guard(sqlite3 *db, const xp_rtree *tree) {
-  int rc = 0;
+  guard_set have;
+  int rc = guards_read(db, &have);
   for (int i = 1; i < tree->n && rc == 0; i++) {
     const xp_rtable *t = &tree->t[i];
     for (int k = 0; guard_ops[k] && rc == 0; k++) {
-      int exists = 0;
-      if ((rc = trigger_exists(db, t->name, guard_ops[k], &exists)) != 0 || exists) continue;
+      if (guard_exists(&have, t->name, guard_ops[k])) continue;
       char *newst = owner_status_sql(tree, i, "NEW"), *oldst = owner_status_sql(tree, i, "OLD");
       char *cond = k == 0 ? xp_asprintf("%s <> 'running'", newst)
                  : k == 1 ? xp_asprintf("%s <> 'running' OR %s <> 'running'", oldst, newst)
@@ -611,6 +653,7 @@ int xp_history_guard(sqlite3 *db, const xp_rtree *tree) {
       free(oldst);
     }
   }
+  guards_free(&have);
   return rc;
 }
 
@@ -627,18 +670,19 @@ static int table_has_rows(sqlite3 *db, const char *table) {
 int xp_history_unguarded(sqlite3 *db, const xp_rtree *tree, char ***names, int *n) {
   *names = NULL;
   *n = 0;
+  guard_set have;
+  if (guards_read(db, &have) != 0) return XP_EXIT_DB;
   for (int i = 1; i < tree->n; i++) {
     /* An empty table (a migration's, before any run used it) gets its guards with the next seal. */
     if (!table_has_rows(db, tree->t[i].name)) continue;
     for (int k = 0; guard_ops[k]; k++) {
-      int exists = 0;
-      if (trigger_exists(db, tree->t[i].name, guard_ops[k], &exists) != 0) return XP_EXIT_DB;
-      if (exists) continue;
+      if (guard_exists(&have, tree->t[i].name, guard_ops[k])) continue;
       *names = xp_xrealloc(*names, (size_t)(*n + 1) * sizeof **names);
       (*names)[(*n)++] = xp_strdup(tree->t[i].name);
       break;
     }
   }
+  guards_free(&have);
   return 0;
 }
 
