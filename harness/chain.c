@@ -412,29 +412,75 @@ static char *rows_sql(const xp_rtable *t) {
   return sql;
 }
 
-static void md_text(EVP_MD_CTX *md, const char *s) { EVP_DigestUpdate(md, s, strlen(s)); }
+/* A row's bytes on their way to its table's digest, gathered so that SHA-256 is fed once a
+** row (the digest is that of the bytes, however they are split), and integers written
+** without snprintf: a call of each per column was most of hashing a run, which xp merge does
+** twice per run and xp verify once per run in the database. */
+typedef struct row_out {
+  EVP_MD_CTX *md;
+  size_t n;
+  char buf[1024];
+} row_out;
+
+static void out_flush(row_out *o) {
+  if (o->n) EVP_DigestUpdate(o->md, o->buf, o->n);
+  o->n = 0;
+}
+
+static void out_bytes(row_out *o, const void *p, size_t n) {
+  if (o->n + n > sizeof o->buf) {
+    out_flush(o);
+    if (n > sizeof o->buf) {
+      EVP_DigestUpdate(o->md, p, n);
+      return;
+    }
+  }
+  memcpy(o->buf + o->n, p, n);
+  o->n += n;
+}
+
+/* v in decimal, as "%lld" writes it; out holds 21 bytes. Returns the length. */
+static size_t decimal(char *out, long long v) {
+  char rev[20];
+  size_t n = 0, len = 0;
+  unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+  do rev[n++] = (char)('0' + u % 10);
+  while ((u /= 10) != 0);
+  if (v < 0) out[len++] = '-';
+  while (n) out[len++] = rev[--n];
+  return len;
+}
+
+/* c, v in decimal, then end (a character, or 0 for none). */
+static void out_mark(row_out *o, char c, long long v, char end) {
+  char t[24];
+  size_t n = 0;
+  t[n++] = c;
+  n += decimal(t + n, v);
+  if (end) t[n++] = end;
+  out_bytes(o, t, n);
+}
 
 /* One row: "@<parent ordinal>" then, per non-NULL content column, name, a type letter, the
 ** byte length and the bytes. Lengths make the encoding unambiguous. */
 static void hash_row(EVP_MD_CTX *md, const xp_rtable *t, sqlite3_stmt *st, int64_t parent_ord) {
-  char buf[96];
-  snprintf(buf, sizeof buf, "@%lld", (long long)parent_ord);
-  md_text(md, buf);
+  row_out o = {.md = md};
+  out_mark(&o, '@', parent_ord, 0);
   int col = 1;
   for (int c = 0; c < t->ncols; c++) {
     if (t->local[c]) continue;
     int type = sqlite3_column_type(st, col);
     if (type != SQLITE_NULL) {
-      snprintf(buf, sizeof buf, "|%zu:", strlen(t->cols[c]));
-      md_text(md, buf);
-      md_text(md, t->cols[c]);
+      const size_t name = strlen(t->cols[c]);
+      out_mark(&o, '|', (long long)name, ':');
+      out_bytes(&o, t->cols[c], name);
       const void *data;
       size_t n;
       char num[64];
       char tag;
       if (type == SQLITE_INTEGER) {
-        snprintf(num, sizeof num, "%lld", (long long)sqlite3_column_int64(st, col));
-        data = num, n = strlen(num), tag = 'i';
+        n = decimal(num, (long long)sqlite3_column_int64(st, col));
+        data = num, tag = 'i';
       } else if (type == SQLITE_FLOAT) {
         snprintf(num, sizeof num, "%.17g", sqlite3_column_double(st, col));
         data = num, n = strlen(num), tag = 'r';
@@ -443,13 +489,13 @@ static void hash_row(EVP_MD_CTX *md, const xp_rtable *t, sqlite3_stmt *st, int64
       } else {
         data = sqlite3_column_blob(st, col), n = (size_t)sqlite3_column_bytes(st, col), tag = 'b';
       }
-      snprintf(buf, sizeof buf, "%c%zu:", tag, n);
-      md_text(md, buf);
-      if (n) EVP_DigestUpdate(md, data, n);
+      out_mark(&o, tag, (long long)n, ':');
+      if (n) out_bytes(&o, data, n);
     }
     col++;
   }
-  md_text(md, "\n");
+  out_bytes(&o, "\n", 1);
+  out_flush(&o);
 }
 
 static int walk_children(walker *w, int parent, int64_t parent_rowid, int64_t parent_ord) {

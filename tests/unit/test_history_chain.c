@@ -374,6 +374,64 @@ static void test_kept_tree(void) {
   free(p);
 }
 
+/* A table's digest is SHA-256 of its rows as chain.c's header and hash_row describe them,
+** written here with snprintf: integers at both ends of 64 bits, a negative real, text and blobs longer than
+** hash_row's buffer, an empty text, NUL bytes and a NULL (left out). Seals already in
+** databases depend on every byte of it. */
+static void test_row_encoding(void) {
+  char *p = test_path("encoding.db");
+  sqlite3 *db = open_rw(p);
+  CHECK_EQ_INT(sqlite3_exec(db,
+      "CREATE TABLE edge_rows (id INTEGER PRIMARY KEY, run_id INTEGER REFERENCES runs (id), a INTEGER,"
+      " b REAL, c TEXT, d BLOB);"
+      "INSERT INTO runs (uuid, kind, status, started_at, spec_json, spec_sha256)"
+      " VALUES ('edge', 'hist_probe', 'running', '2026-01-01T00:00:00Z', '{}', 'x');"
+      "INSERT INTO edge_rows (run_id, a, b, c, d) VALUES"
+      " ((SELECT id FROM runs WHERE uuid = 'edge'), -9223372036854775808, -0.1, printf('%.1500c', 'x'), x'00ff10'),"
+      " ((SELECT id FROM runs WHERE uuid = 'edge'), -1, 1.5, '', NULL),"
+      " ((SELECT id FROM runs WHERE uuid = 'edge'), 9223372036854775807, 1e300, 'caf\xc3\xa9', zeroblob(2000));"
+      "UPDATE runs SET status = 'ok' WHERE uuid = 'edge'", NULL, NULL, NULL), SQLITE_OK);
+  const int64_t id = one_int(db, "SELECT id FROM runs WHERE uuid = 'edge'");
+  CHECK_EQ_INT(xp_chain_seal(db, id), 0);
+  static const char *const c[] = {"xxx", "", "caf\xc3\xa9"};
+  static const long long a[] = {INT64_MIN, -1, INT64_MAX};
+  static const double b[] = {-0.1, 1.5, 1e300};
+  size_t cap = 16384, n = 0;
+  char *ref = xp_xmalloc(cap);
+  for (int r = 0; r < 3; r++) {
+    char num[64];
+    snprintf(num, sizeof num, "%lld", a[r]);
+    n += (size_t)snprintf(ref + n, cap - n, "@0|1:ai%zu:%s", strlen(num), num);
+    snprintf(num, sizeof num, "%.17g", b[r]);
+    n += (size_t)snprintf(ref + n, cap - n, "|1:br%zu:%s", strlen(num), num);
+    if (r == 0) { /* 1500 x's */
+      n += (size_t)snprintf(ref + n, cap - n, "|1:ct1500:");
+      memset(ref + n, 'x', 1500), n += 1500;
+      n += (size_t)snprintf(ref + n, cap - n, "|1:db3:");
+      memcpy(ref + n, "\x00\xff\x10", 3), n += 3;
+    } else {
+      n += (size_t)snprintf(ref + n, cap - n, "|1:ct%zu:%s", strlen(c[r]), c[r]);
+      if (r == 2) {
+        n += (size_t)snprintf(ref + n, cap - n, "|1:db2000:");
+        memset(ref + n, 0, 2000), n += 2000;
+      }
+    }
+    ref[n++] = '\n';
+  }
+  char want[65];
+  xp_sha256_hex(ref, n, want);
+  free(ref);
+  char *dg = one_text(db, "SELECT content_digests FROM runs WHERE uuid = 'edge'");
+  char *expect = xp_asprintf("\"edge_rows\":\"%s\"", want);
+  CHECK(dg && strstr(dg, expect));
+  if (dg && !strstr(dg, expect)) fprintf(stderr, "digests %s, want %s\n", dg, want);
+  free(expect);
+  free(dg);
+  xp_db_close(db);
+  CHECK_EQ_INT(verify(p, NULL), 0);
+  free(p);
+}
+
 static void test_tampering_caught(void) {
   char *p = test_path("tamper.db");
   sqlite3 *db = open_rw(p);
@@ -618,6 +676,7 @@ int main(int argc, char **argv) {
   test_append_only();
   test_new_tables_covered();
   test_kept_tree();
+  test_row_encoding();
   test_tampering_caught();
   test_merge();
   test_rerun();
