@@ -944,8 +944,16 @@ static void take_server_model(vb_result *r, const cJSON *o) {
   if (named && gpu && *gpu && !r->gpu) r->gpu = xp_strdup(gpu);
   /* the KV cache's dtype: SGLang's ServerArgs kv_cache_dtype, trtllm-bench's (vb_trtllm.c) */
   if (!r->kv_cache_dtype)
-    r->kv_cache_dtype = vb_kv_cache_dtype(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(info, "kv_cache_dtype")));
-  if (r->tool != VB_TRTLLM_BENCH) return;
+    r->kv_cache_dtype = vb_server_setting(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(info, "kv_cache_dtype")));
+  /* and its --dtype and --quantization as set (ServerArgs dtype, quantization; trtllm-bench's
+  ** dtype is xp's, below): null quantization is a checkpoint's own, if any, so neither is
+  ** the GEMMs' precision (xp's dtype) */
+  if (r->tool != VB_TRTLLM_BENCH) {
+    if (!r->serve_dtype) r->serve_dtype = vb_server_setting(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(info, "dtype")));
+    if (!r->serve_quant)
+      r->serve_quant = vb_server_setting(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(info, "quantization")));
+    return;
+  }
   r->gpu_count = vb_parallel_size(cJSON_GetObjectItemCaseSensitive(info, "world_size"));
   /* and its precision (vb_trtllm.c take_precision) */
   static const char *const keys[] = {"dtype", "engine_dtype", "engine_quantization"};
@@ -1160,7 +1168,11 @@ static int read_side(const vb_src *s, const cJSON *list, vb_result *r) {
   rc = read_object(s, side.flat, 1, r);
   for (int k = 0; k < VB_NPARALLEL && rc == 0; k++)
     if (side.parallel[k] > 0) r->server_parallel[k] = side.parallel[k];
-  if (rc == 0) r->kv_cache_dtype = vb_kv_cache_dtype(side.kv_cache_dtype);
+  if (rc == 0) {
+    r->kv_cache_dtype = vb_server_setting(side.kv_cache_dtype);
+    r->serve_dtype = vb_server_setting(side.dtype);
+    r->serve_quant = vb_server_setting(side.quantization);
+  }
   const cJSON *v;
   if (rc == 0) cJSON_ArrayForEach(v, side.batch_latencies) push(&r->samples[VB_BATCH], v->valuedouble * 1e3);
   cJSON_Delete(side.flat);
@@ -1391,6 +1403,8 @@ void vb_results_free(vb_result *r, size_t n) {
     free(r[i].engine_dtype);
     free(r[i].engine_quant);
     free(r[i].kv_cache_dtype);
+    free(r[i].serve_dtype);
+    free(r[i].serve_quant);
     free(r[i].case_name);
     cJSON_Delete(r[i].params);
     cJSON_Delete(r[i].server);
@@ -1401,7 +1415,7 @@ void vb_results_free(vb_result *r, size_t n) {
   free(r);
 }
 
-char *vb_kv_cache_dtype(const char *written) {
+char *vb_server_setting(const char *written) {
   if (!written || !*written || strcmp(written, "auto") == 0 || strcmp(written, "None") == 0) return NULL;
   char *v = xp_strdup(written);
   for (char *c = v; *c; c++) *c = (char)tolower((unsigned char)*c);

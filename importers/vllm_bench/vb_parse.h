@@ -98,7 +98,12 @@ typedef struct vb_result {
   char *engine_quant;    /* unquantized), NULL where it names none */
   char *kv_cache_dtype;  /* the KV cache's dtype a result names where not the model's own (vLLM's
                          ** --kv-cache-dtype in a .pytorch.json's args, SGLang's server_info, trtllm-bench's
-                         ** engine.kv_cache_dtype; vb_parse.c vb_kv_cache_dtype), NULL where none or auto */
+                         ** engine.kv_cache_dtype; vb_parse.c vb_server_setting), NULL where none or auto */
+  char *serve_dtype;     /* the server's --dtype and --quantization as a result states them */
+  char *serve_quant;     /* (SGLang's server_info, vLLM's .pytorch.json args), NULL where auto or
+                         ** null: settings, not the GEMMs' precision (a checkpoint's own
+                         ** quantization_config applies with null; SGLang writes bfloat16 for
+                         ** gpt-oss's MXFP4) */
   int spread_replay;     /* vllm bench serve at rate "inf" with no max_concurrency whose requests were
                          ** not all in flight at once: a timed_trace replay no key names
                          ** (vb_parse.c spread_out) */
@@ -133,16 +138,18 @@ typedef struct vb_side {
                                 ** latency), else -1 */
   const cJSON *batch_latencies; /* latency: each iteration's (s), in list */
   const char *kv_cache_dtype;   /* throughput, latency: args.kv_cache_dtype as written, in list */
+  const char *dtype;            /* and args.dtype, args.quantization */
+  const char *quantization;
 } vb_side;
 int vb_pytorch_read(const char *label, long line, const cJSON *list, vb_side *out);
 /* Whether a key vllm bench sweep serve added to a run file names an argument of vllm bench serve
 ** (either spelling, max_concurrency or max-concurrency; a nested key by its part before the dot):
 ** a bench override, a setting of the case; any other key is a server setting (vb_sweep.c). */
 int vb_bench_arg(const char *key);
-/* A KV cache dtype as a result writes it, as xp records it (lower case: TensorRT-LLM's QuantAlgo
-** "FP8" is vLLM's --kv-cache-dtype fp8), a new string; NULL for none, "auto" and "None" (the
-** model's own dtype). */
-char *vb_kv_cache_dtype(const char *written);
+/* A server's dtype setting (the KV cache's, the model's --dtype, --quantization) as a result writes
+** it, as xp records it (lower case: TensorRT-LLM's QuantAlgo "FP8" is vLLM's --kv-cache-dtype
+** fp8), a new string; NULL for none, "auto" and "None" (the model's own). */
+char *vb_server_setting(const char *written);
 /* A value by metric name, or NULL. */
 const vb_value *vb_find_value(const vb_result *r, const char *metric);
 /* What a JSON value is, for messages: "a number", "an array", ...; "nothing" for NULL. */

@@ -314,9 +314,12 @@ int vb_pytorch_read(const char *label, long line, const cJSON *list, vb_side *ou
     else if (out->tool == VB_VLLM_THROUGHPUT) rc = build_throughput(&at, list, name, out->flat);
     else rc = build_latency(&at, list, out->flat, &out->batch_latencies);
     if (out->tool != VB_SERVE) args_parallel(first, out->parallel);
-    /* EngineArgs' --kv-cache-dtype (auto: the model's dtype) */
-    if (out->tool != VB_SERVE)
+    /* EngineArgs' --kv-cache-dtype (auto: the model's dtype), --dtype and --quantization */
+    if (out->tool != VB_SERVE) {
       out->kv_cache_dtype = cJSON_GetStringValue(at_path(first, "benchmark.extra_info.args.kv_cache_dtype"));
+      out->dtype = cJSON_GetStringValue(at_path(first, "benchmark.extra_info.args.dtype"));
+      out->quantization = cJSON_GetStringValue(at_path(first, "benchmark.extra_info.args.quantization"));
+    }
   }
   free(name);
   if (rc) {

@@ -514,6 +514,30 @@ static int record_server_settings(xp_run *run, const vb_set *s) {
   return rc;
 }
 
+/* The server's dtype settings the results state (the KV cache's, --dtype, --quantization), as
+** vllm bench sweep records them among a point's server settings (serve.KEY, a part of the run's
+** configuration): each where every result names the same and the sweep's did not. */
+static int record_stated_settings(xp_run *run, const vb_set *s) {
+  static const struct { const char *key, *dashed; size_t offset; } keys[] = {
+      {"kv_cache_dtype", "kv-cache-dtype", offsetof(vb_result, kv_cache_dtype)},
+      {"dtype", "dtype", offsetof(vb_result, serve_dtype)},
+      {"quantization", "quantization", offsetof(vb_result, serve_quant)}};
+  int rc = 0;
+  for (size_t k = 0; k < sizeof keys / sizeof keys[0] && rc == 0; k++) {
+    const char *v = *(char *const *)((const char *)&s->r[0] + keys[k].offset);
+    for (size_t i = 1; i < s->n && v; i++) {
+      const char *o = *(char *const *)((const char *)&s->r[i] + keys[k].offset);
+      if (!o || strcmp(v, o) != 0) v = NULL;
+    }
+    const int swept = cJSON_HasObjectItem(s->r[0].server, keys[k].key) ||
+                      cJSON_HasObjectItem(s->r[0].server, keys[k].dashed);
+    char *key = xp_asprintf("serve.%s", keys[k].key);
+    if (v && !swept) rc = xp_run_meta(run, key, v, "trace");
+    free(key);
+  }
+  return rc;
+}
+
 /* A GPU every result names (trtllm-bench's machine.name, AIPerf's GPU telemetry), and how many ran
 ** it (trtllm-bench's world_size), as the run's; so the dtype. */
 static int record_gpu(xp_run *run, const vb_set *s) {
@@ -530,15 +554,7 @@ static int record_gpu(xp_run *run, const vb_set *s) {
   for (size_t i = 1; i < s->n && dtype; i++)
     if (!s->r[i].dtype || strcmp(dtype, s->r[i].dtype) != 0) dtype = NULL;
   if (rc == 0 && dtype) rc = xp_run_meta(run, "dtype", dtype, "trace");
-  /* and the KV cache's, as vllm bench sweep records --kv-cache-dtype among a point's server
-  ** settings (serve.KEY, a part of the run's configuration): where every result names the same */
-  const char *kv = s->r[0].kv_cache_dtype;
-  for (size_t i = 1; i < s->n && kv; i++)
-    if (!s->r[i].kv_cache_dtype || strcmp(kv, s->r[i].kv_cache_dtype) != 0) kv = NULL;
-  const int swept = cJSON_HasObjectItem(s->r[0].server, "kv_cache_dtype") ||
-                    cJSON_HasObjectItem(s->r[0].server, "kv-cache-dtype");
-  if (rc == 0 && kv && !swept) rc = xp_run_meta(run, "serve.kv_cache_dtype", kv, "trace");
-  return rc;
+  return rc == 0 ? record_stated_settings(run, s) : rc;
 }
 
 static int record_meta(xp_run *run, const vb_set *s) {

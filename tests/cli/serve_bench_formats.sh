@@ -139,7 +139,7 @@ check "nothing recorded by the refusals" "no" "$([ -e "$tmp/bad.db" ] && echo ye
 # xp compare names
 d="$tmp/dp.db"
 dp2=$(import_vllm "$d" "$fmt/sglang_0.5.8_tp4_dp2.jsonl")
-check "SGLang 0.5.8 TP 4 DP 2: model, TP, PP, EP and configuration" "/workspace/gpt-oss-120b|4|||engine=sglang dp=2" \
+check "SGLang 0.5.8 TP 4 DP 2: model, TP, PP, EP and configuration" "/workspace/gpt-oss-120b|4|||engine=sglang dp=2 serve.dtype=bfloat16" \
   "$(db="$d" sql "SELECT r.model || '|' || r.tp || '|' || coalesce(r.pp, '') || '|' || coalesce(r.ep, '') || '|' || g.config FROM runs r JOIN run_configuration g ON g.run_id = r.id")"
 check "SGLang 0.5.8 TP 4 DP 2: the parallel sizes as run metadata" "dp=2 tp=4" \
   "$(db="$d" query "SELECT group_concat(key || '=' || value, ' ') FROM (SELECT * FROM run_meta WHERE key IN ('tp', 'pp', 'dp', 'ep') ORDER BY key)")"
@@ -151,14 +151,29 @@ dp1=$(import_vllm "$d" "$tmp/dp1.jsonl")
 grep -q '^  dp: A (unset); B 2$' "$tmp/cmp" || { echo "FAIL: xp compare does not tell DP 1 from DP 2:"; cat "$tmp/cmp"; fail=1; }
 sed 's/"pp_size": 1/"pp_size": 2/; s/"ep_size": 1/"ep_size": 4/' "$fmt/sglang_0.5.8_tp4_dp2.jsonl" > "$tmp/pp2.jsonl"
 import_vllm "$tmp/pp.db" "$tmp/pp2.jsonl" > /dev/null
-check "SGLang PP 2, EP 4: the runs' pp and ep columns and the configuration" "2|4|engine=sglang ep=4 pp=2 dp=2" \
+check "SGLang PP 2, EP 4: the runs' pp and ep columns and the configuration" "2|4|engine=sglang ep=4 pp=2 dp=2 serve.dtype=bfloat16" \
   "$(db="$tmp/pp.db" sql "SELECT r.pp || '|' || r.ep || '|' || g.config FROM runs r JOIN run_configuration g ON g.run_id = r.id")"
 # the server's KV cache dtype (ServerArgs kv_cache_dtype, in get_server_info as every server arg):
 # fp8_e5m2 a part of the configuration
 sed 's/"quantization": null,/"quantization": null, "kv_cache_dtype": "fp8_e5m2",/' "$fmt/sglang_0.5.8_tp4_dp2.jsonl" > "$tmp/kv.jsonl"
 import_vllm "$tmp/kv.db" "$tmp/kv.jsonl" > /dev/null
-check "SGLang --kv-cache-dtype fp8_e5m2: the KV cache's dtype in the configuration" "engine=sglang dp=2 serve.kv_cache_dtype=fp8_e5m2" \
+check "SGLang --kv-cache-dtype fp8_e5m2: the KV cache's dtype in the configuration" "engine=sglang dp=2 serve.dtype=bfloat16 serve.kv_cache_dtype=fp8_e5m2" \
   "$(db="$tmp/kv.db" sql "SELECT config FROM run_configuration")"
+# the server's --dtype and --quantization as set (ServerArgs dtype, quantization): settings of its
+# configuration, named by xp compare, never xp's dtype (the GEMMs'): this gpt-oss-120b ran its
+# checkpoint's MXFP4 with quantization null and dtype bfloat16, which SGLang writes for it
+check "SGLang server_info dtype bfloat16, quantization null: a setting, not xp's dtype" "|bfloat16|0" \
+  "$(db="$d" sql "SELECT coalesce(r.dtype, '') || '|' || m.value || '|' || (SELECT count(*) FROM run_meta WHERE run_id = r.id AND key = 'serve.quantization') FROM runs r JOIN run_meta m ON m.run_id = r.id AND m.key = 'serve.dtype' WHERE r.uuid LIKE '$dp2%'")"
+sed 's/"dtype": "bfloat16", "quantization": null/"dtype": "float16", "quantization": "fp8"/' "$fmt/sglang_0.5.8_tp4_dp2.jsonl" > "$tmp/q.jsonl"
+q=$(import_vllm "$d" "$tmp/q.jsonl")
+check "SGLang --dtype float16 --quantization fp8: both in the configuration" "engine=sglang dp=2 serve.dtype=float16 serve.quantization=fp8" \
+  "$(db="$d" sql "SELECT g.config FROM runs r JOIN run_configuration g ON g.run_id = r.id WHERE r.uuid LIKE '$q%'")"
+"$XP" --db "$d" compare "$dp2" "$q" > "$tmp/cmp" 2>&1
+grep -q '^  serve.quantization: A (unset); B fp8$' "$tmp/cmp" && grep -q '^  serve.dtype: A bfloat16; B float16$' "$tmp/cmp" ||
+  { echo "FAIL: xp compare does not tell SGLang's dtype and quantization apart:"; cat "$tmp/cmp"; fail=1; }
+sed 's/"dtype": "bfloat16"/"dtype": "auto"/' "$fmt/sglang_0.5.8_tp4_dp2.jsonl" > "$tmp/auto.jsonl"
+import_vllm "$tmp/auto.db" "$tmp/auto.jsonl" > /dev/null
+check "SGLang --dtype auto: none" "engine=sglang dp=2" "$(db="$tmp/auto.db" sql "SELECT config FROM run_configuration")"
 
 # vLLM 0.3-0.4 benchmark_serving.py: --version is the engine's, run metadata and not a setting
 # of the case, so the same load on two versions pairs (and the versions are named apart)

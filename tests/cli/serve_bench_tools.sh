@@ -197,6 +197,15 @@ json.dump(r, open(sys.argv[2], 'w'))" "$fmt/vllm_throughput.pytorch.json" "$tmp/
 k=$(import_vllm "$d" "$tmp/kvauto.pytorch.json")
 check "throughput side file with --kv-cache-dtype auto: none" "engine=vllm|0" \
   "$(db="$d" sql "SELECT g.config || '|' || (SELECT count(*) FROM run_meta WHERE run_id = r.id AND key LIKE '%kv%') FROM runs r JOIN run_configuration g ON g.run_id = r.id WHERE r.uuid LIKE '$k%'")"
+# the args' dtype and quantization (vLLM's --dtype, --quantization; auto and null none): the
+# server's settings, in the configuration, not xp's dtype (a checkpoint's own quantization applies)
+python3 -c "import json, sys; r = json.load(open(sys.argv[1]))
+for x in r: x['benchmark']['extra_info']['args'].update(dtype='bfloat16', quantization='fp8')
+json.dump(r, open(sys.argv[2], 'w'))" "$fmt/vllm_throughput.pytorch.json" "$tmp/q.pytorch.json"
+k=$(import_vllm "$d" "$tmp/q.pytorch.json")
+check "throughput side file with --dtype bfloat16 --quantization fp8: in the configuration" \
+  "|engine=vllm serve.dtype=bfloat16 serve.quantization=fp8" \
+  "$(db="$d" sql "SELECT coalesce(r.dtype, '') || '|' || g.config FROM runs r JOIN run_configuration g ON g.run_id = r.id WHERE r.uuid LIKE '$k%'")"
 "$XP" --db "$d" compare "$a" "$p" > "$tmp/cmp" 2>&1
 grep -q '^  dp: A (unset); B 4$' "$tmp/cmp" && grep -q '^  pp: A (unset); B 2$' "$tmp/cmp" ||
   { echo "FAIL: xp compare does not tell the parallel sizes apart:"; cat "$tmp/cmp"; fail=1; }
