@@ -357,6 +357,35 @@ static int take_totals(const vb_at *at, const cJSON *m, cJSON *flat) {
   return 0;
 }
 
+/* AIPerf's GPU energy over the profiling phase, from --gpu-telemetry's counters: total_gpu_energy
+** (J, the counters' deltas) and total_gpu_power (W, each GPU's mean power), each summed over the
+** GPUs the telemetry saw (src/aiperf/metrics/types/power_efficiency_metrics.py of ai-dynamo/aiperf,
+** commit fbbddec); AIPerf's split by vendor names them nvidia_ and amd_ (the same file of
+** ShounakRay/aiperf, commit 5412a65). Each a summary of one, its unit an EnergyMetricUnit (J, mJ,
+** MJ) or PowerMetricUnit (W, mW) tag, recorded in J and W under its tag. The GPUs are those the
+** telemetry saw (a DCGM exporter's node, the server's or not), so not vLLM's gpu_energy_j. */
+static int take_energy(const vb_at *at, const cJSON *m, cJSON *flat) {
+  static const struct { const char *unit; double f; } units[] = {
+      {"J", 1}, {"mJ", 1e-3}, {"MJ", 1e6}, {"W", 1}, {"mW", 1e-3}};
+  static const struct { const char *tag; int energy; } tags[] = {
+      {"total_gpu_energy", 1},        {"nvidia_total_gpu_energy", 1},  {"amd_total_gpu_energy", 1},
+      {"total_gpu_power", 0},         {"nvidia_total_gpu_power", 0},   {"amd_total_gpu_power", 0}};
+  for (size_t t = 0; t < sizeof tags / sizeof tags[0]; t++) {
+    double x;
+    if (summary_avg(at, m, tags[t].tag, &x)) return XP_EXIT_USAGE;
+    if (isnan(x)) continue;
+    const cJSON *unit = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(m, tags[t].tag), "unit");
+    const size_t first = tags[t].energy ? 0 : 3, end = tags[t].energy ? 3 : 5; /* J ..., else W ... */
+    size_t u = first;
+    while (cJSON_IsString(unit) && u < end && strcmp(unit->valuestring, units[u].unit) != 0) u++;
+    if (!cJSON_IsString(unit) || u == end)
+      return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "%s.unit: expected a unit of %s", tags[t].tag,
+                         tags[t].energy ? "energy (J, mJ, MJ)" : "power (W, mW)");
+    vb_flat_number(flat, tags[t].tag, x * units[u].f);
+  }
+  return 0;
+}
+
 /* The GPU AIPerf's --gpu-telemetry saw serving (telemetry_data.endpoints.<DCGM endpoint>.gpus.
 ** <gpu_N>.gpu_name; export_models.py GpuSummary), where every one it names is that GPU, as
 ** SGLang's server_info names a server (vb_parse.c take_server_model). Not how many: a DCGM
@@ -412,6 +441,7 @@ int vb_summary_read(const char *label, long line, cJSON *o) {
   if (!rc) rc = take_load(&at, cfg, aiperf || v2, flat);
   if (!rc) rc = take_workload(&at, cfg, flat);
   if (!rc) rc = take_totals(&at, m, flat);
+  if (!rc) rc = take_energy(&at, m, flat);
   /* unstreamed (genai-perf without --streaming), the first response is the whole answer: its
   ** "time to first token" is the latency, and the time between tokens none (genai-perf's own CSV
   ** and console leave both out then) */

@@ -85,6 +85,31 @@ json.dump(d, open(sys.argv[2], "w"), indent=2)
 PY
 t=$(import_vllm "$d" "$tmp/twogpus.json")
 check "AIPerf: GPUs of two kinds, no GPU recorded" "" "$(db="$d" sql "SELECT gpu_name FROM runs WHERE uuid LIKE '$t%'")"
+# --gpu-telemetry's energy over the profiling phase (total_gpu_energy J, total_gpu_power W: AIPerf's
+# power_efficiency_metrics.py; later per vendor, nvidia_...), each a summary of one in its unit:
+# recorded in J and W
+python3 - "$fmt/aiperf_profile_export.json" "$tmp/energy.json" "$tmp/vendor.json" "$tmp/kwh.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["total_gpu_energy"] = {"unit": "J", "avg": 201.6}
+d["total_gpu_power"] = {"unit": "W", "avg": 822.0}
+json.dump(d, open(sys.argv[2], "w"), indent=2)
+del d["total_gpu_energy"], d["total_gpu_power"]
+d["nvidia_total_gpu_energy"] = {"unit": "mJ", "avg": 201600.0}
+d["nvidia_total_gpu_power"] = {"unit": "mW", "avg": 822000.0}
+json.dump(d, open(sys.argv[3], "w"), indent=2)
+d["nvidia_total_gpu_energy"] = {"unit": "kWh", "avg": 0.000056}
+json.dump(d, open(sys.argv[4], "w"), indent=2)
+PY
+e=$(import_vllm "$d" "$tmp/energy.json")
+check "AIPerf: the GPU energy and power its telemetry measured, in J and W" "total_gpu_energy=201.6[J] total_gpu_power=822[W]" \
+  "$(metrics "$d" "$e" concurrency=8 '%gpu%')"
+e=$(import_vllm "$d" "$tmp/vendor.json")
+check "AIPerf: NVIDIA's GPU energy and power, mJ and mW in J and W" \
+  "nvidia_total_gpu_energy=201.6[J] nvidia_total_gpu_power=822[W]" "$(metrics "$d" "$e" concurrency=8 '%gpu%')"
+one_line "AIPerf: a GPU energy in a unit not AIPerf's" 2 'kwh.json:1: nvidia_total_gpu_energy.unit: expected a unit of energy (J, mJ, MJ)' \
+  "$XP" --db "$tmp/kwh.db" import vllm-bench "$tmp/kwh.json"
+check "AIPerf: a GPU energy in a unit not AIPerf's: nothing recorded" "no" "$([ -e "$tmp/kwh.db" ] && echo yes || echo no)"
 v=$(import_vllm "$d" "$data/serve_c8_detailed.json")
 cmp "$d" "$a" "$v"
 has '^concurrency=8 +\{"max_concurrency":8,"num_prompts":16\} +mean_tpot_ms +ms +11\.8 +11\.5418 ' "AIPerf's and vLLM's concurrency=8 paired"
