@@ -312,7 +312,7 @@ static const vb_key known_keys[] = {
     /* vllm bench sweep serve: the run's repetition of its point (-1 the warmup, refused), no
     ** setting: the runs of a point pool as one case, as the results of --append-result do */
     {"run_number", T_NUM, D_NONE, 0, NULL, NULL},
-    {"spec_decode_per_position_acceptance_rates", T_ANY, D_NONE, 0, NULL, NULL},
+    {"spec_decode_per_position_acceptance_rates", T_ANY, D_NONE, 0, NULL, NULL}, /* take_positions */
     {"server_info", T_ANY, D_NONE, 0, NULL, NULL}, /* SGLang: the server's whole configuration */
     {"details", T_OBJ, D_NONE, 0, NULL, NULL},      /* PR 10409's --output-details lists */
     {"cache_report", T_OBJ, D_NONE, 0, NULL, NULL}, /* SGLang 2026: --cache-report's totals */
@@ -1019,6 +1019,29 @@ static int take_energy(const vb_src *s, vb_result *r, const cJSON *energy) {
   return 0;
 }
 
+/* vllm bench serve's speculative decoding, each draft position's acceptance: the tokens accepted
+** at position i over the drafts, from the server's counters before and after the benchmark
+** (spec_decode_per_position_acceptance_rates of benchmark() in vllm/benchmarks/serve.py, commit
+** 009e6d4; printed "Position i:" under "Per-position acceptance (%)"). How deep drafts hold is
+** what a number of speculative tokens buys a decode step, so each is a value,
+** spec_decode_position_I_acceptance_rate in % as vLLM prints it, I from 0. */
+static int take_positions(const vb_src *s, vb_result *r, const cJSON *rates) {
+  const char *key = "spec_decode_per_position_acceptance_rates";
+  const cJSON *v;
+  int i = 0;
+  if (!rates || cJSON_IsNull(rates)) return 0;
+  if (!cJSON_IsArray(rates)) return bad_key(s, key, "expected a list of numbers, found %s", vb_json_kind(rates));
+  cJSON_ArrayForEach(v, rates) {
+    if (!cJSON_IsNumber(v)) return bad_key(s, key, "item %d: expected a number, found %s", i, vb_json_kind(v));
+    if (v->valuedouble < 0 || v->valuedouble > 1)
+      return bad_key(s, key, "item %d: expected a fraction from 0 to 1, found %g", i, v->valuedouble);
+    char name[64];
+    snprintf(name, sizeof name, "spec_decode_position_%d_acceptance_rate", i++);
+    add_value(r, name, "%", v->valuedouble * 100);
+  }
+  return 0;
+}
+
 /* TensorRT-LLM's client reads avg_decoded_tokens_per_iter from each response where the server put
 ** it in (async_request_openai_completions of tensorrt_llm/serve/scripts/backend_request_func.py:
 ** "from TensorRT-LLM response"), a field no other engine's answers carry, and writes the last one
@@ -1152,6 +1175,8 @@ static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
   const cJSON *energy = cJSON_GetObjectItemCaseSensitive(o, "energy");
   if (cJSON_IsObject(energy) && take_energy(s, r, energy)) return XP_EXIT_USAGE;
   if (take_decoded(s, r, cJSON_GetObjectItemCaseSensitive(o, "avg_decoded_tokens_per_iter"))) return XP_EXIT_USAGE;
+  if (take_positions(s, r, cJSON_GetObjectItemCaseSensitive(o, "spec_decode_per_position_acceptance_rates")))
+    return XP_EXIT_USAGE;
   int n;
   if (check_lengths(s, &lists, &n) || collect_samples(s, &lists, n, r)) return XP_EXIT_USAGE;
   drop_unmeasured(r);

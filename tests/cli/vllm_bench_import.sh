@@ -165,6 +165,14 @@ check "newer vLLM keys: probe, goodput and speculative decoding values" \
 check "newer vLLM keys: lists of events and start times are not metrics" 0 \
   "$(nq "SELECT count(*) FROM run_metrics WHERE metric LIKE 'rps%' OR metric LIKE 'start%' OR metric LIKE '%per_position%'")"
 check "newer vLLM keys: per-request latencies, one a request" 24 "$(nq "SELECT n FROM run_metrics WHERE metric = 'e2el_ms'")"
+# each draft position's acceptance (of the drafts, a fraction), as vLLM prints it: in %
+check "newer vLLM keys: speculative decoding's acceptance at each draft position, in %" \
+  "spec_decode_position_0_acceptance_rate=80[%] spec_decode_position_1_acceptance_rate=60[%] spec_decode_position_2_acceptance_rate=47.5[%]" \
+  "$(nq "SELECT group_concat(metric || '=' || printf('%.10g', median) || '[' || unit || ']', ' ') FROM (SELECT * FROM run_metrics WHERE metric LIKE 'spec_decode_position_%' ORDER BY metric)")"
+sed 's/"spec_decode_per_position_acceptance_rates": \[0.8, /"spec_decode_per_position_acceptance_rates": [80.0, /' "$tmp/newer.json" > "$tmp/pct.json"
+one_line "newer vLLM keys: a position's acceptance above 1" 2 \
+  'pct.json:1: spec_decode_per_position_acceptance_rates: item 0: expected a fraction from 0 to 1, found 80' \
+  "$XP" --db "$tmp/pct.db" import vllm-bench "$tmp/pct.json"
 
 # SGLang's python -m sglang.bench_serving --output-file: a line per benchmark (JSONL), no model
 # in it. Each line a case; the model is declared, never guessed.
