@@ -169,7 +169,8 @@ const char *xp_meta_boot_id(void) {
   return id;
 }
 
-cJSON *xp_meta_host(void) {
+/* The host's facts as read now: a dozen files, one under /sys per online CPU. */
+static cJSON *read_host(void) {
   cJSON *o = cJSON_CreateObject();
   struct utsname u;
   char buf[512];
@@ -202,6 +203,15 @@ cJSON *xp_meta_host(void) {
   }
   cJSON_AddStringToObject(o, "host.boot_id", xp_meta_boot_id());
   return o;
+}
+
+/* Read once per process, as the host name and boot id are: its kernel, OS, CPUs and memory are
+** the ones it started on, and a process that records many runs (a fuzz target's thousands of
+** inputs, a test's imports) read them all again for each. */
+cJSON *xp_meta_host(void) {
+  static cJSON *host;
+  if (!host) host = read_host();
+  return cJSON_Duplicate(host, 1);
 }
 
 int xp_capture_line(char *const argv[], char *out, size_t outlen) {

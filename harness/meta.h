@@ -5,7 +5,8 @@
 #include <stddef.h>
 
 /* Host facts as key -> value strings (host.name, host.os, host.kernel, host.arch,
-** host.cpu_model, host.cores, host.sockets, host.numa_nodes, host.mem_bytes, host.boot_id). */
+** host.cpu_model, host.cores, host.sockets, host.numa_nodes, host.mem_bytes, host.boot_id), read
+** once per process; the caller's copy. */
 cJSON *xp_meta_host(void);
 /* Software facts: xp.version, xp.commit, xp.dirty, xp.compiler, xp.schema and, for a spec
 ** file inside a git checkout, spec.git_commit and spec.git_dirty. spec_path may be NULL. */
