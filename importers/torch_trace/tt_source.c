@@ -2,7 +2,11 @@
 ** The reader thread of a trace file (see tt_source.h). One producer, one consumer, a ring of
 ** RING buffers: the producer fills a free buffer and publishes it; the consumer takes the
 ** oldest, and hands it back when it asks for the next. A bounded ring keeps memory flat when
-** parsing is slower than inflating, and lets inflating run ahead when it is not.
+** parsing is slower than inflating, and lets inflating run ahead when it is not. Buffers are
+** made as the producer first fills them, so a file of one chunk holds one. A plain file smaller
+** than a chunk is read whole by tt_source_open, the producer's same step on the caller's
+** thread, and no thread starts: it has nothing to overlap, and a thread with its ring cost as
+** much as reading a small file.
 */
 #include "tt_source.h"
 #include <errno.h>
@@ -55,9 +59,13 @@ struct tt_source {
 static char *take_free(tt_source *s) {
   pthread_mutex_lock(&s->mu);
   while (s->head - s->tail >= RING && !s->stop) pthread_cond_wait(&s->cv, &s->mu);
-  char *b = s->stop ? NULL : s->buf[s->head % RING] + TT_SOURCE_HEADROOM;
+  const int stop = s->stop;
   pthread_mutex_unlock(&s->mu);
-  return b;
+  if (stop) return NULL;
+  /* a buffer not yet published is the producer's alone */
+  char **b = &s->buf[s->head % RING];
+  if (!*b) *b = xp_xmalloc(TT_SOURCE_HEADROOM + OUT_CHUNK);
+  return *b + TT_SOURCE_HEADROOM;
 }
 
 static void publish(tt_source *s, size_t n) {
@@ -91,21 +99,25 @@ static long read_in(tt_source *s) {
   return (long)n;
 }
 
-static void *plain_main(void *arg) {
-  tt_source *s = arg;
-  for (;;) {
-    char *b = take_free(s);
-    if (!b) break;
-    size_t n = fread(b, 1, OUT_CHUNK, s->fp);
-    if (n == 0) {
-      if (ferror(s->fp)) finish(s, "%s: read error: %s", s->path, strerror(errno));
-      else finish(s, NULL);
-      return NULL;
-    }
+/* The next chunk of a plain file. Returns 1 once the producer has finished (the file's end, a
+** read error, or the consumer stopped it), 0 while more may follow. A short read is the file's
+** end or an error (fread's promise), so a file smaller than a chunk takes one step. */
+static int plain_step(tt_source *s) {
+  char *b = take_free(s);
+  if (!b) return finish(s, NULL), 1;
+  size_t n = fread(b, 1, OUT_CHUNK, s->fp);
+  if (n > 0) {
     atomic_fetch_add_explicit(&s->file_pos, n, memory_order_relaxed);
     publish(s, n);
   }
-  finish(s, NULL);
+  if (n == OUT_CHUNK) return 0;
+  if (ferror(s->fp)) finish(s, "%s: read error: %s", s->path, strerror(errno));
+  else finish(s, NULL);
+  return 1;
+}
+
+static void *plain_main(void *arg) {
+  while (!plain_step(arg)) {}
   return NULL;
 }
 
@@ -273,7 +285,8 @@ tt_source *tt_source_open(const char *path, char *err, size_t errlen) {
   s->gzip = m == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
   pthread_mutex_init(&s->mu, NULL);
   pthread_cond_init(&s->cv, NULL);
-  for (int i = 0; i < RING; i++) s->buf[i] = xp_xmalloc(TT_SOURCE_HEADROOM + OUT_CHUNK);
+  /* Read whole here where one chunk holds it; a file that grew since fstat goes on in the thread. */
+  if (!s->gzip && s->size < OUT_CHUNK && plain_step(s)) return s;
   void *(*body)(void *) = plain_main;
   if (s->gzip) {
     s->in = xp_xmalloc(IN_CHUNK);
@@ -330,6 +343,7 @@ uint64_t tt_source_file_pos(tt_source *s) {
 }
 uint64_t tt_source_file_size(const tt_source *s) { return s->size; }
 uint64_t tt_source_trailing(const tt_source *s) { return s->trailing; }
+int tt_source_threaded(const tt_source *s) { return s->started; }
 int tt_source_compressed(const tt_source *s) { return s->gzip; }
 
 void tt_source_close(tt_source *s) {

@@ -3,7 +3,8 @@
 ** inflates it (ISA-L's isal_inflate where the build has it, zlib otherwise; plain JSON is
 ** passed through) into a small ring of buffers while the caller's thread parses the previous
 ** chunk, so the two cores of a small machine both work. Memory is the ring (a few MiB),
-** whatever the size of the trace.
+** whatever the size of the trace. A plain file smaller than one chunk (1 MiB) is read whole
+** when opened, with no thread.
 */
 #ifndef XP_TT_SOURCE_H
 #define XP_TT_SOURCE_H
@@ -30,6 +31,8 @@ int tt_source_compressed(const tt_source *s);
 /* Bytes after the end of the gzip stream that start no further member (zero padding, junk),
 ** left unread as gzip -d leaves them; 0 when none. Known once the stream has ended. */
 uint64_t tt_source_trailing(const tt_source *s);
+/* Whether a reader thread was started (not for a plain file read whole when opened). */
+int tt_source_threaded(const tt_source *s);
 /* Stop the reader thread (if still running) and free everything. */
 void tt_source_close(tt_source *s);
 #endif
