@@ -13,6 +13,16 @@ static void feed(xp_nccl_info *info, const char *const *lines) {
   for (int i = 0; lines[i]; i++) xp_nccl_info_line(info, lines[i], strlen(lines[i]));
 }
 
+/* A log's lines read, the communicator of nranks that process pid's rank 0 set up kept, and its
+** transports: what xp records of one. said and buf hold 512 bytes */
+static void keep_comm(xp_nccl_info *info, const char *const *lines, int nranks, int pid, char *said,
+                      char *buf) {
+  xp_nccl_info_init(info);
+  feed(info, lines);
+  xp_nccl_info_one_comm(info, nranks, pid, said, 512);
+  xp_nccl_info_transports(info, buf, 512);
+}
+
 static void test_fixture_log(void) {
   size_t len;
   char *text = test_data("nccl", "nccltests_sweep.txt", &len);
@@ -484,7 +494,7 @@ static void test_several_comms(void) {
       "0x22bb - Init COMPLETE",
       "h:7:9 [0] NCCL INFO Channel 02/0 : 0[0] -> 1[2] via SHM/direct/direct", NULL};
   xp_nccl_info info;
-  char said[512], buf[128];
+  char said[512], buf[512];
   xp_nccl_info_init(&info);
   feed(&info, lines);
   xp_nccl_info_one_comm(&info, 2, 0, said, sizeof said);
@@ -497,10 +507,7 @@ static void test_several_comms(void) {
                      "the log tells) left out");
   xp_nccl_info_free(&info);
   /* the world's size asked: its one connection */
-  xp_nccl_info_init(&info);
-  feed(&info, lines);
-  xp_nccl_info_one_comm(&info, 4, 0, said, sizeof said);
-  xp_nccl_info_transports(&info, buf, sizeof buf);
+  keep_comm(&info, lines, 4, 0, said, buf);
   CHECK_EQ_STR(buf, "SHM/direct/direct");
   CHECK_EQ_INT(info.conn[0].channels, 1);
   xp_nccl_info_free(&info);
@@ -554,10 +561,7 @@ static void test_several_comms(void) {
       "h:7:7 [0] NCCL INFO ncclCommSplit comm 0xc0 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1b000 parent 0xa0 "
       "childCount 1 color 0 key 0 - Init COMPLETE",
       NULL};
-  xp_nccl_info_init(&info);
-  feed(&info, split);
-  xp_nccl_info_one_comm(&info, 2, 7, said, sizeof said);
-  xp_nccl_info_transports(&info, buf, sizeof buf);
+  keep_comm(&info, split, 2, 7, said, buf);
   CHECK_EQ_STR(buf, "P2P/CUMEM");
   CHECK_EQ_STR(info.graph_intra, "NVL");
   CHECK_EQ_STR(said, "2 communicators in the log (commId 0x11aa, 4 ranks; commId 0x11aa split 1 color 0, 2 ranks): "
@@ -575,10 +579,7 @@ static void test_several_comms(void) {
       "mi:7:12 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC comm 0xb0 nRanks 02",
       "mi:7:12 [0] NCCL INFO Channel 01/0 : 0[0] -> 1[1] via P2P/IPC comm 0xb0 nRanks 02",
       "mi:7:12 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[2] via SHM/direct/direct comm 0xa0 nRanks 04", NULL};
-  xp_nccl_info_init(&info);
-  feed(&info, named);
-  xp_nccl_info_one_comm(&info, 2, 7, said, sizeof said);
-  xp_nccl_info_transports(&info, buf, sizeof buf);
+  keep_comm(&info, named, 2, 7, said, buf);
   CHECK_EQ_STR(buf, "P2P/IPC");
   CHECK_EQ_INT(info.conn[0].channels, 2);
   CHECK_EQ_STR(said, "2 communicators in the log (commId 0x11aa, 4 ranks; commId 0x22bb, 2 ranks): connections are "
@@ -593,10 +594,7 @@ static void test_several_comms(void) {
       "h:100:101 [0] NCCL INFO comm 0x7fdf08000d00 rank 0 nranks 4 cudaDev 0 busId 1b000 - Init COMPLETE",
       "h:200:201 [0] NCCL INFO Channel 00 : 0[1b000] -> 1[88000] via direct shared memory",
       "h:200:201 [0] NCCL INFO comm 0x7f30b0000d00 rank 0 nranks 2 cudaDev 0 busId 1b000 - Init COMPLETE", NULL};
-  xp_nccl_info_init(&info);
-  feed(&info, old);
-  xp_nccl_info_one_comm(&info, 2, 200, said, sizeof said);
-  xp_nccl_info_transports(&info, buf, sizeof buf);
+  keep_comm(&info, old, 2, 200, said, buf);
   CHECK_EQ_STR(buf, "SHM/direct");
   CHECK_EQ_STR(said, "2 communicators in the log (one of 4 ranks (no commId: NCCL before 2.14); one of 2 ranks (no "
                      "commId: NCCL before 2.14)): connections are the one of 2 ranks' (rank 0's)");
@@ -614,10 +612,7 @@ static void test_several_comms(void) {
       "n0:103:122 [3] NCCL INFO comm 0x55d3a0 rank 1 nranks 2 cudaDev 3 busId be000 - Init COMPLETE",
       "n0:100:121 [0] NCCL INFO comm 0x55d0a0 rank 0 nranks 2 cudaDev 0 busId 1b000 - Init COMPLETE",
       "n0:102:123 [2] NCCL INFO comm 0x55d2a0 rank 1 nranks 2 cudaDev 2 busId 1c000 - Init COMPLETE", NULL};
-  xp_nccl_info_init(&info);
-  feed(&info, groups);
-  xp_nccl_info_one_comm(&info, 2, 100, said, sizeof said);
-  xp_nccl_info_transports(&info, buf, sizeof buf);
+  keep_comm(&info, groups, 2, 100, said, buf);
   CHECK_EQ_STR(buf, "P2P/IPC/read");
   CHECK_EQ_INT(info.nconn, 2); /* 0 -> 1 and 1 -> 0 of its group, both processes' */
   CHECK_EQ_STR(said, "2 communicators in the log (one of 2 ranks (no commId: NCCL before 2.14); one of 2 ranks (no "
