@@ -26,8 +26,9 @@ static const xp_field fields[] = {
      "rank of a single trace that does not say it (or overrides it); of a file of several GPUs, its "
      "first GPU's, the others' following in device order (of a merged file's labels, in their ranks' order)"},
     {"ranks", XP_T_INTS, 0, NULL, NULL, 0, 1e9,
-     "the ranks of the files, in their order, for traces that do not say them (no distributedInfo.rank and no "
-     "record_param_comms naming one: engines launched with MPI, such as TensorRT-LLM), or to override them; a "
+     "the ranks of the files, in their order, for traces that do not say them (no distributedInfo.rank, no "
+     "record_param_comms naming one and no \"-rank-N\" in the file's name, as TensorRT-LLM writes), or to "
+     "override them; a "
      "file of several GPUs takes a rank "
      "for each, from the one given, in device order"},
     {"step_annotation", XP_T_STRING, 0, NULL, NULL, 0, 0,
@@ -388,9 +389,11 @@ const xp_kind xp_kind_torch_trace = {
              "  2.12, pytorch/pytorch#188481) have no time: left out, said, counted in run_meta\n"
              "  trace.untimed_events; a trace with no timed GPU activity is refused.\n"
              "  A file of one GPU takes its distributedInfo.rank, else the rank its record_param_comms\n"
-             "  name (older PyTorch, some launchers), said; the world size, where distributedInfo gives\n"
-             "  none, is the default process group's size as they give it. With several files, one whose\n"
-             "  trace says no rank (or its calls several) is refused unless --ranks gives them.\n"
+             "  name (older PyTorch, some launchers), else the \"-rank-N\" its file's name ends with or has\n"
+             "  before an extension (TensorRT-LLM's trace-rank-3.json, trace.json-rank-3.gz), said; the\n"
+             "  world size, where distributedInfo gives none, is the default process group's size as they\n"
+             "  give it. With several files, one that says no rank (or its calls several) is refused unless\n"
+             "  --ranks gives them.\n"
              "  A file of several GPUs (one process driving them, or processes' traces merged) is a rank per\n"
              "  GPU: from the rank given for the file, in device order; else its process's rank (its\n"
              "  distributedInfo.rank; in a merged file, the rank each process's record_param_comms name)\n"

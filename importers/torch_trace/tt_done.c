@@ -685,10 +685,28 @@ static void p2p_peers(tt_rank *r) {
   }
 }
 
+/* TensorRT-LLM's PyTorch backend writes each rank's trace to the path TLLM_TORCH_PROFILE_TRACE
+** gives with "-rank-N" before its extension (py_executor.py, os.path.splitext: "trace.json" gives
+** "trace-rank-3.json", "trace.json.gz" "trace.json-rank-3.gz"; its /start_profile writes
+** "trtllm-trace-ID-rank-N.json"), and its traces carry no distributedInfo nor record_param_comms
+** (its ranks talk through MPI and its own NCCL communicators): the name is all that says the rank.
+** The last "-rank-" of the file's name, followed by digits that end the name or a '.'. */
+int64_t tt_name_rank(const char *path) {
+  const char *base = strrchr(path, '/'), *at = NULL;
+  base = base ? base + 1 : path;
+  for (const char *p = strstr(base, "-rank-"); p; p = strstr(p + 1, "-rank-")) at = p;
+  if (!at) return -1;
+  at += strlen("-rank-");
+  int64_t rank = 0;
+  const char *p = at;
+  for (; *p >= '0' && *p <= '9' && p - at < 9; p++) rank = rank * 10 + (*p - '0'); /* c10d's ranks are ints */
+  return p > at && (*p == 0 || *p == '.') ? rank : -1;
+}
+
 /* The rank: the one given, else distributedInfo's, else, for a file read whole or on its main
 ** device (a device of a file of several is ranked by tt_read.c split_devices), the one its
-** record_param_comms name, said. The world size, where distributedInfo gives none: the default
-** group's they name. */
+** record_param_comms name, else the one its file's name gives (tt_name_rank), said. The world
+** size, where distributedInfo gives none: the default group's they name. */
 static void rank_of(tt_rank *r, const tt_options *opt) {
   const int64_t comms = tt_comms_rank(&r->comms), world = r->world_size;
   int by_comms = 0;
@@ -719,7 +737,16 @@ static void rank_of(tt_rank *r, const tt_options *opt) {
     r->rank = comms;
     r->rank_source = "comms";
     by_comms = 1;
+  } else if ((!opt->device || opt->main_device) && r->name_rank >= 0) {
+    r->rank = r->name_rank;
+    r->rank_source = "file_name";
+    xp_warn("%s: no distributedInfo.rank in the trace and no record_param_comms naming one: rank %lld, as the "
+            "file's name says (TensorRT-LLM's \"-rank-N\")", r->file, (long long)r->rank);
   }
+  /* a name that says another rank than the trace: a file renamed, or another rank's copied */
+  if (r->name_rank >= 0 && r->rank >= 0 && r->name_rank != r->rank && opt->rank < 0 && (!opt->device || opt->main_device))
+    xp_warn("%s: the file's name says rank %lld but the trace says rank %lld: recorded as rank %lld, the trace's",
+            r->file, (long long)r->name_rank, (long long)r->rank, (long long)r->rank);
   if (world < 0) r->world_size = tt_comms_world(&r->comms);
   if (!by_comms) return;
   char of[96] = "";

@@ -340,6 +340,7 @@ static tt_rank *new_rank(const char *path, const tt_options *opt) {
   tt_rank *r = xp_xcalloc(1, sizeof *r);
   r->file = xp_strdup(path);
   r->rank = r->trace_rank = r->world_size = r->device = -1;
+  r->name_rank = tt_name_rank(path);
   r->cpu_min = r->launch_min = r->kept_min = INT64_MAX;
   r->dropped_max = INT64_MIN;
   r->floor_given = opt->gpu_floor != NULL;
@@ -379,8 +380,8 @@ static int keep_events_anew(const tt_options *opt, tt_options *again) {
   return 0;
 }
 
-/* A rank named for the file (distributedInfo.rank, --ranks, or the one its record_param_comms
-** name), and GPU activity on several devices, nearly all of it on one: a rank's trace with a few strays elsewhere (a context made on
+/* A rank named for the file (distributedInfo.rank, --ranks, the one its record_param_comms
+** name, or its file's name), and GPU activity on several devices, nearly all of it on one: a rank's trace with a few strays elsewhere (a context made on
 ** cuda:0 before set_device, a library's probe kernel), not a process that drove several GPUs.
 ** Refusing would lose the rank over them, adding them would count two GPUs as one: the rank is
 ** read again on its main device, and what ran elsewhere is left out, said with its count. A
@@ -517,7 +518,8 @@ static int split_devices(tt_import *imp, tt_rank *r, const char *path, const tt_
   qsort(dev, (size_t)n, sizeof *dev, by_value);
   /* a rank named for the file: a rank's trace with strays on other devices, where one device ran
   ** nearly all (keep_main_device, --events or not), else a process that drove them all */
-  if (r->ndevices <= TT_MAX_DEVICES && (r->trace_rank >= 0 || opt->rank >= 0 || tt_comms_rank(&r->comms) >= 0)) {
+  if (r->ndevices <= TT_MAX_DEVICES &&
+      (r->trace_rank >= 0 || opt->rank >= 0 || tt_comms_rank(&r->comms) >= 0 || r->name_rank >= 0)) {
     int rc = keep_main_device(imp, r, path, opt);
     if (rc >= 0) return rc;
   }
@@ -965,7 +967,8 @@ static int check_one_job(tt_import *imp) {
       if (imp->nranks > 1)
         return xp_error_at(XP_EXIT_USAGE, a->file, 0,
                            "the trace has no distributedInfo.rank and its record_param_comms name %s; with several "
-                           "files every trace must say its rank, or --ranks R0,R1,... give them in the files' order",
+                           "files every trace (or its file's name: TensorRT-LLM's NAME-rank-N.json) must say its "
+                           "rank, or --ranks R0,R1,... give them in the files' order",
                            why);
       a->rank = 0;
       a->rank_source = "default";

@@ -127,12 +127,45 @@ check "no distributedInfo, groups not described: rank" 1 "$(query "SELECT rank F
 sed '/record_param_comms.*default_pg/s/"Rank": 1}/"Rank": 3}/' "$tmp/r1.json" > "$tmp/two.json"
 imp "$tmp/r0.json" "$tmp/two.json" "$tmp/r2.json" "$tmp/r3.json"
 check "no distributedInfo, two ranks in its calls: exit" 2 $?
-check "no distributedInfo, two ranks in its calls: refused" "xp: $tmp/two.json: the trace has no distributedInfo.rank and its record_param_comms name several ranks (1 to 3), not one; with several files every trace must say its rank, or --ranks R0,R1,... give them in the files' order" "$(tail -n 1 "$tmp/err")"
+check "no distributedInfo, two ranks in its calls: refused" "xp: $tmp/two.json: the trace has no distributedInfo.rank and its record_param_comms name several ranks (1 to 3), not one; with several files every trace (or its file's name: TensorRT-LLM's NAME-rank-N.json) must say its rank, or --ranks R0,R1,... give them in the files' order" "$(tail -n 1 "$tmp/err")"
 grep -v record_param_comms "$tmp/r1.json" > "$tmp/none.json"
 imp "$tmp/r0.json" "$tmp/none.json"
 check "no distributedInfo, no calls: exit" 2 $?
-check "no distributedInfo, no calls: refused" "xp: $tmp/none.json: the trace has no distributedInfo.rank and its record_param_comms name none; with several files every trace must say its rank, or --ranks R0,R1,... give them in the files' order" "$(tail -n 1 "$tmp/err")"
+check "no distributedInfo, no calls: refused" "xp: $tmp/none.json: the trace has no distributedInfo.rank and its record_param_comms name none; with several files every trace (or its file's name: TensorRT-LLM's NAME-rank-N.json) must say its rank, or --ranks R0,R1,... give them in the files' order" "$(tail -n 1 "$tmp/err")"
 check "refused: nothing recorded" 0 "$(query "SELECT count(*) FROM trace_ranks WHERE file LIKE '%two.json' OR file LIKE '%none.json'")"
+# TensorRT-LLM's PyTorch backend writes rank N's trace to TLLM_TORCH_PROFILE_TRACE's path with
+# "-rank-N" before the extension (tensorrt_llm/_torch/pyexecutor/py_executor.py, os.path.splitext:
+# trace.json -> trace-rank-0.json, trace.json.gz -> trace.json-rank-1.gz), and its ranks (MPI, its
+# own NCCL communicators) write no distributedInfo and no record_param_comms: such files were
+# refused ("every trace must say its rank"). Now the name's rank is taken, said, source
+# 'file_name'; the figures are those of --ranks giving the same ranks
+for n in 0 1; do
+  zcat "$v/vllm_r$n.json.gz" | sed -e 's/"distributedInfo":.*"nccl_version":"[^"]*"},//' \
+    -e 's/{"ph":"X","cat":"cpu_op","name":"record_param_comms",[^}]*}},//g' > "$tmp/trt$n.json"
+done
+check "TensorRT-LLM's form: no rank in the trace" 0 "$(cat "$tmp"/trt?.json | grep -c 'distributedInfo\|record_param_comms')"
+cp "$tmp/trt0.json" "$tmp/trace-rank-0.json"
+gzip -c "$tmp/trt1.json" > "$tmp/trace.json-rank-1.gz"
+imp "$tmp/trt1.json" "$tmp/trt0.json" --ranks 1,0
+check "TensorRT-LLM's form, --ranks: exit" 0 $?
+want_trt=$(figures)
+imp "$tmp/trace.json-rank-1.gz" "$tmp/trace-rank-0.json"
+check "rank from the file's name: exit" 0 $?
+check "rank from the file's name: figures" "$want_trt" "$(figures)"
+check "rank from the file's name: sources" "file_name:- file_name:-" "$(sources)"
+check "rank from the file's name: said" "xp: warning: $tmp/trace.json-rank-1.gz: no distributedInfo.rank in the trace and no record_param_comms naming one: rank 1, as the file's name says (TensorRT-LLM's \"-rank-N\")" "$(head -n 1 "$tmp/err")"
+cp "$tmp/trt0.json" "$tmp/trtllm-trace-7-rank-3.json"
+imp "$tmp/trtllm-trace-7-rank-3.json"
+check "rank from the file's name, its /start_profile's name, alone" "3|file_name" "$(query "SELECT rank || '|' || rank_source FROM trace_ranks WHERE run_id = (SELECT max(id) FROM runs)")"
+# a name whose "-rank-N" is not the name's end or before an extension says nothing; a trace that
+# names its rank keeps it, the name's said where it differs
+cp "$tmp/trt0.json" "$tmp/trace-rank-3x.json"
+imp "$tmp/trace-rank-3x.json"
+check "no rank in a name of '-rank-3x'" "0|default" "$(query "SELECT rank || '|' || rank_source FROM trace_ranks WHERE run_id = (SELECT max(id) FROM runs)")"
+cp "$v/multinode_r1.json.gz" "$tmp/copied-rank-2.json.gz"
+imp "$tmp/copied-rank-2.json.gz"
+check "the trace's rank over its name's" "1|trace" "$(query "SELECT rank || '|' || rank_source FROM trace_ranks WHERE run_id = (SELECT max(id) FROM runs)")"
+check "the trace's rank over its name's: said" "xp: warning: $tmp/copied-rank-2.json.gz: the file's name says rank 2 but the trace says rank 1: recorded as rank 1, the trace's" "$(grep "file's name" "$tmp/err")"
 # distributedInfo naming another rank than the calls the process made (a tool that copied rank 1's
 # top-level keys onto rank 0's events): distributedInfo's, Kineto's own record, kept, and the two
 # said in one line, where it went unsaid; files that agree, and a merged file's processes (whose
@@ -243,38 +276,44 @@ imp "$v/hosts_skew_r0.json" "$tmp/samehost_r1.json" --host-skew 120
 check "one host's ranks 65 s apart, --host-skew 120: refused (one clock)" 2 $?
 
 # A rank its record_param_comms name is recorded with source 'comms' (schema 20), where it was
-# 'trace' as distributedInfo's is, told apart by the warning alone. A database of schema 19 (its
-# trace_ranks' CHECK of schema 2, which no 'comms' passes) is migrated by a writing command: every
-# row, seal and link as before, the table, triggers and views of a fresh database's, and a finished
-# run's ranks still unchangeable
+# 'trace' as distributedInfo's is, told apart by the warning alone; one its file's name gives,
+# 'file_name' (schema 26). A database of schema 19 (its trace_ranks' CHECK of schema 2, which
+# neither passes) or 25 (no 'file_name') is migrated by a writing command: every row, seal and link
+# as before, the table, triggers and views of a fresh database's, and a finished run's ranks still
+# unchangeable
 if command -v sqlite3 > /dev/null; then
-  old="$tmp/old.db" fresh="$tmp/fresh.db"
-  for d in "$old" "$fresh"; do
-    "$XP" --db "$d" import torch-trace "$v"/multinode_r{0,1,2,3}.json.gz > /dev/null 2>&1
-    "$XP" --db "$d" import torch-trace "$v/multinode_1p0.json.gz" "$v/multinode_1p1.json.gz" > /dev/null 2>&1
-    "$XP" --db "$d" import torch-trace "$tmp/1p1.json" --rank 2 > /dev/null 2>&1
-  done
-  sqlite3 "$old" "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA writable_schema = ON;
-    UPDATE sqlite_schema SET sql = replace(sql, '''comms'', ', '') WHERE name = 'trace_ranks';
-    PRAGMA writable_schema = OFF; PRAGMA user_version = 19;" > /dev/null
-  check "schema 19: its CHECK" 1 "$(sqlite3 "$old" "SELECT count(*) FROM sqlite_schema WHERE name = 'trace_ranks'
-    AND sql LIKE '%(''trace'', ''option'', ''default'')%'")"
   rows() { sqlite3 "$1" "SELECT * FROM trace_ranks ORDER BY run_id, rank" | md5sum; }
   made() { sqlite3 "$1" "SELECT type || ' ' || name || ': ' || sql FROM sqlite_schema WHERE tbl_name = 'trace_ranks'
     OR type = 'view' ORDER BY type, name; PRAGMA user_version"; }
-  before=$(rows "$old") head=$("$XP" --db "$old" verify 2> /dev/null | grep -o 'head [0-9a-f]*')
-  "$XP" --db "$old" verify --seal > "$tmp/out" 2>&1
-  check "schema 19 migrated: verify" 0 $?
-  check "schema 19 migrated: every row" "$before" "$(rows "$old")"
-  check "schema 19 migrated: the chain" "$head" "$(grep -o 'head [0-9a-f]*' "$tmp/out")"
-  check "schema 19 migrated: table, triggers and views of a fresh database" "$(made "$fresh")" "$(made "$old")"
-  sqlite3 "$old" "UPDATE trace_ranks SET rank_source = 'comms'" 2> "$tmp/err"
-  check "schema 19 migrated: finished runs' ranks unchangeable" 1 "$(grep -c 'append-only' "$tmp/err")"
-  "$XP" --db "$old" import torch-trace "$tmp/r1.json" > /dev/null 2>&1
-  check "schema 19 migrated: a rank from the calls" "comms" "$(sqlite3 "$old" "SELECT rank_source FROM trace_ranks
-    WHERE run_id = (SELECT max(id) FROM runs)")"
-  check "schema 19 migrated: verify after" 0 "$("$XP" --db "$old" verify > /dev/null 2>&1; echo $?)"
+  # VERSION|sources its CHECK lacks (as SQL quotes them)|its CHECK's list|a file of the new source|the source
+  for c in "19|''comms'', ''file_name'', |(''trace'', ''option'', ''default'')|$tmp/r1.json|comms" \
+           "25|''file_name'', |(''trace'', ''comms'', ''option'', ''default'')|$tmp/trace-rank-0.json|file_name"; do
+    IFS='|' read -r n lacks list file source <<< "$c"
+    old="$tmp/old$n.db" fresh="$tmp/fresh$n.db"
+    for d in "$old" "$fresh"; do
+      "$XP" --db "$d" import torch-trace "$v"/multinode_r{0,1,2,3}.json.gz > /dev/null 2>&1
+      "$XP" --db "$d" import torch-trace "$v/multinode_1p0.json.gz" "$v/multinode_1p1.json.gz" > /dev/null 2>&1
+      "$XP" --db "$d" import torch-trace "$tmp/1p1.json" --rank 2 > /dev/null 2>&1
+    done
+    sqlite3 "$old" "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA writable_schema = ON;
+      UPDATE sqlite_schema SET sql = replace(sql, '$lacks', '') WHERE name = 'trace_ranks';
+      PRAGMA writable_schema = OFF; PRAGMA user_version = $n;" > /dev/null
+    check "schema $n: its CHECK" 1 "$(sqlite3 "$old" "SELECT count(*) FROM sqlite_schema WHERE name = 'trace_ranks'
+      AND sql LIKE '%$list%'")"
+    before=$(rows "$old") head=$("$XP" --db "$old" verify 2> /dev/null | grep -o 'head [0-9a-f]*')
+    "$XP" --db "$old" verify --seal > "$tmp/out" 2>&1
+    check "schema $n migrated: verify" 0 $?
+    check "schema $n migrated: every row" "$before" "$(rows "$old")"
+    check "schema $n migrated: the chain" "$head" "$(grep -o 'head [0-9a-f]*' "$tmp/out")"
+    check "schema $n migrated: table, triggers and views of a fresh database" "$(made "$fresh")" "$(made "$old")"
+    sqlite3 "$old" "UPDATE trace_ranks SET rank_source = '$source'" 2> "$tmp/err"
+    check "schema $n migrated: finished runs' ranks unchangeable" 1 "$(grep -c 'append-only' "$tmp/err")"
+    "$XP" --db "$old" import torch-trace "$file" > /dev/null 2>&1
+    check "schema $n migrated: a rank of the new source" "$source" "$(sqlite3 "$old" "SELECT rank_source FROM trace_ranks
+      WHERE run_id = (SELECT max(id) FROM runs)")"
+    check "schema $n migrated: verify after" 0 "$("$XP" --db "$old" verify > /dev/null 2>&1; echo $?)"
+  done
 else
-  echo "note: the sqlite3 CLI is missing; the migration to schema 20 is not exercised"
+  echo "note: the sqlite3 CLI is missing; the migrations to schemas 20 and 26 are not exercised"
 fi
 finish
