@@ -66,7 +66,38 @@ static long line_of_byte(const char *path, uint64_t offset) {
   return seen >= offset ? line : 0;
 }
 
+/* Whether path is gzip whose data stop inflating somewhere, with why (the source's message, less
+** its path) in why[cap]: read again to its end, on the error path only. Data gone wrong (damage,
+** or another writer's blocks: tt_source.c OVERWRITTEN) may inflate to wrong bytes for a while
+** before the inflater notices, and the JSON then breaks first, where they went wrong: its error
+** alone would blame the JSON. A stream cut short inflates right up to the cut: not asked here. */
+static int gzip_corrupt(const char *path, char *why, size_t cap) {
+  unsigned char magic[2] = {0, 0};
+  FILE *fp = fopen(path, "rb"); /* plain JSON (most errors, every fuzz input's) starts no reader */
+  const size_t m = fp ? fread(magic, 1, 2, fp) : 0;
+  if (fp) fclose(fp);
+  if (m != 2 || magic[0] != 0x1f || magic[1] != 0x8b) return 0;
+  char err[512];
+  tt_source *src = tt_source_open(path, err, sizeof err);
+  if (!src) return 0;
+  int got;
+  const char *data;
+  size_t len;
+  while ((got = tt_source_next(src, &data, &len, err, sizeof err)) == 1) continue;
+  const int corrupt = got < 0 && tt_source_corrupt(src);
+  tt_source_close(src);
+  const size_t n = strlen(path);
+  if (corrupt)
+    snprintf(why, cap, "%s", strncmp(err, path, n) == 0 && strncmp(err + n, ": ", 2) == 0 ? err + n + 2 : err);
+  return corrupt;
+}
+
 static int bad(const char *path, uint64_t offset, uint64_t event, const char *what) {
+  char why[512], both[1100];
+  if (gzip_corrupt(path, why, sizeof why)) {
+    snprintf(both, sizeof both, "%s, in bytes inflated from gzip data gone wrong: %s", what, why);
+    what = both;
+  }
   const long line = line_of_byte(path, offset);
   if (line > 0)
     return xp_error_at(XP_EXIT_USAGE, path, line, "event %llu (byte %llu): %s", (unsigned long long)event,

@@ -41,8 +41,9 @@ struct tt_source {
   int done;            /* producer finished (end of stream or error) */
   int stop;            /* consumer asks the producer to quit */
   int failed;
+  int corrupt;         /* failed on data that do not inflate (not cut short, not a read error) */
   uint64_t trailing;   /* bytes after the last gzip member that start no other: left unread */
-  char err[256];
+  char err[512];
   int holding;         /* the consumer holds buffer tail (given back on the next call) */
 
   unsigned char *in;
@@ -52,6 +53,15 @@ struct tt_source {
   z_stream zs;
   int zs_ready;
 };
+
+/* Why a gzip stream breaks in the middle, as the plain JSON's framer says where it can see the
+** other trace's events (tt_json.c): every rank exporting to one .gz path (TensorRT-LLM's
+** TLLM_TORCH_PROFILE_TRACE before it named each rank's file) truncates it and writes its own
+** stream from the start, the last to write a block keeping it, so one stream's blocks are
+** followed by another's, which no inflater can continue and none can tell from damage. */
+#define OVERWRITTEN                                                                                    \
+  ": damaged, or written over by another process's trace (several ranks exporting to one .gz path at " \
+  "once?): give each rank its own file"
 
 /* ---- producer side ---- */
 
@@ -183,7 +193,8 @@ static void *isal_main(void *arg) {
       out_total += before - st->avail_out;
       if (rc < 0) {
         uint64_t at = atomic_load(&s->file_pos) - st->avail_in;
-        return finish(s, "%s: corrupt gzip data at compressed byte %llu (after %llu bytes of JSON): %s",
+        s->corrupt = 1;
+        return finish(s, "%s: corrupt gzip data at compressed byte %llu (after %llu bytes of JSON): %s" OVERWRITTEN,
                       s->path, (unsigned long long)at, (unsigned long long)out_total, isal_what(rc)),
                NULL;
       }
@@ -243,7 +254,8 @@ static void *zlib_main(void *arg) {
       }
       if (rc != Z_OK && rc != Z_BUF_ERROR) {
         uint64_t at = atomic_load(&s->file_pos) - z->avail_in;
-        return finish(s, "%s: corrupt gzip data at compressed byte %llu (after %llu bytes of JSON): %s",
+        s->corrupt = 1;
+        return finish(s, "%s: corrupt gzip data at compressed byte %llu (after %llu bytes of JSON): %s" OVERWRITTEN,
                       s->path, (unsigned long long)at, (unsigned long long)z->total_out,
                       z->msg ? z->msg : "inflate failed"),
                NULL;
@@ -345,6 +357,7 @@ uint64_t tt_source_file_size(const tt_source *s) { return s->size; }
 uint64_t tt_source_trailing(const tt_source *s) { return s->trailing; }
 int tt_source_threaded(const tt_source *s) { return s->started; }
 int tt_source_compressed(const tt_source *s) { return s->gzip; }
+int tt_source_corrupt(const tt_source *s) { return s->corrupt; }
 
 void tt_source_close(tt_source *s) {
   if (!s) return;

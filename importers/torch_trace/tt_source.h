@@ -28,6 +28,8 @@ int tt_source_next(tt_source *s, const char **data, size_t *len, char *err, size
 uint64_t tt_source_file_pos(tt_source *s);
 uint64_t tt_source_file_size(const tt_source *s);
 int tt_source_compressed(const tt_source *s);
+/* After tt_source_next failed: 1 where the gzip data do not inflate (corrupt, not cut short). */
+int tt_source_corrupt(const tt_source *s);
 /* Bytes after the end of the gzip stream that start no further member (zero padding, junk),
 ** left unread as gzip -d leaves them; 0 when none. Known once the stream has ended. */
 uint64_t tt_source_trailing(const tt_source *s);

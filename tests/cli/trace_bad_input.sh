@@ -96,6 +96,20 @@ expect_bad "two ranks' traces written into one path, block by block" "^xp: $tmp/
 cp "$tmp/other_rank.json" "$tmp/one_path_short.json"
 gzip -dc "$data/variants/multinode_r0.json.gz" | dd of="$tmp/one_path_short.json" conv=notrunc 2>/dev/null
 expect_bad "a shorter rank's trace written over a longer one" "^xp: $tmp/one_path_short.json:[0-9]+: event [0-9]+ \\(byte $(gzip -dc "$data/variants/multinode_r0.json.gz" | wc -c)\\): unexpected data after the end of the document, $spliced" "$tmp/one_path_short.json"
+# ... into one .json.gz path (torch's export_chrome_trace gzips into the path it is given, and
+# TensorRT-LLM gave every rank the same TLLM_TORCH_PROFILE_TRACE before it named each rank's file):
+# one rank's deflate stream, a block of another's written over it at the same place, stops
+# inflating there, which no reader can tell from damage, but the error said only 'corrupt gzip
+# data', or, where the wrong bytes inflated for a while before the inflater noticed, blamed the
+# JSON alone ('expected a key string'). Both now say what may have written over it
+gz_over="damaged, or written over by another process's trace \\(several ranks exporting to one \\.gz path at once\\?\\): give each rank its own file$"
+gzip -dc "$r0" | gzip -n > "$tmp/rank0_n.json.gz"
+for k in 1 2; do
+  gzip -dc "$r1" | gzip -n > "$tmp/one_path$k.json.gz"
+  dd if="$tmp/rank0_n.json.gz" of="$tmp/one_path$k.json.gz" bs=32768 skip=$k seek=$k count=1 conv=notrunc 2>/dev/null
+done
+expect_bad "two ranks' traces written into one .gz path, the inflater stopping" "^xp: $tmp/one_path1.json.gz: corrupt gzip data at compressed byte [0-9]+ \\(after [0-9]+ bytes of JSON\\): [a-z ]+: $gz_over" "$tmp/one_path1.json.gz"
+expect_bad "two ranks' traces written into one .gz path, the JSON breaking first" "^xp: $tmp/one_path2.json.gz:[0-9]+: event [0-9]+ \\(byte [0-9]+\\): [^,]+, in bytes inflated from gzip data gone wrong: corrupt gzip data at compressed byte [0-9]+ \\(after [0-9]+ bytes of JSON\\): [a-z ]+: $gz_over" "$tmp/one_path2.json.gz"
 
 printf '{"hello": [1, 2, 3]}\n' > "$tmp/hello.json"
 expect_bad "a JSON file that is not a trace" "^xp: $tmp/hello.json: not a torch.profiler trace: no \"traceEvents\" array$" "$tmp/hello.json"
