@@ -43,6 +43,7 @@ static void free_read_state(tt_rank *r) {
   xp_map_free(&r->smap);
   xp_vec_free(&r->calls);
   xp_vec_free(&r->p2p_calls);
+  xp_vec_free(&r->group_calls);
   xp_vec_free(&r->coll_exts);
   xp_vec_free(&r->labels);
   xp_vec_free(&r->tree_ops);
@@ -703,6 +704,42 @@ int64_t tt_name_rank(const char *path) {
   return p > at && (*p == 0 || *p == '.') ? rank : -1;
 }
 
+static int by_group_call(const void *a, const void *b) {
+  const tt_group_call *x = a, *y = b;
+  if (x->ext != y->ext) return (x->ext > y->ext) - (x->ext < y->ext);
+  if (x->pg != y->pg) return (x->pg > y->pg) - (x->pg < y->pg);
+  if (x->size != y->size) return (x->size > y->size) - (x->size < y->size);
+  return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* What a collective kernel's args leave out, its call's record_param_comms gives (they share an
+** External id): its process group, "Group size" and "Seq", which Kineto copied onto the kernel
+** only from some version on (the group from pytorch/kineto#880, 2024; "Seq" from #1296, 2026,
+** while PyTorch wrote it on the call from pytorch's #1294 counterpart before), so that a
+** job's two groups of one size (TP=2 and DP=2) are told apart and kernels pair by number.
+** Only where the calls of that id agree; a kernel's own args are kept. */
+static void groups_from_calls(tt_rank *r) {
+  if (!r->group_calls.n) return;
+  qsort(r->group_calls.data, r->group_calls.n, sizeof(tt_group_call), by_group_call);
+  const tt_group_call *g = r->group_calls.data, *end = g + r->group_calls.n;
+  for (size_t i = 0; i < r->colls.n; i++) {
+    tt_collk *c = XP_VEC_AT(&r->colls, tt_collk, i);
+    if (c->ext <= 0 || (c->pg >= 0 && c->group_size > 0 && c->seq >= 0)) continue;
+    size_t lo = 0, hi = r->group_calls.n; /* the first call of id c->ext */
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo) / 2;
+      if (g[mid].ext < c->ext) lo = mid + 1;
+      else hi = mid;
+    }
+    const tt_group_call *a = g + lo, *b = a;
+    while (b + 1 < end && b[1].ext == c->ext) b++;
+    if (a == end || a->ext != c->ext || by_group_call(a, b) != 0) continue; /* none, or calls that differ */
+    if (c->pg < 0) c->pg = a->pg;
+    if (c->group_size <= 0) c->group_size = a->size;
+    if (c->seq < 0) c->seq = a->seq;
+  }
+}
+
 /* The rank: the one given, else distributedInfo's, else, for a file read whole or on its main
 ** device (a device of a file of several is ranked by tt_read.c split_devices), the one its
 ** record_param_comms name, else the one its file's name gives (tt_name_rank), said. The world
@@ -759,6 +796,7 @@ static void rank_of(tt_rank *r, const tt_options *opt) {
 void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt) {
   own_calls(r);
   p2p_peers(r);
+  groups_from_calls(r); /* before resolve_groups, which infers what is still missing */
   rank_of(r, opt);
   /* the device its activities ran on, one once a file's several are split (tt_read.c) */
   if (r->device < 0 && r->ndevices == 1) r->device = r->devices[0];

@@ -805,6 +805,8 @@ static int on_cpu_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt
       *(tt_call *)xp_vec_push(&r->calls, sizeof(tt_call)) = (tt_call){ext, rank, world};
     const int64_t peer = ext > 0 ? tt_comms_peer(ev) : -1;
     if (peer >= 0) *(tt_call *)xp_vec_push(&r->p2p_calls, sizeof(tt_call)) = (tt_call){ext, peer, -1};
+    const tt_group_call g = {ext, arg_int(ev, "Seq", -1), pg_from_args(imp, ev), (int32_t)arg_int(ev, "Group size", -1)};
+    if (ext > 0 && (g.pg >= 0 || g.size > 0 || g.seq >= 0)) *(tt_group_call *)xp_vec_push(&r->group_calls, sizeof g) = g;
   }
   int is_step = marks_step(opt, name, n);
   if (annot && !opt->step_annotation && !is_step) count_engine_step(r, name, n);

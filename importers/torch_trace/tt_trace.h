@@ -225,6 +225,13 @@ typedef struct tt_call {
   int64_t ext, rank, world;
 } tt_call;
 
+/* A record_param_comms's process group (tt_import.pgs, -1: none named), "Group size" and "Seq"
+** (-1: none), by its External id: what a collective kernel of that id lacks (tt_rank.group_calls). */
+typedef struct tt_group_call {
+  int64_t ext, seq;
+  int32_t pg, size;
+} tt_group_call;
+
 /* A rank's label in the pids of a merged file (tt_label.c): SGLang's profile merger writes every
 ** event of rank TP 1's file under "[TP01] <pid>", its process's and its GPU's alike. */
 #define TT_LABEL_MAX 40
@@ -267,6 +274,7 @@ typedef struct tt_rank {
   ** of the device's own collectives name, where the process's calls name several devices' ranks */
   xp_vec calls, coll_exts;
   xp_vec p2p_calls; /* the sends' and recvs' record_param_comms: tt_call, rank its peer's */
+  xp_vec group_calls; /* every record_param_comms naming its group, size or Seq: tt_group_call */
   tt_comms own;
   /* A device of a file of several (tt_read.c split_devices), and one whose rank neither the
   ** trace nor the command line gives: numbered once every file is read (tt_import_finish) */

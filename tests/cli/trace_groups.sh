@@ -32,7 +32,10 @@ trace() {
   for k in 0 1 2; do
     t=$((100 + 100 * k))
     printf '{"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": %d, "tid": %d, "ts": %d.000, "dur": 5.000, ' $((100 + r)) $((100 + r)) $((t - 20))
-    printf '"args": {"External id": %d, "Collective name": "allreduce", "dtype": "BFloat16", "In msg nelems": 4096, "Out msg nelems": 4096, "Group size": 2}},\n' $((10 + k))
+    local call=""  # what the call's record_param_comms alone may say (Kineto copying less onto the kernel)
+    [ -n "${calls_named:-}" ] && call=", \"Process Group Name\": \"$name\", \"Process Group Description\": \"undefined\", \"Process Group Ranks\": \"$tp\""
+    [ -n "${seq_on_call:-}" ] && call="$call, \"Seq\": $((k + 1))"
+    printf '"args": {"External id": %d, "Collective name": "allreduce", "dtype": "BFloat16", "In msg nelems": 4096, "Out msg nelems": 4096, "Group size": 2%s}},\n' $((10 + k)) "$call"
     printf '{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": %d, "tid": %d, "ts": %d.000, "dur": 3.000, "args": {"External id": %d, "correlation": %d}},\n' $((100 + r)) $((100 + r)) $((t - 18)) $((10 + k)) $((50 + k))
     printf '{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "pid": %d, "tid": 13, "ts": %d.000, "dur": %d.000, ' "$r" $((t + ${arrive[$r]})) $((${leave[$r]} - ${arrive[$r]}))
     printf '"args": {"External id": %d, "device": %d, "stream": 13, "correlation": %d, "Collective name": "allreduce", "dtype": "BFloat16", "In msg nelems": 4096, "Out msg nelems": 4096, "Group size": 2}},\n' $((10 + k)) "$r" $((50 + k))
@@ -71,4 +74,19 @@ for r in 0 1 2 3; do no_config=1 trace $r > "$tmp/n$r.json"; done
 check "no pg_config: import exit" 0 $?
 grep -q "^collectives: 0 matched, 12 unmatched (.*12 kernels naming no process group not matched: their \"Group size\" 2 is not the 4 ranks'" "$tmp/out" ||
   { echo "FAIL: no pg_config: not pooled, said"; cat "$tmp/out"; fail=1; }
+# the group named by the calls alone: Kineto copied a record_param_comms' "Group size" onto its
+# kernel before it copied the process group (pytorch/kineto#880, 2024), and "Seq", which PyTorch
+# writes on the call (pytorch/kineto#1294), only from pytorch/kineto#1296 (2026). A kernel shares
+# its call's External id: what its args leave out, the call gives. Before, the kernels of a rank in
+# a TP and a DP group of two were left unmatched as above, and no kernel had a number
+for r in 0 1 2 3; do dp=1 calls_named=1 seq_on_call=1 trace $r > "$tmp/c$r.json"; done
+"$XP" --db "$db" import torch-trace "$tmp/c0.json" "$tmp/c1.json" "$tmp/c2.json" "$tmp/c3.json" $decl > "$tmp/out" 2> "$tmp/err"
+check "group named by the calls: import exit" 0 $?
+grep -q '^collectives: 12 matched, 0 unmatched' "$tmp/out" || { echo "FAIL: group named by the calls: matched"; cat "$tmp/out"; fail=1; }
+check "group named by the calls: each rank's TP group, its Seq" "0|1|[0 1]|1 2 3;1|1|[0 1]|1 2 3;2|2|[2 3]|1 2 3;3|2|[2 3]|1 2 3" \
+  "$(query "SELECT group_concat(x, ';') FROM (SELECT rank || '|' || min(pg_name) || '|' || replace(min(pg_ranks), ', ', ' ') || '|' || group_concat(seq_arg, ' ') AS x
+            FROM (SELECT * FROM trace_collectives WHERE run_id = (SELECT max(run_id) FROM trace_collectives) ORDER BY rank, seq) GROUP BY rank ORDER BY rank)")"
+check "group named by the calls: waits as by the kernels' own args" "0|3000;1|0;2|6000;3|0" \
+  "$(query "SELECT group_concat(x, ';') FROM (SELECT rank || '|' || sum(wait_ns) AS x
+            FROM trace_collectives WHERE run_id = (SELECT max(run_id) FROM trace_collectives) GROUP BY rank ORDER BY rank)")"
 finish
