@@ -211,6 +211,18 @@ static int label_of(const tt_options *opts, int n, tt_event *ev) {
   return -1;
 }
 
+/* Are the last n bytes of the file zeros (a tape or a block device's padding)? Read on the warning's
+** path only. Every rank exporting to one .gz path (each truncating it and writing its stream from
+** the start) leaves a shorter stream written last whole over a longer one, whose end follows it. */
+static int zeros_at_end(const char *path, uint64_t n) {
+  FILE *fp = fopen(path, "rb");
+  if (!fp) return 1;
+  int zeros = fseeko(fp, -(off_t)n, SEEK_END) == 0, c;
+  while (zeros && (c = getc(fp)) != EOF) zeros = c == 0;
+  fclose(fp);
+  return zeros;
+}
+
 /* Feed the file through the framer into rs[0, nr), each read as opts[i] says: one rank, or the
 ** ranks of a merged file, each event to the rank its label names (opts[i].label), in one pass. */
 static int read_into_n(tt_import *imp, tt_rank **rs, const tt_options *opts, int nr, const char *path) {
@@ -286,8 +298,12 @@ static int read_into_n(tt_import *imp, tt_rank **rs, const tt_options *opts, int
   free(ev);
   free(w.carry);
   if (!rc && tt_source_trailing(src))
-    xp_warn("%s: %llu bytes after the end of the gzip stream ignored (padding or junk, as gzip -d ignores them)",
-            path, (unsigned long long)tt_source_trailing(src));
+    xp_warn("%s: %llu bytes after the end of the gzip stream ignored, as gzip -d ignores them: %s", path,
+            (unsigned long long)tt_source_trailing(src),
+            zeros_at_end(path, tt_source_trailing(src))
+                ? "zero padding"
+                : "not zeros: junk, or the end of a longer trace that another process wrote into this path at once, "
+                  "this one written over its start (several ranks exporting to one .gz path?)");
   tt_source_close(src);
   if (rc) return rc;
   if (!f.saw_events)

@@ -201,6 +201,6 @@ check "nested: exit" 0 $?
 id=$(sql "SELECT max(id) FROM runs")
 check "nested: steps 1 (outer: mm and the graph's 2), 2 (inner), 3 (none)" "1:3|2:1|3:0" \
   "$(sql "SELECT group_concat(number || ':' || kernels, '|') FROM (SELECT * FROM trace_steps WHERE run_id = $id ORDER BY number)")"
-grep -q "4096 bytes after the end of the gzip stream ignored" "$tmp/err" || { echo "FAIL: gzip padding not said"; cat "$tmp/err"; fail=1; }
+grep -q "4096 bytes after the end of the gzip stream ignored, as gzip -d ignores them: zero padding$" "$tmp/err" || { echo "FAIL: gzip padding not said"; cat "$tmp/err"; fail=1; }
 
 finish
