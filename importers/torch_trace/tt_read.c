@@ -95,7 +95,8 @@ static int gzip_corrupt(const char *path, char *why, size_t cap) {
 static int bad(const char *path, uint64_t offset, uint64_t event, const char *what) {
   char why[512], both[1100];
   if (gzip_corrupt(path, why, sizeof why)) {
-    snprintf(both, sizeof both, "%s, in bytes inflated from gzip data gone wrong: %s", what, why);
+    snprintf(both, sizeof both, "%s, in a .gz whose data stop inflating further on (data gone wrong may inflate "
+             "to wrong bytes for a while first): %s", what, why);
     what = both;
   }
   const long line = line_of_byte(path, offset);
