@@ -13,13 +13,18 @@ static void feed(xp_nccl_info *info, const char *const *lines) {
   for (int i = 0; lines[i]; i++) xp_nccl_info_line(info, lines[i], strlen(lines[i]));
 }
 
-/* A log's lines read, the communicator of nranks that process pid's rank 0 set up kept, and its
-** transports: what xp records of one. said and buf hold 512 bytes */
-static void keep_comm(xp_nccl_info *info, const char *const *lines, int nranks, int pid, char *said,
-                      char *buf) {
+/* A log's lines read and the communicator of nranks that process pid's rank 0 set up kept, as xp
+** keeps one; said holds 512 bytes */
+static void read_comm(xp_nccl_info *info, const char *const *lines, int nranks, int pid, char *said) {
   xp_nccl_info_init(info);
   feed(info, lines);
   xp_nccl_info_one_comm(info, nranks, pid, said, 512);
+}
+
+/* ... and its transports, into buf's 512 bytes */
+static void keep_comm(xp_nccl_info *info, const char *const *lines, int nranks, int pid, char *said,
+                      char *buf) {
+  read_comm(info, lines, nranks, pid, said);
   xp_nccl_info_transports(info, buf, 512);
 }
 
@@ -495,9 +500,7 @@ static void test_several_comms(void) {
       "h:7:9 [0] NCCL INFO Channel 02/0 : 0[0] -> 1[2] via SHM/direct/direct", NULL};
   xp_nccl_info info;
   char said[512], buf[512];
-  xp_nccl_info_init(&info);
-  feed(&info, lines);
-  xp_nccl_info_one_comm(&info, 2, 0, said, sizeof said);
+  read_comm(&info, lines, 2, 0, said);
   CHECK_EQ_INT(info.nconn, 1);
   CHECK_EQ_STR(info.conn[0].transport, "P2P/CUMEM");
   CHECK_EQ_INT(info.conn[0].channels, 2);
@@ -514,9 +517,7 @@ static void test_several_comms(void) {
   /* both set up first, every connection after (on threads of NCCL's own): none kept, said */
   const char *const late[] = {lines[0], lines[2], lines[3], lines[6], lines[7],
                               "h:7:8 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM", NULL};
-  xp_nccl_info_init(&info);
-  feed(&info, late);
-  xp_nccl_info_one_comm(&info, 2, 7, said, sizeof said);
+  read_comm(&info, late, 2, 7, said);
   CHECK_EQ_INT(info.nconn, 0);
   CHECK(strstr(said, "): no connection is one communicator's; 2 connections printed after several") != NULL);
   xp_nccl_info_free(&info);
@@ -630,9 +631,7 @@ static void test_several_comms(void) {
       "h:200:202 [1] NCCL INFO Channel 00 : 1[1c000] -> 0[1b000] via P2P/IPC/read",
       "h:200:201 [0] NCCL INFO comm 0x7f10 rank 0 nranks 2 cudaDev 0 busId 1b000 - Init COMPLETE",
       "h:200:202 [1] NCCL INFO comm 0x7f20 rank 1 nranks 2 cudaDev 1 busId 1c000 - Init COMPLETE", NULL};
-  xp_nccl_info_init(&info);
-  feed(&info, twice);
-  xp_nccl_info_one_comm(&info, 2, 100, said, sizeof said);
+  read_comm(&info, twice, 2, 100, said);
   CHECK_EQ_INT(info.nconn, 2);
   CHECK_EQ_INT(info.conn[0].channels, 1);
   CHECK(strstr(said, "2 communicators in the log") == said);
@@ -645,9 +644,7 @@ static void test_several_comms(void) {
       "a:10:11 [0] NCCL INFO comm 0x7efe60002250 rank 0 nranks 2 cudaDev 0 nvmlDev 0 - Init COMPLETE",
       "b:20:21 [0] NCCL INFO Ring 00 : 1 -> 0 [send] via NET/Socket/0",
       "b:20:21 [0] NCCL INFO comm 0x7fead0002250 rank 1 nranks 2 cudaDev 0 nvmlDev 0 - Init COMPLETE", NULL};
-  xp_nccl_info_init(&info);
-  feed(&info, bare);
-  xp_nccl_info_one_comm(&info, 2, 10, said, sizeof said);
+  read_comm(&info, bare, 2, 10, said);
   CHECK_EQ_INT(info.nconn, 2);
   CHECK_EQ_STR(said, "");
   xp_nccl_info_free(&info);
