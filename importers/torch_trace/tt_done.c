@@ -686,22 +686,82 @@ static void p2p_peers(tt_rank *r) {
   }
 }
 
+/* Digits at *p (c10d's ranks are ints: at most 9), moved past; -1 where there are none. */
+static int64_t name_digits(const char **p) {
+  const char *at = *p;
+  int64_t n = 0;
+  for (; **p >= '0' && **p <= '9' && *p - at < 9; (*p)++) n = n * 10 + (**p - '0');
+  return *p > at ? n : -1;
+}
+
+/* "-KEY-N" at *p (KEY "DP", "PP" or "EP"), moved past: N, else -1 and *p as it was. */
+static int64_t name_part(const char **p, const char *key) {
+  const size_t k = strlen(key);
+  if ((*p)[0] != '-' || strncmp(*p + 1, key, k) != 0 || (*p)[k + 1] != '-') return -1;
+  const char *q = *p + k + 2;
+  const int64_t n = name_digits(&q);
+  if (n >= 0) *p = q;
+  return n;
+}
+
+/* SGLang's scheduler writes each TP worker's trace as "{profile_id}-TP-{tp_rank}{-stage}.trace.json.gz"
+** (python/sglang/srt/managers/scheduler_profiler_mixin.py of sgl-project/sglang at 034c23f; the stage
+** "-prefill", "-decode", or its ForwardMode as Python prints it), and newer ones add "-DP-d", "-PP-p" and
+** "-EP-e", in that order, each where its size is above 1 (python/sglang/srt/utils/profile_utils.py at
+** 01144484, _ProfilerTorch.stop). Its model runner's world is TP x PP, rank tp_size x pp_rank + tp_rank
+** (model_executor/model_runner.py, init_torch_distributed): the TP rank is the rank where the PP rank is 0
+** or absent. Its expert groups are carved out of the TP group and its attention DP ranks from the TP rank,
+** so "-EP-" and "-DP-" change nothing; a DP replica without DP attention is a world of its own, the TP
+** rank its rank there. A PP rank above 0 needs the TP size, which the name does not give: not read, nor
+** is a name with anything else after the ranks than one "-stage" (a rank xp does not know: "-TP-1-CP-1"
+** is not rank 1). *form says which it was, or why not read. */
+static int64_t sglang_name_rank(const char *base, const char **form) {
+  const char *at = NULL;
+  for (const char *p = strstr(base, "TP-"); p; p = strstr(p + 1, "TP-"))
+    if (p == base || p[-1] == '-') at = p;
+  if (!at) return -1;
+  const char *p = at + strlen("TP-");
+  const int64_t tp = name_digits(&p);
+  if (tp < 0) return -1;
+  const int64_t dp = name_part(&p, "DP"), pp = name_part(&p, "PP");
+  name_part(&p, "EP");
+  if (*p == '-') /* one stage: letters, digits, '_' (ForwardMode.EXTEND's '.' ends it as an extension) */
+    for (p++; (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'; p++) {}
+  if (*p != '.' && *p != 0) {
+    *form = "SGLang's \"-TP-N\" followed by ranks xp does not know";
+    return -1;
+  }
+  if (pp > 0) {
+    *form = "SGLang's \"-TP-N-PP-P\" with P above 0, the rank tp_size x P + N (its model runner's), and the "
+            "name gives no TP size";
+    return -1;
+  }
+  *form = dp >= 0 ? "SGLang's \"-TP-N-DP-M\": its TP rank, the rank in its DP replica's world (one world of all "
+                    "with DP attention)"
+                  : "SGLang's \"-TP-N\"";
+  return tp;
+}
+
 /* TensorRT-LLM's PyTorch backend writes each rank's trace to the path TLLM_TORCH_PROFILE_TRACE
 ** gives with "-rank-N" before its extension (py_executor.py, os.path.splitext: "trace.json" gives
 ** "trace-rank-3.json", "trace.json.gz" "trace.json-rank-3.gz"; its /start_profile writes
 ** "trtllm-trace-ID-rank-N.json"), and its traces carry no distributedInfo nor record_param_comms
 ** (its ranks talk through MPI and its own NCCL communicators): the name is all that says the rank.
-** The last "-rank-" of the file's name, followed by digits that end the name or a '.'. */
-int64_t tt_name_rank(const char *path) {
+** vLLM's workers name theirs "{instance_id}-rank-{rank}.{ns}.pt.trace.json.gz" (worker_name of
+** vllm/v1/worker/gpu_worker.py at 35d5cda, through torch's tensorboard_trace_handler).
+** The last "-rank-" of the file's name, followed by digits that end the name or a '.'; else
+** SGLang's form (sglang_name_rank). */
+int64_t tt_name_rank(const char *path, const char **form) {
   const char *base = strrchr(path, '/'), *at = NULL;
   base = base ? base + 1 : path;
+  *form = NULL;
   for (const char *p = strstr(base, "-rank-"); p; p = strstr(p + 1, "-rank-")) at = p;
-  if (!at) return -1;
-  at += strlen("-rank-");
-  int64_t rank = 0;
-  const char *p = at;
-  for (; *p >= '0' && *p <= '9' && p - at < 9; p++) rank = rank * 10 + (*p - '0'); /* c10d's ranks are ints */
-  return p > at && (*p == 0 || *p == '.') ? rank : -1;
+  if (!at) return sglang_name_rank(base, form);
+  const char *p = at + strlen("-rank-");
+  const int64_t rank = name_digits(&p);
+  if (rank < 0 || (*p != 0 && *p != '.')) return -1;
+  *form = "TensorRT-LLM's or vLLM's \"-rank-N\"";
+  return rank;
 }
 
 static int by_group_call(const void *a, const void *b) {
@@ -778,8 +838,10 @@ static void rank_of(tt_rank *r, const tt_options *opt) {
     r->rank = r->name_rank;
     r->rank_source = "file_name";
     xp_warn("%s: no distributedInfo.rank in the trace and no record_param_comms naming one: rank %lld, as the "
-            "file's name says (TensorRT-LLM's \"-rank-N\")", r->file, (long long)r->rank);
-  }
+            "file's name says (%s)", r->file, (long long)r->rank, r->name_form);
+  } else if ((!opt->device || opt->main_device) && r->name_form)
+    xp_warn("%s: no distributedInfo.rank in the trace and no record_param_comms naming one, and the file's name's "
+            "ranks not read: %s", r->file, r->name_form);
   /* a name that says another rank than the trace: a file renamed, or another rank's copied */
   if (r->name_rank >= 0 && r->rank >= 0 && r->name_rank != r->rank && opt->rank < 0 && (!opt->device || opt->main_device))
     xp_warn("%s: the file's name says rank %lld but the trace says rank %lld: recorded as rank %lld, the trace's",

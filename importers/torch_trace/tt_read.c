@@ -388,7 +388,7 @@ static tt_rank *new_rank(const char *path, const tt_options *opt) {
   tt_rank *r = xp_xcalloc(1, sizeof *r);
   r->file = xp_strdup(path);
   r->rank = r->trace_rank = r->world_size = r->device = -1;
-  r->name_rank = tt_name_rank(path);
+  r->name_rank = tt_name_rank(path, &r->name_form);
   r->cpu_min = r->launch_min = r->kept_min = INT64_MAX;
   r->dropped_max = INT64_MIN;
   r->floor_given = opt->gpu_floor != NULL;

@@ -261,6 +261,7 @@ typedef struct tt_rank {
   int64_t rank;       /* -1 until known (set when the file is done) */
   int64_t trace_rank; /* distributedInfo.rank, -1 if the trace has none */
   int64_t name_rank;  /* the rank the file's name gives (tt_name_rank), -1 if none */
+  const char *name_form; /* the name's form (tt_name_rank), or why its ranks were not read; NULL if none */
   /* "trace" (distributedInfo), "comms" (its record_param_comms, tt_comms.c), "file_name"
   ** (tt_name_rank), "option", "default" */
   const char *rank_source;
@@ -536,9 +537,11 @@ int tt_be_pair(tt_be *b, tt_pairing *out);
 void tt_pairing_free(tt_pairing *p);
 void tt_be_free(tt_be *b);
 void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt);
-/* The rank the file's name gives, TensorRT-LLM's "-rank-N" before the extension or at the end
-** ("trace-rank-3.json", "trace.json-rank-3.gz"); -1 where it gives none. */
-int64_t tt_name_rank(const char *path);
+/* The rank the file's name gives, TensorRT-LLM's and vLLM's "-rank-N" before an extension or at
+** the end ("trace-rank-3.json", "trace.json-rank-3.gz"), or SGLang's "-TP-N" where that is the
+** rank; -1 where it gives none. *form: the form, said in warnings, or why the name's ranks were
+** not read; NULL where the name has none. */
+int64_t tt_name_rank(const char *path, const char **form);
 /* Link a GPU activity (its kernel key and duration) to the operator of External id ext, whose
 ** entry in tt_rank.ext is op_step: the operator's shapes count it. Returns the id of the step
 ** the operator ran in, -1 if none held it when it was read; then *t is TT_TS_KEEP of the

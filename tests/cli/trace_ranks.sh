@@ -153,7 +153,7 @@ imp "$tmp/trace.json-rank-1.gz" "$tmp/trace-rank-0.json"
 check "rank from the file's name: exit" 0 $?
 check "rank from the file's name: figures" "$want_trt" "$(figures)"
 check "rank from the file's name: sources" "file_name:- file_name:-" "$(sources)"
-check "rank from the file's name: said" "xp: warning: $tmp/trace.json-rank-1.gz: no distributedInfo.rank in the trace and no record_param_comms naming one: rank 1, as the file's name says (TensorRT-LLM's \"-rank-N\")" "$(head -n 1 "$tmp/err")"
+check "rank from the file's name: said" "xp: warning: $tmp/trace.json-rank-1.gz: no distributedInfo.rank in the trace and no record_param_comms naming one: rank 1, as the file's name says (TensorRT-LLM's or vLLM's \"-rank-N\")" "$(head -n 1 "$tmp/err")"
 cp "$tmp/trt0.json" "$tmp/trtllm-trace-7-rank-3.json"
 imp "$tmp/trtllm-trace-7-rank-3.json"
 check "rank from the file's name, its /start_profile's name, alone" "3|file_name" "$(query "SELECT rank || '|' || rank_source FROM trace_ranks WHERE run_id = (SELECT max(id) FROM runs)")"
@@ -166,6 +166,59 @@ cp "$v/multinode_r1.json.gz" "$tmp/copied-rank-2.json.gz"
 imp "$tmp/copied-rank-2.json.gz"
 check "the trace's rank over its name's" "1|trace" "$(query "SELECT rank || '|' || rank_source FROM trace_ranks WHERE run_id = (SELECT max(id) FROM runs)")"
 check "the trace's rank over its name's: said" "xp: warning: $tmp/copied-rank-2.json.gz: the file's name says rank 2 but the trace says rank 1: recorded as rank 1, the trace's" "$(grep "file's name" "$tmp/err")"
+# vLLM names each worker's trace "{instance_id}-rank-{rank}.{ns}.pt.trace.json.gz"
+# (vllm/v1/worker/gpu_worker.py at 35d5cda, worker_name through tensorboard_trace_handler): read as
+# TensorRT-LLM's
+gzip -c "$tmp/trt1.json" > "$tmp/9f2c1-rank-1.1764590000123456789.pt.trace.json.gz"
+gzip -c "$tmp/trt0.json" > "$tmp/9f2c1-rank-0.1764590000123456001.pt.trace.json.gz"
+imp "$tmp"/9f2c1-rank-{1,0}.*.pt.trace.json.gz
+check "vLLM's worker names: figures" "$want_trt" "$(figures)"
+check "vLLM's worker names: sources" "file_name:- file_name:-" "$(sources)"
+# SGLang writes each TP worker's trace as "{profile_id}-TP-{tp_rank}{-stage}.trace.json.gz"
+# (sglang/srt/managers/scheduler_profiler_mixin.py at 034c23f), newer ones with "-DP-d", "-PP-p",
+# "-EP-e" where those sizes are above 1 (sglang/srt/utils/profile_utils.py at 01144484); its world
+# is TP x PP, rank tp_size x pp_rank + tp_rank (model_runner.py): the TP rank is the rank where no
+# PP rank, or PP 0, is named. Its traces write distributedInfo; one without (the shipped SGLang
+# pair stripped as above) was refused for want of a rank, names like these notwithstanding
+for n in 0 1; do
+  zcat "$v/sglang_tp$n.json.gz" | sed -e 's/"distributedInfo":.*"nccl_version":"[^"]*"},//' \
+    -e 's/{"ph":"X","cat":"cpu_op","name":"record_param_comms",[^}]*}},//g' > "$tmp/sgl$n.json"
+done
+check "SGLang's pair stripped: no rank in the trace" 0 "$(cat "$tmp"/sgl?.json | grep -c 'distributedInfo\|record_param_comms')"
+imp "$tmp/sgl1.json" "$tmp/sgl0.json" --ranks 1,0
+check "SGLang's pair, --ranks: exit" 0 $?
+want_sgl=$(figures)
+# NAME1|NAME0|the form said: the old "-TP-N", the stage suffix, DP, EP and PP 0 alongside
+for c in "1764590000.5281-TP-1.trace.json.gz|1764590000.5281-TP-0.trace.json.gz|SGLang's \"-TP-N\"" \
+         "1764590000.5281-TP-1-decode.trace.json|1764590000.5281-TP-0-decode.trace.json|SGLang's \"-TP-N\"" \
+         "run7-1764590000.5281-TP-1-DP-1-EP-1-prefill.trace.json.gz|run7-1764590000.5281-TP-0-DP-0-EP-0-prefill.trace.json.gz|SGLang's \"-TP-N-DP-M\": its TP rank, the rank in its DP replica's world (one world of all with DP attention)" \
+         "1764590000.5281-TP-1-PP-0.trace.json.gz|1764590000.5281-TP-0-PP-0.trace.json.gz|SGLang's \"-TP-N\""; do
+  IFS='|' read -r one zero form <<< "$c"
+  for n in 0 1; do
+    f=$one
+    [ $n = 0 ] && f=$zero
+    case $f in *.gz) gzip -c "$tmp/sgl$n.json" > "$tmp/$f" ;; *) cp "$tmp/sgl$n.json" "$tmp/$f" ;; esac
+  done
+  imp "$tmp/$one" "$tmp/$zero"
+  check "SGLang's $one: exit" 0 $?
+  check "SGLang's $one: figures" "$want_sgl" "$(figures)"
+  check "SGLang's $one: sources" "file_name:- file_name:-" "$(sources)"
+  check "SGLang's $one: said" "xp: warning: $tmp/$one: no distributedInfo.rank in the trace and no record_param_comms naming one: rank 1, as the file's name says ($form)" "$(head -n 1 "$tmp/err")"
+done
+# a PP rank above 0 needs the TP size the name does not give, and ranks xp does not know after the
+# TP rank may change it: neither read as the TP rank ("-TP-1-PP-1" is rank tp_size + 1, not 1)
+for c in "1764590000.5281-TP-1-PP-1.trace.json.gz|SGLang's \"-TP-N-PP-P\" with P above 0, the rank tp_size x P + N (its model runner's), and the name gives no TP size" \
+         "1764590000.5281-TP-1-CP-1.trace.json.gz|SGLang's \"-TP-N\" followed by ranks xp does not know" \
+         "1764590000.5281-TP-1-EP-1-DP-1.trace.json.gz|SGLang's \"-TP-N\" followed by ranks xp does not know"; do
+  IFS='|' read -r one form <<< "$c"
+  gzip -c "$tmp/sgl1.json" > "$tmp/$one"
+  imp "$tmp/$one" "$tmp/1764590000.5281-TP-0.trace.json.gz"
+  check "not read: $one: exit" 2 $?
+  check "not read: $one: said" "xp: warning: $tmp/$one: no distributedInfo.rank in the trace and no record_param_comms naming one, and the file's name's ranks not read: $form" "$(grep "ranks not read" "$tmp/err")"
+  check "not read: $one: refused" 1 "$(tail -n 1 "$tmp/err" | grep -c "^xp: $tmp/$one: the trace has no distributedInfo.rank")"
+  imp "$tmp/$one"
+  check "not read: $one alone" "0|default" "$(query "SELECT rank || '|' || rank_source FROM trace_ranks WHERE run_id = (SELECT max(id) FROM runs)")"
+done
 # distributedInfo naming another rank than the calls the process made (a tool that copied rank 1's
 # top-level keys onto rank 0's events): distributedInfo's, Kineto's own record, kept, and the two
 # said in one line, where it went unsaid; files that agree, and a merged file's processes (whose
