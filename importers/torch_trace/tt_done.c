@@ -742,6 +742,8 @@ static int64_t sglang_name_rank(const char *base, const char **form) {
   return tp;
 }
 
+static const char rank_n_form[] = "TensorRT-LLM's or vLLM's \"-rank-N\"";
+
 /* TensorRT-LLM's PyTorch backend writes each rank's trace to the path TLLM_TORCH_PROFILE_TRACE
 ** gives with "-rank-N" before its extension (py_executor.py, os.path.splitext: "trace.json" gives
 ** "trace-rank-3.json", "trace.json.gz" "trace.json-rank-3.gz"; its /start_profile writes
@@ -760,7 +762,7 @@ int64_t tt_name_rank(const char *path, const char **form) {
   const char *p = at + strlen("-rank-");
   const int64_t rank = name_digits(&p);
   if (rank < 0 || (*p != 0 && *p != '.')) return -1;
-  *form = "TensorRT-LLM's or vLLM's \"-rank-N\"";
+  *form = rank_n_form;
   return rank;
 }
 
@@ -842,10 +844,17 @@ static void rank_of(tt_rank *r, const tt_options *opt) {
   } else if ((!opt->device || opt->main_device) && r->name_form)
     xp_warn("%s: no distributedInfo.rank in the trace and no record_param_comms naming one, and the file's name's "
             "ranks not read: %s", r->file, r->name_form);
-  /* a name that says another rank than the trace: a file renamed, or another rank's copied */
+  /* a name that says another rank than the trace: a file renamed, or another rank's copied; or
+  ** vLLM's worker of a data-parallel job, named by its rank within its replica (gpu_worker.py's
+  ** self.rank) where its world's rank is data_parallel_rank x TP x PP + that (init_distributed_environment
+  ** of vllm/distributed/parallel_state.py at 35d5cda): every replica's first worker is "-rank-0" */
   if (r->name_rank >= 0 && r->rank >= 0 && r->name_rank != r->rank && opt->rank < 0 && (!opt->device || opt->main_device))
-    xp_warn("%s: the file's name says rank %lld but the trace says rank %lld: recorded as rank %lld, the trace's",
-            r->file, (long long)r->name_rank, (long long)r->rank, (long long)r->rank);
+    xp_warn("%s: the file's name says rank %lld but the trace says rank %lld: recorded as rank %lld, the trace's%s",
+            r->file, (long long)r->name_rank, (long long)r->rank, (long long)r->rank,
+            r->name_form == rank_n_form && r->name_rank < r->rank
+                ? " (vLLM names a worker of a data-parallel job by its rank within its replica, the world's being "
+                  "dp_rank x TP x PP + N)"
+                : "");
   if (world < 0) r->world_size = tt_comms_world(&r->comms);
   if (!by_comms) return;
   char of[96] = "";

@@ -174,6 +174,14 @@ gzip -c "$tmp/trt0.json" > "$tmp/9f2c1-rank-0.1764590000123456001.pt.trace.json.
 imp "$tmp"/9f2c1-rank-{1,0}.*.pt.trace.json.gz
 check "vLLM's worker names: figures" "$want_trt" "$(figures)"
 check "vLLM's worker names: sources" "file_name:- file_name:-" "$(sources)"
+# vLLM names a worker by its rank within its data-parallel replica (gpu_worker.py's self.rank), its
+# trace's rank dp_rank x TP x PP + that (init_distributed_environment of vllm/distributed/
+# parallel_state.py at 35d5cda): a DP 2 job's second replica's "-rank-0" is the trace's rank 1,
+# said as that, where the warning said only that the name and trace differ, as of a file renamed
+cp "$v/vllm_r1.json.gz" "$tmp/4e1a7-rank-0.1764590000123456002.pt.trace.json.gz"
+imp "$tmp/4e1a7-rank-0.1764590000123456002.pt.trace.json.gz"
+check "vLLM's DP replica's worker: the trace's rank" "1|trace" "$(query "SELECT rank || '|' || rank_source FROM trace_ranks WHERE run_id = (SELECT max(id) FROM runs)")"
+check "vLLM's DP replica's worker: said" "xp: warning: $tmp/4e1a7-rank-0.1764590000123456002.pt.trace.json.gz: the file's name says rank 0 but the trace says rank 1: recorded as rank 1, the trace's (vLLM names a worker of a data-parallel job by its rank within its replica, the world's being dp_rank x TP x PP + N)" "$(grep "file's name" "$tmp/err")"
 # SGLang writes each TP worker's trace as "{profile_id}-TP-{tp_rank}{-stage}.trace.json.gz"
 # (sglang/srt/managers/scheduler_profiler_mixin.py at 034c23f), newer ones with "-DP-d", "-PP-p",
 # "-EP-e" where those sizes are above 1 (sglang/srt/utils/profile_utils.py at 01144484); its world
