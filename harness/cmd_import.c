@@ -34,6 +34,12 @@ static int take_option(cJSON *root, const xp_kind *k, int argc, char **argv, int
   for (char *c = key; *c; c++)
     if (*c == '-') *c = '_';
   const xp_field *f = xp_kind_field(k, key);
+  /* README and help quote vllm bench serve's --metadata KEY=VALUE (tp=, dataset_name=...):
+  ** an option of the benchmark, read from the result it writes, which xp cannot add later */
+  if (!f && strcmp(key, "metadata") == 0 && k->records_as && strcmp(k->records_as, "serve_bench") == 0)
+    return unknown_option(argv[*i], k,
+                          ": it is vllm bench serve's, read from the result it wrote; "
+                          "declare the configuration with --set KEY=VALUE (tp, pp, ep, model, ...)");
   if (!f || strcmp(key, "files") == 0)
     return unknown_option(argv[*i], k, "");
   const char *value;

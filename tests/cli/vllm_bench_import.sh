@@ -51,6 +51,14 @@ check "--metadata pp=2 data_parallel_size=4 ep=auto: tp, pp, ep and configuratio
   "$(db="$tmp/par.db" sql "SELECT r.tp || '|' || r.pp || '|' || coalesce(r.ep, '') || '|' || g.config FROM runs r JOIN run_configuration g ON g.run_id = r.id")"
 check "--metadata pp=2 data_parallel_size=4: the sizes as run metadata" "dp=4 pp=2 tp=2" \
   "$(db="$tmp/par.db" query "SELECT group_concat(key || '=' || value, ' ') FROM (SELECT * FROM run_meta WHERE key IN ('tp', 'pp', 'dp', 'ep') ORDER BY key)")"
+# --metadata KEY=VALUE is vllm bench serve's option (README quotes it): given to xp import it is
+# refused saying so and naming xp's --set, where it said only "unknown option"; nothing recorded
+before=$(query "SELECT count(*) FROM runs")
+one_line "xp import vllm-bench --metadata tp=2" 2 "--metadata: .* vllm bench serve's, .* --set KEY=VALUE" \
+  "$XP" --db "$db" import vllm-bench "$data/serve_c8_detailed.json" --metadata tp=2
+one_line "xp import vllm-bench --metadata=tp=2" 2 "--metadata=tp=2: .* vllm bench serve's" \
+  "$XP" --db "$db" import vllm-bench "$data/serve_c8_detailed.json" --metadata=tp=2
+check "--metadata: nothing recorded" "$before" "$(query "SELECT count(*) FROM runs")"
 
 # --dry-run reads and summarises, records nothing.
 before=$(query "SELECT count(*) FROM runs")
