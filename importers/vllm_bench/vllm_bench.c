@@ -716,4 +716,19 @@ const xp_kind xp_kind_vllm_bench = {
     .import_name = "vllm-bench",
     .records_as = "serve_bench",
     .show = NULL,
+    /* what a result's keys become, where a user looks first (README holds the whole of it) */
+    .notes = "A case per load (concurrency=N, rate=R, offline, batch=B,input=I,output=O); the load's\n"
+             "  settings (dataset and its lengths, num_prompts, burstiness, ...) are the case's params.\n"
+             "  vllm bench serve's --metadata tp=N (pp, dp, ep) names the parallel sizes (xp's own:\n"
+             "  --set tp=N). A vllm bench serve --dataset-name timed_trace replay is case rate=trace\n"
+             "  (--metadata dataset_name=timed_trace says so; without it, a rate inf result whose peak\n"
+             "  in flight is below its completed requests, with a warning).\n"
+             "  The server's settings are the run's metadata: a vllm bench sweep serve point's\n"
+             "  --serve-params as serve.KEY (max_num_seqs, ...), the KV cache's dtype (not auto) as\n"
+             "  serve.kv_cache_dtype, the server's --dtype and --quantization (not auto, not null) as\n"
+             "  serve.dtype and serve.quantization.\n"
+             "  Besides vLLM's latencies and throughputs: speculative decoding's acceptance at each\n"
+             "  draft position (spec_decode_position_I_acceptance_rate, %, I from 0), NVML energy\n"
+             "  (gpu_energy_j, gpu_avg_power_w, ...), --record-power's power, AIPerf's\n"
+             "  total_gpu_energy (J) and total_gpu_power (W) (nvidia_, amd_ too).\n",
 };

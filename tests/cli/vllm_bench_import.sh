@@ -60,6 +60,18 @@ one_line "xp import vllm-bench --metadata=tp=2" 2 "--metadata=tp=2: .* vllm benc
   "$XP" --db "$db" import vllm-bench "$data/serve_c8_detailed.json" --metadata=tp=2
 check "--metadata: nothing recorded" "$before" "$(query "SELECT count(*) FROM runs")"
 
+# xp help vllm-bench names what an import records beyond vLLM's statistics (the server's settings
+# as serve.*, the replay's case, today's metrics), where it listed only the files it reads: the
+# serve.* key SGLang 0.5.8's server_info gives is named there, and so are the others
+"$XP" --db "$tmp/h.db" import vllm-bench "$data/formats/sglang_0.5.8_tp4_dp2.jsonl" > /dev/null 2>&1
+"$XP" help vllm-bench > "$tmp/help" 2>&1
+for word in $(db="$tmp/h.db" query "SELECT key FROM run_meta WHERE key LIKE 'serve.%'") serve.kv_cache_dtype \
+  serve.quantization serve.KEY rate=trace spec_decode_position_I_acceptance_rate total_gpu_energy \
+  "--set tp=N"; do
+  grep -qF -- "$word" "$tmp/help" || { echo "FAIL: xp help vllm-bench does not name $word"; fail=1; }
+done
+check "sglang 0.5.8 records serve.dtype" "serve.dtype" "$(db="$tmp/h.db" query "SELECT key FROM run_meta WHERE key LIKE 'serve.%'")"
+
 # --dry-run reads and summarises, records nothing.
 before=$(query "SELECT count(*) FROM runs")
 "$XP" --db "$db" import vllm-bench "$data/legacy_rate4.json" --dry-run > "$tmp/plan" 2>&1
