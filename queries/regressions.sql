@@ -2,10 +2,14 @@
 -- of the older ok runs of the same configuration. Lists the changes beyond 10%, worst first.
 --
 -- Configuration = schema view run_configuration's, as xp report and xp audit have it: model,
--- GPU, interconnect, tp, batch and the rest declared (engine, dtype, quantization, ep, pp), a
--- trace imported with nothing declared being one of its own; within the kind, the GPU count
--- and the concurrency. A case is its name and params, less the file and position an imported
--- result came from (a vLLM result saved under a new name is the same series), and less what a
+-- GPU, interconnect, tp, batch and the rest declared or named (engine, dtype, quantization, ep,
+-- pp, dp, a serving result's server settings serve.KEY: serve.kv_cache_dtype, ...), a trace
+-- imported with nothing declared being one of its own; within the kind, the GPU count and the
+-- concurrency. `config` names the rest (as bottleneck_by_config.sql's: "engine=sglang
+-- serve.kv_cache_dtype=fp8", "undeclared: FILE · ..."): two configurations of one model, TP and
+-- batch are two series whose rows differ there alone. A case is its name and params, less the
+-- file and position an imported result came from (a vLLM result saved under a new name is the
+-- same series), and less what a
 -- run found rather than was asked: a kernel_variant run's random seed (fresh per run), a gemm
 -- run's chosen algorithms, their indices, bound, candidates and check error, NCCL's algorithm,
 -- protocol and channels (in a log only with NCCL_DEBUG_SUBSYS=TUNING or rccl-tests -A 1). Each
@@ -46,7 +50,8 @@ cases_keyed AS (
 points AS (
   SELECT json_array(r.kind, g.model, g.gpu_name, g.interconnect, g.tp, g.batch, g.config, g.undeclared,
                     r.gpu_count, r.concurrency, c.name, c.key_params, m.name) AS series,
-         r.kind, g.model, g.gpu_name, g.interconnect, g.tp, g.batch, c.name AS case_name,
+         r.kind, g.model, g.gpu_name, g.interconnect, g.tp, g.batch,
+         coalesce(g.undeclared, g.config) AS config, c.name AS case_name,
          c.key_params AS params, m.name AS metric, m.unit, m.median AS value, r.uuid, t.measured_at,
          row_number() OVER (PARTITION BY r.kind, g.model, g.gpu_name, g.interconnect, g.tp, g.batch,
                             g.config, g.undeclared, r.gpu_count, r.concurrency, c.name, c.key_params, m.name
@@ -72,14 +77,14 @@ older_median AS (
   GROUP BY series
 ),
 compared AS (
-  SELECT p.kind, p.model, p.gpu_name, p.interconnect, p.tp, p.batch, p.case_name, p.params,
+  SELECT p.kind, p.model, p.gpu_name, p.interconnect, p.tp, p.batch, p.config, p.case_name, p.params,
          p.metric, p.unit, substr(p.uuid, 1, 8) AS newest_run, p.measured_at AS newest_at,
          p.value AS newest, o.median AS older_median, o.runs AS older_runs,
          CASE WHEN o.median <> 0 THEN (p.value - o.median) / abs(o.median) END AS change
   FROM points p JOIN older_median o ON o.series = p.series
   WHERE p.newness = 1
 )
-SELECT kind, model, gpu_name, interconnect, tp, batch, case_name, params, metric, unit,
+SELECT kind, model, gpu_name, interconnect, tp, batch, config, case_name, params, metric, unit,
        newest_run, newest_at, newest, older_median, older_runs,
        round(100 * change, 1) AS change_pct,
        CASE

@@ -62,6 +62,14 @@ n=$(record scale=1.25)
 run query "$XP_SRC/queries/regressions.sql" --format csv; expect_rc 0
 [ "$(grep -c ",${n:0:8}," "$tmp/out")" = 4 ] && [ "$(wc -l < "$tmp/out")" = 5 ] ||
   die "regressions: the newest undeclared probe run against its 3 older ones, nothing else: $(cat "$tmp/out")"
+# each row names its configuration (config, as bottleneck_by_config.sql's), where engine x's
+# regression and the undeclared one's printed the same kind, model, GPU, case and metric
+x=$(record engine=x scale=1.25)
+run query "$XP_SRC/queries/regressions.sql" --format csv; expect_rc 0
+head -1 "$tmp/out" | grep -q ',batch,config,case_name,' || die "regressions: no config column: $(head -1 "$tmp/out")"
+[ "$(grep ",${x:0:8}," "$tmp/out" | grep -c ',engine=x,')" = 4 ] &&
+  [ "$(grep ",${n:0:8}," "$tmp/out" | grep -c ',,,,,,,')" = 4 ] ||
+  die "regressions: engine x's rows and the undeclared run's apart by config: $(cat "$tmp/out")"
 
 # decode_gap_analysis.sql: a trace with marked steps but no GPU time in them is not a run of
 # the measured figures (view trace_step_totals), as in xp report

@@ -56,7 +56,7 @@ run query "$XP_SRC/queries/regressions.sql" --format csv; expect_rc 0
 new=$(record model=m tp=2 scale=1.25)
 run query "$XP_SRC/queries/regressions.sql" --format csv; expect_rc 0
 [ "$(grep -c ",${new:0:8}," "$tmp/out")" = 4 ] || die "4 metrics of the newest run regressed: $(cat "$tmp/out")"
-grep -F 'hist_probe,m,,,2,,op,"{""i"":0}",time,us,'"${new:0:8}," "$tmp/out" | grep -qF ",125.125,100.1,3,25,worse" ||
+grep -F 'hist_probe,m,,,2,,,op,"{""i"":0}",time,us,'"${new:0:8}," "$tmp/out" | grep -qF ",125.125,100.1,3,25,worse" ||
   die "time: 125.1 against a median of 100.1 over 3 older runs: $(cat "$tmp/out")"
 grep -F 'op,"{""i"":1}",busbw,GB/s,'"${new:0:8}," "$tmp/out" | grep -qF ",4,5,3,-20,worse" || die "busbw dropped 20%: worse"
 # a run whose recorder died (running, on this host, no such process) is 'incomplete' in export
