@@ -935,11 +935,13 @@ static int plan(const xp_spec *s, FILE *out) {
 
 static const xp_field fields[] = {
     {"files", XP_T_STRINGS, 1, NULL, NULL, 0, 0,
-     "nccl-tests text output (NCCL INFO lines may be interleaved), -J JSON, and optionally NCCL's topology "
-     "dump (.xml)"},
+     "nccl-tests text output (NCCL INFO lines may be interleaved), -J JSON, rccl-tests' -x/-X file "
+     "(-Z csv or json), and optionally NCCL's topology dump (.xml)"},
     {"collective", XP_T_STRING, 0, NULL, NULL, 0, 0,
-     "the test's collective (all_reduce, sendrecv, ...) for logs that do not name it (else a file name "
-     "such as all_gather_perf.log names it)"},
+     "the test's collective (all_reduce, sendrecv, ...) for logs that do not name it (before 2.13); else "
+     "the command line the log keeps (\"$ ./build/all_gather_perf ...\"), a file name such as "
+     "all_gather_perf.log, or the report's own header and busbw / algbw where they leave one test "
+     "(reduce_perf's \"redop root\"), said"},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
 
 const xp_kind xp_kind_nccl_tests = {
