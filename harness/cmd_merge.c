@@ -33,7 +33,9 @@ static const char usage[] =
     "  schema or a file that is not an xp database is refused, and nothing is changed.\n"
     "  Exit status: 5 when a run of OTHER does not match its seal there, or is finished but\n"
     "  unsealed there: nothing is merged.\n"
-    "  --dry-run  say what would be merged; write nothing\n";
+    "  --dry-run  say what would be merged; write nothing (a database xp cannot write: on a\n"
+    "             copy in $SQLITE_TMPDIR, $TMPDIR or /var/tmp, as much disk as it, removed\n"
+    "             at exit)\n";
 
 typedef struct merger {
   sqlite3 *main, *other;

@@ -26,7 +26,9 @@ static const char usage[] =
     "  with --rules FILE, that file's (same format). Prints every name whose category changes,\n"
     "  and what its kernels change to in the figures: a collective kernel whose name stays a\n"
     "  communication one keeps the collective its args name.\n"
-    "  --dry-run  show what would change; write nothing\n";
+    "  --dry-run  show what would change; write nothing (a database xp cannot write: on a\n"
+    "             copy in $SQLITE_TMPDIR, $TMPDIR or /var/tmp, as much disk as it, removed\n"
+    "             at exit)\n";
 
 typedef struct name_row {
   int64_t id;
