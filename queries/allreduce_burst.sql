@@ -9,11 +9,14 @@
 -- nccl-tests; cases with wrong results are left out. gpu is the model as view run_configuration
 -- spells it ("NVIDIA H200" and "H200" are one): two GPUs' bursts are never averaged, where a
 -- log that shows no interconnect ('?') or P2P disabled (SHM on both) would have mixed them. Figures are the mean over runs of each run's median:
---   burst_us      one burst of `burst` collectives back to back (rank mean)
+--   burst_us      one burst of `burst` collectives back to back (rank mean); best_burst_us
+--                 the lowest run's median
 --   time_us       burst_us / burst: nccl-tests' per-collective time
 --   busbw_GBps    nccl-tests' bus bandwidth at that time (empty where the file printed none:
 --                 "nan" or "inf", a time of 0; the case's note says so)
---   spread_p90_us the 90th percentile of slowest-minus-fastest rank within a burst
+--   spread_p90_us the 90th percentile of slowest-minus-fastest rank within a burst (the
+--                 largest of the runs': never averaged away)
+-- runs counts them; last_run is the day the latest was measured (view run_measured).
 -- interconnect is what NCCL showed (xp's own runs' detection, or an imported log with its
 -- topology dump); where it did not show it, the declared one with " (declared)" after it, and '?' where neither says; transport lists
 -- NCCL's transports (P2P/..., SHM/..., NET/..., in that order whatever the log's). With P2P disabled on NVLink hardware both say
