@@ -92,7 +92,8 @@ int cmd_help(int argc, char **argv, const char *db_path) {
          "  missing one (exit 3), and a dry run never creates one.\n\n"
          "commands:\n");
   for (const xp_cmd *c = xp_cmds(); c->name; c++) printf("  %-11s %s\n", c->name, c->summary);
-  printf("\nrun kinds: xp help kinds; one kind's keys: xp help KIND\n"
+  printf("\nrun kinds: xp help kinds; one kind's keys: xp help KIND (an importer's: xp help\n"
+         "            torch-trace, ...); a model file's: xp help models\n"
          "exit codes: 0 ok, 1 run failed, audit found evidence contradicted or the output could\n"
          "            not be written, 2 bad usage or input, 3 database error (missing, not xp's,\n"
          "            newer, corrupt, locked, read-only), 4 environment (no GPU, built without CUDA),\n"
