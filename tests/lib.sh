@@ -64,6 +64,10 @@ finish() {
 
 # ---- the history tests (tests/cli/history_*.sh, set -e): the first failure ends the test ----
 die() { echo "FAIL: $*" >&2; exit 1; }
+xp_sanitized() { # true when $XP is built with AddressSanitizer (XP_SANITIZE), whose shadow memory
+  # and allocator need far more than a small ulimit -d leaves: checks of memory limits skip there
+  ASAN_OPTIONS=help=1 "$XP" version 2>&1 | grep -q "flags for AddressSanitizer"
+}
 need_sqlite3() { # the sqlite3 CLI, to look under xp
   command -v sqlite3 > /dev/null || { echo "skipped: the sqlite3 CLI is missing (cmake/install-deps.sh --test)"; exit 77; }
 }
