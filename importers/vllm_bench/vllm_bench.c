@@ -390,6 +390,21 @@ static int vllm_bench_plan(const xp_spec *spec, FILE *out) {
 ** file order, comma-separated (dates of a concurrency sweep, say). */
 static int by_text(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+/* The string field at offset of a result, of result i. */
+static const char *result_text(const vb_set *s, size_t i, size_t offset) {
+  return *(char *const *)((const char *)&s->r[i] + offset);
+}
+
+/* The string at offset that every result names the same, else NULL. */
+static const char *named_by_every(const vb_set *s, size_t offset) {
+  const char *v = result_text(s, 0, offset);
+  for (size_t i = 1; i < s->n && v; i++) {
+    const char *o = result_text(s, i, offset);
+    if (!o || strcmp(v, o) != 0) v = NULL;
+  }
+  return v;
+}
+
 /* The distinct values of one field over the set's results, sorted and joined by commas: sorted,
 ** so that several results' dates ("20250901-090000") end with the latest whatever order the
 ** files were given in (run_measured takes the last), and one set of files names itself alike. */
@@ -397,7 +412,7 @@ static char *distinct_values(const vb_set *s, size_t offset) {
   const char **vals = xp_xcalloc(s->n + 1, sizeof *vals);
   size_t n = 0;
   for (size_t i = 0; i < s->n; i++) {
-    const char *v = *(char *const *)((const char *)&s->r[i] + offset);
+    const char *v = result_text(s, i, offset);
     int seen = !v;
     for (size_t j = 0; j < n && !seen; j++) seen = strcmp(v, vals[j]) == 0;
     if (!seen) vals[n++] = v;
@@ -524,11 +539,7 @@ static int record_stated_settings(xp_run *run, const vb_set *s) {
       {"quantization", "quantization", offsetof(vb_result, serve_quant)}};
   int rc = 0;
   for (size_t k = 0; k < sizeof keys / sizeof keys[0] && rc == 0; k++) {
-    const char *v = *(char *const *)((const char *)&s->r[0] + keys[k].offset);
-    for (size_t i = 1; i < s->n && v; i++) {
-      const char *o = *(char *const *)((const char *)&s->r[i] + keys[k].offset);
-      if (!o || strcmp(v, o) != 0) v = NULL;
-    }
+    const char *v = named_by_every(s, keys[k].offset);
     const int swept = cJSON_HasObjectItem(s->r[0].server, keys[k].key) ||
                       cJSON_HasObjectItem(s->r[0].server, keys[k].dashed);
     char *key = xp_asprintf("serve.%s", keys[k].key);
@@ -541,20 +552,16 @@ static int record_stated_settings(xp_run *run, const vb_set *s) {
 /* A GPU every result names (trtllm-bench's machine.name, AIPerf's GPU telemetry), and how many ran
 ** it (trtllm-bench's world_size), as the run's; so the dtype. */
 static int record_gpu(xp_run *run, const vb_set *s) {
-  const char *gpu = s->r[0].gpu;
+  const char *gpu = named_by_every(s, offsetof(vb_result, gpu));
   int64_t gpus = s->r[0].gpu_count;
-  for (size_t i = 1; i < s->n; i++) {
-    if (!gpu || !s->r[i].gpu || strcmp(gpu, s->r[i].gpu) != 0) gpu = NULL;
+  for (size_t i = 1; i < s->n; i++)
     if (s->r[i].gpu_count != gpus) gpus = -1;
-  }
   int rc = gpu ? xp_run_meta(run, "gpu_name", gpu, "trace") : 0;
   if (rc == 0 && gpu && gpus > 0) rc = xp_run_meta_int(run, "gpu_count", gpus, "trace");
   /* and the dtype, where every result names the same (trtllm-bench's, in xp's names) */
-  const char *dtype = s->r[0].dtype;
-  for (size_t i = 1; i < s->n && dtype; i++)
-    if (!s->r[i].dtype || strcmp(dtype, s->r[i].dtype) != 0) dtype = NULL;
+  const char *dtype = named_by_every(s, offsetof(vb_result, dtype));
   if (rc == 0 && dtype) rc = xp_run_meta(run, "dtype", dtype, "trace");
-  return rc == 0 ? record_stated_settings(run, s) : rc;
+  return rc;
 }
 
 static int record_meta(xp_run *run, const vb_set *s) {
@@ -588,6 +595,7 @@ static int record_meta(xp_run *run, const vb_set *s) {
   }
   if (rc == 0 && engine) rc = xp_run_meta(run, "engine", engine, "trace");
   if (rc == 0) rc = record_server_settings(run, s);
+  if (rc == 0) rc = record_stated_settings(run, s);
   return rc ? rc : record_parallel(run, s);
 }
 
