@@ -671,6 +671,40 @@ int xp_json_number(const cJSON *v, double *x) {
   return cJSON_IsString(v) && xp_parse_double(v->valuestring, x) == 0;
 }
 
+typedef struct {
+  cJSON *item;
+  size_t at;
+} json_member;
+
+static int by_key_then_place(const void *a, const void *b) {
+  const json_member *x = a, *y = b;
+  const int c = strcmp(x->item->string, y->item->string);
+  return c ? c : (x->at > y->at) - (x->at < y->at);
+}
+
+/* Sorted by key, the members one key names sit together, the last given last: each but the
+** last goes. Sorting keeps an object of many keys (a fuzzed one) from taking n^2 compares. */
+static void drop_earlier_members(cJSON *o) {
+  size_t n = 0;
+  for (const cJSON *c = o->child; c; c = c->next) n++;
+  if (n < 2) return;
+  json_member *m = xp_xmalloc(n * sizeof *m);
+  size_t i = 0;
+  for (cJSON *c = o->child; c; c = c->next, i++) m[i] = (json_member){c, i};
+  qsort(m, n, sizeof *m, by_key_then_place);
+  for (i = 0; i + 1 < n; i++)
+    if (strcmp(m[i].item->string, m[i + 1].item->string) == 0) cJSON_Delete(cJSON_DetachItemViaPointer(o, m[i].item));
+  free(m);
+}
+
+void xp_json_keep_last(cJSON *v) {
+  if (cJSON_IsObject(v)) drop_earlier_members(v);
+  cJSON *c;
+  cJSON_ArrayForEach(c, v) {
+    if (cJSON_IsObject(c) || cJSON_IsArray(c)) xp_json_keep_last(c);
+  }
+}
+
 double xp_spec_num(const cJSON *obj, const char *key, double dflt) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
   return cJSON_IsNumber(v) ? v->valuedouble : dflt;

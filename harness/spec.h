@@ -84,6 +84,9 @@ int64_t xp_spec_int(const cJSON *obj, const char *key, int64_t dflt);
 /* 1 with *x set if v is a JSON number or a string that is one ("1024": vLLM's --metadata
 ** KEY=VALUE writes every value as a string, SGLang its lengths as numbers), else 0. */
 int xp_json_number(const cJSON *v, double *x);
+/* Leaves, in every object within v, only the last of a key given more than once: the value
+** Python's json.load keeps, which cJSON's lookups (the first) would not see. */
+void xp_json_keep_last(cJSON *v);
 double xp_spec_num(const cJSON *obj, const char *key, double dflt);
 int xp_spec_bool(const cJSON *obj, const char *key, int dflt);
 /* Byte sizes from an XP_T_SIZES array; returns count, *out malloc'd. -1 on a bad entry. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "nccl_tests.h"
+#include "spec.h"
 #include "xp.h"
 
 static double num(const cJSON *o, const char *key, double dflt) {
@@ -168,6 +169,7 @@ int nt_parse_json(nt_doc *d, const char *text, size_t len) {
   const size_t bom = nt_bom(text, len);
   text += bom, len -= bom;
   cJSON *root = cJSON_ParseWithLength(text, len);
+  xp_json_keep_last(root); /* a key given twice: its last value counts, as in json.load */
   if (!root && left_open(text, len))
     return xp_error_at(XP_EXIT_USAGE, d->path, 0, "not valid JSON: cut short, left open at its end (a job killed "
                        "before nccl-tests closed the file?)");

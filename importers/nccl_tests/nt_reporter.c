@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "nccl_tests.h"
+#include "spec.h"
 #include "xp.h"
 
 #define MAX_FIELDS 32
@@ -289,6 +290,7 @@ static int json_list(nt_doc *d, const char *text, size_t len, int *stated) {
   int rc = 0, index = 0;
   const cJSON *o;
   cJSON *list = cJSON_ParseWithLength(text, len);
+  xp_json_keep_last(list); /* a key given twice: its last value counts, as in json.load */
   if (!cJSON_IsArray(list)) rc = xp_error_at(XP_EXIT_USAGE, d->path, 0, "not valid JSON");
   cJSON_ArrayForEach(o, list) {
     if (rc == 0) rc = json_record(d, o, index++, stated);
@@ -304,6 +306,7 @@ static int json_lines(nt_doc *d, const char *text, size_t len, int *stated) {
   while (rc == 0 && !at_end(text, len, i)) {
     const char *end = NULL, *nl = memchr(text + i, '\n', len - i);
     cJSON *obj = text[i] == '{' ? cJSON_ParseWithLengthOpts(text + i, len - i, &end, 0) : NULL;
+    xp_json_keep_last(obj);
     if (!obj && (!nl || at_end(text, len, (size_t)(nl - text)))) {
       xp_warn("%s: record %d cut short, left out", d->path, index);
       break;

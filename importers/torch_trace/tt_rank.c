@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tt_num.h"
+#include "spec.h"
 #include "tt_trace.h"
 #include "xp.h"
 
@@ -928,6 +929,7 @@ int tt_rank_meta(tt_import *imp, tt_rank *r, tt_slice key, tt_slice val, char *e
     snprintf(err, errlen, "top-level \"%s\" is not valid JSON", name);
     return -1;
   }
+  xp_json_keep_last(v); /* {"rank": 0, "rank": 1}: rank 1, as json.load reads it */
   if (strcmp(name, "baseTimeNanoseconds") == 0) {
     int64_t b;
     if (tt_int(val, &b) == 0) {

@@ -1093,12 +1093,6 @@ static int rebuild_uncounted_input(const vb_src *s, const vb_lists *l, vb_result
   return 0;
 }
 
-static int given_again(const cJSON *v) {
-  for (const cJSON *d = v->next; d; d = d->next)
-    if (strcmp(d->string, v->string) == 0) return 1;
-  return 0;
-}
-
 static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
   if (!cJSON_IsObject(o))
     return xp_error_at(XP_EXIT_USAGE, s->label, line_at(s->text, s->start),
@@ -1157,7 +1151,6 @@ static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
   int sweep = 0; /* past vllm bench sweep's run_number, where it added the point's settings */
   cJSON_ArrayForEach(v, o) {
     if (strcmp(v->string, "run_number") == 0) sweep = 1;
-    if (given_again(v)) continue; /* a key given twice: its last value counts, as in json.load */
     const vb_key *k = find_key(v->string);
     if (k) take_known(r, k, v, &lists);
     else if (sweep) take_sweep_setting(r, v);
@@ -1294,6 +1287,7 @@ static void values_push(vb_values *l, cJSON *v, size_t start, size_t end) {
     l->ends = xp_xrealloc(l->ends, l->cap * sizeof *l->ends);
     l->v = xp_xrealloc(l->v, l->cap * sizeof *l->v);
   }
+  xp_json_keep_last(v); /* a key given twice: its last value counts, as in json.load */
   l->starts[l->n] = start;
   l->ends[l->n] = end;
   l->v[l->n++] = v;

@@ -90,6 +90,12 @@ check "json: NCCL env kept" 0 "$(sql "SELECT value FROM run_meta m JOIN runs r O
 check "json: only NCCL_ env" 0 "$(sql "SELECT count(*) FROM run_meta m JOIN runs r ON r.id = m.run_id
   WHERE r.uuid LIKE '$j%' AND key LIKE 'nccl_tests.env.%' AND key NOT LIKE 'nccl_tests.env.NCCL_%'")"
 
+# a key given twice: the last counts, as json.load reads it (the first, a string, was refused)
+sed 's/"out_of_place":{"time":22.302300,/"out_of_place":{"time":"slow","time":22.302300,/' "$data/nccltests_sweep.json" > "$tmp/twice.json"
+"$XP" --db "$db" import nccl-tests "$tmp/twice.json" > "$tmp/out" 2> "$tmp/err"
+check "json, a key given twice: exit" 0 $?
+check "json, a key given twice: the last value" 22.30 "$(metric "$(run_of)" allreduce/bf16/1048576/eager/out_of_place time_us)"
+
 # Compared with its text, the -J file (which lists rank 0's device alone) ran on the same GPUs
 "$XP" --db "$db" compare "$j" "$t2" > "$tmp/cmp" 2>&1
 check "json vs text: compare exit" 0 $?

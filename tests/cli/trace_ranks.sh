@@ -54,6 +54,12 @@ check "one process per node: figures" "$want" "$(figures)"
 check "one process per node: sources, world of the GPUs" "trace:4 trace:4 trace:4 trace:4" "$(sources)"
 check "one process per node: said" "xp: warning: $v/multinode_1p1.json.gz: GPU activity on 2 devices (one process drove several GPUs): each is a rank of its own: ranks 2 to 3 (distributedInfo.rank 1 times 2 devices, then each device's place, as c10d numbered a process's GPUs)" "$(sed -n 2p "$tmp/err")"
 
+# a key given twice in distributedInfo: the last counts, as json.load reads it (it read the first)
+zcat "$v/multinode_1p1.json.gz" | sed 's/"rank": 1, "world_size"/"rank": 0, "rank": 1, "world_size"/' > "$tmp/1p1_twice.json"
+imp "$v/multinode_1p0.json.gz" "$tmp/1p1_twice.json"
+check "distributedInfo rank given twice: exit" 0 $?
+check "distributedInfo rank given twice: the last counts" "$want" "$(figures)"
+
 # no rank in the traces: numbered in the order the files were given, then by device
 for n in 0 1; do
   zcat "$v/multinode_1p$n.json.gz" | sed 's/"distributedInfo": {[^}]*}, //' > "$tmp/1p$n.json"

@@ -93,11 +93,24 @@ bad nokey.json '{"model_id": "m", "duration": 1.0, "completed": 2, "request_thro
 bad wrongtype.json '{"model_id": "m",
 "duration": 1.0, "completed": 2, "request_throughput": "fast", "output_throughput": 9.0, "mean_ttft_ms": 3.0}' \
   'wrongtype.json:2: request_throughput: expected a number, found a string'
+# a key given twice: its last value counts, as json.load reads it; a last value of the wrong type is
+# refused (the check read the first, the import the last: a null pointer, found by fuzz_vllm_bench)
+bad twice.json '{"model_id": "m", "label": "a",
+"label": 7, "duration": 1.0, "completed": 2, "request_throughput": 2.0, "output_throughput": 9.0, "mean_ttft_ms": 3.0}' \
+  'twice.json:1: label: expected a string, found a number'
 sed 's/"model_id": "Qwen\/Qwen3-0.6B"/"model_id": "other\/model"/' "$data/serve_c8_detailed.json" > "$tmp/other.json"
 "$XP" --db "$db" import vllm-bench "$data/serve_c16_goodput.json" "$tmp/other.json" > /dev/null 2> "$tmp/err"
 check "two models in one import: exit status" 2 $?
 grep -q 'import each model separately' "$tmp/err" || { echo "FAIL: model mismatch message: $(cat "$tmp/err")"; fail=1; }
 check "no run recorded by bad input or --dry-run" "$before" "$(query "SELECT count(*) FROM runs")"
+
+# the first of a key given twice, of the wrong type, is not what counts: the last is recorded
+sed -e 's/"backend": "openai",/"backend": "openai", "model_id": 1,/' -e 's/"label": null/"label": 7, "label": "second"/' \
+  "$data/serve_c8_detailed.json" > "$tmp/twice-ok.json"
+"$XP" --db "$tmp/twice.db" import vllm-bench "$tmp/twice-ok.json" > /dev/null 2> "$tmp/err"
+check "key given twice, the last right: exit status" 0 $?
+check "key given twice: the last value recorded" "second|Qwen/Qwen3-0.6B" \
+  "$(db="$tmp/twice.db" query "SELECT (SELECT value FROM run_meta WHERE key = 'label') || '|' || model FROM runs")"
 
 # A backend that names the engine gives the run's engine; "openai" names only the API.
 sed 's/"backend": "openai"/"backend": "vllm"/' "$data/serve_c8_detailed.json" > "$tmp/vllm-backend.json"
