@@ -594,37 +594,45 @@ static int32_t configured_pg_of_size(tt_import *imp, const tt_rank *r, int64_t s
 }
 
 /* A collective kernel whose args name no process group (launched before the profiler saw the
-** call) belongs to the group of the other collectives on its stream: each PyTorch process group
-** drives its own NCCL stream. Where a stream's collectives name several groups, the one named by
-** the collective before it on the stream (else the one after): never the one the file wrote
-** first. Failing that, to the trace's only configured group. */
+** call, or with no record_param_comms of its External id: older PyTorch) belongs to the group of
+** the other collectives on its stream, where they all name one: ProcessGroupNCCL gives each
+** process group a stream of its own per device (initNCCLComm: ncclStreams_.emplace(deviceKey, ...),
+** torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp). Not where they name several: since
+** pytorch/pytorch#150398 (2.8) a collective called with async_op=False runs on the caller's
+** current stream, every group's on the compute stream, and the pool its streams come from is
+** reused past 32; the collective before it on such a stream may be another group's (an EP
+** all-to-all before a TP all-reduce), matched there with the wrong ranks. Failing that, to the
+** rank's one configured group of its size, else to the trace's only configured group. */
 typedef struct named_at { /* a collective that names its group, on its stream */
   uint64_t stream;
-  int64_t start;
-  const char *name; /* the group's key, which orders two of one start */
   int32_t pg;
 } named_at;
 
-static int by_stream_then_start(const void *a, const void *b) {
+static int by_stream_then_pg(const void *a, const void *b) {
   const named_at *x = a, *y = b;
   if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
-  if (x->start != y->start) return x->start < y->start ? -1 : 1;
-  return strcmp(x->name, y->name);
+  return (x->pg > y->pg) - (x->pg < y->pg);
 }
 
 #define STREAM_KEY(c) ((uint64_t)(uint32_t)(c)->device << 32 | (uint32_t)(c)->stream)
 
-/* The group of the named collective nearest before start on stream (else the first after), -1
-** if the stream has none; na sorted by stream, then start. */
-static int32_t group_on_stream(const named_at *na, size_t n, uint64_t stream, int64_t start) {
-  size_t lo = 0, hi = n; /* the first entry past (stream, start) */
+/* The one group every named collective on stream names, -1 if they name none or several; na
+** sorted by stream, then group, so a stream's first and last entries tell. */
+static int32_t group_on_stream(const named_at *na, size_t n, uint64_t stream) {
+  size_t lo = 0, hi = n; /* the stream's first entry */
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
-    if (na[mid].stream < stream || (na[mid].stream == stream && na[mid].start <= start)) lo = mid + 1;
+    if (na[mid].stream < stream) lo = mid + 1;
     else hi = mid;
   }
-  if (lo > 0 && na[lo - 1].stream == stream) return na[lo - 1].pg;
-  return lo < n && na[lo].stream == stream ? na[lo].pg : -1;
+  if (lo == n || na[lo].stream != stream) return -1;
+  size_t end = n; /* past its last, found as its first: every kernel of a stream asks */
+  for (size_t a = lo; a < end;) {
+    const size_t mid = a + (end - a) / 2;
+    if (na[mid].stream <= stream) a = mid + 1;
+    else end = mid;
+  }
+  return na[lo].pg == na[end - 1].pg ? na[lo].pg : -1;
 }
 
 static void resolve_groups(tt_import *imp, tt_rank *r) {
@@ -634,14 +642,14 @@ static void resolve_groups(tt_import *imp, tt_rank *r) {
   named_at *na = xp_xmalloc((r->colls.n - unnamed + 1) * sizeof *na);
   for (size_t i = 0; i < r->colls.n; i++) {
     const tt_collk *c = XP_VEC_AT(&r->colls, tt_collk, i);
-    if (c->pg >= 0) na[n++] = (named_at){STREAM_KEY(c), c->start, imp->pgs.str[c->pg], c->pg};
+    if (c->pg >= 0) na[n++] = (named_at){STREAM_KEY(c), c->pg};
   }
-  qsort(na, n, sizeof *na, by_stream_then_start);
+  qsort(na, n, sizeof *na, by_stream_then_pg);
   int32_t only = -2;
   for (size_t i = 0; i < r->colls.n; i++) {
     tt_collk *c = XP_VEC_AT(&r->colls, tt_collk, i);
     if (c->pg >= 0) continue;
-    const int32_t pg = group_on_stream(na, n, STREAM_KEY(c), c->start);
+    const int32_t pg = group_on_stream(na, n, STREAM_KEY(c));
     if (pg >= 0) {
       c->pg = pg;
       continue;

@@ -89,4 +89,69 @@ check "group named by the calls: each rank's TP group, its Seq" "0|1|[0 1]|1 2 3
 check "group named by the calls: waits as by the kernels' own args" "0|3000;1|0;2|6000;3|0" \
   "$(query "SELECT group_concat(x, ';') FROM (SELECT rank || '|' || sum(wait_ns) AS x
             FROM trace_collectives WHERE run_id = (SELECT max(run_id) FROM trace_collectives) GROUP BY rank ORDER BY rank)")"
+
+# PyTorch 2.8 on (pytorch/pytorch#150398): a collective called with async_op=False runs on the
+# caller's current stream, so a TP group's and a DP group's collectives share the compute stream
+# (7), where before each group had an NCCL stream of its own (ProcessGroupNCCL's ncclStreams_, one
+# per device: 13 for TP, 17 for DP). Each step: an all-reduce of the TP group (100 us, arriving as
+# above), one of the DP group ([0, 2] and [1, 3]; ranks 0 and 1 arriving at 130 and 131 us, 2 and 3
+# at 134 and 132, all leaving at 140) and one more of the TP group at 160 us that names no group
+# (vLLM's pynccl: no record_param_comms, no args). On a stream of its own it is the TP group's, the
+# figures those of the trace that names it; on the shared stream the collective before it is the
+# DP group's, whose ranks it was matched with (rank 0 waiting 3 us for rank 2, not 1 us for rank 1):
+# now it is left unmatched there, said, as which group it ran in cannot be told
+trace2() {
+  local r=$1 tp="[0, 1]" name=1 k t s e d
+  [ "$r" -ge 2 ] && tp="[2, 3]" name=2
+  local dpn=$((5 + r % 2)) dp="[$((r % 2)), $((r % 2 + 2))]"
+  local arrive=(0 1 3 5) leave=(8 8 9 9) dparrive=(30 31 34 32)
+  local tps=13 dps=17
+  [ -n "${one_stream:-}" ] && tps=7 dps=7
+  printf '{"schemaVersion": 1, "deviceProperties": [{"id": %d, "name": "NVIDIA H200"}],\n' "$r"
+  printf '"distributedInfo": {"backend": "nccl", "rank": %d, "world_size": 4, "pg_count": 5, "pg_config": [' "$r"
+  printf '{"pg_name": "0", "pg_desc": "default_pg", "backend_config": "cuda:nccl", "pg_size": 4, "ranks": [0, 1, 2, 3]}, '
+  printf '{"pg_name": "%d", "pg_desc": "undefined", "backend_config": "cuda:nccl", "pg_size": 2, "ranks": %s}, ' "$name" "$tp"
+  printf '{"pg_name": "%d", "pg_desc": "undefined", "backend_config": "cuda:nccl", "pg_size": 2, "ranks": %s}]},\n' "$dpn" "$dp"
+  printf '"traceEvents": [\n'
+  printf '{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": %d, "tid": %d, "ts": 0.000, "dur": 1000.000, "args": {"External id": 1}},\n' $((100 + r)) $((100 + r))
+  for k in 0 1 2; do
+    t=$((100 + 100 * k))
+    # kernel STREAM START DUR CORRELATION ARGS
+    kernel() {
+      printf '{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "pid": %d, "tid": %d, "ts": %d.000, "dur": %d.000, "args": {"device": %d, "stream": %d, "correlation": %d%s}},\n' \
+        "$r" "$1" "$2" "$3" "$r" "$1" "$4" "$5"
+    }
+    named() { printf ', "Collective name": "allreduce", "dtype": "BFloat16", "In msg nelems": 4096, "Out msg nelems": 4096, "Group size": 2, "Process Group Name": "%s", "Process Group Description": "undefined", "Process Group Ranks": "%s"' "$1" "$2"; }
+    kernel $tps $((t + ${arrive[$r]})) $((${leave[$r]} - ${arrive[$r]})) $((50 + 3 * k)) "$(named $name "$tp")"
+    kernel $dps $((t + ${dparrive[$r]})) $((40 - ${dparrive[$r]})) $((51 + 3 * k)) "$(named $dpn "$dp")"
+    s=""
+    [ -n "${third_named:-}" ] && s=$(named $name "$tp")
+    kernel $tps $((t + 60 + ${arrive[$r]})) $((${leave[$r]} - ${arrive[$r]})) $((52 + 3 * k)) "$s"
+  done
+  printf '{"ph": "i", "cat": "cpu_instant_event", "s": "g", "name": "Record Window End", "pid": "", "tid": "", "ts": 1000.000}\n],\n"traceName": "rank%d.json"}\n' "$r"
+}
+waits() {
+  query "SELECT group_concat(x, ';') FROM (SELECT rank || '|' || sum(wait_ns) || '|' || count(wait_ns) AS x
+         FROM trace_collectives WHERE run_id = (SELECT max(run_id) FROM trace_collectives) GROUP BY rank ORDER BY rank)"
+}
+for form in "own streams|" "one stream|1"; do
+  IFS='|' read -r label one <<< "$form"
+  for r in 0 1 2 3; do one_stream=$one third_named=1 trace2 $r > "$tmp/s$r.json"; one_stream=$one trace2 $r > "$tmp/u$r.json"; done
+  "$XP" --db "$db" import torch-trace "$tmp/s0.json" "$tmp/s1.json" "$tmp/s2.json" "$tmp/s3.json" $decl > "$tmp/out" 2> "$tmp/err"
+  check "$label, all named: import exit" 0 $?
+  grep -q '^collectives: 36 matched, 0 unmatched' "$tmp/out" || { echo "FAIL: $label, all named: matched"; cat "$tmp/out"; fail=1; }
+  # per rank: its wait over its matched all-reduces (ns) and their count: rank 0 1 us per TP
+  # all-reduce and 4 us per DP one, rank 1 1 us per DP one, rank 2 2 us per TP one
+  check "$label, all named: waits" "0|18000|9;1|3000|9;2|12000|9;3|0|9" "$(waits)"
+  "$XP" --db "$db" import torch-trace "$tmp/u0.json" "$tmp/u1.json" "$tmp/u2.json" "$tmp/u3.json" $decl > "$tmp/out" 2> "$tmp/err"
+  check "$label, one naming none: import exit" 0 $?
+  if [ -z "$one" ]; then
+    grep -q '^collectives: 36 matched, 0 unmatched' "$tmp/out" || { echo "FAIL: $label: matched"; cat "$tmp/out"; fail=1; }
+    check "$label, one naming none: the TP group's, the figures of the trace naming it" "0|18000|9;1|3000|9;2|12000|9;3|0|9" "$(waits)"
+  else
+    grep -q '^collectives: 24 matched, 12 unmatched (.*12 kernels naming no process group not matched' "$tmp/out" ||
+      { echo "FAIL: $label: the one naming none unmatched, said"; cat "$tmp/out"; fail=1; }
+    check "$label, one naming none: the named ones' waits as named; none for it" "0|15000|6;1|3000|6;2|6000|6;3|0|6" "$(waits)"
+  fi
+done
 finish
