@@ -27,8 +27,8 @@ static const xp_field fields[] = {
      "first GPU's, the others' following in device order (of a merged file's labels, in their ranks' order)"},
     {"ranks", XP_T_INTS, 0, NULL, NULL, 0, 1e9,
      "the ranks of the files, in their order, for traces that do not say them (no distributedInfo.rank, no "
-     "record_param_comms naming one and no rank in the file's name, TensorRT-LLM's and vLLM's \"-rank-N\" or "
-     "SGLang's \"-TP-N\"), or to "
+     "record_param_comms naming one and no rank in the file's name, TensorRT-LLM's and vLLM's \"-rank-N\", "
+     "vLLM's \"dp0_..._rankN\" or SGLang's \"-TP-N\"), or to "
      "override them; a "
      "file of several GPUs takes a rank "
      "for each, from the one given, in device order"},
@@ -392,8 +392,10 @@ const xp_kind xp_kind_torch_trace = {
              "  A file of one GPU takes its distributedInfo.rank, else the rank its record_param_comms\n"
              "  name (older PyTorch, some launchers), else the \"-rank-N\" its file's name ends with or has\n"
              "  before an extension (TensorRT-LLM's trace-rank-3.json, trace.json-rank-3.gz, vLLM's\n"
-             "  ID-rank-3.NS.pt.trace.json.gz), or SGLang's TP rank (ID-TP-3.trace.json.gz, -DP-, -EP-,\n"
-             "  a stage and -PP-0 after it; not with a PP rank above 0, whose rank needs the TP size), said; the\n"
+             "  ID-rank-3.NS.pt.trace.json.gz; vLLM 0.17's dp0_pp0_tp3_dcp0_ep3_rank3.NS.pt.trace.json.gz,\n"
+             "  not with dp above 0, whose rank needs the replica's size), or SGLang's TP rank\n"
+             "  (ID-TP-3.trace.json.gz, -DP-, -EP-, a stage and -PP-0 after it; not with a PP rank above 0,\n"
+             "  whose rank needs the TP size), said; the\n"
              "  world size, where distributedInfo gives none, is the default process group's size as they\n"
              "  give it. With several files, one that says no rank (or its calls several) is refused unless\n"
              "  --ranks gives them. A .json.gz that several ranks wrote at once (one path for all) stops\n"

@@ -752,6 +752,48 @@ static int64_t sglang_name_rank(const char *base, const char **form) {
 
 static const char rank_n_form[] = "TensorRT-LLM's or vLLM's \"-rank-N\"";
 
+/* "TAG" and digits at *p, moved past: the digits, else -1 and *p as it was. */
+static int64_t tagged(const char **p, const char *tag) {
+  const size_t k = strlen(tag);
+  if (strncmp(*p, tag, k) != 0) return -1;
+  const char *q = *p + k;
+  const int64_t n = name_digits(&q);
+  if (n >= 0) *p = q;
+  return n;
+}
+
+static const char vllm_dims_form[] = "vLLM's \"dp0_ppP_tpT_dcpC_epE_rankN\"";
+
+/* vLLM since its 0.17 (vllm-project/vllm#33198) names each worker's trace
+** "{profile_prefix_}dp{D}_pp{P}_tp{T}_dcp{C}_ep{E}_rank{N}.{ns}.pt.trace.json.gz" (get_worker_rank_suffix
+** of vllm/distributed/utils.py, through tensorboard_trace_handler), N the worker's rank within its
+** data-parallel replica (gpu_worker.py's self.rank), D the replica's. Its torch world's rank is D x
+** the replica's GPUs (TP x PP x PCP) + N (init_distributed_environment of vllm/distributed/parallel_state.py;
+** a dense model's replicas are each a world of their own, D 0 in every one): N where D is 0. Where D
+** is above 0 the name gives no replica size: not read, said. */
+static int64_t vllm_dims_rank(const char *base, const char **form) {
+  int64_t rank = -1, dp = -1;
+  for (const char *at = strstr(base, "dp"); at; at = strstr(at + 1, "dp")) {
+    if (at != base && at[-1] != '_') continue;
+    const char *p = at;
+    const int64_t d = tagged(&p, "dp");
+    if (d < 0 || tagged(&p, "_pp") < 0 || tagged(&p, "_tp") < 0 || tagged(&p, "_dcp") < 0 ||
+        tagged(&p, "_ep") < 0)
+      continue;
+    const int64_t n = tagged(&p, "_rank");
+    if (n >= 0 && (*p == '.' || *p == 0)) rank = n, dp = d; /* the last such, as "-rank-N" */
+  }
+  if (rank < 0) return -1;
+  if (dp > 0) {
+    *form = "vLLM's \"dpD_ppP_tpT_dcpC_epE_rankN\" with D above 0, the rank D x its replica's GPUs (TP x PP x PCP) + N "
+            "(its init_distributed_environment's), and the name gives no replica size";
+    return -1;
+  }
+  *form = vllm_dims_form;
+  return rank;
+}
+
+
 /* TensorRT-LLM's PyTorch backend writes each rank's trace to the path TLLM_TORCH_PROFILE_TRACE
 ** gives with "-rank-N" before its extension (py_executor.py, os.path.splitext: "trace.json" gives
 ** "trace-rank-3.json", "trace.json.gz" "trace.json-rank-3.gz"; its /start_profile writes
@@ -760,13 +802,16 @@ static const char rank_n_form[] = "TensorRT-LLM's or vLLM's \"-rank-N\"";
 ** vLLM's workers name theirs "{instance_id}-rank-{rank}.{ns}.pt.trace.json.gz" (worker_name of
 ** vllm/v1/worker/gpu_worker.py at 35d5cda, through torch's tensorboard_trace_handler).
 ** The last "-rank-" of the file's name, followed by digits that end the name or a '.'; else
-** SGLang's form (sglang_name_rank). */
+** vLLM's newer form (vllm_dims_rank), else SGLang's (sglang_name_rank). */
 int64_t tt_name_rank(const char *path, const char **form) {
   const char *base = strrchr(path, '/'), *at = NULL;
   base = base ? base + 1 : path;
   *form = NULL;
   for (const char *p = strstr(base, "-rank-"); p; p = strstr(p + 1, "-rank-")) at = p;
-  if (!at) return sglang_name_rank(base, form);
+  if (!at) {
+    const int64_t rank = vllm_dims_rank(base, form);
+    return rank >= 0 || *form ? rank : sglang_name_rank(base, form);
+  }
   const char *p = at + strlen("-rank-");
   const int64_t rank = name_digits(&p);
   if (rank < 0 || (*p != 0 && *p != '.')) return -1;

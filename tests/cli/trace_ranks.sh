@@ -188,6 +188,33 @@ cp "$v/vllm_r1.json.gz" "$tmp/4e1a7-rank-0.1764590000123456002.pt.trace.json.gz"
 imp "$tmp/4e1a7-rank-0.1764590000123456002.pt.trace.json.gz"
 check "vLLM's DP replica's worker: the trace's rank" "1|trace" "$(query "SELECT rank || '|' || rank_source FROM trace_ranks WHERE run_id = (SELECT max(id) FROM runs)")"
 check "vLLM's DP replica's worker: said" "xp: warning: $tmp/4e1a7-rank-0.1764590000123456002.pt.trace.json.gz: the file's name says rank 0 but the trace says rank 1: recorded as rank 1, the trace's (vLLM names a worker of a data-parallel job by its rank within its replica, the world's being dp_rank x TP x PP + N)" "$(grep "file's name" "$tmp/err")"
+# vLLM since 0.17 (vllm-project/vllm#33198, get_worker_rank_suffix of vllm/distributed/utils.py)
+# names them "{profile_prefix_}dp{D}_pp{P}_tp{T}_dcp{C}_ep{E}_rank{N}.{ns}.pt.trace.json.gz", N the
+# rank within the DP replica D, the world's rank D x the replica's GPUs + N (parallel_state.py's
+# init_distributed_environment; a dense model's replicas each a world of their own, D 0): N where D
+# is 0. Such files without distributedInfo were refused as naming no rank
+gzip -c "$tmp/trt1.json" > "$tmp/dp0_pp0_tp1_dcp0_ep1_rank1.1776848311166683018.pt.trace.json.gz"
+gzip -c "$tmp/trt0.json" > "$tmp/dp0_pp0_tp0_dcp0_ep0_rank0.1776848311166683001.pt.trace.json.gz"
+imp "$tmp"/dp0_pp0_tp{1,0}_*.pt.trace.json.gz
+check "vLLM 0.17's worker names: exit" 0 $?
+check "vLLM 0.17's worker names: figures" "$want_trt" "$(figures)"
+check "vLLM 0.17's worker names: sources" "file_name:- file_name:-" "$(sources)"
+check "vLLM 0.17's worker names: said" "xp: warning: $tmp/dp0_pp0_tp1_dcp0_ep1_rank1.1776848311166683018.pt.trace.json.gz: no distributedInfo.rank in the trace and no record_param_comms naming one: rank 1, as the file's name says (vLLM's \"dp0_ppP_tpT_dcpC_epE_rankN\")" "$(head -n 1 "$tmp/err")"
+cp "$tmp/trt1.json" "$tmp/decode_dp0_pp1_tp0_dcp0_ep0_rank2.1776848311166683018.pt.trace.json"
+imp "$tmp/decode_dp0_pp1_tp0_dcp0_ep0_rank2.1776848311166683018.pt.trace.json"
+check "vLLM 0.17's name with a profile_prefix, alone" "2|file_name" "$(query "SELECT rank || '|' || rank_source FROM trace_ranks WHERE run_id = (SELECT max(id) FROM runs)")"
+# a replica above 0: its world rank needs the replica's size, which the name does not give
+gzip -c "$tmp/trt1.json" > "$tmp/dp1_pp0_tp0_dcp0_ep1_rank0.1776848311166683018.pt.trace.json.gz"
+imp "$tmp/dp1_pp0_tp0_dcp0_ep1_rank0.1776848311166683018.pt.trace.json.gz" "$tmp/dp0_pp0_tp0_dcp0_ep0_rank0.1776848311166683001.pt.trace.json.gz"
+check "vLLM 0.17's name of replica 1: exit" 2 $?
+check "vLLM 0.17's name of replica 1: not read, said" "xp: warning: $tmp/dp1_pp0_tp0_dcp0_ep1_rank0.1776848311166683018.pt.trace.json.gz: no distributedInfo.rank in the trace and no record_param_comms naming one, and the file's name's ranks not read: vLLM's \"dpD_ppP_tpT_dcpC_epE_rankN\" with D above 0, the rank D x its replica's GPUs (TP x PP x PCP) + N (its init_distributed_environment's), and the name gives no replica size" "$(grep "ranks not read" "$tmp/err")"
+check "vLLM 0.17's name of replica 1: refused" 1 "$(tail -n 1 "$tmp/err" | grep -c "^xp: $tmp/dp1_pp0_tp0_dcp0_ep1_rank0.1776848311166683018.pt.trace.json.gz: the trace has no distributedInfo.rank")"
+# the name of a trace that says its rank (vLLM writes distributedInfo): the trace's, and a name of
+# replica 0 that says another rank is said
+cp "$v/vllm_r1.json.gz" "$tmp/dp0_pp0_tp0_dcp0_ep0_rank0.1776848311166683002.pt.trace.json.gz"
+imp "$tmp/dp0_pp0_tp0_dcp0_ep0_rank0.1776848311166683002.pt.trace.json.gz"
+check "vLLM 0.17's name, the trace's rank" "1|trace" "$(query "SELECT rank || '|' || rank_source FROM trace_ranks WHERE run_id = (SELECT max(id) FROM runs)")"
+check "vLLM 0.17's name, the trace's rank: said" "xp: warning: $tmp/dp0_pp0_tp0_dcp0_ep0_rank0.1776848311166683002.pt.trace.json.gz: the file's name says rank 0 but the trace says rank 1: recorded as rank 1, the trace's" "$(grep "file's name" "$tmp/err")"
 # SGLang writes each TP worker's trace as "{profile_id}-TP-{tp_rank}{-stage}.trace.json.gz"
 # (sglang/srt/managers/scheduler_profiler_mixin.py at 034c23f), newer ones with "-DP-d", "-PP-p",
 # "-EP-e" where those sizes are above 1 (sglang/srt/utils/profile_utils.py at 01144484); its world
