@@ -723,6 +723,9 @@ static int64_t name_part(const char **p, const char *key) {
 ** rank its rank there. A PP rank above 0 needs the TP size, which the name does not give: not read, nor
 ** is a name with anything else after the ranks than one "-stage" (a rank xp does not know: "-TP-1-CP-1"
 ** is not rank 1). *form says which it was, or why not read. */
+static const char sglang_dp_form[] = "SGLang's \"-TP-N-DP-M\": its TP rank, the rank in its DP replica's world "
+                                     "(one world of all with DP attention)";
+
 static int64_t sglang_name_rank(const char *base, const char **form) {
   const char *at = NULL;
   for (const char *p = strstr(base, "TP-"); p; p = strstr(p + 1, "TP-"))
@@ -744,9 +747,7 @@ static int64_t sglang_name_rank(const char *base, const char **form) {
             "name gives no TP size";
     return -1;
   }
-  *form = dp >= 0 ? "SGLang's \"-TP-N-DP-M\": its TP rank, the rank in its DP replica's world (one world of all "
-                    "with DP attention)"
-                  : "SGLang's \"-TP-N\"";
+  *form = dp >= 0 ? sglang_dp_form : "SGLang's \"-TP-N\"";
   return tp;
 }
 
@@ -817,6 +818,36 @@ int64_t tt_name_rank(const char *path, const char **form) {
   if (rank < 0 || (*p != 0 && *p != '.')) return -1;
   *form = rank_n_form;
   return rank;
+}
+
+/* The DP rank of SGLang's "-DP-M" in a file's name (the last), -1 if none. */
+static int64_t name_dp(const char *path) {
+  const char *at = NULL;
+  for (const char *p = strstr(path, "-DP-"); p; p = strstr(p + 1, "-DP-")) at = p;
+  if (!at) return -1;
+  at += strlen("-DP-");
+  return name_digits(&at);
+}
+
+/* Why files a and b of one rank may be two data-parallel replicas' workers, as their names say
+** (the same rank in the same form): a clause to end the refusal with, else "". vLLM's "-rank-N" is
+** the rank within its replica (d82d947: several replicas' files name each rank again), a dense
+** model's replicas are each a world of its own, all named dp0, and SGLang's without DP attention
+** too (two DP ranks named); where a job's replicas are one world (a MoE model's), --ranks gives the
+** world's ranks. */
+const char *tt_name_replicas(const tt_rank *a, const tt_rank *b) {
+  if (!a->name_form || a->name_form != b->name_form || a->name_rank < 0 || a->name_rank != b->name_rank) return "";
+  if (a->name_form == rank_n_form)
+    return ": where these are vLLM's workers, \"-rank-N\" is the rank within a data-parallel replica: import each "
+           "replica's files as a run of its own, or, where the replicas are one job (a MoE model's), give the world's "
+           "ranks (replica x its GPUs + N) with --ranks R0,R1,...";
+  if (a->name_form == vllm_dims_form)
+    return ": vLLM names every data-parallel replica of a dense model dp0, each a job of its own: import each "
+           "replica's files as a run of its own";
+  if (a->name_form == sglang_dp_form && name_dp(a->file) != name_dp(b->file))
+    return ": SGLang's data-parallel replicas without DP attention are each a job of its own: import each "
+           "replica's files as a run of its own";
+  return "";
 }
 
 static int by_group_call(const void *a, const void *b) {

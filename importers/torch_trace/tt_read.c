@@ -1037,7 +1037,7 @@ static int check_one_job(tt_import *imp) {
         return xp_error_at(XP_EXIT_USAGE, b->file, 0, "rank %lld again (%s is rank %lld too)%s",
                            (long long)b->rank, a->file, (long long)a->rank,
                            a->split || b->split ? "; a file of several GPUs takes a rank for each, from its first"
-                                                : "");
+                                                : tt_name_replicas(a, b));
       if (a->world_size >= 0 && b->world_size >= 0 && a->world_size != b->world_size)
         return xp_error_at(XP_EXIT_USAGE, b->file, 0,
                            "ranks of different jobs: world size %lld, but %s has world size %lld",

@@ -260,6 +260,28 @@ for c in "1764590000.5281-TP-1-PP-1.trace.json.gz|SGLang's \"-TP-N-PP-P\" with P
   imp "$tmp/$one"
   check "not read: $one alone" "0|default" "$(query "SELECT rank || '|' || rank_source FROM trace_ranks WHERE run_id = (SELECT max(id) FROM runs)")"
 done
+# two data-parallel replicas' files of one rank, as the names give it: vLLM's "-rank-N" (the rank
+# within a replica), vLLM 0.17's dp0 of a dense model's replicas (each a job of its own, its trace's
+# rank 0 too) and SGLang's -DP- without DP attention were refused as 'rank 0 again (F is rank 0
+# too)', which said neither why nor what to do; now the refusal says it, naming --ranks where the
+# replicas may be one job
+zcat "$v/vllm_r0.json.gz" | sed 's/"schemaVersion":1/"schemaVersion": 1/' | gzip > "$tmp/dp0_pp0_tp0_dcp0_ep0_rank0.1776848311166683003.pt.trace.json.gz"
+cp "$v/vllm_r0.json.gz" "$tmp/dp0_pp0_tp0_dcp0_ep0_rank0.1776848311166683004.pt.trace.json.gz"
+cp "$tmp/trt1.json" "$tmp/9f2c1-rank-0.1764590000123456003.pt.trace.json"
+cp "$tmp/sgl1.json" "$tmp/1764590000.5281-TP-0-DP-1.trace.json"
+cp "$tmp/sgl0.json" "$tmp/1764590000.5281-TP-0-DP-0.trace.json"
+for c in "9f2c1-rank-0.1764590000123456001.pt.trace.json.gz|9f2c1-rank-0.1764590000123456003.pt.trace.json|: where these are vLLM's workers, \"-rank-N\" is the rank within a data-parallel replica: import each replica's files as a run of its own, or, where the replicas are one job (a MoE model's), give the world's ranks (replica x its GPUs + N) with --ranks R0,R1,..." \
+         "dp0_pp0_tp0_dcp0_ep0_rank0.1776848311166683003.pt.trace.json.gz|dp0_pp0_tp0_dcp0_ep0_rank0.1776848311166683004.pt.trace.json.gz|: vLLM names every data-parallel replica of a dense model dp0, each a job of its own: import each replica's files as a run of its own" \
+         "1764590000.5281-TP-0-DP-0.trace.json|1764590000.5281-TP-0-DP-1.trace.json|: SGLang's data-parallel replicas without DP attention are each a job of its own: import each replica's files as a run of its own"; do
+  IFS='|' read -r first second why <<< "$c"
+  imp "$tmp/$first" "$tmp/$second"
+  check "two replicas' $second: exit" 2 $?
+  check "two replicas' $second: said" "xp: $tmp/$second: rank 0 again ($tmp/$first is rank 0 too)$why" "$(tail -n 1 "$tmp/err")"
+done
+# one rank's file twice under two profile ids, not two DP ranks: as before
+cp "$tmp/sgl1.json" "$tmp/1764590000.9999-TP-0-DP-0.trace.json"
+imp "$tmp/1764590000.5281-TP-0-DP-0.trace.json" "$tmp/1764590000.9999-TP-0-DP-0.trace.json"
+check "one DP rank's two files: said as before" "xp: $tmp/1764590000.9999-TP-0-DP-0.trace.json: rank 0 again ($tmp/1764590000.5281-TP-0-DP-0.trace.json is rank 0 too)" "$(tail -n 1 "$tmp/err")"
 # distributedInfo naming another rank than the calls the process made (a tool that copied rank 1's
 # top-level keys onto rank 0's events): distributedInfo's, Kineto's own record, kept, and the two
 # said in one line, where it went unsaid; files that agree, and a merged file's processes (whose
