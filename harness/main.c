@@ -74,6 +74,10 @@ int main(int argc, char **argv) {
   /* A command that failed once a signal came failed of it (a spec or query file read from a
   ** FIFO whose writer never came: "cannot read: Interrupted system call"): 130, not 2. */
   if (rc != 0 && xp_interrupted()) rc = XP_EXIT_ABORTED;
-  if (fflush(stdout) != 0) return xp_error(XP_EXIT_FAILED, "cannot write output: %s", strerror(errno));
+  /* ferror too: a write past the buffer (xp show --format json's one printf of a trace's
+  ** sections) fails at once, leaving nothing for fflush to fail on, and its errno long gone */
+  const int flushed = fflush(stdout), why = errno;
+  if (flushed != 0) return xp_error(XP_EXIT_FAILED, "cannot write output: %s", strerror(why));
+  if (ferror(stdout)) return xp_error(XP_EXIT_FAILED, "cannot write output (a write to it failed)");
   return rc;
 }

@@ -60,6 +60,14 @@ if [ -w /dev/full ]; then
   "$XP" --db "$tmp/full.sqlite" import nccl-tests "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > /dev/null
   one_line "runs > /dev/full" 1 "cannot write output: No space left on device" \
     sh -c '"$0" --db "$1" runs > /dev/full' "$XP" "$tmp/full.sqlite"
+  # ... and JSON printed in one piece larger than stdout's buffer: that write fails at once,
+  # leaving fflush nothing to fail on (exit 0, the whole document lost)
+  "$XP" --db "$tmp/full.sqlite" import nccl-tests "$XP_SRC/tests/data/nccl/nccltests_graph.txt" > /dev/null
+  set -- $("$XP" --db "$tmp/full.sqlite" runs --format csv | awk -F, 'NR > 1 {print $1}')
+  one_line "show --format json > /dev/full" 1 "cannot write output" \
+    sh -c '"$0" --db "$1" show "$2" --format json > /dev/full' "$XP" "$tmp/full.sqlite" "$1"
+  one_line "compare --format json > /dev/full" 1 "cannot write output" \
+    sh -c '"$0" --db "$1" compare "$2" "$3" --format json > /dev/full' "$XP" "$tmp/full.sqlite" "$1" "$2"
 fi
 # an import whose results do not fit (a file size limit at the commit, as a full disk): its
 # summary is not printed ("imported 52 cases ..." above "run ... failed"), the run is failed
