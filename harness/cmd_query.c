@@ -134,6 +134,7 @@ int xp_query_text(sqlite3 *db, const char *sql, const char *file, const xp_param
 ** rows: the rows they printed */
 struct print_arg {
   enum xp_format fmt;
+  FILE *out;
   int count, sets;
   size_t rows;
   const xp_param *params;
@@ -165,13 +166,13 @@ static int print_stmt(void *arg, sqlite3 *db, sqlite3_stmt *st, const char *file
     int rc = sqlite3_step(st);
     return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : step_error(db, file, line);
   }
-  if (pa->count++ && pa->fmt != XP_FMT_JSON) fputc('\n', stdout); /* a blank line between sets */
-  if (pa->fmt == XP_FMT_JSON && pa->sets > 1) fputs(pa->count == 1 ? "[\n" : ",\n", stdout);
+  if (pa->count++ && pa->fmt != XP_FMT_JSON) fputc('\n', pa->out); /* a blank line between sets */
+  if (pa->fmt == XP_FMT_JSON && pa->sets > 1) fputs(pa->count == 1 ? "[\n" : ",\n", pa->out);
   /* Reported once, here, with the statement's line: xp_print_rows would say it without one
   ** (two lines for one error; tests/bad_inputs: query-runtime-error). */
   xp_error_quiet(1);
   size_t rows = 0;
-  int rc = xp_print_rows(db, st, pa->fmt, stdout, &rows);
+  int rc = xp_print_rows(db, st, pa->fmt, pa->out, &rows);
   xp_error_quiet(0);
   pa->rows += rows;
   return rc ? step_error(db, file, line) : 0;
@@ -225,8 +226,18 @@ int cmd_query(int argc, char **argv, const char *db_path) {
   pa.nparams = nparams;
   pa.used = xp_xcalloc((size_t)nparams + 1, 1);
   if (rc == 0) rc = xp_query_text(db, sql, file, params, nparams, scan_stmt, &pa);
+  /* The answer is held until every statement has run: one that fails on a later row, or a
+  ** later statement, left the rows before it on stdout, in JSON a whole array of some rows
+  ** (exit 2, but `> out.json` kept a file that reads as the answer). */
+  char *held = NULL;
+  size_t held_len = 0;
+  pa.out = open_memstream(&held, &held_len);
+  if (rc == 0 && !pa.out) rc = xp_error(XP_EXIT_FAILED, "cannot hold the output: %s", strerror(errno));
   if (rc == 0) rc = xp_query_text(db, sql, file, params, nparams, print_stmt, &pa);
-  if (rc == 0 && pa.fmt == XP_FMT_JSON && pa.sets > 1) fputs("]\n", stdout);
+  if (rc == 0 && pa.fmt == XP_FMT_JSON && pa.sets > 1) fputs("]\n", pa.out);
+  if (pa.out) fclose(pa.out);
+  if (rc == 0) fwrite(held, 1, held_len, stdout);
+  free(held);
   if (rc == 0 && pa.sets > 0 && pa.rows == 0) say_if_no_rows(sql, file);
   for (int i = 0; i < nparams && rc == 0; i++)
     if (!pa.used[i])

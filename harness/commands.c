@@ -55,7 +55,8 @@ static const xp_cmd commands[] = {
      "usage: xp query FILE.sql [--param NAME=VALUE]... [--format table|csv|json]\n"
      "  Opens the database read-only; every statement in the file runs and prints its rows.\n"
      "  Parameters are bound by name (:NAME, @NAME or $NAME in the SQL).\n"
-     "  A line '-- if no rows: TEXT' in the file is said on stderr when it printed no row.\n"},
+     "  A line '-- if no rows: TEXT' in the file is said on stderr when it printed no row.\n"
+     "  Rows are printed once every statement has run: an error prints none (exit 2).\n"},
     {"runs", cmd_runs, "list runs, newest first",
      "usage: xp runs [--kind K] [--status S] [--where KEY=VALUE]... [--limit N] [--format F]\n"
      "  --kind K    a run kind (xp help kinds)\n"

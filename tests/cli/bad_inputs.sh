@@ -73,6 +73,8 @@ $need"
   elif [ "$lines" -ne 1 ]; then why="$lines lines on stderr, expected exactly one"
   elif [ "${line#xp: }" = "$line" ]; then why="stderr does not start with 'xp: '"
   elif ! printf '%s\n' "$line" | grep -q -E -- "$want_err"; then why="stderr does not match /$want_err/"
+  elif [ "$(field "$dir" stdout)" = empty ] && [ -s "$scratch/.stdout" ]; then
+    why="stdout is not empty: $(head -c 200 "$scratch/.stdout" | tr '\n' ' ')"
   fi
   if [ -z "$why" ]; then
     case ${want_db:-unchanged} in
