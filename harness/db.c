@@ -484,6 +484,10 @@ sqlite3 *xp_db_open(const char *path, enum xp_db_mode mode, int *exit_code) {
     }
     xp_db_exec(db, "PRAGMA query_only = 1");
     sqlite3_set_authorizer(db, readonly_authorizer, NULL);
+  } else if (mode == XP_DB_EXISTING && version == 0) {
+    /* a zero-byte file (touch xp.db) is no history yet: xp verify --seal made it one */
+    xp_error_at(XP_EXIT_DB, path, 0, "empty database: no xp runs recorded yet");
+    goto fail;
   } else {
     /* WAL lets readers run beside one writer; set once, it stays with the file. */
     if (version == 0 && mode != XP_DB_DRY) sqlite3_exec(db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
