@@ -32,7 +32,8 @@ static const char usage[] =
     "                 metrics.csv and samples.csv, joined by run_uuid\n"
     "  --where        flattened columns (model, tp, gpu_name, ...) or metadata keys, as xp runs\n"
     "  --run RUN      only this run (repeatable; UUID or unique prefix)\n"
-    "  --no-samples   leave raw samples out (summaries only)\n";
+    "  --no-samples   leave raw samples out (summaries only; csv: no samples.csv, an earlier\n"
+    "                 export's removed from the folder)\n";
 
 static const char run_columns[] =
     "r.uuid, r.kind, r.origin, xp_status(r.status, r.host, r.boot_id, r.pid) AS status, r.error, r.started_at, r.finished_at, r.host,"
@@ -268,6 +269,15 @@ static int write_csv_dir(sqlite3 *db, const char *ids, int samples, const char *
     if (rc) unlink(tmp[i]);
     free(final);
     free(tmp[i]);
+  }
+  /* The folder holds this export's tables alone: a samples.csv that an earlier export left
+  ** there (without --no-samples) would join, by run_uuid, runs this one did not select. */
+  for (size_t i = 0; i < NCSV && rc == 0 && !samples; i++) {
+    if (!csv_tables[i].samples) continue;
+    char *stale = xp_asprintf("%s/%s", dir, csv_tables[i].file);
+    if (unlink(stale) != 0 && errno != ENOENT)
+      rc = xp_error_at(XP_EXIT_FAILED, stale, 0, "cannot remove an earlier export's file (--no-samples): %s", strerror(errno));
+    free(stale);
   }
   return rc;
 }

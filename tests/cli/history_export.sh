@@ -43,6 +43,11 @@ head -1 "$tmp/csv/metrics.csv" | grep -q '^run_uuid,kind,case_seq,case_name,para
   die "metrics.csv header: $(head -1 "$tmp/csv/metrics.csv")"
 grep -q "^$r1,hist_probe,0,op,\"{\"\"i\"\":0}\",ok,,time,us,10,100.1," "$tmp/csv/metrics.csv" || die "metrics.csv rows"
 ls -A "$tmp/csv" | grep -q '^\.' && die "temporary files left behind"
+# again into the same folder, one run, --no-samples: the first export's samples.csv (three
+# runs' samples) does not stay beside this one's runs.csv
+run export --format csv --out "$tmp/csv" --run "${r2:0:8}" --no-samples; expect_rc 0
+[ "$(wc -l <"$tmp/csv/runs.csv")" = 2 ] || die "runs.csv again: header and 1 run"
+[ ! -e "$tmp/csv/samples.csv" ] || die "--no-samples kept an earlier export's samples.csv: $(cut -d, -f1 "$tmp/csv/samples.csv" | sort -u | tr '\n' ' ')"
 run export --format csv; expect_rc 2; has "give --out DIR" "$tmp/err"
 run export --run ffffffff; expect_rc 2
 run export --format xml; expect_rc 2
