@@ -235,9 +235,13 @@ static int select_group(sqlite3 *db, const char *which, const char *selector, si
       xp_bind_text(st, 2 * i + 2, vals[i]);
     }
     if (superseded) rc = superseded_only(db, st, which, selector);
-    else
-      while (sqlite3_step(st) == SQLITE_ROW)
+    else {
+      int step;
+      while ((step = sqlite3_step(st)) == SQLITE_ROW)
         side_add(s, sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1));
+      /* a damaged table is no answer: it read as "no ok runs match" (exit 2) */
+      if (step != SQLITE_DONE) rc = xp_db_fail(db, "selecting runs");
+    }
     sqlite3_finalize(st);
   }
   free(sql);
@@ -254,12 +258,16 @@ static int side_kind(sqlite3 *db, side *s) {
   s->kind = NULL;
   int rc = st ? 0 : XP_EXIT_DB;
   if (st) {
-    while (sqlite3_step(st) == SQLITE_ROW && rc == 0) {
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW && rc == 0) {
       const char *k = (const char *)sqlite3_column_text(st, 0);
       if (!s->kind) s->kind = xp_strdup(k);
       else rc = xp_error(XP_EXIT_USAGE, "compare: %s mixes runs of kinds %s and %s; add kind=... to select one",
                          s->label, s->kind, k);
     }
+    /* a damaged runs table ends the rows with no kind read: the kinds were compared as NULL */
+    if (rc == 0 && step != SQLITE_DONE) rc = xp_db_fail(db, "reading the runs' kinds");
+    else if (rc == 0 && !s->kind) rc = xp_error(XP_EXIT_DB, "compare: %s: its runs are gone from the runs table", s->label);
     sqlite3_finalize(st);
   }
   free(ids);

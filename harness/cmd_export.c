@@ -109,6 +109,7 @@ static int select_runs(sqlite3 *db, const export_opts *o, char **list_out, int *
 /* ---- JSON ---- */
 
 static cJSON *query_json(sqlite3 *db, const char *sql, int64_t key, int *rc) {
+  if (*rc) return cJSON_CreateArray(); /* said once: a damaged table fails every case's query */
   sqlite3_stmt *st = xp_db_prepare(db, sql);
   if (!st) {
     *rc = XP_EXIT_DB;
@@ -204,6 +205,7 @@ static int write_json(sqlite3 *db, const char *ids, int samples, const char *db_
     if (r) cJSON_AddItemToArray(runs, r);
     p = *end == ',' ? end + 1 : end;
   }
+  if (rc == 0) rc = xp_db_faulted(db_path, "nothing was exported"); /* samples short of their rows */
   if (rc == 0) {
     char *text = xp_json_print(doc);
     if (fputs(text, out) < 0 || fputc('\n', out) < 0) rc = xp_error(XP_EXIT_FAILED, "cannot write the export: %s", strerror(errno));
@@ -233,9 +235,10 @@ static const struct { const char *file, *sql; int samples; } csv_tables[] = {
 };
 #define NCSV (sizeof csv_tables / sizeof csv_tables[0])
 
-static int write_csv_dir(sqlite3 *db, const char *ids, int samples, const char *dir) {
+static int write_csv_dir(sqlite3 *db, const char *db_path, const char *ids, int samples, const char *dir) {
   struct stat sb;
-  if (stat(dir, &sb) != 0 && mkdir(dir, 0777) != 0)
+  const int made = stat(dir, &sb) != 0;
+  if (made && mkdir(dir, 0777) != 0)
     return xp_error_at(XP_EXIT_USAGE, dir, 0, "cannot create the folder: %s", strerror(errno));
   if (stat(dir, &sb) == 0 && !S_ISDIR(sb.st_mode))
     return xp_error_at(XP_EXIT_USAGE, dir, 0, "is a file; --format csv writes a folder of files");
@@ -262,6 +265,7 @@ static int write_csv_dir(sqlite3 *db, const char *ids, int samples, const char *
     if (fclose(f) != 0 && rc == 0) rc = xp_error_at(XP_EXIT_FAILED, final, 0, "cannot write: %s", strerror(errno));
     free(final);
   }
+  if (rc == 0) rc = xp_db_faulted(db_path, "nothing was exported");
   for (size_t i = 0; i < NCSV; i++) {
     if (!tmp[i]) continue;
     char *final = xp_asprintf("%s/%s", dir, csv_tables[i].file);
@@ -279,6 +283,7 @@ static int write_csv_dir(sqlite3 *db, const char *ids, int samples, const char *
       rc = xp_error_at(XP_EXIT_FAILED, stale, 0, "cannot remove an earlier export's file (--no-samples): %s", strerror(errno));
     free(stale);
   }
+  if (rc && made) rmdir(dir); /* a failed export leaves no folder it made */
   return rc;
 }
 
@@ -320,7 +325,7 @@ int cmd_export(int argc, char **argv, const char *db_path) {
   if (rc == 0) xp_register_status_fn(db);
   if (rc == 0) rc = xp_kind_filter(db, "export", &o.kind);
   if (rc == 0) rc = select_runs(db, &o, &ids, &count);
-  if (rc == 0 && fmt == XP_FMT_CSV) rc = write_csv_dir(db, ids, samples, out);
+  if (rc == 0 && fmt == XP_FMT_CSV) rc = write_csv_dir(db, db_path, ids, samples, out);
   else if (rc == 0 && out) {
     char *tmp = NULL;
     FILE *f = xp_temp_beside(out, &tmp);

@@ -32,7 +32,7 @@ static int runs_summary(sqlite3 *db, xp_buf *o) {
                          "SELECT kind, origin, sum(status = 'ok'), sum(status <> 'ok'), max(started_at)"
                          " FROM runs GROUP BY kind, origin ORDER BY kind, origin",
                          -1, &st, NULL) != SQLITE_OK)
-    return xp_error(XP_EXIT_DB, "report: %s", sqlite3_errmsg(db));
+    return xp_db_fail(db, "reading");
   xb_puts(o, "<section class=\"summary\"><h2>Runs</h2>");
   int rows = 0, rc;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -49,7 +49,7 @@ static int runs_summary(sqlite3 *db, xp_buf *o) {
     xb_puts(o, "</td></tr>");
   }
   sqlite3_finalize(st);
-  if (rc != SQLITE_DONE) return xp_error(XP_EXIT_DB, "report: %s", sqlite3_errmsg(db));
+  if (rc != SQLITE_DONE) return xp_db_fail(db, "reading");
   xb_puts(o, rows ? "</table>" : "<p class=\"nodata\">No runs recorded yet.</p>");
   xb_puts(o, "</section>");
   return 0;
@@ -155,6 +155,7 @@ int cmd_report(int argc, char **argv, const char *db_path) {
   xp_buf page = {0};
   int with_data = 0, charts = 0;
   rc = build_page(db, db_path, &page, &with_data, &charts);
+  if (rc == 0) rc = xp_db_faulted(db_path, "nothing was written"); /* a chart short of its rows */
   xp_db_close(db);
   if (rc == 0 && strcmp(out, "-") == 0) {
     if (fwrite(page.s, 1, page.n, stdout) != page.n) rc = xp_error(XP_EXIT_FAILED, "cannot write output");

@@ -45,6 +45,25 @@ int xp_db_user_version(sqlite3 *db) {
   return v;
 }
 
+/* The first damage any statement met (SQLite's error log sees every one, where a loop that
+** stops at its first non-row may have taken it for the end of its rows). */
+static int fault_code;
+
+static void log_fault(void *unused, int code, const char *msg) {
+  (void)unused, (void)msg;
+  const int primary = code & 0xff;
+  if (!fault_code && (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB || primary == SQLITE_IOERR))
+    fault_code = code;
+}
+
+void xp_db_watch_faults(void) { sqlite3_config(SQLITE_CONFIG_LOG, log_fault, NULL); }
+
+int xp_db_faulted(const char *path, const char *so) {
+  if (!fault_code) return 0;
+  return xp_error_at(XP_EXIT_DB, path, 0, "reading: %s: some rows could not be read, so %s",
+                     sqlite3_errstr(fault_code), so);
+}
+
 int xp_db_fault(sqlite3 *db) {
   const int ec = sqlite3_errcode(db) & 0xff;
   return ec == SQLITE_CORRUPT || ec == SQLITE_NOTADB || ec == SQLITE_IOERR || ec == SQLITE_BUSY ||

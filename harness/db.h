@@ -42,6 +42,11 @@ int xp_db_exec(sqlite3 *db, const char *sql);
 ** xp_db_fail (exit 3; 130 when interrupted) rather than as the query's fault (exit 2). */
 int xp_db_fault(sqlite3 *db);
 int xp_db_fail(sqlite3 *db, const char *what);
+/* Before SQLite starts (main): note the first damaged page or I/O error that any statement
+** meets, which a loop may have taken for the end of its rows. xp_db_faulted: 0 where none
+** came, else says it of PATH, ending "so SO" ("nothing was written"), and returns 3. */
+void xp_db_watch_faults(void);
+int xp_db_faulted(const char *path, const char *so);
 sqlite3_stmt *xp_db_prepare(sqlite3 *db, const char *sql);
 /* Step a statement expecting SQLITE_DONE; resets it. Returns 0 or XP_EXIT_DB. */
 int xp_db_step_done(sqlite3 *db, sqlite3_stmt *st);

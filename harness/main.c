@@ -38,6 +38,7 @@ static int usage_value_error(const char *before, const char *value, const char *
 
 int main(int argc, char **argv) {
   xp_save_argv(argv);
+  xp_db_watch_faults();
   const char *db_opt = NULL;
   int i = 1, bad = 0;
   for (; i < argc && argv[i][0] == '-'; i++) {
@@ -74,6 +75,9 @@ int main(int argc, char **argv) {
   /* A command that failed once a signal came failed of it (a spec or query file read from a
   ** FIFO whose writer never came: "cannot read: Interrupted system call"): 130, not 2. */
   if (rc != 0 && xp_interrupted()) rc = XP_EXIT_ABORTED;
+  /* A damaged page that a loop took for the end of its rows (xp compare's samples, xp
+  ** export's): what was printed or written lacks them, so it did not end well. */
+  if (rc == 0) rc = xp_db_faulted(xp_db_path(db_opt), "the output is incomplete");
   /* ferror too: a write past the buffer (xp show --format json's one printf of a trace's
   ** sections) fails at once, leaving nothing for fflush to fail on, and its errno long gone */
   const int flushed = fflush(stdout), why = errno;

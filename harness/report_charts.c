@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "db.h"
 #include "history.h"
 #include "report.h"
 #include "xp.h"
@@ -32,13 +33,13 @@ static const char *col(sqlite3_stmt *st, int i) {
 
 static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st) {
   if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK)
-    return xp_error(XP_EXIT_DB, "report: %s", sqlite3_errmsg(db));
+    return xp_db_fail(db, "reading");
   return 0;
 }
 
 static int finish(sqlite3 *db, sqlite3_stmt *st, int step_rc) {
   sqlite3_finalize(st);
-  if (step_rc != SQLITE_DONE) return xp_error(XP_EXIT_DB, "report: %s", sqlite3_errmsg(db));
+  if (step_rc != SQLITE_DONE) return xp_db_fail(db, "reading");
   return 0;
 }
 
