@@ -76,8 +76,11 @@ static int warn_differences(sqlite3 *db, int64_t old_id, const char *new_uuid) {
   return rc;
 }
 
-/* The stored spec, with relative paths resolving where the original spec file was. */
-static xp_spec *stored_spec(sqlite3 *db, int64_t id, char uuid[37], int *imported) {
+/* The stored spec, with relative paths resolving where the original spec file was; else NULL
+** and *rc: 3 where the database could not be read (a damaged runs table was 'bad input', exit
+** 2), 2 where the spec could not be parsed. */
+static xp_spec *stored_spec(sqlite3 *db, int64_t id, char uuid[37], int *imported, int *rc) {
+  *rc = XP_EXIT_DB;
   sqlite3_stmt *st = xp_db_prepare(db, "SELECT uuid, spec_json, spec_path, origin FROM runs WHERE id = ?1");
   if (!st) return NULL;
   sqlite3_bind_int64(st, 1, id);
@@ -96,6 +99,7 @@ static xp_spec *stored_spec(sqlite3 *db, int64_t id, char uuid[37], int *importe
     }
     char *label = xp_asprintf("run %.8s (stored spec)", uuid);
     spec = xp_spec_parse_json((const char *)sqlite3_column_text(st, 1), label, dir);
+    *rc = spec ? 0 : XP_EXIT_USAGE;
     free(label);
     free(dir);
   } else xp_db_fail(db, "reading the run");
@@ -131,9 +135,9 @@ int xp_rerun(sqlite3 *db, int64_t run_id, const struct xp_kind *kind, char new_u
   char old[37];
   int imported = 0;
   new_uuid[0] = 0;
-  xp_spec *spec = stored_spec(db, run_id, old, &imported);
-  if (!spec) return XP_EXIT_USAGE;
-  int rc = 0;
+  int rc;
+  xp_spec *spec = stored_spec(db, run_id, old, &imported, &rc);
+  if (!spec) return rc;
   if (!kind && !(kind = spec_kind(spec))) rc = XP_EXIT_USAGE;
   if (rc == 0 && imported) rc = imported_files_readable(spec, old);
   if (rc == 0) rc = xp_validate_spec(kind, spec);
@@ -174,9 +178,10 @@ int xp_history_args(int argc, char **argv, const char *cmd, const char *help,
 static int check_rerun(sqlite3 *db, int64_t id, int plan) {
   char old[37];
   int imported = 0;
-  xp_spec *spec = stored_spec(db, id, old, &imported);
+  int rc;
+  xp_spec *spec = stored_spec(db, id, old, &imported, &rc);
   const xp_kind *k = spec ? spec_kind(spec) : NULL;
-  int rc = !spec || !k ? XP_EXIT_USAGE : imported ? imported_files_readable(spec, old) : 0;
+  if (spec) rc = !k ? XP_EXIT_USAGE : imported ? imported_files_readable(spec, old) : 0;
   if (rc == 0) rc = xp_validate_spec(k, spec);
   if (rc == 0 && plan) {
     printf("# dry run: rerun of %s (kind %s); nothing is recorded\n", old, k->name);
