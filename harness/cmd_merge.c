@@ -615,6 +615,9 @@ int cmd_merge(int argc, char **argv, const char *db_path) {
     sqlite3_finalize(m.ins[i]);
     m.sel[i] = m.ins[i] = NULL;
   }
+  /* a damaged page of OTHER that a loop took for the end of its rows (its runs table's: only
+  ** its decisions came) is no merge: nothing of it is committed */
+  if (rc == 0) rc = xp_db_faulted(other, "nothing was merged");
   if (rc == 0) warn_after_merge(&m);
   if (rc || dry) xp_db_rollback(m.main);
   else rc = xp_db_commit(m.main);
