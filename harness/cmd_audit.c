@@ -636,6 +636,9 @@ int cmd_audit(int argc, char **argv, const char *db_path) {
   }
   xp_rtree_free(&tree);
   xp_db_close(db);
+  /* a damaged page read as no rows (a decision's evidence as none: "DECISION ALTERED", exit 5,
+  ** nothing on stderr) is the database's fault: no verdict drawn from it stands */
+  if (rc == 0) rc = xp_db_faulted(db_path, "no verdict stands");
   if (rc == 0 && seal_changed) rc = XP_EXIT_INTEGRITY; /* evidence altered since: nothing it says stands */
   else if (rc == 0 && contradicted) rc = XP_EXIT_FAILED;
   return rc;
