@@ -394,10 +394,7 @@ int cmd_decide(int argc, char **argv, const char *db_path) {
   sqlite3 *db = NULL;
   int rc = parse_args(argc, argv, &a);
   if (rc) goto out;
-  if (a.query_file && !(sql = xp_read_file(a.query_file, NULL))) {
-    rc = xp_error_at(XP_EXIT_USAGE, a.query_file, 0, "cannot read: %s", strerror(errno));
-    goto out;
-  }
+  if (a.query_file && !(sql = xp_query_read(a.query_file, &rc))) goto out;
   /* Everything is checked on a read-only connection first: misspelt evidence or a --param the
   ** query lacks leaves the database as it was, where opening it to write had already migrated
   ** an older xp's database (which that xp then refuses as newer). Read-only also refuses a

@@ -95,6 +95,23 @@ void xp_params_named(sqlite3_stmt *st, const xp_param *params, int nparams, char
   }
 }
 
+char *xp_query_read(const char *file, int *rc) {
+  size_t len = 0;
+  char *sql = xp_read_file(file, &len);
+  *rc = sql ? 0 : xp_error_at(XP_EXIT_USAGE, file, 0, "cannot read: %s", strerror(errno));
+  const char *nul = sql ? memchr(sql, 0, len) : NULL;
+  if (!nul) return sql;
+  /* SQLite stops at the first NUL: the rest of the file was left unread, with no word said,
+  ** and a UTF-16 file (Windows PowerShell's > writes it) failed as 'near "\xff\xfeS": syntax error' */
+  const unsigned char *u = (const unsigned char *)sql;
+  if (len >= 2 && ((u[0] == 0xff && u[1] == 0xfe) || (u[0] == 0xfe && u[1] == 0xff)))
+    *rc = xp_error_at(XP_EXIT_USAGE, file, 0, "UTF-16 text (as Windows PowerShell's > and Out-File write it); save it as UTF-8");
+  else
+    *rc = xp_error_at(XP_EXIT_USAGE, file, line_at(sql, nul), "not a text file (NUL byte)");
+  free(sql);
+  return NULL;
+}
+
 int xp_query_text(sqlite3 *db, const char *sql, const char *file, const xp_param *params,
                   int nparams, xp_row_fn on_stmt, void *arg) {
   const char *p = sql;
@@ -220,7 +237,7 @@ int cmd_query(int argc, char **argv, const char *db_path) {
   }
   if (rc == 0 && !file) rc = xp_usage_error("query", "which query file? (xp query queries/NAME.sql)");
   char *sql = NULL;
-  if (rc == 0 && !(sql = xp_read_file(file, NULL))) rc = xp_error_at(XP_EXIT_USAGE, file, 0, "cannot read: %s", strerror(errno));
+  if (rc == 0) sql = xp_query_read(file, &rc);
   sqlite3 *db = NULL;
   if (rc == 0) db = xp_db_open(db_path, XP_DB_READONLY, &rc);
   pa.nparams = nparams;

@@ -19,6 +19,8 @@ int xp_bind_params(sqlite3_stmt *st, const xp_param *params, int nparams, const 
 void xp_params_named(sqlite3_stmt *st, const xp_param *params, int nparams, char *used);
 /* Called for each prepared, bound statement; must step it. Returns 0 or an exit code. */
 typedef int (*xp_row_fn)(void *arg, sqlite3 *db, sqlite3_stmt *st, const char *file, long line);
+/* A query file's text, else NULL and *rc (said: unreadable, UTF-16, a NUL byte). */
+char *xp_query_read(const char *file, int *rc);
 /* Run every statement of sql (read-only statements only). */
 int xp_query_text(sqlite3 *db, const char *sql, const char *file, const xp_param *params,
                   int nparams, xp_row_fn on_stmt, void *arg);
