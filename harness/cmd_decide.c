@@ -151,6 +151,8 @@ static int collect_rows(void *arg, sqlite3 *db, sqlite3_stmt *st, const char *fi
   cJSON *rows = xp_rows_json(st, &rc);
   if (rc) {
     cJSON_Delete(rows);
+    /* as xp query's step_error: a damaged or locked database is its fault (3), not the query's */
+    if (xp_db_fault(db)) return xp_db_fail(db, "reading");
     return xp_error_at(XP_EXIT_USAGE, file, line, "%s", sqlite3_errmsg(db));
   }
   cJSON_AddItemToArray(c->sets, rows);
