@@ -142,11 +142,13 @@ struct collect {
   const xp_param *params;
   int nparams;
   char *used; /* which params the statements name */
+  int names_apart; /* refuse two columns of one name: its stored rows would keep one of them */
 };
 
 static int collect_rows(void *arg, sqlite3 *db, sqlite3_stmt *st, const char *file, long line) {
   struct collect *c = arg;
   xp_params_named(st, c->params, c->nparams, c->used);
+  if (c->names_apart && xp_json_names_apart(st, file, line)) return XP_EXIT_USAGE;
   int rc = 0;
   cJSON *rows = xp_rows_json(st, &rc);
   if (rc) {
@@ -169,7 +171,7 @@ cJSON *xp_decision_query(sqlite3 *db, const char *sql, const char *label, const 
     p[i].value = cJSON_IsString(e) ? e->valuestring : "";
     i++;
   }
-  struct collect c = {cJSON_CreateArray(), p, i, xp_xcalloc((size_t)i + 1, 1)};
+  struct collect c = {cJSON_CreateArray(), p, i, xp_xcalloc((size_t)i + 1, 1), unused != NULL};
   *rc = xp_query_text(db, sql, label, p, i, collect_rows, &c);
   if (unused) { /* the first param no statement names, as params spells it */
     *unused = NULL;

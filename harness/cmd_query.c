@@ -179,7 +179,7 @@ static int step_error(sqlite3 *db, const char *file, long line) {
 
 /* A JSON row is an object: a second column of one name (r.uuid beside g.uuid, both "uuid")
 ** was written as a second key, which json.load and jq read as the last alone, the first lost. */
-static int json_names_apart(sqlite3_stmt *st, const char *file, long line) {
+int xp_json_names_apart(sqlite3_stmt *st, const char *file, long line) {
   const int n = sqlite3_column_count(st);
   for (int j = 1; j < n; j++)
     for (int i = 0; i < j; i++)
@@ -195,7 +195,7 @@ static int json_names_apart(sqlite3_stmt *st, const char *file, long line) {
 
 static int print_stmt(void *arg, sqlite3 *db, sqlite3_stmt *st, const char *file, long line) {
   struct print_arg *pa = arg;
-  if (pa->fmt == XP_FMT_JSON && json_names_apart(st, file, line)) return XP_EXIT_USAGE;
+  if (pa->fmt == XP_FMT_JSON && xp_json_names_apart(st, file, line)) return XP_EXIT_USAGE;
   if (sqlite3_column_count(st) == 0) {
     int rc = sqlite3_step(st);
     return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : step_error(db, file, line);

@@ -142,7 +142,9 @@ int xp_resolve_decision(sqlite3 *db, const char *ref, int64_t *id, char uuid_out
 int xp_decision_digest(sqlite3 *db, int64_t id, char out[65]);
 /* Run a decision's query text against db (read-only rules as xp query) into a JSON array of
 ** result sets, one per statement, each an array of row objects;
-** *unused (where not NULL): the first of params that no statement names, or NULL. */
+** *unused (where not NULL): the first of params that no statement names, or NULL; given (a
+** decision being recorded), two columns of one name are refused too, an older decision's
+** query re-run as it was. */
 cJSON *xp_decision_query(sqlite3 *db, const char *sql, const char *label,
                          const cJSON *params, const char **unused, int *rc);
 

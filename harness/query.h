@@ -21,6 +21,9 @@ void xp_params_named(sqlite3_stmt *st, const xp_param *params, int nparams, char
 typedef int (*xp_row_fn)(void *arg, sqlite3 *db, sqlite3_stmt *st, const char *file, long line);
 /* A query file's text, else NULL and *rc (said: unreadable, UTF-16, a NUL byte). */
 char *xp_query_read(const char *file, int *rc);
+/* 0 where st's columns are named apart, else says which two share a name (a JSON row keeps one
+** key of a name) and returns 2. */
+int xp_json_names_apart(sqlite3_stmt *st, const char *file, long line);
 /* Run every statement of sql (read-only statements only). */
 int xp_query_text(sqlite3 *db, const char *sql, const char *file, const xp_param *params,
                   int nparams, xp_row_fn on_stmt, void *arg);
