@@ -28,7 +28,8 @@ static const char usage[] =
     "  Each side is a run (a UUID or unique prefix) or, with --a/--b, the group of ok runs whose\n"
     "  metadata match every KEY=VALUE: kind (as xp runs --kind: nccl-tests is nccl_burst),\n"
     "  origin, model, tp, batch, gpu_name, interconnect, ... (the flattened columns) or any\n"
-    "  metadata key (env.NCCL_ALGO=Ring, gpu.driver=...).\n"
+    "  metadata key (env.NCCL_ALGO=Ring, gpu.driver=...); a piece without '=' is the value's\n"
+    "  own (env.NCCL_ALGO=Ring,Tree).\n"
     "  The two forms mix: xp compare RUN --b gpu.driver=560.28.\n"
     "  Cases pair by name and params. Serving benchmarks (serve_bench) pair by workload across\n"
     "  engines' clients (vllm bench serve against sglang.bench_serving): the settings both sides\n"
@@ -184,22 +185,29 @@ static int superseded_only(sqlite3 *db, sqlite3_stmt *st, const char *which, con
 
 /* "k=v,k=v" (and repeated options) -> ok runs matching all. Values are bound, never pasted. */
 static int select_group(sqlite3 *db, const char *which, const char *selector, side *s) {
-  char *copy = xp_strdup(selector), *save = NULL;
+  char *copy = xp_strdup(selector);
   char *keys[32], *vals[32];
   int n = 0, rc = 0;
-  for (char *t = strtok_r(copy, ",", &save); t && rc == 0; t = strtok_r(NULL, ",", &save)) {
+  for (char *t = copy, *next; t && rc == 0; t = next) {
+    next = strchr(t, ',');
+    if (next) *next++ = 0;
     char *eq = strchr(t, '=');
-    if (!eq || eq == t) rc = xp_usage_error("compare", "%s %s: expected KEY=VALUE[,KEY=VALUE]...", which, selector);
+    if (!*t) continue; /* "a=1," */
+    /* a piece without '=' is the value's own (env.CUDA_VISIBLE_DEVICES=0,1, NCCL_ALGO=Ring,Tree),
+    ** as xp runs --where takes it: its comma put back */
+    if (!eq && n > 0) t[-1] = ',';
+    else if (!eq || eq == t) rc = xp_usage_error("compare", "%s %s: expected KEY=VALUE[,KEY=VALUE]...", which, selector);
     else if (n == 32) rc = xp_usage_error("compare", "%s: at most 32 conditions", which);
     else {
       *eq = 0;
       keys[n] = t;
-      vals[n] = eq + 1;
-      /* kind=nccl-tests as xp runs --kind has it: the kind its runs are recorded as */
-      const char *as = strcmp(t, "kind") == 0 ? xp_kind_recorded_as(vals[n]) : NULL;
-      if (as) vals[n] = (char *)as;
-      n++;
+      vals[n++] = eq + 1;
     }
+  }
+  /* kind=nccl-tests as xp runs --kind has it: the kind its runs are recorded as */
+  for (int i = 0; i < n; i++) {
+    const char *as = strcmp(keys[i], "kind") == 0 ? xp_kind_recorded_as(vals[i]) : NULL;
+    if (as) vals[i] = (char *)as;
   }
   if (rc == 0 && n == 0) rc = xp_usage_error("compare", "%s needs KEY=VALUE conditions", which);
   /* A job counts once (README): an import superseded by a fuller or later one of the same

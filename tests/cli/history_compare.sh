@@ -113,4 +113,13 @@ has "xp: warning: A: run $failed is failed, not ok (" "$tmp/err"
 has "): its results are partial or none" "$tmp/err"
 run compare "$json" "$text"; expect_rc 0
 hasnt "not ok" "$tmp/err"
+# a metadata value with its own comma, as NCCL_ALGO=Ring,Tree and CUDA_VISIBLE_DEVICES=0,1 are
+# given: a group of it, alone and beside another condition, as xp runs --where takes it
+db="$tmp/comma.db"
+ring=$(NCCL_ALGO=Ring record cases=2 gpu=H100 driver=550)
+both=$(NCCL_ALGO=Ring,Tree record cases=2 gpu=H100 driver=550)
+run compare --a env.NCCL_ALGO=Ring --b env.NCCL_ALGO=Ring,Tree; expect_rc 0
+has "A: hist_probe run $ring"; has "B: hist_probe run $both"
+run compare --a env.NCCL_ALGO=Ring,Tree,gpu_name=H100 "${ring:0:8}"; expect_rc 0
+has "A: hist_probe run $both"
 echo "ok: compare"
