@@ -79,8 +79,11 @@ int main(int argc, char **argv) {
   ** export's): what was printed or written lacks them, so it did not end well. */
   if (rc == 0) rc = xp_db_faulted(xp_db_path(db_opt), "the output is incomplete");
   /* ferror too: a write past the buffer (xp show --format json's one printf of a trace's
-  ** sections) fails at once, leaving nothing for fflush to fail on, and its errno long gone */
+  ** sections) fails at once, leaving nothing for fflush to fail on, and its errno long gone.
+  ** A command that failed has said so (xp report --out - > /dev/full: why it could not write):
+  ** its one line stands. */
   const int flushed = fflush(stdout), why = errno;
+  if (rc != 0) return rc;
   if (flushed != 0) return xp_error(XP_EXIT_FAILED, "cannot write output: %s", strerror(why));
   if (ferror(stdout)) return xp_error(XP_EXIT_FAILED, "cannot write output (a write to it failed)");
   return rc;

@@ -68,6 +68,11 @@ if [ -w /dev/full ]; then
     sh -c '"$0" --db "$1" show "$2" --format json > /dev/full' "$XP" "$tmp/full.sqlite" "$1"
   one_line "compare --format json > /dev/full" 1 "cannot write output" \
     sh -c '"$0" --db "$1" compare "$2" "$3" --format json > /dev/full' "$XP" "$tmp/full.sqlite" "$1" "$2"
+  # a command that says its own write failed is that one line, with why
+  one_line "report --out - > /dev/full" 1 "cannot write output: No space left on device" \
+    sh -c '"$0" --db "$1" report --out - > /dev/full' "$XP" "$tmp/full.sqlite"
+  one_line "export > /dev/full" 1 "cannot write the export: No space left on device" \
+    sh -c '"$0" --db "$1" export > /dev/full' "$XP" "$tmp/full.sqlite"
 fi
 # an import whose results do not fit (a file size limit at the commit, as a full disk): its
 # summary is not printed ("imported 52 cases ..." above "run ... failed"), the run is failed
