@@ -69,6 +69,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "spec.h"
@@ -929,47 +930,57 @@ static void name_case(vb_result *r, int structured) {
   r->case_name = xp_strdup(buf);
 }
 
+/* Who writes a server_info key (take_server_model): any writer, trtllm-bench's report alone, every
+** writer but it, or it and AIPerf (vb_trtllm.c, vb_summary.c gather their keys there). */
+enum vb_info_from { I_ANY, I_TRTLLM, I_NOT_TRTLLM, I_NAMED };
+
 /* SGLang's result names no model, but later versions write the server's /get_server_info beside
 ** it (null when the server has none, as vLLM's): its model_path is the model the server loaded,
 ** its tokenizer_path the tokenizer, its tp_size, pp_size, dp_size and ep_size the parallel
-** sizes (a disaggregated deployment's under "decode", where SGLang itself reads them). */
+** sizes (a disaggregated deployment's under "decode", where SGLang itself reads them). Each
+** string key fills its field once, the first writer's: as written, or as a server's setting
+** (vb_server_setting: NULL for auto and None). */
 static void take_server_model(vb_result *r, const cJSON *o) {
+  static const struct {
+    const char *key;
+    size_t field;             /* offsetof a char * of vb_result */
+    int setting;              /* through vb_server_setting, else as written where not "" */
+    enum vb_info_from from;
+  } keys[] = {
+      {"model_path", offsetof(vb_result, model), 0, I_ANY},
+      {"tokenizer_path", offsetof(vb_result, tokenizer), 0, I_ANY},
+      /* trtllm-bench's GPU, AIPerf's telemetry's GPU; SGLang's server_info names none */
+      {"gpu_name", offsetof(vb_result, gpu), 0, I_NAMED},
+      /* the KV cache's dtype: SGLang's ServerArgs kv_cache_dtype, trtllm-bench's (vb_trtllm.c) */
+      {"kv_cache_dtype", offsetof(vb_result, kv_cache_dtype), 1, I_ANY},
+      /* and its --dtype and --quantization as set (ServerArgs dtype, quantization): null
+      ** quantization is a checkpoint's own, if any, so neither is the GEMMs' precision (xp's
+      ** dtype, which trtllm-bench's report names: vb_trtllm.c take_precision) */
+      {"dtype", offsetof(vb_result, serve_dtype), 1, I_NOT_TRTLLM},
+      {"quantization", offsetof(vb_result, serve_quant), 1, I_NOT_TRTLLM},
+      {"dtype", offsetof(vb_result, dtype), 0, I_TRTLLM},
+      {"engine_dtype", offsetof(vb_result, engine_dtype), 0, I_TRTLLM},
+      {"engine_quantization", offsetof(vb_result, engine_quant), 0, I_TRTLLM}};
   const cJSON *info = cJSON_GetObjectItemCaseSensitive(o, "server_info");
   const cJSON *decode = cJSON_GetObjectItemCaseSensitive(info, "decode");
   if (cJSON_IsArray(decode)) info = cJSON_GetArrayItem(decode, 0);
-  const char *model = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(info, "model_path"));
-  const char *tokenizer = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(info, "tokenizer_path"));
-  if (!r->model && model && *model) r->model = xp_strdup(model);
-  if (!r->tokenizer && tokenizer && *tokenizer) r->tokenizer = xp_strdup(tokenizer);
+  const int trtllm = r->tool == VB_TRTLLM_BENCH;
+  for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+    const enum vb_info_from f = keys[k].from;
+    if ((f == I_TRTLLM && !trtllm) || (f == I_NOT_TRTLLM && trtllm) ||
+        (f == I_NAMED && !trtllm && r->tool != VB_SUMMARY_EXPORT))
+      continue;
+    char **dest = (char **)((char *)r + keys[k].field);
+    const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(info, keys[k].key));
+    if (*dest) continue;
+    if (keys[k].setting) *dest = vb_server_setting(v);
+    else if (v && *v) *dest = xp_strdup(v);
+  }
   for (int k = 0; k < VB_NPARALLEL; k++) {
     const cJSON *size = cJSON_GetObjectItemCaseSensitive(info, parallel_server_info[k]);
     if (cJSON_IsNumber(size)) r->server_parallel[k] = vb_parallel_size(size);
   }
-  /* trtllm-bench's GPU and how many, AIPerf's telemetry's GPU (vb_trtllm.c, vb_summary.c gather them
-  ** here); SGLang's server_info names none */
-  const char *gpu = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(info, "gpu_name"));
-  const int named = r->tool == VB_TRTLLM_BENCH || r->tool == VB_SUMMARY_EXPORT;
-  if (named && gpu && *gpu && !r->gpu) r->gpu = xp_strdup(gpu);
-  /* the KV cache's dtype: SGLang's ServerArgs kv_cache_dtype, trtllm-bench's (vb_trtllm.c) */
-  if (!r->kv_cache_dtype)
-    r->kv_cache_dtype = vb_server_setting(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(info, "kv_cache_dtype")));
-  /* and its --dtype and --quantization as set (ServerArgs dtype, quantization; trtllm-bench's
-  ** dtype is xp's, below): null quantization is a checkpoint's own, if any, so neither is
-  ** the GEMMs' precision (xp's dtype) */
-  if (r->tool != VB_TRTLLM_BENCH) {
-    if (!r->serve_dtype) r->serve_dtype = vb_server_setting(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(info, "dtype")));
-    if (!r->serve_quant)
-      r->serve_quant = vb_server_setting(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(info, "quantization")));
-    return;
-  }
-  r->gpu_count = vb_parallel_size(cJSON_GetObjectItemCaseSensitive(info, "world_size"));
-  /* and its precision (vb_trtllm.c take_precision) */
-  static const char *const keys[] = {"dtype", "engine_dtype", "engine_quantization"};
-  char **dest[] = {&r->dtype, &r->engine_dtype, &r->engine_quant};
-  for (size_t k = 0; k < 3; k++) {
-    const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(info, keys[k]));
-    if (v && *v && !*dest[k]) *dest[k] = xp_strdup(v);
-  }
+  if (trtllm) r->gpu_count = vb_parallel_size(cJSON_GetObjectItemCaseSensitive(info, "world_size"));
 }
 
 /* The per-request lists SGLang's unmerged refactor of 2025 (PR 10409, python -m
