@@ -329,14 +329,6 @@ static const vb_key known_keys[] = {
     {"gpu_avg_power_w", T_NUM, D_VALUE, 0, "W", NULL},
     {"gpu_energy_per_output_token_j", T_NUM, D_VALUE, 0, "J/tok", NULL},
     {"energy_gpu_ids", T_ANY, D_NONE, 0, NULL, NULL},
-    /* AIPerf's GPU energy and power over the profiling phase, summed over the GPUs its telemetry
-    ** saw (vb_summary.c take_energy: in J and W), of every GPU or a vendor's */
-    {"total_gpu_energy", T_NUM, D_VALUE, 0, "J", NULL},
-    {"nvidia_total_gpu_energy", T_NUM, D_VALUE, 0, "J", NULL},
-    {"amd_total_gpu_energy", T_NUM, D_VALUE, 0, "J", NULL},
-    {"total_gpu_power", T_NUM, D_VALUE, 0, "W", NULL},
-    {"nvidia_total_gpu_power", T_NUM, D_VALUE, 0, "W", NULL},
-    {"amd_total_gpu_power", T_NUM, D_VALUE, 0, "W", NULL},
     /* benchmarks/benchmark_serving_structured_output.py: the outputs that are what the request
     ** asked for (JSON, a regex's match, a choice), in %; null where it cannot tell */
     {"correct_rate(%)", T_NUM, D_VALUE, 0, "%", NULL},
@@ -816,6 +808,8 @@ static void take_unknown(vb_result *r, const char *key, const cJSON *v) {
   char buf[128];
   key = vllm_spelling(key, buf, sizeof buf);
   if (is_statistic_key(key) && cJSON_IsNumber(v)) add_value(r, key, "ms", v->valuedouble); /* drop_unmeasured */
+  else if (cJSON_IsNumber(v) && r->tool == VB_SUMMARY_EXPORT && vb_summary_unit(key)) /* AIPerf's energy */
+    add_value(r, key, vb_summary_unit(key), v->valuedouble);
   else if (cJSON_IsNumber(v)) add_value(r, key, unit_by_suffix(key), v->valuedouble);
   else if ((cJSON_IsString(v) || cJSON_IsBool(v)) && !cJSON_HasObjectItem(r->params, key))
     cJSON_AddItemToObject(r->params, key, cJSON_Duplicate(v, 0));

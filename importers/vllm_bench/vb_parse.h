@@ -122,6 +122,9 @@ int vb_tool_read(const char *label, long line, cJSON *o, enum vb_tool *tool);
 /* genai-perf's or AIPerf's profile export (vb_summary.c), o, rewritten in place as the vllm bench
 ** serve result of the same measurement; bad input is one line and XP_EXIT_USAGE. */
 int vb_summary_read(const char *label, long line, cJSON *o);
+/* xp's unit of an AIPerf energy metric the rewritten export carries (total_gpu_energy "J",
+** output_tokens_per_joule "tok/J", nvidia_ and amd_ ones ...), NULL for any other key. */
+const char *vb_summary_unit(const char *key);
 /* trtllm-bench's --report_json (vb_trtllm.c), the same. */
 int vb_trtllm_read(const char *label, long line, cJSON *o);
 /* For those two: a number into the object being built, where finite and not there yet; and the

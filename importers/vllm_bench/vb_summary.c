@@ -357,31 +357,81 @@ static int take_totals(const vb_at *at, const cJSON *m, cJSON *flat) {
   return 0;
 }
 
-/* AIPerf's GPU energy over the profiling phase, from --gpu-telemetry's counters: total_gpu_energy
-** (J, the counters' deltas) and total_gpu_power (W, each GPU's mean power), each summed over the
-** GPUs the telemetry saw (src/aiperf/metrics/types/power_efficiency_metrics.py of ai-dynamo/aiperf,
-** commit fbbddec); AIPerf's split by vendor names them nvidia_ and amd_ (the same file of
-** ShounakRay/aiperf, commit 5412a65). Each a summary of one, its unit an EnergyMetricUnit (J, mJ,
-** MJ) or PowerMetricUnit (W, mW) tag, recorded in J and W under its tag. The GPUs are those the
-** telemetry saw (a DCGM exporter's node, the server's or not), so not vLLM's gpu_energy_j. */
+/* AIPerf's GPU energy over the profiling phase, from --gpu-telemetry's counters, summed over the
+** GPUs the telemetry saw: total_gpu_energy (J, the counters' deltas) and total_gpu_power (W, each
+** GPU's mean power) (src/aiperf/metrics/types/power_efficiency_metrics.py of ai-dynamo/aiperf,
+** commits fbbddec, 2beab27); and what EnergyEfficiencyAnalyzer (src/aiperf/metrics/
+** energy_efficiency_analyzer.py, commit 347f0c7) makes of that energy: the mean power over the
+** phase, the output tokens a joule, the energy an output token, a token in or out, a request, a
+** user of the concurrency, and the request, goodput and output-token throughputs a watt. AIPerf's
+** split by vendor names each nvidia_ and amd_ (the same file of ShounakRay/aiperf, commit 5412a65).
+** Each a summary of one, its unit a tag of aiperf/common/enums/metric_enums.py (EnergyMetricUnit J,
+** mJ, MJ; PowerMetricUnit W, mW; GenericMetricUnit TOKENS_PER_JOULE "tokens/J", JOULES_PER_USER
+** "joules/user"; commit 03240ef) or the strings its energy efficiency summary wrote ("mJ/token",
+** "J/req", "req/s/W", "tps/W", "good-req/s/W"): recorded under its tag in xp's spelling of that
+** unit (vb_summary_unit), J and W for the multiples; another unit is refused, never guessed. The
+** GPUs are those the telemetry saw (a DCGM exporter's node, the server's or not), so not vLLM's
+** gpu_energy_j. The energy-delay product (J*s), whose unit tag is in no stored source, is not read. */
+enum vb_ratio { R_ENERGY, R_POWER, R_TOK_PER_J, R_MJ_PER_TOK, R_J_PER_REQ, R_J_PER_USER, R_REQ_S_W, R_GOOD_S_W,
+                R_TOK_S_W, R_NKINDS };
+static const struct { const char *tag; enum vb_ratio kind; } energy_tags[] = {
+    {"total_gpu_energy", R_ENERGY},          {"total_gpu_power", R_POWER},
+    {"average_gpu_power", R_POWER},          {"output_tokens_per_joule", R_TOK_PER_J},
+    {"energy_per_output_token", R_MJ_PER_TOK}, {"energy_per_total_token", R_MJ_PER_TOK},
+    {"energy_per_request", R_J_PER_REQ},     {"energy_per_user", R_J_PER_USER},
+    {"performance_per_watt", R_REQ_S_W},     {"goodput_per_watt", R_GOOD_S_W},
+    {"output_tps_per_watt", R_TOK_S_W}};
+/* each kind's units as written, xp's unit (the kind's first) and the factor to it */
+static const struct { enum vb_ratio kind; const char *written, *unit; double f; } energy_units[] = {
+    {R_ENERGY, "J", "J", 1},          {R_ENERGY, "mJ", "J", 1e-3},          {R_ENERGY, "MJ", "J", 1e6},
+    {R_POWER, "W", "W", 1},           {R_POWER, "mW", "W", 1e-3},           {R_TOK_PER_J, "tokens/J", "tok/J", 1},
+    {R_MJ_PER_TOK, "mJ/token", "mJ/tok", 1}, {R_J_PER_REQ, "J/req", "J/req", 1},
+    {R_J_PER_USER, "joules/user", "J/user", 1}, {R_REQ_S_W, "req/s/W", "req/s/W", 1},
+    {R_GOOD_S_W, "good-req/s/W", "req/s/W", 1}, {R_TOK_S_W, "tps/W", "tok/s/W", 1}};
+static const char *const kind_words[R_NKINDS] = {
+    "energy", "power", "tokens per energy", "energy per token", "energy per request", "energy per user",
+    "request throughput per power", "goodput per power", "token throughput per power"};
+
+/* The energy tag a key names, the vendor's prefix left off; -1 for none. */
+static int energy_tag(const char *key) {
+  static const char *const vendors[] = {"", "nvidia_", "amd_"};
+  for (size_t p = 0; p < sizeof vendors / sizeof vendors[0]; p++) {
+    const size_t n = strlen(vendors[p]);
+    if (strncmp(key, vendors[p], n) != 0) continue;
+    for (size_t t = 0; t < sizeof energy_tags / sizeof energy_tags[0]; t++)
+      if (strcmp(key + n, energy_tags[t].tag) == 0) return (int)t;
+  }
+  return -1;
+}
+
+const char *vb_summary_unit(const char *key) {
+  const int t = energy_tag(key);
+  for (size_t u = 0; t >= 0 && u < sizeof energy_units / sizeof energy_units[0]; u++)
+    if (energy_units[u].kind == energy_tags[t].kind) return energy_units[u].unit;
+  return NULL;
+}
+
 static int take_energy(const vb_at *at, const cJSON *m, cJSON *flat) {
-  static const struct { const char *unit; double f; } units[] = {
-      {"J", 1}, {"mJ", 1e-3}, {"MJ", 1e6}, {"W", 1}, {"mW", 1e-3}};
-  static const struct { const char *tag; int energy; } tags[] = {
-      {"total_gpu_energy", 1},        {"nvidia_total_gpu_energy", 1},  {"amd_total_gpu_energy", 1},
-      {"total_gpu_power", 0},         {"nvidia_total_gpu_power", 0},   {"amd_total_gpu_power", 0}};
-  for (size_t t = 0; t < sizeof tags / sizeof tags[0]; t++) {
+  const cJSON *s;
+  cJSON_ArrayForEach(s, m) {
+    const int t = s->string ? energy_tag(s->string) : -1;
     double x;
-    if (summary_avg(at, m, tags[t].tag, &x)) return XP_EXIT_USAGE;
+    if (t < 0) continue;
+    if (summary_avg(at, m, s->string, &x)) return XP_EXIT_USAGE;
     if (isnan(x)) continue;
-    const cJSON *unit = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(m, tags[t].tag), "unit");
-    const size_t first = tags[t].energy ? 0 : 3, end = tags[t].energy ? 3 : 5; /* J ..., else W ... */
-    size_t u = first;
-    while (cJSON_IsString(unit) && u < end && strcmp(unit->valuestring, units[u].unit) != 0) u++;
-    if (!cJSON_IsString(unit) || u == end)
-      return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "%s.unit: expected a unit of %s", tags[t].tag,
-                         tags[t].energy ? "energy (J, mJ, MJ)" : "power (W, mW)");
-    vb_flat_number(flat, tags[t].tag, x * units[u].f);
+    const enum vb_ratio kind = energy_tags[t].kind;
+    const char *unit = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "unit"));
+    char known[64] = "";
+    size_t u, n = 0, found = 0;
+    for (u = 0; u < sizeof energy_units / sizeof energy_units[0]; u++) {
+      if (energy_units[u].kind != kind) continue;
+      if (unit && strcmp(unit, energy_units[u].written) == 0) found = u + 1;
+      n += (size_t)snprintf(known + n, sizeof known - n, "%s%s", n ? ", " : "", energy_units[u].written);
+    }
+    if (!found)
+      return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "%s.unit: expected a unit of %s (%s)", s->string,
+                         kind_words[kind], known);
+    vb_flat_number(flat, s->string, x * energy_units[found - 1].f);
   }
   return 0;
 }

@@ -738,5 +738,7 @@ const xp_kind xp_kind_vllm_bench = {
              "  Besides vLLM's latencies and throughputs: speculative decoding's acceptance at each\n"
              "  draft position (spec_decode_position_I_acceptance_rate, %, I from 0), NVML energy\n"
              "  (gpu_energy_j, gpu_avg_power_w, ...), --record-power's power, AIPerf's\n"
-             "  total_gpu_energy (J) and total_gpu_power (W) (nvidia_, amd_ too).\n",
+             "  total_gpu_energy (J) and total_gpu_power (W) and its energy ratios in the unit each\n"
+             "  states (output_tokens_per_joule tok/J, energy_per_output_token mJ/tok, ...; nvidia_,\n"
+             "  amd_ too).\n",
 };

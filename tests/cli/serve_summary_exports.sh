@@ -110,6 +110,34 @@ check "AIPerf: NVIDIA's GPU energy and power, mJ and mW in J and W" \
 one_line "AIPerf: a GPU energy in a unit not AIPerf's" 2 'kwh.json:1: nvidia_total_gpu_energy.unit: expected a unit of energy (J, mJ, MJ)' \
   "$XP" --db "$tmp/kwh.db" import vllm-bench "$tmp/kwh.json"
 check "AIPerf: a GPU energy in a unit not AIPerf's: nothing recorded" "no" "$([ -e "$tmp/kwh.db" ] && echo yes || echo no)"
+# what AIPerf's EnergyEfficiencyAnalyzer makes of that energy (energy_efficiency_analyzer.py,
+# ai-dynamo/aiperf 347f0c7: 201.6 J over this export's 0.245 s, 120 output and 1920 input tokens, 15
+# requests, concurrency 8), each in the unit tag it writes (metric_enums.py 03240ef "tokens/J",
+# "joules/user"; its energy summary's "mJ/token", "J/req", "req/s/W", "tps/W"): recorded in that
+# unit, xp's spelling; an energy a token in J, which AIPerf never writes, refused
+python3 - "$fmt/aiperf_profile_export.json" "$tmp/ratios.json" "$tmp/jtok.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for tag, unit, avg in [("total_gpu_energy", "J", 201.6), ("average_gpu_power", "W", 822.857),
+                       ("output_tokens_per_joule", "tokens/J", 0.595238), ("energy_per_output_token", "mJ/token", 1680.0),
+                       ("nvidia_energy_per_total_token", "mJ/token", 98.8235), ("energy_per_request", "J/req", 13.44),
+                       ("energy_per_user", "joules/user", 25.2), ("performance_per_watt", "req/s/W", 0.074375),
+                       ("amd_output_tps_per_watt", "tps/W", 0.595)]:
+    d[tag] = {"tag": tag, "unit": unit, "avg": avg}
+json.dump(d, open(sys.argv[2], "w"), indent=2)
+d["energy_per_output_token"] = {"unit": "J/token", "avg": 1.68}
+json.dump(d, open(sys.argv[3], "w"), indent=2)
+PY
+e=$(import_vllm "$d" "$tmp/ratios.json")
+check "AIPerf: its energy ratios, each in the unit it states" \
+  "amd_output_tps_per_watt=0.595[tok/s/W] energy_per_output_token=1680[mJ/tok] energy_per_request=13.44[J/req] energy_per_user=25.2[J/user] nvidia_energy_per_total_token=98.8235[mJ/tok] output_tokens_per_joule=0.595238[tok/J] performance_per_watt=0.074375[req/s/W]" \
+  "$(metrics "$d" "$e" concurrency=8 '%_per_%')"
+check "AIPerf: its mean GPU power over the phase, beside the energy" "average_gpu_power=822.857[W] total_gpu_energy=201.6[J]" \
+  "$(metrics "$d" "$e" concurrency=8 '%gpu%')"
+one_line "AIPerf: an energy a token in a unit AIPerf does not write" 2 \
+  'jtok.json:1: energy_per_output_token.unit: expected a unit of energy per token (mJ/token)' \
+  "$XP" --db "$tmp/jtok.db" import vllm-bench "$tmp/jtok.json"
+check "AIPerf: an energy a token in J: nothing recorded" "no" "$([ -e "$tmp/jtok.db" ] && echo yes || echo no)"
 v=$(import_vllm "$d" "$data/serve_c8_detailed.json")
 cmp "$d" "$a" "$v"
 has '^concurrency=8 +\{"max_concurrency":8,"num_prompts":16\} +mean_tpot_ms +ms +11\.8 +11\.5418 ' "AIPerf's and vLLM's concurrency=8 paired"

@@ -66,7 +66,7 @@ check "--metadata: nothing recorded" "$before" "$(query "SELECT count(*) FROM ru
 "$XP" --db "$tmp/h.db" import vllm-bench "$data/formats/sglang_0.5.8_tp4_dp2.jsonl" > /dev/null 2>&1
 "$XP" help vllm-bench > "$tmp/help" 2>&1
 for word in $(db="$tmp/h.db" query "SELECT key FROM run_meta WHERE key LIKE 'serve.%'") serve.kv_cache_dtype \
-  serve.quantization serve.KEY rate=trace spec_decode_position_I_acceptance_rate total_gpu_energy \
+  serve.quantization serve.KEY rate=trace spec_decode_position_I_acceptance_rate total_gpu_energy output_tokens_per_joule \
   "--set tp=N"; do
   grep -qF -- "$word" "$tmp/help" || { echo "FAIL: xp help vllm-bench does not name $word"; fail=1; }
 done
