@@ -125,6 +125,10 @@ int vb_summary_read(const char *label, long line, cJSON *o);
 /* xp's unit of an AIPerf energy metric the rewritten export carries (total_gpu_energy "J",
 ** output_tokens_per_joule "tok/J", nvidia_ and amd_ ones ...), NULL for any other key. */
 const char *vb_summary_unit(const char *key);
+/* The SLO targets a goodput was counted against (vLLM's args' ["ttft:60", "tpot:15"], genai-perf's
+** and AIPerf's {"time_to_first_token": 100}) as a case setting: the JSON text of a sorted list of
+** "metric:ms" in vLLM's names, a new string; NULL for another form or none. */
+char *vb_goodput_targets(const cJSON *v);
 /* trtllm-bench's --report_json (vb_trtllm.c), the same. */
 int vb_trtllm_read(const char *label, long line, cJSON *o);
 /* For those two: a number into the object being built, where finite and not there yet; and the

@@ -174,6 +174,14 @@ static int build_serve(const pt_at *at, const cJSON *list, const char **name, cJ
     cJSON_DeleteItemFromObjectCaseSensitive(flat, "model_id");
     cJSON_AddStringToObject(flat, "model_id", model);
   }
+  /* --goodput's SLO targets, which the result itself does not write: a setting of the case */
+  const cJSON *slo = at_path(first, "benchmark.extra_info.args.goodput");
+  char *targets = vb_goodput_targets(slo);
+  if (slo && !cJSON_IsNull(slo) && !targets)
+    return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "record 0: benchmark.extra_info.args.goodput: expected "
+                       "--goodput's targets ([\"ttft:60\", ...]), found %s", vb_json_kind(slo));
+  if (targets && !cJSON_HasObjectItem(flat, "goodput")) cJSON_AddStringToObject(flat, "goodput", targets);
+  free(targets);
   return 0;
 }
 

@@ -43,6 +43,7 @@
 */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "spec.h"
 #include "vb_parse.h"
@@ -84,6 +85,48 @@ static const char *latency_name(const char *metric) {
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (strcmp(metric, names[i][0]) == 0) return names[i][1];
   return NULL;
+}
+
+/* The SLO targets a goodput was counted against, as one setting of the case (vllm bench sweep's
+** bench override goodput is one too), so that xp compare never pairs goodputs of other targets:
+** the JSON text of a list of "metric:ms" in vLLM's --goodput spelling, sorted (["tpot:15",
+** "ttft:60"]). vLLM's args write them as given (["ttft:60", "tpot:15"]: its .pytorch.json,
+** parse_goodput of vllm/benchmarks/serve.py); genai-perf's args and AIPerf's input.goodput an
+** object of metric tag and ms ({"time_to_first_token": 100}: _check_goodput_args of genai_perf/
+** parser.py, InputConfig.goodput of src/aiperf/common/config/input_config.py), its latencies
+** named here as vLLM names them (ttft, tpot, e2el). NULL where v is neither form, or empty. */
+static int by_text(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+char *vb_goodput_targets(const cJSON *v) {
+  const int n = cJSON_IsArray(v) || cJSON_IsObject(v) ? cJSON_GetArraySize(v) : 0;
+  char **items = xp_xcalloc((size_t)n + 1, sizeof *items), *out = NULL;
+  const cJSON *e;
+  int k = 0;
+  cJSON_ArrayForEach(e, v) {
+    if (cJSON_IsObject(v)) { /* {"time_to_first_token": 100} */
+      if (!cJSON_IsNumber(e)) break;
+      const char *as = latency_name(e->string);
+      items[k++] = xp_asprintf("%s:%g", as ? as : e->string, e->valuedouble);
+      continue;
+    }
+    const char *s = cJSON_GetStringValue(e), *colon = s ? strchr(s, ':') : NULL; /* "ttft:60" */
+    char *end = NULL;
+    const double ms = colon && colon > s ? strtod(colon + 1, &end) : NAN;
+    if (!end || end == colon + 1 || *end) break;
+    items[k++] = xp_asprintf("%.*s:%g", (int)(colon - s), s, ms);
+  }
+  if (n > 0 && k == n) {
+    qsort(items, (size_t)n, sizeof *items, by_text);
+    cJSON *list = cJSON_CreateArray();
+    for (int i = 0; i < n; i++) cJSON_AddItemToArray(list, cJSON_CreateString(items[i]));
+    char *text = cJSON_PrintUnformatted(list);
+    out = xp_strdup(text);
+    cJSON_free(text);
+    cJSON_Delete(list);
+  }
+  for (int i = 0; i < k; i++) free(items[i]);
+  free(items);
+  return out;
 }
 
 /* A summary's average, read alone: the writers' totals and throughputs are one number kept as
@@ -256,6 +299,16 @@ static int take_workload(const vb_at *at, const cJSON *cfg, cJSON *flat) {
     vb_flat_number(flat, "random_input_len", i);
   vb_flat_number(flat, "random_output_len", o);
   vb_flat_number(flat, "num_prompts", n);
+  /* the SLO targets of its goodput (genai-perf's args, its ConfigCommand's and AIPerf's input) */
+  static const char *const slo[] = {"goodput", "input.goodput", NULL};
+  const char *where = NULL;
+  const cJSON *g = first_of(cfg, slo, &where, 0);
+  char *targets = g ? vb_goodput_targets(g) : NULL;
+  if (g && !targets && !(cJSON_IsObject(g) && !g->child))
+    return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "input_config.%s: expected the goodput's targets "
+                       "({\"metric\": ms, ...}), found %s", where, vb_json_kind(g));
+  if (targets) cJSON_AddStringToObject(flat, "goodput", targets);
+  free(targets);
   const char *e = cJSON_GetStringValue(first_of(cfg, endpoint, NULL, 1));
   const char *t = cJSON_GetStringValue(first_of(cfg, tokenizer, NULL, 1));
   if (e) cJSON_AddStringToObject(flat, "endpoint_type", e);

@@ -238,6 +238,21 @@ check "serve side file: the values of the result beside it" "$(values "$a")" "$(
 check "serve side file: 32 values" 32 "$(values "$b" | wc -w)"
 check "serve side file: its case and TP" "concurrency=16|2" \
   "$(db="$d" sql "SELECT c.name || '|' || r.tp FROM runs r JOIN cases c ON c.run_id = r.id WHERE r.uuid LIKE '$b%'")"
+# the side file's args keep --goodput's SLO targets (["ttft:60", "tpot:15"]), which the result
+# does not: a setting of its case, so that a goodput against other targets is not paired with it
+check "serve side file: the goodput's SLO targets a setting of its case" '"goodput":"[\"tpot:15\",\"ttft:60\"]"' \
+  "$(db="$d" sql "SELECT c.params FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.uuid LIKE '$b%'" |
+     sed 's/""/"/g' | grep -o '"goodput":"[^]]*]"')"
+sed 's/"ttft:60", "tpot:15"/"ttft:120", "tpot:15"/g; s/"duration": 0.295807/"duration": 0.295809/g' \
+  "$fmt/vllm_serve_c16.pytorch.json" > "$tmp/slo120.pytorch.json"
+s=$(import_vllm "$d" "$tmp/slo120.pytorch.json")
+"$XP" --db "$d" compare "$b" "$s" > "$tmp/cmp" 2>&1
+grep -qE "^  concurrency=16 only in A: B's concurrency=16 is another workload: goodput: A .*ttft:60.*, B .*ttft:120" "$tmp/cmp" ||
+  { echo "FAIL: goodputs against other SLO targets paired:"; cat "$tmp/cmp"; fail=1; }
+sed 's/\["ttft:60", "tpot:15"\]/"ttft 60"/g' "$fmt/vllm_serve_c16.pytorch.json" > "$tmp/slobad.pytorch.json"
+one_line "serve side file: goodput targets not --goodput's" 2 \
+  'slobad.pytorch.json:1: record 0: benchmark.extra_info.args.goodput: expected --goodput'"'"'s targets (."ttft:60", ....), found a string' \
+  "$XP" --db "$tmp/slobad.db" import vllm-bench "$tmp/slobad.pytorch.json"
 cp "$XP_SRC/tests/data/vllm_bench/serve_c16_goodput.json" "$tmp/c16.json"
 cp "$fmt/vllm_serve_c16.pytorch.json" "$tmp/c16.pytorch.json"
 one_line "serve side file given with the result beside it" 2 \

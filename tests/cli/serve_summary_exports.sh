@@ -138,6 +138,40 @@ one_line "AIPerf: an energy a token in a unit AIPerf does not write" 2 \
   'jtok.json:1: energy_per_output_token.unit: expected a unit of energy per token (mJ/token)' \
   "$XP" --db "$tmp/jtok.db" import vllm-bench "$tmp/jtok.json"
 check "AIPerf: an energy a token in J: nothing recorded" "no" "$([ -e "$tmp/jtok.db" ] && echo yes || echo no)"
+# --goodput's SLO targets (AIPerf's input.goodput, InputConfig.goodput of input_config.py
+# 01def00; genai-perf's args.goodput, _check_goodput_args of genai_perf/parser.py: an object of
+# metric and ms): a setting of the case, in vLLM's --goodput names, so that goodputs counted
+# against other targets are not paired as one workload; a goodput of no targets' form refused
+python3 - "$fmt/aiperf_profile_export.json" "$tmp/slo.json" "$tmp/slo2.json" "$tmp/slostr.json" \
+  "$fmt/genai_perf_profile_export.json" "$tmp/gslo.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["goodput"] = {"tag": "goodput", "unit": "requests/sec", "avg": 40.8}
+d["input_config"]["input"]["goodput"] = {"time_to_first_token": 100.0, "inter_token_latency": 10.0}
+json.dump(d, open(sys.argv[2], "w"), indent=2)
+d["input_config"]["input"]["goodput"] = {"time_to_first_token": 50.0, "inter_token_latency": 10.0}
+json.dump(d, open(sys.argv[3], "w"), indent=2)
+d["input_config"]["input"]["goodput"] = "time_to_first_token:100"
+json.dump(d, open(sys.argv[4], "w"), indent=2)
+g = json.load(open(sys.argv[5]))
+g["input_config"]["goodput"] = {"request_latency": 300}
+json.dump(g, open(sys.argv[6], "w"), indent=2)
+PY
+s1=$(import_vllm "$d" "$tmp/slo.json")
+s2=$(import_vllm "$d" "$tmp/slo2.json")
+check "AIPerf: the goodput's SLO targets a setting of its case" \
+  'concurrency=8 {"file":"slo.json","goodput":"[\"tpot:10\",\"ttft:100\"]","max_concurrency":8,"num_prompts":16,"random_input_len":128,"random_output_len":8}' \
+  "$(params "$d" "$s1")"
+check "AIPerf: its goodput recorded beside them" "request_goodput=40.8[req/s]" "$(metrics "$d" "$s1" concurrency=8 '%goodput%')"
+cmp "$d" "$s1" "$s2"
+has "^  concurrency=8 only in A: B's concurrency=8 is another workload: goodput: A .*tpot:10.*ttft:100.*, B .*tpot:10.*ttft:50" \
+  "goodputs of other SLO targets: not one workload"
+g2=$(import_vllm "$d" "$tmp/gslo.json")
+check "genai-perf: its --goodput targets, request_latency as vLLM's e2el" '"goodput":"[\"e2el:300\"]"' \
+  "$(params "$d" "$g2" | grep -o '"goodput":"[^]]*]"')"
+one_line "AIPerf: goodput targets of no form it writes" 2 \
+  'slostr.json:1: input_config.input.goodput: expected the goodput'"'"'s targets ({"metric": ms, ...}), found a string' \
+  "$XP" --db "$tmp/slostr.db" import vllm-bench "$tmp/slostr.json"
 v=$(import_vllm "$d" "$data/serve_c8_detailed.json")
 cmp "$d" "$a" "$v"
 has '^concurrency=8 +\{"max_concurrency":8,"num_prompts":16\} +mean_tpot_ms +ms +11\.8 +11\.5418 ' "AIPerf's and vLLM's concurrency=8 paired"
