@@ -808,9 +808,13 @@ static void take_unknown(vb_result *r, const char *key, const cJSON *v) {
   char buf[128];
   key = vllm_spelling(key, buf, sizeof buf);
   if (is_statistic_key(key) && cJSON_IsNumber(v)) add_value(r, key, "ms", v->valuedouble); /* drop_unmeasured */
-  else if (cJSON_IsNumber(v) && r->tool == VB_SUMMARY_EXPORT && vb_summary_unit(key)) /* AIPerf's energy */
-    add_value(r, key, vb_summary_unit(key), v->valuedouble);
-  else if (cJSON_IsNumber(v)) add_value(r, key, unit_by_suffix(key), v->valuedouble);
+  else if (cJSON_IsNumber(v)) {
+    /* the units of what vb_summary.c and vb_trtllm.c rewrote: AIPerf's energy, trtllm-bench's drafts */
+    const char *unit = r->tool == VB_SUMMARY_EXPORT ? vb_summary_unit(key)
+                       : r->tool == VB_TRTLLM_BENCH ? vb_trtllm_unit(key)
+                                                    : NULL;
+    add_value(r, key, unit ? unit : unit_by_suffix(key), v->valuedouble);
+  }
   else if ((cJSON_IsString(v) || cJSON_IsBool(v)) && !cJSON_HasObjectItem(r->params, key))
     cJSON_AddItemToObject(r->params, key, cJSON_Duplicate(v, 0));
 }

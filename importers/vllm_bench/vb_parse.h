@@ -129,7 +129,10 @@ const char *vb_summary_unit(const char *key);
 ** and AIPerf's {"time_to_first_token": 100}) as a case setting: the JSON text of a sorted list of
 ** "metric:ms" in vLLM's names, a new string; NULL for another form or none. */
 char *vb_goodput_targets(const cJSON *v);
-/* trtllm-bench's --report_json (vb_trtllm.c), the same. */
+/* trtllm-bench's --report_json (vb_trtllm.c), the same; and xp's unit of a speculative-decoding
+** statistic it carries (mean_acceptance_length "tokens", p99_draft_acceptance_rate "%", ...), NULL
+** for any other key. */
+const char *vb_trtllm_unit(const char *key);
 int vb_trtllm_read(const char *label, long line, cJSON *o);
 /* For those two: a number into the object being built, where finite and not there yet; and the
 ** object built (flat, taken) in place of o's keys. */

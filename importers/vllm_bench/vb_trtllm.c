@@ -46,17 +46,52 @@ static int number(const char *label, long line, const cJSON *o, const char *part
   return 0;
 }
 
-/* One latency's percentiles (ms) under vLLM's names: average the mean, p50 the median. */
-static int take_percentiles(const char *label, long line, const cJSON *o, const char *part, const char *name,
-                            cJSON *flat) {
+/* One statistic's percentiles under vLLM's prefixes, average the mean, p50 the median, as
+** PREFIX_NAME_ms for a latency (ms set) and PREFIX_NAME otherwise, each times factor; a value
+** above most (a fraction's 1) is refused. */
+static int take_percentiles(const char *label, long line, const cJSON *o, const char *part, const char *name, int ms,
+                            double factor, double most, cJSON *flat) {
   static const char *const stats[][2] = {{"average", "mean"}, {"p50", "median"}, {"p90", "p90"}, {"p95", "p95"},
                                          {"p99", "p99"},      {"minimum", "min"}, {"maximum", "max"}};
   for (size_t i = 0; o && i < sizeof stats / sizeof stats[0]; i++) {
     double v;
-    char key[64];
+    char key[96];
     if (number(label, line, o, part, stats[i][0], 0, &v)) return XP_EXIT_USAGE;
-    snprintf(key, sizeof key, "%s_%s_ms", stats[i][1], name);
-    vb_flat_number(flat, key, v);
+    if (v > most)
+      return xp_error_at(XP_EXIT_USAGE, label, line, "%s.%s: expected a fraction from 0 to 1, found %g", part,
+                         stats[i][0], v);
+    snprintf(key, sizeof key, "%s_%s%s", stats[i][1], name, ms ? "_ms" : "");
+    vb_flat_number(flat, key, v * factor);
+  }
+  return 0;
+}
+
+/* Speculative decoding's statistics over the requests (decoding_stats, written with a draft
+** model or MTP: generate_statistics_summary of reporting.py, commit 0249976), each a request's:
+** the tokens it got a decoding iteration (its output over its iterations), the drafted tokens
+** accepted (a fraction: accepted over the iterations times the draft length, in % as vLLM
+** prints its acceptance), and the tokens drafted and accepted. Not vLLM's
+** spec_decode_acceptance_length, which is over all drafts at once: named apart. */
+static const struct { const char *part, *name, *unit; double factor, most; } decoding[] = {
+    {"acceptance_length_percentiles", "acceptance_length", "tokens", 1, INFINITY},
+    {"draft_acceptance_rate_percentiles", "draft_acceptance_rate", "%", 100, 1},
+    {"num_draft_tokens_percentiles", "draft_tokens", "tokens", 1, INFINITY},
+    {"num_accepted_draft_tokens_percentiles", "accepted_draft_tokens", "tokens", 1, INFINITY}};
+
+const char *vb_trtllm_unit(const char *key) {
+  const char *stat = strchr(key, '_');
+  for (size_t i = 0; stat && i < sizeof decoding / sizeof decoding[0]; i++)
+    if (strcmp(stat + 1, decoding[i].name) == 0) return decoding[i].unit;
+  return NULL;
+}
+
+static int take_decoding(const char *label, long line, const cJSON *dec, cJSON *flat) {
+  char part[96];
+  for (size_t i = 0; cJSON_IsObject(dec) && i < sizeof decoding / sizeof decoding[0]; i++) {
+    snprintf(part, sizeof part, "decoding_stats.%s", decoding[i].part);
+    if (take_percentiles(label, line, cJSON_GetObjectItemCaseSensitive(dec, decoding[i].part), part, decoding[i].name,
+                         0, decoding[i].factor, decoding[i].most, flat))
+      return XP_EXIT_USAGE;
   }
   return 0;
 }
@@ -89,11 +124,12 @@ static int take_performance(const char *label, long line, const cJSON *o, cJSON 
   vb_flat_number(flat, "user_throughput", user);
   vb_flat_number(flat, "issue_window_s", issue * n / 1e18); /* issue_rate / 1e9 ns a request, in s */
   if (take_percentiles(label, line, cJSON_GetObjectItemCaseSensitive(perf, "request_latency_percentiles_ms"),
-                       "performance.request_latency_percentiles_ms", "e2el", flat) ||
+                       "performance.request_latency_percentiles_ms", "e2el", 1, 1, INFINITY, flat) ||
       take_percentiles(label, line, cJSON_GetObjectItemCaseSensitive(stream, "ttft_percentiles"),
-                       "streaming_metrics.ttft_percentiles", "ttft", flat) ||
+                       "streaming_metrics.ttft_percentiles", "ttft", 1, 1, INFINITY, flat) ||
       take_percentiles(label, line, cJSON_GetObjectItemCaseSensitive(stream, "tpot_percentiles"),
-                       "streaming_metrics.tpot_percentiles", "tpot", flat))
+                       "streaming_metrics.tpot_percentiles", "tpot", 1, 1, INFINITY, flat) ||
+      take_decoding(label, line, cJSON_GetObjectItemCaseSensitive(o, "decoding_stats"), flat))
     return XP_EXIT_USAGE;
   return 0;
 }

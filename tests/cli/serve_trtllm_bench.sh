@@ -106,4 +106,30 @@ one_line "precision: a quantization declared of an unquantized run" 2 \
   'trtllm_bench_report.json:1: --set quantization=fp8, yet the report.s engine.quantization is null' \
   "$XP" --db "$tmp/bad.db" import vllm-bench "$fmt/trtllm_bench_report.json" --set quantization=fp8
 check "nothing recorded by the refusals" "no" "$([ -e "$tmp/bad.db" ] && echo yes || echo no)"
+
+# speculative decoding (decoding_stats, reporting.py 0249976: a request's tokens an iteration, the
+# drafts it accepted as a fraction, the tokens drafted and accepted; percentiles, no unit): each
+# statistic recorded in tokens, the acceptance in %; an acceptance above 1 refused
+python3 - "$fmt/trtllm_bench_report.json" "$tmp/mtp.json" "$tmp/mtpbad.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+pct = lambda avg, lo, hi: {"p50": avg, "p90": hi, "p95": hi, "p99": hi, "minimum": lo, "maximum": hi, "average": avg}
+d["decoding_stats"] = {"mode": "MTP", "num_draft_tokens_percentiles": pct(126.0, 96.0, 150.0),
+                       "num_accepted_draft_tokens_percentiles": pct(86.0, 60.0, 101.0),
+                       "draft_acceptance_rate_percentiles": pct(0.68, 0.5, 0.81),
+                       "acceptance_length_percentiles": pct(3.04, 2.5, 3.43)}
+json.dump(d, open(sys.argv[2], "w"), indent=2)
+d["decoding_stats"]["draft_acceptance_rate_percentiles"]["maximum"] = 68.0
+json.dump(d, open(sys.argv[3], "w"), indent=2)
+PY
+m=$(import_vllm "$tmp/mtp.db" "$tmp/mtp.json")
+check "speculative decoding: tokens an iteration and drafts accepted, each a request's" \
+  "mean_acceptance_length=3.04[tokens] mean_accepted_draft_tokens=86[tokens] mean_draft_acceptance_rate=68[%] mean_draft_tokens=126[tokens]" \
+  "$(metrics "$tmp/mtp.db" "$m" '%' | tr ' ' '\n' | grep -E '^mean_(acc|draft)' | paste -sd' ')"
+check "speculative decoding: each statistic of it" "7 7 7 7" \
+  "$(for n in acceptance_length accepted_draft_tokens draft_acceptance_rate draft_tokens; do
+       metrics "$tmp/mtp.db" "$m" '%' | tr ' ' '\n' | grep -cE "^(mean|median|p90|p95|p99|min|max)_$n="; done | paste -sd' ')"
+one_line "speculative decoding: an acceptance above 1" 2 \
+  'mtpbad.json:1: decoding_stats.draft_acceptance_rate_percentiles.maximum: expected a fraction from 0 to 1, found 68' \
+  "$XP" --db "$tmp/mtpbad.db" import vllm-bench "$tmp/mtpbad.json"
 finish
