@@ -828,6 +828,19 @@ static void take_unknown(vb_result *r, const char *key, const cJSON *v) {
 static void take_sweep_setting(vb_result *r, const cJSON *v) {
   cJSON *to = vb_bench_arg(v->string) ? r->params : r->server;
   if (cJSON_IsNull(v) || cJSON_HasObjectItem(to, v->string)) return;
+  /* --goodput's SLO target (one: the sweep passes a value as one argument, str(v)), in the form a
+  ** .pytorch.json's and genai-perf's targets take (vb_goodput_targets), so that the same target
+  ** is one setting whichever file names it */
+  if (strcmp(v->string, "goodput") == 0 && cJSON_IsString(v)) {
+    cJSON *one = cJSON_CreateStringArray((const char *const[]){v->valuestring}, 1);
+    char *targets = vb_goodput_targets(one);
+    cJSON_Delete(one);
+    if (targets) {
+      cJSON_AddStringToObject(to, v->string, targets);
+      free(targets);
+      return;
+    }
+  }
   if (cJSON_IsArray(v) || cJSON_IsObject(v)) {
     char *text = cJSON_PrintUnformatted(v);
     cJSON_AddStringToObject(to, v->string, text);

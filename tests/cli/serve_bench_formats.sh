@@ -254,6 +254,14 @@ json.dump(r, open(sys.argv[2], 'w'), indent=4)" "$fmt/vllm_sweep_seqs4_run0.json
 import_vllm "$tmp/bench_side.db" "$tmp/bench_side.json" > /dev/null
 check "vllm bench sweep: bench overrides the case's settings" '{"random-output-len":16,"random_input_len":32,"seed":1}' \
   "$(db="$tmp/bench_side.db" sql "SELECT json_remove(params, '$.file', '$.burstiness', '$.max_concurrency', '$.num_prompts', '$.request_rate') FROM cases" | sed 's/""/"/g; s/^"//; s/"$//')"
+# a goodput bench override (one SLO target: apply_to_cmd passes a value as one argument,
+# ParameterSweepItem of vllm/benchmarks/sweep/param_sweep.py 0f17ee0) is the same setting a
+# .pytorch.json's args.goodput of that target is (["ttft:60"])
+python3 -c "import json, sys; r = json.load(open(sys.argv[1])); r['goodput'] = 'ttft:60.0'
+json.dump(r, open(sys.argv[2], 'w'), indent=4)" "$fmt/vllm_sweep_seqs4_run0.json" "$tmp/sweep_slo.json"
+import_vllm "$tmp/sweep_slo.db" "$tmp/sweep_slo.json" > /dev/null
+check "vllm bench sweep: a goodput override as --goodput's targets" '"goodput":"[\"ttft:60\"]"' \
+  "$(db="$tmp/sweep_slo.db" sql "SELECT params FROM cases" | sed 's/""/"/g' | grep -o '"goodput":"[^]]*]"')"
 check "vllm bench sweep: serve overrides the run's, spelt with underscores" 'serve.gpu_memory_utilization=0.8 serve.max_num_seqs=4' \
   "$(db="$tmp/bench_side.db" query "SELECT group_concat(key || '=' || value, ' ') FROM (SELECT * FROM run_meta WHERE key LIKE 'serve.%' ORDER BY key)")"
 # --warmup-num-prompts: the point run once first, kept as warmup.json (run_number -1, its
