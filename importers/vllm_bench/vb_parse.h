@@ -127,7 +127,7 @@ int vb_summary_read(const char *label, long line, cJSON *o);
 const char *vb_summary_unit(const char *key);
 /* The SLO targets a goodput was counted against (vLLM's args' ["ttft:60", "tpot:15"], genai-perf's
 ** and AIPerf's {"time_to_first_token": 100}) as a case setting: the JSON text of a sorted list of
-** "metric:ms" in vLLM's names, a new string; NULL for another form or none. */
+** "metric:value" (ms for a latency) in vLLM's names, a new string; NULL for another form or none. */
 char *vb_goodput_targets(const cJSON *v);
 /* trtllm-bench's --report_json (vb_trtllm.c), the same; and xp's unit of a speculative-decoding
 ** statistic it carries (mean_acceptance_length "tokens", p99_draft_acceptance_rate "%", ...), NULL

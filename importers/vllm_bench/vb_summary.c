@@ -89,10 +89,11 @@ static const char *latency_name(const char *metric) {
 
 /* The SLO targets a goodput was counted against, as one setting of the case (vllm bench sweep's
 ** bench override goodput is one too), so that xp compare never pairs goodputs of other targets:
-** the JSON text of a list of "metric:ms" in vLLM's --goodput spelling, sorted (["tpot:15",
-** "ttft:60"]). vLLM's args write them as given (["ttft:60", "tpot:15"]: its .pytorch.json,
+** the JSON text of a list of "metric:value" in vLLM's --goodput spelling, sorted (["tpot:15",
+** "ttft:60"]), each value in its metric's unit (ms for a latency; genai-perf and AIPerf take a
+** throughput too). vLLM's args write them as given (["ttft:60", "tpot:15"]: its .pytorch.json,
 ** parse_goodput of vllm/benchmarks/serve.py); genai-perf's args and AIPerf's input.goodput an
-** object of metric tag and ms ({"time_to_first_token": 100}: _check_goodput_args of genai_perf/
+** object of metric tag and value ({"time_to_first_token": 100}: _check_goodput_args of genai_perf/
 ** parser.py, InputConfig.goodput of src/aiperf/common/config/input_config.py), its latencies
 ** named here as vLLM names them (ttft, tpot, e2el). NULL where v is neither form, or empty. */
 static int by_text(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
