@@ -32,7 +32,8 @@ void xp_nccl_info_free(xp_nccl_info *info) {
   free(info->proc_comm);
   free(info->facts);
   xp_strtab_free(&info->comm_keys);
-  free(info->ptr_comm);
+  free(info->handles);
+  free(info->proc_handles);
   xp_strtab_free(&info->ptr_keys);
   xp_strtab_free(&info->thread_keys);
   xp_strtab_free(&info->proc_keys);
@@ -120,6 +121,7 @@ static void add_conn(xp_nccl_info *info, int src, int dst, const char ends[2][20
     a->transport[tl] = 0;
     a->thread = t;
     a->span = th->span;
+    a->line = info->info_lines;
     a->comm = comm >= 0 ? comm : th->current;
     memcpy(a->src_dev, ends[0], sizeof a->src_dev);
     memcpy(a->dst_dev, ends[1], sizeof a->dst_dev);
@@ -179,9 +181,9 @@ static const char *hex_after(const char *msg, const char *label, size_t *n) {
   return *n > 2 && p[0] == '0' && p[1] == 'x' ? p : NULL;
 }
 
-/* The slot of (process, comm pointer) in info->ptr_comm: the communicator a process's handle is
-** (-1 none yet). A pointer is one rank's handle, and two processes' may be alike: never a key alone. */
-static int *ptr_slot(xp_nccl_info *info, int proc, const char *ptr, size_t pl) {
+/* The handle of (process, comm pointer), added where new (its communicator -1: none yet). A pointer
+** is one rank's handle, and two processes' may be alike: never a key alone. */
+static xp_nccl_handle *ptr_slot(xp_nccl_info *info, int proc, const char *ptr, size_t pl) {
   char key[sizeof proc + 32];
   if (pl > 32) pl = 32;
   memcpy(key, &proc, sizeof proc);
@@ -189,10 +191,11 @@ static int *ptr_slot(xp_nccl_info *info, int proc, const char *ptr, size_t pl) {
   int added = 0;
   uint32_t id = xp_strtab_intern(&info->ptr_keys, key, sizeof proc + pl, &added);
   if (added) {
-    info->ptr_comm = xp_xrealloc(info->ptr_comm, sizeof *info->ptr_comm * (id + 1));
-    info->ptr_comm[id] = -1;
+    info->handles = xp_xrealloc(info->handles, sizeof *info->handles * (id + 1));
+    info->handles[id] = (xp_nccl_handle){-1, proc, -1, -1, -1, 0, INT32_MAX, info->proc_handles[proc], ""};
+    info->proc_handles[proc] = (int)id;
   }
-  return &info->ptr_comm[id];
+  return &info->handles[id];
 }
 
 /* The communicator a connection line names: RCCL ends it with its handle ("via P2P/IPC comm
@@ -203,7 +206,7 @@ static int named_comm(xp_nccl_info *info, const char *via) {
   size_t pl;
   const char *ptr = hex_after(via, " comm ", &pl);
   if (!ptr || info->line_thread < 0) return -1;
-  return *ptr_slot(info, info->threads[info->line_thread].proc, ptr, pl);
+  return ptr_slot(info, info->threads[info->line_thread].proc, ptr, pl)->comm;
 }
 
 /* "3[3]", "3[1b000]", or "3" alone as NCCL 2.3-2.4 wrote a NET connection's ranks: the rank,
@@ -376,6 +379,8 @@ static void note_thread(xp_nccl_info *info, const char *buf, const char *m) {
   int proc = (int)xp_strtab_intern(&info->proc_keys, s, pl, &padded);
   if (padded) {
     info->proc_comm = xp_xrealloc(info->proc_comm, sizeof *info->proc_comm * (size_t)(info->nprocs + 1));
+    info->proc_handles = xp_xrealloc(info->proc_handles, sizeof *info->proc_handles * (size_t)(info->nprocs + 1));
+    info->proc_handles[info->nprocs] = -1;
     info->proc_comm[info->nprocs++] = -1;
   }
   info->threads = xp_xrealloc(info->threads, sizeof *info->threads * (size_t)(info->nthreads + 1));
@@ -401,7 +406,7 @@ static size_t comm_key(xp_nccl_info *info, const char *msg, int proc, const char
     return w > 0 && (size_t)w < n ? (size_t)w : 0;
   }
   if (!parent) return 0;
-  const int pc = *ptr_slot(info, proc, parent, pl);
+  const int pc = ptr_slot(info, proc, parent, pl)->comm;
   const char *sc = strstr(msg, " splitCount ");
   if (!sc) sc = strstr(msg, " childCount ");
   const char *color = strstr(msg, " color ");
@@ -410,34 +415,60 @@ static size_t comm_key(xp_nccl_info *info, const char *msg, int proc, const char
   return w > 0 && (size_t)w < n ? (size_t)w : 0;
 }
 
+/* What an Init line states of its handle: its rank, devices and bus id (-1, "" where it does not). */
+static void read_handle(const char *msg, xp_nccl_handle *h) {
+  const char *rk = strstr(msg, " rank "), *dev = strstr(msg, " cudaDev "), *nvml = strstr(msg, " nvmlDev ");
+  const char *bus = strstr(msg, " busId ");
+  h->rank = rk ? atoi(rk + 6) : -1;
+  h->dev = dev ? atoi(dev + 9) : -1;
+  h->nvml = nvml ? atoi(nvml + 9) : -1;
+  h->bus[0] = 0;
+  if (bus) snprintf(h->bus, sizeof h->bus, "%.*s", (int)strcspn(bus + 7, " "), bus + 7);
+}
+
+/* "comm 0x55.. rank 0 nranks 2 cudaDev 0 busId 60 - Destroy COMPLETE" (or "Abort COMPLETE"): the
+** process's handle is gone, and no connection printed after it is its communicator's. */
+static int note_destroy(xp_nccl_info *info, const char *msg, const char *own, size_t own_l) {
+  if (!strstr(msg, "- Destroy COMPLETE") && !strstr(msg, "- Abort COMPLETE")) return 0;
+  xp_nccl_handle *h = ptr_slot(info, info->threads[info->line_thread].proc, own, own_l);
+  if (h->comm >= 0 && h->died == INT32_MAX) h->died = info->info_lines;
+  return 1;
+}
+
 /* "ncclCommInitRankConfig comm 0x55.. rank 0 nranks 8 ... commId 0x5ae7.. - Init START" (2.18
 ** on), then "... - Init COMPLETE": the communicator the thread sets up between the two, whose are
 ** the connections it prints there. Those it prints before a COMPLETE with no START (a form
 ** without one) are that communicator's too; those after a COMPLETE (NCCL 2.22 on connects at the
-** first collective, often on threads of its own) are the process's, where it set up one. */
+** first collective, often on threads of its own) are found among the handles the process held then
+** (live_comm). */
 static void note_comm(xp_nccl_info *info, const char *msg) {
   size_t own_l, il;
   const char *own = hex_after(msg, "comm ", &own_l);
-  if (!own || info->line_thread < 0) return;
+  if (!own || info->line_thread < 0 || note_destroy(info, msg, own, own_l)) return;
   const int proc = info->threads[info->line_thread].proc;
   char id[sizeof info->comms->id];
   if ((il = comm_key(info, msg, proc, own, own_l, id, sizeof id)) == 0) return;
   int added = 0;
   const int c = (int)xp_strtab_intern(&info->comm_keys, id, il, &added);
+  xp_nccl_handle *h = ptr_slot(info, proc, own, own_l);
+  if (h->comm != c || h->died != INT32_MAX) { /* set up, or its pointer reused by another */
+    h->comm = c;
+    h->born = info->info_lines;
+    h->died = INT32_MAX;
+    read_handle(msg, h);
+  }
   if (added) {
     info->comms = xp_xrealloc(info->comms, sizeof *info->comms * (size_t)(info->ncomms + 1));
     xp_nccl_comm *k = &info->comms[info->ncomms++];
     memset(k, 0, sizeof *k);
     snprintf(k->id, sizeof k->id, "%s", id[0] == '#' ? "" : id);
-    const char *nr = strstr(msg, " nranks "), *rk = strstr(msg, " rank "), *dev = strstr(msg, " cudaDev ");
-    const char *bus = strstr(msg, " busId ");
+    const char *nr = strstr(msg, " nranks ");
     k->nranks = nr ? atoi(nr + 8) : 0;
     k->proc = proc;
-    k->rank = rk ? atoi(rk + 6) : -1;
-    k->dev = dev ? atoi(dev + 9) : -1;
-    if (bus) snprintf(k->bus, sizeof k->bus, "%.*s", (int)strcspn(bus + 7, " "), bus + 7);
+    k->rank = h->rank;
+    k->dev = h->dev;
+    snprintf(k->bus, sizeof k->bus, "%s", h->bus);
   }
-  *ptr_slot(info, proc, own, own_l) = c;
   xp_nccl_thread *t = &info->threads[info->line_thread];
   int *pc = &info->proc_comm[t->proc];
   *pc = *pc == -1 || *pc == c ? c : -2;
@@ -618,11 +649,24 @@ static int proc_is(const xp_nccl_info *info, int p, int pid) {
   return d < l && d > 0 && k[d - 1] == ':' && atoi(k + d) == pid;
 }
 
-/* The communicator the test reported: the one process pid (its rank 0's) set up, else the first
-** with connections of nranks ranks, else the first with connections; -1 where none has any. */
+/* Whether process pid holds a handle of communicator c. */
+static int pid_holds(const xp_nccl_info *info, int c, int pid) {
+  for (uint32_t k = 0; pid > 0 && k < info->ptr_keys.n; k++)
+    if (info->handles[k].comm == c && proc_is(info, info->handles[k].proc, pid)) return 1;
+  return 0;
+}
+
+/* The communicator the test reported: of those process pid (its rank 0's) set up with connections,
+** one of nranks ranks before another, the last before an earlier (a framework's groups beside the
+** test's; nccl_burst's arrival check before the one that measures); else the first with connections of
+** nranks ranks, else the first with connections; -1 where none has any. */
 static int test_comm(const xp_nccl_info *info, const int *conns, int nranks, int pid) {
-  for (int p = 0; pid > 0 && p < info->nprocs; p++)
-    if (info->proc_comm[p] >= 0 && conns[info->proc_comm[p]] && proc_is(info, p, pid)) return info->proc_comm[p];
+  int own = -1;
+  for (int c = 0; c < info->ncomms; c++) {
+    if (!conns[c] || !pid_holds(info, c, pid)) continue;
+    if (own < 0 || nranks <= 0 || info->comms[c].nranks == nranks || info->comms[own].nranks != nranks) own = c;
+  }
+  if (own >= 0) return own;
   for (int c = 0; c < info->ncomms; c++)
     if (conns[c] && (nranks <= 0 || info->comms[c].nranks == nranks)) return c;
   for (int c = 0; c < info->ncomms; c++)
@@ -774,11 +818,10 @@ static void renumber_comms(xp_nccl_info *info, const int *to, int n) {
     if (info->threads[t].current >= 0) info->threads[t].current = to[info->threads[t].current];
   for (int p = 0; p < info->nprocs; p++) info->proc_comm[p] = -1;
   for (uint32_t k = 0; k < info->ptr_keys.n; k++) {
-    int p, *pc, c = info->ptr_comm[k];
-    if (c < 0) continue;
-    c = info->ptr_comm[k] = to[c];
-    memcpy(&p, info->ptr_keys.str[k], sizeof p);
-    pc = &info->proc_comm[p];
+    xp_nccl_handle *h = &info->handles[k];
+    if (h->comm < 0) continue;
+    const int c = h->comm = to[h->comm];
+    int *pc = &info->proc_comm[h->proc];
     *pc = *pc == -1 || *pc == c ? c : -2;
   }
   info->ncomms = n;
@@ -824,26 +867,90 @@ static void join_old_comms(xp_nccl_info *info) {
   index_free(&ix);
 }
 
-void xp_nccl_info_one_comm(xp_nccl_info *info, int nranks, int pid, char *said, size_t n) {
+/* ---- connections printed after set-up: the communicators live then ---- */
+
+/* Whether a connection line's end (a rank, what its brackets hold) can be handle h's. */
+static int end_fits(const xp_nccl_handle *h, int rank, const char *dev) {
+  char *e;
+  const long v = strtol(dev, &e, 10);
+  return h->rank == rank &&
+         (!dev[0] || strcasecmp(dev, h->bus) == 0 || (e != dev && !*e && (v == h->dev || v == h->nvml)));
+}
+
+static uint32_t end_id(xp_strtab *ends, const char *fmt, int c, int rank, const char *what) {
+  char key[64];
+  int added;
+  const int w = snprintf(key, sizeof key, fmt, c, rank, what);
+  return w > 0 && (size_t)w < sizeof key ? xp_strtab_intern(ends, key, (size_t)w, &added) : UINT32_MAX;
+}
+
+/* Every handle's rank in its communicator ("c,r"), and with each of what a connection line's
+** brackets may hold of it ("c,r,1b000", "c,r,0"); a look-up past the first n found none. */
+static uint32_t index_ends(const xp_nccl_info *info, xp_strtab *ends) {
+  for (uint32_t k = 0; k < info->ptr_keys.n; k++) {
+    const xp_nccl_handle *h = &info->handles[k];
+    char dev[2][16];
+    if (h->comm < 0 || h->rank < 0) continue;
+    snprintf(dev[0], sizeof dev[0], "%d", h->dev);
+    snprintf(dev[1], sizeof dev[1], "%d", h->nvml);
+    end_id(ends, "%d,%d%s", h->comm, h->rank, "");
+    if (h->bus[0]) end_id(ends, "%d,%d,%s", h->comm, h->rank, h->bus);
+    if (h->dev >= 0) end_id(ends, "%d,%d,%s", h->comm, h->rank, dev[0]);
+    if (h->nvml >= 0) end_id(ends, "%d,%d,%s", h->comm, h->rank, dev[1]);
+  }
+  return ends->n;
+}
+
+/* Whether communicator c can hold a connection's other end: a rank of its size, on the devices of
+** c's handle of that rank where the log set one up. */
+static int other_end_fits(const xp_nccl_info *info, xp_strtab *ends, uint32_t n, int c, int rank, const char *dev) {
+  if (info->comms[c].nranks > 0 && rank >= info->comms[c].nranks) return 0;
+  if (end_id(ends, "%d,%d%s", c, rank, "") >= n || !dev[0]) return 1; /* its handle not in the log */
+  return end_id(ends, "%d,%d,%s", c, rank, dev) < n;
+}
+
+/* The communicator of connection a, which no thread's set-up claimed (NCCL 2.22 on connects at a
+** communicator's first collective, on threads of its own, and its lines name none): of the handles
+** its process held when it was printed (set up, not yet destroyed), the one communicator whose handle
+** is one end (rank and devices) and which can hold the other; -2 where several or none can. Where the
+** process held none then, its one communicator over the log, as before (-1 none, -2 several). */
+static int live_comm(const xp_nccl_info *info, xp_strtab *ends, uint32_t n, const xp_nccl_conn *a) {
+  const int p = info->threads[a->thread].proc;
+  int live = 0, found = -1;
+  for (int i = info->proc_handles[p]; i >= 0; i = info->handles[i].next) {
+    const xp_nccl_handle *h = &info->handles[i];
+    if (h->comm < 0 || a->line < h->born || a->line >= h->died) continue;
+    live = 1;
+    const int src = end_fits(h, a->src, a->src_dev);
+    if (!src && !end_fits(h, a->dst, a->dst_dev)) continue;
+    if (!other_end_fits(info, ends, n, h->comm, src ? a->dst : a->src, src ? a->dst_dev : a->src_dev)) continue;
+    if (found >= 0 && found != h->comm) return -2;
+    found = h->comm;
+  }
+  return found >= 0 ? found : live ? -2 : info->proc_comm[p];
+}
+
+int xp_nccl_info_one_comm(xp_nccl_info *info, int nranks, int pid, char *said, size_t n) {
   if (n) said[0] = 0;
   join_old_comms(info);
-  if (info->ncomms < 2) return;
+  if (info->ncomms < 2) return 0;
   int *conns = xp_xcalloc((size_t)info->ncomms, sizeof *conns), unknown = 0, with = 0;
+  xp_strtab ends = {0};
+  const uint32_t nends = index_ends(info, &ends);
   for (int i = 0; i < info->natt; i++) {
     xp_nccl_conn *a = &info->att[i];
-    if (a->comm < 0) a->comm = info->proc_comm[info->threads[a->thread].proc]; /* -1, -2: none */
+    if (a->comm < 0) a->comm = live_comm(info, &ends, nends, a); /* -1, -2: none */
     if (a->comm >= 0) with += conns[a->comm]++ == 0;
     else unknown++;
   }
+  xp_strtab_free(&ends);
   for (int i = 0; i < info->nfacts; i++)
     if (info->facts[i].comm < 0) info->facts[i].comm = info->proc_comm[info->threads[info->facts[i].thread].proc];
   const int pick = test_comm(info, conns, nranks, pid);
   if (pick >= 0) keep_comm_facts(info, pick);
-  int by_pid = 0;
-  for (int p = 0; pid > 0 && pick >= 0 && p < info->nprocs; p++)
-    by_pid |= info->proc_comm[p] == pick && proc_is(info, p, pid);
+  const int by_pid = pick >= 0 && pid_holds(info, pick, pid);
   free(conns);
-  if (with < 2 && !unknown) return; /* one communicator's connections: as they are */
+  if (with < 2 && !unknown) return 0; /* one communicator's connections: as they are */
   keep_comm(info, pick);
   const int sized = pick >= 0 && nranks > 0 && info->comms[pick].nranks == nranks;
   const char *why = by_pid ? " (rank 0's)" : sized ? " (the test's size)" : "";
@@ -866,6 +973,7 @@ void xp_nccl_info_one_comm(xp_nccl_info *info, int nranks, int pid, char *said, 
   if (used < n && unknown)
     snprintf(said + used, n - used, "; %d connection%s printed after several were set up (of none the log tells) "
              "left out", unknown, unknown == 1 ? "" : "s");
+  return unknown;
 }
 
 const xp_nccl_tuning *xp_nccl_info_tuning(const xp_nccl_info *info, const char *func, int64_t bytes) {

@@ -26,6 +26,9 @@ typedef struct xp_nccl_conn {
   /* what the line's brackets hold of each end (its bus id, or its device before NCCL 2.7 and
   ** after 2.19): told apart from another of the ranks, to join a communicator before 2.14 */
   char src_dev[20], dst_dev[20];
+  /* the log's count of NCCL lines at its first line: which handles were set up and not yet
+  ** destroyed then, where no thread's set-up tells its communicator */
+  int line;
 } xp_nccl_conn;
 
 /* A communicator a log names by its commId ("... commId 0x5ae77eb5ea4ec1ee - Init START", NCCL
@@ -40,6 +43,15 @@ typedef struct xp_nccl_comm {
   int proc, rank, dev;
   char bus[20];
 } xp_nccl_comm;
+
+/* One process's handle of a communicator ("comm 0x55.. rank 0 nranks 8 cudaDev 0 nvmlDev 0 busId
+** 1b000" of its Init lines): the communicator (-1 none yet), what a connection line's brackets may
+** hold of its rank (its devices and bus id), and the lines it was live between (its first Init line,
+** its "Destroy COMPLETE" or "Abort COMPLETE"; INT32_MAX none); next: the process's previous handle. */
+typedef struct xp_nccl_handle {
+  int comm, proc, rank, dev, nvml, born, died, next;
+  char bus[20];
+} xp_nccl_handle;
 
 /* A thread of the log (host:pid:tid) and a process (host:pid): the communicator a thread is
 ** setting up (-1 none), the span its lines are in, how many connections of the span wait for
@@ -97,8 +109,9 @@ typedef struct xp_nccl_info {
   xp_nccl_thread *threads;
   int *proc_comm;
   xp_strtab comm_keys, thread_keys, proc_keys;
-  int *ptr_comm;         /* by (process, comm pointer), interned in ptr_keys: its communicator */
+  xp_nccl_handle *handles; /* by (process, comm pointer), interned in ptr_keys */
   xp_strtab ptr_keys;
+  int *proc_handles;     /* by process: its latest handle, -1 none (a list through next) */
   int line_thread;       /* the thread of the line being read */
   int nfacts;
   xp_nccl_facts *facts;
@@ -125,9 +138,11 @@ const xp_nccl_tuning *xp_nccl_info_tuning(const xp_nccl_info *info, const char *
 ** pid set up (the test's rank 0; 0 unknown), else the first of nranks ranks (the test's size),
 ** else the first; says which in said ("" where the log names one communicator or none: nothing
 ** changes). Its GRAPH type and channel counts are then that communicator's alone. Connections
-** a process that set up several printed after their set-up belong to none the log tells (unless
-** the line names its handle, as RCCL's do): left out, said. */
-void xp_nccl_info_one_comm(xp_nccl_info *info, int nranks, int pid, char *said, size_t n);
+** a process that set up several printed after their set-up (NCCL 2.22 on: at the first collective)
+** are the communicator the line names (RCCL's), else the one of those the process held then (set up,
+** not yet destroyed) whose ranks and devices its ends can be; of several or none, left out, said.
+** Returns how many connections were left out. */
+int xp_nccl_info_one_comm(xp_nccl_info *info, int nranks, int pid, char *said, size_t n);
 /* Where a path type NCCL names ("NVL", "PIX", "SYS") stands, nearest first; -1 for another name. */
 int xp_nccl_path_rank(const char *type);
 /* Value NCCL reported reading from the environment, or NULL. */

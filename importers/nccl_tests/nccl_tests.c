@@ -859,7 +859,12 @@ static int execute(xp_ctx *ctx) {
   int pid0 = 0;
   for (int i = 0; first && i < first->ndev; i++)
     if (first->dev[i].rank == 0) pid0 = first->dev[i].pid;
-  xp_nccl_info_one_comm(&info, first ? first->nranks : 0, pid0, comms, sizeof comms);
+  const int left = xp_nccl_info_one_comm(&info, first ? first->nranks : 0, pid0, comms, sizeof comms);
+  /* NCCL 2.22 on connects at the first collective and names no communicator: a process of several
+  ** (a framework's world and groups) prints lines none alone can hold */
+  if (left && first)
+    xp_warn("%s: %d NCCL connection%s printed after several communicators were set up, whose ranks and devices "
+            "fit none alone or several: left out of nccl.transports", first->path, left, left == 1 ? "" : "s");
   rc = record_doc_facts(ctx->run, first);
   if (rc == 0 && comms[0]) rc = xp_run_meta(ctx->run, "nccl.communicators", comms, "trace");
   if (rc == 0) rc = record_versions(ctx->run, &L);

@@ -373,6 +373,19 @@ sdb="$tmp/split_old.db"
 check "split groups before 2.14: rank 0's transports" "P2P/CUMEM" "$(smeta nccl.transports)"
 check "split groups before 2.14: said" "2 communicators in the log (one of 2 ranks (no commId: NCCL before 2.14); one \
 of 2 ranks (no commId: NCCL before 2.14)): connections are the one of 2 ranks' (rank 0's)" "$(smeta nccl.communicators | tr -d '"')"
+# ... with a second communicator of rank 0's process (GPUs 0 and 2 again, as a framework's group
+# beside the test's) and a connection NCCL 2.22 on prints at the first collective, naming none:
+# its ends fit both, so it is left out, and said on stderr
+awk '/^#       size/ {
+  print "n0:100:121 [0] NCCL INFO ncclCommInitRank comm 0x55d0b0 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1b000 commId 0x7700aa - Init COMPLETE"
+  print "n0:102:123 [2] NCCL INFO ncclCommInitRank comm 0x55d2b0 rank 1 nranks 2 cudaDev 2 nvmlDev 2 busId 1c000 commId 0x7700aa - Init COMPLETE"
+  print "n0:100:130 [0] NCCL INFO Channel 02/0 : 0[0] -> 1[2] via SHM/direct/direct" } { print }' \
+  "$XP_SRC/tests/data/nccl/variants/split_info.txt" > "$tmp/split_lazy.txt"
+sdb="$tmp/split_lazy.db"
+"$XP" --db "$sdb" import nccl-tests "$tmp/split_lazy.txt" > /dev/null 2> "$tmp/split_lazy.err"
+check "a connection either of rank 0's communicators can hold: left out" "P2P/CUMEM" "$(smeta nccl.transports)"
+check "... and said" "xp: warning: $tmp/split_lazy.txt: 1 NCCL connection printed after several communicators were \
+set up, whose ranks and devices fit none alone or several: left out of nccl.transports" "$(cat "$tmp/split_lazy.err")"
 sdb="$tmp/split_info.db"
 # ... with NCCL's topology dump of rank 0's communicator (its GPUs 0 and 2 under one switch on
 # NUMA node 0, as NCCL 2.21 writes <cpu numaid=...>): the NUMA nodes NCCL's GPUs sit on,

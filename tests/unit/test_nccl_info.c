@@ -21,6 +21,14 @@ static void read_comm(xp_nccl_info *info, const char *const *lines, int nranks, 
   xp_nccl_info_one_comm(info, nranks, pid, said, 512);
 }
 
+/* A log's lines read and one communicator kept: how many connections were left out. */
+static int read_comm_left(xp_nccl_info *info, const char *const *lines, int nranks, int pid) {
+  char said[512];
+  xp_nccl_info_init(info);
+  feed(info, lines);
+  return xp_nccl_info_one_comm(info, nranks, pid, said, sizeof said);
+}
+
 /* ... and its transports, into buf's 512 bytes */
 static void keep_comm(xp_nccl_info *info, const char *const *lines, int nranks, int pid, char *said,
                       char *buf) {
@@ -530,13 +538,13 @@ static void test_several_comms(void) {
       "per peer",
       "h:7:7 [0] NCCL INFO comm 0xb0 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0",
       "h:7:7 [0] NCCL INFO Channel 00/24 :    0   1",
-      lines[5], lines[7], lines[0],
+      lines[5], lines[0],
       "h:7:7 [0] NCCL INFO comm 0xa0 rank 0 nRanks 4 nNodes 2 localRanks 2 localRank 0 MNNVL 0",
       "h:7:7 [0] NCCL INFO Channel 00/32 :    0   1   2   3",
       "h:7:7 [0] NCCL INFO Pattern 4, crossNic 0, nChannels 2, bw 10.000000/10.000000, type SYS/PIX, sameChannels 0",
       "h:7:7 [0] NCCL INFO 2 coll channels, 0 collnet channels, 16 nvls channels, 4 p2p channels, 1 p2p channels "
       "per peer",
-      lines[1], lines[2], NULL};
+      lines[1], lines[2], lines[7], NULL};
   xp_nccl_info_init(&info);
   feed(&info, graphs);
   CHECK_EQ_STR(info.graph_intra, "SYS"); /* pooled until a communicator is kept */
@@ -566,7 +574,7 @@ static void test_several_comms(void) {
   CHECK_EQ_STR(buf, "P2P/CUMEM");
   CHECK_EQ_STR(info.graph_intra, "NVL");
   CHECK_EQ_STR(said, "2 communicators in the log (commId 0x11aa, 4 ranks; commId 0x11aa split 1 color 0, 2 ranks): "
-                     "connections are commId 0x11aa split 1 color 0's (the test's size)");
+                     "connections are commId 0x11aa split 1 color 0's (rank 0's)");
   xp_nccl_info_free(&info);
   /* Both set up first and connected later on a thread of RCCL's own, whose lines end with the
   ** communicator's handle ("via P2P/IPC comm 0x1f6e0 nRanks 08", transport/p2p.cc): each its own,
@@ -584,7 +592,7 @@ static void test_several_comms(void) {
   CHECK_EQ_STR(buf, "P2P/IPC");
   CHECK_EQ_INT(info.conn[0].channels, 2);
   CHECK_EQ_STR(said, "2 communicators in the log (commId 0x11aa, 4 ranks; commId 0x22bb, 2 ranks): connections are "
-                     "commId 0x22bb's (the test's size)");
+                     "commId 0x22bb's (rank 0's)");
   xp_nccl_info_free(&info);
   /* Before 2.14 NCCL printed no commId ("comm 0x7fdf08000d00 rank 15 nranks 16 cudaDev 7 busId e7000 -
   ** Init COMPLETE", NVIDIA/nccl issue 629), and the pointer is one rank's handle: each process's is
@@ -661,6 +669,63 @@ static void test_several_comms(void) {
   free(text);
 }
 
+/* NCCL 2.22 on connects a communicator at its first collective, on threads of its own, after every
+** communicator of the process was set up, and its lines name none ("Channel 00/0 : 3[3] -> 4[4] via
+** P2P/CUMEM" after all Init COMPLETE lines, NVIDIA/nccl issue 1646; issue 1605's split). A framework's
+** process holds several (vLLM's world, TP and PP groups: tests/data/nccl/PROVENANCE.md): a line is the
+** communicator whose handle in its process is one end (rank and device) and which can hold the other
+** (its size, its handle of that rank on that device); where several can, none. Here rank 0's process
+** of a world of 4 on one host, its TP pair {0, 1} and its PP pair {0, 2}, each process's Init lines
+** as vLLM's console shows them. */
+static void test_lazy_comms(void) {
+#define INIT(P, C, R, N, D, ID) \
+  "h:" P ":" P " [" D "] NCCL INFO ncclCommInitRank comm " C " rank " R " nranks " N " cudaDev " D " nvmlDev " D \
+  " busId " D "8000 commId " ID " - Init COMPLETE"
+  static const char *const lines[] = {
+      INIT("100", "0x5600a0", "0", "4", "0", "0xaa01"), INIT("101", "0x5601a0", "1", "4", "1", "0xaa01"),
+      INIT("102", "0x5602a0", "2", "4", "2", "0xaa01"), INIT("103", "0x5603a0", "3", "4", "3", "0xaa01"),
+      INIT("100", "0x5600b0", "0", "2", "0", "0xbb02"), INIT("101", "0x5601b0", "1", "2", "1", "0xbb02"),
+      INIT("100", "0x5600c0", "0", "2", "0", "0xcc03"), INIT("102", "0x5602c0", "1", "2", "2", "0xcc03"),
+      /* the TP pair's (rank 1 on device 1), or the world's: its rank 1 is there too */
+      "h:100:200 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM",
+      /* the PP pair's alone: its rank 1 is on device 2 */
+      "h:100:201 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[2] via SHM/direct/direct",
+      "h:100:201 [0] NCCL INFO Channel 01/0 : 0[0] -> 1[2] via SHM/direct/direct",
+      /* the world's alone: rank 3 is in no pair */
+      "h:100:202 [0] NCCL INFO Channel 00/0 : 3[3] -> 0[0] via P2P/CUMEM",
+      "h:100:202 [0] NCCL INFO Connected all rings, use ring PXN 0 GDR 1", NULL};
+#undef INIT
+  xp_nccl_info info;
+  char said[512], buf[512];
+  keep_comm(&info, lines, 2, 100, said, buf);
+  CHECK_EQ_STR(buf, "SHM/direct/direct");
+  CHECK_EQ_INT(info.nconn, 1);
+  CHECK_EQ_INT(info.conn[0].channels, 2);
+  CHECK_EQ_STR(said, "3 communicators in the log (commId 0xaa01, 4 ranks; commId 0xbb02, 2 ranks; commId 0xcc03, 2 "
+                     "ranks): connections are commId 0xcc03's (rank 0's); 1 connection printed after several "
+                     "were set up (of none the log tells) left out");
+  xp_nccl_info_free(&info);
+  keep_comm(&info, lines, 4, 100, said, buf);
+  CHECK_EQ_STR(buf, "P2P/CUMEM");
+  CHECK_EQ_INT(info.nconn, 1);
+  CHECK_EQ_INT(info.conn[0].src, 3);
+  xp_nccl_info_free(&info);
+  /* a communicator destroyed ("comm 0x.. rank 0 nranks 2 cudaDev 0 busId 60 - Destroy COMPLETE", as
+  ** the fixture's log ends) holds no connection printed after it: the world gone, its pair's */
+  const char *const gone[] = {
+      lines[0], lines[4], "h:100:100 [0] NCCL INFO comm 0x5600a0 rank 0 nranks 4 cudaDev 0 busId 8000 - Destroy COMPLETE",
+      lines[8], NULL};
+  keep_comm(&info, gone, 2, 100, said, buf);
+  CHECK_EQ_STR(buf, "P2P/CUMEM");
+  CHECK_EQ_STR(said, "");
+  xp_nccl_info_free(&info);
+  /* ... and where neither was destroyed, the same line is either's: left out */
+  const char *const both[] = {lines[0], lines[4], lines[8], NULL};
+  CHECK_EQ_INT(read_comm_left(&info, both, 2, 100), 1);
+  CHECK_EQ_INT(info.nconn, 0);
+  xp_nccl_info_free(&info);
+}
+
 /* P2P without a topology dump, where NCCL's GRAPH lines type its graphs' paths: NVIDIA/nccl issue
 ** 1189's two H20 hosts ("Pattern 4, crossNic 1, nChannels 4, bw 24.000000/24.000000, type NVL/PIX",
 ** its ring then the P2P/CUMEM pair within a host), and issue 601's 4 GPUs a host across sockets
@@ -734,6 +799,7 @@ static void test_graph_type(void) {
 int main(void) {
   test_graph_type();
   test_several_comms();
+  test_lazy_comms();
   test_fixture_log();
   test_synthetic_lines();
   test_other_versions();
