@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "nccl_pattern.h"
 #include "nccl_record.h"
 #include "stats.h"
@@ -351,12 +352,20 @@ int xp_nccl_record(xp_run *r, const xp_nccl_results *res) {
   xp_nccl_info_init(&info);
   for (int k = 0; k < res->nranks; k++)
     if (res->ranks[k].info_log) xp_nccl_info_parse(&info, res->ranks[k].info_log, strlen(res->ranks[k].info_log));
+  /* The arrival check's communicator is set up (and destroyed) before the one that measures: NCCL
+  ** before 2.22 prints every connection of both at their set-up, and pooled, each pair's channels
+  ** counted twice. The measuring one is the last this process (rank 0's) set up. */
+  char comms[512];
+  const int left = xp_nccl_info_one_comm(&info, res->nranks, (int)getpid(), comms, sizeof comms);
+  if (left) xp_warn("NCCL's log: %d connection%s of no one communicator left out of nccl.transports", left,
+                    left == 1 ? "" : "s");
+  if (comms[0]) rc = xp_run_meta(r, "nccl.communicators", comms, "detected");
   if (res->topo_xml) {
     char err[128];
     have_topo = xp_topo_parse(res->topo_xml, res->topo_len, &topo, err, sizeof err) == 0;
     if (!have_topo) xp_warn("NCCL's topology dump could not be read (%s); kept as an artifact only", err);
   }
-  rc = xp_nccl_record_info(r, &info, have_topo ? &topo : NULL, "detected");
+  if (rc == 0) rc = xp_nccl_record_info(r, &info, have_topo ? &topo : NULL, "detected");
   size_t len = 0;
   char *log = joined_logs(res, &len);
   if (rc == 0 && len) rc = xp_run_artifact(r, "nccl_info.log", "text/plain", log, len);

@@ -85,6 +85,77 @@ static void test_pair_transport_order(sqlite3 *db) {
   xp_spec_free(s);
 }
 
+/* nccl_burst's process sets up two communicators one after the other on the same GPUs: the arrival
+** check's (non-blocking, destroyed at once) and the one that measures, each on an id of its own.
+** NCCL before 2.22 connects at set-up, so both print every connection (NCCL 2.21's forms: Init START
+** and COMPLETE with the commId, as nccl-tests' split_info.txt; the measuring communicator's handles at
+** the freed one's addresses, as malloc gives them again); only the measuring one's count: each pair
+** over 2 channels, not 4. NCCL 2.22 on connects at the first collective, which the arrival check
+** never runs: the measuring one's lines, after both were set up, are still its own. */
+static char *two_comms_log(int lazy) {
+  static const char *const forms[] = {
+      "h:%d:%d [%d] NCCL INFO ncclCommInitRankConfig comm 0x55%d0 rank %d nranks 2 cudaDev %d nvmlDev %d busId "
+      "%d8000 commId 0x%s - Init %s\n",
+      "h:%d:%d [%d] NCCL INFO Channel %02d/0 : %d[%d] -> %d[%d] via %s\n",
+      "h:%d:%d [%d] NCCL INFO comm 0x55%d0 rank %d nranks 2 cudaDev %d busId %d8000 - Destroy COMPLETE\n"};
+  const int pid = (int)getpid();
+  size_t cap = 8192, used = 0;
+  char *log = xp_xmalloc(cap);
+  for (int comm = 0; comm < 2; comm++) {
+    const char *id = comm ? "2222bbbb" : "1111aaaa";
+    const int tid = pid + 10 + 2 * comm;
+    for (int k = 0; k < 2; k++)
+      used += (size_t)snprintf(log + used, cap - used, forms[0], pid, tid + k, k, k, k, k, k, k, id, "START");
+    for (int ch = 0; ch < 2 && !lazy; ch++)
+      for (int k = 0; k < 2; k++)
+        used += (size_t)snprintf(log + used, cap - used, forms[1], pid, tid + k, k, ch, k, k, 1 - k, 1 - k, "P2P/CUMEM");
+    for (int k = 0; k < 2; k++)
+      used += (size_t)snprintf(log + used, cap - used, forms[0], pid, tid + k, k, k, k, k, k, k, id, "COMPLETE");
+    for (int k = 0; k < 2 && !comm; k++)
+      used += (size_t)snprintf(log + used, cap - used, forms[2], pid, pid, k, k, k, k, k);
+  }
+  for (int ch = 0; ch < 2 && lazy; ch++)
+    for (int k = 0; k < 2; k++)
+      used += (size_t)snprintf(log + used, cap - used, forms[1], pid, pid + 20 + k, k, ch, k, k, 1 - k, 1 - k,
+                               "P2P/direct pointer");
+  return log;
+}
+
+static void test_arrival_check_comm(sqlite3 *db) {
+  xp_spec *s = xp_spec_parse_json("{\"kind\":\"nccl_burst\",\"sizes\":[8]}", "a.json", ".");
+  xp_nccl_plan p;
+  CHECK_EQ_INT(xp_nccl_plan_load(s, &p), 0);
+  for (int lazy = 0; lazy < 2; lazy++) {
+    xp_nccl_results res;
+    xp_nccl_results_init(&res, &p, 2);
+    res.ranks[0].info_log = two_comms_log(lazy);
+    xp_run_opts o = {"nccl_burst", 0, s, NULL, 0};
+    xp_run *run = NULL;
+    CHECK_EQ_INT(xp_run_begin(db, &o, &run), 0);
+    CHECK_EQ_INT(xp_nccl_record(run, &res), 0);
+    char sql[160];
+    snprintf(sql, sizeof sql, "SELECT value FROM run_meta WHERE run_id = %lld AND key = '%%s'", (long long)xp_run_id(run));
+    CHECK_EQ_INT(xp_run_finish(run, XP_RUN_OK, NULL), 0);
+    char q[200], *v;
+    snprintf(q, sizeof q, sql, "nccl.transport.0-1");
+    v = text_of(db, q);
+    CHECK_EQ_STR(v, lazy ? "P2P/direct pointer x2" : "P2P/CUMEM x2");
+    free(v);
+    snprintf(q, sizeof q, sql, "nccl.transport.1-0");
+    v = text_of(db, q);
+    CHECK_EQ_STR(v, lazy ? "P2P/direct pointer x2" : "P2P/CUMEM x2");
+    free(v);
+    snprintf(q, sizeof q, sql, "nccl.communicators");
+    v = text_of(db, q);
+    CHECK_EQ_STR(v, lazy ? "" : "2 communicators in the log (commId 0x1111aaaa, 2 ranks; commId 0x2222bbbb, 2 ranks): "
+                                "connections are commId 0x2222bbbb's (rank 0's)");
+    free(v);
+    xp_nccl_results_free(&res);
+  }
+  xp_nccl_plan_free(&p);
+  xp_spec_free(s);
+}
+
 int main(void) {
   char dbpath[] = "/tmp/xp-test-nccl-record-XXXXXX";
   int fd = mkstemp(dbpath);
@@ -176,6 +247,7 @@ int main(void) {
   xp_spec_free(s);
   test_partial_check(db);
   test_pair_transport_order(db);
+  test_arrival_check_comm(db);
   xp_db_close(db);
   unlink(dbpath);
   CHECK_DONE();
