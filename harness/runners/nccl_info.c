@@ -598,12 +598,36 @@ static void parse_rccl_build(xp_nccl_info *info, const char *buf) {
                     sizeof info->rocm_runtime);
 }
 
+/* Ray's log deduplication (vLLM's workers and others run on Ray print through it) ends the first of
+** lines alike but for their numbers with " [repeated 27x across cluster]" (vllm-project/vllm issue
+** 15769), in colour on a terminal ("\x1b[32m [repeated 6x across cluster] \x1b[0m", issue 2734): cut
+** off with the blanks and colour before it, so that a transport or a value read from the line is
+** NCCL's alone ("via P2P/CUMEM", "set by environment to NVL"). Returns how many lines it left out. */
+static long cut_ray_repeat(char *buf) {
+  char *r = strstr(buf, "[repeated "), *end;
+  const long n = r ? strtol(r + 10, &end, 10) : 0;
+  if (n <= 0 || strncmp(end, "x across cluster]", 17) != 0) return 0;
+  size_t l = (size_t)(r - buf);
+  for (;;) {
+    while (l > 0 && buf[l - 1] == ' ') l--;
+    size_t e = l;
+    if (e == 0 || buf[e - 1] != 'm') break;
+    for (e--; e > 0 && (isdigit((unsigned char)buf[e - 1]) || buf[e - 1] == ';'); e--) {}
+    if (e < 2 || buf[e - 1] != '[' || buf[e - 2] != '\x1b') break;
+    l = e - 2;
+  }
+  buf[l] = 0;
+  return n < 1000000000L ? n : 1000000000L;
+}
+
 int xp_nccl_info_line(xp_nccl_info *info, const char *line, size_t len) {
   char buf[1024];
   if (len >= sizeof buf) len = sizeof buf - 1;
   memcpy(buf, line, len);
   buf[len] = 0;
   buf[strcspn(buf, "\r\n")] = 0;
+  const long repeated = cut_ray_repeat(buf);
+  if (repeated && (strstr(buf, "NCCL INFO ") || strstr(buf, "NCCL WARN "))) info->ray_repeated += repeated;
   const char *m = strstr(buf, "NCCL INFO ");
   if (m) {
     info->info_lines++;

@@ -122,6 +122,9 @@ typedef struct xp_nccl_info {
   int warnings;
   char first_warning[256];
   int info_lines;        /* lines recognised as NCCL's */
+  /* NCCL lines Ray's log deduplication left out ("[repeated 27x across cluster]" after the one it
+  ** kept): what they said is not counted (their connections and channels among them) */
+  int64_t ray_repeated;
 } xp_nccl_info;
 
 void xp_nccl_info_init(xp_nccl_info *info);

@@ -854,6 +854,10 @@ static int execute(xp_ctx *ctx) {
     /* Every file's INFO lines together: ranks of one job may log separately. */
     xp_nccl_info_parse(&info, L.texts[f], L.kinds[f] == F_TEXT ? L.lens[f] : 0);
   }
+  if (info.ray_repeated && first)
+    xp_warn("%s: %lld NCCL line%s left out by Ray's log deduplication ('[repeated Nx across cluster]'): NCCL's "
+            "connections and channels are those of the lines kept (RAY_DEDUP_LOGS=0 keeps them all)", first->path,
+            (long long)info.ray_repeated, info.ray_repeated == 1 ? "" : "s");
   /* several communicators' lines (split groups, tests appended): one's connections, said */
   char comms[512];
   int pid0 = 0;

@@ -386,6 +386,16 @@ sdb="$tmp/split_lazy.db"
 check "a connection either of rank 0's communicators can hold: left out" "P2P/CUMEM" "$(smeta nccl.transports)"
 check "... and said" "xp: warning: $tmp/split_lazy.txt: 1 NCCL connection printed after several communicators were \
 set up, whose ranks and devices fit none alone or several: left out of nccl.transports" "$(cat "$tmp/split_lazy.err")"
+# ... through Ray's log deduplication (vLLM on Ray): "[repeated 3x across cluster]" after the line
+# it kept, in colour, is no part of NCCL's transport; the lines it left out are said
+sed -e '/n0:100:121.*Channel 00\/0 :/s/$/ \x1b[32m [repeated 3x across cluster]\x1b[0m/' \
+  "$XP_SRC/tests/data/nccl/variants/split_info.txt" > "$tmp/split_ray.txt"
+sdb="$tmp/split_ray.db"
+"$XP" --db "$sdb" import nccl-tests "$tmp/split_ray.txt" > /dev/null 2> "$tmp/split_ray.err"
+check "Ray's repeats: the transport NCCL named" "P2P/CUMEM" "$(smeta nccl.transports)"
+check "Ray's repeats: said" "xp: warning: $tmp/split_ray.txt: 3 NCCL lines left out by Ray's log deduplication \
+('[repeated Nx across cluster]'): NCCL's connections and channels are those of the lines kept (RAY_DEDUP_LOGS=0 \
+keeps them all)" "$(cat "$tmp/split_ray.err")"
 sdb="$tmp/split_info.db"
 # ... with NCCL's topology dump of rank 0's communicator (its GPUs 0 and 2 under one switch on
 # NUMA node 0, as NCCL 2.21 writes <cpu numaid=...>): the NUMA nodes NCCL's GPUs sit on,

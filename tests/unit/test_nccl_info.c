@@ -726,6 +726,30 @@ static void test_lazy_comms(void) {
   xp_nccl_info_free(&info);
 }
 
+/* Ray's log deduplication, through which vLLM's workers print on Ray, ends the first of lines alike
+** but for their numbers with " [repeated 15x across cluster]" (vllm-project/vllm issue 15769's
+** "(RayWorkerWrapper pid=539) vllm-0:539:539 [6] NCCL INFO ... [repeated 15x across cluster]"), in
+** colour on a terminal (issue 2734's "\x1b[32m [repeated 6x across cluster] \x1b[0m"): NCCL's words
+** alone are read, and the lines left out counted. */
+static void test_ray_repeats(void) {
+  static const char *const lines[] = {
+      "(RayWorkerWrapper pid=539) vllm-0:539:539 [6] NCCL INFO NCCL_P2P_LEVEL set by environment to NVL [repeated 15x "
+      "across cluster]",
+      "\x1b[36m(RayWorkerVllm pid=5310)\x1b[0m pod:5310:5433 [7] NCCL INFO Channel 00/0 : 7[7] -> 0[0] via P2P/CUMEM "
+      "\x1b[32m [repeated 27x across cluster]\x1b[0m",
+      "\x1b[36m(RayWorkerVllm pid=5310)\x1b[0m pod:5310:5433 [7] NCCL INFO Channel 01/0 : 7[7] -> 0[0] via SHM/direct/direct",
+      "(RayWorkerWrapper pid=539) INFO 02-02 10:00:00 worker.py:1] loaded [repeated 7x across cluster]", NULL};
+  xp_nccl_info info;
+  char buf[512];
+  xp_nccl_info_init(&info);
+  feed(&info, lines);
+  CHECK_EQ_STR(xp_nccl_info_env(&info, "NCCL_P2P_LEVEL"), "NVL");
+  xp_nccl_info_transports(&info, buf, sizeof buf);
+  CHECK_EQ_STR(buf, "P2P/CUMEM, SHM/direct/direct");
+  CHECK_EQ_INT(info.ray_repeated, 42); /* vLLM's own line is none of NCCL's */
+  xp_nccl_info_free(&info);
+}
+
 /* P2P without a topology dump, where NCCL's GRAPH lines type its graphs' paths: NVIDIA/nccl issue
 ** 1189's two H20 hosts ("Pattern 4, crossNic 1, nChannels 4, bw 24.000000/24.000000, type NVL/PIX",
 ** its ring then the P2P/CUMEM pair within a host), and issue 601's 4 GPUs a host across sockets
@@ -800,6 +824,7 @@ int main(void) {
   test_graph_type();
   test_several_comms();
   test_lazy_comms();
+  test_ray_repeats();
   test_fixture_log();
   test_synthetic_lines();
   test_other_versions();
