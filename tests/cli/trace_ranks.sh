@@ -155,10 +155,16 @@ gzip -c "$tmp/trt1.json" > "$tmp/trace.json-rank-1.gz"
 imp "$tmp/trt1.json" "$tmp/trt0.json" --ranks 1,0
 check "TensorRT-LLM's form, --ranks: exit" 0 $?
 want_trt=$(figures)
-imp "$tmp/trace.json-rank-1.gz" "$tmp/trace-rank-0.json"
-check "rank from the file's name: exit" 0 $?
-check "rank from the file's name: figures" "$want_trt" "$(figures)"
-check "rank from the file's name: sources" "file_name:- file_name:-" "$(sources)"
+# ranks_from_names LABEL FILE...: the pair imported without --ranks, each rank from its file's name
+ranks_from_names() {
+  local label=$1
+  shift
+  imp "$@"
+  check "$label: exit" 0 $?
+  check "$label: figures" "$want_trt" "$(figures)"
+  check "$label: sources" "file_name:- file_name:-" "$(sources)"
+}
+ranks_from_names "rank from the file's name" "$tmp/trace.json-rank-1.gz" "$tmp/trace-rank-0.json"
 check "rank from the file's name: said" "xp: warning: $tmp/trace.json-rank-1.gz: no distributedInfo.rank in the trace and no record_param_comms naming one: rank 1, as the file's name says (TensorRT-LLM's or vLLM's \"-rank-N\")" "$(head -n 1 "$tmp/err")"
 cp "$tmp/trt0.json" "$tmp/trtllm-trace-7-rank-3.json"
 imp "$tmp/trtllm-trace-7-rank-3.json"
@@ -177,9 +183,7 @@ check "the trace's rank over its name's: said" "xp: warning: $tmp/copied-rank-2.
 # TensorRT-LLM's
 gzip -c "$tmp/trt1.json" > "$tmp/9f2c1-rank-1.1764590000123456789.pt.trace.json.gz"
 gzip -c "$tmp/trt0.json" > "$tmp/9f2c1-rank-0.1764590000123456001.pt.trace.json.gz"
-imp "$tmp"/9f2c1-rank-{1,0}.*.pt.trace.json.gz
-check "vLLM's worker names: figures" "$want_trt" "$(figures)"
-check "vLLM's worker names: sources" "file_name:- file_name:-" "$(sources)"
+ranks_from_names "vLLM's worker names" "$tmp"/9f2c1-rank-{1,0}.*.pt.trace.json.gz
 # vLLM names a worker by its rank within its data-parallel replica (gpu_worker.py's self.rank), its
 # trace's rank dp_rank x TP x PP + that (init_distributed_environment of vllm/distributed/
 # parallel_state.py at 35d5cda): a DP 2 job's second replica's "-rank-0" is the trace's rank 1,
@@ -195,10 +199,7 @@ check "vLLM's DP replica's worker: said" "xp: warning: $tmp/4e1a7-rank-0.1764590
 # is 0. Such files without distributedInfo were refused as naming no rank
 gzip -c "$tmp/trt1.json" > "$tmp/dp0_pp0_tp1_dcp0_ep1_rank1.1776848311166683018.pt.trace.json.gz"
 gzip -c "$tmp/trt0.json" > "$tmp/dp0_pp0_tp0_dcp0_ep0_rank0.1776848311166683001.pt.trace.json.gz"
-imp "$tmp"/dp0_pp0_tp{1,0}_*.pt.trace.json.gz
-check "vLLM 0.17's worker names: exit" 0 $?
-check "vLLM 0.17's worker names: figures" "$want_trt" "$(figures)"
-check "vLLM 0.17's worker names: sources" "file_name:- file_name:-" "$(sources)"
+ranks_from_names "vLLM 0.17's worker names" "$tmp"/dp0_pp0_tp{1,0}_*.pt.trace.json.gz
 check "vLLM 0.17's worker names: said" "xp: warning: $tmp/dp0_pp0_tp1_dcp0_ep1_rank1.1776848311166683018.pt.trace.json.gz: no distributedInfo.rank in the trace and no record_param_comms naming one: rank 1, as the file's name says (vLLM's \"dp0_ppP_tpT_dcpC_epE_rankN\")" "$(head -n 1 "$tmp/err")"
 cp "$tmp/trt1.json" "$tmp/decode_dp0_pp1_tp0_dcp0_ep0_rank2.1776848311166683018.pt.trace.json"
 imp "$tmp/decode_dp0_pp1_tp0_dcp0_ep0_rank2.1776848311166683018.pt.trace.json"
