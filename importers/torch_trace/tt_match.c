@@ -290,7 +290,8 @@ static int smaller_group(const tt_import *imp, const cJSON *pg) {
   const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(pg, "ranks"), *x;
   int n = 0, in = 0;
   if (cJSON_IsArray(ranks)) {
-    cJSON_ArrayForEach(x, ranks) n++, in += cJSON_IsNumber(x) && imported(imp, (int64_t)x->valuedouble);
+    /* saturated: a number past int64 (1e300) is no rank, and casting it is undefined */
+    cJSON_ArrayForEach(x, ranks) n++, in += cJSON_IsNumber(x) && imported(imp, xp_saturate_int64(x->valuedouble));
   } else if (cJSON_IsString(ranks)) {
     for (const char *p = ranks->valuestring; *p;) {
       char *e;
