@@ -168,8 +168,10 @@ void nt_coll_from_test(const char *test, char *out, size_t n) {
 const xp_nccl_tuning *nt_row_tuning(const nt_row *row, const xp_nccl_info *info) {
   int coll = xp_nccl_coll_parse(row->coll), dt = xp_nccl_dtype_parse(row->dtype);
   if (coll < 0 || dt < 0 || row->count <= 0) return NULL;
-  int64_t b = row->count * (int64_t)xp_nccl_dtype_size((enum xp_nccl_dtype)dt);
-  return xp_nccl_info_tuning(info, xp_nccl_coll_func((enum xp_nccl_coll)coll), b);
+  const int64_t size = (int64_t)xp_nccl_dtype_size((enum xp_nccl_dtype)dt);
+  /* a count the file prints past int64's bytes (9e18 elements) is no message NCCL tuned */
+  if (size <= 0 || row->count > INT64_MAX / size) return NULL;
+  return xp_nccl_info_tuning(info, xp_nccl_coll_func((enum xp_nccl_coll)coll), row->count * size);
 }
 
 void nt_dtype_from_test(const char *type, char *out, size_t n) {
