@@ -334,6 +334,12 @@ static void split3(char *s, char **a, char **b, char **c) {
   *c = p + 1;
 }
 
+/* A message's bytes from its args' element count; -1 (none) where the count is not given, or
+** is past int64's bytes (a kernel's "In msg nelems" of 2^63 - 1), where the product overflowed. */
+static int64_t msg_bytes(int64_t nelems, int32_t elem_size) {
+  return nelems >= 0 && nelems <= INT64_MAX / elem_size ? nelems * elem_size : -1;
+}
+
 static int store_collectives(xp_run *run, const tt_import *imp, const tt_rank *r) {
   sqlite3_stmt *st = xp_run_stmt(run,
       "INSERT INTO trace_collectives(run_id, rank, seq, name_id, collective, source, dtype, in_nelems,"
@@ -356,8 +362,8 @@ static int store_collectives(xp_run *run, const tt_import *imp, const tt_rank *r
     bind_opt_int(st, 8, c->in_nelems);
     bind_opt_int(st, 9, c->out_nelems);
     if (c->elem_size > 0) {
-      bind_opt_int(st, 10, c->in_nelems >= 0 ? c->in_nelems * c->elem_size : -1);
-      bind_opt_int(st, 11, c->out_nelems >= 0 ? c->out_nelems * c->elem_size : -1);
+      bind_opt_int(st, 10, msg_bytes(c->in_nelems, c->elem_size));
+      bind_opt_int(st, 11, msg_bytes(c->out_nelems, c->elem_size));
     }
     bind_opt_int(st, 12, c->group_size);
     char *pg = NULL, *a = NULL, *b = NULL, *d = NULL;
