@@ -93,7 +93,8 @@ static void read_config(nt_doc *d, const cJSON *c) {
   ** not trusted to be small. */
   const int64_t per_process = (int64_t)(d->nthreads > 0 ? d->nthreads : 1) * (d->ngpus > 0 ? d->ngpus : 1);
   int listed_all = d->ndev >= 2 && (int64_t)max_rank + 1 == d->ndev; /* ranks 0 .. n-1, every one listed */
-  int firsts = max_rank >= 0 && (int64_t)max_rank == (int64_t)(d->ndev - 1) * per_process;
+  /* max_rank == (ndev - 1) x per_process, divided: the product of a file's counts may pass int64 */
+  int firsts = max_rank >= 0 && max_rank % per_process == 0 && max_rank / per_process == d->ndev - 1;
   int distinct = 1;
   for (int i = 0; i < d->ndev && distinct; i++) {
     for (int j = 0; j < i; j++) distinct = distinct && d->dev[j].rank != d->dev[i].rank;
