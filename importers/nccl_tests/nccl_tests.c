@@ -494,6 +494,13 @@ static void text_bandwidth(const nt_row *r, const nt_result *res, double *alg, d
   else if (res->busbw == 0) *bus = NAN;
 }
 
+/* A count summed over a case's samples (none yet: sum -1), held at int64's end: a file's counts
+** are not trusted to be small (-J's "nwrong": 1e300, saturated, in two cycles of -N 2). */
+static int64_t add_count(int64_t sum, int64_t n) {
+  if (sum < 0) sum = 0;
+  return n > INT64_MAX - sum ? INT64_MAX : sum + n;
+}
+
 static void add_sample(icase *c, const nt_row *row, const nt_result *res, int precise) {
   if (c->n == c->cap) {
     c->cap = c->cap ? 2 * c->cap : 4;
@@ -508,8 +515,8 @@ static void add_sample(icase *c, const nt_row *row, const nt_result *res, int pr
   if (!precise) text_bandwidth(row, res, &c->alg[c->n], &c->bus[c->n]);
   c->n++;
   c->cputime |= res->cputime;
-  if (res->wrong >= 0) c->wrong = (c->wrong < 0 ? 0 : c->wrong) + res->wrong;
-  if (res->bitdiff >= 0) c->bitdiff = (c->bitdiff < 0 ? 0 : c->bitdiff) + res->bitdiff;
+  if (res->wrong >= 0) c->wrong = add_count(c->wrong, res->wrong);
+  if (res->bitdiff >= 0) c->bitdiff = add_count(c->bitdiff, res->bitdiff);
   if (!isnan(res->max_err) && !(res->max_err <= c->max_err)) c->max_err = res->max_err;
   if (res->niter) {
     c->iter = xp_xrealloc(c->iter, sizeof *c->iter * (size_t)(c->niter + res->niter));
