@@ -158,8 +158,9 @@ static void decide(owners *o, int *owner) {
   int64_t *timely = xp_xcalloc((size_t)(o->ndev * np), sizeof *timely);
   int64_t *corr = xp_xcalloc((size_t)(o->ndev * np), sizeof *corr);
   own_rec *l = o->launches.data, *a = o->acts.data;
-  qsort(l, o->launches.n, sizeof *l, by_corr);
-  qsort(a, o->acts.n, sizeof *a, by_corr);
+  /* (none of either, as where the activities carry no correlation: qsort of no array is undefined) */
+  if (o->launches.n > 1) qsort(l, o->launches.n, sizeof *l, by_corr);
+  if (o->acts.n > 1) qsort(a, o->acts.n, sizeof *a, by_corr);
   for (size_t i = 0, j = 0; i < o->acts.n; i++) {
     while (j < o->launches.n && l[j].corr < a[i].corr) j++;
     for (size_t k = j; k < o->launches.n && l[k].corr == a[i].corr; k++) {
