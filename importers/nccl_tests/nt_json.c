@@ -32,13 +32,26 @@ static const char *str(const cJSON *o, const char *key) {
   return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-static void read_result(nt_result *r, const cJSON *o, const cJSON *per_iter) {
-  if (!cJSON_IsObject(o)) return;
+/* A time or a bandwidth below 0 measured nothing: refused, as the text and rccl-tests readers
+** refuse one ("column time: -18.5 is negative"), rather than recorded as a sample. */
+static int negative(const nt_doc *d, int i, const char *place, const char *key, double x) {
+  if (!(x < 0)) return 0;
+  return xp_error_at(XP_EXIT_USAGE, d->path, 0, "results[%d].%s: \"%s\": %g is negative", i, place, key, x);
+}
+
+/* results[i]'s figures at place ("out_of_place"); 0, or XP_EXIT_USAGE said. */
+static int read_result(const nt_doc *d, int i, const char *place, nt_result *r, const cJSON *o,
+                       const cJSON *per_iter) {
+  if (!cJSON_IsObject(o)) return 0;
   r->cputime = cJSON_GetObjectItemCaseSensitive(o, "cpu_time") != NULL;
-  r->time_us = num(o, r->cputime ? "cpu_time" : "time", NAN);
+  const char *time = r->cputime ? "cpu_time" : "time";
+  r->time_us = num(o, time, NAN);
   r->have = !isnan(r->time_us); /* a time that is "nan" was not measured */
   r->algbw = num(o, "alg_bw", NAN); /* "nan" (util.cu's jsonDouble): no figure, never 0 GB/s */
   r->busbw = num(o, "bus_bw", NAN);
+  if (negative(d, i, place, time, r->time_us) || negative(d, i, place, "alg_bw", r->algbw) ||
+      negative(d, i, place, "bus_bw", r->busbw))
+    return XP_EXIT_USAGE;
   const cJSON *w = cJSON_GetObjectItemCaseSensitive(o, "nwrong");
   r->wrong = cJSON_IsNumber(w) ? xp_saturate_int64(w->valuedouble) : -1;
   const cJSON *bits = cJSON_GetObjectItemCaseSensitive(o, "bitwise"); /* -R: repeats compared bitwise */
@@ -48,8 +61,12 @@ static void read_result(nt_result *r, const cJSON *o, const cJSON *per_iter) {
   if (n > 0) {
     r->iter_us = xp_xmalloc(sizeof *r->iter_us * (size_t)n);
     cJSON_ArrayForEach(t, times)
-      if (cJSON_IsNumber(t)) r->iter_us[r->niter++] = t->valuedouble;
+      if (cJSON_IsNumber(t)) {
+        if (negative(d, i, place, "times_us", t->valuedouble)) return XP_EXIT_USAGE;
+        r->iter_us[r->niter++] = t->valuedouble;
+      }
   }
+  return 0;
 }
 
 /* util.cu lists one device a process, its first rank: with -t or -g above 1 each process runs
@@ -221,10 +238,16 @@ int nt_parse_json(nt_doc *d, const char *text, size_t len) {
     r->agg = d->agg;
     r->blocking = d->blocking;
     r->nranks = d->nranks;
-    read_result(&r->r[NT_OUT], cJSON_GetObjectItemCaseSensitive(o, "out_of_place"),
-                cJSON_GetObjectItemCaseSensitive(o, "out_of_place_per_iter"));
-    read_result(&r->r[NT_IN], cJSON_GetObjectItemCaseSensitive(o, "in_place"),
-                cJSON_GetObjectItemCaseSensitive(o, "in_place_per_iter"));
+    const cJSON *out = cJSON_GetObjectItemCaseSensitive(o, "out_of_place");
+    const cJSON *in = cJSON_GetObjectItemCaseSensitive(o, "in_place");
+    int rc = read_result(d, i - 1, "out_of_place", &r->r[NT_OUT], out,
+                         cJSON_GetObjectItemCaseSensitive(o, "out_of_place_per_iter"));
+    if (rc == 0)
+      rc = read_result(d, i - 1, "in_place", &r->r[NT_IN], in, cJSON_GetObjectItemCaseSensitive(o, "in_place_per_iter"));
+    if (rc) {
+      cJSON_Delete(root);
+      return rc;
+    }
   }
   cJSON_Delete(root);
   if (d->nrows == 0) return xp_error_at(XP_EXIT_USAGE, d->path, 0, "no results in the file");

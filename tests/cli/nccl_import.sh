@@ -243,14 +243,17 @@ printf '{"results": 3}\n' > "$tmp/other.json"
 expect_bad "foreign json" "other.json: not nccl-tests -J output" "$tmp/other.json"
 printf '{"results": [' > "$tmp/cut.json"
 expect_bad "cut json" "cut.json: not valid JSON" "$tmp/cut.json"
+# a negative time measured nothing: refused, as the text's "column time: -18.5 is negative" is
+sed 's/"out_of_place":{"time":22.302300,/"out_of_place":{"time":-18.5,/' "$data/nccltests_sweep.json" > "$tmp/negative.json"
+expect_bad "json: a negative time" 'negative.json: results\[17\].out_of_place: "time": -18.5 is negative' "$tmp/negative.json"
 sed 's/^      262144        131072  bfloat16     sum      -1    24.79/      262144        131072  bfloat16     sum      -1    2x.79/' \
   "$data/nccltests_sweep.txt" > "$tmp/garbled.txt"
 expect_bad "garbled number" "garbled.txt:1[0-9][0-9]: column time: expected a number" "$tmp/garbled.txt"
 expect_bad "topology alone" "topology dump alone" "$data/topo.xml"
 printf '<system version="1"><cpu>\n' > "$tmp/cut.xml"
 expect_bad "broken topology" "cut.xml: malformed XML" "$data/nccltests_graph.txt" "$tmp/cut.xml"
-check "bad input: failed runs" "$((runs_before + 6))" "$(sql "SELECT count(*) FROM runs")"
-check "bad input: each with its reason" 6 "$(sql "SELECT count(*) FROM runs WHERE status = 'failed' AND error LIKE '%:%'")"
+check "bad input: failed runs" "$((runs_before + 7))" "$(sql "SELECT count(*) FROM runs")"
+check "bad input: each with its reason" 7 "$(sql "SELECT count(*) FROM runs WHERE status = 'failed' AND error LIKE '%:%'")"
 check "bad input: no results" "$cases_before" "$(sql "SELECT count(*) FROM cases")"
 
 # one sweep imported as -J JSON and as its text: the text's 2 printed decimals are no change
