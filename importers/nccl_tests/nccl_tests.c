@@ -316,6 +316,34 @@ static const char *test_from_columns(const nt_doc *d, const nt_row *row) {
   return NULL;
 }
 
+/* nccl-tests prints a row's size as the larger of its send and receive buffers and its count as
+** the count its call is given (src/common.cu TimeTest, 2.19: max(sendBytes, expectedBytes),
+** nbytes / wordSize(type), the same in -J's "size" and "count"). all_reduce, reduce and sendrecv
+** give both buffers and the call the whole count (their *GetCollByteCount: sendcount = recvcount
+** = paramcount = count), so size is count x the type's size, always: a row that says otherwise
+** (a -J "count" of 9e18 for 8 bytes) is no such row. all_gather's, reduce_scatter's and alltoall's
+** counts are per rank or per peer (size = count x ranks x the type's size) and rccl-tests'
+** grouped broadcast (RCCL_TESTS_ALLGATHERV_ENABLE=1) prints a per-rank count: not checked, nor
+** a type whose size xp does not know. json: rows are results[i], not lines. */
+static int check_counts(const nt_doc *d, int json) {
+  for (int i = 0; i < d->nrows; i++) {
+    const nt_row *r = &d->rows[i];
+    const int dt = xp_nccl_dtype_parse(r->dtype);
+    if (r->count < 0 || dt < 0 ||
+        (strcmp(r->coll, "allreduce") != 0 && strcmp(r->coll, "reduce") != 0 && strcmp(r->coll, "sendrecv") != 0))
+      continue;
+    const int64_t w = (int64_t)xp_nccl_dtype_size((enum xp_nccl_dtype)dt);
+    if (w <= 0 || (r->count <= INT64_MAX / w && r->count * w == r->bytes)) continue;
+    char where[32] = "";
+    if (json) snprintf(where, sizeof where, "results[%d]: ", i);
+    return xp_error_at(XP_EXIT_USAGE, d->path, json ? 0 : r->line,
+                       "%scount %lld of %s (%lld bytes each) does not make size %lld: nccl-tests' %s prints size = "
+                       "count x the type's size", where, (long long)r->count, r->dtype, (long long)w, (long long)r->bytes,
+                       r->coll);
+  }
+  return 0;
+}
+
 /* Reports from before nccl-tests printed "Collective test starting" do not name their test:
 ** --collective does, else the command line the log keeps before the report (nt_text.c), else the
 ** file's name where it holds the binary's, else the report's columns and figures where they tell
@@ -413,6 +441,7 @@ static int load(const xp_spec *s, loaded *L) {
                                 : nt_parse_text(&L->docs[i], L->texts[i], L->lens[i]);
     if (rc) return rc;
     name_collective(s, &L->docs[i]);
+    if ((rc = check_counts(&L->docs[i], L->kinds[i] == F_JSON)) != 0) return rc;
     nt_infer_ranks(&L->docs[i]);
   }
   find_twins(L);

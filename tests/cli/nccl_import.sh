@@ -249,11 +249,18 @@ expect_bad "json: a negative time" 'negative.json: results\[17\].out_of_place: "
 sed 's/^      262144        131072  bfloat16     sum      -1    24.79/      262144        131072  bfloat16     sum      -1    2x.79/' \
   "$data/nccltests_sweep.txt" > "$tmp/garbled.txt"
 expect_bad "garbled number" "garbled.txt:1[0-9][0-9]: column time: expected a number" "$tmp/garbled.txt"
+# an all_reduce's size is its count x the type's size in every nccl-tests (common.cu's setupArgs):
+# a count that says otherwise is refused, in the -J file and in the text
+sed 's/"size":8,"count":4,/"size":8,"count":9000000000000000000,/' "$data/nccltests_sweep.json" > "$tmp/count.json"
+expect_bad "json: a count not size / the type's size" \
+  "count.json: results\[0\]: count 9000000000000000000 of bf16 (2 bytes each) does not make size 8" "$tmp/count.json"
+sed 's/^      262144        131072  bfloat16/      262144        131073  bfloat16/' "$data/nccltests_sweep.txt" > "$tmp/count.txt"
+expect_bad "text: a count not size / the type's size" "count.txt:1[0-9][0-9]: count 131073 of bf16 (2 bytes each) does not make size 262144" "$tmp/count.txt"
 expect_bad "topology alone" "topology dump alone" "$data/topo.xml"
 printf '<system version="1"><cpu>\n' > "$tmp/cut.xml"
 expect_bad "broken topology" "cut.xml: malformed XML" "$data/nccltests_graph.txt" "$tmp/cut.xml"
-check "bad input: failed runs" "$((runs_before + 7))" "$(sql "SELECT count(*) FROM runs")"
-check "bad input: each with its reason" 7 "$(sql "SELECT count(*) FROM runs WHERE status = 'failed' AND error LIKE '%:%'")"
+check "bad input: failed runs" "$((runs_before + 9))" "$(sql "SELECT count(*) FROM runs")"
+check "bad input: each with its reason" 9 "$(sql "SELECT count(*) FROM runs WHERE status = 'failed' AND error LIKE '%:%'")"
 check "bad input: no results" "$cases_before" "$(sql "SELECT count(*) FROM cases")"
 
 # one sweep imported as -J JSON and as its text: the text's 2 printed decimals are no change
