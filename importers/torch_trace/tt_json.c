@@ -291,11 +291,11 @@ static const char *scan_event(const char *p, const char *end, tt_event *ev, scan
       tt_slice k;
       if (!(p = scan_key(p, end, &k, sc))) return NULL;
       const char *v = p;
-      if (KEY_IS(k, "args") && *p == '{') {
+      if (KEY_IS(k, "args")) { /* written twice: the last counts, an object or not */
         ev->nargs = 0;
         ev->args_rest = NULL;
-        if (!(p = scan_args(p, end, ev, sc))) return NULL;
-        ev->args = (tt_slice){v, (size_t)(p - v)};
+        if (*p == '{' ? !(p = scan_args(p, end, ev, sc)) : !(p = skip_value(p, end, sc))) return NULL;
+        ev->args = v[0] == '{' ? (tt_slice){v, (size_t)(p - v)} : none;
       } else {
         if (!(p = skip_value(p, end, sc))) return NULL;
         tt_slice *f = event_field(ev, k);
@@ -621,21 +621,23 @@ tt_unit tt_framer_next(tt_framer *f, const char *buf, size_t len, size_t *pos, i
 }
 
 /* The value of key among the members from p (a key's opening quote, or the closing brace) to
-** end, of an object validated when framed: the first match; empty if none. */
+** end, of an object validated when framed: the last match, as json.load and Chrome's and
+** Perfetto's trace readers take a key written twice; empty if none. */
 static tt_slice member(const char *p, const char *end, const char *key) {
   const size_t n = strlen(key);
+  tt_slice found = {NULL, 0};
   scan sc = {0};
   while (p < end && *p == '"') {
     tt_slice k;
     if (!(p = scan_key(p, end, &k, &sc))) break;
     const char *v = p;
     if (!(p = skip_value(p, end, &sc))) break;
-    if (k.n == n && memcmp(k.p, key, n) == 0) return (tt_slice){v, (size_t)(p - v)};
+    if (k.n == n && memcmp(k.p, key, n) == 0) found = (tt_slice){v, (size_t)(p - v)};
     p = skip_ws(p, end);
     if (p >= end || *p != ',') break;
     p = skip_ws(p + 1, end);
   }
-  return (tt_slice){NULL, 0};
+  return found;
 }
 
 tt_slice tt_event_key(const tt_event *ev, const char *key) {
@@ -644,14 +646,18 @@ tt_slice tt_event_key(const tt_event *ev, const char *key) {
   return member(skip_ws(ev->text.p + 1, end), end, key);
 }
 
+/* A key written twice has its last value (member). The members past the recorded ones come
+** later in the object, so they are read first; then the recorded ones from the last back, which
+** costs what a key not given always cost (every slot compared), and a key at the end less. */
 tt_slice tt_event_arg(const tt_event *ev, const char *key) {
-  size_t n = strlen(key);
-  for (int i = 0; i < ev->nargs; i++)
+  if (ev->args_rest) { /* validated when framed: the scan cannot fail */
+    const tt_slice v = member(ev->args_rest, ev->args.p + ev->args.n, key);
+    if (v.n) return v;
+  }
+  const size_t n = strlen(key);
+  for (int i = ev->nargs - 1; i >= 0; i--)
     if (ev->arg_key[i].n == n && memcmp(ev->arg_key[i].p, key, n) == 0) return ev->arg_val[i];
-  if (!ev->args_rest) return (tt_slice){NULL, 0};
-  /* Past the recorded ones: the object was validated when framed, so the scan cannot fail; the
-  ** first match wins, as above (a key written twice has its first value). */
-  return member(ev->args_rest, ev->args.p + ev->args.n, key);
+  return (tt_slice){NULL, 0};
 }
 
 char *tt_json_finite(tt_slice s, size_t *n) {

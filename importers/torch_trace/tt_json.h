@@ -69,10 +69,11 @@ tt_unit tt_framer_next(tt_framer *f, const char *buf, size_t len, size_t *pos, i
                        tt_event *ev, tt_slice *key, tt_slice *val);
 
 /* A key of the event's own that is not framed above ("id2", "scope"): its value, scanned for in
-** the event's text, the first where written twice; an empty slice if absent. For keys of rare
+** the event's text, the last where written twice; an empty slice if absent. For keys of rare
 ** events only: the framer records none of these, so that no other event pays for them. */
 tt_slice tt_event_key(const tt_event *ev, const char *key);
-/* Look up an "args" key of an event (exact, case-sensitive); returns an empty slice if absent. */
+/* Look up an "args" key of an event (exact, case-sensitive), its last value where written twice
+** (as the event's own keys, and every other JSON import, read one); an empty slice if absent. */
 tt_slice tt_event_arg(const tt_event *ev, const char *key);
 /* Decode a JSON string value (with quotes) into out (capacity cap, NUL-terminated, truncated
 ** to fit). Returns the decoded length before truncation, or -1 if s is not a string. */

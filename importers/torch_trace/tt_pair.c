@@ -3,8 +3,9 @@
 ** writes one complete event ("X") with its "dur". Hand-merged traces, converters and some
 ** framework exporters write pairs; the Chrome Trace Event Format allows both. A pair counts as
 ** the "X" it stands for: the B's fields ("cat" and "name" the E's where the B has none), "dur"
-** the E's time less the B's (each read to the nanosecond), the args of both, the E's first
-** where both name one (as Chrome's viewer merges them, the end's over the begin's).
+** the E's time less the B's (each read to the nanosecond), the args of both, the E's after the
+** B's, so that it counts where both name one (as Chrome's viewer merges them, the end's over the
+** begin's).
 **
 ** The import reads a file's events in any order (tt_read.c): reversed, every E comes before its
 ** B, so no pair can be made from the file's order as it streams past. A file with B/E events is
@@ -430,11 +431,11 @@ static int make_complete(tt_be *b, const tt_event *beg, const tt_event *end) {
   put_field(b, &n, "ts", beg->ts);
   put_field(b, &n, "dur", (tt_slice){dur, (size_t)k});
   const tt_slice ea = args_body(end->args), ba = args_body(beg->args);
-  if (ea.n || ba.n) { /* the end's first: a key both name is read as the end's (tt_event_arg: the first) */
+  if (ea.n || ba.n) { /* the end's last: a key both name is read as the end's (tt_event_arg: the last) */
     put(b, &n, ",\"args\":{", 9);
-    if (ea.n) put(b, &n, ea.p, ea.n);
-    if (ea.n && ba.n) put(b, &n, ",", 1);
     if (ba.n) put(b, &n, ba.p, ba.n);
+    if (ea.n && ba.n) put(b, &n, ",", 1);
+    if (ea.n) put(b, &n, ea.p, ea.n);
     put(b, &n, "}", 1);
   }
   put(b, &n, "}]", 2);

@@ -38,7 +38,9 @@ trace() {
     printf '"args": {"External id": %d, "Collective name": "allreduce", "dtype": "BFloat16", "In msg nelems": 4096, "Out msg nelems": 4096, "Group size": 2%s}},\n' $((10 + k)) "$call"
     printf '{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": %d, "tid": %d, "ts": %d.000, "dur": 3.000, "args": {"External id": %d, "correlation": %d}},\n' $((100 + r)) $((100 + r)) $((t - 18)) $((10 + k)) $((50 + k))
     printf '{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "pid": %d, "tid": 13, "ts": %d.000, "dur": %d.000, ' "$r" $((t + ${arrive[$r]})) $((${leave[$r]} - ${arrive[$r]}))
-    printf '"args": {"External id": %d, "device": %d, "stream": 13, "correlation": %d, "Collective name": "allreduce", "dtype": "BFloat16", "In msg nelems": 4096, "Out msg nelems": 4096, "Group size": 2}},\n' $((10 + k)) "$r" $((50 + k))
+    local again=""  # a key written twice: its last value counts (json.load, Chrome's and Perfetto's readers)
+    [ -n "${size_twice:-}" ] && again='"Group size": 4, '
+    printf '"args": {%s"External id": %d, "device": %d, "stream": 13, "correlation": %d, "Collective name": "allreduce", "dtype": "BFloat16", "In msg nelems": 4096, "Out msg nelems": 4096, "Group size": 2}},\n' "$again" $((10 + k)) "$r" $((50 + k))
   done
   printf '{"ph": "i", "cat": "cpu_instant_event", "s": "g", "name": "Record Window End", "pid": "", "tid": "", "ts": 1000.000}\n],\n"traceName": "rank%d.json"}\n' "$r"
 }
@@ -59,6 +61,16 @@ check "each collective pairs two ranks of one group" "0+1|3;2+3|3" \
 check "the group is the one each rank's distributedInfo names (NCCL's, not gloo's)" "1|[0 1];2|[2 3]" \
   "$(query "SELECT group_concat(x, ';') FROM (SELECT DISTINCT pg_name || '|' || replace(pg_ranks, ', ', ' ') AS x FROM trace_collectives
             WHERE run_id = (SELECT max(run_id) FROM trace_collectives) ORDER BY x)")"
+
+# a kernel's "Group size" written twice, 4 then 2: the last counts, as for every other JSON key
+# the import reads (the first was read: the all-reduces taken for the world's and pooled)
+for r in 0 1 2 3; do size_twice=1 trace $r > "$tmp/g$r.json"; done
+"$XP" --db "$db" import torch-trace "$tmp/g0.json" "$tmp/g1.json" "$tmp/g2.json" "$tmp/g3.json" $decl > "$tmp/out" 2> "$tmp/err"
+check "Group size given twice: import exit" 0 $?
+grep -q '^collectives: 12 matched, 0 unmatched' "$tmp/out" || { echo "FAIL: Group size given twice: matched"; cat "$tmp/out"; fail=1; }
+check "Group size given twice: the last, each TP group's waits" "0|3000;1|0;2|6000;3|0" \
+  "$(query "SELECT group_concat(x, ';') FROM (SELECT rank || '|' || sum(wait_ns) AS x
+            FROM trace_collectives WHERE run_id = (SELECT max(run_id) FROM trace_collectives) GROUP BY rank ORDER BY rank)")"
 
 # each rank in a data-parallel group of two as well ([0, 2], [1, 3]): which group of two the
 # all-reduces ran in cannot be told, so they are not matched

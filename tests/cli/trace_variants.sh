@@ -51,6 +51,16 @@ run import torch-trace "$tmp/step_be.json"; expect_rc 0
 [ "$(q "SELECT group_concat(name || ':' || total_ns, ' ') FROM (SELECT * FROM trace_kernel_stats ORDER BY name)")" = "k:30000 named_at_end:12500" ] ||
   die "the kernel named by its E, the cut-off kernel left out: $(q "SELECT * FROM trace_kernel_stats")"
 
+# a key both halves of a pair name is the "E"'s, as Chrome's viewer merges them (the end's args
+# over the begin's), now that a key written twice counts by its last value
+db="$tmp/be_args.db"
+printf '%s\n' '{"traceEvents": [' \
+  '{"ph": "B", "cat": "kernel", "name": "k", "pid": 0, "tid": 9, "ts": 1030, "args": {"stream": 9, "Collective name": "allgather"}},' \
+  '{"ph": "E", "cat": "kernel", "pid": 0, "tid": 9, "ts": 1042.5, "args": {"Collective name": "allreduce"}}]}' > "$tmp/be_args.json"
+run import torch-trace "$tmp/be_args.json"; expect_rc 0
+[ "$(q "SELECT name || ':' || coll FROM trace_kernel_stats")" = "k:allreduce" ] ||
+  die "a key both halves name, the E's: $(q "SELECT * FROM trace_kernel_stats")"
+
 # be_steps.json writes steps, annotations, operators, launches, kernels and a copy as "B"/"E"
 # pairs; be_steps_x.json the same events as "X": the same figures in every table, by each step rule.
 # be_steps_str the pairs with each "E"'s pid and tid written as strings ("pid": "7"): one thread
