@@ -249,7 +249,9 @@ static int record_case(xp_run *r, const xp_nccl_results *res, const xp_nccl_case
   if (t) {
     cJSON_AddStringToObject(params, "algo", t->algo);
     cJSON_AddStringToObject(params, "proto", t->proto);
-    if (t->ch_lo >= 0 && t->ch_hi >= t->ch_lo) cJSON_AddNumberToObject(params, "channels", t->ch_hi - t->ch_lo + 1);
+    /* in int64: a damaged line's {0..2147483647} is 2^31 channels, past int */
+    if (t->ch_lo >= 0 && t->ch_hi >= t->ch_lo)
+      cJSON_AddNumberToObject(params, "channels", (double)((int64_t)t->ch_hi - t->ch_lo + 1));
   }
   const char *status = "ok";
   if (c->skip) {

@@ -156,6 +156,35 @@ static void test_arrival_check_comm(sqlite3 *db) {
   xp_spec_free(s);
 }
 
+/* A TUNING line's channel range as a damaged or foreign log may hold it, {0..2147483647}: the
+** case's channels are the range's size, 2^31, where it was summed in int (a plain build recorded
+** -2147483648, the sanitizer build stopped at signed integer overflow). */
+static void test_tuning_channels_past_int(sqlite3 *db) {
+  xp_spec *s = xp_spec_parse_json("{\"kind\":\"nccl_burst\",\"sizes\":[1024],\"dtypes\":[\"fp32\"],"
+                                  "\"collectives\":[\"allreduce\"]}", "c.json", ".");
+  xp_nccl_plan p;
+  CHECK_EQ_INT(xp_nccl_plan_load(s, &p), 0);
+  xp_nccl_results res;
+  xp_nccl_results_init(&res, &p, 1);
+  CHECK_EQ_INT(res.ncases, 1);
+  res.cases[0].measured = 1;
+  for (int k = 0; k < p.iterations; k++) res.cases[0].burst_us[k] = 10;
+  res.ranks[0].info_log = xp_strdup("h:1:1 [0] NCCL INFO AllReduce: 1024 Bytes -> Algo RING proto SIMPLE "
+                                    "channel{Lo..Hi}={0..2147483647}\n");
+  xp_run_opts o = {"nccl_burst", 0, s, NULL, 0};
+  xp_run *run = NULL;
+  CHECK_EQ_INT(xp_run_begin(db, &o, &run), 0);
+  CHECK_EQ_INT(xp_nccl_record(run, &res), 0);
+  char sql[200];
+  snprintf(sql, sizeof sql, "SELECT json_extract(params, '$.channels') FROM cases WHERE run_id = %lld",
+           (long long)xp_run_id(run));
+  CHECK_EQ_INT(xp_run_finish(run, XP_RUN_OK, NULL), 0);
+  CHECK_NEAR(one_double(db, sql), 2147483648.0, 0);
+  xp_nccl_results_free(&res);
+  xp_nccl_plan_free(&p);
+  xp_spec_free(s);
+}
+
 int main(void) {
   char dbpath[] = "/tmp/xp-test-nccl-record-XXXXXX";
   int fd = mkstemp(dbpath);
@@ -248,6 +277,7 @@ int main(void) {
   test_partial_check(db);
   test_pair_transport_order(db);
   test_arrival_check_comm(db);
+  test_tuning_channels_past_int(db);
   xp_db_close(db);
   unlink(dbpath);
   CHECK_DONE();
