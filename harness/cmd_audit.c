@@ -483,7 +483,8 @@ static const char *seal_state(sqlite3 *db, const xp_rtree *tree, int64_t run, co
                               int *seal_changed) {
   char now[65];
   if (!*then) return "(unsealed when decided)";
-  if (xp_run_content(db, tree, run, now, NULL) != 0) now[0] = 0; /* reported: an unreadable run is no match */
+  /* said (exit 3 at the end): rows that cannot be read are not rows changed */
+  if (xp_run_content(db, tree, run, now, NULL) != 0) return "ROWS UNREADABLE: the database is damaged (xp verify)";
   if (strcmp(then, now) != 0) {
     (*seal_changed)++;
     return "ROWS CHANGED since the decision: they no longer hash to the seal it cites (xp verify names the table)";

@@ -31,7 +31,7 @@ static const char usage[] =
     "           existed), appending them to the chain in finish order\n"
     "  --quiet  print only breaks\n"
     "  Exit status: 0 intact, 5 a break was found, 3 the database is missing or cannot be read\n"
-    "  (--seal never creates one).\n";
+    "  (--seal never creates one), or has a damaged page (integrity_check's BREAK names it).\n";
 
 typedef struct verify_state {
   sqlite3 *db;
@@ -140,7 +140,8 @@ static int check_decisions(verify_state *v, int64_t *count) {
       " (SELECT count(*) FROM decision_evidence e WHERE e.decision_id = d.id), d.evidence_count"
       " FROM decisions d ORDER BY d.created_at, d.id");
   if (!st) return XP_EXIT_DB;
-  while (sqlite3_step(st) == SQLITE_ROW) {
+  int step;
+  while ((step = sqlite3_step(st)) == SQLITE_ROW) {
     (*count)++;
     const char *uuid = (const char *)sqlite3_column_text(st, 1);
     const char *stored = (const char *)sqlite3_column_text(st, 2);
@@ -163,14 +164,17 @@ static int check_decisions(verify_state *v, int64_t *count) {
       brk(v, "decision %s: %lld evidence runs recorded, %lld declared", uuid,
           (long long)sqlite3_column_int64(st, 5), (long long)sqlite3_column_int64(st, 6));
   }
+  /* a damaged page is no end of the decisions: read as one, the head's count said some were removed */
+  int rc = step == SQLITE_DONE ? 0 : xp_db_fail(v->db, "reading decisions");
   sqlite3_finalize(st);
+  if (rc) return rc;
   /* Evidence that no longer exists, or whose content changed since the decision. */
   st = xp_db_prepare(v->db,
       "SELECT d.uuid, e.run_uuid, e.run_content_sha256, r.content_sha256, r.id IS NULL"
       " FROM decision_evidence e JOIN decisions d ON d.id = e.decision_id"
       " LEFT JOIN runs r ON r.uuid = e.run_uuid ORDER BY d.created_at, e.seq");
   if (!st) return XP_EXIT_DB;
-  while (sqlite3_step(st) == SQLITE_ROW) {
+  while ((step = sqlite3_step(st)) == SQLITE_ROW) {
     const char *d = (const char *)sqlite3_column_text(st, 0);
     const char *run = (const char *)sqlite3_column_text(st, 1);
     const char *then = (const char *)sqlite3_column_text(st, 2);
@@ -180,8 +184,9 @@ static int check_decisions(verify_state *v, int64_t *count) {
       brk(v, "decision %s: evidence run %s was sealed as %.12s when decided, now %.12s", d, run,
           then, now ? now : "NULL");
   }
+  rc = step == SQLITE_DONE ? 0 : xp_db_fail(v->db, "reading decisions' evidence");
   sqlite3_finalize(st);
-  return 0;
+  return rc;
 }
 
 static int check_sqlite(verify_state *v) {
@@ -330,7 +335,11 @@ int cmd_verify(int argc, char **argv, const char *db_path) {
            v.tree.n == 1 ? "" : "s",
            v.breaks ? "BROKEN" : "intact (integrity_check ok, foreign keys ok)");
   }
-  if (v.breaks) rc = xp_error(XP_EXIT_INTEGRITY, "%s: %d break%s found", db_path, v.breaks,
+  /* A damaged page (integrity_check names it, or a read met it) is the database's fault, exit 3
+  ** in one line as any reading command's: the breaks beside it may be the damage read as rows
+  ** gone, not rows altered. */
+  rc = xp_db_faulted(db_path, "no verdict on the history stands");
+  if (rc == 0 && v.breaks) rc = xp_error(XP_EXIT_INTEGRITY, "%s: %d break%s found", db_path, v.breaks,
                               v.breaks == 1 ? "" : "s");
 out:
   xp_rtree_free(&v.tree);

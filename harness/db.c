@@ -48,6 +48,9 @@ int xp_db_user_version(sqlite3 *db) {
 /* The first damage any statement met (SQLite's error log sees every one, where a loop that
 ** stops at its first non-row may have taken it for the end of its rows). */
 static int fault_code;
+/* Whether a command has said one already (xp_db_fail): a second line for one fault would
+** be one too many (xp audit went on past an unreadable run's rows, and said it twice). */
+static int fault_said;
 
 static void log_fault(void *unused, int code, const char *msg) {
   (void)unused, (void)msg;
@@ -60,6 +63,7 @@ void xp_db_watch_faults(void) { sqlite3_config(SQLITE_CONFIG_LOG, log_fault, NUL
 
 int xp_db_faulted(const char *path, const char *so) {
   if (!fault_code) return 0;
+  if (fault_said) return XP_EXIT_DB;
   return xp_error_at(XP_EXIT_DB, path, 0, "reading: %s: some rows could not be read, so %s",
                      sqlite3_errstr(fault_code), so);
 }
@@ -80,6 +84,7 @@ static int file_size_limited(void) {
 int xp_db_fail(sqlite3 *db, const char *what) {
   const char *file = sqlite3_db_filename(db, "main");
   int ec = sqlite3_extended_errcode(db);
+  if ((ec & 0xff) == SQLITE_CORRUPT || (ec & 0xff) == SQLITE_NOTADB || (ec & 0xff) == SQLITE_IOERR) fault_said = 1;
   if ((ec & 0xff) == SQLITE_INTERRUPT)
     return xp_error_at(XP_EXIT_ABORTED, file && *file ? file : "database", 0, "%s: interrupted", what);
   /* A reader, not a writer: SQLite's "attempt to write a readonly database" would mislead. */

@@ -44,7 +44,8 @@ int xp_db_fault(sqlite3 *db);
 int xp_db_fail(sqlite3 *db, const char *what);
 /* Before SQLite starts (main): note the first damaged page or I/O error that any statement
 ** meets, which a loop may have taken for the end of its rows. xp_db_faulted: 0 where none
-** came, else says it of PATH, ending "so SO" ("nothing was written"), and returns 3. */
+** came, else says it of PATH, ending "so SO" ("nothing was written"), and returns 3; 3 alone
+** where xp_db_fail said a fault already. */
 void xp_db_watch_faults(void);
 int xp_db_faulted(const char *path, const char *so);
 sqlite3_stmt *xp_db_prepare(sqlite3 *db, const char *sql);
