@@ -143,7 +143,7 @@ static xp_nccl_facts *facts_entry(xp_nccl_info *info) {
     }
   info->facts = xp_xrealloc(info->facts, sizeof *info->facts * (size_t)(info->nfacts + 1));
   xp_nccl_facts *f = &info->facts[info->nfacts++];
-  *f = (xp_nccl_facts){t, th->span, th->current, "", -1, -1, -1, -1, -1, -1, -1};
+  *f = (xp_nccl_facts){t, th->span, th->current, "", -1, -1, -1, -1, -1, -1, -1, ""};
   return f;
 }
 
@@ -568,6 +568,8 @@ static void parse_message(xp_nccl_info *info, const char *msg) {
     copy_trimmed(info->rings, sizeof info->rings, *q && strncmp(q, "comm 0x", 7) != 0 ? q : "connected");
     char *rccl = strstr(info->rings, " comm 0x"); /* RCCL's suffix: this communicator, not the rings */
     if (rccl) *rccl = 0;
+    xp_nccl_facts *f = facts_entry(info);
+    if (f) snprintf(f->rings, sizeof f->rings, "%s", info->rings);
   } else if (starts(msg, "Using network ")) {
     copy_trimmed(info->net, sizeof info->net, msg + 14);
   }
@@ -717,14 +719,17 @@ static void keep_comm(xp_nccl_info *info, int c) {
 }
 
 /* The GRAPH type, channel counts, rings and nodes of communicator c alone: another's (a world group's NVLS, a
-** split's pair across sockets) are not the kept connections'. */
+** split's pair across sockets) are not the kept connections'. Its "Connected all rings" words too: a
+** line of no one communicator (printed where several were live) is left out, as its connections are. */
 static void keep_comm_facts(xp_nccl_info *info, int c) {
   info->graph_intra[0] = 0;
   info->coll_channels = info->nvls_channels = info->p2p_channels = info->p2p_per_peer = -1;
   info->ring_channels = info->nnodes = info->local_ranks = -1;
+  info->rings[0] = 0;
   for (int i = 0; i < info->nfacts; i++) {
     const xp_nccl_facts *f = &info->facts[i];
     if (f->comm != c) continue;
+    if (f->rings[0]) snprintf(info->rings, sizeof info->rings, "%s", f->rings);
     if (f->graph_intra[0]) keep_farthest(info->graph_intra, f->graph_intra);
     if (f->ring_channels > info->ring_channels) info->ring_channels = f->ring_channels;
     if (f->nnodes > info->nnodes) info->nnodes = f->nnodes;
@@ -972,9 +977,12 @@ int xp_nccl_info_one_comm(xp_nccl_info *info, int nranks, int pid, char *said, s
     if (info->facts[i].comm < 0) info->facts[i].comm = info->proc_comm[info->threads[info->facts[i].thread].proc];
   const int pick = test_comm(info, conns, nranks, pid);
   if (pick >= 0) keep_comm_facts(info, pick);
+  int rings_left = 0; /* rings lines of no one communicator, where the kept one has none */
+  for (int i = 0; i < info->nfacts && pick >= 0 && !info->rings[0]; i++)
+    rings_left += info->facts[i].rings[0] && info->facts[i].comm < 0;
   const int by_pid = pick >= 0 && pid_holds(info, pick, pid);
   free(conns);
-  if (with < 2 && !unknown) return 0; /* one communicator's connections: as they are */
+  if (with < 2 && !unknown && !rings_left) return 0; /* one communicator's connections: as they are */
   keep_comm(info, pick);
   const int sized = pick >= 0 && nranks > 0 && info->comms[pick].nranks == nranks;
   const char *why = by_pid ? " (rank 0's)" : sized ? " (the test's size)" : "";
@@ -995,8 +1003,11 @@ int xp_nccl_info_one_comm(xp_nccl_info *info, int nranks, int pid, char *said, s
   else if (used < n)
     used += (size_t)snprintf(said + used, n - used, "): no connection is one communicator's");
   if (used < n && unknown)
-    snprintf(said + used, n - used, "; %d connection%s printed after several were set up (of none the log tells) "
-             "left out", unknown, unknown == 1 ? "" : "s");
+    used += (size_t)snprintf(said + used, n - used, "; %d connection%s printed after several were set up (of none "
+                             "the log tells) left out", unknown, unknown == 1 ? "" : "s");
+  if (used < n && rings_left)
+    snprintf(said + used, n - used, "; 'Connected all rings' printed after several were set up (of none the log "
+             "tells) left out of nccl.rings");
   return unknown;
 }
 

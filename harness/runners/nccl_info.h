@@ -62,13 +62,14 @@ typedef struct xp_nccl_thread {
 
 /* What a thread's span (as a connection's) printed of the graphs and channels NCCL chose for the
 ** communicator it set up: GRAPH's farthest type ("" none), the "coll channels" line's counts (coll
-** -1: no such line), its rings' channels and nodes (-1 none); pooled in xp_nccl_info, these keep
-** them apart for xp_nccl_info_one_comm. */
+** -1: no such line), its rings' channels and nodes (-1 none), its "Connected all rings" words ("" none);
+** pooled in xp_nccl_info, these keep them apart for xp_nccl_info_one_comm. */
 typedef struct xp_nccl_facts {
   int thread, span, comm;
   char graph_intra[8];
   int coll, nvls, p2p, per_peer;
   int ring_channels, nnodes, local_ranks;
+  char rings[96];
 } xp_nccl_facts;
 
 /* One TUNING line: "AllReduce: 14336 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..1}". */

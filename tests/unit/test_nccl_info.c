@@ -703,10 +703,13 @@ static void test_lazy_comms(void) {
   CHECK_EQ_INT(info.conn[0].channels, 2);
   CHECK_EQ_STR(said, "3 communicators in the log (commId 0xaa01, 4 ranks; commId 0xbb02, 2 ranks; commId 0xcc03, 2 "
                      "ranks): connections are commId 0xcc03's (rank 0's); 1 connection printed after several "
-                     "were set up (of none the log tells) left out");
+                     "were set up (of none the log tells) left out; 'Connected all rings' printed after several "
+                     "were set up (of none the log tells) left out of nccl.rings");
+  CHECK_EQ_STR(info.rings, ""); /* thread 202's, after every set-up: no one communicator's */
   xp_nccl_info_free(&info);
   keep_comm(&info, lines, 4, 100, said, buf);
   CHECK_EQ_STR(buf, "P2P/CUMEM");
+  CHECK_EQ_STR(info.rings, "");
   CHECK_EQ_INT(info.nconn, 1);
   CHECK_EQ_INT(info.conn[0].src, 3);
   xp_nccl_info_free(&info);
@@ -723,6 +726,35 @@ static void test_lazy_comms(void) {
   const char *const both[] = {lines[0], lines[4], lines[8], NULL};
   CHECK_EQ_INT(read_comm_left(&info, both, 2, 100), 1);
   CHECK_EQ_INT(info.nconn, 0);
+  xp_nccl_info_free(&info);
+}
+
+/* Two communicators of one process set up one after the other, a pair and a world of 4 (NCCL 2.21's
+** forms, connecting at set-up): each span's "Connected all rings" is its own, and nccl.rings is the
+** kept one's, where it was the log's last line whichever communicator printed it. */
+static void test_rings_of_kept_comm(void) {
+#define INIT(T, C, N, ID, WHAT) \
+  "h:100:" T " [0] NCCL INFO ncclCommInitRankConfig comm " C " rank 0 nranks " N " cudaDev 0 nvmlDev 0" \
+  " busId 8000 commId " ID " - Init " WHAT
+  static const char *const lines[] = {
+      INIT("10", "0x5510", "2", "0x2222bbbb", "START"),
+      "h:100:10 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM",
+      "h:100:10 [0] NCCL INFO Connected all rings, use ring PXN 0 GDR 1",
+      INIT("10", "0x5510", "2", "0x2222bbbb", "COMPLETE"),
+      INIT("12", "0x5520", "4", "0x1111aaaa", "START"),
+      "h:100:12 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SHM/direct/direct",
+      "h:100:12 [0] NCCL INFO Connected all rings, use ring PXN 1 GDR 0",
+      INIT("12", "0x5520", "4", "0x1111aaaa", "COMPLETE"), NULL};
+#undef INIT
+  xp_nccl_info info;
+  char said[512], buf[512];
+  keep_comm(&info, lines, 2, 100, said, buf);
+  CHECK_EQ_STR(buf, "P2P/CUMEM");
+  CHECK_EQ_STR(info.rings, "use ring PXN 0 GDR 1");
+  xp_nccl_info_free(&info);
+  keep_comm(&info, lines, 4, 100, said, buf);
+  CHECK_EQ_STR(buf, "SHM/direct/direct");
+  CHECK_EQ_STR(info.rings, "use ring PXN 1 GDR 0");
   xp_nccl_info_free(&info);
 }
 
@@ -824,6 +856,7 @@ int main(void) {
   test_graph_type();
   test_several_comms();
   test_lazy_comms();
+  test_rings_of_kept_comm();
   test_ray_repeats();
   test_fixture_log();
   test_synthetic_lines();
