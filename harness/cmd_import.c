@@ -91,7 +91,7 @@ int cmd_import(int argc, char **argv, const char *db_path) {
   cJSON_ArrayForEach(e, sets) xp_spec_mark_cli(spec, e->valuestring);
   cJSON_Delete(sets);
   if (rc == 0) rc = xp_validate_spec(k, spec);
-  if (rc == 0 && dry) rc = k->plan ? k->plan(spec, stdout) : 0;
+  if (rc == 0 && dry) rc = xp_print_plan(k, spec, NULL);
   else if (rc == 0) {
     sqlite3 *db = xp_db_open(db_path, XP_DB_READWRITE, &rc);
     if (db) {

@@ -172,21 +172,6 @@ int xp_history_args(int argc, char **argv, const char *cmd, const char *help,
   return rc;
 }
 
-/* --dry-run's header and plan, planned in memory first: a plan that fails (a failed import's
-** file, read again, still holds no results) leaves stdout empty beside its one error line,
-** where the header had already gone out. */
-static int print_plan(const xp_kind *k, const xp_spec *spec, const char *old) {
-  char *held = NULL;
-  size_t held_len = 0;
-  FILE *out = open_memstream(&held, &held_len);
-  if (!out) return xp_error(XP_EXIT_FAILED, "cannot hold the output: %s", strerror(errno));
-  int rc = k->plan ? k->plan(spec, out) : 0;
-  fclose(out);
-  if (rc == 0) printf("# dry run: rerun of %s (kind %s); nothing is recorded\n%s", old, k->name, held);
-  free(held);
-  return rc;
-}
-
 /* What a rerun of run id would do, checked on a read-only connection: the stored spec, its
 ** kind, the files an import reads again and, with plan, what --dry-run prints; without, that
 ** this machine can run the kind (a GPU). 0, or the error said. */
@@ -198,7 +183,11 @@ static int check_rerun(sqlite3 *db, int64_t id, int plan) {
   const xp_kind *k = spec ? spec_kind(spec) : NULL;
   if (spec) rc = !k ? XP_EXIT_USAGE : imported ? imported_files_readable(spec, old) : 0;
   if (rc == 0) rc = xp_validate_spec(k, spec);
-  if (rc == 0 && plan) rc = print_plan(k, spec, old);
+  if (rc == 0 && plan) {
+    char *header = xp_asprintf("# dry run: rerun of %s (kind %s); nothing is recorded\n", old, k->name);
+    rc = xp_print_plan(k, spec, header);
+    free(header);
+  }
   else if (rc == 0) rc = xp_kind_can_run(k);
   xp_spec_free(spec);
   return rc;

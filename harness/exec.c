@@ -45,6 +45,21 @@ static void hand_over_to_xp_cuda(void) {
 
 /* GPU kinds need a CUDA build and a GPU before anything is recorded: an environment that
 ** cannot run the experiment is not a failed run of it. */
+/* Planned in memory first (open_memstream): the header and plan go out only when the plan is
+** whole, where a failed import's file read again, or a second file of an import at fault, left
+** the header and part of a plan on stdout, which '> plan.txt' kept as if it were one. */
+int xp_print_plan(const xp_kind *k, const xp_spec *spec, const char *header) {
+  char *held = NULL;
+  size_t held_len = 0;
+  FILE *out = open_memstream(&held, &held_len);
+  if (!out) return xp_error(XP_EXIT_FAILED, "cannot hold the output: %s", strerror(errno));
+  int rc = k->plan ? k->plan(spec, out) : 0;
+  fclose(out);
+  if (rc == 0) printf("%s%s", header ? header : "", held);
+  free(held);
+  return rc;
+}
+
 int xp_kind_can_run(const xp_kind *k) {
   if (!k->needs_gpu) return 0;
 #ifdef XP_HAVE_CUDA

@@ -72,6 +72,9 @@ int xp_kind_show_run(sqlite3 *db, int64_t run_id, FILE *out, int fmt, cJSON *jso
 ** said (exit 4), after handing the command line over to xp-cuda where there is one. Called
 ** before the database is opened, so that such a command leaves no database behind. */
 int xp_kind_can_run(const xp_kind *k);
+/* --dry-run's output: header (NULL for none) and k's plan, printed only when the plan is whole, so
+** a plan that fails partway leaves stdout empty beside its one error line. 0, or the error said. */
+int xp_print_plan(const xp_kind *k, const xp_spec *spec, const char *header);
 int xp_execute_spec(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int imported,
                     const char *parent_uuid, char run_uuid_out[37]);
 /* Set a top-level key from "KEY=VALUE" (xp run --set, xp import --set), typed by the kind's
