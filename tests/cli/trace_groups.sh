@@ -44,6 +44,13 @@ trace() {
   done
   printf '{"ph": "i", "cat": "cpu_instant_event", "s": "g", "name": "Record Window End", "pid": "", "tid": "", "ts": 1000.000}\n],\n"traceName": "rank%d.json"}\n' "$r"
 }
+# waits [count]: per rank, the sum of its collectives' waits (ns), with "count" how many have one
+waits() {
+  local n=""
+  [ "${1:-}" = count ] && n=" || '|' || count(wait_ns)"
+  query "SELECT group_concat(x, ';') FROM (SELECT rank || '|' || sum(wait_ns)$n AS x
+         FROM trace_collectives WHERE run_id = (SELECT max(run_id) FROM trace_collectives) GROUP BY rank ORDER BY rank)"
+}
 decl="--set model=tp2dp2 --set tp=2 --set batch=1 --set interconnect=nvlink"
 for r in 0 1 2 3; do trace $r > "$tmp/r$r.json"; done
 "$XP" --db "$db" import torch-trace "$tmp/r0.json" "$tmp/r1.json" "$tmp/r2.json" "$tmp/r3.json" $decl > "$tmp/out" 2> "$tmp/err"
@@ -52,8 +59,7 @@ grep -q '^collectives: 12 matched, 0 unmatched' "$tmp/out" || { echo "FAIL: each
 # waits to the last of its own group: rank 0 waits 1 us (for rank 1), rank 2 2 us (for rank 3);
 # pooled, rank 0 waited 5 us (for rank 3, of the other group)
 check "waits per rank over its three all-reduces, ns, to its own group's last" "0|3000;1|0;2|6000;3|0" \
-  "$(query "SELECT group_concat(x, ';') FROM (SELECT rank || '|' || sum(wait_ns) AS x
-            FROM trace_collectives WHERE run_id = (SELECT max(run_id) FROM trace_collectives) GROUP BY rank ORDER BY rank)")"
+  "$(waits)"
 check "each collective pairs two ranks of one group" "0+1|3;2+3|3" \
   "$(query "SELECT group_concat(x, ';') FROM (SELECT ranks || '|' || count(*) AS x FROM (SELECT group_concat(rank, '+') AS ranks FROM
             (SELECT match_group, rank FROM trace_collectives WHERE run_id = (SELECT max(run_id) FROM trace_collectives) ORDER BY match_group, rank)
@@ -69,8 +75,7 @@ for r in 0 1 2 3; do size_twice=1 trace $r > "$tmp/g$r.json"; done
 check "Group size given twice: import exit" 0 $?
 grep -q '^collectives: 12 matched, 0 unmatched' "$tmp/out" || { echo "FAIL: Group size given twice: matched"; cat "$tmp/out"; fail=1; }
 check "Group size given twice: the last, each TP group's waits" "0|3000;1|0;2|6000;3|0" \
-  "$(query "SELECT group_concat(x, ';') FROM (SELECT rank || '|' || sum(wait_ns) AS x
-            FROM trace_collectives WHERE run_id = (SELECT max(run_id) FROM trace_collectives) GROUP BY rank ORDER BY rank)")"
+  "$(waits)"
 
 # each rank in a data-parallel group of two as well ([0, 2], [1, 3]): which group of two the
 # all-reduces ran in cannot be told, so they are not matched
@@ -99,8 +104,7 @@ check "group named by the calls: each rank's TP group, its Seq" "0|1|[0 1]|1 2 3
   "$(query "SELECT group_concat(x, ';') FROM (SELECT rank || '|' || min(pg_name) || '|' || replace(min(pg_ranks), ', ', ' ') || '|' || group_concat(seq_arg, ' ') AS x
             FROM (SELECT * FROM trace_collectives WHERE run_id = (SELECT max(run_id) FROM trace_collectives) ORDER BY rank, seq) GROUP BY rank ORDER BY rank)")"
 check "group named by the calls: waits as by the kernels' own args" "0|3000;1|0;2|6000;3|0" \
-  "$(query "SELECT group_concat(x, ';') FROM (SELECT rank || '|' || sum(wait_ns) AS x
-            FROM trace_collectives WHERE run_id = (SELECT max(run_id) FROM trace_collectives) GROUP BY rank ORDER BY rank)")"
+  "$(waits)"
 
 # PyTorch 2.8 on (pytorch/pytorch#150398): a collective called with async_op=False runs on the
 # caller's current stream, so a TP group's and a DP group's collectives share the compute stream
@@ -142,10 +146,6 @@ trace2() {
   done
   printf '{"ph": "i", "cat": "cpu_instant_event", "s": "g", "name": "Record Window End", "pid": "", "tid": "", "ts": 1000.000}\n],\n"traceName": "rank%d.json"}\n' "$r"
 }
-waits() {
-  query "SELECT group_concat(x, ';') FROM (SELECT rank || '|' || sum(wait_ns) || '|' || count(wait_ns) AS x
-         FROM trace_collectives WHERE run_id = (SELECT max(run_id) FROM trace_collectives) GROUP BY rank ORDER BY rank)"
-}
 for form in "own streams|" "one stream|1"; do
   IFS='|' read -r label one <<< "$form"
   for r in 0 1 2 3; do one_stream=$one third_named=1 trace2 $r > "$tmp/s$r.json"; one_stream=$one trace2 $r > "$tmp/u$r.json"; done
@@ -154,16 +154,16 @@ for form in "own streams|" "one stream|1"; do
   grep -q '^collectives: 36 matched, 0 unmatched' "$tmp/out" || { echo "FAIL: $label, all named: matched"; cat "$tmp/out"; fail=1; }
   # per rank: its wait over its matched all-reduces (ns) and their count: rank 0 1 us per TP
   # all-reduce and 4 us per DP one, rank 1 1 us per DP one, rank 2 2 us per TP one
-  check "$label, all named: waits" "0|18000|9;1|3000|9;2|12000|9;3|0|9" "$(waits)"
+  check "$label, all named: waits" "0|18000|9;1|3000|9;2|12000|9;3|0|9" "$(waits count)"
   "$XP" --db "$db" import torch-trace "$tmp/u0.json" "$tmp/u1.json" "$tmp/u2.json" "$tmp/u3.json" $decl > "$tmp/out" 2> "$tmp/err"
   check "$label, one naming none: import exit" 0 $?
   if [ -z "$one" ]; then
     grep -q '^collectives: 36 matched, 0 unmatched' "$tmp/out" || { echo "FAIL: $label: matched"; cat "$tmp/out"; fail=1; }
-    check "$label, one naming none: the TP group's, the figures of the trace naming it" "0|18000|9;1|3000|9;2|12000|9;3|0|9" "$(waits)"
+    check "$label, one naming none: the TP group's, the figures of the trace naming it" "0|18000|9;1|3000|9;2|12000|9;3|0|9" "$(waits count)"
   else
     grep -q '^collectives: 24 matched, 12 unmatched (.*12 kernels naming no process group not matched' "$tmp/out" ||
       { echo "FAIL: $label: the one naming none unmatched, said"; cat "$tmp/out"; fail=1; }
-    check "$label, one naming none: the named ones' waits as named; none for it" "0|15000|6;1|3000|6;2|6000|6;3|0|6" "$(waits)"
+    check "$label, one naming none: the named ones' waits as named; none for it" "0|15000|6;1|3000|6;2|6000|6;3|0|6" "$(waits count)"
   fi
 done
 finish
