@@ -1309,7 +1309,6 @@ static void values_push(vb_values *l, cJSON *v, size_t start, size_t end) {
     l->ends = xp_xrealloc(l->ends, l->cap * sizeof *l->ends);
     l->v = xp_xrealloc(l->v, l->cap * sizeof *l->v);
   }
-  xp_json_keep_last(v); /* a key given twice: its last value counts, as in json.load */
   l->starts[l->n] = start;
   l->ends[l->n] = end;
   l->v[l->n++] = v;
@@ -1411,6 +1410,7 @@ int vb_parse_text(const char *label, const char *text, size_t len, vb_result **o
     res[k].listed = listed;
     res[k].side = src.side;
     res[k].line = (int)line_at(clean, l.starts[k]);
+    xp_json_keep_last(l.v[k]); /* a key given twice: its last value counts, as in json.load */
     char *printed = cJSON_PrintUnformatted(l.v[k]); /* before read_object renames any key */
     xp_sha256_hex(printed, strlen(printed), res[k].sum);
     cJSON_free(printed);
