@@ -16,10 +16,23 @@ trap 'rm -rf "$WORK"' EXIT
 
 # What this build has: "kind NAME" and "importer NAME" lines.
 "$XP" help kinds 2>/dev/null | awk '{print "kind " $1} /xp import/ {sub(/.*xp import /, ""); sub(/[)].*/, ""); print "importer " $1}' > "$WORK/have"
-has() { grep -qx "$1" "$WORK/have"; }
+# "tool NAME": a program the case's setup.sh runs (sqlite3, absent on a bare GPU host).
+has() {
+  case $1 in
+  "tool "*) command -v "${1#tool }" > /dev/null ;;
+  *) grep -qx "$1" "$WORK/have" ;;
+  esac
+}
 
 # One field of a case file: "key: value" (the first such line).
 field() { sed -n "s/^$2: //p" "$1/case" | head -1; }
+# The first requirement of a case (its "requires:" lines) that this machine lacks, if any.
+missing_need() {
+  local need
+  while IFS= read -r need; do
+    has "$need" || { printf '%s\n' "$need"; return; }
+  done < <(sed -n 's/^requires: //p' "$1/case")
+}
 
 # Runs, newest first, as "status<TAB>error" lines, read through xp itself.
 printf 'SELECT status, coalesce(error, %s) FROM runs ORDER BY id DESC;\n' "''" > "$WORK/runs.sql"
@@ -30,11 +43,11 @@ cases=("$@")
 [ ${#cases[@]} -eq 0 ] && cases=($(cd "$CATALOGUE" && ls -d */ | tr -d /))
 for name in "${cases[@]}"; do
   dir=$CATALOGUE/$name
-  need=$(field "$dir" requires)
-  if [ -n "$need" ] && ! has "$need"; then
+  need=$(missing_need "$dir")
+  if [ -n "$need" ]; then
     skip=$((skip + 1)); skipped_for="$skipped_for
-$need"
-    echo "skip $name: this build has no $need"
+${need#tool }"
+    echo "skip $name: this machine has no ${need#tool }"
     continue
   fi
   scratch=$WORK/$name
@@ -107,5 +120,5 @@ $need"
 done
 total=$((pass + fail + skip))
 missing=$(printf '%s\n' "$skipped_for" | sed '/^$/d' | sort -u | paste -sd, - | sed 's/,/, /g')
-echo "bad inputs: $total cases: $pass passed, $fail failed, $skip skipped${missing:+ (this build has no $missing)}"
+echo "bad inputs: $total cases: $pass passed, $fail failed, $skip skipped${missing:+ (this machine has no $missing)}"
 [ "$fail" -eq 0 ]

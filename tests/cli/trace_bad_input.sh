@@ -175,7 +175,7 @@ expect_bad "unescaped quote" "^xp: $tmp/quote.json:2: event 0 \\(byte 85\\): exp
 
 # the same file twice, by one name or two, or a copy of it: said so, before any is read and
 # before a run begins (not "rank 0 again"), as nccl-tests and vllm-bench say it
-runs_before=$(sqlite3 "$db" "SELECT count(*) FROM runs")
+runs_before=$(sql "SELECT count(*) FROM runs")
 one_line "the same file twice" 2 "$r0: given twice: the same contents as $r0 (one rank's trace would count twice)$" \
   "$XP" --db "$db" import torch-trace "$r0" "$r0"
 ln -s "$r0" "$tmp/r0_again.json.gz"
@@ -187,7 +187,7 @@ one_line "a hard link" 2 "r0_hard.json.gz: given twice: the same contents as $r0
 cp "$r0" "$tmp/r0_copy.json.gz"
 one_line "a copy" 2 "r0_copy.json.gz: given twice: the same contents as $r0 (one rank's trace would count twice)$" \
   "$XP" --db "$db" import torch-trace "$r0" "$tmp/r0_copy.json.gz"
-check "the same file twice: no run recorded" "$runs_before" "$(sqlite3 "$db" "SELECT count(*) FROM runs")"
+check "the same file twice: no run recorded" "$runs_before" "$(sql "SELECT count(*) FROM runs")"
 
 gzip -dc "$r1" | sed 's/"baseTimeNanoseconds": 1790857026000000000/"baseTimeNanoseconds": 1790850000000000000/' | gzip > "$tmp/later.json.gz"
 expect_bad "ranks of different jobs (time)" "^xp: $tmp/later.json.gz: ranks of different jobs: its GPU activity .* does not overlap that of $r0" "$r0" "$tmp/later.json.gz"
