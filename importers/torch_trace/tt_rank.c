@@ -591,6 +591,7 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_optio
   ** the innermost around its launch (tt_tree.c), found on a read again that keeps them */
   const int ext_is_corr = ext > 0 && ext == corr;
   if (ext_is_corr) ext = 0, r->ext_is_corr++;
+  if (ext > 0 && corr < 0) r->ext_no_corr++;
   int32_t step = -1;
   /* what places it once the file is read, where no operator's step does: the operator's CPU
   ** time, or its launch's (looked up then: the launch may be written after the activity), or
@@ -745,7 +746,11 @@ static void on_runtime(tt_rank *r, const tt_event *ev, const tt_options *opt) {
     if (!hip && corr > 0) tt_launch_id_note(r, ev->pid, corr);
   }
   if (corr > 0) xp_idmap_set(&r->launch_ids, corr, 1);
-  if (corr > 0 && timed) *(tt_launch *)xp_vec_push(&r->ext_launches, sizeof(tt_launch)) = (tt_launch){corr, ts};
+  if (corr > 0 && timed) {
+    *(tt_launch *)xp_vec_push(&r->ext_launches, sizeof(tt_launch)) = (tt_launch){corr, ts};
+    /* ROCm's oldest: the operator around it is its kernels' (tt_tree.c) */
+    if (hip && opt->op_tree) tt_tree_call_add(r, ev, corr, ts);
+  }
   if (corr <= 0 && timed) tt_flow_want_launch(r, ev, opt, ts); /* a flow's id may be its correlation */
 }
 

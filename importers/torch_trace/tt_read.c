@@ -682,10 +682,10 @@ static int read_once_more(tt_import *imp, tt_rank *r, const char *path, tt_optio
 ** first; and of two operators under one External id the later written. Where the steps nest
 ** once all are read, or an External id was shared: read again with every operator's step
 ** decided at the end and the innermost of a shared id kept (tt_options.op_times).
-**   Activities whose External id was their correlation (Kineto of 2022-23) name no operator, and
-** the operators around their launches, which do, came before them: read again keeping every
-** operator's time and thread (tt_options.op_tree, tt_tree.c), where the file holds operators and
-** launches at all.
+**   Activities whose External id was their correlation (Kineto of 2022-23), or with no
+** correlation their launch's (ROCm's oldest), name no operator, and the operators around their
+** launches, which do, came before them: read again keeping every operator's time and thread
+** (tt_options.op_tree, tt_tree.c), where the file holds operators and such launches at all.
 **   Activities that neither an operator's External id nor a correlation places, in a file that
 ** holds flows ("ac2g"): read again keeping the flows, which may give their launches
 ** (tt_options.flows, tt_flow.c). */
@@ -693,7 +693,9 @@ static int read_again(tt_import *imp, tt_rank *r, const char *path, const tt_opt
   int64_t floor = r->cpu_min - TT_GPU_BEFORE_CPU;
   const int by_floor = !r->floor_given && r->cpu_min != INT64_MAX && (r->kept_min < floor || r->dropped_max >= floor);
   const int by_ops = !opt->op_times && ((r->op_stepped && !tt_steps_disjoint(&r->steps)) || r->ext_shared);
-  const int by_tree = !opt->op_tree && r->ext_is_corr && r->cpu_ops && r->launches.n;
+  const int ext_of_launch = (r->ext_is_corr && r->launches.n) ||
+                            (r->hip && !r->hip_ext_ops && r->ext_no_corr && r->ext_launches.n);
+  const int by_tree = !opt->op_tree && ext_of_launch && r->cpu_ops;
   const int by_flows = !opt->flows && r->flow_wants && r->flow_events;
   if (!by_floor && !by_ops && !by_tree && !by_flows) return -1;
   tt_options again = *opt;

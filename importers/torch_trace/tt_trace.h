@@ -292,6 +292,9 @@ typedef struct tt_rank {
   ** names no operator; the innermost operator around their launch on its thread does, which a
   ** read again finds (tt_options.op_tree, tt_tree.c): the operators, threads and calls then */
   int64_t ext_is_corr;
+  /* Activities with an External id and no correlation: in ROCm's oldest traces (tt_rank.hip
+  ** without hip_ext_ops) that id is their launch's, and the operator is found as above */
+  int64_t ext_no_corr;
   xp_vec tree_ops, tree_calls; /* tt_tree_op, tt_tree_call */
   xp_strtab threads;           /* tt_thread_key of each thread seen */
   /* Flows ("ac2g") and what has no correlation but may have a flow, noted as read and matched
@@ -562,9 +565,10 @@ uint32_t tt_thread_of(tt_rank *r, const tt_event *ev);
 ** ts for dur ns, of External id ext and key op, and a call of correlation corr at raw ts. */
 void tt_tree_op_add(tt_rank *r, const tt_event *ev, int64_t ts, int64_t dur, int64_t ext, uint32_t op);
 void tt_tree_call_add(tt_rank *r, const tt_event *ev, int64_t corr, int64_t ts);
-/* Link each activity waiting on its launch's operator (TT_BY_TREE) to the innermost operator
-** around that launch on its thread, where the read kept them; each is then placed by its launch
-** (TT_BY_CORR). Frees what the read kept for it. */
+/* Link each activity waiting on its launch's operator (TT_BY_TREE, and in ROCm's oldest traces
+** a TT_BY_EXT with no correlation beside it) to the innermost operator around that launch on its
+** thread, where the read kept them; each is then placed by its launch (TT_BY_CORR; ROCm's by
+** tt_done.c resolve_launches). Frees what the read kept for it. */
 void tt_tree_link(tt_rank *r);
 void tt_rank_free(tt_rank *r);
 /* The host a rank's trace names ("hostname" and its spellings in the trace's metadata), or NULL. */

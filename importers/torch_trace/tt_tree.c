@@ -7,7 +7,9 @@
 ** PyTorch profiler's own event tree and HTA's call stacks link them, and as Kineto names it
 ** where it links (every kernel of HTA's 2024 nccl_data sample: the innermost cpu_op around its
 ** launch is the one its External id names). User annotations are no such operator: Kineto
-** links a kernel to the cpu_op inside one (record_param_comms in nccl:all_reduce).
+** links a kernel to the cpu_op inside one (record_param_comms in nccl:all_reduce). ROCm's
+** oldest traces (roctracer through Kineto) wrote no correlation at all, a kernel's "External id"
+** its hipLaunchKernel's (tt_rank.c on_runtime), and are linked alike.
 **
 ** Only such activities are looked up, and only on a read again that keeps every operator's
 ** time and thread (tt_options.op_tree, tt_read.c): a trace whose activities name their
@@ -104,12 +106,21 @@ static const tt_tree_call *call_of(const tt_rank *r, int64_t corr) {
   return lo < r->tree_calls.n && c[lo].corr == corr ? &c[lo] : NULL;
 }
 
+/* Whether pending i is a kernel of ROCm's oldest traces, whose External id, with no correlation
+** beside it (then the next pending is the same activity's), is its launch's: tt_done.c
+** resolve_launches places it by that launch. */
+static int hip_launch_id(const tt_rank *r, size_t i) {
+  const tt_pend *pd = XP_VEC_AT(&r->pending, tt_pend, i);
+  if (pd->kind != TT_BY_EXT || !r->hip || r->hip_ext_ops) return 0;
+  return i + 1 == r->pending.n || XP_VEC_AT(&r->pending, tt_pend, i + 1)->ival != pd->ival;
+}
+
 void tt_tree_link(tt_rank *r) {
   int nested = 0;
   for (size_t i = 0; i < r->pending.n; i++) {
     tt_pend *pd = XP_VEC_AT(&r->pending, tt_pend, i);
-    if (pd->kind != TT_BY_TREE) continue;
-    pd->kind = TT_BY_CORR; /* its step is its launch's, linked or not */
+    if (pd->kind == TT_BY_TREE) pd->kind = TT_BY_CORR; /* its step is its launch's, linked or not */
+    else if (!hip_launch_id(r, i)) continue;
     if (!r->tree_ops.n || !r->tree_calls.n) continue;
     if (!nested) nest(r), nested = 1;
     const tt_tree_call *c = call_of(r, pd->ts);

@@ -5,7 +5,8 @@
 #     operator's step, whatever its GPU time or where the step comes in the file;
 #   - ROCm (roctracer through Kineto): a kernel's "External id" is its launch's correlation id,
 #     shared with the hipLaunchKernel runtime event, not an operator's: the launch's CPU time
-#     places it, and no operator (whose External ids overlap those numbers) is linked to it;
+#     places it, and its operator is the innermost around that launch on its thread, not the
+#     one whose External id (those numbers overlap) its id would name;
 #     since Kineto's 2023 roctracer logger the launch carries its "correlation" apart and the
 #     kernel's "External id" is its operator's again, also where the kernel has no correlation;
 #     the older logger through Kineto's later JSON writer gave launches and kernels the
@@ -98,8 +99,12 @@ for order in launches_first kernels_first; do
   id=$(sql "SELECT max(id) FROM runs")
   check "rocm, $order: kernels in their launches' steps" "0:3|1:3" \
     "$(sql "SELECT group_concat(number || ':' || kernels, '|') FROM (SELECT * FROM trace_steps WHERE run_id = $id ORDER BY step)")"
-  check "rocm, $order: no kernel linked to an operator by a correlation id" 0 \
-    "$(sql "SELECT count(*) FROM trace_shapes WHERE run_id = $id")"
+  # each kernel is the operator's around its launch on the thread, as Kineto of 2022-23's CUDA
+  # kernels whose External id was their correlation; not the operator its id would name (ids 1
+  # and 2 of six: 2 kernels)
+  check "rocm, $order: each kernel its launch's operator" '"aten::addmm:[[4,8],[8,8]]:6"|6' \
+    "$(sql "SELECT op || ':' || input_dims || ':' || count FROM trace_shapes WHERE run_id = $id")|$(
+      sql "SELECT linked_kernels FROM trace_ranks WHERE run_id = $id")"
 done
 
 # rocm2023_trace ERA: the same launches as Kineto's roctracer logger writes them since 2023
