@@ -215,9 +215,12 @@ static void print_summary(FILE *out, const tt_import *imp) {
       if (c->group >= 0) wait += c->wait, xfer += c->transfer, mdur += c->end - c->start;
     }
     const char *base = strrchr(r->file, '/');
-    long long kernels = r->kernels + r->memcpys + r->memsets;
-    fprintf(out, "rank %lld  %s: %lld kernel%s, %zu step%s, GPU busy %.3f ms of %.3f ms\n", (long long)r->rank,
-            base ? base + 1 : r->file, kernels, kernels == 1 ? "" : "s", r->steps.n, r->steps.n == 1 ? "" : "s",
+    /* copies and fills are counted apart, as trace_ranks keeps them: "5312 kernels, 128 fills" */
+    fprintf(out, "rank %lld  %s: %lld kernel%s", (long long)r->rank, base ? base + 1 : r->file, (long long)r->kernels,
+            r->kernels == 1 ? "" : "s");
+    if (r->memcpys) fprintf(out, ", %lld cop%s", (long long)r->memcpys, r->memcpys == 1 ? "y" : "ies");
+    if (r->memsets) fprintf(out, ", %lld fill%s", (long long)r->memsets, r->memsets == 1 ? "" : "s");
+    fprintf(out, ", %zu step%s, GPU busy %.3f ms of %.3f ms\n", r->steps.n, r->steps.n == 1 ? "" : "s",
             r->busy_ns / 1e6, window / 1e6);
     if (r->before_trace) /* tt_done.c resolve_launches */
       fprintf(out, "  %lld launched before the profiler began recording (no launch in the trace, a correlation id "

@@ -66,8 +66,11 @@ check "times as strings: steps" "2,6,8223
 3,6,8385" "$(query "SELECT number, kernels, kernel_ns FROM trace_steps ORDER BY step")"
 
 db="$tmp/peer.db"
-"$XP" --db "$db" import torch-trace "$v/peercopy_r0.json.gz" > /dev/null 2> "$tmp/err"
+"$XP" --db "$db" import torch-trace "$v/peercopy_r0.json.gz" > "$tmp/out" 2> "$tmp/err"
 check "peer copies on another GPU: exit" 0 $?
+# the rank's line counts its copies apart from its kernels (it said "15 kernels")
+check "peer copies on another GPU: summary" "rank 0  peercopy_r0.json.gz: 12 kernels, 3 copies, 2 steps" \
+  "$(grep -o '^rank 0  peercopy_r0.json.gz: [^G]*steps' "$tmp/out")"
 check "peer copies on another GPU: warned" "xp: warning: $v/peercopy_r0.json.gz: 3 copies on another GPU (device 1) that ran no kernel (peer copies): counted as the rank's, on device 0" "$(cat "$tmp/err")"
 # 12 kernels on device 0 (16608 ns) and three 3.104 us copies, each launched in a step's operator
 check "peer copies on another GPU: one rank, its kernels' device" "0,0,12,3,25920" \
