@@ -203,10 +203,14 @@ static void pair_by_seq(const member *ref, member *o) {
   free(s);
 }
 
-/* Ranks listed in a group key's third field, "[0, 1]". Returns the count (-1 if none listed). */
-static int listed_ranks(const char *key, int64_t *out, int max) {
+/* Ranks listed in a group key's third field, "[0, 1]". Returns the count (-1 if none listed).
+** c10d lists a group of more than 30 by its first 29 members and its last, "[0, 1, ..., 28, ...,
+** 63]" (saveNcclMeta, torch/csrc/profiler/util.cpp: kTruncatLength): *cut (where asked) says the
+** list is so cut, the members between unnamed. */
+static int listed_ranks(const char *key, int64_t *out, int max, int *cut) {
   const char *p = strrchr(key, 0x1f);
   if (!p || !(p = strchr(p, '['))) return -1;
+  if (cut) *cut = strstr(p, "...") != NULL;
   int n = 0;
   for (p++; *p && *p != ']';) {
     char *e;
@@ -220,6 +224,15 @@ static int listed_ranks(const char *key, int64_t *out, int max) {
     p = e;
   }
   return n ? n : -1;
+}
+
+/* The group's size as its members' kernels give it ("Group size"), 0 where none does. */
+static int64_t group_size_of(const member *m, int nm) {
+  int64_t size = 0;
+  for (int k = 0; k < nm; k++)
+    for (size_t i = 0; i < m[k].n; i++)
+      if (m[k].c[i]->group_size > size) size = m[k].c[i]->group_size;
+  return size;
 }
 
 /* How many of the members' kernels carry "Seq", and whether all do. */
@@ -421,7 +434,8 @@ static int paired_any(const member *ref, const member *k) {
 static void match_group(tt_import *imp, int32_t pg, int64_t pa, int64_t pb, match_state *st) {
   member *m = xp_xcalloc((size_t)imp->nranks, sizeof *m);
   int64_t listed[1024];
-  int nl = pg >= 0 ? listed_ranks(imp->pgs.str[pg], listed, 1024) : -1;
+  int cut = 0;
+  int nl = pg >= 0 ? listed_ranks(imp->pgs.str[pg], listed, 1024, &cut) : -1;
   int nm = 0;
   for (int k = 0; k < imp->nranks; k++) {
     tt_rank *r = imp->ranks[k];
@@ -460,6 +474,9 @@ static void match_group(tt_import *imp, int32_t pg, int64_t pa, int64_t pb, matc
       for (int k = 0; k < nm; k++) found |= m[k].r->rank == listed[i];
       complete = found;
     }
+    /* a cut list names not every member: as many ranks as the group's size must be here (c10d
+    ** writes "Group size" beside it; where no kernel gives it, which are here cannot be told) */
+    if (cut && (nm < group_size_of(m, nm) || !group_size_of(m, nm))) complete = 0;
   }
   if (complete) {
     int ref = 0;
@@ -571,7 +588,7 @@ static void match_pairs(tt_import *imp, match_state *st) {
       const tt_collk *c = XP_VEC_AT(&r->colls, tt_collk, i);
       if (c->pg < 0 || c->peer < 0 || r->rank < 0 || c->peer == r->rank) continue;
       int64_t listed[1];
-      if (!p2p_of_many(imp, c, c->pg, listed_ranks(imp->pgs.str[c->pg], listed, 1))) continue;
+      if (!p2p_of_many(imp, c, c->pg, listed_ranks(imp->pgs.str[c->pg], listed, 1, NULL))) continue;
       if (n == cap) ps = xp_xrealloc(ps, (cap = cap ? cap * 2 : 64) * sizeof *ps);
       ps[n++] = (p2p_pair){c->pg, r->rank < c->peer ? r->rank : c->peer, r->rank < c->peer ? c->peer : r->rank};
     }

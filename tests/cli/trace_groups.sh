@@ -166,4 +166,31 @@ for form in "own streams|" "one stream|1"; do
     check "$label, one naming none: the named ones' waits as named; none for it" "0|15000|6;1|3000|6;2|6000|6;3|0|6" "$(waits count)"
   fi
 done
+# A group of more than 30 ranks: c10d lists it by its first 29 members and its last, "[0, 1, ...,
+# 28, ..., 30]" (saveNcclMeta, torch/csrc/profiler/util.cpp kTruncatLength, as Kineto's tests
+# write it), with its "Group size". wide RANK: one all-reduce of a 31-rank world, rank R arriving
+# at 100 + R us, all leaving at 200 us.
+wide() {
+  local r=$1 ranks="[$(seq -s ', ' 0 28), ..., 30]"
+  printf '{"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": %d, "world_size": 31},\n"traceEvents": [\n' "$r"
+  printf '{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": %d, "tid": %d, "ts": 0.000, "dur": 1000.000, "args": {}},\n' $((100 + r)) $((100 + r))
+  printf '{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": %d, "tid": %d, "ts": 50.000, "dur": 3.000, "args": {"correlation": 50}},\n' $((100 + r)) $((100 + r))
+  printf '{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "pid": 0, "tid": 13, "ts": %d.000, "dur": %d.000, ' $((100 + r)) $((100 - r))
+  printf '"args": {"device": 0, "stream": 13, "correlation": 50, "Collective name": "allreduce", "dtype": "BFloat16", "In msg nelems": 4096, "Out msg nelems": 4096, "Group size": 31, "Process Group Name": "0", "Process Group Description": "default_pg", "Process Group Ranks": "%s", "Seq": 1}}\n]}\n' "$ranks"
+}
+all="" gap=""
+for r in $(seq 0 30); do
+  wide $r > "$tmp/w$r.json"
+  all="$all $tmp/w$r.json"
+  [ $r = 29 ] || gap="$gap $tmp/w$r.json"
+done
+"$XP" --db "$db" import torch-trace $all > "$tmp/out" 2> "$tmp/err"
+check "31 ranks, all: import exit" 0 $?
+grep -q '^collectives: 31 matched, 0 unmatched' "$tmp/out" || { echo "FAIL: 31 ranks, all: matched"; cat "$tmp/out"; fail=1; }
+check "31 ranks, all: rank 0 waits for rank 30" 30000 "$(query "SELECT wait_ns FROM trace_collectives WHERE rank = 0 AND run_id = (SELECT max(run_id) FROM trace_collectives)")"
+# rank 29, which the cut list does not name, not imported: no collective is whole (it was taken
+# for one of the 30 ranks imported, rank 0 waiting 30 us for rank 30 though 29 is unseen)
+"$XP" --db "$db" import torch-trace $gap > "$tmp/out" 2> "$tmp/err"
+check "31 ranks, one not imported: import exit" 0 $?
+grep -q '^collectives: 0 matched, 30 unmatched' "$tmp/out" || { echo "FAIL: 31 ranks, one not imported: unmatched"; cat "$tmp/out"; fail=1; }
 finish
