@@ -512,15 +512,21 @@ static void whole_trace_figures(tt_rank *r) {
 }
 
 /* The ranks of a distributedInfo.pg_config entry as kernel args write them ("[0, 1]": Kineto's
-** on-demand writer gives the string itself) into list; their count, -1 where none are listed. */
+** on-demand writer gives the string itself) into list; their count, -1 where none are listed.
+** Past 30 members the args list the first 29 and the last, "[0, 1, ..., 28, ..., 63]" (saveNcclMeta,
+** torch/csrc/profiler/util.cpp: kTruncatLength), and so does list: one group, one key. */
 static int pg_config_ranks(const cJSON *pg, char *list, size_t cap) {
   const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(pg, "ranks"), *x;
   int n = 0;
   list[0] = 0;
   if (cJSON_IsArray(ranks)) {
+    const int size = cJSON_GetArraySize(ranks), cut = size > 30;
     size_t off = (size_t)snprintf(list, cap, "[");
     cJSON_ArrayForEach(x, ranks) {
-      if (off < cap) off += (size_t)snprintf(list + off, cap - off, "%s%d", n ? ", " : "", x->valueint);
+      const int shown = !cut || n < 29 || n == size - 1;
+      if (shown && off < cap)
+        off += (size_t)snprintf(list + off, cap - off, "%s%s%d", n ? ", " : "", cut && n == size - 1 ? "..., " : "",
+                                x->valueint);
       n++;
     }
     if (off < cap) snprintf(list + off, cap - off, "]");
@@ -546,6 +552,15 @@ static int listed(const char *list, int64_t r) {
     else if (v == r) return 1;
     else p = e;
   }
+  return 0;
+}
+
+/* Is rank r a member of a pg_config entry's group? Its "ranks" array, every member, else the
+** list as written. */
+static int pg_config_has(const cJSON *pg, int64_t r) {
+  const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(pg, "ranks"), *x;
+  if (cJSON_IsString(ranks)) return listed(ranks->valuestring, r);
+  cJSON_ArrayForEach(x, ranks) if (cJSON_IsNumber(x) && xp_saturate_int64(x->valuedouble) == r) return 1;
   return 0;
 }
 
@@ -584,7 +599,7 @@ static int32_t configured_pg_of_size(tt_import *imp, const tt_rank *r, int64_t s
   char list[512], best_list[512] = "";
   if (r->rank < 0 || size < 2) return -1;
   cJSON_ArrayForEach(pg, pgc) {
-    if (pg_config_ranks(pg, list, sizeof list) != size || !listed(list, r->rank)) continue;
+    if (pg_config_ranks(pg, list, sizeof list) != size || !pg_config_has(pg, r->rank)) continue;
     if (best && strcmp(list, best_list) != 0) return -1; /* two groups of that size: which? */
     const cJSON *be = cJSON_GetObjectItemCaseSensitive(pg, "backend_config");
     if (!best || (cJSON_IsString(be) && strstr(be->valuestring, "nccl"))) best = pg;

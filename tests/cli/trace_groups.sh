@@ -193,4 +193,26 @@ check "31 ranks, all: rank 0 waits for rank 30" 30000 "$(query "SELECT wait_ns F
 "$XP" --db "$db" import torch-trace $gap > "$tmp/out" 2> "$tmp/err"
 check "31 ranks, one not imported: import exit" 0 $?
 grep -q '^collectives: 0 matched, 30 unmatched' "$tmp/out" || { echo "FAIL: 31 ranks, one not imported: unmatched"; cat "$tmp/out"; fail=1; }
+# ... and such a group as distributedInfo.pg_config lists it (every member): a kernel giving its
+# "Group size" but no name is its rank's one configured group of that size, under the key the
+# args of a kernel naming it give, "[0, 1, ..., 28, ..., 159]", not the whole list (stored cut
+# at 511 bytes, mid-number) that named another group than the kernel naming it.
+{
+  printf '{"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 160, "pg_count": 1, '
+  printf '"pg_config": [{"pg_name": "0", "pg_desc": "default_pg", "backend_config": "cuda:nccl", "pg_size": 160, "ranks": [%s]}]},\n' "$(seq -s ', ' 0 159)"
+  printf '"traceEvents": [\n{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 100, "tid": 100, "ts": 0.000, "dur": 1000.000, "args": {}},\n'
+  for k in 0 1; do
+    named=""
+    [ $k = 0 ] && named=", \"Process Group Name\": \"0\", \"Process Group Description\": \"default_pg\", \"Process Group Ranks\": \"[$(seq -s ', ' 0 28), ..., 159]\""
+    printf '{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 100, "ts": %d.000, "dur": 3.000, "args": {"correlation": %d}},\n' $((50 + 100 * k)) $((50 + k))
+    # each on a stream of its own: the one naming none is not given its stream's group
+    printf '{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "pid": 0, "tid": %d, "ts": %d.000, "dur": 50.000, ' $((13 + k)) $((100 + 100 * k))
+    printf '"args": {"device": 0, "stream": %d, "correlation": %d, "Collective name": "allreduce", "dtype": "BFloat16", "In msg nelems": 4096, "Out msg nelems": 4096, "Group size": 160%s}}%s\n' $((13 + k)) $((50 + k)) "$named" "$([ $k = 0 ] && echo ,)"
+  done
+  printf ']}\n'
+} > "$tmp/wide_config.json"
+"$XP" --db "$db" import torch-trace "$tmp/wide_config.json" > "$tmp/out" 2> "$tmp/err"
+check "160 ranks configured: import exit" 0 $?
+check "160 ranks configured: one group, as the args name it" "\"2|0|[$(seq -s ', ' 0 28), ..., 159]\"" \
+  "$(query "SELECT count(*) || '|' || pg_name || '|' || pg_ranks FROM trace_collectives WHERE run_id = (SELECT max(run_id) FROM trace_collectives) GROUP BY pg_name, pg_ranks")"
 finish
