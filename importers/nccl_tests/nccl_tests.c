@@ -316,30 +316,66 @@ static const char *test_from_columns(const nt_doc *d, const nt_row *row) {
   return NULL;
 }
 
-/* nccl-tests prints a row's size as the larger of its send and receive buffers and its count as
-** the count its call is given (src/common.cu TimeTest, 2.19: max(sendBytes, expectedBytes),
-** nbytes / wordSize(type), the same in -J's "size" and "count"). all_reduce, reduce and sendrecv
-** give both buffers and the call the whole count (their *GetCollByteCount: sendcount = recvcount
-** = paramcount = count), so size is count x the type's size, always: a row that says otherwise
-** (a -J "count" of 9e18 for 8 bytes) is no such row. all_gather's, reduce_scatter's and alltoall's
-** counts are per rank or per peer (size = count x ranks x the type's size) and rccl-tests'
-** grouped broadcast (RCCL_TESTS_ALLGATHERV_ENABLE=1) prints a per-rank count: not checked, nor
-** a type whose size xp does not know. json: rows are results[i], not lines. */
+/* The bytes of an element of a type nccl-tests names (common.cu's test_typenames: int8 uint8
+** int32 uint32 int64 uint64 half float double bfloat16 f8e4m3 f8e5m2; "char" and "int" before
+** 2.0; rccl-tests' fp8_e4m3 and fp8_e5m2), 0 for one xp does not know. */
+static int64_t type_bytes(const char *dtype) {
+  const int dt = xp_nccl_dtype_parse(dtype);
+  if (dt >= 0) return (int64_t)xp_nccl_dtype_size((enum xp_nccl_dtype)dt);
+  static const struct { const char *name; int bytes; } others[] = {
+      {"int8", 1}, {"uint8", 1}, {"char", 1}, {"int32", 4}, {"uint32", 4}, {"int", 4},
+      {"int64", 8}, {"uint64", 8}, {"double", 8}};
+  for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+    if (strcmp(dtype, others[i].name) == 0) return others[i].bytes;
+  return 0;
+}
+
+/* How a test's printed size follows from its printed count (each test's GetCollByteCount, the
+** same from 2.0 to 2.30 and in rccl-tests): all_reduce, reduce and sendrecv give both buffers
+** and the call the whole count, so size = count x the type's size. all_gather, reduce_scatter,
+** alltoall, gather, scatter and hypercube print the count of one rank's share (count/nranks,
+** aligned down) and a size of that share times the ranks: a whole multiple of count x the
+** type's size, 0 where the share is. broadcast is the first in NVIDIA's, the second in
+** rccl-tests' grouped broadcast (RCCL_TESTS_ALLGATHERV_ENABLE=1): the second, which holds both.
+** alltoallv and the tests of forks vary: not known. */
+enum count_relation { COUNT_UNKNOWN, COUNT_WHOLE, COUNT_SHARE };
+static enum count_relation count_relation_of(const char *coll) {
+  static const char *const whole[] = {"allreduce", "reduce", "sendrecv"};
+  static const char *const share[] = {"allgather", "reducescatter", "alltoall", "gather",
+                                      "scatter", "hypercube", "broadcast"};
+  for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++)
+    if (strcmp(coll, whole[i]) == 0) return COUNT_WHOLE;
+  for (size_t i = 0; i < sizeof share / sizeof share[0]; i++)
+    if (strcmp(coll, share[i]) == 0) return COUNT_SHARE;
+  return COUNT_UNKNOWN;
+}
+
+/* Whether a row's size and count can both be what its test printed (src/common.cu TimeTest:
+** size max(sendBytes, expectedBytes), count nbytes / wordSize(type); -J's "size" and "count"
+** the same). */
+static int count_makes_size(enum count_relation rel, int64_t count, int64_t w, int64_t size) {
+  if (count > INT64_MAX / w) return 0;
+  const int64_t unit = count * w;
+  if (rel == COUNT_WHOLE) return unit == size;
+  return unit == 0 ? size == 0 : size % unit == 0;
+}
+
+/* A row whose count and size no nccl-tests prints together (a -J "count" of 9e18 for 8 bytes) is
+** no such row: refused. Not checked: a count not written (-1), a type or test xp does not know.
+** json: rows are results[i], not lines. */
 static int check_counts(const nt_doc *d, int json) {
   for (int i = 0; i < d->nrows; i++) {
     const nt_row *r = &d->rows[i];
-    const int dt = xp_nccl_dtype_parse(r->dtype);
-    if (r->count < 0 || dt < 0 ||
-        (strcmp(r->coll, "allreduce") != 0 && strcmp(r->coll, "reduce") != 0 && strcmp(r->coll, "sendrecv") != 0))
-      continue;
-    const int64_t w = (int64_t)xp_nccl_dtype_size((enum xp_nccl_dtype)dt);
-    if (w <= 0 || (r->count <= INT64_MAX / w && r->count * w == r->bytes)) continue;
+    const enum count_relation rel = count_relation_of(r->coll);
+    const int64_t w = type_bytes(r->dtype);
+    if (r->count < 0 || w <= 0 || rel == COUNT_UNKNOWN || count_makes_size(rel, r->count, w, r->bytes)) continue;
     char where[32] = "";
     if (json) snprintf(where, sizeof where, "results[%d]: ", i);
     return xp_error_at(XP_EXIT_USAGE, d->path, json ? 0 : r->line,
                        "%scount %lld of %s (%lld bytes each) does not make size %lld: nccl-tests' %s prints size = "
-                       "count x the type's size", where, (long long)r->count, r->dtype, (long long)w, (long long)r->bytes,
-                       r->coll);
+                       "%s", where, (long long)r->count, r->dtype, (long long)w, (long long)r->bytes, r->coll,
+                       rel == COUNT_WHOLE ? "count x the type's size"
+                                          : "count x the type's size x the ranks (count: one rank's share)");
   }
   return 0;
 }

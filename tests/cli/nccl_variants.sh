@@ -456,4 +456,22 @@ check "compare with a nan bandwidth: not unpaired" 0 "$(grep -c "only in" "$tmp/
 sed '2s/,40.120000,26.135992,45.737986,/,40.120000,nan,-nan,/' "$data/rccl_results.csv" > "$tmp/nan_bw.csv"
 imp "$tmp/nan_bw.csv"
 check "rccl-tests -x file with nan: imported" "0 1" "$? $(grep -c 'nan_bw.csv:2: 1 result with a bandwidth printed as nan or inf' "$tmp/err")"
+# A row's count and size are what its test printed together (GetCollByteCount): all_gather's count
+# is one rank's share, its size the share x the ranks (8 B = 1 float x 2); a count whose multiple
+# is not the size is no such row, refused as all_reduce's were; and a type besides bf16/fp16/fp32/
+# fp8 (int8: 1 byte, 4 elements are not 8 bytes) is checked too, where both were taken as written.
+sed 's/^     1048576        131072   float/     1048576        131071   float/' "$data/all_gather_no_command.txt" > "$tmp/ag_count.txt"
+"$XP" --db "$tmp/ag_count.db" import nccl-tests "$tmp/ag_count.txt" --collective all_gather > /dev/null 2> "$tmp/err"
+check "all_gather: a count no share makes, exit" 2 $?
+check "all_gather: a count no share makes, said" 1 "$(grep -c '^xp: .*ag_count.txt:11: count 131071 of fp32 (4 bytes each) does not make size 1048576: nccl-tests. allgather prints size = count x the type.s size x the ranks' "$tmp/err")"
+"$XP" --db "$tmp/ag_ok.db" import nccl-tests "$data/all_gather_no_command.txt" --collective all_gather > /dev/null 2>&1
+check "all_gather: its own counts, imported" 0 $?
+sed 's/^           8             4  bfloat16/           8             4      int8/' "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > "$tmp/int8_count.txt"
+imp "$tmp/int8_count.txt"
+check "int8: 4 elements of 8 bytes, exit" 2 $?
+check "int8: said" 1 "$(grep -c 'int8_count.txt:[0-9]*: count 4 of int8 (1 bytes each) does not make size 8' "$tmp/err")"
+sed 's/^           8             4  bfloat16/           8             1    double/' "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > "$tmp/double_count.txt"
+imp "$tmp/double_count.txt"
+check "double: 1 element of 8 bytes, imported" "0 1" "$? $(sql "SELECT count(*) FROM cases WHERE name = 'allreduce/double/8/eager/out_of_place'")"
+
 finish
