@@ -335,14 +335,15 @@ static int64_t type_bytes(const char *dtype) {
 ** and the call the whole count, so size = count x the type's size. all_gather, reduce_scatter,
 ** alltoall, gather, scatter and hypercube print the count of one rank's share (count/nranks,
 ** aligned down) and a size of that share times the ranks: a whole multiple of count x the
-** type's size, 0 where the share is. broadcast is the first in NVIDIA's, the second in
-** rccl-tests' grouped broadcast (RCCL_TESTS_ALLGATHERV_ENABLE=1): the second, which holds both.
-** alltoallv and the tests of forks vary: not known. */
+** type's size, 0 where the share is. broadcast is the first from a root (every root it prints
+** is 0 or more); rccl-tests' grouped broadcast (RCCL_TESTS_ALLGATHERV_ENABLE=1: a broadcast from
+** every rank, root printed -1) the second. alltoallv and the tests of forks vary: not known. */
 enum count_relation { COUNT_UNKNOWN, COUNT_WHOLE, COUNT_SHARE };
-static enum count_relation count_relation_of(const char *coll) {
+static enum count_relation count_relation_of(const nt_row *r) {
   static const char *const whole[] = {"allreduce", "reduce", "sendrecv"};
-  static const char *const share[] = {"allgather", "reducescatter", "alltoall", "gather",
-                                      "scatter", "hypercube", "broadcast"};
+  static const char *const share[] = {"allgather", "reducescatter", "alltoall", "gather", "scatter", "hypercube"};
+  const char *coll = r->coll;
+  if (strcmp(coll, "broadcast") == 0) return r->root >= 0 ? COUNT_WHOLE : COUNT_SHARE;
   for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++)
     if (strcmp(coll, whole[i]) == 0) return COUNT_WHOLE;
   for (size_t i = 0; i < sizeof share / sizeof share[0]; i++)
@@ -366,7 +367,7 @@ static int count_makes_size(enum count_relation rel, int64_t count, int64_t w, i
 static int check_counts(const nt_doc *d, int json) {
   for (int i = 0; i < d->nrows; i++) {
     const nt_row *r = &d->rows[i];
-    const enum count_relation rel = count_relation_of(r->coll);
+    const enum count_relation rel = count_relation_of(r);
     const int64_t w = type_bytes(r->dtype);
     if (r->count < 0 || w <= 0 || rel == COUNT_UNKNOWN || count_makes_size(rel, r->count, w, r->bytes)) continue;
     char where[32] = "";

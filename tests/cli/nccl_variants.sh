@@ -466,6 +466,10 @@ check "all_gather: a count no share makes, exit" 2 $?
 check "all_gather: a count no share makes, said" 1 "$(grep -c '^xp: .*ag_count.txt:11: count 131071 of fp32 (4 bytes each) does not make size 1048576: nccl-tests. allgather prints size = count x the type.s size x the ranks' "$tmp/err")"
 "$XP" --db "$tmp/ag_ok.db" import nccl-tests "$data/all_gather_no_command.txt" --collective all_gather > /dev/null 2>&1
 check "all_gather: its own counts, imported" 0 $?
+# broadcast from a root prints its whole count (NVIDIA's broadcast.cu); half of it is no such row
+sed 's/^     1048576        262144   float       0/     1048576        131072   float       0/' "$data/broadcast_no_command.txt" > "$tmp/bc_count.txt"
+imp "$tmp/bc_count.txt"
+check "broadcast from root 0: half its count, refused" "2 1" "$? $(grep -c 'bc_count.txt:16: count 131072 of fp32 (4 bytes each) does not make size 1048576: .* broadcast prints size = count x the type.s size$' "$tmp/err")"
 sed 's/^           8             4  bfloat16/           8             4      int8/' "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > "$tmp/int8_count.txt"
 imp "$tmp/int8_count.txt"
 check "int8: 4 elements of 8 bytes, exit" 2 $?
