@@ -6,6 +6,8 @@
 ** skipped: NCCL adds messages in every release and a log must still be readable.
 */
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +53,19 @@ static void copy_trimmed(char *dst, size_t n, const char *src) {
   snprintf(dst, n, "%s", src);
   size_t l = strlen(dst);
   while (l && (dst[l - 1] == ' ' || dst[l - 1] == '\r' || dst[l - 1] == '\n')) dst[--l] = 0;
+}
+
+/* The count NCCL printed at p ("24", "00"), after any blanks, into *v; NULL where p holds no digits
+** or a number past int, which no NCCL prints (a garbled line: sscanf's %d read 4294967320 as 24). */
+static const char *count_at(const char *p, int *v) {
+  while (*p == ' ') p++;
+  if (!isdigit((unsigned char)*p)) return NULL;
+  char *end;
+  errno = 0;
+  const long n = strtol(p, &end, 10);
+  if (errno == ERANGE || n > INT_MAX) return NULL;
+  *v = (int)n;
+  return end;
 }
 
 /* Counts one more channel of the connection (src, dst, transport), adding it when new. The
@@ -235,7 +250,8 @@ static void parse_channel(xp_nccl_info *info, const char *msg) {
   const char *via = strstr(colon, " via ");
   if (!via) {
     int ch, total;
-    if (sscanf(msg, "Channel %d/%d :", &ch, &total) != 2) return;
+    const char *p = starts(msg, "Channel ") ? count_at(msg + 8, &ch) : NULL;
+    if (!p || *p != '/' || !(p = count_at(p + 1, &total)) || p != colon) return;
     if (total > info->ring_channels) info->ring_channels = total;
     xp_nccl_facts *f = facts_entry(info);
     if (f && total > f->ring_channels) f->ring_channels = total;
@@ -274,20 +290,30 @@ static void name_code(char *s, size_t n, const char *const *names, size_t count)
   if (end != s && !*end && v >= 0 && (size_t)v < count) snprintf(s, n, "%s", names[v]);
 }
 
+/* TUNING's "channel{Lo..Hi}={0..23}" (enqueue.cc) into t's range; left -1 where msg has none. */
+static void channel_range(const char *msg, xp_nccl_tuning *t) {
+  const char *p = strstr(msg, " channel{Lo..Hi}={");
+  int lo, hi;
+  if (!p || !(p = count_at(p + 18, &lo)) || strncmp(p, "..", 2) != 0 || !(p = count_at(p + 2, &hi)) || *p != '}')
+    return;
+  t->ch_lo = lo;
+  t->ch_hi = hi;
+}
+
 static void parse_tuning(xp_nccl_info *info, const char *msg) {
   xp_nccl_tuning t;
   long long bytes;
   memset(&t, 0, sizeof t);
   t.ch_lo = t.ch_hi = -1;
-  int got = sscanf(msg, "%31[^:]: %lld Bytes -> Algo %31s proto %15s channel{Lo..Hi}={%d..%d}", t.func,
-                   &bytes, t.algo, t.proto, &t.ch_lo, &t.ch_hi);
+  int got = sscanf(msg, "%31[^:]: %lld Bytes -> Algo %31s proto %15s", t.func, &bytes, t.algo, t.proto);
+  if (got == 4) channel_range(msg, &t);
   int nch = 0;
+  const char *nch_at = strstr(msg, " nchannels ");
   /* NCCL 2.27+ symmetric kernels: "AllReduce [Symmetric]: 4194304 Bytes -> Kernel
   ** AllReduce_RSxLDMC_AGxSTMC nchannels 16 nthreads 512 nWorks 1": the kernel is the algorithm */
-  if (got < 4 && sscanf(msg, "%31[^ ] [Symmetric]: %lld Bytes -> Kernel %31s nchannels %d", t.func, &bytes, t.algo,
-                        &nch) >= 3) {
+  if (got < 4 && sscanf(msg, "%31[^ ] [Symmetric]: %lld Bytes -> Kernel %31s", t.func, &bytes, t.algo) == 3) {
     snprintf(t.proto, sizeof t.proto, "symmetric");
-    if (nch > 0) t.ch_lo = 0, t.ch_hi = nch - 1;
+    if (nch_at && count_at(nch_at + 11, &nch) && nch > 0) t.ch_lo = 0, t.ch_hi = nch - 1;
     got = 4;
   } else if (got < 4) { /* NCCL 2.19-2.23: "1024 Bytes -> Algo 1 proto 0 time 10.00", no function */
     t.func[0] = 0;
@@ -544,7 +570,9 @@ static void parse_message(xp_nccl_info *info, const char *msg) {
     parse_env(info, msg, p);
   } else if ((p = strstr(msg, "nRanks ")) != NULL && strstr(msg, "nNodes ")) {
     c = -1; /* a form without localRanks */
-    if (sscanf(p, "nRanks %d nNodes %d localRanks %d", &a, &b, &c) >= 2) {
+    const char *q = count_at(p + 7, &a);
+    if (q && starts(q, " nNodes ") && (q = count_at(q + 8, &b)) != NULL) {
+      if (starts(q, " localRanks ")) count_at(q + 12, &c);
       if (a > info->nranks) info->nranks = a;
       if (b > info->nnodes) info->nnodes = b;
       if (c > info->local_ranks) info->local_ranks = c;

@@ -852,7 +852,29 @@ static void test_graph_type(void) {
   xp_nccl_info_free(&info);
 }
 
+/* A number no NCCL prints, past int (a line garbled in a copy): the line says nothing, where sscanf's
+** %d read 4294967320 as 24 channels, 4294967298 as 2 nodes, a channel range {0..4294967319} as 24. */
+static void test_numbers_past_int(void) {
+  static const char *const lines[] = {
+      "h:1:2 [0] NCCL INFO Channel 00/4294967320 : 0 1",
+      "h:1:2 [0] NCCL INFO comm 0x1 rank 0 nRanks 2 nNodes 4294967298 localRanks 2 localRank 0 MNNVL 0",
+      "h:1:2 [0] NCCL INFO AllReduce: 14336 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..4294967319}",
+      "h:1:2 [0] NCCL INFO AllReduce [Symmetric]: 4194304 Bytes -> Kernel AllReduce_RSxLDMC_AGxSTMC nchannels 4294967312 nthreads 512",
+      NULL};
+  xp_nccl_info info;
+  xp_nccl_info_init(&info);
+  feed(&info, lines);
+  CHECK_EQ_INT(info.ring_channels, -1);
+  CHECK_EQ_INT(info.nnodes, -1);
+  const xp_nccl_tuning *t = xp_nccl_info_tuning(&info, "AllReduce", 14336);
+  CHECK(t && strcmp(t->algo, "RING") == 0 && t->ch_lo == -1 && t->ch_hi == -1); /* its choice still read */
+  t = xp_nccl_info_tuning(&info, "AllReduce", 4194304);
+  CHECK(t && t->ch_hi == -1);
+  xp_nccl_info_free(&info);
+}
+
 int main(void) {
+  test_numbers_past_int();
   test_graph_type();
   test_several_comms();
   test_lazy_comms();
