@@ -9,6 +9,7 @@
 */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +101,8 @@ static int report_bw_ranks(const nt_doc *d, int k) {
   return n;
 }
 
+static int report_share_ranks(const nt_doc *d, int k);
+
 /* Appends ", SOURCE says N" to a warning where a weaker source gives another count. */
 static void disagrees(char *buf, size_t n, const char *source, int says, int chosen) {
   size_t used = strlen(buf);
@@ -108,7 +111,8 @@ static void disagrees(char *buf, size_t n, const char *source, int says, int cho
 
 /*
 ** The strongest source wins: NCCL's own nranks (INFO lines), the count the file's fields state
-** (rccl-tests' -x file), a device list with no gap, the
+** (rccl-tests' -x file), a device list with no gap, a rank's share of the size (all_gather's and
+** the like: size / (count x the type's size)), the
 ** figures' busbw / algbw, nThread x nGpus where no device line is (which assumes one process).
 ** A device list with gaps (a pasted excerpt) only bounds the count from below. Alone, that bound
 ** is not recorded as the count: gpu_count and a case's ranks are read as the job's size (by
@@ -119,12 +123,13 @@ void nt_infer_ranks(nt_doc *d) {
   for (int k = 0; k < nreports; k++) {
     nt_rank_evidence e = {0, 0, 0, 0, 0};
     if (d->nev > 0) e = d->ev[k];
-    const int bw = report_bw_ranks(d, k);
+    const int bw = report_bw_ranks(d, k), shares = report_share_ranks(d, k);
     int n = 0, by_bw = 0;
     const char *from = "";
     if (e.info > 0) n = e.info, from = "NCCL's INFO lines";
     else if (e.stated > 0) n = e.stated, from = "the file's rank fields";
     else if (e.listed > 0) n = e.listed, from = "the device lines";
+    else if (shares > 0) n = shares, from = "size / count";
     else if (bw > 0) n = bw, from = "busbw / algbw", by_bw = 1;
     else if (e.assumed > 0) n = e.assumed, from = "nThread x nGpus";
     char report[32] = "", why[256] = "";
@@ -133,8 +138,9 @@ void nt_infer_ranks(nt_doc *d) {
       disagrees(why, sizeof why, "the file's rank fields", e.stated, n);
       disagrees(why, sizeof why, "the device list", e.listed, n);
       if (e.at_least > n) disagrees(why, sizeof why, "the device list (at least)", e.at_least, n);
+      disagrees(why, sizeof why, "size / count", shares, n);
       disagrees(why, sizeof why, "busbw / algbw", bw, n);
-      if (bw > 0) disagrees(why, sizeof why, "nThread x nGpus (one process)", e.assumed, n);
+      if (bw > 0 || shares > 0) disagrees(why, sizeof why, "nThread x nGpus (one process)", e.assumed, n);
       if (why[0]) xp_warn("%s: %s%d ranks from %s%s", d->path, report, n, from, why);
     } else if (e.at_least > 0) {
       xp_warn("%s: %sthe device lines have gaps: at least %d ranks; the count is left unknown (no NCCL INFO "
@@ -358,7 +364,7 @@ static int count_makes_size(enum count_relation rel, int64_t count, int64_t w, i
   if (count > INT64_MAX / w) return 0;
   const int64_t unit = count * w;
   if (rel == COUNT_WHOLE) return unit == size;
-  return unit == 0 ? size == 0 : size % unit == 0;
+  return unit == 0 ? size == 0 : size >= unit && size % unit == 0; /* a share of 1 rank or more */
 }
 
 /* A row whose count and size no nccl-tests prints together (a -J "count" of 9e18 for 8 bytes) is
@@ -379,6 +385,24 @@ static int check_counts(const nt_doc *d, int json) {
                                           : "count x the type's size x the ranks (count: one rank's share)");
   }
   return 0;
+}
+
+/* The ranks report k's rows of a rank's share give (size / (count x the type's size): the ranks
+** GetCollByteCount was given), checked whole by check_counts: 0 none (no such row, or each of
+** share 0), -1 rows that disagree. */
+static int report_share_ranks(const nt_doc *d, int k) {
+  int n = 0;
+  for (int i = 0; i < d->nrows; i++) {
+    const nt_row *r = &d->rows[i];
+    const int64_t w = type_bytes(r->dtype);
+    if (r->report != k || r->count <= 0 || w <= 0 || r->count > INT64_MAX / w || strcmp(r->coll, "broadcast") == 0 ||
+        count_relation_of(r) != COUNT_SHARE)
+      continue;
+    const int64_t m = r->bytes / (r->count * w);
+    if (m < 1 || m > INT_MAX || (n > 0 && m != n)) return -1;
+    n = (int)m;
+  }
+  return n;
 }
 
 /* Reports from before nccl-tests printed "Collective test starting" do not name their test:

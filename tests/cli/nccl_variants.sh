@@ -464,6 +464,10 @@ sed 's/^     1048576        131072   float/     1048576        131071   float/' 
 "$XP" --db "$tmp/ag_count.db" import nccl-tests "$tmp/ag_count.txt" --collective all_gather > /dev/null 2> "$tmp/err"
 check "all_gather: a count no share makes, exit" 2 $?
 check "all_gather: a count no share makes, said" 1 "$(grep -c '^xp: .*ag_count.txt:11: count 131071 of fp32 (4 bytes each) does not make size 1048576: nccl-tests. allgather prints size = count x the type.s size x the ranks' "$tmp/err")"
+# ... and a share of no rank (size 0) is no count of 1
+sed 's/^           8             1   float/           0             1   float/' "$data/all_gather_no_command.txt" > "$tmp/ag_zero.txt"
+"$XP" --db "$tmp/ag_zero.db" import nccl-tests "$tmp/ag_zero.txt" --collective all_gather > /dev/null 2> "$tmp/err"
+check "all_gather: size 0 of count 1, refused" "2 1" "$? $(grep -c 'ag_zero.txt:10: count 1 of fp32 (4 bytes each) does not make size 0' "$tmp/err")"
 "$XP" --db "$tmp/ag_ok.db" import nccl-tests "$data/all_gather_no_command.txt" --collective all_gather > /dev/null 2>&1
 check "all_gather: its own counts, imported" 0 $?
 # broadcast from a root prints its whole count (NVIDIA's broadcast.cu); half of it is no such row
@@ -477,5 +481,12 @@ check "int8: said" 1 "$(grep -c 'int8_count.txt:[0-9]*: count 4 of int8 (1 bytes
 sed 's/^           8             4  bfloat16/           8             1    double/' "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > "$tmp/double_count.txt"
 imp "$tmp/double_count.txt"
 check "double: 1 element of 8 bytes, imported" "0 1" "$? $(sql "SELECT count(*) FROM cases WHERE name = 'allreduce/double/8/eager/out_of_place'")"
+
+# An all_gather of 64 ranks without its device lines, under 1 GB/s (busbw / algbw cannot tell 64
+# from 65): its sizes say 64 (1024 B = 4 floats x 64), where nThread x nGpus' 1 was recorded.
+imp "$data/all_gather_64_ranks_no_devices.txt"
+check "all_gather, no device lines: ranks from size / count" "0 64 64" \
+  "$? $(sql "SELECT gpu_count FROM runs") $(sql "SELECT DISTINCT json_extract(params, '$.ranks') FROM cases")"
+check "all_gather, no device lines: said" 1 "$(grep -c '64 ranks from size / count, nThread x nGpus (one process) says 1' "$tmp/err")"
 
 finish
