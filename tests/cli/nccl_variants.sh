@@ -489,4 +489,14 @@ check "all_gather, no device lines: ranks from size / count" "0 64 64" \
   "$? $(sql "SELECT gpu_count FROM runs") $(sql "SELECT DISTINCT json_extract(params, '$.ranks') FROM cases")"
 check "all_gather, no device lines: said" 1 "$(grep -c '64 ranks from size / count, nThread x nGpus (one process) says 1' "$tmp/err")"
 
+# Before 2.13 the error column is judged against the type's DeltaMaxValue: double's is 1e-12, so
+# its 2e-16 passes where half's 6e-02 fails; a double row was judged against 0 (failed) before.
+db="$tmp/all_types.db"
+"$XP" --db "$db" import nccl-tests "$data/all_reduce_all_types_pre2_13.txt" --collective all_reduce > /dev/null 2>&1
+check "pre-2.13 -d all: failed cases are half's alone" "allreduce/fp16/1048576/eager/in_place allreduce/fp16/1048576/eager/out_of_place" \
+  "$(sql "SELECT group_concat(name, ' ') FROM (SELECT name FROM cases WHERE status = 'failed' ORDER BY name)")"
+check "pre-2.13 -d all: double's error kept, its case ok" "ok 2e-16" \
+  "$(sql "SELECT c.status || ' ' || printf('%g', m.median) FROM cases c JOIN metrics m ON m.case_id = c.id
+    WHERE c.name = 'allreduce/double/1048576/eager/out_of_place' AND m.name = 'max_error'")"
+
 finish
