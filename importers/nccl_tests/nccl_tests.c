@@ -171,10 +171,25 @@ void nt_coll_from_test(const char *test, char *out, size_t n) {
   out[j] = 0;
 }
 
+/* The bytes of an element of a type nccl-tests names (common.cu's test_typenames: int8 uint8
+** int32 uint32 int64 uint64 half float double bfloat16 f8e4m3 f8e5m2; "char" and "int" before
+** 2.0; rccl-tests' fp8_e4m3 and fp8_e5m2), 0 for one xp does not know. */
+static int64_t type_bytes(const char *dtype) {
+  const int dt = xp_nccl_dtype_parse(dtype);
+  if (dt >= 0) return (int64_t)xp_nccl_dtype_size((enum xp_nccl_dtype)dt);
+  static const struct { const char *name; int bytes; } others[] = {
+      {"int8", 1}, {"uint8", 1}, {"char", 1}, {"int32", 4}, {"uint32", 4}, {"int", 4},
+      {"int64", 8}, {"uint64", 8}, {"double", 8}};
+  for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+    if (strcmp(dtype, others[i].name) == 0) return others[i].bytes;
+  return 0;
+}
+
+/* NCCL's TUNING line states the message as count x the type's size (enqueue.cc), whatever the type. */
 const xp_nccl_tuning *nt_row_tuning(const nt_row *row, const xp_nccl_info *info) {
-  int coll = xp_nccl_coll_parse(row->coll), dt = xp_nccl_dtype_parse(row->dtype);
-  if (coll < 0 || dt < 0 || row->count <= 0) return NULL;
-  const int64_t size = (int64_t)xp_nccl_dtype_size((enum xp_nccl_dtype)dt);
+  const int coll = xp_nccl_coll_parse(row->coll);
+  if (coll < 0 || row->count <= 0) return NULL;
+  const int64_t size = type_bytes(row->dtype);
   /* a count the file prints past int64's bytes (9e18 elements) is no message NCCL tuned */
   if (size <= 0 || row->count > INT64_MAX / size) return NULL;
   return xp_nccl_info_tuning(info, xp_nccl_coll_func((enum xp_nccl_coll)coll), row->count * size);
@@ -320,20 +335,6 @@ static const char *test_from_columns(const nt_doc *d, const nt_row *row) {
       report_redop_printed(d, k, 1) && report_roots_printed(d, k) && report_ratio_is(d, k, 1.0))
     return "reduce";
   return NULL;
-}
-
-/* The bytes of an element of a type nccl-tests names (common.cu's test_typenames: int8 uint8
-** int32 uint32 int64 uint64 half float double bfloat16 f8e4m3 f8e5m2; "char" and "int" before
-** 2.0; rccl-tests' fp8_e4m3 and fp8_e5m2), 0 for one xp does not know. */
-static int64_t type_bytes(const char *dtype) {
-  const int dt = xp_nccl_dtype_parse(dtype);
-  if (dt >= 0) return (int64_t)xp_nccl_dtype_size((enum xp_nccl_dtype)dt);
-  static const struct { const char *name; int bytes; } others[] = {
-      {"int8", 1}, {"uint8", 1}, {"char", 1}, {"int32", 4}, {"uint32", 4}, {"int", 4},
-      {"int64", 8}, {"uint64", 8}, {"double", 8}};
-  for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
-    if (strcmp(dtype, others[i].name) == 0) return others[i].bytes;
-  return 0;
 }
 
 /* How a test's printed size follows from its printed count (each test's GetCollByteCount, the

@@ -70,6 +70,17 @@ check "separate NCCL log exit" 0 $?
 s=$(run_of)
 check "separate NCCL log: interconnect" "nvlink" "$(sql "SELECT interconnect FROM runs WHERE uuid LIKE '$s%'")"
 check "separate NCCL log: cases" 52 "$(sql "SELECT count(*) FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.uuid LIKE '$s%'")"
+# NCCL's TUNING line (NCCL_DEBUG_SUBSYS=TUNING, enqueue.cc: "AllReduce: N Bytes -> Algo ..." with N
+# count x the type's size) names the algorithm of a row of any type: the sweep's rows as -d int32
+# prints them (count size / 4), where only bf16/fp16/fp32/fp8 rows were matched to their line.
+awk '$3 == "bfloat16" && $1 ~ /^[0-9]+$/ { sub(/ +[0-9]+  bfloat16/, sprintf("  %12d     int32", $1 / 4)) } 1' \
+  "$tmp/all_reduce_perf.txt" > "$tmp/int32_perf.txt"
+cp "$tmp/nccl.rank0.log" "$tmp/nccl.int32.log"
+echo 'vm:1351:1351 [0] NCCL INFO AllReduce: 1048576 Bytes -> Algo RING proto LL128 channel{Lo..Hi}={0..23}' >> "$tmp/nccl.int32.log"
+"$XP" --db "$tmp/int32.db" import nccl-tests "$tmp/int32_perf.txt" "$tmp/nccl.int32.log" > /dev/null 2>&1
+check "int32 rows: imported" "0 52" "$? $("$XP" --db "$tmp/int32.db" query <(echo "SELECT count(*) FROM cases WHERE name LIKE 'allreduce/int32/%';") --format csv 2> /dev/null | tail -1)"
+check "int32 row: its TUNING choice" "RING LL128" "$("$XP" --db "$tmp/int32.db" query <(echo "SELECT json_extract(params, '$.algo') || ' ' ||
+  json_extract(params, '$.proto') FROM cases WHERE name = 'allreduce/int32/1048576/eager/out_of_place';") --format csv 2> /dev/null | tail -1)"
 
 # Without the topology the log's P2P does not say NVLink or PCIe: no interconnect is claimed.
 "$XP" --db "$db" import nccl-tests "$data/nccltests_sweep.txt" > "$tmp/out" 2> "$tmp/err"
