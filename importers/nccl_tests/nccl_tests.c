@@ -572,14 +572,22 @@ static double within_print(double derived, double printed, double time_us) {
   return isfinite(derived) && fabs(derived - printed) <= slack ? derived : NAN;
 }
 
+/* busbw / algbw as a test's GetBw computes it: xp's collectives' (nccl_plan.c), and 1 for reduce
+** and sendrecv (busBw = algBw in every version); 0 where not known (gather's and scatter's changed
+** between versions, hypercube's algbw is not size / time). */
+static double busbw_factor(const char *coll, int nranks) {
+  const int c = xp_nccl_coll_parse(coll);
+  if (c >= 0) return xp_nccl_busbw_factor((enum xp_nccl_coll)c, nranks);
+  return strcmp(coll, "reduce") == 0 || strcmp(coll, "sendrecv") == 0 ? 1.0 : 0;
+}
+
 static void text_bandwidth(const nt_row *r, const nt_result *res, double *alg, double *bus) {
   *alg = res->algbw, *bus = res->busbw;
   if (res->time_us <= 0 || res->algbw >= 1 || r->bytes <= 0) return;
   const double a = within_print(xp_nccl_algbw(r->bytes, res->time_us), res->algbw, res->time_us);
   if (isnan(a)) return;
   *alg = a;
-  const int coll = xp_nccl_coll_parse(r->coll);
-  const double f = coll >= 0 ? xp_nccl_busbw_factor((enum xp_nccl_coll)coll, r->nranks) : 0;
+  const double f = busbw_factor(r->coll, r->nranks);
   const double b = f > 0 ? within_print(a * f, res->busbw, res->time_us) : NAN;
   if (!isnan(b)) *bus = b;
   else if (res->busbw == 0) *bus = NAN;

@@ -43,6 +43,13 @@ check "unknown collective: 8 B busbw left out, 1 MiB kept" "|47.02" "$("$XP" --d
    AND m.name = 'busbw_GBps') AS a, (SELECT m.median FROM cases c JOIN metrics m ON m.case_id = c.id
    WHERE c.name = 'unknown/bf16/1048576/eager/out_of_place' AND m.name = 'busbw_GBps') AS b;") --format csv 2> /dev/null | sed -n 2p | tr , '|')"
 check "text: wrong" 0.00 "$(metric "$t" allreduce/bf16/8/eager/out_of_place wrong)"
+# sendrecv's (and reduce's) GetBw gives busbw = algbw: its "0.00" busbw is taken from the time too
+# (the 2-rank sweep's rows as sendrecv_perf prints the same figures), where it was left out
+sed 's/all_reduce_perf/sendrecv_perf/' "$data/nccltests_sweep.txt" > "$tmp/sendrecv_perf.txt"
+"$XP" --db "$tmp/sendrecv_bw.db" import nccl-tests "$tmp/sendrecv_perf.txt" > /dev/null 2>&1
+check "sendrecv: 8 B busbw from its time" "0.000431" "$("$XP" --db "$tmp/sendrecv_bw.db" query <(echo "SELECT printf('%.6f', m.median)
+  FROM cases c JOIN metrics m ON m.case_id = c.id WHERE c.name = 'sendrecv/bf16/8/eager/out_of_place' AND m.name = 'busbw_GBps';") \
+  --format csv 2> /dev/null | sed -n 2p)"
 check "text: interconnect" "nvlink" "$(sql "SELECT interconnect FROM runs WHERE uuid LIKE '$t%'")"
 check "text: gpus" "2 NVIDIA H200" "$(sql "SELECT gpu_count || ' ' || gpu_name FROM runs WHERE uuid LIKE '$t%'")"
 check "text: transport" "P2P/direct pointer x24" "$(sql "SELECT value FROM run_meta m JOIN runs r ON r.id = m.run_id
