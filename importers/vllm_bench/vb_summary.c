@@ -300,8 +300,9 @@ static int take_workload(const vb_at *at, const cJSON *cfg, cJSON *flat) {
     vb_flat_number(flat, "random_input_len", i);
   vb_flat_number(flat, "random_output_len", o);
   vb_flat_number(flat, "num_prompts", n);
-  /* the SLO targets of its goodput (genai-perf's args, its ConfigCommand's and AIPerf's input) */
-  static const char *const slo[] = {"goodput", "input.goodput", NULL};
+  /* the SLO targets of its goodput (genai-perf's args, its ConfigCommand's and AIPerf's input, its
+  ** v2 slos) */
+  static const char *const slo[] = {"goodput", "input.goodput", "slos", NULL};
   const char *where = NULL;
   const cJSON *g = first_of(cfg, slo, &where, 0);
   char *targets = g ? vb_goodput_targets(g) : NULL;
@@ -342,8 +343,8 @@ static void copy_into(cJSON *to, const char *key, const cJSON *v) {
 ** prompts.isl and osl, and phases, the one named "profiling" (warmup apart) of a type: concurrency
 ** (its concurrency, 1 where not given: PhaseConfig's default), or a rate's arrivals, poisson,
 ** constant or gamma (its smoothness the gamma's shape: vLLM's burstiness), with a rate, a
-** concurrency cap and its requests. Rewritten in the UserConfig layout the rest of this file
-** reads; *v2 set where the configuration is of that version. */
+** concurrency cap and its requests; and slos, its goodput's targets. Rewritten in the UserConfig
+** layout the rest of this file reads; *v2 set where the configuration is of that version. */
 static int v2_config(const vb_at *at, const cJSON *cfg, cJSON **v2) {
   const cJSON *phases = cJSON_GetObjectItemCaseSensitive(cfg, "phases"), *p, *phase = NULL, *item;
   *v2 = NULL;
@@ -380,6 +381,9 @@ static int v2_config(const vb_at *at, const cJSON *cfg, cJSON **v2) {
   copy_into(cJSON_AddObjectToObject(prompt, "input_tokens"), "mean", length_of(path_get(prompts, "isl")));
   copy_into(cJSON_AddObjectToObject(prompt, "output_tokens"), "mean", length_of(path_get(prompts, "osl")));
   copy_into(out, "tokenizer", path_get(cfg, "tokenizer"));
+  /* the goodput's SLO targets: --goodput's {"metric tag": value} (convert_cli_to_aiperf of
+  ** src/aiperf/config/flags/converter.py, 0205ea1), a section of its own in v2 */
+  copy_into(out, "slos", path_get(cfg, "slos"));
   *v2 = out;
   return 0;
 }

@@ -220,6 +220,14 @@ d["input_config"]["phases"][1] = {"name": "profiling", "type": "gamma", "rate": 
 json.dump(d, open(f"{sys.argv[2]}/gamma_v2_default.json", "w"), indent=2)
 d["input_config"]["phases"][1] = {"name": "profiling", "type": "fixed_schedule", "requests": 16}
 json.dump(d, open(f"{sys.argv[2]}/schedule.json", "w"), indent=2)
+# --goodput in v2: the slos section, {metric tag: value} (convert_cli_to_aiperf of
+# src/aiperf/config/flags/converter.py, ai-dynamo/aiperf 0205ea1), and the goodput it counted
+d = json.load(open(sys.argv[1]))
+d["goodput"] = {"tag": "goodput", "unit": "requests/sec", "avg": 40.8}
+d["input_config"]["slos"] = {"time_to_first_token": 100.0, "inter_token_latency": 10.0}
+json.dump(d, open(f"{sys.argv[2]}/slos_v2.json", "w"), indent=2)
+d["input_config"]["slos"] = "time_to_first_token:100"
+json.dump(d, open(f"{sys.argv[2]}/slos_v2_str.json", "w"), indent=2)
 PY
 y=$(import_vllm "$d" "$tmp/gamma.json")
 check "AIPerf v2: a gamma phase's smoothness is vLLM's burstiness" \
@@ -231,6 +239,13 @@ check "AIPerf v2: a gamma phase without its smoothness runs at 1" 'rate=4 {"burs
 one_line "AIPerf v2: a load xp's cases do not name" 2 \
   'schedule.json:1: input_config.phases\[profiling\].type "fixed_schedule": a load no serving case of xp names' \
   "$XP" --db "$tmp/bad2.db" import vllm-bench "$tmp/schedule.json"
+y=$(import_vllm "$d" "$tmp/slos_v2.json")
+check "AIPerf v2: the goodput's SLO targets (its slos) a setting of its case" \
+  'concurrency=8 {"file":"slos_v2.json","goodput":"[\"tpot:10\",\"ttft:100\"]","max_concurrency":8,"num_prompts":16,"random_input_len":128,"random_output_len":8}' \
+  "$(params "$d" "$y")"
+one_line "AIPerf v2: slos of no form it writes" 2 \
+  'slos_v2_str.json:1: input_config.slos: expected the goodput'"'"'s targets' \
+  "$XP" --db "$tmp/bad2.db" import vllm-bench "$tmp/slos_v2_str.json"
 
 # genai-perf without --streaming: its "time to first token" is the whole answer's, no TTFT or
 # TPOT recorded, the latency is
