@@ -991,7 +991,12 @@ static void take_server_model(vb_result *r, const cJSON *o) {
     const cJSON *size = cJSON_GetObjectItemCaseSensitive(info, parallel_server_info[k]);
     if (cJSON_IsNumber(size)) r->server_parallel[k] = vb_parallel_size(size);
   }
-  if (trtllm) r->gpu_count = vb_parallel_size(cJSON_GetObjectItemCaseSensitive(info, "world_size"));
+  if (!trtllm) return;
+  r->gpu_count = vb_parallel_size(cJSON_GetObjectItemCaseSensitive(info, "world_size"));
+  /* trtllm-bench's speculative decoding mode (vb_trtllm.c), a server setting as a sweep's
+  ** --serve-params are: the run's serve.decoding_mode where every result has it alike */
+  const char *mode = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(info, "decoding_mode"));
+  if (mode && !cJSON_HasObjectItem(r->server, "decoding_mode")) cJSON_AddStringToObject(r->server, "decoding_mode", mode);
 }
 
 /* The per-request lists SGLang's unmerged refactor of 2025 (PR 10409, python -m

@@ -185,6 +185,12 @@ int vb_trtllm_read(const char *label, long line, cJSON *o) {
     if (cJSON_IsNumber(v)) cJSON_AddNumberToObject(info, sizes[i], v->valuedouble);
   }
   take_precision(engine, info);
+  /* the speculative decoding that ran (decoding_stats.mode: the PyTorch backend's
+  ** speculative_config.decoding_type, "MTP", "Eagle3", "NGram", ...; the TRT engine's decoding
+  ** mode), a setting of the engine its statistics are of: the run's serve.decoding_mode */
+  const cJSON *decoding = cJSON_GetObjectItemCaseSensitive(o, "decoding_stats");
+  const char *mode = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(decoding, "mode"));
+  if (mode && *mode) cJSON_AddStringToObject(info, "decoding_mode", mode);
   if (take_performance(label, line, o, flat)) {
     cJSON_Delete(flat);
     return XP_EXIT_USAGE;

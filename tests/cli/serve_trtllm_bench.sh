@@ -129,6 +129,11 @@ check "speculative decoding: tokens an iteration and drafts accepted, each a req
 check "speculative decoding: each statistic of it" "7 7 7 7" \
   "$(for n in acceptance_length accepted_draft_tokens draft_acceptance_rate draft_tokens; do
        metrics "$tmp/mtp.db" "$m" '%' | tr ' ' '\n' | grep -cE "^(mean|median|p90|p95|p99|min|max)_$n="; done | paste -sd' ')"
+# which speculative decoding ran (decoding_stats.mode, the PyTorch backend's speculative_config
+# decoding_type): the engine's setting, as a sweep's --serve-params are, so two reports of MTP and
+# Eagle3 are told apart by xp compare; a report without speculative decoding has none
+check "speculative decoding: its mode the run's serve.decoding_mode" "MTP|" \
+  "$(db="$tmp/mtp.db" sql "SELECT group_concat(m.value) FROM run_meta m JOIN runs r ON r.id = m.run_id WHERE m.key = 'serve.decoding_mode' AND r.uuid LIKE '$m%'")|$(db="$d" sql "SELECT group_concat(m.value) FROM run_meta m JOIN runs r ON r.id = m.run_id WHERE m.key = 'serve.decoding_mode' AND r.uuid LIKE '$a%'")"
 one_line "speculative decoding: an acceptance above 1" 2 \
   'mtpbad.json:1: decoding_stats.draft_acceptance_rate_percentiles.maximum: expected a fraction from 0 to 1, found 68' \
   "$XP" --db "$tmp/mtpbad.db" import vllm-bench "$tmp/mtpbad.json"
