@@ -68,6 +68,12 @@
 **     guided decoding, 2025): refused, named. vllm bench throughput's keys and correct_rate(%),
 **     the texts (outputs) and, with --async-engine, pandas' describe() of first- and next-token
 **     latencies; no model, dataset or guided-decoding ratio.
+**   benchmarks/multi_turn/benchmark_serving_multi_turn.py (vLLM's multi-turn chat benchmark):
+**     refused, named. Its summary is printed, and kept only in an Excel file (--excel-output);
+**     --stats-json-output lists each request's RequestStats (ttft_ms, tpot_ms, latency_ms,
+**     input_num_turns, conversation_id, ...) and --output-file the conversations with the
+**     server's answers. Neither names the model, nor the load (--num-clients, each client's
+**     --request-rate, --max-active-conversations): no case could say what was measured.
 **   NVIDIA genai-perf's profile_export_genai_perf.json and AIPerf's profile_export_aiperf.json:
 **     each metric a summary object ({unit, avg, p50, p99, std, ...}: ms, requests/sec,
 **     tokens/sec), what was run (model, concurrency or rate, lengths) in input_config, of
@@ -290,6 +296,14 @@ int vb_tool_read(const char *label, long line, cJSON *o, enum vb_tool *tool) {
       cJSON_HasObjectItem(cJSON_GetObjectItemCaseSensitive(o, "metadata"), "request_start_ns"))
     return xp_error_at(XP_EXIT_USAGE, label, line, "an AIPerf per-request record (profile_export.jsonl): no model and no "
                        "load in it; give the profile_export_aiperf.json AIPerf writes beside it");
+  /* vLLM's multi-turn benchmark's --stats-json-output and --output-file entries (see the top) */
+  if (has(o, "ttft_ms") && has(o, "latency_ms") && has(o, "input_num_turns") && has(o, "conversation_id"))
+    return xp_error_at(XP_EXIT_USAGE, label, line, "a request of vLLM's benchmark_serving_multi_turn.py "
+                       "--stats-json-output: it names no model and no load (--num-clients, --request-rate, "
+                       "--max-active-conversations), so no case could say what was measured; not read");
+  if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(o, "messages")) && has(o, "id"))
+    return xp_error_at(XP_EXIT_USAGE, label, line, "a conversation (vLLM's benchmark_serving_multi_turn.py "
+                       "--output-file, or its ShareGPT input): the messages with the server's answers, no measurement");
   /* AIPerf's other summaries: a multi-run aggregate (profile_export_aiperf_aggregate.json:
   ** AggregateConfidenceJsonExporter, metadata.aggregation_type, each metric's mean over the runs
   ** and its confidence interval) and the summaries per time slice (--slice-duration:

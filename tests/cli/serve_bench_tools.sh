@@ -346,6 +346,15 @@ one_line "vllm bench sweep startup run" 2 \
 { echo '['; sed 's/^/    /' "$fmt/vllm_sweep_startup_run0.json"; echo ']'; } > "$tmp/summary.json"
 one_line "vllm bench sweep startup summary" 2 "summary.json:2: a vllm bench startup result" \
   "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/summary.json" --set model=m
+# vLLM's multi-turn benchmark (benchmarks/multi_turn/benchmark_serving_multi_turn.py) lists each
+# request's timings (--stats-json-output) and the conversations (--output-file): neither names the
+# model or the load; refused as what they are, not as a serve file missing model_id
+one_line "benchmark_serving_multi_turn.py --stats-json-output" 2 \
+  "vllm_multi_turn_stats.json:2: a request of vLLM's benchmark_serving_multi_turn.py --stats-json-output: it names no model and no load" \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$fmt/vllm_multi_turn_stats.json" --set model=m
+one_line "benchmark_serving_multi_turn.py --output-file" 2 \
+  "vllm_multi_turn_conversations.json:2: a conversation (vLLM's benchmark_serving_multi_turn.py --output-file, or its ShareGPT input): the messages with the server's answers, no measurement" \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$fmt/vllm_multi_turn_conversations.json" --set model=m
 # genai-perf's and AIPerf's exports and trtllm-bench's report are read (serve_summary_exports.sh,
 # serve_trtllm_bench.sh)
 check "nothing recorded by the refusals" "no" "$([ -e "$tmp/bad.db" ] && echo yes || echo no)"

@@ -733,3 +733,18 @@ guided = {"outputs": [{"generated": '{"name": "Ada"}', "expected": None, "correc
           "output_tokens_per_second": f"{4 * 512 / 2.0:.2f}", "correct_rate(%)": 100.0}
 with open(os.path.join(HERE, "vllm_guided_offline.json"), "w") as f:
     json.dump(guided, f, indent=4)
+
+# vLLM's benchmarks/multi_turn/benchmark_serving_multi_turn.py (vllm-project/vllm commit 00d3953):
+# --stats-json-output, each request's RequestStats._asdict() in a list, json.dump(indent=2), and
+# --output-file, the conversations with the server's answers (conversations_dict_to_list of
+# bench_dataset.py: {"id", "messages"}), json.dump(indent=4); neither names the model or the load
+stats = [{"ttft_ms": 48.2 + i, "tpot_ms": 11.5, "latency_ms": 48.2 + i + 11.5 * 99, "start_time_ms": 1.0e6 + 900.0 * i,
+          "input_num_turns": 1 + 2 * i, "input_num_tokens": 512 + 640 * i, "output_num_tokens": 100,
+          "output_num_chunks": 99, "output_num_first_chunk_tokens": 1, "approx_cached_percent": 80.0 * i / (1 + i),
+          "conversation_id": "CONV_ID_0", "client_id": 0} for i in range(2)]
+with open(os.path.join(HERE, "vllm_multi_turn_stats.json"), "w") as f:
+    json.dump(stats, f, indent=2)
+conversations = [{"id": "CONV_ID_0", "messages": [{"role": "user", "content": "Please rewrite the following text"},
+                                                  {"role": "assistant", "content": "Here it is, rewritten."}]}]
+with open(os.path.join(HERE, "vllm_multi_turn_conversations.json"), "w") as f:
+    json.dump(conversations, f, indent=4)
