@@ -239,8 +239,23 @@ static int take_model(const vb_at *at, const cJSON *cfg, cJSON *flat) {
   return 0;
 }
 
+/* Whether AIPerf replayed a trace at its timestamps (its fixed schedule): --fixed-schedule, which
+** wins over a rate or concurrency given beside it (validate_timing_mode of src/aiperf/common/config/
+** user_config.py, ai-dynamo/aiperf 08c788f: a concurrency then caps it), or a trace dataset
+** (mooncake_trace, bailian_trace) with neither, which AIPerf replays so unless --no-fixed-schedule:
+** any other run without a load is given concurrency 1, written then. v2_config writes its
+** fixed_schedule phase as the flag. */
+static int fixed_schedule(const cJSON *cfg, int load_given) {
+  const char *type = cJSON_GetStringValue(path_get(cfg, "input.custom_dataset_type"));
+  const size_t n = type ? strlen(type) : 0;
+  if (cJSON_IsTrue(path_get(cfg, "input.fixed_schedule"))) return 1;
+  return !load_given && n > 6 && strcmp(type + n - 6, "_trace") == 0 &&
+         !cJSON_IsTrue(path_get(cfg, "input.disable_auto_fixed_schedule")) && !path_get(cfg, "loadgen.user_centric_rate");
+}
+
 /* The load, as vLLM's settings name it: max_concurrency, request_rate and its arrivals
-** (burstiness). A multi-turn benchmark's session concurrency is no load vLLM's cases name. */
+** (burstiness); AIPerf's trace replay request_rate "trace", as SGLang's (its dataset's type the
+** dataset_name). A multi-turn benchmark's session concurrency is no load vLLM's cases name. */
 static int take_load(const vb_at *at, const cJSON *cfg, int aiperf, cJSON *flat) {
   static const char *const conc[] = {"concurrency", "perf_analyzer.stimulus.concurrency", "loadgen.concurrency", NULL};
   static const char *const rate[] = {"request_rate", "perf_analyzer.stimulus.request_rate", "loadgen.request_rate",
@@ -251,6 +266,13 @@ static int take_load(const vb_at *at, const cJSON *cfg, int aiperf, cJSON *flat)
   if (isfinite(s))
     return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "input_config.session_concurrency: a multi-turn benchmark "
                        "(%g sessions at once), a load no serving case of xp names; not read", s);
+  if (aiperf && fixed_schedule(cfg, isfinite(c) || isfinite(r))) {
+    const char *type = cJSON_GetStringValue(path_get(cfg, "input.custom_dataset_type"));
+    if (isfinite(c)) cJSON_AddNumberToObject(flat, "max_concurrency", c);
+    cJSON_AddStringToObject(flat, "request_rate", "trace"); /* a rate given beside it is not applied */
+    if (type && *type) cJSON_AddStringToObject(flat, "dataset_name", type);
+    return 0;
+  }
   if (isnan(c) && isnan(r))
     return xp_error_at(XP_EXIT_USAGE, at->label, at->line,
                        "missing key \"input_config.%s\" (or %s): the export names no concurrency or request rate, "
@@ -343,7 +365,8 @@ static void copy_into(cJSON *to, const char *key, const cJSON *v) {
 ** prompts.isl and osl, and phases, the one named "profiling" (warmup apart) of a type: concurrency
 ** (its concurrency, 1 where not given: PhaseConfig's default), or a rate's arrivals, poisson,
 ** constant or gamma (its smoothness the gamma's shape: vLLM's burstiness), with a rate, a
-** concurrency cap and its requests; and slos, its goodput's targets. Rewritten in the UserConfig
+** concurrency cap and its requests, or fixed_schedule (a trace replayed, take_load); and slos, its
+** goodput's targets. Rewritten in the UserConfig
 ** layout the rest of this file reads; *v2 set where the configuration is of that version. */
 static int v2_config(const vb_at *at, const cJSON *cfg, cJSON **v2) {
   const cJSON *phases = cJSON_GetObjectItemCaseSensitive(cfg, "phases"), *p, *phase = NULL, *item;
@@ -357,12 +380,12 @@ static int v2_config(const vb_at *at, const cJSON *cfg, cJSON **v2) {
   if (!type)
     return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "missing key \"input_config.phases[profiling].type\": the "
                        "export names no load");
-  static const char *const kinds[] = {"concurrency", "poisson", "constant", "gamma"};
+  static const char *const kinds[] = {"concurrency", "poisson", "constant", "gamma", "fixed_schedule"};
   size_t k = 0;
-  while (k < 4 && strcmp(type, kinds[k]) != 0) k++;
-  if (k == 4)
+  while (k < 5 && strcmp(type, kinds[k]) != 0) k++;
+  if (k == 5)
     return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "input_config.phases[profiling].type \"%.40s\": a load no "
-                       "serving case of xp names (concurrency, poisson, constant, gamma); not read", type);
+                       "serving case of xp names (concurrency, poisson, constant, gamma, fixed_schedule); not read", type);
   cJSON *out = cJSON_CreateObject(), *endpoint = cJSON_AddObjectToObject(out, "endpoint");
   cJSON *names = cJSON_AddArrayToObject(endpoint, "model_names"), *load = cJSON_AddObjectToObject(out, "loadgen");
   cJSON_ArrayForEach(item, path_get(cfg, "models.items")) copy_into(names, NULL, path_get(item, "name"));
@@ -373,11 +396,16 @@ static int v2_config(const vb_at *at, const cJSON *cfg, cJSON **v2) {
   if (conc) copy_into(load, "concurrency", conc);
   else if (k == 0) cJSON_AddNumberToObject(load, "concurrency", 1);
   copy_into(load, "request_rate", path_get(phase, "rate"));
-  if (k > 0) cJSON_AddStringToObject(load, "request_rate_mode", type);
+  if (k > 0 && k < 4) cJSON_AddStringToObject(load, "request_rate_mode", type);
   copy_into(load, "smoothness", path_get(phase, "smoothness"));
   copy_into(load, "request_count", path_get(phase, "requests"));
-  const cJSON *prompts = path_get(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cfg, "datasets"), 0), "prompts");
-  cJSON *prompt = cJSON_AddObjectToObject(cJSON_AddObjectToObject(out, "input"), "prompt");
+  const cJSON *dataset = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cfg, "datasets"), 0);
+  const cJSON *prompts = path_get(dataset, "prompts");
+  cJSON *input = cJSON_AddObjectToObject(out, "input"), *prompt = cJSON_AddObjectToObject(input, "prompt");
+  if (k == 4) { /* a replay at the trace's timestamps, of its dataset */
+    cJSON_AddTrueToObject(input, "fixed_schedule");
+    copy_into(input, "custom_dataset_type", path_get(dataset, "type"));
+  }
   copy_into(cJSON_AddObjectToObject(prompt, "input_tokens"), "mean", length_of(path_get(prompts, "isl")));
   copy_into(cJSON_AddObjectToObject(prompt, "output_tokens"), "mean", length_of(path_get(prompts, "osl")));
   copy_into(out, "tokenizer", path_get(cfg, "tokenizer"));

@@ -218,8 +218,11 @@ d["input_config"]["phases"][1] = {"name": "profiling", "type": "gamma", "rate": 
 json.dump(d, open(f"{sys.argv[2]}/gamma.json", "w"), indent=2)
 d["input_config"]["phases"][1] = {"name": "profiling", "type": "gamma", "rate": 4.0, "requests": 16}
 json.dump(d, open(f"{sys.argv[2]}/gamma_v2_default.json", "w"), indent=2)
-d["input_config"]["phases"][1] = {"name": "profiling", "type": "fixed_schedule", "requests": 16}
-json.dump(d, open(f"{sys.argv[2]}/schedule.json", "w"), indent=2)
+d["input_config"]["phases"][1] = {"name": "profiling", "type": "user_centric", "rate": 4.0, "requests": 16}
+json.dump(d, open(f"{sys.argv[2]}/users.json", "w"), indent=2)
+d["input_config"]["phases"][1] = {"name": "profiling", "type": "fixed_schedule"}
+d["input_config"]["datasets"][0] = {"name": "default", "type": "mooncake_trace", "path": "trace.jsonl"}
+json.dump(d, open(f"{sys.argv[2]}/schedule_v2.json", "w"), indent=2)
 # --goodput in v2: the slos section, {metric tag: value} (convert_cli_to_aiperf of
 # src/aiperf/config/flags/converter.py, ai-dynamo/aiperf 0205ea1), and the goodput it counted
 d = json.load(open(sys.argv[1]))
@@ -237,8 +240,42 @@ y=$(import_vllm "$d" "$tmp/gamma_v2_default.json")
 check "AIPerf v2: a gamma phase without its smoothness runs at 1" 'rate=4 {"burstiness":1,' \
   "$(params "$d" "$y" | grep -o '^rate=4 {"burstiness":[^,]*,')"
 one_line "AIPerf v2: a load xp's cases do not name" 2 \
-  'schedule.json:1: input_config.phases\[profiling\].type "fixed_schedule": a load no serving case of xp names' \
-  "$XP" --db "$tmp/bad2.db" import vllm-bench "$tmp/schedule.json"
+  'users.json:1: input_config.phases\[profiling\].type "user_centric": a load no serving case of xp names' \
+  "$XP" --db "$tmp/bad2.db" import vllm-bench "$tmp/users.json"
+
+# AIPerf's fixed schedule, a trace replayed at its timestamps (validate_timing_mode of
+# src/aiperf/common/config/user_config.py, ai-dynamo/aiperf 08c788f): --fixed-schedule wins over a
+# rate given beside it (a concurrency caps it); a trace dataset (mooncake_trace) with no load is
+# replayed so (any other run without one is given concurrency 1, written then); v2's fixed_schedule
+# phase. Each is rate=trace, as SGLang's and vLLM's trace replays, its dataset type the dataset_name
+python3 - "$fmt/aiperf_profile_export.json" "$tmp" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+cfg = d["input_config"]
+cfg["input"] = {"file": "trace.jsonl", "custom_dataset_type": "mooncake_trace", "fixed_schedule": True}
+cfg["loadgen"] = {"concurrency": 8, "request_rate": 4.0, "request_count": 16}
+json.dump(d, open(f"{sys.argv[2]}/fixed.json", "w"), indent=2)
+del cfg["input"]["fixed_schedule"]
+cfg["loadgen"] = {"request_count": 16}
+json.dump(d, open(f"{sys.argv[2]}/auto_trace.json", "w"), indent=2)
+cfg["input"]["disable_auto_fixed_schedule"] = True
+json.dump(d, open(f"{sys.argv[2]}/no_fixed.json", "w"), indent=2)
+PY
+y=$(import_vllm "$d" "$tmp/fixed.json")
+check "AIPerf --fixed-schedule: a trace replay under a concurrency cap, its rate not applied" \
+  'concurrency=8,rate=trace {"dataset_name":"mooncake_trace","file":"fixed.json","max_concurrency":8,"num_prompts":16,"request_rate":"trace"}' \
+  "$(params "$d" "$y")"
+y=$(import_vllm "$d" "$tmp/auto_trace.json")
+check "AIPerf: a trace dataset without a load, replayed at its timestamps" \
+  'rate=trace {"dataset_name":"mooncake_trace","file":"auto_trace.json","num_prompts":16,"request_rate":"trace"}' \
+  "$(params "$d" "$y")"
+one_line "AIPerf: a trace dataset with --no-fixed-schedule and no load" 2 \
+  'no_fixed.json:1: missing key "input_config.loadgen.concurrency"' \
+  "$XP" --db "$tmp/bad2.db" import vllm-bench "$tmp/no_fixed.json"
+y=$(import_vllm "$d" "$tmp/schedule_v2.json")
+check "AIPerf v2: a fixed_schedule phase is a trace replay" \
+  'rate=trace {"dataset_name":"mooncake_trace","file":"schedule_v2.json","request_rate":"trace"}' \
+  "$(params "$d" "$y")"
 y=$(import_vllm "$d" "$tmp/slos_v2.json")
 check "AIPerf v2: the goodput's SLO targets (its slos) a setting of its case" \
   'concurrency=8 {"file":"slos_v2.json","goodput":"[\"tpot:10\",\"ttft:100\"]","max_concurrency":8,"num_prompts":16,"random_input_len":128,"random_output_len":8}' \
