@@ -723,6 +723,15 @@ static void add_value(vb_result *r, const char *metric, const char *unit, double
   r->values[r->nvalues++] = (vb_value){xp_strdup(metric), unit, v};
 }
 
+/* The requests that failed, where the writer counts none but its errors list tells each request's
+** fate: sglang.bench_serving --output-details, benchmark_serving.py before vLLM's failed key,
+** TensorRT-LLM's fork. vLLM's own count is the same, the requests that did not succeed
+** (calculate_metrics of vllm/benchmarks/serve.py, 009e6d4), so a failure is one metric whichever
+** client met it. */
+static void count_failed(const vb_lists *l, vb_result *r) {
+  if (l->errors && r->requests > 0) add_value(r, "failed", "requests", (double)(r->requests - r->succeeded));
+}
+
 static char **meta_slot(vb_result *r, const char *key) {
   if (strcmp(key, "model_id") == 0) return &r->model;
   if (strcmp(key, "backend") == 0) return &r->backend;
@@ -1199,6 +1208,7 @@ static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
     return XP_EXIT_USAGE;
   int n;
   if (check_lengths(s, &lists, &n) || collect_samples(s, &lists, n, r)) return XP_EXIT_USAGE;
+  count_failed(&lists, r);
   drop_unmeasured(r);
   if (r->unstreamed) remove_tpot(r);
   drop_uncounted_output(o, r, w);

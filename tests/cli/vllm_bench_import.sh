@@ -248,6 +248,10 @@ check "SGLang line 1: nothing recorded beyond its numbers" 26 \
   "$(sq "SELECT count(*) FROM run_metrics WHERE case_name = 'concurrency=1'")"
 check "SGLang --output-details: per-request TTFTs of the 15 successes" "15" \
   "$(sq "SELECT n FROM run_metrics WHERE case_name = 'concurrency=8' AND metric = 'ttft_ms'")"
+# SGLang writes no failed count; --output-details' errors list tells each request's fate: the failed
+# request counted, as vLLM's failed is; the lines without the lists count none
+check "SGLang --output-details: its failed request counted, none where no list tells" "concurrency=8=1" \
+  "$(sq "SELECT group_concat(case_name || '=' || printf('%g', median)) FROM run_metrics WHERE metric = 'failed'")"
 check "SGLang: the infinite rate kept as a setting" "inf" \
   "$(sq "SELECT json_extract(params, '$.request_rate') FROM cases WHERE name = 'concurrency=4'")"
 
