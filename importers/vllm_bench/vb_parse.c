@@ -950,6 +950,25 @@ static void name_case(vb_result *r, int structured) {
   r->case_name = xp_strdup(buf);
 }
 
+/* The server settings a server_info names that change what ran, as a sweep's --serve-params are:
+** SGLang's ServerArgs of speculative decoding (its algorithm, EAGLE, ...; steps, top-k, draft
+** tokens, those only with an algorithm) and of DP attention (its dp_size then splits each TP
+** group's attention, no replicas: tp_size GPUs in all), and trtllm-bench's decoding mode
+** (vb_trtllm.c). Each where set (not null, not false) is a server setting of the result, the run's
+** serve.KEY where every result has it alike (vllm_bench.c settle_server_settings). */
+static void take_server_settings(vb_result *r, const cJSON *info) {
+  static const char *const keys[] = {"speculative_algorithm", "speculative_num_steps", "speculative_eagle_topk",
+                                     "speculative_num_draft_tokens", "enable_dp_attention", "decoding_mode"};
+  const char *algorithm = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(info, keys[0]));
+  for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(info, keys[k]);
+    const int drafts = k >= 1 && k <= 3; /* the draft's shape, of no draft without an algorithm */
+    const int set = (cJSON_IsTrue(v) || cJSON_IsNumber(v) || (cJSON_IsString(v) && v->valuestring[0])) &&
+                    (!drafts || (algorithm && *algorithm));
+    if (set && !cJSON_HasObjectItem(r->server, keys[k])) cJSON_AddItemToObject(r->server, keys[k], cJSON_Duplicate(v, 0));
+  }
+}
+
 /* Who writes a server_info key (take_server_model): any writer, trtllm-bench's report alone, every
 ** writer but it, or it and AIPerf (vb_trtllm.c, vb_summary.c gather their keys there). */
 enum vb_info_from { I_ANY, I_TRTLLM, I_NOT_TRTLLM, I_NAMED };
@@ -1000,12 +1019,8 @@ static void take_server_model(vb_result *r, const cJSON *o) {
     const cJSON *size = cJSON_GetObjectItemCaseSensitive(info, parallel_server_info[k]);
     if (cJSON_IsNumber(size)) r->server_parallel[k] = vb_parallel_size(size);
   }
-  if (!trtllm) return;
-  r->gpu_count = vb_parallel_size(cJSON_GetObjectItemCaseSensitive(info, "world_size"));
-  /* trtllm-bench's speculative decoding mode (vb_trtllm.c), a server setting as a sweep's
-  ** --serve-params are: the run's serve.decoding_mode where every result has it alike */
-  const char *mode = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(info, "decoding_mode"));
-  if (mode && !cJSON_HasObjectItem(r->server, "decoding_mode")) cJSON_AddStringToObject(r->server, "decoding_mode", mode);
+  if (trtllm) r->gpu_count = vb_parallel_size(cJSON_GetObjectItemCaseSensitive(info, "world_size"));
+  take_server_settings(r, info);
 }
 
 /* The per-request lists SGLang's unmerged refactor of 2025 (PR 10409, python -m
