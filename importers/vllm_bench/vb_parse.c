@@ -217,6 +217,7 @@ static const vb_key known_keys[] = {
     {"sharegpt_output_len", T_NUM, D_PARAM, 0, NULL, NULL},
     {"num_warmups", T_NUM, D_PARAM, 0, NULL, NULL},
     {"max_concurrency", T_INT, D_PARAM, 0, NULL, NULL},
+    {"prefill_concurrency", T_INT, D_PARAM, 0, NULL, NULL}, /* AIPerf's (vb_summary.c) */
     {"ramp_up_strategy", T_STR, D_PARAM, 0, NULL, NULL},
     {"ramp_up_start_rps", T_NUM, D_PARAM, 0, NULL, NULL},
     {"ramp_up_end_rps", T_NUM, D_PARAM, 0, NULL, NULL},

@@ -261,11 +261,17 @@ static int take_load(const vb_at *at, const cJSON *cfg, int aiperf, cJSON *flat)
   static const char *const rate[] = {"request_rate", "perf_analyzer.stimulus.request_rate", "loadgen.request_rate",
                                      NULL};
   static const char *const sessions[] = {"session_concurrency", "perf_analyzer.stimulus.session_concurrency", NULL};
-  double c, r, s;
-  if (setting(at, cfg, conc, &c) || setting(at, cfg, rate, &r) || setting(at, cfg, sessions, &s)) return XP_EXIT_USAGE;
+  static const char *const prefill[] = {"loadgen.prefill_concurrency", NULL};
+  double c, r, s, pc;
+  if (setting(at, cfg, conc, &c) || setting(at, cfg, rate, &r) || setting(at, cfg, sessions, &s) ||
+      setting(at, cfg, prefill, &pc))
+    return XP_EXIT_USAGE;
   if (isfinite(s))
     return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "input_config.session_concurrency: a multi-turn benchmark "
                        "(%g sessions at once), a load no serving case of xp names; not read", s);
+  /* AIPerf's --prefill-concurrency, the requests let into prefill at once (before their first
+  ** token) beside the concurrency: another load than the concurrency alone, a setting of the case */
+  vb_flat_number(flat, "prefill_concurrency", pc);
   if (aiperf && fixed_schedule(cfg, isfinite(c) || isfinite(r))) {
     const char *type = cJSON_GetStringValue(path_get(cfg, "input.custom_dataset_type"));
     if (isfinite(c)) cJSON_AddNumberToObject(flat, "max_concurrency", c);
@@ -393,6 +399,7 @@ static int v2_config(const vb_at *at, const cJSON *cfg, cJSON **v2) {
   copy_into(endpoint, "type", path_get(cfg, "endpoint.type"));
   copy_into(endpoint, "streaming", path_get(cfg, "endpoint.streaming"));
   const cJSON *conc = path_get(phase, "concurrency");
+  copy_into(load, "prefill_concurrency", path_get(phase, "prefill_concurrency"));
   if (conc) copy_into(load, "concurrency", conc);
   else if (k == 0) cJSON_AddNumberToObject(load, "concurrency", 1);
   copy_into(load, "request_rate", path_get(phase, "rate"));

@@ -223,6 +223,9 @@ json.dump(d, open(f"{sys.argv[2]}/users.json", "w"), indent=2)
 d["input_config"]["phases"][1] = {"name": "profiling", "type": "fixed_schedule"}
 d["input_config"]["datasets"][0] = {"name": "default", "type": "mooncake_trace", "path": "trace.jsonl"}
 json.dump(d, open(f"{sys.argv[2]}/schedule_v2.json", "w"), indent=2)
+d = json.load(open(sys.argv[1]))
+d["input_config"]["phases"][1]["prefill_concurrency"] = 2
+json.dump(d, open(f"{sys.argv[2]}/prefill_v2.json", "w"), indent=2)
 # --goodput in v2: the slos section, {metric tag: value} (convert_cli_to_aiperf of
 # src/aiperf/config/flags/converter.py, ai-dynamo/aiperf 0205ea1), and the goodput it counted
 d = json.load(open(sys.argv[1]))
@@ -272,6 +275,12 @@ check "AIPerf: a trace dataset without a load, replayed at its timestamps" \
 one_line "AIPerf: a trace dataset with --no-fixed-schedule and no load" 2 \
   'no_fixed.json:1: missing key "input_config.loadgen.concurrency"' \
   "$XP" --db "$tmp/bad2.db" import vllm-bench "$tmp/no_fixed.json"
+# AIPerf's --prefill-concurrency (v2: the phase's prefill_concurrency) holds back the requests
+# waiting for their first token beside the concurrency: another load, a setting of the case
+y=$(import_vllm "$d" "$tmp/prefill_v2.json")
+check "AIPerf v2: the phase's prefill concurrency a setting of its case" \
+  'concurrency=8 {"file":"prefill_v2.json","max_concurrency":8,"num_prompts":16,"prefill_concurrency":2,"random_input_len":128,"random_output_len":8}' \
+  "$(params "$d" "$y")"
 y=$(import_vllm "$d" "$tmp/schedule_v2.json")
 check "AIPerf v2: a fixed_schedule phase is a trace replay" \
   'rate=trace {"dataset_name":"mooncake_trace","file":"schedule_v2.json","request_rate":"trace"}' \
