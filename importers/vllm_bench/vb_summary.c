@@ -372,8 +372,8 @@ static void copy_into(cJSON *to, const char *key, const cJSON *v) {
 ** (its concurrency, 1 where not given: PhaseConfig's default), or a rate's arrivals, poisson,
 ** constant or gamma (its smoothness the gamma's shape: vLLM's burstiness), with a rate, a
 ** concurrency cap and its requests, or fixed_schedule (a trace replayed, take_load); and slos, its
-** goodput's targets. Rewritten in the UserConfig
-** layout the rest of this file reads; *v2 set where the configuration is of that version. */
+** goodput's targets. Rewritten in the UserConfig layout the rest of this file reads; *v2 set where
+** the configuration is of that version. */
 static int v2_config(const vb_at *at, const cJSON *cfg, cJSON **v2) {
   const cJSON *phases = cJSON_GetObjectItemCaseSensitive(cfg, "phases"), *p, *phase = NULL, *item;
   *v2 = NULL;
