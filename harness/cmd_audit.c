@@ -40,7 +40,8 @@ static const char usage[] =
     "  Since the decision means arrived in this database after it: recorded, or merged in\n"
     "  (xp merge) whatever the dates it was measured with, or dated after it.\n"
     "  Exit status: 0 nothing contradicted, 1 some evidence is contradicted, 5 some evidence's\n"
-    "  rows or seal, or the decision's record, changed since the decision (xp verify).\n";
+    "  rows or seal, or the decision's record, changed since the decision, or an evidence run\n"
+    "  was removed (xp verify).\n";
 
 #define CONTRADICT_CHANGE 0.05
 
@@ -511,7 +512,10 @@ static int audit_evidence(sqlite3 *db, const xp_rtree *tree, int64_t decision, c
     if (nev++ == 0) printf("evidence:\n");
     const char *uuid = txt(st, 0);
     if (sqlite3_column_type(st, 1) == SQLITE_NULL) {
-      printf("  run %s: MISSING from this database\n", uuid);
+      /* the decision checked in with this run (decision_evidence's foreign key): gone since,
+      ** its rows are no longer what the decision sealed, as rows changed are */
+      printf("  run %s: MISSING from this database: removed since the decision (xp verify)\n", uuid);
+      (*seal_changed)++;
       continue;
     }
     char *config = config_text(st);

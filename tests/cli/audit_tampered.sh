@@ -13,6 +13,7 @@ run import vllm-bench "$XP_SRC/tests/data/vllm_bench/serve_c8_detailed.json"; ex
 a=$(uuid)
 run decide "Keep concurrency 8" --because "TTFT p50 27 ms" --evidence "${a:0:8}"; expect_rc 0
 cp "$db" "$tmp/clean.db"
+cp "$db" "$tmp/removed.db"
 run audit; expect_rc 0
 has "  run ${a:0:8}  serve_bench  ok"
 has "seal unchanged"
@@ -38,4 +39,10 @@ db="$tmp/clean.db"
 sqlite3 "$db" "DROP TRIGGER xp_decisions_no_update; UPDATE decisions SET rationale = 'TTFT p50 9 ms'"
 run audit; expect_rc 5
 has "DECISION ALTERED since it was made: its record (title, rationale, evidence or query) no longer matches its digest (xp verify)"
+
+# the evidence run removed behind xp's back: its rows are gone, no longer what was sealed
+db="$tmp/removed.db"
+sqlite3 "$db" "DROP TRIGGER xp_append_only_runs_delete; PRAGMA foreign_keys = OFF; DELETE FROM runs WHERE uuid = '$a'"
+run audit; expect_rc 5
+has "  run $a: MISSING from this database: removed since the decision (xp verify)"
 echo "ok: audit checks the evidence's rows and the decision's record, not the stored seal alone"
