@@ -32,6 +32,20 @@ static char *blob_text(sqlite3_stmt *st, int c) {
   return out;
 }
 
+/* A table is for a terminal: a newline in a value would break its row, an escape sequence
+** would reach the terminal; both are shown as text (CSV and JSON keep them as they are). */
+static char *terminal_text(const char *t) {
+  char *out = xp_xmalloc(4 * strlen(t) + 1), *o = out;
+  for (const unsigned char *p = (const unsigned char *)t; *p; p++) {
+    if (*p == '\n') o += sprintf(o, "\\n");
+    else if (*p == '\t') *o++ = ' ';
+    else if (*p < 0x20 || *p == 0x7f) o += sprintf(o, "\\x%02x", *p);
+    else *o++ = (char)*p;
+  }
+  *o = 0;
+  return out;
+}
+
 /* Table cells: reals with 6 significant digits (enough to read, not to re-analyse: use csv or
 ** json for that), NULL as empty. */
 static char *cell_text(sqlite3_stmt *st, int c) {
@@ -39,20 +53,7 @@ static char *cell_text(sqlite3_stmt *st, int c) {
   case SQLITE_NULL: return xp_strdup("");
   case SQLITE_FLOAT: return xp_asprintf("%.6g", sqlite3_column_double(st, c));
   case SQLITE_BLOB: return xp_asprintf("<%d bytes>", sqlite3_column_bytes(st, c));
-  default: {
-    /* a table is for a terminal: a newline in a value would break its row, an escape sequence
-    ** would reach the terminal; both are shown as text (CSV and JSON keep them as they are) */
-    const char *t = (const char *)sqlite3_column_text(st, c);
-    char *out = xp_xmalloc(4 * strlen(t) + 1), *o = out;
-    for (const unsigned char *p = (const unsigned char *)t; *p; p++) {
-      if (*p == '\n') o += sprintf(o, "\\n");
-      else if (*p == '\t') *o++ = ' ';
-      else if (*p < 0x20 || *p == 0x7f) o += sprintf(o, "\\x%02x", *p);
-      else *o++ = (char)*p;
-    }
-    *o = 0;
-    return out;
-  }
+  default: return terminal_text((const char *)sqlite3_column_text(st, c));
   }
 }
 
@@ -182,7 +183,12 @@ static int print_table(sqlite3 *db, sqlite3_stmt *st, FILE *out, size_t *rows) {
   char **cells = xp_xmalloc(cap * (size_t)ncol * sizeof *cells);
   unsigned char *numeric = xp_xcalloc((size_t)ncol, 1);
   size_t *width = xp_xcalloc((size_t)ncol, sizeof *width);
-  for (int c = 0; c < ncol; c++) width[c] = xp_display_width(sqlite3_column_name(st, c));
+  /* a column an expression names is its SQL as written, a line break and all (SELECT round(\n x, 1)) */
+  char **names = xp_xmalloc((size_t)ncol * sizeof *names);
+  for (int c = 0; c < ncol; c++) {
+    names[c] = terminal_text(sqlite3_column_name(st, c));
+    width[c] = xp_display_width(names[c]);
+  }
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     if (nrows == cap) cells = xp_xrealloc(cells, (cap *= 2) * (size_t)ncol * sizeof *cells);
     for (int c = 0; c < ncol; c++) {
@@ -196,10 +202,8 @@ static int print_table(sqlite3 *db, sqlite3_stmt *st, FILE *out, size_t *rows) {
   int result = 0;
   if (rc != SQLITE_DONE) result = XP_EXIT_USAGE;
   else {
-    for (int c = 0; c < ncol; c++) {
-      const char *name = sqlite3_column_name(st, c);
-      fprintf(out, "%s%s%*s", c ? "  " : "", name, (int)(width[c] - xp_display_width(name)), "");
-    }
+    for (int c = 0; c < ncol; c++)
+      fprintf(out, "%s%s%*s", c ? "  " : "", names[c], (int)(width[c] - xp_display_width(names[c])), "");
     fputc('\n', out);
     for (int c = 0; c < ncol; c++) {
       fputs(c ? "  " : "", out);
@@ -220,6 +224,8 @@ static int print_table(sqlite3 *db, sqlite3_stmt *st, FILE *out, size_t *rows) {
   *rows = nrows;
   for (size_t i = 0; i < nrows * (size_t)ncol; i++) free(cells[i]);
   free(cells);
+  for (int c = 0; c < ncol; c++) free(names[c]);
+  free(names);
   free(numeric);
   free(width);
   return result;

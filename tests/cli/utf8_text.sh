@@ -97,4 +97,11 @@ check "table query exit" 0 $?
 # (the header pads its last column too)
 printf '%s\n' 'name   n  ' '-----  ---' 'abc      1' $'\xe6\xa8\xa1\xe5\x9e\x8b    22' $'cafe\xcc\x81s  333' $'\xf0\x9f\x9a\x80x      4' > "$tmp/want"
 cmp -s "$tmp/want" "$tmp/out" || { echo "FAIL: table alignment"; diff "$tmp/want" "$tmp/out"; fail=1; }
+# a column an expression names, written over two lines, is named by its SQL, the line break
+# and all: its header is shown as its cells are, on one line
+printf '%s\n' "SELECT round(" "  2.25, 1), 'a'||char(10)||'b' AS v;" > "$tmp/e.sql"
+"$XP" --db "$db" query "$tmp/e.sql" > "$tmp/out" 2> "$tmp/err"
+check "expression column exit" 0 $?
+printf '%s\n' 'round(\n  2.25, 1)  v   ' '------------------  ----' '               2.3  a\nb' > "$tmp/want"
+cmp -s "$tmp/want" "$tmp/out" || { echo "FAIL: a header with a line break"; diff "$tmp/want" "$tmp/out"; fail=1; }
 finish
