@@ -23,6 +23,9 @@ const xp_cmd *xp_cmd_find(const char *name);
 ** reported (exit 2 via *bad). */
 const char *xp_opt_value(int argc, char **argv, int *i, const char *name, int *bad);
 int xp_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An option that takes one value, given again: 0 where `before` (the value given first) is
+** NULL, else "CMD: NAME VALUE: given twice (first BEFORE)", exit 2. */
+int xp_opt_twice(const char *cmd, const char *name, const char *value, const char *before);
 /* "WHAT VALUE: <fmt...>" (or "WHAT VALUE" with fmt NULL), the user's value cut as xp_value_cut
 ** cuts it: whole, a long one filled the line and left out what is wrong with it. */
 int xp_usage_value_error(const char *cmd, const char *what, const char *value, const char *fmt, ...)

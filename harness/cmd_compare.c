@@ -1149,6 +1149,7 @@ int cmd_compare(int argc, char **argv, const char *db_path) {
   char *sel[2] = {NULL, NULL};
   int nrefs = 0, bad = 0, rc = 0;
   enum xp_format fmt = XP_FMT_TABLE;
+  const char *format = NULL;
   for (int i = 1; i < argc && rc == 0; i++) {
     const char *v;
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -1159,7 +1160,9 @@ int cmd_compare(int argc, char **argv, const char *db_path) {
     } else if ((v = xp_opt_value(argc, argv, &i, "--a", &bad))) sel[0] = join_selector(sel[0], v);
     else if ((v = xp_opt_value(argc, argv, &i, "--b", &bad))) sel[1] = join_selector(sel[1], v);
     else if ((v = xp_opt_value(argc, argv, &i, "--format", &bad))) {
-      if (xp_parse_format(v, &fmt) || fmt == XP_FMT_CSV) rc = xp_usage_value_error("compare", "--format", v, "expected table or json");
+      if ((rc = xp_opt_twice("compare", "--format", v, format)) == 0 && (xp_parse_format(v, &fmt) || fmt == XP_FMT_CSV))
+        rc = xp_usage_value_error("compare", "--format", v, "expected table or json");
+      format = v;
     } else if (bad) rc = XP_EXIT_USAGE;
     else if (argv[i][0] == '-') rc = xp_usage_value_error("compare", "unknown option", argv[i], NULL);
     else if (nrefs == 2) {

@@ -221,10 +221,16 @@ static int parse_args(int argc, char **argv, decide_args *a) {
         taken = 1;
       }
       if (!taken) return xp_usage_error("decide", "--evidence needs at least one run");
-    } else if ((v = xp_opt_value(argc, argv, &i, "--because", &bad))) a->because = v;
-    else if ((v = xp_opt_value(argc, argv, &i, "--query", &bad))) a->query_file = v;
-    else if ((v = xp_opt_value(argc, argv, &i, "--supersedes", &bad))) a->supersedes = v;
-    else if ((v = xp_opt_value(argc, argv, &i, "--param", &bad))) {
+    } else if ((v = xp_opt_value(argc, argv, &i, "--because", &bad))) {
+      if (xp_opt_twice("decide", "--because", v, a->because)) return XP_EXIT_USAGE;
+      a->because = v;
+    } else if ((v = xp_opt_value(argc, argv, &i, "--query", &bad))) {
+      if (xp_opt_twice("decide", "--query", v, a->query_file)) return XP_EXIT_USAGE;
+      a->query_file = v;
+    } else if ((v = xp_opt_value(argc, argv, &i, "--supersedes", &bad))) {
+      if (xp_opt_twice("decide", "--supersedes", v, a->supersedes)) return XP_EXIT_USAGE;
+      a->supersedes = v;
+    } else if ((v = xp_opt_value(argc, argv, &i, "--param", &bad))) {
       xp_param p;
       if (xp_param_parse(v, &p) != 0)
         return xp_usage_value_error("decide", "--param", v, "expected NAME=VALUE with NAME of letters, digits and _");

@@ -291,7 +291,7 @@ int cmd_export(int argc, char **argv, const char *db_path) {
   export_opts o = {0};
   o.wheres = xp_xcalloc((size_t)argc, sizeof *o.wheres);
   o.runs = xp_xcalloc((size_t)argc, sizeof *o.runs);
-  const char *out = NULL;
+  const char *out = NULL, *format = NULL;
   enum xp_format fmt = XP_FMT_JSON;
   int samples = 1, bad = 0, rc = 0;
   for (int i = 1; i < argc && rc == 0; i++) {
@@ -301,11 +301,19 @@ int cmd_export(int argc, char **argv, const char *db_path) {
       goto done;
     } else if (strcmp(argv[i], "--no-samples") == 0) samples = 0;
     else if ((v = xp_opt_value(argc, argv, &i, "--format", &bad))) {
-      if (xp_parse_format(v, &fmt) != 0 || fmt == XP_FMT_TABLE) rc = xp_usage_value_error("export", "--format", v, "expected json or csv");
-    } else if ((v = xp_opt_value(argc, argv, &i, "--out", &bad))) out = v;
-    else if ((v = xp_opt_value(argc, argv, &i, "--kind", &bad))) o.kind = v;
-    else if ((v = xp_opt_value(argc, argv, &i, "--status", &bad))) o.status = v;
-    else if ((v = xp_opt_value(argc, argv, &i, "--run", &bad))) o.runs[o.nruns++] = v;
+      if ((rc = xp_opt_twice("export", "--format", v, format)) == 0 && (xp_parse_format(v, &fmt) != 0 || fmt == XP_FMT_TABLE))
+        rc = xp_usage_value_error("export", "--format", v, "expected json or csv");
+      format = v;
+    } else if ((v = xp_opt_value(argc, argv, &i, "--out", &bad))) {
+      rc = xp_opt_twice("export", "--out", v, out);
+      out = v;
+    } else if ((v = xp_opt_value(argc, argv, &i, "--kind", &bad))) {
+      rc = xp_opt_twice("export", "--kind", v, o.kind);
+      o.kind = v;
+    } else if ((v = xp_opt_value(argc, argv, &i, "--status", &bad))) {
+      rc = xp_opt_twice("export", "--status", v, o.status);
+      o.status = v;
+    } else if ((v = xp_opt_value(argc, argv, &i, "--run", &bad))) o.runs[o.nruns++] = v;
     else if ((v = xp_opt_value(argc, argv, &i, "--where", &bad))) {
       if (!strchr(v, '=') || *v == '=') rc = xp_usage_value_error("export", "--where", v, "expected KEY=VALUE");
       o.wheres[o.nwhere++] = v;

@@ -26,7 +26,22 @@ static int unknown_option(const char *word, const xp_kind *k, const char *more) 
   return rc;
 }
 
-static int take_option(cJSON *root, const xp_kind *k, int argc, char **argv, int *i) {
+/* A key the command line gives a value twice (--set tp=2 --set tp=4, or --set and the option
+** alike): the last silently won the run's record. given: each key's first "KEY=VALUE" or value. */
+static int given_twice(cJSON *given, const char *key, const char *option, const char *value) {
+  const cJSON *first = cJSON_GetObjectItemCaseSensitive(given, key);
+  if (first) return xp_opt_twice("import", option, value, first->valuestring);
+  cJSON_AddItemToObject(given, key, cJSON_CreateStringReference(value));
+  return 0;
+}
+
+/* An option that takes a list gathers what each gives (--files a --files b), a switch says the
+** same again: neither is given twice. */
+static int takes_one_value(const xp_field *f) {
+  return f->type == XP_T_STRING || f->type == XP_T_INT || f->type == XP_T_NUMBER;
+}
+
+static int take_option(cJSON *root, cJSON *given, const xp_kind *k, int argc, char **argv, int *i) {
   char key[128];
   snprintf(key, sizeof key, "%s", argv[*i] + 2);
   char *eq = strchr(key, '=');
@@ -42,11 +57,17 @@ static int take_option(cJSON *root, const xp_kind *k, int argc, char **argv, int
                           "declare the configuration with --set KEY=VALUE (tp, pp, ep, model, ...)");
   if (!f || strcmp(key, "files") == 0)
     return unknown_option(argv[*i], k, "");
-  const char *value;
+  const char *option = argv[*i], *value;
   if (eq) value = strchr(argv[*i], '=') + 1;
   else if (f->type == XP_T_BOOL) value = "true";
   else if (*i + 1 < argc) value = argv[++*i];
   else return xp_usage_error("import", "%s needs a value", argv[*i]);
+  if (takes_one_value(f)) {
+    char *name = xp_asprintf("%.*s", (int)strcspn(option, "="), option);
+    int rc = given_twice(given, key, name, value);
+    free(name);
+    if (rc) return rc;
+  }
   return xp_spec_set_field(root, k, key, value, 1);
 }
 
@@ -64,15 +85,19 @@ int cmd_import(int argc, char **argv, const char *db_path) {
   cJSON_AddItemToObject(root, "files", files);
   int dry = 0, bad = 0, rc = 0;
   cJSON *sets = cJSON_CreateArray(); /* the keys --set gave, whose errors name the command line */
+  cJSON *given = cJSON_CreateObject();
   for (int i = 2; i < argc && rc == 0; i++) {
     const char *v;
     if (strcmp(argv[i], "--dry-run") == 0) dry = 1;
     else if ((v = xp_opt_value(argc, argv, &i, "--set", &bad))) {
-      rc = xp_spec_set_kv(root, k, v);
+      char *key = xp_asprintf("%.*s", (int)strcspn(v, "="), v);
+      rc = given_twice(given, key, "--set", v);
+      free(key);
+      if (rc == 0) rc = xp_spec_set_kv(root, k, v);
       if (rc == 0) cJSON_AddItemToArray(sets, cJSON_CreateStringReference(v));
     }
     else if (bad) rc = XP_EXIT_USAGE;
-    else if (strncmp(argv[i], "--", 2) == 0 && argv[i][2]) rc = take_option(root, k, argc, argv, &i);
+    else if (strncmp(argv[i], "--", 2) == 0 && argv[i][2]) rc = take_option(root, given, k, argc, argv, &i);
     else if (argv[i][0] == '-' && argv[i][1] && access(argv[i], F_OK) != 0)
       /* a short option (nccl-tests' -J, say) read as a file name said "cannot read" */
       rc = unknown_option(argv[i], k, ", whose options take two dashes");
@@ -90,6 +115,7 @@ int cmd_import(int argc, char **argv, const char *db_path) {
   const cJSON *e;
   cJSON_ArrayForEach(e, sets) xp_spec_mark_cli(spec, e->valuestring);
   cJSON_Delete(sets);
+  cJSON_Delete(given);
   if (rc == 0) rc = xp_validate_spec(k, spec);
   if (rc == 0 && dry) rc = xp_print_plan(k, spec, NULL);
   else if (rc == 0) {

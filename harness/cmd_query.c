@@ -230,7 +230,7 @@ static void say_if_no_rows(const char *sql, const char *file) {
 }
 
 int cmd_query(int argc, char **argv, const char *db_path) {
-  const char *file = NULL;
+  const char *file = NULL, *format = NULL;
   xp_param *params = xp_xcalloc((size_t)argc, sizeof *params);
   int nparams = 0, bad = 0, rc = 0;
   struct print_arg pa = {.fmt = XP_FMT_TABLE, .params = params};
@@ -246,7 +246,9 @@ int cmd_query(int argc, char **argv, const char *db_path) {
           free(name);
         }
     } else if ((v = xp_opt_value(argc, argv, &i, "--format", &bad))) {
-      if (xp_parse_format(v, &pa.fmt) != 0) rc = xp_usage_value_error("query", "--format", v, "expected table, csv or json");
+      if ((rc = xp_opt_twice("query", "--format", v, format)) == 0 && xp_parse_format(v, &pa.fmt) != 0)
+        rc = xp_usage_value_error("query", "--format", v, "expected table, csv or json");
+      format = v;
     } else if (bad) rc = XP_EXIT_USAGE;
     else if (argv[i][0] == '-' && argv[i][1]) rc = xp_usage_value_error("query", "unknown option", argv[i], NULL);
     else if (file) rc = xp_usage_error("query", "one query file at a time");

@@ -176,8 +176,10 @@ int cmd_reclassify(int argc, char **argv, const char *db_path) {
       fputs(usage, stdout);
       return 0;
     }
-    if ((v = xp_opt_value(argc, argv, &i, "--rules", &bad))) file = v;
-    else if (bad) return XP_EXIT_USAGE;
+    if ((v = xp_opt_value(argc, argv, &i, "--rules", &bad))) {
+      if (xp_opt_twice("reclassify", "--rules", v, file)) return XP_EXIT_USAGE;
+      file = v;
+    }    else if (bad) return XP_EXIT_USAGE;
     else if (strcmp(argv[i], "--dry-run") == 0) dry = 1;
     else return xp_usage_value_error("reclassify", "unexpected argument", argv[i], NULL);
   }

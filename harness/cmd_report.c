@@ -137,7 +137,7 @@ static int write_atomically(const char *path, const xp_buf *page) {
 }
 
 int cmd_report(int argc, char **argv, const char *db_path) {
-  const char *out = "xp-report.html";
+  const char *out = "xp-report.html", *given = NULL;
   int bad = 0;
   for (int i = 1; i < argc; i++) {
     const char *v;
@@ -145,8 +145,10 @@ int cmd_report(int argc, char **argv, const char *db_path) {
       fputs(usage, stdout);
       return 0;
     }
-    if ((v = xp_opt_value(argc, argv, &i, "--out", &bad))) out = v;
-    else if (bad) return XP_EXIT_USAGE;
+    if ((v = xp_opt_value(argc, argv, &i, "--out", &bad))) {
+      if (xp_opt_twice("report", "--out", v, given)) return XP_EXIT_USAGE;
+      out = given = v;
+    }    else if (bad) return XP_EXIT_USAGE;
     else return xp_usage_value_error("report", "unexpected argument", argv[i], NULL);
   }
   int rc = strcmp(out, "-") == 0 ? 0 : xp_out_not_database(out);

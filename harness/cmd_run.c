@@ -51,6 +51,15 @@ fail:
   return rc ? rc : XP_EXIT_USAGE;
 }
 
+/* --set KEY given twice: the last silently won the run's record (a --set over the spec's own
+** value is what --set is for). */
+static int set_twice(char **sets, int nsets, const char *kv) {
+  const size_t n = strcspn(kv, "=");
+  for (int i = 0; i < nsets; i++)
+    if (strcspn(sets[i], "=") == n && strncmp(sets[i], kv, n) == 0) return xp_opt_twice("run", "--set", kv, sets[i]);
+  return 0;
+}
+
 int cmd_run(int argc, char **argv, const char *db_path) {
   const char *path = NULL;
   char **sets = xp_xcalloc((size_t)argc, sizeof *sets);
@@ -58,8 +67,10 @@ int cmd_run(int argc, char **argv, const char *db_path) {
   for (int i = 1; i < argc; i++) {
     const char *v;
     if (strcmp(argv[i], "--dry-run") == 0) dry = 1;
-    else if ((v = xp_opt_value(argc, argv, &i, "--set", &bad))) sets[nsets++] = (char *)v;
-    else if (bad) { rc = XP_EXIT_USAGE; goto out; }
+    else if ((v = xp_opt_value(argc, argv, &i, "--set", &bad))) {
+      if ((rc = set_twice(sets, nsets, v)) != 0) goto out;
+      sets[nsets++] = (char *)v;
+    }    else if (bad) { rc = XP_EXIT_USAGE; goto out; }
     else if (argv[i][0] == '-' && argv[i][1]) { rc = xp_usage_value_error("run", "unknown option", argv[i], NULL); goto out; }
     else if (path) { rc = xp_usage_error("run", "one spec at a time (got %s and %s)", path, argv[i]); goto out; }
     else path = argv[i];

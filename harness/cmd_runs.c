@@ -8,20 +8,28 @@
 #include "xp.h"
 
 int cmd_runs(int argc, char **argv, const char *db_path) {
-  const char *kind = NULL, *status = NULL, *limit = "50";
+  const char *kind = NULL, *status = NULL, *limit = NULL, *format = NULL;
   enum xp_format fmt = XP_FMT_TABLE;
   char **wheres = xp_xcalloc((size_t)argc, sizeof *wheres);
   int nwhere = 0, bad = 0, rc = 0;
   for (int i = 1; i < argc && rc == 0; i++) {
     const char *v;
-    if ((v = xp_opt_value(argc, argv, &i, "--kind", &bad))) kind = v;
-    else if ((v = xp_opt_value(argc, argv, &i, "--status", &bad))) status = v;
-    else if ((v = xp_opt_value(argc, argv, &i, "--limit", &bad))) limit = v;
-    else if ((v = xp_opt_value(argc, argv, &i, "--where", &bad))) {
+    if ((v = xp_opt_value(argc, argv, &i, "--kind", &bad))) {
+      rc = xp_opt_twice("runs", "--kind", v, kind);
+      kind = v;
+    } else if ((v = xp_opt_value(argc, argv, &i, "--status", &bad))) {
+      rc = xp_opt_twice("runs", "--status", v, status);
+      status = v;
+    } else if ((v = xp_opt_value(argc, argv, &i, "--limit", &bad))) {
+      rc = xp_opt_twice("runs", "--limit", v, limit);
+      limit = v;
+    } else if ((v = xp_opt_value(argc, argv, &i, "--where", &bad))) {
       if (!strchr(v, '=') || *v == '=') rc = xp_usage_value_error("runs", "--where", v, "expected KEY=VALUE");
       wheres[nwhere++] = (char *)v;
     } else if ((v = xp_opt_value(argc, argv, &i, "--format", &bad))) {
-      if (xp_parse_format(v, &fmt)) rc = xp_usage_value_error("runs", "--format", v, "expected table, csv or json");
+      if ((rc = xp_opt_twice("runs", "--format", v, format)) == 0 && xp_parse_format(v, &fmt))
+        rc = xp_usage_value_error("runs", "--format", v, "expected table, csv or json");
+      format = v;
     } else if (bad) rc = XP_EXIT_USAGE;
     else rc = xp_usage_value_error("runs", "unexpected argument", argv[i], NULL);
   }
@@ -29,6 +37,7 @@ int cmd_runs(int argc, char **argv, const char *db_path) {
   if (rc == 0 && status && !xp_status_known(status))
     rc = xp_usage_value_error("runs", "--status", status, "expected one of running, ok, failed, aborted, incomplete");
   int64_t lim = 0;
+  if (!limit) limit = "50";
   if (rc == 0 && (xp_parse_int64(limit, &lim) != 0 || lim <= 0))
     rc = xp_usage_value_error("runs", "--limit", limit, "expected a positive integer");
   sqlite3 *db = NULL;

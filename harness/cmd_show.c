@@ -38,13 +38,15 @@ static int row_count(sqlite3 *db, const char *sql, int64_t id) {
 }
 
 int cmd_show(int argc, char **argv, const char *db_path) {
-  const char *ref = NULL;
+  const char *ref = NULL, *format = NULL;
   enum xp_format fmt = XP_FMT_TABLE;
   int bad = 0, rc = 0;
   for (int i = 1; i < argc && rc == 0; i++) {
     const char *v;
     if ((v = xp_opt_value(argc, argv, &i, "--format", &bad))) {
-      if (xp_parse_format(v, &fmt) || fmt == XP_FMT_CSV) rc = xp_usage_value_error("show", "--format", v, "expected table or json");
+      if ((rc = xp_opt_twice("show", "--format", v, format)) == 0 && (xp_parse_format(v, &fmt) || fmt == XP_FMT_CSV))
+        rc = xp_usage_value_error("show", "--format", v, "expected table or json");
+      format = v;
     } else if (bad) rc = XP_EXIT_USAGE;
     else if (argv[i][0] == '-') rc = xp_usage_value_error("show", "unknown option", argv[i], NULL);
     else if (ref) rc = xp_usage_error("show", "one run at a time");

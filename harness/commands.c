@@ -118,6 +118,17 @@ int xp_usage_error(const char *cmd, const char *fmt, ...) {
   return xp_error(XP_EXIT_USAGE, "%s: %s (see `xp %s --help`)", cmd, msg, cmd);
 }
 
+/* Which of two values was meant is no guess to leave, as for --param NAME given twice: the last
+** silently won, so `--kind nccl_burst --kind torch_trace` listed one kind where both were asked
+** for, and a decision recorded the second --because alone, for good. */
+int xp_opt_twice(const char *cmd, const char *name, const char *value, const char *before) {
+  if (!before) return 0;
+  char *cut = xp_value_cut(before);
+  int rc = xp_usage_value_error(cmd, name, value, "given twice (first %s)", cut);
+  free(cut);
+  return rc;
+}
+
 int xp_usage_value_error(const char *cmd, const char *what, const char *value, const char *fmt, ...) {
   char why[512] = "";
   if (fmt) {

@@ -46,6 +46,7 @@ int main(int argc, char **argv) {
     if ((v = xp_opt_value(argc, argv, &i, "--db", &bad))) {
       /* an empty path fell back to $XP_DB or ./xp.db: the run landed where it was not sent */
       if (!*v) return xp_error(XP_EXIT_USAGE, "--db: an empty path (see `xp help`)");
+      if (db_opt) return usage_value_error("--db ", v, ": given twice (see `xp help`)");
       db_opt = v;
     }
     else if (bad) return XP_EXIT_USAGE;
