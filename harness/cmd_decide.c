@@ -32,7 +32,8 @@ static const char usage[] =
     "  now, with their SHA-256. At least one evidence run or a query is required.\n"
     "  Decisions are never edited: --supersedes names the decision this one replaces (and a\n"
     "  --param the query does not name, a misspelt one, is refused).\n"
-    "  xp audit DECISION shows it later, with what has changed since.\n";
+    "  xp audit DECISION shows it later, with what has changed since. A title that starts\n"
+    "  with a dash follows --: xp decide -- \"-20% TTFT\" --because ...\n";
 
 /* ---- the record and its digest ---- */
 
@@ -242,6 +243,8 @@ static int parse_args(int argc, char **argv, decide_args *a) {
       }
       cJSON_AddStringToObject(a->params, p.name, p.value);
     } else if (bad) return XP_EXIT_USAGE;
+    /* a title that starts with a dash ("-20% TTFT with an fp8 KV cache") was an unknown option */
+    else if (strcmp(argv[i], "--") == 0 && i + 1 < argc && !a->title) a->title = argv[++i];
     else if (argv[i][0] == '-' && argv[i][1]) return xp_usage_value_error("decide", "unknown option", argv[i], NULL);
     else if (a->title) return xp_usage_error("decide", "one title (quote it); runs go after --evidence");
     else a->title = argv[i];
@@ -391,7 +394,7 @@ static int check_not_superseded(sqlite3 *db, const char *uuid) {
 }
 
 int cmd_decide(int argc, char **argv, const char *db_path) {
-  for (int i = 1; i < argc; i++)
+  for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) /* -- "-h" is a title, as main reads it */
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       fputs(usage, stdout);
       return 0;

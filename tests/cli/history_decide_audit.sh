@@ -98,6 +98,15 @@ run decide "x" --because "y" --evidence "$e1" --supersedes ffffffff; expect_rc 2
 run decide "Another way" --because "z" --evidence "$e1" --supersedes "${d1:0:8}"; expect_rc 2
 has "decision $d1 is already superseded by $d2: supersede that one instead" "$tmp/err"
 
+# a title that starts with a dash follows --, where it was an unknown option; after -- even
+# "-h" is a title, not a call for help
+run decide "-20% TTFT with an fp8 KV cache" --because "y" --evidence "$e1"; expect_rc 2
+has "unknown option -20% TTFT" "$tmp/err"
+run decide -- "-20% TTFT with an fp8 KV cache" --because "y" --evidence "$e1"; expect_rc 0
+has "recorded: -20% TTFT with an fp8 KV cache"
+run decide --because "y" --evidence "$e1" -- "-h"; expect_rc 0
+has "recorded: -h"
+
 # evidence that holds: newer runs of the same configuration measure the same
 db="$tmp/holds.db"
 h1=$(record model=m tp=2)
