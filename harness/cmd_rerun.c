@@ -24,7 +24,9 @@ static const char usage[] =
     "  Runs the spec stored with RUN (a UUID or unique prefix) again, as a new run whose\n"
     "  parent is RUN; imported runs are imported again from the same files. Warns when xp's\n"
     "  commit, the environment (env.*) or the hardware (GPUs, driver, libraries, host) differ\n"
-    "  from RUN's. Then `xp compare RUN NEW` checks that the results reproduce.\n"
+    "  from RUN's, and where an imported file's contents changed since (written over by the\n"
+    "  benchmark run again: another measurement). Then `xp compare RUN NEW` checks that the\n"
+    "  results reproduce.\n"
     "  A spec run by a relative path (xp run experiments/x.toml) is found again, with the\n"
     "  model files and other paths it names, from the current folder: rerun from the same one.\n"
     "  --dry-run  print what would be measured; record nothing\n";
@@ -74,6 +76,23 @@ static int warn_differences(sqlite3 *db, int64_t old_id, const char *new_uuid) {
   cJSON_Delete(a);
   cJSON_Delete(b);
   return rc;
+}
+
+/* An import's files read again whose contents changed since (a log or result file written over
+** by the benchmark run again into the same path): the rerun is another measurement, which
+** the queries count as such (XP_SQL_REIMPORTED pairs imports by their files' SHA-256), not
+** the same one imported again, though it said "checks that it reproduces" alone. */
+static void warn_other_files(sqlite3 *db, int64_t old_id, const char *old, int64_t new_id) {
+  sqlite3_stmt *st = xp_db_prepare(db,
+      "SELECT a.name FROM artifacts a WHERE a.run_id = ?1 AND NOT EXISTS (SELECT 1 FROM artifacts b"
+      " WHERE b.run_id = ?2 AND b.name = a.name AND b.sha256 IS a.sha256) ORDER BY a.name");
+  if (!st) return;
+  sqlite3_bind_int64(st, 1, old_id);
+  sqlite3_bind_int64(st, 2, new_id);
+  while (sqlite3_step(st) == SQLITE_ROW)
+    xp_warn("%s is not the file run %.8s imported (its contents changed since): the rerun is another"
+            " measurement, not the same one read again", (const char *)sqlite3_column_text(st, 0), old);
+  sqlite3_finalize(st);
 }
 
 /* The stored spec, with relative paths resolving where the original spec file was; else NULL
@@ -145,6 +164,8 @@ int xp_rerun(sqlite3 *db, int64_t run_id, const struct xp_kind *kind, char new_u
     rc = xp_execute_spec(db, kind, spec, imported, old, new_uuid);
     if (new_uuid[0] && rc == 0) {
       warn_differences(db, run_id, new_uuid);
+      int64_t new_id;
+      if (imported && xp_resolve_run(db, new_uuid, &new_id, NULL) == 0) warn_other_files(db, run_id, old, new_id);
       printf("rerun of %s: run %s; `xp compare %.8s %.8s` checks that it reproduces\n", old,
              new_uuid, old, new_uuid);
     } else if (new_uuid[0])

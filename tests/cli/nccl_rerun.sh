@@ -18,6 +18,16 @@ rerun_differs "$data/nccltests_sweep.txt" 's/cudaDriverVersion 13000/cudaDriverV
 grep -qx "xp: warning: hardware differs: cuda.driver_api was 13.0, now 12.8" "$tmp/err" ||
   { echo "FAIL: another CUDA driver in the log: [$(cat "$tmp/err")]"; fail=1; }
 
+# The log written over by nccl-tests run again into the same path (one row's time now 17.35):
+# the rerun is another measurement, as the queries count it (its file's SHA-256 differs), and
+# says so, where it said "checks that it reproduces" alone; the same file read again says nothing
+rerun_differs "$data/nccltests_sweep.txt" 's/^\(  *8  *4  *bfloat16 .*\)17\.25/\117.35/'
+old=$(sql "SELECT substr(uuid, 1, 8) FROM runs ORDER BY id LIMIT 1")
+grep -qx "xp: warning: nccl-tests/log.txt is not the file run $old imported (its contents changed since): the rerun is another measurement, not the same one read again" "$tmp/err" ||
+  { echo "FAIL: a log written over: [$(cat "$tmp/err")]"; fail=1; }
+rerun_differs "$data/nccltests_sweep.txt" ''
+check "the same log read again: nothing said" "" "$(cat "$tmp/err")"
+
 # RCCL's HIP and ROCm (its lines after its version, as ROCm/rocm-systems PR 3415's rccl-tests log
 # prints them; see nccl_variants.sh): another ROCm is the hardware's difference as another CUDA
 # is, where it was counted among "other metadata values".
