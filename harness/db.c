@@ -61,6 +61,10 @@ static void log_fault(void *unused, int code, const char *msg) {
 
 void xp_db_watch_faults(void) { sqlite3_config(SQLITE_CONFIG_LOG, log_fault, NULL); }
 
+void xp_db_note_damage(void) {
+  if (!fault_code) fault_code = SQLITE_CORRUPT;
+}
+
 int xp_db_faulted(const char *path, const char *so) {
   if (!fault_code) return 0;
   if (fault_said) return XP_EXIT_DB;

@@ -48,6 +48,8 @@ int xp_db_fail(sqlite3 *db, const char *what);
 ** where xp_db_fail said a fault already. */
 void xp_db_watch_faults(void);
 int xp_db_faulted(const char *path, const char *so);
+/* Damage found other than by a read failing (integrity_check names a page), noted as one. */
+void xp_db_note_damage(void);
 sqlite3_stmt *xp_db_prepare(sqlite3 *db, const char *sql);
 /* Step a statement expecting SQLITE_DONE; resets it. Returns 0 or XP_EXIT_DB. */
 int xp_db_step_done(sqlite3 *db, sqlite3_stmt *st);
