@@ -312,7 +312,12 @@ static int kv_check(const xp_spec *spec) {
     }
     i++;
   }
-  if (quantized && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(spec->root, "group_sizes")) == 0)
+  /* an empty list is written somewhere: said there, where "required key is missing" named line 1 */
+  const cJSON *groups = cJSON_GetObjectItemCaseSensitive(spec->root, "group_sizes");
+  if (groups && cJSON_GetArraySize(groups) == 0)
+    return xp_spec_error(spec, "group_sizes", "lists no group size%s", quantized ? " (the chosen variants are quantized)"
+                                                                                 : ": give one, or leave the key out");
+  if (quantized && !groups)
     return xp_error_at(XP_EXIT_USAGE, spec->path, 1, /* a missing top-level key: the file's first line */
                        "group_sizes: required key is missing (the %s variants are quantized)", f->name);
   return 0;
