@@ -248,6 +248,10 @@ static int kv_check(const xp_spec *spec) {
   const cJSON *names = cJSON_GetObjectItemCaseSensitive(spec->root, "variants"), *e;
   char path[64];
   int i = 0;
+  /* said at the key, where the first shape was blamed for having no variant that runs it */
+  if (names && cJSON_GetArraySize(names) == 0)
+    return xp_spec_error(spec, "variants", "lists no variant: name those to run, or leave the key out to run "
+                         "every %s variant", f->name);
   cJSON_ArrayForEach(e, names) {
     snprintf(path, sizeof path, "variants[%d]", i++);
     if (!xp_kv_variant_find(f, e->valuestring)) {
