@@ -406,7 +406,10 @@ static int is_int(const cJSON *v) {
 static const char *not_int_why(const cJSON *v) {
   if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) return "";
   if (v->valuedouble != floor(v->valuedouble)) return ", not a fraction";
-  return " below 2^53 (9007199254740992) in size: numbers are read as doubles, which hold no larger one exactly";
+  if (fabs(v->valuedouble) >= 9007199254740992.0)
+    return " below 2^53 (9007199254740992) in size: numbers are read as doubles, which hold no larger one exactly";
+  /* a whole number that is no size: a negative one (sizes = [-8] was said to be past 2^53) */
+  return v->valuedouble < 0 ? ", not a negative number" : "";
 }
 
 static int in_choices(const char *s, const char *const *choices) {
