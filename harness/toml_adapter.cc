@@ -27,6 +27,10 @@ cJSON *convert(const toml::node &n, const std::string &path, cJSON *lines) {
     try { // a value below that no key takes unwinds through here: free what was built
       for (auto &&[k, v] : *t) {
         std::string key(k.str());
+        // cJSON keys end at NUL too: "NCCL_X\u0000junk" was set as NCCL_X without a word
+        if (key.find('\0') != std::string::npos)
+          throw unusable{static_cast<int>(k.source().begin.line),
+                         (path.empty() ? "" : path + ": ") + "a key with a NUL character (\\u0000)"};
         std::string sub = path.empty() ? key : path + "." + key;
         // Keys take the key's own position when the value has none (inline values).
         auto line = v.source().begin.line;

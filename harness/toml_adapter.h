@@ -9,7 +9,7 @@ extern "C" {
 /* Parse TOML text into a cJSON object. `lines` (an object) receives "path" -> line for every
 ** key and array element ("a.b", "sizes[2]"). On error returns NULL, writes the message to err
 ** and the line to *err_line ("invalid TOML: ...", or a value no xp key takes: a date or time,
-** a string holding NUL). */
+** a string or key holding NUL). */
 cJSON *xp_toml_to_json(const char *text, size_t len, const char *source, cJSON *lines, char *err,
                        size_t errlen, int *err_line);
 #ifdef __cplusplus
