@@ -116,6 +116,9 @@ typedef struct json_walk {
   const char *p;
   long line;
   cJSON *lines;
+  char nul_path[512]; /* the first string value holding \u0000 (or the table of such a key), */
+  long nul_line;      /* its line, */
+  int nul_key;        /* and whether it was a key */
 } json_walk;
 
 static void jw_space(json_walk *w) {
@@ -123,15 +126,27 @@ static void jw_space(json_walk *w) {
     if (*w->p == '\n') w->line++;
 }
 
-/* Past a string; its raw text (escapes kept, enough for key names) into buf. */
-static void jw_string(json_walk *w, char *buf, size_t n) {
+/* Past a string; its raw text (escapes kept, enough for key names) into buf. 1 where it holds
+** \u0000, which cJSON reads as a NUL that ends the C string ("a\u0000b" was "a"), else 0. */
+static int jw_string(json_walk *w, char *buf, size_t n) {
   size_t k = 0;
+  int nul = 0;
   for (w->p++; *w->p && *w->p != '"'; w->p++) {
+    nul |= *w->p == '\\' && strncmp(w->p + 1, "u0000", 5) == 0;
     if (*w->p == '\\' && w->p[1]) w->p++;
     if (k + 1 < n) buf[k++] = *w->p;
   }
   if (*w->p == '"') w->p++;
   if (n) buf[k] = 0;
+  return nul;
+}
+
+/* The first key or string holding \u0000, at path, is the one the error names. */
+static void jw_nul(json_walk *w, const char *path, int key) {
+  if (w->nul_line) return;
+  snprintf(w->nul_path, sizeof w->nul_path, "%s", path);
+  w->nul_line = w->line;
+  w->nul_key = key;
 }
 
 static void jw_note(json_walk *w, const char *path) {
@@ -151,7 +166,7 @@ static void jw_value(json_walk *w, const char *path, int depth) {
       jw_space(w);
       if (!*w->p || *w->p == '}' || *w->p == ']') break;
       if (object) {
-        jw_string(w, key, sizeof key);
+        if (jw_string(w, key, sizeof key)) jw_nul(w, path, 1);
         key_path(sub, sizeof sub, path, key);
         jw_note(w, sub);
         jw_space(w);
@@ -169,7 +184,7 @@ static void jw_value(json_walk *w, const char *path, int depth) {
     }
     if (*w->p) w->p++;
   } else if (*w->p == '"') {
-    jw_string(w, NULL, 0);
+    if (jw_string(w, NULL, 0)) jw_nul(w, path, 0);
   } else {
     while (*w->p && !strchr(",}] \t\r\n", *w->p)) w->p++;
   }
@@ -204,7 +219,7 @@ xp_spec *xp_spec_load(const char *path) {
     }
     /* cJSON stops after the first value; anything but whitespace after it (a second object,
     ** keys after a brace closed too early) would otherwise be dropped without a word */
-    json_walk tail = {end, line_of_offset(text, (size_t)(end - text)), NULL};
+    json_walk tail = {.p = end, .line = line_of_offset(text, (size_t)(end - text))};
     jw_space(&tail);
     if (*tail.p) { /* the text holds no NUL (refused above): it ends at len */
       xp_error_at(XP_EXIT_USAGE, path, (int)tail.line, "text after the spec's JSON value (byte %zu)",
@@ -212,8 +227,14 @@ xp_spec *xp_spec_load(const char *path) {
       cJSON_Delete(root);
       goto fail;
     }
-    json_walk w = {text, 1, lines};
+    json_walk w = {.p = text, .line = 1, .lines = lines};
     jw_value(&w, "", 0);
+    if (w.nul_line) { /* as the TOML reader says it (toml_adapter.cc) */
+      xp_error_at(XP_EXIT_USAGE, path, (int)w.nul_line, "%s%sa %s with a NUL character (\\u0000)", w.nul_path,
+                  *w.nul_path ? ": " : "", w.nul_key ? "key" : "string");
+      cJSON_Delete(root);
+      goto fail;
+    }
   } else {
     char err[512];
     int err_line = 0;
