@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "cli.h"
 #include "spec.h"
 #include "toml_adapter.h"
@@ -69,7 +70,18 @@ static char *dir_of(const char *path) {
 
 static int has_suffix(const char *s, const char *suffix) {
   size_t n = strlen(s), m = strlen(suffix);
-  return n >= m && strcmp(s + n - m, suffix) == 0;
+  return n >= m && strcasecmp(s + n - m, suffix) == 0;
+}
+
+/* JSON by its name (.json, .JSON), or by its text where the name says neither: a TOML document
+** never opens with '{', and a spec given as <(...) (/dev/fd/63) or spec.json5 was read as
+** TOML and refused ("saw '{'"). */
+static int is_json(const char *path, const char *text) {
+  if (has_suffix(path, ".json")) return 1;
+  if (has_suffix(path, ".toml")) return 0;
+  if (strncmp(text, "\xef\xbb\xbf", 3) == 0) text += 3; /* a UTF-8 byte-order mark, which cJSON skips */
+  text += strspn(text, " \t\r\n");
+  return *text == '{';
 }
 
 static long line_of_offset(const char *text, size_t off) {
@@ -209,7 +221,7 @@ xp_spec *xp_spec_load(const char *path) {
     return NULL;
   }
   cJSON *root = NULL, *lines = cJSON_CreateObject();
-  if (has_suffix(path, ".json")) {
+  if (is_json(path, text)) {
     const char *end = NULL;
     root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     if (!root) {

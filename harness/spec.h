@@ -15,7 +15,8 @@ typedef struct xp_spec {
   char *dir;     /* directory relative paths in the spec resolve against */
 } xp_spec;
 
-/* Load a .toml or .json file. On error prints "xp: FILE:LINE: what" and returns NULL. */
+/* Load a .toml or .json file (JSON too where a name that is neither holds a text opening with
+** '{'). On error prints "xp: FILE:LINE: what" and returns NULL. */
 xp_spec *xp_spec_load(const char *path);
 /* Wrap a tree built in code (xp import). Takes ownership of root. dir: base for relative paths. */
 xp_spec *xp_spec_from_json(cJSON *root, const char *label, const char *dir);
