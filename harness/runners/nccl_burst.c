@@ -110,12 +110,8 @@ static int decide_ranks(const xp_spec *s, const xp_nccl_plan *p, xp_nccl_launch 
       return xp_spec_error(s, "rendezvous", "is set, but no launcher variable says which rank this process "
                            "is (RANK and WORLD_SIZE, OMPI_COMM_WORLD_*, PMI_*, SLURM_*)");
     if (rc) return rc;
-    int dev = l->local_rank;
-    if (p->ngpus) {
-      if (l->local_rank >= p->ngpus)
-        return xp_spec_error(s, "gpus", "local rank %d has no device: %d listed", l->local_rank, p->ngpus);
-      dev = p->gpus[l->local_rank];
-    }
+    const int dev = xp_nccl_launch_device(s, p, l);
+    if (dev < 0) return XP_EXIT_USAGE;
     if (dev >= visible)
       return xp_error(XP_EXIT_ENV, "local rank %d needs device %d, but %d GPU%s visible", l->local_rank,
                       dev, visible, visible == 1 ? " is" : "s are");

@@ -407,6 +407,13 @@ int xp_nccl_plan_check_ranks(const xp_spec *s, const xp_nccl_plan *p, int nranks
   return 0;
 }
 
+int xp_nccl_launch_device(const xp_spec *s, const xp_nccl_plan *p, const xp_nccl_launch *l) {
+  if (!p->ngpus) return l->local_rank;
+  if (l->local_rank < p->ngpus) return p->gpus[l->local_rank];
+  xp_spec_error(s, "gpus", "local rank %d has no device: %d listed", l->local_rank, p->ngpus);
+  return -1;
+}
+
 /* With the ranks not known before the run, what holds for any number of them: every size is
 ** whole elements of every dtype. */
 static int check_whole_elements(const xp_spec *s, const xp_nccl_plan *p) {
@@ -476,6 +483,8 @@ int xp_nccl_burst_plan(const xp_spec *s, FILE *out) {
   xp_nccl_launch l;
   int per_process, n = known_ranks(&p, &l, &per_process);
   if (n < 0) rc = XP_EXIT_USAGE;
+  /* as the run decides its device: a local rank past the gpus list was found only once recorded */
+  else if (n > 0 && per_process && xp_nccl_launch_device(s, &p, &l) < 0) rc = XP_EXIT_USAGE;
   else if (n > 0) rc = xp_nccl_plan_check_ranks(s, &p, n);
   if (rc) goto done;
   int ncases = p.ncoll * p.ndtype * p.nsizes * p.nmode * p.nplace;

@@ -74,6 +74,10 @@ int xp_nccl_plan_load(const xp_spec *s, xp_nccl_plan *p);
 void xp_nccl_plan_free(xp_nccl_plan *p);
 /* Every size must split into whole elements for every collective at this rank count. */
 int xp_nccl_plan_check_ranks(const xp_spec *s, const xp_nccl_plan *p, int nranks);
+/* The device a launcher's process drives: gpus[local rank] where the spec lists devices, else
+** the local rank; -1 after saying that the list has none for its local rank. */
+struct xp_nccl_launch;
+int xp_nccl_launch_device(const xp_spec *s, const xp_nccl_plan *p, const struct xp_nccl_launch *l);
 
 /* An env table value as the string setenv gets (true -> "1"). 0, or -1 for a non-scalar. */
 /* Longest env value a spec may set (bytes, with the NUL). */

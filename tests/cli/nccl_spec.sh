@@ -59,6 +59,13 @@ grep -qE '^allreduce +fp8_e5m2 +1024 +eager +out_of_place +1024$' "$tmp/plan" ||
 RANK=0 "$XP" run --dry-run "$tmp/pp.toml" > "$tmp/plan" 2> "$tmp/err"
 check "RANK without WORLD_SIZE" 2 $?
 grep -q 'RANK is set but WORLD_SIZE is not' "$tmp/err" || { echo "FAIL: half a launcher"; cat "$tmp/err"; fail=1; }
+# A launcher's process drives gpus[LOCAL_RANK]: one past the list has no device, said by the dry
+# run as by the run (which found it only once recorded, a failed run).
+printf 'kind = "nccl_burst"\nsizes = ["1M"]\ngpus = [0, 1]\nrendezvous = "%s"\n' "$tmp/rdv" > "$tmp/two.toml"
+RANK=2 WORLD_SIZE=4 LOCAL_RANK=2 "$XP" run --dry-run "$tmp/two.toml" > "$tmp/plan" 2> "$tmp/err"
+check "local rank past the gpus list" 2 $?
+check "local rank past the gpus list: the error" "xp: $tmp/two.toml:3: gpus: local rank 2 has no device: 2 listed" "$(cat "$tmp/err")"
+check "local rank past the gpus list: no plan" "" "$(cat "$tmp/plan")"
 
 # Bad specs: exit 2, one line naming file, line and key.
 expect_bad() { # expect_bad NAME PATTERN SPEC-TEXT
