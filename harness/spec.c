@@ -812,3 +812,9 @@ int xp_spec_check_distinct(const xp_spec *spec, const char *key, const char *mem
   }
   return 0;
 }
+
+int xp_spec_check_weights(const xp_spec *spec, const char *path, const char *product, double weights,
+                          int log2_limit, const char *why) {
+  if (weights <= ldexp(1.0, log2_limit)) return 0;
+  return xp_spec_error(spec, path, "%s = %.3g weights: past 2^%d, %s", product, weights, log2_limit, why);
+}

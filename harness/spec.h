@@ -32,6 +32,10 @@ void xp_spec_mark_cli(xp_spec *s, const char *set);
 /* Each element of the array `key` given once (by its value, or by its `member` for an array
 ** of tables): a value twice would plan the same cases twice. 0, or the error said. */
 int xp_spec_check_distinct(const xp_spec *spec, const char *key, const char *member);
+/* One shape's weights (product: how they were counted, "n x k") at most 2^log2_limit, past which
+** the runner could not hold them (why says where). 0, or the error said at path. */
+int xp_spec_check_weights(const xp_spec *spec, const char *path, const char *product, double weights,
+                          int log2_limit, const char *why);
 /* Report an error located at a key: "xp: FILE:LINE: PATH: message". Returns XP_EXIT_USAGE. */
 int xp_spec_error(const xp_spec *s, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -303,8 +303,7 @@ static int setup_build(const xp_spec *spec, gemm_setup *g) {
     const double elems = (double)xp_spec_int(sh, "bmm", 1) * (double)xp_spec_int(sh, "n", 1) * (double)xp_spec_int(sh, "k", 1);
     char path[48];
     snprintf(path, sizeof path, "shapes[%d]", i++);
-    if (elems > 1099511627776.0)
-      return xp_spec_error(spec, path, "bmm x n x k = %.3g weights: past 2^40, more than any GPU holds", elems);
+    if (xp_spec_check_weights(spec, path, "bmm x n x k", elems, 40, "more than any GPU holds")) return XP_EXIT_USAGE;
   }
   const cJSON *list = cJSON_GetObjectItemCaseSensitive(r, "shapes");
   if (list) {

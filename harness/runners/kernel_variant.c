@@ -188,7 +188,16 @@ static int check_shape(const xp_spec *spec, const cJSON *sh, int idx) {
       return xp_spec_error(spec, path, "applies to %s shapes, and this one is %s",
                            moe ? "gemm" : "moe", moe ? "moe" : "gemm");
     }
-  return 0;
+  snprintf(path, sizeof path, "shapes[%d]", idx);
+  /* Each field fits its range, yet n = k = 2^24 made the host's draw of the weights (float32)
+  ** abort the run "out of memory". A layer's experts are made on the GPU, held as INT4. */
+  if (!moe)
+    return xp_spec_check_weights(spec, path, "n x k", (double)xp_spec_int(sh, "n", 0) * (double)xp_spec_int(sh, "k", 0),
+                                 34, "more than the runner draws on the host (float32: 64 GiB)");
+  return xp_spec_check_weights(spec, path, "experts x 3 x hidden x intermediate",
+                               3.0 * (double)xp_spec_int(sh, "experts", 0) * (double)xp_spec_int(sh, "hidden", 0) *
+                                   (double)xp_spec_int(sh, "intermediate", 0),
+                               40, "more than any GPU holds");
 }
 
 /* Is shape sh one that the model runs on one GPU at this split? gemm: some decode GEMM's n and k
