@@ -261,6 +261,8 @@ static int kv_check(const xp_spec *spec) {
   if (names && cJSON_GetArraySize(names) == 0)
     return xp_spec_error(spec, "variants", "lists no variant: name those to run, or leave the key out to run "
                          "every %s variant", f->name);
+  /* a variant twice was run once, and the spec's hash told the two spellings apart */
+  if (xp_spec_check_distinct(spec, "variants", NULL)) return XP_EXIT_USAGE;
   cJSON_ArrayForEach(e, names) {
     snprintf(path, sizeof path, "variants[%d]", i++);
     if (!xp_kv_variant_find(f, e->valuestring)) {

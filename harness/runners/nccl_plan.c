@@ -152,11 +152,9 @@ static int enum_list(const xp_spec *s, const char *key, const char *const *names
   const cJSON *arr = cJSON_GetObjectItemCaseSensitive(s->root, key), *e;
   int n = 0;
   if (!arr) { out[0] = dflt; return 1; }
-  cJSON_ArrayForEach(e, arr) {
-    int v = index_of(e->valuestring, names), dup = 0;
-    for (int i = 0; i < n; i++) dup |= out[i] == v;
-    if (!dup && n < max) out[n++] = v;
-  }
+  /* a value twice was dropped, and the spec's hash told the two spellings apart */
+  if (xp_spec_check_distinct(s, key, NULL)) return -1;
+  cJSON_ArrayForEach(e, arr) if (n < max) out[n++] = index_of(e->valuestring, names);
   if (n == 0) return xp_spec_error(s, key, "needs at least one value"), -1;
   return n;
 }
