@@ -461,8 +461,8 @@ static int kv_plan_print(const xp_spec *spec, FILE *out) {
   plan_cases(spec, 0, &pl);
   int runs = 0;
   for (int i = 0; i < pl.ncases; i++) runs += strcmp(pl.cases[i].status, "skipped") != 0;
-  fprintf(out, "kernel_variant: family %s, %d cases (%d to measure, %d skipped)\n", pl.f->name,
-          pl.ncases, runs, pl.ncases - runs);
+  fprintf(out, "kernel_variant: family %s, %d case%s (%d to measure, %d skipped)\n", pl.f->name,
+          pl.ncases, pl.ncases == 1 ? "" : "s", runs, pl.ncases - runs);
   /* the sizes, which case names leave out: what the run measures under its labels */
   const char *model = xp_spec_str(spec->root, "model", NULL);
   if (model)

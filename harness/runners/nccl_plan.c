@@ -487,9 +487,9 @@ int xp_nccl_burst_plan(const xp_spec *s, FILE *out) {
   if (rc) goto done;
   int ncases = p.ncoll * p.ndtype * p.nsizes * p.nmode * p.nplace;
   fprintf(out, "nccl_burst: %d collective%s x %d dtype%s x %d size%s x %d mode%s x %d placement%s"
-          " = %d cases\n", p.ncoll, p.ncoll == 1 ? "" : "s", p.ndtype, p.ndtype == 1 ? "" : "s",
+          " = %d case%s\n", p.ncoll, p.ncoll == 1 ? "" : "s", p.ndtype, p.ndtype == 1 ? "" : "s",
           p.nsizes, p.nsizes == 1 ? "" : "s", p.nmode, p.nmode == 1 ? "" : "s", p.nplace,
-          p.nplace == 1 ? "" : "s", ncases);
+          p.nplace == 1 ? "" : "s", ncases, ncases == 1 ? "" : "s");
   if (per_process) {
     if (n > 0)
       fprintf(out, "ranks:    one process per GPU: rank %d of %d (from %s), local rank %d; unique id "

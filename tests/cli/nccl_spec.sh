@@ -9,6 +9,10 @@ unset RANK WORLD_SIZE LOCAL_RANK OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_SIZE PMI_R
 "$XP" --db "$db" run --dry-run "$XP_SRC/experiments/allreduce_burst.toml" > "$tmp/plan" 2> "$tmp/err"
 check "allreduce_burst dry run exit" 0 $?
 grep -q '= 54 cases' "$tmp/plan" || { echo "FAIL: 27 sizes x 2 modes"; cat "$tmp/plan"; fail=1; }
+# one case is said in the singular (was "= 1 cases")
+printf 'kind = "nccl_burst"\nsizes = [14336]\n' > "$tmp/one.toml"
+"$XP" run --dry-run "$tmp/one.toml" > "$tmp/one" 2>&1
+grep -q ' = 1 case$' "$tmp/one" || { echo "FAIL: one case in the singular"; cat "$tmp/one"; fail=1; }
 grep -q 'burst of 122 collectives per sample' "$tmp/plan" || { echo "FAIL: burst line"; fail=1; }
 grep -qE '^allreduce +bf16 +14336 +graph +out_of_place' "$tmp/plan" || { echo "FAIL: 14336 graph case"; fail=1; }
 grep -qE '^allreduce +bf16 +268435456 +eager +out_of_place' "$tmp/plan" || { echo "FAIL: 256 MiB case"; fail=1; }

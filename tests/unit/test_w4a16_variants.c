@@ -241,6 +241,17 @@ static void test_plan(void) {
   CHECK(strstr(text, "2 cases (2 to measure, 0 skipped)") != NULL);
   free(text);
   xp_spec_free(s);
+
+  /* One case is said in the singular (was "1 cases"). */
+  s = xp_spec_parse_json("{\"kind\": \"kernel_variant\", \"family\": \"w4a16\", \"m\": [1], "
+                         "\"variants\": [\"cublas_bf16\"], \"shapes\": [{\"name\": \"down\", \"n\": 7168, "
+                         "\"k\": 256}]}", "t.json", ".");
+  CHECK(s != NULL);
+  if (!s) return;
+  text = plan_text(s);
+  CHECK(strstr(text, "family w4a16, 1 case (1 to measure, 0 skipped)") != NULL);
+  free(text);
+  xp_spec_free(s);
 }
 
 static void test_experiment_file(void) {
