@@ -56,6 +56,7 @@
 
 typedef struct xp_model {
   char *name, *source, *path;
+  char sha256[65];               /* of the file's bytes: which edit of it gave the shapes; "" if unread */
   int64_t hidden, layers, heads, vocab, intermediate;
   int64_t kv_heads, head_dim;                        /* grouped-query attention */
   int64_t q_lora, kv_lora, qk_nope, qk_rope, v_head; /* MLA, when kv_lora > 0 */

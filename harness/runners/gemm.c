@@ -394,8 +394,9 @@ static int gemm_plan(const xp_spec *spec, FILE *out) {
     return rc;
   }
   if (g.model)
-    fprintf(out, "%s (%s), tp=%d ep=%d%s\n", g.model->name, g.model->source, g.par.tp, g.par.ep,
-            g.model->kv_lora <= 0 ? "" : g.par.mla_absorbed ? ", MLA absorbed" : ", MLA naive");
+    fprintf(out, "%s (%s), tp=%d ep=%d%s\nmodel file %s, sha256 %s\n", g.model->name, g.model->source,
+            g.par.tp, g.par.ep, g.model->kv_lora <= 0 ? "" : g.par.mla_absorbed ? ", MLA absorbed" : ", MLA naive",
+            g.model->path, g.model->sha256);
   fprintf(out, "dtype %s, cache %s, best of top %d cuBLASLt candidates, %d samples of %d "
           "launches per CUDA graph, ceilings %s\n", dtype_desc(&g),
           g.cold && g.hot ? "cold and hot" : g.cold ? "cold" : "hot", g.top_n, g.samples,
@@ -934,6 +935,9 @@ static int record_all(xp_ctx *ctx, const gemm_setup *g, const xp_gpu_info *gpu,
                   "detected") ||
       (c->match[0] && xp_run_meta(run, "gemm.ceilings_match", c->match, "detected")) ||
       (g->model && xp_run_meta(run, "gemm.model_source", g->model->source, "declared")) ||
+      /* the spec names the file, not its content: an edit changes the shapes under one spec hash */
+      (g->model && g->model->sha256[0] &&
+       xp_run_meta(run, "gemm.model_sha256", g->model->sha256, "declared")) ||
       /* what an engine runs the model at, for decode_gap_analysis.sql's advice to a run of another dtype */
       (g->model && g->model->ck_dtype &&
        xp_run_meta(run, "gemm.checkpoint_dtype", g->model->ck_dtype, "declared")) ||

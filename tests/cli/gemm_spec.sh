@@ -60,6 +60,20 @@ grep -qE '^o_proj +1 +1 +7168 +2048 +1 +61 +14.68 ' "$tmp/plan" || { echo "FAIL:
 check "ceilings dry run exit status" 0 $?
 grep -q 'copy .*1024 MiB' "$tmp/plan" || { echo "FAIL: ceilings plan"; cat "$tmp/plan"; fail=1; }
 
+# The plan names the model file's SHA-256, which a run records as gemm.model_sha256: the spec
+# names the file, not its content, so an edit to it (other shapes, one spec hash) shows there.
+mkdir -p "$tmp/sha/models"
+cp "$models/Kimi-K2.5.toml" "$tmp/sha/models/"
+printf 'kind = "gemm"\nmodel = "Kimi-K2.5"\ntp = 8\nm = [1]\n' > "$tmp/sha/spec.toml"
+"$XP" run --dry-run "$tmp/sha/spec.toml" > "$tmp/plan" 2> "$tmp/err"
+sum=$(sha256sum < "$tmp/sha/models/Kimi-K2.5.toml" | cut -c1-64)
+grep -q "^model file .*Kimi-K2.5.toml, sha256 $sum\$" "$tmp/plan" || { echo "FAIL: model file's sha256"; cat "$tmp/plan"; fail=1; }
+sed -i 's/^moe_intermediate_size = .*/moe_intermediate_size = 1024/' "$tmp/sha/models/Kimi-K2.5.toml"
+"$XP" run --dry-run "$tmp/sha/spec.toml" > "$tmp/plan" 2> "$tmp/err"
+grep -q "^model file .*Kimi-K2.5.toml, sha256 $sum\$" "$tmp/plan" && { echo "FAIL: an edited model file, the same sha256"; fail=1; }
+grep -q "^model file .*Kimi-K2.5.toml, sha256 $(sha256sum < "$tmp/sha/models/Kimi-K2.5.toml" | cut -c1-64)\$" "$tmp/plan" ||
+  { echo "FAIL: the edited model file's sha256"; cat "$tmp/plan"; fail=1; }
+
 # Every model file loads and derives at TP=8.
 for m in "$models"/*.toml; do
   name=$(basename "$m" .toml)
