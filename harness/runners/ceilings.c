@@ -386,6 +386,9 @@ static void opts_from_spec(const xp_spec *spec, xp_ceilings_opts *o, int *fp8_ex
   }
 }
 
+/* a dtype twice was measured once, and the spec's hash told the two spellings apart */
+static int ceilings_check(const xp_spec *spec) { return xp_spec_check_distinct(spec, "matmul_dtypes", NULL); }
+
 static int ceilings_plan(const xp_spec *spec, FILE *out) {
   xp_ceilings_opts o;
   int fp8_explicit;
@@ -456,6 +459,7 @@ const xp_kind xp_kind_ceilings = {
     .summary = "device ceilings: copy-kernel bandwidth and bf16/fp8 matmul peaks, per device and driver",
     .fields = ceilings_fields,
     .needs_gpu = 1,
+    .check = ceilings_check,
     .plan = ceilings_plan,
     .execute = XP_GPU_EXECUTE(ceilings_execute),
 };
