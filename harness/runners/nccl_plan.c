@@ -230,6 +230,17 @@ static int load_sizes(const xp_spec *s, xp_nccl_plan *p) {
       free(list);
       return xp_spec_error(s, path, SIZE_EXPECTED);
     }
+  /* a size twice in the list ("1M" and 1048576 alike) was timed once, and the spec's hash told
+  ** the two spellings apart; one the size_range also reaches is the range's, not a repeat */
+  for (int i = 0; i < nl; i++)
+    for (int j = 0; j < i; j++)
+      if (list[i] == list[j]) {
+        char path[32];
+        snprintf(path, sizeof path, "sizes[%d]", i);
+        const long long bytes = (long long)list[i];
+        free(list);
+        return xp_spec_error(s, path, "a size of %lld bytes is given twice", bytes);
+      }
   int nr = load_range(s, &range);
   if (nr < 0) { free(list); return XP_EXIT_USAGE; }
   if (nl + nr == 0) {
