@@ -73,6 +73,9 @@ printf 'kind = "gemm"\nmodel = "Kimi-K2.5"\nmodel_file = "%s"\ntp = 8\nm = [1]\n
   "$XP_SRC/experiments/models/Kimi-K2.5.toml" > "$tmp/kimi.toml"
 "$XP" --db "$db" run "$tmp/kimi.toml" > "$tmp/out" 2> "$tmp/err"
 check "kimi subset run" 0 $?
+# the model file's bytes, as the run read them: an edit of the file gives other shapes
+check "model file's sha256 recorded" "$(sha256sum < "$XP_SRC/experiments/models/Kimi-K2.5.toml" | cut -c1-64)" \
+  "$(query "SELECT value FROM run_meta WHERE key = 'gemm.model_sha256' AND run_id = (SELECT max(id) FROM runs WHERE kind = 'gemm')")"
 "$XP" --db "$db" query "$XP_SRC/queries/gemm_decode_step.sql" --param model=Kimi-K2.5 --param tp=8 --param batch=1 --format csv > "$tmp/step" 2>&1
 check "decode step query" 0 $?
 cat "$tmp/step"
