@@ -353,7 +353,8 @@ int xp_spec_error(const xp_spec *s, const char *path, const char *fmt, ...) {
 
 char *xp_spec_resolve(const xp_spec *s, const char *rel) {
   if (!rel) return NULL;
-  if (rel[0] == '/' || !s->dir || strcmp(s->dir, ".") == 0) return xp_strdup(rel);
+  /* '' names no file: prefixed, it named the folder ("/specs/: cannot read: Is a directory") */
+  if (rel[0] == '/' || rel[0] == 0 || !s->dir || strcmp(s->dir, ".") == 0) return xp_strdup(rel);
   return xp_asprintf("%s/%s", s->dir, rel);
 }
 

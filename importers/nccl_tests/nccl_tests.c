@@ -236,7 +236,7 @@ typedef struct loaded {
   char **texts;
   size_t *lens;
   enum file_kind *kinds;
-  const char **paths;
+  char **paths; /* as read: resolved against the spec's folder */
   xp_topo topo;
   int have_topo;
   int *twin; /* a text's -J file given with it: that file's index, else -1 (its rows are left out) */
@@ -249,6 +249,7 @@ static void loaded_free(loaded *L) {
   }
   free(L->docs);
   free(L->texts);
+  for (int i = 0; i < L->n; i++) free(L->paths[i]);
   free(L->lens);
   free(L->kinds);
   free(L->paths);
@@ -484,20 +485,22 @@ static int load(const xp_spec *s, loaded *L) {
   L->paths = xp_xcalloc((size_t)n, sizeof *L->paths);
   cJSON_ArrayForEach(f, files) {
     int i = L->n++;
-    L->paths[i] = f->valuestring;
-    L->texts[i] = xp_read_file(f->valuestring, &L->lens[i]);
-    if (!L->texts[i]) return xp_error_at(XP_EXIT_USAGE, f->valuestring, 0, "cannot read: %s", strerror(errno));
+    /* relative to the spec's folder, as torch_trace and vllm_bench read theirs (xp import's
+    ** are absolute) */
+    const char *path = L->paths[i] = xp_spec_resolve(s, f->valuestring);
+    L->texts[i] = xp_read_file(path, &L->lens[i]);
+    if (!L->texts[i]) return xp_error_at(XP_EXIT_USAGE, path, 0, "cannot read: %s", strerror(errno));
     L->kinds[i] = classify(L->texts[i], L->lens[i]);
     if (L->kinds[i] == F_INFO) continue; /* read for its INFO lines with the others (execute) */
     if (L->kinds[i] == F_TOPO) {
       char err[128];
-      if (L->have_topo) return xp_error_at(XP_EXIT_USAGE, f->valuestring, 0, "a second topology dump; give one");
+      if (L->have_topo) return xp_error_at(XP_EXIT_USAGE, path, 0, "a second topology dump; give one");
       if (xp_topo_parse(L->texts[i], L->lens[i], &L->topo, err, sizeof err) != 0)
-        return xp_error_at(XP_EXIT_USAGE, f->valuestring, 0, "%s", err);
+        return xp_error_at(XP_EXIT_USAGE, path, 0, "%s", err);
       L->have_topo = 1;
       continue;
     }
-    nt_doc_init(&L->docs[i], f->valuestring);
+    nt_doc_init(&L->docs[i], path);
     rc = L->kinds[i] == F_JSON  ? nt_parse_json(&L->docs[i], L->texts[i], L->lens[i])
          : L->kinds[i] == F_REPORTER ? nt_parse_reporter(&L->docs[i], L->texts[i], L->lens[i])
                                 : nt_parse_text(&L->docs[i], L->texts[i], L->lens[i]);
@@ -1007,18 +1010,22 @@ done:
 static int check(const xp_spec *s) {
   const cJSON *files = cJSON_GetObjectItemCaseSensitive(s->root, "files"), *f;
   if (cJSON_GetArraySize(files) == 0) return xp_spec_error(s, "files", "no files given");
+  const int n = cJSON_GetArraySize(files);
+  char **paths = xp_xcalloc((size_t)n, sizeof *paths);
+  int i = 0, rc = 0;
   cJSON_ArrayForEach(f, files) {
-    FILE *fp = fopen(f->valuestring, "r");
-    if (!fp) return xp_error_at(XP_EXIT_USAGE, f->valuestring, 0, "cannot read: %s", strerror(errno));
+    char *path = paths[i++] = xp_spec_resolve(s, f->valuestring); /* as load() reads it */
+    FILE *fp = fopen(path, "r");
+    if (!fp) {
+      rc = xp_error_at(XP_EXIT_USAGE, path, 0, "cannot read: %s", strerror(errno));
+      break;
+    }
     fclose(fp);
   }
   /* one file twice, or a copy of it, would pool each of its rows twice: every case two samples
   ** of one measurement */
-  const int n = cJSON_GetArraySize(files);
-  const char **paths = xp_xcalloc((size_t)n, sizeof *paths);
-  int i = 0;
-  cJSON_ArrayForEach(f, files) paths[i++] = f->valuestring;
-  int rc = xp_files_given_twice(paths, n, "each case would count its row twice");
+  if (rc == 0) rc = xp_files_given_twice((const char *const *)paths, n, "each case would count its row twice");
+  for (int k = 0; k < i; k++) free(paths[k]);
   free(paths);
   return rc;
 }
@@ -1053,7 +1060,7 @@ static int plan(const xp_spec *s, FILE *out) {
 static const xp_field fields[] = {
     {"files", XP_T_STRINGS, 1, NULL, NULL, 0, 0,
      "nccl-tests text output (NCCL INFO lines may be interleaved), -J JSON, rccl-tests' -x/-X file "
-     "(-Z csv or json), and optionally NCCL's topology dump (.xml)"},
+     "(-Z csv or json), and optionally NCCL's topology dump (.xml); relative to the spec"},
     {"collective", XP_T_STRING, 0, NULL, NULL, 0, 0,
      "the test's collective (all_reduce, sendrecv, ...) for logs that do not name it (before 2.13); else "
      "the command line the log keeps (\"$ ./build/all_gather_perf ...\"), a file name such as "
