@@ -39,6 +39,9 @@ size_t xp_display_width(const char *s);
 /* Step `st` to the end and print its rows; *rows (if not NULL) gets how many. Returns 0 or an
 ** exit code (SQL errors). For JSON, prints one array of objects. */
 int xp_print_rows(sqlite3 *db, sqlite3_stmt *st, enum xp_format fmt, FILE *out, size_t *rows);
+/* Print an answer held until it was whole (xp query's, xp report --out -'s) and flush it: 0, or
+** exit 1 with why it could not be written ("No space left on device"). */
+int xp_print_held(const char *text, size_t n);
 /* Step st to the end into a JSON array of row objects; *rc gets 0 or an exit code. */
 struct cJSON *xp_rows_json(sqlite3_stmt *st, int *rc); /* reals as exact raw numbers (xp_json_real) */
 /* A document as xp prints JSON (malloc'd, indented): always UTF-8, as JSON must be; bytes of

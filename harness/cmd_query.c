@@ -272,7 +272,7 @@ int cmd_query(int argc, char **argv, const char *db_path) {
   if (rc == 0) rc = xp_query_text(db, sql, file, params, nparams, print_stmt, &pa);
   if (rc == 0 && pa.fmt == XP_FMT_JSON && pa.sets > 1) fputs("]\n", pa.out);
   if (pa.out) fclose(pa.out);
-  if (rc == 0) fwrite(held, 1, held_len, stdout);
+  if (rc == 0) rc = xp_print_held(held, held_len);
   free(held);
   if (rc == 0 && pa.sets > 0 && pa.rows == 0) say_if_no_rows(sql, file);
   for (int i = 0; i < nparams && rc == 0; i++)

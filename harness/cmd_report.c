@@ -159,11 +159,8 @@ int cmd_report(int argc, char **argv, const char *db_path) {
   rc = build_page(db, db_path, &page, &with_data, &charts);
   if (rc == 0) rc = xp_db_faulted(db_path, "nothing was written"); /* a chart short of its rows */
   xp_db_close(db);
-  if (rc == 0 && strcmp(out, "-") == 0) {
-    /* why, as main's check of stdout says it (a full disk: No space left on device) */
-    if (fwrite(page.s, 1, page.n, stdout) != page.n || fflush(stdout) != 0)
-      rc = xp_error(XP_EXIT_FAILED, "cannot write output: %s", strerror(errno));
-  } else if (rc == 0 && (rc = write_atomically(out, &page)) == 0) {
+  if (rc == 0 && strcmp(out, "-") == 0) rc = xp_print_held(page.s, page.n);
+  else if (rc == 0 && (rc = write_atomically(out, &page)) == 0) {
     /* a page sent to standard output by a name (/dev/stdout > page.html) must not get the note
     ** too: after it in a pipe, over its start in a file the shell opened */
     if (xp_same_file(out, "/dev/stdout")) fprintf(stderr, "xp: wrote %s: %d of %d charts with data\n", out, with_data, charts);

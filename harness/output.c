@@ -3,6 +3,7 @@
 ** (RFC 4180 quoting) and JSON for programs. Rows are buffered only for the table format,
 ** which needs column widths.
 */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -367,4 +368,11 @@ int xp_print_rows(sqlite3 *db, sqlite3_stmt *st, enum xp_format fmt, FILE *out, 
   ** query's (exit 2) (tests/bad_inputs: db-corrupt-*). */
   if (xp_db_fault(db)) return xp_db_fail(db, "reading");
   return xp_error(XP_EXIT_USAGE, "query failed: %s", sqlite3_errmsg(db));
+}
+
+/* Why is said here, while errno holds it: one write larger than stdout's buffer fails at once,
+** leaving main's fflush nothing to fail on, and main could only say that a write failed. */
+int xp_print_held(const char *text, size_t n) {
+  if (fwrite(text, 1, n, stdout) == n && fflush(stdout) == 0) return 0;
+  return xp_error(XP_EXIT_FAILED, "cannot write output: %s", strerror(errno));
 }

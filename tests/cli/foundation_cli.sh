@@ -73,6 +73,11 @@ if [ -w /dev/full ]; then
     sh -c '"$0" --db "$1" report --out - > /dev/full' "$XP" "$tmp/full.sqlite"
   one_line "export > /dev/full" 1 "cannot write the export: No space left on device" \
     sh -c '"$0" --db "$1" export > /dev/full' "$XP" "$tmp/full.sqlite"
+  # a query's answer, held whole, larger than stdout's buffer: one write that fails at once, and
+  # main's check could only say "cannot write output (a write to it failed)"
+  printf 'SELECT r.uuid, c.params FROM runs r JOIN cases c ON c.run_id = r.id;\n' > "$tmp/cases.sql"
+  one_line "query > /dev/full" 1 "cannot write output: No space left on device" \
+    sh -c '"$0" --db "$1" query "$2" > /dev/full' "$XP" "$tmp/full.sqlite" "$tmp/cases.sql"
 fi
 # an import whose results do not fit (a file size limit at the commit, as a full disk): its
 # summary is not printed ("imported 52 cases ..." above "run ... failed"), the run is failed
