@@ -203,7 +203,7 @@ nccl_points AS MATERIALIZED (
 -- said in the basis: an all-reduce's time is mostly its interconnect's and NCCL's, matched
 -- first, where a GEMM's is the GPU's own memory bandwidth and compute.
 series_of AS MATERIALIZED (
-  SELECT g.cfg, p.run_id, p.run, p.gpu_name, p.mode, p.placement, p.dtype, p.burst, p.measured_at,
+  SELECT g.cfg, p.run_id, p.run, p.gpu_name, p.interconnect, p.mode, p.placement, p.dtype, p.burst, p.measured_at,
          p.interconnect IS g.interconnect AS same_interconnect,
          (p.gpu_name = g.gpu_name) IS 1 AS same_gpu, coalesce(p.gpu_name <> g.gpu_name, 0) AS other_gpu,
          (SELECT count(*) FROM ar_sizes a WHERE a.cfg = g.cfg AND a.bytes BETWEEN min(p.bytes) AND max(p.bytes)) AS covers
@@ -273,8 +273,16 @@ basis AS MATERIALIZED (
               || ': ' || a.mix
               || CASE WHEN a.outside > 0 THEN '; ' || a.outside || ' size(s) outside the measured range' ELSE '' END
     END
-    || CASE WHEN (SELECT NOT same_interconnect FROM series s WHERE s.cfg = a.cfg)
-            THEN '; measured on another interconnect than the traces' ELSE '' END
+    -- an interconnect that one side did not record is not known to be another: said as unknown
+    || coalesce((SELECT CASE WHEN s.same_interconnect THEN ''
+                             WHEN s.interconnect IS NULL
+                             THEN '; the nccl_burst run''s interconnect is unknown (not recorded; the traces ran on '
+                                  || c.interconnect || ')'
+                             WHEN c.interconnect IS NULL
+                             THEN CASE WHEN m.nsteps > 0 THEN '; the traces'' interconnect is unknown (not recorded; measured on '
+                                                              || s.interconnect || ')' ELSE '' END
+                             ELSE '; measured on another interconnect than the traces' END
+                 FROM series s WHERE s.cfg = a.cfg), '')
     || coalesce((SELECT '; another GPU''s: the traces ran on ' || c.gpu_name || ' (xp run experiments/allreduce_burst.toml on it)'
                  FROM series s WHERE s.cfg = a.cfg AND s.other_gpu), '')
     || CASE WHEN m.ar_wait_us IS NOT NULL AND m.single_rank_steps = 0 THEN '; measured includes ' || round(m.ar_wait_us, 1) || ' us waiting for other ranks'
