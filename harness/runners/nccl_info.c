@@ -163,8 +163,8 @@ static xp_nccl_facts *facts_entry(xp_nccl_info *info) {
 }
 
 /* A transport as NCCL names its kind, not this connection's instance: RCCL's " comm 0x...
-** nRanks 08" after it cut, NCCL 2.12's "direct shared memory" said as SHM, and a NET
-** transport's NIC index and PXN proxy rank ("NET/IB/0(4)/GDRDMA") left out. */
+** nRanks 08" after it cut, NCCL 2.12's "direct shared memory" said as SHM, and a NET or COLLNET
+** transport's NIC index and PXN proxy rank ("NET/IB/0(4)/GDRDMA", "COLLNET/SHARP/0/GDRDMA") left out. */
 static void transport_kind(char *t) {
   char *cut = strstr(t, " comm 0x");
   if (cut) *cut = 0;
@@ -173,7 +173,7 @@ static void transport_kind(char *t) {
     memcpy(t, "SHM/direct ", 11);
     t[strcspn(t, " ")] = 0;
   }
-  if (strncmp(t, "NET/", 4) != 0) return;
+  if (strncmp(t, "NET/", 4) != 0 && strncmp(t, "COLLNET/", 8) != 0) return;
   char out[64];
   size_t o = 0;
   for (char *part = t; *part && o + 1 < sizeof out;) {
@@ -240,6 +240,18 @@ static const char *rank_at(const char *p, int *rank, char dev[20]) {
   return close + 1;
 }
 
+/* The connection of a line's " : ... via TRANSPORT" part, from src to dst. A NET or COLLNET
+** connection is logged twice, [send] and [receive] (by the two ranks of a NET one): counted once,
+** from whichever side the log holds (only one rank's log may have been kept). */
+static void add_via(xp_nccl_info *info, const char *colon, const char *via, int src, int dst, char ends[2][20]) {
+  const char *recv = strstr(colon, "[receive]"), *send = strstr(colon, "[send]");
+  enum conn_side side = recv && recv < via ? SIDE_RECEIVE : send && send < via ? SIDE_SEND : SIDE_NONE;
+  char transport[64];
+  copy_trimmed(transport, sizeof transport, via + 5);
+  transport_kind(transport);
+  add_conn(info, src, dst, (const char(*)[20])ends, transport, side, named_comm(info, via));
+}
+
 /* "Channel 00/24 : 0 1" lists a ring; "Channel 03/0 : 0[0] -> 1[1] [send] via NET/IB/0" is a
 ** connection (older NCCL: "Channel 03 : ..."; the brackets may hold a bus id in hex). NCCL 2.3
 ** and 2.4 said "Ring" for a channel: "Ring 00 : 3[3] -> 2[2] via P2P/IPC", "Ring 00 : 15 -> 0
@@ -262,14 +274,22 @@ static void parse_channel(xp_nccl_info *info, const char *msg) {
   const char *p = rank_at(colon + 3, &src, ends[0]);
   while (p && *p == ' ') p++;
   if (!p || strncmp(p, "->", 2) != 0 || !(p = rank_at(p + 2, &dst, ends[1])) || p > via) return;
-  /* a NET connection is logged twice, [send] by one rank and [receive] by the other: counted
-  ** once, from whichever side the log holds (only one rank's log may have been kept) */
-  const char *recv = strstr(colon, "[receive]"), *send = strstr(colon, "[send]");
-  enum conn_side side = recv && recv < via ? SIDE_RECEIVE : send && send < via ? SIDE_SEND : SIDE_NONE;
-  char transport[64];
-  copy_trimmed(transport, sizeof transport, via + 5);
-  transport_kind(transport);
-  add_conn(info, src, dst, (const char(*)[20])ends, transport, side, named_comm(info, via));
+  add_via(info, colon, via, src, dst, ends);
+}
+
+/* "CollNet 00/0 : 0 [send] via COLLNET/SHARP/0/GDRDMA" (NCCL 2.18-2.28, src/transport/coll_net.cc;
+** older ones "CollNet 00 : 0 [send] via ...", without the connection index; newer ones may end in
+** "GDRDMA(PCI)", GDR through the CPU):
+** a rank's connection to the network's own collectives (SHARP), which names no peer: kept as the
+** rank's to itself, so that nccl.transports and the interconnect count it. */
+static void parse_collnet(xp_nccl_info *info, const char *msg) {
+  const char *colon = strstr(msg, " : "), *via = colon ? strstr(colon, " via ") : NULL;
+  int rank;
+  char ends[2][20];
+  const char *p = via ? rank_at(colon + 3, &rank, ends[0]) : NULL;
+  if (!p || p > via) return;
+  memcpy(ends[1], ends[0], sizeof ends[1]);
+  add_via(info, colon, via, rank, rank, ends);
 }
 
 /* The number just before `label` in msg ("2 p2p channels,"), -1 where msg has no such label. */
@@ -564,6 +584,8 @@ static void parse_message(xp_nccl_info *info, const char *msg) {
     parse_pattern(info, msg);
   } else if (starts(msg, "Channel ") || starts(msg, "Ring ")) {
     parse_channel(info, msg);
+  } else if (starts(msg, "CollNet ")) {
+    parse_collnet(info, msg);
   } else if (strstr(msg, " Bytes -> Algo ") || (strstr(msg, " [Symmetric]: ") && strstr(msg, " Bytes -> Kernel "))) {
     parse_tuning(info, msg);
   } else if ((p = strstr(msg, " set by environment to ")) != NULL) {

@@ -406,7 +406,9 @@ const char *xp_nccl_interconnect(const xp_nccl_info *info, const xp_topo *topo, 
   if (n) {
     char mixed[128] = "";
     say_mixed(info, mixed, sizeof mixed);
-    if (why_path.kind[0])
+    if (why->src == why->dst) /* a CollNet connection: to the network's collectives, no peer */
+      snprintf(basis, n, "NCCL connected rank %d to the network's collectives with %s%s", why->src, why->transport, mixed);
+    else if (why_path.kind[0])
       snprintf(basis, n, "NCCL connected rank %d to %d with %s over %s%s", why->src, why->dst, why->transport,
                why_path.detail, mixed);
     else

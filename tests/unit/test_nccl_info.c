@@ -873,7 +873,42 @@ static void test_numbers_past_int(void) {
   xp_nccl_info_free(&info);
 }
 
+/* CollNet (SHARP) connections, as NCCL 2.18-2.28 src/transport/coll_net.cc prints them: a rank's
+** [send] and [receive] to the network's collectives, no peer; older NCCL without the connection
+** index, newer with "(PCI)". They were not read: a SHARP job's transports said P2P alone. */
+static void test_collnet_lines(void) {
+  static const char *const lines[] = {
+      "h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM",
+      "h:1:2 [0] NCCL INFO CollNet 00/0 : 0 [send] via COLLNET/SHARP/0/GDRDMA",
+      "h:1:2 [0] NCCL INFO CollNet 00/0 : 0 [receive] via COLLNET/SHARP/0/GDRDMA",
+      "h:1:2 [0] NCCL INFO CollNet 01/0 : 0 [send] via COLLNET/SHARP/1/GDRDMA",
+      "h:1:3 [1] NCCL INFO CollNet 00 : 1 [send] via COLLNET/SHARP/2",
+      "h:1:3 [1] NCCL INFO CollNet 00/1 : 1 [receive] via COLLNET/SHARP/3/GDRDMA(PCI)",
+      "h:1:3 [1] NCCL INFO CollNet 00/0 : 1 [send] via", /* cut short: no transport, nothing */
+      NULL};
+  xp_nccl_info info;
+  char buf[512], basis[256];
+  xp_nccl_info_init(&info);
+  feed(&info, lines);
+  CHECK_EQ_INT(info.nconn, 4);
+  /* each rank's to itself, its kind without the NIC index; [send] and [receive] of a channel once */
+  CHECK_EQ_INT(info.conn[1].src, 0);
+  CHECK_EQ_INT(info.conn[1].dst, 0);
+  CHECK_EQ_STR(info.conn[1].transport, "COLLNET/SHARP/GDRDMA");
+  CHECK_EQ_INT(info.conn[1].channels, 2);
+  CHECK_EQ_INT(info.conn[2].src, 1);
+  CHECK_EQ_STR(info.conn[2].transport, "COLLNET/SHARP");
+  CHECK_EQ_STR(info.conn[3].transport, "COLLNET/SHARP/GDRDMA(PCI)");
+  xp_nccl_info_transports(&info, buf, sizeof buf);
+  CHECK_EQ_STR(buf, "P2P/CUMEM, COLLNET/SHARP, COLLNET/SHARP/GDRDMA, COLLNET/SHARP/GDRDMA(PCI)");
+  /* through the network, whatever P2P rode on */
+  CHECK_EQ_STR(xp_nccl_interconnect(&info, NULL, basis, sizeof basis), "net");
+  CHECK(strstr(basis, "rank 0 to the network's collectives with COLLNET/SHARP") != NULL);
+  xp_nccl_info_free(&info);
+}
+
 int main(void) {
+  test_collnet_lines();
   test_numbers_past_int();
   test_graph_type();
   test_several_comms();
