@@ -1016,6 +1016,8 @@ static int check(const xp_spec *s) {
   cJSON_ArrayForEach(f, files) {
     char *path = paths[i++] = xp_spec_resolve(s, f->valuestring); /* as load() reads it */
     FILE *fp = fopen(path, "r");
+    struct stat sb; /* a folder opens, and failed only once read: a run recorded failed */
+    if (fp && fstat(fileno(fp), &sb) == 0 && S_ISDIR(sb.st_mode)) fclose(fp), fp = NULL, errno = EISDIR;
     if (!fp) {
       rc = xp_error_at(XP_EXIT_USAGE, path, 0, "cannot read: %s", strerror(errno));
       break;
