@@ -45,4 +45,5 @@ db="$tmp/removed.db"
 sqlite3 "$db" "DROP TRIGGER xp_append_only_runs_delete; PRAGMA foreign_keys = OFF; DELETE FROM runs WHERE uuid = '$a'"
 run audit; expect_rc 5
 has "  run $a: MISSING from this database: removed since the decision (xp verify)"
+[ "$fail" = 0 ] || exit 1 # check (lib.sh) only counts a failure
 echo "ok: audit checks the evidence's rows and the decision's record, not the stored seal alone"
