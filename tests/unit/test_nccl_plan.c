@@ -83,14 +83,14 @@ static void test_names(void) {
 }
 
 static void test_plan_load(void) {
-  xp_spec *s = spec("{\"kind\":\"nccl_burst\",\"sizes\":[14336,\"1M\",14336],"
+  xp_spec *s = spec("{\"kind\":\"nccl_burst\",\"sizes\":[14336,\"1M\",64],"
                     "\"size_range\":{\"min\":8,\"max\":\"64\",\"factor\":2},\"burst\":122,"
                     "\"modes\":[\"eager\",\"graph\"],\"collectives\":[\"allreduce\",\"allgather\"],"
                     "\"env\":{\"NCCL_P2P_DISABLE\":\"1\",\"NCCL_BUFFSIZE\":4194304},\"gpus\":[0,1]}");
   xp_nccl_plan p;
   CHECK(s != NULL);
   CHECK_EQ_INT(xp_nccl_plan_load(s, &p), 0);
-  CHECK_EQ_INT(p.nsizes, 6); /* 8 16 32 64 14336 1048576, the duplicate dropped */
+  CHECK_EQ_INT(p.nsizes, 6); /* 8 16 32 64 14336 1048576: 64, listed and in the range, once */
   CHECK_EQ_INT(p.sizes[0], 8);
   CHECK_EQ_INT(p.sizes[4], 14336);
   CHECK_EQ_INT(p.sizes[5], 1048576);
