@@ -42,10 +42,12 @@ static char *vformat(const char *fmt, va_list ap) {
   return s;
 }
 
+const char *xp_path_shown(const char *path) { return *path ? path : "'' (an empty path)"; }
+
 static int report(int code, const char *file, long line, const char *fmt, va_list ap) {
   char *msg = vformat(fmt, ap), *text = msg; /* the old text may be an argument: freed after */
-  /* a path given as '' (a script's "$FILE" with FILE unset) read "xp: : cannot read" */
-  if (file && !*file) file = "'' (an empty path)";
+  /* a path given as '' read "xp: : cannot read" */
+  if (file) file = xp_path_shown(file);
   if (file && line > 0) text = xp_asprintf("%s:%ld: %s", file, line, msg);
   else if (file) text = xp_asprintf("%s: %s", file, msg);
   if (text != msg) free(msg);

@@ -34,6 +34,8 @@ int xp_error_at(int code, const char *file, long line, const char *fmt, ...)
 void xp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The text of the last error (without the "xp: " prefix), "" if none. */
 const char *xp_last_error(void);
+/* A path as a message names it:  given (a script's "$FILE" with FILE unset) reads as such. */
+const char *xp_path_shown(const char *path);
 int xp_last_error_code(void);
 void xp_clear_error(void);
 /* Suppress printing (tests and internal retries); errors are still remembered. */

@@ -60,7 +60,7 @@ static int torch_trace_check(const xp_spec *spec) {
                       : !S_ISREG(sb.st_mode) ? TT_NOT_REGULAR : NULL;
     char where[32];
     snprintf(where, sizeof where, "files[%d]", i++);
-    if (why && (rc = xp_spec_error(spec, where, "%s: cannot read: %s", f->valuestring, why)) != 0) break;
+    if (why && (rc = xp_spec_error(spec, where, "%s: cannot read: %s", xp_path_shown(f->valuestring), why)) != 0) break;
   }
   /* one file twice, by one name or two, or a copy of it: one rank's trace would count twice */
   if (rc == 0) rc = xp_files_given_twice((const char *const *)paths, n, "one rank's trace would count twice");
