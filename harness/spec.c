@@ -739,6 +739,17 @@ static void drop_earlier_members(cJSON *o) {
   free(m);
 }
 
+size_t xp_json_control_in_string(const char *t, size_t from, size_t to) {
+  int in_str = 0;
+  for (size_t i = from; i < to; i++) {
+    if (!in_str) in_str = t[i] == '"';
+    else if ((unsigned char)t[i] < 0x20) return i;
+    else if (t[i] == '\\') i++;
+    else if (t[i] == '"') in_str = 0;
+  }
+  return to;
+}
+
 void xp_json_keep_last(cJSON *v) {
   if (cJSON_IsObject(v)) drop_earlier_members(v);
   cJSON *c;

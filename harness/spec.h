@@ -92,6 +92,10 @@ int xp_json_number(const cJSON *v, double *x);
 /* Leaves, in every object within v, only the last of a key given more than once: the value
 ** Python's json.load keeps, which cJSON's lookups (the first) would not see. */
 void xp_json_keep_last(cJSON *v);
+/* The offset of a raw control character inside a string of the JSON text t[from, to) (which
+** begins outside any string), else to. JSON forbids a raw newline or tab there, and cJSON takes
+** one as written, so a file and the same file with CRLF line ends would record different strings. */
+size_t xp_json_control_in_string(const char *t, size_t from, size_t to);
 double xp_spec_num(const cJSON *obj, const char *key, double dflt);
 int xp_spec_bool(const cJSON *obj, const char *key, int dflt);
 /* Byte sizes from an XP_T_SIZES array; returns count, *out malloc'd. -1 on a bad entry. */

@@ -1312,20 +1312,6 @@ static int cut_short(const char *text, size_t start, size_t err) {
   return text[bol] == '{';
 }
 
-/* A control character inside a string of the value at t[from, to) (which begins outside any
-** string): its offset, else to. JSON forbids a raw newline or tab there, and cJSON takes one as
-** written, so the file and the same file with CRLF line ends would record different strings. */
-static size_t control_in_string(const char *t, size_t from, size_t to) {
-  int in_str = 0;
-  for (size_t i = from; i < to; i++) {
-    if (!in_str) in_str = t[i] == '"';
-    else if ((unsigned char)t[i] < 0x20) return i;
-    else if (t[i] == '\\') i++;
-    else if (t[i] == '"') in_str = 0;
-  }
-  return to;
-}
-
 /* The JSON values of a file in order, each with its extent in the text. */
 typedef struct vb_values {
   size_t n, cap;
@@ -1370,7 +1356,7 @@ static int split_values(const char *label, const char *clean, size_t clen, vb_va
     }
     values_push(out, o, i, (size_t)(end - clean));
     /* checked once whole: a line cut inside a string reads on into the next, said above */
-    const size_t ctl = control_in_string(clean, i, (size_t)(end - clean));
+    const size_t ctl = xp_json_control_in_string(clean, i, (size_t)(end - clean));
     if (ctl < (size_t)(end - clean)) /* tt_json's words for the same fault of a trace */
       return xp_error_at(XP_EXIT_USAGE, label, line_at(clean, ctl), "control character inside a string");
     i = (size_t)(end - clean);
