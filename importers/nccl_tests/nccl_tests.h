@@ -105,6 +105,9 @@ void nt_infer_ranks(nt_doc *d);
 void nt_doc_free(nt_doc *d);
 /* The bytes of a UTF-8 byte-order mark at the start of text (an editor's), 0 where none. */
 size_t nt_bom(const char *text, size_t len);
+/* 0, or refused at its line where a string in JSON text[from, to) holds a raw control character
+** (xp_json_control_in_string: the file and its CRLF copy would record different strings). */
+int nt_refuse_control(const nt_doc *d, const char *text, size_t from, size_t to);
 nt_row *nt_doc_add_row(nt_doc *d);
 /* Name mapping: "all_reduce_perf" -> "allreduce", "bfloat16" -> "bf16". */
 void nt_coll_from_test(const char *test, char *out, size_t n);

@@ -195,12 +195,10 @@ int nt_parse_json(nt_doc *d, const char *text, size_t len) {
     cJSON_Delete(root);
     return xp_error_at(XP_EXIT_USAGE, d->path, 0, "not valid JSON");
   }
-  const size_t ctl = xp_json_control_in_string(text, 0, len);
-  if (ctl < len) { /* vllm-bench's and tt_json's words for the same fault */
-    long line = 1;
-    for (size_t i = 0; i < ctl; i++) line += text[i] == '\n';
+  const int ctl_rc = nt_refuse_control(d, text, 0, len);
+  if (ctl_rc) {
     cJSON_Delete(root);
-    return xp_error_at(XP_EXIT_USAGE, d->path, line, "control character inside a string");
+    return ctl_rc;
   }
   const cJSON *results = cJSON_GetObjectItemCaseSensitive(root, "results");
   const cJSON *config = cJSON_GetObjectItemCaseSensitive(root, "config");
