@@ -84,7 +84,7 @@ static int is_json(const char *path, const char *text) {
   return *text == '{';
 }
 
-static long line_of_offset(const char *text, size_t off) {
+long xp_line_of_offset(const char *text, size_t off) {
   long line = 1;
   for (size_t i = 0; i < off && text[i]; i++)
     if (text[i] == '\n') line++;
@@ -216,7 +216,7 @@ xp_spec *xp_spec_load(const char *path) {
     if (len >= 2 && ((u[0] == 0xff && u[1] == 0xfe) || (u[0] == 0xfe && u[1] == 0xff)))
       xp_error_at(XP_EXIT_USAGE, path, 0, "UTF-16 text (as Windows PowerShell's > and Out-File write it); save it as UTF-8");
     else
-      xp_error_at(XP_EXIT_USAGE, path, line_of_offset(text, strlen(text)), "not a text file (NUL byte)");
+      xp_error_at(XP_EXIT_USAGE, path, xp_line_of_offset(text, strlen(text)), "not a text file (NUL byte)");
     free(text);
     return NULL;
   }
@@ -226,12 +226,12 @@ xp_spec *xp_spec_load(const char *path) {
     root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     if (!root) {
       size_t off = end ? (size_t)(end - text) : 0;
-      xp_error_at(XP_EXIT_USAGE, path, line_of_offset(text, off), "invalid JSON near byte %zu", off);
+      xp_error_at(XP_EXIT_USAGE, path, xp_line_of_offset(text, off), "invalid JSON near byte %zu", off);
       goto fail;
     }
     /* cJSON stops after the first value; anything but whitespace after it (a second object,
     ** keys after a brace closed too early) would otherwise be dropped without a word */
-    json_walk tail = {.p = end, .line = line_of_offset(text, (size_t)(end - text))};
+    json_walk tail = {.p = end, .line = xp_line_of_offset(text, (size_t)(end - text))};
     jw_space(&tail);
     if (*tail.p) { /* the text holds no NUL (refused above): it ends at len */
       xp_error_at(XP_EXIT_USAGE, path, (int)tail.line, "text after the spec's JSON value (byte %zu)",
@@ -331,7 +331,7 @@ int xp_spec_line(const xp_spec *s, const char *path) {
   if (klen == 0 || klen > sizeof needle - 3) return 0;
   snprintf(needle, sizeof needle, "\"%.*s\"", (int)klen, key);
   const char *hit = strstr(text, needle);
-  return hit ? (int)line_of_offset(text, (size_t)(hit - text)) : 0;
+  return hit ? (int)xp_line_of_offset(text, (size_t)(hit - text)) : 0;
 }
 
 int xp_spec_error(const xp_spec *s, const char *path, const char *fmt, ...) {

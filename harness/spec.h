@@ -96,6 +96,8 @@ void xp_json_keep_last(cJSON *v);
 ** begins outside any string), else to. JSON forbids a raw newline or tab there, and cJSON takes
 ** one as written, so a file and the same file with CRLF line ends would record different strings. */
 size_t xp_json_control_in_string(const char *t, size_t from, size_t to);
+/* The line (from 1) of text[off], counting up to a NUL. */
+long xp_line_of_offset(const char *text, size_t off);
 double xp_spec_num(const cJSON *obj, const char *key, double dflt);
 int xp_spec_bool(const cJSON *obj, const char *key, int dflt);
 /* Byte sizes from an XP_T_SIZES array; returns count, *out malloc'd. -1 on a bad entry. */

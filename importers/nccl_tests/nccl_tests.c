@@ -219,10 +219,8 @@ static int info_only(const char *text, size_t len) {
 int nt_refuse_control(const nt_doc *d, const char *text, size_t from, size_t to) {
   const size_t ctl = xp_json_control_in_string(text, from, to);
   if (ctl == to) return 0;
-  long line = 1;
-  for (size_t i = 0; i < ctl; i++) line += text[i] == '\n';
   /* vllm-bench's and tt_json's words for the same fault */
-  return xp_error_at(XP_EXIT_USAGE, d->path, line, "control character inside a string");
+  return xp_error_at(XP_EXIT_USAGE, d->path, xp_line_of_offset(text, ctl), "control character inside a string");
 }
 
 size_t nt_bom(const char *text, size_t len) {

@@ -124,13 +124,6 @@ typedef struct vb_src {
   int side;              /* rebuilt from a .pytorch.json side file (vb_pytorch.c) */
 } vb_src;
 
-static long line_at(const char *text, size_t off) {
-  long line = 1;
-  for (size_t i = 0; i < off && text[i]; i++)
-    if (text[i] == '\n') line++;
-  return line;
-}
-
 /* Line of `"key":` within the object; the object's first line when not found. */
 static long key_line(const vb_src *s, const char *key) {
   size_t klen = strlen(key);
@@ -139,9 +132,9 @@ static long key_line(const vb_src *s, const char *key) {
       continue;
     size_t j = i + klen + 2;
     while (j < s->end && isspace((unsigned char)s->text[j])) j++;
-    if (j < s->end && s->text[j] == ':') return line_at(s->text, i);
+    if (j < s->end && s->text[j] == ':') return xp_line_of_offset(s->text, i);
   }
-  return line_at(s->text, s->start);
+  return xp_line_of_offset(s->text, s->start);
 }
 
 static int bad_key(const vb_src *s, const char *key, const char *fmt, ...)
@@ -1147,16 +1140,16 @@ static int rebuild_uncounted_input(const vb_src *s, const vb_lists *l, vb_result
 
 static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
   if (!cJSON_IsObject(o))
-    return xp_error_at(XP_EXIT_USAGE, s->label, line_at(s->text, s->start),
+    return xp_error_at(XP_EXIT_USAGE, s->label, xp_line_of_offset(s->text, s->start),
                        "expected a JSON object (the output of vllm bench serve --save-result), found %s",
                        vb_json_kind(o));
   /* vllm bench serve with a pooling backend (embeddings) writes requests, not tokens out. */
   if (!cJSON_HasObjectItem(o, "output_throughput") && cJSON_HasObjectItem(o, "input_sequence_throughput"))
-    return xp_error_at(XP_EXIT_USAGE, s->label, line_at(s->text, s->start),
+    return xp_error_at(XP_EXIT_USAGE, s->label, xp_line_of_offset(s->text, s->start),
                        "a pooling (embedding) benchmark: serve_bench records generation benchmarks, "
                        "with output tokens");
   /* a side file's tool is known already (vb_pytorch.c) */
-  if (r->tool == VB_SERVE && vb_tool_read(s->label, line_at(s->text, s->start), o, &r->tool)) return XP_EXIT_USAGE;
+  if (r->tool == VB_SERVE && vb_tool_read(s->label, xp_line_of_offset(s->text, s->start), o, &r->tool)) return XP_EXIT_USAGE;
   const enum vb_writer w = writer_of(o, r->tool);
   const int sglang = w == W_SGLANG || w == W_SGLANG_2024 || w == W_SGLANG_BATCH;
   /* SGLang's client benchmarks an embedding server too (sglang-embedding, vllm-embedding): no
@@ -1170,7 +1163,7 @@ static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k->key);
     const int required = required_in(k, w);
     if (required && !v && !spelled_otherwise(o, k->key))
-      return xp_error_at(XP_EXIT_USAGE, s->label, line_at(s->text, s->start), "missing key \"%s\" (%s%s%s)", k->key,
+      return xp_error_at(XP_EXIT_USAGE, s->label, xp_line_of_offset(s->text, s->start), "missing key \"%s\" (%s%s%s)", k->key,
                          r->tool != VB_SERVE ? "not a " : "",
                          r->tool != VB_SERVE ? vb_tool_name[r->tool]
                          : s->side           ? "not the .pytorch.json of a vllm bench serve --save-result; its records' metric.extra_info has none"
@@ -1241,7 +1234,7 @@ static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
 ** iterations. */
 static int read_side(const vb_src *s, const cJSON *list, vb_result *r) {
   vb_side side;
-  int rc = vb_pytorch_read(s->label, line_at(s->text, s->start), list, &side);
+  int rc = vb_pytorch_read(s->label, xp_line_of_offset(s->text, s->start), list, &side);
   if (rc) return rc;
   r->tool = side.tool;
   rc = read_object(s, side.flat, 1, r);
@@ -1348,23 +1341,23 @@ static int split_values(const char *label, const char *clean, size_t clen, vb_va
     if (!o) {
       const char *at = cJSON_GetErrorPtr();
       size_t off = at && at >= clean && at <= clean + clen ? (size_t)(at - clean) : i;
-      return cut_short(clean, i, off) ? xp_error_at(XP_EXIT_USAGE, label, line_at(clean, i),
+      return cut_short(clean, i, off) ? xp_error_at(XP_EXIT_USAGE, label, xp_line_of_offset(clean, i),
                                                     "not valid JSON: the result that starts here is cut short "
                                                     "(the next line begins another)")
-                                      : xp_error_at(XP_EXIT_USAGE, label, line_at(clean, off), "not valid JSON%s",
+                                      : xp_error_at(XP_EXIT_USAGE, label, xp_line_of_offset(clean, off), "not valid JSON%s",
                                                     out->n ? " (after the previous result object)" : "");
     }
     values_push(out, o, i, (size_t)(end - clean));
     /* checked once whole: a line cut inside a string reads on into the next, said above */
     const size_t ctl = xp_json_control_in_string(clean, i, (size_t)(end - clean));
     if (ctl < (size_t)(end - clean)) /* tt_json's words for the same fault of a trace */
-      return xp_error_at(XP_EXIT_USAGE, label, line_at(clean, ctl), "control character inside a string");
+      return xp_error_at(XP_EXIT_USAGE, label, xp_line_of_offset(clean, ctl), "control character inside a string");
     i = (size_t)(end - clean);
   }
   if (out->n == 0) return xp_error_at(XP_EXIT_USAGE, label, 0, "empty file: no result object");
   /* write_to_json writes one list a file */
   if (out->n > 1 && cJSON_IsArray(out->v[0]))
-    return xp_error_at(XP_EXIT_USAGE, label, line_at(clean, out->starts[1]),
+    return xp_error_at(XP_EXIT_USAGE, label, xp_line_of_offset(clean, out->starts[1]),
                        "more JSON after the list of records (a .pytorch.json holds one list)");
   return 0;
 }
@@ -1404,7 +1397,7 @@ int vb_parse_text(const char *label, const char *text, size_t len, vb_result **o
   ** and stored they would make every JSON export of the history invalid */
   const long bad = xp_utf8_invalid_at(text, len);
   if (bad >= 0)
-    return xp_error_at(XP_EXIT_USAGE, label, line_at(text, (size_t)bad), "not UTF-8 text (byte %ld)", bad);
+    return xp_error_at(XP_EXIT_USAGE, label, xp_line_of_offset(text, (size_t)bad), "not UTF-8 text (byte %ld)", bad);
   /* genai-perf's and AIPerf's CSV export (profile_export_genai_perf.csv: CsvExporter of
   ** genai-perf/genai_perf/export_data/csv_exporter.py, "Metric,avg,min,max,p99,..." rows of the
   ** summaries) holds no model and no load, which only the JSON beside it names */
@@ -1426,7 +1419,7 @@ int vb_parse_text(const char *label, const char *text, size_t len, vb_result **o
     res[k].index = (int)k;
     res[k].listed = listed;
     res[k].side = src.side;
-    res[k].line = (int)line_at(clean, l.starts[k]);
+    res[k].line = (int)xp_line_of_offset(clean, l.starts[k]);
     xp_json_keep_last(l.v[k]); /* a key given twice: its last value counts, as in json.load */
     char *printed = cJSON_PrintUnformatted(l.v[k]); /* before read_object renames any key */
     xp_sha256_hex(printed, strlen(printed), res[k].sum);
