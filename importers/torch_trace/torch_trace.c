@@ -205,6 +205,15 @@ static int seed_rules(xp_run *run, const tt_rules *rules) {
 
 /* ---- summary ---- */
 
+/* Steps that launched nothing onto the GPU: the ProfilerStep#N that profile.step() opens after
+** the last step's work, closed by stop() (torch/profiler/profiler.py) when a loop ends inside
+** the schedule's active steps. */
+static size_t empty_steps(const tt_rank *r) {
+  size_t n = 0;
+  for (size_t i = 0; i < r->steps.n; i++) n += XP_VEC_AT(&r->steps, tt_step, i)->kernels == 0;
+  return n;
+}
+
 static void print_summary(FILE *out, const tt_import *imp) {
   for (int i = 0; i < imp->nranks; i++) {
     const tt_rank *r = imp->ranks[i];
@@ -220,8 +229,9 @@ static void print_summary(FILE *out, const tt_import *imp) {
             r->kernels == 1 ? "" : "s");
     if (r->memcpys) fprintf(out, ", %lld cop%s", (long long)r->memcpys, r->memcpys == 1 ? "y" : "ies");
     if (r->memsets) fprintf(out, ", %lld fill%s", (long long)r->memsets, r->memsets == 1 ? "" : "s");
-    fprintf(out, ", %zu step%s, GPU busy %.3f ms of %.3f ms\n", r->steps.n, r->steps.n == 1 ? "" : "s",
-            r->busy_ns / 1e6, window / 1e6);
+    fprintf(out, ", %zu step%s", r->steps.n, r->steps.n == 1 ? "" : "s");
+    if (empty_steps(r)) fprintf(out, " (%zu with no GPU activity)", empty_steps(r));
+    fprintf(out, ", GPU busy %.3f ms of %.3f ms\n", r->busy_ns / 1e6, window / 1e6);
     if (r->before_trace) /* tt_done.c resolve_launches */
       fprintf(out, "  %lld launched before the profiler began recording (no launch in the trace, a correlation id "
               "below every launch it records): in no step\n", (long long)r->before_trace);
@@ -329,9 +339,12 @@ static const struct { const char *title, *sql; } show_sections[] = {
      "SELECT rank, file, kernels, memcpys + memsets AS copies_fills, cpu_ops, linked_kernels AS linked, device, world_size,"
      " round((gpu_end_ns - gpu_start_ns) / 1e6, 3) AS gpu_window_ms, round(busy_ns / 1e6, 3) AS busy_ms"
      " FROM trace_ranks WHERE run_id = ?1 ORDER BY rank"},
+    /* the means over the steps that ran anything on the GPU, as the queries and xp compare take
+    ** them: the ProfilerStep#N that the last step() opens and stop() closes holds none */
     {"trace: steps (per rank)",
-     "SELECT rank, count(*) AS steps, min(number) AS first, max(number) AS last,"
-     " round(avg(kernel_ns) / 1e3, 1) AS kernel_us_mean, round(avg(busy_ns) / 1e3, 1) AS busy_us_mean,"
+     "SELECT rank, count(*) AS steps, sum(kernels = 0) AS no_gpu, min(number) AS first, max(number) AS last,"
+     " round(avg(CASE WHEN kernels > 0 THEN kernel_ns END) / 1e3, 1) AS kernel_us_mean,"
+     " round(avg(CASE WHEN kernels > 0 THEN busy_ns END) / 1e3, 1) AS busy_us_mean,"
      " round(avg(gpu_end_ns - gpu_start_ns) / 1e3, 1) AS span_us_mean"
      " FROM trace_steps WHERE run_id = ?1 GROUP BY rank ORDER BY rank"},
     {"trace: step GPU time by category (all ranks)",

@@ -283,4 +283,14 @@ run import torch-trace "$tmp/untimed_rel.json"; expect_rc 0
 hasnt "no time" "$tmp/err"
 [ "$(q "SELECT count(*) FROM run_meta WHERE key = 'trace.untimed_events'")" = 0 ] || die "relative times: no untimed events"
 [ "$(q "SELECT kernels FROM trace_ranks")" = 4 ] || die "relative times: every activity kept: $(q "SELECT * FROM trace_ranks")"
+# the ProfilerStep#N that profile.step() opens after a loop's last step and stop() closes (a loop
+# that ends inside the schedule's active steps, torch/profiler/profiler.py): a step with nothing on
+# the GPU, said, and left out of show's means as the queries leave it out (40 us, not 26.7)
+db="$tmp/after_loop.db"
+run import torch-trace "$v/step_after_loop.json"; expect_rc 0
+has "3 steps (1 with no GPU activity)"
+u=$(q "SELECT substr(uuid, 1, 8) FROM runs LIMIT 1")
+"$XP" --db "$db" show "$u" --format json > "$tmp/show.json" || die "show after_loop"
+python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)["trace: steps (per rank)"]))' < "$tmp/show.json" > "$tmp/out"
+has '"steps": 3, "no_gpu": 1, "first": 2, "last": 4, "kernel_us_mean": 40, "busy_us_mean": 40'
 echo "ok: trace variants"
