@@ -156,6 +156,14 @@ static const struct { const char *name, *category; } cases[] = {
     {"void marlin::Marlin<(vllm::ScalarTypeId)4, 256, 1, 8, 8, 8, false, -1>(int4 const*)", "gemm"},
     {"void wvSplitK_hf_sml_<__hip_bfloat16, 64, 2, 16, 8, 2, 1>(int, int, __hip_bfloat16 const*, __hip_bfloat16 const*, __hip_bfloat16*, int, int)", "gemm"},
     {"Custom_Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT128x128x64_MI16x16x1", "gemm"},
+    /* FBGEMM's kernels (namespace fbgemm_gpu, which names the library, not a GEMM) as HTA's
+    ** tests/data/trace_filter/sampled_rank-0.json.gz holds them (shortened where their arguments
+    ** repeat): "fbgemm" in a name is no GEMM */
+    {"void fbgemm_gpu::permute_2D_lengths_kernel<int>(int, int, int const*, int const*, int*)", "other"},
+    {"void fbgemm_gpu::(anonymous namespace)::_compute_FP8_quantize_cuda_kernel<float>(float const*, float const*, int, int, unsigned char*, bool)", "other"},
+    {"void bounds_check_indices_kernel<long, false>(at::GenericPackedTensorAccessor<long, 1ul, at::RestrictPtrTraits, int>, int const*, long, fbgemm_gpu::FixedDivisor)", "other"},
+    {"void split_embedding_codegen_forward_unweighted_kernel<c10::Half, c10::Half, float, false, long, 2ul, 32ul>(at::GenericPackedTensorAccessor<int, 1ul, at::RestrictPtrTraits, int>, fbgemm_gpu::FixedDivisor)", "elementwise"},
+    {"void at::native::vectorized_elementwise_kernel<4, fbgemm_gpu::_hfp8_to_float_gpu(at::Tensor const&, long, long)::{lambda(unsigned char)#1}, at::detail::Array<char*, 2> >(int, fbgemm_gpu::_hfp8_to_float_gpu(at::Tensor const&, long, long)::{lambda(unsigned char)#1}, at::detail::Array<char*, 2>)", "elementwise"},
     {"bmm_E4m3_E4m3E4m3_Fp32_t128x8x128u2_s6_et64x8_m64x8x32_cga1x1x1_16dp256b_TN_transOut_schedS_bN_swiGlu_dynBatch", "moe"},
     {"bmm_Bfloat16_E2m1E2m1_Fp32_t128x8x256_s4_TN_transOut_dynBatch", "moe"},
     {"kernel_unified_attention_3d", "attention"},
