@@ -944,21 +944,30 @@ static void name_case(vb_result *r, int structured) {
   r->case_name = xp_strdup(buf);
 }
 
+/* Whether a server_info's server ran SGLang's DP attention (--enable-dp-attention): its dp_size then
+** splits each TP group's attention into that many groups (tp_size % dp_size == 0, "1 < dp-size
+** <= tp-size": ServerArgs of python/sglang/srt/server_args.py), one engine of tp_size GPUs, not
+** dp_size replicas of it. */
+static int dp_attention(const cJSON *info) {
+  return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(info, "enable_dp_attention"));
+}
+
 /* The server settings a server_info names that change what ran, as a sweep's --serve-params are:
 ** SGLang's ServerArgs of speculative decoding (its algorithm, EAGLE, ...; steps, top-k, draft
-** tokens, those only with an algorithm) and of DP attention (its dp_size then splits each TP
-** group's attention, no replicas: tp_size GPUs in all), and trtllm-bench's decoding mode
-** (vb_trtllm.c). Each where set (not null, not false) is a server setting of the result, the run's
-** serve.KEY where every result has it alike (vllm_bench.c settle_server_settings). */
+** tokens, those only with an algorithm) and of DP attention (its dp_size, the attention's groups,
+** only with it), and trtllm-bench's decoding mode (vb_trtllm.c). Each where set (not null, not
+** false) is a server setting of the result, the run's serve.KEY where every result has it alike
+** (vllm_bench.c settle_server_settings). */
 static void take_server_settings(vb_result *r, const cJSON *info) {
   static const char *const keys[] = {"speculative_algorithm", "speculative_num_steps", "speculative_eagle_topk",
-                                     "speculative_num_draft_tokens", "enable_dp_attention", "decoding_mode"};
+                                     "speculative_num_draft_tokens", "enable_dp_attention", "dp_size", "decoding_mode"};
   const char *algorithm = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(info, keys[0]));
   for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(info, keys[k]);
     const int drafts = k >= 1 && k <= 3; /* the draft's shape, of no draft without an algorithm */
+    const int groups = k == 5;           /* the attention's DP groups, of no DP attention without it */
     const int set = (cJSON_IsTrue(v) || cJSON_IsNumber(v) || (cJSON_IsString(v) && v->valuestring[0])) &&
-                    (!drafts || (algorithm && *algorithm));
+                    (!drafts || (algorithm && *algorithm)) && (!groups || dp_attention(info));
     if (set && !cJSON_HasObjectItem(r->server, keys[k])) cJSON_AddItemToObject(r->server, keys[k], cJSON_Duplicate(v, 0));
   }
 }
@@ -1011,7 +1020,8 @@ static void take_server_model(vb_result *r, const cJSON *o) {
   }
   for (int k = 0; k < VB_NPARALLEL; k++) {
     const cJSON *size = cJSON_GetObjectItemCaseSensitive(info, parallel_server_info[k]);
-    if (cJSON_IsNumber(size)) r->server_parallel[k] = vb_parallel_size(size);
+    /* DP attention's dp_size is no data parallelism (dp_attention): a server setting instead */
+    if (cJSON_IsNumber(size) && !(k == VB_DP && dp_attention(info))) r->server_parallel[k] = vb_parallel_size(size);
   }
   if (trtllm) r->gpu_count = vb_parallel_size(cJSON_GetObjectItemCaseSensitive(info, "world_size"));
   take_server_settings(r, info);

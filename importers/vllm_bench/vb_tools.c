@@ -34,7 +34,8 @@
 **     python/sglang/test/nightly_bench_utils.py, model_path, last_ttft, profile_link_extend and
 **     _decode, server_args: the server's launch arguments, --server-args-for-metrics). Each entry
 **     is read as a line (vb_parse.c splits the list); model_path names the model, and server_args'
-**     --tp/--tp-size/--tensor-parallel-size N (and pp, dp, ep alike) the parallel sizes: gathered
+**     --tp/--tp-size/--tensor-parallel-size N (and pp, dp, ep alike) the parallel sizes and
+**     --enable-dp-attention (its --dp-size then no replicas, vb_parse.c dp_attention): gathered
 **     as the server_info that sglang.bench_serving writes, where vb_parse.c reads them. The list
 **     holds the batches of the run's lines, unrounded, and neither has a run id or time: a list
 **     given with its lines is told by its values, each the line's before rounding (batch_twice
@@ -191,6 +192,10 @@ static int gather_server_info(const vb_at *at, cJSON *o) {
     snprintf(key, sizeof key, "%s_size", vb_parallel_name[k]);
     if (size > 0) cJSON_AddNumberToObject(info, key, (double)size);
   }
+  /* --enable-dp-attention (a switch): its --dp-size the attention's groups, no replicas */
+  int dp_attention = 0;
+  cJSON_ArrayForEach(a, list) dp_attention |= strcmp(a->valuestring, "--enable-dp-attention") == 0;
+  if (dp_attention) cJSON_AddTrueToObject(info, "enable_dp_attention");
   cJSON_DeleteItemFromObjectCaseSensitive(o, "model_path");
   cJSON_DeleteItemFromObjectCaseSensitive(o, "server_args");
   cJSON_AddItemToObject(o, "server_info", info);

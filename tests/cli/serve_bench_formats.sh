@@ -176,14 +176,17 @@ import_vllm "$tmp/auto.db" "$tmp/auto.jsonl" > /dev/null
 check "SGLang --dtype auto: none" "engine=sglang dp=2" "$(db="$tmp/auto.db" sql "SELECT config FROM run_configuration")"
 # the server's speculative decoding (ServerArgs speculative_algorithm and its draft's steps, top-k
 # and tokens) and DP attention (enable_dp_attention: its dp_size splits each TP group's attention,
-# tp_size GPUs in all, not DP replicas): settings of the configuration, so an EAGLE run and a plain
-# one are told apart; false, null and a draft's numbers without an algorithm are none
+# tp_size GPUs in all, not DP replicas: serve.dp_size, no dp): settings of the configuration, so an
+# EAGLE run and a plain one are told apart; false, null and a draft's numbers without an algorithm
+# are none (before: dp=2 beside tp=4, eight GPUs where the server ran on four)
 sed 's/"enable_dp_attention": false/"enable_dp_attention": true, "speculative_algorithm": "EAGLE", "speculative_num_steps": 3, "speculative_eagle_topk": 1, "speculative_num_draft_tokens": 4/' \
   "$fmt/sglang_0.5.8_tp4_dp2.jsonl" > "$tmp/eagle.jsonl"
 e=$(import_vllm "$d" "$tmp/eagle.jsonl")
 check "SGLang EAGLE with DP attention: both in the configuration" \
-  "engine=sglang dp=2 serve.dtype=bfloat16 serve.enable_dp_attention=true serve.speculative_algorithm=EAGLE serve.speculative_eagle_topk=1 serve.speculative_num_draft_tokens=4 serve.speculative_num_steps=3" \
+  "engine=sglang serve.dp_size=2 serve.dtype=bfloat16 serve.enable_dp_attention=true serve.speculative_algorithm=EAGLE serve.speculative_eagle_topk=1 serve.speculative_num_draft_tokens=4 serve.speculative_num_steps=3" \
   "$(db="$d" sql "SELECT g.config FROM runs r JOIN run_configuration g ON g.run_id = r.id WHERE r.uuid LIKE '$e%'")"
+check "SGLang DP attention: TP 4, its dp_size no DP" "tp=4" \
+  "$(db="$d" sql "SELECT group_concat(m.key || '=' || m.value, ' ') FROM run_meta m JOIN runs r ON r.id = m.run_id WHERE r.uuid LIKE '$e%' AND m.key IN ('tp', 'pp', 'dp', 'ep')")"
 sed 's/"enable_dp_attention": false/"enable_dp_attention": false, "speculative_algorithm": null, "speculative_num_steps": 0/' \
   "$fmt/sglang_0.5.8_tp4_dp2.jsonl" > "$tmp/nospec.jsonl"
 import_vllm "$tmp/nospec.db" "$tmp/nospec.jsonl" > /dev/null

@@ -60,11 +60,14 @@ grep -qE '^batch=16,input=1024,output=16 +1200\.00 +210\.00 +78019\.05 +258\.59 
 grep -qE '^batch=16,input=1024,output=16 .* batch_latency_ms +ms +1200 +1200 ' "$tmp/cmp" ||
   { echo "FAIL: the two versions' batch=16 do not pair:"; cat "$tmp/cmp"; fail=1; }
 # the same batches as one JSON list: --pydantic-result-filename (SGLang's nightly CI) names the
-# model (model_path) and the server's launch arguments (server_args: --tp 2 --dp-size=2), so no
-# --set model is needed and TP and DP are recorded; the trace paths are no settings of the case
+# model (model_path) and the server's launch arguments (server_args: --tp 2 --dp-size=2
+# --enable-dp-attention), so no --set model is needed and TP is recorded; with DP attention the
+# dp size is the attention's groups within the TP's two GPUs, serve.dp_size, not DP (before:
+# dp=2, four GPUs); the trace paths are no settings of the case
 l=$(import_vllm "$d" "$fmt/sglang_one_batch_server_pydantic.json")
-check "one batch JSON list: the model, TP and DP from model_path and server_args" "Qwen/Qwen3-8B|2|2" \
-  "$(db="$d" sql "SELECT r.model || '|' || r.tp || '|' || m.value FROM runs r JOIN run_meta m ON m.run_id = r.id AND m.key = 'dp' WHERE r.uuid LIKE '$l%'")"
+check "one batch JSON list: the model, TP and DP attention from model_path and server_args" \
+  "Qwen/Qwen3-8B|2|serve.dp_size=2 serve.enable_dp_attention=true" \
+  "$(db="$d" sql "SELECT r.model || '|' || r.tp || '|' || g.config FROM runs r JOIN run_configuration g ON g.run_id = r.id WHERE r.uuid LIKE '$l%'")"
 check "one batch JSON list: an entry a case, its settings" \
   '{"batch_size":16,"file":"sglang_one_batch_server_pydantic.json","input_len":1024,"output_len":16,"result":1}' \
   "$(db="$d" sql "SELECT c.params FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.uuid LIKE '$l%' AND c.name = 'batch=16,input=1024,output=16'" | sed 's/""/"/g; s/^"//; s/"$//')"
