@@ -805,12 +805,34 @@ static const char *unit_by_suffix(const char *key) {
   return "";
 }
 
-/* Keys xp does not know: --metadata KEY=VALUE pairs (strings) describe the case; numbers are
+/* A goodput's SLO targets as vLLM's command line takes them, "ttft:60 tpot:15" (--goodput's
+** pairs, nargs "+", apart by spaces), where a result carries them as text (--metadata
+** goodput=..., which vllm bench serve copies as given; a sweep's bench override): the case's
+** setting in the form every other file's targets take (vb_goodput_targets), a new string; NULL
+** where the text is not that form. */
+static char *goodput_of_text(const char *text) {
+  cJSON *pairs = cJSON_CreateArray();
+  char *copy = xp_strdup(text), *save = NULL;
+  for (char *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
+    cJSON_AddItemToArray(pairs, cJSON_CreateString(t));
+  char *targets = vb_goodput_targets(pairs);
+  cJSON_Delete(pairs);
+  free(copy);
+  return targets;
+}
+
+/* Keys xp does not know: --metadata KEY=VALUE pairs (strings) describe the case (goodput=, the
+** goodput's targets, which the result does not name otherwise, in their one form); numbers are
 ** metrics of a newer vLLM, kept as recorded. */
 static void take_unknown(vb_result *r, const char *key, const cJSON *v) {
-  char buf[128];
+  char buf[128], *targets = NULL;
   key = vllm_spelling(key, buf, sizeof buf);
   if (is_statistic_key(key) && cJSON_IsNumber(v)) add_value(r, key, "ms", v->valuedouble); /* drop_unmeasured */
+  else if (strcmp(key, "goodput") == 0 && cJSON_IsString(v) && !cJSON_HasObjectItem(r->params, key) &&
+           (targets = goodput_of_text(v->valuestring))) {
+    cJSON_AddStringToObject(r->params, key, targets);
+    free(targets);
+  }
   else if (cJSON_IsNumber(v)) {
     /* the units of what vb_summary.c and vb_trtllm.c rewrote: AIPerf's energy, trtllm-bench's drafts */
     const char *unit = r->tool == VB_SUMMARY_EXPORT ? vb_summary_unit(key)
@@ -832,12 +854,10 @@ static void take_sweep_setting(vb_result *r, const cJSON *v) {
   cJSON *to = vb_bench_arg(v->string) ? r->params : r->server;
   if (cJSON_IsNull(v) || cJSON_HasObjectItem(to, v->string)) return;
   /* --goodput's SLO target (one: the sweep passes a value as one argument, str(v)), in the form a
-  ** .pytorch.json's and genai-perf's targets take (vb_goodput_targets), so that the same target
-  ** is one setting whichever file names it */
+  ** .pytorch.json's and genai-perf's targets take, so that the same target is one setting
+  ** whichever file names it */
   if (strcmp(v->string, "goodput") == 0 && cJSON_IsString(v)) {
-    cJSON *one = cJSON_CreateStringArray((const char *const[]){v->valuestring}, 1);
-    char *targets = vb_goodput_targets(one);
-    cJSON_Delete(one);
+    char *targets = goodput_of_text(v->valuestring);
     if (targets) {
       cJSON_AddStringToObject(to, v->string, targets);
       free(targets);

@@ -252,6 +252,16 @@ s=$(import_vllm "$d" "$tmp/slo120.pytorch.json")
 "$XP" --db "$d" compare "$b" "$s" > "$tmp/cmp" 2>&1
 grep -qE "^  concurrency=16 only in A: B's concurrency=16 is another workload: goodput: A .*ttft:60.*, B .*ttft:120" "$tmp/cmp" ||
   { echo "FAIL: goodputs against other SLO targets paired:"; cat "$tmp/cmp"; fail=1; }
+# the result names the targets only as --metadata goodput="ttft:60 tpot:15" (vllm bench serve
+# copies a KEY=VALUE as given, after num_prompts: main_async of vllm/benchmarks/serve.py 009e6d4):
+# the same setting as the side file's args (before: "ttft:60 tpot:15" as written, another
+# workload than the side file's ["tpot:15","ttft:60"]); a text not --goodput's kept as written
+sed 's/"tp": "2",/"tp": "2", "goodput": "ttft:60 tpot:15",/' "$XP_SRC/tests/data/vllm_bench/serve_c16_goodput.json" > "$tmp/meta_slo.json"
+sed 's/"tp": "2",/"tp": "2", "goodput": "strict",/' "$XP_SRC/tests/data/vllm_bench/serve_c16_goodput.json" > "$tmp/meta_word.json"
+m=$(import_vllm "$d" "$tmp/meta_slo.json")
+w=$(import_vllm "$d" "$tmp/meta_word.json")
+check "serve --metadata goodput=: the targets as the side file's" '["tpot:15","ttft:60"]|strict' \
+  "$(db="$d" sql "SELECT json_extract(c.params, '\$.goodput') || '|' || (SELECT json_extract(c2.params, '\$.goodput') FROM cases c2 JOIN runs r2 ON r2.id = c2.run_id WHERE r2.uuid LIKE '$w%') FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.uuid LIKE '$m%'" | sed 's/""/"/g; s/^"//; s/"$//')"
 sed 's/\["ttft:60", "tpot:15"\]/"ttft 60"/g' "$fmt/vllm_serve_c16.pytorch.json" > "$tmp/slobad.pytorch.json"
 one_line "serve side file: goodput targets not --goodput's" 2 \
   'slobad.pytorch.json:1: record 0: benchmark.extra_info.args.goodput: expected --goodput'"'"'s targets (."ttft:60", ....), found a string' \
