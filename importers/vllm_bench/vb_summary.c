@@ -423,6 +423,24 @@ static int v2_config(const vb_at *at, const cJSON *cfg, cJSON **v2) {
   return 0;
 }
 
+/* AIPerf's benchmark_duration, from the first request sent to the last response, as vLLM's
+** duration in s: in the unit its summary states (MetricResult.unit: "sec", the display unit of
+** BenchmarkDurationMetric, whose own unit is ns; MetricTimeUnit's tags ns, us, ms, sec), never
+** taken for seconds unread. */
+static int take_duration(const vb_at *at, const cJSON *m, cJSON *flat) {
+  const cJSON *s = cJSON_GetObjectItemCaseSensitive(m, "benchmark_duration");
+  const char *unit = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "unit"));
+  double v;
+  if (summary_avg(at, m, "benchmark_duration", &v)) return XP_EXIT_USAGE;
+  if (isnan(v)) return 0;
+  const double f = unit ? to_ms(unit) : 0;
+  if (f == 0)
+    return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "benchmark_duration.unit: expected a unit of time (sec, "
+                       "ms, us, ns), found %s%s%s", unit ? "\"" : "", unit ? unit : "none", unit ? "\"" : "");
+  vb_flat_number(flat, "duration", v * f / 1e3);
+  return 0;
+}
+
 /* The counts and throughputs, under vLLM's names; the request count is of the requests that
 ** succeeded (AIPerf's error_request_count apart), genai-perf's before 2025 none. */
 static int take_totals(const vb_at *at, const cJSON *m, cJSON *flat) {
@@ -430,13 +448,13 @@ static int take_totals(const vb_at *at, const cJSON *m, cJSON *flat) {
       {"request_throughput", "request_throughput"}, {"output_token_throughput", "output_throughput"},
       {"request_goodput", "request_goodput"},       {"goodput", "request_goodput"},
       {"request_count", "completed"},               {"error_request_count", "failed"},
-      {"benchmark_duration", "duration"},           {"total_isl", "total_input_tokens"},
-      {"total_osl", "total_output_tokens"}};
+      {"total_isl", "total_input_tokens"},          {"total_osl", "total_output_tokens"}};
   for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
     double v;
     if (summary_avg(at, m, names[k][0], &v)) return XP_EXIT_USAGE;
     vb_flat_number(flat, names[k][1], v);
   }
+  if (take_duration(at, m, flat)) return XP_EXIT_USAGE;
   /* genai-perf counts no prompt tokens but their mean over the requests it counts */
   double isl, n;
   if (summary_avg(at, m, "input_sequence_length", &isl) || summary_avg(at, m, "request_count", &n)) return XP_EXIT_USAGE;

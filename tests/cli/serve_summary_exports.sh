@@ -73,6 +73,22 @@ check "AIPerf: the load and its settings" \
 check "AIPerf: counts, duration and totals" \
   "completed=15[requests] duration=0.245[s] failed=1[requests] total_input_tokens=1920[tokens] total_output_tokens=120[tokens]" \
   "$(metrics "$d" "$a" concurrency=8 '%' | tr ' ' '\n' | grep -E '^(completed|duration|failed|total_)' | paste -sd' ')"
+# the duration in the unit its summary states (MetricResult.unit; AIPerf writes its display unit,
+# sec, of BenchmarkDurationMetric's own ns): 245000000 ns is 0.245 s (before: 245000000 s, the
+# number taken for seconds whatever its unit), a unit of no time refused
+python3 - "$fmt/aiperf_profile_export.json" "$tmp/durns.json" "$tmp/durtok.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["benchmark_duration"] = {"unit": "ns", "avg": 245000000}
+json.dump(d, open(sys.argv[2], "w"), indent=2)
+d["benchmark_duration"] = {"unit": "tokens", "avg": 0.245}
+json.dump(d, open(sys.argv[3], "w"), indent=2)
+PY
+n=$(import_vllm "$tmp/durns.db" "$tmp/durns.json")
+check "AIPerf: a duration in ns, in s" "duration=0.245[s]" "$(metrics "$tmp/durns.db" "$n" concurrency=8 'duration')"
+one_line "AIPerf: a duration in no unit of time" 2 \
+  'durtok.json:1: benchmark_duration.unit: expected a unit of time (sec, ms, us, ns), found "tokens"' \
+  "$XP" --db "$tmp/durtok.db" import vllm-bench "$tmp/durtok.json"
 check "AIPerf: start_time is the date" "2025-06-11T10:15:00Z" \
   "$(db="$d" sql "SELECT measured_at FROM run_measured m JOIN runs r ON r.id = m.run_id WHERE r.uuid LIKE '$a%'")"
 check "AIPerf: the GPU its telemetry saw serving (not how many: DCGM reports its node's)" "NVIDIA H200|" \
