@@ -269,6 +269,15 @@ static int take_load(const vb_at *at, const cJSON *cfg, int aiperf, cJSON *flat)
   if (isfinite(s))
     return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "input_config.session_concurrency: a multi-turn benchmark "
                        "(%g sessions at once), a load no serving case of xp names; not read", s);
+  /* AIPerf's --user-centric-rate with --num-users: the rate shared among that many users, each
+  ** pacing its own multi-turn session, a concurrency given beside it only its cap (UserConfig's
+  ** timing mode USER_CENTRIC_RATE, src/aiperf/common/config/user_config.py; v2's user_centric
+  ** phase, refused in v2_config alike) */
+  const cJSON *users_rate = path_get(cfg, "loadgen.user_centric_rate");
+  if (aiperf && users_rate)
+    return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "input_config.loadgen.user_centric_rate: a rate shared among "
+                       "users' multi-turn sessions (AIPerf's user-centric mode), a load no serving case of xp names; "
+                       "not read");
   /* AIPerf's --prefill-concurrency, the requests let into prefill at once (before their first
   ** token) beside the concurrency: another load than the concurrency alone, a setting of the case */
   vb_flat_number(flat, "prefill_concurrency", pc);

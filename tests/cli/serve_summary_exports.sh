@@ -261,6 +261,18 @@ check "AIPerf v2: a gamma phase without its smoothness runs at 1" 'rate=4 {"burs
 one_line "AIPerf v2: a load xp's cases do not name" 2 \
   'users.json:1: input_config.phases\[profiling\].type "user_centric": a load no serving case of xp names' \
   "$XP" --db "$tmp/bad2.db" import vllm-bench "$tmp/users.json"
+# its predecessor, v1's UserConfig: --user-centric-rate 4 --num-users 16 (loadgen.user_centric_rate,
+# num_users; a --concurrency beside them only caps it) refused alike (before: read as the case
+# concurrency=8, a closed loop of 8 where the users' sessions went at a rate)
+python3 - "$fmt/aiperf_profile_export.json" "$tmp/users_v1.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["input_config"]["loadgen"] = {"concurrency": 8, "user_centric_rate": 4.0, "num_users": 16, "request_count": 16}
+json.dump(d, open(sys.argv[2], "w"), indent=2)
+PY
+one_line "AIPerf: a user-centric rate xp's cases do not name" 2 \
+  'users_v1.json:1: input_config.loadgen.user_centric_rate: a rate shared among users.* multi-turn sessions .AIPerf.s user-centric mode., a load no serving case of xp names; not read' \
+  "$XP" --db "$tmp/bad2.db" import vllm-bench "$tmp/users_v1.json"
 
 # AIPerf's fixed schedule, a trace replayed at its timestamps (validate_timing_mode of
 # src/aiperf/common/config/user_config.py, ai-dynamo/aiperf 08c788f): --fixed-schedule wins over a
