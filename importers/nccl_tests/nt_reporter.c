@@ -285,13 +285,16 @@ static int json_record(nt_doc *d, const cJSON *o, int index, int *stated) {
   return read_record(d, &h, v, index, stated);
 }
 
-/* Since PR 140: one list of records. */
-static int json_list(nt_doc *d, const char *text, size_t len, int *stated) {
+/* Since PR 140: one list of records, text[from, len). A raw control character in a string is
+** refused (nt_refuse_control): cJSON keeps it as written, so a file and its CRLF copy would record
+** two types or collectives. */
+static int json_list(nt_doc *d, const char *text, size_t from, size_t len, int *stated) {
   int rc = 0, index = 0;
   const cJSON *o;
-  cJSON *list = cJSON_ParseWithLength(text, len);
+  cJSON *list = cJSON_ParseWithLength(text + from, len - from);
   xp_json_keep_last(list); /* a key given twice: its last value counts, as in json.load */
   if (!cJSON_IsArray(list)) rc = xp_error_at(XP_EXIT_USAGE, d->path, 0, "not valid JSON");
+  else rc = nt_refuse_control(d, text, from, len);
   cJSON_ArrayForEach(o, list) {
     if (rc == 0) rc = json_record(d, o, index++, stated);
   }
@@ -299,10 +302,11 @@ static int json_list(nt_doc *d, const char *text, size_t len, int *stated) {
   return rc;
 }
 
-/* Before: one object a line, written as results came (a killed job's last one may be cut). */
-static int json_lines(nt_doc *d, const char *text, size_t len, int *stated) {
+/* Before: one object a line, written as results came (a killed job's last one may be cut), from
+** text[from]; each whole one checked for control characters as json_list's. */
+static int json_lines(nt_doc *d, const char *text, size_t from, size_t len, int *stated) {
   int rc = 0, index = 0;
-  size_t i = 0;
+  size_t i = from;
   while (rc == 0 && !at_end(text, len, i)) {
     const char *end = NULL, *nl = memchr(text + i, '\n', len - i);
     cJSON *obj = text[i] == '{' ? cJSON_ParseWithLengthOpts(text + i, len - i, &end, 0) : NULL;
@@ -312,7 +316,8 @@ static int json_lines(nt_doc *d, const char *text, size_t len, int *stated) {
       break;
     }
     if (!obj) rc = xp_error_at(XP_EXIT_USAGE, d->path, 0, "record %d: not a JSON object", index);
-    else rc = json_record(d, obj, index++, stated);
+    else rc = nt_refuse_control(d, text, i, (size_t)(end - text));
+    if (rc == 0) rc = json_record(d, obj, index++, stated);
     cJSON_Delete(obj);
     i = end ? (size_t)(end - text) : len;
     while (i < len && (isspace((unsigned char)text[i]) || text[i] == ',')) i++;
@@ -325,7 +330,7 @@ static int parse_json(nt_doc *d, const char *text, size_t len) {
   size_t i = nt_bom(text, len);
   while (i < len && isspace((unsigned char)text[i])) i++;
   const int list = i < len && text[i] == '[';
-  const int rc = list ? json_list(d, text + i, len - i, &stated) : json_lines(d, text + i, len - i, &stated);
+  const int rc = list ? json_list(d, text, i, len, &stated) : json_lines(d, text, i, len, &stated);
   if (rc == 0) end_report(d, stated);
   return rc;
 }

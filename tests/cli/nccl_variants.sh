@@ -235,6 +235,14 @@ grep -q 'rccl_cut.csv:5: record cut short, left out' "$tmp/err" || { echo "FAIL:
 sed '3s/,"0"$//' "$data/rccl_results.csv" > "$tmp/short.csv"
 one_line "rccl csv short line" 2 "short.csv:3: 10 fields where the header names 11" \
   "$XP" --db "$tmp/short.db" import nccl-tests "$tmp/short.csv"
+# a raw newline inside a record's string (cJSON keeps it as written: the file and its CRLF copy
+# recorded two types, "bfloat\n16" and "bfloat\r\n16"): refused at its line, as -J JSON is
+sed '3s/"bfloat16"/"bfloat\n16"/' "$data/rccl_results.json" > "$tmp/ctl.json"
+one_line "rccl json raw newline" 2 "ctl.json:3: control character inside a string" \
+  "$XP" --db "$tmp/ctl.db" import nccl-tests "$tmp/ctl.json"
+sed '2s/"bfloat16"/"bfloat\n16"/' "$tmp/rccl_lines.json" > "$tmp/ctl_lines.json"
+one_line "rccl json lines raw newline" 2 "ctl_lines.json:2: control character inside a string" \
+  "$XP" --db "$tmp/ctl.db" import nccl-tests "$tmp/ctl_lines.json"
 
 # Before 2.13 a report names no test: the command line the log keeps before it does (a shell
 # prompt, as users paste it), where the case was "unknown"; --collective still decides.
