@@ -582,23 +582,38 @@ static double within_print(double derived, double printed, double time_us) {
   return isfinite(derived) && fabs(derived - printed) <= slack ? derived : NAN;
 }
 
-/* busbw / algbw as a test's GetBw computes it: xp's collectives' (nccl_plan.c), and 1 for reduce
-** and sendrecv (busBw = algBw in every version); 0 where not known (gather's and scatter's changed
-** between versions, hypercube's algbw is not size / time). */
+/* The tests that send each rank's share to or from one rank, or (hypercube) to every other. */
+static int share_test(const char *coll) {
+  return strcmp(coll, "gather") == 0 || strcmp(coll, "scatter") == 0 || strcmp(coll, "hypercube") == 0;
+}
+
+/* busbw / (size / time) as a test's GetBw computes it: xp's collectives' (nccl_plan.c), 1 for
+** reduce and sendrecv (busBw = algBw in every version), (n-1)/n for gather, scatter and hypercube
+** (nccl-tests' gather.cu and scatter.cu: algBw count·n / time, times (n-1)/n; rccl-tests' older
+** ones and every hypercube.cu: algBw count·(n-1) / time, times 1: the same busbw); 0 where not
+** known. */
 static double busbw_factor(const char *coll, int nranks) {
   const int c = xp_nccl_coll_parse(coll);
   if (c >= 0) return xp_nccl_busbw_factor((enum xp_nccl_coll)c, nranks);
+  if (share_test(coll)) return nranks > 0 ? (double)(nranks - 1) / nranks : 0;
   return strcmp(coll, "reduce") == 0 || strcmp(coll, "sendrecv") == 0 ? 1.0 : 0;
+}
+
+/* algbw / (size / time): hypercube's counts the (n-1) shares a rank receives, not its size. */
+static double algbw_factor(const char *coll, int nranks) {
+  if (strcmp(coll, "hypercube") != 0) return 1.0;
+  return nranks > 0 ? (double)(nranks - 1) / nranks : 0;
 }
 
 static void text_bandwidth(const nt_row *r, const nt_result *res, double *alg, double *bus) {
   *alg = res->algbw, *bus = res->busbw;
   if (res->time_us <= 0 || res->algbw >= 1 || r->bytes <= 0) return;
-  const double a = within_print(xp_nccl_algbw(r->bytes, res->time_us), res->algbw, res->time_us);
+  const double base = xp_nccl_algbw(r->bytes, res->time_us);
+  const double a = within_print(base * algbw_factor(r->coll, r->nranks), res->algbw, res->time_us);
   if (isnan(a)) return;
   *alg = a;
   const double f = busbw_factor(r->coll, r->nranks);
-  const double b = f > 0 ? within_print(a * f, res->busbw, res->time_us) : NAN;
+  const double b = f > 0 ? within_print(base * f, res->busbw, res->time_us) : NAN;
   if (!isnan(b)) *bus = b;
   else if (res->busbw == 0) *bus = NAN;
 }

@@ -192,6 +192,22 @@ imp "$tmp/info4.txt"
 check "INFO against devices: ranks" "4 4" "$(ranks)"
 check "INFO against devices: one warning" 1 "$(grep -c 'info4.txt: 4 ranks from NCCL.s INFO lines, the device list says 2, busbw / algbw says 2' "$tmp/err")"
 
+# gather, scatter and hypercube under 1 GB/s (nccl-tests 2.19.6 gather.cu / hypercube.cu GetBw):
+# busbw is size / time x (n-1)/n, hypercube's algbw too. Taken from the time as the other tests'
+# are, where gather's "0.00" busbw was left out and "0.01" kept for 0.0137, and hypercube's algbw
+# was size / time (0.000442 for the tool's 0.000331).
+imp "$data/gather_small_sizes.txt"
+check "gather: exit" 0 $?
+check "gather: 8 B busbw from the time" 0.000220994 "$(metric gather/bf16/8/eager/out_of_place busbw_GBps)"
+check "gather: 512 B busbw from the time" 0.0137487 "$(metric gather/bf16/512/eager/out_of_place busbw_GBps)"
+check "gather: 512 B algbw from the time" 0.0274973 "$(metric gather/bf16/512/eager/out_of_place algbw_GBps)"
+check "gather: from 1 GB/s as printed" 4.18 "$(metric gather/bf16/262144/eager/out_of_place busbw_GBps)"
+imp "$data/hypercube_small_sizes.txt"
+check "hypercube: exit" 0 $?
+check "hypercube: 8 B algbw from the time" 0.000331492 "$(metric hypercube/bf16/8/eager/out_of_place algbw_GBps)"
+check "hypercube: 8 B busbw from the time" 0.000331492 "$(metric hypercube/bf16/8/eager/out_of_place busbw_GBps)"
+check "hypercube: 512 B in-place busbw" 0.020296 "$(metric hypercube/bf16/512/eager/in_place busbw_GBps)"
+
 # rccl-tests' own result file (-x FILE -Z csv|json, its src/common.cu Reporter; rebuilt in
 # tests/data/nccl/variants/README.md): a record per size and placement, -N cycles as samples, the
 # communicator's ranks from gpus (no MPI) or ranksPerNode x gpusPerRank (MPI). Not read before:
