@@ -337,6 +337,30 @@ static int load_gpus(const xp_spec *s, xp_nccl_plan *p) {
   return 0;
 }
 
+/* Whether the spec's dtype (a label of the run, runs.dtype) names dtype d: its name ("bf16"), as
+** nccl-tests spells it ("bfloat16"), or its family ("fp8" for fp8_e4m3). */
+static int declared_names(const char *declared, enum xp_nccl_dtype d) {
+  const char *name = xp_nccl_dtype_name(d);
+  const size_t l = strlen(declared);
+  return xp_nccl_dtype_parse(declared) == (int)d || (l && strncmp(name, declared, l) == 0 && name[l] == '_');
+}
+
+/* A declared dtype the run does not measure is refused: nccl_burst measures its "dtypes" alone
+** (bf16 where none are given), so dtype = "fp32" beside them measured bf16 and, over several
+** dtypes, recorded the run as fp32. */
+static int check_declared_dtype(const xp_spec *s, const xp_nccl_plan *p) {
+  const char *declared = xp_spec_str(s->root, "dtype", NULL);
+  if (!declared) return 0;
+  for (int i = 0; i < p->ndtype; i++)
+    if (declared_names(declared, p->dtype[i])) return 0;
+  char measured[64] = "";
+  for (int i = 0, used = 0; i < p->ndtype && used < (int)sizeof measured; i++)
+    used += snprintf(measured + used, sizeof measured - (size_t)used, "%s%s", i ? ", " : "", xp_nccl_dtype_name(p->dtype[i]));
+  return xp_spec_error(s, "dtype", "\"%s\" is no dtype this run measures (dtypes: %s%s); nccl_burst measures the "
+                       "types \"dtypes\" lists: give dtypes = [\"%s\"]", declared, measured,
+                       cJSON_GetObjectItemCaseSensitive(s->root, "dtypes") ? "" : ", the default", declared);
+}
+
 int xp_nccl_plan_load(const xp_spec *s, xp_nccl_plan *p) {
   const cJSON *r = s->root;
   int rc;
@@ -348,6 +372,7 @@ int xp_nccl_plan_load(const xp_spec *s, xp_nccl_plan *p) {
   if ((p->ndtype = enum_list(s, "dtypes", dtype_names, XP_DT_BF16, tmp, XP_DT_N)) < 0)
     return XP_EXIT_USAGE;
   for (int i = 0; i < p->ndtype; i++) p->dtype[i] = (enum xp_nccl_dtype)tmp[i];
+  if (check_declared_dtype(s, p)) return XP_EXIT_USAGE;
   if ((p->nmode = enum_list(s, "modes", mode_names, XP_MODE_EAGER, tmp, XP_MODE_N)) < 0)
     return XP_EXIT_USAGE;
   for (int i = 0; i < p->nmode; i++) p->mode[i] = (enum xp_nccl_mode)tmp[i];
