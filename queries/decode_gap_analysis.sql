@@ -39,9 +39,10 @@
 --              linearly between the two nearest measured sizes of one nccl_burst series with
 --              :tp ranks (and :interconnect): the one spanning most of the sizes, then CUDA-graph
 --              mode, out-of-place, bf16 and the latest measured run preferred (with :interconnect any,
---              one on the configuration's interconnect before any other; then one on its GPU
---              before another GPU's). Another GPU's series still predicts, the basis naming its
---              GPU and saying it is another's: an all-reduce's time is mostly the interconnect's
+--              one on the configuration's interconnect first, then one whose interconnect a side
+--              did not record, then another; then one on its GPU, then one of a GPU unknown on
+--              either side, then another GPU's). Another GPU's series still predicts, the basis
+--              naming its GPU and saying it is another's: an all-reduce's time is mostly the interconnect's
 --              and NCCL's, matched first. Sizes and counts come
 --              from the configuration's traces; without a trace, from the gemm
 --              run's o_proj (batch x hidden x 2 bytes, two all-reduces per layer: after
@@ -197,14 +198,16 @@ nccl_points AS MATERIALIZED (
     AND (lower(:interconnect) IN ('', 'any') OR lower(r.interconnect) = lower(:interconnect))
 ),
 -- One series of measurements (run, mode, placement, dtype, burst) per configuration: with
--- :interconnect any, one on the configuration's interconnect first; then one on its GPU (where
--- both name theirs); then the one whose sizes span the most of its message sizes, then by
--- preference, the latest measured (not imported) last. Another GPU's series still predicts,
--- said in the basis: an all-reduce's time is mostly its interconnect's and NCCL's, matched
+-- :interconnect any, one on the configuration's interconnect first, then one whose interconnect
+-- a side did not record (it may be the same) before one on another; then likewise one on its
+-- GPU, then one of a GPU unknown on either side, then another GPU's; then the one whose sizes
+-- span the most of its message sizes, then by preference, the latest measured (not imported)
+-- last. Another GPU's series still predicts, said in the basis: an all-reduce's time is mostly its interconnect's and NCCL's, matched
 -- first, where a GEMM's is the GPU's own memory bandwidth and compute.
 series_of AS MATERIALIZED (
   SELECT g.cfg, p.run_id, p.run, p.gpu_name, p.interconnect, p.mode, p.placement, p.dtype, p.burst, p.measured_at,
          p.interconnect IS g.interconnect AS same_interconnect,
+         coalesce(p.interconnect <> g.interconnect, 0) AS other_interconnect,
          (p.gpu_name = g.gpu_name) IS 1 AS same_gpu, coalesce(p.gpu_name <> g.gpu_name, 0) AS other_gpu,
          (SELECT count(*) FROM ar_sizes a WHERE a.cfg = g.cfg AND a.bytes BETWEEN min(p.bytes) AND max(p.bytes)) AS covers
   FROM configs g, nccl_points p
@@ -213,7 +216,8 @@ series_of AS MATERIALIZED (
 series AS MATERIALIZED (
   SELECT * FROM (
     SELECT *, row_number() OVER (PARTITION BY cfg
-                                 ORDER BY same_interconnect DESC, same_gpu DESC, covers DESC, mode = 'graph' DESC,
+                                 ORDER BY same_interconnect DESC, other_interconnect, same_gpu DESC, other_gpu,
+                                          covers DESC, mode = 'graph' DESC,
                                           placement = 'out_of_place' DESC, dtype = 'bf16' DESC,
                                           measured_at DESC, run_id DESC, burst DESC) AS pick
     FROM series_of)

@@ -44,4 +44,25 @@ has "traces' unknown" "the traces' interconnect is unknown (not recorded; measur
 hasnt "traces' unknown" "another interconnect" "$b"
 # no trace of the configuration: no traces' interconnect to compare with
 hasnt "no traces" "interconnect" "$(basis "$tmp/pcie.db" Q)"
+
+# A series whose interconnect (or GPU) is unknown may be the traces' own: it is chosen before
+# one known to be on another, which the latest import (run_id) won the tie with. Stand-ins cut
+# from nccl-tests 2.19.6's sweep (tests/data/nccl/nccltests_sweep.txt): its -J JSON records no
+# interconnect; its text without NCCL INFO lines (NCCL_DEBUG unset) neither, declared pcie here,
+# and without its "Using devices" rank lines no GPU, one import declaring another GPU.
+sweep="$XP_SRC/tests/data/nccl/nccltests_sweep"
+grep -v 'NCCL INFO' "$sweep.txt" > "$tmp/no_info.txt"
+"$XP" --db "$tmp/rank.db" import nccl-tests "$sweep.json" > /dev/null || { echo "FAIL: import json"; fail=1; }
+"$XP" --db "$tmp/rank.db" import nccl-tests "$tmp/no_info.txt" --set interconnect=pcie > /dev/null ||
+  { echo "FAIL: import no_info pcie"; fail=1; }
+imp "$tmp/rank.db" a N --set interconnect=nvlink
+b=$(basis "$tmp/rank.db" N)
+has "unknown before another" "the nccl_burst run's interconnect is unknown (not recorded; the traces ran on nvlink)" "$b"
+hasnt "unknown before another" "another interconnect" "$b"
+grep -v -e 'NCCL INFO' -e '^#  Rank' "$sweep.txt" > "$tmp/no_gpu.txt"
+"$XP" --db "$tmp/gpu.db" import nccl-tests "$tmp/no_gpu.txt" > /dev/null || { echo "FAIL: import no_gpu"; fail=1; }
+"$XP" --db "$tmp/gpu.db" import nccl-tests "$tmp/no_gpu.txt" --set gpu="NVIDIA L40S" > /dev/null ||
+  { echo "FAIL: import no_gpu L40S"; fail=1; }
+imp "$tmp/gpu.db" a G
+hasnt "GPU unknown before another" "another GPU" "$(basis "$tmp/gpu.db" G)"
 finish
