@@ -278,7 +278,10 @@ basis AS MATERIALIZED (
               || CASE WHEN a.outside > 0 THEN '; ' || a.outside || ' size(s) outside the measured range' ELSE '' END
     END
     -- an interconnect that one side did not record is not known to be another: said as unknown
-    || coalesce((SELECT CASE WHEN s.same_interconnect THEN ''
+    || coalesce((SELECT CASE WHEN s.same_interconnect
+                             THEN CASE WHEN s.interconnect IS NULL AND m.nsteps > 0
+                                       THEN '; the interconnect is unknown (neither the traces nor the nccl_burst run recorded one)'
+                                       ELSE '' END
                              WHEN s.interconnect IS NULL
                              THEN '; the nccl_burst run''s interconnect is unknown (not recorded; the traces ran on '
                                   || c.interconnect || ')'

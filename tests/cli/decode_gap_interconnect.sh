@@ -33,6 +33,9 @@ imp "$db" a M --set interconnect=nvlink
 b=$(basis "$db" M)
 has "run's unknown" "the nccl_burst run's interconnect is unknown (not recorded; the traces ran on nvlink)" "$b"
 hasnt "run's unknown" "another interconnect" "$b"
+# neither side recorded one: said so, where nothing was said, as if the two were the same
+imp "$db" b U
+has "both unknown" "the interconnect is unknown (neither the traces nor the nccl_burst run recorded one)" "$(basis "$db" U)"
 
 # the run on pcie: traces on nvlink are another interconnect's; traces that recorded none, unknown
 "$XP" --db "$tmp/pcie.db" import nccl-tests "$log" --set interconnect=pcie > /dev/null || { echo "FAIL: import pcie"; fail=1; }
