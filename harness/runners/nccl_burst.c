@@ -217,18 +217,6 @@ static int first_wrong(const xp_nccl_results *res) {
   return 0;
 }
 
-/* The declared tp and gpus_declared label the run; one measured on another number of ranks
-** says so, since its figures are for the ranks it had. */
-static void warn_declared_ranks(const xp_spec *s, int nranks) {
-  static const char *const keys[] = {"tp", "gpus_declared"};
-  for (int i = 0; i < 2; i++) {
-    const int64_t v = xp_spec_int(s->root, keys[i], 0);
-    if (v > 0 && v != nranks)
-      xp_warn("%s = %lld is declared, but this run has %d rank%s: list the devices in gpus to measure %lld",
-              keys[i], (long long)v, nranks, nranks == 1 ? "" : "s", (long long)v);
-  }
-}
-
 static int run_plan(xp_ctx *ctx, const xp_nccl_plan *p) {
   const xp_spec *s = ctx->spec;
   xp_nccl_launch l;
@@ -237,7 +225,7 @@ static int run_plan(xp_ctx *ctx, const xp_nccl_plan *p) {
   if (rc == 0) rc = xp_nccl_plan_check_ranks(s, p, loc.nranks);
   if (rc == 0) rc = check_fp8(p);
   if (rc) return rc;
-  warn_declared_ranks(s, loc.nranks);
+  xp_nccl_warn_declared_ranks(s, loc.nranks);
   scratch t;
   if ((rc = scratch_make(&t)) != 0) return rc;
   xp_nccl_results res;

@@ -441,6 +441,16 @@ int xp_nccl_plan_check_ranks(const xp_spec *s, const xp_nccl_plan *p, int nranks
   return 0;
 }
 
+void xp_nccl_warn_declared_ranks(const xp_spec *s, int nranks) {
+  static const char *const keys[] = {"tp", "gpus_declared"};
+  for (int i = 0; i < 2; i++) {
+    const int64_t v = xp_spec_int(s->root, keys[i], 0);
+    if (v > 0 && v != nranks)
+      xp_warn("%s = %lld is declared, but this run has %d rank%s: list the devices in gpus to measure %lld",
+              keys[i], (long long)v, nranks, nranks == 1 ? "" : "s", (long long)v);
+  }
+}
+
 int xp_nccl_launch_device(const xp_spec *s, const xp_nccl_plan *p, const xp_nccl_launch *l) {
   if (!p->ngpus) return l->local_rank;
   if (l->local_rank < p->ngpus) return p->gpus[l->local_rank];
@@ -521,6 +531,8 @@ int xp_nccl_burst_plan(const xp_spec *s, FILE *out) {
   else if (n > 0 && per_process && xp_nccl_launch_device(s, &p, &l) < 0) rc = XP_EXIT_USAGE;
   else if (n > 0) rc = xp_nccl_plan_check_ranks(s, &p, n);
   if (rc) goto done;
+  /* the ranks known now: the warning the run would give, before it is spent on them */
+  if (n > 0) xp_nccl_warn_declared_ranks(s, n);
   int ncases = p.ncoll * p.ndtype * p.nsizes * p.nmode * p.nplace;
   fprintf(out, "nccl_burst: %d collective%s x %d dtype%s x %d size%s x %d mode%s x %d placement%s"
           " = %d case%s\n", p.ncoll, p.ncoll == 1 ? "" : "s", p.ndtype, p.ndtype == 1 ? "" : "s",

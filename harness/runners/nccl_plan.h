@@ -74,6 +74,9 @@ int xp_nccl_plan_load(const xp_spec *s, xp_nccl_plan *p);
 void xp_nccl_plan_free(xp_nccl_plan *p);
 /* Every size must split into whole elements for every collective at this rank count. */
 int xp_nccl_plan_check_ranks(const xp_spec *s, const xp_nccl_plan *p, int nranks);
+/* The declared tp and gpus_declared label the run; where the ranks it has (or will have) are
+** another number, a warning says so, since its figures are for the ranks it had. */
+void xp_nccl_warn_declared_ranks(const xp_spec *s, int nranks);
 /* The device a launcher's process drives: gpus[local rank] where the spec lists devices, else
 ** the local rank; -1 after saying that the list has none for its local rank. */
 struct xp_nccl_launch;

@@ -128,6 +128,16 @@ expect_bad unknown_key 'unknown_key.toml:3: bursts: unknown key' \
 sizes = [1024]
 bursts = 122"
 
+# A declared tp that the listed devices do not give: the run's warning, said by the dry run too,
+# where it planned 2 ranks in silence; one that matches says nothing.
+printf 'kind = "nccl_burst"\nsizes = [14336]\ntp = 4\ngpus = [0, 1]\n' > "$tmp/tp4.toml"
+"$XP" run --dry-run "$tmp/tp4.toml" > /dev/null 2> "$tmp/err"
+check "declared tp, other ranks: exit" 0 $?
+check "declared tp, other ranks: warning" \
+  "xp: warning: tp = 4 is declared, but this run has 2 ranks: list the devices in gpus to measure 4" "$(cat "$tmp/err")"
+"$XP" run --dry-run "$tmp/tp4.toml" --set tp=2 > /dev/null 2> "$tmp/err"
+check "declared tp, same ranks: no warning" "" "$(cat "$tmp/err")"
+
 # Without a GPU (or without CUDA), running is refused before anything is recorded: exit 4.
 if ! nvidia-smi -L > /dev/null 2>&1; then
   "$XP" --db "$db" run "$XP_SRC/experiments/allreduce_burst.toml" > "$tmp/out" 2> "$tmp/err"
