@@ -575,6 +575,13 @@ static int blank_label(const xp_field *f, const char *v) {
   return label && !*v;
 }
 
+/* A required string names something the results carry (a shape's name, a model file's name):
+** blank, a kernel_variant case was "cublas_bf16//m1" and a model file's runs recorded model ''. */
+static int blank_required(const xp_field *f, const char *v) {
+  while (f->required && isspace((unsigned char)*v)) v++;
+  return f->required && !*v;
+}
+
 static int check_value(const xp_spec *s, const cJSON *v, const char *path, const xp_field *f) {
   char sub[512];
   int i = 0;
@@ -586,6 +593,8 @@ static int check_value(const xp_spec *s, const cJSON *v, const char *path, const
       return choice_error(s, path, v->valuestring, f->choices);
     if (blank_label(f, v->valuestring))
       return xp_spec_error(s, path, "blank (an unset shell variable?): leave the key out where it is not known");
+    if (blank_required(f, v->valuestring))
+      return xp_spec_error(s, path, "blank, where a value is required: %s", f->help);
     return 0;
   case XP_T_INT:
     if (!is_int(v)) break;
