@@ -320,6 +320,12 @@ static int setup_build(const xp_spec *spec, gemm_setup *g) {
     explicit_shapes(list, ms, g);
     return resolve_dtypes(spec, g, list);
   }
+  /* a model's step is derived for one GPU holding every layer (models.h): labelled with a
+  ** pipeline split, its counts per step would be filed as one stage's */
+  if (xp_spec_int(r, "pp", 1) != 1)
+    return xp_spec_error(spec, "pp", "gemm runs derive every layer's GEMMs on one GPU (no pipeline "
+                         "stages): pp = %lld would file the whole model's step as one stage's (leave pp "
+                         "out, or list a stage's shapes and counts in shapes)", (long long)xp_spec_int(r, "pp", 1));
   int rc = load_model(spec, g);
   if (rc) return rc;
   if (cJSON_GetObjectItemCaseSensitive(r, "mla") && g->model->kv_lora <= 0)
@@ -1057,6 +1063,7 @@ const xp_kind xp_kind_gemm = {
     .execute = XP_GPU_EXECUTE(gemm_execute),
     .notes = "shapes come from a model or a list: give model (with the declared tp and ep, which\n"
              "  shard it; models/<model>.toml beside the spec, see xp help models) or shapes, not both.\n"
+             "  A model's step is every layer on one GPU: pp (pipeline stages) is refused with it.\n"
              "  m: 1 to 1048560. The declared dtype picks the GEMMs: bf16 (default), fp8 (per-tensor\n"
              "  scales) or fp8_block (DeepSeek's: one fp32 scale per 128x128 weight block and per token\n"
              "  per 128 of K; K a multiple of 128; cuBLASLt runs it on Hopper only, elsewhere its\n"
