@@ -351,10 +351,26 @@ int xp_spec_error(const xp_spec *s, const char *path, const char *fmt, ...) {
   return xp_error_at(XP_EXIT_USAGE, s->path, no_lines ? 0 : 1, "%s", msg);
 }
 
+/* Whether text is the value (or an element of the value) of a top-level key that --set gave:
+** the very string the spec holds, so a spec's own value equal to it is not taken for it. */
+static int set_on_command_line(const xp_spec *s, const char *text) {
+  const cJSON *set = ((const struct spec_private *)(s + 1))->from_cli, *k, *e;
+  cJSON_ArrayForEach(k, set) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(s->root, k->string);
+    const cJSON *list = cJSON_IsArray(v) ? v : NULL;
+    if (cJSON_IsString(v) && v->valuestring == text) return 1;
+    cJSON_ArrayForEach(e, list) if (cJSON_IsString(e) && e->valuestring == text) return 1;
+  }
+  return 0;
+}
+
 char *xp_spec_resolve(const xp_spec *s, const char *rel) {
   if (!rel) return NULL;
-  /* '' names no file: prefixed, it named the folder ("/specs/: cannot read: Is a directory") */
-  if (rel[0] == '/' || rel[0] == 0 || !s->dir || strcmp(s->dir, ".") == 0) return xp_strdup(rel);
+  /* '' names no file: prefixed, it named the folder ("/specs/: cannot read: Is a directory");
+  ** a path typed on the command line (--set model_file=..., --set files=...) is the shell's,
+  ** from the working folder: under the spec's it was "no model file specs/models/x.toml" */
+  if (rel[0] == '/' || rel[0] == 0 || !s->dir || strcmp(s->dir, ".") == 0 || set_on_command_line(s, rel))
+    return xp_strdup(rel);
   return xp_asprintf("%s/%s", s->dir, rel);
 }
 

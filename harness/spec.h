@@ -39,7 +39,8 @@ int xp_spec_check_weights(const xp_spec *spec, const char *path, const char *pro
 /* Report an error located at a key: "xp: FILE:LINE: PATH: message". Returns XP_EXIT_USAGE. */
 int xp_spec_error(const xp_spec *s, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Resolve a path written in the spec against the spec's directory (malloc'd). */
+/* Resolve a path written in the spec against the spec's directory (malloc'd); one that --set
+** gave (the spec's own string, passed as is) stays the shell's, from the working directory. */
 char *xp_spec_resolve(const xp_spec *s, const char *relpath);
 
 /* Canonical JSON (sorted keys, compact) and its SHA-256 in hex. Caller frees the string. */

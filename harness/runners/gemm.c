@@ -137,8 +137,8 @@ static int load_model(const xp_spec *spec, gemm_setup *g) {
   if (!name && !file)
     return xp_spec_error(spec, "m", "say which GEMMs: model = \"NAME\" (shapes derived from "
                          "models/NAME.toml) or shapes = [{name, n, k}, ...]");
-  char *rel = file ? xp_strdup(file) : xp_asprintf("models/%s.toml", name);
-  char *path = xp_spec_resolve(spec, rel);
+  char *rel = file ? NULL : xp_asprintf("models/%s.toml", name);
+  char *path = xp_spec_resolve(spec, file ? file : rel); /* the spec's own string: --set's is the shell's */
   int rc = 0;
   char *near = file || file_exists(path) ? NULL : xp_model_name_near(spec, name);
   if (near) /* --set model=llama-3.1-70b, or the Hugging Face id a serving run records */

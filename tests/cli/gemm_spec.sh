@@ -247,6 +247,17 @@ expect_bad model_missing_field 2 "Half.toml:7: kv_lora_rank: an MLA model (kv_lo
 model_file = \"$tmp/Half.toml\"
 m = [1]"
 
+# model_file in a spec is read from the spec's folder; given with --set, from the working folder
+# (the shell's path: it was read under the spec's, "no model file specs/m/Llama-3.1-70B.toml")
+mkdir -p "$tmp/w/specs" "$tmp/w/m"
+cp "$models/Llama-3.1-70B.toml" "$tmp/w/m/"
+printf 'kind = "gemm"\nmodel_file = "../m/Llama-3.1-70B.toml"\ntp = 8\nm = [1]\n' > "$tmp/w/specs/g.toml"
+(cd / && "$XP" run --dry-run "$tmp/w/specs/g.toml" > "$tmp/out" 2> "$tmp/err")
+check "model_file from the spec's folder" 0 $?
+(cd "$tmp/w" && "$XP" run --dry-run specs/g.toml --set model_file=m/Llama-3.1-70B.toml > "$tmp/out" 2> "$tmp/err")
+check "--set model_file from the working folder" 0 $?
+grep -q '^model file m/Llama-3.1-70B.toml, sha256' "$tmp/out" || { echo "FAIL: --set model_file: $(cat "$tmp/out" "$tmp/err")"; fail=1; }
+
 # Without a GPU (or without CUDA) a real run is refused as an environment problem (exit 4).
 if ! nvidia-smi -L > /dev/null 2>&1; then
   "$XP" --db "$db" run "$XP_SRC/experiments/gemm_kimi_k25_tp8.toml" > /dev/null 2> "$tmp/err"

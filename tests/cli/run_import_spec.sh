@@ -28,4 +28,9 @@ grep -q "^$tmp/specs/log.txt: nccl-tests text, allreduce" "$tmp/out" || { echo "
 (cd / && "$XP" --db "$db" run "$tmp/specs/relative.toml" > /dev/null 2> "$tmp/err")
 check "xp run of a spec naming its log relative to itself, from /" 0 $?
 check "its cases (8 sizes, in and out of place)" 16 "$(sql "SELECT count(*) FROM cases WHERE run_id = (SELECT max(id) FROM runs)")"
+# a file given with --set is the shell's path, from the working folder: it was read under the
+# spec's ("xp: specs/specs/log.txt: cannot read: No such file or directory")
+(cd "$tmp" && "$XP" --db "$db" run --dry-run specs/relative.toml --set files=specs/log.txt > "$tmp/out" 2> "$tmp/err")
+check "--set files, relative to the working folder" 0 $?
+grep -q "^specs/log.txt: nccl-tests text, allreduce" "$tmp/out" || { echo "FAIL: --set files: $(cat "$tmp/out" "$tmp/err")"; fail=1; }
 finish
