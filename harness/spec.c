@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 #include "cli.h"
+#include "kind.h"
 #include "spec.h"
 #include "toml_adapter.h"
 #include "xp.h"
@@ -677,6 +678,14 @@ static const xp_field *find_field(const xp_field *fields, const char *key) {
   return NULL;
 }
 
+const char *xp_spec_top_key_note(const xp_spec *s, const char *key) {
+  const xp_kind *k = xp_kind_find(xp_spec_str(s->root, "kind", ""));
+  if (!k || !(strcmp(key, "kind") == 0 || find_field(k->fields, key) || find_field(xp_declared_fields, key)))
+    return "";
+  return ": a top-level key, read into this table as TOML reads every key after a [table] or "
+         "[[table]] header (write it above the first header)";
+}
+
 int xp_spec_check_fields(const xp_spec *s, const cJSON *obj, const char *path,
                          const xp_field *fields, int top_level) {
   char sub[512];
@@ -697,8 +706,9 @@ int xp_spec_check_fields(const xp_spec *s, const cJSON *obj, const char *path,
   if (unknown) {
     key_path(sub, sizeof sub, path, unknown->string);
     const char *meant = xp_nearest_key(unknown->string, fields, top_level);
-    if (meant) return xp_spec_error(s, sub, "unknown key: did you mean \"%s\"?", meant);
-    return xp_spec_error(s, sub, "unknown key");
+    const char *top = top_level ? "" : xp_spec_top_key_note(s, unknown->string);
+    if (meant && !*top) return xp_spec_error(s, sub, "unknown key: did you mean \"%s\"?", meant);
+    return xp_spec_error(s, sub, "unknown key%s", top);
   }
   cJSON_ArrayForEach(v, obj) {
     key_path(sub, sizeof sub, path, v->string);

@@ -79,6 +79,11 @@ extern const xp_field xp_declared_fields[];
 ** are equally so. For "did you mean" in errors. */
 const char *xp_nearest_key(const char *key, const xp_field *fields, int declared_too);
 
+/* Where key, unknown in a table, is a top-level key of the spec's kind (burst after a
+** [size_range] header): ": a top-level key, read into this table as TOML reads ...", to end
+** the error with; else "". */
+const char *xp_spec_top_key_note(const xp_spec *s, const char *key);
+
 /* Check obj against fields (and, at top level, the declared fields and "kind").
 ** Unknown keys are errors. Prints the first problem and returns XP_EXIT_USAGE, else 0. */
 int xp_spec_check_fields(const xp_spec *s, const cJSON *obj, const char *path,

@@ -123,6 +123,14 @@ expect_bad burst 'burst.toml:3: burst: 0 is out of range' \
   "kind = \"nccl_burst\"
 sizes = [1024]
 burst = 0"
+# a top-level key after the [size_range] header is read into it, as TOML reads it: said so
+expect_bad key_after_table 'key_after_table.toml:6: size_range.burst: unknown key (size_range takes min, max and factor): a top-level key' \
+  "kind = \"nccl_burst\"
+[size_range]
+min = 8
+max = 64
+
+burst = 122"
 expect_bad unknown_key 'unknown_key.toml:3: bursts: unknown key' \
   "kind = \"nccl_burst\"
 sizes = [1024]
