@@ -57,12 +57,41 @@ int xp_param_parse(const char *kv, xp_param *out) {
   return 0;
 }
 
-/* Values that look like integers or numbers bind as such, so `tp = :tp` compares numbers. */
+/* 1 where v is a number as JSON writes one (8, -2, 0.5, 1e-3), *integral set where it has no
+** fraction or exponent. Not 007, +8, 0x1f, inf or " 8": strtod takes them all as numbers, but
+** such a value is a zero-padded id, a commit or run prefix, a name, which bound as its number
+** would lose what it says (007 would be 7, matching no '007%'). */
+static int written_as_number(const char *v, int *integral) {
+  const char *p = v + (*v == '-');
+  if (*p == '0') p++;
+  else if (*p >= '1' && *p <= '9') while (isdigit((unsigned char)*p)) p++;
+  else return 0;
+  *integral = 1;
+  if (*p == '.') {
+    if (!isdigit((unsigned char)*++p)) return 0;
+    while (isdigit((unsigned char)*p)) p++;
+    *integral = 0;
+  }
+  if (*p == 'e' || *p == 'E') {
+    p += p[1] == '+' || p[1] == '-';
+    if (!isdigit((unsigned char)*++p)) return 0;
+    while (isdigit((unsigned char)*p)) p++;
+    *integral = 0;
+  }
+  return *p == 0;
+}
+
+/* A value written as a number binds as one, so `tp = :tp` compares numbers (a view's column
+** or json_extract's value has no affinity to turn the text '8' into 8); any other as text. */
 static void bind_value(sqlite3_stmt *st, int idx, const char *v) {
   int64_t iv;
   double dv;
-  if (xp_parse_int64(v, &iv) == 0) sqlite3_bind_int64(st, idx, iv);
-  else if (xp_parse_double(v, &dv) == 0) sqlite3_bind_double(st, idx, dv);
+  int integral;
+  /* past what SQLite holds (20 digits, 1e999) it is text too: an id, not a rounded number */
+  if (written_as_number(v, &integral) && integral && xp_parse_int64(v, &iv) == 0)
+    sqlite3_bind_int64(st, idx, iv);
+  else if (written_as_number(v, &integral) && !integral && xp_parse_double(v, &dv) == 0)
+    sqlite3_bind_double(st, idx, dv);
   else xp_bind_text(st, idx, v); /* mended as stored text is, so a value with a bad byte still matches */
 }
 

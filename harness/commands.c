@@ -54,7 +54,8 @@ static const xp_cmd commands[] = {
     {"query", cmd_query, "run the SQL in a file against the database, read-only",
      "usage: xp query FILE.sql [--param NAME=VALUE]... [--format table|csv|json]\n"
      "  Opens the database read-only; every statement in the file runs and prints its rows.\n"
-     "  Parameters are bound by name (:NAME, @NAME or $NAME in the SQL).\n"
+     "  Parameters are bound by name (:NAME, @NAME or $NAME in the SQL); a VALUE written as a\n"
+     "  number (8, -2, 0.5, 1e-3) as that number, any other as text (007, +8, 0x1f as given).\n"
      "  A line '-- if no rows: TEXT' in the file is said on stderr when it printed no row.\n"
      "  Rows are printed once every statement has run: an error prints none (exit 2).\n"},
     {"runs", cmd_runs, "list runs, newest first",

@@ -177,6 +177,14 @@ printf 'SELECT @tp + $tp AS s;\n' > "$tmp/at.sql"
 "$XP" --db "$db" query "$tmp/at.sql" --param tp=4 --format csv > "$tmp/at.out" 2> "$tmp/at.err"
 check "@name and \$name bound" "8" "$(tail -1 "$tmp/at.out")"
 check "no 'misspelt' warning for @name" "" "$(grep misspelt "$tmp/at.err")"
+# --param binds a number as JSON writes one as that number (tp = :tp against a view's column);
+# a zero-padded id, a commit or run prefix, +8, 0x1f, inf as the text given (007 was 7)
+printf 'SELECT :v AS v, typeof(:v) AS t;\n' > "$tmp/v.sql"
+for v in 8 -2 0.5 1e-3 007 0042 +8 0x1f inf 99999999999999999999; do
+  "$XP" --db "$db" query "$tmp/v.sql" --param "v=$v" --format csv | tail -1
+done > "$tmp/v.out"
+check "--param values as bound" "8,integer|-2,integer|0.5,real|0.001,real|007,text|0042,text|+8,text|0x1f,text|inf,text|99999999999999999999,text" \
+  "$(paste -sd'|' "$tmp/v.out")"
 
 # a reading command stops at the first SIGTERM (exit 130), rather than running on until a
 # second signal kills it: the signal only sets a flag, which the query now checks
