@@ -16,6 +16,7 @@
 #include "db.h"
 #include "history.h"
 #include "kind.h"
+#include "models.h"
 #include "runref.h"
 #include "xp.h"
 
@@ -26,7 +27,8 @@ static const char usage[] =
     "  commit, the environment (env.*) or the hardware (GPUs, driver, libraries, host) differ\n"
     "  from RUN's, and where an imported file's contents changed since (written over by the\n"
     "  benchmark run again: another measurement). Then `xp compare RUN NEW` checks that the\n"
-    "  results reproduce.\n"
+    "  results reproduce. A gemm run whose model file changed since (gemm.model_sha256) is\n"
+    "  refused: the stored spec would measure other shapes.\n"
     "  A spec run by a relative path (xp run experiments/x.toml) is found again, with the\n"
     "  model files and other paths it names, from the current folder: rerun from the same one.\n"
     "  --dry-run  print what would be measured; record nothing\n";
@@ -193,6 +195,45 @@ int xp_history_args(int argc, char **argv, const char *cmd, const char *help,
   return rc;
 }
 
+/* The model file a gemm spec derives its shapes from, resolved as the gemm kind resolves it
+** (model_file, else models/NAME.toml beside the spec); NULL where it names none or it is gone
+** (the spec's validation says so). */
+static char *model_file(const xp_spec *spec) {
+  const char *file = xp_spec_str(spec->root, "model_file", NULL);
+  const char *name = xp_spec_str(spec->root, "model", NULL);
+  if (file) return xp_spec_resolve(spec, file);
+  return name ? xp_model_file_beside(spec, name) : NULL;
+}
+
+/* A gemm run records its model file's SHA-256 (gemm.model_sha256): the spec names the file,
+** not its content, so the stored spec run again over an edited file measures other shapes
+** under the same names, another experiment that `xp compare` would read as the rerun. Refused
+** before anything is measured, as a spec that fails validation is. 0 where the file is the
+** one measured, or the run recorded no hash (shapes given in the spec, an older xp's run). */
+static int model_file_unchanged(sqlite3 *db, int64_t id, const xp_spec *spec, const char *old) {
+  sqlite3_stmt *st = xp_db_prepare(db, "SELECT value FROM run_meta WHERE run_id = ?1 AND key = 'gemm.model_sha256'");
+  if (!st) return XP_EXIT_DB;
+  sqlite3_bind_int64(st, 1, id);
+  int step = sqlite3_step(st), rc = 0;
+  char *path = step == SQLITE_ROW ? model_file(spec) : NULL;
+  size_t len;
+  char *bytes = path ? xp_read_file(path, &len) : NULL;
+  if (step != SQLITE_ROW && step != SQLITE_DONE) rc = xp_db_fail(db, "reading the run's metadata");
+  else if (bytes) {
+    const char *then = (const char *)sqlite3_column_text(st, 0);
+    char now[65];
+    xp_sha256_hex(bytes, len, now);
+    if (then && strcmp(then, now) != 0)
+      rc = xp_error_at(XP_EXIT_USAGE, path, 0, "not the model file run %.8s measured (its SHA-256 was %.12s, now "
+                       "%.12s): a rerun would measure other shapes; restore it to rerun, or xp run the spec "
+                       "to measure the edited model as a new run", old, then, now);
+  }
+  free(bytes);
+  free(path);
+  sqlite3_finalize(st);
+  return rc;
+}
+
 /* What a rerun of run id would do, checked on a read-only connection: the stored spec, its
 ** kind, the files an import reads again and, with plan, what --dry-run prints; without, that
 ** this machine can run the kind (a GPU). 0, or the error said. */
@@ -204,6 +245,7 @@ static int check_rerun(sqlite3 *db, int64_t id, int plan) {
   const xp_kind *k = spec ? spec_kind(spec) : NULL;
   if (spec) rc = !k ? XP_EXIT_USAGE : imported ? imported_files_readable(spec, old) : 0;
   if (rc == 0) rc = xp_validate_spec(k, spec);
+  if (rc == 0) rc = model_file_unchanged(db, id, spec, old);
   if (rc == 0 && plan) {
     char *header = xp_asprintf("# dry run: rerun of %s (kind %s); nothing is recorded\n", old, k->name);
     rc = xp_print_plan(k, spec, header);

@@ -30,6 +30,25 @@ if [ ! -e /tmp/tr/tp2_bs1_rank0.trace.json.gz ]; then # where run 32ac91ea's tra
 fi
 [ "$(sha256sum < "$tmp/schema6.db")" = "$sha6" ] || die "a refused rerun changed a schema 6 database"
 
+# a gemm run whose model file was edited since: the stored spec names the file, not its content,
+# so a rerun would measure other shapes under the same names; refused before measuring, named.
+# The run is experiments/results/xp.db's Kimi-K2.5 gemm (H200), recorded before gemm.model_sha256,
+# given the hash this xp records with its model file (the GPU run itself needs a GPU)
+mkdir -p "$tmp/g/experiments/models"
+cp "$XP_SRC/experiments/models/Kimi-K2.5.toml" "$tmp/g/experiments/models/"
+cp "$tmp/schema6.db" "$tmp/g/xp.db"
+sqlite3 "$tmp/g/xp.db" "DROP TRIGGER xp_append_only_run_meta_insert; INSERT INTO run_meta (run_id, key, source, value)
+  SELECT id, 'gemm.model_sha256', 'declared', '$(sha256sum < "$tmp/g/experiments/models/Kimi-K2.5.toml" | cut -d' ' -f1)'
+  FROM runs WHERE uuid LIKE 'f508b363%'"
+gemm_rerun() { (cd "$tmp/g" && "$XP" --db xp.db rerun "$@" f508b363 > "$tmp/out" 2> "$tmp/err") && rc=0 || rc=$?; }
+gemm_rerun --dry-run; expect_rc 0; has "rerun of f508b363"
+sed -i 's/^num_hidden_layers = 61$/num_hidden_layers = 60/' "$tmp/g/experiments/models/Kimi-K2.5.toml"
+for dry in --dry-run ""; do
+  gemm_rerun $dry; expect_rc 2
+  has "Kimi-K2.5.toml: not the model file run f508b363 measured (its SHA-256 was" "$tmp/err"
+  [ "$(grep -vc '^xp: warning: xp.db: schema 6' "$tmp/err")" = 1 ] || die "one line expected: $(cat "$tmp/err")"
+done
+
 F="${XP_SHARED:-}/fixtures/nccl-tests/nccltests_sweep.txt"
 if [ ! -f "$F" ] || ! "$XP" help kinds | grep -q nccl_tests; then
   echo "ok: rerun (import part skipped: no nccl-tests fixture or importer in this build)"
