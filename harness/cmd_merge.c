@@ -21,6 +21,8 @@
 #include "db.h"
 #include "history.h"
 #include "runref.h"
+#include "torch_trace/tt_rules.h"
+#include "torch_trace/tt_store.h"
 #include "xp.h"
 
 static const char usage[] =
@@ -535,10 +537,46 @@ static int64_t copy_table(merger *m, const char *t, const char *cols, int ncols,
   return added;
 }
 
-/* Kernel names come with the category OTHER's rules gave them, and a category's group (is it
-** communication?) lives in trace_categories: a name in a category unknown here would drop out
-** of every share (allreduce 89% became comm2 93%). A database with no rules yet takes OTHER's
-** whole; one with rules of its own keeps them and gains OTHER's categories it lacks. */
+/* The kernel names here before the merge, so that those it brings are told apart. */
+static int note_names_here(merger *m) {
+  return xp_db_exec(m->main, "CREATE TEMP TABLE xp_merge_names_here AS SELECT id FROM trace_names");
+}
+
+/* Names new here under this database's rules in force, as every name here is (xp verify checks
+** it): they came with the category OTHER's rules gave them, and a category's group lives in
+** trace_categories, so one unknown here dropped out of every share (allreduce 89% became comm2
+** 93%), and one OTHER's rules put elsewhere was counted there by one run and here by another. */
+static int classify_new_names(merger *m) {
+  tt_rules r = {0};
+  int found = 0, rc = tt_rules_load_db(m->main, &r, &found);
+  if (rc || !found) return rc;
+  sqlite3_stmt *sel = xp_db_prepare(m->main, "SELECT id, name, kind, category, coalesce(rule_seq, 0) FROM trace_names"
+                                             " WHERE id NOT IN (SELECT id FROM temp.xp_merge_names_here)");
+  sqlite3_stmt *upd = sel ? xp_db_prepare(m->main, "UPDATE trace_names SET category = ?1, rule_seq = ?2 WHERE id = ?3") : NULL;
+  rc = upd ? 0 : XP_EXIT_DB;
+  int step = SQLITE_DONE;
+  while (rc == 0 && (step = sqlite3_step(sel)) == SQLITE_ROW) {
+    const int rule = tt_rules_match(&r, (const char *)sqlite3_column_text(sel, 1));
+    const char *cat = tt_rules_category_of(&r, rule, (const char *)sqlite3_column_text(sel, 2));
+    const int moved = strcmp(cat, (const char *)sqlite3_column_text(sel, 3)) != 0;
+    if (!moved && sqlite3_column_int(sel, 4) == rule + 1) continue;
+    m->names_differing += moved; /* the rule's place alone is no other category */
+    sqlite3_reset(upd);
+    xp_bind_text(upd, 1, cat);
+    if (rule < 0) sqlite3_bind_null(upd, 2);
+    else sqlite3_bind_int(upd, 2, rule + 1);
+    sqlite3_bind_int64(upd, 3, sqlite3_column_int64(sel, 0));
+    if (sqlite3_step(upd) != SQLITE_DONE) rc = xp_db_fail(m->main, "classifying merged kernel names");
+  }
+  if (rc == 0 && step != SQLITE_DONE) rc = xp_db_fail(m->main, "reading trace_names");
+  sqlite3_finalize(sel);
+  sqlite3_finalize(upd);
+  tt_rules_free(&r);
+  return rc;
+}
+
+/* A database with no rules yet takes OTHER's whole, with the names they classified; one with
+** rules of its own keeps them, and classifies the names new here by them. */
 static int merge_rules(merger *m) {
   if (count_rows(m->other, "SELECT count(*) FROM sqlite_schema WHERE name = 'trace_rule_set'") != 1 ||
       count_rows(m->other, "SELECT count(*) FROM trace_rule_set") != 1)
@@ -554,13 +592,7 @@ static int merge_rules(merger *m) {
              m->other_path);
     return 0;
   }
-  const int64_t added = copy_table(m, "trace_categories", "category, grp", 2, 1);
-  if (added < 0) return XP_EXIT_DB;
-  if (added > 0)
-    snprintf(m->rules_note, sizeof m->rules_note,
-             "kernel categories: %lld of %s's rules added beside this database's own", (long long)added,
-             m->other_path);
-  return 0;
+  return classify_new_names(m);
 }
 
 /* What the merged history now holds that a user must settle: decisions that two databases
@@ -574,10 +606,9 @@ static void warn_after_merge(merger *m) {
             "supersedes both", (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1));
   sqlite3_finalize(st);
   if (m->names_differing)
-    xp_warn("%lld kernel name%s classified otherwise in %s (its category rules differ): this database's "
-            "categories are kept, and names new here came with %s's; xp reclassify puts every name under "
-            "this database's rules", (long long)m->names_differing, m->names_differing == 1 ? " is" : "s are",
-            m->other_path, m->other_path);
+    xp_warn("%lld kernel name%s classified otherwise in %s (its category rules differ): here, as every name, "
+            "under this database's rules", (long long)m->names_differing, m->names_differing == 1 ? " is" : "s are",
+            m->other_path);
 }
 
 int cmd_merge(int argc, char **argv, const char *db_path) {
@@ -606,7 +637,8 @@ int cmd_merge(int argc, char **argv, const char *db_path) {
   for (int i = 0; i < m.ot.n && rc == 0; i++) rc = prepare_table(&m, i);
   if (rc) goto out;
   if (!dry && (rc = xp_db_begin(m.main)) != 0) goto out; /* a dry run is in XP_DB_DRY's */
-  if ((rc = merge_dictionaries(&m)) == 0 && (rc = merge_rules(&m)) == 0 && (rc = merge_runs(&m)) == 0)
+  if ((rc = note_names_here(&m)) == 0 && (rc = merge_dictionaries(&m)) == 0 && (rc = merge_rules(&m)) == 0 &&
+      (rc = merge_runs(&m)) == 0)
     rc = merge_decisions(&m);
   if (rc == 0) rc = xp_chain_head_update(m.main);
   /* The statements hold no locks past this point; finalize before the commit. */

@@ -1,7 +1,8 @@
 /*
 ** xp verify: is the history what was recorded? Recomputes every finished run's content hash
-** and every link of the chain (chain.c says what they cover), every decision's digest, and
-** runs SQLite's own integrity_check and foreign_key_check. Each break is named: the run, the
+** and every link of the chain (chain.c says what they cover), every decision's digest, the
+** kernel categories derived from the rule set in force, and runs SQLite's own integrity_check
+** and foreign_key_check. Each break is named: the run, the
 ** table whose rows differ from the seal, the link that does not follow. Exit 5 on any break.
 **
 ** --seal: seal finished runs that have no seal (recorded by an xp without the chain, or
@@ -20,13 +21,17 @@
 #include "cli.h"
 #include "db.h"
 #include "history.h"
+#include "torch_trace/tt_rules.h"
+#include "torch_trace/tt_store.h"
 #include "xp.h"
 
 static const char usage[] =
     "usage: xp verify [--seal] [--quiet]\n"
     "  Checks the history: every finished run's content against its seal (content_sha256 over\n"
     "  per-table digests of its rows), every link of the hash chain, every decision's digest,\n"
-    "  and SQLite's integrity_check and foreign_key_check. Names each break (run, table, link).\n"
+    "  and SQLite's integrity_check and foreign_key_check; kernel categories (trace_names,\n"
+    "  trace_rules, trace_categories) against the rule set in force, which they derive from\n"
+    "  (xp reclassify). Names each break (run, table, link).\n"
     "  --seal   first seal finished runs that have none (runs recorded before the chain\n"
     "           existed), appending them to the chain in finish order\n"
     "  --quiet  print only breaks\n"
@@ -266,6 +271,108 @@ static int check_names(verify_state *v) {
   return rc;
 }
 
+/* The kernel categories every trace query reads are derived, outside any run's seal: the rule
+** set's text (trace_rule_set, what xp reclassify made the rules in force) gives the rules
+** (trace_rules), the categories' groups (trace_categories) and each name's category
+** (trace_names). Each is derived again here and compared: one edited in SQLite (NCCL kernels
+** called gemm) turned allreduce_share.sql's 92.8% into 0.0% under an 'intact' history. */
+static const char *rule_how(const tt_rules *r, int i) { return tt_match_names[r->rule[i].how]; }
+
+static void check_rule_rows(verify_state *v, const tt_rules *r) {
+  sqlite3_stmt *st = xp_db_prepare(v->db, "SELECT seq, category, how, pattern, line FROM trace_rules ORDER BY seq");
+  if (!st) return;
+  int i = 0, bad = 0;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    const char *cat = (const char *)sqlite3_column_text(st, 1), *how = (const char *)sqlite3_column_text(st, 2),
+               *pat = (const char *)sqlite3_column_text(st, 3);
+    if (i >= r->nrules || sqlite3_column_int64(st, 0) != i + 1 || strcmp(cat, r->rule[i].category) != 0 ||
+        strcmp(how, rule_how(r, i)) != 0 || strcmp(pat, r->rule[i].pattern) != 0 ||
+        sqlite3_column_int64(st, 4) != r->rule[i].line)
+      if (bad++ == 0)
+        brk(v, "trace_rules: rule %lld (%s %s \"%.60s\") is not what the rule set's text gives%s", (long long)sqlite3_column_int64(st, 0),
+            cat, how, pat, i < r->nrules ? "" : " (it gives fewer rules)");
+    i++;
+  }
+  sqlite3_finalize(st);
+  if (i < r->nrules && bad++ == 0) brk(v, "trace_rules: %d rules, the rule set's text gives %d", i, r->nrules);
+  if (bad > 1) brk(v, "trace_rules: %d more rules differ from the rule set's text", bad - 1);
+}
+
+static void check_category_groups(verify_state *v, const tt_rules *r) {
+  sqlite3_stmt *st = xp_db_prepare(v->db, "SELECT category, grp FROM trace_categories ORDER BY category");
+  if (!st) return;
+  int n = 0;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    const char *cat = (const char *)sqlite3_column_text(st, 0), *grp = (const char *)sqlite3_column_text(st, 1);
+    int k = 0;
+    while (k < r->ncats && strcmp(r->cat[k].name, cat) != 0) k++;
+    if (k == r->ncats) brk(v, "trace_categories: category %.60s is not one the rule set's text declares", cat);
+    else if (strcmp(grp, r->cat[k].group) != 0)
+      brk(v, "trace_categories: category %s is in group %s, the rule set's text puts it in %s", cat, grp, r->cat[k].group);
+    n++;
+  }
+  sqlite3_finalize(st);
+  if (n < r->ncats) brk(v, "trace_categories: %d categories, the rule set's text declares %d", n, r->ncats);
+}
+
+static int check_name_categories(verify_state *v, const tt_rules *r) {
+  sqlite3_stmt *st = xp_db_prepare(v->db, "SELECT name, kind, category, rule_seq FROM trace_names ORDER BY name");
+  if (!st) return XP_EXIT_DB;
+  int bad = 0, step;
+  while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+    const char *name = (const char *)sqlite3_column_text(st, 0), *kind = (const char *)sqlite3_column_text(st, 1),
+               *stored = (const char *)sqlite3_column_text(st, 2);
+    const int rule = tt_rules_match(r, name);
+    const char *now = tt_rules_category_of(r, rule, kind);
+    const int seq_ok = rule < 0 ? sqlite3_column_type(st, 3) == SQLITE_NULL : sqlite3_column_int64(st, 3) == rule + 1;
+    if (strcmp(stored, now) == 0 && seq_ok) continue;
+    if (bad++ >= 3) continue;
+    if (strcmp(stored, now) != 0)
+      brk(v, "trace_names: \"%.100s\" is category %s, the rules in force give %s (%s; xp reclassify re-applies them)",
+          name, stored, now, tt_rules_describe(r, rule));
+    else brk(v, "trace_names: \"%.100s\" names another rule than the one of the rules in force that matches it (%s)",
+             name, tt_rules_describe(r, rule));
+  }
+  int rc = step == SQLITE_DONE ? 0 : xp_db_fail(v->db, "reading trace_names");
+  sqlite3_finalize(st);
+  if (bad > 3) brk(v, "trace_names: %d more names not classified as the rules in force classify them", bad - 3);
+  return rc;
+}
+
+static int check_rules(verify_state *v) {
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(v->db, "SELECT text, sha256 FROM trace_rule_set WHERE id = 1", -1, &st, NULL) != SQLITE_OK) {
+    sqlite3_finalize(st);
+    return 0; /* a schema without traces */
+  }
+  int step = sqlite3_step(st), rc = 0;
+  if (step == SQLITE_ROW) {
+    char now[65];
+    xp_sha256_hex(sqlite3_column_text(st, 0), (size_t)sqlite3_column_bytes(st, 0), now);
+    const char *sha = (const char *)sqlite3_column_text(st, 1);
+    if (strcmp(now, sha) != 0)
+      brk(v, "trace_rule_set: its text does not hash to its sha256 (stored %.12s, now %.12s)", sha, now);
+  } else if (step != SQLITE_DONE) rc = xp_db_fail(v->db, "reading trace_rule_set");
+  sqlite3_finalize(st);
+  tt_rules r = {0};
+  int found = 0;
+  if (rc == 0 && step == SQLITE_ROW) {
+    xp_error_quiet(1); /* text that no longer parses is a break, said as one */
+    rc = tt_rules_load_db(v->db, &r, &found);
+    xp_error_quiet(0);
+    if (rc == XP_EXIT_USAGE)
+      brk(v, "trace_rule_set: its text is no rule set (%s); kernel categories cannot be checked", xp_last_error());
+    else if (rc) xp_error(rc, "%s", xp_last_error());
+    rc = rc == XP_EXIT_USAGE ? 0 : rc;
+  }
+  if (rc || !found) return rc;
+  check_rule_rows(v, &r);
+  check_category_groups(v, &r);
+  rc = check_name_categories(v, &r);
+  tt_rules_free(&r);
+  return rc;
+}
+
 /* The chain as it ends against the head recorded apart (schema 8): links or decisions removed
 ** from the end leave a shorter chain that is whole, which only the head shows. */
 static void check_head(verify_state *v, int64_t decisions) {
@@ -324,6 +431,7 @@ int cmd_verify(int argc, char **argv, const char *db_path) {
   if ((rc = check_runs(&v, &sealed, &unsealed)) != 0) goto out;
   if ((rc = check_decisions(&v, &decisions)) != 0) goto out;
   if ((rc = check_names(&v)) != 0) goto out;
+  if ((rc = check_rules(&v)) != 0) goto out;
   check_head(&v, decisions);
   char **unguarded = NULL;
   int nung = 0;

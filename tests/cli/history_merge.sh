@@ -124,5 +124,15 @@ if "$XP" help kinds | grep -q torch_trace; then
   "$XP" --db "$r2" query "$XP_SRC/queries/bottleneck_by_config.sql" --format csv > "$tmp/after.csv" 2> /dev/null
   grep -q pointwise "$tmp/before.csv" || die "the custom category is in the answer"
   cmp -s "$tmp/before.csv" "$tmp/after.csv" || die "merged answers differ: $(diff "$tmp/before.csv" "$tmp/after.csv")"
+  # the other way: a database with rules of its own classifies the names a merge brings by them,
+  # as every name it holds (xp verify checks it), where they kept the built-in rules' category
+  # (elementwise beside pointwise: one kernel counted in two categories by two runs)
+  r3="$tmp/r3.db"
+  run "$r3" import torch-trace "$XP_SRC/tests/data/trace/variants/names.json.gz"; expect_rc 0 # a hundred engines' kernels
+  run "$r1" merge "$r3"; expect_rc 0
+  has "classified otherwise in $r3 (its category rules differ): here, as every name, under this database's rules" "$tmp/err"
+  [ "$(count "$r1" "SELECT count(*) FROM trace_names WHERE name LIKE '%elementwise_kernel%' AND category <> 'pointwise'")" = 0 ] ||
+    die "merged names are not under this database's rules"
+  run "$r1" verify; expect_rc 0
   echo "ok: merge (custom category rules)"
 fi

@@ -101,6 +101,28 @@ set +e; "$XP" --db "$tmp/into.db" merge "$db" > /dev/null 2> "$tmp/merr"; mrc=$?
 [ "$mrc" = 5 ] || die "merge of a planted name: exit $mrc"
 has "trace_names: id 1 is not the hash of its name" "$tmp/merr"
 
+# kernel categories are derived outside any seal (the rule set's text, its rules, the groups and
+# each name's category), and every trace query reads them: each edited in SQLite is a break where
+# verify said 'intact' and allreduce_share.sql's AllReduce share went from 92.8% to 0.0%
+if "$XP" help kinds | grep -q torch_trace; then
+  k="$tmp/k.db"
+  "$XP" --db "$k" import torch-trace "$XP_SRC/tests/data/trace/decode_tp2_bs1_rank0.trace.json.gz" \
+    "$XP_SRC/tests/data/trace/decode_tp2_bs1_rank1.trace.json.gz" > /dev/null 2>&1 || die "sample import failed"
+  cp "$k" "$tmp/k0.db"
+  vk() { "$XP" --db "$k" verify > "$tmp/out" 2> "$tmp/err" && rc=0 || rc=$?; }
+  vk; expect_rc 0
+  while IFS='#' read -r edit want; do
+    cp "$tmp/k0.db" "$k"
+    sqlite3 "$k" "$edit"
+    vk; expect_rc 5; has "$want"
+  done <<'EDITS'
+UPDATE trace_names SET category = 'gemm' WHERE name LIKE 'ncclDevKernel_AllReduce%'#is category gemm, the rules in force give allreduce
+UPDATE trace_categories SET grp = 'compute' WHERE category = 'allreduce'#category allreduce is in group compute, the rule set's text puts it in communication
+UPDATE trace_rules SET pattern = 'nothing' WHERE seq = 1#trace_rules: rule 1 (
+UPDATE trace_rule_set SET text = text || char(10)#trace_rule_set: its text does not hash to its sha256
+EDITS
+fi
+
 # not a database / no database
 run verify extra; expect_rc 2
 set +e; "$XP" --db "$tmp/none.db" verify >/dev/null 2>&1; rc=$?; set -e; expect_rc 3
