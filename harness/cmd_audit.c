@@ -41,7 +41,9 @@ static const char usage[] =
     "  (xp merge) whatever the dates it was measured with, or dated after it.\n"
     "  Exit status: 0 nothing contradicted, 1 some evidence is contradicted, 5 some evidence's\n"
     "  rows or seal, or the decision's record, changed since the decision, or an evidence run\n"
-    "  was removed (xp verify).\n";
+    "  was removed (xp verify). It hashes only the decisions and their evidence runs: other\n"
+    "  runs' rows, the chain and the kernel categories its query reads are xp verify's to check\n"
+    "  (exit 0 here is no word on them).\n";
 
 #define CONTRADICT_CHANGE 0.05
 
