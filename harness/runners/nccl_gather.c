@@ -39,15 +39,23 @@ static int env_int(xp_getenv_fn get, const char *key, int *out) {
   return 0;
 }
 
-static void launcher_job(xp_getenv_fn get, char *job, size_t n) {
+/* The launcher's job id, and whether it names this job alone. A scheduler's does; torchrun's
+** TORCHELASTIC_RUN_ID is its --rdzv-id, "none" by default (torch/distributed/run.py) and often
+** a fixed number in scripts, so an earlier job's rendezvous file carries the same one. */
+static void launcher_job(xp_getenv_fn get, xp_nccl_launch *l) {
   const char *v;
-  job[0] = 0;
+  const size_t n = sizeof l->job;
+  l->job[0] = 0;
+  l->job_unique = 1;
   if ((v = get("SLURM_JOB_ID")) && *v) {
     const char *step = get("SLURM_STEP_ID");
-    snprintf(job, n, "slurm:%s.%s", v, step && *step ? step : "");
-  } else if ((v = get("TORCHELASTIC_RUN_ID")) && *v) snprintf(job, n, "torchrun:%s", v);
-  else if ((v = get("PMIX_NAMESPACE")) && *v) snprintf(job, n, "pmix:%s", v);
-  else if ((v = get("OMPI_MCA_ess_base_jobid")) && *v) snprintf(job, n, "ompi:%s", v);
+    snprintf(l->job, n, "slurm:%s.%s", v, step && *step ? step : "");
+  } else if ((v = get("TORCHELASTIC_RUN_ID")) && *v) {
+    snprintf(l->job, n, "torchrun:%s", v);
+    l->job_unique = 0;
+  } else if ((v = get("PMIX_NAMESPACE")) && *v) snprintf(l->job, n, "pmix:%s", v);
+  else if ((v = get("OMPI_MCA_ess_base_jobid")) && *v) snprintf(l->job, n, "ompi:%s", v);
+  else l->job_unique = 0;
 }
 
 int xp_nccl_launch_from_env(xp_getenv_fn get, xp_nccl_launch *out) {
@@ -72,7 +80,7 @@ int xp_nccl_launch_from_env(xp_getenv_fn get, xp_nccl_launch *out) {
     /* Without a local rank, assume one node: the rank is the local rank. */
     out->local_rank = hl == 0 ? local : rank;
     snprintf(out->source, sizeof out->source, "%s", schemes[i].source);
-    launcher_job(get, out->job, sizeof out->job);
+    launcher_job(get, out);
     return 0;
   }
   return 1;
@@ -151,8 +159,8 @@ int xp_nccl_rdv_wait(const char *path, const xp_nccl_launch *l, double not_befor
     if (stat(path, &st) == 0) {
       double mtime = (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec * 1e-9;
       int size = 0, got = 1;
-      /* A job id identifies the file; without one, only a file written since this job began. */
-      if (l->job[0] || mtime >= not_before) got = read_rdv(path, l, id, leader_run, &size);
+      /* A unique job id identifies the file; else only one written since this job began. */
+      if (l->job_unique || mtime >= not_before) got = read_rdv(path, l, id, leader_run, &size);
       if (got < 0) return xp_error(XP_EXIT_FAILED, "%s: not an xp rendezvous file", path);
       if (got == 0 && size != l->size)
         return xp_error(XP_EXIT_FAILED, "%s: rank 0 runs %d ranks, this rank was started as one of %d",

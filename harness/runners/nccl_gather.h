@@ -22,6 +22,8 @@ typedef struct xp_nccl_launch {
   int rank, size, local_rank;
   char source[48];  /* "RANK/WORLD_SIZE", "OMPI_COMM_WORLD_*", "PMI_*", "SLURM_*" */
   char job[128];    /* the launcher's job id where it gives one, else "" */
+  int job_unique;   /* job names this job alone (a scheduler's id); torchrun's is the user's
+                    ** --rdzv-id, "none" unless given, which later jobs repeat */
 } xp_nccl_launch;
 
 typedef char *(*xp_getenv_fn)(const char *);
@@ -31,8 +33,9 @@ int xp_nccl_launch_from_env(xp_getenv_fn get, xp_nccl_launch *out);
 /* Rank 0: publish the ids (XP_NCCL_RDV_BYTES). */
 int xp_nccl_rdv_publish(const char *path, const xp_nccl_launch *l, const unsigned char *id,
                         const char *leader_run);
-/* Other ranks: wait for rank 0's file of this job (same job id if both have one, else written
-** after not_before, a wall-clock time) and read the ids. XP_EXIT_FAILED on timeout. */
+/* Other ranks: wait for rank 0's file of this job (same job id if both have one; written after
+** not_before, a wall-clock time, unless the job id is unique) and read the ids. XP_EXIT_FAILED
+** on timeout. */
 int xp_nccl_rdv_wait(const char *path, const xp_nccl_launch *l, double not_before, double timeout_s,
                      unsigned char *id, char leader_run[64]);
 /* Rank r > 0: leave its document for rank 0. */

@@ -1,5 +1,6 @@
 /* Per-process mode without a GPU: rank and size from each launcher's variables, the rendezvous
 ** file, and rank 0 merging another rank's document into its results. */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -37,6 +38,7 @@ static void test_launchers(void) {
   CHECK_EQ_INT(l.local_rank, 3);
   CHECK_EQ_STR(l.source, "RANK/WORLD_SIZE");
   CHECK_EQ_STR(l.job, "torchrun:abc");
+  CHECK_EQ_INT(l.job_unique, 0); /* the user's --rdzv-id: another job may give the same */
   static const char *const ompi[] = {"OMPI_COMM_WORLD_RANK", "9", "OMPI_COMM_WORLD_SIZE", "16",
                                      "OMPI_COMM_WORLD_LOCAL_RANK", "1", NULL};
   CHECK_EQ_INT(launch(ompi, &l), 0);
@@ -49,6 +51,7 @@ static void test_launchers(void) {
   CHECK_EQ_INT(l.rank, 5);
   CHECK_EQ_STR(l.source, "SLURM_*");
   CHECK_EQ_STR(l.job, "slurm:4242.0");
+  CHECK_EQ_INT(l.job_unique, 1);
   static const char *const no_local[] = {"PMI_RANK", "1", "PMI_SIZE", "2", NULL};
   CHECK_EQ_INT(launch(no_local, &l), 0);
   CHECK_EQ_INT(l.local_rank, 1); /* one node assumed */
@@ -63,7 +66,7 @@ static void test_launchers(void) {
 
 static void test_rendezvous(const char *dir) {
   char *path = xp_asprintf("%s/rdv", dir);
-  xp_nccl_launch l0 = {0, 2, 0, "RANK/WORLD_SIZE", "torchrun:job1"}, l1 = l0;
+  xp_nccl_launch l0 = {0, 2, 0, "RANK/WORLD_SIZE", "torchrun:job1", 0}, l1 = l0;
   l1.rank = l1.local_rank = 1;
   unsigned char id[XP_NCCL_RDV_BYTES], got[XP_NCCL_RDV_BYTES];
   for (int i = 0; i < XP_NCCL_RDV_BYTES; i++) id[i] = (unsigned char)(i * 37 + 11);
@@ -108,6 +111,40 @@ static void test_rendezvous(const char *dir) {
   CHECK(access(path, F_OK) != 0);
   CHECK(access(stale, F_OK) != 0);
   free(stale);
+  free(path);
+}
+
+/* torchrun without --rdzv-id sets TORCHELASTIC_RUN_ID=none (torch/distributed/run.py, PyTorch
+** 2.x) in every job: an earlier job's rendezvous file, left by a crash, carries the same id, and
+** its NCCL ids would send this rank to a communicator nobody sets up. Older than this job's
+** start, it is not taken; a scheduler's job id, which no other job has, still vouches for one. */
+static void test_rendezvous_repeated_job_id(const char *dir) {
+  char *path = xp_asprintf("%s/rdv-repeat", dir);
+  static const char *const rank0[] = {"RANK", "0", "WORLD_SIZE", "2", "TORCHELASTIC_RUN_ID", "none", NULL};
+  static const char *const rank1[] = {"RANK", "1", "WORLD_SIZE", "2", "TORCHELASTIC_RUN_ID", "none", NULL};
+  xp_nccl_launch l0, l1;
+  CHECK_EQ_INT(launch(rank0, &l0), 0);
+  CHECK_EQ_INT(launch(rank1, &l1), 0);
+  unsigned char id[XP_NCCL_RDV_BYTES] = {7}, got[XP_NCCL_RDV_BYTES];
+  char leader[64] = "";
+  CHECK_EQ_INT(xp_nccl_rdv_publish(path, &l0, id, "earlier-job"), 0);
+  struct timespec old[2] = {{time(NULL) - 3600, 0}, {time(NULL) - 3600, 0}};
+  CHECK_EQ_INT(utimensat(AT_FDCWD, path, old, 0), 0);
+  xp_error_quiet(1);
+  CHECK_EQ_INT(xp_nccl_rdv_wait(path, &l1, (double)time(NULL) - 60, 0.2, got, leader), XP_EXIT_FAILED);
+  xp_error_quiet(0);
+  CHECK(strstr(xp_last_error(), "within") != NULL);
+  static const char *const slurm1[] = {"SLURM_PROCID", "1", "SLURM_NTASKS", "2", "SLURM_JOB_ID", "4242",
+                                       "SLURM_STEP_ID", "0", NULL};
+  xp_nccl_launch s0, s1;
+  CHECK_EQ_INT(launch(slurm1, &s1), 0);
+  s0 = s1;
+  s0.rank = 0;
+  CHECK_EQ_INT(xp_nccl_rdv_publish(path, &s0, id, "this-job"), 0);
+  CHECK_EQ_INT(utimensat(AT_FDCWD, path, old, 0), 0);
+  CHECK_EQ_INT(xp_nccl_rdv_wait(path, &s1, (double)time(NULL) - 60, 5, got, leader), 0);
+  CHECK_EQ_STR(leader, "this-job");
+  xp_nccl_rdv_cleanup(path, 2);
   free(path);
 }
 
@@ -188,6 +225,7 @@ int main(void) {
   if (!mkdtemp(dir)) return 1;
   test_launchers();
   test_rendezvous(dir);
+  test_rendezvous_repeated_job_id(dir);
   test_rank_documents();
   rmdir(dir);
   CHECK_DONE();
