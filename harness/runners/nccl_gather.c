@@ -4,6 +4,7 @@
 ** filesystem all ranks share, written to a temporary name and renamed, so a reader never sees
 ** half a file. Waits poll with a deadline: a rank that never arrives fails the run.
 */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -56,6 +57,9 @@ static void launcher_job(xp_getenv_fn get, xp_nccl_launch *l) {
   } else if ((v = get("PMIX_NAMESPACE")) && *v) snprintf(l->job, n, "pmix:%s", v);
   else if ((v = get("OMPI_MCA_ess_base_jobid")) && *v) snprintf(l->job, n, "ompi:%s", v);
   else l->job_unique = 0;
+  /* one word in the rendezvous file, which is read word by word (--rdzv-id "sweep 3") */
+  for (char *c = l->job; *c; c++)
+    if (isspace((unsigned char)*c)) *c = '_';
 }
 
 int xp_nccl_launch_from_env(xp_getenv_fn get, xp_nccl_launch *out) {

@@ -148,6 +148,25 @@ static void test_rendezvous_repeated_job_id(const char *dir) {
   free(path);
 }
 
+/* torchrun takes any --rdzv-id (torch/distributed/run.py: type=str): one with a space is
+** still one word of the rendezvous file, which the other ranks read word by word. */
+static void test_rendezvous_spaced_job_id(const char *dir) {
+  char *path = xp_asprintf("%s/rdv-spaced", dir);
+  static const char *const rank0[] = {"RANK", "0", "WORLD_SIZE", "2", "TORCHELASTIC_RUN_ID", "sweep 3", NULL};
+  static const char *const rank1[] = {"RANK", "1", "WORLD_SIZE", "2", "TORCHELASTIC_RUN_ID", "sweep 3", NULL};
+  xp_nccl_launch l0, l1;
+  unsigned char id[XP_NCCL_RDV_BYTES] = {9}, got[XP_NCCL_RDV_BYTES];
+  char leader[64] = "";
+  CHECK_EQ_INT(launch(rank0, &l0), 0);
+  CHECK_EQ_INT(launch(rank1, &l1), 0);
+  CHECK_EQ_INT(xp_nccl_rdv_publish(path, &l0, id, "spaced-job"), 0);
+  CHECK_EQ_INT(xp_nccl_rdv_wait(path, &l1, (double)time(NULL) - 60, 5, got, leader), 0);
+  CHECK_EQ_STR(leader, "spaced-job");
+  CHECK(memcmp(id, got, sizeof id) == 0);
+  xp_nccl_rdv_cleanup(path, 2);
+  free(path);
+}
+
 static void test_rank_documents(void) {
   xp_spec *s = xp_spec_parse_json("{\"kind\":\"nccl_burst\",\"sizes\":[1024,4096],\"iterations\":3,"
                                   "\"modes\":[\"eager\",\"graph\"]}", "t.json", ".");
@@ -226,6 +245,7 @@ int main(void) {
   test_launchers();
   test_rendezvous(dir);
   test_rendezvous_repeated_job_id(dir);
+  test_rendezvous_spaced_job_id(dir);
   test_rank_documents();
   rmdir(dir);
   CHECK_DONE();
