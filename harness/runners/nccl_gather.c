@@ -40,23 +40,30 @@ static int env_int(xp_getenv_fn get, const char *key, int *out) {
   return 0;
 }
 
-/* The launcher's job id, and whether it names this job alone. A scheduler's does; torchrun's
-** TORCHELASTIC_RUN_ID is its --rdzv-id, "none" by default (torch/distributed/run.py) and often
-** a fixed number in scripts, so an earlier job's rendezvous file carries the same one. */
-static void launcher_job(xp_getenv_fn get, xp_nccl_launch *l) {
-  const char *v;
-  const size_t n = sizeof l->job;
+/* job = "prefix:value" where the variable is set; 1 when it was. */
+static int job_from(xp_getenv_fn get, const char *var, const char *prefix, xp_nccl_launch *l) {
+  const char *v = get(var), *step = get("SLURM_STEP_ID");
+  if (!v || !*v) return 0;
+  if (strcmp(var, "SLURM_JOB_ID") == 0) snprintf(l->job, sizeof l->job, "%s:%s.%s", prefix, v, step ? step : "");
+  else snprintf(l->job, sizeof l->job, "%s:%s", prefix, v);
+  return 1;
+}
+
+/* The launcher's job id, and whether it names this launch alone: the id of the launcher that
+** numbered the ranks does (srun's job and step, Open MPI's PMIx namespace or job id). Another
+** is kept, to tell other jobs' files apart, but vouches for none: torchrun's
+** TORCHELASTIC_RUN_ID is its --rdzv-id, "none" by default (torch/distributed/run.py) and often a
+** fixed number in scripts, and ids the ranks inherited (a batch script's Slurm job, the srun or
+** PMIx namespace that ran torchrun or mpirun) are the same for every launch inside it. */
+static void launcher_job(xp_getenv_fn get, const char *source, xp_nccl_launch *l) {
+  const int by_srun = strcmp(source, "SLURM_*") == 0, by_ompi = strcmp(source, "OMPI_COMM_WORLD_*") == 0;
   l->job[0] = 0;
-  l->job_unique = 1;
-  if ((v = get("SLURM_JOB_ID")) && *v) {
-    const char *step = get("SLURM_STEP_ID");
-    snprintf(l->job, n, "slurm:%s.%s", v, step && *step ? step : "");
-  } else if ((v = get("TORCHELASTIC_RUN_ID")) && *v) {
-    snprintf(l->job, n, "torchrun:%s", v);
-    l->job_unique = 0;
-  } else if ((v = get("PMIX_NAMESPACE")) && *v) snprintf(l->job, n, "pmix:%s", v);
-  else if ((v = get("OMPI_MCA_ess_base_jobid")) && *v) snprintf(l->job, n, "ompi:%s", v);
-  else l->job_unique = 0;
+  l->job_unique = (by_srun && job_from(get, "SLURM_JOB_ID", "slurm", l)) ||
+                  (by_ompi && (job_from(get, "PMIX_NAMESPACE", "pmix", l) ||
+                               job_from(get, "OMPI_MCA_ess_base_jobid", "ompi", l)));
+  if (!l->job_unique)
+    (void)(job_from(get, "TORCHELASTIC_RUN_ID", "torchrun", l) || job_from(get, "PMIX_NAMESPACE", "pmix", l) ||
+           job_from(get, "OMPI_MCA_ess_base_jobid", "ompi", l) || job_from(get, "SLURM_JOB_ID", "slurm", l));
   /* one word in the rendezvous file, which is read word by word (--rdzv-id "sweep 3") */
   for (char *c = l->job; *c; c++)
     if (isspace((unsigned char)*c)) *c = '_';
@@ -84,7 +91,7 @@ int xp_nccl_launch_from_env(xp_getenv_fn get, xp_nccl_launch *out) {
     /* Without a local rank, assume one node: the rank is the local rank. */
     out->local_rank = hl == 0 ? local : rank;
     snprintf(out->source, sizeof out->source, "%s", schemes[i].source);
-    launcher_job(get, out);
+    launcher_job(get, schemes[i].source, out);
     return 0;
   }
   return 1;

@@ -52,6 +52,18 @@ static void test_launchers(void) {
   CHECK_EQ_STR(l.source, "SLURM_*");
   CHECK_EQ_STR(l.job, "slurm:4242.0");
   CHECK_EQ_INT(l.job_unique, 1);
+  /* Inside a Slurm batch script (no srun per launch), the Slurm id is every launch's: mpirun's
+  ** own id names its launch alone, torchrun's run id names none */
+  static const char *const mpirun_in_batch[] = {"OMPI_COMM_WORLD_RANK", "1", "OMPI_COMM_WORLD_SIZE", "2",
+                                                "OMPI_MCA_ess_base_jobid", "3129671681", "SLURM_JOB_ID", "4242", NULL};
+  CHECK_EQ_INT(launch(mpirun_in_batch, &l), 0);
+  CHECK_EQ_STR(l.job, "ompi:3129671681");
+  CHECK_EQ_INT(l.job_unique, 1);
+  static const char *const torchrun_in_batch[] = {"RANK", "1", "WORLD_SIZE", "2", "TORCHELASTIC_RUN_ID", "none",
+                                                  "SLURM_JOB_ID", "4242", NULL};
+  CHECK_EQ_INT(launch(torchrun_in_batch, &l), 0);
+  CHECK_EQ_STR(l.job, "torchrun:none");
+  CHECK_EQ_INT(l.job_unique, 0);
   static const char *const no_local[] = {"PMI_RANK", "1", "PMI_SIZE", "2", NULL};
   CHECK_EQ_INT(launch(no_local, &l), 0);
   CHECK_EQ_INT(l.local_rank, 1); /* one node assumed */
