@@ -85,48 +85,68 @@ int64_t xp_gpu_l2_bytes(int dev) {
   return l2;
 }
 
-int xp_gpu_record_all(xp_run *r) {
-  int n = xp_gpu_count(), drv = 0, rt = 0, nccl = 0;
-  char buf[64], first[128] = "";
-  if (n == 0) return 0;
-  for (int d = 0; d < n; d++) {
-    xp_gpu_info g;
-    if (xp_gpu_describe(d, &g) != 0) return XP_EXIT_FAILED;
-    if (xp_run_gpu(r, &g) != 0) return XP_EXIT_DB;
-    if (d == 0) snprintf(first, sizeof first, "%s", g.name);
-  }
-  if (cudaDriverGetVersion(&drv) == cudaSuccess) {
-    xp_cuda_version_text(drv, buf, sizeof buf);
-    xp_run_meta(r, "cuda.driver_api", buf, "detected");
-  }
-  if (cudaRuntimeGetVersion(&rt) == cudaSuccess) {
-    xp_cuda_version_text(rt, buf, sizeof buf);
-    xp_run_meta(r, "cuda.runtime", buf, "detected");
-  }
-  size_t lt = cublasLtGetVersion();
-  snprintf(buf, sizeof buf, "%zu.%zu.%zu", lt / 10000, (lt / 100) % 100, lt % 100);
-  xp_run_meta(r, "cublas.version", buf, "detected");
-  if (ncclGetVersion(&nccl) == ncclSuccess) {
-    snprintf(buf, sizeof buf, "%d.%d.%d", nccl / 10000, (nccl / 100) % 100, nccl % 100);
-    xp_run_meta(r, "nccl.version", buf, "detected");
-  }
-  /* The kernel driver's version as nvidia-smi prints it: the first token of
-  ** /proc/driver/nvidia/version shaped like 580.159.04 (the words around it vary). */
+/* The kernel driver's version as nvidia-smi prints it: the first token of
+** /proc/driver/nvidia/version shaped like 580.159.04 (the words around it vary). 0 when read. */
+static int driver_version(char *out, size_t n) {
   FILE *f = fopen("/proc/driver/nvidia/version", "r");
-  if (f) {
-    char line[512], *save = NULL;
-    if (fgets(line, sizeof line, f)) {
-      for (char *t = strtok_r(line, " \t\n", &save); t; t = strtok_r(NULL, " \t\n", &save)) {
-        if (isdigit((unsigned char)t[0]) && strchr(t, '.') && strspn(t, "0123456789.") == strlen(t)) {
-          xp_run_meta(r, "gpu.driver", t, "detected");
-          break;
-        }
+  char line[512], *save = NULL;
+  int rc = -1;
+  if (!f) return -1;
+  if (fgets(line, sizeof line, f)) {
+    for (char *t = strtok_r(line, " \t\n", &save); t; t = strtok_r(NULL, " \t\n", &save)) {
+      if (isdigit((unsigned char)t[0]) && strchr(t, '.') && strspn(t, "0123456789.") == strlen(t)) {
+        snprintf(out, n, "%s", t);
+        rc = 0;
+        break;
       }
     }
-    fclose(f);
   }
-  xp_run_meta(r, "gpu_name", first, "detected");
-  return xp_run_meta_int(r, "gpus_visible", n, "detected");
+  fclose(f);
+  return rc;
+}
+
+/* The versions of what the run measured through, each where it can be read. */
+static int record_versions(xp_run *r) {
+  int drv = 0, rt = 0, nccl = 0, rc = 0;
+  char buf[64];
+  if (cudaDriverGetVersion(&drv) == cudaSuccess) {
+    xp_cuda_version_text(drv, buf, sizeof buf);
+    rc = xp_run_meta(r, "cuda.driver_api", buf, "detected");
+  }
+  if (rc == 0 && cudaRuntimeGetVersion(&rt) == cudaSuccess) {
+    xp_cuda_version_text(rt, buf, sizeof buf);
+    rc = xp_run_meta(r, "cuda.runtime", buf, "detected");
+  }
+  if (rc == 0) {
+    size_t lt = cublasLtGetVersion();
+    snprintf(buf, sizeof buf, "%zu.%zu.%zu", lt / 10000, (lt / 100) % 100, lt % 100);
+    rc = xp_run_meta(r, "cublas.version", buf, "detected");
+  }
+  if (rc == 0 && ncclGetVersion(&nccl) == ncclSuccess) {
+    snprintf(buf, sizeof buf, "%d.%d.%d", nccl / 10000, (nccl / 100) % 100, nccl % 100);
+    rc = xp_run_meta(r, "nccl.version", buf, "detected");
+  }
+  if (rc == 0 && driver_version(buf, sizeof buf) == 0) rc = xp_run_meta(r, "gpu.driver", buf, "detected");
+  return rc ? XP_EXIT_DB : 0;
+}
+
+int xp_gpu_record_all(xp_run *r, const int *used, int nused) {
+  int n = xp_gpu_count(), rc = 0;
+  if (n == 0) return 0;
+  char **names = xp_xcalloc((size_t)n, sizeof *names);
+  for (int d = 0; d < n && rc == 0; d++) {
+    xp_gpu_info g;
+    if (xp_gpu_describe(d, &g) != 0) rc = XP_EXIT_FAILED;
+    else if (xp_run_gpu(r, &g) != 0) rc = XP_EXIT_DB;
+    else names[d] = xp_strdup(g.name);
+  }
+  if (rc == 0) rc = record_versions(r);
+  const char *name = rc ? NULL : xp_devices_gpu_name((const char *const *)names, n, used, nused);
+  if (rc == 0 && name && xp_run_meta(r, "gpu_name", name, "detected") != 0) rc = XP_EXIT_DB;
+  if (rc == 0 && xp_run_meta_int(r, "gpus_visible", n, "detected") != 0) rc = XP_EXIT_DB;
+  for (int d = 0; d < n; d++) free(names[d]);
+  free(names);
+  return rc;
 }
 
 /* ---- timing ---- */

@@ -36,8 +36,9 @@ int64_t xp_gpu_l2_bytes(int dev);
 ** recoverable error. cudaSuccess when it is; else the sticky error that broke it (illegal
 ** address, launch failure, ...): nothing can run in this process any more. */
 cudaError_t xp_gpu_sticky_error(void);
-/* Record every visible GPU plus driver, runtime, cuBLAS and NCCL versions on run r. */
-int xp_gpu_record_all(xp_run *r);
+/* Record every visible GPU plus driver, runtime, cuBLAS and NCCL versions on run r, and the
+** GPU it is filed under (gpu_name): that of the devices used[] it drives, none where they differ. */
+int xp_gpu_record_all(xp_run *r, const int *used, int nused);
 
 /* Enqueue one unit of work on stream s. `rep` counts launches within a sample, so callers
 ** can rotate buffers. Returns 0, or an exit code after reporting the error. Must be

@@ -9,6 +9,7 @@
 #include <zlib.h>
 #include "chain.h"
 #include "db.h"
+#include "kind.h"
 #include "meta.h"
 #include "recorder.h"
 #include "xp.h"
@@ -255,6 +256,53 @@ static void run_free(xp_run *r) {
   free(r);
 }
 
+int xp_spec_devices(const cJSON *root, int all_by_default, int visible, int *used, int max) {
+  const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "gpus"), *e;
+  int n = 0;
+  if (cJSON_IsArray(list)) {
+    cJSON_ArrayForEach(e, list) if (n < max && cJSON_IsNumber(e)) used[n++] = xp_saturate_int(e->valuedouble);
+  } else if (cJSON_GetObjectItemCaseSensitive(root, "device")) {
+    if (max > 0) used[n++] = (int)xp_spec_int(root, "device", 0);
+  } else if (all_by_default) {
+    for (int d = 0; d < visible && n < max; d++) used[n++] = d;
+  } else if (max > 0) {
+    used[n++] = 0;
+  }
+  return n;
+}
+
+const char *xp_devices_gpu_name(const char *const *names, int nnames, const int *used, int nused) {
+  const char *name = NULL;
+  for (int i = 0; i < nused; i++) {
+    if (used[i] < 0 || used[i] >= nnames || !names[used[i]] || !*names[used[i]]) continue;
+    if (name && strcmp(name, names[used[i]]) != 0) return NULL;
+    name = names[used[i]];
+  }
+  return name;
+}
+
+#ifdef XP_HAVE_CUDA
+/* Whether a kind's spec lists the devices a run drives (`gpus`, every visible one by default), as
+** nccl_burst's does, where the other GPU kinds name one `device`. */
+static int kind_takes_gpus(const char *name) {
+  const xp_kind *k = xp_kind_find(name);
+  for (const xp_field *f = k ? k->fields : NULL; f && f->key; f++)
+    if (strcmp(f->key, "gpus") == 0) return 1;
+  return 0;
+}
+
+/* Every visible GPU and the libraries' versions, and the GPU the run is filed under: that of the
+** devices its spec drives, where it was device 0's whatever the spec said. */
+static int record_gpus(xp_run *r, const xp_run_opts *o) {
+  enum { MAX_USED = 4096 };
+  int *used = xp_xmalloc(sizeof *used * MAX_USED);
+  int nused = xp_spec_devices(o->spec->root, kind_takes_gpus(o->kind), xp_gpu_count(), used, MAX_USED);
+  int rc = xp_gpu_record_all(r, used, nused);
+  free(used);
+  return rc;
+}
+#endif
+
 int xp_run_begin(sqlite3 *db, const xp_run_opts *o, xp_run **out) {
   *out = NULL;
   xp_run *r = xp_xcalloc(1, sizeof *r);
@@ -316,7 +364,7 @@ int xp_run_begin(sqlite3 *db, const xp_run_opts *o, xp_run **out) {
   if ((rc = meta_declared(r, o->spec->root)) != 0) goto fail;
   if (!o->imported && (rc = meta_write(r, "host", xp_meta_hostname(), "detected")) != 0) goto fail;
 #ifdef XP_HAVE_CUDA
-  if (o->collect_gpus && (rc = xp_gpu_record_all(r)) != 0) goto fail;
+  if (o->collect_gpus && (rc = record_gpus(r, o)) != 0) goto fail;
 #endif
   if ((rc = xp_db_commit(db)) != 0) goto fail_committed;
   r->in_tx = 0;

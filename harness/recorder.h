@@ -29,6 +29,15 @@ typedef struct xp_run_opts {
   int collect_gpus;         /* measured GPU kinds: record every visible GPU (needs CUDA build) */
 } xp_run_opts;
 
+/* The devices a measured run drives, as its spec names them: `gpus` (a list), else `device`,
+** else every visible one (all_by_default) or device 0. Fills used[] with at most max indices and
+** returns how many. */
+int xp_spec_devices(const cJSON *root, int all_by_default, int visible, int *used, int max);
+/* The GPU a run is filed under: the one name of the devices it drove (names[d] for d in used,
+** indices past nnames left out), or NULL where they are different GPUs, or none is known. A run
+** on device 1 of a host whose device 0 is another GPU is filed under device 1's. */
+const char *xp_devices_gpu_name(const char *const *names, int nnames, const int *used, int nused);
+
 int xp_run_begin(sqlite3 *db, const xp_run_opts *o, xp_run **out);
 const char *xp_run_uuid(const xp_run *r);
 int64_t xp_run_id(const xp_run *r);
