@@ -240,7 +240,13 @@ static int init_group(session *S, const unsigned char *id_bytes, int blocking, c
   set_config(&cfg, blocking);
   XP_NCCL(ncclGroupStart());
   for (int g = 0; g < S->n; g++) {
-    XP_CUDA(cudaSetDevice(S->rk[g].dev));
+    cudaError_t e = cudaSetDevice(S->rk[g].dev);
+    if (e != cudaSuccess) {
+      ncclGroupEnd(); /* closed before the abort, as after a failed init below: not left open */
+      xp_error(XP_EXIT_FAILED, "cudaSetDevice(%d): CUDA error %s: %s", S->rk[g].dev, cudaGetErrorName(e),
+               cudaGetErrorString(e));
+      goto fail;
+    }
     ncclResult_t r = ncclCommInitRankConfig(&S->rk[g].comm, S->nranks, id, S->rk[g].rank, &cfg);
     if (r != ncclSuccess && r != ncclInProgress) {
       ncclGroupEnd();
