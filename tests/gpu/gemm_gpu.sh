@@ -38,6 +38,7 @@ bf16=$(query "SELECT CAST(m.median AS INTEGER) FROM cases c JOIN metrics m ON m.
 "$XP" --db "$db" run "$tmp/small.toml" > "$tmp/out" 2> "$tmp/err"
 check "gemm run" 0 $?
 cat "$tmp/out"
+check "gemm run filed under its device's GPU" 1 "$(query "SELECT count(*) FROM runs r JOIN run_gpus g ON g.run_id = r.id AND g.idx = 0 WHERE r.kind = 'gemm' AND r.status = 'ok' AND r.gpu_name = g.name")"
 run="(SELECT id FROM runs WHERE kind='gemm' AND status='ok' ORDER BY id DESC LIMIT 1)"
 check "cases: 4 shapes x 3 M x 2 caches" 24 "$(query "SELECT count(*) FROM cases WHERE run_id=$run AND status='ok'")"
 check "every case timed" 24 "$(query "SELECT count(*) FROM cases c JOIN metrics m ON m.case_id=c.id WHERE c.run_id=$run AND m.name='time_us' AND m.n=10 AND m.median > 0")"
