@@ -86,11 +86,12 @@ static int written_as_number(const char *v, int *integral) {
 static void bind_value(sqlite3_stmt *st, int idx, const char *v) {
   int64_t iv;
   double dv;
-  int integral;
+  int integral = 0;
+  const int number = written_as_number(v, &integral);
   /* past what SQLite holds (20 digits, 1e999) it is text too: an id, not a rounded number */
-  if (written_as_number(v, &integral) && integral && xp_parse_int64(v, &iv) == 0)
+  if (number && integral && xp_parse_int64(v, &iv) == 0)
     sqlite3_bind_int64(st, idx, iv);
-  else if (written_as_number(v, &integral) && !integral && xp_parse_double(v, &dv) == 0)
+  else if (number && !integral && xp_parse_double(v, &dv) == 0)
     sqlite3_bind_double(st, idx, dv);
   else xp_bind_text(st, idx, v); /* mended as stored text is, so a value with a bad byte still matches */
 }

@@ -216,19 +216,15 @@ static int model_file_unchanged(sqlite3 *db, int64_t id, const xp_spec *spec, co
   sqlite3_bind_int64(st, 1, id);
   int step = sqlite3_step(st), rc = 0;
   char *path = step == SQLITE_ROW ? model_file(spec) : NULL;
-  size_t len;
-  char *bytes = path ? xp_read_file(path, &len) : NULL;
+  char now[65];
   if (step != SQLITE_ROW && step != SQLITE_DONE) rc = xp_db_fail(db, "reading the run's metadata");
-  else if (bytes) {
+  else if (path && xp_file_sha256(path, now) == 0) {
     const char *then = (const char *)sqlite3_column_text(st, 0);
-    char now[65];
-    xp_sha256_hex(bytes, len, now);
     if (then && strcmp(then, now) != 0)
       rc = xp_error_at(XP_EXIT_USAGE, path, 0, "not the model file run %.8s measured (its SHA-256 was %.12s, now "
                        "%.12s): a rerun would measure other shapes; restore it to rerun, or xp run the spec "
                        "to measure the edited model as a new run", old, then, now);
   }
-  free(bytes);
   free(path);
   sqlite3_finalize(st);
   return rc;

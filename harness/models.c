@@ -247,10 +247,7 @@ int xp_model_load(const char *path, xp_model **out) {
   m->name = xp_strdup(xp_spec_str(r, "name", ""));
   m->source = xp_strdup(xp_spec_str(r, "source", ""));
   m->path = xp_strdup(path);
-  size_t len;
-  char *bytes = xp_read_file(path, &len);
-  if (bytes) xp_sha256_hex(bytes, len, m->sha256);
-  free(bytes);
+  xp_file_sha256(path, m->sha256); /* left "" where it cannot be read */
   m->hidden = xp_spec_int(r, "hidden_size", 0);
   m->layers = xp_spec_int(r, "num_hidden_layers", 0);
   m->heads = xp_spec_int(r, "num_attention_heads", 0);

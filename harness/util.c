@@ -280,6 +280,15 @@ void xp_sha256_hex(const void *data, size_t len, char out[65]) {
   out[64] = 0;
 }
 
+int xp_file_sha256(const char *path, char out[65]) {
+  size_t len;
+  char *bytes = xp_read_file(path, &len);
+  if (!bytes) return -1;
+  xp_sha256_hex(bytes, len, out);
+  free(bytes);
+  return 0;
+}
+
 int xp_uuid4(char out[37]) {
   unsigned char b[16];
   if (RAND_bytes(b, sizeof b) != 1) return -1;

@@ -34,7 +34,7 @@ int xp_error_at(int code, const char *file, long line, const char *fmt, ...)
 void xp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The text of the last error (without the "xp: " prefix), "" if none. */
 const char *xp_last_error(void);
-/* A path as a message names it:  given (a script's "$FILE" with FILE unset) reads as such. */
+/* A path as a message names it: '' (a script's "$FILE" with FILE unset) reads as "'' (an empty path)". */
 const char *xp_path_shown(const char *path);
 int xp_last_error_code(void);
 void xp_clear_error(void);
@@ -85,6 +85,8 @@ void xp_cuda_version_text(int v, char *buf, size_t n);
 int xp_now_iso8601(char *buf, size_t n);           /* UTC, millisecond resolution */
 double xp_now_seconds(void);                      /* monotonic */
 void xp_sha256_hex(const void *data, size_t len, char out[65]);
+/* The SHA-256 of a file's bytes into out: 0, or -1 (errno set) where it cannot be read. */
+int xp_file_sha256(const char *path, char out[65]);
 /* A text's id in shared dictionaries (trace_names): the first 8 bytes of its SHA-256, as a
 ** signed integer, so that the same text has the same id in every database. */
 int64_t xp_text_id(const char *s, size_t n);
