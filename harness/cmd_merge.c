@@ -550,27 +550,11 @@ static int classify_new_names(merger *m) {
   tt_rules r = {0};
   int found = 0, rc = tt_rules_load_db(m->main, &r, &found);
   if (rc || !found) return rc;
-  sqlite3_stmt *sel = xp_db_prepare(m->main, "SELECT id, name, kind, category, coalesce(rule_seq, 0) FROM trace_names"
-                                             " WHERE id NOT IN (SELECT id FROM temp.xp_merge_names_here)");
-  sqlite3_stmt *upd = sel ? xp_db_prepare(m->main, "UPDATE trace_names SET category = ?1, rule_seq = ?2 WHERE id = ?3") : NULL;
-  rc = upd ? 0 : XP_EXIT_DB;
-  int step = SQLITE_DONE;
-  while (rc == 0 && (step = sqlite3_step(sel)) == SQLITE_ROW) {
-    const int rule = tt_rules_match(&r, (const char *)sqlite3_column_text(sel, 1));
-    const char *cat = tt_rules_category_of(&r, rule, (const char *)sqlite3_column_text(sel, 2));
-    const int moved = strcmp(cat, (const char *)sqlite3_column_text(sel, 3)) != 0;
-    if (!moved && sqlite3_column_int(sel, 4) == rule + 1) continue;
-    m->names_differing += moved; /* the rule's place alone is no other category */
-    sqlite3_reset(upd);
-    xp_bind_text(upd, 1, cat);
-    if (rule < 0) sqlite3_bind_null(upd, 2);
-    else sqlite3_bind_int(upd, 2, rule + 1);
-    sqlite3_bind_int64(upd, 3, sqlite3_column_int64(sel, 0));
-    if (sqlite3_step(upd) != SQLITE_DONE) rc = xp_db_fail(m->main, "classifying merged kernel names");
-  }
-  if (rc == 0 && step != SQLITE_DONE) rc = xp_db_fail(m->main, "reading trace_names");
-  sqlite3_finalize(sel);
-  sqlite3_finalize(upd);
+  tt_name_row *rows;
+  size_t n, moved;
+  rc = tt_store_classify_names(m->main, &r, "id NOT IN (SELECT id FROM temp.xp_merge_names_here)", &rows, &n, &moved);
+  m->names_differing += (int64_t)moved;
+  tt_name_rows_free(rows, n);
   tt_rules_free(&r);
   return rc;
 }

@@ -30,36 +30,12 @@ static const char usage[] =
     "             copy in $SQLITE_TMPDIR, $TMPDIR or /var/tmp, as much disk as it, removed\n"
     "             at exit)\n";
 
-typedef struct name_row {
-  int64_t id;
-  char *name, *kind, *category;
-  const char *now; /* the category the new rules give it */
-  int rule_seq;    /* 0: none */
-} name_row;
-
 /* Kernels of one name that the figures count under one category before and another (or the
 ** same) after, from figures(). */
 typedef struct figure_row {
   int64_t name_id, kernels;
   char *before, *after;
 } figure_row;
-
-static int read_names(sqlite3 *db, name_row **out, size_t *n) {
-  sqlite3_stmt *st = xp_db_prepare(db, "SELECT id, name, kind, category, coalesce(rule_seq, 0) FROM trace_names ORDER BY name");
-  if (!st) return XP_EXIT_DB;
-  size_t cap = 0;
-  int rc;
-  *out = NULL;
-  *n = 0;
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-    if (*n == cap) *out = xp_xrealloc(*out, (cap = cap ? cap * 2 : 256) * sizeof **out);
-    (*out)[(*n)++] = (name_row){sqlite3_column_int64(st, 0), xp_strdup((const char *)sqlite3_column_text(st, 1)),
-                                xp_strdup((const char *)sqlite3_column_text(st, 2)),
-                                xp_strdup((const char *)sqlite3_column_text(st, 3)), NULL, sqlite3_column_int(st, 4)};
-  }
-  sqlite3_finalize(st);
-  return rc == SQLITE_DONE ? 0 : xp_db_fail(db, "reading trace_names");
-}
 
 /* The figures' category of every kernel (trace_kernel_stats, all runs), per name and the
 ** collective its args name, kept in a TEMP table for figures() to compare with. */
@@ -92,31 +68,9 @@ static int figures(sqlite3 *db, figure_row **out, size_t *n) {
   return rc == SQLITE_DONE ? 0 : xp_db_fail(db, "reading trace_kernel_stats");
 }
 
-/* Apply rules to every name. *changed counts names whose category moved. */
-static int apply(sqlite3 *db, const tt_rules *rules, name_row *rows, size_t n, size_t *changed) {
-  sqlite3_stmt *st = xp_db_prepare(db, "UPDATE trace_names SET category = ?1, rule_seq = ?2 WHERE id = ?3");
-  if (!st) return XP_EXIT_DB;
-  int rc = 0;
-  *changed = 0;
-  for (size_t i = 0; i < n && rc == 0; i++) {
-    int rule = tt_rules_match(rules, rows[i].name);
-    const char *cat = tt_rules_category_of(rules, rule, rows[i].kind);
-    rows[i].now = cat;
-    if (strcmp(cat, rows[i].category) != 0) (*changed)++;
-    if (strcmp(cat, rows[i].category) == 0 && rule + 1 == rows[i].rule_seq) continue;
-    sqlite3_bind_text(st, 1, cat, -1, SQLITE_STATIC);
-    if (rule < 0) sqlite3_bind_null(st, 2);
-    else sqlite3_bind_int(st, 2, rule + 1);
-    sqlite3_bind_int64(st, 3, rows[i].id);
-    rc = xp_db_step_done(db, st);
-  }
-  sqlite3_finalize(st);
-  return rc;
-}
-
 /* What the kernels of one name, f[0..nf), become in the figures: "31 kernels allreduce ->
 ** communication, 256 stay allreduce (the collective their args name)". */
-static void print_figures(const name_row *row, const figure_row *f, size_t nf) {
+static void print_figures(const tt_name_row *row, const figure_row *f, size_t nf) {
   printf("  %-14s    %-14s figures:", "", "");
   if (nf == 0) printf(" no kernels in the database");
   int moved = nf > 0 && strcmp(f[0].before, f[0].after) != 0; /* the changes come first */
@@ -135,7 +89,7 @@ static void print_figures(const name_row *row, const figure_row *f, size_t nf) {
 
 /* Every name whose category changes, or whose kernels change in the figures, with what they
 ** become there; *kernels and *moved count the kernels of all runs and those that change. */
-static void report(const name_row *rows, size_t n, const figure_row *f, size_t nf, int64_t *kernels,
+static void report(const tt_name_row *rows, size_t n, const figure_row *f, size_t nf, int64_t *kernels,
                    int64_t *moved) {
   size_t j = 0;
   *kernels = *moved = 0;
@@ -192,14 +146,13 @@ int cmd_reclassify(int argc, char **argv, const char *db_path) {
     return rc;
   }
   sqlite3 *db = xp_db_open(db_path, dry ? XP_DB_DRY : XP_DB_READWRITE, &rc);
-  name_row *rows = NULL;
+  tt_name_row *rows = NULL;
   figure_row *figs = NULL;
   size_t n = 0, nfigs = 0, changed = 0;
   if (db && (dry || (rc = xp_db_begin(db)) == 0)) { /* a dry run is in XP_DB_DRY's transaction */
-    rc = read_names(db, &rows, &n);
-    if (!rc) rc = snapshot(db);
+    rc = snapshot(db);
     if (!rc) rc = tt_rules_save(db, &rules, file ? file : "built-in", text, len);
-    if (!rc) rc = apply(db, &rules, rows, n, &changed);
+    if (!rc) rc = tt_store_classify_names(db, &rules, NULL, &rows, &n, &changed);
     if (!rc) rc = figures(db, &figs, &nfigs);
     if (rc || dry) xp_db_rollback(db);
     else rc = xp_db_commit(db);
@@ -215,12 +168,7 @@ int cmd_reclassify(int argc, char **argv, const char *db_path) {
     printf("kernels: %lld in the database, %lld %s category in the figures\n", (long long)kernels,
            (long long)moved, dry ? "would change" : "changed");
   }
-  for (size_t i = 0; i < n; i++) {
-    free(rows[i].name);
-    free(rows[i].category);
-    free(rows[i].kind);
-  }
-  free(rows);
+  tt_name_rows_free(rows, n);
   for (size_t i = 0; i < nfigs; i++) {
     free(figs[i].before);
     free(figs[i].after);

@@ -29,6 +29,61 @@ char *tt_json_compact(const char *s, size_t n) {
 
 /* ---- the rule set ---- */
 
+static int read_names(sqlite3 *db, const char *only, tt_name_row **out, size_t *n) {
+  char *sql = xp_asprintf("SELECT id, name, kind, category, coalesce(rule_seq, 0) FROM trace_names%s%s ORDER BY name",
+                          only ? " WHERE " : "", only ? only : "");
+  sqlite3_stmt *st = xp_db_prepare(db, sql);
+  free(sql);
+  if (!st) return XP_EXIT_DB;
+  size_t cap = 0;
+  int rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    if (*n == cap) *out = xp_xrealloc(*out, (cap = cap ? cap * 2 : 256) * sizeof **out);
+    (*out)[(*n)++] = (tt_name_row){sqlite3_column_int64(st, 0), xp_strdup((const char *)sqlite3_column_text(st, 1)),
+                                   xp_strdup((const char *)sqlite3_column_text(st, 2)),
+                                   xp_strdup((const char *)sqlite3_column_text(st, 3)), NULL, sqlite3_column_int(st, 4)};
+  }
+  sqlite3_finalize(st);
+  return rc == SQLITE_DONE ? 0 : xp_db_fail(db, "reading trace_names");
+}
+
+static int apply(sqlite3 *db, const tt_rules *r, tt_name_row *rows, size_t n, size_t *moved) {
+  sqlite3_stmt *st = xp_db_prepare(db, "UPDATE trace_names SET category = ?1, rule_seq = ?2 WHERE id = ?3");
+  if (!st) return XP_EXIT_DB;
+  int rc = 0;
+  for (size_t i = 0; i < n && rc == 0; i++) {
+    int rule = tt_rules_match(r, rows[i].name);
+    const char *cat = tt_rules_category_of(r, rule, rows[i].kind);
+    rows[i].now = cat;
+    if (strcmp(cat, rows[i].category) != 0) (*moved)++;
+    else if (rule + 1 == rows[i].rule_seq) continue; /* the rule's place alone is no other category */
+    sqlite3_bind_text(st, 1, cat, -1, SQLITE_STATIC);
+    if (rule < 0) sqlite3_bind_null(st, 2);
+    else sqlite3_bind_int(st, 2, rule + 1);
+    sqlite3_bind_int64(st, 3, rows[i].id);
+    rc = xp_db_step_done(db, st);
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+int tt_store_classify_names(sqlite3 *db, const tt_rules *r, const char *only, tt_name_row **rows, size_t *n,
+                            size_t *moved) {
+  *rows = NULL;
+  *n = *moved = 0;
+  int rc = read_names(db, only, rows, n);
+  return rc ? rc : apply(db, r, *rows, *n, moved);
+}
+
+void tt_name_rows_free(tt_name_row *rows, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    free(rows[i].name);
+    free(rows[i].kind);
+    free(rows[i].category);
+  }
+  free(rows);
+}
+
 int tt_rules_load_db(sqlite3 *db, tt_rules *out, int *found) {
   *found = 0;
   sqlite3_stmt *st = xp_db_prepare(db, "SELECT text, source FROM trace_rule_set WHERE id = 1");
