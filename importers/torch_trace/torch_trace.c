@@ -229,8 +229,9 @@ static void print_summary(FILE *out, const tt_import *imp) {
             r->kernels == 1 ? "" : "s");
     if (r->memcpys) fprintf(out, ", %lld cop%s", (long long)r->memcpys, r->memcpys == 1 ? "y" : "ies");
     if (r->memsets) fprintf(out, ", %lld fill%s", (long long)r->memsets, r->memsets == 1 ? "" : "s");
+    const size_t empty = empty_steps(r);
     fprintf(out, ", %zu step%s", r->steps.n, r->steps.n == 1 ? "" : "s");
-    if (empty_steps(r)) fprintf(out, " (%zu with no GPU activity)", empty_steps(r));
+    if (empty) fprintf(out, " (%zu with no GPU activity)", empty);
     fprintf(out, ", GPU busy %.3f ms of %.3f ms\n", r->busy_ns / 1e6, window / 1e6);
     if (r->before_trace) /* tt_done.c resolve_launches */
       fprintf(out, "  %lld launched before the profiler began recording (no launch in the trace, a correlation id "
