@@ -75,6 +75,19 @@ int xp_kind_can_run(const xp_kind *k) {
 #endif
 }
 
+/* The run is recorded whole; its summary could not be written (a full disk, an I/O error).
+** Checked here, so that the one line says the run is kept: main's check at exit said only
+** "cannot write output", exit 1, which reads as a failed import, and one imported again counts
+** twice. A reader that went away ends xp at the write instead (SIGPIPE is back by then). */
+static int said_recorded(const char *uuid) {
+  errno = 0;
+  if (fflush(stdout) == 0 && !ferror(stdout)) return 0;
+  const int why = errno;
+  clearerr(stdout);
+  return xp_error(XP_EXIT_FAILED, "cannot write output: %s; run %.8s is recorded ok (xp show %.8s)",
+                  why ? strerror(why) : "a write to it failed", uuid, uuid);
+}
+
 int xp_execute_spec(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int imported,
                     const char *parent_uuid, char run_uuid_out[37]) {
   int rc;
@@ -124,16 +137,17 @@ int xp_execute_spec(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int impo
   char *err_copy = xp_strdup(err); /* finishing may report an error of its own, replacing the last */
   int frc = xp_run_finish(run, status, err_copy);
   free(err_copy);
+  if (frc && rc == 0) rc = frc;
+  sigaction(SIGPIPE, &old_pipe, NULL);
   if (held_out) {
     fclose(held_out);
     if (frc == 0 && status == XP_RUN_OK) fwrite(held, 1, held_len, stdout);
     free(held);
   }
-  if (frc && rc == 0) rc = frc;
-  sigaction(SIGPIPE, &old_pipe, NULL);
   /* stdout, so that a failure's stderr stays the one line that says what went wrong */
   printf("run %s %s\n", uuid,
           rc == 0 ? "ok" : status == XP_RUN_ABORTED ? "aborted" : "failed");
+  if (rc == 0) rc = said_recorded(uuid);
   if (status == XP_RUN_ABORTED) /* the one line on stderr an interrupted run has */
     xp_error(XP_EXIT_ABORTED, "interrupted: run %s recorded as aborted, %s", uuid,
              imported ? "with nothing (an import keeps only whole files)" : "with what was measured before");

@@ -78,6 +78,13 @@ if [ -w /dev/full ]; then
   printf 'SELECT r.uuid, c.params FROM runs r JOIN cases c ON c.run_id = r.id;\n' > "$tmp/cases.sql"
   one_line "query > /dev/full" 1 "cannot write output: No space left on device" \
     sh -c '"$0" --db "$1" query "$2" > /dev/full' "$XP" "$tmp/full.sqlite" "$tmp/cases.sql"
+  # an import recorded whole whose summary cannot be written: the line names the run as kept
+  # (it said "cannot write output" alone, exit 1, read as a failed import and imported again)
+  one_line "import > /dev/full" 1 "cannot write output: No space left on device; run [0-9a-f]\{8\} is recorded ok" \
+    sh -c '"$0" --db "$1" import nccl-tests "$2" > /dev/full' "$XP" "$tmp/limit-full.sqlite" \
+    "$XP_SRC/tests/data/nccl/nccltests_sweep.txt"
+  check "import > /dev/full: the run named is ok" "ok" "$("$XP" --db "$tmp/limit-full.sqlite" runs --format csv |
+    awk -F, -v id="$(sed -n 's/.* run \([0-9a-f]*\) is recorded.*/\1/p' "$tmp/err")" 'NR > 1 && $1 == id {print $3}')"
 fi
 # an import whose results do not fit (a file size limit at the commit, as a full disk): its
 # summary is not printed ("imported 52 cases ..." above "run ... failed"), the run is failed
