@@ -10,6 +10,7 @@
 */
 #include <errno.h>
 #include <libgen.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -328,6 +329,38 @@ static int folder_exists(const char *path) {
   return ok;
 }
 
+/* A -wal or -shm file beside the database that this user cannot write, or NULL: SQLite makes
+** them as whoever opens the database first, a reader too (and a reader leaves them, since it
+** cannot checkpoint), each with the database's mode. A colleague's `xp runs` on the owner's
+** 644 database left two 644 files of theirs, and the owner's next import failed with
+** "attempt to write a readonly database (the database or its folder is not writable)", though
+** both were. Said with whose they are; an empty -wal (a reader's) holds nothing to lose. */
+static const char *sidecar_not_writable(const char *path) {
+  static char why[512];
+  for (const char *suffix = "-wal"; suffix; suffix = strcmp(suffix, "-wal") == 0 ? "-shm" : NULL) {
+    char *side = xp_asprintf("%s%s", path, suffix);
+    struct stat st;
+    const int blocked = stat(side, &st) == 0 && access(side, W_OK) != 0;
+    free(side);
+    if (!blocked) continue;
+    const struct passwd *pw = getpwuid(st.st_uid);
+    char owner[64];
+    if (pw) snprintf(owner, sizeof owner, "%s", pw->pw_name);
+    else snprintf(owner, sizeof owner, "uid %u", (unsigned)st.st_uid);
+    char *wal = xp_asprintf("%s-wal", path);
+    struct stat ws;
+    const int wal_empty = stat(wal, &ws) != 0 || ws.st_size == 0;
+    free(wal);
+    snprintf(why, sizeof why, "its %s file is %s's and not writable by you (SQLite makes it as whoever opens the"
+             " database first, a reader too); %s", suffix, owner,
+             wal_empty ? "once nobody is reading the database, remove its -wal and -shm files (the -wal is empty:"
+                         " nothing is lost)"
+                       : "its owner can make it writable to you (a shared group, chmod g+w)");
+    return why;
+  }
+  return NULL;
+}
+
 /* Why a database cannot be written, or NULL. Asked before opening: SQLite finds out only at
 ** the first write, and then says "unable to open database file" when it cannot create the
 ** -wal and -shm files beside the database (tests/reliability/env_faults.sh). */
@@ -339,6 +372,7 @@ static const char *unwritable(const char *path, int exists) {
   if (statvfs(dir, &vfs) == 0 && (vfs.f_flag & ST_RDONLY)) why = "it is on a read-only file system";
   else if (access(dir, W_OK) != 0) why = "its folder is not writable";
   else if (exists && access(path, W_OK) != 0) why = "the file is not writable";
+  else if (exists) why = sidecar_not_writable(path);
   free(dir);
   free(copy);
   return why;
