@@ -494,12 +494,15 @@ sqlite3 *xp_db_open(const char *path, enum xp_db_mode mode, int *exit_code) {
   struct stat st;
   int exists = stat(path, &st) == 0;
   *exit_code = XP_EXIT_DB;
+  /* XP_DB="~/results/xp.db" (quoted, or from a systemd unit or a .env file) names a folder
+  ** "~" here: the shell expands ~ only unquoted, and xp, as SQLite, takes the path as written */
+  const char *tilde = path[0] == '~' ? " (a leading ~ is the shell's, not expanded where quoted: write $HOME)" : "";
   if (!exists && mode != XP_DB_READWRITE) {
-    xp_error_at(XP_EXIT_DB, path, 0, "no such database (record a run first, or pass --db)");
+    xp_error_at(XP_EXIT_DB, path, 0, "no such database (record a run first, or pass --db)%s", tilde);
     return NULL;
   }
   if (!exists && !folder_exists(path)) {
-    xp_error_at(XP_EXIT_DB, path, 0, "cannot create the database: its folder does not exist");
+    xp_error_at(XP_EXIT_DB, path, 0, "cannot create the database: its folder does not exist%s", tilde);
     return NULL;
   }
   if (exists && S_ISDIR(st.st_mode)) {

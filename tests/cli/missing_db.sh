@@ -27,6 +27,16 @@ check "import --dry-run exit" 0 $?
 check "run --dry-run exit" 0 $?
 check "import and run --dry-run create no database" "" "$(ls "$tmp" | grep missing)"
 
+# XP_DB="~/results/xp.db", quoted (or from a systemd unit, a .env file): no shell expanded the ~,
+# and "its folder does not exist" left the user looking at a folder that does; the line says why
+(cd "$tmp" && XP_DB='~/results/xp.db' "$XP" import nccl-tests "$nccl" > /dev/null 2> "$tmp/err")
+check "XP_DB with a quoted ~: exit" 3 $?
+check "XP_DB with a quoted ~: the line" \
+  'xp: ~/results/xp.db: cannot create the database: its folder does not exist (a leading ~ is the shell'"'"'s, not expanded where quoted: write $HOME)' \
+  "$(cat "$tmp/err")"
+one_line "--db with a quoted ~, reading" 3 "no such database (record a run first, or pass --db) (a leading ~ is the shell's" \
+  "$XP" --db '~/results/xp.db' runs
+
 # With a database there, the dry runs still answer (and still write nothing).
 "$XP" --db "$missing" merge "$other" > /dev/null 2>&1
 check "merge creates the database" 0 $?
