@@ -49,7 +49,7 @@ int cmd_runs(int argc, char **argv, const char *db_path) {
   char *sql = xp_asprintf(
       "SELECT substr(r.uuid, 1, 8) AS run, r.kind, xp_status(r.status, r.host, r.boot_id, r.pid) AS status,"
       " replace(substr(r.started_at, 1, 19), 'T', ' ') AS started, r.origin, r.model, r.gpu_name AS gpu,"
-      " r.gpu_count AS gpus, r.interconnect, r.tp, r.batch, coalesce(r.error, '') AS error"
+      " r.gpu_count AS gpus, r.interconnect, r.tp, r.batch, r.error"
       " FROM runs r WHERE 1");
   /* grown piece by piece (any number of --where): every user value is bound, never pasted */
 #define SQL_ADD(...)                              \

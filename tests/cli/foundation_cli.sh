@@ -86,6 +86,11 @@ if [ -w /dev/full ]; then
   check "import > /dev/full: the run named is ok" "ok" "$("$XP" --db "$tmp/limit-full.sqlite" runs --format csv |
     awk -F, -v id="$(sed -n 's/.* run \([0-9a-f]*\) is recorded.*/\1/p' "$tmp/err")" 'NR > 1 && $1 == id {print $3}')"
 fi
+# an ok run's error in JSON is null, as xp show's and xp export's (xp runs wrote "", unlike them)
+"$XP" --db "$tmp/json.sqlite" import nccl-tests "$XP_SRC/tests/data/nccl/nccltests_graph.txt" > /dev/null
+"$XP" --db "$tmp/json.sqlite" runs --format json > "$tmp/runs.json"
+check "runs --format json: an ok run's error" "ok None" \
+  "$(python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))[0]; print(r["status"], r["error"])' "$tmp/runs.json")"
 # an import whose results do not fit (a file size limit at the commit, as a full disk): its
 # summary is not printed ("imported 52 cases ..." above "run ... failed"), the run is failed
 "$XP" --db "$tmp/limit.sqlite" import nccl-tests "$XP_SRC/tests/data/nccl/nccltests_graph.txt" > /dev/null
