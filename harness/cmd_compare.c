@@ -1110,7 +1110,11 @@ static void warn_shared(const side *a, const side *b) {
 ** import's side read 'only in B' for every metric beside a table of metadata differences, as if
 ** it had measured nothing new, not nothing at all. */
 static int warn_not_ok(sqlite3 *db, const char *side_name, int64_t id, const char *uuid) {
-  sqlite3_stmt *st = xp_db_prepare(db, "SELECT status, error FROM runs WHERE id = ?1 AND status <> 'ok'");
+  /* its status as xp runs gives it: a recorder that died left 'running', which read as a run
+  ** still going ("is running, not ok") where xp runs and xp show say incomplete */
+  xp_register_status_fn(db);
+  sqlite3_stmt *st = xp_db_prepare(db, "SELECT xp_status(status, host, boot_id, pid), error FROM runs"
+                                       " WHERE id = ?1 AND status <> 'ok'");
   if (!st) return XP_EXIT_DB;
   sqlite3_bind_int64(st, 1, id);
   if (sqlite3_step(st) == SQLITE_ROW) {

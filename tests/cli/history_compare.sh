@@ -113,6 +113,14 @@ has "xp: warning: A: run $failed is failed, not ok (" "$tmp/err"
 has "): its results are partial or none" "$tmp/err"
 run compare "$json" "$text"; expect_rc 0
 hasnt "not ok" "$tmp/err"
+# ... a run whose recorder died (left 'running' on this host, its process gone) as xp runs names
+# it, incomplete: it read "is running, not ok", as if still going
+dead=dead0000
+sqlite3 "$db" "INSERT INTO runs(uuid, kind, status, started_at, spec_json, spec_sha256, pid, host)
+  VALUES ('$dead-0000-4000-8000-000000000001', 'nccl_burst', 'running', '2026-01-01T00:00:00Z', '{}', 'x', 0,
+          '$(hostname)')"
+run compare "$dead" "$json"; expect_rc 0
+has "xp: warning: A: run $dead is incomplete, not ok: its results are partial or none" "$tmp/err"
 # a metadata value with its own comma, as NCCL_ALGO=Ring,Tree and CUDA_VISIBLE_DEVICES=0,1 are
 # given: a group of it, alone and beside another condition, as xp runs --where takes it
 db="$tmp/comma.db"
