@@ -397,7 +397,9 @@ static char *immutable_uri(const char *path) {
   if (!ro || pending) return NULL;
   size_t n = strlen(path);
   char *uri = xp_xmalloc(3 * n + 32), *o = uri;
-  o += sprintf(o, "file:");
+  /* an absolute path after an empty authority: "file:" followed by "//data/xp.db" (a path
+  ** "$ROOT/xp.db" makes with ROOT=/) read "data" as the URI's authority, refused */
+  o += sprintf(o, path[0] == '/' ? "file://" : "file:");
   for (const unsigned char *c = (const unsigned char *)path; *c; c++) {
     if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
         strchr("/._-~", *c))

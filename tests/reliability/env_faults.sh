@@ -77,6 +77,8 @@ else
     write_one "$WORK/ro/xp.db" >/dev/null 2>"$WORK/ro.err"; echo $? > "$WORK/ro.rc"
     "$XP" --db "$WORK/ro/xp.db" runs --format csv > "$WORK/ro.list" 2>"$WORK/ro.readerr"; echo $? > "$WORK/ro.readrc"
     "$XP" --db "$WORK/ro/xp.db" reclassify --dry-run > "$WORK/ro.dry" 2>&1; echo $? > "$WORK/ro.dryrc"
+    # a path "$ROOT/xp.db" with ROOT=/ begins "//": read as a URI, "invalid uri authority"
+    "$XP" --db "/$WORK/ro/xp.db" runs --format csv > /dev/null 2>"$WORK/ro.slasherr"; echo $? > "$WORK/ro.slashrc"
   '
   rc=$(cat "$WORK/ro.rc" 2>/dev/null || echo 9)
   listed=$(tail -n +2 "$WORK/ro.list" 2>/dev/null | wc -l)
@@ -84,10 +86,10 @@ else
     echo "env fault read-only: skipped: a read-only bind mount is refused here"
   elif one_line "$WORK/ro.err" "read-only" "$rc" 3 && [ "$(cat "$WORK/ro.readrc")" = 0 ] && [ "$listed" = 2 ] &&
      [ "$(cat "$WORK/ro.dryrc")" = 0 ] && grep -q "would change category" "$WORK/ro.dry" &&
-     [ "$sha" = "$(sha256sum < "$WORK/ro/xp.db")" ]; then
+     [ "$(cat "$WORK/ro.slashrc")" = 0 ] && [ "$sha" = "$(sha256sum < "$WORK/ro/xp.db")" ]; then
     report read-only 0 "writer exit 3, '$(cat "$WORK/ro.err")'; readers still list its $listed runs; a dry run answers; file unchanged"
   else
-    report read-only 1 "writer exit $rc: $(head -2 "$WORK/ro.err"); reader exit $(cat "$WORK/ro.readrc"): $(head -2 "$WORK/ro.readerr"); dry run exit $(cat "$WORK/ro.dryrc"): $(head -2 "$WORK/ro.dry")"
+    report read-only 1 "writer exit $rc: $(head -2 "$WORK/ro.err"); reader exit $(cat "$WORK/ro.readrc"): $(head -2 "$WORK/ro.readerr"); dry run exit $(cat "$WORK/ro.dryrc"): $(head -2 "$WORK/ro.dry"); a path of a leading // exit $(cat "$WORK/ro.slashrc"): $(head -2 "$WORK/ro.slasherr")"
   fi
 
   # A 2 MiB disk: a database with runs, then filled up to leave ~400 KiB, then runs too big to
