@@ -86,6 +86,15 @@ static int file_size_limited(void) {
   return getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY;
 }
 
+/* Whether the folder holding path is on a file system mounted read-only. */
+static int on_read_only_fs(const char *path) {
+  char *copy = xp_strdup(path);
+  struct statvfs vfs;
+  const int ro = statvfs(dirname(copy), &vfs) == 0 && (vfs.f_flag & ST_RDONLY);
+  free(copy);
+  return ro;
+}
+
 int xp_db_fail(sqlite3 *db, const char *what) {
   const char *file = sqlite3_db_filename(db, "main");
   int ec = sqlite3_extended_errcode(db);
@@ -109,6 +118,11 @@ int xp_db_fail(sqlite3 *db, const char *what) {
     hint = " (the database or its folder is not writable)";
   else if ((ec & 0xff) == SQLITE_FULL)
     hint = " (disk full: nothing was written)";
+  else if ((ec & 0xff) == SQLITE_CANTOPEN && file && *file && on_read_only_fs(file))
+    /* results a killed writer left in the -wal are read only through a -shm file, and none
+    ** can be made there: "its folder must be writable" asked for what a mount forbids */
+    hint = " (it is on a read-only file system, and SQLite reads the results still in its -wal file only with"
+           " a -shm file beside it: copy the database and its -wal file to a writable folder)";
   else if ((ec & 0xff) == SQLITE_CANTOPEN)
     hint = " (its folder must be writable, for the -wal and -shm files beside it)";
   return xp_error_at(XP_EXIT_DB, file && *file ? file : "database", 0, "%s: %s%s", what,
@@ -367,9 +381,8 @@ static const char *sidecar_not_writable(const char *path) {
 static const char *unwritable(const char *path, int exists) {
   char *copy = xp_strdup(path);
   char *dir = xp_strdup(dirname(copy));
-  struct statvfs vfs;
   const char *why = NULL;
-  if (statvfs(dir, &vfs) == 0 && (vfs.f_flag & ST_RDONLY)) why = "it is on a read-only file system";
+  if (on_read_only_fs(path)) why = "it is on a read-only file system";
   else if (access(dir, W_OK) != 0) why = "its folder is not writable";
   else if (exists && access(path, W_OK) != 0) why = "the file is not writable";
   else if (exists) why = sidecar_not_writable(path);
@@ -383,12 +396,7 @@ static const char *unwritable(const char *path, int exists) {
 ** -wal file holds results not yet copied into the database). The URI form needs the path
 ** percent-encoded. */
 static char *immutable_uri(const char *path) {
-  char *copy = xp_strdup(path);
-  char *dir = xp_strdup(dirname(copy));
-  struct statvfs vfs;
-  int ro = statvfs(dir, &vfs) == 0 && (vfs.f_flag & ST_RDONLY);
-  free(dir);
-  free(copy);
+  const int ro = on_read_only_fs(path);
   /* Committed results still in a -wal file (the writer was killed) would be ignored. */
   char *wal = xp_asprintf("%s-wal", path);
   struct stat st;

@@ -70,6 +70,20 @@ else
   mkdir -p "$WORK/ro" "$WORK/full"
   "$PROBE" record "$WORK/ro/xp.db" 2 2 10 >/dev/null 2>&1
   sha=$(sha256sum < "$WORK/ro/xp.db")
+  # beside it, a database whose writer died with results still in its -wal, its -shm lost (a
+  # copy of the two files): unreadable there, said so, not "its folder must be writable"
+  cp "$WORK/ro/xp.db" "$WORK/ro/pending.db"
+  cat > "$WORK/pending.py" <<'EOF'
+import os, sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("PRAGMA wal_autocheckpoint = 0")
+c.execute("INSERT INTO runs(uuid, kind, status, started_at, spec_json, spec_sha256, pid, host)"
+          " VALUES ('dead0000-0000-4000-8000-000000000001', 'nccl_burst', 'running',"
+          " '2026-01-01T00:00:00Z', '{}', 'x', 0, 'h')")
+c.commit()
+os._exit(0)  # killed, as it were: no checkpoint, the -wal left
+EOF
+  python3 "$WORK/pending.py" "$WORK/ro/pending.db" && rm -f "$WORK/ro/pending.db-shm"
   export -f write_one one_line
   export XP PROBE RESULT WORK
   unshare -rm bash -c '
@@ -79,6 +93,7 @@ else
     "$XP" --db "$WORK/ro/xp.db" reclassify --dry-run > "$WORK/ro.dry" 2>&1; echo $? > "$WORK/ro.dryrc"
     # a path "$ROOT/xp.db" with ROOT=/ begins "//": read as a URI, "invalid uri authority"
     "$XP" --db "/$WORK/ro/xp.db" runs --format csv > /dev/null 2>"$WORK/ro.slasherr"; echo $? > "$WORK/ro.slashrc"
+    "$XP" --db "$WORK/ro/pending.db" runs > /dev/null 2>"$WORK/ro.pendingerr"; echo $? > "$WORK/ro.pendingrc"
   '
   rc=$(cat "$WORK/ro.rc" 2>/dev/null || echo 9)
   listed=$(tail -n +2 "$WORK/ro.list" 2>/dev/null | wc -l)
@@ -86,10 +101,12 @@ else
     echo "env fault read-only: skipped: a read-only bind mount is refused here"
   elif one_line "$WORK/ro.err" "read-only" "$rc" 3 && [ "$(cat "$WORK/ro.readrc")" = 0 ] && [ "$listed" = 2 ] &&
      [ "$(cat "$WORK/ro.dryrc")" = 0 ] && grep -q "would change category" "$WORK/ro.dry" &&
-     [ "$(cat "$WORK/ro.slashrc")" = 0 ] && [ "$sha" = "$(sha256sum < "$WORK/ro/xp.db")" ]; then
+     [ "$(cat "$WORK/ro.slashrc")" = 0 ] && [ "$sha" = "$(sha256sum < "$WORK/ro/xp.db")" ] &&
+     one_line "$WORK/ro.pendingerr" "read-only file system, and SQLite reads the results still in its -wal file only with a -shm file" \
+       "$(cat "$WORK/ro.pendingrc")" 3; then
     report read-only 0 "writer exit 3, '$(cat "$WORK/ro.err")'; readers still list its $listed runs; a dry run answers; file unchanged"
   else
-    report read-only 1 "writer exit $rc: $(head -2 "$WORK/ro.err"); reader exit $(cat "$WORK/ro.readrc"): $(head -2 "$WORK/ro.readerr"); dry run exit $(cat "$WORK/ro.dryrc"): $(head -2 "$WORK/ro.dry"); a path of a leading // exit $(cat "$WORK/ro.slashrc"): $(head -2 "$WORK/ro.slasherr")"
+    report read-only 1 "writer exit $rc: $(head -2 "$WORK/ro.err"); reader exit $(cat "$WORK/ro.readrc"): $(head -2 "$WORK/ro.readerr"); dry run exit $(cat "$WORK/ro.dryrc"): $(head -2 "$WORK/ro.dry"); a path of a leading // exit $(cat "$WORK/ro.slashrc"): $(head -2 "$WORK/ro.slasherr"); pending -wal exit $(cat "$WORK/ro.pendingrc"): $(head -2 "$WORK/ro.pendingerr")"
   fi
 
   # A 2 MiB disk: a database with runs, then filled up to leave ~400 KiB, then runs too big to
