@@ -613,7 +613,7 @@ int cmd_audit(int argc, char **argv, const char *db_path) {
   if (rc) return rc;
   sqlite3 *db = xp_db_open(db_path, XP_DB_READONLY, &rc);
   if (!db) return rc;
-  if ((rc = xp_history_schema(db, db_path)) != 0) {
+  if ((rc = xp_db_snapshot(db)) != 0 || (rc = xp_history_schema(db, db_path)) != 0) {
     xp_db_close(db);
     return rc;
   }

@@ -330,6 +330,8 @@ int cmd_export(int argc, char **argv, const char *db_path) {
   char *ids = NULL;
   int count = 0;
   if (rc == 0) db = xp_db_open(db_path, XP_DB_READONLY, &rc);
+  /* runs.csv and metrics.csv of one history: a run exported 'running' had its metrics there */
+  if (rc == 0) rc = xp_db_snapshot(db);
   if (rc == 0) xp_register_status_fn(db);
   if (rc == 0) rc = xp_kind_filter(db, "export", &o.kind);
   if (rc == 0) rc = select_runs(db, &o, &ids, &count);

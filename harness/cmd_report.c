@@ -156,7 +156,8 @@ int cmd_report(int argc, char **argv, const char *db_path) {
   if (!db) return rc;
   xp_buf page = {0};
   int with_data = 0, charts = 0;
-  rc = build_page(db, db_path, &page, &with_data, &charts);
+  rc = xp_db_snapshot(db); /* every chart of one history, whatever is recorded meanwhile */
+  if (rc == 0) rc = build_page(db, db_path, &page, &with_data, &charts);
   if (rc == 0) rc = xp_db_faulted(db_path, "nothing was written"); /* a chart short of its rows */
   xp_db_close(db);
   if (rc == 0 && strcmp(out, "-") == 0) rc = xp_print_held(page.s, page.n);

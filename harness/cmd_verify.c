@@ -425,6 +425,7 @@ int cmd_verify(int argc, char **argv, const char *db_path) {
   ** authorizer (meant for user query files) refuses; query_only still forbids writes. */
   sqlite3_set_authorizer(v.db, NULL, NULL);
   int64_t sealed = 0, unsealed = 0, decisions = 0;
+  if ((rc = xp_db_snapshot(v.db)) != 0) goto out;
   if ((rc = xp_history_schema(v.db, db_path)) != 0) goto out;
   if ((rc = xp_rtree_load(v.db, &v.tree)) != 0) goto out;
   if ((rc = check_sqlite(&v)) != 0) goto out;

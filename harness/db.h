@@ -53,6 +53,9 @@ void xp_db_note_damage(void);
 sqlite3_stmt *xp_db_prepare(sqlite3 *db, const char *sql);
 /* Step a statement expecting SQLITE_DONE; resets it. Returns 0 or XP_EXIT_DB. */
 int xp_db_step_done(sqlite3 *db, sqlite3_stmt *st);
+/* On a read-only connection: every later statement reads one snapshot of the history (a read
+** transaction, ended by closing), whatever commits beside it. Returns 0 or XP_EXIT_DB. */
+int xp_db_snapshot(sqlite3 *db);
 /* BEGIN IMMEDIATE with retries on SQLITE_BUSY beyond the busy timeout. */
 int xp_db_begin(sqlite3 *db);
 int xp_db_commit(sqlite3 *db);
