@@ -367,15 +367,15 @@ static const char *sidecar_not_writable(const char *path) {
     char owner[64];
     if (pw) snprintf(owner, sizeof owner, "%s", pw->pw_name);
     else snprintf(owner, sizeof owner, "uid %u", (unsigned)st.st_uid);
-    char *wal = xp_asprintf("%s-wal", path);
-    struct stat ws;
-    const int wal_empty = stat(wal, &ws) != 0 || ws.st_size == 0;
-    free(wal);
+    /* the -shm is an index SQLite rebuilds from the -wal; only a -wal's contents can be lost */
+    const int is_wal = strcmp(suffix, "-wal") == 0, wal_empty = is_wal && st.st_size == 0;
     snprintf(why, sizeof why, "its %s file is %s's and not writable by you (SQLite makes it as whoever opens the"
              " database first, a reader too); %s", suffix, owner,
-             wal_empty ? "once nobody is reading the database, remove its -wal and -shm files (the -wal is empty:"
-                         " nothing is lost)"
-                       : "its owner can make it writable to you (a shared group, chmod g+w)");
+             !is_wal    ? "once nobody is reading the database, remove its -shm file (an index SQLite rebuilds:"
+                          " nothing is lost)"
+             : wal_empty ? "once nobody is reading the database, remove its -wal and -shm files (the -wal is empty:"
+                           " nothing is lost)"
+                         : "its owner can make it writable to you (a shared group, chmod g+w)");
     return why;
   }
   return NULL;

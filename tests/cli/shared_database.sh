@@ -28,6 +28,11 @@ one_line "the owner's import" 3 \
   "xp.db: cannot record into this database: its -wal file is nobody's and not writable by you .*remove its -wal and -shm files (the -wal is empty: nothing is lost)$" \
   as daemon "$XP" --db "$shared/xp.db" import nccl-tests "$nccl"
 check "the database is unchanged" "$before" "$(sha256sum < "$shared/xp.db")"
+# where the -shm alone is theirs (an index SQLite rebuilds from the -wal): remove that one
+rm -f "$shared/xp.db-wal"
+one_line "the owner's import, a colleague's -shm alone" 3 \
+  "its -shm file is nobody's and not writable by you .*remove its -shm file (an index SQLite rebuilds: nothing is lost)$" \
+  as daemon "$XP" --db "$shared/xp.db" import nccl-tests "$nccl"
 # the owner still reads it, and records once those files are gone
 as daemon "$XP" --db "$shared/xp.db" runs > /dev/null 2>&1
 check "the owner reads it" 0 $?
