@@ -34,13 +34,17 @@ static char *blob_text(sqlite3_stmt *st, int c) {
 }
 
 /* A table is for a terminal: a newline in a value would break its row, an escape sequence
-** would reach the terminal; both are shown as text (CSV and JSON keep them as they are). */
+** would reach the terminal; both are shown as text (CSV and JSON keep them as they are). So
+** are the C1 controls written as UTF-8 (U+0080 to U+009F, bytes C2 80 to C2 9F): U+009B is
+** CSI, which xterm takes as ESC [ in UTF-8 too, so a kernel or model name carrying it
+** coloured or moved the terminal's text as ESC [ did before it was shown. */
 static char *terminal_text(const char *t) {
   char *out = xp_xmalloc(4 * strlen(t) + 1), *o = out;
   for (const unsigned char *p = (const unsigned char *)t; *p; p++) {
     if (*p == '\n') o += sprintf(o, "\\n");
     else if (*p == '\t') *o++ = ' ';
     else if (*p < 0x20 || *p == 0x7f) o += sprintf(o, "\\x%02x", *p);
+    else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) o += sprintf(o, "\\u%04x", *++p);
     else *o++ = (char)*p;
   }
   *o = 0;

@@ -104,4 +104,10 @@ printf '%s\n' "SELECT round(" "  2.25, 1), 'a'||char(10)||'b' AS v;" > "$tmp/e.s
 check "expression column exit" 0 $?
 printf '%s\n' 'round(\n  2.25, 1)  v   ' '------------------  ----' '               2.3  a\nb' > "$tmp/want"
 cmp -s "$tmp/want" "$tmp/out" || { echo "FAIL: a header with a line break"; diff "$tmp/want" "$tmp/out"; fail=1; }
+# a C1 control written as UTF-8 (U+009B, CSI: xterm's ESC [) is shown as text, as ESC is; CSV
+# keeps the bytes
+printf "SELECT 'a' || char(155) || '31mred' AS c1, 'b' || char(27) || '[0m' AS esc;\n" > "$tmp/c1.sql"
+"$XP" --db "$db" query "$tmp/c1.sql" > "$tmp/out" 2> "$tmp/err"
+check "a C1 control in a table" 'a\u009b31mred  b\x1b[0m' "$(sed -n 3p "$tmp/out")"
+check "a C1 control in CSV" "a$(printf '\302\233')31mred" "$("$XP" --db "$db" query "$tmp/c1.sql" --format csv | sed -n 2p | cut -d, -f1)"
 finish
