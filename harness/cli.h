@@ -36,6 +36,9 @@ enum xp_format { XP_FMT_TABLE, XP_FMT_CSV, XP_FMT_JSON };
 int xp_parse_format(const char *s, enum xp_format *out);
 /* Terminal columns `s` takes: East Asian Wide and Fullwidth characters two, combining marks none. */
 size_t xp_display_width(const char *s);
+/* Text as a table shows it on a terminal: line breaks, control bytes and C1 controls written
+** out (\n, \x1b, \u009b), so no escape sequence reaches the terminal. Malloc'd. */
+char *xp_terminal_text(const char *t);
 /* Step `st` to the end and print its rows; *rows (if not NULL) gets how many. Returns 0 or an
 ** exit code (SQL errors). For JSON, prints one array of objects. */
 int xp_print_rows(sqlite3 *db, sqlite3_stmt *st, enum xp_format fmt, FILE *out, size_t *rows);

@@ -920,11 +920,23 @@ static char *fmt_num(const cJSON *v, const char *f) {
   return xp_asprintf(f, v->valuedouble);
 }
 
+/* A name or setting as the terminal is shown it, as xp runs shows it: one holding an escape
+** sequence (a GPU set as "H<ESC>[31m200") coloured all that compare printed after it. */
+static void print_text(const char *s) {
+  char *t = xp_terminal_text(s);
+  fputs(t, stdout);
+  free(t);
+}
+
 static void print_table(char ***cells, int nrows, int ncols) {
   size_t *w = xp_xcalloc((size_t)ncols, sizeof *w);
   for (int r = 0; r < nrows; r++)
-    for (int c = 0; c < ncols; c++)
+    for (int c = 0; c < ncols; c++) {
+      char *shown = xp_terminal_text(cells[r][c]);
+      free(cells[r][c]);
+      cells[r][c] = shown;
       if (xp_display_width(cells[r][c]) > w[c]) w[c] = xp_display_width(cells[r][c]);
+    }
   for (int r = 0; r < nrows; r++) {
     for (int c = 0; c < ncols; c++) /* padded by columns, not bytes: a CJK name takes two a character */
       printf("%s%s%*s", c ? "  " : "", cells[r][c], c == ncols - 1 ? 0 : (int)(w[c] - xp_display_width(cells[r][c])), "");
@@ -1069,7 +1081,9 @@ static void print_report(const side *a, const side *b, const cJSON *metrics, con
     cJSON_ArrayForEach(d, one_sided) {
       const char *va = cJSON_GetObjectItem(d, "a")->valuestring, *vb = cJSON_GetObjectItem(d, "b")->valuestring;
       const int in_a = strcmp(va, "(unset)") != 0;
-      printf("  %s: %s %s\n", cJSON_GetObjectItem(d, "key")->valuestring, in_a ? "A" : "B", in_a ? va : vb);
+      printf("  %s: %s ", cJSON_GetObjectItem(d, "key")->valuestring, in_a ? "A" : "B");
+      print_text(in_a ? va : vb);
+      putchar('\n');
     }
   }
   if (cJSON_GetArraySize(unfair) == 0) {
@@ -1079,9 +1093,15 @@ static void print_report(const side *a, const side *b, const cJSON *metrics, con
   }
   printf("\nunfair: %d difference%s between A and B\n", cJSON_GetArraySize(unfair),
          cJSON_GetArraySize(unfair) == 1 ? "" : "s");
-  cJSON_ArrayForEach(d, unfair)
-    printf("  %s: A %s; B %s\n", cJSON_GetObjectItem(d, "key")->valuestring,
-           cJSON_GetObjectItem(d, "a")->valuestring, cJSON_GetObjectItem(d, "b")->valuestring);
+  cJSON_ArrayForEach(d, unfair) {
+    fputs("  ", stdout);
+    print_text(cJSON_GetObjectItem(d, "key")->valuestring);
+    fputs(": A ", stdout);
+    print_text(cJSON_GetObjectItem(d, "a")->valuestring);
+    fputs("; B ", stdout);
+    print_text(cJSON_GetObjectItem(d, "b")->valuestring);
+    putchar('\n');
+  }
 }
 
 static cJSON *side_json(const side *s) {

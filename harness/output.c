@@ -38,7 +38,7 @@ static char *blob_text(sqlite3_stmt *st, int c) {
 ** are the C1 controls written as UTF-8 (U+0080 to U+009F, bytes C2 80 to C2 9F): U+009B is
 ** CSI, which xterm takes as ESC [ in UTF-8 too, so a kernel or model name carrying it
 ** coloured or moved the terminal's text as ESC [ did before it was shown. */
-static char *terminal_text(const char *t) {
+char *xp_terminal_text(const char *t) {
   char *out = xp_xmalloc(4 * strlen(t) + 1), *o = out;
   for (const unsigned char *p = (const unsigned char *)t; *p; p++) {
     if (*p == '\n') o += sprintf(o, "\\n");
@@ -58,7 +58,7 @@ static char *cell_text(sqlite3_stmt *st, int c) {
   case SQLITE_NULL: return xp_strdup("");
   case SQLITE_FLOAT: return xp_asprintf("%.6g", sqlite3_column_double(st, c));
   case SQLITE_BLOB: return xp_asprintf("<%d bytes>", sqlite3_column_bytes(st, c));
-  default: return terminal_text((const char *)sqlite3_column_text(st, c));
+  default: return xp_terminal_text((const char *)sqlite3_column_text(st, c));
   }
 }
 
@@ -191,7 +191,7 @@ static int print_table(sqlite3 *db, sqlite3_stmt *st, FILE *out, size_t *rows) {
   /* a column an expression names is its SQL as written, a line break and all (SELECT round(\n x, 1)) */
   char **names = xp_xmalloc((size_t)ncol * sizeof *names);
   for (int c = 0; c < ncol; c++) {
-    names[c] = terminal_text(sqlite3_column_name(st, c));
+    names[c] = xp_terminal_text(sqlite3_column_name(st, c));
     width[c] = xp_display_width(names[c]);
   }
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
