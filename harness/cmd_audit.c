@@ -466,13 +466,16 @@ static int contradictions(sqlite3 *db, int64_t run, const char *uuid, const int6
   return found;
 }
 
-/* "model=llama gpu=H200 tp=8 " from columns 4..7, leaving out what is not set. */
+/* "model=llama gpu=H200 tp=8 " from columns 4..7, leaving out what is not set; each value as
+** xp runs shows it (an escape sequence in a GPU's name went to the terminal raw). */
 static char *config_text(sqlite3_stmt *st) {
   static const char *const names[] = {"model", "gpu", "tp", "batch"};
   char *out = xp_strdup("");
   for (int i = 0; i < 4; i++) {
     if (sqlite3_column_type(st, 4 + i) == SQLITE_NULL) continue;
-    char *n = xp_asprintf("%s%s=%s ", out, names[i], txt(st, 4 + i));
+    char *shown = xp_terminal_text(txt(st, 4 + i));
+    char *n = xp_asprintf("%s%s=%s ", out, names[i], shown);
+    free(shown);
     free(out);
     out = n;
   }
