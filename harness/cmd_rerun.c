@@ -31,6 +31,8 @@ static const char usage[] =
     "  refused: the stored spec would measure other shapes.\n"
     "  A spec run by a relative path (xp run experiments/x.toml) is found again, with the\n"
     "  model files and other paths it names, from the current folder: rerun from the same one.\n"
+    "  A path --set gave (--set model_file=..., files=...) is found from the current folder,\n"
+    "  as the run found it.\n"
     "  --dry-run  print what would be measured; record nothing\n";
 
 typedef enum { FACT_COMMIT, FACT_ENV, FACT_HARDWARE, FACT_OTHER } fact_class;
@@ -97,6 +99,22 @@ static void warn_other_files(sqlite3 *db, int64_t old_id, const char *old, int64
   sqlite3_finalize(st);
 }
 
+/* The keys the run's --set gave (run_meta spec.set), marked so again: a path among them resolves
+** from the working folder, as the run's did, where the spec's own resolve under its folder. A
+** rerun resolved them all under the spec's ("specs/specs/log.txt: cannot read"). */
+static void mark_set_keys(sqlite3 *db, int64_t id, xp_spec *spec) {
+  sqlite3_stmt *st = xp_db_prepare(db, "SELECT value FROM run_meta WHERE run_id = ?1 AND key = 'spec.set'");
+  if (!st) return;
+  sqlite3_bind_int64(st, 1, id);
+  cJSON *keys = sqlite3_step(st) == SQLITE_ROW ? cJSON_Parse((const char *)sqlite3_column_text(st, 0)) : NULL;
+  const cJSON *k;
+  cJSON_ArrayForEach(k, keys) {
+    if (cJSON_IsString(k)) xp_spec_mark_cli(spec, k->valuestring);
+  }
+  cJSON_Delete(keys);
+  sqlite3_finalize(st);
+}
+
 /* The stored spec, with relative paths resolving where the original spec file was; else NULL
 ** and *rc: 3 where the database could not be read (a damaged runs table was 'bad input', exit
 ** 2), 2 where the spec could not be parsed. */
@@ -121,6 +139,7 @@ static xp_spec *stored_spec(sqlite3 *db, int64_t id, char uuid[37], int *importe
     char *label = xp_asprintf("run %.8s (stored spec)", uuid);
     spec = xp_spec_parse_json((const char *)sqlite3_column_text(st, 1), label, dir);
     *rc = spec ? 0 : XP_EXIT_USAGE;
+    if (spec) mark_set_keys(db, id, spec);
     free(label);
     free(dir);
   } else xp_db_fail(db, "reading the run");

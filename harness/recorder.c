@@ -303,6 +303,23 @@ static int record_gpus(xp_run *r, const xp_run_opts *o) {
 }
 #endif
 
+/* The spec's top-level keys that --set gave, as a JSON list (run_meta spec.set): a path among
+** them was the shell's, from the working folder, where the spec's own resolve under its folder,
+** and the stored spec no longer tells which is which. xp rerun reads them back. Recorded for a
+** spec file (or a rerun of one), where the two folders differ; nothing where --set gave none. */
+static int meta_set_keys(xp_run *r, const xp_spec *spec) {
+  cJSON *keys = cJSON_CreateArray();
+  const cJSON *e;
+  cJSON_ArrayForEach(e, spec->root) {
+    if (xp_spec_line(spec, e->string) < 0) cJSON_AddItemToArray(keys, cJSON_CreateString(e->string));
+  }
+  char *text = cJSON_GetArraySize(keys) ? cJSON_PrintUnformatted(keys) : NULL;
+  int rc = text ? put_meta(r, "spec.set", text, "declared") : 0;
+  free(text);
+  cJSON_Delete(keys);
+  return rc;
+}
+
 int xp_run_begin(sqlite3 *db, const xp_run_opts *o, xp_run **out) {
   *out = NULL;
   xp_run *r = xp_xcalloc(1, sizeof *r);
@@ -362,6 +379,7 @@ int xp_run_begin(sqlite3 *db, const xp_run_opts *o, xp_run **out) {
   if ((rc = meta_from_object(r, sw, "detected")) != 0) goto fail;
   if ((rc = meta_from_object(r, env, "env")) != 0) goto fail;
   if ((rc = meta_declared(r, o->spec->root)) != 0) goto fail;
+  if ((is_file || o->parent_uuid) && (rc = meta_set_keys(r, o->spec)) != 0) goto fail;
   if (!o->imported && (rc = meta_write(r, "host", xp_meta_hostname(), "detected")) != 0) goto fail;
 #ifdef XP_HAVE_CUDA
   if (o->collect_gpus && (rc = record_gpus(r, o)) != 0) goto fail;
