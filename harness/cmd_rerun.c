@@ -160,15 +160,20 @@ static const xp_kind *spec_kind(const xp_spec *spec) {
 }
 
 /* An import's rerun reads its files again: one gone or unreadable is said as the file the run
-** imported, where the importer's own "cannot read" said nothing of why that file was wanted. */
+** imported, where the importer's own "cannot read" said nothing of why that file was wanted.
+** Each is looked for where the importer reads it (a spec's relative file under its folder). */
 static int imported_files_readable(const xp_spec *spec, const char *old) {
   const cJSON *f;
+  int rc = 0;
   cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(spec->root, "files")) {
-    if (cJSON_IsString(f) && access(f->valuestring, R_OK) != 0)
-      return xp_error_at(XP_EXIT_USAGE, f->valuestring, 0, "cannot read: %s (run %.8s imported it; a rerun reads it again)",
-                         strerror(errno), old);
+    char *path = cJSON_IsString(f) ? xp_spec_resolve(spec, f->valuestring) : NULL;
+    if (path && access(path, R_OK) != 0)
+      rc = xp_error_at(XP_EXIT_USAGE, path, 0, "cannot read: %s (run %.8s imported it; a rerun reads it again)",
+                       strerror(errno), old);
+    free(path);
+    if (rc) break;
   }
-  return 0;
+  return rc;
 }
 
 int xp_rerun(sqlite3 *db, int64_t run_id, const struct xp_kind *kind, char new_uuid[37]) {

@@ -12,6 +12,16 @@ cp "$log" "$tmp/w/log.txt"
 printf 'kind = "nccl_tests"\nfiles = ["log.txt"]\n' > "$tmp/w/specs/import.toml"
 last() { sql "SELECT uuid FROM runs ORDER BY id DESC LIMIT 1"; }
 
+# a spec's own relative file, run and rerun from another folder: the rerun read it from the
+# spec's folder, but first checked it from the working one ("xp: log.txt: cannot read: No
+# such file or directory (run ... imported it; a rerun reads it again)")
+(cd / && "$XP" --db "$db" run "$tmp/w/specs/import.toml" > /dev/null 2> "$tmp/err")
+check "xp run of the spec, from /" 0 $?
+run1=$(last)
+(cd / && "$XP" --db "$db" rerun "${run1:0:8}" > "$tmp/out" 2> "$tmp/err")
+rc=$?; check "its rerun, from / (stderr: $(cat "$tmp/err"))" 0 $rc
+check "the rerun read the spec's log.txt" "16" "$(sql "SELECT count(*) FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.parent_uuid = '$run1'")"
+
 # --set files=specs/log.txt from the working folder: the run read specs/log.txt there; its
 # rerun, from the same folder, read specs/specs/log.txt ("cannot read") under the spec's
 (cd "$tmp/w" && "$XP" --db "$db" run specs/import.toml --set files=specs/log.txt > /dev/null 2> "$tmp/err")
