@@ -334,7 +334,9 @@ int xp_run_begin(sqlite3 *db, const xp_run_opts *o, xp_run **out) {
   xp_now_iso8601(now, sizeof now);
   char *spec_json = xp_json_canonical(o->spec->root);
   xp_sha256_hex(spec_json, strlen(spec_json), sha);
-  int is_file = o->spec->path && o->spec->path[0] != '<';
+  /* a rerun's spec is the stored copy (its path a label): the file is its parent's (spec_path
+  ** below), under whose folder a rerun of the rerun finds what the spec names */
+  int is_file = !o->parent_uuid && o->spec->path && o->spec->path[0] != '<';
   cJSON *host = xp_meta_host(), *sw = xp_meta_software(is_file ? o->spec->path : NULL);
   cJSON *env = xp_meta_env();
 
@@ -344,7 +346,8 @@ int xp_run_begin(sqlite3 *db, const xp_run_opts *o, xp_run **out) {
   sqlite3_stmt *st = xp_run_stmt(r,
       "INSERT INTO runs(uuid, kind, origin, status, started_at, pid, host, boot_id, spec_json,"
       " spec_sha256, spec_path, parent_uuid, xp_version, xp_commit)"
-      " VALUES (?1, ?2, ?3, 'running', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
+      " VALUES (?1, ?2, ?3, 'running', ?4, ?5, ?6, ?7, ?8, ?9,"
+      " coalesce(?10, (SELECT spec_path FROM runs WHERE uuid = ?11)), ?11, ?12, ?13)");
   if (!st) { rc = XP_EXIT_DB; goto fail; }
   xp_bind_text(st, 1, r->uuid);
   xp_bind_text(st, 2, o->kind);

@@ -21,6 +21,12 @@ run1=$(last)
 (cd / && "$XP" --db "$db" rerun "${run1:0:8}" > "$tmp/out" 2> "$tmp/err")
 rc=$?; check "its rerun, from / (stderr: $(cat "$tmp/err"))" 0 $rc
 check "the rerun read the spec's log.txt" "16" "$(sql "SELECT count(*) FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.parent_uuid = '$run1'")"
+# the rerun's own rerun: the rerun recorded its stored spec's label as its spec's path
+# ("run 1234abcd (stored spec)"), so the spec's folder was lost and log.txt read from /
+rerun1=$(last)
+(cd / && "$XP" --db "$db" rerun "${rerun1:0:8}" > "$tmp/out" 2> "$tmp/err")
+rc=$?; check "a rerun of the rerun, from / (stderr: $(cat "$tmp/err"))" 0 $rc
+check "every rerun names the spec file" "$tmp/w/specs/import.toml" "$(sql "SELECT DISTINCT spec_path FROM runs")"
 
 # --set files=specs/log.txt from the working folder: the run read specs/log.txt there; its
 # rerun, from the same folder, read specs/specs/log.txt ("cannot read") under the spec's
