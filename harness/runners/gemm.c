@@ -41,7 +41,10 @@
 ** (gemm_pick.c decides all this). Then, for each cache mode:
 **   cold  weights rotate over buffers totalling max(cold_mib, 4 x L2), at least two, so each
 **         launch reads its weight from HBM; activations and output stay put, as in a
-**         decode step where the previous kernel just wrote them;
+**         decode step where the previous kernel just wrote them. Small weights rotate over
+**         at most 1024 copies (gemm_cold.h), a scratch write of the rest of the bytes before
+**         each round (as nvbench flushes L2), timed alone and taken out of the times (params
+**         cold_flush_bytes, cold_flush_us: its share of a launch);
 **   hot   one weight buffer: L2-resident where it fits.
 ** Times are CUDA events around replays of a CUDA graph of `launches` back-to-back matmuls
 ** (a multiple of the buffer count), divided by the launches: no launch overhead. The
@@ -64,6 +67,7 @@
 #include "ceilings/block_scales.h"
 #include "models.h"
 #include "runners/ceilings.h"
+#include "runners/gemm_cold.h"
 #include "runners/gemm_pick.h"
 #include "stats.h"
 #include "xp.h"
@@ -445,6 +449,8 @@ typedef struct gemm_result {
   int skipped;         /* no block-scaled algorithm here: recorded skipped, note says why */
   char note[1024];     /* failed, skipped: why; ok: which candidates cuBLASLt refused before the default */
   int ncand, nwrong, nrefused, nbuf, per_graph;
+  size_t flush_bytes;  /* cold: the scratch write before each round of nbuf launches */
+  double flush_us;     /* its time a launch, taken out of def and best */
   char algo_default[256], algo_best[256];
   char refused[240];   /* the refused candidates (xp_gemm_refused_list) */
   timing def, best;
@@ -480,13 +486,31 @@ struct launch {
   const char *sw; /* per-tensor: W's scale; block: buffer 0's scale array */
   size_t sstride; /* block: bytes from one buffer's scale array to the next; else 0 */
   void *ws;
+  size_t flush_bytes; /* cold, small weights: written before each round (gemm_cold.h), in the
+                      ** pool past the nbuf copies; 0: none */
+  double flush_us;    /* that write's time alone, per write */
 };
+
+/* The scratch write that evicts L2 before a round of the rotation. */
+static int flush_l2(const struct launch *l, cudaStream_t s) {
+  int rc = XP_EXIT_FAILED;
+  XP_CUDA(cudaMemsetAsync((char *)l->W + (size_t)l->nbuf * l->wstride, 0, l->flush_bytes, s));
+  rc = 0;
+fail:
+  return rc;
+}
 
 static int enqueue(void *arg, cudaStream_t s, int rep) {
   struct launch *l = arg;
   const size_t i = (size_t)(rep % l->nbuf);
-  return xp_lt_run(l->p, l->A, l->W + i * l->wstride, l->D, l->sa,
-                   (const float *)(l->sw + i * l->sstride), l->ws, s);
+  int rc = i == 0 && l->flush_bytes ? flush_l2(l, s) : 0;
+  return rc ? rc : xp_lt_run(l->p, l->A, l->W + i * l->wstride, l->D, l->sa,
+                             (const float *)(l->sw + i * l->sstride), l->ws, s);
+}
+
+static int enqueue_flush(void *arg, cudaStream_t s, int rep) {
+  (void)rep;
+  return flush_l2(arg, s);
 }
 
 static size_t align256(size_t x) { return (x + 255) & ~(size_t)255; }
@@ -500,9 +524,8 @@ static size_t scale_stride(const xp_gemm_shape *s) {
   return align256((size_t)xp_block_layout_of(s->m, s->n, s->k).w_count * sizeof(float));
 }
 
-static int cold_buffers(const bench *b, size_t stride) {
-  size_t n = (b->cold_total + stride - 1) / stride;
-  return n < 2 ? 2 : (int)n;
+static xp_gemm_cold cold_plan(const bench *b, size_t stride) {
+  return xp_gemm_cold_plan(b->cold_total, stride);
 }
 
 static double median_of(const double *v, int n) {
@@ -543,7 +566,21 @@ static int time_candidate(bench *b, struct launch *l, xp_gemm_cand *cand, int id
   xp_error_quiet(1);
   rc = xp_time_graph(b->s, enqueue, l, per_graph, b->g->warmup, samples, t->us);
   xp_error_quiet(0);
-  return rc ? settle(l->p, &cand[idx], rc) : 0;
+  if (rc) return settle(l->p, &cand[idx], rc);
+  for (int i = 0; i < samples; i++) t->us[i] -= l->flush_us / l->nbuf; /* one write a round */
+  return 0;
+}
+
+/* The scratch write's time alone (the median of samples graphs of 8), into l->flush_us: the
+** part of a cold graph's time that is no matmul's. */
+static int time_flush(bench *b, struct launch *l) {
+  l->flush_us = 0;
+  if (!l->flush_bytes) return 0;
+  double *us = xp_xcalloc((size_t)b->g->samples, sizeof *us);
+  int rc = xp_time_graph(b->s, enqueue_flush, l, 8, b->g->warmup, b->g->samples, us);
+  if (rc == 0) l->flush_us = median_of(us, b->g->samples);
+  free(us);
+  return rc;
 }
 
 /* The default (the first candidate cuBLASLt runs), a screening of the other right ones, a
@@ -654,7 +691,7 @@ static void end_shape(const bench *b, gemm_result *res, int skipped, const char 
 static int fill_shape(bench *b, const xp_gemm_shape *s, size_t stride) {
   int rc = XP_EXIT_FAILED;
   const int eb = elem_bytes(s), kdt = eb == 1 ? XP_KDT_FP8_E4M3 : XP_KDT_BF16;
-  const size_t wbytes = stride * (size_t)(b->g->cold ? cold_buffers(b, stride) : 1);
+  const size_t wbytes = stride * (size_t)(b->g->cold ? cold_plan(b, stride).nbuf : 1);
   XP_CUDA(xp_fill_uniform(b->pool, wbytes / (size_t)eb, kdt, 1, b->s));
   XP_CUDA(xp_fill_uniform(b->A, (size_t)(s->bmm * s->m * s->k), kdt, 2, b->s));
   rc = 0;
@@ -722,16 +759,21 @@ static int measure_shape(bench *b, const xp_gemm_shape *s, gemm_result *res /* [
   }
   const int n = xp_lt_algo_count(p);
   xp_gemm_cand *cand = xp_xcalloc((size_t)n, sizeof *cand);
-  struct launch l = {p, b->A, b->pool, stride, 1, b->D, b->scales, (const char *)(b->scales + 1), 0, b->ws};
+  struct launch l = {p, b->A, b->pool, stride, 1, b->D, b->scales, (const char *)(b->scales + 1), 0, b->ws, 0, 0};
   if (block) l.sa = b->ascale, l.sw = b->spool, l.sstride = scale_stride(s);
   if ((rc = check_candidates(b, &l, &run, cand))) goto done;
   for (int c = 0; c < 2 && rc == 0; c++) {
     gemm_result *r = &res[c];
     int def = 0;
     if ((c == 0 && !b->g->cold) || (c == 1 && !b->g->hot)) continue; /* not asked for: never recorded */
-    l.nbuf = c == 0 ? cold_buffers(b, stride) : 1;
+    const xp_gemm_cold cold = cold_plan(b, stride);
+    l.nbuf = c == 0 ? cold.nbuf : 1;
+    l.flush_bytes = c == 0 ? cold.flush_bytes : 0;
     r->nbuf = l.nbuf;
     r->per_graph = ((b->g->launches + l.nbuf - 1) / l.nbuf) * l.nbuf;
+    if ((rc = time_flush(b, &l)) != 0) break;
+    r->flush_bytes = l.flush_bytes;
+    r->flush_us = l.flush_us / l.nbuf;
     rc = time_mode(b, &l, cand, r, &def);
     r->failed = rc == 0 && def < 0;
     r->m_run = run.m;
@@ -757,8 +799,10 @@ static int bench_open(bench *b, gemm_setup *g) {
   for (size_t i = 0; i < g->nshapes; i++) {
     const xp_gemm_shape *s = &g->shapes[i];
     const int eb = elem_bytes(s);
-    size_t stride = weight_stride(s, eb), nbuf = g->cold ? (size_t)cold_buffers(b, stride) : 1;
-    size_t need = stride * nbuf;
+    size_t stride = weight_stride(s, eb);
+    const xp_gemm_cold cold = cold_plan(b, stride);
+    size_t nbuf = g->cold ? (size_t)cold.nbuf : 1;
+    size_t need = stride * nbuf + (g->cold ? cold.flush_bytes : 0); /* the scratch after the copies */
     if (need > b->pool_bytes) b->pool_bytes = need;
     /* fp8_block may run up to 8-rounded rows (lt.h): A, D and the scales sized for them */
     const int64_t rows = shape_dt(s) == DT_BLOCK ? (s->m + 7) / 8 * 8 : s->m;
@@ -897,6 +941,10 @@ static int record_result(xp_run *run, const xp_ceilings *c, const gemm_result *r
   derive(c, r->shape, &r->def, dd);
   derive(c, r->shape, &r->best, db);
   cJSON_AddNumberToObject(p, "cold_buffers", r->nbuf);
+  if (r->flush_bytes) {
+    cJSON_AddNumberToObject(p, "cold_flush_bytes", (double)r->flush_bytes);
+    cJSON_AddNumberToObject(p, "cold_flush_us", r->flush_us);
+  }
   cJSON_AddNumberToObject(p, "launches", r->per_graph);
   cJSON_AddStringToObject(p, "algo_default", r->algo_default);
   cJSON_AddStringToObject(p, "algo_best", r->algo_best);

@@ -55,6 +55,15 @@ check "ceilings run named" 1 "$(query "SELECT count(*) FROM run_meta WHERE run_i
 check "roofline query" 0 $?
 check "roofline rows" 25 "$(wc -l < "$tmp/roof")" # header and 24 rows
 
+# 3b. A weight of 8 KiB (n = k = 64, bf16) cold: at most 1024 copies rotate, a scratch write of
+# the rest of the rotation before each round (it took 32768 copies, a graph of 32768 matmuls);
+# the write's share is taken out of the time, which stays positive.
+printf 'kind = "gemm"\nm = [1]\ncache = "cold"\nsamples = 10\ntop_n = 2\nshapes = [{name = "tiny", n = 64, k = 64}]\n' > "$tmp/tiny.toml"
+"$XP" --db "$db" run "$tmp/tiny.toml" > "$tmp/out" 2> "$tmp/err"
+check "tiny cold gemm run" 0 $?
+tiny="(SELECT id FROM runs WHERE kind='gemm' AND status='ok' ORDER BY id DESC LIMIT 1)"
+check "tiny: 1024 copies, a scratch write, its share under the time" 1 "$(query "SELECT count(*) FROM cases c JOIN metrics m ON m.case_id=c.id AND m.name='time_us' WHERE c.run_id=$tiny AND json_extract(c.params,'\$.cold_buffers')=1024 AND json_extract(c.params,'\$.cold_flush_bytes')>0 AND json_extract(c.params,'\$.cold_flush_us')>0 AND m.median > json_extract(c.params,'\$.cold_flush_us')")"
+
 # 4. fp8 where the device has it (cc >= 8.9), a clear refusal where it does not.
 cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d ' .')
 printf 'kind = "gemm"\ndtype = "fp8"\nceilings = "measure"\nm = [1, 16]\nsamples = 5\ntop_n = 4\nshapes = [{name = "gate_up", n = 512, k = 7168}]\n' > "$tmp/fp8.toml"
