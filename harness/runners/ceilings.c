@@ -7,16 +7,24 @@
 **   matmul_bf16  cuBLASLt on random M = N = K = matmul_size operands, the fastest of the
 **   matmul_fp8   heuristic's top_n algorithms; fp8 (e4m3) only where the device has it.
 **
+** A candidate cuBLASLt refuses to run (a cuBLAS status, the CUDA context intact) is left out,
+** as gemm leaves it out (gemm_pick.h), and named in the case's params (candidates_refused,
+** refused); one lost context still fails the run. A peak cuBLASLt has no plan for, or refuses
+** every candidate of, is a failed case naming why (as a gemm shape is), the other ceilings
+** kept: gemm looks up a run that measured the peak it needs.
+**
 ** The run files its results under meta keys ceilings.gpu_uuid, ceilings.gpu_name and
 ** ceilings.driver, which is how `gemm` runs find the latest ceilings of their device.
 */
 #include "runners/ceilings.h"
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "db.h"
 #include "kind.h"
+#include "runners/gemm_pick.h"
 #include "stats.h"
 #include "xp.h"
 #ifdef XP_HAVE_CUDA
@@ -133,11 +141,15 @@ static int record_one(xp_run *r, const xp_ceiling_result *c, const char *prefix)
     cJSON_AddNumberToObject(p, "k", (double)c->size);
     cJSON_AddStringToObject(p, "dtype", strcmp(c->name, "matmul_fp8") == 0 ? "fp8" : "bf16");
     cJSON_AddStringToObject(p, "algo", c->algo);
+    cJSON_AddNumberToObject(p, "candidates", c->ncand);
+    cJSON_AddNumberToObject(p, "candidates_refused", c->nrefused);
+    if (c->refused[0]) cJSON_AddStringToObject(p, "refused", c->refused);
   }
   cJSON_AddNumberToObject(p, "launches", c->launches);
-  int64_t id = xp_run_case(r, name, p, "ok", NULL);
+  int64_t id = xp_run_case(r, name, p, c->failed ? "failed" : "ok", c->failed ? c->note : NULL);
   cJSON_Delete(p);
   if (id < 0) return XP_EXIT_DB;
+  if (c->failed) return 0;
   if (xp_run_metric(r, id, "time_us", "us", c->time_us, (size_t)c->n) ||
       xp_run_metric(r, id, is_copy ? "gbps" : "tflops", is_copy ? "GB/s" : "TFLOP/s", c->rate,
                     (size_t)c->n))
@@ -173,6 +185,7 @@ void xp_ceilings_summarize(const xp_ceilings_meas *m, xp_ceilings *out) {
   memset(out, 0, sizeof *out);
   for (int i = 0; i < m->nr; i++) {
     const xp_ceiling_result *c = &m->r[i];
+    if (c->failed) continue;
     if (strcmp(c->name, "copy") == 0) out->copy_gbps = median_of(c);
     else if (strcmp(c->name, "matmul_bf16") == 0) out->bf16_tflops = median_of(c);
     else if (strcmp(c->name, "matmul_fp8") == 0) out->fp8_tflops = median_of(c);
@@ -237,6 +250,21 @@ fail:
 
 struct mm_arg { xp_lt *p; const void *A, *W; void *D; const float *sa, *sw; void *ws; };
 
+static const char *peak_name(enum xp_lt_dtype dt) { return dt == XP_LT_FP8_E4M3 ? "matmul_fp8" : "matmul_bf16"; }
+
+/* A peak cuBLASLt runs no plan for: its case fails, saying why; the run goes on. */
+__attribute__((format(printf, 4, 5))) static void peak_failed(xp_ceilings_meas *m, enum xp_lt_dtype dt, size_t n,
+                                                              const char *fmt, ...) {
+  xp_ceiling_result *c = new_result(m, peak_name(dt), 0);
+  c->size = (int64_t)n;
+  c->failed = 1;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(c->note, sizeof c->note, fmt, ap);
+  va_end(ap);
+  xp_warn("%s: %s", c->name, c->note);
+}
+
 static int enqueue_mm(void *arg, cudaStream_t s, int rep) {
   struct mm_arg *a = arg;
   return xp_lt_run(a->p, a->A, a->W, a->D, a->sa, a->sw, a->ws, s);
@@ -248,23 +276,42 @@ static double median_us(const double *v, int n) {
   return st.median;
 }
 
-/* Check candidate `idx` of p against the reference; 1 when right. */
-static int candidate_right(struct mm_arg *a, int idx, const float *ref, size_t count,
-                           cudaStream_t s, int *right) {
+/* Check candidate idx of p against the reference: c right, wrong, or refused by cuBLASLt. */
+static int check_candidate(struct mm_arg *a, int idx, xp_gemm_cand *c, const float *ref,
+                           size_t count, cudaStream_t s) {
   int rc = XP_EXIT_FAILED;
   xp_gemm_check chk;
+  c->algo = xp_lt_algo_id(a->p, idx);
+  c->desc = xp_lt_algo_desc(a->p, idx);
   /* NaN (bf16 0xffff) in D first: a candidate that writes part of it, or none, must not pass
   ** on an earlier candidate's answer, or on what a fresh allocation happened to hold */
   XP_CUDA(cudaMemsetAsync(a->D, 0xff, count * 2, s));
-  if ((rc = xp_lt_select(a->p, idx)) || (rc = xp_lt_run(a->p, a->A, a->W, a->D, a->sa, a->sw,
-                                                        a->ws, s)))
-    return rc;
+  if ((rc = xp_lt_select(a->p, idx))) return rc;
+  xp_error_quiet(1);
+  rc = xp_lt_run(a->p, a->A, a->W, a->D, a->sa, a->sw, a->ws, s);
+  xp_error_quiet(0);
+  if (rc) return xp_gemm_settle(a->p, c, rc);
   rc = XP_EXIT_FAILED;
-  XP_CUDA(xp_check_gemm(a->D, ref, count, 1.0 / 64, 1.0 / 64, &chk, s));
-  *right = chk.bad == 0;
+  XP_CUDA(xp_check_gemm(a->D, ref, count, XP_GEMM_CHECK_RTOL, XP_GEMM_CHECK_ATOL_RMS, &chk, s));
+  c->outcome = chk.bad == 0 ? XP_GEMM_RIGHT : XP_GEMM_WRONG;
   rc = 0;
 fail:
   return rc;
+}
+
+/* A screening of candidate idx (a few replays), *us its median; one cuBLASLt refuses under
+** capture comes back marked refused. */
+static int screen_candidate(struct mm_arg *a, int idx, xp_gemm_cand *c, int launches,
+                            cudaStream_t s, double *us) {
+  double probe[5];
+  int rc = xp_lt_select(a->p, idx);
+  if (rc) return rc;
+  xp_error_quiet(1);
+  rc = xp_time_graph(s, enqueue_mm, a, launches, 1, 5, probe);
+  xp_error_quiet(0);
+  if (rc) return xp_gemm_settle(a->p, c, rc);
+  *us = median_us(probe, 5);
+  return 0;
 }
 
 static int measure_matmul(const xp_ceilings_opts *o, enum xp_lt_dtype dt, cublasLtHandle_t h,
@@ -273,6 +320,7 @@ static int measure_matmul(const xp_ceilings_opts *o, enum xp_lt_dtype dt, cublas
   void *A = NULL, *W = NULL, *D = NULL, *ws = NULL;
   float *ref = NULL;
   xp_lt *p = NULL;
+  xp_gemm_cand *cand = NULL;
   int rc = XP_EXIT_FAILED;
   const float host_scales[2] = {0.5f, 4.0f}; /* fp8 dequantisation scales, a and w */
   XP_CUDA(cudaMalloc(&A, n * n * eb));
@@ -284,36 +332,61 @@ static int measure_matmul(const xp_ceilings_opts *o, enum xp_lt_dtype dt, cublas
   XP_CUDA(xp_fill_uniform(W, n * n, (int)dt, 12, s));
   float scale = dt == XP_LT_FP8_E4M3 ? host_scales[0] * host_scales[1] : 1.0f;
   XP_CUDA(xp_ref_gemm(A, W, ref, (int)n, (int)n, (int)n, 1, (int)dt, scale, s));
-  if ((rc = xp_lt_create(h, (int)n, (int)n, (int)n, dt, XP_LT_WORKSPACE_BYTES, o->top_n, &p)))
+  xp_error_quiet(1);
+  rc = xp_lt_create(h, (int)n, (int)n, (int)n, dt, XP_LT_WORKSPACE_BYTES, o->top_n, &p);
+  xp_error_quiet(0);
+  if (rc == XP_EXIT_FAILED) { /* no plan for this dtype here (the heuristic's status said) */
+    peak_failed(m, dt, n, "%s", xp_last_error());
+    xp_clear_error();
+    rc = 0;
     goto fail;
+  }
+  if (rc) { /* said now, as it was not above */
+    char why[1024];
+    snprintf(why, sizeof why, "%s", xp_last_error());
+    xp_error(rc, "%s", why);
+    goto fail;
+  }
   struct mm_arg a = {p, A, W, D, host_scales, host_scales + 1, ws};
   /* The fastest right candidate, screened with a few replays each. */
+  const int ncand = xp_lt_algo_count(p);
   int best = -1, launches = 5;
-  double best_us = INFINITY, probe[5];
-  for (int i = 0; i < xp_lt_algo_count(p); i++) {
-    int right = 0;
-    if ((rc = candidate_right(&a, i, ref, n * n, s, &right))) goto fail;
-    if (!right) continue;
-    if ((rc = xp_time_graph(s, enqueue_mm, &a, launches, 1, 5, probe))) goto fail;
-    double us = median_us(probe, 5);
+  double best_us = INFINITY;
+  cand = xp_xcalloc((size_t)ncand, sizeof *cand);
+  for (int i = 0; i < ncand; i++) {
+    double us = INFINITY;
+    if ((rc = check_candidate(&a, i, &cand[i], ref, n * n, s))) goto fail;
+    if (cand[i].outcome != XP_GEMM_RIGHT) continue;
+    if ((rc = screen_candidate(&a, i, &cand[i], launches, s, &us))) goto fail;
+    if (cand[i].outcome == XP_GEMM_REFUSED) continue;
     if (us < best_us) best_us = us, best = i;
   }
-  if (best < 0) {
-    rc = xp_error(XP_EXIT_FAILED, "no %s algorithm for %zux%zux%zu matched the float32 reference",
-                  xp_lt_dtype_name(dt), n, n, n);
+  char refused[240];
+  xp_gemm_refused_list(cand, ncand, refused, sizeof refused);
+  if (best < 0 && xp_gemm_first_run(cand, ncand) < 0) { /* every candidate refused */
+    peak_failed(m, dt, n, "cuBLASLt refused every candidate: %s", refused);
+    rc = 0;
     goto fail;
   }
-  xp_lt_select(p, best);
-  xp_ceiling_result *c = new_result(m, dt == XP_LT_FP8_E4M3 ? "matmul_fp8" : "matmul_bf16",
-                                    o->samples);
+  if (best < 0) {
+    rc = xp_error(XP_EXIT_FAILED, "no %s algorithm for %zux%zux%zu matched the float32 reference%s%s",
+                  xp_lt_dtype_name(dt), n, n, n, refused[0] ? "; cuBLASLt refused " : "", refused);
+    goto fail;
+  }
+  if ((rc = xp_lt_select(p, best))) goto fail;
+  xp_ceiling_result *c = new_result(m, peak_name(dt), o->samples);
   c->size = (int64_t)n;
   c->launches = launches;
+  c->ncand = ncand;
+  c->nrefused = xp_gemm_count(cand, ncand, XP_GEMM_REFUSED);
+  snprintf(c->refused, sizeof c->refused, "%s", refused);
   snprintf(c->algo, sizeof c->algo, "%s", xp_lt_algo_desc(p, best));
   if ((rc = xp_time_graph(s, enqueue_mm, &a, launches, o->warmup, o->samples, c->time_us)))
     goto fail;
   for (int i = 0; i < c->n; i++) c->rate[i] = 2.0 * n * n * n / (c->time_us[i] * 1e6);
   rc = 0;
 fail:
+  free(cand);
   xp_lt_destroy(p);
   cudaFree(A), cudaFree(W), cudaFree(D), cudaFree(ref), cudaFree(ws);
   return rc;
@@ -413,6 +486,10 @@ static void print_ceilings(FILE *out, const xp_gpu_info *g, const char *driver,
   fprintf(out, "%s (%s), driver %s\n", g->name, g->uuid, driver);
   for (int i = 0; i < m->nr; i++) {
     const xp_ceiling_result *c = &m->r[i];
+    if (c->failed) {
+      fprintf(out, "  %-12s failed: %s\n", c->name, c->note);
+      continue;
+    }
     xp_stats st;
     xp_stats_compute(c->rate, (size_t)c->n, &st);
     int copy = strcmp(c->name, "copy") == 0;

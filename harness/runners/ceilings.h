@@ -43,6 +43,10 @@ typedef struct xp_ceiling_result {
   int64_t bytes, size;
   int blocks, launches, n;
   double *time_us, *rate;
+  int ncand, nrefused; /* matmuls: the heuristic's candidates, and those cuBLASLt refused */
+  char refused[240];   /* which (xp_gemm_refused_list); "" when none */
+  int failed;          /* cuBLASLt has no plan it runs for this peak: a failed case, no samples */
+  char note[512];      /* failed: why */
 } xp_ceiling_result;
 
 typedef struct xp_ceilings_meas {

@@ -534,10 +534,8 @@ static double median_of(const double *v, int n) {
   return st.median;
 }
 
-/* A launch of the selected candidate failed with rc, its error not printed yet (the launch
-** ran quiet). cuBLASLt's refusal, the context intact, marks the candidate refused and returns
-** 0; anything else is the run's error, printed now and returned. */
-static int settle(xp_lt *p, xp_gemm_cand *c, int rc) {
+/* A failed launch: cuBLASLt's refusal, or the run's error (gemm_pick.h). */
+int xp_gemm_settle(xp_lt *p, xp_gemm_cand *c, int rc) {
   if (rc == XP_EXIT_ABORTED) return rc;
   const cublasStatus_t st = xp_lt_last_status(p);
   const cudaError_t lost = xp_gpu_sticky_error();
@@ -566,7 +564,7 @@ static int time_candidate(bench *b, struct launch *l, xp_gemm_cand *cand, int id
   xp_error_quiet(1);
   rc = xp_time_graph(b->s, enqueue, l, per_graph, b->g->warmup, samples, t->us);
   xp_error_quiet(0);
-  if (rc) return settle(l->p, &cand[idx], rc);
+  if (rc) return xp_gemm_settle(l->p, &cand[idx], rc);
   for (int i = 0; i < samples; i++) t->us[i] -= l->flush_us / l->nbuf; /* one write a round */
   return 0;
 }
@@ -651,7 +649,7 @@ static int check_candidates(bench *b, struct launch *l, const xp_gemm_shape *s, 
     rc = xp_lt_run(l->p, l->A, l->W, l->D, l->sa, (const float *)l->sw, l->ws, b->s);
     xp_error_quiet(0);
     if (rc) {
-      if ((rc = settle(l->p, c, rc))) return rc;
+      if ((rc = xp_gemm_settle(l->p, c, rc))) return rc;
       continue;
     }
     rc = XP_EXIT_FAILED;
@@ -872,6 +870,9 @@ static int get_ceilings(xp_ctx *ctx, gemm_setup *g, const xp_gpu_info *gpu, xp_c
     int rc = xp_ceilings_measure(&o, meas);
     if (rc) return rc;
     xp_ceilings_summarize(meas, c);
+    for (int i = 0; i < meas->nr; i++) /* a peak cuBLASLt ran no plan for (ceilings.c) */
+      if (meas->r[i].failed)
+        return xp_error(XP_EXIT_ENV, "the %s peak could not be measured: %s", meas->r[i].name, meas->r[i].note);
     return 0;
   }
   int rc = xp_ceilings_lookup(ctx->db, gpu->uuid, gpu->name, driver, c);

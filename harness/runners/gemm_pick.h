@@ -61,4 +61,13 @@ int xp_gemm_count(const xp_gemm_cand *c, int n, enum xp_gemm_outcome o);
 /* The refused candidates, "#3 algo=31 CUBLAS_STATUS_NOT_SUPPORTED, ..." (index in the
 ** heuristic's order, algorithm id, status), truncated to fit n bytes; "" when none. */
 void xp_gemm_refused_list(const xp_gemm_cand *c, int n, char *out, size_t nout);
+
+#ifdef XP_HAVE_CUDA
+/* (gemm.c; ceilings.c's peak matmul too) A launch of the candidate p has selected failed with
+** rc, its error not printed yet (the launch ran quiet). cuBLASLt's refusal, the context
+** intact, marks c refused (its status named) and returns 0; anything else is the run's error,
+** printed now and returned. */
+struct xp_lt;
+int xp_gemm_settle(struct xp_lt *p, xp_gemm_cand *c, int rc);
+#endif
 #endif

@@ -33,6 +33,7 @@ copy=$(query "SELECT CAST(m.median AS INTEGER) FROM cases c JOIN metrics m ON m.
 [ "${copy:-0}" -gt 200 ] || { echo "FAIL: copy ceiling $copy GB/s"; fail=1; }
 bf16=$(query "SELECT CAST(m.median AS INTEGER) FROM cases c JOIN metrics m ON m.case_id=c.id WHERE c.name='matmul_bf16' AND m.name='tflops'")
 [ "${bf16:-0}" -gt 20 ] || { echo "FAIL: bf16 peak $bf16 TFLOP/s"; fail=1; }
+check "the peak names its candidates and cuBLASLt's refusals" 1 "$(query "SELECT count(*) FROM cases WHERE name='matmul_bf16' AND json_extract(params,'\$.candidates') BETWEEN 1 AND 4 AND json_type(params,'\$.candidates_refused')='integer'")"
 
 # 3. GEMMs at odd shapes: checked, timed, cold and hot.
 "$XP" --db "$db" run "$tmp/small.toml" > "$tmp/out" 2> "$tmp/err"

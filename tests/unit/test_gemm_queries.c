@@ -11,6 +11,7 @@
 #include "kind.h"
 #include "query.h"
 #include "runners/ceilings.h"
+#include "runners/gemm_pick.h"
 #include "xp.h"
 
 
@@ -20,6 +21,7 @@ static struct {
   const char *uuid, *name, *driver;
   double copy_gbps, bf16_tflops;
   int fail;
+  const char *fp8_failed; /* a matmul_fp8 peak cuBLASLt ran no plan for: why */
 } ceil_in;
 
 static int fake_ceilings(xp_ctx *ctx) {
@@ -31,8 +33,24 @@ static int fake_ceilings(xp_ctx *ctx) {
     mm_rate[i] = ceil_in.bf16_tflops * (1 - 0.01 * (i - 1));
   }
   m.nr = 2;
-  m.r[0] = (xp_ceiling_result){"copy", "copy16", 1 << 30, 0, 1056, 10, 3, copy_us, copy_rate};
-  m.r[1] = (xp_ceiling_result){"matmul_bf16", "algo=66", 0, 8192, 0, 5, 3, mm_us, mm_rate};
+  m.r[0] = (xp_ceiling_result){.name = "copy", .algo = "copy16", .bytes = 1 << 30, .blocks = 1056,
+                               .launches = 10, .n = 3, .time_us = copy_us, .rate = copy_rate};
+  m.r[1] = (xp_ceiling_result){.name = "matmul_bf16", .algo = "algo=66", .size = 8192, .launches = 5,
+                               .n = 3, .time_us = mm_us, .rate = mm_rate};
+  /* the peak's candidates as ceilings.c leaves them: the second refused by cuBLASLt, left out */
+  const xp_gemm_cand cand[3] = {{.outcome = XP_GEMM_RIGHT, .algo = 66},
+                                {.outcome = XP_GEMM_REFUSED, .algo = 31, .status = "CUBLAS_STATUS_NOT_SUPPORTED"},
+                                {.outcome = XP_GEMM_WRONG, .algo = 21}};
+  m.r[1].ncand = 3;
+  m.r[1].nrefused = xp_gemm_count(cand, 3, XP_GEMM_REFUSED);
+  xp_gemm_refused_list(cand, 3, m.r[1].refused, sizeof m.r[1].refused);
+  if (ceil_in.fp8_failed) {
+    m.r[m.nr] = (xp_ceiling_result){.name = "matmul_fp8", .size = 8192, .failed = 1};
+    snprintf(m.r[m.nr++].note, sizeof m.r[0].note, "%s", ceil_in.fp8_failed);
+  }
+  xp_ceilings summary;
+  xp_ceilings_summarize(&m, &summary);
+  if (summary.fp8_tflops != 0) return xp_error(XP_EXIT_FAILED, "a failed peak summarized");
   if (xp_ceilings_record_identity(ctx->run, 0, ceil_in.uuid, ceil_in.name, ceil_in.driver) ||
       xp_ceilings_record(ctx->run, &m, ""))
     return XP_EXIT_DB;
@@ -81,6 +99,30 @@ static void test_lookup(sqlite3 *db) {
   /* No match: other driver, other GPU model. */
   CHECK_EQ_INT(xp_ceilings_lookup(db, "GPU-a", "NVIDIA H200", "590.0", &c), 1);
   CHECK_EQ_INT(xp_ceilings_lookup(db, "GPU-z", "NVIDIA B200", "580.1", &c), 1);
+  /* a peak's candidates cuBLASLt refused are named in its case, as gemm's cases name theirs */
+  sqlite3_stmt *st = NULL;
+  CHECK_EQ_INT(sqlite3_prepare_v2(db, "SELECT json_extract(params, '$.candidates'), json_extract(params,"
+               " '$.candidates_refused'), json_extract(params, '$.refused') FROM cases WHERE name = 'matmul_bf16'"
+               " LIMIT 1", -1, &st, NULL), SQLITE_OK);
+  CHECK_EQ_INT(sqlite3_step(st), SQLITE_ROW);
+  CHECK_EQ_INT(sqlite3_column_int(st, 0), 3);
+  CHECK_EQ_INT(sqlite3_column_int(st, 1), 1);
+  CHECK_EQ_STR((const char *)sqlite3_column_text(st, 2), "#1 algo=31 CUBLAS_STATUS_NOT_SUPPORTED");
+  sqlite3_finalize(st);
+  /* a peak cuBLASLt ran no plan for: its case failed with why, the run and its other ceilings ok */
+  ceil_in.fp8_failed = "cuBLASLt refused every candidate: #0 algo=7 CUBLAS_STATUS_NOT_SUPPORTED";
+  CHECK_EQ_INT(add_ceilings(db, "GPU-f", "580.1", 4200, 0), 0);
+  ceil_in.fp8_failed = NULL;
+  CHECK_EQ_INT(sqlite3_prepare_v2(db, "SELECT c.status || '|' || c.note || '|' || r.status FROM cases c JOIN runs r"
+               " ON r.id = c.run_id WHERE c.name = 'matmul_fp8'", -1, &st, NULL), SQLITE_OK);
+  CHECK_EQ_INT(sqlite3_step(st), SQLITE_ROW);
+  CHECK_EQ_STR((const char *)sqlite3_column_text(st, 0),
+               "failed|cuBLASLt refused every candidate: #0 algo=7 CUBLAS_STATUS_NOT_SUPPORTED|ok");
+  sqlite3_finalize(st);
+  CHECK_EQ_INT(xp_ceilings_lookup(db, "GPU-f", "NVIDIA H200", "580.1", &c), 0);
+  CHECK_NEAR(c.copy_gbps, 4200, 1e-9);
+  CHECK_NEAR(c.bf16_tflops, 790, 1e-9);
+  CHECK_EQ_INT(c.fp8_tflops, 0);
 }
 
 /* ---- gemm runs as the runner records them ---- */
