@@ -79,6 +79,8 @@ static const char lookup_sql[] =
     "JOIN run_meta u ON u.run_id = r.id AND u.key = 'ceilings.gpu_uuid' "
     "JOIN run_meta g ON g.run_id = r.id AND g.key = 'ceilings.gpu_name' "
     "WHERE r.kind = 'ceilings' AND r.status = 'ok' AND (u.value = ?1 OR g.value = ?2) "
+    "AND (NOT ?4 OR EXISTS (SELECT 1 FROM cases c WHERE c.run_id = r.id AND c.status = 'ok' AND c.name = 'matmul_bf16')) "
+    "AND (NOT ?5 OR EXISTS (SELECT 1 FROM cases c WHERE c.run_id = r.id AND c.status = 'ok' AND c.name = 'matmul_fp8')) "
     "ORDER BY same_gpu DESC, r.started_at DESC, r.id DESC LIMIT 1";
 
 static const char median_sql[] =
@@ -88,6 +90,11 @@ static const char median_sql[] =
 
 int xp_ceilings_lookup(sqlite3 *db, const char *gpu_uuid, const char *gpu_name,
                        const char *driver, xp_ceilings *out) {
+  return xp_ceilings_lookup_peaks(db, gpu_uuid, gpu_name, driver, 0, 0, out);
+}
+
+int xp_ceilings_lookup_peaks(sqlite3 *db, const char *gpu_uuid, const char *gpu_name,
+                             const char *driver, int need_bf16, int need_fp8, xp_ceilings *out) {
   memset(out, 0, sizeof *out);
   sqlite3_stmt *st = NULL;
   int rc = XP_EXIT_DB;
@@ -96,6 +103,8 @@ int xp_ceilings_lookup(sqlite3 *db, const char *gpu_uuid, const char *gpu_name,
   xp_bind_text(st, 1, gpu_uuid);
   xp_bind_text(st, 2, gpu_name);
   xp_bind_text(st, 3, driver);
+  sqlite3_bind_int(st, 4, need_bf16);
+  sqlite3_bind_int(st, 5, need_fp8);
   int s = sqlite3_step(st);
   if (s == SQLITE_ROW) {
     id = sqlite3_column_int64(st, 0);

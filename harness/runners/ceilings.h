@@ -26,6 +26,11 @@ void xp_ceilings_driver(char *out, size_t n);
 ** the same name under this driver. 0: found; 1: none; XP_EXIT_DB: database error. */
 int xp_ceilings_lookup(sqlite3 *db, const char *gpu_uuid, const char *gpu_name,
                        const char *driver, xp_ceilings *out);
+/* The same, of the runs that measured the matmul peaks asked for (an ok case matmul_bf16,
+** matmul_fp8): a later run of matmul_dtypes = [] or ["fp8"], or whose bf16 peak failed, does
+** not hide the bf16 peak of an earlier one from a bf16 gemm. */
+int xp_ceilings_lookup_peaks(sqlite3 *db, const char *gpu_uuid, const char *gpu_name,
+                             const char *driver, int need_bf16, int need_fp8, xp_ceilings *out);
 
 typedef struct xp_ceilings_opts {
   int device;

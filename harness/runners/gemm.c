@@ -53,7 +53,8 @@
 ** there, the default is the best.
 **
 ** Ceilings: ceilings = "lookup" (default) takes the latest ok `ceilings` run of this GPU
-** (by UUID, else a GPU of the same name) under this driver, and fails with "run xp run
+** (by UUID, else a GPU of the same name) under this driver that measured the matmul peaks
+** its dtypes need (not a later one of matmul_dtypes = [] or a failed peak), and fails with "run xp run
 ** experiments/ceilings.toml first" when there is none; ceilings = "measure" measures
 ** them inside this run first (recorded as cases ceilings.copy, ceilings.matmul_*).
 */
@@ -875,11 +876,15 @@ static int get_ceilings(xp_ctx *ctx, gemm_setup *g, const xp_gpu_info *gpu, xp_c
         return xp_error(XP_EXIT_ENV, "the %s peak could not be measured: %s", meas->r[i].name, meas->r[i].note);
     return 0;
   }
-  int rc = xp_ceilings_lookup(ctx->db, gpu->uuid, gpu->name, driver, c);
+  /* of the runs that measured the peaks this run needs: the latest, of matmul_dtypes = [],
+  ** had been taken, and the run refused for "no bf16 matmul peak" where an earlier one had it */
+  int rc = xp_ceilings_lookup_peaks(ctx->db, gpu->uuid, gpu->name, driver, g->need_bf16, g->need_fp8, c);
+  const char *peaks = g->need_bf16 && g->need_fp8 ? " with bf16 and fp8 matmul peaks"
+                      : g->need_bf16 ? " with a bf16 matmul peak" : g->need_fp8 ? " with an fp8 matmul peak" : "";
   if (rc == 1)
-    return xp_error(XP_EXIT_ENV, "no ceilings run for %s (%s) under driver %s: run xp run "
+    return xp_error(XP_EXIT_ENV, "no ceilings run%s for %s (%s) under driver %s: run xp run "
                     "experiments/ceilings.toml first (same --db), or set ceilings = \"measure\"",
-                    gpu->name, gpu->uuid, driver);
+                    peaks, gpu->name, gpu->uuid, driver);
   if (rc) return rc;
   for (int fp8 = 0; fp8 < 2; fp8++) {
     const char *dt = fp8 ? "fp8" : "bf16";

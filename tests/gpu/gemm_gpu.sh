@@ -34,6 +34,11 @@ copy=$(query "SELECT CAST(m.median AS INTEGER) FROM cases c JOIN metrics m ON m.
 bf16=$(query "SELECT CAST(m.median AS INTEGER) FROM cases c JOIN metrics m ON m.case_id=c.id WHERE c.name='matmul_bf16' AND m.name='tflops'")
 [ "${bf16:-0}" -gt 20 ] || { echo "FAIL: bf16 peak $bf16 TFLOP/s"; fail=1; }
 check "the peak names its candidates and cuBLASLt's refusals" 1 "$(query "SELECT count(*) FROM cases WHERE name='matmul_bf16' AND json_extract(params,'\$.candidates') BETWEEN 1 AND 4 AND json_type(params,'\$.candidates_refused')='integer'")"
+# a later ceilings run of the copy alone (matmul_dtypes = []) does not hide the bf16 peak from
+# the gemm runs below (they failed: "the ceilings run ... has no bf16 matmul peak")
+printf 'kind = "ceilings"\ncopy_mib = 256\nsamples = 3\nmatmul_dtypes = []\n' > "$tmp/copy_only.toml"
+"$XP" --db "$db" run "$tmp/copy_only.toml" > /dev/null 2> "$tmp/err"
+check "copy-only ceilings run" 0 $?
 
 # 3. GEMMs at odd shapes: checked, timed, cold and hot.
 "$XP" --db "$db" run "$tmp/small.toml" > "$tmp/out" 2> "$tmp/err"

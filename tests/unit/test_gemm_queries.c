@@ -22,6 +22,7 @@ static struct {
   double copy_gbps, bf16_tflops;
   int fail;
   const char *fp8_failed; /* a matmul_fp8 peak cuBLASLt ran no plan for: why */
+  int copy_only;          /* matmul_dtypes = []: the copy alone */
 } ceil_in;
 
 static int fake_ceilings(xp_ctx *ctx) {
@@ -44,6 +45,7 @@ static int fake_ceilings(xp_ctx *ctx) {
   m.r[1].ncand = 3;
   m.r[1].nrefused = xp_gemm_count(cand, 3, XP_GEMM_REFUSED);
   xp_gemm_refused_list(cand, 3, m.r[1].refused, sizeof m.r[1].refused);
+  if (ceil_in.copy_only) m.nr = 1;
   if (ceil_in.fp8_failed) {
     m.r[m.nr] = (xp_ceiling_result){.name = "matmul_fp8", .size = 8192, .failed = 1};
     snprintf(m.r[m.nr++].note, sizeof m.r[0].note, "%s", ceil_in.fp8_failed);
@@ -123,6 +125,19 @@ static void test_lookup(sqlite3 *db) {
   CHECK_NEAR(c.copy_gbps, 4200, 1e-9);
   CHECK_NEAR(c.bf16_tflops, 790, 1e-9);
   CHECK_EQ_INT(c.fp8_tflops, 0);
+  /* a later run of matmul_dtypes = [] serves the copy alone; a bf16 gemm gets the latest run
+  ** that measured bf16 (it got the copy-only run: "has no bf16 matmul peak") */
+  ceil_in.copy_only = 1;
+  CHECK_EQ_INT(add_ceilings(db, "GPU-a", "580.1", 4400, 0), 0);
+  ceil_in.copy_only = 0;
+  CHECK_EQ_INT(xp_ceilings_lookup(db, "GPU-a", "NVIDIA H200", "580.1", &c), 0);
+  CHECK_NEAR(c.copy_gbps, 4400, 1e-9);
+  CHECK_EQ_INT(c.bf16_tflops, 0);
+  CHECK_EQ_INT(xp_ceilings_lookup_peaks(db, "GPU-a", "NVIDIA H200", "580.1", 1, 0, &c), 0);
+  CHECK_NEAR(c.copy_gbps, 4300, 1e-9);
+  CHECK_NEAR(c.bf16_tflops, 790, 1e-9);
+  /* an fp8 peak failed on GPU-f: no run of this driver has one */
+  CHECK_EQ_INT(xp_ceilings_lookup_peaks(db, "GPU-f", "NVIDIA H200", "580.1", 0, 1, &c), 1);
 }
 
 /* ---- gemm runs as the runner records them ---- */
