@@ -100,8 +100,17 @@ static int need(const xp_spec *s, const char *when_key, const char *what, const 
   return xp_spec_error(s, when_key, "%s needs %s, which is missing", what, key);
 }
 
-/* The MoE and dense-layer keys a model's layers need. */
+/* The MoE and dense-layer keys a model's layers need. MoE keys without n_routed_experts (a
+** Qwen or Mixtral config whose num_experts or num_local_experts was dropped as unknown) would
+** leave every layer a dense MLP of intermediate_size in silence: refused, naming the key. */
 static int check_moe(const xp_spec *s, const xp_model *m) {
+  static const char *const moe_keys[] = {"num_experts_per_tok", "moe_intermediate_size",
+                                         "n_shared_experts", "first_k_dense_replace", "moe_layer_freq"};
+  for (int i = 0; m->experts <= 0 && i < 5; i++)
+    if (has(s, moe_keys[i]))
+      return xp_spec_error(s, moe_keys[i], "a MoE key without n_routed_experts, which makes the "
+                           "MLP layers MoE (Qwen's num_experts, Mixtral's and gpt-oss's "
+                           "num_local_experts): give it, or drop the MoE keys of a dense model");
   if (m->experts > 0) {
     if (need(s, "n_routed_experts", "a MoE model (n_routed_experts)", "num_experts_per_tok") ||
         need(s, "n_routed_experts", "a MoE model (n_routed_experts)", "moe_intermediate_size"))

@@ -446,6 +446,16 @@ static void test_bad_models(void) {
                    "n_routed_experts: a MoE model (n_routed_experts) needs moe_intermediate_size");
   expect_bad_model(BASE "n_routed_experts = 4\nnum_experts_per_tok = 8\nmoe_intermediate_size = 64\n",
                    "bad.toml:8: num_experts_per_tok: 8 experts per token exceed the 4");
+  /* Qwen3-235B-A22B's config.json (huggingface.co/Qwen/Qwen3-235B-A22B) with its num_experts
+  ** dropped as unknown: every layer was derived as a dense MLP of intermediate_size 12288
+  ** (dense_gate_up 3072 x 4096 at tp=8) where vLLM's qwen3_moe.py runs 128 experts of 1536 */
+  expect_bad_model("name = \"Qwen3-235B-A22B\"\nsource = \"hf\"\nhidden_size = 4096\n"
+                   "num_hidden_layers = 94\nnum_attention_heads = 64\nnum_key_value_heads = 4\n"
+                   "head_dim = 128\nvocab_size = 151936\nintermediate_size = 12288\n"
+                   "num_experts_per_tok = 8\nmoe_intermediate_size = 1536\n",
+                   "bad.toml:10: num_experts_per_tok: a MoE key without n_routed_experts");
+  expect_bad_model(BASE "intermediate_size = 64\nn_shared_experts = 1\n",
+                   "bad.toml:8: n_shared_experts: a MoE key without n_routed_experts");
   expect_bad_model(BASE "intermediate_size = 64\nhiden_size = 3\n", "bad.toml:8: hiden_size: unknown key");
   expect_bad_model(BASE "intermediate_size = 64\nnum_key_value_heads = 3\n",
                    "3 key-value heads do not divide 8");
