@@ -240,13 +240,51 @@ static int check_model(const xp_spec *s, xp_model *m) {
   return check_moe(s, m);
 }
 
+/* Keys other families' config.json give under other names than DeepSeek's, which model files
+** use: said with the one to write, where "unknown key" alone left the user to guess (or to
+** drop it, and with it the experts). */
+static const struct config_name {
+  const char *key, *note;
+} config_names[] = {
+    {"num_experts", "Qwen's name for n_routed_experts: write that"},
+    {"num_local_experts", "Mixtral's and gpt-oss's name for n_routed_experts: write that"},
+    {"experts_per_token", "gpt-oss's second name for num_experts_per_tok: write that alone"},
+    {"decoder_sparse_step", "Qwen's MoE layer step: write moe_layer_freq (1, as in every Qwen MoE release)"},
+    {"mlp_only_layers", "Qwen's list of dense layers: leave an empty one out (xp counts dense layers "
+                        "by first_k_dense_replace and moe_layer_freq)"},
+    {"shared_expert_intermediate_size", "Qwen's shared expert width: write n_shared_experts, the "
+                                        "width over moe_intermediate_size"},
+    {NULL, NULL}};
+
+static int known_key(const char *key) {
+  for (const xp_field *f = xp_model_fields; f->key; f++)
+    if (strcmp(f->key, key) == 0) return 1;
+  return 0;
+}
+
+/* The unknown key written first, when it is one of config_names: refused with its note. */
+static int check_config_names(const xp_spec *s) {
+  const cJSON *v;
+  const char *first = NULL;
+  int first_line = 0;
+  cJSON_ArrayForEach(v, s->root) {
+    const int line = xp_spec_line(s, v->string);
+    if (!known_key(v->string) && (!first || (line > 0 && (first_line <= 0 || line < first_line))))
+      first = v->string, first_line = line;
+  }
+  for (const struct config_name *c = config_names; first && c->key; c++)
+    if (strcmp(c->key, first) == 0) return xp_spec_error(s, first, "unknown key: %s", c->note);
+  return 0;
+}
+
 static int load_checkpoint(const xp_spec *s, xp_model *m);
 
 int xp_model_load(const char *path, xp_model **out) {
   *out = NULL;
   xp_spec *s = xp_spec_load(path);
   if (!s) return XP_EXIT_USAGE;
-  int rc = xp_spec_check_fields(s, s->root, "", xp_model_fields, 0);
+  int rc = check_config_names(s);
+  if (rc == 0) rc = xp_spec_check_fields(s, s->root, "", xp_model_fields, 0);
   if (rc) {
     xp_spec_free(s);
     return rc;

@@ -457,6 +457,17 @@ static void test_bad_models(void) {
   expect_bad_model(BASE "intermediate_size = 64\nn_shared_experts = 1\n",
                    "bad.toml:8: n_shared_experts: a MoE key without n_routed_experts");
   expect_bad_model(BASE "intermediate_size = 64\nhiden_size = 3\n", "bad.toml:8: hiden_size: unknown key");
+  /* config.json's own names in other families (openai/gpt-oss-120b: num_local_experts and
+  ** experts_per_token; Qwen/Qwen3-235B-A22B: num_experts) say which key xp reads, the first
+  ** written first, and an unknown key above them is still named as before */
+  expect_bad_model(BASE "intermediate_size = 2880\nexperts_per_token = 4\nnum_local_experts = 128\n",
+                   "bad.toml:8: experts_per_token: unknown key: gpt-oss's second name for num_experts_per_tok");
+  expect_bad_model(BASE "intermediate_size = 2880\nnum_local_experts = 128\n",
+                   "bad.toml:8: num_local_experts: unknown key: Mixtral's and gpt-oss's name for n_routed_experts");
+  expect_bad_model(BASE "intermediate_size = 12288\nnum_experts = 128\n",
+                   "bad.toml:8: num_experts: unknown key: Qwen's name for n_routed_experts");
+  expect_bad_model(BASE "intermediate_size = 12288\nrope_theta = 1000000\nnum_experts = 128\n",
+                   "bad.toml:8: rope_theta: unknown key");
   expect_bad_model(BASE "intermediate_size = 64\nnum_key_value_heads = 3\n",
                    "3 key-value heads do not divide 8");
   expect_bad_model(BASE, "a model with dense MLP layers needs intermediate_size");
