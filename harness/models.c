@@ -206,9 +206,37 @@ static int check_v4(const xp_spec *s, xp_model *m) {
   return check_indexer(s, m);
 }
 
+/* Architectures (config.json's architectures[0], vLLM's registry names) whose layers are not
+** all attention of the kinds xp derives: their config's grouped-query keys alone would derive
+** full attention in every layer, and be measured and filed as the model's step. */
+static const struct { const char *arch, *layers; } underived[] = {
+    {"Qwen3NextForCausalLM", "Gated DeltaNet linear attention in three of every four layers, "
+                             "gated attention (a q_proj twice as wide) in the rest"},
+    {"Qwen3_5ForConditionalGeneration", "Gated DeltaNet linear attention in three of every four layers"},
+    {"Qwen3_5MoeForConditionalGeneration", "Gated DeltaNet linear attention in three of every four layers"},
+    {"KimiLinearForCausalLM", "Kimi Delta Attention (linear) in most layers"},
+    {"MiniMaxText01ForCausalLM", "lightning (linear) attention in most layers"},
+    {"MiniMaxM1ForCausalLM", "lightning (linear) attention in most layers"},
+    {"NemotronHForCausalLM", "Mamba-2 state-space layers"},
+    {"JambaForCausalLM", "Mamba state-space layers"},
+    {"FalconH1ForCausalLM", "Mamba-2 state-space heads beside attention"},
+    {"MambaForCausalLM", "Mamba state-space layers, no attention"},
+    {"Mamba2ForCausalLM", "Mamba-2 state-space layers, no attention"},
+    {NULL, NULL}};
+
+static int check_architecture(const xp_spec *s) {
+  const char *arch = xp_spec_str(s->root, "architecture", "");
+  for (int i = 0; underived[i].arch; i++)
+    if (strcmp(arch, underived[i].arch) == 0)
+      return xp_spec_error(s, "architecture", "xp derives no GEMMs of %s's layers (%s): give its "
+                           "GEMMs as a gemm spec's shapes list", arch, underived[i].layers);
+  return 0;
+}
+
 /* Cross-field rules: which keys an MLA, DeepSeek-V4, GQA or MoE model must carry. */
 static int check_model(const xp_spec *s, xp_model *m) {
   const cJSON *r = s->root;
+  if (check_architecture(s)) return XP_EXIT_USAGE;
   static const char *const mla_keys[] = {"q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"};
   static const char *const v4_keys[] = {"o_groups", "compress_ratios"};
   if (m->o_lora > 0) return check_v4(s, m) ? XP_EXIT_USAGE : check_moe(s, m);

@@ -487,6 +487,16 @@ static void test_bad_models(void) {
   expect_bad_model(BASE "intermediate_size = 64\nindex_head_dim = 32\n",
                    "bad.toml:8: index_head_dim: a DSA indexer key without kv_lora_rank");
 #undef MLA
+  /* Qwen3-Next-80B-A3B's config.json (huggingface.co/Qwen/Qwen3-Next-80B-A3B-Instruct) in the
+  ** keys xp reads: they derived full grouped-query attention in all 48 layers, where vLLM's
+  ** qwen3_next.py runs Gated DeltaNet in 36 of them */
+  expect_bad_model("name = \"Qwen3-Next-80B-A3B\"\nsource = \"hf\"\narchitecture = \"Qwen3NextForCausalLM\"\n"
+                   "hidden_size = 2048\nnum_hidden_layers = 48\nnum_attention_heads = 16\n"
+                   "num_key_value_heads = 2\nhead_dim = 256\nvocab_size = 151936\n"
+                   "intermediate_size = 5120\nn_routed_experts = 512\nnum_experts_per_tok = 10\n"
+                   "moe_intermediate_size = 512\n",
+                   "bad.toml:3: architecture: xp derives no GEMMs of Qwen3NextForCausalLM's layers "
+                   "(Gated DeltaNet linear attention");
   test_bad_v4_models();
   xp_model *m = NULL;
   xp_error_quiet(1);
