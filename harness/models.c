@@ -535,8 +535,10 @@ int xp_model_decode_gemms(const xp_model *m, const xp_parallel *p, int64_t batch
   attention(&l, m, p);
   mlp(&l, m, p);
   add(&l, "hc_head", batch, hc, hc_k, 1, hc > 0);
-  /* vLLM pads the vocabulary so that it splits evenly; the padded rows are real work. */
-  add(&l, "lm_head", batch, (m->vocab + p->tp - 1) / p->tp, m->hidden, 1, 1);
+  /* vLLM and SGLang pad the vocabulary to a multiple of 64 (DEFAULT_VOCAB_PADDING_SIZE in
+  ** vocab_parallel_embedding.py) and split that; the padded rows are real work. */
+  const int64_t vocab_padded = (m->vocab + 63) / 64 * 64;
+  add(&l, "lm_head", batch, (vocab_padded + p->tp - 1) / p->tp, m->hidden, 1, 1);
   for (size_t i = first; i < *n; i++) {
     const char *dt = xp_model_checkpoint_dtype(m, (*v)[i].name);
     snprintf((*v)[i].dtype, sizeof (*v)[i].dtype, "%s", dt ? dt : "");

@@ -349,6 +349,32 @@ static void test_deepseek_v4(void) {
   xp_model_free(m);
 }
 
+/* CodeLlama-7b's vocabulary (config.json of huggingface.co/codellama/CodeLlama-7b-hf:
+** vocab_size 32016, hidden_size 4096) is no multiple of 64: vLLM's ParallelLMHead pads it to
+** 32064 (pad_vocab_size, DEFAULT_VOCAB_PADDING_SIZE 64) and gives each of 8 GPUs 4008 rows,
+** where ceil(32016 / 8) = 4002 left the padded rows out. */
+static void test_vocab_padding(void) {
+  char *path = xp_asprintf("%s/codellama.toml", dir);
+  FILE *f = fopen(path, "w");
+  fputs("name = \"CodeLlama-7b\"\nsource = \"hf\"\nhidden_size = 4096\nnum_hidden_layers = 32\n"
+        "num_attention_heads = 32\nnum_key_value_heads = 32\nvocab_size = 32016\n"
+        "intermediate_size = 11008\n", f);
+  fclose(f);
+  xp_model *m = NULL;
+  CHECK_EQ_INT(xp_model_load(path, &m), 0);
+  if (m) {
+    size_t n;
+    xp_gemm_shape *v = derive(m, 8, 1, 1, 1, &n);
+    expect(v, n, "lm_head", 1, 4008, 4096, 1, 1);
+    free(v);
+    v = derive(m, 1, 1, 1, 1, &n);
+    expect(v, n, "lm_head", 1, 32064, 4096, 1, 1);
+    free(v);
+    xp_model_free(m);
+  }
+  free(path);
+}
+
 /* A model file with one problem: the error names the file, the line and the key. */
 static void expect_bad_model(const char *text, const char *want) {
   char *path = xp_asprintf("%s/bad.toml", dir);
@@ -531,6 +557,7 @@ int main(void) {
   test_deepseek_glm_llama();
   test_glm5();
   test_deepseek_v4();
+  test_vocab_padding();
   test_bad_models();
   test_roofline();
   char *cmd = xp_asprintf("rm -rf '%s'", dir);
