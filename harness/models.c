@@ -222,6 +222,8 @@ static const struct { const char *arch, *layers; } underived[] = {
     {"FalconH1ForCausalLM", "Mamba-2 state-space heads beside attention"},
     {"MambaForCausalLM", "Mamba state-space layers, no attention"},
     {"Mamba2ForCausalLM", "Mamba-2 state-space layers, no attention"},
+    {"DeciLMForCausalLM", "layers of their own widths in block_configs, some without attention or MLP"},
+    {"LongcatFlashForCausalLM", "two MLA blocks and two dense MLPs beside the MoE in every layer"},
     {NULL, NULL}};
 
 static int check_architecture(const xp_spec *s) {

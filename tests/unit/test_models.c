@@ -523,6 +523,12 @@ static void test_bad_models(void) {
                    "moe_intermediate_size = 512\n",
                    "bad.toml:3: architecture: xp derives no GEMMs of Qwen3NextForCausalLM's layers "
                    "(Gated DeltaNet linear attention");
+  /* Llama-3.3-Nemotron-Super-49B-v1 (architectures ["DeciLMForCausalLM"]): per-layer widths in
+  ** block_configs; with an intermediate_size made up for it, every layer was derived alike */
+  expect_bad_model("name = \"Nemotron-Super-49B\"\nsource = \"hf\"\narchitecture = \"DeciLMForCausalLM\"\n"
+                   "hidden_size = 8192\nnum_hidden_layers = 80\nnum_attention_heads = 64\n"
+                   "vocab_size = 128256\nintermediate_size = 28672\n",
+                   "bad.toml:3: architecture: xp derives no GEMMs of DeciLMForCausalLM's layers");
   test_bad_v4_models();
   xp_model *m = NULL;
   xp_error_quiet(1);
