@@ -284,6 +284,14 @@ static const struct config_name {
                         "by first_k_dense_replace and moe_layer_freq)"},
     {"shared_expert_intermediate_size", "Qwen's shared expert width: write n_shared_experts, the "
                                         "width over moe_intermediate_size"},
+    /* Llama 4's intermediate_size is its experts' width: copied as the dense one, the dense
+    ** layers of Maverick (16384 wide) were derived at half their width */
+    {"intermediate_size_mlp", "Llama 4's dense MLP width: write it as intermediate_size, its "
+                              "intermediate_size (the experts') as moe_intermediate_size, and "
+                              "n_shared_experts = 1 (its MoE layers' shared expert)"},
+    {"interleave_moe_layer_step", "Llama 4's MoE layer step: write moe_layer_freq"},
+    {"moe_layers", "Llama 4's list of MoE layers: leave it out (xp counts them by "
+                   "first_k_dense_replace and moe_layer_freq)"},
     {NULL, NULL}};
 
 static int known_key(const char *key) {

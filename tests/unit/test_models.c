@@ -492,6 +492,12 @@ static void test_bad_models(void) {
                    "bad.toml:8: num_local_experts: unknown key: Mixtral's and gpt-oss's name for n_routed_experts");
   expect_bad_model(BASE "intermediate_size = 12288\nnum_experts = 128\n",
                    "bad.toml:8: num_experts: unknown key: Qwen's name for n_routed_experts");
+  /* meta-llama/Llama-4-Maverick-17B-128E-Instruct's text_config: intermediate_size 8192 is the
+  ** experts' width, intermediate_size_mlp 16384 the dense layers' */
+  expect_bad_model(BASE "intermediate_size = 8192\nintermediate_size_mlp = 16384\n",
+                   "bad.toml:8: intermediate_size_mlp: unknown key: Llama 4's dense MLP width: write it as intermediate_size");
+  expect_bad_model(BASE "intermediate_size = 8192\ninterleave_moe_layer_step = 2\n",
+                   "bad.toml:8: interleave_moe_layer_step: unknown key: Llama 4's MoE layer step: write moe_layer_freq");
   expect_bad_model(BASE "intermediate_size = 12288\nrope_theta = 1000000\nnum_experts = 128\n",
                    "bad.toml:8: rope_theta: unknown key");
   expect_bad_model(BASE "intermediate_size = 64\nnum_key_value_heads = 3\n",
