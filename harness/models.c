@@ -226,12 +226,28 @@ static const struct { const char *arch, *layers; } underived[] = {
     {"LongcatFlashForCausalLM", "two MLA blocks and two dense MLPs beside the MoE in every layer"},
     {NULL, NULL}};
 
+/* The key that selects each architecture's attention in xp: left out, the attention falls back
+** to grouped-query (or MLA without its indexer) in silence, shapes the model does not run. */
+static const struct { const char *arch, *key, *attention; } attention_keys[] = {
+    {"DeepseekV2ForCausalLM", "kv_lora_rank", "MLA"},
+    {"DeepseekV3ForCausalLM", "kv_lora_rank", "MLA"},
+    {"DeepseekV32ForCausalLM", "kv_lora_rank", "MLA"},
+    {"DeepseekV32ForCausalLM", "index_n_heads", "DSA's indexer"},
+    {"GlmMoeDsaForCausalLM", "kv_lora_rank", "MLA"},
+    {"GlmMoeDsaForCausalLM", "index_n_heads", "DSA's indexer"},
+    {"DeepseekV4ForCausalLM", "o_lora_rank", "DeepSeek-V4's attention"},
+    {NULL, NULL, NULL}};
+
 static int check_architecture(const xp_spec *s) {
   const char *arch = xp_spec_str(s->root, "architecture", "");
   for (int i = 0; underived[i].arch; i++)
     if (strcmp(arch, underived[i].arch) == 0)
       return xp_spec_error(s, "architecture", "xp derives no GEMMs of %s's layers (%s): give its "
                            "GEMMs as a gemm spec's shapes list", arch, underived[i].layers);
+  for (int i = 0; attention_keys[i].arch; i++)
+    if (strcmp(arch, attention_keys[i].arch) == 0 && !has(s, attention_keys[i].key))
+      return xp_spec_error(s, "architecture", "%s runs %s, which needs %s (in its config.json), "
+                           "missing", arch, attention_keys[i].attention, attention_keys[i].key);
   return 0;
 }
 

@@ -535,6 +535,21 @@ static void test_bad_models(void) {
                    "hidden_size = 8192\nnum_hidden_layers = 80\nnum_attention_heads = 64\n"
                    "vocab_size = 128256\nintermediate_size = 28672\n",
                    "bad.toml:3: architecture: xp derives no GEMMs of DeciLMForCausalLM's layers");
+  /* DeepSeek-V3.2's config.json (huggingface.co/deepseek-ai/DeepSeek-V3.2) without its
+  ** index_n_heads and index_head_dim: loaded as DeepSeek-V3, the indexer's three GEMMs a layer
+  ** left out of the step in silence */
+  expect_bad_model("name = \"DeepSeek-V3.2\"\nsource = \"hf\"\narchitecture = \"DeepseekV32ForCausalLM\"\n"
+                   "hidden_size = 7168\nnum_hidden_layers = 61\nnum_attention_heads = 128\n"
+                   "vocab_size = 129280\nintermediate_size = 18432\nq_lora_rank = 1536\n"
+                   "kv_lora_rank = 512\nqk_nope_head_dim = 128\nqk_rope_head_dim = 64\nv_head_dim = 128\n"
+                   "n_routed_experts = 256\nnum_experts_per_tok = 8\nn_shared_experts = 1\n"
+                   "moe_intermediate_size = 2048\nfirst_k_dense_replace = 3\n",
+                   "bad.toml:3: architecture: DeepseekV32ForCausalLM runs DSA's indexer, which needs index_n_heads");
+  /* DeepSeek-V3's written with grouped-query keys alone (no MLA): full q/k/v projections */
+  expect_bad_model("name = \"DeepSeek-V3\"\nsource = \"hf\"\narchitecture = \"DeepseekV3ForCausalLM\"\n"
+                   "hidden_size = 7168\nnum_hidden_layers = 61\nnum_attention_heads = 128\n"
+                   "num_key_value_heads = 128\nvocab_size = 129280\nintermediate_size = 18432\n",
+                   "bad.toml:3: architecture: DeepseekV3ForCausalLM runs MLA, which needs kv_lora_rank");
   test_bad_v4_models();
   xp_model *m = NULL;
   xp_error_quiet(1);
