@@ -236,6 +236,14 @@ static const struct { const char *arch, *key, *attention; } attention_keys[] = {
     {"GlmMoeDsaForCausalLM", "kv_lora_rank", "MLA"},
     {"GlmMoeDsaForCausalLM", "index_n_heads", "DSA's indexer"},
     {"DeepseekV4ForCausalLM", "o_lora_rank", "DeepSeek-V4's attention"},
+    /* heads whose width is not hidden_size / heads, the default head_dim (gpt-oss: 64, not 45) */
+    {"GptOssForCausalLM", "head_dim", "heads of their own width"},
+    {"Qwen3ForCausalLM", "head_dim", "heads of their own width"},
+    {"Qwen3MoeForCausalLM", "head_dim", "heads of their own width"},
+    {"Glm4MoeForCausalLM", "head_dim", "heads of their own width"},
+    {"MiniMaxM2ForCausalLM", "head_dim", "heads of their own width"},
+    {"Gemma2ForCausalLM", "head_dim", "heads of their own width"},
+    {"Gemma3ForCausalLM", "head_dim", "heads of their own width"},
     {NULL, NULL, NULL}};
 
 static int check_architecture(const xp_spec *s) {

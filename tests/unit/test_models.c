@@ -550,6 +550,13 @@ static void test_bad_models(void) {
                    "hidden_size = 7168\nnum_hidden_layers = 61\nnum_attention_heads = 128\n"
                    "num_key_value_heads = 128\nvocab_size = 129280\nintermediate_size = 18432\n",
                    "bad.toml:3: architecture: DeepseekV3ForCausalLM runs MLA, which needs kv_lora_rank");
+  /* openai/gpt-oss-120b's config.json without head_dim (64): the default, 2880 / 64 = 45,
+  ** derived qkv_proj 1 x 450 x 2880 at tp=8 where vLLM's gpt_oss.py runs 640 */
+  expect_bad_model("name = \"gpt-oss-120b\"\nsource = \"hf\"\narchitecture = \"GptOssForCausalLM\"\n"
+                   "hidden_size = 2880\nnum_hidden_layers = 36\nnum_attention_heads = 64\n"
+                   "num_key_value_heads = 8\nvocab_size = 201088\nn_routed_experts = 128\n"
+                   "num_experts_per_tok = 4\nmoe_intermediate_size = 2880\n",
+                   "bad.toml:3: architecture: GptOssForCausalLM runs heads of their own width, which needs head_dim");
   test_bad_v4_models();
   xp_model *m = NULL;
   xp_error_quiet(1);
