@@ -316,6 +316,11 @@ static const struct config_name {
     {"interleave_moe_layer_step", "Llama 4's MoE layer step: write moe_layer_freq"},
     {"moe_layers", "Llama 4's list of MoE layers: leave it out (xp counts them by "
                    "first_k_dense_replace and moe_layer_freq)"},
+    /* gpt-oss alternates sliding and full attention, the same projections; Qwen3-Next's list
+    ** names linear_attention layers, which no model file can describe */
+    {"layer_types", "each layer's attention: leave it out where it names sliding_attention and "
+                    "full_attention alone (the same projections); xp derives no linear_attention "
+                    "layer (Qwen3-Next's): give such a model's GEMMs as a gemm spec's shapes list"},
     {NULL, NULL}};
 
 static int known_key(const char *key) {

@@ -498,6 +498,10 @@ static void test_bad_models(void) {
                    "bad.toml:8: intermediate_size_mlp: unknown key: Llama 4's dense MLP width: write it as intermediate_size");
   expect_bad_model(BASE "intermediate_size = 8192\ninterleave_moe_layer_step = 2\n",
                    "bad.toml:8: interleave_moe_layer_step: unknown key: Llama 4's MoE layer step: write moe_layer_freq");
+  /* openai/gpt-oss-120b's layer_types: sliding and full attention alternate */
+  expect_bad_model(BASE "intermediate_size = 2880\nlayer_types = [\"sliding_attention\", \"full_attention\"]\n",
+                   "bad.toml:8: layer_types: unknown key: each layer's attention: leave it out where it names "
+                   "sliding_attention and full_attention alone");
   expect_bad_model(BASE "intermediate_size = 12288\nrope_theta = 1000000\nnum_experts = 128\n",
                    "bad.toml:8: rope_theta: unknown key");
   expect_bad_model(BASE "intermediate_size = 64\nnum_key_value_heads = 3\n",
