@@ -231,6 +231,8 @@ static const struct { const char *arch, *layers; } underived[] = {
 static const struct { const char *arch, *key, *attention; } attention_keys[] = {
     {"DeepseekV2ForCausalLM", "kv_lora_rank", "MLA"},
     {"DeepseekV3ForCausalLM", "kv_lora_rank", "MLA"},
+    /* Kimi-K2.5's config.json names its top level so; its text_config is DeepSeek-V3's */
+    {"KimiK25ForConditionalGeneration", "kv_lora_rank", "MLA"},
     {"DeepseekV32ForCausalLM", "kv_lora_rank", "MLA"},
     {"DeepseekV32ForCausalLM", "index_n_heads", "DSA's indexer"},
     {"GlmMoeDsaForCausalLM", "kv_lora_rank", "MLA"},

@@ -554,6 +554,12 @@ static void test_bad_models(void) {
                    "hidden_size = 7168\nnum_hidden_layers = 61\nnum_attention_heads = 128\n"
                    "num_key_value_heads = 128\nvocab_size = 129280\nintermediate_size = 18432\n",
                    "bad.toml:3: architecture: DeepseekV3ForCausalLM runs MLA, which needs kv_lora_rank");
+  /* Kimi-K2.5's config.json (huggingface.co/moonshotai/Kimi-K2.5) names its top-level
+  ** architecture KimiK25ForConditionalGeneration; text_config copied without its MLA keys */
+  expect_bad_model("name = \"Kimi-K2.5\"\nsource = \"hf\"\narchitecture = \"KimiK25ForConditionalGeneration\"\n"
+                   "hidden_size = 7168\nnum_hidden_layers = 61\nnum_attention_heads = 64\n"
+                   "vocab_size = 163840\nintermediate_size = 18432\n",
+                   "bad.toml:3: architecture: KimiK25ForConditionalGeneration runs MLA, which needs kv_lora_rank");
   /* openai/gpt-oss-120b's config.json without head_dim (64): the default, 2880 / 64 = 45,
   ** derived qkv_proj 1 x 450 x 2880 at tp=8 where vLLM's gpt_oss.py runs 640 */
   expect_bad_model("name = \"gpt-oss-120b\"\nsource = \"hf\"\narchitecture = \"GptOssForCausalLM\"\n"
