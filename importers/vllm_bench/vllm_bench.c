@@ -700,11 +700,16 @@ static void warn_batch_repeated(const vb_set *s) {
 static int vllm_bench_execute(xp_ctx *ctx) {
   vb_set s;
   int rc = load_all(ctx->spec, &s);
-  if (rc) return rc;
+  if (rc == 0) rc = vb_refuse_imported(ctx, s.r, s.n);
+  if (rc) {
+    set_free(&s);
+    return rc;
+  }
   warn_uncounted_output(&s);
   warn_spread_replay(&s);
   warn_batch_repeated(&s);
   rc = record_meta(ctx->run, &s);
+  if (rc == 0) rc = vb_record_digests(ctx->run, s.r, s.n);
   for (size_t i = 0; i < s.n && rc == 0; i++) rc = record_result(ctx->run, &s.r[i]);
   if (rc == 0) rc = keep_files(ctx->run, ctx->spec);
   if (rc == 0 && !ctx->quiet) print_summary(ctx->out, &s);

@@ -238,6 +238,22 @@ one_line "vllm bench sweep: summary.json with its run file" 2 \
   "vllm_sweep_seqs8_summary.json:2: the same result as .*vllm_sweep_seqs8_run0.json:1 (vllm bench sweep's summary.json lists its run=N.json files' results again)" \
   "$XP" --db "$tmp/twice.db" import vllm-bench "$fmt/vllm_sweep_seqs8_run0.json" "$fmt/vllm_sweep_seqs8_summary.json"
 check "vllm bench sweep: nothing recorded of the summary given with its run file" "no" "$([ -e "$tmp/twice.db" ] && echo yes || echo no)"
+# ... and imported apart, in either order (two runs before, every reader of the history counting
+# run 0 twice, queries/regressions.sql comparing it with itself): the second refused, naming the
+# first; the same file imported again (xp rerun, a corrected --set: counted once as its latest)
+# is not, nor another point's run
+r0=$(import_vllm "$tmp/apart.db" "$fmt/vllm_sweep_seqs8_run0.json")
+one_line "vllm bench sweep: summary.json after its run file" 2 \
+  "vllm_sweep_seqs8_summary.json:2: the same result as .*vllm_sweep_seqs8_run0.json:1, imported already as run $r0: it would count twice" \
+  "$XP" --db "$tmp/apart.db" import vllm-bench "$fmt/vllm_sweep_seqs8_summary.json"
+s0=$(import_vllm "$tmp/apart2.db" "$fmt/vllm_sweep_seqs8_summary.json")
+one_line "vllm bench sweep: a run file after its summary.json" 2 \
+  "vllm_sweep_seqs8_run0.json:1: the same result as .*vllm_sweep_seqs8_summary.json:2, imported already as run $s0" \
+  "$XP" --db "$tmp/apart2.db" import vllm-bench "$fmt/vllm_sweep_seqs8_run0.json"
+import_vllm "$tmp/apart.db" "$fmt/vllm_sweep_seqs8_run0.json" > /dev/null
+import_vllm "$tmp/apart.db" "$fmt/vllm_sweep_seqs4_run0.json" > /dev/null
+check "vllm bench sweep: the run file again and another point's, recorded; the summary not" "ok ok ok failed" \
+  "$(db="$tmp/apart.db" query "SELECT group_concat(status, ' ') FROM (SELECT status FROM runs ORDER BY status = 'failed', id)")"
 import_vllm "$tmp/runs.db" "$fmt/vllm_sweep_seqs8_run0.json" "$fmt/vllm_sweep_seqs4_run0.json" > /dev/null
 check "vllm bench sweep: two points' run files, one case each" 2 "$(db="$tmp/runs.db" sql "SELECT count(*) FROM cases")"
 # A serve override is the server's, not the workload: run_benchmark of vllm/benchmarks/sweep/

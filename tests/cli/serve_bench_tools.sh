@@ -335,7 +335,7 @@ f="$fmt/sglang_one_batch_server_2026.jsonl"
 check "one batch run again (--profile): exit, one warning" "0 1" "$? $(wc -l < "$tmp/err")"
 grep -q '^xp: warning: .*profiled.jsonl:3: batch=1,input=1024,output=16 again (line 1): xp compare pools the two; sglang.bench_one_batch_server --profile .*import its first 2 lines$' "$tmp/err" ||
   { echo "FAIL: no warning of the repeated batch: $(cat "$tmp/err")"; fail=1; }
-"$XP" --db "$tmp/prof.db" import vllm-bench "$f" --set model=m > /dev/null 2> "$tmp/err"
+"$XP" --db "$tmp/once.db" import vllm-bench "$f" --set model=m > /dev/null 2> "$tmp/err"
 check "one batch once: no warning" "" "$(cat "$tmp/err")"
 
 # vLLM's throughput and latency results name no model and no load: refused, the tool named and
