@@ -260,15 +260,25 @@ static int take_load(const vb_at *at, const cJSON *cfg, int aiperf, cJSON *flat)
   static const char *const conc[] = {"concurrency", "perf_analyzer.stimulus.concurrency", "loadgen.concurrency", NULL};
   static const char *const rate[] = {"request_rate", "perf_analyzer.stimulus.request_rate", "loadgen.request_rate",
                                      NULL};
-  static const char *const sessions[] = {"session_concurrency", "perf_analyzer.stimulus.session_concurrency", NULL};
+  /* genai-perf's multi-turn loads: --session-concurrency (argparse, then ConfigCommand's stimulus),
+  ** and a config file's stimulus session_request_rate, sessions started at a rate (ConfigPerfAnalyzer
+  ** of genai_perf/config/input/config_perf_analyzer.py, 2025; no command-line flag writes it) */
+  static const char *const sessions[] = {"session_concurrency", "perf_analyzer.stimulus.session_concurrency",
+                                         "perf_analyzer.stimulus.session_request_rate", NULL};
   static const char *const prefill[] = {"loadgen.prefill_concurrency", NULL};
   double c, r, s, pc;
+  const char *session_key = NULL;
+  first_of(cfg, sessions, &session_key, 0);
   if (setting(at, cfg, conc, &c) || setting(at, cfg, rate, &r) || setting(at, cfg, sessions, &s) ||
       setting(at, cfg, prefill, &pc))
     return XP_EXIT_USAGE;
-  if (isfinite(s))
-    return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "input_config.session_concurrency: a multi-turn benchmark "
-                       "(%g sessions at once), a load no serving case of xp names; not read", s);
+  if (session_key && strstr(session_key, "request_rate"))
+    return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "input_config.%s: a multi-turn benchmark (sessions started "
+                       "at %g a second, each sending its turns in turn), a load no serving case of xp names; not read",
+                       session_key, s);
+  if (session_key)
+    return xp_error_at(XP_EXIT_USAGE, at->label, at->line, "input_config.%s: a multi-turn benchmark (%g sessions at "
+                       "once), a load no serving case of xp names; not read", session_key, s);
   /* AIPerf's --user-centric-rate with --num-users: the rate shared among that many users, each
   ** pacing its own multi-turn session, a concurrency given beside it only its cap (UserConfig's
   ** timing mode USER_CENTRIC_RATE, src/aiperf/common/config/user_config.py; v2's user_centric

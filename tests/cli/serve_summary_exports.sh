@@ -61,6 +61,18 @@ check "genai-perf config: the engine (Triton's backend), the tokenizer" "tensorr
 v=$(import_vllm "$d" "$data/legacy_rate4.json")
 cmp "$d" "$c" "$v"
 has "^  rate=4 only in A: B's rate=4 is another workload: burstiness: A \"inf\", B 1$" "constant against Poisson arrivals"
+# a genai-perf config file's multi-turn stimuli (ConfigPerfAnalyzer's choices, genai_perf/config/
+# input/config_perf_analyzer.py 2025): sessions started at a rate, or so many at once, refused as
+# what they are (before: session_request_rate 'missing key "input_config.concurrency" (or
+# request_rate): the export names no concurrency or request rate', though it names its load)
+sed 's/"request_rate": 4.0/"session_request_rate": 4.0/' "$fmt/genai_perf_config_rate4.json" > "$tmp/session_rate.json"
+one_line "genai-perf config: sessions started at a rate" 2 \
+  'session_rate.json:1: input_config.perf_analyzer.stimulus.session_request_rate: a multi-turn benchmark (sessions started at 4 a second, each sending its turns in turn), a load no serving case of xp names; not read' \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/session_rate.json"
+sed 's/"request_rate": 4.0/"session_concurrency": 4/' "$fmt/genai_perf_config_rate4.json" > "$tmp/sessions.json"
+one_line "genai-perf config: sessions at once" 2 \
+  'sessions.json:1: input_config.perf_analyzer.stimulus.session_concurrency: a multi-turn benchmark (4 sessions at once)' \
+  "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/sessions.json"
 
 # AIPerf's export (JsonExportData, 2025): the summaries at the top, the request count those that
 # succeeded, its errors failed, the duration in s, start_time the date; serve_c8_detailed.json's
