@@ -253,6 +253,16 @@ static int fixed_schedule(const cJSON *cfg, int load_given) {
          !cJSON_IsTrue(path_get(cfg, "input.disable_auto_fixed_schedule")) && !path_get(cfg, "loadgen.user_centric_rate");
 }
 
+/* Whether genai-perf replayed its input file's timestamps (perf_analyzer's fixed schedule):
+** --fixed-schedule, which CreateConfig writes as the stimulus {"fixed_schedule": None} (genai_perf/
+** config/input/create_config.py, _convert_args_to_stimulus; a config file's stimulus
+** "fixed_schedule" alike), the export's input_config then holding no concurrency or rate. */
+static int genai_perf_fixed_schedule(const cJSON *cfg) {
+  const cJSON *stimulus = path_get(cfg, "perf_analyzer.stimulus");
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(stimulus, "fixed_schedule");
+  return v && !cJSON_IsFalse(v);
+}
+
 /* The load, as vLLM's settings name it: max_concurrency, request_rate and its arrivals
 ** (burstiness); AIPerf's trace replay request_rate "trace", as SGLang's (its dataset's type the
 ** dataset_name). A multi-turn benchmark's session concurrency is no load vLLM's cases name. */
@@ -291,7 +301,7 @@ static int take_load(const vb_at *at, const cJSON *cfg, int aiperf, cJSON *flat)
   /* AIPerf's --prefill-concurrency, the requests let into prefill at once (before their first
   ** token) beside the concurrency: another load than the concurrency alone, a setting of the case */
   vb_flat_number(flat, "prefill_concurrency", pc);
-  if (aiperf && fixed_schedule(cfg, isfinite(c) || isfinite(r))) {
+  if (aiperf ? fixed_schedule(cfg, isfinite(c) || isfinite(r)) : genai_perf_fixed_schedule(cfg)) {
     const char *type = cJSON_GetStringValue(path_get(cfg, "input.custom_dataset_type"));
     if (isfinite(c)) cJSON_AddNumberToObject(flat, "max_concurrency", c);
     cJSON_AddStringToObject(flat, "request_rate", "trace"); /* a rate given beside it is not applied */

@@ -73,6 +73,19 @@ sed 's/"request_rate": 4.0/"session_concurrency": 4/' "$fmt/genai_perf_config_ra
 one_line "genai-perf config: sessions at once" 2 \
   'sessions.json:1: input_config.perf_analyzer.stimulus.session_concurrency: a multi-turn benchmark (4 sessions at once)' \
   "$XP" --db "$tmp/bad.db" import vllm-bench "$tmp/sessions.json"
+# genai-perf --fixed-schedule (_convert_args_to_stimulus of genai_perf/config/input/create_config.py:
+# the stimulus {"fixed_schedule": None}): its payload file's timestamps replayed, rate=trace as
+# AIPerf's fixed schedule (before: refused, 'the export names no concurrency or request rate')
+python3 - "$fmt/genai_perf_config_rate4.json" "$tmp/fixed_schedule.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["input_config"]["perf_analyzer"]["stimulus"] = {"fixed_schedule": None}
+d["input_config"]["input"]["file"] = "payload.jsonl"
+json.dump(d, open(sys.argv[2], "w"), indent=2)
+PY
+f=$(import_vllm "$d" "$tmp/fixed_schedule.json")
+check "genai-perf --fixed-schedule: a trace replay" \
+  'rate=trace {"file":"fixed_schedule.json","random_output_len":10,"request_rate":"trace"}' "$(params "$d" "$f")"
 
 # AIPerf's export (JsonExportData, 2025): the summaries at the top, the request count those that
 # succeeded, its errors failed, the duration in s, start_time the date; serve_c8_detailed.json's
