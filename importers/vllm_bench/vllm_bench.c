@@ -700,7 +700,7 @@ static void warn_batch_repeated(const vb_set *s) {
 static int vllm_bench_execute(xp_ctx *ctx) {
   vb_set s;
   int rc = load_all(ctx->spec, &s);
-  if (rc == 0) rc = vb_refuse_imported(ctx, s.r, s.n);
+  if (rc == 0) rc = vb_drop_imported(ctx, &s.r, &s.n);
   if (rc) {
     set_free(&s);
     return rc;

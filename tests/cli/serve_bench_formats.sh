@@ -238,22 +238,35 @@ one_line "vllm bench sweep: summary.json with its run file" 2 \
   "vllm_sweep_seqs8_summary.json:2: the same result as .*vllm_sweep_seqs8_run0.json:1 (vllm bench sweep's summary.json lists its run=N.json files' results again)" \
   "$XP" --db "$tmp/twice.db" import vllm-bench "$fmt/vllm_sweep_seqs8_run0.json" "$fmt/vllm_sweep_seqs8_summary.json"
 check "vllm bench sweep: nothing recorded of the summary given with its run file" "no" "$([ -e "$tmp/twice.db" ] && echo yes || echo no)"
-# ... and imported apart, in either order (two runs before, every reader of the history counting
-# run 0 twice, queries/regressions.sql comparing it with itself): the second refused, naming the
-# first; the same file imported again (xp rerun, a corrected --set: counted once as its latest)
-# is not, nor another point's run
+# ... and imported apart (two runs before, every reader of the history counting run 0 twice,
+# queries/regressions.sql comparing it with itself): the summary after its run file records the
+# run it adds alone, a warning naming the run that has the other; the run file after its summary,
+# nothing new, is refused naming that run; the same file imported again (xp rerun, a corrected
+# --set: counted once as its latest) is recorded, and so is another point's run
 r0=$(import_vllm "$tmp/apart.db" "$fmt/vllm_sweep_seqs8_run0.json")
-one_line "vllm bench sweep: summary.json after its run file" 2 \
-  "vllm_sweep_seqs8_summary.json:2: the same result as .*vllm_sweep_seqs8_run0.json:1, imported already as run $r0: it would count twice" \
-  "$XP" --db "$tmp/apart.db" import vllm-bench "$fmt/vllm_sweep_seqs8_summary.json"
+"$XP" --db "$tmp/apart.db" import vllm-bench "$fmt/vllm_sweep_seqs8_summary.json" > /dev/null 2> "$tmp/err"
+check "vllm bench sweep: summary.json after its run file: exit, one warning" "0 1" "$? $(wc -l < "$tmp/err")"
+grep -q "^xp: warning: .*vllm_sweep_seqs8_summary.json:2: the same result as vllm_sweep_seqs8_run0.json:1, imported already as run $r0: not recorded again, so that none counts twice (1 of the 2 results given; the rest recorded)$" "$tmp/err" ||
+  { echo "FAIL: vllm bench sweep: no warning of the run imported already: $(cat "$tmp/err")"; fail=1; }
+check "vllm bench sweep: summary.json after its run file records the run it adds" "36.01084350" \
+  "$(db="$tmp/apart.db" query "SELECT group_concat(printf('%.8f', median), ' ') FROM run_metrics WHERE metric = 'median_ttft_ms' AND run_id = (SELECT max(id) FROM runs)")"
 s0=$(import_vllm "$tmp/apart2.db" "$fmt/vllm_sweep_seqs8_summary.json")
 one_line "vllm bench sweep: a run file after its summary.json" 2 \
-  "vllm_sweep_seqs8_run0.json:1: the same result as .*vllm_sweep_seqs8_summary.json:2, imported already as run $s0" \
+  "vllm_sweep_seqs8_run0.json:1: the same result as vllm_sweep_seqs8_summary.json:2, imported already as run $s0: it would count twice .*; nothing given is new" \
   "$XP" --db "$tmp/apart2.db" import vllm-bench "$fmt/vllm_sweep_seqs8_run0.json"
 import_vllm "$tmp/apart.db" "$fmt/vllm_sweep_seqs8_run0.json" > /dev/null
 import_vllm "$tmp/apart.db" "$fmt/vllm_sweep_seqs4_run0.json" > /dev/null
-check "vllm bench sweep: the run file again and another point's, recorded; the summary not" "ok ok ok failed" \
-  "$(db="$tmp/apart.db" query "SELECT group_concat(status, ' ') FROM (SELECT status FROM runs ORDER BY status = 'failed', id)")"
+check "vllm bench sweep: each run of the point once, the run file again, another point's" "1 1 1 1" \
+  "$(db="$tmp/apart.db" query "SELECT group_concat(n, ' ') FROM (SELECT count(c.id) AS n FROM runs r JOIN cases c ON c.run_id = r.id WHERE r.status = 'ok' GROUP BY r.id ORDER BY r.id)")"
+# vllm bench serve --append-result adds each run's result to the file that holds the earlier ones
+# (../serve_append_c1_c2.json, concurrency 1 then 2): the file imported after each run records the
+# new line alone, the first already a run of its own
+head -1 "$fmt/../serve_append_c1_c2.json" > "$tmp/appended.json"
+import_vllm "$tmp/append.db" "$tmp/appended.json" > /dev/null
+cp "$fmt/../serve_append_c1_c2.json" "$tmp/appended.json"
+"$XP" --db "$tmp/append.db" import vllm-bench "$tmp/appended.json" > /dev/null 2> "$tmp/err"
+check "--append-result imported after each run: a case once each, one warning" "concurrency=1 concurrency=2|1" \
+  "$(db="$tmp/append.db" query "SELECT group_concat(name, ' ') FROM (SELECT name FROM cases ORDER BY id)")|$(grep -c 'appended.json:1: the same result as appended.json:1, imported already as run' "$tmp/err")"
 import_vllm "$tmp/runs.db" "$fmt/vllm_sweep_seqs8_run0.json" "$fmt/vllm_sweep_seqs4_run0.json" > /dev/null
 check "vllm bench sweep: two points' run files, one case each" 2 "$(db="$tmp/runs.db" sql "SELECT count(*) FROM cases")"
 # A serve override is the server's, not the workload: run_benchmark of vllm/benchmarks/sweep/
