@@ -164,13 +164,15 @@ char *vb_server_setting(const char *written);
 const vb_value *vb_find_value(const vb_result *r, const char *metric);
 /* What a JSON value is, for messages: "a number", "an array", ...; "nothing" for NULL. */
 const char *vb_json_kind(const cJSON *v);
-/* Results another import of other files holds already (vb_history.c: a sweep point's run=N.json
-** that its summary.json lists again, a file's lines before --append-result added to it): left
-** out of *r, with a warning naming the run that has them; where every one is, refused (one line,
-** XP_EXIT_USAGE). And the digests of a run's results, recorded for the next import to ask. */
+/* Results another import read already from another file (vb_history.c: a sweep point's
+** run=N.json that its summary.json lists again, a file's lines before --append-result added to
+** it): left out of *r, with a warning naming the run that has them; where every one is, refused
+** (one line, XP_EXIT_USAGE). digests: vb_result_digests of the results as read, every one, those
+** left out then marked so, which vb_record_digests records as the run's for the next import. */
 struct xp_ctx;
 struct xp_run;
-int vb_drop_imported(struct xp_ctx *ctx, vb_result **r, size_t *n);
-int vb_record_digests(struct xp_run *run, const vb_result *r, size_t n);
+char *vb_result_digests(const vb_result *r, size_t n);
+int vb_drop_imported(struct xp_ctx *ctx, char *digests, vb_result **r, size_t *n);
+int vb_record_digests(struct xp_run *run, const char *digests);
 
 #endif

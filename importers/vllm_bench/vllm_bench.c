@@ -700,8 +700,11 @@ static void warn_batch_repeated(const vb_set *s) {
 static int vllm_bench_execute(xp_ctx *ctx) {
   vb_set s;
   int rc = load_all(ctx->spec, &s);
-  if (rc == 0) rc = vb_drop_imported(ctx, &s.r, &s.n);
+  if (rc) return rc;
+  char *digests = vb_result_digests(s.r, s.n); /* of every result read, before any is left out */
+  rc = vb_drop_imported(ctx, digests, &s.r, &s.n);
   if (rc) {
+    free(digests);
     set_free(&s);
     return rc;
   }
@@ -709,7 +712,8 @@ static int vllm_bench_execute(xp_ctx *ctx) {
   warn_spread_replay(&s);
   warn_batch_repeated(&s);
   rc = record_meta(ctx->run, &s);
-  if (rc == 0) rc = vb_record_digests(ctx->run, s.r, s.n);
+  if (rc == 0) rc = vb_record_digests(ctx->run, digests);
+  free(digests);
   for (size_t i = 0; i < s.n && rc == 0; i++) rc = record_result(ctx->run, &s.r[i]);
   if (rc == 0) rc = keep_files(ctx->run, ctx->spec);
   if (rc == 0 && !ctx->quiet) print_summary(ctx->out, &s);

@@ -258,6 +258,18 @@ import_vllm "$tmp/apart.db" "$fmt/vllm_sweep_seqs8_run0.json" > /dev/null
 import_vllm "$tmp/apart.db" "$fmt/vllm_sweep_seqs4_run0.json" > /dev/null
 check "vllm bench sweep: each run of the point once, the run file again, another point's" "1 1 1 1" \
   "$(db="$tmp/apart.db" query "SELECT group_concat(n, ' ') FROM (SELECT count(c.id) AS n FROM runs r JOIN cases c ON c.run_id = r.id WHERE r.status = 'ok' GROUP BY r.id ORDER BY r.id)")"
+# a point run once (--num-runs 1, the default): its summary.json the run=0.json's one result again,
+# in a list; another file all the same. A copy of the run file saved with CRLF line ends is that
+# file imported again (the same results, in the same form), recorded as a re-import is
+python3 -c "import json, sys; json.dump([json.load(open(sys.argv[1]))], open(sys.argv[2], 'w'), indent=4)" \
+  "$fmt/vllm_sweep_seqs4_run0.json" "$tmp/summary.json"
+r1=$(import_vllm "$tmp/once.db" "$fmt/vllm_sweep_seqs4_run0.json")
+one_line "vllm bench sweep: the summary of a point run once, after its run file" 2 \
+  "summary.json:2: the same result as vllm_sweep_seqs4_run0.json:1, imported already as run $r1: .*nothing given is new" \
+  "$XP" --db "$tmp/once.db" import vllm-bench "$tmp/summary.json"
+sed 's/$/\r/' "$fmt/vllm_sweep_seqs4_run0.json" > "$tmp/crlf_run0.json"
+"$XP" --db "$tmp/once.db" import vllm-bench "$tmp/crlf_run0.json" > /dev/null 2> "$tmp/err"
+check "vllm bench sweep: the run file saved with CRLF, imported again" "0|" "$?|$(cat "$tmp/err")"
 # vllm bench serve --append-result adds each run's result to the file that holds the earlier ones
 # (../serve_append_c1_c2.json, concurrency 1 then 2): the file imported after each run records the
 # new line alone, the first already a run of its own
