@@ -3,11 +3,13 @@
 ** finish (ok, failed or aborted). xp run, xp import and xp rerun all come through here.
 */
 #include <stdlib.h>
+#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
 #include "kind.h"
+#include "toml_adapter.h"
 #include "xp.h"
 #ifdef XP_HAVE_CUDA
 #include "gpu.h"
@@ -168,6 +170,54 @@ const xp_field *xp_kind_field(const xp_kind *k, const char *key) {
   return NULL;
 }
 
+/* One item of a list --set gives, typed as the field's items; 0 where it is not of that type. */
+static int add_list_item(cJSON *arr, const xp_field *f, const char *t) {
+  int64_t iv;
+  double dv;
+  if ((f->type == XP_T_INTS || f->type == XP_T_SIZES) && xp_parse_int64(t, &iv) == 0)
+    cJSON_AddItemToArray(arr, cJSON_CreateNumber((double)iv));
+  else if (f->type == XP_T_NUMBERS && xp_parse_double(t, &dv) == 0)
+    cJSON_AddItemToArray(arr, cJSON_CreateNumber(dv));
+  else if (f->type == XP_T_INTS || f->type == XP_T_NUMBERS) return 0;
+  else cJSON_AddItemToArray(arr, cJSON_CreateString(t));
+  return 1;
+}
+
+/* A list value: "1,2" as README gives it, or a TOML array as a spec writes it ([1, 2],
+** ["lm_head"], ['lm_head']): users copy a spec's line to the command line, and "[1,2]" then read as one
+** item named "[1" and "2]". NULL where an item is not of the field's type. */
+static cJSON *list_value(const xp_field *f, const char *value) {
+  cJSON *arr = cJSON_CreateArray();
+  const char *p = value;
+  while (isspace((unsigned char)*p)) p++;
+  if (*p == '[') {
+    char *text = xp_asprintf("v = %s", p), err[256];
+    int line = 0;
+    cJSON *parsed = xp_toml_to_json(text, strlen(text), "<command line>", NULL, err, sizeof err, &line);
+    free(text);
+    int ok = cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(parsed, "v"));
+    const cJSON *items = ok ? cJSON_GetObjectItemCaseSensitive(parsed, "v") : NULL, *e;
+    cJSON_ArrayForEach(e, items) {
+      char num[32];
+      if (cJSON_IsNumber(e)) snprintf(num, sizeof num, "%.17g", e->valuedouble);
+      const char *t = cJSON_IsString(e) ? e->valuestring : cJSON_IsNumber(e) ? num : NULL;
+      if (!t || !add_list_item(arr, f, t)) ok = 0;
+    }
+    cJSON_Delete(parsed);
+    if (ok) return arr;
+    cJSON_Delete(arr);
+    return NULL;
+  }
+  char *copy = xp_strdup(value), *save = NULL;
+  int ok = 1;
+  for (char *t = strtok_r(copy, ",", &save); t && ok; t = strtok_r(NULL, ",", &save))
+    ok = add_list_item(arr, f, t);
+  free(copy);
+  if (ok) return arr;
+  cJSON_Delete(arr);
+  return NULL;
+}
+
 static cJSON *typed_value(const xp_field *f, const char *key, const char *value) {
   int64_t iv;
   double dv;
@@ -186,21 +236,9 @@ static cJSON *typed_value(const xp_field *f, const char *key, const char *value)
   case XP_T_SIZES:
   case XP_T_INTS:
   case XP_T_NUMBERS: {
-    cJSON *arr = cJSON_CreateArray();
-    char *copy = xp_strdup(value), *save = NULL;
-    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-      if ((f->type == XP_T_INTS || f->type == XP_T_SIZES) && xp_parse_int64(t, &iv) == 0)
-        cJSON_AddItemToArray(arr, cJSON_CreateNumber((double)iv));
-      else if (f->type == XP_T_NUMBERS && xp_parse_double(t, &dv) == 0)
-        cJSON_AddItemToArray(arr, cJSON_CreateNumber(dv));
-      else if (f->type == XP_T_INTS || f->type == XP_T_NUMBERS) {
-        free(copy);
-        cJSON_Delete(arr);
-        goto bad;
-      } else cJSON_AddItemToArray(arr, cJSON_CreateString(t));
-    }
-    free(copy);
-    return arr;
+    cJSON *arr = list_value(f, value);
+    if (arr) return arr;
+    goto bad;
   }
   case XP_T_STRING:
     return cJSON_CreateString(value);
@@ -210,10 +248,13 @@ static cJSON *typed_value(const xp_field *f, const char *key, const char *value)
   }
 bad:;
   char *cut = xp_value_cut(value);
-  xp_error(XP_EXIT_USAGE, "<command line>: %s: \"%s\" is not %s", key, cut,
-           f->type == XP_T_BOOL                         ? "true or false"
-           : f->type == XP_T_INT || f->type == XP_T_INTS ? "an integer"
-                                                         : "a number");
+  if (f->type == XP_T_INTS || f->type == XP_T_NUMBERS || f->type == XP_T_STRINGS || f->type == XP_T_SIZES)
+    xp_error(XP_EXIT_USAGE, "<command line>: %s: \"%s\" is not a list of %s (1,2 or [1, 2])", key,
+             cut, f->type == XP_T_INTS ? "integers" : f->type == XP_T_NUMBERS ? "numbers"
+                                                    : f->type == XP_T_SIZES ? "sizes" : "names");
+  else
+    xp_error(XP_EXIT_USAGE, "<command line>: %s: \"%s\" is not %s", key, cut,
+             f->type == XP_T_BOOL ? "true or false" : f->type == XP_T_INT ? "an integer" : "a number");
   free(cut);
   return NULL;
 }

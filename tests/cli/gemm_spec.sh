@@ -266,4 +266,15 @@ if ! nvidia-smi -L > /dev/null 2>&1; then
   "$XP" --db "$db" run "$XP_SRC/experiments/ceilings.toml" > /dev/null 2> "$tmp/err"
   check "ceilings run without a GPU" 4 $?
 fi
+# A list --set as a spec writes it ([1, 2], ['lm_head'], TOML's forms) plans as its comma form;
+# before, "[1,2]" was read as the items "[1" and "2]" and refused as "not an integer".
+kimi="$XP_SRC/experiments/gemm_kimi_k25_tp8.toml"
+"$XP" --db "$db" run --dry-run "$kimi" --set m=1,2 --set only=lm_head,o_proj > "$tmp/comma" 2> "$tmp/err"
+check "--set m=1,2: exit status" 0 $?
+"$XP" --db "$db" run --dry-run "$kimi" --set 'm=[1, 2]' --set "only=['lm_head', \"o_proj\"]" > "$tmp/toml" 2> "$tmp/err"
+check "--set m=[1, 2]: exit status" 0 $?
+cmp -s "$tmp/comma" "$tmp/toml" || { echo "FAIL: --set lists in TOML form plan otherwise:"; diff "$tmp/comma" "$tmp/toml" | head; fail=1; }
+"$XP" --db "$db" run --dry-run "$kimi" --set 'm=[1, "x"]' > /dev/null 2> "$tmp/err"
+check "--set m=[1, \"x\"]: exit status" 2 $?
+check "--set m=[1, \"x\"]: message" 'xp: <command line>: m: "[1, "x"]" is not a list of integers (1,2 or [1, 2])' "$(cat "$tmp/err")"
 finish
