@@ -480,16 +480,35 @@ static char *link_target_file(const char *path) {
   return NULL;
 }
 
-int xp_out_not_database(const char *path) {
+static int is_sqlite_file(const char *path) {
   static const char magic[16] = "SQLite format 3"; /* with its NUL: the file header's 16 bytes */
   char head[16];
   struct stat sb;
   FILE *f = stat(path, &sb) == 0 && S_ISREG(sb.st_mode) ? fopen(path, "rb") : NULL;
   int db = f && fread(head, 1, sizeof head, f) == sizeof head && memcmp(head, magic, sizeof head) == 0;
   if (f) fclose(f);
-  if (!db) return 0;
-  return xp_error_at(XP_EXIT_USAGE, path, 0, "is an SQLite database (an xp history?): --out never writes over one;"
-                     " nothing written");
+  return db;
+}
+
+int xp_out_not_database(const char *path) {
+  if (is_sqlite_file(path))
+    return xp_error_at(XP_EXIT_USAGE, path, 0, "is an SQLite database (an xp history?): --out never writes over one;"
+                       " nothing written");
+  /* A database's -wal (or -journal) holds results not yet in the database file after a killed
+  ** writer: written over, they are lost, or the database is left corrupt. */
+  static const char *const beside[] = {"-wal", "-journal", "-shm"};
+  const size_t n = strlen(path);
+  for (size_t i = 0; i < sizeof beside / sizeof beside[0]; i++) {
+    const size_t m = strlen(beside[i]);
+    if (n <= m || strcmp(path + n - m, beside[i]) != 0) continue;
+    char *stem = xp_asprintf("%.*s", (int)(n - m), path);
+    const int db = is_sqlite_file(stem);
+    free(stem);
+    if (db)
+      return xp_error_at(XP_EXIT_USAGE, path, 0, "is the %s file of the SQLite database beside it (an xp "
+                         "history?): --out never writes over one; nothing written", beside[i] + 1);
+  }
+  return 0;
 }
 
 #define TEMP_SUFFIX ".tmp.XXXXXX"
