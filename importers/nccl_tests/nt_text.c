@@ -408,15 +408,42 @@ static int read_row(parser *P, char *line, int lineno) {
 
 /* ---- what surrounds the lines: launcher labels, timestamps, glued INFO lines ---- */
 
-/* An RFC 3339 timestamp and a space, as kubectl logs --timestamps and docker logs -t write. */
+/* "YYYY-MM-DD" at p, read no further than its first byte that differs. */
+static int is_date(const char *p) {
+  for (int i = 0; i < 10; i++)
+    if (i == 4 || i == 7 ? p[i] != '-' : !isdigit((unsigned char)p[i])) return 0;
+  return 1;
+}
+
+/* "HH:MM:SS" and a fraction where one is printed (",123" of Python's logging, ".00001" of ts's
+** "%.S"): where it ends, or NULL. */
+static const char *clock_end(const char *p) {
+  for (int i = 0; i < 8; i++)
+    if (i % 3 == 2 ? p[i] != ':' : !isdigit((unsigned char)p[i])) return NULL;
+  p += 8;
+  if ((*p == '.' || *p == ',') && isdigit((unsigned char)p[1]))
+    for (p++; isdigit((unsigned char)*p);) p++;
+  return p;
+}
+
+/* A timestamp and a space, as tools stamp lines: RFC 3339 as kubectl logs --timestamps and docker
+** logs -t write, "2025-06-01 10:11:12" as ts '%Y-%m-%d %H:%M:%S' and Python's logging do, and
+** moreutils ts' defaults, "Jun 01 10:11:12" and with -s or -i "00:00:05" (a job's `| ts`). */
 static const char *skip_timestamp(const char *p) {
-  const char *q = p;
-  for (int i = 0; i < 4; i++, q++)
-    if (!isdigit((unsigned char)*q)) return p;
-  if (q[0] != '-' || !isdigit((unsigned char)q[1]) || q[3] != '-' || q[6] != 'T') return p;
-  q += 7;
-  while (*q && *q != ' ' && *q != '\t') q++;
-  return *q ? q + 1 : p;
+  const char *end;
+  if (is_date(p)) {
+    if (p[10] == 'T') {
+      end = p + 11;
+      while (*end && *end != ' ' && *end != '\t') end++;
+      return *end ? end + 1 : p;
+    }
+    end = p[10] == ' ' ? clock_end(p + 11) : NULL;
+  } else if (isupper((unsigned char)p[0]) && islower((unsigned char)p[1]) && islower((unsigned char)p[2]) &&
+             p[3] == ' ' && (isdigit((unsigned char)p[4]) || p[4] == ' ') && isdigit((unsigned char)p[5]) && p[6] == ' ')
+    end = clock_end(p + 7);
+  else
+    end = clock_end(p);
+  return end && *end == ' ' ? end + 1 : p;
 }
 
 /* NCCL's own timestamp before its lines (NCCL_DEBUG_TIMESTAMP_FORMAT, "[2025-06-01 10:11:12] "
