@@ -49,9 +49,11 @@ typedef struct report {
   unsigned char listed[MAX_RANK_MAP / 8];
   int info_nranks;         /* nranks its NCCL INFO lines state; 0 none, -1 they disagree */
   int closed;              /* its footer read: later INFO lines are the next test's */
+  int footed;              /* its footer read at all (closed is undone by a row after it) */
   int stopped;             /* where it was seen to end before its first row (a failure, a command); 0 none */
   char stop[192];          /* what ended it there, as the warning says it */
   int own_failure;         /* that failure is the one the document keeps */
+  int failed;              /* a failure line of its own read (before or among its rows) */
   char run_by[32];         /* the test the command line before it runs ("?": two); "" none */
 } report;
 
@@ -663,9 +665,21 @@ static void begin_report(parser *P) {
   default_layout(&P->L);
 }
 
+/* A report with rows that ends with neither a failure nor its footer ("# Out of bounds values",
+** which nccl-tests prints after its last size, whatever went wrong before): the job was killed
+** (a time limit, ^C, a signal) or the log cut after its last row. Its rows are whole, but the
+** sweep is not: kept as the document's failure where it has none, so that the run says so. */
+static void note_no_footer(parser *P) {
+  nt_doc *d = P->d;
+  if (d->nrows == P->rep.first_row || P->rep.footed || P->rep.failed || d->failure[0]) return;
+  snprintf(d->failure, sizeof d->failure, "no footer after the report's last row (line %d): the job was killed "
+           "or the log cut there", d->rows[d->nrows - 1].line);
+}
+
 /* The report's rows learn its ranks; the first report's also stand for the file. */
 static void end_report(parser *P) {
   nt_doc *d = P->d;
+  note_no_footer(P);
   nt_rank_evidence e = report_evidence(&P->rep);
   const int ranks = nt_add_rank_evidence(d, &e);
   for (int i = P->rep.first_row; i < d->nrows; i++) d->rows[i].nranks = ranks;
@@ -906,12 +920,12 @@ static void read_comment(parser *P, const char *line) {
     const long long n = strtoll(p + 23, NULL, 10);
     if (d->out_of_bounds < 0) d->out_of_bounds = 0;
     if (n > 0) d->out_of_bounds = n > INT64_MAX - d->out_of_bounds ? INT64_MAX : d->out_of_bounds + n;
-    P->rep.closed = 1;
+    P->rep.closed = P->rep.footed = 1;
   } else if ((p = strstr(line, "Avg bus bandwidth    : ")) != NULL) {
     if (d->nreports == 0) d->avg_busbw = strtod(p + 23, NULL);
-    P->rep.closed = 1;
+    P->rep.closed = P->rep.footed = 1;
   } else if (strstr(line, "Collective test concluded")) {
-    P->rep.closed = 1;
+    P->rep.closed = P->rep.footed = 1;
   } else if (strstr(line, "# error: ")) {
     d->errors++;
   } else if (strstr(line, ": rsm=")) {
@@ -954,6 +968,7 @@ static void note_failure(parser *P, const char *line, int lineno) {
     keep_first_failure(&P->later_line, P->later, sizeof P->later, lineno, p);
     return;
   }
+  P->rep.failed = 1;
   if (!P->rep.stopped && (P->rep.options[0] || P->rep.coll[0]) && d->nrows == P->rep.first_row) {
     P->rep.stopped = lineno;
     snprintf(P->rep.stop, sizeof P->rep.stop, "\"%.*s\"", (int)strcspn(p, "\r\n"), p);

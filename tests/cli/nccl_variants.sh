@@ -45,6 +45,19 @@ grep -q 'cut_after_busbw.txt:14: result line cut short, left out' "$tmp/err" ||
 check "cut line: no failed case" 0 "$(sql "SELECT count(*) FROM cases WHERE status = 'failed'")"
 check "cut line: no negative time" 0 "$(sql "SELECT count(*) FROM metrics WHERE median < 0")"
 
+# A job killed between two rows (the 2.19 sweep on 2x H200, cut after its 8 KiB row): no line is
+# cut short, but no footer ("# Out of bounds values") follows: its rows are imported and the run
+# says where it stopped, where it was recorded as a whole sweep with nothing said.
+head -n 150 "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > "$tmp/killed.txt"
+imp "$tmp/killed.txt"
+check "killed between rows: exit" 0 $?
+check "killed between rows: its rows" 24 "$(cases)"
+check "killed between rows: said" "no footer after the report's last row (line 150): the job was killed or the log cut there" \
+  "$(sql "SELECT value FROM run_meta WHERE key = 'nccl_tests.failure'")"
+grep -q 'killed.txt: "no footer after' "$tmp/err" || { echo "FAIL: killed between rows: no warning: $(cat "$tmp/err")"; fail=1; }
+imp "$XP_SRC/tests/data/nccl/nccltests_sweep.txt"
+check "whole sweep: no failure" "" "$(sql "SELECT value FROM run_meta WHERE key = 'nccl_tests.failure'")"
+
 # rccl-tests stars an error past its bound ("4e+00*"): that sample failed, the file is read.
 imp "$data/rccl_starred_error.txt"
 check "starred error: exit" 0 $?
