@@ -186,6 +186,11 @@ typedef struct xp_topo {
   ** -1 where one states none (numaid="-1": a VM) */
   int nnuma;
   int numaid[64];
+  int numa_cpu[64];      /* the first <cpu> of each, whose host tells two hosts' node 0 apart */
+  /* each <cpu>'s host_hash ("" where it states none, before NCCL 2.19): one host's, but for a dump
+  ** NCCL fused across an MNNVL domain (GB200 NVL72's trays), whose hosts' GPUs share no PCIe */
+  char (*cpu_host)[24];
+  int nhosts;
   xp_topo_pci *pci;
   xp_topo_gpu *gpu;
   char (*nic)[64];       /* "eth0 10000 Mb/s" */

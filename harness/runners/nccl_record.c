@@ -173,11 +173,13 @@ static int record_topology(xp_run *r, const xp_topo *t, const char *source) {
   /* the dump's <cpu> elements are its NUMA nodes (one per numaid, a socket's two where it is
   ** split), not CPUs: a 2-socket host of 112 cores reads "2 NUMA nodes"; a VM's one <cpu
   ** numaid="-1"> (its guest sees no NUMA) holds every GPU whatever the host's nodes are */
-  char numa[64];
+  char numa[64], hosts[48] = "";
   if (t->nnuma < 0) snprintf(numa, sizeof numa, "NUMA nodes unknown (numaid -1, as in a VM)");
   else snprintf(numa, sizeof numa, "%d NUMA node%s", t->ncpu, t->ncpu == 1 ? "" : "s");
-  rc = meta_f(r, source, "nccl.topology", "%d GPU%s, %s, %d PCIe switch%s, NICs: %s", t->ngpu,
-              t->ngpu == 1 ? "" : "s", numa, switches, switches == 1 ? "" : "es", t->nnic ? nics : "none");
+  /* a dump NCCL fused across an MNNVL domain holds each host's <cpu> elements */
+  if (t->nhosts > 1) snprintf(hosts, sizeof hosts, " on %d hosts (one MNNVL domain)", t->nhosts);
+  rc = meta_f(r, source, "nccl.topology", "%d GPU%s%s, %s, %d PCIe switch%s, NICs: %s", t->ngpu,
+              t->ngpu == 1 ? "" : "s", hosts, numa, switches, switches == 1 ? "" : "es", t->nnic ? nics : "none");
   /* GPUs on two NUMA nodes (two sockets, or one split) are SYS apart: said where the dump says it */
   if (rc == 0 && t->nnuma > 0) rc = xp_run_meta_int(r, "nccl.numa_nodes", t->nnuma, source);
   for (int a = 0; a < t->ngpu && rc == 0; a++)

@@ -119,24 +119,37 @@ static void add_nic(xp_topo *t, const attrs *a) {
   snprintf(t->nic[t->nnic++], sizeof t->nic[0], "%s %s Mb/s", name ? name : "?", speed ? speed : "?");
 }
 
-/* A <cpu>'s NUMA node, counted once; one that states none leaves the count unknown. */
-static void add_numa(xp_topo *t, int numaid) {
+/* A <cpu>'s host, by its host_hash: the hosts counted once. */
+static void add_cpu_host(xp_topo *t, const attrs *a) {
+  t->cpu_host = xp_xrealloc(t->cpu_host, sizeof *t->cpu_host * (size_t)(t->ncpu + 1));
+  copy_attr(t->cpu_host[t->ncpu], sizeof t->cpu_host[0], a, "host_hash");
+  int seen = 0;
+  for (int i = 0; i < t->ncpu && !seen; i++) seen = strcmp(t->cpu_host[i], t->cpu_host[t->ncpu]) == 0;
+  t->nhosts += !seen;
+}
+
+/* cpu's NUMA node, counted once per host; one that states none leaves the count unknown. */
+static void add_numa(xp_topo *t, int cpu, int numaid) {
   if (t->nnuma < 0) return;
   if (numaid < 0) {
     t->nnuma = -1;
     return;
   }
   for (int i = 0; i < t->nnuma; i++)
-    if (t->numaid[i] == numaid) return;
-  if (t->nnuma < (int)(sizeof t->numaid / sizeof *t->numaid)) t->numaid[t->nnuma++] = numaid;
+    if (t->numaid[i] == numaid && strcmp(t->cpu_host[t->numa_cpu[i]], t->cpu_host[cpu]) == 0) return;
+  if (t->nnuma < (int)(sizeof t->numaid / sizeof *t->numaid)) {
+    t->numa_cpu[t->nnuma] = cpu;
+    t->numaid[t->nnuma++] = numaid;
+  }
 }
 
 static void open_element(xp_topo *t, const char *name, const attrs *a, frame *f, const frame *top) {
   *f = top ? *top : (frame){"", -1, -1, -1};
   snprintf(f->name, sizeof f->name, "%s", name);
   if (strcmp(name, "cpu") == 0) {
+    add_cpu_host(t, a);
     f->cpu = t->ncpu++;
-    add_numa(t, attr_int(a, "numaid", -1));
+    add_numa(t, f->cpu, attr_int(a, "numaid", -1));
   }
   else if (strcmp(name, "pci") == 0) { add_pci(t, a, top); f->pci = t->npci - 1; }
   else if (strcmp(name, "gpu") == 0) { add_gpu(t, a, top); f->gpu = t->ngpu - 1; }
@@ -203,6 +216,7 @@ void xp_topo_free(xp_topo *t) {
   free(t->pci);
   free(t->gpu);
   free(t->nic);
+  free(t->cpu_host);
   memset(t, 0, sizeof *t);
 }
 
@@ -266,12 +280,14 @@ int xp_topo_pair(const xp_topo *t, int rank_a, int rank_b, xp_topo_path *out) {
     out->nvlinks = n;
     return 0;
   }
+  int cpu_a = a->pci >= 0 ? t->pci[a->pci].cpu : -1, cpu_b = b->pci >= 0 ? t->pci[b->pci].cpu : -1;
+  if (cpu_a >= 0 && cpu_b >= 0 && strcmp(t->cpu_host[cpu_a], t->cpu_host[cpu_b]) != 0)
+    return -1; /* two hosts of an MNNVL domain, one GPU without its NVLinks: no PCIe between them */
   snprintf(out->kind, sizeof out->kind, "pcie");
   int pa = a->pci >= 0 ? t->pci[a->pci].parent : -1, pb = b->pci >= 0 ? t->pci[b->pci].parent : -1;
   int common = -1;
   for (int p = pa; p >= 0 && common < 0; p = t->pci[p].parent)
     if (is_ancestor(t, p, pb)) common = p;
-  int cpu_a = a->pci >= 0 ? t->pci[a->pci].cpu : -1, cpu_b = b->pci >= 0 ? t->pci[b->pci].cpu : -1;
   /* NCCL's names for how far a path goes, nearest first (its PATH_PIX .. PATH_SYS) */
   out->pcie_level = common >= 0 && common == pa && common == pb ? 1 : common >= 0 ? 2 : cpu_a == cpu_b ? 3 : 4;
   if (out->pcie_level == 1)

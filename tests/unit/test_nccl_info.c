@@ -408,6 +408,51 @@ static const char pcie_tree[] =
     " </cpu>\n"
     "</system>\n";
 
+/* A dump NCCL fused across an MNNVL domain (topo.cc fuses every rank's XML of the clique before
+** NCCL_TOPO_DUMP_FILE; xml.cc's xmlFindNode merges only elements whose attributes all agree): two
+** GB200 trays, each <cpu> its host's host_hash and numaid, GPUs under Grace without switches, each
+** with its 18 NVLinks to the NVSwitch (target "fffffff:ff:ff.0" as NCCL 2.29 writes it), but rank 3's
+** missing, as a tray whose GPU lost its NVLinks dumps it. Written as the dumps of such jobs show. */
+static const char mnnvl_fused[] =
+    "<system version=\"1\">\n"
+    "  <cpu host_hash=\"0x5a1c3e2f0b7d4e11\" numaid=\"0\" arch=\"arm64\" vendor=\"NVIDIA\">\n"
+    "    <pci busid=\"0008:01:00.0\" class=\"0x030200\" link_width=\"2\"><gpu dev=\"0\" sm=\"100\" rank=\"0\" gdr=\"1\">"
+    "<nvlink target=\"fffffff:ff:ff.0\" count=\"18\" tclass=\"0x068000\"/><c2c bw=\"44712\" count=\"10\"/></gpu></pci>\n"
+    "  </cpu>\n"
+    "  <cpu host_hash=\"0x5a1c3e2f0b7d4e11\" numaid=\"1\" arch=\"arm64\" vendor=\"NVIDIA\">\n"
+    "    <pci busid=\"0018:01:00.0\" class=\"0x030200\" link_width=\"2\"><gpu dev=\"1\" sm=\"100\" rank=\"1\" gdr=\"1\">"
+    "<nvlink target=\"fffffff:ff:ff.0\" count=\"18\" tclass=\"0x068000\"/><c2c bw=\"44712\" count=\"10\"/></gpu></pci>\n"
+    "  </cpu>\n"
+    "  <cpu host_hash=\"0x9e02b7c14f3a6d22\" numaid=\"0\" arch=\"arm64\" vendor=\"NVIDIA\">\n"
+    "    <pci busid=\"0008:01:00.0\" class=\"0x030200\" link_width=\"2\"><gpu dev=\"0\" sm=\"100\" rank=\"2\" gdr=\"1\">"
+    "<nvlink target=\"fffffff:ff:ff.0\" count=\"18\" tclass=\"0x068000\"/><c2c bw=\"44712\" count=\"10\"/></gpu></pci>\n"
+    "  </cpu>\n"
+    "  <cpu host_hash=\"0x9e02b7c14f3a6d22\" numaid=\"1\" arch=\"arm64\" vendor=\"NVIDIA\">\n"
+    "    <pci busid=\"0018:01:00.0\" class=\"0x030200\" link_width=\"2\"><gpu dev=\"1\" sm=\"100\" rank=\"3\" gdr=\"1\">"
+    "<c2c bw=\"44712\" count=\"10\"/></gpu></pci>\n"
+    "  </cpu>\n"
+    "</system>\n";
+
+static void test_mnnvl_fused(void) {
+  xp_topo t;
+  char err[128];
+  CHECK_EQ_INT(xp_topo_parse(mnnvl_fused, strlen(mnnvl_fused), &t, err, sizeof err), 0);
+  CHECK_EQ_INT(t.nhosts, 2);
+  CHECK_EQ_INT(t.nnuma, 4); /* each host's nodes 0 and 1, not 2 */
+  xp_topo_path p;
+  CHECK_EQ_INT(xp_topo_pair(&t, 0, 2, &p), 0); /* two trays over the NVSwitch */
+  CHECK_EQ_STR(p.kind, "nvlink");
+  CHECK_EQ_INT(xp_topo_pair(&t, 2, 3, &p), 0); /* one tray's two Graces */
+  CHECK_EQ_STR(p.kind, "pcie");
+  CHECK_EQ_INT(xp_topo_pair(&t, 0, 3, &p), -1); /* no PCIe joins two hosts */
+  CHECK_EQ_STR(p.kind, "");
+  xp_topo_free(&t);
+  /* a dump of before NCCL 2.19 states no host_hash: one host */
+  CHECK_EQ_INT(xp_topo_parse(pcie_tree, strlen(pcie_tree), &t, err, sizeof err), 0);
+  CHECK_EQ_INT(t.nhosts, 1);
+  xp_topo_free(&t);
+}
+
 static void test_pcie_paths(void) {
   xp_topo t;
   char err[128];
@@ -924,6 +969,7 @@ int main(void) {
   test_rccl_build_versions();
   test_fixture_topology();
   test_pcie_paths();
+  test_mnnvl_fused();
   test_bad_topology();
   CHECK_DONE();
 }
