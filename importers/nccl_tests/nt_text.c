@@ -428,9 +428,19 @@ static const char *clock_end(const char *p) {
   return p;
 }
 
-/* A timestamp and a space, as tools stamp lines: RFC 3339 as kubectl logs --timestamps and docker
-** logs -t write, "2025-06-01 10:11:12" as ts '%Y-%m-%d %H:%M:%S' and Python's logging do, and
-** moreutils ts' defaults, "Jun 01 10:11:12" and with -s or -i "00:00:05" (a job's `| ts`). */
+/* "Jun 01 10:11:12" ("Jun  1" in ctime's form) and a fraction where printed: where it ends, or NULL. */
+static const char *month_clock_end(const char *p) {
+  if (!isupper((unsigned char)p[0]) || !islower((unsigned char)p[1]) || !islower((unsigned char)p[2]) ||
+      p[3] != ' ' || !(isdigit((unsigned char)p[4]) || p[4] == ' ') || !isdigit((unsigned char)p[5]) || p[6] != ' ')
+    return NULL;
+  return clock_end(p + 7);
+}
+
+/* A timestamp, as tools stamp lines: RFC 3339 as kubectl logs --timestamps and docker logs -t
+** write, "2025-06-01 10:11:12" as ts '%Y-%m-%d %H:%M:%S' and Python's logging do, moreutils ts'
+** defaults, "Jun 01 10:11:12" and with -s or -i "00:00:05" (a job's `| ts`), each and a space; and
+** ctime's "Sun Jun  1 10:11:12 2025", which Open MPI's --timestamp-output puts before its tag with
+** no space ("...2025[1,0]<stdout>:", iof_base_output.c). Returns where the line goes on. */
 static const char *skip_timestamp(const char *p) {
   const char *end;
   if (is_date(p)) {
@@ -440,10 +450,11 @@ static const char *skip_timestamp(const char *p) {
       return *end ? end + 1 : p;
     }
     end = p[10] == ' ' ? clock_end(p + 11) : NULL;
-  } else if (isupper((unsigned char)p[0]) && islower((unsigned char)p[1]) && islower((unsigned char)p[2]) &&
-             p[3] == ' ' && (isdigit((unsigned char)p[4]) || p[4] == ' ') && isdigit((unsigned char)p[5]) && p[6] == ' ')
-    end = clock_end(p + 7);
-  else
+  } else if (isalpha((unsigned char)p[0]) && p[3] == ' ' && (end = month_clock_end(p + 4)) != NULL) {
+    for (int i = 1; i <= 4; i++) /* ctime's year */
+      if (!isdigit((unsigned char)end[i])) return p;
+    return end[0] != ' ' ? p : end[5] == ' ' ? end + 6 : end + 5;
+  } else if ((end = month_clock_end(p)) == NULL)
     end = clock_end(p);
   return end && *end == ' ' ? end + 1 : p;
 }
@@ -459,12 +470,15 @@ static const char *nccl_timestamp_end(const char *p) {
   return close[1] == ' ' ? close + 2 : close + 1;
 }
 
-/* Open MPI's --tag-output ("[1,0]<stdout>:", "[prterun-host-1@1,0]<stdout>: "), MPICH's
+/* Open MPI's --tag-output ("[1,0]<stdout>:", "[prterun-host-1@1,0]<stdout>: "; "<stdout>:" alone
+** after --timestamp-output's stamp), MPICH's
 ** -prepend-rank ("[0] ") and Slurm's srun --label ("0: "), indented where a tool quoted the log
 ** (aws-k8s-tester's test output: "        [1,0]<stdout>:# nThread 1 ..."). */
 static const char *skip_label(const char *s) {
   const char *p = s;
   while (*p == ' ') p++;
+  if (strncmp(p, "<stdout>:", 9) == 0 || strncmp(p, "<stderr>:", 9) == 0)
+    return p + 9; /* Open MPI's --timestamp-output without --tag-output: the stream alone */
   if (*p == '[') {
     const char *open = p, *close = strchr(p, ']');
     if (!close) return s;

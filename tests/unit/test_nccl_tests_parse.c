@@ -545,7 +545,9 @@ static void test_prefixes_and_failures(void) {
   ** "%b %d %H:%M:%S", -s's "%H:%M:%S", "%.S"'s fraction, a '%Y-%m-%d %H:%M:%S' format) */
   static const char *const labels[] = {"2025-03-01T10:00:00.123456789Z ", "[0] ", "[prterun-node1-12345@1,0]<stdout>: ",
                                        "2025-03-01T10:00:00Z 0: ", "Mar 01 10:00:00 ", "Mar  1 10:00:00.000123 ",
-                                       "00:00:05 ", "2025-03-01 10:00:00 [1,0]<stdout>:"};
+                                       "00:00:05 ", "2025-03-01 10:00:00 [1,0]<stdout>:",
+                                       /* Open MPI 4's --timestamp-output, with and without --tag-output */
+                                       "Sat Mar  1 10:00:00 2025[1,0]<stdout>:", "Sat Mar  1 10:00:00 2025<stdout>:"};
   for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++) {
     const char *l = labels[i];
     char *text = xp_asprintf("%s# Collective test starting: all_reduce_perf\n"
