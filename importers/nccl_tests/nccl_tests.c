@@ -964,6 +964,25 @@ static void warn_no_bandwidth(const nt_doc *d) {
           d->path, at, n, n == 1 ? "" : "s", n == 1 ? "it" : "them", n == 1 ? "its" : "their");
 }
 
+/* The collectives the files' rows ran, each once in the order first read ("allreduce, gather" for
+** a log of two tests appended), for the summary line; "nccl-tests" where no row names one. */
+static void collectives_read(const loaded *L, char *buf, size_t n) {
+  size_t used = 0;
+  buf[0] = 0;
+  for (int f = 0; f < L->n; f++) {
+    if (!has_results(L->kinds[f])) continue;
+    for (int i = 0; i < L->docs[f].nrows && used < n; i++) {
+      const char *coll = L->docs[f].rows[i].coll;
+      size_t cl = strlen(coll);
+      int seen = cl == 0;
+      for (const char *p = buf; !seen && (p = strstr(p, coll)) != NULL; p += cl)
+        seen = (p == buf || p[-1] == ' ') && (p[cl] == ',' || p[cl] == 0);
+      if (!seen) used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? ", " : "", coll);
+    }
+  }
+  if (!buf[0]) snprintf(buf, n, "nccl-tests");
+}
+
 static int execute(xp_ctx *ctx) {
   loaded L;
   int rc = load(ctx->spec, &L), ncases = 0;
@@ -1021,9 +1040,12 @@ static int execute(xp_ctx *ctx) {
     rc = xp_run_artifact(ctx->run, name, media_type(L.kinds[f], L.texts[f], L.lens[f]), L.texts[f], L.lens[f]);
   }
   if (rc == 0) rc = record_cases(ctx->run, &L, &info, &ncases);
-  if (rc == 0 && !ctx->quiet)
-    fprintf(ctx->out, "imported %d case%s of %s from %d file%s\n", ncases, ncases == 1 ? "" : "s",
-            first->coll[0] ? first->coll : "nccl-tests", L.n, L.n == 1 ? "" : "s");
+  if (rc == 0 && !ctx->quiet) {
+    char colls[256];
+    collectives_read(&L, colls, sizeof colls);
+    fprintf(ctx->out, "imported %d case%s of %s from %d file%s\n", ncases, ncases == 1 ? "" : "s", colls, L.n,
+            L.n == 1 ? "" : "s");
+  }
 done:
   xp_nccl_info_free(&info);
   loaded_free(&L);

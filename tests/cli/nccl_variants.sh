@@ -377,6 +377,12 @@ for f in failure_at_end failure_between; do
 done
 check "failure between reports: both read" 2 "$(sql "SELECT value FROM run_meta WHERE key = 'nccl_tests.reports'")"
 
+# Two tests appended in one log (the 2.19 all_reduce sweep, then gather_perf's report): the summary
+# names both, where it said "imported 64 cases of allreduce from 1 file", the first report's alone.
+cat "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" "$data/gather_small_sizes.txt" > "$tmp/two_tests.txt"
+imp "$tmp/two_tests.txt"
+check "two tests appended: summary" "imported 64 cases of allreduce, gather from 1 file" "$(head -n 1 "$tmp/out")"
+
 # A -J file that a killed job left open (util.cu closes it only at the end) is refused saying so,
 # where it was "not valid JSON" as any broken file (tests/bad_inputs/nccl-json-invalid pins the
 # refusal itself).
