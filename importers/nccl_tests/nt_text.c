@@ -450,10 +450,12 @@ static const char *skip_timestamp(const char *p) {
       return *end ? end + 1 : p;
     }
     end = p[10] == ' ' ? clock_end(p + 11) : NULL;
-  } else if (isalpha((unsigned char)p[0]) && p[3] == ' ' && (end = month_clock_end(p + 4)) != NULL) {
-    for (int i = 1; i <= 4; i++) /* ctime's year */
+  } else if (isupper((unsigned char)p[0]) && islower((unsigned char)p[1]) && islower((unsigned char)p[2]) &&
+             p[3] == ' ' && (end = month_clock_end(p + 4)) != NULL) {
+    if (*end != ' ') return p;
+    for (int i = 1; i <= 4; i++) /* ctime's year, read no further than a byte that is not a digit */
       if (!isdigit((unsigned char)end[i])) return p;
-    return end[0] != ' ' ? p : end[5] == ' ' ? end + 6 : end + 5;
+    return end[5] == ' ' ? end + 6 : end + 5;
   } else if ((end = month_clock_end(p)) == NULL)
     end = clock_end(p);
   return end && *end == ' ' ? end + 1 : p;
