@@ -186,6 +186,16 @@ static const struct { const char *name, *category; } cases[] = {
     /* elementwise and the rest */
     {"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul> >(int)", "elementwise"},
     {"triton_poi_fused_add_cos_sin_0", "elementwise"},
+    /* Inductor's copies into and out of a c10d functional collective's buffer, named for it
+    ** (pytorch/pytorch test/distributed/test_inductor_collectives.py; the second as a profile of
+    ** a torch.compile'd model lists it): collectives before */
+    {"triton_poi_fused_all_reduce_0", "elementwise"},
+    {"triton_poi_fused_all_reduce_lift_fresh_0", "elementwise"},
+    {"triton_poi_fused_all_gather_into_tensor_0", "elementwise"},
+    {"triton_poi_fused_reduce_scatter_tensor_1", "elementwise"},
+    {"triton_poi_fused_all_to_all_single_2", "elementwise"},
+    {"triton_red_fused__to_copy_add_all_reduce_mean_mul_pow_rsqrt_3", "norm"},
+    {"triton_tem_fused_all_reduce_mm_4", "gemm"},
     /* Inductor's foreach (combo) and split-scan kernels: other before */
     {"triton_for_fused_0", "elementwise"},
     {"triton_spl_fused_cumsum_exp_sub_3", "elementwise"},
