@@ -26,6 +26,16 @@ static const struct { const char *name, *category; } cases[] = {
     {"void flashinfer::trtllm_allreduce_fusion::allreduce_fusion_kernel_oneshot_lamport<(flashinfer::trtllm_allreduce_fusion::AllReduceFusionPattern)1, __nv_bfloat16, 2, false, true>", "allreduce"},
     {"void tensorrt_llm::kernels::oneShotAllReduceKernel<__nv_bfloat16, 8>", "allreduce"},
     {"void barrier_on_stream_kernel_threadgroup<(threadgroup_t)1>(int, int)", "communication"},
+    /* NVSHMEM's other on-stream collectives (nvshmemi_h_to_d_coll_defs.cuh; the team an int, as
+    ** nvshmem_team_t is): other before */
+    {"void rdxn_on_stream_kernel<float, (rdxn_ops)4>(int, float*, float const*, unsigned long)", "allreduce"},
+    {"void fcollect_on_stream_kernel<__nv_bfloat16>(int, __nv_bfloat16*, __nv_bfloat16 const*, unsigned long)", "allgather"},
+    {"void broadcast_on_stream_kernel<float>(int, float*, float const*, unsigned long, int)", "broadcast"},
+    {"void sync_on_stream_kernel_threadgroup<(threadgroup_t)1>(int)", "communication"},
+    {"sync_all_on_stream_kernel_block()", "communication"},
+    {"barrier_all_on_stream_kernel_warp()", "communication"},
+    /* a kernel of another library ending in one of those names is not NVSHMEM's */
+    {"void mylib::my_sync_on_stream_kernel(int)", "other"},
     /* Userbuffers (Transformer Engine, TensorRT-LLM): other before */
     {"void userbuffers_fp16_sum_inplace_gpu_rw<8>(int, int, int, int, int, int, int, void**, int)", "allreduce"},
     {"void userbuffers_fp16_sum_inplace_gpu_mc<4>(int, int, int, int*, int*, uint4*, uint4*)", "allreduce"},
