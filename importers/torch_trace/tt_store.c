@@ -162,6 +162,14 @@ static const char *meta_str(const cJSON *o, const char *key) {
   return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* A deviceProperties entry's "name", NULL where it has none. Kineto writes hipGetDeviceProperties'
+** name as it is (libkineto/src/DeviceProperties.cpp), and ROCm leaves it empty on some GPUs (their
+** gcnArchName, which Kineto does not write, names them): no name, not a GPU called "". */
+static const char *device_name(const cJSON *d) {
+  const char *n = meta_str(d, "name");
+  return n && n[strspn(n, " \t")] ? n : NULL;
+}
+
 /* The deviceProperties entry of the rank's GPU (by "id"), else the first. */
 static const cJSON *rank_device(const tt_rank *r) {
   const cJSON *dp = cJSON_GetObjectItemCaseSensitive(r->meta, "deviceProperties"), *d;
@@ -281,7 +289,7 @@ static int store_rank(xp_run *run, const tt_rank *r) {
   bind_opt_int(st, 13, r->world_size);
   bind_opt_int(st, 14, meta_int(r->meta, "schemaVersion"));
   if (r->have_base) sqlite3_bind_int64(st, 15, r->base_ns);
-  xp_bind_text(st, 16, meta_str(dev, "name"));
+  xp_bind_text(st, 16, device_name(dev));
   bind_opt_int(st, 17, meta_int(r->meta, "cuda_runtime_version"));
   bind_opt_int(st, 18, meta_int(r->meta, "cuda_driver_version"));
   bind_opt_int(st, 19, meta_int(r->meta, "cupti_version"));
@@ -488,7 +496,7 @@ static int store_gpus(xp_run *run, const tt_rank *r) {
   xp_gpu_info g;
   memset(&g, 0, sizeof g);
   g.index = (int)r->rank; /* the GPU of rank R: device ids repeat across hosts */
-  snprintf(g.name, sizeof g.name, "%s", meta_str(d, "name") ? meta_str(d, "name") : "");
+  snprintf(g.name, sizeof g.name, "%s", device_name(d) ? device_name(d) : "");
   int64_t ma = meta_int(d, "computeMajor"), mi = meta_int(d, "computeMinor");
   if (ma >= 0 && mi >= 0) snprintf(g.cc, sizeof g.cc, "%lld.%lld", (long long)ma, (long long)mi);
   g.sm_count = (int)meta_int(d, "numSms");
@@ -503,7 +511,7 @@ static int store_run_meta(xp_run *run, const tt_import *imp, const tt_options *o
   int64_t world = -1;
   for (int i = 0; i < imp->nranks; i++) {
     const cJSON *d = rank_device(imp->ranks[i]);
-    const char *n = meta_str(d, "name");
+    const char *n = device_name(d);
     if (n && gpu && strcmp(n, gpu) != 0) same = 0;
     if (n && !gpu) gpu = n;
     if (imp->ranks[i]->world_size > 0) world = imp->ranks[i]->world_size;

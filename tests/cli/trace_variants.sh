@@ -207,6 +207,13 @@ has "4749.000 ms left out in all (the most, 3149.000 ms, of Memcpy DtoH (Device 
   die "attention kernels: $(q "SELECT total_ns FROM trace_kernel_stats WHERE name = 'attn_fwd.kd'")"
 [ "$(q "SELECT kernel_ns || ' ' || busy_ns FROM trace_ranks")" = "659720039 658459824" ] ||
   die "rank's kernel and busy time: $(q "SELECT kernel_ns, busy_ns FROM trace_ranks")"
+# a GPU whose deviceProperties name is empty (Kineto writes hipGetDeviceProperties' name, which
+# ROCm leaves empty on some GPUs): no GPU name, where the run was filed under a GPU named ''
+db="$tmp/noname.db"
+sed 's/"name": "AMD Instinct MI300X"/"name": ""/g' "$v/overrun_rocm.json" > "$tmp/noname.json"
+run import torch-trace "$tmp/noname.json"; expect_rc 0
+[ "$(q "SELECT quote(gpu_name) || ' ' || quote(device_name) FROM runs, trace_ranks")" = "NULL NULL" ] ||
+  die "empty device name: $(q "SELECT quote(gpu_name), quote(device_name) FROM runs, trace_ranks")"
 # ranks on two hosts whose clocks are 5 s apart: one job, and the waiting split on one clock
 db="$tmp/hosts.db"
 run import torch-trace "$v/hosts_skew_r0.json" "$v/hosts_skew_r1.json"; expect_rc 0
