@@ -166,6 +166,13 @@ static const struct { const char *name, *category; } cases[] = {
     {"void marlin::Marlin<(vllm::ScalarTypeId)4, 256, 1, 8, 8, 8, false, -1>(int4 const*)", "gemm"},
     {"void wvSplitK_hf_sml_<__hip_bfloat16, 64, 2, 16, 8, 2, 1>(int, int, __hip_bfloat16 const*, __hip_bfloat16 const*, __hip_bfloat16*, int, int)", "gemm"},
     {"Custom_Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT128x128x64_MI16x16x1", "gemm"},
+    /* LoRA's adapter GEMMs, as vLLM's and SGLang's Triton kernels are named: other before */
+    {"_lora_shrink_kernel", "gemm"},
+    {"_lora_expand_kernel", "gemm"},
+    {"_sgmv_expand_slice_kernel", "gemm"},
+    {"_bgmv_shrink_kernel", "gemm"},
+    {"_qkv_lora_b_kernel", "gemm"},
+    {"_gate_up_lora_b_kernel", "gemm"},
     /* FBGEMM's kernels (namespace fbgemm_gpu, which names the library, not a GEMM) as HTA's
     ** tests/data/trace_filter/sampled_rank-0.json.gz holds them (shortened where their arguments
     ** repeat): "fbgemm" in a name is no GEMM */
