@@ -152,6 +152,9 @@ static const struct { const char *name, *category; } cases[] = {
     {"void flashinfer::norm::RMSNormKernel<8u, __nv_bfloat16>(__nv_bfloat16*, __nv_bfloat16*)", "norm"},
     {"void flashinfer::norm::FusedAddRMSNormKernel<8u, __nv_bfloat16>(__nv_bfloat16*)", "norm"},
     {"triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_1", "norm"},
+    /* per-head QK RMSNorm fused with RoPE: TensorRT-LLM's name and SGLang's sgl-kernel's (other before) */
+    {"void tensorrt_llm::kernels::fusedQKNormRopeKernel<128, false>(__nv_bfloat16*, int, int, int, float)", "norm"},
+    {"void (anonymous namespace)::fused_qk_norm_rope_kernel<128, false>(__nv_bfloat16*, int, int, int, float)", "norm"},
     {"void flashinfer::activation::act_and_mul_kernel<__nv_bfloat16, &silu<float>>(__nv_bfloat16*)", "activation"},
     {"void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<at::native::(anonymous namespace)::silu_kernel(at::TensorIteratorBase&)::{lambda()#1}>(at::TensorIteratorBase&)", "activation"},
     /* GEMM */
