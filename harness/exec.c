@@ -183,6 +183,25 @@ static int add_list_item(cJSON *arr, const xp_field *f, const char *t) {
   return 1;
 }
 
+/* The items of a TOML array ("[1, 2]"), each typed as add_list_item types a comma form's. */
+static int add_toml_items(cJSON *arr, const xp_field *f, const char *text) {
+  char *doc = xp_asprintf("v = %s", text), err[256];
+  int line = 0;
+  cJSON *parsed = xp_toml_to_json(doc, strlen(doc), "<command line>", NULL, err, sizeof err, &line);
+  free(doc);
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(parsed, "v"), *e;
+  int ok = cJSON_IsArray(v);
+  const cJSON *items = ok ? v : NULL; /* a name: cJSON_ArrayForEach tests it unparenthesized */
+  cJSON_ArrayForEach(e, items) {
+    char num[32];
+    if (cJSON_IsNumber(e)) snprintf(num, sizeof num, "%.17g", e->valuedouble);
+    const char *t = cJSON_IsString(e) ? e->valuestring : cJSON_IsNumber(e) ? num : NULL;
+    if (!t || !add_list_item(arr, f, t)) ok = 0;
+  }
+  cJSON_Delete(parsed);
+  return ok;
+}
+
 /* A list value: "1,2" as README gives it, or a TOML array as a spec writes it ([1, 2],
 ** ["lm_head"], ['lm_head']): users copy a spec's line to the command line, and "[1,2]" then read as one
 ** item named "[1" and "2]". NULL where an item is not of the field's type. */
@@ -190,29 +209,14 @@ static cJSON *list_value(const xp_field *f, const char *value) {
   cJSON *arr = cJSON_CreateArray();
   const char *p = value;
   while (isspace((unsigned char)*p)) p++;
-  if (*p == '[') {
-    char *text = xp_asprintf("v = %s", p), err[256];
-    int line = 0;
-    cJSON *parsed = xp_toml_to_json(text, strlen(text), "<command line>", NULL, err, sizeof err, &line);
-    free(text);
-    int ok = cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(parsed, "v"));
-    const cJSON *items = ok ? cJSON_GetObjectItemCaseSensitive(parsed, "v") : NULL, *e;
-    cJSON_ArrayForEach(e, items) {
-      char num[32];
-      if (cJSON_IsNumber(e)) snprintf(num, sizeof num, "%.17g", e->valuedouble);
-      const char *t = cJSON_IsString(e) ? e->valuestring : cJSON_IsNumber(e) ? num : NULL;
-      if (!t || !add_list_item(arr, f, t)) ok = 0;
-    }
-    cJSON_Delete(parsed);
-    if (ok) return arr;
-    cJSON_Delete(arr);
-    return NULL;
-  }
-  char *copy = xp_strdup(value), *save = NULL;
   int ok = 1;
-  for (char *t = strtok_r(copy, ",", &save); t && ok; t = strtok_r(NULL, ",", &save))
-    ok = add_list_item(arr, f, t);
-  free(copy);
+  if (*p == '[') ok = add_toml_items(arr, f, p);
+  else {
+    char *copy = xp_strdup(value), *save = NULL;
+    for (char *t = strtok_r(copy, ",", &save); t && ok; t = strtok_r(NULL, ",", &save))
+      ok = add_list_item(arr, f, t);
+    free(copy);
+  }
   if (ok) return arr;
   cJSON_Delete(arr);
   return NULL;
