@@ -45,7 +45,9 @@ static char *vformat(const char *fmt, va_list ap) {
 const char *xp_path_shown(const char *path) { return *path ? path : "'' (an empty path)"; }
 
 static int report(int code, const char *file, long line, const char *fmt, va_list ap) {
-  char *msg = vformat(fmt, ap), *text = msg; /* the old text may be an argument: freed after */
+  /* the old text may be an argument (xp_error(rc, "%s", xp_last_error()) says a quiet error
+  ** now): formatted first, freed after */
+  char *msg = vformat(fmt, ap), *text = msg;
   /* a path given as '' read "xp: : cannot read" */
   if (file) file = xp_path_shown(file);
   if (file && line > 0) text = xp_asprintf("%s:%ld: %s", file, line, msg);

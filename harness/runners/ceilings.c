@@ -351,9 +351,7 @@ static int measure_matmul(const xp_ceilings_opts *o, enum xp_lt_dtype dt, cublas
     goto fail;
   }
   if (rc) { /* said now, as it was not above */
-    char why[1024];
-    snprintf(why, sizeof why, "%s", xp_last_error());
-    xp_error(rc, "%s", why);
+    xp_error(rc, "%s", xp_last_error());
     goto fail;
   }
   struct mm_arg a = {p, A, W, D, host_scales, host_scales + 1, ws};

@@ -546,10 +546,9 @@ int xp_gemm_settle(xp_lt *p, xp_gemm_cand *c, int rc) {
     xp_clear_error();
     return 0;
   }
-  char why[1024];
-  snprintf(why, sizeof why, "%s", xp_last_error());
-  if (lost) return xp_error(rc, "%s; the CUDA context is lost: %s", why, cudaGetErrorName(lost));
-  return xp_error(rc, "%s", why);
+  /* said now, as the quiet launch did not (xp_error takes its own last text as an argument) */
+  if (lost) return xp_error(rc, "%s; the CUDA context is lost: %s", xp_last_error(), cudaGetErrorName(lost));
+  return xp_error(rc, "%s", xp_last_error());
 }
 
 /* Times candidate idx; one cuBLASLt refuses under capture comes back marked refused, t unset. */
@@ -735,11 +734,7 @@ static int measure_shape(bench *b, const xp_gemm_shape *s, gemm_result *res /* [
     xp_clear_error();
     return 0;
   }
-  if (rc && block) { /* said now, as it was not above */
-    char why[1024];
-    snprintf(why, sizeof why, "%s", xp_last_error());
-    xp_error(rc, "%s", why);
-  }
+  if (rc && block) xp_error(rc, "%s", xp_last_error()); /* said now, as it was not above */
   if (rc == XP_EXIT_FAILED) {
     /* cuBLASLt made no plan for this shape (its status in the note): the case fails, the run
     ** goes on */
