@@ -357,7 +357,9 @@ static int folder_exists(const char *path) {
 ** both were. Said with whose they are; an empty -wal (a reader's) holds nothing to lose. */
 static const char *sidecar_not_writable(const char *path) {
   static char why[512];
-  for (const char *suffix = "-wal"; suffix; suffix = strcmp(suffix, "-wal") == 0 ? "-shm" : NULL) {
+  static const char *const sidecars[] = {"-wal", "-shm"};
+  for (size_t i = 0; i < sizeof sidecars / sizeof sidecars[0]; i++) {
+    const char *suffix = sidecars[i];
     char *side = xp_asprintf("%s%s", path, suffix);
     struct stat st;
     const int blocked = stat(side, &st) == 0 && access(side, W_OK) != 0;
