@@ -163,11 +163,8 @@ int xp_execute_spec(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int impo
 /* ---- command-line overrides ---- */
 
 const xp_field *xp_kind_field(const xp_kind *k, const char *key) {
-  for (const xp_field *f = k->fields; f && f->key; f++)
-    if (strcmp(f->key, key) == 0) return f;
-  for (const xp_field *f = xp_declared_fields; f->key; f++)
-    if (strcmp(f->key, key) == 0) return f;
-  return NULL;
+  const xp_field *f = xp_field_find(k->fields, key);
+  return f ? f : xp_field_find(xp_declared_fields, key);
 }
 
 /* One item of a list --set gives, typed as the field's items; 0 where it is not of that type. */

@@ -325,12 +325,6 @@ static const struct config_name {
                     "layer (Qwen3-Next's): give such a model's GEMMs as a gemm spec's shapes list"},
     {NULL, NULL}};
 
-static int known_key(const char *key) {
-  for (const xp_field *f = xp_model_fields; f->key; f++)
-    if (strcmp(f->key, key) == 0) return 1;
-  return 0;
-}
-
 /* The unknown key written first, when it is one of config_names: refused with its note. */
 static int check_config_names(const xp_spec *s) {
   const cJSON *v;
@@ -338,7 +332,7 @@ static int check_config_names(const xp_spec *s) {
   int first_line = 0;
   cJSON_ArrayForEach(v, s->root) {
     const int line = xp_spec_line(s, v->string);
-    if (!known_key(v->string) && (!first || (line > 0 && (first_line <= 0 || line < first_line))))
+    if (!xp_field_find(xp_model_fields, v->string) && (!first || (line > 0 && (first_line <= 0 || line < first_line))))
       first = v->string, first_line = line;
   }
   for (const struct config_name *c = config_names; first && c->key; c++)

@@ -672,7 +672,7 @@ static int check_value(const xp_spec *s, const cJSON *v, const char *path, const
   return xp_spec_error(s, path, "expected %s%s", type_name(f->type), f->type == XP_T_INT ? not_int_why(v) : "");
 }
 
-static const xp_field *find_field(const xp_field *fields, const char *key) {
+const xp_field *xp_field_find(const xp_field *fields, const char *key) {
   for (const xp_field *f = fields; f && f->key; f++)
     if (strcmp(f->key, key) == 0) return f;
   return NULL;
@@ -680,7 +680,7 @@ static const xp_field *find_field(const xp_field *fields, const char *key) {
 
 const char *xp_spec_top_key_note(const xp_spec *s, const char *key) {
   const xp_kind *k = xp_kind_find(xp_spec_str(s->root, "kind", ""));
-  if (!k || !(strcmp(key, "kind") == 0 || find_field(k->fields, key) || find_field(xp_declared_fields, key)))
+  if (!k || !(strcmp(key, "kind") == 0 || xp_field_find(k->fields, key) || xp_field_find(xp_declared_fields, key)))
     return "";
   return ": a top-level key, read into this table as TOML reads every key after a [table] or "
          "[[table]] header (write it above the first header)";
@@ -695,7 +695,7 @@ int xp_spec_check_fields(const xp_spec *s, const cJSON *obj, const char *path,
   int unknown_line = 0;
   cJSON_ArrayForEach(v, obj) {
     if (top_level && strcmp(v->string, "kind") == 0) continue;
-    if (find_field(fields, v->string) || (top_level && find_field(xp_declared_fields, v->string))) continue;
+    if (xp_field_find(fields, v->string) || (top_level && xp_field_find(xp_declared_fields, v->string))) continue;
     key_path(sub, sizeof sub, path, v->string);
     const int line = xp_spec_line(s, sub);
     if (!unknown || (line > 0 && (unknown_line <= 0 || line < unknown_line))) {
@@ -713,8 +713,8 @@ int xp_spec_check_fields(const xp_spec *s, const cJSON *obj, const char *path,
   cJSON_ArrayForEach(v, obj) {
     key_path(sub, sizeof sub, path, v->string);
     if (top_level && strcmp(v->string, "kind") == 0) continue;
-    const xp_field *f = find_field(fields, v->string);
-    if (!f && top_level) f = find_field(xp_declared_fields, v->string);
+    const xp_field *f = xp_field_find(fields, v->string);
+    if (!f && top_level) f = xp_field_find(xp_declared_fields, v->string);
     if (check_value(s, v, sub, f)) return XP_EXIT_USAGE;
   }
   for (const xp_field *f = fields; f && f->key; f++) {

@@ -78,6 +78,8 @@ extern const xp_field xp_declared_fields[];
 ** likely meant ("warm_up": "warmup", "modle": "model"), or NULL when none is close or two
 ** are equally so. For "did you mean" in errors. */
 const char *xp_nearest_key(const char *key, const xp_field *fields, int declared_too);
+/* The field named key in fields (a {NULL}-terminated list, or NULL), or NULL. */
+const xp_field *xp_field_find(const xp_field *fields, const char *key);
 
 /* Where key, unknown in a table, is a top-level key of the spec's kind (burst after a
 ** [size_range] header): ": a top-level key, read into this table as TOML reads ...", to end
