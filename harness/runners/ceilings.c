@@ -9,9 +9,9 @@
 **
 ** A candidate cuBLASLt refuses to run (a cuBLAS status, the CUDA context intact) is left out,
 ** as gemm leaves it out (gemm_pick.h), and named in the case's params (candidates_refused,
-** refused); one lost context still fails the run. A peak cuBLASLt has no plan for, or refuses
-** every candidate of, is a failed case naming why (as a gemm shape is), the other ceilings
-** kept: gemm looks up a run that measured the peak it needs.
+** refused); one lost context still fails the run. A peak cuBLASLt has no plan for, refuses
+** every candidate of, or runs no candidate of right, is a failed case naming why (as a gemm
+** shape is), the other ceilings kept: gemm looks up a run that measured the peak it needs.
 **
 ** The run files its results under meta keys ceilings.gpu_uuid, ceilings.gpu_name and
 ** ceilings.driver, which is how `gemm` runs find the latest ceilings of their device.
@@ -370,14 +370,13 @@ static int measure_matmul(const xp_ceilings_opts *o, enum xp_lt_dtype dt, cublas
   }
   char refused[240];
   xp_gemm_refused_list(cand, ncand, refused, sizeof refused);
-  if (best < 0 && xp_gemm_first_run(cand, ncand) < 0) { /* every candidate refused */
-    peak_failed(m, dt, n, "cuBLASLt refused every candidate: %s", refused);
+  if (best < 0) { /* every candidate refused, or none that ran was right: as a gemm shape */
+    if (xp_gemm_first_run(cand, ncand) < 0)
+      peak_failed(m, dt, n, "cuBLASLt refused every candidate: %s", refused);
+    else
+      peak_failed(m, dt, n, "no algorithm matched the float32 reference%s%s",
+                  refused[0] ? "; cuBLASLt refused " : "", refused);
     rc = 0;
-    goto fail;
-  }
-  if (best < 0) {
-    rc = xp_error(XP_EXIT_FAILED, "no %s algorithm for %zux%zux%zu matched the float32 reference%s%s",
-                  xp_lt_dtype_name(dt), n, n, n, refused[0] ? "; cuBLASLt refused " : "", refused);
     goto fail;
   }
   if ((rc = xp_lt_select(p, best))) goto fail;
