@@ -918,6 +918,10 @@ int tt_rank_complete(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_op
       else if (!ev->cat.n && SL_EQ(ev->name, "\"process_name\"") &&
                tt_string_eq(tt_event_arg(ev, "name"), "Ascend Hardware"))
         r->ascend = 1;
+      /* rocmProfileData's rpd2tracing (SGLang's RPD profiler, rpd-*-TP-0.trace.json.gz) writes a
+      ** GPU op with no category, its kind in "desc": a kernel's "KernelExecution" */
+      else if (!ev->cat.n && tt_string_eq(tt_event_arg(ev, "desc"), "KernelExecution"))
+        r->rocpd = 1;
       return 0;
   }
 }

@@ -177,6 +177,12 @@ static int no_gpu_activity(const tt_rank *r, const char *path, const tt_options 
                        "no GPU kernels in the trace (%llu events): it is torch_npu's trace_view.json (Ascend "
                        "NPU), whose device tasks (process \"Ascend Hardware\", no category) xp does not read",
                        (unsigned long long)r->events);
+  if (r->rocpd)
+    return xp_error_at(XP_EXIT_USAGE, path, 0,
+                       "no GPU kernels in the trace (%llu events): it is rocmProfileData's (rpd2tracing's, as "
+                       "SGLang's RPD profiler writes it), whose GPU ops (\"desc\": \"KernelExecution\", no "
+                       "category) xp does not read: record with torch.profiler",
+                       (unsigned long long)r->events);
   if (r->not_complete) /* instant events and the like, which the GPU side leaves out (tt_rank.c on_gpu) */
     return xp_error_at(XP_EXIT_USAGE, path, 0,
                        "no GPU kernels in the trace (%llu events) but %lld GPU events that are not complete (\"ph\" "

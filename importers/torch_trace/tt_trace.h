@@ -386,6 +386,7 @@ typedef struct tt_rank {
   int64_t scope_copies; /* the XPU scope profiler's "metrics: NAME" copies of kernels (tt_rank.c) */
   int64_t legacy_gpu; /* events of the legacy autograd profiler's "CUDA functions" */
   int ascend;         /* a process named "Ascend Hardware": torch_npu's trace_view.json */
+  int rocpd;          /* a GPU op of rocmProfileData's rpd2tracing ("desc": "KernelExecution") */
   /* Events of the categories read written "ts": 0, "dur": 0 (TT_NEAR_ZERO), CPU (operators,
   ** annotations, API calls, "Trace" spans) and GPU activities; left out on a read with
   ** tt_options.untimed_out. near_zero: a time within TT_NEAR_ZERO of 0 of any other event */

@@ -168,6 +168,21 @@ printf '%s\n' '[{"ph": "M", "name": "process_name", "pid": 2287318, "tid": 0, "a
   '{"ph": "X", "name": "aten::mm", "pid": 2287318, "tid": 2287318, "ts": "1701000000000100.000", "dur": 200.0, "cat": "cpu_op", "args": {"Sequence number": -1}},' \
   '{"ph": "X", "name": "aclnnMm_MatMulCommon_MatMulV2", "pid": 2287318402, "tid": 2, "ts": "1701000000000400.000", "dur": 50.0, "args": {"Model Id": 4294967295, "Task Type": "AI_CORE", "Stream Id": 2, "Task Id": 11}}]' > "$tmp/npu.json"
 expect_bad "torch_npu trace" "^xp: $tmp/npu.json: no GPU kernels in the trace \\(4 events\\): it is torch_npu's trace_view.json \\(Ascend NPU\\)" "$tmp/npu.json"
+# rocmProfileData's chrome trace, as SGLang's RPD profiler (activities ["RPD"]) writes it with
+# rpd2tracing (sglang python/sglang/srt/utils/rpd_utils.py, from rocmProfileData
+# tools/rpd2tracing.py at 92d13a0): its leading {}, GPU and thread names, a kernel (an op: no
+# category, its kind in "desc"), the HIP call that launched it and their api_op flow: said so,
+# not "recorded with CUDA activities?"
+printf '%s\n' '{"traceEvents": [ {}' \
+  ',{"name": "process_name", "ph": "M", "pid":"0","args":{"name":"GPU0"}}' \
+  ',{"name":"thread_name","ph":"M","pid":"1808","tid":"1808","args":{"name":"Hip 1808"}}' \
+  ',{"pid":"0","tid":"1","name":"Cijk_Alik_Bljk_BBS_BH_MT64x16x64","ts":"5131127468517.653","dur":"30.5","ph":"X","args":{"desc":"KernelExecution"}}' \
+  ',{"pid":"1808","tid":"1808","name":"hipExtModuleLaunchKernel","ts":"5131127468500.0","dur":"6.0","ph":"X","args":{"desc":"stream=0x1"}}' \
+  ',{"pid":"1808","tid":"1808","cat":"api_op","name":"api_op","ts":"5131127468504.0","id":"1","ph":"s"}' \
+  ',{"pid":"0","tid":"1","cat":"api_op","name":"api_op","ts":"5131127468517.653","id":"1","ph":"f", "bp":"e"}' \
+  ']}' > "$tmp/rpd-1717000000.5-TP-0.trace.json"
+expect_bad "rocmProfileData trace" "^xp: $tmp/rpd-1717000000.5-TP-0.trace.json: no GPU kernels in the trace \\(7 events\\): it is rocmProfileData's \\(rpd2tracing's, as SGLang's RPD profiler writes it\\), whose GPU ops \\(\"desc\": \"KernelExecution\", no category\\) xp does not read: record with torch.profiler$" \
+  "$tmp/rpd-1717000000.5-TP-0.trace.json"
 # a name with an unescaped '"' (Kineto before pytorch/pytorch#146900, with_stack): the likely cause named
 printf '%s\n' '{"traceEvents": [' \
   '{"ph": "X", "cat": "python_function", "name": "<eval_with_key>.5 {"device": "cpu"}(12): forward", "pid": 1, "tid": 1, "ts": 1, "dur": 2}]}' > "$tmp/quote.json"
