@@ -463,17 +463,26 @@ static void add_collective(tt_import *imp, tt_rank *r, const tt_event *ev, uint3
   c->elem_size = t ? t->size : 0;
 }
 
-/* A GPU activity on device dev, counted in the rank's short list of devices. */
-static void note_device(tt_rank *r, int64_t dev, enum tt_gpu_kind kind) {
+/* A GPU activity ev on device dev (its pid), counted in the rank's short list of devices. */
+static void note_device(tt_rank *r, const tt_event *ev, int64_t dev, enum tt_gpu_kind kind) {
   int i = 0;
   while (i < r->ndevices && i < TT_MAX_DEVICES && r->devices[i] != dev) i++;
   if (i == r->ndevices) { /* new */
-    if (r->ndevices < TT_MAX_DEVICES) r->devices[r->ndevices] = dev;
+    if (r->ndevices < TT_MAX_DEVICES) {
+      r->devices[r->ndevices] = dev;
+      r->dev_numbers[r->ndevices] = arg_int(ev, "device", -1);
+    }
     if (r->ndevices <= TT_MAX_DEVICES) r->ndevices++;
   }
   if (i >= TT_MAX_DEVICES) return;
   r->dev_activities[i]++;
   if (kind == TT_KERNEL) r->dev_kernels[i]++;
+}
+
+int64_t tt_device_number(const tt_rank *r) {
+  for (int i = 0; i < r->ndevices && i < TT_MAX_DEVICES; i++)
+    if (r->devices[i] == r->device && r->dev_numbers[i] >= 0) return r->dev_numbers[i];
+  return r->device;
 }
 
 /* Reading one device of a trace that holds several (tt_read.c): another device's activity is
@@ -620,7 +629,7 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_optio
   if (corr > r->corr_max) r->corr_max = corr;
   int64_t dev;
   if (tt_int(ev->pid, &dev) == 0) {
-    note_device(r, dev, kind);
+    note_device(r, ev, dev, kind);
   } else {
     dev = -1;
     tt_label_note(r, ev->pid); /* a merged file's rank label? (tt_label.c) */

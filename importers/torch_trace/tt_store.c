@@ -175,7 +175,7 @@ static const cJSON *rank_device(const tt_rank *r) {
   const cJSON *dp = cJSON_GetObjectItemCaseSensitive(r->meta, "deviceProperties"), *d;
   if (!cJSON_IsArray(dp)) return NULL;
   cJSON_ArrayForEach(d, dp) {
-    if (meta_int(d, "id") == r->device) return d;
+    if (meta_int(d, "id") == tt_device_number(r)) return d;
   }
   return cJSON_GetArrayItem(dp, 0);
 }
@@ -285,7 +285,7 @@ static int store_rank(xp_run *run, const tt_rank *r) {
   sqlite3_bind_int64(st, 9, r->memsets);
   sqlite3_bind_int64(st, 10, r->cpu_ops);
   sqlite3_bind_int64(st, 11, r->linked);
-  bind_opt_int(st, 12, r->device);
+  bind_opt_int(st, 12, tt_device_number(r));
   bind_opt_int(st, 13, r->world_size);
   bind_opt_int(st, 14, meta_int(r->meta, "schemaVersion"));
   if (r->have_base) sqlite3_bind_int64(st, 15, r->base_ns);

@@ -396,6 +396,10 @@ typedef struct tt_rank {
   ** into one trace, and each becomes a rank of its own (tt_read.c) */
   int64_t devices[TT_MAX_DEVICES];
   int ndevices;                /* TT_MAX_DEVICES + 1: more than that */
+  /* each one's number as its first activity's args write it ("device"), -1 where they do not:
+  ** Kineto writes it as the pid too, but TraceLens' TraceFuse, merging ranks' files into one,
+  ** moves each rank's pids apart (pid + rank x 10^k) and leaves the args as they were */
+  int64_t dev_numbers[TT_MAX_DEVICES];
   /* GPU activities and kernels per device above: a device with copies and no kernel is not a
   ** GPU the process drove but one its peer copies ran on ("Memcpy PtoP") */
   int64_t dev_activities[TT_MAX_DEVICES], dev_kernels[TT_MAX_DEVICES];
@@ -541,6 +545,8 @@ int tt_be_pair(tt_be *b, tt_pairing *out);
 void tt_pairing_free(tt_pairing *p);
 void tt_be_free(tt_be *b);
 void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt);
+/* The rank's GPU as its activities number it (tt_rank.dev_numbers), else its pid; -1: none. */
+int64_t tt_device_number(const tt_rank *r);
 /* The rank the file's name gives, TensorRT-LLM's and vLLM's "-rank-N" before an extension or at
 ** the end ("trace-rank-3.json", "trace.json-rank-3.gz"), or SGLang's "-TP-N" where that is the
 ** rank; -1 where it gives none. *form: the form, said in warnings, or why the name's ranks were

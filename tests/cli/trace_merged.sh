@@ -115,4 +115,24 @@ db="$tmp/mixed.db"
 imp "$tmp/mixed.json"
 check "mixed: one rank" "0/264" "$(query "SELECT rank || '/' || kernels FROM trace_ranks")"
 check "mixed: said" 1 "$(grep -c "263 GPU activities under rank labels (\[TP00\], as SGLang's profile merger writes a merged file's pids) and 1 without one: read as one rank" "$tmp/err")"
+
+# The same ranks merged by TraceLens' TraceFuse (tracelens_fuse.py rebuilds it): no labels, each
+# rank's pids moved apart (rank 1's GPU, pid 1, is pid 100001) and its args kept ("device": 1).
+# Each GPU is a rank, with its process's CPU side, as the ranks' own files give them (but the
+# clock: TraceFuse leaves out baseTimeNanoseconds, and the rank, told by the calls). Before, rank
+# 1's device was stored as 100001, its pid.
+own() {
+  query "SELECT 'rank', rank, kernels, memcpys, cpu_ops, linked_kernels, device, world_size, busy_ns, kernel_ns, gpu_end_ns - gpu_start_ns FROM trace_ranks ORDER BY rank"
+  query "SELECT 'step', rank, step, number, wall_ns, kernels, kernel_ns, busy_ns FROM trace_steps ORDER BY rank, step"
+  query "SELECT 'coll', rank, seq, collective, step, dur_ns, match_group, wait_ns, transfer_ns FROM trace_collectives ORDER BY rank, seq"
+  query "SELECT 'kernels', k.rank, n.name, k.count, k.total_ns FROM trace_kernel_stats k JOIN trace_names n ON n.id = k.name_id ORDER BY 2, 3"
+}
+db="$tmp/own2.db"
+imp "$v/sglang_tp0.json.gz" "$v/sglang_tp1.json.gz"
+want=$(own)
+db="$tmp/fused.db"
+imp "$v/tracelens_fused.json.gz"
+check "TraceFuse: exit" 0 $?
+check "TraceFuse: the figures of the ranks' own files" "$want" "$(own)"
+check "TraceFuse: devices" "0:0 1:1" "$(query "SELECT rank || ':' || device FROM trace_ranks ORDER BY rank" | paste -sd' ')"
 finish
