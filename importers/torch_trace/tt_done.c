@@ -741,7 +741,7 @@ static int64_t name_part(const char **p, const char *key) {
 static const char sglang_dp_form[] = "SGLang's \"-TP-N-DP-M\": its TP rank, the rank in its DP replica's world "
                                      "(one world of all with DP attention)";
 
-static int64_t sglang_name_rank(const char *base, const char **form) {
+static int64_t sglang_name_rank(const char *base, const char **form, const char **stage) {
   const char *at = NULL;
   for (const char *p = strstr(base, "TP-"); p; p = strstr(p + 1, "TP-"))
     if (p == base || p[-1] == '-') at = p;
@@ -751,6 +751,7 @@ static int64_t sglang_name_rank(const char *base, const char **form) {
   if (tp < 0) return -1;
   const int64_t dp = name_part(&p, "DP"), pp = name_part(&p, "PP");
   name_part(&p, "EP");
+  *stage = *p == '-' ? p : NULL;
   if (*p == '-') /* one stage: letters, digits, '_' (ForwardMode.EXTEND's '.' ends it as an extension) */
     for (p++; (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'; p++) {}
   if (*p != '.' && *p != 0) {
@@ -826,7 +827,8 @@ int64_t tt_name_rank(const char *path, const char **form) {
   for (const char *p = strstr(base, "-rank-"); p; p = strstr(p + 1, "-rank-")) at = p;
   if (!at) {
     const int64_t rank = vllm_dims_rank(base, form);
-    return rank >= 0 || *form ? rank : sglang_name_rank(base, form);
+    const char *stage;
+    return rank >= 0 || *form ? rank : sglang_name_rank(base, form, &stage);
   }
   const char *p = at + strlen("-rank-");
   const int64_t rank = name_digits(&p);
@@ -863,6 +865,19 @@ const char *tt_name_replicas(const tt_rank *a, const tt_rank *b) {
     return ": SGLang's data-parallel replicas without DP attention are each a job of its own: import each "
            "replica's files as a run of its own";
   return "";
+}
+
+/* Are files a and b of one rank SGLang's traces of two stages, as its --profile-by-stage (or
+** /start_profile with "profile_by_stage") writes a file per stage, "-TP-0-prefill" and
+** "-TP-0-decode" (profile_utils.py's output_suffix)? */
+int tt_name_stages(const tt_rank *a, const tt_rank *b) {
+  const char *form, *sa = NULL, *sb = NULL;
+  const char *ba = strrchr(a->file, '/'), *bb = strrchr(b->file, '/');
+  ba = ba ? ba + 1 : a->file;
+  bb = bb ? bb + 1 : b->file;
+  if (sglang_name_rank(ba, &form, &sa) < 0 || sglang_name_rank(bb, &form, &sb) < 0 || !sa || !sb) return 0;
+  const size_t na = strcspn(sa, "."), nb = strcspn(sb, ".");
+  return na != nb || strncmp(sa, sb, na) != 0;
 }
 
 static int by_group_call(const void *a, const void *b) {

@@ -1038,9 +1038,12 @@ static int check_one_job(tt_import *imp) {
       if (a->rank == b->rank && !windows_overlap(imp, a, b, 0))
         return xp_error_at(XP_EXIT_USAGE, b->file, 0,
                            "rank %lld again, profiled at another time (%s is rank %lld too, and their GPU "
-                           "activity does not overlap): a profiler schedule writes each cycle to a file of its "
-                           "own; import each cycle's files as a run of its own", (long long)b->rank, a->file,
-                           (long long)a->rank);
+                           "activity does not overlap): %s", (long long)b->rank, a->file, (long long)a->rank,
+                           tt_name_stages(a, b)
+                               ? "SGLang's --profile-by-stage writes each stage to a file of its own (-prefill, "
+                                 "-decode); import each stage's files as a run of its own"
+                               : "a profiler schedule writes each cycle to a file of its own; import each "
+                                 "cycle's files as a run of its own");
       if (a->rank == b->rank)
         return xp_error_at(XP_EXIT_USAGE, b->file, 0, "rank %lld again (%s is rank %lld too)%s",
                            (long long)b->rank, a->file, (long long)a->rank,

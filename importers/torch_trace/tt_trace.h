@@ -555,6 +555,8 @@ int64_t tt_name_rank(const char *path, const char **form);
 /* Why files a and b of one rank may be two data-parallel replicas' workers, as their names say: a
 ** clause to end the refusal with, else "". */
 const char *tt_name_replicas(const tt_rank *a, const tt_rank *b);
+/* Are files a and b of one rank SGLang's traces of two stages (its --profile-by-stage)? */
+int tt_name_stages(const tt_rank *a, const tt_rank *b);
 /* Link a GPU activity (its kernel key and duration) to the operator of External id ext, whose
 ** entry in tt_rank.ext is op_step: the operator's shapes count it. Returns the id of the step
 ** the operator ran in, -1 if none held it when it was read; then *t is TT_TS_KEEP of the

@@ -90,6 +90,15 @@ check "peer copies beside two GPUs: the copies left out, said" "xp: warning: $v/
 check "one rank's two cycles: exit" 2 $?
 check "one rank's two cycles: refused" "xp: $v/cycle2_r0.json.gz: rank 0 again, profiled at another time ($v/peercopy_r0.json.gz is rank 0 too, and their GPU activity does not overlap): a profiler schedule writes each cycle to a file of its own; import each cycle's files as a run of its own" "$(sed -n 2p "$tmp/err")"
 check "one rank's two cycles: one line after the copies' warning" 2 "$(wc -l < "$tmp/err")"
+# the same two as SGLang's --profile-by-stage names a rank's stages (python/sglang/srt/utils/
+# profile_utils.py at 0114448, _ProfilerTorch.stop: "{profile_id}-TP-{tp}{-stage}.trace.json.gz"):
+# said as stages, not as a schedule's cycles
+cp "$v/peercopy_r0.json.gz" "$tmp/1717000000.5-TP-0-prefill.trace.json.gz"
+cp "$v/cycle2_r0.json.gz" "$tmp/1717000000.5-TP-0-decode.trace.json.gz"
+"$XP" --db "$tmp/stages.db" import torch-trace "$tmp/1717000000.5-TP-0-prefill.trace.json.gz" \
+  "$tmp/1717000000.5-TP-0-decode.trace.json.gz" > /dev/null 2> "$tmp/err"
+check "one rank's two SGLang stages: exit" 2 $?
+check "one rank's two SGLang stages: refused" "xp: $tmp/1717000000.5-TP-0-decode.trace.json.gz: rank 0 again, profiled at another time ($tmp/1717000000.5-TP-0-prefill.trace.json.gz is rank 0 too, and their GPU activity does not overlap): SGLang's --profile-by-stage writes each stage to a file of its own (-prefill, -decode); import each stage's files as a run of its own" "$(sed -n 2p "$tmp/err")"
 
 # A named rank (distributedInfo.rank 0) with one stray kernel on another GPU (a context made
 # on cuda:3 before set_device): read on its main device, the stray left out and said; the
