@@ -542,6 +542,7 @@ static int choice_error(const xp_spec *s, const char *path, const char *got, con
     near_offer(&near, ch[i]);
   }
   const char *meant = near_result(&near);
+  if (!meant) meant = xp_dtype_meant(got, ch); /* dtypes = ["bfloat16"]: "bf16" */
   char *cut = xp_value_cut(got);
   int rc = meant ? xp_spec_error(s, path, "unknown value \"%s\": did you mean \"%s\"? (expected one of: %s)", cut,
                                  meant, list)
@@ -592,6 +593,18 @@ static int blank_label(const xp_field *f, const char *v) {
   return label && !*v;
 }
 
+/* The declared dtype spelt as another tool spells it ("bfloat16", "torch.float8_e4m3fn", "BF16"):
+** the queries match runs by the label, and a trace declared "bfloat16" found no bf16 gemm run
+** (decode_gap_analysis.sql: "another dtype"), a configuration of its own beside the "bf16" ones. */
+static int dtype_respelt(const xp_spec *s, const char *path, const xp_field *f, const char *v) {
+  const char *meant = strcmp(f->key, "dtype") == 0 && !f->choices ? xp_dtype_meant(v, NULL) : NULL;
+  if (!meant) return 0;
+  char *cut = xp_value_cut(v);
+  xp_spec_error(s, path, "\"%s\": xp spells this dtype \"%s\" (queries match runs by the dtype as written)", cut, meant);
+  free(cut);
+  return XP_EXIT_USAGE;
+}
+
 /* A required string names something the results carry (a shape's name, a model file's name):
 ** blank, a kernel_variant case was "cublas_bf16//m1" and a model file's runs recorded model ''. */
 static int blank_required(const xp_field *f, const char *v) {
@@ -612,7 +625,7 @@ static int check_value(const xp_spec *s, const cJSON *v, const char *path, const
       return xp_spec_error(s, path, "blank (an unset shell variable?): leave the key out where it is not known");
     if (blank_required(f, v->valuestring))
       return xp_spec_error(s, path, "blank, where a value is required: %s", f->help);
-    return 0;
+    return dtype_respelt(s, path, f, v->valuestring);
   case XP_T_INT:
     if (!is_int(v)) break;
     return check_range(s, path, f, v->valuedouble);

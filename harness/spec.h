@@ -78,6 +78,10 @@ extern const xp_field xp_declared_fields[];
 ** likely meant ("warm_up": "warmup", "modle": "model"), or NULL when none is close or two
 ** are equally so. For "did you mean" in errors. */
 const char *xp_nearest_key(const char *key, const xp_field *fields, int declared_too);
+/* The name among names (xp's dtype names where NULL) that a dtype spelt another tool's way
+** means ("bfloat16", "torch.float8_e4m3fn", "BF16": bf16, fp8), for "did you mean"; NULL where
+** got is one of them, or no spelling xp knows (harness/dtype_names.c). */
+const char *xp_dtype_meant(const char *got, const char *const *names);
 /* The field named key in fields (a {NULL}-terminated list, or NULL), or NULL. */
 const xp_field *xp_field_find(const xp_field *fields, const char *key);
 

@@ -122,6 +122,19 @@ expect_bad dtype 2 'dtype: gemm runs measure dtype "bf16", "fp8" (e4m3 with per-
 dtype = "int4"
 m = [1]
 shapes = [{name = "x", n = 16, k = 16}]'
+# dtypes as other tools spell them: PyTorch's str(torch.float8_e4m3fn), nccl_burst's fp8_e4m3
+expect_bad dtype_torch 2 'dtype_torch.toml:2: dtype: "torch.float8_e4m3fn": xp spells this dtype "fp8" ' 'kind = "gemm"
+dtype = "torch.float8_e4m3fn"
+m = [1]
+shapes = [{name = "x", n = 16, k = 16}]'
+expect_bad dtype_capitals 2 'dtype_capitals.toml:2: dtype: "BF16": xp spells this dtype "bf16" ' 'kind = "gemm"
+dtype = "BF16"
+m = [1]
+shapes = [{name = "x", n = 16, k = 16}]'
+expect_bad dtype_nccl_name 2 'dtype_nccl_name.toml:2: dtype: did you mean "fp8"? gemm runs measure' 'kind = "gemm"
+dtype = "fp8_e4m3"
+m = [1]
+shapes = [{name = "x", n = 16, k = 16}]'
 expect_bad neither 2 'say which GEMMs' 'kind = "gemm"
 m = [1]'
 expect_bad no_model_file 2 'model: no model file .*models/Nonexistent-9B.toml' 'kind = "gemm"
@@ -238,6 +251,12 @@ model_file = \"$tmp/Mini.toml\"
 m = [1]"
 printf "$mini"'checkpoint_bf16 = ["lm_head"]\n' > "$tmp/Mini.toml"
 expect_bad checkpoint_alone 2 'Mini.toml:8: checkpoint_bf16: names GEMMs that differ from checkpoint_dtype, which is missing' "kind = \"gemm\"
+model_file = \"$tmp/Mini.toml\"
+m = [1]"
+
+# a checkpoint_dtype as config.json's torch_dtype spells it
+printf "$mini"'checkpoint_dtype = "bfloat16"\n' > "$tmp/Mini.toml"
+expect_bad checkpoint_torch_dtype 2 'Mini.toml:8: checkpoint_dtype: unknown value "bfloat16": did you mean "bf16"?' "kind = \"gemm\"
 model_file = \"$tmp/Mini.toml\"
 m = [1]"
 

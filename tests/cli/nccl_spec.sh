@@ -87,6 +87,11 @@ expect_bad dtype 'dtype.toml:3: dtypes\[0\]: unknown value "int8"' \
   "kind = \"nccl_burst\"
 sizes = [1024]
 dtypes = [\"int8\"]"
+# nccl-tests' own name (-d bfloat16), as its output's type column prints it
+expect_bad dtype_nccl_tests 'dtype_nccl_tests.toml:3: dtypes\[0\]: unknown value "bfloat16": did you mean "bf16"?' \
+  "kind = \"nccl_burst\"
+sizes = [1024]
+dtypes = [\"bfloat16\"]"
 expect_bad split 'split.toml:4: sizes\[1\]: 12 bytes of fp32 do not split into whole elements for allgather over 2 ranks (sizes must be multiples of 8 bytes)' \
   "kind = \"nccl_burst\"
 collectives = [\"allgather\"]
