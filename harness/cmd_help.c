@@ -53,7 +53,7 @@ int cmd_help(int argc, char **argv, const char *db_path) {
     if (strcmp(argv[1], "models") == 0) {
       printf("model files (experiments/models/NAME.toml, or model_file): keys copied from the model's\n"
              "Hugging Face config.json under DeepSeek's names (Qwen's num_experts is n_routed_experts,\n"
-             "its decoder_sparse_step moe_layer_freq); a model without MLA leaves the MLA keys out.\n"
+             "as is Mixtral's num_local_experts); a model without MLA leaves the MLA keys out.\n"
              "Attention is derived as MLA (kv_lora_rank; with DSA's indexer where index_n_heads is\n"
              "given: DeepSeek-V3.2, GLM-5), as DeepSeek-V4's (o_lora_rank: a q latent, one KV head,\n"
              "an output in o_groups low-rank groups, per-layer compress_ratios, the indexer in its\n"

@@ -45,6 +45,9 @@ const xp_field xp_model_fields[] = {
     {"moe_intermediate_size", XP_T_INT, 0, NULL, NULL, 1, BIG, NULL},
     {"first_k_dense_replace", XP_T_INT, 0, NULL, NULL, 0, BIG, "leading dense layers"},
     {"moe_layer_freq", XP_T_INT, 0, NULL, NULL, 1, BIG, "every n-th layer is MoE"},
+    {"decoder_sparse_step", XP_T_INT, 0, NULL, NULL, 1, BIG,
+     "Qwen's MoE step (Llama 4's interleave_moe_layer_step): layer i is MoE when (i + 1) % step == 0"},
+    {"mlp_only_layers", XP_T_INTS, 0, NULL, NULL, 0, BIG, "Qwen's dense layers, by index from 0"},
     {"checkpoint_dtype", XP_T_STRING, 0, checkpoint_dtypes, NULL, 0, 0,
      "what the checkpoint's linears run at in vLLM and SGLang (a gemm spec's dtype = \"checkpoint\")"},
     {"checkpoint_bf16", XP_T_STRINGS, 0, NULL, NULL, 0, 0, "GEMMs (xp's names) the checkpoint keeps in bf16"},
@@ -61,6 +64,7 @@ void xp_model_free(xp_model *m) {
   for (int i = 0; i < m->n_ck_fp4; i++) free(m->ck_fp4[i]);
   free(m->ck_bf16);
   free(m->ck_fp4);
+  free(m->mlp_only);
   free(m);
 }
 
@@ -100,13 +104,47 @@ static int need(const xp_spec *s, const char *when_key, const char *what, const 
   return xp_spec_error(s, when_key, "%s needs %s, which is missing", what, key);
 }
 
+/* The key that makes layers of a MoE model dense, to name where intermediate_size is missing. */
+static const char *dense_key(const xp_spec *s) {
+  static const char *const keys[] = {"mlp_only_layers", "decoder_sparse_step", "moe_layer_freq"};
+  for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+    if (has(s, keys[i])) return keys[i];
+  return "first_k_dense_replace";
+}
+
+/* Qwen's layer keys (transformers' and vLLM's qwen2_moe.py, qwen3_moe.py): decoder_sparse_step
+** is a step rule of its own, counted from layer 1 where moe_layer_freq counts from 0 (5 layers
+** at step 2: 2 MoE layers, not 3), so one file gives one of the two; mlp_only_layers names
+** layers of the model, each once. Kept as read: mlp_only (layer indices). */
+static int check_qwen_layers(const xp_spec *s, xp_model *m) {
+  if (m->sparse_step > 0 && has(s, "moe_layer_freq"))
+    return xp_spec_error(s, "decoder_sparse_step", "two MoE layer steps: give Qwen's decoder_sparse_step "
+                         "((i + 1) %% step == 0) or DeepSeek's moe_layer_freq (i %% freq == 0), not both");
+  const cJSON *arr = cJSON_GetObjectItemCaseSensitive(s->root, "mlp_only_layers"), *e;
+  if (!arr) return 0;
+  if (xp_spec_check_distinct(s, "mlp_only_layers", NULL)) return XP_EXIT_USAGE;
+  m->mlp_only = xp_xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof *m->mlp_only);
+  cJSON_ArrayForEach(e, arr) {
+    const int64_t layer = xp_saturate_int64(e->valuedouble);
+    if (layer >= m->layers) {
+      char path[48];
+      snprintf(path, sizeof path, "mlp_only_layers[%d]", m->n_mlp_only);
+      return xp_spec_error(s, path, "layer %lld is past the model's %lld layers (num_hidden_layers; "
+                           "layers count from 0)", (long long)layer, (long long)m->layers);
+    }
+    m->mlp_only[m->n_mlp_only++] = layer;
+  }
+  return 0;
+}
+
 /* The MoE and dense-layer keys a model's layers need. MoE keys without n_routed_experts (a
 ** Qwen or Mixtral config whose num_experts or num_local_experts was dropped as unknown) would
 ** leave every layer a dense MLP of intermediate_size in silence: refused, naming the key. */
-static int check_moe(const xp_spec *s, const xp_model *m) {
-  static const char *const moe_keys[] = {"num_experts_per_tok", "moe_intermediate_size",
-                                         "n_shared_experts", "first_k_dense_replace", "moe_layer_freq"};
-  for (int i = 0; m->experts <= 0 && i < 5; i++)
+static int check_moe(const xp_spec *s, xp_model *m) {
+  static const char *const moe_keys[] = {"num_experts_per_tok", "moe_intermediate_size", "n_shared_experts",
+                                         "first_k_dense_replace", "moe_layer_freq", "decoder_sparse_step",
+                                         "mlp_only_layers"};
+  for (size_t i = 0; m->experts <= 0 && i < sizeof moe_keys / sizeof *moe_keys; i++)
     if (has(s, moe_keys[i]))
       return xp_spec_error(s, moe_keys[i], "a MoE key without n_routed_experts, which makes the "
                            "MLP layers MoE (Qwen's num_experts, Mixtral's and gpt-oss's "
@@ -121,10 +159,11 @@ static int check_moe(const xp_spec *s, const xp_model *m) {
     if (m->first_dense > m->layers)
       return xp_spec_error(s, "first_k_dense_replace", "%lld dense layers exceed the %lld layers",
                            (long long)m->first_dense, (long long)m->layers);
+    if (check_qwen_layers(s, m)) return XP_EXIT_USAGE;
   }
   if (m->layers - xp_model_moe_layers(m) > 0 &&
-      need(s, m->experts > 0 ? "first_k_dense_replace" : "hidden_size",
-           "a model with dense MLP layers", "intermediate_size"))
+      need(s, m->experts > 0 ? dense_key(s) : "hidden_size", "a model with dense MLP layers",
+           "intermediate_size"))
     return XP_EXIT_USAGE;
   return 0;
 }
@@ -305,9 +344,6 @@ static const struct config_name {
     {"num_experts", "Qwen's name for n_routed_experts: write that"},
     {"num_local_experts", "Mixtral's and gpt-oss's name for n_routed_experts: write that"},
     {"experts_per_token", "gpt-oss's second name for num_experts_per_tok: write that alone"},
-    {"decoder_sparse_step", "Qwen's MoE layer step: write moe_layer_freq (1, as in every Qwen MoE release)"},
-    {"mlp_only_layers", "Qwen's list of dense layers: leave an empty one out (xp counts dense layers "
-                        "by first_k_dense_replace and moe_layer_freq)"},
     {"shared_expert_intermediate_size", "Qwen's shared expert width: write n_shared_experts, the "
                                         "width over moe_intermediate_size"},
     /* Llama 4's intermediate_size is its experts' width: copied as the dense one, the dense
@@ -315,9 +351,10 @@ static const struct config_name {
     {"intermediate_size_mlp", "Llama 4's dense MLP width: write it as intermediate_size, its "
                               "intermediate_size (the experts') as moe_intermediate_size, and "
                               "n_shared_experts = 1 (its MoE layers' shared expert)"},
-    {"interleave_moe_layer_step", "Llama 4's MoE layer step: write moe_layer_freq"},
+    /* vLLM's llama4.py: layer i is MoE when (i + 1) % step == 0, Qwen's rule */
+    {"interleave_moe_layer_step", "Llama 4's MoE layer step: write decoder_sparse_step (its rule)"},
     {"moe_layers", "Llama 4's list of MoE layers: leave it out (xp counts them by "
-                   "first_k_dense_replace and moe_layer_freq)"},
+                   "first_k_dense_replace, moe_layer_freq or decoder_sparse_step)"},
     /* gpt-oss alternates sliding and full attention, the same projections; Qwen3-Next's list
     ** names linear_attention layers, which no model file can describe */
     {"layer_types", "each layer's attention: leave it out where it names sliding_attention and "
@@ -381,6 +418,7 @@ int xp_model_load(const char *path, xp_model **out) {
   m->moe_inter = xp_spec_int(r, "moe_intermediate_size", 0);
   m->first_dense = xp_spec_int(r, "first_k_dense_replace", 0);
   m->moe_freq = xp_spec_int(r, "moe_layer_freq", 1);
+  m->sparse_step = xp_spec_int(r, "decoder_sparse_step", 0);
   rc = check_model(s, m);
   if (rc == 0) rc = load_checkpoint(s, m);
   xp_spec_free(s);
@@ -393,12 +431,20 @@ int xp_model_load(const char *path, xp_model **out) {
 }
 
 /* DeepSeek-V3's rule (modeling_deepseek.py): layer i is MoE when i >= first_k_dense_replace
-** and i % moe_layer_freq == 0. */
+** and i % moe_layer_freq == 0; Qwen's (qwen2_moe.py, qwen3_moe.py): when (i + 1) %
+** decoder_sparse_step == 0 and i is not in mlp_only_layers. */
+static int moe_layer(const xp_model *m, int64_t i) {
+  if (i < m->first_dense || i % m->moe_freq != 0) return 0;
+  if (m->sparse_step > 0 && (i + 1) % m->sparse_step != 0) return 0;
+  for (int j = 0; j < m->n_mlp_only; j++)
+    if (m->mlp_only[j] == i) return 0;
+  return 1;
+}
+
 int64_t xp_model_moe_layers(const xp_model *m) {
   if (m->experts <= 0) return 0;
   int64_t n = 0;
-  for (int64_t i = m->first_dense; i < m->layers; i++)
-    if (i % m->moe_freq == 0) n++;
+  for (int64_t i = m->first_dense; i < m->layers; i++) n += moe_layer(m, i);
   return n;
 }
 

@@ -65,6 +65,9 @@ typedef struct xp_model {
   int64_t c4_layers, c128_layers;                    /* its layers of compress ratio 4 and 128 */
   int64_t hc_mult;                                   /* hyper-connection streams, when > 0 */
   int64_t experts, topk, shared, moe_inter, first_dense, moe_freq; /* MoE, when experts > 0 */
+  int64_t sparse_step;                               /* Qwen's decoder_sparse_step, 0 when absent */
+  int64_t *mlp_only;                                 /* Qwen's mlp_only_layers: dense layers */
+  int n_mlp_only;
   char *ck_dtype;                /* checkpoint_dtype, or NULL when the file gives none */
   char **ck_bf16, **ck_fp4;      /* GEMMs the checkpoint keeps in bf16, in FP4 */
   int n_ck_bf16, n_ck_fp4;

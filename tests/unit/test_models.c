@@ -497,7 +497,7 @@ static void test_bad_models(void) {
   expect_bad_model(BASE "intermediate_size = 8192\nintermediate_size_mlp = 16384\n",
                    "bad.toml:8: intermediate_size_mlp: unknown key: Llama 4's dense MLP width: write it as intermediate_size");
   expect_bad_model(BASE "intermediate_size = 8192\ninterleave_moe_layer_step = 2\n",
-                   "bad.toml:8: interleave_moe_layer_step: unknown key: Llama 4's MoE layer step: write moe_layer_freq");
+                   "bad.toml:8: interleave_moe_layer_step: unknown key: Llama 4's MoE layer step: write decoder_sparse_step");
   /* openai/gpt-oss-120b's layer_types: sliding and full attention alternate */
   expect_bad_model(BASE "intermediate_size = 2880\nlayer_types = [\"sliding_attention\", \"full_attention\"]\n",
                    "bad.toml:8: layer_types: unknown key: each layer's attention: leave it out where it names "
@@ -574,6 +574,60 @@ static void test_bad_models(void) {
   xp_error_quiet(0);
 }
 
+/* Qwen's layer rule (transformers' and vLLM's qwen2_moe.py, qwen3_moe.py): layer i is MoE when
+** (i + 1) % decoder_sparse_step == 0 and i is not in mlp_only_layers. Qwen1.5-MoE-A2.7B's
+** config.json (huggingface.co/Qwen/Qwen1.5-MoE-A2.7B) at 5 layers, step 2: MoE in layers 1 and
+** 3, dense in 0, 2 and 4 (written as moe_layer_freq = 2, DeepSeek's rule counts 0, 2 and 4 MoE);
+** with mlp_only_layers = [1], layer 3 alone. */
+static void expect_moe_layers(const char *extra, int64_t moe, int64_t dense) {
+  char *path = xp_asprintf("%s/qwen.toml", dir);
+  FILE *f = fopen(path, "w");
+  fprintf(f, "name = \"Qwen1.5-MoE-A2.7B\"\nsource = \"hf\"\narchitecture = \"Qwen2MoeForCausalLM\"\n"
+             "hidden_size = 2048\nnum_hidden_layers = 5\nnum_attention_heads = 16\n"
+             "num_key_value_heads = 16\nvocab_size = 151936\nintermediate_size = 5632\n"
+             "n_routed_experts = 60\nnum_experts_per_tok = 4\nmoe_intermediate_size = 1408\n"
+             "n_shared_experts = 4\n%s", extra);
+  fclose(f);
+  xp_model *m = NULL;
+  const int rc = xp_model_load(path, &m);
+  if (rc) fprintf(stderr, "loading %s: %s\n", path, xp_last_error());
+  CHECK_EQ_INT(rc, 0);
+  if (m) {
+    size_t n;
+    xp_gemm_shape *v = derive(m, 1, 1, 1, 1, &n);
+    CHECK_EQ_INT(xp_model_moe_layers(m), moe);
+    expect(v, n, "moe_router", 1, 60, 2048, 1, moe);
+    if (dense) expect(v, n, "dense_down", 1, 2048, 5632, 1, dense);
+    else CHECK(find(v, n, "dense_down") == NULL);
+    expect(v, n, "o_proj", 1, 2048, 2048, 1, 5);
+    free(v);
+  }
+  xp_model_free(m);
+  free(path);
+}
+
+static void test_qwen_layers(void) {
+  expect_moe_layers("decoder_sparse_step = 1\n", 5, 0);
+  expect_moe_layers("decoder_sparse_step = 2\n", 2, 3);
+  expect_moe_layers("decoder_sparse_step = 1\nmlp_only_layers = [1, 4]\n", 3, 2);
+  expect_moe_layers("decoder_sparse_step = 2\nmlp_only_layers = [1]\n", 1, 4);
+  expect_moe_layers("mlp_only_layers = []\n", 5, 0);
+  expect_bad_model(BASE "intermediate_size = 64\nn_routed_experts = 8\nnum_experts_per_tok = 2\n"
+                   "moe_intermediate_size = 64\nmlp_only_layers = [0, 4]\n",
+                   "bad.toml:11: mlp_only_layers[1]: layer 4 is past the model's 4 layers");
+  expect_bad_model(BASE "intermediate_size = 64\nn_routed_experts = 8\nnum_experts_per_tok = 2\n"
+                   "moe_intermediate_size = 64\nmlp_only_layers = [2, 2]\n",
+                   "bad.toml:11: mlp_only_layers[1]: 2 is given twice");
+  expect_bad_model(BASE "intermediate_size = 64\nn_routed_experts = 8\nnum_experts_per_tok = 2\n"
+                   "moe_intermediate_size = 64\ndecoder_sparse_step = 2\nmoe_layer_freq = 2\n",
+                   "bad.toml:11: decoder_sparse_step: two MoE layer steps");
+  expect_bad_model(BASE "intermediate_size = 64\ndecoder_sparse_step = 2\n",
+                   "bad.toml:8: decoder_sparse_step: a MoE key without n_routed_experts");
+  expect_bad_model(BASE "n_routed_experts = 8\nnum_experts_per_tok = 2\nmoe_intermediate_size = 64\n"
+                   "mlp_only_layers = [3]\n",
+                   "bad.toml:10: mlp_only_layers: a model with dense MLP layers needs intermediate_size");
+}
+
 /* Bytes and flops as the anchors count them: weight + activations + output, once. */
 static void test_roofline(void) {
   xp_gemm_shape s = {"moe_gate_up", 1, 512, 7168, 1, 1, 1, ""};
@@ -603,6 +657,7 @@ int main(void) {
   test_deepseek_v4();
   test_vocab_padding();
   test_bad_models();
+  test_qwen_layers();
   test_roofline();
   char *cmd = xp_asprintf("rm -rf '%s'", dir);
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
