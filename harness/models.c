@@ -565,6 +565,16 @@ static void attention(list *l, const xp_model *m, const xp_parallel *p) {
   add(l, "o_proj", B, H, h * m->v_head, 1, L);
 }
 
+/* Experts a checkpoint holds in FP4 (gpt-oss's MXFP4) run at each GPU's expert width padded to
+** a multiple of 64, as vLLM's Mxfp4MoEMethod.create_weights allocates them for its Triton
+** kernels, Hopper's default (whole 32-wide scale blocks on every GPU; its Marlin and FlashInfer
+** backends pad to 128 or 256): gpt-oss-120b's 2880 at TP=8 runs 384 wide, not 360, at TP=2
+** 1472, not 1440. The padded columns are real work, as lm_head's padded vocabulary's. */
+static int fp4_experts(const xp_model *m) {
+  const char *up = xp_model_checkpoint_dtype(m, "moe_gate_up"), *down = xp_model_checkpoint_dtype(m, "moe_down");
+  return (up && strcmp(up, "fp4") == 0) || (down && strcmp(down, "fp4") == 0);
+}
+
 static void mlp(list *l, const xp_model *m, const xp_parallel *p) {
   int64_t B = l->batch, H = m->hidden, moe = xp_model_moe_layers(m);
   int64_t dense = m->layers - moe;
@@ -593,6 +603,7 @@ static void mlp(list *l, const xp_model *m, const xp_parallel *p) {
   }
   const int64_t q = rows / launches, more = rows - q * launches;
   int64_t inter = m->moe_inter / (p->tp / p->ep);
+  if (fp4_experts(m)) inter = (inter + 63) / 64 * 64;
   add(l, "moe_router", B, m->experts, H, 1, moe);
   add(l, "moe_gate_up", q + 1, 2 * inter, H, 1, more);
   add(l, "moe_gate_up", q, 2 * inter, H, 1, launches - more);

@@ -42,7 +42,9 @@
 **     its tensors, as the engines run them): checkpoint_dtype is what the linears run at
 **     (DeepSeek-V3: fp8_block), checkpoint_bf16 and checkpoint_fp4 name the GEMMs that differ
 **     (lm_head and the router kept in bf16; DeepSeek-V4's routed experts in FP4). A gemm spec's
-**     dtype = "checkpoint" measures each GEMM at its own.
+**     dtype = "checkpoint" measures each GEMM at its own. Experts held in FP4 (gpt-oss's MXFP4)
+**     are derived at each GPU's expert width padded to a multiple of 64, as vLLM allocates them
+**     for its Triton MXFP4 kernels (Hopper's default): gpt-oss-120b at TP=8 384, not 360.
 **   - Not counted: attention itself (softmax(QK^T)V), norms, rotary, activations, biases
 **     (GLM's qkv bias is an epilogue), the compressors' pooling, multi-token-prediction layers,
 **     and vLLM's fusions of q_a_proj with kv_a_proj, of DeepSeek-V4's wq_a with wkv and of a

@@ -606,6 +606,33 @@ static void expect_moe_layers(const char *extra, int64_t moe, int64_t dense) {
   free(path);
 }
 
+/* gpt-oss-120b's config.json (huggingface.co/openai/gpt-oss-120b: its quantization_config holds
+** the experts in MXFP4, attention, router and lm_head in bf16): vLLM's Mxfp4MoEMethod pads each
+** GPU's expert width to a multiple of 64 (Triton, Hopper's default), 2880 / 8 = 360 to 384. */
+static void test_gpt_oss_fp4_padding(void) {
+  char *path = xp_asprintf("%s/gpt-oss.toml", dir);
+  FILE *f = fopen(path, "w");
+  fputs("name = \"gpt-oss-120b\"\nsource = \"hf\"\narchitecture = \"GptOssForCausalLM\"\n"
+        "hidden_size = 2880\nnum_hidden_layers = 36\nnum_attention_heads = 64\n"
+        "num_key_value_heads = 8\nhead_dim = 64\nvocab_size = 201088\nn_routed_experts = 128\n"
+        "num_experts_per_tok = 4\nmoe_intermediate_size = 2880\ncheckpoint_dtype = \"bf16\"\n"
+        "checkpoint_fp4 = [\"moe_gate_up\", \"moe_down\"]\n", f);
+  fclose(f);
+  xp_model *m = NULL;
+  CHECK_EQ_INT(xp_model_load(path, &m), 0);
+  static const struct { int tp; int64_t width; } cases[] = {{1, 2880}, {2, 1472}, {4, 768}, {8, 384}};
+  for (size_t i = 0; m && i < sizeof cases / sizeof *cases; i++) {
+    size_t n;
+    xp_gemm_shape *v = derive(m, cases[i].tp, 1, 1, 1, &n);
+    expect(v, n, "moe_gate_up", 1, 2 * cases[i].width, 2880, 1, 144);
+    expect(v, n, "moe_down", 1, 2880, cases[i].width, 1, 144);
+    expect(v, n, "qkv_proj", 1, (64 + 16) * 64 / cases[i].tp, 2880, 1, 36);
+    free(v);
+  }
+  xp_model_free(m);
+  free(path);
+}
+
 static void test_qwen_layers(void) {
   expect_moe_layers("decoder_sparse_step = 1\n", 5, 0);
   expect_moe_layers("decoder_sparse_step = 2\n", 2, 3);
@@ -658,6 +685,7 @@ int main(void) {
   test_vocab_padding();
   test_bad_models();
   test_qwen_layers();
+  test_gpt_oss_fp4_padding();
   test_roofline();
   char *cmd = xp_asprintf("rm -rf '%s'", dir);
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
