@@ -691,10 +691,22 @@ const xp_field *xp_field_find(const xp_field *fields, const char *key) {
   return NULL;
 }
 
-const char *xp_spec_top_key_note(const xp_spec *s, const char *key) {
+/* Whether the table at path opened with a TOML header ([size_range], [[shapes]]): its line
+** starts with '['. An inline table's line starts with its key or '{', and JSON has no headers. */
+static int header_table(const xp_spec *s, const char *path) {
+  const char *text = ((const struct spec_private *)(s + 1))->text;
+  const int line = xp_spec_line(s, path);
+  if (!text || line <= 0 || is_json(s->path, text)) return 0;
+  for (int i = 1; i < line && text; i++)
+    if ((text = strchr(text, '\n'))) text++;
+  return text && text[strspn(text, " \t")] == '[';
+}
+
+const char *xp_spec_top_key_note(const xp_spec *s, const char *table_path, const char *key) {
   const xp_kind *k = xp_kind_find(xp_spec_str(s->root, "kind", ""));
   if (!k || !(strcmp(key, "kind") == 0 || xp_field_find(k->fields, key) || xp_field_find(xp_declared_fields, key)))
     return "";
+  if (!header_table(s, table_path)) return ": a top-level key (the whole run's), not one of this table's";
   return ": a top-level key, read into this table as TOML reads every key after a [table] or "
          "[[table]] header (write it above the first header)";
 }
@@ -719,7 +731,7 @@ int xp_spec_check_fields(const xp_spec *s, const cJSON *obj, const char *path,
   if (unknown) {
     key_path(sub, sizeof sub, path, unknown->string);
     const char *meant = xp_nearest_key(unknown->string, fields, top_level);
-    const char *top = top_level ? "" : xp_spec_top_key_note(s, unknown->string);
+    const char *top = top_level ? "" : xp_spec_top_key_note(s, path, unknown->string);
     if (meant && !*top) return xp_spec_error(s, sub, "unknown key: did you mean \"%s\"?", meant);
     return xp_spec_error(s, sub, "unknown key%s", top);
   }

@@ -85,10 +85,12 @@ const char *xp_dtype_meant(const char *got, const char *const *names);
 /* The field named key in fields (a {NULL}-terminated list, or NULL), or NULL. */
 const xp_field *xp_field_find(const xp_field *fields, const char *key);
 
-/* Where key, unknown in a table, is a top-level key of the spec's kind (burst after a
-** [size_range] header): ": a top-level key, read into this table as TOML reads ...", to end
-** the error with; else "". */
-const char *xp_spec_top_key_note(const xp_spec *s, const char *key);
+/* Where key, unknown in the table at table_path, is a top-level key of the spec's kind, to end
+** the error with: in a table a TOML [header] opens (burst after [size_range]) ": a top-level
+** key, read into this table as TOML reads ..."; in one written inline or in JSON (shapes =
+** [{..., dtype = "fp8"}]) ": a top-level key (the whole run's), not one of this table's";
+** else "". */
+const char *xp_spec_top_key_note(const xp_spec *s, const char *table_path, const char *key);
 
 /* Check obj against fields (and, at top level, the declared fields and "kind").
 ** Unknown keys are errors. Prints the first problem and returns XP_EXIT_USAGE, else 0. */

@@ -197,7 +197,7 @@ static int load_range(const xp_spec *s, int64_t **out) {
       factor = e->valuedouble;
     } else
       return xp_spec_error(s, path, "unknown key (size_range takes min, max and factor)%s",
-                           xp_spec_top_key_note(s, e->string)), -1;
+                           xp_spec_top_key_note(s, "size_range", e->string)), -1;
   }
   if (!have_min || !have_max)
     return xp_spec_error(s, "size_range", "needs both min and max"), -1;
@@ -295,7 +295,7 @@ static int load_env(const xp_spec *s, xp_nccl_plan *p) {
     snprintf(path, sizeof path, "env.%s", e->string);
     if (!valid_env_name(e->string))
       return xp_spec_error(s, path, "not an environment variable name (A-Z, 0-9, _)%s",
-                           xp_spec_top_key_note(s, e->string));
+                           xp_spec_top_key_note(s, "env", e->string));
     if (loads_code(e->string))
       return xp_spec_error(s, path, "names code for NCCL or CUDA to load into xp; a spec may not set it "
                            "(set it in the environment xp runs in)");
