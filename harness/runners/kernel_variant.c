@@ -299,6 +299,13 @@ static int kv_check(const xp_spec *spec) {
   if (xp_spec_int(spec->root, "ep", 1) != 1)
     return xp_spec_error(spec, "ep", "kernel_variant runs one GPU's experts without expert parallelism "
                          "(m * topk routed rows); an ep label would misfile it");
+  /* so would a dtype label other than the activations' every variant runs: dtype = "fp16"
+  ** filed a run of bf16 activations beside fp16 ones */
+  const char *dtype = xp_spec_str(spec->root, "dtype", NULL);
+  if (dtype && strcmp(dtype, f->act_dtype) != 0)
+    return xp_spec_error(spec, "dtype", "%s runs %s activations in every variant: dtype = \"%s\" would file "
+                         "the run under another dtype (the weights' format is its quantization label)",
+                         f->name, f->act_dtype, dtype);
   if (check_model_label(spec)) return XP_EXIT_USAGE;
   const xp_kv_variant *vs[64];
   int nv = selected(spec, f, vs), quantized = 0;

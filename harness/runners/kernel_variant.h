@@ -84,6 +84,7 @@ typedef struct xp_kv_family {
   const char *summary;
   const xp_kv_variant *variants;
   int nvariants;
+  const char *act_dtype; /* the activations' dtype every variant runs (a spec's dtype label) */
   /* Cases sharing one shape and group size, all supported: check, then time, filling in
   ** status, note, params, us, bytes and max_err of each. Returns 0, or an exit code when
   ** the measurement as a whole could not go on (interrupted, device lost). */

@@ -230,4 +230,4 @@ int xp_kv_w4a16_measure(xp_kv_case *cases, int n, const xp_kv_opts *o) {
 
 const xp_kv_family xp_kv_w4a16 = {
     "w4a16", "INT4 weights x bf16 activations: decode GEMMs and grouped MoE experts",
-    w4a16_variants, (int)(sizeof w4a16_variants / sizeof w4a16_variants[0]), xp_kv_w4a16_measure};
+    w4a16_variants, (int)(sizeof w4a16_variants / sizeof w4a16_variants[0]), "bf16", xp_kv_w4a16_measure};
