@@ -593,11 +593,13 @@ static int blank_label(const xp_field *f, const char *v) {
   return label && !*v;
 }
 
-/* The declared dtype spelt as another tool spells it ("bfloat16", "torch.float8_e4m3fn", "BF16"):
+/* The declared dtype (or a quantization naming one, "FP8") spelt as another tool spells it
+** ("bfloat16", "torch.float8_e4m3fn", "BF16"):
 ** the queries match runs by the label, and a trace declared "bfloat16" found no bf16 gemm run
 ** (decode_gap_analysis.sql: "another dtype"), a configuration of its own beside the "bf16" ones. */
 static int dtype_respelt(const xp_spec *s, const char *path, const xp_field *f, const char *v) {
-  const char *meant = strcmp(f->key, "dtype") == 0 && !f->choices ? xp_dtype_meant(v, NULL) : NULL;
+  const int label = !f->choices && (strcmp(f->key, "dtype") == 0 || strcmp(f->key, "quantization") == 0);
+  const char *meant = label ? xp_dtype_meant(v, NULL) : NULL;
   if (!meant) return 0;
   char *cut = xp_value_cut(v);
   xp_spec_error(s, path, "\"%s\": xp spells this dtype \"%s\" (queries match runs by the dtype as written)", cut, meant);

@@ -131,6 +131,11 @@ expect_bad dtype_capitals 2 'dtype_capitals.toml:2: dtype: "BF16": xp spells thi
 dtype = "BF16"
 m = [1]
 shapes = [{name = "x", n = 16, k = 16}]'
+expect_bad quantization_capitals 2 'quantization_capitals.toml:3: quantization: "FP8": xp spells this dtype "fp8" ' 'kind = "gemm"
+dtype = "fp8"
+quantization = "FP8"
+m = [1]
+shapes = [{name = "x", n = 16, k = 16}]'
 expect_bad dtype_nccl_name 2 'dtype_nccl_name.toml:2: dtype: did you mean "fp8"? gemm runs measure' 'kind = "gemm"
 dtype = "fp8_e4m3"
 m = [1]
