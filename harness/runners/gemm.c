@@ -268,19 +268,13 @@ static int resolve_dtypes(const xp_spec *spec, gemm_setup *g, const cJSON *list)
 
 static int setup_build(const xp_spec *spec, gemm_setup *g) {
   const cJSON *r = spec->root, *e;
-  int i;
   memset(g, 0, sizeof *g);
-  static const char *const dtypes[] = {"bf16", "fp8", "fp8_block", "checkpoint", NULL};
   const char *dtype = xp_spec_str(r, "dtype", "bf16");
-  int known = 0;
-  for (i = 0; dtypes[i]; i++) known |= strcmp(dtype, dtypes[i]) == 0;
-  /* nccl_burst's "fp8_e4m3" (a dtype xp knows, so not refused as a label) is a gemm's fp8 */
-  const char *meant = known ? NULL : xp_dtype_meant(dtype, dtypes);
-  if (!known)
-    return xp_spec_error(spec, "dtype", "%s%s%sgemm runs measure dtype \"bf16\", \"fp8\" (e4m3 "
+  if (strcmp(dtype, "bf16") && strcmp(dtype, "fp8") && strcmp(dtype, "fp8_block") &&
+      strcmp(dtype, "checkpoint"))
+    return xp_spec_error(spec, "dtype", "gemm runs measure dtype \"bf16\", \"fp8\" (e4m3 "
                          "with per-tensor scales), \"fp8_block\" (e4m3 with DeepSeek's 128x128 "
-                         "block scales) or \"checkpoint\" (each GEMM at its model's), not \"%s\"",
-                         meant ? "did you mean \"" : "", meant ? meant : "", meant ? "\"? " : "", dtype);
+                         "block scales) or \"checkpoint\" (each GEMM at its model's), not \"%s\"", dtype);
   g->dtype = dtype;
   g->checkpoint = strcmp(dtype, "checkpoint") == 0;
   const char *cache = xp_spec_str(r, "cache", "cold");
@@ -298,8 +292,7 @@ static int setup_build(const xp_spec *spec, gemm_setup *g) {
   g->par.mla_absorbed = strcmp(xp_spec_str(r, "mla", "absorbed"), "absorbed") == 0;
 
   const cJSON *ms = cJSON_GetObjectItemCaseSensitive(r, "m");
-  int nm = cJSON_GetArraySize(ms);
-  i = 0;
+  int i = 0, nm = cJSON_GetArraySize(ms);
   if (nm == 0) return xp_spec_error(spec, "m", "give at least one M (rows of the GEMM)");
   cJSON_ArrayForEach(e, ms) {
     char path[32];

@@ -123,6 +123,7 @@ dtype = "int4"
 m = [1]
 shapes = [{name = "x", n = 16, k = 16}]'
 # dtypes as other tools spell them: PyTorch's str(torch.float8_e4m3fn), nccl_burst's fp8_e4m3
+# (its element type; every other run's label is fp8)
 expect_bad dtype_torch 2 'dtype_torch.toml:2: dtype: "torch.float8_e4m3fn": xp spells this dtype "fp8" ' 'kind = "gemm"
 dtype = "torch.float8_e4m3fn"
 m = [1]
@@ -136,7 +137,7 @@ dtype = "fp8"
 quantization = "FP8"
 m = [1]
 shapes = [{name = "x", n = 16, k = 16}]'
-expect_bad dtype_nccl_name 2 'dtype_nccl_name.toml:2: dtype: did you mean "fp8"? gemm runs measure' 'kind = "gemm"
+expect_bad dtype_nccl_name 2 'dtype_nccl_name.toml:2: dtype: "fp8_e4m3": xp spells this dtype "fp8" ' 'kind = "gemm"
 dtype = "fp8_e4m3"
 m = [1]
 shapes = [{name = "x", n = 16, k = 16}]'

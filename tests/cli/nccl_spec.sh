@@ -87,6 +87,10 @@ expect_bad dtype 'dtype.toml:3: dtypes\[0\]: unknown value "int8"' \
   "kind = \"nccl_burst\"
 sizes = [1024]
 dtypes = [\"int8\"]"
+# its element type's own name labels the run (fp8_e4m3: refused as a label of any other kind)
+printf 'kind = "nccl_burst"\nsizes = [1024]\ndtypes = ["fp8_e4m3"]\ndtype = "fp8_e4m3"\n' > "$tmp/e4m3.toml"
+"$XP" --db "$db" run --dry-run "$tmp/e4m3.toml" > "$tmp/out" 2> "$tmp/err"
+check "dtype fp8_e4m3 labels an nccl_burst run" 0 $?
 # nccl-tests' own name (-d bfloat16), as its output's type column prints it
 expect_bad dtype_nccl_tests 'dtype_nccl_tests.toml:3: dtypes\[0\]: unknown value "bfloat16": did you mean "bf16"?' \
   "kind = \"nccl_burst\"
