@@ -77,6 +77,7 @@ typedef struct parser {
   char foreign[160];     /* that failure, as printed */
   int later_line;        /* a failure after a report's footer (a later test's or process's); 0 none */
   char later[160];       /* that failure, as printed */
+  int lineno;            /* the line being read */
 } parser;
 
 enum { ROW_OK = 0, ROW_SHORT = -1 };
@@ -853,6 +854,17 @@ static void report_boundary(parser *P, const char *line, int options) {
   }
 }
 
+/* A report's column head (its group labels, else its header) after the report's rows: another
+** table, pasted without its options line (a pre-2.13 report quoted in a fenced block or an issue
+** below a newer log). nccl-tests prints its head once, before its first row, so the rows that
+** follow are a report of their own, read in their own header's layout, not the rows above's. */
+static void head_after_rows(parser *P) {
+  if (P->d->nrows == P->rep.first_row) return;
+  xp_warn("%s:%d: a column header after the rows above, with no options line before it: its rows are read as "
+          "a report of their own, in its columns", P->d->path, P->lineno);
+  report_boundary(P, "", 0);
+}
+
 /*
 ** nccl-tests 2.30's GIN device-API benchmarks (src/device_api/gin/utils/common.cc: ginPutBW_perf,
 ** ginPutLatency_pingPong_perf, ...) print "# GIN PUT BANDWIDTH/MESSAGE RATE: rsm=gpu, ..." and a
@@ -925,8 +937,10 @@ static void read_comment(parser *P, const char *line) {
   } else if (is_device_line(line)) {
     read_device(P, line);
   } else if (strstr(line, "out-of-place") || strstr(line, "in-place")) {
+    head_after_rows(P);
     read_group_labels(&P->L, line);
   } else if (is_header(line)) {
+    if (!P->L.named) head_after_rows(P); /* else its group labels began the report */
     read_header(&P->L, line);
   } else if (strstr(line, "(elements)")) {
     read_units(&P->L, line);
@@ -1221,6 +1235,7 @@ int nt_parse_text(nt_doc *d, const char *text, size_t len) {
     line[strcspn(line, "\r")] = 0;
     i += l + 1;
     lineno++;
+    P.lineno = lineno;
     clean_line(line, lineno == 1);
     const char *s = strip_prefixes(line);
     while (*s == ' ' || *s == '\t') s++;

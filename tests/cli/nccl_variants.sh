@@ -172,6 +172,25 @@ check "markdown paste, 2.19: test, GPU, version" "allreduce 2 NVIDIA H200 2.19.6
                gpu_name || ' ' || (SELECT value FROM run_meta WHERE key = 'nccl_tests.version') AS v FROM runs")"
 check "markdown paste, 2.19: cases" 52 "$(cases)"
 
+# A pre-2.13 table (all_gather's "type" header, an "error" column) pasted below a 2.19 log with no
+# options line, in a fenced block with its '#'s and bare as Markdown leaves it: its rows are a
+# report of their own, read in their own columns, where they were read as the 2.19 report's
+# allreduce and refused ('count 134217728 of fp32 (4 bytes each) does not make size 4294967296:
+# nccl-tests' allreduce prints size = count x the type's size').
+sed -n '2,7p' "$data/all_gather_perf.markdown_paste.txt" > "$tmp/old_table.txt"
+for form in fenced bare; do
+  { cat "$XP_SRC/tests/data/nccl/nccltests_sweep.txt"; echo; [ $form = fenced ] && echo '```'
+    if [ $form = fenced ]; then sed '/^ *[0-9]/!s/^/#/' "$tmp/old_table.txt"; else cat "$tmp/old_table.txt"; fi
+    [ $form = fenced ] && echo '```'; } > "$tmp/old_table_$form.txt"
+  imp "$tmp/old_table_$form.txt"
+  check "old table below a 2.19 log, $form: exit" 0 $?
+  check "old table below a 2.19 log, $form: the 2.19 report's" 52 \
+    "$(sql "SELECT count(*) FROM cases WHERE json_extract(params, '$.collective') = 'allreduce'")"
+  check "old table below a 2.19 log, $form: its row, its own" 29254 "$(metric unknown/fp32/4294967296/eager/out_of_place time_us)"
+  grep -q "old_table_$form.txt:17[56]: a column header after the rows above" "$tmp/err" ||
+    { echo "FAIL: old table below a 2.19 log, $form: no warning: $(cat "$tmp/err")"; fail=1; }
+done
+
 # Open MPI's --tag-output labels indented, as a tool quoting the log writes them (aws-k8s-tester PR
 # 464's test output: "        [1,0]<stdout>:# nThread 1 ..."): read as without the indent, where the
 # file was refused as holding no results.
