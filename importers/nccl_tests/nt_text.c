@@ -495,9 +495,20 @@ static const char *skip_label(const char *s) {
   return s;
 }
 
-/* Where the line nccl-tests printed starts, after a timestamp and a launcher's label (and
-** NCCL's own timestamp, before its INFO lines). */
+/* Markdown's quote marks: a log quoted in a GitHub issue's reply or an e-mail ("> # nThread 1 ...",
+** "> > " quoted twice), each '>' and the space after it. nccl-tests begins no line with '>'. */
+static const char *skip_quote(const char *s) {
+  const char *p = s;
+  while (*p == ' ') p++;
+  if (*p != '>') return s;
+  while (*p == '>') p += p[1] == ' ' ? 2 : 1;
+  return p;
+}
+
+/* Where the line nccl-tests printed starts, after Markdown's quote marks, a timestamp and a
+** launcher's label (and NCCL's own timestamp, before its INFO lines). */
 static const char *strip_prefixes(const char *s) {
+  s = skip_quote(s);
   const char *p = skip_label(skip_timestamp(s));
   if (p != s) p = skip_label(p);
   const char *t = nccl_timestamp_end(p);

@@ -172,6 +172,17 @@ check "markdown paste, 2.19: test, GPU, version" "allreduce 2 NVIDIA H200 2.19.6
                gpu_name || ' ' || (SELECT value FROM run_meta WHERE key = 'nccl_tests.version') AS v FROM runs")"
 check "markdown paste, 2.19: cases" 52 "$(cases)"
 
+# A log quoted in a GitHub reply or an e-mail (Markdown's "> ", twice "> > "): read as the log,
+# its INFO lines too, where it was refused as holding no results.
+for quote in '> ' '> > '; do
+  sed "s/^/$quote/" "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > "$tmp/sweep_quoted_${#quote}.txt"
+  imp "$tmp/sweep_quoted_${#quote}.txt"
+  check "quoted '$quote': exit" 0 $?
+  check "quoted '$quote': cases" 52 "$(cases)"
+  check "quoted '$quote': GPU" "2 NVIDIA H200" "$(sql "SELECT gpu_count || ' ' || gpu_name FROM runs")"
+  check "quoted '$quote': INFO lines" "P2P/direct pointer" "$(sql "SELECT value FROM run_meta WHERE key = 'nccl.transports'")"
+done
+
 # A pre-2.13 table (all_gather's "type" header, an "error" column) pasted below a 2.19 log with no
 # options line, in a fenced block with its '#'s and bare as Markdown leaves it: its rows are a
 # report of their own, read in their own columns, where they were read as the 2.19 report's
