@@ -194,6 +194,7 @@ typedef struct xp_topo {
   xp_topo_pci *pci;
   xp_topo_gpu *gpu;
   char (*nic)[64];       /* "eth0 10000 Mb/s" */
+  int *nic_cpu;          /* each NIC's <cpu> (its host's), -1 outside one */
 } xp_topo;
 
 /* Parse NCCL's <system version="1"> dump. 0, or -1 with a reason in err for what is not one. */

@@ -161,15 +161,59 @@ static int record_connections(xp_run *r, const xp_nccl_info *info, const char *s
   return rc;
 }
 
+/* The NICs of host `host` (a <cpu>'s host_hash; NULL: every host's), "mlx5_0 400000 Mb/s, ...". */
+static void host_nics(const xp_topo *t, const char *host, char *out, size_t n) {
+  size_t used = 0;
+  out[0] = 0;
+  for (int i = 0; i < t->nnic && used < n; i++) {
+    const char *its = t->nic_cpu[i] >= 0 ? t->cpu_host[t->nic_cpu[i]] : "";
+    if (host && strcmp(its, host) != 0) continue;
+    int w = snprintf(out + used, n - used, "%s%s", used ? ", " : "", t->nic[i]);
+    if (w > 0) used += (size_t)w;
+  }
+}
+
+/* A dump NCCL fused across an MNNVL domain lists each host's NICs under its own <cpu>, by the
+** same names on every tray: said once where every host lists the same, else each host's after
+** its host_hash (the only name the dump gives a host), where a flat list repeated "mlx5_0" with
+** nothing to tell whose. */
+static void describe_nics(const xp_topo *t, char *out, size_t n) {
+  char first[256], its[256];
+  if (t->nnic == 0) {
+    snprintf(out, n, "none");
+    return;
+  }
+  if (t->nhosts <= 1) {
+    host_nics(t, NULL, out, n);
+    return;
+  }
+  int same = 1;
+  host_nics(t, t->cpu_host[0], first, sizeof first);
+  for (int c = 1; c < t->ncpu && same; c++) {
+    host_nics(t, t->cpu_host[c], its, sizeof its);
+    same = strcmp(its, first) == 0;
+  }
+  if (same) {
+    snprintf(out, n, "%s on each of its %d hosts", first, t->nhosts);
+    return;
+  }
+  size_t used = 0;
+  out[0] = 0;
+  for (int c = 0; c < t->ncpu && used < n; c++) {
+    int seen = 0;
+    for (int e = 0; e < c && !seen; e++) seen = strcmp(t->cpu_host[e], t->cpu_host[c]) == 0;
+    if (seen) continue;
+    host_nics(t, t->cpu_host[c], its, sizeof its);
+    int w = snprintf(out + used, n - used, "%shost %s: %s", used ? "; " : "", t->cpu_host[c], its[0] ? its : "none");
+    if (w > 0) used += (size_t)w;
+  }
+}
+
 static int record_topology(xp_run *r, const xp_topo *t, const char *source) {
   int rc = 0, switches = 0;
   for (int i = 0; i < t->npci; i++) switches += strcmp(t->pci[i].cls, "0x060400") == 0;
-  char nics[256] = "";
-  size_t used = 0;
-  for (int i = 0; i < t->nnic && used < sizeof nics; i++) {
-    int w = snprintf(nics + used, sizeof nics - used, "%s%s", i ? ", " : "", t->nic[i]);
-    if (w > 0) used += (size_t)w;
-  }
+  char nics[384];
+  describe_nics(t, nics, sizeof nics);
   /* the dump's <cpu> elements are its NUMA nodes (one per numaid, a socket's two where it is
   ** split), not CPUs: a 2-socket host of 112 cores reads "2 NUMA nodes"; a VM's one <cpu
   ** numaid="-1"> (its guest sees no NUMA) holds every GPU whatever the host's nodes are */
@@ -179,7 +223,7 @@ static int record_topology(xp_run *r, const xp_topo *t, const char *source) {
   /* a dump NCCL fused across an MNNVL domain holds each host's <cpu> elements */
   if (t->nhosts > 1) snprintf(hosts, sizeof hosts, " on %d hosts (one MNNVL domain)", t->nhosts);
   rc = meta_f(r, source, "nccl.topology", "%d GPU%s%s, %s, %d PCIe switch%s, NICs: %s", t->ngpu,
-              t->ngpu == 1 ? "" : "s", hosts, numa, switches, switches == 1 ? "" : "es", t->nnic ? nics : "none");
+              t->ngpu == 1 ? "" : "s", hosts, numa, switches, switches == 1 ? "" : "es", nics);
   /* GPUs on two NUMA nodes (two sockets, or one split) are SYS apart: said where the dump says it */
   if (rc == 0 && t->nnuma > 0) rc = xp_run_meta_int(r, "nccl.numa_nodes", t->nnuma, source);
   for (int a = 0; a < t->ngpu && rc == 0; a++)

@@ -113,8 +113,10 @@ static void add_link(xp_topo *t, const attrs *a, const frame *top) {
   l->count = attr_int(a, "count", 1);
 }
 
-static void add_nic(xp_topo *t, const attrs *a) {
+static void add_nic(xp_topo *t, const attrs *a, const frame *top) {
   t->nic = xp_xrealloc(t->nic, sizeof *t->nic * (size_t)(t->nnic + 1));
+  t->nic_cpu = xp_xrealloc(t->nic_cpu, sizeof *t->nic_cpu * (size_t)(t->nnic + 1));
+  t->nic_cpu[t->nnic] = top ? top->cpu : -1;
   const char *name = attr(a, "name"), *speed = attr(a, "speed");
   snprintf(t->nic[t->nnic++], sizeof t->nic[0], "%s %s Mb/s", name ? name : "?", speed ? speed : "?");
 }
@@ -159,7 +161,7 @@ static void open_element(xp_topo *t, const char *name, const attrs *a, frame *f,
     add_link(t, a, top);
     if (t->gpu[top->gpu].nlinks > before) t->gpu[top->gpu].links[before].xgmi = 1;
   }
-  else if (strcmp(name, "net") == 0) add_nic(t, a);
+  else if (strcmp(name, "net") == 0) add_nic(t, a, top);
 }
 
 int xp_topo_parse(const char *xml, size_t len, xp_topo *out, char *err, size_t errn) {
@@ -216,6 +218,7 @@ void xp_topo_free(xp_topo *t) {
   free(t->pci);
   free(t->gpu);
   free(t->nic);
+  free(t->nic_cpu);
   free(t->cpu_host);
   memset(t, 0, sizeof *t);
 }

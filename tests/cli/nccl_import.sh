@@ -59,6 +59,17 @@ check "text: path" "nvlink: 18 NVLinks through NVSwitch" "$(sql "SELECT value FR
 # (the fixture's VM dump: one <cpu numaid="-1">, which states no NUMA layout, not one node)
 check "text: topology (a VM's NUMA layout unknown)" '"2 GPUs, NUMA nodes unknown (numaid -1, as in a VM), 0 PCIe switches, NICs: eth0 10000 Mb/s"' \
   "$(sql "SELECT value FROM run_meta m JOIN runs r ON r.id = m.run_id WHERE r.uuid LIKE '$t%' AND key = 'nccl.topology'")"
+# A dump NCCL fused across an MNNVL domain: each host's NICs under its own <cpu>, by the same
+# names: said once for every host where they agree, else each host's after its host_hash, where
+# "NICs: mlx5_0 400000 Mb/s, mlx5_0 400000 Mb/s" told no NIC's host.
+vdata="$XP_SRC/tests/data/nccl/variants"
+topo_of() { "$XP" --db "$tmp/$1.db" import nccl-tests "$data/nccltests_sweep.txt" "$2" > /dev/null 2>&1
+  "$XP" --db "$tmp/$1.db" query <(echo "SELECT value FROM run_meta WHERE key = 'nccl.topology';") --format csv 2> /dev/null | sed -n 2p; }
+check "MNNVL dump: each host's NICs alike" '"2 GPUs on 2 hosts (one MNNVL domain), 2 NUMA nodes, 0 PCIe switches, NICs: mlx5_0 400000 Mb/s on each of its 2 hosts"' \
+  "$(topo_of mnnvl "$vdata/mnnvl_fused_topo.xml")"
+sed '0,/mlx5_0/s//mlx5_1/' "$vdata/mnnvl_fused_topo.xml" | sed '/host_hash="0x9e02/,/<\/cpu>/{/<nic>/,/<\/nic>/d}' > "$tmp/mnnvl_unlike.xml"
+check "MNNVL dump: each host's NICs" '"2 GPUs on 2 hosts (one MNNVL domain), 2 NUMA nodes, 0 PCIe switches, NICs: host 0x5a1c3e2f0b7d4e11: mlx5_1 400000 Mb/s; host 0x9e02b7c14f3a6d22: none"' \
+  "$(topo_of mnnvl_unlike "$tmp/mnnvl_unlike.xml")"
 check "text: NCCL version" "2.28.9+cuda13.0" "$(sql "SELECT value FROM run_meta m JOIN runs r ON r.id = m.run_id
   WHERE r.uuid LIKE '$t%' AND key = 'nccl.version_info'")"
 # the CUDA driver NCCL's INFO line states ("cudaDriverVersion 13000"), as a measured run records it
