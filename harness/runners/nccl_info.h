@@ -175,6 +175,7 @@ typedef struct xp_topo_pci {
 
 typedef struct xp_topo_gpu {
   int dev, rank, sm;
+  int mlopart;           /* its partition of one physical GPU (NCCL's MLOPart, "mlopart"), -1 none */
   int pci;               /* index of its <pci> */
   int nlinks;
   xp_topo_link links[16];
@@ -202,7 +203,8 @@ int xp_topo_parse(const char *xml, size_t len, xp_topo *out, char *err, size_t e
 void xp_topo_free(xp_topo *t);
 const xp_topo_gpu *xp_topo_gpu_of_rank(const xp_topo *t, int rank);
 
-/* How two ranks' GPUs are connected. kind: "nvlink" or "pcie" (empty if unknown);
+/* How two ranks' GPUs are connected. kind: "nvlink", "xgmi" or "pcie", "local" for two ranks on
+** one physical GPU (MLOPart partitions: no link between GPUs), empty if unknown;
 ** detail: "18 NVLinks through NVSwitch", "PCIe PIX (same switch)", ... */
 typedef struct xp_topo_path {
   char kind[16];

@@ -99,6 +99,7 @@ static void add_gpu(xp_topo *t, const attrs *a, const frame *top) {
   g->dev = attr_int(a, "dev", -1);
   g->rank = attr_int(a, "rank", -1);
   g->sm = attr_int(a, "sm", -1);
+  g->mlopart = attr_int(a, "mlopart", -1);
   g->pci = top ? top->pci : -1;
 }
 
@@ -262,6 +263,17 @@ int xp_topo_pair(const xp_topo *t, int rank_a, int rank_b, xp_topo_path *out) {
   memset(out, 0, sizeof *out);
   const xp_topo_gpu *a = xp_topo_gpu_of_rank(t, rank_a), *b = xp_topo_gpu_of_rank(t, rank_b);
   if (!a || !b) return -1;
+  if (a->pci >= 0 && a->pci == b->pci) {
+    /* Under one <pci>: partitions of one GPU (MLOPart, NCCL 2.27 on: one <gpu mlopart=".."> each,
+    ** which topo.cc joins by a LOC link), whose traffic stays in its memory, whatever NVLinks
+    ** each lists to the NVSwitch */
+    snprintf(out->kind, sizeof out->kind, "local");
+    if (a->mlopart >= 0 && b->mlopart >= 0)
+      snprintf(out->detail, sizeof out->detail, "one GPU's MLOPart partitions %d and %d, in its memory", a->mlopart,
+               b->mlopart);
+    else snprintf(out->detail, sizeof out->detail, "one GPU (bus id %s), in its memory", busid_of(t, a));
+    return 0;
+  }
   int xgmi = 0, n = direct_links(t, a, b, &xgmi);
   if (n == 0) n = direct_links(t, b, a, &xgmi);
   if (n > 0 && xgmi) {
@@ -306,8 +318,9 @@ int xp_topo_pair(const xp_topo *t, int rank_a, int rank_b, xp_topo_path *out) {
 
 /* ---- the interconnect a run used ---- */
 
-enum { IC_UNKNOWN, IC_NVLINK, IC_XGMI, IC_PCIE, IC_SHM, IC_NET };
-static const char *const ic_names[] = {NULL, "nvlink", "xgmi", "pcie", "shm", "net"};
+/* Fastest first. IC_LOCAL: two ranks on one GPU (MLOPart), which names no interconnect alone. */
+enum { IC_UNKNOWN, IC_LOCAL, IC_NVLINK, IC_XGMI, IC_PCIE, IC_SHM, IC_NET };
+static const char *const ic_names[] = {NULL, NULL, "nvlink", "xgmi", "pcie", "shm", "net"};
 
 static int transport_class(const char *tr) {
   if (strncmp(tr, "SHM", 3) == 0) return IC_SHM;
@@ -405,7 +418,10 @@ const char *xp_nccl_interconnect(const xp_nccl_info *info, const xp_topo *topo, 
     xp_topo_path path = {"", "", 0, 0};
     if (cls < 0) {
       if (topo && xp_topo_pair(topo, c->src, c->dst, &path) == 0)
-        cls = strcmp(path.kind, "nvlink") == 0 ? IC_NVLINK : strcmp(path.kind, "xgmi") == 0 ? IC_XGMI : IC_PCIE;
+        cls = strcmp(path.kind, "local") == 0    ? IC_LOCAL
+              : strcmp(path.kind, "nvlink") == 0 ? IC_NVLINK
+              : strcmp(path.kind, "xgmi") == 0   ? IC_XGMI
+                                                 : IC_PCIE;
       else if ((cls = graph_path(info, &path)) == IC_UNKNOWN) {
         unknown_p2p = 1;
         continue;
@@ -420,6 +436,12 @@ const char *xp_nccl_interconnect(const xp_nccl_info *info, const xp_topo *topo, 
   if (worst == IC_UNKNOWN || (unknown_p2p && worst < IC_PCIE)) {
     if (n && info->nconn)
       snprintf(basis, n, "NCCL connected peers with P2P, but no topology says whether over NVLink or PCIe");
+    return NULL;
+  }
+  if (worst == IC_LOCAL) {
+    if (n)
+      snprintf(basis, n, "NCCL connected rank %d to %d with %s within %s: no link between GPUs", why->src, why->dst,
+               why->transport, why_path.detail);
     return NULL;
   }
   if (n) {

@@ -453,6 +453,57 @@ static void test_mnnvl_fused(void) {
   xp_topo_free(&t);
 }
 
+/* A B200 host under MPS with MLOPart (NCCL 2.27 on, src/graph/topo.cc's ncclTopoAddGpuSub): one
+** <pci> holding a <gpu mlopart=".."> per partition, each with the GPU's NVLinks to the NVSwitch,
+** as NCCL fuses the processes' dumps (one per rank); and a second GPU unpartitioned. */
+static const char mlopart_dump[] =
+    "<system version=\"1\">\n"
+    "  <cpu host_hash=\"0x3c2b1a0f9e8d7c6b\" numaid=\"0\" arch=\"x86_64\" vendor=\"GenuineIntel\">\n"
+    "    <pci busid=\"0000:1b:00.0\" class=\"0x030200\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\">\n"
+    "      <gpu dev=\"0\" sm=\"100\" rank=\"0\" gdr=\"1\" mlopart=\"0\"><nvlink target=\"fffffff:ff:ff.0\" count=\"18\" "
+    "tclass=\"0x068000\"/></gpu>\n"
+    "      <gpu dev=\"1\" sm=\"100\" rank=\"1\" gdr=\"1\" mlopart=\"1\"><nvlink target=\"fffffff:ff:ff.0\" count=\"18\" "
+    "tclass=\"0x068000\"/></gpu>\n"
+    "    </pci>\n"
+    "    <pci busid=\"0000:43:00.0\" class=\"0x030200\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\">\n"
+    "      <gpu dev=\"2\" sm=\"100\" rank=\"2\" gdr=\"1\"><nvlink target=\"fffffff:ff:ff.0\" count=\"18\" "
+    "tclass=\"0x068000\"/></gpu>\n"
+    "    </pci>\n"
+    "  </cpu>\n"
+    "</system>\n";
+
+/* Two ranks on one GPU's partitions are joined by its memory (topo.cc's LOC link), not by the
+** NVLinks each lists: where they were recorded "nvlink: 18 NVLinks through NVSwitch". */
+static void test_mlopart(void) {
+  xp_topo t;
+  char err[128], basis[256];
+  xp_topo_path p;
+  CHECK_EQ_INT(xp_topo_parse(mlopart_dump, strlen(mlopart_dump), &t, err, sizeof err), 0);
+  CHECK_EQ_INT(xp_topo_pair(&t, 0, 1, &p), 0);
+  CHECK_EQ_STR(p.kind, "local");
+  CHECK_EQ_STR(p.detail, "one GPU's MLOPart partitions 0 and 1, in its memory");
+  CHECK_EQ_INT(xp_topo_pair(&t, 1, 2, &p), 0);
+  CHECK_EQ_STR(p.kind, "nvlink");
+  /* P2P between the partitions alone: no interconnect between GPUs, and the basis says why */
+  xp_nccl_info info;
+  static const char *const within[] = {"h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM", NULL};
+  xp_nccl_info_init(&info);
+  feed(&info, within);
+  CHECK(xp_nccl_interconnect(&info, &t, basis, sizeof basis) == NULL);
+  CHECK_EQ_STR(basis, "NCCL connected rank 0 to 1 with P2P/CUMEM within one GPU's MLOPart partitions 0 and 1, in its "
+                      "memory: no link between GPUs");
+  xp_nccl_info_free(&info);
+  /* and with a rank on another GPU, that GPU's NVLink */
+  static const char *const across[] = {"h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM",
+                                       "h:1:2 [1] NCCL INFO Channel 00/0 : 1[1] -> 2[2] via P2P/CUMEM", NULL};
+  xp_nccl_info_init(&info);
+  feed(&info, across);
+  CHECK_EQ_STR(xp_nccl_interconnect(&info, &t, basis, sizeof basis), "nvlink");
+  CHECK(strstr(basis, "rank 1 to 2") != NULL);
+  xp_nccl_info_free(&info);
+  xp_topo_free(&t);
+}
+
 static void test_pcie_paths(void) {
   xp_topo t;
   char err[128];
@@ -970,6 +1021,7 @@ int main(void) {
   test_fixture_topology();
   test_pcie_paths();
   test_mnnvl_fused();
+  test_mlopart();
   test_bad_topology();
   CHECK_DONE();
 }
