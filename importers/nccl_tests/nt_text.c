@@ -505,10 +505,19 @@ static const char *skip_quote(const char *s) {
   return p;
 }
 
-/* Where the line nccl-tests printed starts, after Markdown's quote marks, a timestamp and a
-** launcher's label (and NCCL's own timestamp, before its INFO lines). */
+/* kubectl logs --prefix's "[pod/NAME/CONTAINER] " (logs.go's addPrefixIfNeeded; "[node/NAME] " for
+** a node's), before the stamp --timestamps adds: a job's pods read with one command ("kubectl logs
+** -l training.kubeflow.org/job-name=nccl --prefix"). */
+static const char *skip_kubectl_prefix(const char *s) {
+  if (strncmp(s, "[pod/", 5) != 0 && strncmp(s, "[node/", 6) != 0) return s;
+  const char *close = strchr(s, ']');
+  return close && close[1] == ' ' && !memchr(s, ' ', (size_t)(close - s)) ? close + 2 : s;
+}
+
+/* Where the line nccl-tests printed starts, after Markdown's quote marks, kubectl's pod prefix, a
+** timestamp and a launcher's label (and NCCL's own timestamp, before its INFO lines). */
 static const char *strip_prefixes(const char *s) {
-  s = skip_quote(s);
+  s = skip_kubectl_prefix(skip_quote(s));
   const char *p = skip_label(skip_timestamp(s));
   if (p != s) p = skip_label(p);
   const char *t = nccl_timestamp_end(p);

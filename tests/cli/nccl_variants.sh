@@ -202,6 +202,17 @@ for form in fenced bare; do
     { echo "FAIL: old table below a 2.19 log, $form: no warning: $(cat "$tmp/err")"; fail=1; }
 done
 
+# kubectl logs --prefix (logs.go's "[pod/NAME/CONTAINER] "), with --timestamps' stamp after it: read
+# as the log, its INFO lines too, where it was refused as holding no results.
+for ts in '' '2025-06-01T10:11:12.123456789Z '; do
+  sed "s|^|[pod/nccl-tests-launcher-7x2kq/mpi-launcher] $ts|" "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > "$tmp/kubectl_prefix_${#ts}.txt"
+  imp "$tmp/kubectl_prefix_${#ts}.txt"
+  check "kubectl --prefix ${ts:+--timestamps}: exit" 0 $?
+  check "kubectl --prefix ${ts:+--timestamps}: cases" 52 "$(cases)"
+  check "kubectl --prefix ${ts:+--timestamps}: INFO lines" "P2P/direct pointer" \
+    "$(sql "SELECT value FROM run_meta WHERE key = 'nccl.transports'")"
+done
+
 # Open MPI's --tag-output labels indented, as a tool quoting the log writes them (aws-k8s-tester PR
 # 464's test output: "        [1,0]<stdout>:# nThread 1 ..."): read as without the indent, where the
 # file was refused as holding no results.
