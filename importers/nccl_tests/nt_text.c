@@ -514,11 +514,21 @@ static const char *skip_kubectl_prefix(const char *s) {
   return close && close[1] == ' ' && !memchr(s, ' ', (size_t)(close - s)) ? close + 2 : s;
 }
 
+/* The stream and tag after the stamp of a container's log as the kubelet keeps it on its node
+** (CRI's format, /var/log/pods/.../0.log: "2025-06-01T10:11:12.123456789Z stdout F LINE", P for a
+** line it split), copied from there when the pod is gone. */
+static const char *skip_cri_stream(const char *p) {
+  if (strncmp(p, "stdout ", 7) != 0 && strncmp(p, "stderr ", 7) != 0) return p;
+  return (p[7] == 'F' || p[7] == 'P') && p[8] == ' ' ? p + 9 : p;
+}
+
 /* Where the line nccl-tests printed starts, after Markdown's quote marks, kubectl's pod prefix, a
-** timestamp and a launcher's label (and NCCL's own timestamp, before its INFO lines). */
+** timestamp (and a container log's stream), and a launcher's label (and NCCL's own timestamp,
+** before its INFO lines). */
 static const char *strip_prefixes(const char *s) {
   s = skip_kubectl_prefix(skip_quote(s));
-  const char *p = skip_label(skip_timestamp(s));
+  const char *stamped = skip_timestamp(s);
+  const char *p = skip_label(stamped == s ? s : skip_cri_stream(stamped));
   if (p != s) p = skip_label(p);
   const char *t = nccl_timestamp_end(p);
   return t ? t : p;

@@ -213,6 +213,14 @@ for ts in '' '2025-06-01T10:11:12.123456789Z '; do
     "$(sql "SELECT value FROM run_meta WHERE key = 'nccl.transports'")"
 done
 
+# A container's log as the kubelet keeps it on its node (CRI's "TIMESTAMP stdout F LINE"), copied
+# from /var/log/pods once the pod is gone: read as the log, where it was refused as holding no results.
+sed 's/^/2025-06-01T10:11:12.123456789Z stdout F /' "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > "$tmp/cri_node_log.txt"
+imp "$tmp/cri_node_log.txt"
+check "CRI node log: exit" 0 $?
+check "CRI node log: cases" 52 "$(cases)"
+check "CRI node log: GPU" "2 NVIDIA H200" "$(sql "SELECT gpu_count || ' ' || gpu_name FROM runs")"
+
 # Open MPI's --tag-output labels indented, as a tool quoting the log writes them (aws-k8s-tester PR
 # 464's test output: "        [1,0]<stdout>:# nThread 1 ..."): read as without the indent, where the
 # file was refused as holding no results.
