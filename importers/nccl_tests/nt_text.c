@@ -514,6 +514,16 @@ static const char *skip_kubectl_prefix(const char *s) {
   return close && close[1] == ' ' && !memchr(s, ' ', (size_t)(close - s)) ? close + 2 : s;
 }
 
+/* docker compose logs' "SERVICE-1  | " (the service's container, padded to the longest name; v1
+** "service_1  | "), before the stamp -t adds. */
+static const char *skip_compose_prefix(const char *s) {
+  const char *p = s;
+  while (isalnum((unsigned char)*p) || *p == '_' || *p == '-' || *p == '.') p++;
+  if (p == s || *p != ' ') return s;
+  while (*p == ' ') p++;
+  return p[0] == '|' && p[1] == ' ' ? p + 2 : s;
+}
+
 /* The stream and tag after the stamp of a container's log as the kubelet keeps it on its node
 ** (CRI's format, /var/log/pods/.../0.log: "2025-06-01T10:11:12.123456789Z stdout F LINE", P for a
 ** line it split), copied from there when the pod is gone. */
@@ -522,11 +532,11 @@ static const char *skip_cri_stream(const char *p) {
   return (p[7] == 'F' || p[7] == 'P') && p[8] == ' ' ? p + 9 : p;
 }
 
-/* Where the line nccl-tests printed starts, after Markdown's quote marks, kubectl's pod prefix, a
-** timestamp (and a container log's stream), and a launcher's label (and NCCL's own timestamp,
-** before its INFO lines). */
+/* Where the line nccl-tests printed starts, after Markdown's quote marks, kubectl's or docker
+** compose's container prefix, a timestamp (and a container log's stream), and a launcher's label
+** (and NCCL's own timestamp, before its INFO lines). */
 static const char *strip_prefixes(const char *s) {
-  s = skip_kubectl_prefix(skip_quote(s));
+  s = skip_compose_prefix(skip_kubectl_prefix(skip_quote(s)));
   const char *stamped = skip_timestamp(s);
   const char *p = skip_label(stamped == s ? s : skip_cri_stream(stamped));
   if (p != s) p = skip_label(p);

@@ -213,6 +213,17 @@ for ts in '' '2025-06-01T10:11:12.123456789Z '; do
     "$(sql "SELECT value FROM run_meta WHERE key = 'nccl.transports'")"
 done
 
+# docker compose logs' "SERVICE-1  | " (with -t, its stamp after it): read as the log, where it was
+# refused as holding no results.
+for ts in '' '2025-06-01T10:11:12.123456789Z '; do
+  sed "s/^/nccl-tests-1  | $ts/" "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > "$tmp/compose_${#ts}.txt"
+  imp "$tmp/compose_${#ts}.txt"
+  check "docker compose logs ${ts:+-t}: exit" 0 $?
+  check "docker compose logs ${ts:+-t}: cases" 52 "$(cases)"
+  check "docker compose logs ${ts:+-t}: INFO lines" "P2P/direct pointer" \
+    "$(sql "SELECT value FROM run_meta WHERE key = 'nccl.transports'")"
+done
+
 # A container's log as the kubelet keeps it on its node (CRI's "TIMESTAMP stdout F LINE"), copied
 # from /var/log/pods once the pod is gone: read as the log, where it was refused as holding no results.
 sed 's/^/2025-06-01T10:11:12.123456789Z stdout F /' "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > "$tmp/cri_node_log.txt"
