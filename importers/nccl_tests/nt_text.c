@@ -532,13 +532,26 @@ static const char *skip_cri_stream(const char *p) {
   return (p[7] == 'F' || p[7] == 'P') && p[8] == ' ' ? p + 9 : p;
 }
 
+/* The source syslog's form puts after its stamp, "HOST IDENT[PID]: ", as journalctl prints a unit's
+** log ("Jun 01 10:11:12 gpu-node-1 bash[1234]: # nThread 1 ..."; -o short-iso the same after its
+** RFC 3339 stamp): a test run as a service (a node's health check) and read back from the journal. */
+static const char *skip_syslog_source(const char *p) {
+  const char *q = p + strcspn(p, " ");
+  if (q == p || *q != ' ') return p;
+  const char *ident = q + 1, *open = ident + strcspn(ident, " [");
+  if (open == ident || *open != '[' || !isdigit((unsigned char)open[1])) return p;
+  for (q = open + 1; isdigit((unsigned char)*q);) q++;
+  return q[0] == ']' && q[1] == ':' && q[2] == ' ' ? q + 3 : p;
+}
+
 /* Where the line nccl-tests printed starts, after Markdown's quote marks, kubectl's or docker
-** compose's container prefix, a timestamp (and a container log's stream), and a launcher's label
+** compose's container prefix, a timestamp (and a container log's stream or the journal's
+** source), and a launcher's label
 ** (and NCCL's own timestamp, before its INFO lines). */
 static const char *strip_prefixes(const char *s) {
   s = skip_compose_prefix(skip_kubectl_prefix(skip_quote(s)));
   const char *stamped = skip_timestamp(s);
-  const char *p = skip_label(stamped == s ? s : skip_cri_stream(stamped));
+  const char *p = skip_label(stamped == s ? s : skip_syslog_source(skip_cri_stream(stamped)));
   if (p != s) p = skip_label(p);
   const char *t = nccl_timestamp_end(p);
   return t ? t : p;

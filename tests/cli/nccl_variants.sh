@@ -224,6 +224,17 @@ for ts in '' '2025-06-01T10:11:12.123456789Z '; do
     "$(sql "SELECT value FROM run_meta WHERE key = 'nccl.transports'")"
 done
 
+# A test run as a systemd unit (a node's health check) read back with journalctl: syslog's
+# "STAMP HOST IDENT[PID]: " before each line, the default stamp and -o short-iso's; read as the log,
+# its INFO lines too, where it was refused as holding no results.
+for stamp in 'Jun 01 10:11:12' '2025-06-01T10:11:12+0000'; do
+  sed "s/^/$stamp gpu-node-1 bash[1234]: /" "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > "$tmp/journal_${#stamp}.txt"
+  imp "$tmp/journal_${#stamp}.txt"
+  check "journalctl ($stamp): exit" 0 $?
+  check "journalctl ($stamp): cases" 52 "$(cases)"
+  check "journalctl ($stamp): INFO lines" "P2P/direct pointer" "$(sql "SELECT value FROM run_meta WHERE key = 'nccl.transports'")"
+done
+
 # A container's log as the kubelet keeps it on its node (CRI's "TIMESTAMP stdout F LINE"), copied
 # from /var/log/pods once the pod is gone: read as the log, where it was refused as holding no results.
 sed 's/^/2025-06-01T10:11:12.123456789Z stdout F /' "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > "$tmp/cri_node_log.txt"
