@@ -907,13 +907,22 @@ static void report_boundary(parser *P, const char *line, int options) {
   }
 }
 
-/* A report's column head (its group labels, else its header) after the report's rows: another
+static int same_columns(const layout *a, const layout *b) {
+  if (a->ncols != b->ncols) return 0;
+  for (int c = 0; c < a->ncols; c++)
+    if (strcmp(a->name[c], b->name[c]) != 0) return 0;
+  return 1;
+}
+
+/* A column header unlike the one the report's rows were read under, after those rows: another
 ** table, pasted without its options line (a pre-2.13 report quoted in a fenced block or an issue
 ** below a newer log). nccl-tests prints its head once, before its first row, so the rows that
-** follow are a report of their own, read in their own header's layout, not the rows above's. */
+** follow are a report of their own, read in their own header's layout, not the rows above's. (The
+** same header again is another process's copy of the report, whose head can come after the first
+** copy's rows where a build without MPI ran under mpirun.) */
 static void head_after_rows(parser *P) {
   if (P->d->nrows == P->rep.first_row) return;
-  xp_warn("%s:%d: a column header after the rows above, with no options line before it: its rows are read as "
+  xp_warn("%s:%d: a column header unlike the rows' above, with no options line before it: its rows are read as "
           "a report of their own, in its columns", P->d->path, P->lineno);
   report_boundary(P, "", 0);
 }
@@ -990,11 +999,12 @@ static void read_comment(parser *P, const char *line) {
   } else if (is_device_line(line)) {
     read_device(P, line);
   } else if (strstr(line, "out-of-place") || strstr(line, "in-place")) {
-    head_after_rows(P);
     read_group_labels(&P->L, line);
   } else if (is_header(line)) {
-    if (!P->L.named) head_after_rows(P); /* else its group labels began the report */
-    read_header(&P->L, line);
+    layout next = P->L;
+    read_header(&next, line);
+    if (!same_columns(&P->L, &next)) head_after_rows(P);
+    P->L = next;
   } else if (strstr(line, "(elements)")) {
     read_units(&P->L, line);
   } else if ((p = strstr(line, "Out of bounds values : ")) != NULL) {

@@ -172,6 +172,17 @@ check "markdown paste, 2.19: test, GPU, version" "allreduce 2 NVIDIA H200 2.19.6
                gpu_name || ' ' || (SELECT value FROM run_meta WHERE key = 'nccl_tests.version') AS v FROM runs")"
 check "markdown paste, 2.19: cases" 52 "$(cases)"
 
+# The same header again after rows is another process's copy of the report (a build without MPI
+# under mpirun, whose second process's head came after the first's rows): still one report, no
+# warning (the 2.19 sweep's head printed twice, then its table twice).
+grep -v 'NCCL INFO' "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > "$tmp/plain.txt"
+{ sed -n 2,9p "$tmp/plain.txt"; sed -n 2,9p "$tmp/plain.txt"; sed -n 10,41p "$tmp/plain.txt"; sed -n 10,41p "$tmp/plain.txt"; } > "$tmp/copy_head_late.txt"
+imp "$tmp/copy_head_late.txt"
+check "copy's head after rows: exit" 0 $?
+check "copy's head after rows: one report" "52 allreduce" \
+  "$(sql "SELECT count(*) || ' ' || group_concat(DISTINCT json_extract(params, '$.collective')) FROM cases")"
+grep -q 'column header unlike' "$tmp/err" && { echo "FAIL: copy's head after rows: warned: $(cat "$tmp/err")"; fail=1; }
+
 # A log quoted in a GitHub reply or an e-mail (Markdown's "> ", twice "> > "): read as the log,
 # its INFO lines too, where it was refused as holding no results.
 for quote in '> ' '> > '; do
@@ -198,7 +209,7 @@ for form in fenced bare; do
   check "old table below a 2.19 log, $form: the 2.19 report's" 52 \
     "$(sql "SELECT count(*) FROM cases WHERE json_extract(params, '$.collective') = 'allreduce'")"
   check "old table below a 2.19 log, $form: its row, its own" 29254 "$(metric unknown/fp32/4294967296/eager/out_of_place time_us)"
-  grep -q "old_table_$form.txt:17[56]: a column header after the rows above" "$tmp/err" ||
+  grep -q "old_table_$form.txt:17[67]: a column header unlike the rows. above" "$tmp/err" ||
     { echo "FAIL: old table below a 2.19 log, $form: no warning: $(cat "$tmp/err")"; fail=1; }
 done
 
