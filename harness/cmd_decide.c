@@ -408,6 +408,7 @@ int cmd_decide(int argc, char **argv, const char *db_path) {
   int rc = parse_args(argc, argv, &a);
   if (rc) goto out;
   if (a.query_file && !(sql = xp_query_read(a.query_file, &rc))) goto out;
+  if (a.query_file) a.query_file = xp_query_name(a.query_file); /* recorded as read: <stdin> */
   /* Everything is checked on a read-only connection first: misspelt evidence or a --param the
   ** query lacks leaves the database as it was, where opening it to write had already migrated
   ** an older xp's database (which that xp then refuses as newer). Read-only also refuses a

@@ -125,9 +125,15 @@ void xp_params_named(sqlite3_stmt *st, const xp_param *params, int nparams, char
   }
 }
 
+const char *xp_query_name(const char *file) { return strcmp(file, "-") == 0 ? "<stdin>" : file; }
+
+/* The file's SQL; "-" is standard input, as sqlite3 and psql -f read it (a here-document, a
+** pipe from another tool), named <stdin> in messages. */
 char *xp_query_read(const char *file, int *rc) {
   size_t len = 0;
-  char *sql = xp_read_file(file, &len);
+  const int from_stdin = strcmp(file, "-") == 0;
+  char *sql = from_stdin ? xp_read_fd(0, &len) : xp_read_file(file, &len);
+  file = xp_query_name(file);
   *rc = sql ? 0 : xp_error_at(XP_EXIT_USAGE, file, 0, "cannot read: %s", strerror(errno));
   const char *nul = sql ? memchr(sql, 0, len) : NULL;
   if (!nul) return sql;
@@ -142,6 +148,17 @@ char *xp_query_read(const char *file, int *rc) {
   return NULL;
 }
 
+/* A line the sqlite3 shell reads as its own command (.mode csv, .headers on, .read FILE):
+** not SQL, where SQLite said 'near ".": syntax error' and left the user to guess. xp has no such
+** commands: what they set is an option. */
+static int dot_command(const char *p, const char *file, long line) {
+  const int n = (int)strcspn(p, " \t\r\n;");
+  return xp_error_at(XP_EXIT_USAGE, file, line,
+                     "%.*s is a sqlite3 shell command, not SQL: xp query runs SQL alone"
+                     " (the output's form is --format table|csv|json, a parameter --param NAME=VALUE)",
+                     n > 40 ? 40 : n, p);
+}
+
 int xp_query_text(sqlite3 *db, const char *sql, const char *file, const xp_param *params,
                   int nparams, xp_row_fn on_stmt, void *arg) {
   const char *p = sql;
@@ -152,6 +169,7 @@ int xp_query_text(sqlite3 *db, const char *sql, const char *file, const xp_param
     sqlite3_stmt *st = NULL;
     const char *tail = NULL;
     long line = line_at(sql, p);
+    if (*p == '.') return dot_command(p, file, line);
     if (sqlite3_prepare_v2(db, p, -1, &st, &tail) != SQLITE_OK) {
       const char *msg = sqlite3_errmsg(db);
       if (xp_db_fault(db)) return xp_db_fail(db, "reading the schema"); /* not the query's fault */
@@ -287,6 +305,7 @@ int cmd_query(int argc, char **argv, const char *db_path) {
   if (rc == 0 && !file) rc = xp_usage_error("query", "which query file? (xp query queries/NAME.sql)");
   char *sql = NULL;
   if (rc == 0) sql = xp_query_read(file, &rc);
+  if (file) file = xp_query_name(file);
   sqlite3 *db = NULL;
   if (rc == 0) db = xp_db_open(db_path, XP_DB_READONLY, &rc);
   pa.nparams = nparams;

@@ -52,8 +52,9 @@ static const xp_cmd commands[] = {
      "  profile export JSON too (model and load from its input_config; not their CSV), and\n"
      "  trtllm-bench --report_json (case \"offline\"; held-back requests: --set concurrency=N)\n"},
     {"query", cmd_query, "run the SQL in a file against the database, read-only",
-     "usage: xp query FILE.sql [--param NAME=VALUE]... [--format table|csv|json]\n"
-     "  Opens the database read-only; every statement in the file runs and prints its rows.\n"
+     "usage: xp query FILE.sql|- [--param NAME=VALUE]... [--format table|csv|json]\n"
+     "  Opens the database read-only; every statement in the file (-: standard input) runs and\n"
+     "  prints its rows. sqlite3 shell lines (.mode, .headers) are not SQL: use --format.\n"
      "  Parameters are bound by name (:NAME, @NAME or $NAME in the SQL); a VALUE written as a\n"
      "  number (8, -2, 0.5, 1e-3) as that number, any other as text (007, +8, 0x1f as given).\n"
      "  A line '-- if no rows: TEXT' in the file is said on stderr when it printed no row.\n"

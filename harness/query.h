@@ -19,8 +19,10 @@ int xp_bind_params(sqlite3_stmt *st, const xp_param *params, int nparams, const 
 void xp_params_named(sqlite3_stmt *st, const xp_param *params, int nparams, char *used);
 /* Called for each prepared, bound statement; must step it. Returns 0 or an exit code. */
 typedef int (*xp_row_fn)(void *arg, sqlite3 *db, sqlite3_stmt *st, const char *file, long line);
-/* A query file's text, else NULL and *rc (said: unreadable, UTF-16, a NUL byte). */
+/* A query file's text ("-": standard input), else NULL and *rc (said: unreadable, UTF-16, a NUL byte). */
 char *xp_query_read(const char *file, int *rc);
+/* The name messages give a query file: <stdin> for "-". */
+const char *xp_query_name(const char *file);
 /* 0 where st's columns are named apart, else says which two share a name (a JSON row keeps one
 ** key of a name) and returns 2. */
 int xp_json_names_apart(sqlite3_stmt *st, const char *file, long line);

@@ -222,15 +222,10 @@ int xp_files_given_twice(const char *const *paths, int n, const char *consequenc
   return rc;
 }
 
-char *xp_read_file(const char *path, size_t *len) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return NULL;
+/* All of fd to its end, NUL-terminated; fd is left open. A size fstat knows sizes the buffer. */
+char *xp_read_fd(int fd, size_t *len) {
   struct stat st;
-  if (fstat(fd, &st) != 0) { close(fd); return NULL; }
-  if (S_ISDIR(st.st_mode)) { close(fd); errno = EISDIR; return NULL; }
-  /* a device (/dev/zero) or a socket never ends, or not as a file does; pipes and FIFOs do */
-  if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISSOCK(st.st_mode)) { close(fd); errno = ENOTSUP; return NULL; }
-  size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096, n = 0;
+  size_t cap = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 4096, n = 0;
   char *buf = xp_xmalloc(cap);
   for (;;) {
     if (n + 1 >= cap) buf = xp_xrealloc(buf, cap *= 2);
@@ -239,16 +234,29 @@ char *xp_read_file(const char *path, size_t *len) {
       if (errno == EINTR && !xp_interrupted()) continue; /* SIGINT/SIGTERM: give up the read */
       int e = errno;
       free(buf);
-      close(fd);
       errno = e;
       return NULL;
     }
     if (r == 0) break;
     n += (size_t)r;
   }
-  close(fd);
   buf[n] = 0;
   if (len) *len = n;
+  return buf;
+}
+
+char *xp_read_file(const char *path, size_t *len) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return NULL;
+  struct stat st;
+  if (fstat(fd, &st) != 0) { close(fd); return NULL; }
+  if (S_ISDIR(st.st_mode)) { close(fd); errno = EISDIR; return NULL; }
+  /* a device (/dev/zero) or a socket never ends, or not as a file does; pipes and FIFOs do */
+  if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISSOCK(st.st_mode)) { close(fd); errno = ENOTSUP; return NULL; }
+  char *buf = xp_read_fd(fd, len);
+  int e = errno;
+  close(fd);
+  errno = e;
   return buf;
 }
 
