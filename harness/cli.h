@@ -39,6 +39,9 @@ size_t xp_display_width(const char *s);
 /* Text as a table shows it on a terminal: line breaks, control bytes and C1 controls written
 ** out (\n, \x1b, \u009b), so no escape sequence reaches the terminal. Malloc'd. */
 char *xp_terminal_text(const char *t);
+/* Print stored text (a name, a setting, a decision's title) to out as xp_terminal_text shows
+** it: every place stored text reaches a terminal goes through one of the two. */
+void xp_print_text(FILE *out, const char *t);
 /* Step `st` to the end and print its rows; *rows (if not NULL) gets how many. Returns 0 or an
 ** exit code (SQL errors). For JSON, prints one array of objects. */
 int xp_print_rows(sqlite3 *db, sqlite3_stmt *st, enum xp_format fmt, FILE *out, size_t *rows);

@@ -52,6 +52,10 @@ static const char *txt(sqlite3_stmt *st, int i) {
   return t ? (const char *)t : "";
 }
 
+/* Stored text (a decision's title, a query row's name, a case's) as xp runs shows it: an escape
+** sequence in a kernel or model name, or a colleague's decision merged in, went to the terminal. */
+static void put(const char *stored) { xp_print_text(stdout, stored); }
+
 /* ---- drift of the query ---- */
 
 /* Text longer than this is prose that carries the row's numbers (allreduce_share's `answer`),
@@ -208,7 +212,11 @@ static int diff_row(const char *label, const cJSON *then, const cJSON *now, cons
       continue;
     }
     moved++;
-    printf("  %s%s%s ", label, *label ? ": " : "", c->string);
+    fputs("  ", stdout);
+    put(label);
+    fputs(*label ? ": " : "", stdout);
+    put(c->string);
+    putchar(' ');
     print_num(c->valuedouble);
     printf(" then; ");
     if (!cJSON_IsNumber(n)) printf("%s now\n", n ? "not a number" : "absent");
@@ -234,7 +242,9 @@ static int drift_set(const cJSON *then, const cJSON *now, int *unchanged) {
     const cJSON *n = by_key ? find_row(now, key, &nm) : (i < nn ? cJSON_GetArrayItem(now, i) : NULL);
     char *label = *key ? xp_strdup(key) : xp_asprintf("row %d", i + 1);
     if (!n) {
-      printf("  %s: gone (the query no longer returns this row)\n", label);
+      fputs("  ", stdout);
+      put(label);
+      puts(": gone (the query no longer returns this row)");
       moved++;
     } else moved += diff_row(label, t, n, &nm, unchanged);
     free(label);
@@ -244,8 +254,11 @@ static int drift_set(const cJSON *then, const cJSON *now, int *unchanged) {
     const cJSON *n = cJSON_GetArrayItem(now, i);
     char *key = row_key(n, &nm);
     if (by_key ? !find_row(then, key, &nm) : i >= nt) {
-      if (*key) printf("  %s: new (the query did not return this row then)\n", key);
-      else printf("  row %d: new (the query did not return this row then)\n", i + 1);
+      if (*key) {
+        fputs("  ", stdout);
+        put(key);
+      } else printf("  row %d", i + 1);
+      puts(": new (the query did not return this row then)");
       moved++;
     }
     free(key);
@@ -316,8 +329,12 @@ static void audit_query(sqlite3 *db, sqlite3_stmt *d, int64_t since) {
     now = cJSON_Parse(text);
     free(text);
   }
-  printf("query %s", *file ? file : "(inline)");
-  if (cJSON_GetArraySize(p) > 0) printf(" with %s", params);
+  fputs("query ", stdout);
+  put(*file ? file : "(inline)");
+  if (cJSON_GetArraySize(p) > 0) {
+    fputs(" with ", stdout);
+    put(params);
+  }
   if (!now) {
     printf(": cannot run on today's database (error above); the recorded rows stand alone\n");
   } else {
@@ -420,8 +437,9 @@ static int trace_contradictions(sqlite3 *db, int64_t run, const char *uuid, cons
     xp_samplecmp c;
     if (judge(a, na, b, nb, judged, &c)) {
       found++;
-      printf("  CONTRADICTED: run %.8s step %s: median %.4g %s then; %.4g %s in %d newer run%s (%+.1f%%, p=%.2g)\n",
-             uuid, category ? category : "GPU time", c.median_a, category ? "% of the step" : "us", c.median_b,
+      printf("  CONTRADICTED: run %.8s step ", uuid);
+      put(category ? category : "GPU time");
+      printf(": median %.4g %s then; %.4g %s in %d newer run%s (%+.1f%%, p=%.2g)\n", c.median_a, category ? "% of the step" : "us", c.median_b,
              category ? "%" : "us", nnewer, nnewer == 1 ? "" : "s", 100 * c.change, c.p);
     }
     free(a);
@@ -453,9 +471,15 @@ static int contradictions(sqlite3 *db, int64_t run, const char *uuid, const int6
     xp_samplecmp c;
     if (judge(a, na, b, nb, judged, &c)) {
       found++;
-      printf("  CONTRADICTED: run %.8s %s %s %s: median %.4g %s then; %.4g %s in %d newer run%s (%+.1f%%, p=%.2g)\n",
-             uuid, txt(st, 0), txt(st, 1), txt(st, 2), c.median_a, txt(st, 3), c.median_b,
-             txt(st, 3), nnewer, nnewer == 1 ? "" : "s", 100 * c.change, c.p);
+      char *unit = xp_terminal_text(txt(st, 3));
+      printf("  CONTRADICTED: run %.8s ", uuid);
+      for (int i = 0; i < 3; i++) { /* case, params, metric */
+        if (i) putchar(' ');
+        put(txt(st, i));
+      }
+      printf(": median %.4g %s then; %.4g %s in %d newer run%s (%+.1f%%, p=%.2g)\n", c.median_a, unit, c.median_b,
+             unit, nnewer, nnewer == 1 ? "" : "s", 100 * c.change, c.p);
+      free(unit);
     }
     free(a);
     free(b);
@@ -572,9 +596,14 @@ static int audit_one(sqlite3 *db, const xp_rtree *tree, int64_t id, int *contrad
   }
   const char *created = txt(d, 4);
   const decided when = {created, arrival(db, id)};
-  printf("decision %s: %s\n", txt(d, 0), txt(d, 1));
-  printf("  by %s at %s with xp %s (%s)\n", txt(d, 3), created, txt(d, 5), txt(d, 6));
-  printf("  because: %s\n", txt(d, 2));
+  /* decision UUID: TITLE / by AUTHOR at CREATED with xp VERSION (COMMIT) / because: RATIONALE */
+  static const char *const before[] = {"decision ", ": ", "\n  by ", " at ", " with xp ", " (", ")\n  because: "};
+  static const int column[] = {0, 1, 3, 4, 5, 6, 2};
+  for (int i = 0; i < 7; i++) {
+    fputs(before[i], stdout);
+    put(txt(d, column[i]));
+  }
+  putchar('\n');
   if (*txt(d, 7)) printf("  supersedes: %s\n", txt(d, 7));
   if (*txt(d, 8)) printf("  SUPERSEDED by: %s\n", txt(d, 8));
   char digest[65];
@@ -637,9 +666,13 @@ int cmd_audit(int argc, char **argv, const char *db_path) {
     int n = 0;
     while (rc == 0 && st && sqlite3_step(st) == SQLITE_ROW) {
       if (n++) putchar('\n');
-      if (sqlite3_column_type(st, 4) != SQLITE_NULL)
-        printf("decision %s: %s (%s) -- superseded by %s\n", txt(st, 1), txt(st, 2), txt(st, 3), txt(st, 4));
-      else rc = audit_one(db, &tree, sqlite3_column_int64(st, 0), &contradicted, &seal_changed);
+      if (sqlite3_column_type(st, 4) != SQLITE_NULL) {
+        printf("decision %s: ", txt(st, 1));
+        put(txt(st, 2));
+        fputs(" (", stdout);
+        put(txt(st, 3));
+        printf(") -- superseded by %s\n", txt(st, 4));
+      } else rc = audit_one(db, &tree, sqlite3_column_int64(st, 0), &contradicted, &seal_changed);
     }
     sqlite3_finalize(st);
     if (rc == 0 && n == 0) printf("no decisions recorded (xp decide records one)\n");

@@ -922,11 +922,7 @@ static char *fmt_num(const cJSON *v, const char *f) {
 
 /* A name or setting as the terminal is shown it, as xp runs shows it: one holding an escape
 ** sequence (a GPU set as "H<ESC>[31m200") coloured all that compare printed after it. */
-static void print_text(const char *s) {
-  char *t = xp_terminal_text(s);
-  fputs(t, stdout);
-  free(t);
-}
+static void print_text(const char *s) { xp_print_text(stdout, s); }
 
 static void print_table(char ***cells, int nrows, int ncols) {
   size_t *w = xp_xcalloc((size_t)ncols, sizeof *w);
@@ -953,10 +949,13 @@ static void print_table(char ***cells, int nrows, int ncols) {
 }
 
 static void print_side(const char *name, const side *s) {
-  printf("%s: %s", name, s->kind);
+  printf("%s: ", name);
+  print_text(s->kind);
   if (s->n == 1) printf(" run %s\n", s->uuids[0]);
   else {
-    printf(" group %s: %d runs (", s->label, s->n);
+    fputs(" group ", stdout);
+    print_text(s->label);
+    printf(": %d runs (", s->n);
     for (int i = 0; i < s->n; i++) printf("%s%.8s", i ? " " : "", s->uuids[i]);
     printf(")\n");
   }
@@ -994,7 +993,11 @@ static void print_pairing(const cJSON *cases) {
     if (cJSON_GetArraySize(u) == 0) continue;
     if (!head++) puts("\npaired by the settings both sides record; recorded by one side only, not compared:");
     char *t = unchecked_text(u);
-    printf("  %s: %s\n", cJSON_GetObjectItemCaseSensitive(c, "case")->valuestring, t);
+    fputs("  ", stdout);
+    print_text(cJSON_GetObjectItemCaseSensitive(c, "case")->valuestring);
+    fputs(": ", stdout);
+    print_text(t);
+    putchar('\n');
     free(t);
   }
   head = 0;
@@ -1002,8 +1005,11 @@ static void print_pairing(const cJSON *cases) {
     const cJSON *why = cJSON_GetObjectItemCaseSensitive(c, "unpaired");
     if (!why) continue;
     if (!head++) puts("\nunpaired cases:");
-    printf("  %s only in %s: %s\n", cJSON_GetObjectItemCaseSensitive(c, "case")->valuestring,
-           cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(c, "params_b")) ? "A" : "B", why->valuestring);
+    fputs("  ", stdout);
+    print_text(cJSON_GetObjectItemCaseSensitive(c, "case")->valuestring);
+    printf(" only in %s: ", cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(c, "params_b")) ? "A" : "B");
+    print_text(why->valuestring); /* names the settings that differ, as the files wrote them */
+    putchar('\n');
   }
 }
 
@@ -1022,7 +1028,9 @@ static void print_pooled(const cJSON *metrics) {
     char *fa = fmt_num(pa, "%.1f%%"), *fb = fmt_num(pb, "%.1f%%");
     cJSON *params = cJSON_Parse(cJSON_GetObjectItem(m, "params")->valuestring); /* raw JSON */
     const cJSON *cat = cJSON_GetObjectItem(params, "category");
-    printf("  %s: A %s; B %s\n", cJSON_IsString(cat) ? cat->valuestring : "?", fa, fb);
+    fputs("  ", stdout);
+    print_text(cJSON_IsString(cat) ? cat->valuestring : "?");
+    printf(": A %s; B %s\n", fa, fb);
     cJSON_Delete(params);
     free(fa);
     free(fb);
@@ -1081,7 +1089,9 @@ static void print_report(const side *a, const side *b, const cJSON *metrics, con
     cJSON_ArrayForEach(d, one_sided) {
       const char *va = cJSON_GetObjectItem(d, "a")->valuestring, *vb = cJSON_GetObjectItem(d, "b")->valuestring;
       const int in_a = strcmp(va, "(unset)") != 0;
-      printf("  %s: %s ", cJSON_GetObjectItem(d, "key")->valuestring, in_a ? "A" : "B");
+      fputs("  ", stdout);
+      print_text(cJSON_GetObjectItem(d, "key")->valuestring);
+      printf(": %s ", in_a ? "A" : "B");
       print_text(in_a ? va : vb);
       putchar('\n');
     }

@@ -100,7 +100,9 @@ static void report(const tt_name_row *rows, size_t n, const figure_row *f, size_
       if (strcmp(f[k].before, f[k].after) != 0) changes++, *moved += f[k].kernels;
     }
     if (changes || strcmp(rows[i].now, rows[i].category) != 0) {
-      printf("  %-14s -> %-14s %.100s\n", rows[i].category, rows[i].now, rows[i].name);
+      char *name = xp_terminal_text(rows[i].name); /* a trace's kernel name, as xp query shows it */
+      printf("  %-14s -> %-14s %.100s\n", rows[i].category, rows[i].now, name);
+      free(name);
       print_figures(&rows[i], f + j, k - j);
     }
     j = k;

@@ -51,6 +51,12 @@ char *xp_terminal_text(const char *t) {
   return out;
 }
 
+void xp_print_text(FILE *out, const char *t) {
+  char *shown = xp_terminal_text(t ? t : "");
+  fputs(shown, out);
+  free(shown);
+}
+
 /* Table cells: reals with 6 significant digits (enough to read, not to re-analyse: use csv or
 ** json for that), NULL as empty. */
 static char *cell_text(sqlite3_stmt *st, int c) {
