@@ -48,6 +48,7 @@ typedef struct merger {
   int same_schema;
   int64_t copied, present, skipped, differing, decisions, decisions_present;
   int64_t names_differing;    /* trace_names rows categorized otherwise in OTHER */
+  int64_t last_decision;      /* the newest decision here before the merge (its id) */
   char added[512];            /* "trace_names: 30 shared rows added; ...", said once committed */
   char rules_note[512];       /* how the category rules were merged, said once committed */
 } merger;
@@ -294,6 +295,7 @@ static int64_t count_rows(sqlite3 *db, const char *sql) {
 /* Decisions, by UUID, each after the one it supersedes. */
 static int merge_decisions(merger *m) {
   const int64_t have = count_rows(m->other, "SELECT count(*) FROM sqlite_schema WHERE name = 'decisions'");
+  if ((m->last_decision = count_rows(m->main, "SELECT coalesce(max(id), 0) FROM decisions")) < 0) return XP_EXIT_DB;
   if (have < 0) return XP_EXIT_DB;
   if (!have) return 0;
   static const char cols[] =
@@ -581,13 +583,20 @@ static int merge_rules(merger *m) {
 
 /* What the merged history now holds that a user must settle: decisions that two databases
 ** each superseded otherwise, and kernel names classified by other rules. */
+/* A decision superseded on each side apart is superseded twice once merged: said by the merge that
+** brought a successor in, not by every later merge (a team merging weekly was told again each
+** time, however it had settled it). A decision supersedes one other: the team records which
+** successor holds by superseding the other, as the advice says (it said "supersede both",
+** which --supersedes, given once, cannot). */
 static void warn_after_merge(merger *m) {
   sqlite3_stmt *st = xp_db_prepare(m->main,
       "SELECT supersedes, group_concat(uuid, ' and ') FROM decisions WHERE supersedes IS NOT NULL"
-      " GROUP BY supersedes HAVING count(*) > 1");
+      " GROUP BY supersedes HAVING count(*) > 1 AND max(id) > ?1");
+  if (st) sqlite3_bind_int64(st, 1, m->last_decision);
   while (st && sqlite3_step(st) == SQLITE_ROW)
-    xp_warn("decision %s is superseded twice, by %s (made apart, now merged): record a decision that "
-            "supersedes both", (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1));
+    xp_warn("decision %s is superseded twice, by %s (made apart, now merged): both stand; say which holds with "
+            "xp decide ... --supersedes THE_OTHER", (const char *)sqlite3_column_text(st, 0),
+            (const char *)sqlite3_column_text(st, 1));
   sqlite3_finalize(st);
   if (m->names_differing)
     xp_warn("%lld kernel name%s classified otherwise in %s (its category rules differ): here, as every name, "

@@ -83,6 +83,16 @@ run "$s1" decide "Move to TP=4" --because "A saw it" --evidence "${e:0:8}" --sup
 run "$s2" decide "Move to EP=8" --because "B saw it" --evidence "${e:0:8}" --supersedes "${d0:0:8}"; expect_rc 0
 run "$s1" merge "$s2"; expect_rc 0; has "1 decision merged"
 has "decision $d0 is superseded twice" "$tmp/err"
+# ... and says what can be done: "record a decision that supersedes both" was refused (exit 2,
+# --supersedes given twice); superseding the other one is what a decision can say
+has "say which holds with xp decide ... --supersedes" "$tmp/err"
+tp4=$(sed -n 's/.* by \([0-9a-f-]*\) and \([0-9a-f-]*\) (made apart.*/\1/p' "$tmp/err")
+run "$s1" decide "TP=4 holds" --because "measured both" --evidence "${e:0:8}" --supersedes "${tp4:0:8}"; expect_rc 0
+# a later merge says nothing of a fork merged before (each weekly merge repeated it, settled or not)
+s3="$tmp/s3.db"
+record "$s3" cases=1 gpu=H200 > /dev/null
+run "$s1" merge "$s3"; expect_rc 0
+hasnt "superseded twice" "$tmp/err"
 
 # traces: every trace table and the kernel-name dictionary come along
 T="${XP_SHARED:-}/fixtures/torch"
