@@ -551,7 +551,11 @@ static int audit_evidence(sqlite3 *db, const xp_rtree *tree, int64_t decision, c
     printf("  run %.8s  %s  %s  %s started %s  %s\n", uuid, txt(st, 2), txt(st, 3), config, txt(st, 8),
            seal_state(db, tree, sqlite3_column_int64(st, 1), txt(st, 9), txt(st, 10), seal_changed));
     free(config);
-    if (strcmp(txt(st, 3), "ok") != 0) continue;
+    if (strcmp(txt(st, 3), "ok") != 0) { /* the line alone read as judged: "no evidence contradicted" */
+      printf("    NOT JUDGED: the run is %s: newer runs are held against ok runs only (xp show %.8s says why)\n",
+             txt(st, 3), uuid);
+      continue;
+    }
     if (strcmp(txt(st, 2), "torch_trace") == 0) superseded_note(db, sqlite3_column_int64(st, 1), uuid);
     int64_t *newer = NULL;
     int nnewer = 0, after = 0, judged = 0;
