@@ -152,11 +152,20 @@ char *xp_query_read(const char *file, int *rc) {
 ** not SQL, where SQLite said 'near ".": syntax error' and left the user to guess. xp has no such
 ** commands: what they set is an option. */
 static int dot_command(const char *p, const char *file, long line) {
+  static const struct { const char *command, *instead; } instead[] = {
+      {".tables", "the tables: SELECT name, sql FROM sqlite_schema"},
+      {".schema", "the tables: SELECT name, sql FROM sqlite_schema"},
+      {".indexes", "the tables: SELECT name, sql FROM sqlite_schema"},
+      {".param", "a parameter: --param NAME=VALUE"},
+      {".parameter", "a parameter: --param NAME=VALUE"},
+  };
   const int n = (int)strcspn(p, " \t\r\n;");
-  return xp_error_at(XP_EXIT_USAGE, file, line,
-                     "%.*s is a sqlite3 shell command, not SQL: xp query runs SQL alone"
-                     " (the output's form is --format table|csv|json, a parameter --param NAME=VALUE)",
-                     n > 40 ? 40 : n, p);
+  const char *say = "the output's form: --format table|csv|json"; /* .mode, .headers, .separator */
+  for (size_t i = 0; i < sizeof instead / sizeof instead[0]; i++)
+    if ((size_t)n == strlen(instead[i].command) && strncmp(p, instead[i].command, (size_t)n) == 0)
+      say = instead[i].instead;
+  return xp_error_at(XP_EXIT_USAGE, file, line, "%.*s is a sqlite3 shell command, not SQL: xp query runs SQL alone (%s)",
+                     n > 40 ? 40 : n, p, say);
 }
 
 int xp_query_text(sqlite3 *db, const char *sql, const char *file, const xp_param *params,

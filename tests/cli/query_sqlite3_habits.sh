@@ -42,6 +42,14 @@ for dot in ".mode csv" ".headers on"; do
   [ ! -s "$tmp/out" ] || die "$dot: nothing on stdout: $(cat "$tmp/out")"
 done
 
+# the schema and parameters as the shell lists and sets them: the SQL or option that does it
+printf '%s\n' ".schema runs" > "$tmp/dot.sql"
+run query "$tmp/dot.sql"; expect_rc 2
+has "dot.sql:1: .schema is a sqlite3 shell command, not SQL: xp query runs SQL alone (the tables: SELECT name, sql FROM sqlite_schema)" "$tmp/err"
+printf '%s\n' ".param set :tp 8" "SELECT :tp;" > "$tmp/dot.sql"
+run query "$tmp/dot.sql"; expect_rc 2
+has "(a parameter: --param NAME=VALUE)" "$tmp/err"
+
 # Windows Notepad's UTF-8 (BOM, CRLF), two statements, a trailing comment: both answered
 printf '\xef\xbb\xbfSELECT 1 AS a;\r\nSELECT 2 AS b; -- the second\r\n-- end\r\n' > "$tmp/win.sql"
 run query "$tmp/win.sql" --format json; expect_rc 0
