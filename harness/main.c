@@ -36,6 +36,19 @@ static int usage_value_error(const char *before, const char *value, const char *
   return XP_EXIT_USAGE;
 }
 
+/* rc, or 1 where stdout could not be written: ferror too, since a write past the buffer (xp show
+** --format json's one printf of a trace's sections) fails at once, leaving nothing for fflush to
+** fail on, and its errno long gone. A command that failed has said so (xp report --out - >
+** /dev/full: why it could not write): its one line stands. Help and --version too: `xp runs
+** --help > /dev/full` exited 0 with nothing written, where `xp help runs` exited 1. */
+static int output_written(int rc) {
+  const int flushed = fflush(stdout), why = errno;
+  if (rc != 0) return rc;
+  if (flushed != 0) return xp_error(XP_EXIT_FAILED, "cannot write output: %s", strerror(why));
+  if (ferror(stdout)) return xp_error(XP_EXIT_FAILED, "cannot write output (a write to it failed)");
+  return rc;
+}
+
 int main(int argc, char **argv) {
   xp_save_argv(argv);
   xp_db_watch_faults();
@@ -50,8 +63,8 @@ int main(int argc, char **argv) {
       db_opt = v;
     }
     else if (bad) return XP_EXIT_USAGE;
-    else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return cmd_help(0, NULL, NULL);
-    else if (strcmp(argv[i], "--version") == 0) return cmd_version(0, NULL, NULL);
+    else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return output_written(cmd_help(0, NULL, NULL));
+    else if (strcmp(argv[i], "--version") == 0) return output_written(cmd_version(0, NULL, NULL));
     else return usage_value_error("unknown option ", argv[i], " (see `xp help`)");
   }
   if (i >= argc) {
@@ -65,9 +78,9 @@ int main(int argc, char **argv) {
     if (c->usage) fputs(c->usage, stdout);
     else {
       char *help_argv[] = {(char *)c->name, "--help", NULL};
-      return c->fn(2, help_argv, NULL);
+      return output_written(c->fn(2, help_argv, NULL));
     }
-    return 0;
+    return output_written(0);
   }
   if (db_after_command(argc - i, argv + i))
     return xp_error(XP_EXIT_USAGE, "--db goes before the command: xp --db PATH %s ...", c->name);
@@ -79,13 +92,5 @@ int main(int argc, char **argv) {
   /* A damaged page that a loop took for the end of its rows (xp compare's samples, xp
   ** export's): what was printed or written lacks them, so it did not end well. */
   if (rc == 0) rc = xp_db_faulted(xp_db_path(db_opt), "the output is incomplete");
-  /* ferror too: a write past the buffer (xp show --format json's one printf of a trace's
-  ** sections) fails at once, leaving nothing for fflush to fail on, and its errno long gone.
-  ** A command that failed has said so (xp report --out - > /dev/full: why it could not write):
-  ** its one line stands. */
-  const int flushed = fflush(stdout), why = errno;
-  if (rc != 0) return rc;
-  if (flushed != 0) return xp_error(XP_EXIT_FAILED, "cannot write output: %s", strerror(why));
-  if (ferror(stdout)) return xp_error(XP_EXIT_FAILED, "cannot write output (a write to it failed)");
-  return rc;
+  return output_written(rc);
 }

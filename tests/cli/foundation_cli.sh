@@ -68,6 +68,12 @@ if [ -w /dev/full ]; then
     sh -c '"$0" --db "$1" show "$2" --format json > /dev/full' "$XP" "$tmp/full.sqlite" "$1"
   one_line "compare --format json > /dev/full" 1 "cannot write output" \
     sh -c '"$0" --db "$1" compare "$2" "$3" --format json > /dev/full' "$XP" "$tmp/full.sqlite" "$1" "$2"
+  # help and --version as every other output: `xp help runs` said so, `xp runs --help` (and
+  # `xp --help`, `xp --version`) exited 0 having written nothing
+  for args in "runs --help" "decide --help" "help runs" "--help" "--version"; do
+    one_line "$args > /dev/full" 1 "cannot write output: No space left on device" \
+      sh -c '"$0" $1 > /dev/full' "$XP" "$args"
+  done
   # a command that says its own write failed is that one line, with why
   one_line "report --out - > /dev/full" 1 "cannot write output: No space left on device" \
     sh -c '"$0" --db "$1" report --out - > /dev/full' "$XP" "$tmp/full.sqlite"
