@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "cli.h" /* xp_terminal_text */
 #include "xp.h"
 #include "xp_blob.h"
 
@@ -29,6 +30,16 @@ static int quiet;
 static void one_line(char *s) {
   for (; *s; s++)
     if (*s == '\n' || *s == '\r') *s = ' ';
+}
+
+/* A message as the terminal is to show it: the values in it (a model or kernel name a file
+** carries, a declared --set value) with their escape sequences and C1 controls written out, as
+** a table shows them ("declared \"<ESC>[31mQwen\"" coloured the terminal). The stored error
+** (xp_last_error, a run's error column) keeps the text as it is. */
+static void say(FILE *out, const char *prefix, const char *msg) {
+  char *shown = xp_terminal_text(msg);
+  fprintf(out, "%s%s\n", prefix, shown);
+  free(shown);
 }
 
 /* vsnprintf into a new string of the length it needs. */
@@ -59,7 +70,7 @@ static int report(int code, const char *file, long line, const char *fmt, va_lis
   ** break "one clear line". */
   one_line(last_error);
   last_code = code;
-  if (!quiet) fprintf(stderr, "xp: %s\n", last_error);
+  if (!quiet) say(stderr, "xp: ", last_error);
   return code;
 }
 
@@ -86,7 +97,7 @@ void xp_warn(const char *fmt, ...) {
   char *msg = vformat(fmt, ap);
   va_end(ap);
   one_line(msg); /* a file name with a newline inside must not make two lines */
-  fprintf(stderr, "xp: warning: %s\n", msg);
+  say(stderr, "xp: warning: ", msg);
   free(msg);
 }
 
