@@ -24,7 +24,7 @@
 #include "xp.h"
 
 static const char usage[] =
-    "usage: xp decide \"TITLE\" --because \"WHY\" --evidence RUN... [--query FILE.sql\n"
+    "usage: xp decide \"TITLE\" --because \"WHY\" --evidence RUN... [--query FILE.sql|-\n"
     "                 [--param NAME=VALUE]...] [--supersedes DECISION]\n"
     "  Records a decision: title, rationale, author ($XP_AUTHOR, else git config user.name,\n"
     "  else $USER), time, xp's commit, the evidence runs (UUIDs or unique prefixes; finished\n"
