@@ -48,13 +48,17 @@ typedef struct verify_state {
 } verify_state;
 
 static void brk(verify_state *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A break names what it found, stored text included (a planted category name): shown as
+** tables show it, so no stored escape sequence reaches the terminal. */
 static void brk(verify_state *v, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fputs("BREAK: ", stdout);
-  vprintf(fmt, ap);
-  fputc('\n', stdout);
+  char line[1024];
+  vsnprintf(line, sizeof line, fmt, ap);
   va_end(ap);
+  fputs("BREAK: ", stdout);
+  xp_print_text(stdout, line);
+  fputc('\n', stdout);
   v->breaks++;
 }
 

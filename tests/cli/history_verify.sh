@@ -120,6 +120,7 @@ UPDATE trace_names SET category = 'gemm' WHERE name LIKE 'ncclDevKernel_AllReduc
 UPDATE trace_categories SET grp = 'compute' WHERE category = 'allreduce'#category allreduce is in group compute, the rule set's text puts it in communication
 UPDATE trace_rules SET pattern = 'nothing' WHERE seq = 1#trace_rules: rule 1 (
 UPDATE trace_rule_set SET text = text || char(10)#trace_rule_set: its text does not hash to its sha256
+UPDATE trace_categories SET category = char(27) || '[31mplanted' WHERE category = 'allreduce'#category \x1b[31mplanted is not one
 EDITS
 fi
 
