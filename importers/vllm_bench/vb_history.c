@@ -9,19 +9,19 @@
 ** apart, each was a run of its own: the measurement counted twice in every reader of the
 ** history, and queries/regressions.sql compared a point with itself.
 **
-** Each import records the digests of the results its files hold (vb_result.sum, the object as
-** read, whatever its indent or line ends) as run_meta import.vllm_bench.results, a line
-** "SHA256 + K[L] FILE:LINE" each ("-" for "+" where it was left out, recorded before): K the
-** file's place among those given, L where it is a list of results (summary.json), FILE its name
-** without its folder (a sweep's folders name points, and every point has a run=0.json); the
-** key is under import., facts of the import that xp compare
-** leaves out. A later import holding one of them in another file does not record it again: a
-** warning names the run that has it, and the import records the rest (the run=1.json that
-** summary.json adds, the lines appended since); one whose every result is imported already is
-** refused, naming that run. The same file imported again, alone or with others (xp rerun, a
-** corrected --set, a script run twice, a copy saved with CRLF line ends), is recorded: the
-** earlier run read the same results, in the same order and form, from one file; an import the
-** user repeats on purpose, which the queries count once where the bytes are the same
+** Each import records the results its files hold as rows of serve_result_digests (schema 27),
+** in the transaction of its results: the digest (vb_result.sum, the object as read, whatever its
+** indent or line ends), whether it was recorded or left out as recorded before, its file's place
+** among those given and whether that file is a list of results (summary.json), and FILE:LINE,
+** FILE without its folder (a sweep's folders name points, and every point has a run=0.json).
+** Imports of schema 26 kept the same as lines of run_meta import.vllm_bench.results, read as
+** rows beside the table's (IMPORTED). A later import holding one of them in another
+** file does not record it again: a warning names the run that has it, and the import records the
+** rest (the run=1.json that summary.json adds, the lines appended since); one whose every result
+** is imported already is refused, naming that run. The same file imported again, alone or with
+** others (xp rerun, a corrected --set, a script run twice, a copy saved with CRLF line ends), is
+** recorded: the earlier run read the same results, in the same order and form, from one file; an
+** import the user repeats on purpose, which the queries count once where the bytes are the same
 ** (XP_SQL_REIMPORTED). A summary.json of a point run once holds its run=0.json's one result
 ** again, in a list: another file.
 */
@@ -32,82 +32,165 @@
 #include "vb_parse.h"
 #include "xp.h"
 
-#define RESULTS_KEY "import.vllm_bench.results"
-#define SUM_LEN 64
+/* Each result as read, kept past those left out (a row of serve_result_digests each). */
+struct vb_reading {
+  size_t n;
+  int *file_no;     /* per result: its file's place among those given */
+  int *recorded;    /* per result: 0 where left out as imported before */
+  char **form;      /* per file: its form (form_add) */
+  char **sum, **file; /* per result: its digest; its file's name without the folder */
+  int *listed, *line;
+};
 
-char *vb_result_digests(const vb_result *r, size_t n) {
-  size_t len = 1, file = 0;
-  for (size_t i = 0; i < n; i++) len += strlen(r[i].file) + SUM_LEN + 48;
-  char *lines = xp_xcalloc(len, 1);
-  for (size_t i = 0, at = 0; i < n; i++) {
-    if (i && strcmp(r[i].file, r[i - 1].file) != 0) file++;
+/* A file's form: "L" or "-" (a list of results or not), then " SHA256" for each of its results in
+** order: what a file is, here and in an earlier import alike. Built a digest at a time, in time
+** linear in the file's results (a JSONL file appended to for months holds many). */
+typedef struct form {
+  char *text;
+  size_t len, cap;
+} form;
+
+static void form_add(form *f, int listed, const char *sum) {
+  if (f->len + 67 > f->cap) {
+    f->cap = (f->len + 67) * 2;
+    f->text = xp_xrealloc(f->text, f->cap);
+  }
+  if (f->len == 0) f->text[f->len++] = listed ? 'L' : '-';
+  f->text[f->len++] = ' ';
+  const size_t n = strnlen(sum, 64); /* a line some hand shortened: no digest of ours, so no match */
+  memcpy(f->text + f->len, sum, n);
+  f->len += n;
+  f->text[f->len] = 0;
+}
+
+vb_reading *vb_reading_new(const vb_result *r, size_t n) {
+  vb_reading *rd = xp_xcalloc(1, sizeof *rd);
+  rd->n = n;
+  rd->file_no = xp_xcalloc(n ? n : 1, sizeof *rd->file_no);
+  rd->recorded = xp_xcalloc(n ? n : 1, sizeof *rd->recorded);
+  rd->form = xp_xcalloc(n ? n : 1, sizeof *rd->form); /* a file has a result at least */
+  rd->sum = xp_xcalloc(n ? n : 1, sizeof *rd->sum);
+  rd->file = xp_xcalloc(n ? n : 1, sizeof *rd->file);
+  rd->listed = xp_xcalloc(n ? n : 1, sizeof *rd->listed);
+  rd->line = xp_xcalloc(n ? n : 1, sizeof *rd->line);
+  for (size_t i = 0; i < n; i++) {
     const char *base = strrchr(r[i].file, '/');
-    at += (size_t)snprintf(lines + at, len - at, "%s%s + %zu%s %s:%d", i ? "\n" : "", r[i].sum, file,
-                           r[i].listed ? "L" : "", base ? base + 1 : r[i].file, r[i].line);
+    rd->file_no[i] = i == 0 ? 0 : rd->file_no[i - 1] + (strcmp(r[i].file, r[i - 1].file) != 0);
+    rd->recorded[i] = 1;
+    rd->sum[i] = xp_strdup(r[i].sum);
+    rd->file[i] = xp_strdup(base ? base + 1 : r[i].file);
+    rd->listed[i] = r[i].listed;
+    rd->line[i] = r[i].line;
   }
-  return lines;
-}
-
-/* The line of lines ("SHA256 +|- K[L] FILE:LINE" each) that holds sum, or NULL. */
-static const char *line_of(const char *lines, const char *sum) {
-  for (const char *at = strstr(lines, sum); at; at = strstr(at + 1, sum))
-    if ((at == lines || at[-1] == '\n') && at[SUM_LEN] == ' ') return at;
-  return NULL;
-}
-
-/* The file that holds the result of line: its form (L or not) and its results' digests in
-** order, a new string. */
-static char *file_of(const char *lines, const char *line) {
-  const char *tok = line + SUM_LEN + 3;
-  const size_t toklen = strcspn(tok, " ");
-  char *out = xp_strdup(tok[toklen - 1] == 'L' ? "L" : "-");
-  for (const char *p = lines; *p;) {
-    const size_t len = strcspn(p, "\n");
-    if (len > SUM_LEN + 3 + toklen && strncmp(p + SUM_LEN + 3, tok, toklen) == 0 && p[SUM_LEN + 3 + toklen] == ' ') {
-      char *next = xp_asprintf("%s %.*s", out, SUM_LEN, p);
-      free(out);
-      out = next;
+  form f = {0};
+  for (size_t i = 0; i < n; i++) {
+    form_add(&f, r[i].listed, r[i].sum);
+    if (i + 1 == n || rd->file_no[i + 1] != rd->file_no[i]) {
+      rd->form[rd->file_no[i]] = f.text;
+      f = (form){0};
     }
-    p += len + (p[len] == '\n');
   }
-  return out;
+  return rd;
 }
 
-/* Whether an earlier import (its lines) recorded the result of digest sum, read from another file
-** than the one that holds it here (mine: this import's lines): *where then its "FILE:LINE". */
-static int from_another_file(const char *lines, const char *mine, const char *sum, char **where) {
-  const char *theirs = line_of(lines, sum), *here = line_of(mine, sum);
-  if (!theirs || !here || theirs[SUM_LEN + 1] != '+') return 0; /* '-': read, left out as recorded before */
-  char *a = file_of(lines, theirs), *b = file_of(mine, here);
-  const int other = strcmp(a, b) != 0;
-  free(a);
-  free(b);
-  if (other) {
-    const char *at = theirs + SUM_LEN + 3;
-    at += strcspn(at, " ") + 1;
-    *where = xp_asprintf("%.*s", (int)strcspn(at, "\n"), at);
+void vb_reading_free(vb_reading *rd) {
+  if (!rd) return;
+  for (size_t i = 0; i < rd->n; i++) {
+    free(rd->form[i]);
+    free(rd->sum[i]);
+    free(rd->file[i]);
   }
-  return other;
+  free(rd->form);
+  free(rd->sum);
+  free(rd->file);
+  free(rd->listed);
+  free(rd->line);
+  free(rd->file_no);
+  free(rd->recorded);
+  free(rd);
 }
 
-/* The run and file:line of the earliest import that holds result r from another file, into
-** *uuid and *where (new strings); 0 where none, 1 where one does, or XP_EXIT_DB negated. */
-static int imported_already(xp_ctx *ctx, sqlite3_stmt *st, const char *mine, const vb_result *r, char **uuid,
-                            char **where) {
-  xp_bind_text(st, 1, xp_run_uuid(ctx->run));
-  xp_bind_text(st, 2, r->sum);
-  int step, found = 0;
-  while (!found && (step = sqlite3_step(st)) == SQLITE_ROW)
-    if ((found = from_another_file((const char *)sqlite3_column_text(st, 1), mine, r->sum, where)))
-      *uuid = xp_strdup((const char *)sqlite3_column_text(st, 0));
-  if (!found && step != SQLITE_DONE)
-    xp_error(XP_EXIT_DB, "reading the results imported already: %s", sqlite3_errmsg(ctx->db));
+/* Every import's results as rows, imported: serve_result_digests', and the lines of schema 26's
+** imports (run_meta import.vllm_bench.results, "SHA256 +|- K[L] FILE:LINE" each: "+" recorded,
+** "-" left out; K the file's place, L a list; the line the digits after the last ':') split into
+** rows alike. Those lines are their runs' sealed content: they stay where they were written. */
+#define IMPORTED                                                                                                \
+  "WITH RECURSIVE split (run_id, seq, line, rest) AS ("                                                         \
+  " SELECT run_id, -1, NULL, value || char(10) FROM run_meta"                                                   \
+  " WHERE key = 'import.vllm_bench.results' AND source = 'detected'"                                            \
+  " UNION ALL SELECT run_id, seq + 1, substr(rest, 1, instr(rest, char(10)) - 1),"                              \
+  " substr(rest, instr(rest, char(10)) + 1) FROM split WHERE rest <> ''),"                                      \
+  " legacy (run_id, seq, digest, recorded, form, place) AS ("                                                   \
+  " SELECT run_id, seq, substr(line, 1, 64), substr(line, 66, 1) = '+', substr(line, 68, instr(substr(line, 68),"\
+  " ' ') - 1), substr(line, 68 + instr(substr(line, 68), ' ')) FROM split WHERE seq >= 0),"                      \
+  " imported (run_id, seq, digest, recorded, file_no, listed, file, line) AS ("                                 \
+  " SELECT run_id, seq, digest, recorded, file_no, listed, file, line FROM serve_result_digests"                \
+  " UNION ALL SELECT run_id, seq, digest, recorded, CAST(rtrim(form, 'L') AS INTEGER), form LIKE '%L',"         \
+  " substr(place, 1, length(rtrim(place, '0123456789')) - 1),"                                                  \
+  " CAST(substr(place, length(rtrim(place, '0123456789')) + 1) AS INTEGER) FROM legacy) "
+
+/* The forms of earlier imports' files read back so far, each read once: every result of a file
+** imported again finds the same earlier file. */
+typedef struct imported_forms {
+  int64_t *run_id, *file_no;
+  char **form;
+  size_t n;
+} imported_forms;
+
+static void imported_forms_free(imported_forms *c) {
+  for (size_t i = 0; i < c->n; i++) free(c->form[i]);
+  free(c->run_id);
+  free(c->file_no);
+  free(c->form);
+}
+
+/* The form of file file_no of the import run_id; NULL on an error said. */
+static const char *form_imported(sqlite3 *db, sqlite3_stmt *st, imported_forms *c, int64_t run_id, int64_t file_no) {
+  for (size_t i = 0; i < c->n; i++)
+    if (c->run_id[i] == run_id && c->file_no[i] == file_no) return c->form[i];
+  sqlite3_bind_int64(st, 1, run_id);
+  sqlite3_bind_int64(st, 2, file_no);
+  form f = {0};
+  int step;
+  while ((step = sqlite3_step(st)) == SQLITE_ROW)
+    form_add(&f, sqlite3_column_int(st, 0), (const char *)sqlite3_column_text(st, 1));
   sqlite3_reset(st);
-  return found ? 1 : step == SQLITE_DONE ? 0 : -XP_EXIT_DB;
+  if (step != SQLITE_DONE) {
+    free(f.text);
+    xp_error(XP_EXIT_DB, "reading the results imported already: %s", sqlite3_errmsg(db));
+    return NULL;
+  }
+  c->run_id = xp_xrealloc(c->run_id, (c->n + 1) * sizeof *c->run_id);
+  c->file_no = xp_xrealloc(c->file_no, (c->n + 1) * sizeof *c->file_no);
+  c->form = xp_xrealloc(c->form, (c->n + 1) * sizeof *c->form);
+  c->run_id[c->n] = run_id, c->file_no[c->n] = file_no, c->form[c->n] = f.text ? f.text : xp_strdup("");
+  return c->form[c->n++];
+}
+
+/* The run and FILE:LINE of the earliest import other than uuid's (NULL: any) that recorded the
+** result of digest sum from another file than mine (its form), into *run and *where (new
+** strings); 0 where none, 1 where one does, or XP_EXIT_DB negated. */
+static int imported_already(sqlite3 *db, sqlite3_stmt *find, sqlite3_stmt *file, imported_forms *forms,
+                            const char *uuid, const char *sum, const char *mine, char **run, char **where) {
+  xp_bind_text(find, 1, sum);
+  xp_bind_text(find, 2, uuid);
+  int step, found = 0, rc = 0;
+  while (!found && rc == 0 && (step = sqlite3_step(find)) == SQLITE_ROW) {
+    const char *theirs = form_imported(db, file, forms, sqlite3_column_int64(find, 0), sqlite3_column_int64(find, 1));
+    if (!theirs) rc = XP_EXIT_DB;
+    else if ((found = strcmp(theirs, mine) != 0)) {
+      *run = xp_strdup((const char *)sqlite3_column_text(find, 2));
+      *where = xp_asprintf("%s:%d", (const char *)sqlite3_column_text(find, 3), sqlite3_column_int(find, 4));
+    }
+  }
+  if (rc == 0 && !found && step != SQLITE_DONE)
+    rc = xp_error(XP_EXIT_DB, "reading the results imported already: %s", sqlite3_errmsg(db));
+  sqlite3_reset(find);
+  return rc ? -rc : found;
 }
 
 /* Keep the results of r whose keep[] is set, in order; free the others. */
-static void keep_only(vb_result **r, size_t *n, const unsigned char *keep) {
+static void keep_only(vb_result **r, size_t *n, const int *keep) {
   vb_result *kept = xp_xcalloc(*n, sizeof *kept), *dropped = xp_xcalloc(*n, sizeof *dropped);
   size_t nk = 0, nd = 0;
   for (size_t i = 0; i < *n; i++) {
@@ -120,45 +203,60 @@ static void keep_only(vb_result **r, size_t *n, const unsigned char *keep) {
   *n = nk;
 }
 
-int vb_drop_imported(xp_ctx *ctx, char *digests, vb_result **r, size_t *n) {
-  char *uuid = NULL, *where = NULL;
-  unsigned char *keep = xp_xcalloc(*n ? *n : 1, 1);
+int vb_drop_imported(sqlite3 *db, const char *uuid, vb_reading *rd, vb_result **r, size_t *n) {
+  char *run = NULL, *where = NULL;
   size_t first = 0, again = 0;
-  sqlite3_stmt *st = xp_db_prepare(
-      ctx->db, "SELECT r.uuid, m.value FROM run_meta m JOIN runs r ON r.id = m.run_id"
-               " WHERE m.key = '" RESULTS_KEY "' AND r.status = 'ok' AND r.uuid <> ?1 AND instr(m.value, ?2) > 0"
-               " ORDER BY r.id");
-  int rc = st ? 0 : XP_EXIT_DB;
+  imported_forms forms = {0};
+  sqlite3_stmt *find = xp_db_prepare(
+      db, IMPORTED "SELECT d.run_id, d.file_no, r.uuid, d.file, d.line FROM imported d JOIN runs r ON r.id = d.run_id"
+          " WHERE d.digest = ?1 AND d.recorded AND r.status = 'ok' AND r.uuid IS NOT ?2 ORDER BY r.id, d.seq");
+  sqlite3_stmt *file = find ? xp_db_prepare(db, IMPORTED "SELECT listed, digest FROM imported"
+                                                " WHERE run_id = ?1 AND file_no = ?2 ORDER BY seq") : NULL;
+  int rc = file ? 0 : XP_EXIT_DB;
   for (size_t i = 0; i < *n && rc == 0; i++) {
     char *u = NULL, *w = NULL;
-    const int found = imported_already(ctx, st, digests, &(*r)[i], &u, &w);
+    const int found = imported_already(db, find, file, &forms, uuid, (*r)[i].sum, rd->form[rd->file_no[i]], &u, &w);
     if (found < 0) rc = -found;
-    keep[i] = found == 0;
-    if (found == 1) ((char *)line_of(digests, (*r)[i].sum))[SUM_LEN + 1] = '-'; /* not recorded here */
+    rd->recorded[i] = found == 0;
     if (found == 1 && again++ == 0) {
-      first = i, uuid = u, where = w;
+      first = i, run = u, where = w;
       continue;
     }
     free(u);
     free(w);
   }
-  sqlite3_finalize(st);
+  sqlite3_finalize(find);
+  sqlite3_finalize(file);
+  imported_forms_free(&forms);
   const vb_result *f = &(*r)[first];
   if (rc == 0 && again && again == *n)
     rc = xp_error_at(XP_EXIT_USAGE, f->file, f->line, "the same result as %s, imported already as run %.8s%s: it "
                      "would count twice (vllm bench sweep's summary.json lists its run=N.json files' results again; "
-                     "--append-result adds to a file that holds the earlier ones); nothing given is new", where, uuid,
+                     "--append-result adds to a file that holds the earlier ones); nothing given is new", where, run,
                      again > 1 ? ", and so is every other result given" : "");
   else if (rc == 0 && again)
     xp_warn("%s:%d: the same result as %s, imported already as run %.8s: not recorded again, so that none counts "
-            "twice (%zu of the %zu results given; the rest recorded)", f->file, f->line, where, uuid, again, *n);
-  if (rc == 0 && again) keep_only(r, n, keep);
-  free(keep);
-  free(uuid);
+            "twice (%zu of the %zu results given; the rest recorded)", f->file, f->line, where, run, again, *n);
+  if (rc == 0 && again) keep_only(r, n, rd->recorded);
+  free(run);
   free(where);
   return rc;
 }
 
-int vb_record_digests(xp_run *run, const char *digests) {
-  return xp_run_meta(run, RESULTS_KEY, digests, "detected"); /* as import.*: xp's own */
+int vb_record_reading(xp_run *run, const vb_reading *rd) {
+  sqlite3_stmt *st = xp_run_stmt(run, "INSERT INTO serve_result_digests (run_id, seq, digest, recorded, file_no, listed,"
+                                      " file, line) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+  int rc = st ? 0 : XP_EXIT_DB;
+  for (size_t i = 0; i < rd->n && rc == 0; i++) {
+    sqlite3_bind_int64(st, 1, xp_run_id(run));
+    sqlite3_bind_int64(st, 2, (int64_t)i);
+    xp_bind_text(st, 3, rd->sum[i]);
+    sqlite3_bind_int(st, 4, rd->recorded[i]);
+    sqlite3_bind_int(st, 5, rd->file_no[i]);
+    sqlite3_bind_int(st, 6, rd->listed[i]);
+    xp_bind_text(st, 7, rd->file[i]);
+    sqlite3_bind_int(st, 8, rd->line[i]);
+    rc = xp_db_step_done(xp_run_db(run), st);
+  }
+  return rc;
 }

@@ -167,12 +167,15 @@ const char *vb_json_kind(const cJSON *v);
 /* Results another import read already from another file (vb_history.c: a sweep point's
 ** run=N.json that its summary.json lists again, a file's lines before --append-result added to
 ** it): left out of *r, with a warning naming the run that has them; where every one is, refused
-** (one line, XP_EXIT_USAGE). digests: vb_result_digests of the results as read, every one, those
-** left out then marked so, which vb_record_digests records as the run's for the next import. */
-struct xp_ctx;
+** (one line, XP_EXIT_USAGE). reading: vb_reading_new of the results as read, every one, those
+** left out then marked so, which vb_record_reading records as the run's (serve_result_digests)
+** for the next import. uuid: this import's run, or NULL (--dry-run: none yet). */
 struct xp_run;
-char *vb_result_digests(const vb_result *r, size_t n);
-int vb_drop_imported(struct xp_ctx *ctx, char *digests, vb_result **r, size_t *n);
-int vb_record_digests(struct xp_run *run, const char *digests);
+struct sqlite3;
+typedef struct vb_reading vb_reading;
+vb_reading *vb_reading_new(const vb_result *r, size_t n);
+void vb_reading_free(vb_reading *rd);
+int vb_drop_imported(struct sqlite3 *db, const char *uuid, vb_reading *rd, vb_result **r, size_t *n);
+int vb_record_reading(struct xp_run *run, const vb_reading *rd);
 
 #endif

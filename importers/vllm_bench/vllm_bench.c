@@ -701,10 +701,10 @@ static int vllm_bench_execute(xp_ctx *ctx) {
   vb_set s;
   int rc = load_all(ctx->spec, &s);
   if (rc) return rc;
-  char *digests = vb_result_digests(s.r, s.n); /* of every result read, before any is left out */
-  rc = vb_drop_imported(ctx, digests, &s.r, &s.n);
+  vb_reading *reading = vb_reading_new(s.r, s.n); /* every result read, before any is left out */
+  rc = vb_drop_imported(ctx->db, xp_run_uuid(ctx->run), reading, &s.r, &s.n);
   if (rc) {
-    free(digests);
+    vb_reading_free(reading);
     set_free(&s);
     return rc;
   }
@@ -712,8 +712,8 @@ static int vllm_bench_execute(xp_ctx *ctx) {
   warn_spread_replay(&s);
   warn_batch_repeated(&s);
   rc = record_meta(ctx->run, &s);
-  if (rc == 0) rc = vb_record_digests(ctx->run, digests);
-  free(digests);
+  if (rc == 0) rc = vb_record_reading(ctx->run, reading);
+  vb_reading_free(reading);
   for (size_t i = 0; i < s.n && rc == 0; i++) rc = record_result(ctx->run, &s.r[i]);
   if (rc == 0) rc = keep_files(ctx->run, ctx->spec);
   if (rc == 0 && !ctx->quiet) print_summary(ctx->out, &s);
