@@ -2,6 +2,7 @@
 ** of one invocation are one run (the ranks of one job, say). */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
 #include "db.h"
@@ -71,6 +72,21 @@ static int take_option(cJSON *root, cJSON *given, const xp_kind *k, int argc, ch
   return xp_spec_set_field(root, k, key, value, 1);
 }
 
+/* --dry-run: what the import would record. Where the kind reads the history (an earlier import
+** of the same results) and the database holds a history (a file touch made is none yet), against
+** it, opened as a dry run: nothing is written, and none is created. */
+static int dry_run(const xp_kind *k, const xp_spec *spec, const char *db_path) {
+  struct stat st;
+  if (!k->against_history || stat(db_path, &st) != 0 || st.st_size == 0) return xp_print_plan(k, spec, NULL, NULL);
+  int rc;
+  sqlite3 *db = xp_db_open(db_path, XP_DB_DRY, &rc);
+  if (!db) return rc;
+  rc = xp_print_plan(k, spec, db, NULL);
+  xp_db_rollback(db);
+  xp_db_close(db);
+  return rc;
+}
+
 int cmd_import(int argc, char **argv, const char *db_path) {
   if (argc < 2) return xp_usage_error("import", "which format? (%s)", formats_list());
   const xp_kind *k = xp_importer_find(argv[1]);
@@ -117,7 +133,7 @@ int cmd_import(int argc, char **argv, const char *db_path) {
   cJSON_Delete(sets);
   cJSON_Delete(given);
   if (rc == 0) rc = xp_validate_spec(k, spec);
-  if (rc == 0 && dry) rc = xp_print_plan(k, spec, NULL);
+  if (rc == 0 && dry) rc = dry_run(k, spec, db_path);
   else if (rc == 0) {
     sqlite3 *db = xp_db_open(db_path, XP_DB_READWRITE, &rc);
     if (db) {

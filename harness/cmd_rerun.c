@@ -268,7 +268,7 @@ static int check_rerun(sqlite3 *db, int64_t id, int plan) {
   if (rc == 0) rc = model_file_unchanged(db, id, spec, old);
   if (rc == 0 && plan) {
     char *header = xp_asprintf("# dry run: rerun of %s (kind %s); nothing is recorded\n", old, k->name);
-    rc = xp_print_plan(k, spec, header);
+    rc = xp_print_plan(k, spec, NULL, header);
     free(header);
   }
   else if (rc == 0) rc = xp_kind_can_run(k);

@@ -83,7 +83,7 @@ int cmd_run(int argc, char **argv, const char *db_path) {
     char sha[65];
     xp_spec_hash(spec, sha);
     char *header = xp_asprintf("# dry run: %s (kind %s, spec sha256 %.16s); nothing is recorded\n", path, k->name, sha);
-    rc = xp_print_plan(k, spec, header);
+    rc = xp_print_plan(k, spec, NULL, header);
     free(header);
   } else {
     sqlite3 *db = (rc = xp_kind_can_run(k)) == 0 ? xp_db_open(db_path, XP_DB_READWRITE, &rc) : NULL;

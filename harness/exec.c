@@ -50,12 +50,12 @@ static void hand_over_to_xp_cuda(void) {
 /* Planned in memory first (open_memstream): the header and plan go out only when the plan is
 ** whole, where a failed import's file read again, or a second file of an import at fault, left
 ** the header and part of a plan on stdout, which '> plan.txt' kept as if it were one. */
-int xp_print_plan(const xp_kind *k, const xp_spec *spec, const char *header) {
+int xp_print_plan(const xp_kind *k, const xp_spec *spec, sqlite3 *db, const char *header) {
   char *held = NULL;
   size_t held_len = 0;
   FILE *out = open_memstream(&held, &held_len);
   if (!out) return xp_error(XP_EXIT_FAILED, "cannot hold the output: %s", strerror(errno));
-  int rc = k->plan ? k->plan(spec, out) : 0;
+  int rc = db && k->against_history ? k->against_history(db, spec, out) : k->plan ? k->plan(spec, out) : 0;
   fclose(out);
   if (rc == 0) printf("%s%s", header ? header : "", held);
   free(held);
@@ -95,6 +95,7 @@ int xp_execute_spec(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int impo
   int rc;
   if (run_uuid_out) run_uuid_out[0] = 0;
   if ((rc = xp_kind_can_run(k)) != 0) return rc;
+  if (k->against_history && (rc = k->against_history(db, spec, NULL)) != 0) return rc; /* no run begun */
   /* An importer's spec run by xp run reads files as xp import does: this host did not measure
   ** them, so its facts are not the run's (they were, under host.*, and origin 'measured' hid
   ** an nccl-tests log from the queries that count one read twice once) */

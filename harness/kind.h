@@ -40,6 +40,11 @@ typedef struct xp_kind {
   /* Optional: lines for `xp help KIND` after its keys (which declared keys it reads, rules
   ** between keys). */
   const char *notes;
+  /* Optional, for an importer whose files an earlier import may hold already: its check against
+  ** the history in db, before a run is begun, so that a refusal (every result imported already)
+  ** leaves no run behind. With plan not NULL (--dry-run, db opened as a dry run), it prints the
+  ** plan of what the import would record there, in place of plan(). 0, or the error said. */
+  int (*against_history)(sqlite3 *db, const xp_spec *spec, FILE *plan);
 } xp_kind;
 
 /* A GPU kind's execute exists only in a CUDA build. Without CUDA, xp_execute_spec refuses GPU
@@ -73,8 +78,9 @@ int xp_kind_show_run(sqlite3 *db, int64_t run_id, FILE *out, int fmt, cJSON *jso
 ** before the database is opened, so that such a command leaves no database behind. */
 int xp_kind_can_run(const xp_kind *k);
 /* --dry-run's output: header (NULL for none) and k's plan, printed only when the plan is whole, so
-** a plan that fails partway leaves stdout empty beside its one error line. 0, or the error said. */
-int xp_print_plan(const xp_kind *k, const xp_spec *spec, const char *header);
+** a plan that fails partway leaves stdout empty beside its one error line; against the history
+** in db where k reads it (against_history) and db is not NULL. 0, or the error said. */
+int xp_print_plan(const xp_kind *k, const xp_spec *spec, sqlite3 *db, const char *header);
 int xp_execute_spec(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int imported,
                     const char *parent_uuid, char run_uuid_out[37]);
 /* Set a top-level key from "KEY=VALUE" (xp run --set, xp import --set), typed by the kind's

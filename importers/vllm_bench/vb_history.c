@@ -203,7 +203,7 @@ static void keep_only(vb_result **r, size_t *n, const int *keep) {
   *n = nk;
 }
 
-int vb_drop_imported(sqlite3 *db, const char *uuid, vb_reading *rd, vb_result **r, size_t *n) {
+int vb_drop_imported(sqlite3 *db, const char *uuid, vb_reading *rd, vb_result **r, size_t *n, int say) {
   char *run = NULL, *where = NULL;
   size_t first = 0, again = 0;
   imported_forms forms = {0};
@@ -234,7 +234,7 @@ int vb_drop_imported(sqlite3 *db, const char *uuid, vb_reading *rd, vb_result **
                      "would count twice (vllm bench sweep's summary.json lists its run=N.json files' results again; "
                      "--append-result adds to a file that holds the earlier ones); nothing given is new", where, run,
                      again > 1 ? ", and so is every other result given" : "");
-  else if (rc == 0 && again)
+  else if (rc == 0 && again && say)
     xp_warn("%s:%d: the same result as %s, imported already as run %.8s: not recorded again, so that none counts "
             "twice (%zu of the %zu results given; the rest recorded)", f->file, f->line, where, run, again, *n);
   if (rc == 0 && again) keep_only(r, n, rd->recorded);

@@ -169,13 +169,14 @@ const char *vb_json_kind(const cJSON *v);
 ** it): left out of *r, with a warning naming the run that has them; where every one is, refused
 ** (one line, XP_EXIT_USAGE). reading: vb_reading_new of the results as read, every one, those
 ** left out then marked so, which vb_record_reading records as the run's (serve_result_digests)
-** for the next import. uuid: this import's run, or NULL (--dry-run: none yet). */
+** for the next import. uuid: this import's run, or NULL (none begun yet); say: whether to warn of
+** those left out where some are new. */
 struct xp_run;
 struct sqlite3;
 typedef struct vb_reading vb_reading;
 vb_reading *vb_reading_new(const vb_result *r, size_t n);
 void vb_reading_free(vb_reading *rd);
-int vb_drop_imported(struct sqlite3 *db, const char *uuid, vb_reading *rd, vb_result **r, size_t *n);
+int vb_drop_imported(struct sqlite3 *db, const char *uuid, vb_reading *rd, vb_result **r, size_t *n, int say);
 int vb_record_reading(struct xp_run *run, const vb_reading *rd);
 
 #endif

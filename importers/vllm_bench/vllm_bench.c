@@ -373,15 +373,35 @@ static void print_summary(FILE *out, const vb_set *s) {
   fputs("(latencies in ms, as the benchmark computed them)\n", out);
 }
 
+static void print_plan(FILE *out, const vb_set *s, const xp_spec *spec) {
+  fprintf(out, "would record one serve_bench run of %s with %zu case%s:\n", set_model(s, spec), s->n,
+          s->n == 1 ? "" : "s");
+  print_summary(out, s);
+}
+
 static int vllm_bench_plan(const xp_spec *spec, FILE *out) {
   vb_set s;
   int rc = load_all(spec, &s);
   if (rc) return rc;
-  fprintf(out, "would record one serve_bench run of %s with %zu case%s:\n", set_model(&s, spec), s.n,
-          s.n == 1 ? "" : "s");
-  print_summary(out, &s);
+  print_plan(out, &s, spec);
   set_free(&s);
   return 0;
+}
+
+/* Results an earlier import recorded from another file are left out (vb_history.c): where every
+** one is, the import is refused before its run is begun; with plan (--dry-run), the plan of those
+** it would record, and the warning that names the others. Before the run, the warning is left to
+** execute, which leaves them out again, in its own transaction. */
+static int vllm_bench_against_history(sqlite3 *db, const xp_spec *spec, FILE *plan) {
+  vb_set s;
+  int rc = load_all(spec, &s);
+  if (rc) return rc;
+  vb_reading *reading = vb_reading_new(s.r, s.n);
+  rc = vb_drop_imported(db, NULL, reading, &s.r, &s.n, plan != NULL);
+  vb_reading_free(reading);
+  if (rc == 0 && plan) print_plan(plan, &s, spec);
+  set_free(&s);
+  return rc;
 }
 
 /* ---- recording ---- */
@@ -702,7 +722,7 @@ static int vllm_bench_execute(xp_ctx *ctx) {
   int rc = load_all(ctx->spec, &s);
   if (rc) return rc;
   vb_reading *reading = vb_reading_new(s.r, s.n); /* every result read, before any is left out */
-  rc = vb_drop_imported(ctx->db, xp_run_uuid(ctx->run), reading, &s.r, &s.n);
+  rc = vb_drop_imported(ctx->db, xp_run_uuid(ctx->run), reading, &s.r, &s.n, 1);
   if (rc) {
     vb_reading_free(reading);
     set_free(&s);
@@ -730,6 +750,7 @@ const xp_kind xp_kind_vllm_bench = {
     .check = vllm_bench_check,
     .plan = vllm_bench_plan,
     .execute = vllm_bench_execute,
+    .against_history = vllm_bench_against_history,
     .import_name = "vllm-bench",
     .records_as = "serve_bench",
     .show = NULL,

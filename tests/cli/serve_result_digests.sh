@@ -30,6 +30,26 @@ one_line "merged: the run file after its summary" 2 \
   "vllm_sweep_seqs8_run0.json:1: the same result as vllm_sweep_seqs8_summary.json:2, imported already as run $s0:" \
   "$XP" --db "$tmp/merged.db" import vllm-bench "$run0"
 
+# An import refused as nothing new leaves no run behind, as one refused for bad input: before, a
+# failed run whose error said so, in every list of runs (the other importers record a file read
+# twice, and the views count it once: schema 24 and 25). --dry-run plans what the import would
+# record: the summary after its run file its run 1 alone (before, both), the warning said
+runs_now() { db="$tmp/merged.db" sql "SELECT count(*) || ' ' || sum(status = 'ok') FROM runs"; }
+before=$(runs_now)
+"$XP" --db "$tmp/merged.db" import vllm-bench "$run0" > "$tmp/out" 2> /dev/null
+check "nothing new: no run left behind, none said" "$before|0" "$(runs_now)|$(grep -c '^run ' "$tmp/out")"
+one_line "nothing new, --dry-run: refused alike" 2 "vllm_sweep_seqs8_run0.json:1: the same result as .*nothing given is new" \
+  "$XP" --db "$tmp/merged.db" import vllm-bench "$run0" --dry-run
+"$XP" --db "$tmp/plan.db" import vllm-bench "$run0" > /dev/null
+"$XP" --db "$tmp/plan.db" import vllm-bench "$summary" --dry-run > "$tmp/out" 2> "$tmp/err"
+check "--dry-run after the run file: exit, the warning" "0|1" "$?|$(grep -c 'summary.json:2: the same result as vllm_sweep_seqs8_run0.json:1, imported already as run' "$tmp/err")"
+check "--dry-run after the run file: the summary's run 1 alone" "would record one serve_bench run of facebook/opt-125m with 1 case:|36.01" \
+  "$(head -1 "$tmp/out")|$(awk '/^concurrency=2/ {print $5}' "$tmp/out" | tr '\n' ' ' | sed 's/ $//')"
+check "--dry-run: nothing written" "1" "$(db="$tmp/plan.db" sql "SELECT count(*) FROM runs")"
+"$XP" --db "$tmp/none.db" import vllm-bench "$summary" --dry-run > "$tmp/out" 2>&1
+check "--dry-run without a database: both results, none made" "0|2|no" \
+  "$?|$(grep -c '^concurrency=2 ' "$tmp/out")|$([ -e "$tmp/none.db" ] && echo yes || echo no)"
+
 # A database of schema 26 (tests/data/vllm_bench/schema26_sweep_run0.sql.gz: what xp at c6ca9eb
 # left after importing the run file) keeps recognising its import once migrated, seals intact,
 # and so does one that merges it
