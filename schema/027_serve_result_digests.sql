@@ -12,8 +12,12 @@
 -- their runs (run_meta), which neither moves nor changes without breaking every seal and link
 -- after them, and a database of an older schema merged later brings such lines too. The importer
 -- reads them as rows of the same form beside the table's (vb_history.c), so that an earlier
--- import is recognised whichever schema recorded it. IF NOT EXISTS: a database whose version a
--- user set back, to migrate it again, keeps its rows.
+-- import is recognised whichever schema recorded it. Imports by an xp before the digests
+-- (2b691c4) have none, and none is backfilled: a digest is SHA-256 of the result object as read,
+-- printed again unformatted, which the results tables keep only part of (a case's settings and
+-- values, not its every key); the files kept whole are zlib-compressed artifacts, which SQL can
+-- neither inflate nor parse nor hash; and rows added to a sealed run would break its seal.
+-- IF NOT EXISTS: a database whose version a user set back, to migrate it again, keeps its rows.
 CREATE TABLE IF NOT EXISTS serve_result_digests (
   run_id   INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
   seq      INTEGER NOT NULL,                           -- the result's place among those read, from 0
