@@ -239,6 +239,16 @@ check "op all: params" "max,2,1" "$(sql "SELECT json_extract(params, '$.redop'),
   json_extract(params, '$.blocking') FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.uuid LIKE '$o%' AND c.name LIKE '%out_of_place/max%'")"
 check "op all: gpu_count" 2 "$(sql "SELECT gpu_count FROM runs WHERE uuid LIKE '$o%'")"
 
+# Wrong results the test reported (#wrong 3, as nccl-tests 2.19 prints a failed check): the case is
+# failed with its note, the import whole (exit 0), and said once; before, nothing was said.
+sed 's/  sum  -1  20.10  0.05  0.05  0/  sum  -1  20.10  0.05  0.05  3/; /  max  /d' "$tmp/opall.txt" > "$tmp/wrong.txt"
+"$XP" --db "$db" import nccl-tests "$tmp/wrong.txt" > "$tmp/out" 2> "$tmp/err"
+check "wrong: exit" 0 $?
+w=$(run_of)
+check "wrong: warned once" 1 "$(grep -c '1 case the test found wrong (#wrong, or bitwise differences between repeats): recorded as failed' "$tmp/err")"
+check "wrong: the case failed, its note" "failed 3 wrong elements reported" "$(sql "SELECT c.status || ' ' || c.note FROM cases c
+  JOIN runs r ON r.id = c.run_id WHERE r.uuid LIKE '$w%' AND c.name LIKE '%out_of_place%'")"
+
 # A table pasted without its head: ranks from allreduce's busbw / algbw, said to be so.
 printf '#  size count type redop root   time algbw busbw #wrong   time algbw busbw #wrong\n' > "$tmp/all_reduce_perf.paste.txt"
 printf '33554432  8388608  float  sum  -1  1464.2  22.92  40.11  0  1458.1  23.01  40.27  0\n' >> "$tmp/all_reduce_perf.paste.txt"
