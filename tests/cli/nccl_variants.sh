@@ -13,6 +13,15 @@ metric() { # metric CASE METRIC: its median in the current database
        WHERE c.name = '$1' AND m.name = '$2'"
 }
 cases() { sql "SELECT count(*) FROM cases"; }
+prefixed() { # prefixed LABEL SED-EXPR: the 2.19 sweep, each line edited, read as the log itself
+  local file="$tmp/prefixed_$(printf '%s' "$1" | cksum | cut -d' ' -f1).txt"
+  sed "$2" "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > "$file"
+  imp "$file"
+  check "$1: exit" 0 $?
+  check "$1: cases" 52 "$(cases)"
+  check "$1: GPU" "2 NVIDIA H200" "$(sql "SELECT gpu_count || ' ' || gpu_name FROM runs")"
+  check "$1: INFO lines" "P2P/direct pointer" "$(sql "SELECT value FROM run_meta WHERE key = 'nccl.transports'")"
+}
 
 # Before 2.0 (2017-2018) the header read "bytes N type op" and times were milliseconds
 # (deltaSec * 1.0E3): recorded in microseconds, 0.512 ms as 512 us, where 0.512 us was recorded.
@@ -185,14 +194,7 @@ grep -q 'column header unlike' "$tmp/err" && { echo "FAIL: copy's head after row
 
 # A log quoted in a GitHub reply or an e-mail (Markdown's "> ", twice "> > "): read as the log,
 # its INFO lines too, where it was refused as holding no results.
-for quote in '> ' '> > '; do
-  sed "s/^/$quote/" "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > "$tmp/sweep_quoted_${#quote}.txt"
-  imp "$tmp/sweep_quoted_${#quote}.txt"
-  check "quoted '$quote': exit" 0 $?
-  check "quoted '$quote': cases" 52 "$(cases)"
-  check "quoted '$quote': GPU" "2 NVIDIA H200" "$(sql "SELECT gpu_count || ' ' || gpu_name FROM runs")"
-  check "quoted '$quote': INFO lines" "P2P/direct pointer" "$(sql "SELECT value FROM run_meta WHERE key = 'nccl.transports'")"
-done
+for quote in '> ' '> > '; do prefixed "quoted '$quote'" "s/^/$quote/"; done
 
 # A pre-2.13 table (all_gather's "type" header, an "error" column) pasted below a 2.19 log with no
 # options line, in a fenced block with its '#'s and bare as Markdown leaves it: its rows are a
@@ -216,52 +218,26 @@ done
 # kubectl logs --prefix (logs.go's "[pod/NAME/CONTAINER] "), with --timestamps' stamp after it: read
 # as the log, its INFO lines too, where it was refused as holding no results.
 for ts in '' '2025-06-01T10:11:12.123456789Z '; do
-  sed "s|^|[pod/nccl-tests-launcher-7x2kq/mpi-launcher] $ts|" "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > "$tmp/kubectl_prefix_${#ts}.txt"
-  imp "$tmp/kubectl_prefix_${#ts}.txt"
-  check "kubectl --prefix ${ts:+--timestamps}: exit" 0 $?
-  check "kubectl --prefix ${ts:+--timestamps}: cases" 52 "$(cases)"
-  check "kubectl --prefix ${ts:+--timestamps}: INFO lines" "P2P/direct pointer" \
-    "$(sql "SELECT value FROM run_meta WHERE key = 'nccl.transports'")"
+  prefixed "kubectl --prefix ${ts:+--timestamps}" "s|^|[pod/nccl-tests-launcher-7x2kq/mpi-launcher] $ts|"
 done
 
 # docker compose logs' "SERVICE-1  | " (with -t, its stamp after it): read as the log, where it was
 # refused as holding no results.
-for ts in '' '2025-06-01T10:11:12.123456789Z '; do
-  sed "s/^/nccl-tests-1  | $ts/" "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > "$tmp/compose_${#ts}.txt"
-  imp "$tmp/compose_${#ts}.txt"
-  check "docker compose logs ${ts:+-t}: exit" 0 $?
-  check "docker compose logs ${ts:+-t}: cases" 52 "$(cases)"
-  check "docker compose logs ${ts:+-t}: INFO lines" "P2P/direct pointer" \
-    "$(sql "SELECT value FROM run_meta WHERE key = 'nccl.transports'")"
-done
+for ts in '' '2025-06-01T10:11:12.123456789Z '; do prefixed "docker compose logs ${ts:+-t}" "s/^/nccl-tests-1  | $ts/"; done
 
 # A test run as a systemd unit (a node's health check) read back with journalctl: syslog's
 # "STAMP HOST IDENT[PID]: " before each line, the default stamp and -o short-iso's; read as the log,
 # its INFO lines too, where it was refused as holding no results.
-for stamp in 'Jun 01 10:11:12' '2025-06-01T10:11:12+0000'; do
-  sed "s/^/$stamp gpu-node-1 bash[1234]: /" "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > "$tmp/journal_${#stamp}.txt"
-  imp "$tmp/journal_${#stamp}.txt"
-  check "journalctl ($stamp): exit" 0 $?
-  check "journalctl ($stamp): cases" 52 "$(cases)"
-  check "journalctl ($stamp): INFO lines" "P2P/direct pointer" "$(sql "SELECT value FROM run_meta WHERE key = 'nccl.transports'")"
-done
+for stamp in 'Jun 01 10:11:12' '2025-06-01T10:11:12+0000'; do prefixed "journalctl ($stamp)" "s/^/$stamp gpu-node-1 bash[1234]: /"; done
 
 # A container's log as the kubelet keeps it on its node (CRI's "TIMESTAMP stdout F LINE"), copied
 # from /var/log/pods once the pod is gone: read as the log, where it was refused as holding no results.
-sed 's/^/2025-06-01T10:11:12.123456789Z stdout F /' "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > "$tmp/cri_node_log.txt"
-imp "$tmp/cri_node_log.txt"
-check "CRI node log: exit" 0 $?
-check "CRI node log: cases" 52 "$(cases)"
-check "CRI node log: GPU" "2 NVIDIA H200" "$(sql "SELECT gpu_count || ' ' || gpu_name FROM runs")"
+prefixed "CRI node log" 's/^/2025-06-01T10:11:12.123456789Z stdout F /'
 
 # Open MPI's --tag-output labels indented, as a tool quoting the log writes them (aws-k8s-tester PR
 # 464's test output: "        [1,0]<stdout>:# nThread 1 ..."): read as without the indent, where the
 # file was refused as holding no results.
-sed 's/^/        [1,0]<stdout>:/' "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > "$tmp/sweep_indented.txt"
-imp "$tmp/sweep_indented.txt"
-check "indented label: exit" 0 $?
-check "indented label: cases" 52 "$(cases)"
-check "indented label: GPU" "2 NVIDIA H200" "$(sql "SELECT gpu_count || ' ' || gpu_name FROM runs")"
+prefixed "indented label" 's/^/        [1,0]<stdout>:/'
 
 # Excerpts of the 2-rank sweep whose device lines were cut (rank 1's, or rank 0's): the count
 # comes from NCCL's INFO lines where kept, else from allreduce's busbw / algbw (1 at 2 ranks),
