@@ -10,6 +10,15 @@
 
 static char dir[64];
 
+/* A model file of this text in the test's folder; its path (caller frees). */
+static char *model_file(const char *name, const char *text) {
+  char *path = xp_asprintf("%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  CHECK(f != NULL);
+  if (f) fputs(text, f), fclose(f);
+  return path;
+}
+
 static xp_model *load(const char *name) {
   const char *src = getenv("XP_SRC");
   char *path = xp_asprintf("%s/experiments/models/%s.toml", src, name);
@@ -354,12 +363,9 @@ static void test_deepseek_v4(void) {
 ** 32064 (pad_vocab_size, DEFAULT_VOCAB_PADDING_SIZE 64) and gives each of 8 GPUs 4008 rows,
 ** where ceil(32016 / 8) = 4002 left the padded rows out. */
 static void test_vocab_padding(void) {
-  char *path = xp_asprintf("%s/codellama.toml", dir);
-  FILE *f = fopen(path, "w");
-  fputs("name = \"CodeLlama-7b\"\nsource = \"hf\"\nhidden_size = 4096\nnum_hidden_layers = 32\n"
+  char *path = model_file("codellama.toml", "name = \"CodeLlama-7b\"\nsource = \"hf\"\nhidden_size = 4096\nnum_hidden_layers = 32\n"
         "num_attention_heads = 32\nnum_key_value_heads = 32\nvocab_size = 32016\n"
-        "intermediate_size = 11008\n", f);
-  fclose(f);
+        "intermediate_size = 11008\n");
   xp_model *m = NULL;
   CHECK_EQ_INT(xp_model_load(path, &m), 0);
   if (m) {
@@ -377,10 +383,7 @@ static void test_vocab_padding(void) {
 
 /* A model file with one problem: the error names the file, the line and the key. */
 static void expect_bad_model(const char *text, const char *want) {
-  char *path = xp_asprintf("%s/bad.toml", dir);
-  FILE *f = fopen(path, "w");
-  fputs(text, f);
-  fclose(f);
+  char *path = model_file("bad.toml", text);
   xp_model *m = NULL;
   xp_error_quiet(1);
   int rc = xp_model_load(path, &m);
@@ -404,10 +407,7 @@ static void expect_bad_model(const char *text, const char *want) {
                 "n_routed_experts = 8\nnum_experts_per_tok = 2\nmoe_intermediate_size = 64\n"
 static void test_bad_v4_models(void) {
   /* the valid one loads, and derives 2 compressed-by-4 and 1 compressed-by-128 layers */
-  char *path = xp_asprintf("%s/v4.toml", dir);
-  FILE *f = fopen(path, "w");
-  fputs(BASE V4_ATTN V4_REST, f);
-  fclose(f);
+  char *path = model_file("v4.toml", BASE V4_ATTN V4_REST);
   xp_model *m = NULL;
   CHECK_EQ_INT(xp_model_load(path, &m), 0);
   if (m) {
@@ -580,14 +580,13 @@ static void test_bad_models(void) {
 ** 3, dense in 0, 2 and 4 (written as moe_layer_freq = 2, DeepSeek's rule counts 0, 2 and 4 MoE);
 ** with mlp_only_layers = [1], layer 3 alone. */
 static void expect_moe_layers(const char *extra, int64_t moe, int64_t dense) {
-  char *path = xp_asprintf("%s/qwen.toml", dir);
-  FILE *f = fopen(path, "w");
-  fprintf(f, "name = \"Qwen1.5-MoE-A2.7B\"\nsource = \"hf\"\narchitecture = \"Qwen2MoeForCausalLM\"\n"
-             "hidden_size = 2048\nnum_hidden_layers = 5\nnum_attention_heads = 16\n"
-             "num_key_value_heads = 16\nvocab_size = 151936\nintermediate_size = 5632\n"
-             "n_routed_experts = 60\nnum_experts_per_tok = 4\nmoe_intermediate_size = 1408\n"
-             "n_shared_experts = 4\n%s", extra);
-  fclose(f);
+  char *text = xp_asprintf("name = \"Qwen1.5-MoE-A2.7B\"\nsource = \"hf\"\narchitecture = \"Qwen2MoeForCausalLM\"\n"
+                           "hidden_size = 2048\nnum_hidden_layers = 5\nnum_attention_heads = 16\n"
+                           "num_key_value_heads = 16\nvocab_size = 151936\nintermediate_size = 5632\n"
+                           "n_routed_experts = 60\nnum_experts_per_tok = 4\nmoe_intermediate_size = 1408\n"
+                           "n_shared_experts = 4\n%s", extra);
+  char *path = model_file("qwen.toml", text);
+  free(text);
   xp_model *m = NULL;
   const int rc = xp_model_load(path, &m);
   if (rc) fprintf(stderr, "loading %s: %s\n", path, xp_last_error());
@@ -610,14 +609,11 @@ static void expect_moe_layers(const char *extra, int64_t moe, int64_t dense) {
 ** the experts in MXFP4, attention, router and lm_head in bf16): vLLM's Mxfp4MoEMethod pads each
 ** GPU's expert width to a multiple of 64 (Triton, Hopper's default), 2880 / 8 = 360 to 384. */
 static void test_gpt_oss_fp4_padding(void) {
-  char *path = xp_asprintf("%s/gpt-oss.toml", dir);
-  FILE *f = fopen(path, "w");
-  fputs("name = \"gpt-oss-120b\"\nsource = \"hf\"\narchitecture = \"GptOssForCausalLM\"\n"
+  char *path = model_file("gpt-oss.toml", "name = \"gpt-oss-120b\"\nsource = \"hf\"\narchitecture = \"GptOssForCausalLM\"\n"
         "hidden_size = 2880\nnum_hidden_layers = 36\nnum_attention_heads = 64\n"
         "num_key_value_heads = 8\nhead_dim = 64\nvocab_size = 201088\nn_routed_experts = 128\n"
         "num_experts_per_tok = 4\nmoe_intermediate_size = 2880\ncheckpoint_dtype = \"bf16\"\n"
-        "checkpoint_fp4 = [\"moe_gate_up\", \"moe_down\"]\n", f);
-  fclose(f);
+        "checkpoint_fp4 = [\"moe_gate_up\", \"moe_down\"]\n");
   xp_model *m = NULL;
   CHECK_EQ_INT(xp_model_load(path, &m), 0);
   static const struct { int tp; int64_t width; } cases[] = {{1, 2880}, {2, 1472}, {4, 768}, {8, 384}};
