@@ -222,8 +222,12 @@ static int record_topology(xp_run *r, const xp_topo *t, const char *source) {
   else snprintf(numa, sizeof numa, "%d NUMA node%s", t->ncpu, t->ncpu == 1 ? "" : "s");
   /* a dump NCCL fused across an MNNVL domain holds each host's <cpu> elements */
   if (t->nhosts > 1) snprintf(hosts, sizeof hosts, " on %d hosts (one MNNVL domain)", t->nhosts);
-  rc = meta_f(r, source, "nccl.topology", "%d GPU%s%s, %s, %d PCIe switch%s, NICs: %s", t->ngpu,
-              t->ngpu == 1 ? "" : "s", hosts, numa, switches, switches == 1 ? "" : "es", nics);
+  /* MLOPart: a GPU listed once per partition (a rank each) is one GPU, its partitions said */
+  const int gpus = xp_topo_physical_gpus(t);
+  char parts[64] = "";
+  if (gpus < t->ngpu) snprintf(parts, sizeof parts, " (%d ranks' devices, MLOPart partitions)", t->ngpu);
+  rc = meta_f(r, source, "nccl.topology", "%d GPU%s%s%s, %s, %d PCIe switch%s, NICs: %s", gpus, gpus == 1 ? "" : "s",
+              parts, hosts, numa, switches, switches == 1 ? "" : "es", nics);
   /* GPUs on two NUMA nodes (two sockets, or one split) are SYS apart: said where the dump says it */
   if (rc == 0 && t->nnuma > 0) rc = xp_run_meta_int(r, "nccl.numa_nodes", t->nnuma, source);
   for (int a = 0; a < t->ngpu && rc == 0; a++)

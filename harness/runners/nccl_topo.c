@@ -259,6 +259,18 @@ static int is_ancestor(const xp_topo *t, int anc, int node) {
   return 0;
 }
 
+int xp_topo_physical_gpus(const xp_topo *t) {
+  int n = 0;
+  for (int i = 0; i < t->ngpu; i++) {
+    const xp_topo_gpu *g = &t->gpu[i];
+    int seen = 0;
+    for (int j = 0; j < i && !seen && g->mlopart >= 0 && g->pci >= 0; j++)
+      seen = t->gpu[j].mlopart >= 0 && t->gpu[j].pci == g->pci;
+    n += !seen;
+  }
+  return n;
+}
+
 int xp_topo_pair(const xp_topo *t, int rank_a, int rank_b, xp_topo_path *out) {
   memset(out, 0, sizeof *out);
   const xp_topo_gpu *a = xp_topo_gpu_of_rank(t, rank_a), *b = xp_topo_gpu_of_rank(t, rank_b);

@@ -70,6 +70,20 @@ check "MNNVL dump: each host's NICs alike" '"2 GPUs on 2 hosts (one MNNVL domain
 sed '0,/mlx5_0/s//mlx5_1/' "$vdata/mnnvl_fused_topo.xml" | sed '/host_hash="0x9e02/,/<\/cpu>/{/<nic>/,/<\/nic>/d}' > "$tmp/mnnvl_unlike.xml"
 check "MNNVL dump: each host's NICs" '"2 GPUs on 2 hosts (one MNNVL domain), 2 NUMA nodes, 0 PCIe switches, NICs: host 0x5a1c3e2f0b7d4e11: mlx5_1 400000 Mb/s; host 0x9e02b7c14f3a6d22: none"' \
   "$(topo_of mnnvl_unlike "$tmp/mnnvl_unlike.xml")"
+# Two ranks on one GPU's MLOPart partitions (NCCL 2.27 on, topo.cc's ncclTopoAddGpuSub: a <gpu
+# mlopart=".."> each under the GPU's one <pci>): one GPU, where "2 GPUs" was said
+cat > "$tmp/mlopart.xml" <<'XML'
+<system version="1">
+  <cpu host_hash="0x3c2b1a0f9e8d7c6b" numaid="0" arch="x86_64" vendor="GenuineIntel">
+    <pci busid="0000:1b:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16">
+      <gpu dev="0" sm="100" rank="0" gdr="1" mlopart="0"><nvlink target="fffffff:ff:ff.0" count="18" tclass="0x068000"/></gpu>
+      <gpu dev="1" sm="100" rank="1" gdr="1" mlopart="1"><nvlink target="fffffff:ff:ff.0" count="18" tclass="0x068000"/></gpu>
+    </pci>
+  </cpu>
+</system>
+XML
+check "MLOPart dump: one GPU" '"1 GPU (2 ranks'"'"' devices, MLOPart partitions), 1 NUMA node, 0 PCIe switches, NICs: none"' \
+  "$(topo_of mlopart "$tmp/mlopart.xml")"
 check "text: NCCL version" "2.28.9+cuda13.0" "$(sql "SELECT value FROM run_meta m JOIN runs r ON r.id = m.run_id
   WHERE r.uuid LIKE '$t%' AND key = 'nccl.version_info'")"
 # the CUDA driver NCCL's INFO line states ("cudaDriverVersion 13000"), as a measured run records it

@@ -479,6 +479,9 @@ static void test_mlopart(void) {
   char err[128], basis[256];
   xp_topo_path p;
   CHECK_EQ_INT(xp_topo_parse(mlopart_dump, strlen(mlopart_dump), &t, err, sizeof err), 0);
+  /* three ranks' devices on two GPUs: nccl.topology said "3 GPUs" */
+  CHECK_EQ_INT(t.ngpu, 3);
+  CHECK_EQ_INT(xp_topo_physical_gpus(&t), 2);
   CHECK_EQ_INT(xp_topo_pair(&t, 0, 1, &p), 0);
   CHECK_EQ_STR(p.kind, "local");
   CHECK_EQ_STR(p.detail, "one GPU's MLOPart partitions 0 and 1, in its memory");
