@@ -139,10 +139,7 @@ char *xp_query_read(const char *file, int *rc) {
   if (!nul) return sql;
   /* SQLite stops at the first NUL: the rest of the file was left unread, with no word said,
   ** and a UTF-16 file (Windows PowerShell's > writes it) failed as 'near "\xff\xfeS": syntax error' */
-  const unsigned char *u = (const unsigned char *)sql;
-  if (len >= 2 && ((u[0] == 0xff && u[1] == 0xfe) || (u[0] == 0xfe && u[1] == 0xff)))
-    *rc = xp_error_at(XP_EXIT_USAGE, file, 0, "UTF-16 text (as Windows PowerShell's > and Out-File write it); save it as UTF-8");
-  else
+  if (!(*rc = xp_utf16_refused(file, sql, len)))
     *rc = xp_error_at(XP_EXIT_USAGE, file, line_at(sql, nul), "not a text file (NUL byte)");
   free(sql);
   return NULL;

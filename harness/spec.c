@@ -213,10 +213,7 @@ xp_spec *xp_spec_load(const char *path) {
   if (memchr(text, 0, len)) {
     /* Windows PowerShell 5.1's > and Out-File write UTF-16 with a byte-order mark: text, in
     ** a form neither reader takes, which "not a text file" mislabelled */
-    const unsigned char *u = (const unsigned char *)text;
-    if (len >= 2 && ((u[0] == 0xff && u[1] == 0xfe) || (u[0] == 0xfe && u[1] == 0xff)))
-      xp_error_at(XP_EXIT_USAGE, path, 0, "UTF-16 text (as Windows PowerShell's > and Out-File write it); save it as UTF-8");
-    else
+    if (!xp_utf16_refused(path, text, len))
       xp_error_at(XP_EXIT_USAGE, path, xp_line_of_offset(text, strlen(text)), "not a text file (NUL byte)");
     free(text);
     return NULL;

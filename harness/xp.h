@@ -58,6 +58,9 @@ void *xp_xcalloc(size_t n, size_t m);
 void *xp_xrealloc(void *p, size_t n);
 char *xp_read_file(const char *path, size_t *len); /* NULL with errno set on failure */
 char *xp_read_fd(int fd, size_t *len);              /* the same, of an open fd (stdin) */
+/* A file read whole that is UTF-16 with its byte-order mark (Windows PowerShell 5.1's > and
+** Out-File write it): the error said, naming path, and XP_EXIT_USAGE; else 0. */
+int xp_utf16_refused(const char *path, const char *text, size_t len);
 /* Whether the two paths name one file (a link or another spelling of it); 0 where either is not there. */
 int xp_same_file(const char *a, const char *b);
 /* One file given twice among an import's files: one path twice, a link to it, or a copy (the

@@ -227,13 +227,6 @@ size_t nt_bom(const char *text, size_t len) {
   return len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
 }
 
-/* UTF-16 with its byte-order mark, as Windows PowerShell 5.1's > and Out-File write a log (a test
-** run in WSL, redirected in PowerShell): every other byte NUL, no line any reader takes. */
-static int is_utf16(const char *text, size_t len) {
-  const unsigned char *u = (const unsigned char *)text;
-  return len >= 2 && ((u[0] == 0xff && u[1] == 0xfe) || (u[0] == 0xfe && u[1] == 0xff));
-}
-
 static enum file_kind classify(const char *text, size_t len) {
   size_t i = nt_bom(text, len);
   while (i < len && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t')) i++;
@@ -504,9 +497,9 @@ static int load(const xp_spec *s, loaded *L) {
     const char *path = L->paths[i] = xp_spec_resolve(s, f->valuestring);
     L->texts[i] = xp_read_file(path, &L->lens[i]);
     if (!L->texts[i]) return xp_error_at(XP_EXIT_USAGE, path, 0, "cannot read: %s", strerror(errno));
-    if (is_utf16(L->texts[i], L->lens[i])) /* the words spec.c and xp query say it in */
-      return xp_error_at(XP_EXIT_USAGE, path, 0, "UTF-16 text (as Windows PowerShell's > and Out-File write it); "
-                         "save it as UTF-8");
+    /* a log of a test run in WSL, redirected in PowerShell: every other byte NUL, no line any
+    ** reader takes */
+    if ((rc = xp_utf16_refused(path, L->texts[i], L->lens[i]))) return rc;
     L->kinds[i] = classify(L->texts[i], L->lens[i]);
     if (L->kinds[i] == F_INFO) continue; /* read for its INFO lines with the others (execute) */
     if (L->kinds[i] == F_TOPO) {
