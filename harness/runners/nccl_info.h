@@ -202,8 +202,8 @@ typedef struct xp_topo {
 int xp_topo_parse(const char *xml, size_t len, xp_topo *out, char *err, size_t errn);
 void xp_topo_free(xp_topo *t);
 const xp_topo_gpu *xp_topo_gpu_of_rank(const xp_topo *t, int rank);
-/* The physical GPUs of the dump: a GPU NCCL lists once per MLOPart partition (one <gpu mlopart=".."> each
-** under its <pci>) counts once. */
+/* The physical GPUs of the dump: a GPU NCCL lists once per partition (MLOPart: a <gpu> each under
+** its one <pci>) counts once, as xp_topo_pair joins its partitions by a "local" path. */
 int xp_topo_physical_gpus(const xp_topo *t);
 
 /* How two ranks' GPUs are connected. kind: "nvlink", "xgmi" or "pcie", "local" for two ranks on

@@ -259,13 +259,15 @@ static int is_ancestor(const xp_topo *t, int anc, int node) {
   return 0;
 }
 
+/* Two <gpu> elements under one <pci> are one physical GPU: its partitions (MLOPart, NCCL 2.27 on:
+** one <gpu mlopart=".."> each, which topo.cc joins by a LOC link). */
+static int same_gpu(const xp_topo_gpu *a, const xp_topo_gpu *b) { return a->pci >= 0 && a->pci == b->pci; }
+
 int xp_topo_physical_gpus(const xp_topo *t) {
   int n = 0;
   for (int i = 0; i < t->ngpu; i++) {
-    const xp_topo_gpu *g = &t->gpu[i];
     int seen = 0;
-    for (int j = 0; j < i && !seen && g->mlopart >= 0 && g->pci >= 0; j++)
-      seen = t->gpu[j].mlopart >= 0 && t->gpu[j].pci == g->pci;
+    for (int j = 0; j < i && !seen; j++) seen = same_gpu(&t->gpu[j], &t->gpu[i]);
     n += !seen;
   }
   return n;
@@ -275,10 +277,7 @@ int xp_topo_pair(const xp_topo *t, int rank_a, int rank_b, xp_topo_path *out) {
   memset(out, 0, sizeof *out);
   const xp_topo_gpu *a = xp_topo_gpu_of_rank(t, rank_a), *b = xp_topo_gpu_of_rank(t, rank_b);
   if (!a || !b) return -1;
-  if (a->pci >= 0 && a->pci == b->pci) {
-    /* Under one <pci>: partitions of one GPU (MLOPart, NCCL 2.27 on: one <gpu mlopart=".."> each,
-    ** which topo.cc joins by a LOC link), whose traffic stays in its memory, whatever NVLinks
-    ** each lists to the NVSwitch */
+  if (same_gpu(a, b)) { /* traffic stays in its memory, whatever NVLinks each lists to the NVSwitch */
     snprintf(out->kind, sizeof out->kind, "local");
     if (a->mlopart >= 0 && b->mlopart >= 0)
       snprintf(out->detail, sizeof out->detail, "one GPU's MLOPart partitions %d and %d, in its memory", a->mlopart,
