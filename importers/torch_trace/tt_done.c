@@ -820,9 +820,14 @@ static int64_t vllm_dims_rank(const char *base, const char **form) {
 ** vllm/v1/worker/gpu_worker.py at 35d5cda, through torch's tensorboard_trace_handler).
 ** The last "-rank-" of the file's name, followed by digits that end the name or a '.'; else
 ** vLLM's newer form (vllm_dims_rank), else SGLang's (sglang_name_rank). */
+/* A path's file name, after its last '/'. */
+static const char *file_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
 int64_t tt_name_rank(const char *path, const char **form) {
-  const char *base = strrchr(path, '/'), *at = NULL;
-  base = base ? base + 1 : path;
+  const char *base = file_name(path), *at = NULL;
   *form = NULL;
   for (const char *p = strstr(base, "-rank-"); p; p = strstr(p + 1, "-rank-")) at = p;
   if (!at) {
@@ -872,10 +877,9 @@ const char *tt_name_replicas(const tt_rank *a, const tt_rank *b) {
 ** "-TP-0-decode" (profile_utils.py's output_suffix)? */
 int tt_name_stages(const tt_rank *a, const tt_rank *b) {
   const char *form, *sa = NULL, *sb = NULL;
-  const char *ba = strrchr(a->file, '/'), *bb = strrchr(b->file, '/');
-  ba = ba ? ba + 1 : a->file;
-  bb = bb ? bb + 1 : b->file;
-  if (sglang_name_rank(ba, &form, &sa) < 0 || sglang_name_rank(bb, &form, &sb) < 0 || !sa || !sb) return 0;
+  if (sglang_name_rank(file_name(a->file), &form, &sa) < 0 || sglang_name_rank(file_name(b->file), &form, &sb) < 0 ||
+      !sa || !sb)
+    return 0;
   const size_t na = strcspn(sa, "."), nb = strcspn(sb, ".");
   return na != nb || strncmp(sa, sb, na) != 0;
 }
