@@ -203,7 +203,7 @@ static void keep_only(vb_result **r, size_t *n, const int *keep) {
   *n = nk;
 }
 
-int vb_drop_imported(sqlite3 *db, const char *uuid, vb_reading *rd, vb_result **r, size_t *n, int say) {
+int vb_find_imported(sqlite3 *db, const char *uuid, vb_reading *rd, const vb_result *r, size_t n, int say) {
   char *run = NULL, *where = NULL;
   size_t first = 0, again = 0;
   imported_forms forms = {0};
@@ -213,9 +213,9 @@ int vb_drop_imported(sqlite3 *db, const char *uuid, vb_reading *rd, vb_result **
   sqlite3_stmt *file = find ? xp_db_prepare(db, IMPORTED "SELECT listed, digest FROM imported"
                                                 " WHERE run_id = ?1 AND file_no = ?2 ORDER BY seq") : NULL;
   int rc = file ? 0 : XP_EXIT_DB;
-  for (size_t i = 0; i < *n && rc == 0; i++) {
+  for (size_t i = 0; i < n && rc == 0; i++) {
     char *u = NULL, *w = NULL;
-    const int found = imported_already(db, find, file, &forms, uuid, (*r)[i].sum, rd->form[rd->file_no[i]], &u, &w);
+    const int found = imported_already(db, find, file, &forms, uuid, r[i].sum, rd->form[rd->file_no[i]], &u, &w);
     if (found < 0) rc = -found;
     rd->recorded[i] = found == 0;
     if (found == 1 && again++ == 0) {
@@ -228,18 +228,27 @@ int vb_drop_imported(sqlite3 *db, const char *uuid, vb_reading *rd, vb_result **
   sqlite3_finalize(find);
   sqlite3_finalize(file);
   imported_forms_free(&forms);
-  const vb_result *f = &(*r)[first];
-  if (rc == 0 && again && again == *n)
+  const vb_result *f = &r[first];
+  if (rc == 0 && again && again == n)
     rc = xp_error_at(XP_EXIT_USAGE, f->file, f->line, "the same result as %s, imported already as run %.8s%s: it "
                      "would count twice (vllm bench sweep's summary.json lists its run=N.json files' results again; "
                      "--append-result adds to a file that holds the earlier ones); nothing given is new", where, run,
                      again > 1 ? ", and so is every other result given" : "");
   else if (rc == 0 && again && say)
     xp_warn("%s:%d: the same result as %s, imported already as run %.8s: not recorded again, so that none counts "
-            "twice (%zu of the %zu results given; the rest recorded)", f->file, f->line, where, run, again, *n);
-  if (rc == 0 && again) keep_only(r, n, rd->recorded);
+            "twice (%zu of the %zu results given; the rest recorded)", f->file, f->line, where, run, again, n);
   free(run);
   free(where);
+  return rc;
+}
+
+int vb_drop_imported(sqlite3 *db, const char *uuid, vb_reading *rd, vb_result **r, size_t *n, int say) {
+  const int rc = vb_find_imported(db, uuid, rd, *r, *n, say);
+  for (size_t i = 0; rc == 0 && i < *n; i++)
+    if (!rd->recorded[i]) {
+      keep_only(r, n, rd->recorded);
+      break;
+    }
   return rc;
 }
 

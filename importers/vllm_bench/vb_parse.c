@@ -1478,13 +1478,18 @@ int vb_parse_text(const char *label, const char *text, size_t len, vb_result **o
   return 0;
 }
 
-int vb_parse_file(const char *path, vb_result **out, size_t *n) {
+int vb_parse_file_kept(const char *path, char **kept, size_t *kept_len, vb_result **out, size_t *n) {
   size_t len = 0;
   char *text = xp_read_file(path, &len);
   if (!text) return xp_error_at(XP_EXIT_USAGE, path, 0, "cannot read: %s", strerror(errno));
   int rc = vb_parse_text(path, text, len, out, n);
-  free(text);
+  if (rc == 0 && kept) *kept = text, *kept_len = len;
+  else free(text);
   return rc;
+}
+
+int vb_parse_file(const char *path, vb_result **out, size_t *n) {
+  return vb_parse_file_kept(path, NULL, NULL, out, n);
 }
 
 void vb_results_free(vb_result *r, size_t n) {

@@ -112,6 +112,9 @@ typedef struct vb_result {
 /* Read every result object of a file. Bad input is reported as one line,
 ** "xp: FILE:LINE: what is wrong", and XP_EXIT_USAGE is returned with nothing in *out. */
 int vb_parse_file(const char *path, vb_result **out, size_t *n);
+/* The same, the file's bytes as read into *kept (*kept_len) where it parsed: what the import
+** keeps of it is what it read, once (a pipe, <(ssh host cat f.json), reads once). */
+int vb_parse_file_kept(const char *path, char **kept, size_t *kept_len, vb_result **out, size_t *n);
 /* The same over text already in memory (tests); label names it in messages. */
 int vb_parse_text(const char *label, const char *text, size_t len, vb_result **out, size_t *n);
 void vb_results_free(vb_result *r, size_t n);
@@ -177,6 +180,9 @@ typedef struct vb_reading vb_reading;
 vb_reading *vb_reading_new(const vb_result *r, size_t n);
 void vb_reading_free(vb_reading *rd);
 int vb_drop_imported(struct sqlite3 *db, const char *uuid, vb_reading *rd, vb_result **r, size_t *n, int say);
+/* The same check, r left whole: only rd marks those an earlier import has (the check before a
+** run is begun, whose results execute reads again in its own transaction). */
+int vb_find_imported(struct sqlite3 *db, const char *uuid, vb_reading *rd, const vb_result *r, size_t n, int say);
 int vb_record_reading(struct xp_run *run, const vb_reading *rd);
 
 #endif

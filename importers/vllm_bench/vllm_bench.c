@@ -10,7 +10,7 @@
 ** vb_parse.c), so that a sweep and its cases are the same whichever engine served it.
 **
 ** Every file is read and checked before the run is begun (check()), so bad input leaves no
-** run behind; execute() reads them again and records.
+** run behind; execute() records that reading (held).
 */
 #include <math.h>
 #include <stddef.h>
@@ -32,12 +32,17 @@ static const xp_field vllm_bench_fields[] = {
 typedef struct vb_set {
   vb_result *r;
   size_t n;
+  char **text; /* each file given, as read: the artifact kept of it */
+  size_t *len;
+  int nfiles;
 } vb_set;
 
 static void set_free(vb_set *s) {
   vb_results_free(s->r, s->n);
-  s->r = NULL;
-  s->n = 0;
+  for (int i = 0; i < s->nfiles; i++) free(s->text[i]);
+  free(s->text);
+  free(s->len);
+  *s = (vb_set){0};
 }
 
 /* The model declared on the command line (--set model=NAME), or NULL. */
@@ -254,10 +259,10 @@ static int trtllm_load(vb_set *s, const xp_spec *spec) {
 }
 
 static int load_all(const xp_spec *spec, vb_set *out) {
-  out->r = NULL;
-  out->n = 0;
   const cJSON *files = cJSON_GetObjectItemCaseSensitive(spec->root, "files"), *f;
   const int nfiles = cJSON_GetArraySize(files);
+  *out = (vb_set){NULL, 0, xp_xcalloc((size_t)(nfiles ? nfiles : 1), sizeof *out->text),
+                  xp_xcalloc((size_t)(nfiles ? nfiles : 1), sizeof *out->len), nfiles};
   char **paths = xp_xcalloc((size_t)(nfiles ? nfiles : 1), sizeof *paths);
   int i = 0, rc = 0;
   cJSON_ArrayForEach(f, files) paths[i++] = xp_spec_resolve(spec, f->valuestring);
@@ -266,7 +271,7 @@ static int load_all(const xp_spec *spec, vb_set *out) {
   for (int k = 0; k < nfiles && rc == 0; k++) {
     vb_result *r = NULL;
     size_t n = 0;
-    rc = vb_parse_file(paths[k], &r, &n);
+    rc = vb_parse_file_kept(paths[k], &out->text[k], &out->len[k], &r, &n);
     if (rc) {
       vb_results_free(r, n); /* on a parse error, none */
       break;
@@ -294,11 +299,53 @@ static int load_all(const xp_spec *spec, vb_set *out) {
   return rc;
 }
 
-static int vllm_bench_check(const xp_spec *spec) {
-  vb_set s;
-  int rc = load_all(spec, &s);
-  set_free(&s);
+/* The files as check() read them, for the hooks that follow it in one command (against_history,
+** plan, execute), each of which read and parsed every file again: three readings of a 3000-line
+** JSONL where one is enough. Held for the spec read, told by its address and its text (a spec
+** freed and another made at that address names other files); a hook of another spec reads its
+** own. What the database holds is still asked in execute's transaction. */
+static struct {
+  const xp_spec *spec;
+  char *text;
+  vb_set set;
+} held;
+
+static void held_free(void) {
+  set_free(&held.set);
+  free(held.text);
+  held.text = NULL;
+  held.spec = NULL;
+}
+
+/* The reading of spec's files, held for it: check's, else read now (a hook called without check). */
+static int held_reading(const xp_spec *spec, vb_set **out) {
+  char *text = cJSON_PrintUnformatted(spec->root);
+  if (held.spec == spec && held.text && text && strcmp(held.text, text) == 0) {
+    free(text);
+    *out = &held.set;
+    return 0;
+  }
+  held_free();
+  int rc = load_all(spec, &held.set);
+  if (rc == 0) held.spec = spec, held.text = text;
+  else free(text);
+  *out = &held.set;
   return rc;
+}
+
+/* The held reading, taken: the caller frees it. */
+static int take_reading(const xp_spec *spec, vb_set *out) {
+  vb_set *s;
+  int rc = held_reading(spec, &s);
+  *out = *s;
+  held.set = (vb_set){0};
+  held_free();
+  return rc;
+}
+
+static int vllm_bench_check(const xp_spec *spec) {
+  vb_set *s;
+  return held_reading(spec, &s);
 }
 
 /* ---- the summary printed by --dry-run and after recording ---- */
@@ -381,7 +428,7 @@ static void print_plan(FILE *out, const vb_set *s, const xp_spec *spec) {
 
 static int vllm_bench_plan(const xp_spec *spec, FILE *out) {
   vb_set s;
-  int rc = load_all(spec, &s);
+  int rc = take_reading(spec, &s);
   if (rc) return rc;
   print_plan(out, &s, spec);
   set_free(&s);
@@ -393,13 +440,19 @@ static int vllm_bench_plan(const xp_spec *spec, FILE *out) {
 ** it would record, and the warning that names the others. Before the run, the warning is left to
 ** execute, which leaves them out again, in its own transaction. */
 static int vllm_bench_against_history(sqlite3 *db, const xp_spec *spec, FILE *plan) {
-  vb_set s;
-  int rc = load_all(spec, &s);
+  vb_set *held_set, s;
+  int rc = plan ? take_reading(spec, &s) : held_reading(spec, &held_set);
   if (rc) return rc;
+  if (!plan) { /* the reading stays held, whole, for execute */
+    vb_reading *reading = vb_reading_new(held_set->r, held_set->n);
+    rc = vb_find_imported(db, NULL, reading, held_set->r, held_set->n, 0);
+    vb_reading_free(reading);
+    return rc;
+  }
   vb_reading *reading = vb_reading_new(s.r, s.n);
-  rc = vb_drop_imported(db, NULL, reading, &s.r, &s.n, plan != NULL);
+  rc = vb_drop_imported(db, NULL, reading, &s.r, &s.n, 1);
   vb_reading_free(reading);
-  if (rc == 0 && plan) print_plan(plan, &s, spec);
+  if (rc == 0) print_plan(plan, &s, spec);
   set_free(&s);
   return rc;
 }
@@ -642,22 +695,18 @@ static int record_result(xp_run *run, const vb_result *r) {
   return rc;
 }
 
-/* The result files themselves, so that anything xp does not extract stays available. */
-static int keep_files(xp_run *run, const xp_spec *spec) {
+/* The result files themselves, as they were read, so that anything xp does not extract stays
+** available. Read again here, a pipe (<(ssh host cat f.json)) was kept empty, and a file
+** written over since kept as other bytes than its results'. */
+static int keep_files(xp_run *run, const xp_spec *spec, const vb_set *s) {
   const cJSON *files = cJSON_GetObjectItemCaseSensitive(spec->root, "files"), *f;
   int i = 0, rc = 0;
   cJSON_ArrayForEach(f, files) {
-    char *path = xp_spec_resolve(spec, f->valuestring);
-    size_t len = 0;
-    char *data = xp_read_file(path, &len);
-    const char *base = strrchr(path, '/');
-    char *name = xp_asprintf("vllm-bench/%d-%s", i++, base ? base + 1 : path);
-    if (!data) rc = xp_error_at(XP_EXIT_USAGE, path, 0, "cannot read it again");
-    else rc = xp_run_artifact(run, name, "application/json", data, len);
-    free(data);
+    const char *base = strrchr(f->valuestring, '/');
+    char *name = xp_asprintf("vllm-bench/%d-%s", i, base ? base + 1 : f->valuestring);
+    rc = xp_run_artifact(run, name, "application/json", s->text[i], s->len[i]);
     free(name);
-    free(path);
-    if (rc) break;
+    if (rc || ++i == s->nfiles) break;
   }
   return rc;
 }
@@ -719,7 +768,7 @@ static void warn_batch_repeated(const vb_set *s) {
 
 static int vllm_bench_execute(xp_ctx *ctx) {
   vb_set s;
-  int rc = load_all(ctx->spec, &s);
+  int rc = take_reading(ctx->spec, &s);
   if (rc) return rc;
   vb_reading *reading = vb_reading_new(s.r, s.n); /* every result read, before any is left out */
   rc = vb_drop_imported(ctx->db, xp_run_uuid(ctx->run), reading, &s.r, &s.n, 1);
@@ -735,7 +784,7 @@ static int vllm_bench_execute(xp_ctx *ctx) {
   if (rc == 0) rc = vb_record_reading(ctx->run, reading);
   vb_reading_free(reading);
   for (size_t i = 0; i < s.n && rc == 0; i++) rc = record_result(ctx->run, &s.r[i]);
-  if (rc == 0) rc = keep_files(ctx->run, ctx->spec);
+  if (rc == 0) rc = keep_files(ctx->run, ctx->spec, &s);
   if (rc == 0 && !ctx->quiet) print_summary(ctx->out, &s);
   set_free(&s);
   return rc;

@@ -342,4 +342,13 @@ done
 diff "$data/vllm_fixtures.digest" "$tmp/digest" > "$tmp/ddiff" ||
   { echo "FAIL: the vLLM fixtures record otherwise than before:"; head -20 "$tmp/ddiff"; fail=1; }
 
+# A file given through a pipe (<(ssh host cat results.json)) reads once: the import reads each
+# file once and keeps those bytes. Before, execute read the pipe again and found it empty
+# ("empty file: no result object"), and the artifact was read a last time besides.
+rm -f "$tmp/p.db"
+"$XP" --db "$tmp/p.db" import vllm-bench <(cat "$data/serve_c8_detailed.json") > /dev/null 2> "$tmp/err"
+rc=$?
+check "through a pipe: exit, its file kept whole" "0|$(sha256sum < "$data/serve_c8_detailed.json" | cut -c1-64)" \
+  "$rc|$(db="$tmp/p.db" sql "SELECT sha256 FROM artifacts WHERE name LIKE 'vllm-bench/0-%'" 2>&1)"
+
 finish
