@@ -66,6 +66,19 @@ if command -v sqlite3 > /dev/null; then
     check "schema 26 ($(basename "$d")): the old lines where they were" 1 \
       "$(db="$d" sql "SELECT count(*) FROM run_meta WHERE key = 'import.vllm_bench.results'")"
   done
+  # An import refused as nothing new leaves a schema 26 database as it was, as every refused
+  # command does (README): before, opening it to write had migrated it to 27 first, which the
+  # xp that wrote it then refuses as newer. The file: a point run once, its summary.json listing
+  # run=0.json's one result again, as vllm bench sweep serve writes it (json.dump, indent 4)
+  gzip -dc "$XP_SRC/tests/data/vllm_bench/schema26_sweep_run0.sql.gz" | sqlite3 "$tmp/old26.db"
+  cp "$tmp/old26.db" "$tmp/old26_before.db"
+  python3 -c 'import json, sys; json.dump([json.load(open(sys.argv[1]))], open(sys.argv[2], "w"), indent=4)' \
+    "$run0" "$tmp/summary_once.json"
+  one_line "schema 26: a summary that holds nothing new" 2 \
+    "summary_once.json:2: the same result as vllm_sweep_seqs8_run0.json:1, imported already as run ccc25f39" \
+    "$XP" --db "$tmp/old26.db" import vllm-bench "$tmp/summary_once.json"
+  check "schema 26: refused, left as it was" "26|same" \
+    "$(sqlite3 "$tmp/old26.db" 'PRAGMA user_version')|$(cmp -s "$tmp/old26.db" "$tmp/old26_before.db" && echo same)"
 else
   echo "note: the sqlite3 CLI is missing; the migration to schema 27 is not exercised"
 fi
