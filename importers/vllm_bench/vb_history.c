@@ -15,7 +15,8 @@
 ** among those given and whether that file is a list of results (summary.json), and FILE:LINE,
 ** FILE without its folder (a sweep's folders name points, and every point has a run=0.json).
 ** Imports of schema 26 kept the same as lines of run_meta import.vllm_bench.results, read as
-** rows beside the table's (IMPORTED). A later import holding one of them in another
+** rows beside the table's (IMPORTED), and imports before either, which kept none, are read from
+** the files they kept (undigested). A later import holding one of them in another
 ** file does not record it again: a warning names the run that has it, and the import records the
 ** rest (the run=1.json that summary.json adds, the lines appended since); one whose every result
 ** is imported already is refused, naming that run. The same file imported again, alone or with
@@ -27,6 +28,7 @@
 */
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 #include "db.h"
 #include "kind.h"
 #include "vb_parse.h"
@@ -127,7 +129,96 @@ void vb_reading_free(vb_reading *rd) {
   " SELECT run_id, seq, digest, recorded, file_no, listed, file, line FROM serve_result_digests"                \
   " UNION ALL SELECT run_id, seq, digest, recorded, CAST(rtrim(form, 'L') AS INTEGER), form LIKE '%L',"         \
   " substr(place, 1, length(rtrim(place, '0123456789')) - 1),"                                                  \
-  " CAST(substr(place, length(rtrim(place, '0123456789')) + 1) AS INTEGER) FROM legacy) "
+  " CAST(substr(place, length(rtrim(place, '0123456789')) + 1) AS INTEGER) FROM legacy"                       \
+  " UNION ALL SELECT run_id, seq, digest, recorded, file_no, listed, file, line FROM temp.vb_undigested) "
+
+/* ---- imports from before digests ----
+** An xp before 2026-12-03 (schema < 26) kept no digest of the results it imported, and no
+** migration can add one: a digest is of the object as read, and rows added to a sealed run break
+** its seal. It kept each file whole, though, as the run's artifact vllm-bench/K-NAME: read again
+** here at each import, its results' digests are the rows that import would have written (each
+** result recorded: nothing was left out then), in temp.vb_undigested, which IMPORTED reads
+** beside the others. Before, such a run's results given again in another file counted twice.
+** An artifact today's reader refuses gives no row. */
+
+/* The bytes of the artifact in columns 2 (encoding), 3 (data) and 4 (size) of st; NULL where
+** they do not inflate to its size. */
+static char *artifact_bytes(sqlite3_stmt *st, size_t *len) {
+  const char *encoding = (const char *)sqlite3_column_text(st, 2);
+  const void *data = sqlite3_column_blob(st, 3);
+  const int stored = sqlite3_column_bytes(st, 3);
+  const sqlite3_int64 size = sqlite3_column_int64(st, 4);
+  if (size < 0 || !data) return NULL;
+  char *text = xp_xmalloc((size_t)size + 1);
+  uLongf got = (uLongf)size;
+  const int ok = encoding && strcmp(encoding, "zlib") == 0
+                     ? uncompress((Bytef *)text, &got, data, (uLong)stored) == Z_OK && got == (uLongf)size
+                     : stored == size && memcpy(text, data, (size_t)size);
+  if (!ok) {
+    free(text);
+    return NULL;
+  }
+  text[size] = 0;
+  *len = (size_t)size;
+  return text;
+}
+
+/* The rows of one kept file (file_no of run_id, named name) from *seq on. */
+static int add_undigested(sqlite3 *db, sqlite3_stmt *ins, int64_t run_id, int file_no, const char *name,
+                          const char *text, size_t len, int *seq) {
+  vb_result *r = NULL;
+  size_t n = 0;
+  xp_error_quiet(1); /* a file an older xp took that today's refuses: no rows, and no line said */
+  const int refused = vb_parse_text(name, text, len, &r, &n);
+  xp_error_quiet(0);
+  if (refused) xp_clear_error();
+  int rc = 0;
+  for (size_t i = 0; i < n && rc == 0; i++) {
+    sqlite3_bind_int64(ins, 1, run_id);
+    sqlite3_bind_int(ins, 2, (*seq)++);
+    xp_bind_text(ins, 3, r[i].sum);
+    sqlite3_bind_int(ins, 4, file_no);
+    sqlite3_bind_int(ins, 5, r[i].listed);
+    xp_bind_text(ins, 6, name);
+    sqlite3_bind_int(ins, 7, r[i].line);
+    rc = xp_db_step_done(db, ins);
+  }
+  vb_results_free(r, n);
+  return rc;
+}
+
+/* temp.vb_undigested, made anew from the files every digest-less serve_bench import kept. */
+static int read_undigested(sqlite3 *db) {
+  if (xp_db_exec(db, "CREATE TEMP TABLE IF NOT EXISTS vb_undigested (run_id INTEGER, seq INTEGER, digest TEXT,"
+                     " recorded INTEGER, file_no INTEGER, listed INTEGER, file TEXT, line INTEGER);"
+                     " DELETE FROM temp.vb_undigested") != 0)
+    return XP_EXIT_DB;
+  sqlite3_stmt *kept = xp_db_prepare(
+      db, "SELECT r.id, CAST(substr(a.name, 12) AS INTEGER), a.encoding, a.data, a.size,"
+          " substr(a.name, 12 + instr(substr(a.name, 12), '-')) FROM runs r JOIN artifacts a ON a.run_id = r.id"
+          " WHERE r.kind = 'serve_bench' AND r.status = 'ok' AND a.name LIKE 'vllm-bench/%'"
+          " AND NOT EXISTS (SELECT 1 FROM serve_result_digests d WHERE d.run_id = r.id)"
+          " AND NOT EXISTS (SELECT 1 FROM run_meta m WHERE m.run_id = r.id AND m.key = 'import.vllm_bench.results')"
+          " ORDER BY r.id, 2");
+  sqlite3_stmt *ins = kept ? xp_db_prepare(db, "INSERT INTO temp.vb_undigested VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7)")
+                           : NULL;
+  int rc = ins ? 0 : XP_EXIT_DB, step, seq = 0;
+  int64_t run = -1;
+  while (rc == 0 && (step = sqlite3_step(kept)) == SQLITE_ROW) {
+    if (sqlite3_column_int64(kept, 0) != run) run = sqlite3_column_int64(kept, 0), seq = 0;
+    size_t len = 0;
+    char *text = artifact_bytes(kept, &len);
+    if (text)
+      rc = add_undigested(db, ins, run, sqlite3_column_int(kept, 1), (const char *)sqlite3_column_text(kept, 5), text,
+                          len, &seq);
+    free(text);
+  }
+  if (rc == 0 && step != SQLITE_DONE)
+    rc = xp_error(XP_EXIT_DB, "reading the files imported already: %s", sqlite3_errmsg(db));
+  sqlite3_finalize(kept);
+  sqlite3_finalize(ins);
+  return rc;
+}
 
 /* The forms of earlier imports' files read back so far, each read once: every result of a file
 ** imported again finds the same earlier file. */
@@ -207,6 +298,7 @@ int vb_find_imported(sqlite3 *db, const char *uuid, vb_reading *rd, const vb_res
   char *run = NULL, *where = NULL;
   size_t first = 0, again = 0;
   imported_forms forms = {0};
+  if (read_undigested(db) != 0) return XP_EXIT_DB;
   sqlite3_stmt *find = xp_db_prepare(
       db, IMPORTED "SELECT d.run_id, d.file_no, r.uuid, d.file, d.line FROM imported d JOIN runs r ON r.id = d.run_id"
           " WHERE d.digest = ?1 AND d.recorded AND r.status = 'ok' AND r.uuid IS NOT ?2 ORDER BY r.id, d.seq");

@@ -79,6 +79,19 @@ if command -v sqlite3 > /dev/null; then
     "$XP" --db "$tmp/old26.db" import vllm-bench "$tmp/summary_once.json"
   check "schema 26: refused, left as it was" "26|same" \
     "$(sqlite3 "$tmp/old26.db" 'PRAGMA user_version')|$(cmp -s "$tmp/old26.db" "$tmp/old26_before.db" && echo same)"
+  # An import by an xp before digests (tests/data/vllm_bench/schema26_undigested_run0.sql.gz:
+  # xp at 55d67c2, the run file imported) kept none, only the file whole, as an artifact: read
+  # from there, its result is found as the others are. Before, the summary recorded it again
+  gzip -dc "$XP_SRC/tests/data/vllm_bench/schema26_undigested_run0.sql.gz" | sqlite3 "$tmp/undigested.db"
+  old=$(db="$tmp/undigested.db" sql "SELECT substr(uuid, 1, 8) FROM runs")
+  one_line "no digests: a summary that holds nothing new" 2 \
+    "summary_once.json:2: the same result as vllm_sweep_seqs8_run0.json:1, imported already as run $old" \
+    "$XP" --db "$tmp/undigested.db" import vllm-bench "$tmp/summary_once.json"
+  "$XP" --db "$tmp/undigested.db" import vllm-bench "$summary" > /dev/null 2> "$tmp/err"
+  check "no digests: the summary's run 1 alone, a warning" "0|1|1" "$?|$(grep -c "imported already as run $old" "$tmp/err")|$(
+    db="$tmp/undigested.db" sql "SELECT count(*) FROM cases WHERE run_id = (SELECT max(id) FROM runs)")"
+  "$XP" --db "$tmp/undigested.db" import vllm-bench "$run0" > /dev/null 2> "$tmp/err"
+  check "no digests: the run file itself again, recorded" "0|0" "$?|$(wc -l < "$tmp/err")"
 else
   echo "note: the sqlite3 CLI is missing; the migration to schema 27 is not exercised"
 fi
