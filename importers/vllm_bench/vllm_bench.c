@@ -343,8 +343,13 @@ static int take_reading(const xp_spec *spec, vb_set *out) {
   return rc;
 }
 
+/* The first hook of a command: it reads anew, so that a reading held past a command that did not
+** record it (refused as nothing new, by a caller running several imports in one process: the
+** fuzzers, the tests) is never taken for another spec's that has its address and text and whose
+** file has changed since. */
 static int vllm_bench_check(const xp_spec *spec) {
   vb_set *s;
+  held_free();
   return held_reading(spec, &s);
 }
 

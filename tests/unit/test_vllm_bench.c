@@ -10,6 +10,7 @@
 */
 #include <stdlib.h>
 #include "check.h"
+#include "kind.h"
 #include "testutil.h"
 #include "stats.h"
 #include "vllm_bench/vb_parse.h"
@@ -311,6 +312,37 @@ static void test_bad_input(void) {
   xp_error_quiet(0);
 }
 
+/* check() reads the files anew: a reading it held for a spec (an import refused before execute
+** took it) is not what a later check of the same spec, its file written since, plans or
+** records. The lines: sglang.bench_serving's (tests/data/vllm_bench/sglang_c1_c4_c8.jsonl). */
+static void test_check_reads_anew(void) {
+  size_t len = 0;
+  char *three = test_data("vllm_bench", "sglang_c1_c4_c8.jsonl", &len);
+  char *one = xp_asprintf("%.*s", (int)(strchr(three, '\n') + 1 - three), three);
+  char *path = test_write_file("grows.jsonl", one);
+  cJSON *root = cJSON_CreateObject(), *files = cJSON_CreateArray();
+  cJSON_AddStringToObject(root, "kind", "vllm_bench");
+  cJSON_AddStringToObject(root, "model", "M");
+  cJSON_AddItemToArray(files, cJSON_CreateString(path));
+  cJSON_AddItemToObject(root, "files", files);
+  xp_spec *spec = xp_spec_from_json(root, "<test>", test_dir);
+  const xp_kind *k = xp_kind_find("vllm_bench");
+  CHECK_EQ_INT(xp_validate_spec(k, spec), 0);
+  free(test_write_file("grows.jsonl", three)); /* two results appended since */
+  CHECK_EQ_INT(xp_validate_spec(k, spec), 0);
+  char *plan = NULL;
+  size_t plan_len = 0;
+  FILE *out = open_memstream(&plan, &plan_len);
+  CHECK_EQ_INT(k->plan(spec, out), 0);
+  fclose(out);
+  CHECK(strstr(plan, "with 3 cases") != NULL);
+  free(plan);
+  xp_spec_free(spec);
+  free(path);
+  free(one);
+  free(three);
+}
+
 int main(void) {
   if (!getenv("XP_SRC")) {
     fprintf(stderr, "skipped: XP_SRC is not set (run through ctest)\n");
@@ -325,5 +357,8 @@ int main(void) {
   test_nonfinite_numbers();
   test_sglang();
   test_bad_input();
+  if (!test_dir_make("/tmp/xp-test-vllm-bench-XXXXXX")) return 1;
+  test_check_reads_anew();
+  test_dir_remove();
   CHECK_DONE();
 }
