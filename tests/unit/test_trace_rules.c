@@ -227,6 +227,18 @@ static const struct { const char *name, *category; } cases[] = {
     {"void at::native::tensor_kernel_scan_innermost_dim<float, std::plus<float> >(float*, float const*, unsigned int, unsigned int, float, std::plus<float>)", "elementwise"},
     /* ATen's sorts, as CUB's: other before (shared/fixtures/torch's decode traces, 1 a layer) */
     {"void at::native::bitonicSortKVInPlace<2, -1, 16, 16, float, long, at::native::GTOp<float, true>, unsigned int>(at::cuda::detail::TensorInfo<float, unsigned int>, unsigned int, unsigned int, unsigned int, at::cuda::detail::TensorInfo<long, unsigned int>, unsigned int, at::native::GTOp<float, true>)", "elementwise"},
+    /* ROCm's kernels that their CUDA counterparts' rules missed (other, or elementwise, before):
+    ** as TraceLens-style breakdowns of vLLM's and SGLang's decode traces on MI355X list them (cut
+    ** where those tables cut them), and one built from AITER's template (csrc/kernels/
+    ** topk_softmax_kernels_group.cu) with the arguments such a table prints for it. rocPRIM is
+    ** CUB's counterpart, AITER's grouped top-k and softplus gating vLLM's moe kernels', and its
+    ** opus split-K reduce cuBLASLt's splitKreduce */
+    {"void rocprim::ROCPRIM_400200_NS::detail::trampoline_kernel<rocprim::ROCPRIM_4", "elementwise"},
+    {"void rocprim::ROCPRIM_400000_NS::detail::partition_kernel<(rocprim::ROCPRIM_400000_NS::detail::select_method)0, true, ro", "elementwise"},
+    {"void aiter::grouped_topk_kernel<c10::BFloat16, float __vector(4), 1, true, true, false>(c10::BFloat16*, c10::BFloat16 const*, float*, int*, unsigned long, int, int, int, bool, float)", "moe"},
+    {"void aiter::topk_softplus_kernel_opt<hip_bfloa", "moe"},
+    {"void splitk_reduce_kernel<16, 64, std::bfloat16_t, false, std::bfloat16_t, true>", "gemm"},
+    {"_Z20splitk_reduce_kernelILi16ELi64EDF16bLb0EDF16bLb0EEvPK21opus_splitk_ws_han", "gemm"},
     {"some_kernel_nobody_has_seen", "other"},
 };
 
