@@ -239,6 +239,15 @@ static const struct { const char *name, *category; } cases[] = {
     {"void aiter::topk_softplus_kernel_opt<hip_bfloa", "moe"},
     {"void splitk_reduce_kernel<16, 64, std::bfloat16_t, false, std::bfloat16_t, true>", "gemm"},
     {"_Z20splitk_reduce_kernelILi16ELi64EDF16bLb0EDF16bLb0EEvPK21opus_splitk_ws_han", "gemm"},
+    /* ATen's kernels on Intel GPUs (torch-xpu-ops), as profiler tables print them
+    ** (vllm-project/vllm-xpu-kernels#48, cut there; intel/torch-xpu-ops#2199, demangled and as
+    ** the typeinfo name): CUDA's elementwise_kernel and reduce_kernel in CamelCase, other before;
+    ** an activation's functor still says activation */
+    {"at::native::xpu::VectorizedElementwiseKernel<2, at::", "elementwise"},
+    {"at::native::xpu::UnrolledElementwiseKernel<at::nativ", "elementwise"},
+    {"at::native::xpu::ReduceKernel<4, at::native::xpu::ReduceOp<c10::Half, at::native::xpu::ArgMinOps<float>, unsigned int, long, 4> >", "elementwise"},
+    {"_ZTSN2at6native3xpu12ReduceKernelILi4ENS1_8ReduceOpIN3c104HalfENS1_9ArgMinOpsIfEEjlLi4EEEEE", "elementwise"},
+    {"at::native::xpu::VectorizedElementwiseKernel<4, at::native::xpu::SiluFunctor<float>, at::detail::Array<char*, 2>, TrivialOffsetCalculator<1, unsigned int> >", "activation"},
     {"some_kernel_nobody_has_seen", "other"},
 };
 
