@@ -249,9 +249,11 @@ static const struct { const char *name, *category; } cases[] = {
     {"_ZTSN2at6native3xpu12ReduceKernelILi4ENS1_8ReduceOpIN3c104HalfENS1_9ArgMinOpsIfEEjlLi4EEEEE", "elementwise"},
     {"at::native::xpu::VectorizedElementwiseKernel<4, at::native::xpu::SiluFunctor<float>, at::detail::Array<char*, 2>, TrivialOffsetCalculator<1, unsigned int> >", "activation"},
     /* vLLM's DeepSeek-V4 Triton kernels (its ROCm traces, the same breakdowns as above): sparse
-    ** attention and the inverse RoPE, other before; a name holding rope only inside a word is not */
+    ** attention and the inverse RoPE, other before; a name holding rope only inside a word is not;
+    ** SGLang's split-KV paged decode (same breakdowns), other before */
     {"_sparse_attn_decode_partial_kernel", "attention"},
     {"_sparse_attn_ragged_varlen_triton_kernel", "attention"},
+    {"_paged_decode_split_kernel", "attention"},
     {"_inverse_rope_gptj_kernel", "elementwise"},
     {"void mylib::property_update_kernel(int)", "other"},
     {"some_kernel_nobody_has_seen", "other"},
