@@ -250,10 +250,13 @@ static const struct { const char *name, *category; } cases[] = {
     {"at::native::xpu::VectorizedElementwiseKernel<4, at::native::xpu::SiluFunctor<float>, at::detail::Array<char*, 2>, TrivialOffsetCalculator<1, unsigned int> >", "activation"},
     /* vLLM's DeepSeek-V4 Triton kernels (its ROCm traces, the same breakdowns as above): sparse
     ** attention and the inverse RoPE, other before; a name holding rope only inside a word is not;
-    ** SGLang's split-KV paged decode (same breakdowns), other before */
+    ** SGLang's split-KV paged decode and AITER's opus GQA attention (same breakdowns), other
+    ** before; GQA only as a word of its own */
     {"_sparse_attn_decode_partial_kernel", "attention"},
     {"_sparse_attn_ragged_varlen_triton_kernel", "attention"},
     {"_paged_decode_split_kernel", "attention"},
+    {"void gqa_d192_v128_kernel<opus_gqa_d192_traits<32, 64, 8, true, true> >", "attention"},
+    {"void mylib::mgqa_helper_kernel(int)", "other"},
     {"_inverse_rope_gptj_kernel", "elementwise"},
     {"void mylib::property_update_kernel(int)", "other"},
     {"some_kernel_nobody_has_seen", "other"},
