@@ -527,6 +527,10 @@ static int store_run_meta(xp_run *run, const tt_import *imp, const tt_options *o
   if (!rc && meta_str(di, "nccl_version")) rc = xp_run_meta(run, "trace.nccl_version", meta_str(di, "nccl_version"), "trace");
   int64_t cuda = meta_int(imp->ranks[0]->meta, "cuda_runtime_version");
   if (!rc && cuda > 0) rc = xp_run_meta_int(run, "trace.cuda_runtime_version", cuda, "trace");
+  /* ROCm's Kineto writes HIP's where CUDA's writes its own (hipRuntimeGetVersion: 70125424 is
+  ** HIP 7.1.25424, as the ROCm 7 traces of AMD-AGI/TraceLens hold it) */
+  int64_t hip = meta_int(imp->ranks[0]->meta, "hip_runtime_version");
+  if (!rc && hip > 0) rc = xp_run_meta_int(run, "trace.hip_runtime_version", hip, "trace");
   /* events written with no time, left out (tt_read.c read_untimed): where the import found any */
   if (!rc && imp->untimed_events) rc = xp_run_meta_int(run, "trace.untimed_events", imp->untimed_events, "trace");
   return rc;

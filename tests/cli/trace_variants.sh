@@ -207,6 +207,9 @@ has "4749.000 ms left out in all (the most, 3149.000 ms, of Memcpy DtoH (Device 
   die "attention kernels: $(q "SELECT total_ns FROM trace_kernel_stats WHERE name = 'attn_fwd.kd'")"
 [ "$(q "SELECT kernel_ns || ' ' || busy_ns FROM trace_ranks")" = "659720039 658459824" ] ||
   die "rank's kernel and busy time: $(q "SELECT kernel_ns, busy_ns FROM trace_ranks")"
+# its HIP runtime's version, as a CUDA trace's cuda_runtime_version is kept
+[ "$(q "SELECT value FROM run_meta WHERE key = 'trace.hip_runtime_version' AND source = 'trace'")" = 70125424 ] ||
+  die "HIP runtime version: $(q "SELECT key, value FROM run_meta WHERE key LIKE 'trace.%'")"
 # a GPU whose deviceProperties name is empty (Kineto writes hipGetDeviceProperties' name, which
 # ROCm leaves empty on some GPUs): no GPU name, where the run was filed under a GPU named ''
 db="$tmp/noname.db"
