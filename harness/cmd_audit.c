@@ -52,10 +52,6 @@ static const char *txt(sqlite3_stmt *st, int i) {
   return t ? (const char *)t : "";
 }
 
-/* Stored text (a decision's title, a query row's name, a case's) as xp runs shows it: an escape
-** sequence in a kernel or model name, or a colleague's decision merged in, went to the terminal. */
-static void put(const char *stored) { xp_print_text(stdout, stored); }
-
 /* ---- drift of the query ---- */
 
 /* Text longer than this is prose that carries the row's numbers (allreduce_share's `answer`),
@@ -213,9 +209,9 @@ static int diff_row(const char *label, const cJSON *then, const cJSON *now, cons
     }
     moved++;
     fputs("  ", stdout);
-    put(label);
+    xp_print_text(stdout, label);
     fputs(*label ? ": " : "", stdout);
-    put(c->string);
+    xp_print_text(stdout, c->string);
     putchar(' ');
     print_num(c->valuedouble);
     printf(" then; ");
@@ -243,7 +239,7 @@ static int drift_set(const cJSON *then, const cJSON *now, int *unchanged) {
     char *label = *key ? xp_strdup(key) : xp_asprintf("row %d", i + 1);
     if (!n) {
       fputs("  ", stdout);
-      put(label);
+      xp_print_text(stdout, label);
       puts(": gone (the query no longer returns this row)");
       moved++;
     } else moved += diff_row(label, t, n, &nm, unchanged);
@@ -256,7 +252,7 @@ static int drift_set(const cJSON *then, const cJSON *now, int *unchanged) {
     if (by_key ? !find_row(then, key, &nm) : i >= nt) {
       if (*key) {
         fputs("  ", stdout);
-        put(key);
+        xp_print_text(stdout, key);
       } else printf("  row %d", i + 1);
       puts(": new (the query did not return this row then)");
       moved++;
@@ -330,10 +326,10 @@ static void audit_query(sqlite3 *db, sqlite3_stmt *d, int64_t since) {
     free(text);
   }
   fputs("query ", stdout);
-  put(*file ? file : "(inline)");
+  xp_print_text(stdout, *file ? file : "(inline)");
   if (cJSON_GetArraySize(p) > 0) {
     fputs(" with ", stdout);
-    put(params);
+    xp_print_text(stdout, params);
   }
   if (!now) {
     printf(": cannot run on today's database (error above); the recorded rows stand alone\n");
@@ -438,7 +434,7 @@ static int trace_contradictions(sqlite3 *db, int64_t run, const char *uuid, cons
     if (judge(a, na, b, nb, judged, &c)) {
       found++;
       printf("  CONTRADICTED: run %.8s step ", uuid);
-      put(category ? category : "GPU time");
+      xp_print_text(stdout, category ? category : "GPU time");
       printf(": median %.4g %s then; %.4g %s in %d newer run%s (%+.1f%%, p=%.2g)\n", c.median_a, category ? "% of the step" : "us", c.median_b,
              category ? "%" : "us", nnewer, nnewer == 1 ? "" : "s", 100 * c.change, c.p);
     }
@@ -475,7 +471,7 @@ static int contradictions(sqlite3 *db, int64_t run, const char *uuid, const int6
       printf("  CONTRADICTED: run %.8s ", uuid);
       for (int i = 0; i < 3; i++) { /* case, params, metric */
         if (i) putchar(' ');
-        put(txt(st, i));
+        xp_print_text(stdout, txt(st, i));
       }
       printf(": median %.4g %s then; %.4g %s in %d newer run%s (%+.1f%%, p=%.2g)\n", c.median_a, unit, c.median_b,
              unit, nnewer, nnewer == 1 ? "" : "s", 100 * c.change, c.p);
@@ -605,7 +601,7 @@ static int audit_one(sqlite3 *db, const xp_rtree *tree, int64_t id, int *contrad
   static const int column[] = {0, 1, 3, 4, 5, 6, 2};
   for (int i = 0; i < 7; i++) {
     fputs(before[i], stdout);
-    put(txt(d, column[i]));
+    xp_print_text(stdout, txt(d, column[i]));
   }
   putchar('\n');
   if (*txt(d, 7)) printf("  supersedes: %s\n", txt(d, 7));
@@ -672,9 +668,9 @@ int cmd_audit(int argc, char **argv, const char *db_path) {
       if (n++) putchar('\n');
       if (sqlite3_column_type(st, 4) != SQLITE_NULL) {
         printf("decision %s: ", txt(st, 1));
-        put(txt(st, 2));
+        xp_print_text(stdout, txt(st, 2));
         fputs(" (", stdout);
-        put(txt(st, 3));
+        xp_print_text(stdout, txt(st, 3));
         printf(") -- superseded by %s\n", txt(st, 4));
       } else rc = audit_one(db, &tree, sqlite3_column_int64(st, 0), &contradicted, &seal_changed);
     }

@@ -920,10 +920,6 @@ static char *fmt_num(const cJSON *v, const char *f) {
   return xp_asprintf(f, v->valuedouble);
 }
 
-/* A name or setting as the terminal is shown it, as xp runs shows it: one holding an escape
-** sequence (a GPU set as "H<ESC>[31m200") coloured all that compare printed after it. */
-static void print_text(const char *s) { xp_print_text(stdout, s); }
-
 static void print_table(char ***cells, int nrows, int ncols) {
   size_t *w = xp_xcalloc((size_t)ncols, sizeof *w);
   for (int r = 0; r < nrows; r++)
@@ -950,11 +946,11 @@ static void print_table(char ***cells, int nrows, int ncols) {
 
 static void print_side(const char *name, const side *s) {
   printf("%s: ", name);
-  print_text(s->kind);
+  xp_print_text(stdout, s->kind);
   if (s->n == 1) printf(" run %s\n", s->uuids[0]);
   else {
     fputs(" group ", stdout);
-    print_text(s->label);
+    xp_print_text(stdout, s->label);
     printf(": %d runs (", s->n);
     for (int i = 0; i < s->n; i++) printf("%s%.8s", i ? " " : "", s->uuids[i]);
     printf(")\n");
@@ -994,9 +990,9 @@ static void print_pairing(const cJSON *cases) {
     if (!head++) puts("\npaired by the settings both sides record; recorded by one side only, not compared:");
     char *t = unchecked_text(u);
     fputs("  ", stdout);
-    print_text(cJSON_GetObjectItemCaseSensitive(c, "case")->valuestring);
+    xp_print_text(stdout, cJSON_GetObjectItemCaseSensitive(c, "case")->valuestring);
     fputs(": ", stdout);
-    print_text(t);
+    xp_print_text(stdout, t);
     putchar('\n');
     free(t);
   }
@@ -1006,9 +1002,9 @@ static void print_pairing(const cJSON *cases) {
     if (!why) continue;
     if (!head++) puts("\nunpaired cases:");
     fputs("  ", stdout);
-    print_text(cJSON_GetObjectItemCaseSensitive(c, "case")->valuestring);
+    xp_print_text(stdout, cJSON_GetObjectItemCaseSensitive(c, "case")->valuestring);
     printf(" only in %s: ", cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(c, "params_b")) ? "A" : "B");
-    print_text(why->valuestring); /* names the settings that differ, as the files wrote them */
+    xp_print_text(stdout, why->valuestring); /* names the settings that differ, as the files wrote them */
     putchar('\n');
   }
 }
@@ -1029,7 +1025,7 @@ static void print_pooled(const cJSON *metrics) {
     cJSON *params = cJSON_Parse(cJSON_GetObjectItem(m, "params")->valuestring); /* raw JSON */
     const cJSON *cat = cJSON_GetObjectItem(params, "category");
     fputs("  ", stdout);
-    print_text(cJSON_IsString(cat) ? cat->valuestring : "?");
+    xp_print_text(stdout, cJSON_IsString(cat) ? cat->valuestring : "?");
     printf(": A %s; B %s\n", fa, fb);
     cJSON_Delete(params);
     free(fa);
@@ -1090,9 +1086,9 @@ static void print_report(const side *a, const side *b, const cJSON *metrics, con
       const char *va = cJSON_GetObjectItem(d, "a")->valuestring, *vb = cJSON_GetObjectItem(d, "b")->valuestring;
       const int in_a = strcmp(va, "(unset)") != 0;
       fputs("  ", stdout);
-      print_text(cJSON_GetObjectItem(d, "key")->valuestring);
+      xp_print_text(stdout, cJSON_GetObjectItem(d, "key")->valuestring);
       printf(": %s ", in_a ? "A" : "B");
-      print_text(in_a ? va : vb);
+      xp_print_text(stdout, in_a ? va : vb);
       putchar('\n');
     }
   }
@@ -1105,11 +1101,11 @@ static void print_report(const side *a, const side *b, const cJSON *metrics, con
          cJSON_GetArraySize(unfair) == 1 ? "" : "s");
   cJSON_ArrayForEach(d, unfair) {
     fputs("  ", stdout);
-    print_text(cJSON_GetObjectItem(d, "key")->valuestring);
+    xp_print_text(stdout, cJSON_GetObjectItem(d, "key")->valuestring);
     fputs(": A ", stdout);
-    print_text(cJSON_GetObjectItem(d, "a")->valuestring);
+    xp_print_text(stdout, cJSON_GetObjectItem(d, "a")->valuestring);
     fputs("; B ", stdout);
-    print_text(cJSON_GetObjectItem(d, "b")->valuestring);
+    xp_print_text(stdout, cJSON_GetObjectItem(d, "b")->valuestring);
     putchar('\n');
   }
 }
