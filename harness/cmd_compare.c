@@ -1136,9 +1136,8 @@ static void warn_shared(const side *a, const side *b) {
 ** import's side read 'only in B' for every metric beside a table of metadata differences, as if
 ** it had measured nothing new, not nothing at all. */
 static int warn_not_ok(sqlite3 *db, const char *side_name, int64_t id, const char *uuid) {
-  /* its status as xp runs gives it: a recorder that died left 'running', which read as a run
-  ** still going ("is running, not ok") where xp runs and xp show say incomplete */
-  xp_register_status_fn(db);
+  /* its status as xp runs gives it (xp_status): a recorder that died left 'running', which read
+  ** as a run still going ("is running, not ok") where xp runs and xp show say incomplete */
   sqlite3_stmt *st = xp_db_prepare(db, "SELECT xp_status(status, host, boot_id, pid), error FROM runs"
                                        " WHERE id = ?1 AND status <> 'ok'");
   if (!st) return XP_EXIT_DB;
@@ -1213,6 +1212,7 @@ int cmd_compare(int argc, char **argv, const char *db_path) {
   sqlite3 *db = NULL;
   cJSON *metrics = NULL, *cases = NULL, *fa = NULL, *fb = NULL, *unfair = NULL, *one_sided = NULL;
   if (rc == 0) db = xp_db_open(db_path, XP_DB_READONLY, &rc);
+  if (rc == 0) xp_register_run_fns(db); /* --a gpus=1 selects as xp runs shows it */
   if (rc == 0) rc = fill_side(db, "--a", ref_of[0], sel[0], &a);
   if (rc == 0) rc = fill_side(db, "--b", ref_of[1], sel[1], &b);
   if (rc == 0) warn_shared(&a, &b);

@@ -38,7 +38,7 @@ static const char usage[] =
 static const char run_columns[] =
     "r.uuid, r.kind, r.origin, xp_status(r.status, r.host, r.boot_id, r.pid) AS status, r.error, r.started_at, r.finished_at, r.host,"
     " r.spec_sha256, r.spec_path, r.parent_uuid, r.model, r.engine, r.tp, r.ep, r.pp, r.batch,"
-    " r.concurrency, r.dtype, r.quantization, r.interconnect, r.gpu_name, r.gpu_count,"
+    " r.concurrency, r.dtype, r.quantization, r.interconnect, r.gpu_name, xp_run_gpus(r.kind, r.gpu_count) AS gpu_count,"
     " r.xp_version, r.xp_commit, r.content_sha256, r.chain_sha256, r.spec_json";
 
 typedef struct export_opts {
@@ -332,7 +332,7 @@ int cmd_export(int argc, char **argv, const char *db_path) {
   if (rc == 0) db = xp_db_open(db_path, XP_DB_READONLY, &rc);
   /* runs.csv and metrics.csv of one history: a run exported 'running' had its metrics there */
   if (rc == 0) rc = xp_db_snapshot(db);
-  if (rc == 0) xp_register_status_fn(db);
+  if (rc == 0) xp_register_run_fns(db);
   if (rc == 0) rc = xp_kind_filter(db, "export", &o.kind);
   if (rc == 0) rc = select_runs(db, &o, &ids, &count);
   if (rc == 0 && fmt == XP_FMT_CSV) rc = write_csv_dir(db, db_path, ids, samples, out);

@@ -43,13 +43,13 @@ int cmd_runs(int argc, char **argv, const char *db_path) {
   sqlite3 *db = NULL;
   if (rc == 0) db = xp_db_open(db_path, XP_DB_READONLY, &rc);
   if (rc) goto out;
-  xp_register_status_fn(db);
+  xp_register_run_fns(db);
   if ((rc = xp_kind_filter(db, "runs", &kind)) != 0) goto out;
   /* Build the filter from fixed SQL pieces; every user value is bound, never pasted. */
   char *sql = xp_asprintf(
       "SELECT substr(r.uuid, 1, 8) AS run, r.kind, xp_status(r.status, r.host, r.boot_id, r.pid) AS status,"
       " replace(substr(r.started_at, 1, 19), 'T', ' ') AS started, r.origin, r.model, r.gpu_name AS gpu,"
-      " r.gpu_count AS gpus, r.interconnect, r.tp, r.batch, r.error"
+      " xp_run_gpus(r.kind, r.gpu_count) AS gpus, r.interconnect, r.tp, r.batch, r.error"
       " FROM runs r WHERE 1");
   /* grown piece by piece (any number of --where): every user value is bound, never pasted */
 #define SQL_ADD(...)                              \

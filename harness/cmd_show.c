@@ -12,7 +12,7 @@ static const struct { const char *title; const char *sql; } sections[] = {
     {"run",
      "SELECT uuid, kind, origin, xp_status(status, host, boot_id, pid) AS status, error, started_at,"
      " finished_at, host, pid, spec_path, spec_sha256, parent_uuid, model, engine, tp, ep, pp, batch,"
-     " concurrency, dtype, quantization, interconnect, gpu_name, gpu_count, xp_version, xp_commit,"
+     " concurrency, dtype, quantization, interconnect, gpu_name, xp_run_gpus(kind, gpu_count) AS gpu_count, xp_version, xp_commit,"
      " content_sha256, chain_sha256 FROM runs WHERE id = ?1"},
     {"spec", "SELECT spec_json AS spec FROM runs WHERE id = ?1"},
     {"metadata", "SELECT key, source, value FROM run_meta WHERE run_id = ?1 ORDER BY key, source"},
@@ -58,7 +58,7 @@ int cmd_show(int argc, char **argv, const char *db_path) {
   if (rc == 0) db = xp_db_open(db_path, XP_DB_READONLY, &rc);
   if (rc == 0) rc = xp_resolve_run(db, ref, &id, NULL);
   if (rc) goto out;
-  xp_register_status_fn(db);
+  xp_register_run_fns(db);
   cJSON *all = fmt == XP_FMT_JSON ? cJSON_CreateObject() : NULL;
   for (size_t s = 0; s < sizeof sections / sizeof sections[0] && rc == 0; s++) {
     if (!all && s > 1 && row_count(db, sections[s].sql, id) == 0) continue;

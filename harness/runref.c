@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "db.h"
+#include "kind.h"
 #include "meta.h"
 #include "runref.h"
 #include "xp.h"
@@ -54,8 +55,33 @@ static void effective_status_fn(sqlite3_context *ctx, int argc, sqlite3_value **
   sqlite3_result_text(ctx, s, -1, SQLITE_TRANSIENT);
 }
 
-int xp_register_status_fn(sqlite3 *db) {
-  return sqlite3_create_function(db, "xp_status", 4, SQLITE_UTF8, NULL, effective_status_fn, NULL, NULL);
+/* Whether runs of kind drive one GPU: a kind whose spec names its `device`, not a `gpus` list
+** (gemm, ceilings, kernel_variant), as the recorder files a run under that device's GPU. */
+static int kind_drives_one_gpu(const char *kind) {
+  const xp_kind *k = kind ? xp_kind_find(kind) : NULL;
+  int device = 0;
+  for (const xp_field *f = k ? k->fields : NULL; f && f->key; f++) {
+    if (strcmp(f->key, "gpus") == 0) return 0;
+    device |= strcmp(f->key, "device") == 0;
+  }
+  return device;
+}
+
+/* xp_run_gpus(kind, gpu_count): the GPUs a run used. A run of a one-device kind records no
+** count (its run_gpus rows are every GPU visible beside it), so its blank read as unknown. */
+static void run_gpus_fn(sqlite3_context *ctx, int argc, sqlite3_value **v) {
+  (void)argc;
+  if (sqlite3_value_type(v[1]) != SQLITE_NULL) sqlite3_result_value(ctx, v[1]);
+  else if (kind_drives_one_gpu((const char *)sqlite3_value_text(v[0]))) sqlite3_result_int(ctx, 1);
+  else sqlite3_result_null(ctx);
+}
+
+int xp_register_run_fns(sqlite3 *db) {
+  int rc = sqlite3_create_function(db, "xp_status", 4, SQLITE_UTF8, NULL, effective_status_fn, NULL, NULL);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_create_function(db, "xp_run_gpus", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, run_gpus_fn, NULL,
+                                 NULL);
+  return rc;
 }
 
 int xp_status_known(const char *status) {
@@ -87,6 +113,7 @@ void xp_warn_unknown_where_key(sqlite3 *db, const char *cmd, const char *key, si
 }
 
 char *xp_where_column_sql(const char *column, const char *param) {
+  if (strcmp(column, "gpu_count") == 0) return xp_asprintf("CAST(xp_run_gpus(r.kind, r.gpu_count) AS TEXT) = %s", param);
   if (strcmp(column, "gpu_name") != 0) return xp_asprintf("CAST(r.%s AS TEXT) = %s", column, param);
   /* The value folded as view gpu_fold folds the names runs record (schema 19: lower case,
   ** single spaces, trimmed, without a leading "nvidia " or "amd "; keep the two alike). The

@@ -10,8 +10,11 @@ int xp_resolve_run(sqlite3 *db, const char *ref, int64_t *id, char uuid_out[37])
 ** pid not alive, or an earlier boot) is 'incomplete'. */
 const char *xp_effective_status(const char *status, const char *host, const char *boot_id,
                                 int64_t pid);
-/* Register xp_status(status, host, boot_id, pid) on db: the same rule, usable in SQL. */
-int xp_register_status_fn(sqlite3 *db);
+/* Register on db xp_status(status, host, boot_id, pid): the same rule, usable in SQL; and
+** xp_run_gpus(kind, gpu_count): the GPUs a run used, as xp runs, xp show and xp export give
+** them and --where gpus=N selects them: its gpu_count, else 1 for a kind that drives one
+** `device` (gemm, ceilings, kernel_variant: they record no count), else NULL. */
+int xp_register_run_fns(sqlite3 *db);
 /* Whether status is one xp_status() gives: running, ok, failed, aborted, incomplete. */
 int xp_status_known(const char *status);
 /* `--where KEY=VALUE` on a metadata key: a KEY no run has matches nothing without a word, so a

@@ -131,6 +131,18 @@ check "runs --where gpus=2: some runs" 1 "$([ "$(wc -l < "$tmp/want")" -gt 3 ] &
 check "runs --where gpus=2: no warning" "" "$(grep -- --where "$tmp/err")"
 "$XP" --db "$tmp/history.sqlite" compare --a kind=nccl_burst,gpus=2 --b kind=nccl_burst,gpu_count=2 > "$tmp/got" 2>&1
 check "compare --a gpus=2: exit" 0 $?
+# a gemm, ceilings or kernel_variant run (one `device`: the H200 runs above) used one GPU, which
+# it records no count of: its gpus were blank in xp runs, xp show and xp export, and --where
+# gpus=1 found none of them; the queries' runs.gpu_count stays as recorded
+check "runs: the one-device runs' gpus" "ceilings,1|ceilings,1|gemm,1|kernel_variant,1" \
+  "$("$XP" --db "$tmp/history.sqlite" runs --where gpus=1 --format csv 2> /dev/null | tail -n +2 | cut -d, -f2,8 | sort | paste -sd'|')"
+check "show and export: a gemm run's gpu_count" "1|1" \
+  "$("$XP" --db "$tmp/history.sqlite" show f508b363 --format json 2> /dev/null |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["run"][0]["gpu_count"])')|$(
+    "$XP" --db "$tmp/history.sqlite" export --run f508b363 --no-samples 2> /dev/null |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["runs"][0]["gpu_count"])')"
+check "the queries' runs.gpu_count: as recorded" "4" \
+  "$(db="$tmp/history.sqlite" sql "SELECT count(*) FROM runs WHERE kind IN ('gemm', 'ceilings', 'kernel_variant') AND gpu_count IS NULL" 2> /dev/null)"
 one_line "missing spec" 2 "nope.toml: cannot read" "$XP" --db "$db" run "$tmp/nope.toml"
 printf 'kind = "torch_trace"\nfiles = ["a.json"]\nbatch = "one"\n' > "$tmp/bad.toml"
 one_line "wrong type" 2 "bad.toml:3: batch: expected an integer" "$XP" --db "$db" run "$tmp/bad.toml"
