@@ -36,6 +36,8 @@ static const char usage[] =
     "  and flagged as CONTRADICTED when a median moved by more than 5% with Mann-Whitney\n"
     "  p < 0.05 (NOT JUDGED where no metric has 5 samples on each side). An evidence trace\n"
     "  that another import of the same job supersedes (queries count that one) is named with it.\n"
+    "  A query that no longer runs here (a table or column it read is gone) leaves its recorded\n"
+    "  rows NOT CHECKED, said in its verdict.\n"
     "  Newer means measured later (a trace's clock, a result's own date), not imported later.\n"
     "  Since the decision means arrived in this database after it: recorded, or merged in\n"
     "  (xp merge) whatever the dates it was measured with, or dated after it.\n"
@@ -314,7 +316,9 @@ static int count_since(sqlite3 *db, const decided *when, int64_t *all, int64_t *
   return 0;
 }
 
-static void audit_query(sqlite3 *db, sqlite3_stmt *d, int64_t since) {
+/* The decision's query again, its drift said; 1 where it no longer runs here (a table or column
+** it reads is gone: another schema, a user's table dropped), so its rows go unchecked. */
+static int audit_query(sqlite3 *db, sqlite3_stmt *d, int64_t since) {
   const char *file = txt(d, 10), *sql = txt(d, 11), *params = txt(d, 12), *result = txt(d, 13);
   cJSON *p = cJSON_Parse(params), *then = cJSON_Parse(result);
   int rc = 0;
@@ -332,7 +336,10 @@ static void audit_query(sqlite3 *db, sqlite3_stmt *d, int64_t since) {
     xp_print_text(stdout, params);
   }
   if (!now) {
-    printf(": cannot run on today's database (error above); the recorded rows stand alone\n");
+    /* what a reviewer can do: the rows stay as recorded, and a successor's query can run */
+    printf(": cannot run on this database, of schema %d (the error is above); its recorded rows are"
+           " NOT CHECKED: a decision that supersedes it (xp decide --supersedes %.8s --query FILE)"
+           " with the query as this schema has it can be\n", xp_db_user_version(db), txt(d, 0));
   } else {
     int unchanged = 0, moved = 0;
     putchar('\n');
@@ -345,9 +352,11 @@ static void audit_query(sqlite3 *db, sqlite3_stmt *d, int64_t since) {
     printf("  drift: %d value%s moved, %d unchanged, over %lld run%s recorded since the decision\n",
            moved, moved == 1 ? "" : "s", unchanged, (long long)since, since == 1 ? "" : "s");
   }
+  int unchecked = now == NULL;
   cJSON_Delete(now);
   cJSON_Delete(then);
   cJSON_Delete(p);
+  return unchecked;
 }
 
 /* ---- evidence against newer runs ---- */
@@ -618,15 +627,17 @@ static int audit_one(sqlite3 *db, const xp_rtree *tree, int64_t id, int *contrad
   printf("  runs recorded since the decision: %lld (%lld ok)%s\n", (long long)since, (long long)since_ok,
          when.seq < 0 ? " by the runs' own dates (recorded before schema 11, this decision does not say where"
                         " it arrived: a run merged in since with an older date is not counted)" : "");
+  int unchecked = 0;
   if (sqlite3_column_type(d, 11) != SQLITE_NULL) {
     char h[65];
     xp_sha256_hex(txt(d, 13), strlen(txt(d, 13)), h);
     if (strcmp(h, txt(d, 14)) != 0) printf("  WARNING: the recorded query result does not match its hash (xp verify)\n");
-    audit_query(db, d, since);
+    unchecked = audit_query(db, d, since);
   }
   int found = audit_evidence(db, tree, id, &when, seal_changed);
   *contradicted += found;
-  printf("verdict: %s\n", found ? "CONTRADICTED by newer runs" : "no evidence contradicted");
+  printf("verdict: %s%s\n", found ? "CONTRADICTED by newer runs" : "no evidence contradicted",
+         unchecked ? "; its query NOT CHECKED (it no longer runs here)" : "");
   sqlite3_finalize(d);
   return 0;
 }
