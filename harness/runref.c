@@ -9,14 +9,32 @@
 #include "runref.h"
 #include "xp.h"
 
+/* Where ref, all digits, is the local id of a run here (runs.id, as a query's r.id or run_id
+** shows it), what to give instead: that id is this database's own numbering, which xp merge
+** renumbers, so the same digits name another run in a merged database. "" where it is none. */
+static char *local_id_hint(sqlite3 *db, const char *ref) {
+  size_t n = strlen(ref);
+  if (n == 0 || n > 18 || strspn(ref, "0123456789") != n) return xp_strdup("");
+  sqlite3_stmt *st = xp_db_prepare(db, "SELECT uuid FROM runs WHERE id = ?1");
+  if (!st) return xp_strdup("");
+  sqlite3_bind_int64(st, 1, strtoll(ref, NULL, 10));
+  char *hint = sqlite3_step(st) == SQLITE_ROW
+      ? xp_asprintf(" (runs.id %s here is run %.8s; a run's id is this database's own number, which xp merge"
+                    " renumbers: name runs by UUID)", ref, (const char *)sqlite3_column_text(st, 0))
+      : xp_strdup("");
+  sqlite3_finalize(st);
+  return hint;
+}
+
 int xp_resolve_run(sqlite3 *db, const char *ref, int64_t *id, char uuid_out[37]) {
   size_t n = strlen(ref);
   /* named, not quoted: '' (a script's unset $RUN) read "xp: : not a run id" */
   if (n == 0) return xp_error(XP_EXIT_USAGE, "an empty run id (expected a UUID or a prefix of at least 4 hex digits)");
   if (n < 4 || n > 36 || strspn(ref, "0123456789abcdefABCDEF-") != n) {
-    char *cut = xp_value_cut(ref);
-    xp_error(XP_EXIT_USAGE, "%s: not a run id (a UUID or a prefix of at least 4 hex digits)", cut);
+    char *cut = xp_value_cut(ref), *hint = local_id_hint(db, ref);
+    xp_error(XP_EXIT_USAGE, "%s: not a run id (a UUID or a prefix of at least 4 hex digits)%s", cut, hint);
     free(cut);
+    free(hint);
     return XP_EXIT_USAGE;
   }
   sqlite3_stmt *st = xp_db_prepare(db, "SELECT id, uuid FROM runs WHERE uuid >= lower(?1) AND uuid < lower(?1) || 'g' ORDER BY uuid LIMIT 3");
@@ -31,7 +49,12 @@ int xp_resolve_run(sqlite3 *db, const char *ref, int64_t *id, char uuid_out[37])
   }
   sqlite3_finalize(st);
   if (rc != SQLITE_DONE) return xp_db_fail(db, "looking up a run");
-  if (count == 0) return xp_error(XP_EXIT_USAGE, "%s: no such run", ref);
+  if (count == 0) {
+    char *hint = local_id_hint(db, ref);
+    xp_error(XP_EXIT_USAGE, "%s: no such run%s", ref, hint);
+    free(hint);
+    return XP_EXIT_USAGE;
+  }
   if (count > 1) return xp_error(XP_EXIT_USAGE, "%s: ambiguous run id prefix (matches %s runs); give more digits", ref, count > 2 ? "3 or more" : "2");
   return 0;
 }

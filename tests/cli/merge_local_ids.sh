@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# A run's local id (runs.id, what a query's r.id or run_id shows) differs in every database:
+# xp merge renumbers the runs it copies. Given where a run is expected (xp decide --evidence,
+# xp show, xp compare), such digits said only "2: not a run id", or named another run's UUID
+# prefix by chance; they now say which run that id is here, and to name runs by UUID. The runs
+# are real nccl-tests 2.19.6 logs (tests/data/nccl/PROVENANCE.md).
+: "${XP:?}" "${XP_SRC:?}"
+. "$XP_SRC/tests/lib.sh"
+nccl="$XP_SRC/tests/data/nccl"
+
+"$XP" --db "$tmp/a.db" import nccl-tests "$nccl/nccltests_sweep.txt" > /dev/null 2>&1
+"$XP" --db "$db" import nccl-tests "$nccl/nccltests_graph.txt" > /dev/null 2>&1
+"$XP" --db "$db" merge "$tmp/a.db" > /dev/null 2>&1
+swept=$(sql "SELECT substr(uuid, 1, 8) FROM runs WHERE id = 2")
+check "a.db's run 1 is run 2 here" "$(db="$tmp/a.db" sql "SELECT substr(uuid, 1, 8) FROM runs WHERE id = 1")" "$swept"
+hint="(runs.id 2 here is run $swept; a run's id is this database's own number, which xp merge renumbers: name runs by UUID)"
+one_line "decide --evidence 2" 2 "2: not a run id (a UUID or a prefix of at least 4 hex digits) $hint" \
+  "$XP" --db "$db" decide "ring for 8-byte all-reduce" --because "fastest" --evidence 2
+check "nothing decided" 0 "$(sql "SELECT count(*) FROM decisions")"
+one_line "show 2" 2 "2: not a run id .* $hint" "$XP" --db "$db" show 2
+one_line "no such runs.id here: as before" 2 "9: not a run id (a UUID or a prefix of at least 4 hex digits)$" \
+  "$XP" --db "$db" show 9
+finish
