@@ -335,6 +335,7 @@ static int audit_query(sqlite3 *db, sqlite3_stmt *d, int64_t since) {
     fputs(" with ", stdout);
     xp_print_text(stdout, params);
   }
+  char *local_run = xp_decision_local_run_note(db, p);
   if (!now) {
     /* what a reviewer can do: the rows stay as recorded, and a successor's query can run */
     printf(": cannot run on this database, of schema %d (the error is above); its recorded rows are"
@@ -352,6 +353,12 @@ static int audit_query(sqlite3 *db, sqlite3_stmt *d, int64_t since) {
     printf("  drift: %d value%s moved, %d unchanged, over %lld run%s recorded since the decision\n",
            moved, moved == 1 ? "" : "s", unchanged, (long long)since, since == 1 ? "" : "s");
   }
+  if (local_run) {
+    fputs("  note: ", stdout);
+    xp_print_text(stdout, local_run);
+    putchar('\n');
+  }
+  free(local_run);
   int unchecked = now == NULL;
   cJSON_Delete(now);
   cJSON_Delete(then);

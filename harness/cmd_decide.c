@@ -188,6 +188,37 @@ cJSON *xp_decision_query(sqlite3 *db, const char *sql, const char *label, const 
   return c.sets;
 }
 
+/* Whether a --param's name says it holds a run (run, run_id, baseline_run, id): its digits
+** are then the run's local id, not a count or a size. */
+static int names_a_run(const char *name) {
+  char low[64];
+  size_t n = strlen(name);
+  if (n >= sizeof low) return 0;
+  for (size_t i = 0; i <= n; i++) low[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] + 32 : name[i]);
+  return strcmp(low, "id") == 0 || strncmp(low, "run", 3) == 0 || (n >= 3 && strcmp(low + n - 3, "run") == 0) ||
+         (n >= 3 && strcmp(low + n - 3, "_id") == 0);
+}
+
+char *xp_decision_local_run_note(sqlite3 *db, const cJSON *params) {
+  sqlite3_stmt *st = xp_db_prepare(db, "SELECT uuid FROM runs WHERE id = ?1");
+  char *note = NULL;
+  const cJSON *e;
+  cJSON_ArrayForEach(e, params) {
+    const char *v = cJSON_IsString(e) ? e->valuestring : "";
+    size_t n = strlen(v);
+    if (note || !st || !names_a_run(e->string) || n == 0 || n > 18 || strspn(v, "0123456789") != n) continue;
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, strtoll(v, NULL, 10));
+    if (sqlite3_step(st) == SQLITE_ROW)
+      note = xp_asprintf("--param %s=%s names a run by its local id (runs.id %s is run %.8s here): each database"
+                         " numbers its runs itself, and xp merge renumbers those it copies, so in another the"
+                         " query reads another run; select runs by UUID (r.uuid LIKE :%s || '%%')",
+                         e->string, v, v, (const char *)sqlite3_column_text(st, 0), e->string);
+  }
+  sqlite3_finalize(st);
+  return note;
+}
+
 /* ---- recording ---- */
 
 static char *author_name(void) {
@@ -324,6 +355,9 @@ static int run_query(const char *db_path, const char *file, const char *sql, con
   if (!ro) return rc;
   const char *unused = NULL;
   cJSON *sets = xp_decision_query(ro, sql, file, params, &unused, &rc);
+  char *local_run = sets && !unused ? xp_decision_local_run_note(ro, params) : NULL;
+  if (local_run) xp_warn("%s", local_run);
+  free(local_run);
   xp_db_close(ro);
   if (!sets) return rc;
   if (unused) {

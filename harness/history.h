@@ -147,6 +147,10 @@ int xp_decision_digest(sqlite3 *db, int64_t id, char out[65]);
 ** query re-run as it was. */
 cJSON *xp_decision_query(sqlite3 *db, const char *sql, const char *label,
                          const cJSON *params, const char **unused, int *rc);
+/* Where one of a decision's query params names a run by its local id (runs.id: --param run=3),
+** which differs in every database xp merge copies the decision into, what to say of it (xp
+** decide warns, xp audit notes it under the query); NULL where none does. Malloc'd. */
+char *xp_decision_local_run_note(sqlite3 *db, const cJSON *params);
 
 /* ---- rerun (cmd_rerun.c) ---- */
 struct xp_kind;
