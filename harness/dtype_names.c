@@ -54,14 +54,26 @@ static int xp_name(const char *got) {
   return 0;
 }
 
+/* The row whose spellings include got, or NULL (no two rows share a spelling). */
+static const dtype_spelling *spelling_of(const char *got) {
+  for (size_t i = 0; i < sizeof spellings / sizeof *spellings; i++)
+    for (size_t j = 0; spellings[i].other[j]; j++)
+      if (spelt_as(got, spellings[i].other[j])) return &spellings[i];
+  return NULL;
+}
+
 const char *xp_dtype_meant(const char *got, const char *const *names) {
   if (!names && xp_name(got)) return NULL;
-  for (size_t i = 0; i < sizeof spellings / sizeof *spellings; i++) {
-    const dtype_spelling *s = &spellings[i];
-    int match = 0;
-    for (size_t j = 0; s->other[j] && !match; j++) match = spelt_as(got, s->other[j]);
-    for (size_t j = 0; match && s->xp[j]; j++)
-      if (!names || among(s->xp[j], names)) return strcmp(got, s->xp[j]) ? s->xp[j] : NULL;
-  }
+  const dtype_spelling *s = spelling_of(got);
+  for (size_t j = 0; s && s->xp[j]; j++)
+    if (!names || among(s->xp[j], names)) return strcmp(got, s->xp[j]) ? s->xp[j] : NULL;
   return NULL;
+}
+
+/* A run's label is its row's first name: fp8_e4m3 names nccl_burst's element type alone (its
+** dtypes), and every other run's e4m3 is "fp8", the label decode_gap_analysis.sql pairs a
+** trace's with. */
+const char *xp_dtype_label_meant(const char *got) {
+  const dtype_spelling *s = spelling_of(got);
+  return s && strcmp(got, s->xp[0]) ? s->xp[0] : NULL;
 }

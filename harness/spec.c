@@ -595,12 +595,10 @@ static int blank_label(const xp_field *f, const char *v) {
 ** the queries match runs by the label, and a trace declared "bfloat16" found no bf16 gemm run
 ** (decode_gap_analysis.sql: "another dtype"), a configuration of its own beside the "bf16" ones. */
 static int dtype_respelt(const xp_spec *s, const char *path, const xp_field *f, const char *v) {
-  /* fp8_e4m3 is nccl_burst's element type alone (its dtypes); every other run's e4m3 label is
-  ** fp8, which decode_gap_analysis.sql pairs a trace's with */
-  static const char *const labels[] = {"bf16", "fp16", "fp32", "fp8", "fp8_e5m2", "fp8_block", NULL};
+  /* nccl_burst's dtype may name its element type (fp8_e4m3) too */
   const int nccl = strcmp(xp_spec_str(s->root, "kind", ""), "nccl_burst") == 0;
   const int label = !f->choices && (strcmp(f->key, "dtype") == 0 || strcmp(f->key, "quantization") == 0);
-  const char *meant = label ? xp_dtype_meant(v, nccl ? NULL : labels) : NULL;
+  const char *meant = !label ? NULL : nccl ? xp_dtype_meant(v, NULL) : xp_dtype_label_meant(v);
   if (!meant) return 0;
   char *cut = xp_value_cut(v);
   xp_spec_error(s, path, "\"%s\": xp spells this dtype \"%s\" (queries match runs by the dtype as written)", cut, meant);

@@ -82,6 +82,9 @@ const char *xp_nearest_key(const char *key, const xp_field *fields, int declared
 ** means ("bfloat16", "torch.float8_e4m3fn", "BF16": bf16, fp8), for "did you mean"; NULL where
 ** got is one of them, or no spelling xp knows (harness/dtype_names.c). */
 const char *xp_dtype_meant(const char *got, const char *const *names);
+/* The label a run's declared dtype or quantization means where got spells it another tool's way
+** ("BF16": bf16; "fp8_e4m3", nccl_burst's element type: fp8), else NULL (harness/dtype_names.c). */
+const char *xp_dtype_label_meant(const char *got);
 /* The field named key in fields (a {NULL}-terminated list, or NULL), or NULL. */
 const xp_field *xp_field_find(const xp_field *fields, const char *key);
 
