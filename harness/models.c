@@ -41,7 +41,9 @@ const xp_field xp_model_fields[] = {
     {"hc_mult", XP_T_INT, 0, NULL, NULL, 1, BIG, "hyper-connection streams (DeepSeek-V4): their mixing GEMMs"},
     {"n_routed_experts", XP_T_INT, 0, NULL, NULL, 1, BIG, "present: MoE layers"},
     {"num_experts_per_tok", XP_T_INT, 0, NULL, NULL, 1, BIG, NULL},
-    {"n_shared_experts", XP_T_INT, 0, NULL, NULL, 0, BIG, NULL},
+    {"n_shared_experts", XP_T_INT, 0, NULL, NULL, 0, BIG, "shared experts, each moe_intermediate_size wide"},
+    {"shared_expert_intermediate_size", XP_T_INT, 0, NULL, NULL, 0, BIG,
+     "Qwen2-MoE's shared expert width, gated per token (shared_expert_gate); instead of n_shared_experts"},
     {"moe_intermediate_size", XP_T_INT, 0, NULL, NULL, 1, BIG, NULL},
     {"first_k_dense_replace", XP_T_INT, 0, NULL, NULL, 0, BIG, "leading dense layers"},
     {"moe_layer_freq", XP_T_INT, 0, NULL, NULL, 1, BIG, "every n-th layer is MoE"},
@@ -137,13 +139,28 @@ static int check_qwen_layers(const xp_spec *s, xp_model *m) {
   return 0;
 }
 
+/* The shared experts' width: DeepSeek's n_shared_experts experts of moe_intermediate_size, or
+** Qwen2-MoE's one shared_expert_intermediate_size wide, whose output a sigmoid of a per-token
+** gate scales (vLLM's qwen2_moe.py: shared_expert_gate, hidden_size into 1). One file gives
+** one: both would say two widths of one expert. */
+static int check_shared_expert(const xp_spec *s, xp_model *m) {
+  const int64_t qwen = xp_spec_int(s->root, "shared_expert_intermediate_size", -1);
+  if (qwen >= 0 && has(s, "n_shared_experts"))
+    return xp_spec_error(s, "shared_expert_intermediate_size", "two shared expert widths: give "
+                         "Qwen's shared_expert_intermediate_size (one gated expert that wide) or "
+                         "DeepSeek's n_shared_experts (of moe_intermediate_size each), not both");
+  m->shared_width = qwen >= 0 ? qwen : m->shared * m->moe_inter;
+  m->shared_gated = qwen > 0;
+  return 0;
+}
+
 /* The MoE and dense-layer keys a model's layers need. MoE keys without n_routed_experts (a
 ** Qwen or Mixtral config whose num_experts or num_local_experts was dropped as unknown) would
 ** leave every layer a dense MLP of intermediate_size in silence: refused, naming the key. */
 static int check_moe(const xp_spec *s, xp_model *m) {
   static const char *const moe_keys[] = {"num_experts_per_tok", "moe_intermediate_size", "n_shared_experts",
-                                         "first_k_dense_replace", "moe_layer_freq", "decoder_sparse_step",
-                                         "mlp_only_layers"};
+                                         "shared_expert_intermediate_size", "first_k_dense_replace",
+                                         "moe_layer_freq", "decoder_sparse_step", "mlp_only_layers"};
   for (size_t i = 0; m->experts <= 0 && i < sizeof moe_keys / sizeof *moe_keys; i++)
     if (has(s, moe_keys[i]))
       return xp_spec_error(s, moe_keys[i], "a MoE key without n_routed_experts, which makes the "
@@ -159,7 +176,7 @@ static int check_moe(const xp_spec *s, xp_model *m) {
     if (m->first_dense > m->layers)
       return xp_spec_error(s, "first_k_dense_replace", "%lld dense layers exceed the %lld layers",
                            (long long)m->first_dense, (long long)m->layers);
-    if (check_qwen_layers(s, m)) return XP_EXIT_USAGE;
+    if (check_qwen_layers(s, m) || check_shared_expert(s, m)) return XP_EXIT_USAGE;
   }
   if (m->layers - xp_model_moe_layers(m) > 0 &&
       need(s, m->experts > 0 ? dense_key(s) : "hidden_size", "a model with dense MLP layers",
@@ -265,8 +282,9 @@ static const struct { const char *arch, *layers; } underived[] = {
     {"LongcatFlashForCausalLM", "two MLA blocks and two dense MLPs beside the MoE in every layer"},
     {NULL, NULL}};
 
-/* The key that selects each architecture's attention in xp: left out, the attention falls back
-** to grouped-query (or MLA without its indexer) in silence, shapes the model does not run. */
+/* The key that selects each architecture's attention (or MLP) in xp: left out, the attention
+** falls back to grouped-query (or MLA without its indexer) in silence, shapes the model does not
+** run, and Qwen2-MoE's shared expert to an ungated one (n_shared_experts) without its gate. */
 static const struct { const char *arch, *key, *attention; } attention_keys[] = {
     {"DeepseekV2ForCausalLM", "kv_lora_rank", "MLA"},
     {"DeepseekV3ForCausalLM", "kv_lora_rank", "MLA"},
@@ -285,6 +303,7 @@ static const struct { const char *arch, *key, *attention; } attention_keys[] = {
     {"MiniMaxM2ForCausalLM", "head_dim", "heads of their own width"},
     {"Gemma2ForCausalLM", "head_dim", "heads of their own width"},
     {"Gemma3ForCausalLM", "head_dim", "heads of their own width"},
+    {"Qwen2MoeForCausalLM", "shared_expert_intermediate_size", "a shared expert gated per token"},
     {NULL, NULL, NULL}};
 
 static int check_architecture(const xp_spec *s) {
@@ -344,8 +363,6 @@ static const struct config_name {
     {"num_experts", "Qwen's name for n_routed_experts: write that"},
     {"num_local_experts", "Mixtral's and gpt-oss's name for n_routed_experts: write that"},
     {"experts_per_token", "gpt-oss's second name for num_experts_per_tok: write that alone"},
-    {"shared_expert_intermediate_size", "Qwen's shared expert width: write n_shared_experts, the "
-                                        "width over moe_intermediate_size"},
     /* Llama 4's intermediate_size is its experts' width: copied as the dense one, the dense
     ** layers of Maverick (16384 wide) were derived at half their width */
     {"intermediate_size_mlp", "Llama 4's dense MLP width: write it as intermediate_size, its "
@@ -484,9 +501,9 @@ int xp_model_check_parallel(const xp_model *m, const xp_parallel *p, char *err, 
   if (m->moe_inter % (tp / ep))
     return refuse(err, n, "%s's moe_intermediate_size %lld does not split over tp/ep=%lld",
                   m->name, (long long)m->moe_inter, tp / ep);
-  if ((m->moe_inter * m->shared) % tp)
-    return refuse(err, n, "%s's shared experts (%lld x %lld) do not split over tp=%lld", m->name,
-                  (long long)m->shared, (long long)m->moe_inter, tp);
+  if (m->shared_width % tp)
+    return refuse(err, n, "%s's shared experts (%lld wide) do not split over tp=%lld", m->name,
+                  (long long)m->shared_width, tp);
   return 0;
 }
 
@@ -609,10 +626,12 @@ static void mlp(list *l, const xp_model *m, const xp_parallel *p) {
   add(l, "moe_gate_up", q, 2 * inter, H, 1, launches - more);
   add(l, "moe_down", q + 1, H, inter, 1, more);
   add(l, "moe_down", q, H, inter, 1, launches - more);
-  if (m->shared > 0) {
-    int64_t sh = m->moe_inter * m->shared / p->tp;
+  if (m->shared_width > 0) {
+    int64_t sh = m->shared_width / p->tp;
     add(l, "shared_expert_gate_up", B, 2 * sh, H, 1, moe);
     add(l, "shared_expert_down", B, H, sh, 1, moe);
+    /* replicated: a plain torch.nn.Linear in vLLM's and SGLang's qwen2_moe.py */
+    add(l, "shared_expert_gate", B, 1, H, 1, moe * m->shared_gated);
   }
 }
 

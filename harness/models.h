@@ -16,6 +16,10 @@
 **     E*(1-(1-k/E)^B) experts on average; each GPU runs round(that/ep) of them (at least 1),
 **     and their rows add up to the B*k/ep the GPU receives: q or q + 1 rows each (two entries
 **     of one name where the rows do not divide evenly).
+**   - Shared experts (n_shared_experts of moe_intermediate_size, or Qwen2-MoE's one of
+**     shared_expert_intermediate_size) are tensor-parallel as the dense MLP; Qwen2-MoE's is
+**     gated per token: shared_expert_gate, hidden_size into 1, replicated. Their output joins
+**     the routed experts' before the MLP's one all-reduce, as vLLM and SGLang sum them.
 **   - MLA absorbed (the decode form in vLLM and SGLang): kv_b_proj is not applied to the
 **     cache; its two halves multiply per head, as batched GEMMs over the GPU's heads:
 **     kv_b_proj_k (q_nope into the latent: n=kv_lora_rank, k=qk_nope_head_dim) and
@@ -67,6 +71,8 @@ typedef struct xp_model {
   int64_t c4_layers, c128_layers;                    /* its layers of compress ratio 4 and 128 */
   int64_t hc_mult;                                   /* hyper-connection streams, when > 0 */
   int64_t experts, topk, shared, moe_inter, first_dense, moe_freq; /* MoE, when experts > 0 */
+  int64_t shared_width;          /* shared experts' intermediate width, all of them together */
+  int shared_gated;              /* Qwen2-MoE's: scaled by a per-token gate (shared_expert_gate) */
   int64_t sparse_step;                               /* Qwen's decoder_sparse_step, 0 when absent */
   int64_t *mlp_only;                                 /* Qwen's mlp_only_layers: dense layers */
   int n_mlp_only;

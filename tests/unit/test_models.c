@@ -584,7 +584,7 @@ static void expect_moe_layers(const char *extra, int64_t moe, int64_t dense) {
                            "hidden_size = 2048\nnum_hidden_layers = 5\nnum_attention_heads = 16\n"
                            "num_key_value_heads = 16\nvocab_size = 151936\nintermediate_size = 5632\n"
                            "n_routed_experts = 60\nnum_experts_per_tok = 4\nmoe_intermediate_size = 1408\n"
-                           "n_shared_experts = 4\n%s", extra);
+                           "shared_expert_intermediate_size = 5632\n%s", extra);
   char *path = model_file("qwen.toml", text);
   free(text);
   xp_model *m = NULL;
@@ -599,10 +599,55 @@ static void expect_moe_layers(const char *extra, int64_t moe, int64_t dense) {
     if (dense) expect(v, n, "dense_down", 1, 2048, 5632, 1, dense);
     else CHECK(find(v, n, "dense_down") == NULL);
     expect(v, n, "o_proj", 1, 2048, 2048, 1, 5);
+    expect(v, n, "shared_expert_gate", 1, 1, 2048, 1, moe);
     free(v);
   }
   xp_model_free(m);
   free(path);
+}
+
+/* Qwen2-MoE's shared expert (vLLM's qwen2_moe.py, Qwen2MoeSparseMoeBlock): one MLP of
+** shared_expert_intermediate_size, tensor-parallel, its output scaled per token by the sigmoid
+** of shared_expert_gate (torch.nn.Linear(hidden_size, 1), replicated). Qwen2-57B-A14B's
+** config.json (huggingface.co/Qwen/Qwen2-57B-A14B): 20480 wide, 8 x its experts' 2560. Written
+** as n_shared_experts = 8 (the only way before), the gate's 28 GEMMs were missing from the step. */
+static void test_qwen_shared_expert(void) {
+#define QWEN2_57B "name = \"Qwen2-57B-A14B\"\nsource = \"hf\"\narchitecture = \"Qwen2MoeForCausalLM\"\n" \
+                  "hidden_size = 3584\nnum_hidden_layers = 28\nnum_attention_heads = 28\n" \
+                  "num_key_value_heads = 4\nvocab_size = 151936\nn_routed_experts = 64\n" \
+                  "num_experts_per_tok = 8\nmoe_intermediate_size = 2560\ndecoder_sparse_step = 1\n"
+  char *path = model_file("qwen2-57b.toml", QWEN2_57B "shared_expert_intermediate_size = 20480\n");
+  xp_model *m = NULL;
+  CHECK_EQ_INT(xp_model_load(path, &m), 0);
+  if (m) {
+    size_t n;
+    xp_gemm_shape *v = derive(m, 4, 1, 1, 8, &n);
+    expect(v, n, "shared_expert_gate_up", 8, 2 * 20480 / 4, 3584, 1, 28);
+    expect(v, n, "shared_expert_down", 8, 3584, 20480 / 4, 1, 28);
+    expect(v, n, "shared_expert_gate", 8, 1, 3584, 1, 28);
+    free(v);
+  }
+  xp_model_free(m);
+  free(path);
+  /* no shared expert (shared_expert_intermediate_size = 0): no gate either */
+  path = model_file("qwen2-noshared.toml", QWEN2_57B "shared_expert_intermediate_size = 0\n");
+  m = NULL;
+  CHECK_EQ_INT(xp_model_load(path, &m), 0);
+  if (m) {
+    size_t n;
+    xp_gemm_shape *v = derive(m, 1, 1, 1, 1, &n);
+    CHECK(find(v, n, "shared_expert_gate") == NULL);
+    CHECK(find(v, n, "shared_expert_down") == NULL);
+    free(v);
+  }
+  xp_model_free(m);
+  free(path);
+  expect_bad_model(QWEN2_57B "n_shared_experts = 8\n",
+                   "bad.toml:3: architecture: Qwen2MoeForCausalLM runs a shared expert gated per "
+                   "token, which needs shared_expert_intermediate_size");
+  expect_bad_model(QWEN2_57B "n_shared_experts = 8\nshared_expert_intermediate_size = 20480\n",
+                   "bad.toml:14: shared_expert_intermediate_size: two shared expert widths");
+#undef QWEN2_57B
 }
 
 /* gpt-oss-120b's config.json (huggingface.co/openai/gpt-oss-120b: its quantization_config holds
@@ -681,6 +726,7 @@ int main(void) {
   test_vocab_padding();
   test_bad_models();
   test_qwen_layers();
+  test_qwen_shared_expert();
   test_gpt_oss_fp4_padding();
   test_roofline();
   char *cmd = xp_asprintf("rm -rf '%s'", dir);
