@@ -20,7 +20,10 @@
 struct spec_private {
   char *text;
   cJSON *from_cli; /* top-level keys that --set gave or replaced: their errors are the command line's */
+  int stored;      /* a run's copy in the database (xp rerun): no command line gave it, none can edit it */
 };
+
+static int stored(const xp_spec *s) { return ((const struct spec_private *)(s + 1))->stored; }
 
 static const char *const interconnects[] = {"nvlink", "pcie", "shm", "net", "mixed", NULL};
 
@@ -282,7 +285,9 @@ xp_spec *xp_spec_parse_json(const char *text, const char *label, const char *dir
     xp_error_at(XP_EXIT_USAGE, label, 0, "stored spec is not a JSON object");
     return NULL;
   }
-  return spec_new(root, NULL, label, xp_strdup(dir ? dir : "."), xp_strdup(text));
+  xp_spec *s = spec_new(root, NULL, label, xp_strdup(dir ? dir : "."), xp_strdup(text));
+  ((struct spec_private *)(s + 1))->stored = 1;
+  return s;
 }
 
 void xp_spec_free(xp_spec *s) {
@@ -342,8 +347,10 @@ int xp_spec_error(const xp_spec *s, const char *path, const char *fmt, ...) {
   ** line to name, as for --set. */
   const int no_lines = !((const struct spec_private *)(s + 1))->text;
   if (path && *path) {
+    /* a stored spec's key the run's --set gave is the stored spec's now: the rerun's command
+    ** line has no --set */
     const int line = xp_spec_line(s, path);
-    if (line < 0) return xp_error_at(XP_EXIT_USAGE, "<command line>", 0, "--set %s: %s", path, msg);
+    if (line < 0 && !stored(s)) return xp_error_at(XP_EXIT_USAGE, "<command line>", 0, "--set %s: %s", path, msg);
     return xp_error_at(XP_EXIT_USAGE, s->path, line > 0 ? line : no_lines ? 0 : 1, "%s: %s", path, msg);
   }
   return xp_error_at(XP_EXIT_USAGE, s->path, no_lines ? 0 : 1, "%s", msg);
@@ -601,7 +608,13 @@ static int dtype_respelt(const xp_spec *s, const char *path, const xp_field *f, 
   const char *meant = !label ? NULL : nccl ? xp_dtype_meant(v, NULL) : xp_dtype_label_meant(v);
   if (!meant) return 0;
   char *cut = xp_value_cut(v);
-  xp_spec_error(s, path, "\"%s\": xp spells this dtype \"%s\" (queries match runs by the dtype as written)", cut, meant);
+  /* xp rerun of an older xp's run: its stored spec cannot be edited, and rerun takes no --set */
+  char *anew = stored(s) ? xp_asprintf("; a stored spec cannot be edited: record the run anew with "
+                                       "--set %s=%s (xp run SPEC, or xp import FORMAT FILES)", path, meant)
+                         : NULL;
+  xp_spec_error(s, path, "\"%s\": xp spells this dtype \"%s\" (queries match runs by the dtype as written)%s",
+                cut, meant, anew ? anew : "");
+  free(anew);
   free(cut);
   return XP_EXIT_USAGE;
 }
