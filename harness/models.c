@@ -582,15 +582,21 @@ static void attention(list *l, const xp_model *m, const xp_parallel *p) {
   add(l, "o_proj", B, H, h * m->v_head, 1, L);
 }
 
-/* Experts a checkpoint holds in FP4 (gpt-oss's MXFP4) run at each GPU's expert width padded to
-** a multiple of 64, as vLLM's Mxfp4MoEMethod.create_weights allocates them for its Triton
-** kernels, Hopper's default (whole 32-wide scale blocks on every GPU; its Marlin and FlashInfer
-** backends pad to 128 or 256): gpt-oss-120b's 2880 at TP=8 runs 384 wide, not 360, at TP=2
-** 1472, not 1440. The padded columns are real work, as lm_head's padded vocabulary's. */
-static int fp4_experts(const xp_model *m) {
+/* Experts a checkpoint holds in FP4 (gpt-oss's MXFP4) run at the widths vLLM's
+** Mxfp4MoEMethod.create_weights allocates for its backend (mxfp4.py): each GPU's expert width
+** rounded up to `inter` (whole 32-wide scale blocks on every GPU, and the kernels' tiles) and
+** hidden_size to `hidden`. Triton, Hopper's default: gpt-oss-120b's 2880 at TP=8 runs 384
+** wide, not 360, at TP=2 1472, not 1440; Marlin ("n % 256 == 0 and k % 128 == 0") 1536 at TP=2
+** and a hidden_size of 3072. The padded columns are real work, as lm_head's padded vocabulary's. */
+const char *const xp_mxfp4_backends[] = {"triton", "marlin", "flashinfer_cutlass", "flashinfer_trtllm", NULL};
+static const struct { int64_t inter, hidden; } mxfp4_padding[] = {{64, 1}, {128, 256}, {128, 128}, {256, 256}};
+
+int xp_model_fp4_experts(const xp_model *m) {
   const char *up = xp_model_checkpoint_dtype(m, "moe_gate_up"), *down = xp_model_checkpoint_dtype(m, "moe_down");
   return (up && strcmp(up, "fp4") == 0) || (down && strcmp(down, "fp4") == 0);
 }
+
+static int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 
 static void mlp(list *l, const xp_model *m, const xp_parallel *p) {
   int64_t B = l->batch, H = m->hidden, moe = xp_model_moe_layers(m);
@@ -619,13 +625,16 @@ static void mlp(list *l, const xp_model *m, const xp_parallel *p) {
     if (launches > rows) launches = rows;
   }
   const int64_t q = rows / launches, more = rows - q * launches;
-  int64_t inter = m->moe_inter / (p->tp / p->ep);
-  if (fp4_experts(m)) inter = (inter + 63) / 64 * 64;
+  int64_t inter = m->moe_inter / (p->tp / p->ep), eh = H; /* the experts' widths */
+  if (xp_model_fp4_experts(m)) {
+    inter = round_up(inter, mxfp4_padding[p->mxfp4_backend].inter);
+    eh = round_up(H, mxfp4_padding[p->mxfp4_backend].hidden);
+  }
   add(l, "moe_router", B, m->experts, H, 1, moe);
-  add(l, "moe_gate_up", q + 1, 2 * inter, H, 1, more);
-  add(l, "moe_gate_up", q, 2 * inter, H, 1, launches - more);
-  add(l, "moe_down", q + 1, H, inter, 1, more);
-  add(l, "moe_down", q, H, inter, 1, launches - more);
+  add(l, "moe_gate_up", q + 1, 2 * inter, eh, 1, more);
+  add(l, "moe_gate_up", q, 2 * inter, eh, 1, launches - more);
+  add(l, "moe_down", q + 1, eh, inter, 1, more);
+  add(l, "moe_down", q, eh, inter, 1, launches - more);
   if (m->shared_width > 0) {
     int64_t sh = m->shared_width / p->tp;
     add(l, "shared_expert_gate_up", B, 2 * sh, H, 1, moe);
@@ -676,7 +685,7 @@ const char *xp_gemm_bound(double bw_share, double compute_share) {
 static int derives(const xp_model *m, const char *name) {
   int found = 0;
   for (int absorbed = 0; absorbed < 2 && !found; absorbed++) {
-    xp_parallel p = {1, 1, absorbed};
+    xp_parallel p = {.tp = 1, .ep = 1, .mla_absorbed = absorbed};
     xp_gemm_shape *v = NULL;
     size_t n = 0;
     xp_model_decode_gemms(m, &p, 1, &v, &n);

@@ -47,8 +47,10 @@
 **     (DeepSeek-V3: fp8_block), checkpoint_bf16 and checkpoint_fp4 name the GEMMs that differ
 **     (lm_head and the router kept in bf16; DeepSeek-V4's routed experts in FP4). A gemm spec's
 **     dtype = "checkpoint" measures each GEMM at its own. Experts held in FP4 (gpt-oss's MXFP4)
-**     are derived at each GPU's expert width padded to a multiple of 64, as vLLM allocates them
-**     for its Triton MXFP4 kernels (Hopper's default): gpt-oss-120b at TP=8 384, not 360.
+**     are derived at each GPU's expert width padded as vLLM allocates them for its MXFP4 MoE
+**     backend (xp_parallel's mxfp4_backend): its Triton kernels (Hopper's default) to a
+**     multiple of 64, gpt-oss-120b at TP=8 384, not 360; Marlin to 128 (and hidden_size to
+**     256), FlashInfer's CUTLASS kernels to 128 (128), its TensorRT-LLM ones to 256 (256).
 **   - Not counted: attention itself (softmax(QK^T)V), norms, rotary, activations, biases
 **     (GLM's qkv bias is an epilogue), the compressors' pooling, multi-token-prediction layers,
 **     and vLLM's fusions of q_a_proj with kv_a_proj, of DeepSeek-V4's wq_a with wkv and of a
@@ -100,7 +102,14 @@ int64_t xp_model_moe_layers(const xp_model *m);
 typedef struct xp_parallel {
   int tp, ep;
   int mla_absorbed; /* 1: absorbed (decode), 0: naive kv_b_proj */
+  int mxfp4_backend; /* index in xp_mxfp4_backends: how experts held in FP4 are padded (0: triton) */
 } xp_parallel;
+
+/* vLLM's MXFP4 MoE backends, as a gemm spec's mxfp4_backend names them (NULL-terminated):
+** "triton" (Hopper's default), "marlin", "flashinfer_cutlass", "flashinfer_trtllm". */
+extern const char *const xp_mxfp4_backends[];
+/* Whether the model's checkpoint holds its routed experts in FP4 (checkpoint_fp4). */
+int xp_model_fp4_experts(const xp_model *m);
 
 typedef struct xp_gemm_shape {
   char name[32];

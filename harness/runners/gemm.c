@@ -101,6 +101,8 @@ static const xp_field gemm_fields[] = {
     {"shapes", XP_T_TABLES, 0, NULL, shape_fields, 0, 0, "explicit shapes instead of a model"},
     {"only", XP_T_STRINGS, 0, NULL, NULL, 0, 0, "keep only these derived GEMMs by name"},
     {"mla", XP_T_STRING, 0, mla_modes, NULL, 0, 0, "MLA in decode form (absorbed, default) or naive"},
+    {"mxfp4_backend", XP_T_STRING, 0, xp_mxfp4_backends, NULL, 0, 0,
+     "vLLM's MoE backend whose padding a model's MXFP4 experts get (triton, default: Hopper's)"},
     {"cache", XP_T_STRING, 0, cache_modes, NULL, 0, 0, "cold (default: weights from HBM), hot, both"},
     {"top_n", XP_T_INT, 0, NULL, NULL, 1, 64, "heuristic candidates tried (default 8)"},
     {"samples", XP_T_INT, 0, NULL, NULL, 3, 100000, "timed graph replays (default 30)"},
@@ -290,6 +292,9 @@ static int setup_build(const xp_spec *spec, gemm_setup *g) {
   g->par.tp = (int)xp_spec_int(r, "tp", 1);
   g->par.ep = (int)xp_spec_int(r, "ep", 1);
   g->par.mla_absorbed = strcmp(xp_spec_str(r, "mla", "absorbed"), "absorbed") == 0;
+  const char *backend = xp_spec_str(r, "mxfp4_backend", "triton");
+  while (xp_mxfp4_backends[g->par.mxfp4_backend + 1] && strcmp(xp_mxfp4_backends[g->par.mxfp4_backend], backend))
+    g->par.mxfp4_backend++;
 
   const cJSON *ms = cJSON_GetObjectItemCaseSensitive(r, "m");
   int i = 0, nm = cJSON_GetArraySize(ms);
@@ -312,7 +317,7 @@ static int setup_build(const xp_spec *spec, gemm_setup *g) {
   }
   const cJSON *list = cJSON_GetObjectItemCaseSensitive(r, "shapes");
   if (list) {
-    const char *model_only[] = {"model_file", "only", "mla", "ep"};
+    const char *model_only[] = {"model_file", "only", "mla", "ep", "mxfp4_backend"};
     for (size_t j = 0; j < sizeof model_only / sizeof *model_only; j++)
       if (cJSON_GetObjectItemCaseSensitive(r, model_only[j]))
         return xp_spec_error(spec, model_only[j], "applies to shapes derived from a model, "
@@ -335,6 +340,9 @@ static int setup_build(const xp_spec *spec, gemm_setup *g) {
   if (rc) return rc;
   if (cJSON_GetObjectItemCaseSensitive(r, "mla") && g->model->kv_lora <= 0)
     return xp_spec_error(spec, "mla", "%s has no MLA (no kv_lora_rank in its model file)", g->model->name);
+  if (cJSON_GetObjectItemCaseSensitive(r, "mxfp4_backend") && !xp_model_fp4_experts(g->model))
+    return xp_spec_error(spec, "mxfp4_backend", "%s's experts are not held in FP4 (checkpoint_fp4 in "
+                         "its model file): there is no MXFP4 padding to choose", g->model->name);
   const cJSON *only = cJSON_GetObjectItemCaseSensitive(r, "only");
   if (only && cJSON_GetArraySize(only) == 0)
     return xp_spec_error(spec, "only", "the list is empty: name the GEMMs to keep, or drop the key");
@@ -408,6 +416,9 @@ static int gemm_plan(const xp_spec *spec, FILE *out) {
     fprintf(out, "%s (%s), tp=%d ep=%d%s\nmodel file %s, sha256 %s\n", g.model->name, g.model->source,
             g.par.tp, g.par.ep, g.model->kv_lora <= 0 ? "" : g.par.mla_absorbed ? ", MLA absorbed" : ", MLA naive",
             g.model->path, g.model->sha256);
+  if (g.model && xp_model_fp4_experts(g.model))
+    fprintf(out, "experts in MXFP4, padded as vLLM's %s MoE backend allocates them (mxfp4_backend)\n",
+            xp_mxfp4_backends[g.par.mxfp4_backend]);
   fprintf(out, "dtype %s, cache %s, best of top %d cuBLASLt candidates, %d samples of %d "
           "launches per CUDA graph, ceilings %s\n", dtype_desc(&g),
           g.cold && g.hot ? "cold and hot" : g.cold ? "cold" : "hot", g.top_n, g.samples,

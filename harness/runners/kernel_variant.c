@@ -231,7 +231,7 @@ static int check_model_label(const xp_spec *spec) {
   if (!path) return 0;
   xp_model *m = NULL;
   int rc = xp_model_load(path, &m);
-  xp_parallel p = {(int)xp_spec_int(spec->root, "tp", 1), 1, 1};
+  xp_parallel p = {.tp = (int)xp_spec_int(spec->root, "tp", 1), .ep = 1, .mla_absorbed = 1};
   char err[256];
   if (!rc && xp_model_check_parallel(m, &p, err, sizeof err))
     rc = xp_spec_error(spec, "tp", "%s", err);

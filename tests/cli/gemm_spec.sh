@@ -182,6 +182,28 @@ expect_bad model_mismatch 2 'model: model "DeepSeek-V3" does not match the model
 model = \"DeepSeek-V3\"
 model_file = \"$models/Kimi-K2.5.toml\"
 m = [1]"
+# gpt-oss-120b's MXFP4 experts (huggingface.co/openai/gpt-oss-120b) padded as the vLLM MoE backend
+# the spec names allocates them (mxfp4.py): Triton, the default, at 64; Marlin at 128, with
+# hidden_size at 256; a spec could not say which, and the plan did not say which it assumed
+printf 'name = "gpt-oss-120b"\nsource = "hf"\narchitecture = "GptOssForCausalLM"\nhidden_size = 2880\nnum_hidden_layers = 36\nnum_attention_heads = 64\nnum_key_value_heads = 8\nhead_dim = 64\nvocab_size = 201088\nn_routed_experts = 128\nnum_experts_per_tok = 4\nmoe_intermediate_size = 2880\ncheckpoint_dtype = "bf16"\ncheckpoint_fp4 = ["moe_gate_up", "moe_down"]\n' > "$tmp/gpt-oss.toml"
+printf 'kind = "gemm"\nmodel_file = "%s"\ntp = 2\nm = [1]\ndtype = "checkpoint"\n' "$tmp/gpt-oss.toml" > "$tmp/gpt-oss-gemm.toml"
+"$XP" run --dry-run "$tmp/gpt-oss-gemm.toml" > "$tmp/plan" 2> "$tmp/err"
+check "gpt-oss dry run" 0 $?
+grep -q "^experts in MXFP4, padded as vLLM's triton MoE backend allocates them (mxfp4_backend)$" "$tmp/plan" || { echo "FAIL: gpt-oss: the backend assumed"; fail=1; }
+grep -qE '^moe_down +1 +1 +2880 +1472 +1 +144 ' "$tmp/plan" || { echo "FAIL: gpt-oss: triton's padding"; fail=1; }
+"$XP" run --dry-run "$tmp/gpt-oss-gemm.toml" --set mxfp4_backend=marlin > "$tmp/plan" 2> "$tmp/err"
+check "gpt-oss dry run, marlin" 0 $?
+grep -q "padded as vLLM's marlin MoE backend" "$tmp/plan" || { echo "FAIL: gpt-oss: marlin named"; fail=1; }
+grep -qE '^moe_down +1 +1 +3072 +1536 +1 +144 ' "$tmp/plan" || { echo "FAIL: gpt-oss: marlin's padding"; fail=1; }
+expect_bad mxfp4_no_fp4 2 'mxfp4_backend: Kimi-K2.5.s experts are not held in FP4' "kind = \"gemm\"
+model_file = \"$models/Kimi-K2.5.toml\"
+tp = 8
+m = [1]
+mxfp4_backend = \"marlin\""
+expect_bad mxfp4_shapes 2 'mxfp4_backend: applies to shapes derived from a model' 'kind = "gemm"
+m = [1]
+mxfp4_backend = "marlin"
+shapes = [{name = "x", n = 16, k = 16}]'
 expect_bad shapes_and_mla 2 'mla: applies to shapes derived from a model' 'kind = "gemm"
 m = [1]
 mla = "naive"

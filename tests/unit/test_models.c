@@ -33,7 +33,7 @@ static xp_model *load(const char *name) {
 /* Decode GEMMs of m at this split and batch (caller frees). */
 static xp_gemm_shape *derive(const xp_model *m, int tp, int ep, int absorbed, int64_t batch,
                              size_t *n) {
-  xp_parallel p = {tp, ep, absorbed};
+  xp_parallel p = {.tp = tp, .ep = ep, .mla_absorbed = absorbed};
   char err[256];
   xp_gemm_shape *v = NULL;
   *n = 0;
@@ -157,18 +157,18 @@ static void test_kimi(void) {
 
   /* Splits the model cannot take. */
   char err[256];
-  xp_parallel bad = {3, 1, 1};
+  xp_parallel bad = {.tp = 3, .ep = 1, .mla_absorbed = 1};
   CHECK_EQ_INT(xp_model_check_parallel(m, &bad, err, sizeof err), XP_EXIT_USAGE);
   CHECK(strstr(err, "64 attention heads do not split over tp=3") != NULL);
-  bad = (xp_parallel){8, 3, 1};
+  bad = (xp_parallel){.tp = 8, .ep = 3, .mla_absorbed = 1};
   CHECK_EQ_INT(xp_model_check_parallel(m, &bad, err, sizeof err), XP_EXIT_USAGE);
   CHECK(strstr(err, "ep=3 must divide tp=8") != NULL);
-  bad = (xp_parallel){128, 1, 1};
+  bad = (xp_parallel){.tp = 128, .ep = 1, .mla_absorbed = 1};
   CHECK_EQ_INT(xp_model_check_parallel(m, &bad, err, sizeof err), XP_EXIT_USAGE);
   v = NULL;
   n = 0;
   xp_error_quiet(1);
-  xp_parallel ok = {8, 1, 1};
+  xp_parallel ok = {.tp = 8, .ep = 1, .mla_absorbed = 1};
   CHECK_EQ_INT(xp_model_decode_gemms(m, &ok, 0, &v, &n), XP_EXIT_USAGE);
   xp_error_quiet(0);
   CHECK_EQ_INT(n, 0);
@@ -221,7 +221,7 @@ static void test_deepseek_glm_llama(void) {
     expect(v, n, "qkv_proj", 1, (4 + 2) * 128, 8192, 1, 80);
     free(v);
     char err[256];
-    xp_parallel ep2 = {8, 2, 1};
+    xp_parallel ep2 = {.tp = 8, .ep = 2, .mla_absorbed = 1};
     CHECK_EQ_INT(xp_model_check_parallel(m, &ep2, err, sizeof err), XP_EXIT_USAGE);
     CHECK(strstr(err, "has no experts") != NULL);
     xp_model_free(m);
@@ -352,7 +352,7 @@ static void test_deepseek_v4(void) {
 
   /* 8 output groups cannot split over 16 GPUs, though 64 heads can. */
   char err[256];
-  xp_parallel bad = {16, 1, 1};
+  xp_parallel bad = {.tp = 16, .ep = 1, .mla_absorbed = 1};
   CHECK_EQ_INT(xp_model_check_parallel(m, &bad, err, sizeof err), XP_EXIT_USAGE);
   CHECK(strstr(err, "8 output groups (o_groups) do not split over tp=16") != NULL);
   xp_model_free(m);
@@ -668,6 +668,24 @@ static void test_gpt_oss_fp4_padding(void) {
     expect(v, n, "moe_gate_up", 1, 2 * cases[i].width, 2880, 1, 144);
     expect(v, n, "moe_down", 1, 2880, cases[i].width, 1, 144);
     expect(v, n, "qkv_proj", 1, (64 + 16) * 64 / cases[i].tp, 2880, 1, 36);
+    free(v);
+  }
+  /* vLLM's other MXFP4 MoE backends pad otherwise (mxfp4.py, create_weights): Marlin the width
+  ** to 128 and hidden_size to 256 ("n % 256 == 0 and k % 128 == 0"), FlashInfer's CUTLASS
+  ** kernels (Hopper's SM90_FI_MXFP4_BF16) both to 128, its TensorRT-LLM ones both to 256; at
+  ** TP=2 1440 wide. Derived as Triton's, a Marlin engine's step counted 1472 x 2880 experts
+  ** where it runs 1536 x 3072. */
+  static const struct { int backend; int64_t width, hidden; } backends[] = {
+      {1, 1536, 3072}, {2, 1536, 2944}, {3, 1536, 3072}};
+  CHECK_EQ_STR(xp_mxfp4_backends[0], "triton");
+  for (size_t i = 0; m && i < sizeof backends / sizeof *backends; i++) {
+    xp_parallel p = {.tp = 2, .ep = 1, .mla_absorbed = 1, .mxfp4_backend = backends[i].backend};
+    xp_gemm_shape *v = NULL;
+    size_t n = 0;
+    CHECK_EQ_INT(xp_model_decode_gemms(m, &p, 1, &v, &n), 0);
+    expect(v, n, "moe_gate_up", 1, 2 * backends[i].width, backends[i].hidden, 1, 144);
+    expect(v, n, "moe_down", 1, backends[i].hidden, backends[i].width, 1, 144);
+    expect(v, n, "moe_router", 1, 128, 2880, 1, 36); /* bf16: never padded */
     free(v);
   }
   xp_model_free(m);
