@@ -233,31 +233,50 @@ static enum gemm_dt shape_dt(const xp_gemm_shape *s) {
 /* Bytes of one weight or activation element of an input xp measures (FP4 never runs). */
 static int elem_bytes(const xp_gemm_shape *s) { return shape_dt(s) == DT_BF16 ? 2 : 1; }
 
-/* Block scales cover K in whole groups of 128 (cuBLASLt has no partial group), which a spec's
-** shapes show without a GPU: an explicit shape is refused at its k, a model's GEMM by name. */
-static int check_block_k(const xp_spec *spec, const gemm_setup *g, const cJSON *list) {
+/* cuBLASLt documents its block scaling's N a multiple of 4: "M and N must be multiples of 4"
+** (cuBLAS 13, 3.1.4.5.1 "Scaling factors layouts", of 128-element 1D and 128x128 2D block
+** scaling); xp's weights are one of cuBLASLt's M and N in either operand order (lt.c), and the
+** tokens the other, which the plan pads to 4 itself (lt.h). */
+#define XP_BLOCK_N_MULTIPLE 4
+
+/* Block scales cover K in whole groups of 128 (cuBLASLt has no partial group) and N in whole
+** 4s, which a spec's shapes show without a GPU: an explicit shape is refused at its k or n, a
+** model's GEMM by name. */
+static int check_block_shapes(const xp_spec *spec, const gemm_setup *g, const cJSON *list) {
+  static const char n_rule[] = "cuBLASLt's block scaling takes N in multiples of 4 (cuBLAS "
+                               "docs, \"Scaling factors layouts\": \"M and N must be multiples of 4\")";
   const cJSON *sh;
   int i = 0;
   if (list && strcmp(g->dtype, "fp8_block") != 0) return 0;
   cJSON_ArrayForEach(sh, list) {
     char path[48];
-    snprintf(path, sizeof path, "shapes[%d].k", i++);
-    if (xp_spec_int(sh, "k", 1) % XP_BLOCK_SCALE)
+    const long long k = xp_spec_int(sh, "k", 1), n = xp_spec_int(sh, "n", 1);
+    snprintf(path, sizeof path, "shapes[%d].k", i);
+    if (k % XP_BLOCK_SCALE)
       return xp_spec_error(spec, path, "dtype fp8_block scales K in groups of %d; k = %lld is not "
-                           "a multiple of %d", XP_BLOCK_SCALE, (long long)xp_spec_int(sh, "k", 1),
-                           XP_BLOCK_SCALE);
+                           "a multiple of %d", XP_BLOCK_SCALE, k, XP_BLOCK_SCALE);
+    snprintf(path, sizeof path, "shapes[%d].n", i++);
+    if (n % XP_BLOCK_N_MULTIPLE)
+      return xp_spec_error(spec, path, "dtype fp8_block: n = %lld is not a multiple of %d, and %s",
+                           n, XP_BLOCK_N_MULTIPLE, n_rule);
   }
-  for (size_t j = 0; !list && j < g->nshapes; j++)
-    if (shape_dt(&g->shapes[j]) == DT_BLOCK && g->shapes[j].k % XP_BLOCK_SCALE)
+  for (size_t j = 0; !list && j < g->nshapes; j++) {
+    const xp_gemm_shape *s = &g->shapes[j];
+    if (shape_dt(s) != DT_BLOCK) continue;
+    if (s->k % XP_BLOCK_SCALE)
       return xp_spec_error(spec, "dtype", "fp8_block scales K in groups of %d, and %s's GEMM %s "
                            "has K = %lld (leave it out with only = [...], or measure it at "
-                           "another dtype)", XP_BLOCK_SCALE, g->model->name, g->shapes[j].name,
-                           (long long)g->shapes[j].k);
+                           "another dtype)", XP_BLOCK_SCALE, g->model->name, s->name, (long long)s->k);
+    if (s->n % XP_BLOCK_N_MULTIPLE)
+      return xp_spec_error(spec, "dtype", "fp8_block: %s's GEMM %s has N = %lld, and %s (leave "
+                           "it out with only = [...], or measure it at another dtype)",
+                           g->model->name, s->name, (long long)s->n, n_rule);
+  }
   return 0;
 }
 
 /* Each GEMM's dtype: the spec's, or with "checkpoint" the one the model derived it with; then
-** what the run needs of the device and the ceilings, and the block scales' K checked. */
+** what the run needs of the device and the ceilings, and the block scales' K and N checked. */
 static int resolve_dtypes(const xp_spec *spec, gemm_setup *g, const cJSON *list) {
   for (size_t j = 0; j < g->nshapes; j++) {
     xp_gemm_shape *s = &g->shapes[j];
@@ -265,7 +284,7 @@ static int resolve_dtypes(const xp_spec *spec, gemm_setup *g, const cJSON *list)
     g->need_bf16 |= shape_dt(s) == DT_BF16;
     g->need_fp8 |= shape_dt(s) == DT_FP8 || shape_dt(s) == DT_BLOCK;
   }
-  return check_block_k(spec, g, list);
+  return check_block_shapes(spec, g, list);
 }
 
 static int setup_build(const xp_spec *spec, gemm_setup *g) {
@@ -1126,7 +1145,7 @@ const xp_kind xp_kind_gemm = {
              "  A model's step is every layer on one GPU: pp (pipeline stages) is refused with it.\n"
              "  m: 1 to 1048560. The declared dtype picks the GEMMs: bf16 (default), fp8 (per-tensor\n"
              "  scales) or fp8_block (DeepSeek's: one fp32 scale per 128x128 weight block and per token\n"
-             "  per 128 of K; K a multiple of 128; cuBLASLt runs it on Hopper only, elsewhere its\n"
+             "  per 128 of K; K a multiple of 128, N of 4; cuBLASLt runs it on Hopper only, elsewhere its\n"
              "  cases are recorded skipped) or checkpoint (each GEMM at its model file's checkpoint_dtype,\n"
              "  checkpoint_bf16, checkpoint_fp4; FP4 GEMMs are recorded skipped).\n",
 };

@@ -241,6 +241,20 @@ dtype = \"fp8_block\"
 model_file = \"$models/GLM-4.5.toml\"
 tp = 8
 m = [1]"
+# and N in multiples of 4: cuBLAS 13's "Scaling factors layouts" (3.1.4.5.1, 128-element 1D
+# and 128x128 2D block scaling): "M and N must be multiples of 4"; an odd N ran to the GPU to be
+# recorded failed there. Qwen2-MoE's shared_expert_gate (hidden_size into 1, vLLM's
+# qwen2_moe.py) is such a GEMM; Qwen's FP8 checkpoints keep it in bf16.
+expect_bad block_n 2 'block_n.toml:5: shapes\[1\].n: dtype fp8_block: n = 578 is not a multiple of 4, and cuBLASLt.s block scaling takes N in multiples of 4 (cuBLAS docs, "Scaling factors layouts": "M and N must be multiples of 4")' 'kind = "gemm"
+dtype = "fp8_block"
+m = [1]
+shapes = [{name = "ok", n = 128, k = 256},
+  {name = "odd", n = 578, k = 7168}]'
+printf 'name = "Qwen2-57B-A14B"\nsource = "hf"\narchitecture = "Qwen2MoeForCausalLM"\nhidden_size = 3584\nnum_hidden_layers = 28\nnum_attention_heads = 28\nnum_key_value_heads = 4\nvocab_size = 151936\nn_routed_experts = 64\nnum_experts_per_tok = 8\nmoe_intermediate_size = 2560\nshared_expert_intermediate_size = 20480\n' > "$tmp/qwen2-57b.toml"
+expect_bad block_n_model 2 "block_n_model.toml:2: dtype: fp8_block: Qwen2-57B-A14B's GEMM shared_expert_gate has N = 1, and cuBLASLt.s block scaling takes N in multiples of 4" "kind = \"gemm\"
+dtype = \"fp8_block\"
+model_file = \"$tmp/qwen2-57b.toml\"
+m = [1]"
 
 # dtype = "checkpoint": each GEMM at the dtype its model file's checkpoint_* give it, in the
 # plan's last column (DeepSeek-V4-Flash: FP8 block-scaled linears, bf16 hyper-connections and
