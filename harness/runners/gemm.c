@@ -233,50 +233,71 @@ static enum gemm_dt shape_dt(const xp_gemm_shape *s) {
 /* Bytes of one weight or activation element of an input xp measures (FP4 never runs). */
 static int elem_bytes(const xp_gemm_shape *s) { return shape_dt(s) == DT_BF16 ? 2 : 1; }
 
-/* cuBLASLt documents its block scaling's N a multiple of 4: "M and N must be multiples of 4"
-** (cuBLAS 13, 3.1.4.5.1 "Scaling factors layouts", of 128-element 1D and 128x128 2D block
-** scaling); xp's weights are one of cuBLASLt's M and N in either operand order (lt.c), and the
-** tokens the other, which the plan pads to 4 itself (lt.h). */
-#define XP_BLOCK_N_MULTIPLE 4
+/* What cuBLASLt takes of an fp8 GEMM's K and N, as the cuBLAS 13 docs say:
+**   fp8        "To use tensor- or block-scaled FP8 kernels ... all matrix dimensions must meet
+**              the optimal requirements listed in Tensor Core Usage" (16-byte alignment): K, a
+**              byte an element, (k * AtypeSize) % 16 == 0; the bf16 output's rows, the weights'
+**              N in xp's plan (weights first: lt.c), (m * CtypeSize) % 16 == 0;
+**   fp8_block  K in whole groups of 128 (cuBLASLt has no partial group), and "M and N must be
+**              multiples of 4" (3.1.4.5.1, Scaling factors layouts): the weights one of
+**              cuBLASLt's M and N in either operand order (lt.c), the tokens, which the plan
+**              pads (lt.h), the other; the output's 16 bytes then hold in one order or the other.
+** A spec's shapes show these without a GPU, where a GEMM went to it to be recorded failed. */
+static const struct fp8_rule {
+  enum gemm_dt dt;
+  int k, n;            /* K and N must be multiples of these */
+  const char *k_rule;  /* "scales K in groups of 128" */
+  const char *n_rule;
+} fp8_rules[] = {
+    {DT_FP8, 16, 8, "takes K in multiples of 16 (cuBLASLt's fp8 kernels: cuBLAS docs, \"Tensor Core Usage\")",
+     "cuBLASLt's fp8 kernels take N, their bf16 output's rows, in multiples of 8 (cuBLAS docs, "
+     "\"Tensor Core Usage\": 16-byte aligned)"},
+    {DT_BLOCK, XP_BLOCK_SCALE, 4, "scales K in groups of 128",
+     "cuBLASLt's block scaling takes N in multiples of 4 (cuBLAS docs, \"Scaling factors layouts\": "
+     "\"M and N must be multiples of 4\")"},
+};
 
-/* Block scales cover K in whole groups of 128 (cuBLASLt has no partial group) and N in whole
-** 4s, which a spec's shapes show without a GPU: an explicit shape is refused at its k or n, a
-** model's GEMM by name. */
-static int check_block_shapes(const xp_spec *spec, const gemm_setup *g, const cJSON *list) {
-  static const char n_rule[] = "cuBLASLt's block scaling takes N in multiples of 4 (cuBLAS "
-                               "docs, \"Scaling factors layouts\": \"M and N must be multiples of 4\")";
+static const struct fp8_rule *fp8_rule_of(enum gemm_dt dt) {
+  for (size_t i = 0; i < sizeof fp8_rules / sizeof *fp8_rules; i++)
+    if (fp8_rules[i].dt == dt) return &fp8_rules[i];
+  return NULL;
+}
+
+/* An explicit shape is refused at its k or n, a model's GEMM by name (at dtype). */
+static int check_fp8_shapes(const xp_spec *spec, const gemm_setup *g, const cJSON *list) {
   const cJSON *sh;
   int i = 0;
-  if (list && strcmp(g->dtype, "fp8_block") != 0) return 0;
-  cJSON_ArrayForEach(sh, list) {
+  const struct fp8_rule *r = list && g->nshapes ? fp8_rule_of(shape_dt(&g->shapes[0])) : NULL;
+  const cJSON *checked = r ? list : NULL; /* every explicit shape runs at the spec's dtype */
+  cJSON_ArrayForEach(sh, checked) {
     char path[48];
     const long long k = xp_spec_int(sh, "k", 1), n = xp_spec_int(sh, "n", 1);
     snprintf(path, sizeof path, "shapes[%d].k", i);
-    if (k % XP_BLOCK_SCALE)
-      return xp_spec_error(spec, path, "dtype fp8_block scales K in groups of %d; k = %lld is not "
-                           "a multiple of %d", XP_BLOCK_SCALE, k, XP_BLOCK_SCALE);
+    if (k % r->k)
+      return xp_spec_error(spec, path, "dtype %s %s; k = %lld is not a multiple of %d", g->dtype,
+                           r->k_rule, k, r->k);
     snprintf(path, sizeof path, "shapes[%d].n", i++);
-    if (n % XP_BLOCK_N_MULTIPLE)
-      return xp_spec_error(spec, path, "dtype fp8_block: n = %lld is not a multiple of %d, and %s",
-                           n, XP_BLOCK_N_MULTIPLE, n_rule);
+    if (n % r->n)
+      return xp_spec_error(spec, path, "dtype %s: n = %lld is not a multiple of %d, and %s",
+                           g->dtype, n, r->n, r->n_rule);
   }
   for (size_t j = 0; !list && j < g->nshapes; j++) {
     const xp_gemm_shape *s = &g->shapes[j];
-    if (shape_dt(s) != DT_BLOCK) continue;
-    if (s->k % XP_BLOCK_SCALE)
-      return xp_spec_error(spec, "dtype", "fp8_block scales K in groups of %d, and %s's GEMM %s "
-                           "has K = %lld (leave it out with only = [...], or measure it at "
-                           "another dtype)", XP_BLOCK_SCALE, g->model->name, s->name, (long long)s->k);
-    if (s->n % XP_BLOCK_N_MULTIPLE)
-      return xp_spec_error(spec, "dtype", "fp8_block: %s's GEMM %s has N = %lld, and %s (leave "
-                           "it out with only = [...], or measure it at another dtype)",
-                           g->model->name, s->name, (long long)s->n, n_rule);
+    if (!(r = fp8_rule_of(shape_dt(s)))) continue;
+    if (s->k % r->k)
+      return xp_spec_error(spec, "dtype", "%s %s, and %s's GEMM %s has K = %lld (leave it out with "
+                           "only = [...], or measure it at another dtype)", s->dtype, r->k_rule,
+                           g->model->name, s->name, (long long)s->k);
+    if (s->n % r->n)
+      return xp_spec_error(spec, "dtype", "%s: %s's GEMM %s has N = %lld, and %s (leave it out "
+                           "with only = [...], or measure it at another dtype)", s->dtype,
+                           g->model->name, s->name, (long long)s->n, r->n_rule);
   }
   return 0;
 }
 
 /* Each GEMM's dtype: the spec's, or with "checkpoint" the one the model derived it with; then
-** what the run needs of the device and the ceilings, and the block scales' K and N checked. */
+** what the run needs of the device and the ceilings, and fp8's K and N checked. */
 static int resolve_dtypes(const xp_spec *spec, gemm_setup *g, const cJSON *list) {
   for (size_t j = 0; j < g->nshapes; j++) {
     xp_gemm_shape *s = &g->shapes[j];
@@ -284,7 +305,7 @@ static int resolve_dtypes(const xp_spec *spec, gemm_setup *g, const cJSON *list)
     g->need_bf16 |= shape_dt(s) == DT_BF16;
     g->need_fp8 |= shape_dt(s) == DT_FP8 || shape_dt(s) == DT_BLOCK;
   }
-  return check_block_shapes(spec, g, list);
+  return check_fp8_shapes(spec, g, list);
 }
 
 static int setup_build(const xp_spec *spec, gemm_setup *g) {
@@ -1144,7 +1165,7 @@ const xp_kind xp_kind_gemm = {
              "  shard it; models/<model>.toml beside the spec, see xp help models) or shapes, not both.\n"
              "  A model's step is every layer on one GPU: pp (pipeline stages) is refused with it.\n"
              "  m: 1 to 1048560. The declared dtype picks the GEMMs: bf16 (default), fp8 (per-tensor\n"
-             "  scales) or fp8_block (DeepSeek's: one fp32 scale per 128x128 weight block and per token\n"
+             "  scales; K a multiple of 16, N of 8, as cuBLASLt documents) or fp8_block (DeepSeek's: one fp32 scale per 128x128 weight block and per token\n"
              "  per 128 of K; K a multiple of 128, N of 4; cuBLASLt runs it on Hopper only, elsewhere its\n"
              "  cases are recorded skipped) or checkpoint (each GEMM at its model file's checkpoint_dtype,\n"
              "  checkpoint_bf16, checkpoint_fp4; FP4 GEMMs are recorded skipped).\n",

@@ -250,6 +250,23 @@ dtype = "fp8_block"
 m = [1]
 shapes = [{name = "ok", n = 128, k = 256},
   {name = "odd", n = 578, k = 7168}]'
+# per-tensor fp8 alike: "To use tensor- or block-scaled FP8 kernels ... all matrix dimensions must
+# meet the optimal requirements listed in Tensor Core Usage" (cuBLAS docs, cublasLtMatmul):
+# (k * AtypeSize) % 16 == 0 and, the bf16 output's rows being the weights' N, (m * CtypeSize) % 16
+# == 0; DeepSeek-V4-Flash's hc_head (N = hc_mult = 4) is such a GEMM
+expect_bad fp8_k 2 'fp8_k.toml:4: shapes\[0\].k: dtype fp8 takes K in multiples of 16 (cuBLASLt.s fp8 kernels: cuBLAS docs, "Tensor Core Usage"); k = 7000 is not a multiple of 16' 'kind = "gemm"
+dtype = "fp8"
+m = [1]
+shapes = [{name = "odd", n = 128, k = 7000}]'
+expect_bad fp8_n 2 'fp8_n.toml:4: shapes\[0\].n: dtype fp8: n = 100 is not a multiple of 8, and cuBLASLt.s fp8 kernels take N, their bf16 output.s rows, in multiples of 8' 'kind = "gemm"
+dtype = "fp8"
+m = [1]
+shapes = [{name = "odd", n = 100, k = 7168}]'
+expect_bad fp8_n_model 2 "fp8_n_model.toml:5: dtype: fp8: DeepSeek-V4-Flash's GEMM hc_head has N = 4, and cuBLASLt.s fp8 kernels take N" "kind = \"gemm\"
+model_file = \"$models/DeepSeek-V4-Flash.toml\"
+tp = 8
+m = [1]
+dtype = \"fp8\""
 printf 'name = "Qwen2-57B-A14B"\nsource = "hf"\narchitecture = "Qwen2MoeForCausalLM"\nhidden_size = 3584\nnum_hidden_layers = 28\nnum_attention_heads = 28\nnum_key_value_heads = 4\nvocab_size = 151936\nn_routed_experts = 64\nnum_experts_per_tok = 8\nmoe_intermediate_size = 2560\nshared_expert_intermediate_size = 20480\n' > "$tmp/qwen2-57b.toml"
 expect_bad block_n_model 2 "block_n_model.toml:2: dtype: fp8_block: Qwen2-57B-A14B's GEMM shared_expert_gate has N = 1, and cuBLASLt.s block scaling takes N in multiples of 4" "kind = \"gemm\"
 dtype = \"fp8_block\"
