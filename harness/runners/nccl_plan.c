@@ -358,9 +358,19 @@ static int check_declared_dtype(const xp_spec *s, const xp_nccl_plan *p) {
   char measured[64] = "";
   for (int i = 0, used = 0; i < p->ndtype && used < (int)sizeof measured; i++)
     used += snprintf(measured + used, sizeof measured - (size_t)used, "%s%s", i ? ", " : "", xp_nccl_dtype_name(p->dtype[i]));
+  /* the element type to list is the one the label names ("fp8": fp8_e4m3), never the label
+  ** itself: dtypes = ["fp8"] is refused, and "int8" is no type NCCL runs here at all */
+  int named = 0;
+  while (named < XP_DT_N && !declared_names(declared, (enum xp_nccl_dtype)named)) named++;
+  if (named == XP_DT_N)
+    return xp_spec_error(s, "dtype", "\"%s\" is no dtype this run measures (dtypes: %s%s), nor one "
+                         "nccl_burst can (bf16, fp16, fp32, fp8_e4m3, fp8_e5m2): leave dtype out, or "
+                         "give one of those in dtypes", declared, measured,
+                         cJSON_GetObjectItemCaseSensitive(s->root, "dtypes") ? "" : ", the default");
   return xp_spec_error(s, "dtype", "\"%s\" is no dtype this run measures (dtypes: %s%s); nccl_burst measures the "
                        "types \"dtypes\" lists: give dtypes = [\"%s\"]", declared, measured,
-                       cJSON_GetObjectItemCaseSensitive(s->root, "dtypes") ? "" : ", the default", declared);
+                       cJSON_GetObjectItemCaseSensitive(s->root, "dtypes") ? "" : ", the default",
+                       xp_nccl_dtype_name((enum xp_nccl_dtype)named));
 }
 
 int xp_nccl_plan_load(const xp_spec *s, xp_nccl_plan *p) {
