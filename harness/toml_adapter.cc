@@ -71,6 +71,41 @@ cJSON *convert(const toml::node &n, const std::string &path, cJSON *lines) {
   throw unusable{line, path + ": a date or time, which no xp key takes (quote it to give text)"};
 }
 
+bool word_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '-' || c == '.' || c == '+';
+}
+
+// The bare word at a parse error's position, where the value there is unquoted text (dtype =
+// bf16, interconnect = nvlink, max = 256M): toml++ says "expected 'nan', saw 'nv'" or "could
+// not determine value type", which leaves the user to guess what TOML wanted. "" where the word
+// has no letter (1.2.3: a malformed number) or is one of TOML's own (true, inf, nan).
+std::string unquoted_word(std::string_view text, const toml::parse_error &e) {
+  // where toml++ was reading a value (not a key, a header, a date or a string)
+  bool value = false;
+  for (const char *what : {"value:", "floating-point:", "boolean:", "decimal integer:"})
+    value |= e.description().rfind(std::string("Error while parsing ") + what, 0) == 0;
+  if (!value) return "";
+  const toml::source_region &at = e.source();
+  size_t pos = 0;
+  for (auto line = at.begin.line; line > 1 && pos < text.size(); pos++)
+    if (text[pos] == '\n') line--;
+  // the column counts code points, not bytes ("é" before it is one)
+  for (auto column = at.begin.column; column > 1 && pos < text.size(); column--)
+    while (++pos < text.size() && (static_cast<unsigned char>(text[pos]) & 0xC0) == 0x80) {}
+  if (pos >= text.size() || !word_char(text[pos])) return "";
+  size_t from = pos, to = pos;
+  while (from > 0 && word_char(text[from - 1])) from--;
+  while (to < text.size() && word_char(text[to])) to++;
+  if (to - from > 64) return ""; /* no word an xp key takes: said as toml++ says it */
+  std::string word(text.substr(from, to - from));
+  bool letter = false;
+  for (char c : word) letter |= (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+  for (const char *own : {"true", "false", "inf", "nan", "+inf", "-inf", "+nan", "-nan"})
+    if (word == own) return "";
+  return letter ? word : "";
+}
+
 }  // namespace
 
 extern "C" cJSON *xp_toml_to_json(const char *text, size_t len, const char *source, cJSON *lines,
@@ -85,7 +120,11 @@ extern "C" cJSON *xp_toml_to_json(const char *text, size_t len, const char *sour
     if (err) std::snprintf(err, errlen, "%s", e.what.c_str());
   } catch (const toml::parse_error &e) {
     *err_line = static_cast<int>(e.source().begin.line);
-    if (err) std::snprintf(err, errlen, "invalid TOML: %s", std::string(e.description()).c_str());
+    const std::string word = unquoted_word(std::string_view(text, len), e);
+    if (err && !word.empty())
+      std::snprintf(err, errlen, "invalid TOML: %s is unquoted: TOML writes text in quotes (\"%s\")",
+                    word.c_str(), word.c_str());
+    else if (err) std::snprintf(err, errlen, "invalid TOML: %s", std::string(e.description()).c_str());
   } catch (const std::exception &e) {
     if (err) std::snprintf(err, errlen, "invalid TOML: %s", e.what());
   } catch (...) {
