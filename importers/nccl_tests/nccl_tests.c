@@ -500,6 +500,13 @@ static int load(const xp_spec *s, loaded *L) {
     /* a log of a test run in WSL, redirected in PowerShell: every other byte NUL, no line any
     ** reader takes */
     if ((rc = xp_utf16_refused(path, L->texts[i], L->lens[i]))) return rc;
+    size_t joined_len;
+    char *joined = nt_cri_join(L->texts[i], L->lens[i], &joined_len);
+    if (joined) { /* a container log's lines its runtime split: read whole, by every reader */
+      free(L->texts[i]);
+      L->texts[i] = joined;
+      L->lens[i] = joined_len;
+    }
     L->kinds[i] = classify(L->texts[i], L->lens[i]);
     if (L->kinds[i] == F_INFO) continue; /* read for its INFO lines with the others (execute) */
     if (L->kinds[i] == F_TOPO) {

@@ -234,6 +234,22 @@ for stamp in 'Jun 01 10:11:12' '2025-06-01T10:11:12+0000'; do prefixed "journalc
 # from /var/log/pods once the pod is gone: read as the log, where it was refused as holding no results.
 prefixed "CRI node log" 's/^/2025-06-01T10:11:12.123456789Z stdout F /'
 
+# The same log where the runtime split lines: CRI-O's conmon writes as a "P" piece what it read
+# that did not end a line (a pipe's block-buffered stdout: any line), containerd a line past 16
+# KiB; the final piece is "F", and the other stream's lines may come between (here a stderr line).
+# Read as the log, each line whole, where each split row was left out as cut short and the import
+# refused ('the test ended before its first result line (a command line runs ll_reduce_perf ...)').
+awk -v t=2025-06-01T10:11:12.123456789Z '
+  length($0) <= 30 { print t " stdout F " $0; next }
+  { print t " stdout P " substr($0, 1, 30); if (NR == 160) print t " stderr F a warning"; print t " stdout F " substr($0, 31) }' \
+  "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > "$tmp/cri_split.log"
+imp "$tmp/cri_split.log"
+check "CRI split lines: exit" 0 $?
+check "CRI split lines: cases" 52 "$(cases)"
+check "CRI split lines: 256 MiB row" 887.11 "$(metric allreduce/bf16/268435456/eager/out_of_place time_us)"
+check "CRI split lines: INFO lines" "P2P/direct pointer" "$(sql "SELECT value FROM run_meta WHERE key = 'nccl.transports'")"
+check "CRI split lines: ring channels" 24 "$(sql "SELECT value FROM run_meta WHERE key = 'nccl.ring_channels'")"
+
 # Open MPI's --tag-output labels indented, as a tool quoting the log writes them (aws-k8s-tester PR
 # 464's test output: "        [1,0]<stdout>:# nThread 1 ..."): read as without the indent, where the
 # file was refused as holding no results.
