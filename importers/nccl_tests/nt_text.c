@@ -78,6 +78,8 @@ typedef struct parser {
   int later_line;        /* a failure after a report's footer (a later test's or process's); 0 none */
   char later[160];       /* that failure, as printed */
   int lineno;            /* the line being read */
+  int table_line;        /* a Markdown table's first line (nt_markdown_row); 0 none */
+  int in_table;          /* the line before was one of its lines */
 } parser;
 
 enum { ROW_OK = 0, ROW_SHORT = -1 };
@@ -742,6 +744,7 @@ static void begin_report(parser *P) {
 static void note_no_footer(parser *P) {
   nt_doc *d = P->d;
   if (d->nrows == P->rep.first_row || P->rep.footed || P->rep.failed || d->failure[0]) return;
+  if (P->table_line && d->rows[d->nrows - 1].line > P->table_line) return; /* a Markdown table: rows alone */
   snprintf(d->failure, sizeof d->failure, "no footer after the report's last row (line %d): the job was killed "
            "or the log cut there", d->rows[d->nrows - 1].line);
 }
@@ -1302,6 +1305,16 @@ int nt_parse_text(nt_doc *d, const char *text, size_t len) {
     clean_line(line, lineno == 1);
     const char *s = strip_prefixes(line);
     while (*s == ' ' || *s == '\t') s++;
+    char cells[MAX_LINE];
+    const int table_row = *s == '|'; /* nccl-tests begins no line with '|' */
+    if (table_row) {
+      if (!P.table_line) P.table_line = lineno;
+      const int header = !P.in_table;
+      P.in_table = 1;
+      if (!nt_markdown_row(s, header, cells, sizeof cells)) continue;
+      s = cells + strspn(cells, " ");
+    }
+    P.in_table = table_row;
     const char *info = strstr(s, "NCCL INFO ");
     if (!info) info = strstr(s, "NCCL WARN ");
     if (info && xp_nccl_info_line(&d->info, s, strlen(s))) {
@@ -1358,6 +1371,10 @@ int nt_parse_text(nt_doc *d, const char *text, size_t len) {
     xp_warn("%s:%d: \"%s\" comes after a report's footer, past which a test prints nothing: a later test's "
             "that failed before printing its head, or another process's; not recorded as the report's failure",
             d->path, P.later_line, P.later);
+  if (d->nrows == 0 && P.table_line)
+    return xp_error_at(XP_EXIT_USAGE, d->path, P.table_line, "no nccl-tests results found: a Markdown table "
+                       "without nccl-tests' columns (xp reads one headed \"| size | count | type | redop | root | time | algbw | busbw | #wrong "
+                       "|\", as many as the report printed, or the text nccl-tests printed)");
   if (d->nrows == 0)
     return xp_error_at(XP_EXIT_USAGE, d->path, 0, "no nccl-tests results found (no \"# nThread\" or column "
                        "header followed by result lines)");

@@ -290,7 +290,7 @@ expect_bad() { # expect_bad NAME PATTERN FILE...
   grep -q -- "$pattern" "$tmp/err" || { echo "FAIL: $name: stderr lacks [$pattern]:"; cat "$tmp/err"; fail=1; }
   check "$name: one line" 1 "$(wc -l < "$tmp/err")"
 }
-expect_bad "not nccl-tests" "PROVENANCE.md: no nccl-tests results" "$data/PROVENANCE.md"
+expect_bad "not nccl-tests" "PROVENANCE.md:6: no nccl-tests results found: a Markdown table without nccl-tests' columns" "$data/PROVENANCE.md"
 expect_bad "missing file" "nope.txt: cannot read" "$tmp/nope.txt"
 printf '{"results": 3}\n' > "$tmp/other.json"
 expect_bad "foreign json" "other.json: not nccl-tests -J output" "$tmp/other.json"

@@ -215,6 +215,34 @@ for form in fenced bare; do
     { echo "FAIL: old table below a 2.19 log, $form: no warning: $(cat "$tmp/err")"; fail=1; }
 done
 
+# nccl-tests' report pasted as a Markdown table (an issue's or a wiki's: the 2.19.6 sweep's head,
+# then its header with the units in it and its rows as "| 8 | 2 | float | ... |" under a "|---:|"
+# line; rccl-tests' blank root as an empty cell): read as the text, where it was refused as holding
+# no results ('no nccl-tests results found'). A table of other columns is refused at its line.
+md_table() { # md_table ROOT-CELL: the sweep as such a table, its root cells as given
+  sed -n '1,8p' "$XP_SRC/tests/data/nccl/nccltests_sweep.txt"
+  echo
+  echo '| Size (B) | Count (elements) | Type | Redop | Root | Time (us) | Algbw (GB/s) | Busbw (GB/s) | #wrong | Time (us) | Algbw (GB/s) | Busbw (GB/s) | #wrong |'
+  echo '|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|'
+  grep '^ *[0-9]' "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" |
+    awk -v root="$1" '{ $5 = root; s = "|"; for (i = 1; i <= NF; i++) s = s " " $i " |"; print s }'
+}
+for root in -1 ''; do
+  md_table "$root" > "$tmp/md_table${root:-_blank}.txt"
+  imp "$tmp/md_table${root:-_blank}.txt"
+  check "Markdown table (root '$root'): exit" 0 $?
+  check "Markdown table (root '$root'): cases" 52 "$(cases)"
+  check "Markdown table (root '$root'): 256 MiB in-place time" 887.53 "$(metric allreduce/bf16/268435456/eager/in_place time_us)"
+  check "Markdown table (root '$root'): its busbw" 302.59 "$(metric allreduce/bf16/268435456/eager/out_of_place busbw_GBps)"
+  check "Markdown table (root '$root'): ranks" 2 "$(sql "SELECT gpu_count FROM runs")"
+  check "Markdown table (root '$root'): no failure said" "" "$(sql "SELECT value FROM run_meta WHERE key = 'nccl_tests.failure'")"
+done
+printf '| Size | Bus bandwidth (GB/s) |\n|---|---|\n| 8 | 0.00 |\n' > "$tmp/md_other.txt"
+imp "$tmp/md_other.txt"
+check "Markdown table of other columns: exit" 2 $?
+grep -q "md_other.txt:1: no nccl-tests results found: a Markdown table without nccl-tests' columns" "$tmp/err" ||
+  { echo "FAIL: Markdown table of other columns: $(cat "$tmp/err")"; fail=1; }
+
 # kubectl logs --prefix (logs.go's "[pod/NAME/CONTAINER] "), with --timestamps' stamp after it: read
 # as the log, its INFO lines too, where it was refused as holding no results.
 for ts in '' '2025-06-01T10:11:12.123456789Z '; do
