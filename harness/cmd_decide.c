@@ -200,23 +200,17 @@ static int names_a_run(const char *name) {
 }
 
 char *xp_decision_local_run_note(sqlite3 *db, const cJSON *params) {
-  sqlite3_stmt *st = xp_db_prepare(db, "SELECT uuid FROM runs WHERE id = ?1");
-  char *note = NULL;
   const cJSON *e;
+  char uuid[37];
   cJSON_ArrayForEach(e, params) {
     const char *v = cJSON_IsString(e) ? e->valuestring : "";
-    size_t n = strlen(v);
-    if (note || !st || !names_a_run(e->string) || n == 0 || n > 18 || strspn(v, "0123456789") != n) continue;
-    sqlite3_reset(st);
-    sqlite3_bind_int64(st, 1, strtoll(v, NULL, 10));
-    if (sqlite3_step(st) == SQLITE_ROW)
-      note = xp_asprintf("--param %s=%s names a run by its local id (runs.id %s is run %.8s here): each database"
+    if (names_a_run(e->string) && xp_local_run_uuid(db, v, uuid))
+      return xp_asprintf("--param %s=%s names a run by its local id (runs.id %s is run %.8s here): each database"
                          " numbers its runs itself, and xp merge renumbers those it copies, so in another the"
                          " query reads another run; select runs by UUID (r.uuid LIKE :%s || '%%')",
-                         e->string, v, v, (const char *)sqlite3_column_text(st, 0), e->string);
+                         e->string, v, v, uuid, e->string);
   }
-  sqlite3_finalize(st);
-  return note;
+  return NULL;
 }
 
 /* ---- recording ---- */

@@ -9,21 +9,26 @@
 #include "runref.h"
 #include "xp.h"
 
+int xp_local_run_uuid(sqlite3 *db, const char *digits, char uuid[37]) {
+  size_t n = strlen(digits);
+  if (n == 0 || n > 18 || strspn(digits, "0123456789") != n) return 0;
+  sqlite3_stmt *st = xp_db_prepare(db, "SELECT uuid FROM runs WHERE id = ?1");
+  if (!st) return 0;
+  sqlite3_bind_int64(st, 1, strtoll(digits, NULL, 10));
+  int found = sqlite3_step(st) == SQLITE_ROW;
+  if (found) snprintf(uuid, 37, "%s", (const char *)sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+  return found;
+}
+
 /* Where ref, all digits, is the local id of a run here (runs.id, as a query's r.id or run_id
 ** shows it), what to give instead: that id is this database's own numbering, which xp merge
 ** renumbers, so the same digits name another run in a merged database. "" where it is none. */
 static char *local_id_hint(sqlite3 *db, const char *ref) {
-  size_t n = strlen(ref);
-  if (n == 0 || n > 18 || strspn(ref, "0123456789") != n) return xp_strdup("");
-  sqlite3_stmt *st = xp_db_prepare(db, "SELECT uuid FROM runs WHERE id = ?1");
-  if (!st) return xp_strdup("");
-  sqlite3_bind_int64(st, 1, strtoll(ref, NULL, 10));
-  char *hint = sqlite3_step(st) == SQLITE_ROW
-      ? xp_asprintf(" (runs.id %s here is run %.8s; a run's id is this database's own number, which xp merge"
-                    " renumbers: name runs by UUID)", ref, (const char *)sqlite3_column_text(st, 0))
-      : xp_strdup("");
-  sqlite3_finalize(st);
-  return hint;
+  char uuid[37];
+  if (!xp_local_run_uuid(db, ref, uuid)) return xp_strdup("");
+  return xp_asprintf(" (runs.id %s here is run %.8s; a run's id is this database's own number, which xp merge"
+                     " renumbers: name runs by UUID)", ref, uuid);
 }
 
 int xp_resolve_run(sqlite3 *db, const char *ref, int64_t *id, char uuid_out[37]) {

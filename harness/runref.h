@@ -6,6 +6,9 @@
 /* Resolve a UUID or unique prefix (at least 4 characters). Errors: unknown (XP_EXIT_USAGE),
 ** ambiguous (XP_EXIT_USAGE, with the number of matches). uuid_out may be NULL. */
 int xp_resolve_run(sqlite3 *db, const char *ref, int64_t *id, char uuid_out[37]);
+/* 1, with its UUID in uuid, where digits (all decimal digits) are the local id of a run here
+** (runs.id: each database's own number, which xp merge renumbers); else 0. */
+int xp_local_run_uuid(sqlite3 *db, const char *digits, char uuid[37]);
 /* The status to show: a 'running' run whose recording process is gone (same host and boot,
 ** pid not alive, or an earlier boot) is 'incomplete'. */
 const char *xp_effective_status(const char *status, const char *host, const char *boot_id,
