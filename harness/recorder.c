@@ -494,6 +494,22 @@ int xp_run_artifact(xp_run *r, const char *name, const char *media_type, const v
   return rc;
 }
 
+char *xp_artifact_bytes(const char *encoding, const void *data, size_t stored, int64_t size, size_t *len) {
+  if (size < 0 || !data || !encoding) return NULL;
+  char *text = xp_xmalloc((size_t)size + 1);
+  uLongf got = (uLongf)size;
+  const int ok = strcmp(encoding, "zlib") == 0
+                     ? uncompress((Bytef *)text, &got, data, (uLong)stored) == Z_OK && got == (uLongf)size
+                     : strcmp(encoding, "identity") == 0 && stored == (size_t)size && memcpy(text, data, stored);
+  if (!ok) {
+    free(text);
+    return NULL;
+  }
+  text[size] = 0;
+  *len = (size_t)size;
+  return text;
+}
+
 /* ---- finish ---- */
 
 static int write_status(xp_run *r, const char *status, const char *error) {

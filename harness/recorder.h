@@ -78,6 +78,9 @@ int xp_run_value(xp_run *r, int64_t case_id, const char *metric, const char *uni
 /* A file kept with the run (topology dump, NCCL log): stored zlib-compressed. */
 int xp_run_artifact(xp_run *r, const char *name, const char *media_type, const void *data,
                     size_t len);
+/* An artifact's bytes again, from its row's encoding, data and size columns, NUL-terminated
+** (malloc'd, *len set); NULL where they do not give its size (damaged, or an unknown encoding). */
+char *xp_artifact_bytes(const char *encoding, const void *data, size_t stored, int64_t size, size_t *len);
 
 /* A statement for a kind's own tables, prepared on the run's connection and cached by SQL text.
 ** Use within the results transaction; do not finalize it. */

@@ -28,7 +28,6 @@
 */
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 #include "db.h"
 #include "kind.h"
 #include "vb_parse.h"
@@ -141,28 +140,6 @@ void vb_reading_free(vb_reading *rd) {
 ** beside the others. Before, such a run's results given again in another file counted twice.
 ** An artifact today's reader refuses gives no row. */
 
-/* The bytes of the artifact in columns 2 (encoding), 3 (data) and 4 (size) of st; NULL where
-** they do not inflate to its size. */
-static char *artifact_bytes(sqlite3_stmt *st, size_t *len) {
-  const char *encoding = (const char *)sqlite3_column_text(st, 2);
-  const void *data = sqlite3_column_blob(st, 3);
-  const int stored = sqlite3_column_bytes(st, 3);
-  const sqlite3_int64 size = sqlite3_column_int64(st, 4);
-  if (size < 0 || !data) return NULL;
-  char *text = xp_xmalloc((size_t)size + 1);
-  uLongf got = (uLongf)size;
-  const int ok = encoding && strcmp(encoding, "zlib") == 0
-                     ? uncompress((Bytef *)text, &got, data, (uLong)stored) == Z_OK && got == (uLongf)size
-                     : stored == size && memcpy(text, data, (size_t)size);
-  if (!ok) {
-    free(text);
-    return NULL;
-  }
-  text[size] = 0;
-  *len = (size_t)size;
-  return text;
-}
-
 /* The rows of one kept file (file_no of run_id, named name) from *seq on. */
 static int add_undigested(sqlite3 *db, sqlite3_stmt *ins, int64_t run_id, int file_no, const char *name,
                           const char *text, size_t len, int *seq) {
@@ -207,7 +184,8 @@ static int read_undigested(sqlite3 *db) {
   while (rc == 0 && (step = sqlite3_step(kept)) == SQLITE_ROW) {
     if (sqlite3_column_int64(kept, 0) != run) run = sqlite3_column_int64(kept, 0), seq = 0;
     size_t len = 0;
-    char *text = artifact_bytes(kept, &len);
+    char *text = xp_artifact_bytes((const char *)sqlite3_column_text(kept, 2), sqlite3_column_blob(kept, 3),
+                                   (size_t)sqlite3_column_bytes(kept, 3), sqlite3_column_int64(kept, 4), &len);
     if (text)
       rc = add_undigested(db, ins, run, sqlite3_column_int(kept, 1), (const char *)sqlite3_column_text(kept, 5), text,
                           len, &seq);
