@@ -233,34 +233,43 @@ static enum gemm_dt shape_dt(const xp_gemm_shape *s) {
 /* Bytes of one weight or activation element of an input xp measures (FP4 never runs). */
 static int elem_bytes(const xp_gemm_shape *s) { return shape_dt(s) == DT_BF16 ? 2 : 1; }
 
-/* What cuBLASLt takes of an fp8 GEMM's K and N, as the cuBLAS 13 docs say:
-**   fp8        "To use tensor- or block-scaled FP8 kernels ... all matrix dimensions must meet
-**              the optimal requirements listed in Tensor Core Usage" (16-byte alignment): K, a
-**              byte an element, (k * AtypeSize) % 16 == 0; the bf16 output's rows, the weights'
-**              N in xp's plan (weights first: lt.c), (m * CtypeSize) % 16 == 0;
-**   fp8_block  K in whole groups of 128 (cuBLASLt has no partial group), and "M and N must be
-**              multiples of 4" (3.1.4.5.1, Scaling factors layouts): the weights one of
-**              cuBLASLt's M and N in either operand order (lt.c), the tokens, which the plan
-**              pads (lt.h), the other; the output's 16 bytes then hold in one order or the other.
+/* What cuBLASLt takes of an fp8 GEMM's K and N. The cuBLAS 13 docs say of both scalings "all
+** matrix dimensions must meet the optimal requirements listed in Tensor Core Usage" (16-byte
+** alignment), and of block scaling's scale layouts "M and N must be multiples of 4" and
+** 128-element groups; what cuBLASLt 13 does on an H200 (tests/unit/test_fp8_shapes_gpu.c, which
+** holds these rules against it, shape by shape, in a child process each) is narrower there:
+**   fp8        K, a byte an element, in whole 16s ((k * AtypeSize) % 16 == 0); N, the bf16
+**              output's rows in xp's weights-first plan (lt.c), in whole 8s: K = 7160, 7172,
+**              7176 or N = 4, 514, 516 have no plan at all, K = 16 and N = 8, 520 run right;
+**   fp8_block  K in whole 16s, N any: a last group of K shorter than 128 gets its own scale
+**              (K = 112, 144, 192, 2064, 7184, 7232 run right against the reference that scales
+**              by ceil(K/128) groups), and an N not a multiple of 4 or 8 (1, 3, 5, 6, 7, 513,
+**              514) runs right with the activations as cuBLASLt's A (lt.c tries that order),
+**              the tokens, which the plan pads, as the output's rows; K = 7170, 7176, 2056 have
+**              no plan in either order.
 ** A spec's shapes show these without a GPU, where a GEMM went to it to be recorded failed. */
 static const struct fp8_rule {
   enum gemm_dt dt;
   int k, n;            /* K and N must be multiples of these */
-  const char *k_rule;  /* "scales K in groups of 128" */
+  const char *k_rule;  /* "takes K in multiples of 16 (...)" */
   const char *n_rule;
 } fp8_rules[] = {
     {DT_FP8, 16, 8, "takes K in multiples of 16 (cuBLASLt's fp8 kernels: cuBLAS docs, \"Tensor Core Usage\")",
      "cuBLASLt's fp8 kernels take N, their bf16 output's rows, in multiples of 8 (cuBLAS docs, "
      "\"Tensor Core Usage\": 16-byte aligned)"},
-    {DT_BLOCK, XP_BLOCK_SCALE, 4, "scales K in groups of 128",
-     "cuBLASLt's block scaling takes N in multiples of 4 (cuBLAS docs, \"Scaling factors layouts\": "
-     "\"M and N must be multiples of 4\")"},
+    {DT_BLOCK, 16, 1, "takes K in multiples of 16 (cuBLASLt's fp8 kernels: cuBLAS docs, \"Tensor Core Usage\")",
+     ""},
 };
 
 static const struct fp8_rule *fp8_rule_of(enum gemm_dt dt) {
   for (size_t i = 0; i < sizeof fp8_rules / sizeof *fp8_rules; i++)
     if (fp8_rules[i].dt == dt) return &fp8_rules[i];
   return NULL;
+}
+
+int xp_gemm_fp8_takes(int block_scaled, long long k, long long n) {
+  const struct fp8_rule *r = fp8_rule_of(block_scaled ? DT_BLOCK : DT_FP8);
+  return k % r->k == 0 && n % r->n == 0;
 }
 
 /* An explicit shape is refused at its k or n, a model's GEMM by name (at dtype). */
@@ -1165,8 +1174,9 @@ const xp_kind xp_kind_gemm = {
              "  shard it; models/<model>.toml beside the spec, see xp help models) or shapes, not both.\n"
              "  A model's step is every layer on one GPU: pp (pipeline stages) is refused with it.\n"
              "  m: 1 to 1048560. The declared dtype picks the GEMMs: bf16 (default), fp8 (per-tensor\n"
-             "  scales; K a multiple of 16, N of 8, as cuBLASLt documents) or fp8_block (DeepSeek's: one fp32 scale per 128x128 weight block and per token\n"
-             "  per 128 of K; K a multiple of 128, N of 4; cuBLASLt runs it on Hopper only, elsewhere its\n"
+             "  scales; K a multiple of 16, N of 8, as cuBLASLt takes them) or fp8_block (DeepSeek's: one\n"
+             "  fp32 scale per 128x128 weight block and per token\n"
+             "  per 128 of K; K a multiple of 16, any N; cuBLASLt runs it on Hopper only, elsewhere its\n"
              "  cases are recorded skipped) or checkpoint (each GEMM at its model file's checkpoint_dtype,\n"
              "  checkpoint_bf16, checkpoint_fp4; FP4 GEMMs are recorded skipped).\n",
 };
