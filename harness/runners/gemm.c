@@ -1175,8 +1175,8 @@ const xp_kind xp_kind_gemm = {
              "  A model's step is every layer on one GPU: pp (pipeline stages) is refused with it.\n"
              "  m: 1 to 1048560. The declared dtype picks the GEMMs: bf16 (default), fp8 (per-tensor\n"
              "  scales; K a multiple of 16, N of 8, as cuBLASLt takes them) or fp8_block (DeepSeek's: one\n"
-             "  fp32 scale per 128x128 weight block and per token\n"
-             "  per 128 of K; K a multiple of 16, any N; cuBLASLt runs it on Hopper only, elsewhere its\n"
-             "  cases are recorded skipped) or checkpoint (each GEMM at its model file's checkpoint_dtype,\n"
-             "  checkpoint_bf16, checkpoint_fp4; FP4 GEMMs are recorded skipped).\n",
+             "  fp32 scale per 128x128 weight block and per token per 128 of K; K a multiple of 16,\n"
+             "  any N; cuBLASLt runs it on Hopper only, elsewhere its cases are recorded skipped) or\n"
+             "  checkpoint (each GEMM at its model file's checkpoint_dtype, checkpoint_bf16,\n"
+             "  checkpoint_fp4; FP4 GEMMs are recorded skipped).\n",
 };
