@@ -47,6 +47,27 @@ else
   grep -q 'recorded as skipped' "$tmp/err" || { echo "FAIL: skipped warning"; fail=1; }
 fi
 
+# Shapes off the documented 4s and 128s, which cuBLASLt runs (gemm.c's fp8_rules): an N of 578
+# and 1 (a Qwen2-MoE shared_expert_gate), a K of 7184 and 192 (GLM-4.5's moe_down at TP=8), a
+# last group of K under 128 scaled as its own: each passes the reference check and is timed.
+cat > "$tmp/odd.toml" <<TOML
+kind = "gemm"
+dtype = "fp8_block"
+ceilings = "measure"
+m = [1, 16]
+samples = 5
+top_n = 2
+shapes = [{name = "odd_n", n = 578, k = 7184}, {name = "gate", n = 1, k = 3584},
+  {name = "glm_down", n = 5120, k = 192}]
+TOML
+gpu_run "$tmp/odd.toml"
+rc=$?
+cat "$tmp/out" "$tmp/err"
+check "odd shapes run" 0 $rc
+if [ "$cc" = 90 ]; then
+  check "odd shapes: every case right and timed" 6 "$(query "SELECT count(*) FROM cases c JOIN metrics m ON m.case_id=c.id WHERE c.run_id=$run AND c.name NOT LIKE 'ceilings.%' AND c.status='ok' AND json_extract(c.params,'\$.check_max_err_rms') <= 1.0/32 AND m.name='time_us' AND m.median > 0")"
+fi
+
 # dtype = "checkpoint": DeepSeek-V4-Flash's GEMMs each at its checkpoint's dtype, in one run:
 # wq_a block-scaled fp8 (skipped but on Hopper), lm_head bf16, the routed experts FP4 (skipped,
 # xp measures none), with both matmul peaks measured inline.
