@@ -304,13 +304,19 @@ cJSON *xp_run_facts(sqlite3 *db, const int64_t *runs, int nruns, int *rc) {
       "  UNION ALL SELECT 'origin', origin FROM runs JOIN sel USING (id)"
       "  UNION ALL SELECT 'xp_commit', xp_commit FROM runs JOIN sel USING (id)"
       /* GPUs of one model are a count ("2 x NVIDIA H200"): nccl-tests' -J file of a -g 2 run lists
-      ** rank 0's device alone, and its text both, so the same two GPUs read as a difference */
-      "  UNION ALL SELECT 'gpus', CASE WHEN (SELECT count(DISTINCT coalesce(name, '?')) FROM run_gpus g"
+      ** rank 0's device alone, and its text both, so the same two GPUs read as a difference. A
+      ** one-device run (gemm, ceilings, kernel_variant) records every visible GPU and no count:
+      ** it used one, the GPU it is filed under (xp_run_gpus, as xp runs, show and export give it),
+      ** where the host's GPU count read as the run's ("8 x" against "2 x" for the same GEMMs) */
+      "  UNION ALL SELECT 'gpus', CASE WHEN (SELECT gpu_count IS NULL AND xp_run_gpus(kind, NULL) = 1"
+      "     FROM runs WHERE id = sel.id) THEN (SELECT '1 x ' || coalesce(gpu_name, '?') FROM runs WHERE id = sel.id)"
+      "    WHEN (SELECT count(DISTINCT coalesce(name, '?')) FROM run_gpus g"
       "     WHERE g.run_id = sel.id) = 1 THEN (SELECT max(count(*), coalesce(r.gpu_count, 0)) || ' x ' ||"
       "     coalesce(min(g.name), '?') FROM run_gpus g JOIN runs r ON r.id = g.run_id WHERE g.run_id = sel.id)"
       "    ELSE (SELECT group_concat(coalesce(name, '?'), ' + ') FROM"
       "    (SELECT name FROM run_gpus g WHERE g.run_id = sel.id ORDER BY idx)) END FROM sel)"
       " SELECT DISTINCT key, value FROM facts WHERE value IS NOT NULL ORDER BY key, value", ids);
+  xp_register_run_fns(db); /* xp_run_gpus, for xp rerun's connection too */
   sqlite3_stmt *st = xp_db_prepare(db, sql);
   free(sql);
   free(ids);
