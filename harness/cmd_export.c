@@ -25,8 +25,9 @@ static const char usage[] =
     "usage: xp export [--format json|csv] [--out FILE|DIR] [--kind K] [--status S]\n"
     "                 [--where KEY=VALUE]... [--run RUN]... [--no-samples]\n"
     "  Exports runs (all of them, or those matching every filter) with metadata, GPUs, cases,\n"
-    "  metrics and raw samples; in JSON, each run's own sections too, as xp show --format json\n"
-    "  gives them (an imported trace's ranks, steps, categories, collectives, heaviest kernels).\n"
+    "  metrics and raw samples; in JSON, the files each run kept (name, size, SHA-256) and its\n"
+    "  own sections too, as xp show --format json gives them (an imported trace's ranks, steps,\n"
+    "  categories, collectives, heaviest kernels; a serving import's result digests).\n"
     "  --format json  (default) one JSON document, to stdout (or --out -) or to --out FILE\n"
     "  --format csv   a folder (--out DIR, created if needed) of runs.csv, meta.csv, gpus.csv,\n"
     "                 metrics.csv and samples.csv, joined by run_uuid\n"
@@ -178,6 +179,10 @@ static cJSON *run_json(sqlite3 *db, int64_t id, int samples, int *rc) {
     cJSON_AddItemToObject(c, "metrics", metrics);
   }
   cJSON_AddItemToObject(run, "cases", cases);
+  /* the files the run kept (an import's inputs, a measurement's logs), as xp show lists them: their
+  ** SHA-256 tells a notebook which file a result came from; the bytes stay in the database */
+  cJSON_AddItemToObject(run, "artifacts", query_json(db,
+      "SELECT name, media_type, size, sha256 FROM artifacts WHERE run_id = ?1 ORDER BY name", id, rc));
   /* the kind's own sections, as xp show --format json gives them (a trace's ranks, steps,
   ** categories, collectives, heaviest kernels) */
   int krc = *rc ? 0 : xp_kind_show_run(db, id, NULL, XP_FMT_JSON, run);

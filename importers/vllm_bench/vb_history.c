@@ -28,6 +28,7 @@
 */
 #include <stdlib.h>
 #include <string.h>
+#include "cli.h"
 #include "db.h"
 #include "kind.h"
 #include "vb_parse.h"
@@ -337,5 +338,25 @@ int vb_record_reading(xp_run *run, const vb_reading *rd) {
     sqlite3_bind_int(st, 8, rd->line[i]);
     rc = xp_db_step_done(xp_run_db(run), st);
   }
+  return rc;
+}
+
+/* The results the import read, as its rows hold them: what a later import matches its own
+** against, so a notebook (xp export) or a reader (xp show) can tell which results a run left out
+** as imported before, and from which file and line each came. An import before schema 27 has
+** none: in a table, the section is left out; in JSON, an empty list. */
+int vb_show_digests(sqlite3 *db, int64_t run_id, FILE *out, int fmt, cJSON *json) {
+  sqlite3_stmt *st = xp_db_prepare(db, "SELECT seq, digest, recorded, file_no, listed, file, line"
+                                       " FROM serve_result_digests WHERE run_id = ?1 ORDER BY seq");
+  if (!st) return XP_EXIT_DB;
+  sqlite3_bind_int64(st, 1, run_id);
+  int rc = 0;
+  if (json) cJSON_AddItemToObject(json, "serve: result digests", xp_rows_json(st, &rc));
+  else if (sqlite3_step(st) == SQLITE_ROW) {
+    sqlite3_reset(st);
+    fputs("\n== serve: result digests ==\n", out);
+    rc = xp_print_rows(db, st, (enum xp_format)fmt, out, NULL);
+  }
+  sqlite3_finalize(st);
   return rc;
 }

@@ -11,6 +11,7 @@
 #define XP_VB_PARSE_H
 #include <cjson/cJSON.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 typedef struct vb_value {
@@ -184,5 +185,8 @@ int vb_drop_imported(struct sqlite3 *db, const char *uuid, vb_reading *rd, vb_re
 ** run is begun, whose results execute reads again in its own transaction). */
 int vb_find_imported(struct sqlite3 *db, const char *uuid, vb_reading *rd, const vb_result *r, size_t n, int say);
 int vb_record_reading(struct xp_run *run, const vb_reading *rd);
+/* xp show's and xp export's section of a serving import: its rows of serve_result_digests, each
+** result it read (kind.h's show). */
+int vb_show_digests(struct sqlite3 *db, int64_t run_id, FILE *out, int fmt, cJSON *json);
 
 #endif

@@ -807,7 +807,7 @@ const xp_kind xp_kind_vllm_bench = {
     .against_history = vllm_bench_against_history,
     .import_name = "vllm-bench",
     .records_as = "serve_bench",
-    .show = NULL,
+    .show = vb_show_digests,
     /* what a result's keys become, where a user looks first (README holds the whole of it) */
     .notes = "A case per load (concurrency=N, rate=R, offline, batch=B,input=I,output=O); the load's\n"
              "  settings (dataset and its lengths, num_prompts, burstiness, ...) are the case's params.\n"

@@ -95,4 +95,24 @@ for s in "trace: ranks" "trace: steps (per rank)" "trace: step GPU time by categ
   [ "$(json "$tmp/trace.json" "json_extract(j, '\$.runs[0].\"$s\"')")" = "$shown" ] || die "export: $s as show gives it"
 done
 [ "$(json "$tmp/trace.json" "json_type(j, '\$.runs[1].\"trace: ranks\"')")" = "" ] || die "a probe run has no trace sections"
+# a serving import's rows of serve_result_digests (schema 27), as xp show gives them, and the files
+# a run kept, by SHA-256: export had neither, so which results an import left out as recorded
+# before, and which file a run read, were in the database alone
+fmt="$XP_SRC/tests/data/vllm_bench/formats"
+db="$tmp/serve.db"
+run import vllm-bench "$fmt/vllm_sweep_seqs8_run0.json"; expect_rc 0
+run import vllm-bench "$fmt/vllm_sweep_seqs8_summary.json"; expect_rc 0
+s=$(sqlite3 "$db" "SELECT uuid FROM runs ORDER BY id DESC LIMIT 1")
+run show "$s" --format json; expect_rc 0; cp "$tmp/out" "$tmp/show.json"
+run export --run "$s" --no-samples --out "$tmp/serve.json"; expect_rc 0
+d="serve: result digests"
+[ "$(json "$tmp/serve.json" "json_extract(j, '\$.runs[0].\"$d\"')")" = "$(json "$tmp/show.json" "json_extract(j, '\$.\"$d\"')")" ] ||
+  die "export: $d as show gives it"
+check "the summary's results: the run file's left out, its own recorded" "0 vllm_sweep_seqs8_summary.json 2|1 vllm_sweep_seqs8_summary.json 44" \
+  "$(json "$tmp/serve.json" "(SELECT group_concat(json_extract(value, '\$.recorded') || ' ' || json_extract(value, '\$.file') || ' ' ||
+     json_extract(value, '\$.line'), '|') FROM json_each(j, '\$.runs[0].\"$d\"'))")"
+check "the file the run kept, by SHA-256" "$(sha256sum < "$fmt/vllm_sweep_seqs8_summary.json" | cut -d' ' -f1)" \
+  "$(json "$tmp/serve.json" "json_extract(j, '\$.runs[0].artifacts[0].sha256')")"
+run show "$s"; expect_rc 0; has "== serve: result digests =="
 echo "ok: export and regressions"
+finish
