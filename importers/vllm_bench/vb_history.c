@@ -135,9 +135,9 @@ void vb_reading_free(vb_reading *rd) {
 /* ---- imports from before digests ----
 ** An xp before 2026-12-03 (schema < 26) kept no digest of the results it imported, and no
 ** migration can add one: a digest is of the object as read, and rows added to a sealed run break
-** its seal. It kept each file whole, though, as the run's artifact vllm-bench/K-NAME: read again
-** here at each import, its results' digests are the rows that import would have written (each
-** result recorded: nothing was left out then), in temp.vb_undigested, which IMPORTED reads
+** its seal. It kept each file whole, though, as the run's artifact vllm-bench/K-NAME: read here
+** once an import (read_undigested), its results' digests are the rows that import would have
+** written (each result recorded: nothing was left out then), in temp.vb_undigested, which IMPORTED reads
 ** beside the others. Before, such a run's results given again in another file counted twice.
 ** An artifact today's reader refuses gives no row. */
 
@@ -165,25 +165,37 @@ static int add_undigested(sqlite3 *db, sqlite3_stmt *ins, int64_t run_id, int fi
   return rc;
 }
 
-/* temp.vb_undigested, made anew from the files every digest-less serve_bench import kept. */
+/* temp.vb_undigested: the rows of the files every digest-less serve_bench import kept, each run's
+** read once per connection. An import checks its results twice, before its run is begun and in
+** its run's transaction (vllm_bench.c), and each check parsed every such run's files again: the
+** runs read are kept in temp.vb_undigested_read, and a check reads only the runs new since (an
+** xp merge of an older database meanwhile). A finished run's artifacts never change (append-only),
+** so the rows of a run read stay its rows. Temp tables roll back with the transaction that wrote
+** them, so a check in a transaction rolled back leaves the two tables agreeing. */
 static int read_undigested(sqlite3 *db) {
   if (xp_db_exec(db, "CREATE TEMP TABLE IF NOT EXISTS vb_undigested (run_id INTEGER, seq INTEGER, digest TEXT,"
                      " recorded INTEGER, file_no INTEGER, listed INTEGER, file TEXT, line INTEGER);"
-                     " DELETE FROM temp.vb_undigested") != 0)
+                     " CREATE TEMP TABLE IF NOT EXISTS vb_undigested_read (run_id INTEGER PRIMARY KEY)") != 0)
     return XP_EXIT_DB;
   sqlite3_stmt *kept = xp_db_prepare(
       db, "SELECT r.id, CAST(substr(a.name, 12) AS INTEGER), a.encoding, a.data, a.size,"
           " substr(a.name, 12 + instr(substr(a.name, 12), '-')) FROM runs r JOIN artifacts a ON a.run_id = r.id"
           " WHERE r.kind = 'serve_bench' AND r.status = 'ok' AND a.name LIKE 'vllm-bench/%'"
+          " AND r.id NOT IN (SELECT run_id FROM temp.vb_undigested_read)"
           " AND NOT EXISTS (SELECT 1 FROM serve_result_digests d WHERE d.run_id = r.id)"
           " AND NOT EXISTS (SELECT 1 FROM run_meta m WHERE m.run_id = r.id AND m.key = 'import.vllm_bench.results')"
           " ORDER BY r.id, 2");
   sqlite3_stmt *ins = kept ? xp_db_prepare(db, "INSERT INTO temp.vb_undigested VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7)")
                            : NULL;
   int rc = ins ? 0 : XP_EXIT_DB, step, seq = 0;
-  int64_t run = -1;
+  int64_t run = -1, *runs = NULL; /* marked read once the scan is done: its NOT IN reads the table */
+  size_t nruns = 0;
   while (rc == 0 && (step = sqlite3_step(kept)) == SQLITE_ROW) {
-    if (sqlite3_column_int64(kept, 0) != run) run = sqlite3_column_int64(kept, 0), seq = 0;
+    if (sqlite3_column_int64(kept, 0) != run) {
+      run = sqlite3_column_int64(kept, 0), seq = 0;
+      runs = xp_xrealloc(runs, (nruns + 1) * sizeof *runs);
+      runs[nruns++] = run;
+    }
     size_t len = 0;
     char *text = xp_artifact_bytes((const char *)sqlite3_column_text(kept, 2), sqlite3_column_blob(kept, 3),
                                    (size_t)sqlite3_column_bytes(kept, 3), sqlite3_column_int64(kept, 4), &len);
@@ -196,6 +208,14 @@ static int read_undigested(sqlite3 *db) {
     rc = xp_error(XP_EXIT_DB, "reading the files imported already: %s", sqlite3_errmsg(db));
   sqlite3_finalize(kept);
   sqlite3_finalize(ins);
+  sqlite3_stmt *read = rc ? NULL : xp_db_prepare(db, "INSERT INTO temp.vb_undigested_read VALUES (?1)");
+  if (rc == 0 && !read) rc = XP_EXIT_DB;
+  for (size_t i = 0; i < nruns && rc == 0; i++) {
+    sqlite3_bind_int64(read, 1, runs[i]);
+    rc = xp_db_step_done(db, read);
+  }
+  sqlite3_finalize(read);
+  free(runs);
   return rc;
 }
 
