@@ -18,6 +18,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 #include "db.h"
+#include "runref.h"
 #include "xp.h"
 #include "xp_blob.h"
 
@@ -95,6 +96,19 @@ static int on_read_only_fs(const char *path) {
   return ro;
 }
 
+/* Locked past the busy timeout: said with the runs a live xp is recording there, which name the
+** process to wait for (or stop) where the holder is one of them. */
+static int locked(sqlite3 *db, const char *file, const char *what) {
+  char *message = xp_strdup(sqlite3_errmsg(db)); /* before the runs are read, which reset it */
+  char *runs = xp_recording_runs_hint(db);
+  const int rc = xp_error_at(XP_EXIT_DB, file && *file ? file : "database", 0,
+                             "%s: %s (another process holds the database longer than the busy timeout%s)", what,
+                             message, runs);
+  free(runs);
+  free(message);
+  return rc;
+}
+
 int xp_db_fail(sqlite3 *db, const char *what) {
   const char *file = sqlite3_db_filename(db, "main");
   int ec = sqlite3_extended_errcode(db);
@@ -113,7 +127,7 @@ int xp_db_fail(sqlite3 *db, const char *what) {
   else if ((ec & 0xff) == SQLITE_IOERR && file_size_limited())
     hint = " (a file would grow past the size limit that ulimit -f sets)";
   else if ((ec & 0xff) == SQLITE_BUSY || (ec & 0xff) == SQLITE_LOCKED)
-    hint = " (another process holds the database longer than the busy timeout)";
+    return locked(db, file, what);
   else if ((ec & 0xff) == SQLITE_READONLY)
     hint = " (the database or its folder is not writable)";
   else if ((ec & 0xff) == SQLITE_FULL)

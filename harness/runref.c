@@ -74,6 +74,41 @@ const char *xp_effective_status(const char *status, const char *host, const char
   return "incomplete";
 }
 
+/* The runs a live xp is recording in db, for a "database is locked" message: "; recording now:
+** run 3f2a9c1e (serve_bench, xp pid 1234 on vm, since T)" and how many more, newest first; ""
+** where none (the holder is no run: xp merge, reclassify, a sqlite3 shell). The lock is another
+** process's, so it is read without waiting (a journal-mode database locked for reading too
+** gives ""), and on raw statements: the error being said must not be replaced by another. */
+char *xp_recording_runs_hint(sqlite3 *db) {
+  sqlite3_stmt *st = NULL;
+  sqlite3_busy_timeout(db, 0);
+  int rc = sqlite3_prepare_v2(db, "SELECT uuid, kind, pid, host, boot_id, started_at FROM runs"
+                                  " WHERE status = 'running' ORDER BY id DESC", -1, &st, NULL);
+  char *hint = xp_strdup("");
+  int live = 0;
+  while (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
+    const char *host = (const char *)sqlite3_column_text(st, 3);
+    if (strcmp(xp_effective_status("running", host, (const char *)sqlite3_column_text(st, 4),
+                                   sqlite3_column_int64(st, 2)), "running") != 0)
+      continue; /* its recorder is gone: incomplete, holding nothing */
+    if (live++ == 0) {
+      free(hint);
+      hint = xp_asprintf("; recording now: run %.8s (%s, xp pid %lld on %s, since %s)",
+                         (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1),
+                         (long long)sqlite3_column_int64(st, 2), host ? host : "an unnamed host",
+                         (const char *)sqlite3_column_text(st, 5));
+    }
+  }
+  sqlite3_finalize(st);
+  sqlite3_busy_timeout(db, XP_BUSY_TIMEOUT_MS);
+  if (live > 1) {
+    char *more = xp_asprintf("%s and %d more", hint, live - 1);
+    free(hint);
+    hint = more;
+  }
+  return hint;
+}
+
 /* A SQL function so that 'incomplete' is computed the same way in filters and output. */
 static void effective_status_fn(sqlite3_context *ctx, int argc, sqlite3_value **v) {
   const char *s = xp_effective_status((const char *)sqlite3_value_text(v[0]),

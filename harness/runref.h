@@ -13,6 +13,9 @@ int xp_local_run_uuid(sqlite3 *db, const char *digits, char uuid[37]);
 ** pid not alive, or an earlier boot) is 'incomplete'. */
 const char *xp_effective_status(const char *status, const char *host, const char *boot_id,
                                 int64_t pid);
+/* For a "database is locked" message: "; recording now: run 3f2a9c1e (KIND, xp pid P on HOST,
+** since T)", with how many more, of the runs whose recorder is alive; "" where none. Malloc'd. */
+char *xp_recording_runs_hint(sqlite3 *db);
 /* Register on db xp_status(status, host, boot_id, pid): the same rule, usable in SQL; and
 ** xp_run_gpus(kind, gpu_count): the GPUs a run used, as xp runs, xp show and xp export give
 ** them and --where gpus=N selects them: its gpu_count, else 1 for a kind that drives one
