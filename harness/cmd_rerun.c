@@ -147,15 +147,23 @@ static xp_spec *stored_spec(sqlite3 *db, int64_t id, char uuid[37], int *importe
   return spec;
 }
 
-static const xp_kind *spec_kind(const xp_spec *spec) {
+/* Each refusal of a rerun names the run and a way on, as a stored spec's refused dtype gives the
+** --set that records the run anew (spec.c): the stored spec cannot be edited, and rerun takes no
+** --set. A kind this build lacks (a run merged from another xp's database) reruns with that xp. */
+static const xp_kind *spec_kind(const xp_spec *spec, const char *old) {
   const cJSON *k = cJSON_GetObjectItemCaseSensitive(spec->root, "kind");
   if (!cJSON_IsString(k)) {
     xp_spec_error(spec, "kind", "the stored spec names no kind");
     return NULL;
   }
   const xp_kind *kind = xp_kind_find(k->valuestring);
-  if (!kind) xp_error(XP_EXIT_USAGE, "the stored spec's kind \"%s\" is not in this build of xp (see `xp help kinds`)",
-                      k->valuestring);
+  if (!kind) {
+    char *cut = xp_value_cut(k->valuestring);
+    xp_error(XP_EXIT_USAGE, "run %.8s: the stored spec's kind \"%s\" is not in this build of xp (see `xp help "
+             "kinds`): rerun it with an xp that has it, as the one that recorded it (xp show %.8s: xp.commit)",
+             old, cut, old);
+    free(cut);
+  }
   return kind;
 }
 
@@ -168,7 +176,8 @@ static int imported_files_readable(const xp_spec *spec, const char *old) {
   cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(spec->root, "files")) {
     char *path = cJSON_IsString(f) ? xp_spec_resolve(spec, f->valuestring) : NULL;
     if (path && access(path, R_OK) != 0)
-      rc = xp_error_at(XP_EXIT_USAGE, path, 0, "cannot read: %s (run %.8s imported it; a rerun reads it again)",
+      rc = xp_error_at(XP_EXIT_USAGE, path, 0, "cannot read: %s (run %.8s imported it; a rerun reads it again): "
+                       "restore it to rerun, or record the files there are now anew (xp import FORMAT FILES)",
                        strerror(errno), old);
     free(path);
     if (rc) break;
@@ -183,7 +192,7 @@ int xp_rerun(sqlite3 *db, int64_t run_id, const struct xp_kind *kind, char new_u
   int rc;
   xp_spec *spec = stored_spec(db, run_id, old, &imported, &rc);
   if (!spec) return rc;
-  if (!kind && !(kind = spec_kind(spec))) rc = XP_EXIT_USAGE;
+  if (!kind && !(kind = spec_kind(spec, old))) rc = XP_EXIT_USAGE;
   if (rc == 0 && imported) rc = imported_files_readable(spec, old);
   if (rc == 0) rc = xp_validate_spec(kind, spec);
   if (rc == 0) {
@@ -262,7 +271,7 @@ static int check_rerun(sqlite3 *db, int64_t id, int plan) {
   int imported = 0;
   int rc;
   xp_spec *spec = stored_spec(db, id, old, &imported, &rc);
-  const xp_kind *k = spec ? spec_kind(spec) : NULL;
+  const xp_kind *k = spec ? spec_kind(spec, old) : NULL;
   if (spec) rc = !k ? XP_EXIT_USAGE : imported ? imported_files_readable(spec, old) : 0;
   if (rc == 0) rc = xp_validate_spec(k, spec);
   if (rc == 0) rc = model_file_unchanged(db, id, spec, old);

@@ -13,7 +13,10 @@ run rerun --help; expect_rc 0; has "usage: xp rerun"
 # a run of a kind this xp does not have: refused, nothing recorded
 if [ -x "$PROBE" ]; then
   p=$(record cases=1)
-  run rerun "$p"; expect_rc 2; has "kind \"hist_probe\" is not in this build of xp" "$tmp/err"
+  # named with the run, and the way on (as a refused stored dtype gives the --set recording it anew)
+  run rerun "$p"; expect_rc 2
+  has "xp: run ${p:0:8}: the stored spec's kind \"hist_probe\" is not in this build of xp (see \`xp help kinds\`): rerun it with an xp that has it, as the one that recorded it (xp show ${p:0:8}: xp.commit)" "$tmp/err"
+  [ "$(wc -l < "$tmp/err")" = 1 ] || die "one line: $(cat "$tmp/err")"
   [ "$(sqlite3 "$db" "SELECT count(*) FROM runs")" = 1 ] || die "a refused rerun recorded something"
 fi
 run rerun ffffffff; expect_rc 2; has "no such run" "$tmp/err"

@@ -48,7 +48,7 @@ rm "$tmp/gone.txt"
 runs=$(sql "SELECT count(*) FROM runs")
 for dry in "" --dry-run; do
   one_line "rerun $dry of an import whose file is gone" 2 \
-    "gone.txt: cannot read: No such file or directory (run $gone imported it; a rerun reads it again)$" \
+    "gone.txt: cannot read: No such file or directory (run $gone imported it; a rerun reads it again): restore it to rerun, or record the files there are now anew (xp import FORMAT FILES)$" \
     "$XP" --db "$db" rerun "$gone" $dry
 done
 check "rerun of a gone file: nothing recorded" "$runs" "$(sql "SELECT count(*) FROM runs")"
