@@ -66,7 +66,8 @@ static const xp_cmd commands[] = {
      "              died)\n"
      "  --where     flattened columns (model, tp, batch, gpu_name or gpu, gpu_count or gpus,\n"
      "              interconnect, ...) or any metadata key (env.NCCL_P2P_DISABLE=1); a GPU in\n"
-     "              any case and spacing, with or without NVIDIA/AMD (gpu=h200: NVIDIA H200)\n"
+     "              any case and spacing, with or without NVIDIA/AMD (gpu=h200: NVIDIA H200);\n"
+     "              uuid=3f2a9c1e: a run's UUID or a prefix of it\n"
      "  --limit N   the newest N runs (default 50)\n"
      "  --format F  table (default), csv or json\n"},
     {"show", cmd_show, "show everything recorded for a run",

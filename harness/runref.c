@@ -177,6 +177,10 @@ void xp_warn_unknown_where_key(sqlite3 *db, const char *cmd, const char *key, si
 
 char *xp_where_column_sql(const char *column, const char *param) {
   if (strcmp(column, "gpu_count") == 0) return xp_asprintf("CAST(xp_run_gpus(r.kind, r.gpu_count) AS TEXT) = %s", param);
+  /* a run's UUID or a prefix of it, in any case, as every command names a run (xp_resolve_run):
+  ** the prefix xp runs prints (--where uuid=3f2a9c1e, --a uuid=...) matched no run, unsaid */
+  if (strcmp(column, "uuid") == 0)
+    return xp_asprintf("(%s <> '' AND r.uuid >= lower(%s) AND r.uuid < lower(%s) || 'g')", param, param, param);
   if (strcmp(column, "gpu_name") != 0) return xp_asprintf("CAST(r.%s AS TEXT) = %s", column, param);
   /* The value folded as view gpu_fold folds the names runs record (schema 19: lower case,
   ** single spaces, trimmed, without a leading "nvidia " or "amd "; keep the two alike). The

@@ -32,6 +32,7 @@ const char *xp_run_column(const char *key);
 /* The condition `--where COLUMN=VALUE` (COLUMN from xp_run_column) puts on run r, with VALUE
 ** bound as param ("?3", ":w0"): the column's text equal to it, and for the GPU every name that
 ** is one GPU with it (view gpu_fold): gpu=h200 selects the "NVIDIA H200" runs, as a
-** configuration counts them, and not "H200 NVL". Malloc'd. */
+** configuration counts them, and not "H200 NVL"; for uuid, the runs whose UUID it begins, in
+** any case, as a run is named everywhere (a prefix xp runs prints). Malloc'd. */
 char *xp_where_column_sql(const char *column, const char *param);
 #endif
