@@ -1,7 +1,8 @@
 /*
 ** xp export: runs with their metadata, GPUs, cases, metrics and raw samples, for notebooks.
 ** JSON is one document (runs nested: run -> cases -> metrics -> samples); CSV is a folder of
-** flat tables joined by run_uuid (runs.csv, meta.csv, gpus.csv, metrics.csv, samples.csv),
+** flat tables joined by run_uuid (runs.csv, meta.csv, gpus.csv, metrics.csv, artifacts.csv,
+** result_digests.csv, samples.csv),
 ** the shape pandas.read_csv and merge expect. In JSON a run carries its kind's own sections
 ** too, under the titles xp show --format json gives them (a trace's "trace: ranks", ...).
 ** Files are written under temporary names and renamed at the end, so an export that fails
@@ -30,7 +31,8 @@ static const char usage[] =
     "  categories, collectives, heaviest kernels; a serving import's result digests).\n"
     "  --format json  (default) one JSON document, to stdout (or --out -) or to --out FILE\n"
     "  --format csv   a folder (--out DIR, created if needed) of runs.csv, meta.csv, gpus.csv,\n"
-    "                 metrics.csv and samples.csv, joined by run_uuid\n"
+    "                 metrics.csv, artifacts.csv, result_digests.csv and samples.csv, joined\n"
+    "                 by run_uuid\n"
     "  --where        flattened columns (model, tp, gpu_name, ...) or metadata keys, as xp runs\n"
     "  --run RUN      only this run (repeatable; UUID or unique prefix)\n"
     "  --no-samples   leave raw samples out (summaries only; csv: no samples.csv, an earlier\n"
@@ -234,6 +236,13 @@ static const struct { const char *file, *sql; int samples; } csv_tables[] = {
                     " m.p10, m.p90, m.min, m.max, m.stddev FROM cases c JOIN runs r ON r.id = c.run_id"
                     " JOIN metrics m ON m.case_id = c.id WHERE c.run_id IN %s"
                     " ORDER BY r.started_at, r.id, c.seq, m.name", 0},
+    /* the files each run kept, and a serving import's results as read (JSON: "artifacts" and
+    ** "serve: result digests"): an import's digest rows are what later imports match against */
+    {"artifacts.csv", "SELECT r.uuid AS run_uuid, a.name, a.media_type, a.size, a.sha256 FROM artifacts a"
+                      " JOIN runs r ON r.id = a.run_id WHERE a.run_id IN %s ORDER BY r.started_at, r.id, a.name", 0},
+    {"result_digests.csv", "SELECT r.uuid AS run_uuid, d.seq, d.digest, d.recorded, d.file_no, d.listed, d.file,"
+                           " d.line FROM serve_result_digests d JOIN runs r ON r.id = d.run_id WHERE d.run_id IN %s"
+                           " ORDER BY r.started_at, r.id, d.seq", 0},
     {"samples.csv", "SELECT r.uuid AS run_uuid, c.seq AS case_seq, c.name AS case_name, c.params, s.metric, s.seq,"
                     " s.value FROM samples s JOIN cases c ON c.id = s.case_id JOIN runs r ON r.id = c.run_id"
                     " WHERE c.run_id IN %s ORDER BY r.started_at, r.id, c.seq, s.metric, s.seq", 1},

@@ -114,5 +114,12 @@ check "the summary's results: the run file's left out, its own recorded" "0 vllm
 check "the file the run kept, by SHA-256" "$(sha256sum < "$fmt/vllm_sweep_seqs8_summary.json" | cut -d' ' -f1)" \
   "$(json "$tmp/serve.json" "json_extract(j, '\$.runs[0].artifacts[0].sha256')")"
 run show "$s"; expect_rc 0; has "== serve: result digests =="
+# and in CSV, a table each, joined by run_uuid
+run export --run "$s" --no-samples --format csv --out "$tmp/serve_csv"; expect_rc 0
+check "result_digests.csv" "run_uuid,seq,digest,recorded,file_no,listed,file,line|$s,0,|$s,1," \
+  "$(head -1 "$tmp/serve_csv/result_digests.csv")|$(tail -n +2 "$tmp/serve_csv/result_digests.csv" | cut -d, -f1-3 |
+     sed -E 's/,[0-9a-f]{64}$/,/' | paste -sd'|')"
+check "artifacts.csv" "run_uuid,name,media_type,size,sha256|$s,vllm-bench/0-vllm_sweep_seqs8_summary.json" \
+  "$(head -1 "$tmp/serve_csv/artifacts.csv")|$(tail -n +2 "$tmp/serve_csv/artifacts.csv" | cut -d, -f1-2)"
 echo "ok: export and regressions"
 finish
