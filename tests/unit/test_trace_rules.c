@@ -248,6 +248,24 @@ static const struct { const char *name, *category; } cases[] = {
     {"at::native::xpu::ReduceKernel<4, at::native::xpu::ReduceOp<c10::Half, at::native::xpu::ArgMinOps<float>, unsigned int, long, 4> >", "elementwise"},
     {"_ZTSN2at6native3xpu12ReduceKernelILi4ENS1_8ReduceOpIN3c104HalfENS1_9ArgMinOpsIfEEjlLi4EEEEE", "elementwise"},
     {"at::native::xpu::VectorizedElementwiseKernel<4, at::native::xpu::SiluFunctor<float>, at::detail::Array<char*, 2>, TrivialOffsetCalculator<1, unsigned int> >", "activation"},
+    /* oneCCL's SYCL kernels on Intel GPUs (XCCL, torch-xpu-ops): an all_reduce's reduce step
+    ** (intel/torch-xpu-ops#5384), its helpers (oneCCL's kernel-name classes: kernel_memcpy,
+    ** pre_operation, reduce_average, invoke_barrier), also as typeinfo names, and its PCIe ring
+    ** broadcast, a functor of its protocol (Rt64_128_PCIE): other before */
+    {"oneccl_reduce_base<float, 2, 16, 1, 1, 2>", "communication"},
+    {"oneccl_kernel_memcpy_typed<sycl::_V1::detail::half_impl::half>", "communication"},
+    {"oneccl_pre_operation<float, 4, 16>", "communication"},
+    {"oneccl_reduce_average<c10::BFloat16, 2, 16>", "communication"},
+    {"oneccl_invoke_barrier", "communication"},
+    {"_ZTS18oneccl_reduce_baseIfLi2ELi16ELi1ELi1ELi2EE", "communication"},
+    {"Broadcast<sycl::_V1::detail::half_impl::half, Rt64_128_PCIE, RingTransmit, true, 16>", "broadcast"},
+    /* ... which say their collective where their name does */
+    {"oneccl_allreduce_pcie<half, Rt64_128_PCIE, RingTransmit>", "allreduce"},
+    {"oneccl_reduce_scatter_large_main<float, true, 4, 8>", "reduce_scatter"},
+    {"oneccl_alltoall_write_aligned<float, 4>", "alltoall"},
+    /* not oneCCL's: a name merely holding the word, a broadcast of another library */
+    {"void mylib::helper_oneccl_copy(int)", "other"},
+    {"void mylib::Broadcast<float>(float*, int)", "other"},
     /* vLLM's DeepSeek-V4 Triton kernels (its ROCm traces, the same breakdowns as above): sparse
     ** attention and the inverse RoPE, other before; a name holding rope only inside a word is not;
     ** SGLang's split-KV paged decode and AITER's opus GQA attention (same breakdowns), other
