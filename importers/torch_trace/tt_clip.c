@@ -30,6 +30,12 @@
 ** else 7 or, where two overlap there, 8: numbers that real streams have too, where an eager kernel
 ** running beside the graph would be clipped at a graph kernel's start. Late ends are ROCm's, whose
 ** traces hold no graph node ids; the activities around a graph are still compared with each other.
+**
+** An activity written twice or more, the same name, stream, start, end and correlation id (a
+** trace merged with itself, or with a copy of part of it, as tools that join traces can do: no
+** stream runs two lasting activities from the same start to the same end), counts once: its
+** copies are left out on the same second read, so that no figure counts its time twice. An
+** activity that lasts nothing is left as written: two of them at one time may be two.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +48,15 @@ static int by_place(const void *a, const void *b) {
   if (x->lane != y->lane) return x->lane < y->lane ? -1 : 1;
   if (x->start != y->start) return x->start < y->start ? -1 : 1;
   return (x->end > y->end) - (x->end < y->end);
+}
+
+/* As by_place, then by kernel key and correlation id: an activity's copies side by side. */
+static int by_identity(const void *a, const void *b) {
+  const tt_clip *x = a, *y = b;
+  const int c = by_place(a, b);
+  if (c) return c;
+  if (x->key != y->key) return x->key < y->key ? -1 : 1;
+  return (x->corr > y->corr) - (x->corr < y->corr);
 }
 
 /* The (device, stream) key of each lane (tt_rank.lane_map inverted). */
@@ -67,23 +82,44 @@ static void clip_lane(tt_clip *a, size_t n, xp_vec *out) {
   lasting next = {0}, other = {0}; /* other: the next one of another launch than next's */
   for (size_t k = n; k-- > 0;) {
     tt_clip *c = &a[k];
-    if (c->end <= c->start || c->corr == TT_CORR_GRAPH_NODE) continue;
+    if (c->end <= c->start || c->corr == TT_CORR_GRAPH_NODE) {
+      if (c->copies) *(tt_clip *)xp_vec_push(out, sizeof *c) = *c;
+      continue;
+    }
     const int same_launch = next.have && c->corr && c->corr == next.corr;
     const lasting *cmp = same_launch ? &other : &next;
-    if (cmp->have && c->start < cmp->start && c->end > cmp->end) {
-      c->to = cmp->start;
-      *(tt_clip *)xp_vec_push(out, sizeof *c) = *c;
-      c->end = cmp->start;
-    }
+    const int late = cmp->have && c->start < cmp->start && c->end > cmp->end;
+    if (late) c->to = cmp->start;
+    if (late || c->copies) *(tt_clip *)xp_vec_push(out, sizeof *c) = *c;
+    if (late) c->end = cmp->start;
     if (!same_launch) other = next;
     next = (lasting){c->start, c->end, c->corr, 1};
   }
 }
 
+/* A lane's activities (sorted by place) with each one's copies folded into it, counted in
+** copies: the same start, end, kernel key and correlation as the one before, and lasting. Its
+** new length. */
+static size_t fold_copies(tt_clip *a, size_t n) {
+  size_t m = 0;
+  for (size_t k = 0; k < n; k++) {
+    const tt_clip *c = &a[k];
+    tt_clip *last = m ? &a[m - 1] : NULL;
+    if (last && c->end > c->start && c->start == last->start && c->end == last->end && c->key == last->key &&
+        c->corr == last->corr) {
+      last->copies++;
+      continue;
+    }
+    a[m++] = *c;
+  }
+  return m;
+}
+
 /* Whether each lane's activities, in the order read, start and end no earlier than the one read
-** before them on it: then none ends after a later-starting one does, and none is clipped. Kineto
-** writes each stream's activities in order, so the scan below, which copies every activity (48
-** bytes each) to sort them, is left to the files that need it. */
+** before them on it, and not both at once: then none ends after a later-starting one does, none
+** is clipped, and none is a copy of another. Kineto writes each stream's activities in order,
+** so the scan below, which copies every activity (56 bytes each) to sort them, is left to the
+** files that need it. */
 static int lanes_in_order(const tt_rank *r, size_t nl) {
   int64_t(*last)[2] = xp_xmalloc(nl * sizeof *last);
   for (size_t l = 0; l < nl; l++) last[l][0] = last[l][1] = INT64_MIN;
@@ -93,7 +129,7 @@ static int lanes_in_order(const tt_rank *r, size_t nl) {
     if (lanes[i] >= nl) continue;
     const tt_ival *v = XP_VEC_AT(&r->ivals, tt_ival, i);
     int64_t *l = last[lanes[i]];
-    in_order = v->start >= l[0] && v->end >= l[1];
+    in_order = v->start >= l[0] && v->end >= l[1] && (v->start != l[0] || v->end != l[1]);
     l[0] = v->start, l[1] = v->end;
   }
   free(last);
@@ -111,13 +147,13 @@ size_t tt_clips_find(const tt_rank *r, xp_vec *out) {
   for (size_t i = 0; i < n; i++) {
     if (lanes[i] >= nl) continue;
     const tt_ival *v = XP_VEC_AT(&r->ivals, tt_ival, i);
-    a[m++] = (tt_clip){key[lanes[i]], v->start, v->end, v->end, v->key, corrs ? corrs[i] : 0, 0};
+    a[m++] = (tt_clip){key[lanes[i]], v->start, v->end, v->end, v->key, corrs ? corrs[i] : 0, 0, 0, 0};
   }
   free(key);
-  qsort(a, m, sizeof *a, by_place);
+  qsort(a, m, sizeof *a, by_identity);
   for (size_t i = 0, j; i < m; i = j) {
     for (j = i + 1; j < m && a[j].lane == a[i].lane;) j++;
-    clip_lane(a + i, j - i, out);
+    clip_lane(a + i, fold_copies(a + i, j - i), out);
   }
   free(a);
   if (out->n > 1) qsort(out->data, out->n, sizeof(tt_clip), by_place);
@@ -126,20 +162,25 @@ size_t tt_clips_find(const tt_rank *r, xp_vec *out) {
 
 #define SL_EQ(s, lit) ((s).n == sizeof(lit) - 1 && memcmp((s).p, lit, sizeof(lit) - 1) == 0)
 
-void tt_clip_event(xp_vec *clips, tt_event *ev, char *buf, size_t cap) {
-  if (tt_event_side(ev) != TT_SIDE_GPU || (ev->ph.n && !SL_EQ(ev->ph, "\"X\""))) return;
+/* (Two activities of one lane, start and end are one activity written again: a stream runs no
+** two lasting ones over the same time, so the place alone finds it.) */
+int tt_clip_event(xp_vec *clips, tt_event *ev, char *buf, size_t cap) {
+  if (tt_event_side(ev) != TT_SIDE_GPU || (ev->ph.n && !SL_EQ(ev->ph, "\"X\""))) return 0;
   /* the activity's lane as tt_rank.c keys it (device its pid, -1 where that is no number) */
   int64_t dev, ts, dur;
   uint64_t lane;
   if (tt_int(ev->pid, &dev) != 0) dev = -1;
-  if (tt_lane_key(ev, dev, &lane) != 0) return;
-  if (tt_us_to_ns(ev->ts, &ts) != 0 || tt_us_to_ns(ev->dur, &dur) != 0) return;
+  if (tt_lane_key(ev, dev, &lane) != 0) return 0;
+  if (tt_us_to_ns(ev->ts, &ts) != 0 || tt_us_to_ns(ev->dur, &dur) != 0) return 0;
   if (dur < 0) dur = 0;
-  const tt_clip want = {lane, ts, ts + dur, 0, 0, 0, 0};
+  const tt_clip want = {lane, ts, ts + dur, 0, 0, 0, 0, 0, 0};
   tt_clip *c = bsearch(&want, clips->data, clips->n, sizeof want, by_place);
-  if (!c) return;
+  if (!c) return 0;
+  if (c->copies && c->met++ > 0) return 1;
+  if (c->to == c->end) return 0;
   c->applied = 1;
   const int64_t d = c->to - ts;
   const int k = snprintf(buf, cap, "%lld.%03lld", (long long)(d / 1000), (long long)(d % 1000));
   if (k > 0 && (size_t)k < cap) ev->dur = (tt_slice){buf, (size_t)k};
+  return 0;
 }

@@ -493,8 +493,8 @@ int tt_be_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options
     const int made = make_complete(b, first_is_b ? b->a : ev, first_is_b ? ev : b->a) == 0;
     const int async = ev->ph.p[1] == 'b' || ev->ph.p[1] == 'e'; /* a step's (TT_AS_IS: the others) */
     char clipped[32]; /* a GPU activity's "dur" as clipped, as tt_read.c clips an "X" (tt_clip.c) */
-    if (made && opt->clips) tt_clip_event(opt->clips, b->x, clipped, sizeof clipped);
-    if (made) rc = (async ? tt_rank_async : tt_rank_complete)(imp, r, b->x, opt, err, errlen);
+    const int copy = made && opt->clips && tt_clip_event(opt->clips, b->x, clipped, sizeof clipped);
+    if (made && !copy) rc = (async ? tt_rank_async : tt_rank_complete)(imp, r, b->x, opt, err, errlen);
     /* the halves with no category of their own go with the pair: another device's or process's
     ** are left out with it */
     if (!rc && halves) rc = keep_half(r, b->a, made ? b->x : NULL, opt);

@@ -275,7 +275,7 @@ static int read_into_n(tt_import *imp, tt_rank **rs, const tt_options *opts, int
           const tt_options *const opt = &opts[i];
           tt_rank *const r = rs[i];
           if (opt->on_event && tt_event_kept_now(ev, opt) && keep_event(r, ev, opt)) rc = XP_EXIT_DB;
-          if (opt->clips) tt_clip_event(opt->clips, ev, clipped, sizeof clipped);
+          if (opt->clips && tt_clip_event(opt->clips, ev, clipped, sizeof clipped)) break; /* a copy */
           if (!rc && !opt->scan_only && (rc = tt_rank_event(imp, r, ev, opt, err, sizeof err)) != 0)
             rc = rc == TT_NOT_KEPT ? XP_EXIT_DB : bad(path, base + (size_t)(ev->text.p - buf), ev->number, err);
           break;
@@ -895,10 +895,26 @@ static void warn_clipped(const tt_import *imp, const char *path, const xp_vec *c
           cut / 1e6, (most->end - most->to) / 1e6, imp->names.str[TT_KEY_NAME(most->key)]);
 }
 
-/* GPU activities that outlast the next one on their stream (tt_clip.c): the file is read again
-** (r goes) with each ending where that one starts, so that every figure counts the same time.
-** -1 where none does, or this is that read. Events kept per file (--events) were written on the
-** first read, as the trace holds them. */
+/* The copies of GPU activities left out (tt_clip.c), said once per file: how many, and of what. */
+static void warn_copies(const tt_import *imp, const char *path, const xp_vec *clips) {
+  int64_t n = 0;
+  const tt_clip *first = NULL;
+  for (size_t i = 0; i < clips->n; i++) {
+    const tt_clip *c = XP_VEC_AT(clips, tt_clip, i);
+    if (c->met < 2) continue;
+    n += c->met - 1;
+    if (!first) first = c;
+  }
+  if (!n) return;
+  xp_warn("%s: %lld GPU activit%s written again (the same name, stream, start, end and correlation as one before: "
+          "a trace merged with a copy of itself?): each counted once (the first, of %.80s)", path, (long long)n,
+          n == 1 ? "y" : "ies", imp->names.str[TT_KEY_NAME(first->key)]);
+}
+
+/* GPU activities that outlast the next one on their stream, or are written again (tt_clip.c):
+** the file is read again (r goes) with each ending where that one starts and the copies left
+** out, so that every figure counts the same time, once. -1 where none is, or this is that read.
+** Events kept per file (--events) were written on the first read, as the trace holds them. */
 static int read_clipped(tt_import *imp, tt_rank *r, const char *path, const tt_options *opt) {
   if (opt->clips) return -1;
   xp_vec clips = {0};
@@ -906,7 +922,7 @@ static int read_clipped(tt_import *imp, tt_rank *r, const char *path, const tt_o
   tt_options again = *opt;
   again.clips = &clips;
   const int rc = read_once_more(imp, r, path, &again);
-  if (!rc) warn_clipped(imp, path, &clips);
+  if (!rc) warn_clipped(imp, path, &clips), warn_copies(imp, path, &clips);
   xp_vec_free(&clips);
   return rc;
 }

@@ -606,15 +606,17 @@ const char *tt_steps_marked_by(const tt_import *imp, const tt_options *opt);
 /* The step annotations of vLLM's and of SGLang's profiler hooks, as --step-annotation patterns. */
 extern const char *const tt_engine_steps[TT_ENGINE_STEPS];
 
-/* A GPU activity that outlasts the next one on its stream (tt_clip.c): its place as written,
-** and where it ends once clipped. */
+/* A GPU activity that outlasts the next one on its stream, or is written more than once
+** (tt_clip.c): its place as written, where it ends once clipped, and its copies. */
 typedef struct tt_clip {
   uint64_t lane;      /* device << 32 | stream, as tt_rank.lane_map keys it */
   int64_t start, end; /* raw ns, as written */
-  int64_t to;         /* the next activity's start on the stream */
+  int64_t to;         /* the next activity's start on the stream; end where not clipped */
   uint32_t key;       /* its kernel key */
   uint32_t corr;      /* its correlation id, 0 where none, TT_CORR_GRAPH_NODE (tt_rank.corrs) */
   int applied;        /* a read of the file met it (tt_clip_event) */
+  uint32_t copies;    /* the times it is written again, each left out */
+  uint32_t met;       /* the times a read of the file met it, the first one kept */
 } tt_clip;
 /* Flows from launches to activities (tt_flow.c). tt_flow_event: 1 if ev is one (a "s" or "f" of
 ** category "ac2g"), counted, and noted on the read that keeps them (tt_options.flows); the wants:
@@ -627,11 +629,12 @@ void tt_flows_link(tt_rank *r);
 /* A launch's id (correlation, or a graph launch's External id) made by process pid (tt_rank.c). */
 void tt_launch_id_note(tt_rank *r, tt_slice pid, int64_t id);
 
-/* The activities of r (read, not yet done) that outlast the next one on their stream, added to
-** out (tt_clip, sorted by lane, start and end); their count. */
+/* The activities of r (read, not yet done) that outlast the next one on their stream or are
+** written again, added to out (tt_clip, sorted by lane, start and end); their count. */
 size_t tt_clips_find(const tt_rank *r, xp_vec *out);
-/* ev a GPU activity that clips names: its "dur" rewritten in buf[cap] to end where clipped. */
-void tt_clip_event(xp_vec *clips, tt_event *ev, char *buf, size_t cap);
+/* ev a GPU activity that clips names: its "dur" rewritten in buf[cap] to end where clipped.
+** 1 where ev is a copy of one met before, to be left out; else 0. */
+int tt_clip_event(xp_vec *clips, tt_event *ev, char *buf, size_t cap);
 
 /* 1 if no step's window (steps sorted by start) overlaps the next one's (tt_done.c). */
 int tt_steps_disjoint(const xp_vec *steps);

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# A GPU activity written more than once (the same name, stream, start, end and correlation id),
+# as a trace merged with a copy of itself, or joined with an overlapping part of itself, holds
+# it: each counts once, said. Before, every copy counted: kernels, kernel time, steps and
+# collectives (unmatched across the ranks) all grew with them. Built from the SGLang TP 2 pair
+# of tests/data/trace/variants: each activity written again right after itself (the file still
+# in stream order), or all of them appended after the rest (out of order).
+set -uo pipefail
+: "${XP:?}"
+. "$XP_SRC/tests/lib.sh"
+v="$XP_SRC/tests/data/trace/variants"
+steps=(--step-annotation 'step[*') # SGLang's step annotation
+imp() { "$XP" --db "$db" import torch-trace "$@" "${steps[@]}" > "$tmp/out" 2> "$tmp/err"; }
+figures() {
+  query "SELECT 'rank', rank, kernels, memcpys, linked_kernels, busy_ns, kernel_ns, gpu_start_ns, gpu_end_ns FROM trace_ranks ORDER BY rank"
+  query "SELECT 'step', rank, step, number, start_ns, wall_ns, kernels, kernel_ns, busy_ns FROM trace_steps ORDER BY rank, step"
+  query "SELECT 'coll', rank, seq, collective, step, start_ns, dur_ns, match_group, wait_ns, transfer_ns FROM trace_collectives ORDER BY rank, seq"
+  query "SELECT 'kernels', k.rank, n.name, k.count, k.total_ns FROM trace_kernel_stats k JOIN trace_names n ON n.id = k.name_id ORDER BY 2, 3"
+}
+# copy IN OUT HOW: IN's GPU activities written twice; HOW: adjacent (each after itself), appended
+# (all after the rest), or othercorr (one kernel again under another correlation id: no copy)
+copy() {
+  python3 - "$1" "$2" "$3" << 'EOF'
+import gzip, json, sys
+src, out, how = sys.argv[1:]
+t = json.load(gzip.open(src, "rt"))
+gpu = lambda e: e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")
+evs = t["traceEvents"]
+if how == "adjacent":
+    t["traceEvents"] = [c for e in evs for c in ([e, dict(e)] if gpu(e) else [e])]
+elif how == "appended":
+    t["traceEvents"] = evs + [dict(e) for e in evs if gpu(e)]
+else:
+    k = next(e for e in evs if e.get("cat") == "kernel" and "correlation" in e.get("args", {}))
+    again = dict(k, args=dict(k["args"], correlation=k["args"]["correlation"] + 1000000))
+    t["traceEvents"] = evs + [again]
+json.dump(t, gzip.open(out, "wt"))
+EOF
+}
+command -v python3 > /dev/null || { echo "SKIP: no python3"; exit 77; }
+
+db="$tmp/own.db"
+imp "$v/sglang_tp0.json.gz" "$v/sglang_tp1.json.gz"
+check "the ranks' own files" 0 $?
+want=$(figures)
+check "no copies, nothing said of them" "" "$(grep 'written again' "$tmp/err")"
+n0=$(sql "SELECT kernels + memcpys + memsets FROM trace_ranks WHERE rank = 0")
+
+for how in adjacent appended; do
+  copy "$v/sglang_tp0.json.gz" "$tmp/$how-tp0.json.gz" "$how"
+  copy "$v/sglang_tp1.json.gz" "$tmp/$how-tp1.json.gz" "$how"
+  db="$tmp/$how.db"
+  imp "$tmp/$how-tp0.json.gz" "$tmp/$how-tp1.json.gz"
+  check "$how: exit" 0 $?
+  check "$how: the figures of the files without copies" "$want" "$(figures)"
+  check "$how: said, per file, with how many" 2 \
+    "$(grep -c "^xp: warning: $tmp/$how-tp[01].json.gz: $n0 GPU activities written again (the same name, stream, start, end and correlation as one before: a trace merged with a copy of itself?): each counted once" "$tmp/err")"
+done
+
+# the same place under another correlation id is no copy: counted as written
+copy "$v/sglang_tp0.json.gz" "$tmp/other-tp0.json.gz" othercorr
+db="$tmp/other.db"
+imp "$tmp/other-tp0.json.gz" --rank 0
+check "another correlation: exit" 0 $?
+check "another correlation: one kernel more than the file" "$(($(sed -n 's/^rank,0,\([0-9]*\),.*/\1/p' <<< "$want") + 1))" \
+  "$(sql "SELECT kernels FROM trace_ranks")"
+check "another correlation: no copy said" "" "$(grep 'written again' "$tmp/err")"
+finish
