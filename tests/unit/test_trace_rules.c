@@ -275,6 +275,15 @@ static const struct { const char *name, *category; } cases[] = {
     {"_paged_decode_split_kernel", "attention"},
     {"void gqa_d192_v128_kernel<opus_gqa_d192_traits<32, 64, 8, true, true> >", "attention"},
     {"void mylib::mgqa_helper_kernel(int)", "other"},
+    /* AITER's assembly paged attention on ROCm, by the symbol its code object exports (aiter's
+    ** pa_asm configs, its asm_pa.cu; an MTP decode's in a Python caller): other before; a Triton
+    ** or other kernel merely starting with pa_ is not */
+    {"_ZN5aiter42pa_bf16_pertokenFp8_gqa10_1tg_4w_mtp3_msk1E", "attention"},
+    {"_ZN5aiter44PA_A16W8_BLK256_1TG_4W_16mx1_64nx4_MTP_PS_PBE", "attention"},
+    {"pa_a16w8_2tg_g8_i8", "attention"},
+    {"aiter::pa_bf16_pertokenFp8_gqa10_1tg_4w_mtp3_msk1", "attention"},
+    {"pad_sequences_kernel", "other"},
+    {"void mylib::pa_helper_kernel(int)", "other"},
     {"_inverse_rope_gptj_kernel", "elementwise"},
     {"void mylib::property_update_kernel(int)", "other"},
     {"some_kernel_nobody_has_seen", "other"},
