@@ -85,6 +85,12 @@ need_test_report() { # skip (77) unless tests/test_report (it lays out report ru
     exit 77
   fi
 }
+trace_figures() { # every figure per rank of $db's torch-trace imports (not the files' names)
+  query "SELECT 'rank', rank, rank_source, kernels, memcpys, cpu_ops, linked_kernels, device, world_size, busy_ns, kernel_ns, gpu_start_ns, gpu_end_ns FROM trace_ranks ORDER BY rank"
+  query "SELECT 'step', rank, step, number, start_ns, wall_ns, kernels, kernel_ns, busy_ns FROM trace_steps ORDER BY rank, step"
+  query "SELECT 'coll', rank, seq, collective, step, start_ns, dur_ns, match_group, wait_ns, transfer_ns FROM trace_collectives ORDER BY rank, seq"
+  query "SELECT 'kernels', k.rank, n.name, k.count, k.total_ns FROM trace_kernel_stats k JOIN trace_names n ON n.id = k.name_id ORDER BY 2, 3"
+}
 sample_job() { # sample_job HOURS SCALE OUT [GPU]: tests/data/trace's two-rank sample recorded
   # HOURS later (another job), its kernels SCALE times as long (another workload: each starts no
   # earlier than the one before it on its stream ends, as a stream runs them; xp clips an activity

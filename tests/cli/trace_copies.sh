@@ -11,12 +11,6 @@ set -uo pipefail
 v="$XP_SRC/tests/data/trace/variants"
 steps=(--step-annotation 'step[*') # SGLang's step annotation
 imp() { "$XP" --db "$db" import torch-trace "$@" "${steps[@]}" > "$tmp/out" 2> "$tmp/err"; }
-figures() {
-  query "SELECT 'rank', rank, kernels, memcpys, linked_kernels, busy_ns, kernel_ns, gpu_start_ns, gpu_end_ns FROM trace_ranks ORDER BY rank"
-  query "SELECT 'step', rank, step, number, start_ns, wall_ns, kernels, kernel_ns, busy_ns FROM trace_steps ORDER BY rank, step"
-  query "SELECT 'coll', rank, seq, collective, step, start_ns, dur_ns, match_group, wait_ns, transfer_ns FROM trace_collectives ORDER BY rank, seq"
-  query "SELECT 'kernels', k.rank, n.name, k.count, k.total_ns FROM trace_kernel_stats k JOIN trace_names n ON n.id = k.name_id ORDER BY 2, 3"
-}
 # copy IN OUT HOW: IN's GPU activities written twice; HOW: adjacent (each after itself), appended
 # (all after the rest), or othercorr (one kernel again under another correlation id: no copy)
 copy() {
@@ -42,9 +36,10 @@ command -v python3 > /dev/null || { echo "SKIP: no python3"; exit 77; }
 db="$tmp/own.db"
 imp "$v/sglang_tp0.json.gz" "$v/sglang_tp1.json.gz"
 check "the ranks' own files" 0 $?
-want=$(figures)
+want=$(trace_figures)
 check "no copies, nothing said of them" "" "$(grep 'written again' "$tmp/err")"
 n0=$(sql "SELECT kernels + memcpys + memsets FROM trace_ranks WHERE rank = 0")
+k0=$(sql "SELECT kernels FROM trace_ranks WHERE rank = 0")
 
 for how in adjacent appended; do
   copy "$v/sglang_tp0.json.gz" "$tmp/$how-tp0.json.gz" "$how"
@@ -52,7 +47,7 @@ for how in adjacent appended; do
   db="$tmp/$how.db"
   imp "$tmp/$how-tp0.json.gz" "$tmp/$how-tp1.json.gz"
   check "$how: exit" 0 $?
-  check "$how: the figures of the files without copies" "$want" "$(figures)"
+  check "$how: the figures of the files without copies" "$want" "$(trace_figures)"
   check "$how: said, per file, with how many" 2 \
     "$(grep -c "^xp: warning: $tmp/$how-tp[01].json.gz: $n0 GPU activities written again (the same name, stream, start, end and correlation as one before: a trace merged with a copy of itself?): each counted once" "$tmp/err")"
 done
@@ -62,7 +57,7 @@ copy "$v/sglang_tp0.json.gz" "$tmp/other-tp0.json.gz" othercorr
 db="$tmp/other.db"
 imp "$tmp/other-tp0.json.gz" --rank 0
 check "another correlation: exit" 0 $?
-check "another correlation: one kernel more than the file" "$(($(sed -n 's/^rank,0,\([0-9]*\),.*/\1/p' <<< "$want") + 1))" \
+check "another correlation: one kernel more than the file" "$((k0 + 1))" \
   "$(sql "SELECT kernels FROM trace_ranks")"
 check "another correlation: no copy said" "" "$(grep 'written again' "$tmp/err")"
 finish

@@ -10,24 +10,17 @@ set -uo pipefail
 v="$XP_SRC/tests/data/trace/variants"
 steps=(--step-annotation 'step[*') # SGLang's step annotation
 imp() { "$XP" --db "$db" import torch-trace "$@" "${steps[@]}" > "$tmp/out" 2> "$tmp/err"; }
-# every figure per rank that the files' own import keeps (not the file's name)
-figures() {
-  query "SELECT 'rank', rank, rank_source, kernels, memcpys, cpu_ops, linked_kernels, device, world_size, busy_ns, kernel_ns, gpu_start_ns, gpu_end_ns FROM trace_ranks ORDER BY rank"
-  query "SELECT 'step', rank, step, number, start_ns, wall_ns, kernels, kernel_ns, busy_ns FROM trace_steps ORDER BY rank, step"
-  query "SELECT 'coll', rank, seq, collective, step, start_ns, dur_ns, match_group, wait_ns, transfer_ns FROM trace_collectives ORDER BY rank, seq"
-  query "SELECT 'kernels', k.rank, n.name, k.count, k.total_ns FROM trace_kernel_stats k JOIN trace_names n ON n.id = k.name_id ORDER BY 2, 3"
-}
 
 db="$tmp/own.db"
 imp "$v/sglang_tp0.json.gz" "$v/sglang_tp1.json.gz"
 check "the ranks' own files" 0 $?
-want=$(figures)
+want=$(trace_figures)
 check "own files: 12 collectives matched" "12" "$(query "SELECT count(match_group) FROM trace_collectives")"
 
 db="$tmp/merged.db"
 imp "$v/sglang_merged.json.gz"
 check "merged file: exit" 0 $?
-check "merged file: the figures of the ranks' own files" "$want" "$(figures)"
+check "merged file: the figures of the ranks' own files" "$want" "$(trace_figures)"
 check "merged file: summary" "rank 0  sglang_merged.json.gz: 132 kernels, 2 steps|rank 1  sglang_merged.json.gz: 132 kernels, 2 steps|collectives: 12 matched, 0 unmatched" \
   "$(grep -o '^rank [01]  sglang_merged.json.gz: 132 kernels, 2 steps\|^collectives: [0-9]* matched, [0-9]* unmatched' "$tmp/out" | paste -sd'|')"
 check "merged file: said" "xp: warning: $v/sglang_merged.json.gz: 2 ranks merged into one file, its pids labelled [TP00] to [TP01] as SGLang's profile merger labels a rank's: each label's process and GPU are read as a rank, the label's TP rank" \
@@ -39,7 +32,7 @@ if command -v strace > /dev/null 2>&1 && strace -f -qq -e trace=none true 2> /de
   db="$tmp/merged_reads.db"
   strace -f -qq -e trace=openat -o "$tmp/opens.txt" "$XP" --db "$db" import torch-trace "$v/sglang_merged.json.gz" "${steps[@]}" > /dev/null 2>&1
   check "merged file: read twice" 2 "$(grep -c 'sglang_merged\.json\.gz"' "$tmp/opens.txt")"
-  check "merged file read twice: the same figures" "$want" "$(figures)"
+  check "merged file read twice: the same figures" "$want" "$(trace_figures)"
 else
   echo "merged file's reads: not counted (strace not available here)"
 fi
@@ -49,7 +42,7 @@ zcat "$v/sglang_merged.json.gz" | sed 's/"\[\(TP0[01]\)\] \([^"]*\)"/"[\1 \2]"/g
 check "pid inside the label: written" 774 "$(grep -o '"pid": "\[TP0[01] [^]"]*\]"' "$tmp/inside.json" | wc -l)"
 db="$tmp/inside.db"
 imp "$tmp/inside.json"
-check "pid inside the label: the same figures" "$want" "$(figures)"
+check "pid inside the label: the same figures" "$want" "$(trace_figures)"
 
 # the rank given for the file is its first label's, the others' follow
 db="$tmp/given.db"
@@ -84,11 +77,11 @@ one_line "--events" 2 "sglang_merged.json.gz: 2 ranks merged into one file (its 
 steps=()
 db="$tmp/mn-own.db"
 imp "$v/multinode_r0.json.gz" "$v/multinode_r1.json.gz"
-want=$(figures)
+want=$(trace_figures)
 python3 "$v/sglang_merge.py" "$tmp/mn.json.gz" TP-0 TP-1 "$v/multinode_r0.json.gz" "$v/multinode_r1.json.gz"
 db="$tmp/mn.db"
 imp "$tmp/mn.json.gz"
-check "c10d's collectives: the same figures" "$want" "$(figures)"
+check "c10d's collectives: the same figures" "$want" "$(trace_figures)"
 check "c10d's collectives: sources" "trace trace" "$(query "SELECT rank_source FROM trace_ranks ORDER BY rank" | paste -sd' ')"
 # ... the files named as each other's ranks: the labels' ranks, their calls' said
 python3 "$v/sglang_merge.py" "$tmp/mnx.json.gz" TP-1 TP-0 "$v/multinode_r0.json.gz" "$v/multinode_r1.json.gz"
