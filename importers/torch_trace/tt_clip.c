@@ -34,8 +34,11 @@
 ** An activity written twice or more, the same name, stream, start, end and correlation id (a
 ** trace merged with itself, or with a copy of part of it, as tools that join traces can do: no
 ** stream runs two lasting activities from the same start to the same end), counts once: its
-** copies are left out on the same second read, so that no figure counts its time twice. An
-** activity that lasts nothing is left as written: two of them at one time may be two.
+** copies are left out on the same second read, so that no figure counts its time twice. Only
+** where its correlation id is its own: a launch runs one activity, but a graph launch's id is
+** every node's, and its concurrent branches, drawn on one stream, may run one kernel each at a
+** time the GPU's timer (as coarse as 1 us) gives alike; a graph node's (its id not kept) and an
+** activity's with none are left as written too, and so is one that lasts nothing.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -97,21 +100,43 @@ static void clip_lane(tt_clip *a, size_t n, xp_vec *out) {
   }
 }
 
-/* A lane's activities (sorted by place) with each one's copies folded into it, counted in
-** copies: the same start, end, kernel key and correlation as the one before, and lasting. Its
-** new length. */
+static int by_corr(const void *a, const void *b) {
+  const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The correlation ids that a lane's activities (sorted by identity) share with another activity
+** than their copies (a graph launch's), sorted, their count in *ns. */
+static uint32_t *shared_corrs(const tt_clip *a, size_t n, size_t *ns) {
+  uint32_t *one = xp_xmalloc((n ? n : 1) * sizeof *one), *shared = xp_xmalloc((n ? n : 1) * sizeof *shared);
+  size_t m = 0, s = 0;
+  for (size_t k = 0; k < n; k++) /* each activity once, its copies left out */
+    if (k == 0 || by_identity(&a[k - 1], &a[k]) != 0) one[m++] = a[k].corr;
+  qsort(one, m, sizeof *one, by_corr);
+  for (size_t k = 1; k < m; k++)
+    if (one[k] == one[k - 1] && (s == 0 || shared[s - 1] != one[k])) shared[s++] = one[k];
+  free(one);
+  *ns = s;
+  return shared;
+}
+
+/* A lane's activities (sorted by identity) with each one's copies folded into it, counted in
+** copies: the same start, end, kernel key and correlation as the one before, lasting, and of a
+** correlation id of its own. Its new length. */
 static size_t fold_copies(tt_clip *a, size_t n) {
-  size_t m = 0;
+  size_t ns, m = 0;
+  uint32_t *shared = shared_corrs(a, n, &ns);
   for (size_t k = 0; k < n; k++) {
     const tt_clip *c = &a[k];
     tt_clip *last = m ? &a[m - 1] : NULL;
-    if (last && c->end > c->start && c->start == last->start && c->end == last->end && c->key == last->key &&
-        c->corr == last->corr) {
+    if (last && c->end > c->start && by_identity(c, last) == 0 && c->corr && c->corr != TT_CORR_GRAPH_NODE &&
+        !bsearch(&c->corr, shared, ns, sizeof *shared, by_corr)) {
       last->copies++;
       continue;
     }
     a[m++] = *c;
   }
+  free(shared);
   return m;
 }
 

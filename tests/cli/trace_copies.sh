@@ -12,7 +12,8 @@ v="$XP_SRC/tests/data/trace/variants"
 steps=(--step-annotation 'step[*') # SGLang's step annotation
 imp() { "$XP" --db "$db" import torch-trace "$@" "${steps[@]}" > "$tmp/out" 2> "$tmp/err"; }
 # copy IN OUT HOW: IN's GPU activities written twice; HOW: adjacent (each after itself), appended
-# (all after the rest), or othercorr (one kernel again under another correlation id: no copy)
+# (all after the rest), othercorr (one kernel again under another correlation id: no copy) or
+# graph (one kernel again, its correlation id another kernel's of its stream, as a graph launch's)
 copy() {
   python3 - "$1" "$2" "$3" << 'EOF'
 import gzip, json, sys
@@ -26,7 +27,12 @@ elif how == "appended":
     t["traceEvents"] = evs + [dict(e) for e in evs if gpu(e)]
 else:
     k = next(e for e in evs if e.get("cat") == "kernel" and "correlation" in e.get("args", {}))
-    again = dict(k, args=dict(k["args"], correlation=k["args"]["correlation"] + 1000000))
+    if how == "othercorr":
+        again = dict(k, args=dict(k["args"], correlation=k["args"]["correlation"] + 1000000))
+    else:
+        k2 = next(e for e in evs if e.get("cat") == "kernel" and e is not k and e["tid"] == k["tid"])
+        k2["args"]["correlation"] = k["args"]["correlation"]
+        again = dict(k)
     t["traceEvents"] = evs + [again]
 json.dump(t, gzip.open(out, "wt"))
 EOF
@@ -60,4 +66,13 @@ check "another correlation: exit" 0 $?
 check "another correlation: one kernel more than the file" "$((k0 + 1))" \
   "$(sql "SELECT kernels FROM trace_ranks")"
 check "another correlation: no copy said" "" "$(grep 'written again' "$tmp/err")"
+
+# ... nor is one of a graph launch, whose correlation id its other kernels share: its branches,
+# drawn on one stream, may run the same kernel over the same (timer-coarse) time
+copy "$v/sglang_tp0.json.gz" "$tmp/graph-tp0.json.gz" graph
+db="$tmp/graph.db"
+imp "$tmp/graph-tp0.json.gz" --rank 0
+check "a graph launch's: exit" 0 $?
+check "a graph launch's: counted as written" "$((k0 + 1))" "$(sql "SELECT kernels FROM trace_ranks")"
+check "a graph launch's: no copy said" "" "$(grep 'written again' "$tmp/err")"
 finish
