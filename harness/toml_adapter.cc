@@ -76,6 +76,17 @@ bool word_char(char c) {
          c == '-' || c == '.' || c == '+';
 }
 
+// The byte offset of a parse error's position in text.
+size_t offset_of(std::string_view text, const toml::source_position &at) {
+  size_t pos = 0;
+  for (auto line = at.line; line > 1 && pos < text.size(); pos++)
+    if (text[pos] == '\n') line--;
+  // the column counts code points, not bytes ("é" before it is one)
+  for (auto column = at.column; column > 1 && pos < text.size(); column--)
+    while (++pos < text.size() && (static_cast<unsigned char>(text[pos]) & 0xC0) == 0x80) {}
+  return pos;
+}
+
 // The bare word at a parse error's position, where the value there is unquoted text (dtype =
 // bf16, interconnect = nvlink, max = 256M): toml++ says "expected 'nan', saw 'nv'" or "could
 // not determine value type", which leaves the user to guess what TOML wanted. "" where the word
@@ -86,13 +97,7 @@ std::string unquoted_word(std::string_view text, const toml::parse_error &e) {
   for (const char *what : {"value:", "floating-point:", "boolean:", "decimal integer:"})
     value |= e.description().rfind(std::string("Error while parsing ") + what, 0) == 0;
   if (!value) return "";
-  const toml::source_region &at = e.source();
-  size_t pos = 0;
-  for (auto line = at.begin.line; line > 1 && pos < text.size(); pos++)
-    if (text[pos] == '\n') line--;
-  // the column counts code points, not bytes ("é" before it is one)
-  for (auto column = at.begin.column; column > 1 && pos < text.size(); column--)
-    while (++pos < text.size() && (static_cast<unsigned char>(text[pos]) & 0xC0) == 0x80) {}
+  size_t pos = offset_of(text, e.source().begin);
   if (pos >= text.size() || !word_char(text[pos])) return "";
   size_t from = pos, to = pos;
   while (from > 0 && word_char(text[from - 1])) from--;
@@ -106,6 +111,120 @@ std::string unquoted_word(std::string_view text, const toml::parse_error &e) {
   return letter ? word : "";
 }
 
+// ---- the key of a "cannot redefine existing" error, as the spec writes it ----
+
+bool bare_key_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
+bool blank(char c) { return c == ' ' || c == '\t'; }
+
+// The end of the key segment starting at pos: a bare word, or a quoted one with its quotes;
+// pos where none starts there.
+size_t segment_end(std::string_view t, size_t pos) {
+  if (pos < t.size() && (t[pos] == '"' || t[pos] == '\'')) {
+    const char q = t[pos];
+    for (size_t i = pos + 1; i < t.size() && t[i] != '\n'; i++) {
+      if (q == '"' && t[i] == '\\') i++; /* \" inside a basic string does not end it */
+      else if (t[i] == q) return i + 1;
+    }
+    return pos;
+  }
+  while (pos < t.size() && bare_key_char(t[pos])) pos++;
+  return pos;
+}
+
+// The start of the key segment ending at end; end where none ends there.
+size_t segment_start(std::string_view t, size_t end) {
+  if (end == 0) return end;
+  const char q = t[end - 1];
+  if (q != '"' && q != '\'') {
+    size_t i = end;
+    while (i > 0 && bare_key_char(t[i - 1])) i--;
+    return i;
+  }
+  for (size_t i = end - 1; i-- > 0 && t[i] != '\n';) {
+    size_t slashes = 0; /* an odd run of backslashes escapes the quote */
+    while (q == '"' && slashes < i && t[i - 1 - slashes] == '\\') slashes++;
+    if (t[i] == q && slashes % 2 == 0) return i;
+  }
+  return end;
+}
+
+size_t skip_blanks(std::string_view t, size_t pos) {
+  while (pos < t.size() && blank(t[pos])) pos++;
+  return pos;
+}
+
+size_t skip_blanks_back(std::string_view t, size_t pos) {
+  while (pos > 0 && blank(t[pos - 1])) pos--;
+  return pos;
+}
+
+// The end of the dotted key starting at pos (t . "x", whole).
+size_t key_end(std::string_view t, size_t pos) {
+  for (size_t end;; pos = skip_blanks(t, skip_blanks(t, end) + 1)) {
+    if ((end = segment_end(t, pos)) == pos) return pos;
+    const size_t dot = skip_blanks(t, end);
+    if (dot >= t.size() || t[dot] != '.') return end;
+  }
+}
+
+// The start of the dotted key ending at end.
+size_t key_start(std::string_view t, size_t end) {
+  size_t start = end;
+  for (;;) {
+    const size_t from = segment_start(t, end);
+    if (from == end) return start;
+    start = from;
+    const size_t dot = skip_blanks_back(t, start);
+    if (dot == 0 || t[dot - 1] != '.') return start;
+    end = skip_blanks_back(t, dot - 1);
+  }
+}
+
+// A table header as written ([t], [[ "t" ]]) on the line that starts at pos, or "".
+std::string header_at(std::string_view t, size_t pos) {
+  const size_t open = skip_blanks(t, pos);
+  if (open >= t.size() || t[open] != '[') return "";
+  const bool array = open + 1 < t.size() && t[open + 1] == '[';
+  size_t close = skip_blanks(t, key_end(t, skip_blanks(t, open + 1 + array)));
+  if (close >= t.size() || t[close] != ']' || (array && (close + 1 >= t.size() || t[close + 1] != ']'))) return "";
+  return std::string(t.substr(open, close + 1 + array - open));
+}
+
+// The key a "cannot redefine existing" error is about, as the spec writes it, and its line
+// (key "" where not found): toml++ before 3.5 garbles a quoted key in that message ('"a" = 1'
+// then '"a" = 2' said "cannot redefine existing integer '"a"a" '": marzer/tomlplusplus#300),
+// says nothing of which key a dotted one ("t".y = 2 after "t" = 1) would redefine, and puts a
+// header's parent ([t.x] after t = 1) on the line after the header.
+struct located_key {
+  std::string key;
+  long line;
+};
+
+located_key redefined_key(std::string_view t, const toml::parse_error &e) {
+  const std::string_view what = e.description();
+  const long line = static_cast<long>(e.source().begin.line);
+  if (what.find("cannot redefine existing") == std::string_view::npos) return {"", line};
+  if (what.rfind("Error while parsing table header", 0) == 0) {
+    for (long at = line; at >= line - 1 && at > 0; at--) {
+      std::string header = header_at(t, offset_of(t, toml::source_position{static_cast<toml::source_index>(at), 1}));
+      if (!header.empty()) return {header, at};
+    }
+    return {"", line};
+  }
+  const size_t pos = offset_of(t, e.source().begin);
+  size_t end;
+  if (what.find("as dotted key-value pair") != std::string_view::npos) end = segment_end(t, pos); /* pos: the segment's start */
+  else { /* pos: the value's start, after "KEY =" */
+    const size_t eq = skip_blanks_back(t, pos);
+    if (eq == 0 || t[eq - 1] != '=') return {"", line};
+    end = skip_blanks_back(t, eq - 1);
+  }
+  const size_t start = key_start(t, end);
+  return {std::string(t.substr(start, end - start)), line};
+}
 }  // namespace
 
 extern "C" cJSON *xp_toml_to_json(const char *text, size_t len, const char *source, cJSON *lines,
@@ -121,7 +240,10 @@ extern "C" cJSON *xp_toml_to_json(const char *text, size_t len, const char *sour
   } catch (const toml::parse_error &e) {
     *err_line = static_cast<int>(e.source().begin.line);
     const std::string word = unquoted_word(std::string_view(text, len), e);
-    if (err && !word.empty())
+    const located_key dup = redefined_key(std::string_view(text, len), e);
+    if (!dup.key.empty()) *err_line = static_cast<int>(dup.line);
+    if (err && !dup.key.empty()) std::snprintf(err, errlen, "%s: duplicate key (each key may be given once)", dup.key.c_str());
+    else if (err && !word.empty())
       std::snprintf(err, errlen, "invalid TOML: %s is unquoted: TOML writes text in quotes (\"%s\")",
                     word.c_str(), word.c_str());
     else if (err) std::snprintf(err, errlen, "invalid TOML: %s", std::string(e.description()).c_str());

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# A TOML key given twice is named as the spec writes it, at the line that gives it again. toml++
+# 3.3 (Debian's) garbles a quoted key in its message ('"a" = 1', '"a" = 2' said "cannot redefine
+# existing integer '"a"a" '": marzer/tomlplusplus#300, fixed upstream in #302, after 3.4.0).
+set -u
+. "$XP_SRC/tests/lib.sh"
+dup() { # dup WHAT LINE KEY TOML: xp run of the spec TOML says "spec.toml:LINE: KEY: duplicate key"
+  printf '%b' "$4" > "$tmp/spec.toml"
+  "$XP" --db "$db" run "$tmp/spec.toml" --dry-run > /dev/null 2> "$tmp/err"
+  check "$1: exit" 2 $?
+  check "$1: message" "xp: $tmp/spec.toml:$2: $3: duplicate key (each key may be given once)" "$(cat "$tmp/err")"
+}
+dup 'quoted twice' 3 '"a"' 'kind = "gemm"\n"a" = 1\n"a" = 2\n'
+dup 'bare, then quoted' 4 '"m"' 'kind = "gemm"\nm = [1]\n\n"m" = [2]\n'
+dup 'quoted, then literal' 4 "'n'" 'kind = "gemm"\n[shape]\n"n" = 1\n'"'n'"' = 2\n'
+dup 'a quoted key holding a space, a dot and a quote' 3 '"a b.\"c"' 'kind = "gemm"\n"a b.\\"c" = 1\n"a b.\\"c" = 2\n'
+dup 'dotted, quoted last' 3 't."x"' 'kind = "gemm"\nt.x = 1\nt."x" = 2\n'
+dup 'dotted, spaced' 3 '"t" . "x"' 'kind = "gemm"\nt.x = 1\n"t" . "x" = 2\n'
+dup 'in an inline table' 2 'x' 'kind = "gemm"\nt = {"x" = 1, x = 2}\n'
+dup 'a table header twice' 4 '["t"]' 'kind = "gemm"\n["t"]\nx = 1\n["t"]\ny = 2\n'
+dup 'a header over a value' 3 '[[ "t" ]]' 'kind = "gemm"\n"t" = 1\n[[ "t" ]]\ny = 2\n'
+dup 'a dotted key over a value' 3 '"t"' 'kind = "gemm"\n"t" = 1\n"t".y = 2\n'
+dup 'a header whose parent is a value' 3 '[ t . "x" ]' 'kind = "gemm"\nt = 1\n  [ t . "x" ] # c\ny = 2\n'
+dup 'a key after a multi-byte one' 3 '"é"' 'kind = "gemm"\n"é" = 1\n"é" = 2\n'
+finish
