@@ -337,12 +337,11 @@ int xp_spec_line(const xp_spec *s, const char *path) {
   return hit ? (int)xp_line_of_offset(text, (size_t)(hit - text)) : 0;
 }
 
-int xp_spec_error(const xp_spec *s, const char *path, const char *fmt, ...) {
+/* The error at path, with exit code `code`: "FILE:LINE: PATH: msg", or "<command line>: --set
+** PATH: msg" where --set gave the key. */
+static int spec_verror(const xp_spec *s, int code, const char *path, const char *fmt, va_list ap) {
   char msg[1024];
-  va_list ap;
-  va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
   /* A spec with neither positions nor text was made from the command line (xp import): no
   ** line to name, as for --set. */
   const int no_lines = !((const struct spec_private *)(s + 1))->text;
@@ -350,10 +349,32 @@ int xp_spec_error(const xp_spec *s, const char *path, const char *fmt, ...) {
     /* a stored spec's key the run's --set gave is the stored spec's now: the rerun's command
     ** line has no --set */
     const int line = xp_spec_line(s, path);
-    if (line < 0 && !stored(s)) return xp_error_at(XP_EXIT_USAGE, "<command line>", 0, "--set %s: %s", path, msg);
-    return xp_error_at(XP_EXIT_USAGE, s->path, line > 0 ? line : no_lines ? 0 : 1, "%s: %s", path, msg);
+    if (line < 0 && !stored(s)) return xp_error_at(code, "<command line>", 0, "--set %s: %s", path, msg);
+    return xp_error_at(code, s->path, line > 0 ? line : no_lines ? 0 : 1, "%s: %s", path, msg);
   }
-  return xp_error_at(XP_EXIT_USAGE, s->path, no_lines ? 0 : 1, "%s", msg);
+  return xp_error_at(code, s->path, no_lines ? 0 : 1, "%s", msg);
+}
+
+int xp_spec_error(const xp_spec *s, const char *path, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  const int rc = spec_verror(s, XP_EXIT_USAGE, path, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+/* Exit 4 (the environment): the spec may well run on a machine with more GPUs. */
+__attribute__((format(printf, 3, 4))) static int spec_env_error(const xp_spec *s, const char *path, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  const int rc = spec_verror(s, XP_EXIT_ENV, path, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+int xp_spec_check_device(const xp_spec *s, const char *path, int device, int visible) {
+  if (device < visible) return 0;
+  return spec_env_error(s, path, "device %d does not exist (%d GPU%s visible)", device, visible, visible == 1 ? "" : "s");
 }
 
 /* Whether text is the value (or an element of the value) of a top-level key that --set gave:

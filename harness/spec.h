@@ -39,6 +39,9 @@ int xp_spec_check_weights(const xp_spec *spec, const char *path, const char *pro
 /* Report an error located at a key: "xp: FILE:LINE: PATH: message". Returns XP_EXIT_USAGE. */
 int xp_spec_error(const xp_spec *s, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* A device index (device, gpus[i]) past the `visible` GPUs: exit 4 (XP_EXIT_ENV), said at the
+** key's line, or at the --set that gave it. 0 where device < visible. */
+int xp_spec_check_device(const xp_spec *s, const char *path, int device, int visible);
 /* Resolve a path written in the spec against the spec's directory (malloc'd); one that --set
 ** gave (the spec's own string, passed as is) stays the shell's, from the working directory. */
 char *xp_spec_resolve(const xp_spec *s, const char *relpath);

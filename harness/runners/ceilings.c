@@ -508,9 +508,7 @@ static int ceilings_execute(xp_ctx *ctx) {
   xp_ceilings_opts o;
   int fp8_explicit, rc;
   opts_from_spec(ctx->spec, &o, &fp8_explicit);
-  if (o.device >= xp_gpu_count())
-    return xp_spec_error(ctx->spec, "device", "device %d does not exist (%d visible)", o.device,
-                         xp_gpu_count());
+  if ((rc = xp_spec_check_device(ctx->spec, "device", o.device, xp_gpu_count())) != 0) return rc;
   xp_gpu_info g;
   if ((rc = xp_gpu_describe(o.device, &g))) return rc;
   int major = 0, minor = 0;

@@ -1118,11 +1118,7 @@ static int gemm_execute(xp_ctx *ctx) {
   xp_ceilings c;
   xp_ceilings_meas meas = {0};
   xp_gpu_info gpu;
-  if (g.device >= xp_gpu_count()) {
-    rc = xp_spec_error(ctx->spec, "device", "device %d does not exist (%d visible)", g.device,
-                       xp_gpu_count());
-    goto done;
-  }
+  if ((rc = xp_spec_check_device(ctx->spec, "device", g.device, xp_gpu_count())) != 0) goto done;
   rc = XP_EXIT_FAILED;
   XP_CUDA(cudaSetDevice(g.device));
   if ((rc = xp_gpu_describe(g.device, &gpu))) goto done;

@@ -605,14 +605,14 @@ static int kv_execute(xp_ctx *ctx) {
   o.seed = cJSON_GetObjectItemCaseSensitive(root, "seed") ? (uint64_t)xp_spec_int(root, "seed", 0) : fresh_seed();
   o.routings = (int)xp_spec_int(root, "routings", 64);
   o.spec = root;
-  if (o.device >= xp_gpu_count())
-    return xp_spec_error(ctx->spec, "device", "device %d does not exist (%d visible)", o.device, xp_gpu_count());
+  int rc = xp_spec_check_device(ctx->spec, "device", o.device, xp_gpu_count());
+  if (rc) return rc;
   o.rotate_bytes = cJSON_GetObjectItemCaseSensitive(root, "rotate_mib")
                        ? xp_spec_int(root, "rotate_mib", 0) << 20
                        : (int64_t)(2.5 * (double)xp_gpu_l2_bytes(o.device));
   xp_gpu_info g;
-  int rc = xp_gpu_describe(o.device, &g), major = 0, minor = 0;
-  if (rc) return rc;
+  int major = 0, minor = 0;
+  if ((rc = xp_gpu_describe(o.device, &g)) != 0) return rc;
   sscanf(g.cc, "%d.%d", &major, &minor);
   const int arch = major * 10 + minor;
   char archs[16], source[128] = "";

@@ -112,6 +112,11 @@ static int decide_ranks(const xp_spec *s, const xp_nccl_plan *p, xp_nccl_launch 
     if (rc) return rc;
     const int dev = xp_nccl_launch_device(s, p, l);
     if (dev < 0) return XP_EXIT_USAGE;
+    if (p->ngpus && dev >= visible) { /* the device gpus lists for this local rank: its line, or the --set */
+      char path[32];
+      snprintf(path, sizeof path, "gpus[%d]", l->local_rank);
+      return xp_spec_check_device(s, path, dev, visible);
+    }
     if (dev >= visible)
       return xp_error(XP_EXIT_ENV, "local rank %d needs device %d, but %d GPU%s visible", l->local_rank,
                       dev, visible, visible == 1 ? " is" : "s are");
@@ -128,13 +133,9 @@ static int decide_ranks(const xp_spec *s, const xp_nccl_plan *p, xp_nccl_launch 
   if ((rc = xp_gpu_require(n)) != 0) return rc;
   for (int i = 0; i < n; i++) {
     int dev = p->ngpus ? p->gpus[i] : i;
-    if (dev >= visible) {
-      char path[32];
-      snprintf(path, sizeof path, "gpus[%d]", i);
-      xp_error_at(XP_EXIT_ENV, s->path, xp_spec_line(s, path), "%s: device %d does not exist (%d GPU%s visible)",
-                  path, dev, visible, visible == 1 ? "" : "s");
-      return XP_EXIT_ENV;
-    }
+    char path[32];
+    snprintf(path, sizeof path, "gpus[%d]", i);
+    if ((rc = xp_spec_check_device(s, path, dev, visible)) != 0) return rc;
     loc->device[i] = dev;
     loc->rank[i] = i;
   }
