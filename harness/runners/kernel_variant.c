@@ -236,10 +236,12 @@ static int check_model_label(const xp_spec *spec) {
   if (!rc && xp_model_check_parallel(m, &p, err, sizeof err))
     rc = xp_spec_error(spec, "tp", "%s", err);
   const cJSON *shapes = rc ? NULL : cJSON_GetObjectItemCaseSensitive(spec->root, "shapes"), *sh;
+  /* said at what made them disagree: a --set tp= over the spec's model, else the model label */
+  const char *blamed = xp_spec_line(spec, "tp") < 0 && xp_spec_line(spec, "model") >= 0 ? "tp" : "model";
   int i = 0;
   cJSON_ArrayForEach(sh, shapes) {
     if (!model_runs(m, &p, sh)) {
-      rc = xp_spec_error(spec, "model", "\"%s\" labels the run, but shapes[%d] (%s) is not a shape %s "
+      rc = xp_spec_error(spec, blamed, "\"%s\" labels the run, but shapes[%d] (%s) is not a shape %s "
                          "runs at tp=%d (%s): the run would file another model's shapes under it "
                          "(give the model's shapes, or another label)", name, i,
                          xp_spec_str(sh, "name", ""), m->name, p.tp, path);
