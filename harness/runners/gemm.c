@@ -68,6 +68,8 @@
 #include "ceilings/block_scales.h"
 #include "models.h"
 #include "runners/ceilings.h"
+#include "recorder.h"
+#include "runners/gemm.h"
 #include "runners/gemm_cold.h"
 #include "runners/gemm_pick.h"
 #include "stats.h"
@@ -424,6 +426,38 @@ static int gemm_check(const xp_spec *spec) {
     return XP_EXIT_USAGE;
   gemm_setup g;
   int rc = setup_build(spec, &g);
+  setup_free(&g);
+  return rc;
+}
+
+/* ---- what the run measured under, for the record ---- */
+
+/* What the spec left to defaults is still what ran: said where queries group by it (model,
+** dtype, tp; the model's source, content, checkpoint dtype, MLA form and MXFP4 padding). A
+** run of FP4 experts at the default triton padding recorded no backend, so it could not be told
+** from a marlin or flashinfer one by its run_meta. XP_EXIT_DB, or 0. */
+static int record_setup(xp_run *run, const cJSON *root, const gemm_setup *g) {
+  const xp_model *m = g->model;
+  if ((m && !xp_spec_str(root, "model", NULL) && xp_run_meta(run, "model", m->name, "declared")) ||
+      (!xp_spec_str(root, "dtype", NULL) && xp_run_meta(run, "dtype", "bf16", "declared")) ||
+      (m && !cJSON_GetObjectItemCaseSensitive(root, "tp") && xp_run_meta_int(run, "tp", g->par.tp, "declared")) ||
+      (m && xp_run_meta(run, "gemm.model_source", m->source, "declared")) ||
+      /* the spec names the file, not its content: an edit changes the shapes under one spec hash */
+      (m && m->sha256[0] && xp_run_meta(run, "gemm.model_sha256", m->sha256, "declared")) ||
+      /* what an engine runs the model at, for decode_gap_analysis.sql's advice to a run of another dtype */
+      (m && m->ck_dtype && xp_run_meta(run, "gemm.checkpoint_dtype", m->ck_dtype, "declared")) ||
+      (m && xp_run_meta(run, "gemm.mla", g->par.mla_absorbed ? "absorbed" : "naive", "declared")) ||
+      (m && xp_model_fp4_experts(m) &&
+       xp_run_meta(run, "gemm.mxfp4_backend", xp_mxfp4_backends[g->par.mxfp4_backend], "declared")))
+    return XP_EXIT_DB;
+  return 0;
+}
+
+int xp_gemm_record_setup(xp_run *run, const xp_spec *spec) {
+  gemm_setup g;
+  memset(&g, 0, sizeof g);
+  int rc = setup_build(spec, &g);
+  if (rc == 0) rc = record_setup(run, spec->root, &g);
   setup_free(&g);
   return rc;
 }
@@ -1037,27 +1071,11 @@ static int record_all(xp_ctx *ctx, const gemm_setup *g, const xp_gpu_info *gpu,
   xp_run *run = ctx->run;
   FILE *out = ctx->quiet ? NULL : ctx->out;
   int rc = XP_EXIT_DB;
-  /* What the spec left to defaults is still what ran: say so where queries group by it. */
-  const cJSON *root = ctx->spec->root;
-  if ((g->model && !xp_spec_str(root, "model", NULL) &&
-       xp_run_meta(run, "model", g->model->name, "declared")) ||
-      (!xp_spec_str(root, "dtype", NULL) && xp_run_meta(run, "dtype", "bf16", "declared")) ||
-      (g->model && !cJSON_GetObjectItemCaseSensitive(root, "tp") &&
-       xp_run_meta_int(run, "tp", g->par.tp, "declared")))
-    return rc;
+  if (record_setup(run, ctx->spec->root, g)) return rc;
   if (xp_run_meta(run, "gemm.gpu_uuid", gpu->uuid, "detected") ||
       xp_run_meta(run, "gemm.ceilings_run", c->run_uuid[0] ? c->run_uuid : "measured inline",
                   "detected") ||
       (c->match[0] && xp_run_meta(run, "gemm.ceilings_match", c->match, "detected")) ||
-      (g->model && xp_run_meta(run, "gemm.model_source", g->model->source, "declared")) ||
-      /* the spec names the file, not its content: an edit changes the shapes under one spec hash */
-      (g->model && g->model->sha256[0] &&
-       xp_run_meta(run, "gemm.model_sha256", g->model->sha256, "declared")) ||
-      /* what an engine runs the model at, for decode_gap_analysis.sql's advice to a run of another dtype */
-      (g->model && g->model->ck_dtype &&
-       xp_run_meta(run, "gemm.checkpoint_dtype", g->model->ck_dtype, "declared")) ||
-      (g->model && xp_run_meta(run, "gemm.mla", g->par.mla_absorbed ? "absorbed" : "naive",
-                               "declared")) ||
       (meas->nr && xp_ceilings_record(run, meas, "ceilings.")))
     return rc;
   char ceil[160];
