@@ -692,6 +692,45 @@ static void test_gpt_oss_fp4_padding(void) {
   free(path);
 }
 
+/* The shipped Qwen3-235B-A22B and gpt-oss-120b files, against their config.json as vLLM splits
+** them (qwen3_moe.py, gpt_oss.py): 4 KV heads replicated past tp=4, every layer MoE and no
+** shared expert; gpt-oss's MXFP4 experts at Triton's padding (2880 / 8 = 360 wide: 384). */
+static void test_qwen3_gpt_oss_files(void) {
+  size_t n;
+  xp_model *m = load("Qwen3-235B-A22B");
+  if (m) {
+    CHECK_EQ_INT(xp_model_moe_layers(m), 94);
+    xp_gemm_shape *v = derive(m, 8, 1, 1, 1, &n);
+    expect(v, n, "qkv_proj", 1, (8 + 2) * 128, 4096, 1, 94); /* 4 KV heads: one per GPU, each on two */
+    expect(v, n, "o_proj", 1, 4096, 8 * 128, 1, 94);
+    expect(v, n, "moe_router", 1, 128, 4096, 1, 94);
+    expect(v, n, "moe_gate_up", 1, 2 * 1536 / 8, 4096, 1, 94 * 8);
+    expect(v, n, "moe_down", 1, 4096, 1536 / 8, 1, 94 * 8);
+    expect(v, n, "lm_head", 1, 151936 / 8, 4096, 1, 1);
+    CHECK(find(v, n, "dense_gate_up") == NULL);
+    CHECK(find(v, n, "shared_expert_gate_up") == NULL);
+    CHECK_EQ_INT(n, 6);
+    free(v);
+    v = derive(m, 16, 1, 1, 1, &n);
+    expect(v, n, "qkv_proj", 1, (4 + 2) * 128, 4096, 1, 94);
+    free(v);
+    xp_model_free(m);
+  }
+  m = load("gpt-oss-120b");
+  if (m) {
+    CHECK(xp_model_fp4_experts(m));
+    xp_gemm_shape *v = derive(m, 8, 1, 1, 1, &n);
+    expect(v, n, "qkv_proj", 1, (8 + 2) * 64, 2880, 1, 36);
+    expect(v, n, "o_proj", 1, 2880, 8 * 64, 1, 36);
+    expect(v, n, "moe_gate_up", 1, 2 * 384, 2880, 1, 36 * 4);
+    expect(v, n, "moe_down", 1, 2880, 384, 1, 36 * 4);
+    expect(v, n, "lm_head", 1, 201088 / 8, 2880, 1, 1);
+    CHECK_EQ_INT(n, 6);
+    free(v);
+    xp_model_free(m);
+  }
+}
+
 static void test_qwen_layers(void) {
   expect_moe_layers("decoder_sparse_step = 1\n", 5, 0);
   expect_moe_layers("decoder_sparse_step = 2\n", 2, 3);
@@ -746,6 +785,7 @@ int main(void) {
   test_qwen_layers();
   test_qwen_shared_expert();
   test_gpt_oss_fp4_padding();
+  test_qwen3_gpt_oss_files();
   test_roofline();
   char *cmd = xp_asprintf("rm -rf '%s'", dir);
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
