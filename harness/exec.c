@@ -220,7 +220,9 @@ static cJSON *list_value(const xp_field *f, const char *value) {
   return NULL;
 }
 
-static cJSON *typed_value(const xp_field *f, const char *key, const char *value) {
+/* value typed as field f takes it; NULL, the error said of `given` (what the command line called
+** the key: "--set tp", or an import option's key), where it is not of that type. */
+static cJSON *typed_value(const xp_field *f, const char *given, const char *value) {
   int64_t iv;
   double dv;
   switch (f ? f->type : XP_T_STRING) {
@@ -245,35 +247,34 @@ static cJSON *typed_value(const xp_field *f, const char *key, const char *value)
   case XP_T_STRING:
     return cJSON_CreateString(value);
   default:
-    xp_error(XP_EXIT_USAGE, "<command line>: %s: cannot be set from the command line", key);
+    xp_error(XP_EXIT_USAGE, "<command line>: %s: cannot be set from the command line", given);
     return NULL;
   }
 bad:;
   char *cut = xp_value_cut(value);
   if (f->type == XP_T_INTS || f->type == XP_T_NUMBERS || f->type == XP_T_STRINGS || f->type == XP_T_SIZES)
-    xp_error(XP_EXIT_USAGE, "<command line>: %s: \"%s\" is not a list of %s (1,2 or [1, 2])", key,
+    xp_error(XP_EXIT_USAGE, "<command line>: %s: \"%s\" is not a list of %s (1,2 or [1, 2])", given,
              cut, f->type == XP_T_INTS ? "integers" : f->type == XP_T_NUMBERS ? "numbers"
                                                     : f->type == XP_T_SIZES ? "sizes" : "names");
   else
-    xp_error(XP_EXIT_USAGE, "<command line>: %s: \"%s\" is not %s", key, cut,
+    xp_error(XP_EXIT_USAGE, "<command line>: %s: \"%s\" is not %s", given, cut,
              f->type == XP_T_BOOL ? "true or false" : f->type == XP_T_INT ? "an integer" : "a number");
   free(cut);
   return NULL;
 }
 
-int xp_spec_set_field(cJSON *root, const xp_kind *k, const char *key, const char *value,
-                      int append) {
+/* key set to value, whose errors name it as `given`. */
+static int set_field(cJSON *root, const xp_kind *k, const char *key, const char *given, const char *value,
+                     int append) {
   const xp_field *f = xp_kind_field(k, key);
   if (!f) {
     const char *meant = xp_nearest_key(key, k->fields, 1);
-    char *cut = xp_value_cut(key);
     if (meant)
-      xp_error(XP_EXIT_USAGE, "<command line>: %s: unknown key for %s: did you mean \"%s\"?", cut, k->name, meant);
-    else xp_error(XP_EXIT_USAGE, "<command line>: %s: unknown key for %s", cut, k->name);
-    free(cut);
+      xp_error(XP_EXIT_USAGE, "<command line>: %s: unknown key for %s: did you mean \"%s\"?", given, k->name, meant);
+    else xp_error(XP_EXIT_USAGE, "<command line>: %s: unknown key for %s", given, k->name);
     return XP_EXIT_USAGE;
   }
-  cJSON *v = typed_value(f, key, value);
+  cJSON *v = typed_value(f, given, value);
   if (!v) return XP_EXIT_USAGE;
   /* Array options given several times accumulate (--files a --files b). */
   cJSON *old = cJSON_GetObjectItemCaseSensitive(root, key);
@@ -297,7 +298,18 @@ int xp_spec_set_kv(cJSON *root, const xp_kind *k, const char *kv) {
     return XP_EXIT_USAGE;
   }
   char *key = xp_asprintf("%.*s", (int)(eq - kv), kv); /* whole: one cut short could name a real key */
-  int rc = xp_spec_set_field(root, k, key, eq + 1, 0);
+  /* its errors name the --set, as those of the spec it makes do (xp_spec_error) */
+  char *cut = xp_value_cut(key), *given = xp_asprintf("--set %s", cut);
+  int rc = set_field(root, k, key, given, eq + 1, 0);
+  free(given);
+  free(cut);
   free(key);
+  return rc;
+}
+
+int xp_spec_set_field(cJSON *root, const xp_kind *k, const char *key, const char *value, int append) {
+  char *cut = xp_value_cut(key);
+  int rc = set_field(root, k, key, cut, value, append);
+  free(cut);
   return rc;
 }

@@ -354,5 +354,5 @@ check "--set m=[1, 2]: exit status" 0 $?
 cmp -s "$tmp/comma" "$tmp/toml" || { echo "FAIL: --set lists in TOML form plan otherwise:"; diff "$tmp/comma" "$tmp/toml" | head; fail=1; }
 "$XP" --db "$db" run --dry-run "$kimi" --set 'm=[1, "x"]' > /dev/null 2> "$tmp/err"
 check "--set m=[1, \"x\"]: exit status" 2 $?
-check "--set m=[1, \"x\"]: message" 'xp: <command line>: m: "[1, "x"]" is not a list of integers (1,2 or [1, 2])' "$(cat "$tmp/err")"
+check "--set m=[1, \"x\"]: message" 'xp: <command line>: --set m: "[1, "x"]" is not a list of integers (1,2 or [1, 2])' "$(cat "$tmp/err")"
 finish
