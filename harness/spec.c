@@ -21,6 +21,8 @@ struct spec_private {
   char *text;
   cJSON *from_cli; /* top-level keys that --set gave or replaced: their errors are the command line's */
   int stored;      /* a run's copy in the database (xp rerun): no command line gave it, none can edit it */
+  char *dup_path;  /* a JSON spec's key path written twice, */
+  long dup_line;   /* and the line that writes it again */
 };
 
 static int stored(const xp_spec *s) { return ((const struct spec_private *)(s + 1))->stored; }
@@ -105,6 +107,17 @@ static xp_spec *spec_new(cJSON *root, cJSON *lines, const char *path, char *dir,
   return s;
 }
 
+static const char duplicate_key[] = XP_DUPLICATE_KEY;
+
+/* Said at the line that gives the key again, as toml++ says a TOML spec's, where the walk over
+** the text found it there (not where a key is spelt with an escape, "t\u0070" and "tp"). */
+static int duplicate_error(const xp_spec *s, const char *sub) {
+  const struct spec_private *p = (const struct spec_private *)(s + 1);
+  if (p->dup_path && strcmp(p->dup_path, sub) == 0)
+    return xp_error_at(XP_EXIT_USAGE, s->path, p->dup_line, "%s: %s", sub, duplicate_key);
+  return xp_spec_error(s, sub, "%s", duplicate_key);
+}
+
 /* JSON allows a key twice and cJSON keeps both, but only the first would be read: the second
 ** value would be silently ignored while it still changed the spec's hash. TOML refuses
 ** duplicates itself; JSON specs are held to the same rule (tests/bad_inputs/spec-json-duplicate-key). */
@@ -115,8 +128,7 @@ static int check_duplicate_keys(const xp_spec *s, const cJSON *node, const char 
     if (cJSON_IsObject(node)) {
       key_path(sub, sizeof sub, path, c->string);
       for (const cJSON *d = c->next; d; d = d->next)
-        if (strcmp(c->string, d->string) == 0)
-          return xp_spec_error(s, sub, "duplicate key (each key may be given once)");
+        if (strcmp(c->string, d->string) == 0) return duplicate_error(s, sub);
     } else spec_path(sub, sizeof sub, "%s[%d]", path, i);
     if ((cJSON_IsObject(c) || cJSON_IsArray(c)) && check_duplicate_keys(s, c, sub)) return XP_EXIT_USAGE;
   }
@@ -135,6 +147,8 @@ typedef struct json_walk {
   char nul_path[512]; /* the first string value holding \u0000 (or the table of such a key), */
   long nul_line;      /* its line, */
   int nul_key;        /* and whether it was a key */
+  char dup_path[512]; /* the first key path written twice (cut paths, keys with dots: may be */
+  long dup_line;      /* two keys), and the line that writes it again */
 } json_walk;
 
 static void jw_space(json_walk *w) {
@@ -167,6 +181,10 @@ static void jw_nul(json_walk *w, const char *path, int key) {
 
 static void jw_note(json_walk *w, const char *path) {
   if (!cJSON_GetObjectItemCaseSensitive(w->lines, path)) cJSON_AddNumberToObject(w->lines, path, (double)w->line);
+  else if (!w->dup_line) {
+    snprintf(w->dup_path, sizeof w->dup_path, "%s", path);
+    w->dup_line = w->line;
+  }
 }
 
 static void jw_value(json_walk *w, const char *path, int depth) {
@@ -222,6 +240,8 @@ xp_spec *xp_spec_load(const char *path) {
     return NULL;
   }
   cJSON *root = NULL, *lines = cJSON_CreateObject();
+  char *dup_path = NULL; /* a JSON spec's key written twice, and where again (json_walk) */
+  long dup_line = 0;
   if (is_json(path, text)) {
     const char *end = NULL;
     root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
@@ -248,6 +268,8 @@ xp_spec *xp_spec_load(const char *path) {
       cJSON_Delete(root);
       goto fail;
     }
+    dup_path = xp_strdup(w.dup_path);
+    dup_line = w.dup_line;
   } else {
     char err[512];
     int err_line = 0;
@@ -263,6 +285,8 @@ xp_spec *xp_spec_load(const char *path) {
     goto fail;
   }
   xp_spec *spec = spec_new(root, lines, path, dir_of(path), text);
+  ((struct spec_private *)(spec + 1))->dup_path = dup_path;
+  ((struct spec_private *)(spec + 1))->dup_line = dup_line;
   if (check_duplicate_keys(spec, spec->root, "") != 0) {
     xp_spec_free(spec);
     return NULL;
@@ -270,6 +294,7 @@ xp_spec *xp_spec_load(const char *path) {
   return spec;
 fail:
   cJSON_Delete(lines);
+  free(dup_path);
   free(text);
   return NULL;
 }
@@ -298,6 +323,7 @@ void xp_spec_free(xp_spec *s) {
   free(s->dir);
   free(((struct spec_private *)(s + 1))->text);
   cJSON_Delete(((struct spec_private *)(s + 1))->from_cli);
+  free(((struct spec_private *)(s + 1))->dup_path);
   free(s);
 }
 

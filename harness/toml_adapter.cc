@@ -242,7 +242,7 @@ extern "C" cJSON *xp_toml_to_json(const char *text, size_t len, const char *sour
     const std::string word = unquoted_word(std::string_view(text, len), e);
     const located_key dup = redefined_key(std::string_view(text, len), e);
     if (!dup.key.empty()) *err_line = static_cast<int>(dup.line);
-    if (err && !dup.key.empty()) std::snprintf(err, errlen, "%s: duplicate key (each key may be given once)", dup.key.c_str());
+    if (err && !dup.key.empty()) std::snprintf(err, errlen, "%s: %s", dup.key.c_str(), XP_DUPLICATE_KEY);
     else if (err && !word.empty())
       std::snprintf(err, errlen, "invalid TOML: %s is unquoted: TOML writes text in quotes (\"%s\")",
                     word.c_str(), word.c_str());

@@ -3,6 +3,8 @@
 #define XP_TOML_ADAPTER_H
 #include <cjson/cJSON.h>
 #include <stddef.h>
+/* What a key given twice is told, in TOML and JSON specs alike. */
+#define XP_DUPLICATE_KEY "duplicate key (each key may be given once)"
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# A TOML key given twice is named as the spec writes it, at the line that gives it again. toml++
+# A key given twice is named as the spec writes it, at the line that gives it again (a JSON spec's
+# too, which named the first line, where nothing is wrong yet). toml++
 # 3.3 (Debian's) garbles a quoted key in its message ('"a" = 1', '"a" = 2' said "cannot redefine
 # existing integer '"a"a" '": marzer/tomlplusplus#300, fixed upstream in #302, after 3.4.0).
 set -u
 . "$XP_SRC/tests/lib.sh"
-dup() { # dup WHAT LINE KEY TOML: xp run of the spec TOML says "spec.toml:LINE: KEY: duplicate key"
-  printf '%b' "$4" > "$tmp/spec.toml"
-  "$XP" --db "$db" run "$tmp/spec.toml" --dry-run > /dev/null 2> "$tmp/err"
+dup() { # dup WHAT LINE KEY TEXT [EXT]: xp run of the spec TEXT says "spec.EXT:LINE: KEY: duplicate key"
+  local spec="$tmp/spec.${5:-toml}"
+  printf '%b' "$4" > "$spec"
+  "$XP" --db "$db" run "$spec" --dry-run > /dev/null 2> "$tmp/err"
   check "$1: exit" 2 $?
-  check "$1: message" "xp: $tmp/spec.toml:$2: $3: duplicate key (each key may be given once)" "$(cat "$tmp/err")"
+  check "$1: message" "xp: $spec:$2: $3: duplicate key (each key may be given once)" "$(cat "$tmp/err")"
 }
 dup 'quoted twice' 3 '"a"' 'kind = "gemm"\n"a" = 1\n"a" = 2\n'
 dup 'bare, then quoted' 4 '"m"' 'kind = "gemm"\nm = [1]\n\n"m" = [2]\n'
@@ -22,4 +24,7 @@ dup 'a header over a value' 3 '[[ "t" ]]' 'kind = "gemm"\n"t" = 1\n[[ "t" ]]\ny 
 dup 'a dotted key over a value' 3 '"t"' 'kind = "gemm"\n"t" = 1\n"t".y = 2\n'
 dup 'a header whose parent is a value' 3 '[ t . "x" ]' 'kind = "gemm"\nt = 1\n  [ t . "x" ] # c\ny = 2\n'
 dup 'a key after a multi-byte one' 3 '"é"' 'kind = "gemm"\n"é" = 1\n"é" = 2\n'
+dup 'JSON, top level' 4 'tp' '{"kind": "gemm",\n "tp": 1,\n "m": [1],\n "tp": 2}\n' json
+dup 'JSON, in a table of an array' 4 'shapes[0].n' '{"kind": "gemm",\n "shapes": [{"name": "a",\n "n": 1, "k": 2,\n "n": 3}],\n "m": [1]}\n' json
+dup 'JSON, one spelt with an escape' 3 'tp' '{"kind": "gemm", "m": [1],\n "t\\u0070": 1,\n "tp": 2}\n' json
 finish
