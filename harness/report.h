@@ -23,7 +23,8 @@ typedef struct xp_buf {
 } xp_buf;
 void xb_puts(xp_buf *b, const char *s);
 void xb_printf(xp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Text for HTML or SVG content and attribute values: & < > " ' escaped. */
+/* Text for HTML or SVG content and attribute values: & < > " ' escaped, and each byte an XML
+** parser refuses (not UTF-8, a control character but tab, newline and CR) written as U+FFFD. */
 void xb_escape(xp_buf *b, const char *s);
 void xb_free(xp_buf *b);
 

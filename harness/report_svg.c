@@ -41,19 +41,43 @@ void xb_printf(xp_buf *b, const char *fmt, ...) {
   b->n += (size_t)n;
 }
 
+/* Besides markup, the bytes an XML parser refuses: an SVG saved from the page, or the page read
+** as XHTML, must still parse. A database written by another tool, or an older xp, may hold
+** text that is not UTF-8 or that has control characters (a note pasted from a terminal); each
+** such byte becomes U+FFFD, as a browser would show it, and tab, newline and CR stay. */
+static int xml_char_ok(const unsigned char *p, size_t len) {
+  if (len == 1) return *p >= 0x20 || *p == '\t' || *p == '\n' || *p == '\r';
+  return !(len == 3 && p[0] == 0xEF && p[1] == 0xBF && p[2] >= 0xBE); /* U+FFFE, U+FFFF */
+}
+
+static const char *entity(unsigned char c) {
+  switch (c) {
+  case '&': return "&amp;";
+  case '<': return "&lt;";
+  case '>': return "&gt;";
+  case '"': return "&quot;";
+  case '\'': return "&#39;";
+  default: return NULL;
+  }
+}
+
 void xb_escape(xp_buf *b, const char *s) {
-  for (; s && *s; s++) {
-    switch (*s) {
-    case '&': xb_puts(b, "&amp;"); break;
-    case '<': xb_puts(b, "&lt;"); break;
-    case '>': xb_puts(b, "&gt;"); break;
-    case '"': xb_puts(b, "&quot;"); break;
-    case '\'': xb_puts(b, "&#39;"); break;
-    default:
-      grow(b, 1);
-      b->s[b->n++] = *s;
+  size_t left = s ? strlen(s) : 0;
+  for (const unsigned char *p = (const unsigned char *)s; left > 0;) {
+    size_t len = xp_utf8_sequence(p, left);
+    const char *named = len == 1 ? entity(*p) : NULL;
+    if (named) xb_puts(b, named);
+    else if (len && xml_char_ok(p, len)) {
+      grow(b, len);
+      memcpy(b->s + b->n, p, len);
+      b->n += len;
       b->s[b->n] = 0;
+    } else {
+      xb_puts(b, "\xEF\xBF\xBD"); /* U+FFFD */
+      len = len ? len : 1;
     }
+    p += len;
+    left -= len;
   }
 }
 
