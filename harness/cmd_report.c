@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "db.h"
 #include "report.h"
+#include "runref.h"
 #include "xp.h"
 
 static const char usage[] =
@@ -156,7 +157,8 @@ int cmd_report(int argc, char **argv, const char *db_path) {
   if (!db) return rc;
   xp_buf page = {0};
   int with_data = 0, charts = 0;
-  rc = xp_db_snapshot(db); /* every chart of one history, whatever is recorded meanwhile */
+  rc = xp_register_run_fns(db) == SQLITE_OK ? 0 : xp_db_fail(db, "reading"); /* xp_run_gpus */
+  if (rc == 0) rc = xp_db_snapshot(db); /* every chart of one history, whatever is recorded meanwhile */
   if (rc == 0) rc = build_page(db, db_path, &page, &with_data, &charts);
   if (rc == 0) rc = xp_db_faulted(db_path, "nothing was written"); /* a chart short of its rows */
   xp_db_close(db);

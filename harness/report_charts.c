@@ -64,7 +64,11 @@ static void note_dropped(rp_section *s, const rp_xy *c) {
 /* ---- collective bus bandwidth against message size (nccl_burst, measured or imported) ---- */
 
 static const char busbw_sql[] =
-    "SELECT substr(r.uuid, 1, 8), coalesce(r.gpu_count || 'x ', '') || coalesce(r.gpu_name, 'GPU?'),"
+    "SELECT substr(r.uuid, 1, 8),"
+    /* the job's size as allreduce_burst.sql reads it: a log of several reports (an 8-GPU and a
+    ** 16-GPU sweep) is one run whose cases each say their ranks, and those are a series each */
+    "       coalesce(coalesce(json_extract(c.params, '$.ranks'), xp_run_gpus(r.kind, r.gpu_count)) || 'x ', '')"
+    "       || coalesce(r.gpu_name, 'GPU?'),"
     "       coalesce(r.interconnect, ''), json_extract(c.params, '$.collective'),"
     "       json_extract(c.params, '$.dtype'), json_extract(c.params, '$.mode'),"
     "       json_extract(c.params, '$.placement'), json_extract(c.params, '$.burst'),"
