@@ -21,8 +21,9 @@ static const char usage[] =
     "  traces), bus bandwidth against message size (nccl_burst), GEMMs against the roofline\n"
     "  (gemm: each GPU's latest run, against its own ceilings), and serving throughput against\n"
     "  concurrency (serve_bench: xp import vllm-bench).\n"
-    "  A chart whose runs are missing says \"no data yet\" and what would produce them. The\n"
-    "  database is only read.\n"
+    "  A chart whose runs are missing says \"no data yet\" and what would produce them; one of\n"
+    "  more series (8) or configurations (16) than it can show draws those measured last and\n"
+    "  says how many it left out. The database is only read.\n"
     "  --out FILE   where to write (default xp-report.html; - for standard output)\n";
 
 /* ---- the runs table at the top ---- */

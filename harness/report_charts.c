@@ -378,27 +378,39 @@ static const char no_traces[] =
     "RANK1.json.gz --set model=... tp=... batch=... (steps are ProfilerStep#N, or name yours "
     "with --step-annotation).";
 
+/* Bars beyond this many make the chart a page long each dozen (an undeclared job is a
+** configuration of its own: a folder of traces imported without --set gives one per job). The
+** configurations measured last are drawn, their latest runs ?1 (bound to this). */
+#define MAX_BAR_ROWS 16
+#define SHOWN_CTE                                                                                \
+  ", shown AS (SELECT run_id FROM ranked WHERE recency = 1 ORDER BY at DESC, run_id DESC LIMIT ?1)"
+
 /* Communication first, so that the AllReduce share reads from the left edge. */
 static const char shares_categories_sql[] =
-    TRACE_RUNS_CTE
-    " SELECT cat.category FROM cat JOIN ranked ON ranked.run_id = cat.run_id AND ranked.recency = 1"
+    TRACE_RUNS_CTE SHOWN_CTE
+    " SELECT cat.category FROM cat JOIN shown ON shown.run_id = cat.run_id"
     " LEFT JOIN trace_categories g ON g.category = cat.category"
     " GROUP BY cat.category"
     " ORDER BY CASE coalesce(g.grp, 'other') WHEN 'communication' THEN 0 WHEN 'compute' THEN 1"
     "          WHEN 'memory' THEN 2 ELSE 3 END, sum(cat.ns) DESC";
 
 static const char shares_sql[] =
-    TRACE_RUNS_CTE
+    TRACE_RUNS_CTE SHOWN_CTE
     " SELECT " CONFIG_COLUMNS ", cat.category, CAST(cat.ns AS REAL) / ranked.step_ns,"
     "        ranked.uuid8, ranked.runs, ranked.ar_min, ranked.ar_max, ranked.step_ns,"
-    "        ranked.whole_window"
-    " FROM ranked JOIN cat ON cat.run_id = ranked.run_id"
-    " WHERE ranked.recency = 1"
+    "        ranked.whole_window, (SELECT count(*) FROM ranked WHERE recency = 1)"
+    " FROM ranked JOIN cat ON cat.run_id = ranked.run_id JOIN shown ON shown.run_id = ranked.run_id"
     " ORDER BY " CONFIG_COLUMNS;
+
+static int prepare_shown(sqlite3 *db, const char *sql, sqlite3_stmt **st) {
+  int rc = prepare(db, sql, st);
+  if (rc == 0) sqlite3_bind_int(*st, 1, MAX_BAR_ROWS);
+  return rc;
+}
 
 static int bar_categories(sqlite3 *db, rp_bars *b) {
   sqlite3_stmt *st;
-  int rc = prepare(db, shares_categories_sql, &st);
+  int rc = prepare_shown(db, shares_categories_sql, &st);
   if (rc) return rc;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) rp_bars_category(b, col(st, 0));
   return finish(db, st, rc);
@@ -424,14 +436,15 @@ static int chart_shares(sqlite3 *db, rp_section *s) {
   rp_bars b = {0};
   int rc = bar_categories(db, &b);
   sqlite3_stmt *st = NULL;
-  if (rc == 0) rc = prepare(db, shares_sql, &st);
+  if (rc == 0) rc = prepare_shown(db, shares_sql, &st);
   if (rc) {
     rp_bars_free(&b);
     return rc;
   }
   rp_bar_row *row = NULL;
-  size_t undeclared = 0;
+  size_t undeclared = 0, configs = 0;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    configs = (size_t)sqlite3_column_int64(st, NCONFIG + 8);
     char *label = config_label(st, 0);
     if (!row || strcmp(row->label, label) != 0) {
       char *detail = row_detail(st);
@@ -450,6 +463,10 @@ static int chart_shares(sqlite3 *db, rp_section *s) {
                 "force say (xp reclassify). AllReduce includes waiting for the other ranks; xp query "
                 "queries/bottleneck_by_config.sql gives the transfer-only figure and the spread across runs.",
                 b.nrows, b.nrows == 1 ? "" : "s");
+      if (configs > b.nrows)
+        xb_printf(&s->note, " Showing the %zu configurations measured last; %zu other%s left out (xp query "
+                  "queries/bottleneck_by_config.sql lists them all).", b.nrows, configs - b.nrows,
+                  configs - b.nrows == 1 ? " is" : "s are");
       if (undeclared) xb_puts(&s->note, undeclared_note);
       rp_bars_svg(&s->svg, &b);
     } else
