@@ -61,6 +61,9 @@ typedef struct rp_xy {
 } rp_xy;
 
 rp_series *rp_xy_series(rp_xy *c, const char *name, const char *color);
+/* Whether the chart's axes can place the point: finite, and above 0 on a log axis. A point
+** they cannot is never drawn; the chart counts it and says so rather than add it. */
+int rp_xy_holds(const rp_xy *c, double x, double y);
 void rp_series_add(rp_series *s, double x, double y, char *tip);
 /* The SVG of the chart (marks carry class "mark" so the page's check can count them). */
 void rp_xy_svg(xp_buf *out, rp_xy *c);

@@ -61,6 +61,14 @@ static void note_dropped(rp_section *s, const rp_xy *c) {
               c->dropped.n == 1 ? "is" : "are");
 }
 
+/* Said under a chart, or in place of it, when some rows had a figure its axes cannot place
+** (rp_xy_holds): drawn nowhere, they are not counted among its points either. */
+static void note_off_axes(xp_buf *b, size_t n) {
+  if (n)
+    xb_printf(b, " %zu point%s not shown: a value the axes cannot place (0 or below on a logarithmic "
+              "axis, or not a finite number).", n, n == 1 ? " is" : "s are");
+}
+
 /* ---- collective bus bandwidth against message size (nccl_burst, measured or imported) ---- */
 
 static const char busbw_sql[] =
@@ -90,8 +98,13 @@ static int chart_busbw(sqlite3 *db, rp_section *s) {
   if (rc) return rc;
   rp_xy c = {{RP_LOG2_BYTES, "message size (bytes per rank)", 0, 0, 0},
              {RP_LINEAR, "bus bandwidth (GB/s)", 0, 0, 1}, NULL, 0, {0}};
-  size_t points = 0;
+  size_t points = 0, off_axes = 0;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    double bytes = sqlite3_column_double(st, 8), bw = sqlite3_column_double(st, 9);
+    if (!rp_xy_holds(&c, bytes, bw)) {
+      off_axes++;
+      continue;
+    }
     int64_t burst = sqlite3_column_int64(st, 7);
     char *name = xp_asprintf("%s %s %s%s%s%s · %s%s%s · %s", col(st, 3), col(st, 4), col(st, 5),
                              strcmp(col(st, 6), "in_place") == 0 ? " in-place" : "",
@@ -100,7 +113,6 @@ static int chart_busbw(sqlite3 *db, rp_section *s) {
     rp_series *ser = series_for(&c, name);
     if (ser) {
       ser->lines = 1;
-      double bytes = sqlite3_column_double(st, 8), bw = sqlite3_column_double(st, 9);
       char *tip = sqlite3_column_type(st, 10) == SQLITE_NULL
                       ? xp_asprintf("%s: %.0f B, busbw %.2f GB/s", name, bytes, bw)
                       : xp_asprintf("%s: %.0f B, busbw %.2f GB/s, %.2f us per collective", name,
@@ -117,11 +129,14 @@ static int chart_busbw(sqlite3 *db, rp_section *s) {
   if (points) {
     xb_printf(&s->note, "Median bus bandwidth per message size (nccl-tests' busbw formula), %zu points "
               "from nccl_burst runs, measured or imported from nccl-tests.", points);
+    note_off_axes(&s->note, off_axes);
     note_dropped(s, &c);
     rp_xy_svg(&s->svg, &c);
-  } else
+  } else {
     xb_puts(&s->empty, "No nccl_burst runs yet: xp run an nccl_burst spec on a GPU host, or "
             "xp import nccl-tests LOG.txt.");
+    note_off_axes(&s->empty, off_axes);
+  }
   rp_xy_free(&c);
   return 0;
 }
@@ -217,6 +232,7 @@ static int chart_roofline(sqlite3 *db, rp_section *s) {
              {RP_LOG10, "achieved TFLOP/s (best cuBLASLt algorithm)", 0, 0, 0}, NULL, 0, {0}};
   roof roofs[MAX_ROOF_RUNS] = {{0}};
   int nroofs = 0, left_out = 0;
+  size_t off_axes = 0;
   char last[16] = "";
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     if (strcmp(last, col(st, 0)) != 0) { /* the next GPU's run */
@@ -232,6 +248,10 @@ static int chart_roofline(sqlite3 *db, rp_section *s) {
     roof *r = &roofs[nroofs - 1];
     double flops = sqlite3_column_double(st, 8), bytes = sqlite3_column_double(st, 9);
     double ai = flops / bytes, tf = sqlite3_column_double(st, 10);
+    if (!rp_xy_holds(&c, ai, tf)) { /* no flops recorded: nowhere on the intensity axis */
+      off_axes++;
+      continue;
+    }
     learn_roof(r, st, ai);
     char *sname = xp_asprintf("%s, %s weights · %s", col(st, 6), col(st, 7), r->gpu);
     rp_series *ser = series_for(&c, sname);
@@ -251,6 +271,7 @@ static int chart_roofline(sqlite3 *db, rp_section *s) {
   if (nroofs) {
     for (int i = 0; i < nroofs; i++) add_roofline(&c, &roofs[i], nroofs > 1);
     roofline_note(s, roofs, nroofs, left_out);
+    note_off_axes(&s->note, off_axes);
     rp_xy_svg(&s->svg, &c);
   } else
     xb_puts(&s->empty, "No gemm runs yet: on a GPU host, xp run experiments/ceilings.toml, then "
@@ -283,17 +304,21 @@ static int chart_serving(sqlite3 *db, rp_section *s) {
   if (rc) return rc;
   rp_xy c = {{RP_LOG2, "max concurrency (requests in flight)", 0, 0, 0},
              {RP_LINEAR, "output throughput (tokens/s)", 0, 0, 1}, NULL, 0, {0}};
-  size_t points = 0, by_rate = 0;
+  size_t points = 0, by_rate = 0, off_axes = 0;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     if (sqlite3_column_type(st, 3) == SQLITE_NULL) {
       by_rate++; /* paced by request rate, not concurrency: no x to put it at */
+      continue;
+    }
+    double conc = sqlite3_column_double(st, 3), tok = sqlite3_column_double(st, 4);
+    if (!rp_xy_holds(&c, conc, tok)) { /* "max_concurrency": 0 on the log axis */
+      off_axes++;
       continue;
     }
     char *name = xp_asprintf("%s%s%s · %s", col(st, 1), *col(st, 2) ? " · " : "", col(st, 2), col(st, 0));
     rp_series *ser = series_for(&c, name);
     if (ser) {
       ser->lines = 1;
-      double conc = sqlite3_column_double(st, 3), tok = sqlite3_column_double(st, 4);
       char ttft[32] = "-", tpot[32] = "-";
       if (sqlite3_column_type(st, 5) != SQLITE_NULL) snprintf(ttft, sizeof ttft, "%.1f ms", sqlite3_column_double(st, 5));
       if (sqlite3_column_type(st, 6) != SQLITE_NULL) snprintf(tpot, sizeof tpot, "%.2f ms", sqlite3_column_double(st, 6));
@@ -313,12 +338,15 @@ static int chart_serving(sqlite3 *db, rp_section *s) {
     if (by_rate)
       xb_printf(&s->note, " %zu case%s paced by request rate rather than concurrency %s not shown.",
                 by_rate, by_rate == 1 ? "" : "s", by_rate == 1 ? "is" : "are");
+    note_off_axes(&s->note, off_axes);
     note_dropped(s, &c);
     rp_xy_svg(&s->svg, &c);
-  } else
+  } else {
     xb_printf(&s->empty, "No serving benchmarks at a fixed concurrency yet%s: xp import vllm-bench "
               "RESULT.json (vllm bench serve --max-concurrency N --save-result).",
               by_rate ? " (only request-rate runs)" : "");
+    note_off_axes(&s->empty, off_axes);
+  }
   rp_xy_free(&c);
   return 0;
 }
@@ -491,18 +519,23 @@ static int chart_allreduce(sqlite3 *db, rp_section *s) {
   if (rc) return rc;
   rp_xy c = {{RP_TIME, "when the trace was recorded (UTC)", 0, 0, 0},
              {RP_LINEAR, "AllReduce share of step GPU time (%)", 0, 0, 1}, NULL, 0, {0}};
-  size_t points = 0, import_clock = 0, undeclared = 0;
+  size_t points = 0, import_clock = 0, undeclared = 0, off_axes = 0;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    double at = sqlite3_column_double(st, NCONFIG + 1);
+    double share = sqlite3_column_type(st, NCONFIG + 2) == SQLITE_NULL ? NAN : sqlite3_column_double(st, NCONFIG + 2);
+    if (!rp_xy_holds(&c, at, share)) {
+      off_axes++;
+      continue;
+    }
     char *name = config_label(st, 0);
     rp_series *ser = series_for(&c, name);
     if (ser) {
       ser->lines = 1;
-      double share = sqlite3_column_double(st, NCONFIG + 2);
       int own_clock = sqlite3_column_int(st, NCONFIG + 3);
       const int job = sqlite3_column_type(st, 5) != SQLITE_NULL; /* its label names the run */
       undeclared += job;
       import_clock += !own_clock;
-      rp_series_add(ser, sqlite3_column_double(st, NCONFIG + 1), share,
+      rp_series_add(ser, at, share,
                     xp_asprintf("%s%s%s: AllReduce %.1f%% of step GPU time%s", name, job ? "" : ", run ",
                                 job ? "" : col(st, NCONFIG), share,
                                 own_clock ? "" : " (dated by its import: the trace has no absolute clock)"));
@@ -522,10 +555,13 @@ static int chart_allreduce(sqlite3 *db, rp_section *s) {
       xb_printf(&s->note, " %zu run%s dated by import (no absolute clock in the trace).",
                 import_clock, import_clock == 1 ? " is" : "s are");
     if (undeclared) xb_puts(&s->note, undeclared_note);
+    note_off_axes(&s->note, off_axes);
     note_dropped(s, &c);
     rp_xy_svg(&s->svg, &c);
-  } else
+  } else {
     xb_puts(&s->empty, no_traces);
+    note_off_axes(&s->empty, off_axes);
+  }
   rp_xy_free(&c);
   return 0;
 }

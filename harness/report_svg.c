@@ -142,9 +142,13 @@ static double to_px(const scale *s, double v) {
   return s->p0 + (tr(s, v) - a) / (b - a) * (s->p1 - s->p0);
 }
 
-static int in_domain(const scale *s, double v) {
-  return isfinite(v) && ((s->kind != RP_LOG10 && s->kind != RP_LOG2 && s->kind != RP_LOG2_BYTES) || v > 0);
+static int scale_holds(enum rp_scale kind, double v) {
+  return isfinite(v) && ((kind != RP_LOG10 && kind != RP_LOG2 && kind != RP_LOG2_BYTES) || v > 0);
 }
+
+static int in_domain(const scale *s, double v) { return scale_holds(s->kind, v); }
+
+int rp_xy_holds(const rp_xy *c, double x, double y) { return scale_holds(c->x.scale, x) && scale_holds(c->y.scale, y); }
 
 static void fmt_number(char *out, size_t n, double v) {
   double a = fabs(v);
