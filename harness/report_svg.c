@@ -170,9 +170,10 @@ static size_t linear_ticks(scale *s, int zero, tick *t, size_t max) {
   double lo = s->lo, hi = s->hi;
   if (zero && lo > 0) lo = 0;
   if (zero && hi < 0) hi = 0;
-  if (hi <= lo) {
+  if (hi <= lo) { /* one value: a span around it, but an axis that starts at 0 keeps 0 its floor
+                  ** (a throughput of 0 drawn on a scale down to -1 reads as a negative one) */
     double pad = lo == 0 ? 1 : fabs(lo) * 0.1;
-    lo -= pad;
+    if (!(zero && lo == 0)) lo -= pad;
     hi += pad;
   }
   double raw = (hi - lo) / 5, mag = pow(10, floor(log10(raw))), step = mag;
