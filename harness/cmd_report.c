@@ -28,26 +28,31 @@ static const char usage[] =
 
 /* ---- the runs table at the top ---- */
 
+/* By status as xp runs shows it (xp_status): a run whose process died, its row still
+** 'running', is incomplete, not running. */
+static const char runs_summary_sql[] =
+    "WITH r AS (SELECT kind, origin, xp_status(status, host, boot_id, pid) AS status, started_at FROM runs)"
+    " SELECT kind, origin, sum(status = 'ok'), sum(status = 'failed'), sum(status = 'aborted'),"
+    "        sum(status = 'incomplete'), sum(status = 'running'), max(started_at)"
+    " FROM r GROUP BY kind, origin ORDER BY kind, origin";
+
 static int runs_summary(sqlite3 *db, xp_buf *o) {
   sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2(db,
-                         "SELECT kind, origin, sum(status = 'ok'), sum(status <> 'ok'), max(started_at)"
-                         " FROM runs GROUP BY kind, origin ORDER BY kind, origin",
-                         -1, &st, NULL) != SQLITE_OK)
-    return xp_db_fail(db, "reading");
+  if (sqlite3_prepare_v2(db, runs_summary_sql, -1, &st, NULL) != SQLITE_OK) return xp_db_fail(db, "reading");
   xb_puts(o, "<section class=\"summary\"><h2>Runs</h2>");
   int rows = 0, rc;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     if (rows++ == 0)
-      xb_puts(o, "<table class=\"runs\"><tr><th>kind</th><th>origin</th><th>ok</th>"
-                 "<th>not ok (failed, aborted, running)</th><th>latest</th></tr>");
+      xb_puts(o, "<table class=\"runs\"><tr><th>kind</th><th>origin</th><th>ok</th><th>failed</th>"
+                 "<th>aborted</th><th>incomplete (its process died)</th><th>running</th><th>latest</th></tr>");
     xb_puts(o, "<tr><td>");
     xb_escape(o, (const char *)sqlite3_column_text(st, 0));
     xb_puts(o, "</td><td>");
     xb_escape(o, (const char *)sqlite3_column_text(st, 1));
-    xb_printf(o, "</td><td class=\"n\">%lld</td><td class=\"n\">%lld</td><td>",
-              (long long)sqlite3_column_int64(st, 2), (long long)sqlite3_column_int64(st, 3));
-    xb_escape(o, (const char *)sqlite3_column_text(st, 4));
+    xb_puts(o, "</td>");
+    for (int i = 2; i <= 6; i++) xb_printf(o, "<td class=\"n\">%lld</td>", (long long)sqlite3_column_int64(st, i));
+    xb_puts(o, "<td>");
+    xb_escape(o, (const char *)sqlite3_column_text(st, 7));
     xb_puts(o, "</td></tr>");
   }
   sqlite3_finalize(st);
