@@ -171,6 +171,9 @@ static const char roofline_sql[] =
 
 /* GPUs beyond this many (each its points and its roofline) make the chart unreadable. */
 #define MAX_ROOF_RUNS 4
+/* A roofline per dtype of a run: a run at a checkpoint's dtypes (fp8_block and bf16 GEMMs)
+** judged each GEMM against its dtype's matmul peak, and those are up to 2x apart. */
+#define MAX_ROOFS (MAX_ROOF_RUNS * 4)
 
 typedef struct roof {
   double copy_gbps, peak_tflops; /* recovered from the run's shares of its ceilings */
@@ -186,18 +189,29 @@ static void learn_roof(roof *r, sqlite3_stmt *st, double ai) {
   double tf = sqlite3_column_double(st, 10), cs = sqlite3_column_double(st, 14);
   if (!(r->copy_gbps > 0) && bs > 0 && gb > 0) r->copy_gbps = gb / bs;
   if (!(r->peak_tflops > 0) && cs > 0 && tf > 0) r->peak_tflops = tf / cs;
-  if (!r->dtype[0]) snprintf(r->dtype, sizeof r->dtype, "%s", col(st, 6));
   if (!(r->ai_lo > 0) || ai < r->ai_lo) r->ai_lo = ai;
   if (ai > r->ai_hi) r->ai_hi = ai;
 }
 
+/* The roof of a run's GEMMs of one dtype, made when its first GEMM is met; NULL past MAX_ROOFS. */
+static roof *roof_for(roof *roofs, int *n, const char *run, const char *gpu, const char *dtype) {
+  for (int i = 0; i < *n; i++)
+    if (strcmp(roofs[i].run, run) == 0 && strcmp(roofs[i].dtype, dtype) == 0) return &roofs[i];
+  if (*n == MAX_ROOFS) return NULL;
+  roof *r = &roofs[(*n)++];
+  snprintf(r->run, sizeof r->run, "%s", run);
+  snprintf(r->gpu, sizeof r->gpu, "%s", gpu);
+  snprintf(r->dtype, sizeof r->dtype, "%s", dtype);
+  return r;
+}
+
 /* min(peak, bandwidth x intensity), sampled densely enough to show the ridge; named by its GPU
-** where the chart holds several. */
-static void add_roofline(rp_xy *c, const roof *r, int several) {
+** where the chart holds several, and grey where it is the only roof. */
+static void add_roofline(rp_xy *c, const roof *r, int several_gpus, int several_roofs) {
   if (!(r->copy_gbps > 0) || !(r->peak_tflops > 0)) return;
   char *name = xp_asprintf("roofline: %.0f GB/s copy, %.0f TFLOP/s %s%s%s", r->copy_gbps, r->peak_tflops, r->dtype,
-                           several ? " · " : "", several ? r->gpu : "");
-  rp_series *s = rp_xy_series(c, name, several ? NULL : "#555555");
+                           several_gpus ? " · " : "", several_gpus ? r->gpu : "");
+  rp_series *s = rp_xy_series(c, name, several_roofs ? NULL : "#555555");
   free(name);
   s->dashed = 1;
   double ridge = r->peak_tflops * 1e3 / r->copy_gbps;
@@ -208,9 +222,9 @@ static void add_roofline(rp_xy *c, const roof *r, int several) {
 }
 
 /* What the chart shows, run by run: "3 GEMMs of a1b2c3d4 on NVIDIA H200 (roofline from ...)". */
-static void roofline_note(rp_section *s, const roof *roofs, int n, int left_out) {
+static void roofline_note(rp_section *s, const roof *roofs, int n, int gpus, int left_out) {
   xb_printf(&s->note, "The latest gemm run of %s: the best of cuBLASLt's candidates, median time.",
-            n > 1 ? "each GPU" : "the GPU");
+            gpus > 1 ? "each GPU" : "the GPU");
   for (int i = 0; i < n; i++) {
     const roof *r = &roofs[i];
     xb_printf(&s->note, " %zu GEMM%s of run %s on %s", r->points, r->points == 1 ? "" : "s", r->run, r->gpu);
@@ -220,7 +234,7 @@ static void roofline_note(rp_section *s, const roof *roofs, int n, int left_out)
     xb_puts(&s->note, ".");
   }
   if (left_out)
-    xb_printf(&s->note, " Showing the %d GPUs measured last; %d other%s left out.", n, left_out,
+    xb_printf(&s->note, " Showing the %d GPUs measured last; %d other%s left out.", gpus, left_out,
               left_out == 1 ? " is" : "s are");
 }
 
@@ -230,22 +244,19 @@ static int chart_roofline(sqlite3 *db, rp_section *s) {
   if (rc) return rc;
   rp_xy c = {{RP_LOG10, "arithmetic intensity (FLOP per byte of weight, activation and output)", 0, 0, 0},
              {RP_LOG10, "achieved TFLOP/s (best cuBLASLt algorithm)", 0, 0, 0}, NULL, 0, {0}};
-  roof roofs[MAX_ROOF_RUNS] = {{0}};
-  int nroofs = 0, left_out = 0;
+  roof roofs[MAX_ROOFS] = {{0}};
+  int nroofs = 0, gpus = 0, left_out = 0;
   size_t off_axes = 0;
   char last[16] = "";
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     if (strcmp(last, col(st, 0)) != 0) { /* the next GPU's run */
       snprintf(last, sizeof last, "%s", col(st, 0));
-      if (nroofs == MAX_ROOF_RUNS) left_out++;
-      else {
-        snprintf(roofs[nroofs].run, sizeof roofs[nroofs].run, "%s", last);
-        snprintf(roofs[nroofs].gpu, sizeof roofs[nroofs].gpu, "%s", col(st, 1));
-        nroofs++;
-      }
+      if (gpus == MAX_ROOF_RUNS) left_out++;
+      else gpus++;
     }
     if (left_out) continue;
-    roof *r = &roofs[nroofs - 1];
+    roof *r = roof_for(roofs, &nroofs, last, col(st, 1), col(st, 6));
+    if (!r) continue; /* a run of more dtypes than MAX_ROOFS leaves room for */
     double flops = sqlite3_column_double(st, 8), bytes = sqlite3_column_double(st, 9);
     double ai = flops / bytes, tf = sqlite3_column_double(st, 10);
     if (!rp_xy_holds(&c, ai, tf)) { /* no flops recorded: nowhere on the intensity axis */
@@ -269,8 +280,8 @@ static int chart_roofline(sqlite3 *db, rp_section *s) {
     return rc;
   }
   if (nroofs) {
-    for (int i = 0; i < nroofs; i++) add_roofline(&c, &roofs[i], nroofs > 1);
-    roofline_note(s, roofs, nroofs, left_out);
+    for (int i = 0; i < nroofs; i++) add_roofline(&c, &roofs[i], gpus > 1, nroofs > 1);
+    roofline_note(s, roofs, nroofs, gpus, left_out);
     note_off_axes(&s->note, off_axes);
     rp_xy_svg(&s->svg, &c);
   } else

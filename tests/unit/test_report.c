@@ -51,6 +51,7 @@ static void end(rec *r) {
 
 /* The ceilings the next gemm cases are judged against: an H200's unless a test sets others. */
 static double ceiling_gbps = 4000, ceiling_tflops = 800;
+static const char *gemm_dtype = "bf16"; /* the next gemm cases' */
 
 /* A gemm run as harness/runners/gemm.c records one: params m, n, k, dtype, cache, bytes,
 ** flops; metrics time_us / time_best_us (samples) and the derived values, judged against
@@ -65,7 +66,7 @@ static void gemm_case(xp_run *run, const char *name, int64_t m, int64_t n, int64
   cJSON_AddNumberToObject(p, "k", (double)k);
   cJSON_AddNumberToObject(p, "bmm", 1);
   cJSON_AddNumberToObject(p, "count", 61);
-  cJSON_AddStringToObject(p, "dtype", "bf16");
+  cJSON_AddStringToObject(p, "dtype", gemm_dtype);
   cJSON_AddStringToObject(p, "cache", "cold");
   cJSON_AddNumberToObject(p, "bytes", bytes);
   cJSON_AddNumberToObject(p, "flops", flops);
@@ -258,6 +259,36 @@ static void test_roofline_gpus(void) {
   free(path);
 }
 
+/* A run at the checkpoint's dtypes (experiments/gemm_deepseek_v4_flash_checkpoint_tp8.toml:
+** fp8_block and bf16 GEMMs in one run), each judged against its dtype's matmul peak: a
+** roofline each, where the first case's peak was drawn for all (the bf16 points under an FP8
+** roof twice as high, or FP8 points above a bf16 one). */
+static void test_roofline_dtypes(void) {
+  char *path = test_path("dtypes.db");
+  int rc = 0;
+  sqlite3 *db = xp_db_open(path, XP_DB_READWRITE, &rc);
+  CHECK(db != NULL);
+  if (!db) return;
+  rec g = begin(db, "gemm", "DeepSeek-V4-Flash", 8, "NVIDIA H200");
+  gemm_dtype = "fp8_block", ceiling_tflops = 1600;
+  gemm_case(g.run, "wq_a", 1, 1536, 7168, 20, "ok");
+  gemm_dtype = "bf16", ceiling_tflops = 800;
+  gemm_case(g.run, "o_proj", 1, 7168, 8192, 40, "ok");
+  gemm_case(g.run, "moe_up", 4096, 4096, 4096, 250, "ok");
+  end(&g);
+  xp_db_close(db);
+  char *html = report(path, "dtypes.html");
+  char *roof = section(html, "roofline");
+  CHECK_EQ_INT(count(roof, "<circle class=\"mark point\""), 3);
+  CHECK_EQ_INT(count(roof, "class=\"mark line ref\""), 2);
+  CHECK(strstr(roof, "<title>roofline: 4000 GB/s copy, 1600 TFLOP/s fp8_block</title>") != NULL);
+  CHECK(strstr(roof, "<title>roofline: 4000 GB/s copy, 800 TFLOP/s bf16</title>") != NULL);
+  CHECK(strstr(roof, "1 GEMM of run") != NULL && strstr(roof, "2 GEMMs of run") != NULL);
+  free(roof);
+  free(html);
+  free(path);
+}
+
 static void test_bad_usage(const char *path) {
   xp_error_quiet(1);
   char *argv1[] = {"report", "--bogus", NULL};
@@ -290,6 +321,7 @@ int main(int argc, char **argv) {
   test_empty_database();
   test_charts(path);
   test_roofline_gpus();
+  test_roofline_dtypes();
   test_bad_usage(path);
   free(path);
   test_dir_remove();
