@@ -215,15 +215,32 @@ static void test_charts(const char *path) {
   free(html);
 }
 
+/* A database of its own for one test, in the test folder: *path gets its name (malloc'd). */
+static sqlite3 *new_database(const char *name, char **path) {
+  int rc = 0;
+  *path = test_path(name);
+  sqlite3 *db = xp_db_open(*path, XP_DB_READWRITE, &rc);
+  CHECK(db != NULL);
+  if (!db) free(*path);
+  return db;
+}
+
+/* The roofline section of the report of a test's database, once it is closed. */
+static char *roofline_closed(sqlite3 *db, const char *path, const char *page) {
+  xp_db_close(db);
+  char *html = report(path, page);
+  char *roof = section(html, "roofline");
+  free(html);
+  return roof;
+}
+
 /* Each GPU's latest gemm run, as queries/gemm_roofline.sql answers: an RTX PRO 6000's run
 ** recorded after an H200's drew the RTX's alone, the H200's GEMMs and ceilings gone. Both are
 ** drawn, each with its roofline, and the note names each run and its GPU; an older run of a GPU
 ** is not. */
 static void test_roofline_gpus(void) {
-  char *path = test_path("gpus.db");
-  int rc = 0;
-  sqlite3 *db = xp_db_open(path, XP_DB_READWRITE, &rc);
-  CHECK(db != NULL);
+  char *path = NULL;
+  sqlite3 *db = new_database("gpus.db", &path);
   if (!db) return;
   rec old = begin(db, "gemm", "Kimi-K2.5", 2, "NVIDIA H200");
   gemm_case(old.run, "o_proj", 1, 7168, 8192, 60, "ok");
@@ -240,9 +257,7 @@ static void test_roofline_gpus(void) {
   snprintf(x8, sizeof x8, "%s", xp_run_uuid(x.run));
   end(&x);
   ceiling_gbps = 4000, ceiling_tflops = 800;
-  xp_db_close(db);
-  char *html = report(path, "gpus.html");
-  char *roof = section(html, "roofline");
+  char *roof = roofline_closed(db, path, "gpus.html");
   CHECK_EQ_INT(count(roof, "<circle class=\"mark point\""), 3);
   CHECK_EQ_INT(count(roof, "class=\"mark line ref\""), 2);
   CHECK(strstr(roof, "roofline: 4000 GB/s copy, 800 TFLOP/s bf16 · NVIDIA H200") != NULL);
@@ -255,7 +270,6 @@ static void test_roofline_gpus(void) {
   free(named);
   CHECK(strstr(roof, "60.00 us") == NULL); /* the H200's older run */
   free(roof);
-  free(html);
   free(path);
 }
 
@@ -264,10 +278,8 @@ static void test_roofline_gpus(void) {
 ** roofline each, where the first case's peak was drawn for all (the bf16 points under an FP8
 ** roof twice as high, or FP8 points above a bf16 one). */
 static void test_roofline_dtypes(void) {
-  char *path = test_path("dtypes.db");
-  int rc = 0;
-  sqlite3 *db = xp_db_open(path, XP_DB_READWRITE, &rc);
-  CHECK(db != NULL);
+  char *path = NULL;
+  sqlite3 *db = new_database("dtypes.db", &path);
   if (!db) return;
   rec g = begin(db, "gemm", "DeepSeek-V4-Flash", 8, "NVIDIA H200");
   gemm_dtype = "fp8_block", ceiling_tflops = 1600;
@@ -276,16 +288,13 @@ static void test_roofline_dtypes(void) {
   gemm_case(g.run, "o_proj", 1, 7168, 8192, 40, "ok");
   gemm_case(g.run, "moe_up", 4096, 4096, 4096, 250, "ok");
   end(&g);
-  xp_db_close(db);
-  char *html = report(path, "dtypes.html");
-  char *roof = section(html, "roofline");
+  char *roof = roofline_closed(db, path, "dtypes.html");
   CHECK_EQ_INT(count(roof, "<circle class=\"mark point\""), 3);
   CHECK_EQ_INT(count(roof, "class=\"mark line ref\""), 2);
   CHECK(strstr(roof, "<title>roofline: 4000 GB/s copy, 1600 TFLOP/s fp8_block</title>") != NULL);
   CHECK(strstr(roof, "<title>roofline: 4000 GB/s copy, 800 TFLOP/s bf16</title>") != NULL);
   CHECK(strstr(roof, "1 GEMM of run") != NULL && strstr(roof, "2 GEMMs of run") != NULL);
   free(roof);
-  free(html);
   free(path);
 }
 
