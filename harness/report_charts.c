@@ -280,9 +280,10 @@ static int chart_roofline(sqlite3 *db, rp_section *s) {
     return rc;
   }
   if (nroofs) {
-    for (int i = 0; i < nroofs; i++) add_roofline(&c, &roofs[i], gpus > 1, nroofs > 1);
     roofline_note(s, roofs, nroofs, gpus, left_out);
     note_off_axes(&s->note, off_axes);
+    note_dropped(s, &c); /* the GEMMs' series, before the roofs join them */
+    for (int i = 0; i < nroofs; i++) add_roofline(&c, &roofs[i], gpus > 1, nroofs > 1);
     rp_xy_svg(&s->svg, &c);
   } else
     xb_puts(&s->empty, "No gemm runs yet: on a GPU host, xp run experiments/ceilings.toml, then "

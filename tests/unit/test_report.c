@@ -298,6 +298,31 @@ static void test_roofline_dtypes(void) {
   free(path);
 }
 
+/* Past 8 series (a GPU's dtypes and cache modes, each GPU's apart) the chart keeps the newest
+** and says how many it left out, as the other line charts do: 3 GPUs' runs of 3 dtypes each
+** are 9 series, and the ninth's GEMMs were left out without a word. */
+static void test_roofline_series(void) {
+  char *path = NULL;
+  sqlite3 *db = new_database("series.db", &path);
+  if (!db) return;
+  static const char *const gpus[] = {"NVIDIA H100", "NVIDIA H200", "NVIDIA B200"};
+  static const char *const dtypes[] = {"bf16", "fp8", "fp8_block"};
+  for (int i = 0; i < 3; i++) {
+    rec g = begin(db, "gemm", "DeepSeek-V4-Flash", 8, gpus[i]);
+    for (int d = 0; d < 3; d++) {
+      gemm_dtype = dtypes[d];
+      gemm_case(g.run, "o_proj", 1, 7168, 8192, 40, "ok");
+    }
+    end(&g);
+  }
+  gemm_dtype = "bf16";
+  char *roof = roofline_closed(db, path, "series.html");
+  CHECK_EQ_INT(count(roof, "<circle class=\"mark point\""), 8);
+  CHECK(strstr(roof, "Showing the 8 newest series; 1 older is left out.") != NULL);
+  free(roof);
+  free(path);
+}
+
 static void test_bad_usage(const char *path) {
   xp_error_quiet(1);
   char *argv1[] = {"report", "--bogus", NULL};
@@ -331,6 +356,7 @@ int main(int argc, char **argv) {
   test_charts(path);
   test_roofline_gpus();
   test_roofline_dtypes();
+  test_roofline_series();
   test_bad_usage(path);
   free(path);
   test_dir_remove();
