@@ -136,3 +136,14 @@ run() { # run ARGS...: xp on $db, into $tmp/out, $tmp/err and $rc
 expect_rc() { [ "$rc" -eq "$1" ] || die "expected exit $1, got $rc: $(cat "$tmp/out" "$tmp/err")"; }
 has() { grep -qF -- "$1" "${2:-$tmp/out}" || die "expected '$1' in: $(cat "${2:-$tmp/out}")"; }
 hasnt() { ! grep -qF -- "$1" "${2:-$tmp/out}" || die "did not expect '$1' in: $(cat "${2:-$tmp/out}")"; }
+need_chromium() { # need_chromium: skip (77) unless a headless Chromium is installed; $browser is it
+  browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+  if [ -z "$browser" ]; then
+    echo "skipped: no chromium (apt-get install chromium)"
+    exit 77
+  fi
+}
+dom() { # dom FILE.html: the page's DOM once its scripts ran, in headless Chromium (need_chromium)
+  timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
+    --user-data-dir="$tmp/profile" --virtual-time-budget=5000 --dump-dom "file://$1" 2> "$tmp/browser.err"
+}

@@ -7,11 +7,7 @@
 # chart's own units); skipped (77) without it.
 set -u
 . "$XP_SRC/tests/lib.sh"
-browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
-if [ -z "$browser" ]; then
-  echo "skipped: no chromium (apt-get install chromium)"
-  exit 77
-fi
+need_chromium
 for r in 0 1; do # two runs of one configuration: the detail says "latest of 2 runs"
   run import torch-trace "$XP_SRC/tests/data/trace/decode_tp2_bs1_rank$r.trace.json.gz" \
     --set model=moonshotai/Kimi-K2.5-Instruct --set tp=2 --set ep=2 --set batch=16 --set engine=vllm \
@@ -25,9 +21,7 @@ measure="<script>addEventListener('load',function(){var m=0,t=document.querySele
 for(var i=0;i<t.length;i++){var b=t[i].getBBox();m=Math.max(m,b.x+b.width);}\
 document.body.setAttribute('data-text-right',String(Math.round(m)));});</script>"
 sed "s|</body>|$measure&|" "$tmp/r.html" > "$tmp/m.html"
-right=$(timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
-  --user-data-dir="$tmp/profile" --virtual-time-budget=5000 --dump-dom "file://$tmp/m.html" 2> /dev/null |
-  grep -o 'data-text-right="[0-9]*"' | grep -o '[0-9]*')
+right=$(dom "$tmp/m.html" | grep -o 'data-text-right="[0-9]*"' | grep -o '[0-9]*')
 [ -n "$right" ] || die "the page was not measured"
 [ "$right" -le 960 ] || { echo "FAIL: the rows' text reaches x=$right, past the chart's 960"; fail=1; }
 finish

@@ -7,15 +7,7 @@
 # Needs Debian's chromium package; skipped (77) without it.
 set -u
 . "$XP_SRC/tests/lib.sh"
-browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
-if [ -z "$browser" ]; then
-  echo "skipped: no chromium (apt-get install chromium)"
-  exit 77
-fi
-dom() { # dom FILE.html: the DOM after the page's scripts ran
-  timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
-    --user-data-dir="$tmp/profile" --virtual-time-budget=5000 --dump-dom "file://$1" 2> "$tmp/browser.err"
-}
+need_chromium
 verdict() { grep -o 'data-xp-report="[^"]*"' | head -1 | sed 's/data-xp-report="\(.*\)"/\1/'; }
 attr() { # attr SECTION-ID NAME < DOM
   grep -o "<section class=\"chart-section\" id=\"$1\"[^>]*>" | grep -o "$2=\"[^\"]*\"" | sed 's/.*="\(.*\)"/\1/'
