@@ -118,6 +118,8 @@ const xp_nccl_tuning *nt_row_tuning(const nt_row *row, const xp_nccl_info *info)
 /* 0, or XP_EXIT_USAGE after "xp: FILE:LINE: ..." for what is not nccl-tests output. */
 /* A container log's split lines joined (nt_cri.c): a new text, or NULL where none was split. */
 char *nt_cri_join(const char *text, size_t len, size_t *out_len);
+/* The length of a CRI line's "stdout F " after its stamp (nt_cri.c), 0 where p holds none. */
+size_t nt_cri_stream_tag(const char *p, size_t n, int *stream, char *tag);
 /* A Markdown table's row (nt_markdown.c), s at its first '|', laid out in out as nccl-tests
 ** prints its columns; 0 for the table's delimiter row, which holds nothing. */
 int nt_markdown_row(const char *s, int header, char *out, size_t n);

@@ -19,20 +19,27 @@ typedef struct cri_line {
   char tag;      /* 'P' a piece, 'F' a line's last piece */
 } cri_line;
 
-/* Whether s (n bytes, no newline) is a CRI log line: an RFC 3339 stamp, "stdout" or "stderr", its
-** tag, and its text after a space (none where the text is empty). */
+/* The stream and tag after a CRI line's stamp, p its n bytes on ("stdout F LINE"): the length of
+** them and the space after (8 where the text is empty and that space gone, as an editor or a copy
+** that trims lines leaves it; the kubelet writes it), 0 where p holds no stream and tag. */
+size_t nt_cri_stream_tag(const char *p, size_t n, int *stream, char *tag) {
+  if (n < 8 || (memcmp(p, "stdout ", 7) != 0 && memcmp(p, "stderr ", 7) != 0)) return 0;
+  if ((p[7] != 'P' && p[7] != 'F') || (n > 8 && p[8] != ' ')) return 0;
+  *stream = p[3] == 'e';
+  *tag = p[7];
+  return n > 8 ? 9 : 8;
+}
+
+/* Whether s (n bytes, no newline) is a CRI log line: an RFC 3339 stamp, a space, its stream and
+** tag. */
 static int read_cri_line(const char *s, size_t n, cri_line *c) {
   if (n < 11 || !isdigit((unsigned char)s[0]) || s[4] != '-' || s[7] != '-' || s[10] != 'T') return 0;
   const char *space = memchr(s, ' ', n);
   if (!space) return 0;
-  const char *q = space + 1;
-  const size_t rest = n - (size_t)(q - s);
-  if (rest < 8 || (memcmp(q, "stdout ", 7) != 0 && memcmp(q, "stderr ", 7) != 0)) return 0;
-  if ((q[7] != 'P' && q[7] != 'F') || (rest > 8 && q[8] != ' ')) return 0;
-  c->stream = q[3] == 'e';
-  c->tag = q[7];
-  c->prefix = (size_t)(q - s) + (rest > 8 ? 9 : 8);
-  return 1;
+  const size_t stamp = (size_t)(space + 1 - s);
+  const size_t tagged = nt_cri_stream_tag(space + 1, n - stamp, &c->stream, &c->tag);
+  c->prefix = stamp + tagged;
+  return tagged != 0;
 }
 
 static int has_pieces(const char *text, size_t len) {
@@ -82,8 +89,10 @@ char *nt_cri_join(const char *text, size_t len, size_t *out_len) {
       hold(&h[c.stream], line + c.prefix, l - c.prefix);
     } else if (read_cri_line(line, l, &c) && h[c.stream].len) {
       memcpy(out + o, line, c.prefix);
-      memcpy(out + o + c.prefix, h[c.stream].text, h[c.stream].len);
-      o += c.prefix + h[c.stream].len;
+      o += c.prefix;
+      if (line[c.prefix - 1] != ' ') out[o++] = ' '; /* an empty last piece, its space trimmed */
+      memcpy(out + o, h[c.stream].text, h[c.stream].len);
+      o += h[c.stream].len;
       memcpy(out + o, line + c.prefix, l - c.prefix);
       o += l - c.prefix;
       h[c.stream].len = 0;

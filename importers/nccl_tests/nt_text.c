@@ -527,11 +527,11 @@ static const char *skip_compose_prefix(const char *s) {
 }
 
 /* The stream and tag after the stamp of a container's log as the kubelet keeps it on its node
-** (CRI's format, /var/log/pods/.../0.log: "2025-06-01T10:11:12.123456789Z stdout F LINE", P for a
-** line it split), copied from there when the pod is gone. */
+** (CRI's format, nt_cri.c), copied from there when the pod is gone. */
 static const char *skip_cri_stream(const char *p) {
-  if (strncmp(p, "stdout ", 7) != 0 && strncmp(p, "stderr ", 7) != 0) return p;
-  return (p[7] == 'F' || p[7] == 'P') && p[8] == ' ' ? p + 9 : p;
+  int stream;
+  char tag;
+  return p + nt_cri_stream_tag(p, strlen(p), &stream, &tag);
 }
 
 /* The source syslog's form puts after its stamp, "HOST IDENT[PID]: ", as journalctl prints a unit's

@@ -278,6 +278,21 @@ check "CRI split lines: 256 MiB row" 887.11 "$(metric allreduce/bf16/268435456/e
 check "CRI split lines: INFO lines" "P2P/direct pointer" "$(sql "SELECT value FROM run_meta WHERE key = 'nccl.transports'")"
 check "CRI split lines: ring channels" 24 "$(sql "SELECT value FROM run_meta WHERE key = 'nccl.ring_channels'")"
 
+# A line whose last piece is empty (a read that ended just before its newline: "stdout P ROW", then
+# "stdout F " with no text), as the kubelet writes it and as a copy that trims lines leaves it
+# ("stdout F"): read whole either way, where the trimmed one joined as "stdout FROW", its row left
+# out and the import refused.
+for end in ' ' ''; do
+  awk -v t=2025-06-01T10:11:12.123456789Z -v end="$end" '
+    length($0) <= 30 { print t " stdout F " $0; next }
+    { print t " stdout P " $0; print t " stdout F" end }' \
+    "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > "$tmp/cri_empty_end${end:+_space}.log"
+  imp "$tmp/cri_empty_end${end:+_space}.log"
+  check "CRI empty last piece ('$end'): exit" 0 $?
+  check "CRI empty last piece ('$end'): cases" 52 "$(cases)"
+  check "CRI empty last piece ('$end'): 256 MiB row" 887.11 "$(metric allreduce/bf16/268435456/eager/out_of_place time_us)"
+done
+
 # Open MPI's --tag-output labels indented, as a tool quoting the log writes them (aws-k8s-tester PR
 # 464's test output: "        [1,0]<stdout>:# nThread 1 ..."): read as without the indent, where the
 # file was refused as holding no results.
