@@ -481,6 +481,13 @@ static void find_twins(loaded *L) {
   }
 }
 
+/* File i's text, as a container's log carries it, read instead of the file's bytes by every reader. */
+static void replace_text(loaded *L, int i, char *text, size_t len) {
+  free(L->texts[i]);
+  L->texts[i] = text;
+  L->lens[i] = len;
+}
+
 static int load(const xp_spec *s, loaded *L) {
   const cJSON *files = cJSON_GetObjectItemCaseSensitive(s->root, "files"), *f;
   int n = cJSON_GetArraySize(files), rc = 0;
@@ -500,13 +507,12 @@ static int load(const xp_spec *s, loaded *L) {
     /* a log of a test run in WSL, redirected in PowerShell: every other byte NUL, no line any
     ** reader takes */
     if ((rc = xp_utf16_refused(path, L->texts[i], L->lens[i]))) return rc;
-    size_t joined_len;
-    char *joined = nt_cri_join(L->texts[i], L->lens[i], &joined_len);
-    if (joined) { /* a container log's lines its runtime split: read whole, by every reader */
-      free(L->texts[i]);
-      L->texts[i] = joined;
-      L->lens[i] = joined_len;
-    }
+    char *carried, *joined;
+    size_t carried_len, joined_len;
+    if ((rc = nt_docker_text(path, L->texts[i], L->lens[i], &carried, &carried_len))) return rc;
+    if (carried) replace_text(L, i, carried, carried_len); /* Docker's json-file log: its text */
+    joined = nt_cri_join(L->texts[i], L->lens[i], &joined_len);
+    if (joined) replace_text(L, i, joined, joined_len); /* a container log's split lines, read whole */
     L->kinds[i] = classify(L->texts[i], L->lens[i]);
     if (L->kinds[i] == F_INFO) continue; /* read for its INFO lines with the others (execute) */
     if (L->kinds[i] == F_TOPO) {

@@ -120,6 +120,9 @@ const xp_nccl_tuning *nt_row_tuning(const nt_row *row, const xp_nccl_info *info)
 char *nt_cri_join(const char *text, size_t len, size_t *out_len);
 /* The length of a CRI line's "stdout F " after its stamp (nt_cri.c), 0 where p holds none. */
 size_t nt_cri_stream_tag(const char *p, size_t n, int *stream, char *tag);
+/* Docker's json-file log of a container (nt_cri.c): in *out the text its records carry (NULL where
+** the text is not one); XP_EXIT_USAGE after "xp: FILE:LINE: ..." at a line that is no record. */
+int nt_docker_text(const char *path, const char *text, size_t len, char **out, size_t *out_len);
 /* A Markdown table's row (nt_markdown.c), s at its first '|', laid out in out as nccl-tests
 ** prints its columns; 0 for the table's delimiter row, which holds nothing. */
 int nt_markdown_row(const char *s, int header, char *out, size_t n);

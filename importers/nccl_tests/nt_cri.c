@@ -6,7 +6,10 @@
 ** "P" whatever it read that did not end a line, and a test's stdout into a pipe is block-buffered,
 ** so any line may straddle two reads. The readers take each line as a whole line (a row cut in
 ** two is a row left out; an INFO line so cut, a connection lost), so pieces are joined first.
+** Docker's own log of a container (json-file, /var/lib/docker/containers/ID/ID-json.log) is read
+** here too, as the text its records carry.
 */
+#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,4 +114,95 @@ char *nt_cri_join(const char *text, size_t len, size_t *out_len) {
   out[o] = 0;
   *out_len = o;
   return out;
+}
+
+/* ---- Docker's json-file log ---- */
+
+/*
+** One JSON record a line, {"log":"TEXT\n","stream":"stdout","time":"2025-06-01T10:11:12.123456789Z"}
+** (Docker's json-file driver, docs.docker.com/engine/logging/drivers/json-file; "attrs" after the
+** stream with --log-opt labels, env or tag), '<' and '>' written as \u003c and \u003e (Open MPI's
+** "<stdout>:"). The daemon reads a container's output in pieces of 16 KiB: a longer line is
+** several records, all but the last without their "\n". docker logs prints the text; a copy of the
+** file is read as that text: a piece's line left empty, so that each line keeps its number, the
+** stream's line that ends it given the pieces before it.
+*/
+
+/* The record of line s (n bytes): its "log" text and stream (0 stdout, 1 stderr), or NULL where s
+** is not one. The caller frees the record. */
+static cJSON *docker_record(const char *s, size_t n, const char **log, int *stream) {
+  cJSON *rec = cJSON_ParseWithLength(s, n);
+  const cJSON *text = cJSON_GetObjectItemCaseSensitive(rec, "log");
+  const cJSON *from = cJSON_GetObjectItemCaseSensitive(rec, "stream");
+  if (!cJSON_IsString(text) || !cJSON_IsString(from) ||
+      (strcmp(from->valuestring, "stdout") != 0 && strcmp(from->valuestring, "stderr") != 0)) {
+    cJSON_Delete(rec);
+    return NULL;
+  }
+  *log = text->valuestring;
+  *stream = from->valuestring[3] == 'e';
+  return rec;
+}
+
+/* Whether the text's first line is a json-file record. */
+static int is_docker_log(const char *text, size_t len) {
+  size_t i = nt_bom(text, len);
+  if (len - i < 8 || memcmp(text + i, "{\"log\":", 7) != 0) return 0;
+  const char *nl = memchr(text + i, '\n', len - i);
+  const char *log;
+  int stream;
+  cJSON *rec = docker_record(text + i, nl ? (size_t)(nl - (text + i)) : len - i, &log, &stream);
+  cJSON_Delete(rec);
+  return rec != NULL;
+}
+
+int nt_docker_text(const char *path, const char *text, size_t len, char **out, size_t *out_len) {
+  *out = NULL;
+  if (!is_docker_log(text, len)) return 0;
+  char *o = xp_xmalloc(len + 2); /* each record's keys and stamp dropped: never longer */
+  size_t n = 0;
+  held h[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
+  long line_no = 0;
+  int rc = 0;
+  for (size_t i = nt_bom(text, len); i < len && rc == 0;) {
+    const char *line = text + i, *nl = memchr(line, '\n', len - i);
+    const size_t l = nl ? (size_t)(nl - line) : len - i;
+    i += l + 1;
+    line_no++;
+    const char *log;
+    int stream;
+    cJSON *rec = strspn(line, " \t\r") >= l ? NULL : docker_record(line, l, &log, &stream);
+    if (!rec && strspn(line, " \t\r") < l) {
+      rc = xp_error_at(XP_EXIT_USAGE, path, line_no, "not a Docker log record, as the lines above are");
+      break;
+    }
+    if (rec) {
+      const size_t t = strlen(log);
+      if (t && log[t - 1] == '\n') {
+        memcpy(o + n, h[stream].text ? h[stream].text : "", h[stream].len);
+        n += h[stream].len;
+        h[stream].len = 0;
+        memcpy(o + n, log, t - 1);
+        n += t - 1;
+      } else {
+        hold(&h[stream], log, t);
+      }
+      cJSON_Delete(rec);
+    }
+    o[n++] = '\n';
+  }
+  for (int s = 0; s < 2; s++) { /* pieces whose line the copy did not reach */
+    memcpy(o + n, h[s].text ? h[s].text : "", h[s].len);
+    n += h[s].len;
+    if (h[s].len) o[n++] = '\n';
+    free(h[s].text);
+  }
+  if (rc) {
+    free(o);
+    return rc;
+  }
+  o[n] = 0;
+  *out = o;
+  *out_len = n;
+  return 0;
 }

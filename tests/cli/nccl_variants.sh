@@ -293,6 +293,35 @@ for end in ' ' ''; do
   check "CRI empty last piece ('$end'): 256 MiB row" 887.11 "$(metric allreduce/bf16/268435456/eager/out_of_place time_us)"
 done
 
+# Docker's json-file log of the container (/var/lib/docker/containers/ID/ID-json.log, copied): a
+# record a line, {"log":"LINE\n","stream":"stdout","time":...}, '<' and '>' as \u003c and \u003e,
+# a line past the daemon's 16 KiB read in pieces without "\n" (here each longer than 30 bytes,
+# a stderr record between two pieces): read as the text it carries, where it was refused ('no
+# nccl-tests results found'). A line that is no record is refused at its line.
+docker_json() { # docker_json: the 2.19 sweep under Open MPI's tag, as Docker's json-file keeps it
+  awk -v t=2025-06-01T10:11:12.123456789Z '
+    function rec(s, nl, stream) {
+      gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/</, "\\u003c", s); gsub(/>/, "\\u003e", s); gsub(/\t/, "\\t", s)
+      printf "{\"log\":\"%s%s\",\"stream\":\"%s\",\"time\":\"%s\"}\n", s, nl, stream, t
+    }
+    { $0 = "[1,0]<stdout>:" $0 }
+    length($0) <= 30 { rec($0, "\\n", "stdout"); next }
+    { rec(substr($0, 1, 30), "", "stdout"); if (NR == 160) rec("a warning", "\\n", "stderr"); rec(substr($0, 31), "\\n", "stdout") }' \
+    "$XP_SRC/tests/data/nccl/nccltests_sweep.txt"
+}
+docker_json > "$tmp/docker-json.log"
+imp "$tmp/docker-json.log"
+check "Docker json-file log: exit" 0 $?
+check "Docker json-file log: cases" 52 "$(cases)"
+check "Docker json-file log: 256 MiB row" 887.11 "$(metric allreduce/bf16/268435456/eager/out_of_place time_us)"
+check "Docker json-file log: GPU" "2 NVIDIA H200" "$(sql "SELECT gpu_count || ' ' || gpu_name FROM runs")"
+check "Docker json-file log: INFO lines" "P2P/direct pointer" "$(sql "SELECT value FROM run_meta WHERE key = 'nccl.transports'")"
+{ docker_json | sed -n 1,40p; echo 'Jun 01 10:11:12 a line of syslog'; docker_json | sed -n '41,$p'; } > "$tmp/docker-bad.log"
+imp "$tmp/docker-bad.log"
+check "Docker json-file log, a line no record: exit" 2 $?
+check "Docker json-file log, a line no record: said at it" \
+  "xp: $tmp/docker-bad.log:41: not a Docker log record, as the lines above are" "$(cat "$tmp/err")"
+
 # Open MPI's --tag-output labels indented, as a tool quoting the log writes them (aws-k8s-tester PR
 # 464's test output: "        [1,0]<stdout>:# nThread 1 ..."): read as without the indent, where the
 # file was refused as holding no results.
