@@ -123,9 +123,13 @@ size_t nt_cri_stream_tag(const char *p, size_t n, int *stream, char *tag);
 /* Docker's json-file log of a container (nt_cri.c): in *out the text its records carry (NULL where
 ** the text is not one); XP_EXIT_USAGE after "xp: FILE:LINE: ..." at a line that is no record. */
 int nt_docker_text(const char *path, const char *text, size_t len, char **out, size_t *out_len);
-/* A Markdown table's row (nt_markdown.c), s at its first '|', laid out in out as nccl-tests
-** prints its columns; 0 for the table's delimiter row, which holds nothing. */
+/* A Markdown table's row (nt_markdown.c), s at its first cell or the '|' before it, laid out in out
+** as nccl-tests prints its columns; 0 for the table's delimiter row, which holds nothing. */
 int nt_markdown_row(const char *s, int header, char *out, size_t n);
+/* Whether s is a Markdown table's delimiter row: only '|', '-', ':' and blanks, a '-' among them. */
+int nt_markdown_delimiter(const char *s);
+/* The cells of a Markdown table's row s, with its outer pipes or without. */
+int nt_markdown_cells(const char *s);
 int nt_parse_text(nt_doc *d, const char *text, size_t len);
 int nt_parse_json(nt_doc *d, const char *text, size_t len);
 /* rccl-tests' result file (-x FILE -Z csv|json, nt_reporter.c): nt_reporter_form says 'c' (CSV),

@@ -29,16 +29,26 @@ static size_t cell_text(const char *cell, size_t n, int header, char *out, size_
   return n;
 }
 
-/* Whether a line is the table's delimiter row: only '|', '-', ':' and blanks, a '-' among them. */
-static int is_delimiter_row(const char *s) {
+int nt_markdown_delimiter(const char *s) {
   return strspn(s, "|-: \t") == strlen(s) && strchr(s, '-') != NULL;
 }
 
+int nt_markdown_cells(const char *s) {
+  while (*s == ' ' || *s == '\t') s++;
+  size_t n = strlen(s);
+  while (n && isspace((unsigned char)s[n - 1])) n--;
+  if (n && *s == '|') s++, n--;
+  if (n && s[n - 1] == '|') n--;
+  int cells = 1;
+  for (size_t i = 0; i < n; i++) cells += s[i] == '|';
+  return cells;
+}
+
 int nt_markdown_row(const char *s, int header, char *out, size_t n) {
-  if (is_delimiter_row(s)) return 0;
+  if (nt_markdown_delimiter(s)) return 0;
   size_t used = 0;
   out[0] = 0;
-  for (const char *cell = s + 1; *cell && used < n;) {
+  for (const char *cell = *s == '|' ? s + 1 : s; *cell && used < n;) { /* outer pipes or none */
     const char *bar = strchr(cell, '|');
     const size_t len = bar ? (size_t)(bar - cell) : strlen(cell);
     char text[CELL_WIDTH * 2];

@@ -517,11 +517,15 @@ static const char *skip_kubectl_prefix(const char *s) {
 }
 
 /* docker compose logs' "SERVICE-1  | " (the service's container, padded to the longest name; v1
-** "service_1  | "), before the stamp -t adds. */
+** "service_1  | "), before the stamp -t adds. The name ends in its container's index, after a
+** '-' or '_': a row of a Markdown table without its outer pipes ("8 | 4 | bfloat16 | ...") has no
+** such prefix. */
 static const char *skip_compose_prefix(const char *s) {
   const char *p = s;
   while (isalnum((unsigned char)*p) || *p == '_' || *p == '-' || *p == '.') p++;
-  if (p == s || *p != ' ') return s;
+  const char *index = p;
+  while (index > s && isdigit((unsigned char)index[-1])) index--;
+  if (index == p || index - 1 <= s || (index[-1] != '-' && index[-1] != '_') || *p != ' ') return s;
   while (*p == ' ') p++;
   return p[0] == '|' && p[1] == ' ' ? p + 2 : s;
 }
@@ -1286,6 +1290,33 @@ static void clean_line(char *line, int first) {
   *o = 0;
 }
 
+/* The line at *i copied into line (MAX_LINE bytes), *i moved past it: where what nccl-tests printed
+** starts in it, after the prefixes and blanks tools put before it. */
+static const char *next_line(const char *text, size_t len, size_t *i, char *line, int first) {
+  const char *nl = memchr(text + *i, '\n', len - *i);
+  const size_t l = nl ? (size_t)(nl - (text + *i)) : len - *i;
+  snprintf(line, MAX_LINE, "%.*s", (int)(l < MAX_LINE - 1 ? l : MAX_LINE - 1), text + *i);
+  line[strcspn(line, "\r")] = 0;
+  *i += l + 1;
+  clean_line(line, first);
+  const char *s = strip_prefixes(line);
+  while (*s == ' ' || *s == '\t') s++;
+  return s;
+}
+
+/* Whether s is a Markdown table's row: nccl-tests begins no line with '|' and prints none in its
+** report; a table written without its outer pipes ("size | count | ..."), as GitHub accepts it, is
+** told by the delimiter row under its header, with a '|' and as many cells (GFM's rule: a command
+** line's "| tee" above a script's "-----" is none), then each row holding a '|' is the table's. */
+static int is_table_row(const parser *P, const char *s, const char *text, size_t len, size_t i) {
+  if (*s == '|') return 1;
+  if (!strchr(s, '|')) return 0;
+  if (P->in_table) return 1;
+  char line[MAX_LINE];
+  const char *next = i < len ? next_line(text, len, &i, line, 0) : "";
+  return nt_markdown_delimiter(next) && strchr(next, '|') && nt_markdown_cells(next) == nt_markdown_cells(s);
+}
+
 int nt_parse_text(nt_doc *d, const char *text, size_t len) {
   parser P;
   memset(&P, 0, sizeof P);
@@ -1294,19 +1325,12 @@ int nt_parse_text(nt_doc *d, const char *text, size_t len) {
   int lineno = 0, rc = 0;
   size_t i = 0;
   while (i < len && rc == 0) {
-    const char *nl = memchr(text + i, '\n', len - i);
-    size_t l = nl ? (size_t)(nl - (text + i)) : len - i;
     char line[MAX_LINE];
-    snprintf(line, sizeof line, "%.*s", (int)(l < sizeof line - 1 ? l : sizeof line - 1), text + i);
-    line[strcspn(line, "\r")] = 0;
-    i += l + 1;
+    const char *s = next_line(text, len, &i, line, lineno == 0);
     lineno++;
     P.lineno = lineno;
-    clean_line(line, lineno == 1);
-    const char *s = strip_prefixes(line);
-    while (*s == ' ' || *s == '\t') s++;
     char cells[MAX_LINE];
-    const int table_row = *s == '|'; /* nccl-tests begins no line with '|' */
+    const int table_row = is_table_row(&P, s, text, len, i);
     if (table_row) {
       if (!P.table_line) P.table_line = lineno;
       const int header = !P.in_table;

@@ -237,6 +237,23 @@ for root in -1 ''; do
   check "Markdown table (root '$root'): ranks" 2 "$(sql "SELECT gpu_count FROM runs")"
   check "Markdown table (root '$root'): no failure said" "" "$(sql "SELECT value FROM run_meta WHERE key = 'nccl_tests.failure'")"
 done
+# The same table without its outer pipes ("Size (B) | Count | ... | #wrong", "---:|---:|...", as
+# GitHub renders it): read as the text, where it was refused ('no nccl-tests results found'). A
+# command line's "| tee" above a script's "-----" rule is no table header: the log is read as before
+# (a job killed between rows still said to be, as a table's last rows are not).
+md_table -1 | sed -E '/^\|/{s/^\| ?//; s/ ?\|$//}' > "$tmp/md_bare.txt"
+imp "$tmp/md_bare.txt"
+check "Markdown table without outer pipes: exit" 0 $?
+check "Markdown table without outer pipes: cases" 52 "$(cases)"
+check "Markdown table without outer pipes: 256 MiB in-place time" 887.53 "$(metric allreduce/bf16/268435456/eager/in_place time_us)"
+check "Markdown table without outer pipes: its busbw" 302.59 "$(metric allreduce/bf16/268435456/eager/out_of_place busbw_GBps)"
+{ echo '$ ./build/all_reduce_perf -b 8 -e 8G -f 2 -g 2 | tee out.log'; echo '-----------------'
+  head -n 150 "$XP_SRC/tests/data/nccl/nccltests_sweep.txt"; } > "$tmp/md_not_table.txt"
+imp "$tmp/md_not_table.txt"
+check "a '| tee' line above a rule: exit" 0 $?
+check "a '| tee' line above a rule: cases" 24 "$(cases)"
+check "a '| tee' line above a rule: killed, said" "no footer after the report's last row (line 152): the job was killed or the log cut there" \
+  "$(sql "SELECT value FROM run_meta WHERE key = 'nccl_tests.failure'")"
 printf '| Size | Bus bandwidth (GB/s) |\n|---|---|\n| 8 | 0.00 |\n' > "$tmp/md_other.txt"
 imp "$tmp/md_other.txt"
 check "Markdown table of other columns: exit" 2 $?
