@@ -45,12 +45,18 @@ static int read_cri_line(const char *s, size_t n, cri_line *c) {
   return tagged != 0;
 }
 
+/* Where line (l bytes) ends before its newline: before a '\r' too, a log copied with CRLF line
+** ends (a piece keeps none: its line's own ends it). */
+static size_t text_end(const char *line, size_t l) {
+  return l && line[l - 1] == '\r' ? l - 1 : l;
+}
+
 static int has_pieces(const char *text, size_t len) {
   for (size_t i = 0; i < len;) {
     const char *nl = memchr(text + i, '\n', len - i);
     const size_t l = nl ? (size_t)(nl - (text + i)) : len - i;
     cri_line c;
-    if (read_cri_line(text + i, l, &c) && c.tag == 'P') return 1;
+    if (read_cri_line(text + i, text_end(text + i, l), &c) && c.tag == 'P') return 1;
     i += l + 1;
   }
   return 0;
@@ -85,12 +91,12 @@ char *nt_cri_join(const char *text, size_t len, size_t *out_len) {
   held h[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
   for (size_t i = 0; i < len;) {
     const char *line = text + i, *nl = memchr(line, '\n', len - i);
-    const size_t l = nl ? (size_t)(nl - line) : len - i;
+    const size_t l = nl ? (size_t)(nl - line) : len - i, end = text_end(line, l);
     cri_line c;
     i += l + 1;
-    if (read_cri_line(line, l, &c) && c.tag == 'P') {
-      hold(&h[c.stream], line + c.prefix, l - c.prefix);
-    } else if (read_cri_line(line, l, &c) && h[c.stream].len) {
+    if (read_cri_line(line, end, &c) && c.tag == 'P') {
+      hold(&h[c.stream], line + c.prefix, end - c.prefix);
+    } else if (read_cri_line(line, end, &c) && h[c.stream].len) {
       memcpy(out + o, line, c.prefix);
       o += c.prefix;
       if (line[c.prefix - 1] != ' ') out[o++] = ' '; /* an empty last piece, its space trimmed */

@@ -295,6 +295,15 @@ check "CRI split lines: 256 MiB row" 887.11 "$(metric allreduce/bf16/268435456/e
 check "CRI split lines: INFO lines" "P2P/direct pointer" "$(sql "SELECT value FROM run_meta WHERE key = 'nccl.transports'")"
 check "CRI split lines: ring channels" 24 "$(sql "SELECT value FROM run_meta WHERE key = 'nccl.ring_channels'")"
 
+# The same log copied with CRLF line ends (through a Windows machine or an editor there): read
+# alike, where each piece kept its '\r' inside the joined line, cutting every split line at its
+# first piece's end, and the import was refused ('no nccl-tests results found').
+sed 's/$/\r/' "$tmp/cri_split.log" > "$tmp/cri_split_crlf.log"
+imp "$tmp/cri_split_crlf.log"
+check "CRI split lines, CRLF: exit" 0 $?
+check "CRI split lines, CRLF: cases" 52 "$(cases)"
+check "CRI split lines, CRLF: 256 MiB row" 887.11 "$(metric allreduce/bf16/268435456/eager/out_of_place time_us)"
+
 # A line whose last piece is empty (a read that ended just before its newline: "stdout P ROW", then
 # "stdout F " with no text), as the kubelet writes it and as a copy that trims lines leaves it
 # ("stdout F"): read whole either way, where the trimmed one joined as "stdout FROW", its row left
