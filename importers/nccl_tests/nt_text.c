@@ -517,17 +517,17 @@ static const char *skip_kubectl_prefix(const char *s) {
 }
 
 /* docker compose logs' "SERVICE-1  | " (the service's container, padded to the longest name; v1
-** "service_1  | "), before the stamp -t adds. The name ends in its container's index, after a
-** '-' or '_': a row of a Markdown table without its outer pipes ("8 | 4 | bfloat16 | ...") has no
-** such prefix. */
+** "service_1  | "; a service's container_name where it has one), before the stamp -t adds. Not where
+** a '|' follows in the text: nccl-tests prints none, and a row of a Markdown table without its outer
+** pipes ("8 | 4 | bfloat16 | ...", "size | count | type | ...") is no prefix and its text. */
 static const char *skip_compose_prefix(const char *s) {
   const char *p = s;
   while (isalnum((unsigned char)*p) || *p == '_' || *p == '-' || *p == '.') p++;
-  const char *index = p;
-  while (index > s && isdigit((unsigned char)index[-1])) index--;
-  if (index == p || index - 1 <= s || (index[-1] != '-' && index[-1] != '_') || *p != ' ') return s;
+  if (p == s || *p != ' ') return s;
   while (*p == ' ') p++;
-  return p[0] == '|' && p[1] == ' ' ? p + 2 : s;
+  if (p[0] != '|' || p[1] != ' ') return s;
+  const char *text = p + 2 + strspn(p + 2, " ");
+  return *text != '|' && strchr(text, '|') ? s : p + 2;
 }
 
 /* The stream and tag after the stamp of a container's log as the kubelet keeps it on its node

@@ -247,6 +247,9 @@ check "Markdown table without outer pipes: exit" 0 $?
 check "Markdown table without outer pipes: cases" 52 "$(cases)"
 check "Markdown table without outer pipes: 256 MiB in-place time" 887.53 "$(metric allreduce/bf16/268435456/eager/in_place time_us)"
 check "Markdown table without outer pipes: its busbw" 302.59 "$(metric allreduce/bf16/268435456/eager/out_of_place busbw_GBps)"
+sed '/^Size/s/ ([^)]*)//g; /^Size/s/^S/s/' "$tmp/md_bare.txt" > "$tmp/md_bare_plain.txt" # "size | count | type | ..."
+imp "$tmp/md_bare_plain.txt"
+check "Markdown table without outer pipes, header without units: cases" 52 "$(cases)"
 { echo '$ ./build/all_reduce_perf -b 8 -e 8G -f 2 -g 2 | tee out.log'; echo '-----------------'
   head -n 150 "$XP_SRC/tests/data/nccl/nccltests_sweep.txt"; } > "$tmp/md_not_table.txt"
 imp "$tmp/md_not_table.txt"
@@ -269,6 +272,7 @@ done
 # docker compose logs' "SERVICE-1  | " (with -t, its stamp after it): read as the log, where it was
 # refused as holding no results.
 for ts in '' '2025-06-01T10:11:12.123456789Z '; do prefixed "docker compose logs ${ts:+-t}" "s/^/nccl-tests-1  | $ts/"; done
+prefixed "docker compose logs, a container_name" "s/^/nccl  | /"
 
 # A test run as a systemd unit (a node's health check) read back with journalctl: syslog's
 # "STAMP HOST IDENT[PID]: " before each line, the default stamp and -o short-iso's; read as the log,
