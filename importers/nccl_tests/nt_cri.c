@@ -178,7 +178,9 @@ int nt_docker_text(const char *path, const char *text, size_t len, char **out, s
     const char *log;
     int stream;
     cJSON *rec = strspn(line, " \t\r") >= l ? NULL : docker_record(line, l, &log, &stream);
-    if (!rec && strspn(line, " \t\r") < l) {
+    if (!rec && strspn(line, " \t\r") < l && !nl) /* the file copied while the daemon wrote it */
+      xp_warn("%s:%ld: Docker log record cut short, left out", path, line_no);
+    else if (!rec && strspn(line, " \t\r") < l) {
       rc = xp_error_at(XP_EXIT_USAGE, path, line_no, "not a Docker log record, as the lines above are");
       break;
     }

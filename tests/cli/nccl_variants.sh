@@ -346,6 +346,15 @@ check "Docker json-file log: cases" 52 "$(cases)"
 check "Docker json-file log: 256 MiB row" 887.11 "$(metric allreduce/bf16/268435456/eager/out_of_place time_us)"
 check "Docker json-file log: GPU" "2 NVIDIA H200" "$(sql "SELECT gpu_count || ' ' || gpu_name FROM runs")"
 check "Docker json-file log: INFO lines" "P2P/direct pointer" "$(sql "SELECT value FROM run_meta WHERE key = 'nccl.transports'")"
+# The file copied while the daemon wrote its last record (no newline yet): that record is left out
+# with a warning, the rest read, where the whole file was refused.
+{ docker_json; printf '{"log":"[1,0]\\u003cstdout\\u003e:# Colle'; } > "$tmp/docker-cut.log"
+imp "$tmp/docker-cut.log"
+check "Docker json-file log, last record cut: exit" 0 $?
+check "Docker json-file log, last record cut: cases" 52 "$(cases)"
+check "Docker json-file log, last record cut: said" \
+  "xp: warning: $tmp/docker-cut.log:$(wc -l < "$tmp/docker-cut.log" | awk '{print $1 + 1}'): Docker log record cut short, left out" \
+  "$(grep 'cut short' "$tmp/err")"
 { docker_json | sed -n 1,40p; echo 'Jun 01 10:11:12 a line of syslog'; docker_json | sed -n '41,$p'; } > "$tmp/docker-bad.log"
 imp "$tmp/docker-bad.log"
 check "Docker json-file log, a line no record: exit" 2 $?
