@@ -13,11 +13,6 @@
 #define XP_GEMM_CHECK_RTOL (1.0 / 64)
 #define XP_GEMM_CHECK_ATOL_RMS (1.0 / 64)
 
-/* Whether cuBLASLt takes an fp8 GEMM of this K and N (gemm.c's rules, by which a spec is
-** refused before it reaches a GPU): per-tensor scales (block_scaled 0) or DeepSeek's blocks (1).
-** tests/unit/test_fp8_shapes_gpu.c holds them against cuBLASLt on a GPU. */
-int xp_gemm_fp8_takes(int block_scaled, long long k, long long n);
-
 enum xp_gemm_outcome {
   XP_GEMM_UNCHECKED, /* not launched yet */
   XP_GEMM_RIGHT,     /* ran, every element within the tolerance of the reference */

@@ -21,6 +21,7 @@
 #include "ceilings/ceilings.h"
 #include "gpu.h"
 #include "lt.h"
+#include "runners/gemm.h"
 #include "runners/gemm_pick.h"
 
 /* A probe's outcome: its child's exit status. */
