@@ -23,14 +23,20 @@ typedef struct cri_line {
 } cri_line;
 
 /* The stream and tag after a CRI line's stamp, p its n bytes on ("stdout F LINE"): the length of
-** them and the space after (8 where the text is empty and that space gone, as an editor or a copy
-** that trims lines leaves it; the kubelet writes it), 0 where p holds no stream and tag. */
+** them and the space after (none where the text is empty and that space gone, as an editor or a
+** copy that trims lines leaves it; the kubelet writes it), 0 where p holds no stream and tag. The
+** tag may be followed by others after a ':' ("F:x"): CRI keeps the field open to more, and the
+** kubelet's reader (kuberuntime/logs/logs.go's parseCRILog) splits it at ':' and reads the first. */
 size_t nt_cri_stream_tag(const char *p, size_t n, int *stream, char *tag) {
   if (n < 8 || (memcmp(p, "stdout ", 7) != 0 && memcmp(p, "stderr ", 7) != 0)) return 0;
-  if ((p[7] != 'P' && p[7] != 'F') || (n > 8 && p[8] != ' ')) return 0;
+  if (p[7] != 'P' && p[7] != 'F') return 0;
+  size_t end = 8;
+  if (end < n && p[end] == ':')
+    while (end < n && p[end] != ' ') end++;
+  if (end < n && p[end] != ' ') return 0;
   *stream = p[3] == 'e';
   *tag = p[7];
-  return n > 8 ? 9 : 8;
+  return end < n ? end + 1 : end;
 }
 
 /* Whether s (n bytes, no newline) is a CRI log line: an RFC 3339 stamp, a space, its stream and

@@ -283,6 +283,11 @@ for stamp in 'Jun 01 10:11:12' '2025-06-01T10:11:12+0000'; do prefixed "journalc
 # from /var/log/pods once the pod is gone: read as the log, where it was refused as holding no results.
 prefixed "CRI node log" 's/^/2025-06-01T10:11:12.123456789Z stdout F /'
 
+# A tag followed by further ones after a ':' ("F:x"), which the kubelet's reader takes, the first
+# one telling a piece from a line's end (kuberuntime/logs/logs.go's parseCRILog, "Keep this forward
+# compatible"): read as the log, where it was refused as holding no results.
+prefixed "CRI node log, a further tag" 's/^/2025-06-01T10:11:12.123456789Z stdout F:x /'
+
 # The same log where the runtime split lines: CRI-O's conmon writes as a "P" piece what it read
 # that did not end a line (a pipe's block-buffered stdout: any line), containerd a line past 16
 # KiB; the final piece is "F", and the other stream's lines may come between (here a stderr line).
@@ -298,6 +303,13 @@ check "CRI split lines: cases" 52 "$(cases)"
 check "CRI split lines: 256 MiB row" 887.11 "$(metric allreduce/bf16/268435456/eager/out_of_place time_us)"
 check "CRI split lines: INFO lines" "P2P/direct pointer" "$(sql "SELECT value FROM run_meta WHERE key = 'nccl.transports'")"
 check "CRI split lines: ring channels" 24 "$(sql "SELECT value FROM run_meta WHERE key = 'nccl.ring_channels'")"
+
+# Its pieces with a further tag too ("P:x", "F:x"): joined alike, where each was left as a line.
+sed 's/ stdout \([PF]\) / stdout \1:x /' "$tmp/cri_split.log" > "$tmp/cri_split_tags.log"
+imp "$tmp/cri_split_tags.log"
+check "CRI split lines, further tags: exit" 0 $?
+check "CRI split lines, further tags: cases" 52 "$(cases)"
+check "CRI split lines, further tags: 256 MiB row" 887.11 "$(metric allreduce/bf16/268435456/eager/out_of_place time_us)"
 
 # The same log copied with CRLF line ends (through a Windows machine or an editor there): read
 # alike, where each piece kept its '\r' inside the joined line, cutting every split line at its
