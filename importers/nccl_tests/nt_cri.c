@@ -141,7 +141,8 @@ char *nt_cri_join(const char *text, size_t len, size_t *out_len) {
 */
 
 /* The record of line s (n bytes): its "log" text and stream (0 stdout, 1 stderr), or NULL where s
-** is not one. The caller frees the record. */
+** is not one: its keys in any order, spaced as a tool that re-wrote the records (Python's json, jq,
+** a log shipper) spaces them. The caller frees the record. */
 static cJSON *docker_record(const char *s, size_t n, const char **log, int *stream) {
   cJSON *rec = cJSON_ParseWithLength(s, n);
   const cJSON *text = cJSON_GetObjectItemCaseSensitive(rec, "log");
@@ -156,10 +157,10 @@ static cJSON *docker_record(const char *s, size_t n, const char **log, int *stre
   return rec;
 }
 
-/* Whether the text's first line is a json-file record. */
+/* Whether the text's first line is a json-file record: parsed, not matched by its first bytes. */
 static int is_docker_log(const char *text, size_t len) {
   size_t i = nt_bom(text, len);
-  if (len - i < 8 || memcmp(text + i, "{\"log\":", 7) != 0) return 0;
+  if (i >= len || text[i] != '{') return 0;
   const char *nl = memchr(text + i, '\n', len - i);
   const char *log;
   int stream;

@@ -367,6 +367,20 @@ check "Docker json-file log, last record cut: cases" 52 "$(cases)"
 check "Docker json-file log, last record cut: said" \
   "xp: warning: $tmp/docker-cut.log:$(wc -l < "$tmp/docker-cut.log" | awk '{print $1 + 1}'): Docker log record cut short, left out" \
   "$(grep 'cut short' "$tmp/err")"
+# Its records as a tool that re-wrote them leaves them (Python's json.dumps: a space after each ':'
+# and ','; another key order; Docker's "attrs" of --log-opt labels put first): read alike, where
+# a file not beginning with the bytes {"log": was refused as 'not nccl-tests -J output'.
+for form in spaced reordered attrs; do
+  case $form in
+    spaced) docker_json | sed 's/^{"log":"/{"log": "/; s/","stream":"/", "stream": "/; s/","time":"/", "time": "/' ;;
+    reordered) docker_json | sed -E 's/^\{"log":(".*"),"stream":("std[a-z]+"),/{"stream":\2,"log":\1,/' ;;
+    attrs) docker_json | sed 's/^{/{"attrs":{"tag":"nccl"},/' ;;
+  esac > "$tmp/docker-$form.log"
+  imp "$tmp/docker-$form.log"
+  check "Docker json-file log, $form: exit" 0 $?
+  check "Docker json-file log, $form: cases" 52 "$(cases)"
+  check "Docker json-file log, $form: 256 MiB row" 887.11 "$(metric allreduce/bf16/268435456/eager/out_of_place time_us)"
+done
 { docker_json | sed -n 1,40p; echo 'Jun 01 10:11:12 a line of syslog'; docker_json | sed -n '41,$p'; } > "$tmp/docker-bad.log"
 imp "$tmp/docker-bad.log"
 check "Docker json-file log, a line no record: exit" 2 $?
