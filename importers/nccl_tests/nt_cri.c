@@ -140,11 +140,37 @@ char *nt_cri_join(const char *text, size_t len, size_t *out_len) {
 ** stream's line that ends it given the pieces before it.
 */
 
-/* The record of line s (n bytes): its "log" text and stream (0 stdout, 1 stderr), or NULL where s
-** is not one: its keys in any order, spaced as a tool that re-wrote the records (Python's json, jq,
-** a log shipper) spaces them. The caller frees the record. */
-static cJSON *docker_record(const char *s, size_t n, const char **log, int *stream) {
-  cJSON *rec = cJSON_ParseWithLength(s, n);
+/* Record s (n bytes) without the "\u0000" escapes in its strings, in a copy the caller frees, or
+** NULL where it holds none; *nuls their count. cJSON ends a string at a NUL it decodes, and so would
+** cut the text there, its "\n" with it: the line would run into the next record's. Outside its
+** strings a record holds no backslash, and inside each backslash begins an escape of its own. */
+static char *without_nul_escapes(const char *s, size_t *n, int *nuls) {
+  *nuls = 0;
+  if (!memmem(s, *n, "\\u0000", 6)) return NULL;
+  char *copy = xp_xmalloc(*n);
+  size_t o = 0;
+  for (size_t i = 0; i < *n;) {
+    if (s[i] == '\\' && i + 6 <= *n && memcmp(s + i + 1, "u0000", 5) == 0) {
+      i += 6;
+      (*nuls)++;
+      continue;
+    }
+    const size_t step = s[i] == '\\' && i + 1 < *n ? 2 : 1;
+    memcpy(copy + o, s + i, step);
+    o += step;
+    i += step;
+  }
+  *n = o;
+  return copy;
+}
+
+/* The record of line s (n bytes): its "log" text and stream (0 stdout, 1 stderr), *nuls the NULs
+** left out of its text, or NULL where s is not one. Its keys in any order, spaced as a tool that
+** re-wrote the records (Python's json, jq, a log shipper) spaces them. The caller frees the record. */
+static cJSON *docker_record(const char *s, size_t n, const char **log, int *stream, int *nuls) {
+  char *copy = without_nul_escapes(s, &n, nuls);
+  cJSON *rec = cJSON_ParseWithLength(copy ? copy : s, n);
+  free(copy);
   const cJSON *text = cJSON_GetObjectItemCaseSensitive(rec, "log");
   const cJSON *from = cJSON_GetObjectItemCaseSensitive(rec, "stream");
   if (!cJSON_IsString(text) || !cJSON_IsString(from) ||
@@ -163,8 +189,8 @@ static int is_docker_log(const char *text, size_t len) {
   if (i >= len || text[i] != '{') return 0;
   const char *nl = memchr(text + i, '\n', len - i);
   const char *log;
-  int stream;
-  cJSON *rec = docker_record(text + i, nl ? (size_t)(nl - (text + i)) : len - i, &log, &stream);
+  int stream, nuls;
+  cJSON *rec = docker_record(text + i, nl ? (size_t)(nl - (text + i)) : len - i, &log, &stream, &nuls);
   cJSON_Delete(rec);
   return rec != NULL;
 }
@@ -176,15 +202,17 @@ int nt_docker_text(const char *path, const char *text, size_t len, char **out, s
   size_t n = 0;
   held h[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
   long line_no = 0;
-  int rc = 0;
+  int rc = 0, nul_said = 0;
   for (size_t i = nt_bom(text, len); i < len && rc == 0;) {
     const char *line = text + i, *nl = memchr(line, '\n', len - i);
     const size_t l = nl ? (size_t)(nl - line) : len - i;
     i += l + 1;
     line_no++;
     const char *log;
-    int stream;
-    cJSON *rec = strspn(line, " \t\r") >= l ? NULL : docker_record(line, l, &log, &stream);
+    int stream, nuls = 0;
+    cJSON *rec = strspn(line, " \t\r") >= l ? NULL : docker_record(line, l, &log, &stream, &nuls);
+    if (nuls && !nul_said++) /* once: a program that writes one likely writes many */
+      xp_warn("%s:%ld: a NUL character (\\u0000) in the log's text, left out", path, line_no);
     if (!rec && strspn(line, " \t\r") < l && !nl) /* the file copied while the daemon wrote it */
       xp_warn("%s:%ld: Docker log record cut short, left out", path, line_no);
     else if (!rec && strspn(line, " \t\r") < l) {

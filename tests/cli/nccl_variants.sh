@@ -381,6 +381,18 @@ for form in spaced reordered attrs; do
   check "Docker json-file log, $form: cases" 52 "$(cases)"
   check "Docker json-file log, $form: 256 MiB row" 887.11 "$(metric allreduce/bf16/268435456/eager/out_of_place time_us)"
 done
+# A NUL the program wrote (\u0000 in the record), which cJSON ends the text at: left out and said,
+# the rest of its line read, where the line lost its end and ran into the next one (the 1 MiB
+# row into the 2 MiB one) and the import was refused, nothing said of the NUL.
+docker_json | sed '/47\.80/s/\\n","stream"/\\u0000\\n","stream"/' > "$tmp/docker-nul.log"
+nul_line=$(grep -n 'u0000' "$tmp/docker-nul.log" | cut -d: -f1)
+imp "$tmp/docker-nul.log"
+check "Docker json-file log, a NUL: exit" 0 $?
+check "Docker json-file log, a NUL: cases" 52 "$(cases)"
+check "Docker json-file log, a NUL: 1 and 2 MiB rows" "21.94 29.1" \
+  "$(metric allreduce/bf16/1048576/eager/in_place time_us) $(metric allreduce/bf16/2097152/eager/out_of_place time_us)"
+check "Docker json-file log, a NUL: said" \
+  "xp: warning: $tmp/docker-nul.log:$nul_line: a NUL character (\\u0000) in the log's text, left out" "$(grep 'NUL' "$tmp/err")"
 { docker_json | sed -n 1,40p; echo 'Jun 01 10:11:12 a line of syslog'; docker_json | sed -n '41,$p'; } > "$tmp/docker-bad.log"
 imp "$tmp/docker-bad.log"
 check "Docker json-file log, a line no record: exit" 2 $?
