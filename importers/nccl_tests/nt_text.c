@@ -1304,12 +1304,12 @@ static const char *next_line(const char *text, size_t len, size_t *i, char *line
   return s;
 }
 
-/* Whether s is a Markdown table's row: nccl-tests begins no line with '|' and prints none in its
-** report; a table written without its outer pipes ("size | count | ..."), as GitHub accepts it, is
-** told by the delimiter row under its header, with a '|' and as many cells (GFM's rule: a command
-** line's "| tee" above a script's "-----" is none), then each row holding a '|' is the table's. */
+/* Whether s is a Markdown table's row: nccl-tests prints no '|' in its report. A table, with its
+** outer pipes or without them ("size | count | ..."), as GitHub accepts both, is told by the
+** delimiter row under its header, with a '|' and as many cells (GFM's rule: a command line's
+** "| tee" above a script's "-----" is none, nor is nvidia-smi's box of "| GPU  Name ... |" lines
+** over "|----+----|" rules), then each row holding a '|' is the table's. */
 static int is_table_row(const parser *P, const char *s, const char *text, size_t len, size_t i) {
-  if (*s == '|') return 1;
   if (!strchr(s, '|')) return 0;
   if (P->in_table) return 1;
   char line[MAX_LINE];
