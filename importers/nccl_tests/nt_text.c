@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "nccl_tests.h"
+#include "spec.h"
 #include "xp.h"
 
 #define MAX_COLS 48
@@ -1295,7 +1296,10 @@ static void clean_line(char *line, int first) {
 static const char *next_line(const char *text, size_t len, size_t *i, char *line, int first) {
   const char *nl = memchr(text + *i, '\n', len - *i);
   const size_t l = nl ? (size_t)(nl - (text + *i)) : len - *i;
-  snprintf(line, MAX_LINE, "%.*s", (int)(l < MAX_LINE - 1 ? l : MAX_LINE - 1), text + *i);
+  size_t o = 0;
+  for (size_t k = 0; k < l && o < MAX_LINE - 1; k++) /* without NULs (nt_parse_text) */
+    if (text[*i + k]) line[o++] = text[*i + k];
+  line[o] = 0;
   line[strcspn(line, "\r")] = 0;
   *i += l + 1;
   clean_line(line, first);
@@ -1317,7 +1321,18 @@ static int is_table_row(const parser *P, const char *s, const char *text, size_t
   return nt_markdown_delimiter(next) && strchr(next, '|') && nt_markdown_cells(next) == nt_markdown_cells(s);
 }
 
+/* A log's NUL bytes are left out of its lines, and said: a node that crashed while writing the file
+** leaves its unwritten blocks as zeros, and the job run again appends after them, so the line they
+** begin would be lost (a C string ends at its first NUL) and the rerun's head with it. */
+static void say_nuls(const nt_doc *d, const char *text, size_t len) {
+  const char *nul = memchr(text, 0, len);
+  if (nul)
+    xp_warn("%s:%ld: NUL bytes (zeros where a node that crashed left the file unwritten) left out", d->path,
+            xp_line_of_offset(text, (size_t)(nul - text)));
+}
+
 int nt_parse_text(nt_doc *d, const char *text, size_t len) {
+  say_nuls(d, text, len);
   parser P;
   memset(&P, 0, sizeof P);
   P.d = d;

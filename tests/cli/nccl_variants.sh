@@ -54,6 +54,20 @@ grep -q 'cut_after_busbw.txt:14: result line cut short, left out' "$tmp/err" ||
 check "cut line: no failed case" 0 "$(sql "SELECT count(*) FROM cases WHERE status = 'failed'")"
 check "cut line: no negative time" 0 "$(sql "SELECT count(*) FROM metrics WHERE median < 0")"
 
+# A block of NUL bytes before the head (a log a node wrote until it crashed, the file's size
+# kept, its unwritten blocks zeros; the job run again appending): the bytes left out, said once at
+# their line, the "# nThread" line after them read, where that line was lost unsaid and the
+# options recorded as not in the file.
+n=$(grep -n 'nThread' "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" | cut -d: -f1)
+{ head -n $((n - 1)) "$XP_SRC/tests/data/nccl/nccltests_sweep.txt"; head -c 4096 /dev/zero
+  tail -n +$n "$XP_SRC/tests/data/nccl/nccltests_sweep.txt"; } > "$tmp/zeros.txt"
+imp "$tmp/zeros.txt"
+check "NUL bytes: exit" 0 $?
+check "NUL bytes: cases" 52 "$(cases)"
+check "NUL bytes: options read" 1 "$(sql "SELECT count(*) FROM run_meta WHERE key = 'nccl_tests.options' AND value LIKE '%iters 20%'")"
+check "NUL bytes: said" "xp: warning: $tmp/zeros.txt:$n: NUL bytes (zeros where a node that crashed left the file unwritten) left out" \
+  "$(grep 'NUL' "$tmp/err")"
+
 # A job killed between two rows (the 2.19 sweep on 2x H200, cut after its 8 KiB row): no line is
 # cut short, but no footer ("# Out of bounds values") follows: its rows are imported and the run
 # says where it stopped, where it was recorded as a whole sweep with nothing said.
