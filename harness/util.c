@@ -541,6 +541,13 @@ int xp_out_not_database(const char *path) {
 #define TEMP_SUFFIX ".tmp.XXXXXX"
 
 FILE *xp_temp_beside(const char *path, char **tmp) {
+  /* --out "": the temporary file was made in the working folder and only its rename failed,
+  ** after the whole output was written, as if the disk were full (exit 1) */
+  if (!*path) {
+    *tmp = NULL;
+    errno = ENOENT;
+    return NULL;
+  }
   /* renamed over a folder it would fail only after the whole output was written, and with
   ** EBUSY for "." */
   struct stat sb;
@@ -595,6 +602,7 @@ FILE *xp_temp_beside(const char *path, char **tmp) {
 
 int xp_out_error(const char *path, const char *verb) {
   const int e = errno;
+  if (!*path) return xp_error_at(XP_EXIT_USAGE, path, 0, "%s: an empty path names no file", verb);
   if (e == EISDIR) return xp_error_at(XP_EXIT_USAGE, path, 0, "%s: %s", verb, strerror(e));
   struct stat lsb;
   char *target = lstat(path, &lsb) == 0 && S_ISLNK(lsb.st_mode) ? link_target_file(path) : NULL;

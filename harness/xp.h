@@ -77,7 +77,8 @@ int xp_files_given_twice(const char *const *paths, int n, const char *consequenc
 FILE *xp_temp_beside(const char *path, char **tmp);
 /* Why xp_temp_beside could not make PATH's file (errno), naming the folder it is made in (a
 ** link's target's): "PATH: VERB in FOLDER (where the link leads): why"; a folder given as the
-** file: "PATH: VERB: Is a directory". Returns XP_EXIT_USAGE. */
+** file: "PATH: VERB: Is a directory"; an empty PATH: "'': VERB: an empty path names no file".
+** Returns XP_EXIT_USAGE. */
 int xp_out_error(const char *path, const char *verb);
 /* 0, or XP_EXIT_USAGE said when an --out names an SQLite file (the database itself, as in
 ** `xp export --out xp.db`, or another history): written over, it would be lost. */

@@ -334,6 +334,11 @@ static void test_bad_usage(const char *path) {
   char *argv3[] = {"report", "--out", out, NULL};
   CHECK_EQ_INT(cmd_report(3, argv3, path), XP_EXIT_USAGE);
   free(out);
+  /* --out "": refused as a bad --out (2), as a missing folder is; it was made in the working
+  ** folder, written whole, and only then failed to be renamed (1, "cannot write") */
+  char *argv5[] = {"report", "--out", "", NULL};
+  CHECK_EQ_INT(cmd_report(3, argv5, path), XP_EXIT_USAGE);
+  CHECK(strstr(xp_last_error(), "an empty path names no file") != NULL);
   char *none = test_path("none.db");
   char *argv4[] = {"report", "--out", "-", NULL};
   CHECK_EQ_INT(cmd_report(3, argv4, none), XP_EXIT_DB); /* read-only: never creates one */
