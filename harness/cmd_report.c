@@ -125,6 +125,10 @@ static int build_page(sqlite3 *db, const char *db_path, xp_buf *o, int *with_dat
   return rc;
 }
 
+/* A reading command stops at the first signal (README's exit 130), also one that came after
+** the last query, which SQLite's progress handler never saw: the page is not written. */
+static int interrupted(void) { return xp_error(XP_EXIT_ABORTED, "interrupted: no report written"); }
+
 /* Written beside the target and renamed over it: readers see the old page or the new one. */
 static int write_atomically(const char *path, const xp_buf *page) {
   char *tmp = NULL;
@@ -134,10 +138,10 @@ static int write_atomically(const char *path, const xp_buf *page) {
   else {
     int bad = fwrite(page->s, 1, page->n, f) != page->n;
     bad |= fclose(f) != 0;
-    if (bad || (tmp && xp_temp_commit(tmp) != 0)) { /* a disk full, not a bad --out: as xp export */
+    if (!bad && xp_interrupted()) rc = interrupted(); /* while it was written: the old page stays */
+    else if (bad || (tmp && xp_temp_commit(tmp) != 0)) /* a disk full, not a bad --out: as xp export */
       rc = xp_error_at(XP_EXIT_FAILED, path, 0, "cannot write: %s", strerror(errno));
-      if (tmp) unlink(tmp);
-    }
+    if (rc && tmp) unlink(tmp);
   }
   free(tmp);
   return rc;
@@ -168,6 +172,7 @@ int cmd_report(int argc, char **argv, const char *db_path) {
   if (rc == 0) rc = build_page(db, db_path, &page, &with_data, &charts);
   if (rc == 0) rc = xp_db_faulted(db_path, "nothing was written"); /* a chart short of its rows */
   xp_db_close(db);
+  if (rc == 0 && xp_interrupted()) rc = interrupted();
   if (rc == 0 && strcmp(out, "-") == 0) rc = xp_print_held(page.s, page.n);
   else if (rc == 0 && (rc = write_atomically(out, &page)) == 0) {
     /* a page sent to standard output by a name (/dev/stdout > page.html) must not get the note
