@@ -127,8 +127,8 @@ static int chart_busbw(sqlite3 *db, rp_section *s) {
     return rc;
   }
   if (points) {
-    xb_printf(&s->note, "Median bus bandwidth per message size (nccl-tests' busbw formula), %zu points "
-              "from nccl_burst runs, measured or imported from nccl-tests.", points);
+    xb_printf(&s->note, "Median bus bandwidth per message size (nccl-tests' busbw formula), %zu point%s "
+              "from nccl_burst runs, measured or imported from nccl-tests.", points, points == 1 ? "" : "s");
     note_off_axes(&s->note, off_axes);
     note_dropped(s, &c);
     rp_xy_svg(&s->svg, &c);
@@ -346,7 +346,7 @@ static int chart_serving(sqlite3 *db, rp_section *s) {
   }
   if (points) {
     xb_printf(&s->note, "Output token throughput of serving benchmarks (vLLM's own numbers), %zu "
-              "points; hover a point for its TTFT and TPOT.", points);
+              "point%s; hover a point for its TTFT and TPOT.", points, points == 1 ? "" : "s");
     if (by_rate)
       xb_printf(&s->note, " %zu case%s paced by request rate rather than concurrency %s not shown.",
                 by_rate, by_rate == 1 ? "" : "s", by_rate == 1 ? "is" : "are");

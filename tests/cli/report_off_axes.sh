@@ -24,6 +24,6 @@ run report --out "$tmp/r.html"; expect_rc 0
 section serving
 has 'data-has-data="1"' "$tmp/serving"
 check "points drawn" 1 "$(grep -o '<circle class="mark point"' "$tmp/serving" | wc -l)"
-has "numbers), 1 points;" "$tmp/serving"
+has "numbers), 1 point;" "$tmp/serving"
 has "1 point is not shown" "$tmp/serving"
 finish

@@ -20,7 +20,7 @@ run import nccl-tests "$log" --set interconnect=nvlink; expect_rc 0   # a correc
 run report --out "$tmp/r.html"; expect_rc 0
 section serving; section busbw
 check "serving: one result imported three times, one series" 1 "$(series serving)"
-has "numbers), 1 points;" "$tmp/serving"
+has "numbers), 1 point;" "$tmp/serving"
 # the log's out-of-place and in-place columns are a series each (report_charts.c): two, not four
 check "busbw: one log imported twice, its two series once" 2 "$(series busbw)"
 check "busbw: both of the latest import" 2 "$(grep -o "<title>[^<:]*</title>" "$tmp/busbw" | sort -u | grep -c "$("$XP" --db "$db" runs --kind nccl_burst --format csv | awk -F, 'NR == 2 { print substr($1, 1, 8) }')")"
