@@ -96,7 +96,11 @@ static int chart_busbw(sqlite3 *db, rp_section *s) {
   sqlite3_stmt *st;
   int rc = prepare(db, busbw_sql, &st);
   if (rc) return rc;
-  rp_xy c = {{RP_LOG2_BYTES, "message size (bytes per rank)", 0, 0, 0},
+  /* The size nccl-tests prints and nccl_burst's sizes take: a rank's largest buffer, which
+  ** holds every rank's part for all_gather (its output), reduce_scatter (its input) and alltoall
+  ** (nccl-tests' src/common.cu prints max(sendBytes, expectedBytes); xp_nccl_counts_for) */
+  rp_xy c = {{RP_LOG2_BYTES, "message size (bytes, nccl-tests' size: all ranks' data for all_gather, "
+              "reduce_scatter, alltoall)", 0, 0, 0},
              {RP_LINEAR, "bus bandwidth (GB/s)", 0, 0, 1}, NULL, 0, {0}};
   size_t points = 0, off_axes = 0;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

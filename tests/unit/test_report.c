@@ -199,6 +199,8 @@ static void test_charts(const char *path) {
   CHECK_EQ_INT(count(bw, "<polyline class=\"mark line\""), 2);
   CHECK(strstr(bw, "allreduce bf16 graph burst 122 · 2x NVIDIA H200") != NULL);
   CHECK(strstr(bw, ">1 MiB</text>") != NULL); /* byte-size ticks */
+  /* nccl-tests' size, not a rank's share: all_gather's is every rank's part (was "bytes per rank") */
+  CHECK(strstr(bw, "all ranks&#39; data for all_gather") != NULL); /* escaped */
 
   char *sv = section(html, "serving");
   CHECK_EQ_INT(count(sv, "<circle class=\"mark point\""), 3);
