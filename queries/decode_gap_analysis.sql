@@ -59,6 +59,11 @@
 --   Categories are the ones in force now (xp reclassify), for the time, the waiting and the
 --   message sizes alike.
 -- A side without runs is NULL; the basis says what to run.
+-- Each CTE is named in as few places as it can be: SQLite copies a CTE's definition, and the views
+-- and CTEs it names, for every place that names it, so a CTE named from four places whose own
+-- CTEs are each named from two more costs eight copies of theirs. Preparing this query took
+-- 1.1 s and 190 MB when measured read step_cats three times, basis series four times and
+-- f measured, ar and gemm again beside basis (bench/trace_query_bench.sh).
 WITH
 candidates AS MATERIALIZED (  -- the trace runs the figures count (schema view trace_step_totals: each job
                  -- once, with step time) of :model, :tp and :batch (view run_configuration),
@@ -71,9 +76,7 @@ candidates AS MATERIALIZED (  -- the trace runs the figures count (schema view t
 configs AS MATERIALIZED (  -- one per configuration of the traces, or a single one without any (all NULL);
               -- dtype is config's (the label names it), for the gemm run's basis
   SELECT row_number() OVER (ORDER BY gpu_name, interconnect, config) AS cfg, gpu_name, interconnect, config, dtype
-  FROM (SELECT DISTINCT gpu_name, interconnect, config, dtype FROM candidates)
-  UNION ALL
-  SELECT 1, NULL, NULL, NULL, NULL WHERE NOT EXISTS (SELECT 1 FROM candidates)
+  FROM (SELECT 1) LEFT JOIN (SELECT DISTINCT gpu_name, interconnect, config, dtype FROM candidates)
 ),
 traces AS MATERIALIZED (
   SELECT t.id, c.cfg, t.single_rank FROM candidates t
@@ -84,15 +87,16 @@ steps AS MATERIALIZED (
   FROM trace_steps s JOIN traces t ON t.id = s.run_id
   WHERE s.gpu_start_ns IS NOT NULL
 ),
--- The category and waiting totals of the configurations' steps, read once: the views
--- trace_step_categories and trace_step_collectives aggregate every run of the database, so
--- each is joined with the steps here a single time, not once per configuration and figure.
+-- The category and waiting totals of the configurations' steps, a row per configuration, read
+-- once: the views trace_step_categories and trace_step_collectives aggregate every run of the
+-- database, so each is joined with the steps here a single time.
 step_cats AS MATERIALIZED (
-  SELECT s.cfg, s.single_rank,
+  SELECT s.cfg,
          sum(CASE WHEN c.category IN ('gemm', 'moe') THEN c.total_ns END) AS gemm_ns,
-         sum(CASE WHEN c.category = 'allreduce' THEN c.total_ns END) AS ar_ns
+         sum(CASE WHEN c.category = 'allreduce' THEN c.total_ns END) AS ar_ns,
+         sum(CASE WHEN c.category = 'allreduce' AND s.single_rank = 0 THEN c.total_ns END) AS ar_multi_ns
   FROM steps s JOIN trace_step_categories c USING (run_id, rank, step)
-  GROUP BY s.cfg, s.single_rank
+  GROUP BY s.cfg
 ),
 step_waits AS MATERIALIZED (
   SELECT s.cfg, sum(k.wait_ns) AS wait_ns
@@ -100,19 +104,19 @@ step_waits AS MATERIALIZED (
   WHERE k.collective = 'allreduce' AND s.single_rank = 0
   GROUP BY s.cfg
 ),
-measured AS MATERIALIZED (
-  SELECT g.cfg, count(s.run_id) AS nsteps, (SELECT count(*) FROM traces t WHERE t.cfg = g.cfg) AS nruns,
+measured AS MATERIALIZED (  -- step_cats, step_waits and the runs: a row (or none) per configuration
+  SELECT g.cfg, count(s.run_id) AS nsteps, coalesce(max(t.runs), 0) AS nruns,
          avg(span_ns) / 1e3 AS span_us, avg(busy_ns) / 1e3 AS busy_us, avg(kernel_ns) / 1e3 AS kernel_us,
-         (SELECT sum(x.gemm_ns) FROM step_cats x WHERE x.cfg = g.cfg) / 1e3 / nullif(count(s.run_id), 0) AS gemm_us,
-         coalesce((SELECT sum(x.ar_ns) FROM step_cats x WHERE x.cfg = g.cfg), 0) / 1e3
-           / nullif(count(s.run_id), 0) AS ar_us,
+         max(x.gemm_ns) / 1e3 / nullif(count(s.run_id), 0) AS gemm_us,
+         coalesce(max(x.ar_ns), 0) / 1e3 / nullif(count(s.run_id), 0) AS ar_us,
          -- waiting is known for multi-rank runs only: averaged over their steps alone, beside
          -- their own all-reduce time (over all steps, single-rank ones too, it could exceed it)
-         (SELECT w.wait_ns FROM step_waits w WHERE w.cfg = g.cfg) / 1e3 / nullif(sum(single_rank = 0), 0) AS ar_wait_us,
-         coalesce((SELECT sum(x.ar_ns) FROM step_cats x WHERE x.cfg = g.cfg AND x.single_rank = 0), 0) / 1e3
-           / nullif(sum(single_rank = 0), 0) AS ar_multi_us,
-         sum(single_rank = 1) AS single_rank_steps
-  FROM configs g LEFT JOIN steps s ON s.cfg = g.cfg
+         max(w.wait_ns) / 1e3 / nullif(sum(s.single_rank = 0), 0) AS ar_wait_us,
+         coalesce(max(x.ar_multi_ns), 0) / 1e3 / nullif(sum(s.single_rank = 0), 0) AS ar_multi_us,
+         sum(s.single_rank = 1) AS single_rank_steps
+  FROM configs g LEFT JOIN steps s ON s.cfg = g.cfg LEFT JOIN step_cats x ON x.cfg = g.cfg
+  LEFT JOIN step_waits w ON w.cfg = g.cfg
+  LEFT JOIN (SELECT cfg, count(*) AS runs FROM traces GROUP BY cfg) t ON t.cfg = g.cfg
   GROUP BY g.cfg
 ),
 gemm_runs AS MATERIALIZED (  -- the ok gemm runs of :model at :tp with cold-weight cases at :batch
@@ -247,8 +251,10 @@ ar AS MATERIALIZED (  -- every configuration, those without all-reduce sizes too
   FROM configs g LEFT JOIN ar_pred p ON p.cfg = g.cfg
   GROUP BY g.cfg
 ),
-basis AS MATERIALIZED (
-  SELECT c.cfg,
+-- Each configuration's measured figures, all-reduce prediction and basis, for its six rows.
+-- gemm_pred_us is the gemm run's, unless it measured another dtype or GPU than the traces ran.
+f AS MATERIALIZED (
+  SELECT m.*, a.us AS ar_pred_us,
     CASE WHEN g.run IS NULL THEN 'no gemm run of this model at this tp with batch ' || :batch || ' (xp run a gemm spec)'
          ELSE 'gemm run ' || g.run || coalesce(' on ' || g.gpu_name, '') || ': ' || g.shapes || ' GEMMs, ' || g.launches || ' launches per step, cuBLASLt default'
               || CASE WHEN g.best_us IS NOT NULL THEN ' (best of its candidates: ' || round(g.best_us, 1) || ' us)' ELSE '' END
@@ -268,17 +274,17 @@ basis AS MATERIALIZED (
                               ELSE '"' || c.dtype || '"' END ELSE '' END
               || CASE WHEN g.other_gpu THEN '; another GPU''s: the traces ran on ' || c.gpu_name
                       || ', no prediction: xp run the gemm spec on ' || c.gpu_name ELSE '' END
-    END AS gemm,
+    END AS gemm_basis,
     CASE WHEN a.sizes = 0 THEN 'no all-reduce sizes: no trace of this configuration and no o_proj in a gemm run'
-         WHEN NOT EXISTS (SELECT 1 FROM series s WHERE s.cfg = a.cfg) THEN 'no nccl_burst allreduce run with ' || :tp || ' ranks (xp run experiments/allreduce_burst.toml)'
-         ELSE (SELECT 'nccl_burst run ' || run || coalesce(' on ' || gpu_name || ',', '') || ' ' || coalesce(mode, '') || ' ' || coalesce(placement, '')
-                      || ' burst ' || coalesce(burst, '?') FROM series s WHERE s.cfg = a.cfg)
+         WHEN s.cfg IS NULL THEN 'no nccl_burst allreduce run with ' || :tp || ' ranks (xp run experiments/allreduce_burst.toml)'
+         ELSE 'nccl_burst run ' || s.run || coalesce(' on ' || s.gpu_name || ',', '') || ' ' || coalesce(s.mode, '') || ' ' || coalesce(s.placement, '')
+              || ' burst ' || coalesce(s.burst, '?')
               || '; sizes from ' || CASE a.origin WHEN 'traces' THEN 'the traces' ELSE 'o_proj (2 per layer, assumed)' END
               || ': ' || a.mix
               || CASE WHEN a.outside > 0 THEN '; ' || a.outside || ' size(s) outside the measured range' ELSE '' END
     END
     -- an interconnect that one side did not record is not known to be another: said as unknown
-    || coalesce((SELECT CASE WHEN s.same_interconnect
+    || coalesce(CASE WHEN s.cfg IS NULL THEN NULL WHEN s.same_interconnect
                              THEN CASE WHEN s.interconnect IS NULL AND m.nsteps > 0
                                        THEN '; the interconnect is unknown (neither the traces nor the nccl_burst run recorded one)'
                                        ELSE '' END
@@ -288,24 +294,20 @@ basis AS MATERIALIZED (
                              WHEN c.interconnect IS NULL
                              THEN CASE WHEN m.nsteps > 0 THEN '; the traces'' interconnect is unknown (not recorded; measured on '
                                                               || s.interconnect || ')' ELSE '' END
-                             ELSE '; measured on another interconnect than the traces' END
-                 FROM series s WHERE s.cfg = a.cfg), '')
-    || coalesce((SELECT '; another GPU''s: the traces ran on ' || c.gpu_name || ' (xp run experiments/allreduce_burst.toml on it)'
-                 FROM series s WHERE s.cfg = a.cfg AND s.other_gpu), '')
+                             ELSE '; measured on another interconnect than the traces' END, '')
+    || coalesce(CASE WHEN s.other_gpu THEN '; another GPU''s: the traces ran on ' || c.gpu_name
+                                           || ' (xp run experiments/allreduce_burst.toml on it)' END, '')
     || CASE WHEN m.ar_wait_us IS NOT NULL AND m.single_rank_steps = 0 THEN '; measured includes ' || round(m.ar_wait_us, 1) || ' us waiting for other ranks'
             WHEN m.ar_wait_us IS NOT NULL THEN '; in multi-rank runs ' || round(m.ar_multi_us, 1) || ' us a step, of which ' || round(m.ar_wait_us, 1) || ' us waiting for other ranks'
             ELSE '' END
     || CASE WHEN m.single_rank_steps > 0 THEN '; ' || m.single_rank_steps || ' steps of single-rank traces, whose waiting for peers is in their all-reduce time' ELSE '' END
-    AS allreduce,
+    AS ar_basis,
     CASE WHEN m.nsteps = 0 THEN 'no trace with marked steps for this configuration (xp import torch-trace ... --set model=... tp=... batch=...)'
-         ELSE m.nruns || ' trace run(s), ' || m.nsteps || ' steps x ranks' END AS traces
+         ELSE m.nruns || ' trace run(s), ' || m.nsteps || ' steps x ranks' END AS traces_basis,
+    CASE WHEN NOT g.other_dtype AND NOT g.other_gpu THEN g.default_us END AS gemm_pred_us
   FROM configs c JOIN gemm g ON g.cfg = c.cfg JOIN ar a ON a.cfg = c.cfg JOIN measured m ON m.cfg = c.cfg
+  LEFT JOIN series s ON s.cfg = c.cfg  -- one (pick 1) or none
 ),
--- The six rows of each configuration: f joins its measured figures, all-reduce and basis.
--- gemm_pred_us is the gemm run's, unless it measured another dtype or GPU than the traces ran.
-f AS MATERIALIZED (SELECT m.*, a.us AS ar_pred_us, b.gemm AS gemm_basis, b.allreduce AS ar_basis, b.traces AS traces_basis,
-             CASE WHEN NOT g.other_dtype AND NOT g.other_gpu THEN g.default_us END AS gemm_pred_us
-      FROM measured m JOIN ar a ON a.cfg = m.cfg JOIN basis b ON b.cfg = m.cfg JOIN gemm g ON g.cfg = m.cfg),
 rows AS (  -- the six rows of each configuration, from one reading of f
   SELECT f.cfg, o.ord, o.component,
          CASE o.ord WHEN 1 THEN gemm_pred_us WHEN 2 THEN ar_pred_us WHEN 6 THEN gemm_pred_us + ar_pred_us END
