@@ -697,9 +697,9 @@ static char *workload_differs(const side_case *a, const side_case *b, int severa
   return why;
 }
 
-/* Why a case has no partner on the other side: named how many of the other's cases have its
-** name, matches how many of those are its workload, partner_matches how many of its own that
-** one's is (when matches is 1), diff why the first of them is not. */
+/* Why a case has no partner on the other side, where some of the other's cases have its name:
+** named how many, matches how many of those are its workload, partner_matches how many of its
+** own that one's is (when matches is 1), diff why the first of them is not. */
 static char *unpaired_why(const side_case *c, const char *other, const char *self, int named, int matches,
                           int partner_matches, const char *diff) {
   const char *name = c->name;
@@ -707,8 +707,17 @@ static char *unpaired_why(const side_case *c, const char *other, const char *sel
   if (matches == 1)
     return xp_asprintf("%s's %s matches %d cases of %s on the settings both record", other, name, partner_matches, self);
   if (named > 1) return xp_asprintf("none of %s's %d cases %s has its settings, %s", other, named, name, c->key);
-  if (named == 1) return xp_asprintf("%s's %s is another workload: %s", other, name, diff);
-  return xp_asprintf("%s has no case %s", other, name);
+  return xp_asprintf("%s's %s is another workload: %s", other, name, diff);
+}
+
+/* Why a case has no partner where none of the other side's other_n cases has its name; same_name:
+** how many of its own side's have it. Several of one name (a probe's "op" of each "i") each said
+** the same "B has no case op", one line per case that told none apart; a side of no cases at
+** all (a failed run's) is said as such. */
+static char *absent_why(const side_case *c, const char *other, const char *self, int other_n, int same_name) {
+  if (other_n == 0) return xp_asprintf("%s has no cases at all", other);
+  if (same_name > 1) return xp_asprintf("%s has no case %s (this one of %s's %d: %s)", other, c->name, self, same_name, c->key);
+  return xp_asprintf("%s has no case %s", other, c->name);
 }
 
 static int by_name(const void *x, const void *y) {
@@ -730,6 +739,17 @@ static int name_end(const side_case *const *s, int n, int i) {
   int e = i + 1;
   while (e < n && strcmp(s[e]->name, s[i]->name) == 0) e++;
   return e;
+}
+
+/* How many cases of the list share each one's name, by index in the list; sorted: the list's
+** cases by name (sorted_by_name). */
+static int *same_name_counts(const case_list *l, const side_case *const *sorted) {
+  int *n = xp_xcalloc((size_t)l->n + 1, sizeof *n);
+  for (int i = 0, e; i < l->n; i = e) {
+    e = name_end(sorted, l->n, i);
+    for (int k = i; k < e; k++) n[sorted[k] - l->c] = e - i;
+  }
+  return n;
 }
 
 /* Pair A's cases with B's: a and b pair when each is the other's only match. Only cases of one
@@ -770,6 +790,7 @@ static void pair_cases(case_list *a, case_list *b, int several) {
     ia = ea;
     ib = eb;
   }
+  int *same_a = same_name_counts(a, sa), *same_b = same_name_counts(b, sb);
   free(sa);
   free(sb);
   for (int i = 0; i < a->n; i++) {
@@ -782,9 +803,15 @@ static void pair_cases(case_list *a, case_list *b, int several) {
     }
   }
   for (int i = 0; i < a->n; i++)
-    if (a->c[i].pair < 0) a->c[i].why = unpaired_why(&a->c[i], "B", "A", named_a[i], na[i], nb[only_a[i]], diff_a[i]);
+    if (a->c[i].pair < 0)
+      a->c[i].why = named_a[i] ? unpaired_why(&a->c[i], "B", "A", named_a[i], na[i], nb[only_a[i]], diff_a[i])
+                               : absent_why(&a->c[i], "B", "A", b->n, same_a[i]);
   for (int j = 0; j < b->n; j++)
-    if (b->c[j].pair < 0) b->c[j].why = unpaired_why(&b->c[j], "A", "B", named_b[j], nb[j], na[only_b[j]], diff_b[j]);
+    if (b->c[j].pair < 0)
+      b->c[j].why = named_b[j] ? unpaired_why(&b->c[j], "A", "B", named_b[j], nb[j], na[only_b[j]], diff_b[j])
+                               : absent_why(&b->c[j], "A", "B", a->n, same_b[j]);
+  free(same_a);
+  free(same_b);
   for (int i = 0; i < a->n; i++) {
     free(diff_a[i]);
     cJSON_Delete(unchecked[i]);
@@ -985,6 +1012,24 @@ static char *unchecked_text(const cJSON *unchecked) {
   return out;
 }
 
+static const char *only_in(const cJSON *c) {
+  return cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(c, "params_b")) ? "A" : "B";
+}
+
+/* A side of no cases at all (a failed run's): one line, where each of the other's cases said
+** so on a line of its own. 1 where it printed that line. */
+static int print_one_side_empty(const cJSON *cases) {
+  const int n = cJSON_GetArraySize(cases);
+  int only[2] = {0, 0}; /* unpaired cases of A, of B */
+  const cJSON *c;
+  cJSON_ArrayForEach(c, cases) if (cJSON_HasObjectItem(c, "unpaired")) only[*only_in(c) == 'B']++;
+  if (n == 0 || (only[0] < n && only[1] < n)) return 0;
+  printf("\nunpaired cases: %s has no cases at all, so ", only[0] ? "B" : "A");
+  if (n == 1) printf("%s's one case is unpaired\n", only[0] ? "A" : "B");
+  else printf("all %d of %s's cases are unpaired\n", n, only[0] ? "A" : "B");
+  return 1;
+}
+
 /* How the cases paired, where that needs saying: settings only one side records (not compared),
 ** and why a case has no partner. */
 static void print_pairing(const cJSON *cases) {
@@ -1002,6 +1047,7 @@ static void print_pairing(const cJSON *cases) {
     putchar('\n');
     free(t);
   }
+  if (print_one_side_empty(cases)) return;
   head = 0;
   cJSON_ArrayForEach(c, cases) {
     const cJSON *why = cJSON_GetObjectItemCaseSensitive(c, "unpaired");
@@ -1009,7 +1055,7 @@ static void print_pairing(const cJSON *cases) {
     if (!head++) puts("\nunpaired cases:");
     fputs("  ", stdout);
     xp_print_text(stdout, cJSON_GetObjectItemCaseSensitive(c, "case")->valuestring);
-    printf(" only in %s: ", cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(c, "params_b")) ? "A" : "B");
+    printf(" only in %s: ", only_in(c));
     xp_print_text(stdout, why->valuestring); /* names the settings that differ, as the files wrote them */
     putchar('\n');
   }

@@ -138,4 +138,24 @@ run compare --a env.NCCL_ALGO=Ring --b env.NCCL_ALGO=Ring,Tree; expect_rc 0
 has "A: hist_probe run $ring"; has "B: hist_probe run $both"
 run compare --a env.NCCL_ALGO=Ring,Tree,gpu_name=H100 "${ring:0:8}"; expect_rc 0
 has "A: hist_probe run $both"
+# an unpaired case names what tells it apart: cases of one name that the other side lacks each
+# said "B has no case op", one line per case and all alike; a side of no cases at all (a failed
+# run's) is said once, where each of the other's cases said it had no case of its name
+db="$tmp/unpaired.db"
+ops=$(record cases=2)
+summary=$(record cases=0 share=5)
+none=$(record cases=0)
+run compare "$ops" "$summary"; expect_rc 0
+has '  op only in A: B has no case op (this one of A'"'"'s 2: {"i":0})'
+has '  op only in A: B has no case op (this one of A'"'"'s 2: {"i":1})'
+has '  summary only in B: A has no case summary'
+run compare "$ops" "$none" --format json; expect_rc 0
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+assert [c["unpaired"] for c in d["cases"]] == ["B has no cases at all"] * 2, d["cases"]' "$tmp/out" ||
+  die "json: each unpaired case says B has no cases"
+run compare "$none" "$ops"; expect_rc 0
+has 'unpaired cases: A has no cases at all, so all 2 of B'"'"'s cases are unpaired'
+hasnt 'only in B:'
+run compare "$summary" "$none"; expect_rc 0
+has 'unpaired cases: B has no cases at all, so A'"'"'s one case is unpaired'
 echo "ok: compare"
