@@ -147,9 +147,8 @@ static xp_spec *stored_spec(sqlite3 *db, int64_t id, char uuid[37], int *importe
   return spec;
 }
 
-/* Each refusal of a rerun names the run and a way on, as a stored spec's refused dtype gives the
-** --set that records the run anew (spec.c): the stored spec cannot be edited, and rerun takes no
-** --set. A kind this build lacks (a run merged from another xp's database) reruns with that xp. */
+/* Each refusal of a rerun names the run and a way on, as a stored spec's refused value says how
+** to record the run anew (spec.c): the stored spec cannot be edited, and rerun takes no --set. A kind this build lacks (a run merged from another xp's database) reruns with that xp. */
 static const xp_kind *spec_kind(const xp_spec *spec, const char *old) {
   const cJSON *k = cJSON_GetObjectItemCaseSensitive(spec->root, "kind");
   if (!cJSON_IsString(k)) {

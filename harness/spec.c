@@ -363,28 +363,52 @@ int xp_spec_line(const xp_spec *s, const char *path) {
   return hit ? (int)xp_line_of_offset(text, (size_t)(hit - text)) : 0;
 }
 
+/* The way on from a refused stored spec (xp rerun of a run an older xp recorded: a key it
+** accepted, a value it took as written), appended to the error; "" for any other spec. No one
+** can edit the stored spec and rerun takes no --set, so each refusal says what records the run
+** anew (set: the --set that mends it, where one is known), not the dtype's alone. Malloc'd. */
+static char *anew_advice(const xp_spec *s, const char *set) {
+  if (!stored(s)) return xp_strdup("");
+  return xp_asprintf("; a stored spec cannot be edited: record the run anew%s%s (xp run SPEC, or xp import FORMAT "
+                     "FILES)", set ? " with --set " : "", set ? set : "");
+}
+
 /* The error at path, with exit code `code`: "FILE:LINE: PATH: msg", or "<command line>: --set
-** PATH: msg" where --set gave the key. */
-static int spec_verror(const xp_spec *s, int code, const char *path, const char *fmt, va_list ap) {
+** PATH: msg" where --set gave the key. A stored spec's bad input (exit 2, not the environment's
+** 4: that one may run on another machine) says how to record the run anew, with set. */
+static int spec_verror(const xp_spec *s, int code, const char *path, const char *set, const char *fmt, va_list ap) {
   char msg[1024];
   vsnprintf(msg, sizeof msg, fmt, ap);
+  char *anew = code == XP_EXIT_USAGE ? anew_advice(s, set) : xp_strdup("");
   /* A spec with neither positions nor text was made from the command line (xp import): no
   ** line to name, as for --set. */
   const int no_lines = !((const struct spec_private *)(s + 1))->text;
+  int rc;
   if (path && *path) {
     /* a stored spec's key the run's --set gave is the stored spec's now: the rerun's command
     ** line has no --set */
     const int line = xp_spec_line(s, path);
-    if (line < 0 && !stored(s)) return xp_error_at(code, "<command line>", 0, "--set %s: %s", path, msg);
-    return xp_error_at(code, s->path, line > 0 ? line : no_lines ? 0 : 1, "%s: %s", path, msg);
-  }
-  return xp_error_at(code, s->path, no_lines ? 0 : 1, "%s", msg);
+    if (line < 0 && !stored(s)) rc = xp_error_at(code, "<command line>", 0, "--set %s: %s", path, msg);
+    else rc = xp_error_at(code, s->path, line > 0 ? line : no_lines ? 0 : 1, "%s: %s%s", path, msg, anew);
+  } else rc = xp_error_at(code, s->path, no_lines ? 0 : 1, "%s%s", msg, anew);
+  free(anew);
+  return rc;
 }
 
 int xp_spec_error(const xp_spec *s, const char *path, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  const int rc = spec_verror(s, XP_EXIT_USAGE, path, fmt, ap);
+  const int rc = spec_verror(s, XP_EXIT_USAGE, path, NULL, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+/* xp_spec_error, where `--set SET` mends the value: a stored spec's error says it. */
+__attribute__((format(printf, 4, 5))) static int spec_error_set(const xp_spec *s, const char *path, const char *set,
+                                                                const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  const int rc = spec_verror(s, XP_EXIT_USAGE, path, set, fmt, ap);
   va_end(ap);
   return rc;
 }
@@ -393,7 +417,7 @@ int xp_spec_error(const xp_spec *s, const char *path, const char *fmt, ...) {
 __attribute__((format(printf, 3, 4))) static int spec_env_error(const xp_spec *s, const char *path, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  const int rc = spec_verror(s, XP_EXIT_ENV, path, fmt, ap);
+  const int rc = spec_verror(s, XP_EXIT_ENV, path, NULL, fmt, ap);
   va_end(ap);
   return rc;
 }
@@ -654,14 +678,10 @@ static int dtype_respelt(const xp_spec *s, const char *path, const xp_field *f, 
   const int label = !f->choices && (strcmp(f->key, "dtype") == 0 || strcmp(f->key, "quantization") == 0);
   const char *meant = !label ? NULL : nccl ? xp_dtype_meant(v, NULL) : xp_dtype_label_meant(v);
   if (!meant) return 0;
-  char *cut = xp_value_cut(v);
-  /* xp rerun of an older xp's run: its stored spec cannot be edited, and rerun takes no --set */
-  char *anew = stored(s) ? xp_asprintf("; a stored spec cannot be edited: record the run anew with "
-                                       "--set %s=%s (xp run SPEC, or xp import FORMAT FILES)", path, meant)
-                         : NULL;
-  xp_spec_error(s, path, "\"%s\": xp spells this dtype \"%s\" (queries match runs by the dtype as written)%s",
-                cut, meant, anew ? anew : "");
-  free(anew);
+  char *cut = xp_value_cut(v), *set = xp_asprintf("%s=%s", path, meant);
+  spec_error_set(s, path, set, "\"%s\": xp spells this dtype \"%s\" (queries match runs by the dtype as written)",
+                 cut, meant);
+  free(set);
   free(cut);
   return XP_EXIT_USAGE;
 }
@@ -808,7 +828,10 @@ int xp_spec_check_fields(const xp_spec *s, const cJSON *obj, const char *path,
       key_path(sub, sizeof sub, path, f->key);
       /* the line of the table that lacks it (the file's first line for the top level) */
       const int line = path && *path ? xp_spec_line(s, path) : 1;
-      return xp_error_at(XP_EXIT_USAGE, s->path, line > 0 ? line : 1, "%s: required key is missing", sub);
+      char *anew = anew_advice(s, NULL);
+      xp_error_at(XP_EXIT_USAGE, s->path, line > 0 ? line : 1, "%s: required key is missing%s", sub, anew);
+      free(anew);
+      return XP_EXIT_USAGE;
     }
   }
   return 0;
