@@ -42,7 +42,9 @@ static int takes_one_value(const xp_field *f) {
   return f->type == XP_T_STRING || f->type == XP_T_INT || f->type == XP_T_NUMBER;
 }
 
-static int take_option(cJSON *root, cJSON *given, const xp_kind *k, int argc, char **argv, int *i) {
+/* --OPTION [VALUE] into root; options: each key an option gave, with the option as typed (its
+** first spelling: --step-annotation or --step_annotation), whose errors name it. */
+static int take_option(cJSON *root, cJSON *given, cJSON *options, const xp_kind *k, int argc, char **argv, int *i) {
   char key[128];
   snprintf(key, sizeof key, "%s", argv[*i] + 2);
   char *eq = strchr(key, '=');
@@ -63,13 +65,12 @@ static int take_option(cJSON *root, cJSON *given, const xp_kind *k, int argc, ch
   else if (f->type == XP_T_BOOL) value = "true";
   else if (*i + 1 < argc) value = argv[++*i];
   else return xp_usage_error("import", "%s needs a value", argv[*i]);
-  if (takes_one_value(f)) {
-    char *name = xp_asprintf("%.*s", (int)strcspn(option, "="), option);
-    int rc = given_twice(given, key, name, value);
-    free(name);
-    if (rc) return rc;
-  }
-  return xp_spec_set_field(root, k, key, value, 1);
+  char *name = xp_asprintf("%.*s", (int)strcspn(option, "="), option);
+  int rc = takes_one_value(f) ? given_twice(given, key, name, value) : 0;
+  if (rc == 0) rc = xp_spec_set_field(root, k, key, name, value, 1);
+  if (rc == 0 && !cJSON_HasObjectItem(options, key)) cJSON_AddStringToObject(options, key, name);
+  free(name);
+  return rc;
 }
 
 /* --dry-run: what the import would record. Where the kind reads the history (an earlier import
@@ -132,6 +133,7 @@ int cmd_import(int argc, char **argv, const char *db_path) {
   int dry = 0, bad = 0, rc = 0;
   cJSON *sets = cJSON_CreateArray(); /* the keys --set gave, whose errors name the command line */
   cJSON *given = cJSON_CreateObject();
+  cJSON *options = cJSON_CreateObject(); /* the keys options gave, as typed: their errors name them */
   for (int i = 2; i < argc && rc == 0; i++) {
     const char *v;
     if (strcmp(argv[i], "--dry-run") == 0) dry = 1;
@@ -143,7 +145,7 @@ int cmd_import(int argc, char **argv, const char *db_path) {
       if (rc == 0) cJSON_AddItemToArray(sets, cJSON_CreateStringReference(v));
     }
     else if (bad) rc = XP_EXIT_USAGE;
-    else if (strncmp(argv[i], "--", 2) == 0 && argv[i][2]) rc = take_option(root, given, k, argc, argv, &i);
+    else if (strncmp(argv[i], "--", 2) == 0 && argv[i][2]) rc = take_option(root, given, options, k, argc, argv, &i);
     else if (argv[i][0] == '-' && argv[i][1] && access(argv[i], F_OK) != 0)
       /* a short option (nccl-tests' -J, say) read as a file name said "cannot read" */
       rc = unknown_option(argv[i], k, ", whose options take two dashes");
@@ -160,7 +162,9 @@ int cmd_import(int argc, char **argv, const char *db_path) {
   xp_spec *spec = xp_spec_from_json(root, "<command line>", cwd);
   const cJSON *e;
   cJSON_ArrayForEach(e, sets) xp_spec_mark_cli(spec, e->valuestring);
+  cJSON_ArrayForEach(e, options) xp_spec_mark_option(spec, e->string, e->valuestring);
   cJSON_Delete(sets);
+  cJSON_Delete(options);
   cJSON_Delete(given);
   if (rc == 0) rc = xp_validate_spec(k, spec);
   if (rc == 0 && dry) rc = dry_run(k, spec, db_path);

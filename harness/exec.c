@@ -221,7 +221,7 @@ static cJSON *list_value(const xp_field *f, const char *value) {
 }
 
 /* value typed as field f takes it; NULL, the error said of `given` (what the command line called
-** the key: "--set tp", or an import option's key), where it is not of that type. */
+** the key: "--set tp", or an import's option as typed, "--host-skew"), where it is not of that type. */
 static cJSON *typed_value(const xp_field *f, const char *given, const char *value) {
   int64_t iv;
   double dv;
@@ -307,8 +307,9 @@ int xp_spec_set_kv(cJSON *root, const xp_kind *k, const char *kv) {
   return rc;
 }
 
-int xp_spec_set_field(cJSON *root, const xp_kind *k, const char *key, const char *value, int append) {
-  char *cut = xp_value_cut(key);
+int xp_spec_set_field(cJSON *root, const xp_kind *k, const char *key, const char *option, const char *value,
+                      int append) {
+  char *cut = xp_value_cut(option);
   int rc = set_field(root, k, key, cut, value, append);
   free(cut);
   return rc;

@@ -329,15 +329,36 @@ void xp_spec_free(xp_spec *s) {
 
 /* ---- locating keys ---- */
 
-void xp_spec_mark_cli(xp_spec *s, const char *set) {
+/* from_cli[key]: true where --set gave it, the option's name where an option did. */
+static void mark_given(xp_spec *s, const char *key, cJSON *how) {
   struct spec_private *p = (struct spec_private *)(s + 1);
-  char key[128];
-  snprintf(key, sizeof key, "%.*s", (int)strcspn(set, "="), set);
   if (!p->from_cli) p->from_cli = cJSON_CreateObject();
-  if (!cJSON_HasObjectItem(p->from_cli, key)) cJSON_AddTrueToObject(p->from_cli, key);
+  if (!cJSON_HasObjectItem(p->from_cli, key)) cJSON_AddItemToObject(p->from_cli, key, how);
+  else cJSON_Delete(how);
 }
 
-/* Whether the path's top-level key came from --set. */
+void xp_spec_mark_cli(xp_spec *s, const char *set) {
+  char key[128];
+  snprintf(key, sizeof key, "%.*s", (int)strcspn(set, "="), set);
+  mark_given(s, key, cJSON_CreateTrue());
+}
+
+void xp_spec_mark_option(xp_spec *s, const char *key, const char *option) {
+  mark_given(s, key, cJSON_CreateString(option));
+}
+
+/* How the command line names the key at path: "--set PATH", or the option that gave its top-level
+** key with the rest of the path ("--ranks[1]"), into out. */
+static void given_as(const xp_spec *s, const char *path, char *out, size_t n) {
+  const size_t top = strcspn(path, ".[");
+  char key[128];
+  snprintf(key, sizeof key, "%.*s", (int)top, path);
+  const cJSON *how = cJSON_GetObjectItemCaseSensitive(((const struct spec_private *)(s + 1))->from_cli, key);
+  if (cJSON_IsString(how)) spec_path(out, n, "%s%s", how->valuestring, path + top);
+  else spec_path(out, n, "--set %s", path);
+}
+
+/* Whether the path's top-level key came from the command line (--set, an import's option). */
 static int from_cli(const xp_spec *s, const char *path) {
   const cJSON *set = ((const struct spec_private *)(s + 1))->from_cli;
   char key[128];
@@ -374,8 +395,9 @@ static char *anew_advice(const xp_spec *s, const char *set) {
 }
 
 /* The error at path, with exit code `code`: "FILE:LINE: PATH: msg", or "<command line>: --set
-** PATH: msg" where --set gave the key. A stored spec's bad input (exit 2, not the environment's
-** 4: that one may run on another machine) says how to record the run anew, with set. */
+** PATH: msg" where --set gave the key ("<command line>: --OPTION: msg" where an import's option
+** did). A stored spec's bad input (exit 2, not the environment's 4: that one may run on another
+** machine) says how to record the run anew, with set. */
 static int spec_verror(const xp_spec *s, int code, const char *path, const char *set, const char *fmt, va_list ap) {
   char msg[1024];
   vsnprintf(msg, sizeof msg, fmt, ap);
@@ -388,8 +410,11 @@ static int spec_verror(const xp_spec *s, int code, const char *path, const char 
     /* a stored spec's key the run's --set gave is the stored spec's now: the rerun's command
     ** line has no --set */
     const int line = xp_spec_line(s, path);
-    if (line < 0 && !stored(s)) rc = xp_error_at(code, "<command line>", 0, "--set %s: %s", path, msg);
-    else rc = xp_error_at(code, s->path, line > 0 ? line : no_lines ? 0 : 1, "%s: %s%s", path, msg, anew);
+    if (line < 0 && !stored(s)) {
+      char given[600];
+      given_as(s, path, given, sizeof given);
+      rc = xp_error_at(code, "<command line>", 0, "%s: %s", given, msg);
+    } else rc = xp_error_at(code, s->path, line > 0 ? line : no_lines ? 0 : 1, "%s: %s%s", path, msg, anew);
   } else rc = xp_error_at(code, s->path, no_lines ? 0 : 1, "%s%s", msg, anew);
   free(anew);
   return rc;

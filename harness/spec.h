@@ -29,6 +29,9 @@ int xp_spec_line(const xp_spec *s, const char *path); /* -1: the key came from -
 /* Note that --set KEY=VALUE (as given) set the top-level KEY: errors about it then name the
 ** command line. */
 void xp_spec_mark_cli(xp_spec *s, const char *set);
+/* Note that an option (xp import's --host-skew, as typed) set the top-level key: errors about it
+** then name the option. */
+void xp_spec_mark_option(xp_spec *s, const char *key, const char *option);
 /* Each element of the array `key` given once (by its value, or by its `member` for an array
 ** of tables): a value twice would plan the same cases twice. 0, or the error said. */
 int xp_spec_check_distinct(const xp_spec *spec, const char *key, const char *member);
