@@ -4,7 +4,9 @@
 
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <string>
+#include <vector>
 #include <toml++/toml.h>
 
 namespace {
@@ -201,30 +203,191 @@ std::string header_at(std::string_view t, size_t pos) {
 struct located_key {
   std::string key;
   long line;
+  size_t start; // where the key starts in the text; npos for a header
 };
 
 located_key redefined_key(std::string_view t, const toml::parse_error &e) {
   const std::string_view what = e.description();
   const long line = static_cast<long>(e.source().begin.line);
-  if (what.find("cannot redefine existing") == std::string_view::npos) return {"", line};
+  if (what.find("cannot redefine existing") == std::string_view::npos) return {"", line, std::string_view::npos};
   if (what.rfind("Error while parsing table header", 0) == 0) {
     for (long at = line; at >= line - 1 && at > 0; at--) {
       std::string header = header_at(t, offset_of(t, toml::source_position{static_cast<toml::source_index>(at), 1}));
-      if (!header.empty()) return {header, at};
+      if (!header.empty()) return {header, at, std::string_view::npos};
     }
-    return {"", line};
+    return {"", line, std::string_view::npos};
   }
   const size_t pos = offset_of(t, e.source().begin);
   size_t end;
   if (what.find("as dotted key-value pair") != std::string_view::npos) end = segment_end(t, pos); /* pos: the segment's start */
   else { /* pos: the value's start, after "KEY =" */
     const size_t eq = skip_blanks_back(t, pos);
-    if (eq == 0 || t[eq - 1] != '=') return {"", line};
+    if (eq == 0 || t[eq - 1] != '=') return {"", line, std::string_view::npos};
     end = skip_blanks_back(t, eq - 1);
   }
   const size_t start = key_start(t, end);
-  return {std::string(t.substr(start, end - start)), line};
+  return {std::string(t.substr(start, end - start)), line, start};
 }
+
+// ---- the table a redefined key is in, named as a JSON spec's error names it ----
+//
+// A key given twice in the second [[shapes]] was named "name" alone, where the same spec in
+// JSON said "shapes[1].name": the table is found by walking the text up to the key, which
+// toml++ has read without fault that far: headers ([t], [[t]], each array of tables counted
+// under its parent's element), and the inline arrays and tables open there (shapes = [{...}]).
+
+// A key segment as its table holds it: quotes off, a basic string's \" and \\ read (other escapes
+// are kept as written: no xp key holds one).
+std::string segment_name(std::string_view seg) {
+  if (seg.size() >= 2 && seg.front() == '\'') return std::string(seg.substr(1, seg.size() - 2));
+  if (seg.size() < 2 || seg.front() != '"') return std::string(seg);
+  std::string out;
+  for (size_t i = 1; i + 1 < seg.size(); i++) {
+    if (seg[i] == '\\' && i + 2 < seg.size() && (seg[i + 1] == '"' || seg[i + 1] == '\\')) i++;
+    out += seg[i];
+  }
+  return out;
+}
+
+// The segments of the dotted key starting at pos, each as its table holds it; *end: past the key.
+std::vector<std::string> key_segments(std::string_view t, size_t pos, size_t *end) {
+  std::vector<std::string> segments;
+  *end = pos;
+  for (size_t seg_end;; pos = skip_blanks(t, skip_blanks(t, seg_end) + 1)) {
+    if ((seg_end = segment_end(t, pos)) == pos) break;
+    segments.push_back(segment_name(t.substr(pos, seg_end - pos)));
+    *end = seg_end;
+    const size_t dot = skip_blanks(t, seg_end);
+    if (dot >= t.size() || t[dot] != '.') break;
+  }
+  return segments;
+}
+
+std::string joined(const std::string &table, const std::string &key) {
+  return table.empty() ? key : key.empty() ? table : table + "." + key;
+}
+
+struct open_value {
+  bool array;
+  std::string path; // the array's or table's ("shapes", "shapes[0]")
+  size_t index;     // an array's element now
+};
+
+struct table_walk {
+  std::string_view t;
+  size_t pos = 0;
+  std::string table;                          // the last header's table ("shapes[1]")
+  std::map<std::string, size_t> elements;     // each array of tables' elements so far, by its path
+  std::map<std::string, std::string> element; // its last element's path, by its path without indices
+  std::string key;                            // the path of the key whose value comes next
+  std::vector<open_value> open;               // the inline arrays and tables the walk is in
+  bool want_value = false;                    // after "KEY =", until its value starts
+};
+
+// A header: its table's path, each array of tables above it at its last element, and a [[t]]
+// a new element of t (of its parent's element: a later [[a]] starts [[a.b]] again at 0).
+void walk_header(table_walk &w) {
+  const std::string header = header_at(w.t, w.pos);
+  if (header.empty()) { // none after all: past the line
+    while (w.pos < w.t.size() && w.t[w.pos] != '\n') w.pos++;
+    return;
+  }
+  const bool array = header.compare(0, 2, "[[") == 0;
+  size_t end;
+  const std::vector<std::string> segments = key_segments(w.t, skip_blanks(w.t, w.pos + 1 + array), &end);
+  std::string plain, indexed;
+  for (size_t i = 0; i < segments.size(); i++) {
+    plain = joined(plain, segments[i]);
+    indexed = joined(indexed, segments[i]);
+    auto e = w.element.find(plain);
+    if (i + 1 < segments.size() && e != w.element.end()) indexed = e->second;
+  }
+  if (array) {
+    indexed += "[" + std::to_string(w.elements[indexed]++) + "]";
+    w.element[plain] = indexed;
+    const std::string below = plain + ".";
+    for (auto b = w.element.lower_bound(below); b != w.element.end() && b->first.compare(0, below.size(), below) == 0;)
+      b = w.element.erase(b);
+  }
+  w.table = indexed;
+  w.pos += header.size();
+}
+
+// Past a string value (basic, literal, or either's multi-line form) starting at w.pos.
+void walk_string(table_walk &w) {
+  const char q = w.t[w.pos];
+  const bool multi = w.t.substr(w.pos, 3) == std::string(3, q);
+  w.pos += multi ? 3 : 1;
+  while (w.pos < w.t.size()) {
+    if (q == '"' && w.t[w.pos] == '\\') w.pos += 2;
+    else if (multi && w.t.substr(w.pos, 3) == std::string(3, q)) {
+      w.pos += 3;
+      while (w.pos < w.t.size() && w.t[w.pos] == q) w.pos++; /* """a"""" ends with a quote of its own */
+      return;
+    } else if (!multi && (w.t[w.pos] == q || w.t[w.pos] == '\n')) {
+      w.pos++;
+      return;
+    } else w.pos++;
+  }
+}
+
+// A value starting at w.pos: an inline array or table opens (its path the key's, or the element's
+// of the array it is in); a string or another scalar is passed.
+void walk_value(table_walk &w) {
+  const char c = w.t[w.pos];
+  std::string path = w.key;
+  if (!w.open.empty() && w.open.back().array)
+    path = w.open.back().path + "[" + std::to_string(w.open.back().index) + "]";
+  w.want_value = false;
+  if (c == '[' || c == '{') {
+    w.open.push_back({c == '[', path, 0});
+    w.pos++;
+  } else if (c == '"' || c == '\'') walk_string(w);
+  else
+    do w.pos++; /* at least one: text toml++ took is no comma or bracket here, but the walk must end */
+    while (w.pos < w.t.size() && !std::strchr(",]}#\n", w.t[w.pos]));
+}
+
+// "KEY =" at w.pos: the key's path, under the table it is written in.
+void walk_key(table_walk &w) {
+  size_t end;
+  std::string key;
+  for (const std::string &segment : key_segments(w.t, w.pos, &end)) key = joined(key, segment);
+  if (end == w.pos) { // no key: text the walk does not know; past it
+    w.pos++;
+    return;
+  }
+  w.key = joined(w.open.empty() ? w.table : w.open.back().path, key);
+  w.pos = skip_blanks(w.t, end);
+  if (w.pos < w.t.size() && w.t[w.pos] == '=') w.pos++;
+  w.want_value = true;
+}
+
+void walk_step(table_walk &w) {
+  const char c = w.t[w.pos];
+  const bool in_array = !w.open.empty() && w.open.back().array;
+  if (c == ' ' || c == '\t' || c == '\r' || c == '\n') w.pos++;
+  else if (c == '#')
+    while (w.pos < w.t.size() && w.t[w.pos] != '\n') w.pos++;
+  else if (w.want_value || (in_array && c != ',' && c != ']')) walk_value(w);
+  else if (c == ',') {
+    if (in_array) w.open.back().index++;
+    w.pos++;
+  } else if ((c == ']' || c == '}') && !w.open.empty()) {
+    w.open.pop_back();
+    w.pos++;
+  } else if (c == '[' && w.open.empty()) walk_header(w);
+  else walk_key(w);
+}
+
+// The path of the table that holds the key starting at stop, as convert names it ("" at the top).
+std::string table_at(std::string_view t, size_t stop) {
+  table_walk w;
+  w.t = t;
+  while (w.pos < stop && w.pos < t.size()) walk_step(w);
+  return w.open.empty() ? w.table : w.open.back().path;
+}
+
 }  // namespace
 
 extern "C" cJSON *xp_toml_to_json(const char *text, size_t len, const char *source, cJSON *lines,
@@ -242,7 +405,8 @@ extern "C" cJSON *xp_toml_to_json(const char *text, size_t len, const char *sour
     const std::string word = unquoted_word(std::string_view(text, len), e);
     const located_key dup = redefined_key(std::string_view(text, len), e);
     if (!dup.key.empty()) *err_line = static_cast<int>(dup.line);
-    if (err && !dup.key.empty()) std::snprintf(err, errlen, "%s: %s", dup.key.c_str(), XP_DUPLICATE_KEY);
+    const std::string table = dup.start == std::string_view::npos ? "" : table_at(std::string_view(text, len), dup.start);
+    if (err && !dup.key.empty()) std::snprintf(err, errlen, "%s: %s", joined(table, dup.key).c_str(), XP_DUPLICATE_KEY);
     else if (err && !word.empty())
       std::snprintf(err, errlen, "invalid TOML: %s is unquoted: TOML writes text in quotes (\"%s\")",
                     word.c_str(), word.c_str());
