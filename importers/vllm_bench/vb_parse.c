@@ -718,6 +718,19 @@ static void add_value(vb_result *r, const char *metric, const char *unit, double
   r->values[r->nvalues++] = (vb_value){xp_strdup(metric), unit, v};
 }
 
+/* A metric the result gives as infinite (json.dump's Infinity for a division by a zero time,
+** 1e999, a number past a double's range) has no value to record: noted, so that the import says
+** which it left out (vllm_bench.c warn_infinite) where a case without its output_throughput read
+** as a file without one. A setting's inf (request_rate, burstiness) is a setting, kept. */
+static void note_infinite(const vb_src *s, vb_result *r, const cJSON *v) {
+  if (!cJSON_IsNumber(v) || !isinf(v->valuedouble)) return;
+  if (!r->infinite) {
+    r->infinite = cJSON_CreateArray();
+    r->infinite_line = (int)key_line(s, v->string);
+  }
+  cJSON_AddItemToArray(r->infinite, cJSON_CreateString(v->string));
+}
+
 /* The requests that failed, where the writer counts none but its errors list tells each request's
 ** fate: sglang.bench_serving --output-details, benchmark_serving.py before vLLM's failed key,
 ** TensorRT-LLM's fork. vLLM's own count is the same, the requests that did not succeed
@@ -1228,6 +1241,7 @@ static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
   cJSON_ArrayForEach(v, o) {
     if (strcmp(v->string, "run_number") == 0) sweep = 1;
     const vb_key *k = find_key(v->string);
+    if (k ? k->dest == D_VALUE : !sweep) note_infinite(s, r, v);
     if (k) take_known(r, k, v, &lists);
     else if (sweep) take_sweep_setting(r, v);
     else if (is_statistic_key(v->string) && !cJSON_IsNumber(v) && !cJSON_IsNull(v))
@@ -1513,6 +1527,7 @@ void vb_results_free(vb_result *r, size_t n) {
     free(r[i].case_name);
     cJSON_Delete(r[i].params);
     cJSON_Delete(r[i].server);
+    cJSON_Delete(r[i].infinite);
     for (size_t j = 0; j < r[i].nvalues; j++) free(r[i].values[j].metric);
     free(r[i].values);
     for (int s = 0; s < VB_NSAMPLES; s++) free(r[i].samples[s].v);

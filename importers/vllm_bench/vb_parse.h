@@ -108,6 +108,9 @@ typedef struct vb_result {
   int spread_replay;     /* vllm bench serve at rate "inf" with no max_concurrency whose requests were
                          ** not all in flight at once: a timed_trace replay no key names
                          ** (vb_parse.c spread_out) */
+  cJSON *infinite;       /* the keys of the metrics the result gives as infinite (Python's Infinity,
+                         ** or a number past a double's range: 1e999), not recorded; NULL where none */
+  int infinite_line;     /* the first one's line */
 } vb_result;
 
 /* Read every result object of a file. Bad input is reported as one line,

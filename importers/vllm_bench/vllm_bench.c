@@ -771,6 +771,26 @@ static void warn_batch_repeated(const vb_set *s) {
     }
 }
 
+/* The metrics a result gave as infinite (vb_parse.c note_infinite), left out: said at the first
+** one's line, as nccl-tests' "inf" bandwidth is said, where the case was recorded without them
+** and no word (xp report: "no serving benchmarks yet" where output_throughput was the one). */
+static void warn_infinite(const vb_set *s) {
+  for (size_t i = 0; i < s->n; i++) {
+    const vb_result *r = &s->r[i];
+    if (!r->infinite) continue;
+    char *keys = xp_strdup("");
+    const cJSON *k;
+    cJSON_ArrayForEach(k, r->infinite) {
+      char *next = xp_asprintf("%s%s%s", keys, *keys ? ", " : "", k->valuestring);
+      free(keys);
+      keys = next;
+    }
+    xp_warn("%s:%d: %s infinite (Infinity, or a number past a double's range such as 1e999): no value, not "
+            "recorded in case %s", r->file, r->infinite_line, keys, r->case_name);
+    free(keys);
+  }
+}
+
 static int vllm_bench_execute(xp_ctx *ctx) {
   vb_set s;
   int rc = take_reading(ctx->spec, &s);
@@ -785,6 +805,7 @@ static int vllm_bench_execute(xp_ctx *ctx) {
   warn_uncounted_output(&s);
   warn_spread_replay(&s);
   warn_batch_repeated(&s);
+  warn_infinite(&s);
   rc = record_meta(ctx->run, &s);
   if (rc == 0) rc = vb_record_reading(ctx->run, reading);
   vb_reading_free(reading);
