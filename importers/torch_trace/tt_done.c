@@ -29,6 +29,7 @@ void tt_import_init(tt_import *imp, const tt_rules *rules) {
 ** files of a multi-rank import; tt_rank_free of a rank never done drops it too. */
 static void free_read_state(tt_rank *r) {
   xp_vec_free(&r->ivals);
+  xp_vec_free(&r->gpu_annots);
   xp_vec_free(&r->lanes);
   xp_vec_free(&r->corrs);
   xp_map_free(&r->lane_map);
@@ -64,6 +65,7 @@ void tt_rank_free(tt_rank *r) {
   xp_vec_free(&r->kstats);
   xp_vec_free(&r->steps);
   xp_vec_free(&r->stepk);
+  xp_vec_free(&r->annots);
   xp_vec_free(&r->colls);
   xp_vec_free(&r->shapes);
   free_read_state(r);
@@ -79,6 +81,7 @@ void tt_import_free(tt_import *imp) {
   xp_strtab_free(&imp->ops);
   xp_strtab_free(&imp->pgs);
   xp_strtab_free(&imp->strs);
+  xp_strtab_free(&imp->annot_names);
   free(imp->scratch);
   memset(imp, 0, sizeof *imp);
 }
@@ -132,6 +135,10 @@ static void shift_times(tt_rank *r) {
     c->start += shift, c->end += shift;
   }
   for (size_t i = 0; i < r->pending.n; i++) XP_VEC_AT(&r->pending, tt_pend, i)->ts += shift;
+  for (size_t i = 0; i < r->gpu_annots.n; i++) {
+    tt_gpu_annot *a = XP_VEC_AT(&r->gpu_annots, tt_gpu_annot, i);
+    a->start += shift, a->end += shift;
+  }
   if (r->prof_end) r->prof_start += shift, r->prof_end += shift;
 }
 
@@ -995,11 +1002,13 @@ void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt) {
   tt_flows_link(r);     /* launches linked by flows alone, before tt_tree_link drops the threads */
   tt_tree_link(r);      /* the operators around launches, before these place the activities */
   resolve_launches(r); /* before shift_times, which moves the times it finds */
+  tt_annots_link(r);   /* likewise */
   shift_times(r);
   if (!opt->step_annotation && r->steps.n == 0 && r->ivals.n > 0) window_step(r);
   place_in_steps(imp, r);
   step_figures(r);
   whole_trace_figures(r);
+  tt_annots_done(r);   /* after whole_trace_figures, which sorts the activities by start */
   resolve_groups(imp, r);
   free_read_state(r); /* they have served */
   r->done = 1;

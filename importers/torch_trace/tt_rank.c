@@ -52,7 +52,7 @@ static enum tt_coll coll_of_category(const char *c) {
 
 #define SL_EQ(s, lit) ((s).n == sizeof(lit) - 1 && memcmp((s).p, lit, sizeof(lit) - 1) == 0)
 
-enum ev_cat { C_OTHER, C_KERNEL, C_MEMCPY, C_MEMSET, C_CPU_OP, C_ANNOT, C_TRACE, C_RUNTIME };
+enum ev_cat { C_OTHER, C_KERNEL, C_MEMCPY, C_MEMSET, C_CPU_OP, C_ANNOT, C_TRACE, C_RUNTIME, C_GPU_ANNOT };
 
 static enum ev_cat cat_of(tt_slice c) {
   switch (c.n) {
@@ -96,7 +96,10 @@ static enum ev_cat cat_of(tt_slice c) {
     ** Kineto treats as it does CUDA's (no External id of their own, output_json.cpp) and MUSA's
     ** MUPTI numbers as CUPTI does, the kernel carrying its launch's correlation */
     case 20: if (SL_EQ(c, "\"privateuse1_driver\"")) return C_RUNTIME; break;
-    case 21: if (SL_EQ(c, "\"privateuse1_runtime\"")) return C_RUNTIME; break;
+    case 21:
+      if (SL_EQ(c, "\"privateuse1_runtime\"")) return C_RUNTIME;
+      if (SL_EQ(c, "\"gpu_user_annotation\"")) return C_GPU_ANNOT;
+      break;
   }
   return C_OTHER;
 }
@@ -763,6 +766,23 @@ static void on_runtime(tt_rank *r, const tt_event *ev, const tt_options *opt) {
   if (corr <= 0 && timed) tt_flow_want_launch(r, ev, opt, ts); /* a flow's id may be its correlation */
 }
 
+/* A record_function range on the GPU timeline (gpu_user_annotation): kept for its per-step totals
+** (tt_done.c annotation_totals). One with no valid time or a negative length says nothing of the
+** GPU's time and is left out. Kineto draws a range only around GPU work, so they are few. */
+static void on_gpu_annotation(tt_import *imp, tt_rank *r, const tt_event *ev) {
+  int64_t ts, dur;
+  size_t n;
+  int in_place;
+  const char *name = ev->name.n ? text_of(imp, ev->name, &n, &in_place) : NULL;
+  if (!name || tt_us_to_ns(ev->ts, &ts) || tt_us_to_ns(ev->dur, &dur) || dur < 0) return;
+  tt_gpu_annot *a = xp_vec_push(&r->gpu_annots, sizeof *a);
+  a->start = ts;
+  a->end = ts + dur;
+  a->ext = tt_event_ext(ev);
+  a->name = xp_strtab_intern(&imp->annot_names, name, n, NULL);
+  a->step = -1;
+}
+
 /* Does name (n bytes) mark a step by the annotation asked for? NAME exactly, or with a trailing
 ** '*' any name that starts with NAME: the engines' step annotations carry the batch in their
 ** names (vLLM's execute_context_1(512)_generation_7(7), SGLang's step[DECODE bs=8]), so no one
@@ -870,7 +890,7 @@ int tt_rank_async(tt_import *imp, tt_rank *r, const tt_event *x, const tt_option
 
 static int elsewhere(enum ev_cat cat, const tt_event *ev, const tt_options *opt) {
   if (cat == C_CPU_OP || cat == C_ANNOT || cat == C_RUNTIME) return other_process(ev, opt);
-  if (cat == C_KERNEL || cat == C_MEMCPY || cat == C_MEMSET) return other_device(ev, opt);
+  if (cat == C_KERNEL || cat == C_MEMCPY || cat == C_MEMSET || cat == C_GPU_ANNOT) return other_device(ev, opt);
   return 0;
 }
 
@@ -904,6 +924,9 @@ int tt_rank_complete(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_op
     case C_ANNOT: return on_cpu_event(imp, r, ev, opt, 1, err, errlen);
     case C_RUNTIME:
       on_runtime(r, ev, opt);
+      return 0;
+    case C_GPU_ANNOT:
+      on_gpu_annotation(imp, r, ev);
       return 0;
     case C_TRACE: { /* the profiler's window; several (joined recordings, merged files): their union,
                     ** which no order of the file changes */

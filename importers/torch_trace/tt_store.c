@@ -383,6 +383,30 @@ static int store_steps(xp_run *run, const tt_import *imp, const tt_rank *r) {
   return 0;
 }
 
+/* GPU annotations per step and name (tt_annot.c), the writer's widening taken off. A name that is
+** not UTF-8 is stored mended; two that mend alike are two rows of one name, which the view sums. */
+static int store_annotations(xp_run *run, const tt_import *imp, const tt_rank *r) {
+  sqlite3_stmt *st = xp_run_stmt(run,
+      "INSERT INTO trace_annotations(run_id, rank, step, name, count, written_ns, widen_ns, total_ns)"
+      " VALUES (?1,?2,?3,?4,?5,?6,?7,?8)");
+  if (!st) return XP_EXIT_DB;
+  for (size_t i = 0; i < r->annots.n; i++) {
+    const tt_annot *a = XP_VEC_AT(&r->annots, tt_annot, i);
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, xp_run_id(run));
+    sqlite3_bind_int64(st, 2, r->rank);
+    bind_opt_int(st, 3, a->step);
+    xp_bind_text_n(st, 4, imp->annot_names.str[a->name], imp->annot_names.len[a->name]);
+    sqlite3_bind_int64(st, 5, a->count);
+    sqlite3_bind_int64(st, 6, a->written);
+    sqlite3_bind_int64(st, 7, r->annot_widen);
+    sqlite3_bind_int64(st, 8, a->written - r->annot_widen * a->count);
+    int rc = xp_db_step_done(xp_run_db(run), st);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
 /* Split "name\x1fdesc\x1franks" in place. */
 static void split3(char *s, char **a, char **b, char **c) {
   *a = s;
@@ -546,6 +570,7 @@ int tt_store_import(xp_run *run, tt_import *imp, const tt_options *opt, int64_t 
     rc = store_rank(run, r);
     if (!rc) rc = store_kernels(run, imp, r);
     if (!rc) rc = store_steps(run, imp, r);
+    if (!rc) rc = store_annotations(run, imp, r);
     if (!rc) rc = store_collectives(run, imp, r);
     if (!rc) rc = store_shapes(run, imp, r);
     if (!rc) rc = store_gpus(run, r);

@@ -149,6 +149,22 @@ typedef struct tt_stepk { /* per step and kernel key */
   int64_t count, total;
 } tt_stepk;
 
+/* A gpu_user_annotation: a record_function range (vLLM's, SGLang's, a user's) as Kineto draws it on
+** the GPU timeline, from its first GPU activity's start to its last one's end, widened as written
+** (tt_done.c annot_widening). Kept while the file is read: its times (raw, then shifted as the
+** activities are), its name (id in tt_import.annot_names), its External id (its CPU range's), and
+** the step (a position in the sorted steps, -1 none) its CPU range ran in. */
+typedef struct tt_gpu_annot {
+  int64_t start, end, ext;
+  uint32_t name;
+  int32_t step;
+} tt_gpu_annot;
+typedef struct tt_annot { /* per step (-1: outside every step) and annotation name, once done */
+  int32_t step;
+  uint32_t name;
+  int64_t count, written; /* written: the durations summed as the trace writes them */
+} tt_annot;
+
 typedef struct tt_shape { /* per kernel key and launching operator with its input shapes */
   uint32_t key, op; /* op: id in tt_import.ops ("name\x1fInput Dims\x1fInput type") */
   int64_t count, total, min, max;
@@ -324,6 +340,9 @@ typedef struct tt_rank {
   xp_vec corrs;
   xp_vec steps;                /* tt_step, sorted by start once done */
   xp_vec stepk;                /* tt_stepk, once done */
+  xp_vec gpu_annots;           /* tt_gpu_annot, while the file is read */
+  xp_vec annots;               /* tt_annot, once done */
+  int64_t annot_widen;         /* ns each gpu_user_annotation was widened by as written (tt_done.c) */
   xp_vec colls;                /* tt_collk */
   xp_vec shapes; xp_map smap;  /* tt_shape */
   xp_idmap ext;                /* External id -> (op + 1) | (step id + 1) << 32 */
@@ -483,6 +502,7 @@ typedef struct tt_import {
   xp_strtab ops;                     /* operator + shapes keys */
   xp_strtab pgs;                     /* process group keys */
   xp_strtab strs;                    /* dtypes and other small strings */
+  xp_strtab annot_names;             /* gpu_user_annotation names, as the trace's bytes */
   tt_rank **ranks;
   int nranks;
   /* matching summary */
@@ -512,6 +532,11 @@ int tt_read_file(tt_import *imp, const char *path, const tt_options *opt);
 int tt_import_finish(tt_import *imp);
 
 /* Internal steps, shared between the files of the library. */
+/* GPU annotations (tt_annot.c): their steps by their CPU ranges' External ids, before the times
+** are shifted; then, once the activities are placed and sorted by start, the rest by time, the
+** totals per step and name (tt_rank.annots) and the writer's widening (tt_rank.annot_widen). */
+void tt_annots_link(tt_rank *r);
+void tt_annots_done(tt_rank *r);
 /* What an event's read returns where --events could not keep an event (the database's error,
 ** said): not the trace's fault, XP_EXIT_DB; else 0, or -1 with err set. */
 #define TT_NOT_KEPT (-2)
