@@ -891,27 +891,54 @@ int tt_name_stages(const tt_rank *a, const tt_rank *b) {
   return na != nb || strncmp(sa, sb, na) != 0;
 }
 
+/* Calls by External id, then group, size and Seq, then collective and data type: the calls of one
+** id that agree on the group lie together, and agree on the collective too where the first and
+** last of them do. */
 static int by_group_call(const void *a, const void *b) {
   const tt_group_call *x = a, *y = b;
   if (x->ext != y->ext) return (x->ext > y->ext) - (x->ext < y->ext);
   if (x->pg != y->pg) return (x->pg > y->pg) - (x->pg < y->pg);
   if (x->size != y->size) return (x->size > y->size) - (x->size < y->size);
-  return (x->seq > y->seq) - (x->seq < y->seq);
+  if (x->seq != y->seq) return (x->seq > y->seq) - (x->seq < y->seq);
+  if (x->coll != y->coll) return (x->coll > y->coll) - (x->coll < y->coll);
+  return (x->dtype > y->dtype) - (x->dtype < y->dtype);
+}
+
+/* Do the calls a and b (sorted by by_group_call) name one group, size and Seq? */
+static int same_group(const tt_group_call *a, const tt_group_call *b) {
+  return a->pg == b->pg && a->size == b->size && a->seq == b->seq;
+}
+
+/* A collective kernel whose args name no collective (an XCCL kernel: oneccl_reduce_base<float,
+** ...> has none, intel/torch-xpu-ops#5384) takes its call's, with the call's data type and
+** element counts where it names none: from then on it is that collective's, as a kernel naming it is (its key, and so
+** trace_kernels.coll, the categories, the step's). 1 where it took one. */
+static int coll_from_call(tt_rank *r, tt_collk *c, const tt_group_call *a) {
+  if (c->from_args || a->coll == TT_COLL_NONE) return 0;
+  tt_ival *v = XP_VEC_AT(&r->ivals, tt_ival, c->ival);
+  c->coll = (enum tt_coll)a->coll;
+  c->from_args = 1;
+  c->key = v->key = TT_KEY(TT_KEY_NAME(c->key), c->coll);
+  if (c->dtype < 0) c->dtype = a->dtype, c->elem_size = a->elem_size;
+  if (c->in_nelems < 0) c->in_nelems = a->in_nelems;
+  if (c->out_nelems < 0) c->out_nelems = a->out_nelems;
+  return 1;
 }
 
 /* What a collective kernel's args leave out, its call's record_param_comms gives (they share an
 ** External id): its process group, "Group size" and "Seq", which Kineto copied onto the kernel
 ** only from some version on (the group from pytorch/kineto#880, 2024; "Seq" from #1296, 2026,
 ** while PyTorch wrote it on the call from pytorch's #1294 counterpart before), so that a
-** job's two groups of one size (TP=2 and DP=2) are told apart and kernels pair by number.
-** Only where the calls of that id agree; a kernel's own args are kept. */
+** job's two groups of one size (TP=2 and DP=2) are told apart and kernels pair by number; and the
+** collective (coll_from_call). Only where the calls of that id agree; a kernel's own args are kept. */
 static void groups_from_calls(tt_rank *r) {
   if (!r->group_calls.n) return;
   qsort(r->group_calls.data, r->group_calls.n, sizeof(tt_group_call), by_group_call);
   const tt_group_call *g = r->group_calls.data, *end = g + r->group_calls.n;
+  int rekeyed = 0;
   for (size_t i = 0; i < r->colls.n; i++) {
     tt_collk *c = XP_VEC_AT(&r->colls, tt_collk, i);
-    if (c->ext <= 0 || (c->pg >= 0 && c->group_size > 0 && c->seq >= 0)) continue;
+    if (c->ext <= 0 || (c->pg >= 0 && c->group_size > 0 && c->seq >= 0 && c->from_args)) continue;
     size_t lo = 0, hi = r->group_calls.n; /* the first call of id c->ext */
     while (lo < hi) {
       const size_t mid = lo + (hi - lo) / 2;
@@ -920,11 +947,13 @@ static void groups_from_calls(tt_rank *r) {
     }
     const tt_group_call *a = g + lo, *b = a;
     while (b + 1 < end && b[1].ext == c->ext) b++;
-    if (a == end || a->ext != c->ext || by_group_call(a, b) != 0) continue; /* none, or calls that differ */
+    if (a == end || a->ext != c->ext || !same_group(a, b)) continue; /* none, or calls that differ */
     if (c->pg < 0) c->pg = a->pg;
     if (c->group_size <= 0) c->group_size = a->size;
     if (c->seq < 0) c->seq = a->seq;
+    if (by_group_call(a, b) == 0) rekeyed |= coll_from_call(r, c, a);
   }
+  if (rekeyed) tt_kstats_again(r);
 }
 
 /* The rank: the one given, else distributedInfo's, else, for a file read whole or on its main

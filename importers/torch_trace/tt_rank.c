@@ -377,6 +377,15 @@ static void add_stat(tt_rank *r, uint32_t key, int64_t dur) {
   if (dur > k->max) k->max = dur;
 }
 
+void tt_kstats_again(tt_rank *r) {
+  xp_vec_free(&r->kstats);
+  xp_map_free(&r->kmap);
+  for (size_t i = 0; i < r->ivals.n; i++) {
+    const tt_ival *v = XP_VEC_AT(&r->ivals, tt_ival, i);
+    add_stat(r, v->key, v->end - v->start);
+  }
+}
+
 static void add_shape(tt_rank *r, uint32_t key, uint32_t op, int64_t dur) {
   int added;
   uint32_t slot = xp_map_put(&r->smap, (uint64_t)key << 32 | op, (uint32_t)r->shapes.n, &added);
@@ -430,6 +439,24 @@ static int32_t pg_from_args(tt_import *imp, const tt_event *ev) {
   return id;
 }
 
+/* The data type ev's args name ("dtype"), else the one the kernel's name spells (name; NULL: none):
+** its id in imp->strs, stored under torch's name wherever it is known (tt_dtype.c says why), else
+** as written; -1 none. *elem_size: its bytes, 0 unknown. */
+static int32_t dtype_from_args(tt_import *imp, const tt_event *ev, const char *name, int32_t *elem_size) {
+  int32_t spelt = intern_str(&imp->strs, tt_event_arg(ev, "dtype"));
+  const tt_dtype *t = spelt >= 0 ? tt_dtype_of(imp->strs.str[spelt]) : name ? tt_dtype_in_name(name) : NULL;
+  *elem_size = t ? t->size : 0;
+  return t ? (int32_t)xp_strtab_intern(&imp->strs, t->name, strlen(t->name), NULL) : spelt;
+}
+
+/* The collective ev's args name ("Collective name"), TT_COLL_NONE where they name none. */
+static enum tt_coll coll_from_args(const tt_event *ev) {
+  tt_slice cn = tt_event_arg(ev, "Collective name");
+  char buf[64];
+  if (cn.n && tt_string_decode(cn, buf, sizeof buf) >= 0) return tt_coll_from_text(buf);
+  return TT_COLL_NONE;
+}
+
 static void add_collective(tt_import *imp, tt_rank *r, const tt_event *ev, uint32_t name,
                            enum tt_coll from_args, int64_t start, int64_t dur, uint32_t ival) {
   const tt_name_info *ni = XP_VEC_AT(&imp->name_info, tt_name_info, name);
@@ -458,12 +485,7 @@ static void add_collective(tt_import *imp, tt_rank *r, const tt_event *ev, uint3
   int64_t v;
   if (c->stream < 0 && tt_int(ev->tid, &v) == 0) c->stream = (int32_t)v; /* GPU tid is the stream */
   if (c->device < 0 && tt_int(ev->pid, &v) == 0) c->device = (int32_t)v; /* GPU pid is the device */
-  /* stored under torch's name wherever it is known (tt_dtype.c says why), else as written */
-  tt_slice dt = tt_event_arg(ev, "dtype");
-  int32_t spelt = intern_str(&imp->strs, dt);
-  const tt_dtype *t = spelt >= 0 ? tt_dtype_of(imp->strs.str[spelt]) : tt_dtype_in_name(imp->names.str[name]);
-  c->dtype = t ? (int32_t)xp_strtab_intern(&imp->strs, t->name, strlen(t->name), NULL) : spelt;
-  c->elem_size = t ? t->size : 0;
+  c->dtype = dtype_from_args(imp, ev, imp->names.str[name], &c->elem_size);
 }
 
 /* A GPU activity ev on device dev (its pid), counted in the rank's short list of devices. */
@@ -588,12 +610,7 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_optio
   /* The collective the args name is kept whatever the rules in force now say of the name: the
   ** rules decide at query time whether it counts (trace_kernel_stats), so a name that only a
   ** later xp reclassify makes a communication one answers as a fresh import would. */
-  enum tt_coll from_args = TT_COLL_NONE;
-  tt_slice cn = tt_event_arg(ev, "Collective name");
-  if (cn.n) {
-    char buf[64];
-    if (tt_string_decode(cn, buf, sizeof buf) >= 0) from_args = tt_coll_from_text(buf);
-  }
+  const enum tt_coll from_args = coll_from_args(ev);
   uint32_t key = TT_KEY(id, from_args);
   add_stat(r, key, dur);
   int64_t ext = tt_event_ext(ev);
@@ -840,8 +857,11 @@ static int on_cpu_event(tt_import *imp, tt_rank *r, const tt_event *ev, const tt
       *(tt_call *)xp_vec_push(&r->calls, sizeof(tt_call)) = (tt_call){ext, rank, world};
     const int64_t peer = ext > 0 ? tt_comms_peer(ev) : -1;
     if (peer >= 0) *(tt_call *)xp_vec_push(&r->p2p_calls, sizeof(tt_call)) = (tt_call){ext, peer, -1};
-    const tt_group_call g = {ext, arg_int(ev, "Seq", -1), pg_from_args(imp, ev), (int32_t)arg_int(ev, "Group size", -1)};
-    if (ext > 0 && (g.pg >= 0 || g.size > 0 || g.seq >= 0)) *(tt_group_call *)xp_vec_push(&r->group_calls, sizeof g) = g;
+    tt_group_call g = {ext, arg_int(ev, "Seq", -1), arg_int(ev, "In msg nelems", -1), arg_int(ev, "Out msg nelems", -1),
+                       pg_from_args(imp, ev), (int32_t)arg_int(ev, "Group size", -1), (int32_t)coll_from_args(ev), -1, 0};
+    if (g.coll != TT_COLL_NONE) g.dtype = dtype_from_args(imp, ev, NULL, &g.elem_size);
+    if (ext > 0 && (g.pg >= 0 || g.size > 0 || g.seq >= 0 || g.coll != TT_COLL_NONE))
+      *(tt_group_call *)xp_vec_push(&r->group_calls, sizeof g) = g;
   }
   int is_step = marks_step(opt, name, n);
   if (annot && !opt->step_annotation && !is_step) count_engine_step(r, name, n);

@@ -242,10 +242,14 @@ typedef struct tt_call {
 } tt_call;
 
 /* A record_param_comms's process group (tt_import.pgs, -1: none named), "Group size" and "Seq"
-** (-1: none), by its External id: what a collective kernel of that id lacks (tt_rank.group_calls). */
+** (-1: none), by its External id: what a collective kernel of that id lacks (tt_rank.group_calls);
+** and its collective ("Collective name", TT_COLL_NONE: none), data type (dtype: id in
+** tt_import.strs, -1 none; elem_size its bytes, 0 unknown) and elements (-1 unknown), which an XCCL
+** kernel lacks. */
 typedef struct tt_group_call {
-  int64_t ext, seq;
+  int64_t ext, seq, in_nelems, out_nelems;
   int32_t pg, size;
+  int32_t coll, dtype, elem_size;
 } tt_group_call;
 
 /* A rank's label in the pids of a merged file (tt_label.c): SGLang's profile merger writes every
@@ -536,6 +540,9 @@ int tt_import_finish(tt_import *imp);
 ** are shifted; then, once the activities are placed and sorted by start, the rest by time, the
 ** totals per step and name (tt_rank.annots) and the writer's widening (tt_rank.annot_widen). */
 void tt_annots_link(tt_rank *r);
+/* The per-key totals (tt_rank.kstats) summed again from the activities, in the file's order, where
+** their keys changed once the file was read (tt_done.c: a collective named by its call). */
+void tt_kstats_again(tt_rank *r);
 void tt_annots_done(tt_rank *r);
 /* What an event's read returns where --events could not keep an event (the database's error,
 ** said): not the trace's fault, XP_EXIT_DB; else 0, or -1 with err set. */
