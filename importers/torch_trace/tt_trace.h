@@ -14,7 +14,8 @@
 ** first read and 4 kept for the second; one with events written with no time (TT_NEAR_ZERO), again
 ** without them. A file whose activities give their correlation as their External id (Kineto of
 ** 2022-23) is read twice, the second read keeping 40 bytes per operator and 24 per runtime call
-** (their times and threads, tt_tree.c). Times are integer nanoseconds since the epoch.
+** (their times and threads, tt_tree.c). A GPU annotation (gpu_user_annotation, tt_annot.c) keeps 32
+** bytes until the file is done. Times are integer nanoseconds since the epoch.
 */
 #ifndef XP_TT_TRACE_H
 #define XP_TT_TRACE_H
