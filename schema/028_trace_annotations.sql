@@ -22,10 +22,3 @@ CREATE TABLE IF NOT EXISTS trace_annotations (
   total_ns   INTEGER NOT NULL
 ) STRICT;
 CREATE INDEX IF NOT EXISTS trace_annotations_run ON trace_annotations (run_id, rank, step);
-
--- Per rank and name over the whole trace, steps and outside alike: what key_averages gives.
-DROP VIEW IF EXISTS trace_annotation_totals;
-CREATE VIEW trace_annotation_totals AS
-SELECT run_id, rank, name, sum(count) AS count, sum(total_ns) AS total_ns,
-       sum(CASE WHEN step IS NOT NULL THEN total_ns ELSE 0 END) AS step_ns
-FROM trace_annotations GROUP BY run_id, rank, name;
