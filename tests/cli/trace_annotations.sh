@@ -35,6 +35,7 @@ check "a decode_step a step" "0|0|0|0|0|0|0|0" \
 # A writer of before 2023 widened a range by 1 ns (1 before its first kernel, none past its last);
 # a tool that draws ranges as they ran, not at all. Two steps; the range "blk" of step 0 ran on a
 # GPU behind its CPU, in step 1's CPU window (1200 us on); "late" has no CPU range of its own.
+calc() { awk "BEGIN { printf \"%.3f\", $1 }"; } # calc EXPR: microseconds to the ns (bc is not on every host)
 trace() { # trace BEFORE PAST
   local b=$1 p=$2
   cat <<JSON
@@ -46,8 +47,8 @@ trace() { # trace BEFORE PAST
 {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 9, "tid": 9, "ts": 1030, "dur": 5, "args": {"External id": 7}},
 {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 1250, "dur": 10, "args": {"External id": 6, "stream": 7}},
 {"ph": "X", "cat": "kernel", "name": "add", "pid": 0, "tid": 7, "ts": 1265.5, "dur": 4.5, "args": {"External id": 7, "stream": 7}},
-{"ph": "X", "cat": "gpu_user_annotation", "name": "blk", "pid": 0, "tid": 7, "ts": $(echo "1250 - $b" | bc), "dur": $(echo "20 + $b + $p" | bc), "args": {"External id": 5}},
-{"ph": "X", "cat": "gpu_user_annotation", "name": "late", "pid": 0, "tid": 7, "ts": $(echo "1265.5 - $b" | bc), "dur": $(echo "4.5 + $b + $p" | bc)}
+{"ph": "X", "cat": "gpu_user_annotation", "name": "blk", "pid": 0, "tid": 7, "ts": $(calc "1250 - $b"), "dur": $(calc "20 + $b + $p"), "args": {"External id": 5}},
+{"ph": "X", "cat": "gpu_user_annotation", "name": "late", "pid": 0, "tid": 7, "ts": $(calc "1265.5 - $b"), "dur": $(calc "4.5 + $b + $p")}
 ]}
 JSON
 }
