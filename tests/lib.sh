@@ -147,3 +147,10 @@ dom() { # dom FILE.html: the page's DOM once its scripts ran, in headless Chromi
   timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
     --user-data-dir="$tmp/profile" --virtual-time-budget=5000 --dump-dom "file://$1" 2> "$tmp/browser.err"
 }
+sglang_variants() { # $v: tests/data/trace/variants, whose SGLang TP 2 pair the trace tests build on;
+  # imp FILES...: xp import torch-trace FILES into $db with SGLang's step annotation ($steps,
+  # which a test may empty), into $tmp/out and $tmp/err
+  v="$XP_SRC/tests/data/trace/variants"
+  steps=(--step-annotation 'step[*')
+  imp() { "$XP" --db "$db" import torch-trace "$@" "${steps[@]}" > "$tmp/out" 2> "$tmp/err"; }
+}

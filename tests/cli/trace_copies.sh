@@ -8,9 +8,7 @@
 set -uo pipefail
 : "${XP:?}"
 . "$XP_SRC/tests/lib.sh"
-v="$XP_SRC/tests/data/trace/variants"
-steps=(--step-annotation 'step[*') # SGLang's step annotation
-imp() { "$XP" --db "$db" import torch-trace "$@" "${steps[@]}" > "$tmp/out" 2> "$tmp/err"; }
+sglang_variants
 # copy IN OUT HOW: IN's GPU activities written twice; HOW: adjacent (each after itself), appended
 # (all after the rest), othercorr (one kernel again under another correlation id: no copy) or
 # graph (one kernel again, its correlation id another kernel's of its stream, as a graph launch's)

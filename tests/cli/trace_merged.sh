@@ -7,9 +7,7 @@
 set -uo pipefail
 : "${XP:?}"
 . "$XP_SRC/tests/lib.sh"
-v="$XP_SRC/tests/data/trace/variants"
-steps=(--step-annotation 'step[*') # SGLang's step annotation
-imp() { "$XP" --db "$db" import torch-trace "$@" "${steps[@]}" > "$tmp/out" 2> "$tmp/err"; }
+sglang_variants
 
 db="$tmp/own.db"
 imp "$v/sglang_tp0.json.gz" "$v/sglang_tp1.json.gz"
