@@ -115,7 +115,6 @@ void nt_dtype_from_test(const char *type, char *out, size_t n);
 /* The TUNING choice info holds for the row's collective and size (count x element), or NULL. */
 const xp_nccl_tuning *nt_row_tuning(const nt_row *row, const xp_nccl_info *info);
 
-/* 0, or XP_EXIT_USAGE after "xp: FILE:LINE: ..." for what is not nccl-tests output. */
 /* A container log's split lines joined (nt_cri.c): a new text, or NULL where none was split. */
 char *nt_cri_join(const char *text, size_t len, size_t *out_len);
 /* The length of a CRI line's "stdout F " after its stamp (nt_cri.c), 0 where p holds none. */
@@ -130,6 +129,7 @@ int nt_markdown_row(const char *s, int header, char *out, size_t n);
 int nt_markdown_delimiter(const char *s);
 /* The cells of a Markdown table's row s, with its outer pipes or without. */
 int nt_markdown_cells(const char *s);
+/* 0, or XP_EXIT_USAGE after "xp: FILE:LINE: ..." for what is not nccl-tests output. */
 int nt_parse_text(nt_doc *d, const char *text, size_t len);
 int nt_parse_json(nt_doc *d, const char *text, size_t len);
 /* rccl-tests' result file (-x FILE -Z csv|json, nt_reporter.c): nt_reporter_form says 'c' (CSV),

@@ -250,8 +250,9 @@ dtype = \"fp8_block\"
 model_file = \"$models/GLM-4.5.toml\"
 tp = 8
 m = [1]"
-# per-tensor fp8 (the test above confirms it too on an H200): "To use tensor- or block-scaled FP8 kernels ... all matrix dimensions must
-# meet the optimal requirements listed in Tensor Core Usage" (cuBLAS docs, cublasLtMatmul):
+# per-tensor fp8, as tests/unit/test_fp8_shapes_gpu.c finds it on an H200 too: "To use tensor- or
+# block-scaled FP8 kernels ... all matrix dimensions must meet the optimal requirements listed in
+# Tensor Core Usage" (cuBLAS docs, cublasLtMatmul):
 # (k * AtypeSize) % 16 == 0 and, the bf16 output's rows being the weights' N, (m * CtypeSize) % 16
 # == 0; DeepSeek-V4-Flash's hc_head (N = hc_mult = 4) is such a GEMM
 expect_bad fp8_k 2 'fp8_k.toml:4: shapes\[0\].k: dtype fp8 takes K in multiples of 16 (cuBLASLt.s fp8 kernels: cuBLAS docs, "Tensor Core Usage"); k = 7000 is not a multiple of 16' 'kind = "gemm"
