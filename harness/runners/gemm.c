@@ -250,59 +250,51 @@ static int elem_bytes(const xp_gemm_shape *s) { return shape_dt(s) == DT_BF16 ? 
 **              the tokens, which the plan pads, as the output's rows; K = 7170, 7176, 2056 have
 **              no plan in either order.
 ** A spec's shapes show these without a GPU, where a GEMM went to it to be recorded failed. */
-static const struct fp8_rule {
-  enum gemm_dt dt;
-  int k, n;            /* K and N must be multiples of these */
-  const char *k_rule;  /* "takes K in multiples of 16 (...)" */
-  const char *n_rule;
-} fp8_rules[] = {
-    {DT_FP8, 16, 8, "takes K in multiples of 16 (cuBLASLt's fp8 kernels: cuBLAS docs, \"Tensor Core Usage\")",
-     "cuBLASLt's fp8 kernels take N, their bf16 output's rows, in multiples of 8 (cuBLAS docs, "
-     "\"Tensor Core Usage\": 16-byte aligned)"},
-    {DT_BLOCK, 16, 1, "takes K in multiples of 16 (cuBLASLt's fp8 kernels: cuBLAS docs, \"Tensor Core Usage\")",
-     ""},
-};
+static const char fp8_k_rule[] =
+    "takes K in multiples of 16 (cuBLASLt's fp8 kernels: cuBLAS docs, \"Tensor Core Usage\")";
+static const char fp8_n_rule[] = "cuBLASLt's fp8 kernels take N, their bf16 output's rows, in multiples "
+                                 "of 8 (cuBLAS docs, \"Tensor Core Usage\": 16-byte aligned)";
 
-static const struct fp8_rule *fp8_rule_of(enum gemm_dt dt) {
-  for (size_t i = 0; i < sizeof fp8_rules / sizeof *fp8_rules; i++)
-    if (fp8_rules[i].dt == dt) return &fp8_rules[i];
-  return NULL;
-}
+/* What K and N must be whole multiples of at dtype dt; K's 0 where it asks nothing (bf16, FP4). */
+static int fp8_k_multiple(enum gemm_dt dt) { return dt == DT_FP8 || dt == DT_BLOCK ? 16 : 0; }
+static int fp8_n_multiple(enum gemm_dt dt) { return dt == DT_FP8 ? 8 : 1; }
 
 int xp_gemm_fp8_takes(int block_scaled, long long k, long long n) {
-  const struct fp8_rule *r = fp8_rule_of(block_scaled ? DT_BLOCK : DT_FP8);
-  return k % r->k == 0 && n % r->n == 0;
+  const enum gemm_dt dt = block_scaled ? DT_BLOCK : DT_FP8;
+  return k % fp8_k_multiple(dt) == 0 && n % fp8_n_multiple(dt) == 0;
 }
 
 /* An explicit shape is refused at its k or n, a model's GEMM by name (at dtype). */
 static int check_fp8_shapes(const xp_spec *spec, const gemm_setup *g, const cJSON *list) {
   const cJSON *sh;
   int i = 0;
-  const struct fp8_rule *r = list && g->nshapes ? fp8_rule_of(shape_dt(&g->shapes[0])) : NULL;
-  const cJSON *checked = r ? list : NULL; /* every explicit shape runs at the spec's dtype */
+  const enum gemm_dt list_dt = list && g->nshapes ? shape_dt(&g->shapes[0]) : DT_BF16;
+  const cJSON *checked = fp8_k_multiple(list_dt) ? list : NULL; /* every explicit shape runs at the spec's dtype */
   cJSON_ArrayForEach(sh, checked) {
     char path[48];
     const long long k = xp_spec_int(sh, "k", 1), n = xp_spec_int(sh, "n", 1);
+    const int km = fp8_k_multiple(list_dt), nm = fp8_n_multiple(list_dt);
     snprintf(path, sizeof path, "shapes[%d].k", i);
-    if (k % r->k)
+    if (k % km)
       return xp_spec_error(spec, path, "dtype %s %s; k = %lld is not a multiple of %d", g->dtype,
-                           r->k_rule, k, r->k);
+                           fp8_k_rule, k, km);
     snprintf(path, sizeof path, "shapes[%d].n", i++);
-    if (n % r->n)
+    if (n % nm)
       return xp_spec_error(spec, path, "dtype %s: n = %lld is not a multiple of %d, and %s",
-                           g->dtype, n, r->n, r->n_rule);
+                           g->dtype, n, nm, fp8_n_rule);
   }
   for (size_t j = 0; !list && j < g->nshapes; j++) {
     const xp_gemm_shape *s = &g->shapes[j];
-    if (!(r = fp8_rule_of(shape_dt(s)))) continue;
-    if (s->k % r->k)
+    const enum gemm_dt dt = shape_dt(s);
+    if (!fp8_k_multiple(dt)) continue;
+    if (s->k % fp8_k_multiple(dt))
       return xp_spec_error(spec, "dtype", "%s %s, and %s's GEMM %s has K = %lld (leave it out with "
-                           "only = [...], or measure it at another dtype)", s->dtype, r->k_rule,
+                           "only = [...], or measure it at another dtype)", s->dtype, fp8_k_rule,
                            g->model->name, s->name, (long long)s->k);
-    if (s->n % r->n)
+    if (s->n % fp8_n_multiple(dt))
       return xp_spec_error(spec, "dtype", "%s: %s's GEMM %s has N = %lld, and %s (leave it out "
                            "with only = [...], or measure it at another dtype)", s->dtype,
-                           g->model->name, s->name, (long long)s->n, r->n_rule);
+                           g->model->name, s->name, (long long)s->n, fp8_n_rule);
   }
   return 0;
 }
