@@ -211,7 +211,8 @@ static int wait_streams(session *S, const char *what) {
         return xp_error(XP_EXIT_FAILED, "%s: CUDA error %s: %s", what, cudaGetErrorName(e), cudaGetErrorString(e));
       }
       ncclResult_t a = ncclSuccess;
-      ncclCommGetAsyncError(S->rk[g].comm, &a);
+      ncclResult_t r = ncclCommGetAsyncError(S->rk[g].comm, &a);
+      if (r != ncclSuccess) return nccl_failed(S, what, r, S->rk[g].comm);
       if (a != ncclSuccess && a != ncclInProgress) return nccl_failed(S, what, a, S->rk[g].comm);
     }
     if (!left) break;
