@@ -15,7 +15,7 @@ add_library(xp_deps INTERFACE)
 add_library(xp::deps ALIAS xp_deps)
 target_include_directories(xp_deps INTERFACE ${CJSON_INCLUDE_DIR})
 target_link_libraries(xp_deps INTERFACE SQLite::SQLite3 ZLIB::ZLIB OpenSSL::Crypto Threads::Threads
-                      tomlplusplus::tomlplusplus ${CJSON_LIBRARY} m)
+                      tomlplusplus::tomlplusplus ${CJSON_LIBRARY} m ${CMAKE_DL_LIBS})
 if(ISAL_INCLUDE_DIR AND ISAL_LIBRARY)
   target_include_directories(xp_deps INTERFACE ${ISAL_INCLUDE_DIR})
   target_link_libraries(xp_deps INTERFACE ${ISAL_LIBRARY})

@@ -149,6 +149,24 @@ int xp_gpu_record_all(xp_run *r, const int *used, int nused) {
   return rc;
 }
 
+xp_gpu_watch *xp_gpu_watch_used(const int *used, int nused) {
+  int *devices = xp_xcalloc((size_t)(nused > 0 ? nused : 1), sizeof *devices), n = 0;
+  char **uuids = xp_xcalloc((size_t)(nused > 0 ? nused : 1), sizeof *uuids);
+  int visible = xp_gpu_count();
+  for (int i = 0; i < nused; i++) {
+    xp_gpu_info g;
+    /* A device past the machine's is the runner's to refuse (exit 4), not the sampler's. */
+    if (used[i] < 0 || used[i] >= visible || xp_gpu_describe(used[i], &g) != 0) continue;
+    devices[n] = used[i];
+    uuids[n++] = xp_strdup(g.uuid);
+  }
+  xp_gpu_watch *w = xp_gpu_watch_start(devices, (const char *const *)uuids, n);
+  for (int i = 0; i < n; i++) free(uuids[i]);
+  free(uuids);
+  free(devices);
+  return w;
+}
+
 /* ---- timing ---- */
 
 enum { XP_TIMING_LEAD_NS = 50000 };

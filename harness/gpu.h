@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 #include <cublasLt.h>
 #include <nccl.h>
+#include "gpu_watch.h"
 #include "recorder.h"
 #include "xp.h"
 
@@ -39,6 +40,9 @@ cudaError_t xp_gpu_sticky_error(void);
 /* Record every visible GPU plus driver, runtime, cuBLAS and NCCL versions on run r, and the
 ** GPU it is filed under (gpu_name): that of the devices used[] it drives, none where they differ. */
 int xp_gpu_record_all(xp_run *r, const int *used, int nused);
+/* Start sampling the state of the devices used[] (gpu_watch.h); those CUDA cannot describe are
+** left out. Never NULL. */
+xp_gpu_watch *xp_gpu_watch_used(const int *used, int nused);
 
 /* Enqueue one unit of work on stream s. `rep` counts launches within a sample, so callers
 ** can rotate buffers. Returns 0, or an exit code after reporting the error. Must be

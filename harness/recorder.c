@@ -9,6 +9,7 @@
 #include <zlib.h>
 #include "chain.h"
 #include "db.h"
+#include "gpu_watch.h"
 #include "kind.h"
 #include "meta.h"
 #include "recorder.h"
@@ -31,6 +32,7 @@ struct xp_run {
   int in_tx;
   int next_case_seq;
   stmt_cache *cache;
+  xp_gpu_watch *watch; /* the GPUs' state while a measured run runs (gpu_watch.h) */
 };
 
 /* Keys copied into runs columns, and whether the column is an INTEGER. */
@@ -252,6 +254,7 @@ static void run_free(xp_run *r) {
     free(c->sql);
     free(c);
   }
+  xp_gpu_watch_free(r->watch);
   free(r->kind);
   free(r);
 }
@@ -298,6 +301,7 @@ static int record_gpus(xp_run *r, const xp_run_opts *o) {
   int *used = xp_xmalloc(sizeof *used * MAX_USED);
   int nused = xp_spec_devices(o->spec->root, kind_takes_gpus(o->kind), xp_gpu_count(), used, MAX_USED);
   int rc = xp_gpu_record_all(r, used, nused);
+  if (rc == 0) r->watch = xp_gpu_watch_used(used, nused);
   free(used);
   return rc;
 }
@@ -534,7 +538,9 @@ int xp_run_finish(xp_run *r, enum xp_run_status status, const char *error) {
     r->in_tx = 0;
   }
   if ((rc = xp_run_results_begin(r)) == 0) {
-    rc = write_status(r, status == XP_RUN_OK ? "ok" : status == XP_RUN_ABORTED ? "aborted" : "failed",
+    rc = xp_gpu_watch_finish(r->watch, r);
+    r->watch = NULL;
+    if (rc == 0) rc = write_status(r, status == XP_RUN_OK ? "ok" : status == XP_RUN_ABORTED ? "aborted" : "failed",
                       error);
     if (rc == 0) rc = xp_db_commit(r->db);
     else xp_db_rollback(r->db);
