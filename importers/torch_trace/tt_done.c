@@ -473,7 +473,7 @@ static void place_in_steps(const tt_import *imp, tt_rank *r) {
   }
 }
 
-static void step_figures(tt_rank *r) {
+static void step_figures(const tt_import *imp, tt_rank *r) {
   tt_ival *iv = r->ivals.data;
   size_t n = r->ivals.n;
   qsort(iv, n, sizeof *iv, by_step_then_start);
@@ -484,6 +484,7 @@ static void step_figures(tt_rank *r) {
     if (iv[i].step >= 0) {
       tt_step *s = XP_VEC_AT(&r->steps, tt_step, iv[i].step);
       s->busy_ns = union_ns(iv + i, j - i);
+      tt_step_comm(imp, iv + i, j - i, &s->comm_ns, &s->exposed_ns);
       s->gpu_start = iv[i].start;
       s->gpu_end = iv[i].end;
       for (size_t k = i; k < j; k++) {
@@ -1035,7 +1036,7 @@ void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt) {
   shift_times(r);
   if (!opt->step_annotation && r->steps.n == 0 && r->ivals.n > 0) window_step(r);
   place_in_steps(imp, r);
-  step_figures(r);
+  step_figures(imp, r);
   whole_trace_figures(r);
   tt_annots_done(r);   /* after whole_trace_figures, which sorts the activities by start */
   resolve_groups(imp, r);

@@ -363,6 +363,21 @@ static int store_steps(xp_run *run, const tt_import *imp, const tt_rank *r) {
     if (rc) return rc;
   }
   st = xp_run_stmt(run,
+      "INSERT INTO trace_step_comm(run_id, rank, step, comm_ns, exposed_ns) VALUES (?1,?2,?3,?4,?5)");
+  if (!st) return XP_EXIT_DB;
+  for (size_t i = 0; i < r->steps.n; i++) {
+    const tt_step *s = XP_VEC_AT(&r->steps, tt_step, i);
+    if (!s->comm_ns) continue;
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, xp_run_id(run));
+    sqlite3_bind_int64(st, 2, r->rank);
+    sqlite3_bind_int64(st, 3, (int64_t)i);
+    sqlite3_bind_int64(st, 4, s->comm_ns);
+    sqlite3_bind_int64(st, 5, s->exposed_ns);
+    int rc = xp_db_step_done(xp_run_db(run), st);
+    if (rc) return rc;
+  }
+  st = xp_run_stmt(run,
       "INSERT INTO trace_step_kernels(run_id, rank, step, name_id, coll, count, total_ns)"
       " VALUES (?1,?2,?3,?4,?5,?6,?7)");
   if (!st) return XP_EXIT_DB;

@@ -142,6 +142,7 @@ typedef struct tt_step {
   int32_t id;         /* order of appearance (the External-id map refers to it) */
   /* computed when the file is done */
   int64_t gpu_start, gpu_end, kernel_ns, busy_ns, kernels;
+  int64_t comm_ns, exposed_ns; /* communication's union, and of it what nothing else overlapped */
 } tt_step;
 
 typedef struct tt_stepk { /* per step and kernel key */
@@ -671,6 +672,12 @@ int tt_clip_event(xp_vec *clips, tt_event *ev, char *buf, size_t cap);
 
 /* 1 if no step's window (steps sorted by start) overlaps the next one's (tt_done.c). */
 int tt_steps_disjoint(const xp_vec *steps);
+/* Whether activities of kernel key `key` communicate (their name's category is in the
+** communication group at import time, as trace_collectives counts them). */
+#define tt_key_is_comm(imp, key) (XP_VEC_AT(&(imp)->name_info, tt_name_info, TT_KEY_NAME(key))->comm)
+/* The activities iv[0, n) of one step, sorted by start: *comm_ns the time communication covered,
+** *exposed_ns the part of it no other activity of theirs overlapped (tt_overlap.c). */
+void tt_step_comm(const tt_import *imp, const tt_ival *iv, size_t n, int64_t *comm_ns, int64_t *exposed_ns);
 /* The step (index into the sorted steps) whose CPU window contains t, or -1. */
 int32_t tt_step_at(const xp_vec *steps, int64_t t);
 #endif

@@ -1,0 +1,58 @@
+/*
+** How much of a step's communication nothing else on the GPU overlapped: the time an
+** all-reduce (or any kernel of the communication group: NCCL's, RCCL's, a custom all-reduce's)
+** ran while no other activity of the rank did. A decode step on one stream waits for each
+** all-reduce whole; one that overlaps communication with compute (SGLang's two-batch overlap,
+** DeepEP's low-latency kernels, an async all-gather) hides some of it, and the kernels' summed
+** time then overstates what removing them would save. HTA's comm_comp_overlap and TraceLens's
+** exposed-communication time answer the same question over a trace.
+**
+** Which kernels communicate is decided as for trace_collectives: by the category the rules give
+** at import time (tt_name_info.comm), so the two agree.
+*/
+#include <stdlib.h>
+#include "tt_trace.h"
+#include "xp.h"
+
+typedef struct span {
+  int64_t start, end;
+} span;
+
+/* Append [s, e) to the merged list u[0, *n), given in order of start. */
+static void merge_in(span *u, size_t *n, int64_t s, int64_t e) {
+  if (*n && s <= u[*n - 1].end) {
+    if (e > u[*n - 1].end) u[*n - 1].end = e;
+    return;
+  }
+  u[(*n)++] = (span){s, e};
+}
+
+/* Time covered by both merged lists. */
+static int64_t common_ns(const span *a, size_t na, const span *b, size_t nb) {
+  int64_t t = 0;
+  for (size_t i = 0, j = 0; i < na && j < nb;) {
+    int64_t s = a[i].start > b[j].start ? a[i].start : b[j].start;
+    int64_t e = a[i].end < b[j].end ? a[i].end : b[j].end;
+    if (e > s) t += e - s;
+    if (a[i].end < b[j].end) i++;
+    else j++;
+  }
+  return t;
+}
+
+void tt_step_comm(const tt_import *imp, const tt_ival *iv, size_t n, int64_t *comm_ns, int64_t *exposed_ns) {
+  *comm_ns = *exposed_ns = 0;
+  size_t ncomm = 0;
+  for (size_t i = 0; i < n; i++) ncomm += tt_key_is_comm(imp, iv[i].key);
+  if (!ncomm) return;
+  span *comm = xp_xmalloc(sizeof *comm * ncomm), *rest = xp_xmalloc(sizeof *rest * (n - ncomm + 1));
+  size_t nc = 0, nr = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (tt_key_is_comm(imp, iv[i].key)) merge_in(comm, &nc, iv[i].start, iv[i].end);
+    else merge_in(rest, &nr, iv[i].start, iv[i].end);
+  }
+  for (size_t i = 0; i < nc; i++) *comm_ns += comm[i].end - comm[i].start;
+  *exposed_ns = *comm_ns - common_ns(comm, nc, rest, nr);
+  free(comm);
+  free(rest);
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Each step's communication and the part of it no other GPU activity overlapped (trace_step_comm,
+# queries/comm_overlap.sql): in the fixture's TP=2 decode, one stream, every all-reduce is exposed
+# whole and the union equals the collectives' summed time; in a synthetic trace with compute on
+# other streams, the overlapped part is taken off to the nanosecond, two collectives at once count
+# once, and a step without communication has no row.
+set -u
+. "$XP_SRC/tests/lib.sh"
+data="$XP_SRC/tests/data/trace"
+
+"$XP" --db "$db" import torch-trace "$data/decode_tp2_bs1_rank0.trace.json.gz" "$data/decode_tp2_bs1_rank1.trace.json.gz" \
+  --set model=m --set tp=2 --set batch=1 > "$tmp/out" 2> "$tmp/err"
+check "fixture import" 0 $?
+for r in 0 1; do
+  check "rank $r: communication is the collectives' time, all exposed" \
+    "$(query "SELECT sum(dur_ns) || '|' || sum(dur_ns) FROM trace_collectives WHERE rank = $r AND step IS NOT NULL")" \
+    "$(query "SELECT sum(comm_ns) || '|' || sum(exposed_ns) FROM trace_step_comm WHERE rank = $r")"
+done
+check "8 steps a rank with communication" "8|8" "$(query "SELECT group_concat(n, '|') FROM (SELECT count(*) AS n FROM trace_step_comm GROUP BY rank ORDER BY rank)")"
+check "query: nothing hidden" "2|16|0" \
+  "$("$XP" --db "$db" query "$XP_SRC/queries/comm_overlap.sql" --format csv | awk -F, 'NR == 2 { print $8 "|" $9 "|" $15 }')"
+
+# Step 1 (CPU 0-1000 us): an all-reduce 100-200 on stream 7 with a GEMM 150-250 on stream 8:
+# 100 us of communication, 50 exposed. Step 2 (1000-2000): an all-reduce 1300-1350 and an
+# all-gather 1340-1400 on stream 9 (110 us summed, 100 as a union), a GEMM 1360-1370 and a
+# copy 1395-1500: 100 - 10 - 5 = 85 exposed. Step 3 (2000-3000): a GEMM alone.
+cat > "$tmp/o.json" <<'JSON'
+{"schemaVersion": 1, "traceEvents": [
+{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 9, "tid": 9, "ts": 0, "dur": 1000},
+{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "pid": 9, "tid": 9, "ts": 1000, "dur": 1000},
+{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 9, "tid": 9, "ts": 2000, "dur": 1000},
+{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "pid": 0, "tid": 7, "ts": 100, "dur": 100, "args": {"stream": 7, "device": 0}},
+{"ph": "X", "cat": "kernel", "name": "nvjet_tst_64x8_64x16_2x1_v_bz_TNT", "pid": 0, "tid": 8, "ts": 150, "dur": 100, "args": {"stream": 8, "device": 0}},
+{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "pid": 0, "tid": 7, "ts": 1300, "dur": 50, "args": {"stream": 7, "device": 0}},
+{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "pid": 0, "tid": 9, "ts": 1340, "dur": 60, "args": {"stream": 9, "device": 0}},
+{"ph": "X", "cat": "kernel", "name": "nvjet_tst_64x8_64x16_2x1_v_bz_TNT", "pid": 0, "tid": 8, "ts": 1360, "dur": 10, "args": {"stream": 8, "device": 0}},
+{"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoD (Device -> Device)", "pid": 0, "tid": 8, "ts": 1395, "dur": 105, "args": {"stream": 8, "device": 0}},
+{"ph": "X", "cat": "kernel", "name": "nvjet_tst_64x8_64x16_2x1_v_bz_TNT", "pid": 0, "tid": 8, "ts": 2100, "dur": 100, "args": {"stream": 8, "device": 0}}
+]}
+JSON
+rm -f "$db"
+"$XP" --db "$db" import torch-trace "$tmp/o.json" > "$tmp/out" 2> "$tmp/err"
+check "synthetic import" 0 $?
+check "per step: communication and exposed, ns" "0|100000|50000;1|100000|85000" \
+  "$(query "SELECT group_concat(step || '|' || comm_ns || '|' || exposed_ns, ';') FROM (SELECT * FROM trace_step_comm ORDER BY step)")"
+# busy 150 + 200 + 100 us; comm 200, exposed 135
+check "query: shares of busy time and of communication" "450|0.2|0.135|44.4|30|32.5" \
+  "$("$XP" --db "$db" query "$XP_SRC/queries/comm_overlap.sql" --format csv | awk -F, 'NR == 2 { print $10*1000 "|" $11 "|" $12 "|" $13 "|" $14 "|" $15 }')"
+finish
