@@ -37,8 +37,15 @@
 ** copies are left out on the same second read, so that no figure counts its time twice. Only
 ** where its correlation id is its own: a launch runs one activity, but a graph launch's id is
 ** every node's, and its concurrent branches, drawn on one stream, may run one kernel each at a
-** time the GPU's timer (as coarse as 1 us) gives alike; a graph node's (its id not kept) and an
-** activity's with none are left as written too, and so is one that lasts nothing.
+** time the GPU's timer (as coarse as 1 us) gives alike; an activity's with none is left as
+** written too, and so is one that lasts nothing. A CUDA graph node's activity is one replay of
+** one node: Kineto writes its "graph node id" (CUDA 12 on, CuptiActivity.cpp's
+** getGraphNodeMetadata, CUPTI's 64-bit graphNodeId), which with its launch's correlation id names
+** it. The first read keeps no ids (they would cost eight bytes for every activity of a graphed
+** trace, in stream order or not): the graph nodes' activities at one place are one tt_clip, and
+** the read that leaves copies out notes each one's node and launch, a repeat of one noted before
+** being the copy. Two nodes of one
+** launch at one place stay two; a node whose id or correlation is no number, as written.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -122,12 +129,21 @@ static uint32_t *shared_corrs(const tt_clip *a, size_t n, size_t *ns) {
 
 /* A lane's activities (sorted by identity) with each one's copies folded into it, counted in
 ** copies: the same start, end, kernel key and correlation as the one before, lasting, and of a
-** correlation id of its own. Its new length. */
+** correlation id of its own. A graph node's lasting activities, whose ids the read tells apart,
+** into the first at their place. Its new length. */
 static size_t fold_copies(tt_clip *a, size_t n) {
   size_t ns, m = 0;
   uint32_t *shared = shared_corrs(a, n, &ns);
+  size_t graph = SIZE_MAX; /* the graph place kept last */
   for (size_t k = 0; k < n; k++) {
     const tt_clip *c = &a[k];
+    if (c->corr == TT_CORR_GRAPH_NODE && c->end > c->start) {
+      if (graph != SIZE_MAX && by_place(c, &a[graph]) == 0) {
+        a[graph].copies++;
+        continue;
+      }
+      graph = m;
+    }
     tt_clip *last = m ? &a[m - 1] : NULL;
     if (last && c->end > c->start && by_identity(c, last) == 0 && c->corr && c->corr != TT_CORR_GRAPH_NODE &&
         !bsearch(&c->corr, shared, ns, sizeof *shared, by_corr)) {
@@ -161,7 +177,20 @@ static int lanes_in_order(const tt_rank *r, size_t nl) {
   return in_order;
 }
 
-size_t tt_clips_find(const tt_rank *r, xp_vec *out) {
+/* Room in clips->seen for the nodes each graph place's read meets, its copies and its first. */
+static void make_seen(tt_clips *clips) {
+  size_t at = 0;
+  for (size_t i = 0; i < clips->list.n; i++) {
+    tt_clip *c = XP_VEC_AT(&clips->list, tt_clip, i);
+    if (c->corr != TT_CORR_GRAPH_NODE) continue;
+    c->seen_at = (uint32_t)at;
+    at += (size_t)c->copies + 1;
+  }
+  for (size_t i = 0; i < at; i++) xp_vec_push(&clips->seen, sizeof(tt_node_seen));
+}
+
+size_t tt_clips_find(const tt_rank *r, tt_clips *clips) {
+  xp_vec *out = &clips->list;
   const size_t n = r->ivals.n, nl = r->lane_map.n;
   if (!n || !nl || r->lanes.n != n || lanes_in_order(r, nl)) return 0;
   uint64_t *key = lane_keys(r);
@@ -172,7 +201,7 @@ size_t tt_clips_find(const tt_rank *r, xp_vec *out) {
   for (size_t i = 0; i < n; i++) {
     if (lanes[i] >= nl) continue;
     const tt_ival *v = XP_VEC_AT(&r->ivals, tt_ival, i);
-    a[m++] = (tt_clip){key[lanes[i]], v->start, v->end, v->end, v->key, corrs ? corrs[i] : 0, 0, 0, 0};
+    a[m++] = (tt_clip){key[lanes[i]], v->start, v->end, v->end, v->key, corrs ? corrs[i] : 0, 0, 0, 0, 0, 0};
   }
   free(key);
   qsort(a, m, sizeof *a, by_identity);
@@ -182,14 +211,40 @@ size_t tt_clips_find(const tt_rank *r, xp_vec *out) {
   }
   free(a);
   if (out->n > 1) qsort(out->data, out->n, sizeof(tt_clip), by_place);
+  make_seen(clips);
   return out->n;
+}
+
+/* The tt_clip at want's place of a graph node's activity (graph) or of another's, or NULL. */
+static tt_clip *clip_at(tt_clips *clips, const tt_clip *want, int graph) {
+  tt_clip *a = clips->list.data, *c = bsearch(want, a, clips->list.n, sizeof *want, by_place);
+  if (!c) return NULL;
+  while (c > a && by_place(c - 1, want) == 0) c--;
+  for (; c < a + clips->list.n && by_place(c, want) == 0; c++)
+    if ((c->corr == TT_CORR_GRAPH_NODE) == graph) return c;
+  return NULL;
+}
+
+/* 1 where the activity of graph node node of ev's launch was met before at c's place: a copy. */
+static int graph_copy(tt_clips *clips, tt_clip *c, const tt_event *ev, uint64_t node) {
+  int64_t corr;
+  if (node == TT_NODE_UNKNOWN || tt_int(tt_event_arg(ev, "correlation"), &corr) != 0 || corr <= 0) return 0;
+  tt_node_seen *seen = XP_VEC_AT(&clips->seen, tt_node_seen, c->seen_at);
+  const uint32_t kept = c->met - c->dropped;
+  c->met++;
+  for (uint32_t i = 0; i < kept; i++)
+    if (seen[i].node == node && seen[i].corr == corr) return c->dropped++, 1;
+  if (kept <= c->copies) seen[kept] = (tt_node_seen){node, corr};
+  else c->met--; /* not one the first read counted here: no room, and no copy */
+  return 0;
 }
 
 #define SL_EQ(s, lit) ((s).n == sizeof(lit) - 1 && memcmp((s).p, lit, sizeof(lit) - 1) == 0)
 
 /* (Two activities of one lane, start and end are one activity written again: a stream runs no
-** two lasting ones over the same time, so the place alone finds it.) */
-int tt_clip_event(xp_vec *clips, tt_event *ev, char *buf, size_t cap) {
+** two lasting ones over the same time, so the place alone finds it; but for a graph launch's,
+** whose nodes its place holds together, and which its node id and correlation tell apart.) */
+int tt_clip_event(tt_clips *clips, tt_event *ev, char *buf, size_t cap) {
   if (tt_event_side(ev) != TT_SIDE_GPU || (ev->ph.n && !SL_EQ(ev->ph, "\"X\""))) return 0;
   /* the activity's lane as tt_rank.c keys it (device its pid, -1 where that is no number) */
   int64_t dev, ts, dur;
@@ -198,10 +253,12 @@ int tt_clip_event(xp_vec *clips, tt_event *ev, char *buf, size_t cap) {
   if (tt_lane_key(ev, dev, &lane) != 0) return 0;
   if (tt_us_to_ns(ev->ts, &ts) != 0 || tt_us_to_ns(ev->dur, &dur) != 0) return 0;
   if (dur < 0) dur = 0;
-  const tt_clip want = {lane, ts, ts + dur, 0, 0, 0, 0, 0, 0};
-  tt_clip *c = bsearch(&want, clips->data, clips->n, sizeof want, by_place);
+  const tt_clip want = {lane, ts, ts + dur, 0, 0, 0, 0, 0, 0, 0, 0};
+  const uint64_t node = tt_graph_node(ev);
+  tt_clip *c = clip_at(clips, &want, node != 0);
   if (!c) return 0;
-  if (c->copies && c->met++ > 0) return 1;
+  if (node) return graph_copy(clips, c, ev, node);
+  if (c->copies && c->met++ > 0) return c->dropped++, 1;
   if (c->to == c->end) return 0;
   c->applied = 1;
   const int64_t d = c->to - ts;

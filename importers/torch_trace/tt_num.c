@@ -74,21 +74,38 @@ int tt_us_to_ns(tt_slice s, int64_t *ns) {
   return 0;
 }
 
-int tt_int(tt_slice s, int64_t *v) {
+/* A JSON integer's sign and digits (quoted or not), the digits' value in *x: 0, or -1 where s
+** holds anything else or more than 64 bits of value. */
+static int read_integer(tt_slice s, int *neg, uint64_t *x) {
   if (!s.p) return -1; /* an absent field */
   const char *p = s.p, *end = s.p + s.n;
   if (s.n >= 2 && *p == '"') p++, end--;
-  int neg = 0;
-  if (p < end && *p == '-') neg = 1, p++;
+  *neg = 0;
+  if (p < end && *p == '-') *neg = 1, p++;
   if (p >= end) return -1;
-  uint64_t x = 0;
+  *x = 0;
   for (; p < end; p++) {
     if (*p < '0' || *p > '9') return -1;
-    if (x > (UINT64_MAX - 9) / 10) return -1;
-    x = x * 10 + (uint64_t)(*p - '0');
+    const unsigned d = (unsigned)(*p - '0');
+    if (*x > (UINT64_MAX - d) / 10) return -1;
+    *x = *x * 10 + d;
   }
-  if (x > (uint64_t)INT64_MAX) return -1;
+  return 0;
+}
+
+int tt_int(tt_slice s, int64_t *v) {
+  int neg;
+  uint64_t x;
+  if (read_integer(s, &neg, &x) != 0 || x > (uint64_t)INT64_MAX) return -1;
   *v = neg ? -(int64_t)x : (int64_t)x;
+  return 0;
+}
+
+int tt_uint64(tt_slice s, uint64_t *v) {
+  int neg;
+  uint64_t x;
+  if (read_integer(s, &neg, &x) != 0 || neg) return -1;
+  *v = x;
   return 0;
 }
 

@@ -22,6 +22,8 @@ int tt_us_to_ns(tt_slice s, int64_t *ns);
 /* A JSON integer (no fraction, no exponent). A quoted integer ("7") is accepted too: some
 ** producers write ids as strings. 0 on success, -1 otherwise. */
 int tt_int(tt_slice s, int64_t *v);
+/* As tt_int, a non-negative integer up to 2^64 - 1 (CUPTI's 64-bit ids, a graph node's). */
+int tt_uint64(tt_slice s, uint64_t *v);
 /* An id (a pid, a tid) as a key to compare: an integer, whether written as a number or a string
 ** ("pid": 7 and "pid": "7" name one process, as Perfetto and Chrome's viewer read them, and as a
 ** GPU activity's device and stream are read), in decimal into buf; any other text as written. A

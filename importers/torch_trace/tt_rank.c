@@ -548,10 +548,11 @@ static int is_scope_copy(const tt_event *ev, const char *name, size_t n) {
 /* Kineto (CUDA 12 on) writes each kernel's, copy's and fill's "graph id" and "graph node id" from
 ** CUPTI, 0 outside a graph (CuptiActivity.cpp, getGraphNodeMetadata); a graph node's id is its
 ** graph's exec id << 32 | the node's, past int64 perhaps, never 0. */
-static int is_graph_node(const tt_event *ev) {
+uint64_t tt_graph_node(const tt_event *ev) {
   tt_slice s = tt_event_arg(ev, "graph node id");
-  int64_t v;
-  return s.n && (tt_int(s, &v) != 0 || v != 0);
+  uint64_t v;
+  if (!s.n) return 0;
+  return tt_uint64(s, &v) != 0 ? TT_NODE_UNKNOWN : v;
 }
 
 static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt, enum tt_gpu_kind kind,
@@ -658,7 +659,7 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_optio
   if (!linked && !pend) tt_flow_want_activity(r, ev, opt, ts, (uint32_t)r->ivals.n);
   *(uint32_t *)xp_vec_push(&r->lanes, sizeof(uint32_t)) = lane_of(r, ev, dev);
   *(uint32_t *)xp_vec_push(&r->corrs, sizeof(uint32_t)) =
-      is_graph_node(ev) ? TT_CORR_GRAPH_NODE : corr > 0 && corr < TT_CORR_GRAPH_NODE ? (uint32_t)corr : 0;
+      tt_graph_node(ev) ? TT_CORR_GRAPH_NODE : corr > 0 && corr < TT_CORR_GRAPH_NODE ? (uint32_t)corr : 0;
   for (int i = 0; i < pend; i++) {
     how[i].ival = (uint32_t)r->ivals.n;
     *(tt_pend *)xp_vec_push(&r->pending, sizeof how[i]) = how[i];

@@ -879,11 +879,11 @@ static int read_untimed(tt_import *imp, tt_rank *r, const char *path, const tt_o
 }
 
 /* The activities clipped (tt_clip.c), said once per file: how many, the time left out, the most. */
-static void warn_clipped(const tt_import *imp, const char *path, const xp_vec *clips) {
+static void warn_clipped(const tt_import *imp, const char *path, const tt_clips *clips) {
   int64_t n = 0, cut = 0;
   const tt_clip *most = NULL;
-  for (size_t i = 0; i < clips->n; i++) {
-    const tt_clip *c = XP_VEC_AT(clips, tt_clip, i);
+  for (size_t i = 0; i < clips->list.n; i++) {
+    const tt_clip *c = XP_VEC_AT(&clips->list, tt_clip, i);
     if (!c->applied) continue;
     n++, cut += c->end - c->to;
     if (!most || c->end - c->to > most->end - most->to) most = c;
@@ -896,19 +896,19 @@ static void warn_clipped(const tt_import *imp, const char *path, const xp_vec *c
 }
 
 /* The copies of GPU activities left out (tt_clip.c), said once per file: how many, and of what. */
-static void warn_copies(const tt_import *imp, const char *path, const xp_vec *clips) {
+static void warn_copies(const tt_import *imp, const char *path, const tt_clips *clips) {
   int64_t n = 0;
   const tt_clip *first = NULL;
-  for (size_t i = 0; i < clips->n; i++) {
-    const tt_clip *c = XP_VEC_AT(clips, tt_clip, i);
-    if (c->met < 2) continue;
-    n += c->met - 1;
+  for (size_t i = 0; i < clips->list.n; i++) {
+    const tt_clip *c = XP_VEC_AT(&clips->list, tt_clip, i);
+    if (!c->dropped) continue;
+    n += c->dropped;
     if (!first) first = c;
   }
   if (!n) return;
-  xp_warn("%s: %lld GPU activit%s written again (the same name, stream, start, end and correlation as one before: "
-          "a trace merged with a copy of itself?): each counted once (the first, of %.80s)", path, (long long)n,
-          n == 1 ? "y" : "ies", imp->names.str[TT_KEY_NAME(first->key)]);
+  xp_warn("%s: %lld GPU activit%s written again (the same name, stream, start, end, correlation and graph node id "
+          "as one before: a trace merged with a copy of itself?): each counted once (the first, of %.80s)", path,
+          (long long)n, n == 1 ? "y" : "ies", imp->names.str[TT_KEY_NAME(first->key)]);
 }
 
 /* GPU activities that outlast the next one on their stream, or are written again (tt_clip.c):
@@ -917,13 +917,17 @@ static void warn_copies(const tt_import *imp, const char *path, const xp_vec *cl
 ** Events kept per file (--events) were written on the first read, as the trace holds them. */
 static int read_clipped(tt_import *imp, tt_rank *r, const char *path, const tt_options *opt) {
   if (opt->clips) return -1;
-  xp_vec clips = {0};
-  if (!tt_clips_find(r, &clips)) return -1;
-  tt_options again = *opt;
-  again.clips = &clips;
-  const int rc = read_once_more(imp, r, path, &again);
-  if (!rc) warn_clipped(imp, path, &clips), warn_copies(imp, path, &clips);
-  xp_vec_free(&clips);
+  tt_clips clips = {0};
+  const int found = tt_clips_find(r, &clips) != 0;
+  int rc = -1;
+  if (found) {
+    tt_options again = *opt;
+    again.clips = &clips;
+    rc = read_once_more(imp, r, path, &again);
+    if (!rc) warn_clipped(imp, path, &clips), warn_copies(imp, path, &clips);
+  }
+  xp_vec_free(&clips.list);
+  xp_vec_free(&clips.seen);
   return rc;
 }
 

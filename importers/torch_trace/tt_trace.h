@@ -487,8 +487,9 @@ typedef struct tt_options {
   ** for: a second read where the first met any (tt_read.c); NULL, the first notes them */
   const tt_pairing *pairs;
   /* non-NULL: GPU activities that outlast the next one on their stream (tt_clip), each read as
-  ** ending where that one starts: a second read where the first found any (tt_read.c) */
-  xp_vec *clips;
+  ** ending where that one starts, or written again: a second read where the first found any
+  ** (tt_read.c) */
+  struct tt_clips *clips;
   /* --events, on the read that pairs (pairs non-NULL) after a first read that kept the file's
   ** events (on_event): the halves that read left to their pair (tt_event_kept_now) are kept by
   ** this one, through events_kept, as each pair is made */
@@ -641,17 +642,33 @@ const char *tt_steps_marked_by(const tt_import *imp, const tt_options *opt);
 extern const char *const tt_engine_steps[TT_ENGINE_STEPS];
 
 /* A GPU activity that outlasts the next one on its stream, or is written more than once
-** (tt_clip.c): its place as written, where it ends once clipped, and its copies. */
+** (tt_clip.c): its place as written, where it ends once clipped, and its copies. The CUDA graph
+** nodes' activities at one place are one tt_clip, which the read tells apart (tt_node_seen). */
 typedef struct tt_clip {
   uint64_t lane;      /* device << 32 | stream, as tt_rank.lane_map keys it */
   int64_t start, end; /* raw ns, as written */
   int64_t to;         /* the next activity's start on the stream; end where not clipped */
-  uint32_t key;       /* its kernel key */
+  uint32_t key;       /* its kernel key (of a graph place's, the first's) */
   uint32_t corr;      /* its correlation id, 0 where none, TT_CORR_GRAPH_NODE (tt_rank.corrs) */
   int applied;        /* a read of the file met it (tt_clip_event) */
-  uint32_t copies;    /* the times it is written again, each left out */
+  uint32_t copies;    /* the times it is written again (a graph place's: its other nodes' times) */
   uint32_t met;       /* the times a read of the file met it, the first one kept */
+  uint32_t dropped;   /* the copies that read left out */
+  uint32_t seen_at;   /* a graph place's: where its nodes met start in tt_clips.seen */
 } tt_clip;
+/* A CUDA graph node's activity met by the read that leaves copies out: one replay of one node. */
+typedef struct tt_node_seen {
+  uint64_t node; /* its "graph node id" */
+  int64_t corr;  /* its graph launch's correlation id */
+} tt_node_seen;
+typedef struct tt_clips {
+  xp_vec list; /* tt_clip, sorted by place */
+  xp_vec seen; /* tt_node_seen: copies + 1 for each graph place, from its seen_at */
+} tt_clips;
+/* A GPU activity's "graph node id" (Kineto, CUDA 12 on): 0 outside a CUDA graph, UINT64_MAX
+** where written as no number (a node still, which no id tells from another; tt_rank.c). */
+#define TT_NODE_UNKNOWN UINT64_MAX
+uint64_t tt_graph_node(const tt_event *ev);
 /* Flows from launches to activities (tt_flow.c). tt_flow_event: 1 if ev is one (a "s" or "f" of
 ** category "ac2g"), counted, and noted on the read that keeps them (tt_options.flows); the wants:
 ** a launch, and an activity (its ival), that carry no correlation, to be given their flow's id as
@@ -665,10 +682,10 @@ void tt_launch_id_note(tt_rank *r, tt_slice pid, int64_t id);
 
 /* The activities of r (read, not yet done) that outlast the next one on their stream or are
 ** written again, added to out (tt_clip, sorted by lane, start and end); their count. */
-size_t tt_clips_find(const tt_rank *r, xp_vec *out);
+size_t tt_clips_find(const tt_rank *r, tt_clips *out);
 /* ev a GPU activity that clips names: its "dur" rewritten in buf[cap] to end where clipped.
 ** 1 where ev is a copy of one met before, to be left out; else 0. */
-int tt_clip_event(xp_vec *clips, tt_event *ev, char *buf, size_t cap);
+int tt_clip_event(tt_clips *clips, tt_event *ev, char *buf, size_t cap);
 
 /* 1 if no step's window (steps sorted by start) overlaps the next one's (tt_done.c). */
 int tt_steps_disjoint(const xp_vec *steps);

@@ -10,8 +10,9 @@ set -uo pipefail
 . "$XP_SRC/tests/lib.sh"
 sglang_variants
 # copy IN OUT HOW: IN's GPU activities written twice; HOW: adjacent (each after itself), appended
-# (all after the rest), othercorr (one kernel again under another correlation id: no copy) or
+# (all after the rest), othercorr (one kernel again under another correlation id: no copy),
 # graph (one kernel again, its correlation id another kernel's of its stream, as a graph launch's)
+# or othernode (a CUDA graph node's kernel again under another "graph node id": no copy)
 copy() {
   python3 - "$1" "$2" "$3" << 'EOF'
 import gzip, json, sys
@@ -25,7 +26,10 @@ elif how == "appended":
     t["traceEvents"] = evs + [dict(e) for e in evs if gpu(e)]
 else:
     k = next(e for e in evs if e.get("cat") == "kernel" and "correlation" in e.get("args", {}))
-    if how == "othercorr":
+    if how == "othernode": # a node beside it in its graph launch, over the same time
+        k = next(e for e in evs if e.get("cat") == "kernel" and e["args"].get("graph node id"))
+        again = dict(k, args=dict(k["args"], **{"graph node id": k["args"]["graph node id"] + 1000}))
+    elif how == "othercorr":
         again = dict(k, args=dict(k["args"], correlation=k["args"]["correlation"] + 1000000))
     else:
         k2 = next(e for e in evs if e.get("cat") == "kernel" and e is not k and e["tid"] == k["tid"])
@@ -53,7 +57,7 @@ for how in adjacent appended; do
   check "$how: exit" 0 $?
   check "$how: the figures of the files without copies" "$want" "$(trace_figures)"
   check "$how: said, per file, with how many" 2 \
-    "$(grep -c "^xp: warning: $tmp/$how-tp[01].json.gz: $n0 GPU activities written again (the same name, stream, start, end and correlation as one before: a trace merged with a copy of itself?): each counted once" "$tmp/err")"
+    "$(grep -c "^xp: warning: $tmp/$how-tp[01].json.gz: $n0 GPU activities written again (the same name, stream, start, end, correlation and graph node id as one before: a trace merged with a copy of itself?): each counted once" "$tmp/err")"
 done
 
 # the same place under another correlation id is no copy: counted as written
@@ -73,4 +77,28 @@ imp "$tmp/graph-tp0.json.gz" --rank 0
 check "a graph launch's: exit" 0 $?
 check "a graph launch's: counted as written" "$((k0 + 1))" "$(sql "SELECT kernels FROM trace_ranks")"
 check "a graph launch's: no copy said" "" "$(grep 'written again' "$tmp/err")"
+
+# A CUDA graph's replayed kernels all carry their launch's correlation id, so the id alone cannot
+# tell a copy: Kineto writes each one's "graph node id" (CUDA 12 on, libkineto CuptiActivity.cpp
+# getGraphNodeMetadata), which with it names one kernel of one replay. cugraph_r1's 800 graphed
+# kernels (two launches), the file merged with a copy of itself: each counts once, said
+steps=()
+db="$tmp/cugraph.db"
+imp "$v/cugraph_r1.json.gz"
+check "graphed kernels: the file alone" 0 $?
+want=$(trace_figures)
+copy "$v/cugraph_r1.json.gz" "$tmp/cugraph-appended.json.gz" appended
+db="$tmp/cugraph-appended.db"
+imp "$tmp/cugraph-appended.json.gz"
+check "graphed kernels merged with their copy: exit" 0 $?
+check "graphed kernels merged with their copy: the figures of the file" "$want" "$(trace_figures)"
+check "graphed kernels merged with their copy: said" 1 \
+  "$(grep -c "^xp: warning: $tmp/cugraph-appended.json.gz: 800 GPU activities written again (the same name, stream, start, end, correlation and graph node id as one before: " "$tmp/err")"
+# ... while another node of the same launch over the same time (the GPU timer's 1 us alike) is no copy
+copy "$v/cugraph_r1.json.gz" "$tmp/cugraph-node.json.gz" othernode
+db="$tmp/cugraph-node.db"
+imp "$tmp/cugraph-node.json.gz"
+check "another graph node: exit" 0 $?
+check "another graph node: one kernel more than the file" 801 "$(sql "SELECT kernels FROM trace_ranks")"
+check "another graph node: no copy said" "" "$(grep 'written again' "$tmp/err")"
 finish

@@ -218,6 +218,19 @@ static void test_numbers(void) {
   CHECK_EQ_INT(tt_int((tt_slice){"\"42\"", 4}, &v), 0);
   CHECK_EQ_INT(v, 42);
   CHECK_EQ_INT(tt_int((tt_slice){"4.2", 3}, &v), -1);
+  CHECK_EQ_INT(tt_int((tt_slice){"9223372036854775807", 19}, &v), 0);
+  CHECK_EQ_INT(v == INT64_MAX, 1);
+  CHECK_EQ_INT(tt_int((tt_slice){"-9223372036854775807", 20}, &v), 0);
+  CHECK_EQ_INT(v == -INT64_MAX, 1);
+  CHECK_EQ_INT(tt_int((tt_slice){"9223372036854775808", 19}, &v), -1);
+  /* CUPTI's 64-bit ids (a "graph node id"): all of uint64, nothing past it, no sign */
+  uint64_t u;
+  CHECK_EQ_INT(tt_uint64((tt_slice){"18446744073709551615", 20}, &u), 0);
+  CHECK_EQ_INT(u == UINT64_MAX, 1);
+  CHECK_EQ_INT(tt_uint64((tt_slice){"\"38654705665\"", 13}, &u), 0);
+  CHECK_EQ_INT(u == 38654705665ULL, 1);
+  CHECK_EQ_INT(tt_uint64((tt_slice){"18446744073709551616", 20}, &u), -1);
+  CHECK_EQ_INT(tt_uint64((tt_slice){"-1", 2}, &u), -1);
 }
 
 static void test_strings(void) {
