@@ -555,6 +555,19 @@ uint64_t tt_graph_node(const tt_event *ev) {
   return tt_uint64(s, &v) != 0 ? TT_NODE_UNKNOWN : v;
 }
 
+/* Each time is within TT_NS_LIMIT, but a rank's totals (per name, step, shape, the whole) are
+** sums: past TT_SUM_LIMIT together the times are no profiler's, and the file is refused rather
+** than its sums overflowing (*sum stays below the limit, so the sum cannot). -1 with err where
+** dur takes *sum, the GPU activities' or annotations' (what) so far, past the limit. */
+static int past_sum_limit(int64_t *sum, int64_t dur, const char *kind, const char *what, const char *name, size_t n,
+                          char *err, size_t errlen) {
+  *sum += dur;
+  if (*sum <= TT_SUM_LIMIT) return 0;
+  snprintf(err, errlen, "%s event \"%.*s\" makes the GPU %s last more than 1e16 ns (116 days) together: "
+           "not a profiler's times", kind, (int)(n < 60 ? n : 60), name, what);
+  return -1;
+}
+
 static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt, enum tt_gpu_kind kind,
                   char *err, size_t errlen) {
   const char *what = tt_gpu_kind_name[kind];
@@ -596,15 +609,7 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_optio
     if (ts > r->dropped_max) r->dropped_max = ts;
     return 0;
   }
-  /* Each time is within TT_NS_LIMIT, but a rank's totals (per name, step, shape, the whole) are
-  ** sums: past TT_SUM_LIMIT together the times are no profiler's, and the file is refused
-  ** rather than its sums overflowing (dur_sum stays below the limit, so the sum cannot) */
-  r->dur_sum += dur;
-  if (r->dur_sum > TT_SUM_LIMIT) {
-    snprintf(err, errlen, "%s event \"%.*s\" makes the GPU activities last more than 1e16 ns (116 days) together: "
-             "not a profiler's times", what, (int)(n < 60 ? n : 60), name);
-    return -1;
-  }
+  if (past_sum_limit(&r->dur_sum, dur, what, "activities", name, n, err, errlen)) return -1;
   if (ts < r->kept_min) r->kept_min = ts;
   uint32_t id = intern_name(imp, name, n, kind);
   const tt_name_info *ni = XP_VEC_AT(&imp->name_info, tt_name_info, id);
@@ -786,19 +791,22 @@ static void on_runtime(tt_rank *r, const tt_event *ev, const tt_options *opt) {
 
 /* A record_function range on the GPU timeline (gpu_user_annotation): kept for its per-step totals
 ** (tt_done.c annotation_totals). One with no valid time or a negative length says nothing of the
-** GPU's time and is left out. Kineto draws a range only around GPU work, so they are few. */
-static void on_gpu_annotation(tt_import *imp, tt_rank *r, const tt_event *ev) {
+** GPU's time and is left out. Kineto draws a range only around GPU work, so they are few; their
+** lengths are summed as the activities' are, and held to the same limit. */
+static int on_gpu_annotation(tt_import *imp, tt_rank *r, const tt_event *ev, char *err, size_t errlen) {
   int64_t ts, dur;
   size_t n;
   int in_place;
   const char *name = ev->name.n ? text_of(imp, ev->name, &n, &in_place) : NULL;
-  if (!name || tt_us_to_ns(ev->ts, &ts) || tt_us_to_ns(ev->dur, &dur) || dur < 0) return;
+  if (!name || tt_us_to_ns(ev->ts, &ts) || tt_us_to_ns(ev->dur, &dur) || dur < 0) return 0;
+  if (past_sum_limit(&r->annot_sum, dur, "gpu_user_annotation", "annotations", name, n, err, errlen)) return -1;
   tt_gpu_annot *a = xp_vec_push(&r->gpu_annots, sizeof *a);
   a->start = ts;
   a->end = ts + dur;
   a->ext = tt_event_ext(ev);
   a->name = xp_strtab_intern(&imp->annot_names, name, n, NULL);
   a->step = -1;
+  return 0;
 }
 
 /* Does name (n bytes) mark a step by the annotation asked for? NAME exactly, or with a trailing
@@ -946,9 +954,7 @@ int tt_rank_complete(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_op
     case C_RUNTIME:
       on_runtime(r, ev, opt);
       return 0;
-    case C_GPU_ANNOT:
-      on_gpu_annotation(imp, r, ev);
-      return 0;
+    case C_GPU_ANNOT: return on_gpu_annotation(imp, r, ev, err, errlen);
     case C_TRACE: { /* the profiler's window; several (joined recordings, merged files): their union,
                     ** which no order of the file changes */
       int64_t ts, dur;

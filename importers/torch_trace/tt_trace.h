@@ -327,6 +327,7 @@ typedef struct tt_rank {
   uint64_t nonfinite; /* NaN / inf values the framer let through (tt_json.c scan_literal) */
   int64_t gpu_start, gpu_end, busy_ns, kernel_ns;
   int64_t dur_sum;    /* the GPU activities' durations so far (TT_SUM_LIMIT) */
+  int64_t annot_sum;  /* the GPU annotations' durations so far (TT_SUM_LIMIT) */
   int64_t prof_start, prof_end; /* the "Trace" window: the union of several (0, 0: none) */
   int64_t step_annotations_skipped;
   int op_stepped;     /* an operator was given the step holding it as it was read */

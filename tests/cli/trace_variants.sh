@@ -105,6 +105,12 @@ run import torch-trace "$v/ovf_sum.json"; expect_rc 2
 has 'ovf_sum.json:10: event 8 (byte 1256)' "$tmp/err"
 has 'kernel event "nvjet_tst_64x8_64x16_4x1_v_bz_TNT" makes the GPU activities last more than 1e16 ns (116 days) together' "$tmp/err"
 [ "$(q "SELECT count(*) FROM runs WHERE status = 'ok'")" = 0 ] || die "a refused trace was recorded ok"
+# ... and so are GPU annotations' (stored as a negative total: their sum overflowed)
+run import torch-trace "$v/ovf_annot_sum.json"; expect_rc 2
+has 'ovf_annot_sum.json:5: event 3 (byte ' "$tmp/err"
+has 'gpu_user_annotation event "attn" makes the GPU annotations last more than 1e16 ns (116 days) together' "$tmp/err"
+[ "$(wc -l < "$tmp/err")" = 1 ] || die "more than one line for annotations past the limit"
+[ "$(q "SELECT count(*) FROM runs WHERE status = 'ok'")" = 0 ] || die "a refused trace was recorded ok"
 
 # --events keeps bad input bad input (a file given twice), not a database error
 db="$tmp/ev.db"
