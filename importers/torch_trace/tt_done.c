@@ -910,10 +910,27 @@ static int same_group(const tt_group_call *a, const tt_group_call *b) {
   return a->pg == b->pg && a->size == b->size && a->seq == b->seq;
 }
 
+/* A collective's one element count from its other, as c10d's record_param_comms relate them
+** (intel/torch-xpu-ops src/xccl/ProcessGroupXCCL.cpp at 0029c2c2, RECORD_PARAM_COMMS_DATA's
+** inNelems and outNelems, as ProcessGroupNCCL's): an all-reduce's, broadcast's, send's and recv's
+** input and output are one tensor's numel; an all-gather's output is its input times the group's
+** size ("Group size", worldSize), a reduce-scatter's input its output times it. An all-to-all's
+** splits and the others' (gather, scatter, reduce) are not told: -1 stays -1, as it does where the
+** size or the division does not come out whole. */
+static int64_t count_from_other(enum tt_coll coll, int64_t other, int other_is_out, int64_t size) {
+  if (other < 0) return -1;
+  if (coll == TT_COLL_ALLREDUCE || coll == TT_COLL_BROADCAST || coll == TT_COLL_SENDRECV) return other;
+  if (size <= 0 || (coll != TT_COLL_ALLGATHER && coll != TT_COLL_REDUCE_SCATTER)) return -1;
+  /* the larger side: an all-gather's output, a reduce-scatter's input */
+  if ((coll == TT_COLL_ALLGATHER) == other_is_out) return other % size ? -1 : other / size;
+  return other <= INT64_MAX / size ? other * size : -1;
+}
+
 /* A collective kernel whose args name no collective (an XCCL kernel: oneccl_reduce_base<float,
 ** ...> has none, intel/torch-xpu-ops#5384) takes its call's, with the call's data type and
-** element counts where it names none: from then on it is that collective's, as a kernel naming it is (its key, and so
-** trace_kernels.coll, the categories, the step's). 1 where it took one. */
+** element counts where it names none, the one the call leaves out made up from the other
+** (count_from_other): from then on it is that collective's, as a kernel naming it is (its key,
+** and so trace_kernels.coll, the categories, the step's). 1 where it took one. */
 static int coll_from_call(tt_rank *r, tt_collk *c, const tt_group_call *a) {
   if (c->from_args || a->coll == TT_COLL_NONE) return 0;
   tt_ival *v = XP_VEC_AT(&r->ivals, tt_ival, c->ival);
@@ -923,7 +940,20 @@ static int coll_from_call(tt_rank *r, tt_collk *c, const tt_group_call *a) {
   if (c->dtype < 0) c->dtype = a->dtype, c->elem_size = a->elem_size;
   if (c->in_nelems < 0) c->in_nelems = a->in_nelems;
   if (c->out_nelems < 0) c->out_nelems = a->out_nelems;
+  if (c->in_nelems < 0) c->in_nelems = count_from_other(c->coll, c->out_nelems, 1, c->group_size);
+  if (c->out_nelems < 0) c->out_nelems = count_from_other(c->coll, c->in_nelems, 0, c->group_size);
   return 1;
+}
+
+/* The kernels that took their collective from their call (coll_from_call) and still have no
+** bytes for a side (no dtype, or a count neither the call nor the other count gives), said
+** once: trace_collectives' in_bytes or out_bytes stay empty for them. */
+static void warn_no_bytes(const tt_import *imp, const tt_rank *r, int64_t n, const tt_collk *first) {
+  if (!n) return;
+  xp_warn("%s: %lld collective kernel%s naming no collective (XCCL's) and %s record_param_comms give%s no message "
+          "size (\"In msg nelems\", \"Out msg nelems\" or dtype) for a side: %s bytes left empty (the first, of %.80s)",
+          r->file, (long long)n, n == 1 ? "" : "s", n == 1 ? "its" : "their", n == 1 ? "s" : "",
+          n == 1 ? "its" : "their", imp->names.str[TT_KEY_NAME(first->key)]);
 }
 
 /* What a collective kernel's args leave out, its call's record_param_comms gives (they share an
@@ -932,11 +962,13 @@ static int coll_from_call(tt_rank *r, tt_collk *c, const tt_group_call *a) {
 ** while PyTorch wrote it on the call from pytorch's #1294 counterpart before), so that a
 ** job's two groups of one size (TP=2 and DP=2) are told apart and kernels pair by number; and the
 ** collective (coll_from_call). Only where the calls of that id agree; a kernel's own args are kept. */
-static void groups_from_calls(tt_rank *r) {
+static void groups_from_calls(const tt_import *imp, tt_rank *r) {
   if (!r->group_calls.n) return;
   qsort(r->group_calls.data, r->group_calls.n, sizeof(tt_group_call), by_group_call);
   const tt_group_call *g = r->group_calls.data, *end = g + r->group_calls.n;
   int rekeyed = 0;
+  int64_t no_bytes = 0;
+  const tt_collk *first = NULL;
   for (size_t i = 0; i < r->colls.n; i++) {
     tt_collk *c = XP_VEC_AT(&r->colls, tt_collk, i);
     if (c->ext <= 0 || (c->pg >= 0 && c->group_size > 0 && c->seq >= 0 && c->from_args)) continue;
@@ -952,9 +984,14 @@ static void groups_from_calls(tt_rank *r) {
     if (c->pg < 0) c->pg = a->pg;
     if (c->group_size <= 0) c->group_size = a->size;
     if (c->seq < 0) c->seq = a->seq;
-    if (by_group_call(a, b) == 0) rekeyed |= coll_from_call(r, c, a);
+    if (by_group_call(a, b) == 0 && coll_from_call(r, c, a)) {
+      rekeyed = 1;
+      if (c->elem_size > 0 && c->in_nelems >= 0 && c->out_nelems >= 0) continue;
+      if (!no_bytes++) first = c;
+    }
   }
   if (rekeyed) tt_kstats_again(r);
+  warn_no_bytes(imp, r, no_bytes, first);
 }
 
 /* The rank: the one given, else distributedInfo's, else, for a file read whole or on its main
@@ -1022,7 +1059,7 @@ static void rank_of(tt_rank *r, const tt_options *opt) {
 void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt) {
   own_calls(r);
   p2p_peers(r);
-  groups_from_calls(r); /* before resolve_groups, which infers what is still missing */
+  groups_from_calls(imp, r); /* before resolve_groups, which infers what is still missing */
   rank_of(r, opt);
   /* the device its activities ran on, one once a file's several are split (tt_read.c) */
   if (r->device < 0 && r->ndevices == 1) r->device = r->devices[0];
