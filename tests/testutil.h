@@ -7,7 +7,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+#include "db.h"
+#include "query.h"
 #include "xp.h"
 
 /* ---- one value: the first column of the first row ---- */
@@ -43,6 +46,64 @@ static inline char *one_text(sqlite3 *db, const char *sql) {
     v = xp_strdup((const char *)sqlite3_column_text(st, 0));
   sqlite3_finalize(st);
   return v;
+}
+
+/* ---- a fresh database ---- */
+
+/* A new xp database at a path made from template (mkstemp's "/tmp/xp-test-NAME-XXXXXX", filled
+** in place; the file is left for xp to create, so the schema is made as for a first run); NULL
+** when it cannot be made. */
+static inline sqlite3 *test_db_new(char *template) {
+  int fd = mkstemp(template), rc;
+  if (fd < 0) return NULL;
+  close(fd);
+  unlink(template);
+  return xp_db_open(template, XP_DB_READWRITE, &rc);
+}
+
+/* ---- a query file's rows ---- */
+
+enum { TEST_ROWS = 16, TEST_ROW_LEN = 256 };
+/* Rows as text: each the columns named in cols, in that order, joined by '|' (NULL as empty). */
+typedef struct test_rows {
+  const char *const *cols;
+  size_t ncols;
+  int n;
+  char row[TEST_ROWS][TEST_ROW_LEN];
+} test_rows;
+
+static int test_rows_collect(void *arg, sqlite3 *db, sqlite3_stmt *st, const char *file, long line) {
+  test_rows *out = arg;
+  for (out->n = 0; out->n < TEST_ROWS && sqlite3_step(st) == SQLITE_ROW; out->n++) {
+    char *r = out->row[out->n];
+    r[0] = 0;
+    for (size_t w = 0; w < out->ncols; w++)
+      for (int i = 0; i < sqlite3_column_count(st); i++)
+        if (strcmp(sqlite3_column_name(st, i), out->cols[w]) == 0) {
+          const unsigned char *t = sqlite3_column_text(st, i);
+          snprintf(r + strlen(r), TEST_ROW_LEN - strlen(r), "%s%s", w ? "|" : "", t ? (const char *)t : "");
+        }
+  }
+  return 0;
+}
+
+/* $XP_SRC/queries/NAME run on db through xp's query path, its rows into *out (cols and ncols set
+** by the caller). Returns the query's exit code, 1 where the file cannot be read. */
+static inline int test_query_rows(sqlite3 *db, const char *name, test_rows *out) {
+  char *path = xp_asprintf("%s/queries/%s", getenv("XP_SRC") ? getenv("XP_SRC") : "../..", name);
+  char *sql = xp_read_file(path, NULL);
+  int rc = sql ? xp_query_text(db, sql, path, NULL, 0, test_rows_collect, out) : 1;
+  if (!sql) fprintf(stderr, "%s: cannot read\n", path);
+  free(sql);
+  free(path);
+  return rc;
+}
+
+/* Whether out holds row. */
+static inline int test_has_row(const test_rows *out, const char *row) {
+  for (int i = 0; i < out->n; i++)
+    if (strcmp(out->row[i], row) == 0) return 1;
+  return 0;
 }
 
 /* ---- the scratch folder ---- */

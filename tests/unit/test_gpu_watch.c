@@ -11,7 +11,6 @@
 #include "testutil.h"
 #include "db.h"
 #include "gpu_watch.h"
-#include "query.h"
 #include "xp.h"
 
 static xp_gpu_sample reading(unsigned sm, unsigned mem, unsigned temp, unsigned mw, unsigned long long why) {
@@ -131,37 +130,16 @@ static void test_record(sqlite3 *db, xp_spec *s) {
   CHECK_EQ_INT(one_int(db, "SELECT count(*) FROM run_meta WHERE key='gpu_state.0.sm_clock_mhz_max'"), 1);
 }
 
-static char rows[4][256];
-static int nrows;
-
-static int collect(void *arg, sqlite3 *db, sqlite3_stmt *st, const char *file, long line) {
-  static const char *const want[] = {"device", "samples", "sm_min", "sm_median", "sm_max", "power_max",
-                                     "slowdown_share", "clock_events"};
-  for (nrows = 0; sqlite3_step(st) == SQLITE_ROW && nrows < 4; nrows++) {
-    char *r = rows[nrows];
-    r[0] = 0;
-    for (size_t w = 0; w < sizeof want / sizeof *want; w++)
-      for (int i = 0; i < sqlite3_column_count(st); i++)
-        if (strcmp(sqlite3_column_name(st, i), want[w]) == 0) {
-          const unsigned char *t = sqlite3_column_text(st, i);
-          snprintf(r + strlen(r), 256 - strlen(r), "%s%s", w ? "|" : "", t ? (const char *)t : "");
-        }
-  }
-  return 0;
-}
-
 /* queries/gpu_state.sql over the two runs test_record wrote: newest first, a row per run and
 ** device, the figures as recorded, power left empty where none was read. */
 static void test_query(sqlite3 *db) {
-  char *path = xp_asprintf("%s/queries/gpu_state.sql", getenv("XP_SRC"));
-  char *sql = xp_read_file(path, NULL);
-  CHECK(sql != NULL);
-  CHECK_EQ_INT(sql ? xp_query_text(db, sql, path, NULL, 0, collect, NULL) : 1, 0);
-  CHECK_EQ_INT(nrows, 2);
-  CHECK_EQ_STR(rows[0], "0|3|1500|1980|1980||0.333|sw_thermal_slowdown,sw_power_cap");
-  CHECK_EQ_STR(rows[1], "3|3|1500|1980|1980|701|0.333|sw_thermal_slowdown,sw_power_cap");
-  free(sql);
-  free(path);
+  static const char *const cols[] = {"device", "samples", "sm_min", "sm_median", "sm_max", "power_max",
+                                     "slowdown_share", "clock_events"};
+  test_rows rows = {.cols = cols, .ncols = sizeof cols / sizeof *cols};
+  CHECK_EQ_INT(test_query_rows(db, "gpu_state.sql", &rows), 0);
+  CHECK_EQ_INT(rows.n, 2);
+  CHECK_EQ_STR(rows.row[0], "0|3|1500|1980|1980||0.333|sw_thermal_slowdown,sw_power_cap");
+  CHECK_EQ_STR(rows.row[1], "3|3|1500|1980|1980|701|0.333|sw_thermal_slowdown,sw_power_cap");
 }
 
 /* A GPU NVML cannot know: on a machine without the driver NVML is not there at all; on a GPU host
@@ -198,12 +176,7 @@ static void test_unknown_gpu(sqlite3 *db, xp_spec *s) {
 
 int main(void) {
   char dbpath[] = "/tmp/xp-test-gpu-watch-XXXXXX";
-  int fd = mkstemp(dbpath);
-  if (fd < 0) return 1;
-  close(fd);
-  unlink(dbpath);
-  int rc;
-  sqlite3 *db = xp_db_open(dbpath, XP_DB_READWRITE, &rc);
+  sqlite3 *db = test_db_new(dbpath);
   CHECK(db != NULL);
   if (!db) CHECK_DONE();
   xp_spec *s = xp_spec_parse_json("{\"kind\":\"gemm\",\"shapes\":[{\"name\":\"o\",\"n\":64,\"k\":64}],\"m\":[1]}",

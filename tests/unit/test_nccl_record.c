@@ -187,12 +187,7 @@ static void test_tuning_channels_past_int(sqlite3 *db) {
 
 int main(void) {
   char dbpath[] = "/tmp/xp-test-nccl-record-XXXXXX";
-  int fd = mkstemp(dbpath);
-  if (fd < 0) return 1;
-  close(fd);
-  unlink(dbpath);
-  int rc;
-  sqlite3 *db = xp_db_open(dbpath, XP_DB_READWRITE, &rc);
+  sqlite3 *db = test_db_new(dbpath);
   CHECK(db != NULL);
   if (!db) CHECK_DONE();
 

@@ -90,40 +90,7 @@ static int run_kind(sqlite3 *db, const xp_kind *k, const char *spec_json) {
 }
 
 /* Rows: kind|case_name|metric|older_runs|change_pct|verdict */
-static char rows[16][256];
-static int nrows;
-
-static int collect(void *arg, sqlite3 *db, sqlite3_stmt *st, const char *file, long line) {
-  static const char *const want[] = {"kind", "case_name", "metric", "older_runs", "change_pct", "verdict"};
-  nrows = 0;
-  while (sqlite3_step(st) == SQLITE_ROW && nrows < 16) {
-    char *r = rows[nrows++];
-    r[0] = 0;
-    for (size_t w = 0; w < sizeof want / sizeof *want; w++)
-      for (int i = 0; i < sqlite3_column_count(st); i++)
-        if (strcmp(sqlite3_column_name(st, i), want[w]) == 0) {
-          const unsigned char *t = sqlite3_column_text(st, i);
-          snprintf(r + strlen(r), 256 - strlen(r), "%s%s", w ? "|" : "", t ? (const char *)t : "");
-        }
-  }
-  return 0;
-}
-
-static int query(sqlite3 *db) {
-  char *path = xp_asprintf("%s/queries/regressions.sql", getenv("XP_SRC"));
-  char *sql = xp_read_file(path, NULL);
-  CHECK(sql != NULL);
-  int rc = sql ? xp_query_text(db, sql, path, NULL, 0, collect, NULL) : 1;
-  free(sql);
-  free(path);
-  return rc;
-}
-
-static int has_row(const char *row) {
-  for (int i = 0; i < nrows; i++)
-    if (strcmp(rows[i], row) == 0) return 1;
-  return 0;
-}
+static const char *const cols[] = {"kind", "case_name", "metric", "older_runs", "change_pct", "verdict"};
 
 int main(void) {
   if (!getenv("XP_SRC")) {
@@ -150,13 +117,14 @@ int main(void) {
     CHECK_EQ_INT(run_kind(db, &gemm_kind, gemm_spec), 0);
     now.us = 3;
     CHECK_EQ_INT(run_kind(db, &variant_kind, kv_spec), 0);
-    CHECK_EQ_INT(query(db), 0);
-    CHECK_EQ_INT(nrows, 2);
+    test_rows rows = {.cols = cols, .ncols = sizeof cols / sizeof *cols};
+    CHECK_EQ_INT(test_query_rows(db, "regressions.sql", &rows), 0);
+    CHECK_EQ_INT(rows.n, 2);
     /* (9 - 6) / 6 and (3 - 2) / 2: each against the one older run */
-    CHECK(has_row("gemm|o_proj|time_us|1|50.0|worse"));
-    CHECK(has_row("kernel_variant|fused_mma/gate_up/m1/g128|time_us|1|50.0|worse"));
+    CHECK(test_has_row(&rows, "gemm|o_proj|time_us|1|50.0|worse"));
+    CHECK(test_has_row(&rows, "kernel_variant|fused_mma/gate_up/m1/g128|time_us|1|50.0|worse"));
     if (check_failures)
-      for (int i = 0; i < nrows; i++) fprintf(stderr, "row: %s\n", rows[i]);
+      for (int i = 0; i < rows.n; i++) fprintf(stderr, "row: %s\n", rows.row[i]);
     xp_db_close(db);
   }
   free(path);
