@@ -286,11 +286,11 @@ static int side_kind(sqlite3 *db, side *s) {
 
 /* Facts that differ from run to run without changing what was measured (an nccl-tests
 ** import's report_sha256 is its results' own digest, its processes their pids: every run's own;
-** a GPU's clocks, temperature and power as sampled, each run's own readings: of its state, only
-** the share of readings slowed by heat or a power brake tells two runs' GPUs apart). */
+** a GPU's clocks, temperature and power as sampled, each run's own readings: of its state, the
+** share of readings slowed by heat or a power brake and the power limit tell two runs' GPUs apart). */
 static int ignored_gpu_state(const char *key) {
   const char *dot = strncmp(key, "gpu_state.", 10) == 0 ? strrchr(key, '.') : NULL;
-  return dot && dot != key + 9 && strcmp(dot, ".slowdown_share") != 0;
+  return dot && dot != key + 9 && strcmp(dot, ".slowdown_share") != 0 && strcmp(dot, ".power_limit_w") != 0;
 }
 
 static int ignored_fact(const char *key) {

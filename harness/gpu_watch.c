@@ -34,7 +34,7 @@ void xp_gpu_state_summarize(const xp_gpu_sample *s, size_t n, xp_gpu_state *out)
   memset(out, 0, sizeof *out);
   out->samples = n;
   out->sm_min = out->sm_median = out->sm_max = out->mem_min = XP_GPU_UNREAD;
-  out->temp_max = out->power_max_mw = XP_GPU_UNREAD;
+  out->temp_max = out->power_max_mw = out->power_limit_mw = out->default_limit_mw = XP_GPU_UNREAD;
   unsigned *sm = xp_xmalloc(sizeof *sm * (n ? n : 1));
   size_t nsm = 0, nreasons = 0, slowed = 0, capped = 0;
   for (size_t i = 0; i < n; i++) {
@@ -107,10 +107,13 @@ static int meta_share(xp_run *r, int device, const char *what, double share) {
   return meta_text(r, device, what, v);
 }
 
+static unsigned watts(unsigned mw) { return mw == XP_GPU_UNREAD ? XP_GPU_UNREAD : (mw + 500) / 1000; }
+
 int xp_gpu_state_record(xp_run *r, int device, const xp_gpu_state *st) {
   char names[256];
   xp_gpu_reason_names(st->reasons_seen, names, sizeof names);
-  unsigned power_w = st->power_max_mw == XP_GPU_UNREAD ? XP_GPU_UNREAD : (st->power_max_mw + 500) / 1000;
+  unsigned power_w = watts(st->power_max_mw);
+  unsigned limit_w = watts(st->power_limit_mw), default_w = watts(st->default_limit_mw);
   int rc = meta_unsigned(r, device, "samples", (unsigned)(st->samples < UINT_MAX ? st->samples : UINT_MAX - 1));
   if (!rc) rc = meta_unsigned(r, device, "sm_clock_mhz_min", st->sm_min);
   if (!rc) rc = meta_unsigned(r, device, "sm_clock_mhz_median", st->sm_median);
@@ -118,6 +121,8 @@ int xp_gpu_state_record(xp_run *r, int device, const xp_gpu_state *st) {
   if (!rc) rc = meta_unsigned(r, device, "mem_clock_mhz_min", st->mem_min);
   if (!rc) rc = meta_unsigned(r, device, "temperature_c_max", st->temp_max);
   if (!rc) rc = meta_unsigned(r, device, "power_w_max", power_w);
+  if (!rc) rc = meta_unsigned(r, device, "power_limit_w", limit_w);
+  if (!rc) rc = meta_unsigned(r, device, "power_limit_default_w", default_w);
   if (!rc && st->slowdown_share >= 0) rc = meta_text(r, device, "clock_events", names);
   if (!rc) rc = meta_share(r, device, "slowdown_share", st->slowdown_share);
   if (!rc) rc = meta_share(r, device, "power_cap_share", st->power_cap_share);
@@ -125,6 +130,13 @@ int xp_gpu_state_record(xp_run *r, int device, const xp_gpu_state *st) {
 }
 
 int xp_gpu_state_warning(int device, const xp_gpu_state *st, char *out, size_t n) {
+  if (st->power_limit_mw != XP_GPU_UNREAD && st->default_limit_mw != XP_GPU_UNREAD &&
+      st->power_limit_mw < st->default_limit_mw) {
+    snprintf(out, n, "GPU %d ran under a power limit of %u W, below its default %u W: its times may not compare "
+             "with other runs' (run_meta gpu_state.%d.power_limit_w)", device, watts(st->power_limit_mw),
+             watts(st->default_limit_mw), device);
+    return 1;
+  }
   if (!(st->slowdown_share > 0)) return 0;
   char names[256];
   xp_gpu_reason_names(st->reasons_seen & XP_CLOCKS_SLOWDOWN, names, sizeof names);
@@ -153,6 +165,8 @@ typedef struct nvml_api {
   nvml_return (*reasons)(nvml_device, unsigned long long *);
   nvml_return (*temperature)(nvml_device, int, unsigned *);
   nvml_return (*power)(nvml_device, unsigned *);
+  nvml_return (*power_limit)(nvml_device, unsigned *);
+  nvml_return (*default_limit)(nvml_device, unsigned *);
 } nvml_api;
 
 /* The functions xp reads with, from the driver's library; 0, or -1 with why. Symbols kept since
@@ -173,6 +187,8 @@ static int nvml_open(nvml_api *a, char *why, size_t n) {
   if (!a->reasons) *(void **)&a->reasons = dlsym(lib, "nvmlDeviceGetCurrentClocksThrottleReasons");
   *(void **)&a->temperature = dlsym(lib, "nvmlDeviceGetTemperature");
   *(void **)&a->power = dlsym(lib, "nvmlDeviceGetPowerUsage");
+  *(void **)&a->power_limit = dlsym(lib, "nvmlDeviceGetEnforcedPowerLimit");
+  *(void **)&a->default_limit = dlsym(lib, "nvmlDeviceGetPowerManagementDefaultLimit");
   if (!a->init || !a->shutdown || !a->error_string || !a->by_uuid || !a->clock) {
     snprintf(why, n, "no NVML: libnvidia-ml.so.1 lacks nvmlInit_v2 or the clock queries");
     return -1; /* the library stays loaded: unloading a driver library is not worth its risks */
@@ -211,6 +227,8 @@ typedef struct watched {
   int device;
   char *uuid;
   nvml_device handle;
+  unsigned power_limit_mw, default_limit_mw; /* enforced (an admin's nvidia-smi -pl) and the board's
+                                              ** default, or unread */
   xp_gpu_sample *s;
   size_t n, cap;
 } watched;
@@ -233,6 +251,7 @@ static void keep_sample(watched *g, const xp_gpu_sample *s) {
   g->s[g->n++] = *s;
 }
 
+/* Each GPU's handle, and what stays put while a run runs: its enforced power limit. */
 static int find_handles(xp_gpu_watch *w, const nvml_api *a) {
   for (int i = 0; i < w->n; i++) {
     nvml_return e = a->by_uuid(w->g[i].uuid, &w->g[i].handle);
@@ -241,6 +260,9 @@ static int find_handles(xp_gpu_watch *w, const nvml_api *a) {
                a->error_string(e));
       return -1;
     }
+    unsigned mw;
+    w->g[i].power_limit_mw = a->power_limit && a->power_limit(w->g[i].handle, &mw) == 0 ? mw : XP_GPU_UNREAD;
+    w->g[i].default_limit_mw = a->default_limit && a->default_limit(w->g[i].handle, &mw) == 0 ? mw : XP_GPU_UNREAD;
   }
   return 0;
 }
@@ -357,6 +379,8 @@ int xp_gpu_watch_finish(xp_gpu_watch *w, xp_run *r) {
   for (int i = 0; i < w->n && rc == 0 && !w->why[0]; i++) {
     xp_gpu_state st;
     xp_gpu_state_summarize(w->g[i].s, w->g[i].n, &st);
+    st.power_limit_mw = w->g[i].power_limit_mw;
+    st.default_limit_mw = w->g[i].default_limit_mw;
     rc = xp_gpu_state_record(r, w->g[i].device, &st);
     char line[512];
     if (rc == 0 && xp_gpu_state_warning(w->g[i].device, &st, line, sizeof line)) xp_warn("%s", line);

@@ -45,6 +45,8 @@ typedef struct xp_gpu_sample {
 typedef struct xp_gpu_state {
   size_t samples;
   unsigned sm_min, sm_median, sm_max, mem_min, temp_max, power_max_mw;
+  unsigned power_limit_mw, default_limit_mw; /* read once, not sampled: enforced and the board's
+                                              ** default; the sampler sets them, summarize leaves them unread */
   unsigned long long reasons_seen;
   double slowdown_share, power_cap_share; /* of the samples whose reasons were read */
 } xp_gpu_state;
@@ -54,10 +56,11 @@ void xp_gpu_state_summarize(const xp_gpu_sample *s, size_t n, xp_gpu_state *out)
 ** bit NVML may add later as its hex value. */
 void xp_gpu_reason_names(unsigned long long bits, char *out, size_t n);
 /* run_meta gpu_state.<device>.*: samples, sm_clock_mhz_min, _median, _max, mem_clock_mhz_min,
-** temperature_c_max, power_w_max, clock_events, slowdown_share, power_cap_share (figures no
-** sample had are left out). Returns 0 or XP_EXIT_DB. */
+** temperature_c_max, power_w_max, power_limit_w, power_limit_default_w, clock_events,
+** slowdown_share, power_cap_share (figures no sample had are left out). 0 or XP_EXIT_DB. */
 int xp_gpu_state_record(xp_run *r, int device, const xp_gpu_state *st);
-/* The warning for a GPU whose clocks were slowed (slowdown_share > 0), else 0 and nothing. */
+/* The warning for a GPU that ran under a power limit below its default, else for one whose clocks
+** were slowed (slowdown_share > 0); else 0 and nothing. */
 int xp_gpu_state_warning(int device, const xp_gpu_state *st, char *out, size_t n);
 
 /* Sampling. Devices are the CUDA indices a run drives, with their UUIDs ("GPU-..."; NVML's

@@ -1,8 +1,9 @@
 -- The GPUs' state while each measured run ran, newest first: SM clock (lowest, median, highest
 -- NVML read, every 50 ms by default) against the peak CUDA reports, the lowest memory clock,
--- the hottest and most power drawn, and the share of readings whose clocks heat, a power brake
--- or a hardware slowdown held down (slowdown_share; a power cap, a loaded GPU's normal limit,
--- is power_cap_share). A run whose GPU slowed down measured a slower GPU than its neighbours:
+-- the hottest and most power drawn, the power limit the driver enforced and the board's
+-- default (an admin's nvidia-smi -pl below it slows the GPU), and the share of readings whose
+-- clocks heat, a power brake or a hardware slowdown held down (slowdown_share; a power cap, a
+-- loaded GPU's normal limit, is power_cap_share). A run whose GPU slowed down measured a slower GPU than its neighbours:
 -- look here before reading its times as a regression. One row per run and device it drove
 -- (run_meta gpu_state.<device>.*, harness/gpu_watch.c); sampler says how, or why nothing was
 -- read (no NVML, XP_GPU_WATCH_MS=0). run is the run's id as xp runs and xp show name it.
@@ -25,6 +26,8 @@ per_device AS (
          max(CASE what WHEN 'mem_clock_mhz_min' THEN CAST(value AS INTEGER) END) AS mem_min,
          max(CASE what WHEN 'temperature_c_max' THEN CAST(value AS INTEGER) END) AS temp_max,
          max(CASE what WHEN 'power_w_max' THEN CAST(value AS INTEGER) END) AS power_max,
+         max(CASE what WHEN 'power_limit_w' THEN CAST(value AS INTEGER) END) AS power_limit,
+         max(CASE what WHEN 'power_limit_default_w' THEN CAST(value AS INTEGER) END) AS power_default,
          max(CASE what WHEN 'slowdown_share' THEN CAST(value AS REAL) END) AS slowdown_share,
          max(CASE what WHEN 'power_cap_share' THEN CAST(value AS REAL) END) AS power_cap_share,
          max(CASE what WHEN 'clock_events' THEN value END) AS clock_events
@@ -34,7 +37,7 @@ per_device AS (
 SELECT substr(r.uuid, 1, 8) AS run, r.kind, r.started_at AS started, g.name AS gpu, d.device,
        d.samples, d.sm_min, d.sm_median, d.sm_max, g.clock_mhz AS sm_peak,
        round(100.0 * d.sm_median / nullif(g.clock_mhz, 0), 1) AS pct_peak,
-       d.mem_min, d.temp_max, d.power_max, d.slowdown_share, d.power_cap_share, d.clock_events
+       d.mem_min, d.temp_max, d.power_max, d.power_limit, d.power_default, d.slowdown_share, d.power_cap_share, d.clock_events
 FROM per_device d
 JOIN runs r ON r.id = d.run_id
 LEFT JOIN run_gpus g ON g.run_id = d.run_id AND g.idx = d.device

@@ -29,6 +29,9 @@ mem=$(meta gpu_state.0.mem_clock_mhz_min)
 [ "${mem:-0}" -gt 0 ] || { echo "FAIL: memory clock $mem"; fail=1; }
 temp=$(meta gpu_state.0.temperature_c_max)
 [ "${temp:-0}" -gt 0 ] && [ "$temp" -lt 130 ] || { echo "FAIL: temperature $temp"; fail=1; }
+limit=$(meta gpu_state.0.power_limit_w) default=$(meta gpu_state.0.power_limit_default_w)
+[ "${limit:-0}" -gt 0 ] && [ "${default:-0}" -gt 0 ] || { echo "FAIL: power limits $limit $default"; fail=1; }
+echo "power limit $limit W (default $default W)"
 events=$(meta gpu_state.0.clock_events)
 [ -n "$events" ] || { echo "FAIL: no clock events recorded"; fail=1; }
 share=$(meta gpu_state.0.slowdown_share)
@@ -55,6 +58,6 @@ check "default period" '"nvml, every 50 ms"' "$(meta gpu_state.sampler)"
 # differences between them; the sampler's period is
 first=$(sql "SELECT uuid FROM runs ORDER BY id LIMIT 1") third=$(sql "SELECT uuid FROM runs ORDER BY id DESC LIMIT 1")
 "$XP" --db "$db" compare "$first" "$third" > "$tmp/cmp" 2>&1
-grep -E 'temperature_c_max|sm_clock_mhz|power_w_max|\.samples' "$tmp/cmp" && { echo "FAIL: compare lists readings"; fail=1; }
+grep -E 'temperature_c_max|sm_clock_mhz|power_w_max|power_limit|\.samples' "$tmp/cmp" && { echo "FAIL: compare lists readings"; fail=1; }
 grep -q 'gpu_state.sampler' "$tmp/cmp" || { echo "FAIL: compare leaves out the sampler's period"; cat "$tmp/cmp"; fail=1; }
 finish

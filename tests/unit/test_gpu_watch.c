@@ -45,11 +45,20 @@ static void test_summary(void) {
   CHECK_EQ_STR(line, "GPU 2 slowed its clocks during the run (hw_thermal_slowdown in 25% of 5 samples; SM "
                      "clock 1410-1980 MHz): its times may not compare with other runs' (run_meta gpu_state.2.*)");
 
+  /* A power limit below the board's default is said first: the slowdown follows from it. */
+  st.power_limit_mw = 500000, st.default_limit_mw = 700000;
+  CHECK(xp_gpu_state_warning(2, &st, line, sizeof line));
+  CHECK_EQ_STR(line, "GPU 2 ran under a power limit of 500 W, below its default 700 W: its times may not compare "
+                     "with other runs' (run_meta gpu_state.2.power_limit_w)");
+
   /* A power cap alone is a loaded GPU's normal speed: no warning. */
   xp_gpu_sample capped[2] = {reading(1700, 3201, 70, 700000, XP_CLOCKS_SW_POWER_CAP),
                              reading(1690, 3201, 71, 700000, XP_CLOCKS_SW_POWER_CAP)};
   xp_gpu_state_summarize(capped, 2, &st);
   CHECK_EQ_INT(st.sm_median, 1690);
+  CHECK_EQ_INT(st.power_limit_mw, XP_GPU_UNREAD); /* the sampler's to set */
+  CHECK(!xp_gpu_state_warning(0, &st, line, sizeof line));
+  st.power_limit_mw = st.default_limit_mw = 700000; /* at its default: nothing to say */
   CHECK(!xp_gpu_state_warning(0, &st, line, sizeof line));
 
   /* Nothing read at all: no figure, no share. */
@@ -106,6 +115,7 @@ static void test_record(sqlite3 *db, xp_spec *s) {
   r[2].temp_c = XP_GPU_UNREAD;
   xp_gpu_state st;
   xp_gpu_state_summarize(r, 3, &st);
+  st.power_limit_mw = 699600, st.default_limit_mw = 700000;
   xp_run *run = begin(db, s);
   CHECK_EQ_INT(xp_gpu_state_record(run, 3, &st), 0);
   CHECK_EQ_INT(xp_run_finish(run, XP_RUN_OK, NULL), 0);
@@ -116,6 +126,8 @@ static void test_record(sqlite3 *db, xp_spec *s) {
   check_meta(db, "gpu_state.3.mem_clock_mhz_min", "3201");
   check_meta(db, "gpu_state.3.temperature_c_max", "88");
   check_meta(db, "gpu_state.3.power_w_max", "701"); /* 700.5 W, rounded */
+  check_meta(db, "gpu_state.3.power_limit_w", "700");
+  check_meta(db, "gpu_state.3.power_limit_default_w", "700");
   check_meta(db, "gpu_state.3.clock_events", "sw_thermal_slowdown,sw_power_cap");
   check_meta(db, "gpu_state.3.slowdown_share", "0.333");
   check_meta(db, "gpu_state.3.power_cap_share", "0.333");
@@ -126,7 +138,8 @@ static void test_record(sqlite3 *db, xp_spec *s) {
   run = begin(db, s);
   CHECK_EQ_INT(xp_gpu_state_record(run, 0, &st), 0);
   CHECK_EQ_INT(xp_run_finish(run, XP_RUN_OK, NULL), 0);
-  CHECK_EQ_INT(one_int(db, "SELECT count(*) FROM run_meta WHERE key='gpu_state.0.power_w_max'"), 0);
+  CHECK_EQ_INT(one_int(db, "SELECT count(*) FROM run_meta WHERE key IN ('gpu_state.0.power_w_max', "
+                           "'gpu_state.0.power_limit_w', 'gpu_state.0.power_limit_default_w')"), 0);
   CHECK_EQ_INT(one_int(db, "SELECT count(*) FROM run_meta WHERE key='gpu_state.0.sm_clock_mhz_max'"), 1);
 }
 
@@ -134,12 +147,12 @@ static void test_record(sqlite3 *db, xp_spec *s) {
 ** device, the figures as recorded, power left empty where none was read. */
 static void test_query(sqlite3 *db) {
   static const char *const cols[] = {"device", "samples", "sm_min", "sm_median", "sm_max", "power_max",
-                                     "slowdown_share", "clock_events"};
+                                     "power_limit", "slowdown_share", "clock_events"};
   test_rows rows = {.cols = cols, .ncols = sizeof cols / sizeof *cols};
   CHECK_EQ_INT(test_query_rows(db, "gpu_state.sql", &rows), 0);
   CHECK_EQ_INT(rows.n, 2);
-  CHECK_EQ_STR(rows.row[0], "0|3|1500|1980|1980||0.333|sw_thermal_slowdown,sw_power_cap");
-  CHECK_EQ_STR(rows.row[1], "3|3|1500|1980|1980|701|0.333|sw_thermal_slowdown,sw_power_cap");
+  CHECK_EQ_STR(rows.row[0], "0|3|1500|1980|1980|||0.333|sw_thermal_slowdown,sw_power_cap");
+  CHECK_EQ_STR(rows.row[1], "3|3|1500|1980|1980|701|700|0.333|sw_thermal_slowdown,sw_power_cap");
 }
 
 /* A GPU NVML cannot know: on a machine without the driver NVML is not there at all; on a GPU host
