@@ -34,7 +34,8 @@ static const char usage[] =
     "  Runs still 'running' in OTHER are skipped with a note. OTHER is only read; a newer\n"
     "  schema or a file that is not an xp database is refused, and nothing is changed.\n"
     "  Exit status: 5 when a run of OTHER does not match its seal there, or is finished but\n"
-    "  unsealed there: nothing is merged.\n"
+    "  unsealed there, or a decision's evidence run is gone there and not here: nothing is\n"
+    "  merged.\n"
     "  --dry-run  say what would be merged; write nothing (a database xp cannot write: on a\n"
     "             copy in $SQLITE_TMPDIR, $TMPDIR or /var/tmp, as much disk as it, removed\n"
     "             at exit)\n";
@@ -320,7 +321,8 @@ static int merge_decisions(merger *m) {
   sqlite3_stmt *ev = ins ? xp_db_prepare(m->other, "SELECT seq, run_uuid, run_content_sha256 FROM decision_evidence WHERE decision_id = ?1 ORDER BY seq") : NULL;
   sqlite3_stmt *evins = ev ? xp_db_prepare(m->main, "INSERT INTO decision_evidence(decision_id, seq, run_uuid, run_content_sha256) VALUES (?1,?2,?3,?4)") : NULL;
   sqlite3_stmt *here = evins ? xp_db_prepare(m->main, "SELECT decision_sha256 FROM decisions WHERE uuid = ?1") : NULL;
-  int rc = here ? 0 : XP_EXIT_DB;
+  sqlite3_stmt *run_here = here ? xp_db_prepare(m->main, "SELECT 1 FROM runs WHERE uuid = ?1") : NULL;
+  int rc = run_here ? 0 : XP_EXIT_DB;
   while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
     const char *uuid = (const char *)sqlite3_column_text(st, 1);
     const char *digest = (const char *)sqlite3_column_text(st, 15);
@@ -350,6 +352,17 @@ static int merge_decisions(merger *m) {
     sqlite3_reset(ev);
     sqlite3_bind_int64(ev, 1, sqlite3_column_int64(st, 0));
     while (rc == 0 && sqlite3_step(ev) == SQLITE_ROW) {
+      /* the runs of OTHER are merged by now: a run in neither was removed there by hand (xp never
+      ** deletes a finished run), and the decision cannot come without what it rests on */
+      const char *run = (const char *)sqlite3_column_text(ev, 1);
+      sqlite3_reset(run_here);
+      xp_bind_text(run_here, 1, run);
+      if (sqlite3_step(run_here) != SQLITE_ROW) {
+        rc = xp_error_at(XP_EXIT_INTEGRITY, m->other_path, 0,
+                         "decision %s: its evidence run %s is not there (removed since the decision: xp --db %s verify);"
+                         " nothing merged", uuid, run ? run : "NULL", m->other_path);
+        break;
+      }
       sqlite3_reset(evins);
       sqlite3_bind_int64(evins, 1, nid);
       for (int c = 0; c < 3; c++) sqlite3_bind_value(evins, c + 2, sqlite3_column_value(ev, c));
@@ -362,6 +375,7 @@ static int merge_decisions(merger *m) {
   sqlite3_finalize(ev);
   sqlite3_finalize(evins);
   sqlite3_finalize(here);
+  sqlite3_finalize(run_here);
   return rc;
 }
 
