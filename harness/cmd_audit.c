@@ -598,6 +598,26 @@ static int audit_evidence(sqlite3 *db, const xp_rtree *tree, int64_t decision, c
 
 /* ---- one decision ---- */
 
+/* The decision's verdict in one line, what breaks its record first: evidence whose rows changed
+** or are gone, or a record altered, was verdict "no evidence contradicted" (exit 5 the only sign),
+** read as the decision holding. */
+static void print_verdict(int altered, int changed, int evidence, int contradicted, int unchecked) {
+  const char *sep = "";
+  fputs("verdict: ", stdout);
+  if (altered) {
+    fputs("DECISION ALTERED since it was made (xp verify)", stdout);
+    sep = "; ";
+  }
+  if (changed) {
+    printf("%sEVIDENCE CHANGED since the decision (%d of %d evidence run%s): what it rests on is no longer what was"
+           " recorded (xp verify)", sep, changed, evidence, evidence == 1 ? "" : "s");
+    sep = "; ";
+  }
+  if (contradicted) printf("%sCONTRADICTED by newer runs", sep);
+  else if (!*sep) fputs("no evidence contradicted", stdout);
+  printf("%s\n", unchecked ? "; its query NOT CHECKED (it no longer runs here)" : "");
+}
+
 static int audit_one(sqlite3 *db, const xp_rtree *tree, int64_t id, int *contradicted, int *seal_changed) {
   sqlite3_stmt *d = xp_db_prepare(db,
       "SELECT uuid, title, rationale, author, created_at, xp_version, xp_commit, supersedes,"
@@ -624,7 +644,8 @@ static int audit_one(sqlite3 *db, const xp_rtree *tree, int64_t id, int *contrad
   if (*txt(d, 8)) printf("  SUPERSEDED by: %s\n", txt(d, 8));
   char digest[65];
   /* the seals the decision cites are its own rows: edited to match edited evidence, they hash apart */
-  if (xp_decision_digest(db, id, digest) == 0 && strcmp(digest, txt(d, 15)) != 0) {
+  const int altered = xp_decision_digest(db, id, digest) == 0 && strcmp(digest, txt(d, 15)) != 0;
+  if (altered) {
     printf("  DECISION ALTERED since it was made: its record (title, rationale, evidence or query) no longer"
            " matches its digest (xp verify)\n");
     (*seal_changed)++;
@@ -641,10 +662,11 @@ static int audit_one(sqlite3 *db, const xp_rtree *tree, int64_t id, int *contrad
     if (strcmp(h, txt(d, 14)) != 0) printf("  WARNING: the recorded query result does not match its hash (xp verify)\n");
     unchecked = audit_query(db, d, since);
   }
-  int found = audit_evidence(db, tree, id, &when, seal_changed);
+  int changed = 0;
+  int found = audit_evidence(db, tree, id, &when, &changed);
   *contradicted += found;
-  printf("verdict: %s%s\n", found ? "CONTRADICTED by newer runs" : "no evidence contradicted",
-         unchecked ? "; its query NOT CHECKED (it no longer runs here)" : "");
+  *seal_changed += changed;
+  print_verdict(altered, changed, sqlite3_column_int(d, 9), found, unchecked);
   sqlite3_finalize(d);
   return 0;
 }

@@ -25,6 +25,9 @@ sqlite3 "$db" "DROP TRIGGER xp_append_only_samples_update;
 run audit; expect_rc 5
 has "ROWS CHANGED since the decision: they no longer hash to the seal it cites (xp verify names the table)"
 hasnt "seal unchanged"
+# and its verdict says so: "no evidence contradicted" read as the decision holding
+has "verdict: EVIDENCE CHANGED since the decision (1 of 1 evidence run): what it rests on is no longer what was recorded (xp verify)"
+hasnt "no evidence contradicted"
 run verify --quiet; expect_rc 5
 has "run $a: its rows in samples differ from the seal"
 # nor does a new decision take those rows as evidence under their old seal
@@ -39,11 +42,15 @@ db="$tmp/clean.db"
 sqlite3 "$db" "DROP TRIGGER xp_decisions_no_update; UPDATE decisions SET rationale = 'TTFT p50 9 ms'"
 run audit; expect_rc 5
 has "DECISION ALTERED since it was made: its record (title, rationale, evidence or query) no longer matches its digest (xp verify)"
+has "verdict: DECISION ALTERED since it was made (xp verify)"
+hasnt "no evidence contradicted"
 
 # the evidence run removed behind xp's back: its rows are gone, no longer what was sealed
 db="$tmp/removed.db"
 sqlite3 "$db" "DROP TRIGGER xp_append_only_runs_delete; PRAGMA foreign_keys = OFF; DELETE FROM runs WHERE uuid = '$a'"
 run audit; expect_rc 5
 has "  run $a: MISSING from this database: removed since the decision (xp verify)"
+has "verdict: EVIDENCE CHANGED since the decision (1 of 1 evidence run): what it rests on is no longer what was recorded (xp verify)"
+hasnt "no evidence contradicted"
 [ "$fail" = 0 ] || exit 1 # check (lib.sh) only counts a failure
 echo "ok: audit checks the evidence's rows and the decision's record, not the stored seal alone"
