@@ -1,5 +1,12 @@
 -- Regressions: for every configuration, case and metric, the newest ok run against the median
--- of the older ok runs of the same configuration. Lists the changes beyond 10%, worst first.
+-- of the older ok runs of the same configuration. Lists the changes beyond 10%, worst first,
+-- that are beyond noise too: where each side has 5 samples or more (the newest run's raw samples
+-- against the older runs', a run without raw samples counting its median), the Mann-Whitney
+-- test xp compare and xp audit judge with says p < 0.05 (normal approximation with tie and
+-- continuity correction, as scipy.stats.mannwhitneyu's asymptotic method). A median 12% up
+-- among samples that spread +-40% in every run was listed 'worse'. `noise` says which: "p <
+-- 0.05, 10 vs 30 samples", or "not judged (5 a side needed), 1 vs 3 samples" (a derived value,
+-- an nccl-tests log's row: listed on the 10% alone).
 --
 -- Configuration = schema view run_configuration's, as xp report and xp audit have it: model,
 -- GPU, interconnect, tp, batch and the rest declared or named (engine, dtype, quantization, ep,
@@ -24,7 +31,7 @@
 -- xp rerun, a corrected --set or a script run twice): their latest import, dated by the first
 -- (a log that names no date is measured by the time it was first imported, not re-imported).
 -- Use: xp query queries/regressions.sql [--format csv|json]
--- if no rows: nothing moved beyond 10% (a case needs an ok run and at least one older ok run of its configuration)
+-- if no rows: nothing moved beyond 10% and beyond noise (a case needs an ok run and at least one older ok run of its configuration)
 WITH settings(threshold) AS (SELECT 0.10),
 files AS (  -- an imported run's result files, by content (trace imports keep none)
   SELECT r.id, (SELECT group_concat(sha256, ',') FROM (SELECT sha256 FROM artifacts a
@@ -52,7 +59,7 @@ points AS (
                     r.gpu_count, r.concurrency, c.name, c.key_params, m.name) AS series,
          r.kind, g.model, g.gpu_name, g.interconnect, g.tp, g.batch,
          coalesce(g.undeclared, g.config) AS config, c.name AS case_name,
-         c.key_params AS params, m.name AS metric, m.unit, m.median AS value, r.uuid, t.measured_at,
+         c.key_params AS params, m.name AS metric, m.unit, m.median AS value, r.uuid, t.measured_at, c.id AS case_id,
          row_number() OVER (PARTITION BY r.kind, g.model, g.gpu_name, g.interconnect, g.tp, g.batch,
                             g.config, g.undeclared, r.gpu_count, r.concurrency, c.name, c.key_params, m.name
                             ORDER BY t.measured_at DESC, r.id DESC) AS newness
@@ -77,12 +84,41 @@ older_median AS (
   GROUP BY series
 ),
 compared AS (
-  SELECT p.kind, p.model, p.gpu_name, p.interconnect, p.tp, p.batch, p.config, p.case_name, p.params,
+  SELECT p.series, p.kind, p.model, p.gpu_name, p.interconnect, p.tp, p.batch, p.config, p.case_name, p.params,
          p.metric, p.unit, substr(p.uuid, 1, 8) AS newest_run, p.measured_at AS newest_at,
          p.value AS newest, o.median AS older_median, o.runs AS older_runs,
          CASE WHEN o.median <> 0 THEN (p.value - o.median) / abs(o.median) END AS change
   FROM points p JOIN older_median o ON o.series = p.series
   WHERE p.newness = 1
+),
+moved AS (
+  SELECT compared.* FROM compared, settings
+  WHERE abs(change) > settings.threshold
+    -- and beyond the last printed digit: nccl-tests' text prints 2 decimals, so its 0.00 GB/s
+    -- against the same sweep's -J 0.000431 is one measurement, not -100%
+    AND abs(newest - older_median) >= 0.01
+),
+sampled AS (  -- a moved series' samples: a run's raw ones where kept, else its median (a derived value)
+  SELECT p.series, p.newness = 1 AS newest, coalesce(s.value, p.value) AS value
+  FROM points p JOIN moved USING (series)
+  LEFT JOIN samples s ON s.case_id = p.case_id AND s.metric = p.metric
+),
+ranked AS (  -- each sample's rank, ties given their average, and how many share its value
+  SELECT series, newest,
+         rank() OVER (PARTITION BY series ORDER BY value) + (count(*) OVER (PARTITION BY series, value) - 1) / 2.0 AS rank,
+         count(*) OVER (PARTITION BY series, value) AS ties
+  FROM sampled
+),
+rank_sums AS (
+  SELECT series, sum(newest) AS n1, count(*) - sum(newest) AS n2,
+         sum(CASE WHEN newest THEN rank ELSE 0 END) AS r1, sum(ties * ties - 1.0) AS tie_term  -- t^3 - t a tie
+  FROM ranked GROUP BY series
+),
+noise AS (  -- |U - mean| less the continuity correction, and U's variance with tie correction
+  SELECT series, n1, n2, n1 >= 5 AND n2 >= 5 AS judged,
+         abs(r1 - n1 * (n1 + 1) / 2.0 - n1 * n2 / 2.0) - 0.5 AS distance,
+         n1 * n2 / 12.0 * ((n1 + n2 + 1) - tie_term / ((n1 + n2) * (n1 + n2 - 1.0))) AS variance
+  FROM rank_sums
 )
 SELECT kind, model, gpu_name, interconnect, tp, batch, config, case_name, params, metric, unit,
        newest_run, newest_at, newest, older_median, older_runs,
@@ -91,10 +127,10 @@ SELECT kind, model, gpu_name, interconnect, tp, batch, config, case_name, params
          WHEN unit IN ('s', 'ms', 'us', 'ns', 'cycles') THEN CASE WHEN change > 0 THEN 'worse' ELSE 'better' END
          WHEN unit LIKE '%/s' THEN CASE WHEN change < 0 THEN 'worse' ELSE 'better' END
          ELSE 'changed'
-       END AS verdict
-FROM compared, settings
-WHERE abs(change) > settings.threshold
-  -- and beyond the last printed digit: nccl-tests' text prints 2 decimals, so its 0.00 GB/s
-  -- against the same sweep's -J 0.000431 is one measurement, not -100%
-  AND abs(newest - older_median) >= 0.01
+       END AS verdict,
+       CASE WHEN judged THEN 'p < 0.05, ' ELSE 'not judged (5 a side needed), ' END
+         || n1 || ' vs ' || n2 || ' samples' AS noise
+FROM moved JOIN noise USING (series)
+-- beyond noise: p < 0.05 is z > 1.959963984540054, squared here (SQLite may lack sqrt)
+WHERE NOT judged OR (variance > 0 AND distance > 0 AND distance * distance > 3.841458820694124 * variance)
 ORDER BY verdict = 'worse' DESC, abs(change) DESC, kind, case_name, params, metric;

@@ -11,6 +11,7 @@
 #include "check.h"
 #include "testutil.h"
 #include "db.h"
+#include "history.h"
 #include "kind.h"
 #include "query.h"
 #include "xp.h"
@@ -77,7 +78,24 @@ static int fake_variant(xp_ctx *ctx) {
   return record_times(ctx->run, id);
 }
 
+/* A kind whose cases' samples the test sets: each series its case name and samples. */
+typedef struct sampled {
+  const char *name;
+  double v[12];
+  size_t n;
+} sampled;
+static sampled series[3];
+
+static int fake_sampled(xp_ctx *ctx) {
+  for (size_t i = 0; i < sizeof series / sizeof *series && series[i].name; i++) {
+    int64_t id = xp_run_case(ctx->run, series[i].name, NULL, "ok", NULL);
+    if (id < 0 || xp_run_metric(ctx->run, id, "time_us", "us", series[i].v, series[i].n)) return XP_EXIT_DB;
+  }
+  return 0;
+}
+
 static const xp_kind gemm_kind = {.name = "gemm", .execute = fake_gemm};
+static const xp_kind sampled_kind = {.name = "regq_sampled", .execute = fake_sampled};
 static const xp_kind variant_kind = {.name = "kernel_variant", .execute = fake_variant};
 
 static int run_kind(sqlite3 *db, const xp_kind *k, const char *spec_json) {
@@ -91,6 +109,55 @@ static int run_kind(sqlite3 *db, const xp_kind *k, const char *spec_json) {
 
 /* Rows: kind|case_name|metric|older_runs|change_pct|verdict */
 static const char *const cols[] = {"kind", "case_name", "metric", "older_runs", "change_pct", "verdict"};
+
+/* Samples scaled: base times the pattern, n of them. */
+static void fill(sampled *s, const char *name, double base, const double *pattern, size_t n) {
+  s->name = name;
+  s->n = n;
+  for (size_t i = 0; i < n; i++) s->v[i] = base * pattern[i];
+}
+
+/* A newer run whose median moved beyond 10% is listed where its samples against the older runs'
+** are beyond noise by the Mann-Whitney test xp compare and xp audit judge with, and not where
+** they are not: a median 12% up among samples that spread +-40% in every run was "worse". */
+static void test_noise(sqlite3 *db) {
+  static const char spec[] = "{\"kind\":\"regq_sampled\",\"model\":\"m\",\"tp\":1}";
+  double wide[10], tight[10];
+  for (int j = 0; j < 10; j++) {
+    wide[j] = 0.6 + 0.8 * j / 9;                    /* 0.6 .. 1.4 */
+    tight[j] = 1 + 0.01 * ((j * 7) % 11 - 5) / 5.0; /* +-1% */
+  }
+  /* ties decide it: 11 x4 and 12, then 11 and 13 x4 (+18%): Mann-Whitney with scipy's tie
+  ** correction p = 0.0377, without it p = 0.060 */
+  static const double tied_old[] = {11, 11, 11, 11, 12}, tied_new[] = {11, 13, 13, 13, 13};
+  for (int r = 0; r < 3; r++) { /* three older runs alike */
+    fill(&series[0], "wide", 100, wide, 10);
+    fill(&series[1], "tight", 100, tight, 10);
+    if (r == 0) fill(&series[2], "tied", 1, tied_old, 5);
+    else series[2].name = NULL;
+    CHECK_EQ_INT(run_kind(db, &sampled_kind, spec), 0);
+  }
+  fill(&series[0], "wide", 112, wide, 10);
+  fill(&series[1], "tight", 112, tight, 10);
+  fill(&series[2], "tied", 1, tied_new, 5);
+  CHECK_EQ_INT(run_kind(db, &sampled_kind, spec), 0);
+  CHECK_EQ_INT(query(db), 0);
+  CHECK(has_row("regq_sampled|tight|time_us|3|12.0|worse"));
+  CHECK(has_row("regq_sampled|tied|time_us|1|18.2|worse"));
+  CHECK_EQ_INT(nrows, 2); /* not wide: p = 0.27 */
+  /* as xp compare judges the same samples */
+  double old[30], now_wide[10];
+  for (int i = 0; i < 30; i++) old[i] = 100 * wide[i % 10];
+  for (int i = 0; i < 10; i++) now_wide[i] = 112 * wide[i];
+  xp_samplecmp c;
+  xp_compare_samples(old, 30, now_wide, 10, &c);
+  CHECK(c.judged && !c.beyond_noise);
+  xp_compare_samples(tied_old, 5, tied_new, 5, &c);
+  CHECK(c.judged && c.beyond_noise);
+  CHECK_NEAR(c.p, 0.037667, 1e-4);
+  if (check_failures)
+    for (int i = 0; i < nrows; i++) fprintf(stderr, "row: %s\n", rows[i]);
+}
 
 int main(void) {
   if (!getenv("XP_SRC")) {
@@ -127,6 +194,11 @@ int main(void) {
       for (int i = 0; i < rows.n; i++) fprintf(stderr, "row: %s\n", rows.row[i]);
     xp_db_close(db);
   }
+  free(path);
+  path = test_path("noise.db");
+  if ((db = xp_db_open(path, XP_DB_READWRITE, &rc))) test_noise(db);
+  CHECK(db != NULL);
+  xp_db_close(db);
   free(path);
   test_dir_remove();
   CHECK_DONE();
