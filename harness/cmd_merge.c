@@ -2,7 +2,7 @@
 ** xp merge OTHER.db: one history from many machines' databases.
 **
 ** Runs are united by UUID: a run already here is left alone, so merging twice changes
-** nothing. A run is copied with every row that hangs off it, in every table found from the
+** nothing (but one still 'running' here that OTHER holds finished: drop_unfinished). A run is copied with every row that hangs off it, in every table found from the
 ** schema (chain.c's run tree: cases, metrics, samples, metadata, GPUs, artifacts, trace tables,
 ** kinds' own tables), its local ids translated. Before copying, the run's content in OTHER is
 ** checked against OTHER's seal; after copying, its content here must hash the same; then it
@@ -31,8 +31,10 @@ static const char usage[] =
     "  UUID), with all its rows in every table, and every decision not here yet. Idempotent:\n"
     "  merging the same database again changes nothing. Each copied run's content is checked\n"
     "  against OTHER's seal and sealed again into this database's chain (xp verify).\n"
-    "  Runs still 'running' in OTHER are skipped with a note. OTHER is only read; a newer\n"
-    "  schema or a file that is not an xp database is refused, and nothing is changed.\n"
+    "  Runs still 'running' in OTHER are skipped with a note; one 'running' here that OTHER\n"
+    "  holds finished (this database copied while it was recorded) comes finished, in place\n"
+    "  of that row. OTHER is only read; a newer schema or a file that is not an xp database\n"
+    "  is refused, and nothing is changed.\n"
     "  Exit status: 5 when a run of OTHER does not match its seal there, or is finished but\n"
     "  unsealed there, or a decision's evidence run is gone there and not here: nothing is\n"
     "  merged.\n"
@@ -183,15 +185,35 @@ static int copy_rows(merger *m, int i, int64_t old_parent, int64_t new_parent, i
   return rc;
 }
 
+/* *exists: 0 not here, 1 here, 2 here but still 'running' */
 static int lookup_here(merger *m, const char *uuid, int *exists, char content[65]) {
-  sqlite3_stmt *st = xp_db_prepare(m->main, "SELECT content_sha256 FROM runs WHERE uuid = ?1");
+  sqlite3_stmt *st = xp_db_prepare(m->main, "SELECT content_sha256, status = 'running' FROM runs WHERE uuid = ?1");
   if (!st) return XP_EXIT_DB;
   xp_bind_text(st, 1, uuid);
-  *exists = sqlite3_step(st) == SQLITE_ROW;
+  *exists = sqlite3_step(st) == SQLITE_ROW ? 1 + sqlite3_column_int(st, 1) : 0;
   const unsigned char *h = *exists ? sqlite3_column_text(st, 0) : NULL;
   snprintf(content, 65, "%s", h ? (const char *)h : "");
   sqlite3_finalize(st);
   return 0;
+}
+
+/* A run 'running' here that OTHER holds finished is a copy of this database taken while the run
+** was recorded: its recorder wrote the rest, and finished it, in the database it had open, and a
+** run finishes only there (xp merge copies no unfinished run). What the copy holds is what the
+** recorder wrote as it began (the runs row, its metadata); the append-only triggers let an
+** unfinished run go, with its rows, and OTHER's finished record takes its place. Kept, the copy
+** showed the run 'incomplete' for good, merging never converged, and a decision on the run
+** could not be recorded here. */
+static int drop_unfinished(merger *m, const char *uuid) {
+  sqlite3_stmt *st = xp_db_prepare(m->main, "DELETE FROM runs WHERE uuid = ?1 AND status = 'running'");
+  if (!st) return XP_EXIT_DB;
+  xp_bind_text(st, 1, uuid);
+  int rc = xp_db_step_done(m->main, st);
+  sqlite3_finalize(st);
+  if (rc == 0)
+    printf("note: run %s is unfinished here (a copy taken while it was recorded): its finished record from %s"
+           " takes its place\n", uuid, m->other_path);
+  return rc;
 }
 
 static int merge_run(merger *m, int64_t oid, const char *uuid, const char *status,
@@ -200,6 +222,10 @@ static int merge_run(merger *m, int64_t oid, const char *uuid, const char *statu
   char here[65];
   int rc = lookup_here(m, uuid, &exists, here);
   if (rc) return rc;
+  if (exists == 2) {
+    if ((rc = drop_unfinished(m, uuid)) != 0) return rc;
+    exists = 0;
+  }
   if (exists) {
     m->present++;
     /* Sealed alike on both sides: the same content, no need to hash it again. */
@@ -212,11 +238,11 @@ static int merge_run(merger *m, int64_t oid, const char *uuid, const char *statu
       m->differing++;
       xp_warn("run %s is in both databases with different content; this database's copy is kept", uuid);
     } else if (!here[0]) {
-      /* a copy of this database taken while the run was recorded: its rows here are kept (they
-      ** are never deleted), so OTHER's finished run cannot take their place */
+      /* finished here but never sealed (an older xp's): its rows are kept (a finished run's are
+      ** never deleted), so OTHER's cannot take their place */
       m->differing++;
-      xp_warn("run %s is unsealed here (still running, or its recorder died) and %s in %s; this database's copy is"
-              " kept and OTHER's results are not merged",
+      xp_warn("run %s is unsealed here and %s in %s; this database's copy is kept and OTHER's results are not"
+              " merged (xp verify --seal seals it here)",
               uuid, status, m->other_path);
     }
     return 0;
