@@ -316,9 +316,31 @@ static int count_since(sqlite3 *db, const decided *when, int64_t *all, int64_t *
   return 0;
 }
 
-/* The decision's query again, its drift said; 1 where it no longer runs here (a table or column
-** it reads is gone: another schema, a user's table dropped), so its rows go unchecked. */
-static int audit_query(sqlite3 *db, sqlite3_stmt *d, int64_t since) {
+/* Where the kernel category rules in force were put in place after the decision (xp reclassify,
+** or a merge into a database without rules), a note under a query's drift: every trace category
+** a query reads moved with them, whatever runs came since (AllReduce's share, 92.8% then, 0 now
+** over no new run, said nothing of why). */
+static void rules_note(sqlite3 *db, const char *decided_at) {
+  sqlite3_stmt *st = xp_db_prepare(db,
+      "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'trace_rule_set'");
+  int have = st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
+  sqlite3_finalize(st);
+  if (!have || !(st = xp_db_prepare(db, "SELECT source, sha256, applied_at FROM trace_rule_set WHERE applied_at > ?1")))
+    return;
+  xp_bind_text(st, 1, decided_at);
+  if (sqlite3_step(st) == SQLITE_ROW) {
+    fputs("  note: the kernel category rules were replaced since the decision (xp reclassify: ", stdout);
+    xp_print_text(stdout, txt(st, 0));
+    printf(", at %s, sha256 %.12s): the trace categories its query reads moved with them, whatever runs came"
+           " since\n", txt(st, 2), txt(st, 1));
+  }
+  sqlite3_finalize(st);
+}
+
+/* The decision's query again, its drift said (*moved: the values that moved); 1 where it no
+** longer runs here (a table or column it reads is gone: another schema, a user's table dropped),
+** so its rows go unchecked. */
+static int audit_query(sqlite3 *db, sqlite3_stmt *d, int64_t since, int *moved_out) {
   const char *file = txt(d, 10), *sql = txt(d, 11), *params = txt(d, 12), *result = txt(d, 13);
   cJSON *p = cJSON_Parse(params), *then = cJSON_Parse(result);
   int rc = 0;
@@ -352,6 +374,8 @@ static int audit_query(sqlite3 *db, sqlite3_stmt *d, int64_t since) {
     }
     printf("  drift: %d value%s moved, %d unchanged, over %lld run%s recorded since the decision\n",
            moved, moved == 1 ? "" : "s", unchanged, (long long)since, since == 1 ? "" : "s");
+    if (moved) rules_note(db, txt(d, 4));
+    *moved_out = moved;
   }
   if (local_run) {
     fputs("  note: ", stdout);
@@ -601,7 +625,7 @@ static int audit_evidence(sqlite3 *db, const xp_rtree *tree, int64_t decision, c
 /* The decision's verdict in one line, what breaks its record first: evidence whose rows changed
 ** or are gone, or a record altered, was verdict "no evidence contradicted" (exit 5 the only sign),
 ** read as the decision holding. */
-static void print_verdict(int altered, int changed, int evidence, int contradicted, int unchecked) {
+static void print_verdict(int altered, int changed, int evidence, int contradicted, int unchecked, int moved) {
   const char *sep = "";
   fputs("verdict: ", stdout);
   if (altered) {
@@ -615,6 +639,8 @@ static void print_verdict(int altered, int changed, int evidence, int contradict
   }
   if (contradicted) printf("%sCONTRADICTED by newer runs", sep);
   else if (!*sep) fputs("no evidence contradicted", stdout);
+  /* a decision on a query's rows alone has no evidence to contradict: its figures are its case */
+  if (moved) printf("; its query's figures MOVED since the decision (%d value%s)", moved, moved == 1 ? "" : "s");
   printf("%s\n", unchecked ? "; its query NOT CHECKED (it no longer runs here)" : "");
 }
 
@@ -655,18 +681,18 @@ static int audit_one(sqlite3 *db, const xp_rtree *tree, int64_t id, int *contrad
   printf("  runs recorded since the decision: %lld (%lld ok)%s\n", (long long)since, (long long)since_ok,
          when.seq < 0 ? " by the runs' own dates (recorded before schema 11, this decision does not say where"
                         " it arrived: a run merged in since with an older date is not counted)" : "");
-  int unchecked = 0;
+  int unchecked = 0, moved = 0;
   if (sqlite3_column_type(d, 11) != SQLITE_NULL) {
     char h[65];
     xp_sha256_hex(txt(d, 13), strlen(txt(d, 13)), h);
     if (strcmp(h, txt(d, 14)) != 0) printf("  WARNING: the recorded query result does not match its hash (xp verify)\n");
-    unchecked = audit_query(db, d, since);
+    unchecked = audit_query(db, d, since, &moved);
   }
   int changed = 0;
   int found = audit_evidence(db, tree, id, &when, &changed);
   *contradicted += found;
   *seal_changed += changed;
-  print_verdict(altered, changed, sqlite3_column_int(d, 9), found, unchecked);
+  print_verdict(altered, changed, sqlite3_column_int(d, 9), found, unchecked, moved);
   sqlite3_finalize(d);
   return 0;
 }
