@@ -562,6 +562,23 @@ static const char *seal_state(sqlite3 *db, const xp_rtree *tree, int64_t run, co
   return "seal unchanged";
 }
 
+/* The newer runs a contradiction pooled, oldest first: "in 3 newer runs" named none, and the
+** reviewer had to find them to look (xp show) or compare (xp compare). */
+static void name_runs(sqlite3 *db, const int64_t *ids, int n) {
+  enum { SHOWN = 8 };
+  sqlite3_stmt *st = xp_db_prepare(db, "SELECT substr(uuid, 1, 8) FROM runs WHERE id = ?1");
+  if (!st) return;
+  fputs("    the newer runs:", stdout);
+  for (int i = 0; i < n && i < SHOWN; i++) {
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, ids[i]);
+    if (sqlite3_step(st) == SQLITE_ROW) printf("%s %s", i ? "," : "", txt(st, 0));
+  }
+  if (n > SHOWN) printf(" and %d more", n - SHOWN);
+  putchar('\n');
+  sqlite3_finalize(st);
+}
+
 static int audit_evidence(sqlite3 *db, const xp_rtree *tree, int64_t decision, const decided *when,
                           int *seal_changed) {
   sqlite3_stmt *st = xp_db_prepare(db,
@@ -606,6 +623,7 @@ static int audit_evidence(sqlite3 *db, const xp_rtree *tree, int64_t decision, c
                       ? trace_contradictions(db, sqlite3_column_int64(st, 1), uuid, newer, nnewer, &judged)
                       : contradictions(db, sqlite3_column_int64(st, 1), uuid, newer, nnewer, &judged);
       total += found;
+      if (found) name_runs(db, newer, nnewer);
       if (!found && judged == 0)
         printf("    NOT JUDGED: %d newer run%s of the same configuration, but no metric has %d samples on each side,"
                " the fewest a verdict needs (%s): record the decision with a query, --query, and audit its drift\n",

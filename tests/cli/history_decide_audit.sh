@@ -72,7 +72,8 @@ has "no newer ok runs of the same configuration"; has "seal unchanged"
 
 # newer runs: the same configuration but 30% slower, and a smaller AllReduce share
 sleep 0.01
-for i in 1 2 3; do record model=llama tp=8 share=33.5 scale=1.3 >/dev/null; done
+newer=()
+for i in 1 2 3; do newer+=("$(record model=llama tp=8 share=33.5 scale=1.3)"); done
 record model=llama tp=4 share=10 >/dev/null   # another configuration: neither drift nor evidence
 run audit "$d1"; expect_rc 1
 has "runs recorded since the decision: 4 (4 ok)"
@@ -82,6 +83,8 @@ has "over 4 runs recorded since the decision"
 grep -E 'CONTRADICTED: run [0-9a-f]{8} op \{"i":0\} time: median 100\.1 us then; 130\.1 us in 3 newer runs \(\+30\.0%, p=' "$tmp/out" >/dev/null ||
   die "the slower newer runs contradict the evidence: $(cat "$tmp/out")"
 has "verdict: CONTRADICTED by newer runs"
+# ... naming them, oldest first, for xp show and xp compare
+has "    the newer runs: ${newer[0]:0:8}, ${newer[1]:0:8}, ${newer[2]:0:8}"
 
 # never edited; superseded by a new decision instead
 set +e; sqlite3 "$db" "UPDATE decisions SET title = 'x'" 2>"$tmp/sqlerr"; set -e
