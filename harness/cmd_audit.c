@@ -325,7 +325,10 @@ static void rules_note(sqlite3 *db, const char *decided_at) {
       "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'trace_rule_set'");
   int have = st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
   sqlite3_finalize(st);
-  if (!have || !(st = xp_db_prepare(db, "SELECT source, sha256, applied_at FROM trace_rule_set WHERE applied_at > ?1")))
+  /* the first trace import puts the built-in rules in place: that is no replacement */
+  if (!have || !(st = xp_db_prepare(db, "SELECT source, sha256, applied_at FROM trace_rule_set WHERE applied_at > ?1"
+                                        " AND applied_at > (SELECT min(coalesce(finished_at, started_at)) FROM runs"
+                                        " WHERE kind = 'torch_trace')")))
     return;
   xp_bind_text(st, 1, decided_at);
   if (sqlite3_step(st) == SQLITE_ROW) {

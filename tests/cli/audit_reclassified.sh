@@ -25,4 +25,15 @@ has "allreduce_pct 92.8 then; 0 now (-100.0%)"
 has "runs recorded since the decision: 0 (0 ok)"
 has "note: the kernel category rules were replaced since the decision (xp reclassify: $tmp/rules.tsv, at "
 has "verdict: no evidence contradicted; its query's figures MOVED since the decision (5 values)"
+# figures moved by the first trace import after the decision: the rules it put in place were
+# none replaced
+db="$tmp/first.db"
+run import vllm-bench "$XP_SRC/tests/data/vllm_bench/serve_c8_detailed.json"; expect_rc 0
+run decide "No AllReduce yet" --because "no trace" --query "$XP_SRC/queries/allreduce_share.sql" --param tp=2 \
+  --param interconnect=pcie; expect_rc 0
+run import torch-trace "$T/decode_tp2_bs1_rank0.trace.json.gz" "$T/decode_tp2_bs1_rank1.trace.json.gz" \
+  --set model=m --set tp=2 --set batch=1 --set interconnect=pcie; expect_rc 0
+run audit; expect_rc 0
+has "its query's figures MOVED"
+hasnt "category rules were replaced"
 echo "ok: audit says a query's figures moved, and that the category rules changed under them"
