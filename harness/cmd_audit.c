@@ -692,11 +692,9 @@ static int audit_one(sqlite3 *db, const xp_rtree *tree, int64_t id, int *contrad
   char digest[65];
   /* the seals the decision cites are its own rows: edited to match edited evidence, they hash apart */
   const int altered = xp_decision_digest(db, id, digest) == 0 && strcmp(digest, txt(d, 15)) != 0;
-  if (altered) {
+  if (altered)
     printf("  DECISION ALTERED since it was made: its record (title, rationale, evidence or query) no longer"
            " matches its digest (xp verify)\n");
-    (*seal_changed)++;
-  }
   int64_t since = 0, since_ok = 0;
   count_since(db, &when, &since, &since_ok);
   printf("  runs recorded since the decision: %lld (%lld ok)%s\n", (long long)since, (long long)since_ok,
@@ -711,8 +709,8 @@ static int audit_one(sqlite3 *db, const xp_rtree *tree, int64_t id, int *contrad
   }
   int changed = 0;
   int found = audit_evidence(db, tree, id, &when, &changed);
-  *contradicted += found;
-  *seal_changed += changed;
+  *contradicted += found > 0; /* decisions, as the summary on stderr counts them */
+  *seal_changed += altered || changed;
   print_verdict(altered, changed, sqlite3_column_int(d, 9), found, unchecked, moved);
   sqlite3_finalize(d);
   return 0;
@@ -769,7 +767,15 @@ int cmd_audit(int argc, char **argv, const char *db_path) {
   /* a damaged page read as no rows (a decision's evidence as none: "DECISION ALTERED", exit 5,
   ** nothing on stderr) is the database's fault: no verdict drawn from it stands */
   if (rc == 0) rc = xp_db_faulted(db_path, "no verdict stands");
-  if (rc == 0 && seal_changed) rc = XP_EXIT_INTEGRITY; /* evidence altered since: nothing it says stands */
-  else if (rc == 0 && contradicted) rc = XP_EXIT_FAILED;
+  /* one line on stderr, as xp verify's "N breaks found": a CI job watching decisions sees why it
+  ** failed where it keeps stderr alone */
+  char also[64] = "";
+  if (contradicted) snprintf(also, sizeof also, "; %d contradicted by newer runs", contradicted);
+  if (rc == 0 && seal_changed) /* evidence altered since: nothing it says stands */
+    rc = xp_error_at(XP_EXIT_INTEGRITY, db_path, 0, "%d decision%s evidence or record changed since %s made (xp verify)%s",
+                     seal_changed, seal_changed == 1 ? "'s" : "s'", seal_changed == 1 ? "it was" : "they were", also);
+  else if (rc == 0 && contradicted)
+    rc = xp_error_at(XP_EXIT_FAILED, db_path, 0, "%d decision%s contradicted by newer runs", contradicted,
+                     contradicted == 1 ? "" : "s");
   return rc;
 }

@@ -28,6 +28,9 @@ hasnt "seal unchanged"
 # and its verdict says so: "no evidence contradicted" read as the decision holding
 has "verdict: EVIDENCE CHANGED since the decision (1 of 1 evidence run): what it rests on is no longer what was recorded (xp verify)"
 hasnt "no evidence contradicted"
+# and one line on stderr says why it exits 5, as xp verify's does (there was none)
+check "audit of changed evidence: stderr" "xp: $db: 1 decision's evidence or record changed since it was made (xp verify)" \
+  "$(cat "$tmp/err")"
 run verify --quiet; expect_rc 5
 has "run $a: its rows in samples differ from the seal"
 # nor does a new decision take those rows as evidence under their old seal

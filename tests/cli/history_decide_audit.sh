@@ -83,6 +83,7 @@ has "over 4 runs recorded since the decision"
 grep -E 'CONTRADICTED: run [0-9a-f]{8} op \{"i":0\} time: median 100\.1 us then; 130\.1 us in 3 newer runs \(\+30\.0%, p=' "$tmp/out" >/dev/null ||
   die "the slower newer runs contradict the evidence: $(cat "$tmp/out")"
 has "verdict: CONTRADICTED by newer runs"
+[ "$(cat "$tmp/err")" = "xp: $db: 1 decision contradicted by newer runs" ] || die "audit's stderr: $(cat "$tmp/err")"
 # ... naming them, oldest first, for xp show and xp compare
 has "    the newer runs: ${newer[0]:0:8}, ${newer[1]:0:8}, ${newer[2]:0:8}"
 
