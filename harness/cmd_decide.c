@@ -274,7 +274,18 @@ static int parse_args(int argc, char **argv, decide_args *a) {
     else if (a->title) return xp_usage_error("decide", "one title (quote it); runs go after --evidence");
     else a->title = argv[i];
   }
-  if (!a->title || !*a->title) return xp_usage_error("decide", "what was decided? give a title");
+  if (!a->title || !*a->title) {
+    /* --evidence takes every word up to the next option: a title after the runs was taken for one,
+    ** and the user who gave one was asked for it */
+    for (int i = 0; i < a->nevidence; i++) {
+      size_t n = strlen(a->evidence[i]);
+      if (n < 4 || n > 36 || strspn(a->evidence[i], "0123456789abcdefABCDEF-") != n)
+        return xp_usage_value_error("decide", "--evidence", a->evidence[i],
+                                    "not a run id (a UUID or a prefix of at least 4 hex digits); the title goes"
+                                    " before --evidence, or after --");
+    }
+    return xp_usage_error("decide", "what was decided? give a title");
+  }
   if (!a->because || !*a->because) return xp_usage_error("decide", "why? --because \"...\" is required");
   if (a->nevidence == 0 && !a->query_file)
     return xp_usage_error("decide", "a decision needs evidence: --evidence RUN... and/or --query FILE.sql");
