@@ -141,10 +141,11 @@ static void test_noise(sqlite3 *db) {
   fill(&series[1], "tight", 112, tight, 10);
   fill(&series[2], "tied", 1, tied_new, 5);
   CHECK_EQ_INT(run_kind(db, &sampled_kind, spec), 0);
-  CHECK_EQ_INT(query(db), 0);
-  CHECK(has_row("regq_sampled|tight|time_us|3|12.0|worse"));
-  CHECK(has_row("regq_sampled|tied|time_us|1|18.2|worse"));
-  CHECK_EQ_INT(nrows, 2); /* not wide: p = 0.27 */
+  test_rows rows = {.cols = cols, .ncols = sizeof cols / sizeof *cols};
+  CHECK_EQ_INT(test_query_rows(db, "regressions.sql", &rows), 0);
+  CHECK(test_has_row(&rows, "regq_sampled|tight|time_us|3|12.0|worse"));
+  CHECK(test_has_row(&rows, "regq_sampled|tied|time_us|1|18.2|worse"));
+  CHECK_EQ_INT(rows.n, 2); /* not wide: p = 0.27 */
   /* as xp compare judges the same samples */
   double old[30], now_wide[10];
   for (int i = 0; i < 30; i++) old[i] = 100 * wide[i % 10];
@@ -156,7 +157,7 @@ static void test_noise(sqlite3 *db) {
   CHECK(c.judged && c.beyond_noise);
   CHECK_NEAR(c.p, 0.037667, 1e-4);
   if (check_failures)
-    for (int i = 0; i < nrows; i++) fprintf(stderr, "row: %s\n", rows[i]);
+    for (int i = 0; i < rows.n; i++) fprintf(stderr, "row: %s\n", rows.row[i]);
 }
 
 int main(void) {
