@@ -26,6 +26,7 @@
 #define MAX_LINE 1024
 #define MAX_HOSTS 16
 #define MAX_RANK_MAP 8192 /* ranks whose device lines are told apart */
+#define KEY_LEN 96        /* a line's launcher labels (strip_prefixes) */
 
 typedef struct layout {
   int ncols;
@@ -476,6 +477,13 @@ static const char *nccl_timestamp_end(const char *p) {
   return close[1] == ' ' ? close + 2 : close + 1;
 }
 
+/* The length of the host name (or torchrun role and rank) at p: letters, digits, '.', '-', '_'. */
+static size_t host_name_len(const char *p) {
+  size_t n = 0;
+  while (isalnum((unsigned char)p[n]) || p[n] == '.' || p[n] == '-' || p[n] == '_') n++;
+  return n;
+}
+
 /* Open MPI's --tag-output ("[1,0]<stdout>:", "[prterun-host-1@1,0]<stdout>: "; "<stdout>:" alone
 ** after --timestamp-output's stamp), MPICH's
 ** -prepend-rank ("[0] ") and Slurm's srun --label ("0: "), indented where a tool quoted the log
@@ -489,6 +497,10 @@ static const char *skip_label(const char *s) {
     const char *open = p, *close = strchr(p, ']');
     if (!close) return s;
     if (strncmp(close + 1, "<stdout>:", 9) == 0 || strncmp(close + 1, "<stderr>:", 9) == 0) return close + 10;
+    /* torchrun --tee's "[default0]:" ("[${role_name}${local_rank}]:"; log_line_prefix_template's
+    ** "[${rank}]:" and the like), a space after it where the template puts one */
+    if (close[1] == ':' && close > open + 1 && host_name_len(open + 1) == (size_t)(close - open - 1))
+      return close + 2 + (close[2] == ' ');
     for (p = open + 1; p < close && isdigit((unsigned char)*p); p++) {}
     return p == close && p > open + 1 && close[1] == ' ' ? close + 2 : s;
   }
@@ -551,15 +563,49 @@ static const char *skip_syslog_source(const char *p) {
   return q[0] == ']' && q[1] == ':' && q[2] == ' ' ? q + 3 : p;
 }
 
+static int looks_like_row(const char *s);
+static int bare_comment(const char *s);
+
+/* pdsh's and clush's "HOST: " before each line a host printed (DeepSpeed's pdsh runner passes it
+** on: "node01: # nThread 1 ..."). Only before a line nccl-tests or NCCL prints (a '#' line, a
+** row, an INFO or WARN line), so that a word of the text's own ("rccl-tests: Version", a host's
+** "node01: Test NCCL failure ...", ssh's "Warning: Permanently added ...") is no label. */
+static const char *skip_host_label(const char *p) {
+  const size_t n = host_name_len(p);
+  if (n == 0 || n > 63 || !isalnum((unsigned char)*p) || p[n] != ':' || p[n + 1] != ' ') return p;
+  const char *rest = p + n + 2 + strspn(p + n + 2, " ");
+  const int printed = *rest == '#' || looks_like_row(rest) || bare_comment(rest) || strstr(rest, "NCCL INFO ") ||
+                      strstr(rest, "NCCL WARN ");
+  return printed ? p + n + 2 : p;
+}
+
+/* Adds line[from, to), a label, to the key of the process that printed the line: blanks and the
+** stream ("<stdout>:", "<stderr>:": one process's two) left out. */
+static void add_label(char *key, size_t n, const char *from, const char *to) {
+  for (const char *t = from; t + 4 <= to; t++)
+    if (strncmp(t, "<std", 4) == 0) to = t;
+  while (from < to && *from == ' ') from++;
+  while (to > from && to[-1] == ' ') to--;
+  const size_t used = strlen(key);
+  if (to > from && used + 1 < n) snprintf(key + used, n - used, "%.*s", (int)(to - from), from);
+}
+
 /* Where the line nccl-tests printed starts, after Markdown's quote marks, kubectl's or docker
 ** compose's container prefix, a timestamp (and a container log's stream or the journal's
-** source), and a launcher's label
-** (and NCCL's own timestamp, before its INFO lines). */
-static const char *strip_prefixes(const char *s) {
-  s = skip_compose_prefix(skip_kubectl_prefix(skip_quote(s)));
+** source), and a launcher's label or a host's (pdsh)
+** (and NCCL's own timestamp, before its INFO lines). key gets the labels that tell which process
+** printed the line ("" none): the container's, the launcher's. */
+static const char *strip_prefixes(const char *s, char *key, size_t n) {
+  const char *q = skip_quote(s);
+  key[0] = 0;
+  s = skip_compose_prefix(skip_kubectl_prefix(q));
+  add_label(key, n, q, s);
   const char *stamped = skip_timestamp(s);
-  const char *p = skip_label(stamped == s ? s : skip_syslog_source(skip_cri_stream(stamped)));
-  if (p != s) p = skip_label(p);
+  const char *from = stamped == s ? s : skip_syslog_source(skip_cri_stream(stamped));
+  const char *p = skip_label(from);
+  if (p != from) p = skip_label(p);
+  else p = skip_host_label(from);
+  add_label(key, n, from, p);
   const char *t = nccl_timestamp_end(p);
   return t ? t : p;
 }
@@ -1041,17 +1087,23 @@ static void keep_first_failure(int *line, char *text, size_t n, int lineno, cons
   snprintf(text, n, "%.*s", (int)strcspn(p, "\r\n"), p);
 }
 
-/* "host: Test NCCL failure common.cu:915 'unhandled cuda error'": the test stopped there (before
-** its rows: a report begun after it is another test's, or the same run again). */
-static void note_failure(parser *P, const char *line, int lineno) {
-  nt_doc *d = P->d;
-  /* rccl-tests says "Test HIP failure"; before 2.0 nccl-tests said "NCCL failure all_reduce.cu:95
-  ** 'unhandled cuda error'" and "Cuda failure ..." (nccl-tests issue 5) */
+/* Where line says the test failed ("host: Test NCCL failure common.cu:915 'unhandled cuda error'"),
+** or NULL. rccl-tests says "Test HIP failure"; before 2.0 nccl-tests said "NCCL failure
+** all_reduce.cu:95 'unhandled cuda error'" and "Cuda failure ..." (nccl-tests issue 5). */
+static const char *failure_in(const char *line) {
   static const char *const says[] = {"Test NCCL failure", "Test CUDA failure", "Test HIP failure",
                                      "Test timeout", /* -T: said before the "Test failure" it causes */
                                      "NCCL failure ", "Cuda failure ", "Test failure", NULL};
   const char *p = NULL;
   for (int i = 0; says[i] && !p; i++) p = strstr(line, says[i]);
+  return p;
+}
+
+/* A failure: the test stopped there (before its rows: a report begun after it is another test's,
+** or the same run again). */
+static void note_failure(parser *P, const char *line, int lineno) {
+  nt_doc *d = P->d;
+  const char *p = failure_in(line);
   if (!p) return;
   /* Before the file's first version, options, device or header line: a test prints its head before
   ** it can fail (its device lines wait for every rank), and a failure ends it, so one above the
@@ -1293,7 +1345,7 @@ static void clean_line(char *line, int first) {
 
 /* The line at *i copied into line (MAX_LINE bytes), *i moved past it: where what nccl-tests printed
 ** starts in it, after the prefixes and blanks tools put before it. */
-static const char *next_line(const char *text, size_t len, size_t *i, char *line, int first) {
+static const char *next_line(const char *text, size_t len, size_t *i, char *line, int first, char *key) {
   const char *nl = memchr(text + *i, '\n', len - *i);
   const size_t l = nl ? (size_t)(nl - (text + *i)) : len - *i;
   size_t o = 0;
@@ -1303,7 +1355,7 @@ static const char *next_line(const char *text, size_t len, size_t *i, char *line
   line[strcspn(line, "\r")] = 0;
   *i += l + 1;
   clean_line(line, first);
-  const char *s = strip_prefixes(line);
+  const char *s = strip_prefixes(line, key, KEY_LEN);
   while (*s == ' ' || *s == '\t') s++;
   return s;
 }
@@ -1317,8 +1369,53 @@ static int is_table_row(const parser *P, const char *s, const char *text, size_t
   if (!strchr(s, '|')) return 0;
   if (P->in_table) return 1;
   char line[MAX_LINE];
-  const char *next = i < len ? next_line(text, len, &i, line, 0) : "";
+  char key[KEY_LEN];
+  const char *next = i < len ? next_line(text, len, &i, line, 0, key) : "";
   return nt_markdown_delimiter(next) && strchr(next, '|') && nt_markdown_cells(next) == nt_markdown_cells(s);
+}
+
+/* Whether s, a line as nccl-tests printed it, is its report's: its head (version, test, options,
+** devices, columns), a row, its footer. */
+static int is_report_line(const char *s) {
+  if (looks_like_row(s)) return 1;
+  const char *p = s + (*s == '#');
+  return bare_comment(p + strspn(p, " ")) && !strstr(s, "NCCL INFO ");
+}
+
+/*
+** The labels (strip_prefixes' key) of the process whose lines hold the report, into key ("" where
+** none has any). A launcher labels each process's lines (pdsh and clush with the host, mpirun
+** --tag-output, srun --label and torchrun --tee with the rank), and where MPI joins the processes
+** only rank 0 prints the report; the others print NCCL's lines. Report lines under a second label
+** are a second process's report (a test run on each host, a build without MPI: each its own job),
+** or a report whose lines two processes printed: either way not one report, so refused, not merged.
+** Unlabelled lines go with the labelled ones: MPICH labels each piece it reads, not each line.
+*/
+static int find_reporter(const nt_doc *d, const char *text, size_t len, char *key) {
+  int lineno = 0, first = 0;
+  size_t i = 0;
+  key[0] = 0;
+  while (i < len) {
+    char line[MAX_LINE], k[KEY_LEN];
+    const char *s = next_line(text, len, &i, line, lineno == 0, k);
+    lineno++;
+    if (!k[0] || !is_report_line(s)) continue;
+    if (!first) {
+      first = lineno;
+      snprintf(key, KEY_LEN, "%s", k);
+    } else if (strcmp(k, key) != 0)
+      return xp_error_at(XP_EXIT_USAGE, d->path, lineno, "nccl-tests report lines of two processes, labelled "
+                         "\"%s\" here and \"%s\" at line %d: each process that prints a report ran a job of its "
+                         "own (a test run on each host, a build without MPI), and one import records one; import "
+                         "each one's lines as a file of its own", k, key, first);
+  }
+  return 0;
+}
+
+/* Whether a line of another process than the reporter's is read: NCCL's lines and a failure are
+** the job's, the rest (a cut row's piece, ssh's warnings) no part of the report. */
+static int others_line_read(const char *s) {
+  return strstr(s, "NCCL INFO ") || strstr(s, "NCCL WARN ") || failure_in(s);
 }
 
 /* A log's NUL bytes are left out of its lines, and said: a node that crashed while writing the file
@@ -1333,17 +1430,21 @@ static void say_nuls(const nt_doc *d, const char *text, size_t len) {
 
 int nt_parse_text(nt_doc *d, const char *text, size_t len) {
   say_nuls(d, text, len);
+  char reporter[KEY_LEN];
+  int rc = find_reporter(d, text, len, reporter);
+  if (rc) return rc;
   parser P;
   memset(&P, 0, sizeof P);
   P.d = d;
   begin_report(&P);
-  int lineno = 0, rc = 0;
+  int lineno = 0;
   size_t i = 0;
   while (i < len && rc == 0) {
-    char line[MAX_LINE];
-    const char *s = next_line(text, len, &i, line, lineno == 0);
+    char line[MAX_LINE], key[KEY_LEN];
+    const char *s = next_line(text, len, &i, line, lineno == 0, key);
     lineno++;
     P.lineno = lineno;
+    if (key[0] && strcmp(key, reporter) != 0 && !others_line_read(s)) continue;
     char cells[MAX_LINE];
     const int table_row = is_table_row(&P, s, text, len, i);
     if (table_row) {

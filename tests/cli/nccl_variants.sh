@@ -418,6 +418,20 @@ check "Docker json-file log, a line no record: said at it" \
 # file was refused as holding no results.
 prefixed "indented label" 's/^/        [1,0]<stdout>:/'
 
+# pdsh's and clush's host label ("node01: ", DeepSpeed's pdsh runner too) and torchrun --tee's rank
+# label ("[default0]:"; log_line_prefix_template "[${rank}]: "): read as the log, where each was
+# refused as holding no results.
+prefixed "pdsh host label" 's/^/node01: /'
+prefixed "torchrun --tee label" 's/^/[default0]:/'
+prefixed "torchrun rank template" 's/^/[0]: /'
+# The test run on each of two hosts (pdsh), their lines interleaved: two jobs, refused with one
+# line, where their rows would have been read as one report's.
+sed 's/^/node01: /' "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > "$tmp/pdsh_a.txt"
+sed 's/^/node02: /' "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > "$tmp/pdsh_b.txt"
+paste -d '\n' "$tmp/pdsh_a.txt" "$tmp/pdsh_b.txt" > "$tmp/pdsh_two_hosts.txt"
+one_line "pdsh, a report per host" 2 'pdsh_two_hosts.txt:[0-9]*: nccl-tests report lines of two processes, labelled "node02:" here and "node01:" at line' \
+  "$XP" --db "$tmp/pdsh_two.db" import nccl-tests "$tmp/pdsh_two_hosts.txt"
+
 # Excerpts of the 2-rank sweep whose device lines were cut (rank 1's, or rank 0's): the count
 # comes from NCCL's INFO lines where kept, else from allreduce's busbw / algbw (1 at 2 ranks),
 # where the highest rank listed gave 1 rank. A gap alone leaves it unknown, with a warning.

@@ -677,9 +677,12 @@ static void test_json_processes(void) {
 }
 
 static void test_launcher_labels(void) {
-  /* mpirun --tag-output and srun --label put a label before every line, NCCL's INFO lines too. */
-  static const char *const labels[] = {"[1,0]<stdout>:", "0: "};
-  for (size_t i = 0; i < 2; i++) {
+  /* mpirun --tag-output and srun --label put a label before every line, NCCL's INFO lines too; so
+  ** do pdsh and clush ("HOST: ", DeepSpeed's pdsh runner too; behind ts's stamp), torchrun --tee
+  ** ("[default0]:", log_line_prefix_template "[${rank}]:") */
+  static const char *const labels[] = {"[1,0]<stdout>:", "0: ", "node01: ", "gpu-7.cluster.local: ",
+                                       "10.0.0.7: ", "Jun 01 10:11:12 node01: ", "[default0]:", "[3]: "};
+  for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++) {
     const char *l = labels[i];
     char *text = xp_asprintf(
         "%s# Collective test starting: all_reduce_perf\n"
@@ -706,6 +709,62 @@ static void test_launcher_labels(void) {
   }
 }
 
+
+static void test_several_processes(void) {
+  /* pdsh over two hosts, the report node01's (rank 0's), node02 printing NCCL's lines and ssh's
+  ** warning; DeepSpeed's runner's own line unlabelled: node02's lines are no part of the report */
+  static const char pdsh[] =
+      "[2025-06-01 10:11:12,345] [INFO] [runner.py:607:main] cmd = pdsh -S -f 1024 -w node01,node02 all_reduce_perf\n"
+      "node02: Warning: Permanently added 'node02' (ED25519) to the list of known hosts.\n"
+      "node01: # Collective test starting: all_reduce_perf\n"
+      "node01: # nThread 1 nGpus 1 minBytes 1024 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 "
+      "validation: 1 graph: 0\n"
+      "node02: node02:88:88 [0] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 0 busId 1000 - Init COMPLETE\n"
+      "node01: #  Rank  0 Group  0 Pid   77 on     node01 device  0 [0000:18:00] NVIDIA H100 80GB HBM3\n"
+      "node01: #  Rank  1 Group  0 Pid   88 on     node02 device  0 [0000:18:00] NVIDIA H100 80GB HBM3\n"
+      "node01: #  size count type redop root   time algbw busbw #wrong   time algbw busbw #wrong\n"
+      "node01:     1024   256  float  sum  -1  20.10  0.05  0.04  0  21.00  0.05  0.04  0\n"
+      "node01: # Out of bounds values : 0 OK\n";
+  nt_doc d;
+  CHECK_EQ_INT(parse(&d, pdsh), 0);
+  CHECK_EQ_INT(d.nrows, 1);
+  CHECK_EQ_INT(d.ndev, 2);
+  CHECK_EQ_INT(d.ev[0].info, 2);
+  nt_doc_free(&d);
+
+  /* mpirun --tag-output: rank 0's row cut by its INFO line, and a piece rank 1 printed between
+  ** (its stray figures) is not the row's rest */
+  static const char tagged[] =
+      "[1,0]<stdout>:# Collective test starting: all_reduce_perf\n"
+      "[1,0]<stdout>:#  size count type redop root   time algbw busbw #wrong   time algbw busbw #wrong\n"
+      "[1,0]<stdout>:    1024   256  float  sum  -1  20.10  0.05node1:77:77 [0] NCCL INFO Channel 00/08 :    0   1\n"
+      "[1,1]<stdout>:   99.99   9.99   9.99  0\n"
+      "[1,0]<stdout>:  0.04  0  21.00  0.05  0.04  0\n";
+  CHECK_EQ_INT(parse(&d, tagged), 0);
+  CHECK_EQ_INT(d.nrows, 1);
+  CHECK_NEAR(d.rows[0].r[NT_OUT].busbw, 0.04, 1e-12);
+  CHECK_NEAR(d.rows[0].r[NT_IN].time_us, 21.0, 1e-12);
+  nt_doc_free(&d);
+
+  /* two processes' reports (the test run on each host), and one report's row labelled by another
+  ** process: refused, not one report of both */
+  static const char two[] =
+      "node01: # nThread 1 nGpus 8 minBytes 1024 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+      "node02: # nThread 1 nGpus 8 minBytes 1024 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+      "node01: #  size count type redop root   time algbw busbw #wrong   time algbw busbw #wrong\n"
+      "node02: #  size count type redop root   time algbw busbw #wrong   time algbw busbw #wrong\n"
+      "node01:     1024   256  float  sum  -1  20.10  0.05  0.04  0  21.00  0.05  0.04  0\n"
+      "node02:     1024   256  float  sum  -1  30.10  0.03  0.03  0  31.00  0.03  0.03  0\n";
+  CHECK_EQ_INT(parse(&d, two), 2);
+  nt_doc_free(&d);
+  static const char mixed[] =
+      "[default0]:# Collective test starting: all_reduce_perf\n"
+      "[default0]:#  size count type redop root   time algbw busbw #wrong   time algbw busbw #wrong\n"
+      "[default0]:    1024   256  float  sum  -1  20.10  0.05  0.04  0  21.00  0.05  0.04  0\n"
+      "[default1]:    2048   512  float  sum  -1  20.50  0.10  0.09  0  21.50  0.10  0.08  0\n";
+  CHECK_EQ_INT(parse(&d, mixed), 2);
+  nt_doc_free(&d);
+}
 
 static void test_fixtures(void) {
   size_t len;
@@ -755,6 +814,7 @@ int main(void) {
   test_info_comm_size();
   test_blank_columns();
   test_launcher_labels();
+  test_several_processes();
   test_appended_reports();
   test_info_between_reports();
   test_report_per_process();
