@@ -195,14 +195,24 @@ static int is_docker_log(const char *text, size_t len) {
   return rec != NULL;
 }
 
+/* The NULs left out of the records' text, said once (a program that writes one likely writes
+** many): where the first was, and how many in how many records. */
+static void say_nul_records(const char *path, long first_line, int records, int count) {
+  if (records == 1 && count == 1)
+    xp_warn("%s:%ld: a NUL character (\\u0000) in the log's text, left out", path, first_line);
+  else if (records > 0)
+    xp_warn("%s:%ld: %d NUL characters (\\u0000) in %d record%s text, left out (the first in this one)", path,
+            first_line, count, records, records == 1 ? "'s" : "s'");
+}
+
 int nt_docker_text(const char *path, const char *text, size_t len, char **out, size_t *out_len) {
   *out = NULL;
   if (!is_docker_log(text, len)) return 0;
   char *o = xp_xmalloc(len + 2); /* each record's keys and stamp dropped: never longer */
   size_t n = 0;
   held h[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
-  long line_no = 0;
-  int rc = 0, nul_said = 0;
+  long line_no = 0, nul_line = 0;
+  int rc = 0, nul_records = 0, nul_count = 0;
   for (size_t i = nt_bom(text, len); i < len && rc == 0;) {
     const char *line = text + i, *nl = memchr(line, '\n', len - i);
     const size_t l = nl ? (size_t)(nl - line) : len - i;
@@ -211,8 +221,8 @@ int nt_docker_text(const char *path, const char *text, size_t len, char **out, s
     const char *log;
     int stream, nuls = 0;
     cJSON *rec = strspn(line, " \t\r") >= l ? NULL : docker_record(line, l, &log, &stream, &nuls);
-    if (nuls && !nul_said++) /* once: a program that writes one likely writes many */
-      xp_warn("%s:%ld: a NUL character (\\u0000) in the log's text, left out", path, line_no);
+    if (rec && nuls && !nul_records++) nul_line = line_no;
+    if (rec) nul_count += nuls;
     if (!rec && strspn(line, " \t\r") < l && !nl) /* the file copied while the daemon wrote it */
       xp_warn("%s:%ld: Docker log record cut short, left out", path, line_no);
     else if (!rec && strspn(line, " \t\r") < l) {
@@ -244,6 +254,7 @@ int nt_docker_text(const char *path, const char *text, size_t len, char **out, s
     free(o);
     return rc;
   }
+  say_nul_records(path, nul_line, nul_records, nul_count);
   o[n] = 0;
   *out = o;
   *out_len = n;

@@ -1423,9 +1423,18 @@ static int others_line_read(const char *s) {
 ** begin would be lost (a C string ends at its first NUL) and the rerun's head with it. */
 static void say_nuls(const nt_doc *d, const char *text, size_t len) {
   const char *nul = memchr(text, 0, len);
-  if (nul)
-    xp_warn("%s:%ld: NUL bytes (zeros where a node that crashed left the file unwritten) left out", d->path,
-            xp_line_of_offset(text, (size_t)(nul - text)));
+  if (!nul) return;
+  int lines = 0; /* that hold NULs: each crash (and rerun) leaves a block of its own */
+  for (const char *p = nul; p; lines++) {
+    const char *nl = memchr(p, '\n', len - (size_t)(p - text));
+    p = nl ? memchr(nl, 0, len - (size_t)(nl - text)) : NULL;
+  }
+  const long line = xp_line_of_offset(text, (size_t)(nul - text));
+  if (lines == 1)
+    xp_warn("%s:%ld: NUL bytes (zeros where a node that crashed left the file unwritten) left out", d->path, line);
+  else
+    xp_warn("%s:%ld: NUL bytes (zeros where a node that crashed left the file unwritten) on %d lines, left out "
+            "(the first here)", d->path, line, lines);
 }
 
 int nt_parse_text(nt_doc *d, const char *text, size_t len) {

@@ -67,6 +67,13 @@ check "NUL bytes: cases" 52 "$(cases)"
 check "NUL bytes: options read" 1 "$(sql "SELECT count(*) FROM run_meta WHERE key = 'nccl_tests.options' AND value LIKE '%iters 20%'")"
 check "NUL bytes: said" "xp: warning: $tmp/zeros.txt:$n: NUL bytes (zeros where a node that crashed left the file unwritten) left out" \
   "$(grep 'NUL' "$tmp/err")"
+# A second crash's block further down: the lines holding NULs counted, the first's said, where the
+# second block passed unsaid.
+{ cat "$tmp/zeros.txt"; head -c 100 /dev/zero; echo; } > "$tmp/zeros2.txt"
+imp "$tmp/zeros2.txt"
+check "NUL bytes, two blocks: cases" 52 "$(cases)"
+check "NUL bytes, two blocks: said once, counted" "xp: warning: $tmp/zeros2.txt:$n: NUL bytes (zeros where a node that crashed left the file unwritten) on 2 lines, left out (the first here)" \
+  "$(grep 'NUL' "$tmp/err")"
 
 # A job killed between two rows (the 2.19 sweep on 2x H200, cut after its 8 KiB row): no line is
 # cut short, but no footer ("# Out of bounds values") follows: its rows are imported and the run
@@ -407,6 +414,16 @@ check "Docker json-file log, a NUL: 1 and 2 MiB rows" "21.94 29.1" \
   "$(metric allreduce/bf16/1048576/eager/in_place time_us) $(metric allreduce/bf16/2097152/eager/out_of_place time_us)"
 check "Docker json-file log, a NUL: said" \
   "xp: warning: $tmp/docker-nul.log:$nul_line: a NUL character (\\u0000) in the log's text, left out" "$(grep 'NUL' "$tmp/err")"
+# NULs in several records (a program that writes one writes many): their count said with the first's
+# line, where only the first record was said and the others passed unsaid.
+docker_json | sed -e '/47\.80/s/\\n","stream"/\\u0000\\n","stream"/' -e '/887\.53/s/\\n","stream"/\\u0000\\u0000\\n","stream"/' \
+  > "$tmp/docker-nuls.log"
+imp "$tmp/docker-nuls.log"
+check "Docker json-file log, NULs in 2 records: exit" 0 $?
+check "Docker json-file log, NULs in 2 records: cases" 52 "$(cases)"
+check "Docker json-file log, NULs in 2 records: said once, counted" \
+  "xp: warning: $tmp/docker-nuls.log:$nul_line: 3 NUL characters (\\u0000) in 2 records' text, left out (the first in this one)" \
+  "$(grep 'NUL' "$tmp/err")"
 { docker_json | sed -n 1,40p; echo 'Jun 01 10:11:12 a line of syslog'; docker_json | sed -n '41,$p'; } > "$tmp/docker-bad.log"
 imp "$tmp/docker-bad.log"
 check "Docker json-file log, a line no record: exit" 2 $?
