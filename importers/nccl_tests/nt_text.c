@@ -57,6 +57,8 @@ typedef struct report {
   int own_failure;         /* that failure is the one the document keeps */
   int failed;              /* a failure line of its own read (before or among its rows) */
   char run_by[32];         /* the test the command line before it runs ("?": two); "" none */
+  int device_line;         /* its first device line; 0 none */
+  int shares_host;         /* a device line of it names a host of the file's first report's */
 } report;
 
 typedef struct parser {
@@ -80,6 +82,8 @@ typedef struct parser {
   int later_line;        /* a failure after a report's footer (a later test's or process's); 0 none */
   char later[160];       /* that failure, as printed */
   int lineno;            /* the line being read */
+  int first_device_line; /* the file's first report's first device line; 0 none */
+  int other_hosts_line;  /* a later report's first device line, none of whose hosts the first's are; 0 none */
   int table_line;        /* a Markdown table's first line (nt_markdown_row); 0 none */
   int in_table;          /* the line before was one of its lines */
 } parser;
@@ -800,10 +804,19 @@ static void note_no_footer(parser *P) {
            "or the log cut there", d->rows[d->nrows - 1].line);
 }
 
+/* A report after the first whose device lines name none of the first's hosts: the test run on
+** each host (pdsh | dshbak, clush -b print each host's output as a block of its own), each a job
+** of its own, not the same test appended and not samples of one case. */
+static void note_other_hosts(parser *P) {
+  if (P->d->nreports > 0 && P->rep.device_line && !P->rep.shares_host && P->d->hosts.n > 0 && !P->other_hosts_line)
+    P->other_hosts_line = P->rep.device_line;
+}
+
 /* The report's rows learn its ranks; the first report's also stand for the file. */
 static void end_report(parser *P) {
   nt_doc *d = P->d;
   note_no_footer(P);
+  note_other_hosts(P);
   nt_rank_evidence e = report_evidence(&P->rep);
   const int ranks = nt_add_rank_evidence(d, &e);
   for (int i = P->rep.first_row; i < d->nrows; i++) d->rows[i].nranks = ranks;
@@ -920,7 +933,11 @@ static void read_device(parser *P, const char *line) {
     if (group == 0) P->rep.group0_ranks++;
   }
   if (v.rank > P->rep.max_rank) P->rep.max_rank = v.rank;
+  if (!P->rep.device_line) P->rep.device_line = P->lineno;
+  if (d->nreports == 0 && !P->first_device_line) P->first_device_line = P->lineno;
   if (d->nreports == 0) xp_strtab_intern(&d->hosts, v.host, strlen(v.host), NULL);
+  for (uint32_t i = 0; d->nreports > 0 && i < d->hosts.n && !P->rep.shares_host; i++)
+    P->rep.shares_host = strcmp(d->hosts.str[i], v.host) == 0;
   /* the job's hosts, before any INFO line starts a line: one glued to the first row cuts there,
   ** where a host led by digits ("10-4-3-3", NVIDIA/nccl issue 1773) read as the root's number */
   note_host(P, v.host, v.host + strlen(v.host));
@@ -1499,6 +1516,10 @@ int nt_parse_text(nt_doc *d, const char *text, size_t len) {
   if (rc) return rc;
   keep_carried(&P);
   end_report(&P);
+  if (P.other_hosts_line)
+    return xp_error_at(XP_EXIT_USAGE, d->path, P.other_hosts_line, "this report's devices are on other hosts than "
+                       "the first report's (line %d): the test run on each host, each a job of its own, which one "
+                       "import does not merge; import each report as a file of its own", P.first_device_line);
   if (d->nrows == 0 && P.rep.stopped) /* the test failed before any result: say so, not "no results" */
     return xp_error_at(XP_EXIT_USAGE, d->path, P.rep.stopped, "the test ended before its first result line (%s): "
                        "no results to import", P.rep.stop);

@@ -448,6 +448,14 @@ sed 's/^/node02: /' "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > "$tmp/pdsh_b
 paste -d '\n' "$tmp/pdsh_a.txt" "$tmp/pdsh_b.txt" > "$tmp/pdsh_two_hosts.txt"
 one_line "pdsh, a report per host" 2 'pdsh_two_hosts.txt:[0-9]*: nccl-tests report lines of two processes, labelled "node02:" here and "node01:" at line' \
   "$XP" --db "$tmp/pdsh_two.db" import nccl-tests "$tmp/pdsh_two_hosts.txt"
+# The same as pdsh | dshbak and clush -b print it, each host's output a block under its name: the
+# second report's devices on none of the first's hosts, refused with one line, where both reports'
+# rows were pooled as two samples of each case with nothing said.
+{ printf -- '----------------\nnode01\n----------------\n'; cat "$XP_SRC/tests/data/nccl/nccltests_sweep.txt"
+  printf -- '----------------\nnode02\n----------------\n'
+  sed -e 's/ on         vm / on        vm2 /' -e 's/^vm:/vm2:/' "$XP_SRC/tests/data/nccl/nccltests_sweep.txt"; } > "$tmp/dshbak.txt"
+one_line "dshbak blocks, a report per host" 2 "dshbak.txt:186: this report's devices are on other hosts than the first report's (line 10)" \
+  "$XP" --db "$tmp/dshbak.db" import nccl-tests "$tmp/dshbak.txt"
 
 # Excerpts of the 2-rank sweep whose device lines were cut (rank 1's, or rank 0's): the count
 # comes from NCCL's INFO lines where kept, else from allreduce's busbw / algbw (1 at 2 ranks),

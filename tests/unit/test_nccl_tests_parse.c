@@ -764,6 +764,24 @@ static void test_several_processes(void) {
       "[default1]:    2048   512  float  sum  -1  20.50  0.10  0.09  0  21.50  0.10  0.08  0\n";
   CHECK_EQ_INT(parse(&d, mixed), 2);
   nt_doc_free(&d);
+
+  /* the same, each host's output a block of its own (pdsh | dshbak, clush -b): the second report's
+  ** devices on none of the first's hosts, two jobs; on one of them, the test appended (read) */
+#define HOST_REPORT(host)                                                                                     \
+  "----------------\n" host "\n----------------\n"                                                           \
+  "# nThread 1 nGpus 1 minBytes 1024 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n" \
+  "#  Rank  0 Group  0 Pid   77 on " host " device  0 [0000:18:00] NVIDIA H100 80GB HBM3\n"                    \
+  "#  size count type redop root   time algbw busbw #wrong   time algbw busbw #wrong\n"                         \
+  "    1024   256  float  sum  -1  20.10  0.05  0.04  0  21.00  0.05  0.04  0\n"                                \
+  "# Out of bounds values : 0 OK\n"
+  static const char blocks[] = HOST_REPORT("node01") HOST_REPORT("node02");
+  CHECK_EQ_INT(parse(&d, blocks), 2);
+  nt_doc_free(&d);
+  static const char again[] = HOST_REPORT("node01") HOST_REPORT("node01");
+  CHECK_EQ_INT(parse(&d, again), 0);
+  CHECK_EQ_INT(d.nreports, 2);
+  nt_doc_free(&d);
+#undef HOST_REPORT
 }
 
 static void test_fixtures(void) {
