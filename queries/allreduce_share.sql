@@ -25,20 +25,25 @@
 -- Categories are the ones in force now (xp reclassify).
 
 WITH
-run AS (  -- each job once, with its step time (schema view trace_step_totals) and its
-          -- configuration (view run_configuration, as in xp report)
-  SELECT t.run_id, coalesce(date(t.clock_ns / 1000000000, 'unixepoch'), date(r.started_at)) AS day,
-         g.model, g.gpu_name, lower(g.interconnect) AS interconnect, g.batch, g.config,
+job AS MATERIALIZED (  -- each job once, with its step time (schema view trace_step_totals) and its
+                       -- configuration (view run_configuration, as in xp report); materialized
+                       -- so that each of the view's per-run sums is taken once, not once a use
+  SELECT t.*, r.started_at, g.model, g.gpu_name, g.interconnect, g.batch, g.config
+  FROM trace_step_totals t
+  JOIN runs r ON r.id = t.run_id
+  JOIN run_configuration g ON g.run_id = t.run_id
+  WHERE g.tp = :tp AND (lower(:interconnect) = 'any' OR lower(g.interconnect) = lower(:interconnect))
+),
+run AS (
+  SELECT t.run_id, coalesce(date(t.clock_ns / 1000000000, 'unixepoch'), date(t.started_at)) AS day,
+         t.model, t.gpu_name, lower(t.interconnect) AS interconnect, t.batch, t.config,
          t.single_rank, t.ranks, t.whole_window,
          CAST(t.allreduce_ns AS REAL) / t.step_ns AS recorded,
          CASE WHEN t.single_rank = 1 OR t.allreduce_matched_ns = 0 THEN NULL
               ELSE CAST(t.allreduce_matched_ns - t.allreduce_wait_ns AS REAL)
                    / (t.step_ns - t.allreduce_wait_ns - (t.allreduce_ns - t.allreduce_matched_ns)) END AS transfer,
          t.allreduce_ns AS ar_ns, t.allreduce_matched_ns AS matched_ns
-  FROM trace_step_totals t
-  JOIN runs r ON r.id = t.run_id
-  JOIN run_configuration g ON g.run_id = t.run_id
-  WHERE g.tp = :tp AND (lower(:interconnect) = 'any' OR lower(g.interconnect) = lower(:interconnect))
+  FROM job t
 ),
 ranked AS (
   SELECT run.*,

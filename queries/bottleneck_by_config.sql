@@ -32,11 +32,9 @@
 -- if no rows: no imported torch.profiler trace yet: xp import torch-trace RANK0.json.gz RANK1.json.gz --set model=M --set tp=N --set batch=B (experiments/run_main.sh imports a sample)
 
 WITH
-cat AS (
-  SELECT run_id, category, sum(total_ns) AS ns FROM trace_step_categories GROUP BY run_id, category
-),
-run AS (  -- each job once, with its step time (schema view trace_step_totals) and its
-          -- configuration (view run_configuration, as in xp report)
+run AS MATERIALIZED (  -- each job once, with its step time (schema view trace_step_totals) and its
+                       -- configuration (view run_configuration, as in xp report); materialized
+                       -- so that each of the view's per-run sums is taken once
   SELECT t.run_id, coalesce(datetime(t.clock_ns / 1000000000, 'unixepoch'), r.started_at) AS at,
          g.model, g.gpu_name, g.interconnect, g.tp, g.batch, coalesce(g.undeclared, g.config) AS config,
          t.single_rank, t.whole_window, t.step_ns, t.allreduce_ns AS ar_ns,
@@ -44,6 +42,11 @@ run AS (  -- each job once, with its step time (schema view trace_step_totals) a
   FROM trace_step_totals t
   JOIN runs r ON r.id = t.run_id
   JOIN run_configuration g ON g.run_id = t.run_id
+),
+cat AS (  -- each run's step time per category (schema view trace_step_kernel_stats), joined by
+          -- run: the per-step view trace_step_categories would sum every run in the database
+  SELECT k.run_id, k.category, sum(k.total_ns) AS ns
+  FROM run JOIN trace_step_kernel_stats k ON k.run_id = run.run_id GROUP BY k.run_id, k.category
 ),
 config_category AS (  -- every category seen in a configuration, so that absent means 0%; the
                       -- transfer-only row where an AllReduce is and a multi-rank run can split it

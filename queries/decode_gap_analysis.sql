@@ -87,20 +87,20 @@ steps AS MATERIALIZED (
   FROM trace_steps s JOIN traces t ON t.id = s.run_id
   WHERE s.gpu_start_ns IS NOT NULL
 ),
--- The category and waiting totals of the configurations' steps, a row per configuration, read
--- once: the views trace_step_categories and trace_step_collectives aggregate every run of the
--- database, so each is joined with the steps here a single time.
+-- The category and waiting totals of the configurations' steps, a row per configuration, from
+-- the steps' own kernels: the per-step views trace_step_categories and trace_step_collectives
+-- GROUP BY, and SQLite sums every run of the database in them before a join picks the steps.
 step_cats AS MATERIALIZED (
   SELECT s.cfg,
          sum(CASE WHEN c.category IN ('gemm', 'moe') THEN c.total_ns END) AS gemm_ns,
          sum(CASE WHEN c.category = 'allreduce' THEN c.total_ns END) AS ar_ns,
          sum(CASE WHEN c.category = 'allreduce' AND s.single_rank = 0 THEN c.total_ns END) AS ar_multi_ns
-  FROM steps s JOIN trace_step_categories c USING (run_id, rank, step)
+  FROM steps s JOIN trace_step_kernel_stats c USING (run_id, rank, step)
   GROUP BY s.cfg
 ),
 step_waits AS MATERIALIZED (
   SELECT s.cfg, sum(k.wait_ns) AS wait_ns
-  FROM steps s JOIN trace_step_collectives k USING (run_id, rank, step)
+  FROM steps s JOIN trace_collective_kernels k USING (run_id, rank, step)
   WHERE k.collective = 'allreduce' AND s.single_rank = 0
   GROUP BY s.cfg
 ),
