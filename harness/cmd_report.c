@@ -108,8 +108,9 @@ static int build_page(sqlite3 *db, const char *db_path, xp_buf *o, int *with_dat
   page_head(o, db_path);
   int rc = runs_summary(db, o);
   *with_data = *charts = 0;
+  rp_shared shared = {NULL, 0};
   for (const rp_chart *c = rp_charts; c->id && rc == 0; c++) {
-    rp_section s = {c->id, c->title, {0}, {0}, {0}};
+    rp_section s = {c->id, c->title, {0}, {0}, {0}, &shared};
     rc = c->build(db, &s);
     if (rc == 0) section_html(o, c, &s);
     *with_data += s.svg.n > 0;
@@ -118,6 +119,7 @@ static int build_page(sqlite3 *db, const char *db_path, xp_buf *o, int *with_dat
     xb_free(&s.svg);
     xb_free(&s.empty);
   }
+  sqlite3_finalize(shared.trace);
   xb_puts(o, "<footer><p>Hover a point or bar for its numbers. Every chart is drawn from the "
              "database above; `xp runs` and `xp show RUN` give the runs behind it.</p></footer>\n<script>");
   xb_puts(o, rp_script);

@@ -94,6 +94,13 @@ const char *rp_palette(size_t i);
 
 /* ---- the page ---- */
 
+/* What the page's charts read once and share: the two trace charts draw from one statement
+** (the trace runs are the page's costliest reading), the bars' rows first, then the line's. */
+typedef struct rp_shared {
+  sqlite3_stmt *trace; /* NULL until a trace chart prepares it; build_page finalizes it */
+  int step;            /* its last sqlite3_step */
+} rp_shared;
+
 /* One chart of the page: title, subtitle, the SVG, or why there is none. */
 typedef struct rp_section {
   const char *id;
@@ -101,6 +108,7 @@ typedef struct rp_section {
   xp_buf note;  /* subtitle: what is plotted, from which runs */
   xp_buf svg;   /* empty: no data */
   xp_buf empty; /* what to run to get data, when svg is empty */
+  rp_shared *shared;
 } rp_section;
 
 typedef int (*rp_chart_fn)(sqlite3 *db, rp_section *s);

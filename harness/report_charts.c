@@ -376,11 +376,10 @@ static int chart_serving(sqlite3 *db, rp_section *s) {
 ** model in brackets; a job with none of it declared is a configuration of its own, labelled by
 ** what is known). A run's shares of its step GPU time add up to 100%; categories are those in
 ** force now (xp reclassify); a trace is dated by its own clock (first GPU activity) when it has
-** an absolute one, else by its import. */
+** an absolute one, else by its import. ranked is materialized: the view's sums are taken once a
+** run, however many of the columns below name them. */
 #define TRACE_RUNS_CTE                                                                           \
-  "WITH cat AS (SELECT run_id, category, sum(total_ns) AS ns FROM trace_step_categories"         \
-  "             GROUP BY run_id, category),"                                                     \
-  " run AS (SELECT r.id AS run_id, substr(r.uuid, 1, 8) AS uuid8, g.tp, g.batch,"                \
+  "WITH run AS (SELECT r.id AS run_id, substr(r.uuid, 1, 8) AS uuid8, g.tp, g.batch,"            \
   "                CASE WHEN g.config = '' THEN g.model"                                         \
   "                ELSE coalesce(g.model, '?') || ' [' || g.config || ']' END AS model,"         \
   "                g.gpu_name, g.interconnect, t.step_ns, t.clock_ns IS NOT NULL AS own_clock,"  \
@@ -389,10 +388,11 @@ static int chart_serving(sqlite3 *db, rp_section *s) {
   "                t.whole_window, g.undeclared AS job"                                          \
   "         FROM trace_step_totals t JOIN runs r ON r.id = t.run_id"                             \
   "         JOIN run_configuration g ON g.run_id = t.run_id),"                                   \
-  " ranked AS (SELECT run.*, row_number() OVER cfg_latest AS recency, count(*) OVER cfg AS runs," \
-  "                   min(ar_share) OVER cfg AS ar_min, max(ar_share) OVER cfg AS ar_max"        \
-  "            FROM run WINDOW cfg AS (PARTITION BY model, gpu_name, interconnect, tp, batch, job)," \
-  "            cfg_latest AS (cfg ORDER BY at DESC, run_id DESC))"
+  " ranked AS MATERIALIZED ("                                                                    \
+  "   SELECT run.*, row_number() OVER cfg_latest AS recency, count(*) OVER cfg AS runs,"         \
+  "          min(ar_share) OVER cfg AS ar_min, max(ar_share) OVER cfg AS ar_max"                 \
+  "   FROM run WINDOW cfg AS (PARTITION BY model, gpu_name, interconnect, tp, batch, job),"      \
+  "   cfg_latest AS (cfg ORDER BY at DESC, run_id DESC))"
 
 /* Configuration columns, in the order the label is written; job is set for a run with no
 ** declared configuration, and is then its label. */
@@ -426,38 +426,65 @@ static const char no_traces[] =
 ** configuration of its own: a folder of traces imported without --set gives one per job). The
 ** configurations measured last are drawn, their latest runs ?1 (bound to this). */
 #define MAX_BAR_ROWS 16
-#define SHOWN_CTE                                                                                \
-  ", shown AS (SELECT run_id FROM ranked WHERE recency = 1 ORDER BY at DESC, run_id DESC LIMIT ?1)"
 
-/* Communication first, so that the AllReduce share reads from the left edge. */
-static const char shares_categories_sql[] =
-    TRACE_RUNS_CTE SHOWN_CTE
-    " SELECT cat.category FROM cat JOIN shown ON shown.run_id = cat.run_id"
-    " LEFT JOIN trace_categories g ON g.category = cat.category"
-    " GROUP BY cat.category"
-    " ORDER BY CASE coalesce(g.grp, 'other') WHEN 'communication' THEN 0 WHEN 'compute' THEN 1"
-    "          WHEN 'memory' THEN 2 ELSE 3 END, sum(cat.ns) DESC";
-
-static const char shares_sql[] =
-    TRACE_RUNS_CTE SHOWN_CTE
+/* Both trace charts' rows from one statement, so that the trace runs are read once a page:
+** part 0, the bars' categories, communication first (the AllReduce share reads from the left
+** edge); part 1, the bars, a row per configuration shown and category; part 2, the line's
+** points, every run, newest first. Each part's columns are those its chart reads, padded to
+** TRACE_PART; the keys after it order the part. A shown run's time per category is summed
+** from its own step kernels (view trace_step_kernel_stats), not from trace_step_categories,
+** whose GROUP BY sums every run in the database before a join picks the shown ones. */
+#define TRACE_PART 15
+static const char trace_sql[] =
+    TRACE_RUNS_CTE
+    ", shown AS MATERIALIZED (SELECT run_id FROM ranked WHERE recency = 1 ORDER BY at DESC, run_id DESC LIMIT ?1),"
+    " cat AS MATERIALIZED (SELECT k.run_id, k.category, sum(k.total_ns) AS ns"
+    "                      FROM shown JOIN trace_step_kernel_stats k ON k.run_id = shown.run_id"
+    "                      GROUP BY k.run_id, k.category)"
+    " SELECT cat.category, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
+    "        0 AS part, CASE coalesce(g.grp, 'other') WHEN 'communication' THEN 0 WHEN 'compute' THEN 1"
+    "                   WHEN 'memory' THEN 2 ELSE 3 END AS k1, -sum(cat.ns) AS k2, cat.category AS k3,"
+    "        NULL AS k4, NULL AS k5, NULL AS k6"
+    " FROM cat LEFT JOIN trace_categories g ON g.category = cat.category GROUP BY cat.category"
+    " UNION ALL"
     " SELECT " CONFIG_COLUMNS ", cat.category, CAST(cat.ns AS REAL) / ranked.step_ns,"
     "        ranked.uuid8, ranked.runs, ranked.ar_min, ranked.ar_max, ranked.step_ns,"
-    "        ranked.whole_window, (SELECT count(*) FROM ranked WHERE recency = 1)"
-    " FROM ranked JOIN cat ON cat.run_id = ranked.run_id JOIN shown ON shown.run_id = ranked.run_id"
-    " ORDER BY " CONFIG_COLUMNS;
+    "        ranked.whole_window, (SELECT count(*) FROM ranked WHERE recency = 1), 1, " CONFIG_COLUMNS
+    " FROM ranked JOIN cat ON cat.run_id = ranked.run_id"
+    " UNION ALL"
+    " SELECT " CONFIG_COLUMNS ", uuid8, at, 100 * ar_share, own_clock, NULL, NULL, NULL, NULL, NULL,"
+    "        2, at IS NULL, -at, -run_id, NULL, NULL, NULL FROM ranked"
+    " ORDER BY part, k1, k2, k3, k4, k5, k6";
 
-static int prepare_shown(sqlite3 *db, const char *sql, sqlite3_stmt **st) {
-  int rc = prepare(db, sql, st);
-  if (rc == 0) sqlite3_bind_int(*st, 1, MAX_BAR_ROWS);
-  return rc;
+/* The page's trace statement at its first row of part (prepared on the first call, the rows
+** of the parts before skipped): 0, or an error's exit code. */
+static int trace_rows(sqlite3 *db, rp_shared *sh, int part) {
+  if (!sh->trace) {
+    int rc = prepare(db, trace_sql, &sh->trace);
+    if (rc) return rc;
+    sqlite3_bind_int(sh->trace, 1, MAX_BAR_ROWS);
+    sh->step = sqlite3_step(sh->trace);
+  }
+  while (sh->step == SQLITE_ROW && sqlite3_column_int(sh->trace, TRACE_PART) < part) sh->step = sqlite3_step(sh->trace);
+  if (sh->step != SQLITE_ROW && sh->step != SQLITE_DONE) return xp_db_fail(db, "reading");
+  return 0;
 }
 
-static int bar_categories(sqlite3 *db, rp_bars *b) {
-  sqlite3_stmt *st;
-  int rc = prepare_shown(db, shares_categories_sql, &st);
-  if (rc) return rc;
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) rp_bars_category(b, col(st, 0));
-  return finish(db, st, rc);
+/* Whether the trace statement holds a row of part. */
+static int trace_row_of(rp_shared *sh, int part) {
+  return sh->step == SQLITE_ROW && sqlite3_column_int(sh->trace, TRACE_PART) == part;
+}
+
+/* After a part's rows: 0, or the exit code of the step that failed. */
+static int trace_step(sqlite3 *db, rp_shared *sh) {
+  sh->step = sqlite3_step(sh->trace);
+  return sh->step == SQLITE_ROW || sh->step == SQLITE_DONE ? 0 : xp_db_fail(db, "reading");
+}
+
+static int bar_categories(sqlite3 *db, rp_shared *sh, rp_bars *b) {
+  int rc = trace_rows(db, sh, 0);
+  for (; rc == 0 && trace_row_of(sh, 0); rc = trace_step(db, sh)) rp_bars_category(b, col(sh->trace, 0));
+  return rc;
 }
 
 /* "latest of 3 runs (1a2b3c4d), 12.3 ms of step GPU time; AllReduce 38-52% across them"; a
@@ -478,16 +505,12 @@ static int chart_shares(sqlite3 *db, rp_section *s) {
     return 0;
   }
   rp_bars b = {0};
-  int rc = bar_categories(db, &b);
-  sqlite3_stmt *st = NULL;
-  if (rc == 0) rc = prepare_shown(db, shares_sql, &st);
-  if (rc) {
-    rp_bars_free(&b);
-    return rc;
-  }
+  rp_shared *sh = s->shared;
+  int rc = bar_categories(db, sh, &b);
+  sqlite3_stmt *st = sh->trace;
   rp_bar_row *row = NULL;
   size_t undeclared = 0, configs = 0;
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+  for (; rc == 0 && trace_row_of(sh, 1); rc = trace_step(db, sh)) {
     configs = (size_t)sqlite3_column_int64(st, NCONFIG + 8);
     char *label = config_label(st, 0);
     if (!row || strcmp(row->label, label) != 0) {
@@ -499,7 +522,7 @@ static int chart_shares(sqlite3 *db, rp_section *s) {
     row->share[rp_bars_category(&b, col(st, NCONFIG))] += sqlite3_column_double(st, NCONFIG + 1);
     undeclared += sqlite3_column_type(st, 5) != SQLITE_NULL;
   }
-  if ((rc = finish(db, st, rc)) == 0) {
+  if (rc == 0) {
     if (b.nrows) {
       xb_printf(&s->note, "For each of %zu configuration%s of imported torch.profiler traces, its latest "
                 "run: each kernel category's share of step GPU time (the summed durations of the GPU "
@@ -520,23 +543,19 @@ static int chart_shares(sqlite3 *db, rp_section *s) {
   return rc;
 }
 
-static const char allreduce_sql[] =
-    TRACE_RUNS_CTE
-    " SELECT " CONFIG_COLUMNS ", uuid8, at, 100 * ar_share, own_clock FROM ranked"
-    " ORDER BY at DESC, run_id DESC";
-
 static int chart_allreduce(sqlite3 *db, rp_section *s) {
   if (!rp_table_exists(db, "trace_step_categories")) {
     xb_puts(&s->empty, "This database has no trace tables.");
     return 0;
   }
-  sqlite3_stmt *st;
-  int rc = prepare(db, allreduce_sql, &st);
+  rp_shared *sh = s->shared;
+  int rc = trace_rows(db, sh, 2);
   if (rc) return rc;
+  sqlite3_stmt *st = sh->trace;
   rp_xy c = {{RP_TIME, "when the trace was recorded (UTC)", 0, 0, 0},
              {RP_LINEAR, "AllReduce share of step GPU time (%)", 0, 0, 1}, NULL, 0, {0}};
   size_t points = 0, import_clock = 0, undeclared = 0, off_axes = 0;
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+  for (; rc == 0 && trace_row_of(sh, 2); rc = trace_step(db, sh)) {
     double at = sqlite3_column_double(st, NCONFIG + 1);
     double share = sqlite3_column_type(st, NCONFIG + 2) == SQLITE_NULL ? NAN : sqlite3_column_double(st, NCONFIG + 2);
     if (!rp_xy_holds(&c, at, share)) {
@@ -559,7 +578,7 @@ static int chart_allreduce(sqlite3 *db, rp_section *s) {
     }
     free(name);
   }
-  if ((rc = finish(db, st, rc)) != 0) {
+  if (rc) {
     rp_xy_free(&c);
     return rc;
   }
