@@ -166,6 +166,14 @@ static void fmt_bytes(char *out, size_t n, double v) {
   snprintf(out, n, "%g %s", v, units[u]);
 }
 
+/* The smallest of 1, 2, 5 times a power of ten that is at least raw: a step people count in. */
+static double nice_step(double raw) {
+  const double mag = pow(10, floor(log10(raw))), mult[] = {1, 2, 5, 10};
+  for (size_t i = 0; i < 4; i++)
+    if (mag * mult[i] >= raw) return mag * mult[i];
+  return mag * 10;
+}
+
 static size_t linear_ticks(scale *s, int zero, tick *t, size_t max) {
   double lo = s->lo, hi = s->hi;
   if (zero && lo > 0) lo = 0;
@@ -176,13 +184,7 @@ static size_t linear_ticks(scale *s, int zero, tick *t, size_t max) {
     if (!(zero && lo == 0)) lo -= pad;
     hi += pad;
   }
-  double raw = (hi - lo) / 5, mag = pow(10, floor(log10(raw))), step = mag;
-  const double mult[] = {1, 2, 5, 10};
-  for (size_t i = 0; i < 4; i++)
-    if (mag * mult[i] >= raw) {
-      step = mag * mult[i];
-      break;
-    }
+  double step = nice_step((hi - lo) / 5);
   s->lo = floor(lo / step) * step;
   s->hi = ceil(hi / step) * step;
   size_t n = 0;
@@ -221,15 +223,18 @@ static size_t log_ticks(scale *s, double base, int bytes, tick *t, size_t max) {
   return n;
 }
 
-/* Dates: steps from a minute to a year, aligned to UTC multiples of the step. */
+/* Dates: steps from a minute to a year, then 2, 5, 10, ... years (a span of decades, at one
+** year a tick, ran past the ticks the chart holds and its later years went unlabelled), aligned
+** to UTC multiples of the step. */
 static size_t time_ticks(scale *s, tick *t, size_t max) {
   static const double steps[] = {60, 300, 900, 3600, 6 * 3600, 86400, 7 * 86400, 30 * 86400,
                                  365 * 86400.0};
+  const double year = steps[8];
   if (s->hi - s->lo < 120) {
     s->lo -= 3600;
     s->hi += 3600;
   }
-  double step = steps[8];
+  double step = year * nice_step((s->hi - s->lo) / year / 7);
   for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
     if ((s->hi - s->lo) / steps[i] <= 7) {
       step = steps[i];

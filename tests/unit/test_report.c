@@ -19,6 +19,7 @@
 #include "testutil.h"
 #include "db.h"
 #include "kind.h"
+#include "report.h"
 #include "xp.h"
 
 int cmd_report(int argc, char **argv, const char *db_path);
@@ -369,6 +370,25 @@ static void test_late_signal(void) {
   free(db_path);
 }
 
+/* A time axis over decades labels its whole span: at a year a tick, 60 years ran past the 24
+** ticks a chart holds, and the labels stopped at the 24th year. Here the x ticks (centred under
+** the plot) count at most 8 and the last is within 10 years of the last point. */
+static void test_time_axis_decades(void) {
+  const double year = 365.25 * 86400, t2000 = 946684800;
+  rp_xy c = {{RP_TIME, "when", 0, 0, 0}, {RP_LINEAR, "share", 0, 0, 1}, NULL, 0, {0}};
+  rp_series *ser = rp_xy_series(&c, "a", NULL);
+  for (int y = 0; y <= 60; y += 20) rp_series_add(ser, t2000 + y * year, y, xp_strdup("p"));
+  xp_buf o = {0};
+  rp_xy_svg(&o, &c);
+  int ticks = 0, last_year = 0;
+  for (const char *p = o.s; (p = strstr(p, "text-anchor=\"middle\">")) != NULL; p++)
+    if (sscanf(p + strlen("text-anchor=\"middle\">"), "%d-", &last_year) == 1) ticks++;
+  CHECK(ticks >= 3 && ticks <= 8);
+  CHECK(last_year >= 2050);
+  xb_free(&o);
+  rp_xy_free(&c);
+}
+
 int main(int argc, char **argv) {
   if (!test_dir_make("/tmp/xp-test-report-XXXXXX")) return 1;
   keep_dir = argc == 3 && strcmp(argv[1], "--keep") == 0 ? argv[2] : NULL;
@@ -385,6 +405,7 @@ int main(int argc, char **argv) {
   test_roofline_series();
   test_bad_usage(path);
   test_late_signal();
+  test_time_axis_decades();
   free(path);
   test_dir_remove();
   CHECK_DONE();
