@@ -232,13 +232,20 @@ curve AS MATERIALIZED (
   ON p.run_id = s.run_id AND p.mode IS s.mode AND p.placement IS s.placement
      AND p.dtype IS s.dtype AND p.burst IS s.burst
 ),
+-- Each size between the measured points either side of it (lo, the largest at or below it; hi,
+-- the smallest at or above), curve named once: a subquery for each of lo's and hi's bytes and
+-- time named it four times, and with it series, series_of and nccl_points were copied four times.
 ar_pred AS MATERIALIZED (
-  SELECT a.cfg, a.bytes, a.per_step, a.origin,
-         (SELECT bytes FROM curve c WHERE c.cfg = a.cfg AND bytes <= a.bytes ORDER BY bytes DESC LIMIT 1) AS lo_b,
-         (SELECT time_us FROM curve c WHERE c.cfg = a.cfg AND bytes <= a.bytes ORDER BY bytes DESC LIMIT 1) AS lo_t,
-         (SELECT bytes FROM curve c WHERE c.cfg = a.cfg AND bytes >= a.bytes ORDER BY bytes LIMIT 1) AS hi_b,
-         (SELECT time_us FROM curve c WHERE c.cfg = a.cfg AND bytes >= a.bytes ORDER BY bytes LIMIT 1) AS hi_t
-  FROM ar_sizes a
+  SELECT cfg, bytes, per_step, origin,
+         max(CASE WHEN lo = 1 THEN point_b END) AS lo_b, max(CASE WHEN lo = 1 THEN point_t END) AS lo_t,
+         max(CASE WHEN hi = 1 THEN point_b END) AS hi_b, max(CASE WHEN hi = 1 THEN point_t END) AS hi_t
+  FROM (SELECT a.*, c.bytes AS point_b, c.time_us AS point_t,
+               CASE WHEN c.bytes <= a.bytes
+                    THEN row_number() OVER (PARTITION BY a.size, c.bytes <= a.bytes ORDER BY c.bytes DESC) END AS lo,
+               CASE WHEN c.bytes >= a.bytes
+                    THEN row_number() OVER (PARTITION BY a.size, c.bytes >= a.bytes ORDER BY c.bytes) END AS hi
+        FROM (SELECT row_number() OVER () AS size, * FROM ar_sizes) a LEFT JOIN curve c ON c.cfg = a.cfg)
+  GROUP BY size
 ),
 ar AS MATERIALIZED (  -- every configuration, those without all-reduce sizes too (sizes 0)
   SELECT g.cfg, count(p.bytes) AS sizes, sum(p.bytes IS NOT NULL AND (lo_b IS NULL OR hi_b IS NULL)) AS outside,
