@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# xp query and xp report on a history of N two-rank trace jobs (default 100: tests/data/trace's
+# xp query and xp report on histories of N two-rank trace jobs (default 100 and 300: tests/data/trace's
 # sample, imported N times with its baseTimeNanoseconds moved an hour each, so each is a job of
 # its own, --set model=m$((i%5)) tp=2 batch=$((i%4+1))), against an xp before a change:
 #   queries/decode_gap_analysis.sql for one configuration (model m1, batch 2: a twentieth of the
 #   jobs), allreduce_share.sql for tp 2, bottleneck_by_config.sql (every configuration), xp report
 # Median CPU seconds (user + sys) and peak RSS of REPEATS interleaved runs (default 5) each, and
 # the answers compared byte for byte (a rewrite must not change them).
-#   XP=build/xp XP_BEFORE=old/xp [XP_BEFORE_SRC=old/checkout] bash bench/trace_query_bench.sh [N] [REPEATS]
-# XP_BEFORE_SRC: where the older xp's queries/ are (default: this checkout's).
+#   XP=build/xp XP_BEFORE=old/xp [XP_BEFORE_SRC=old/checkout] bash bench/trace_query_bench.sh [N[,N...]] [REPEATS]
+# XP_BEFORE_SRC: where the older xp's queries/ are (default: this checkout's). A query whose time
+# grows with the whole history, not with the runs it selects, shows it between the sizes.
 set -eu
 : "${XP:?XP must name the xp binary}"
-n=${1:-100} reps=${2:-5}
+sizes=${1:-100,300} reps=${2:-5}
+n=$(tr , '\n' <<< "$sizes" | sort -n | tail -1)  # the files of the largest; a smaller history imports the first
 src=$(cd "$(dirname "$0")/.." && pwd)
 before_src=${XP_BEFORE_SRC:-$src}
 tmp=$(mktemp -d /tmp/xp-trace-query-bench.XXXXXX)
@@ -27,18 +29,13 @@ for i in $(seq 1 "$n"); do
       gzip -1 > "$tmp/job$i-rank$r.trace.json.gz"
   done
 done
-history() { # history XP DB: the N jobs imported by XP into DB
-  for i in $(seq 1 "$n"); do
+history() { # history XP DB FROM TO: jobs FROM..TO imported by XP into DB
+  for i in $(seq "$3" "$4"); do
     "$1" --db "$2" import torch-trace "$tmp/job$i-rank0.trace.json.gz" "$tmp/job$i-rank1.trace.json.gz" \
       --set model=m$((i % 5)) --set tp=2 --set batch=$((i % 4 + 1)) --set interconnect=nvlink > /dev/null 2>&1 ||
       { echo "trace_query_bench: import $i failed" >&2; exit 1; }
   done
 }
-# one history, made by the older xp where given, read by both: the same runs (their UUIDs are in
-# the report), so the answers compare byte for byte; a newer xp reads it as it reads any history
-# of an older schema (the views of its later migrations as TEMP views, nothing written)
-history "${XP_BEFORE:-$XP}" "$tmp/after.db"
-cp "$tmp/after.db" "$tmp/before.db"
 
 params_decode_gap_analysis="--param tp=2 --param model=m1 --param batch=2 --param interconnect=any"
 params_allreduce_share="--param tp=2 --param interconnect=any"
@@ -73,16 +70,25 @@ run_case() { # run_case NAME ARGS-AFTER... -- ARGS-BEFORE...: medians side by si
                 <(sed -E 's/<p class="meta">[^<]*<\/p>//' "$tmp/after-$name.out"); then
       same=DIFFERENT
     fi
-    printf '%-22s before %7.3f s %7.1f MiB   after %7.3f s %7.1f MiB   x%s faster   answers %s\n' "$name" \
+    printf '%4d jobs  %-22s before %7.3f s %7.1f MiB   after %7.3f s %7.1f MiB   x%s faster   answers %s\n' "$jobs" "$name" \
       "$cb" "$(div "$rb" 1024)" "$ca" "$(div "$ra" 1024)" "$(div "$cb" "$ca")" "$same"
   else
-    printf '%-22s %7.3f s %7.1f MiB\n' "$name" "$ca" "$(div "$ra" 1024)"
+    printf '%4d jobs  %-22s %7.3f s %7.1f MiB\n' "$jobs" "$name" "$ca" "$(div "$ra" 1024)"
   fi
 }
-echo "trace_query_bench: $n two-rank trace jobs, median of $reps (CPU seconds, peak RSS)"
-for q in decode_gap_analysis allreduce_share bottleneck_by_config; do
-  params=params_$q
-  # shellcheck disable=SC2086
-  run_case "$q" query "$src/queries/$q.sql" ${!params} -- query "$before_src/queries/$q.sql" ${!params}
+echo "trace_query_bench: $sizes two-rank trace jobs, median of $reps (CPU seconds, peak RSS)"
+jobs=0
+for size in $(tr , '\n' <<< "$sizes" | sort -n); do
+  # the history grown to size, made by the older xp where given, read by both: the same runs (their
+  # UUIDs are in the report), so the answers compare byte for byte; a newer xp reads it as it reads
+  # any history of an older schema (the views of its later migrations as TEMP views, nothing written)
+  history "${XP_BEFORE:-$XP}" "$tmp/after.db" $((jobs + 1)) "$size"
+  cp "$tmp/after.db" "$tmp/before.db"
+  jobs=$size
+  for q in decode_gap_analysis allreduce_share bottleneck_by_config; do
+    params=params_$q
+    # shellcheck disable=SC2086
+    run_case "$q" query "$src/queries/$q.sql" ${!params} -- query "$before_src/queries/$q.sql" ${!params}
+  done
+  run_case report report --out - -- report --out -
 done
-run_case report report --out - -- report --out -
