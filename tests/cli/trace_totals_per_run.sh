@@ -25,7 +25,8 @@ imp "$data/decode_tp2_bs1_rank1.trace.json.gz" --step-annotation no_such_step --
 imp "$v/vllm_r0.json.gz" "$v/vllm_r1.json.gz" --set model=V --set tp=2 --set batch=8
 imp "$v/cugraph_r1.json.gz" --set model=C --set tp=2 --set batch=2
 
-# schema 12's trace_step_categories, 13's trace_step_collectives and 15's trace_step_totals
+# schema 12's trace_step_categories, 13's trace_step_collectives and 15's trace_step_totals (its
+# text, reading the other two here)
 old="WITH old_categories AS (
   SELECT k.run_id, k.rank, k.step, s.category, sum(k.count) AS count, sum(k.total_ns) AS total_ns
   FROM trace_step_kernels k
@@ -36,21 +37,8 @@ old_collectives AS (
          sum(CASE WHEN match_group IS NOT NULL THEN dur_ns END) AS matched_dur_ns,
          sum(wait_ns) AS wait_ns, sum(transfer_ns) AS transfer_ns
   FROM trace_collective_kernels GROUP BY run_id, rank, step, collective),
-old_totals AS (
-  SELECT r.id AS run_id, i.ranks, i.single_rank, i.step_annotation = '(whole window)' AS whole_window,
-         s.step_ns, t.clock_ns, coalesce(ar.ns, 0) AS allreduce_ns,
-         coalesce(w.wait_ns, 0) AS allreduce_wait_ns, coalesce(w.matched_ns, 0) AS allreduce_matched_ns
-  FROM runs r
-  JOIN trace_imports i ON i.run_id = r.id
-  JOIN (SELECT run_id, sum(kernel_ns) AS step_ns FROM trace_steps GROUP BY run_id) s ON s.run_id = r.id
-  LEFT JOIN (SELECT run_id, CASE WHEN min(gpu_start_ns) > 946684800000000000 THEN min(gpu_start_ns) END AS clock_ns
-             FROM trace_ranks GROUP BY run_id) t ON t.run_id = r.id
-  LEFT JOIN (SELECT run_id, sum(total_ns) AS ns FROM old_categories
-             WHERE category = 'allreduce' GROUP BY run_id) ar ON ar.run_id = r.id
-  LEFT JOIN (SELECT run_id, sum(wait_ns) AS wait_ns, sum(matched_dur_ns) AS matched_ns
-             FROM old_collectives WHERE collective = 'allreduce' AND step IS NOT NULL
-             GROUP BY run_id) w ON w.run_id = r.id
-  WHERE r.status = 'ok' AND s.step_ns > 0 AND r.id NOT IN (SELECT run_id FROM trace_superseded))"
+old_totals AS ($(sed -n '/^CREATE VIEW trace_step_totals AS/,$p' "$XP_SRC/schema/015_trace_step_totals.sql" |
+  sed '1d; s/trace_step_categories/old_categories/; s/trace_step_collectives/old_collectives/; s/;$//'))"
 differences() { # the rows one side has and the other lacks, each way, and how many each view has
   sql "$old SELECT (SELECT count(*) FROM (SELECT * FROM old_totals EXCEPT SELECT * FROM trace_step_totals))
          || ' ' || (SELECT count(*) FROM (SELECT * FROM trace_step_totals EXCEPT SELECT * FROM old_totals))
