@@ -506,11 +506,12 @@ static void step_figures(const tt_import *imp, tt_rank *r) {
   xp_map_free(&m);
 }
 
-static void whole_trace_figures(tt_rank *r) {
+static void whole_trace_figures(const tt_import *imp, tt_rank *r) {
   tt_ival *iv = r->ivals.data;
   size_t n = r->ivals.n;
   qsort(iv, n, sizeof *iv, by_start);
   r->busy_ns = union_ns(iv, n);
+  tt_step_comm(imp, iv, n, &r->comm_ns, &r->exposed_ns);
   r->kernel_ns = 0;
   if (n) r->gpu_start = iv[0].start, r->gpu_end = iv[0].end;
   for (size_t i = 0; i < n; i++) {
@@ -1074,7 +1075,7 @@ void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt) {
   if (!opt->step_annotation && r->steps.n == 0 && r->ivals.n > 0) window_step(r);
   place_in_steps(imp, r);
   step_figures(imp, r);
-  whole_trace_figures(r);
+  whole_trace_figures(imp, r);
   tt_annots_done(r);   /* after whole_trace_figures, which sorts the activities by start */
   resolve_groups(imp, r);
   free_read_state(r); /* they have served */

@@ -5,7 +5,11 @@
 ** all-reduce whole; one that overlaps communication with compute (SGLang's two-batch overlap,
 ** DeepEP's low-latency kernels, an async all-gather) hides some of it, and the kernels' summed
 ** time then overstates what removing them would save. HTA's comm_comp_overlap and TraceLens's
-** exposed-communication time answer the same question over a trace.
+** exposed-communication time answer the same question over a trace, with one difference: they
+** count only computation kernels as hiding communication, where a copy or fill beside it hides it
+** here too (the GPU was busy then: the step's busy time would not shrink by it). On HTA's own
+** test traces the two differ by under 2% of the communication (nccl_data.json.gz: 39.191 ms
+** exposed here, 39.559 ms by HTA's definition, of 46.876 ms).
 **
 ** Which kernels communicate is decided as for trace_collectives: by the category the rules give
 ** at import time (tt_name_info.comm), so the two agree.

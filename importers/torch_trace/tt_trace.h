@@ -326,6 +326,7 @@ typedef struct tt_rank {
   int64_t flow_events, flow_wants; /* counted on every read: the flows, the activities waiting */
   uint64_t nonfinite; /* NaN / inf values the framer let through (tt_json.c scan_literal) */
   int64_t gpu_start, gpu_end, busy_ns, kernel_ns;
+  int64_t comm_ns, exposed_ns; /* the whole trace's, as tt_step.comm_ns and exposed_ns */
   int64_t dur_sum;    /* the GPU activities' durations so far (TT_SUM_LIMIT) */
   int64_t annot_sum;  /* the GPU annotations' durations so far (TT_SUM_LIMIT) */
   int64_t prof_start, prof_end; /* the "Trace" window: the union of several (0, 0: none) */
@@ -693,7 +694,7 @@ int tt_steps_disjoint(const xp_vec *steps);
 /* Whether activities of kernel key `key` communicate (their name's category is in the
 ** communication group at import time, as trace_collectives counts them). */
 #define tt_key_is_comm(imp, key) (XP_VEC_AT(&(imp)->name_info, tt_name_info, TT_KEY_NAME(key))->comm)
-/* The activities iv[0, n) of one step, sorted by start: *comm_ns the time communication covered,
+/* The activities iv[0, n) of one step or the whole trace, sorted by start: *comm_ns the time communication covered,
 ** *exposed_ns the part of it no other activity of theirs overlapped (tt_overlap.c). */
 void tt_step_comm(const tt_import *imp, const tt_ival *iv, size_t n, int64_t *comm_ns, int64_t *exposed_ns);
 /* The step (index into the sorted steps) whose CPU window contains t, or -1. */

@@ -11,6 +11,8 @@ data="$XP_SRC/tests/data/trace"
 "$XP" --db "$db" import torch-trace "$data/decode_tp2_bs1_rank0.trace.json.gz" "$data/decode_tp2_bs1_rank1.trace.json.gz" \
   --set model=m --set tp=2 --set batch=1 > "$tmp/out" 2> "$tmp/err"
 check "fixture import" 0 $?
+check "summary: one stream, every rank's communication exposed whole" 2 \
+  "$(grep -cE 'communication ([0-9.]+) ms \(\1 ms exposed\)$' "$tmp/out")"
 for r in 0 1; do
   check "rank $r: communication is the collectives' time, all exposed" \
     "$(query "SELECT sum(dur_ns) || '|' || sum(dur_ns) FROM trace_collectives WHERE rank = $r AND step IS NOT NULL")" \
@@ -41,6 +43,8 @@ JSON
 rm -f "$db"
 "$XP" --db "$db" import torch-trace "$tmp/o.json" > "$tmp/out" 2> "$tmp/err"
 check "synthetic import" 0 $?
+check "summary: the trace's communication and its exposed part" 1 \
+  "$(grep -c 'GPU busy 0.450 ms of 2.100 ms, communication 0.200 ms (0.135 ms exposed)$' "$tmp/out")"
 check "per step: communication and exposed, ns" "0|100000|50000;1|100000|85000" \
   "$(query "SELECT group_concat(step || '|' || comm_ns || '|' || exposed_ns, ';') FROM (SELECT * FROM trace_step_comm ORDER BY step)")"
 # busy 150 + 200 + 100 us; comm 200, exposed 135
