@@ -12,27 +12,27 @@
 ** exposed here, 39.559 ms by HTA's definition, of 46.876 ms).
 **
 ** Which kernels communicate is decided as for trace_collectives: by the category the rules give
-** at import time (tt_name_info.comm), so the two agree.
+** at import time (tt_name_info.comm), so the two agree. What hides a step's communication is any
+** other activity of the rank, whichever step it belongs to: a step's all-reduce still running when
+** the next step's first kernels start on another stream (an engine that schedules ahead, vLLM's
+** async scheduling, SGLang's overlap scheduler) is hidden by them as much as by its own step's,
+** so that no step counts as exposed what the whole trace's figure counts as hidden.
 */
 #include <stdlib.h>
 #include "tt_trace.h"
 #include "xp.h"
 
-typedef struct span {
-  int64_t start, end;
-} span;
-
 /* Append [s, e) to the merged list u[0, *n), given in order of start. */
-static void merge_in(span *u, size_t *n, int64_t s, int64_t e) {
+static void merge_in(tt_span *u, size_t *n, int64_t s, int64_t e) {
   if (*n && s <= u[*n - 1].end) {
     if (e > u[*n - 1].end) u[*n - 1].end = e;
     return;
   }
-  u[(*n)++] = (span){s, e};
+  u[(*n)++] = (tt_span){s, e};
 }
 
 /* Time covered by both merged lists. */
-static int64_t common_ns(const span *a, size_t na, const span *b, size_t nb) {
+static int64_t common_ns(const tt_span *a, size_t na, const tt_span *b, size_t nb) {
   int64_t t = 0;
   for (size_t i = 0, j = 0; i < na && j < nb;) {
     int64_t s = a[i].start > b[j].start ? a[i].start : b[j].start;
@@ -44,19 +44,33 @@ static int64_t common_ns(const span *a, size_t na, const span *b, size_t nb) {
   return t;
 }
 
-void tt_step_comm(const tt_import *imp, const tt_ival *iv, size_t n, int64_t *comm_ns, int64_t *exposed_ns) {
+static int by_span_start(const void *a, const void *b) {
+  const tt_span *x = a, *y = b;
+  return (x->start > y->start) - (x->start < y->start);
+}
+
+tt_span *tt_rest_spans(const tt_import *imp, const tt_ival *iv, size_t n, size_t *nrest) {
+  tt_span *rest = xp_xmalloc(sizeof *rest * (n + 1));
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!tt_key_is_comm(imp, iv[i].key)) rest[k++] = (tt_span){iv[i].start, iv[i].end};
+  qsort(rest, k, sizeof *rest, by_span_start);
+  *nrest = 0;
+  for (size_t i = 0; i < k; i++) merge_in(rest, nrest, rest[i].start, rest[i].end);
+  return rest;
+}
+
+void tt_comm_exposed(const tt_import *imp, const tt_ival *iv, size_t n, const tt_span *rest, size_t nrest,
+                     int64_t *comm_ns, int64_t *exposed_ns) {
   *comm_ns = *exposed_ns = 0;
   size_t ncomm = 0;
   for (size_t i = 0; i < n; i++) ncomm += tt_key_is_comm(imp, iv[i].key);
   if (!ncomm) return;
-  span *comm = xp_xmalloc(sizeof *comm * ncomm), *rest = xp_xmalloc(sizeof *rest * (n - ncomm + 1));
-  size_t nc = 0, nr = 0;
-  for (size_t i = 0; i < n; i++) {
+  tt_span *comm = xp_xmalloc(sizeof *comm * ncomm);
+  size_t nc = 0;
+  for (size_t i = 0; i < n; i++)
     if (tt_key_is_comm(imp, iv[i].key)) merge_in(comm, &nc, iv[i].start, iv[i].end);
-    else merge_in(rest, &nr, iv[i].start, iv[i].end);
-  }
   for (size_t i = 0; i < nc; i++) *comm_ns += comm[i].end - comm[i].start;
-  *exposed_ns = *comm_ns - common_ns(comm, nc, rest, nr);
+  *exposed_ns = *comm_ns - common_ns(comm, nc, rest, nrest);
   free(comm);
-  free(rest);
 }

@@ -694,9 +694,17 @@ int tt_steps_disjoint(const xp_vec *steps);
 /* Whether activities of kernel key `key` communicate (their name's category is in the
 ** communication group at import time, as trace_collectives counts them). */
 #define tt_key_is_comm(imp, key) (XP_VEC_AT(&(imp)->name_info, tt_name_info, TT_KEY_NAME(key))->comm)
-/* The activities iv[0, n) of one step or the whole trace, sorted by start: *comm_ns the time communication covered,
-** *exposed_ns the part of it no other activity of theirs overlapped (tt_overlap.c). */
-void tt_step_comm(const tt_import *imp, const tt_ival *iv, size_t n, int64_t *comm_ns, int64_t *exposed_ns);
+typedef struct tt_span {
+  int64_t start, end;
+} tt_span;
+/* The union of a rank's activities iv[0, n) that do not communicate, merged and in order of
+** start, *nrest of them; the caller frees it (tt_overlap.c). */
+tt_span *tt_rest_spans(const tt_import *imp, const tt_ival *iv, size_t n, size_t *nrest);
+/* The activities iv[0, n) of one step or the whole trace, sorted by start: *comm_ns the time
+** their communication covered, *exposed_ns the part of it that none of the rank's other
+** activities rest[0, nrest) (tt_rest_spans) overlapped (tt_overlap.c). */
+void tt_comm_exposed(const tt_import *imp, const tt_ival *iv, size_t n, const tt_span *rest, size_t nrest,
+                     int64_t *comm_ns, int64_t *exposed_ns);
 /* The step (index into the sorted steps) whose CPU window contains t, or -1. */
 int32_t tt_step_at(const xp_vec *steps, int64_t t);
 #endif

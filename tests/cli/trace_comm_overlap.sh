@@ -50,4 +50,22 @@ check "per step: communication and exposed, ns" "0|100000|50000;1|100000|85000" 
 # busy 150 + 200 + 100 us; comm 200, exposed 135
 check "query: shares of busy time and of communication" "450|0.2|0.135|44.4|30|32.5" \
   "$("$XP" --db "$db" query "$XP_SRC/queries/comm_overlap.sql" --format csv | awk -F, 'NR == 2 { print $10*1000 "|" $11 "|" $12 "|" $13 "|" $14 "|" $15 }')"
+
+# Another step's activity hides communication as its own step's does: step 1's all-reduce
+# (900-1100 us, stream 7) runs on while step 2's GEMM (1000-1100, stream 8) starts, as where an
+# engine schedules ahead. 100 us of it exposed, not 200: the steps agree with the trace.
+cat > "$tmp/x.json" <<'JSON'
+{"schemaVersion": 1, "traceEvents": [
+{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 9, "tid": 9, "ts": 0, "dur": 1000},
+{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "pid": 9, "tid": 9, "ts": 1000, "dur": 1000},
+{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "pid": 0, "tid": 7, "ts": 900, "dur": 200, "args": {"stream": 7, "device": 0}},
+{"ph": "X", "cat": "kernel", "name": "nvjet_tst_64x8_64x16_2x1_v_bz_TNT", "pid": 0, "tid": 8, "ts": 1000, "dur": 100, "args": {"stream": 8, "device": 0}}
+]}
+JSON
+rm -f "$db"
+"$XP" --db "$db" import torch-trace "$tmp/x.json" > "$tmp/out" 2> "$tmp/err"
+check "across steps: import" 0 $?
+check "across steps: the next step's GEMM hides the all-reduce's last 100 us" "0|200000|100000" \
+  "$(query "SELECT group_concat(step || '|' || comm_ns || '|' || exposed_ns, ';') FROM trace_step_comm")"
+check "across steps: the summary agrees" 1 "$(grep -c 'communication 0.200 ms (0.100 ms exposed)$' "$tmp/out")"
 finish
