@@ -22,27 +22,36 @@ check "8 steps a rank with communication" "8|8" "$(query "SELECT group_concat(n,
 check "query: nothing hidden" "2|16|0" \
   "$("$XP" --db "$db" query "$XP_SRC/queries/comm_overlap.sql" --format csv | awk -F, 'NR == 2 { print $8 "|" $9 "|" $15 }')"
 
+# A synthetic trace, its events from the function $1: one a line, the last comma taken off.
+AR="ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)"
+AG="ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)"
+GEMM="nvjet_tst_64x8_64x16_2x1_v_bz_TNT"
+step() { # step N TS: ProfilerStep#N, 1000 us from TS
+  printf '{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%s", "pid": 9, "tid": 9, "ts": %s, "dur": 1000},\n' "$1" "$2"
+}
+act() { # act CAT NAME STREAM TS DUR: a GPU activity on device 0
+  printf '{"ph": "X", "cat": "%s", "name": "%s", "pid": 0, "tid": %s, "ts": %s, "dur": %s, "args": {"stream": %s, "device": 0}},\n' \
+    "$1" "$2" "$3" "$4" "$5" "$3"
+}
+import_synthetic() { # import_synthetic EVENTS_FUNCTION: into a new $db, checked
+  { printf '{"schemaVersion": 1, "traceEvents": [\n'; "$1" | sed '$ s/,$//'; printf ']}\n'; } > "$tmp/$1.json"
+  rm -f "$db"
+  "$XP" --db "$db" import torch-trace "$tmp/$1.json" > "$tmp/out" 2> "$tmp/err"
+  check "$1: import" 0 $?
+}
+
 # Step 1 (CPU 0-1000 us): an all-reduce 100-200 on stream 7 with a GEMM 150-250 on stream 8:
 # 100 us of communication, 50 exposed. Step 2 (1000-2000): an all-reduce 1300-1350 and an
 # all-gather 1340-1400 on stream 9 (110 us summed, 100 as a union), a GEMM 1360-1370 and a
 # copy 1395-1500: 100 - 10 - 5 = 85 exposed. Step 3 (2000-3000): a GEMM alone.
-cat > "$tmp/o.json" <<'JSON'
-{"schemaVersion": 1, "traceEvents": [
-{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 9, "tid": 9, "ts": 0, "dur": 1000},
-{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "pid": 9, "tid": 9, "ts": 1000, "dur": 1000},
-{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 9, "tid": 9, "ts": 2000, "dur": 1000},
-{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "pid": 0, "tid": 7, "ts": 100, "dur": 100, "args": {"stream": 7, "device": 0}},
-{"ph": "X", "cat": "kernel", "name": "nvjet_tst_64x8_64x16_2x1_v_bz_TNT", "pid": 0, "tid": 8, "ts": 150, "dur": 100, "args": {"stream": 8, "device": 0}},
-{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "pid": 0, "tid": 7, "ts": 1300, "dur": 50, "args": {"stream": 7, "device": 0}},
-{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "pid": 0, "tid": 9, "ts": 1340, "dur": 60, "args": {"stream": 9, "device": 0}},
-{"ph": "X", "cat": "kernel", "name": "nvjet_tst_64x8_64x16_2x1_v_bz_TNT", "pid": 0, "tid": 8, "ts": 1360, "dur": 10, "args": {"stream": 8, "device": 0}},
-{"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoD (Device -> Device)", "pid": 0, "tid": 8, "ts": 1395, "dur": 105, "args": {"stream": 8, "device": 0}},
-{"ph": "X", "cat": "kernel", "name": "nvjet_tst_64x8_64x16_2x1_v_bz_TNT", "pid": 0, "tid": 8, "ts": 2100, "dur": 100, "args": {"stream": 8, "device": 0}}
-]}
-JSON
-rm -f "$db"
-"$XP" --db "$db" import torch-trace "$tmp/o.json" > "$tmp/out" 2> "$tmp/err"
-check "synthetic import" 0 $?
+overlaps() {
+  step 1 0; step 2 1000; step 3 2000
+  act kernel "$AR" 7 100 100; act kernel "$GEMM" 8 150 100
+  act kernel "$AR" 7 1300 50; act kernel "$AG" 9 1340 60; act kernel "$GEMM" 8 1360 10
+  act gpu_memcpy "Memcpy DtoD (Device -> Device)" 8 1395 105
+  act kernel "$GEMM" 8 2100 100
+}
+import_synthetic overlaps
 check "summary: the trace's communication and its exposed part" 1 \
   "$(grep -c 'GPU busy 0.450 ms of 2.100 ms, communication 0.200 ms (0.135 ms exposed)$' "$tmp/out")"
 check "per step: communication and exposed, ns" "0|100000|50000;1|100000|85000" \
@@ -54,17 +63,11 @@ check "query: shares of busy time and of communication" "450|0.2|0.135|44.4|30|3
 # Another step's activity hides communication as its own step's does: step 1's all-reduce
 # (900-1100 us, stream 7) runs on while step 2's GEMM (1000-1100, stream 8) starts, as where an
 # engine schedules ahead. 100 us of it exposed, not 200: the steps agree with the trace.
-cat > "$tmp/x.json" <<'JSON'
-{"schemaVersion": 1, "traceEvents": [
-{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 9, "tid": 9, "ts": 0, "dur": 1000},
-{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "pid": 9, "tid": 9, "ts": 1000, "dur": 1000},
-{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "pid": 0, "tid": 7, "ts": 900, "dur": 200, "args": {"stream": 7, "device": 0}},
-{"ph": "X", "cat": "kernel", "name": "nvjet_tst_64x8_64x16_2x1_v_bz_TNT", "pid": 0, "tid": 8, "ts": 1000, "dur": 100, "args": {"stream": 8, "device": 0}}
-]}
-JSON
-rm -f "$db"
-"$XP" --db "$db" import torch-trace "$tmp/x.json" > "$tmp/out" 2> "$tmp/err"
-check "across steps: import" 0 $?
+across_steps() {
+  step 1 0; step 2 1000
+  act kernel "$AR" 7 900 200; act kernel "$GEMM" 8 1000 100
+}
+import_synthetic across_steps
 check "across steps: the next step's GEMM hides the all-reduce's last 100 us" "0|200000|100000" \
   "$(query "SELECT group_concat(step || '|' || comm_ns || '|' || exposed_ns, ';') FROM trace_step_comm")"
 check "across steps: the summary agrees" 1 "$(grep -c 'communication 0.200 ms (0.100 ms exposed)$' "$tmp/out")"
