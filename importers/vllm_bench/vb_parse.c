@@ -521,6 +521,48 @@ static void push_finite(vb_samples *s, double v) {
   if (isfinite(v)) push(s, v);
 }
 
+/* A metric the result gives as infinite (json.dump's Infinity for a division by a zero time,
+** 1e999, a number past a double's range) or as NaN (json.dump's NaN: numpy's mean of no sample,
+** a 0/0) has no value to record: noted, so that the import says which it left out
+** (vllm_bench.c warn_nonfinite) where a case without its output_throughput read as a file
+** without one. A setting's inf (request_rate, burstiness) is a setting, kept. */
+static void note_nonfinite(const vb_src *s, vb_result *r, const cJSON *v) {
+  if (!cJSON_IsNumber(v) || isfinite(v->valuedouble)) return;
+  vb_nonfinite *n = &r->nonfinite[isnan(v->valuedouble) ? VB_NAN : VB_INFINITE];
+  if (!n->keys) {
+    n->keys = cJSON_CreateArray();
+    n->line = (int)key_line(s, v->string);
+  }
+  cJSON_AddItemToArray(n->keys, cJSON_CreateString(v->string));
+}
+
+/* An entry of a list at key that is infinite or NaN: no sample, counted. */
+static void note_nonfinite_entry(const vb_src *s, vb_result *r, const char *key, const cJSON *e) {
+  if (!cJSON_IsNumber(e) || isfinite(e->valuedouble)) return;
+  vb_nonfinite *n = &r->nonfinite[VB_ENTRIES];
+  if (!n->keys) {
+    n->keys = cJSON_CreateArray();
+    n->line = (int)key_line(s, key);
+  }
+  const cJSON *last = cJSON_GetArrayItem(n->keys, cJSON_GetArraySize(n->keys) - 1);
+  if (!last || strcmp(last->valuestring, key) != 0) cJSON_AddItemToArray(n->keys, cJSON_CreateString(key));
+  n->count++;
+}
+
+/* The per-request lists sampled (ttfts, itls, latencies): their entries that are infinite or NaN,
+** which push_finite leaves out, noted for the import's warning. */
+static void note_nonfinite_entries(const vb_src *s, const vb_lists *l, vb_result *r) {
+  const struct { const char *key; const cJSON *list; } sampled[] = {
+      {"ttfts", l->ttfts}, {"itls", l->itls}, {l->latencies_key, l->latencies}};
+  for (size_t i = 0; i < sizeof sampled / sizeof sampled[0]; i++) {
+    const cJSON *e, *x;
+    cJSON_ArrayForEach(e, sampled[i].list) {
+      if (cJSON_IsArray(e)) cJSON_ArrayForEach(x, e) note_nonfinite_entry(s, r, sampled[i].key, x);
+      else note_nonfinite_entry(s, r, sampled[i].key, e);
+    }
+  }
+}
+
 /* Per-request TTFT, ITL, end-to-end latency and TPOT, in ms, for the requests that succeeded.
 ** TPOT is vLLM's own definition (calculate_metrics): (latency - ttft) / (output_len - 1) for
 ** outputs longer than one token. Files without latencies (benchmark_serving.py before 0.7)
@@ -532,6 +574,7 @@ static int collect_samples(const vb_src *s, const vb_lists *l, int n, vb_result 
   vb_cursor c = {first(l->ttfts), first(l->itls), first(l->latencies), first(l->output_lens), first(l->errors),
                  first(inputs)};
   r->prompt_tokens = inputs && n > 0 ? 0 : NAN;
+  note_nonfinite_entries(s, l, r);
   for (int i = 0; i < n; i++) {
     double ttft = c.ttft ? c.ttft->valuedouble : NAN;
     double lat = c.latency ? c.latency->valuedouble : NAN;
@@ -716,19 +759,6 @@ static void add_value(vb_result *r, const char *metric, const char *unit, double
   if (!isfinite(v) || vb_find_value(r, metric)) return; /* NaN or Infinity: no value */
   r->values = xp_xrealloc(r->values, (r->nvalues + 1) * sizeof *r->values);
   r->values[r->nvalues++] = (vb_value){xp_strdup(metric), unit, v};
-}
-
-/* A metric the result gives as infinite (json.dump's Infinity for a division by a zero time,
-** 1e999, a number past a double's range) has no value to record: noted, so that the import says
-** which it left out (vllm_bench.c warn_infinite) where a case without its output_throughput read
-** as a file without one. A setting's inf (request_rate, burstiness) is a setting, kept. */
-static void note_infinite(const vb_src *s, vb_result *r, const cJSON *v) {
-  if (!cJSON_IsNumber(v) || !isinf(v->valuedouble)) return;
-  if (!r->infinite) {
-    r->infinite = cJSON_CreateArray();
-    r->infinite_line = (int)key_line(s, v->string);
-  }
-  cJSON_AddItemToArray(r->infinite, cJSON_CreateString(v->string));
 }
 
 /* The requests that failed, where the writer counts none but its errors list tells each request's
@@ -1082,6 +1112,7 @@ static int take_cache_report(const vb_src *s, vb_result *r, const cJSON *cache) 
   const cJSON *v;
   cJSON_ArrayForEach(v, cache) {
     if (!cJSON_IsNumber(v)) continue;
+    note_nonfinite(s, r, v);
     if (v->valuedouble < 0) return bad_key(s, v->string, "expected a number >= 0, found %g", v->valuedouble);
     size_t n = strlen(v->string);
     const char *unit = n > 4 && strcmp(v->string + n - 4, "_pct") == 0       ? "%"
@@ -1102,6 +1133,7 @@ static int take_energy(const vb_src *s, vb_result *r, const cJSON *energy) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(energy, known[i].key);
     if (!v || cJSON_IsNull(v)) continue;
     if (!cJSON_IsNumber(v)) return bad_key(s, known[i].key, "expected a number, found %s", vb_json_kind(v));
+    note_nonfinite(s, r, v);
     if (v->valuedouble < 0) return bad_key(s, known[i].key, "expected a number >= 0, found %g", v->valuedouble);
     if (v->valuedouble > 0) add_value(r, known[i].key, known[i].unit, v->valuedouble);
   }
@@ -1122,6 +1154,7 @@ static int take_positions(const vb_src *s, vb_result *r, const cJSON *rates) {
   if (!cJSON_IsArray(rates)) return bad_key(s, key, "expected a list of numbers, found %s", vb_json_kind(rates));
   cJSON_ArrayForEach(v, rates) {
     if (!cJSON_IsNumber(v)) return bad_key(s, key, "item %d: expected a number, found %s", i, vb_json_kind(v));
+    note_nonfinite_entry(s, r, key, v);
     if (v->valuedouble < 0 || v->valuedouble > 1)
       return bad_key(s, key, "item %d: expected a fraction from 0 to 1, found %g", i, v->valuedouble);
     char name[64];
@@ -1141,6 +1174,10 @@ static int take_positions(const vb_src *s, vb_result *r, const cJSON *rates) {
 static int take_decoded(const vb_src *s, vb_result *r, const cJSON *v) {
   const cJSON *mean = cJSON_IsObject(v) ? cJSON_GetObjectItemCaseSensitive(v, "mean") : v;
   if (!v || cJSON_IsNull(v) || (cJSON_IsObject(v) && (!mean || cJSON_IsNull(mean)))) return 0;
+  if (cJSON_IsNumber(mean) && !isfinite(mean->valuedouble)) { /* no value, and no word of the server */
+    if (!cJSON_IsObject(v)) note_nonfinite(s, r, v);
+    return 0;
+  }
   if (!cJSON_IsNumber(mean) || mean->valuedouble < 0)
     return bad_key(s, "avg_decoded_tokens_per_iter", "expected a number >= 0 or an object with one as its mean, found %s",
                    cJSON_IsNumber(mean) ? "a number below 0" : vb_json_kind(mean));
@@ -1241,7 +1278,7 @@ static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
   cJSON_ArrayForEach(v, o) {
     if (strcmp(v->string, "run_number") == 0) sweep = 1;
     const vb_key *k = find_key(v->string);
-    if (k ? k->dest == D_VALUE : !sweep) note_infinite(s, r, v);
+    if (k ? k->dest == D_VALUE : !sweep) note_nonfinite(s, r, v);
     if (k) take_known(r, k, v, &lists);
     else if (sweep) take_sweep_setting(r, v);
     else if (is_statistic_key(v->string) && !cJSON_IsNumber(v) && !cJSON_IsNull(v))
@@ -1298,39 +1335,51 @@ static int read_side(const vb_src *s, const cJSON *list, vb_result *r) {
 
 /* ---- the file ---- */
 
-/* Python's json.dump writes NaN, Infinity and -Infinity, which are not JSON. Outside strings,
-** NaN becomes null (no value) and the infinities 1e999 and -1e999, which read as infinite (a
-** rate or a burstiness of inf is a setting; a value that is infinite is not recorded);
-** newlines are kept so that line numbers still match. */
+/* Python's json.dump writes NaN, Infinity and -Infinity, which are not JSON. Outside strings, the
+** infinities become 1e999 and -1e999, which read as infinite (a rate or a burstiness of inf is a
+** setting; a value that is infinite is not recorded), and NaN the string NAN_MARK, which no file
+** can hold (a control character inside a string is refused, checked on the file as written) and
+** which restore_nan makes a number again: a NaN, told from a null (vLLM's None: no such value,
+** said nowhere) so that a metric that is not a number is said. Each is as long as the word it
+** replaces, padded with spaces, so that offsets and line numbers match the file's. */
+#define NAN_MARK "\x01"
 static char *replace_nonfinite(const char *text, size_t len) {
-  char *out = xp_xmalloc(len * 2 + 1);
-  size_t o = 0;
+  static const char *const words[] = {"-Infinity", "Infinity", "NaN"};
+  static const char *const as[] = {"-1e999   ", "1e999   ", "\"" NAN_MARK "\""};
+  char *out = xp_xmalloc(len + 1);
   int in_str = 0;
   for (size_t i = 0; i < len;) {
     char c = text[i];
     if (in_str) {
-      out[o++] = c;
-      if (c == '\\' && i + 1 < len) out[o++] = text[++i];
+      out[i] = c;
+      if (c == '\\' && i + 1 < len) i++, out[i] = text[i];
       else if (c == '"') in_str = 0;
       i++;
       continue;
     }
     if (c == '"') in_str = 1;
-    static const char *const words[] = {"-Infinity", "Infinity", "NaN"}, *const as[] = {"-1e999", "1e999", "null"};
-    int replaced = 0;
-    for (size_t w = 0; w < 3 && !replaced; w++) {
-      size_t wl = strlen(words[w]);
-      if (i + wl <= len && memcmp(text + i, words[w], wl) == 0) {
-        memcpy(out + o, as[w], strlen(as[w]));
-        o += strlen(as[w]);
-        i += wl;
-        replaced = 1;
-      }
-    }
-    if (!replaced) out[o++] = text[i++];
+    size_t w = 0;
+    while (w < 3 && !(i + strlen(words[w]) <= len && memcmp(text + i, words[w], strlen(words[w])) == 0)) w++;
+    if (w == 3) out[i] = text[i], i++;
+    else memcpy(out + i, as[w], strlen(words[w])), i += strlen(words[w]);
   }
-  out[o] = 0;
+  out[len] = 0;
   return out;
+}
+
+/* The NaNs of v (replace_nonfinite's NAN_MARK strings) as numbers again. */
+static void restore_nan(cJSON *v) {
+  cJSON *c;
+  cJSON_ArrayForEach(c, v) {
+    if (cJSON_IsString(c) && strcmp(c->valuestring, NAN_MARK) == 0) {
+      cJSON_free(c->valuestring);
+      c->valuestring = NULL;
+      c->type = cJSON_Number;
+      c->valuedouble = NAN;
+      c->valueint = 0;
+    } else if (cJSON_IsObject(c) || cJSON_IsArray(c))
+      restore_nan(c);
+  }
 }
 
 static size_t skip_space(const char *t, size_t i, size_t len) {
@@ -1378,8 +1427,9 @@ static void values_free(vb_values *l) {
 }
 
 /* Split the text into its JSON values (one result object, several of --append-result or a
-** JSONL file, or one list). */
-static int split_values(const char *label, const char *clean, size_t clen, vb_values *out) {
+** JSONL file, or one list). text is the file as written, clean the same with its non-finite
+** numbers replaced (replace_nonfinite: the same offsets). */
+static int split_values(const char *label, const char *text, const char *clean, size_t clen, vb_values *out) {
   for (size_t i = skip_space(clean, 0, clen); i < clen; i = skip_space(clean, i, clen)) {
     const char *end = NULL;
     cJSON *o = cJSON_ParseWithLengthOpts(clean + i, clen - i, &end, 0);
@@ -1394,9 +1444,10 @@ static int split_values(const char *label, const char *clean, size_t clen, vb_va
     }
     values_push(out, o, i, (size_t)(end - clean));
     /* checked once whole: a line cut inside a string reads on into the next, said above */
-    const size_t ctl = xp_json_control_in_string(clean, i, (size_t)(end - clean));
+    const size_t ctl = xp_json_control_in_string(text, i, (size_t)(end - clean));
     if (ctl < (size_t)(end - clean)) /* tt_json's words for the same fault of a trace */
       return xp_error_at(XP_EXIT_USAGE, label, xp_line_of_offset(clean, ctl), "control character inside a string");
+    restore_nan(o);
     i = (size_t)(end - clean);
   }
   if (out->n == 0) return xp_error_at(XP_EXIT_USAGE, label, 0, "empty file: no result object");
@@ -1427,6 +1478,7 @@ static void split_list(const char *clean, vb_values *l) {
     const char *stop = NULL;
     cJSON *v = cJSON_ParseWithLengthOpts(clean + i, end - i, &stop, 0); /* parsed once already */
     if (!v) break;
+    restore_nan(v);
     values_push(&entries, v, i, (size_t)(stop - clean));
     i = skip_space(clean, (size_t)(stop - clean), end);
     if (i < end && clean[i] == ',') i = skip_space(clean, i + 1, end);
@@ -1460,7 +1512,7 @@ int vb_parse_text(const char *label, const char *text, size_t len, vb_result **o
   char *clean = replace_nonfinite(text, len);
   /* First pass: split into objects, so that each knows whether it shares the file. */
   vb_values l = {0};
-  int rc = split_values(label, clean, strlen(clean), &l);
+  int rc = split_values(label, text, clean, strlen(clean), &l);
   const int listed = rc == 0 && results_list(&l);
   if (listed) split_list(clean, &l);
   const size_t count = l.n;
@@ -1527,7 +1579,7 @@ void vb_results_free(vb_result *r, size_t n) {
     free(r[i].case_name);
     cJSON_Delete(r[i].params);
     cJSON_Delete(r[i].server);
-    cJSON_Delete(r[i].infinite);
+    for (int k = 0; k < VB_NONFINITE_KINDS; k++) cJSON_Delete(r[i].nonfinite[k].keys);
     for (size_t j = 0; j < r[i].nvalues; j++) free(r[i].values[j].metric);
     free(r[i].values);
     for (int s = 0; s < VB_NSAMPLES; s++) free(r[i].samples[s].v);

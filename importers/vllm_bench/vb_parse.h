@@ -50,6 +50,15 @@ int64_t vb_parallel_text(const char *s); /* the same of a string (NULL: none) */
 ** string of it ("true", "True", "1"); its EP size is then TP x DP. */
 int vb_expert_parallel_on(const cJSON *o);
 
+/* Values a result gives that are no numbers (vb_parse.c note_nonfinite), left out, and said by
+** the import: metrics infinite, metrics NaN, and entries of the per-request lists either. */
+enum { VB_INFINITE, VB_NAN, VB_ENTRIES, VB_NONFINITE_KINDS };
+typedef struct vb_nonfinite {
+  cJSON *keys; /* the keys, in the order met; NULL where none */
+  int line;    /* the first one's line */
+  long count;  /* VB_ENTRIES: the entries left out, over all the lists */
+} vb_nonfinite;
+
 typedef struct vb_result {
   char *file;            /* path as given */
   int index;             /* 0-based position of the object in the file */
@@ -108,9 +117,9 @@ typedef struct vb_result {
   int spread_replay;     /* vllm bench serve at rate "inf" with no max_concurrency whose requests were
                          ** not all in flight at once: a timed_trace replay no key names
                          ** (vb_parse.c spread_out) */
-  cJSON *infinite;       /* the keys of the metrics the result gives as infinite (Python's Infinity,
-                         ** or a number past a double's range: 1e999), not recorded; NULL where none */
-  int infinite_line;     /* the first one's line */
+  /* The keys of the metrics the result gives as infinite (Python's Infinity, or a number past a
+  ** double's range: 1e999), and as NaN, not recorded; NULL where none. */
+  vb_nonfinite nonfinite[VB_NONFINITE_KINDS];
 } vb_result;
 
 /* Read every result object of a file. Bad input is reported as one line,

@@ -771,23 +771,40 @@ static void warn_batch_repeated(const vb_set *s) {
     }
 }
 
-/* The metrics a result gave as infinite (vb_parse.c note_infinite), left out: said at the first
-** one's line, as nccl-tests' "inf" bandwidth is said, where the case was recorded without them
-** and no word (xp report: "no serving benchmarks yet" where output_throughput was the one). */
-static void warn_infinite(const vb_set *s) {
+/* The keys of a vb_nonfinite, "a, b, c"; malloc'd. */
+static char *nonfinite_keys(const vb_nonfinite *n) {
+  char *keys = xp_strdup("");
+  const cJSON *k;
+  cJSON_ArrayForEach(k, n->keys) {
+    char *next = xp_asprintf("%s%s%s", keys, *keys ? ", " : "", k->valuestring);
+    free(keys);
+    keys = next;
+  }
+  return keys;
+}
+
+/* The values a result gave as infinite or NaN (vb_parse.c note_nonfinite), left out: each kind
+** said at its first one's line, as nccl-tests' "inf" bandwidth is said, where the case was
+** recorded without them and no word (xp report: "no serving benchmarks yet" where
+** output_throughput was the one; the per-request samples a few short). */
+static void warn_nonfinite(const vb_set *s) {
+  static const char *const what[VB_NONFINITE_KINDS] = {
+      [VB_INFINITE] = "infinite (Infinity, or a number past a double's range such as 1e999): no value",
+      [VB_NAN] = "not a number (NaN): no value",
+      [VB_ENTRIES] = "infinite or not a number (Infinity, NaN)"};
   for (size_t i = 0; i < s->n; i++) {
     const vb_result *r = &s->r[i];
-    if (!r->infinite) continue;
-    char *keys = xp_strdup("");
-    const cJSON *k;
-    cJSON_ArrayForEach(k, r->infinite) {
-      char *next = xp_asprintf("%s%s%s", keys, *keys ? ", " : "", k->valuestring);
+    for (int k = 0; k < VB_NONFINITE_KINDS; k++) {
+      const vb_nonfinite *n = &r->nonfinite[k];
+      if (!n->keys) continue;
+      char *keys = nonfinite_keys(n);
+      if (k == VB_ENTRIES)
+        xp_warn("%s:%d: %s: %ld entr%s %s: no sample, left out of case %s", r->file, n->line, keys, n->count,
+                n->count == 1 ? "y" : "ies", what[k], r->case_name);
+      else
+        xp_warn("%s:%d: %s %s, not recorded in case %s", r->file, n->line, keys, what[k], r->case_name);
       free(keys);
-      keys = next;
     }
-    xp_warn("%s:%d: %s infinite (Infinity, or a number past a double's range such as 1e999): no value, not "
-            "recorded in case %s", r->file, r->infinite_line, keys, r->case_name);
-    free(keys);
   }
 }
 
@@ -805,7 +822,7 @@ static int vllm_bench_execute(xp_ctx *ctx) {
   warn_uncounted_output(&s);
   warn_spread_replay(&s);
   warn_batch_repeated(&s);
-  warn_infinite(&s);
+  warn_nonfinite(&s);
   rc = record_meta(ctx->run, &s);
   if (rc == 0) rc = vb_record_reading(ctx->run, reading);
   vb_reading_free(reading);
