@@ -342,8 +342,9 @@ static int kv_check(const xp_spec *spec) {
     return xp_spec_error(spec, "group_sizes", "lists no group size%s", quantized ? " (the chosen variants are quantized)"
                                                                                  : ": give one, or leave the key out");
   if (quantized && !groups)
-    return xp_error_at(XP_EXIT_USAGE, spec->path, 1, /* a missing top-level key: the file's first line */
-                       "group_sizes: required key is missing (the %s variants are quantized)", f->name);
+    return xp_spec_error(spec, NULL, /* a missing top-level key: the file's first line, and a stored
+                                      ** spec's way on (spec.c anew_advice), as spec.c's own say it */
+                         "group_sizes: required key is missing (the %s variants are quantized)", f->name);
   return 0;
 }
 
