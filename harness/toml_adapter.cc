@@ -203,7 +203,8 @@ std::string header_at(std::string_view t, size_t pos) {
 struct located_key {
   std::string key;
   long line;
-  size_t start; // where the key starts in the text; npos for a header
+  size_t start;      // where the key starts in the text; npos for a header
+  size_t header = 0; // a header's line start
 };
 
 located_key redefined_key(std::string_view t, const toml::parse_error &e) {
@@ -212,8 +213,9 @@ located_key redefined_key(std::string_view t, const toml::parse_error &e) {
   if (what.find("cannot redefine existing") == std::string_view::npos) return {"", line, std::string_view::npos};
   if (what.rfind("Error while parsing table header", 0) == 0) {
     for (long at = line; at >= line - 1 && at > 0; at--) {
-      std::string header = header_at(t, offset_of(t, toml::source_position{static_cast<toml::source_index>(at), 1}));
-      if (!header.empty()) return {header, at, std::string_view::npos};
+      const size_t bol = offset_of(t, toml::source_position{static_cast<toml::source_index>(at), 1});
+      std::string header = header_at(t, bol);
+      if (!header.empty()) return {header, at, std::string_view::npos, bol};
     }
     return {"", line, std::string_view::npos};
   }
@@ -388,6 +390,30 @@ std::string table_at(std::string_view t, size_t stop) {
   return w.open.empty() ? w.table : w.open.back().path;
 }
 
+// A header twice in an element of an array of tables ([shapes.sub] in the second [[shapes]]) was
+// named as written alone, which holds no element: the header's table as convert names it, from
+// the walk up to its line (bol) and the header itself, where an element is in it; "" where none
+// is. An array of tables' header is named without the new element it would have begun.
+std::string header_table(std::string_view t, size_t bol) {
+  table_walk w;
+  w.t = t;
+  while (w.pos < bol && w.pos < t.size()) walk_step(w);
+  w.pos = bol;
+  const bool array = header_at(t, bol).compare(0, 2, "[[") == 0;
+  walk_header(w);
+  std::string table = w.table;
+  if (array) table.erase(table.rfind('['));
+  return table.find('[') == std::string::npos ? "" : table;
+}
+
+// The duplicate a redefinition error is about, as the spec names it: the key under its table's
+// path, or the header as written, with its table's path where that names an element.
+std::string duplicate_name(std::string_view t, const located_key &dup) {
+  if (dup.start != std::string_view::npos) return joined(table_at(t, dup.start), dup.key);
+  const std::string table = header_table(t, dup.header);
+  return table.empty() ? dup.key : dup.key + " (" + table + ")";
+}
+
 }  // namespace
 
 extern "C" cJSON *xp_toml_to_json(const char *text, size_t len, const char *source, cJSON *lines,
@@ -405,8 +431,8 @@ extern "C" cJSON *xp_toml_to_json(const char *text, size_t len, const char *sour
     const std::string word = unquoted_word(std::string_view(text, len), e);
     const located_key dup = redefined_key(std::string_view(text, len), e);
     if (!dup.key.empty()) *err_line = static_cast<int>(dup.line);
-    const std::string table = dup.start == std::string_view::npos ? "" : table_at(std::string_view(text, len), dup.start);
-    if (err && !dup.key.empty()) std::snprintf(err, errlen, "%s: %s", joined(table, dup.key).c_str(), XP_DUPLICATE_KEY);
+    if (err && !dup.key.empty())
+      std::snprintf(err, errlen, "%s: %s", duplicate_name(std::string_view(text, len), dup).c_str(), XP_DUPLICATE_KEY);
     else if (err && !word.empty())
       std::snprintf(err, errlen, "invalid TOML: %s is unquoted: TOML writes text in quotes (\"%s\")",
                     word.c_str(), word.c_str());

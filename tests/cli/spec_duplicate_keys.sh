@@ -3,7 +3,9 @@
 # too, which named the first line, where nothing is wrong yet), under the path of its table as
 # a JSON spec's is named ("shapes[1].name", where a TOML spec's said "name" alone). toml++
 # 3.3 (Debian's) garbles a quoted key in its message ('"a" = 1', '"a" = 2' said "cannot redefine
-# existing integer '"a"a" '": marzer/tomlplusplus#300, fixed upstream in #302, after 3.4.0).
+# existing integer '"a"a" '": marzer/tomlplusplus#300, fixed upstream in #302, after 3.4.0). A
+# header given twice is named as written, with its table's path where an element of an array of
+# tables holds it ("[shapes.extra] (shapes[1].extra)": as written alone, it named no element).
 set -u
 . "$XP_SRC/tests/lib.sh"
 dup() { # dup WHAT LINE KEY TEXT [EXT]: xp run of the spec TEXT says "spec.EXT:LINE: KEY: duplicate key"
@@ -29,6 +31,9 @@ dup 'in the second [[shapes]]' 6 'shapes[1].name' 'kind = "gemm"\n[[shapes]]\nna
 dup 'in an inline table of an array' 4 'shapes[1].k' 'kind = "gemm"\nshapes = [\n  {name = "a, [b]", k = 1}, # {\n  {name = "c", k = 2, k = 3},\n]\n'
 dup 'in a table of the last [[shapes]]' 6 'shapes[0].extra."q"' 'kind = "gemm"\n[[shapes]]\nname = "a"\n[shapes.extra]\nq = 1\n"q" = 2\n'
 dup 'in [[a.b]], counted in each [[a]]' 7 'a[1].b[0].z' 'kind = "gemm"\n[[a]]\n[[a.b]]\n[[a]]\n[[a.b]]\nz = 1\nz = 2\n'
+dup 'a table header twice in the second [[shapes]]' 6 '[shapes.extra] (shapes[1].extra)' 'kind = "gemm"\n[[shapes]]\n[[shapes]]\n[shapes.extra]\nq = 1\n[shapes.extra]\nq = 2\n'
+dup 'a table header twice under [[a.b]] of the second [[a]]' 6 '[a.b.c] (a[1].b[0].c)' 'kind = "gemm"\n[[a]]\n[[a]]\n[[a.b]]\n[a.b.c]\n[a.b.c]\n'
+dup 'an array of tables over a value of the second [[a]]' 5 '[[a.b]] (a[1].b)' 'kind = "gemm"\n[[a]]\n[[a]]\nb = [1]\n[[a.b]]\n'
 dup 'after a multi-line string holding a header' 6 'shapes[0].n' 'kind = "gemm"\ns = """\n[[shapes]]"""\n[[shapes]]\nn = 1\nn = 2\n'
 dup 'JSON, top level' 4 'tp' '{"kind": "gemm",\n "tp": 1,\n "m": [1],\n "tp": 2}\n' json
 dup 'JSON, in a table of an array' 4 'shapes[0].n' '{"kind": "gemm",\n "shapes": [{"name": "a",\n "n": 1, "k": 2,\n "n": 3}],\n "m": [1]}\n' json
