@@ -438,8 +438,7 @@ __attribute__((format(printf, 4, 5))) static int spec_error_set(const xp_spec *s
   return rc;
 }
 
-/* Exit 4 (the environment): the spec may well run on a machine with more GPUs. */
-__attribute__((format(printf, 3, 4))) static int spec_env_error(const xp_spec *s, const char *path, const char *fmt, ...) {
+int xp_spec_env_error(const xp_spec *s, const char *path, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   const int rc = spec_verror(s, XP_EXIT_ENV, path, NULL, fmt, ap);
@@ -449,7 +448,7 @@ __attribute__((format(printf, 3, 4))) static int spec_env_error(const xp_spec *s
 
 int xp_spec_check_device(const xp_spec *s, const char *path, int device, int visible) {
   if (device < visible) return 0;
-  return spec_env_error(s, path, "device %d does not exist (%d GPU%s visible)", device, visible, visible == 1 ? "" : "s");
+  return xp_spec_env_error(s, path, "device %d does not exist (%d GPU%s visible)", device, visible, visible == 1 ? "" : "s");
 }
 
 /* Whether text is the value (or an element of the value) of a top-level key that --set gave:

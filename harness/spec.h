@@ -42,6 +42,9 @@ int xp_spec_check_weights(const xp_spec *spec, const char *path, const char *pro
 /* Report an error located at a key: "xp: FILE:LINE: PATH: message". Returns XP_EXIT_USAGE. */
 int xp_spec_error(const xp_spec *s, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* xp_spec_error's of the environment: exit 4 (XP_EXIT_ENV), with no stored spec's advice to
+** record the run anew: the spec may well run on a machine with more GPUs. */
+int xp_spec_env_error(const xp_spec *s, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A device index (device, gpus[i]) past the `visible` GPUs: exit 4 (XP_EXIT_ENV), said at the
 ** key's line, or at the --set that gave it. 0 where device < visible. */
 int xp_spec_check_device(const xp_spec *s, const char *path, int device, int visible);

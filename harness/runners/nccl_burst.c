@@ -110,16 +110,8 @@ static int decide_ranks(const xp_spec *s, const xp_nccl_plan *p, xp_nccl_launch 
       return xp_spec_error(s, "rendezvous", "is set, but no launcher variable says which rank this process "
                            "is (RANK and WORLD_SIZE, OMPI_COMM_WORLD_*, PMI_*, SLURM_*)");
     if (rc) return rc;
-    const int dev = xp_nccl_launch_device(s, p, l);
-    if (dev < 0) return XP_EXIT_USAGE;
-    if (p->ngpus && dev >= visible) { /* the device gpus lists for this local rank: its line, or the --set */
-      char path[32];
-      snprintf(path, sizeof path, "gpus[%d]", l->local_rank);
-      return xp_spec_check_device(s, path, dev, visible);
-    }
-    if (dev >= visible)
-      return xp_error(XP_EXIT_ENV, "local rank %d needs device %d, but %d GPU%s visible", l->local_rank,
-                      dev, visible, visible == 1 ? " is" : "s are");
+    int dev;
+    if ((rc = xp_nccl_launch_device(s, p, l, visible, &dev)) != 0) return rc;
     loc->nlocal = 1;
     loc->device[0] = dev;
     loc->rank[0] = l->rank;

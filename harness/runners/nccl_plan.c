@@ -463,11 +463,24 @@ void xp_nccl_warn_declared_ranks(const xp_spec *s, int nranks) {
   }
 }
 
-int xp_nccl_launch_device(const xp_spec *s, const xp_nccl_plan *p, const xp_nccl_launch *l) {
-  if (!p->ngpus) return l->local_rank;
-  if (l->local_rank < p->ngpus) return p->gpus[l->local_rank];
-  xp_spec_error(s, "gpus", "local rank %d has no device: %d listed", l->local_rank, p->ngpus);
-  return -1;
+int xp_nccl_launch_device(const xp_spec *s, const xp_nccl_plan *p, const xp_nccl_launch *l, int visible, int *dev) {
+  if (p->ngpus && l->local_rank >= p->ngpus)
+    return xp_spec_error(s, "gpus", "local rank %d has no device: %d listed", l->local_rank, p->ngpus);
+  *dev = p->ngpus ? p->gpus[l->local_rank] : l->local_rank;
+  if (visible < 0 || *dev < visible) return 0;
+  if (p->ngpus) { /* the device gpus lists for this local rank: its line, or the --set */
+    char path[32];
+    snprintf(path, sizeof path, "gpus[%d]", l->local_rank);
+    return xp_spec_check_device(s, path, *dev, visible);
+  }
+  /* no gpus: the mode gave each local rank the device of its number, said where it was set */
+#define NO_DEVICE "local rank %d drives device %d (without gpus, each local rank the device of its number), " \
+                  "but %d GPU%s visible: list the devices in gpus, one a local rank"
+  const char *const are = visible == 1 ? " is" : "s are";
+  if (cJSON_HasObjectItem(s->root, "rendezvous"))
+    return xp_spec_env_error(s, "rendezvous", NO_DEVICE, l->local_rank, *dev, visible, are);
+  return xp_error(XP_EXIT_ENV, "XP_RENDEZVOUS (per-process mode): " NO_DEVICE, l->local_rank, *dev, visible, are);
+#undef NO_DEVICE
 }
 
 /* With the ranks not known before the run, what holds for any number of them: every size is
@@ -538,10 +551,11 @@ int xp_nccl_burst_plan(const xp_spec *s, FILE *out) {
   if (rc) return rc;
   xp_nccl_launch l;
   int per_process, n = known_ranks(&p, &l, &per_process);
+  int dev;
   if (n < 0) rc = XP_EXIT_USAGE;
   /* as the run decides its device: a local rank past the gpus list was found only once recorded */
-  else if (n > 0 && per_process && xp_nccl_launch_device(s, &p, &l) < 0) rc = XP_EXIT_USAGE;
-  else if (n > 0) rc = xp_nccl_plan_check_ranks(s, &p, n);
+  else if (n > 0 && per_process) rc = xp_nccl_launch_device(s, &p, &l, -1, &dev);
+  if (rc == 0 && n > 0) rc = xp_nccl_plan_check_ranks(s, &p, n);
   if (rc) goto done;
   /* the ranks known now: the warning the run would give, before it is spent on them */
   if (n > 0) xp_nccl_warn_declared_ranks(s, n);

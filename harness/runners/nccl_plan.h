@@ -77,10 +77,15 @@ int xp_nccl_plan_check_ranks(const xp_spec *s, const xp_nccl_plan *p, int nranks
 /* The declared tp and gpus_declared label the run; where the ranks it has (or will have) are
 ** another number, a warning says so, since its figures are for the ranks it had. */
 void xp_nccl_warn_declared_ranks(const xp_spec *s, int nranks);
-/* The device a launcher's process drives: gpus[local rank] where the spec lists devices, else
-** the local rank; -1 after saying that the list has none for its local rank. */
+/* The device a launcher's process drives, in *dev: gpus[local rank] where the spec lists devices,
+** else the local rank. 0; or the exit code after saying, at the key that chose the device, that
+** the list has none for its local rank (2), or that the device is past the `visible` GPUs (4:
+** the spec may run on a larger machine): gpus[i], or without gpus the rendezvous that made each
+** local rank drive the device of its number (XP_RENDEZVOUS where the environment set the mode).
+** visible < 0: not checked against the GPUs (a plan's). */
 struct xp_nccl_launch;
-int xp_nccl_launch_device(const xp_spec *s, const xp_nccl_plan *p, const struct xp_nccl_launch *l);
+int xp_nccl_launch_device(const xp_spec *s, const xp_nccl_plan *p, const struct xp_nccl_launch *l, int visible,
+                          int *dev);
 
 /* An env table value as the string setenv gets (true -> "1"). 0, or -1 for a non-scalar. */
 /* Longest env value a spec may set (bytes, with the NUL). */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "runners/nccl_gather.h"
 #include "runners/nccl_plan.h"
 #include "xp.h"
 
@@ -157,6 +158,39 @@ static void test_bad_specs(void) {
              "root");
 }
 
+/* A launcher's local rank whose device is not there: exit 4 at the key that chose it, gpus[i],
+** or without gpus the rendezvous that gave each local rank the device of its number (it said
+** "local rank 2 needs device 2, ..." with neither key nor line). */
+static void test_launch_device(void) {
+  xp_nccl_launch l = {.rank = 2, .size = 4, .local_rank = 2};
+  xp_nccl_plan p;
+  int dev = -1;
+  xp_spec *s = spec("{\"kind\": \"nccl_burst\", \"sizes\": [1024],\n \"rendezvous\": \"/tmp/rdv\"}");
+  CHECK_EQ_INT(xp_nccl_plan_load(s, &p), 0);
+  CHECK_EQ_INT(xp_nccl_launch_device(s, &p, &l, 4, &dev), 0);
+  CHECK_EQ_INT(dev, 2);
+  xp_error_quiet(1);
+  CHECK_EQ_INT(xp_nccl_launch_device(s, &p, &l, 1, &dev), XP_EXIT_ENV);
+  CHECK_EQ_STR(xp_last_error(), "t.json:2: rendezvous: local rank 2 drives device 2 (without gpus, each local "
+                                "rank the device of its number), but 1 GPU is visible: list the devices in gpus, "
+                                "one a local rank");
+  CHECK_EQ_INT(xp_nccl_launch_device(s, &p, &l, -1, &dev), 0); /* a plan's: no GPU asked */
+  xp_error_quiet(0);
+  xp_nccl_plan_free(&p);
+  xp_spec_free(s);
+  s = spec("{\"kind\": \"nccl_burst\", \"sizes\": [1024], \"rendezvous\": \"/tmp/rdv\",\n \"gpus\": [3, 0, 5]}");
+  CHECK_EQ_INT(xp_nccl_plan_load(s, &p), 0);
+  xp_error_quiet(1);
+  CHECK_EQ_INT(xp_nccl_launch_device(s, &p, &l, 4, &dev), XP_EXIT_ENV);
+  CHECK_EQ_STR(xp_last_error(), "t.json:2: gpus[2]: device 5 does not exist (4 GPUs visible)");
+  l.local_rank = 3;
+  CHECK_EQ_INT(xp_nccl_launch_device(s, &p, &l, 8, &dev), XP_EXIT_USAGE);
+  CHECK(strstr(xp_last_error(), "gpus: local rank 3 has no device: 3 listed") != NULL);
+  xp_error_quiet(0);
+  xp_nccl_plan_free(&p);
+  xp_spec_free(s);
+}
+
 int main(void) {
   test_size_range();
   test_counts();
@@ -164,5 +198,6 @@ int main(void) {
   test_names();
   test_plan_load();
   test_bad_specs();
+  test_launch_device();
   CHECK_DONE();
 }
