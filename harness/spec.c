@@ -358,12 +358,15 @@ static void given_as(const xp_spec *s, const char *path, char *out, size_t n) {
   else spec_path(out, n, "--set %s", path);
 }
 
-/* Whether the path's top-level key came from the command line (--set, an import's option). */
+/* Whether the path came from the command line (--set, an import's option): its top-level key,
+** or the key of a table that --set TABLE.KEY gave, or a path within either. */
 static int from_cli(const xp_spec *s, const char *path) {
-  const cJSON *set = ((const struct spec_private *)(s + 1))->from_cli;
-  char key[128];
-  snprintf(key, sizeof key, "%.*s", (int)strcspn(path, ".["), path);
-  return set && cJSON_HasObjectItem(set, key);
+  const cJSON *set = ((const struct spec_private *)(s + 1))->from_cli, *k;
+  cJSON_ArrayForEach(k, set) {
+    const size_t n = strlen(k->string);
+    if (strncmp(path, k->string, n) == 0 && (path[n] == 0 || path[n] == '.' || path[n] == '[')) return 1;
+  }
+  return 0;
 }
 
 int xp_spec_line(const xp_spec *s, const char *path) {

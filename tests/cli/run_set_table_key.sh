@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# --set TABLE.KEY=VALUE sets one key of a spec's table (nccl_burst's size_range and env), its
+# other keys kept: "--set size_range.max=1M" said "unknown key for nccl_burst", and a table could
+# not be given on the command line at all. A bad value is the command line's (no spec line), and
+# a table given whole says how to set it. No GPU: --dry-run.
+set -u
+. "$XP_SRC/tests/lib.sh"
+spec="$tmp/a spec.toml"
+cp "$XP_SRC/experiments/allreduce_burst.toml" "$spec"
+grep -q '^size_range = { min = 8, max = "256M", factor = 2 }$' "$spec" || { echo "FAIL: the spec's size_range changed"; fail=1; }
+"$XP" --db "$db" run "$spec" --dry-run > "$tmp/out" 2> "$tmp/err"
+check "as written: exit" 0 $?
+check "as written: 8 B to 256 MiB and 14336" "nccl_burst: 1 collective x 1 dtype x 27 sizes x 2 modes x 1 placement = 54 cases" "$(grep "^nccl_burst:" "$tmp/out")"
+"$XP" --db "$db" run "$spec" --set size_range.max=1K --dry-run > "$tmp/out" 2> "$tmp/err"
+check "size_range.max: exit" 0 $?
+check "size_range.max: 8 B to 1 KiB (min and factor kept) and 14336" \
+  "nccl_burst: 1 collective x 1 dtype x 9 sizes x 2 modes x 1 placement = 18 cases" "$(grep "^nccl_burst:" "$tmp/out")"
+"$XP" --db "$db" run "$spec" --set env.NCCL_ALGO=Ring --dry-run > "$tmp/out" 2> "$tmp/err"
+check "env.NCCL_ALGO: exit" 0 $?
+grep -q 'NCCL_ALGO=Ring' "$tmp/out" || { echo "FAIL: env.NCCL_ALGO not in the plan: $(cat "$tmp/out")"; fail=1; }
+one_line "a bad value" 2 "<command line>: --set size_range.factor: expected a number greater than 1$" \
+  "$XP" --db "$db" run "$spec" --set size_range.factor=0.5 --dry-run
+one_line "a key the table lacks" 2 "<command line>: --set size_range.maxx: unknown key (size_range takes min, max and factor)$" \
+  "$XP" --db "$db" run "$spec" --set size_range.maxx=1K --dry-run
+one_line "a table whole" 2 "<command line>: --set env: a table: set one key of it at a time (--set env.KEY=VALUE)$" \
+  "$XP" --db "$db" run "$spec" --set 'env={NCCL_ALGO="Ring"}' --dry-run
+check "nothing recorded" 0 "$(sqlite3 "$db" 'SELECT count(*) FROM runs' 2> /dev/null || echo 0)"
+finish
