@@ -155,7 +155,7 @@ const char *vb_json_kind(const cJSON *v) {
   if (!v) return "nothing";
   if (cJSON_IsNull(v)) return "null";
   if (cJSON_IsBool(v)) return "true/false";
-  if (cJSON_IsNumber(v)) return "a number";
+  if (cJSON_IsNumber(v)) return isnan(v->valuedouble) ? "NaN" : "a number";
   if (cJSON_IsString(v)) return "a string";
   if (cJSON_IsArray(v)) return "an array";
   if (cJSON_IsObject(v)) return "an object";
@@ -422,15 +422,18 @@ static int check_type(const vb_src *s, const vb_key *k, const cJSON *v) {
       return bad_key(s, k->key, "expected a number >= 0, found %g", v->valuedouble);
     return 0;
   case T_INT:
-    if (cJSON_IsNull(v)) return 0;
+    /* a count the result gives as NaN: no value, said (note_nonfinite); a setting's is no setting */
+    if (cJSON_IsNull(v) || (k->dest == D_VALUE && cJSON_IsNumber(v) && isnan(v->valuedouble))) return 0;
     if (!setting_number(k, v, &x)) return bad_key(s, k->key, "expected a whole number, found %s", vb_json_kind(v));
+    if (isnan(x)) return bad_key(s, k->key, "expected a whole number, found NaN");
     if (x != floor(x) || x < 0 || x > 9e18)
       return bad_key(s, k->key, "expected a whole number >= 0 and <= 9e18, found %g", x);
     return 0;
   case T_RATE:
     if (cJSON_IsNumber(v) && v->valuedouble > 0) return 0;
     if (cJSON_IsString(v) && (strcmp(v->valuestring, "inf") == 0 || strcmp(v->valuestring, "trace") == 0)) return 0;
-    return bad_key(s, k->key, "expected a number > 0, \"inf\" or \"trace\", found %s", cJSON_IsNumber(v) ? "a number <= 0" : vb_json_kind(v));
+    return bad_key(s, k->key, "expected a number > 0, \"inf\" or \"trace\", found %s",
+                   cJSON_IsNumber(v) && !isnan(v->valuedouble) ? "a number <= 0" : vb_json_kind(v));
   case T_LIST_NUM:
   case T_LIST_LIST:
   case T_LIST_STR: {
@@ -1270,7 +1273,7 @@ static int read_object(const vb_src *s, cJSON *o, int nobjects, vb_result *r) {
   for (int k = 0; k < VB_NPARALLEL; k++) r->server_parallel[k] = -1;
   r->request_rate = NAN;
   const cJSON *done = cJSON_GetObjectItemCaseSensitive(o, "completed");
-  r->completed = cJSON_IsNumber(done) ? xp_saturate_int64(done->valuedouble) : -1;
+  r->completed = cJSON_IsNumber(done) && !isnan(done->valuedouble) ? xp_saturate_int64(done->valuedouble) : -1;
   r->unstreamed = w == W_SGLANG && unstreamed_sglang(o);
   vb_lists lists = {.latencies_key = "latencies"};
   const cJSON *v;

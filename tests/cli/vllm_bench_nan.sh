@@ -39,6 +39,20 @@ check "cache report: exit" 0 $?
 grep -q "^xp: warning: $tmp/cache.jsonl:1: cache_hit_rate_pct infinite (Infinity, or a number past a double's range such as 1e999): no value, not recorded in case " "$tmp/err" ||
   { echo "FAIL: cache report's warning: $(cat "$tmp/err")"; fail=1; }
 
+# a count given as NaN is a metric like the others (it was refused: "found nan", or read as 0:
+# "completed: says 0, but the per-request lists hold 15"); a setting's NaN is no setting, refused
+sed -e 's/"total_input_tokens": 1920/"total_input_tokens": NaN/' -e 's/"completed": 15/"completed": NaN/' \
+  "$XP_SRC/tests/data/vllm_bench/serve_c8_detailed.json" > "$tmp/count.json"
+"$XP" --db "$tmp/n.db" import vllm-bench "$tmp/count.json" > /dev/null 2> "$tmp/err"
+check "counts: exit" 0 $?
+check "counts: the warning" "xp: warning: $tmp/count.json:1: completed, total_input_tokens not a number (NaN): no value, not recorded in case concurrency=8" "$(cat "$tmp/err")"
+sed -e 's/"max_concurrency": 8/"max_concurrency": NaN/' "$XP_SRC/tests/data/vllm_bench/serve_c8_detailed.json" > "$tmp/setting.json"
+one_line "a setting" 2 "setting.json:1: max_concurrency: expected a whole number, found NaN$" \
+  "$XP" --db "$tmp/s.db" import vllm-bench "$tmp/setting.json"
+sed -e 's/"request_rate": "inf"/"request_rate": NaN/' "$XP_SRC/tests/data/vllm_bench/serve_c8_detailed.json" > "$tmp/rate.json"
+one_line "a rate" 2 "rate.json:1: request_rate: expected a number > 0, \"inf\" or \"trace\", found NaN$" \
+  "$XP" --db "$tmp/s.db" import vllm-bench "$tmp/rate.json"
+
 # NaN inside a string is text, and a control character inside a string still refused
 sed -e 's/"label": null/"label": "NaN"/' "$XP_SRC/tests/data/vllm_bench/serve_c8_detailed.json" > "$tmp/label.json"
 "$XP" --db "$tmp/l.db" import vllm-bench "$tmp/label.json" > /dev/null 2> "$tmp/err"
