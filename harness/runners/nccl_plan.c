@@ -519,14 +519,16 @@ static int known_ranks(const xp_nccl_plan *p, xp_nccl_launch *l, int *per_proces
   return rc == 0 ? l->size : rc == 1 ? 0 : -1;
 }
 
-static void print_env_plan(const xp_nccl_plan *p, FILE *out) {
+static void print_env_plan(const xp_spec *s, const xp_nccl_plan *p, FILE *out) {
   const cJSON *e;
   int any = 0;
   fputs("env:      ", out);
   cJSON_ArrayForEach(e, p->env) {
-    char v[256];
+    char v[256], path[160];
     xp_nccl_env_value(e, v, sizeof v);
-    fprintf(out, "%s%s=%s (spec)", any++ ? ", " : "", e->string, v);
+    snprintf(path, sizeof path, "env.%s", e->string);
+    /* --set env.KEY=VALUE's is the command line's, not the spec's */
+    fprintf(out, "%s%s=%s (%s)", any++ ? ", " : "", e->string, v, xp_spec_line(s, path) < 0 ? "--set" : "spec");
   }
   if (!cJSON_GetObjectItemCaseSensitive(p->env, "NCCL_NVLS_ENABLE")) {
     const char *user = getenv("NCCL_NVLS_ENABLE");
@@ -585,7 +587,7 @@ int xp_nccl_burst_plan(const xp_spec *s, FILE *out) {
                                           : "off (verify = false)");
   fprintf(out, "buffers:  %s; timeout %g s for NCCL init, every wait and every case\n",
           p.alloc_nccl ? "ncclMemAlloc" : "cudaMalloc", p.timeout_s);
-  print_env_plan(&p, out);
+  print_env_plan(s, &p, out);
   fputs("captured: NCCL's INFO log (INIT,GRAPH,TUNING,ENV) and its topology dump, kept with the run\n", out);
   fprintf(out, "%-14s %-9s %12s  %-6s %-13s %s\n", "collective", "dtype", "bytes", "mode", "placement",
           n > 0 ? "count per call" : "");

@@ -15,9 +15,12 @@ check "as written: 8 B to 256 MiB and 14336" "nccl_burst: 1 collective x 1 dtype
 check "size_range.max: exit" 0 $?
 check "size_range.max: 8 B to 1 KiB (min and factor kept) and 14336" \
   "nccl_burst: 1 collective x 1 dtype x 9 sizes x 2 modes x 1 placement = 18 cases" "$(grep "^nccl_burst:" "$tmp/out")"
+# the plan says where each variable came from: the spec's env, or the command line (it said "spec")
+printf '[env]\nNCCL_PROTO = "Simple"\n' >> "$spec"
 "$XP" --db "$db" run "$spec" --set env.NCCL_ALGO=Ring --dry-run > "$tmp/out" 2> "$tmp/err"
 check "env.NCCL_ALGO: exit" 0 $?
-grep -q 'NCCL_ALGO=Ring' "$tmp/out" || { echo "FAIL: env.NCCL_ALGO not in the plan: $(cat "$tmp/out")"; fail=1; }
+check "env.NCCL_ALGO: the spec's kept, both named" "env:      NCCL_PROTO=Simple (spec), NCCL_ALGO=Ring (--set), NCCL_NVLS_ENABLE=0 (xp default: NVLink multicast stays off)" \
+  "$(grep '^env:' "$tmp/out")"
 one_line "a bad value" 2 "<command line>: --set size_range.factor: expected a number greater than 1$" \
   "$XP" --db "$db" run "$spec" --set size_range.factor=0.5 --dry-run
 one_line "a key the table lacks" 2 "<command line>: --set size_range.maxx: unknown key (size_range takes min, max and factor)$" \
