@@ -7,6 +7,9 @@
 # and an Infinity was left out of the samples silently. A null (vLLM's None) stays no word.
 set -u
 . "$XP_SRC/tests/lib.sh"
+warned() { # warned WHAT PATTERN: a line of the import's stderr matches PATTERN (grep)
+  grep -q "$2" "$tmp/err" || { echo "FAIL: $1: $(cat "$tmp/err")"; fail=1; }
+}
 sed -e 's/"std_ttft_ms": [0-9.e+-]*/"std_ttft_ms": NaN/' \
     -e 's/"mean_tpot_ms": [0-9.e+-]*/"mean_tpot_ms": NaN/' \
     -e 's/"ttfts": \[[0-9.e+-]*/"ttfts": [NaN/' \
@@ -16,10 +19,8 @@ check "the fixture holds them" 5 "$(grep -o 'NaN\|Infinity' "$tmp/nan.json" | wc
 "$XP" --db "$db" import vllm-bench "$tmp/nan.json" > /dev/null 2> "$tmp/err"
 check "import: exit" 0 $?
 check "import: two warnings" 2 "$(wc -l < "$tmp/err")"
-grep -qx "xp: warning: $tmp/nan.json:1: std_ttft_ms, mean_tpot_ms not a number (NaN): no value, not recorded in case concurrency=8" "$tmp/err" ||
-  { echo "FAIL: the metrics' warning: $(cat "$tmp/err")"; fail=1; }
-grep -qx "xp: warning: $tmp/nan.json:1: ttfts, itls: 3 entries infinite or not a number (Infinity, NaN): no sample, left out of case concurrency=8" "$tmp/err" ||
-  { echo "FAIL: the entries' warning: $(cat "$tmp/err")"; fail=1; }
+warned "the metrics' warning" "^xp: warning: $tmp/nan.json:1: std_ttft_ms, mean_tpot_ms not a number (NaN): no value, not recorded in case concurrency=8$"
+warned "the entries' warning" "^xp: warning: $tmp/nan.json:1: ttfts, itls: 3 entries infinite or not a number (Infinity, NaN): no sample, left out of case concurrency=8$"
 check "the NaN metrics: none recorded" 0 \
   "$(sql "SELECT count(*) FROM metrics WHERE name IN ('std_ttft_ms', 'mean_tpot_ms')")"
 check "the others: recorded" 8682.033298151237 \
@@ -30,14 +31,12 @@ trt="$XP_SRC/tests/data/vllm_bench/formats/trtllm_serve_c4_detailed.json"
 sed -e 's/"total_energy_j": 150.0/"total_energy_j": NaN/' "$trt" > "$tmp/energy.json"
 "$XP" --db "$tmp/e.db" import vllm-bench "$tmp/energy.json" > /dev/null 2> "$tmp/err"
 check "energy: exit" 0 $?
-grep -q "^xp: warning: $tmp/energy.json:[0-9]*: total_energy_j not a number (NaN): no value, not recorded in case " "$tmp/err" ||
-  { echo "FAIL: energy's warning: $(cat "$tmp/err")"; fail=1; }
+warned "energy's warning" "^xp: warning: $tmp/energy.json:[0-9]*: total_energy_j not a number (NaN): no value, not recorded in case "
 sg="$XP_SRC/tests/data/vllm_bench/formats/sglang_2026.jsonl"
 head -1 "$sg" | sed -e 's/"cache_hit_rate_pct": 25.0/"cache_hit_rate_pct": Infinity/' > "$tmp/cache.jsonl"
 "$XP" --db "$tmp/c.db" import vllm-bench "$tmp/cache.jsonl" --set model=Qwen/Qwen3-0.6B > /dev/null 2> "$tmp/err"
 check "cache report: exit" 0 $?
-grep -q "^xp: warning: $tmp/cache.jsonl:1: cache_hit_rate_pct infinite (Infinity, or a number past a double's range such as 1e999): no value, not recorded in case " "$tmp/err" ||
-  { echo "FAIL: cache report's warning: $(cat "$tmp/err")"; fail=1; }
+warned "cache report's warning" "^xp: warning: $tmp/cache.jsonl:1: cache_hit_rate_pct infinite (Infinity, or a number past a double's range such as 1e999): no value, not recorded in case "
 
 # a count given as NaN is a metric like the others (it was refused: "found nan", or read as 0:
 # "completed: says 0, but the per-request lists hold 15"); a setting's NaN is no setting, refused
