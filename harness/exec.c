@@ -302,7 +302,11 @@ static int set_table_key(cJSON *root, const xp_kind *k, const char *key, const c
       cJSON_DeleteItemFromObjectCaseSensitive(table, dot + 1);
       cJSON_AddItemToObject(table, dot + 1, v);
     }
-  }
+  } else if (t && t->type == XP_T_TABLES)
+    rc = xp_error(XP_EXIT_USAGE, "<command line>: %s: %s is a list of tables, which cannot be set from the command line",
+                  given, top);
+  else if (t) /* burst.x: "unknown key ...: did you mean \"burst\"?" */
+    rc = xp_error(XP_EXIT_USAGE, "<command line>: %s: %s is no table: give it whole (--set %s=VALUE)", given, top, top);
   free(top);
   return rc;
 }
