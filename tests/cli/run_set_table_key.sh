@@ -5,6 +5,9 @@
 # a table given whole says how to set it. No GPU: --dry-run.
 set -u
 . "$XP_SRC/tests/lib.sh"
+# the dry run names where each NCCL variable came from: xp's own default only where the
+# environment sets none (a GPU host's shell often exports NCCL_NVLS_ENABLE=0 itself)
+unset NCCL_NVLS_ENABLE
 spec="$tmp/a spec.toml"
 cp "$XP_SRC/experiments/allreduce_burst.toml" "$spec"
 grep -q '^size_range = { min = 8, max = "256M", factor = 2 }$' "$spec" || { echo "FAIL: the spec's size_range changed"; fail=1; }
