@@ -188,6 +188,21 @@ run import torch-trace "$v/seqdup_r0.json.gz" "$v/seqdup_r1.json.gz" --ranks 1,0
 run import torch-trace "$v/seqdup_r0.json.gz" "$v/seqdup_r1.json.gz" --step-annotation nosuch; expect_rc 0
 [ "$(q "SELECT group_concat(run_id || '>' || by_run_id, ' ') FROM trace_superseded")" = "1>2" ] ||
   die "an import without steps supersedes nothing: $(q "SELECT * FROM trace_superseded")"
+# ... while another trace that starts at the same instant with as many events is another job:
+# SGLang's hook's rank 0 of the pair (other kernel and step names, the same times) imported alone
+# is no copy of vLLM's (schema 32; schema 10 matched on those two numbers and hid it)
+db="$tmp/twin.db"
+run import torch-trace "$v/vllm_r0.json.gz" "$v/vllm_r1.json.gz" --step-annotation 'execute_context_*'; expect_rc 0
+run import torch-trace "$v/sglang_tp0.json.gz" --step-annotation 'step[*'; expect_rc 0
+[ "$(q "SELECT count(*) FROM trace_ranks a JOIN trace_ranks b ON b.run_id = 1 AND b.rank = 0
+        AND b.gpu_start_ns = a.gpu_start_ns AND b.events = a.events WHERE a.run_id = 2")" = 1 ] ||
+  die "the variants no longer agree on the first GPU start and event count: the test tests nothing"
+[ "$(q "SELECT count(*) FROM trace_superseded")" = 0 ] ||
+  die "another engine's trace is no copy: $(q "SELECT * FROM trace_superseded")"
+# ... and SGLang's pair imported after it does count it once, its rank 0 the same
+run import torch-trace "$v/sglang_tp0.json.gz" "$v/sglang_tp1.json.gz" --step-annotation 'step[*'; expect_rc 0
+[ "$(q "SELECT group_concat(run_id || '>' || by_run_id, ' ') FROM trace_superseded")" = "2>3" ] ||
+  die "a rank imported alone and with its job counts once: $(q "SELECT * FROM trace_superseded")"
 
 # kernel names of the serving stacks
 db="$tmp/names.db"
