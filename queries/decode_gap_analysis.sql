@@ -63,7 +63,9 @@
 -- and CTEs it names, for every place that names it, so a CTE named from four places whose own
 -- CTEs are each named from two more costs eight copies of theirs. Preparing this query took
 -- 1.1 s and 190 MB when measured read step_cats three times, basis series four times and
--- f measured, ar and gemm again beside basis (bench/trace_query_bench.sh).
+-- f measured, ar and gemm again beside basis (bench/trace_query_bench.sh); with configs named
+-- nine times (measured, gemm_run, f and the answer each joined it again for its columns, which
+-- measured and gemm_fit now carry), 0.49 s and 38 MB on 30 jobs, 0.32 s and 35 MB named six.
 WITH
 candidates AS MATERIALIZED (  -- the trace runs the figures count (schema view trace_step_totals: each job
                  -- once, with step time) of :model, :tp and :batch (view run_configuration),
@@ -104,8 +106,9 @@ step_waits AS MATERIALIZED (
   WHERE k.collective = 'allreduce' AND s.single_rank = 0
   GROUP BY s.cfg
 ),
-measured AS MATERIALIZED (  -- step_cats, step_waits and the runs: a row (or none) per configuration
-  SELECT g.cfg, count(s.run_id) AS nsteps, coalesce(max(t.runs), 0) AS nruns,
+measured AS MATERIALIZED (  -- step_cats, step_waits and the runs: a row per configuration, with its
+                            -- GPU, interconnect, config and dtype for f and the rows
+  SELECT g.cfg, g.gpu_name, g.interconnect, g.config, g.dtype, count(s.run_id) AS nsteps, coalesce(max(t.runs), 0) AS nruns,
          avg(span_ns) / 1e3 AS span_us, avg(busy_ns) / 1e3 AS busy_us, avg(kernel_ns) / 1e3 AS kernel_us,
          max(x.gemm_ns) / 1e3 / nullif(count(s.run_id), 0) AS gemm_us,
          coalesce(max(x.ar_ns), 0) / 1e3 / nullif(count(s.run_id), 0) AS ar_us,
@@ -133,7 +136,7 @@ gemm_runs AS MATERIALIZED (  -- the ok gemm runs of :model at :tp with cold-weig
 gemm_fit AS MATERIALIZED (  -- how well each gemm run's dtype fits each configuration's: 0 another dtype;
                -- fp8 traces (DeepSeek's checkpoints are block-scaled fp8, as vLLM and SGLang run
                -- them) are fitted best by a checkpoint run, then fp8_block, then fp8 itself
-  SELECT c.cfg, g.*,
+  SELECT c.cfg, c.gpu_name AS cfg_gpu, g.*,
          CASE WHEN c.dtype IN ('fp8', 'fp8_block') AND g.dtype = 'checkpoint' THEN 3
               WHEN c.dtype IN ('fp8', 'fp8_block') AND g.dtype = 'fp8_block' THEN 2
               WHEN g.dtype = c.dtype THEN 1 ELSE 0 END AS fit
@@ -145,10 +148,10 @@ gemm_run AS MATERIALIZED (  -- one per configuration: a run on its GPU first (wh
                -- under the model's label, predicts no step, and is named in the basis), the latest
   SELECT * FROM (
     SELECT f.*, row_number() OVER (PARTITION BY f.cfg
-                                   ORDER BY (f.gpu_name = c.gpu_name) IS 1 DESC, f.fit DESC,
+                                   ORDER BY (f.gpu_name = f.cfg_gpu) IS 1 DESC, f.fit DESC,
                                             f.subset IS NULL DESC,
                                             f.started_at DESC, f.id DESC) AS pick
-    FROM gemm_fit f JOIN configs c ON c.cfg = f.cfg)
+    FROM gemm_fit f)
   WHERE pick = 1
 ),
 gemm_cases AS MATERIALIZED (
@@ -270,17 +273,17 @@ f AS MATERIALIZED (
                               || CASE WHEN g.skipped > 0 THEN ', ' ELSE '' END ELSE '' END
                       || CASE WHEN g.skipped > 0 THEN g.skipped || ' GEMM(s) skipped (not measured at their dtype)'
                               ELSE '' END ELSE '' END
-              || CASE WHEN g.fitted_dtype THEN '; measured as ' || g.dtype || ' for the traces'' ' || c.dtype ELSE '' END
+              || CASE WHEN g.fitted_dtype THEN '; measured as ' || g.dtype || ' for the traces'' ' || m.dtype ELSE '' END
               || CASE WHEN g.subset IS NOT NULL THEN '; a subset of the step (' || g.subset || '), no prediction: '
                       || 'xp run a gemm spec of the whole model' ELSE '' END
               || CASE WHEN g.other_dtype THEN '; measured in ' || g.dtype || ', the traces ran '
-                      || c.dtype || ', no prediction: xp run a gemm spec with dtype = '
+                      || m.dtype || ', no prediction: xp run a gemm spec with dtype = '
                       -- a block-scaled fp8 checkpoint (DeepSeek-V3/V4) is what an fp8 engine runs for it
-                      || CASE WHEN c.dtype IN ('fp8', 'fp8_block') AND g.ck_dtype = 'fp8_block'
+                      || CASE WHEN m.dtype IN ('fp8', 'fp8_block') AND g.ck_dtype = 'fp8_block'
                               THEN '"checkpoint" (the model''s checkpoint is block-scaled fp8; or "fp8_block")'
-                              ELSE '"' || c.dtype || '"' END ELSE '' END
-              || CASE WHEN g.other_gpu THEN '; another GPU''s: the traces ran on ' || c.gpu_name
-                      || ', no prediction: xp run the gemm spec on ' || c.gpu_name ELSE '' END
+                              ELSE '"' || m.dtype || '"' END ELSE '' END
+              || CASE WHEN g.other_gpu THEN '; another GPU''s: the traces ran on ' || m.gpu_name
+                      || ', no prediction: xp run the gemm spec on ' || m.gpu_name ELSE '' END
     END AS gemm_basis,
     CASE WHEN a.sizes = 0 THEN 'no all-reduce sizes: no trace of this configuration and no o_proj in a gemm run'
          WHEN s.cfg IS NULL THEN 'no nccl_burst allreduce run with ' || :tp || ' ranks (xp run experiments/allreduce_burst.toml)'
@@ -297,12 +300,12 @@ f AS MATERIALIZED (
                                        ELSE '' END
                              WHEN s.interconnect IS NULL
                              THEN '; the nccl_burst run''s interconnect is unknown (not recorded; the traces ran on '
-                                  || c.interconnect || ')'
-                             WHEN c.interconnect IS NULL
+                                  || m.interconnect || ')'
+                             WHEN m.interconnect IS NULL
                              THEN CASE WHEN m.nsteps > 0 THEN '; the traces'' interconnect is unknown (not recorded; measured on '
                                                               || s.interconnect || ')' ELSE '' END
                              ELSE '; measured on another interconnect than the traces' END, '')
-    || coalesce(CASE WHEN s.other_gpu THEN '; another GPU''s: the traces ran on ' || c.gpu_name
+    || coalesce(CASE WHEN s.other_gpu THEN '; another GPU''s: the traces ran on ' || m.gpu_name
                                            || ' (xp run experiments/allreduce_burst.toml on it)' END, '')
     || CASE WHEN m.ar_wait_us IS NOT NULL AND m.single_rank_steps = 0 THEN '; measured includes ' || round(m.ar_wait_us, 1) || ' us waiting for other ranks'
             WHEN m.ar_wait_us IS NOT NULL THEN '; in multi-rank runs ' || round(m.ar_multi_us, 1) || ' us a step, of which ' || round(m.ar_wait_us, 1) || ' us waiting for other ranks'
@@ -312,11 +315,11 @@ f AS MATERIALIZED (
     CASE WHEN m.nsteps = 0 THEN 'no trace with marked steps for this configuration (xp import torch-trace ... --set model=... tp=... batch=...)'
          ELSE m.nruns || ' trace run(s), ' || m.nsteps || ' steps x ranks' END AS traces_basis,
     CASE WHEN NOT g.other_dtype AND NOT g.other_gpu THEN g.default_us END AS gemm_pred_us
-  FROM configs c JOIN gemm g ON g.cfg = c.cfg JOIN ar a ON a.cfg = c.cfg JOIN measured m ON m.cfg = c.cfg
-  LEFT JOIN series s ON s.cfg = c.cfg  -- one (pick 1) or none
+  FROM measured m JOIN gemm g ON g.cfg = m.cfg JOIN ar a ON a.cfg = m.cfg
+  LEFT JOIN series s ON s.cfg = m.cfg  -- one (pick 1) or none
 ),
 rows AS (  -- the six rows of each configuration, from one reading of f
-  SELECT f.cfg, o.ord, o.component,
+  SELECT f.cfg, f.gpu_name, f.interconnect, f.config, o.ord, o.component,
          CASE o.ord WHEN 1 THEN gemm_pred_us WHEN 2 THEN ar_pred_us WHEN 6 THEN gemm_pred_us + ar_pred_us END
            AS predicted_us,
          CASE o.ord WHEN 1 THEN gemm_us WHEN 2 THEN CASE WHEN nsteps > 0 THEN ar_us END
@@ -334,5 +337,5 @@ rows AS (  -- the six rows of each configuration, from one reading of f
 SELECT r.component, round(r.predicted_us, 1) AS predicted_us, round(r.measured_us, 1) AS measured_us,
        round(r.measured_us - r.predicted_us, 1) AS gap_us,
        round(100.0 * (r.measured_us - r.predicted_us) / r.measured_us, 1) AS gap_pct, r.basis,
-       c.gpu_name AS gpu, c.interconnect, c.config
-FROM rows r JOIN configs c ON c.cfg = r.cfg ORDER BY r.cfg, r.ord;
+       r.gpu_name AS gpu, r.interconnect, r.config
+FROM rows r ORDER BY r.cfg, r.ord;
