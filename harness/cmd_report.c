@@ -28,13 +28,65 @@ static const char usage[] =
 
 /* ---- the runs table at the top ---- */
 
+/* Per measured run and GPU, its state while the run ran (run_meta gpu_state.<device>.*,
+** harness/gpu_watch.c, read as queries/gpu_state.sql reads them), and whether it was not at
+** full speed: clocks held down by heat, a power brake or a hardware slowdown in some readings,
+** or a power limit set below the board's default. Such a run measured a slower GPU than its
+** neighbours: a reader of the history must see it before taking its times for a regression. */
+#define GPU_STATE_CTE                                                                                \
+  "gpu AS ("                                                                                       \
+  "  SELECT run_id, CAST(substr(key, 11, instr(substr(key, 11), '.') - 1) AS INTEGER) AS device,"  \
+  "         max(CASE WHEN key GLOB '*.slowdown_share' THEN CAST(value AS REAL) END) AS slowed,"    \
+  "         max(CASE WHEN key GLOB '*.clock_events' THEN value END) AS events,"                    \
+  "         max(CASE WHEN key GLOB '*.power_limit_w' THEN CAST(value AS INTEGER) END) AS limit_w," \
+  "         max(CASE WHEN key GLOB '*.power_limit_default_w' THEN CAST(value AS INTEGER) END) AS default_w" \
+  "  FROM run_meta WHERE key GLOB 'gpu_state.[0-9]*.*' AND source = 'detected' GROUP BY run_id, device)," \
+  "slow AS (SELECT * FROM gpu WHERE slowed > 0 OR limit_w < default_w)"
+
 /* By status as xp runs shows it (xp_status): a run whose process died, its row still
 ** 'running', is incomplete, not running. */
 static const char runs_summary_sql[] =
-    "WITH r AS (SELECT kind, origin, xp_status(status, host, boot_id, pid) AS status, started_at FROM runs)"
+    "WITH " GPU_STATE_CTE ","
+    " r AS (SELECT id, kind, origin, xp_status(status, host, boot_id, pid) AS status, started_at FROM runs)"
     " SELECT kind, origin, sum(status = 'ok'), sum(status = 'failed'), sum(status = 'aborted'),"
-    "        sum(status = 'incomplete'), sum(status = 'running'), max(started_at)"
+    "        sum(status = 'incomplete'), sum(status = 'running'), sum(id IN (SELECT run_id FROM slow)),"
+    "        max(started_at)"
     " FROM r GROUP BY kind, origin ORDER BY kind, origin";
+
+/* The runs counted as slowed, newest first, each GPU that was and how. */
+static const char slowed_runs_sql[] =
+    "WITH " GPU_STATE_CTE
+    " SELECT substr(r.uuid, 1, 8), r.kind, r.started_at, group_concat('GPU ' || d.device || ': '"
+    "        || CASE WHEN d.slowed > 0 THEN printf('clocks held down in %.1f%% of readings', 100 * d.slowed)"
+    "                || coalesce(' (' || nullif(d.events, '') || ')', '') ELSE '' END"
+    "        || CASE WHEN d.slowed > 0 AND d.limit_w < d.default_w THEN ', ' ELSE '' END"
+    "        || CASE WHEN d.limit_w < d.default_w"
+    "                THEN 'power limit ' || d.limit_w || ' W, below its default ' || d.default_w || ' W' ELSE '' END, '; ')"
+    " FROM slow d JOIN runs r ON r.id = d.run_id"
+    " GROUP BY r.id ORDER BY r.started_at DESC, r.id DESC";
+
+static int slowed_runs(sqlite3 *db, xp_buf *o) {
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(db, slowed_runs_sql, -1, &st, NULL) != SQLITE_OK) return xp_db_fail(db, "reading");
+  int rows = 0, rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    if (rows++ == 0)
+      xb_puts(o, "<p class=\"note\">Runs whose GPU was not at full speed: their times measured a slower GPU "
+                 "than their neighbours' (xp query queries/gpu_state.sql gives every reading).</p>"
+                 "<table class=\"runs slowed\"><tr><th>run</th><th>kind</th><th>started</th><th>GPU state</th></tr>");
+    xb_puts(o, "<tr>");
+    for (int i = 0; i < 4; i++) {
+      xb_puts(o, "<td>");
+      xb_escape(o, (const char *)sqlite3_column_text(st, i));
+      xb_puts(o, "</td>");
+    }
+    xb_puts(o, "</tr>");
+  }
+  sqlite3_finalize(st);
+  if (rc != SQLITE_DONE) return xp_db_fail(db, "reading");
+  if (rows) xb_puts(o, "</table>");
+  return 0;
+}
 
 static int runs_summary(sqlite3 *db, xp_buf *o) {
   sqlite3_stmt *st = NULL;
@@ -44,22 +96,24 @@ static int runs_summary(sqlite3 *db, xp_buf *o) {
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     if (rows++ == 0)
       xb_puts(o, "<table class=\"runs\"><tr><th>kind</th><th>origin</th><th>ok</th><th>failed</th>"
-                 "<th>aborted</th><th>incomplete (its process died)</th><th>running</th><th>latest</th></tr>");
+                 "<th>aborted</th><th>incomplete (its process died)</th><th>running</th>"
+                 "<th>GPU slowed</th><th>latest</th></tr>");
     xb_puts(o, "<tr><td>");
     xb_escape(o, (const char *)sqlite3_column_text(st, 0));
     xb_puts(o, "</td><td>");
     xb_escape(o, (const char *)sqlite3_column_text(st, 1));
     xb_puts(o, "</td>");
-    for (int i = 2; i <= 6; i++) xb_printf(o, "<td class=\"n\">%lld</td>", (long long)sqlite3_column_int64(st, i));
+    for (int i = 2; i <= 7; i++) xb_printf(o, "<td class=\"n\">%lld</td>", (long long)sqlite3_column_int64(st, i));
     xb_puts(o, "<td>");
-    xb_escape(o, (const char *)sqlite3_column_text(st, 7));
+    xb_escape(o, (const char *)sqlite3_column_text(st, 8));
     xb_puts(o, "</td></tr>");
   }
   sqlite3_finalize(st);
   if (rc != SQLITE_DONE) return xp_db_fail(db, "reading");
   xb_puts(o, rows ? "</table>" : "<p class=\"nodata\">No runs recorded yet.</p>");
+  rc = rows ? slowed_runs(db, o) : 0;
   xb_puts(o, "</section>");
-  return 0;
+  return rc;
 }
 
 /* ---- the page ---- */

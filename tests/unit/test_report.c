@@ -111,6 +111,18 @@ static void nccl_run(sqlite3 *db, const char *mode, double peak) {
   end(&r);
 }
 
+static void gpu_state(xp_run *run, int device, const char *slowed, const char *events, int limit_w, int default_w) {
+  char key[64];
+  snprintf(key, sizeof key, "gpu_state.%d.slowdown_share", device);
+  CHECK_EQ_INT(xp_run_meta(run, key, slowed, "detected"), 0);
+  snprintf(key, sizeof key, "gpu_state.%d.clock_events", device);
+  CHECK_EQ_INT(xp_run_meta(run, key, events, "detected"), 0);
+  snprintf(key, sizeof key, "gpu_state.%d.power_limit_w", device);
+  CHECK_EQ_INT(xp_run_meta_int(run, key, limit_w, "detected"), 0);
+  snprintf(key, sizeof key, "gpu_state.%d.power_limit_default_w", device);
+  CHECK_EQ_INT(xp_run_meta_int(run, key, default_w, "detected"), 0);
+}
+
 static void serve_case(xp_run *run, const char *name, int64_t concurrency, double tok_s) {
   cJSON *p = cJSON_CreateObject();
   if (concurrency > 0) cJSON_AddNumberToObject(p, "max_concurrency", (double)concurrency);
@@ -129,6 +141,11 @@ static void record_runs(sqlite3 *db) {
   gemm_case(g.run, "o_proj", 64, 7168, 8192, 45, "ok");
   gemm_case(g.run, "moe_up", 4096, 4096, 4096, 250, "ok");
   gemm_case(g.run, "q_b_proj", 1, 24576, 1536, 0, "failed");
+  /* Its GPUs' state as harness/gpu_watch.c records it: GPU 0's clocks held down in some
+     readings, GPU 1 under a power limit below its default; GPU 2 at full speed. */
+  gpu_state(g.run, 0, "0.125", "hw_slowdown", 700, 700);
+  gpu_state(g.run, 1, "0.000", "", 500, 700);
+  gpu_state(g.run, 2, "0.000", "", 700, 700);
   end(&g);
   nccl_run(db, "eager", 300);
   nccl_run(db, "graph", 350);
@@ -188,6 +205,15 @@ static void test_charts(const char *path) {
   CHECK(strstr(html, "src=") == NULL && strstr(html, "href=\"http") == NULL);
   CHECK(strstr(html, "<b>x&y</b>") == NULL);
   CHECK(strstr(html, "&lt;b&gt;x&amp;y&lt;/b&gt;") != NULL);
+
+  /* The runs table marks the gemm run whose GPUs were not at full speed, and says how. */
+  CHECK(strstr(html, "<th>GPU slowed</th>") != NULL);
+  CHECK(strstr(html, "<tr><td>gemm</td><td>imported</td><td class=\"n\">1</td><td class=\"n\">0</td>"
+                     "<td class=\"n\">0</td><td class=\"n\">0</td><td class=\"n\">0</td><td class=\"n\">1</td>") != NULL);
+  CHECK_EQ_INT(count(html, "<table class=\"runs slowed\">"), 1);
+  CHECK(strstr(html, "<td>GPU 0: clocks held down in 12.5% of readings (hw_slowdown); "
+                     "GPU 1: power limit 500 W, below its default 700 W</td>") != NULL);
+  CHECK(strstr(html, "GPU 2:") == NULL);
 
   char *roof = section(html, "roofline");
   CHECK(strstr(roof, "data-has-data=\"1\"") != NULL);
