@@ -378,14 +378,18 @@ static int chart_serving(sqlite3 *db, rp_section *s) {
 ** force now (xp reclassify); a trace is dated by its own clock (first GPU activity) when it has
 ** an absolute one, else by its import. ranked is materialized: the view's sums are taken once a
 ** run, however many of the columns below name them. */
+/* A job's configuration columns (CONFIG_COLUMNS below) from run_configuration g: the rest of
+** the declared configuration after the model, in brackets. */
+#define CONFIG_OF_G                                                                              \
+  "g.tp, g.batch, CASE WHEN g.config = '' THEN g.model"                                          \
+  " ELSE coalesce(g.model, '?') || ' [' || g.config || ']' END AS model,"                        \
+  " g.gpu_name, g.interconnect, g.undeclared AS job"
 #define TRACE_RUNS_CTE                                                                           \
-  "WITH run AS (SELECT r.id AS run_id, substr(r.uuid, 1, 8) AS uuid8, g.tp, g.batch,"            \
-  "                CASE WHEN g.config = '' THEN g.model"                                         \
-  "                ELSE coalesce(g.model, '?') || ' [' || g.config || ']' END AS model,"         \
-  "                g.gpu_name, g.interconnect, t.step_ns, t.clock_ns IS NOT NULL AS own_clock,"  \
+  "WITH run AS (SELECT r.id AS run_id, substr(r.uuid, 1, 8) AS uuid8, " CONFIG_OF_G ","          \
+  "                t.step_ns, t.clock_ns IS NOT NULL AS own_clock,"                              \
   "                coalesce(t.clock_ns / 1e9, CAST(strftime('%s', r.started_at) AS REAL)) AS at," \
   "                CAST(t.allreduce_ns AS REAL) / t.step_ns AS ar_share,"                        \
-  "                t.whole_window, g.undeclared AS job"                                          \
+  "                t.whole_window"                                                               \
   "         FROM trace_step_totals t JOIN runs r ON r.id = t.run_id"                             \
   "         JOIN run_configuration g ON g.run_id = t.run_id),"                                   \
   " ranked AS MATERIALIZED ("                                                                    \
@@ -601,9 +605,84 @@ static int chart_allreduce(sqlite3 *db, rp_section *s) {
   return 0;
 }
 
+/* ---- communication exposure per traced job (schema table trace_step_comm) ---- */
+
+/* The newest jobs (?1) as queries/comm_overlap.sql reads them: each job once with its steps
+** (view trace_step_totals), the GPU time its steps kept the GPUs busy, the time communication
+** kernels ran, and the part of it nothing else overlapped. Jobs imported before schema 31 have
+** no trace_step_comm rows and are left out, not drawn as hiding nothing. */
+static const char comm_sql[] =
+    "WITH job AS (SELECT t.run_id, substr(r.uuid, 1, 8) AS uuid8, " CONFIG_OF_G ","
+    "                    coalesce(t.clock_ns / 1e9, CAST(strftime('%s', r.started_at) AS REAL)) AS at"
+    "             FROM trace_step_totals t JOIN runs r ON r.id = t.run_id"
+    "             JOIN run_configuration g ON g.run_id = t.run_id"
+    "             WHERE NOT t.whole_window AND EXISTS (SELECT 1 FROM run_meta m WHERE m.run_id = t.run_id"
+    "                   AND m.key = 'xp.schema' AND m.source = 'detected' AND CAST(m.value AS INTEGER) >= 31)),"
+    " shown AS MATERIALIZED (SELECT * FROM job ORDER BY at DESC, run_id DESC LIMIT ?1)"
+    " SELECT " CONFIG_COLUMNS ", uuid8,"
+    "        (SELECT sum(s.busy_ns) FROM trace_steps s WHERE s.run_id = shown.run_id),"
+    "        (SELECT sum(c.comm_ns) FROM trace_step_comm c WHERE c.run_id = shown.run_id),"
+    "        (SELECT sum(c.exposed_ns) FROM trace_step_comm c WHERE c.run_id = shown.run_id),"
+    "        (SELECT count(*) FROM job)"
+    " FROM shown ORDER BY at DESC, run_id DESC";
+
+static void comm_row(rp_bars *b, sqlite3_stmt *st) {
+  double busy = sqlite3_column_double(st, NCONFIG + 1), comm = sqlite3_column_double(st, NCONFIG + 2),
+         exposed = sqlite3_column_double(st, NCONFIG + 3);
+  char *label = config_label(st, 0);
+  char *detail = xp_asprintf("run %s, %.2f ms busy: communication %.1f%% of it, %.1f%% exposed%s", col(st, NCONFIG),
+                             busy / 1e6, 100 * comm / busy, 100 * exposed / busy,
+                             comm > 0 ? "" : " (no communication kernels in its steps)");
+  rp_bar_row *row = rp_bars_row(b, label, detail);
+  free(label);
+  free(detail);
+  row->share[rp_bars_category(b, "communication, exposed")] = exposed / busy;
+  row->share[rp_bars_category(b, "communication, hidden by compute")] = (comm - exposed) / busy;
+  row->share[rp_bars_category(b, "other GPU activity")] = 1 - comm / busy;
+}
+
+static int chart_comm(sqlite3 *db, rp_section *s) {
+  if (!rp_table_exists(db, "trace_step_comm")) {
+    xb_puts(&s->empty, "This database has no communication tables (written by an xp before schema 31).");
+    return 0;
+  }
+  sqlite3_stmt *st = NULL;
+  int rc = prepare(db, comm_sql, &st);
+  if (rc) return rc;
+  sqlite3_bind_int(st, 1, MAX_BAR_ROWS);
+  rp_bars b = {0};
+  rp_bars_category(&b, "communication, exposed");
+  rp_bars_category(&b, "communication, hidden by compute");
+  rp_bars_category(&b, "other GPU activity");
+  size_t jobs = 0;
+  int step;
+  while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+    jobs = (size_t)sqlite3_column_int64(st, NCONFIG + 4);
+    if (sqlite3_column_double(st, NCONFIG + 1) > 0) comm_row(&b, st);
+  }
+  rc = finish(db, st, step);
+  if (rc == 0 && b.nrows) {
+    if (b.nrows == 1) xb_puts(&s->note, "For the newest traced job, ");
+    else xb_printf(&s->note, "For each of the %zu newest traced jobs, ", b.nrows);
+    xb_puts(&s->note, "the GPU time its marked steps kept the GPUs busy: the part communication kernels ran "
+                      "while nothing else did (exposed: what the steps would lose if communication were free), the "
+                      "part compute overlapped (hidden), and the rest. A job on one stream hides nothing; where "
+                      "much is hidden, the AllReduce share above overstates what removing it saves. xp query "
+                      "queries/comm_overlap.sql gives every job's figures.");
+    if (jobs > b.nrows) xb_printf(&s->note, " %zu older job%s left out.", jobs - b.nrows, jobs - b.nrows == 1 ? " is" : "s are");
+    rp_bars_svg(&s->svg, &b);
+  } else if (rc == 0)
+    xb_puts(&s->empty, "No torch.profiler trace with marked steps imported by this xp (schema 31 on): xp import "
+                       "torch-trace RANK0.json.gz RANK1.json.gz --set model=... tp=... batch=... (traces imported "
+                       "before have no communication figures: import them again).");
+  rp_bars_free(&b);
+  return rc;
+}
+
 const rp_chart rp_charts[] = {
     {"shares", "Where the GPU time goes, per configuration", chart_shares},
     {"allreduce", "AllReduce share over time", chart_allreduce},
+    {"comm", "Communication hidden and exposed, per traced job", chart_comm},
     {"busbw", "Collective bus bandwidth against message size", chart_busbw},
     {"roofline", "GEMMs against the roofline", chart_roofline},
     {"serving", "Serving throughput against concurrency", chart_serving},

@@ -24,7 +24,7 @@ if [ -x "${XP_BUILD:-}/tests/test_report" ]; then
   dom "$tmp/empty.html" > "$tmp/empty.dom"
   check "empty database: page verdict" ok "$(verdict < "$tmp/empty.dom")"
   check "empty database: charts drawn" 0 "$(grep -o 'data-charts-drawn="[0-9]*"' "$tmp/empty.dom" | grep -o '[0-9]*')"
-  check "empty database: no data yet" 5 "$(grep -o '<strong>No data yet.</strong>' "$tmp/empty.dom" | wc -l)"
+  check "empty database: no data yet" 6 "$(grep -o '<strong>No data yet.</strong>' "$tmp/empty.dom" | wc -l)"
 else
   echo "note: ${XP_BUILD:-}/tests/test_report not built: the GEMM chart and the empty page are not rendered here"
 fi
@@ -39,7 +39,7 @@ if [ -d "$fx/torch" ]; then
   done
   "$XP" --db "$db" import nccl-tests "$fx/nccl-tests/nccltests_sweep.txt" > /dev/null 2> "$tmp/err" ||
     { echo "FAIL: nccl-tests import: $(cat "$tmp/err")"; fail=1; }
-  expected_charts="shares allreduce busbw $expected_charts"
+  expected_charts="shares allreduce comm busbw $expected_charts"
 else
   echo "note: $fx missing; trace charts are not rendered here"
 fi

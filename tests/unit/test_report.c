@@ -190,9 +190,9 @@ static void test_empty_database(void) {
   CHECK(db != NULL);
   xp_db_close(db);
   char *html = report(path, "empty.html");
-  CHECK_EQ_INT(count(html, "<section class=\"chart-section\""), 5);
-  CHECK_EQ_INT(count(html, "data-has-data=\"0\""), 5);
-  CHECK_EQ_INT(count(html, "<strong>No data yet.</strong>"), 5);
+  CHECK_EQ_INT(count(html, "<section class=\"chart-section\""), 6);
+  CHECK_EQ_INT(count(html, "data-has-data=\"0\""), 6);
+  CHECK_EQ_INT(count(html, "<strong>No data yet.</strong>"), 6);
   CHECK_EQ_INT(count(html, "<svg"), 0);
   CHECK(strstr(html, "No runs recorded yet.") != NULL);
   free(html);
