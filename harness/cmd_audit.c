@@ -9,8 +9,9 @@
 **    configuration (schema view run_configuration, as xp report and queries/regressions.sql
 **    have it: model, GPU, interconnect, tp, batch and the rest declared, engine, dtype,
 **    quantization, ep, pp; a trace imported with nothing declared is one of its own) and the
-**    same spec or the same case names, each job once (trace_superseded), metric by metric; a median moved by more than 5% with Mann-Whitney p < 0.05 contradicts
-**    the evidence;
+**    same spec or the same case names, each job once (trace_superseded), metric by metric and
+**    newer run by newer run: a metric is contradicted when every newer run judged alone moved its
+**    median by more than 5% with Mann-Whitney p < 0.05, all the same way (weigh says why);
 **  - integrity: whether each evidence run's rows, hashed again, are still what the decision sealed
 **    (rows edited in SQLite leave the stored seal as it was), and the decision its digest.
 ** Exit 1 when any evidence is contradicted, so a CI job can watch decisions.
@@ -34,7 +35,9 @@ static const char usage[] =
     "  dtype, quantization, ep, pp, dp, the server settings a serving result names, serve.KEY:\n"
     "  serve.kv_cache_dtype, ...; a trace imported with nothing declared is one of its own),\n"
     "  and flagged as CONTRADICTED when a median moved by more than 5% with Mann-Whitney\n"
-    "  p < 0.05 (NOT JUDGED where no metric has 5 samples on each side). An evidence trace\n"
+    "  p < 0.05 in every newer run of 5 samples or more, judged alone, all the same way; SPLIT,\n"
+    "  not contradicted, where some of them agree; runs of fewer samples each (one a case: an\n"
+    "  nccl-tests log) pooled (NOT JUDGED where no metric has 5 samples on each side). An evidence trace\n"
     "  that another import of the same job supersedes (queries count that one) is named with it.\n"
     "  A query that no longer runs here (a table or column it read is gone) leaves its recorded\n"
     "  rows NOT CHECKED, said in its verdict.\n"
@@ -449,18 +452,126 @@ static void superseded_note(sqlite3 *db, int64_t run, const char *uuid) {
   sqlite3_finalize(st);
 }
 
-/* Whether the newer samples contradict the evidence's: beyond noise (Mann-Whitney) and moved
-** by more than CONTRADICT_CHANGE. Counts what could be judged at all. */
-static int judge(const double *a, size_t na, const double *b, size_t nb, int *judged, xp_samplecmp *c) {
-  xp_compare_samples(a, na, b, nb, c);
-  if (c->judged) (*judged)++;
+/* ---- one metric's verdict, newer run by newer run ---- */
+
+/* The samples of one metric in one newer run. */
+typedef struct run_samples {
+  double *v;
+  size_t n;
+} run_samples;
+
+/* A metric of the evidence against the newer runs. Each newer run with enough samples to be
+** judged alone (XP_MIN_SAMPLES) is: pooled, 1.0x evidence against newer runs at 1.0x and 1.3x
+** read "+14.7%, contradicted" though one of them agreed. The metric is contradicted when every
+** run judged alone moved, all the same way; newer runs that disagree with each other are a split,
+** said, and no contradiction. Where no newer run is judged alone (a kind with one sample a case
+** a run: an imported nccl-tests log, a vLLM result), the runs are pooled, as they must be. */
+typedef struct metric_verdict {
+  xp_samplecmp pooled; /* the evidence against every newer run's samples together */
+  xp_samplecmp *each;  /* the evidence against each newer run, nnewer of them */
+  int alone;           /* newer runs judged alone */
+  int agree, up, down; /* of those: within noise or CONTRADICT_CHANGE, moved up, moved down */
+  int judged;          /* a verdict was given at all */
+  int contradicted, split;
+} metric_verdict;
+
+static int moved(const xp_samplecmp *c) {
   return c->beyond_noise && c->change == c->change && fabs(c->change) > CONTRADICT_CHANGE;
+}
+
+static void weigh(const double *a, size_t na, const run_samples *runs, int nnewer, metric_verdict *v) {
+  memset(v, 0, sizeof *v);
+  size_t nb = 0;
+  for (int i = 0; i < nnewer; i++) nb += runs[i].n;
+  double *b = xp_xmalloc((nb ? nb : 1) * sizeof *b);
+  nb = 0;
+  for (int i = 0; i < nnewer; i++) {
+    if (runs[i].n) memcpy(b + nb, runs[i].v, runs[i].n * sizeof *b);
+    nb += runs[i].n;
+  }
+  xp_compare_samples(a, na, b, nb, &v->pooled);
+  free(b);
+  v->each = xp_xcalloc((size_t)nnewer + 1, sizeof *v->each);
+  for (int i = 0; i < nnewer; i++) {
+    xp_compare_samples(a, na, runs[i].v, runs[i].n, &v->each[i]);
+    if (!v->each[i].judged) continue;
+    v->alone++;
+    if (!moved(&v->each[i])) v->agree++;
+    else if (v->each[i].change > 0) v->up++;
+    else v->down++;
+  }
+  v->judged = v->alone > 0 || v->pooled.judged;
+  if (v->alone == 0) v->contradicted = moved(&v->pooled);
+  else if (v->agree == 0 && (v->up == 0 || v->down == 0)) v->contradicted = 1;
+  else v->split = v->up + v->down > 0;
+}
+
+/* "    each newer run: 1a2b3c4d +0.2% agrees, 5e6f7a8b +30.0% (p=0.008) moved", oldest first. */
+static void print_each(sqlite3 *db, const int64_t *newer, int nnewer, const metric_verdict *v) {
+  enum { SHOWN = 8 };
+  sqlite3_stmt *st = xp_db_prepare(db, "SELECT substr(uuid, 1, 8) FROM runs WHERE id = ?1");
+  if (!st) return;
+  fputs("    each newer run judged alone:", stdout);
+  int shown = 0;
+  for (int i = 0; i < nnewer; i++) {
+    const xp_samplecmp *c = &v->each[i];
+    if (!c->judged || ++shown > SHOWN) continue;
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, newer[i]);
+    printf("%s %s %+.1f%% (p=%.2g) %s", shown > 1 ? "," : "", sqlite3_step(st) == SQLITE_ROW ? txt(st, 0) : "?",
+           100 * c->change, c->p, moved(c) ? "moved" : "agrees");
+  }
+  if (shown > SHOWN) printf(" and %d more", shown - SHOWN);
+  if (v->alone < nnewer) printf("; %d with too few samples to judge alone", nnewer - v->alone);
+  putchar('\n');
+  sqlite3_finalize(st);
+}
+
+/* The verdict's lines for a metric that moved in some newer run: CONTRADICTED, or SPLIT where the
+** newer runs disagree among themselves. what names the metric ("op {"i":0} time"). */
+static void print_verdict_lines(sqlite3 *db, const char *uuid, const char *what, const char *unit_then,
+                                const char *unit_now, const int64_t *newer, int nnewer, const metric_verdict *v) {
+  const xp_samplecmp *c = &v->pooled;
+  printf("  %s: run %.8s ", v->contradicted ? "CONTRADICTED" : "SPLIT", uuid);
+  xp_print_text(stdout, what);
+  printf(": median %.4g %s then; %.4g %s in %d newer run%s (%+.1f%%, p=%.2g)", c->median_a, unit_then, c->median_b,
+         unit_now, nnewer, nnewer == 1 ? "" : "s", 100 * c->change, c->p);
+  if (v->split)
+    printf("; the newer runs disagree: %d moved, %d agree%s: not contradicted", v->up + v->down, v->agree,
+           v->up && v->down ? " (moved both ways)" : "");
+  else if (v->alone == 0 && nnewer > 1) printf("; pooled: no newer run has %d samples alone", XP_MIN_SAMPLES);
+  putchar('\n');
+  if (v->alone) print_each(db, newer, nnewer, v);
+}
+
+/* What an evidence run's metrics came to, beside the contradictions. */
+typedef struct tally {
+  int judged; /* metrics given a verdict */
+  int split;  /* of those, metrics the newer runs disagree on */
+} tally;
+
+/* Judge one metric and say what moved. Returns 1 when it is contradicted. */
+static int judge_metric(sqlite3 *db, const char *uuid, const char *what, const char *unit_then, const char *unit_now,
+                        const double *a, size_t na, const int64_t *newer, const run_samples *runs, int nnewer,
+                        tally *t) {
+  metric_verdict v;
+  weigh(a, na, runs, nnewer, &v);
+  t->judged += v.judged;
+  t->split += v.split;
+  if (v.contradicted || v.split) print_verdict_lines(db, uuid, what, unit_then, unit_now, newer, nnewer, &v);
+  free(v.each);
+  return v.contradicted;
+}
+
+static void free_runs(run_samples *runs, int n) {
+  for (int i = 0; i < n; i++) free(runs[i].v);
+  free(runs);
 }
 
 /* A trace run's evidence: its step GPU time and each category's share of it, every step of
 ** every rank a sample, against the newer runs' steps. Returns contradictions found. */
 static int trace_contradictions(sqlite3 *db, int64_t run, const char *uuid, const int64_t *newer, int nnewer,
-                                int *judged) {
+                                tally *t) {
   sqlite3_stmt *st = xp_db_prepare(db,
       "SELECT NULL UNION ALL SELECT * FROM (SELECT category FROM trace_step_categories WHERE run_id = ?1"
       " GROUP BY category ORDER BY sum(total_ns) DESC)");
@@ -469,20 +580,17 @@ static int trace_contradictions(sqlite3 *db, int64_t run, const char *uuid, cons
   int found = 0;
   while (sqlite3_step(st) == SQLITE_ROW) {
     const char *category = (const char *)sqlite3_column_text(st, 0);
-    double *a = NULL, *b = NULL;
-    size_t na = 0, nb = 0;
+    double *a = NULL;
+    size_t na = 0;
+    run_samples *runs = xp_xcalloc((size_t)nnewer + 1, sizeof *runs);
     xp_trace_step_samples(db, &run, 1, category, &a, &na);
-    xp_trace_step_samples(db, newer, nnewer, category, &b, &nb);
-    xp_samplecmp c;
-    if (judge(a, na, b, nb, judged, &c)) {
-      found++;
-      printf("  CONTRADICTED: run %.8s step ", uuid);
-      xp_print_text(stdout, category ? category : "GPU time");
-      printf(": median %.4g %s then; %.4g %s in %d newer run%s (%+.1f%%, p=%.2g)\n", c.median_a, category ? "% of the step" : "us", c.median_b,
-             category ? "%" : "us", nnewer, nnewer == 1 ? "" : "s", 100 * c.change, c.p);
-    }
+    for (int i = 0; i < nnewer; i++) xp_trace_step_samples(db, &newer[i], 1, category, &runs[i].v, &runs[i].n);
+    char *what = xp_asprintf("step %s", category ? category : "GPU time");
+    found += judge_metric(db, uuid, what, category ? "% of the step" : "us", category ? "%" : "us", a, na, newer,
+                          runs, nnewer, t);
+    free(what);
     free(a);
-    free(b);
+    free_runs(runs, nnewer);
   }
   sqlite3_finalize(st);
   return found;
@@ -490,41 +598,32 @@ static int trace_contradictions(sqlite3 *db, int64_t run, const char *uuid, cons
 
 /* Compare the evidence run's metrics with the newer runs'. Returns contradictions found. */
 static int contradictions(sqlite3 *db, int64_t run, const char *uuid, const int64_t *newer,
-                          int nnewer, int *judged) {
+                          int nnewer, tally *t) {
   sqlite3_stmt *st = xp_db_prepare(db,
       "SELECT c.name, c.params, m.name, m.unit FROM cases c JOIN metrics m ON m.case_id = c.id"
       " WHERE c.run_id = ?1 AND c.status = 'ok' ORDER BY c.seq, m.name");
-  xp_samples_query qa = {0}, qb = {0};
-  if (!st || xp_samples_open(db, &run, 1, &qa) || xp_samples_open(db, newer, nnewer, &qb)) {
-    xp_samples_close(&qa);
-    sqlite3_finalize(st);
-    return 0;
-  }
-  sqlite3_bind_int64(st, 1, run);
+  xp_samples_query qa = {0}, *qb = xp_xcalloc((size_t)nnewer + 1, sizeof *qb);
+  int failed = !st || xp_samples_open(db, &run, 1, &qa);
+  for (int i = 0; i < nnewer && !failed; i++) failed = xp_samples_open(db, &newer[i], 1, &qb[i]);
   int found = 0;
-  while (sqlite3_step(st) == SQLITE_ROW) {
-    double *a = NULL, *b = NULL;
-    size_t na = 0, nb = 0;
+  if (!failed) sqlite3_bind_int64(st, 1, run);
+  while (!failed && sqlite3_step(st) == SQLITE_ROW) {
+    double *a = NULL;
+    size_t na = 0;
+    run_samples *runs = xp_xcalloc((size_t)nnewer + 1, sizeof *runs);
     xp_samples_read(&qa, txt(st, 0), txt(st, 1), txt(st, 2), &a, &na);
-    xp_samples_read(&qb, txt(st, 0), txt(st, 1), txt(st, 2), &b, &nb);
-    xp_samplecmp c;
-    if (judge(a, na, b, nb, judged, &c)) {
-      found++;
-      char *unit = xp_terminal_text(txt(st, 3));
-      printf("  CONTRADICTED: run %.8s ", uuid);
-      for (int i = 0; i < 3; i++) { /* case, params, metric */
-        if (i) putchar(' ');
-        xp_print_text(stdout, txt(st, i));
-      }
-      printf(": median %.4g %s then; %.4g %s in %d newer run%s (%+.1f%%, p=%.2g)\n", c.median_a, unit, c.median_b,
-             unit, nnewer, nnewer == 1 ? "" : "s", 100 * c.change, c.p);
-      free(unit);
-    }
+    for (int i = 0; i < nnewer; i++) xp_samples_read(&qb[i], txt(st, 0), txt(st, 1), txt(st, 2), &runs[i].v, &runs[i].n);
+    char *what = xp_asprintf("%s %s %s", txt(st, 0), txt(st, 1), txt(st, 2)); /* case, params, metric */
+    char *unit = xp_terminal_text(txt(st, 3));
+    found += judge_metric(db, uuid, what, unit, unit, a, na, newer, runs, nnewer, t);
+    free(unit);
+    free(what);
     free(a);
-    free(b);
+    free_runs(runs, nnewer);
   }
   xp_samples_close(&qa);
-  xp_samples_close(&qb);
+  for (int i = 0; i < nnewer; i++) xp_samples_close(&qb[i]);
+  free(qb);
   sqlite3_finalize(st);
   return found;
 }
@@ -614,7 +713,8 @@ static int audit_evidence(sqlite3 *db, const xp_rtree *tree, int64_t decision, c
     }
     if (strcmp(txt(st, 2), "torch_trace") == 0) superseded_note(db, sqlite3_column_int64(st, 1), uuid);
     int64_t *newer = NULL;
-    int nnewer = 0, after = 0, judged = 0;
+    int nnewer = 0, after = 0;
+    tally t = {0};
     newer_runs(db, sqlite3_column_int64(st, 1), decision, when, &newer, &nnewer, &after);
     if (nnewer == 0 && sqlite3_column_type(st, 11) != SQLITE_NULL)
       printf("    no newer ok runs of the same configuration: imported with nothing declared, this trace is a"
@@ -623,17 +723,21 @@ static int audit_evidence(sqlite3 *db, const xp_rtree *tree, int64_t decision, c
     else if (nnewer == 0) printf("    no newer ok runs of the same configuration\n");
     else {
       int found = strcmp(txt(st, 2), "torch_trace") == 0
-                      ? trace_contradictions(db, sqlite3_column_int64(st, 1), uuid, newer, nnewer, &judged)
-                      : contradictions(db, sqlite3_column_int64(st, 1), uuid, newer, nnewer, &judged);
+                      ? trace_contradictions(db, sqlite3_column_int64(st, 1), uuid, newer, nnewer, &t)
+                      : contradictions(db, sqlite3_column_int64(st, 1), uuid, newer, nnewer, &t);
       total += found;
       if (found) name_runs(db, newer, nnewer);
-      if (!found && judged == 0)
+      if (!found && t.judged == 0)
         printf("    NOT JUDGED: %d newer run%s of the same configuration, but no metric has %d samples on each side,"
                " the fewest a verdict needs (%s): record the decision with a query, --query, and audit its drift\n",
                nnewer, nnewer == 1 ? "" : "s", XP_MIN_SAMPLES, xp_few_samples_why(txt(st, 2)));
+      else if (!found && t.split)
+        printf("    not contradicted: %d newer run%s of the same configuration (%d after the decision; %d metric%s judged)"
+               " disagree among themselves on %d metric%s (SPLIT above)\n",
+               nnewer, nnewer == 1 ? "" : "s", after, t.judged, t.judged == 1 ? "" : "s", t.split, t.split == 1 ? "" : "s");
       else if (!found)
         printf("    holds against %d newer run%s of the same configuration (%d after the decision; %d metric%s judged)\n",
-               nnewer, nnewer == 1 ? "" : "s", after, judged, judged == 1 ? "" : "s");
+               nnewer, nnewer == 1 ? "" : "s", after, t.judged, t.judged == 1 ? "" : "s");
     }
     free(newer);
   }
