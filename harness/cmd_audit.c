@@ -37,7 +37,9 @@ static const char usage[] =
     "  and flagged as CONTRADICTED when a median moved by more than 5% with Mann-Whitney\n"
     "  p < 0.05 in every newer run of 5 samples or more, judged alone, all the same way; SPLIT,\n"
     "  not contradicted, where some of them agree; runs of fewer samples each (one a case: an\n"
-    "  nccl-tests log) pooled (NOT JUDGED where no metric has 5 samples on each side). An evidence trace\n"
+    "  nccl-tests log) pooled (NOT JUDGED where no metric has 5 samples on each side). Only a\n"
+    "  worse figure contradicts where the unit says which way is better (a time lower, a rate\n"
+    "  /s higher); a better one is \"MOVED, same direction\", not contradicted. An evidence trace\n"
     "  that another import of the same job supersedes (queries count that one) is named with it.\n"
     "  A query that no longer runs here (a table or column it read is gone) leaves its recorded\n"
     "  rows NOT CHECKED, said in its verdict.\n"
@@ -465,21 +467,34 @@ typedef struct run_samples {
 ** read "+14.7%, contradicted" though one of them agreed. The metric is contradicted when every
 ** run judged alone moved, all the same way; newer runs that disagree with each other are a split,
 ** said, and no contradiction. Where no newer run is judged alone (a kind with one sample a case
-** a run: an imported nccl-tests log, a vLLM result), the runs are pooled, as they must be. */
+** a run: an imported nccl-tests log, a vLLM result), the runs are pooled, as they must be.
+** Which way a move goes matters where the unit says which way is better (xp_unit_better: a time
+** lower, a rate higher): evidence says what a decision rests on is fast or cheap enough, and only
+** a worse figure undoes that; a better one moved the same way, said, and contradicts nothing (a
+** 30% faster run flagged the decision it bore out). A unit that does not say (a share, a count)
+** contradicts either way. */
 typedef struct metric_verdict {
   xp_samplecmp pooled; /* the evidence against every newer run's samples together */
   xp_samplecmp *each;  /* the evidence against each newer run, nnewer of them */
   int alone;           /* newer runs judged alone */
   int agree, up, down; /* of those: within noise or CONTRADICT_CHANGE, moved up, moved down */
+  int worse, better;   /* up and down as the unit has them (worse: every move, where it does not say) */
   int judged;          /* a verdict was given at all */
-  int contradicted, split;
+  int contradicted, split, improved;
 } metric_verdict;
 
 static int moved(const xp_samplecmp *c) {
   return c->beyond_noise && c->change == c->change && fabs(c->change) > CONTRADICT_CHANGE;
 }
 
-static void weigh(const double *a, size_t na, const run_samples *runs, int nnewer, metric_verdict *v) {
+/* "worse", "better", or "moved" where the unit does not say which way is better. */
+static const char *way(const xp_samplecmp *c, const char *better) {
+  if (!better) return "moved";
+  return (c->change > 0) == (strcmp(better, "higher") == 0) ? "better" : "worse";
+}
+
+static void weigh(const double *a, size_t na, const run_samples *runs, int nnewer, const char *better,
+                  metric_verdict *v) {
   memset(v, 0, sizeof *v);
   size_t nb = 0;
   for (int i = 0; i < nnewer; i++) nb += runs[i].n;
@@ -500,14 +515,22 @@ static void weigh(const double *a, size_t na, const run_samples *runs, int nnewe
     else if (v->each[i].change > 0) v->up++;
     else v->down++;
   }
+  int lower = better && strcmp(better, "lower") == 0, higher = better && !lower;
+  v->worse = lower ? v->up : higher ? v->down : v->up + v->down;
+  v->better = lower ? v->down : higher ? v->up : 0;
   v->judged = v->alone > 0 || v->pooled.judged;
-  if (v->alone == 0) v->contradicted = moved(&v->pooled);
-  else if (v->agree == 0 && (v->up == 0 || v->down == 0)) v->contradicted = 1;
-  else v->split = v->up + v->down > 0;
+  if (v->alone == 0) {
+    int is_better = moved(&v->pooled) && strcmp(way(&v->pooled, better), "better") == 0;
+    v->improved = is_better;
+    v->contradicted = moved(&v->pooled) && !is_better;
+  } else if (v->worse && !v->agree && !v->better && (better || !(v->up && v->down)))
+    v->contradicted = 1;
+  else if (v->worse) v->split = 1;
+  else v->improved = v->better > 0;
 }
 
-/* "    each newer run: 1a2b3c4d +0.2% agrees, 5e6f7a8b +30.0% (p=0.008) moved", oldest first. */
-static void print_each(sqlite3 *db, const int64_t *newer, int nnewer, const metric_verdict *v) {
+/* "    each newer run: 1a2b3c4d +0.2% agrees, 5e6f7a8b +30.0% (p=0.008) worse", oldest first. */
+static void print_each(sqlite3 *db, const int64_t *newer, int nnewer, const char *better, const metric_verdict *v) {
   enum { SHOWN = 8 };
   sqlite3_stmt *st = xp_db_prepare(db, "SELECT substr(uuid, 1, 8) FROM runs WHERE id = ?1");
   if (!st) return;
@@ -519,7 +542,7 @@ static void print_each(sqlite3 *db, const int64_t *newer, int nnewer, const metr
     sqlite3_reset(st);
     sqlite3_bind_int64(st, 1, newer[i]);
     printf("%s %s %+.1f%% (p=%.2g) %s", shown > 1 ? "," : "", sqlite3_step(st) == SQLITE_ROW ? txt(st, 0) : "?",
-           100 * c->change, c->p, moved(c) ? "moved" : "agrees");
+           100 * c->change, c->p, moved(c) ? way(c, better) : "agrees");
   }
   if (shown > SHOWN) printf(" and %d more", shown - SHOWN);
   if (v->alone < nnewer) printf("; %d with too few samples to judge alone", nnewer - v->alone);
@@ -527,27 +550,31 @@ static void print_each(sqlite3 *db, const int64_t *newer, int nnewer, const metr
   sqlite3_finalize(st);
 }
 
-/* The verdict's lines for a metric that moved in some newer run: CONTRADICTED, or SPLIT where the
-** newer runs disagree among themselves. what names the metric ("op {"i":0} time"). */
+/* The verdict's lines for a metric that moved in some newer run: CONTRADICTED; SPLIT where the
+** newer runs disagree among themselves; MOVED, same direction where it only got better. what
+** names the metric ("op {"i":0} time"). */
 static void print_verdict_lines(sqlite3 *db, const char *uuid, const char *what, const char *unit_then,
-                                const char *unit_now, const int64_t *newer, int nnewer, const metric_verdict *v) {
+                                const char *unit_now, const int64_t *newer, int nnewer, const char *better,
+                                const metric_verdict *v) {
   const xp_samplecmp *c = &v->pooled;
-  printf("  %s: run %.8s ", v->contradicted ? "CONTRADICTED" : "SPLIT", uuid);
+  printf("  %s: run %.8s ", v->contradicted ? "CONTRADICTED" : v->split ? "SPLIT" : "MOVED, same direction", uuid);
   xp_print_text(stdout, what);
   printf(": median %.4g %s then; %.4g %s in %d newer run%s (%+.1f%%, p=%.2g)", c->median_a, unit_then, c->median_b,
          unit_now, nnewer, nnewer == 1 ? "" : "s", 100 * c->change, c->p);
-  if (v->split)
-    printf("; the newer runs disagree: %d moved, %d agree%s: not contradicted", v->up + v->down, v->agree,
-           v->up && v->down ? " (moved both ways)" : "");
-  else if (v->alone == 0 && nnewer > 1) printf("; pooled: no newer run has %d samples alone", XP_MIN_SAMPLES);
+  if (v->alone == 0 && nnewer > 1) printf("; pooled: no newer run has %d samples alone", XP_MIN_SAMPLES);
+  if (v->split && better)
+    printf("; the newer runs disagree: %d worse, %d agree, %d better: not contradicted", v->worse, v->agree, v->better);
+  else if (v->split) printf("; the newer runs disagree: %d moved up, %d down, %d agree: not contradicted", v->up, v->down, v->agree);
+  if (v->improved) printf("; better (%s is better for %s): not contradicted", better, unit_now);
   putchar('\n');
-  if (v->alone) print_each(db, newer, nnewer, v);
+  if (v->alone) print_each(db, newer, nnewer, better, v);
 }
 
 /* What an evidence run's metrics came to, beside the contradictions. */
 typedef struct tally {
   int judged; /* metrics given a verdict */
   int split;  /* of those, metrics the newer runs disagree on */
+  int better; /* and metrics that only got better */
 } tally;
 
 /* Judge one metric and say what moved. Returns 1 when it is contradicted. */
@@ -555,10 +582,13 @@ static int judge_metric(sqlite3 *db, const char *uuid, const char *what, const c
                         const double *a, size_t na, const int64_t *newer, const run_samples *runs, int nnewer,
                         tally *t) {
   metric_verdict v;
-  weigh(a, na, runs, nnewer, &v);
+  const char *better = xp_unit_better(unit_now);
+  weigh(a, na, runs, nnewer, better, &v);
   t->judged += v.judged;
   t->split += v.split;
-  if (v.contradicted || v.split) print_verdict_lines(db, uuid, what, unit_then, unit_now, newer, nnewer, &v);
+  t->better += v.improved;
+  if (v.contradicted || v.split || v.improved)
+    print_verdict_lines(db, uuid, what, unit_then, unit_now, newer, nnewer, better, &v);
   free(v.each);
   return v.contradicted;
 }
@@ -736,8 +766,9 @@ static int audit_evidence(sqlite3 *db, const xp_rtree *tree, int64_t decision, c
                " disagree among themselves on %d metric%s (SPLIT above)\n",
                nnewer, nnewer == 1 ? "" : "s", after, t.judged, t.judged == 1 ? "" : "s", t.split, t.split == 1 ? "" : "s");
       else if (!found)
-        printf("    holds against %d newer run%s of the same configuration (%d after the decision; %d metric%s judged)\n",
-               nnewer, nnewer == 1 ? "" : "s", after, t.judged, t.judged == 1 ? "" : "s");
+        printf("    holds against %d newer run%s of the same configuration (%d after the decision; %d metric%s judged%s)\n",
+               nnewer, nnewer == 1 ? "" : "s", after, t.judged, t.judged == 1 ? "" : "s",
+               t.better ? ", some better: MOVED above" : "");
     }
     free(newer);
   }

@@ -11,9 +11,9 @@ run decide "Keep m at TP=2" --because "fast enough" --evidence "${e:0:8}"; expec
 agrees=$(record model=m tp=2)
 slower=$(record model=m tp=2 scale=1.3)
 run audit; expect_rc 0
-grep -qE "^  SPLIT: run ${e:0:8} op \{\"i\":0\} time: median 100\.1 us then; [0-9.]+ us in 2 newer runs \([^)]*\); the newer runs disagree: 1 moved, 1 agree: not contradicted$" "$tmp/out" ||
+grep -qE "^  SPLIT: run ${e:0:8} op \{\"i\":0\} time: median 100\.1 us then; [0-9.]+ us in 2 newer runs \([^)]*\); the newer runs disagree: 1 worse, 1 agree, 0 better: not contradicted$" "$tmp/out" ||
   die "one newer run agrees, one moved: a split, not a contradiction: $(cat "$tmp/out")"
-grep -qE "^    each newer run judged alone: ${agrees:0:8} [-+]0\.[0-9]% \(p=[0-9.e-]+\) agrees, ${slower:0:8} \+30\.0% \(p=[0-9.e-]+\) moved$" "$tmp/out" ||
+grep -qE "^    each newer run judged alone: ${agrees:0:8} [-+]0\.[0-9]% \(p=[0-9.e-]+\) agrees, ${slower:0:8} \+30\.0% \(p=[0-9.e-]+\) worse$" "$tmp/out" ||
   die "each newer run's verdict, oldest first: $(cat "$tmp/out")"
 has "    not contradicted: 2 newer runs of the same configuration (2 after the decision; 2 metrics judged) disagree among themselves on 2 metrics (SPLIT above)"
 has "verdict: no evidence contradicted"
@@ -26,7 +26,7 @@ run decide "Keep m at TP=2" --because "fast enough" --evidence "${e:0:8}"; expec
 s1=$(record model=m tp=2 scale=1.3); s2=$(record model=m tp=2 scale=1.25)
 run audit; expect_rc 1
 has "  CONTRADICTED: run ${e:0:8} op {\"i\":0} time: median 100.1 us then;"
-grep -qE "^    each newer run judged alone: ${s1:0:8} \+30\.0% \(p=[0-9.e-]+\) moved, ${s2:0:8} \+25\.0% \(p=[0-9.e-]+\) moved$" "$tmp/out" ||
+grep -qE "^    each newer run judged alone: ${s1:0:8} \+30\.0% \(p=[0-9.e-]+\) worse, ${s2:0:8} \+25\.0% \(p=[0-9.e-]+\) worse$" "$tmp/out" ||
   die "each newer run moved: $(cat "$tmp/out")"
 has "verdict: CONTRADICTED by newer runs"
 
