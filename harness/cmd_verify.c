@@ -198,6 +198,47 @@ static int check_decisions(verify_state *v, int64_t *count) {
   return rc;
 }
 
+/* "run_meta.run_id = 42": the keys the rows of table hold under foreign key fkid that parent
+** lacks, the first few, for a reviewer to look for in a backup; "" for a key of several columns.
+** "points at a missing row of runs" named no run, and run_meta has no rowid to find the row by. */
+static char *missing_keys(sqlite3 *db, const char *table, const char *parent, int fkid) {
+  enum { SHOWN = 3 };
+  char *out = xp_strdup("");
+  sqlite3_stmt *st = xp_db_prepare(db,
+      "SELECT \"from\", coalesce(\"to\", (SELECT name FROM pragma_table_info(?2) WHERE pk = 1)), count(*) OVER ()"
+      " FROM pragma_foreign_key_list(?1) WHERE id = ?3");
+  if (!st) return out;
+  xp_bind_text(st, 1, table);
+  xp_bind_text(st, 2, parent);
+  sqlite3_bind_int(st, 3, fkid);
+  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 2) == 1 && sqlite3_column_type(st, 1) != SQLITE_NULL) {
+    const char *from = (const char *)sqlite3_column_text(st, 0), *to = (const char *)sqlite3_column_text(st, 1);
+    char *sql = sqlite3_mprintf("SELECT DISTINCT c.\"%w\" FROM \"%w\" c WHERE c.\"%w\" IS NOT NULL AND NOT EXISTS"
+                                " (SELECT 1 FROM \"%w\" p WHERE p.\"%w\" = c.\"%w\") ORDER BY 1",
+                                from, table, from, parent, to, from);
+    sqlite3_stmt *keys = sql ? xp_db_prepare(db, sql) : NULL;
+    int n = 0;
+    while (keys && sqlite3_step(keys) == SQLITE_ROW) {
+      if (++n > SHOWN) continue;
+      char *shown = xp_terminal_text((const char *)sqlite3_column_text(keys, 0));
+      char *next = xp_asprintf("%s%s%s", out, n == 1 ? "" : ", ", shown);
+      free(shown);
+      free(out);
+      out = next;
+    }
+    if (n) {
+      char *next = n > SHOWN ? xp_asprintf("%s.%s = %s and %d more", table, from, out, n - SHOWN)
+                             : xp_asprintf("%s.%s = %s", table, from, out);
+      free(out);
+      out = next;
+    }
+    sqlite3_finalize(keys);
+    sqlite3_free(sql);
+  }
+  sqlite3_finalize(st);
+  return out;
+}
+
 static int check_sqlite(verify_state *v) {
   sqlite3_stmt *st = xp_db_prepare(v->db, "PRAGMA integrity_check");
   if (!st) return XP_EXIT_DB;
@@ -215,21 +256,24 @@ static int check_sqlite(verify_state *v) {
   sqlite3_finalize(st);
   /* One break per table and the table it points at: a run deleted with foreign keys off left
   ** a break per row of it, each metadata row "rowid 0" (run_meta has no rowid). */
-  if (!(st = xp_db_prepare(v->db, "SELECT \"table\", parent, count(*), min(rowid) FROM pragma_foreign_key_check"
+  if (!(st = xp_db_prepare(v->db, "SELECT \"table\", parent, count(*), min(rowid), min(fkid) FROM pragma_foreign_key_check"
                                   " GROUP BY 1, 2 ORDER BY 1, 2")))
     return XP_EXIT_DB;
   while (sqlite3_step(st) == SQLITE_ROW) {
     const char *table = (const char *)sqlite3_column_text(st, 0), *parent = (const char *)sqlite3_column_text(st, 1);
     const long long rows = sqlite3_column_int64(st, 2), rowid = sqlite3_column_int64(st, 3);
     const int has_rowid = sqlite3_column_type(st, 3) != SQLITE_NULL;
+    char *keys = missing_keys(v->db, table, parent, sqlite3_column_int(st, 4));
+    char first[48] = "";
+    if (rows > 1 && has_rowid) snprintf(first, sizeof first, "%sthe first rowid %lld", *keys ? "; " : "", rowid);
+    char *why = *keys || *first ? xp_asprintf(" (%s%s)", keys, first) : xp_strdup("");
     if (rows == 1 && has_rowid)
-      brk(v, "sqlite foreign_key_check: a row of %s (rowid %lld) points at a missing row of %s", table, rowid, parent);
-    else if (rows == 1) brk(v, "sqlite foreign_key_check: a row of %s points at a missing row of %s", table, parent);
-    else {
-      char first[48] = "";
-      if (has_rowid) snprintf(first, sizeof first, " (the first rowid %lld)", rowid);
-      brk(v, "sqlite foreign_key_check: %lld rows of %s point at missing rows of %s%s", rows, table, parent, first);
-    }
+      brk(v, "sqlite foreign_key_check: a row of %s (rowid %lld) points at a missing row of %s%s", table, rowid, parent,
+          why);
+    else if (rows == 1) brk(v, "sqlite foreign_key_check: a row of %s points at a missing row of %s%s", table, parent, why);
+    else brk(v, "sqlite foreign_key_check: %lld rows of %s point at missing rows of %s%s", rows, table, parent, why);
+    free(why);
+    free(keys);
   }
   sqlite3_finalize(st);
   return 0;

@@ -54,14 +54,19 @@ has "(run $r3) does not follow the previous link"
 cp "$tmp/clean.db" "$db"
 sqlite3 "$db" "INSERT INTO cases(run_id, seq, name) VALUES (999, 0, 'orphan')"
 run verify; expect_rc 5; has "sqlite foreign_key_check: a row of cases (rowid "
+# ... naming the key it holds that nothing has: which run to look for in a backup
+has "points at a missing row of runs (cases.run_id = 999)"
 # a run deleted with foreign keys off leaves every row of it dangling: a break per table, with
 # how many, where it was one a row (a probe run's 20 metadata rows each read "rowid 0")
 cp "$tmp/clean.db" "$db"
 sqlite3 "$db" "DROP TRIGGER xp_append_only_runs_delete; PRAGMA foreign_keys = OFF; DELETE FROM runs WHERE uuid = '$r2'"
 meta=$(sqlite3 "$tmp/clean.db" "SELECT count(*) FROM run_meta m JOIN runs r ON r.id = m.run_id WHERE r.uuid = '$r2'")
 run verify; expect_rc 5
-has "sqlite foreign_key_check: $meta rows of run_meta point at missing rows of runs"
+id2=$(sqlite3 "$tmp/clean.db" "SELECT id FROM runs WHERE uuid = '$r2'")
+has "sqlite foreign_key_check: $meta rows of run_meta point at missing rows of runs (run_meta.run_id = $id2)"
 [ "$(grep -c "foreign_key_check: .* of run_meta " "$tmp/out")" = 1 ] || die "one break for run_meta: $(cat "$tmp/out")"
+grep -qE "foreign_key_check: [0-9]+ rows of cases point at missing rows of runs \(cases\.run_id = $id2; the first rowid [0-9]+\)$" "$tmp/out" ||
+  die "the missing run and the first row: $(cat "$tmp/out")"
 hasnt "rowid 0)"
 
 # a finished run without a seal (recorded before the chain existed): named, then sealed
