@@ -32,8 +32,9 @@ static const char usage[] =
     "  now, with their SHA-256. At least one evidence run or a query is required.\n"
     "  Decisions are never edited: --supersedes names the decision this one replaces (and a\n"
     "  --param the query does not name, a misspelt one, is refused).\n"
-    "  xp audit DECISION shows it later, with what has changed since. A title that starts\n"
-    "  with a dash follows --: xp decide -- \"-20% TTFT\" --because ...\n";
+    "  xp audit DECISION shows it later, with what has changed since. --evidence takes every\n"
+    "  word up to the next option as a run: the title goes before it, or after -- (a title\n"
+    "  that starts with a dash too): xp decide -- \"-20% TTFT\" --because ...\n";
 
 /* ---- the record and its digest ---- */
 
@@ -284,6 +285,11 @@ static int parse_args(int argc, char **argv, decide_args *a) {
                                     "not a run id (a UUID or a prefix of at least 4 hex digits); the title goes"
                                     " before --evidence, or after --");
     }
+    /* every word reads as a run id, and the last could be the title too ("cafe", "deadbeef",
+    ** "add-bf16"): it was asked for as if none were given */
+    if (a->nevidence > 0)
+      return xp_usage_error("decide", "no title given: '%s', after --evidence, was read as a run; if it is the title, put it"
+                                      " before --evidence, or after --", a->evidence[a->nevidence - 1]);
     return xp_usage_error("decide", "what was decided? give a title");
   }
   if (!a->because || !*a->because) return xp_usage_error("decide", "why? --because \"...\" is required");
