@@ -712,7 +712,7 @@ static void name_runs(sqlite3 *db, const int64_t *ids, int n) {
 }
 
 static int audit_evidence(sqlite3 *db, const xp_rtree *tree, int64_t decision, const decided *when,
-                          int *seal_changed) {
+                          int *seal_changed, int *split) {
   sqlite3_stmt *st = xp_db_prepare(db,
       "SELECT e.run_uuid, r.id, r.kind, r.status, r.model, r.gpu_name, r.tp, r.batch, r.started_at,"
       " e.run_content_sha256, r.content_sha256, (SELECT undeclared FROM run_configuration WHERE run_id = r.id)"
@@ -756,6 +756,7 @@ static int audit_evidence(sqlite3 *db, const xp_rtree *tree, int64_t decision, c
                       ? trace_contradictions(db, sqlite3_column_int64(st, 1), uuid, newer, nnewer, &t)
                       : contradictions(db, sqlite3_column_int64(st, 1), uuid, newer, nnewer, &t);
       total += found;
+      *split += t.split;
       if (found) name_runs(db, newer, nnewer);
       if (!found && t.judged == 0)
         printf("    NOT JUDGED: %d newer run%s of the same configuration, but no metric has %d samples on each side,"
@@ -781,7 +782,7 @@ static int audit_evidence(sqlite3 *db, const xp_rtree *tree, int64_t decision, c
 /* The decision's verdict in one line, what breaks its record first: evidence whose rows changed
 ** or are gone, or a record altered, was verdict "no evidence contradicted" (exit 5 the only sign),
 ** read as the decision holding. */
-static void print_verdict(int altered, int changed, int evidence, int contradicted, int unchecked, int moved) {
+static void print_verdict(int altered, int changed, int evidence, int contradicted, int split, int unchecked, int moved) {
   const char *sep = "";
   fputs("verdict: ", stdout);
   if (altered) {
@@ -795,6 +796,8 @@ static void print_verdict(int altered, int changed, int evidence, int contradict
   }
   if (contradicted) printf("%sCONTRADICTED by newer runs", sep);
   else if (!*sep) fputs("no evidence contradicted", stdout);
+  /* the verdict alone read as newer runs agreeing, where they disagreed among themselves */
+  if (split) printf("; newer runs SPLIT on %d metric%s (some agree)", split, split == 1 ? "" : "s");
   /* a decision on a query's rows alone has no evidence to contradict: its figures are its case */
   if (moved) printf("; its query's figures MOVED since the decision (%d value%s)", moved, moved == 1 ? "" : "s");
   printf("%s\n", unchecked ? "; its query NOT CHECKED (it no longer runs here)" : "");
@@ -843,10 +846,11 @@ static int audit_one(sqlite3 *db, const xp_rtree *tree, int64_t id, int *contrad
     unchecked = audit_query(db, d, since, &moved);
   }
   int changed = 0;
-  int found = audit_evidence(db, tree, id, &when, &changed);
+  int split = 0;
+  int found = audit_evidence(db, tree, id, &when, &changed, &split);
   *contradicted += found > 0; /* decisions, as the summary on stderr counts them */
   *seal_changed += altered || changed;
-  print_verdict(altered, changed, sqlite3_column_int(d, 9), found, unchecked, moved);
+  print_verdict(altered, changed, sqlite3_column_int(d, 9), found, split, unchecked, moved);
   sqlite3_finalize(d);
   return 0;
 }
