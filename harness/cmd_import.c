@@ -18,6 +18,20 @@ static const char *formats_list(void) {
   return list;
 }
 
+/* xp import vllm-bnech: the format meant, where one is near, and those there are. */
+static int unknown_format(const char *given) {
+  xp_near near;
+  xp_near_init(&near, given);
+  for (const xp_kind *const *k = xp_kinds_all(); *k; k++)
+    if ((*k)->import_name) xp_near_offer(&near, (*k)->import_name);
+  const char *meant = xp_near_result(&near);
+  char *cut = xp_value_cut(given);
+  int rc = meant ? xp_usage_error("import", "unknown format '%s': did you mean '%s'? (%s)", cut, meant, formats_list())
+                 : xp_usage_error("import", "unknown format '%s' (%s)", cut, formats_list());
+  free(cut);
+  return rc;
+}
+
 /* --some-option VALUE -> spec key some_option; a boolean field takes no value. */
 /* the word cut as every error cuts a value given (xp_value_cut) */
 static int unknown_option(const char *word, const xp_kind *k, const char *more) {
@@ -121,12 +135,7 @@ static int refused_by_history(const xp_kind *k, const xp_spec *spec, const char 
 int cmd_import(int argc, char **argv, const char *db_path) {
   if (argc < 2) return xp_usage_error("import", "which format? (%s)", formats_list());
   const xp_kind *k = xp_importer_find(argv[1]);
-  if (!k) {
-    char *cut = xp_value_cut(argv[1]);
-    int rc = xp_usage_error("import", "unknown format '%s' (%s)", cut, formats_list());
-    free(cut);
-    return rc;
-  }
+  if (!k) return unknown_format(argv[1]);
   cJSON *root = cJSON_CreateObject(), *files = cJSON_CreateArray();
   cJSON_AddStringToObject(root, "kind", k->name);
   cJSON_AddItemToObject(root, "files", files);

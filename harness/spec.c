@@ -571,79 +571,24 @@ static int in_choices(const char *s, const char *const *choices) {
   return 0;
 }
 
-/* A name folded for comparison: lower case, without '_', '-', '.' and spaces, at most n - 1
-** bytes ("All_Reduce" and "all-reduce" fold to "allreduce"). */
-static void fold_name(const char *in, char *out, size_t n) {
-  size_t k = 0;
-  for (; *in && k + 1 < n; in++)
-    if (!strchr("_-. ", *in)) out[k++] = (char)tolower((unsigned char)*in);
-  out[k] = '\0';
-}
-
-/* Edits from one folded name to another: a letter inserted, dropped, changed, or two
-** neighbours swapped ("modle" is one from "model"). Names are under 64 bytes (fold_name). */
-static size_t edit_distance(const char *a, const char *b) {
-  const size_t la = strlen(a), lb = strlen(b);
-  unsigned char d[64][64];
-  for (size_t i = 0; i <= la; i++) d[i][0] = (unsigned char)i;
-  for (size_t j = 0; j <= lb; j++) d[0][j] = (unsigned char)j;
-  for (size_t i = 1; i <= la; i++)
-    for (size_t j = 1; j <= lb; j++) {
-      unsigned v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-      if (d[i - 1][j] + 1u < v) v = d[i - 1][j] + 1u;
-      if (d[i][j - 1] + 1u < v) v = d[i][j - 1] + 1u;
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1u < v)
-        v = d[i - 2][j - 2] + 1u;
-      d[i][j] = (unsigned char)v;
-    }
-  return d[la][lb];
-}
-
-/* The candidate a misspelt name most likely meant: one equal to it folded (case, '_', '-'
-** aside), else the one closest to it by at most 1 edit (names of 4 or fewer letters) or 2,
-** when no other is as close. NULL when none is, or when two are. */
-typedef struct near_name {
-  char got[64];
-  const char *best;
-  size_t dist;
-  int ties;
-} near_name;
-
-static void near_init(near_name *n, const char *got) {
-  fold_name(got, n->got, sizeof n->got);
-  n->best = NULL;
-  n->dist = strlen(n->got) <= 4 ? 2 : 3; /* one more than the most allowed */
-  n->ties = 0;
-}
-
-static void near_offer(near_name *n, const char *cand) {
-  char c[64];
-  fold_name(cand, c, sizeof c);
-  const size_t d = edit_distance(n->got, c);
-  if (d < n->dist) n->best = cand, n->dist = d, n->ties = 0;
-  else if (d == n->dist && n->best && strcmp(n->best, cand) != 0) n->ties = 1;
-}
-
-static const char *near_result(const near_name *n) { return n->best && !n->ties ? n->best : NULL; }
-
 const char *xp_nearest_key(const char *key, const xp_field *fields, int declared_too) {
-  near_name near;
-  near_init(&near, key);
-  for (const xp_field *f = fields; f && f->key; f++) near_offer(&near, f->key);
-  for (const xp_field *f = xp_declared_fields; declared_too && f->key; f++) near_offer(&near, f->key);
-  return near_result(&near);
+  xp_near near;
+  xp_near_init(&near, key);
+  for (const xp_field *f = fields; f && f->key; f++) xp_near_offer(&near, f->key);
+  for (const xp_field *f = xp_declared_fields; declared_too && f->key; f++) xp_near_offer(&near, f->key);
+  return xp_near_result(&near);
 }
 
 static int choice_error(const xp_spec *s, const char *path, const char *got, const char *const *ch) {
   char list[512] = "";
-  near_name near;
-  near_init(&near, got);
+  xp_near near;
+  xp_near_init(&near, got);
   for (size_t i = 0; ch[i]; i++) {
     strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
     strncat(list, ch[i], sizeof list - strlen(list) - 1);
-    near_offer(&near, ch[i]);
+    xp_near_offer(&near, ch[i]);
   }
-  const char *meant = near_result(&near);
+  const char *meant = xp_near_result(&near);
   if (!meant) meant = xp_dtype_meant(got, ch); /* dtypes = ["bfloat16"]: "bf16" */
   char *cut = xp_value_cut(got);
   int rc = meant ? xp_spec_error(s, path, "unknown value \"%s\": did you mean \"%s\"? (expected one of: %s)", cut,

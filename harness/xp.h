@@ -116,4 +116,17 @@ char *xp_value_cut(const char *s);
 ** that reaches the database passes through here (xp_bind_text, trace names). */
 char *xp_utf8_mended(const char *s, size_t n, size_t *len);
 int xp_saturate_int(double v);
+/* The candidate a misspelt name most likely meant, for "did you mean" (harness/near_name.c):
+** one equal to it folded (case, '_', '-', '.' aside), else the one closest to it by at most 1
+** edit (names of 4 or fewer letters) or 2, when no other is as close. xp_near_result: NULL when
+** none is, or when two are. Offer each candidate in turn; candidates must outlive the result. */
+typedef struct xp_near {
+  char got[64];
+  const char *best;
+  size_t dist;
+  int ties;
+} xp_near;
+void xp_near_init(xp_near *n, const char *got);
+void xp_near_offer(xp_near *n, const char *candidate);
+const char *xp_near_result(const xp_near *n);
 #endif
