@@ -220,22 +220,44 @@ static cJSON *list_value(const xp_field *f, const char *value) {
   return NULL;
 }
 
+/* Whether t is an integer as written, sign and digits, whatever its size. */
+static int integer_digits(const char *t) {
+  t += strspn(t, "+-") == 1;
+  return *t && t[strspn(t, "0123456789")] == '\0';
+}
+
+/* A number or boolean as the command line gives it, the spaces around it set aside as TOML sets
+** them aside (--set "burst=5 " from a script's quoting was "not an integer"). An integer past
+** int64 (99999999999999999999) is kept as the number it is, for the spec's check to say the
+** range it is out of, where it was "not an integer". NULL where value is none of the type. */
+static cJSON *scalar_typed(xp_type type, const char *value) {
+  const char *p = value + strspn(value, " \t");
+  size_t n = strlen(p);
+  while (n && (p[n - 1] == ' ' || p[n - 1] == '\t')) n--;
+  char *t = xp_asprintf("%.*s", (int)n, p);
+  int64_t iv;
+  double dv;
+  cJSON *v = NULL;
+  if (type == XP_T_INT && xp_parse_int64(t, &iv) == 0) v = cJSON_CreateNumber((double)iv);
+  else if (type == XP_T_INT && integer_digits(t) && xp_parse_double(t, &dv) == 0) v = cJSON_CreateNumber(dv);
+  else if (type == XP_T_NUMBER && xp_parse_double(t, &dv) == 0) v = cJSON_CreateNumber(dv);
+  else if (type == XP_T_BOOL && (strcmp(t, "true") == 0 || strcmp(t, "1") == 0)) v = cJSON_CreateTrue();
+  else if (type == XP_T_BOOL && (strcmp(t, "false") == 0 || strcmp(t, "0") == 0)) v = cJSON_CreateFalse();
+  free(t);
+  return v;
+}
+
 /* value typed as field f takes it; NULL, the error said of `given` (what the command line called
 ** the key: "--set tp", or an import's option as typed, "--host-skew"), where it is not of that type. */
 static cJSON *typed_value(const xp_field *f, const char *given, const char *value) {
-  int64_t iv;
-  double dv;
   switch (f ? f->type : XP_T_STRING) {
   case XP_T_INT:
-    if (xp_parse_int64(value, &iv) != 0) break;
-    return cJSON_CreateNumber((double)iv);
   case XP_T_NUMBER:
-    if (xp_parse_double(value, &dv) != 0) break;
-    return cJSON_CreateNumber(dv);
-  case XP_T_BOOL:
-    if (strcmp(value, "true") == 0 || strcmp(value, "1") == 0) return cJSON_CreateTrue();
-    if (strcmp(value, "false") == 0 || strcmp(value, "0") == 0) return cJSON_CreateFalse();
+  case XP_T_BOOL: {
+    cJSON *v = scalar_typed(f->type, value);
+    if (v) return v;
     break;
+  }
   case XP_T_STRINGS:
   case XP_T_SIZES:
   case XP_T_INTS:

@@ -565,6 +565,12 @@ static const char *not_int_why(const cJSON *v) {
   return v->valuedouble < 0 ? ", not a negative number" : "";
 }
 
+/* A whole number outside a range that lies below 2^53, which the range refuses by name. */
+static int ranged_whole(const xp_field *f, const cJSON *v) {
+  return cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble == floor(v->valuedouble) &&
+         f->min < f->max && f->max < 9007199254740992.0 && f->min > -9007199254740992.0;
+}
+
 static int in_choices(const char *s, const char *const *choices) {
   for (size_t i = 0; choices[i]; i++)
     if (strcmp(s, choices[i]) == 0) return 1;
@@ -623,10 +629,37 @@ static int check_range(const xp_spec *s, const char *path, const xp_field *f, do
   /* TOML has nan and inf: NaN fails every comparison, so a range alone would let it through
   ** (timeout_s = nan disabled every deadline) */
   if (!isfinite(v)) return xp_spec_error(s, path, "%s is not a finite number", isnan(v) ? "nan" : v < 0 ? "-inf" : "inf");
+  /* past 2^53 the double is not the number written (9007199254740993 reads as ...992): not quoted */
+  const char *written = fabs(v) < 9007199254740992.0 ? num_text(v, a) : v < 0 ? "a number below -2^53" : "a number past 2^53";
   if (f->min < f->max && (v < f->min || v > f->max))
-    return xp_spec_error(s, path, "%s is out of range [%s, %s]", num_text(v, a), num_text(f->min, b),
-                         num_text(f->max, c));
+    return xp_spec_error(s, path, "%s is out of range [%s, %s]", written, num_text(f->min, b), num_text(f->max, c));
   return 0;
+}
+
+/* What was written where another type was expected, for "expected X, found Y": burst = "122"
+** said only "expected an integer", as if 122 were none (the quotes make it a string). The
+** words are TOML's, as specs are written: a table, not an object. */
+static void found_text(const cJSON *v, char *buf, size_t n) {
+  char num[40];
+  if (cJSON_IsString(v)) {
+    char *cut = xp_value_cut(v->valuestring);
+    snprintf(buf, n, "a string (\"%s\")", cut);
+    free(cut);
+  } else if (cJSON_IsBool(v)) snprintf(buf, n, "%s", cJSON_IsTrue(v) ? "true" : "false");
+  else if (cJSON_IsNumber(v) && !isfinite(v->valuedouble))
+    snprintf(buf, n, "%s", isnan(v->valuedouble) ? "nan" : v->valuedouble < 0 ? "-inf" : "inf");
+  else if (cJSON_IsNumber(v)) snprintf(buf, n, "a number (%s)", num_text(v->valuedouble, num));
+  else snprintf(buf, n, "%s", cJSON_IsArray(v) ? "an array" : cJSON_IsObject(v) ? "a table" : "null");
+}
+
+/* ", found ..." for a value not of the type expected, or why a number is no integer. */
+static const char *found_why(const cJSON *v, xp_type want, char *buf, size_t n) {
+  const int integers = want == XP_T_INT || want == XP_T_INTS || want == XP_T_SIZES;
+  if (integers && cJSON_IsNumber(v) && isfinite(v->valuedouble)) return not_int_why(v);
+  char what[160];
+  found_text(v, what, sizeof what);
+  snprintf(buf, n, ", found %s", what);
+  return buf;
 }
 
 /* A configuration label given blank (--set model=$MODEL with MODEL unset in a script) recorded
@@ -666,7 +699,7 @@ static int blank_required(const xp_field *f, const char *v) {
 }
 
 static int check_value(const xp_spec *s, const cJSON *v, const char *path, const xp_field *f) {
-  char sub[512];
+  char sub[512], found[200];
   int i = 0;
   const cJSON *e;
   switch (f->type) {
@@ -680,7 +713,8 @@ static int check_value(const xp_spec *s, const cJSON *v, const char *path, const
       return xp_spec_error(s, path, "blank, where a value is required: %s", f->help);
     return dtype_respelt(s, path, f, v->valuestring);
   case XP_T_INT:
-    if (!is_int(v)) break;
+    /* burst = 1e20 is past burst's range before it is past 2^53: the range says what would do */
+    if (!is_int(v) && !(ranged_whole(f, v))) break;
     return check_range(s, path, f, v->valuedouble);
   case XP_T_NUMBER:
     if (!cJSON_IsNumber(v)) break;
@@ -703,8 +737,7 @@ static int check_value(const xp_spec *s, const cJSON *v, const char *path, const
                                        : cJSON_IsObject(e);
       if (!ok)
         return xp_spec_error(s, sub, "expected %s%s (%s is %s)", element_name(f->type),
-                             f->type == XP_T_STRINGS || f->type == XP_T_TABLES ? "" : not_int_why(e), path,
-                             type_name(f->type));
+                             found_why(e, f->type, found, sizeof found), path, type_name(f->type));
       if (f->type == XP_T_STRINGS && f->choices && !in_choices(e->valuestring, f->choices))
         return choice_error(s, sub, e->valuestring, f->choices);
       if ((f->type == XP_T_INTS || f->type == XP_T_NUMBERS) && check_range(s, sub, f, e->valuedouble))
@@ -735,7 +768,7 @@ static int check_value(const xp_spec *s, const cJSON *v, const char *path, const
     }
     return 0;
   }
-  return xp_spec_error(s, path, "expected %s%s", type_name(f->type), f->type == XP_T_INT ? not_int_why(v) : "");
+  return xp_spec_error(s, path, "expected %s%s", type_name(f->type), found_why(v, f->type, found, sizeof found));
 }
 
 const xp_field *xp_field_find(const xp_field *fields, const char *key) {

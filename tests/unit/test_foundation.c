@@ -286,7 +286,7 @@ static void test_spec_errors(void) {
   xp_spec *s = spec_text("bad1.toml", "kind = \"test_kind\"\ncases = 2\n\nsizes = [1, \"x\"]\n");
   CHECK(s != NULL);
   CHECK_EQ_INT(xp_validate_spec(&test_kind, s), XP_EXIT_USAGE);
-  CHECK(strstr(xp_last_error(), "bad1.toml:4: sizes[1]: expected an integer (sizes is an array of integers)") != NULL);
+  CHECK(strstr(xp_last_error(), "bad1.toml:4: sizes[1]: expected an integer, found a string (\"x\") (sizes is an array of integers)") != NULL);
   xp_spec_free(s);
   s = spec_text("bad2.toml", "kind = \"test_kind\"\ncases = 2\ncasess = 3\n");
   CHECK_EQ_INT(xp_validate_spec(&test_kind, s), XP_EXIT_USAGE);

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# A number the command line or a spec gives wrongly says what was wrong with it: an integer past
+# int64 (--set burst=99999999999999999999) was "not an integer", where it is one out of burst's
+# range; a spec's burst = "122" was "expected an integer", not that the quotes made it a string;
+# "--set burst=5 " (a script's quoting) was "not an integer" for its trailing space, which TOML
+# sets aside and so does --set now. No GPU: --dry-run.
+set -u
+. "$XP_SRC/tests/lib.sh"
+spec="$XP_SRC/experiments/allreduce_burst.toml"
+one_line "past int64: out of range, the range said" 2 "<command line>: --set burst: a number past 2\^53 is out of range \[1, 1000000\]$" \
+  "$XP" --db "$db" run "$spec" --set burst=99999999999999999999 --dry-run
+one_line "within int64, out of range" 2 "<command line>: --set burst: 2000000 is out of range \[1, 1000000\]$" \
+  "$XP" --db "$db" run "$spec" --set burst=2000000 --dry-run
+one_line "two numbers: still none" 2 "<command line>: --set burst: \"5 6\" is not an integer$" \
+  "$XP" --db "$db" run "$spec" --set "burst=5 6" --dry-run
+"$XP" --db "$db" run "$spec" --set "burst=7 " --dry-run > "$tmp/out" 2> "$tmp/err"
+check "a trailing space: read" "0|" "$?|$(cat "$tmp/err")"
+check "a trailing space: burst 7" "timing:   burst of 7 collectives per sample" "$(grep -o '^timing:   burst of [0-9]* collectives per sample' "$tmp/out")"
+printf 'kind = "nccl_burst"\nburst = "122"\n' > "$tmp/quoted.toml"
+one_line "a quoted integer: found a string" 2 'quoted.toml:2: burst: expected an integer, found a string ("122")$' \
+  "$XP" --db "$db" run "$tmp/quoted.toml" --dry-run
+printf 'kind = "nccl_burst"\nburst = nan\n' > "$tmp/nan.toml"
+one_line "nan: found nan" 2 "nan.toml:2: burst: expected an integer, found nan$" "$XP" --db "$db" run "$tmp/nan.toml" --dry-run
+printf 'kind = "nccl_burst"\nburst = true\n' > "$tmp/bool.toml"
+one_line "a boolean: found true" 2 "bool.toml:2: burst: expected an integer, found true$" "$XP" --db "$db" run "$tmp/bool.toml" --dry-run
+printf 'kind = "nccl_burst"\nburst = 1e20\n' > "$tmp/huge.toml"
+one_line "1e20: out of range" 2 "huge.toml:2: burst: a number past 2\^53 is out of range \[1, 1000000\]$" \
+  "$XP" --db "$db" run "$tmp/huge.toml" --dry-run
+check "nothing recorded" 0 "$(sqlite3 "$db" 'SELECT count(*) FROM runs' 2> /dev/null || echo 0)"
+finish
