@@ -514,10 +514,15 @@ static const cJSON *first(const cJSON *list) { return list ? list->child : NULL;
 static const cJSON *next(const cJSON *item) { return item ? item->next : NULL; }
 
 /* A request succeeded when its error text is empty. Files without the errors list (vllm bench
-** serve without --save-detailed) still mark failures: vLLM leaves ttft and latency at 0. */
-static int request_ok(const vb_cursor *c, double value) {
+** serve without --save-detailed) still mark failures: vLLM leaves ttft and latency at 0. A NaN
+** (json.dump's, a 0/0) is no such mark: the latency decides where the ttft is NaN, and a request
+** neither marks failed succeeded (a NaN ttft counted its request failed, 14/16 of a file whose
+** completed says 15; note_nonfinite_entries says the NaN). */
+static int request_ok(const vb_cursor *c, double ttft, double lat) {
   if (c->error) return cJSON_IsNull(c->error) || (cJSON_IsString(c->error) && c->error->valuestring[0] == 0);
-  return value > 0;
+  if (c->ttft && !isnan(ttft)) return ttft > 0;
+  if (c->latency && !isnan(lat)) return lat > 0;
+  return c->ttft || c->latency; /* NaN in each list there is; with neither list, as before */
 }
 
 static void push_finite(vb_samples *s, double v) {
@@ -581,7 +586,7 @@ static int collect_samples(const vb_src *s, const vb_lists *l, int n, vb_result 
   for (int i = 0; i < n; i++) {
     double ttft = c.ttft ? c.ttft->valuedouble : NAN;
     double lat = c.latency ? c.latency->valuedouble : NAN;
-    if (request_ok(&c, l->ttfts ? ttft : lat)) {
+    if (request_ok(&c, ttft, lat)) {
       /* the first token comes within the request: a latency shorter than it is no timing */
       if (c.ttft && c.latency && lat < ttft)
         return bad_key(s, l->latencies_key, "entry %d: %g s, shorter than its time to first token (%g s)", i, lat, ttft);

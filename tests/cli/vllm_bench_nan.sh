@@ -52,6 +52,18 @@ sed -e 's/"request_rate": "inf"/"request_rate": NaN/' "$XP_SRC/tests/data/vllm_b
 one_line "a rate" 2 "rate.json:1: request_rate: expected a number > 0, \"inf\" or \"trace\", found NaN$" \
   "$XP" --db "$tmp/s.db" import vllm-bench "$tmp/rate.json"
 
+# without the errors list (vllm bench serve without --save-detailed) a request failed where vLLM
+# left its ttft and latency at 0: a NaN ttft is no such mark (it counted the request failed, 14 of
+# a file whose completed says 15), the latency decides
+sed -e 's/"errors": \[[^]]*\], //' -e 's/"ttfts": \[[0-9.e+-]*/"ttfts": [NaN/' \
+  "$XP_SRC/tests/data/vllm_bench/serve_c8_detailed.json" > "$tmp/noerrors.json"
+check "no errors list: the fixture" "0|1" "$(grep -c '"errors"' "$tmp/noerrors.json")|$(grep -c '"ttfts": \[NaN' "$tmp/noerrors.json")"
+"$XP" --db "$tmp/f.db" import vllm-bench "$tmp/noerrors.json" > "$tmp/out" 2> "$tmp/err"
+check "no errors list: exit" 0 $?
+check "no errors list: 15 of 16 succeeded" "15" "$(grep -o ' 1[0-9]/16 ' "$tmp/out" | tr -d ' ' | cut -d/ -f1)"
+check "no errors list: its latency a sample" "15" "$(db="$tmp/f.db" sql "SELECT n FROM metrics WHERE name = 'e2el_ms'")"
+warned "no errors list: the NaN said" "ttfts: 1 entry infinite or not a number (Infinity, NaN): no sample"
+
 # NaN inside a string is text, and a control character inside a string still refused
 sed -e 's/"label": null/"label": "NaN"/' "$XP_SRC/tests/data/vllm_bench/serve_c8_detailed.json" > "$tmp/label.json"
 "$XP" --db "$tmp/l.db" import vllm-bench "$tmp/label.json" > /dev/null 2> "$tmp/err"
