@@ -417,6 +417,9 @@ static int check_type(const vb_src *s, const vb_key *k, const cJSON *v) {
   case T_NUM:
     if (!cJSON_IsNull(v) && !setting_number(k, v, &x))
       return bad_key(s, k->key, "expected a number, found %s", vb_json_kind(v));
+    /* a setting's NaN is no setting (burstiness NaN was stored as null, as if never given), as a
+    ** whole number's is (T_INT); a measurement's is left out with a warning (note_nonfinite) */
+    if (k->dest == D_PARAM && !cJSON_IsNull(v) && isnan(x)) return bad_key(s, k->key, "expected a number, found NaN");
     /* durations, throughputs and rates vLLM measured are never negative */
     if (k->dest == D_VALUE && cJSON_IsNumber(v) && v->valuedouble < 0)
       return bad_key(s, k->key, "expected a number >= 0, found %g", v->valuedouble);

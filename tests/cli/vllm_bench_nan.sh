@@ -48,6 +48,10 @@ check "counts: the warning" "xp: warning: $tmp/count.json:1: completed, total_in
 sed -e 's/"max_concurrency": 8/"max_concurrency": NaN/' "$XP_SRC/tests/data/vllm_bench/serve_c8_detailed.json" > "$tmp/setting.json"
 one_line "a setting" 2 "setting.json:1: max_concurrency: expected a whole number, found NaN$" \
   "$XP" --db "$tmp/s.db" import vllm-bench "$tmp/setting.json"
+# a number setting's NaN is no setting either: burstiness NaN was stored as null, as if not given
+sed -e 's/"burstiness": 1.0/"burstiness": NaN/' "$XP_SRC/tests/data/vllm_bench/serve_c8_detailed.json" > "$tmp/burst.json"
+one_line "a number setting" 2 "burst.json:1: burstiness: expected a number, found NaN$" \
+  "$XP" --db "$tmp/s.db" import vllm-bench "$tmp/burst.json"
 sed -e 's/"request_rate": "inf"/"request_rate": NaN/' "$XP_SRC/tests/data/vllm_bench/serve_c8_detailed.json" > "$tmp/rate.json"
 one_line "a rate" 2 "rate.json:1: request_rate: expected a number > 0, \"inf\" or \"trace\", found NaN$" \
   "$XP" --db "$tmp/s.db" import vllm-bench "$tmp/rate.json"
