@@ -50,9 +50,6 @@ typedef struct export_opts {
   int nwhere, nruns;
 } export_opts;
 
-/* The runs column KEY names (export's --where takes status too), else NULL: a metadata key. */
-static const char *where_column(const char *key) { return strcmp(key, "status") == 0 ? "status" : xp_run_column(key); }
-
 /* The ids of the runs to export, oldest first, as a literal SQL list "(1,2,3)". */
 static int select_runs(sqlite3 *db, const export_opts *o, char **list_out, int *count) {
   int64_t *only = xp_xcalloc((size_t)o->nruns + 1, sizeof *only);
@@ -66,7 +63,7 @@ static int select_runs(sqlite3 *db, const export_opts *o, char **list_out, int *
   for (int i = 0; i < o->nwhere; i++) {
     char key[128];
     snprintf(key, sizeof key, "%.*s", (int)(strchr(o->wheres[i], '=') - o->wheres[i]), o->wheres[i]);
-    const char *column = where_column(key);
+    const char *column = xp_where_column(key);
     if (!column) xp_warn_unknown_where_key(db, "export", key, strlen(key));
     char param[16];
     snprintf(param, sizeof param, "?%d", 2 * i + 11);
@@ -329,7 +326,7 @@ int cmd_export(int argc, char **argv, const char *db_path) {
       o.status = v;
     } else if ((v = xp_opt_value(argc, argv, &i, "--run", &bad))) o.runs[o.nruns++] = v;
     else if ((v = xp_opt_value(argc, argv, &i, "--where", &bad))) {
-      if (!strchr(v, '=') || *v == '=') rc = xp_usage_value_error("export", "--where", v, "expected KEY=VALUE");
+      rc = xp_where_check("export", v);
       o.wheres[o.nwhere++] = v;
     } else if (bad) rc = XP_EXIT_USAGE;
     else rc = xp_usage_value_error("export", "unexpected argument", argv[i], NULL);

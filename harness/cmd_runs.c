@@ -24,7 +24,7 @@ int cmd_runs(int argc, char **argv, const char *db_path) {
       rc = xp_opt_twice("runs", "--limit", v, limit);
       limit = v;
     } else if ((v = xp_opt_value(argc, argv, &i, "--where", &bad))) {
-      if (!strchr(v, '=') || *v == '=') rc = xp_usage_value_error("runs", "--where", v, "expected KEY=VALUE");
+      rc = xp_where_check("runs", v);
       wheres[nwhere++] = (char *)v;
     } else if ((v = xp_opt_value(argc, argv, &i, "--format", &bad))) {
       if ((rc = xp_opt_twice("runs", "--format", v, format)) == 0 && xp_parse_format(v, &fmt))
@@ -65,7 +65,7 @@ int cmd_runs(int argc, char **argv, const char *db_path) {
   for (int i = 0; i < nwhere; i++) {
     char key[128];
     snprintf(key, sizeof key, "%.*s", (int)(strchr(wheres[i], '=') - wheres[i]), wheres[i]);
-    const char *column = xp_run_column(key);
+    const char *column = xp_where_column(key);
     if (column) {
       char param[16];
       snprintf(param, sizeof param, ":w%d", i);

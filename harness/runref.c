@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli.h"
 #include "db.h"
 #include "kind.h"
 #include "meta.h"
@@ -165,6 +166,16 @@ const char *xp_run_column(const char *key) {
   return NULL;
 }
 
+const char *xp_where_column(const char *key) { return strcmp(key, "status") == 0 ? "status" : xp_run_column(key); }
+
+int xp_where_check(const char *cmd, const char *kv) {
+  if (!strchr(kv, '=') || *kv == '=') return xp_usage_value_error(cmd, "--where", kv, "expected KEY=VALUE");
+  /* status=finished would quietly list nothing, as --status would */
+  if (strncmp(kv, "status=", 7) == 0 && !xp_status_known(kv + 7))
+    return xp_usage_value_error(cmd, "--where", kv, "no run has this status (statuses: running, ok, failed, aborted, incomplete)");
+  return 0;
+}
+
 void xp_warn_unknown_where_key(sqlite3 *db, const char *cmd, const char *key, size_t key_len) {
   sqlite3_stmt *st = xp_db_prepare(db, "SELECT 1 FROM run_meta WHERE key = ?1 LIMIT 1");
   if (!st) return;
@@ -176,6 +187,8 @@ void xp_warn_unknown_where_key(sqlite3 *db, const char *cmd, const char *key, si
 }
 
 char *xp_where_column_sql(const char *column, const char *param) {
+  /* the status xp runs shows: a run whose recorder is gone is incomplete, not running */
+  if (strcmp(column, "status") == 0) return xp_asprintf("xp_status(r.status, r.host, r.boot_id, r.pid) = %s", param);
   if (strcmp(column, "gpu_count") == 0) return xp_asprintf("CAST(xp_run_gpus(r.kind, r.gpu_count) AS TEXT) = %s", param);
   /* a run's UUID or a prefix of it, in any case, as every command names a run (xp_resolve_run):
   ** the prefix xp runs prints (--where uuid=3f2a9c1e, --a uuid=...) matched no run, unsaid */

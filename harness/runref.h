@@ -29,6 +29,10 @@ void xp_warn_unknown_where_key(sqlite3 *db, const char *cmd, const char *key, si
 /* The runs column a `--where`/`--a` KEY names: a flattened column (model, tp, gpu_name, ...) or
 ** the heading xp runs prints for it (gpu, gpus); NULL for a metadata key. */
 const char *xp_run_column(const char *key);
+/* The same, and status (xp runs and export: --where status=ok, as --status ok). */
+const char *xp_where_column(const char *key);
+/* 0, or XP_EXIT_USAGE said of cmd's --where kv: not KEY=VALUE, or a status xp never gives. */
+int xp_where_check(const char *cmd, const char *kv);
 /* The condition `--where COLUMN=VALUE` (COLUMN from xp_run_column) puts on run r, with VALUE
 ** bound as param ("?3", ":w0"): the column's text equal to it, and for the GPU every name that
 ** is one GPU with it (view gpu_fold): gpu=h200 selects the "NVIDIA H200" runs, as a
