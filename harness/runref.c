@@ -155,9 +155,12 @@ int xp_status_known(const char *status) {
   return 0;
 }
 
+/* The runs columns --where and --a/--b select by. */
+static const char *const where_columns[] = {"model", "engine", "tp", "ep", "pp", "batch", "concurrency", "dtype",
+    "quantization", "interconnect", "gpu_name", "gpu_count", "host", "kind", "origin", "uuid", "spec_sha256", NULL};
+
 const char *xp_run_column(const char *key) {
-  static const char *const columns[] = {"model", "engine", "tp", "ep", "pp", "batch", "concurrency", "dtype",
-      "quantization", "interconnect", "gpu_name", "gpu_count", "host", "kind", "origin", "uuid", "spec_sha256", NULL};
+  const char *const *columns = where_columns;
   /* the headings xp runs prints for two of them */
   if (strcmp(key, "gpu") == 0) return "gpu_name";
   if (strcmp(key, "gpus") == 0) return "gpu_count";
@@ -180,9 +183,20 @@ void xp_warn_unknown_where_key(sqlite3 *db, const char *cmd, const char *key, si
   sqlite3_stmt *st = xp_db_prepare(db, "SELECT 1 FROM run_meta WHERE key = ?1 LIMIT 1");
   if (!st) return;
   xp_bind_text_n(st, 1, key, key_len);
-  if (sqlite3_step(st) == SQLITE_DONE)
-    xp_warn("%s: --where %.*s: no run has this column or metadata key (a misspelt name?)", cmd,
-            (int)key_len, key);
+  if (sqlite3_step(st) == SQLITE_DONE) {
+    /* --where TP=2, interconect=nvlink: the column meant, where one is near */
+    char *given = xp_asprintf("%.*s", (int)key_len, key);
+    xp_near near;
+    xp_near_init(&near, given);
+    for (size_t i = 0; where_columns[i]; i++) xp_near_offer(&near, where_columns[i]);
+    xp_near_offer(&near, "gpu");
+    xp_near_offer(&near, "gpus");
+    xp_near_offer(&near, "status");
+    const char *meant = xp_near_result(&near);
+    if (meant) xp_warn("%s: --where %s: no run has this column or metadata key: did you mean \"%s\"?", cmd, given, meant);
+    else xp_warn("%s: --where %s: no run has this column or metadata key (a misspelt name?)", cmd, given);
+    free(given);
+  }
   sqlite3_finalize(st);
 }
 

@@ -23,4 +23,13 @@ one_line "runs: a status xp never gives" 2 "runs: --where status=finished: no ru
   "$XP" --db "$db" runs --where status=finished
 one_line "export: a status xp never gives" 2 "export: --where status=done: no run has this status" \
   "$XP" --db "$db" export --where status=done
+# a misspelt column (TP, interconect) names the one meant in its warning, in runs and export
+for c in runs export; do
+  "$XP" --db "$db" $c --where TP=2 > /dev/null 2> "$tmp/err"
+  check "$c --where TP=2: the warning names tp" \
+    "xp: warning: $c: --where TP: no run has this column or metadata key: did you mean \"tp\"?" "$(cat "$tmp/err")"
+  "$XP" --db "$db" $c --where interconect=nvlink > /dev/null 2> "$tmp/err"
+  check "$c --where interconect: the warning names interconnect" \
+    "xp: warning: $c: --where interconect: no run has this column or metadata key: did you mean \"interconnect\"?" "$(cat "$tmp/err")"
+done
 finish
