@@ -36,6 +36,19 @@ static int usage_value_error(const char *before, const char *value, const char *
   return XP_EXIT_USAGE;
 }
 
+/* xp rnus: the command meant, where one is near (xp_near, as for spec keys and formats). */
+static int unknown_command(const char *word) {
+  xp_near near;
+  xp_near_init(&near, word);
+  for (const xp_cmd *c = xp_cmds(); c->name; c++) xp_near_offer(&near, c->name);
+  const char *meant = xp_near_result(&near);
+  if (!meant) return usage_value_error("'", word, "' is not an xp command (see `xp help`)");
+  char *after = xp_asprintf("' is not an xp command: did you mean '%s'? (see `xp help`)", meant);
+  usage_value_error("'", word, after);
+  free(after);
+  return XP_EXIT_USAGE;
+}
+
 /* rc, or 1 where stdout could not be written: ferror too, since a write past the buffer (xp show
 ** --format json's one printf of a trace's sections) fails at once, leaving nothing for fflush to
 ** fail on, and its errno long gone. A command that failed has said so (xp report --out - >
@@ -73,7 +86,7 @@ int main(int argc, char **argv) {
     return xp_error(XP_EXIT_USAGE, "no command given (see `xp help`)");
   }
   const xp_cmd *c = xp_cmd_find(argv[i]);
-  if (!c) return usage_value_error("'", argv[i], "' is not an xp command (see `xp help`)");
+  if (!c) return unknown_command(argv[i]);
   if (wants_help(argc - i, argv + i)) {
     if (c->usage) fputs(c->usage, stdout);
     else {
