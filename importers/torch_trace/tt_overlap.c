@@ -31,10 +31,23 @@ static void merge_in(tt_span *u, size_t *n, int64_t s, int64_t e) {
   u[(*n)++] = (tt_span){s, e};
 }
 
-/* Time covered by both merged lists. */
+/* The first span of the merged list b[0, nb) that ends after t (nb where none does). */
+static size_t first_ending_after(const tt_span *b, size_t nb, int64_t t) {
+  size_t lo = 0, hi = nb;
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (b[mid].end <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* Time covered by both merged lists. b is the rank's whole list and a one step's: the walk starts
+** at a's first span, not b's, or a trace of many steps would walk the rank's activities once a
+** step (a decode step an annotation marks, thousands of them: quadratic). */
 static int64_t common_ns(const tt_span *a, size_t na, const tt_span *b, size_t nb) {
   int64_t t = 0;
-  for (size_t i = 0, j = 0; i < na && j < nb;) {
+  for (size_t i = 0, j = na ? first_ending_after(b, nb, a[0].start) : nb; i < na && j < nb;) {
     int64_t s = a[i].start > b[j].start ? a[i].start : b[j].start;
     int64_t e = a[i].end < b[j].end ? a[i].end : b[j].end;
     if (e > s) t += e - s;
