@@ -130,41 +130,41 @@ static int record_versions(xp_run *r) {
   return rc ? XP_EXIT_DB : 0;
 }
 
-int xp_gpu_record_all(xp_run *r, const int *used, int nused) {
+/* The sampler started on the devices used[] of the n visible ones whose UUIDs are uuids[]: a
+** device past the machine's is the runner's to refuse (exit 4), not the sampler's. */
+static xp_gpu_watch *watch_used(char *const *uuids, int n, const int *used, int nused) {
+  int *devices = xp_xcalloc((size_t)(nused > 0 ? nused : 1), sizeof *devices), k = 0;
+  const char **of = xp_xcalloc((size_t)(nused > 0 ? nused : 1), sizeof *of);
+  for (int i = 0; i < nused; i++)
+    if (used[i] >= 0 && used[i] < n) devices[k] = used[i], of[k++] = uuids[used[i]];
+  xp_gpu_watch *w = xp_gpu_watch_start(devices, of, k);
+  free(of);
+  free(devices);
+  return w;
+}
+
+int xp_gpu_record_all(xp_run *r, const int *used, int nused, xp_gpu_watch **watch) {
   int n = xp_gpu_count(), rc = 0;
-  if (n == 0) return 0;
-  char **names = xp_xcalloc((size_t)n, sizeof *names);
+  if (n == 0) {
+    *watch = xp_gpu_watch_start(NULL, NULL, 0); /* records that there was no GPU to watch */
+    return 0;
+  }
+  char **names = xp_xcalloc((size_t)n, sizeof *names), **uuids = xp_xcalloc((size_t)n, sizeof *uuids);
   for (int d = 0; d < n && rc == 0; d++) {
     xp_gpu_info g;
     if (xp_gpu_describe(d, &g) != 0) rc = XP_EXIT_FAILED;
     else if (xp_run_gpu(r, &g) != 0) rc = XP_EXIT_DB;
-    else names[d] = xp_strdup(g.name);
+    else names[d] = xp_strdup(g.name), uuids[d] = xp_strdup(g.uuid);
   }
   if (rc == 0) rc = record_versions(r);
   const char *name = rc ? NULL : xp_devices_gpu_name((const char *const *)names, n, used, nused);
   if (rc == 0 && name && xp_run_meta(r, "gpu_name", name, "detected") != 0) rc = XP_EXIT_DB;
   if (rc == 0 && xp_run_meta_int(r, "gpus_visible", n, "detected") != 0) rc = XP_EXIT_DB;
-  for (int d = 0; d < n; d++) free(names[d]);
+  if (rc == 0) *watch = watch_used(uuids, n, used, nused);
+  for (int d = 0; d < n; d++) free(names[d]), free(uuids[d]);
   free(names);
-  return rc;
-}
-
-xp_gpu_watch *xp_gpu_watch_used(const int *used, int nused) {
-  int *devices = xp_xcalloc((size_t)(nused > 0 ? nused : 1), sizeof *devices), n = 0;
-  char **uuids = xp_xcalloc((size_t)(nused > 0 ? nused : 1), sizeof *uuids);
-  int visible = xp_gpu_count();
-  for (int i = 0; i < nused; i++) {
-    xp_gpu_info g;
-    /* A device past the machine's is the runner's to refuse (exit 4), not the sampler's. */
-    if (used[i] < 0 || used[i] >= visible || xp_gpu_describe(used[i], &g) != 0) continue;
-    devices[n] = used[i];
-    uuids[n++] = xp_strdup(g.uuid);
-  }
-  xp_gpu_watch *w = xp_gpu_watch_start(devices, (const char *const *)uuids, n);
-  for (int i = 0; i < n; i++) free(uuids[i]);
   free(uuids);
-  free(devices);
-  return w;
+  return rc;
 }
 
 /* ---- timing ---- */

@@ -38,11 +38,9 @@ int64_t xp_gpu_l2_bytes(int dev);
 ** address, launch failure, ...): nothing can run in this process any more. */
 cudaError_t xp_gpu_sticky_error(void);
 /* Record every visible GPU plus driver, runtime, cuBLAS and NCCL versions on run r, and the
-** GPU it is filed under (gpu_name): that of the devices used[] it drives, none where they differ. */
-int xp_gpu_record_all(xp_run *r, const int *used, int nused);
-/* Start sampling the state of the devices used[] (gpu_watch.h); those CUDA cannot describe are
-** left out. Never NULL. */
-xp_gpu_watch *xp_gpu_watch_used(const int *used, int nused);
+** GPU it is filed under (gpu_name): that of the devices used[] it drives, none where they differ.
+** On success *watch samples the state of those devices (gpu_watch.h), told by the UUIDs just read. */
+int xp_gpu_record_all(xp_run *r, const int *used, int nused, xp_gpu_watch **watch);
 
 /* Enqueue one unit of work on stream s. `rep` counts launches within a sample, so callers
 ** can rotate buffers. Returns 0, or an exit code after reporting the error. Must be

@@ -279,14 +279,8 @@ static void *sample_loop(void *arg) {
   xp_gpu_watch *w = arg;
   nvml_api a;
   memset(&a, 0, sizeof a);
-  char why[sizeof w->why];
-  if (nvml_open(&a, why, sizeof why) != 0) {
-    pthread_mutex_lock(&w->mu);
-    snprintf(w->why, sizeof w->why, "%s", why);
-    pthread_mutex_unlock(&w->mu);
-    return NULL;
-  }
-  /* Readings and handles belong to this thread until finish joins it; w->why too, once set here. */
+  /* Readings, handles and w->why belong to this thread until watch_stop joins it. */
+  if (nvml_open(&a, w->why, sizeof w->why) != 0) return NULL;
   if (find_handles(w, &a) == 0) {
     read_all(w, &a);
     pthread_mutex_lock(&w->mu);
@@ -315,10 +309,8 @@ static void *sample_loop(void *arg) {
 static int watch_period_ms(void) {
   const char *v = getenv("XP_GPU_WATCH_MS");
   if (!v || !*v) return DEFAULT_PERIOD_MS;
-  char *end;
-  errno = 0;
-  long ms = strtol(v, &end, 10);
-  if (errno || *end || ms < 0 || ms > 3600000) {
+  int64_t ms;
+  if (xp_parse_int64(v, &ms) != 0 || ms < 0 || ms > 3600000) {
     xp_warn("XP_GPU_WATCH_MS=%s is not a number of milliseconds (0 to 3600000): sampling every %d ms", v,
             DEFAULT_PERIOD_MS);
     return DEFAULT_PERIOD_MS;
@@ -372,10 +364,9 @@ void xp_gpu_watch_free(xp_gpu_watch *w) {
 int xp_gpu_watch_finish(xp_gpu_watch *w, xp_run *r) {
   if (!w) return 0;
   watch_stop(w);
-  int rc = 0;
   char how[96];
   snprintf(how, sizeof how, "nvml, every %d ms", w->period_ms);
-  rc = xp_run_meta(r, "gpu_state.sampler", w->why[0] ? w->why : how, "detected") ? XP_EXIT_DB : 0;
+  int rc = xp_run_meta(r, "gpu_state.sampler", w->why[0] ? w->why : how, "detected") ? XP_EXIT_DB : 0;
   for (int i = 0; i < w->n && rc == 0 && !w->why[0]; i++) {
     xp_gpu_state st;
     xp_gpu_state_summarize(w->g[i].s, w->g[i].n, &st);

@@ -300,8 +300,7 @@ static int record_gpus(xp_run *r, const xp_run_opts *o) {
   enum { MAX_USED = 4096 };
   int *used = xp_xmalloc(sizeof *used * MAX_USED);
   int nused = xp_spec_devices(o->spec->root, kind_takes_gpus(o->kind), xp_gpu_count(), used, MAX_USED);
-  int rc = xp_gpu_record_all(r, used, nused);
-  if (rc == 0) r->watch = xp_gpu_watch_used(used, nused);
+  int rc = xp_gpu_record_all(r, used, nused, &r->watch);
   free(used);
   return rc;
 }
