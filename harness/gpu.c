@@ -186,7 +186,7 @@ int xp_time_graph(cudaStream_t s, xp_enqueue_fn fn, void *arg, int per_graph, in
   cudaGraph_t graph = NULL;
   cudaGraphExec_t exec = NULL;
   cudaEvent_t a = NULL, b = NULL;
-  int rc = XP_EXIT_FAILED, capturing = 0;
+  int rc = XP_EXIT_FAILED, capturing = 0, timing = 0;
   XP_CUDA(cudaEventCreate(&a));
   XP_CUDA(cudaEventCreate(&b));
   XP_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
@@ -198,6 +198,7 @@ int xp_time_graph(cudaStream_t s, xp_enqueue_fn fn, void *arg, int per_graph, in
   XP_CUDA(cudaGraphInstantiate(&exec, graph, 0));
   for (int i = 0; i < warmup; i++) XP_CUDA(cudaGraphLaunch(exec, s));
   XP_CUDA(cudaStreamSynchronize(s));
+  xp_gpu_watch_timing(timing = 1);
   for (int i = 0; i < samples; i++) {
     if (xp_interrupted()) { rc = XP_EXIT_ABORTED; goto fail; }
     double us;
@@ -217,6 +218,7 @@ int xp_time_graph(cudaStream_t s, xp_enqueue_fn fn, void *arg, int per_graph, in
 fail:
   if (rc == 0) rc = XP_EXIT_FAILED; /* a checked call failed after fn() had succeeded */
 done:
+  if (timing) xp_gpu_watch_timing(0);
   if (capturing) {
     cudaGraph_t g = NULL;
     cudaStreamEndCapture(s, &g);
@@ -233,12 +235,13 @@ done:
 int xp_time_eager(cudaStream_t s, xp_enqueue_fn fn, void *arg, int per_sample, int warmup,
                   int samples, double *out_us) {
   cudaEvent_t a = NULL, b = NULL;
-  int rc = XP_EXIT_FAILED;
+  int rc = XP_EXIT_FAILED, timing = 0;
   XP_CUDA(cudaEventCreate(&a));
   XP_CUDA(cudaEventCreate(&b));
   for (int i = 0; i < warmup; i++)
     if ((rc = fn(arg, s, i)) != 0) goto fail;
   XP_CUDA(cudaStreamSynchronize(s));
+  xp_gpu_watch_timing(timing = 1);
   for (int i = 0; i < samples; i++) {
     if (xp_interrupted()) { rc = XP_EXIT_ABORTED; goto fail; }
     double us;
@@ -254,6 +257,7 @@ int xp_time_eager(cudaStream_t s, xp_enqueue_fn fn, void *arg, int per_sample, i
 fail:
   if (rc == 0) rc = XP_EXIT_FAILED;
 done:
+  if (timing) xp_gpu_watch_timing(0);
   if (a) cudaEventDestroy(a);
   if (b) cudaEventDestroy(b);
   return rc;

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,9 +31,26 @@ static void fold_min(unsigned *acc, unsigned v) {
   if (v != XP_GPU_UNREAD && (*acc == XP_GPU_UNREAD || v < *acc)) *acc = v;
 }
 
-void xp_gpu_state_summarize(const xp_gpu_sample *s, size_t n, xp_gpu_state *out) {
+/* The readings to summarize: the timed ones where there are any (gpu_watch.h), else all. */
+static size_t pick_timed(const xp_gpu_sample *s, size_t n, xp_gpu_sample **picked) {
+  size_t timed = 0;
+  for (size_t i = 0; i < n; i++) timed += s[i].timed != 0;
+  if (!timed) return 0;
+  *picked = xp_xmalloc(sizeof **picked * timed);
+  for (size_t i = 0, k = 0; i < n; i++)
+    if (s[i].timed) (*picked)[k++] = s[i];
+  return timed;
+}
+
+void xp_gpu_state_summarize(const xp_gpu_sample *all, size_t n_all, xp_gpu_state *out) {
+  xp_gpu_sample *timed = NULL;
+  size_t n = pick_timed(all, n_all, &timed);
+  const xp_gpu_sample *s = n ? timed : all;
+  if (!n) n = n_all;
   memset(out, 0, sizeof *out);
   out->samples = n;
+  out->samples_run = n_all;
+  out->timed = timed != NULL;
   out->sm_min = out->sm_median = out->sm_max = out->mem_min = XP_GPU_UNREAD;
   out->temp_max = out->power_max_mw = out->power_limit_mw = out->default_limit_mw = XP_GPU_UNREAD;
   unsigned *sm = xp_xmalloc(sizeof *sm * (n ? n : 1));
@@ -56,6 +74,7 @@ void xp_gpu_state_summarize(const xp_gpu_sample *s, size_t n, xp_gpu_state *out)
     out->sm_median = sm[(nsm - 1) / 2];
   }
   free(sm);
+  free(timed);
   out->slowdown_share = nreasons ? (double)slowed / (double)nreasons : -1;
   out->power_cap_share = nreasons ? (double)capped / (double)nreasons : -1;
 }
@@ -115,6 +134,9 @@ int xp_gpu_state_record(xp_run *r, int device, const xp_gpu_state *st) {
   unsigned power_w = watts(st->power_max_mw);
   unsigned limit_w = watts(st->power_limit_mw), default_w = watts(st->default_limit_mw);
   int rc = meta_unsigned(r, device, "samples", (unsigned)(st->samples < UINT_MAX ? st->samples : UINT_MAX - 1));
+  if (!rc)
+    rc = meta_unsigned(r, device, "samples_run", (unsigned)(st->samples_run < UINT_MAX ? st->samples_run : UINT_MAX - 1));
+  if (!rc) rc = meta_text(r, device, "scope", st->timed ? "timed" : "run");
   if (!rc) rc = meta_unsigned(r, device, "sm_clock_mhz_min", st->sm_min);
   if (!rc) rc = meta_unsigned(r, device, "sm_clock_mhz_median", st->sm_median);
   if (!rc) rc = meta_unsigned(r, device, "sm_clock_mhz_max", st->sm_max);
@@ -140,8 +162,8 @@ int xp_gpu_state_warning(int device, const xp_gpu_state *st, char *out, size_t n
   if (!(st->slowdown_share > 0)) return 0;
   char names[256];
   xp_gpu_reason_names(st->reasons_seen & XP_CLOCKS_SLOWDOWN, names, sizeof names);
-  int at = snprintf(out, n, "GPU %d slowed its clocks during the run (%s in %.0f%% of %zu samples", device,
-                    names, st->slowdown_share * 100, st->samples);
+  int at = snprintf(out, n, "GPU %d slowed its clocks %s (%s in %.0f%% of %zu samples", device,
+                    st->timed ? "while xp timed it" : "during the run", names, st->slowdown_share * 100, st->samples);
   if (st->sm_min != XP_GPU_UNREAD && at >= 0 && (size_t)at < n)
     at += snprintf(out + at, n - (size_t)at, "; SM clock %u-%u MHz", st->sm_min, st->sm_max);
   if (at >= 0 && (size_t)at < n)
@@ -235,6 +257,7 @@ typedef struct watched {
 
 struct xp_gpu_watch {
   int n, period_ms, stop, running;
+  int read_now; /* a timed loop began or ended: read at once, counted as timed (under mu) */
   watched *g;
   pthread_t thread;
   pthread_mutex_t mu;
@@ -267,12 +290,48 @@ static int find_handles(xp_gpu_watch *w, const nvml_api *a) {
   return 0;
 }
 
-static void read_all(xp_gpu_watch *w, const nvml_api *a) {
+/* ---- timed windows (xp_gpu_watch_timing) ---- */
+
+static atomic_int timing_depth;                                /* timed loops open now */
+static pthread_mutex_t active_mu = PTHREAD_MUTEX_INITIALIZER; /* taken before a watch's mu */
+static xp_gpu_watch *active;                                   /* the watch sampling now */
+
+void xp_gpu_watch_timing(int on) {
+  atomic_fetch_add(&timing_depth, on ? 1 : -1);
+  pthread_mutex_lock(&active_mu);
+  if (active) {
+    pthread_mutex_lock(&active->mu);
+    active->read_now = 1;
+    pthread_cond_signal(&active->cv);
+    pthread_mutex_unlock(&active->mu);
+  }
+  pthread_mutex_unlock(&active_mu);
+}
+
+static void set_active(xp_gpu_watch *w, int on) {
+  pthread_mutex_lock(&active_mu);
+  if (on) active = w;
+  else if (active == w) active = NULL;
+  pthread_mutex_unlock(&active_mu);
+}
+
+/* A reading asked for by a timed loop's start or end is timed, whatever the depth by the time it
+** is taken (the loop that just ended was). */
+static void read_all(xp_gpu_watch *w, const nvml_api *a, int asked) {
+  int timed = asked || atomic_load(&timing_depth) > 0;
   for (int i = 0; i < w->n; i++) {
     xp_gpu_sample s;
     nvml_read(a, w->g[i].handle, &s);
+    s.timed = timed;
     keep_sample(&w->g[i], &s);
   }
+}
+
+static void due_in(struct timespec *t, int ms) {
+  clock_gettime(CLOCK_REALTIME, t);
+  long ns = t->tv_nsec + (long)ms * 1000000L;
+  t->tv_sec += ns / 1000000000L;
+  t->tv_nsec = ns % 1000000000L;
 }
 
 static void *sample_loop(void *arg) {
@@ -282,23 +341,23 @@ static void *sample_loop(void *arg) {
   /* Readings, handles and w->why belong to this thread until watch_stop joins it. */
   if (nvml_open(&a, w->why, sizeof w->why) != 0) return NULL;
   if (find_handles(w, &a) == 0) {
-    read_all(w, &a);
+    read_all(w, &a, 0);
+    struct timespec due;
+    due_in(&due, w->period_ms);
     pthread_mutex_lock(&w->mu);
     while (!w->stop) {
-      struct timespec ts;
-      clock_gettime(CLOCK_REALTIME, &ts);
-      long ns = ts.tv_nsec + (long)w->period_ms * 1000000L;
-      ts.tv_sec += ns / 1000000000L;
-      ts.tv_nsec = ns % 1000000000L;
-      int e = pthread_cond_timedwait(&w->cv, &w->mu, &ts);
+      int e = 0; /* anything but 0 from the wait (ETIMEDOUT) means the period's reading is due */
+      while (!w->stop && !w->read_now && e == 0) e = pthread_cond_timedwait(&w->cv, &w->mu, &due);
       if (w->stop) break;
-      if (e != ETIMEDOUT && e != 0) continue;
+      int asked = w->read_now;
+      w->read_now = 0;
+      if (!asked) due_in(&due, w->period_ms); /* a reading asked for leaves the period's due */
       pthread_mutex_unlock(&w->mu);
-      read_all(w, &a);
+      read_all(w, &a, asked);
       pthread_mutex_lock(&w->mu);
     }
     pthread_mutex_unlock(&w->mu);
-    read_all(w, &a); /* the state the run ended in */
+    read_all(w, &a, 0); /* the state the run ended in */
   }
   a.shutdown();
   return NULL;
@@ -333,13 +392,17 @@ xp_gpu_watch *xp_gpu_watch_start(const int *devices, const char *const *uuids, i
   pthread_cond_init(&w->cv, NULL);
   if (w->period_ms == 0) snprintf(w->why, sizeof w->why, "off (XP_GPU_WATCH_MS=0)");
   else if (w->n == 0) snprintf(w->why, sizeof w->why, "no GPU to watch");
-  else if (pthread_create(&w->thread, NULL, sample_loop, w) == 0) w->running = 1;
+  else if (pthread_create(&w->thread, NULL, sample_loop, w) == 0) {
+    w->running = 1;
+    set_active(w, 1);
+  }
   else snprintf(w->why, sizeof w->why, "the sampler thread could not be started");
   return w;
 }
 
 static void watch_stop(xp_gpu_watch *w) {
   if (!w->running) return;
+  set_active(w, 0);
   pthread_mutex_lock(&w->mu);
   w->stop = 1;
   pthread_cond_signal(&w->cv);
@@ -367,6 +430,7 @@ int xp_gpu_watch_finish(xp_gpu_watch *w, xp_run *r) {
   char how[96];
   snprintf(how, sizeof how, "nvml, every %d ms", w->period_ms);
   int rc = xp_run_meta(r, "gpu_state.sampler", w->why[0] ? w->why : how, "detected") ? XP_EXIT_DB : 0;
+  int warned = 0; /* eight GPUs at their power cap are one finding, not eight lines */
   for (int i = 0; i < w->n && rc == 0 && !w->why[0]; i++) {
     xp_gpu_state st;
     xp_gpu_state_summarize(w->g[i].s, w->g[i].n, &st);
@@ -374,8 +438,11 @@ int xp_gpu_watch_finish(xp_gpu_watch *w, xp_run *r) {
     st.default_limit_mw = w->g[i].default_limit_mw;
     rc = xp_gpu_state_record(r, w->g[i].device, &st);
     char line[512];
-    if (rc == 0 && xp_gpu_state_warning(w->g[i].device, &st, line, sizeof line)) xp_warn("%s", line);
+    if (rc == 0 && xp_gpu_state_warning(w->g[i].device, &st, line, sizeof line) && warned++ == 0) xp_warn("%s", line);
   }
+  if (warned > 1)
+    xp_warn("and %d more of the run's GPUs slowed or ran under a lowered power limit (xp query queries/gpu_state.sql)",
+            warned - 1);
   xp_gpu_watch_free(w);
   return rc;
 }

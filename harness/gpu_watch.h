@@ -39,11 +39,17 @@ typedef struct xp_gpu_sample {
   unsigned sm_mhz, mem_mhz, temp_c, power_mw;
   unsigned long long reasons; /* valid where reasons_read */
   int reasons_read;
+  int timed; /* read while xp timed something (xp_gpu_watch_timing), or at a timed loop's end */
 } xp_gpu_sample;
 
-/* A GPU's readings over a run. A figure no sample had is XP_GPU_UNREAD (shares: < 0). */
+/* A GPU's readings over a run: those taken while xp timed (timed = 1) where there are any, as
+** those are the state the recorded times were measured in (an idle GPU between cases, building a
+** reference or a CUDA graph, drops its clocks, and a median over the whole run would say the
+** measurement ran slow); else all the run's (a run too short to be read while timing).
+** A figure no sample had is XP_GPU_UNREAD (shares: < 0). */
 typedef struct xp_gpu_state {
-  size_t samples;
+  size_t samples, samples_run; /* summarized; taken over the whole run */
+  int timed;
   unsigned sm_min, sm_median, sm_max, mem_min, temp_max, power_max_mw;
   unsigned power_limit_mw, default_limit_mw; /* read once, not sampled: enforced and the board's
                                               ** default; the sampler sets them, summarize leaves them unread */
@@ -55,7 +61,8 @@ void xp_gpu_state_summarize(const xp_gpu_sample *s, size_t n, xp_gpu_state *out)
 /* The reasons' names, comma-separated ("hw_thermal_slowdown,sw_power_cap"); "none" for 0; a
 ** bit NVML may add later as its hex value. */
 void xp_gpu_reason_names(unsigned long long bits, char *out, size_t n);
-/* run_meta gpu_state.<device>.*: samples, sm_clock_mhz_min, _median, _max, mem_clock_mhz_min,
+/* run_meta gpu_state.<device>.*: samples, samples_run, scope ("timed" or "run"), sm_clock_mhz_min,
+** _median, _max, mem_clock_mhz_min,
 ** temperature_c_max, power_w_max, power_limit_w, power_limit_default_w, clock_events,
 ** slowdown_share, power_cap_share (figures no sample had are left out). 0 or XP_EXIT_DB. */
 int xp_gpu_state_record(xp_run *r, int device, const xp_gpu_state *st);
@@ -74,4 +81,10 @@ xp_gpu_watch *xp_gpu_watch_start(const int *devices, const char *const *uuids, i
 int xp_gpu_watch_finish(xp_gpu_watch *w, xp_run *r);
 /* Stop and free without recording (a run that could not be begun). w may be NULL. */
 void xp_gpu_watch_free(xp_gpu_watch *w);
+/* The common timing loops (xp_time_graph, xp_time_eager, the NCCL runner's) call this with 1
+** before their timed samples and 0 after: readings taken in between are the timed ones, and each
+** call asks the sampler for a reading at once, so that a timed loop shorter than the period is
+** still read at its start and its end. Costs the timing nothing: it is called outside the
+** events' brackets. Nestable; harmless with no sampler running. */
+void xp_gpu_watch_timing(int on);
 #endif

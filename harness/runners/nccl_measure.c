@@ -513,7 +513,7 @@ static int check_once(session *S, const xp_nccl_case *c, ncclDataType_t dt, cons
 static int time_case(session *S, xp_nccl_case *c) {
   const xp_nccl_plan *p = S->p;
   ncclDataType_t dt = ncclFloat32; /* set by nccl_dtype; gcc cannot see that through xp_error */
-  int rc = nccl_dtype(c->dtype, &dt);
+  int rc = nccl_dtype(c->dtype, &dt), timing = 0;
   int64_t wrong = 0;
   char what[160];
   xp_nccl_pattern pat;
@@ -524,12 +524,14 @@ static int time_case(session *S, xp_nccl_case *c) {
   if (c->mode == XP_MODE_GRAPH && (rc = capture(S, c, dt, p->burst)) != 0) return rc;
   for (int i = 0; i < p->warmup; i++)
     if ((rc = xp_interrupted() ? XP_EXIT_ABORTED : run_burst(S, c, dt)) != 0) goto done;
+  xp_gpu_watch_timing(timing = 1);
   for (int i = 0; i < p->iterations; i++) {
     for (int g = 0; g < S->n; g++) XP_CUDA(cudaEventRecord(S->rk[g].ev[i], S->rk[g].stream));
     if ((rc = xp_interrupted() ? XP_EXIT_ABORTED : run_burst(S, c, dt)) != 0) goto done;
   }
   for (int g = 0; g < S->n; g++) XP_CUDA(cudaEventRecord(S->rk[g].ev[p->iterations], S->rk[g].stream));
   if ((rc = wait_streams(S, what)) != 0) goto done;
+  xp_gpu_watch_timing(timing = 0);
   for (int g = 0; g < S->n; g++)
     for (int i = 0; i < p->iterations; i++) {
       float ms = 0;
@@ -550,6 +552,7 @@ fail:
   rc = XP_EXIT_FAILED;
   abort_all(S);
 done:
+  if (timing) xp_gpu_watch_timing(0);
   drop_graphs(S);
   return rc;
 }

@@ -16,11 +16,15 @@ meta() { sql "SELECT value FROM run_meta WHERE run_id = $last AND key = '$1'"; }
 XP_GPU_WATCH_MS=5 gpu_run "$tmp/ceil.toml"
 check "ceilings run" 0 $?
 check "sampler" '"nvml, every 5 ms"' "$(meta gpu_state.sampler)"
-samples=$(meta gpu_state.0.samples)
+samples=$(meta gpu_state.0.samples) samples_run=$(meta gpu_state.0.samples_run)
 [ "${samples:-0}" -ge 2 ] || { echo "FAIL: samples: $samples"; fail=1; }
+# the figures are those read while xp timed (each timed loop is read at its start and end, and
+# the ceilings run times several): fewer than the whole run's readings, which include the set-up
+check "scope" timed "$(meta gpu_state.0.scope)"
+[ "${samples_run:-0}" -gt "${samples:-0}" ] || { echo "FAIL: timed $samples of $samples_run readings"; fail=1; }
 min=$(meta gpu_state.0.sm_clock_mhz_min) med=$(meta gpu_state.0.sm_clock_mhz_median)
 max=$(meta gpu_state.0.sm_clock_mhz_max) peak=$(sql "SELECT clock_mhz FROM run_gpus WHERE run_id = $last AND idx = 0")
-echo "samples $samples, SM clock $min/$med/$max MHz (CUDA's peak $peak), memory $(meta gpu_state.0.mem_clock_mhz_min) MHz," \
+echo "samples $samples timed of $samples_run, SM clock $min/$med/$max MHz (CUDA's peak $peak), memory $(meta gpu_state.0.mem_clock_mhz_min) MHz," \
   "$(meta gpu_state.0.temperature_c_max) C, $(meta gpu_state.0.power_w_max) W, events $(meta gpu_state.0.clock_events)"
 [ "${min:-0}" -gt 0 ] && [ "$min" -le "$med" ] && [ "$med" -le "$max" ] || { echo "FAIL: SM clocks $min $med $max"; fail=1; }
 # NVML's SM clock and CUDA's peak (cudaDevAttrClockRate) are the same clock: within 5%
@@ -53,11 +57,14 @@ check "run, bad period" 0 $?
 grep -q 'xp: warning: XP_GPU_WATCH_MS=5ms is not a number of milliseconds (0 to 3600000): sampling every 50 ms' \
   "$tmp/err" || { echo "FAIL: bad XP_GPU_WATCH_MS not said"; cat "$tmp/err"; fail=1; }
 check "default period" '"nvml, every 50 ms"' "$(meta gpu_state.sampler)"
+# at 50 ms the timed loops (a few ms each) fall between periodic readings: each is still read at
+# its start and end, so the figures remain the timed ones
+check "timed at the default period" timed "$(meta gpu_state.0.scope)"
 
 # xp compare of two sampled runs: each run's own clocks, temperature and power are not
 # differences between them; the sampler's period is
 first=$(sql "SELECT uuid FROM runs ORDER BY id LIMIT 1") third=$(sql "SELECT uuid FROM runs ORDER BY id DESC LIMIT 1")
 "$XP" --db "$db" compare "$first" "$third" > "$tmp/cmp" 2>&1
-grep -E 'temperature_c_max|sm_clock_mhz|power_w_max|power_limit|\.samples' "$tmp/cmp" && { echo "FAIL: compare lists readings"; fail=1; }
+grep -E 'temperature_c_max|sm_clock_mhz|power_w_max|power_limit|\.samples|\.scope' "$tmp/cmp" && { echo "FAIL: compare lists readings"; fail=1; }
 grep -q 'gpu_state.sampler' "$tmp/cmp" || { echo "FAIL: compare leaves out the sampler's period"; cat "$tmp/cmp"; fail=1; }
 finish

@@ -14,7 +14,7 @@
 #include "xp.h"
 
 static xp_gpu_sample reading(unsigned sm, unsigned mem, unsigned temp, unsigned mw, unsigned long long why) {
-  xp_gpu_sample s = {sm, mem, temp, mw, why, 1};
+  xp_gpu_sample s = {sm, mem, temp, mw, why, 1, 0};
   return s;
 }
 
@@ -71,6 +71,45 @@ static void test_summary(void) {
   CHECK_EQ_INT(st.sm_max, XP_GPU_UNREAD);
 }
 
+/* Readings taken while xp timed are the state the times were measured in: where a run has any,
+** they alone are summarized (an idle GPU between cases drops its clocks; a thermal slowdown while
+** a reference was computed slowed no timed loop), and the warning says so. */
+static void test_timed_scope(void) {
+  xp_gpu_sample s[5] = {
+      reading(345, 3201, 40, 90000, XP_CLOCKS_GPU_IDLE),                      /* before: idle */
+      reading(1980, 3201, 60, 650000, 0),                                     /* timed */
+      reading(1410, 3201, 88, 700000, XP_CLOCKS_HW_THERMAL_SLOWDOWN),         /* timed, slowed */
+      reading(1200, 3201, 90, 300000, XP_CLOCKS_SW_THERMAL_SLOWDOWN),         /* between loops */
+      reading(1965, 3201, 70, 690000, XP_CLOCKS_SW_POWER_CAP),                /* timed */
+  };
+  s[1].timed = s[2].timed = s[4].timed = 1;
+  xp_gpu_state st;
+  xp_gpu_state_summarize(s, 5, &st);
+  CHECK_EQ_INT(st.timed, 1);
+  CHECK_EQ_INT(st.samples, 3);
+  CHECK_EQ_INT(st.samples_run, 5);
+  CHECK_EQ_INT(st.sm_min, 1410);
+  CHECK_EQ_INT(st.sm_median, 1965);
+  CHECK_EQ_INT(st.temp_max, 88);
+  CHECK_NEAR(st.slowdown_share, 1.0 / 3, 1e-12);
+  CHECK_EQ_INT(st.reasons_seen, XP_CLOCKS_HW_THERMAL_SLOWDOWN | XP_CLOCKS_SW_POWER_CAP);
+  char line[512];
+  CHECK(xp_gpu_state_warning(1, &st, line, sizeof line));
+  CHECK_EQ_STR(line, "GPU 1 slowed its clocks while xp timed it (hw_thermal_slowdown in 33% of 3 samples; SM "
+                     "clock 1410-1980 MHz): its times may not compare with other runs' (run_meta gpu_state.1.*)");
+  /* Slowed only between timed loops: nothing to warn of. */
+  s[2].reasons = 0;
+  xp_gpu_state_summarize(s, 5, &st);
+  CHECK(!xp_gpu_state_warning(1, &st, line, sizeof line));
+  /* No timed reading (a run shorter than a period with no timing loop): the whole run, said so. */
+  for (int i = 0; i < 5; i++) s[i].timed = 0;
+  xp_gpu_state_summarize(s, 5, &st);
+  CHECK_EQ_INT(st.timed, 0);
+  CHECK_EQ_INT(st.samples, 5);
+  CHECK_EQ_INT(st.samples_run, 5);
+  CHECK_EQ_INT(st.sm_min, 345);
+}
+
 static void test_names(void) {
   char out[256];
   xp_gpu_reason_names(0, out, sizeof out);
@@ -120,6 +159,8 @@ static void test_record(sqlite3 *db, xp_spec *s) {
   CHECK_EQ_INT(xp_gpu_state_record(run, 3, &st), 0);
   CHECK_EQ_INT(xp_run_finish(run, XP_RUN_OK, NULL), 0);
   check_meta(db, "gpu_state.3.samples", "3");
+  check_meta(db, "gpu_state.3.samples_run", "3");
+  check_meta(db, "gpu_state.3.scope", "run");
   check_meta(db, "gpu_state.3.sm_clock_mhz_min", "1500");
   check_meta(db, "gpu_state.3.sm_clock_mhz_median", "1980");
   check_meta(db, "gpu_state.3.sm_clock_mhz_max", "1980");
@@ -196,6 +237,7 @@ int main(void) {
                                   "g.json", ".");
   CHECK(s != NULL);
   test_summary();
+  test_timed_scope();
   test_names();
   if (s) {
     test_record(db, s);
