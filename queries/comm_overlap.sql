@@ -7,7 +7,12 @@
 --                 communication group; the union, so two collectives at once count once);
 --   exposed_ms    the part of comm_ms no other GPU activity of the rank overlapped: what the
 --                 steps would lose if communication were free (schema table trace_step_comm);
---   comm_pct, exposed_pct  of busy_ms; hidden_pct  of comm_ms, the part compute overlapped.
+--   comm_pct, exposed_pct  of busy_ms; hidden_pct  of comm_ms, the part compute overlapped;
+--   compute_exposed_ms, compute_exposed_pct  as exposed_ms and exposed_pct, counting only compute
+--                 kernels as hiding communication (a copy or fill beside it hides none), as HTA's
+--                 comm_comp_overlap does: its figure is 100 - 100 * compute_exposed_ms / comm_ms
+--                 (schema table trace_step_comm_compute). Empty for a job imported by an xp
+--                 before schema 33 (not made up).
 -- A TP decode step on one stream hides nothing (hidden_pct 0): there the collectives' share
 -- (queries/allreduce_share.sql) is what removing them saves. Where hidden_pct is high (two-batch
 -- overlap, DeepEP, an all-gather on its own stream), that share overstates it: exposed_pct is
@@ -33,8 +38,11 @@ busy AS (
   FROM trace_steps s JOIN job USING (run_id) GROUP BY s.run_id
 ),
 comm AS (
-  SELECT c.run_id, sum(c.comm_ns) AS comm_ns, sum(c.exposed_ns) AS exposed_ns
-  FROM trace_step_comm c JOIN job USING (run_id) GROUP BY c.run_id
+  SELECT c.run_id, sum(c.comm_ns) AS comm_ns, sum(c.exposed_ns) AS exposed_ns,
+         sum(x.compute_exposed_ns) AS compute_exposed_ns
+  FROM trace_step_comm c JOIN job USING (run_id)
+  LEFT JOIN trace_step_comm_compute x USING (run_id, rank, step)
+  GROUP BY c.run_id
 )
 SELECT substr(job.uuid, 1, 8) AS run, job.model, job.gpu_name, job.interconnect, job.tp, job.batch, job.config,
        job.ranks, busy.steps,
@@ -43,7 +51,10 @@ SELECT substr(job.uuid, 1, 8) AS run, job.model, job.gpu_name, job.interconnect,
        round(coalesce(comm.exposed_ns, 0) / 1e6, 3) AS exposed_ms,
        round(100.0 * coalesce(comm.comm_ns, 0) / busy.busy_ns, 1) AS comm_pct,
        round(100.0 * coalesce(comm.exposed_ns, 0) / busy.busy_ns, 1) AS exposed_pct,
-       round(100.0 * (comm.comm_ns - comm.exposed_ns) / comm.comm_ns, 1) AS hidden_pct
+       round(100.0 * (comm.comm_ns - comm.exposed_ns) / comm.comm_ns, 1) AS hidden_pct,
+       round(CASE WHEN comm.run_id IS NULL THEN 0 ELSE comm.compute_exposed_ns END / 1e6, 3) AS compute_exposed_ms,
+       round(100.0 * CASE WHEN comm.run_id IS NULL THEN 0 ELSE comm.compute_exposed_ns END / busy.busy_ns, 1)
+         AS compute_exposed_pct
 FROM job
 JOIN busy ON busy.run_id = job.run_id
 LEFT JOIN comm ON comm.run_id = job.run_id

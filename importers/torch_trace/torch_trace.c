@@ -233,9 +233,11 @@ static void print_summary(FILE *out, const tt_import *imp) {
     fprintf(out, ", %zu step%s", r->steps.n, r->steps.n == 1 ? "" : "s");
     if (empty) fprintf(out, " (%zu with no GPU activity)", empty);
     fprintf(out, ", GPU busy %.3f ms of %.3f ms", r->busy_ns / 1e6, window / 1e6);
-    /* what communication cost where nothing else ran beside it (tt_overlap.c) */
-    if (r->comm_ns)
-      fprintf(out, ", communication %.3f ms (%.3f ms exposed)", r->comm_ns / 1e6, r->exposed_ns / 1e6);
+    /* what communication cost where nothing else ran beside it, and where no compute did, as HTA
+    ** counts it (tt_overlap.c) */
+    if (r->comm.comm_ns)
+      fprintf(out, ", communication %.3f ms (%.3f ms exposed, %.3f ms without compute beside it)",
+              r->comm.comm_ns / 1e6, r->comm.exposed_ns / 1e6, r->comm.compute_exposed_ns / 1e6);
     fputc('\n', out);
     if (r->before_trace) /* tt_done.c resolve_launches */
       fprintf(out, "  %lld launched before the profiler began recording (no launch in the trace, a correlation id "

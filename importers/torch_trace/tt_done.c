@@ -473,9 +473,9 @@ static void place_in_steps(const tt_import *imp, tt_rank *r) {
   }
 }
 
-/* Per step: its activities' figures, and its communication's against rest[0, nrest), every
-** activity of the rank that does not communicate (tt_rest_spans). */
-static void step_figures(const tt_import *imp, tt_rank *r, const tt_span *rest, size_t nrest) {
+/* Per step: its activities' figures, and its communication's against the rank's hiders h
+** (tt_hiders_of). */
+static void step_figures(const tt_import *imp, tt_rank *r, const tt_hiders *h) {
   tt_ival *iv = r->ivals.data;
   size_t n = r->ivals.n;
   qsort(iv, n, sizeof *iv, by_step_then_start);
@@ -486,7 +486,7 @@ static void step_figures(const tt_import *imp, tt_rank *r, const tt_span *rest, 
     if (iv[i].step >= 0) {
       tt_step *s = XP_VEC_AT(&r->steps, tt_step, iv[i].step);
       s->busy_ns = union_ns(iv + i, j - i);
-      tt_comm_exposed(imp, iv + i, j - i, rest, nrest, &s->comm_ns, &s->exposed_ns);
+      tt_comm_exposed(imp, iv + i, j - i, h, &s->comm);
       s->gpu_start = iv[i].start;
       s->gpu_end = iv[i].end;
       for (size_t k = i; k < j; k++) {
@@ -508,12 +508,12 @@ static void step_figures(const tt_import *imp, tt_rank *r, const tt_span *rest, 
   xp_map_free(&m);
 }
 
-static void whole_trace_figures(const tt_import *imp, tt_rank *r, const tt_span *rest, size_t nrest) {
+static void whole_trace_figures(const tt_import *imp, tt_rank *r, const tt_hiders *h) {
   tt_ival *iv = r->ivals.data;
   size_t n = r->ivals.n;
   qsort(iv, n, sizeof *iv, by_start);
   r->busy_ns = union_ns(iv, n);
-  tt_comm_exposed(imp, iv, n, rest, nrest, &r->comm_ns, &r->exposed_ns);
+  tt_comm_exposed(imp, iv, n, h, &r->comm);
   r->kernel_ns = 0;
   if (n) r->gpu_start = iv[0].start, r->gpu_end = iv[0].end;
   for (size_t i = 0; i < n; i++) {
@@ -1076,11 +1076,11 @@ void tt_rank_done(tt_import *imp, tt_rank *r, const tt_options *opt) {
   shift_times(r);
   if (!opt->step_annotation && r->steps.n == 0 && r->ivals.n > 0) window_step(r);
   place_in_steps(imp, r);
-  size_t nrest;
-  tt_span *rest = tt_rest_spans(imp, r->ivals.data, r->ivals.n, &nrest);
-  step_figures(imp, r, rest, nrest);
-  whole_trace_figures(imp, r, rest, nrest);
-  free(rest);
+  tt_hiders h;
+  tt_hiders_of(imp, r->ivals.data, r->ivals.n, &h);
+  step_figures(imp, r, &h);
+  whole_trace_figures(imp, r, &h);
+  tt_hiders_free(&h);
   tt_annots_done(r);   /* after whole_trace_figures, which sorts the activities by start */
   resolve_groups(imp, r);
   free_read_state(r); /* they have served */

@@ -337,15 +337,26 @@ static int store_kernels(xp_run *run, const tt_import *imp, const tt_rank *r) {
   return 0;
 }
 
-/* A step's communication and its exposed part (tt_overlap.c), where it had any. */
-static int store_step_comm(xp_run *run, sqlite3_stmt *st, const tt_rank *r, size_t step, const tt_step *s) {
+/* Reset st and bind its first three parameters to a step's key: run, rank, step. */
+static void bind_step_key(sqlite3_stmt *st, xp_run *run, const tt_rank *r, size_t step) {
   sqlite3_reset(st);
   sqlite3_bind_int64(st, 1, xp_run_id(run));
   sqlite3_bind_int64(st, 2, r->rank);
   sqlite3_bind_int64(st, 3, (int64_t)step);
-  sqlite3_bind_int64(st, 4, s->comm_ns);
-  sqlite3_bind_int64(st, 5, s->exposed_ns);
-  return xp_db_step_done(xp_run_db(run), st);
+}
+
+/* A step's communication and its exposed parts (tt_overlap.c), where it had any: into
+** trace_step_comm, and the part no compute hid into trace_step_comm_compute (schema 33). */
+static int store_step_comm(xp_run *run, sqlite3_stmt *comm, sqlite3_stmt *compute, const tt_rank *r, size_t step,
+                           const tt_step *s) {
+  bind_step_key(comm, run, r, step);
+  sqlite3_bind_int64(comm, 4, s->comm.comm_ns);
+  sqlite3_bind_int64(comm, 5, s->comm.exposed_ns);
+  int rc = xp_db_step_done(xp_run_db(run), comm);
+  if (rc) return rc;
+  bind_step_key(compute, run, r, step);
+  sqlite3_bind_int64(compute, 4, s->comm.compute_exposed_ns);
+  return xp_db_step_done(xp_run_db(run), compute);
 }
 
 static int store_steps(xp_run *run, const tt_import *imp, const tt_rank *r) {
@@ -354,7 +365,9 @@ static int store_steps(xp_run *run, const tt_import *imp, const tt_rank *r) {
       " gpu_end_ns, kernels, kernel_ns, busy_ns) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)");
   sqlite3_stmt *comm = xp_run_stmt(run,
       "INSERT INTO trace_step_comm(run_id, rank, step, comm_ns, exposed_ns) VALUES (?1,?2,?3,?4,?5)");
-  if (!st || !comm) return XP_EXIT_DB;
+  sqlite3_stmt *compute = xp_run_stmt(run,
+      "INSERT INTO trace_step_comm_compute(run_id, rank, step, compute_exposed_ns) VALUES (?1,?2,?3,?4)");
+  if (!st || !comm || !compute) return XP_EXIT_DB;
   for (size_t i = 0; i < r->steps.n; i++) {
     const tt_step *s = XP_VEC_AT(&r->steps, tt_step, i);
     sqlite3_reset(st);
@@ -373,7 +386,7 @@ static int store_steps(xp_run *run, const tt_import *imp, const tt_rank *r) {
     sqlite3_bind_int64(st, 10, s->kernel_ns);
     sqlite3_bind_int64(st, 11, s->busy_ns);
     int rc = xp_db_step_done(xp_run_db(run), st);
-    if (rc == 0 && s->comm_ns) rc = store_step_comm(run, comm, r, i, s);
+    if (rc == 0 && s->comm.comm_ns) rc = store_step_comm(run, comm, compute, r, i, s);
     if (rc) return rc;
   }
   st = xp_run_stmt(run,

@@ -136,13 +136,20 @@ typedef struct tt_tree_call { /* a runtime or driver call with a correlation, on
   uint32_t thread;
 } tt_tree_call;
 
+/* A step's or the whole trace's communication, and the part of it nothing hid (tt_overlap.c). */
+typedef struct tt_comm_time {
+  int64_t comm_ns;            /* the union of the communication kernels' intervals */
+  int64_t exposed_ns;         /* of it, when no other activity of the rank ran */
+  int64_t compute_exposed_ns; /* of it, when no compute kernel of the rank ran (copies, fills hide none) */
+} tt_comm_time;
+
 typedef struct tt_step {
   int64_t start, end; /* the annotation on the CPU */
   int64_t number;     /* N of ProfilerStep#N, else its place in start order (once done) */
   int32_t id;         /* order of appearance (the External-id map refers to it) */
   /* computed when the file is done */
   int64_t gpu_start, gpu_end, kernel_ns, busy_ns, kernels;
-  int64_t comm_ns, exposed_ns; /* communication's union, and of it what nothing else overlapped */
+  tt_comm_time comm;
 } tt_step;
 
 typedef struct tt_stepk { /* per step and kernel key */
@@ -326,7 +333,7 @@ typedef struct tt_rank {
   int64_t flow_events, flow_wants; /* counted on every read: the flows, the activities waiting */
   uint64_t nonfinite; /* NaN / inf values the framer let through (tt_json.c scan_literal) */
   int64_t gpu_start, gpu_end, busy_ns, kernel_ns;
-  int64_t comm_ns, exposed_ns; /* the whole trace's, as tt_step.comm_ns and exposed_ns */
+  tt_comm_time comm; /* the whole trace's, as tt_step.comm */
   int64_t dur_sum;    /* the GPU activities' durations so far (TT_SUM_LIMIT) */
   int64_t annot_sum;  /* the GPU annotations' durations so far (TT_SUM_LIMIT) */
   int64_t prof_start, prof_end; /* the "Trace" window: the union of several (0, 0: none) */
@@ -697,14 +704,17 @@ int tt_steps_disjoint(const xp_vec *steps);
 typedef struct tt_span {
   int64_t start, end;
 } tt_span;
-/* The union of a rank's activities iv[0, n) that do not communicate, merged and in order of
-** start, *nrest of them; the caller frees it (tt_overlap.c). */
-tt_span *tt_rest_spans(const tt_import *imp, const tt_ival *iv, size_t n, size_t *nrest);
-/* The activities iv[0, n) of one step or the whole trace, sorted by start: *comm_ns the time
-** their communication covered, *exposed_ns the part of it that none of the rank's other
-** activities rest[0, nrest) (tt_rest_spans) overlapped (tt_overlap.c). */
-void tt_comm_exposed(const tt_import *imp, const tt_ival *iv, size_t n, const tt_span *rest, size_t nrest,
-                     int64_t *comm_ns, int64_t *exposed_ns);
+/* What may hide a rank's communication, each merged and in order of start: any of its activities
+** that do not communicate, and of them its compute kernels (tt_overlap.c). */
+typedef struct tt_hiders {
+  tt_span *any, *compute;
+  size_t nany, ncompute;
+} tt_hiders;
+void tt_hiders_of(const tt_import *imp, const tt_ival *iv, size_t n, tt_hiders *h);
+void tt_hiders_free(tt_hiders *h);
+/* The communication of activities iv[0, n), one step's or the whole trace's, sorted by start, and
+** the parts of it that the rank's hiders h (tt_hiders_of) did not overlap (tt_overlap.c). */
+void tt_comm_exposed(const tt_import *imp, const tt_ival *iv, size_t n, const tt_hiders *h, tt_comm_time *out);
 /* The step (index into the sorted steps) whose CPU window contains t, or -1. */
 int32_t tt_step_at(const xp_vec *steps, int64_t t);
 #endif
