@@ -37,8 +37,12 @@
 ** copies are left out on the same second read, so that no figure counts its time twice. Only
 ** where its correlation id is its own: a launch runs one activity, but a graph launch's id is
 ** every node's, and its concurrent branches, drawn on one stream, may run one kernel each at a
-** time the GPU's timer (as coarse as 1 us) gives alike; an activity's with none is left as
-** written too, and so is one that lasts nothing. A CUDA graph node's activity is one replay of
+** time the GPU's timer (as coarse as 1 us) gives alike. A graph launch in the trace
+** (cudaGraphLaunch, cuGraphLaunch, hipGraphLaunch) keeps its activities as written even where
+** its id is shared by no other: two like nodes at one time read as one activity twice, and CUDA
+** before 12 and HIP write no node id to tell them apart (conservative: a merged copy of such a
+** launch counts twice, said nowhere). An activity's with no id is left as written too, and so
+** is one that lasts nothing. A CUDA graph node's activity is one replay of
 ** one node: Kineto writes its "graph node id" (CUDA 12 on, CuptiActivity.cpp's
 ** getGraphNodeMetadata, CUPTI's 64-bit graphNodeId), which with its launch's correlation id names
 ** it. The first read keeps no ids (they would cost eight bytes for every activity of a graphed
@@ -127,11 +131,19 @@ static uint32_t *shared_corrs(const tt_clip *a, size_t n, size_t *ns) {
   return shared;
 }
 
+/* Whether an activity of correlation id corr may be a copy of one like it: the id is its own (no
+** other activity of the lane shares it), and no graph launch's (r->graph_launch_ids), whose
+** like nodes of concurrent branches would read as one activity twice. */
+static int own_corr(const tt_rank *r, uint32_t corr, const uint32_t *shared, size_t ns) {
+  return corr && corr != TT_CORR_GRAPH_NODE && !bsearch(&corr, shared, ns, sizeof *shared, by_corr) &&
+         !xp_idmap_get(&r->graph_launch_ids, corr);
+}
+
 /* A lane's activities (sorted by identity) with each one's copies folded into it, counted in
 ** copies: the same start, end, kernel key and correlation as the one before, lasting, and of a
-** correlation id of its own. A graph node's lasting activities, whose ids the read tells apart,
-** into the first at their place. Its new length. */
-static size_t fold_copies(tt_clip *a, size_t n) {
+** correlation id of its own (own_corr). A graph node's lasting activities, whose ids the read
+** tells apart, into the first at their place. Its new length. */
+static size_t fold_copies(const tt_rank *r, tt_clip *a, size_t n) {
   size_t ns, m = 0;
   uint32_t *shared = shared_corrs(a, n, &ns);
   size_t graph = SIZE_MAX; /* the graph place kept last */
@@ -145,8 +157,7 @@ static size_t fold_copies(tt_clip *a, size_t n) {
       graph = m;
     }
     tt_clip *last = m ? &a[m - 1] : NULL;
-    if (last && c->end > c->start && by_identity(c, last) == 0 && c->corr && c->corr != TT_CORR_GRAPH_NODE &&
-        !bsearch(&c->corr, shared, ns, sizeof *shared, by_corr)) {
+    if (last && c->end > c->start && by_identity(c, last) == 0 && own_corr(r, c->corr, shared, ns)) {
       last->copies++;
       continue;
     }
@@ -207,7 +218,7 @@ size_t tt_clips_find(const tt_rank *r, tt_clips *clips) {
   qsort(a, m, sizeof *a, by_identity);
   for (size_t i = 0, j; i < m; i = j) {
     for (j = i + 1; j < m && a[j].lane == a[i].lane;) j++;
-    clip_lane(a + i, fold_copies(a + i, j - i), out);
+    clip_lane(a + i, fold_copies(r, a + i, j - i), out);
   }
   free(a);
   if (out->n > 1) qsort(out->data, out->n, sizeof(tt_clip), by_place);

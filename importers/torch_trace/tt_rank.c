@@ -746,7 +746,8 @@ static void on_runtime(tt_rank *r, const tt_event *ev, const tt_options *opt) {
   /* the name's first bytes as written: no decoding. HIP's and graph launches' ids may be
   ** written as an External id (below) */
   const int graph = (ev->name.n >= 16 && memcmp(ev->name.p, "\"cudaGraphLaunch", 16) == 0) ||
-                    (ev->name.n >= 14 && memcmp(ev->name.p, "\"cuGraphLaunch", 14) == 0);
+                    (ev->name.n >= 14 && memcmp(ev->name.p, "\"cuGraphLaunch", 14) == 0) ||
+                    (ev->name.n >= 15 && memcmp(ev->name.p, "\"hipGraphLaunch", 15) == 0);
   const int hip = ev->name.n >= 5 && memcmp(ev->name.p, "\"hip", 4) == 0;
   if (hip) r->hip = 1;
   if (is_driver_call(ev->cat)) r->driver_calls = 1;
@@ -760,6 +761,7 @@ static void on_runtime(tt_rank *r, const tt_event *ev, const tt_options *opt) {
   ** operator again, also on kernels that carry no correlation of their own (its first
   ** versions wrote no args but the External id on GPU activities) */
   if (hip && corr >= 0) r->hip_ext_ops = 1;
+  if (graph && corr > 0) xp_idmap_set(&r->graph_launch_ids, corr, 1);
   if (corr > 0) {
     /* Kept also inside an operator, whose External id its activities should carry too: a
     ** producer that wrote them none (or Kineto of 2022-23, their correlation) leaves them to
@@ -781,6 +783,7 @@ static void on_runtime(tt_rank *r, const tt_event *ev, const tt_options *opt) {
     if (!hip && corr > 0) tt_launch_id_note(r, ev->pid, corr);
   }
   if (corr > 0) xp_idmap_set(&r->launch_ids, corr, 1);
+  if (graph && corr > 0) xp_idmap_set(&r->graph_launch_ids, corr, 1);
   if (corr > 0 && timed) {
     *(tt_launch *)xp_vec_push(&r->ext_launches, sizeof(tt_launch)) = (tt_launch){corr, ts};
     /* ROCm's oldest: the operator around it is its kernels' (tt_tree.c) */

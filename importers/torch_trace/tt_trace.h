@@ -385,6 +385,10 @@ typedef struct tt_rank {
   ** trace that writes correlations): they cost nothing where there are none. */
   xp_vec ext_launches;
   xp_idmap launch_ids;
+  /* The ids (correlation, else External id) of graph launches (cudaGraphLaunch, cuGraphLaunch,
+  ** hipGraphLaunch) -> 1: every activity of such a launch carries its id, so none is told from
+  ** its copy by the id (tt_clip.c) */
+  xp_idmap graph_launch_ids;
   /* The smallest correlation in launches, and graph launches' External ids (INT64_MAX: none).
   ** CUPTI and roctracer number a process's API calls in the order they are made, so an activity
   ** with a lower correlation whose launch is not in the trace was launched before the profiler

@@ -101,4 +101,26 @@ imp "$tmp/cugraph-node.json.gz"
 check "another graph node: exit" 0 $?
 check "another graph node: one kernel more than the file" 801 "$(sql "SELECT kernels FROM trace_ranks")"
 check "another graph node: no copy said" "" "$(grep 'written again' "$tmp/err")"
+# A graph launch that wrote no node ids (CUDA before 12, HIP graphs: Kineto's roctracer and
+# rocprofiler loggers write none) whose only kernels are two like nodes of concurrent branches over
+# one (timer-coarse) time: its correlation id is shared, though the two read alike. Neither is a
+# copy, whichever runtime launched the graph; a cudaLaunchKernel's activity written twice still is.
+twin_nodes() { # twin_nodes LAUNCH: a trace of one step, LAUNCH (correlation 50) and two like kernels
+  local k='{"ph": "X", "cat": "kernel", "name": "act_quant", "pid": 0, "tid": 7, "ts": 1100, "dur": 3, "args": {"correlation": 50, "stream": 7, "device": 0}}'
+  printf '{"schemaVersion": 1, "traceEvents": [\n%s,\n%s,\n%s,\n%s]}\n' \
+    '{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#0", "pid": 10, "tid": 10, "ts": 1000, "dur": 1000}' \
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"$1\", \"pid\": 10, \"tid\": 10, \"ts\": 1010, \"dur\": 5, \"args\": {\"correlation\": 50}}" \
+    "$k" "$k" > "$tmp/twin-$1.json"
+  db="$tmp/twin-$1.db"
+  "$XP" --db "$db" import torch-trace "$tmp/twin-$1.json" > /dev/null 2> "$tmp/err"
+  check "$1: exit" 0 $?
+}
+for launch in cudaGraphLaunch cudaGraphLaunch_v10000 cuGraphLaunch hipGraphLaunch; do
+  twin_nodes "$launch"
+  check "$launch: two like nodes, both counted" 2 "$(sql "SELECT kernels FROM trace_ranks")"
+  check "$launch: no copy said" "" "$(grep 'written again' "$tmp/err")"
+done
+twin_nodes cudaLaunchKernel
+check "cudaLaunchKernel: its activity written twice counts once" 1 "$(sql "SELECT kernels FROM trace_ranks")"
+check "cudaLaunchKernel: said" 1 "$(grep -c 'written again' "$tmp/err")"
 finish
