@@ -1,6 +1,7 @@
 -- How much of each traced job's communication did compute hide?
 --
--- One row per imported torch.profiler job (newest trace first; a job imported twice counts
+-- One row per imported torch.profiler job (newest trace first, by its own clock where it has an
+-- absolute one, else by its import, as xp report dates traces; a job imported twice counts
 -- once, schema view trace_superseded), over every imported rank and the import's steps:
 --   busy_ms       GPU time the steps kept the GPUs busy (the union of their activities);
 --   comm_ms       time communication kernels ran (all-reduce, all-gather, ... of the
@@ -24,7 +25,8 @@
 WITH job AS (
   SELECT r.id AS run_id, r.uuid, g.model, g.gpu_name, g.interconnect, g.tp, g.batch, coalesce(g.undeclared, g.config) AS config,
          i.ranks,
-         (SELECT min(gpu_start_ns) FROM trace_ranks t WHERE t.run_id = r.id) AS clock_ns
+         coalesce((SELECT CASE WHEN min(gpu_start_ns) > 946684800000000000 THEN min(gpu_start_ns) / 1e9 END
+                   FROM trace_ranks t WHERE t.run_id = r.id), CAST(strftime('%s', r.started_at) AS REAL)) AS at
   FROM runs r
   JOIN trace_imports i ON i.run_id = r.id
   JOIN run_configuration g ON g.run_id = r.id
@@ -59,4 +61,4 @@ FROM job
 JOIN busy ON busy.run_id = job.run_id
 LEFT JOIN comm ON comm.run_id = job.run_id
 WHERE busy.busy_ns > 0
-ORDER BY job.clock_ns DESC, job.run_id DESC;
+ORDER BY job.at DESC, job.run_id DESC;
