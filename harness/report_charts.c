@@ -8,8 +8,10 @@
 #include <string.h>
 #include "db.h"
 #include "history.h"
+#include "query.h"
 #include "report.h"
 #include "xp.h"
+#include "xp_blob.h"
 
 /* Series beyond this many make a chart unreadable; the newest are kept and the note says so. */
 #define MAX_SERIES 8
@@ -403,17 +405,28 @@ static int chart_serving(sqlite3 *db, rp_section *s) {
 #define CONFIG_COLUMNS "model, tp, batch, gpu_name, interconnect, job"
 #define NCONFIG 6
 
-/* "Kimi-K2.5 · tp=8 · batch=16 · NVIDIA H200 · nvlink" from the columns at i, or the job's
-** "undeclared: rank0.json.gz · 2 ranks · NVIDIA H200 · run 1a2b3c4d". */
-static char *config_label(sqlite3_stmt *st, int i) {
+/* "Kimi-K2.5 · tp=8 · batch=16 · NVIDIA H200 · nvlink" from a job's model, tp, batch, GPU and
+** interconnect (NULL: not known, left out), or the label of a job with none of its configuration
+** declared: "undeclared: rank0.json.gz · 2 ranks · NVIDIA H200 · run 1a2b3c4d". */
+static char *label_of(const char *const part[5], const char *undeclared) {
   static const char *const prefix[] = {"", "tp=", "batch=", "", ""};
-  if (sqlite3_column_type(st, i + 5) != SQLITE_NULL) return xp_strdup(col(st, i + 5));
+  if (undeclared) return xp_strdup(undeclared);
   xp_buf b = {0};
   for (int k = 0; k < 5; k++)
-    if (sqlite3_column_type(st, i + k) != SQLITE_NULL)
-      xb_printf(&b, "%s%s%s", b.n ? " · " : "", prefix[k], col(st, i + k));
+    if (part[k]) xb_printf(&b, "%s%s%s", b.n ? " · " : "", prefix[k], part[k]);
   if (!b.n) xb_puts(&b, "undeclared");
   return b.s;
+}
+
+static const char *text_or_null(sqlite3_stmt *st, int i) {
+  return sqlite3_column_type(st, i) == SQLITE_NULL ? NULL : col(st, i);
+}
+
+/* The label of the job whose CONFIG_COLUMNS are at i. */
+static char *config_label(sqlite3_stmt *st, int i) {
+  const char *part[5];
+  for (int k = 0; k < 5; k++) part[k] = text_or_null(st, i + k);
+  return label_of(part, text_or_null(st, i + 5));
 }
 
 /* Said under a chart with undeclared jobs: how to make them one configuration. */
@@ -605,33 +618,44 @@ static int chart_allreduce(sqlite3 *db, rp_section *s) {
   return 0;
 }
 
-/* ---- communication exposure per traced job (schema table trace_step_comm) ---- */
+/* ---- communication exposure per traced job: queries/comm_overlap.sql's rows ---- */
 
-/* The newest jobs (?1) as queries/comm_overlap.sql reads them: each job once with its steps
-** (view trace_step_totals), the GPU time its steps kept the GPUs busy, the time communication
-** kernels ran, and the part of it nothing else overlapped. Jobs imported before schema 31 have
-** no trace_step_comm rows and are left out, not drawn as hiding nothing. */
-static const char comm_sql[] =
-    "WITH job AS (SELECT t.run_id, substr(r.uuid, 1, 8) AS uuid8, " CONFIG_OF_G ","
-    "                    coalesce(t.clock_ns / 1e9, CAST(strftime('%s', r.started_at) AS REAL)) AS at"
-    "             FROM trace_step_totals t JOIN runs r ON r.id = t.run_id"
-    "             JOIN run_configuration g ON g.run_id = t.run_id"
-    "             WHERE NOT t.whole_window AND EXISTS (SELECT 1 FROM run_meta m WHERE m.run_id = t.run_id"
-    "                   AND m.key = 'xp.schema' AND m.source = 'detected' AND CAST(m.value AS INTEGER) >= 31)),"
-    " shown AS MATERIALIZED (SELECT * FROM job ORDER BY at DESC, run_id DESC LIMIT ?1)"
-    " SELECT " CONFIG_COLUMNS ", uuid8,"
-    "        (SELECT sum(s.busy_ns) FROM trace_steps s WHERE s.run_id = shown.run_id),"
-    "        (SELECT sum(c.comm_ns) FROM trace_step_comm c WHERE c.run_id = shown.run_id),"
-    "        (SELECT sum(c.exposed_ns) FROM trace_step_comm c WHERE c.run_id = shown.run_id),"
-    "        (SELECT count(*) FROM job)"
-    " FROM shown ORDER BY at DESC, run_id DESC";
+/* The columns of the query the chart reads, by name. Its config is view run_configuration's
+** declared configuration, or, for a job with none declared, the job's own label. */
+enum { Q_RUN, Q_MODEL, Q_TP, Q_BATCH, Q_GPU, Q_INTERCONNECT, Q_CONFIG, Q_BUSY_MS, Q_COMM_MS, Q_EXPOSED_MS,
+       Q_COMM_PCT, Q_EXPOSED_PCT, Q_COLUMNS };
+static const char *const comm_columns[Q_COLUMNS] = {
+    "run", "model", "tp", "batch", "gpu_name", "interconnect", "config", "busy_ms", "comm_ms", "exposed_ms",
+    "comm_pct", "exposed_pct"};
 
-static void comm_row(rp_bars *b, sqlite3_stmt *st) {
-  double busy = sqlite3_column_double(st, NCONFIG + 1), comm = sqlite3_column_double(st, NCONFIG + 2),
-         exposed = sqlite3_column_double(st, NCONFIG + 3);
-  char *label = config_label(st, 0);
-  char *detail = xp_asprintf("run %s, %.2f ms busy: communication %.1f%% of it, %.1f%% exposed%s", col(st, NCONFIG),
-                             busy / 1e6, 100 * comm / busy, 100 * exposed / busy,
+typedef struct comm_chart {
+  rp_bars bars;
+  size_t jobs; /* the query's rows, the newest MAX_BAR_ROWS drawn */
+  int at[Q_COLUMNS];
+} comm_chart;
+
+/* The label config_label gives the job's configuration in the trace charts above. */
+static char *comm_label(sqlite3_stmt *st, const int *at) {
+  const char *model = text_or_null(st, at[Q_MODEL]), *config = text_or_null(st, at[Q_CONFIG]);
+  const char *part[5] = {model, text_or_null(st, at[Q_TP]), text_or_null(st, at[Q_BATCH]),
+                         text_or_null(st, at[Q_GPU]), text_or_null(st, at[Q_INTERCONNECT])};
+  if (config && !model && !part[1] && !part[2] && strncmp(config, "undeclared: ", 12) == 0)
+    return label_of(part, config);
+  char *with_config = config && *config ? xp_asprintf("%s [%s]", model ? model : "?", config) : NULL;
+  if (with_config) part[0] = with_config;
+  char *label = label_of(part, NULL);
+  free(with_config);
+  return label;
+}
+
+/* A job's bar: the query's times (to the microsecond) as shares of its busy time, and its
+** percentages in words. */
+static void comm_row(rp_bars *b, sqlite3_stmt *st, const int *at) {
+  double busy = sqlite3_column_double(st, at[Q_BUSY_MS]), comm = sqlite3_column_double(st, at[Q_COMM_MS]),
+         exposed = sqlite3_column_double(st, at[Q_EXPOSED_MS]);
+  char *label = comm_label(st, at);
+  char *detail = xp_asprintf("run %s, %.2f ms busy: communication %s%% of it, %s%% exposed%s", col(st, at[Q_RUN]),
+                             busy, col(st, at[Q_COMM_PCT]), col(st, at[Q_EXPOSED_PCT]),
                              comm > 0 ? "" : " (no communication kernels in its steps)");
   rp_bar_row *row = rp_bars_row(b, label, detail);
   free(label);
@@ -641,41 +665,48 @@ static void comm_row(rp_bars *b, sqlite3_stmt *st) {
   row->share[rp_bars_category(b, "other GPU activity")] = 1 - comm / busy;
 }
 
+/* xp_query_text's callback for the query's one statement: its newest jobs become bars. */
+static int comm_rows(void *arg, sqlite3 *db, sqlite3_stmt *st, const char *file, long line) {
+  comm_chart *c = arg;
+  for (int k = 0; k < Q_COLUMNS; k++) {
+    c->at[k] = -1;
+    for (int i = 0; i < sqlite3_column_count(st); i++)
+      if (strcmp(sqlite3_column_name(st, i), comm_columns[k]) == 0) c->at[k] = i;
+    if (c->at[k] < 0) return xp_error_at(XP_EXIT_FAILED, file, line, "no column %s, which xp report draws", comm_columns[k]);
+  }
+  int step;
+  while ((step = sqlite3_step(st)) == SQLITE_ROW)
+    if (c->jobs++ < MAX_BAR_ROWS) comm_row(&c->bars, st, c->at);
+  return step == SQLITE_DONE ? 0 : xp_db_fail(db, "reading");
+}
+
 static int chart_comm(sqlite3 *db, rp_section *s) {
   if (!rp_table_exists(db, "trace_step_comm")) {
     xb_puts(&s->empty, "This database has no communication tables (written by an xp before schema 31).");
     return 0;
   }
-  sqlite3_stmt *st = NULL;
-  int rc = prepare(db, comm_sql, &st);
-  if (rc) return rc;
-  sqlite3_bind_int(st, 1, MAX_BAR_ROWS);
-  rp_bars b = {0};
-  rp_bars_category(&b, "communication, exposed");
-  rp_bars_category(&b, "communication, hidden by compute");
-  rp_bars_category(&b, "other GPU activity");
-  size_t jobs = 0;
-  int step;
-  while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-    jobs = (size_t)sqlite3_column_int64(st, NCONFIG + 4);
-    if (sqlite3_column_double(st, NCONFIG + 1) > 0) comm_row(&b, st);
-  }
-  rc = finish(db, st, step);
-  if (rc == 0 && b.nrows) {
-    if (b.nrows == 1) xb_puts(&s->note, "For the newest traced job, ");
-    else xb_printf(&s->note, "For each of the %zu newest traced jobs, ", b.nrows);
-    xb_puts(&s->note, "the GPU time its marked steps kept the GPUs busy: the part communication kernels ran "
+  comm_chart c = {.jobs = 0};
+  rp_bars_category(&c.bars, "communication, exposed");
+  rp_bars_category(&c.bars, "communication, hidden by compute");
+  rp_bars_category(&c.bars, "other GPU activity");
+  const struct xp_blob *q = xp_query_file("comm_overlap.sql");
+  int rc = xp_query_text(db, q->data, "queries/comm_overlap.sql", NULL, 0, comm_rows, &c);
+  const size_t shown = c.bars.nrows;
+  if (rc == 0 && shown) {
+    if (shown == 1) xb_puts(&s->note, "For the newest traced job, ");
+    else xb_printf(&s->note, "For each of the %zu newest traced jobs, ", shown);
+    xb_puts(&s->note, "the GPU time its steps kept the GPUs busy: the part communication kernels ran "
                       "while nothing else did (exposed: what the steps would lose if communication were free), the "
                       "part compute overlapped (hidden), and the rest. A job on one stream hides nothing; where "
                       "much is hidden, the AllReduce share above overstates what removing it saves. xp query "
                       "queries/comm_overlap.sql gives every job's figures.");
-    if (jobs > b.nrows) xb_printf(&s->note, " %zu older job%s left out.", jobs - b.nrows, jobs - b.nrows == 1 ? " is" : "s are");
-    rp_bars_svg(&s->svg, &b);
+    if (c.jobs > shown) xb_printf(&s->note, " %zu older job%s left out.", c.jobs - shown, c.jobs - shown == 1 ? " is" : "s are");
+    rp_bars_svg(&s->svg, &c.bars);
   } else if (rc == 0)
-    xb_puts(&s->empty, "No torch.profiler trace with marked steps imported by this xp (schema 31 on): xp import "
+    xb_puts(&s->empty, "No torch.profiler trace imported by this xp (schema 31 on): xp import "
                        "torch-trace RANK0.json.gz RANK1.json.gz --set model=... tp=... batch=... (traces imported "
                        "before have no communication figures: import them again).");
-  rp_bars_free(&b);
+  rp_bars_free(&c.bars);
   return rc;
 }
 

@@ -391,11 +391,16 @@ int xp_parse_size(const char *s, int64_t *out) {
   return 0;
 }
 
-const struct xp_blob *xp_datafile(const char *name) {
-  for (int i = 0; i < xp_datafiles_count; i++)
-    if (strcmp(xp_datafiles[i].name, name) == 0) return &xp_datafiles[i];
+/* The embedded file of that name in a table cmake/embed.cmake wrote (ended by a NULL name). */
+static const struct xp_blob *blob_named(const struct xp_blob *table, const char *name) {
+  for (const struct xp_blob *b = table; b->name; b++)
+    if (strcmp(b->name, name) == 0) return b;
   return NULL;
 }
+
+const struct xp_blob *xp_datafile(const char *name) { return blob_named(xp_datafiles, name); }
+
+const struct xp_blob *xp_query_file(const char *name) { return blob_named(xp_queries, name); }
 
 size_t xp_utf8_sequence(const unsigned char *s, size_t n) {
   const unsigned char c = s[0];

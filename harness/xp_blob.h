@@ -12,4 +12,7 @@ extern const int xp_migrations_count;
 extern const struct xp_blob xp_datafiles[];    /* data files of importers (NAME.tsv) */
 extern const int xp_datafiles_count;
 const struct xp_blob *xp_datafile(const char *name);
+extern const struct xp_blob xp_queries[];      /* queries/NAME.sql, as shipped with this xp */
+extern const int xp_queries_count;
+const struct xp_blob *xp_query_file(const char *name);
 #endif
