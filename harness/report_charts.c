@@ -632,6 +632,7 @@ typedef struct comm_chart {
   rp_bars bars;
   size_t jobs; /* the query's rows, the newest MAX_BAR_ROWS drawn */
   int at[Q_COLUMNS];
+  char run[MAX_BAR_ROWS][16]; /* each bar's run */
 } comm_chart;
 
 /* The label config_label gives the job's configuration in the trace charts above. */
@@ -676,8 +677,26 @@ static int comm_rows(void *arg, sqlite3 *db, sqlite3_stmt *st, const char *file,
   }
   int step;
   while ((step = sqlite3_step(st)) == SQLITE_ROW)
-    if (c->jobs++ < MAX_BAR_ROWS) comm_row(&c->bars, st, c->at);
+    if (c->jobs++ < MAX_BAR_ROWS) {
+      snprintf(c->run[c->bars.nrows], sizeof c->run[0], "%s", col(st, c->at[Q_RUN]));
+      comm_row(&c->bars, st, c->at);
+    }
   return step == SQLITE_DONE ? 0 : xp_db_fail(db, "reading");
+}
+
+/* Bars of one configuration (two TP=2 batch=8 jobs) would read as one name: each of those
+** is told apart by its run, the others keep their configuration alone. */
+static void comm_labels_apart(comm_chart *c) {
+  char same[MAX_BAR_ROWS] = {0};
+  for (size_t i = 0; i < c->bars.nrows; i++)
+    for (size_t j = i + 1; j < c->bars.nrows; j++)
+      if (strcmp(c->bars.rows[i].label, c->bars.rows[j].label) == 0) same[i] = same[j] = 1;
+  for (size_t i = 0; i < c->bars.nrows; i++)
+    if (same[i]) {
+      char *label = xp_asprintf("%s · run %s", c->bars.rows[i].label, c->run[i]);
+      free(c->bars.rows[i].label);
+      c->bars.rows[i].label = label;
+    }
 }
 
 static int chart_comm(sqlite3 *db, rp_section *s) {
@@ -692,6 +711,7 @@ static int chart_comm(sqlite3 *db, rp_section *s) {
   const struct xp_blob *q = xp_query_file("comm_overlap.sql");
   int rc = xp_query_text(db, q->data, "queries/comm_overlap.sql", NULL, 0, comm_rows, &c);
   const size_t shown = c.bars.nrows;
+  comm_labels_apart(&c);
   if (rc == 0 && shown) {
     if (shown == 1) xb_puts(&s->note, "For the newest traced job, ");
     else xb_printf(&s->note, "For each of the %zu newest traced jobs, ", shown);
