@@ -36,6 +36,9 @@ run AS MATERIALIZED (  -- each job once, with its step time (schema view trace_s
                        -- configuration (view run_configuration, as in xp report); materialized
                        -- so that each of the view's per-run sums is taken once
   SELECT t.run_id, coalesce(datetime(t.clock_ns / 1000000000, 'unixepoch'), r.started_at) AS at,
+         -- the same instant as a number, to order by: the two spellings of at compared as text
+         -- put any import-dated run ('T') after a clock's ('2026-12-04 23:59:00') of its day
+         coalesce(t.clock_ns / 1e9, CAST(strftime('%s', r.started_at) AS REAL)) AS at_s,
          g.model, g.gpu_name, g.interconnect, g.tp, g.batch, coalesce(g.undeclared, g.config) AS config,
          t.single_rank, t.whole_window, t.step_ns, t.allreduce_ns AS ar_ns,
          t.allreduce_wait_ns AS ar_wait_ns, t.allreduce_matched_ns AS ar_matched_ns
@@ -75,7 +78,7 @@ ranked AS (
   SELECT share.*,
          row_number() OVER w_share AS k, count(share) OVER w_all AS n,
          row_number() OVER (PARTITION BY model, gpu_name, interconnect, tp, batch, config, category
-                            ORDER BY share IS NULL, at DESC, run_id DESC) AS recency
+                            ORDER BY share IS NULL, at_s DESC, run_id DESC) AS recency
   FROM share
   WINDOW w_all AS (PARTITION BY model, gpu_name, interconnect, tp, batch, config, category),
          w_share AS (PARTITION BY model, gpu_name, interconnect, tp, batch, config, category
