@@ -6,7 +6,10 @@
 -- loaded GPU's normal limit, is power_cap_share). A run whose GPU slowed down measured a slower GPU than its neighbours:
 -- look here before reading its times as a regression. One row per run and device it drove
 -- (run_meta gpu_state.<device>.*, harness/gpu_watch.c); sampler says how, or why nothing was
--- read (no NVML, XP_GPU_WATCH_MS=0). run is the run's id as xp runs and xp show name it.
+-- read (no NVML, XP_GPU_WATCH_MS=0). The figures are those of the readings taken while xp timed
+-- (scope 'timed': samples of samples_run), else, for a run none was read in, of the whole run
+-- ('run'; runs recorded before xp told them apart: empty). run is the run's id as xp runs and
+-- xp show name it.
 --   xp query queries/gpu_state.sql
 -- if no rows: no measured GPU run recorded its GPUs' state yet (xp run ... on a GPU host)
 WITH state AS (
@@ -20,6 +23,8 @@ WITH state AS (
 per_device AS (
   SELECT run_id, device,
          max(CASE what WHEN 'samples' THEN CAST(value AS INTEGER) END) AS samples,
+         max(CASE what WHEN 'samples_run' THEN CAST(value AS INTEGER) END) AS samples_run,
+         max(CASE what WHEN 'scope' THEN value END) AS scope,
          max(CASE what WHEN 'sm_clock_mhz_min' THEN CAST(value AS INTEGER) END) AS sm_min,
          max(CASE what WHEN 'sm_clock_mhz_median' THEN CAST(value AS INTEGER) END) AS sm_median,
          max(CASE what WHEN 'sm_clock_mhz_max' THEN CAST(value AS INTEGER) END) AS sm_max,
@@ -35,7 +40,7 @@ per_device AS (
   GROUP BY run_id, device
 )
 SELECT substr(r.uuid, 1, 8) AS run, r.kind, r.started_at AS started, g.name AS gpu, d.device,
-       d.samples, d.sm_min, d.sm_median, d.sm_max, g.clock_mhz AS sm_peak,
+       d.scope, d.samples, d.samples_run, d.sm_min, d.sm_median, d.sm_max, g.clock_mhz AS sm_peak,
        round(100.0 * d.sm_median / nullif(g.clock_mhz, 0), 1) AS pct_peak,
        d.mem_min, d.temp_max, d.power_max, d.power_limit, d.power_default, d.slowdown_share, d.power_cap_share, d.clock_events
 FROM per_device d

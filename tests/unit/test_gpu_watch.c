@@ -187,13 +187,13 @@ static void test_record(sqlite3 *db, xp_spec *s) {
 /* queries/gpu_state.sql over the two runs test_record wrote: newest first, a row per run and
 ** device, the figures as recorded, power left empty where none was read. */
 static void test_query(sqlite3 *db) {
-  static const char *const cols[] = {"device", "samples", "sm_min", "sm_median", "sm_max", "power_max",
+  static const char *const cols[] = {"device", "scope", "samples", "samples_run", "sm_min", "sm_median", "sm_max", "power_max",
                                      "power_limit", "slowdown_share", "clock_events"};
   test_rows rows = {.cols = cols, .ncols = sizeof cols / sizeof *cols};
   CHECK_EQ_INT(test_query_rows(db, "gpu_state.sql", &rows), 0);
   CHECK_EQ_INT(rows.n, 2);
-  CHECK_EQ_STR(rows.row[0], "0|3|1500|1980|1980|||0.333|sw_thermal_slowdown,sw_power_cap");
-  CHECK_EQ_STR(rows.row[1], "3|3|1500|1980|1980|701|700|0.333|sw_thermal_slowdown,sw_power_cap");
+  CHECK_EQ_STR(rows.row[0], "0|run|3|3|1500|1980|1980|||0.333|sw_thermal_slowdown,sw_power_cap");
+  CHECK_EQ_STR(rows.row[1], "3|run|3|3|1500|1980|1980|701|700|0.333|sw_thermal_slowdown,sw_power_cap");
 }
 
 /* A GPU NVML cannot know: on a machine without the driver NVML is not there at all; on a GPU host
