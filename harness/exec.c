@@ -90,16 +90,10 @@ static int said_recorded(const char *uuid) {
                   why ? strerror(why) : "a write to it failed", uuid, uuid);
 }
 
-int xp_execute_spec(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int imported,
-                    const char *parent_uuid, char run_uuid_out[37]) {
+/* One run of the spec: begun, executed (job `job` of an import of several), finished, said. */
+static int execute_run(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int imported, const char *parent_uuid,
+                       int job, int *njobs, char run_uuid_out[37]) {
   int rc;
-  if (run_uuid_out) run_uuid_out[0] = 0;
-  if ((rc = xp_kind_can_run(k)) != 0) return rc;
-  if (k->against_history && (rc = k->against_history(db, spec, NULL)) != 0) return rc; /* no run begun */
-  /* An importer's spec run by xp run reads files as xp import does: this host did not measure
-  ** them, so its facts are not the run's (they were, under host.*, and origin 'measured' hid
-  ** an nccl-tests log from the queries that count one read twice once) */
-  imported |= k->import_name != NULL;
   xp_run_opts o = {k->records_as ? k->records_as : k->name, imported, spec, parent_uuid,
                    k->needs_gpu && !imported};
   xp_run *run = NULL;
@@ -114,7 +108,7 @@ int xp_execute_spec(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int impo
   char *held = NULL;
   size_t held_len = 0;
   FILE *held_out = imported ? open_memstream(&held, &held_len) : NULL;
-  xp_ctx ctx = {db, run, spec, held_out ? held_out : stdout, 0};
+  xp_ctx ctx = {db, run, spec, held_out ? held_out : stdout, 0, job, 1};
   /* A reader that went away (xp run spec.toml | head) must not kill the run mid-measurement,
   ** its row left 'running': while the run executes and is recorded, a write to a pipe with no
   ** reader fails (EPIPE) instead of raising SIGPIPE. Once the run is whole the default comes
@@ -125,6 +119,7 @@ int xp_execute_spec(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int impo
   sigemptyset(&ignore_pipe.sa_mask);
   sigaction(SIGPIPE, &ignore_pipe, &old_pipe);
   rc = k->execute(&ctx);
+  *njobs = ctx.njobs;
   enum xp_run_status status = rc == 0 ? XP_RUN_OK : XP_RUN_FAILED;
   /* A signal that came once the run was whole interrupts xp, not the run: it is kept as ok. */
   const int late_signal = rc == 0 && xp_interrupted();
@@ -158,6 +153,27 @@ int xp_execute_spec(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int impo
     xp_warn("interrupted after run %s was recorded whole: it stays ok", uuid);
     rc = XP_EXIT_ABORTED;
   }
+  return rc;
+}
+
+/*
+** An import whose file holds several jobs (nccl-tests run on each host, gathered into one log)
+** records each as a run of its own: its execute says how many in the first run, which reads every
+** job whole before recording its own, so that a fault in any fails the first run and no later one
+** is begun. A later run that fails (a full disk) leaves the runs before it recorded ok.
+*/
+int xp_execute_spec(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int imported,
+                    const char *parent_uuid, char run_uuid_out[37]) {
+  int rc, njobs = 1;
+  if (run_uuid_out) run_uuid_out[0] = 0;
+  if ((rc = xp_kind_can_run(k)) != 0) return rc;
+  if (k->against_history && (rc = k->against_history(db, spec, NULL)) != 0) return rc; /* no run begun */
+  /* An importer's spec run by xp run reads files as xp import does: this host did not measure
+  ** them, so its facts are not the run's (they were, under host.*, and origin 'measured' hid
+  ** an nccl-tests log from the queries that count one read twice once) */
+  imported |= k->import_name != NULL;
+  for (int job = 0; job < njobs && rc == 0; job++)
+    rc = execute_run(db, k, spec, imported, parent_uuid, job, &njobs, job == 0 ? run_uuid_out : NULL);
   return rc;
 }
 

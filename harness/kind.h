@@ -14,6 +14,8 @@ typedef struct xp_ctx {
   const xp_spec *spec;
   FILE *out;            /* where human-readable results go (stdout) */
   int quiet;
+  int job;              /* an import of several jobs (runs) from one file: the one this run records */
+  int njobs;            /* set by execute where its files hold more than one: xp runs it again for each */
 } xp_ctx;
 
 typedef struct xp_kind {

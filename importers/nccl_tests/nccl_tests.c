@@ -247,6 +247,11 @@ typedef struct loaded {
   xp_topo topo;
   int have_topo;
   int *twin; /* a text's -J file given with it: that file's index, else -1 (its rows are left out) */
+  int job, njobs; /* the job this run records, of the jobs the one results file holds (1: the usual) */
+  char *whole;    /* that file's bytes where it holds several jobs (texts[] holds the job's), else NULL */
+  size_t whole_len;
+  int left_out;   /* NCCL's lines of processes that printed no report, in no job's text */
+  char job_what[160]; /* which lines the job is, for the summary */
 } loaded;
 
 static void loaded_free(loaded *L) {
@@ -261,6 +266,7 @@ static void loaded_free(loaded *L) {
   free(L->kinds);
   free(L->paths);
   free(L->twin);
+  free(L->whole);
   if (L->have_topo) xp_topo_free(&L->topo);
 }
 
@@ -488,10 +494,108 @@ static void replace_text(loaded *L, int i, char *text, size_t len) {
   L->lens[i] = len;
 }
 
-static int load(const xp_spec *s, loaded *L) {
+/* A results file's document from text: parsed, its tests named, its counts checked, its ranks
+** weighed; where the text holds several jobs (d->next_job_line, d->job_keys), parsed only. */
+static int read_doc(const xp_spec *s, nt_doc *d, const char *path, enum file_kind kind, const char *text,
+                    size_t len) {
+  nt_doc_init(d, path);
+  int rc = kind == F_JSON       ? nt_parse_json(d, text, len)
+           : kind == F_REPORTER ? nt_parse_reporter(d, text, len)
+                                : nt_parse_text(d, text, len);
+  if (rc || d->next_job_line || d->njob_keys > 1) return rc;
+  name_collective(s, d);
+  if ((rc = check_counts(d, kind == F_JSON)) != 0) return rc;
+  nt_infer_ranks(d);
+  return 0;
+}
+
+/* A quiet read's error said after all, as the one line a refusal has. */
+static int quiet_read(const xp_spec *s, nt_doc *d, const char *path, const char *text, size_t len) {
+  xp_error_quiet(1);
+  const int rc = read_doc(s, d, path, F_TEXT, text, len);
+  xp_error_quiet(0);
+  return rc ? xp_error(rc, "%s", xp_last_error()) : 0;
+}
+
+/* The jobs of one text in the order they come, those a job splits into taking its place: the
+** labelled processes' (each a whole report), then each one's blocks on other hosts. */
+static void split_job(nt_job *jobs, int *n, int at, const nt_doc *d) {
+  nt_job parent = jobs[at], parts[NT_MAX_JOBS];
+  int k = 0;
+  if (d->njob_keys > 1)
+    for (; k < d->njob_keys; k++) {
+      parts[k] = parent;
+      snprintf(parts[k].key, sizeof parts[k].key, "%s", d->job_keys[k]);
+    }
+  else {
+    parts[0] = parts[1] = parent;
+    parts[0].to = parts[1].from = d->next_job_line;
+    k = 2;
+  }
+  if (*n - 1 + k > NT_MAX_JOBS) k = NT_MAX_JOBS - *n + 1; /* refused by the caller */
+  memmove(jobs + at + k, jobs + at + 1, sizeof *jobs * (size_t)(*n - at - 1));
+  memcpy(jobs + at, parts, sizeof *jobs * (size_t)k);
+  *n += k - 1;
+}
+
+/* "lines 1 to 185", "lines 186 to the end", "the lines labelled \"node02:\"". */
+static void job_lines(const nt_job *job, char *buf, size_t n) {
+  char to[32] = "the end";
+  if (job->to > 0) snprintf(to, sizeof to, "%d", job->to - 1);
+  if (job->key[0] && job->from <= 1 && job->to <= 0) snprintf(buf, n, "the lines labelled \"%s\"", job->key);
+  else if (job->key[0]) snprintf(buf, n, "the lines labelled \"%s\" of lines %d to %s", job->key, job->from, to);
+  else snprintf(buf, n, "lines %d to %s", job->from, to);
+}
+
+/*
+** A text log that holds several jobs (a test run on each host, its output gathered by pdsh |
+** dshbak or clush -b, a block per host, or by pdsh or mpirun --tag-output, a label per line): each
+** job is a run of its own, with its own devices, hosts and options, as if each had been imported
+** alone. Every job is read whole before its file is taken (each run of the import reads them all),
+** so that a fault in any job fails the first run and none is recorded ok; then L->docs[i] and
+** L->texts[i] become job L->job's, the other jobs' lines left blank so that every line keeps its
+** number.
+*/
+static int read_jobs(const xp_spec *s, loaded *L, int i, int nfiles) {
+  nt_job jobs[NT_MAX_JOBS] = {{1, 0, ""}};
+  int n = 1, rc = 0;
+  for (int j = 0; j < n && rc == 0;) {
+    size_t len;
+    int left;
+    char *text = nt_job_text(&L->docs[i], L->texts[i], L->lens[i], &jobs[j], &len, &left);
+    nt_doc d;
+    rc = quiet_read(s, &d, L->paths[i], text, len);
+    if (rc == 0 && (d.next_job_line || d.njob_keys > 1)) {
+      if (n + (d.njob_keys > 1 ? d.njob_keys : 2) - 1 > NT_MAX_JOBS)
+        rc = xp_error_at(XP_EXIT_USAGE, L->paths[i], 0, "reports of more than %d jobs (a test run on each "
+                         "host): import them in several files", NT_MAX_JOBS);
+      else split_job(jobs, &n, j, &d);
+    } else if (rc == 0) j++;
+    nt_doc_free(&d);
+    free(text);
+  }
+  if (rc) return rc;
+  /* which host's topology dump or NCCL log another file is, or which job a -J file repeats, is not told */
+  if (nfiles > 1)
+    return xp_error_at(XP_EXIT_USAGE, L->paths[i], 0, "holds the reports of %d jobs (a test run on each host), each "
+                       "recorded as a run of its own: import it alone, without other files beside it", n);
+  if (L->job >= n) return xp_error(XP_EXIT_USAGE, "%s: %d jobs, not %d", L->paths[i], n, L->job + 1);
+  L->njobs = n;
+  job_lines(&jobs[L->job], L->job_what, sizeof L->job_what);
+  L->whole = L->texts[i];
+  L->whole_len = L->lens[i];
+  L->texts[i] = nt_job_text(&L->docs[i], L->whole, L->whole_len, &jobs[L->job], &L->lens[i], &L->left_out);
+  nt_doc_free(&L->docs[i]);
+  return read_doc(s, &L->docs[i], L->paths[i], F_TEXT, L->texts[i], L->lens[i]);
+}
+
+/* Reads the spec's files for the run of job `job` (0 where the files hold one job, as is usual). */
+static int load(const xp_spec *s, loaded *L, int job) {
   const cJSON *files = cJSON_GetObjectItemCaseSensitive(s->root, "files"), *f;
   int n = cJSON_GetArraySize(files), rc = 0;
   memset(L, 0, sizeof *L);
+  L->job = job;
+  L->njobs = 1;
   L->docs = xp_xcalloc((size_t)n, sizeof *L->docs);
   L->texts = xp_xcalloc((size_t)n, sizeof *L->texts);
   L->lens = xp_xcalloc((size_t)n, sizeof *L->lens);
@@ -523,14 +627,15 @@ static int load(const xp_spec *s, loaded *L) {
       L->have_topo = 1;
       continue;
     }
-    nt_doc_init(&L->docs[i], path);
-    rc = L->kinds[i] == F_JSON  ? nt_parse_json(&L->docs[i], L->texts[i], L->lens[i])
-         : L->kinds[i] == F_REPORTER ? nt_parse_reporter(&L->docs[i], L->texts[i], L->lens[i])
-                                : nt_parse_text(&L->docs[i], L->texts[i], L->lens[i]);
+    /* a text read quietly first: where it holds several jobs, each job's warnings are its run's */
+    rc = L->kinds[i] == F_TEXT ? quiet_read(s, &L->docs[i], path, L->texts[i], L->lens[i])
+                               : read_doc(s, &L->docs[i], path, L->kinds[i], L->texts[i], L->lens[i]);
+    if (rc == 0 && (L->docs[i].next_job_line || L->docs[i].njob_keys > 1)) rc = read_jobs(s, L, i, n);
+    else if (rc == 0 && L->kinds[i] == F_TEXT) {
+      nt_doc_free(&L->docs[i]);
+      rc = read_doc(s, &L->docs[i], path, F_TEXT, L->texts[i], L->lens[i]);
+    }
     if (rc) return rc;
-    name_collective(s, &L->docs[i]);
-    if ((rc = check_counts(&L->docs[i], L->kinds[i] == F_JSON)) != 0) return rc;
-    nt_infer_ranks(&L->docs[i]);
   }
   find_twins(L);
   int results = 0, info = 0;
@@ -1008,7 +1113,8 @@ static void collectives_read(const loaded *L, char *buf, size_t n) {
 
 static int execute(xp_ctx *ctx) {
   loaded L;
-  int rc = load(ctx->spec, &L), ncases = 0, nfailed = 0;
+  int rc = load(ctx->spec, &L, ctx->job), ncases = 0, nfailed = 0;
+  ctx->njobs = L.njobs;
   xp_nccl_info info;
   xp_nccl_info_init(&info);
   if (rc) goto done;
@@ -1047,7 +1153,15 @@ static int execute(xp_ctx *ctx) {
   if (left && first)
     xp_warn("%s: %d NCCL connection%s printed after several communicators were set up, whose ranks and devices "
             "fit none alone or several: left out of nccl.transports", first->path, left, left == 1 ? "" : "s");
+  if (L.left_out && first)
+    xp_warn("%s: %d NCCL line%s of processes that printed no report left out: which job's %s, nothing tells",
+            first->path, L.left_out, L.left_out == 1 ? "" : "s", L.left_out == 1 ? "it is" : "they are");
   rc = record_doc_facts(ctx->run, first);
+  if (rc == 0 && L.njobs > 1) {
+    char job[200];
+    snprintf(job, sizeof job, "%d of %d: %s", L.job + 1, L.njobs, L.job_what);
+    rc = xp_run_meta(ctx->run, "nccl_tests.job", job, "trace");
+  }
   if (rc == 0 && comms[0]) rc = xp_run_meta(ctx->run, "nccl.communicators", comms, "trace");
   if (rc == 0) rc = record_versions(ctx->run, &L);
   if (rc == 0) rc = record_report_digest(ctx->run, &L);
@@ -1060,7 +1174,10 @@ static int execute(xp_ctx *ctx) {
     const char *base = strrchr(L.paths[f], '/');
     char name[300];
     snprintf(name, sizeof name, "nccl-tests/%s", base ? base + 1 : L.paths[f]);
-    rc = xp_run_artifact(ctx->run, name, media_type(L.kinds[f], L.texts[f], L.lens[f]), L.texts[f], L.lens[f]);
+    /* the file as given, whichever of its jobs the run is */
+    const char *bytes = L.whole ? L.whole : L.texts[f];
+    const size_t len = L.whole ? L.whole_len : L.lens[f];
+    rc = xp_run_artifact(ctx->run, name, media_type(L.kinds[f], bytes, len), bytes, len);
   }
   if (rc == 0) rc = record_cases(ctx->run, &L, &info, &ncases, &nfailed);
   if (rc == 0 && nfailed)
@@ -1069,8 +1186,11 @@ static int execute(xp_ctx *ctx) {
   if (rc == 0 && !ctx->quiet) {
     char colls[256];
     collectives_read(&L, colls, sizeof colls);
-    fprintf(ctx->out, "imported %d case%s of %s from %d file%s\n", ncases, ncases == 1 ? "" : "s", colls, L.n,
+    fprintf(ctx->out, "imported %d case%s of %s from %d file%s", ncases, ncases == 1 ? "" : "s", colls, L.n,
             L.n == 1 ? "" : "s");
+    if (L.njobs > 1) /* each job a run: the next one's line follows */
+      fprintf(ctx->out, ", job %d of %d in it (%s; a run each)", L.job + 1, L.njobs, L.job_what);
+    fputc('\n', ctx->out);
   }
 done:
   xp_nccl_info_free(&info);
@@ -1108,7 +1228,7 @@ static int check(const xp_spec *s) {
 /* --dry-run: read the files and say what would be imported. */
 static int plan(const xp_spec *s, FILE *out) {
   loaded L;
-  int rc = load(s, &L);
+  int rc = load(s, &L, 0);
   for (int f = 0; f < L.n && rc == 0; f++) {
     if (L.kinds[f] == F_TOPO) {
       fprintf(out, "%s: NCCL topology dump, %d GPU%s\n", L.paths[f], L.topo.ngpu, L.topo.ngpu == 1 ? "" : "s");
@@ -1127,6 +1247,9 @@ static int plan(const xp_spec *s, FILE *out) {
             (long long)d->rows[0].bytes, (long long)d->rows[d->nrows - 1].bytes, ranks,
             d->graph ? "CUDA graph" : "eager", d->info.info_lines ? ", with NCCL INFO lines" : "",
             d->nreports > 1 ? ", several reports" : "");
+    if (L.njobs > 1)
+      fprintf(out, "%s: %d jobs (a test run on each host), each recorded as a run of its own; the above is the "
+              "first's (%s)\n", L.paths[f], L.njobs, L.job_what);
   }
   loaded_free(&L);
   return rc;

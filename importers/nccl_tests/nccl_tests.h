@@ -61,6 +61,16 @@ typedef struct nt_rank_evidence {
   int stated;            /* the count the file's own fields state (rccl-tests' -x file); 0 none */
 } nt_rank_evidence;
 
+/* At most this many jobs are read apart from one text (nt_parse_text's d->job_keys). */
+#define NT_MAX_JOBS 16
+
+/* One job of a text holding several: its lines from `from` up to `to` (0: the end), those
+** labelled `key` alone where it is not "" (nt_job_text). */
+typedef struct nt_job {
+  int from, to;
+  char key[96];
+} nt_job;
+
 typedef struct nt_doc {
   const char *path;
   int precise;                     /* figures written with six decimals (-J, rccl-tests' file), not two */
@@ -92,6 +102,12 @@ typedef struct nt_doc {
   int errors;
   char failure[160];               /* "Test NCCL failure ..." and the like: the test stopped */
   xp_nccl_info info;               /* NCCL INFO lines found in the text */
+  /* Several jobs in one text (nt_parse_text reads none of their rows then): from this line on,
+  ** reports on other hosts (pdsh | dshbak, clush -b: a block per host), 0 none; or the labels of
+  ** processes that each printed a whole report (pdsh, mpirun --tag-output). */
+  int next_job_line;
+  int njob_keys;
+  char job_keys[NT_MAX_JOBS][96];
 } nt_doc;
 
 void nt_doc_init(nt_doc *d, const char *path);
@@ -131,6 +147,10 @@ int nt_markdown_delimiter(const char *s);
 int nt_markdown_cells(const char *s);
 /* 0, or XP_EXIT_USAGE after "xp: FILE:LINE: ..." for what is not nccl-tests output. */
 int nt_parse_text(nt_doc *d, const char *text, size_t len);
+/* A job's text: the lines of text that are not the job's left blank, so that each keeps its number
+** (malloc'd, *out_len set); *left_out counts NCCL's and failure lines no job's label names. */
+char *nt_job_text(const nt_doc *whole, const char *text, size_t len, const nt_job *job, size_t *out_len,
+                  int *left_out);
 int nt_parse_json(nt_doc *d, const char *text, size_t len);
 /* rccl-tests' result file (-x FILE -Z csv|json, nt_reporter.c): nt_reporter_form says 'c' (CSV),
 ** 'j' (JSON) or 0 (not one). */

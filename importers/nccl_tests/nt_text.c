@@ -58,6 +58,7 @@ typedef struct report {
   int failed;              /* a failure line of its own read (before or among its rows) */
   char run_by[32];         /* the test the command line before it runs ("?": two); "" none */
   int device_line;         /* its first device line; 0 none */
+  int begin_line;          /* the line after the last the report before owned (parser.last_owned) */
   int shares_host;         /* a device line of it names a host of the file's first report's */
 } report;
 
@@ -84,6 +85,8 @@ typedef struct parser {
   int lineno;            /* the line being read */
   int first_device_line; /* the file's first report's first device line; 0 none */
   int other_hosts_line;  /* a later report's first device line, none of whose hosts the first's are; 0 none */
+  int other_hosts_begin; /* where that report's job begins: the line after the last of the job before */
+  int last_owned;        /* the last line a report or NCCL printed (a row, an INFO line, a head or footer line) */
   int table_line;        /* a Markdown table's first line (nt_markdown_row); 0 none */
   int in_table;          /* the line before was one of its lines */
 } parser;
@@ -783,6 +786,7 @@ static void begin_report(parser *P) {
   P->rep.first_row = P->d->nrows;
   P->rep.agg = 1;
   P->rep.max_rank = P->rep.last_rank = -1;
+  P->rep.begin_line = P->last_owned + 1;
   P->rep.info_nranks = P->carry_nranks; /* its processes' INFO lines that came before it */
   P->carry_nranks = 0;
   snprintf(P->rep.run_by, sizeof P->rep.run_by, "%s", P->next_run_by);
@@ -808,8 +812,10 @@ static void note_no_footer(parser *P) {
 ** each host (pdsh | dshbak, clush -b print each host's output as a block of its own), each a job
 ** of its own, not the same test appended and not samples of one case. */
 static void note_other_hosts(parser *P) {
-  if (P->d->nreports > 0 && P->rep.device_line && !P->rep.shares_host && P->d->hosts.n > 0 && !P->other_hosts_line)
+  if (P->d->nreports > 0 && P->rep.device_line && !P->rep.shares_host && P->d->hosts.n > 0 && !P->other_hosts_line) {
     P->other_hosts_line = P->rep.device_line;
+    P->other_hosts_begin = P->rep.begin_line;
+  }
 }
 
 /* The report's rows learn its ranks; the first report's also stand for the file. */
@@ -1399,17 +1405,39 @@ static int is_report_line(const char *s) {
   return bare_comment(p + strspn(p, " ")) && !strstr(s, "NCCL INFO ");
 }
 
+/* What one label's report lines hold: a whole report has its head (the options line or the column
+** header) and rows. */
+typedef struct label_use {
+  char key[KEY_LEN];
+  int first_line, head, rows;
+} label_use;
+
+static label_use *label_of(label_use *use, int *n, const char *key, int lineno) {
+  for (int i = 0; i < *n; i++)
+    if (strcmp(use[i].key, key) == 0) return &use[i];
+  if (*n == NT_MAX_JOBS) return NULL; /* past what an import splits */
+  label_use *u = &use[(*n)++];
+  memset(u, 0, sizeof *u);
+  snprintf(u->key, sizeof u->key, "%s", key);
+  u->first_line = lineno;
+  return u;
+}
+
 /*
 ** The labels (strip_prefixes' key) of the process whose lines hold the report, into key ("" where
 ** none has any). A launcher labels each process's lines (pdsh and clush with the host, mpirun
 ** --tag-output, srun --label and torchrun --tee with the rank), and where MPI joins the processes
 ** only rank 0 prints the report; the others print NCCL's lines. Report lines under a second label
-** are a second process's report (a test run on each host, a build without MPI: each its own job),
-** or a report whose lines two processes printed: either way not one report, so refused, not merged.
-** Unlabelled lines go with the labelled ones: MPICH labels each piece it reads, not each line.
+** are a second process's report (a test run on each host, a build without MPI: each its own job):
+** where every label's lines are a whole report, head and rows, each is a job, named in d->job_keys
+** for the caller to read apart (nt_job_text); where one label's are not (a row a second process
+** printed, a report whose lines two processes shared), nothing tells which job they belong to, so
+** refused, not merged. Unlabelled lines go with the labelled ones: MPICH labels each piece it
+** reads, not each line.
 */
-static int find_reporter(const nt_doc *d, const char *text, size_t len, char *key) {
-  int lineno = 0, first = 0;
+static int find_reporter(nt_doc *d, const char *text, size_t len, char *key) {
+  label_use use[NT_MAX_JOBS];
+  int lineno = 0, n = 0;
   size_t i = 0;
   key[0] = 0;
   while (i < len) {
@@ -1417,15 +1445,28 @@ static int find_reporter(const nt_doc *d, const char *text, size_t len, char *ke
     const char *s = next_line(text, len, &i, line, lineno == 0, k);
     lineno++;
     if (!k[0] || !is_report_line(s)) continue;
-    if (!first) {
-      first = lineno;
-      snprintf(key, KEY_LEN, "%s", k);
-    } else if (strcmp(k, key) != 0)
-      return xp_error_at(XP_EXIT_USAGE, d->path, lineno, "nccl-tests report lines of two processes, labelled "
-                         "\"%s\" here and \"%s\" at line %d: each process that prints a report ran a job of its "
-                         "own (a test run on each host, a build without MPI), and one import records one; import "
-                         "each one's lines as a file of its own", k, key, first);
+    label_use *u = label_of(use, &n, k, lineno);
+    if (!u)
+      return xp_error_at(XP_EXIT_USAGE, d->path, lineno, "nccl-tests report lines of more than %d processes: "
+                         "import each one's lines as a file of its own", NT_MAX_JOBS);
+    const char *p = s + (*s == '#');
+    p += strspn(p, " ");
+    u->head |= is_options(p) || is_header(p);
+    u->rows |= looks_like_row(s);
   }
+  if (n == 0) return 0;
+  snprintf(key, KEY_LEN, "%s", use[0].key);
+  if (n == 1) return 0;
+  for (int j = 0; j < n; j++) {
+    if (use[j].head && use[j].rows) continue;
+    const label_use *here = &use[j ? j : 1], *there = &use[0];
+    return xp_error_at(XP_EXIT_USAGE, d->path, here->first_line, "nccl-tests report lines of two processes, "
+                       "labelled \"%s\" here and \"%s\" at line %d, and \"%s\"'s are no whole report (its head and "
+                       "rows) to import as a job of its own: which report they belong to is not told; import each "
+                       "one's lines as a file of its own", here->key, there->key, there->first_line, use[j].key);
+  }
+  for (int j = 0; j < n; j++) memcpy(d->job_keys[j], use[j].key, sizeof d->job_keys[j]); /* both KEY_LEN */
+  d->njob_keys = n;
   return 0;
 }
 
@@ -1458,7 +1499,7 @@ int nt_parse_text(nt_doc *d, const char *text, size_t len) {
   say_nuls(d, text, len);
   char reporter[KEY_LEN];
   int rc = find_reporter(d, text, len, reporter);
-  if (rc) return rc;
+  if (rc || d->njob_keys > 1) return rc; /* several processes' reports: the caller reads each apart */
   parser P;
   memset(&P, 0, sizeof P);
   P.d = d;
@@ -1485,6 +1526,7 @@ int nt_parse_text(nt_doc *d, const char *text, size_t len) {
     if (!info) info = strstr(s, "NCCL WARN ");
     if (info && xp_nccl_info_line(&d->info, s, strlen(s))) {
       if (strncmp(info, "NCCL INFO ", 10) == 0) note_info_nranks(&P, info);
+      P.last_owned = lineno;
       rc = info_line(&P, s, info, lineno);
       continue;
     }
@@ -1501,7 +1543,9 @@ int nt_parse_text(nt_doc *d, const char *text, size_t len) {
     if (*s == '#' || bare_comment(s)) {
       rc = flush_pending(&P);
       P.gin_rows = 0; /* a report's head: what follows is no GIN table's */
+      const int was_closed = P.rep.closed;
       read_comment(&P, s);
+      if (!was_closed) P.last_owned = lineno; /* past a footer, a '#' line is the next job's */
       /* Result lines count once the report has begun: its test name (newer versions), its
       ** options line or its column header (all versions). */
       P.saw_test |= P.rep.coll[0] != 0 || P.rep.options[0] != 0 || P.L.named || strstr(s, " size ") != NULL;
@@ -1509,17 +1553,17 @@ int nt_parse_text(nt_doc *d, const char *text, size_t len) {
     }
     if (!looks_like_row(s) && strstr(s, "_perf")) note_command(&P, s, lineno);
     if (!P.saw_test || P.gin_rows || !(isdigit((unsigned char)*s) || *s == '-' || *s == 'N')) continue;
-    if (looks_like_row(s)) rc = take_row(&P, s, lineno);
+    if (looks_like_row(s)) rc = take_row(&P, s, lineno), P.last_owned = lineno;
     else if (P.pending[0] && starts_with_number(s)) rc = continue_row(&P, s, strlen(s));
   }
   if (rc == 0) rc = flush_pending(&P);
   if (rc) return rc;
   keep_carried(&P);
   end_report(&P);
-  if (P.other_hosts_line)
-    return xp_error_at(XP_EXIT_USAGE, d->path, P.other_hosts_line, "this report's devices are on other hosts than "
-                       "the first report's (line %d): the test run on each host, each a job of its own, which one "
-                       "import does not merge; import each report as a file of its own", P.first_device_line);
+  if (P.other_hosts_line) { /* another job from its first line: the caller reads each apart (nt_job_text) */
+    d->next_job_line = P.other_hosts_begin;
+    return 0;
+  }
   if (d->nrows == 0 && P.rep.stopped) /* the test failed before any result: say so, not "no results" */
     return xp_error_at(XP_EXIT_USAGE, d->path, P.rep.stopped, "the test ended before its first result line (%s): "
                        "no results to import", P.rep.stop);
@@ -1550,4 +1594,39 @@ int nt_parse_text(nt_doc *d, const char *text, size_t len) {
                        "header followed by result lines)");
   judge_old_errors(d);
   return check_unnamed_reports(d);
+}
+
+/* Whether key is one of the jobs' labels. */
+static int a_job_key(const nt_doc *whole, const char *key) {
+  for (int j = 0; j < whole->njob_keys; j++)
+    if (strcmp(whole->job_keys[j], key) == 0) return 1;
+  return 0;
+}
+
+char *nt_job_text(const nt_doc *whole, const char *text, size_t len, const nt_job *job, size_t *out_len,
+                  int *left_out) {
+  char *out = xp_xmalloc(len + 1);
+  size_t i = 0, o = 0;
+  int lineno = 0;
+  *left_out = 0;
+  while (i < len) {
+    const size_t at = i;
+    char line[MAX_LINE], k[KEY_LEN];
+    const char *s = next_line(text, len, &i, line, lineno == 0, k);
+    lineno++;
+    const size_t end = i < len ? i : len; /* past the line's '\n', where it has one */
+    const int in_range = lineno >= job->from && (job->to <= 0 || lineno < job->to);
+    if (in_range && (!job->key[0] || strcmp(k, job->key) == 0)) {
+      memcpy(out + o, text + at, end - at);
+      o += end - at;
+      continue;
+    }
+    /* another job's line, or one no job's label names (NCCL's lines of a process that printed no
+    ** report, unlabelled ones): blank, so that every line keeps its number in the file */
+    if (in_range && job->key[0] && !a_job_key(whole, k) && others_line_read(s)) ++*left_out;
+    if (end > at && text[end - 1] == '\n') out[o++] = '\n';
+  }
+  out[o] = 0;
+  *out_len = o;
+  return out;
 }

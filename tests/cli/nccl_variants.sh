@@ -441,21 +441,53 @@ prefixed "indented label" 's/^/        [1,0]<stdout>:/'
 prefixed "pdsh host label" 's/^/node01: /'
 prefixed "torchrun --tee label" 's/^/[default0]:/'
 prefixed "torchrun rank template" 's/^/[0]: /'
-# The test run on each of two hosts (pdsh), their lines interleaved: two jobs, refused with one
-# line, where their rows would have been read as one report's.
+# The test run on each of two hosts (pdsh), their lines interleaved, each a whole report under its
+# label: two jobs, each recorded as a run of its own with its own host, where they were refused
+# (before that, pooled as one report's rows).
 sed 's/^/node01: /' "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > "$tmp/pdsh_a.txt"
-sed 's/^/node02: /' "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > "$tmp/pdsh_b.txt"
+sed -e 's/ on         vm / on        vm2 /' -e 's/^vm:/vm2:/' -e 's/^/node02: /' \
+  -e '/^node02:  *134217728 /s/  *0 *$/ 3/' "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" > "$tmp/pdsh_b.txt"
 paste -d '\n' "$tmp/pdsh_a.txt" "$tmp/pdsh_b.txt" > "$tmp/pdsh_two_hosts.txt"
-one_line "pdsh, a report per host" 2 'pdsh_two_hosts.txt:[0-9]*: nccl-tests report lines of two processes, labelled "node02:" here and "node01:" at line' \
-  "$XP" --db "$tmp/pdsh_two.db" import nccl-tests "$tmp/pdsh_two_hosts.txt"
+jobs_db() { # jobs_db DB: each run's host, cases, failed cases and job, in the order recorded
+  cat > "$tmp/q.sql" <<'SQL'
+SELECT (SELECT value FROM run_meta m WHERE m.run_id = r.id AND key = 'nccl_tests.host') || ' ' ||
+  (SELECT count(*) FROM cases c WHERE c.run_id = r.id) || ' ' ||
+  (SELECT count(*) FROM cases c WHERE c.run_id = r.id AND status = 'failed') || ' ' ||
+  (SELECT value FROM run_meta m WHERE m.run_id = r.id AND key = 'nccl_tests.job') AS job
+FROM runs r ORDER BY id;
+SQL
+  "$XP" --db "$1" query "$tmp/q.sql" --format csv | tail -n +2
+}
+"$XP" --db "$tmp/pdsh_two.db" import nccl-tests "$tmp/pdsh_two_hosts.txt" > "$tmp/out" 2> "$tmp/err"
+check "pdsh, a report per host: exit" 0 $?
+check "pdsh, a report per host: runs" '"vm 52 0 1 of 2: the lines labelled ""node01:"""
+"vm2 52 1 2 of 2: the lines labelled ""node02:"""' "$(jobs_db "$tmp/pdsh_two.db")"
+check "pdsh, a report per host: summary" 2 "$(grep -c 'job [12] of 2 in it (the lines labelled "node0[12]:"; a run each)' "$tmp/out")"
 # The same as pdsh | dshbak and clush -b print it, each host's output a block under its name: the
-# second report's devices on none of the first's hosts, refused with one line, where both reports'
-# rows were pooled as two samples of each case with nothing said.
+# second report's devices on none of the first's hosts, so from the line after the first's last
+# (its block's header on) a second job.
 { printf -- '----------------\nnode01\n----------------\n'; cat "$XP_SRC/tests/data/nccl/nccltests_sweep.txt"
   printf -- '----------------\nnode02\n----------------\n'
   sed -e 's/ on         vm / on        vm2 /' -e 's/^vm:/vm2:/' "$XP_SRC/tests/data/nccl/nccltests_sweep.txt"; } > "$tmp/dshbak.txt"
-one_line "dshbak blocks, a report per host" 2 "dshbak.txt:186: this report's devices are on other hosts than the first report's (line 10)" \
-  "$XP" --db "$tmp/dshbak.db" import nccl-tests "$tmp/dshbak.txt"
+"$XP" --db "$tmp/dshbak.db" import nccl-tests "$tmp/dshbak.txt" > "$tmp/out" 2> "$tmp/err"
+check "dshbak blocks, a report per host: exit" 0 $?
+check "dshbak blocks, a report per host: runs" 'vm 52 0 1 of 2: lines 1 to 176
+vm2 52 0 2 of 2: lines 177 to the end' "$(jobs_db "$tmp/dshbak.db")"
+check "dshbak blocks: no warning" "" "$(cat "$tmp/err")"
+# Both or neither: a fault in the second job (a row whose count does not make its size) fails the
+# first run with the one line, and no second run is begun.
+awk '/^ *8388608 / && ++n == 2 { sub(/4194304/, "4194305") } 1' "$tmp/dshbak.txt" > "$tmp/dshbak_bad.txt"
+one_line "dshbak blocks, the second job bad" 2 "dshbak_bad.txt:338: count 4194305 of bf16" \
+  "$XP" --db "$tmp/dshbak_bad.db" import nccl-tests "$tmp/dshbak_bad.txt"
+check "dshbak blocks, the second job bad: runs" "failed" \
+  "$(printf 'SELECT group_concat(status) FROM runs;\n' > "$tmp/q.sql"; "$XP" --db "$tmp/dshbak_bad.db" query "$tmp/q.sql" --format csv | tail -n +2)"
+# A second label's report lines that are no whole report (a row alone): still refused, not merged.
+{ cat "$tmp/pdsh_a.txt"; grep -m1 '^node02:  *1024 ' "$tmp/pdsh_b.txt"; } > "$tmp/pdsh_stray.txt"
+one_line "pdsh, a stray row of another host" 2 'pdsh_stray.txt:[0-9]*: nccl-tests report lines of two processes, labelled "node02:" here and "node01:" at line 2, and "node02:"'"'"'s are no whole report' \
+  "$XP" --db "$tmp/pdsh_stray.db" import nccl-tests "$tmp/pdsh_stray.txt"
+# A file of several jobs beside another: which job the other is, nothing tells.
+one_line "jobs beside another file" 2 "pdsh_two_hosts.txt: holds the reports of 2 jobs" \
+  "$XP" --db "$tmp/pdsh_beside.db" import nccl-tests "$tmp/pdsh_two_hosts.txt" "$XP_SRC/tests/data/nccl/topo.xml"
 
 # Excerpts of the 2-rank sweep whose device lines were cut (rank 1's, or rank 0's): the count
 # comes from NCCL's INFO lines where kept, else from allreduce's busbw / algbw (1 at 2 ranks),

@@ -129,7 +129,7 @@ static inline int fuzz_import_run(const char *import_name, const char *path, int
   int64_t id = xp_run_id(run);
   *run_id = id;
   xp_clear_error();
-  xp_ctx ctx = {db, run, spec, stdout, 1};
+  xp_ctx ctx = {db, run, spec, stdout, 1, 0, 1};
   rc = k->execute(&ctx);
   FUZZ_ASSERT(rc != 0 || !*xp_last_error() || xp_last_error_code() == 0,
               "%s returned 0 after reporting an error: %s", import_name, xp_last_error());

@@ -746,8 +746,9 @@ static void test_several_processes(void) {
   CHECK_NEAR(d.rows[0].r[NT_IN].time_us, 21.0, 1e-12);
   nt_doc_free(&d);
 
-  /* two processes' reports (the test run on each host), and one report's row labelled by another
-  ** process: refused, not one report of both */
+  /* two processes' reports (the test run on each host): two jobs, named by their labels, each read
+  ** alone from its lines (the other's blank, so that lines keep their numbers); one report's row
+  ** labelled by another process: refused, not one report of both */
   static const char two[] =
       "node01: # nThread 1 nGpus 8 minBytes 1024 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
       "node02: # nThread 1 nGpus 8 minBytes 1024 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
@@ -755,8 +756,21 @@ static void test_several_processes(void) {
       "node02: #  size count type redop root   time algbw busbw #wrong   time algbw busbw #wrong\n"
       "node01:     1024   256  float  sum  -1  20.10  0.05  0.04  0  21.00  0.05  0.04  0\n"
       "node02:     1024   256  float  sum  -1  30.10  0.03  0.03  0  31.00  0.03  0.03  0\n";
-  CHECK_EQ_INT(parse(&d, two), 2);
+  CHECK_EQ_INT(parse(&d, two), 0);
+  CHECK_EQ_INT(d.njob_keys, 2);
+  CHECK_EQ_INT(d.nrows, 0);
+  CHECK_EQ_STR(d.job_keys[1], "node02:");
+  nt_job job = {1, 0, "node02:"};
+  size_t len;
+  int left;
+  char *text = nt_job_text(&d, two, strlen(two), &job, &len, &left);
   nt_doc_free(&d);
+  CHECK_EQ_INT(parse(&d, text), 0);
+  CHECK_EQ_INT(d.nrows, 1);
+  CHECK_EQ_INT(d.rows[0].line, 6);
+  CHECK_NEAR(d.rows[0].r[NT_OUT].time_us, 30.10, 1e-12);
+  nt_doc_free(&d);
+  free(text);
   static const char mixed[] =
       "[default0]:# Collective test starting: all_reduce_perf\n"
       "[default0]:#  size count type redop root   time algbw busbw #wrong   time algbw busbw #wrong\n"
@@ -766,7 +780,8 @@ static void test_several_processes(void) {
   nt_doc_free(&d);
 
   /* the same, each host's output a block of its own (pdsh | dshbak, clush -b): the second report's
-  ** devices on none of the first's hosts, two jobs; on one of them, the test appended (read) */
+  ** devices on none of the first's hosts, two jobs, the second from the line after the first's last;
+  ** on one of them, the test appended (read as one job) */
 #define HOST_REPORT(host)                                                                                     \
   "----------------\n" host "\n----------------\n"                                                           \
   "# nThread 1 nGpus 1 minBytes 1024 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n" \
@@ -775,7 +790,8 @@ static void test_several_processes(void) {
   "    1024   256  float  sum  -1  20.10  0.05  0.04  0  21.00  0.05  0.04  0\n"                                \
   "# Out of bounds values : 0 OK\n"
   static const char blocks[] = HOST_REPORT("node01") HOST_REPORT("node02");
-  CHECK_EQ_INT(parse(&d, blocks), 2);
+  CHECK_EQ_INT(parse(&d, blocks), 0);
+  CHECK_EQ_INT(d.next_job_line, 9); /* node02's block, its header on */
   nt_doc_free(&d);
   static const char again[] = HOST_REPORT("node01") HOST_REPORT("node01");
   CHECK_EQ_INT(parse(&d, again), 0);
