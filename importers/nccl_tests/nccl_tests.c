@@ -971,7 +971,7 @@ static int cmp_text(const void *a, const void *b) { return strcmp(*(char *const 
 static int record_processes(xp_run *r, const loaded *L) {
   for (int f = 0; f < L->n; f++) {
     const nt_doc *d = &L->docs[f];
-    if (!has_results(L->kinds[f]) || !d->hosts_whole || d->independent || d->ndev == 0) continue;
+    if (!has_results(L->kinds[f]) || !d->hosts_whole || d->ndev == 0) continue;
     xp_strtab seen;
     memset(&seen, 0, sizeof seen);
     int ok = 1;
@@ -1009,17 +1009,14 @@ static int record_doc_facts(xp_run *r, const nt_doc *d) {
     rc = xp_run_meta(r, "nccl_tests.options", buf, "trace");
   }
   if (rc == 0 && d->nreports > 1) rc = xp_run_meta_int(r, "nccl_tests.reports", d->nreports, "trace");
-  if (rc == 0 && d->independent)
-    rc = xp_run_meta(r, "nccl_tests.independent",
-                     "the report was printed once per process: processes ran as separate jobs (no MPI)", "trace");
   if (rc == 0 && d->failure[0]) rc = xp_run_meta(r, "nccl_tests.failure", d->failure, "trace");
   if (rc == 0 && d->nranks > 0) rc = xp_run_meta_int(r, "gpu_count", d->nranks, "trace");
   if (rc == 0 && d->ndev && d->dev[0].name[0]) rc = xp_run_meta(r, "gpu_name", d->dev[0].name, "trace");
   if (rc == 0 && d->ndev && d->dev[0].host[0]) rc = xp_run_meta(r, "nccl_tests.host", d->dev[0].host, "trace");
   /* the hosts of a job spread over several: a log without NCCL's INFO lines (most pasted ones) of 2
   ** hosts x 8 GPUs otherwise reads as rank 0's host with 16. Only a device list with no gap names
-  ** them all, and a report printed once per process is each process's job alone. */
-  if (rc == 0 && d->hosts_whole && !d->independent && d->hosts.n > 1)
+  ** them all. */
+  if (rc == 0 && d->hosts_whole && d->hosts.n > 1)
     rc = xp_run_meta_int(r, "nccl_tests.hosts", d->hosts.n, "trace");
   if (rc == 0 && d->args[0]) rc = xp_run_meta(r, "nccl_tests.args", d->args, "trace");
   if (rc == 0 && d->start_time[0]) rc = xp_run_meta(r, "nccl_tests.start_time", d->start_time, "trace");
@@ -1132,9 +1129,6 @@ static int execute(xp_ctx *ctx) {
               " the log's NCCL lines are kept", d->path, L.paths[L.twin[f]], L.paths[L.twin[f]]);
     if (d->failure[0]) xp_warn("%s: \"%s\": the test stopped there; its rows before it are imported", d->path, d->failure);
     warn_no_bandwidth(d);
-    if (d->independent)
-      xp_warn("%s: the report is printed once per process (a build without MPI under mpirun?): each process "
-              "ran alone, and its figures are samples of a %d-rank case", d->path, d->nranks);
     /* Every file's INFO lines together: ranks of one job may log separately. */
     xp_nccl_info_parse(&info, L.texts[f], L.kinds[f] == F_TEXT ? L.lens[f] : 0);
   }

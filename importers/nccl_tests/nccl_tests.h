@@ -85,7 +85,6 @@ typedef struct nt_doc {
   int nev;                         /* one per report (row.report indexes it) */
   nt_rank_evidence *ev;
   int nreports;                    /* reports in the file: tests appended to one log */
-  int independent;                 /* a report printed twice over: processes not joined by MPI */
   int64_t min_bytes, max_bytes;
   int ndev;
   nt_device dev[256];

@@ -7,7 +7,8 @@
 **
 ** Logs as they are kept, not only as one test prints them: several tests appended to one file
 ** (each a report of its own, with its own options and ranks), a report printed once per
-** process where a build without MPI ran under mpirun, a test that stopped before its first row
+** process where a build without MPI ran under mpirun (refused where the copies' lines are mixed
+** without labels), a test that stopped before its first row
 ** and was run again (or another test after it), an INFO line that NCCL's threads wrote
 ** into the middle of a result line, a last line cut short by a killed job, and the labels
 ** launchers put before each line.
@@ -85,6 +86,8 @@ typedef struct parser {
   int lineno;            /* the line being read */
   int first_device_line; /* the file's first report's first device line; 0 none */
   int other_hosts_line;  /* a later report's first device line, none of whose hosts the first's are; 0 none */
+  int per_process_line;  /* where a second process's copy of the report shows in its head; 0 none */
+  char per_process[64];  /* how it shows */
   int other_hosts_begin; /* where that report's job begins: the line after the last of the job before */
   int last_owned;        /* the last line a report or NCCL printed (a row, an INFO line, a head or footer line) */
   int table_line;        /* a Markdown table's first line (nt_markdown_row); 0 none */
@@ -903,6 +906,15 @@ static void read_options(parser *P, const char *line) {
   if (option(line, "unalign", &v) == 0) d->unalign = xp_saturate_int((double)v);
 }
 
+/* A report's head printed a second time within it, before its rows: another process's copy (a build
+** without MPI under mpirun -np N prints one per process, each process a job of its own), the two
+** processes' lines mixed. */
+static void note_per_process(parser *P, const char *how) {
+  if (P->per_process_line) return;
+  P->per_process_line = P->lineno;
+  snprintf(P->per_process, sizeof P->per_process, "%s", how);
+}
+
 /* A device line, with or without its '#' (a log pasted through Markdown loses it): "Rank", its
 ** number, and " device " after them. */
 static int is_device_line(const char *line) {
@@ -930,7 +942,7 @@ static void read_device(parser *P, const char *line) {
     n = sscanf(line, " Rank %d on %63s device %d [%31[^]]] %95[^\r\n]", &v.rank, v.host, &v.device, v.busid,
                v.name) + 2;
   if (n < 5 || v.rank < 0) return;
-  if (v.rank <= P->rep.last_rank) d->independent = 1;
+  if (v.rank <= P->rep.last_rank) note_per_process(P, "its device lines list a rank again");
   P->rep.last_rank = v.rank;
   /* NCCL_TESTS_SPLIT_MASK splits the ranks into groups, a communicator each, whose figures
   ** are per communicator: its ranks are those of group 0 */
@@ -978,7 +990,7 @@ static void report_boundary(parser *P, const char *line, int options) {
     /* a second options line before any row: the same report from another process (a build
     ** without MPI under mpirun, every process its own job), else a test that printed nothing */
     if (strcmp(P->rep.options, line) == 0) {
-      P->d->independent = 1;
+      note_per_process(P, "its options line again");
       P->next_coll[0] = 0;
     } else begin_report(P);
   }
@@ -1560,6 +1572,14 @@ int nt_parse_text(nt_doc *d, const char *text, size_t len) {
   if (rc) return rc;
   keep_carried(&P);
   end_report(&P);
+  /* Unlabelled, two processes' rows cannot be told apart: pooled, each case's samples would be two
+  ** jobs' (each process alone on its GPUs), the report's rows neither's whole sweep. */
+  if (P.per_process_line && d->nrows > 0)
+    return xp_error_at(XP_EXIT_USAGE, d->path, P.per_process_line, "the report's head again (%s): each process "
+                       "printed its own report (a build without MPI under mpirun: each a job of its own), their "
+                       "lines mixed without labels, so which row is whose is not told; label them (mpirun "
+                       "--tag-output: each job is then a run) or write each process's output to a file of its own",
+                       P.per_process);
   if (P.other_hosts_line) { /* another job from its first line: the caller reads each apart (nt_job_text) */
     d->next_job_line = P.other_hosts_begin;
     return 0;
