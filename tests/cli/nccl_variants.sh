@@ -461,6 +461,13 @@ check "pdsh, a report per host: exit" 0 $?
 check "pdsh, a report per host: runs" '"vm 52 0 1 of 2: the lines labelled ""node01:"""
 "vm2 52 1 2 of 2: the lines labelled ""node02:"""' "$(jobs_db "$tmp/pdsh_two.db")"
 check "pdsh, a report per host: summary" 2 "$(grep -c 'job [12] of 2 in it (the lines labelled "node0[12]:"; a run each)' "$tmp/out")"
+# A third host that printed NCCL's lines and no report: which job's they are, nothing tells; left out
+# of both, said in each run.
+{ cat "$tmp/pdsh_two_hosts.txt"; echo "node03: node03:99:99 [0] NCCL INFO comm 0x3 rank 1 nranks 2 cudaDev 0 busId 1000 - Init COMPLETE"; } > "$tmp/pdsh_three.txt"
+"$XP" --db "$tmp/pdsh_three.db" import nccl-tests "$tmp/pdsh_three.txt" > "$tmp/out" 2> "$tmp/err"
+check "pdsh, a third host's NCCL lines: exit" 0 $?
+check "pdsh, a third host's NCCL lines: said in each run" 2 \
+  "$(grep -c 'pdsh_three.txt: 1 NCCL line of processes that printed no report left out: which job' "$tmp/err")"
 # The same as pdsh | dshbak and clush -b print it, each host's output a block under its name: the
 # second report's devices on none of the first's hosts, so from the line after the first's last
 # (its block's header on) a second job.
