@@ -39,7 +39,9 @@ static const char usage[] =
     "  not contradicted, where some of them agree; runs of fewer samples each (one a case: an\n"
     "  nccl-tests log) pooled (NOT JUDGED where no metric has 5 samples on each side). Only a\n"
     "  worse figure contradicts where the unit says which way is better (a time lower, a rate\n"
-    "  /s higher); a better one is \"MOVED, same direction\", not contradicted. An evidence trace\n"
+    "  /s higher); a better one is \"MOVED, same direction\", not contradicted; a run of the\n"
+    "  alternative a decision was taken over (xp decide --over) the other way: it contradicts by\n"
+    "  getting better. An evidence trace\n"
     "  that another import of the same job supersedes (queries count that one) is named with it.\n"
     "  A query that no longer runs here (a table or column it read is gone) leaves its recorded\n"
     "  rows NOT CHECKED, said in its verdict.\n"
@@ -472,13 +474,16 @@ typedef struct run_samples {
 ** lower, a rate higher): evidence says what a decision rests on is fast or cheap enough, and only
 ** a worse figure undoes that; a better one moved the same way, said, and contradicts nothing (a
 ** 30% faster run flagged the decision it bore out). A unit that does not say (a share, a count)
-** contradicts either way. */
+** contradicts either way. A run of the alternative a decision was taken over (--over, schema 34)
+** is held the other way: it undoes the decision by getting better (the alternative caught up),
+** and getting worse bears it out. */
 typedef struct metric_verdict {
   xp_samplecmp pooled; /* the evidence against every newer run's samples together */
   xp_samplecmp *each;  /* the evidence against each newer run, nnewer of them */
   int alone;           /* newer runs judged alone */
   int agree, up, down; /* of those: within noise or CONTRADICT_CHANGE, moved up, moved down */
   int worse, better;   /* up and down as the unit has them (worse: every move, where it does not say) */
+  int against, favour; /* worse and better as the decision has them: the other way for the alternative */
   int judged;          /* a verdict was given at all */
   int contradicted, split, improved;
 } metric_verdict;
@@ -494,7 +499,7 @@ static const char *way(const xp_samplecmp *c, const char *better) {
 }
 
 static void weigh(const double *a, size_t na, const run_samples *runs, int nnewer, const char *better,
-                  metric_verdict *v) {
+                  int alternative, metric_verdict *v) {
   memset(v, 0, sizeof *v);
   size_t nb = 0;
   for (int i = 0; i < nnewer; i++) nb += runs[i].n;
@@ -518,15 +523,18 @@ static void weigh(const double *a, size_t na, const run_samples *runs, int nnewe
   int lower = better && strcmp(better, "lower") == 0, higher = better && !lower;
   v->worse = lower ? v->up : higher ? v->down : v->up + v->down;
   v->better = lower ? v->down : higher ? v->up : 0;
+  v->against = better && alternative ? v->better : v->worse;
+  v->favour = better && alternative ? v->worse : v->better;
   v->judged = v->alone > 0 || v->pooled.judged;
   if (v->alone == 0) {
-    int is_better = moved(&v->pooled) && strcmp(way(&v->pooled, better), "better") == 0;
-    v->improved = is_better;
-    v->contradicted = moved(&v->pooled) && !is_better;
-  } else if (v->worse && !v->agree && !v->better && (better || !(v->up && v->down)))
+    int is_favour = moved(&v->pooled) && better &&
+                    strcmp(way(&v->pooled, better), alternative ? "worse" : "better") == 0;
+    v->improved = is_favour;
+    v->contradicted = moved(&v->pooled) && !is_favour;
+  } else if (v->against && !v->agree && !v->favour && (better || !(v->up && v->down)))
     v->contradicted = 1;
-  else if (v->worse) v->split = 1;
-  else v->improved = v->better > 0;
+  else if (v->against) v->split = 1;
+  else v->improved = v->favour > 0;
 }
 
 /* "    each newer run: 1a2b3c4d +0.2% agrees, 5e6f7a8b +30.0% (p=0.008) worse", oldest first. */
@@ -555,9 +563,11 @@ static void print_each(sqlite3 *db, const int64_t *newer, int nnewer, const char
 ** names the metric ("op {"i":0} time"). */
 static void print_verdict_lines(sqlite3 *db, const char *uuid, const char *what, const char *unit_then,
                                 const char *unit_now, const int64_t *newer, int nnewer, const char *better,
-                                const metric_verdict *v) {
+                                const char *side, const metric_verdict *v) {
   const xp_samplecmp *c = &v->pooled;
-  printf("  %s: run %.8s ", v->contradicted ? "CONTRADICTED" : v->split ? "SPLIT" : "MOVED, same direction", uuid);
+  const int alternative = side && strcmp(side, "alternative") == 0;
+  printf("  %s: run %.8s%s%s%s ", v->contradicted ? "CONTRADICTED" : v->split ? "SPLIT" : "MOVED, same direction", uuid,
+         side ? " (" : "", side ? side : "", side ? ")" : "");
   xp_print_text(stdout, what);
   printf(": median %.4g %s then; %.4g %s in %d newer run%s (%+.1f%%, p=%.2g)", c->median_a, unit_then, c->median_b,
          unit_now, nnewer, nnewer == 1 ? "" : "s", 100 * c->change, c->p);
@@ -565,13 +575,19 @@ static void print_verdict_lines(sqlite3 *db, const char *uuid, const char *what,
   if (v->split && better)
     printf("; the newer runs disagree: %d worse, %d agree, %d better: not contradicted", v->worse, v->agree, v->better);
   else if (v->split) printf("; the newer runs disagree: %d moved up, %d down, %d agree: not contradicted", v->up, v->down, v->agree);
-  if (v->improved) printf("; better (%s is better for %s): not contradicted", better, unit_now);
+  if (v->improved && alternative)
+    printf("; the alternative got worse (%s is better for %s): not contradicted", better, unit_now);
+  else if (v->improved) printf("; better (%s is better for %s): not contradicted", better, unit_now);
+  if (v->contradicted && alternative && better)
+    printf("; the alternative got better (%s is better for %s): the decision may no longer hold", better, unit_now);
   putchar('\n');
   if (v->alone) print_each(db, newer, nnewer, better, v);
 }
 
 /* What an evidence run's metrics came to, beside the contradictions. */
 typedef struct tally {
+  const char *side; /* in: the side the run stands on (schema 34), NULL where the decision gave none */
+  int alternative;  /* in: it is the alternative's, the option the decision was taken over */
   int judged; /* metrics given a verdict */
   int split;  /* of those, metrics the newer runs disagree on */
   int better; /* and metrics that only got better */
@@ -583,12 +599,12 @@ static int judge_metric(sqlite3 *db, const char *uuid, const char *what, const c
                         tally *t) {
   metric_verdict v;
   const char *better = xp_unit_better(unit_now);
-  weigh(a, na, runs, nnewer, better, &v);
+  weigh(a, na, runs, nnewer, better, t->alternative, &v);
   t->judged += v.judged;
   t->split += v.split;
   t->better += v.improved;
   if (v.contradicted || v.split || v.improved)
-    print_verdict_lines(db, uuid, what, unit_then, unit_now, newer, nnewer, better, &v);
+    print_verdict_lines(db, uuid, what, unit_then, unit_now, newer, nnewer, better, t->side, &v);
   free(v.each);
   return v.contradicted;
 }
@@ -711,13 +727,23 @@ static void name_runs(sqlite3 *db, const int64_t *ids, int n) {
   sqlite3_finalize(st);
 }
 
+/* " (chosen)", " (alternative)": the side an evidence run stands on (--over, schema 34); "" where
+** the decision gave none. */
+static char *side_text(sqlite3_stmt *st, int i) {
+  return sqlite3_column_type(st, i) == SQLITE_NULL ? xp_strdup("") : xp_asprintf(" (%s)", txt(st, i));
+}
+
+/* Returns the contradictions found; *by_alternative: how many of them newer runs of the alternative
+** made (by getting better). */
 static int audit_evidence(sqlite3 *db, const xp_rtree *tree, int64_t decision, const decided *when,
-                          int *seal_changed, int *split) {
-  sqlite3_stmt *st = xp_db_prepare(db,
+                          int *seal_changed, int *split, int *by_alternative) {
+  char *sql = xp_asprintf(
       "SELECT e.run_uuid, r.id, r.kind, r.status, r.model, r.gpu_name, r.tp, r.batch, r.started_at,"
-      " e.run_content_sha256, r.content_sha256, (SELECT undeclared FROM run_configuration WHERE run_id = r.id)"
+      " e.run_content_sha256, r.content_sha256, (SELECT undeclared FROM run_configuration WHERE run_id = r.id), %s"
       " FROM decision_evidence e LEFT JOIN runs r ON r.uuid = e.run_uuid"
-      " WHERE e.decision_id = ?1 ORDER BY e.seq");
+      " WHERE e.decision_id = ?1 ORDER BY e.seq", xp_evidence_side_sql(db));
+  sqlite3_stmt *st = xp_db_prepare(db, sql);
+  free(sql);
   int total = 0;
   if (!st) return 0;
   sqlite3_bind_int64(st, 1, decision);
@@ -728,13 +754,16 @@ static int audit_evidence(sqlite3 *db, const xp_rtree *tree, int64_t decision, c
     if (sqlite3_column_type(st, 1) == SQLITE_NULL) {
       /* the decision checked in with this run (decision_evidence's foreign key): gone since,
       ** its rows are no longer what the decision sealed, as rows changed are */
-      printf("  run %s: MISSING from this database: removed since the decision (xp verify)\n", uuid);
+      char *side = side_text(st, 12);
+      printf("  run %s%s: MISSING from this database: removed since the decision (xp verify)\n", uuid, side);
+      free(side);
       (*seal_changed)++;
       continue;
     }
-    char *config = config_text(st);
-    printf("  run %.8s  %s  %s  %s started %s  %s\n", uuid, txt(st, 2), txt(st, 3), config, txt(st, 8),
+    char *config = config_text(st), *side = side_text(st, 12);
+    printf("  run %.8s%s  %s  %s  %s started %s  %s\n", uuid, side, txt(st, 2), txt(st, 3), config, txt(st, 8),
            seal_state(db, tree, sqlite3_column_int64(st, 1), txt(st, 9), txt(st, 10), seal_changed));
+    free(side);
     free(config);
     if (strcmp(txt(st, 3), "ok") != 0) { /* the line alone read as judged: "no evidence contradicted" */
       printf("    NOT JUDGED: the run is %s: newer runs are held against ok runs only (xp show %.8s says why)\n",
@@ -744,7 +773,8 @@ static int audit_evidence(sqlite3 *db, const xp_rtree *tree, int64_t decision, c
     if (strcmp(txt(st, 2), "torch_trace") == 0) superseded_note(db, sqlite3_column_int64(st, 1), uuid);
     int64_t *newer = NULL;
     int nnewer = 0, after = 0;
-    tally t = {0};
+    tally t = {.side = sqlite3_column_type(st, 12) == SQLITE_NULL ? NULL : txt(st, 12),
+               .alternative = strcmp(txt(st, 12), "alternative") == 0};
     newer_runs(db, sqlite3_column_int64(st, 1), decision, when, &newer, &nnewer, &after);
     if (nnewer == 0 && sqlite3_column_type(st, 11) != SQLITE_NULL)
       printf("    no newer ok runs of the same configuration: imported with nothing declared, this trace is a"
@@ -756,6 +786,7 @@ static int audit_evidence(sqlite3 *db, const xp_rtree *tree, int64_t decision, c
                       ? trace_contradictions(db, sqlite3_column_int64(st, 1), uuid, newer, nnewer, &t)
                       : contradictions(db, sqlite3_column_int64(st, 1), uuid, newer, nnewer, &t);
       total += found;
+      if (t.alternative) *by_alternative += found;
       *split += t.split;
       if (found) name_runs(db, newer, nnewer);
       if (!found && t.judged == 0)
@@ -769,7 +800,7 @@ static int audit_evidence(sqlite3 *db, const xp_rtree *tree, int64_t decision, c
       else if (!found)
         printf("    holds against %d newer run%s of the same configuration (%d after the decision; %d metric%s judged%s)\n",
                nnewer, nnewer == 1 ? "" : "s", after, t.judged, t.judged == 1 ? "" : "s",
-               t.better ? ", some better: MOVED above" : "");
+               !t.better ? "" : t.alternative ? ", some worse, bearing the decision out: MOVED above" : ", some better: MOVED above");
     }
     free(newer);
   }
@@ -782,7 +813,8 @@ static int audit_evidence(sqlite3 *db, const xp_rtree *tree, int64_t decision, c
 /* The decision's verdict in one line, what breaks its record first: evidence whose rows changed
 ** or are gone, or a record altered, was verdict "no evidence contradicted" (exit 5 the only sign),
 ** read as the decision holding. */
-static void print_verdict(int altered, int changed, int evidence, int contradicted, int split, int unchecked, int moved) {
+static void print_verdict(int altered, int changed, int evidence, int contradicted, int by_alternative, int split,
+                          int unchecked, int moved) {
   const char *sep = "";
   fputs("verdict: ", stdout);
   if (altered) {
@@ -794,7 +826,11 @@ static void print_verdict(int altered, int changed, int evidence, int contradict
            " recorded (xp verify)", sep, changed, evidence, evidence == 1 ? "" : "s");
     sep = "; ";
   }
-  if (contradicted) printf("%sCONTRADICTED by newer runs", sep);
+  if (contradicted && by_alternative == contradicted)
+    printf("%sCONTRADICTED by newer runs of the alternative: it got better", sep);
+  else if (by_alternative)
+    printf("%sCONTRADICTED by newer runs of the chosen option and of the alternative", sep);
+  else if (contradicted) printf("%sCONTRADICTED by newer runs", sep);
   else if (!*sep) fputs("no evidence contradicted", stdout);
   /* the verdict alone read as newer runs agreeing, where they disagreed among themselves */
   if (split) printf("; newer runs SPLIT on %d metric%s (some agree)", split, split == 1 ? "" : "s");
@@ -846,11 +882,11 @@ static int audit_one(sqlite3 *db, const xp_rtree *tree, int64_t id, int *contrad
     unchecked = audit_query(db, d, since, &moved);
   }
   int changed = 0;
-  int split = 0;
-  int found = audit_evidence(db, tree, id, &when, &changed, &split);
+  int split = 0, by_alternative = 0;
+  int found = audit_evidence(db, tree, id, &when, &changed, &split, &by_alternative);
   *contradicted += found > 0; /* decisions, as the summary on stderr counts them */
   *seal_changed += altered || changed;
-  print_verdict(altered, changed, sqlite3_column_int(d, 9), found, split, unchecked, moved);
+  print_verdict(altered, changed, sqlite3_column_int(d, 9), found, by_alternative, split, unchecked, moved);
   sqlite3_finalize(d);
   return 0;
 }

@@ -1,9 +1,10 @@
 /*
-** xp decide "TITLE" --because "..." --evidence RUN... [--query FILE.sql --param K=V ...]
-**           [--supersedes DECISION]
+** xp decide "TITLE" --because "..." --evidence RUN... [--over RUN...] [--query FILE.sql
+**           --param K=V ...] [--supersedes DECISION]
 **
 ** A decision records who decided what, when, with which xp, and on which evidence: the runs
-** (by UUID, with each run's seal at that moment) and, optionally, a query with its text,
+** (by UUID, with each run's seal at that moment, and with --over the side each stands on: the
+** chosen option's runs and the alternative's, schema/034) and, optionally, a query with its text,
 ** parameters and result rows as they were, hashed. Nothing is written unless everything checks
 ** out. Decisions are never edited (schema/006_history.sql refuses it); a new decision may
 ** supersede an old one. xp audit re-runs the query later and shows what moved.
@@ -24,12 +25,16 @@
 #include "xp.h"
 
 static const char usage[] =
-    "usage: xp decide \"TITLE\" --because \"WHY\" --evidence RUN... [--query FILE.sql|-\n"
-    "                 [--param NAME=VALUE]...] [--supersedes DECISION]\n"
+    "usage: xp decide \"TITLE\" --because \"WHY\" --evidence RUN... [--over RUN...]\n"
+    "                 [--query FILE.sql|- [--param NAME=VALUE]...] [--supersedes DECISION]\n"
     "  Records a decision: title, rationale, author ($XP_AUTHOR, else git config user.name,\n"
     "  else $USER), time, xp's commit, the evidence runs (UUIDs or unique prefixes; finished\n"
     "  runs only) and, with --query, the query's text, parameters and result rows as they are\n"
     "  now, with their SHA-256. At least one evidence run or a query is required.\n"
+    "  --over names the alternative's runs where the decision picks one option over another\n"
+    "  (\"NVLink over PCIe\": --evidence NVLINK_RUN --over PCIE_RUN): the --evidence runs are\n"
+    "  then the chosen side, and xp audit holds a newer run of the alternative that got better\n"
+    "  against the decision, where one of the chosen side must get worse.\n"
     "  Decisions are never edited: --supersedes names the decision this one replaces (and a\n"
     "  --param the query does not name, a misspelt one, is refused).\n"
     "  xp audit DECISION shows it later, with what has changed since. --evidence takes every\n"
@@ -42,7 +47,7 @@ typedef struct decision_rec {
   const char *uuid, *title, *rationale, *author, *created_at, *xp_version, *xp_commit;
   const char *supersedes, *query_file, *query_text, *query_params, *query_result_sha256;
   int64_t evidence_count;
-  cJSON *evidence; /* array of {run_uuid, run_content_sha256} in order */
+  cJSON *evidence; /* array of {run_uuid, run_content_sha256[, side]} in order */
 } decision_rec;
 
 static void add_str(cJSON *o, const char *k, const char *v) {
@@ -75,6 +80,23 @@ static void digest_of(const decision_rec *d, char out[65]) {
 
 static const char *col(sqlite3_stmt *st, int i) { return (const char *)sqlite3_column_text(st, i); }
 
+/* One evidence run as the record has it. The side is left out where there is none (evidence
+** without --over, every decision before schema 34), so their digests stay what they were. */
+static cJSON *evidence_item(const char *uuid, const char *seal, const char *side) {
+  cJSON *e = cJSON_CreateObject();
+  add_str(e, "run_uuid", uuid);
+  add_str(e, "run_content_sha256", seal);
+  if (side) cJSON_AddStringToObject(e, "side", side);
+  return e;
+}
+
+const char *xp_evidence_side_sql(sqlite3 *db) {
+  sqlite3_stmt *st = xp_db_prepare(db, "SELECT 1 FROM sqlite_schema WHERE name = 'decision_evidence_sides'");
+  int has = st && sqlite3_step(st) == SQLITE_ROW;
+  sqlite3_finalize(st);
+  return has ? "(SELECT s.side FROM decision_evidence_sides s WHERE s.decision_id = e.decision_id AND s.seq = e.seq)" : "NULL";
+}
+
 int xp_decision_digest(sqlite3 *db, int64_t id, char out[65]) {
   sqlite3_stmt *st = xp_db_prepare(db,
       "SELECT uuid, title, rationale, author, created_at, xp_version, xp_commit, supersedes,"
@@ -89,20 +111,18 @@ int xp_decision_digest(sqlite3 *db, int64_t id, char out[65]) {
   decision_rec d = {col(st, 0), col(st, 1), col(st, 2), col(st, 3), col(st, 4), col(st, 5),
                     col(st, 6), col(st, 7), col(st, 8), col(st, 9), col(st, 10), col(st, 11),
                     sqlite3_column_int64(st, 12), cJSON_CreateArray()};
-  sqlite3_stmt *ev = xp_db_prepare(db,
-      "SELECT run_uuid, run_content_sha256 FROM decision_evidence WHERE decision_id = ?1 ORDER BY seq");
+  /* a database older than schema 34 (xp merge's other, xp audit's unmigrated) has no sides */
+  char *sql = xp_asprintf("SELECT e.run_uuid, e.run_content_sha256, %s FROM decision_evidence e"
+                          " WHERE e.decision_id = ?1 ORDER BY e.seq", xp_evidence_side_sql(db));
+  sqlite3_stmt *ev = xp_db_prepare(db, sql);
+  free(sql);
   if (!ev) {
     sqlite3_finalize(st);
     cJSON_Delete(d.evidence);
     return XP_EXIT_DB;
   }
   sqlite3_bind_int64(ev, 1, id);
-  while (sqlite3_step(ev) == SQLITE_ROW) {
-    cJSON *e = cJSON_CreateObject();
-    add_str(e, "run_uuid", col(ev, 0));
-    add_str(e, "run_content_sha256", col(ev, 1));
-    cJSON_AddItemToArray(d.evidence, e);
-  }
+  while (sqlite3_step(ev) == SQLITE_ROW) cJSON_AddItemToArray(d.evidence, evidence_item(col(ev, 0), col(ev, 1), col(ev, 2)));
   digest_of(&d, out);
   sqlite3_finalize(ev);
   sqlite3_finalize(st);
@@ -232,22 +252,34 @@ static char *author_name(void) {
 typedef struct decide_args {
   const char *title, *because, *query_file, *supersedes;
   const char **evidence;
-  int nevidence;
+  const char **side; /* each evidence run's: "chosen" (--evidence beside --over), "alternative"
+                     ** (--over), NULL without --over */
+  int nevidence, nover;
   cJSON *params; /* object NAME -> VALUE */
 } decide_args;
 
+/* --evidence and --over take every word up to the next option (and --opt=RUN) as a run. Returns
+** 1 where argv[*i] is the option, with its runs added as of side; -1 where it has none (said). */
+static int take_runs(int argc, char **argv, int *i, const char *opt, const char *side, decide_args *a) {
+  size_t n = strlen(opt);
+  if (strncmp(argv[*i], opt, n) != 0 || (argv[*i][n] != 0 && argv[*i][n] != '=')) return 0;
+  int taken = argv[*i][n] == '=';
+  if (taken) a->evidence[a->nevidence] = argv[*i] + n + 1, a->side[a->nevidence++] = side;
+  while (*i + 1 < argc && argv[*i + 1][0] != '-') {
+    a->evidence[a->nevidence] = argv[++*i], a->side[a->nevidence++] = side;
+    taken = 1;
+  }
+  if (!taken) return xp_usage_error("decide", "%s needs at least one run", opt), -1;
+  return 1;
+}
+
 static int parse_args(int argc, char **argv, decide_args *a) {
-  int bad = 0;
+  int bad = 0, took;
   for (int i = 1; i < argc; i++) {
     const char *v;
-    if (strcmp(argv[i], "--evidence") == 0 || strncmp(argv[i], "--evidence=", 11) == 0) {
-      if (argv[i][10] == '=') a->evidence[a->nevidence++] = argv[i] + 11;
-      int taken = argv[i][10] == '=';
-      while (i + 1 < argc && argv[i + 1][0] != '-') {
-        a->evidence[a->nevidence++] = argv[++i];
-        taken = 1;
-      }
-      if (!taken) return xp_usage_error("decide", "--evidence needs at least one run");
+    if ((took = take_runs(argc, argv, &i, "--evidence", "chosen", a)) != 0 ||
+        (took = take_runs(argc, argv, &i, "--over", "alternative", a)) != 0) {
+      if (took < 0) return XP_EXIT_USAGE;
     } else if ((v = xp_opt_value(argc, argv, &i, "--because", &bad))) {
       if (xp_opt_twice("decide", "--because", v, a->because)) return XP_EXIT_USAGE;
       a->because = v;
@@ -293,6 +325,9 @@ static int parse_args(int argc, char **argv, decide_args *a) {
     return xp_usage_error("decide", "what was decided? give a title");
   }
   if (!a->because || !*a->because) return xp_usage_error("decide", "why? --because \"...\" is required");
+  for (int i = 0; i < a->nevidence; i++) a->nover += a->side[i][0] == 'a';
+  if (a->nover && a->nover == a->nevidence)
+    return xp_usage_error("decide", "--over names the alternative's runs; --evidence names the chosen option's");
   if (a->nevidence == 0 && !a->query_file)
     return xp_usage_error("decide", "a decision needs evidence: --evidence RUN... and/or --query FILE.sql");
   if (cJSON_GetArraySize(a->params) > 0 && !a->query_file)
@@ -315,14 +350,18 @@ static int check_sealed(sqlite3 *db, xp_rtree *tree, int64_t id, const char *sea
   return 0;
 }
 
-static int resolve_one(sqlite3 *db, const char *arg, cJSON *evidence, xp_rtree *tree) {
+static int resolve_one(sqlite3 *db, const char *arg, const char *side, cJSON *evidence, xp_rtree *tree) {
   int64_t id;
   char uuid[37];
   int rc = xp_resolve_run(db, arg, &id, uuid);
   if (rc) return rc;
   const cJSON *e;
-  cJSON_ArrayForEach(e, evidence)
-    if (strcmp(cJSON_GetObjectItemCaseSensitive(e, "run_uuid")->valuestring, uuid) == 0) return 0; /* given twice */
+  cJSON_ArrayForEach(e, evidence) {
+    if (strcmp(cJSON_GetObjectItemCaseSensitive(e, "run_uuid")->valuestring, uuid) != 0) continue;
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(e, "side");
+    if (!side || strcmp(s->valuestring, side) == 0) return 0; /* given twice */
+    return xp_usage_value_error("decide", side[0] == 'a' ? "--over" : "--evidence", arg, "run %.8s is given with --evidence too: a run stands on one side", uuid);
+  }
   sqlite3_stmt *st = xp_db_prepare(db, "SELECT status, content_sha256 FROM runs WHERE id = ?1");
   if (!st) return XP_EXIT_DB;
   sqlite3_bind_int64(st, 1, id);
@@ -337,10 +376,7 @@ static int resolve_one(sqlite3 *db, const char *arg, cJSON *evidence, xp_rtree *
   else if (strcmp(col(st, 0), "aborted") == 0)
     rc = xp_error(XP_EXIT_USAGE, "%s: run %s was interrupted (aborted); it is no evidence: run it again", arg, uuid);
   else if ((rc = check_sealed(db, tree, id, col(st, 1), arg, uuid)) == 0) {
-    cJSON *o = cJSON_CreateObject();
-    add_str(o, "run_uuid", uuid);
-    add_str(o, "run_content_sha256", col(st, 1));
-    cJSON_AddItemToArray(evidence, o);
+    cJSON_AddItemToArray(evidence, evidence_item(uuid, col(st, 1), side));
   }
   sqlite3_finalize(st);
   return rc;
@@ -351,7 +387,8 @@ static int resolve_one(sqlite3 *db, const char *arg, cJSON *evidence, xp_rtree *
 static int resolve_evidence(sqlite3 *db, decide_args *a, cJSON *evidence) {
   xp_rtree tree = {0};
   int rc = 0;
-  for (int i = 0; i < a->nevidence && rc == 0; i++) rc = resolve_one(db, a->evidence[i], evidence, &tree);
+  for (int i = 0; i < a->nevidence && rc == 0; i++)
+    rc = resolve_one(db, a->evidence[i], a->nover ? a->side[i] : NULL, evidence, &tree);
   xp_rtree_free(&tree);
   return rc;
 }
@@ -419,9 +456,22 @@ static int insert_decision(sqlite3 *db, const decision_rec *d, const char *resul
     xp_bind_text(st, 3, u->valuestring);
     xp_bind_text(st, 4, cJSON_IsString(h) ? h->valuestring : NULL);
     if ((rc = xp_db_step_done(db, st)) != 0) break;
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(e, "side");
+    if (cJSON_IsString(s) && (rc = xp_evidence_side_insert(db, id, seq - 1, s->valuestring)) != 0) break;
   }
   sqlite3_finalize(st);
   return rc ? rc : xp_chain_head_update(db);
+}
+
+int xp_evidence_side_insert(sqlite3 *db, int64_t decision_id, int64_t seq, const char *side) {
+  sqlite3_stmt *st = xp_db_prepare(db, "INSERT INTO decision_evidence_sides(decision_id, seq, side) VALUES (?1,?2,?3)");
+  if (!st) return XP_EXIT_DB;
+  sqlite3_bind_int64(st, 1, decision_id);
+  sqlite3_bind_int64(st, 2, seq);
+  xp_bind_text(st, 3, side);
+  int rc = xp_db_step_done(db, st);
+  sqlite3_finalize(st);
+  return rc;
 }
 
 /* A decision is superseded once: a second successor would fork the history, and audit, which
@@ -438,6 +488,16 @@ static int check_not_superseded(sqlite3 *db, const char *uuid) {
   return rc;
 }
 
+static int count_side(const cJSON *evidence, const char *side) {
+  int n = 0;
+  const cJSON *e;
+  cJSON_ArrayForEach(e, evidence) {
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(e, "side");
+    n += cJSON_IsString(s) && strcmp(s->valuestring, side) == 0;
+  }
+  return n;
+}
+
 int cmd_decide(int argc, char **argv, const char *db_path) {
   for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) /* -- "-h" is a title, as main reads it */
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -446,6 +506,7 @@ int cmd_decide(int argc, char **argv, const char *db_path) {
     }
   decide_args a = {0};
   a.evidence = xp_xcalloc((size_t)argc, sizeof *a.evidence);
+  a.side = xp_xcalloc((size_t)argc, sizeof *a.side);
   a.params = cJSON_CreateObject();
   cJSON *evidence = cJSON_CreateArray();
   char *sql = NULL, *result = NULL, *author = NULL, *params_text = NULL;
@@ -498,6 +559,8 @@ int cmd_decide(int argc, char **argv, const char *db_path) {
   printf("decision %s recorded: %s\n", uuid, a.title);
   printf("  by %s at %s; evidence: %d run%s", author, now, cJSON_GetArraySize(evidence),
          cJSON_GetArraySize(evidence) == 1 ? "" : "s");
+  if (a.nover) printf(" (%d chosen, %d alternative)", cJSON_GetArraySize(evidence) - count_side(evidence, "alternative"),
+                     count_side(evidence, "alternative"));
   if (sql) printf("; query %s: %zu row%s (sha256 %.16s)", a.query_file, nrows, nrows == 1 ? "" : "s", result_sha);
   if (a.supersedes) printf("; supersedes %s", sup_uuid);
   putchar('\n');
@@ -506,6 +569,7 @@ out:
   cJSON_Delete(evidence);
   cJSON_Delete(a.params);
   free(a.evidence);
+  free(a.side);
   free(sql);
   free(result);
   free(author);

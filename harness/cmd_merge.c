@@ -344,7 +344,11 @@ static int merge_decisions(merger *m) {
   sql = xp_asprintf("INSERT INTO decisions (%s) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)", cols);
   sqlite3_stmt *ins = st ? xp_db_prepare(m->main, sql) : NULL;
   free(sql);
-  sqlite3_stmt *ev = ins ? xp_db_prepare(m->other, "SELECT seq, run_uuid, run_content_sha256 FROM decision_evidence WHERE decision_id = ?1 ORDER BY seq") : NULL;
+  /* each run's side (schema 34) with it: part of the decision's digest; none from an older database */
+  sql = xp_asprintf("SELECT e.seq, e.run_uuid, e.run_content_sha256, %s FROM decision_evidence e"
+                    " WHERE e.decision_id = ?1 ORDER BY e.seq", xp_evidence_side_sql(m->other));
+  sqlite3_stmt *ev = ins ? xp_db_prepare(m->other, sql) : NULL;
+  free(sql);
   sqlite3_stmt *evins = ev ? xp_db_prepare(m->main, "INSERT INTO decision_evidence(decision_id, seq, run_uuid, run_content_sha256) VALUES (?1,?2,?3,?4)") : NULL;
   sqlite3_stmt *here = evins ? xp_db_prepare(m->main, "SELECT decision_sha256 FROM decisions WHERE uuid = ?1") : NULL;
   sqlite3_stmt *run_here = here ? xp_db_prepare(m->main, "SELECT 1 FROM runs WHERE uuid = ?1") : NULL;
@@ -393,6 +397,8 @@ static int merge_decisions(merger *m) {
       sqlite3_bind_int64(evins, 1, nid);
       for (int c = 0; c < 3; c++) sqlite3_bind_value(evins, c + 2, sqlite3_column_value(ev, c));
       if (sqlite3_step(evins) != SQLITE_DONE) rc = xp_db_fail(m->main, "copying a decision's evidence");
+      else if (sqlite3_column_type(ev, 3) != SQLITE_NULL)
+        rc = xp_evidence_side_insert(m->main, nid, sqlite3_column_int64(ev, 0), (const char *)sqlite3_column_text(ev, 3));
     }
     if (rc == 0) m->decisions++;
   }

@@ -140,6 +140,11 @@ cJSON *xp_fact_differences(const cJSON *a, const cJSON *b);
 int xp_resolve_decision(sqlite3 *db, const char *ref, int64_t *id, char uuid_out[37]);
 /* The decision's record as canonical JSON and its SHA-256 (what decision_sha256 holds). */
 int xp_decision_digest(sqlite3 *db, int64_t id, char out[65]);
+/* SQL for the side of evidence row `e` (schema 34's decision_evidence_sides): "chosen",
+** "alternative", or NULL where none was given; "NULL" in a database older than schema 34 (xp
+** audit's, read unmigrated, or xp merge's other). xp_evidence_side_insert records one. */
+const char *xp_evidence_side_sql(sqlite3 *db);
+int xp_evidence_side_insert(sqlite3 *db, int64_t decision_id, int64_t seq, const char *side);
 /* Run a decision's query text against db (read-only rules as xp query) into a JSON array of
 ** result sets, one per statement, each an array of row objects;
 ** *unused (where not NULL): the first of params that no statement names, or NULL; given (a
