@@ -63,16 +63,6 @@ void xp_compare_samples(const double *a, size_t na, const double *b, size_t nb,
   out->beyond_noise = out->judged && out->p < XP_ALPHA;
 }
 
-const char *xp_unit_better(const char *unit) {
-  static const char *const times[] = {"s", "ms", "us", "ns", "µs", "sec", "seconds", "cycles", NULL};
-  if (!unit) return NULL;
-  for (int i = 0; times[i]; i++)
-    if (strcmp(unit, times[i]) == 0) return "lower";
-  size_t n = strlen(unit);
-  if (n > 2 && strcmp(unit + n - 2, "/s") == 0) return "higher";
-  return NULL;
-}
-
 /* Run ids are xp's own integers, pasted as a literal list: the read-only connection's
 ** authorizer refuses json_each(), and a literal IN list lets SQLite use its indexes. */
 char *xp_id_list(const int64_t *ids, int n) {

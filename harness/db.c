@@ -18,6 +18,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 #include "db.h"
+#include "history.h"
 #include "runref.h"
 #include "xp.h"
 #include "xp_blob.h"
@@ -592,6 +593,11 @@ sqlite3 *xp_db_open(const char *path, enum xp_db_mode mode, int *exit_code) {
     if (version < xp_db_schema_version()) {
       if (migrate(db, path, mode != XP_DB_DRY) != 0) goto fail;
     } else if (mode == XP_DB_DRY && xp_db_begin(db) != 0) goto fail;
+  }
+  /* which way is better for a unit, as xp compare and xp audit judge it (queries/regressions.sql) */
+  if (xp_register_unit_fns(db) != SQLITE_OK) {
+    xp_db_fail(db, "opening");
+    goto fail;
   }
   *exit_code = 0;
   return db;
