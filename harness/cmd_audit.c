@@ -23,10 +23,11 @@
 #include "cli.h"
 #include "db.h"
 #include "history.h"
+#include "runref.h"
 #include "xp.h"
 
 static const char usage[] =
-    "usage: xp audit [DECISION]\n"
+    "usage: xp audit [DECISION] [--by-run]\n"
     "  Shows a decision (a UUID or unique prefix; without one, every decision that has not\n"
     "  been superseded, oldest first, and a line for each superseded one) and checks it against\n"
     "  today's history: its query is run again and every number that moved is shown, then and\n"
@@ -44,7 +45,9 @@ static const char usage[] =
     "  getting better. An evidence trace\n"
     "  that another import of the same job supersedes (queries count that one) is named with it.\n"
     "  A query that no longer runs here (a table or column it read is gone) leaves its recorded\n"
-    "  rows NOT CHECKED, said in its verdict.\n"
+    "  rows NOT CHECKED, said in its verdict. --by-run names the runs since the decision that\n"
+    "  moved its query's figures, each with what it moved (on a copy of the database, the\n"
+    "  newest run taken out first).\n"
     "  Newer means measured later (a trace's clock, a result's own date), not imported later.\n"
     "  Since the decision means arrived in this database after it: recorded, or merged in\n"
     "  (xp merge) whatever the dates it was measured with, or dated after it.\n"
@@ -347,20 +350,124 @@ static void rules_note(sqlite3 *db, const char *decided_at) {
   sqlite3_finalize(st);
 }
 
+/* ---- which newer runs moved a query's figures (--by-run) ---- */
+
+/* The decision's query on db, as decide stored its rows (reals written exactly, read back as
+** numbers); NULL where it does not run (said on stderr). */
+static cJSON *query_rows(sqlite3 *db, sqlite3_stmt *d) {
+  const char *file = txt(d, 10);
+  cJSON *p = cJSON_Parse(txt(d, 12));
+  int rc = 0;
+  cJSON *now = xp_decision_query(db, txt(d, 11), *file ? file : "<decision query>", p, NULL, &rc);
+  cJSON_Delete(p);
+  if (!now) return NULL;
+  char *text = cJSON_PrintUnformatted(now);
+  cJSON_Delete(now);
+  now = cJSON_Parse(text);
+  free(text);
+  return now;
+}
+
+/* A scratch copy of the database as this audit reads it (SQLite's temporary database: pages past
+** its cache go to a temporary file), its guards dropped so that runs can be taken out of it. */
+static sqlite3 *scratch_copy(sqlite3 *db) {
+  sqlite3 *mem = NULL;
+  if (sqlite3_open_v2("", &mem, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+    sqlite3_close(mem);
+    return NULL;
+  }
+  sqlite3_backup *b = sqlite3_backup_init(mem, "main", db, "main");
+  int rc = b ? sqlite3_backup_step(b, -1) : SQLITE_ERROR;
+  sqlite3_backup_finish(b);
+  char *drops = NULL;
+  sqlite3_stmt *st = rc == SQLITE_DONE ? xp_db_prepare(mem, "SELECT group_concat('DROP TRIGGER ' || quote(name), ';')"
+                                                            " FROM sqlite_schema WHERE type = 'trigger'") : NULL;
+  if (st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) drops = xp_strdup(txt(st, 0));
+  sqlite3_finalize(st);
+  if (!st || (drops && sqlite3_exec(mem, drops, NULL, NULL, NULL) != SQLITE_OK) ||
+      sqlite3_exec(mem, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) != SQLITE_OK ||
+      xp_register_unit_fns(mem) != SQLITE_OK || xp_register_run_fns(mem) != SQLITE_OK) {
+    sqlite3_close(mem);
+    mem = NULL;
+  }
+  free(drops);
+  return mem;
+}
+
+/* Take run id out of the scratch copy, with its rows (ON DELETE CASCADE) and any decision's
+** citation of it. */
+static int take_out(sqlite3 *mem, int64_t id) {
+  sqlite3_stmt *st = xp_db_prepare(mem, "DELETE FROM decision_evidence WHERE run_uuid = (SELECT uuid FROM runs WHERE id = ?1)");
+  int rc = st ? 0 : XP_EXIT_DB;
+  if (st) sqlite3_bind_int64(st, 1, id), rc = xp_db_step_done(mem, st);
+  sqlite3_finalize(st);
+  if (rc || !(st = xp_db_prepare(mem, "DELETE FROM runs WHERE id = ?1"))) return rc ? rc : XP_EXIT_DB;
+  sqlite3_bind_int64(st, 1, id);
+  rc = xp_db_step_done(mem, st);
+  sqlite3_finalize(st);
+  return rc;
+}
+
+#define BY_RUN_MAX 100 /* newer runs attributed one by one; each costs a run of the query */
+
+/* Which of the runs that arrived since the decision moved its query's figures: the newest taken
+** out of a scratch copy first, then the next, the query run again each time; a run moved the
+** figures where taking it out changed them, and its lines say from what (without it, "then") to
+** what (with it, "now"). A run that only adds to what an older newer run already moved is named
+** for what it moved beyond that. */
+static void drift_by_run(sqlite3 *db, sqlite3_stmt *d, const decided *when) {
+  sqlite3_stmt *st = xp_db_prepare(db,
+      "SELECT id, substr(uuid, 1, 8), kind, coalesce(finished_at, started_at) FROM runs"
+      " WHERE status <> 'running' AND " ARRIVED_AFTER("") " ORDER BY coalesce(chain_seq, 0) DESC, id DESC");
+  if (!st) return;
+  bind_decided(st, when);
+  int n = 0, moving = 0;
+  sqlite3 *mem = NULL;
+  cJSON *with = NULL;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    if (n++ == 0) {
+      printf("  by run, newest first (the figures with the run against without it, the runs before it kept):\n");
+      if (!(mem = scratch_copy(db)) || !(with = query_rows(mem, d))) {
+        printf("  NOT ATTRIBUTED: the database could not be copied, or the query did not run on the copy\n");
+        break;
+      }
+    }
+    if (n > BY_RUN_MAX) {
+      printf("  and older runs since the decision, not attributed (%d at most)\n", BY_RUN_MAX);
+      break;
+    }
+    cJSON *without = take_out(mem, sqlite3_column_int64(st, 0)) == 0 ? query_rows(mem, d) : NULL;
+    if (!without) {
+      printf("  NOT ATTRIBUTED past run %s: it could not be taken out of the copy\n", txt(st, 1));
+      break;
+    }
+    if (!cJSON_Compare(with, without, 1)) {
+      int unchanged = 0;
+      moving++;
+      printf("  run %s (%s, %s):\n", txt(st, 1), txt(st, 2), txt(st, 3));
+      for (int s = 0; s < cJSON_GetArraySize(without) || s < cJSON_GetArraySize(with); s++) {
+        cJSON *t = cJSON_GetArrayItem(without, s), *w = cJSON_GetArrayItem(with, s), *empty = cJSON_CreateArray();
+        drift_set(t ? t : empty, w ? w : empty, &unchanged);
+        cJSON_Delete(empty);
+      }
+    }
+    cJSON_Delete(with);
+    with = without;
+  }
+  if (n == 0) printf("  by run: no run arrived since the decision: what moved, moved without one\n");
+  else if (moving == 0 && with) printf("  by run: none of the %d run%s since the decision moved a figure\n", n, n == 1 ? "" : "s");
+  else if (with) printf("  by run: %d of %d run%s since the decision moved figures\n", moving, n, n == 1 ? "" : "s");
+  cJSON_Delete(with);
+  sqlite3_close(mem);
+  sqlite3_finalize(st);
+}
+
 /* The decision's query again, its drift said (*moved: the values that moved); 1 where it no
 ** longer runs here (a table or column it reads is gone: another schema, a user's table dropped),
 ** so its rows go unchecked. */
-static int audit_query(sqlite3 *db, sqlite3_stmt *d, int64_t since, int *moved_out) {
-  const char *file = txt(d, 10), *sql = txt(d, 11), *params = txt(d, 12), *result = txt(d, 13);
-  cJSON *p = cJSON_Parse(params), *then = cJSON_Parse(result);
-  int rc = 0;
-  cJSON *now = xp_decision_query(db, sql, *file ? file : "<decision query>", p, NULL, &rc);
-  if (now) { /* the rows as decide stored them: reals written exactly, read back as numbers */
-    char *text = cJSON_PrintUnformatted(now);
-    cJSON_Delete(now);
-    now = cJSON_Parse(text);
-    free(text);
-  }
+static int audit_query(sqlite3 *db, sqlite3_stmt *d, int64_t since, const decided *when, int by_run, int *moved_out) {
+  const char *file = txt(d, 10), *params = txt(d, 12), *result = txt(d, 13);
+  cJSON *p = cJSON_Parse(params), *then = cJSON_Parse(result), *now = query_rows(db, d);
   fputs("query ", stdout);
   xp_print_text(stdout, *file ? file : "(inline)");
   if (cJSON_GetArraySize(p) > 0) {
@@ -385,6 +492,9 @@ static int audit_query(sqlite3 *db, sqlite3_stmt *d, int64_t since, int *moved_o
     printf("  drift: %d value%s moved, %d unchanged, over %lld run%s recorded since the decision\n",
            moved, moved == 1 ? "" : "s", unchanged, (long long)since, since == 1 ? "" : "s");
     if (moved) rules_note(db, txt(d, 4));
+    if (by_run) drift_by_run(db, d, when);
+    else if (moved && since)
+      printf("  (xp audit %.8s --by-run names the runs since the decision that moved them)\n", txt(d, 0));
     *moved_out = moved;
   }
   if (local_run) {
@@ -839,7 +949,7 @@ static void print_verdict(int altered, int changed, int evidence, int contradict
   printf("%s\n", unchecked ? "; its query NOT CHECKED (it no longer runs here)" : "");
 }
 
-static int audit_one(sqlite3 *db, const xp_rtree *tree, int64_t id, int *contradicted, int *seal_changed) {
+static int audit_one(sqlite3 *db, const xp_rtree *tree, int64_t id, int by_run, int *contradicted, int *seal_changed) {
   sqlite3_stmt *d = xp_db_prepare(db,
       "SELECT uuid, title, rationale, author, created_at, xp_version, xp_commit, supersedes,"
       " (SELECT group_concat(s.uuid, ', ') FROM decisions s WHERE s.supersedes = d.uuid),"
@@ -879,7 +989,7 @@ static int audit_one(sqlite3 *db, const xp_rtree *tree, int64_t id, int *contrad
     char h[65];
     xp_sha256_hex(txt(d, 13), strlen(txt(d, 13)), h);
     if (strcmp(h, txt(d, 14)) != 0) printf("  WARNING: the recorded query result does not match its hash (xp verify)\n");
-    unchecked = audit_query(db, d, since, &moved);
+    unchecked = audit_query(db, d, since, &when, by_run, &moved);
   }
   int changed = 0;
   int split = 0, by_alternative = 0;
@@ -893,12 +1003,13 @@ static int audit_one(sqlite3 *db, const xp_rtree *tree, int64_t id, int *contrad
 
 int cmd_audit(int argc, char **argv, const char *db_path) {
   const char *ref = NULL;
-  int rc = 0;
+  int rc = 0, by_run = 0;
   for (int i = 1; i < argc && rc == 0; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       fputs(usage, stdout);
       return 0;
-    } else if (argv[i][0] == '-') rc = xp_usage_value_error("audit", "unknown option", argv[i], NULL);
+    } else if (strcmp(argv[i], "--by-run") == 0) by_run = 1;
+    else if (argv[i][0] == '-') rc = xp_usage_value_error("audit", "unknown option", argv[i], NULL);
     else if (ref) rc = xp_usage_error("audit", "one decision at a time (or none for all)");
     else ref = argv[i];
   }
@@ -917,7 +1028,7 @@ int cmd_audit(int argc, char **argv, const char *db_path) {
   }
   if (ref) {
     int64_t id;
-    if ((rc = xp_resolve_decision(db, ref, &id, NULL)) == 0) rc = audit_one(db, &tree, id, &contradicted, &seal_changed);
+    if ((rc = xp_resolve_decision(db, ref, &id, NULL)) == 0) rc = audit_one(db, &tree, id, by_run, &contradicted, &seal_changed);
   } else {
     sqlite3_stmt *st = xp_db_prepare(db,
         "SELECT d.id, d.uuid, d.title, d.created_at, (SELECT s.uuid FROM decisions s WHERE s.supersedes = d.uuid"
@@ -932,7 +1043,7 @@ int cmd_audit(int argc, char **argv, const char *db_path) {
         fputs(" (", stdout);
         xp_print_text(stdout, txt(st, 3));
         printf(") -- superseded by %s\n", txt(st, 4));
-      } else rc = audit_one(db, &tree, sqlite3_column_int64(st, 0), &contradicted, &seal_changed);
+      } else rc = audit_one(db, &tree, sqlite3_column_int64(st, 0), by_run, &contradicted, &seal_changed);
     }
     sqlite3_finalize(st);
     if (rc == 0 && n == 0) printf("no decisions recorded (xp decide records one)\n");

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# A decision resting on a query: xp audit said its figures moved ("slowest 100.1 then; 200.2
+# now") and over how many runs since, but not which of them moved it; with dozens since, the
+# reviewer looked for it by hand. xp audit DECISION --by-run names each run that moved a figure,
+# with what it moved (the figures without it against with it), and says which moved nothing.
+set -uo pipefail
+. "$XP_SRC/tests/lib.sh"
+need_probe
+record model=m > /dev/null
+cat > "$tmp/slowest.sql" <<'SQL'
+SELECT r.model, max(m.median) AS slowest FROM runs r JOIN cases c ON c.run_id = r.id
+JOIN metrics m ON m.case_id = c.id WHERE r.status = 'ok' AND m.name = 'time' GROUP BY r.model ORDER BY r.model;
+SQL
+run decide "m is fast enough" --because "slowest op 200 us" --query "$tmp/slowest.sql"; expect_rc 0
+decision=$(sql "SELECT substr(uuid, 1, 8) FROM decisions")
+faster=$(record model=m scale=0.5); slower=$(record model=m scale=2); other=$(record model=z)
+run audit "$decision"; expect_rc 0
+has "  model=m: slowest 200.2 then; 400.4 now (+100.0%)"
+has "  (xp audit $decision --by-run names the runs since the decision that moved them)"
+hasnt "by run"
+run audit "$decision" --by-run; expect_rc 0
+has "  by run, newest first (the figures with the run against without it, the runs before it kept):"
+grep -A1 -F "  run ${other:0:8} (hist_probe, " "$tmp/out" | grep -qF "  model=z: new (the query did not return this row then)" ||
+  die "the run of model z added its row: $(cat "$tmp/out")"
+grep -A1 -F "  run ${slower:0:8} (hist_probe, " "$tmp/out" | grep -qF "  model=m: slowest 200.2 then; 400.4 now (+100.0%)" ||
+  die "the slower run moved m's figure: $(cat "$tmp/out")"
+hasnt "  run ${faster:0:8}"
+has "  by run: 2 of 3 runs since the decision moved figures"
+# the database is left as it was: the runs were taken out of a copy
+check "runs kept" 4 "$(sql "SELECT count(*) FROM runs")"
+run verify; expect_rc 0
+# no run since: said
+db="$tmp/quiet.db"; record model=m > /dev/null
+run decide "m" --because "w" --query "$tmp/slowest.sql"; expect_rc 0
+run audit --by-run; expect_rc 0
+has "  by run: no run arrived since the decision: what moved, moved without one"
+echo "ok: xp audit --by-run names the runs that moved a query's figures"
+finish
