@@ -24,7 +24,21 @@ static const struct { const char *title; const char *sql; } sections[] = {
      " m.p10, m.p90, m.min, m.max, coalesce(c.note, '') AS note FROM cases c LEFT JOIN metrics m"
      " ON m.case_id = c.id WHERE c.run_id = ?1 ORDER BY c.seq, m.name"},
     {"artifacts", "SELECT name, media_type, size, sha256 FROM artifacts WHERE run_id = ?1 ORDER BY name"},
+    /* the decisions that cite the run, and on which side of each it stands (xp decide --over) */
+    {"decisions",
+     "SELECT d.uuid AS decision, d.title, d.created_at, s.side FROM decision_evidence e"
+     " JOIN decisions d ON d.id = e.decision_id LEFT JOIN decision_evidence_sides s"
+     " ON s.decision_id = e.decision_id AND s.seq = e.seq"
+     " WHERE e.run_uuid = (SELECT uuid FROM runs WHERE id = ?1) ORDER BY d.created_at, d.id"},
 };
+
+static int has_table(sqlite3 *db, const char *name) {
+  sqlite3_stmt *st = xp_db_prepare(db, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1");
+  if (st) xp_bind_text(st, 1, name);
+  int has = st && sqlite3_step(st) == SQLITE_ROW;
+  sqlite3_finalize(st);
+  return has;
+}
 
 static int row_count(sqlite3 *db, const char *sql, int64_t id) {
   char *count_sql = xp_asprintf("SELECT count(*) FROM (%s)", sql);
@@ -61,6 +75,8 @@ int cmd_show(int argc, char **argv, const char *db_path) {
   xp_register_run_fns(db);
   cJSON *all = fmt == XP_FMT_JSON ? cJSON_CreateObject() : NULL;
   for (size_t s = 0; s < sizeof sections / sizeof sections[0] && rc == 0; s++) {
+    /* a database older than schema 34, read unmigrated, has no sides to show */
+    if (strcmp(sections[s].title, "decisions") == 0 && !has_table(db, "decision_evidence_sides")) continue;
     if (!all && s > 1 && row_count(db, sections[s].sql, id) == 0) continue;
     sqlite3_stmt *st = xp_db_prepare(db, sections[s].sql);
     if (!st) { rc = XP_EXIT_DB; break; }

@@ -23,6 +23,12 @@ decided sides --over
 has "evidence: 2 runs (1 chosen, 1 alternative)"
 check "each evidence run's side" "${c}|chosen
 ${o}|alternative" "$(db=$tmp/sides.db query "SELECT run_uuid || '|' || side FROM decision_evidence JOIN decision_evidence_sides USING (decision_id, seq) ORDER BY seq")"
+# xp show names the decisions that cite a run, and its side in each
+run show "${o:0:8}" --format json; expect_rc 0
+check "xp show: the decision and side" "TP=2 over TP=4|alternative" \
+  "$(python3 -c 'import json,sys; print("\n".join(d["title"] + "|" + d["side"] for d in json.load(sys.stdin)["decisions"]))' < "$tmp/out")"
+run show "${c:0:8}"; expect_rc 0
+has "== decisions =="; grep -qE "TP=2 over TP=4 +[0-9T:.Z-]+ +chosen" "$tmp/out" || die "xp show's decisions: $(cat "$tmp/out")"
 run audit; expect_rc 0
 has "  run ${c:0:8} (chosen)  hist_probe  ok"
 has "  run ${o:0:8} (alternative)  hist_probe  ok"
