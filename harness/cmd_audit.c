@@ -395,16 +395,22 @@ static sqlite3 *scratch_copy(sqlite3 *db) {
 }
 
 /* Take run id out of the scratch copy, with its rows (ON DELETE CASCADE) and any decision's
-** citation of it. */
+** citation of it, the citation's side first (schema 34: it refers to the citation). */
 static int take_out(sqlite3 *mem, int64_t id) {
-  sqlite3_stmt *st = xp_db_prepare(mem, "DELETE FROM decision_evidence WHERE run_uuid = (SELECT uuid FROM runs WHERE id = ?1)");
-  int rc = st ? 0 : XP_EXIT_DB;
-  if (st) sqlite3_bind_int64(st, 1, id), rc = xp_db_step_done(mem, st);
-  sqlite3_finalize(st);
-  if (rc || !(st = xp_db_prepare(mem, "DELETE FROM runs WHERE id = ?1"))) return rc ? rc : XP_EXIT_DB;
-  sqlite3_bind_int64(st, 1, id);
-  rc = xp_db_step_done(mem, st);
-  sqlite3_finalize(st);
+  static const char *const deletes[] = {
+      "DELETE FROM decision_evidence_sides WHERE (decision_id, seq) IN (SELECT decision_id, seq FROM"
+      " decision_evidence WHERE run_uuid = (SELECT uuid FROM runs WHERE id = ?1))",
+      "DELETE FROM decision_evidence WHERE run_uuid = (SELECT uuid FROM runs WHERE id = ?1)",
+      "DELETE FROM runs WHERE id = ?1"};
+  const int has_sides = strcmp(xp_evidence_side_sql(mem), "NULL") != 0;
+  int rc = 0;
+  for (int i = has_sides ? 0 : 1; i < 3 && rc == 0; i++) {
+    sqlite3_stmt *st = xp_db_prepare(mem, deletes[i]);
+    if (!st) return XP_EXIT_DB;
+    sqlite3_bind_int64(st, 1, id);
+    rc = xp_db_step_done(mem, st);
+    sqlite3_finalize(st);
+  }
   return rc;
 }
 

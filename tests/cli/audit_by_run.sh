@@ -34,5 +34,15 @@ db="$tmp/quiet.db"; record model=m > /dev/null
 run decide "m" --because "w" --query "$tmp/slowest.sql"; expect_rc 0
 run audit --by-run; expect_rc 0
 has "  by run: no run arrived since the decision: what moved, moved without one"
+# runs since that are evidence of a later decision, with sides, are taken out of the copy with
+# their citations
+db="$tmp/cited.db"; record model=m > /dev/null
+run decide "m" --because "w" --query "$tmp/slowest.sql"; expect_rc 0
+first=$(sql "SELECT substr(uuid, 1, 8) FROM decisions")
+x=$(record model=m scale=2); y=$(record model=z)
+run decide "m over z" --because "w" --evidence "${x:0:8}" --over "${y:0:8}"; expect_rc 0
+run audit "$first" --by-run; expect_rc 0
+hasnt "NOT ATTRIBUTED"
+has "  by run: 2 of 2 runs since the decision moved figures"
 echo "ok: xp audit --by-run names the runs that moved a query's figures"
 finish
