@@ -26,9 +26,9 @@ static const char usage[] =
     "  parent is RUN; imported runs are imported again from the same files. Warns when xp's\n"
     "  commit, the environment (env.*) or the hardware (GPUs, driver, libraries, host) differ\n"
     "  from RUN's, and where an imported file's contents changed since (written over by the\n"
-    "  benchmark run again: another measurement). Then `xp compare RUN NEW` checks that the\n"
-    "  results reproduce. A gemm run whose model file changed since (gemm.model_sha256) is\n"
-    "  refused: the stored spec would measure other shapes.\n"
+    "  benchmark run again: another measurement; --dry-run says it too). Then `xp compare RUN\n"
+    "  NEW` checks that the results reproduce. A gemm run whose model file changed since\n"
+    "  (gemm.model_sha256) is refused: the stored spec would measure other shapes.\n"
     "  A spec run by a relative path (xp run experiments/x.toml) is found again, with the\n"
     "  model files and other paths it names, from the current folder: rerun from the same one.\n"
     "  A path --set gave (--set model_file=..., files=...) is found from the current folder,\n"
@@ -262,6 +262,35 @@ static int model_file_unchanged(sqlite3 *db, int64_t id, const xp_spec *spec, co
   return rc;
 }
 
+/* --dry-run of an import: each file whose contents are none the run kept (artifacts' SHA-256) is
+** said, as the rerun itself says it once it has imported the file again (warn_other_files), so
+** that the plan is not read as the same measurement read again. A run that kept no files (a
+** trace import) has nothing to compare with: nothing is said. */
+static int warn_changed_files(sqlite3 *db, int64_t id, const xp_spec *spec, const char *old) {
+  sqlite3_stmt *st = xp_db_prepare(db, "SELECT EXISTS (SELECT 1 FROM artifacts WHERE run_id = ?1),"
+                                       " EXISTS (SELECT 1 FROM artifacts WHERE run_id = ?1 AND sha256 = ?2)");
+  if (!st) return XP_EXIT_DB;
+  const cJSON *f;
+  int rc = 0;
+  cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(spec->root, "files")) {
+    char *path = cJSON_IsString(f) ? xp_spec_resolve(spec, f->valuestring) : NULL;
+    char now[65];
+    if (path && xp_file_sha256(path, now) == 0) {
+      sqlite3_reset(st);
+      sqlite3_bind_int64(st, 1, id);
+      sqlite3_bind_text(st, 2, now, -1, SQLITE_TRANSIENT);
+      if (sqlite3_step(st) != SQLITE_ROW) rc = xp_db_fail(db, "reading the run's files");
+      else if (sqlite3_column_int(st, 0) && !sqlite3_column_int(st, 1))
+        xp_warn("%s is not the file run %.8s imported (its contents changed since): a rerun would record"
+                " another measurement, not the same one read again", path, old);
+    }
+    free(path);
+    if (rc) break;
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
 /* What a rerun of run id would do, checked on a read-only connection: the stored spec, its
 ** kind, the files an import reads again and, with plan, what --dry-run prints; without, that
 ** this machine can run the kind (a GPU). 0, or the error said. */
@@ -274,6 +303,7 @@ static int check_rerun(sqlite3 *db, int64_t id, int plan) {
   if (spec) rc = !k ? XP_EXIT_USAGE : imported ? imported_files_readable(spec, old) : 0;
   if (rc == 0) rc = xp_validate_spec(k, spec);
   if (rc == 0) rc = model_file_unchanged(db, id, spec, old);
+  if (rc == 0 && plan && imported) rc = warn_changed_files(db, id, spec, old);
   if (rc == 0 && plan) {
     char *header = xp_asprintf("# dry run: rerun of %s (kind %s); nothing is recorded\n", old, k->name);
     rc = xp_print_plan(k, spec, NULL, header);

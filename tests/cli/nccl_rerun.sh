@@ -27,6 +27,20 @@ grep -qx "xp: warning: nccl-tests/log.txt is not the file run $old imported (its
   { echo "FAIL: a log written over: [$(cat "$tmp/err")]"; fail=1; }
 rerun_differs "$data/nccltests_sweep.txt" ''
 check "the same log read again: nothing said" "" "$(cat "$tmp/err")"
+# --dry-run says so before anything is recorded, where it printed the plan alone, as if the
+# rerun would read the same measurement again; of the file as imported it says nothing
+first=$(sql "SELECT substr(uuid, 1, 8) FROM runs ORDER BY id LIMIT 1")
+"$XP" --db "$db" rerun "$first" --dry-run > /dev/null 2> "$tmp/err"
+check "dry rerun of the same log: nothing said" "" "$(cat "$tmp/err")"
+sed -i 's/^\(  *8  *4  *bfloat16 .*\)17\.25/\117.35/' "$tmp/log.txt"
+runs=$(sql "SELECT count(*) FROM runs")
+"$XP" --db "$db" rerun "$first" --dry-run > "$tmp/out" 2> "$tmp/err"
+check "dry rerun of a log written over: exit" 0 $?
+check "dry rerun of a log written over: the warning" \
+  "xp: warning: $tmp/log.txt is not the file run $first imported (its contents changed since): a rerun would record another measurement, not the same one read again" \
+  "$(cat "$tmp/err")"
+grep -q "^# dry run: rerun of" "$tmp/out" || { echo "FAIL: dry rerun of a log written over: no plan"; fail=1; }
+check "dry rerun: nothing recorded" "$runs" "$(sql "SELECT count(*) FROM runs")"
 
 # RCCL's HIP and ROCm (its lines after its version, as ROCm/rocm-systems PR 3415's rccl-tests log
 # prints them; see nccl_variants.sh): another ROCm is the hardware's difference as another CUDA
