@@ -34,6 +34,14 @@ int xp_usage_value_error(const char *cmd, const char *what, const char *value, c
 /* Output of result sets, shared by query, runs and show. */
 enum xp_format { XP_FMT_TABLE, XP_FMT_CSV, XP_FMT_JSON };
 int xp_parse_format(const char *s, enum xp_format *out);
+/* value among choices (NULL-terminated), in any case: the choice as spelt there, or NULL. */
+const char *xp_choice_find(const char *value, const char *const *choices);
+/* VALUE of OPTION among choices (NULL-terminated), in any case: the choice, or NULL with *rc
+** set and "CMD: OPTION VALUE: did you mean C? (expected A, B or C)" said. */
+const char *xp_opt_choice(const char *cmd, const char *option, const char *value, const char *const *choices,
+                          int *rc);
+/* --format VALUE among formats (xp_opt_choice) into *fmt: 0, or the usage error said. */
+int xp_opt_format(const char *cmd, const char *value, const char *const *formats, enum xp_format *fmt);
 /* Terminal columns `s` takes: East Asian Wide and Fullwidth characters two, combining marks none. */
 size_t xp_display_width(const char *s);
 /* Text as a table shows it on a terminal: line breaks, control bytes and C1 controls written

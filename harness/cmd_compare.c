@@ -1238,8 +1238,8 @@ int cmd_compare(int argc, char **argv, const char *db_path) {
     } else if ((v = xp_opt_value(argc, argv, &i, "--a", &bad))) sel[0] = join_selector(sel[0], v);
     else if ((v = xp_opt_value(argc, argv, &i, "--b", &bad))) sel[1] = join_selector(sel[1], v);
     else if ((v = xp_opt_value(argc, argv, &i, "--format", &bad))) {
-      if ((rc = xp_opt_twice("compare", "--format", v, format)) == 0 && (xp_parse_format(v, &fmt) || fmt == XP_FMT_CSV))
-        rc = xp_usage_value_error("compare", "--format", v, "expected table or json");
+      if ((rc = xp_opt_twice("compare", "--format", v, format)) == 0)
+        rc = xp_opt_format("compare", v, (const char *const[]){"table", "json", NULL}, &fmt);
       format = v;
     } else if (bad) rc = XP_EXIT_USAGE;
     else if (argv[i][0] == '-') rc = xp_usage_value_error("compare", "unknown option", argv[i], NULL);

@@ -312,8 +312,8 @@ int cmd_export(int argc, char **argv, const char *db_path) {
       goto done;
     } else if (strcmp(argv[i], "--no-samples") == 0) samples = 0;
     else if ((v = xp_opt_value(argc, argv, &i, "--format", &bad))) {
-      if ((rc = xp_opt_twice("export", "--format", v, format)) == 0 && (xp_parse_format(v, &fmt) != 0 || fmt == XP_FMT_TABLE))
-        rc = xp_usage_value_error("export", "--format", v, "expected json or csv");
+      if ((rc = xp_opt_twice("export", "--format", v, format)) == 0)
+        rc = xp_opt_format("export", v, (const char *const[]){"json", "csv", NULL}, &fmt);
       format = v;
     } else if ((v = xp_opt_value(argc, argv, &i, "--out", &bad))) {
       rc = xp_opt_twice("export", "--out", v, out);
@@ -322,21 +322,18 @@ int cmd_export(int argc, char **argv, const char *db_path) {
       rc = xp_opt_twice("export", "--kind", v, o.kind);
       o.kind = v;
     } else if ((v = xp_opt_value(argc, argv, &i, "--status", &bad))) {
-      rc = xp_opt_twice("export", "--status", v, o.status);
-      o.status = v;
+      if ((rc = xp_opt_twice("export", "--status", v, o.status)) == 0)
+        o.status = xp_opt_choice("export", "--status", v, xp_run_statuses, &rc);
     } else if ((v = xp_opt_value(argc, argv, &i, "--run", &bad))) o.runs[o.nruns++] = v;
     else if ((v = xp_opt_value(argc, argv, &i, "--where", &bad))) {
-      rc = xp_where_check("export", v);
-      o.wheres[o.nwhere++] = v;
+      char *normal;
+      if ((rc = xp_where_check("export", v, &normal)) == 0) o.wheres[o.nwhere++] = normal;
     } else if (bad) rc = XP_EXIT_USAGE;
     else rc = xp_usage_value_error("export", "unexpected argument", argv[i], NULL);
   }
   if (out && strcmp(out, "-") == 0) out = NULL; /* standard output, as for xp report --out - */
   if (rc == 0 && fmt == XP_FMT_CSV && !out) rc = xp_usage_error("export", "--format csv writes a folder: give --out DIR");
   if (rc == 0 && out && fmt == XP_FMT_JSON) rc = xp_out_not_database(out);
-  /* the statuses xp runs and xp show give (incomplete: a recorder that died) */
-  if (rc == 0 && o.status && !xp_status_known(o.status))
-    rc = xp_usage_value_error("export", "--status", o.status, "expected one of running, ok, failed, aborted, incomplete");
   sqlite3 *db = NULL;
   char *ids = NULL;
   int count = 0;
@@ -363,6 +360,7 @@ int cmd_export(int argc, char **argv, const char *db_path) {
   free(ids);
   xp_db_close(db);
 done:
+  for (int i = 0; i < o.nwhere; i++) free((char *)o.wheres[i]);
   free(o.wheres);
   free(o.runs);
   return rc;

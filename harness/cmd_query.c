@@ -300,8 +300,8 @@ int cmd_query(int argc, char **argv, const char *db_path) {
           free(name);
         }
     } else if ((v = xp_opt_value(argc, argv, &i, "--format", &bad))) {
-      if ((rc = xp_opt_twice("query", "--format", v, format)) == 0 && xp_parse_format(v, &pa.fmt) != 0)
-        rc = xp_usage_value_error("query", "--format", v, "expected table, csv or json");
+      if ((rc = xp_opt_twice("query", "--format", v, format)) == 0)
+        rc = xp_opt_format("query", v, (const char *const[]){"table", "csv", "json", NULL}, &pa.fmt);
       format = v;
     } else if (bad) rc = XP_EXIT_USAGE;
     else if (argv[i][0] == '-' && argv[i][1]) rc = xp_usage_value_error("query", "unknown option", argv[i], NULL);

@@ -18,24 +18,21 @@ int cmd_runs(int argc, char **argv, const char *db_path) {
       rc = xp_opt_twice("runs", "--kind", v, kind);
       kind = v;
     } else if ((v = xp_opt_value(argc, argv, &i, "--status", &bad))) {
-      rc = xp_opt_twice("runs", "--status", v, status);
-      status = v;
+      if ((rc = xp_opt_twice("runs", "--status", v, status)) == 0)
+        status = xp_opt_choice("runs", "--status", v, xp_run_statuses, &rc);
     } else if ((v = xp_opt_value(argc, argv, &i, "--limit", &bad))) {
       rc = xp_opt_twice("runs", "--limit", v, limit);
       limit = v;
     } else if ((v = xp_opt_value(argc, argv, &i, "--where", &bad))) {
-      rc = xp_where_check("runs", v);
-      wheres[nwhere++] = (char *)v;
+      rc = xp_where_check("runs", v, &wheres[nwhere]);
+      nwhere += rc == 0;
     } else if ((v = xp_opt_value(argc, argv, &i, "--format", &bad))) {
-      if ((rc = xp_opt_twice("runs", "--format", v, format)) == 0 && xp_parse_format(v, &fmt))
-        rc = xp_usage_value_error("runs", "--format", v, "expected table, csv or json");
+      if ((rc = xp_opt_twice("runs", "--format", v, format)) == 0)
+        rc = xp_opt_format("runs", v, (const char *const[]){"table", "csv", "json", NULL}, &fmt);
       format = v;
     } else if (bad) rc = XP_EXIT_USAGE;
     else rc = xp_usage_value_error("runs", "unexpected argument", argv[i], NULL);
   }
-  /* An unknown status would quietly list nothing, as if there were no such runs. */
-  if (rc == 0 && status && !xp_status_known(status))
-    rc = xp_usage_value_error("runs", "--status", status, "expected one of running, ok, failed, aborted, incomplete");
   int64_t lim = 0;
   if (!limit) limit = "50";
   if (rc == 0 && (xp_parse_int64(limit, &lim) != 0 || lim <= 0))
@@ -98,6 +95,7 @@ int cmd_runs(int argc, char **argv, const char *db_path) {
   sqlite3_finalize(st);
 out:
   xp_db_close(db);
+  for (int i = 0; i < nwhere; i++) free(wheres[i]);
   free(wheres);
   return rc;
 }

@@ -58,8 +58,8 @@ int cmd_show(int argc, char **argv, const char *db_path) {
   for (int i = 1; i < argc && rc == 0; i++) {
     const char *v;
     if ((v = xp_opt_value(argc, argv, &i, "--format", &bad))) {
-      if ((rc = xp_opt_twice("show", "--format", v, format)) == 0 && (xp_parse_format(v, &fmt) || fmt == XP_FMT_CSV))
-        rc = xp_usage_value_error("show", "--format", v, "expected table or json");
+      if ((rc = xp_opt_twice("show", "--format", v, format)) == 0)
+        rc = xp_opt_format("show", v, (const char *const[]){"table", "json", NULL}, &fmt);
       format = v;
     } else if (bad) rc = XP_EXIT_USAGE;
     else if (argv[i][0] == '-') rc = xp_usage_value_error("show", "unknown option", argv[i], NULL);

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "cli.h"
 #include "xp.h"
 
@@ -67,7 +68,8 @@ static const xp_cmd commands[] = {
      "  --where     flattened columns (model, tp, batch, gpu_name or gpu, gpu_count or gpus,\n"
      "              interconnect, ...) or any metadata key (env.NCCL_P2P_DISABLE=1); a GPU in\n"
      "              any case and spacing, with or without NVIDIA/AMD (gpu=h200: NVIDIA H200);\n"
-     "              uuid=3f2a9c1e: a run's UUID or a prefix of it\n"
+     "              uuid=3f2a9c1e: a run's UUID or a prefix of it; equality only (tp=2,\n"
+     "              \"tp = 2\"): xp query compares otherwise\n"
      "  --limit N   the newest N runs (default 50)\n"
      "  --format F  table (default), csv or json\n"},
     {"show", cmd_show, "show everything recorded for a run",
@@ -146,3 +148,46 @@ int xp_usage_value_error(const char *cmd, const char *what, const char *value, c
   return rc;
 }
 
+
+/* "table, csv or json" */
+static char *choices_text(const char *const *choices) {
+  char *text = xp_strdup("");
+  for (size_t i = 0; choices[i]; i++) {
+    char *joined = xp_asprintf("%s%s%s", text, i == 0 ? "" : choices[i + 1] ? ", " : " or ", choices[i]);
+    free(text);
+    text = joined;
+  }
+  return text;
+}
+
+/* A value of fixed choices (--format, --status) is matched whatever its case: it selects, and
+** nothing stores it as typed, so `--format CSV` has one meaning; it was refused, where a spec's
+** choices (stored) keep their one spelling. Another word is refused naming the choice it was
+** likely meant as (xp_near, as for spec keys and commands) and every choice. */
+const char *xp_choice_find(const char *value, const char *const *choices) {
+  for (size_t i = 0; choices[i]; i++)
+    if (strcasecmp(value, choices[i]) == 0) return choices[i];
+  return NULL;
+}
+
+const char *xp_opt_choice(const char *cmd, const char *option, const char *value, const char *const *choices,
+                          int *rc) {
+  const char *found = xp_choice_find(value, choices);
+  if (found) return found;
+  xp_near near;
+  xp_near_init(&near, value);
+  for (size_t i = 0; choices[i]; i++) xp_near_offer(&near, choices[i]);
+  const char *meant = xp_near_result(&near);
+  char *list = choices_text(choices);
+  if (meant) *rc = xp_usage_value_error(cmd, option, value, "did you mean %s? (expected %s)", meant, list);
+  else *rc = xp_usage_value_error(cmd, option, value, "expected %s", list);
+  free(list);
+  return NULL;
+}
+
+int xp_opt_format(const char *cmd, const char *value, const char *const *formats, enum xp_format *fmt) {
+  int rc = 0;
+  const char *f = xp_opt_choice(cmd, "--format", value, formats, &rc);
+  if (f) xp_parse_format(f, fmt);
+  return rc;
+}

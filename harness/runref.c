@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 #include "cli.h"
 #include "db.h"
@@ -148,10 +149,11 @@ int xp_register_run_fns(sqlite3 *db) {
   return rc;
 }
 
+const char *const xp_run_statuses[] = {"running", "ok", "failed", "aborted", "incomplete", NULL};
+
 int xp_status_known(const char *status) {
-  static const char *const statuses[] = {"running", "ok", "failed", "aborted", "incomplete", NULL};
-  for (int i = 0; statuses[i]; i++)
-    if (strcmp(status, statuses[i]) == 0) return 1;
+  for (int i = 0; xp_run_statuses[i]; i++)
+    if (strcmp(status, xp_run_statuses[i]) == 0) return 1;
   return 0;
 }
 
@@ -171,11 +173,34 @@ const char *xp_run_column(const char *key) {
 
 const char *xp_where_column(const char *key) { return strcmp(key, "status") == 0 ? "status" : xp_run_column(key); }
 
-int xp_where_check(const char *cmd, const char *kv) {
-  if (!strchr(kv, '=') || *kv == '=') return xp_usage_value_error(cmd, "--where", kv, "expected KEY=VALUE");
-  /* status=finished would quietly list nothing, as --status would */
-  if (strncmp(kv, "status=", 7) == 0 && !xp_status_known(kv + 7))
-    return xp_usage_value_error(cmd, "--where", kv, "no run has this status (statuses: running, ok, failed, aborted, incomplete)");
+/* s[0..n) without the spaces around it */
+static void trim(const char **s, size_t *n) {
+  while (*n && isspace((unsigned char)**s)) ++*s, --*n;
+  while (*n && isspace((unsigned char)(*s)[*n - 1])) --*n;
+}
+
+/* --where "tp = 2", as SQL and the shell's habits write it, matched no run (a key "tp " and a
+** value " 2"), with a warning that named "tp" as the key meant; a comparison other than
+** equality (tp>=2, tp==2, tp!=2) was read as a key "tp>" or a value "=2" and selected nothing. */
+int xp_where_check(const char *cmd, const char *kv, char **normal) {
+  *normal = NULL;
+  const char *eq = strchr(kv, '='), *key = kv, *value = eq ? eq + 1 : NULL;
+  size_t key_len = eq ? (size_t)(eq - kv) : 0, value_len = eq ? strlen(value) : 0;
+  if (eq) trim(&key, &key_len), trim(&value, &value_len);
+  if ((!eq && strpbrk(kv, "<>")) || (key_len && strchr("!<>", key[key_len - 1])) || (value_len && *value == '='))
+    return xp_usage_value_error(cmd, "--where", kv, "only KEY=VALUE selects (tp=2); xp query compares otherwise");
+  if (!eq || !key_len) return xp_usage_value_error(cmd, "--where", kv, "expected KEY=VALUE (tp=2)");
+  char *text = xp_asprintf("%.*s=%.*s", (int)key_len, key, (int)value_len, value);
+  if (strncmp(text, "status=", 7) == 0) {
+    /* status=finished would quietly list nothing, as --status would */
+    const char *status = xp_choice_find(text + 7, xp_run_statuses);
+    if (!status) {
+      free(text);
+      return xp_usage_value_error(cmd, "--where", kv, "no run has this status (statuses: running, ok, failed, aborted, incomplete)");
+    }
+    strcpy(text + 7, status); /* its own length: the choice matched it whatever the case */
+  }
+  *normal = text;
   return 0;
 }
 

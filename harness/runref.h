@@ -21,7 +21,9 @@ char *xp_recording_runs_hint(sqlite3 *db);
 ** them and --where gpus=N selects them: its gpu_count, else 1 for a kind that drives one
 ** `device` (gemm, ceilings, kernel_variant: they record no count), else NULL. */
 int xp_register_run_fns(sqlite3 *db);
-/* Whether status is one xp_status() gives: running, ok, failed, aborted, incomplete. */
+/* The statuses xp_status() gives: running, ok, failed, aborted, incomplete (NULL-terminated). */
+extern const char *const xp_run_statuses[];
+/* Whether status is one of them. */
 int xp_status_known(const char *status);
 /* `--where KEY=VALUE` on a metadata key: a KEY no run has matches nothing without a word, so a
 ** misspelt one (interconect) is warned of. key_len: KEY's length in `key` (KEY=VALUE). */
@@ -31,8 +33,10 @@ void xp_warn_unknown_where_key(sqlite3 *db, const char *cmd, const char *key, si
 const char *xp_run_column(const char *key);
 /* The same, and status (xp runs and export: --where status=ok, as --status ok). */
 const char *xp_where_column(const char *key);
-/* 0, or XP_EXIT_USAGE said of cmd's --where kv: not KEY=VALUE, or a status xp never gives. */
-int xp_where_check(const char *cmd, const char *kv);
+/* cmd's --where kv as *normal, "KEY=VALUE" (malloc'd): spaces around KEY and VALUE set aside
+** (--where "tp = 2"), a status in xp's spelling (status=OK). 0, or XP_EXIT_USAGE said: not
+** KEY=VALUE (another comparison, tp>=2, tp==2, tp!=2), or a status xp never gives. */
+int xp_where_check(const char *cmd, const char *kv, char **normal);
 /* The condition `--where COLUMN=VALUE` (COLUMN from xp_run_column) puts on run r, with VALUE
 ** bound as param ("?3", ":w0"): the column's text equal to it, and for the GPU every name that
 ** is one GPU with it (view gpu_fold): gpu=h200 selects the "NVIDIA H200" runs, as a
