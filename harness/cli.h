@@ -18,6 +18,12 @@ typedef struct xp_cmd {
 const xp_cmd *xp_cmds(void);
 const xp_cmd *xp_cmd_find(const char *name);
 
+/* The option among options (NULL-terminated: "--dry-run", ...) that an unknown word ("--dryrun",
+** "--formt=csv") most likely meant (xp_near), else NULL. */
+const char *xp_option_meant(const char *word, const char *const *options);
+/* "CMD: unknown option WORD: did you mean OPTION?" (or without where none is near), exit 2. */
+int xp_unknown_option(const char *cmd, const char *word, const char *const *options);
+
 /* Option parsing shared by the commands: matches "--name value" and "--name=value".
 ** Returns the value and advances *i; NULL if argv[*i] is not that option. A missing value is
 ** reported (exit 2 via *bad). */

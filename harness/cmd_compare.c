@@ -1242,7 +1242,7 @@ int cmd_compare(int argc, char **argv, const char *db_path) {
         rc = xp_opt_format("compare", v, (const char *const[]){"table", "json", NULL}, &fmt);
       format = v;
     } else if (bad) rc = XP_EXIT_USAGE;
-    else if (argv[i][0] == '-') rc = xp_usage_value_error("compare", "unknown option", argv[i], NULL);
+    else if (argv[i][0] == '-') rc = xp_unknown_option("compare", argv[i], (const char *const[]){"--a", "--b", "--format", "--help", NULL});
     else if (nrefs == 2) {
       char *cut = xp_value_cut(argv[i]);
       rc = xp_usage_error("compare", "two sides only (got a third: %s)", cut);

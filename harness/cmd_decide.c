@@ -303,7 +303,7 @@ static int parse_args(int argc, char **argv, decide_args *a) {
     } else if (bad) return XP_EXIT_USAGE;
     /* a title that starts with a dash ("-20% TTFT with an fp8 KV cache") was an unknown option */
     else if (strcmp(argv[i], "--") == 0 && i + 1 < argc && !a->title) a->title = argv[++i];
-    else if (argv[i][0] == '-' && argv[i][1]) return xp_usage_value_error("decide", "unknown option", argv[i], NULL);
+    else if (argv[i][0] == '-' && argv[i][1]) return xp_unknown_option("decide", argv[i], (const char *const[]){"--because", "--evidence", "--query", "--param", "--supersedes", "--help", NULL});
     else if (a->title) return xp_usage_error("decide", "one title (quote it); runs go after --evidence");
     else a->title = argv[i];
   }

@@ -329,6 +329,9 @@ int cmd_export(int argc, char **argv, const char *db_path) {
       char *normal;
       if ((rc = xp_where_check("export", v, &normal)) == 0) o.wheres[o.nwhere++] = normal;
     } else if (bad) rc = XP_EXIT_USAGE;
+    else if (argv[i][0] == '-')
+      rc = xp_unknown_option("export", argv[i], (const char *const[]){"--format", "--out", "--kind", "--status", "--run",
+                                                                      "--where", "--no-samples", "--help", NULL});
     else rc = xp_usage_value_error("export", "unexpected argument", argv[i], NULL);
   }
   if (out && strcmp(out, "-") == 0) out = NULL; /* standard output, as for xp report --out - */

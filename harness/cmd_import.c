@@ -32,11 +32,36 @@ static int unknown_format(const char *given) {
   return rc;
 }
 
-/* --some-option VALUE -> spec key some_option; a boolean field takes no value. */
-/* the word cut as every error cuts a value given (xp_value_cut) */
+/* The options of an import of k: its keys (not files, which are the arguments) and the declared
+** ones, as --step-annotation, and --set and --dry-run. Malloc'd, NULL-terminated. */
+static char **import_options(const xp_kind *k) {
+  size_t n = 0, cap = 4;
+  for (const xp_field *f = k->fields; f && f->key; f++) cap++;
+  for (const xp_field *f = xp_declared_fields; f->key; f++) cap++;
+  char **options = xp_xcalloc(cap, sizeof *options);
+  options[n++] = xp_strdup("--set");
+  options[n++] = xp_strdup("--dry-run");
+  for (int declared = 0; declared < 2; declared++)
+    for (const xp_field *f = declared ? xp_declared_fields : k->fields; f && f->key; f++) {
+      if (strcmp(f->key, "files") == 0) continue;
+      char *o = options[n++] = xp_asprintf("--%s", f->key);
+      for (char *c = o; *c; c++)
+        if (*c == '_') *c = '-';
+    }
+  return options;
+}
+
+/* --some-option VALUE -> spec key some_option; a boolean field takes no value. The word cut
+** as every error cuts a value given (xp_value_cut); the option meant named, where one is near
+** (xp import nccl-tests --colective: --collective), as every command's options are. */
 static int unknown_option(const char *word, const xp_kind *k, const char *more) {
   char *cut = xp_value_cut(word);
-  int rc = xp_usage_error("import", "%s: unknown option for %s%s", cut, k->import_name, more);
+  char **options = import_options(k);
+  const char *meant = *more ? NULL : xp_option_meant(word, (const char *const *)options);
+  int rc = meant ? xp_usage_error("import", "%s: unknown option for %s: did you mean %s?", cut, k->import_name, meant)
+                 : xp_usage_error("import", "%s: unknown option for %s%s", cut, k->import_name, more);
+  for (char **o = options; *o; o++) free(*o);
+  free(options);
   free(cut);
   return rc;
 }

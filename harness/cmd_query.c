@@ -304,7 +304,7 @@ int cmd_query(int argc, char **argv, const char *db_path) {
         rc = xp_opt_format("query", v, (const char *const[]){"table", "csv", "json", NULL}, &pa.fmt);
       format = v;
     } else if (bad) rc = XP_EXIT_USAGE;
-    else if (argv[i][0] == '-' && argv[i][1]) rc = xp_usage_value_error("query", "unknown option", argv[i], NULL);
+    else if (argv[i][0] == '-' && argv[i][1]) rc = xp_unknown_option("query", argv[i], (const char *const[]){"--param", "--format", "--help", NULL});
     else if (file) rc = xp_usage_error("query", "one query file at a time");
     else file = argv[i];
   }

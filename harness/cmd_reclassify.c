@@ -137,6 +137,8 @@ int cmd_reclassify(int argc, char **argv, const char *db_path) {
       file = v;
     }    else if (bad) return XP_EXIT_USAGE;
     else if (strcmp(argv[i], "--dry-run") == 0) dry = 1;
+    else if (argv[i][0] == '-')
+      return xp_unknown_option("reclassify", argv[i], (const char *const[]){"--rules", "--dry-run", "--help", NULL});
     else return xp_usage_value_error("reclassify", "unexpected argument", argv[i], NULL);
   }
   tt_rules rules;

@@ -218,6 +218,7 @@ int cmd_report(int argc, char **argv, const char *db_path) {
       if (xp_opt_twice("report", "--out", v, given)) return XP_EXIT_USAGE;
       out = given = v;
     }    else if (bad) return XP_EXIT_USAGE;
+    else if (argv[i][0] == '-') return xp_unknown_option("report", argv[i], (const char *const[]){"--out", "--help", NULL});
     else return xp_usage_value_error("report", "unexpected argument", argv[i], NULL);
   }
   int rc = strcmp(out, "-") == 0 ? 0 : xp_out_not_database(out);

@@ -219,7 +219,7 @@ int xp_history_args(int argc, char **argv, const char *cmd, const char *help,
       fputs(help, stdout);
       return -1;
     } else if (strcmp(argv[i], "--dry-run") == 0) *dry = 1;
-    else if (argv[i][0] == '-') rc = xp_usage_value_error(cmd, "unknown option", argv[i], NULL);
+    else if (argv[i][0] == '-') rc = xp_unknown_option(cmd, argv[i], (const char *const[]){"--dry-run", "--help", NULL});
     else if (*target) rc = xp_usage_error(cmd, "%s", second);
     else *target = argv[i];
   }

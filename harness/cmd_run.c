@@ -71,7 +71,10 @@ int cmd_run(int argc, char **argv, const char *db_path) {
       if ((rc = set_twice(sets, nsets, v)) != 0) goto out;
       sets[nsets++] = (char *)v;
     }    else if (bad) { rc = XP_EXIT_USAGE; goto out; }
-    else if (argv[i][0] == '-' && argv[i][1]) { rc = xp_usage_value_error("run", "unknown option", argv[i], NULL); goto out; }
+    else if (argv[i][0] == '-' && argv[i][1]) {
+      rc = xp_unknown_option("run", argv[i], (const char *const[]){"--dry-run", "--set", "--help", NULL});
+      goto out;
+    }
     else if (path) { rc = xp_usage_error("run", "one spec at a time (got %s and %s)", path, argv[i]); goto out; }
     else path = argv[i];
   }

@@ -31,6 +31,9 @@ int cmd_runs(int argc, char **argv, const char *db_path) {
         rc = xp_opt_format("runs", v, (const char *const[]){"table", "csv", "json", NULL}, &fmt);
       format = v;
     } else if (bad) rc = XP_EXIT_USAGE;
+    else if (argv[i][0] == '-')
+      rc = xp_unknown_option("runs", argv[i],
+                             (const char *const[]){"--kind", "--status", "--where", "--limit", "--format", "--help", NULL});
     else rc = xp_usage_value_error("runs", "unexpected argument", argv[i], NULL);
   }
   int64_t lim = 0;

@@ -62,7 +62,7 @@ int cmd_show(int argc, char **argv, const char *db_path) {
         rc = xp_opt_format("show", v, (const char *const[]){"table", "json", NULL}, &fmt);
       format = v;
     } else if (bad) rc = XP_EXIT_USAGE;
-    else if (argv[i][0] == '-') rc = xp_usage_value_error("show", "unknown option", argv[i], NULL);
+    else if (argv[i][0] == '-') rc = xp_unknown_option("show", argv[i], (const char *const[]){"--format", "--help", NULL});
     else if (ref) rc = xp_usage_error("show", "one run at a time");
     else ref = argv[i];
   }

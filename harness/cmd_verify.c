@@ -468,6 +468,7 @@ int cmd_verify(int argc, char **argv, const char *db_path) {
       return 0;
     } else if (strcmp(argv[i], "--seal") == 0) seal = 1;
     else if (strcmp(argv[i], "--quiet") == 0) quiet = 1;
+    else if (argv[i][0] == '-') rc = xp_unknown_option("verify", argv[i], (const char *const[]){"--seal", "--quiet", "--help", NULL});
     else rc = xp_usage_value_error("verify", "unexpected argument", argv[i], NULL);
   }
   if (rc) return rc;

@@ -191,3 +191,20 @@ int xp_opt_format(const char *cmd, const char *value, const char *const *formats
   if (f) xp_parse_format(f, fmt);
   return rc;
 }
+
+const char *xp_option_meant(const char *word, const char *const *options) {
+  char *name = xp_asprintf("%.*s", (int)strcspn(word, "="), word); /* --formt=csv: --formt */
+  xp_near near;
+  xp_near_init(&near, name);
+  for (size_t i = 0; options[i]; i++) xp_near_offer(&near, options[i]);
+  free(name);
+  return xp_near_result(&near);
+}
+
+/* xp run --dryrun was "unknown option --dryrun" alone, where a misspelt command, spec key or
+** import format named the one meant: an option is a name like those, and is matched alike. */
+int xp_unknown_option(const char *cmd, const char *word, const char *const *options) {
+  const char *meant = xp_option_meant(word, options);
+  if (meant) return xp_usage_value_error(cmd, "unknown option", word, "did you mean %s?", meant);
+  return xp_usage_value_error(cmd, "unknown option", word, NULL);
+}

@@ -49,6 +49,16 @@ static int unknown_command(const char *word) {
   return XP_EXIT_USAGE;
 }
 
+/* xp --dbb x.db runs: the option meant, as a command's own options name it (xp_option_meant). */
+static int unknown_global_option(const char *word) {
+  const char *meant = xp_option_meant(word, (const char *const[]){"--db", "--help", "--version", NULL});
+  if (!meant) return usage_value_error("unknown option ", word, " (see `xp help`)");
+  char *after = xp_asprintf(": did you mean %s? (see `xp help`)", meant);
+  usage_value_error("unknown option ", word, after);
+  free(after);
+  return XP_EXIT_USAGE;
+}
+
 /* rc, or 1 where stdout could not be written: ferror too, since a write past the buffer (xp show
 ** --format json's one printf of a trace's sections) fails at once, leaving nothing for fflush to
 ** fail on, and its errno long gone. A command that failed has said so (xp report --out - >
@@ -78,7 +88,7 @@ int main(int argc, char **argv) {
     else if (bad) return XP_EXIT_USAGE;
     else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return output_written(cmd_help(0, NULL, NULL));
     else if (strcmp(argv[i], "--version") == 0) return output_written(cmd_version(0, NULL, NULL));
-    else return usage_value_error("unknown option ", argv[i], " (see `xp help`)");
+    else return unknown_global_option(argv[i]);
   }
   if (i >= argc) {
     /* The overview on stdout, and the one line that says what was wrong on stderr. */
