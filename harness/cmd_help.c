@@ -39,6 +39,24 @@ static void print_fields(const xp_field *f, int depth) {
   }
 }
 
+/* xp help kind, xp help Runs: the topic meant, where one is near (xp_near, as for a command). */
+static int unknown_topic(const char *topic) {
+  xp_near near;
+  xp_near_init(&near, topic);
+  xp_near_offer(&near, "kinds");
+  xp_near_offer(&near, "models");
+  for (const xp_cmd *c = xp_cmds(); c->name; c++) xp_near_offer(&near, c->name);
+  /* an importer by its format's name alone: nccl_tests and nccl-tests are one topic, no tie */
+  for (const xp_kind *const *k = xp_kinds_all(); *k; k++)
+    xp_near_offer(&near, (*k)->import_name ? (*k)->import_name : (*k)->name);
+  const char *meant = xp_near_result(&near);
+  char *cut = xp_value_cut(topic);
+  if (meant) xp_error(XP_EXIT_USAGE, "help: no command or run kind named '%s': did you mean '%s'?", cut, meant);
+  else xp_error(XP_EXIT_USAGE, "help: no command or run kind named '%s'", cut);
+  free(cut);
+  return XP_EXIT_USAGE;
+}
+
 int cmd_help(int argc, char **argv, const char *db_path) {
   /* `xp help runs show` gave the help of runs alone, as if show were not asked */
   if (argc > 2) return xp_usage_error("help", "one topic at a time (got %s and %s)", argv[1], argv[2]);
@@ -73,12 +91,7 @@ int cmd_help(int argc, char **argv, const char *db_path) {
     const char *as = k ? NULL : xp_kind_recorded_as(argv[1]);
     for (const xp_kind *const *r = xp_kinds_all(); as && !k && *r; r++)
       if ((*r)->records_as && strcmp((*r)->records_as, as) == 0) k = *r;
-    if (!k) {
-      char *cut = xp_value_cut(argv[1]);
-      xp_error(XP_EXIT_USAGE, "help: no command or run kind named '%s'", cut);
-      free(cut);
-      return XP_EXIT_USAGE;
-    }
+    if (!k) return unknown_topic(argv[1]);
     printf("kind %s: %s\nkeys:\n", k->name, k->summary);
     print_fields(k->fields, 0);
     if (k->notes) printf("%s", k->notes);

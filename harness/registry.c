@@ -2,6 +2,7 @@
 ** The one table of run kinds and importers. GPU kinds are always present: built without CUDA
 ** they still validate and plan (--dry-run), and refuse to execute (exit 4).
 */
+#include <ctype.h>
 #include <stddef.h>
 #include <string.h>
 #include "cli.h"
@@ -35,9 +36,14 @@ const xp_kind *xp_kind_find(const char *name) {
 }
 
 /* "vllm-bench" and "vllm_bench" alike: `xp help kinds` lists kinds with underscores. */
+/* A kind's or format's name as typed after --kind, xp import or xp help: '-' for '_' and any
+** case (--kind Serve_Bench), as every fixed choice of the command line is taken (xp_opt_choice);
+** a spec's kind, which is stored, keeps its one spelling (xp_kind_find). */
 static int same_name(const char *a, const char *b) {
   for (; *a && *b; a++, b++)
-    if (*a != *b && !((*a == '-' || *a == '_') && (*b == '-' || *b == '_'))) return 0;
+    if (tolower((unsigned char)*a) != tolower((unsigned char)*b) &&
+        !((*a == '-' || *a == '_') && (*b == '-' || *b == '_')))
+      return 0;
   return *a == *b;
 }
 
@@ -91,7 +97,14 @@ int xp_kind_filter(sqlite3 *db, const char *cmd, const char **kind) {
   /* an unknown kind would quietly list nothing, as if there were no such runs */
   char known[512] = "";
   size_t o = 0;
-  for (size_t i = 0; table[i] && o < sizeof known; i++)
+  xp_near near;
+  xp_near_init(&near, *kind);
+  for (size_t i = 0; table[i] && o < sizeof known; i++) {
     o += (size_t)snprintf(known + o, sizeof known - o, "%s%s", i ? ", " : "", table[i]->name);
+    xp_near_offer(&near, table[i]->name);
+    if (table[i]->records_as) xp_near_offer(&near, table[i]->records_as);
+  }
+  const char *meant = xp_near_result(&near);
+  if (meant) return xp_usage_value_error(cmd, "--kind", *kind, "no such kind: did you mean %s? (kinds: %s)", meant, known);
   return xp_usage_value_error(cmd, "--kind", *kind, "no such kind (kinds: %s)", known);
 }

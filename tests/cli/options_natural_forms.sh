@@ -2,8 +2,8 @@
 # Options written as people write them elsewhere: --where "tp = 2" (SQL's spaces) selects as
 # tp=2 does, where it matched nothing under a key "tp " and a value " 2"; another comparison
 # (tp>=2, tp==2, tp!=2) is refused showing the form taken, where it selected nothing. A fixed
-# choice (--format, --status) is taken in any case (--format CSV was refused), and a misspelt
-# one names the choice meant.
+# choice (--format, --status, --kind, an import's format, a help topic's kind) is taken in any
+# case (--format CSV, --kind Serve_Bench were refused), and a misspelt one names the choice meant.
 set -u
 . "$XP_SRC/tests/lib.sh"
 "$XP" --db "$db" import vllm-bench "$XP_SRC/tests/data/vllm_bench/serve_c8_detailed.json" --set tp=2 > /dev/null 2>&1
@@ -41,4 +41,14 @@ one_line "runs --format jsno" 2 "runs: --format jsno: did you mean json? (expect
   "$XP" --db "$db" runs --format jsno
 one_line "show --format csv" 2 "show: --format csv: expected table or json" "$XP" --db "$db" show x --format csv
 one_line "export --format table" 2 "export: --format table: expected json or csv" "$XP" --db "$db" export --format table
+# a kind or format, after --kind, xp import or xp help, in any case too; a misspelt one named
+check "runs --kind Serve_Bench: the run" "$(cat "$tmp/want")" "$("$XP" --db "$db" runs --kind Serve_Bench --format csv)"
+"$XP" --db "$db" import VLLM-Bench "$XP_SRC/tests/data/vllm_bench/serve_c8_detailed.json" --dry-run > /dev/null 2> "$tmp/err"
+check "import VLLM-Bench --dry-run: exit" "0|" "$?|$(cat "$tmp/err")"
+check "help NCCL-tests: its keys" "kind nccl_tests:" "$("$XP" help NCCL-tests | head -1 | cut -d' ' -f1-2)"
+one_line "runs --kind serve_bnech" 2 "runs: --kind serve_bnech: no such kind: did you mean serve_bench? (kinds: " \
+  "$XP" --db "$db" runs --kind serve_bnech
+one_line "help kind" 2 "help: no command or run kind named 'kind': did you mean 'kinds'?$" "$XP" help kind
+one_line "help Rnus" 2 "help: no command or run kind named 'Rnus': did you mean 'runs'?$" "$XP" help Rnus
+one_line "help nccl_test" 2 "help: no command or run kind named 'nccl_test': did you mean 'nccl-tests'?$" "$XP" help nccl_test
 finish
