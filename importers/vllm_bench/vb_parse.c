@@ -1508,6 +1508,9 @@ static long lines_between(const char *text, size_t from, size_t to) {
 int vb_parse_text(const char *label, const char *text, size_t len, vb_result **out, size_t *n) {
   *out = NULL;
   *n = 0;
+  /* a result saved again by Windows PowerShell (UTF-16), or kept gzip'd: said as such, where
+  ** "not UTF-8 text (byte 0)" named no cause */
+  if (xp_utf16_refused(label, text, len) || xp_gzip_refused(label, text, len)) return XP_EXIT_USAGE;
   /* json.dump writes ASCII (or UTF-8 with ensure_ascii off): other bytes are a damaged file,
   ** and stored they would make every JSON export of the history invalid */
   const long bad = xp_utf8_invalid_at(text, len);
