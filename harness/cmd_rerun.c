@@ -10,6 +10,7 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cjson/cJSON.h>
 #include "cli.h"
@@ -262,20 +263,42 @@ static int model_file_unchanged(sqlite3 *db, int64_t id, const xp_spec *spec, co
   return rc;
 }
 
-/* --dry-run of an import: each file whose contents are none the run kept (artifacts' SHA-256) is
-** said, as the rerun itself says it once it has imported the file again (warn_other_files), so
-** that the plan is not read as the same measurement read again. A run that kept no files (a
-** trace import) has nothing to compare with: nothing is said. */
+/* When run id began, in ms since the epoch; -1 where that is not known. */
+static int64_t run_began_ms(sqlite3 *db, int64_t id) {
+  sqlite3_stmt *st = xp_db_prepare(db, "SELECT strftime('%s', started_at) * 1000 +"
+                                       " CAST(round(strftime('%f', started_at) * 1000) AS INTEGER) % 1000"
+                                       " FROM runs WHERE id = ?1");
+  if (!st) return -1;
+  sqlite3_bind_int64(st, 1, id);
+  int64_t ms = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL ? sqlite3_column_int64(st, 0) : -1;
+  sqlite3_finalize(st);
+  return ms;
+}
+
+/* Whether path was written after run id began (its import): a file as it was then, whose kept
+** bytes are not its own (a Docker json-file log keeps the text its records carry), is not
+** taken for one written over. */
+static int written_since(const char *path, int64_t began_ms) {
+  struct stat sb;
+  if (began_ms < 0 || stat(path, &sb) != 0) return 1;
+  return (int64_t)sb.st_mtim.tv_sec * 1000 + sb.st_mtim.tv_nsec / 1000000 > began_ms;
+}
+
+/* --dry-run of an import: each file written since and whose contents are none the run kept
+** (artifacts' SHA-256) is said, as the rerun itself says it once it has imported the file again
+** (warn_other_files), so that the plan is not read as the same measurement read again. A run
+** that kept no files (a trace import) has nothing to compare with: nothing is said. */
 static int warn_changed_files(sqlite3 *db, int64_t id, const xp_spec *spec, const char *old) {
   sqlite3_stmt *st = xp_db_prepare(db, "SELECT EXISTS (SELECT 1 FROM artifacts WHERE run_id = ?1),"
                                        " EXISTS (SELECT 1 FROM artifacts WHERE run_id = ?1 AND sha256 = ?2)");
   if (!st) return XP_EXIT_DB;
+  const int64_t began = run_began_ms(db, id);
   const cJSON *f;
   int rc = 0;
   cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(spec->root, "files")) {
     char *path = cJSON_IsString(f) ? xp_spec_resolve(spec, f->valuestring) : NULL;
     char now[65];
-    if (path && xp_file_sha256(path, now) == 0) {
+    if (path && written_since(path, began) && xp_file_sha256(path, now) == 0) {
       sqlite3_reset(st);
       sqlite3_bind_int64(st, 1, id);
       sqlite3_bind_text(st, 2, now, -1, SQLITE_TRANSIENT);

@@ -41,6 +41,15 @@ check "dry rerun of a log written over: the warning" \
   "$(cat "$tmp/err")"
 grep -q "^# dry run: rerun of" "$tmp/out" || { echo "FAIL: dry rerun of a log written over: no plan"; fail=1; }
 check "dry rerun: nothing recorded" "$runs" "$(sql "SELECT count(*) FROM runs")"
+# a log kept as other bytes than the file's own (Docker's json-file log: the text its records
+# carry), not written since: nothing said, where the file's SHA-256 matched none kept
+awk '{ s = $0; gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/\t/, "\\t", s)
+       printf "{\"log\":\"%s\\n\",\"stream\":\"stdout\",\"time\":\"2025-06-01T10:11:12.1Z\"}\n", s }' \
+  "$data/nccltests_sweep.txt" > "$tmp/docker-json.log"
+"$XP" --db "$tmp/docker.db" import nccl-tests "$tmp/docker-json.log" > /dev/null 2>&1
+"$XP" --db "$tmp/docker.db" rerun "$("$XP" --db "$tmp/docker.db" runs --format csv | sed -n 2p | cut -d, -f1)" --dry-run \
+  > /dev/null 2> "$tmp/err"
+check "dry rerun of a Docker json-file log as imported: exit, nothing said" "0|" "$?|$(cat "$tmp/err")"
 
 # RCCL's HIP and ROCm (its lines after its version, as ROCm/rocm-systems PR 3415's rccl-tests log
 # prints them; see nccl_variants.sh): another ROCm is the hardware's difference as another CUDA
