@@ -40,9 +40,13 @@
 ** time the GPU's timer (as coarse as 1 us) gives alike. A graph launch in the trace
 ** (cudaGraphLaunch, cuGraphLaunch, hipGraphLaunch) keeps its activities as written even where
 ** its id is shared by no other: two like nodes at one time read as one activity twice, and CUDA
-** before 12 and HIP write no node id to tell them apart (conservative: a merged copy of such a
-** launch counts twice, said nowhere). An activity's with no id is left as written too, and so
-** is one that lasts nothing. A CUDA graph node's activity is one replay of
+** before 12 and HIP write no node id to tell them apart. But where the launch itself is written
+** again, at its own time under its own id (a call's correlation id is its own: that launch, in a
+** trace merged with a copy of itself), its activities are copies as often: each written w times
+** as often as the launch counts 1 / w of its writes (two like nodes under a launch written twice
+** are written four times, and count twice). One written a number of times that the launch's
+** do not divide (a copy of part of the trace) leaves that launch's activities as written, said.
+** An activity's with no id is left as written too, and so is one that lasts nothing. A CUDA graph node's activity is one replay of
 ** one node: Kineto writes its "graph node id" (CUDA 12 on, CuptiActivity.cpp's
 ** getGraphNodeMetadata, CUPTI's 64-bit graphNodeId), which with its launch's correlation id names
 ** it. The first read keeps no ids (they would cost eight bytes for every activity of a graphed
@@ -139,11 +143,35 @@ static int own_corr(const tt_rank *r, uint32_t corr, const uint32_t *shared, siz
          !xp_idmap_get(&r->graph_launch_ids, corr);
 }
 
+/* The times the graph launch of correlation id corr is written at one time (r->graph_launch_ids):
+** 2 or more where its trace was merged with a copy of itself, else 1 (no graph launch's, or one
+** written once or apart). */
+static uint32_t launch_writes(const tt_rank *r, uint32_t corr) {
+  const uint64_t w = corr && corr != TT_CORR_GRAPH_NODE ? xp_idmap_get(&r->graph_launch_ids, corr) : 0;
+  return w > 1 && w <= UINT32_MAX ? (uint32_t)w : 1;
+}
+
+/* The graph launches written again (launch_writes) some of whose activities (activities sorted by
+** identity, like ones side by side) are not written a multiple of its times: a copy of part of
+** the trace, or like nodes of concurrent branches as well, whose copies nothing tells. Noted in
+** uneven (id -> 1), counted in clips. */
+static void find_uneven(const tt_rank *r, const tt_clip *a, size_t n, xp_idmap *uneven, tt_clips *clips) {
+  for (size_t i = 0, j; i < n; i = j) {
+    for (j = i + 1; j < n && by_identity(&a[j], &a[i]) == 0;) j++;
+    const uint32_t w = launch_writes(r, a[i].corr);
+    if (w == 1 || (j - i) % w == 0 || xp_idmap_get(uneven, a[i].corr)) continue;
+    xp_idmap_set(uneven, a[i].corr, 1);
+    if (!clips->uneven++ || a[i].corr < clips->uneven_first) clips->uneven_first = a[i].corr;
+  }
+}
+
 /* A lane's activities (sorted by identity) with each one's copies folded into it, counted in
 ** copies: the same start, end, kernel key and correlation as the one before, lasting, and of a
-** correlation id of its own (own_corr). A graph node's lasting activities, whose ids the read
-** tells apart, into the first at their place. Its new length. */
-static size_t fold_copies(const tt_rank *r, tt_clip *a, size_t n) {
+** correlation id of its own (own_corr), or of a graph launch written w times (launch_writes)
+** whose activities each are (not in uneven), the first 1 / w of them kept. A graph node's
+** lasting activities, whose ids the read tells apart, into the first at their place. Its new
+** length. */
+static size_t fold_copies(const tt_rank *r, tt_clip *a, size_t n, const xp_idmap *uneven) {
   size_t ns, m = 0;
   uint32_t *shared = shared_corrs(a, n, &ns);
   size_t graph = SIZE_MAX; /* the graph place kept last */
@@ -157,7 +185,14 @@ static size_t fold_copies(const tt_rank *r, tt_clip *a, size_t n) {
       graph = m;
     }
     tt_clip *last = m ? &a[m - 1] : NULL;
-    if (last && c->end > c->start && by_identity(c, last) == 0 && own_corr(r, c->corr, shared, ns)) {
+    const int same = last && c->end > c->start && by_identity(c, last) == 0;
+    const uint32_t w = same ? launch_writes(r, c->corr) : 1;
+    if (same && w > 1 && !xp_idmap_get(uneven, c->corr)) {
+      last->copies++;
+      last->keep = (last->copies + 1) / w;
+      continue;
+    }
+    if (same && own_corr(r, c->corr, shared, ns)) {
       last->copies++;
       continue;
     }
@@ -212,14 +247,17 @@ size_t tt_clips_find(const tt_rank *r, tt_clips *clips) {
   for (size_t i = 0; i < n; i++) {
     if (lanes[i] >= nl) continue;
     const tt_ival *v = XP_VEC_AT(&r->ivals, tt_ival, i);
-    a[m++] = (tt_clip){key[lanes[i]], v->start, v->end, v->end, v->key, corrs ? corrs[i] : 0, 0, 0, 0, 0, 0};
+    a[m++] = (tt_clip){key[lanes[i]], v->start, v->end, v->end, v->key, corrs ? corrs[i] : 0, 0, 0, 0, 0, 0, 1};
   }
   free(key);
   qsort(a, m, sizeof *a, by_identity);
+  xp_idmap uneven = {0};
+  find_uneven(r, a, m, &uneven, clips);
   for (size_t i = 0, j; i < m; i = j) {
     for (j = i + 1; j < m && a[j].lane == a[i].lane;) j++;
-    clip_lane(a + i, fold_copies(r, a + i, j - i), out);
+    clip_lane(a + i, fold_copies(r, a + i, j - i, &uneven), out);
   }
+  xp_idmap_free(&uneven);
   free(a);
   if (out->n > 1) qsort(out->data, out->n, sizeof(tt_clip), by_place);
   make_seen(clips);
@@ -264,12 +302,12 @@ int tt_clip_event(tt_clips *clips, tt_event *ev, char *buf, size_t cap) {
   if (tt_lane_key(ev, dev, &lane) != 0) return 0;
   if (tt_us_to_ns(ev->ts, &ts) != 0 || tt_us_to_ns(ev->dur, &dur) != 0) return 0;
   if (dur < 0) dur = 0;
-  const tt_clip want = {lane, ts, ts + dur, 0, 0, 0, 0, 0, 0, 0, 0};
+  const tt_clip want = {lane, ts, ts + dur, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   const uint64_t node = tt_graph_node(ev);
   tt_clip *c = clip_at(clips, &want, node != 0);
   if (!c) return 0;
   if (node) return graph_copy(clips, c, ev, node);
-  if (c->copies && c->met++ > 0) return c->dropped++, 1;
+  if (c->copies && c->met++ >= c->keep) return c->dropped++, 1;
   if (c->to == c->end) return 0;
   c->applied = 1;
   const int64_t d = c->to - ts;

@@ -39,6 +39,7 @@ static void free_read_state(tt_rank *r) {
   xp_vec_free(&r->ext_launches);
   xp_idmap_free(&r->launch_ids);
   xp_idmap_free(&r->graph_launch_ids);
+  xp_idmap_free(&r->graph_launch_at);
   xp_vec_free(&r->launches);
   xp_vec_free(&r->pending);
   xp_map_free(&r->kmap);

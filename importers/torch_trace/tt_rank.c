@@ -733,6 +733,22 @@ static int is_driver_call(tt_slice cat) {
          SL_EQ(cat, "\"musa_driver\"");
 }
 
+/* A graph launch of id id noted (tt_rank.graph_launch_ids): one written again at its first's
+** time under its id, which each call of a process has its own of, is that launch again, its
+** trace merged with a copy of itself (its activities then copies, tt_clip.c); at another time,
+** another process's launch, whose numbering is its own. ts: INT64_MIN where it has none. */
+static void note_graph_launch(tt_rank *r, int64_t id, int64_t ts) {
+  const uint64_t was = xp_idmap_get(&r->graph_launch_ids, id);
+  if (!was) {
+    xp_idmap_set(&r->graph_launch_ids, id, 1);
+    xp_idmap_set(&r->graph_launch_at, id, (uint64_t)ts);
+    return;
+  }
+  if (was == TT_GRAPH_LAUNCH_APART) return;
+  const int again = ts != INT64_MIN && (int64_t)xp_idmap_get(&r->graph_launch_at, id) == ts;
+  xp_idmap_set(&r->graph_launch_ids, id, again ? was + 1 : TT_GRAPH_LAUNCH_APART);
+}
+
 /* A call of the CUDA (or HIP, or an Intel GPU's SYCL and Level Zero) runtime or driver API. Its
 ** correlation id is the one its GPU activities carry, if it launched any, and its CPU time the
 ** one that places them in a step when no operator claims them (tt_done.c): a ROCm kernel names
@@ -761,7 +777,7 @@ static void on_runtime(tt_rank *r, const tt_event *ev, const tt_options *opt) {
   ** operator again, also on kernels that carry no correlation of their own (its first
   ** versions wrote no args but the External id on GPU activities) */
   if (hip && corr >= 0) r->hip_ext_ops = 1;
-  if (graph && corr > 0) xp_idmap_set(&r->graph_launch_ids, corr, 1);
+  if (graph && corr > 0) note_graph_launch(r, corr, timed ? ts : INT64_MIN);
   if (corr > 0) {
     /* Kept also inside an operator, whose External id its activities should carry too: a
     ** producer that wrote them none (or Kineto of 2022-23, their correlation) leaves them to
@@ -783,7 +799,7 @@ static void on_runtime(tt_rank *r, const tt_event *ev, const tt_options *opt) {
     if (!hip && corr > 0) tt_launch_id_note(r, ev->pid, corr);
   }
   if (corr > 0) xp_idmap_set(&r->launch_ids, corr, 1);
-  if (graph && corr > 0) xp_idmap_set(&r->graph_launch_ids, corr, 1);
+  if (graph && corr > 0) note_graph_launch(r, corr, timed ? ts : INT64_MIN);
   if (corr > 0 && timed) {
     *(tt_launch *)xp_vec_push(&r->ext_launches, sizeof(tt_launch)) = (tt_launch){corr, ts};
     /* ROCm's oldest: the operator around it is its kernels' (tt_tree.c) */

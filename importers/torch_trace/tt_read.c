@@ -911,6 +911,16 @@ static void warn_copies(const tt_import *imp, const char *path, const tt_clips *
           (long long)n, n == 1 ? "y" : "ies", imp->names.str[TT_KEY_NAME(first->key)]);
 }
 
+/* The graph launches written again whose activities' copies were not told (tt_clip.c), said once
+** per file: a CUDA graph launch without node ids (CUDA before 12) or a HIP one counts them all. */
+static void warn_uneven(const char *path, const tt_clips *clips) {
+  if (!clips->uneven) return;
+  xp_warn("%s: %lld graph launch%s written again (the same correlation id and time as one before: a trace merged "
+          "with a copy of itself?) whose activities are not each written as often: they are counted as written "
+          "(the first, correlation %lld)", path, (long long)clips->uneven, clips->uneven == 1 ? "" : "es",
+          (long long)clips->uneven_first);
+}
+
 /* GPU activities that outlast the next one on their stream, or are written again (tt_clip.c):
 ** the file is read again (r goes) with each ending where that one starts and the copies left
 ** out, so that every figure counts the same time, once. -1 where none is, or this is that read.
@@ -926,6 +936,7 @@ static int read_clipped(tt_import *imp, tt_rank *r, const char *path, const tt_o
     rc = read_once_more(imp, r, path, &again);
     if (!rc) warn_clipped(imp, path, &clips), warn_copies(imp, path, &clips);
   }
+  if (rc <= 0) warn_uneven(path, &clips);
   xp_vec_free(&clips.list);
   xp_vec_free(&clips.seen);
   return rc;

@@ -99,6 +99,9 @@ typedef struct tt_pend {
 ** torch.cuda._annotate_cuda_graph_trace moves these onto streams of the user's choosing (61, 62),
 ** 7 or 8, numbers real streams also have: its stream is no stream it ran on (tt_clip.c) */
 #define TT_CORR_GRAPH_NODE 0xffffffffu
+/* tt_rank.graph_launch_ids: a graph launch's id written again at another time (two processes'
+** numberings, or no time): no copy, and its activities' copies are not told */
+#define TT_GRAPH_LAUNCH_APART UINT64_MAX
 /* A GPU activity's lane key, device << 32 | stream, as tt_rank.lane_map keys it: the stream its
 ** tid, else its args' "stream"; -1 where it names none (tt_rank.c, and tt_clip.c finding it again). */
 int tt_lane_key(const tt_event *ev, int64_t dev, uint64_t *key);
@@ -386,9 +389,12 @@ typedef struct tt_rank {
   xp_vec ext_launches;
   xp_idmap launch_ids;
   /* The ids (correlation, else External id) of graph launches (cudaGraphLaunch, cuGraphLaunch,
-  ** hipGraphLaunch) -> 1: every activity of such a launch carries its id, so none is told from
-  ** its copy by the id (tt_clip.c) */
+  ** hipGraphLaunch) -> the times the launch is written at its first's time (2 or more: a trace
+  ** merged with a copy of itself), or TT_GRAPH_LAUNCH_APART: every activity of such a launch
+  ** carries its id, so none is told from its copy by the id alone (tt_clip.c). graph_launch_at:
+  ** id -> the first's time (raw ns; INT64_MIN where it has none) */
   xp_idmap graph_launch_ids;
+  xp_idmap graph_launch_at;
   /* The smallest correlation in launches, and graph launches' External ids (INT64_MAX: none).
   ** CUPTI and roctracer number a process's API calls in the order they are made, so an activity
   ** with a lower correlation whose launch is not in the trace was launched before the profiler
@@ -668,6 +674,8 @@ typedef struct tt_clip {
   uint32_t met;       /* the times a read of the file met it, the first one kept */
   uint32_t dropped;   /* the copies that read left out */
   uint32_t seen_at;   /* a graph place's: where its nodes met start in tt_clips.seen */
+  uint32_t keep;      /* of its copies + 1 writes, how many count: 1, or of a graph launch written
+                      ** again, its writes / the launch's */
 } tt_clip;
 /* A CUDA graph node's activity met by the read that leaves copies out: one replay of one node. */
 typedef struct tt_node_seen {
@@ -677,6 +685,9 @@ typedef struct tt_node_seen {
 typedef struct tt_clips {
   xp_vec list; /* tt_clip, sorted by place */
   xp_vec seen; /* tt_node_seen: copies + 1 for each graph place, from its seen_at */
+  /* graph launches written again whose activities are not each written as often (their copies
+  ** not told, counted as written), and the first one's id */
+  int64_t uneven, uneven_first;
 } tt_clips;
 /* A GPU activity's "graph node id" (Kineto, CUDA 12 on): 0 outside a CUDA graph, UINT64_MAX
 ** where written as no number (a node still, which no id tells from another; tt_rank.c). */

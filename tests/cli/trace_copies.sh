@@ -12,7 +12,9 @@ sglang_variants
 # copy IN OUT HOW: IN's GPU activities written twice; HOW: adjacent (each after itself), appended
 # (all after the rest), othercorr (one kernel again under another correlation id: no copy),
 # graph (one kernel again, its correlation id another kernel's of its stream, as a graph launch's)
-# or othernode (a CUDA graph node's kernel again under another "graph node id": no copy)
+# othernode (a CUDA graph node's kernel again under another "graph node id": no copy), or
+# nonodes (no "graph node id" or "graph id" written, as CUDA before 12 and HIP write none) or
+# nonodes-merged (that, each GPU activity and graph launch written again after the rest)
 copy() {
   python3 - "$1" "$2" "$3" << 'EOF'
 import gzip, json, sys
@@ -20,7 +22,12 @@ src, out, how = sys.argv[1:]
 t = json.load(gzip.open(src, "rt"))
 gpu = lambda e: e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")
 evs = t["traceEvents"]
-if how == "adjacent":
+if how.startswith("nonodes"):
+    for e in evs:
+        for k in ("graph node id", "graph id"): e.get("args", {}).pop(k, None)
+    if how == "nonodes-merged":
+        t["traceEvents"] = evs + [dict(e) for e in evs if gpu(e) or "GraphLaunch" in e.get("name", "")]
+elif how == "adjacent":
     t["traceEvents"] = [c for e in evs for c in ([e, dict(e)] if gpu(e) else [e])]
 elif how == "appended":
     t["traceEvents"] = evs + [dict(e) for e in evs if gpu(e)]
@@ -123,4 +130,45 @@ done
 twin_nodes cudaLaunchKernel
 check "cudaLaunchKernel: its activity written twice counts once" 1 "$(sql "SELECT kernels FROM trace_ranks")"
 check "cudaLaunchKernel: said" 1 "$(grep -c 'written again' "$tmp/err")"
+
+# A graph launch that wrote no node ids, merged with a copy of itself: its cuGraphLaunch is written
+# again at its own time under its own correlation id, which no other launch does, so each of its
+# activities written as often is that many copies (before: cugraph_r1's 800 graphed kernels, with
+# no node ids, counted twice, said nowhere)
+copy "$v/cugraph_r1.json.gz" "$tmp/nonodes-alone.json.gz" nonodes
+copy "$v/cugraph_r1.json.gz" "$tmp/nonodes.json.gz" nonodes-merged
+db="$tmp/nonodes-alone.db"
+imp "$tmp/nonodes-alone.json.gz"
+check "graphed kernels, no node ids: the file alone" 0 $?
+check "graphed kernels, no node ids: 800 kernels" 800 "$(sql "SELECT kernels FROM trace_ranks")"
+want=$(trace_figures)
+db="$tmp/nonodes.db"
+imp "$tmp/nonodes.json.gz"
+check "graphed kernels, no node ids, merged with their copy: exit" 0 $?
+check "graphed kernels, no node ids, merged with their copy: the figures of the file" "$want" "$(trace_figures)"
+check "graphed kernels, no node ids, merged with their copy: said" 1 \
+  "$(grep -c "^xp: warning: $tmp/nonodes.json.gz: 800 GPU activities written again (" "$tmp/err")"
+# two like nodes of concurrent branches (one place) of a launch written again, with them: two, not
+# four; three such under a launch written twice are no whole copy: counted as written, and said
+twin_copy() { # twin_copy LAUNCH N: LAUNCH (correlation 50) written twice, then N like kernels
+  local k='{"ph": "X", "cat": "kernel", "name": "act_quant", "pid": 0, "tid": 7, "ts": 1100, "dur": 3, "args": {"correlation": 50, "stream": 7, "device": 0}}'
+  local l="{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"$1\", \"pid\": 10, \"tid\": 10, \"ts\": 1010, \"dur\": 5, \"args\": {\"correlation\": 50}}"
+  { printf '{"schemaVersion": 1, "traceEvents": [\n%s,\n%s,\n%s' \
+      '{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#0", "pid": 10, "tid": 10, "ts": 1000, "dur": 1000}' "$l" "$l"
+    for _ in $(seq "$2"); do printf ',\n%s' "$k"; done
+    printf ']}\n'; } > "$tmp/twincopy-$1-$2.json"
+  db="$tmp/twincopy-$1-$2.db"
+  "$XP" --db "$db" import torch-trace "$tmp/twincopy-$1-$2.json" > /dev/null 2> "$tmp/err"
+  check "$1 written twice, $2 like kernels: exit" 0 $?
+}
+for launch in cudaGraphLaunch cuGraphLaunch hipGraphLaunch; do
+  twin_copy "$launch" 4
+  check "$launch written twice, 4 like kernels: two" 2 "$(sql "SELECT kernels FROM trace_ranks")"
+  check "$launch written twice, 4 like kernels: said" 1 "$(grep -c 'xp: warning: .*: 2 GPU activities written again' "$tmp/err")"
+  twin_copy "$launch" 3
+  check "$launch written twice, 3 like kernels: counted as written" 3 "$(sql "SELECT kernels FROM trace_ranks")"
+  check "$launch written twice, 3 like kernels: said" \
+    "xp: warning: $tmp/twincopy-$launch-3.json: 1 graph launch written again (the same correlation id and time as one before: a trace merged with a copy of itself?) whose activities are not each written as often: they are counted as written (the first, correlation 50)" \
+    "$(cat "$tmp/err")"
+done
 finish
