@@ -84,6 +84,8 @@ typedef struct rp_bars {
 
 size_t rp_bars_category(rp_bars *b, const char *name); /* index, added when new */
 rp_bar_row *rp_bars_row(rp_bars *b, const char *label, const char *detail);
+/* Category cat left out where no row has a share of it (its legend entry too): 1 if kept. */
+int rp_bars_drop_empty(rp_bars *b, size_t cat);
 void rp_bars_svg(xp_buf *out, const rp_bars *b);
 void rp_bars_free(rp_bars *b);
 

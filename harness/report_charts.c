@@ -623,10 +623,17 @@ static int chart_allreduce(sqlite3 *db, rp_section *s) {
 /* The columns of the query the chart reads, by name. Its config is view run_configuration's
 ** declared configuration, or, for a job with none declared, the job's own label. */
 enum { Q_RUN, Q_MODEL, Q_TP, Q_BATCH, Q_GPU, Q_INTERCONNECT, Q_CONFIG, Q_BUSY_MS, Q_COMM_MS, Q_EXPOSED_MS,
-       Q_COMM_PCT, Q_EXPOSED_PCT, Q_COLUMNS };
+       Q_COMM_PCT, Q_EXPOSED_PCT, Q_COMPUTE_EXPOSED_MS, Q_COMPUTE_EXPOSED_PCT, Q_COLUMNS };
 static const char *const comm_columns[Q_COLUMNS] = {
     "run", "model", "tp", "batch", "gpu_name", "interconnect", "config", "busy_ms", "comm_ms", "exposed_ms",
-    "comm_pct", "exposed_pct"};
+    "comm_pct", "exposed_pct", "compute_exposed_ms", "compute_exposed_pct"};
+
+/* The bars' parts, stacked in this order. Exposed: communication with nothing beside it; beside
+** copies: with only copies or fills beside it, which hide none of it from compute's point of
+** view (HTA's comm_comp_overlap: compute_exposed_ms less exposed_ms); hidden: compute beside it. */
+static const char *const comm_parts[] = {"communication, exposed", "communication, beside copies or fills only",
+                                         "communication, hidden by compute", "other GPU activity"};
+enum { PART_EXPOSED, PART_BESIDE_COPIES, PART_HIDDEN, PART_OTHER };
 
 typedef struct comm_chart {
   rp_bars bars;
@@ -654,16 +661,23 @@ static char *comm_label(sqlite3_stmt *st, const int *at) {
 static void comm_row(rp_bars *b, sqlite3_stmt *st, const int *at) {
   double busy = sqlite3_column_double(st, at[Q_BUSY_MS]), comm = sqlite3_column_double(st, at[Q_COMM_MS]),
          exposed = sqlite3_column_double(st, at[Q_EXPOSED_MS]);
+  /* NULL for a job imported before schema 33: its exposure to compute is not known, not made up */
+  const int known = sqlite3_column_type(st, at[Q_COMPUTE_EXPOSED_MS]) != SQLITE_NULL;
+  const double to_compute = known ? sqlite3_column_double(st, at[Q_COMPUTE_EXPOSED_MS]) : exposed;
+  const int apart = to_compute > exposed; /* copies or fills, and nothing else, beside some of it */
   char *label = comm_label(st, at);
-  char *detail = xp_asprintf("run %s, %.2f ms busy: communication %s%% of it, %s%% exposed%s", col(st, at[Q_RUN]),
-                             busy, col(st, at[Q_COMM_PCT]), col(st, at[Q_EXPOSED_PCT]),
+  char *to_compute_pct = apart ? xp_asprintf(", %s%% with no compute beside it", col(st, at[Q_COMPUTE_EXPOSED_PCT])) : NULL;
+  char *detail = xp_asprintf("run %s, %.2f ms busy: communication %s%% of it, %s%% exposed%s%s", col(st, at[Q_RUN]),
+                             busy, col(st, at[Q_COMM_PCT]), col(st, at[Q_EXPOSED_PCT]), apart ? to_compute_pct : "",
                              comm > 0 ? "" : " (no communication kernels in its steps)");
   rp_bar_row *row = rp_bars_row(b, label, detail);
   free(label);
+  free(to_compute_pct);
   free(detail);
-  row->share[rp_bars_category(b, "communication, exposed")] = exposed / busy;
-  row->share[rp_bars_category(b, "communication, hidden by compute")] = (comm - exposed) / busy;
-  row->share[rp_bars_category(b, "other GPU activity")] = 1 - comm / busy;
+  row->share[PART_EXPOSED] = exposed / busy;
+  row->share[PART_BESIDE_COPIES] = apart ? (to_compute - exposed) / busy : 0;
+  row->share[PART_HIDDEN] = (comm - (apart ? to_compute : exposed)) / busy;
+  row->share[PART_OTHER] = 1 - comm / busy;
 }
 
 /* xp_query_text's callback for the query's one statement: its newest jobs become bars. */
@@ -705,13 +719,13 @@ static int chart_comm(sqlite3 *db, rp_section *s) {
     return 0;
   }
   comm_chart c = {.jobs = 0};
-  rp_bars_category(&c.bars, "communication, exposed");
-  rp_bars_category(&c.bars, "communication, hidden by compute");
-  rp_bars_category(&c.bars, "other GPU activity");
+  for (size_t i = 0; i < sizeof comm_parts / sizeof comm_parts[0]; i++) rp_bars_category(&c.bars, comm_parts[i]);
   const struct xp_blob *q = xp_query_file("comm_overlap.sql");
   int rc = xp_query_text(db, q->data, "queries/comm_overlap.sql", NULL, 0, comm_rows, &c);
   const size_t shown = c.bars.nrows;
   comm_labels_apart(&c);
+  /* a part no job has (copies beside communication, mostly) is not in the legend */
+  const int beside_copies = rp_bars_drop_empty(&c.bars, PART_BESIDE_COPIES);
   if (rc == 0 && shown) {
     if (shown == 1) xb_puts(&s->note, "For the newest traced job, ");
     else xb_printf(&s->note, "For each of the %zu newest traced jobs, ", shown);
@@ -720,6 +734,9 @@ static int chart_comm(sqlite3 *db, rp_section *s) {
                       "part compute overlapped (hidden), and the rest. A job on one stream hides nothing; where "
                       "much is hidden, the AllReduce share above overstates what removing it saves. xp query "
                       "queries/comm_overlap.sql gives every job's figures.");
+    if (beside_copies)
+      xb_puts(&s->note, " Beside copies or fills only: communication that nothing but a copy or a fill ran "
+                        "beside, exposed as HTA counts it (no compute beside it: compute_exposed_ms).");
     if (c.jobs > shown) xb_printf(&s->note, " %zu older job%s left out.", c.jobs - shown, c.jobs - shown == 1 ? " is" : "s are");
     rp_bars_svg(&s->svg, &c.bars);
   } else if (rc == 0)

@@ -435,6 +435,18 @@ rp_bar_row *rp_bars_row(rp_bars *b, const char *label, const char *detail) {
   return r;
 }
 
+int rp_bars_drop_empty(rp_bars *b, size_t cat) {
+  if (cat >= b->ncat) return 0;
+  for (size_t r = 0; r < b->nrows; r++)
+    if (b->rows[r].share[cat] > 0) return 1;
+  free(b->categories[cat]);
+  const size_t after = b->ncat - cat - 1;
+  memmove(&b->categories[cat], &b->categories[cat + 1], after * sizeof *b->categories);
+  for (size_t r = 0; r < b->nrows; r++) memmove(&b->rows[r].share[cat], &b->rows[r].share[cat + 1], after * sizeof(double));
+  b->ncat--;
+  return 0;
+}
+
 /* Legend across the top, wrapping; returns the height it took. */
 static int bars_legend(xp_buf *o, const rp_bars *b) {
   int x = BAR_X0, y = 14;
