@@ -86,6 +86,19 @@ import_synthetic fill
 check "fill: 30 us exposed, 80 without compute beside it" "100000|30000|80000" \
   "$(query "SELECT comm_ns || '|' || exposed_ns || '|' || compute_exposed_ns FROM trace_step_comm JOIN trace_step_comm_compute USING (run_id, rank, step)")"
 
+# A record_function range on the GPU timeline (gpu_user_annotation) is no GPU work, even where
+# its producer wrote it a stream: HTA takes every event with a stream for a kernel, and one named
+# for a layer for compute (trace_comm_hta.py: 0 exposed here), but the range ran nothing, so it
+# hides no communication: an all-reduce 100-200 us under a range 90-290 on stream 8 is exposed whole.
+annotated() {
+  step 1 0
+  act kernel "$AR" 7 100 100; act gpu_user_annotation "layer_0" 8 90 200
+}
+import_synthetic annotated
+check "a GPU annotation with a stream hides nothing" "100000|100000|100000|100000" \
+  "$(query "SELECT comm_ns || '|' || exposed_ns || '|' || compute_exposed_ns || '|' || busy_ns FROM trace_step_comm JOIN trace_step_comm_compute USING (run_id, rank, step) JOIN trace_steps USING (run_id, rank, step)")"
+check "HTA's reading of it: the range as compute" "0.100 0.000 0.000" "$(python3 "$XP_SRC/tests/cli/trace_comm_hta.py" "$tmp/annotated.json")"
+
 # HTA's own traces: the three figures as HTA's comm_comp_overlap defines them, computed apart from
 # the raw trace (trace_comm_hta.py): nccl_data 46.876, 39.191 and 39.559 ms; sampled_rank-1
 # 379.053, 299.495 and 303.523 ms.
