@@ -195,6 +195,40 @@ const xp_nccl_tuning *nt_row_tuning(const nt_row *row, const xp_nccl_info *info)
   return xp_nccl_info_tuning(info, xp_nccl_coll_func((enum xp_nccl_coll)coll), row->count * size);
 }
 
+int nt_blocking_from_line(const char *line) {
+  if (strstr(line, "no barrier")) return NT_BLOCK_NO_BARRIER;
+  if (strstr(line, "outer iteration")) return NT_BLOCK_OUTER;
+  return NT_BLOCK_BARRIER;
+}
+
+/* getopt_long takes "-z 2", "-z2", "--blocking 2" and "--blocking=2"; the last one given counts. */
+int nt_blocking_from_args(const char *args) {
+  char buf[sizeof ((nt_doc *)0)->args];
+  snprintf(buf, sizeof buf, "%s", args);
+  int mode = NT_BLOCK_BARRIER, take_next = 0;
+  for (char *save = NULL, *a = strtok_r(buf, " ", &save); a; a = strtok_r(NULL, " ", &save)) {
+    const char *value = take_next                           ? a
+                        : strncmp(a, "--blocking=", 11) == 0 ? a + 11
+                        : strncmp(a, "-z", 2) == 0 && a[2]   ? a + 2
+                                                             : NULL;
+    take_next = strcmp(a, "-z") == 0 || strcmp(a, "--blocking") == 0;
+    if (!value) continue;
+    const long m = strtol(value, NULL, 0);
+    if (m == NT_BLOCK_NO_BARRIER || m == NT_BLOCK_OUTER) mode = (int)m;
+    else if (m != 0) mode = NT_BLOCK_BARRIER;
+  }
+  return mode;
+}
+
+const char *nt_blocking_suffix(int mode) {
+  switch (mode) {
+    case 0: return "";
+    case NT_BLOCK_NO_BARRIER: return "/blocking_nobarrier";
+    case NT_BLOCK_OUTER: return "/blocking_outer";
+    default: return "/blocking";
+  }
+}
+
 void nt_dtype_from_test(const char *type, char *out, size_t n) {
   int d = xp_nccl_dtype_parse(type);
   snprintf(out, n, "%s", d >= 0 ? xp_nccl_dtype_name((enum xp_nccl_dtype)d) : type);
@@ -795,7 +829,7 @@ static int record_case(xp_run *r, const icase *c, const xp_nccl_info *info) {
     snprintf(op, sizeof op, "/%s", row->redop);
   if (row->root > 0) snprintf(root, sizeof root, "/root%d", row->root);
   snprintf(name, sizeof name, "%s/%s/%lld/%s/%s%s%s%s", row->coll, row->dtype, (long long)row->bytes, mode, place, op,
-           root, c->blocking ? "/blocking" : "");
+           root, nt_blocking_suffix(c->blocking));
   cJSON *params = xp_nccl_case_params(row->coll, row->dtype, row->bytes, row->count, mode, place, c->burst,
                                       c->nranks);
   cJSON_AddStringToObject(params, "source", "nccl-tests");
@@ -805,6 +839,7 @@ static int record_case(xp_run *r, const icase *c, const xp_nccl_info *info) {
   if (row->agg > 1) cJSON_AddNumberToObject(params, "agg_iters", row->agg);
   if (c->cputime) cJSON_AddStringToObject(params, "timing", "cputime");
   if (c->blocking) cJSON_AddBoolToObject(params, "blocking", 1);
+  if (c->blocking > NT_BLOCK_BARRIER) cJSON_AddNumberToObject(params, "blocking_mode", c->blocking);
   /* the choice logged just before the row where the text had one (nt_text.c), else the
   ** last one for its size in all the logs */
   const xp_nccl_tuning *t = row->algo[0] ? NULL : nt_row_tuning(row, info);
@@ -887,6 +922,8 @@ static int version_text(int code, char *buf, size_t n) {
 /* The options the file ran with, as one sentence; a file that states none (a table pasted without
 ** its head, rccl-tests' -x file) says so, not zeros. */
 static void options_text(const nt_doc *d, char *buf, size_t n) {
+  static const char *const blocking_said[] = {"", ", blocking", ", blocking without barrier (-z 2)",
+                                              ", blocking per outer iteration, barrier untimed (-z 3)"};
   char ranks[64] = "ranks unknown";
   const char *several = d->nreports > 1 ? "; the first of several reports in the file, each with its own options" : "";
   if (d->nranks > 0)
@@ -899,7 +936,7 @@ static void options_text(const nt_doc *d, char *buf, size_t n) {
   }
   snprintf(buf, n, "%d thread%s x %d GPU%s per process, %s; warmup %d, iters %d, agg %d, graph %d, validation %d%s%s%s",
            d->nthreads, d->nthreads == 1 ? "" : "s", d->ngpus, d->ngpus == 1 ? "" : "s", ranks, d->warmup, d->iters,
-           d->agg, d->graph, d->validation, d->blocking ? ", blocking" : "",
+           d->agg, d->graph, d->validation, blocking_said[d->blocking >= 0 && d->blocking <= NT_BLOCK_OUTER ? d->blocking : 1],
            d->unalign ? ", unaligned buffers (-u)" : "", several);
 }
 

@@ -32,7 +32,7 @@ typedef struct nt_row {
   int64_t bytes, count;
   int line;              /* where it was read (text) */
   int graph, iters, agg; /* the options it ran with: -G launches, -n, -m */
-  int blocking;          /* -z 1: every collective waited for before the next */
+  int blocking;          /* -z: NT_BLOCK_* (0 none), as the file tells the mode */
   int nranks;            /* ranks of the report it came from; 0 unknown */
   char algo[32], proto[16]; /* NCCL's TUNING choice logged before the row (text), "" none */
   int report;            /* which report of its file (a log may hold several) */
@@ -124,6 +124,17 @@ size_t nt_bom(const char *text, size_t len);
 ** (xp_json_control_in_string: the file and its CRLF copy would record different strings). */
 int nt_refuse_control(const nt_doc *d, const char *text, size_t from, size_t to);
 nt_row *nt_doc_add_row(nt_doc *d);
+/* -z's modes, as nccl-tests (src/util.cu, -J format 3) now prints each ("# Blocking Enabled: wait and barrier after each
+** inner iteration (-m)", "wait after each inner iteration (-m), no barrier", "wait and barrier after
+** each outer iteration (-n); time excludes barrier"); before, any -z printed mode 1's line ("wait for
+** completion and barrier after each collective"). */
+enum { NT_BLOCK_BARRIER = 1, NT_BLOCK_NO_BARRIER = 2, NT_BLOCK_OUTER = 3 };
+/* The mode a "Blocking Enabled" line says. */
+int nt_blocking_from_line(const char *line);
+/* The mode -J's "args" name with -z / --blocking (its config says only true), 1 where they name none. */
+int nt_blocking_from_args(const char *args);
+/* What a case name ends with for the mode ("" for none, "/blocking" for 1 as before the modes). */
+const char *nt_blocking_suffix(int mode);
 /* Name mapping: "all_reduce_perf" -> "allreduce", "bfloat16" -> "bf16". */
 void nt_coll_from_test(const char *test, char *out, size_t n);
 void nt_dtype_from_test(const char *type, char *out, size_t n);

@@ -86,6 +86,7 @@ static void read_config(nt_doc *d, const cJSON *c) {
   d->graph = i32(c, "graph", 0);
   const char *blocking = str(c, "blocking_collectives");
   d->blocking = blocking ? strcmp(blocking, "true") == 0 : num(c, "blocking_collectives", 0) != 0;
+  if (d->blocking) d->blocking = nt_blocking_from_args(d->args); /* read before the config */
   const cJSON *devs = cJSON_GetObjectItemCaseSensitive(c, "devices"), *v;
   int max_group = 0, group0 = 0; /* NCCL_TESTS_SPLIT_MASK: the figures are one communicator's */
   cJSON_ArrayForEach(v, devs) {

@@ -1083,8 +1083,8 @@ static void read_comment(parser *P, const char *line) {
     report_boundary(P, line, 1);
     read_options(P, line);
   } else if (strstr(line, "Blocking Enabled")) {
-    P->rep.blocking = 1;
-    if (d->nreports == 0) d->blocking = 1;
+    P->rep.blocking = nt_blocking_from_line(line);
+    if (d->nreports == 0) d->blocking = P->rep.blocking;
   } else if (is_device_line(line)) {
     read_device(P, line);
   } else if (strstr(line, "out-of-place") || strstr(line, "in-place")) {

@@ -253,6 +253,25 @@ check "op all: params" "max,2,1" "$(sql "SELECT json_extract(params, '$.redop'),
   json_extract(params, '$.blocking') FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.uuid LIKE '$o%' AND c.name LIKE '%out_of_place/max%'")"
 check "op all: gpu_count" 2 "$(sql "SELECT gpu_count FROM runs WHERE uuid LIKE '$o%'")"
 
+# -z 3 (newer nccl-tests: a barrier per outer iteration, its time left out) is a case of its own,
+# and its -J file, whose config says only "true", names the same case from its args; before, both
+# were plain /blocking, with -z 1's.
+sed 's/^# Blocking Enabled: .*/# Blocking Enabled: wait and barrier after each outer iteration (-n); time excludes barrier /; /  max  /d' \
+  "$tmp/opall.txt" > "$tmp/z3.txt"
+"$XP" --db "$db" import nccl-tests "$tmp/z3.txt" > "$tmp/out" 2> "$tmp/err"
+check "-z 3 text: exit" 0 $?
+z=$(run_of)
+cases_of() { sql "SELECT group_concat(name, ' ') FROM (SELECT c.name FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.uuid LIKE '$1%' ORDER BY c.name)"; }
+check "-z 3 text: cases" "allreduce/fp32/1024/eager/in_place/blocking_outer allreduce/fp32/1024/eager/out_of_place/blocking_outer" "$(cases_of "$z")"
+check "-z 3 text: options" 1 "$(sql "SELECT count(*) FROM run_meta m JOIN runs r ON r.id = m.run_id WHERE r.uuid LIKE '$z%'
+  AND m.key = 'nccl_tests.options' AND m.value LIKE '%blocking per outer iteration, barrier untimed (-z 3)%'")"
+check "-z 3 text: params" "1,3" "$(sql "SELECT json_extract(params, '$.blocking'), json_extract(params, '$.blocking_mode')
+  FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.uuid LIKE '$z%' AND c.name LIKE '%out_of_place%'")"
+printf '%s' '{"version":3,"args":["/opt/nccl-tests/build/all_reduce_perf","-g","2","-b","1024","-e","1024","-z","3"],"config":{"nthreads":1,"ngpus":2,"iterations":20,"blocking_collectives":"true"},"results":[{"size":1024,"count":256,"type":"float","redop":"sum","root":-1,"out_of_place":{"time":20.1,"alg_bw":0.05,"bus_bw":0.05,"nwrong":0},"in_place":{"time":21.0,"alg_bw":0.05,"bus_bw":0.05,"nwrong":0}}],"errors":[""]}' > "$tmp/z3.json"
+"$XP" --db "$db" import nccl-tests "$tmp/z3.json" > "$tmp/out" 2> "$tmp/err"
+check "-z 3 json: exit" 0 $?
+check "-z 3 json: the text's cases" "$(cases_of "$z")" "$(cases_of "$(run_of)")"
+
 # Wrong results the test reported (#wrong 3, as nccl-tests 2.19 prints a failed check): the case is
 # failed with its note, the import whole (exit 0), and said once; before, nothing was said.
 sed 's/  sum  -1  20.10  0.05  0.05  0/  sum  -1  20.10  0.05  0.05  3/; /  max  /d' "$tmp/opall.txt" > "$tmp/wrong.txt"

@@ -653,6 +653,42 @@ static void test_old_errors_and_blocking(void) {
   nt_doc_free(&d);
 }
 
+static void test_blocking_modes(void) {
+  /* newer nccl-tests prints each -z mode its own line (src/util.cu); a -J file says only
+  ** "blocking_collectives": "true", and its args say the mode. */
+  static const char *const lines[] = {"# Blocking Enabled: wait and barrier after each inner iteration (-m) \n",
+                                      "# Blocking Enabled: wait after each inner iteration (-m), no barrier \n",
+                                      "# Blocking Enabled: wait and barrier after each outer iteration (-n); "
+                                      "time excludes barrier \n"};
+  static const char *const args[] = {"\"-z\", \"1\"", "\"-z2\"", "\"--blocking=3\""};
+  for (int mode = 1; mode <= 3; mode++) {
+    char text[1024], json[1024];
+    snprintf(text, sizeof text,
+             "# nThread 1 nGpus 2 minBytes 1024 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 "
+             "validation: 1 graph: 0\n%s" HEADER
+             "        1024           256     float     sum      -1    15.00    0.07    0.07      0    14.00    0.07    0.07      0\n",
+             lines[mode - 1]);
+    nt_doc d;
+    CHECK_EQ_INT(parse(&d, text), 0);
+    CHECK_EQ_INT(d.blocking, mode);
+    CHECK_EQ_INT(d.rows[0].blocking, mode);
+    nt_doc_free(&d);
+    snprintf(json, sizeof json,
+             "{\"version\": 3, \"args\": [\"all_reduce_perf\", \"-g\", \"2\", %s], \"config\": {\"nthreads\": 1, "
+             "\"ngpus\": 2, \"iterations\": 20, \"blocking_collectives\": \"true\"}, \"results\": [{\"size\": 1024, "
+             "\"count\": 256, \"type\": \"float\", \"out_of_place\": {\"time\": 15.0, \"alg_bw\": 0.07, \"bus_bw\": "
+             "0.07, \"nwrong\": 0}}], \"errors\": [\"\"]}",
+             args[mode - 1]);
+    nt_doc_init(&d, "t.json");
+    CHECK_EQ_INT(nt_parse_json(&d, json, strlen(json)), 0);
+    CHECK_EQ_INT(d.rows[0].blocking, mode);
+    nt_doc_free(&d);
+  }
+  CHECK_EQ_INT(nt_blocking_from_args("all_reduce_perf -z 3 -b 8"), 3);
+  CHECK_EQ_INT(nt_blocking_from_args("all_reduce_perf --blocking 2"), 2);
+  CHECK_EQ_INT(nt_blocking_from_args("all_reduce_perf -g 2"), 1); /* "true" without -z: not said */
+}
+
 static void test_ranks_from_bandwidth(void) {
   /* A table pasted without its head: allreduce's busbw / algbw = 2(n-1)/n gives n. */
   static const char text[] = HEADER
@@ -871,6 +907,7 @@ int main(void) {
   test_lines_cut();
   test_prefixes_and_failures();
   test_old_errors_and_blocking();
+  test_blocking_modes();
   test_terminal_text();
   test_bitwise();
   test_ranks_from_bandwidth();
