@@ -645,6 +645,9 @@ static int load(const xp_spec *s, loaded *L, int job) {
     /* a log of a test run in WSL, redirected in PowerShell: every other byte NUL, no line any
     ** reader takes */
     if ((rc = xp_utf16_refused(path, L->texts[i], L->lens[i]))) return rc;
+    /* a log kept compressed (all_reduce_perf ... | gzip): refused saying so, not read, as the
+    ** vLLM importer does: a rerun compares the file's bytes with the import's, and xp links no zlib */
+    if ((rc = xp_gzip_refused(path, L->texts[i], L->lens[i]))) return rc;
     char *carried, *joined;
     size_t carried_len, joined_len;
     if ((rc = nt_docker_text(path, L->texts[i], L->lens[i], &carried, &carried_len))) return rc;
