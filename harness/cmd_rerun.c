@@ -116,6 +116,19 @@ static void mark_set_keys(sqlite3 *db, int64_t id, xp_spec *spec) {
   sqlite3_finalize(st);
 }
 
+/* A run of one job of a file holding several (run_meta nccl_tests.job "2 of 2: lines 177 to the
+** end") reruns that job alone: its spec names the job where it was recorded before the spec key
+** "job" was there (each job's run stores the file's spec), which reread every job as a run. */
+static void pin_job(sqlite3 *db, int64_t id, xp_spec *spec) {
+  if (cJSON_GetObjectItemCaseSensitive(spec->root, "job")) return;
+  sqlite3_stmt *st = xp_db_prepare(db, "SELECT value FROM run_meta WHERE run_id = ?1 AND key = 'nccl_tests.job'");
+  if (!st) return;
+  sqlite3_bind_int64(st, 1, id);
+  const int job = sqlite3_step(st) == SQLITE_ROW ? atoi((const char *)sqlite3_column_text(st, 0)) : 0;
+  if (job > 0) cJSON_AddNumberToObject(spec->root, "job", job);
+  sqlite3_finalize(st);
+}
+
 /* The stored spec, with relative paths resolving where the original spec file was; else NULL
 ** and *rc: 3 where the database could not be read (a damaged runs table was 'bad input', exit
 ** 2), 2 where the spec could not be parsed. */
@@ -141,6 +154,7 @@ static xp_spec *stored_spec(sqlite3 *db, int64_t id, char uuid[37], int *importe
     spec = xp_spec_parse_json((const char *)sqlite3_column_text(st, 1), label, dir);
     *rc = spec ? 0 : XP_EXIT_USAGE;
     if (spec) mark_set_keys(db, id, spec);
+    if (spec) pin_job(db, id, spec);
     free(label);
     free(dir);
   } else xp_db_fail(db, "reading the run");

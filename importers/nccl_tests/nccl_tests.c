@@ -613,7 +613,9 @@ static int read_jobs(const xp_spec *s, loaded *L, int i, int nfiles) {
   if (nfiles > 1)
     return xp_error_at(XP_EXIT_USAGE, L->paths[i], 0, "holds the reports of %d jobs (a test run on each host), each "
                        "recorded as a run of its own: import it alone, without other files beside it", n);
-  if (L->job >= n) return xp_error(XP_EXIT_USAGE, "%s: %d jobs, not %d", L->paths[i], n, L->job + 1);
+  if (L->job >= n)
+    return xp_error_at(XP_EXIT_USAGE, L->paths[i], 0, "holds the reports of %d jobs, no job %d: set job to 1..%d", n,
+                       L->job + 1, n);
   L->njobs = n;
   job_lines(&jobs[L->job], L->job_what, sizeof L->job_what);
   L->whole = L->texts[i];
@@ -674,6 +676,9 @@ static int load(const xp_spec *s, loaded *L, int job) {
     }
     if (rc) return rc;
   }
+  if (L->job > 0 && L->njobs == 1)
+    return xp_error_at(XP_EXIT_USAGE, L->paths[0], 0, "holds the reports of one job, no job %d: leave job out",
+                       L->job + 1);
   find_twins(L);
   int results = 0, info = 0;
   for (int i = 0; i < L->n; i++) results += has_results(L->kinds[i]), info += L->kinds[i] == F_INFO;
@@ -1298,6 +1303,9 @@ static const xp_field fields[] = {
      "the command line the log keeps (\"$ ./build/all_gather_perf ...\"), a file name such as "
      "all_gather_perf.log, or the report's own header and busbw / algbw where they leave one test "
      "(reduce_perf's \"redop root\"), said"},
+    {"job", XP_T_INT, 0, NULL, NULL, 1, NT_MAX_JOBS,
+     "of a log holding several jobs (a test run on each host, gathered into one file), the one to record, 1 "
+     "the first (run_meta nccl_tests.job says which a run is; xp rerun reruns that one); absent: each a run"},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
 
 const xp_kind xp_kind_nccl_tests = {

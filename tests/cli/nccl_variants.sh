@@ -479,6 +479,22 @@ check "dshbak blocks, a report per host: exit" 0 $?
 check "dshbak blocks, a report per host: runs" 'vm 52 0 1 of 2: lines 1 to 176
 vm2 52 0 2 of 2: lines 177 to the end' "$(jobs_db "$tmp/dshbak.db")"
 check "dshbak blocks: no warning" "" "$(cat "$tmp/err")"
+# xp rerun of the second job's run reruns that job alone (before, both jobs again: two runs); so
+# does an import whose --set job names it; a job the file has not is refused.
+printf 'SELECT uuid FROM runs ORDER BY id LIMIT 1 OFFSET 1;\n' > "$tmp/q.sql"
+second=$("$XP" --db "$tmp/dshbak.db" query "$tmp/q.sql" --format csv | tail -n +2)
+"$XP" --db "$tmp/dshbak.db" rerun "$second" > "$tmp/out" 2> "$tmp/err"
+check "dshbak, rerun of job 2: exit" 0 $?
+check "dshbak, rerun of job 2: one run more, job 2's" 'vm 52 0 1 of 2: lines 1 to 176
+vm2 52 0 2 of 2: lines 177 to the end
+vm2 52 0 2 of 2: lines 177 to the end' "$(jobs_db "$tmp/dshbak.db")"
+"$XP" --db "$tmp/dshbak_set.db" import nccl-tests "$tmp/dshbak.txt" --set job=1 > "$tmp/out" 2> "$tmp/err"
+check "dshbak, --set job=1: exit" 0 $?
+check "dshbak, --set job=1: that job alone" 'vm 52 0 1 of 2: lines 1 to 176' "$(jobs_db "$tmp/dshbak_set.db")"
+one_line "dshbak, --set job=3" 2 "dshbak.txt: holds the reports of 2 jobs, no job 3: set job to 1..2" \
+  "$XP" --db "$tmp/dshbak_set.db" import nccl-tests "$tmp/dshbak.txt" --set job=3
+one_line "one job, --set job=2" 2 "nccltests_sweep.txt: holds the reports of one job, no job 2: leave job out" \
+  "$XP" --db "$tmp/dshbak_set.db" import nccl-tests "$XP_SRC/tests/data/nccl/nccltests_sweep.txt" --set job=2
 # Both or neither: a fault in the second job (a row whose count does not make its size) fails the
 # first run with the one line, and no second run is begun.
 awk '/^ *8388608 / && ++n == 2 { sub(/4194304/, "4194305") } 1' "$tmp/dshbak.txt" > "$tmp/dshbak_bad.txt"
