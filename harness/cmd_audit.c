@@ -586,8 +586,8 @@ typedef struct run_samples {
 ** run judged alone moved, all the same way; newer runs that disagree with each other are a split,
 ** said, and no contradiction. Where no newer run is judged alone (a kind with one sample a case
 ** a run: an imported nccl-tests log, a vLLM result), the runs are pooled, as they must be.
-** Which way a move goes matters where the unit says which way is better (xp_unit_better: a time
-** lower, a rate higher): evidence says what a decision rests on is fast or cheap enough, and only
+** Which way a move goes matters where the metric's unit says which way is better (xp_metric_better:
+** a time lower, a rate higher): evidence says what a decision rests on is fast or cheap enough, and only
 ** a worse figure undoes that; a better one moved the same way, said, and contradicts nothing (a
 ** 30% faster run flagged the decision it bore out). A unit that does not say (a share, a count)
 ** contradicts either way. A run of the alternative a decision was taken over (--over, schema 34)
@@ -709,12 +709,13 @@ typedef struct tally {
   int better; /* and metrics that only got better */
 } tally;
 
-/* Judge one metric and say what moved. Returns 1 when it is contradicted. */
-static int judge_metric(sqlite3 *db, const char *uuid, const char *what, const char *unit_then, const char *unit_now,
-                        const double *a, size_t na, const int64_t *newer, const run_samples *runs, int nnewer,
-                        tally *t) {
+/* Judge one metric (named metric, NULL where its unit alone says which way is better) and say
+** what moved. Returns 1 when it is contradicted. */
+static int judge_metric(sqlite3 *db, const char *uuid, const char *what, const char *metric, const char *unit_then,
+                        const char *unit_now, const double *a, size_t na, const int64_t *newer,
+                        const run_samples *runs, int nnewer, tally *t) {
   metric_verdict v;
-  const char *better = xp_unit_better(unit_now);
+  const char *better = xp_metric_better(metric, unit_now);
   weigh(a, na, runs, nnewer, better, t->alternative, &v);
   t->judged += v.judged;
   t->split += v.split;
@@ -748,8 +749,8 @@ static int trace_contradictions(sqlite3 *db, int64_t run, const char *uuid, cons
     xp_trace_step_samples(db, &run, 1, category, &a, &na);
     for (int i = 0; i < nnewer; i++) xp_trace_step_samples(db, &newer[i], 1, category, &runs[i].v, &runs[i].n);
     char *what = xp_asprintf("step %s", category ? category : "GPU time");
-    found += judge_metric(db, uuid, what, category ? "% of the step" : "us", category ? "%" : "us", a, na, newer,
-                          runs, nnewer, t);
+    found += judge_metric(db, uuid, what, NULL, category ? "% of the step" : "us", category ? "%" : "us", a, na,
+                          newer, runs, nnewer, t);
     free(what);
     free(a);
     free_runs(runs, nnewer);
@@ -777,7 +778,7 @@ static int contradictions(sqlite3 *db, int64_t run, const char *uuid, const int6
     for (int i = 0; i < nnewer; i++) xp_samples_read(&qb[i], txt(st, 0), txt(st, 1), txt(st, 2), &runs[i].v, &runs[i].n);
     char *what = xp_asprintf("%s %s %s", txt(st, 0), txt(st, 1), txt(st, 2)); /* case, params, metric */
     char *unit = xp_terminal_text(txt(st, 3));
-    found += judge_metric(db, uuid, what, unit, unit, a, na, newer, runs, nnewer, t);
+    found += judge_metric(db, uuid, what, txt(st, 2), unit, unit, a, na, newer, runs, nnewer, t);
     free(unit);
     free(what);
     free(a);

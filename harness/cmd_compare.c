@@ -433,12 +433,12 @@ static cJSON *split_one_sided(const char *kind, cJSON *diffs, const cJSON *fa, c
 
 /* A side with the case but none of its metric's samples (an nccl-tests row whose bandwidth was
 ** printed nan: no bandwidth recorded) does not lack the case: its value there is unknown. */
-static const char *verdict(const xp_samplecmp *c, const char *unit, int case_a, int case_b) {
+static const char *verdict(const xp_samplecmp *c, const char *metric, const char *unit, int case_a, int case_b) {
   if (c->na == 0) return case_a ? "unknown in A" : "only in B";
   if (c->nb == 0) return case_b ? "unknown in B" : "only in A";
   if (!c->judged) return "too few samples";
   if (!c->beyond_noise) return "same (noise)";
-  const char *better = xp_unit_better(unit);
+  const char *better = xp_metric_better(metric, unit);
   if (!better || c->change != c->change) return "changed";
   int up = c->median_b > c->median_a;
   return (up == (strcmp(better, "higher") == 0)) ? "better" : "worse";
@@ -463,7 +463,7 @@ static void add_row(cJSON *out, const char *cname, const char *params, const cha
   cJSON_AddItemToObject(row, "p", num_or_null(c.p));
   cJSON_AddNumberToObject(row, "n_a", (double)na);
   cJSON_AddNumberToObject(row, "n_b", (double)nb);
-  cJSON_AddStringToObject(row, "verdict", verdict(&c, unit, case_a, case_b));
+  cJSON_AddStringToObject(row, "verdict", verdict(&c, metric, unit, case_a, case_b));
   cJSON_AddItemToArray(out, row);
 }
 

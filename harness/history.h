@@ -75,12 +75,14 @@ typedef struct xp_samplecmp {
 } xp_samplecmp;
 void xp_compare_samples(const double *a, size_t na, const double *b, size_t nb,
                         xp_samplecmp *out);
-/* Which way is better for a unit (unit_better.c, the one list): "lower" (a time, an energy),
-** "higher" (a rate: any unit ending in /s; tok/J), "either" (a share, a count: no better way),
-** NULL for a unit xp does not record. xp_unit_better is it less "either" (NULL then too).
-** xp_register_unit_fns gives SQL xp_unit_direction(unit), on every connection xp_db_open makes. */
-const char *xp_unit_direction(const char *unit);
-const char *xp_unit_better(const char *unit);
+/* Which way is better for a metric (unit_better.c, the one list): "lower" (a time, an energy, an
+** error), "higher" (a rate: any unit ending in /s; tok/J; a speedup), "either" (a share, a count: no
+** better way), NULL for a unit xp does not record. The unit decides, but for the few metrics whose
+** unit is shared with ones going the other way. xp_metric_better is it less "either" (NULL then too).
+** xp_register_unit_fns gives SQL xp_metric_direction(metric, unit), on every connection xp_db_open
+** makes. */
+const char *xp_metric_direction(const char *metric, const char *unit);
+const char *xp_metric_better(const char *metric, const char *unit);
 int xp_register_unit_fns(sqlite3 *db);
 
 /* "(1,2,3)": run ids as a literal SQL list ("(NULL)" when empty). */

@@ -126,7 +126,7 @@ noise AS (  -- |U - mean| less the continuity correction, and U's variance with 
 SELECT kind, model, gpu_name, interconnect, tp, batch, config, case_name, params, metric, unit,
        newest_run, newest_at, newest, older_median, older_runs,
        round(100 * change, 1) AS change_pct,
-       CASE xp_unit_direction(unit)  -- xp's one list (harness/unit_better.c), as xp compare and xp audit judge
+       CASE xp_metric_direction(metric, unit)  -- xp's one list (harness/unit_better.c), as xp compare and xp audit judge
          WHEN 'lower' THEN CASE WHEN change > 0 THEN 'worse' ELSE 'better' END
          WHEN 'higher' THEN CASE WHEN change < 0 THEN 'worse' ELSE 'better' END
          ELSE 'changed'

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every unit xp records has a direction in the one list (harness/unit_better.c) that xp compare,
-# xp audit and queries/regressions.sql judge by (SQL xp_unit_direction): "lower", "higher" or
+# xp audit and queries/regressions.sql judge by (SQL xp_metric_direction): "lower", "higher" or
 # "either" (a share, a count: no better way). The query and the C side kept a list each, and a
 # vLLM summary's "sec" was 'worse' in xp compare and 'changed' in regressions.sql. A unit an
 # importer or runner records that the list lacks fails here: imports of every fixture, and the
@@ -21,17 +21,23 @@ record model=m > /dev/null
 check "fixtures imported of each kind" "hist_probe nccl_burst serve_bench torch_trace" \
   "$(sql "SELECT group_concat(kind, ' ') FROM (SELECT DISTINCT kind FROM runs WHERE status = 'ok' ORDER BY kind)")"
 [ "$(sql "SELECT count(DISTINCT unit) FROM metrics")" -ge 10 ] || die "too few units recorded: $(query "SELECT DISTINCT unit FROM metrics")"
-check "recorded units without a direction" "" "$(query "SELECT DISTINCT unit FROM metrics WHERE xp_unit_direction(unit) IS NULL")"
+check "recorded units without a direction" "" "$(query "SELECT DISTINCT unit FROM metrics WHERE xp_metric_direction(name, unit) IS NULL")"
 # the runners' units, as their source names them: xp_run_value/xp_run_metric(r, id, "METRIC", "UNIT",
 # and gemm's table rows {"name", "UNIT", value} (which name ceilings' GB/s and TFLOP/s too)
 units=$(grep -rhoE 'xp_run_(value|metric)\([^;]*' "$XP_SRC"/harness/runners | grep -oE '"[^"]+", "[^"]+"' | sed -E 's/.*, "([^"]+)"$/\1/'
         grep -rhoE '\{"[a-z_0-9]+", "[^"]+", [a-z]' "$XP_SRC"/harness/runners | sed -E 's/^\{"[^"]+", "([^"]+)".*/\1/')
 [ -n "$units" ] || die "no unit found in harness/runners"
 for u in $(printf '%s\n' "$units" | sort -u); do
-  [ -n "$(sql "SELECT xp_unit_direction('$u')")" ] || { echo "FAIL: runner unit '$u' has no direction"; fail=1; }
+  [ -n "$(sql "SELECT xp_metric_direction(NULL, '$u')")" ] || { echo "FAIL: runner unit '$u' has no direction"; fail=1; }
 done
 # the one list, both ways: a time, a rate, a summary's "sec", a share
 check "directions" "lower,higher,lower,either," \
-  "$(sql "SELECT xp_unit_direction('ms'), xp_unit_direction('tok/s'), xp_unit_direction('sec'), xp_unit_direction('%'), xp_unit_direction('furlongs')")"
+  "$(sql "SELECT xp_metric_direction('t', 'ms'), xp_metric_direction('t', 'tok/s'), xp_metric_direction('t', 'sec'), xp_metric_direction('t', '%'), xp_metric_direction('t', 'furlongs')")"
+# a unit shared by metrics going opposite ways: a speedup, a share and an error all in "ratio";
+# an nccl-tests error bound and its count of wrong elements (what the fixtures record, judged)
+check "directions by metric" "higher,either,lower" \
+  "$(sql "SELECT xp_metric_direction('best_speedup', 'ratio'), xp_metric_direction('bw_share', 'ratio'), xp_metric_direction('max_err', 'ratio')")"
+check "nccl-tests error metrics" "max_error abs lower|wrong count lower" \
+  "$(sql "SELECT group_concat(m, '|') FROM (SELECT DISTINCT name || ' ' || unit || ' ' || xp_metric_direction(name, unit) AS m FROM metrics WHERE name IN ('max_error', 'wrong') ORDER BY m)")"
 echo "ok: every recorded unit has a direction"
 finish

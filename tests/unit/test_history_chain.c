@@ -645,9 +645,19 @@ static void test_sample_comparison(void) {
   CHECK_NEAR(r.change, 0.2, 1e-9);
   xp_compare_samples(a, 4, c, 10, &r); /* too few on one side: no verdict */
   CHECK(!r.judged && !r.beyond_noise && r.p != r.p);
-  CHECK_EQ_STR(xp_unit_better("us"), "lower");
-  CHECK_EQ_STR(xp_unit_better("GB/s"), "higher");
-  CHECK(xp_unit_better("%") == NULL);
+  CHECK_EQ_STR(xp_metric_better("time_us", "us"), "lower");
+  CHECK_EQ_STR(xp_metric_better("busbw_GBps", "GB/s"), "higher");
+  CHECK(xp_metric_better("share", "%") == NULL);
+  /* a unit shared by metrics going opposite ways: the metric decides */
+  CHECK_EQ_STR(xp_metric_better("best_speedup", "ratio"), "higher");
+  CHECK_EQ_STR(xp_metric_better("max_err", "ratio"), "lower");
+  CHECK(xp_metric_better("bw_share", "ratio") == NULL);
+  CHECK_EQ_STR(xp_metric_better("max_error", "abs"), "lower");
+  CHECK_EQ_STR(xp_metric_better("wrong", "count"), "lower");
+  CHECK(xp_metric_better("verify_min_count", "count") == NULL);
+  CHECK(xp_metric_better("gpu_avg_power_w", "W") == NULL);
+  CHECK_EQ_STR(xp_metric_better("max_err", "ms"), "lower"); /* by its unit, another tool's metric */
+  CHECK(xp_metric_better(NULL, "ratio") == NULL);
 }
 
 /* ---- fixture tool for the shell tests ---- */
