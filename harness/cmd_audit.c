@@ -206,9 +206,9 @@ static void print_num(double v) {
   else printf("%.4g", v);
 }
 
-/* Numbers of one row, then and now. Returns how many moved. */
-static int diff_row(const char *label, const cJSON *then, const cJSON *now, const row_naming *nm,
-                    int *unchanged) {
+/* Numbers of one row, then and now, each moved one a line at indent. Returns how many moved. */
+static int diff_row(const char *indent, const char *label, const cJSON *then, const cJSON *now,
+                    const row_naming *nm, int *unchanged) {
   int moved = 0;
   const cJSON *c;
   cJSON_ArrayForEach(c, then) {
@@ -220,7 +220,7 @@ static int diff_row(const char *label, const cJSON *then, const cJSON *now, cons
       continue;
     }
     moved++;
-    fputs("  ", stdout);
+    fputs(indent, stdout);
     xp_print_text(stdout, label);
     fputs(*label ? ": " : "", stdout);
     xp_print_text(stdout, c->string);
@@ -239,7 +239,9 @@ static int diff_row(const char *label, const cJSON *then, const cJSON *now, cons
   return moved;
 }
 
-static int drift_set(const cJSON *then, const cJSON *now, int *unchanged) {
+/* The rows of one result set, then and now, what moved a line each at indent (under the query's
+** line, or under a run's of --by-run). Returns how many values moved. */
+static int drift_set(const char *indent, const cJSON *then, const cJSON *now, int *unchanged) {
   row_naming nm;
   int moved = 0, by_key = name_rows(then, now, &nm);
   int nt = cJSON_GetArraySize(then), nn = cJSON_GetArraySize(now);
@@ -250,11 +252,11 @@ static int drift_set(const cJSON *then, const cJSON *now, int *unchanged) {
     const cJSON *n = by_key ? find_row(now, key, &nm) : (i < nn ? cJSON_GetArrayItem(now, i) : NULL);
     char *label = *key ? xp_strdup(key) : xp_asprintf("row %d", i + 1);
     if (!n) {
-      fputs("  ", stdout);
+      fputs(indent, stdout);
       xp_print_text(stdout, label);
       puts(": gone (the query no longer returns this row)");
       moved++;
-    } else moved += diff_row(label, t, n, &nm, unchanged);
+    } else moved += diff_row(indent, label, t, n, &nm, unchanged);
     free(label);
     free(key);
   }
@@ -262,10 +264,9 @@ static int drift_set(const cJSON *then, const cJSON *now, int *unchanged) {
     const cJSON *n = cJSON_GetArrayItem(now, i);
     char *key = row_key(n, &nm);
     if (by_key ? !find_row(then, key, &nm) : i >= nt) {
-      if (*key) {
-        fputs("  ", stdout);
-        xp_print_text(stdout, key);
-      } else printf("  row %d", i + 1);
+      fputs(indent, stdout);
+      if (*key) xp_print_text(stdout, key);
+      else printf("row %d", i + 1);
       puts(": new (the query did not return this row then)");
       moved++;
     }
@@ -453,7 +454,7 @@ static void drift_by_run(sqlite3 *db, sqlite3_stmt *d, const decided *when) {
       printf("  run %s (%s, %s):\n", txt(st, 1), txt(st, 2), txt(st, 3));
       for (int s = 0; s < cJSON_GetArraySize(without) || s < cJSON_GetArraySize(with); s++) {
         cJSON *t = cJSON_GetArrayItem(without, s), *w = cJSON_GetArrayItem(with, s), *empty = cJSON_CreateArray();
-        drift_set(t ? t : empty, w ? w : empty, &unchanged);
+        drift_set("    ", t ? t : empty, w ? w : empty, &unchanged);
         cJSON_Delete(empty);
       }
     }
@@ -492,7 +493,7 @@ static int audit_query(sqlite3 *db, sqlite3_stmt *d, int64_t since, const decide
     for (int s = 0; s < cJSON_GetArraySize(then) || s < cJSON_GetArraySize(now); s++) {
       cJSON *t = cJSON_GetArrayItem(then, s), *n = cJSON_GetArrayItem(now, s);
       cJSON *empty = cJSON_CreateArray();
-      moved += drift_set(t ? t : empty, n ? n : empty, &unchanged);
+      moved += drift_set("  ", t ? t : empty, n ? n : empty, &unchanged);
       cJSON_Delete(empty);
     }
     printf("  drift: %d value%s moved, %d unchanged, over %lld run%s recorded since the decision\n",

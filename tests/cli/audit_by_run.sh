@@ -20,9 +20,10 @@ has "  (xp audit $decision --by-run names the runs since the decision that moved
 hasnt "by run"
 run audit "$decision" --by-run; expect_rc 0
 has "  by run, newest first (the figures with the run against without it, the runs before it kept):"
-grep -A1 -F "  run ${other:0:8} (hist_probe, " "$tmp/out" | grep -qF "  model=z: new (the query did not return this row then)" ||
+# each run's changed values under its line, indented past it (they were at the run line's indent)
+grep -A1 -F "  run ${other:0:8} (hist_probe, " "$tmp/out" | grep -qxF "    model=z: new (the query did not return this row then)" ||
   die "the run of model z added its row: $(cat "$tmp/out")"
-grep -A1 -F "  run ${slower:0:8} (hist_probe, " "$tmp/out" | grep -qF "  model=m: slowest 200.2 then; 400.4 now (+100.0%)" ||
+grep -A1 -F "  run ${slower:0:8} (hist_probe, " "$tmp/out" | grep -qxF "    model=m: slowest 200.2 then; 400.4 now (+100.0%)" ||
   die "the slower run moved m's figure: $(cat "$tmp/out")"
 hasnt "  run ${faster:0:8}"
 has "  by run: 2 of 3 runs since the decision moved figures"
