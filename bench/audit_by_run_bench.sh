@@ -4,7 +4,9 @@
 # nccl-tests sweep imported N times) after D decisions on a query (default 5), audited whole;
 # median wall seconds of REPEATS interleaved runs (default 3), with
 #   XP_BEFORE=path/to/an/older/xp: that binary beside xp (before/after a change), and the ratio.
-# The two must print the same audit.
+# The two must print the same audit. Measured (s30, 2 shared cores): 300 runs, 5 decisions, 16 MiB,
+# 77 s with a copy of the database a decision; one copy for the audit, each decision's take-outs
+# rolled back to a savepoint, 90 s: the copy is not the cost, the take-outs and queries are.
 # Usage: XP=build/xp [XP_BEFORE=old/xp] bash bench/audit_by_run_bench.sh [N] [D] [REPEATS]
 set -eu
 XP=${XP:-xp}

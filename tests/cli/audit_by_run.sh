@@ -45,5 +45,12 @@ run decide "m over z" --because "w" --evidence "${x:0:8}" --over "${y:0:8}"; exp
 run audit "$first" --by-run; expect_rc 0
 hasnt "NOT ATTRIBUTED"
 has "  by run: 2 of 2 runs since the decision moved figures"
+# every decision audited at once: each finds the copy whole, whatever the one before took out of it
+db="$tmp/two.db"; record model=m > /dev/null
+run decide "m first" --because "w" --query "$tmp/slowest.sql"; expect_rc 0
+run decide "m second" --because "w" --query "$tmp/slowest.sql"; expect_rc 0
+record model=m scale=2 > /dev/null; record model=z > /dev/null; record model=m scale=0.5 > /dev/null
+run audit --by-run; expect_rc 0
+check "each decision's runs attributed" 2 "$(grep -cxF "  by run: 2 of 3 runs since the decision moved figures" "$tmp/out")"
 echo "ok: xp audit --by-run names the runs that moved a query's figures"
 finish
