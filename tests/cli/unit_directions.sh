@@ -22,10 +22,39 @@ check "fixtures imported of each kind" "hist_probe nccl_burst serve_bench torch_
   "$(sql "SELECT group_concat(kind, ' ') FROM (SELECT DISTINCT kind FROM runs WHERE status = 'ok' ORDER BY kind)")"
 [ "$(sql "SELECT count(DISTINCT unit) FROM metrics")" -ge 10 ] || die "too few units recorded: $(query "SELECT DISTINCT unit FROM metrics")"
 check "recorded units without a direction" "" "$(query "SELECT DISTINCT unit FROM metrics WHERE xp_metric_direction(name, unit) IS NULL")"
-# the runners' units, as their source names them: xp_run_value/xp_run_metric(r, id, "METRIC", "UNIT",
-# and gemm's table rows {"name", "UNIT", value} (which name ceilings' GB/s and TFLOP/s too)
-units=$(grep -rhoE 'xp_run_(value|metric)\([^;]*' "$XP_SRC"/harness/runners | grep -oE '"[^"]+", "[^"]+"' | sed -E 's/.*, "([^"]+)"$/\1/'
+# the runners' units, as their source names them: every string literal of each xp_run_value/
+# xp_run_metric call's unit argument (both of a ternary's: ceilings' is_copy ? "GB/s" : "TFLOP/s",
+# which a grep for '"METRIC", "UNIT"' missed), a table's field (.unit) by gemm's table rows
+# {"name", "UNIT", value}; an argument read neither way fails, so that no unit is missed silently
+cat > "$tmp/units.pl" <<'PERL'
+# Every unit argument of xp_run_value/xp_run_metric in the sources on stdin: the string literals of
+# the call's fourth argument (both of a ternary's), "TABLE" where it is read from a table's field
+# (a .unit), else "UNREAD: <argument>", which the check fails on.
+undef $/;
+my $src = <STDIN>;
+$src =~ s{/\*.*?\*/}{}gs;
+while ($src =~ /\bxp_run_(?:value|metric)\s*\(/g) {
+  my ($pos, $depth, $arg, @args) = (pos($src), 1, "");
+  while ($depth > 0 && $pos < length $src) {
+    my $c = substr($src, $pos++, 1);
+    if ($c eq '"') { my $end = index($src, '"', $pos); $arg .= '"' . substr($src, $pos, $end - $pos + 1); $pos = $end + 1; next; }
+    $depth++ if $c eq '(';
+    $depth-- if $c eq ')';
+    if (($c eq ',' && $depth == 1) || $depth == 0) { push @args, $arg; $arg = ""; next; }
+    $arg .= $c;
+  }
+  next if @args < 4;  # not a call of the two (each takes the unit fourth)
+  my $u = $args[3];
+  my @lits = $u =~ /"([^"]*)"/g;
+  if (@lits) { print "$_\n" for @lits }
+  elsif ($u =~ /\.unit\s*$/) { print "TABLE\n" }
+  else { $u =~ s/\s+/ /g; print "UNREAD: $u\n" }
+}
+PERL
+units=$(cat "$XP_SRC"/harness/runners/*.c | perl "$tmp/units.pl" | grep -v '^TABLE$'
         grep -rhoE '\{"[a-z_0-9]+", "[^"]+", [a-z]' "$XP_SRC"/harness/runners | sed -E 's/^\{"[^"]+", "([^"]+)".*/\1/')
+check "runner unit arguments unread" "" "$(printf '%s\n' "$units" | grep '^UNREAD' | tr '\n' ' ')"
+printf '%s\n' "$units" | grep -qxF 'TFLOP/s' || die "ceilings' TFLOP/s, a ternary's unit, not found: $units"
 [ -n "$units" ] || die "no unit found in harness/runners"
 for u in $(printf '%s\n' "$units" | sort -u); do
   [ -n "$(sql "SELECT xp_metric_direction(NULL, '$u')")" ] || { echo "FAIL: runner unit '$u' has no direction"; fail=1; }
