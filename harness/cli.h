@@ -36,6 +36,9 @@ int xp_opt_twice(const char *cmd, const char *name, const char *value, const cha
 ** cuts it: whole, a long one filled the line and left out what is wrong with it. */
 int xp_usage_value_error(const char *cmd, const char *what, const char *value, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* VALUE of an integer option (--limit N) into *out: 0, or "CMD: OPTION VALUE: out of range [MIN,
+** MAX]" (or "expected an integer from MIN to MAX") said, exit 2. Whole decimals (10.0) count. */
+int xp_opt_int(const char *cmd, const char *option, const char *value, int64_t min, int64_t max, int64_t *out);
 
 /* Output of result sets, shared by query, runs and show. */
 enum xp_format { XP_FMT_TABLE, XP_FMT_CSV, XP_FMT_JSON };

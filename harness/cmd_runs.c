@@ -38,8 +38,7 @@ int cmd_runs(int argc, char **argv, const char *db_path) {
   }
   int64_t lim = 0;
   if (!limit) limit = "50";
-  if (rc == 0 && (xp_parse_int64(limit, &lim) != 0 || lim <= 0))
-    rc = xp_usage_value_error("runs", "--limit", limit, "expected a positive integer");
+  if (rc == 0) rc = xp_opt_int("runs", "--limit", limit, 1, INT64_MAX, &lim);
   sqlite3 *db = NULL;
   if (rc == 0) db = xp_db_open(db_path, XP_DB_READONLY, &rc);
   if (rc) goto out;

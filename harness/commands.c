@@ -1,7 +1,9 @@
 /*
 ** The table of subcommands (one file each, cmd_*.c) and the option parsing they share.
 */
+#include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -146,6 +148,28 @@ int xp_usage_value_error(const char *cmd, const char *what, const char *value, c
   int rc = xp_usage_error(cmd, "%s %s%s%s", what, cut, fmt ? ": " : "", why);
   free(cut);
   return rc;
+}
+
+
+/* An option's integer value (--limit N), whole and from min to max: 0 with *out set, else the
+** usage error said. A whole number past either end is out of range, however many digits it has
+** (--limit 99999999999999999999 was "expected a positive integer", as if it were none), and one
+** written as a decimal (10.0, 1e3) is taken, as --set and a spec file take it. */
+int xp_opt_int(const char *cmd, const char *option, const char *value, int64_t min, int64_t max, int64_t *out) {
+  int64_t iv = 0;
+  double dv = 0;
+  const char *digits = value + (*value == '-' || *value == '+');
+  const int all_digits = *digits && digits[strspn(digits, "0123456789")] == '\0'; /* a double holds none so long */
+  const int decimal = xp_parse_double(value, &dv) == 0 && dv == floor(dv);
+  if (!all_digits && !decimal)
+    return xp_usage_value_error(cmd, option, value, "expected an integer from %lld to %lld", (long long)min,
+                                (long long)max);
+  int fits = xp_parse_int64(value, &iv) == 0;
+  if (!fits && decimal && fabs(dv) < 9e18) iv = (int64_t)dv, fits = 1;
+  if (!fits || iv < min || iv > max)
+    return xp_usage_value_error(cmd, option, value, "out of range [%lld, %lld]", (long long)min, (long long)max);
+  *out = iv;
+  return 0;
 }
 
 

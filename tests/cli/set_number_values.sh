@@ -26,5 +26,15 @@ one_line "a boolean: found true" 2 "bool.toml:2: burst: expected an integer, fou
 printf 'kind = "nccl_burst"\nburst = 1e20\n' > "$tmp/huge.toml"
 one_line "1e20: out of range" 2 "huge.toml:2: burst: a number past 2\^53 is out of range \[1, 1000000\]$" \
   "$XP" --db "$db" run "$tmp/huge.toml" --dry-run
-check "nothing recorded" 0 "$(sqlite3 "$db" 'SELECT count(*) FROM runs' 2> /dev/null || echo 0)"
+# xp runs --limit: the same integers, and the same range words
+"$XP" --db "$db" import vllm-bench "$XP_SRC/tests/data/vllm_bench/serve_c8_detailed.json" > /dev/null 2>&1
+"$XP" --db "$db" runs --limit 2.0 > /dev/null 2> "$tmp/err"
+check "runs --limit 2.0: taken" "0|" "$?|$(cat "$tmp/err")"
+"$XP" --db "$db" runs --limit 9223372036854775807 > /dev/null 2> "$tmp/err"
+check "runs --limit int64's largest: taken" "0|" "$?|$(cat "$tmp/err")"
+for past in 9223372036854775808 1e19 0 "$(printf '9%.0s' $(seq 400))"; do
+  one_line "runs --limit ${past:0:24}: out of range" 2 "--limit [0-9e]*.*: out of range \[1, 9223372036854775807\]" \
+    "$XP" --db "$db" runs --limit "$past"
+done
+check "nothing recorded but the import" 1 "$(sqlite3 "$db" 'SELECT count(*) FROM runs' 2> /dev/null || echo 0)"
 finish
