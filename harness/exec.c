@@ -187,13 +187,16 @@ const xp_field *xp_kind_field(const xp_kind *k, const char *key) {
   return f ? f : xp_field_find(xp_declared_fields, key);
 }
 
-/* One item of a list --set gives, typed as the field's items; 0 where it is not of that type. */
+/* One item of a list --set gives, typed as the field's items; 0 where it is not of that type. An
+** integer's or a size's item is any number, for the spec's check to judge as a spec file's (8.0
+** whole, 1.5 no integer); a size's other text is a size's text ("1M"). */
 static int add_list_item(cJSON *arr, const xp_field *f, const char *t) {
   int64_t iv;
-  double dv;
+  double dv = 0;
+  const int number = xp_parse_double(t, &dv) == 0;
   if ((f->type == XP_T_INTS || f->type == XP_T_SIZES) && xp_parse_int64(t, &iv) == 0)
     cJSON_AddItemToArray(arr, cJSON_CreateNumber((double)iv));
-  else if (f->type == XP_T_NUMBERS && xp_parse_double(t, &dv) == 0)
+  else if (number && (f->type == XP_T_INTS || f->type == XP_T_NUMBERS || f->type == XP_T_SIZES))
     cJSON_AddItemToArray(arr, cJSON_CreateNumber(dv));
   else if (f->type == XP_T_INTS || f->type == XP_T_NUMBERS) return 0;
   else cJSON_AddItemToArray(arr, cJSON_CreateString(t));
@@ -239,16 +242,12 @@ static cJSON *list_value(const xp_field *f, const char *value) {
   return NULL;
 }
 
-/* Whether t is an integer as written, sign and digits, whatever its size. */
-static int integer_digits(const char *t) {
-  t += strspn(t, "+-") == 1;
-  return *t && t[strspn(t, "0123456789")] == '\0';
-}
-
 /* A number or boolean as the command line gives it, the spaces around it set aside as TOML sets
-** them aside (--set "burst=5 " from a script's quoting was "not an integer"). An integer past
-** int64 (99999999999999999999) is kept as the number it is, for the spec's check to say the
-** range it is out of, where it was "not an integer". NULL where value is none of the type. */
+** them aside (--set "burst=5 " from a script's quoting was "not an integer"). An integer's value
+** is any number, kept as written for the spec's check to judge as it judges a spec file's: one
+** past int64 (99999999999999999999) is out of range, 8.0 and 1e3 are whole as burst = 8.0 is
+** (--set burst=8.0 was "not an integer"), 1.5 is "not a fraction". NULL where value is none of
+** the type. */
 static cJSON *scalar_typed(xp_type type, const char *value) {
   const char *p = value + strspn(value, " \t");
   size_t n = strlen(p);
@@ -258,8 +257,7 @@ static cJSON *scalar_typed(xp_type type, const char *value) {
   double dv;
   cJSON *v = NULL;
   if (type == XP_T_INT && xp_parse_int64(t, &iv) == 0) v = cJSON_CreateNumber((double)iv);
-  else if (type == XP_T_INT && integer_digits(t) && xp_parse_double(t, &dv) == 0) v = cJSON_CreateNumber(dv);
-  else if (type == XP_T_NUMBER && xp_parse_double(t, &dv) == 0) v = cJSON_CreateNumber(dv);
+  else if ((type == XP_T_INT || type == XP_T_NUMBER) && xp_parse_double(t, &dv) == 0) v = cJSON_CreateNumber(dv);
   else if (type == XP_T_BOOL && (strcmp(t, "true") == 0 || strcmp(t, "1") == 0)) v = cJSON_CreateTrue();
   else if (type == XP_T_BOOL && (strcmp(t, "false") == 0 || strcmp(t, "0") == 0)) v = cJSON_CreateFalse();
   free(t);

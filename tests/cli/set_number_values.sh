@@ -3,7 +3,8 @@
 # int64 (--set burst=99999999999999999999) was "not an integer", where it is one out of burst's
 # range; a spec's burst = "122" was "expected an integer", not that the quotes made it a string;
 # "--set burst=5 " (a script's quoting) was "not an integer" for its trailing space, which TOML
-# sets aside and so does --set now. No GPU: --dry-run.
+# sets aside and so does --set now. --set burst=8.0 is whole, as burst = 8.0 in a spec is, and
+# 1.5 no integer in the same words from either. No GPU: --dry-run.
 set -u
 . "$XP_SRC/tests/lib.sh"
 spec="$XP_SRC/experiments/allreduce_burst.toml"
@@ -26,6 +27,23 @@ one_line "a boolean: found true" 2 "bool.toml:2: burst: expected an integer, fou
 printf 'kind = "nccl_burst"\nburst = 1e20\n' > "$tmp/huge.toml"
 one_line "1e20: out of range" 2 "huge.toml:2: burst: a number past 2\^53 is out of range \[1, 1000000\]$" \
   "$XP" --db "$db" run "$tmp/huge.toml" --dry-run
+# A whole number written as a decimal is an integer on the command line as in a spec file, where
+# burst = 8.0 was taken and --set burst=8.0 refused as "not an integer"; a fraction is refused
+# alike by both, saying it is one.
+printf 'kind = "nccl_burst"\nsizes = [1024]\nburst = 8.0\n' > "$tmp/decimal.toml"
+for given in "$tmp/decimal.toml" "$spec --set burst=8.0" "$spec --set burst=8e0"; do
+  "$XP" --db "$db" run $given --dry-run > "$tmp/out" 2> "$tmp/err"
+  check "whole decimal ($given): read" "0|" "$?|$(cat "$tmp/err")"
+  check "whole decimal ($given): burst 8" "timing:   burst of 8 collectives per sample" \
+    "$(grep -o '^timing:   burst of [0-9]* collectives per sample' "$tmp/out")"
+done
+printf 'kind = "nccl_burst"\nburst = 1.5\n' > "$tmp/fraction.toml"
+one_line "a spec's fraction" 2 "fraction.toml:2: burst: expected an integer, not a fraction$" \
+  "$XP" --db "$db" run "$tmp/fraction.toml" --dry-run
+one_line "--set's fraction, in the same words" 2 "<command line>: --set burst: expected an integer, not a fraction$" \
+  "$XP" --db "$db" run "$spec" --set burst=1.5 --dry-run
+one_line "a list item's fraction" 2 "<command line>: --set sizes\[1\]: expected a size, not a fraction" \
+  "$XP" --db "$db" run "$spec" --set sizes=1024,1.5 --dry-run
 # xp runs --limit: the same integers, and the same range words
 "$XP" --db "$db" import vllm-bench "$XP_SRC/tests/data/vllm_bench/serve_c8_detailed.json" > /dev/null 2>&1
 "$XP" --db "$db" runs --limit 2.0 > /dev/null 2> "$tmp/err"
