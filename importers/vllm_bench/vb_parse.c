@@ -1498,6 +1498,50 @@ static void split_list(const char *clean, vb_values *l) {
   *l = entries;
 }
 
+/* The digest of a result object as read: its JSON printed again, unformatted, a key given twice
+** kept last as json.load keeps it, so that the same result reads alike whatever its indent. */
+static void value_sum(cJSON *o, char sum[65]) {
+  xp_json_keep_last(o);
+  char *printed = cJSON_PrintUnformatted(o);
+  xp_sha256_hex(printed, strlen(printed), sum);
+  cJSON_free(printed);
+}
+
+/* What drop_repeats tells of each value it kept. */
+typedef struct vb_kept {
+  char sum[65];     /* value_sum */
+  int index;        /* its position among the file's values, repeats counted */
+  int repeats;      /* copies of it left out */
+  int repeat_line;  /* the first copy's line and position */
+  int repeat_index;
+} vb_kept;
+
+/* A result pasted into its file again (`cat r.json >> all.json` run twice) is the same object,
+** value for value, which two measurements never are (each has its date, duration and timings of
+** its own): read as written, its case counted every request twice. Each repeat is left out of l,
+** and kept[] tells of each value kept, for the import to say. Results of one file that differ
+** are separate runs (--append-result), each kept. */
+static void drop_repeats(const char *clean, vb_values *l, vb_kept *kept) {
+  size_t n = 0;
+  for (size_t k = 0; k < l->n; k++) {
+    vb_kept *at = &kept[n];
+    value_sum(l->v[k], at->sum);
+    size_t same = 0;
+    while (same < n && strcmp(kept[same].sum, at->sum) != 0) same++;
+    if (same == n) {
+      at->index = (int)k;
+      l->v[n] = l->v[k], l->starts[n] = l->starts[k], l->ends[n++] = l->ends[k];
+      continue;
+    }
+    if (kept[same].repeats++ == 0) {
+      kept[same].repeat_line = (int)xp_line_of_offset(clean, l->starts[k]);
+      kept[same].repeat_index = (int)k;
+    }
+    cJSON_Delete(l->v[k]);
+  }
+  l->n = n;
+}
+
 /* The line ends in text from from to to. */
 static long lines_between(const char *text, size_t from, size_t to) {
   long n = 0;
@@ -1529,26 +1573,29 @@ int vb_parse_text(const char *label, const char *text, size_t len, vb_result **o
   int rc = split_values(label, text, clean, strlen(clean), &l);
   const int listed = rc == 0 && results_list(&l);
   if (listed) split_list(clean, &l);
+  vb_kept *kept = xp_xcalloc(l.n ? l.n : 1, sizeof *kept);
+  if (rc == 0) drop_repeats(clean, &l, kept);
   const size_t count = l.n;
   vb_result *res = rc == 0 ? xp_xcalloc(count, sizeof *res) : NULL;
   long line = 1; /* counted on from the object before: from the file's start each time, a
                  ** JSONL file of 3000 lines took 15 s a reading */
   for (size_t k = 0; rc == 0 && k < count; k++) {
     line += lines_between(clean, k ? l.starts[k - 1] : 0, l.starts[k]);
-    vb_src src = {label, clean, l.starts[k], l.ends[k], line, (int)k, cJSON_IsArray(l.v[k]) && count == 1};
+    vb_src src = {label, clean, l.starts[k], l.ends[k], line, kept[k].index, cJSON_IsArray(l.v[k]) && count == 1};
     res[k].file = xp_strdup(label);
-    res[k].index = (int)k;
+    res[k].index = kept[k].index;
     res[k].listed = listed;
     res[k].side = src.side;
     res[k].line = (int)line;
-    xp_json_keep_last(l.v[k]); /* a key given twice: its last value counts, as in json.load */
-    char *printed = cJSON_PrintUnformatted(l.v[k]); /* before read_object renames any key */
-    xp_sha256_hex(printed, strlen(printed), res[k].sum);
-    cJSON_free(printed);
+    memcpy(res[k].sum, kept[k].sum, sizeof res[k].sum); /* before read_object renames any key */
+    res[k].repeats = kept[k].repeats;
+    res[k].repeat_line = kept[k].repeat_line;
+    res[k].repeat_index = kept[k].repeat_index;
     rc = src.side ? read_side(&src, l.v[k], &res[k]) : read_object(&src, l.v[k], (int)count, &res[k]);
   }
   values_free(&l);
   free(clean);
+  free(kept);
   if (rc) {
     vb_results_free(res, count);
     return rc;

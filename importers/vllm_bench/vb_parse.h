@@ -69,6 +69,8 @@ typedef struct vb_result {
   int line;              /* line where the object starts */
   char sum[65];          /* SHA-256 of the object as read (its JSON printed again, unformatted):
                          ** the same result in two files reads alike whatever their indent */
+  int repeats;           /* copies of it later in its file, value for value, left out (pasted */
+  int repeat_line, repeat_index; /* twice: vb_parse.c drop_repeats); the first one's line, index */
   char *model;           /* model_id */
   char *backend, *endpoint_type, *tokenizer, *label, *date; /* NULL when absent or null */
   char *engine_version;  /* benchmark_serving.py 2024's --version; NULL when absent or "N/A" */

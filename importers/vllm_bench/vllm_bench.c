@@ -771,6 +771,23 @@ static void warn_batch_repeated(const vb_set *s) {
     }
 }
 
+/* Results pasted into their file twice (vb_parse.c drop_repeats), counted once: said once a file,
+** as the file given still holds the copies. */
+static void warn_repeats(const vb_set *s) {
+  const char *said = NULL;
+  for (size_t i = 0; i < s->n; i++) {
+    const vb_result *r = &s->r[i];
+    if (!r->repeats || (said && strcmp(said, r->file) == 0)) continue;
+    int more = r->repeats - 1;
+    for (size_t j = i + 1; j < s->n && strcmp(s->r[j].file, r->file) == 0; j++) more += s->r[j].repeats;
+    char others[64] = "";
+    if (more) snprintf(others, sizeof others, " (and %d more repeat%s)", more, more == 1 ? "" : "s");
+    xp_warn("%s:%d: result %d is result %d (line %d) again, value for value (pasted into the file twice?): counted "
+            "once%s", r->file, r->repeat_line, r->repeat_index + 1, r->index + 1, r->line, others);
+    said = r->file;
+  }
+}
+
 /* The keys of a vb_nonfinite, "a, b, c"; malloc'd. */
 static char *nonfinite_keys(const vb_nonfinite *n) {
   char *keys = xp_strdup("");
@@ -822,6 +839,7 @@ static int vllm_bench_execute(xp_ctx *ctx) {
   warn_uncounted_output(&s);
   warn_spread_replay(&s);
   warn_batch_repeated(&s);
+  warn_repeats(&s);
   warn_nonfinite(&s);
   rc = record_meta(ctx->run, &s);
   if (rc == 0) rc = vb_record_reading(ctx->run, reading);
