@@ -155,21 +155,42 @@ int xp_usage_value_error(const char *cmd, const char *what, const char *value, c
 ** usage error said. A whole number past either end is out of range, however many digits it has
 ** (--limit 99999999999999999999 was "expected a positive integer", as if it were none), and one
 ** written as a decimal (10.0, 1e3) is taken, as --set and a spec file take it. */
-int xp_opt_int(const char *cmd, const char *option, const char *value, int64_t min, int64_t max, int64_t *out) {
-  int64_t iv = 0;
-  double dv = 0;
-  const char *digits = value + (*value == '-' || *value == '+');
-  const int all_digits = *digits && digits[strspn(digits, "0123456789")] == '\0'; /* a double holds none so long */
-  const int decimal = xp_parse_double(value, &dv) == 0 && dv == floor(dv);
-  if (!all_digits && !decimal)
-    return xp_usage_value_error(cmd, option, value, "expected an integer from %lld to %lld", (long long)min,
-                                (long long)max);
-  int fits = xp_parse_int64(value, &iv) == 0;
-  if (!fits && decimal && fabs(dv) < 9e18) iv = (int64_t)dv, fits = 1;
-  if (!fits || iv < min || iv > max)
-    return xp_usage_value_error(cmd, option, value, "out of range [%lld, %lld]", (long long)min, (long long)max);
-  *out = iv;
+/* Whether t is a whole number as written: an integer of any length (one past 1e308 is past a
+** double's range too), or a decimal of no fraction (10.0, 1e3). */
+static int whole_text(const char *t) {
+  const char *digits = t + (*t == '-' || *t == '+');
+  double dv;
+  return (xp_parse_double(t, &dv) == 0 && dv == floor(dv)) || (*digits && digits[strspn(digits, "0123456789")] == '\0');
+}
+
+/* t, a whole number, as an int64 in *iv: 0, or -1 where it is past int64's range. */
+static int whole_int64(const char *t, int64_t *iv) {
+  double dv;
+  if (xp_parse_int64(t, iv) == 0) return 0;
+  if (xp_parse_double(t, &dv) != 0 || fabs(dv) >= 9e18) return -1;
+  *iv = (int64_t)dv;
   return 0;
+}
+
+int xp_opt_int(const char *cmd, const char *option, const char *value, int64_t min, int64_t max, int64_t *out) {
+  /* the spaces around it set aside, as --set sets them aside ("--limit $N " from a script's quoting) */
+  const char *p = value + strspn(value, " \t");
+  size_t n = strlen(p);
+  while (n && (p[n - 1] == ' ' || p[n - 1] == '\t')) n--;
+  char *t = xp_asprintf("%.*s", (int)n, p);
+  int64_t iv = 0;
+  int rc = 0;
+  if (!*t)
+    rc = xp_usage_error(cmd, "%s: an empty value (an unset shell variable?): expected an integer from %lld to %lld",
+                        option, (long long)min, (long long)max);
+  else if (!whole_text(t))
+    rc = xp_usage_value_error(cmd, option, value, "expected an integer from %lld to %lld", (long long)min,
+                              (long long)max);
+  else if (whole_int64(t, &iv) != 0 || iv < min || iv > max)
+    rc = xp_usage_value_error(cmd, option, value, "out of range [%lld, %lld]", (long long)min, (long long)max);
+  else *out = iv;
+  free(t);
+  return rc;
 }
 
 

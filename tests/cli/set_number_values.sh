@@ -48,6 +48,8 @@ one_line "a list item's fraction" 2 "<command line>: --set sizes\[1\]: expected 
 "$XP" --db "$db" import vllm-bench "$XP_SRC/tests/data/vllm_bench/serve_c8_detailed.json" > /dev/null 2>&1
 "$XP" --db "$db" runs --limit 2.0 > /dev/null 2> "$tmp/err"
 check "runs --limit 2.0: taken" "0|" "$?|$(cat "$tmp/err")"
+"$XP" --db "$db" runs --limit " 1 " --format csv > "$tmp/out" 2> "$tmp/err"
+check "runs --limit ' 1 ' (a script's quoting): spaces set aside, as --set's" "0|2" "$?|$(wc -l < "$tmp/out")"
 "$XP" --db "$db" runs --limit 9223372036854775807 > /dev/null 2> "$tmp/err"
 check "runs --limit int64's largest: taken" "0|" "$?|$(cat "$tmp/err")"
 for past in 9223372036854775808 1e19 0 "$(printf '9%.0s' $(seq 400))"; do
