@@ -2,6 +2,7 @@
 ** of one invocation are one run (the ranks of one job, say). */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
@@ -18,13 +19,30 @@ static const char *formats_list(void) {
   return list;
 }
 
-/* xp import vllm-bnech: the format meant, where one is near, and those there are. */
+/* The one format of which given is a word, in any case ("VLLM", "nccl", "trace"): the name a
+** user shortens a format to is too far from it in edits for xp_near. NULL where none or several. */
+static const char *format_of_word(const char *given) {
+  const char *found = NULL;
+  size_t n = strlen(given);
+  for (const xp_kind *const *k = xp_kinds_all(); *k && n; k++) {
+    const char *name = (*k)->import_name;
+    for (const char *w = name; w; w = strchr(w, '-') ? strchr(w, '-') + 1 : NULL)
+      if (name && strncasecmp(w, given, n) == 0 && (w[n] == '-' || w[n] == '\0')) {
+        if (found && found != name) return NULL;
+        found = name;
+      }
+  }
+  return found;
+}
+
+/* xp import vllm-bnech (or xp import vllm): the format meant, where one is near, and those there are. */
 static int unknown_format(const char *given) {
   xp_near near;
   xp_near_init(&near, given);
   for (const xp_kind *const *k = xp_kinds_all(); *k; k++)
     if ((*k)->import_name) xp_near_offer(&near, (*k)->import_name);
   const char *meant = xp_near_result(&near);
+  if (!meant) meant = format_of_word(given);
   char *cut = xp_value_cut(given);
   int rc = meant ? xp_usage_error("import", "unknown format '%s': did you mean '%s'? (%s)", cut, meant, formats_list())
                  : xp_usage_error("import", "unknown format '%s' (%s)", cut, formats_list());

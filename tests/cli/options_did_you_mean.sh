@@ -34,5 +34,12 @@ one_line "xp --dbb" 2 "unknown option --dbb: did you mean --db? (see \`xp help\`
 one_line "run --frob" 2 "run: unknown option --frob (see \`xp run --help\`)$" "$XP" --db "$db" run spec.toml --frob
 one_line "import --frob" 2 "import: --frob: unknown option for vllm-bench (see \`xp import --help\`)$" \
   "$XP" --db "$db" import vllm-bench r.json --frob
+# A format shortened to one of its words (xp import vllm, xp import NCCL) names the format: too far
+# in edits for the near-name measure, it was "unknown format 'vllm'" and the list alone.
+for short in vllm:vllm-bench VLLM:vllm-bench nccl:nccl-tests trace:torch-trace; do
+  one_line "import ${short%%:*}" 2 "import: unknown format '${short%%:*}': did you mean '${short#*:}'?" \
+    "$XP" --db "$db" import "${short%%:*}" r.json
+done
+one_line "import x: no format named" 2 "import: unknown format 'x' (formats: " "$XP" --db "$db" import x r.json
 check "nothing created" no "$([ -e "$db" ] && echo yes || echo no)"
 finish
