@@ -647,8 +647,10 @@ static int load(const xp_spec *s, loaded *L, int job) {
     /* a log of a test run in WSL, redirected in PowerShell: every other byte NUL, no line any
     ** reader takes */
     if ((rc = xp_utf16_refused(path, L->texts[i], L->lens[i]))) return rc;
-    /* a log kept compressed (all_reduce_perf ... | gzip): refused saying so, not read, as the
-    ** vLLM importer does: a rerun compares the file's bytes with the import's, and xp links no zlib */
+    /* a log kept compressed (all_reduce_perf ... | gzip): refused saying so, as the vLLM importer
+    ** does. Not read: xp inflates traces (tt_source.c), but this importer's texts go whole through
+    ** the Docker, CRI and UTF-16 checks and are kept as read for xp rerun; a gzip'd log would
+    ** need inflating before all of those, not done yet */
     if ((rc = xp_gzip_refused(path, L->texts[i], L->lens[i]))) return rc;
     char *carried, *joined;
     size_t carried_len, joined_len;
