@@ -10,6 +10,11 @@ set -u
 spec="$XP_SRC/experiments/allreduce_burst.toml"
 one_line "past int64: out of range, the range said" 2 "<command line>: --set burst: a number past 2\^53 is out of range \[1, 1000000\]$" \
   "$XP" --db "$db" run "$spec" --set burst=99999999999999999999 --dry-run
+# past even a double (400 digits, 1e400): out of range the same, where it was "not an integer"
+one_line "past a double: out of range" 2 "<command line>: --set burst: a number past 2\^53 is out of range \[1, 1000000\]$" \
+  "$XP" --db "$db" run "$spec" --set burst=$(printf '9%.0s' $(seq 400)) --dry-run
+one_line "-1e400: out of range" 2 "<command line>: --set burst: a number below -2\^53 is out of range \[1, 1000000\]$" \
+  "$XP" --db "$db" run "$spec" --set burst=-1e400 --dry-run
 one_line "within int64, out of range" 2 "<command line>: --set burst: 2000000 is out of range \[1, 1000000\]$" \
   "$XP" --db "$db" run "$spec" --set burst=2000000 --dry-run
 one_line "two numbers: still none" 2 "<command line>: --set burst: \"5 6\" is not an integer$" \
