@@ -31,31 +31,19 @@ static void fold_min(unsigned *acc, unsigned v) {
   if (v != XP_GPU_UNREAD && (*acc == XP_GPU_UNREAD || v < *acc)) *acc = v;
 }
 
-/* The readings to summarize: the timed ones where there are any (gpu_watch.h), else all. */
-static size_t pick_timed(const xp_gpu_sample *s, size_t n, xp_gpu_sample **picked) {
-  size_t timed = 0;
+void xp_gpu_state_summarize(const xp_gpu_sample *s, size_t n, xp_gpu_state *out) {
+  size_t timed = 0; /* where any reading is timed, the others are left out (gpu_watch.h) */
   for (size_t i = 0; i < n; i++) timed += s[i].timed != 0;
-  if (!timed) return 0;
-  *picked = xp_xmalloc(sizeof **picked * timed);
-  for (size_t i = 0, k = 0; i < n; i++)
-    if (s[i].timed) (*picked)[k++] = s[i];
-  return timed;
-}
-
-void xp_gpu_state_summarize(const xp_gpu_sample *all, size_t n_all, xp_gpu_state *out) {
-  xp_gpu_sample *timed = NULL;
-  size_t n = pick_timed(all, n_all, &timed);
-  const xp_gpu_sample *s = n ? timed : all;
-  if (!n) n = n_all;
   memset(out, 0, sizeof *out);
-  out->samples = n;
-  out->samples_run = n_all;
-  out->timed = timed != NULL;
+  out->samples = timed ? timed : n;
+  out->samples_run = n;
+  out->timed = timed > 0;
   out->sm_min = out->sm_median = out->sm_max = out->mem_min = XP_GPU_UNREAD;
   out->temp_max = out->power_max_mw = out->power_limit_mw = out->default_limit_mw = XP_GPU_UNREAD;
   unsigned *sm = xp_xmalloc(sizeof *sm * (n ? n : 1));
   size_t nsm = 0, nreasons = 0, slowed = 0, capped = 0;
   for (size_t i = 0; i < n; i++) {
+    if (out->timed && !s[i].timed) continue;
     if (s[i].sm_mhz != XP_GPU_UNREAD) sm[nsm++] = s[i].sm_mhz;
     fold_min(&out->sm_min, s[i].sm_mhz);
     fold_max(&out->sm_max, s[i].sm_mhz);
@@ -74,7 +62,6 @@ void xp_gpu_state_summarize(const xp_gpu_sample *all, size_t n_all, xp_gpu_state
     out->sm_median = sm[(nsm - 1) / 2];
   }
   free(sm);
-  free(timed);
   out->slowdown_share = nreasons ? (double)slowed / (double)nreasons : -1;
   out->power_cap_share = nreasons ? (double)capped / (double)nreasons : -1;
 }
@@ -126,6 +113,9 @@ static int meta_share(xp_run *r, int device, const char *what, double share) {
   return meta_text(r, device, what, v);
 }
 
+/* A count as meta_unsigned takes it: UINT_MAX is its "unread". */
+static unsigned count_of(size_t n) { return (unsigned)(n < UINT_MAX ? n : UINT_MAX - 1); }
+
 static unsigned watts(unsigned mw) { return mw == XP_GPU_UNREAD ? XP_GPU_UNREAD : (mw + 500) / 1000; }
 
 int xp_gpu_state_record(xp_run *r, int device, const xp_gpu_state *st) {
@@ -133,9 +123,8 @@ int xp_gpu_state_record(xp_run *r, int device, const xp_gpu_state *st) {
   xp_gpu_reason_names(st->reasons_seen, names, sizeof names);
   unsigned power_w = watts(st->power_max_mw);
   unsigned limit_w = watts(st->power_limit_mw), default_w = watts(st->default_limit_mw);
-  int rc = meta_unsigned(r, device, "samples", (unsigned)(st->samples < UINT_MAX ? st->samples : UINT_MAX - 1));
-  if (!rc)
-    rc = meta_unsigned(r, device, "samples_run", (unsigned)(st->samples_run < UINT_MAX ? st->samples_run : UINT_MAX - 1));
+  int rc = meta_unsigned(r, device, "samples", count_of(st->samples));
+  if (!rc) rc = meta_unsigned(r, device, "samples_run", count_of(st->samples_run));
   if (!rc) rc = meta_text(r, device, "scope", st->timed ? "timed" : "run");
   if (!rc) rc = meta_unsigned(r, device, "sm_clock_mhz_min", st->sm_min);
   if (!rc) rc = meta_unsigned(r, device, "sm_clock_mhz_median", st->sm_median);
