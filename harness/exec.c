@@ -174,11 +174,8 @@ int xp_execute_spec(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int impo
   ** them, so its facts are not the run's (they were, under host.*, and origin 'measured' hid
   ** an nccl-tests log from the queries that count one read twice once) */
   imported |= k->import_name != NULL;
-  /* a spec's "job" (1 the first) records that job alone: xp rerun of one job's run */
-  const cJSON *one = cJSON_GetObjectItemCaseSensitive(spec->root, "job");
-  const int first = cJSON_IsNumber(one) ? (int)one->valuedouble - 1 : 0;
-  for (int job = first; (one ? job == first : job < njobs) && rc == 0; job++)
-    rc = execute_run(db, k, spec, imported, parent_uuid, job, &njobs, job == first ? run_uuid_out : NULL);
+  for (int job = 0; job < njobs && rc == 0; job++)
+    rc = execute_run(db, k, spec, imported, parent_uuid, job, &njobs, job == 0 ? run_uuid_out : NULL);
   return rc;
 }
 

@@ -1157,8 +1157,11 @@ static void collectives_read(const loaded *L, char *buf, size_t n) {
 
 static int execute(xp_ctx *ctx) {
   loaded L;
-  int rc = load(ctx->spec, &L, ctx->job), ncases = 0, nfailed = 0;
-  ctx->njobs = L.njobs;
+  /* the spec's job (1 the first) is that job alone, one run (xp rerun of one job's run); else
+  ** xp runs execute once for each job the file holds (ctx->njobs) */
+  const cJSON *one = cJSON_GetObjectItemCaseSensitive(ctx->spec->root, "job");
+  int rc = load(ctx->spec, &L, cJSON_IsNumber(one) ? (int)one->valuedouble - 1 : ctx->job), ncases = 0, nfailed = 0;
+  ctx->njobs = cJSON_IsNumber(one) ? 1 : L.njobs;
   xp_nccl_info info;
   xp_nccl_info_init(&info);
   if (rc) goto done;
