@@ -174,10 +174,7 @@ static int whole_int64(const char *t, int64_t *iv) {
 
 int xp_opt_int(const char *cmd, const char *option, const char *value, int64_t min, int64_t max, int64_t *out) {
   /* the spaces around it set aside, as --set sets them aside ("--limit $N " from a script's quoting) */
-  const char *p = value + strspn(value, " \t");
-  size_t n = strlen(p);
-  while (n && (p[n - 1] == ' ' || p[n - 1] == '\t')) n--;
-  char *t = xp_asprintf("%.*s", (int)n, p);
+  char *t = xp_unpadded(value);
   int64_t iv = 0;
   int rc = 0;
   if (!*t)

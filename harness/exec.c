@@ -261,10 +261,7 @@ static int past_double(const char *t, double *out) {
 }
 
 static cJSON *scalar_typed(xp_type type, const char *value) {
-  const char *p = value + strspn(value, " \t");
-  size_t n = strlen(p);
-  while (n && (p[n - 1] == ' ' || p[n - 1] == '\t')) n--;
-  char *t = xp_asprintf("%.*s", (int)n, p);
+  char *t = xp_unpadded(value);
   int64_t iv;
   double dv;
   cJSON *v = NULL;

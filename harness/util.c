@@ -182,6 +182,13 @@ char *xp_asprintf(const char *fmt, ...) {
   return s;
 }
 
+char *xp_unpadded(const char *s) {
+  const char *p = s + strspn(s, " \t");
+  size_t n = strlen(p);
+  while (n && (p[n - 1] == ' ' || p[n - 1] == '\t')) n--;
+  return xp_asprintf("%.*s", (int)n, p);
+}
+
 int xp_same_file(const char *a, const char *b) {
   struct stat sa, sb;
   return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;

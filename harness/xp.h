@@ -53,6 +53,9 @@ void xp_install_signal_handlers(void);
 /* Small utilities used across xp. */
 char *xp_strdup(const char *s);
 char *xp_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A malloc'd copy of s without the spaces and tabs around it (a value from a script's quoting,
+** "--limit $N ", --set "burst=5 "), as TOML sets them aside around a value. */
+char *xp_unpadded(const char *s);
 void *xp_xmalloc(size_t n);   /* aborts on out-of-memory: there is no sane recovery in xp */
 void *xp_xcalloc(size_t n, size_t m);
 void *xp_xrealloc(void *p, size_t n);
