@@ -46,14 +46,14 @@
 ** as often as the launch counts 1 / w of its writes (two like nodes under a launch written twice
 ** are written four times, and count twice). One written a number of times that the launch's
 ** do not divide (a copy of part of the trace) leaves that launch's activities as written, said.
-** An activity's with no id is left as written too, and so is one that lasts nothing. A CUDA graph node's activity is one replay of
-** one node: Kineto writes its "graph node id" (CUDA 12 on, CuptiActivity.cpp's
-** getGraphNodeMetadata, CUPTI's 64-bit graphNodeId), which with its launch's correlation id names
-** it. The first read keeps no ids (they would cost eight bytes for every activity of a graphed
-** trace, in stream order or not): the graph nodes' activities at one place are one tt_clip, and
-** the read that leaves copies out notes each one's node and launch, a repeat of one noted before
-** being the copy. Two nodes of one
-** launch at one place stay two; a node whose id or correlation is no number, as written.
+** An activity's with no id is left as written too, and so is one that lasts nothing. A CUDA
+** graph node's activity is one replay of one node: Kineto writes its "graph node id" (CUDA 12
+** on, CuptiActivity.cpp's getGraphNodeMetadata, CUPTI's 64-bit graphNodeId), which with its
+** launch's correlation id names it. The first read keeps no ids (they would cost eight bytes
+** for every activity of a graphed trace, in stream order or not): the graph nodes' activities
+** at one place are one tt_clip, and the read that leaves copies out notes each one's node and
+** launch, a repeat of one noted before being the copy. Two nodes of one launch at one place
+** stay two; a node whose id or correlation is no number, as written.
 */
 #include <stdlib.h>
 #include <string.h>
