@@ -177,13 +177,15 @@ int xp_query_text(sqlite3 *db, const char *sql, const char *file, const xp_param
     long line = line_at(sql, p);
     if (*p == '.') return dot_command(p, file, line);
     if (sqlite3_prepare_v2(db, p, -1, &st, &tail) != SQLITE_OK) {
-      const char *msg = sqlite3_errmsg(db);
       if (xp_db_fault(db)) return xp_db_fail(db, "reading the schema"); /* not the query's fault */
       line = error_line(db, sql, p, line);
-      if (strstr(msg, "not authorized"))
+      if (strstr(sqlite3_errmsg(db), "not authorized"))
         return xp_error_at(XP_EXIT_USAGE, file, line,
                            "query files may only read the database (writes, ATTACH, PRAGMAs that change state and extensions are refused)");
-      return xp_error_at(XP_EXIT_USAGE, file, line, "%s", msg);
+      char *msg = xp_strdup(sqlite3_errmsg(db));
+      const int rc = xp_error_at(XP_EXIT_USAGE, file, line, "%s%s", msg, xp_db_older_hint(db, msg));
+      free(msg);
+      return rc;
     }
     if (!st) { p = tail; continue; } /* a comment-only remainder */
     if (!sqlite3_stmt_readonly(st)) {

@@ -48,6 +48,21 @@ int xp_db_user_version(sqlite3 *db) {
   return v;
 }
 
+/* What to do where a statement failed on a database of an older schema for want of a table or
+** column that a later migration adds (xp query of trace_step_comm on schema 30: "no such table"
+** with no word of why); "" for any other failure. A read-only command leaves the file as it
+** is (an older xp sharing it could read it no more), so the user is told which command migrates
+** it. msg is the failure's message, read before this asks the version (which replaces it). */
+const char *xp_db_older_hint(sqlite3 *db, const char *msg) {
+  static char hint[256];
+  if (strncmp(msg, "no such table", 13) != 0 && strncmp(msg, "no such column", 14) != 0) return "";
+  const int version = xp_db_user_version(db);
+  if (version <= 0 || version >= xp_db_schema_version()) return "";
+  snprintf(hint, sizeof hint, " (the database is of schema %d, an older xp's; this xp reads schema %d:"
+           " xp verify --seal, or any recording command, migrates it)", version, xp_db_schema_version());
+  return hint;
+}
+
 /* The first damage any statement met (SQLite's error log sees every one, where a loop that
 ** stops at its first non-row may have taken it for the end of its rows). */
 static int fault_code;
@@ -140,8 +155,11 @@ int xp_db_fail(sqlite3 *db, const char *what) {
            " a -shm file beside it: copy the database and its -wal file to a writable folder)";
   else if ((ec & 0xff) == SQLITE_CANTOPEN)
     hint = " (its folder must be writable, for the -wal and -shm files beside it)";
-  return xp_error_at(XP_EXIT_DB, file && *file ? file : "database", 0, "%s: %s%s", what,
-                     sqlite3_errmsg(db), hint);
+  char *message = xp_strdup(sqlite3_errmsg(db)); /* before the version is read, which resets it */
+  if (!*hint) hint = xp_db_older_hint(db, message);
+  const int rc = xp_error_at(XP_EXIT_DB, file && *file ? file : "database", 0, "%s: %s%s", what, message, hint);
+  free(message);
+  return rc;
 }
 
 int xp_db_exec(sqlite3 *db, const char *sql) {
@@ -574,12 +592,9 @@ sqlite3 *xp_db_open(const char *path, enum xp_db_mode mode, int *exit_code) {
       xp_error_at(XP_EXIT_DB, path, 0, "empty database: no xp runs recorded yet");
       goto fail;
     }
-    if (version < xp_db_schema_version()) {
-      if (mode == XP_DB_READONLY)
-        xp_warn("%s: schema %d is older than %d; a writing xp command migrates it", path, version,
-                xp_db_schema_version());
-      temp_views(db, version);
-    }
+    /* said where a statement misses what a migration adds (xp_db_older_hint): a warning here
+    ** came before every read, and before that statement's error, two lines for one */
+    if (version < xp_db_schema_version()) temp_views(db, version);
     xp_db_exec(db, "PRAGMA query_only = 1");
     sqlite3_set_authorizer(db, readonly_authorizer, NULL);
   } else if (mode == XP_DB_EXISTING && version == 0) {

@@ -42,6 +42,9 @@ int xp_db_exec(sqlite3 *db, const char *sql);
 ** xp_db_fail (exit 3; 130 when interrupted) rather than as the query's fault (exit 2). */
 int xp_db_fault(sqlite3 *db);
 int xp_db_fail(sqlite3 *db, const char *what);
+/* " (the database is of schema N, ...: ... migrates it)" where msg, a statement's failure, is a
+** table or column missing from a database older than this xp; "" otherwise. */
+const char *xp_db_older_hint(sqlite3 *db, const char *msg);
 /* Before SQLite starts (main): note the first damaged page or I/O error that any statement
 ** meets, which a loop may have taken for the end of its rows. xp_db_faulted: 0 where none
 ** came, else says it of PATH, ending "so SO" ("nothing was written"), and returns 3; 3 alone
