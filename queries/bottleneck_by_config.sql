@@ -35,9 +35,11 @@ WITH
 run AS MATERIALIZED (  -- each job once, with its step time (schema view trace_step_totals) and its
                        -- configuration (view run_configuration, as in xp report); materialized
                        -- so that each of the view's per-run sums is taken once
-  SELECT t.run_id, coalesce(datetime(t.clock_ns / 1000000000, 'unixepoch'), r.started_at) AS at,
-         -- the same instant as a number, to order by: the two spellings of at compared as text
-         -- put any import-dated run ('T') after a clock's ('2026-12-04 23:59:00') of its day
+  -- when, spelled as the runs' own times and view run_measured spell it (ISO 8601, 'T', UTC 'Z'):
+  -- datetime()'s '2026-12-04 23:59:00' beside an import's '2026-12-04T21:10:00.000Z' in one
+  -- latest_at column sorted every clock's run of a day first wherever the column was sorted
+  SELECT t.run_id, coalesce(strftime('%Y-%m-%dT%H:%M:%SZ', t.clock_ns / 1000000000, 'unixepoch'), r.started_at) AS at,
+         -- the same instant as a number, to order by: the spellings differ past the seconds
          coalesce(t.clock_ns / 1e9, CAST(strftime('%s', r.started_at) AS REAL)) AS at_s,
          g.model, g.gpu_name, g.interconnect, g.tp, g.batch, coalesce(g.undeclared, g.config) AS config,
          t.single_rank, t.whole_window, t.step_ns, t.allreduce_ns AS ar_ns,
