@@ -30,25 +30,17 @@ static const char usage[] =
 
 /* ---- the runs table at the top ---- */
 
-/* Per measured run and GPU, its state while the run ran (run_meta gpu_state.<device>.*,
-** harness/gpu_watch.c, read as queries/gpu_state.sql reads them), and whether it was not at
-** full speed: clocks held down by heat, a power brake or a hardware slowdown in some readings,
-** or a power limit set below the board's default. Such a run measured a slower GPU than its
-** neighbours: a reader of the history must see it before taking its times for a regression. */
-#define GPU_STATE_CTE                                                                                \
-  "gpu AS ("                                                                                       \
-  "  SELECT run_id, CAST(substr(key, 11, instr(substr(key, 11), '.') - 1) AS INTEGER) AS device,"  \
-  "         max(CASE WHEN key GLOB '*.slowdown_share' THEN CAST(value AS REAL) END) AS slowed,"    \
-  "         max(CASE WHEN key GLOB '*.clock_events' THEN value END) AS events,"                    \
-  "         max(CASE WHEN key GLOB '*.power_limit_w' THEN CAST(value AS INTEGER) END) AS limit_w," \
-  "         max(CASE WHEN key GLOB '*.power_limit_default_w' THEN CAST(value AS INTEGER) END) AS default_w" \
-  "  FROM run_meta WHERE key GLOB 'gpu_state.[0-9]*.*' AND source = 'detected' GROUP BY run_id, device)," \
-  "slow AS (SELECT * FROM gpu WHERE slowed > 0 OR limit_w < default_w)"
+/* The runs whose GPU was not at full speed while they ran (schema view run_gpu_state, which
+** queries/gpu_state.sql lists): clocks held down by heat, a power brake or a hardware slowdown in
+** some readings, or a power limit set below the board's default. Such a run measured a slower GPU
+** than its neighbours: a reader of the history must see it before taking its times for a
+** regression. */
+#define SLOW_CTE "slow AS (SELECT * FROM run_gpu_state WHERE slowed)"
 
 /* By status as xp runs shows it (xp_status): a run whose process died, its row still
 ** 'running', is incomplete, not running. */
 static const char runs_summary_sql[] =
-    "WITH " GPU_STATE_CTE ","
+    "WITH " SLOW_CTE ","
     " r AS (SELECT id, kind, origin, xp_status(status, host, boot_id, pid) AS status, started_at FROM runs)"
     " SELECT kind, origin, sum(status = 'ok'), sum(status = 'failed'), sum(status = 'aborted'),"
     "        sum(status = 'incomplete'), sum(status = 'running'), sum(id IN (SELECT run_id FROM slow)),"
@@ -57,13 +49,15 @@ static const char runs_summary_sql[] =
 
 /* The runs counted as slowed, newest first, each GPU that was and how. */
 static const char slowed_runs_sql[] =
-    "WITH " GPU_STATE_CTE
+    "WITH " SLOW_CTE
     " SELECT substr(r.uuid, 1, 8), r.kind, r.started_at, group_concat('GPU ' || d.device || ': '"
-    "        || CASE WHEN d.slowed > 0 THEN printf('clocks held down in %.1f%% of readings', 100 * d.slowed)"
-    "                || coalesce(' (' || nullif(d.events, '') || ')', '') ELSE '' END"
-    "        || CASE WHEN d.slowed > 0 AND d.limit_w < d.default_w THEN ', ' ELSE '' END"
-    "        || CASE WHEN d.limit_w < d.default_w"
-    "                THEN 'power limit ' || d.limit_w || ' W, below its default ' || d.default_w || ' W' ELSE '' END, '; ')"
+    "        || CASE WHEN d.slowdown_share > 0"
+    "                THEN printf('clocks held down in %.1f%% of readings', 100 * d.slowdown_share)"
+    "                     || coalesce(' (' || nullif(d.clock_events, '') || ')', '') ELSE '' END"
+    "        || CASE WHEN d.slowdown_share > 0 AND d.power_limit < d.power_default THEN ', ' ELSE '' END"
+    "        || CASE WHEN d.power_limit < d.power_default"
+    "                THEN 'power limit ' || d.power_limit || ' W, below its default ' || d.power_default || ' W'"
+    "                ELSE '' END, '; ')"
     " FROM slow d JOIN runs r ON r.id = d.run_id"
     " GROUP BY r.id ORDER BY r.started_at DESC, r.id DESC";
 

@@ -12,38 +12,11 @@
 -- xp show name it.
 --   xp query queries/gpu_state.sql
 -- if no rows: no measured GPU run recorded its GPUs' state yet (xp run ... on a GPU host)
-WITH state AS (
-  SELECT run_id,
-         CAST(substr(key, 11, instr(substr(key, 11), '.') - 1) AS INTEGER) AS device,
-         substr(substr(key, 11), instr(substr(key, 11), '.') + 1) AS what,
-         value
-  FROM run_meta
-  WHERE key GLOB 'gpu_state.[0-9]*.*' AND source = 'detected'
-),
-per_device AS (
-  SELECT run_id, device,
-         max(CASE what WHEN 'samples' THEN CAST(value AS INTEGER) END) AS samples,
-         max(CASE what WHEN 'samples_run' THEN CAST(value AS INTEGER) END) AS samples_run,
-         max(CASE what WHEN 'scope' THEN value END) AS scope,
-         max(CASE what WHEN 'sm_clock_mhz_min' THEN CAST(value AS INTEGER) END) AS sm_min,
-         max(CASE what WHEN 'sm_clock_mhz_median' THEN CAST(value AS INTEGER) END) AS sm_median,
-         max(CASE what WHEN 'sm_clock_mhz_max' THEN CAST(value AS INTEGER) END) AS sm_max,
-         max(CASE what WHEN 'mem_clock_mhz_min' THEN CAST(value AS INTEGER) END) AS mem_min,
-         max(CASE what WHEN 'temperature_c_max' THEN CAST(value AS INTEGER) END) AS temp_max,
-         max(CASE what WHEN 'power_w_max' THEN CAST(value AS INTEGER) END) AS power_max,
-         max(CASE what WHEN 'power_limit_w' THEN CAST(value AS INTEGER) END) AS power_limit,
-         max(CASE what WHEN 'power_limit_default_w' THEN CAST(value AS INTEGER) END) AS power_default,
-         max(CASE what WHEN 'slowdown_share' THEN CAST(value AS REAL) END) AS slowdown_share,
-         max(CASE what WHEN 'power_cap_share' THEN CAST(value AS REAL) END) AS power_cap_share,
-         max(CASE what WHEN 'clock_events' THEN value END) AS clock_events
-  FROM state
-  GROUP BY run_id, device
-)
 SELECT substr(r.uuid, 1, 8) AS run, r.kind, r.started_at AS started, g.name AS gpu, d.device,
        d.scope, d.samples, d.samples_run, d.sm_min, d.sm_median, d.sm_max, g.clock_mhz AS sm_peak,
        round(100.0 * d.sm_median / nullif(g.clock_mhz, 0), 1) AS pct_peak,
        d.mem_min, d.temp_max, d.power_max, d.power_limit, d.power_default, d.slowdown_share, d.power_cap_share, d.clock_events
-FROM per_device d
+FROM run_gpu_state d  -- the schema view that xp report reads too
 JOIN runs r ON r.id = d.run_id
 LEFT JOIN run_gpus g ON g.run_id = d.run_id AND g.idx = d.device
 ORDER BY r.started_at DESC, r.id DESC, d.device;
