@@ -151,6 +151,36 @@ static uint32_t launch_writes(const tt_rank *r, uint32_t corr) {
   return w > 1 && w <= UINT32_MAX ? (uint32_t)w : 1;
 }
 
+/* The times the whole GPU timeline of the rank is written (its activities sorted by identity): a
+** trace merged with a copy of its GPU activities alone, as a tool joining a trace with the device
+** side of itself writes it, leaves its launches once, so no launch_writes tells a graph launch's
+** copies. w where each lasting activity outside a CUDA graph node's place is written a multiple
+** of w >= 2 times, and something tells the rank's activities from like nodes of one graph
+** launch's concurrent branches: one of its own correlation id (own_corr), which a launch runs
+** once, or a graph launch's at two places or more, which its branches do not run in lockstep;
+** else 1. (Two like nodes alone under each launch stay as written: as likely nodes as copies.) */
+static uint32_t timeline_writes(const tt_rank *r, const tt_clip *a, size_t n) {
+  size_t ns;
+  uint32_t *shared = shared_corrs(a, n, &ns);
+  uint32_t w = UINT32_MAX;
+  int told = 0;
+  for (size_t i = 0; i < ns && !told; i++) told = shared[i] && shared[i] != TT_CORR_GRAPH_NODE;
+  for (int pass = 0; pass < 2 && w >= 2; pass++)
+    for (size_t i = 0, j; i < n && w >= 2; i = j) {
+      for (j = i + 1; j < n && by_identity(&a[j], &a[i]) == 0;) j++;
+      if (a[i].end <= a[i].start || a[i].corr == TT_CORR_GRAPH_NODE) continue;
+      const size_t writes = j - i;
+      if (pass == 0) {
+        if (writes < w) w = (uint32_t)(writes < UINT32_MAX ? writes : UINT32_MAX);
+        told = told || own_corr(r, a[i].corr, shared, ns);
+      } else if (writes % w) {
+        w = 1;
+      }
+    }
+  free(shared);
+  return told && w >= 2 && w != UINT32_MAX ? w : 1;
+}
+
 /* The graph launches written again (launch_writes) some of whose activities (activities sorted by
 ** identity, like ones side by side) are not written a multiple of its times: a copy of part of
 ** the trace, or like nodes of concurrent branches as well, whose copies nothing tells. Noted in
@@ -167,11 +197,12 @@ static void find_uneven(const tt_rank *r, const tt_clip *a, size_t n, xp_idmap *
 
 /* A lane's activities (sorted by identity) with each one's copies folded into it, counted in
 ** copies: the same start, end, kernel key and correlation as the one before, lasting, and of a
-** correlation id of its own (own_corr), or of a graph launch written w times (launch_writes)
-** whose activities each are (not in uneven), the first 1 / w of them kept. A graph node's
+** correlation id of its own (own_corr), or of a graph launch written w times (launch_writes, else
+** the rank's whole timeline: whole) whose activities each are (not in uneven), the first 1 / w of
+** them kept. A graph node's
 ** lasting activities, whose ids the read tells apart, into the first at their place. Its new
 ** length. */
-static size_t fold_copies(const tt_rank *r, tt_clip *a, size_t n, const xp_idmap *uneven) {
+static size_t fold_copies(const tt_rank *r, tt_clip *a, size_t n, const xp_idmap *uneven, uint32_t whole) {
   size_t ns, m = 0;
   uint32_t *shared = shared_corrs(a, n, &ns);
   size_t graph = SIZE_MAX; /* the graph place kept last */
@@ -186,14 +217,14 @@ static size_t fold_copies(const tt_rank *r, tt_clip *a, size_t n, const xp_idmap
     }
     tt_clip *last = m ? &a[m - 1] : NULL;
     const int same = last && c->end > c->start && by_identity(c, last) == 0;
-    const uint32_t w = same ? launch_writes(r, c->corr) : 1;
+    if (same && own_corr(r, c->corr, shared, ns)) {
+      last->copies++;
+      continue;
+    }
+    const uint32_t launched = same ? launch_writes(r, c->corr) : 1, w = launched > 1 ? launched : whole;
     if (same && w > 1 && !xp_idmap_get(uneven, c->corr)) {
       last->copies++;
       last->keep = (last->copies + 1) / w;
-      continue;
-    }
-    if (same && own_corr(r, c->corr, shared, ns)) {
-      last->copies++;
       continue;
     }
     a[m++] = *c;
@@ -253,9 +284,10 @@ size_t tt_clips_find(const tt_rank *r, tt_clips *clips) {
   qsort(a, m, sizeof *a, by_identity);
   xp_idmap uneven = {0};
   find_uneven(r, a, m, &uneven, clips);
+  const uint32_t whole = timeline_writes(r, a, m);
   for (size_t i = 0, j; i < m; i = j) {
     for (j = i + 1; j < m && a[j].lane == a[i].lane;) j++;
-    clip_lane(a + i, fold_copies(r, a + i, j - i, &uneven), out);
+    clip_lane(a + i, fold_copies(r, a + i, j - i, &uneven, whole), out);
   }
   xp_idmap_free(&uneven);
   free(a);

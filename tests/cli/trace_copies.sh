@@ -14,7 +14,9 @@ sglang_variants
 # graph (one kernel again, its correlation id another kernel's of its stream, as a graph launch's)
 # othernode (a CUDA graph node's kernel again under another "graph node id": no copy), or
 # nonodes (no "graph node id" or "graph id" written, as CUDA before 12 and HIP write none) or
-# nonodes-merged (that, each GPU activity and graph launch written again after the rest)
+# nonodes-merged (that, each GPU activity and graph launch written again after the rest) or
+# nonodes-gpu (that, only the GPU activities written again: the launches once) or nonodes-gpu-but1
+# (that, but for one graphed kernel)
 copy() {
   python3 - "$1" "$2" "$3" << 'EOF'
 import gzip, json, sys
@@ -27,6 +29,9 @@ if how.startswith("nonodes"):
         for k in ("graph node id", "graph id"): e.get("args", {}).pop(k, None)
     if how == "nonodes-merged":
         t["traceEvents"] = evs + [dict(e) for e in evs if gpu(e) or "GraphLaunch" in e.get("name", "")]
+    elif how.startswith("nonodes-gpu"):
+        again = [dict(e) for e in evs if gpu(e)]
+        t["traceEvents"] = evs + (again[1:] if how == "nonodes-gpu-but1" else again)
 elif how == "adjacent":
     t["traceEvents"] = [c for e in evs for c in ([e, dict(e)] if gpu(e) else [e])]
 elif how == "appended":
@@ -171,4 +176,58 @@ for launch in cudaGraphLaunch cuGraphLaunch hipGraphLaunch; do
     "xp: warning: $tmp/twincopy-$launch-3.json: 1 graph launch written again (the same correlation id and time as one before: a trace merged with a copy of itself?) whose activities are not each written as often: they are counted as written (the first, correlation 50)" \
     "$(cat "$tmp/err")"
 done
+
+# The same file merged with a copy of its GPU activities alone (a tool joining a trace with the
+# device side of itself): the launches written once, so no launch tells the copy; but every
+# activity of the rank written twice, each over the same place as its first, is the whole GPU
+# timeline again, which two like nodes of a graph's concurrent branches are not (before: 1600
+# kernels, said nowhere)
+copy "$v/cugraph_r1.json.gz" "$tmp/nonodes-gpu.json.gz" nonodes-gpu
+db="$tmp/nonodes-gpu.db"
+imp "$tmp/nonodes-gpu.json.gz"
+check "graphed kernels, no node ids, their GPU activities copied: exit" 0 $?
+check "graphed kernels, no node ids, their GPU activities copied: the figures of the file" "$want" "$(trace_figures)"
+check "graphed kernels, no node ids, their GPU activities copied: said" 1 \
+  "$(grep -c "^xp: warning: $tmp/nonodes-gpu.json.gz: 800 GPU activities written again (" "$tmp/err")"
+# ... but for one kernel: no whole copy, the like activities of a graph launch counted as written
+copy "$v/cugraph_r1.json.gz" "$tmp/nonodes-gpu-but1.json.gz" nonodes-gpu-but1
+db="$tmp/nonodes-gpu-but1.db"
+imp "$tmp/nonodes-gpu-but1.json.gz"
+check "graphed kernels copied but one: counted as written" 1599 "$(sql "SELECT kernels FROM trace_ranks")"
+check "graphed kernels copied but one: no copy said" "" "$(grep 'written again' "$tmp/err")"
+# two launches of one graph each of two like nodes alone (one place each) stay four kernels: two
+# places, each written twice, are as likely nodes as copies
+twin_twice() {
+  local k='{"ph": "X", "cat": "kernel", "name": "act_quant", "pid": 0, "tid": 7, "ts": TS, "dur": 3, "args": {"correlation": CORR, "stream": 7, "device": 0}}'
+  local l='{"ph": "X", "cat": "cuda_runtime", "name": "cudaGraphLaunch", "pid": 10, "tid": 10, "ts": TS, "dur": 5, "args": {"correlation": CORR}}'
+  { printf '{"schemaVersion": 1, "traceEvents": [\n%s' \
+      '{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#0", "pid": 10, "tid": 10, "ts": 1000, "dur": 1000}'
+    for c in 50:1100 51:1200; do
+      printf ',\n%s' "$(echo "$l" | sed "s/TS/$((${c#*:} - 90))/; s/CORR/${c%:*}/")"
+      for _ in 1 2; do printf ',\n%s' "$(echo "$k" | sed "s/TS/${c#*:}/; s/CORR/${c%:*}/")"; done
+    done
+    printf ']}\n'; } > "$tmp/twintwice.json"
+  db="$tmp/twintwice.db"
+  "$XP" --db "$db" import torch-trace "$tmp/twintwice.json" > /dev/null 2> "$tmp/err"
+  check "two launches of two like nodes: exit" 0 $?
+}
+twin_twice
+check "two launches of two like nodes: four kernels" 4 "$(sql "SELECT kernels FROM trace_ranks")"
+check "two launches of two like nodes: no copy said" "" "$(grep 'written again' "$tmp/err")"
+# ... but beside an eager kernel (a launch's own correlation id), all written twice, they are the
+# timeline's copy: the eager kernel and the two nodes, three kernels
+k='{"ph": "X", "cat": "kernel", "name": "act_quant", "pid": 0, "tid": 7, "ts": 1100, "dur": 3, "args": {"correlation": 50, "stream": 7, "device": 0}}'
+e='{"ph": "X", "cat": "kernel", "name": "gemv", "pid": 0, "tid": 7, "ts": 1300, "dur": 9, "args": {"correlation": 60, "stream": 7, "device": 0}}'
+printf '{"schemaVersion": 1, "traceEvents": [\n%s,\n%s,\n%s' \
+  '{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#0", "pid": 10, "tid": 10, "ts": 1000, "dur": 1000}' \
+  '{"ph": "X", "cat": "cuda_runtime", "name": "cudaGraphLaunch", "pid": 10, "tid": 10, "ts": 1010, "dur": 5, "args": {"correlation": 50}}' \
+  '{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 10, "tid": 10, "ts": 1210, "dur": 5, "args": {"correlation": 60}}' > "$tmp/eager.json"
+for _ in 1 2; do printf ',\n%s,\n%s,\n%s' "$k" "$k" "$e"; done >> "$tmp/eager.json"
+printf ']}\n' >> "$tmp/eager.json"
+db="$tmp/eager.db"
+"$XP" --db "$db" import torch-trace "$tmp/eager.json" > /dev/null 2> "$tmp/err"
+check "two like nodes and an eager kernel, all written twice: exit" 0 $?
+check "two like nodes and an eager kernel, all written twice: three kernels" 3 "$(sql "SELECT kernels FROM trace_ranks")"
+check "two like nodes and an eager kernel, all written twice: said" 1 "$(grep -c 'xp: warning: .*: 3 GPU activities written again' "$tmp/err")"
+
 finish
