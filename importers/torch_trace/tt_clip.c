@@ -46,7 +46,10 @@
 ** as often as the launch counts 1 / w of its writes (two like nodes under a launch written twice
 ** are written four times, and count twice). One written a number of times that the launch's
 ** do not divide (a copy of part of the trace) leaves that launch's activities as written, said.
-** An activity's with no id is left as written too, and so is one that lasts nothing. A CUDA
+** An activity's with no id is left as written too, and so is one that lasts nothing. ROCm's
+** Kineto writes a GPU activity no correlation, only its operator's External id, which a HIP
+** graph launch's kernels share with the launch: that id stands for the correlation there
+** (TT_CORR_EXT), an operator's several kernels sharing it as a graph launch's do. A CUDA
 ** graph node's activity is one replay of one node: Kineto writes its "graph node id" (CUDA 12
 ** on, CuptiActivity.cpp's getGraphNodeMetadata, CUPTI's 64-bit graphNodeId), which with its
 ** launch's correlation id names it. The first read keeps no ids (they would cost eight bytes
@@ -104,7 +107,8 @@ static void clip_lane(tt_clip *a, size_t n, xp_vec *out) {
       if (c->copies) *(tt_clip *)xp_vec_push(out, sizeof *c) = *c;
       continue;
     }
-    const int same_launch = next.have && c->corr && c->corr == next.corr;
+    /* an External id (TT_CORR_EXT) names an operator, whose kernels run in turn: compared */
+    const int same_launch = next.have && c->corr && !(c->corr & TT_CORR_EXT) && c->corr == next.corr;
     const lasting *cmp = same_launch ? &other : &next;
     const int late = cmp->have && c->start < cmp->start && c->end > cmp->end;
     if (late) c->to = cmp->start;

@@ -568,6 +568,14 @@ static int past_sum_limit(int64_t *sum, int64_t dur, const char *kind, const cha
   return -1;
 }
 
+/* What tells a GPU activity's copies (tt_rank.corrs): its correlation id, else its External id
+** as TT_CORR_EXT marks it (ROCm's), else 0; TT_CORR_GRAPH_NODE for a CUDA graph node's. */
+static uint32_t clip_id(const tt_event *ev, int64_t corr, int64_t ext) {
+  if (tt_graph_node(ev)) return TT_CORR_GRAPH_NODE;
+  if (corr > 0) return corr < TT_CORR_GRAPH_NODE ? (uint32_t)corr : 0;
+  return ext > 0 && ext < TT_CORR_EXT - 1 ? TT_CORR_EXT | (uint32_t)ext : 0;
+}
+
 static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_options *opt, enum tt_gpu_kind kind,
                   char *err, size_t errlen) {
   const char *what = tt_gpu_kind_name[kind];
@@ -663,8 +671,7 @@ static int on_gpu(tt_import *imp, tt_rank *r, const tt_event *ev, const tt_optio
   /* neither an operator nor a correlation: its launch may be linked by a flow alone (tt_flow.c) */
   if (!linked && !pend) tt_flow_want_activity(r, ev, opt, ts, (uint32_t)r->ivals.n);
   *(uint32_t *)xp_vec_push(&r->lanes, sizeof(uint32_t)) = lane_of(r, ev, dev);
-  *(uint32_t *)xp_vec_push(&r->corrs, sizeof(uint32_t)) =
-      tt_graph_node(ev) ? TT_CORR_GRAPH_NODE : corr > 0 && corr < TT_CORR_GRAPH_NODE ? (uint32_t)corr : 0;
+  *(uint32_t *)xp_vec_push(&r->corrs, sizeof(uint32_t)) = clip_id(ev, corr, ext);
   for (int i = 0; i < pend; i++) {
     how[i].ival = (uint32_t)r->ivals.n;
     *(tt_pend *)xp_vec_push(&r->pending, sizeof how[i]) = how[i];
@@ -778,6 +785,10 @@ static void on_runtime(tt_rank *r, const tt_event *ev, const tt_options *opt) {
   ** versions wrote no args but the External id on GPU activities) */
   if (hip && corr >= 0) r->hip_ext_ops = 1;
   if (graph && corr > 0) note_graph_launch(r, corr, timed ? ts : INT64_MIN);
+  if (graph && hip) { /* its kernels may carry its External id alone (TT_CORR_EXT) */
+    const int64_t ext = tt_event_ext(ev);
+    if (ext > 0 && ext < TT_CORR_EXT - 1) note_graph_launch(r, TT_CORR_EXT | ext, timed ? ts : INT64_MIN);
+  }
   if (corr > 0) {
     /* Kept also inside an operator, whose External id its activities should carry too: a
     ** producer that wrote them none (or Kineto of 2022-23, their correlation) leaves them to

@@ -99,6 +99,12 @@ typedef struct tt_pend {
 ** torch.cuda._annotate_cuda_graph_trace moves these onto streams of the user's choosing (61, 62),
 ** 7 or 8, numbers real streams also have: its stream is no stream it ran on (tt_clip.c) */
 #define TT_CORR_GRAPH_NODE 0xffffffffu
+/* tt_rank.corrs: an activity with no correlation id, its "External id" with this bit set, apart
+** from correlations. ROCm's Kineto writes a GPU activity its operator's External id alone
+** (RoctracerActivity_inl.h: its metadataJson is empty; output_json.cpp: the linked operator's
+** id), and a hipGraphLaunch's kernels share the launch's: a HIP graph launch is noted under its
+** External id so too (tt_rank.graph_launch_ids), so that its kernels' copies are told (tt_clip.c) */
+#define TT_CORR_EXT 0x80000000u
 /* tt_rank.graph_launch_ids: a graph launch's id written again at another time (two processes'
 ** numberings, or no time): no copy, and its activities' copies are not told */
 #define TT_GRAPH_LAUNCH_APART UINT64_MAX

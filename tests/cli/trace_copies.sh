@@ -230,4 +230,49 @@ check "two like nodes and an eager kernel, all written twice: exit" 0 $?
 check "two like nodes and an eager kernel, all written twice: three kernels" 3 "$(sql "SELECT kernels FROM trace_ranks")"
 check "two like nodes and an eager kernel, all written twice: said" 1 "$(grep -c 'xp: warning: .*: 3 GPU activities written again' "$tmp/err")"
 
+# ROCm's Kineto (roctracer's logger, RoctracerActivity_inl.h: a GPU activity's metadataJson is
+# empty) writes a kernel its operator's "External id" alone, no correlation; the hipGraphLaunch
+# its own correlation and that operator's External id, the graph's kernels the same External id
+# (output_json.cpp: a linked activity's id): so only the External id ties them. One aten::mm
+# (External id 5, one kernel) and a graph replayed under a record_function (External id 7, three
+# kernels); merged with a copy of itself (GPU activities and the launch again), or of its GPU
+# activities alone: four kernels, said (before: eight, said nowhere)
+rocm() { # rocm OUT HOW: HOW none, merged (activities and launch again) or gpu (activities again)
+  local gpu="" launch='{"ph": "X", "cat": "cuda_runtime", "name": "hipGraphLaunch", "pid": 10, "tid": 10, "ts": 1051, "dur": 4, "args": {"External id": 7, "cid": 117, "correlation": 101}}' k t
+  for k in Cijk_Ailk_Bljk_BBS_BH:1020:5 k_rmsnorm:1100:7 k_silu_mul:1110:7 k_gemv:1120:7; do
+    t=${k#*:}
+    gpu="$gpu,
+{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"${k%%:*}\", \"pid\": 2, \"tid\": 1, \"ts\": ${t%:*}, \"dur\": 6, \"args\": {\"External id\": ${t#*:}}}"
+  done
+  { printf '{"schemaVersion": 1, "traceEvents": [\n%s,\n%s,\n%s,\n%s,\n%s%s' \
+      '{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#0", "pid": 10, "tid": 10, "ts": 1000, "dur": 1000, "args": {"External id": 1}}' \
+      '{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 10, "tid": 10, "ts": 1002, "dur": 10, "args": {"External id": 5}}' \
+      '{"ph": "X", "cat": "cuda_runtime", "name": "hipLaunchKernel", "pid": 10, "tid": 10, "ts": 1004, "dur": 4, "args": {"External id": 5, "cid": 28, "correlation": 100}}' \
+      '{"ph": "X", "cat": "user_annotation", "name": "graph_replay", "pid": 10, "tid": 10, "ts": 1050, "dur": 10, "args": {"External id": 7}}' \
+      "$launch" "$gpu"
+    case $2 in merged) printf ',\n%s%s' "$launch" "$gpu" ;; gpu) printf '%s' "$gpu" ;; esac
+    printf ']}\n'; } > "$1"
+}
+rocm "$tmp/rocm.json" none
+db="$tmp/rocm.db"
+imp "$tmp/rocm.json"
+check "ROCm, External ids alone: exit" 0 $?
+check "ROCm, External ids alone: four kernels" 4 "$(sql "SELECT kernels FROM trace_ranks")"
+want=$(trace_figures)
+for how in merged gpu; do
+  rocm "$tmp/rocm-$how.json" "$how"
+  db="$tmp/rocm-$how.db"
+  imp "$tmp/rocm-$how.json"
+  check "ROCm, External ids alone, $how with a copy: exit" 0 $?
+  check "ROCm, External ids alone, $how with a copy: the figures of the file" "$want" "$(trace_figures)"
+  check "ROCm, External ids alone, $how with a copy: said" 1 "$(grep -c "^xp: warning: $tmp/rocm-$how.json: 4 GPU activities written again (" "$tmp/err")"
+done
+# ... while two like nodes of such a launch, written once, stay two (its External id is theirs alone)
+sed 's/"args": {"correlation": 50, "stream": 7, "device": 0}/"args": {"External id": 7}/; s/"args": {"correlation": 50}/"args": {"External id": 7, "correlation": 50}/' \
+  "$tmp/twin-hipGraphLaunch.json" > "$tmp/rocm-twin.json"
+check "ROCm, two like nodes: External ids alone" 2 "$(grep -c '"cat": "kernel".*"args": {"External id": 7}}' "$tmp/rocm-twin.json")"
+db="$tmp/rocm-twin.db"
+imp "$tmp/rocm-twin.json"
+check "ROCm, two like nodes: both counted" 2 "$(sql "SELECT kernels FROM trace_ranks")"
+check "ROCm, two like nodes: no copy said" "" "$(grep 'written again' "$tmp/err")"
 finish
