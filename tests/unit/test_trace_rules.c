@@ -25,6 +25,16 @@ static const struct { const char *name, *category; } cases[] = {
     {"void sglang::cross_device_reduce_1stage<__nv_bfloat16, 2>(sglang::RankData*, sglang::RankSignals, sglang::Signal*, __nv_bfloat16*, int, int)", "allreduce"},
     {"void flashinfer::trtllm_allreduce_fusion::allreduce_fusion_kernel_oneshot_lamport<(flashinfer::trtllm_allreduce_fusion::AllReduceFusionPattern)1, __nv_bfloat16, 2, false, true>", "allreduce"},
     {"void tensorrt_llm::kernels::oneShotAllReduceKernel<__nv_bfloat16, 8>", "allreduce"},
+    /* AITER's two-stage fused all-reduce + RMSNorm (ROCm/aiter custom_all_reduce.cuh): the first
+    ** kernel reduces its slice and stores it into every rank's buffer, the whole all-reduce
+    ** (reduce_scatter before); the second normalizes from its own buffer alone */
+    {"void aiter::reduce_scatter_cross_device_store<__hip_bfloat16, 8>(aiter::RankData*, aiter::RankSignals, aiter::Signal*, int, int)", "allreduce"},
+    {"void aiter::local_device_load_rmsnorm<__hip_bfloat16, 512, 2>(aiter::RankSignals, __hip_bfloat16*, __hip_bfloat16*, __hip_bfloat16*, __hip_bfloat16*, float, int, int, int)", "norm"},
+    {"void aiter::local_device_load_rmsnorm_512n<__hip_bfloat16, 2>(aiter::RankSignals, __hip_bfloat16*, __hip_bfloat16*, __hip_bfloat16*, __hip_bfloat16*, float, int, int, int)", "norm"},
+    /* one kernel doing both, the all-reduce and its RMSNorm (FlashInfer's and TensorRT-LLM's
+    ** allreduce_fusion, MoE finalize too): the collective its time waits on, matched across ranks */
+    {"void tensorrt_llm::kernels::ar_fusion::allreduce_fusion_kernel_twoshot_sync<(tensorrt_llm::kernels::ar_fusion::AllReduceFusionPattern)1, __nv_bfloat16, 8, true>(tensorrt_llm::kernels::ar_fusion::AllReduceFusionParams)", "allreduce"},
+    {"void tensorrt_llm::kernels::ar_fusion::moe::moereduce_allreduce_fusion_kernel_oneshot_lamport<__nv_bfloat16, 8>(tensorrt_llm::kernels::ar_fusion::moe::MoeReductionAllReduceFusionParams)", "allreduce"},
     {"void barrier_on_stream_kernel_threadgroup<(threadgroup_t)1>(int, int)", "communication"},
     /* NVSHMEM's other on-stream collectives (nvshmemi_h_to_d_coll_defs.cuh; the team an int, as
     ** nvshmem_team_t is): other before */
