@@ -163,9 +163,7 @@ static uint32_t launch_writes(const tt_rank *r, uint32_t corr) {
 ** launch's concurrent branches: one of its own correlation id (own_corr), which a launch runs
 ** once, or a graph launch's at two places or more, which its branches do not run in lockstep;
 ** else 1. (Two like nodes alone under each launch stay as written: as likely nodes as copies.) */
-static uint32_t timeline_writes(const tt_rank *r, const tt_clip *a, size_t n) {
-  size_t ns;
-  uint32_t *shared = shared_corrs(a, n, &ns);
+static uint32_t timeline_writes(const tt_rank *r, const tt_clip *a, size_t n, const uint32_t *shared, size_t ns) {
   uint32_t w = UINT32_MAX;
   int told = 0;
   for (size_t i = 0; i < ns && !told; i++) told = shared[i] && shared[i] != TT_CORR_GRAPH_NODE;
@@ -181,8 +179,22 @@ static uint32_t timeline_writes(const tt_rank *r, const tt_clip *a, size_t n) {
         w = 1;
       }
     }
-  free(shared);
   return told && w >= 2 && w != UINT32_MAX ? w : 1;
+}
+
+/* Where no copy is told (timeline_writes 1): the places of the rank's lasting activities outside
+** a CUDA graph node's (clips->places), and of them those that hold one written more than once
+** under an id that is not its own and no launch written again tells (clips->repeated): a graph
+** launch's, or of no id, kept as written. A few are like nodes of concurrent branches; most of
+** them, a trace merged with a copy of part of itself (tt_read.c says so). */
+static void count_repeated(const tt_rank *r, const tt_clip *a, size_t n, const uint32_t *shared, size_t ns,
+                           tt_clips *clips) {
+  for (size_t i = 0, j; i < n; i = j) {
+    for (j = i + 1; j < n && by_identity(&a[j], &a[i]) == 0;) j++;
+    if (a[i].end <= a[i].start || a[i].corr == TT_CORR_GRAPH_NODE) continue;
+    clips->places++;
+    if (j - i > 1 && !own_corr(r, a[i].corr, shared, ns) && launch_writes(r, a[i].corr) == 1) clips->repeated++;
+  }
 }
 
 /* The graph launches written again (launch_writes) some of whose activities (activities sorted by
@@ -288,7 +300,11 @@ size_t tt_clips_find(const tt_rank *r, tt_clips *clips) {
   qsort(a, m, sizeof *a, by_identity);
   xp_idmap uneven = {0};
   find_uneven(r, a, m, &uneven, clips);
-  const uint32_t whole = timeline_writes(r, a, m);
+  size_t ns;
+  uint32_t *shared = shared_corrs(a, m, &ns);
+  const uint32_t whole = timeline_writes(r, a, m, shared, ns);
+  if (whole == 1) count_repeated(r, a, m, shared, ns, clips);
+  free(shared);
   for (size_t i = 0, j; i < m; i = j) {
     for (j = i + 1; j < m && a[j].lane == a[i].lane;) j++;
     clip_lane(a + i, fold_copies(r, a + i, j - i, &uneven, whole), out);

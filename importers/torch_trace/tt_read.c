@@ -921,6 +921,17 @@ static void warn_uneven(const char *path, const tt_clips *clips) {
           (long long)clips->uneven_first);
 }
 
+/* Places holding an activity written more than once that nothing tells from like nodes of a
+** graph launch's concurrent branches (tt_clip.c count_repeated), said once per file where they
+** are most of the rank's places: as many like nodes are no graph's, a copy of part of the trace
+** is. A few are left unsaid: like nodes, as graphs run them. */
+static void warn_repeated(const char *path, const tt_clips *clips) {
+  if (clips->repeated < 2 || clips->repeated * 2 <= clips->places) return;
+  xp_warn("%s: %lld of the %lld places of GPU activities hold one written more than once (a graph launch's, or "
+          "with no id, which nothing tells from like nodes of its concurrent branches): counted as written (a "
+          "trace merged with a copy of part of itself?)", path, (long long)clips->repeated, (long long)clips->places);
+}
+
 /* GPU activities that outlast the next one on their stream, or are written again (tt_clip.c):
 ** the file is read again (r goes) with each ending where that one starts and the copies left
 ** out, so that every figure counts the same time, once. -1 where none is, or this is that read.
@@ -936,7 +947,7 @@ static int read_clipped(tt_import *imp, tt_rank *r, const char *path, const tt_o
     rc = read_once_more(imp, r, path, &again);
     if (!rc) warn_clipped(imp, path, &clips), warn_copies(imp, path, &clips);
   }
-  if (rc <= 0) warn_uneven(path, &clips);
+  if (rc <= 0) warn_uneven(path, &clips), warn_repeated(path, &clips);
   xp_vec_free(&clips.list);
   xp_vec_free(&clips.seen);
   return rc;

@@ -694,6 +694,9 @@ typedef struct tt_clips {
   /* graph launches written again whose activities are not each written as often (their copies
   ** not told, counted as written), and the first one's id */
   int64_t uneven, uneven_first;
+  /* where no copy is told: the places of lasting activities, and those holding one written more
+  ** than once that nothing tells from like graph nodes (tt_clip.c count_repeated) */
+  int64_t places, repeated;
 } tt_clips;
 /* A GPU activity's "graph node id" (Kineto, CUDA 12 on): 0 outside a CUDA graph, UINT64_MAX
 ** where written as no number (a node still, which no id tells from another; tt_rank.c). */
