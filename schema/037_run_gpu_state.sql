@@ -3,7 +3,10 @@
 -- 'detected'). queries/gpu_state.sql lists it and xp report counts and names the runs whose GPU
 -- was slowed from it, so that the page and the query read the figures one way (the report
 -- carried a copy of the query's pivot of its own).
--- Views alone: a read-only xp makes it as a TEMP view over an older database (db.c temp_views).
+-- Views alone: a read-only xp makes it as a TEMP view over an older database (db.c temp_views);
+-- dropped first, as 029 does, so that a database whose version was set back (the migration tests
+-- of cli.trace_dtype, trace_ranks, trace_category_queries) migrates again.
+DROP VIEW IF EXISTS run_gpu_state;
 CREATE VIEW run_gpu_state AS
 WITH state AS (
   SELECT run_id,
