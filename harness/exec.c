@@ -92,25 +92,111 @@ static int said_recorded(const char *uuid) {
                   why ? strerror(why) : "a write to it failed", uuid, uuid);
 }
 
-/* One run of the spec: begun, executed (job `job` of an import of several), finished, said. */
-static int execute_run(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int imported, const char *parent_uuid,
-                       int job, int *njobs, char run_uuid_out[37]) {
+/* How a run's execute ended: its exit code, status and error (malloc'd, NULL for none), and whether
+** a signal came once it was whole (it stays ok; xp is interrupted). */
+typedef struct run_end {
   int rc;
+  enum xp_run_status status;
+  int late_signal;
+  char *err;
+} run_end;
+
+/* The kind's execute of job `job` (of an import of several; 0 the usual) into run, its output to
+** out; *njobs as execute says the files hold. */
+static run_end execute_job(const xp_kind *k, xp_run *run, const xp_spec *spec, int imported, int job, FILE *out,
+                           int *njobs) {
+  xp_clear_error();
+  xp_ctx ctx = {xp_run_db(run), run, spec, out, 0, job, 1};
+  run_end e = {k->execute(&ctx), XP_RUN_OK, 0, NULL};
+  *njobs = ctx.njobs;
+  if (e.rc) e.status = XP_RUN_FAILED;
+  /* A signal that came once the run was whole interrupts xp, not the run: it is kept as ok. */
+  e.late_signal = e.rc == 0 && xp_interrupted();
+  if (e.rc == XP_EXIT_ABORTED || (e.rc != 0 && xp_interrupted())) {
+    e.status = XP_RUN_ABORTED;
+    e.rc = XP_EXIT_ABORTED;
+  }
+  /* an import writes its results once the files are read whole: interrupted, it has none */
+  const char *err = e.status == XP_RUN_ABORTED ? (imported ? "interrupted by a signal while reading; an import keeps nothing"
+                                                           : "interrupted by a signal; results up to that point are kept")
+                    : e.rc ? xp_last_error() : NULL;
+  if (e.rc && e.status == XP_RUN_FAILED && !*xp_last_error()) err = "failed without a message";
+  e.err = xp_strdup(err); /* finishing may report an error of its own, replacing the last */
+  return e;
+}
+
+/* One later job's run (2..njobs of an import), begun within the first's transaction: its summary
+** and "run UUID ok" line to out, said once the first run commits them all. */
+static run_end record_job(const xp_kind *k, const xp_spec *spec, const xp_run_opts *o, xp_run *first, int job,
+                          FILE *out) {
+  xp_run_opts later = *o;
+  later.within = first;
+  xp_run *run = NULL;
+  run_end e = {xp_run_begin(xp_run_db(first), &later, &run), XP_RUN_OK, 0, NULL};
+  if (e.rc) {
+    e.status = XP_RUN_FAILED;
+    e.err = xp_strdup(xp_last_error());
+    return e;
+  }
+  char uuid[37];
+  int njobs;
+  snprintf(uuid, sizeof uuid, "%s", xp_run_uuid(run));
+  e = execute_job(k, run, spec, 1, job, out, &njobs);
+  const int frc = xp_run_finish(run, e.status, e.err);
+  if (frc && e.rc == 0) {
+    e.rc = frc;
+    e.status = XP_RUN_FAILED;
+    free(e.err);
+    e.err = xp_strdup(xp_last_error());
+  }
+  if (e.rc == 0) fprintf(out, "run %s ok\n", uuid);
+  return e;
+}
+
+/*
+** An import whose file holds several jobs (nccl-tests run on each host, gathered into one log)
+** records each as a run of its own, all in the first run's transaction (xp_run_opts.within): they
+** commit together with the first run's finish, or none does. Each committed on its own, and a
+** fault while job 2 was recorded (a full disk, a lock) left job 1's run ok and the import half
+** recorded. Where a later job does not end ok, *first becomes its end, its error naming the job,
+** and what was recorded is rolled back: the first run is then finished failed (or aborted) alone.
+*/
+static void record_later_jobs(const xp_kind *k, const xp_spec *spec, const xp_run_opts *o, xp_run *run, int njobs,
+                              FILE *out, run_end *first) {
+  for (int job = 1; job < njobs; job++) {
+    run_end e = record_job(k, spec, o, run, job, out);
+    first->late_signal |= e.late_signal;
+    if (e.rc == 0) {
+      free(e.err);
+      continue;
+    }
+    free(first->err);
+    *first = e;
+    first->err = xp_asprintf("job %d of %d (no job's run is kept): %s", job + 1, njobs, e.err ? e.err : "");
+    free(e.err);
+    xp_run_discard(run);
+    return;
+  }
+}
+
+/* The spec's run (with its later jobs' where an import's file holds several): begun, executed,
+** finished, said. */
+static int execute_run(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int imported, const char *parent_uuid,
+                       char run_uuid_out[37]) {
+  int rc, njobs = 1;
   xp_run_opts o = {k->records_as ? k->records_as : k->name, imported, spec, parent_uuid,
-                   k->needs_gpu && !imported};
+                   k->needs_gpu && !imported, NULL};
   xp_run *run = NULL;
   if ((rc = xp_run_begin(db, &o, &run)) != 0) return rc;
   char uuid[37];
   snprintf(uuid, sizeof uuid, "%s", xp_run_uuid(run));
   if (run_uuid_out) snprintf(run_uuid_out, 37, "%s", uuid);
-  xp_clear_error();
   /* An import's summary ("imported 52 cases ...") is held until its results are recorded: a
   ** disk that fills at the commit would leave it saying so of a run that failed. A measured
   ** run's progress goes out as it comes. */
   char *held = NULL;
   size_t held_len = 0;
   FILE *held_out = imported ? open_memstream(&held, &held_len) : NULL;
-  xp_ctx ctx = {db, run, spec, held_out ? held_out : stdout, 0, job, 1};
   /* A reader that went away (xp run spec.toml | head) must not kill the run mid-measurement,
   ** its row left 'running': while the run executes and is recorded, a write to a pipe with no
   ** reader fails (EPIPE) instead of raising SIGPIPE. Once the run is whole the default comes
@@ -120,53 +206,41 @@ static int execute_run(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int i
   ignore_pipe.sa_handler = SIG_IGN;
   sigemptyset(&ignore_pipe.sa_mask);
   sigaction(SIGPIPE, &ignore_pipe, &old_pipe);
-  rc = k->execute(&ctx);
-  *njobs = ctx.njobs;
-  enum xp_run_status status = rc == 0 ? XP_RUN_OK : XP_RUN_FAILED;
-  /* A signal that came once the run was whole interrupts xp, not the run: it is kept as ok. */
-  const int late_signal = rc == 0 && xp_interrupted();
-  if (rc == XP_EXIT_ABORTED || (rc != 0 && xp_interrupted())) {
-    status = XP_RUN_ABORTED;
-    rc = XP_EXIT_ABORTED;
+  run_end e = execute_job(k, run, spec, imported, 0, held_out ? held_out : stdout, &njobs);
+  /* jobs only an import has: its "run UUID ok" lines are held with its summaries, in job order */
+  const int jobs = held_out && njobs > 1 && e.status == XP_RUN_OK;
+  if (jobs) {
+    fprintf(held_out, "run %s ok\n", uuid);
+    record_later_jobs(k, spec, &o, run, njobs, held_out, &e);
   }
-  /* an import writes its results once the files are read whole: interrupted, it has none */
-  const char *err = status == XP_RUN_ABORTED ? (imported ? "interrupted by a signal while reading; an import keeps nothing"
-                                                         : "interrupted by a signal; results up to that point are kept")
-                    : rc ? xp_last_error() : NULL;
-  if (rc && status == XP_RUN_FAILED && !*xp_last_error()) err = "failed without a message";
-  char *err_copy = xp_strdup(err); /* finishing may report an error of its own, replacing the last */
-  int frc = xp_run_finish(run, status, err_copy);
-  free(err_copy);
+  rc = e.rc;
+  const int frc = xp_run_finish(run, e.status, e.err);
+  free(e.err);
   if (frc && rc == 0) rc = frc;
   sigaction(SIGPIPE, &old_pipe, NULL);
+  const int said = frc == 0 && e.status == XP_RUN_OK;
   if (held_out) {
     fclose(held_out);
-    if (frc == 0 && status == XP_RUN_OK) fwrite(held, 1, held_len, stdout);
+    if (said) fwrite(held, 1, held_len, stdout);
     free(held);
   }
   /* stdout, so that a failure's stderr stays the one line that says what went wrong */
-  printf("run %s %s\n", uuid,
-          rc == 0 ? "ok" : status == XP_RUN_ABORTED ? "aborted" : "failed");
+  if (!(jobs && said))
+    printf("run %s %s\n", uuid, rc == 0 ? "ok" : e.status == XP_RUN_ABORTED ? "aborted" : "failed");
   if (rc == 0) rc = said_recorded(uuid);
-  if (status == XP_RUN_ABORTED) /* the one line on stderr an interrupted run has */
+  if (e.status == XP_RUN_ABORTED) /* the one line on stderr an interrupted run has */
     xp_error(XP_EXIT_ABORTED, "interrupted: run %s recorded as aborted, %s", uuid,
              imported ? "with nothing (an import keeps only whole files)" : "with what was measured before");
-  else if (late_signal && rc == 0) {
+  else if (e.late_signal && rc == 0) {
     xp_warn("interrupted after run %s was recorded whole: it stays ok", uuid);
     rc = XP_EXIT_ABORTED;
   }
   return rc;
 }
 
-/*
-** An import whose file holds several jobs (nccl-tests run on each host, gathered into one log)
-** records each as a run of its own: its execute says how many in the first run, which reads every
-** job whole before recording its own, so that a fault in any fails the first run and no later one
-** is begun. A later run that fails (a full disk) leaves the runs before it recorded ok.
-*/
 int xp_execute_spec(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int imported,
                     const char *parent_uuid, char run_uuid_out[37]) {
-  int rc, njobs = 1;
+  int rc;
   if (run_uuid_out) run_uuid_out[0] = 0;
   if ((rc = xp_kind_can_run(k)) != 0) return rc;
   if (k->against_history && (rc = k->against_history(db, spec, NULL)) != 0) return rc; /* no run begun */
@@ -174,9 +248,7 @@ int xp_execute_spec(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int impo
   ** them, so its facts are not the run's (they were, under host.*, and origin 'measured' hid
   ** an nccl-tests log from the queries that count one read twice once) */
   imported |= k->import_name != NULL;
-  for (int job = 0; job < njobs && rc == 0; job++)
-    rc = execute_run(db, k, spec, imported, parent_uuid, job, &njobs, job == 0 ? run_uuid_out : NULL);
-  return rc;
+  return execute_run(db, k, spec, imported, parent_uuid, run_uuid_out);
 }
 
 /* ---- command-line overrides ---- */

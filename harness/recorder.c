@@ -30,6 +30,7 @@ struct xp_run {
   char uuid[37];
   char *kind;
   int in_tx;
+  int within;          /* begun in another run's transaction (xp_run_opts.within): commits with it */
   int next_case_seq;
   stmt_cache *cache;
   xp_gpu_watch *watch; /* the GPUs' state while a measured run runs (gpu_watch.h) */
@@ -343,7 +344,10 @@ int xp_run_begin(sqlite3 *db, const xp_run_opts *o, xp_run **out) {
   cJSON *host = xp_meta_host(), *sw = xp_meta_software(is_file ? o->spec->path : NULL);
   cJSON *env = xp_meta_env();
 
-  int rc = xp_db_begin(db);
+  /* a later job of an import: inside the first job's transaction, so that the import's runs
+  ** commit together, where each committed on its own and a fault at job 2 left job 1 ok */
+  r->within = o->within != NULL;
+  int rc = o->within ? xp_run_results_begin(o->within) : xp_db_begin(db);
   if (rc) goto fail; /* not `done`: r is freed there (leaked when the database was locked) */
   r->in_tx = 1;
   sqlite3_stmt *st = xp_run_stmt(r,
@@ -390,12 +394,16 @@ int xp_run_begin(sqlite3 *db, const xp_run_opts *o, xp_run **out) {
 #ifdef XP_HAVE_CUDA
   if (o->collect_gpus && (rc = record_gpus(r, o)) != 0) goto fail;
 #endif
+  if (r->within) { /* committed by the run it was begun within */
+    *out = r;
+    goto done;
+  }
   if ((rc = xp_db_commit(db)) != 0) goto fail_committed;
   r->in_tx = 0;
   *out = r;
   goto done;
 fail:
-  xp_db_rollback(db);
+  if (!r->within) xp_db_rollback(db); /* else the run it was begun within is failed, which rolls back */
 fail_committed:
   r->in_tx = 0;
   run_free(r);
@@ -529,13 +537,25 @@ static int write_status(xp_run *r, const char *status, const char *error) {
   return rc;
 }
 
+void xp_run_discard(xp_run *r) {
+  if (r->in_tx) xp_db_rollback(r->db);
+  r->in_tx = 0;
+}
+
+/* A run begun within another's transaction: its status and seal are written there, for that run's
+** finish to commit; one that did not end ok writes nothing, its row going with the rollback that
+** failing the other run makes. */
+static int finish_within(xp_run *r, enum xp_run_status status, const char *error) {
+  const int rc = status == XP_RUN_OK ? write_status(r, "ok", error) : 0;
+  run_free(r);
+  return rc;
+}
+
 int xp_run_finish(xp_run *r, enum xp_run_status status, const char *error) {
   int rc = 0;
-  if (status == XP_RUN_FAILED) {
-    /* Nothing of a failed run's results survives: no partial data can look like a result. */
-    if (r->in_tx) xp_db_rollback(r->db);
-    r->in_tx = 0;
-  }
+  if (r->within) return finish_within(r, status, error);
+  /* Nothing of a failed run's results survives: no partial data can look like a result. */
+  if (status == XP_RUN_FAILED) xp_run_discard(r);
   if ((rc = xp_run_results_begin(r)) == 0) {
     rc = xp_gpu_watch_finish(r->watch, r);
     r->watch = NULL;
