@@ -90,14 +90,32 @@ int xp_error_at(int code, const char *file, long line, const char *fmt, ...) {
   return code;
 }
 
+/* Warnings held (xp_warn_hold), NULL while they are said. */
+static FILE *held_warnings;
+static char *held_text;
+static size_t held_len;
+
+void xp_warn_hold(void) {
+  if (!held_warnings) held_warnings = open_memstream(&held_text, &held_len);
+}
+
+char *xp_warn_held(void) {
+  if (!held_warnings) return xp_strdup("");
+  fclose(held_warnings);
+  held_warnings = NULL;
+  char *text = held_text;
+  held_text = NULL;
+  return text ? text : xp_strdup("");
+}
+
 void xp_warn(const char *fmt, ...) {
-  if (quiet) return;
+  if (quiet && !held_warnings) return;
   va_list ap;
   va_start(ap, fmt);
   char *msg = vformat(fmt, ap);
   va_end(ap);
   one_line(msg); /* a file name with a newline inside must not make two lines */
-  say(stderr, "xp: warning: ", msg);
+  say(held_warnings ? held_warnings : stderr, "xp: warning: ", msg);
   free(msg);
 }
 

@@ -40,6 +40,11 @@ int xp_last_error_code(void);
 void xp_clear_error(void);
 /* Suppress printing (tests and internal retries); errors are still remembered. */
 void xp_error_quiet(int on);
+/* Warnings from here on held, not said (whatever xp_error_quiet says), until xp_warn_held: a text
+** read before it is known whose its warnings are, read once where it was read again to say them. */
+void xp_warn_hold(void);
+/* Holding stopped: the warnings held, as xp_warn would have said them (malloc'd, "" for none). */
+char *xp_warn_held(void);
 
 /* The process's command line, kept by main() so that a command can be handed over whole to
 ** xp-cuda (harness/exec.c). NULL in programs that did not save it (tests). */

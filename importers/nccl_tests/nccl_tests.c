@@ -543,12 +543,26 @@ static int read_doc(const xp_spec *s, nt_doc *d, const char *path, enum file_kin
   return 0;
 }
 
-/* A quiet read's error said after all, as the one line a refusal has. */
-static int quiet_read(const xp_spec *s, nt_doc *d, const char *path, const char *text, size_t len) {
+/* A text read with its refusal quiet and its warnings held in *warnings (malloc'd): whose they are,
+** the file's or one job's of several, is known once it is read. Said from there (say_held) where
+** they are the run's, so that the text is read once, where it was read again to say them. A
+** refusal is said after all, as the one line it has, its warnings dropped (*warnings NULL). */
+static int held_read(const xp_spec *s, nt_doc *d, const char *path, const char *text, size_t len,
+                     char **warnings) {
   xp_error_quiet(1);
+  xp_warn_hold();
   const int rc = read_doc(s, d, path, F_TEXT, text, len);
   xp_error_quiet(0);
-  return rc ? xp_error(rc, "%s", xp_last_error()) : 0;
+  *warnings = xp_warn_held();
+  if (rc == 0) return 0;
+  free(*warnings);
+  *warnings = NULL;
+  return xp_error(rc, "%s", xp_last_error());
+}
+
+static void say_held(char *warnings) {
+  if (warnings) fputs(warnings, stderr);
+  free(warnings);
 }
 
 /* The jobs of one text in the order they come, those a job splits into taking its place: the
@@ -581,6 +595,25 @@ static void job_lines(const nt_job *job, char *buf, size_t n) {
   else snprintf(buf, n, "lines %d to %s", job->from, to);
 }
 
+/* jobs[at] split into the jobs d, its text's read, says it holds; refused where they make more than
+** NT_MAX_JOBS. */
+static int split_read_job(const char *path, nt_job *jobs, int *n, int at, const nt_doc *d) {
+  if (*n + (d->njob_keys > 1 ? d->njob_keys : 2) - 1 > NT_MAX_JOBS)
+    return xp_error_at(XP_EXIT_USAGE, path, 0, "reports of more than %d jobs (a test run on each host): import them "
+                       "in several files", NT_MAX_JOBS);
+  split_job(jobs, n, at, d);
+  return 0;
+}
+
+/* One job's text as read_jobs reads it: its lines (the others blank), the NCCL lines no job's label
+** names, and the warnings its read held. */
+typedef struct job_read {
+  char *text;
+  size_t len;
+  int left_out;
+  char *warnings;
+} job_read;
+
 /*
 ** A text log that holds several jobs (a test run on each host, its output gathered by pdsh |
 ** dshbak or clush -b, a block per host, or by pdsh or mpirun --tag-output, a label per line): each
@@ -588,41 +621,55 @@ static void job_lines(const nt_job *job, char *buf, size_t n) {
 ** alone. Every job is read whole before its file is taken (each run of the import reads them all),
 ** so that a fault in any job fails the first run and none is recorded ok; then L->docs[i] and
 ** L->texts[i] become job L->job's, the other jobs' lines left blank so that every line keeps its
-** number.
+** number. Each text is read once (the whole one by load): job L->job's is kept as read, its
+** warnings said, where it was read again to say them.
 */
 static int read_jobs(const xp_spec *s, loaded *L, int i, int nfiles) {
   nt_job jobs[NT_MAX_JOBS] = {{1, 0, ""}};
-  int n = 1, rc = 0;
+  int n = 1;
+  int rc = split_read_job(L->paths[i], jobs, &n, 0, &L->docs[i]); /* the whole text's, read by load */
+  job_read mine = {NULL, 0, 0, NULL}; /* job L->job's, kept for its run as it was read */
+  nt_doc my_doc;
   for (int j = 0; j < n && rc == 0;) {
-    size_t len;
-    int left;
-    char *text = nt_job_text(&L->docs[i], L->texts[i], L->lens[i], &jobs[j], &len, &left);
+    job_read r = {NULL, 0, 0, NULL};
+    r.text = nt_job_text(&L->docs[i], L->texts[i], L->lens[i], &jobs[j], &r.len, &r.left_out);
     nt_doc d;
-    rc = quiet_read(s, &d, L->paths[i], text, len);
-    if (rc == 0 && (d.next_job_line || d.njob_keys > 1)) {
-      if (n + (d.njob_keys > 1 ? d.njob_keys : 2) - 1 > NT_MAX_JOBS)
-        rc = xp_error_at(XP_EXIT_USAGE, L->paths[i], 0, "reports of more than %d jobs (a test run on each "
-                         "host): import them in several files", NT_MAX_JOBS);
-      else split_job(jobs, &n, j, &d);
+    rc = held_read(s, &d, L->paths[i], r.text, r.len, &r.warnings);
+    if (rc == 0 && (d.next_job_line || d.njob_keys > 1)) rc = split_read_job(L->paths[i], jobs, &n, j, &d);
+    else if (rc == 0 && j == L->job) {
+      mine = r;
+      my_doc = d;
+      j++;
+      continue;
     } else if (rc == 0) j++;
     nt_doc_free(&d);
-    free(text);
+    free(r.text);
+    free(r.warnings);
   }
-  if (rc) return rc;
   /* which host's topology dump or NCCL log another file is, or which job a -J file repeats, is not told */
-  if (nfiles > 1)
-    return xp_error_at(XP_EXIT_USAGE, L->paths[i], 0, "holds the reports of %d jobs (a test run on each host), each "
-                       "recorded as a run of its own: import it alone, without other files beside it", n);
-  if (L->job >= n)
-    return xp_error_at(XP_EXIT_USAGE, L->paths[i], 0, "holds the reports of %d jobs, no job %d: set job to 1..%d", n,
-                       L->job + 1, n);
+  if (rc == 0 && nfiles > 1)
+    rc = xp_error_at(XP_EXIT_USAGE, L->paths[i], 0, "holds the reports of %d jobs (a test run on each host), each "
+                     "recorded as a run of its own: import it alone, without other files beside it", n);
+  else if (rc == 0 && L->job >= n)
+    rc = xp_error_at(XP_EXIT_USAGE, L->paths[i], 0, "holds the reports of %d jobs, no job %d: set job to 1..%d", n,
+                     L->job + 1, n);
+  if (rc) {
+    if (mine.text) nt_doc_free(&my_doc);
+    free(mine.text);
+    free(mine.warnings);
+    return rc;
+  }
   L->njobs = n;
   job_lines(&jobs[L->job], L->job_what, sizeof L->job_what);
   L->whole = L->texts[i];
   L->whole_len = L->lens[i];
-  L->texts[i] = nt_job_text(&L->docs[i], L->whole, L->whole_len, &jobs[L->job], &L->lens[i], &L->left_out);
+  L->texts[i] = mine.text;
+  L->lens[i] = mine.len;
+  L->left_out = mine.left_out;
   nt_doc_free(&L->docs[i]);
-  return read_doc(s, &L->docs[i], L->paths[i], F_TEXT, L->texts[i], L->lens[i]);
+  L->docs[i] = my_doc;
+  say_held(mine.warnings);
+  return 0;
 }
 
 /* Reads the spec's files for the run of job `job` (0 where the files hold one job, as is usual). */
@@ -668,14 +715,14 @@ static int load(const xp_spec *s, loaded *L, int job) {
       L->have_topo = 1;
       continue;
     }
-    /* a text read quietly first: where it holds several jobs, each job's warnings are its run's */
-    rc = L->kinds[i] == F_TEXT ? quiet_read(s, &L->docs[i], path, L->texts[i], L->lens[i])
+    /* a text's warnings held: where it holds several jobs, each job's warnings are its run's */
+    char *warnings = NULL;
+    rc = L->kinds[i] == F_TEXT ? held_read(s, &L->docs[i], path, L->texts[i], L->lens[i], &warnings)
                                : read_doc(s, &L->docs[i], path, L->kinds[i], L->texts[i], L->lens[i]);
-    if (rc == 0 && (L->docs[i].next_job_line || L->docs[i].njob_keys > 1)) rc = read_jobs(s, L, i, n);
-    else if (rc == 0 && L->kinds[i] == F_TEXT) {
-      nt_doc_free(&L->docs[i]);
-      rc = read_doc(s, &L->docs[i], path, F_TEXT, L->texts[i], L->lens[i]);
-    }
+    if (rc == 0 && (L->docs[i].next_job_line || L->docs[i].njob_keys > 1)) {
+      free(warnings);
+      rc = read_jobs(s, L, i, n);
+    } else say_held(warnings);
     if (rc) return rc;
   }
   if (L->job > 0 && L->njobs == 1)

@@ -54,4 +54,17 @@ check "job 2's begin refused: exit" 3 $?
 check "job 2's begin refused: one line" 1 "$(wc -l < "$tmp/err")"
 check "job 2's begin refused: runs" "ok 52 -
 failed 0 job 2 of 2 (no job's run is kept): $(sed 's/^xp: //' "$tmp/err")" "$(runs "$tmp/begin.db")"
+
+# Each text is read once where it was read again to say its warnings: a row cut short is said once,
+# at its line, in a log of one job and in the second job of two (by that job's run alone).
+sed -e '/^ *2048 /s/^\(.\{40\}\).*/\1/' "$sweep" > "$tmp/cut_one.txt"
+"$XP" --db "$tmp/cut_one.db" import nccl-tests "$tmp/cut_one.txt" > /dev/null 2> "$tmp/err"
+check "one job, a row cut short: said once" "xp: warning: $tmp/cut_one.txt:147: result line cut short, left out" \
+  "$(cat "$tmp/err")"
+sed -e '/^node02$/,$ {/^ *2048 /s/^\(.\{40\}\).*/\1/}' "$tmp/two_jobs.txt" > "$tmp/cut_two.txt"
+"$XP" --db "$tmp/cut_two.db" import nccl-tests "$tmp/cut_two.txt" > "$tmp/out" 2> "$tmp/err"
+check "two jobs, job 2's row cut short: said once" "xp: warning: $tmp/cut_two.txt:326: result line cut short, left out" \
+  "$(cat "$tmp/err")"
+check "two jobs, job 2's row cut short: cases" "ok 52 -
+ok 50 -" "$(runs "$tmp/cut_two.db")"
 finish
