@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# xp import nccl-tests of a log kept gzip'd (all_reduce_perf ... | gzip, a CI's .log.gz) reads its
+# text, inflated as a trace is, where it was refused ("gunzip -k it first"): the same cases and
+# figures as the log itself, members one after another as the logs one after another, errors at
+# the text's lines; a damaged stream and a gzip'd pipe refused in one line.
+set -u
+. "$XP_SRC/tests/lib.sh"
+sweep=$XP_SRC/tests/data/nccl/nccltests_sweep.txt
+recorded() { # recorded DB: every case's figures
+  printf '%s\n' "SELECT c.name, m.name, m.n, m.median FROM cases c JOIN metrics m ON m.case_id = c.id
+                 ORDER BY c.seq, m.name;" > "$tmp/q.sql"
+  "$XP" --db "$1" query "$tmp/q.sql" --format csv
+}
+cp "$sweep" "$tmp/all_reduce_perf.log"
+gzip -k "$tmp/all_reduce_perf.log"
+"$XP" --db "$tmp/plain.db" import nccl-tests "$tmp/all_reduce_perf.log" > /dev/null 2>&1
+"$XP" --db "$tmp/gz.db" import nccl-tests "$tmp/all_reduce_perf.log.gz" > "$tmp/out" 2> "$tmp/err"
+check "gzip'd: exit" 0 $?
+check "gzip'd: no warning" "" "$(cat "$tmp/err")"
+check "gzip'd: 52 cases" 1 "$(grep -c '^imported 52 cases of allreduce from 1 file$' "$tmp/out")"
+check "gzip'd: the log's figures" "$(recorded "$tmp/plain.db")" "$(recorded "$tmp/gz.db")"
+check "gzip'd: its NCCL lines read" "P2P/direct pointer" \
+  "$("$XP" --db "$tmp/gz.db" query <(echo "SELECT value FROM run_meta WHERE key = 'nccl.transports';") --format csv | tail -n +2)"
+
+# Two runs' logs gzip'd apart and joined (cat a.gz b.gz): two members, read as the two logs appended.
+cat "$sweep" "$sweep" > "$tmp/twice.log"
+cat "$tmp/all_reduce_perf.log.gz" "$tmp/all_reduce_perf.log.gz" > "$tmp/twice.log.gz"
+"$XP" --db "$tmp/twice_plain.db" import nccl-tests "$tmp/twice.log" > /dev/null 2>&1
+"$XP" --db "$tmp/twice_gz.db" import nccl-tests "$tmp/twice.log.gz" > /dev/null 2>&1
+check "two members: exit" 0 $?
+check "two members: the logs appended" "$(recorded "$tmp/twice_plain.db")" "$(recorded "$tmp/twice_gz.db")"
+
+# An error names the line of the text inflated, as the log's own would.
+awk '/^ *8388608 / { sub(/4194304/, "4194305") } 1' "$sweep" > "$tmp/bad.log"
+gzip -k "$tmp/bad.log"
+"$XP" --db "$tmp/bad.db" import nccl-tests "$tmp/bad.log" > /dev/null 2> "$tmp/plain.err"
+one_line "gzip'd, a bad row" 2 "bad.log.gz:$(sed -n 's/^xp: [^:]*:\([0-9]*\):.*/\1/p' "$tmp/plain.err"): count 4194305" \
+  "$XP" --db "$tmp/bad.db" import nccl-tests "$tmp/bad.log.gz"
+
+# Damaged data, and a gzip'd pipe (read again by its path, which a pipe cannot be).
+python3 -c "import sys; d = bytearray(open(sys.argv[1], 'rb').read()); d[len(d) // 2] ^= 0xff; open(sys.argv[2], 'wb').write(d)" \
+  "$tmp/all_reduce_perf.log.gz" "$tmp/damaged.log.gz"
+one_line "gzip'd, damaged" 2 "damaged.log.gz: corrupt gzip data at compressed byte [0-9]*" \
+  "$XP" --db "$tmp/bad.db" import nccl-tests "$tmp/damaged.log.gz"
+grep -q "JSON\|trace" "$tmp/err" && { echo "FAIL: damaged: said of a trace: $(cat "$tmp/err")"; fail=1; }
+one_line "gzip'd pipe" 2 "gzip-compressed and not a regular file, which the gzip reader opens again: save it to a file" \
+  "$XP" --db "$tmp/bad.db" import nccl-tests <(cat "$tmp/all_reduce_perf.log.gz")
+finish
