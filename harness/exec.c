@@ -129,10 +129,8 @@ static run_end execute_job(const xp_kind *k, xp_run *run, const xp_spec *spec, i
 ** and "run UUID ok" line to out, said once the first run commits them all. */
 static run_end record_job(const xp_kind *k, const xp_spec *spec, const xp_run_opts *o, xp_run *first, int job,
                           FILE *out) {
-  xp_run_opts later = *o;
-  later.within = first;
   xp_run *run = NULL;
-  run_end e = {xp_run_begin(xp_run_db(first), &later, &run), XP_RUN_OK, 0, NULL};
+  run_end e = {xp_run_begin_within(first, o, &run), XP_RUN_OK, 0, NULL};
   if (e.rc) {
     e.status = XP_RUN_FAILED;
     e.err = xp_strdup(xp_last_error());
@@ -155,7 +153,7 @@ static run_end record_job(const xp_kind *k, const xp_spec *spec, const xp_run_op
 
 /*
 ** An import whose file holds several jobs (nccl-tests run on each host, gathered into one log)
-** records each as a run of its own, all in the first run's transaction (xp_run_opts.within): they
+** records each as a run of its own, all in the first run's transaction (xp_run_begin_within): they
 ** commit together with the first run's finish, or none does. Each committed on its own, and a
 ** fault while job 2 was recorded (a full disk, a lock) left job 1's run ok and the import half
 ** recorded. Where a later job does not end ok, *first becomes its end, its error naming the job,
@@ -185,7 +183,7 @@ static int execute_run(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int i
                        char run_uuid_out[37]) {
   int rc, njobs = 1;
   xp_run_opts o = {k->records_as ? k->records_as : k->name, imported, spec, parent_uuid,
-                   k->needs_gpu && !imported, NULL};
+                   k->needs_gpu && !imported};
   xp_run *run = NULL;
   if ((rc = xp_run_begin(db, &o, &run)) != 0) return rc;
   char uuid[37];

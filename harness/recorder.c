@@ -30,7 +30,7 @@ struct xp_run {
   char uuid[37];
   char *kind;
   int in_tx;
-  int within;          /* begun in another run's transaction (xp_run_opts.within): commits with it */
+  int within;          /* begun in another run's transaction (xp_run_begin_within): commits with it */
   int next_case_seq;
   stmt_cache *cache;
   xp_gpu_watch *watch; /* the GPUs' state while a measured run runs (gpu_watch.h) */
@@ -324,7 +324,8 @@ static int meta_set_keys(xp_run *r, const xp_spec *spec) {
   return rc;
 }
 
-int xp_run_begin(sqlite3 *db, const xp_run_opts *o, xp_run **out) {
+/* A run begun: its row committed, or inside `within`'s transaction where that is given. */
+static int run_begin(sqlite3 *db, const xp_run_opts *o, xp_run *within, xp_run **out) {
   *out = NULL;
   xp_run *r = xp_xcalloc(1, sizeof *r);
   r->db = db;
@@ -346,8 +347,8 @@ int xp_run_begin(sqlite3 *db, const xp_run_opts *o, xp_run **out) {
 
   /* a later job of an import: inside the first job's transaction, so that the import's runs
   ** commit together, where each committed on its own and a fault at job 2 left job 1 ok */
-  r->within = o->within != NULL;
-  int rc = o->within ? xp_run_results_begin(o->within) : xp_db_begin(db);
+  r->within = within != NULL;
+  int rc = within ? xp_run_results_begin(within) : xp_db_begin(db);
   if (rc) goto fail; /* not `done`: r is freed there (leaked when the database was locked) */
   r->in_tx = 1;
   sqlite3_stmt *st = xp_run_stmt(r,
@@ -413,6 +414,12 @@ done:
   cJSON_Delete(sw);
   cJSON_Delete(env);
   return rc;
+}
+
+int xp_run_begin(sqlite3 *db, const xp_run_opts *o, xp_run **out) { return run_begin(db, o, NULL, out); }
+
+int xp_run_begin_within(xp_run *within, const xp_run_opts *o, xp_run **out) {
+  return run_begin(within->db, o, within, out);
 }
 
 /* ---- results ---- */

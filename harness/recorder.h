@@ -27,12 +27,6 @@ typedef struct xp_run_opts {
   const xp_spec *spec;      /* required; its canonical JSON and hash are stored */
   const char *parent_uuid;  /* xp rerun: the run this one repeats */
   int collect_gpus;         /* measured GPU kinds: record every visible GPU (needs CUDA build) */
-  /* An import's later job (a log of several jobs, a run each): the run is begun inside this run's
-  ** open results transaction, and its row, results and status commit with that run's finish, or
-  ** roll back with it. Its own xp_run_finish writes its status there and commits nothing; one
-  ** that does not end ok writes nothing, and the caller then fails `within`, which rolls back
-  ** every run begun inside it: an import is recorded whole or marked failed. */
-  struct xp_run *within;
 } xp_run_opts;
 
 /* The devices a measured run drives, as its spec names them: `gpus` (a list), else `device`,
@@ -45,6 +39,12 @@ int xp_spec_devices(const cJSON *root, int all_by_default, int visible, int *use
 const char *xp_devices_gpu_name(const char *const *names, int nnames, const int *used, int nused);
 
 int xp_run_begin(sqlite3 *db, const xp_run_opts *o, xp_run **out);
+/* An import's later job (a log of several jobs, a run each): the run is begun inside `within`'s
+** open results transaction, and its row, results and status commit with that run's finish, or
+** roll back with it. Its own xp_run_finish writes its status there and commits nothing; one that
+** does not end ok writes nothing, and the caller then fails `within`, which rolls back every run
+** begun inside it: an import is recorded whole or marked failed. */
+int xp_run_begin_within(xp_run *within, const xp_run_opts *o, xp_run **out);
 const char *xp_run_uuid(const xp_run *r);
 int64_t xp_run_id(const xp_run *r);
 sqlite3 *xp_run_db(xp_run *r);
@@ -93,7 +93,7 @@ char *xp_artifact_bytes(const char *encoding, const void *data, size_t stored, i
 sqlite3_stmt *xp_run_stmt(xp_run *r, const char *sql);
 
 enum xp_run_status { XP_RUN_OK, XP_RUN_FAILED, XP_RUN_ABORTED };
-/* Roll back what r has recorded since its begin, and every run begun within it (xp_run_opts.within),
+/* Roll back what r has recorded since its begin, and every run begun within it (xp_run_begin_within),
 ** so that an ABORTED finish keeps none of it: an import of several jobs interrupted at a later one. */
 void xp_run_discard(xp_run *r);
 /* Final status. OK and ABORTED commit what was recorded (aborted says the run stopped early);
