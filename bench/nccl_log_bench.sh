@@ -25,6 +25,8 @@ other_host() { sed -e 's/ on         vm / on        vm2 /' -e 's/^vm:/vm2:/' "$s
 
 bins=("$XP")
 [ -n "${XP_BEFORE:-}" ] && bins+=("$XP_BEFORE")
+[ ${#bins[@]} = 1 ] || command -v sqlite3 > /dev/null ||
+  { echo "nccl_log_bench: skipped: the sqlite3 CLI is missing (it compares the two binaries' figures)"; exit 0; }
 # What a database holds, figures and all: the same for both binaries.
 recorded() {
   sqlite3 "$1" "SELECT c.name, m.name, m.n, m.median FROM runs r JOIN cases c ON c.run_id = r.id
