@@ -133,6 +133,30 @@ static void check_leaves_nothing(const struct target *t, const char *path, int c
   free(data);
 }
 
+/* fuzz_import_crlf imports an input twice, with LF and with CRLF line ends, and the two must meet
+** one history: vllm-bench leaves out a result an earlier import recorded from another file. Each
+** round imports the regression input's first result alone (one import: no line end to convert),
+** then the input (two imports), whose imports leave that result out. The database of a target
+** turned every 2000 imports, at any of a round's three: one turn in three fell between an input's
+** LF and CRLF imports, and the CRLF import, in a fresh database, recorded the result the LF one had
+** left out (found by the fuzzer after 71k inputs). It turns between inputs now: here every 5, so
+** that 12 rounds meet 4 turns, at every phase of a round. */
+static void check_one_history_per_input(const struct target *t, const char *path) {
+  size_t len = 0;
+  char *data = xp_read_file(path, &len);
+  const char *nl = data ? memchr(data, '\n', len) : NULL;
+  CHECK(nl != NULL);
+  if (!nl) return;
+  const int turn = fuzz_db_turn;
+  fuzz_db_turn = 5;
+  for (int i = 0; i < 12; i++) {
+    t->one((const uint8_t *)data, (size_t)(nl - data));
+    t->one((const uint8_t *)data, len);
+  }
+  fuzz_db_turn = turn;
+  free(data);
+}
+
 int main(void) {
   const char *src = getenv("XP_SRC");
   if (!src || !*src) {
@@ -158,6 +182,10 @@ int main(void) {
   char *nccl = xp_asprintf("%s/tests/fuzz/corpus/nccl_tests/nccltests_sweep.txt", src);
   if (xp_importer_find("torch-trace")) check_leaves_nothing(&targets[2], trace, 1);
   if (xp_importer_find("nccl-tests")) check_leaves_nothing(&targets[3], nccl, 0);
+  char *turned = xp_asprintf("%s/tests/fuzz/regressions/vllm_bench/property-crlf-database-turned-between-lf-and-crlf.json",
+                              src);
+  if (xp_importer_find("vllm-bench")) check_one_history_per_input(&targets[4], turned);
+  free(turned);
   free(trace);
   free(nccl);
   CHECK_DONE();
