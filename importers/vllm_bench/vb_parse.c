@@ -1520,7 +1520,15 @@ typedef struct vb_kept {
 ** value for value, which two measurements never are (each has its date, duration and timings of
 ** its own): read as written, its case counted every request twice. Each repeat is left out of l,
 ** and kept[] tells of each value kept, for the import to say. Results of one file that differ
-** are separate runs (--append-result), each kept. */
+** are separate runs (--append-result), each kept.
+** SGLang's one-batch tools write no date either, and two runs of one batch appended to one file
+** (their --result-filename is opened "a", result.jsonl by default) hold the same keys; their lines
+** are still measurements, value for value. sglang.bench_one_batch writes its perf_counter times
+** unrounded (measurement_results of bench_one_batch.py); bench_one_batch_server rounds latency
+** (and, later, last_ttft) to 0.1 ms but each throughput, a count over the unrounded time, to 0.01
+** tok/s (run_one_case, 2024; dump_to_jsonl of BenchOneCaseResult since): at the defaults (batch 1,
+** 1024 in, 16 out) and 0.45 s, overall_throughput 2311.11 pins the latency to 2 us, where two HTTP
+** round trips differ by milliseconds. Two such lines alike are one pasted twice, as here. */
 static void drop_repeats(const char *clean, vb_values *l, vb_kept *kept) {
   size_t n = 0;
   for (size_t k = 0; k < l->n; k++) {

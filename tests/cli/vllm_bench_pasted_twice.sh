@@ -34,4 +34,18 @@ check "sweep pasted again: its two runs" "concurrency=1 concurrency=2" \
 # The runs as appended, nothing pasted: both kept, nothing said.
 "$XP" --db "$tmp/b.db" import vllm-bench "$data/serve_append_c1_c2.json" > /dev/null 2> "$tmp/err"
 check "appended runs: imported, nothing said" "0|" "$?|$(cat "$tmp/err")"
+# SGLang's one-batch lines hold no date, but their values are measurements still: a line pasted
+# twice is folded as vLLM's, and two runs of one batch appended to one file, 0.1 ms apart (the
+# latency's rounding: each throughput, of the unrounded time, moves with it), stay two.
+ob="$data/formats/sglang_one_batch_server_2024.jsonl"
+cat "$ob" "$ob" > "$tmp/ob.jsonl"
+"$XP" --db "$tmp/ob.db" import vllm-bench "$tmp/ob.jsonl" --set model=m > /dev/null 2> "$tmp/err"
+check "one batch pasted twice: imported" 0 $?
+grep -q "ob.jsonl:3: result 3 is result 1 (line 1) again, value for value (pasted into the file twice?): counted once (and 1 more repeat)$" "$tmp/err" ||
+  { echo "FAIL: one batch warning [$(cat "$tmp/err")]"; fail=1; }
+check "one batch pasted twice: its two batches" 2 "$(sqlite3 "$tmp/ob.db" "SELECT count(*) FROM cases")"
+{ echo '{"run_name": "default", "batch_size": 1, "input_len": 1024, "output_len": 16, "latency": 0.4501, "output_throughput": 35.55, "overall_throughput": 2310.6}'
+  head -1 "$ob"; } > "$tmp/ob2.jsonl"
+"$XP" --db "$tmp/ob2.db" import vllm-bench "$tmp/ob2.jsonl" --set model=m > /dev/null 2> "$tmp/err"
+check "one batch run twice: both kept" 2 "$(sqlite3 "$tmp/ob2.db" "SELECT count(*) FROM cases")"
 finish
