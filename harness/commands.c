@@ -181,8 +181,8 @@ int xp_opt_int(const char *cmd, const char *option, const char *value, int64_t m
     rc = xp_usage_error(cmd, "%s: an empty value (an unset shell variable?): expected an integer from %lld to %lld",
                         option, (long long)min, (long long)max);
   else if (!whole_text(t))
-    rc = xp_usage_value_error(cmd, option, value, "expected an integer from %lld to %lld", (long long)min,
-                              (long long)max);
+    rc = xp_usage_value_error(cmd, option, value, "expected an integer from %lld to %lld%s", (long long)min,
+                              (long long)max, xp_based_integer(t) ? XP_DECIMAL_ONLY : "");
   else if (whole_int64(t, &iv) != 0 || iv < min || iv > max)
     rc = xp_usage_value_error(cmd, option, value, "out of range [%lld, %lld]", (long long)min, (long long)max);
   else *out = iv;

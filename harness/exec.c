@@ -380,8 +380,9 @@ bad:;
              cut, f->type == XP_T_INTS ? "integers" : f->type == XP_T_NUMBERS ? "numbers"
                                                     : f->type == XP_T_SIZES ? "sizes" : "names");
   else
-    xp_error(XP_EXIT_USAGE, "<command line>: %s: \"%s\" is not %s", given, cut,
-             f->type == XP_T_BOOL ? "true or false" : f->type == XP_T_INT ? "an integer" : "a number");
+    xp_error(XP_EXIT_USAGE, "<command line>: %s: \"%s\" is not %s%s", given, cut,
+             f->type == XP_T_BOOL ? "true or false" : f->type == XP_T_INT ? "an integer" : "a number",
+             f->type != XP_T_BOOL && xp_based_integer(value) ? XP_DECIMAL_ONLY : "");
   free(cut);
   return NULL;
 }

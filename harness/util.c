@@ -370,8 +370,19 @@ int xp_parse_int64(const char *s, int64_t *out) {
   return 0;
 }
 
+/* Whether s is an integer in another base than ten as C, Python or TOML write one: 0x10, 0o17,
+** 0b101 (a sign before it too). No number xp reads from the command line or a JSON file. */
+int xp_based_integer(const char *s) {
+  while (isspace((unsigned char)*s)) s++;
+  const char *d = s + (*s == '-' || *s == '+');
+  return d[0] == '0' && strchr("xXoObB", d[1]) && d[1] && isxdigit((unsigned char)d[2]);
+}
+
+/* Decimal only: strtod reads C's hexadecimal too, "0x10" as 16 and "0x1p4" as 16, so --set
+** burst=0x10 was taken and --set burst=0b101 "not an integer"; a TOML spec's 0x10 is read by
+** its parser, not here. */
 int xp_parse_double(const char *s, double *out) {
-  if (!s || !*s || isspace((unsigned char)*s)) return -1;
+  if (!s || !*s || isspace((unsigned char)*s) || xp_based_integer(s)) return -1;
   char *end;
   errno = 0;
   double v = strtod(s, &end);

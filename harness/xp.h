@@ -108,7 +108,9 @@ int xp_file_sha256(const char *path, char out[65]);
 int64_t xp_text_id(const char *s, size_t n);
 int xp_uuid4(char out[37]);
 int xp_parse_int64(const char *s, int64_t *out);   /* whole string, base 10; 0 on success */
-int xp_parse_double(const char *s, double *out);
+int xp_parse_double(const char *s, double *out);  /* whole string, decimal; 0 on success */
+int xp_based_integer(const char *s);               /* 0x10, 0o17, 0b101: another base than ten */
+#define XP_DECIMAL_ONLY " (the command line's numbers are decimal)" /* said where one is xp_based_integer */
 int xp_parse_size(const char *s, int64_t *out);    /* 14336, 1K, 4M, 256MiB, 1G: binary suffixes */
 int64_t xp_saturate_int64(double v);              /* NaN 0, out of range: the nearest end */
 /* Offset of the first byte of s[0, n) that is not well-formed UTF-8, or -1 when all are. */

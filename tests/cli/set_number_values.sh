@@ -61,5 +61,22 @@ for past in 9223372036854775808 1e19 0 "$(printf '9%.0s' $(seq 400))"; do
   one_line "runs --limit ${past:0:24}: out of range" 2 "--limit [0-9e]*.*: out of range \[1, 9223372036854775807\]" \
     "$XP" --db "$db" runs --limit "$past"
 done
+# The command line's numbers are decimal. C's strtod read --set burst=0x10 as 16 (and 0x1p4, a
+# hexadecimal float), where 0b101 and 0o17 were "not an integer": each is refused now, saying why,
+# --limit alike; a TOML spec's 0x10 is TOML's integer (its parser reads it), and a table's bare
+# value that is no decimal number is text kept as written (env.NCCL_IB_TC=0x60 was set as 96).
+for based in 0x10 0x1p4 -0x5 0b101 0o17; do
+  one_line "--set burst=$based: decimal only" 2 "<command line>: --set burst: \"$based\" is not an integer (the command line's numbers are decimal)$" \
+    "$XP" --db "$db" run "$spec" --set "burst=$based" --dry-run
+done
+one_line "runs --limit 0x10: decimal only" 2 "runs: --limit 0x10: expected an integer from 1 to 9223372036854775807 (the command line's numbers are decimal)" \
+  "$XP" --db "$db" runs --limit 0x10
+"$XP" --db "$db" run "$spec" --set env.NCCL_IB_TC=0x60 --dry-run > "$tmp/out" 2> "$tmp/err"
+check "env.NCCL_IB_TC=0x60: read" "0|" "$?|$(cat "$tmp/err")"
+grep -q "^env: *NCCL_IB_TC=0x60 (--set)" "$tmp/out" || { echo "FAIL: env 0x60 not kept as written: $(grep '^env' "$tmp/out")"; fail=1; }
+printf 'kind = "nccl_burst"\nsizes = [1024]\nburst = 0x10\n' > "$tmp/hex.toml"
+"$XP" --db "$db" run "$tmp/hex.toml" --dry-run > "$tmp/out" 2> "$tmp/err"
+check "a TOML spec's 0x10: TOML's integer, 16" "0|timing:   burst of 16 collectives per sample" \
+  "$?|$(grep -o '^timing:   burst of [0-9]* collectives per sample' "$tmp/out")"
 check "nothing recorded but the import" 1 "$(sqlite3 "$db" 'SELECT count(*) FROM runs' 2> /dev/null || echo 0)"
 finish
