@@ -388,11 +388,15 @@ bad:;
 }
 
 /* A value for a table of free scalars (size_range, env) as TOML reads it bare: true or false, an
-** integer, a number, else text ("256M", "Ring"). */
+** integer, a number, else text ("256M", "Ring"). A leading zero is no TOML number (010 is refused
+** there), so it is text: env.NCCL_NTHREADS=0100 went to the environment as 100, where NCCL, whose
+** ncclLoadParam reads its variables with strtoll base 0, reads the 0100 given as 64. */
 static cJSON *scalar_value(const char *value) {
   int64_t iv;
   double dv;
+  const char *digits = value + (*value == '-' || *value == '+');
   if (strcmp(value, "true") == 0 || strcmp(value, "false") == 0) return cJSON_CreateBool(value[0] == 't');
+  if (digits[0] == '0' && isdigit((unsigned char)digits[1])) return cJSON_CreateString(value);
   if (xp_parse_int64(value, &iv) == 0) return cJSON_CreateNumber((double)iv);
   if (xp_parse_double(value, &dv) == 0) return cJSON_CreateNumber(dv);
   return cJSON_CreateString(value);

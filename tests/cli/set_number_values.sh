@@ -74,6 +74,11 @@ one_line "runs --limit 0x10: decimal only" 2 "runs: --limit 0x10: expected an in
 "$XP" --db "$db" run "$spec" --set env.NCCL_IB_TC=0x60 --dry-run > "$tmp/out" 2> "$tmp/err"
 check "env.NCCL_IB_TC=0x60: read" "0|" "$?|$(cat "$tmp/err")"
 grep -q "^env: *NCCL_IB_TC=0x60 (--set)" "$tmp/out" || { echo "FAIL: env 0x60 not kept as written: $(grep '^env' "$tmp/out")"; fail=1; }
+# a leading zero is no TOML number either: env.NCCL_NTHREADS=0100 went as 100, which NCCL (strtoll
+# base 0) reads as 100, not the 64 it reads of the 0100 given
+"$XP" --db "$db" run "$spec" --set env.NCCL_NTHREADS=0100 --dry-run > "$tmp/out" 2> "$tmp/err"
+check "env.NCCL_NTHREADS=0100: read" "0|" "$?|$(cat "$tmp/err")"
+grep -q "^env: *NCCL_NTHREADS=0100 (--set)" "$tmp/out" || { echo "FAIL: env 0100 not kept as written: $(grep '^env' "$tmp/out")"; fail=1; }
 printf 'kind = "nccl_burst"\nsizes = [1024]\nburst = 0x10\n' > "$tmp/hex.toml"
 "$XP" --db "$db" run "$tmp/hex.toml" --dry-run > "$tmp/out" 2> "$tmp/err"
 check "a TOML spec's 0x10: TOML's integer, 16" "0|timing:   burst of 16 collectives per sample" \
