@@ -190,6 +190,11 @@ int xp_where_check(const char *cmd, const char *kv, char **normal) {
   if ((!eq && strpbrk(kv, "<>")) || (key_len && strchr("!<>", key[key_len - 1])) || (value_len && *value == '='))
     return xp_usage_value_error(cmd, "--where", kv, "only KEY=VALUE selects (tp=2); xp query compares otherwise");
   if (!eq || !key_len) return xp_usage_value_error(cmd, "--where", kv, "expected KEY=VALUE (tp=2)");
+  /* --where model=$MODEL with MODEL unset listed no run, exit 0, as if none had the model: a blank
+  ** is refused, as --set refuses one; runs whose key is blank or missing are xp query's to find */
+  if (!value_len)
+    return xp_usage_value_error(cmd, "--where", kv, "a blank value (an unset shell variable?): give the value, or "
+                                "select runs without one with xp query");
   char *text = xp_asprintf("%.*s=%.*s", (int)key_len, key, (int)value_len, value);
   if (strncmp(text, "status=", 7) == 0) {
     /* status=finished would quietly list nothing, as --status would */

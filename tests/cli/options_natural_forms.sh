@@ -23,6 +23,11 @@ for c in runs export; do
   done
   one_line "$c --where 'tp 2'" 2 "$c: --where tp 2: expected KEY=VALUE (tp=2)" "$XP" --db "$db" $c --where "tp 2"
   one_line "$c --where ' =2'" 2 "$c: --where  =2: expected KEY=VALUE (tp=2)" "$XP" --db "$db" $c --where " =2"
+  # --where model=$MODEL with MODEL unset listed "(no rows)", exit 0, as if no run had the model
+  for w in "model=" "model = "; do
+    one_line "$c --where '$w'" 2 "$c: --where $w: a blank value (an unset shell variable?): give the value, or select runs without one with xp query (see" \
+      "$XP" --db "$db" $c --where "$w"
+  done
   "$XP" --db "$db" $c --where "status = OK" > /dev/null 2> "$tmp/err"
   check "$c --where 'status = OK'" "0|" "$?|$(cat "$tmp/err")"
   "$XP" --db "$db" $c --status OK > "$tmp/out" 2> "$tmp/err"
