@@ -19,6 +19,19 @@ static int missing_kind(const xp_spec *spec, const char *path) {
   return xp_error_at(XP_EXIT_USAGE, path, 1, "kind: required key is missing (see `xp help kinds`)");
 }
 
+/* kind = "nccl-burst" (an importer's spelling), "serve_bench" (what xp runs lists for vllm_bench's
+** imports): said as unknown alone, where every other misspelt name is said with the one meant */
+static void unknown_kind(xp_spec *spec, const char *given) {
+  int as_recorded = 0;
+  const xp_kind *meant = xp_kind_meant(given, &as_recorded);
+  if (meant && as_recorded)
+    xp_spec_error(spec, "kind", "unknown run kind \"%s\": did you mean \"%s\"? (its runs are recorded as %s; see "
+                  "`xp help kinds`)", given, meant->name, meant->records_as);
+  else if (meant)
+    xp_spec_error(spec, "kind", "unknown run kind \"%s\": did you mean \"%s\"? (see `xp help kinds`)", given, meant->name);
+  else xp_spec_error(spec, "kind", "unknown run kind \"%s\" (see `xp help kinds`)", given);
+}
+
 static int load_and_check(const char *path, char **sets, int nsets, xp_spec **out,
                           const xp_kind **kind_out) {
   xp_spec *spec = xp_spec_load(path);
@@ -35,7 +48,7 @@ static int load_and_check(const char *path, char **sets, int nsets, xp_spec **ou
     goto fail;
   }
   if (!(k = xp_kind_find(kind->valuestring))) {
-    xp_spec_error(spec, "kind", "unknown run kind \"%s\" (see `xp help kinds`)", kind->valuestring);
+    unknown_kind(spec, kind->valuestring);
     goto fail;
   }
   for (int i = 0; i < nsets; i++) {

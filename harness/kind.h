@@ -62,6 +62,7 @@ int xp_cuda_sibling(char *path, size_t n);
 
 const xp_kind *xp_kind_find(const char *name);
 const xp_kind *xp_importer_find(const char *import_name);
+const xp_kind *xp_kind_meant(const char *name, int *as_recorded); /* "did you mean" for a spec's kind */
 const xp_kind *const *xp_kinds_all(void); /* NULL-terminated */
 /* The runs.kind that --kind NAME selects (a kind, importer or recorded name), or NULL. */
 const char *xp_kind_recorded_as(const char *name);

@@ -68,6 +68,26 @@ const char *xp_kind_recorded_as(const char *name) {
   return NULL;
 }
 
+/* The kind a spec's unknown kind most likely meant, or NULL: the kind spelt another way (nccl-burst,
+** Gemm), the kind of the runs xp runs lists under that name (serve_bench: vllm_bench's imports;
+** *as_recorded set), else the nearest kind's name (xp_near). The spec keeps the one spelling. */
+const xp_kind *xp_kind_meant(const char *name, int *as_recorded) {
+  *as_recorded = 0;
+  for (size_t i = 0; table[i]; i++)
+    if (same_name(table[i]->name, name) || (table[i]->import_name && same_name(table[i]->import_name, name)))
+      return table[i];
+  for (size_t i = 0; table[i]; i++)
+    if (table[i]->records_as && same_name(table[i]->records_as, name)) {
+      *as_recorded = 1;
+      return table[i];
+    }
+  xp_near near;
+  xp_near_init(&near, name);
+  for (size_t i = 0; table[i]; i++) xp_near_offer(&near, table[i]->name);
+  const char *meant = xp_near_result(&near);
+  return meant ? xp_kind_find(meant) : NULL;
+}
+
 /* The spec's kind (not runs.kind: imports record as another kind) finds the sections. */
 int xp_kind_show_run(sqlite3 *db, int64_t run_id, FILE *out, int fmt, cJSON *json) {
   sqlite3_stmt *st = xp_db_prepare(db, "SELECT json_extract(spec_json, '$.kind') FROM runs WHERE id = ?1");
