@@ -293,7 +293,9 @@ static int add_toml_items(cJSON *arr, const xp_field *f, const char *text) {
 
 /* A list value: "1,2" as README gives it, or a TOML array as a spec writes it ([1, 2],
 ** ["lm_head"], ['lm_head']): users copy a spec's line to the command line, and "[1,2]" then read as one
-** item named "[1" and "2]". NULL where an item is not of the field's type. */
+** item named "[1" and "2]". Each item's spaces are set aside, as a scalar's are: "1024, 2048" was
+** '" 2048" is not a size', and "only=lm_head, o_proj" named a GEMM " o_proj". NULL where an item
+** is not of the field's type. */
 static cJSON *list_value(const xp_field *f, const char *value) {
   cJSON *arr = cJSON_CreateArray();
   const char *p = value;
@@ -302,8 +304,11 @@ static cJSON *list_value(const xp_field *f, const char *value) {
   if (*p == '[') ok = add_toml_items(arr, f, p);
   else {
     char *copy = xp_strdup(value), *save = NULL;
-    for (char *t = strtok_r(copy, ",", &save); t && ok; t = strtok_r(NULL, ",", &save))
-      ok = add_list_item(arr, f, t);
+    for (char *t = strtok_r(copy, ",", &save); t && ok; t = strtok_r(NULL, ",", &save)) {
+      char *item = xp_unpadded(t);
+      ok = add_list_item(arr, f, item);
+      free(item);
+    }
     free(copy);
   }
   if (ok) return arr;
@@ -359,6 +364,13 @@ static cJSON *typed_value(const xp_field *f, const char *given, const char *valu
   case XP_T_SIZES:
   case XP_T_INTS:
   case XP_T_NUMBERS: {
+    /* --set sizes=$SIZES with SIZES unset emptied the spec's list and ran on, the experiment
+    ** changed unsaid; [] is the empty list given on purpose */
+    if (!value[strspn(value, " \t")]) {
+      xp_error(XP_EXIT_USAGE, "<command line>: %s: blank (an unset shell variable?): give a list (1,2 or [1, 2]), or [] "
+               "for none", given);
+      return NULL;
+    }
     cJSON *arr = list_value(f, value);
     if (arr) return arr;
     goto bad;
