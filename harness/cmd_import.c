@@ -190,11 +190,12 @@ int cmd_import(int argc, char **argv, const char *db_path) {
     const char *v;
     if (strcmp(argv[i], "--dry-run") == 0) dry = 1;
     else if ((v = xp_opt_value(argc, argv, &i, "--set", &bad))) {
-      char *key = xp_asprintf("%.*s", (int)strcspn(v, "="), v);
-      rc = given_twice(given, key, "--set", v);
+      char *kv = xp_set_normal(v), *key = xp_asprintf("%.*s", (int)strcspn(kv, "="), kv);
+      rc = given_twice(given, key, "--set", kv);
       free(key);
-      if (rc == 0) rc = xp_spec_set_kv(root, k, v);
-      if (rc == 0) cJSON_AddItemToArray(sets, cJSON_CreateStringReference(v));
+      if (rc == 0) rc = xp_spec_set_kv(root, k, kv);
+      if (rc == 0) cJSON_AddItemToArray(sets, cJSON_CreateString(kv));
+      free(kv);
     }
     else if (bad) rc = XP_EXIT_USAGE;
     else if (strncmp(argv[i], "--", 2) == 0 && argv[i][2]) rc = take_option(root, given, options, k, argc, argv, &i);

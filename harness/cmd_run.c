@@ -81,8 +81,12 @@ int cmd_run(int argc, char **argv, const char *db_path) {
     const char *v;
     if (strcmp(argv[i], "--dry-run") == 0) dry = 1;
     else if ((v = xp_opt_value(argc, argv, &i, "--set", &bad))) {
-      if ((rc = set_twice(sets, nsets, v)) != 0) goto out;
-      sets[nsets++] = (char *)v;
+      sets[nsets] = xp_set_normal(v);
+      if ((rc = set_twice(sets, nsets, sets[nsets])) != 0) {
+        free(sets[nsets]);
+        goto out;
+      }
+      nsets++;
     }    else if (bad) { rc = XP_EXIT_USAGE; goto out; }
     else if (argv[i][0] == '-' && argv[i][1]) {
       rc = xp_unknown_option("run", argv[i], (const char *const[]){"--dry-run", "--set", "--help", NULL});
@@ -111,6 +115,7 @@ int cmd_run(int argc, char **argv, const char *db_path) {
   }
   xp_spec_free(spec);
 out:
+  for (int i = 0; i < nsets; i++) free(sets[i]);
   free(sets);
   return rc;
 }

@@ -475,6 +475,21 @@ static int set_field(cJSON *root, const xp_kind *k, const char *key, const char 
   return 0;
 }
 
+/* "burst = 5", as a spec's line is written and --where "tp = 2" is taken, as "burst=5": the key
+** was "burst ", unknown. A key never holds a space: those before "=" are set aside, and where
+** there were some, those after it too. What run and import record and compare (--set twice,
+** run_meta spec.set) is this form. Malloc'd. */
+char *xp_set_normal(const char *kv) {
+  const char *eq = strchr(kv, '=');
+  if (!eq) return xp_strdup(kv);
+  size_t key_len = (size_t)(eq - kv);
+  const char *value = eq + 1;
+  while (key_len && isspace((unsigned char)kv[key_len - 1])) key_len--;
+  if (key_len < (size_t)(eq - kv))
+    while (isspace((unsigned char)*value)) value++;
+  return xp_asprintf("%.*s=%s", (int)key_len, kv, value);
+}
+
 int xp_spec_set_kv(cJSON *root, const xp_kind *k, const char *kv) {
   const char *eq = strchr(kv, '=');
   if (!eq || eq == kv) {

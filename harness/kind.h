@@ -89,6 +89,7 @@ int xp_execute_spec(sqlite3 *db, const xp_kind *k, const xp_spec *spec, int impo
 /* Set a top-level key from "KEY=VALUE" (xp run --set, xp import --set), typed by the kind's
 ** field table or the declared fields: integers, numbers, booleans, comma-separated arrays. */
 int xp_spec_set_kv(cJSON *root, const xp_kind *k, const char *kv);
+char *xp_set_normal(const char *kv); /* a --set as given, "KEY = VALUE" as KEY=VALUE; malloc'd */
 /* Set KEY (a field of the kind, e.g. step_annotation) from the text value of `option`, as typed
 ** (--step-annotation), which its errors name; with append, array values add to what is there
 ** (an option given twice). */

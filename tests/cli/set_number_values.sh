@@ -83,5 +83,18 @@ printf 'kind = "nccl_burst"\nsizes = [1024]\nburst = 0x10\n' > "$tmp/hex.toml"
 "$XP" --db "$db" run "$tmp/hex.toml" --dry-run > "$tmp/out" 2> "$tmp/err"
 check "a TOML spec's 0x10: TOML's integer, 16" "0|timing:   burst of 16 collectives per sample" \
   "$?|$(grep -o '^timing:   burst of [0-9]* collectives per sample' "$tmp/out")"
+# --set "burst = 5", as a spec's line is written (and --where "tp = 2" is taken): the key was
+# "burst ", an unknown key; the spaces around "=" are set aside now, the value's too
+"$XP" --db "$db" run "$spec" --set "burst = 5" --dry-run > "$tmp/out" 2> "$tmp/err"
+check "burst = 5: read" "0|timing:   burst of 5 collectives per sample" \
+  "$?|$(cat "$tmp/err")$(grep -o '^timing:   burst of [0-9]* collectives per sample' "$tmp/out")"
+"$XP" --db "$db" run "$spec" --set "env.NCCL_PROTO = Simple" --dry-run > "$tmp/out" 2> "$tmp/err"
+check "env.NCCL_PROTO = Simple: read" "0|" "$?|$(cat "$tmp/err")"
+grep -q "NCCL_PROTO=Simple (--set)" "$tmp/out" || { echo "FAIL: env.NCCL_PROTO = Simple: $(grep '^env' "$tmp/out")"; fail=1; }
+one_line "--set ' = 5': no key" 2 "<command line>: --set =5: expected KEY=VALUE$" "$XP" --db "$db" run "$spec" --set " = 5" --dry-run
+one_line "--set 'burst =5' and burst=6: given twice" 2 "run: --set burst=6: given twice (first burst=5)" \
+  "$XP" --db "$db" run "$spec" --set "burst =5" --set burst=6 --dry-run
+"$XP" --db "$tmp/tp.db" import vllm-bench "$XP_SRC/tests/data/vllm_bench/serve_c8_detailed.json" --set "tp = 2" > /dev/null 2> "$tmp/err"
+check "import --set 'tp = 2': recorded tp 2" "0|2" "$?|$(sqlite3 "$tmp/tp.db" 'SELECT tp FROM runs')"
 check "nothing recorded but the import" 1 "$(sqlite3 "$db" 'SELECT count(*) FROM runs' 2> /dev/null || echo 0)"
 finish
