@@ -438,7 +438,10 @@ static int set_table_key(cJSON *root, const xp_kind *k, const char *key, const c
       cJSON_DeleteItemFromObjectCaseSensitive(table, dot + 1);
       cJSON_AddItemToObject(table, dot + 1, v);
     }
-  } else if (t && t->type == XP_T_TABLES)
+  } else if (t && !dot[1] && (t->type == XP_T_TABLE || t->type == XP_T_ANY_SCALAR_TABLE))
+    /* --set env.$KEY=x with KEY unset: "env is no table", of a table */
+    rc = xp_error(XP_EXIT_USAGE, "<command line>: %s: no key after the dot (--set %s.KEY=VALUE)", given, top);
+  else if (t && t->type == XP_T_TABLES)
     rc = xp_error(XP_EXIT_USAGE, "<command line>: %s: %s is a list of tables, which cannot be set from the command line",
                   given, top);
   else if (t) /* burst.x: "unknown key ...: did you mean \"burst\"?" */

@@ -32,6 +32,11 @@ one_line "a table whole" 2 "<command line>: --set env: a table: set one key of i
   "$XP" --db "$db" run "$spec" --set 'env={NCCL_ALGO="Ring"}' --dry-run
 one_line "a key under a value" 2 "<command line>: --set burst.x: burst is no table: give it whole (--set burst=VALUE)$" \
   "$XP" --db "$db" run "$spec" --set burst.x=1 --dry-run
+# no key after the dot ($KEY unset): it said "env is no table: give it whole", of a table
+for t in env size_range; do
+  one_line "$t. with no key" 2 "<command line>: --set $t\.: no key after the dot (--set $t\.KEY=VALUE)$" \
+    "$XP" --db "$db" run "$spec" --set "$t.=x" --dry-run
+done
 one_line "a key under a list of tables" 2 "<command line>: --set shapes.n: shapes is a list of tables, which cannot be set from the command line$" \
   "$XP" --db "$db" run "$XP_SRC/experiments/gemm_kimi_k25_tp8.toml" --set shapes.n=1 --dry-run
 check "nothing recorded" 0 "$(sqlite3 "$db" 'SELECT count(*) FROM runs' 2> /dev/null || echo 0)"
