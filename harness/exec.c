@@ -456,6 +456,9 @@ static int set_field(cJSON *root, const xp_kind *k, const char *key, const char 
   const xp_field *f = xp_kind_field(k, key);
   int rc;
   if (!f && strchr(key, '.') && (rc = set_table_key(root, k, key, given, value)) != 1) return rc;
+  if (!f && strcmp(key, "kind") == 0) /* a key of every spec: "unknown key for nccl_burst" misled */
+    return xp_error(XP_EXIT_USAGE, "<command line>: %s: a spec's kind is not set from the command line (each kind has "
+                    "keys of its own: give a spec of the other kind, or import its format)", given);
   if (!f) {
     const char *meant = xp_nearest_key(key, k->fields, 1);
     if (meant)

@@ -39,5 +39,10 @@ for t in env size_range; do
 done
 one_line "a key under a list of tables" 2 "<command line>: --set shapes.n: shapes is a list of tables, which cannot be set from the command line$" \
   "$XP" --db "$db" run "$XP_SRC/experiments/gemm_kimi_k25_tp8.toml" --set shapes.n=1 --dry-run
+# kind, a key of every spec, was "unknown key for nccl_burst"; an import's kind is its format's
+one_line "--set kind" 2 "<command line>: --set kind: a spec's kind is not set from the command line (each kind has keys of its own: give a spec of the other kind, or import its format)$" \
+  "$XP" --db "$db" run "$spec" --set kind=gemm --dry-run
+one_line "import --set kind" 2 "<command line>: --set kind: a spec's kind is not set from the command line (each kind has keys of its own: give a spec of the other kind, or import its format)$" \
+  "$XP" --db "$db" import vllm-bench "$XP_SRC/tests/data/vllm_bench/serve_c8_detailed.json" --set kind=nccl_tests
 check "nothing recorded" 0 "$(sqlite3 "$db" 'SELECT count(*) FROM runs' 2> /dev/null || echo 0)"
 finish
