@@ -12,6 +12,8 @@
 int cmd_version(int argc, char **argv, const char *db_path) {
   (void)db_path;
   /* `xp version --short` printed the whole text and exit 0, as if the option were known */
+  if (argc > 1 && argv[1][0] == '-' && argv[1][1])
+    return xp_unknown_option("version", argv[1], (const char *const[]){"--help", NULL});
   if (argc > 1) return xp_usage_error("version", "unexpected argument %s", argv[1]);
   printf("xp %s (commit %s%s, %s)\n", xp_build_version, xp_build_commit,
          xp_build_dirty ? ", dirty" : "", xp_build_compiler);

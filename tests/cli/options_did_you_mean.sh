@@ -40,6 +40,11 @@ for short in vllm:vllm-bench VLLM:vllm-bench nccl:nccl-tests trace:torch-trace; 
   one_line "import ${short%%:*}" 2 "import: unknown format '${short%%:*}': did you mean '${short#*:}'?" \
     "$XP" --db "$db" import "${short%%:*}" r.json
 done
+# xp version takes no option: --json was "unexpected argument --json", where every other command
+# says unknown option (and the one meant, for --hlep)
+one_line "version --json" 2 "version: unknown option --json (see \`xp version --help\`)$" "$XP" --db "$db" version --json
+one_line "version --hlep" 2 "version: unknown option --hlep: did you mean --help? (see \`xp version --help\`)$" "$XP" --db "$db" version --hlep
+one_line "version extra" 2 "version: unexpected argument extra (see \`xp version --help\`)$" "$XP" --db "$db" version extra
 one_line "import x: no format named" 2 "import: unknown format 'x' (formats: " "$XP" --db "$db" import x r.json
 check "nothing created" no "$([ -e "$db" ] && echo yes || echo no)"
 finish
