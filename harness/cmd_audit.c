@@ -369,6 +369,13 @@ static cJSON *query_rows(sqlite3 *db, sqlite3_stmt *d) {
   return now;
 }
 
+/* The scratch copy held in its page cache up to 512 MiB: the whole copy where it is no larger
+** (SQLite takes pages for its cache as they are read, so a small database costs its size), and
+** the take-outs' journal in memory. Every take-out reruns the query, which reads most pages: with
+** SQLite's default cache (2 MiB) each rerun read them again from the temporary file (2.1 million
+** pread calls to attribute 100 runs of a 16 MiB history, 18 s a decision). */
+static const char scratch_sizing[] = "PRAGMA cache_size = -524288; PRAGMA journal_mode = MEMORY";
+
 /* A scratch copy of the database as this audit reads it (SQLite's temporary database: pages past
 ** its cache go to a temporary file), its guards dropped so that runs can be taken out of it. */
 static sqlite3 *scratch_copy(sqlite3 *db) {
@@ -377,7 +384,8 @@ static sqlite3 *scratch_copy(sqlite3 *db) {
     sqlite3_close(mem);
     return NULL;
   }
-  sqlite3_backup *b = sqlite3_backup_init(mem, "main", db, "main");
+  int sized = sqlite3_exec(mem, scratch_sizing, NULL, NULL, NULL) == SQLITE_OK;
+  sqlite3_backup *b = sized ? sqlite3_backup_init(mem, "main", db, "main") : NULL;
   int rc = b ? sqlite3_backup_step(b, -1) : SQLITE_ERROR;
   sqlite3_backup_finish(b);
   char *drops = NULL;
