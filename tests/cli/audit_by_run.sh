@@ -52,5 +52,25 @@ run decide "m second" --because "w" --query "$tmp/slowest.sql"; expect_rc 0
 record model=m scale=2 > /dev/null; record model=z > /dev/null; record model=m scale=0.5 > /dev/null
 run audit --by-run; expect_rc 0
 check "each decision's runs attributed" 2 "$(grep -cxF "  by run: 2 of 3 runs since the decision moved figures" "$tmp/out")"
+# decisions over two queries, taken at three times, audited at once: each says what it says alone
+# (the audit keeps one query's figures from one decision to the next, and one copy to take runs
+# out of: a query met again, or another's runs still taken out, must not answer for this one)
+db="$tmp/mixed.db"; record model=m > /dev/null
+printf 'SELECT count(*) AS runs FROM runs WHERE status = %s;\n' "'ok'" > "$tmp/count.sql"
+run decide "slowest, first" --because "w" --query "$tmp/slowest.sql"; expect_rc 0
+record model=m scale=2 > /dev/null; record model=z > /dev/null
+run decide "count" --because "w" --query "$tmp/count.sql"; expect_rc 0
+record model=m scale=0.5 > /dev/null
+run decide "slowest, last" --because "w" --query "$tmp/slowest.sql"; expect_rc 0
+record model=z scale=3 > /dev/null; record model=m scale=4 > /dev/null
+: > "$tmp/alone"
+for id in $(query "SELECT substr(uuid, 1, 8) FROM decisions ORDER BY created_at, id"); do
+  [ -s "$tmp/alone" ] && echo >> "$tmp/alone"
+  run audit "$id" --by-run; expect_rc 0
+  cat "$tmp/out" >> "$tmp/alone"
+done
+run audit --by-run; expect_rc 0
+cmp -s "$tmp/alone" "$tmp/out" || die "audited at once, the decisions said otherwise: $(diff "$tmp/alone" "$tmp/out")"
+check "each decision's runs attributed" 3 "$(grep -c "^  by run: [0-9]* of [0-9]* runs since" "$tmp/out")"
 echo "ok: xp audit --by-run names the runs that moved a query's figures"
 finish
