@@ -155,12 +155,11 @@ int xp_usage_value_error(const char *cmd, const char *what, const char *value, c
 ** usage error said. A whole number past either end is out of range, however many digits it has
 ** (--limit 99999999999999999999 was "expected a positive integer", as if it were none), and one
 ** written as a decimal (10.0, 1e3) is taken, as --set and a spec file take it. */
-/* Whether t is a whole number as written: an integer of any length (one past 1e308 is past a
-** double's range too), or a decimal of no fraction (10.0, 1e3). */
+/* Whether t is a whole number as written: a decimal of no fraction (10, 10.0, 1e3), or one past
+** even a double's range (400 digits, 1e400), as --set takes it (xp_parse_past_double). */
 static int whole_text(const char *t) {
-  const char *digits = t + (*t == '-' || *t == '+');
   double dv;
-  return (xp_parse_double(t, &dv) == 0 && dv == floor(dv)) || (*digits && digits[strspn(digits, "0123456789")] == '\0');
+  return (xp_parse_double(t, &dv) == 0 && dv == floor(dv)) || xp_parse_past_double(t, &dv);
 }
 
 /* t, a whole number, as an int64 in *iv: 0, or -1 where it is past int64's range. */

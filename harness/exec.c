@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <ctype.h>
 #include <errno.h>
-#include <float.h>
 #include <math.h>
 #include <signal.h>
 #include <string.h>
@@ -322,19 +321,6 @@ static cJSON *list_value(const xp_field *f, const char *value) {
 ** past int64 (99999999999999999999) is out of range, 8.0 and 1e3 are whole as burst = 8.0 is
 ** (--set burst=8.0 was "not an integer"), 1.5 is "not a fraction". NULL where value is none of
 ** the type. */
-/* A number written out whole but past even a double (an integer of 400 digits, 1e400): the
-** largest double of its sign, for the spec's check to say it is out of range as it says of
-** 99999999999999999999, where it was "not an integer". A fraction too small to hold (1e-400)
-** is not one. */
-static int past_double(const char *t, double *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(t, &end);
-  if (end == t || *end || errno != ERANGE || !isinf(v)) return 0;
-  *out = v > 0 ? DBL_MAX : -DBL_MAX;
-  return 1;
-}
-
 static cJSON *scalar_typed(xp_type type, const char *value) {
   char *t = xp_unpadded(value);
   int64_t iv;
@@ -342,7 +328,7 @@ static cJSON *scalar_typed(xp_type type, const char *value) {
   cJSON *v = NULL;
   if (type == XP_T_INT && xp_parse_int64(t, &iv) == 0) v = cJSON_CreateNumber((double)iv);
   else if ((type == XP_T_INT || type == XP_T_NUMBER) && xp_parse_double(t, &dv) == 0) v = cJSON_CreateNumber(dv);
-  else if (type == XP_T_INT && past_double(t, &dv)) v = cJSON_CreateNumber(dv);
+  else if (type == XP_T_INT && xp_parse_past_double(t, &dv)) v = cJSON_CreateNumber(dv);
   else if (type == XP_T_BOOL && (strcmp(t, "true") == 0 || strcmp(t, "1") == 0)) v = cJSON_CreateTrue();
   else if (type == XP_T_BOOL && (strcmp(t, "false") == 0 || strcmp(t, "0") == 0)) v = cJSON_CreateFalse();
   free(t);

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <openssl/evp.h>
@@ -389,6 +390,16 @@ int xp_parse_double(const char *s, double *out) {
   if (errno || *end || !isfinite(v)) return -1;
   *out = v;
   return 0;
+}
+
+int xp_parse_past_double(const char *s, double *out) {
+  if (!s || !*s || isspace((unsigned char)*s)) return 0;
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (*end || errno != ERANGE || !isinf(v)) return 0;
+  *out = v > 0 ? DBL_MAX : -DBL_MAX;
+  return 1;
 }
 
 /* A number from a user's file as an integer: a C cast of a double that is NaN or out of the

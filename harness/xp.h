@@ -111,6 +111,10 @@ int xp_parse_int64(const char *s, int64_t *out);   /* whole string, base 10; 0 o
 int xp_parse_double(const char *s, double *out);  /* whole string, decimal; 0 on success */
 int xp_based_integer(const char *s);               /* 0x10, 0o17, 0b101: another base than ten */
 #define XP_DECIMAL_ONLY " (the command line's numbers are decimal)" /* said where one is xp_based_integer */
+/* A number written out whole but past even a double (an integer of 400 digits, 1e400): 1 with
+** *out the largest double of its sign, for a range check to say it is out of range as it says of
+** 99999999999999999999; 0 for anything else (a fraction too small to hold, 1e-400, is not one). */
+int xp_parse_past_double(const char *s, double *out);
 int xp_parse_size(const char *s, int64_t *out);    /* 14336, 1K, 4M, 256MiB, 1G: binary suffixes */
 int64_t xp_saturate_int64(double v);              /* NaN 0, out of range: the nearest end */
 /* Offset of the first byte of s[0, n) that is not well-formed UTF-8, or -1 when all are. */
