@@ -1131,9 +1131,12 @@ int cmd_audit(int argc, char **argv, const char *db_path) {
     int64_t id;
     if ((rc = xp_resolve_decision(db, ref, &id, NULL)) == 0) rc = audit_one(db, &tree, id, by_run ? &memo : NULL, &contradicted, &seal_changed);
   } else {
+    /* every successor: two databases that each superseded a decision apart, merged, hold both,
+    ** and the list named the first alone, as if the fork were settled (xp merge warns of it once) */
     sqlite3_stmt *st = xp_db_prepare(db,
-        "SELECT d.id, d.uuid, d.title, d.created_at, (SELECT s.uuid FROM decisions s WHERE s.supersedes = d.uuid"
-        " ORDER BY s.created_at LIMIT 1) FROM decisions d ORDER BY d.created_at, d.id");
+        "SELECT d.id, d.uuid, d.title, d.created_at, (SELECT group_concat(uuid, ' and ') FROM (SELECT s.uuid FROM"
+        " decisions s WHERE s.supersedes = d.uuid ORDER BY s.created_at, s.id)),"
+        " (SELECT count(*) FROM decisions s WHERE s.supersedes = d.uuid) FROM decisions d ORDER BY d.created_at, d.id");
     if (!st) rc = XP_EXIT_DB;
     int n = 0;
     while (rc == 0 && st && sqlite3_step(st) == SQLITE_ROW) {
@@ -1143,7 +1146,10 @@ int cmd_audit(int argc, char **argv, const char *db_path) {
         xp_print_text(stdout, txt(st, 2));
         fputs(" (", stdout);
         xp_print_text(stdout, txt(st, 3));
-        printf(") -- superseded by %s\n", txt(st, 4));
+        int times = sqlite3_column_int(st, 5);
+        if (times == 1) printf(") -- superseded by %s\n", txt(st, 4));
+        else if (times == 2) printf(") -- superseded twice, by %s (made apart, then merged): both stand\n", txt(st, 4));
+        else printf(") -- superseded %d times, by %s (made apart, then merged): all stand\n", times, txt(st, 4));
       } else rc = audit_one(db, &tree, sqlite3_column_int64(st, 0), by_run ? &memo : NULL, &contradicted,
                             &seal_changed);
     }

@@ -87,6 +87,12 @@ has "decision $d0 is superseded twice" "$tmp/err"
 # --supersedes given twice); superseding the other one is what a decision can say
 has "say which holds with xp decide ... --supersedes" "$tmp/err"
 tp4=$(sed -n 's/.* by \([0-9a-f-]*\) and \([0-9a-f-]*\) (made apart.*/\1/p' "$tmp/err")
+ep8=$(sed -n 's/.* by \([0-9a-f-]*\) and \([0-9a-f-]*\) (made apart.*/\2/p' "$tmp/err")
+# xp audit's list names both successors, where it named the first alone ("-- superseded by TP4"),
+# as if the fork were settled
+run "$s1" audit; expect_rc 0
+has "decision $d0: Keep TP=8 ("
+has ") -- superseded twice, by $tp4 and $ep8 (made apart, then merged): both stand"
 run "$s1" decide "TP=4 holds" --because "measured both" --evidence "${e:0:8}" --supersedes "${tp4:0:8}"; expect_rc 0
 # a later merge says nothing of a fork merged before (each weekly merge repeated it, settled or not)
 s3="$tmp/s3.db"
