@@ -1090,7 +1090,9 @@ static int audit_one(sqlite3 *db, const xp_rtree *tree, int64_t id, by_run_memo 
     xp_sha256_hex(txt(d, 13), strlen(txt(d, 13)), h);
     if (strcmp(h, txt(d, 14)) != 0) printf("  WARNING: the recorded query result does not match its hash (xp verify)\n");
     unchecked = audit_query(db, d, since, &when, by_run, &moved);
-  }
+  } else if (by_run)
+    printf("  by run: NOT ATTRIBUTED: the decision has no query (--by-run names the runs that moved a query's figures;"
+           " its evidence is held against newer runs below)\n");
   int changed = 0;
   int split = 0, by_alternative = 0;
   int found = audit_evidence(db, tree, id, &when, &changed, &split, &by_alternative);

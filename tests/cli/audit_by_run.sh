@@ -52,6 +52,13 @@ run decide "m second" --because "w" --query "$tmp/slowest.sql"; expect_rc 0
 record model=m scale=2 > /dev/null; record model=z > /dev/null; record model=m scale=0.5 > /dev/null
 run audit --by-run; expect_rc 0
 check "each decision's runs attributed" 2 "$(grep -cxF "  by run: 2 of 3 runs since the decision moved figures" "$tmp/out")"
+# a decision without a query, audited --by-run: said that there is nothing to attribute, where the
+# flag was passed over in silence and the audit read as if no run had moved anything
+db="$tmp/evidence.db"; e=$(record model=m)
+run decide "m" --because "w" --evidence "${e:0:8}"; expect_rc 0
+record model=m scale=2 > /dev/null
+run audit --by-run
+has "  by run: NOT ATTRIBUTED: the decision has no query (--by-run names the runs that moved a query's figures;"
 # decisions over two queries, taken at three times, audited at once: each says what it says alone
 # (the audit keeps one query's figures from one decision to the next, and one copy to take runs
 # out of: a query met again, or another's runs still taken out, must not answer for this one)
