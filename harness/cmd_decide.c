@@ -475,15 +475,21 @@ int xp_evidence_side_insert(sqlite3 *db, int64_t decision_id, int64_t seq, const
 }
 
 /* A decision is superseded once: a second successor would fork the history, and audit, which
-** follows one line of decisions, would show only one of them. The newest is what to supersede. */
+** follows one line of decisions, would show only one of them. The newest is what to supersede.
+** Two databases that each superseded it apart, merged, hold two: both named, and the one that
+** does not hold is what to supersede (it named the older alone, as if that one were the line). */
 static int check_not_superseded(sqlite3 *db, const char *uuid) {
-  sqlite3_stmt *st = xp_db_prepare(db, "SELECT uuid FROM decisions WHERE supersedes = ?1 ORDER BY id LIMIT 1");
+  sqlite3_stmt *st = xp_db_prepare(db, "SELECT count(*), group_concat(uuid, ' and ') FROM (SELECT uuid FROM decisions"
+                                       " WHERE supersedes = ?1 ORDER BY created_at, id)");
   if (!st) return XP_EXIT_DB;
   xp_bind_text(st, 1, uuid);
   int rc = 0;
-  if (sqlite3_step(st) == SQLITE_ROW)
+  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1)
     rc = xp_usage_error("decide", "decision %s is already superseded by %s: supersede that one instead", uuid,
-                        (const char *)sqlite3_column_text(st, 0));
+                        (const char *)sqlite3_column_text(st, 1));
+  else if (sqlite3_column_int(st, 0) > 1)
+    rc = xp_usage_error("decide", "decision %s is already superseded more than once, by %s (made apart, then"
+                        " merged): supersede the one that does not hold", uuid, (const char *)sqlite3_column_text(st, 1));
   sqlite3_finalize(st);
   return rc;
 }

@@ -93,6 +93,9 @@ ep8=$(sed -n 's/.* by \([0-9a-f-]*\) and \([0-9a-f-]*\) (made apart.*/\2/p' "$tm
 run "$s1" audit; expect_rc 0
 has "decision $d0: Keep TP=8 ("
 has ") -- superseded twice, by $tp4 and $ep8 (made apart, then merged): both stand"
+# ... and so does xp decide, refusing a third successor (it named the first: "supersede that one")
+run "$s1" decide "TP=2" --because "w" --evidence "${e:0:8}" --supersedes "${d0:0:8}"; expect_rc 2
+has "decision $d0 is already superseded more than once, by $tp4 and $ep8 (made apart, then merged): supersede the one that does not hold" "$tmp/err"
 run "$s1" decide "TP=4 holds" --because "measured both" --evidence "${e:0:8}" --supersedes "${tp4:0:8}"; expect_rc 0
 # a later merge says nothing of a fork merged before (each weekly merge repeated it, settled or not)
 s3="$tmp/s3.db"
