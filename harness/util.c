@@ -393,7 +393,8 @@ int xp_parse_double(const char *s, double *out) {
 }
 
 int xp_parse_past_double(const char *s, double *out) {
-  if (!s || !*s || isspace((unsigned char)*s)) return 0;
+  /* decimal only, as xp_parse_double: 0x1p5000 is a based number, not one out of range */
+  if (!s || !*s || isspace((unsigned char)*s) || xp_based_integer(s)) return 0;
   char *end;
   errno = 0;
   double v = strtod(s, &end);

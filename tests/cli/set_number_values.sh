@@ -66,12 +66,14 @@ done
 # hexadecimal float), where 0b101 and 0o17 were "not an integer": each is refused now, saying why,
 # --limit alike; a TOML spec's 0x10 is TOML's integer (its parser reads it), and a table's bare
 # value that is no decimal number is text kept as written (env.NCCL_IB_TC=0x60 was set as 96).
-for based in 0x10 0x1p4 -0x5 0b101 0o17; do
+for based in 0x10 0x1p4 0x1p5000 -0x5 0b101 0o17; do
   one_line "--set burst=$based: decimal only" 2 "<command line>: --set burst: \"$based\" is not an integer (the command line's numbers are decimal)$" \
     "$XP" --db "$db" run "$spec" --set "burst=$based" --dry-run
 done
-one_line "runs --limit 0x10: decimal only" 2 "runs: --limit 0x10: expected an integer from 1 to 9223372036854775807 (the command line's numbers are decimal)" \
-  "$XP" --db "$db" runs --limit 0x10
+for based in 0x10 0x1p5000; do
+  one_line "runs --limit $based: decimal only" 2 "runs: --limit $based: expected an integer from 1 to 9223372036854775807 (the command line's numbers are decimal)" \
+    "$XP" --db "$db" runs --limit $based
+done
 "$XP" --db "$db" run "$spec" --set env.NCCL_IB_TC=0x60 --dry-run > "$tmp/out" 2> "$tmp/err"
 check "env.NCCL_IB_TC=0x60: read" "0|" "$?|$(cat "$tmp/err")"
 grep -q "^env: *NCCL_IB_TC=0x60 (--set)" "$tmp/out" || { echo "FAIL: env 0x60 not kept as written: $(grep '^env' "$tmp/out")"; fail=1; }
