@@ -288,7 +288,7 @@ typedef struct decided {
 ** a decision from another database, and every run where the arrival is unknown). r is the
 ** runs table's alias with its dot. Bind with bind_decided. */
 #define ARRIVED_AFTER(r) \
-  "(" r "chain_seq > :decided_seq OR coalesce(" r "finished_at, " r "started_at) > :decided_at)"
+  "(" r "chain_seq > :decided_seq OR julianday(coalesce(" r "finished_at, " r "started_at)) > julianday(:decided_at))"
 
 static void bind_decided(sqlite3_stmt *st, const decided *d) {
   xp_bind_text(st, sqlite3_bind_parameter_index(st, ":decided_at"), d->at);
@@ -337,8 +337,8 @@ static void rules_note(sqlite3 *db, const char *decided_at) {
   int have = st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
   sqlite3_finalize(st);
   /* the first trace import puts the built-in rules in place: that is no replacement */
-  if (!have || !(st = xp_db_prepare(db, "SELECT source, sha256, applied_at FROM trace_rule_set WHERE applied_at > ?1"
-                                        " AND applied_at > (SELECT min(coalesce(finished_at, started_at)) FROM runs"
+  if (!have || !(st = xp_db_prepare(db, "SELECT source, sha256, applied_at FROM trace_rule_set WHERE julianday(applied_at) > julianday(?1)"
+                                        " AND julianday(applied_at) > (SELECT min(julianday(coalesce(finished_at, started_at))) FROM runs"
                                         " WHERE kind = 'torch_trace')")))
     return;
   xp_bind_text(st, 1, decided_at);
@@ -627,13 +627,13 @@ static int newer_runs(sqlite3 *db, int64_t run, int64_t decision, const decided 
       " JOIN run_configuration rg ON rg.run_id = r.id JOIN run_configuration eg ON eg.run_id = e.id"
       " LEFT JOIN names rn ON rn.run_id = r.id LEFT JOIN names en ON en.run_id = e.id"
       " WHERE r.status = 'ok' AND r.id <> e.id AND r.kind = e.kind"
-      " AND coalesce(ri.first_measured, rm.measured_at) > coalesce(ei.first_measured, em.measured_at)"
+      " AND julianday(coalesce(ri.first_measured, rm.measured_at)) > julianday(coalesce(ei.first_measured, em.measured_at))"
       " AND rg.model IS eg.model AND rg.gpu_name IS eg.gpu_name AND rg.interconnect IS eg.interconnect"
       " AND rg.tp IS eg.tp AND rg.batch IS eg.batch AND rg.config IS eg.config AND rg.undeclared IS eg.undeclared"
       " AND (r.spec_sha256 = e.spec_sha256 OR rn.list IS en.list)"
       " AND r.id NOT IN (SELECT run_id FROM trace_superseded) AND NOT coalesce(ri.superseded, 0)"
       " AND r.uuid NOT IN (SELECT run_uuid FROM decision_evidence WHERE decision_id = ?2)"
-      " ORDER BY coalesce(ri.first_measured, rm.measured_at)");
+      " ORDER BY julianday(coalesce(ri.first_measured, rm.measured_at))");
   if (!st) return XP_EXIT_DB;
   sqlite3_bind_int64(st, 1, run);
   sqlite3_bind_int64(st, 2, decision);

@@ -137,8 +137,9 @@ cJSON *xp_fact_differences(const cJSON *a, const cJSON *b);
   "(WITH files AS (SELECT r.id, (SELECT group_concat(sha256, ',') FROM (SELECT sha256 FROM artifacts a" \
   "                 WHERE a.run_id = r.id ORDER BY sha256)) AS shas"                               \
   "                FROM runs r WHERE r.origin = 'imported' AND r.status = 'ok')"                  \
-  " SELECT a.id AS run_id, (SELECT min(t.measured_at) FROM files o JOIN run_measured t"           \
-  "                         ON t.run_id = o.id WHERE o.shas = a.shas) AS first_measured,"        \
+  " SELECT a.id AS run_id, (SELECT t.measured_at FROM files o JOIN run_measured t ON t.run_id = o.id" \
+  "                         WHERE o.shas = a.shas ORDER BY julianday(t.measured_at) LIMIT 1)"      \
+  "                        AS first_measured,"                                                    \
   "        EXISTS (SELECT 1 FROM files b WHERE b.shas = a.shas AND b.id > a.id) AS superseded,"  \
   "        (SELECT max(b.id) FROM files b WHERE b.shas = a.shas) AS counted"                      \
   " FROM files a WHERE a.shas IS NOT NULL)"

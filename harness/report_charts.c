@@ -92,7 +92,7 @@ static const char busbw_sql[] =
     /* a text log and its -J file imported apart, and an import and its xp rerun (the rerun counts) */
     "   AND r.id NOT IN (SELECT run_id FROM trace_superseded)"
     "   AND NOT coalesce(i.superseded, 0)" /* the same files imported again (xp rerun, a script run twice): drawn once */
-    " ORDER BY coalesce(i.first_measured, w.measured_at) DESC, r.id DESC, c.seq"; /* newest measured, not newest imported */
+    " ORDER BY julianday(coalesce(i.first_measured, w.measured_at)) DESC, r.id DESC, c.seq"; /* newest measured, not newest imported */
 
 static int chart_busbw(sqlite3 *db, rp_section *s) {
   sqlite3_stmt *st;
@@ -314,7 +314,7 @@ static const char serving_sql[] =
     "   AND (json_type(c.params, '$.max_concurrency') IS NOT NULL OR json_type(c.params, '$.request_rate') IS NOT NULL)"
     "   AND r.id NOT IN (SELECT run_id FROM trace_superseded)" /* a text log and its -J file imported apart */
     "   AND NOT coalesce(i.superseded, 0)" /* the same files imported again (xp rerun, a script run twice): drawn once */
-    " ORDER BY coalesce(i.first_measured, w.measured_at) DESC, r.id DESC, c.seq";
+    " ORDER BY julianday(coalesce(i.first_measured, w.measured_at)) DESC, r.id DESC, c.seq";
 
 static int chart_serving(sqlite3 *db, rp_section *s) {
   sqlite3_stmt *st;
@@ -389,7 +389,7 @@ static int chart_serving(sqlite3 *db, rp_section *s) {
 #define TRACE_RUNS_CTE                                                                           \
   "WITH run AS (SELECT r.id AS run_id, substr(r.uuid, 1, 8) AS uuid8, " CONFIG_OF_G ","          \
   "                t.step_ns, t.clock_ns IS NOT NULL AS own_clock,"                              \
-  "                coalesce(t.clock_ns / 1e9, CAST(strftime('%s', r.started_at) AS REAL)) AS at," \
+  "                coalesce(t.clock_ns / 1e9, (julianday(r.started_at) - 2440587.5) * 86400) AS at," \
   "                CAST(t.allreduce_ns AS REAL) / t.step_ns AS ar_share,"                        \
   "                t.whole_window"                                                               \
   "         FROM trace_step_totals t JOIN runs r ON r.id = t.run_id"                             \

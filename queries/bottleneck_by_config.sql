@@ -40,7 +40,7 @@ run AS MATERIALIZED (  -- each job once, with its step time (schema view trace_s
   -- latest_at column sorted every clock's run of a day first wherever the column was sorted
   SELECT t.run_id, coalesce(strftime('%Y-%m-%dT%H:%M:%SZ', t.clock_ns / 1000000000, 'unixepoch'), r.started_at) AS at,
          -- the same instant as a number, to order by: the spellings differ past the seconds
-         coalesce(t.clock_ns / 1e9, CAST(strftime('%s', r.started_at) AS REAL)) AS at_s,
+         coalesce(t.clock_ns / 1e9, (julianday(r.started_at) - 2440587.5) * 86400) AS at_s,
          g.model, g.gpu_name, g.interconnect, g.tp, g.batch, coalesce(g.undeclared, g.config) AS config,
          t.single_rank, t.whole_window, t.step_ns, t.allreduce_ns AS ar_ns,
          t.allreduce_wait_ns AS ar_wait_ns, t.allreduce_matched_ns AS ar_matched_ns

@@ -26,7 +26,7 @@ WITH job AS (
   SELECT r.id AS run_id, r.uuid, g.model, g.gpu_name, g.interconnect, g.tp, g.batch, coalesce(g.undeclared, g.config) AS config,
          i.ranks,
          coalesce((SELECT CASE WHEN min(gpu_start_ns) > 946684800000000000 THEN min(gpu_start_ns) / 1e9 END
-                   FROM trace_ranks t WHERE t.run_id = r.id), CAST(strftime('%s', r.started_at) AS REAL)) AS at
+                   FROM trace_ranks t WHERE t.run_id = r.id), (julianday(r.started_at) - 2440587.5) * 86400) AS at
   FROM runs r
   JOIN trace_imports i ON i.run_id = r.id
   JOIN run_configuration g ON g.run_id = r.id

@@ -226,7 +226,7 @@ series AS MATERIALIZED (
                                  ORDER BY same_interconnect DESC, other_interconnect, same_gpu DESC, other_gpu,
                                           covers DESC, mode = 'graph' DESC,
                                           placement = 'out_of_place' DESC, dtype = 'bf16' DESC,
-                                          measured_at DESC, run_id DESC, burst DESC) AS pick
+                                          julianday(measured_at) DESC, run_id DESC, burst DESC) AS pick
     FROM series_of)
   WHERE pick = 1
 ),

@@ -39,8 +39,8 @@ files AS (  -- an imported run's result files, by content (trace imports keep no
   FROM runs r WHERE r.origin = 'imported' AND r.status = 'ok'
 ),
 reimported AS (  -- every import of the same files but the latest, and when they were first measured
-  SELECT a.id, (SELECT min(t.measured_at) FROM files o JOIN run_measured t ON t.run_id = o.id
-                WHERE o.shas = a.shas) AS first_measured,
+  SELECT a.id, (SELECT t.measured_at FROM files o JOIN run_measured t ON t.run_id = o.id
+                WHERE o.shas = a.shas ORDER BY julianday(t.measured_at) LIMIT 1) AS first_measured,
          EXISTS (SELECT 1 FROM files b WHERE b.shas = a.shas AND b.id > a.id) AS superseded
   FROM files a WHERE a.shas IS NOT NULL
 ),
@@ -62,7 +62,7 @@ points AS (
          c.key_params AS params, m.name AS metric, m.unit, m.median AS value, r.uuid, t.measured_at, c.id AS case_id,
          row_number() OVER (PARTITION BY r.kind, g.model, g.gpu_name, g.interconnect, g.tp, g.batch,
                             g.config, g.undeclared, r.gpu_count, r.concurrency, c.name, c.key_params, m.name
-                            ORDER BY t.measured_at DESC, r.id DESC) AS newness
+                            ORDER BY julianday(t.measured_at) DESC, r.id DESC) AS newness
   FROM runs r
   JOIN run_configuration g ON g.run_id = r.id
   JOIN measured t ON t.run_id = r.id
