@@ -47,12 +47,14 @@ run compare "$b" --b driver=nothing-matches; expect_rc 2; has "no ok runs match"
 run compare "$b" --b gpu.driver=550; expect_rc 0; has "B: hist_probe group gpu.driver=550: 3 runs"
 
 # uuid=, as every command names a run: its UUID or a prefix, in any case (the 8 digits xp runs
-# prints matched nothing, unsaid: "no ok runs match"); an empty value selects none, not all
+# prints matched nothing, unsaid: "no ok runs match"); an empty value selects none, not all: it is
+# refused, as any blank --where value is since ee9f90a (an unset shell variable, not a selection)
 up=$(printf '%s' "${b:0:8}" | tr a-f A-F)
 run compare --a "uuid=${a:0:8}" --b "uuid=$up"; expect_rc 0; has "A: hist_probe run $a"; has "B: hist_probe run $b"
 run runs --where "uuid=${a:0:8}" --format csv; expect_rc 0
 [ "$(tail -n +2 "$tmp/out" | cut -d, -f1)" = "${a:0:8}" ] || die "runs --where uuid=PREFIX: $(cat "$tmp/out")"
-run runs --where uuid= --format csv; expect_rc 0; [ "$(wc -l < "$tmp/out")" = 1 ] || die "uuid= selects none: $(cat "$tmp/out")"
+run runs --where uuid= --format csv; expect_rc 2; [ ! -s "$tmp/out" ] || die "uuid= selects none: $(cat "$tmp/out")"
+has "runs: --where uuid=: a blank value" "$tmp/err"
 
 # a case one side alone has: its rows "only in", and why it has no partner
 more=$(record cases=3 gpu=H100 driver=550)
