@@ -202,23 +202,50 @@ int nt_blocking_from_line(const char *line) {
   return NT_BLOCK_BARRIER;
 }
 
+const char *nt_option_value(const char *args, char short_opt, const char *long_opt, size_t *len) {
+  const size_t long_len = strlen(long_opt);
+  const char *value = NULL;
+  int take_next = 0;
+  for (const char *a = args + strspn(args, " \t"); *a; a += strspn(a, " \t")) {
+    const size_t n = strcspn(a, " \t");
+    const char *v = take_next                                                               ? a
+                    : n > 2 + long_len && strncmp(a, "--", 2) == 0 &&
+                          strncmp(a + 2, long_opt, long_len) == 0 && a[2 + long_len] == '=' ? a + 3 + long_len
+                    : n > 2 && a[0] == '-' && a[1] == short_opt                             ? a + 2
+                                                                                            : NULL;
+    take_next = (n == 2 && a[0] == '-' && a[1] == short_opt) ||
+                (n == 2 + long_len && strncmp(a, "--", 2) == 0 && strncmp(a + 2, long_opt, long_len) == 0);
+    if (v) value = v, *len = n - (size_t)(v - a);
+    a += n;
+  }
+  return value;
+}
+
 /* getopt_long takes "-z 2", "-z2", "--blocking 2" and "--blocking=2"; the last one given counts. */
 int nt_blocking_from_args(const char *args) {
-  char buf[sizeof ((nt_doc *)0)->args];
-  snprintf(buf, sizeof buf, "%s", args);
-  int mode = NT_BLOCK_BARRIER, take_next = 0;
-  for (char *save = NULL, *a = strtok_r(buf, " ", &save); a; a = strtok_r(NULL, " ", &save)) {
-    const char *value = take_next                           ? a
-                        : strncmp(a, "--blocking=", 11) == 0 ? a + 11
-                        : strncmp(a, "-z", 2) == 0 && a[2]   ? a + 2
-                                                             : NULL;
-    take_next = strcmp(a, "-z") == 0 || strcmp(a, "--blocking") == 0;
-    if (!value) continue;
-    const long m = strtol(value, NULL, 0);
-    if (m == NT_BLOCK_NO_BARRIER || m == NT_BLOCK_OUTER) mode = (int)m;
-    else if (m != 0) mode = NT_BLOCK_BARRIER;
+  size_t len;
+  const char *value = nt_option_value(args, 'z', "blocking", &len);
+  const long m = value ? strtol(value, NULL, 0) : 0;
+  return m == NT_BLOCK_NO_BARRIER || m == NT_BLOCK_OUTER ? (int)m : NT_BLOCK_BARRIER;
+}
+
+/* nccl-tests reads -a with strtol and keeps any value; one past 3 times nothing it knows. */
+int nt_average_from_args(const char *args) {
+  size_t len;
+  const char *value = nt_option_value(args, 'a', "average", &len);
+  if (!value || len != 1 || value[0] < '0' || value[0] > '3') return NT_AVG_UNSTATED;
+  return NT_AVG_RANK0 + (value[0] - '0');
+}
+
+int nt_average_effective(int average) { return average == NT_AVG_UNSTATED ? NT_AVG_MEAN : average; }
+
+const char *nt_average_suffix(int average) {
+  switch (nt_average_effective(average)) {
+    case NT_AVG_RANK0: return "/time_rank0";
+    case NT_AVG_MIN: return "/time_min";
+    case NT_AVG_MAX: return "/time_max";
+    default: return "";
   }
-  return mode;
 }
 
 const char *nt_blocking_suffix(int mode) {
@@ -795,6 +822,7 @@ typedef struct icase {
   int nranks, place, graph;
   int64_t burst;
   int blocking;
+  int average;    /* NT_AVG_*, UNSTATED as the default it is */
   int n, cap, niter;
   double *time, *alg, *bus, *iter;
   int64_t wrong, bitdiff;
@@ -807,7 +835,7 @@ typedef struct icase {
 static int same_case(const icase *c, const nt_row *r, int place) {
   const nt_row *f = c->first;
   return c->place == place && c->nranks == r->nranks && c->graph == (r->graph > 0) && c->blocking == r->blocking &&
-         f->bytes == r->bytes && f->root == r->root && strcmp(f->coll, r->coll) == 0 &&
+         c->average == nt_average_effective(r->average) && f->bytes == r->bytes && f->root == r->root && strcmp(f->coll, r->coll) == 0 &&
          strcmp(f->dtype, r->dtype) == 0 && strcmp(f->redop, r->redop) == 0 &&
          c->burst == (int64_t)r->iters * (r->agg > 0 ? r->agg : 1);
 }
@@ -822,6 +850,7 @@ static icase *find_case(icase **cs, int *ncs, const nt_row *r, int place) {
   c->place = place;
   c->nranks = r->nranks;
   c->blocking = r->blocking;
+  c->average = nt_average_effective(r->average);
   c->graph = r->graph > 0;
   c->burst = (int64_t)r->iters * (r->agg > 0 ? r->agg : 1);
   c->wrong = c->bitdiff = -1;
@@ -933,8 +962,8 @@ static int record_case(xp_run *r, const icase *c, const xp_nccl_info *info) {
   if (row->redop[0] && strcmp(row->redop, "none") != 0 && strcmp(row->redop, "sum") != 0)
     snprintf(op, sizeof op, "/%s", row->redop);
   if (row->root > 0) snprintf(root, sizeof root, "/root%d", row->root);
-  snprintf(name, sizeof name, "%s/%s/%lld/%s/%s%s%s%s", row->coll, row->dtype, (long long)row->bytes, mode, place, op,
-           root, nt_blocking_suffix(c->blocking));
+  snprintf(name, sizeof name, "%s/%s/%lld/%s/%s%s%s%s%s", row->coll, row->dtype, (long long)row->bytes, mode, place,
+           op, root, nt_blocking_suffix(c->blocking), nt_average_suffix(c->average));
   cJSON *params = xp_nccl_case_params(row->coll, row->dtype, row->bytes, row->count, mode, place, c->burst,
                                       c->nranks);
   cJSON_AddStringToObject(params, "source", "nccl-tests");
@@ -945,6 +974,8 @@ static int record_case(xp_run *r, const icase *c, const xp_nccl_info *info) {
   if (c->cputime) cJSON_AddStringToObject(params, "timing", "cputime");
   if (c->blocking) cJSON_AddBoolToObject(params, "blocking", 1);
   if (c->blocking > NT_BLOCK_BARRIER) cJSON_AddNumberToObject(params, "blocking_mode", c->blocking);
+  /* which rank's time (-a) where it is not the mean: "rank0", "min", "max", the name's ending */
+  if (c->average != NT_AVG_MEAN) cJSON_AddStringToObject(params, "time_over_ranks", nt_average_suffix(c->average) + 6);
   /* the choice logged just before the row where the text had one (nt_text.c), else the
   ** last one for its size in all the logs */
   const xp_nccl_tuning *t = row->algo[0] ? NULL : nt_row_tuning(row, info);

@@ -33,6 +33,7 @@ typedef struct nt_row {
   int line;              /* where it was read (text) */
   int graph, iters, agg; /* the options it ran with: -G launches, -n, -m */
   int blocking;          /* -z: NT_BLOCK_* (0 none), as the file tells the mode */
+  int average;           /* -a: NT_AVG_*, as the command line or -J's args state it */
   int nranks;            /* ranks of the report it came from; 0 unknown */
   char algo[32], proto[16]; /* NCCL's TUNING choice logged before the row (text), "" none */
   int report;            /* which report of its file (a log may hold several) */
@@ -80,6 +81,7 @@ typedef struct nt_doc {
   char coll[32];                   /* from "Collective test starting" or the binary name */
   /* Options, devices and ranks of the file's first report (a log may hold several). */
   int nthreads, ngpus, warmup, iters, agg, validation, graph, unalign, blocking;
+  int average;                     /* -a: NT_AVG_* as -J's args state it */
   int nranks;                      /* 0 unknown */
   int ranks_inferred;              /* nranks worked out from busbw / algbw */
   int nev;                         /* one per report (row.report indexes it) */
@@ -133,6 +135,20 @@ enum { NT_BLOCK_BARRIER = 1, NT_BLOCK_NO_BARRIER = 2, NT_BLOCK_OUTER = 3 };
 int nt_blocking_from_line(const char *line);
 /* The mode -J's "args" name with -z / --blocking (its config says only true), 1 where they name none. */
 int nt_blocking_from_args(const char *args);
+/* -a: which rank's time a row prints (src/common.cu: "-a,--average <0/1/2/3> report average
+** iteration time <0=RANK0/1=AVG/2=MIN/3=MAX>", default 1). No version echoes it in the report's
+** head nor in -J's config, so only a command line or -J's args tell it: UNSTATED where neither
+** does, taken as the default. */
+enum { NT_AVG_UNSTATED = 0, NT_AVG_RANK0, NT_AVG_MEAN, NT_AVG_MIN, NT_AVG_MAX };
+/* The last value args (blank-separated, as getopt_long reads them) give to -X or --long, "-X 2",
+** "-X2", "--long 2" or "--long=2"; NULL where they give none. *len is the value's length. */
+const char *nt_option_value(const char *args, char short_opt, const char *long_opt, size_t *len);
+/* The NT_AVG_* args name with -a / --average, UNSTATED where they name none or no known mode. */
+int nt_average_from_args(const char *args);
+/* The same mode, UNSTATED taken as nccl-tests' default (the mean over ranks): cases compare it. */
+int nt_average_effective(int average);
+/* What a case name ends with for the mode ("" for the mean, the default). */
+const char *nt_average_suffix(int average);
 /* What a case name ends with for the mode ("" for none, "/blocking" for 1 as before the modes). */
 const char *nt_blocking_suffix(int mode);
 /* Name mapping: "all_reduce_perf" -> "allreduce", "bfloat16" -> "bf16". */

@@ -87,6 +87,7 @@ static void read_config(nt_doc *d, const cJSON *c) {
   const char *blocking = str(c, "blocking_collectives");
   d->blocking = blocking ? strcmp(blocking, "true") == 0 : num(c, "blocking_collectives", 0) != 0;
   if (d->blocking) d->blocking = nt_blocking_from_args(d->args); /* read before the config */
+  d->average = nt_average_from_args(d->args);                     /* no config field says it */
   const cJSON *devs = cJSON_GetObjectItemCaseSensitive(c, "devices"), *v;
   int max_group = 0, group0 = 0; /* NCCL_TESTS_SPLIT_MASK: the figures are one communicator's */
   cJSON_ArrayForEach(v, devs) {
@@ -243,6 +244,7 @@ int nt_parse_json(nt_doc *d, const char *text, size_t len) {
     r->iters = i32(o, "actual_iterations", d->iters);
     r->agg = d->agg;
     r->blocking = d->blocking;
+    r->average = d->average;
     r->nranks = d->nranks;
     const cJSON *out = cJSON_GetObjectItemCaseSensitive(o, "out_of_place");
     const cJSON *in = cJSON_GetObjectItemCaseSensitive(o, "in_place");

@@ -58,6 +58,7 @@ typedef struct report {
   int own_failure;         /* that failure is the one the document keeps */
   int failed;              /* a failure line of its own read (before or among its rows) */
   char run_by[32];         /* the test the command line before it runs ("?": two); "" none */
+  int average;             /* -a as that command line gives it: NT_AVG_*, UNSTATED none */
   int device_line;         /* its first device line; 0 none */
   int begin_line;          /* the line after the last the report before owned (parser.last_owned) */
   int shares_host;         /* a device line of it names a host of the file's first report's */
@@ -74,6 +75,7 @@ typedef struct parser {
   int nhosts;
   int carry_nranks;      /* INFO nranks after a report's footer, for the next report (0 none, -1 disagree) */
   char next_run_by[32];  /* a command line after a report's rows: the next report's */
+  int next_average;      /* and its -a (NT_AVG_*) */
   char next_coll[32];    /* a "Collective test starting" after a report's options: the next report's */
   int gin_line;          /* a GIN device-API benchmark's column header (is_gin_header): its line; 0 none */
   int gin_rows;          /* the lines after it are that table's rows, no report's */
@@ -419,6 +421,7 @@ static int read_row(parser *P, char *line, int lineno) {
   r->iters = P->rep.iters;
   r->agg = P->rep.agg;
   r->blocking = P->rep.blocking;
+  r->average = P->rep.average;
   r->report = d->nreports;
   return ROW_OK;
 }
@@ -794,6 +797,8 @@ static void begin_report(parser *P) {
   P->carry_nranks = 0;
   snprintf(P->rep.run_by, sizeof P->rep.run_by, "%s", P->next_run_by);
   P->next_run_by[0] = 0;
+  P->rep.average = P->next_average;
+  P->next_average = NT_AVG_UNSTATED;
   snprintf(P->rep.coll, sizeof P->rep.coll, "%s", P->next_coll);
   P->next_coll[0] = 0;
   default_layout(&P->L);
@@ -981,11 +986,12 @@ static void report_boundary(parser *P, const char *line, int options) {
     /* the same options again with no command line between: the test run again, which the
     ** command line before the attempt ran */
     char run_by[32] = "";
+    int average = NT_AVG_UNSTATED;
     if (options && strcmp(P->rep.options, line) == 0 && !P->next_run_by[0])
-      snprintf(run_by, sizeof run_by, "%s", P->rep.run_by);
+      snprintf(run_by, sizeof run_by, "%s", P->rep.run_by), average = P->rep.average;
     drop_attempt(P);
     begin_report(P);
-    if (run_by[0]) snprintf(P->rep.run_by, sizeof P->rep.run_by, "%s", run_by);
+    if (run_by[0]) snprintf(P->rep.run_by, sizeof P->rep.run_by, "%s", run_by), P->rep.average = average;
   } else if (options && P->rep.options[0]) {
     /* a second options line before any row: the same report from another process (a build
     ** without MPI under mpirun, every process its own job), else a test that printed nothing */
@@ -1182,6 +1188,13 @@ static void test_of_word(const char *w, size_t n, char *out, size_t size) {
   snprintf(out, size, "%.*s", (int)(l - 5), base);
 }
 
+/* The -a a test's binary is given: its options, up to the shell's end of the command. */
+static int test_average(const char *after_binary) {
+  char options[512];
+  snprintf(options, sizeof options, "%.*s", (int)strcspn(after_binary, ";|&"), after_binary);
+  return nt_average_from_args(options);
+}
+
 /* A line that runs a test, as a log keeps it: the shell's ("user@host:~$ ./build/alltoall_perf"),
 ** mpirun's or a script's ("Running /nix/store/...-nccl-tests-2.13.6/bin/all_gather_perf"). Before
 ** 2.13 a report does not name its test; the command line before it does. It names the report
@@ -1190,11 +1203,13 @@ static void test_of_word(const char *w, size_t n, char *out, size_t size) {
 ** hung, and what follows is the next test or the same run again). */
 static void note_command(parser *P, const char *s, int lineno) {
   char test[32] = "", w[32];
+  int average = NT_AVG_UNSTATED;
   for (const char *p = s; *p;) {
     p += strspn(p, " \t\"'`");
     if (!*p) break; /* a line ending in blanks or quotes: stepping one past would leave it */
     const size_t n = strcspn(p, " \t\"'`;|&");
     test_of_word(p, n, w, sizeof w);
+    if (w[0]) average = test_average(p + n);
     if (w[0] && test[0] && strcmp(w, test) != 0) snprintf(test, sizeof test, "?");
     else if (w[0] && !test[0]) snprintf(test, sizeof test, "%s", w);
     p += n ? n : 1;
@@ -1209,6 +1224,8 @@ static void note_command(parser *P, const char *s, int lineno) {
   char *into = has_rows || P->rep.stopped ? P->next_run_by : P->rep.run_by;
   if (into[0] && strcmp(into, test) != 0) snprintf(test, sizeof test, "?");
   snprintf(into, sizeof P->next_run_by, "%s", test);
+  /* two tests, or one line's tests with their own options: which -a the report ran with is not known */
+  *(into == P->next_run_by ? &P->next_average : &P->rep.average) = strcmp(test, "?") == 0 ? NT_AVG_UNSTATED : average;
 }
 
 /* A command line after a root shell's bare "# " prompt ("# NCCL_DEBUG=INFO ./build/all_reduce_perf

@@ -272,6 +272,30 @@ printf '%s' '{"version":3,"args":["/opt/nccl-tests/build/all_reduce_perf","-g","
 check "-z 3 json: exit" 0 $?
 check "-z 3 json: the text's cases" "$(cases_of "$z")" "$(cases_of "$(run_of)")"
 
+# -a (0 rank 0's time, 1 the mean over ranks, the default, 2 the fastest rank's, 3 the slowest's)
+# decides what the time column holds, and no report's head nor -J config says it: the command line
+# before a report and -J's args do. Each mode is a case of its own, named and flagged; before, a
+# log of -a 0 and -a 3 pooled both as one case's samples.
+sed '/  max  /d; /^# Blocking/d' "$tmp/opall.txt" > "$tmp/avg_report.txt"
+{ echo '$ ./build/all_reduce_perf -g 2 -b 1024 -e 1024 -a 0'; cat "$tmp/avg_report.txt"
+  echo 'user@node1:~$ mpirun -np 1 ./build/all_reduce_perf -g 2 -b 1024 -e 1024 --average=3 2>&1 | tee log'
+  sed 's/20.10/40.20/' "$tmp/avg_report.txt"; } > "$tmp/avg.txt"
+"$XP" --db "$db" import nccl-tests "$tmp/avg.txt" > "$tmp/out" 2> "$tmp/err"
+check "-a text: exit" 0 $?
+a=$(run_of)
+check "-a text: cases" "allreduce/fp32/1024/eager/in_place/time_max allreduce/fp32/1024/eager/in_place/time_rank0 allreduce/fp32/1024/eager/out_of_place/time_max allreduce/fp32/1024/eager/out_of_place/time_rank0" "$(cases_of "$a")"
+check "-a text: rank 0's time alone" 20.10 "$(metric "$a" allreduce/fp32/1024/eager/out_of_place/time_rank0 time_us)"
+check "-a text: the slowest rank's alone" 40.20 "$(metric "$a" allreduce/fp32/1024/eager/out_of_place/time_max time_us)"
+check "-a text: params" "max" "$(sql "SELECT json_extract(params, '$.time_over_ranks') FROM cases c JOIN runs r ON r.id = c.run_id
+  WHERE r.uuid LIKE '$a%' AND c.name = 'allreduce/fp32/1024/eager/out_of_place/time_max'")"
+{ echo '$ ./build/all_reduce_perf -g 2 -b 1024 -e 1024 -a 1'; cat "$tmp/avg_report.txt"; } > "$tmp/avg1.txt"
+"$XP" --db "$db" import nccl-tests "$tmp/avg1.txt" > "$tmp/out" 2> "$tmp/err"
+check "-a 1 text: the default's cases" "allreduce/fp32/1024/eager/in_place allreduce/fp32/1024/eager/out_of_place" "$(cases_of "$(run_of)")"
+sed 's/"-z","3"/"-a","2"/; s/"blocking_collectives":"true"/"blocking_collectives":"false"/' "$tmp/z3.json" > "$tmp/a2.json"
+"$XP" --db "$db" import nccl-tests "$tmp/a2.json" > "$tmp/out" 2> "$tmp/err"
+check "-a 2 json: exit" 0 $?
+check "-a 2 json: cases" "allreduce/fp32/1024/eager/in_place/time_min allreduce/fp32/1024/eager/out_of_place/time_min" "$(cases_of "$(run_of)")"
+
 # Wrong results the test reported (#wrong 3, as nccl-tests 2.19 prints a failed check): the case is
 # failed with its note, the import whole (exit 0), and said once; before, nothing was said.
 sed 's/  sum  -1  20.10  0.05  0.05  0/  sum  -1  20.10  0.05  0.05  3/; /  max  /d' "$tmp/opall.txt" > "$tmp/wrong.txt"
