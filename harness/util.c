@@ -265,12 +265,6 @@ int xp_utf16_refused(const char *path, const char *text, size_t len) {
   return xp_error_at(XP_EXIT_USAGE, path, 0, "UTF-16 text (as Windows PowerShell's > and Out-File write it); save it as UTF-8");
 }
 
-int xp_gzip_refused(const char *path, const char *text, size_t len) {
-  const unsigned char *u = (const unsigned char *)text;
-  if (len < 2 || u[0] != 0x1f || u[1] != 0x8b) return 0;
-  return xp_error_at(XP_EXIT_USAGE, path, 0, "gzip-compressed: give it as the tool wrote it (gunzip -k it first)");
-}
-
 /* All of fd to its end, NUL-terminated; fd is left open. A size fstat knows sizes the buffer. */
 char *xp_read_fd(int fd, size_t *len) {
   struct stat st;

@@ -69,9 +69,6 @@ char *xp_read_fd(int fd, size_t *len);              /* the same, of an open fd (
 /* A file read whole that is UTF-16 with its byte-order mark (Windows PowerShell 5.1's > and
 ** Out-File write it): the error said, naming path, and XP_EXIT_USAGE; else 0. */
 int xp_utf16_refused(const char *path, const char *text, size_t len);
-/* The same for a gzip stream (a result kept compressed) where text is read as it is written:
-** said so, where "not UTF-8 text (byte 1)" named no cause. */
-int xp_gzip_refused(const char *path, const char *text, size_t len);
 /* Whether the two paths name one file (a link or another spelling of it); 0 where either is not there. */
 int xp_same_file(const char *a, const char *b);
 /* One file given twice among an import's files: one path twice, a link to it, or a copy (the

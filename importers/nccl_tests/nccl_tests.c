@@ -700,57 +700,6 @@ static int read_jobs(const xp_spec *s, loaded *L, int i, int nfiles) {
   return 0;
 }
 
-/* The reader's refusal of a gzip'd log (err: "PATH: why"), said of a log: its counts are of the
-** text inflated, not "of JSON", and damage is damage, not the overwritten trace of tt_source.c's
-** OVERWRITTEN, which only several ranks exporting to one .gz path make. */
-static int gzip_refusal(const char *path, char *err) {
-  const size_t np = strlen(path);
-  char *why = strncmp(err, path, np) == 0 && strncmp(err + np, ": ", 2) == 0 ? err + np + 2 : err;
-  char *cut = strstr(why, ": damaged, or written over");
-  if (cut) *cut = 0;
-  char *json = strstr(why, " bytes of JSON");
-  if (json) memcpy(json, " bytes of text", 14);
-  return xp_error_at(XP_EXIT_USAGE, path, 0, "%s", why);
-}
-
-/*
-** A log kept gzip'd (all_reduce_perf ... | gzip, a CI's all_reduce_perf.log.gz): *text, the file's
-** bytes, becomes the text they inflate to, read by the trace importer's reader (tt_source.c: ISA-L,
-** else zlib; members one after another, as cat a.gz b.gz makes them), so that every check and
-** reader after (UTF-16, Docker, CRI, the report) takes it as the log itself, and errors name the
-** text's lines; the run keeps the text. It was refused ("gunzip -k it first"). The reader opens the
-** file again by its path: a gzip'd pipe is refused, as a gzip'd trace is. 0 where text is no gzip.
-*/
-static int inflated(const char *path, char **text, size_t *len) {
-  const unsigned char *u = (const unsigned char *)*text;
-  if (*len < 2 || u[0] != 0x1f || u[1] != 0x8b) return 0;
-  char err[600];
-  tt_source *src = tt_source_open(path, err, sizeof err);
-  size_t n = 0, cap = *len * 4 + 1;
-  char *out = xp_xmalloc(cap);
-  const char *data;
-  size_t got;
-  int more = src ? 0 : -1;
-  while (src && (more = tt_source_next(src, &data, &got, err, sizeof err)) == 1) {
-    while (n + got + 1 > cap) out = xp_xrealloc(out, cap *= 2);
-    memcpy(out + n, data, got);
-    n += got;
-  }
-  if (src) tt_source_close(src);
-  if (more < 0) {
-    free(out);
-    if (!src && strstr(err, TT_NOT_REGULAR))
-      return xp_error_at(XP_EXIT_USAGE, path, 0, "gzip-compressed and not a regular file, which the gzip reader "
-                         "opens again: save it to a file (or gunzip it) first");
-    return gzip_refusal(path, err);
-  }
-  out[n] = 0;
-  free(*text);
-  *text = out;
-  *len = n;
-  return 0;
-}
-
 /* Reads the spec's files for the run of job `job` (0 where the files hold one job, as is usual). */
 static int load(const xp_spec *s, loaded *L, int job) {
   const cJSON *files = cJSON_GetObjectItemCaseSensitive(s->root, "files"), *f;
@@ -770,7 +719,10 @@ static int load(const xp_spec *s, loaded *L, int job) {
     const char *path = L->paths[i] = xp_spec_resolve(s, f->valuestring);
     L->texts[i] = xp_read_file(path, &L->lens[i]);
     if (!L->texts[i]) return xp_error_at(XP_EXIT_USAGE, path, 0, "cannot read: %s", strerror(errno));
-    if ((rc = inflated(path, &L->texts[i], &L->lens[i]))) return rc; /* a log kept gzip'd: its text */
+    /* a log kept gzip'd (all_reduce_perf ... | gzip, a CI's .log.gz): its text, so that every check
+    ** and reader after (UTF-16, Docker, CRI, the report) takes it as the log itself, and errors name
+    ** the text's lines */
+    if ((rc = tt_inflate_text(path, &L->texts[i], &L->lens[i], "text"))) return rc;
     /* a log of a test run in WSL, redirected in PowerShell: every other byte NUL, no line any
     ** reader takes */
     if ((rc = xp_utf16_refused(path, L->texts[i], L->lens[i]))) return rc;

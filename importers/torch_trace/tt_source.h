@@ -37,4 +37,9 @@ uint64_t tt_source_trailing(const tt_source *s);
 int tt_source_threaded(const tt_source *s);
 /* Stop the reader thread (if still running) and free everything. */
 void tt_source_close(tt_source *s);
+/* Where *text (len bytes, path's, read whole) is gzip'd: the text it inflates to in its place
+** (tt_inflate.c), *len set; 0 where it is no gzip. XP_EXIT_USAGE after one line for a stream cut
+** short or damaged, or a pipe (the reader opens the path again); `what` names what the text is in
+** that line ("text", "JSON"). */
+int tt_inflate_text(const char *path, char **text, size_t *len, const char *what);
 #endif

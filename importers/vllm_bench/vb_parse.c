@@ -73,6 +73,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "spec.h"
+#include "torch_trace/tt_source.h"
 #include "vb_parse.h"
 #include "xp.h"
 
@@ -1560,9 +1561,9 @@ static long lines_between(const char *text, size_t from, size_t to) {
 int vb_parse_text(const char *label, const char *text, size_t len, vb_result **out, size_t *n) {
   *out = NULL;
   *n = 0;
-  /* a result saved again by Windows PowerShell (UTF-16), or kept gzip'd: said as such, where
-  ** "not UTF-8 text (byte 0)" named no cause */
-  if (xp_utf16_refused(label, text, len) || xp_gzip_refused(label, text, len)) return XP_EXIT_USAGE;
+  /* a result saved again by Windows PowerShell (UTF-16): said as such, where "not UTF-8 text
+  ** (byte 0)" named no cause (a gzip'd one is inflated before: vb_parse_file_kept) */
+  if (xp_utf16_refused(label, text, len)) return XP_EXIT_USAGE;
   /* json.dump writes ASCII (or UTF-8 with ensure_ascii off): other bytes are a damaged file,
   ** and stored they would make every JSON export of the history invalid */
   const long bad = xp_utf8_invalid_at(text, len);
@@ -1617,7 +1618,10 @@ int vb_parse_file_kept(const char *path, char **kept, size_t *kept_len, vb_resul
   size_t len = 0;
   char *text = xp_read_file(path, &len);
   if (!text) return xp_error_at(XP_EXIT_USAGE, path, 0, "cannot read: %s", strerror(errno));
-  int rc = vb_parse_text(path, text, len, out, n);
+  /* a result kept gzip'd (gzip result.json, a CI's archive): read as its JSON, as nccl-tests' logs
+  ** and torch traces are, the run keeping the JSON; it was refused ("gunzip -k it first") */
+  int rc = tt_inflate_text(path, &text, &len, "JSON");
+  if (rc == 0) rc = vb_parse_text(path, text, len, out, n);
   if (rc == 0 && kept) *kept = text, *kept_len = len;
   else free(text);
   return rc;
