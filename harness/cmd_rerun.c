@@ -19,6 +19,7 @@
 #include "kind.h"
 #include "models.h"
 #include "runref.h"
+#include "torch_trace/tt_source.h"
 #include "xp.h"
 
 static const char usage[] =
@@ -298,10 +299,39 @@ static int written_since(const char *path, int64_t began_ms) {
   return (int64_t)sb.st_mtim.tv_sec * 1000 + sb.st_mtim.tv_nsec / 1000000 > began_ms;
 }
 
+/* The SHA-256 of the text a gzip'd file inflates to (tt_inflate_text, as the nccl-tests and
+** vllm-bench importers read it and keep it as the run's artifact); -1 where it is no gzip or does
+** not inflate, said nowhere: the file is then compared as it is. */
+static int inflated_sha256(const char *path, char out[65]) {
+  size_t len = 0;
+  char *text = xp_read_file(path, &len);
+  const unsigned char *u = (const unsigned char *)text;
+  int rc = -1;
+  if (text && len >= 2 && u[0] == 0x1f && u[1] == 0x8b) {
+    xp_error_quiet(1);
+    rc = tt_inflate_text(path, &text, &len, "text");
+    xp_error_quiet(0);
+    if (rc == 0) xp_sha256_hex(text, len, out);
+  }
+  free(text);
+  return rc == 0 ? 0 : -1;
+}
+
+/* Whether run id kept a file whose SHA-256 is sha; -1 for a database error. */
+static int kept_sha256(sqlite3_stmt *st, int64_t id, const char *sha) {
+  sqlite3_reset(st);
+  sqlite3_bind_int64(st, 1, id);
+  sqlite3_bind_text(st, 2, sha, -1, SQLITE_TRANSIENT);
+  if (sqlite3_step(st) != SQLITE_ROW) return -1;
+  return !sqlite3_column_int(st, 0) || sqlite3_column_int(st, 1);
+}
+
 /* --dry-run of an import: each file written since and whose contents are none the run kept
 ** (artifacts' SHA-256) is said, as the rerun itself says it once it has imported the file again
-** (warn_other_files), so that the plan is not read as the same measurement read again. A run
-** that kept no files (a trace import) has nothing to compare with: nothing is said. */
+** (warn_other_files), so that the plan is not read as the same measurement read again. A gzip'd
+** file is compared by the text it inflates to too, which is what the importer kept (a log or
+** result written gzip'd again was said to have changed). A run that kept no files (a trace
+** import) has nothing to compare with: nothing is said. */
 static int warn_changed_files(sqlite3 *db, int64_t id, const xp_spec *spec, const char *old) {
   sqlite3_stmt *st = xp_db_prepare(db, "SELECT EXISTS (SELECT 1 FROM artifacts WHERE run_id = ?1),"
                                        " EXISTS (SELECT 1 FROM artifacts WHERE run_id = ?1 AND sha256 = ?2)");
@@ -313,11 +343,10 @@ static int warn_changed_files(sqlite3 *db, int64_t id, const xp_spec *spec, cons
     char *path = cJSON_IsString(f) ? xp_spec_resolve(spec, f->valuestring) : NULL;
     char now[65];
     if (path && written_since(path, began) && xp_file_sha256(path, now) == 0) {
-      sqlite3_reset(st);
-      sqlite3_bind_int64(st, 1, id);
-      sqlite3_bind_text(st, 2, now, -1, SQLITE_TRANSIENT);
-      if (sqlite3_step(st) != SQLITE_ROW) rc = xp_db_fail(db, "reading the run's files");
-      else if (sqlite3_column_int(st, 0) && !sqlite3_column_int(st, 1))
+      int kept = kept_sha256(st, id, now);
+      if (kept == 0 && inflated_sha256(path, now) == 0) kept = kept_sha256(st, id, now);
+      if (kept < 0) rc = xp_db_fail(db, "reading the run's files");
+      else if (!kept)
         xp_warn("%s is not the file run %.8s imported (its contents changed since): a rerun would record"
                 " another measurement, not the same one read again", path, old);
     }

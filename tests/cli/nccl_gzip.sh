@@ -22,6 +22,19 @@ check "gzip'd: the log's figures" "$(recorded "$tmp/plain.db")" "$(recorded "$tm
 check "gzip'd: its NCCL lines read" "P2P/direct pointer" \
   "$("$XP" --db "$tmp/gz.db" query <(echo "SELECT value FROM run_meta WHERE key = 'nccl.transports';") --format csv | tail -n +2)"
 
+# xp rerun --dry-run of the gzip'd import, the log gzip'd again since (other .gz bytes: gzip -9 -n, the
+# same text): nothing said, where the .gz file's SHA-256 was compared with the text kept and a change
+# was said; the text itself changed is said.
+run=$("$XP" --db "$tmp/gz.db" runs --format csv | sed -n 2p | cut -d, -f1)
+sleep 0.01
+gzip -9 -n -c "$tmp/all_reduce_perf.log" > "$tmp/all_reduce_perf.log.gz"
+"$XP" --db "$tmp/gz.db" rerun "$run" --dry-run > /dev/null 2> "$tmp/err"
+check "dry rerun of the same text gzip'd again: exit, nothing said" "0|" "$?|$(cat "$tmp/err")"
+sed 's/^\(  *8  *4  *bfloat16 .*\)17\.25/\117.35/' "$tmp/all_reduce_perf.log" | gzip -c > "$tmp/all_reduce_perf.log.gz"
+"$XP" --db "$tmp/gz.db" rerun "$run" --dry-run > /dev/null 2> "$tmp/err"
+check "dry rerun of another text gzip'd: the warning" 1 "$(grep -c "all_reduce_perf.log.gz is not the file run ${run:0:8} imported (its contents changed since)" "$tmp/err")"
+gzip -c "$tmp/all_reduce_perf.log" > "$tmp/all_reduce_perf.log.gz" # as it was, for what follows
+
 # Two runs' logs gzip'd apart and joined (cat a.gz b.gz): two members, read as the two logs appended.
 cat "$sweep" "$sweep" > "$tmp/twice.log"
 cat "$tmp/all_reduce_perf.log.gz" "$tmp/all_reduce_perf.log.gz" > "$tmp/twice.log.gz"
