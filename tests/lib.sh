@@ -57,6 +57,11 @@ gpu_run_ok() { # gpu_run_ok SPEC WHAT: gpu_run SPEC, print its output, check WHA
   check "$2" 0 $rc
   [ $rc = 0 ] || cat "$tmp/err"
 }
+figures_of() { # figures_of DB: every case's figures (CSV), to compare two imports of one input
+  printf '%s\n' "SELECT c.name, m.name, m.n, m.median FROM cases c JOIN metrics m ON m.case_id = c.id
+                 ORDER BY c.seq, m.name;" > "$tmp/figures.sql"
+  "$XP" --db "$1" query "$tmp/figures.sql" --format csv
+}
 finish() {
   [ "$fail" = 0 ] && echo "ok"
   exit "$fail"

@@ -6,11 +6,6 @@
 set -u
 . "$XP_SRC/tests/lib.sh"
 sweep=$XP_SRC/tests/data/nccl/nccltests_sweep.txt
-recorded() { # recorded DB: every case's figures
-  printf '%s\n' "SELECT c.name, m.name, m.n, m.median FROM cases c JOIN metrics m ON m.case_id = c.id
-                 ORDER BY c.seq, m.name;" > "$tmp/q.sql"
-  "$XP" --db "$1" query "$tmp/q.sql" --format csv
-}
 cp "$sweep" "$tmp/all_reduce_perf.log"
 gzip -k "$tmp/all_reduce_perf.log"
 "$XP" --db "$tmp/plain.db" import nccl-tests "$tmp/all_reduce_perf.log" > /dev/null 2>&1
@@ -18,7 +13,7 @@ gzip -k "$tmp/all_reduce_perf.log"
 check "gzip'd: exit" 0 $?
 check "gzip'd: no warning" "" "$(cat "$tmp/err")"
 check "gzip'd: 52 cases" 1 "$(grep -c '^imported 52 cases of allreduce from 1 file$' "$tmp/out")"
-check "gzip'd: the log's figures" "$(recorded "$tmp/plain.db")" "$(recorded "$tmp/gz.db")"
+check "gzip'd: the log's figures" "$(figures_of "$tmp/plain.db")" "$(figures_of "$tmp/gz.db")"
 check "gzip'd: its NCCL lines read" "P2P/direct pointer" \
   "$("$XP" --db "$tmp/gz.db" query <(echo "SELECT value FROM run_meta WHERE key = 'nccl.transports';") --format csv | tail -n +2)"
 
@@ -41,7 +36,7 @@ cat "$tmp/all_reduce_perf.log.gz" "$tmp/all_reduce_perf.log.gz" > "$tmp/twice.lo
 "$XP" --db "$tmp/twice_plain.db" import nccl-tests "$tmp/twice.log" > /dev/null 2>&1
 "$XP" --db "$tmp/twice_gz.db" import nccl-tests "$tmp/twice.log.gz" > /dev/null 2>&1
 check "two members: exit" 0 $?
-check "two members: the logs appended" "$(recorded "$tmp/twice_plain.db")" "$(recorded "$tmp/twice_gz.db")"
+check "two members: the logs appended" "$(figures_of "$tmp/twice_plain.db")" "$(figures_of "$tmp/twice_gz.db")"
 
 # An error names the line of the text inflated, as the log's own would.
 awk '/^ *8388608 / { sub(/4194304/, "4194305") } 1' "$sweep" > "$tmp/bad.log"

@@ -6,11 +6,6 @@
 set -u
 . "$XP_SRC/tests/lib.sh"
 data="$XP_SRC/tests/data/vllm_bench"
-recorded() { # recorded DB: every case's figures
-  printf '%s\n' "SELECT c.name, m.name, m.n, m.median FROM cases c JOIN metrics m ON m.case_id = c.id
-                 ORDER BY c.seq, m.name;" > "$tmp/q.sql"
-  "$XP" --db "$1" query "$tmp/q.sql" --format csv
-}
 cp "$data/serve_append_c1_c2.json" "$tmp/serve.json"
 gzip -k "$tmp/serve.json"
 "$XP" --db "$tmp/plain.db" import vllm-bench "$tmp/serve.json" > /dev/null 2>&1
@@ -18,7 +13,7 @@ check "plain: exit" 0 $?
 "$XP" --db "$tmp/gz.db" import vllm-bench "$tmp/serve.json.gz" > "$tmp/out" 2> "$tmp/err"
 check "gzip'd: exit" 0 $?
 check "gzip'd: no warning" "" "$(cat "$tmp/err")"
-check "gzip'd: the plain file's figures" "$(recorded "$tmp/plain.db")" "$(recorded "$tmp/gz.db")"
+check "gzip'd: the plain file's figures" "$(figures_of "$tmp/plain.db")" "$(figures_of "$tmp/gz.db")"
 printf '%s\n' "SELECT count(*) FROM cases;" > "$tmp/n.sql"
 check "gzip'd: 2 cases" 2 "$("$XP" --db "$tmp/gz.db" query "$tmp/n.sql" --format csv | tail -n +2)"
 # the artifact holds the JSON read, as the plain file's does
