@@ -642,6 +642,30 @@ typedef struct job_read {
   char *warnings;
 } job_read;
 
+/* A multi-job text's jobs as read_jobs read them, kept for the runs after the first: xp runs
+** execute again for each job of the spec (exec.c's record_later_jobs), and each took the file
+** from the disk and read it whole, and every job, again: a log of N jobs was read N times. */
+static struct {
+  const xp_spec *spec; /* whose, NULL none */
+  int next, n;         /* the job the next execute takes, of n */
+  char *path, *whole;  /* the file, and its text (each run keeps it as its artifact) */
+  size_t whole_len;
+  job_read reads[NT_MAX_JOBS];
+  nt_doc docs[NT_MAX_JOBS];
+  char what[NT_MAX_JOBS][160];
+} jobs_kept;
+
+static void jobs_kept_free(void) {
+  for (int j = jobs_kept.next; jobs_kept.spec && j < jobs_kept.n; j++) {
+    nt_doc_free(&jobs_kept.docs[j]);
+    free(jobs_kept.reads[j].text);
+    free(jobs_kept.reads[j].warnings);
+  }
+  free(jobs_kept.path);
+  free(jobs_kept.whole);
+  memset(&jobs_kept, 0, sizeof jobs_kept);
+}
+
 /*
 ** A text log that holds several jobs (a test run on each host, its output gathered by pdsh |
 ** dshbak or clush -b, a block per host, or by pdsh or mpirun --tag-output, a label per line): each
@@ -652,24 +676,25 @@ typedef struct job_read {
 ** number. Each text is read once (the whole one by load): job L->job's is kept as read, its
 ** warnings said, where it was read again to say them.
 */
-static int read_jobs(const xp_spec *s, loaded *L, int i, int nfiles) {
+static int read_jobs(const xp_spec *s, loaded *L, int i, int nfiles, int keep) {
   nt_job jobs[NT_MAX_JOBS] = {{1, 0, ""}};
   int n = 1;
   int rc = split_read_job(L->paths[i], jobs, &n, 0, &L->docs[i]); /* the whole text's, read by load */
-  job_read mine = {NULL, 0, 0, NULL}; /* job L->job's, kept for its run as it was read */
-  nt_doc my_doc;
+  job_read reads[NT_MAX_JOBS]; /* each job's, kept as it was read: L->job's for its run, the others' */
+  nt_doc docs[NT_MAX_JOBS];    /* for the runs after it where keep is set */
+  int nread = 0;
   for (int j = 0; j < n && rc == 0;) {
     job_read r = {NULL, 0, 0, NULL};
     r.text = nt_job_text(&L->docs[i], L->texts[i], L->lens[i], &jobs[j], &r.len, &r.left_out);
     nt_doc d;
     rc = held_read(s, &d, L->paths[i], r.text, r.len, &r.warnings);
     if (rc == 0 && (d.next_job_line || d.njob_keys > 1)) rc = split_read_job(L->paths[i], jobs, &n, j, &d);
-    else if (rc == 0 && j == L->job) {
-      mine = r;
-      my_doc = d;
+    else if (rc == 0) {
+      reads[nread] = r;
+      docs[nread++] = d;
       j++;
       continue;
-    } else if (rc == 0) j++;
+    }
     nt_doc_free(&d);
     free(r.text);
     free(r.warnings);
@@ -681,27 +706,73 @@ static int read_jobs(const xp_spec *s, loaded *L, int i, int nfiles) {
   else if (rc == 0 && L->job >= n)
     rc = xp_error_at(XP_EXIT_USAGE, L->paths[i], 0, "holds the reports of %d jobs, no job %d: set job to 1..%d", n,
                      L->job + 1, n);
-  if (rc) {
-    if (mine.text) nt_doc_free(&my_doc);
-    free(mine.text);
-    free(mine.warnings);
-    return rc;
+  for (int j = 0; j < nread; j++) {
+    if (rc == 0 && j == L->job) continue;
+    if (rc == 0 && keep && j > L->job) {
+      jobs_kept.reads[j] = reads[j];
+      jobs_kept.docs[j] = docs[j];
+      job_lines(&jobs[j], jobs_kept.what[j], sizeof jobs_kept.what[j]);
+      continue;
+    }
+    nt_doc_free(&docs[j]);
+    free(reads[j].text);
+    free(reads[j].warnings);
   }
+  if (rc) return rc;
   L->njobs = n;
   job_lines(&jobs[L->job], L->job_what, sizeof L->job_what);
   L->whole = L->texts[i];
   L->whole_len = L->lens[i];
-  L->texts[i] = mine.text;
-  L->lens[i] = mine.len;
-  L->left_out = mine.left_out;
+  if (keep) {
+    jobs_kept.spec = s;
+    jobs_kept.next = L->job + 1;
+    jobs_kept.n = n;
+    jobs_kept.path = xp_strdup(L->paths[i]);
+    jobs_kept.whole = xp_xmalloc(L->whole_len + 1);
+    memcpy(jobs_kept.whole, L->whole, L->whole_len + 1);
+    jobs_kept.whole_len = L->whole_len;
+  }
+  L->texts[i] = reads[L->job].text;
+  L->lens[i] = reads[L->job].len;
+  L->left_out = reads[L->job].left_out;
   nt_doc_free(&L->docs[i]);
-  L->docs[i] = my_doc;
-  say_held(mine.warnings);
+  L->docs[i] = docs[L->job];
+  say_held(reads[L->job].warnings);
   return 0;
 }
 
-/* Reads the spec's files for the run of job `job` (0 where the files hold one job, as is usual). */
-static int load(const xp_spec *s, loaded *L, int job) {
+/* Job `job`'s run from what read_jobs kept (the file is not read again), as load would make it. */
+static int load_kept(loaded *L, int job) {
+  memset(L, 0, sizeof *L);
+  L->n = 1;
+  L->job = job;
+  L->njobs = jobs_kept.n;
+  L->docs = xp_xcalloc(1, sizeof *L->docs);
+  L->texts = xp_xcalloc(1, sizeof *L->texts);
+  L->lens = xp_xcalloc(1, sizeof *L->lens);
+  L->kinds = xp_xcalloc(1, sizeof *L->kinds);
+  L->paths = xp_xcalloc(1, sizeof *L->paths);
+  L->paths[0] = xp_strdup(jobs_kept.path);
+  L->kinds[0] = F_TEXT;
+  L->texts[0] = jobs_kept.reads[job].text;
+  L->lens[0] = jobs_kept.reads[job].len;
+  L->left_out = jobs_kept.reads[job].left_out;
+  L->docs[0] = jobs_kept.docs[job];
+  L->docs[0].path = L->paths[0];
+  snprintf(L->job_what, sizeof L->job_what, "%s", jobs_kept.what[job]);
+  L->whole = xp_xmalloc(jobs_kept.whole_len + 1);
+  memcpy(L->whole, jobs_kept.whole, jobs_kept.whole_len + 1);
+  L->whole_len = jobs_kept.whole_len;
+  say_held(jobs_kept.reads[job].warnings);
+  jobs_kept.reads[job].warnings = NULL;
+  if (++jobs_kept.next == jobs_kept.n) jobs_kept_free(); /* the last job's run */
+  find_twins(L);
+  return 0;
+}
+
+/* Reads the spec's files for the run of job `job` (0 where the files hold one job, as is usual);
+** with keep, a multi-job text's later jobs are kept for their runs (load_kept). */
+static int load(const xp_spec *s, loaded *L, int job, int keep) {
   const cJSON *files = cJSON_GetObjectItemCaseSensitive(s->root, "files"), *f;
   int n = cJSON_GetArraySize(files), rc = 0;
   memset(L, 0, sizeof *L);
@@ -748,7 +819,7 @@ static int load(const xp_spec *s, loaded *L, int job) {
                                : read_doc(s, &L->docs[i], path, L->kinds[i], L->texts[i], L->lens[i]);
     if (rc == 0 && (L->docs[i].next_job_line || L->docs[i].njob_keys > 1)) {
       free(warnings);
-      rc = read_jobs(s, L, i, n);
+      rc = read_jobs(s, L, i, n, keep);
     } else say_held(warnings);
     if (rc) return rc;
   }
@@ -1238,7 +1309,12 @@ static int execute(xp_ctx *ctx) {
   /* the spec's job (1 the first) is that job alone, one run (xp rerun of one job's run); else
   ** xp runs execute once for each job the file holds (ctx->njobs) */
   const cJSON *one = cJSON_GetObjectItemCaseSensitive(ctx->spec->root, "job");
-  int rc = load(ctx->spec, &L, cJSON_IsNumber(one) ? (int)one->valuedouble - 1 : ctx->job), ncases = 0, nfailed = 0;
+  /* the first job's run reads the file and keeps the later jobs, each later run takes its own */
+  const int later = !cJSON_IsNumber(one) && ctx->job > 0 && jobs_kept.spec == ctx->spec && jobs_kept.next == ctx->job;
+  if (!cJSON_IsNumber(one) && ctx->job == 0) jobs_kept_free();
+  int rc = later ? load_kept(&L, ctx->job) : load(ctx->spec, &L, cJSON_IsNumber(one) ? (int)one->valuedouble - 1 : ctx->job,
+                                                  !cJSON_IsNumber(one) && ctx->job == 0),
+      ncases = 0, nfailed = 0;
   ctx->njobs = cJSON_IsNumber(one) ? 1 : L.njobs;
   xp_nccl_info info;
   xp_nccl_info_init(&info);
@@ -1350,7 +1426,7 @@ static int check(const xp_spec *s) {
 /* --dry-run: read the files and say what would be imported. */
 static int plan(const xp_spec *s, FILE *out) {
   loaded L;
-  int rc = load(s, &L, 0);
+  int rc = load(s, &L, 0, 0);
   for (int f = 0; f < L.n && rc == 0; f++) {
     if (L.kinds[f] == F_TOPO) {
       fprintf(out, "%s: NCCL topology dump, %d GPU%s\n", L.paths[f], L.topo.ngpu, L.topo.ngpu == 1 ? "" : "s");
