@@ -26,7 +26,8 @@ int xp_unknown_option(const char *cmd, const char *word, const char *const *opti
 
 /* Option parsing shared by the commands: matches "--name value" and "--name=value".
 ** Returns the value and advances *i; NULL if argv[*i] is not that option. A missing value is
-** reported (exit 2 via *bad). */
+** reported (exit 2 via *bad) as the command's, argv[0] (its name, as main.c passes a command's
+** words), or as xp's own where argv is main's (xp_saved_argv). */
 const char *xp_opt_value(int argc, char **argv, int *i, const char *name, int *bad);
 int xp_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* An option that takes one value, given again: 0 where `before` (the value given first) is

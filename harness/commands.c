@@ -102,6 +102,14 @@ const xp_cmd *xp_cmd_find(const char *name) {
   return NULL;
 }
 
+/* A value missing names whose option it is, as every other option error does: `xp runs --limit`
+** said "--limit needs a value" alone, which of a script's xp lines had failed left to guess. A
+** command's argv[0] is its name (main.c passes it its words); main's own is xp's, for --db. */
+static void value_missing(char **argv, const char *name) {
+  if (argv == xp_saved_argv()) xp_error(XP_EXIT_USAGE, "%s needs a value (see `xp help`)", name);
+  else xp_usage_error(argv[0], "%s needs a value", name);
+}
+
 const char *xp_opt_value(int argc, char **argv, int *i, const char *name, int *bad) {
   const char *a = argv[*i];
   size_t n = strlen(name);
@@ -109,7 +117,7 @@ const char *xp_opt_value(int argc, char **argv, int *i, const char *name, int *b
   if (a[n] == '=') return a + n + 1;
   if (a[n] != 0) return NULL;
   if (*i + 1 >= argc) {
-    xp_error(XP_EXIT_USAGE, "%s needs a value", name);
+    value_missing(argv, name);
     *bad = 1;
     return NULL;
   }
