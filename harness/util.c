@@ -252,7 +252,10 @@ int xp_files_given_twice(const char *const *paths, int n, const char *consequenc
   int rc = 0;
   for (int i = 1; i < n && rc == 0; i++)
     for (int j = 0; j < i && rc == 0; j++)
-      if (same_contents(paths[j], &sb[j], sum[j], paths[i], &sb[i], sum[i]))
+      if (strcmp(paths[j], paths[i]) == 0 && S_ISREG(sb[i].st_mode))
+        /* "a.json: given twice: the same contents as a.json" named one path as if two files */
+        rc = xp_error_at(XP_EXIT_USAGE, paths[i], 0, "given twice (%s)", consequence);
+      else if (same_contents(paths[j], &sb[j], sum[j], paths[i], &sb[i], sum[i]))
         rc = xp_error_at(XP_EXIT_USAGE, paths[i], 0, "given twice: the same contents as %s (%s)", paths[j], consequence);
   free(sb);
   free(sum);

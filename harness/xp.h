@@ -72,8 +72,9 @@ int xp_utf16_refused(const char *path, const char *text, size_t len);
 /* Whether the two paths name one file (a link or another spelling of it); 0 where either is not there. */
 int xp_same_file(const char *a, const char *b);
 /* One file given twice among an import's files: one path twice, a link to it, or a copy (the
-** same bytes under another name) would count its results twice. Refused as
-** "xp: PATH: given twice: the same contents as FIRST (CONSEQUENCE)", XP_EXIT_USAGE; else 0.
+** same bytes under another name) would count its results twice. Refused as "xp: PATH: given
+** twice (CONSEQUENCE)" where one path is given twice, else "xp: PATH: given twice: the same
+** contents as FIRST (CONSEQUENCE)", XP_EXIT_USAGE; else 0.
 ** Regular files only (a pipe is read once; why a file cannot be read is the reader's to say). */
 int xp_files_given_twice(const char *const *paths, int n, const char *consequence);
 /* A new file beside `path` to be renamed over it once written: created exclusively (never

@@ -191,10 +191,15 @@ expect_bad "unescaped quote" "^xp: $tmp/quote.json:2: event 0 \\(byte 85\\): exp
 # the same file twice, by one name or two, or a copy of it: said so, before any is read and
 # before a run begins (not "rank 0 again"), as nccl-tests and vllm-bench say it
 runs_before=$(sql "SELECT count(*) FROM runs")
-one_line "the same file twice" 2 "$r0: given twice: the same contents as $r0 (one rank's trace would count twice)$" \
+# one path twice is said as such: "a.json: given twice: the same contents as a.json" named one
+# file as if it were two
+one_line "the same file twice" 2 "$r0: given twice (one rank's trace would count twice)$" \
   "$XP" --db "$db" import torch-trace "$r0" "$r0"
+one_line "the same file twice among others" 2 "$r0: given twice (one rank's trace would count twice)$" \
+  "$XP" --db "$db" import torch-trace "$r0" "$r1" "$r0"
+# a link is the file it links to (xp import stores each file's real path): one file twice
 ln -s "$r0" "$tmp/r0_again.json.gz"
-one_line "the same file by another name" 2 ": given twice: the same contents as $r0 (one rank's trace would count twice)$" \
+one_line "the same file by another name" 2 "$r0: given twice (one rank's trace would count twice)$" \
   "$XP" --db "$db" import torch-trace "$r0" "$r1" "$tmp/r0_again.json.gz"
 ln "$r0" "$tmp/r0_hard.json.gz" 2>/dev/null || cp "$r0" "$tmp/r0_hard.json.gz"
 one_line "a hard link" 2 "r0_hard.json.gz: given twice: the same contents as $r0 (one rank's trace would count twice)$" \

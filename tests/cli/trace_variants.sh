@@ -115,7 +115,7 @@ has 'gpu_user_annotation event "attn" makes the GPU annotations last more than 1
 # --events keeps bad input bad input (a file given twice), not a database error
 db="$tmp/ev.db"
 run import torch-trace "$v/seqdup_r0.json.gz" "$v/seqdup_r0.json.gz" --events; expect_rc 2
-has "seqdup_r0.json.gz: given twice: the same contents as" "$tmp/err"
+has "seqdup_r0.json.gz: given twice (one rank's trace would count twice)" "$tmp/err"
 # another file of the same rank (the trace compressed again: other bytes): read, then refused
 gzip -dc "$v/seqdup_r0.json.gz" | gzip -1 > "$tmp/r0_copy.json.gz"
 run import torch-trace "$v/seqdup_r0.json.gz" "$tmp/r0_copy.json.gz" --events; expect_rc 2
