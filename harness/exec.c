@@ -385,10 +385,9 @@ bad:;
   return NULL;
 }
 
-/* A value for a table of free scalars (size_range, env) as TOML reads it bare: true or false, an
+/* A value for a table of free scalars (size_range) as TOML reads it bare: true or false, an
 ** integer, a number, else text ("256M", "Ring"). A leading zero is no TOML number (010 is refused
-** there), so it is text: env.NCCL_NTHREADS=0100 went to the environment as 100, where NCCL, whose
-** ncclLoadParam reads its variables with strtoll base 0, reads the 0100 given as 64. */
+** there), so it is text. */
 static cJSON *scalar_value(const char *value) {
   int64_t iv;
   double dv;
@@ -397,6 +396,15 @@ static cJSON *scalar_value(const char *value) {
   if (digits[0] == '0' && isdigit((unsigned char)digits[1])) return cJSON_CreateString(value);
   if (xp_parse_int64(value, &iv) == 0) return cJSON_CreateNumber((double)iv);
   if (xp_parse_double(value, &dv) == 0) return cJSON_CreateNumber(dv);
+  return cJSON_CreateString(value);
+}
+
+/* A value for env, the environment the run sets: text for the process, as written. Read as a
+** number, env.NCCL_NTHREADS=0100 went as 100 (NCCL's ncclLoadParam, strtoll base 0, reads the 0100
+** given as 64), and 4e6, +5 and 1.0 went as 4000000, 5 and 1. true and false are a spec's
+** booleans (1 and 0 in the environment, as env = { X = true } sets them). */
+static cJSON *env_value(const char *value) {
+  if (strcmp(value, "true") == 0 || strcmp(value, "false") == 0) return cJSON_CreateBool(value[0] == 't');
   return cJSON_CreateString(value);
 }
 
@@ -414,7 +422,10 @@ static int set_table_key(cJSON *root, const xp_kind *k, const char *key, const c
     cJSON *v = NULL;
     if (t->type == XP_T_TABLE && !f)
       rc = xp_error(XP_EXIT_USAGE, "<command line>: %s: unknown key in %s", given, top);
-    else rc = (v = f ? typed_value(f, given, value) : scalar_value(value)) ? 0 : XP_EXIT_USAGE;
+    else {
+      v = f ? typed_value(f, given, value) : strcmp(top, "env") == 0 ? env_value(value) : scalar_value(value);
+      rc = v ? 0 : XP_EXIT_USAGE;
+    }
     cJSON *table = cJSON_GetObjectItemCaseSensitive(root, top);
     if (v && !cJSON_IsObject(table)) {
       cJSON_DeleteItemFromObjectCaseSensitive(root, top);

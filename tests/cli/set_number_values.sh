@@ -82,6 +82,13 @@ grep -q "^env: *NCCL_IB_TC=0x60 (--set)" "$tmp/out" || { echo "FAIL: env 0x60 no
 "$XP" --db "$db" run "$spec" --set env.NCCL_NTHREADS=0100 --dry-run > "$tmp/out" 2> "$tmp/err"
 check "env.NCCL_NTHREADS=0100: read" "0|" "$?|$(cat "$tmp/err")"
 grep -q "^env: *NCCL_NTHREADS=0100 (--set)" "$tmp/out" || { echo "FAIL: env 0100 not kept as written: $(grep '^env' "$tmp/out")"; fail=1; }
+# an environment variable's value is text for the process, passed as written: TOML's number forms
+# made env.NCCL_BUFFSIZE=4e6 "4000000", +5 "5", 1.0 "1" and 1_000 "1000", other text than given
+for v in 4e6 +5 1.0 -0 1_000; do
+  "$XP" --db "$db" run "$spec" --set "env.NCCL_BUFFSIZE=$v" --dry-run > "$tmp/out" 2> "$tmp/err"
+  check "env.NCCL_BUFFSIZE=$v: read" "0|" "$?|$(cat "$tmp/err")"
+  grep -q "^env: *NCCL_BUFFSIZE=$v (--set)" "$tmp/out" || { echo "FAIL: env $v not kept as written: $(grep '^env' "$tmp/out")"; fail=1; }
+done
 printf 'kind = "nccl_burst"\nsizes = [1024]\nburst = 0x10\n' > "$tmp/hex.toml"
 "$XP" --db "$db" run "$tmp/hex.toml" --dry-run > "$tmp/out" 2> "$tmp/err"
 check "a TOML spec's 0x10: TOML's integer, 16" "0|timing:   burst of 16 collectives per sample" \
