@@ -290,6 +290,18 @@ static int add_toml_items(cJSON *arr, const xp_field *f, const char *text) {
   return ok;
 }
 
+/* The 1-based number of value's first empty item as a comma list ("1024,,2048": 2; " , 1"
+** and "1,": 1 and 2), else 0. */
+static int empty_item(const char *value) {
+  int item = 1;
+  for (const char *p = value;; item++) {
+    size_t n = strcspn(p, ",");
+    if (strspn(p, " \t") >= n) return item;
+    if (!p[n]) return 0;
+    p += n + 1;
+  }
+}
+
 /* A list value: "1,2" as README gives it, or a TOML array as a spec writes it ([1, 2],
 ** ["lm_head"], ['lm_head']): users copy a spec's line to the command line, and "[1,2]" then read as one
 ** item named "[1" and "2]". Each item's spaces are set aside, as a scalar's are: "1024, 2048" was
@@ -355,6 +367,14 @@ static cJSON *typed_value(const xp_field *f, const char *given, const char *valu
     if (!value[strspn(value, " \t")]) {
       xp_error(XP_EXIT_USAGE, "<command line>: %s: blank (an unset shell variable?): give a list (1,2 or [1, 2]), or [] "
                "for none", given);
+      return NULL;
+    }
+    /* --set sizes=$A,$B with A set and B not was one size fewer, measured unsaid */
+    const int empty = value[strspn(value, " \t")] == '[' ? 0 : empty_item(value);
+    if (empty) {
+      char *cut = xp_value_cut(value);
+      xp_error(XP_EXIT_USAGE, "<command line>: %s: \"%s\": item %d is empty (an unset shell variable?)", given, cut, empty);
+      free(cut);
       return NULL;
     }
     cJSON *arr = list_value(f, value);

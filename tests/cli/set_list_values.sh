@@ -19,6 +19,13 @@ for blank in "" " "; do
   one_line "sizes='$blank': blank" 2 "<command line>: --set sizes: blank (an unset shell variable?): give a list (1,2 or \[1, 2\]), or \[\] for none$" \
     "$XP" --db "$db" run "$spec" --dry-run --set "sizes=$blank"
 done
+# an empty item (--set sizes=$A,$B,$C with B unset) was passed over, one size fewer measured unsaid
+for list in "1024,,2048:2" "1024, ,2048:2" ",1024:1" "1024,2048,:3"; do
+  one_line "sizes=${list%:*}: an empty item" 2 "<command line>: --set sizes: \"${list%:*}\": item ${list##*:} is empty (an unset shell variable?)$" \
+    "$XP" --db "$db" run "$spec" --dry-run --set "sizes=${list%:*}"
+done
+one_line "only=lm_head,,o_proj: an empty item" 2 "<command line>: --set only: \"lm_head,,o_proj\": item 2 is empty (an unset shell variable?)$" \
+  "$XP" --db "$db" run "$XP_SRC/experiments/gemm_kimi_k25_tp8.toml" --dry-run --set "only=lm_head,,o_proj"
 "$XP" --db "$db" run "$spec" --dry-run --set "sizes=[]" > "$tmp/out" 2> "$tmp/err"
 check "sizes=[]: the size_range alone" "0|26 sizes x" "$?|$(cases)"
 check "nothing recorded" 0 "$(sqlite3 "$db" 'SELECT count(*) FROM runs' 2> /dev/null || echo 0)"
