@@ -347,6 +347,10 @@ static cJSON *scalar_typed(xp_type type, const char *value) {
   return v;
 }
 
+static const char *scalar_type_name(xp_type type) {
+  return type == XP_T_BOOL ? "true or false" : type == XP_T_INT ? "an integer" : "a number";
+}
+
 /* value typed as field f takes it; NULL, the error said of `given` (what the command line called
 ** the key: "--set tp", or an import's option as typed, "--host-skew"), where it is not of that type. */
 static cJSON *typed_value(const xp_field *f, const char *given, const char *value) {
@@ -397,9 +401,10 @@ bad:;
     xp_error(XP_EXIT_USAGE, "<command line>: %s: \"%s\" is not a list of %s (1,2 or [1, 2])", given,
              cut, f->type == XP_T_INTS ? "integers" : f->type == XP_T_NUMBERS ? "numbers"
                                                     : f->type == XP_T_SIZES ? "sizes" : "names");
+  else if (!value[strspn(value, " \t")]) /* --set burst=$BURST, BURST unset: no value given, as a blank list */
+    xp_error(XP_EXIT_USAGE, "<command line>: %s: blank (an unset shell variable?): expected %s", given, scalar_type_name(f->type));
   else
-    xp_error(XP_EXIT_USAGE, "<command line>: %s: \"%s\" is not %s%s", given, cut,
-             f->type == XP_T_BOOL ? "true or false" : f->type == XP_T_INT ? "an integer" : "a number",
+    xp_error(XP_EXIT_USAGE, "<command line>: %s: \"%s\" is not %s%s", given, cut, scalar_type_name(f->type),
              f->type != XP_T_BOOL && xp_based_integer(value) ? XP_DECIMAL_ONLY : "");
   free(cut);
   return NULL;

@@ -82,6 +82,12 @@ grep -q "^env: *NCCL_IB_TC=0x60 (--set)" "$tmp/out" || { echo "FAIL: env 0x60 no
 "$XP" --db "$db" run "$spec" --set env.NCCL_NTHREADS=0100 --dry-run > "$tmp/out" 2> "$tmp/err"
 check "env.NCCL_NTHREADS=0100: read" "0|" "$?|$(cat "$tmp/err")"
 grep -q "^env: *NCCL_NTHREADS=0100 (--set)" "$tmp/out" || { echo "FAIL: env 0100 not kept as written: $(grep '^env' "$tmp/out")"; fail=1; }
+# a blank scalar (--set burst=$BURST with BURST unset) was '"" is not an integer', as if a value
+# were given: said blank, as a blank list and --limit's empty value are
+for kv in "burst=:an integer" "burst= :an integer" "timeout_s=:a number" "verify=:true or false"; do
+  one_line "--set ${kv%%:*}: blank" 2 "<command line>: --set ${kv%%=*}: blank (an unset shell variable?): expected ${kv#*:}$" \
+    "$XP" --db "$db" run "$spec" --set "${kv%%:*}" --dry-run
+done
 # an environment variable's value is text for the process, passed as written: TOML's number forms
 # made env.NCCL_BUFFSIZE=4e6 "4000000", +5 "5", 1.0 "1" and 1_000 "1000", other text than given
 for v in 4e6 +5 1.0 -0 1_000; do
