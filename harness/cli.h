@@ -33,6 +33,9 @@ int xp_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(
 /* An option that takes one value, given again: 0 where `before` (the value given first) is
 ** NULL, else "CMD: NAME VALUE: given twice (first BEFORE)", exit 2. */
 int xp_opt_twice(const char *cmd, const char *name, const char *value, const char *before);
+/* A second word where CMD takes one: "CMD: one WHAT at a time (got FIRST and SECOND)", each cut
+** as xp_value_cut cuts it, exit 2. */
+int xp_one_at_a_time(const char *cmd, const char *what, const char *first, const char *second);
 /* "WHAT VALUE: <fmt...>" (or "WHAT VALUE" with fmt NULL), the user's value cut as xp_value_cut
 ** cuts it: whole, a long one filled the line and left out what is wrong with it. */
 int xp_usage_value_error(const char *cmd, const char *what, const char *value, const char *fmt, ...)

@@ -59,7 +59,7 @@ static int unknown_topic(const char *topic) {
 
 int cmd_help(int argc, char **argv, const char *db_path) {
   /* `xp help runs show` gave the help of runs alone, as if show were not asked */
-  if (argc > 2) return xp_usage_error("help", "one topic at a time (got %s and %s)", argv[1], argv[2]);
+  if (argc > 2) return xp_one_at_a_time("help", "topic", argv[1], argv[2]);
   if (argc >= 2 && strcmp(argv[1], "kinds") == 0) {
     for (const xp_kind *const *k = xp_kinds_all(); *k; k++)
       printf("  %-16s %s%s%s%s\n", (*k)->name, (*k)->summary,

@@ -92,7 +92,7 @@ int cmd_run(int argc, char **argv, const char *db_path) {
       rc = xp_unknown_option("run", argv[i], (const char *const[]){"--dry-run", "--set", "--help", NULL});
       goto out;
     }
-    else if (path) { rc = xp_usage_error("run", "one spec at a time (got %s and %s)", path, argv[i]); goto out; }
+    else if (path) { rc = xp_one_at_a_time("run", "spec", path, argv[i]); goto out; }
     else path = argv[i];
   }
   if (!path) { rc = xp_usage_error("run", "which spec? (xp run experiments/NAME.toml)"); goto out; }

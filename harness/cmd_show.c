@@ -63,7 +63,7 @@ int cmd_show(int argc, char **argv, const char *db_path) {
       format = v;
     } else if (bad) rc = XP_EXIT_USAGE;
     else if (argv[i][0] == '-') rc = xp_unknown_option("show", argv[i], (const char *const[]){"--format", "--help", NULL});
-    else if (ref) rc = xp_usage_error("show", "one run at a time");
+    else if (ref) rc = xp_one_at_a_time("show", "run", ref, argv[i]);
     else ref = argv[i];
   }
   if (rc == 0 && !ref) rc = xp_usage_error("show", "which run? (xp runs lists them)");

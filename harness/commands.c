@@ -144,6 +144,16 @@ int xp_opt_twice(const char *cmd, const char *name, const char *value, const cha
   return rc;
 }
 
+/* `xp show a b` said "one run at a time" without which two, and run's and help's own "(got A and
+** B)" printed a long word whole, cut at the line's end mid-word. */
+int xp_one_at_a_time(const char *cmd, const char *what, const char *first, const char *second) {
+  char *a = xp_value_cut(first), *b = xp_value_cut(second);
+  int rc = xp_usage_error(cmd, "one %s at a time (got %s and %s)", what, a, b);
+  free(a);
+  free(b);
+  return rc;
+}
+
 int xp_usage_value_error(const char *cmd, const char *what, const char *value, const char *fmt, ...) {
   char why[512] = "";
   if (fmt) {
