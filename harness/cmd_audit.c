@@ -356,10 +356,10 @@ static void rules_note(sqlite3 *db, const char *decided_at) {
 /* The decision's query on db, as decide stored its rows (reals written exactly, read back as
 ** numbers); NULL where it does not run (said on stderr). */
 static cJSON *query_rows(sqlite3 *db, sqlite3_stmt *d) {
-  const char *file = txt(d, 10);
-  cJSON *p = cJSON_Parse(txt(d, 12));
+  const char *file = txt(d, 9);
+  cJSON *p = cJSON_Parse(txt(d, 11));
   int rc = 0;
-  cJSON *now = xp_decision_query(db, txt(d, 11), *file ? file : "<decision query>", p, NULL, &rc);
+  cJSON *now = xp_decision_query(db, txt(d, 10), *file ? file : "<decision query>", p, NULL, &rc);
   cJSON_Delete(p);
   if (!now) return NULL;
   char *text = cJSON_PrintUnformatted(now);
@@ -461,9 +461,9 @@ static void by_run_memo_free(by_run_memo *m) {
 
 static attribution *attribution_of(by_run_memo *m, sqlite3_stmt *d) {
   for (int i = 0; i < m->nsets; i++)
-    if (strcmp(m->sets[i].sql, txt(d, 11)) == 0 && strcmp(m->sets[i].params, txt(d, 12)) == 0) return &m->sets[i];
+    if (strcmp(m->sets[i].sql, txt(d, 10)) == 0 && strcmp(m->sets[i].params, txt(d, 11)) == 0) return &m->sets[i];
   m->sets = xp_xrealloc(m->sets, (size_t)(m->nsets + 1) * sizeof *m->sets);
-  m->sets[m->nsets] = (attribution){xp_strdup(txt(d, 11)), xp_strdup(txt(d, 12)), NULL, NULL, 0};
+  m->sets[m->nsets] = (attribution){xp_strdup(txt(d, 10)), xp_strdup(txt(d, 11)), NULL, NULL, 0};
   return &m->sets[m->nsets++];
 }
 
@@ -563,7 +563,7 @@ static void drift_by_run(sqlite3 *db, sqlite3_stmt *d, const decided *when, by_r
 ** so its rows go unchecked. */
 static int audit_query(sqlite3 *db, sqlite3_stmt *d, int64_t since, const decided *when, by_run_memo *by_run,
                        int *moved_out) {
-  const char *file = txt(d, 10), *params = txt(d, 12), *result = txt(d, 13);
+  const char *file = txt(d, 9), *params = txt(d, 11), *result = txt(d, 12);
   cJSON *p = cJSON_Parse(params), *then = cJSON_Parse(result), *now = query_rows(db, d);
   fputs("query ", stdout);
   xp_print_text(stdout, *file ? file : "(inline)");
@@ -1052,7 +1052,6 @@ static int audit_one(sqlite3 *db, const xp_rtree *tree, int64_t id, by_run_memo 
                      int *seal_changed) {
   sqlite3_stmt *d = xp_db_prepare(db,
       "SELECT uuid, title, rationale, author, created_at, xp_version, xp_commit, supersedes,"
-      " (SELECT group_concat(s.uuid, ', ') FROM decisions s WHERE s.supersedes = d.uuid),"
       " evidence_count, query_file, query_text, query_params, query_result, query_result_sha256,"
       " decision_sha256 FROM decisions d WHERE id = ?1");
   if (!d) return XP_EXIT_DB;
@@ -1072,10 +1071,17 @@ static int audit_one(sqlite3 *db, const xp_rtree *tree, int64_t id, by_run_memo 
   }
   putchar('\n');
   if (*txt(d, 7)) printf("  supersedes: %s\n", txt(d, 7));
-  if (*txt(d, 8)) printf("  SUPERSEDED by: %s\n", txt(d, 8));
+  int successors;
+  char *names;
+  if (xp_decision_successors(db, txt(d, 0), &successors, &names) != 0) {
+    sqlite3_finalize(d);
+    return XP_EXIT_DB;
+  }
+  if (names) printf("  SUPERSEDED by: %s\n", names);
+  free(names);
   char digest[65];
   /* the seals the decision cites are its own rows: edited to match edited evidence, they hash apart */
-  const int altered = xp_decision_digest(db, id, digest) == 0 && strcmp(digest, txt(d, 15)) != 0;
+  const int altered = xp_decision_digest(db, id, digest) == 0 && strcmp(digest, txt(d, 14)) != 0;
   if (altered)
     printf("  DECISION ALTERED since it was made: its record (title, rationale, evidence or query) no longer"
            " matches its digest (xp verify)\n");
@@ -1085,10 +1091,10 @@ static int audit_one(sqlite3 *db, const xp_rtree *tree, int64_t id, by_run_memo 
          when.seq < 0 ? " by the runs' own dates (recorded before schema 11, this decision does not say where"
                         " it arrived: a run merged in since with an older date is not counted)" : "");
   int unchecked = 0, moved = 0;
-  if (sqlite3_column_type(d, 11) != SQLITE_NULL) {
+  if (sqlite3_column_type(d, 10) != SQLITE_NULL) {
     char h[65];
-    xp_sha256_hex(txt(d, 13), strlen(txt(d, 13)), h);
-    if (strcmp(h, txt(d, 14)) != 0) printf("  WARNING: the recorded query result does not match its hash (xp verify)\n");
+    xp_sha256_hex(txt(d, 12), strlen(txt(d, 12)), h);
+    if (strcmp(h, txt(d, 13)) != 0) printf("  WARNING: the recorded query result does not match its hash (xp verify)\n");
     unchecked = audit_query(db, d, since, &when, by_run, &moved);
   } else if (by_run)
     printf("  by run: NOT ATTRIBUTED: the decision has no query (--by-run names the runs that moved a query's figures;"
@@ -1098,7 +1104,7 @@ static int audit_one(sqlite3 *db, const xp_rtree *tree, int64_t id, by_run_memo 
   int found = audit_evidence(db, tree, id, &when, &changed, &split, &by_alternative);
   *contradicted += found > 0; /* decisions, as the summary on stderr counts them */
   *seal_changed += altered || changed;
-  print_verdict(altered, changed, sqlite3_column_int(d, 9), found, by_alternative, split, unchecked, moved);
+  print_verdict(altered, changed, sqlite3_column_int(d, 8), found, by_alternative, split, unchecked, moved);
   sqlite3_finalize(d);
   return 0;
 }
@@ -1135,23 +1141,23 @@ int cmd_audit(int argc, char **argv, const char *db_path) {
   } else {
     /* every successor: two databases that each superseded a decision apart, merged, hold both,
     ** and the list named the first alone, as if the fork were settled (xp merge warns of it once) */
-    sqlite3_stmt *st = xp_db_prepare(db,
-        "SELECT d.id, d.uuid, d.title, d.created_at, (SELECT group_concat(uuid, ' and ') FROM (SELECT s.uuid FROM"
-        " decisions s WHERE s.supersedes = d.uuid ORDER BY s.created_at, s.id)),"
-        " (SELECT count(*) FROM decisions s WHERE s.supersedes = d.uuid) FROM decisions d ORDER BY d.created_at, d.id");
+    sqlite3_stmt *st = xp_db_prepare(db, "SELECT id, uuid, title, created_at FROM decisions ORDER BY created_at, id");
     if (!st) rc = XP_EXIT_DB;
     int n = 0;
     while (rc == 0 && st && sqlite3_step(st) == SQLITE_ROW) {
       if (n++) putchar('\n');
-      if (sqlite3_column_type(st, 4) != SQLITE_NULL) {
+      int times;
+      char *names;
+      if ((rc = xp_decision_successors(db, txt(st, 1), &times, &names)) != 0) break;
+      if (names) {
         printf("decision %s: ", txt(st, 1));
         xp_print_text(stdout, txt(st, 2));
         fputs(" (", stdout);
         xp_print_text(stdout, txt(st, 3));
-        int times = sqlite3_column_int(st, 5);
-        if (times == 1) printf(") -- superseded by %s\n", txt(st, 4));
-        else if (times == 2) printf(") -- superseded twice, by %s (made apart, then merged): both stand\n", txt(st, 4));
-        else printf(") -- superseded %d times, by %s (made apart, then merged): all stand\n", times, txt(st, 4));
+        if (times == 1) printf(") -- superseded by %s\n", names);
+        else if (times == 2) printf(") -- superseded twice, by %s (made apart, then merged): both stand\n", names);
+        else printf(") -- superseded %d times, by %s (made apart, then merged): all stand\n", times, names);
+        free(names);
       } else rc = audit_one(db, &tree, sqlite3_column_int64(st, 0), by_run ? &memo : NULL, &contradicted,
                             &seal_changed);
     }

@@ -474,23 +474,36 @@ int xp_evidence_side_insert(sqlite3 *db, int64_t decision_id, int64_t seq, const
   return rc;
 }
 
+int xp_decision_successors(sqlite3 *db, const char *uuid, int *count, char **names) {
+  *count = 0;
+  *names = NULL;
+  sqlite3_stmt *st = xp_db_prepare(db, "SELECT count(*), group_concat(uuid, ' and ') FROM (SELECT uuid FROM decisions"
+                                       " WHERE supersedes = ?1 ORDER BY created_at, uuid)");
+  if (!st) return XP_EXIT_DB;
+  xp_bind_text(st, 1, uuid);
+  int rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW) {
+    *count = sqlite3_column_int(st, 0);
+    if (*count) *names = xp_strdup((const char *)sqlite3_column_text(st, 1));
+  }
+  sqlite3_finalize(st);
+  return rc == SQLITE_ROW ? 0 : xp_db_fail(db, "reading a decision's successors");
+}
+
 /* A decision is superseded once: a second successor would fork the history, and audit, which
 ** follows one line of decisions, would show only one of them. The newest is what to supersede.
 ** Two databases that each superseded it apart, merged, hold two: both named, and the one that
 ** does not hold is what to supersede (it named the older alone, as if that one were the line). */
 static int check_not_superseded(sqlite3 *db, const char *uuid) {
-  sqlite3_stmt *st = xp_db_prepare(db, "SELECT count(*), group_concat(uuid, ' and ') FROM (SELECT uuid FROM decisions"
-                                       " WHERE supersedes = ?1 ORDER BY created_at, id)");
-  if (!st) return XP_EXIT_DB;
-  xp_bind_text(st, 1, uuid);
-  int rc = 0;
-  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1)
-    rc = xp_usage_error("decide", "decision %s is already superseded by %s: supersede that one instead", uuid,
-                        (const char *)sqlite3_column_text(st, 1));
-  else if (sqlite3_column_int(st, 0) > 1)
+  int n;
+  char *names;
+  int rc = xp_decision_successors(db, uuid, &n, &names);
+  if (rc == 0 && n == 1)
+    rc = xp_usage_error("decide", "decision %s is already superseded by %s: supersede that one instead", uuid, names);
+  else if (rc == 0 && n > 1)
     rc = xp_usage_error("decide", "decision %s is already superseded more than once, by %s (made apart, then"
-                        " merged): supersede the one that does not hold", uuid, (const char *)sqlite3_column_text(st, 1));
-  sqlite3_finalize(st);
+                        " merged): supersede the one that does not hold", uuid, names);
+  free(names);
   return rc;
 }
 

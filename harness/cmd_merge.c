@@ -636,13 +636,20 @@ static int merge_rules(merger *m) {
 ** which --supersedes, given once, cannot). */
 static void warn_after_merge(merger *m) {
   sqlite3_stmt *st = xp_db_prepare(m->main,
-      "SELECT supersedes, group_concat(uuid, ' and ') FROM decisions WHERE supersedes IS NOT NULL"
-      " GROUP BY supersedes HAVING count(*) > 1 AND max(id) > ?1");
+      "SELECT supersedes FROM decisions WHERE supersedes IS NOT NULL"
+      " GROUP BY supersedes HAVING count(*) > 1 AND max(id) > ?1 ORDER BY supersedes");
   if (st) sqlite3_bind_int64(st, 1, m->last_decision);
-  while (st && sqlite3_step(st) == SQLITE_ROW)
-    xp_warn("decision %s is superseded twice, by %s (made apart, now merged): both stand; say which holds with "
-            "xp decide ... --supersedes THE_OTHER", (const char *)sqlite3_column_text(st, 0),
-            (const char *)sqlite3_column_text(st, 1));
+  while (st && sqlite3_step(st) == SQLITE_ROW) {
+    const char *uuid = (const char *)sqlite3_column_text(st, 0);
+    int n;
+    char *names;
+    char times[32] = "twice";
+    if (xp_decision_successors(m->main, uuid, &n, &names) == 0 && n > 2) snprintf(times, sizeof times, "%d times", n);
+    if (names)
+      xp_warn("decision %s is superseded %s, by %s (made apart, now merged): %s stand; say which holds with "
+              "xp decide ... --supersedes THE_OTHER", uuid, times, names, n == 2 ? "both" : "all");
+    free(names);
+  }
   sqlite3_finalize(st);
   if (m->names_differing)
     xp_warn("%lld kernel name%s classified otherwise in %s (its category rules differ): here, as every name, "

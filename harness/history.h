@@ -146,6 +146,11 @@ cJSON *xp_fact_differences(const cJSON *a, const cJSON *b);
 
 /* ---- decisions (cmd_decide.c) ---- */
 int xp_resolve_decision(sqlite3 *db, const char *ref, int64_t *id, char uuid_out[37]);
+/* The decisions that supersede decision `uuid` (two or more: superseded apart on two databases,
+** then merged), oldest first, "A and B": by created_at, then uuid, so that every database holding
+** them names them in one order, whatever order their rows arrived in. *names is malloc'd, NULL
+** where none; *count is how many. xp audit, xp decide and xp merge name a fork with it. */
+int xp_decision_successors(sqlite3 *db, const char *uuid, int *count, char **names);
 /* The decision's record as canonical JSON and its SHA-256 (what decision_sha256 holds). */
 int xp_decision_digest(sqlite3 *db, int64_t id, char out[65]);
 /* SQL for the side of evidence row `e` (schema 34's decision_evidence_sides): "chosen",

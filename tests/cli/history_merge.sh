@@ -102,6 +102,13 @@ s3="$tmp/s3.db"
 record "$s3" cases=1 gpu=H200 > /dev/null
 run "$s1" merge "$s3"; expect_rc 0
 hasnt "superseded twice" "$tmp/err"
+# merged the other way, the successors are named oldest first, as audit and decide name them
+# (it listed them as this database's rows lay: B's own EP=8 before A's older TP=4)
+run "$s2" merge "$s1"; expect_rc 0
+has "decision $d0 is superseded twice, by $tp4 and $ep8 (made apart, now merged)" "$tmp/err"
+run "$s2" audit; expect_rc 0
+has ") -- superseded twice, by $tp4 and $ep8 (made apart, then merged): both stand"
+run "$s2" audit "${d0:0:8}"; has "SUPERSEDED by: $tp4 and $ep8"
 
 # traces: every trace table and the kernel-name dictionary come along
 T="${XP_SHARED:-}/fixtures/torch"
