@@ -226,15 +226,19 @@ static int merge_run(merger *m, int64_t oid, const char *uuid, const char *statu
     if ((rc = drop_unfinished(m, uuid)) != 0) return rc;
     exists = 0;
   }
-  if (exists) {
-    m->present++;
-    /* Sealed alike on both sides: the same content, no need to hash it again. */
-    if (here[0] && sealed && strcmp(here, sealed) == 0) return 0;
-  }
+  if (exists) m->present++;
+  /* OTHER's rows are hashed even where its seal is this database's: a seal alike says nothing of
+  ** rows edited there under it, which a merge passed over in silence ("1 already here") */
   char content[65];
   if ((rc = xp_run_content(m->other, &m->ot, oid, content, NULL)) != 0) return rc;
   if (exists) {
-    if (here[0] && strcmp(here, content) != 0) {
+    /* not refused, as a new run's is: nothing of OTHER's copy comes, and the rest of OTHER may
+    ** be whole; the user learns that file is not */
+    if (sealed && strcmp(sealed, content) != 0) {
+      m->differing++;
+      xp_warn("run %s: its copy in %s does not match its seal there (xp --db %s verify names what changed);"
+              " this database's copy is kept", uuid, m->other_path, m->other_path);
+    } else if (here[0] && strcmp(here, content) != 0) {
       m->differing++;
       xp_warn("run %s is in both databases with different content; this database's copy is kept", uuid);
     } else if (!here[0]) {

@@ -72,6 +72,16 @@ sqlite3 "$u" "DROP TRIGGER xp_append_only_runs_update; UPDATE runs SET chain_seq
   chain_sha256 = NULL, content_digests = NULL"
 run "$a" merge "$u"; expect_rc 5; has "run $u1 is finished (ok) but unsealed there" "$tmp/err"
 [ "$(dump "$a")" = "$before" ] || die "a refused merge changed the database"
+# a run already here whose copy there was edited under its seal: said, where "2 already here" passed
+# over it in silence (the seals alike, OTHER's rows were not hashed); this database's copy is kept
+e2="$tmp/e2.db"
+cp "$a" "$e2"
+sqlite3 "$e2" "DROP TRIGGER xp_append_only_samples_update; UPDATE samples SET value = value * 2
+  WHERE case_id IN (SELECT c.id FROM cases c JOIN runs r ON r.id = c.run_id WHERE r.uuid = '$a1')"
+run "$a" merge "$e2"; expect_rc 0; has "0 runs merged, 4 already here"
+has "run $a1: its copy in $e2 does not match its seal there (xp --db $e2 verify names what changed); this database's copy is kept" "$tmp/err"
+[ "$(wc -l <"$tmp/err")" = 1 ] || die "one line for the one edited run: $(cat "$tmp/err")"
+[ "$(dump "$a")" = "$before" ] || die "an edited copy changed this database"
 
 # a decision superseded on both sides, apart: merged, and the merge says it is superseded twice
 s1="$tmp/s1.db" s2="$tmp/s2.db"
