@@ -614,20 +614,24 @@ static int audit_query(sqlite3 *db, sqlite3_stmt *d, int64_t since, const decide
 ** not themselves evidence of this decision, each job once: an import that another of the same
 ** job supersedes would count its steps twice, and the same files imported again their samples
 ** twice (XP_SQL_REIMPORTED), a re-import dated by the first import: the evidence's own log
-** imported again is no newer run of it. */
-static int newer_runs(sqlite3 *db, int64_t run, int64_t decision, const decided *when,
-                      int64_t **ids, int *n, int *after_decision) {
+** imported again is no newer run of it.
+** *early: those that arrived after the decision but are dated no later than the evidence (a
+** clock behind, or a measurement older than it merged or imported since), which are never
+** compared and were passed over in silence; the evidence's own files imported again are not. */
+static int newer_runs(sqlite3 *db, int64_t run, int64_t decision, const decided *when, int64_t **ids, int *n,
+                      int *after_decision, int64_t **early, int *nearly) {
   sqlite3_stmt *st = xp_db_prepare(db,
       "WITH e AS (SELECT * FROM runs WHERE id = ?1),"
       " names(run_id, list) AS (SELECT run_id, group_concat(name, ',') FROM"
       "   (SELECT DISTINCT run_id, name FROM cases ORDER BY run_id, name) GROUP BY run_id)"
-      " SELECT r.id, " ARRIVED_AFTER("r.") " FROM runs r, e"
+      " SELECT r.id, " ARRIVED_AFTER("r.") ","
+      " julianday(coalesce(ri.first_measured, rm.measured_at)) > julianday(coalesce(ei.first_measured, em.measured_at)) AS later,"
+      " coalesce(ri.counted, -r.id) = coalesce(ei.counted, -e.id) AS same_files FROM runs r, e"
       " JOIN run_measured rm ON rm.run_id = r.id JOIN run_measured em ON em.run_id = e.id"
       " LEFT JOIN " XP_SQL_REIMPORTED " ri ON ri.run_id = r.id LEFT JOIN " XP_SQL_REIMPORTED " ei ON ei.run_id = e.id"
       " JOIN run_configuration rg ON rg.run_id = r.id JOIN run_configuration eg ON eg.run_id = e.id"
       " LEFT JOIN names rn ON rn.run_id = r.id LEFT JOIN names en ON en.run_id = e.id"
       " WHERE r.status = 'ok' AND r.id <> e.id AND r.kind = e.kind"
-      " AND julianday(coalesce(ri.first_measured, rm.measured_at)) > julianday(coalesce(ei.first_measured, em.measured_at))"
       " AND rg.model IS eg.model AND rg.gpu_name IS eg.gpu_name AND rg.interconnect IS eg.interconnect"
       " AND rg.tp IS eg.tp AND rg.batch IS eg.batch AND rg.config IS eg.config AND rg.undeclared IS eg.undeclared"
       " AND (r.spec_sha256 = e.spec_sha256 OR rn.list IS en.list)"
@@ -638,12 +642,18 @@ static int newer_runs(sqlite3 *db, int64_t run, int64_t decision, const decided 
   sqlite3_bind_int64(st, 1, run);
   sqlite3_bind_int64(st, 2, decision);
   bind_decided(st, when);
-  *n = 0;
+  *n = *nearly = 0;
   *after_decision = 0;
   while (sqlite3_step(st) == SQLITE_ROW) {
-    *ids = xp_xrealloc(*ids, (size_t)(*n + 1) * sizeof **ids);
-    (*ids)[(*n)++] = sqlite3_column_int64(st, 0);
-    *after_decision += sqlite3_column_int(st, 1);
+    const int arrived_after = sqlite3_column_int(st, 1);
+    if (sqlite3_column_int(st, 2)) {
+      *ids = xp_xrealloc(*ids, (size_t)(*n + 1) * sizeof **ids);
+      (*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+      *after_decision += arrived_after;
+    } else if (arrived_after && !sqlite3_column_int(st, 3)) {
+      *early = xp_xrealloc(*early, (size_t)(*nearly + 1) * sizeof **early);
+      (*early)[(*nearly)++] = sqlite3_column_int64(st, 0);
+    }
   }
   sqlite3_finalize(st);
   return 0;
@@ -920,11 +930,11 @@ static const char *seal_state(sqlite3 *db, const xp_rtree *tree, int64_t run, co
 
 /* The newer runs a contradiction pooled, oldest first: "in 3 newer runs" named none, and the
 ** reviewer had to find them to look (xp show) or compare (xp compare). */
-static void name_runs(sqlite3 *db, const int64_t *ids, int n) {
+static void name_runs(sqlite3 *db, const char *which, const int64_t *ids, int n) {
   enum { SHOWN = 8 };
   sqlite3_stmt *st = xp_db_prepare(db, "SELECT substr(uuid, 1, 8) FROM runs WHERE id = ?1");
   if (!st) return;
-  fputs("    the newer runs:", stdout);
+  printf("    %s:", which);
   for (int i = 0; i < n && i < SHOWN; i++) {
     sqlite3_reset(st);
     sqlite3_bind_int64(st, 1, ids[i]);
@@ -979,11 +989,11 @@ static int audit_evidence(sqlite3 *db, const xp_rtree *tree, int64_t decision, c
       continue;
     }
     if (strcmp(txt(st, 2), "torch_trace") == 0) superseded_note(db, sqlite3_column_int64(st, 1), uuid);
-    int64_t *newer = NULL;
-    int nnewer = 0, after = 0;
+    int64_t *newer = NULL, *early = NULL;
+    int nnewer = 0, after = 0, nearly = 0;
     tally t = {.side = sqlite3_column_type(st, 12) == SQLITE_NULL ? NULL : txt(st, 12),
                .alternative = strcmp(txt(st, 12), "alternative") == 0};
-    newer_runs(db, sqlite3_column_int64(st, 1), decision, when, &newer, &nnewer, &after);
+    newer_runs(db, sqlite3_column_int64(st, 1), decision, when, &newer, &nnewer, &after, &early, &nearly);
     if (nnewer == 0 && sqlite3_column_type(st, 11) != SQLITE_NULL)
       printf("    no newer ok runs of the same configuration: imported with nothing declared, this trace is a"
              " configuration of its own (%s); a job imported with --set model= tp= batch= is compared with"
@@ -996,7 +1006,7 @@ static int audit_evidence(sqlite3 *db, const xp_rtree *tree, int64_t decision, c
       total += found;
       if (t.alternative) *by_alternative += found;
       *split += t.split;
-      if (found) name_runs(db, newer, nnewer);
+      if (found) name_runs(db, "the newer runs", newer, nnewer);
       if (!found && t.judged == 0)
         printf("    NOT JUDGED: %d newer run%s of the same configuration, but no metric has %d samples on each side,"
                " the fewest a verdict needs (%s): record the decision with a query, --query, and audit its drift\n",
@@ -1010,6 +1020,14 @@ static int audit_evidence(sqlite3 *db, const xp_rtree *tree, int64_t decision, c
                nnewer, nnewer == 1 ? "" : "s", after, t.judged, t.judged == 1 ? "" : "s",
                !t.better ? "" : t.alternative ? ", some worse, bearing the decision out: MOVED above" : ", some better: MOVED above");
     }
+    if (nearly) {
+      printf("    NOT COMPARED: %d run%s of the same configuration arrived after the decision but %s dated before this"
+             " evidence (a clock behind, or an older measurement merged or imported since): evidence is held"
+             " against runs measured later only (xp compare %.8s RUN compares one)\n",
+             nearly, nearly == 1 ? "" : "s", nearly == 1 ? "is" : "are", uuid);
+      name_runs(db, "dated before it", early, nearly);
+    }
+    free(early);
     free(newer);
   }
   sqlite3_finalize(st);

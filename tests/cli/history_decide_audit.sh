@@ -157,7 +157,7 @@ hasnt "then;"
 # runs merged in after the decision came after it, whatever their own dates: a run measured
 # elsewhere before the decision was taken was never seen by it (by dates it was not counted)
 db="$tmp/elsewhere.db"
-record model=m tp=2 >/dev/null
+x1=$(record model=m tp=2)
 sleep 0.01
 db="$tmp/merged.db"
 m1=$(record model=m tp=2)
@@ -169,10 +169,16 @@ run merge "$tmp/elsewhere.db"; expect_rc 0; has "1 run merged"
 run audit; expect_rc 0
 has "runs recorded since the decision: 1 (1 ok)"
 has "runs 1 then; 2 now"; has "over 1 run recorded since the decision"
+# ... and that run, of the evidence's configuration but dated before it (a clock behind, or measured
+# first and merged late), is said not to be compared, where the evidence read "no newer ok runs of
+# the same configuration" alone, as if none had come
+has "NOT COMPARED: 1 run of the same configuration arrived after the decision but is dated before this evidence"
+has "    dated before it: ${x1:0:8}"
 # and once more from here: counted once
 record model=m tp=2 >/dev/null
 run audit; has "runs recorded since the decision: 2 (2 ok)"
 has "holds against 1 newer run of the same configuration (1 after the decision; "
+has "    dated before it: ${x1:0:8}"
 # a decision recorded before schema 11 keeps no arrival: the migration carries it forward, and
 # audit counts by the runs' own dates and says so
 sqlite3 "$db" "DROP TRIGGER xp_decision_arrival; DROP TRIGGER xp_decision_arrivals_no_update;
