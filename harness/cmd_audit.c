@@ -535,9 +535,9 @@ static void drift_by_run(sqlite3 *db, sqlite3_stmt *d, const decided *when, by_r
         break;
       }
     }
-    if (n > BY_RUN_MAX) {
-      printf("  and older runs since the decision, not attributed (%d at most)\n", BY_RUN_MAX);
-      break;
+    if (n > BY_RUN_MAX) { /* counted on, for the summary: the runs since, not one past the limit */
+      if (n == BY_RUN_MAX + 1) printf("  and older runs since the decision, not attributed (%d at most)\n", BY_RUN_MAX);
+      continue;
     }
     ids[n - 1] = sqlite3_column_int64(st, 0);
     const cJSON *without = figures_without(memo, db, d, ids, n);
@@ -557,9 +557,12 @@ static void drift_by_run(sqlite3 *db, sqlite3_stmt *d, const decided *when, by_r
     }
     with = without;
   }
+  char of[64];
+  if (n > BY_RUN_MAX) snprintf(of, sizeof of, "the %d newest of the %d runs", BY_RUN_MAX, n);
+  else snprintf(of, sizeof of, "%d run%s", n, n == 1 ? "" : "s");
   if (n == 0) printf("  by run: no run arrived since the decision: what moved, moved without one\n");
-  else if (moving == 0 && with) printf("  by run: none of the %d run%s since the decision moved a figure\n", n, n == 1 ? "" : "s");
-  else if (with) printf("  by run: %d of %d run%s since the decision moved figures\n", moving, n, n == 1 ? "" : "s");
+  else if (moving == 0 && with) printf("  by run: none of %s%s since the decision moved a figure\n", n > BY_RUN_MAX ? "" : "the ", of);
+  else if (with) printf("  by run: %d of %s since the decision moved figures\n", moving, of);
   sqlite3_finalize(st);
 }
 

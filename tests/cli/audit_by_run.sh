@@ -79,5 +79,14 @@ done
 run audit --by-run; expect_rc 0
 cmp -s "$tmp/alone" "$tmp/out" || die "audited at once, the decisions said otherwise: $(diff "$tmp/alone" "$tmp/out")"
 check "each decision's runs attributed" 3 "$(grep -c "^  by run: [0-9]* of [0-9]* runs since" "$tmp/out")"
+# past BY_RUN_MAX (100) runs since: the summary counts the runs attributed, the newest, where it
+# said "100 of 101 runs since the decision" whatever the number since (1000 read as 101)
+db="$tmp/many.db"; record model=m > /dev/null
+run decide "many since" --because "w" --query "$tmp/slowest.sql"; expect_rc 0
+for i in $(seq 105); do record model=m > /dev/null; done
+run audit --by-run; expect_rc 0
+has "  and older runs since the decision, not attributed (100 at most)"
+has "  by run: none of the 100 newest of the 105 runs since the decision moved a figure"
+hasnt "of 101 runs"
 echo "ok: xp audit --by-run names the runs that moved a query's figures"
 finish
