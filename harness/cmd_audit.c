@@ -1144,8 +1144,8 @@ int cmd_audit(int argc, char **argv, const char *db_path) {
       fputs(usage, stdout);
       return 0;
     } else if (strcmp(argv[i], "--by-run") == 0) by_run = 1;
-    else if (argv[i][0] == '-') rc = xp_usage_value_error("audit", "unknown option", argv[i], NULL);
-    else if (ref) rc = xp_usage_error("audit", "one decision at a time (or none for all)");
+    else if (argv[i][0] == '-') rc = xp_unknown_option("audit", argv[i], (const char *const[]){"--by-run", "--help", NULL});
+    else if (ref) rc = xp_one_at_a_time("audit", "decision", ref, argv[i]);
     else ref = argv[i];
   }
   if (rc) return rc;

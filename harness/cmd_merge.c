@@ -664,7 +664,7 @@ static void warn_after_merge(merger *m) {
 int cmd_merge(int argc, char **argv, const char *db_path) {
   const char *other;
   int dry;
-  int rc = xp_history_args(argc, argv, "merge", usage, "one database at a time",
+  int rc = xp_history_args(argc, argv, "merge", usage, "database",
                            "which database? (xp merge OTHER.db)", &other, &dry);
   if (rc) return rc < 0 ? 0 : rc;
   if (xp_same_file(other, db_path))

@@ -307,7 +307,7 @@ int cmd_query(int argc, char **argv, const char *db_path) {
       format = v;
     } else if (bad) rc = XP_EXIT_USAGE;
     else if (argv[i][0] == '-' && argv[i][1]) rc = xp_unknown_option("query", argv[i], (const char *const[]){"--param", "--format", "--help", NULL});
-    else if (file) rc = xp_usage_error("query", "one query file at a time");
+    else if (file) rc = xp_one_at_a_time("query", "query file", file, argv[i]);
     else file = argv[i];
   }
   if (rc == 0 && !file) rc = xp_usage_error("query", "which query file? (xp query queries/NAME.sql)");

@@ -226,7 +226,7 @@ int xp_rerun(sqlite3 *db, int64_t run_id, const struct xp_kind *kind, char new_u
 }
 
 int xp_history_args(int argc, char **argv, const char *cmd, const char *help,
-                    const char *second, const char *missing, const char **target, int *dry) {
+                    const char *one, const char *missing, const char **target, int *dry) {
   int rc = 0;
   *target = NULL;
   *dry = 0;
@@ -236,7 +236,7 @@ int xp_history_args(int argc, char **argv, const char *cmd, const char *help,
       return -1;
     } else if (strcmp(argv[i], "--dry-run") == 0) *dry = 1;
     else if (argv[i][0] == '-') rc = xp_unknown_option(cmd, argv[i], (const char *const[]){"--dry-run", "--help", NULL});
-    else if (*target) rc = xp_usage_error(cmd, "%s", second);
+    else if (*target) rc = xp_one_at_a_time(cmd, one, *target, argv[i]);
     else *target = argv[i];
   }
   if (rc == 0 && !*target) rc = xp_usage_error(cmd, "%s", missing);
@@ -383,7 +383,7 @@ static int check_rerun(sqlite3 *db, int64_t id, int plan) {
 int cmd_rerun(int argc, char **argv, const char *db_path) {
   const char *ref;
   int dry;
-  int rc = xp_history_args(argc, argv, "rerun", usage, "one run at a time",
+  int rc = xp_history_args(argc, argv, "rerun", usage, "run",
                            "which run? (xp runs lists them)", &ref, &dry);
   if (rc) return rc < 0 ? 0 : rc;
   /* Checked read-only first: a misspelt run, an import whose files are gone or a GPU kind on a

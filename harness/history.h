@@ -179,8 +179,9 @@ int xp_rerun(sqlite3 *db, int64_t run_id, const struct xp_kind *kind, char new_u
 
 /* The command line of rerun and merge, which take one thing (a run, a database) and
 ** --dry-run: `xp CMD TARGET [--dry-run]`. --help or -h prints usage. Another option, a second
-** TARGET or none is a usage error, said with `second` or `missing`. Returns 0 with *target and
+** TARGET (said as "one ONE at a time", naming both: xp_one_at_a_time) or none (said with
+** `missing`) is a usage error. Returns 0 with *target and
 ** *dry set, -1 after printing usage (the command exits 0), or the usage error's exit code. */
 int xp_history_args(int argc, char **argv, const char *cmd, const char *help,
-                    const char *second, const char *missing, const char **target, int *dry);
+                    const char *one, const char *missing, const char **target, int *dry);
 #endif

@@ -15,5 +15,17 @@ one_line "run, a long second" 2 "run: one spec at a time (got $spec and x\{60\}\
   "$XP" --db "$db" run "$spec" "$long"
 one_line "help, a long second" 2 "help: one topic at a time (got runs and x\{60\}\.\.\. (5000 bytes)) (see \`xp help --help\`)$" \
   "$XP" help runs "$long"
+# query, audit, merge and rerun said "one ... at a time" naming neither (and audit's unknown option
+# named none meant)
+one_line "query two files" 2 "query: one query file at a time (got a.sql and b.sql) (see \`xp query --help\`)$" \
+  "$XP" --db "$db" query a.sql b.sql
+one_line "audit two decisions" 2 "audit: one decision at a time (got 3f2a and 9b1c) (see \`xp audit --help\`)$" \
+  "$XP" --db "$db" audit 3f2a 9b1c
+one_line "merge two databases" 2 "merge: one database at a time (got a.db and b.db) (see \`xp merge --help\`)$" \
+  "$XP" --db "$db" merge a.db b.db
+one_line "rerun two runs" 2 "rerun: one run at a time (got 3f2a and 9b1c) (see \`xp rerun --help\`)$" \
+  "$XP" --db "$db" rerun 3f2a 9b1c
+one_line "audit --byrun" 2 "audit: unknown option --byrun: did you mean --by-run? (see \`xp audit --help\`)$" \
+  "$XP" --db "$db" audit --byrun
 [ ! -e "$db" ] || { echo "FAIL: $db was created"; fail=1; }
 finish
