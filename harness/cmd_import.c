@@ -89,7 +89,8 @@ static int unknown_option(const char *word, const xp_kind *k, const char *more) 
 static int given_twice(cJSON *given, const char *key, const char *option, const char *value) {
   const cJSON *first = cJSON_GetObjectItemCaseSensitive(given, key);
   if (first) return xp_opt_twice("import", option, value, first->valuestring);
-  cJSON_AddItemToObject(given, key, cJSON_CreateStringReference(value));
+  /* a copy: --set's value is its normal form (xp_set_normal), freed once it is taken */
+  cJSON_AddItemToObject(given, key, cJSON_CreateString(value));
   return 0;
 }
 
