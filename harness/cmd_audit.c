@@ -407,8 +407,8 @@ static sqlite3 *scratch_copy(sqlite3 *db) {
 ** citation of it, the citation's side first (schema 34: it refers to the citation). */
 static int take_out(sqlite3 *mem, int64_t id) {
   static const char *const deletes[] = {
-      "DELETE FROM decision_evidence_sides WHERE (decision_id, seq) IN (SELECT decision_id, seq FROM"
-      " decision_evidence WHERE run_uuid = (SELECT uuid FROM runs WHERE id = ?1))",
+      ("DELETE FROM decision_evidence_sides WHERE (decision_id, seq) IN (SELECT decision_id, seq FROM"
+       " decision_evidence WHERE run_uuid = (SELECT uuid FROM runs WHERE id = ?1))"), /* one statement: () tells clang */
       "DELETE FROM decision_evidence WHERE run_uuid = (SELECT uuid FROM runs WHERE id = ?1)",
       "DELETE FROM runs WHERE id = ?1"};
   const int has_sides = strcmp(xp_evidence_side_sql(mem), "NULL") != 0;
