@@ -305,9 +305,8 @@ static int written_since(const char *path, int64_t began_ms) {
 static int inflated_sha256(const char *path, char out[65]) {
   size_t len = 0;
   char *text = xp_read_file(path, &len);
-  const unsigned char *u = (const unsigned char *)text;
   int rc = -1;
-  if (text && len >= 2 && u[0] == 0x1f && u[1] == 0x8b) {
+  if (text && tt_gzipped(text, len)) {
     xp_error_quiet(1);
     rc = tt_inflate_text(path, &text, &len, "text");
     xp_error_quiet(0);

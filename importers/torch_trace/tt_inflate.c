@@ -28,9 +28,13 @@ static int refusal(const char *path, char *err, const char *what) {
   return xp_error_at(XP_EXIT_USAGE, path, 0, "%s", why);
 }
 
+int tt_gzipped(const char *text, size_t len) {
+  const unsigned char *u = (const unsigned char *)text;
+  return len >= 2 && u[0] == 0x1f && u[1] == 0x8b;
+}
+
 int tt_inflate_text(const char *path, char **text, size_t *len, const char *what) {
-  const unsigned char *u = (const unsigned char *)*text;
-  if (*len < 2 || u[0] != 0x1f || u[1] != 0x8b) return 0;
+  if (!tt_gzipped(*text, *len)) return 0;
   char err[600];
   tt_source *src = tt_source_open(path, err, sizeof err);
   size_t n = 0, cap = *len * 4 + 1;

@@ -42,4 +42,6 @@ void tt_source_close(tt_source *s);
 ** short or damaged, or a pipe (the reader opens the path again); `what` names what the text is in
 ** that line ("text", "JSON"). */
 int tt_inflate_text(const char *path, char **text, size_t *len, const char *what);
+/* Whether text (len bytes) opens with gzip's magic bytes, as tt_inflate_text tells one. */
+int tt_gzipped(const char *text, size_t len);
 #endif
